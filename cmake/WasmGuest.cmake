@@ -1,0 +1,24 @@
+# wasinn_add_guest(NAME <name> SOURCES <src>... [FLAGS <flag>...])
+# Compiles a C guest to wasm32-wasi with Debian's clang into ${WASINN_GUEST_DIR}/<name>.wasm.
+find_program(WASM_CLANG NAMES clang-14 clang REQUIRED)
+set(WASINN_GUEST_DIR ${CMAKE_BINARY_DIR}/guests)
+file(MAKE_DIRECTORY ${WASINN_GUEST_DIR})
+add_custom_target(guests ALL)
+
+function(wasinn_add_guest)
+  cmake_parse_arguments(G "" "NAME" "SOURCES;FLAGS" ${ARGN})
+  set(out ${WASINN_GUEST_DIR}/${G_NAME}.wasm)
+  set(srcs "")
+  foreach(s ${G_SOURCES})
+    list(APPEND srcs ${CMAKE_CURRENT_SOURCE_DIR}/${s})
+  endforeach()
+  file(GLOB guest_headers ${CMAKE_SOURCE_DIR}/guest/include/*.h)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${WASM_CLANG} --target=wasm32-wasi -O2 -Wall -Wextra
+            -I${CMAKE_SOURCE_DIR}/guest/include ${G_FLAGS} ${srcs} -o ${out}
+    DEPENDS ${srcs} ${guest_headers}
+    COMMENT "guest ${G_NAME}.wasm"
+    VERBATIM)
+  add_custom_target(guest_${G_NAME} DEPENDS ${out})
+  add_dependencies(guests guest_${G_NAME})
+endfunction()

@@ -1,0 +1,194 @@
+/*
+ * wasinn backend plugin ABI, version 1.
+ *
+ * A backend is a shared library that exports one function, wasinn_backend_api_v1(),
+ * returning a table of plain C functions. It depends on neither the WebAssembly engine nor
+ * wasinn's C++ types, so a plugin built once works with every wasinn of the same ABI version.
+ * The host finds plugins through a manifest (<dir>/<name>.json, see docs/ARCHITECTURE.md) and
+ * dlopens one only when a guest first uses one of its encodings.
+ *
+ * Three opaque objects, as in Wasmtime's backend traits:
+ *   wasinn_backend  one per process and plugin; owns framework-wide state (an ORT env, an OV core).
+ *   wasinn_graph    a loaded model. Shared by many contexts, possibly across guest instances.
+ *   wasinn_context  one inference session of a graph: its inputs, its last outputs.
+ *
+ * Ownership: every object a plugin creates is released by the host exactly once with the
+ * matching release or destroy function; a graph is released only after all its contexts.
+ * Memory the host passes in (builders, tensors, names, config) is valid only during the call:
+ * a plugin copies what it keeps. Memory a plugin returns (io info, output tensors) stays valid
+ * as stated per function.
+ *
+ * Thread safety: backend- and graph-level functions may be called from several threads at
+ * once and must be safe. A context is used by one thread at a time (the host guarantees it),
+ * except cancel(), which may be called from any thread while compute() runs.
+ *
+ * Errors: every int-returning function returns a wasinn_status. On failure it should call
+ * wasinn_diag_set() with a one-line human-readable detail; the host maps the status to the
+ * guest ABI's errno and shows the detail to the user.
+ */
+#ifndef WASINN_BACKEND_PLUGIN_H_
+#define WASINN_BACKEND_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WASINN_PLUGIN_ABI_VERSION 1u
+#define WASINN_PLUGIN_ENTRY_SYMBOL "wasinn_backend_api_v1"
+
+#if defined(__GNUC__)
+#define WASINN_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define WASINN_PLUGIN_EXPORT
+#endif
+
+/* Status codes. The names follow the witx nn_errno; the numbers are this ABI's own. */
+typedef enum wasinn_status {
+  WASINN_OK = 0,
+  WASINN_INVALID_ARGUMENT = 1,
+  WASINN_INVALID_ENCODING = 2,
+  WASINN_MISSING_MEMORY = 3,
+  WASINN_BUSY = 4,
+  WASINN_RUNTIME_ERROR = 5,
+  WASINN_UNSUPPORTED_OPERATION = 6,
+  WASINN_TOO_LARGE = 7,
+  WASINN_NOT_FOUND = 8,
+  WASINN_TIMEOUT = 9,
+  WASINN_SECURITY = 10,
+  WASINN_UNKNOWN = 11,
+  /* LLM streaming codes, WasmEdge's numbering. */
+  WASINN_END_OF_SEQUENCE = 100,
+  WASINN_CONTEXT_FULL = 101,
+  WASINN_PROMPT_TOO_LONG = 102,
+  WASINN_MODEL_NOT_FOUND = 103
+} wasinn_status;
+
+/* Element types. This ABI's own numbering; guest ABIs translate their numbers to these. */
+typedef enum wasinn_tensor_type {
+  WASINN_TYPE_F16 = 0,
+  WASINN_TYPE_F32 = 1,
+  WASINN_TYPE_F64 = 2,
+  WASINN_TYPE_BF16 = 3,
+  WASINN_TYPE_U8 = 4,
+  WASINN_TYPE_I32 = 5,
+  WASINN_TYPE_I64 = 6,
+  WASINN_TYPE_I8 = 7, /* reported by backends (quantized models); no guest ABI has it yet */
+  WASINN_TYPE_UNKNOWN = 255 /* in io info only: a type no guest ABI can express */
+} wasinn_tensor_type;
+
+typedef enum wasinn_target {
+  WASINN_TARGET_CPU = 0,
+  WASINN_TARGET_GPU = 1,
+  WASINN_TARGET_TPU = 2,
+  WASINN_TARGET_AUTO = 3
+} wasinn_target;
+
+/* Where a plugin reports failure details. Set by the host; plugins call wasinn_diag_set(). */
+typedef struct wasinn_diag {
+  void *host_data;
+  void (*set_detail)(void *host_data, const char *message, size_t length);
+} wasinn_diag;
+
+static inline void wasinn_diag_set(wasinn_diag *diag, const char *message) {
+  if (diag && diag->set_detail && message) diag->set_detail(diag->host_data, message, strlen(message));
+}
+
+typedef struct wasinn_bytes {
+  const uint8_t *data;
+  size_t length;
+} wasinn_bytes;
+
+/* A tensor is addressed by index (name == NULL) or by name (not NUL-terminated). */
+typedef struct wasinn_tensor_id {
+  uint32_t index;
+  const char *name;
+  size_t name_length;
+} wasinn_tensor_id;
+
+/* A dense row-major tensor. data_length is exactly product(dims) * element size. */
+typedef struct wasinn_tensor {
+  int32_t type; /* wasinn_tensor_type */
+  uint32_t rank;
+  const uint32_t *dims;
+  const void *data;
+  size_t data_length;
+} wasinn_tensor;
+
+/* What a model declares for one input or output. Strings and arrays live as long as the graph. */
+typedef struct wasinn_io_info {
+  const char *name; /* NUL-terminated; "" if the framework has no names */
+  int32_t type;     /* wasinn_tensor_type */
+  int32_t rank;     /* -1 when unknown */
+  const int64_t *dims; /* rank entries; -1 for a dynamic dimension */
+} wasinn_io_info;
+
+typedef struct wasinn_load_request {
+  uint32_t struct_size;  /* sizeof(wasinn_load_request) of the host; lets the struct grow */
+  const char *encoding;  /* the encoding's name, e.g. "onnx", as in the plugin's manifest */
+  int32_t target;        /* wasinn_target */
+  const wasinn_bytes *builders; /* the graph builders, in the guest's order */
+  size_t builder_count;
+  /* For models registered by the host (preload): the file each builder was mapped from, else
+     NULL. A plugin may open the file itself (e.g. to mmap it) instead of reading the bytes. */
+  const char *const *paths;
+  const char *config; /* JSON text from load_by_name_with_config or a config builder; may be NULL */
+  size_t config_length;
+} wasinn_load_request;
+
+typedef struct wasinn_backend wasinn_backend;
+typedef struct wasinn_graph wasinn_graph;
+typedef struct wasinn_context wasinn_context;
+
+typedef struct wasinn_backend_api {
+  uint32_t abi_version; /* WASINN_PLUGIN_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(wasinn_backend_api) the plugin was built with */
+  const char *name;     /* e.g. "onnxruntime" */
+
+  /* The framework's version string, e.g. "1.29.0". Static storage. */
+  const char *(*framework_version)(void);
+
+  /* Creates the process-wide backend state. config may be NULL. */
+  int (*backend_create)(const char *config, size_t config_length, wasinn_backend **out,
+                        wasinn_diag *diag);
+  void (*backend_destroy)(wasinn_backend *backend);
+
+  int (*graph_load)(wasinn_backend *backend, const wasinn_load_request *request,
+                    wasinn_graph **out, wasinn_diag *diag);
+  void (*graph_release)(wasinn_graph *graph);
+  /* Declared inputs (is_output = 0) or outputs (1): count, then info per index. */
+  size_t (*graph_io_count)(const wasinn_graph *graph, int is_output);
+  int (*graph_io_info)(const wasinn_graph *graph, int is_output, size_t index,
+                       wasinn_io_info *out);
+
+  int (*context_create)(wasinn_graph *graph, wasinn_context **out, wasinn_diag *diag);
+  void (*context_release)(wasinn_context *context);
+
+  /* The host has checked that data_length matches dims and type. */
+  int (*set_input)(wasinn_context *context, const wasinn_tensor_id *id,
+                   const wasinn_tensor *tensor, wasinn_diag *diag);
+  int (*compute)(wasinn_context *context, wasinn_diag *diag);
+  /* Fills *out with a view of an output of the last compute. The view stays valid until the
+     next set_input, compute or context_release on this context. */
+  int (*get_output)(wasinn_context *context, const wasinn_tensor_id *id, wasinn_tensor *out,
+                    wasinn_diag *diag);
+
+  /* Optional (NULL when unsupported): token streaming, as WasmEdge's GGML plugin does. */
+  int (*compute_single)(wasinn_context *context, wasinn_diag *diag);
+  int (*get_output_single)(wasinn_context *context, const wasinn_tensor_id *id,
+                           wasinn_tensor *out, wasinn_diag *diag);
+  int (*fini_single)(wasinn_context *context, wasinn_diag *diag);
+  /* Optional: asks a running compute on this context to stop soon with WASINN_TIMEOUT. */
+  void (*cancel)(wasinn_context *context);
+} wasinn_backend_api;
+
+typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WASINN_BACKEND_PLUGIN_H_ */

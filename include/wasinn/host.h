@@ -1,0 +1,92 @@
+// wasinn embedding API: run WebAssembly programs whose wasi-nn imports wasinn serves.
+//
+// A Host owns the engine, the backend catalog and the named models; create one per process
+// and reuse it. Host is thread-safe: several threads may run programs at once, and named
+// models are loaded once and shared by all of them. A Program is a plain description.
+// An Instance is one instantiated program; use it from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wasinn/limits.h"
+
+namespace wasinn {
+
+struct HostOptions {
+  std::vector<std::string> backend_dirs;              // empty: $WASINN_BACKEND_PATH, then <exe>/../lib/wasinn/backends
+  std::map<std::string, std::string> backend_configs;  // backend name -> JSON for that backend
+  std::vector<std::string> preloads;                   // NAME:ENCODING:TARGET:PATH[:PATH...]
+  Limits limits;
+};
+
+struct Program {
+  std::string wasm_path;
+  std::vector<std::string> args;  // argv[1..]; argv[0] is the module's file name
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::pair<std::string, std::string>> dirs;  // host directory -> guest path
+};
+
+struct RunOutcome {
+  int exit_code = 0;     // the guest's exit code; 128+ for host-side failures
+  bool trapped = false;  // the guest trapped (message holds the wasm backtrace)
+  std::string message;   // empty on a normal exit
+};
+
+struct BackendStatus {
+  std::string name;
+  std::vector<std::string> encodings;
+  std::string library;
+  bool loadable = false;
+  std::string framework_version;
+  std::string problem;
+};
+
+class Instance;
+
+class Host {
+ public:
+  // Returns nullptr and sets *error when an option is invalid (a bad preload, say).
+  static std::unique_ptr<Host> create(HostOptions options, std::string* error);
+  ~Host();
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  // Instantiates the program and runs its `_start` to completion.
+  RunOutcome run(const Program& program);
+
+  // Instantiates the program without running it, to call its exports (nullptr on error).
+  std::unique_ptr<Instance> instantiate(const Program& program, std::string* error);
+
+  // Every backend plugin found, loading each to report its version or why it cannot load.
+  std::vector<BackendStatus> probe_backends();
+  // The directories searched for backend manifests, in order.
+  std::vector<std::string> backend_search_dirs() const;
+
+  struct Impl;
+
+ private:
+  explicit Host(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class Instance {
+ public:
+  ~Instance();
+  // Calls an export taking no arguments and returning nothing or one i32.
+  // Returns false and sets *error on a trap or a missing export.
+  bool call(const std::string& export_name, int32_t* result, std::string* error);
+
+  struct Impl;
+  explicit Instance(std::unique_ptr<Impl> impl);
+
+ private:
+  friend class Host;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wasinn

@@ -1,0 +1,238 @@
+#include "abi/ephemeral_nn.h"
+
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/model_format.h"
+#include "abi/name_check.h"
+
+namespace wasinn::ephemeral_nn {
+
+int32_t errno_of(Errc code) {
+  switch (code) {
+    case Errc::invalid_argument: return 1;
+    case Errc::invalid_encoding: return 2;
+    case Errc::missing_memory: return 3;
+    case Errc::busy: return 4;
+    case Errc::runtime_error: return 5;
+    case Errc::unsupported_operation: return 6;
+    case Errc::too_large: return 7;
+    case Errc::not_found: return 8;
+    // witx has no timeout, security or unknown: the nearest codes, the detail says more.
+    case Errc::timeout: return 5;
+    case Errc::security: return 6;
+    case Errc::unknown: return 5;
+    case Errc::end_of_sequence: return 100;
+    case Errc::context_full: return 101;
+    case Errc::prompt_too_long: return 102;
+    case Errc::model_not_found: return 103;
+  }
+  return 5;
+}
+
+int32_t errno_of(const Status& status) { return status.ok() ? 0 : errno_of(status.error().code); }
+
+Result<TensorType> decode_tensor_type(uint8_t raw, uint64_t elements, uint64_t data_len) {
+  switch (raw) {
+    case 0: return TensorType::f16;
+    case 1: return TensorType::f32;
+    case 2: return (elements > 0 && data_len == elements) ? TensorType::u8 : TensorType::f64;
+    case 3: return (elements > 0 && data_len == elements * 4) ? TensorType::i32 : TensorType::u8;
+    case 4: return TensorType::i32;
+    case 5: return TensorType::i64;
+    default:
+      return make_error(Errc::invalid_argument,
+                        fmt::format("tensor type {} is not a witx tensor_type (0-5: f16 f32 f64 u8 i32 i64)", raw));
+  }
+}
+
+Result<Target> decode_target(uint32_t raw) {
+  if (raw > 3) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("execution target {} is not one of 0 cpu, 1 gpu, 2 tpu, 3 auto", raw));
+  }
+  return static_cast<Target>(raw);
+}
+
+Result<Encoding> decode_encoding(uint32_t raw, std::span<const std::span<const uint8_t>> builders) {
+  if (raw <= 4) return static_cast<Encoding>(raw);
+  if (raw == 5 || raw == 6) {
+    if (auto e = detect_encoding(builders)) return *e;
+    if (raw == 6) return Encoding::ggml;
+    return make_error(Errc::invalid_encoding, "autodetect: the model bytes match no known format");
+  }
+  return make_error(Errc::invalid_encoding,
+                    fmt::format("graph encoding {} is not supported (0 openvino, 1 onnx, 2 tensorflow, "
+                                "3 pytorch, 4 tensorflowlite, 5 autodetect, 6 ggml)", raw));
+}
+
+namespace {
+
+// A u32 out-parameter is checked before the work, so a bad pointer never leaks a new handle.
+Status check_out(const GuestMemoryView& m, uint32_t ptr, std::string_view what) {
+  auto b = m.bytes(ptr, 4, what);
+  if (!b) return b.take_error();
+  return {};
+}
+
+Status store_handle(const GuestMemoryView& m, Result<uint32_t> handle, uint32_t out, std::string_view what) {
+  if (!handle) return handle.take_error();
+  return m.write_u32(out, *handle, what);
+}
+
+Result<std::string_view> read_name(const GuestMemoryView& m, uint32_t ptr, uint32_t len) {
+  auto name = m.string(ptr, len, "load_by_name: name");
+  if (!name) return name.take_error();
+  WASINN_TRY(check_model_name(*name));
+  return *name;
+}
+
+Status copy_output(const GuestMemoryView& m, Result<HeldOutput> held, uint32_t out_ptr, uint32_t out_max,
+                   uint32_t written_out, std::string_view fn) {
+  if (!held) return held.take_error();
+  const auto& data = held->view.data;
+  if (data.size() > UINT32_MAX) {
+    return make_error(Errc::too_large, fmt::format("{}: output of {} bytes cannot be described to a 32-bit guest",
+                                                   fn, data.size()));
+  }
+  if (data.size() > out_max) {
+    // Tell the guest how much it needs and copy nothing, as WasmEdge does.
+    WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(data.size()), fmt::format("{}: bytes_written", fn)));
+    return make_error(Errc::too_large, fmt::format("{}: output {} is {} bytes, the buffer holds {}", fn,
+                                                   describe_tensor(held->view.type, held->view.dims),
+                                                   data.size(), out_max));
+  }
+  auto dst = m.bytes(out_ptr, data.size(), fmt::format("{}: output buffer", fn));
+  if (!dst) return dst.take_error();
+  if (!data.empty()) std::memcpy(dst->data(), data.data(), data.size());
+  return m.write_u32(written_out, static_cast<uint32_t>(data.size()), fmt::format("{}: bytes_written", fn));
+}
+
+Status check_output_args(const GuestMemoryView& m, uint32_t out_ptr, uint32_t out_max, uint32_t written_out,
+                         std::string_view fn) {
+  WASINN_TRY(check_out(m, written_out, fmt::format("{}: bytes_written", fn)));
+  auto buf = m.bytes(out_ptr, out_max, fmt::format("{}: output buffer", fn));
+  if (!buf) return buf.take_error();
+  return {};
+}
+
+}  // namespace
+
+Status load(Call c, uint32_t builders_ptr, uint32_t builders_len, uint32_t encoding, uint32_t target,
+            uint32_t graph_out) {
+  const auto& limits = c.session.environment().limits();
+  WASINN_TRY(check_out(c.memory, graph_out, "load: graph out-pointer"));
+  if (builders_len == 0) return make_error(Errc::invalid_argument, "load: no graph builders given");
+  if (builders_len > limits.max_builders) {
+    return make_error(Errc::invalid_argument, fmt::format("load: {} graph builders exceed the limit of {}",
+                                                          builders_len, limits.max_builders));
+  }
+  auto array = c.memory.bytes(builders_ptr, uint64_t{builders_len} * 8, "load: builder array");
+  if (!array) return array.take_error();
+  std::vector<std::span<const uint8_t>> builders;
+  builders.reserve(builders_len);
+  for (uint32_t i = 0; i < builders_len; ++i) {
+    uint32_t ptr, len;
+    std::memcpy(&ptr, array->data() + i * 8, 4);
+    std::memcpy(&len, array->data() + i * 8 + 4, 4);
+    auto b = c.memory.bytes(ptr, len, fmt::format("load: builder {}", i));
+    if (!b) return b.take_error();
+    builders.emplace_back(b->data(), b->size());
+  }
+  auto t = decode_target(target);
+  if (!t) return t.take_error();
+  auto e = decode_encoding(encoding, builders);
+  if (!e) return e.take_error();
+  return store_handle(c.memory, c.session.load(builders, *e, *t), graph_out, "load: graph out-pointer");
+}
+
+Status load_by_name(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t graph_out) {
+  WASINN_TRY(check_out(c.memory, graph_out, "load_by_name: graph out-pointer"));
+  auto name = read_name(c.memory, name_ptr, name_len);
+  if (!name) return name.take_error();
+  return store_handle(c.memory, c.session.load_by_name(*name, {}), graph_out, "load_by_name: graph out-pointer");
+}
+
+Status load_by_name_with_config(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t config_ptr,
+                                uint32_t config_len, uint32_t graph_out) {
+  WASINN_TRY(check_out(c.memory, graph_out, "load_by_name_with_config: graph out-pointer"));
+  auto name = read_name(c.memory, name_ptr, name_len);
+  if (!name) return name.take_error();
+  const auto& limits = c.session.environment().limits();
+  if (config_len > limits.max_config_bytes) {
+    return make_error(Errc::too_large, fmt::format("load_by_name_with_config: config of {} bytes exceeds the "
+                                                   "limit of {}", config_len, limits.max_config_bytes));
+  }
+  auto config = c.memory.string(config_ptr, config_len, "load_by_name_with_config: config");
+  if (!config) return config.take_error();
+  return store_handle(c.memory, c.session.load_by_name(*name, *config), graph_out,
+                      "load_by_name_with_config: graph out-pointer");
+}
+
+Status init_execution_context(Call c, uint32_t graph, uint32_t ctx_out) {
+  WASINN_TRY(check_out(c.memory, ctx_out, "init_execution_context: context out-pointer"));
+  return store_handle(c.memory, c.session.init_execution_context(graph), ctx_out,
+                      "init_execution_context: context out-pointer");
+}
+
+Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
+  // The 20-byte witx tensor: dims {ptr, len}, type (one byte; the 3 padding bytes may be
+  // garbage), data {ptr, len}.
+  auto rec = c.memory.bytes(tensor_ptr, 20, "set_input: tensor");
+  if (!rec) return rec.take_error();
+  uint32_t dims_ptr, dims_len, data_ptr, data_len;
+  std::memcpy(&dims_ptr, rec->data(), 4);
+  std::memcpy(&dims_len, rec->data() + 4, 4);
+  const uint8_t type_byte = (*rec)[8];
+  std::memcpy(&data_ptr, rec->data() + 12, 4);
+  std::memcpy(&data_len, rec->data() + 16, 4);
+
+  const auto& limits = c.session.environment().limits();
+  if (dims_len > limits.max_rank) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("set_input: rank {} exceeds the limit of {}", dims_len, limits.max_rank));
+  }
+  thread_local std::vector<uint32_t> dims_scratch;
+  auto dims = c.memory.u32_array(dims_ptr, dims_len, dims_scratch, "set_input: tensor dims");
+  if (!dims) return dims.take_error();
+  auto data = c.memory.bytes(data_ptr, data_len, "set_input: tensor data");
+  if (!data) return data.take_error();
+
+  uint64_t elements = 1;
+  bool overflow = false;
+  for (uint32_t d : *dims) {
+    if (d != 0 && elements > UINT64_MAX / d) overflow = true;
+    elements *= d;
+  }
+  if (overflow) {
+    return make_error(Errc::invalid_argument, "set_input: the product of the tensor dims overflows 64 bits");
+  }
+  auto type = decode_tensor_type(type_byte, elements, data_len);
+  if (!type) return type.take_error();
+  return c.session.set_input(ctx, TensorId{index, std::nullopt},
+                             TensorView{*type, *dims, std::span<const uint8_t>(data->data(), data->size())});
+}
+
+Status compute(Call c, uint32_t ctx) { return c.session.compute(ctx); }
+
+Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max, uint32_t written_out) {
+  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, "get_output"));
+  return copy_output(c.memory, c.session.get_output(ctx, TensorId{index, std::nullopt}), out_ptr, out_max,
+                     written_out, "get_output");
+}
+
+Status compute_single(Call c, uint32_t ctx) { return c.session.compute_single(ctx); }
+
+Status get_output_single(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max,
+                         uint32_t written_out) {
+  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, "get_output_single"));
+  return copy_output(c.memory, c.session.get_output_single(ctx, TensorId{index, std::nullopt}), out_ptr, out_max,
+                     written_out, "get_output_single");
+}
+
+Status fini_single(Call c, uint32_t ctx) { return c.session.fini_single(ctx); }
+Status unload(Call c, uint32_t graph) { return c.session.unload(graph); }
+Status finalize_execution_context(Call c, uint32_t ctx) { return c.session.finalize_execution_context(ctx); }
+
+}  // namespace wasinn::ephemeral_nn

@@ -1,0 +1,140 @@
+#include "core/backend_catalog.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace wasinn {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<BackendManifest> read_manifest(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(Errc::not_found, fmt::format("{}: cannot read", path.string()));
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(Errc::invalid_argument, fmt::format("{}: not a JSON object", path.string()));
+  }
+  BackendManifest m;
+  m.manifest_path = path;
+  if (!j.contains("name") || !j["name"].is_string() || !j.contains("library") ||
+      !j["library"].is_string() || !j.contains("encodings") || !j["encodings"].is_array()) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("{}: needs string \"name\", string \"library\" and array \"encodings\"",
+                                  path.string()));
+  }
+  if (j.value("abi_version", 0) != static_cast<int>(WASINN_PLUGIN_ABI_VERSION)) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("{}: plugin ABI version {} is not this wasinn's {}", path.string(),
+                                  j.value("abi_version", 0), WASINN_PLUGIN_ABI_VERSION));
+  }
+  m.name = j["name"].get<std::string>();
+  fs::path lib = j["library"].get<std::string>();
+  m.library = lib.is_absolute() ? lib : path.parent_path() / lib;
+  for (const auto& e : j["encodings"]) {
+    auto enc = e.is_string() ? parse_encoding(e.get<std::string>()) : std::nullopt;
+    if (!enc) {
+      return make_error(Errc::invalid_argument, fmt::format("{}: unknown encoding {}", path.string(), e.dump()));
+    }
+    m.encodings.push_back(*enc);
+  }
+  return m;
+}
+
+}  // namespace
+
+std::vector<fs::path> BackendCatalog::default_dirs() {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("WASINN_BACKEND_PATH"); env && *env) {
+    std::stringstream ss(env);
+    std::string part;
+    while (std::getline(ss, part, ':')) {
+      if (!part.empty()) dirs.emplace_back(part);
+    }
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "lib" / "wasinn" / "backends");
+  return dirs;
+}
+
+BackendCatalog::BackendCatalog(std::vector<fs::path> dirs, std::map<std::string, std::string> configs)
+    : dirs_(std::move(dirs)), configs_(std::move(configs)) {
+  std::set<std::string> seen;
+  for (const auto& dir : dirs_) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());  // a stable order makes reports reproducible
+    for (const auto& file : files) {
+      auto m = read_manifest(file);
+      if (!m) {
+        manifest_problems_.push_back(m.error().detail);
+        continue;
+      }
+      if (!seen.insert(m->name).second) continue;
+      auto slot = std::make_unique<Slot>();
+      slot->manifest = std::move(*m);
+      slots_.push_back(std::move(slot));
+    }
+  }
+}
+
+BackendCatalog::Slot& BackendCatalog::load(Slot& slot) {
+  std::call_once(slot.once, [&] {
+    auto it = configs_.find(slot.manifest.name);
+    auto plugin = BackendPlugin::open(slot.manifest.library, it == configs_.end() ? "" : it->second);
+    if (plugin) {
+      slot.plugin = std::move(*plugin);
+    } else {
+      Error e = plugin.take_error();
+      e.detail = fmt::format("backend {} cannot load: {}", slot.manifest.name, e.detail);
+      slot.failure = std::move(e);
+    }
+  });
+  return slot;
+}
+
+Result<std::shared_ptr<BackendPlugin>> BackendCatalog::plugin_for(Encoding encoding) {
+  for (auto& slot : slots_) {
+    for (Encoding e : slot->manifest.encodings) {
+      if (e != encoding) continue;
+      Slot& s = load(*slot);
+      if (s.plugin) return s.plugin;
+      return *s.failure;
+    }
+  }
+  std::string searched;
+  for (const auto& d : dirs_) searched += (searched.empty() ? "" : ", ") + d.string();
+  return make_error(Errc::invalid_encoding,
+                    fmt::format("no backend for encoding {} is installed (searched: {})",
+                                encoding_name(encoding), searched.empty() ? "nothing" : searched));
+}
+
+std::vector<BackendReport> BackendCatalog::probe_all() {
+  std::vector<BackendReport> out;
+  for (auto& slot : slots_) {
+    Slot& s = load(*slot);
+    BackendReport r;
+    r.manifest = s.manifest;
+    r.loaded = s.plugin != nullptr;
+    if (s.plugin) r.framework_version = s.plugin->framework_version();
+    if (s.failure) r.problem = s.failure->detail;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace wasinn

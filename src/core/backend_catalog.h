@@ -1,0 +1,70 @@
+// BackendCatalog: which backend plugins exist, which encodings each serves, and loading a
+// plugin the first time a guest needs one of its encodings. Manifests are read at
+// construction; libraries are opened lazily, once, and a failure to open is remembered and
+// reported for that encoding only. Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend_plugin.h"
+#include "core/error.h"
+#include "core/types.h"
+
+namespace wasinn {
+
+struct BackendManifest {
+  std::string name;
+  std::filesystem::path library;
+  std::vector<Encoding> encodings;
+  std::filesystem::path manifest_path;
+};
+
+struct BackendReport {
+  BackendManifest manifest;
+  bool loaded = false;
+  std::string framework_version;  // when loaded
+  std::string problem;            // when it cannot load
+};
+
+class BackendCatalog {
+ public:
+  // Directories are searched in order; the first manifest for a backend name wins.
+  // configs maps a backend name to the JSON given to its backend_create.
+  BackendCatalog(std::vector<std::filesystem::path> dirs, std::map<std::string, std::string> configs);
+
+  // The plugin serving `encoding`, loading it on first use.
+  Result<std::shared_ptr<BackendPlugin>> plugin_for(Encoding encoding);
+
+  // Loads every backend and reports each (for `wasinn backends`).
+  std::vector<BackendReport> probe_all();
+
+  // Manifests that could not be read, with the reason.
+  const std::vector<std::string>& manifest_problems() const { return manifest_problems_; }
+  const std::vector<std::filesystem::path>& dirs() const { return dirs_; }
+
+  // Plugin directories used when none are given: $WASINN_BACKEND_PATH, then
+  // <executable dir>/../lib/wasinn/backends.
+  static std::vector<std::filesystem::path> default_dirs();
+
+ private:
+  struct Slot {
+    BackendManifest manifest;
+    std::once_flag once;
+    std::shared_ptr<BackendPlugin> plugin;
+    std::optional<Error> failure;
+  };
+  Slot& load(Slot& slot);
+
+  std::vector<std::filesystem::path> dirs_;
+  std::map<std::string, std::string> configs_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::string> manifest_problems_;
+};
+
+}  // namespace wasinn

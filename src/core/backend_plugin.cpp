@@ -1,0 +1,87 @@
+#include "core/backend_plugin.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+namespace wasinn {
+
+PluginDiag::PluginDiag() {
+  diag_.host_data = this;
+  diag_.set_detail = [](void* self, const char* message, size_t length) {
+    static_cast<PluginDiag*>(self)->detail_.assign(message, length);
+  };
+}
+
+Errc errc_from_plugin_status(int status) {
+  switch (status) {
+    case WASINN_INVALID_ARGUMENT: return Errc::invalid_argument;
+    case WASINN_INVALID_ENCODING: return Errc::invalid_encoding;
+    case WASINN_MISSING_MEMORY: return Errc::missing_memory;
+    case WASINN_BUSY: return Errc::busy;
+    case WASINN_RUNTIME_ERROR: return Errc::runtime_error;
+    case WASINN_UNSUPPORTED_OPERATION: return Errc::unsupported_operation;
+    case WASINN_TOO_LARGE: return Errc::too_large;
+    case WASINN_NOT_FOUND: return Errc::not_found;
+    case WASINN_TIMEOUT: return Errc::timeout;
+    case WASINN_SECURITY: return Errc::security;
+    case WASINN_END_OF_SEQUENCE: return Errc::end_of_sequence;
+    case WASINN_CONTEXT_FULL: return Errc::context_full;
+    case WASINN_PROMPT_TOO_LONG: return Errc::prompt_too_long;
+    case WASINN_MODEL_NOT_FOUND: return Errc::model_not_found;
+    default: return Errc::unknown;
+  }
+}
+
+Error PluginDiag::to_error(int status, std::string_view what) const {
+  if (detail_.empty()) {
+    return make_error(errc_from_plugin_status(status),
+                      fmt::format("{} failed with backend status {}", what, status));
+  }
+  return make_error(errc_from_plugin_status(status), detail_);
+}
+
+Result<std::shared_ptr<BackendPlugin>> BackendPlugin::open(const std::filesystem::path& library,
+                                                           std::string_view config_json) {
+  // RTLD_LOCAL keeps each framework's symbols to itself (two backends may bundle protobuf).
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = dlerror();
+    return make_error(Errc::unsupported_operation,
+                      // dlerror() names the library and the reason (e.g. a missing framework library).
+                      why ? std::string(why) : fmt::format("{}: unknown dlopen error", library.string()));
+  }
+  auto entry = reinterpret_cast<wasinn_backend_entry_fn>(dlsym(handle, WASINN_PLUGIN_ENTRY_SYMBOL));
+  if (!entry) {
+    return make_error(Errc::unsupported_operation,
+                      fmt::format("{} is not a wasinn backend: it lacks {}", library.string(),
+                                  WASINN_PLUGIN_ENTRY_SYMBOL));
+  }
+  const wasinn_backend_api* api = entry();
+  if (!api || api->abi_version != WASINN_PLUGIN_ABI_VERSION) {
+    return make_error(Errc::unsupported_operation,
+                      fmt::format("{} speaks plugin ABI version {}, this wasinn speaks {}",
+                                  library.string(), api ? api->abi_version : 0,
+                                  WASINN_PLUGIN_ABI_VERSION));
+  }
+  if (api->struct_size < offsetof(wasinn_backend_api, compute_single) || !api->backend_create ||
+      !api->graph_load || !api->context_create || !api->set_input || !api->compute || !api->get_output) {
+    return make_error(Errc::unsupported_operation,
+                      fmt::format("{} has an incomplete function table", library.string()));
+  }
+  std::shared_ptr<BackendPlugin> plugin(new BackendPlugin());
+  plugin->api_ = api;
+  plugin->name_ = api->name ? api->name : library.stem().string();
+  plugin->framework_version_ = api->framework_version ? api->framework_version() : "unknown";
+  PluginDiag diag;
+  const int status = api->backend_create(config_json.empty() ? nullptr : config_json.data(),
+                                         config_json.size(), &plugin->backend_, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, fmt::format("starting backend {}", plugin->name_));
+  return plugin;
+}
+
+BackendPlugin::~BackendPlugin() {
+  if (backend_ && api_->backend_destroy) api_->backend_destroy(backend_);
+}
+
+}  // namespace wasinn

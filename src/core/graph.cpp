@@ -1,0 +1,177 @@
+#include "core/graph.h"
+
+#include <fmt/format.h>
+
+namespace wasinn {
+
+namespace {
+
+std::vector<IoInfo> query_io(const wasinn_backend_api& api, const wasinn_graph* graph, int is_output) {
+  std::vector<IoInfo> out;
+  if (!api.graph_io_count || !api.graph_io_info) return out;
+  const size_t n = api.graph_io_count(graph, is_output);
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    wasinn_io_info info{};
+    IoInfo io;
+    if (api.graph_io_info(graph, is_output, i, &info) == WASINN_OK) {
+      io.name = info.name ? info.name : "";
+      if (info.type >= 0 && is_valid_type(static_cast<uint32_t>(info.type))) {
+        io.type = static_cast<TensorType>(info.type);
+      }
+      if (info.rank >= 0 && (info.rank == 0 || info.dims)) {
+        io.dims.emplace(info.dims, info.dims + info.rank);
+      }
+    }
+    out.push_back(std::move(io));
+  }
+  return out;
+}
+
+}  // namespace
+
+Graph::Graph(std::shared_ptr<BackendPlugin> plugin, wasinn_graph* handle, Encoding encoding)
+    : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding) {
+  inputs_ = query_io(plugin_->api(), handle_, 0);
+  outputs_ = query_io(plugin_->api(), handle_, 1);
+}
+
+Graph::~Graph() {
+  if (handle_ && plugin_->api().graph_release) plugin_->api().graph_release(handle_);
+}
+
+Result<std::shared_ptr<ExecutionContext>> Graph::create_context() {
+  PluginDiag diag;
+  wasinn_context* ctx = nullptr;
+  const int status = plugin_->api().context_create(handle_, &ctx, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "init_execution_context");
+  if (!ctx) return make_error(Errc::runtime_error, "backend returned no execution context");
+  return std::make_shared<ExecutionContext>(shared_from_this(), ctx);
+}
+
+ExecutionContext::ExecutionContext(std::shared_ptr<Graph> graph, wasinn_context* handle)
+    : graph_(std::move(graph)), handle_(handle) {}
+
+ExecutionContext::~ExecutionContext() {
+  const auto& api = graph_->plugin_->api();
+  if (handle_ && api.context_release) api.context_release(handle_);
+}
+
+Result<ExecutionContext::Lease> ExecutionContext::acquire() {
+  if (in_use_.exchange(true, std::memory_order_acquire)) {
+    return make_error(Errc::busy, "execution context is in use by another thread");
+  }
+  return Lease(this);
+}
+
+namespace {
+wasinn_tensor_id to_plugin_id(const TensorId& id) {
+  wasinn_tensor_id out{id.index, nullptr, 0};
+  if (id.name) {
+    out.name = id.name->data();
+    out.name_length = id.name->size();
+  }
+  return out;
+}
+}  // namespace
+
+Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
+                                   uint64_t max_tensor_bytes) {
+  auto expected = tensor_byte_size(tensor.dims, tensor.type);
+  if (!expected) return expected.take_error();
+  if (*expected != tensor.data.size()) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("input {}: {} needs {} bytes of data, got {}", id.describe(),
+                                  describe_tensor(tensor.type, tensor.dims), *expected,
+                                  tensor.data.size()));
+  }
+  if (*expected > max_tensor_bytes) {
+    return make_error(Errc::too_large, fmt::format("input {}: {} bytes exceed the tensor limit of {}",
+                                                   id.describe(), *expected, max_tensor_bytes));
+  }
+  const wasinn_tensor_id pid = to_plugin_id(id);
+  const wasinn_tensor t{static_cast<int32_t>(tensor.type), static_cast<uint32_t>(tensor.dims.size()),
+                        tensor.dims.data(), tensor.data.data(), tensor.data.size()};
+  PluginDiag diag;
+  const int status = graph_->plugin_->api().set_input(handle_, &pid, &t, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "set_input");
+  return {};
+}
+
+Status ExecutionContext::compute() {
+  PluginDiag diag;
+  const int status = graph_->plugin_->api().compute(handle_, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "compute");
+  return {};
+}
+
+Result<TensorView> ExecutionContext::view_of(const wasinn_tensor& t, const char* what) {
+  // A plugin bug must not become an out-of-bounds copy into guest memory: check the view.
+  if (t.type < 0 || !is_valid_type(static_cast<uint32_t>(t.type)) || (t.rank && !t.dims) ||
+      (t.data_length && !t.data)) {
+    return make_error(Errc::runtime_error, fmt::format("{}: backend returned a malformed tensor", what));
+  }
+  TensorView view{static_cast<TensorType>(t.type), {t.dims, t.rank},
+                  {static_cast<const uint8_t*>(t.data), t.data_length}};
+  auto size = tensor_byte_size(view.dims, view.type);
+  if (!size || *size != t.data_length) {
+    return make_error(Errc::runtime_error,
+                      fmt::format("{}: backend returned {} with {} bytes", what,
+                                  describe_tensor(view.type, view.dims), t.data_length));
+  }
+  return view;
+}
+
+Result<TensorView> ExecutionContext::get_output(const TensorId& id) {
+  const wasinn_tensor_id pid = to_plugin_id(id);
+  wasinn_tensor t{};
+  PluginDiag diag;
+  const int status = graph_->plugin_->api().get_output(handle_, &pid, &t, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "get_output");
+  return view_of(t, "get_output");
+}
+
+namespace {
+Error unsupported_streaming(const BackendPlugin& plugin, const char* fn) {
+  return make_error(Errc::unsupported_operation,
+                    fmt::format("{}: the {} backend does not stream tokens", fn, plugin.name()));
+}
+}  // namespace
+
+Status ExecutionContext::compute_single() {
+  const auto& api = graph_->plugin_->api();
+  if (!WASINN_PLUGIN_HAS(api, compute_single)) return unsupported_streaming(*graph_->plugin_, "compute_single");
+  PluginDiag diag;
+  const int status = api.compute_single(handle_, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "compute_single");
+  return {};
+}
+
+Result<TensorView> ExecutionContext::get_output_single(const TensorId& id) {
+  const auto& api = graph_->plugin_->api();
+  if (!WASINN_PLUGIN_HAS(api, get_output_single)) {
+    return unsupported_streaming(*graph_->plugin_, "get_output_single");
+  }
+  const wasinn_tensor_id pid = to_plugin_id(id);
+  wasinn_tensor t{};
+  PluginDiag diag;
+  const int status = api.get_output_single(handle_, &pid, &t, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "get_output_single");
+  return view_of(t, "get_output_single");
+}
+
+Status ExecutionContext::fini_single() {
+  const auto& api = graph_->plugin_->api();
+  if (!WASINN_PLUGIN_HAS(api, fini_single)) return unsupported_streaming(*graph_->plugin_, "fini_single");
+  PluginDiag diag;
+  const int status = api.fini_single(handle_, diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "fini_single");
+  return {};
+}
+
+void ExecutionContext::cancel() {
+  const auto& api = graph_->plugin_->api();
+  if (WASINN_PLUGIN_HAS(api, cancel)) api.cancel(handle_);
+}
+
+}  // namespace wasinn

@@ -1,0 +1,93 @@
+// Graph: a loaded model; ExecutionContext: one inference session of a graph.
+//
+// A Graph is immutable after load and thread-safe; it is shared (shared_ptr) by its contexts
+// and, for named models, by every guest instance in the process. An ExecutionContext keeps its
+// Graph alive. It is used by one thread at a time: callers take a ContextLease first, and a
+// second thread asking for a lease on a context in use gets `busy` at once, without waiting.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend_plugin.h"
+#include "core/error.h"
+#include "core/types.h"
+
+namespace wasinn {
+
+struct IoInfo {
+  std::string name;
+  std::optional<TensorType> type;           // nullopt: a type no guest ABI can express
+  std::optional<std::vector<int64_t>> dims;  // nullopt: unknown rank; -1: dynamic dimension
+};
+
+class ExecutionContext;
+
+class Graph : public std::enable_shared_from_this<Graph> {
+ public:
+  Graph(std::shared_ptr<BackendPlugin> plugin, wasinn_graph* handle, Encoding encoding);
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  Result<std::shared_ptr<ExecutionContext>> create_context();
+
+  Encoding encoding() const { return encoding_; }
+  const BackendPlugin& plugin() const { return *plugin_; }
+  const std::vector<IoInfo>& inputs() const { return inputs_; }
+  const std::vector<IoInfo>& outputs() const { return outputs_; }
+
+ private:
+  friend class ExecutionContext;
+  std::shared_ptr<BackendPlugin> plugin_;
+  wasinn_graph* handle_;
+  Encoding encoding_;
+  std::vector<IoInfo> inputs_;
+  std::vector<IoInfo> outputs_;
+};
+
+class ExecutionContext {
+ public:
+  ExecutionContext(std::shared_ptr<Graph> graph, wasinn_context* handle);
+  ~ExecutionContext();
+  ExecutionContext(const ExecutionContext&) = delete;
+  ExecutionContext& operator=(const ExecutionContext&) = delete;
+
+  // Exclusive use of a context for the length of one call.
+  class Lease {
+   public:
+    explicit Lease(ExecutionContext* ctx) : ctx_(ctx) {}
+    Lease(Lease&& other) noexcept : ctx_(std::exchange(other.ctx_, nullptr)) {}
+    Lease& operator=(Lease&&) = delete;
+    ~Lease() { if (ctx_) ctx_->in_use_.store(false, std::memory_order_release); }
+   private:
+    ExecutionContext* ctx_;
+  };
+  Result<Lease> acquire();
+
+  // Each of these requires a live Lease on this context.
+  Status set_input(const TensorId& id, const TensorView& tensor, uint64_t max_tensor_bytes);
+  Status compute();
+  // The view stays valid until the next set_input, compute or destruction.
+  Result<TensorView> get_output(const TensorId& id);
+  Status compute_single();
+  Result<TensorView> get_output_single(const TensorId& id);
+  Status fini_single();
+
+  // Asks a running compute to stop; callable from any thread without a lease.
+  void cancel();
+
+  const Graph& graph() const { return *graph_; }
+
+ private:
+  Result<TensorView> view_of(const wasinn_tensor& t, const char* what);
+  std::shared_ptr<Graph> graph_;
+  wasinn_context* handle_;
+  std::atomic<bool> in_use_{false};
+};
+
+}  // namespace wasinn

@@ -1,0 +1,74 @@
+// HandleTable<T>: guest-visible u32 handles for shared objects.
+// Handles count up from 0 and are never reused, so a stale handle can never reach a newer
+// object. Thread-safe: lookups take a shared lock, insert/erase an exclusive one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string_view>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace wasinn {
+
+template <class T>
+class HandleTable {
+ public:
+  // kind names the object in error details ("graph", "execution context").
+  HandleTable(std::string_view kind, size_t max_live) : kind_(kind), max_live_(max_live) {}
+
+  Result<uint32_t> insert(std::shared_ptr<T> value) {
+    std::unique_lock lock(mu_);
+    if (entries_.size() >= max_live_) {
+      return make_error(Errc::too_large, fmt::format("too many live {}s: the limit is {} (see --max-{}s)",
+                                                     kind_, max_live_, kind_ == "graph" ? "graph" : "context"));
+    }
+    if (next_ == UINT32_MAX) {
+      return make_error(Errc::too_large, fmt::format("{} handles exhausted", kind_));
+    }
+    const uint32_t handle = next_++;
+    entries_.emplace(handle, std::move(value));
+    return handle;
+  }
+
+  Result<std::shared_ptr<T>> get(uint32_t handle) const {
+    std::shared_lock lock(mu_);
+    auto it = entries_.find(handle);
+    if (it == entries_.end()) return missing(handle);
+    return it->second;
+  }
+
+  // Removes the entry; the object dies when its last user lets go of it.
+  Result<std::shared_ptr<T>> erase(uint32_t handle) {
+    std::unique_lock lock(mu_);
+    auto it = entries_.find(handle);
+    if (it == entries_.end()) return missing(handle);
+    auto value = std::move(it->second);
+    entries_.erase(it);
+    return value;
+  }
+
+  size_t size() const {
+    std::shared_lock lock(mu_);
+    return entries_.size();
+  }
+
+ private:
+  Error missing(uint32_t handle) const {
+    const char* why = handle < next_ ? "was already released" : "was never created";
+    return make_error(Errc::invalid_argument, fmt::format("{} handle {} {}", kind_, handle, why));
+  }
+
+  std::string_view kind_;
+  size_t max_live_;
+  mutable std::shared_mutex mu_;
+  std::unordered_map<uint32_t, std::shared_ptr<T>> entries_;
+  uint32_t next_ = 0;
+};
+
+}  // namespace wasinn

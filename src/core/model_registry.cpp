@@ -1,0 +1,102 @@
+#include "core/model_registry.h"
+
+#include <fmt/format.h>
+
+#include "core/mapped_file.h"
+
+namespace wasinn {
+
+Result<NamedModel> parse_preload_spec(std::string_view spec) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = spec.find(':', start);
+    parts.emplace_back(spec.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() < 4 || parts[0].empty()) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("--nn-preload '{}': expected NAME:ENCODING:TARGET:PATH[:PATH...]", spec));
+  }
+  NamedModel m;
+  m.name = parts[0];
+  auto enc = parse_encoding(parts[1]);
+  if (!enc) {
+    return make_error(Errc::invalid_encoding,
+                      fmt::format("--nn-preload '{}': unknown encoding '{}' (openvino, onnx, tensorflow, "
+                                  "pytorch, tensorflowlite, ggml, autodetect)", spec, parts[1]));
+  }
+  auto target = parse_target(parts[2]);
+  if (!target) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("--nn-preload '{}': unknown target '{}' (cpu, gpu, tpu, auto)", spec, parts[2]));
+  }
+  m.encoding = *enc;
+  m.target = *target;
+  for (size_t i = 3; i < parts.size(); ++i) {
+    if (parts[i].empty()) return make_error(Errc::invalid_argument, fmt::format("--nn-preload '{}': empty path", spec));
+    m.paths.emplace_back(parts[i]);
+  }
+  return m;
+}
+
+Status ModelRegistry::add(NamedModel model) {
+  std::lock_guard lock(mu_);
+  if (entries_.count(model.name)) {
+    return make_error(Errc::invalid_argument, fmt::format("model name '{}' is registered twice", model.name));
+  }
+  for (const auto& p : model.paths) {
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) {
+      return make_error(Errc::not_found, fmt::format("model '{}': file {} does not exist", model.name, p.string()));
+    }
+  }
+  auto entry = std::make_unique<Entry>();
+  entry->model = model;
+  entries_.emplace(model.name, std::move(entry));
+  return {};
+}
+
+bool ModelRegistry::contains(std::string_view name) const {
+  std::lock_guard lock(mu_);
+  return entries_.find(name) != entries_.end();
+}
+
+std::vector<NamedModel> ModelRegistry::list() const {
+  std::lock_guard lock(mu_);
+  std::vector<NamedModel> out;
+  for (const auto& [name, e] : entries_) out.push_back(e->model);
+  return out;
+}
+
+Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::string_view config,
+                                                  const GraphLoader& loader) {
+  Entry* entry = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      return make_error(Errc::not_found, fmt::format("no model named '{}' is registered (use --nn-preload)", name));
+    }
+    entry = it->second.get();  // entries are never removed, so the pointer stays valid
+  }
+  std::lock_guard load_lock(entry->load_mu);
+  if (auto it = entry->by_config.find(config); it != entry->by_config.end()) return it->second;
+
+  // Mapped files stay mapped only while loading: a backend copies or maps what it keeps.
+  std::vector<MappedFile> files;
+  std::vector<std::span<const uint8_t>> builders;
+  for (const auto& p : entry->model.paths) {
+    auto f = MappedFile::open(p);
+    if (!f) return f.take_error();
+    files.push_back(std::move(*f));
+    builders.push_back(files.back().bytes());
+  }
+  auto graph = loader(entry->model.encoding, entry->model.target, builders, entry->model.paths, config);
+  if (!graph) return graph.take_error();
+  entry->by_config.emplace(std::string(config), *graph);
+  return *graph;
+}
+
+}  // namespace wasinn

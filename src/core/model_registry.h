@@ -1,0 +1,57 @@
+// ModelRegistry: models registered by name by the host (--nn-preload, the embedding API),
+// for load_by_name. Each (name, config) pair is loaded at most once per process and the Graph
+// is shared by every guest that asks for it; files are memory-mapped, not copied.
+// Thread-safe: concurrent first requests for one model wait for a single load.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/types.h"
+
+namespace wasinn {
+
+struct NamedModel {
+  std::string name;
+  Encoding encoding = Encoding::autodetect;
+  Target target = Target::cpu;
+  std::vector<std::filesystem::path> paths;
+};
+
+// Parses WasmEdge's NAME:ENCODING:TARGET:PATH[:PATH...] (encoding and target case-insensitive).
+Result<NamedModel> parse_preload_spec(std::string_view spec);
+
+// Loads a graph from builders. paths[i] is the file builder i was mapped from.
+using GraphLoader = std::function<Result<std::shared_ptr<Graph>>(
+    Encoding, Target, std::span<const std::span<const uint8_t>> builders,
+    std::span<const std::filesystem::path> paths, std::string_view config)>;
+
+class ModelRegistry {
+ public:
+  Status add(NamedModel model);
+  bool contains(std::string_view name) const;
+  std::vector<NamedModel> list() const;
+
+  // The shared graph for (name, config), loading it with `loader` on first use.
+  Result<std::shared_ptr<Graph>> get(std::string_view name, std::string_view config,
+                                     const GraphLoader& loader);
+
+ private:
+  struct Entry {
+    NamedModel model;
+    std::mutex load_mu;  // held while loading, so one model is never loaded twice at once
+    std::map<std::string, std::shared_ptr<Graph>, std::less<>> by_config;
+  };
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_;
+};
+
+}  // namespace wasinn

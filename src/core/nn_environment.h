@@ -1,0 +1,50 @@
+// NnEnvironment: what every guest in a process shares: the backend catalog, the named-model
+// registry and the limits. Create one per process (or per embedding) and hand it to each
+// NnSession. Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/backend_catalog.h"
+#include "core/error.h"
+#include "core/graph.h"
+#include "wasinn/limits.h"
+#include "core/model_registry.h"
+
+namespace wasinn {
+
+struct EnvironmentOptions {
+  std::vector<std::filesystem::path> backend_dirs;   // empty: BackendCatalog::default_dirs()
+  std::map<std::string, std::string> backend_configs; // backend name -> JSON
+  Limits limits;
+};
+
+class NnEnvironment {
+ public:
+  explicit NnEnvironment(EnvironmentOptions options);
+
+  BackendCatalog& backends() { return catalog_; }
+  ModelRegistry& models() { return models_; }
+  const Limits& limits() const { return limits_; }
+
+  // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
+  // bytes, with `hint` preferred when the bytes allow it). paths may be empty.
+  Result<std::shared_ptr<Graph>> load_graph(Encoding encoding, Target target,
+                                            std::span<const std::span<const uint8_t>> builders,
+                                            std::span<const std::filesystem::path> paths,
+                                            std::string_view config);
+
+  Result<std::shared_ptr<Graph>> load_named(std::string_view name, std::string_view config);
+
+ private:
+  Limits limits_;
+  BackendCatalog catalog_;
+  ModelRegistry models_;
+};
+
+}  // namespace wasinn

@@ -1,0 +1,101 @@
+#include "core/nn_session.h"
+
+#include <fmt/format.h>
+
+namespace wasinn {
+
+NnSession::NnSession(std::shared_ptr<NnEnvironment> env)
+    : env_(std::move(env)),
+      graphs_("graph", env_->limits().max_graphs),
+      contexts_("execution context", env_->limits().max_contexts) {}
+
+Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> builders, Encoding encoding,
+                                 Target target) {
+  if (builders.empty()) return make_error(Errc::invalid_argument, "load: no graph builders given");
+  auto graph = env_->load_graph(encoding, target, builders, {}, {});
+  if (!graph) return graph.take_error();
+  return graphs_.insert(std::move(*graph));
+}
+
+Result<uint32_t> NnSession::load_by_name(std::string_view name, std::string_view config) {
+  if (name.size() > env_->limits().max_name_bytes) {
+    return make_error(Errc::invalid_argument, fmt::format("model name of {} bytes exceeds the limit of {}",
+                                                          name.size(), env_->limits().max_name_bytes));
+  }
+  auto graph = env_->load_named(name, config);
+  if (!graph) return graph.take_error();
+  return graphs_.insert(std::move(*graph));
+}
+
+Result<uint32_t> NnSession::init_execution_context(uint32_t graph_handle) {
+  auto graph = graphs_.get(graph_handle);
+  if (!graph) return graph.take_error();
+  auto ctx = (*graph)->create_context();
+  if (!ctx) return ctx.take_error();
+  return contexts_.insert(std::move(*ctx));
+}
+
+template <class Fn>
+auto NnSession::with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>())) {
+  auto ctx = contexts_.get(handle);
+  if (!ctx) return ctx.take_error();
+  auto lease = (*ctx)->acquire();
+  if (!lease) return lease.take_error();
+  return fn(**ctx);
+}
+
+Status NnSession::set_input(uint32_t context, const TensorId& id, const TensorView& tensor) {
+  if (tensor.dims.size() > env_->limits().max_rank) {
+    return make_error(Errc::invalid_argument, fmt::format("input {}: rank {} exceeds the limit of {}",
+                                                          id.describe(), tensor.dims.size(), env_->limits().max_rank));
+  }
+  return with_context(context, [&](ExecutionContext& c) {
+    return c.set_input(id, tensor, env_->limits().max_tensor_bytes);
+  });
+}
+
+Status NnSession::compute(uint32_t context) {
+  return with_context(context, [](ExecutionContext& c) { return c.compute(); });
+}
+
+Status NnSession::compute_single(uint32_t context) {
+  return with_context(context, [](ExecutionContext& c) { return c.compute_single(); });
+}
+
+Status NnSession::fini_single(uint32_t context) {
+  return with_context(context, [](ExecutionContext& c) { return c.fini_single(); });
+}
+
+namespace {
+template <class Get>
+Result<HeldOutput> hold_output(Result<std::shared_ptr<ExecutionContext>> ctx, Get&& get) {
+  if (!ctx) return ctx.take_error();
+  auto lease = (*ctx)->acquire();
+  if (!lease) return lease.take_error();
+  auto view = get(**ctx);
+  if (!view) return view.take_error();
+  return HeldOutput{std::move(*ctx), std::move(*lease), *view};
+}
+}  // namespace
+
+Result<HeldOutput> NnSession::get_output(uint32_t context, const TensorId& id) {
+  return hold_output(contexts_.get(context), [&](ExecutionContext& c) { return c.get_output(id); });
+}
+
+Result<HeldOutput> NnSession::get_output_single(uint32_t context, const TensorId& id) {
+  return hold_output(contexts_.get(context), [&](ExecutionContext& c) { return c.get_output_single(id); });
+}
+
+Status NnSession::unload(uint32_t graph) {
+  auto g = graphs_.erase(graph);
+  if (!g) return g.take_error();
+  return {};
+}
+
+Status NnSession::finalize_execution_context(uint32_t context) {
+  auto c = contexts_.erase(context);
+  if (!c) return c.take_error();
+  return {};
+}
+
+}  // namespace wasinn

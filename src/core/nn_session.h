@@ -1,0 +1,58 @@
+// NnSession: one guest's wasi-nn state: its graph and execution-context handle tables.
+// The handles belong to the guest as a whole, not to one instance or thread, so every thread
+// of a guest shares one NnSession. Thread-safe: distinct contexts run concurrently; a context
+// used by two threads at once answers `busy` to the second.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/handle_table.h"
+#include "core/nn_environment.h"
+#include "core/types.h"
+
+namespace wasinn {
+
+// An output view together with the exclusive use of its context, so the view stays valid
+// while the caller copies it out. Destroy it promptly.
+struct HeldOutput {
+  std::shared_ptr<ExecutionContext> context;
+  ExecutionContext::Lease lease;
+  TensorView view;
+};
+
+class NnSession {
+ public:
+  explicit NnSession(std::shared_ptr<NnEnvironment> env);
+
+  Result<uint32_t> load(std::span<const std::span<const uint8_t>> builders, Encoding encoding, Target target);
+  Result<uint32_t> load_by_name(std::string_view name, std::string_view config);
+  Result<uint32_t> init_execution_context(uint32_t graph);
+  Status set_input(uint32_t context, const TensorId& id, const TensorView& tensor);
+  Status compute(uint32_t context);
+  Result<HeldOutput> get_output(uint32_t context, const TensorId& id);
+  Status compute_single(uint32_t context);
+  Result<HeldOutput> get_output_single(uint32_t context, const TensorId& id);
+  Status fini_single(uint32_t context);
+  // Frees the guest's handle; the graph dies once its contexts (and other sharers) are gone.
+  Status unload(uint32_t graph);
+  Status finalize_execution_context(uint32_t context);
+
+  NnEnvironment& environment() { return *env_; }
+  size_t live_graphs() const { return graphs_.size(); }
+  size_t live_contexts() const { return contexts_.size(); }
+
+ private:
+  template <class Fn>
+  auto with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>()));
+
+  std::shared_ptr<NnEnvironment> env_;
+  HandleTable<Graph> graphs_;
+  HandleTable<ExecutionContext> contexts_;
+};
+
+}  // namespace wasinn

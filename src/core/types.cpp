@@ -1,0 +1,110 @@
+#include "core/types.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace wasinn {
+
+size_t element_size(TensorType type) {
+  switch (type) {
+    case TensorType::f16: case TensorType::bf16: return 2;
+    case TensorType::f32: case TensorType::i32: return 4;
+    case TensorType::f64: case TensorType::i64: return 8;
+    case TensorType::u8: case TensorType::i8: return 1;
+  }
+  return 0;
+}
+
+std::string_view type_name(TensorType type) {
+  switch (type) {
+    case TensorType::f16: return "f16";
+    case TensorType::f32: return "f32";
+    case TensorType::f64: return "f64";
+    case TensorType::bf16: return "bf16";
+    case TensorType::u8: return "u8";
+    case TensorType::i32: return "i32";
+    case TensorType::i64: return "i64";
+    case TensorType::i8: return "i8";
+  }
+  return "?";
+}
+
+bool is_valid_type(uint32_t raw) { return raw <= static_cast<uint32_t>(TensorType::i8); }
+
+namespace {
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+}  // namespace
+
+std::string_view encoding_name(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::openvino: return "openvino";
+    case Encoding::onnx: return "onnx";
+    case Encoding::tensorflow: return "tensorflow";
+    case Encoding::pytorch: return "pytorch";
+    case Encoding::tensorflowlite: return "tensorflowlite";
+    case Encoding::ggml: return "ggml";
+    case Encoding::autodetect: return "autodetect";
+  }
+  return "?";
+}
+
+std::optional<Encoding> parse_encoding(std::string_view name) {
+  const std::string n = lower(name);
+  for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch,
+                 Encoding::tensorflowlite, Encoding::ggml, Encoding::autodetect}) {
+    if (n == encoding_name(e)) return e;
+  }
+  if (n == "tflite") return Encoding::tensorflowlite;
+  if (n == "torch") return Encoding::pytorch;
+  if (n == "auto") return Encoding::autodetect;
+  return std::nullopt;
+}
+
+std::string_view target_name(Target target) {
+  switch (target) {
+    case Target::cpu: return "cpu";
+    case Target::gpu: return "gpu";
+    case Target::tpu: return "tpu";
+    case Target::autodetect: return "auto";
+  }
+  return "?";
+}
+
+std::optional<Target> parse_target(std::string_view name) {
+  const std::string n = lower(name);
+  if (n == "cpu") return Target::cpu;
+  if (n == "gpu") return Target::gpu;
+  if (n == "tpu" || n == "npu") return Target::tpu;
+  if (n == "auto") return Target::autodetect;
+  return std::nullopt;
+}
+
+std::string TensorId::describe() const {
+  if (name) return fmt::format("\"{}\"", *name);
+  return fmt::format("{}", index);
+}
+
+Result<uint64_t> tensor_byte_size(std::span<const uint32_t> dims, TensorType type) {
+  uint64_t n = element_size(type);
+  for (uint32_t d : dims) {
+    if (d != 0 && n > UINT64_MAX / d) {
+      return make_error(Errc::invalid_argument,
+                        fmt::format("tensor dims {} overflow 64 bits", describe_tensor(type, dims)));
+    }
+    n *= d;
+  }
+  return n;
+}
+
+std::string describe_tensor(TensorType type, std::span<const uint32_t> dims) {
+  return fmt::format("{} [{}]", type_name(type), fmt::join(dims, ", "));
+}
+
+}  // namespace wasinn

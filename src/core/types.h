@@ -1,0 +1,52 @@
+// Value types shared by every layer: tensor element types, encodings, targets, tensor views.
+// All are plain values with no synchronization; views do not own what they point to.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+
+namespace wasinn {
+
+// Same numbering as wasinn_tensor_type in the plugin ABI, so crossing it is a cast.
+enum class TensorType : uint8_t { f16 = 0, f32 = 1, f64 = 2, bf16 = 3, u8 = 4, i32 = 5, i64 = 6, i8 = 7 };
+
+size_t element_size(TensorType type);
+std::string_view type_name(TensorType type);
+bool is_valid_type(uint32_t raw);
+
+enum class Encoding : uint8_t { openvino, onnx, tensorflow, pytorch, tensorflowlite, ggml, autodetect };
+std::string_view encoding_name(Encoding encoding);
+// Case-insensitive; accepts WasmEdge's spellings ("ONNX", "PyTorch", "GGML", "TensorflowLite").
+std::optional<Encoding> parse_encoding(std::string_view name);
+
+enum class Target : uint8_t { cpu = 0, gpu = 1, tpu = 2, autodetect = 3 };
+std::string_view target_name(Target target);
+std::optional<Target> parse_target(std::string_view name);
+
+// A dense row-major tensor in memory the caller owns.
+struct TensorView {
+  TensorType type;
+  std::span<const uint32_t> dims;
+  std::span<const uint8_t> data;
+};
+
+// A tensor addressed by position or by name, as guests of different ABIs do.
+struct TensorId {
+  uint32_t index = 0;
+  std::optional<std::string_view> name;
+  std::string describe() const;
+};
+
+// product(dims) * element_size(type), or invalid_argument if it overflows 64 bits.
+Result<uint64_t> tensor_byte_size(std::span<const uint32_t> dims, TensorType type);
+
+// "f32 [1, 64]"
+std::string describe_tensor(TensorType type, std::span<const uint32_t> dims);
+
+}  // namespace wasinn

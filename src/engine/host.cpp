@@ -1,0 +1,237 @@
+// Host and Instance: the embedding API over the Wasmtime C API.
+#include "wasinn/host.h"
+
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "core/nn_environment.h"
+#include "core/nn_session.h"
+#include "engine/guest_state.h"
+#include "engine/nn_imports.h"
+#include "engine/wasmtime_ptr.h"
+
+namespace wasinn {
+
+struct Host::Impl {
+  EnginePtr engine;
+  LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
+  std::shared_ptr<NnEnvironment> env;
+};
+
+struct Instance::Impl {
+  std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
+  StorePtr store;
+  ModulePtr module;
+  wasmtime_instance_t instance;
+};
+
+Instance::Instance(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Instance::~Instance() {
+  // The store goes first: it may still reference the state through host functions.
+  if (impl_) impl_->store.reset();
+}
+
+namespace {
+
+constexpr int kHostFailureExit = 128;
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(Errc::not_found, fmt::format("cannot read {}", path));
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+Result<WasiConfigPtr> make_wasi(const Program& p) {
+  WasiConfigPtr wasi(wasi_config_new());
+  std::vector<const char*> argv;
+  std::string argv0 = p.wasm_path.substr(p.wasm_path.find_last_of('/') + 1);
+  argv.push_back(argv0.c_str());
+  for (const auto& a : p.args) argv.push_back(a.c_str());
+  if (!wasi_config_set_argv(wasi.get(), argv.size(), argv.data())) {
+    return make_error(Errc::invalid_argument, "arguments are not valid UTF-8");
+  }
+  std::vector<const char*> names, values;
+  for (const auto& [k, v] : p.env) {
+    names.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  if (!wasi_config_set_env(wasi.get(), names.size(), names.data(), values.data())) {
+    return make_error(Errc::invalid_argument, "environment is not valid UTF-8");
+  }
+  wasi_config_inherit_stdin(wasi.get());
+  wasi_config_inherit_stdout(wasi.get());
+  wasi_config_inherit_stderr(wasi.get());
+  for (const auto& [host, guest] : p.dirs) {
+    if (!wasi_config_preopen_dir(wasi.get(), host.c_str(), guest.c_str(), /*fs_mutable=*/true)) {
+      return make_error(Errc::not_found, fmt::format("cannot open directory {} for the guest", host));
+    }
+  }
+  return wasi;
+}
+
+}  // namespace
+
+std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
+  auto impl = std::make_unique<Impl>();
+  wasm_config_t* config = wasm_config_new();
+  impl->engine.reset(wasm_engine_new_with_config(config));
+  if (!impl->engine) {
+    if (error) *error = "cannot create the WebAssembly engine";
+    return nullptr;
+  }
+  impl->linker.reset(wasmtime_linker_new(impl->engine.get()));
+  if (ErrorPtr err(wasmtime_linker_define_wasi(impl->linker.get())); err) {
+    if (error) *error = "defining WASI: " + message_of(err.get());
+    return nullptr;
+  }
+  if (auto s = define_ephemeral_nn(impl->linker.get()); !s.ok()) {
+    if (error) *error = s.error().detail;
+    return nullptr;
+  }
+  EnvironmentOptions env_options;
+  for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
+  env_options.backend_configs = std::move(options.backend_configs);
+  env_options.limits = options.limits;
+  impl->env = std::make_shared<NnEnvironment>(std::move(env_options));
+  for (const auto& spec : options.preloads) {
+    auto model = parse_preload_spec(spec);
+    Status added = model ? impl->env->models().add(std::move(*model)) : Status(model.take_error());
+    if (!added.ok()) {
+      if (error) *error = added.error().detail;
+      return nullptr;
+    }
+  }
+  return std::unique_ptr<Host>(new Host(std::move(impl)));
+}
+
+Host::Host(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Host::~Host() = default;
+
+std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error) {
+  auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
+    if (error) *error = std::move(msg);
+    return nullptr;
+  };
+  auto bytes = read_file(program.wasm_path);
+  if (!bytes) return fail(bytes.error().detail);
+  auto impl = std::make_unique<Instance::Impl>();
+  wasmtime_module_t* module = nullptr;
+  if (ErrorPtr err(wasmtime_module_new(impl_->engine.get(), bytes->data(), bytes->size(), &module)); err) {
+    return fail(fmt::format("{} is not a valid WebAssembly module: {}", program.wasm_path, message_of(err.get())));
+  }
+  impl->module.reset(module);
+  impl->state = std::make_unique<GuestState>();
+  impl->state->session = std::make_shared<NnSession>(impl_->env);
+  impl->store.reset(wasmtime_store_new(impl_->engine.get(), impl->state.get(), nullptr));
+  wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
+  auto wasi = make_wasi(program);
+  if (!wasi) return fail(wasi.error().detail);
+  // wasmtime_context_set_wasi takes ownership of the config, even on error.
+  if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
+
+  wasm_trap_t* trap = nullptr;
+  ErrorPtr err(wasmtime_linker_instantiate(impl_->linker.get(), cx, module, &impl->instance, &trap));
+  if (err) return fail(fmt::format("cannot instantiate {}: {}", program.wasm_path, message_of(err.get())));
+  if (trap) {
+    TrapPtr t(trap);
+    return fail(fmt::format("{} trapped while starting: {}", program.wasm_path, message_of(t.get())));
+  }
+  wasmtime_extern_t mem;
+  if (wasmtime_instance_export_get(cx, &impl->instance, "memory", 6, &mem)) {
+    if (mem.kind == WASMTIME_EXTERN_MEMORY) impl->state->memory = mem.of.memory;
+    wasmtime_extern_delete(&mem);
+  }
+  return std::make_unique<Instance>(std::move(impl));
+}
+
+bool Instance::call(const std::string& export_name, int32_t* result, std::string* error) {
+  wasmtime_context_t* cx = wasmtime_store_context(impl_->store.get());
+  wasmtime_extern_t fn;
+  if (!wasmtime_instance_export_get(cx, &impl_->instance, export_name.data(), export_name.size(), &fn) ||
+      fn.kind != WASMTIME_EXTERN_FUNC) {
+    if (error) *error = fmt::format("the module exports no function named {}", export_name);
+    return false;
+  }
+  wasmtime_val_t results[1];
+  wasm_functype_t* type = wasmtime_func_type(cx, &fn.of.func);
+  const size_t nresults = wasm_functype_results(type)->size;
+  const size_t nparams = wasm_functype_params(type)->size;
+  wasm_functype_delete(type);
+  if (nparams != 0 || nresults > 1) {
+    if (error) *error = fmt::format("{} must take no parameters and return at most one i32", export_name);
+    return false;
+  }
+  wasm_trap_t* trap = nullptr;
+  ErrorPtr err(wasmtime_func_call(cx, &fn.of.func, nullptr, 0, results, nresults, &trap));
+  if (err) {
+    if (error) *error = message_of(err.get());
+    int status = 0;
+    if (wasmtime_error_exit_status(err.get(), &status) && result) *result = status;
+    return false;
+  }
+  if (trap) {
+    TrapPtr t(trap);
+    if (error) *error = message_of(t.get());
+    return false;
+  }
+  if (result) *result = (nresults == 1 && results[0].kind == WASMTIME_I32) ? results[0].of.i32 : 0;
+  return true;
+}
+
+RunOutcome Host::run(const Program& program) {
+  std::string error;
+  auto instance = instantiate(program, &error);
+  if (!instance) return RunOutcome{kHostFailureExit, false, error};
+  wasmtime_context_t* cx = wasmtime_store_context(instance->impl_->store.get());
+  wasmtime_extern_t start;
+  if (!wasmtime_instance_export_get(cx, &instance->impl_->instance, "_start", 6, &start) ||
+      start.kind != WASMTIME_EXTERN_FUNC) {
+    return RunOutcome{kHostFailureExit, false,
+                      fmt::format("{} has no _start export: it is not a WASI command", program.wasm_path)};
+  }
+  wasm_trap_t* trap = nullptr;
+  ErrorPtr err(wasmtime_func_call(cx, &start.of.func, nullptr, 0, nullptr, 0, &trap));
+  if (err) {
+    int status = 0;
+    if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}};
+    return RunOutcome{kHostFailureExit, false, message_of(err.get())};
+  }
+  if (trap) {
+    TrapPtr t(trap);
+    return RunOutcome{kHostFailureExit, true, message_of(t.get())};
+  }
+  return RunOutcome{0, false, {}};
+}
+
+std::vector<BackendStatus> Host::probe_backends() {
+  std::vector<BackendStatus> out;
+  for (const auto& r : impl_->env->backends().probe_all()) {
+    BackendStatus s;
+    s.name = r.manifest.name;
+    for (Encoding e : r.manifest.encodings) s.encodings.emplace_back(encoding_name(e));
+    s.library = r.manifest.library.string();
+    s.loadable = r.loaded;
+    s.framework_version = r.framework_version;
+    s.problem = r.problem;
+    out.push_back(std::move(s));
+  }
+  for (const auto& p : impl_->env->backends().manifest_problems()) {
+    BackendStatus s;
+    s.name = "(bad manifest)";
+    s.problem = p;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace wasinn
+
+namespace wasinn {
+std::vector<std::string> Host::backend_search_dirs() const {
+  std::vector<std::string> out;
+  for (const auto& d : impl_->env->backends().dirs()) out.push_back(d.string());
+  return out;
+}
+}  // namespace wasinn

@@ -1,0 +1,121 @@
+#include "engine/nn_imports.h"
+
+#include <cstring>
+#include <exception>
+#include <string_view>
+
+#include <spdlog/spdlog.h>
+
+#include "abi/ephemeral_nn.h"
+#include "engine/guest_state.h"
+#include "engine/wasmtime_ptr.h"
+
+namespace wasinn {
+
+namespace {
+
+using ephemeral_nn::Call;
+using Handler = Status (*)(Call, const wasmtime_val_raw_t*);
+
+struct ImportSpec {
+  std::string_view name;
+  size_t params;
+  Handler handler;
+};
+
+uint32_t u(const wasmtime_val_raw_t& v) { return static_cast<uint32_t>(v.i32); }
+
+constexpr ImportSpec kEphemeralImports[] = {
+    {"load", 5, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
+    {"load_by_name", 3, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {"load_by_name_with_config", 5, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::load_by_name_with_config(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
+    {"init_execution_context", 2, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
+    {"set_input", 3, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {"compute", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::compute(c, u(a[0])); }},
+    {"get_output", 5, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
+    {"compute_single", 1, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::compute_single(c, u(a[0])); }},
+    {"get_output_single", 5, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::get_output_single(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
+    {"fini_single", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::fini_single(c, u(a[0])); }},
+    {"unload", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::unload(c, u(a[0])); }},
+    {"finalize_execution_context", 1, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::finalize_execution_context(c, u(a[0])); }},
+};
+
+constexpr std::string_view kEphemeralModule = "wasi_ephemeral_nn";
+
+// Finds the guest's memory: the cached export, else the caller's "memory" export.
+bool guest_memory(wasmtime_caller_t* caller, GuestState& state, wasmtime_memory_t* out) {
+  if (state.memory) {
+    *out = *state.memory;
+    return true;
+  }
+  wasmtime_extern_t item;
+  if (!wasmtime_caller_export_get(caller, "memory", 6, &item)) return false;
+  if (item.kind != WASMTIME_EXTERN_MEMORY) {
+    wasmtime_extern_delete(&item);
+    return false;
+  }
+  *out = item.of.memory;
+  return true;
+}
+
+wasm_trap_t* ephemeral_trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t* args, size_t) {
+  const auto* spec = static_cast<const ImportSpec*>(env);
+  wasmtime_context_t* cx = wasmtime_caller_context(caller);
+  auto* state = static_cast<GuestState*>(wasmtime_context_get_data(cx));
+  Status status;
+  // No C++ exception may unwind into Wasmtime's frames: every one becomes an errno.
+  try {
+    wasmtime_memory_t mem;
+    if (!state || !state->session) {
+      status = make_error(Errc::runtime_error, "wasi-nn is not enabled for this store");
+    } else if (!guest_memory(caller, *state, &mem)) {
+      status = make_error(Errc::invalid_argument, "the guest exports no memory named \"memory\"");
+    } else {
+      GuestMemoryView view(wasmtime_memory_data(cx, &mem), wasmtime_memory_data_size(cx, &mem));
+      status = spec->handler(Call{*state->session, view}, args);
+    }
+  } catch (const std::bad_alloc&) {
+    status = make_error(Errc::too_large, "the host ran out of memory");
+  } catch (const std::exception& e) {
+    status = make_error(Errc::runtime_error, std::string("internal error: ") + e.what());
+  } catch (...) {
+    status = make_error(Errc::runtime_error, "internal error");
+  }
+  const int32_t code = ephemeral_nn::errno_of(status);
+  if (!status.ok()) {
+    spdlog::warn("{}::{} -> {} ({}): {}", kEphemeralModule, spec->name, errc_name(status.error().code), code,
+                 status.error().detail);
+  }
+  args[0].i32 = code;
+  return nullptr;
+}
+
+}  // namespace
+
+Status define_ephemeral_nn(wasmtime_linker_t* linker) {
+  for (const auto& spec : kEphemeralImports) {
+    wasm_valtype_vec_t params, results;
+    wasm_valtype_vec_new_uninitialized(&params, spec.params);
+    for (size_t i = 0; i < spec.params; ++i) params.data[i] = wasm_valtype_new(WASM_I32);
+    wasm_valtype_vec_new_uninitialized(&results, 1);
+    results.data[0] = wasm_valtype_new(WASM_I32);
+    wasm_functype_t* type = wasm_functype_new(&params, &results);
+    ErrorPtr err(wasmtime_linker_define_func_unchecked(
+        linker, kEphemeralModule.data(), kEphemeralModule.size(), spec.name.data(), spec.name.size(), type,
+        ephemeral_trampoline, const_cast<ImportSpec*>(&spec), nullptr));
+    wasm_functype_delete(type);
+    if (err) return make_error(Errc::runtime_error, "defining wasi_ephemeral_nn: " + message_of(err.get()));
+  }
+  return {};
+}
+
+}  // namespace wasinn

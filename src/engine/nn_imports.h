@@ -1,0 +1,15 @@
+// Defines the wasi-nn host functions on a Wasmtime linker. Each function finds the calling
+// store's GuestState (the store's data pointer) and decodes its arguments through the guest
+// ABI layer; nothing a guest passes can make it trap or throw.
+#pragma once
+
+#include <wasmtime.h>
+
+#include "core/error.h"
+
+namespace wasinn {
+
+// Module `wasi_ephemeral_nn`: the twelve witx functions (standard plus WasmEdge extensions).
+Status define_ephemeral_nn(wasmtime_linker_t* linker);
+
+}  // namespace wasinn
