@@ -51,13 +51,16 @@ def steps():
     """(description, function(out_dir) -> summary) in dependency order.
 
     Imported here, not at the top, so the up-to-date path never pays for
-    importing torch. New exporters (OpenVINO, TorchScript, TFLite) go after
-    training: they read digits/digits_mlp.pt and must not retrain.
+    importing torch. Training comes first; then every exporter module
+    fixtures/export_<format>.py that defines STEPS (a list of the same pairs),
+    in name order. Exporters read digits/digits_mlp.pt and must not retrain.
     """
     sys.path.insert(0, str(SCRIPTS))
+    import importlib
+
     from fixtures import corrupt, digits, export_onnx, onnx_graphs
 
-    return [
+    out = [
         ("train digits MLP", digits.train),
         ("export digits MLP to ONNX", export_onnx.export_digits),
         ("export mobilenet_v2 to ONNX", export_onnx.export_mobilenet_v2),
@@ -65,6 +68,10 @@ def steps():
         ("build element-type ONNX models", onnx_graphs.build_types),
         ("write corrupt models", corrupt.write_corrupt),
     ]
+    for path in sorted((SCRIPTS / "fixtures").glob("export_*.py")):
+        module = importlib.import_module(f"fixtures.{path.stem}")
+        out.extend(getattr(module, "STEPS", []))
+    return out
 
 
 REQUIRED = ["numpy", "torch", "torchvision", "onnx", "sklearn"]

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Sets wasinn up on a fresh Debian 12 machine and runs the main job: an example guest that
+# classifies the held-out handwritten digits on the default ONNX Runtime backend.
+# Idempotent: a second run reuses the cached downloads, fixtures and build.
+#   scripts/setup.sh [--no-example]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
+FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+run_example=1
+[[ ${1:-} == --no-example ]] && run_example=0
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Debian packages"
+mapfile -t pkgs < <(cat "$ROOT"/scripts/deps/*.apt | sed 's/#.*//' | awk 'NF')
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "installing: ${missing[*]}"
+  SUDO=; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "all ${#pkgs[@]} present"
+fi
+
+step "Native dependencies (cached in ~/.cache/wasinn/dl)"
+bash "$ROOT/scripts/fetch-deps.sh"
+
+step "Test models and data -> $FIXTURES"
+"$ROOT/.deps/venv/bin/python" "$ROOT/scripts/make_fixtures.py" --out "$FIXTURES"
+
+step "Build -> $BUILD"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD"
+
+if [[ $run_example == 1 ]]; then
+  step "Example: a wasm guest classifies the held-out digits through wasi-nn on ONNX Runtime"
+  "$BUILD/bin/wasinn" backends
+  echo
+  "$BUILD/bin/wasinn" run --dir "$FIXTURES/digits::/digits" "$BUILD/guests/classify_digits.wasm" \
+    /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8
+fi
