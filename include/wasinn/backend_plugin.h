@@ -159,7 +159,8 @@ typedef struct wasinn_backend_api {
   int (*graph_load)(wasinn_backend *backend, const wasinn_load_request *request,
                     wasinn_graph **out, wasinn_diag *diag);
   void (*graph_release)(wasinn_graph *graph);
-  /* Declared inputs (is_output = 0) or outputs (1): count, then info per index. */
+  /* Declared inputs (is_output = 0) or outputs (1): count, then info per index. The host
+     asks only for indices below the count. */
   size_t (*graph_io_count)(const wasinn_graph *graph, int is_output);
   int (*graph_io_info)(const wasinn_graph *graph, int is_output, size_t index,
                        wasinn_io_info *out);
@@ -181,7 +182,9 @@ typedef struct wasinn_backend_api {
   int (*get_output_single)(wasinn_context *context, const wasinn_tensor_id *id,
                            wasinn_tensor *out, wasinn_diag *diag);
   int (*fini_single)(wasinn_context *context, wasinn_diag *diag);
-  /* Optional: asks a running compute on this context to stop soon with WASINN_TIMEOUT. */
+  /* Optional: asks a running compute on this context to stop soon with WASINN_TIMEOUT. It
+     affects only a compute already running; a host enforcing a deadline repeats it until
+     compute returns. */
   void (*cancel)(wasinn_context *context);
 } wasinn_backend_api;
 

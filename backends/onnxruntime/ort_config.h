@@ -1,0 +1,39 @@
+// The JSON configuration of the backend (backend_create) and of one graph (the load request's
+// config), both mapping onto OrtSessionOptions.
+#pragma once
+
+#include <onnxruntime_c_api.h>
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "ort_api.h"
+
+namespace wasinn_ort {
+
+// Keys (all optional, unknown keys ignored so one config can serve several backends):
+//   "intra_op_threads":          int >= 0, 0 = ORT's default (one per physical core)
+//   "inter_op_threads":          int >= 0, 0 = ORT's default
+//   "graph_optimization_level":  "disable" | "basic" | "extended" | "all"
+// An unset field leaves the level below it in charge: graph config, then backend config, then
+// ORT's defaults (optimization "all").
+struct SessionConfig {
+  std::optional<int> intra_op_threads;
+  std::optional<int> inter_op_threads;
+  std::optional<GraphOptimizationLevel> optimization_level;
+
+  // Fields set in `over` replace this config's.
+  SessionConfig merged_with(const SessionConfig &over) const;
+};
+
+// Parses text (not NUL-terminated; NULL or empty means "no config"). `source` names the config
+// in details, e.g. "backend config". Malformed JSON, a non-object, or a key of the wrong type or
+// range is INVALID_ARGUMENT naming the key.
+Error parse_session_config(const char *text, size_t length, std::string_view source,
+                           SessionConfig &out);
+
+// Applies cfg to options.
+Error apply_session_config(const SessionConfig &cfg, OrtSessionOptions *options);
+
+}  // namespace wasinn_ort
