@@ -46,12 +46,6 @@ Status ModelRegistry::add(NamedModel model) {
   if (entries_.count(model.name)) {
     return make_error(Errc::invalid_argument, fmt::format("model name '{}' is registered twice", model.name));
   }
-  for (const auto& p : model.paths) {
-    std::error_code ec;
-    if (!std::filesystem::exists(p, ec)) {
-      return make_error(Errc::not_found, fmt::format("model '{}': file {} does not exist", model.name, p.string()));
-    }
-  }
   auto entry = std::make_unique<Entry>();
   entry->model = model;
   entries_.emplace(model.name, std::move(entry));
@@ -85,9 +79,20 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
   if (auto it = entry->by_config.find(config); it != entry->by_config.end()) return it->second;
 
   // Mapped files stay mapped only while loading: a backend copies or maps what it keeps.
+  // A directory (a TensorFlow SavedModel) is passed by path alone, with no bytes.
   std::vector<MappedFile> files;
   std::vector<std::span<const uint8_t>> builders;
   for (const auto& p : entry->model.paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      builders.emplace_back();
+      continue;
+    }
+    if (!std::filesystem::exists(p, ec)) {
+      // WasmEdge's GGML plugin answers model_not_found here, and its guests test for it.
+      return make_error(entry->model.encoding == Encoding::ggml ? Errc::model_not_found : Errc::not_found,
+                        fmt::format("model '{}': file {} does not exist", name, p.string()));
+    }
     auto f = MappedFile::open(p);
     if (!f) return f.take_error();
     files.push_back(std::move(*f));

@@ -1,10 +1,12 @@
 // Host and Instance: the embedding API over the Wasmtime C API.
 #include "wasinn/host.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
@@ -97,6 +99,15 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   impl->env = std::make_shared<NnEnvironment>(std::move(env_options));
   for (const auto& spec : options.preloads) {
     auto model = parse_preload_spec(spec);
+    if (model) {
+      for (const auto& p : model->paths) {
+        std::error_code ec;
+        if (!std::filesystem::exists(p, ec)) {
+          spdlog::warn("--nn-preload {}: {} does not exist; load_by_name(\"{}\") will fail", spec, p.string(),
+                       model->name);
+        }
+      }
+    }
     Status added = model ? impl->env->models().add(std::move(*model)) : Status(model.take_error());
     if (!added.ok()) {
       if (error) *error = added.error().detail;
