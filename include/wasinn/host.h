@@ -46,6 +46,21 @@ struct BackendStatus {
   std::string problem;
 };
 
+struct TensorInfo {
+  std::string name;
+  std::string type;         // "f32", ...; "?" for a type no guest ABI can express
+  bool rank_known = false;
+  std::vector<int64_t> dims;  // -1 for a dynamic dimension
+};
+
+struct ModelInfo {
+  std::string backend;
+  std::string framework_version;
+  std::string encoding;
+  std::vector<TensorInfo> inputs;   // in index order, as guests address them
+  std::vector<TensorInfo> outputs;
+};
+
 class Instance;
 
 class Host {
@@ -64,6 +79,10 @@ class Host {
 
   // Every backend plugin found, loading each to report its version or why it cannot load.
   std::vector<BackendStatus> probe_backends();
+  // Loads a model registered by name (preloads) or from files, and describes its declared
+  // inputs and outputs in the index order guests use. encoding may be "autodetect".
+  bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
+                     ModelInfo* out, std::string* error);
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;
 

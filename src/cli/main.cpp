@@ -81,6 +81,37 @@ int run_backends(const CommonOptions& common) {
   return 0;
 }
 
+void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& tensors) {
+  fmt::print("{}:\n", title);
+  if (tensors.empty()) fmt::print("  (none declared; the backend learns them at compute)\n");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
+    std::string shape = "?";
+    if (t.rank_known) {
+      std::vector<std::string> d;
+      for (int64_t v : t.dims) d.push_back(v < 0 ? "?" : std::to_string(v));
+      shape = fmt::format("[{}]", fmt::join(d, ", "));
+    }
+    fmt::print("  {:>3}  {:<28} {:<5} {}\n", i, t.name.empty() ? "-" : t.name, t.type, shape);
+  }
+}
+
+int run_inspect(const CommonOptions& common, wasinn::HostOptions options, const std::vector<std::string>& model,
+                const std::string& encoding) {
+  if (!apply_common(common, options)) return 2;
+  std::string error;
+  auto host = wasinn::Host::create(options, &error);
+  wasinn::ModelInfo info;
+  if (!host || !host->inspect_model(model, encoding, &info, &error)) {
+    fmt::print(stderr, "wasinn: {}\n", error);
+    return 1;
+  }
+  fmt::print("backend: {} {} (encoding {})\n", info.backend, info.framework_version, info.encoding);
+  print_tensors("inputs (set_input index)", info.inputs);
+  print_tensors("outputs (get_output index)", info.outputs);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +154,21 @@ int main(int argc, char** argv) {
                                                   "and why any of them cannot load");
   add_common(backends, common);
 
+  auto* models = app.add_subcommand("models", "Work with models");
+  models->require_subcommand(1);
+  auto* inspect = models->add_subcommand(
+      "inspect", "Load a model and list its inputs and outputs in the index order guests use");
+  std::vector<std::string> inspect_model;
+  std::string inspect_encoding = "autodetect";
+  wasinn::HostOptions inspect_options;
+  inspect->add_option("model", inspect_model,
+                      "A name registered with --nn-preload, or the model's file(s)/directory")
+      ->required();
+  inspect->add_option("--encoding", inspect_encoding, "Encoding of model files (default: detected from the bytes)");
+  inspect->add_option("--nn-preload", inspect_options.preloads, "As for run; then name the model")
+      ->type_name("SPEC")->allow_extra_args(false);
+  add_common(inspect, common);
+
   // app.wasm and everything after it belong to the guest; CLI11 2.1 cannot stop parsing at a
   // subcommand's first positional, so split argv here: every `run` option takes a value.
   std::vector<std::string> rest;
@@ -152,6 +198,7 @@ int main(int argc, char** argv) {
   }
 
   if (backends->parsed()) return run_backends(common);
+  if (inspect->parsed()) return run_inspect(common, inspect_options, inspect_model, inspect_encoding);
 
   if (rest.empty()) {
     fmt::print(stderr, "wasinn run: missing app.wasm\n{}", run->help());

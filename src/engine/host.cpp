@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/mapped_file.h"
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
 #include "engine/guest_state.h"
@@ -245,4 +246,62 @@ std::vector<std::string> Host::backend_search_dirs() const {
   for (const auto& d : impl_->env->backends().dirs()) out.push_back(d.string());
   return out;
 }
+}  // namespace wasinn
+
+namespace wasinn {
+
+namespace {
+TensorInfo describe_io(const IoInfo& io) {
+  TensorInfo t;
+  t.name = io.name;
+  t.type = io.type ? std::string(type_name(*io.type)) : "?";
+  t.rank_known = io.dims.has_value();
+  if (io.dims) t.dims = *io.dims;
+  return t;
+}
+}  // namespace
+
+bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
+                         ModelInfo* out, std::string* error) {
+  auto fail = [&](std::string msg) {
+    if (error) *error = std::move(msg);
+    return false;
+  };
+  if (name_or_paths.empty()) return fail("no model given");
+  Result<std::shared_ptr<Graph>> graph = make_error(Errc::unknown, "");
+  if (name_or_paths.size() == 1 && impl_->env->models().contains(name_or_paths[0])) {
+    graph = impl_->env->load_named(name_or_paths[0], {});
+  } else {
+    auto enc = parse_encoding(encoding);
+    if (!enc) return fail(fmt::format("unknown encoding '{}'", encoding));
+    std::vector<MappedFile> files;
+    std::vector<std::span<const uint8_t>> builders;
+    std::vector<std::filesystem::path> paths;
+    for (const auto& p : name_or_paths) {
+      std::error_code ec;
+      paths.emplace_back(p);
+      if (std::filesystem::is_directory(p, ec)) {
+        builders.emplace_back();
+        continue;
+      }
+      auto f = MappedFile::open(p);
+      if (!f) return fail(fmt::format("'{}' is neither a registered model name nor a readable file: {}", p,
+                                      f.error().detail));
+      files.push_back(std::move(*f));
+      builders.push_back(files.back().bytes());
+    }
+    graph = impl_->env->load_graph(*enc, Target::cpu, builders, paths, {});
+  }
+  if (!graph) return fail(fmt::format("{}: {}", errc_name(graph.error().code), graph.error().detail));
+  const Graph& g = **graph;
+  out->backend = g.plugin().name();
+  out->framework_version = g.plugin().framework_version();
+  out->encoding = std::string(encoding_name(g.encoding()));
+  out->inputs.clear();
+  out->outputs.clear();
+  for (const auto& io : g.inputs()) out->inputs.push_back(describe_io(io));
+  for (const auto& io : g.outputs()) out->outputs.push_back(describe_io(io));
+  return true;
+}
+
 }  // namespace wasinn
