@@ -22,6 +22,10 @@ struct HostOptions {
   std::map<std::string, std::string> backend_configs;  // backend name -> JSON for that backend
   std::vector<std::string> preloads;                   // NAME:ENCODING:TARGET:PATH[:PATH...]
   Limits limits;
+  // Stops a guest whose run (or exported call) lasts longer, via Wasmtime's epoch
+  // interruption; 0: no limit. Time spent inside a host call counts too, but the guest is
+  // stopped only once it runs wasm code again (use limits.max_compute_ms for computes).
+  uint64_t timeout_ms = 0;
 };
 
 struct Program {

@@ -16,6 +16,7 @@ struct Limits {
   uint32_t max_rank = 64;                           // dimensions of one tensor
   size_t max_name_bytes = 64 * 1024;                // a model name in load_by_name
   size_t max_config_bytes = 16 * 1024 * 1024;       // a JSON config
+  uint64_t max_compute_ms = 0;                      // one compute or compute_single; 0: unbounded
 };
 
 }  // namespace wasinn

@@ -148,6 +148,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--max-tensor-bytes", host_options.limits.max_tensor_bytes, "Bytes of one input tensor")
       ->capture_default_str();
+  run->add_option("--max-compute-ms", host_options.limits.max_compute_ms,
+                  "Stop one compute after this long; the guest gets an error (0: no limit)")
+      ->capture_default_str();
+  run->add_option("--timeout", host_options.timeout_ms,
+                  "Stop the guest after this many milliseconds of running (0: no limit)")
+      ->capture_default_str();
   add_common(run, common);
 
   auto* backends = app.add_subcommand("backends", "List the backend plugins found, their framework versions, "

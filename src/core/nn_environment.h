@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backend_catalog.h"
+#include "core/compute_watchdog.h"
 #include "core/error.h"
 #include "core/graph.h"
 #include "wasinn/limits.h"
@@ -31,6 +32,7 @@ class NnEnvironment {
   BackendCatalog& backends() { return catalog_; }
   ModelRegistry& models() { return models_; }
   const Limits& limits() const { return limits_; }
+  ComputeWatchdog& watchdog() { return watchdog_; }
 
   // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
   // bytes, with `hint` preferred when the bytes allow it). paths may be empty.
@@ -45,6 +47,7 @@ class NnEnvironment {
   Limits limits_;
   BackendCatalog catalog_;
   ModelRegistry models_;
+  ComputeWatchdog watchdog_;
 };
 
 }  // namespace wasinn

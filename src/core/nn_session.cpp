@@ -54,12 +54,24 @@ Status NnSession::set_input(uint32_t context, const TensorId& id, const TensorVi
   });
 }
 
-Status NnSession::compute(uint32_t context) {
-  return with_context(context, [](ExecutionContext& c) { return c.compute(); });
+Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)()) {
+  const auto budget = std::chrono::milliseconds(env_->limits().max_compute_ms);
+  return with_context(context, [&](ExecutionContext& c) -> Status {
+    auto watch = env_->watchdog().watch(c, budget);
+    Status status = (c.*run)();
+    if (watch.expired()) {
+      return make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
+                                                   budget.count(), status.ok() ? " (the backend cannot be "
+                                                                                 "interrupted; it finished late)" : ""));
+    }
+    return status;
+  });
 }
 
+Status NnSession::compute(uint32_t context) { return run_bounded(context, &ExecutionContext::compute); }
+
 Status NnSession::compute_single(uint32_t context) {
-  return with_context(context, [](ExecutionContext& c) { return c.compute_single(); });
+  return run_bounded(context, &ExecutionContext::compute_single);
 }
 
 Status NnSession::fini_single(uint32_t context) {

@@ -47,6 +47,8 @@ class NnSession {
   size_t live_contexts() const { return contexts_.size(); }
 
  private:
+  // Runs compute or compute_single under the max_compute_ms budget.
+  Status run_bounded(uint32_t context, Status (ExecutionContext::*run)());
   template <class Fn>
   auto with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>()));
 

@@ -2,7 +2,10 @@
 #include "wasinn/host.h"
 
 #include <filesystem>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -17,13 +20,42 @@
 
 namespace wasinn {
 
+// Advances the engine's epoch every tick so that stores with a deadline get interrupted.
+class EpochTicker {
+ public:
+  static constexpr auto kTick = std::chrono::milliseconds(10);
+  explicit EpochTicker(const wasm_engine_t* engine) : thread_([this, engine] {
+    std::unique_lock lock(mu_);
+    while (!cv_.wait_for(lock, kTick, [this] { return stop_; })) wasmtime_engine_increment_epoch(engine);
+  }) {}
+  ~EpochTicker() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 struct Host::Impl {
   EnginePtr engine;
   LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
   std::shared_ptr<NnEnvironment> env;
+  uint64_t timeout_ms = 0;
+  std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
+
+  ~Impl() { ticker.reset(); }
 };
 
 struct Instance::Impl {
+  uint64_t timeout_ms = 0;
   std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
   StorePtr store;
   ModulePtr module;
@@ -74,11 +106,30 @@ Result<WasiConfigPtr> make_wasi(const Program& p) {
   return wasi;
 }
 
+// Gives the store timeout_ms from now; a store without a deadline never sees epochs.
+void arm_deadline(wasmtime_context_t* cx, uint64_t timeout_ms) {
+  if (timeout_ms == 0) return;
+  const uint64_t tick = EpochTicker::kTick.count();
+  wasmtime_context_set_epoch_deadline(cx, (timeout_ms + tick - 1) / tick);
+}
+
+std::string describe_trap(const wasm_trap_t* trap, uint64_t timeout_ms) {
+  wasmtime_trap_code_t code;
+  if (timeout_ms > 0 && wasmtime_trap_code(trap, &code) && code == WASMTIME_TRAP_CODE_INTERRUPT) {
+    return fmt::format("the guest ran longer than --timeout ({} ms) and was stopped\n{}", timeout_ms,
+                       message_of(trap));
+  }
+  return message_of(trap);
+}
+
 }  // namespace
 
 std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   auto impl = std::make_unique<Impl>();
   wasm_config_t* config = wasm_config_new();
+  impl->timeout_ms = options.timeout_ms;
+  // Epoch checks cost a little in every loop, so they are compiled in only when asked for.
+  if (impl->timeout_ms > 0) wasmtime_config_epoch_interruption_set(config, true);
   impl->engine.reset(wasm_engine_new_with_config(config));
   if (!impl->engine) {
     if (error) *error = "cannot create the WebAssembly engine";
@@ -93,6 +144,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
     if (error) *error = s.error().detail;
     return nullptr;
   }
+  if (impl->timeout_ms > 0) impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
   EnvironmentOptions env_options;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
@@ -134,10 +186,12 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     return fail(fmt::format("{} is not a valid WebAssembly module: {}", program.wasm_path, message_of(err.get())));
   }
   impl->module.reset(module);
+  impl->timeout_ms = impl_->timeout_ms;
   impl->state = std::make_unique<GuestState>();
   impl->state->session = std::make_shared<NnSession>(impl_->env);
   impl->store.reset(wasmtime_store_new(impl_->engine.get(), impl->state.get(), nullptr));
   wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
+  arm_deadline(cx, impl->timeout_ms);
   auto wasi = make_wasi(program);
   if (!wasi) return fail(wasi.error().detail);
   // wasmtime_context_set_wasi takes ownership of the config, even on error.
@@ -176,6 +230,7 @@ bool Instance::call(const std::string& export_name, int32_t* result, std::string
     return false;
   }
   wasm_trap_t* trap = nullptr;
+  arm_deadline(cx, impl_->timeout_ms);
   ErrorPtr err(wasmtime_func_call(cx, &fn.of.func, nullptr, 0, results, nresults, &trap));
   if (err) {
     if (error) *error = message_of(err.get());
@@ -185,7 +240,7 @@ bool Instance::call(const std::string& export_name, int32_t* result, std::string
   }
   if (trap) {
     TrapPtr t(trap);
-    if (error) *error = message_of(t.get());
+    if (error) *error = describe_trap(t.get(), impl_->timeout_ms);
     return false;
   }
   if (result) *result = (nresults == 1 && results[0].kind == WASMTIME_I32) ? results[0].of.i32 : 0;
@@ -204,6 +259,7 @@ RunOutcome Host::run(const Program& program) {
                       fmt::format("{} has no _start export: it is not a WASI command", program.wasm_path)};
   }
   wasm_trap_t* trap = nullptr;
+  arm_deadline(cx, impl_->timeout_ms);
   ErrorPtr err(wasmtime_func_call(cx, &start.of.func, nullptr, 0, nullptr, 0, &trap));
   if (err) {
     int status = 0;
@@ -212,7 +268,7 @@ RunOutcome Host::run(const Program& program) {
   }
   if (trap) {
     TrapPtr t(trap);
-    return RunOutcome{kHostFailureExit, true, message_of(t.get())};
+    return RunOutcome{kHostFailureExit, true, describe_trap(t.get(), impl_->timeout_ms)};
   }
   return RunOutcome{0, false, {}};
 }

@@ -1,0 +1,65 @@
+// ComputeWatchdog: enforces a time budget on running computes by cancelling them. One
+// background thread per watchdog, started on first use; thread-safe. A Watch registers one
+// compute for its lifetime; past the deadline the watchdog calls ExecutionContext::cancel()
+// every few milliseconds until the Watch ends (a cancel that lands before the backend starts
+// its run would otherwise be lost).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace wasinn {
+
+class ExecutionContext;
+
+class ComputeWatchdog {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  class Watch {
+   public:
+    Watch() = default;
+    Watch(ComputeWatchdog* owner, uint64_t id) : owner_(owner), id_(id) {}
+    Watch(Watch&& other) noexcept;
+    Watch& operator=(Watch&&) = delete;
+    ~Watch();
+    // True once the deadline passed while the compute was running.
+    bool expired() const;
+
+   private:
+    ComputeWatchdog* owner_ = nullptr;
+    uint64_t id_ = 0;
+  };
+
+  ComputeWatchdog() = default;
+  ~ComputeWatchdog();
+  ComputeWatchdog(const ComputeWatchdog&) = delete;
+  ComputeWatchdog& operator=(const ComputeWatchdog&) = delete;
+
+  // Watches `ctx` for `budget`; a zero budget watches nothing. ctx must outlive the Watch.
+  Watch watch(ExecutionContext& ctx, std::chrono::milliseconds budget);
+
+ private:
+  struct Entry {
+    Clock::time_point next;  // deadline, then the time of the next repeated cancel
+    ExecutionContext* ctx;
+    bool expired = false;
+  };
+  void run();
+  void unregister(uint64_t id);
+  bool is_expired(uint64_t id);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, Entry> entries_;
+  uint64_t next_id_ = 1;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace wasinn
