@@ -21,6 +21,7 @@ struct HostOptions {
   std::vector<std::string> backend_dirs;              // empty: $WASINN_BACKEND_PATH, then <exe>/../lib/wasinn/backends
   std::map<std::string, std::string> backend_configs;  // backend name -> JSON for that backend
   std::vector<std::string> preloads;                   // NAME:ENCODING:TARGET:PATH[:PATH...]
+  std::vector<std::string> wasmtime_graphs;            // Wasmtime's nn-graph ENCODING::DIR
   Limits limits;
   // Stops a guest whose run (or exported call) lasts longer, via Wasmtime's epoch
   // interruption; 0: no limit. Time spent inside a host call counts too, but the guest is

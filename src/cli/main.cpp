@@ -140,6 +140,12 @@ int main(int argc, char** argv) {
                   "Register a model for load_by_name: NAME:ENCODING:TARGET:PATH[:PATH...] (WasmEdge's syntax; "
                   "encoding and target are case-insensitive, target AUTO allowed); repeatable")
       ->type_name("SPEC")->allow_extra_args(false);
+  std::vector<std::string> wasi_options;
+  run->add_option("-S,--wasi", wasi_options,
+                  "Wasmtime's WASI options, for scripts written for it: `nn` (accepted; wasi-nn is always on) "
+                  "and nn-graph=ENCODING::DIR (register DIR's model.onnx / model.xml+model.bin / model.pt ... "
+                  "under DIR's base name); repeatable")
+      ->type_name("KEY[=VALUE]")->allow_extra_args(false);
   run->add_option("--max-graphs", host_options.limits.max_graphs, "Live graphs per guest")
       ->capture_default_str();
   run->add_option("--max-contexts", host_options.limits.max_contexts, "Live execution contexts per guest")
@@ -228,6 +234,15 @@ int main(int argc, char** argv) {
       return 2;
     }
     program.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
+  for (const auto& w : wasi_options) {
+    if (w == "nn" || w == "nn=y" || w == "nn=yes") continue;
+    if (w.rfind("nn-graph=", 0) == 0) {
+      host_options.wasmtime_graphs.push_back(w.substr(9));
+      continue;
+    }
+    fmt::print(stderr, "wasinn run: -S {}: wasinn knows only the Wasmtime options nn and nn-graph=ENCODING::DIR\n", w);
+    return 2;
   }
   if (!apply_common(common, host_options)) return 2;
   std::string error;

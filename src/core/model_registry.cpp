@@ -41,6 +41,32 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
   return m;
 }
 
+Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec) {
+  const size_t sep = spec.find("::");
+  if (sep == std::string_view::npos || sep == 0 || sep + 2 >= spec.size()) {
+    return make_error(Errc::invalid_argument, fmt::format("nn-graph '{}': expected ENCODING::DIR", spec));
+  }
+  auto enc = parse_encoding(spec.substr(0, sep));
+  if (!enc || *enc == Encoding::autodetect) {
+    return make_error(Errc::invalid_encoding, fmt::format("nn-graph '{}': unknown encoding '{}'", spec, spec.substr(0, sep)));
+  }
+  std::filesystem::path dir(std::string(spec.substr(sep + 2)));
+  NamedModel m;
+  m.encoding = *enc;
+  m.target = Target::cpu;  // as Wasmtime: named graphs are compiled for the CPU
+  m.name = dir.lexically_normal().filename().string();
+  if (m.name.empty()) m.name = dir.lexically_normal().parent_path().filename().string();
+  switch (*enc) {
+    case Encoding::openvino: m.paths = {dir / "model.xml", dir / "model.bin"}; break;
+    case Encoding::onnx: m.paths = {dir / "model.onnx"}; break;
+    case Encoding::pytorch: m.paths = {dir / "model.pt"}; break;
+    case Encoding::tensorflowlite: m.paths = {dir / "model.tflite"}; break;
+    case Encoding::ggml: m.paths = {dir / "model.gguf"}; break;
+    default: m.paths = {dir}; break;
+  }
+  return m;
+}
+
 Status ModelRegistry::add(NamedModel model) {
   std::lock_guard lock(mu_);
   if (entries_.count(model.name)) {

@@ -29,6 +29,11 @@ struct NamedModel {
 // Parses WasmEdge's NAME:ENCODING:TARGET:PATH[:PATH...] (encoding and target case-insensitive).
 Result<NamedModel> parse_preload_spec(std::string_view spec);
 
+// Parses Wasmtime's nn-graph ENCODING::DIR: the name is DIR's base name and the files follow
+// Wasmtime's conventions (model.xml + model.bin, model.onnx, model.pt; also model.tflite,
+// model.gguf, and DIR itself for a TensorFlow SavedModel).
+Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec);
+
 // Loads a graph from builders. paths[i] is the file builder i was mapped from.
 using GraphLoader = std::function<Result<std::shared_ptr<Graph>>(
     Encoding, Target, std::span<const std::span<const uint8_t>> builders,

@@ -140,7 +140,9 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
     if (error) *error = "defining WASI: " + message_of(err.get());
     return nullptr;
   }
-  if (auto s = define_ephemeral_nn(impl->linker.get()); !s.ok()) {
+  Status nn = define_ephemeral_nn(impl->linker.get());
+  if (nn.ok()) nn = define_legacy_nn(impl->linker.get());
+  if (auto s = std::move(nn); !s.ok()) {
     if (error) *error = s.error().detail;
     return nullptr;
   }
@@ -150,8 +152,10 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   env_options.backend_configs = std::move(options.backend_configs);
   env_options.limits = options.limits;
   impl->env = std::make_shared<NnEnvironment>(std::move(env_options));
-  for (const auto& spec : options.preloads) {
-    auto model = parse_preload_spec(spec);
+  std::vector<std::pair<std::string, Result<NamedModel>>> models;
+  for (const auto& spec : options.preloads) models.emplace_back(spec, parse_preload_spec(spec));
+  for (const auto& spec : options.wasmtime_graphs) models.emplace_back(spec, parse_wasmtime_graph_spec(spec));
+  for (auto& [spec, model] : models) {
     if (model) {
       for (const auto& p : model->paths) {
         std::error_code ec;

@@ -2,11 +2,15 @@
 
 #include <cstring>
 #include <exception>
+#include <span>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include <spdlog/spdlog.h>
 
 #include "abi/ephemeral_nn.h"
+#include "abi/legacy_nn.h"
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -18,6 +22,7 @@ using ephemeral_nn::Call;
 using Handler = Status (*)(Call, const wasmtime_val_raw_t*);
 
 struct ImportSpec {
+  std::string_view module;
   std::string_view name;
   size_t params;
   Handler handler;
@@ -25,31 +30,46 @@ struct ImportSpec {
 
 uint32_t u(const wasmtime_val_raw_t& v) { return static_cast<uint32_t>(v.i32); }
 
+constexpr std::string_view kEphemeralModule = "wasi_ephemeral_nn";
+constexpr std::string_view kLegacyModule = "wasi_nn";
+
 constexpr ImportSpec kEphemeralImports[] = {
-    {"load", 5, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "load", 5, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {"load_by_name", 3, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "load_by_name", 3, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
-    {"load_by_name_with_config", 5, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "load_by_name_with_config", 5, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::load_by_name_with_config(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {"init_execution_context", 2, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "init_execution_context", 2, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
-    {"set_input", 3, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "set_input", 3, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
-    {"compute", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::compute(c, u(a[0])); }},
-    {"get_output", 5, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "compute", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::compute(c, u(a[0])); }},
+    {kEphemeralModule, "get_output", 5, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {"compute_single", 1, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "compute_single", 1, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::compute_single(c, u(a[0])); }},
-    {"get_output_single", 5, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "get_output_single", 5, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::get_output_single(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {"fini_single", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::fini_single(c, u(a[0])); }},
-    {"unload", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::unload(c, u(a[0])); }},
-    {"finalize_execution_context", 1, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "fini_single", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::fini_single(c, u(a[0])); }},
+    {kEphemeralModule, "unload", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::unload(c, u(a[0])); }},
+    {kEphemeralModule, "finalize_execution_context", 1, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::finalize_execution_context(c, u(a[0])); }},
 };
 
-constexpr std::string_view kEphemeralModule = "wasi_ephemeral_nn";
+constexpr ImportSpec kLegacyImports[] = {
+    {kLegacyModule, "load", 4, [](Call c, const wasmtime_val_raw_t* a) {
+       return legacy_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
+    {kLegacyModule, "load_by_name", 3, [](Call c, const wasmtime_val_raw_t* a) {
+       return legacy_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kLegacyModule, "init_execution_context", 2, [](Call c, const wasmtime_val_raw_t* a) {
+       return legacy_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
+    {kLegacyModule, "set_input", 3, [](Call c, const wasmtime_val_raw_t* a) {
+       return legacy_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kLegacyModule, "compute", 1, [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::compute(c, u(a[0])); }},
+    {kLegacyModule, "get_output", 4, [](Call c, const wasmtime_val_raw_t* a) {
+       return legacy_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
+};
 
 // Finds the guest's memory: the cached export, else the caller's "memory" export.
 bool guest_memory(wasmtime_caller_t* caller, GuestState& state, wasmtime_memory_t* out) {
@@ -67,7 +87,7 @@ bool guest_memory(wasmtime_caller_t* caller, GuestState& state, wasmtime_memory_
   return true;
 }
 
-wasm_trap_t* ephemeral_trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t* args, size_t) {
+wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t* args, size_t) {
   const auto* spec = static_cast<const ImportSpec*>(env);
   wasmtime_context_t* cx = wasmtime_caller_context(caller);
   auto* state = static_cast<GuestState*>(wasmtime_context_get_data(cx));
@@ -92,30 +112,36 @@ wasm_trap_t* ephemeral_trampoline(void* env, wasmtime_caller_t* caller, wasmtime
   }
   const int32_t code = ephemeral_nn::errno_of(status);
   if (!status.ok()) {
-    spdlog::warn("{}::{} -> {} ({}): {}", kEphemeralModule, spec->name, errc_name(status.error().code), code,
+    spdlog::warn("{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
                  status.error().detail);
   }
   args[0].i32 = code;
   return nullptr;
 }
 
-}  // namespace
-
-Status define_ephemeral_nn(wasmtime_linker_t* linker) {
-  for (const auto& spec : kEphemeralImports) {
+Status define_imports(wasmtime_linker_t* linker, std::span<const ImportSpec> imports) {
+  for (const auto& spec : imports) {
     wasm_valtype_vec_t params, results;
     wasm_valtype_vec_new_uninitialized(&params, spec.params);
     for (size_t i = 0; i < spec.params; ++i) params.data[i] = wasm_valtype_new(WASM_I32);
     wasm_valtype_vec_new_uninitialized(&results, 1);
     results.data[0] = wasm_valtype_new(WASM_I32);
     wasm_functype_t* type = wasm_functype_new(&params, &results);
-    ErrorPtr err(wasmtime_linker_define_func_unchecked(
-        linker, kEphemeralModule.data(), kEphemeralModule.size(), spec.name.data(), spec.name.size(), type,
-        ephemeral_trampoline, const_cast<ImportSpec*>(&spec), nullptr));
+    ErrorPtr err(wasmtime_linker_define_func_unchecked(linker, spec.module.data(), spec.module.size(),
+                                                       spec.name.data(), spec.name.size(), type, trampoline,
+                                                       const_cast<ImportSpec*>(&spec), nullptr));
     wasm_functype_delete(type);
-    if (err) return make_error(Errc::runtime_error, "defining wasi_ephemeral_nn: " + message_of(err.get()));
+    if (err) {
+      return make_error(Errc::runtime_error, fmt::format("defining {}::{}: {}", spec.module, spec.name,
+                                                         message_of(err.get())));
+    }
   }
   return {};
 }
+
+}  // namespace
+
+Status define_ephemeral_nn(wasmtime_linker_t* linker) { return define_imports(linker, kEphemeralImports); }
+Status define_legacy_nn(wasmtime_linker_t* linker) { return define_imports(linker, kLegacyImports); }
 
 }  // namespace wasinn

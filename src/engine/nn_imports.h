@@ -11,5 +11,7 @@ namespace wasinn {
 
 // Module `wasi_ephemeral_nn`: the twelve witx functions (standard plus WasmEdge extensions).
 Status define_ephemeral_nn(wasmtime_linker_t* linker);
+// Module `wasi_nn`: WAMR's legacy six functions.
+Status define_legacy_nn(wasmtime_linker_t* linker);
 
 }  // namespace wasinn
