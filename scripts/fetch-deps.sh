@@ -7,9 +7,15 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-DEPS=${WASINN_DEPS:-$ROOT/.deps}
 CACHE=${WASINN_CACHE:-$HOME/.cache/wasinn}
 DL=$CACHE/dl
+# A fresh clone links .deps to a prefix kept in the cache, so slow builds (llama.cpp) and
+# unpacked wheels survive clones; each dependency's stamp file says which version it holds.
+if [[ -z ${WASINN_DEPS:-} && ! -e $ROOT/.deps ]]; then
+  mkdir -p "$CACHE/deps"
+  ln -s "$CACHE/deps" "$ROOT/.deps"
+fi
+DEPS=${WASINN_DEPS:-$ROOT/.deps}
 mkdir -p "$DEPS" "$DL"
 export ROOT DEPS CACHE DL
 
