@@ -3,6 +3,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/model_format.h"
 #include "abi/name_check.h"
@@ -206,7 +207,9 @@ Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
     elements *= d;
   }
   if (overflow) {
-    return make_error(Errc::invalid_argument, "set_input: the product of the tensor dims overflows 64 bits");
+    return make_error(Errc::invalid_argument,
+                      fmt::format("set_input: the product of the tensor dims [{}] overflows 64 bits",
+                                  fmt::join(*dims, ", ")));
   }
   auto type = decode_tensor_type(type_byte, elements, data_len);
   if (!type) return type.take_error();

@@ -71,6 +71,7 @@ Instance::~Instance() {
 namespace {
 
 constexpr int kHostFailureExit = 128;
+constexpr int kTrapExit = 134;  // as Wasmtime's CLI: a trap is told apart from a host failure
 
 Result<std::vector<uint8_t>> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -268,11 +269,14 @@ RunOutcome Host::run(const Program& program) {
   if (err) {
     int status = 0;
     if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}};
-    return RunOutcome{kHostFailureExit, false, message_of(err.get())};
+    std::string msg = message_of(err.get());
+    // WASI preview1 cannot carry exit codes of 126 and above; say so in one line.
+    if (msg.rfind("invalid exit status", 0) == 0) msg = msg.substr(0, msg.find('\n'));
+    return RunOutcome{kHostFailureExit, false, msg};
   }
   if (trap) {
     TrapPtr t(trap);
-    return RunOutcome{kHostFailureExit, true, describe_trap(t.get(), impl_->timeout_ms)};
+    return RunOutcome{kTrapExit, true, describe_trap(t.get(), impl_->timeout_ms)};
   }
   return RunOutcome{0, false, {}};
 }
