@@ -54,11 +54,15 @@ for f in "$ROOT"/scripts/deps/*.sh; do
   source "$f"
 done
 names=("$@")
+with_python=0
 if [[ ${#names[@]} -eq 0 ]]; then
+  with_python=1
   for f in "$ROOT"/scripts/deps/*.sh; do names+=("$(basename "$f" .sh)"); done
 fi
 for n in "${names[@]}"; do
-  [[ $n == python ]] && continue
+  if [[ $n == python ]]; then with_python=1; continue; fi
   "install_${n//-/_}"
 done
-python_env
+# The fixture venv only when everything, or "python", was asked for.
+[[ $with_python == 1 ]] && python_env
+exit 0

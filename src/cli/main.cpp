@@ -235,7 +235,18 @@ int main(int argc, char** argv) {
     }
     program.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
   }
-  for (const auto& w : wasi_options) {
+  // Wasmtime also accepts comma-separated lists: -S nn,nn-graph=onnx::dir.
+  std::vector<std::string> wasi_items;
+  for (const auto& opt : wasi_options) {
+    size_t start = 0;
+    while (start <= opt.size()) {
+      const size_t comma = opt.find(',', start);
+      wasi_items.push_back(opt.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  for (const auto& w : wasi_items) {
     if (w == "nn" || w == "nn=y" || w == "nn=yes") continue;
     if (w.rfind("nn-graph=", 0) == 0) {
       host_options.wasmtime_graphs.push_back(w.substr(9));

@@ -98,7 +98,7 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
     if (!state || !state->session) {
       status = make_error(Errc::runtime_error, "wasi-nn is not enabled for this store");
     } else if (!guest_memory(caller, *state, &mem)) {
-      status = make_error(Errc::invalid_argument, "the guest exports no memory named \"memory\"");
+      status = make_error(Errc::missing_memory, "the guest exports no memory named \"memory\"");
     } else {
       GuestMemoryView view(wasmtime_memory_data(cx, &mem), wasmtime_memory_data_size(cx, &mem));
       status = spec->handler(Call{*state->session, view}, args);
