@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Generate wasinn's test models and data, reproducibly and without network.
 
-    /usr/bin/python3 scripts/make_fixtures.py [--out DIR] [--force]
+    .deps/venv/bin/python scripts/make_fixtures.py [--out DIR] [--force]
 
-Run with Debian's /usr/bin/python3, which has torch, torchvision, onnx and
-sklearn. The output directory is rebuilt only when the generator sources
+Run with the venv scripts/fetch-deps.sh makes (Debian's torch, torchvision, onnx,
+sklearn, plus the PyPI packages in scripts/deps/*.pip). The output directory is rebuilt only when the generator sources
 change: DIR/STAMP holds their hash. A build goes into a sibling temp dir that
 is renamed into place at the end, so an interrupted run leaves DIR as it was.
 """

@@ -32,10 +32,12 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
                       fmt::format("{}: needs string \"name\", string \"library\" and array \"encodings\"",
                                   path.string()));
   }
-  if (j.value("abi_version", 0) != static_cast<int>(WASINN_PLUGIN_ABI_VERSION)) {
+  const auto v = j.find("abi_version");
+  const int abi = (v != j.end() && v->is_number_integer()) ? v->get<int>() : 0;
+  if (abi != static_cast<int>(WASINN_PLUGIN_ABI_VERSION)) {
     return make_error(Errc::invalid_argument,
                       fmt::format("{}: plugin ABI version {} is not this wasinn's {}", path.string(),
-                                  j.value("abi_version", 0), WASINN_PLUGIN_ABI_VERSION));
+                                  v != j.end() ? v->dump() : "(missing)", WASINN_PLUGIN_ABI_VERSION));
   }
   m.name = j["name"].get<std::string>();
   fs::path lib = j["library"].get<std::string>();

@@ -21,7 +21,7 @@ std::optional<Encoding> detect_encoding(std::span<const std::span<const uint8_t>
   size_t i = 0;
   if (starts_with(first, "\xEF\xBB\xBF")) i = 3;
   while (i < first.size() && (first[i] == ' ' || first[i] == '\n' || first[i] == '\r' || first[i] == '\t')) ++i;
-  if (i < first.size() && first[i] == '<') return Encoding::openvino;
+  if (i < first.size() && first[i] == '<' && builders.size() >= 2) return Encoding::openvino;
   // An ONNX ModelProto starts with field 1 (ir_version, varint): tag byte 0x08.
   if (!first.empty() && first[0] == 0x08) return Encoding::onnx;
   return std::nullopt;

@@ -56,6 +56,9 @@ Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec) {
   m.target = Target::cpu;  // as Wasmtime: named graphs are compiled for the CPU
   m.name = dir.lexically_normal().filename().string();
   if (m.name.empty()) m.name = dir.lexically_normal().parent_path().filename().string();
+  if (m.name.empty() || m.name == "." || m.name == "..") {
+    return make_error(Errc::invalid_argument, fmt::format("nn-graph '{}': DIR has no base name", spec));
+  }
   switch (*enc) {
     case Encoding::openvino: m.paths = {dir / "model.xml", dir / "model.bin"}; break;
     case Encoding::onnx: m.paths = {dir / "model.onnx"}; break;
