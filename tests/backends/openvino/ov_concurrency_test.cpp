@@ -1,0 +1,121 @@
+// Many contexts of one graph: interleaved on one thread and concurrent on several, each with its
+// own infer request on the shared compiled model; concurrent loads on one backend; cancel.
+#include <atomic>
+#include <thread>
+
+#include "ov_harness.h"
+
+namespace ov_test {
+namespace {
+
+// Native logits for digits rows [first, first + batch), the reference every context must match.
+std::vector<float> reference(const std::vector<float> &x, uint32_t first, uint32_t batch) {
+  static auto native = native_compile(fixture_path("digits/openvino/model.xml"));
+  return native_run(native, {batch, 64}, x.data() + first * 64);
+}
+
+TEST(OvConcurrency, InterleavedContextsKeepTheirOwnInputs) {
+  Backend b;
+  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  const auto x = read_fixture_as<float>("digits/test_x.f32");
+  Context c1(g.ptr), c2(g.ptr);
+  Diag d;
+  ASSERT_EQ(set_input(c1.ptr, by_index(0), WASINN_TYPE_F32, {5, 64}, x.data(), 5 * 64, d), WASINN_OK);
+  ASSERT_EQ(set_input(c2.ptr, by_index(0), WASINN_TYPE_F32, {3, 64}, x.data() + 100 * 64, 3 * 64, d), WASINN_OK);
+  ASSERT_EQ(api().compute(c2.ptr, &d), WASINN_OK) << d.detail;
+  ASSERT_EQ(api().compute(c1.ptr, &d), WASINN_OK) << d.detail;
+  EXPECT_EQ(output_as<float>(c1.ptr, by_index(0), WASINN_TYPE_F32), reference(x, 0, 5));
+  EXPECT_EQ(output_as<float>(c2.ptr, by_index(0), WASINN_TYPE_F32), reference(x, 100, 3));
+  // c2's view stays valid while c1 computes again.
+  wasinn_tensor view{};
+  const auto id0 = by_index(0);
+  ASSERT_EQ(api().get_output(c2.ptr, &id0, &view, &d), WASINN_OK);
+  ASSERT_EQ(api().compute(c1.ptr, &d), WASINN_OK);
+  const auto want = reference(x, 100, 3);
+  ASSERT_EQ(view.data_length, want.size() * sizeof(float));
+  EXPECT_EQ(std::memcmp(view.data, want.data(), view.data_length), 0);
+}
+
+TEST(OvConcurrency, ContextsOnThreadsMatchReference) {
+  Backend b;
+  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  const auto x = read_fixture_as<float>("digits/test_x.f32");
+  constexpr int kThreads = 4, kRounds = 50;
+  std::vector<std::vector<float>> want;
+  for (int t = 0; t < kThreads; ++t) want.push_back(reference(x, 20 * t, 1 + t));
+  std::atomic<int> mismatches{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      Context c(g.ptr);
+      Diag d;
+      const uint32_t batch = 1 + t;
+      for (int r = 0; r < kRounds; ++r) {
+        if (set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {batch, 64}, x.data() + 20 * t * 64, batch * 64, d) ||
+            api().compute(c.ptr, &d)) {
+          ++failures;
+          return;
+        }
+        wasinn_tensor out{};
+        const auto id0 = by_index(0);
+        if (api().get_output(c.ptr, &id0, &out, &d) || out.data_length != want[t].size() * 4 ||
+            std::memcmp(out.data, want[t].data(), out.data_length) != 0)
+          ++mismatches;
+      }
+    });
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(OvConcurrency, ConcurrentLoadsOnOneBackend) {
+  Backend b;
+  const auto xml = read_fixture("digits/openvino/model.xml"), bin = read_fixture("digits/openvino/model.bin");
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&] {
+      Graph g;
+      Diag d;
+      if (load(b.ptr, {xml, bin}, g, d) == WASINN_OK && g.ptr) ++ok;
+    });
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(ok.load(), 3);
+}
+
+// cancel() from another thread (as the host's compute deadline does): computes end in TIMEOUT
+// (or OK when they finish first), never anything else, and the context computes normally once
+// cancelling stops.
+TEST(OvConcurrency, CancelIsSafeAndRecoverable) {
+  Backend b(R"({"inference_precision":"f32","cache_dir":"","num_threads":1})");
+  Graph g = load_ir(b.ptr, "mobilenet_v2/openvino/model");
+  const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
+  Context c(g.ptr);
+  Diag d;
+  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK);
+  std::atomic<bool> stop{false};
+  std::thread canceller([&] {
+    while (!stop.load()) {
+      api().cancel(c.ptr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  int ok = 0, cancelled = 0, other = 0;
+  for (int i = 0; i < 20; ++i) {
+    const int st = api().compute(c.ptr, &d);
+    st == WASINN_OK ? ++ok : st == WASINN_TIMEOUT ? ++cancelled : ++other;
+  }
+  stop = true;
+  canceller.join();
+  EXPECT_EQ(other, 0) << d.detail;
+  // A mobilenet run takes far longer than the 2 ms between cancels: some must have landed.
+  EXPECT_GT(cancelled, 0);
+  RecordProperty("computes_ok", ok);
+  RecordProperty("computes_cancelled", cancelled);
+  ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
+  auto native = native_compile(fixture_path("mobilenet_v2/openvino/model.xml"), 1);
+  EXPECT_EQ(output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32), native_run(native, {1, 3, 224, 224}, x.data()));
+}
+
+}  // namespace
+}  // namespace ov_test

@@ -1,0 +1,195 @@
+// Through real wasm guests: `wasinn run` as a subprocess on this build's CLI, guests and plugin.
+// The digits classifier's logits from the guest equal native OpenVINO's bit for bit; named
+// (preloaded) models and ONNX-through-OpenVINO work; error paths end the guest with the
+// documented errno while the host reports the detail and exits normally.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "ov_harness.h"
+
+namespace ov_test {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string &s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// wasinn run with the fixtures at /f and a scratch directory at /out.
+RunResult wasinn_run(const std::vector<std::string> &host_args, const std::string &guest,
+                     const std::vector<std::string> &guest_args, const fs::path &out_dir) {
+  std::string cmd = quote(WASINN_CLI) + " run --backend-dir " + quote(WASINN_BACKEND_DIR) + " --dir " +
+                    quote(fixtures_dir().string() + "::/f") + " --dir " + quote(out_dir.string() + "::/out") +
+                    " --backend-config " + quote("openvino=" + kF32);
+  for (const auto &a : host_args) cmd += " " + quote(a);
+  cmd += " " + quote(std::string(WASINN_GUEST_DIR) + "/" + guest + ".wasm");
+  for (const auto &a : guest_args) cmd += " " + quote(a);
+  cmd += " 2>&1";
+  RunResult r;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class OvGuest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/wasinn-ov-guest-XXXXXX";
+    out_ = mkdtemp(tmpl);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(out_, ec);
+  }
+  std::vector<float> read_out(const std::string &name) {
+    std::ifstream f(out_ / name, std::ios::binary);
+    std::vector<char> bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    std::vector<float> v(bytes.size() / 4);
+    if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * 4);
+    return v;
+  }
+  fs::path out_;
+};
+
+// Native OpenVINO, one row per inference as the guest does it.
+std::vector<float> native_rows(const std::string &model, const std::vector<float> &x, size_t n) {
+  auto compiled = native_compile(fixture_path(model));
+  std::vector<float> all;
+  for (size_t i = 0; i < n; ++i) {
+    const auto row = native_run(compiled, {1, 64}, x.data() + i * 64);
+    all.insert(all.end(), row.begin(), row.end());
+  }
+  return all;
+}
+
+TEST_F(OvGuest, DigitsGuestMatchesNativeBitForBit) {
+  const auto r = wasinn_run({}, "ov_digits_guest",
+                            {"/f/digits/openvino/model.xml", "/f/digits/openvino/model.bin", "/f/digits/test_x.f32",
+                             "/f/digits/test_y.u8", "/out/logits.f32"},
+                            out_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto x = read_fixture_as<float>("digits/test_x.f32");
+  const auto y = read_fixture("digits/test_y.u8");
+  const auto got = read_out("logits.f32");
+  const auto want = native_rows("digits/openvino/model.xml", x, y.size());
+  ASSERT_EQ(got.size(), y.size() * 10);
+  ASSERT_EQ(want.size(), got.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << "guest logits differ from native OpenVINO";
+  const size_t correct = count_correct(got, y, 10);
+  EXPECT_GE(correct * 100, y.size() * 95) << correct << "/" << y.size();
+  EXPECT_THAT(r.output, HasSubstr("accuracy " + std::to_string(correct) + "/" + std::to_string(y.size())));
+  RecordProperty("guest_accuracy", std::to_string(correct) + "/" + std::to_string(y.size()));
+}
+
+TEST_F(OvGuest, PreloadedIrByName) {
+  const auto r = wasinn_run({"--nn-preload", "digits:openvino:cpu:" + fixture_path("digits/openvino/model.xml") + ":" +
+                                                fixture_path("digits/openvino/model.bin")},
+                            "ov_digits_guest",
+                            {"name:digits", "-", "/f/digits/test_x.f32", "/f/digits/test_y.u8", "/out/logits.f32"}, out_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto x = read_fixture_as<float>("digits/test_x.f32");
+  const auto y = read_fixture("digits/test_y.u8");
+  const auto got = read_out("logits.f32");
+  const auto want = native_rows("digits/openvino/model.xml", x, y.size());
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
+}
+
+// run_model: the whole held-out set as one batch of 450, IR and ONNX-through-OpenVINO.
+TEST_F(OvGuest, RunModelBatchIrAndOnnx) {
+  const auto x = read_fixture_as<float>("digits/test_x.f32");
+  const auto y = read_fixture("digits/test_y.u8");
+  const std::string dims = std::to_string(y.size()) + "x64";
+  for (auto [model, native_model] : {std::pair<std::string, std::string>{"/f/digits/openvino/model.xml,/f/digits/openvino/model.bin",
+                                                                         "digits/openvino/model.xml"},
+                                     {"/f/digits/model.onnx", "digits/model.onnx"}}) {
+    const auto r = wasinn_run({}, "run_model",
+                              {"--model", model, "--encoding", "0", "--input", "0:f32:" + dims + ":/f/digits/test_x.f32",
+                               "--output", "0:/out/batch.f32"},
+                              out_);
+    ASSERT_EQ(r.exit_code, 0) << model << "\n" << r.output;
+    auto compiled = native_compile(fixture_path(native_model));
+    const auto want = native_run(compiled, {y.size(), 64}, x.data());
+    const auto got = read_out("batch.f32");
+    ASSERT_EQ(got.size(), want.size()) << model;
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << model;
+    EXPECT_GE(count_correct(got, y, 10) * 100, y.size() * 95) << model;
+  }
+}
+
+struct ErrorCase {
+  const char *what;
+  std::vector<std::string> args;
+  int errno_value;
+  const char *step;
+  const char *detail;
+};
+
+// Each ends the guest with the errno as its exit status; the host prints the detail and lives.
+TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
+  const std::string xml = "/f/digits/openvino/model.xml", bin = "/f/digits/openvino/model.bin";
+  const std::string in1 = "0:f32:1x64:/f/digits/test_x.f32";
+  // 128 bytes: right for f16 [1,64] and f32 [1,32], so the host's length check passes and the
+  // plugin's type and shape checks answer.
+  std::ofstream(out_ / "in128.bin", std::ios::binary) << std::string(128, '\0');
+  bool has_gpu = false, has_npu = false;
+  for (const auto &d : native_core().get_available_devices()) {
+    has_gpu |= d.rfind("GPU", 0) == 0;
+    has_npu |= d.rfind("NPU", 0) == 0;
+  }
+  std::vector<ErrorCase> cases = {
+      {"one builder of XML", {"--model", xml, "--encoding", "0"}, 1, "load", "needs two graph builders"},
+      {"corrupt XML", {"--model", "/f/corrupt/openvino_bad.xml," + bin, "--encoding", "0"}, 1, "load",
+       "the OpenVINO IR cannot be read"},
+      {"short weights", {"--model", xml + ",/f/corrupt/openvino_short.bin", "--encoding", "0"}, 1, "load",
+       "Incorrect weights in bin file"},
+      {"f16 input for f32", {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f16:1x64:/out/in128.bin"},
+       1, "set_input", "expected f32 [?,64], got f16 [1,64]"},
+      {"wrong width", {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f32:1x32:/out/in128.bin"}, 1,
+       "set_input", "expected f32 [?,64], got f32 [1,32]"},
+  };
+  if (!has_gpu)
+    cases.push_back({"gpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "1", "--input", in1}, 6,
+                     "load", "OpenVINO device GPU, which this machine lacks; OpenVINO found: CPU"});
+  if (!has_npu)
+    cases.push_back({"tpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "2", "--input", in1}, 6,
+                     "load", "OpenVINO device NPU, which this machine lacks"});
+  for (const auto &c : cases) {
+    const auto r = wasinn_run({}, "run_model", c.args, out_);
+    EXPECT_EQ(r.exit_code, c.errno_value) << c.what << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("errno " + std::to_string(c.errno_value) + " in " + c.step)) << c.what;
+    EXPECT_THAT(r.output, HasSubstr(c.detail)) << c.what;
+  }
+}
+
+// The host's compute deadline cancels an OpenVINO compute through the plugin's cancel(): the
+// guest gets the timeout errno (runtime_error, 5, in the witx table) instead of waiting.
+TEST_F(OvGuest, ComputeDeadlineCancels) {
+  const auto r = wasinn_run({"--max-compute-ms", "1"}, "run_model",
+                            {"--model", "/f/mobilenet_v2/openvino/model.xml,/f/mobilenet_v2/openvino/model.bin",
+                             "--encoding", "0", "--input", "0:f32:1x3x224x224:/f/mobilenet_v2/input.f32"},
+                            out_);
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("errno 5 in compute"));
+  EXPECT_THAT(r.output, HasSubstr("timeout"));
+}
+
+}  // namespace
+}  // namespace ov_test
