@@ -1,0 +1,55 @@
+#include "torch_error.h"
+
+#include <c10/util/Exception.h>
+
+#include <cctype>
+
+#include <string_view>
+
+namespace wasinn_torch {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// "RuntimeError: mat1 and mat2 must have the same dtype" style: an identifier ending in
+// "Error" or "Exception", then ": ".
+bool is_python_error_line(std::string_view line) {
+  const size_t colon = line.find(": ");
+  if (colon == std::string_view::npos || colon == 0) return false;
+  const std::string_view head = line.substr(0, colon);
+  for (char c : head)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+  return head.ends_with("Error") || head.ends_with("Exception");
+}
+
+}  // namespace
+
+std::string exception_summary(const std::exception &e) {
+  std::string_view text;
+  if (const auto *c10e = dynamic_cast<const c10::Error *>(&e))
+    text = c10e->what_without_backtrace();
+  else
+    text = e.what();
+
+  // The interpreter's traceback ends with the original error; take the last such line.
+  std::string_view last_error, first_line;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim(text.substr(pos, end - pos));
+    if (!line.empty()) {
+      if (first_line.empty()) first_line = line;
+      if (is_python_error_line(line)) last_error = line;
+    }
+    pos = end + 1;
+  }
+  const std::string_view pick = !last_error.empty() ? last_error : first_line;
+  return pick.empty() ? std::string("unknown libtorch error") : std::string(pick);
+}
+
+}  // namespace wasinn_torch

@@ -1,0 +1,22 @@
+// The reference every backend result is compared with: the same TorchScript file run by
+// libtorch directly in this process. Declared without torch types so only native_torch.cpp pays
+// for libtorch's headers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "test_files.h"
+
+namespace torch_test {
+
+// Loads `path` with torch::jit::load, runs forward once on `inputs` (in argument order) under
+// NoGradGuard, and flattens the result: a tensor is one output, a tuple or list one per element,
+// a dict one per entry in sorted key order (HostTensor::name holds the key).
+std::vector<HostTensor> native_forward(const std::string &path,
+                                       const std::vector<HostTensor> &inputs);
+
+// libtorch's intra-op thread count for this process, which the dlopened plugin shares.
+void native_set_threads(int n);
+
+}  // namespace torch_test

@@ -1,0 +1,193 @@
+// Error paths through the plugin's C table: each gives its documented status and a detail
+// that names the problem, and the plugin stays usable afterwards.
+#include "native_torch.h"
+#include "torch_plugin_harness.h"
+
+namespace torch_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+int load_file(wasinn_backend *b, const std::string &rel, Graph &g, Diag &d,
+              int32_t target = WASINN_TARGET_CPU, const std::string &config = "") {
+  return load(b, {read_fixture(rel)}, g, d, target, config);
+}
+
+TEST(TorchErrors, CorruptArchivesAreInvalidArgument) {
+  Backend b;
+  for (const char *rel : {"corrupt/garbage.pt", "corrupt/truncated.pt"}) {
+    Graph g;
+    Diag d;
+    EXPECT_EQ(load_file(b.ptr, rel, g, d), WASINN_INVALID_ARGUMENT) << rel;
+    EXPECT_EQ(g.ptr, nullptr);
+    EXPECT_THAT(d.detail, HasSubstr("not a TorchScript archive this libtorch can load")) << rel;
+    EXPECT_THAT(d.detail, HasSubstr("PytorchStreamReader failed reading zip archive")) << rel;
+    EXPECT_EQ(d.detail.find('\n'), std::string::npos) << "one line: " << d.detail;
+  }
+  // A zip made by torch.save (a state_dict), not by torch.jit.save.
+  Graph g;
+  Diag d;
+  EXPECT_EQ(load_file(b.ptr, "digits/digits_mlp.pt", g, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("constants.pkl"));
+}
+
+TEST(TorchErrors, BuilderCountAndEncoding) {
+  Backend b;
+  const auto model = read_fixture("digits/model.pt");
+  Graph g;
+  Diag d;
+  EXPECT_EQ(load(b.ptr, {model, model}, g, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("exactly one graph builder"));
+  EXPECT_EQ(load(b.ptr, {std::vector<uint8_t>{}}, g, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("empty"));
+  EXPECT_EQ(load(b.ptr, {model}, g, d, WASINN_TARGET_CPU, "", "onnx"), WASINN_INVALID_ENCODING);
+  EXPECT_EQ(load(b.ptr, {model}, g, d, WASINN_TARGET_CPU, "[1]"), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("expected a JSON object"));
+  EXPECT_EQ(load(b.ptr, {model}, g, d, WASINN_TARGET_CPU, "{\"num_threads\": 2}"),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("process-wide"));
+  EXPECT_EQ(g.ptr, nullptr);
+}
+
+TEST(TorchErrors, TargetsWithoutHardwareAreUnsupported) {
+  Backend b;
+  Graph g;
+  Diag d;
+  EXPECT_EQ(load_file(b.ptr, "digits/model.pt", g, d, WASINN_TARGET_GPU),
+            WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_THAT(d.detail, HasSubstr("libtorch built without CUDA"));
+  EXPECT_EQ(load_file(b.ptr, "digits/model.pt", g, d, WASINN_TARGET_TPU),
+            WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_THAT(d.detail, HasSubstr("tpu"));
+  EXPECT_EQ(load_file(b.ptr, "digits/model.pt", g, d, 9), WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(g.ptr, nullptr);
+}
+
+TEST(TorchErrors, WrongInputCount) {
+  Backend b;
+  Graph g = load_fixture(b.ptr, "types/two_in_three_out.pt");
+  Context c(g.ptr);
+  Diag d;
+  EXPECT_EQ(compute(c.ptr, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("forward takes 2 inputs; not set: input 0 (\"a\"), input 1 (\"b\")"));
+
+  const HostTensor a = make_tensor<float>(WASINN_TYPE_F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  ASSERT_EQ(set_input(c.ptr, by_index(0), a, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(compute(c.ptr, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("not set: input 1 (\"b\")"));
+
+  EXPECT_EQ(set_input(c.ptr, by_index(2), a, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("input index 2 is out of range: valid indices are 0..1"));
+  EXPECT_EQ(set_input(c.ptr, by_name("c"), a, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("no input named \"c\" (named inputs: \"a\", \"b\")"));
+}
+
+TEST(TorchErrors, WrongDtypeFailsComputeWithTorchsReason) {
+  Backend b;
+  Graph g = load_fixture(b.ptr, "digits/model.pt");
+  Context c(g.ptr);
+  Diag d;
+  const HostTensor ints = make_tensor<int32_t>(WASINN_TYPE_I32, {1, 64}, std::vector<int32_t>(64, 1));
+  ASSERT_EQ(set_input(c.ptr, by_index(0), ints, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(compute(c.ptr, d), WASINN_RUNTIME_ERROR);
+  EXPECT_THAT(d.detail, HasSubstr("forward failed: RuntimeError: mat1 and mat2 must have the same dtype"));
+  EXPECT_THAT(d.detail, HasSubstr("input 0 (\"input\") i32 [1, 64]"));
+  EXPECT_EQ(d.detail.find('\n'), std::string::npos) << "one line: " << d.detail;
+
+  const HostTensor narrow = make_tensor<float>(WASINN_TYPE_F32, {1, 63}, std::vector<float>(63, 0));
+  ASSERT_EQ(set_input(c.ptr, by_index(0), narrow, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(compute(c.ptr, d), WASINN_RUNTIME_ERROR);
+  EXPECT_THAT(d.detail, HasSubstr("shapes cannot be multiplied (1x63 and 64x64)"));
+
+  // A failed compute leaves no outputs of an earlier run behind, and a good input recovers.
+  wasinn_tensor t{};
+  wasinn_tensor_id id = by_index(0);
+  EXPECT_EQ(api().get_output(c.ptr, &id, &t, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("call compute first"));
+  const HostTensor good = make_tensor<float>(WASINN_TYPE_F32, {1, 64}, std::vector<float>(64, 0));
+  ASSERT_EQ(set_input(c.ptr, by_index(0), good, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(output(c.ptr, by_index(0)).dims, (std::vector<uint32_t>{1, 10}));
+}
+
+TEST(TorchErrors, MalformedTensors) {
+  Backend b;
+  Graph g = load_fixture(b.ptr, "digits/model.pt");
+  Context c(g.ptr);
+  Diag d;
+  HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {1, 64}, std::vector<float>(64, 0));
+  x.bytes.pop_back();
+  EXPECT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("f32 [1, 64] needs 256 bytes, got 255"));
+  x.bytes.push_back(0);
+  x.type = 42;
+  EXPECT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("tensor type 42 is not a wasinn tensor type"));
+  wasinn_tensor_id id = by_index(0);
+  EXPECT_EQ(api().set_input(c.ptr, &id, nullptr, &d), WASINN_INVALID_ARGUMENT);
+}
+
+TEST(TorchErrors, NonTensorArgumentCannotBeSet) {
+  Backend b;
+  Graph g = load_fixture(b.ptr, "types/optional_input.pt");
+  Context c(g.ptr);
+  Diag d;
+  const HostTensor k = make_tensor<int64_t>(WASINN_TYPE_I64, {}, {3});
+  EXPECT_EQ(set_input(c.ptr, by_name("scale"), k, d), WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_THAT(d.detail, HasSubstr("input 2 (\"scale\") is a TorchScript int, not a tensor"));
+}
+
+TEST(TorchErrors, OutputsBeforeComputeAndOutOfRange) {
+  Backend b;
+  Graph g = load_fixture(b.ptr, "digits/model.pt");
+  Context c(g.ptr);
+  Diag d;
+  wasinn_tensor t{};
+  wasinn_tensor_id id = by_index(0);
+  EXPECT_EQ(api().get_output(c.ptr, &id, &t, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("call compute first"));
+  const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {1, 64}, std::vector<float>(64, 0));
+  ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK);
+  ASSERT_EQ(compute(c.ptr, d), WASINN_OK);
+  id = by_index(1);
+  EXPECT_EQ(api().get_output(c.ptr, &id, &t, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("output index 1 is out of range: valid indices are 0..0"));
+  id = by_name("logits");
+  EXPECT_EQ(api().get_output(c.ptr, &id, &t, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("no output named \"logits\""));
+}
+
+TEST(TorchErrors, BadBackendConfig) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"{", "malformed JSON"},
+      {"[]", "expected a JSON object"},
+      {"{\"num_threads\": 0}", "\"num_threads\" must be an integer from 1"},
+      {"{\"num_threads\": 2.5}", "\"num_threads\" must be an integer from 1"},
+      {"{\"num_threads\": \"4\"}", "\"num_threads\" must be an integer from 1"},
+      {"{\"interop_threads\": -1}", "\"interop_threads\" must be an integer from 1"},
+  };
+  for (auto [config, want] : cases) {
+    wasinn_backend *b = nullptr;
+    Diag d;
+    EXPECT_EQ(api().backend_create(config, std::strlen(config), &b, &d), WASINN_INVALID_ARGUMENT)
+        << config;
+    EXPECT_THAT(d.detail, HasSubstr(want)) << config;
+    EXPECT_EQ(b, nullptr);
+  }
+}
+
+// libtorch sizes its inter-op pool once per process: the first config fixes it, a later
+// different size is refused with the reason, the same size is accepted.
+TEST(TorchErrors, InteropThreadsAreSizedOnce) {
+  { Backend first("{\"interop_threads\": 1}"); }
+  wasinn_backend *b = nullptr;
+  Diag d;
+  const std::string two = "{\"interop_threads\": 2}";
+  EXPECT_EQ(api().backend_create(two.data(), two.size(), &b, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, HasSubstr("can be sized only once per process"));
+  Backend again("{\"interop_threads\": 1}");
+  EXPECT_NE(again.ptr, nullptr);
+}
+
+}  // namespace
+}  // namespace torch_test
