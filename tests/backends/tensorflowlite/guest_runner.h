@@ -1,0 +1,22 @@
+// Runs the wasinn command on a wasm guest in a child process and captures its exit code and
+// output, so tests exercise the whole path a user's guest takes: engine, witx ABI, host, plugin.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace wasinn_test {
+
+struct GuestRun {
+  int exit_code = -1;  // the guest's exit status; -1 if wasinn could not be started
+  std::string output;  // stdout and stderr together
+};
+
+// `wasinn run --backend-dir <built backends> <host_args...> <guest>.wasm <guest_args...>`.
+GuestRun run_guest(const std::vector<std::string> &host_args, const std::string &guest,
+                   const std::vector<std::string> &guest_args);
+
+// A fresh empty directory under the test's temporary directory.
+std::string scratch_dir(const std::string &name);
+
+}  // namespace wasinn_test
