@@ -35,7 +35,8 @@ step "Test models and data -> $FIXTURES"
 "$ROOT/.deps/venv/bin/python" "$ROOT/scripts/make_fixtures.py" --out "$FIXTURES"
 
 step "Build -> $BUILD"
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >/dev/null
 cmake --build "$BUILD"
 
 if [[ $run_example == 1 ]]; then

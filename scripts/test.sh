@@ -7,4 +7,4 @@ BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
 bash "$ROOT/scripts/setup.sh" --no-example
 printf '\n==> Tests\n'
 cd "$BUILD"
-ctest --output-on-failure -j2 "$@"
+ctest --output-on-failure --no-tests=error -j2 "$@"
