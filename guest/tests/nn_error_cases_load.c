@@ -145,7 +145,7 @@ const error_case kLoadCases[] = {
     {"by_name_ptr_oob", by_name_ptr_oob, WASI_NN_INVALID_ARGUMENT},
     {"by_name_graph_out_oob", by_name_graph_out_oob, WASI_NN_INVALID_ARGUMENT},
     {"by_name_preloaded", by_name_preloaded, WASI_NN_SUCCESS},
-    {"by_name_with_config_unknown", by_name_with_config_unknown, WASI_NN_NOT_FOUND},
+    {"by_name_with_config_unknown", by_name_with_config_unknown, WASI_NN_MODEL_NOT_FOUND},
     {"by_name_with_config_ptr_oob", by_name_with_config_ptr_oob, WASI_NN_INVALID_ARGUMENT},
     {"init_bad_graph", init_bad_graph, WASI_NN_INVALID_ARGUMENT},
     {"init_ctx_out_oob", init_ctx_out_oob, WASI_NN_INVALID_ARGUMENT},

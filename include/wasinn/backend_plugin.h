@@ -168,7 +168,8 @@ typedef struct wasinn_backend_api {
   int (*context_create)(wasinn_graph *graph, wasinn_context **out, wasinn_diag *diag);
   void (*context_release)(wasinn_context *context);
 
-  /* The host has checked that data_length matches dims and type. */
+  /* The host has checked that data_length matches dims and type, except for encoding ggml,
+     whose guests send a prompt of any length with dims [1]. */
   int (*set_input)(wasinn_context *context, const wasinn_tensor_id *id,
                    const wasinn_tensor *tensor, wasinn_diag *diag);
   int (*compute)(wasinn_context *context, wasinn_diag *diag);

@@ -167,8 +167,12 @@ Status load_by_name_with_config(Call c, uint32_t name_ptr, uint32_t name_len, ui
   }
   auto config = c.memory.string(config_ptr, config_len, "load_by_name_with_config: config");
   if (!config) return config.take_error();
-  return store_handle(c.memory, c.session.load_by_name(*name, *config), graph_out,
-                      "load_by_name_with_config: graph out-pointer");
+  auto graph = c.session.load_by_name(*name, *config);
+  // Only WasmEdge's GGML guests use this extension, and they expect model_not_found (103).
+  if (!graph && graph.error().code == Errc::not_found && !c.session.environment().models().contains(*name)) {
+    return make_error(Errc::model_not_found, graph.error().detail);
+  }
+  return store_handle(c.memory, std::move(graph), graph_out, "load_by_name_with_config: graph out-pointer");
 }
 
 Status init_execution_context(Call c, uint32_t graph, uint32_t ctx_out) {

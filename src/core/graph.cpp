@@ -79,7 +79,9 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
                                    uint64_t max_tensor_bytes) {
   auto expected = tensor_byte_size(tensor.dims, tensor.type);
   if (!expected) return expected.take_error();
-  if (*expected != tensor.data.size()) {
+  // WasmEdge's GGML guests send the prompt as u8 with dims [1] whatever its length: for ggml
+  // the data length alone counts, as in WasmEdge.
+  if (*expected != tensor.data.size() && graph_->encoding() != Encoding::ggml) {
     return make_error(Errc::invalid_argument,
                       fmt::format("input {}: {} needs {} bytes of data, got {}", id.describe(),
                                   describe_tensor(tensor.type, tensor.dims), *expected,

@@ -112,7 +112,11 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
   }
   const int32_t code = ephemeral_nn::errno_of(status);
   if (!status.ok()) {
-    spdlog::warn("{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
+    // Every token stream ends with end_of_sequence or context_full: not worth a warning.
+    const Errc e = status.error().code;
+    const auto level = (e == Errc::end_of_sequence || e == Errc::context_full) ? spdlog::level::debug
+                                                                               : spdlog::level::warn;
+    spdlog::log(level, "{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
                  status.error().detail);
   }
   args[0].i32 = code;

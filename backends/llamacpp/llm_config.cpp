@@ -1,0 +1,169 @@
+#include "llm_config.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace wasinn_llama {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int64_t kMaxTokens = 1 << 20;  // bounds ctx/batch sizes: a guest must not size a huge KV cache
+
+std::string shown(const json &v) {
+  std::string s = v.dump();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+Error bad(std::string_view key, std::string_view expected, const json &v) {
+  return {WASINN_INVALID_ARGUMENT,
+          "config key \"" + std::string(key) + "\" must be " + std::string(expected) + ", got " + shown(v)};
+}
+
+// An integer, also written as an integral float (512.0), as JSON writers differ.
+std::optional<int64_t> as_integer(const json &v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+using Setter = std::function<Error(const json &, LlamaOptions &)>;
+
+Setter boolean(bool LlamaOptions::*field, std::string key) {
+  return [field, key](const json &v, LlamaOptions &o) -> Error {
+    if (!v.is_boolean()) return bad(key, "true or false", v);
+    o.*field = v.get<bool>();
+    return {};
+  };
+}
+
+template <typename T>
+Setter integer(T LlamaOptions::*field, std::string key, int64_t lo, int64_t hi) {
+  return [=](const json &v, LlamaOptions &o) -> Error {
+    auto n = as_integer(v);
+    if (!n || *n < lo || *n > hi) {
+      return bad(key, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi), v);
+    }
+    o.*field = static_cast<T>(*n);
+    return {};
+  };
+}
+
+Setter number(double LlamaOptions::*field, std::string key, double lo, double hi) {
+  return [=](const json &v, LlamaOptions &o) -> Error {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi) {
+      return bad(key, "a number from " + json(lo).dump() + " to " + json(hi).dump(), v);
+    }
+    o.*field = v.get<double>();
+    return {};
+  };
+}
+
+Setter text(std::string LlamaOptions::*field, std::string key) {
+  return [field, key](const json &v, LlamaOptions &o) -> Error {
+    if (!v.is_string()) return bad(key, "a string", v);
+    o.*field = v.get<std::string>();
+    return {};
+  };
+}
+
+const std::map<std::string, Setter, std::less<>> &setters() {
+  static const std::map<std::string, Setter, std::less<>> table = [] {
+    std::map<std::string, Setter, std::less<>> t;
+    t["enable-log"] = boolean(&LlamaOptions::enable_log, "enable-log");
+    t["enable-debug-log"] = boolean(&LlamaOptions::enable_debug_log, "enable-debug-log");
+    t["stream-stdout"] = boolean(&LlamaOptions::stream_stdout, "stream-stdout");
+    t["embedding"] = boolean(&LlamaOptions::embedding, "embedding");
+    t["n-predict"] = integer(&LlamaOptions::n_predict, "n-predict", -1, std::numeric_limits<int32_t>::max());
+    t["reverse-prompt"] = text(&LlamaOptions::reverse_prompt, "reverse-prompt");
+    t["n-gpu-layers"] = integer(&LlamaOptions::n_gpu_layers, "n-gpu-layers", -1, 100000);
+    t["use-mmap"] = boolean(&LlamaOptions::use_mmap, "use-mmap");
+    t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
+    t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
+    t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
+    t["threads"] = integer(&LlamaOptions::threads, "threads", 0, 1024);
+    t["temp"] = [](const json &v, LlamaOptions &o) -> Error {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) return bad("temp", "a number", v);
+      o.temp = std::max(0.0, v.get<double>());  // WasmEdge clamps a negative temperature to greedy
+      return {};
+    };
+    t["top-p"] = number(&LlamaOptions::top_p, "top-p", 0.0, 1.0);
+    t["min-p"] = number(&LlamaOptions::min_p, "min-p", 0.0, 1.0);
+    t["top-k"] = integer(&LlamaOptions::top_k, "top-k", 0, std::numeric_limits<int32_t>::max());
+    t["repeat-penalty"] = number(&LlamaOptions::repeat_penalty, "repeat-penalty", 1e-6, 1e6);
+    t["presence-penalty"] = number(&LlamaOptions::presence_penalty, "presence-penalty", -1e6, 1e6);
+    t["frequency-penalty"] = number(&LlamaOptions::frequency_penalty, "frequency-penalty", -1e6, 1e6);
+    t["repeat-last-n"] = integer(&LlamaOptions::repeat_last_n, "repeat-last-n", -1, kMaxTokens);
+    t["seed"] = [](const json &v, LlamaOptions &o) -> Error {
+      auto n = as_integer(v);
+      if (!n || *n < -1 || *n > 0xFFFFFFFFll) return bad("seed", "an integer from -1 (random) to 4294967295", v);
+      o.seed = *n == -1 ? 0xFFFFFFFFu : static_cast<uint32_t>(*n);
+      return {};
+    };
+    t["grammar"] = text(&LlamaOptions::grammar, "grammar");
+    return t;
+  }();
+  return table;
+}
+
+// Keys WasmEdge's GGML plugin knows that need a GPU or multimodal support this build lacks.
+bool is_unsupported_wasmedge_key(std::string_view key) {
+  static const char *const keys[] = {"main-gpu", "tensor-split", "mmproj", "image", "warmup",
+                                     "json-schema", "split-mode"};
+  for (const char *k : keys) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+uint32_t LlamaOptions::effective_threads() const {
+  if (threads > 0) return threads;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw > 0 ? hw : 1;
+}
+
+bool looks_like_json_object(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+Error apply_config(std::string_view text, LlamaOptions &options, std::vector<IgnoredKey> &ignored) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return {WASINN_INVALID_ARGUMENT, "config is not valid JSON"};
+  if (!doc.is_object()) return {WASINN_INVALID_ARGUMENT, "config must be a JSON object, got " + shown(doc)};
+  LlamaOptions updated = options;  // all or nothing: a bad key leaves the options as they were
+  for (const auto &[key, value] : doc.items()) {
+    const auto &table = setters();
+    if (auto it = table.find(key); it != table.end()) {
+      if (Error e = it->second(value, updated)) return e;
+    } else if (is_unsupported_wasmedge_key(key)) {
+      ignored.push_back({key, "not supported by this CPU-only, text-only backend"});
+    } else {
+      ignored.push_back({key, "unknown key"});
+    }
+  }
+  options = std::move(updated);
+  return {};
+}
+
+}  // namespace wasinn_llama

@@ -1,0 +1,64 @@
+// The options a guest sets as JSON: at load (load_by_name_with_config, or a trailing JSON
+// builder) and per context as metadata on set_input index 1. Key names and meanings follow
+// WasmEdge's GGML plugin, so its guests run unchanged.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm_error.h"
+
+namespace wasinn_llama {
+
+struct LlamaOptions {
+  // Plugin behaviour.
+  bool enable_log = false;        // llama.cpp's own log lines to stderr
+  bool enable_debug_log = false;  // the plugin's step-by-step lines to stderr
+  bool stream_stdout = false;     // compute() also prints each token to the host's stdout
+  bool embedding = false;         // compute() returns the prompt's embedding instead of text
+  int64_t n_predict = -1;         // most tokens per generation; -1: until end or full context
+  std::string reverse_prompt;     // compute() stops once the text contains it
+
+  // Model: fixed when the graph is loaded; a context cannot change them.
+  int64_t n_gpu_layers = 0;  // accepted for compatibility; this build is CPU-only
+  bool use_mmap = true;
+
+  // Context: changing one recreates only that context's llama_context, never the model.
+  uint32_t ctx_size = 512;  // 0: the model's training context
+  uint32_t batch_size = 512;
+  uint32_t ubatch_size = 512;
+  uint32_t threads = 0;  // 0: one per hardware thread
+
+  // Sampling: the sampler is rebuilt from these at the start of every generation.
+  double temp = 0.8;  // 0: greedy
+  double top_p = 0.95;
+  double min_p = 0.05;
+  int64_t top_k = 40;
+  double repeat_penalty = 1.0;
+  double presence_penalty = 0.0;
+  double frequency_penalty = 0.0;
+  int64_t repeat_last_n = 64;
+  uint32_t seed = 0xFFFFFFFFu;  // LLAMA_DEFAULT_SEED: a random seed per generation
+  std::string grammar;          // GBNF; empty: unconstrained
+
+  uint32_t effective_threads() const;
+};
+
+// Keys that were not applied, with why, for one log line each.
+struct IgnoredKey {
+  std::string key;
+  std::string reason;
+};
+
+// Applies the keys of one JSON object to `options`. A wrongly typed or out-of-range value is
+// INVALID_ARGUMENT naming the key, and leaves `options` unchanged; unknown keys are skipped and
+// listed in `ignored`.
+Error apply_config(std::string_view json, LlamaOptions &options, std::vector<IgnoredKey> &ignored);
+
+// True when the text, after leading whitespace, starts a JSON object: how a trailing config
+// builder is told apart from model bytes (GGUF starts with "GGUF").
+bool looks_like_json_object(std::string_view text);
+
+}  // namespace wasinn_llama

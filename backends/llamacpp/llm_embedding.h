@@ -1,0 +1,20 @@
+// The embedding of a prompt: one vector of n_embd floats, pooled by the model's pooling type,
+// or, for a model without one (a decoder such as llama), the last token's hidden state, as
+// WasmEdge's GGML plugin returns it. L2-normalised, as llama.cpp's embedding tool does by default.
+#pragma once
+
+#include <llama.h>
+
+#include <span>
+#include <vector>
+
+#include "llm_error.h"
+
+namespace wasinn_llama {
+
+// `ctx` must have been created with embeddings on and n_ubatch == n_batch. PROMPT_TOO_LONG
+// when the prompt does not fit one batch (pooling needs every token in one pass).
+Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt, int32_t n_embd,
+                        std::vector<float> &out);
+
+}  // namespace wasinn_llama

@@ -1,0 +1,137 @@
+#include "llm_token_stream.h"
+
+#include <algorithm>
+
+namespace wasinn_llama {
+namespace {
+
+// A token's text, with special tokens rendered as WasmEdge's plugin does.
+std::string piece_of(const llama_vocab *vocab, llama_token token) {
+  char small[64];
+  int32_t n = llama_token_to_piece(vocab, token, small, sizeof small, 0, /*special=*/true);
+  if (n >= 0) return std::string(small, static_cast<size_t>(n));
+  std::string big(static_cast<size_t>(-n), '\0');
+  n = llama_token_to_piece(vocab, token, big.data(), static_cast<int32_t>(big.size()), 0, true);
+  big.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return big;
+}
+
+}  // namespace
+
+Error decode_tokens(llama_context *ctx, std::span<llama_token> tokens) {
+  const size_t batch = std::max<uint32_t>(1, llama_n_batch(ctx));
+  for (size_t at = 0; at < tokens.size(); at += batch) {
+    const auto n = static_cast<int32_t>(std::min(batch, tokens.size() - at));
+    const int32_t rc = llama_decode(ctx, llama_batch_get_one(tokens.data() + at, n));
+    if (rc == 0) continue;
+    if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
+    if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
+    if (rc == -1) return {WASINN_INVALID_ARGUMENT, "llama_decode rejected the batch as invalid"};
+    return {WASINN_RUNTIME_ERROR, "llama_decode failed with code " + std::to_string(rc)};
+  }
+  return {};
+}
+
+Error TokenStream::build_sampler(const LlamaOptions &o) {
+  llama_sampler_chain_params params = llama_sampler_chain_default_params();
+  params.no_perf = true;
+  SamplerPtr chain(llama_sampler_chain_init(params));
+  if (!chain) return {WASINN_RUNTIME_ERROR, "could not create a sampler chain"};
+  if (!o.grammar.empty()) {
+    llama_sampler *g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
+    if (!g) return {WASINN_INVALID_ARGUMENT, "config key \"grammar\" is not a valid GBNF grammar with a 'root' rule"};
+    llama_sampler_chain_add(chain.get(), g);
+  }
+  if (o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0) {
+    const int32_t last_n = o.repeat_last_n < 0 ? static_cast<int32_t>(n_ctx_) : static_cast<int32_t>(o.repeat_last_n);
+    llama_sampler_chain_add(chain.get(), llama_sampler_init_penalties(llama_vocab_n_tokens(vocab_), last_n, static_cast<float>(o.repeat_penalty),
+                                                                      static_cast<float>(o.frequency_penalty),
+                                                                      static_cast<float>(o.presence_penalty)));
+  }
+  if (o.temp <= 0.0) {
+    llama_sampler_chain_add(chain.get(), llama_sampler_init_greedy());
+  } else {
+    if (o.top_k > 0) llama_sampler_chain_add(chain.get(), llama_sampler_init_top_k(static_cast<int32_t>(o.top_k)));
+    llama_sampler_chain_add(chain.get(), llama_sampler_init_top_p(static_cast<float>(o.top_p), 1));
+    if (o.min_p > 0.0) llama_sampler_chain_add(chain.get(), llama_sampler_init_min_p(static_cast<float>(o.min_p), 1));
+    llama_sampler_chain_add(chain.get(), llama_sampler_init_temp(static_cast<float>(o.temp)));
+    llama_sampler_chain_add(chain.get(), llama_sampler_init_dist(o.seed));
+  }
+  sampler_ = std::move(chain);
+  return {};
+}
+
+Error TokenStream::begin(llama_context *ctx, const llama_vocab *vocab, std::span<const llama_token> prompt,
+                         uint32_t n_ctx, const LlamaOptions &options) {
+  reset();
+  if (prompt.empty()) return {WASINN_INVALID_ARGUMENT, "the prompt has no tokens"};
+  if (prompt.size() >= n_ctx) {
+    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) +
+                                        " tokens; the context holds " + std::to_string(n_ctx) +
+                                        " (raise ctx-size or shorten the prompt)"};
+  }
+  vocab_ = vocab;
+  n_ctx_ = n_ctx;
+  if (Error e = build_sampler(options)) return e;
+  llama_memory_clear(llama_get_memory(ctx), true);
+  std::vector<llama_token> tokens(prompt.begin(), prompt.end());  // llama_batch wants non-const
+  if (Error e = decode_tokens(ctx, tokens)) {
+    reset();
+    return e;
+  }
+  ctx_ = ctx;
+  n_past_ = static_cast<uint32_t>(prompt.size());
+  n_prompt_ = prompt.size();
+  n_predict_ = options.n_predict;
+  reverse_prompt_ = options.reverse_prompt;
+  return {};
+}
+
+Error TokenStream::next() {
+  if (!ctx_) return {WASINN_INVALID_ARGUMENT, "no sequence has begun"};
+  if (ended_ == WASINN_END_OF_SEQUENCE) return {ended_, "the sequence has ended"};
+  if (ended_ == WASINN_CONTEXT_FULL) return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
+  if (n_predict_ >= 0 && tokens_.size() >= static_cast<size_t>(n_predict_)) {
+    ended_ = WASINN_END_OF_SEQUENCE;
+    return {ended_, "n-predict tokens were generated"};
+  }
+  if (pending_) {
+    if (n_past_ >= n_ctx_) {
+      ended_ = WASINN_CONTEXT_FULL;
+      return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
+    }
+    llama_token last = tokens_.back();
+    if (Error e = decode_tokens(ctx_, std::span<llama_token>(&last, 1))) return e;
+    ++n_past_;
+    pending_ = false;
+  }
+  const llama_token token = llama_sampler_sample(sampler_.get(), ctx_, -1);
+  if (llama_vocab_is_eog(vocab_, token)) {
+    ended_ = WASINN_END_OF_SEQUENCE;
+    return {ended_, "the model ended the sequence"};
+  }
+  tokens_.push_back(token);
+  pending_ = true;
+  last_piece_at_ = text_.size();
+  text_ += piece_of(vocab_, token);
+  if (!reverse_prompt_.empty()) {
+    // Only the tail can hold a new match: the new piece plus what could straddle into it.
+    const size_t from = last_piece_at_ >= reverse_prompt_.size() ? last_piece_at_ - reverse_prompt_.size() + 1 : 0;
+    if (text_.find(reverse_prompt_, from) != std::string::npos) ended_ = WASINN_END_OF_SEQUENCE;
+  }
+  return {};
+}
+
+void TokenStream::reset() {
+  ctx_ = nullptr;
+  sampler_.reset();
+  n_past_ = 0;
+  pending_ = false;
+  ended_ = WASINN_OK;
+  n_prompt_ = 0;
+  tokens_.clear();
+  text_.clear();
+  last_piece_at_ = 0;
+}
+
+}  // namespace wasinn_llama

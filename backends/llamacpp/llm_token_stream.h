@@ -1,0 +1,66 @@
+// One generated sequence on one llama_context: evaluates the prompt, then produces tokens one
+// at a time. compute() drives it to the end; compute_single() advances it by one token.
+//
+// A sampled token is fed back to the model lazily, at the start of the next step, so the last
+// token of a sequence never costs a decode and every token sampled reaches the guest, even
+// the one after which the context is full (the next step then answers CONTEXT_FULL).
+#pragma once
+
+#include <llama.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm_config.h"
+#include "llm_error.h"
+#include "llm_handles.h"
+
+namespace wasinn_llama {
+
+// Feeds tokens to the context in chunks of its batch size, mapping llama_decode's codes to
+// statuses (2, aborted by cancel(), is TIMEOUT).
+Error decode_tokens(llama_context *ctx, std::span<llama_token> tokens);
+
+class TokenStream {
+ public:
+  // Clears the context's memory, evaluates the prompt and builds the sampler from `options`.
+  // PROMPT_TOO_LONG when the prompt leaves no room in a context of n_ctx tokens.
+  Error begin(llama_context *ctx, const llama_vocab *vocab, std::span<const llama_token> prompt,
+              uint32_t n_ctx, const LlamaOptions &options);
+
+  // One more token. END_OF_SEQUENCE at an end-of-generation token, after n-predict tokens or
+  // once the text holds the reverse prompt; CONTEXT_FULL when the previous token cannot be fed
+  // back. Either stays the answer until begin() or reset().
+  Error next();
+
+  // Forgets the sequence and frees the sampler (the context's memory is left as it is).
+  void reset();
+
+  bool started() const { return ctx_ != nullptr; }
+  size_t prompt_tokens() const { return n_prompt_; }
+  const std::vector<llama_token> &tokens() const { return tokens_; }
+  const std::string &text() const { return text_; }
+  std::string_view last_piece() const { return std::string_view(text_).substr(last_piece_at_); }
+
+ private:
+  Error build_sampler(const LlamaOptions &options);
+
+  llama_context *ctx_ = nullptr;
+  const llama_vocab *vocab_ = nullptr;
+  SamplerPtr sampler_;
+  uint32_t n_ctx_ = 0;
+  uint32_t n_past_ = 0;     // tokens in the context's memory
+  bool pending_ = false;    // tokens_.back() is sampled but not yet decoded
+  int ended_ = WASINN_OK;   // END_OF_SEQUENCE or CONTEXT_FULL once no token can follow
+  int64_t n_predict_ = -1;
+  std::string reverse_prompt_;
+  size_t n_prompt_ = 0;
+  std::vector<llama_token> tokens_;
+  std::string text_;
+  size_t last_piece_at_ = 0;
+};
+
+}  // namespace wasinn_llama

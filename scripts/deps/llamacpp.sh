@@ -1,0 +1,50 @@
+# llama.cpp (GGML/GGUF): the source vendored in the PyPI sdist of llama-cpp-python, built here
+# as shared libraries (CPU only, portable x86-64-v3) and installed into $DEPS/llamacpp.
+# Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
+LLAMACPP_PY_VERSION=0.3.36 # vendors ggml-org/llama.cpp at the commit below
+LLAMACPP_BUILD_NUMBER=11312 # the release tag b11312; the sdist has no git history to count
+LLAMACPP_COMMIT=0c1e57098bba43ac29e6e3b677cdceebdd22334f
+LLAMACPP_SDIST_SHA256=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
+LLAMACPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ffbf0ede6cb21b58c1258a8f6521aae45ca773a59fe7cf3/llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
+
+install_llamacpp() {
+  local prefix=$DEPS/llamacpp stamp=$DEPS/llamacpp/.version
+  # The stamp holds every input of the build, so changing one of them rebuilds.
+  local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER cpu-x86-64-v3 rpath-origin"
+  [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
+  local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
+  fetch "$LLAMACPP_SDIST_URL" "$sdist"
+  echo "$LLAMACPP_SDIST_SHA256  $DL/$sdist" | sha256sum -c --quiet - ||
+    { echo "checksum mismatch for $DL/$sdist" >&2; exit 1; }
+  # The source and build tree stay in the cache (one per version), so a change of build flags
+  # rebuilds incrementally instead of from scratch.
+  local work=$CACHE/build/llamacpp-$LLAMACPP_PY_VERSION
+  local src=$work/llama_cpp_python-$LLAMACPP_PY_VERSION/vendor/llama.cpp
+  if [[ ! -f $src/CMakeLists.txt ]]; then
+    rm -rf "$work" && mkdir -p "$work"
+    tar -xzf "$DL/$sdist" -C "$work"
+  fi
+  say "building llama.cpp b$LLAMACPP_BUILD_NUMBER (up to 20 min on 2 busy cores; log in $work/build.log)"
+  # GGML_NATIVE=OFF keeps the library portable; the AVX2/FMA/F16C defaults still apply.
+  # The $ORIGIN rpath lets libllama find libggml* beside itself wherever the prefix is.
+  cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
+    -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
+    -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
+    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
+    -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
+    -DGGML_CCACHE=OFF >"$work/configure.log" ||
+    { cat "$work/configure.log" >&2; exit 1; }
+  cmake --build "$work/build" -j "${WASINN_JOBS:-2}" >"$work/build.log" ||
+    { tail -50 "$work/build.log" >&2; exit 1; }
+  rm -rf "$prefix"
+  cmake --install "$work/build" >/dev/null
+  # Vocab-only GGUF files: the fixture script copies a real tokenizer from them.
+  mkdir -p "$prefix/share/llamacpp/vocab"
+  cp "$src"/models/ggml-vocab-llama-spm.gguf "$prefix/share/llamacpp/vocab/"
+  printf '{"llama_build_number": %s, "llama_commit": "%s", "llama_cpp_python": "%s"}\n' \
+    "$LLAMACPP_BUILD_NUMBER" "${LLAMACPP_COMMIT:0:9}" "$LLAMACPP_PY_VERSION" \
+    >"$prefix/share/llamacpp/build-info.json"
+  echo "$key" >"$stamp"
+  say "llama.cpp b$LLAMACPP_BUILD_NUMBER -> $prefix"
+}

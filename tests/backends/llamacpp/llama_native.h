@@ -1,0 +1,38 @@
+// Native llama.cpp runs, written directly on llama.h and independent of the plugin's code: the
+// reference the guest's tokens and embeddings must equal. Greedy decoding picks the first
+// token with the highest logit, as llama.cpp's greedy sampler does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llama_test {
+
+struct NativeSettings {
+  uint32_t n_ctx = 128;
+  uint32_t n_batch = 512;
+  uint32_t n_ubatch = 512;
+  uint32_t threads = 1;
+  int n_predict = -1;  // -1: until end of generation or a full context
+};
+
+struct NativeRun {
+  size_t n_prompt = 0;
+  std::vector<int32_t> tokens;
+  std::vector<std::string> pieces;  // each token's text, special tokens rendered
+  int end = 0;  // 100: end of generation or n_predict reached; 101: the context is full
+  std::string text() const;
+};
+
+NativeRun native_generate(const std::string &model_path, const std::string &prompt, const NativeSettings &s);
+
+// The embedding as the backend defines it: the last token's hidden state (llama has no pooling),
+// L2-normalised.
+std::vector<float> native_embedding(const std::string &model_path, const std::string &prompt,
+                                    const NativeSettings &s);
+
+// Prompt length in tokens (BOS included).
+size_t native_token_count(const std::string &model_path, const std::string &prompt);
+
+}  // namespace llama_test
