@@ -271,7 +271,9 @@ RunOutcome Host::run(const Program& program) {
     if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}};
     std::string msg = message_of(err.get());
     // WASI preview1 cannot carry exit codes of 126 and above; say so in one line.
-    if (msg.rfind("invalid exit status", 0) == 0) msg = msg.substr(0, msg.find('\n'));
+    if (const auto at = msg.find("invalid exit status"); at != std::string::npos) {
+      msg = msg.substr(at, msg.find('\n', at) - at);
+    }
     return RunOutcome{kHostFailureExit, false, msg};
   }
   if (trap) {
