@@ -9,7 +9,7 @@ install_wasmtime() {
   if [[ ! -s $DL/$whl ]]; then
     say "downloading $whl"
     pip download -q --no-deps --only-binary :all: --platform manylinux1_x86_64 \
-      --python-version 3 -d "$DL" "wasmtime==$WASMTIME_VERSION"
+      --python-version 3.11 -d "$DL" "wasmtime==$WASMTIME_VERSION"
   fi
   local crate=wasmtime-c-api-impl-$WASMTIME_VERSION.crate
   fetch "https://static.crates.io/crates/wasmtime-c-api-impl/$crate" "$crate"
