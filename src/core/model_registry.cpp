@@ -105,7 +105,11 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
     entry = it->second.get();  // entries are never removed, so the pointer stays valid
   }
   std::lock_guard load_lock(entry->load_mu);
-  if (auto it = entry->by_config.find(config); it != entry->by_config.end()) return it->second;
+  if (config.empty() && entry->default_graph) return entry->default_graph;
+  std::erase_if(entry->by_config, [](const auto& kv) { return kv.second.expired(); });
+  if (auto it = entry->by_config.find(config); it != entry->by_config.end()) {
+    if (auto graph = it->second.lock()) return graph;
+  }
 
   // Mapped files stay mapped only while loading: a backend copies or maps what it keeps.
   // A directory (a TensorFlow SavedModel) is passed by path alone, with no bytes.
@@ -129,7 +133,11 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
   }
   auto graph = loader(entry->model.encoding, entry->model.target, builders, entry->model.paths, config);
   if (!graph) return graph.take_error();
-  entry->by_config.emplace(std::string(config), *graph);
+  if (config.empty()) {
+    entry->default_graph = *graph;
+  } else {
+    entry->by_config.insert_or_assign(std::string(config), *graph);
+  }
   return *graph;
 }
 

@@ -1,6 +1,8 @@
 // ModelRegistry: models registered by name by the host (--nn-preload, the embedding API),
-// for load_by_name. Each (name, config) pair is loaded at most once per process and the Graph
-// is shared by every guest that asks for it; files are memory-mapped, not copied.
+// for load_by_name. Each (name, config) pair is loaded at most once at a time and the Graph
+// is shared by every guest that asks for it; files are memory-mapped, not copied. The graph of
+// the empty config lives as long as the registry; one of a guest-chosen config lives only while
+// a guest holds it, so guests cannot grow the host by asking for ever new configs.
 // Thread-safe: concurrent first requests for one model wait for a single load.
 #pragma once
 
@@ -55,7 +57,8 @@ class ModelRegistry {
   struct Entry {
     NamedModel model;
     std::mutex load_mu;  // held while loading, so one model is never loaded twice at once
-    std::map<std::string, std::shared_ptr<Graph>, std::less<>> by_config;
+    std::shared_ptr<Graph> default_graph;  // config ""
+    std::map<std::string, std::weak_ptr<Graph>, std::less<>> by_config;
   };
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_;

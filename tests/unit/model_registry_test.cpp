@@ -5,6 +5,8 @@
 #include <fstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "core/model_registry.h"
 #include "support/abi_fixture.h"
 
@@ -13,7 +15,8 @@ namespace {
 
 // Writes a fake model file under the test's temp dir and returns its path.
 std::filesystem::path model_file(const std::string& stem, const std::string& text) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / "wasinn_unit_models";
+  // One directory per process: ctest runs tests in parallel processes that share file names.
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("wasinn_unit_models_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / (stem + ".fake");
   std::ofstream(path, std::ios::binary) << text;
@@ -125,6 +128,25 @@ TEST_F(Registry, OneGraphPerConfig) {
   EXPECT_EQ(b->get(), c->get());
   EXPECT_EQ(a->get(), d->get());
   EXPECT_EQ(FakePlugin::main().stats().graph_loads - loads_before, 2);
+}
+
+// A guest choosing ever new configs must not grow the host: a config's graph dies with its
+// last user, while the default config's graph stays loaded for the next guest.
+TEST_F(Registry, GuestConfigGraphsDieWithTheirLastUser) {
+  ASSERT_TRUE(env_->models().add(named("cfgs", {model_file("cfgs", "fake:describe_load")})).ok());
+  const int64_t live_before = FakePlugin::main().stats().live_graphs;
+  auto keep = env_->load_named("cfgs", "");
+  ASSERT_TRUE(keep.ok());
+  for (int i = 0; i < 100; ++i) {
+    auto g = env_->load_named("cfgs", fmt::format(R"({{"seed": {}}})", i));
+    ASSERT_TRUE(g.ok()) << g.error().detail;
+  }
+  EXPECT_EQ(FakePlugin::main().stats().live_graphs - live_before, 1) << "only the default graph is kept";
+  const int64_t loads_before = FakePlugin::main().stats().graph_loads;
+  keep->reset();
+  auto again = env_->load_named("cfgs", "");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(FakePlugin::main().stats().graph_loads, loads_before) << "the default graph was not reloaded";
 }
 
 TEST_F(Registry, FailedLoadIsNotCached) {
