@@ -22,12 +22,17 @@ class HandleTable {
   // kind names the object in error details ("graph", "execution context").
   HandleTable(std::string_view kind, size_t max_live) : kind_(kind), max_live_(max_live) {}
 
+  // The error insert would give now: lets a caller refuse before costly work (a model load)
+  // rather than after it. insert still checks, since another thread may fill the table between.
+  Status check_room() const {
+    std::shared_lock lock(mu_);
+    if (entries_.size() >= max_live_) return full();
+    return {};
+  }
+
   Result<uint32_t> insert(std::shared_ptr<T> value) {
     std::unique_lock lock(mu_);
-    if (entries_.size() >= max_live_) {
-      return make_error(Errc::too_large, fmt::format("too many live {}s: the limit is {} (see --max-{}s)",
-                                                     kind_, max_live_, kind_ == "graph" ? "graph" : "context"));
-    }
+    if (entries_.size() >= max_live_) return full();
     if (next_ == UINT32_MAX) {
       return make_error(Errc::too_large, fmt::format("{} handles exhausted", kind_));
     }
@@ -59,6 +64,10 @@ class HandleTable {
   }
 
  private:
+  Error full() const {
+    return make_error(Errc::too_large, fmt::format("too many live {}s: the limit is {} (see --max-{}s)", kind_,
+                                                   max_live_, kind_ == "graph" ? "graph" : "context"));
+  }
   Error missing(uint32_t handle) const {
     const char* why = handle < next_ ? "was already released" : "was never created";
     return make_error(Errc::invalid_argument, fmt::format("{} handle {} {}", kind_, handle, why));

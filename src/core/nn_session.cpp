@@ -12,6 +12,7 @@ NnSession::NnSession(std::shared_ptr<NnEnvironment> env)
 Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> builders, Encoding encoding,
                                  Target target) {
   if (builders.empty()) return make_error(Errc::invalid_argument, "load: no graph builders given");
+  if (Status room = graphs_.check_room(); !room) return room.error();
   auto graph = env_->load_graph(encoding, target, builders, {}, {});
   if (!graph) return graph.take_error();
   return graphs_.insert(std::move(*graph));
@@ -22,6 +23,7 @@ Result<uint32_t> NnSession::load_by_name(std::string_view name, std::string_view
     return make_error(Errc::invalid_argument, fmt::format("model name of {} bytes exceeds the limit of {}",
                                                           name.size(), env_->limits().max_name_bytes));
   }
+  if (Status room = graphs_.check_room(); !room) return room.error();
   auto graph = env_->load_named(name, config);
   if (!graph) return graph.take_error();
   return graphs_.insert(std::move(*graph));
