@@ -2,6 +2,8 @@
 // load_by_name_with_config(name_ptr, name_len, config_ptr, config_len, graph_out).
 #include <fstream>
 
+#include <unistd.h>
+
 #include "support/abi_fixture.h"
 
 namespace wasinn::unit {
@@ -16,11 +18,14 @@ class AbiByName : public AbiTest {
     add_model("broken", "fake:fail_load");
   }
   void add_model(const std::string& name, const std::string& text) {
-    const auto dir = std::filesystem::path(::testing::TempDir()) / "wasinn_unit_by_name";
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / name, std::ios::binary) << text;
-    ASSERT_TRUE(env_->models().add(NamedModel{name, Encoding::onnx, Target::cpu, {dir / name}}).ok());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    ASSERT_TRUE(env_->models().add(NamedModel{name, Encoding::onnx, Target::cpu, {dir_ / name}}).ok());
   }
+  // One directory per process: ctest runs these tests in parallel processes, and one
+  // rewriting a file another is loading made the fake backend read it half written.
+  const std::filesystem::path dir_ =
+      std::filesystem::path(::testing::TempDir()) / ("wasinn_unit_by_name_" + std::to_string(getpid()));
   Status by_name(std::string_view name, uint32_t out) {
     return nn::load_by_name(call(), guest_.put(name), static_cast<uint32_t>(name.size()), out);
   }
@@ -146,7 +151,7 @@ TEST_F(AbiByName, ConfigReachesTheBackendAndSelectsTheGraph) {
   EXPECT_NE(a, b) << "each load gets its own handle, even for a shared graph";
   EXPECT_CONTAINS(describe(a), "config={\"ctx-size\":512}");
   EXPECT_CONTAINS(describe(c), "config=-");
-  EXPECT_CONTAINS(describe(a), "paths=" + (std::filesystem::path(::testing::TempDir()) / "wasinn_unit_by_name/desc").string());
+  EXPECT_CONTAINS(describe(a), "paths=" + (dir_ / "desc").string());
 }
 
 TEST_F(AbiByName, ConfigOutOfBoundsOrTooLarge) {
