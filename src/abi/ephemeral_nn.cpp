@@ -89,31 +89,40 @@ Result<std::string_view> read_name(const GuestMemoryView& m, uint32_t ptr, uint3
   return *name;
 }
 
+// The labels of one output function's error details, constant so that the hot path formats
+// nothing unless it fails.
+struct OutputCall {
+  std::string_view fn, written, buffer;
+};
+constexpr OutputCall kGetOutput{"get_output", "get_output: bytes_written", "get_output: output buffer"};
+constexpr OutputCall kGetOutputSingle{"get_output_single", "get_output_single: bytes_written",
+                                      "get_output_single: output buffer"};
+
 Status copy_output(const GuestMemoryView& m, Result<HeldOutput> held, uint32_t out_ptr, uint32_t out_max,
-                   uint32_t written_out, std::string_view fn) {
+                   uint32_t written_out, const OutputCall& k) {
   if (!held) return held.take_error();
   const auto& data = held->view.data;
   if (data.size() > UINT32_MAX) {
     return make_error(Errc::too_large, fmt::format("{}: output of {} bytes cannot be described to a 32-bit guest",
-                                                   fn, data.size()));
+                                                   k.fn, data.size()));
   }
   if (data.size() > out_max) {
     // Tell the guest how much it needs and copy nothing, as WasmEdge does.
-    WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(data.size()), fmt::format("{}: bytes_written", fn)));
-    return make_error(Errc::too_large, fmt::format("{}: output {} is {} bytes, the buffer holds {}", fn,
+    WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(data.size()), k.written));
+    return make_error(Errc::too_large, fmt::format("{}: output {} is {} bytes, the buffer holds {}", k.fn,
                                                    describe_tensor(held->view.type, held->view.dims),
                                                    data.size(), out_max));
   }
-  auto dst = m.bytes(out_ptr, data.size(), fmt::format("{}: output buffer", fn));
+  auto dst = m.bytes(out_ptr, data.size(), k.buffer);
   if (!dst) return dst.take_error();
   if (!data.empty()) std::memcpy(dst->data(), data.data(), data.size());
-  return m.write_u32(written_out, static_cast<uint32_t>(data.size()), fmt::format("{}: bytes_written", fn));
+  return m.write_u32(written_out, static_cast<uint32_t>(data.size()), k.written);
 }
 
 Status check_output_args(const GuestMemoryView& m, uint32_t out_ptr, uint32_t out_max, uint32_t written_out,
-                         std::string_view fn) {
-  WASINN_TRY(check_out(m, written_out, fmt::format("{}: bytes_written", fn)));
-  auto buf = m.bytes(out_ptr, out_max, fmt::format("{}: output buffer", fn));
+                         const OutputCall& k) {
+  WASINN_TRY(check_out(m, written_out, k.written));
+  auto buf = m.bytes(out_ptr, out_max, k.buffer);
   if (!buf) return buf.take_error();
   return {};
 }
@@ -224,18 +233,18 @@ Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
 Status compute(Call c, uint32_t ctx) { return c.session.compute(ctx); }
 
 Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max, uint32_t written_out) {
-  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, "get_output"));
+  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, kGetOutput));
   return copy_output(c.memory, c.session.get_output(ctx, TensorId{index, std::nullopt}), out_ptr, out_max,
-                     written_out, "get_output");
+                     written_out, kGetOutput);
 }
 
 Status compute_single(Call c, uint32_t ctx) { return c.session.compute_single(ctx); }
 
 Status get_output_single(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max,
                          uint32_t written_out) {
-  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, "get_output_single"));
+  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, kGetOutputSingle));
   return copy_output(c.memory, c.session.get_output_single(ctx, TensorId{index, std::nullopt}), out_ptr, out_max,
-                     written_out, "get_output_single");
+                     written_out, kGetOutputSingle);
 }
 
 Status fini_single(Call c, uint32_t ctx) { return c.session.fini_single(ctx); }
