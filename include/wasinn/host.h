@@ -27,6 +27,13 @@ struct HostOptions {
   // interruption; 0: no limit. Time spent inside a host call counts too, but the guest is
   // stopped only once it runs wasm code again (use limits.max_compute_ms for computes).
   uint64_t timeout_ms = 0;
+  // Loads with a backend whose framework is known to crash on some malformed models (manifest
+  // "isolate_load": true: llama.cpp, LiteRT, libtorch) first run in a child process,
+  // wasinn-load-check, so that a crash there refuses the model instead of ending the host.
+  // "auto" (those backends), "always" (every backend) or "never".
+  std::string isolate_loads = "auto";
+  // The child's address-space limit (RLIMIT_AS) in MiB; 0: 3072 + 4 x the model's size in MiB.
+  uint64_t isolated_load_max_mb = 0;
 };
 
 struct Program {

@@ -42,6 +42,20 @@ void add_common(CLI::App* cmd, CommonOptions& o) {
       ->type_name("LEVEL")->check(CLI::IsMember({"error", "warn", "info", "debug", "off"}));
 }
 
+// Options of commands that load models.
+void add_isolation(CLI::App* cmd, wasinn::HostOptions& o) {
+  cmd->add_option("--isolate-loads", o.isolate_loads,
+                  "Load models first in a child process (wasinn-load-check), so a framework that crashes "
+                  "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
+                  "for it: llamacpp, tensorflowlite, pytorch), always, or never. Costs one process "
+                  "start plus one extra load per model file or guest load (files: once)")
+      ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+  cmd->add_option("--isolated-load-max-mb", o.isolated_load_max_mb,
+                  "Address-space limit of that child process in MiB; a model needing more is refused "
+                  "(0: 3072 + 4 x the model's size)")
+      ->type_name("MIB")->capture_default_str();
+}
+
 bool apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
   host.backend_dirs = o.backend_dirs;
   for (const auto& kv : o.backend_configs) {
@@ -160,6 +174,7 @@ int main(int argc, char** argv) {
   run->add_option("--timeout", host_options.timeout_ms,
                   "Stop the guest after this many milliseconds of running (0: no limit)")
       ->capture_default_str();
+  add_isolation(run, host_options);
   add_common(run, common);
 
   auto* backends = app.add_subcommand("backends", "List the backend plugins found, their framework versions, "
@@ -179,6 +194,7 @@ int main(int argc, char** argv) {
   inspect->add_option("--encoding", inspect_encoding, "Encoding of model files (default: detected from the bytes)");
   inspect->add_option("--nn-preload", inspect_options.preloads, "As for run; then name the model")
       ->type_name("SPEC")->allow_extra_args(false);
+  add_isolation(inspect, inspect_options);
   add_common(inspect, common);
 
   // app.wasm and everything after it belong to the guest; CLI11 2.1 cannot stop parsing at a

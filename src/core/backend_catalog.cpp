@@ -49,6 +49,12 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
     }
     m.encodings.push_back(*enc);
   }
+  if (const auto iso = j.find("isolate_load"); iso != j.end()) {
+    if (!iso->is_boolean()) {
+      return make_error(Errc::invalid_argument, fmt::format("{}: \"isolate_load\" must be true or false", path.string()));
+    }
+    m.isolate_load = iso->get<bool>();
+  }
   return m;
 }
 
@@ -123,6 +129,15 @@ Result<std::shared_ptr<BackendPlugin>> BackendCatalog::plugin_for(Encoding encod
   return make_error(Errc::invalid_encoding,
                     fmt::format("no backend for encoding {} is installed (searched: {})",
                                 encoding_name(encoding), searched.empty() ? "nothing" : searched));
+}
+
+const BackendManifest* BackendCatalog::manifest_for(Encoding encoding) const {
+  for (const auto& slot : slots_) {
+    for (Encoding e : slot->manifest.encodings) {
+      if (e == encoding) return &slot->manifest;
+    }
+  }
+  return nullptr;
 }
 
 std::vector<BackendReport> BackendCatalog::probe_all() {

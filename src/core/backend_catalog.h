@@ -23,6 +23,9 @@ struct BackendManifest {
   std::filesystem::path library;
   std::vector<Encoding> encodings;
   std::filesystem::path manifest_path;
+  // "isolate_load": true: its framework is known to crash on some malformed models, so loads
+  // are first tried in a child process (core/isolated_load.h).
+  bool isolate_load = false;
 };
 
 struct BackendReport {
@@ -40,6 +43,9 @@ class BackendCatalog {
 
   // The plugin serving `encoding`, loading it on first use.
   Result<std::shared_ptr<BackendPlugin>> plugin_for(Encoding encoding);
+
+  // The manifest of the backend serving `encoding`, without loading it; nullptr if none.
+  const BackendManifest* manifest_for(Encoding encoding) const;
 
   // Loads every backend and reports each (for `wasinn backends`).
   std::vector<BackendReport> probe_all();

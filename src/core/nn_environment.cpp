@@ -8,8 +8,9 @@ namespace wasinn {
 
 NnEnvironment::NnEnvironment(EnvironmentOptions options)
     : limits_(options.limits),
-      catalog_(options.backend_dirs.empty() ? BackendCatalog::default_dirs() : std::move(options.backend_dirs),
-               std::move(options.backend_configs)) {}
+      catalog_(options.backend_dirs.empty() ? BackendCatalog::default_dirs() : options.backend_dirs,
+               options.backend_configs),
+      isolation_(std::move(options.isolation), catalog_.dirs(), std::move(options.backend_configs)) {}
 
 Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Target target,
                                                          std::span<const std::span<const uint8_t>> builders,
@@ -38,6 +39,11 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   }
   auto plugin = backends().plugin_for(encoding);
   if (!plugin) return plugin.take_error();
+  // A framework that crashes on this model crashes a child, not the host.
+  if (const BackendManifest* manifest = backends().manifest_for(encoding);
+      manifest && isolation_.applies_to(*manifest)) {
+    WASINN_TRY(isolation_.check({manifest->name, encoding, target, builders, paths, config}));
+  }
 
   std::vector<wasinn_bytes> raw;
   raw.reserve(builders.size());

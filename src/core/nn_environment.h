@@ -14,6 +14,7 @@
 #include "core/compute_watchdog.h"
 #include "core/error.h"
 #include "core/graph.h"
+#include "core/isolated_load.h"
 #include "wasinn/limits.h"
 #include "core/model_registry.h"
 
@@ -23,6 +24,7 @@ struct EnvironmentOptions {
   std::vector<std::filesystem::path> backend_dirs;   // empty: BackendCatalog::default_dirs()
   std::map<std::string, std::string> backend_configs; // backend name -> JSON
   Limits limits;
+  IsolationOptions isolation;  // which backends load a model in a checked child first
 };
 
 class NnEnvironment {
@@ -33,9 +35,11 @@ class NnEnvironment {
   ModelRegistry& models() { return models_; }
   const Limits& limits() const { return limits_; }
   ComputeWatchdog& watchdog() { return watchdog_; }
+  IsolatedLoadChecker& isolation() { return isolation_; }
 
   // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
-  // bytes, with `hint` preferred when the bytes allow it). paths may be empty.
+  // bytes, with `hint` preferred when the bytes allow it). paths may be empty. For a backend
+  // marked for isolation the load is first checked in a child process (core/isolated_load.h).
   Result<std::shared_ptr<Graph>> load_graph(Encoding encoding, Target target,
                                             std::span<const std::span<const uint8_t>> builders,
                                             std::span<const std::filesystem::path> paths,
@@ -48,6 +52,7 @@ class NnEnvironment {
   BackendCatalog catalog_;
   ModelRegistry models_;
   ComputeWatchdog watchdog_;
+  IsolatedLoadChecker isolation_;
 };
 
 }  // namespace wasinn

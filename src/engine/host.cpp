@@ -152,6 +152,13 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
   env_options.limits = options.limits;
+  const auto isolation = parse_isolation_mode(options.isolate_loads);
+  if (!isolation) {
+    if (error) *error = fmt::format("isolate_loads '{}': expected auto, always or never", options.isolate_loads);
+    return nullptr;
+  }
+  env_options.isolation.mode = *isolation;
+  env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
   impl->env = std::make_shared<NnEnvironment>(std::move(env_options));
   std::vector<std::pair<std::string, Result<NamedModel>>> models;
   for (const auto& spec : options.preloads) models.emplace_back(spec, parse_preload_spec(spec));

@@ -1,0 +1,187 @@
+// Models that crash their framework's load (scripts/fixtures/export_malformed.py): with load
+// isolation (the default, --isolate-loads=auto) the host refuses each with invalid_argument and
+// a detail naming the signal, stays up and serves a valid request on a real model next; with
+// --isolate-loads=never the same model does crash a `wasinn` child, so the fixtures are real
+// crashers. The test process itself is the host of the first kind (the embedding API).
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_env.h"
+#include "wasinn/host.h"
+
+namespace wasinn_it {
+namespace {
+
+struct Crasher {
+  const char* test_name;
+  const char* backend;   // plugin that must be built
+  const char* encoding;  // in the --nn-preload spec
+  const char* fixture;
+  int signal;            // what the framework dies of without isolation
+  const char* signal_name;
+};
+
+const Crasher kCrashers[] = {
+    {"LiteRtSegv", "tensorflowlite", "tensorflowlite", "malformed/tflite_crash_segv.tflite", SIGSEGV, "SIGSEGV"},
+    {"LiteRtBus", "tensorflowlite", "tensorflowlite", "malformed/tflite_crash_bus.tflite", SIGBUS, "SIGBUS"},
+    {"LlamaBlockCount", "llamacpp", "ggml", "malformed/llama_block_count.gguf", SIGABRT, "SIGABRT"},
+    {"TorchScriptBuffer", "pytorch", "pytorch", "malformed/torchscript_buffer.pt", SIGSEGV, "SIGSEGV"},
+};
+
+bool backend_built(const std::string& name) {
+  return fs::exists(backend_dir() / (name + ".json")) &&
+         fs::exists(backend_dir() / ("libwasinn_backend_" + name + ".so"));
+}
+
+double accuracy(const std::vector<float>& logits, const std::vector<uint8_t>& labels) {
+  size_t right = 0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    size_t best = 0;
+    for (size_t c = 1; c < 10; ++c) {
+      if (logits[i * 10 + c] > logits[i * 10 + best]) best = c;
+    }
+    right += best == labels[i];
+  }
+  return labels.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(labels.size());
+}
+
+// The held-out digits (450 x 64) through a registered digits model, by a real guest; the
+// logits must classify them (and match TFLite's reference when it is the TFLite model).
+void expect_digits_served(wasinn::Host& host, const std::string& name, const ScratchDir& out,
+                          const fs::path& expected = {}) {
+  wasinn::Program p;
+  p.wasm_path = guest("run_model");
+  p.args = {"--name", name, "--input", "0:f32:450x64:/d/test_x.f32", "--output", "0:/o/" + name + ".f32"};
+  // Canonical: WASI refuses a preopened path that leaves its directory through a symlink.
+  p.dirs = {{fs::canonical(fixture("digits/test_x.f32")).parent_path().string(), "/d"},
+            {out.path().string(), "/o"}};
+  const auto run = host.run(p);
+  ASSERT_EQ(run.exit_code, 0) << name << ": " << run.message;
+  const auto logits = read_array<float>(out / (name + ".f32"));
+  const auto labels = read_bytes(fixture("digits/test_y.u8"));
+  ASSERT_EQ(logits.size(), labels.size() * 10) << name;
+  EXPECT_GE(accuracy(logits, labels), 0.95) << name;
+  if (!expected.empty()) {
+    const auto want = read_array<float>(expected);
+    ASSERT_EQ(want.size(), logits.size());
+    double diff = 0;
+    for (size_t i = 0; i < want.size(); ++i) diff = std::max(diff, std::abs(double(want[i]) - double(logits[i])));
+    EXPECT_LT(diff, 1e-4) << name << " vs TensorFlow's tf.lite.Interpreter";
+  }
+}
+
+class Isolation : public ::testing::TestWithParam<Crasher> {
+ protected:
+  void SetUp() override {
+    if (!backend_built(GetParam().backend)) GTEST_SKIP() << GetParam().backend << " plugin not built";
+  }
+  std::string bad_spec() const {
+    return std::string("bad:") + GetParam().encoding + ":cpu:" + fixture(GetParam().fixture).string();
+  }
+  std::string expected_detail() const {
+    return std::string(GetParam().backend) + ": loading this model crashed the framework in an isolated check (" +
+           GetParam().signal_name + "); the host refused it";
+  }
+};
+
+TEST_P(Isolation, HostRefusesTheModelStaysUpAndServesTheNextRequest) {
+  ScratchDir out;
+  wasinn::HostOptions options;
+  options.backend_dirs = {backend_dir().string()};
+  options.preloads = {bad_spec(), "digits:onnx:cpu:" + fixture("digits/model.onnx").string()};
+  const bool tflite = backend_built("tensorflowlite");
+  if (tflite) options.preloads.push_back("digits_tfl:tensorflowlite:cpu:" + fixture("tflite/digits_f32.tflite").string());
+  std::string error;
+  auto host = wasinn::Host::create(options, &error);
+  ASSERT_TRUE(host) << error;
+
+  // The detail, as the embedding API reports a load.
+  wasinn::ModelInfo info;
+  EXPECT_FALSE(host->inspect_model({"bad"}, "autodetect", &info, &error));
+  EXPECT_NE(error.find("invalid_argument: " + expected_detail()), std::string::npos) << error;
+
+  // A real guest gets errno 1 (invalid_argument) from load_by_name, twice (the second answer
+  // comes from the check cache), and run_model exits with the errno.
+  for (int i = 0; i < 2; ++i) {
+    wasinn::Program bad;
+    bad.wasm_path = guest("run_model");
+    bad.args = {"--name", "bad"};
+    const auto run = host->run(bad);
+    EXPECT_EQ(run.exit_code, 1) << run.message;
+  }
+
+  // The same host serves valid requests next, one of them through the isolated backend.
+  expect_digits_served(*host, "digits", out);
+  if (tflite) expect_digits_served(*host, "digits_tfl", out, fixture("tflite/digits_f32_expected.f32"));
+}
+
+TEST_P(Isolation, CliGuestGetsErrnoAndDetail) {
+  const auto r = run_wasinn({"run", "--backend-dir", backend_dir().string(), "--nn-preload", bad_spec(),
+                             guest("run_model"), "--name", "bad"});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("errno 1 in load_by_name"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find(expected_detail()), std::string::npos) << r.describe();
+}
+
+TEST_P(Isolation, WithoutIsolationTheFrameworkCrashesTheHost) {
+  // In a child `wasinn`: this is the crash isolation prevents.
+  const auto r = run_wasinn({"run", "--isolate-loads", "never", "--backend-dir", backend_dir().string(),
+                             "--nn-preload", bad_spec(), guest("run_model"), "--name", "bad"});
+  EXPECT_EQ(r.exit_code, 128 + GetParam().signal) << r.describe();
+  EXPECT_EQ(r.out.find("errno"), std::string::npos) << "the guest never got an answer: " << r.describe();
+  EXPECT_EQ(r.err.find("trap"), std::string::npos) << "a signal, not a wasm trap: " << r.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Crashers, Isolation, ::testing::ValuesIn(kCrashers),
+                         [](const auto& info) { return std::string(info.param.test_name); });
+
+// A guest's own bytes (no file): the check gets them through an in-memory file. llama.cpp
+// aborts on them as on the file.
+TEST(IsolationGuestBytes, LlamaCrasherFromGuestMemoryIsRefused) {
+  if (!backend_built("llamacpp")) GTEST_SKIP() << "llamacpp plugin not built";
+  const fs::path bad = fixture("malformed/llama_block_count.gguf");
+  const auto r = run_wasinn({"run", "--backend-dir", backend_dir().string(), "--dir",
+                             bad.parent_path().string() + "::/m", guest("run_model"), "--model",
+                             "/m/" + bad.filename().string(), "--encoding", "6"});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("errno 1 in load"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("llamacpp: loading this model crashed the framework in an isolated check (SIGABRT)"),
+            std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.err.find("GGML_ASSERT"), std::string::npos) << "the assertion is quoted: " << r.describe();
+}
+
+// F7: libtorch's ErrorReport::what() formats source context inside a noexcept function; the
+// plugin now reads the report's message without it. An archive whose code does not compile is
+// a clean invalid_argument in the host process itself, isolation off, with the report's text.
+TEST(IsolationPyTorch, UncompilableArchiveIsACleanErrorInProcess) {
+  if (!backend_built("pytorch")) GTEST_SKIP() << "pytorch plugin not built";
+  wasinn::HostOptions options;
+  options.backend_dirs = {backend_dir().string()};
+  options.isolate_loads = "never";
+  std::string error;
+  auto host = wasinn::Host::create(options, &error);
+  ASSERT_TRUE(host) << error;
+  wasinn::ModelInfo info;
+  EXPECT_FALSE(host->inspect_model({fixture("malformed/torchscript_unknown_op.pt").string()}, "pytorch", &info, &error));
+  EXPECT_NE(error.find("invalid_argument"), std::string::npos) << error;
+  EXPECT_NE(error.find("TorchScript compile error: Unknown builtin op: aten::rel0"), std::string::npos) << error;
+  ASSERT_TRUE(host->inspect_model({fixture("digits/model.pt").string()}, "pytorch", &info, &error)) << error;
+  EXPECT_EQ(info.backend, "pytorch");
+}
+
+TEST(IsolationOptions, UnknownModeIsRefusedAtCreate) {
+  wasinn::HostOptions options;
+  options.isolate_loads = "sometimes";
+  std::string error;
+  EXPECT_FALSE(wasinn::Host::create(options, &error));
+  EXPECT_NE(error.find("expected auto, always or never"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace wasinn_it
