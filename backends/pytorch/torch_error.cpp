@@ -1,10 +1,30 @@
 #include "torch_error.h"
 
 #include <c10/util/Exception.h>
+#include <torch/csrc/jit/frontend/error_report.h>
 
 #include <cctype>
 
 #include <string_view>
+
+namespace wasinn_torch {
+// Reads an ErrorReport's message into *out (see the specialization below).
+struct ReportText {
+  std::string *out;
+};
+}  // namespace wasinn_torch
+
+namespace torch::jit {
+// ErrorReport::what() is noexcept yet formats the source context, which throws on a malformed
+// archive's source ranges: std::terminate. The message itself sits in a private stream that
+// operator<< (a friend template) may read; this specialization for a private tag reads it.
+template <>
+const ErrorReport &operator<< <wasinn_torch::ReportText>(const ErrorReport &e,
+                                                         const wasinn_torch::ReportText &t) {
+  *t.out = e.ss.str();
+  return e;
+}
+}  // namespace torch::jit
 
 namespace wasinn_torch {
 namespace {
@@ -30,7 +50,15 @@ bool is_python_error_line(std::string_view line) {
 
 std::string exception_summary(const std::exception &e) {
   std::string_view text;
-  if (const auto *c10e = dynamic_cast<const c10::Error *>(&e))
+  std::string report_text;
+  if (const auto *report = dynamic_cast<const torch::jit::ErrorReport *>(&e)) {
+    // Never what() (see above); the message without its source context is the useful part.
+    *report << ReportText{&report_text};
+    if (report_text.find_first_not_of(" \t\r\n") == std::string::npos)
+      return "the archive's TorchScript code does not compile";
+    report_text = "TorchScript compile error: " + report_text;
+    text = report_text;
+  } else if (const auto *c10e = dynamic_cast<const c10::Error *>(&e))
     text = c10e->what_without_backtrace();
   else
     text = e.what();

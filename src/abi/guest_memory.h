@@ -38,6 +38,9 @@ class GuestMemoryView {
                                               std::string_view what) const {
     auto b = bytes(ptr, uint64_t{count} * 4, what);
     if (!b) return b.take_error();
+    // An empty array points nowhere: an empty scratch vector has no storage (memcpy from a null
+    // pointer is UB even for 0 bytes), and a span must not carry a misaligned u32 pointer.
+    if (count == 0) return std::span<const uint32_t>();
     if (reinterpret_cast<uintptr_t>(b->data()) % alignof(uint32_t) == 0) {
       return std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(b->data()), count);
     }
