@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Builds wasinn's libFuzzer targets (tests/fuzz) with clang-14, ASan and UBSan in their own
+# build dir, then runs each target for SECONDS with a corpus kept under ~/.cache/wasinn/fuzz.
+#   scripts/fuzz.sh SECONDS [TARGET...|all]
+# No target: the ABI targets and fuzz_load_onnxruntime (the test suite's short run). `all` adds
+# the model-load targets of the other backends, whose frameworks have known crashes on
+# malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
+# crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
+# Environment: WASINN_FUZZ_BUILD_DIR (default build-fuzz), WASINN_FUZZ_DIR (corpora and crashes,
+# default ~/.cache/wasinn/fuzz), WASINN_FIXTURES, WASINN_FUZZ_FORK=N (libFuzzer fork mode with N
+# jobs: keeps going after a crash and counts them all; for long runs of crashing backends),
+# WASINN_FUZZ_SKIP_BUILD=1 (run what build-fuzz holds, e.g. several fuzz.sh runs at once).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${WASINN_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
+WORK=${WASINN_FUZZ_DIR:-$HOME/.cache/wasinn/fuzz}
+FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+export WASINN_FIXTURES=$FIXTURES
+
+ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_witx_real fuzz_legacy_real)
+DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_load_onnxruntime)
+OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
+                    fuzz_load_llamacpp)
+
+usage() { echo "usage: scripts/fuzz.sh SECONDS [TARGET...|all]" >&2; exit 2; }
+[[ $# -ge 1 && $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || usage
+seconds=$1
+shift
+if [[ $# -eq 0 ]]; then
+  targets=("${DEFAULT_TARGETS[@]}")
+elif [[ $# -eq 1 && $1 == all ]]; then
+  targets=("${DEFAULT_TARGETS[@]}" "${OTHER_LOAD_TARGETS[@]}")
+else
+  targets=("$@")
+fi
+for t in "${targets[@]}"; do
+  [[ " ${DEFAULT_TARGETS[*]} ${OTHER_LOAD_TARGETS[*]} " == *" $t "* ]] || { echo "unknown target $t" >&2; usage; }
+done
+[[ -f $FIXTURES/digits/model.onnx ]] || { echo "fuzz: no fixtures in $FIXTURES: run scripts/setup.sh" >&2; exit 2; }
+
+if [[ -n ${WASINN_FUZZ_SKIP_BUILD:-} ]]; then
+  echo "==> Using the fuzz targets already built in $BUILD"
+else
+echo "==> Building fuzz targets -> $BUILD"
+if [[ ! -f $BUILD/CMakeCache.txt ]]; then
+  CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DWASINN_FUZZ=ON -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >"$BUILD.configure.log" 2>&1 ||
+    { cat "$BUILD.configure.log" >&2; exit 1; }
+fi
+cmake --build "$BUILD" --target "${targets[@]}" -- -j2 >"$BUILD/fuzz-build.log" 2>&1 ||
+  { tail -40 "$BUILD/fuzz-build.log" >&2; echo "fuzz: build failed (log: $BUILD/fuzz-build.log)" >&2; exit 1; }
+fi
+
+# Seeds of a model-load target: real fixtures of that format (only small ones: libFuzzer's
+# max_len follows the largest seed).
+load_seeds() {
+  local target=$1 dir=$2 f=$FIXTURES
+  case $target in
+    fuzz_load_onnxruntime)
+      cp -f "$f/digits/model.onnx" "$dir/digits.onnx"; cp -f "$f/tiny/model.onnx" "$dir/tiny.onnx"
+      cp -f "$f/types/identity_all.onnx" "$f/types/two_inputs.onnx" "$f/corrupt/truncated.onnx" "$dir/" ;;
+    fuzz_load_openvino)  # u32 LE length of the .xml, the .xml, the .bin (fuzz_load.cpp)
+      for pair in digits/openvino/model tiny/openvino/dynamic types/openvino/identity_all; do
+        python3 - "$f/$pair.xml" "$f/$pair.bin" "$dir/$(echo "$pair" | tr / _).irpair" <<'EOF'
+import struct, sys
+xml = open(sys.argv[1], "rb").read()
+open(sys.argv[3], "wb").write(struct.pack("<I", len(xml)) + xml + open(sys.argv[2], "rb").read())
+EOF
+      done
+      { printf '\xff\xff\xff\xff'; cat "$f/tiny/model.onnx"; } >"$dir/tiny_onnx.irpair" ;;
+    fuzz_load_pytorch)
+      cp -f "$f/digits/model.pt" "$f"/types/*.pt "$dir/" ;;
+    fuzz_load_tensorflowlite)
+      cp -f "$f/tflite/digits_f32.tflite" "$f/tflite/digits_int8.tflite" "$f/tflite/types_int.tflite" \
+        "$f/tflite_mnist/MNISTnet_uint8_quant.tflite" "$dir/" ;;
+    fuzz_load_tensorflow)
+      cp -f "$f/tensorflow/digits_frozen.pb" "$f/tensorflow/random_pair.pb" "$dir/" ;;
+    fuzz_load_llamacpp)
+      cp -f "$f/llama/truncated.gguf" "$dir/"
+      "$ROOT/.deps/venv/bin/python" "$ROOT/tests/fuzz/make_gguf_seed.py" "$dir/small.gguf" ;;
+  esac
+}
+
+# Sanitizer settings per target. Frameworks with a C++ API (OpenVINO, LibTorch) share std
+# containers with the instrumented plugin, which gives false container-overflow reports.
+asan_options() {
+  local opts="abort_on_error=1:symbolize=1:detect_stack_use_after_return=0"
+  case $1 in
+    fuzz_load_openvino|fuzz_load_pytorch) opts+=":detect_container_overflow=0" ;;
+  esac
+  echo "$opts"
+}
+
+failed=0
+printf '\n%-26s %12s %8s %s\n' target executions crashes notes
+for t in "${targets[@]}"; do
+  dir=$WORK/$t
+  mkdir -p "$dir/corpus" "$dir/seeds" "$dir/crashes"
+  rm -f "$dir/seeds"/*
+  if [[ $t == fuzz_load_* ]]; then
+    load_seeds "$t" "$dir/seeds"
+  else
+    WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$t" >/dev/null
+  fi
+  touch "$dir/.run_start"
+  args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=30 -rss_limit_mb=4096
+        -artifact_prefix="$dir/crashes/")
+  [[ -n ${WASINN_FUZZ_FORK:-} ]] && args+=(-fork="$WASINN_FUZZ_FORK" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
+  log=$dir/last_run.log
+  set +e
+  ASAN_OPTIONS=$(asan_options "$t") UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TBB_ENABLE_SANITIZERS=1 \
+    "$BUILD/bin/$t" "${args[@]}" "$dir/corpus" "$dir/seeds" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
+  # Fork mode prints no final stats: take the last progress line's count.
+  [[ -z $execs ]] && execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#' || true)
+  # Kinds of the inputs saved by this run: crash-, leak-, oom-, timeout- (libFuzzer's prefixes).
+  kinds=$(find "$dir/crashes" -type f -newer "$dir/.run_start" -printf '%f\n' | sed 's/-.*//' | sort | uniq -c |
+          awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+  new=$(find "$dir/crashes" -type f -newer "$dir/.run_start" | wc -l)
+  notes=""
+  if [[ $rc -ne 0 || $new -gt 0 ]]; then
+    failed=1
+    [[ $new -eq 0 ]] && new=1
+    notes="FAILED (exit $rc; ${kinds:-no input saved}): $(grep -m1 -o 'ERROR: [A-Za-z]*: [a-z-]*\|runtime error: .*\|fuzz invariant: .*\|GGML_ASSERT.*' "$log" || echo 'see log')"
+    notes+="; inputs in $dir/crashes, log $log"
+  fi
+  printf '%-26s %12s %8s %s\n' "$t" "${execs:-?}" "$new" "$notes"
+done
+
+if [[ $failed -ne 0 ]]; then
+  echo
+  echo "fuzz: crashes found. Reproduce one with: ASAN_OPTIONS=... $BUILD/bin/<target> <crash file>"
+  exit 1
+fi
+echo
+echo "fuzz: no crashes (corpora in $WORK)"
