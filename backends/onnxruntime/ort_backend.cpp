@@ -1,11 +1,17 @@
 #include "ort_backend.h"
 
+#include <cstdlib>
 #include <string>
 
 namespace wasinn_ort {
 
 Error create_backend(const char *config, size_t config_length,
                      std::unique_ptr<wasinn_backend> &out) {
+  // ONNX Runtime 1.29's POSIX telemetry queues an event per session in a SQLite cache under
+  // ~/.cache/Microsoft: a guest loading models in a loop grew that file and the host's RSS without
+  // bound (docs/reliability.md, soak). ORT reads the variable once, when the first OrtEnv is
+  // created; a value the user set wins.
+  setenv("ORT_DISABLE_TELEMETRY", "1", /*overwrite=*/0);
   const OrtApi *api = ort_api();
   if (!api)
     // The library found at run time is older than the headers the plugin was built with.
@@ -23,6 +29,9 @@ Error create_backend(const char *config, size_t config_length,
                             "creating the ONNX Runtime environment"))
     return e;
   backend->env.reset(env);
+  // Drops the per-session events even when telemetry was started (by the user's choice, or by
+  // another ORT user in this process) before the plugin.
+  if (Error e = take_status(api->DisableTelemetryEvents(env), "disabling telemetry events")) return e;
 
   OrtMemoryInfo *mem = nullptr;
   if (Error e = take_status(api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &mem),

@@ -1,0 +1,215 @@
+// soak_runner: runs soak_guest.wasm on a wasinn Host for one backend and checks that the host's
+// resident memory does not grow over thousands of load/init/set_input/compute/get_output/
+// finalize/unload cycles (every cycle's output is checked by the guest).
+//
+//   soak_runner --backend NAME [--cycles N] [--batch N] [--warmup-percent P]
+//               [--max-growth-percent P] [--max-bytes-per-cycle B] [--trace FILE]
+//               [--backend-config JSON] [--isolate-loads never|auto|always]
+//
+// --isolate-loads defaults to never: the framework loads in this process, whose memory is what
+// is measured. With auto, loads of the backends marked isolate_load first run in a child process
+// (wasinn-load-check); the soak then also covers the host side of that (children, pipes, fds).
+// Exit status: 0 when every cycle succeeded and growth stayed within the limits, 1 otherwise,
+// 2 for bad arguments. Only this backend's plugin is loaded, so the RSS is its own.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "soak_meter.h"
+#include "test_env.h"
+#include "wasinn/host.h"
+
+namespace {
+
+using wasinn_it::fixture;
+
+// What one backend's cycle loads and feeds: the same sklearn-digits MLP in every format (the
+// fixtures carry bit-identical weights), or llama.cpp's tiny random-weight GGUF with greedy
+// sampling so the text is the same every cycle.
+struct BackendCase {
+  const char* backend;
+  std::vector<const char*> model_files;  // relative to the fixture root
+  int encoding;                          // witx graph_encoding
+  const char* config;                    // extra JSON builder, or nullptr
+  const char* prompt;                    // text models; nullptr: digits
+};
+
+const std::vector<BackendCase>& cases() {
+  static const std::vector<BackendCase> all = {
+      {"onnxruntime", {"digits/model.onnx"}, 1, nullptr, nullptr},
+      {"openvino", {"digits/openvino/model.xml", "digits/openvino/model.bin"}, 0, nullptr, nullptr},
+      {"pytorch", {"digits/model.pt"}, 3, nullptr, nullptr},
+      {"tensorflowlite", {"tflite/digits_f32.tflite"}, 4, nullptr, nullptr},
+      {"tensorflow", {"tensorflow/digits_frozen.pb"}, 2, nullptr, nullptr},
+      {"llamacpp", {"llama/tiny.gguf"}, 6, R"({"temp":0,"n-predict":8,"ctx-size":128})",
+       "Once upon a time"},
+  };
+  return all;
+}
+
+// Digits samples cycled through; the first 16 of the test split, all classified right by the
+// trained MLP in every format.
+constexpr int kSamples = 16;
+constexpr const char* kGuestFixtures = "/fixtures";
+
+struct Options {
+  std::string backend;
+  uint64_t cycles = 10000;
+  uint64_t batch = 0;  // 0: cycles / 100
+  double warmup_percent = 10;
+  double max_growth_percent = 1.0;   // negative: not checked
+  double max_bytes_per_cycle = -1;   // negative: not checked
+  std::string trace;
+  std::string backend_config;
+  std::string isolate_loads = "never";
+};
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "soak_runner: %s\nusage: soak_runner --backend NAME [--cycles N] [--batch N] "
+               "[--warmup-percent P] [--max-growth-percent P] [--max-bytes-per-cycle B] "
+               "[--trace FILE] [--backend-config JSON] [--isolate-loads MODE]\n",
+               why);
+  return 2;
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const char* v = argv[i + 1];
+    if (k == "--backend") o->backend = v;
+    else if (k == "--cycles") o->cycles = std::strtoull(v, nullptr, 10);
+    else if (k == "--batch") o->batch = std::strtoull(v, nullptr, 10);
+    else if (k == "--warmup-percent") o->warmup_percent = std::atof(v);
+    else if (k == "--max-growth-percent") o->max_growth_percent = std::atof(v);
+    else if (k == "--max-bytes-per-cycle") o->max_bytes_per_cycle = std::atof(v);
+    else if (k == "--trace") o->trace = v;
+    else if (k == "--backend-config") o->backend_config = v;
+    else if (k == "--isolate-loads") o->isolate_loads = v;
+    else return false;
+  }
+  if (argc % 2 == 0 || o->backend.empty() || o->cycles == 0) return false;
+  if (o->batch == 0) o->batch = o->cycles >= 100 ? o->cycles / 100 : 1;
+  return o->cycles % o->batch == 0;
+}
+
+std::vector<std::string> guest_args(const BackendCase& c, uint64_t batch) {
+  std::string models;
+  for (const char* f : c.model_files) {
+    fixture(f);  // throws with a hint when the fixture is missing
+    if (!models.empty()) models += ',';
+    models += std::string(kGuestFixtures) + "/" + f;
+  }
+  std::vector<std::string> args{"--model", models, "--encoding", std::to_string(c.encoding), "--batch",
+                                std::to_string(batch)};
+  if (c.config) args.insert(args.end(), {"--config", c.config});
+  if (c.prompt) {
+    args.insert(args.end(), {"--prompt", c.prompt});
+  } else {
+    fixture("digits/test_x.f32");
+    fixture("digits/test_y.u8");
+    args.insert(args.end(), {"--digits",
+                             std::string(kGuestFixtures) + "/digits/test_x.f32," + kGuestFixtures +
+                                 "/digits/test_y.u8",
+                             "--samples", std::to_string(kSamples)});
+  }
+  return args;
+}
+
+// ONNX Runtime 1.29's telemetry queues an event per session in a SQLite cache it keeps mapped
+// (~/.cache/Microsoft/DeveloperTools/.onnxruntime/onnxruntime.db-shm); the plugin turns it off.
+bool ort_telemetry_cache_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("/.onnxruntime/onnxruntime.db") != std::string::npos) return true;
+  return false;
+}
+
+bool call(wasinn::Instance& instance, const char* name, std::string* error) {
+  int32_t code = 0;
+  if (!instance.call(name, &code, error)) return false;
+  if (code != 0) *error = std::string(name) + " returned " + std::to_string(code) + " (see the guest's stderr)";
+  return code == 0;
+}
+
+int run(const Options& o) {
+  const BackendCase* c = nullptr;
+  for (const auto& k : cases())
+    if (o.backend == k.backend) c = &k;
+  if (!c) return usage(("unknown backend " + o.backend).c_str());
+
+  setenv("TF_CPP_MIN_LOG_LEVEL", "2", 0);  // TensorFlow's info lines would bury the progress
+  wasinn::HostOptions host_options;
+  host_options.backend_dirs = {wasinn_it::backend_dir().string()};
+  if (!o.backend_config.empty()) host_options.backend_configs[o.backend] = o.backend_config;
+  host_options.isolate_loads = o.isolate_loads;
+  std::string error;
+  auto host = wasinn::Host::create(host_options, &error);
+  if (!host) return std::fprintf(stderr, "soak_runner: %s\n", error.c_str()), 1;
+
+  wasinn::Program program;
+  program.wasm_path = wasinn_it::guest("soak_guest");
+  program.args = guest_args(*c, o.batch);
+  program.dirs = {{fixture(".").string(), kGuestFixtures}};
+  auto instance = host->instantiate(program, &error);
+  // A reactor's _initialize runs the C constructors (stdio, environ) before any other export.
+  if (!instance || !call(*instance, "_initialize", &error) || !call(*instance, "soak_setup", &error))
+    return std::fprintf(stderr, "soak_runner: %s: %s\n", o.backend.c_str(), error.c_str()), 1;
+
+  std::FILE* trace = o.trace.empty() ? nullptr : std::fopen(o.trace.c_str(), "w");
+  if (!o.trace.empty() && !trace) return usage(("cannot write " + o.trace).c_str());
+  wasinn_soak::SoakMeter meter(o.backend, o.cycles, o.warmup_percent, trace);
+  meter.record(0);
+  for (uint64_t done = 0; done < o.cycles;) {
+    if (!call(*instance, "soak_batch", &error)) {
+      std::fprintf(stderr, "soak_runner: %s: after %llu cycles: %s\n", o.backend.c_str(),
+                   static_cast<unsigned long long>(done), error.c_str());
+      return 1;
+    }
+    done += o.batch;
+    meter.record(done);
+  }
+  if (trace) std::fclose(trace);
+
+  const auto f = meter.figures();
+  std::printf("%s\n", wasinn_soak::SoakMeter::describe(o.backend, f).c_str());
+  bool ok = true;
+  if (o.max_growth_percent >= 0 && f.growth_percent > o.max_growth_percent) {
+    std::fprintf(stderr, "soak_runner: %s: RSS grew %.3f%% after the warm-up, over the %.3f%% limit\n",
+                 o.backend.c_str(), f.growth_percent, o.max_growth_percent);
+    ok = false;
+  }
+  if (o.max_bytes_per_cycle >= 0 && f.bytes_per_cycle > o.max_bytes_per_cycle) {
+    std::fprintf(stderr, "soak_runner: %s: RSS grew %.1f bytes per cycle after the warm-up, over the %.1f limit\n",
+                 o.backend.c_str(), f.bytes_per_cycle, o.max_bytes_per_cycle);
+    ok = false;
+  }
+  if (f.final_fds > f.warmup_fds || f.final_threads > f.warmup_threads) {
+    std::fprintf(stderr, "soak_runner: %s: open files %llu -> %llu, threads %llu -> %llu after the warm-up\n",
+                 o.backend.c_str(), (unsigned long long)f.warmup_fds, (unsigned long long)f.final_fds,
+                 (unsigned long long)f.warmup_threads, (unsigned long long)f.final_threads);
+    ok = false;
+  }
+  if (ort_telemetry_cache_mapped()) {
+    std::fprintf(stderr, "soak_runner: %s: ONNX Runtime's telemetry event cache is open in the host\n",
+                 o.backend.c_str());
+    ok = false;
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, &o)) return usage("bad arguments (cycles must be a multiple of batch)");
+  try {
+    return run(o);
+  } catch (const std::exception& e) {  // a missing fixture
+    std::fprintf(stderr, "soak_runner: %s\n", e.what());
+    return 1;
+  }
+}
