@@ -1,10 +1,39 @@
 #!/usr/bin/env bash
 # Runs wasinn's whole test suite from any state: sets up what is missing (as scripts/setup.sh
-# does, without the example), builds, then runs every test with ctest.
+# does, without the example), builds, then runs
+#   1. every test with ctest (unit, integration, compat, backends, reliability),
+#   2. the same suite built with ASan+UBSan (scripts/sanitize.sh, its own build directory),
+#   3. a short run of the default fuzz targets (scripts/fuzz.sh).
+# Every stage runs even if an earlier one failed; the exit status says whether all passed.
+#   scripts/test.sh               the whole suite (what CI runs)
+#   scripts/test.sh ARGS...       only stage 1, with ARGS passed to ctest (e.g. -L unit)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
+FUZZ_SECONDS=${WASINN_FUZZ_SECONDS:-10}
 bash "$ROOT/scripts/setup.sh" --no-example
-printf '\n==> Tests\n'
-cd "$BUILD"
-ctest --output-on-failure --no-tests=error -j2 "$@"
+
+failed=()
+stage() {
+  local name=$1; shift
+  printf '\n==> %s\n' "$name"
+  local start=$SECONDS
+  if "$@"; then
+    printf '==> %s: passed (%d s)\n' "$name" $((SECONDS - start))
+  else
+    printf '==> %s: FAILED (%d s)\n' "$name" $((SECONDS - start))
+    failed+=("$name")
+  fi
+}
+
+stage "Tests" bash -c 'cd "$1" && shift && ctest --output-on-failure --no-tests=error -j2 -LE soak "$@"' _ "$BUILD" "$@"
+if [[ $# -eq 0 ]]; then
+  stage "Tests under ASan+UBSan" bash "$ROOT/scripts/sanitize.sh"
+  stage "Fuzzing, ${FUZZ_SECONDS} s per default target" bash "$ROOT/scripts/fuzz.sh" "$FUZZ_SECONDS"
+fi
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  printf '\nFAILED: %s\n' "${failed[*]}"
+  exit 1
+fi
+printf '\nAll stages passed.\n'

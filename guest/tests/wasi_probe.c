@@ -8,6 +8,7 @@
  *   wasi_probe cat PATH         prints the file's bytes; exit 3 if it cannot be opened
  *   wasi_probe write PATH TEXT  writes TEXT to the file; exit 3 if it cannot be created
  *   wasi_probe exit N           exits with status N
+ *   wasi_probe spin             prints a line, then loops forever (for `wasinn run --timeout`)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static int write_text(const char *path, const char *text) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: wasi_probe args|env|stdio|cat|write|exit ...\n");
+    fprintf(stderr, "usage: wasi_probe args|env|stdio|cat|write|exit|spin ...\n");
     return 2;
   }
   const char *cmd = argv[1];
@@ -67,6 +68,12 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "exit") && argc == 3) {
     fflush(stdout);
     exit(atoi(argv[2]));
+  }
+  if (!strcmp(cmd, "spin")) {
+    printf("spinning\n");
+    fflush(stdout);
+    volatile unsigned long n = 0;
+    for (;;) ++n; /* volatile: the loop must really run, not be folded away */
   }
   fprintf(stderr, "wasi_probe: unknown command %s\n", cmd);
   return 2;

@@ -2,6 +2,8 @@
 // directories, exit codes and traps, seen from a guest (guest/tests/wasi_probe.c, trap_guest.c).
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "test_env.h"
 
 namespace wasinn_it {
@@ -85,6 +87,20 @@ TEST(Wasi, ExitCodesWasiCannotCarryGiveOneLine) {
   EXPECT_EQ(r.exit_code, 128) << r.describe();
   EXPECT_NE(r.err.find("invalid exit status"), std::string::npos) << r.describe();
   EXPECT_EQ(r.err.find("backtrace"), std::string::npos) << r.describe();
+}
+
+// --timeout bounds guest CPU time through Wasmtime's epoch interruption: a spinning guest is
+// stopped with one clear line and the trap exit status, well before the test's own limit.
+TEST(Wasi, SpinningGuestIsStoppedByTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  const ChildResult r = run_wasinn({"run", "--timeout", "300", guest("wasi_probe"), "spin"});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_FALSE(r.timed_out) << r.describe();
+  EXPECT_EQ(r.exit_code, 134) << r.describe();
+  EXPECT_EQ(r.out, "spinning\n");
+  EXPECT_NE(r.err.find("the guest ran longer than --timeout (300 ms) and was stopped"), std::string::npos)
+      << r.describe();
+  EXPECT_LT(took, std::chrono::seconds(20)) << "stopped long after its deadline";
 }
 
 TEST(Wasi, TrapPrintsTheWasmBacktraceAndFails) {
