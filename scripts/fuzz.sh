@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Builds wasinn's libFuzzer targets (tests/fuzz) with clang-14, ASan and UBSan in their own
-# build dir, then runs each target for SECONDS with a corpus kept under ~/.cache/wasinn/fuzz.
+# Builds wasinn's libFuzzer targets (tests/fuzz) with clang-14, ASan and UBSan in the build dir
+# scripts/sanitize.sh also uses (scripts/configure-sanitize.sh), then runs each target for
+# SECONDS with a corpus kept under ~/.cache/wasinn/fuzz.
 #   scripts/fuzz.sh SECONDS [TARGET...|all]
 # No target: the ABI targets and fuzz_load_onnxruntime (the test suite's short run). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
-# Environment: WASINN_FUZZ_BUILD_DIR (default build-fuzz), WASINN_FUZZ_DIR (corpora and crashes,
+# Environment: WASINN_FUZZ_BUILD_DIR (default $WASINN_SANITIZE_BUILD_DIR,
+# else build-sanitize), WASINN_FUZZ_DIR (corpora and crashes,
 # default ~/.cache/wasinn/fuzz), WASINN_FIXTURES, WASINN_FUZZ_FORK=N (libFuzzer fork mode with N
 # jobs: keeps going after a crash and counts them all; for long runs of crashing backends),
-# WASINN_FUZZ_SKIP_BUILD=1 (run what build-fuzz holds, e.g. several fuzz.sh runs at once).
+# WASINN_FUZZ_SKIP_BUILD=1 (run what the build dir holds, e.g. several fuzz.sh runs at once).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${WASINN_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
+BUILD=${WASINN_FUZZ_BUILD_DIR:-${WASINN_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}}
 WORK=${WASINN_FUZZ_DIR:-$HOME/.cache/wasinn/fuzz}
 FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 export WASINN_FIXTURES=$FIXTURES
@@ -43,11 +45,7 @@ if [[ -n ${WASINN_FUZZ_SKIP_BUILD:-} ]]; then
   echo "==> Using the fuzz targets already built in $BUILD"
 else
 echo "==> Building fuzz targets -> $BUILD"
-if [[ ! -f $BUILD/CMakeCache.txt ]]; then
-  CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DWASINN_FUZZ=ON -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >"$BUILD.configure.log" 2>&1 ||
-    { cat "$BUILD.configure.log" >&2; exit 1; }
-fi
+bash "$ROOT/scripts/configure-sanitize.sh" "$BUILD"
 cmake --build "$BUILD" --target "${targets[@]}" -- -j2 >"$BUILD/fuzz-build.log" 2>&1 ||
   { tail -40 "$BUILD/fuzz-build.log" >&2; echo "fuzz: build failed (log: $BUILD/fuzz-build.log)" >&2; exit 1; }
 fi

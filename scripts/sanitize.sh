@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer in its own
-# build directory and runs it: any finding fails the run (UBSan does not recover; ASan stops at
+# Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang-14) in its
+# own build directory and runs it: any finding fails the run (UBSan does not recover; ASan stops at
 # the first error; LeakSanitizer reports leaks at exit). Expects scripts/setup.sh to have run.
+# The same build holds the libFuzzer targets (-DWASINN_FUZZ=ON), so scripts/fuzz.sh reuses it
+# instead of compiling everything a third time.
 #   scripts/sanitize.sh [ctest args...]     e.g. scripts/sanitize.sh -L unit
+# Environment: WASINN_SANITIZE_BUILD_DIR (default build-sanitize).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}
 SUPP=$ROOT/tests/sanitizers
 
 printf '\n==> ASan+UBSan build -> %s\n' "$BUILD"
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DWASINN_SANITIZE=ON -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >/dev/null
+bash "$ROOT/scripts/configure-sanitize.sh" "$BUILD"
 cmake --build "$BUILD"
 
 # Wasmtime catches guest out-of-bounds accesses with its own SIGSEGV handler, so ASan must
@@ -21,4 +23,5 @@ export LSAN_OPTIONS=suppressions=$SUPP/lsan.supp:print_suppressions=0
 
 printf '\n==> Tests under ASan+UBSan\n'
 cd "$BUILD"
+set -o pipefail
 ctest --output-on-failure --no-tests=error -j2 -LE soak "$@" 2>&1 | tee "$BUILD/sanitize.log"

@@ -91,7 +91,8 @@ SoakFigures SoakMeter::figures() const {
   f.cycles_per_second = last.seconds > 0 ? last.cycles / last.seconds : 0;
   f.warmup_fds = warm->fds;
   f.final_fds = last.fds;
-  f.warmup_threads = warm->threads;
+  // Thread pools (TBB, OpenMP) start workers lazily, so the baseline is the most seen so far.
+  for (auto it = samples_.begin(); it != warm + 1; ++it) f.warmup_threads = std::max(f.warmup_threads, it->threads);
   f.final_threads = last.threads;
   return f;
 }

@@ -29,7 +29,7 @@ struct SoakFigures {
   double bytes_per_cycle = 0;       // growth spread over the cycles after the warm-up
   double cycles_per_second = 0;     // over the whole run
   uint64_t warmup_fds = 0, final_fds = 0;
-  uint64_t warmup_threads = 0, final_threads = 0;
+  uint64_t warmup_threads = 0, final_threads = 0;  // warmup_threads: the most seen up to the warm-up
 };
 
 class SoakMeter {
