@@ -1,5 +1,7 @@
 #include "llm_graph.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +19,25 @@ struct IoEntry {
 constexpr std::array<IoEntry, 2> kInputs = {{{"prompt", WASINN_TYPE_U8}, {"metadata", WASINN_TYPE_U8}}};
 constexpr std::array<IoEntry, 2> kOutputs = {{{"text", WASINN_TYPE_U8}, {"metadata", WASINN_TYPE_U8}}};
 const int64_t kDynamic[1] = {-1};
+
+// Normalisation epsilons reach ggml_norm/ggml_rms_norm, which GGML_ASSERT(eps >= 0) at the first
+// compute, aborting the process long after load isolation passed the model: refuse them here.
+Error check_epsilons(const llama_model *model) {
+  char key[256], value[64];
+  const int32_t n = llama_model_meta_count(model);
+  for (int32_t i = 0; i < n; ++i) {
+    if (llama_model_meta_key_by_index(model, i, key, sizeof key) < 0) continue;
+    if (!std::string_view(key).ends_with("epsilon")) continue;
+    if (llama_model_meta_val_str_by_index(model, i, value, sizeof value) < 0) continue;
+    char *end = nullptr;
+    const double eps = std::strtod(value, &end);
+    if (end == value || !std::isfinite(eps) || eps < 0) {
+      return {WASINN_INVALID_ARGUMENT, std::string("load: the model's ") + key + " is " + value +
+                                           "; a normalisation epsilon must be a finite number >= 0"};
+    }
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -74,6 +95,7 @@ Error load_graph(const wasinn_backend &backend, const wasinn_load_request &reque
     return {WASINN_INVALID_ARGUMENT, "load: llama.cpp could not load " + source.description() + why};
   }
   graph->model.reset(model);
+  if (Error e = check_epsilons(model)) return e;
   graph->vocab = llama_model_get_vocab(model);
   graph->n_embd = llama_model_n_embd(model);
   const int32_t n_ctx_train = llama_model_n_ctx_train(model);

@@ -137,6 +137,21 @@ uint32_t f32_bits(float f) {
   return u;
 }
 
+// tiny.gguf with its RMS-norm epsilon's bits replaced, loaded by name and, if that succeeds,
+// prompted and computed: the whole way a bad epsilon could reach ggml.
+Status load_then_prompt(CaseRun& r, const std::string& name, uint32_t epsilon_bits) {
+  const uint32_t out = r.guest.out_u32();
+  const Status st = crafted_gguf(r, name, "llama.attention.layer_norm_rms_epsilon", 6, epsilon_bits, out);
+  if (!st.ok()) return st;
+  const uint32_t ctx_out = r.guest.out_u32();
+  const Status init = nn::init_execution_context(r.call(), r.guest.u32_at(out), ctx_out);
+  if (!r.tracked_context(init, ctx_out).ok()) return init;
+  const std::string prompt = "Once upon a time";
+  const uint32_t t = r.guest.tensor({16}, 3, {reinterpret_cast<const uint8_t*>(prompt.data()), 16});
+  if (auto s = nn::set_input(r.call(), r.guest.u32_at(ctx_out), 0, t); !s.ok()) return s;
+  return nn::compute(r.call(), r.guest.u32_at(ctx_out));
+}
+
 constexpr auto kOrt = Backend::onnxruntime;
 constexpr auto kOv = Backend::openvino;
 constexpr auto kTorch = Backend::pytorch;
@@ -261,22 +276,14 @@ const CaseList model_cases{
      "tiny.gguf (by name) claiming 600 layers (llama.cpp's limit is 512)",
      [](CaseRun& r) { return crafted_gguf(r, "gguf_block_count_600", "llama.block_count", 4, 600); },
      "llama.cpp at load: GGML_ASSERT(n_layer <= LLAMA_MAX_LAYERS) (F3)"},
+    // llama.cpp accepts both at load and aborts at the first compute (GGML_ASSERT(eps >= 0.0f));
+    // the plugin refuses them at load (llm_graph.cpp), so the rest of the cycle must not run.
     {"model_llamacpp", "rms_epsilon_nan", E, kLlama, kInvalidArgument,
-     "tiny.gguf (by name) with a NaN RMS-norm epsilon, then init/set_input/compute (load accepts it today)",
-     [](CaseRun& r) -> Status {
-       const uint32_t out = r.guest.out_u32();
-       const Status st = crafted_gguf(r, "gguf_rms_eps_nan", "llama.attention.layer_norm_rms_epsilon", 6,
-                                      f32_bits(std::nanf("")), out);
-       if (!st.ok()) return st;
-       const uint32_t ctx_out = r.guest.out_u32();
-       const Status init = nn::init_execution_context(r.call(), r.guest.u32_at(out), ctx_out);
-       if (!r.tracked_context(init, ctx_out).ok()) return init;
-       const std::string prompt = "Once upon a time";
-       const uint32_t t = r.guest.tensor({16}, 3, {reinterpret_cast<const uint8_t*>(prompt.data()), 16});
-       if (auto s = nn::set_input(r.call(), r.guest.u32_at(ctx_out), 0, t); !s.ok()) return s;
-       return nn::compute(r.call(), r.guest.u32_at(ctx_out));
-     },
-     "llama.cpp at compute: GGML_ASSERT(eps >= 0.0f) (F3)", /*fixed_by_load_isolation=*/false},
+     "tiny.gguf (by name) with a NaN RMS-norm epsilon, then init/set_input/compute",
+     [](CaseRun& r) { return load_then_prompt(r, "gguf_rms_eps_nan", f32_bits(std::nanf(""))); }},
+    {"model_llamacpp", "rms_epsilon_negative", E, kLlama, kInvalidArgument,
+     "tiny.gguf (by name) with an RMS-norm epsilon of -1e-5, then init/set_input/compute",
+     [](CaseRun& r) { return load_then_prompt(r, "gguf_rms_eps_neg", f32_bits(-1e-5f)); }},
 
     // LiteRT crashers: tflite/types_int.tflite with one byte changed, found by fuzzing its load
     // (brief F4; the same mutants as fixtures/malformed/tflite_crash_{bus,segv}.tflite)

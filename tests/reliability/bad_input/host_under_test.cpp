@@ -59,6 +59,13 @@ size_t argmax(const float* v, size_t n) { return static_cast<size_t>(std::max_el
 
 }  // namespace
 
+namespace {
+bool g_load_isolation = false;
+}  // namespace
+
+void HostUnderTest::set_load_isolation(bool on) { g_load_isolation = on; }
+bool HostUnderTest::load_isolation() { return g_load_isolation; }
+
 HostUnderTest& HostUnderTest::get() {
   static HostUnderTest host;
   return host;
@@ -69,11 +76,7 @@ HostUnderTest::HostUnderTest() {
   options.backend_dirs = {WASINN_BACKEND_DIR};
   // One framework thread each: the matrix shares two cores with the rest of the suite.
   options.backend_configs = {{"onnxruntime", R"({"intra_op_threads": 1})"}, {"openvino", R"({"num_threads": 1})"}};
-#if WASINN_BAD_INPUT_CRASH_CASES
-  // The cases that crash a framework run only with loads of the backends marked for it
-  // checked in a child process first, as `wasinn run` does by default (--isolate-loads=auto).
-  options.isolation.mode = IsolationMode::by_manifest;
-#endif
+  if (g_load_isolation) options.isolation.mode = IsolationMode::by_manifest;
   env_ = std::make_shared<NnEnvironment>(std::move(options));
   session_ = std::make_unique<NnSession>(env_);
   if (fs::exists(fixture_path("digits/model.onnx"))) {

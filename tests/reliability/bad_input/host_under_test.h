@@ -37,6 +37,11 @@ struct Digit {
 class HostUnderTest {
  public:
   static HostUnderTest& get();
+  // Before the first get(): loads of the backends marked isolate_load run in a checked child
+  // first, as `wasinn run` does by default (--isolate-loads=auto). Off: the frameworks are seen
+  // in this process, and cases that crash one are not run.
+  static void set_load_isolation(bool on);
+  static bool load_isolation();
 
   NnEnvironment& env() { return *env_; }
   NnSession& session() { return *session_; }

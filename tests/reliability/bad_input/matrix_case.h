@@ -37,10 +37,9 @@ struct MatrixCase {
   std::string input;     // the bad input, in a few words, for the table
   // Sends the bad call and returns its status; checks side effects (out-pointers) itself.
   std::function<Status(CaseRun&)> body;
-  // Non-empty: the named framework kills the process on this input (brief F3/F4/F7). Such a
-  // case is registered DISABLED_; cases that isolated model loads (core/isolated_load.h) turn
-  // into errors run when the matrix is built with WASINN_BAD_INPUT_CRASH_CASES=ON, which also
-  // turns the isolation on for the matrix's environment.
+  // Non-empty: the named framework kills the process on this input (docs/reliability.md). Such
+  // a case is registered DISABLED_ unless the matrix runs with --isolate-loads and isolated
+  // model loads (core/isolated_load.h) turn it into an error.
   std::string crashes_in = {};
   bool fixed_by_load_isolation = true;
   // Non-empty: the host answers something else today; the case keeps the correct contract

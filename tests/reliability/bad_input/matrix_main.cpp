@@ -1,6 +1,7 @@
 // The bad-input matrix: registers every MatrixCase as a gtest test that sends the bad call,
 // asserts its witx errno and that no handle leaked, then serves a valid request in the same
-// session. `--matrix-out=FILE` also writes the results as a Markdown table (docs/reliability.md).
+// session. `--matrix-out=FILE` also writes the results as a Markdown table (docs/reliability.md);
+// `--isolate-loads` runs it as `wasinn` ships (isolation auto), crash cases included.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,10 +13,6 @@
 #include "matrix_case.h"
 #include "valid_request.h"
 
-#ifndef WASINN_BAD_INPUT_CRASH_CASES
-#define WASINN_BAD_INPUT_CRASH_CASES 0
-#endif
-
 namespace wasinn::bad_input {
 
 std::vector<MatrixCase>& all_cases() {
@@ -24,7 +21,7 @@ std::vector<MatrixCase>& all_cases() {
 }
 
 bool disabled(const MatrixCase& c) {
-  return !c.crashes_in.empty() && !(WASINN_BAD_INPUT_CRASH_CASES && c.fixed_by_load_isolation);
+  return !c.crashes_in.empty() && !(HostUnderTest::load_isolation() && c.fixed_by_load_isolation);
 }
 
 std::string errno_name(int32_t value) {
@@ -152,6 +149,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--matrix-out=", 0) == 0) table = arg.substr(13);
+    if (arg == "--isolate-loads") wasinn::bad_input::HostUnderTest::set_load_isolation(true);
   }
   wasinn::bad_input::register_cases();
   const int rc = RUN_ALL_TESTS();
