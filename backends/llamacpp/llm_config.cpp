@@ -7,6 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "wasinn/plugin_thread_limit.h"
+
 #include <nlohmann/json.hpp>
 
 namespace wasinn_llama {
@@ -96,7 +98,7 @@ const std::map<std::string, Setter, std::less<>> &setters() {
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
-    t["threads"] = integer(&LlamaOptions::threads, "threads", 0, 1024);
+    t["threads"] = integer(&LlamaOptions::threads, "threads", 0, wasinn::max_config_threads());
     t["temp"] = [](const json &v, LlamaOptions &o) -> Error {
       if (!v.is_number() || !std::isfinite(v.get<double>())) return bad("temp", "a number", v);
       o.temp = std::max(0.0, v.get<double>());  // WasmEdge clamps a negative temperature to greedy

@@ -4,8 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <climits>
 #include <string>
+
+#include "wasinn/plugin_thread_limit.h"
 
 namespace wasinn_ort {
 namespace {
@@ -21,10 +22,11 @@ Error read_thread_count(const nlohmann::json &obj, const char *key, std::string_
   if (!it->is_number_integer())
     return invalid(std::string(source) + ": \"" + key + "\" must be a non-negative integer, got " +
                    it->dump());
-  if (it->is_number_unsigned() ? it->get<uint64_t>() > INT_MAX
-                               : (it->get<int64_t>() < 0 || it->get<int64_t>() > INT_MAX))
+  const int most = wasinn::max_config_threads();
+  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(most)
+                               : (it->get<int64_t>() < 0 || it->get<int64_t>() > most))
     return invalid(std::string(source) + ": \"" + key + "\" must be between 0 and " +
-                   std::to_string(INT_MAX) + ", got " + it->dump());
+                   std::to_string(most) + " (4 per hardware thread), got " + it->dump());
   out = static_cast<int>(it->get<int64_t>());
   return {};
 }

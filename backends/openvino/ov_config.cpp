@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wasinn/plugin_thread_limit.h"
+
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -28,10 +30,11 @@ Error read_cache_dir(const nlohmann::json &obj, std::string_view source, Config 
 Error read_num_threads(const nlohmann::json &obj, std::string_view source, Config &out) {
   auto it = obj.find("num_threads");
   if (it == obj.end()) return {};
-  const std::string expected = "an integer from 0 to " + std::to_string(INT_MAX);
+  const int most = wasinn::max_config_threads();
+  const std::string expected = "an integer from 0 to " + std::to_string(most) + " (4 per hardware thread)";
   if (!it->is_number_integer()) return bad_key(source, "num_threads", expected, *it);
-  if (it->is_number_unsigned() ? it->get<uint64_t>() > INT_MAX
-                               : (it->get<int64_t>() < 0 || it->get<int64_t>() > INT_MAX))
+  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(most)
+                               : (it->get<int64_t>() < 0 || it->get<int64_t>() > most))
     return bad_key(source, "num_threads", expected, *it);
   out.num_threads = static_cast<int>(it->get<int64_t>());
   return {};

@@ -205,6 +205,10 @@ const CaseList with_config_cases{
     {"ephemeral_load_by_name_with_config", "config_with_nul", E, kOrt, kInvalidArgument,
      "load_by_name_with_config: ORT model with config \"{\\0}\"",
      [](CaseRun& r) { return by_name_with_config(r, kDigits, std::string("{\0}", 3)); }},
+    // Found by fuzz_witx_real: ORT started every thread asked for (tests/fuzz/regressions).
+    {"ephemeral_load_by_name_with_config", "config_thread_bomb", E, kOrt, kInvalidArgument,
+     "load_by_name_with_config: ORT model with config {\"intra_op_threads\": 20000}",
+     [](CaseRun& r) { return by_name_with_config(r, kDigits, R"({"intra_op_threads": 20000})"); }},
     {"ephemeral_load_by_name_with_config", "graph_out_out_of_range", E, kNone, kInvalidArgument,
      "load_by_name_with_config: graph out-pointer 0xFFFFFFF0",
      [](CaseRun& r) {
