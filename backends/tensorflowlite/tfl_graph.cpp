@@ -213,7 +213,9 @@ Error compile(wasinn_graph &g, CompiledModelPtr &out) {
     const bool cpu_only = g.accelerators == kLiteRtHwAcceleratorCpu;
     return litert_error(st, cpu_only ? "compiling the model for the CPU (is every op a TFLite "
                                        "builtin?)"
-                                     : "compiling the model for the requested accelerator",
+                                     : "compiling the model for the requested accelerator (a GPU/NPU "
+                                       "accelerator is registered, but found no device it could open "
+                                       "or cannot take this model; use target cpu)",
                         cpu_only ? WASINN_INVALID_ARGUMENT : WASINN_UNSUPPORTED_OPERATION);
   }
   out.reset(cm);
@@ -240,7 +242,13 @@ Error load_graph(wasinn_backend *backend, const wasinn_load_request *request,
   if (Error e = create_model(*backend, r, *g)) return e;
   if (Error e = pick_signature(*g, signature)) return e;
   if (Error e = describe_io(*g)) return e;
-  if (Error e = compile(*g, g->spare)) return e;
+  if (Error e = compile(*g, g->spare)) {
+    // auto means "whatever works here": a registered GPU accelerator without a usable device
+    // (WebGPU finds no adapter on a headless machine) must not fail a model the CPU can run.
+    if (r.target != WASINN_TARGET_AUTO || g->accelerators == kLiteRtHwAcceleratorCpu) return e;
+    g->accelerators = kLiteRtHwAcceleratorCpu;
+    if (Error cpu = compile(*g, g->spare)) return cpu;
+  }
   out = std::move(g);
   return {};
 }

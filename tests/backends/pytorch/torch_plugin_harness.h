@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -115,7 +116,8 @@ struct Context {
 };
 
 inline wasinn_tensor_id by_index(uint32_t i) { return {i, nullptr, 0}; }
-inline wasinn_tensor_id by_name(const std::string &n) { return {0, n.data(), n.size()}; }
+// A view: a literal lives for ever, a std::string argument must outlive the id.
+inline wasinn_tensor_id by_name(std::string_view n) { return {0, n.data(), n.size()}; }
 
 inline int set_input(wasinn_context *c, wasinn_tensor_id id, const HostTensor &t, Diag &d) {
   const wasinn_tensor wt{t.type, static_cast<uint32_t>(t.dims.size()), t.dims.data(),

@@ -25,7 +25,8 @@ uint32_t record(CaseRun& r, const std::vector<uint32_t>& dims, uint8_t type, uin
   const uint32_t data = r.guest.alloc(std::max<uint32_t>(data_len, 4));
   const auto& pixels = r.host.digit(r.sample).pixels;
   std::vector<uint8_t> bytes(data_len);
-  std::memcpy(bytes.data(), pixels.data(), std::min<size_t>(data_len, pixels.size() * 4));
+  std::copy_n(reinterpret_cast<const uint8_t*>(pixels.data()), std::min<size_t>(data_len, pixels.size() * 4),
+              bytes.begin());
   r.guest.write_at(data, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   return r.guest.tensor_record(r.guest.put_u32s(dims), static_cast<uint32_t>(dims.size()), type, data, data_len);
 }

@@ -61,7 +61,7 @@ class FakeGuest {
   // Writes bytes at a chosen address (e.g. flush against the end of memory), bypassing alloc.
   void write_at(uint32_t at, std::string_view text) {
     ASSERT_LE(uint64_t{at} + text.size(), uint64_t{kSize});
-    std::memcpy(mem_.data() + at, text.data(), text.size());
+    if (!text.empty()) std::memcpy(mem_.data() + at, text.data(), text.size());
   }
 
   // A graph_builder_array of raw {buf_ptr, buf_len} pairs.
