@@ -101,6 +101,8 @@ for t in "${targets[@]}"; do
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$t" >/dev/null
   fi
+  # Inputs that once found a host bug (tests/fuzz/regressions/*/NAME.<target>) run every time.
+  find "$ROOT/tests/fuzz/regressions" -name "*.$t" -exec cp -f {} "$dir/seeds/" \;
   touch "$dir/.run_start"
   args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=30 -rss_limit_mb=4096
         -artifact_prefix="$dir/crashes/")

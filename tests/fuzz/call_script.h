@@ -1,6 +1,6 @@
 // CallScript: decodes a fuzz input into guest memory contents and a sequence of host calls.
 //
-// Input format (tests/fuzz/make_seeds.py writes the same):
+// Input format (seed_script.h writes seeds in it):
 //   u16 LE  n: how many of the following bytes fill the guest's low memory region
 //   n bytes the guest memory image (from address 0)
 //   calls, until the input ends: u8 op, then per argument u8 selector + u32 LE value.
