@@ -113,9 +113,9 @@ for t in "${targets[@]}"; do
     "$BUILD/bin/$t" "${args[@]}" "$dir/corpus" "$dir/seeds" >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
+  execs=$(grep -ao 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
   # Fork mode prints no final stats: take the last progress line's count.
-  [[ -z $execs ]] && execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#' || true)
+  [[ -z $execs ]] && execs=$(grep -ao '^#[0-9]*' "$log" | tail -1 | tr -d '#' || true)
   # Kinds of the inputs saved by this run: crash-, leak-, oom-, timeout- (libFuzzer's prefixes).
   kinds=$(find "$dir/crashes" -type f -newer "$dir/.run_start" -printf '%f\n' | sed 's/-.*//' | sort | uniq -c |
           awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
