@@ -124,7 +124,7 @@ for t in "${targets[@]}"; do
   if [[ $rc -ne 0 || $new -gt 0 ]]; then
     failed=1
     [[ $new -eq 0 ]] && new=1
-    notes="FAILED (exit $rc; ${kinds:-no input saved}): $(grep -m1 -o 'ERROR: [A-Za-z]*: [a-z-]*\|runtime error: .*\|fuzz invariant: .*\|GGML_ASSERT.*' "$log" || echo 'see log')"
+    notes="FAILED (exit $rc; ${kinds:-no input saved}): $(grep -a -m1 -o 'ERROR: [A-Za-z]*: [a-z-]*\|runtime error: .*\|fuzz invariant: .*\|GGML_ASSERT.*' "$log" || echo 'see log')"
     notes+="; inputs in $dir/crashes, log $log"
   fi
   printf '%-26s %12s %8s %s\n' "$t" "${execs:-?}" "$new" "$notes"
