@@ -13,23 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest_file.h"
 #include "wasi_nn.h"
-
-static unsigned char *read_all(const char *path, uint32_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "deadline_guest: cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) exit(2);
-  fclose(f);
-  *len = (uint32_t)n;
-  return buf;
-}
 
 static void expect(int32_t got, int32_t want, int step, const char *what) {
   printf("%s: errno %d\n", what, got);
@@ -45,11 +30,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   uint32_t model_len, input_len, digits_len, x_len, y_len;
-  unsigned char *model = read_all(argv[1], &model_len);
-  unsigned char *input = read_all(argv[2], &input_len);
-  unsigned char *digits = read_all(argv[3], &digits_len);
-  unsigned char *x = read_all(argv[4], &x_len);
-  unsigned char *y = read_all(argv[5], &y_len);
+  unsigned char *model = guest_read_file(argv[1], &model_len);
+  unsigned char *input = guest_read_file(argv[2], &input_len);
+  unsigned char *digits = guest_read_file(argv[3], &digits_len);
+  unsigned char *x = guest_read_file(argv[4], &x_len);
+  unsigned char *y = guest_read_file(argv[5], &y_len);
 
   wasi_nn_graph slow;
   wasi_nn_context ctx;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest_file.h"
 #include "nn_error_paths.h"
 
 blob g_digits, g_tiny, g_garbage, g_truncated, g_empty;
@@ -75,18 +76,7 @@ static blob read_blob(const char *root, const char *rel) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", root, rel);
   blob b = {NULL, 0};
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "nn_error_paths: cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  b.bytes = malloc(n > 0 ? (size_t)n : 1);
-  if (!b.bytes || fread(b.bytes, 1, (size_t)n, f) != (size_t)n) exit(2);
-  fclose(f);
-  b.len = (uint32_t)n;
+  b.bytes = guest_read_file(path, &b.len);
   return b;
 }
 
