@@ -14,11 +14,19 @@ FUZZ_SECONDS=${WASINN_FUZZ_SECONDS:-10}
 bash "$ROOT/scripts/setup.sh" --no-example
 
 failed=()
+summaries=$(mktemp)
+trap 'rm -f "$summaries"' EXIT
 stage() {
   local name=$1; shift
   printf '\n==> %s\n' "$name"
   local start=$SECONDS
-  if "$@"; then
+  local log; log=$(mktemp)
+  local ok=1
+  "$@" 2>&1 | tee "$log" || ok=0
+  # ctest's "N% tests passed, F tests failed out of T" lines are kept for the closing count.
+  grep -a 'tests failed out of' "$log" >>"$summaries" || true
+  rm -f "$log"
+  if [[ $ok == 1 ]]; then
     printf '==> %s: passed (%d s)\n' "$name" $((SECONDS - start))
   else
     printf '==> %s: FAILED (%d s)\n' "$name" $((SECONDS - start))
@@ -32,8 +40,13 @@ if [[ $# -eq 0 ]]; then
   stage "Fuzzing, ${FUZZ_SECONDS} s per default target" bash "$ROOT/scripts/fuzz.sh" "$FUZZ_SECONDS"
 fi
 
+# One closing line over every ctest run (main and sanitizer builds).
+read -r tests_failed tests_total < <(awk '{for (i = 3; i + 3 <= NF; i++) if ($i == "failed" && $(i+1) == "out") {f += $(i-2); t += $(i+3)}}
+                                          END {print f + 0, t + 0}' "$summaries")
 if [[ ${#failed[@]} -gt 0 ]]; then
-  printf '\nFAILED: %s\n' "${failed[*]}"
+  printf '\nFAILED stages: %s\n' "${failed[*]}"
+  printf 'tests: %d passed, %d failed\n' $((tests_total - tests_failed)) "$tests_failed"
   exit 1
 fi
 printf '\nAll stages passed.\n'
+printf 'tests: %d passed, %d failed\n' $((tests_total - tests_failed)) "$tests_failed"
