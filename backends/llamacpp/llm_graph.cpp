@@ -1,12 +1,11 @@
 #include "llm_graph.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
 
 #include "llm_log.h"
+#include "llm_model_checks.h"
 #include "llm_model_source.h"
 
 namespace wasinn_llama {
@@ -19,25 +18,6 @@ struct IoEntry {
 constexpr std::array<IoEntry, 2> kInputs = {{{"prompt", WASINN_TYPE_U8}, {"metadata", WASINN_TYPE_U8}}};
 constexpr std::array<IoEntry, 2> kOutputs = {{{"text", WASINN_TYPE_U8}, {"metadata", WASINN_TYPE_U8}}};
 const int64_t kDynamic[1] = {-1};
-
-// Normalisation epsilons reach ggml_norm/ggml_rms_norm, which GGML_ASSERT(eps >= 0) at the first
-// compute, aborting the process long after load isolation passed the model: refuse them here.
-Error check_epsilons(const llama_model *model) {
-  char key[256], value[64];
-  const int32_t n = llama_model_meta_count(model);
-  for (int32_t i = 0; i < n; ++i) {
-    if (llama_model_meta_key_by_index(model, i, key, sizeof key) < 0) continue;
-    if (!std::string_view(key).ends_with("epsilon")) continue;
-    if (llama_model_meta_val_str_by_index(model, i, value, sizeof value) < 0) continue;
-    char *end = nullptr;
-    const double eps = std::strtod(value, &end);
-    if (end == value || !std::isfinite(eps) || eps < 0) {
-      return {WASINN_INVALID_ARGUMENT, std::string("load: the model's ") + key + " is " + value +
-                                           "; a normalisation epsilon must be a finite number >= 0"};
-    }
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -88,6 +68,9 @@ Error load_graph(const wasinn_backend &backend, const wasinn_load_request &reque
   params.load_mode = graph->options.use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
   std::vector<const char *> paths;
   for (const auto &p : source.paths()) paths.push_back(p.c_str());
+  if (!paths.empty()) {  // metadata lives in the first split
+    if (Error e = check_gguf_header(paths[0])) return e;
+  }
   llama_model *model = paths.size() == 1 ? llama_model_load_from_file(paths[0], params)
                                          : llama_model_load_from_splits(paths.data(), paths.size(), params);
   if (!model) {
@@ -95,7 +78,7 @@ Error load_graph(const wasinn_backend &backend, const wasinn_load_request &reque
     return {WASINN_INVALID_ARGUMENT, "load: llama.cpp could not load " + source.description() + why};
   }
   graph->model.reset(model);
-  if (Error e = check_epsilons(model)) return e;
+  if (Error e = check_loaded_model(model)) return e;
   graph->vocab = llama_model_get_vocab(model);
   graph->n_embd = llama_model_n_embd(model);
   const int32_t n_ctx_train = llama_model_n_ctx_train(model);

@@ -1,0 +1,77 @@
+#include "llm_model_checks.h"
+
+#include <gguf.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace wasinn_llama {
+namespace {
+
+constexpr uint64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS, internal to llama.cpp
+
+struct GgufFree {
+  void operator()(gguf_context *c) const { gguf_free(c); }
+};
+
+// An integer metadata value, if the key holds one.
+bool integer_value(const gguf_context *ctx, int64_t key, int64_t &out) {
+  switch (gguf_get_kv_type(ctx, key)) {
+    case GGUF_TYPE_UINT8: out = gguf_get_val_u8(ctx, key); return true;
+    case GGUF_TYPE_INT8: out = gguf_get_val_i8(ctx, key); return true;
+    case GGUF_TYPE_UINT16: out = gguf_get_val_u16(ctx, key); return true;
+    case GGUF_TYPE_INT16: out = gguf_get_val_i16(ctx, key); return true;
+    case GGUF_TYPE_UINT32: out = gguf_get_val_u32(ctx, key); return true;
+    case GGUF_TYPE_INT32: out = gguf_get_val_i32(ctx, key); return true;
+    case GGUF_TYPE_INT64: out = gguf_get_val_i64(ctx, key); return true;
+    case GGUF_TYPE_UINT64: {
+      const uint64_t v = gguf_get_val_u64(ctx, key);
+      out = v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+      return true;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Error check_gguf_header(const char *path) {
+  gguf_init_params params{};
+  params.no_alloc = true;
+  params.ctx = nullptr;
+  std::unique_ptr<gguf_context, GgufFree> ctx(gguf_init_from_file(path, params));
+  if (!ctx) return {};
+  const int64_t arch_key = gguf_find_key(ctx.get(), "general.architecture");
+  if (arch_key < 0 || gguf_get_kv_type(ctx.get(), arch_key) != GGUF_TYPE_STRING) return {};
+  const std::string key = std::string(gguf_get_val_str(ctx.get(), arch_key)) + ".block_count";
+  const int64_t id = gguf_find_key(ctx.get(), key.c_str());
+  int64_t blocks = 0;
+  if (id < 0 || !integer_value(ctx.get(), id, blocks)) return {};
+  if (blocks < 1 || static_cast<uint64_t>(blocks) > kMaxLayers) {
+    return {WASINN_INVALID_ARGUMENT, "load: the model's " + key + " is " + std::to_string(blocks) +
+                                         "; llama.cpp supports 1 to " + std::to_string(kMaxLayers) + " blocks"};
+  }
+  return {};
+}
+
+Error check_loaded_model(const llama_model *model) {
+  char key[256], value[64];
+  const int32_t n = llama_model_meta_count(model);
+  for (int32_t i = 0; i < n; ++i) {
+    if (llama_model_meta_key_by_index(model, i, key, sizeof key) < 0) continue;
+    if (!std::string_view(key).ends_with("epsilon")) continue;
+    if (llama_model_meta_val_str_by_index(model, i, value, sizeof value) < 0) continue;
+    char *end = nullptr;
+    const double eps = std::strtod(value, &end);
+    if (end == value || !std::isfinite(eps) || eps < 0) {
+      return {WASINN_INVALID_ARGUMENT, std::string("load: the model's ") + key + " is " + value +
+                                           "; a normalisation epsilon must be a finite number >= 0"};
+    }
+  }
+  return {};
+}
+
+}  // namespace wasinn_llama

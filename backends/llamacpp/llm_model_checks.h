@@ -1,0 +1,20 @@
+// Checks of a GGUF model for values that llama.cpp b11312 answers with GGML_ASSERT (abort) instead
+// of a load error, so that the plugin refuses them with a message and the process lives on (load
+// isolation, core/isolated_load.h, contains what these miss). Stateless; thread-safe.
+#pragma once
+
+#include <llama.h>
+
+#include "llm_error.h"
+
+namespace wasinn_llama {
+
+// Before llama.cpp loads `path`: the declared block count must be 1..512 (LLAMA_MAX_LAYERS),
+// else load_hparams asserts. A header gguf cannot read passes, for llama.cpp to reject.
+Error check_gguf_header(const char *path);
+
+// After a load: normalisation epsilons reach ggml_norm/ggml_rms_norm, which assert eps >= 0 at
+// the first compute, long after the load succeeded.
+Error check_loaded_model(const llama_model *model);
+
+}  // namespace wasinn_llama
