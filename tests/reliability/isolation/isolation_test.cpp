@@ -155,10 +155,11 @@ TEST(IsolationGuestBytes, CrasherFromGuestMemoryIsRefused) {
       << r.describe();
 }
 
-// F3: llama.cpp asserts (abort) on a GGUF declaring more than 512 blocks. The plugin now reads
-// the header first, so the model is a clean invalid_argument in the host itself, isolation off.
-TEST(IsolationLlama, BlockCountOverTheLimitIsACleanErrorInProcess) {
-  if (!backend_built("llamacpp")) GTEST_SKIP() << "llamacpp plugin not built";
+// A model the plugin itself refuses, in a host with isolation off: `bad` is a clean
+// invalid_argument whose detail says `why`, and `good` loads in the same host afterwards.
+void expect_clean_error_in_process(const std::string& backend, const std::string& encoding, const std::string& bad,
+                                   const std::string& why, const std::string& good) {
+  if (!backend_built(backend)) GTEST_SKIP() << backend << " plugin not built";
   wasinn::HostOptions options;
   options.backend_dirs = {backend_dir().string()};
   options.isolate_loads = "never";
@@ -166,29 +167,26 @@ TEST(IsolationLlama, BlockCountOverTheLimitIsACleanErrorInProcess) {
   auto host = wasinn::Host::create(options, &error);
   ASSERT_TRUE(host) << error;
   wasinn::ModelInfo info;
-  EXPECT_FALSE(host->inspect_model({fixture("malformed/llama_block_count.gguf").string()}, "ggml", &info, &error));
+  EXPECT_FALSE(host->inspect_model({fixture(bad).string()}, encoding, &info, &error));
   EXPECT_NE(error.find("invalid_argument"), std::string::npos) << error;
-  EXPECT_NE(error.find("llama.block_count is 1000; llama.cpp supports 1 to 512 blocks"), std::string::npos) << error;
-  ASSERT_TRUE(host->inspect_model({fixture("llama/tiny.gguf").string()}, "ggml", &info, &error)) << error;
+  EXPECT_NE(error.find(why), std::string::npos) << error;
+  ASSERT_TRUE(host->inspect_model({fixture(good).string()}, encoding, &info, &error)) << error;
+  EXPECT_EQ(info.backend, backend);
+}
+
+// F3: llama.cpp asserts (abort) on a GGUF declaring more than 512 blocks. The plugin now reads
+// the header first.
+TEST(IsolationLlama, BlockCountOverTheLimitIsACleanErrorInProcess) {
+  expect_clean_error_in_process("llamacpp", "ggml", "malformed/llama_block_count.gguf",
+                                "llama.block_count is 1000; llama.cpp supports 1 to 512 blocks", "llama/tiny.gguf");
 }
 
 // F7: libtorch's ErrorReport::what() formats source context inside a noexcept function; the
-// plugin now reads the report's message without it. An archive whose code does not compile is
-// a clean invalid_argument in the host process itself, isolation off, with the report's text.
+// plugin now reads the report's message without it, so an archive whose code does not compile
+// is a clean error with the report's text.
 TEST(IsolationPyTorch, UncompilableArchiveIsACleanErrorInProcess) {
-  if (!backend_built("pytorch")) GTEST_SKIP() << "pytorch plugin not built";
-  wasinn::HostOptions options;
-  options.backend_dirs = {backend_dir().string()};
-  options.isolate_loads = "never";
-  std::string error;
-  auto host = wasinn::Host::create(options, &error);
-  ASSERT_TRUE(host) << error;
-  wasinn::ModelInfo info;
-  EXPECT_FALSE(host->inspect_model({fixture("malformed/torchscript_unknown_op.pt").string()}, "pytorch", &info, &error));
-  EXPECT_NE(error.find("invalid_argument"), std::string::npos) << error;
-  EXPECT_NE(error.find("TorchScript compile error: Unknown builtin op: aten::rel0"), std::string::npos) << error;
-  ASSERT_TRUE(host->inspect_model({fixture("digits/model.pt").string()}, "pytorch", &info, &error)) << error;
-  EXPECT_EQ(info.backend, "pytorch");
+  expect_clean_error_in_process("pytorch", "pytorch", "malformed/torchscript_unknown_op.pt",
+                                "TorchScript compile error: Unknown builtin op: aten::rel0", "digits/model.pt");
 }
 
 TEST(IsolationOptions, UnknownModeIsRefusedAtCreate) {
