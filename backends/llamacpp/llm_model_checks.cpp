@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace wasinn_llama {
 namespace {
@@ -36,6 +37,28 @@ bool integer_value(const gguf_context *ctx, int64_t key, int64_t &out) {
   }
 }
 
+// llama.cpp maps each vocabulary entry to its id and asserts that none repeats
+// (GGML_ASSERT(id_to_token.size() == token_to_id.size()) in llama-vocab.cpp); it names an empty
+// entry "[EMPTY_<i>]" first, so the same is done here.
+Error check_vocabulary(const gguf_context *ctx) {
+  const int64_t id = gguf_find_key(ctx, "tokenizer.ggml.tokens");
+  if (id < 0 || gguf_get_kv_type(ctx, id) != GGUF_TYPE_ARRAY || gguf_get_arr_type(ctx, id) != GGUF_TYPE_STRING) {
+    return {};
+  }
+  const size_t n = gguf_get_arr_n(ctx, id);
+  std::unordered_set<std::string> seen;
+  seen.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string token = gguf_get_arr_str(ctx, id, i);
+    if (token.empty()) token = "[EMPTY_" + std::to_string(i) + "]";
+    if (!seen.insert(std::move(token)).second) {
+      return {WASINN_INVALID_ARGUMENT, "load: the model's vocabulary (tokenizer.ggml.tokens) lists token " +
+                                           std::to_string(i) + " twice; llama.cpp needs every token once"};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Error check_gguf_header(const char *path) {
@@ -44,6 +67,7 @@ Error check_gguf_header(const char *path) {
   params.ctx = nullptr;
   std::unique_ptr<gguf_context, GgufFree> ctx(gguf_init_from_file(path, params));
   if (!ctx) return {};
+  if (Error e = check_vocabulary(ctx.get())) return e;
   const int64_t arch_key = gguf_find_key(ctx.get(), "general.architecture");
   if (arch_key < 0 || gguf_get_kv_type(ctx.get(), arch_key) != GGUF_TYPE_STRING) return {};
   const std::string key = std::string(gguf_get_val_str(ctx.get(), arch_key)) + ".block_count";

@@ -157,7 +157,7 @@ TEST(IsolationGuestBytes, CrasherFromGuestMemoryIsRefused) {
 
 // A model the plugin itself refuses, in a host with isolation off: `bad` is a clean
 // invalid_argument whose detail says `why`, and `good` loads in the same host afterwards.
-void expect_clean_error_in_process(const std::string& backend, const std::string& encoding, const std::string& bad,
+void expect_clean_error_in_process(const std::string& backend, const std::string& encoding, const fs::path& bad,
                                    const std::string& why, const std::string& good) {
   if (!backend_built(backend)) GTEST_SKIP() << backend << " plugin not built";
   wasinn::HostOptions options;
@@ -167,7 +167,7 @@ void expect_clean_error_in_process(const std::string& backend, const std::string
   auto host = wasinn::Host::create(options, &error);
   ASSERT_TRUE(host) << error;
   wasinn::ModelInfo info;
-  EXPECT_FALSE(host->inspect_model({fixture(bad).string()}, encoding, &info, &error));
+  EXPECT_FALSE(host->inspect_model({bad.string()}, encoding, &info, &error));
   EXPECT_NE(error.find("invalid_argument"), std::string::npos) << error;
   EXPECT_NE(error.find(why), std::string::npos) << error;
   ASSERT_TRUE(host->inspect_model({fixture(good).string()}, encoding, &info, &error)) << error;
@@ -177,15 +177,25 @@ void expect_clean_error_in_process(const std::string& backend, const std::string
 // F3: llama.cpp asserts (abort) on a GGUF declaring more than 512 blocks. The plugin now reads
 // the header first.
 TEST(IsolationLlama, BlockCountOverTheLimitIsACleanErrorInProcess) {
-  expect_clean_error_in_process("llamacpp", "ggml", "malformed/llama_block_count.gguf",
+  expect_clean_error_in_process("llamacpp", "ggml", fixture("malformed/llama_block_count.gguf"),
                                 "llama.block_count is 1000; llama.cpp supports 1 to 512 blocks", "llama/tiny.gguf");
+}
+
+// The fuzzer's llama.cpp crashers (tests/fuzz/regressions/llamacpp): the block count again (F3),
+// and a vocabulary listing a token twice, on which llama.cpp asserts (F13).
+TEST(IsolationLlama, FuzzedCrashersAreCleanErrorsInProcess) {
+  const fs::path dir = fs::path(WASINN_SOURCE_DIR) / "tests/fuzz/regressions/llamacpp";
+  expect_clean_error_in_process("llamacpp", "ggml", dir / "n_layer_assert_abort.gguf",
+                                "llama.cpp supports 1 to 512 blocks", "llama/tiny.gguf");
+  expect_clean_error_in_process("llamacpp", "ggml", dir / "vocab_duplicate_token.gguf",
+                                "lists token 7 twice; llama.cpp needs every token once", "llama/tiny.gguf");
 }
 
 // F7: libtorch's ErrorReport::what() formats source context inside a noexcept function; the
 // plugin now reads the report's message without it, so an archive whose code does not compile
 // is a clean error with the report's text.
 TEST(IsolationPyTorch, UncompilableArchiveIsACleanErrorInProcess) {
-  expect_clean_error_in_process("pytorch", "pytorch", "malformed/torchscript_unknown_op.pt",
+  expect_clean_error_in_process("pytorch", "pytorch", fixture("malformed/torchscript_unknown_op.pt"),
                                 "TorchScript compile error: Unknown builtin op: aten::rel0", "digits/model.pt");
 }
 
