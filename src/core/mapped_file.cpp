@@ -52,4 +52,26 @@ MappedFile::~MappedFile() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
 }
 
+Result<MappedBuilders> MappedBuilders::open(std::span<const std::filesystem::path> paths) {
+  MappedBuilders out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      out.builders_.emplace_back();
+      continue;
+    }
+    auto f = MappedFile::open(p);
+    if (!f) return f.take_error();
+    out.files_.push_back(std::move(*f));
+    out.builders_.push_back(out.files_.back().bytes());  // the mapping, not the object: moves keep it
+  }
+  return out;
+}
+
+uint64_t MappedBuilders::total_bytes() const {
+  uint64_t n = 0;
+  for (const auto& b : builders_) n += b.size();
+  return n;
+}
+
 }  // namespace wasinn

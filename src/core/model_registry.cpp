@@ -112,26 +112,17 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
   }
 
   // Mapped files stay mapped only while loading: a backend copies or maps what it keeps.
-  // A directory (a TensorFlow SavedModel) is passed by path alone, with no bytes.
-  std::vector<MappedFile> files;
-  std::vector<std::span<const uint8_t>> builders;
   for (const auto& p : entry->model.paths) {
     std::error_code ec;
-    if (std::filesystem::is_directory(p, ec)) {
-      builders.emplace_back();
-      continue;
-    }
     if (!std::filesystem::exists(p, ec)) {
       // WasmEdge's GGML plugin answers model_not_found here, and its guests test for it.
       return make_error(entry->model.encoding == Encoding::ggml ? Errc::model_not_found : Errc::not_found,
                         fmt::format("model '{}': file {} does not exist", name, p.string()));
     }
-    auto f = MappedFile::open(p);
-    if (!f) return f.take_error();
-    files.push_back(std::move(*f));
-    builders.push_back(files.back().bytes());
   }
-  auto graph = loader(entry->model.encoding, entry->model.target, builders, entry->model.paths, config);
+  auto mapped = MappedBuilders::open(entry->model.paths);
+  if (!mapped) return mapped.take_error();
+  auto graph = loader(entry->model.encoding, entry->model.target, mapped->builders(), entry->model.paths, config);
   if (!graph) return graph.take_error();
   if (config.empty()) {
     entry->default_graph = *graph;

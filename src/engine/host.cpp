@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "core/mapped_file.h"
@@ -347,23 +348,13 @@ bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const st
   } else {
     auto enc = parse_encoding(encoding);
     if (!enc) return fail(fmt::format("unknown encoding '{}'", encoding));
-    std::vector<MappedFile> files;
-    std::vector<std::span<const uint8_t>> builders;
-    std::vector<std::filesystem::path> paths;
-    for (const auto& p : name_or_paths) {
-      std::error_code ec;
-      paths.emplace_back(p);
-      if (std::filesystem::is_directory(p, ec)) {
-        builders.emplace_back();
-        continue;
-      }
-      auto f = MappedFile::open(p);
-      if (!f) return fail(fmt::format("'{}' is neither a registered model name nor a readable file: {}", p,
-                                      f.error().detail));
-      files.push_back(std::move(*f));
-      builders.push_back(files.back().bytes());
+    const std::vector<std::filesystem::path> paths(name_or_paths.begin(), name_or_paths.end());
+    auto mapped = MappedBuilders::open(paths);
+    if (!mapped) {
+      return fail(fmt::format("'{}' is neither a registered model name nor readable model files: {}",
+                              fmt::join(name_or_paths, ", "), mapped.error().detail));
     }
-    graph = impl_->env->load_graph(*enc, Target::cpu, builders, paths, {});
+    graph = impl_->env->load_graph(*enc, Target::cpu, mapped->builders(), paths, {});
   }
   if (!graph) return fail(fmt::format("{}: {}", errc_name(graph.error().code), graph.error().detail));
   const Graph& g = **graph;

@@ -153,28 +153,15 @@ int main(int argc, char** argv) {
   for (const auto& kv : backend_config_files) add_config(kv, true);
   options.isolation.mode = wasinn::IsolationMode::never;  // this process is the isolation
 
-  std::vector<wasinn::MappedFile> files;
-  std::vector<std::span<const uint8_t>> builders;
-  std::vector<std::filesystem::path> paths;
-  uint64_t model_bytes = 0;
-  for (const auto& m : models) {
-    std::error_code ec;
-    paths.emplace_back(m);
-    if (std::filesystem::is_directory(m, ec)) {
-      builders.emplace_back();
-      continue;
-    }
-    auto f = wasinn::MappedFile::open(m);
-    if (!f) checker_error(f.error().detail);
-    files.push_back(std::move(*f));
-    builders.push_back(files.back().bytes());
-    model_bytes += builders.back().size();
-  }
+  const std::vector<std::filesystem::path> paths(models.begin(), models.end());
+  auto mapped = wasinn::MappedBuilders::open(paths);
+  if (!mapped) checker_error(mapped.error().detail);
+  const uint64_t model_bytes = mapped->total_bytes();
   limit_resources(max_as_mb >= 0 ? static_cast<uint64_t>(max_as_mb) : wasinn::default_address_space_mb(model_bytes));
 
   wasinn::NnEnvironment env(std::move(options));
   const auto start = std::chrono::steady_clock::now();
-  auto graph = env.load_graph(*encoding, *target, builders,
+  auto graph = env.load_graph(*encoding, *target, mapped->builders(),
                               bytes_only ? std::span<const std::filesystem::path>() : std::span(paths), config);
   const double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
