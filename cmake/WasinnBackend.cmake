@@ -1,19 +1,42 @@
-# wasinn_add_backend(NAME <name> ENCODINGS <enc>... SOURCES <src>... [LIBS <target>...] [ISOLATE_LOAD])
+# wasinn_add_backend(NAME <name> ENCODINGS <enc>... SOURCES <src>... [LIBS <target>...]
+#                    [FRAMEWORK_LIB_DIR <dir>] [INCLUDES <dir>...] [DEFINITIONS <def>...]
+#                    [ISOLATE_LOAD])
 # Builds one backend plugin as lib/wasinn/backends/libwasinn_backend_<name>.so and writes the
 # manifest <name>.json beside it, which the host reads at start without loading the library.
+# What every plugin shares is set here once: C++20, the plugin ABI and SDK headers (and
+# nlohmann_json, which the SDK's config readers use), hidden visibility, the plugin's own folder
+# on the include path, and -z defs, so that an unresolved symbol fails the link rather than the
+# first dlopen in front of a user (not under WASINN_SANITIZE: sanitizer runtimes resolve at load).
+# FRAMEWORK_LIB_DIR: where the framework's libraries live outside the build and install trees
+# (.deps/); it goes into the plugin's RUNPATH, after lib/ (two levels up from
+# lib/wasinn/backends/, where a packaged install would put them).
 # ISOLATE_LOAD ("isolate_load": true): the framework is known to crash on some malformed
 # models, so with --isolate-loads=auto the host checks each load in a child process first.
 function(wasinn_add_backend)
-  cmake_parse_arguments(B "ISOLATE_LOAD" "NAME" "ENCODINGS;SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(B "ISOLATE_LOAD" "NAME;FRAMEWORK_LIB_DIR"
+                        "ENCODINGS;SOURCES;LIBS;INCLUDES;DEFINITIONS" ${ARGN})
   set(target wasinn_backend_${B_NAME})
   add_library(${target} MODULE ${B_SOURCES})
-  target_link_libraries(${target} PRIVATE wasinn_plugin_abi ${B_LIBS})
+  target_link_libraries(${target} PRIVATE wasinn_plugin_abi nlohmann_json::nlohmann_json ${B_LIBS})
+  target_compile_features(${target} PRIVATE cxx_std_20)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${B_INCLUDES})
+  if(B_DEFINITIONS)
+    target_compile_definitions(${target} PRIVATE ${B_DEFINITIONS})
+  endif()
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     LIBRARY_OUTPUT_DIRECTORY ${WASINN_BACKEND_DIR}
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     BUILD_RPATH_USE_ORIGIN ON)
+  if(B_FRAMEWORK_LIB_DIR)
+    set_target_properties(${target} PROPERTIES
+      BUILD_RPATH "${B_FRAMEWORK_LIB_DIR}"
+      INSTALL_RPATH "$ORIGIN/../..;${B_FRAMEWORK_LIB_DIR}")
+  endif()
+  if(NOT WASINN_SANITIZE)
+    target_link_options(${target} PRIVATE -Wl,-z,defs)
+  endif()
   set(enc_json "")
   foreach(e ${B_ENCODINGS})
     if(enc_json)

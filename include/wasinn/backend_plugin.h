@@ -25,6 +25,32 @@
  * Errors: every int-returning function returns a wasinn_status. On failure it should call
  * wasinn_diag_set() with a one-line human-readable detail; the host maps the status to the
  * guest ABI's errno and shows the detail to the user.
+ *
+ * One rule per mistake, the same in every backend (include/wasinn/plugin_sdk.hpp implements
+ * them once; a plugin written without it must still follow them):
+ *   - A tensor id the model does not have (index out of range, or a name no input/output
+ *     carries) is WASINN_INVALID_ARGUMENT, with a detail that lists the valid indices or
+ *     names. Not NOT_FOUND: the guest passed a bad argument to a call on a model it holds;
+ *     NOT_FOUND is kept for things looked up outside the call (a named model, a signature, a
+ *     file). WIT's `invalid-argument` for an unknown tensor name agrees.
+ *   - A tensor whose type, rank or static dims differ from the model's declaration, a
+ *     missing required input at compute, and get_output before any compute are
+ *     WASINN_INVALID_ARGUMENT (llama.cpp alone answers the last with empty text, as WasmEdge's
+ *     GGML plugin does, because its guests rely on it). A tensor byte size that overflows size_t is WASINN_TOO_LARGE.
+ *     A model that is valid but uses something this framework build cannot run (a device,
+ *     an element type no wasinn type carries) is WASINN_UNSUPPORTED_OPERATION.
+ *   - Already checked by the host, so a plugin need not repeat it: every pointer and length
+ *     a guest gave (the ABI decodes them from guest memory), enum values (type and target
+ *     are in range), data_length == product(dims) * element size (except for ggml, below),
+ *     the limits (tensor bytes, rank, builder count, model bytes, config size), and that a
+ *     context is used by one thread at a time. A plugin may re-check any of these cheaply as a
+ *     second line of defence, with the statuses above; it must not rely on the guest for them.
+ *   - Everything framework-specific stays the plugin's: whether a model's bytes are valid,
+ *     whether a shape fits a dynamic declaration, what a config key means.
+ *
+ * Logging: a plugin does not write to stdout or stderr itself. The host hands it a
+ * wasinn_log_sink (set_log_sink, below) before backend_create; framework log lines go there,
+ * tagged by the host with the backend's name.
  */
 #ifndef WASINN_BACKEND_PLUGIN_H_
 #define WASINN_BACKEND_PLUGIN_H_
@@ -96,6 +122,26 @@ typedef struct wasinn_diag {
 static inline void wasinn_diag_set(wasinn_diag *diag, const char *message) {
   if (diag && diag->set_detail && message) diag->set_detail(diag->host_data, message, strlen(message));
 }
+
+/* Severity of a log line, as the framework rated it. The host decides what is shown. */
+typedef enum wasinn_log_level {
+  WASINN_LOG_TRACE = 0,
+  WASINN_LOG_DEBUG = 1,
+  WASINN_LOG_INFO = 2,
+  WASINN_LOG_WARN = 3,
+  WASINN_LOG_ERROR = 4,
+  WASINN_LOG_OFF = 5
+} wasinn_log_level;
+
+/* Where a plugin sends framework log lines. The plugin copies the struct; host_data and write stay
+   valid for the rest of the process (plugins are never unloaded, and frameworks log from their
+   own threads and static destructors), and write() may be called from any thread at any time. min_level is the lowest level the host showed when it
+   installed the sink: a plugin may tell its framework not to produce lines below it. */
+typedef struct wasinn_log_sink {
+  void *host_data;
+  void (*write)(void *host_data, int32_t level, const char *message, size_t length);
+  int32_t min_level; /* wasinn_log_level */
+} wasinn_log_sink;
 
 typedef struct wasinn_bytes {
   const uint8_t *data;
@@ -187,6 +233,11 @@ typedef struct wasinn_backend_api {
      affects only a compute already running; a host enforcing a deadline repeats it until
      compute returns. */
   void (*cancel)(wasinn_context *context);
+
+  /* Optional, added after the first release of ABI 1 (hosts check struct_size): installs the
+     log sink. Called at most once, before backend_create. Until it is called (a test harness,
+     an older host), a plugin writes only error lines, to stderr. */
+  void (*set_log_sink)(const wasinn_log_sink *sink);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);

@@ -30,7 +30,7 @@ std::vector<IoInfo> query_io(const wasinn_backend_api& api, const wasinn_graph* 
 
 }  // namespace
 
-Graph::Graph(std::shared_ptr<BackendPlugin> plugin, wasinn_graph* handle, Encoding encoding)
+Graph::Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding)
     : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding) {
   inputs_ = query_io(plugin_->api(), handle_, 0);
   outputs_ = query_io(plugin_->api(), handle_, 1);
@@ -134,7 +134,7 @@ Result<TensorView> ExecutionContext::get_output(const TensorId& id) {
 }
 
 namespace {
-Error unsupported_streaming(const BackendPlugin& plugin, const char* fn) {
+Error unsupported_streaming(const PluginLibrary& plugin, const char* fn) {
   return make_error(Errc::unsupported_operation,
                     fmt::format("{}: the {} backend does not stream tokens", fn, plugin.name()));
 }

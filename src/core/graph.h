@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend_plugin.h"
+#include "plugins/plugin_library.h"
 #include "core/error.h"
 #include "core/types.h"
 
@@ -29,7 +29,7 @@ class ExecutionContext;
 
 class Graph : public std::enable_shared_from_this<Graph> {
  public:
-  Graph(std::shared_ptr<BackendPlugin> plugin, wasinn_graph* handle, Encoding encoding);
+  Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -37,13 +37,13 @@ class Graph : public std::enable_shared_from_this<Graph> {
   Result<std::shared_ptr<ExecutionContext>> create_context();
 
   Encoding encoding() const { return encoding_; }
-  const BackendPlugin& plugin() const { return *plugin_; }
+  const PluginLibrary& plugin() const { return *plugin_; }
   const std::vector<IoInfo>& inputs() const { return inputs_; }
   const std::vector<IoInfo>& outputs() const { return outputs_; }
 
  private:
   friend class ExecutionContext;
-  std::shared_ptr<BackendPlugin> plugin_;
+  std::shared_ptr<PluginLibrary> plugin_;
   wasinn_graph* handle_;
   Encoding encoding_;
   std::vector<IoInfo> inputs_;

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "core/backend_catalog.h"
+#include "plugins/backend_catalog.h"
 #include "core/compute_watchdog.h"
 #include "core/error.h"
 #include "core/graph.h"
-#include "core/isolated_load.h"
+#include "isolation/isolated_load.h"
 #include "wasinn/limits.h"
 #include "core/model_registry.h"
 
@@ -39,7 +39,7 @@ class NnEnvironment {
 
   // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
   // bytes, with `hint` preferred when the bytes allow it). paths may be empty. For a backend
-  // marked for isolation the load is first checked in a child process (core/isolated_load.h).
+  // marked for isolation the load is first checked in a child process (isolation/isolated_load.h).
   Result<std::shared_ptr<Graph>> load_graph(Encoding encoding, Target target,
                                             std::span<const std::span<const uint8_t>> builders,
                                             std::span<const std::filesystem::path> paths,

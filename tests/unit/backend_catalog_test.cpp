@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "core/backend_catalog.h"
+#include "plugins/backend_catalog.h"
 #include "support/abi_fixture.h"
 
 namespace wasinn::unit {

@@ -1,6 +1,6 @@
 // The witx number tables: errno_of against wasi-nn-abi.md section 3.4 ("witx current"),
 // plugin status -> Errc, and the enum decoders for targets, encodings and tensor types.
-#include "core/backend_plugin.h"
+#include "plugins/plugin_library.h"
 #include "support/abi_fixture.h"
 
 namespace wasinn::unit {

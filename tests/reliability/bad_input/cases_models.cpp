@@ -278,7 +278,7 @@ const CaseList model_cases{
     {"model_llamacpp", "block_count_0", E, kLlama, kInvalidArgument, "tiny.gguf (by name) claiming 0 layers",
      [](CaseRun& r) { return crafted_gguf(r, "gguf_block_count_0", "llama.block_count", 4, 0); }},
     // llama.cpp accepts both at load and aborts at the first compute (GGML_ASSERT(eps >= 0.0f));
-    // the plugin refuses them at load (llm_graph.cpp), so the rest of the cycle must not run.
+    // the plugin refuses them at load (model_checks.cpp, called from graph.cpp), so the rest of the cycle must not run.
     {"model_llamacpp", "rms_epsilon_nan", E, kLlama, kInvalidArgument,
      "tiny.gguf (by name) with a NaN RMS-norm epsilon, then init/set_input/compute",
      [](CaseRun& r) { return load_then_prompt(r, "gguf_rms_eps_nan", f32_bits(std::nanf(""))); }},

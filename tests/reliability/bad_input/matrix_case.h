@@ -39,7 +39,7 @@ struct MatrixCase {
   std::function<Status(CaseRun&)> body;
   // Non-empty: the named framework kills the process on this input (docs/reliability.md). Such
   // a case is registered DISABLED_ unless the matrix runs with --isolate-loads and isolated
-  // model loads (core/isolated_load.h) turn it into an error.
+  // model loads (isolation/isolated_load.h) turn it into an error.
   std::string crashes_in = {};
   bool fixed_by_load_isolation = true;
   // Non-empty: the host answers something else today; the case keeps the correct contract

@@ -1,18 +1,16 @@
 // What a fake backend "model" is: the text "fake:<op>[:<arg>]" at the start of (or anywhere
-// in) builder 0, so host tests can pick a behaviour per graph. Parsing and io declarations live
-// here; the C table in fake_backend.cpp executes them.
+// in) builder 0, so host tests can pick a behaviour per graph. Parsing, the io each op declares
+// and the text "fake:describe_load" answers live here; fake_backend.cpp runs them.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk.hpp"
 
-namespace fake {
+namespace wasinn::fake {
 
 enum class Op {
   add1,          // output 0 = f32 input 0 + 1
@@ -25,80 +23,87 @@ enum class Op {
   describe_load, // output 0 = text describing the load request (builders, target, config...)
 };
 
-struct ParsedModel {
-  Op op;
+struct Model {
+  Op op = Op::add1;
   std::string name;
   std::string arg;
 };
 
-// nullopt with `why` set when the bytes are not a fake model or name an unknown op;
-// "fail_load" is reported by the caller, so it parses as an error too.
-inline std::optional<ParsedModel> parse_model(std::string_view bytes, std::string& why) {
+// Reads the model in builder 0. Not a fake model, or an unknown op, is INVALID_ARGUMENT (the
+// bytes are wrong); "fake:fail_load" is RUNTIME_ERROR, as a framework failing to load would be.
+inline sdk::Error parse_model(std::string_view bytes, Model &out) {
   const size_t at = bytes.find("fake:");
-  if (at == std::string_view::npos) {
-    why = "fake: not a fake model (no \"fake:\" in builder 0)";
-    return std::nullopt;
-  }
+  if (at == std::string_view::npos)
+    return sdk::invalid("fake: not a fake model (no \"fake:\" in builder 0)");
   std::string_view text = bytes.substr(at + 5);
   text = text.substr(0, text.find_first_of(std::string_view("\0\n", 2)));
   const size_t colon = text.find(':');
   const std::string_view name = text.substr(0, colon);
   const std::string_view arg = colon == std::string_view::npos ? "" : text.substr(colon + 1);
-  if (name == "fail_load") {
-    why = "fake: load failed as asked";
-    return std::nullopt;
-  }
+  if (name == "fail_load") return sdk::runtime_error("fake: load failed as asked");
   static constexpr struct {
     std::string_view text;
     Op op;
-  } kOps[] = {{"add1", Op::add1},           {"echo", Op::echo},
-              {"stream", Op::stream},       {"block", Op::block},
-              {"fail_context", Op::fail_context}, {"fail_compute", Op::fail_compute},
-              {"bad_output", Op::bad_output}, {"describe_load", Op::describe_load}};
-  for (const auto& k : kOps) {
-    if (k.text == name) return ParsedModel{k.op, std::string(name), std::string(arg)};
+  } kOps[] = {{"add1", Op::add1},
+              {"echo", Op::echo},
+              {"stream", Op::stream},
+              {"block", Op::block},
+              {"fail_context", Op::fail_context},
+              {"fail_compute", Op::fail_compute},
+              {"bad_output", Op::bad_output},
+              {"describe_load", Op::describe_load}};
+  for (const auto &k : kOps) {
+    if (k.text == name) {
+      out = Model{k.op, std::string(name), std::string(arg)};
+      return {};
+    }
   }
-  why = "fake: unknown model op '" + std::string(name) + "'";
-  return std::nullopt;
+  return sdk::invalid("fake: unknown model op '" + std::string(name) + "'");
 }
 
+// "a,b,c" -> {"a", "b", "c"}; "" -> {}.
 inline std::vector<std::string> split_tokens(std::string_view arg) {
   std::vector<std::string> out;
   if (arg.empty()) return out;
   for (size_t start = 0;;) {
     const size_t comma = arg.find(',', start);
-    out.emplace_back(arg.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    out.emplace_back(arg.substr(start, comma == std::string_view::npos ? std::string_view::npos
+                                                                       : comma - start));
     if (comma == std::string_view::npos) return out;
     start = comma + 1;
   }
 }
 
-// The io a model declares; arrays are static so they outlive every graph.
-inline constexpr int64_t kRowsBy4[] = {-1, 4};
-inline constexpr int64_t kAnyLength[] = {-1};
-
-inline std::vector<wasinn_io_info> declared_io(Op op, bool outputs) {
+// The inputs or outputs a model declares.
+inline std::vector<sdk::IoDesc> declared_io(Op op, sdk::Side side) {
+  const bool out = side == sdk::Side::output;
   switch (op) {
-    case Op::echo:
-      return {{outputs ? "same" : "any", WASINN_TYPE_UNKNOWN, -1, nullptr}};
+    case Op::echo:  // any type, any shape: reported to the host as an unknown type and rank
+      return {{out ? "same" : "any", WASINN_TYPE_UNKNOWN, -1, {}, ""}};
     case Op::stream:
-      return {{outputs ? "text" : "prompt", WASINN_TYPE_U8, 1, kAnyLength}};
+      return {{out ? "text" : "prompt", WASINN_TYPE_U8, 1, {-1}, ""}};
     case Op::describe_load:
-      if (!outputs) return {};
-      return {{"description", WASINN_TYPE_U8, 1, kAnyLength}};
+      if (!out) return {};
+      return {{"description", WASINN_TYPE_U8, 1, {-1}, ""}};
     default:
-      return {{outputs ? "y" : "x", WASINN_TYPE_F32, 2, kRowsBy4}};
+      return {{out ? "y" : "x", WASINN_TYPE_F32, 2, {-1, 4}, ""}};
   }
 }
 
-inline size_t element_size(int32_t type) {
-  switch (type) {
-    case WASINN_TYPE_F16: case WASINN_TYPE_BF16: return 2;
-    case WASINN_TYPE_F32: case WASINN_TYPE_I32: return 4;
-    case WASINN_TYPE_F64: case WASINN_TYPE_I64: return 8;
-    case WASINN_TYPE_U8: case WASINN_TYPE_I8: return 1;
-    default: return 0;
-  }
+// What "fake:describe_load" computes: the load request as the plugin saw it, e.g.
+// "builders=2 target=0 encoding=onnx config=- paths=-,- b1=<builder 1's bytes>".
+inline std::string describe_load(const sdk::LoadRequest &r) {
+  const auto builders = r.builders();
+  auto or_dash = [](std::string_view s) { return s.empty() ? std::string("-") : std::string(s); };
+  std::string s = "builders=" + std::to_string(builders.size()) +
+                  " target=" + std::to_string(r.target()) + " encoding=" + or_dash(r.encoding()) +
+                  " config=" + or_dash(r.config()) + " paths=";
+  for (size_t i = 0; i < builders.size(); ++i)
+    s += (i ? "," : "") + std::string(r.path(i) ? r.path(i) : "-");
+  for (size_t i = 1; i < builders.size(); ++i)
+    s += " b" + std::to_string(i) + "=" +
+         std::string(reinterpret_cast<const char *>(builders[i].data), builders[i].length);
+  return s;
 }
 
-}  // namespace fake
+}  // namespace wasinn::fake

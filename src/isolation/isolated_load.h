@@ -1,6 +1,6 @@
 // Isolated load checks: before a backend marked for isolation loads a model in the host, the
 // same load (same plugin, plugin config, encoding, target, bytes or paths, load config) runs in
-// a child process, `wasinn-load-check` (src/load_check/), under an address-space limit. If the
+// a child process, `wasinn-load-check` (src/isolation/load_check_main.cpp), under an address-space limit. If the
 // framework crashes there (a signal, an abort, std::terminate), the host refuses the model
 // instead of crashing with it; a clean error in the child is the load's answer; only a child
 // that loaded the model lets the in-process load go ahead. Checks of files are remembered by
@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/backend_catalog.h"
+#include "plugins/backend_catalog.h"
 #include "core/error.h"
 #include "core/types.h"
 

@@ -1,4 +1,4 @@
-// BackendPlugin: one dlopen'ed backend library and the process-wide backend object it made.
+// PluginLibrary: one dlopen'ed backend library and the process-wide backend object it made.
 // Thread-safe (the plugin ABI requires backend-level calls to be). Kept alive by shared_ptr
 // from every Graph it loaded; the library itself is never unloaded, because frameworks often
 // keep thread pools and static destructors that break on dlclose.
@@ -37,14 +37,14 @@ class PluginDiag {
 
 Errc errc_from_plugin_status(int status);
 
-class BackendPlugin {
+class PluginLibrary {
  public:
   // Loads the library, checks its ABI version and creates the backend object.
-  static Result<std::shared_ptr<BackendPlugin>> open(const std::filesystem::path& library,
+  static Result<std::shared_ptr<PluginLibrary>> open(const std::filesystem::path& library,
                                                      std::string_view config_json);
-  ~BackendPlugin();
-  BackendPlugin(const BackendPlugin&) = delete;
-  BackendPlugin& operator=(const BackendPlugin&) = delete;
+  ~PluginLibrary();
+  PluginLibrary(const PluginLibrary&) = delete;
+  PluginLibrary& operator=(const PluginLibrary&) = delete;
 
   const wasinn_backend_api& api() const { return *api_; }
   wasinn_backend* backend() const { return backend_; }
@@ -52,7 +52,7 @@ class BackendPlugin {
   const std::string& framework_version() const { return framework_version_; }
 
  private:
-  BackendPlugin() = default;
+  PluginLibrary() = default;
   const wasinn_backend_api* api_ = nullptr;
   wasinn_backend* backend_ = nullptr;
   std::string name_;

@@ -1,10 +1,53 @@
-#include "core/backend_plugin.h"
+#include "plugins/plugin_library.h"
 
 #include <dlfcn.h>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <string_view>
 
 namespace wasinn {
+namespace {
+
+// Framework lines are logged one level below the framework's own rating: a failed call
+// already reports its detail to the user, so a framework's line is context, shown on request.
+// So a default (warn) run shows framework errors only, and --log-level debug shows their info.
+spdlog::level::level_enum host_level_of(int32_t plugin_level) {
+  switch (plugin_level) {
+    case WASINN_LOG_OFF: return spdlog::level::off;
+    case WASINN_LOG_ERROR: return spdlog::level::warn;
+    case WASINN_LOG_WARN: return spdlog::level::info;
+    case WASINN_LOG_INFO: return spdlog::level::debug;
+    default: return spdlog::level::trace;
+  }
+}
+
+void write_framework_line(void* tag, int32_t level, const char* message, size_t length) {
+  const auto host_level = host_level_of(level);
+  spdlog::logger* logger = spdlog::default_logger_raw();
+  if (!logger || !logger->should_log(host_level)) return;
+  logger->log(host_level, "[{}] {}", *static_cast<const std::string*>(tag),
+              std::string_view(message, length));
+}
+
+// The lowest plugin level that the current host level shows.
+int32_t min_plugin_level() {
+  for (int32_t l = WASINN_LOG_TRACE; l < WASINN_LOG_OFF; ++l)
+    if (host_level_of(l) >= spdlog::get_level()) return l;
+  return WASINN_LOG_OFF;
+}
+
+void install_log_sink(const wasinn_backend_api& api, const std::string& name) {
+  if (!WASINN_PLUGIN_HAS(api, set_log_sink)) return;
+  // Leaked on purpose: plugins are never unloaded and frameworks log from their own threads
+  // and static destructors, so the tag must outlive every PluginLibrary.
+  const auto* tag = new std::string(name);
+  const wasinn_log_sink sink{const_cast<std::string*>(tag), write_framework_line, min_plugin_level()};
+  api.set_log_sink(&sink);
+}
+
+}  // namespace
 
 PluginDiag::PluginDiag() {
   diag_.host_data = this;
@@ -41,7 +84,7 @@ Error PluginDiag::to_error(int status, std::string_view what) const {
   return make_error(errc_from_plugin_status(status), detail_);
 }
 
-Result<std::shared_ptr<BackendPlugin>> BackendPlugin::open(const std::filesystem::path& library,
+Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::filesystem::path& library,
                                                            std::string_view config_json) {
   // RTLD_LOCAL keeps each framework's symbols to itself (two backends may bundle protobuf).
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -69,9 +112,10 @@ Result<std::shared_ptr<BackendPlugin>> BackendPlugin::open(const std::filesystem
     return make_error(Errc::unsupported_operation,
                       fmt::format("{} has an incomplete function table", library.string()));
   }
-  std::shared_ptr<BackendPlugin> plugin(new BackendPlugin());
+  std::shared_ptr<PluginLibrary> plugin(new PluginLibrary());
   plugin->api_ = api;
   plugin->name_ = api->name ? api->name : library.stem().string();
+  install_log_sink(*api, plugin->name_);  // first: frameworks may log from any call
   plugin->framework_version_ = api->framework_version ? api->framework_version() : "unknown";
   PluginDiag diag;
   const int status = api->backend_create(config_json.empty() ? nullptr : config_json.data(),
@@ -80,7 +124,7 @@ Result<std::shared_ptr<BackendPlugin>> BackendPlugin::open(const std::filesystem
   return plugin;
 }
 
-BackendPlugin::~BackendPlugin() {
+PluginLibrary::~PluginLibrary() {
   if (backend_ && api_->backend_destroy) api_->backend_destroy(backend_);
 }
 

@@ -1,7 +1,6 @@
 // Drives a built backend plugin exactly as the host does: dlopen the .so from the backend
 // directory, look up wasinn_backend_api_v1 and call through the table. RAII owners release what
-// tests create; Diag keeps the detail a failing call reports. Shared by the TensorFlow Lite and
-// TensorFlow backend tests.
+// tests create; Diag keeps the detail a failing call reports. Shared by every backend's tests.
 #pragma once
 
 #include <dlfcn.h>
@@ -15,6 +14,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -175,7 +175,14 @@ struct Context {
 };
 
 inline wasinn_tensor_id by_index(uint32_t i) { return {i, nullptr, 0}; }
-inline wasinn_tensor_id by_name(const std::string &n) { return {0, n.data(), n.size()}; }
+// A string_view, so a literal (static storage) is safe to pass; a std::string must outlive the id.
+inline wasinn_tensor_id by_name(std::string_view n) { return {0, n.data(), n.size()}; }
+
+// The result points into dims and data: both must outlive it (no temporaries).
+inline wasinn_tensor tensor(int32_t type, const std::vector<uint32_t> &dims, const void *data,
+                            size_t bytes) {
+  return {type, static_cast<uint32_t>(dims.size()), dims.data(), data, bytes};
+}
 
 inline int set_input(const wasinn_backend_api &api, wasinn_context *c, wasinn_tensor_id id,
                      int32_t type, const std::vector<uint32_t> &dims,
@@ -198,5 +205,55 @@ inline std::vector<uint8_t> output_bytes(const wasinn_backend_api &api, wasinn_c
   const auto *p = static_cast<const uint8_t *>(t.data);
   return {p, p + t.data_length};
 }
+
+template <typename T>
+std::vector<T> output_as(const wasinn_backend_api &api, wasinn_context *c, wasinn_tensor_id id,
+                         int32_t want_type, std::vector<uint32_t> *dims = nullptr) {
+  return as_vector<T>(output_bytes(api, c, id, want_type, dims));
+}
+
+// A test binary for one backend defines WASINN_TEST_PLUGIN ("onnxruntime") and gets the
+// shorthands below, which drive that plugin without naming its table at every call.
+#ifdef WASINN_TEST_PLUGIN
+inline const wasinn_backend_api &api() { return plugin_api(WASINN_TEST_PLUGIN); }
+
+struct TestBackend : Backend {
+  explicit TestBackend(const std::string &config = "") : Backend(wasinn_test::api(), config) {}
+};
+struct TestContext : Context {
+  explicit TestContext(wasinn_graph *g) : Context(wasinn_test::api(), g) {}
+};
+
+// Loads `builders` with the plugin's encoding, a target and a config.
+inline int load(Backend &b, std::vector<std::vector<uint8_t>> builders, Graph &out, Diag &d,
+                int32_t target = WASINN_TARGET_CPU, const std::string &config = "",
+                const std::string &encoding = "") {
+  LoadArgs a = model_args(encoding, std::move(builders));
+  a.target = target;
+  a.config = config;
+  return load(b, a, out, d);
+}
+
+// Loads one fixture file or fails the test.
+inline Graph load_fixture(Backend &b, const std::string &rel, const std::string &config = "") {
+  Graph g;
+  Diag d;
+  EXPECT_EQ(load(b, {read_fixture(rel)}, g, d, WASINN_TARGET_CPU, config), WASINN_OK)
+      << rel << ": " << d.detail;
+  return g;
+}
+
+template <typename T>
+int set_input(wasinn_context *c, wasinn_tensor_id id, int32_t type,
+              const std::vector<uint32_t> &dims, const std::vector<T> &data, Diag &d) {
+  return set_input(api(), c, id, type, dims, as_bytes(data), d);
+}
+
+template <typename T>
+std::vector<T> output_as(wasinn_context *c, wasinn_tensor_id id, int32_t want_type,
+                         std::vector<uint32_t> *dims = nullptr) {
+  return output_as<T>(api(), c, id, want_type, dims);
+}
+#endif
 
 }  // namespace wasinn_test

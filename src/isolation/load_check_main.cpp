@@ -1,7 +1,7 @@
 // wasinn-load-check: loads one model with one backend plugin, through the same core code the
 // host uses (NnEnvironment::load_graph), under an address-space limit, releases it, and prints
 // one JSON line. The host runs it before loading a model with a backend whose framework may
-// crash on malformed input (core/isolated_load.h); it is also a tool for trying a model:
+// crash on malformed input (isolation/isolated_load.h); it is also a tool for trying a model:
 //
 //   wasinn-load-check [--encoding ENC] [--backend-dir DIR]... MODEL [MODEL...]
 //
@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/isolated_load.h"
+#include "isolation/isolated_load.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
 

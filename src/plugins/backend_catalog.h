@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend_plugin.h"
+#include "plugins/plugin_library.h"
 #include "core/error.h"
 #include "core/types.h"
 
@@ -24,7 +24,7 @@ struct BackendManifest {
   std::vector<Encoding> encodings;
   std::filesystem::path manifest_path;
   // "isolate_load": true: its framework is known to crash on some malformed models, so loads
-  // are first tried in a child process (core/isolated_load.h).
+  // are first tried in a child process (isolation/isolated_load.h).
   bool isolate_load = false;
 };
 
@@ -42,7 +42,7 @@ class BackendCatalog {
   BackendCatalog(std::vector<std::filesystem::path> dirs, std::map<std::string, std::string> configs);
 
   // The plugin serving `encoding`, loading it on first use.
-  Result<std::shared_ptr<BackendPlugin>> plugin_for(Encoding encoding);
+  Result<std::shared_ptr<PluginLibrary>> plugin_for(Encoding encoding);
 
   // The manifest of the backend serving `encoding`, without loading it; nullptr if none.
   const BackendManifest* manifest_for(Encoding encoding) const;
@@ -62,7 +62,7 @@ class BackendCatalog {
   struct Slot {
     BackendManifest manifest;
     std::once_flag once;
-    std::shared_ptr<BackendPlugin> plugin;
+    std::shared_ptr<PluginLibrary> plugin;
     std::optional<Error> failure;
   };
   Slot& load(Slot& slot);

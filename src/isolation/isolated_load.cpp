@@ -1,4 +1,4 @@
-#include "core/isolated_load.h"
+#include "isolation/isolated_load.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "core/backend_catalog.h"
+#include "plugins/backend_catalog.h"
 
 #include <unistd.h>
 
@@ -103,7 +103,7 @@ BackendCatalog::BackendCatalog(std::vector<fs::path> dirs, std::map<std::string,
 BackendCatalog::Slot& BackendCatalog::load(Slot& slot) {
   std::call_once(slot.once, [&] {
     auto it = configs_.find(slot.manifest.name);
-    auto plugin = BackendPlugin::open(slot.manifest.library, it == configs_.end() ? "" : it->second);
+    auto plugin = PluginLibrary::open(slot.manifest.library, it == configs_.end() ? "" : it->second);
     if (plugin) {
       slot.plugin = std::move(*plugin);
     } else {
@@ -115,7 +115,7 @@ BackendCatalog::Slot& BackendCatalog::load(Slot& slot) {
   return slot;
 }
 
-Result<std::shared_ptr<BackendPlugin>> BackendCatalog::plugin_for(Encoding encoding) {
+Result<std::shared_ptr<PluginLibrary>> BackendCatalog::plugin_for(Encoding encoding) {
   for (auto& slot : slots_) {
     for (Encoding e : slot->manifest.encodings) {
       if (e != encoding) continue;

@@ -1,0 +1,264 @@
+// wasinn plugin SDK: write a backend as three small C++ classes; the SDK turns them into the C
+// table of backend_plugin.h.
+//
+// Header-only and compiled into each plugin, so the C ABI stays the only contract and a plugin
+// needs no wasinn library at run time. It holds, once for every backend: the guard that turns
+// any exception into a status and a detail (Error, report), the tensor vocabulary and the one
+// rule per mistake (plugin_sdk/tensor.hpp: resolve_id, check_input), the load request view, the
+// framework log sink (plugin_sdk/log.hpp), and make_api, which builds the table.
+//
+// The three classes, as Wasmtime's backend traits (docs/backends/writing-a-backend.md walks
+// through the fake backend, the smallest complete one):
+//
+//   class MyBackend {                   // one per process; owns framework-wide state
+//    public:
+//     using Graph = MyGraph;
+//     using Context = MyContext;
+//     static constexpr const char *kName = "mine";       // the manifest's name
+//     static const char *framework_version() noexcept;    // static storage
+//     static Error create(std::string_view config, std::unique_ptr<MyBackend> &out);
+//     Error load(const LoadRequest &request, std::unique_ptr<MyGraph> &out);
+//   };                                  // (WASINN_SDK_BACKEND, below, declares these six)
+//   class MyGraph {                     // a loaded model, shared by contexts and threads
+//    public:
+//     std::span<const IoDesc> io(Side side) const;        // lives as long as the graph
+//     Error create_context(std::unique_ptr<MyContext> &out);
+//   };
+//   class MyContext {                   // one thread at a time (the host guarantees it)
+//    public:
+//     Error set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor);
+//     Error compute();
+//     Error get_output(const wasinn_tensor_id &id, wasinn_tensor &out);  // view, see ABI
+//     // (WASINN_SDK_CONTEXT(), below, declares these three)
+//     // Optional: void cancel() noexcept;  (any thread, during compute)
+//     // Optional, all three or none: Error compute_single(); Error fini_single();
+//     //   Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out);
+//   };
+//   WASINN_PLUGIN_DEFINE(MyBackend)     // exports wasinn_backend_api_v1
+//
+// Ownership and threads are those of backend_plugin.h: the host owns every object it got and
+// releases it once (the SDK deletes it); backend and graph methods may run on several threads
+// at once; a context's on one. Null pointers from the host are refused here, once, so the
+// classes receive references.
+#pragma once
+
+#include <concepts>
+#include <exception>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk/error.hpp"
+#include "wasinn/plugin_sdk/load_request.hpp"
+#include "wasinn/plugin_sdk/log.hpp"
+#include "wasinn/plugin_sdk/tensor.hpp"
+
+namespace wasinn::sdk {
+
+// Runs body (returning Error) and reports its outcome; any exception becomes RUNTIME_ERROR with
+// its message, since an exception unwinding into the C host is undefined behaviour.
+template <typename F>
+int guarded(const char *backend_name, wasinn_diag *diag, F &&body) noexcept {
+  try {
+    return report(diag, body());
+  } catch (const std::bad_alloc &) {
+    wasinn_diag_set(diag, "backend plugin: out of memory");  // no allocation here
+  } catch (const std::exception &e) {
+    wasinn_diag_set(diag, one_line(std::string(backend_name) + " backend: " + e.what()).c_str());
+  } catch (...) {
+    wasinn_diag_set(diag, (std::string(backend_name) + " backend: unknown exception").c_str());
+  }
+  return WASINN_RUNTIME_ERROR;
+}
+
+template <typename C>
+concept Cancellable = requires(C &c) {
+  { c.cancel() } noexcept;
+};
+
+template <typename C>
+concept Streaming = requires(C &c, const wasinn_tensor_id &id, wasinn_tensor &t) {
+  { c.compute_single() } -> std::same_as<Error>;
+  { c.get_output_single(id, t) } -> std::same_as<Error>;
+  { c.fini_single() } -> std::same_as<Error>;
+};
+
+// The C entry points for backend class B. The opaque C handles are B, B::Graph and B::Context
+// pointers in disguise: the host only passes them back.
+template <typename B>
+struct Entries {
+  using Graph = typename B::Graph;
+  using Context = typename B::Context;
+
+  static B *backend(wasinn_backend *p) { return reinterpret_cast<B *>(p); }
+  static Graph *graph(wasinn_graph *p) { return reinterpret_cast<Graph *>(p); }
+  static const Graph *graph(const wasinn_graph *p) { return reinterpret_cast<const Graph *>(p); }
+  static Context *context(wasinn_context *p) { return reinterpret_cast<Context *>(p); }
+
+  static Error null_argument(const char *call) {
+    return invalid(std::string(call) + ": a required pointer is NULL");
+  }
+
+  static const char *framework_version() noexcept { return B::framework_version(); }
+
+  static int backend_create(const char *config, size_t length, wasinn_backend **out,
+                            wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!out) return null_argument("backend_create");
+      std::unique_ptr<B> b;
+      const std::string_view text = config ? std::string_view(config, length) : std::string_view();
+      if (Error e = B::create(text, b)) return e;
+      if (!b) return runtime_error(std::string(B::kName) + " backend: create made no backend");
+      *out = reinterpret_cast<wasinn_backend *>(b.release());
+      return {};
+    });
+  }
+  static void backend_destroy(wasinn_backend *b) noexcept { delete backend(b); }
+
+  static int graph_load(wasinn_backend *b, const wasinn_load_request *request, wasinn_graph **out,
+                        wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!b || !request || !out) return null_argument("graph_load");
+      std::unique_ptr<Graph> g;
+      if (Error e = backend(b)->load(LoadRequest(*request), g)) return e;
+      if (!g) return runtime_error(std::string(B::kName) + " backend: load made no graph");
+      *out = reinterpret_cast<wasinn_graph *>(g.release());
+      return {};
+    });
+  }
+  static void graph_release(wasinn_graph *g) noexcept { delete graph(g); }
+
+  static size_t graph_io_count(const wasinn_graph *g, int is_output) noexcept {
+    return g ? graph(g)->io(is_output ? Side::output : Side::input).size() : 0;
+  }
+  static int graph_io_info(const wasinn_graph *g, int is_output, size_t index,
+                           wasinn_io_info *out) noexcept {
+    if (!g || !out) return WASINN_INVALID_ARGUMENT;
+    const std::span<const IoDesc> io = graph(g)->io(is_output ? Side::output : Side::input);
+    if (index >= io.size()) return WASINN_INVALID_ARGUMENT;  // this signature has no diag
+    fill_io_info(io[index], *out);
+    return WASINN_OK;
+  }
+
+  static int context_create(wasinn_graph *g, wasinn_context **out, wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!g || !out) return null_argument("context_create");
+      std::unique_ptr<Context> c;
+      if (Error e = graph(g)->create_context(c)) return e;
+      if (!c) return runtime_error(std::string(B::kName) + " backend: made no context");
+      *out = reinterpret_cast<wasinn_context *>(c.release());
+      return {};
+    });
+  }
+  static void context_release(wasinn_context *c) noexcept { delete context(c); }
+
+  static int set_input(wasinn_context *c, const wasinn_tensor_id *id, const wasinn_tensor *t,
+                       wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!c || !id || !t) return null_argument("set_input");
+      return context(c)->set_input(*id, *t);
+    });
+  }
+  static int compute(wasinn_context *c, wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!c) return null_argument("compute");
+      return context(c)->compute();
+    });
+  }
+  static int get_output(wasinn_context *c, const wasinn_tensor_id *id, wasinn_tensor *out,
+                        wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!c || !id || !out) return null_argument("get_output");
+      return context(c)->get_output(*id, *out);
+    });
+  }
+
+  static int compute_single(wasinn_context *c, wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!c) return null_argument("compute_single");
+      return context(c)->compute_single();
+    });
+  }
+  static int get_output_single(wasinn_context *c, const wasinn_tensor_id *id, wasinn_tensor *out,
+                               wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!c || !id || !out) return null_argument("get_output_single");
+      return context(c)->get_output_single(*id, *out);
+    });
+  }
+  static int fini_single(wasinn_context *c, wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!c) return null_argument("fini_single");
+      return context(c)->fini_single();
+    });
+  }
+  static void cancel(wasinn_context *c) noexcept {
+    if (c) context(c)->cancel();
+  }
+  static void set_log_sink(const wasinn_log_sink *sink) noexcept { sdk::set_log_sink(sink); }
+};
+
+// The API table of backend class B; optional entries are filled when B::Context has them.
+template <typename B>
+constexpr wasinn_backend_api make_api() {
+  using E = Entries<B>;
+  using C = typename B::Context;
+  wasinn_backend_api api{};
+  api.abi_version = WASINN_PLUGIN_ABI_VERSION;
+  api.struct_size = sizeof(wasinn_backend_api);
+  api.name = B::kName;
+  api.framework_version = E::framework_version;
+  api.backend_create = E::backend_create;
+  api.backend_destroy = E::backend_destroy;
+  api.graph_load = E::graph_load;
+  api.graph_release = E::graph_release;
+  api.graph_io_count = E::graph_io_count;
+  api.graph_io_info = E::graph_io_info;
+  api.context_create = E::context_create;
+  api.context_release = E::context_release;
+  api.set_input = E::set_input;
+  api.compute = E::compute;
+  api.get_output = E::get_output;
+  if constexpr (Streaming<C>) {
+    api.compute_single = E::compute_single;
+    api.get_output_single = E::get_output_single;
+    api.fini_single = E::fini_single;
+  }
+  if constexpr (Cancellable<C>) api.cancel = E::cancel;
+  api.set_log_sink = E::set_log_sink;
+  return api;
+}
+
+}  // namespace wasinn::sdk
+
+// The members make_api calls, declared once here so every backend states the same contract:
+//   class OrtBackend {
+//    public:
+//     WASINN_SDK_BACKEND(OrtBackend, OrtGraph, OrtContext, "onnxruntime")
+//     ...                              // the backend's own members
+//   };
+// declares Graph, Context, kName, framework_version(), create() and load(); the backend
+// defines the last three. WASINN_SDK_CONTEXT() declares set_input, compute and get_output.
+#define WASINN_SDK_BACKEND(Self, GraphClass, ContextClass, name)                              \
+  using Graph = GraphClass;                                                                 \
+  using Context = ContextClass;                                                             \
+  static constexpr const char *kName = name;                                                \
+  static const char *framework_version() noexcept;                                          \
+  static ::wasinn::sdk::Error create(std::string_view config, std::unique_ptr<Self> &out);  \
+  ::wasinn::sdk::Error load(const ::wasinn::sdk::LoadRequest &request,                      \
+                            std::unique_ptr<GraphClass> &out);
+
+#define WASINN_SDK_CONTEXT()                                                                  \
+  ::wasinn::sdk::Error set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor);  \
+  ::wasinn::sdk::Error compute();                                                           \
+  ::wasinn::sdk::Error get_output(const wasinn_tensor_id &id, wasinn_tensor &out);
+
+// Exports the plugin's entry point for backend class BackendClass (one per plugin).
+#define WASINN_PLUGIN_DEFINE(BackendClass)                                                   \
+  extern "C" WASINN_PLUGIN_EXPORT const wasinn_backend_api *wasinn_backend_api_v1(void) {  \
+    static constexpr wasinn_backend_api kApi = ::wasinn::sdk::make_api<BackendClass>();     \
+    return &kApi;                                                                          \
+  }

@@ -1,0 +1,55 @@
+// wasinn plugin SDK: a read-only view of a wasinn_load_request that knows which fields the
+// host's (possibly older, shorter) struct carries. Valid only during graph_load, like the
+// request itself.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "wasinn/backend_plugin.h"
+
+namespace wasinn::sdk {
+
+class LoadRequest {
+ public:
+  explicit LoadRequest(const wasinn_load_request &raw) : raw_(raw) {}
+
+  std::string_view encoding() const {
+    return has(offsetof(wasinn_load_request, encoding), sizeof raw_.encoding) && raw_.encoding
+               ? std::string_view(raw_.encoding)
+               : std::string_view();
+  }
+  int32_t target() const {
+    return has(offsetof(wasinn_load_request, target), sizeof raw_.target) ? raw_.target
+                                                                          : WASINN_TARGET_CPU;
+  }
+  std::span<const wasinn_bytes> builders() const {
+    if (!has(offsetof(wasinn_load_request, builder_count), sizeof raw_.builder_count) ||
+        !raw_.builders)
+      return {};
+    return {raw_.builders, raw_.builder_count};
+  }
+  // The file builder i was mapped from (models the host registered), or nullptr.
+  const char *path(size_t i) const {
+    if (!has(offsetof(wasinn_load_request, paths), sizeof raw_.paths) || !raw_.paths ||
+        i >= builders().size())
+      return nullptr;
+    return raw_.paths[i];
+  }
+  // The JSON config text, or "" when none was given.
+  std::string_view config() const {
+    if (!has(offsetof(wasinn_load_request, config_length), sizeof raw_.config_length) ||
+        !raw_.config)
+      return {};
+    return {raw_.config, raw_.config_length};
+  }
+  const wasinn_load_request &raw() const { return raw_; }
+
+ private:
+  // A field exists only if it lies wholly inside the host's struct_size.
+  bool has(size_t offset, size_t size) const { return raw_.struct_size >= offset + size; }
+  const wasinn_load_request &raw_;
+};
+
+}  // namespace wasinn::sdk

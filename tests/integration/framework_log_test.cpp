@@ -1,0 +1,47 @@
+// Framework log lines reach the user only through wasinn's logger: a default run prints nothing
+// but its result, and --log-level debug shows the frameworks' lines tagged with the backend.
+#include <gtest/gtest.h>
+
+#include "test_env.h"
+
+namespace wasinn_it {
+namespace {
+
+std::vector<std::string> digits_run(const std::vector<std::string>& host_flags) {
+  std::vector<std::string> args = {"run"};
+  args.insert(args.end(), host_flags.begin(), host_flags.end());
+  const std::vector<std::string> rest = {"--backend-dir", backend_dir().string(), "--dir",
+                                         fixture("digits").string() + "::/digits",
+                                         guest("classify_digits"), "/digits/model.onnx",
+                                         "/digits/test_x.f32", "/digits/test_y.u8"};
+  args.insert(args.end(), rest.begin(), rest.end());
+  return args;
+}
+
+TEST(FrameworkLog, BackendsListingPrintsNothingOnStderr) {
+  const ChildResult r = run_wasinn({"backends", "--backend-dir", backend_dir().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.err, "") << r.describe();
+}
+
+TEST(FrameworkLog, DefaultRunPrintsOnlyItsResult) {
+  const ChildResult r = run_wasinn(digits_run({}));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("accuracy"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.err, "") << r.describe();
+}
+
+TEST(FrameworkLog, DebugLevelShowsTaggedFrameworkLines) {
+  const ChildResult r = run_wasinn(digits_run({"--log-level", "debug"}));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("[onnxruntime] "), std::string::npos) << r.describe();
+}
+
+TEST(FrameworkLog, ErrorLevelIsQuietToo) {
+  const ChildResult r = run_wasinn(digits_run({"--log-level", "error"}));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.err, "") << r.describe();
+}
+
+}  // namespace
+}  // namespace wasinn_it
