@@ -1,9 +1,9 @@
-// The OrtApi table, status translation and the type-name helpers of ort_types.h.
+// The OrtApi table, status translation and ONNX type names.
 #include "ort_api.h"
 
-#include "ort_types.h"
+#include "types.h"
 
-namespace wasinn_ort {
+namespace wasinn::onnxruntime {
 
 const OrtApi *ort_api() {
   // A function-local static: initialised once, thread-safely, and never written again. This is
@@ -40,25 +40,8 @@ Error take_status(OrtStatus *status, std::string_view what) {
   err.detail += ": ";
   err.detail += api->GetErrorMessage(status);
   api->ReleaseStatus(status);
-  // Details are one line; ORT messages sometimes carry a stack or a trailing newline.
-  for (char &c : err.detail)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!err.detail.empty() && err.detail.back() == ' ') err.detail.pop_back();
+  err.detail = sdk::one_line(std::move(err.detail));
   return err;
-}
-
-std::string wasinn_type_name(int32_t t) {
-  switch (t) {
-    case WASINN_TYPE_F16: return "f16";
-    case WASINN_TYPE_F32: return "f32";
-    case WASINN_TYPE_F64: return "f64";
-    case WASINN_TYPE_BF16: return "bf16";
-    case WASINN_TYPE_U8: return "u8";
-    case WASINN_TYPE_I32: return "i32";
-    case WASINN_TYPE_I64: return "i64";
-    case WASINN_TYPE_I8: return "i8";
-    default: return "type " + std::to_string(t);
-  }
 }
 
 const char *onnx_type_name(ONNXTensorElementDataType t) {
@@ -84,17 +67,4 @@ const char *onnx_type_name(ONNXTensorElementDataType t) {
   }
 }
 
-template <typename T>
-static std::string format_dims_impl(std::span<const T> dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(dims[i]);
-  }
-  return s + "]";
-}
-
-std::string format_dims(std::span<const int64_t> dims) { return format_dims_impl(dims); }
-std::string format_dims(std::span<const uint32_t> dims) { return format_dims_impl(dims); }
-
-}  // namespace wasinn_ort
+}  // namespace wasinn::onnxruntime

@@ -2,8 +2,8 @@
 // translation of an OrtStatus into a wasinn status plus detail.
 //
 // The plugin uses the C API rather than the Ort:: C++ wrapper so that no ORT call can throw;
-// the only exceptions left to catch at the C boundary are the standard library's (bad_alloc,
-// nlohmann::json), which plugin_entry.cpp does.
+// the only exceptions left to catch at the C boundary are the standard library's (bad_alloc),
+// which the SDK's guard does.
 #pragma once
 
 #include <onnxruntime_c_api.h>
@@ -12,9 +12,11 @@
 #include <string>
 #include <string_view>
 
-#include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn_ort {
+namespace wasinn::onnxruntime {
+
+using sdk::Error;
 
 // The API table for the version the plugin was compiled against, or nullptr when the loaded
 // libonnxruntime is older than that. Resolved once; the table itself is immutable.
@@ -38,13 +40,6 @@ using RunOptionsPtr = Handle<OrtRunOptions, &OrtApi::ReleaseRunOptions>;
 using MemoryInfoPtr = Handle<OrtMemoryInfo, &OrtApi::ReleaseMemoryInfo>;
 using TypeInfoPtr = Handle<OrtTypeInfo, &OrtApi::ReleaseTypeInfo>;
 
-// A failed operation: the wasinn status to return and the one-line detail to report.
-struct Error {
-  wasinn_status status = WASINN_OK;
-  std::string detail;
-  explicit operator bool() const { return status != WASINN_OK; }
-};
-
 // Maps ORT's error code to the closest wasinn status. Model-parsing failures are the caller's
 // bytes being wrong (INVALID_ARGUMENT); engine/EP failures are RUNTIME_ERROR.
 wasinn_status status_from_ort_code(OrtErrorCode code);
@@ -53,10 +48,4 @@ wasinn_status status_from_ort_code(OrtErrorCode code);
 // "<what>: <ORT's message>".
 Error take_status(OrtStatus *status, std::string_view what);
 
-// Reports err through diag and returns its status, for the last line of an entry point.
-inline int report(wasinn_diag *diag, const Error &err) {
-  if (err) wasinn_diag_set(diag, err.detail.c_str());
-  return err.status;
-}
-
-}  // namespace wasinn_ort
+}  // namespace wasinn::onnxruntime

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ort_test::onnx_proto {
+namespace wasinn_test::onnx_proto {
 
 // ONNX TensorProto.DataType values.
 enum : int64_t { FLOAT = 1, INT64 = 7, BOOL = 9 };
@@ -81,4 +81,4 @@ inline std::vector<uint8_t> model(const std::vector<Msg> &nodes, const std::vect
   return {s.begin(), s.end()};
 }
 
-}  // namespace ort_test::onnx_proto
+}  // namespace wasinn_test::onnx_proto

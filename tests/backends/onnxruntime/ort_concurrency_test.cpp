@@ -7,7 +7,7 @@
 
 #include "plugin_harness.h"
 
-namespace ort_test {
+namespace wasinn_test {
 namespace {
 
 // Runs `rows` rows starting at `first` through ctx and returns the logits.
@@ -30,8 +30,8 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
   const auto x = read_fixture_as<float>("digits/test_x.f32");
   ASSERT_EQ(x.size(), 450u * 64);
   // One intra-op thread per run so results are deterministic whatever runs beside them.
-  Backend b(R"({"intra_op_threads": 1})");
-  Graph g = load_fixture(b.ptr, "digits/model.onnx");
+  TestBackend b(R"({"intra_op_threads": 1})");
+  Graph g = load_fixture(b, "digits/model.onnx");
   ASSERT_NE(g.ptr, nullptr);
 
   // Reference answers, computed one at a time. Two disjoint row ranges, one per thread, so a
@@ -39,7 +39,7 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
   constexpr uint32_t kRows = 25;
   std::vector<float> want[2];
   {
-    Context ref(g.ptr);
+    TestContext ref(g.ptr);
     int st = 0;
     for (int t = 0; t < 2; ++t) {
       want[t] = run_digits(ref.ptr, x, t * 200, kRows, &st);
@@ -47,7 +47,7 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
     }
   }
 
-  Context ctx0(g.ptr), ctx1(g.ptr);
+  TestContext ctx0(g.ptr), ctx1(g.ptr);
   wasinn_context *ctxs[2] = {ctx0.ptr, ctx1.ptr};
   std::atomic<int> ready{0};
   std::atomic<int> mismatches{0}, failures{0};
@@ -72,11 +72,11 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
 
 TEST(OrtPluginConcurrency, CancelStopsComputeWithTimeout) {
   // Mobilenet at one thread takes tens of milliseconds: long enough to be caught mid-run.
-  Backend b(R"({"intra_op_threads": 1})");
-  Graph g = load_fixture(b.ptr, "mobilenet_v2/model.onnx");
+  TestBackend b(R"({"intra_op_threads": 1})");
+  Graph g = load_fixture(b, "mobilenet_v2/model.onnx");
   ASSERT_NE(g.ptr, nullptr);
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK)
       << d.detail;
@@ -111,4 +111,4 @@ TEST(OrtPluginConcurrency, CancelStopsComputeWithTimeout) {
 }
 
 }  // namespace
-}  // namespace ort_test
+}  // namespace wasinn_test

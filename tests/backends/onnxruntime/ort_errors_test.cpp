@@ -2,7 +2,7 @@
 #include "onnx_proto_writer.h"
 #include "plugin_harness.h"
 
-namespace ort_test {
+namespace wasinn_test {
 namespace {
 
 // gmock is not installed, so no substring matcher.
@@ -42,10 +42,10 @@ TEST(OrtPluginErrors, BackendConfig) {
 }
 
 TEST(OrtPluginErrors, GraphConfig) {
-  Backend b;
+  TestBackend b;
   Graph g;
   Diag d;
-  EXPECT_EQ(load(b.ptr, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_CPU,
+  EXPECT_EQ(load(b, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_CPU,
                  R"({"intra_op_threads": true})"),
             WASINN_INVALID_ARGUMENT);
   EXPECT_CONTAINS(d.detail, "intra_op_threads");
@@ -53,20 +53,20 @@ TEST(OrtPluginErrors, GraphConfig) {
 }
 
 TEST(OrtPluginErrors, BuilderCount) {
-  Backend b;
+  TestBackend b;
   const auto tiny = read_fixture("tiny/model.onnx");
   Graph g0, g2;
-  EXPECT_FAILS(load(b.ptr, {}, g0, d), WASINN_INVALID_ARGUMENT, "exactly one");
-  EXPECT_FAILS(load(b.ptr, {}, g0, d), WASINN_INVALID_ARGUMENT, "got 0");
-  EXPECT_FAILS(load(b.ptr, {tiny, tiny}, g2, d), WASINN_INVALID_ARGUMENT, "got 2");
+  EXPECT_FAILS(load(b, std::vector<std::vector<uint8_t>>{}, g0, d), WASINN_INVALID_ARGUMENT, "exactly one");
+  EXPECT_FAILS(load(b, std::vector<std::vector<uint8_t>>{}, g0, d), WASINN_INVALID_ARGUMENT, "got 0");
+  EXPECT_FAILS(load(b, {tiny, tiny}, g2, d), WASINN_INVALID_ARGUMENT, "got 2");
 }
 
 TEST(OrtPluginErrors, CorruptModels) {
-  Backend b;
+  TestBackend b;
   for (const char *name : {"corrupt/garbage.onnx", "corrupt/truncated.onnx", "corrupt/empty.onnx"}) {
     Graph g;
     Diag d;
-    const int st = load(b.ptr, {read_fixture(name)}, g, d);
+    const int st = load(b, {read_fixture(name)}, g, d);
     EXPECT_TRUE(st == WASINN_INVALID_ARGUMENT || st == WASINN_RUNTIME_ERROR)
         << name << ": status " << st << ", " << d.detail;
     EXPECT_FALSE(d.detail.empty()) << name;
@@ -75,21 +75,21 @@ TEST(OrtPluginErrors, CorruptModels) {
 }
 
 TEST(OrtPluginErrors, AcceleratorTargets) {
-  Backend b;
+  TestBackend b;
   const auto tiny = read_fixture("tiny/model.onnx");
   for (int32_t target : {WASINN_TARGET_GPU, WASINN_TARGET_TPU}) {
     Graph g;
-    EXPECT_FAILS(load(b.ptr, {tiny}, g, d, target), WASINN_UNSUPPORTED_OPERATION,
+    EXPECT_FAILS(load(b, {tiny}, g, d, target), WASINN_UNSUPPORTED_OPERATION,
                  "only the CPU execution provider");
     EXPECT_EQ(g.ptr, nullptr);
   }
   Graph g;
-  EXPECT_FAILS(load(b.ptr, {tiny}, g, d, 77), WASINN_INVALID_ARGUMENT, "77");
+  EXPECT_FAILS(load(b, {tiny}, g, d, 77), WASINN_INVALID_ARGUMENT, "77");
 }
 
 TEST(OrtPluginErrors, IoInfoOutOfRange) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "tiny/model.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "tiny/model.onnx");
   wasinn_io_info info{};
   EXPECT_EQ(api().graph_io_info(g.ptr, 0, 1, &info), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(api().graph_io_info(g.ptr, 1, 5, &info), WASINN_INVALID_ARGUMENT);
@@ -98,14 +98,14 @@ TEST(OrtPluginErrors, IoInfoOutOfRange) {
 class DigitsErrors : public ::testing::Test {
  protected:
   void SetUp() override {
-    g_ = load_fixture(b_.ptr, "digits/model.onnx");
+    g_ = load_fixture(b_, "digits/model.onnx");
     ASSERT_NE(g_.ptr, nullptr);
-    c_ = std::make_unique<Context>(g_.ptr);
+    c_ = std::make_unique<TestContext>(g_.ptr);
   }
   wasinn_context *ctx() { return c_->ptr; }
-  Backend b_;
+  TestBackend b_;
   Graph g_;
-  std::unique_ptr<Context> c_;
+  std::unique_ptr<TestContext> c_;
   const std::vector<float> row_ = std::vector<float>(64, 0.5f);
 };
 
@@ -177,9 +177,9 @@ TEST_F(DigitsErrors, BadOutputId) {
 }
 
 TEST(OrtPluginErrors, MissingInputsAreNamed) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/two_inputs.onnx");
-  Context c(g.ptr);
+  TestBackend b;
+  Graph g = load_fixture(b, "types/two_inputs.onnx");
+  TestContext c(g.ptr);
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_name("a"), WASINN_TYPE_F32, {1, 3}, std::vector<float>{1, 2, 3}, d),
             WASINN_OK);
@@ -201,10 +201,10 @@ std::vector<uint8_t> odd_outputs_model() {
 }
 
 TEST(OrtPluginErrors, UnexpressibleOutputs) {
-  Backend b;
+  TestBackend b;
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr, {odd_outputs_model()}, g, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(load(b, {odd_outputs_model()}, g, d), WASINN_OK) << d.detail;
   wasinn_io_info info{};
   ASSERT_EQ(api().graph_io_info(g.ptr, 0, 1, &info), WASINN_OK);
   EXPECT_EQ(info.type, WASINN_TYPE_F32);
@@ -215,7 +215,7 @@ TEST(OrtPluginErrors, UnexpressibleOutputs) {
   EXPECT_EQ(info.type, WASINN_TYPE_UNKNOWN);  // sequence
   EXPECT_EQ(info.rank, -1);
 
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   const std::vector<float> x = {1, 5}, y = {2, 3};
   ASSERT_EQ(set_input(c.ptr, by_name("x"), WASINN_TYPE_F32, {2}, x, d), WASINN_OK) << d.detail;
   // Any shape goes for y; [1, 2] broadcasts against x's [2].
@@ -234,16 +234,16 @@ TEST(OrtPluginErrors, UnexpressibleOutputs) {
 
 TEST(OrtPluginErrors, UnexpressibleInput) {
   using namespace onnx_proto;
-  Backend b;
+  TestBackend b;
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr,
+  ASSERT_EQ(load(b,
                  {model({node("Not", {"flag"}, {"out"})}, {value_info("flag", tensor_type(BOOL, {2}))},
                         {value_info("out", tensor_type(BOOL, {2}))})},
                  g, d),
             WASINN_OK)
       << d.detail;
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   const std::vector<uint8_t> flags = {0, 1};
   EXPECT_FAILS(set_input(c.ptr, by_index(0), WASINN_TYPE_U8, {2}, flags, d),
                WASINN_UNSUPPORTED_OPERATION, "bool");
@@ -251,11 +251,11 @@ TEST(OrtPluginErrors, UnexpressibleInput) {
 
 TEST(OrtPluginErrors, RunFailureIsRuntimeError) {
   // Shapes that pass the declaration check ([2] vs undeclared) but cannot broadcast in Add.
-  Backend b;
+  TestBackend b;
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr, {odd_outputs_model()}, g, d), WASINN_OK) << d.detail;
-  Context c(g.ptr);
+  ASSERT_EQ(load(b, {odd_outputs_model()}, g, d), WASINN_OK) << d.detail;
+  TestContext c(g.ptr);
   ASSERT_EQ(set_input(c.ptr, by_name("x"), WASINN_TYPE_F32, {2}, std::vector<float>{1, 2}, d),
             WASINN_OK);
   ASSERT_EQ(set_input(c.ptr, by_name("y"), WASINN_TYPE_F32, {3}, std::vector<float>{1, 2, 3}, d),
@@ -268,4 +268,4 @@ TEST(OrtPluginErrors, RunFailureIsRuntimeError) {
 }
 
 }  // namespace
-}  // namespace ort_test
+}  // namespace wasinn_test

@@ -8,7 +8,7 @@
 
 #include "plugin_harness.h"
 
-namespace ort_test {
+namespace wasinn_test {
 namespace {
 
 TEST(OrtPlugin, ApiTable) {
@@ -25,8 +25,8 @@ TEST(OrtPlugin, ApiTable) {
 }
 
 TEST(OrtPlugin, IoInfoDigits) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "digits/model.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "digits/model.onnx");
   ASSERT_NE(g.ptr, nullptr);
   ASSERT_EQ(api().graph_io_count(g.ptr, 0), 1u);
   ASSERT_EQ(api().graph_io_count(g.ptr, 1), 1u);
@@ -51,8 +51,8 @@ const int32_t kTypes[] = {WASINN_TYPE_F16, WASINN_TYPE_F32, WASINN_TYPE_F64, WAS
 const size_t kSizes[] = {2, 4, 8, 2, 1, 4, 8};
 
 TEST(OrtPlugin, IoInfoIdentityAll) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/identity_all.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "types/identity_all.onnx");
   ASSERT_NE(g.ptr, nullptr);
   for (int is_output = 0; is_output < 2; ++is_output) {
     ASSERT_EQ(api().graph_io_count(g.ptr, is_output), 7u);
@@ -71,10 +71,10 @@ TEST(OrtPlugin, IoInfoIdentityAll) {
 // Random bytes through Identity for every type: NaN payloads, subnormals and bf16 included,
 // so any conversion anywhere would show.
 TEST(OrtPlugin, IdentityAllTypesBitExact) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/identity_all.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "types/identity_all.onnx");
   ASSERT_NE(g.ptr, nullptr);
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   std::mt19937 rng(42);
   std::vector<std::vector<uint8_t>> data(7);
   for (uint32_t i = 0; i < 7; ++i) {
@@ -101,10 +101,10 @@ TEST(OrtPlugin, IdentityAllTypesBitExact) {
 }
 
 TEST(OrtPlugin, TwoInputs) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/two_inputs.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "types/two_inputs.onnx");
   ASSERT_NE(g.ptr, nullptr);
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   const std::vector<float> a = {0.5f, -1.25f, 3.0f};
   const std::vector<int64_t> bv = {7, -3, int64_t{1} << 40};
   Diag d;
@@ -125,10 +125,10 @@ TEST(OrtPlugin, TwoInputs) {
 // Also exercises the steady-state set_input path: same shape, so the context reuses its buffer
 // and OrtValue, and the second run must see the new bytes.
 TEST(OrtPlugin, TinyKnownAnswerAndRepeat) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "tiny/model.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "tiny/model.onnx");
   ASSERT_NE(g.ptr, nullptr);
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   for (float base : {0.0f, 10.0f, -2.5f}) {
     const std::vector<float> x = {base, base + 1, base + 2, base + 3};
     Diag d;
@@ -165,11 +165,11 @@ TEST(OrtPlugin, DigitsMatchesNativeOrt) {
   ASSERT_EQ(x.size(), 450u * 64);
   ASSERT_EQ(y.size(), 450u);
 
-  Backend b(R"({"intra_op_threads": 1})");
+  TestBackend b(R"({"intra_op_threads": 1})");
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr, {model}, g, d), WASINN_OK) << d.detail;
-  Context c(g.ptr);
+  ASSERT_EQ(load(b, {model}, g, d), WASINN_OK) << d.detail;
+  TestContext c(g.ptr);
   // Batch 1, the full 450, then 1 again: the input buffer grows, then is reused smaller.
   for (uint32_t rows : {1u, 450u, 7u, 1u}) {
     const std::vector<float> batch(x.begin(), x.begin() + rows * 64);
@@ -197,15 +197,15 @@ TEST(OrtPlugin, DigitsMatchesNativeOrt) {
 }
 
 TEST(OrtPlugin, ConfigKeysAccepted) {
-  Backend b(R"({"intra_op_threads": 2, "inter_op_threads": 1,
+  TestBackend b(R"({"intra_op_threads": 2, "inter_op_threads": 1,
                 "graph_optimization_level": "basic", "some_other_backend_key": [1, 2]})");
   ASSERT_NE(b.ptr, nullptr);
   for (const char *level : {"disable", "basic", "extended", "all"}) {
     const std::string cfg = std::string(R"({"intra_op_threads": 1, "graph_optimization_level": ")") +
                             level + "\"}";
-    Graph g = load_fixture(b.ptr, "tiny/model.onnx", cfg);
+    Graph g = load_fixture(b, "tiny/model.onnx", cfg);
     ASSERT_NE(g.ptr, nullptr) << level;
-    Context c(g.ptr);
+    TestContext c(g.ptr);
     Diag d;
     ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 4},
                         std::vector<float>{1, 1, 1, 1}, d),
@@ -217,22 +217,22 @@ TEST(OrtPlugin, ConfigKeysAccepted) {
 }
 
 TEST(OrtPlugin, AutoTargetRunsOnCpu) {
-  Backend b;
+  TestBackend b;
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_AUTO), WASINN_OK)
+  ASSERT_EQ(load(b, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_AUTO), WASINN_OK)
       << d.detail;
 }
 
 // Tolerance, not bit-exactness: the reference is torch's, computed with different kernels.
 TEST(OrtPlugin, MobilenetCloseToTorch) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "mobilenet_v2/model.onnx");
+  TestBackend b;
+  Graph g = load_fixture(b, "mobilenet_v2/model.onnx");
   ASSERT_NE(g.ptr, nullptr);
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
   const auto want = read_fixture_as<float>("mobilenet_v2/expected.f32");
   ASSERT_EQ(x.size(), 3u * 224 * 224);
-  Context c(g.ptr);
+  TestContext c(g.ptr);
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK)
       << d.detail;
@@ -243,4 +243,4 @@ TEST(OrtPlugin, MobilenetCloseToTorch) {
 }
 
 }  // namespace
-}  // namespace ort_test
+}  // namespace wasinn_test

@@ -10,7 +10,7 @@
 
 #include "ort_api.h"
 
-namespace wasinn_ort {
+namespace wasinn::onnxruntime {
 
 // Keys (all optional, unknown keys ignored so one config can serve several backends):
 //   "intra_op_threads":          int >= 0, 0 = ORT's default (one per physical core)
@@ -27,13 +27,12 @@ struct SessionConfig {
   SessionConfig merged_with(const SessionConfig &over) const;
 };
 
-// Parses text (not NUL-terminated; NULL or empty means "no config"). `source` names the config
-// in details, e.g. "backend config". Malformed JSON, a non-object, or a key of the wrong type or
-// range is INVALID_ARGUMENT naming the key.
-Error parse_session_config(const char *text, size_t length, std::string_view source,
-                           SessionConfig &out);
+// Parses text ("" means "no config"). `source` names the config in details, e.g. "backend
+// config". Malformed JSON, a non-object, or a key of the wrong type or range is
+// INVALID_ARGUMENT naming the key.
+Error parse_session_config(std::string_view text, std::string_view source, SessionConfig &out);
 
 // Applies cfg to options.
 Error apply_session_config(const SessionConfig &cfg, OrtSessionOptions *options);
 
-}  // namespace wasinn_ort
+}  // namespace wasinn::onnxruntime

@@ -1,0 +1,163 @@
+// Loading: builder and target checks, session creation, and the io description cache.
+#include "graph.h"
+
+#include <cstddef>
+#include <string_view>
+
+#include "backend.h"
+#include "context.h"
+#include "types.h"
+
+namespace wasinn::onnxruntime {
+const char *kind_name(ONNXType kind) {
+  switch (kind) {
+    case ONNX_TYPE_SEQUENCE: return "a sequence";
+    case ONNX_TYPE_MAP: return "a map";
+    case ONNX_TYPE_OPAQUE: return "an opaque value";
+    case ONNX_TYPE_SPARSETENSOR: return "a sparse tensor";
+    case ONNX_TYPE_OPTIONAL: return "an optional";
+    default: return "a value of unknown kind";
+  }
+}
+
+namespace {
+
+Error describe_tensor(const OrtTypeInfo *info, sdk::IoDesc &d, OrtIo &k) {
+  const OrtApi *api = ort_api();
+  const OrtTensorTypeAndShapeInfo *t = nullptr;  // owned by info
+  if (Error e = take_status(api->CastTypeInfoToTensorInfo(info, &t), "reading tensor info"))
+    return e;
+  if (!t) return {};
+  if (Error e = take_status(api->GetTensorElementType(t, &k.onnx_type), "reading element type"))
+    return e;
+  d.type = to_wasinn_type(k.onnx_type);
+  if (d.type == WASINN_TYPE_UNKNOWN)
+    d.not_a_tensor = std::string("an ONNX ") + onnx_type_name(k.onnx_type) + " tensor";
+  if (!api->TensorTypeAndShape_HasShape(t)) return {};  // rank stays -1: any shape goes
+  size_t rank = 0;
+  if (Error e = take_status(api->GetDimensionsCount(t, &rank), "reading rank")) return e;
+  d.dims.resize(rank);
+  if (Error e = take_status(api->GetDimensions(t, d.dims.data(), rank), "reading dims")) return e;
+  for (int64_t &v : d.dims)
+    if (v < 0) v = -1;  // symbolic ("batch") and unknown dims alike
+  d.rank = static_cast<int32_t>(rank);
+  return {};
+}
+
+Error read_io(const OrtSession *session, bool is_output, std::vector<sdk::IoDesc> &out,
+              std::vector<OrtIo> &kinds) {
+  const OrtApi *api = ort_api();
+  const char *what = is_output ? "reading model outputs" : "reading model inputs";
+  size_t count = 0;
+  if (Error e = take_status(is_output ? api->SessionGetOutputCount(session, &count)
+                                      : api->SessionGetInputCount(session, &count),
+                            what))
+    return e;
+  OrtAllocator *alloc = nullptr;
+  if (Error e = take_status(api->GetAllocatorWithDefaultOptions(&alloc), what)) return e;
+
+  out.resize(count);
+  kinds.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    sdk::IoDesc &d = out[i];
+    OrtIo &k = kinds[i];
+    char *name = nullptr;
+    if (Error e = take_status(is_output ? api->SessionGetOutputName(session, i, alloc, &name)
+                                        : api->SessionGetInputName(session, i, alloc, &name),
+                              what))
+      return e;
+    d.name = name ? name : "";
+    if (name) (void)take_status(api->AllocatorFree(alloc, name), what);
+
+    OrtTypeInfo *raw = nullptr;
+    if (Error e = take_status(is_output ? api->SessionGetOutputTypeInfo(session, i, &raw)
+                                        : api->SessionGetInputTypeInfo(session, i, &raw),
+                              what))
+      return e;
+    TypeInfoPtr info(raw);
+    if (Error e = take_status(api->GetOnnxTypeFromTypeInfo(info.get(), &k.kind), what)) return e;
+    if (k.kind != ONNX_TYPE_TENSOR)
+      d.not_a_tensor = kind_name(k.kind);
+    else if (Error e = describe_tensor(info.get(), d, k))
+      return e;
+  }
+  return {};
+}
+
+Error check_target(int32_t target) {
+  switch (target) {
+    case WASINN_TARGET_CPU:
+    case WASINN_TARGET_AUTO:
+      return {};  // the CPU execution provider is ORT's default: nothing to append
+    case WASINN_TARGET_GPU:
+    case WASINN_TARGET_TPU:
+      // Never fall back to CPU silently: a guest asking for an accelerator should learn it has
+      // none rather than get a slow run it did not ask for.
+      return {WASINN_UNSUPPORTED_OPERATION,
+              std::string("target ") + (target == WASINN_TARGET_GPU ? "gpu" : "tpu") +
+                  " is not available: this ONNX Runtime build has only the CPU execution "
+                  "provider"};
+    default:
+      return sdk::invalid("unknown execution target " + std::to_string(target));
+  }
+}
+
+}  // namespace
+
+Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
+                     std::unique_ptr<OrtGraph> &out) {
+  const OrtApi *api = ort_api();
+  if (!req.encoding().empty() && req.encoding() != "onnx")
+    return {WASINN_INVALID_ENCODING, "the onnxruntime backend loads only \"onnx\", not \"" +
+                                         std::string(req.encoding()) + "\""};
+  if (req.builders().size() != 1)
+    return sdk::invalid(
+        "the onnx encoding expects exactly one graph builder (the .onnx model bytes), got " +
+        std::to_string(req.builders().size()));
+  if (Error e = check_target(req.target())) return e;
+  const wasinn_bytes &model = req.builders()[0];
+  if (!model.data || model.length == 0) return sdk::invalid("the ONNX model is empty (0 bytes)");
+
+  SessionConfig graph_cfg;
+  if (Error e = parse_session_config(req.config(), "graph config", graph_cfg)) return e;
+
+  OrtSessionOptions *raw_opts = nullptr;
+  if (Error e = take_status(api->CreateSessionOptions(&raw_opts), "creating session options"))
+    return e;
+  SessionOptionsPtr opts(raw_opts);
+  if (Error e = apply_session_config(backend.defaults().merged_with(graph_cfg), opts.get()))
+    return e;
+  // Bytes loaded from memory have no directory, so a model with external weights could not find
+  // them. When the host tells us the file, point ORT at its folder.
+  if (const char *path = req.path(0)) {
+    std::string dir(path);
+    const size_t slash = dir.find_last_of('/');
+    dir = slash == std::string::npos ? "." : dir.substr(0, slash == 0 ? 1 : slash);
+    if (Error e = take_status(
+            api->AddSessionConfigEntry(opts.get(),
+                                       "session.model_external_initializers_file_folder_path",
+                                       dir.c_str()),
+            "setting the external data folder"))
+      return e;
+  }
+
+  auto graph = std::make_unique<OrtGraph>();
+  graph->backend_ = &backend;
+  OrtSession *session = nullptr;
+  if (Error e = take_status(api->CreateSessionFromArray(backend.env(), model.data, model.length,
+                                                        opts.get(), &session),
+                            "loading the ONNX model"))
+    return e;
+  graph->session_.reset(session);
+
+  std::vector<OrtIo> output_kinds;
+  if (Error e = read_io(session, false, graph->inputs_, graph->input_kinds_)) return e;
+  if (Error e = read_io(session, true, graph->outputs_, output_kinds)) return e;
+  // Taken only now: the vectors above no longer grow, so the c_str() pointers stay put.
+  for (const sdk::IoDesc &d : graph->inputs_) graph->input_names_.push_back(d.name.c_str());
+  for (const sdk::IoDesc &d : graph->outputs_) graph->output_names_.push_back(d.name.c_str());
+  out = std::move(graph);
+  return {};
+}
+
+}  // namespace wasinn::onnxruntime

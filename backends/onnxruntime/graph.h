@@ -1,0 +1,50 @@
+// A loaded ONNX model: one OrtSession shared by all contexts of the graph, plus the declared
+// inputs and outputs cached at load so io queries and set_input checks never call into ORT.
+// Immutable after load; ORT documents OrtSession::Run as safe to call concurrently, so contexts
+// of one graph run in parallel without a lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ort_api.h"
+#include "wasinn/plugin_sdk.hpp"
+
+namespace wasinn::onnxruntime {
+
+class OrtBackend;
+class OrtContext;
+
+// What ORT says of one declared input or output, beside the SDK's description.
+struct OrtIo {
+  ONNXType kind = ONNX_TYPE_UNKNOWN;  // tensor, sequence, map, ...
+  ONNXTensorElementDataType onnx_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+};
+
+class OrtGraph : public sdk::DeclaredIo {
+ public:
+  static Error load(OrtBackend &backend, const sdk::LoadRequest &request,
+                    std::unique_ptr<OrtGraph> &out);
+
+  Error create_context(std::unique_ptr<OrtContext> &out);
+
+  OrtBackend &backend() const { return *backend_; }
+  OrtSession *session() const { return session_.get(); }
+  const OrtIo &input_kind(size_t i) const { return input_kinds_[i]; }
+  // NUL-terminated names in declared order, as Run wants them; point into the IoDescs.
+  const std::vector<const char *> &input_names() const { return input_names_; }
+  const std::vector<const char *> &output_names() const { return output_names_; }
+
+ private:
+  OrtBackend *backend_ = nullptr;  // outlives every graph
+  SessionPtr session_;
+  std::vector<OrtIo> input_kinds_;
+  std::vector<const char *> input_names_, output_names_;
+};
+
+// "a sequence", "a map", ...: what an ONNX value that is not a tensor is.
+const char *kind_name(ONNXType kind);
+
+}  // namespace wasinn::onnxruntime
