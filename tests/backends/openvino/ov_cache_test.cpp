@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <optional>
 
-#include "ov_harness.h"
+#include "ov_test_support.h"
 
-namespace ov_test {
+namespace wasinn_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,32 +44,32 @@ struct ScopedEnv {
   ~ScopedEnv() { old ? setenv(name.c_str(), old->c_str(), 1) : unsetenv(name.c_str()); }
 };
 
-double load_ms(wasinn_backend *b, Graph &g, const std::string &config) {
+double load_ms(Backend &b, Graph &g, const std::string &config) {
   const auto xml = read_fixture("mobilenet_v2/openvino/model.xml"), bin = read_fixture("mobilenet_v2/openvino/model.bin");
   Diag d;
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(load(b, {xml, bin}, g, d, WASINN_TARGET_CPU, config), WASINN_OK) << d.detail;
+  EXPECT_EQ(load_bytes(b, {xml, bin}, g, d, WASINN_TARGET_CPU, config), WASINN_OK) << d.detail;
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::vector<float> run_mobilenet(wasinn_graph *g) {
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
-  Context c(g);
+  Context c(api(), g);
   Diag d;
-  EXPECT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK);
+  EXPECT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK);
   EXPECT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
   return output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32);
 }
 
 TEST(OvCache, SecondLoadUsesTheCacheDir) {
   TempDir dir;
-  Backend b;
+  Backend b(api(), kF32);
   const std::string cfg = R"({"inference_precision":"f32","cache_dir":")" + dir.path.string() + R"("})";
   Graph cold, warm;
-  const double cold_ms = load_ms(b.ptr, cold, cfg);
+  const double cold_ms = load_ms(b, cold, cfg);
   ASSERT_NE(cold.ptr, nullptr);
   EXPECT_GE(file_count(dir.path), 1u) << "nothing was cached in " << dir.path;
-  const double warm_ms = load_ms(b.ptr, warm, cfg);
+  const double warm_ms = load_ms(b, warm, cfg);
   ASSERT_NE(warm.ptr, nullptr);
   RecordProperty("cold_load_ms", std::to_string(cold_ms));
   RecordProperty("cached_load_ms", std::to_string(warm_ms));
@@ -80,9 +80,9 @@ TEST(OvCache, SecondLoadUsesTheCacheDir) {
 TEST(OvCache, EmptyCacheDirTurnsCachingOff) {
   TempDir dir;
   ScopedEnv xdg("XDG_CACHE_HOME", dir.path.string());
-  Backend b(R"({"cache_dir":""})");
+  Backend b(api(), R"({"cache_dir":""})");
   Graph g;
-  load_ms(b.ptr, g, "");
+  load_ms(b, g, "");
   ASSERT_NE(g.ptr, nullptr);
   EXPECT_EQ(file_count(dir.path), 0u);
 }
@@ -90,12 +90,12 @@ TEST(OvCache, EmptyCacheDirTurnsCachingOff) {
 TEST(OvCache, DefaultDirIsUnderXdgCacheHome) {
   TempDir dir;
   ScopedEnv xdg("XDG_CACHE_HOME", dir.path.string());
-  Backend b("");
+  Backend b(api());
   Graph g;
-  load_ms(b.ptr, g, "");
+  load_ms(b, g, "");
   ASSERT_NE(g.ptr, nullptr);
   EXPECT_GE(file_count(dir.path / "wasinn" / "openvino"), 1u);
 }
 
 }  // namespace
-}  // namespace ov_test
+}  // namespace wasinn_test

@@ -3,9 +3,9 @@
 #include <atomic>
 #include <thread>
 
-#include "ov_harness.h"
+#include "ov_test_support.h"
 
-namespace ov_test {
+namespace wasinn_test {
 namespace {
 
 // Native logits for digits rows [first, first + batch), the reference every context must match.
@@ -15,13 +15,13 @@ std::vector<float> reference(const std::vector<float> &x, uint32_t first, uint32
 }
 
 TEST(OvConcurrency, InterleavedContextsKeepTheirOwnInputs) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "digits/openvino/model");
   const auto x = read_fixture_as<float>("digits/test_x.f32");
-  Context c1(g.ptr), c2(g.ptr);
+  Context c1(api(), g.ptr), c2(api(), g.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c1.ptr, by_index(0), WASINN_TYPE_F32, {5, 64}, x.data(), 5 * 64, d), WASINN_OK);
-  ASSERT_EQ(set_input(c2.ptr, by_index(0), WASINN_TYPE_F32, {3, 64}, x.data() + 100 * 64, 3 * 64, d), WASINN_OK);
+  ASSERT_EQ(set_input_of(c1.ptr, by_index(0), WASINN_TYPE_F32, {5, 64}, x.data(), 5 * 64, d), WASINN_OK);
+  ASSERT_EQ(set_input_of(c2.ptr, by_index(0), WASINN_TYPE_F32, {3, 64}, x.data() + 100 * 64, 3 * 64, d), WASINN_OK);
   ASSERT_EQ(api().compute(c2.ptr, &d), WASINN_OK) << d.detail;
   ASSERT_EQ(api().compute(c1.ptr, &d), WASINN_OK) << d.detail;
   EXPECT_EQ(output_as<float>(c1.ptr, by_index(0), WASINN_TYPE_F32), reference(x, 0, 5));
@@ -37,8 +37,8 @@ TEST(OvConcurrency, InterleavedContextsKeepTheirOwnInputs) {
 }
 
 TEST(OvConcurrency, ContextsOnThreadsMatchReference) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "digits/openvino/model");
   const auto x = read_fixture_as<float>("digits/test_x.f32");
   constexpr int kThreads = 4, kRounds = 50;
   std::vector<std::vector<float>> want;
@@ -47,11 +47,11 @@ TEST(OvConcurrency, ContextsOnThreadsMatchReference) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      Context c(g.ptr);
+      Context c(api(), g.ptr);
       Diag d;
       const uint32_t batch = 1 + t;
       for (int r = 0; r < kRounds; ++r) {
-        if (set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {batch, 64}, x.data() + 20 * t * 64, batch * 64, d) ||
+        if (set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {batch, 64}, x.data() + 20 * t * 64, batch * 64, d) ||
             api().compute(c.ptr, &d)) {
           ++failures;
           return;
@@ -69,7 +69,7 @@ TEST(OvConcurrency, ContextsOnThreadsMatchReference) {
 }
 
 TEST(OvConcurrency, ConcurrentLoadsOnOneBackend) {
-  Backend b;
+  Backend b(api(), kF32);
   const auto xml = read_fixture("digits/openvino/model.xml"), bin = read_fixture("digits/openvino/model.bin");
   std::atomic<int> ok{0};
   std::vector<std::thread> threads;
@@ -77,7 +77,7 @@ TEST(OvConcurrency, ConcurrentLoadsOnOneBackend) {
     threads.emplace_back([&] {
       Graph g;
       Diag d;
-      if (load(b.ptr, {xml, bin}, g, d) == WASINN_OK && g.ptr) ++ok;
+      if (load_bytes(b, {xml, bin}, g, d) == WASINN_OK && g.ptr) ++ok;
     });
   for (auto &th : threads) th.join();
   EXPECT_EQ(ok.load(), 3);
@@ -87,12 +87,12 @@ TEST(OvConcurrency, ConcurrentLoadsOnOneBackend) {
 // (or OK when they finish first), never anything else, and the context computes normally once
 // cancelling stops.
 TEST(OvConcurrency, CancelIsSafeAndRecoverable) {
-  Backend b(R"({"inference_precision":"f32","cache_dir":"","num_threads":1})");
-  Graph g = load_ir(b.ptr, "mobilenet_v2/openvino/model");
+  Backend b(api(), R"({"inference_precision":"f32","cache_dir":"","num_threads":1})");
+  Graph g = load_ir(b, "mobilenet_v2/openvino/model");
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
-  Context c(g.ptr);
+  Context c(api(), g.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK);
+  ASSERT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK);
   std::atomic<bool> stop{false};
   std::thread canceller([&] {
     while (!stop.load()) {
@@ -118,4 +118,4 @@ TEST(OvConcurrency, CancelIsSafeAndRecoverable) {
 }
 
 }  // namespace
-}  // namespace ov_test
+}  // namespace wasinn_test

@@ -2,70 +2,41 @@
 // The digits classifier's logits from the guest equal native OpenVINO's bit for bit; named
 // (preloaded) models and ONNX-through-OpenVINO work; error paths end the guest with the
 // documented errno while the host reports the detail and exits normally.
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
-#include "ov_harness.h"
+#include "guest_runner.h"
+#include "ov_test_support.h"
 
-namespace ov_test {
+namespace wasinn_test {
 namespace {
 
 using ::testing::HasSubstr;
-namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quote(const std::string &s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// wasinn run with the fixtures at /f and a scratch directory at /out.
-RunResult wasinn_run(const std::vector<std::string> &host_args, const std::string &guest,
-                     const std::vector<std::string> &guest_args, const fs::path &out_dir) {
-  std::string cmd = quote(WASINN_CLI) + " run --backend-dir " + quote(WASINN_BACKEND_DIR) + " --dir " +
-                    quote(fixtures_dir().string() + "::/f") + " --dir " + quote(out_dir.string() + "::/out") +
-                    " --backend-config " + quote("openvino=" + kF32);
-  for (const auto &a : host_args) cmd += " " + quote(a);
-  cmd += " " + quote(std::string(WASINN_GUEST_DIR) + "/" + guest + ".wasm");
-  for (const auto &a : guest_args) cmd += " " + quote(a);
-  cmd += " 2>&1";
-  RunResult r;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+// wasinn run with the fixtures at /f, a scratch directory at /out and f32 math.
+GuestRun wasinn_run(const std::vector<std::string> &host_args, const std::string &guest,
+                    const std::vector<std::string> &guest_args, const std::string &out_dir) {
+  std::vector<std::string> host = {"--dir", fixtures_dir().string() + "::/f", "--dir",
+                                   out_dir + "::/out", "--backend-config", "openvino=" + kF32};
+  host.insert(host.end(), host_args.begin(), host_args.end());
+  return run_guest(host, guest, guest_args);
 }
 
 class OvGuest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/wasinn-ov-guest-XXXXXX";
-    out_ = mkdtemp(tmpl);
+    out_ = scratch_dir(std::string("ov_guest_") +
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
   void TearDown() override {
     std::error_code ec;
-    fs::remove_all(out_, ec);
+    std::filesystem::remove_all(out_, ec);
   }
   std::vector<float> read_out(const std::string &name) {
-    std::ifstream f(out_ / name, std::ios::binary);
-    std::vector<char> bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-    std::vector<float> v(bytes.size() / 4);
-    if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * 4);
-    return v;
+    return as_vector<float>(read_file(out_ + "/" + name));
   }
-  fs::path out_;
+  std::string out_;
 };
 
 // Native OpenVINO, one row per inference as the guest does it.
@@ -148,7 +119,7 @@ TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
   const std::string in1 = "0:f32:1x64:/f/digits/test_x.f32";
   // 128 bytes: right for f16 [1,64] and f32 [1,32], so the host's length check passes and the
   // plugin's type and shape checks answer.
-  std::ofstream(out_ / "in128.bin", std::ios::binary) << std::string(128, '\0');
+  std::ofstream(out_ + "/in128.bin", std::ios::binary) << std::string(128, '\0');
   bool has_gpu = false, has_npu = false;
   for (const auto &d : native_core().get_available_devices()) {
     has_gpu |= d.rfind("GPU", 0) == 0;
@@ -161,9 +132,9 @@ TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
       {"short weights", {"--model", xml + ",/f/corrupt/openvino_short.bin", "--encoding", "0"}, 1, "load",
        "Incorrect weights in bin file"},
       {"f16 input for f32", {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f16:1x64:/out/in128.bin"},
-       1, "set_input", "expected f32 [?,64], got f16 [1,64]"},
+       1, "set_input", "expected f32 [-1, 64], got f16 [1, 64]"},
       {"wrong width", {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f32:1x32:/out/in128.bin"}, 1,
-       "set_input", "expected f32 [?,64], got f32 [1,32]"},
+       "set_input", "expected f32 [-1, 64], got f32 [1, 32]"},
   };
   if (!has_gpu)
     cases.push_back({"gpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "1", "--input", in1}, 6,
@@ -192,4 +163,4 @@ TEST_F(OvGuest, ComputeDeadlineCancels) {
 }
 
 }  // namespace
-}  // namespace ov_test
+}  // namespace wasinn_test

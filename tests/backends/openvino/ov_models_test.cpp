@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <random>
 
-#include "ov_harness.h"
+#include "ov_test_support.h"
 
-namespace ov_test {
+namespace wasinn_test {
 namespace {
 
 TEST(OvPlugin, ApiTable) {
@@ -21,8 +21,8 @@ TEST(OvPlugin, ApiTable) {
 }
 
 TEST(OvPlugin, IoInfoDigitsKeepsDynamicBatch) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "digits/openvino/model");
   ASSERT_NE(g.ptr, nullptr);
   ASSERT_EQ(api().graph_io_count(g.ptr, 0), 1u);
   ASSERT_EQ(api().graph_io_count(g.ptr, 1), 1u);
@@ -48,9 +48,9 @@ void expect_digits_match_native(wasinn_graph *g, const std::string &native_model
   const auto y = read_fixture("digits/test_y.u8");
   ASSERT_EQ(x.size(), y.size() * 64);
   const uint32_t n = static_cast<uint32_t>(y.size());
-  Context c(g);
+  Context c(api(), g);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {n, 64}, x.data(), x.size(), d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {n, 64}, x.data(), x.size(), d), WASINN_OK) << d.detail;
   ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
   std::vector<uint32_t> dims;
   const auto got = output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32, &dims);
@@ -66,38 +66,38 @@ void expect_digits_match_native(wasinn_graph *g, const std::string &native_model
 }
 
 TEST(OvPlugin, DigitsIrMatchesNative) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "digits/openvino/model");
   ASSERT_NE(g.ptr, nullptr);
   expect_digits_match_native(g.ptr, "digits/openvino/model.xml");
 }
 
 // "cancellable": false runs infer() on the calling thread instead of start_async + wait.
 TEST(OvPlugin, DigitsSynchronousComputeMatchesNative) {
-  Backend b(R"({"inference_precision":"f32","cache_dir":"","cancellable":false})");
-  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  Backend b(api(), R"({"inference_precision":"f32","cache_dir":"","cancellable":false})");
+  Graph g = load_ir(b, "digits/openvino/model");
   ASSERT_NE(g.ptr, nullptr);
   expect_digits_match_native(g.ptr, "digits/openvino/model.xml");
 }
 
 TEST(OvPlugin, DigitsOnnxInOneBuilderMatchesNative) {
-  Backend b;
+  Backend b(api(), kF32);
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr, {read_fixture("digits/model.onnx")}, g, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(load_bytes(b, {read_fixture("digits/model.onnx")}, g, d), WASINN_OK) << d.detail;
   expect_digits_match_native(g.ptr, "digits/model.onnx");
 }
 
 // The dynamic batch is reshaped per set_input: batch 1 right after batch 450, on one context.
 TEST(OvPlugin, DigitsBatchChangesOnOneContext) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "digits/openvino/model");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "digits/openvino/model");
   const auto x = read_fixture_as<float>("digits/test_x.f32");
   auto native = native_compile(fixture_path("digits/openvino/model.xml"));
-  Context c(g.ptr);
+  Context c(api(), g.ptr);
   Diag d;
   for (uint32_t batch : {450u, 1u, 7u, 1u}) {
-    ASSERT_EQ(set_input(c.ptr, by_name("input"), WASINN_TYPE_F32, {batch, 64}, x.data(), batch * 64, d), WASINN_OK)
+    ASSERT_EQ(set_input_of(c.ptr, by_name("input"), WASINN_TYPE_F32, {batch, 64}, x.data(), batch * 64, d), WASINN_OK)
         << d.detail;
     ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
     std::vector<uint32_t> dims;
@@ -111,24 +111,24 @@ TEST(OvPlugin, DigitsBatchChangesOnOneContext) {
 
 // a: f32[?,?] -> y = 2a + 1; b: i32[?] -> z = b + 1. Two inputs, two outputs, any shapes.
 TEST(OvPlugin, DynamicShapesKnownAnswers) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "tiny/openvino/dynamic");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "tiny/openvino/dynamic");
   ASSERT_NE(g.ptr, nullptr);
   wasinn_io_info a{};
   ASSERT_EQ(api().graph_io_info(g.ptr, 0, 0, &a), WASINN_OK);
   ASSERT_EQ(a.rank, 2);
   EXPECT_EQ(a.dims[0], -1);
   EXPECT_EQ(a.dims[1], -1);
-  Context c(g.ptr);
+  Context c(api(), g.ptr);
   Diag d;
   for (auto [rows, cols] : {std::pair<uint32_t, uint32_t>{2, 3}, {4, 5}, {1, 1}, {3, 2}}) {
     std::vector<float> av(rows * cols);
     for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(i) - 3.0f;
     std::vector<int32_t> bv(rows + cols);
     for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<int32_t>(i * 1000) - 2;
-    ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {rows, cols}, av.data(), av.size(), d), WASINN_OK)
+    ASSERT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {rows, cols}, av.data(), av.size(), d), WASINN_OK)
         << d.detail;
-    ASSERT_EQ(set_input(c.ptr, by_index(1), WASINN_TYPE_I32, {rows + cols}, bv.data(), bv.size(), d), WASINN_OK)
+    ASSERT_EQ(set_input_of(c.ptr, by_index(1), WASINN_TYPE_I32, {rows + cols}, bv.data(), bv.size(), d), WASINN_OK)
         << d.detail;
     ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
     std::vector<uint32_t> ydims, zdims;
@@ -161,7 +161,7 @@ void expect_identity_all_types(wasinn_graph *g) {
       EXPECT_EQ(info.type, kTypes[i]) << info.name;
     }
   }
-  Context c(g);
+  Context c(api(), g);
   std::mt19937 rng(42);
   std::vector<std::vector<uint8_t>> data(7);
   const std::vector<uint32_t> dims{2, 3};
@@ -188,32 +188,32 @@ void expect_identity_all_types(wasinn_graph *g) {
 }
 
 TEST(OvPlugin, IdentityAllTypesIr) {
-  Backend b;
-  Graph g = load_ir(b.ptr, "types/openvino/identity_all");
+  Backend b(api(), kF32);
+  Graph g = load_ir(b, "types/openvino/identity_all");
   ASSERT_NE(g.ptr, nullptr);
   expect_identity_all_types(g.ptr);
 }
 
 TEST(OvPlugin, IdentityAllTypesOnnx) {
-  Backend b;
+  Backend b(api(), kF32);
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b.ptr, {read_fixture("types/identity_all.onnx")}, g, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(load_bytes(b, {read_fixture("types/identity_all.onnx")}, g, d), WASINN_OK) << d.detail;
   expect_identity_all_types(g.ptr);
 }
 
 // The benchmark's model: plugin and native OpenVINO with the same threads agree bit for bit,
 // and both are close to torch's answer from the fixture script.
 TEST(OvPlugin, MobilenetMatchesNativeAndTorch) {
-  Backend b(R"({"inference_precision":"f32","cache_dir":"","num_threads":2})");
-  Graph g = load_ir(b.ptr, "mobilenet_v2/openvino/model");
+  Backend b(api(), R"({"inference_precision":"f32","cache_dir":"","num_threads":2})");
+  Graph g = load_ir(b, "mobilenet_v2/openvino/model");
   ASSERT_NE(g.ptr, nullptr);
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
   const auto torch_out = read_fixture_as<float>("mobilenet_v2/expected.f32");
   ASSERT_EQ(x.size(), 3u * 224 * 224);
-  Context c(g.ptr);
+  Context c(api(), g.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK)
+  ASSERT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK)
       << d.detail;
   ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
   const auto got = output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32);
@@ -232,4 +232,4 @@ TEST(OvPlugin, MobilenetMatchesNativeAndTorch) {
 }
 
 }  // namespace
-}  // namespace ov_test
+}  // namespace wasinn_test

@@ -5,14 +5,13 @@
 
 #include <openvino/runtime/properties.hpp>
 
-#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "ov_error.h"
+#include "ov_exception.h"
 
-namespace wasinn_ov {
+namespace wasinn::openvino {
 
 // Keys (all optional; unknown keys are ignored so one config can serve several backends):
 //   "cache_dir":           string; compiled models are cached there; "" turns caching off.
@@ -36,10 +35,10 @@ struct Config {
   Config merged_with(const Config &over) const;
 };
 
-// Parses text (not NUL-terminated; NULL or empty means "no config"). `source` names the config
-// in details, e.g. "backend config". Malformed JSON, a non-object, or a key of the wrong type or
-// range is INVALID_ARGUMENT naming the key.
-Error parse_config(const char *text, size_t length, std::string_view source, Config &out);
+// Parses text ("" means "no config"). `source` names the config in details, e.g. "graph
+// config". Malformed JSON, a non-object, or a key of the wrong type or range is
+// INVALID_ARGUMENT naming the key.
+Error parse_config(std::string_view text, std::string_view source, Config &out);
 
 // The cache directory used when no config names one; "" when there is no home directory.
 std::string default_cache_dir();
@@ -48,4 +47,4 @@ std::string default_cache_dir();
 // error when the config named it, and turns caching off when it is the default.
 Error compile_properties(const Config &cfg, const std::string &device, ov::AnyMap &out);
 
-}  // namespace wasinn_ov
+}  // namespace wasinn::openvino

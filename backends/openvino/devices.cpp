@@ -1,6 +1,6 @@
-#include "ov_devices.h"
+#include "devices.h"
 
-namespace wasinn_ov {
+namespace wasinn::openvino {
 
 std::string device_for_target(int32_t target) {
   switch (target) {
@@ -38,4 +38,4 @@ Error DeviceList::check(ov::Core &core, int32_t target, const std::string &devic
                                             ", which this machine lacks; OpenVINO found: " + list};
 }
 
-}  // namespace wasinn_ov
+}  // namespace wasinn::openvino

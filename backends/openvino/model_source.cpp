@@ -1,8 +1,8 @@
-#include "ov_model_source.h"
+#include "model_source.h"
 
 #include <cstring>
 
-namespace wasinn_ov {
+namespace wasinn::openvino {
 namespace {
 
 // IR is XML text: '<' first, after an optional UTF-8 byte order mark and whitespace.
@@ -16,20 +16,23 @@ bool looks_like_xml(const wasinn_bytes &b) {
 
 }  // namespace
 
-Error read_model_source(const wasinn_bytes *builders, size_t count, ModelSource &out) {
-  if (count == 0 || !builders) return invalid("load: no graph builders given");
+Error read_model_source(std::span<const wasinn_bytes> builders, ModelSource &out) {
+  const size_t count = builders.size();
+  if (count == 0) return sdk::invalid("load: no graph builders given");
   if (count > 2)
-    return invalid("load: " + std::to_string(count) +
-                   " graph builders given; OpenVINO takes 2 (IR: .xml then .bin) or 1 (ONNX)");
+    return sdk::invalid("load: " + std::to_string(count) +
+                        " graph builders given; OpenVINO takes 2 (IR: .xml then .bin) or 1 (ONNX)");
   for (size_t i = 0; i < count; ++i)
-    if (builders[i].length && !builders[i].data) return invalid("load: builder " + std::to_string(i) + " has no data");
+    if (builders[i].length && !builders[i].data)
+      return sdk::invalid("load: builder " + std::to_string(i) + " has no data");
   const bool xml = looks_like_xml(builders[0]);
   if (count == 1 && xml)
-    return invalid("load: OpenVINO IR needs two graph builders, the .xml and then its .bin weights; "
-                   "only the .xml was given");
+    return sdk::invalid(
+        "load: OpenVINO IR needs two graph builders, the .xml and then its .bin weights; "
+        "only the .xml was given");
   if (count == 2 && !xml)
-    return invalid("load: two graph builders are read as OpenVINO IR (.xml then .bin), "
-                   "but builder 0 is not XML");
+    return sdk::invalid("load: two graph builders are read as OpenVINO IR (.xml then .bin), "
+                        "but builder 0 is not XML");
 
   out.is_ir = xml;
   out.model.assign(reinterpret_cast<const char *>(builders[0].data), builders[0].length);
@@ -44,4 +47,4 @@ Error read_model_source(const wasinn_bytes *builders, size_t count, ModelSource 
   return {};
 }
 
-}  // namespace wasinn_ov
+}  // namespace wasinn::openvino

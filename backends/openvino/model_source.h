@@ -6,11 +6,12 @@
 
 #include <openvino/runtime/tensor.hpp>
 
+#include <span>
 #include <string>
 
-#include "ov_error.h"
+#include "ov_exception.h"
 
-namespace wasinn_ov {
+namespace wasinn::openvino {
 
 struct ModelSource {
   bool is_ir = false;
@@ -20,6 +21,6 @@ struct ModelSource {
 
 // Checks the builder count against the format of builder 0 and copies the bytes. Wrong counts
 // are INVALID_ARGUMENT saying what each builder should be.
-Error read_model_source(const wasinn_bytes *builders, size_t count, ModelSource &out);
+Error read_model_source(std::span<const wasinn_bytes> builders, ModelSource &out);
 
-}  // namespace wasinn_ov
+}  // namespace wasinn::openvino

@@ -1,7 +1,7 @@
-#include "ov_error.h"
+// OpenVINO exception text reduced to the lines that say what went wrong.
+#include "ov_exception.h"
 
-
-namespace wasinn_ov {
+namespace wasinn::openvino {
 namespace {
 
 bool is_frame(std::string_view line) {
@@ -42,4 +42,4 @@ Error from_exception(wasinn_status status, std::string_view what, const std::exc
   return {status, std::string(what) + ": " + ov_reason(e)};
 }
 
-}  // namespace wasinn_ov
+}  // namespace wasinn::openvino

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "ov_error.h"
+#include "ov_exception.h"
 
-namespace wasinn_ov {
+namespace wasinn::openvino {
 
 // cpu -> "CPU", gpu -> "GPU", tpu -> "NPU", auto -> "AUTO"; "" for anything else.
 std::string device_for_target(int32_t target);
@@ -29,4 +29,4 @@ class DeviceList {
   std::string query_error_;  // set when get_available_devices itself failed
 };
 
-}  // namespace wasinn_ov
+}  // namespace wasinn::openvino

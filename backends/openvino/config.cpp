@@ -1,0 +1,74 @@
+// JSON config -> OpenVINO properties, read with the SDK's non-throwing JSON helpers.
+#include "config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "wasinn/plugin_sdk/json_config.hpp"
+
+namespace wasinn::openvino {
+
+Config Config::merged_with(const Config &over) const {
+  Config r = *this;
+  if (over.cache_dir) r.cache_dir = over.cache_dir;
+  if (over.num_threads) r.num_threads = over.num_threads;
+  if (over.inference_precision) r.inference_precision = over.inference_precision;
+  if (over.performance_hint) r.performance_hint = over.performance_hint;
+  if (over.cancellable) r.cancellable = over.cancellable;
+  return r;
+}
+
+Error parse_config(std::string_view text, std::string_view source, Config &out) {
+  out = {};
+  nlohmann::json j;
+  if (Error e = sdk::parse_config_object(text, source, j)) return e;
+  if (Error e = sdk::read_string(j, "cache_dir", source, out.cache_dir)) return e;
+  if (Error e = sdk::read_thread_count(j, "num_threads", source, out.num_threads)) return e;
+  if (Error e = sdk::read_choice<ov::element::Type>(
+          j, "inference_precision", source,
+          {{"f32", ov::element::f32}, {"f16", ov::element::f16}, {"bf16", ov::element::bf16}},
+          out.inference_precision))
+    return e;
+  if (Error e = sdk::read_choice<ov::hint::PerformanceMode>(
+          j, "performance_hint", source,
+          {{"latency", ov::hint::PerformanceMode::LATENCY},
+           {"throughput", ov::hint::PerformanceMode::THROUGHPUT}},
+          out.performance_hint))
+    return e;
+  return sdk::read_bool(j, "cancellable", source, out.cancellable);
+}
+
+std::string default_cache_dir() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (std::filesystem::path(xdg) / "wasinn" / "openvino").string();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (std::filesystem::path(home) / ".cache" / "wasinn" / "openvino").string();
+  return {};
+}
+
+Error compile_properties(const Config &cfg, const std::string &device, ov::AnyMap &out) {
+  out.clear();
+  const bool explicit_dir = cfg.cache_dir.has_value();
+  const std::string dir = explicit_dir ? *cfg.cache_dir : default_cache_dir();
+  if (!dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!ec) {
+      out.emplace(ov::cache_dir(dir));
+    } else if (explicit_dir) {
+      return sdk::invalid("cache_dir \"" + dir + "\" cannot be created: " + ec.message());
+    }
+    // The default directory is an optimisation only: without it, models compile every time.
+  }
+  // inference_num_threads is a CPU property; GPU and NPU reject it, AUTO hands it to the CPU.
+  if (cfg.num_threads && *cfg.num_threads > 0 && (device == "CPU" || device == "AUTO"))
+    out.emplace(ov::inference_num_threads(*cfg.num_threads));
+  if (cfg.inference_precision) out.emplace(ov::hint::inference_precision(*cfg.inference_precision));
+  if (cfg.performance_hint) out.emplace(ov::hint::performance_mode(*cfg.performance_hint));
+  return {};
+}
+
+}  // namespace wasinn::openvino
