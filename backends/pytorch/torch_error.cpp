@@ -4,29 +4,28 @@
 #include <torch/csrc/jit/frontend/error_report.h>
 
 #include <cctype>
-
 #include <string_view>
 
-namespace wasinn_torch {
+namespace wasinn::pytorch {
 // Reads an ErrorReport's message into *out (see the specialization below).
 struct ReportText {
   std::string *out;
 };
-}  // namespace wasinn_torch
+}  // namespace wasinn::pytorch
 
 namespace torch::jit {
 // ErrorReport::what() is noexcept yet formats the source context, which throws on a malformed
 // archive's source ranges: std::terminate. The message itself sits in a private stream that
 // operator<< (a friend template) may read; this specialization for a private tag reads it.
 template <>
-const ErrorReport &operator<< <wasinn_torch::ReportText>(const ErrorReport &e,
-                                                         const wasinn_torch::ReportText &t) {
+const ErrorReport &operator<< <wasinn::pytorch::ReportText>(
+    const ErrorReport &e, const wasinn::pytorch::ReportText &t) {
   *t.out = e.ss.str();
   return e;
 }
 }  // namespace torch::jit
 
-namespace wasinn_torch {
+namespace wasinn::pytorch {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -80,4 +79,4 @@ std::string exception_summary(const std::exception &e) {
   return pick.empty() ? std::string("unknown libtorch error") : std::string(pick);
 }
 
-}  // namespace wasinn_torch
+}  // namespace wasinn::pytorch

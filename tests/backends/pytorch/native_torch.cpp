@@ -6,8 +6,10 @@
 #include <torch/script.h>
 
 #include <map>
+#include <sstream>
+#include <thread>
 
-namespace torch_test {
+namespace wasinn_test {
 namespace {
 
 c10::ScalarType dtype_of(int32_t type) {
@@ -85,4 +87,17 @@ std::vector<HostTensor> native_forward(const std::string &path,
 
 void native_set_threads(int n) { at::set_num_threads(n); }
 
-}  // namespace torch_test
+std::vector<uint8_t> native_script_archive(const std::string &source) {
+  torch::jit::Module m("Scripted");
+  m.define(source);
+  std::ostringstream out;
+  m.save(out);
+  const std::string bytes = out.str();
+  return {bytes.begin(), bytes.end()};
+}
+
+void native_warn_on_new_thread(const std::string &message) {
+  std::thread([&] { TORCH_WARN(message); }).join();
+}
+
+}  // namespace wasinn_test

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "test_files.h"
+#include "host_tensor.h"
 
-namespace torch_test {
+namespace wasinn_test {
 
 // Loads `path` with torch::jit::load, runs forward once on `inputs` (in argument order) under
 // NoGradGuard, and flattens the result: a tensor is one output, a tuple or list one per element,
@@ -19,4 +19,11 @@ std::vector<HostTensor> native_forward(const std::string &path,
 // libtorch's intra-op thread count for this process, which the dlopened plugin shares.
 void native_set_threads(int n);
 
-}  // namespace torch_test
+// A TorchScript archive (torch.jit.save's bytes) of a module whose methods are `source`,
+// compiled here by libtorch.
+std::vector<uint8_t> native_script_archive(const std::string &source);
+
+// Raises a c10 warning (TORCH_WARN) on a new thread, which has c10's default warning handler.
+void native_warn_on_new_thread(const std::string &message);
+
+}  // namespace wasinn_test

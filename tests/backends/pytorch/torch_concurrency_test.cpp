@@ -5,9 +5,8 @@
 #include <thread>
 
 #include "native_torch.h"
-#include "torch_plugin_harness.h"
 
-namespace torch_test {
+namespace wasinn_test {
 namespace {
 
 HostTensor digits_rows(size_t first, size_t count) {
@@ -26,12 +25,12 @@ TEST(TorchConcurrency, TwoContextsOnTwoThreadsMatchNative) {
   const HostTensor inputs[2] = {digits_rows(0, 200), digits_rows(200, 250)};
   const HostTensor want[2] = {native_forward(path, {inputs[0]})[0],
                               native_forward(path, {inputs[1]})[0]};
-  Backend b;
-  Graph g = load_fixture(b.ptr, "digits/model.pt");
+  Backend b(api());
+  Graph g = load_model(b, "digits/model.pt");
   ASSERT_NE(g.ptr, nullptr);
   std::atomic<int> mismatches{0}, failures{0};
   auto worker = [&](int k) {
-    Context c(g.ptr);
+    Context c(api(), g.ptr);
     for (int i = 0; i < 40; ++i) {
       Diag d;
       if (set_input(c.ptr, by_index(0), inputs[k], d) != WASINN_OK || compute(c.ptr, d) != WASINN_OK) {
@@ -53,8 +52,8 @@ TEST(TorchConcurrency, TwoContextsOnTwoThreadsMatchNative) {
 // even one shared core time-slices them into overlapping.
 TEST(TorchConcurrency, ForwardsOfOneGraphOverlap) {
   native_set_threads(1);
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/overlap_probe.pt");
+  Backend b(api());
+  Graph g = load_model(b, "types/overlap_probe.pt");
   ASSERT_NE(g.ptr, nullptr);
   std::vector<float> values(64 * 64);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 97) - 48.5f;
@@ -62,7 +61,7 @@ TEST(TorchConcurrency, ForwardsOfOneGraphOverlap) {
   std::atomic<int64_t> peak{0};
   std::atomic<int> failures{0}, wrong{0};
   auto worker = [&] {
-    Context c(g.ptr);
+    Context c(api(), g.ptr);
     for (int i = 0; i < 60 && peak.load() < 2; ++i) {
       Diag d;
       if (set_input(c.ptr, by_index(0), x, d) != WASINN_OK || compute(c.ptr, d) != WASINN_OK) {
@@ -84,4 +83,4 @@ TEST(TorchConcurrency, ForwardsOfOneGraphOverlap) {
 }
 
 }  // namespace
-}  // namespace torch_test
+}  // namespace wasinn_test

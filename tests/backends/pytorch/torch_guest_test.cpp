@@ -1,10 +1,12 @@
 // End to end: the run_model guest (wasm32-wasi) on `wasinn run`, its outputs compared with
 // native libtorch on the same inputs, and its errors seen as the guest sees them (errno) and as
-// the user sees them (the host's detail on stderr).
+// the user sees them (the host's detail on stderr; the runner captures both streams together).
+#include <algorithm>
+
 #include "guest_runner.h"
 #include "native_torch.h"
 
-namespace torch_test {
+namespace wasinn_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -12,17 +14,17 @@ using ::testing::HasSubstr;
 const std::string kOneThread = R"(pytorch={"num_threads": 1})";
 
 // Host arguments common to every run: fixtures at /fx, a scratch dir at /out, one thread.
-std::vector<std::string> host_args(const ScratchDir &out, std::vector<std::string> more = {}) {
+std::vector<std::string> host_args(const std::string &out, std::vector<std::string> more = {}) {
   std::vector<std::string> a = {"--dir", fixtures_dir().string() + "::/fx",
-                                "--dir", out.path().string() + "::/out",
+                                "--dir", out + "::/out",
                                 "--backend-config", kOneThread};
   a.insert(a.end(), more.begin(), more.end());
   return a;
 }
 
-HostTensor read_output(const ScratchDir &out, const std::string &file, const HostTensor &like) {
+HostTensor read_output(const std::string &out, const std::string &file, const HostTensor &like) {
   HostTensor t = like;
-  t.bytes = read_file(out.path() / file);
+  t.bytes = read_file(out + "/" + file);
   return t;
 }
 
@@ -66,11 +68,11 @@ TEST(TorchGuest, DigitsMatchNativeAndClassify) {
       {"load_by_name", {"--nn-preload", "digits:pytorch:cpu:" + model}, {"--name", "digits"}},
   };
   for (auto &way : ways) {
-    ScratchDir out;
+    const std::string out = scratch_dir(std::string("digits_") + way.name);
     std::vector<std::string> guest = way.guest;
     guest.insert(guest.end(), io.begin(), io.end());
-    const GuestRun r = run_guest(host_args(out, way.host), guest);
-    ASSERT_EQ(r.exit_code, 0) << way.name << ": " << r.out << r.err;
+    const GuestRun r = run_guest(host_args(out, way.host), "run_model", guest);
+    ASSERT_EQ(r.exit_code, 0) << way.name << ": " << r.output;
     const HostTensor got = read_output(out, "logits.f32", want[0]);
     expect_bytes_equal(got.bytes, want[0].bytes, std::string(way.name) + " logits");
     EXPECT_GE(accuracy(got.as<float>(), labels), 0.95) << way.name;
@@ -78,44 +80,44 @@ TEST(TorchGuest, DigitsMatchNativeAndClassify) {
 }
 
 TEST(TorchGuest, TwoInputsThreeOutputsMatchNative) {
-  ScratchDir out;
+  const std::string out = scratch_dir("two_in_three_out");
   const HostTensor a = make_tensor<float>(WASINN_TYPE_F32, {2, 3}, {0.25f, -1, 3, -7.5f, 2, 0});
   const HostTensor b = make_tensor<int64_t>(WASINN_TYPE_I64, {2, 3}, {9, -8, 7, 100, 0, -1});
-  write_file(out.path() / "a.f32", a.bytes);
-  write_file(out.path() / "b.i64", b.bytes);
-  const GuestRun r = run_guest(host_args(out), {
+  write_file(out + "/a.f32", a.bytes);
+  write_file(out + "/b.i64", b.bytes);
+  const GuestRun r = run_guest(host_args(out), "run_model", {
       "--model", "/fx/types/two_in_three_out.pt", "--encoding", "3",
       "--input", input_arg(0, "f32", {2, 3}, "/out/a.f32"),
       "--input", input_arg(1, "i64", {2, 3}, "/out/b.i64"),
       "--output", "0:/out/o0", "--output", "1:/out/o1", "--output", "2:/out/o2"});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto want = native_forward((fixtures_dir() / "types/two_in_three_out.pt").string(), {a, b});
   ASSERT_EQ(want.size(), 3u);
   for (int i = 0; i < 3; ++i)
-    expect_bytes_equal(read_file(out.path() / ("o" + std::to_string(i))), want[i].bytes,
+    expect_bytes_equal(read_file(out + "/o" + std::to_string(i)), want[i].bytes,
                        "output " + std::to_string(i));
   // Element by element against known answers too.
   EXPECT_EQ(read_output(out, "o0", want[0]).as<float>(),
             (std::vector<float>{9.5f, -10, 13, 85, 4, -1}));
   EXPECT_EQ(read_output(out, "o1", want[1]).as<int64_t>(), (std::vector<int64_t>{23, 296}));
-  EXPECT_EQ(read_file(out.path() / "o2"), (std::vector<uint8_t>{1, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(read_file(out + "/o2"), (std::vector<uint8_t>{1, 0, 1, 0, 1, 0}));
 }
 
 TEST(TorchGuest, DictOutputsComeInSortedKeyOrder) {
-  ScratchDir out;
+  const std::string out = scratch_dir("dict_out");
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {2}, {3, -1});
-  write_file(out.path() / "x.f32", x.bytes);
-  const GuestRun r = run_guest(host_args(out), {
+  write_file(out + "/x.f32", x.bytes);
+  const GuestRun r = run_guest(host_args(out), "run_model", {
       "--model", "/fx/types/dict_out.pt", "--encoding", "3",
       "--input", input_arg(0, "f32", {2}, "/out/x.f32"),
       "--output", "0:/out/o0", "--output", "1:/out/o1", "--output", "2:/out/o2"});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto want = native_forward((fixtures_dir() / "types/dict_out.pt").string(), {x});
   ASSERT_EQ(want.size(), 3u);
   const char *keys[] = {"alpha", "mid", "zeta"};
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(want[i].name, keys[i]);
-    expect_bytes_equal(read_file(out.path() / ("o" + std::to_string(i))), want[i].bytes, keys[i]);
+    expect_bytes_equal(read_file(out + "/o" + std::to_string(i)), want[i].bytes, keys[i]);
   }
 }
 
@@ -128,9 +130,9 @@ struct ErrorCase {
 };
 
 TEST(TorchGuest, ErrorsReachTheGuestAsErrnoWithDetail) {
-  ScratchDir out;
-  write_file(out.path() / "ints.i32", std::vector<uint8_t>(64 * 4, 0));
-  write_file(out.path() / "a.f32", std::vector<uint8_t>(6 * 4, 0));
+  const std::string out = scratch_dir("errors");
+  write_file(out + "/ints.i32", std::vector<uint8_t>(64 * 4, 0));
+  write_file(out + "/a.f32", std::vector<uint8_t>(6 * 4, 0));
   const ErrorCase cases[] = {
       {"garbage archive", {"--model", "/fx/corrupt/garbage.pt", "--encoding", "3"}, 1, "load",
        "not a TorchScript archive this libtorch can load"},
@@ -152,12 +154,13 @@ TEST(TorchGuest, ErrorsReachTheGuestAsErrnoWithDetail) {
        5, "compute", "mat1 and mat2 must have the same dtype"},
   };
   for (const ErrorCase &c : cases) {
-    const GuestRun r = run_guest(host_args(out), c.guest_args);
-    EXPECT_EQ(r.exit_code, c.errno_value) << c.name << ": " << r.out << r.err;
-    EXPECT_THAT(r.out, HasSubstr("errno " + std::to_string(c.errno_value) + " in " + c.step)) << c.name;
-    EXPECT_THAT(r.err, HasSubstr(c.detail)) << c.name;
+    const GuestRun r = run_guest(host_args(out), "run_model", c.guest_args);
+    EXPECT_EQ(r.exit_code, c.errno_value) << c.name << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("errno " + std::to_string(c.errno_value) + " in " + c.step))
+        << c.name;
+    EXPECT_THAT(r.output, HasSubstr(c.detail)) << c.name;
   }
 }
 
 }  // namespace
-}  // namespace torch_test
+}  // namespace wasinn_test

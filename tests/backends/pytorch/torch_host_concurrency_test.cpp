@@ -4,17 +4,18 @@
 #include <thread>
 
 #include "guest_runner.h"
+#include "host_tensor.h"
 #include "wasinn/host.h"
 
-namespace torch_test {
+namespace wasinn_test {
 namespace {
 
 TEST(TorchHostConcurrency, TwoGuestsComputeAtTheSameTime) {
-  ScratchDir out;
+  const std::string out = scratch_dir("host_concurrency");
   std::vector<float> values(64 * 64);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 13) - 6.0f;
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {64, 64}, values);
-  write_file(out.path() / "x.f32", x.bytes);
+  write_file(out + "/x.f32", x.bytes);
 
   wasinn::HostOptions options;
   options.backend_dirs = {WASINN_BACKEND_DIR};
@@ -28,7 +29,7 @@ TEST(TorchHostConcurrency, TwoGuestsComputeAtTheSameTime) {
   auto guest = [&](int k) {
     wasinn::Program p;
     p.wasm_path = std::string(WASINN_GUEST_DIR) + "/run_model.wasm";
-    p.dirs = {{out.path().string(), "/out"}};
+    p.dirs = {{out, "/out"}};
     p.args = {"--name", "probe", "--input", input_arg(0, "f32", {64, 64}, "/out/x.f32"),
               "--output", "0:/out/y" + std::to_string(k), "--output",
               "1:/out/peak" + std::to_string(k), "--repeat", "40"};
@@ -41,9 +42,9 @@ TEST(TorchHostConcurrency, TwoGuestsComputeAtTheSameTime) {
   int64_t peak = 0;
   for (int k = 0; k < 2; ++k) {
     ASSERT_EQ(outcomes[k].exit_code, 0) << outcomes[k].message;
-    EXPECT_EQ(read_file(out.path() / ("y" + std::to_string(k))), x.bytes);  // x times identity
+    EXPECT_EQ(read_file(out + "/y" + std::to_string(k)), x.bytes);  // x times identity
     HostTensor p;
-    p.bytes = read_file(out.path() / ("peak" + std::to_string(k)));
+    p.bytes = read_file(out + "/peak" + std::to_string(k));
     peak = std::max(peak, p.as<int64_t>().at(0));
   }
   // The graph is shared (one preload, loaded once), so its counter saw both guests' calls.
@@ -51,4 +52,4 @@ TEST(TorchHostConcurrency, TwoGuestsComputeAtTheSameTime) {
 }
 
 }  // namespace
-}  // namespace torch_test
+}  // namespace wasinn_test

@@ -5,9 +5,8 @@
 #include <random>
 
 #include "native_torch.h"
-#include "torch_plugin_harness.h"
 
-namespace torch_test {
+namespace wasinn_test {
 namespace {
 
 std::string fixture_path(const std::string &rel) { return (fixtures_dir() / rel).string(); }
@@ -40,8 +39,8 @@ TEST(TorchPlugin, ApiTable) {
 }
 
 TEST(TorchPlugin, IoInfoFromForwardSchema) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/two_in_three_out.pt");
+  Backend b(api());
+  Graph g = load_model(b, "types/two_in_three_out.pt");
   ASSERT_NE(g.ptr, nullptr);
   ASSERT_EQ(api().graph_io_count(g.ptr, 0), 2u);
   const char *names[] = {"a", "b"};
@@ -56,9 +55,9 @@ TEST(TorchPlugin, IoInfoFromForwardSchema) {
   wasinn_io_info info{};
   EXPECT_EQ(api().graph_io_info(g.ptr, 1, 3, &info), WASINN_INVALID_ARGUMENT);
 
-  Graph dict = load_fixture(b.ptr, "types/dict_out.pt");
+  Graph dict = load_model(b, "types/dict_out.pt");
   EXPECT_EQ(api().graph_io_count(dict.ptr, 1), 0u);  // a dict's size is known only after compute
-  Graph digits = load_fixture(b.ptr, "digits/model.pt");
+  Graph digits = load_model(b, "digits/model.pt");
   ASSERT_EQ(api().graph_io_count(digits.ptr, 0), 1u);
   ASSERT_EQ(api().graph_io_info(digits.ptr, 0, 0, &info), WASINN_OK);
   EXPECT_STREQ(info.name, "input");
@@ -77,10 +76,10 @@ HostTensor digits_batch(size_t first, size_t count) {
 
 TEST(TorchPlugin, DigitsMatchNativeBitExact) {
   native_set_threads(1);
-  Backend b;
-  Graph g = load_fixture(b.ptr, "digits/model.pt");
+  Backend b(api());
+  Graph g = load_model(b, "digits/model.pt");
   ASSERT_NE(g.ptr, nullptr);
-  Context c(g.ptr);
+  Context c(api(), g.ptr);
   const HostTensor x = digits_batch(0, 450);
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_name("input"), x, d), WASINN_OK) << d.detail;
@@ -106,9 +105,9 @@ TEST(TorchPlugin, DigitsMatchNativeBitExact) {
 // The batch size changes between computes: each answer must still equal native's.
 TEST(TorchPlugin, ShapeChangesBetweenComputes) {
   native_set_threads(1);
-  Backend b;
-  Graph g = load_fixture(b.ptr, "digits/model.pt");
-  Context c(g.ptr);
+  Backend b(api());
+  Graph g = load_model(b, "digits/model.pt");
+  Context c(api(), g.ptr);
   for (auto [first, count] : {std::pair<size_t, size_t>{0, 1}, {10, 450 - 10}, {3, 1}, {7, 1}}) {
     const HostTensor x = digits_batch(first, count);
     Diag d;
@@ -121,9 +120,9 @@ TEST(TorchPlugin, ShapeChangesBetweenComputes) {
 }
 
 TEST(TorchPlugin, TwoInputsThreeOutputsMatchNative) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/two_in_three_out.pt");
-  Context c(g.ptr);
+  Backend b(api());
+  Graph g = load_model(b, "types/two_in_three_out.pt");
+  Context c(api(), g.ptr);
   const HostTensor a = make_tensor<float>(WASINN_TYPE_F32, {2, 3}, {1.5f, -2, 0, 3.25f, -0.5f, 7});
   const HostTensor bb = make_tensor<int64_t>(WASINN_TYPE_I64, {2, 3}, {1, 2, 3, -4, 5, 60});
   Diag d;
@@ -145,9 +144,9 @@ TEST(TorchPlugin, TwoInputsThreeOutputsMatchNative) {
 }
 
 TEST(TorchPlugin, DictOutputsInSortedKeyOrder) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/dict_out.pt");
-  Context c(g.ptr);
+  Backend b(api());
+  Graph g = load_model(b, "types/dict_out.pt");
+  Context c(api(), g.ptr);
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {3}, {1, 2, 4});
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << d.detail;
@@ -170,9 +169,9 @@ TEST(TorchPlugin, DictOutputsInSortedKeyOrder) {
 }
 
 TEST(TorchPlugin, ListOutputsInListOrder) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/list_out.pt");
-  Context c(g.ptr);
+  Backend b(api());
+  Graph g = load_model(b, "types/list_out.pt");
+  Context c(api(), g.ptr);
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {2}, {1, -2});
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << d.detail;
@@ -184,9 +183,9 @@ TEST(TorchPlugin, ListOutputsInListOrder) {
 // Random bytes of every type through `return x, x + 1`: output 0 must be the input bit for bit
 // (NaN payloads and subnormals included), output 1 what native torch computes for that dtype.
 TEST(TorchPlugin, EveryDtypePassesThrough) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/identity_types.pt");
-  Context c(g.ptr);
+  Backend b(api());
+  Graph g = load_model(b, "types/identity_types.pt");
+  Context c(api(), g.ptr);
   const std::pair<int32_t, size_t> types[] = {
       {WASINN_TYPE_F16, 2}, {WASINN_TYPE_BF16, 2}, {WASINN_TYPE_F32, 4}, {WASINN_TYPE_F64, 8},
       {WASINN_TYPE_U8, 1},  {WASINN_TYPE_I32, 4},  {WASINN_TYPE_I64, 8}, {WASINN_TYPE_I8, 1}};
@@ -210,9 +209,9 @@ TEST(TorchPlugin, EveryDtypePassesThrough) {
 // counter.pt returns how often its forward ran: reading outputs, however many times, must not
 // run it again; each compute runs it exactly once.
 TEST(TorchPlugin, ForwardRunsOncePerCompute) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/counter.pt");
-  Context c(g.ptr);
+  Backend b(api());
+  Graph g = load_model(b, "types/counter.pt");
+  Context c(api(), g.ptr);
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {2}, {1, 2});
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << d.detail;
@@ -226,10 +225,10 @@ TEST(TorchPlugin, ForwardRunsOncePerCompute) {
 }
 
 TEST(TorchPlugin, OptionalInputsUseTheirDefaults) {
-  Backend b;
-  Graph g = load_fixture(b.ptr, "types/optional_input.pt");
+  Backend b(api());
+  Graph g = load_model(b, "types/optional_input.pt");
   ASSERT_EQ(api().graph_io_count(g.ptr, 0), 3u);  // x, bias, scale
-  Context c(g.ptr);
+  Context c(api(), g.ptr);
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {2}, {1, 2});
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << d.detail;
@@ -242,23 +241,15 @@ TEST(TorchPlugin, OptionalInputsUseTheirDefaults) {
 }
 
 TEST(TorchPlugin, PreloadPathAndThreadConfigAccepted) {
-  Backend b("{\"num_threads\": 1, \"unrelated_key\": true}");
+  Backend b(api(), "{\"num_threads\": 1, \"unrelated_key\": true}");
   ASSERT_NE(b.ptr, nullptr);
-  const std::string path = fixture_path("digits/model.pt");
-  const auto bytes = read_fixture("digits/model.pt");
-  const wasinn_bytes builder{bytes.data(), bytes.size()};
-  const char *paths[] = {path.c_str()};
-  wasinn_load_request req{};
-  req.struct_size = sizeof req;
-  req.encoding = "pytorch";
-  req.target = WASINN_TARGET_AUTO;  // CPU on this CUDA-less libtorch
-  req.builders = &builder;
-  req.builder_count = 1;
-  req.paths = paths;
+  LoadArgs args = model_args("pytorch", {read_fixture("digits/model.pt")});
+  args.paths = {fixture_path("digits/model.pt")};
+  args.target = WASINN_TARGET_AUTO;  // CPU on this CUDA-less libtorch
   Graph g;
   Diag d;
-  ASSERT_EQ(api().graph_load(b.ptr, &req, &g.ptr, &d), WASINN_OK) << d.detail;
+  ASSERT_EQ(load(b, args, g, d), WASINN_OK) << d.detail;
 }
 
 }  // namespace
-}  // namespace torch_test
+}  // namespace wasinn_test

@@ -1,6 +1,6 @@
-#include "torch_types.h"
+#include "types.h"
 
-namespace wasinn_torch {
+namespace wasinn::pytorch {
 
 std::optional<c10::ScalarType> to_scalar_type(int32_t wasinn_type) {
   switch (wasinn_type) {
@@ -31,34 +31,4 @@ std::optional<wasinn_tensor_type> to_wasinn_type(c10::ScalarType type) {
   }
 }
 
-size_t element_size(wasinn_tensor_type type) {
-  switch (type) {
-    case WASINN_TYPE_F16: case WASINN_TYPE_BF16: return 2;
-    case WASINN_TYPE_F32: case WASINN_TYPE_I32: return 4;
-    case WASINN_TYPE_F64: case WASINN_TYPE_I64: return 8;
-    case WASINN_TYPE_U8: case WASINN_TYPE_I8: return 1;
-    default: return 0;
-  }
-}
-
-const char *wasinn_type_name(int32_t type) {
-  switch (type) {
-    case WASINN_TYPE_F16: return "f16";
-    case WASINN_TYPE_F32: return "f32";
-    case WASINN_TYPE_F64: return "f64";
-    case WASINN_TYPE_BF16: return "bf16";
-    case WASINN_TYPE_U8: return "u8";
-    case WASINN_TYPE_I32: return "i32";
-    case WASINN_TYPE_I64: return "i64";
-    case WASINN_TYPE_I8: return "i8";
-    default: return "unknown type";
-  }
-}
-
-std::string describe(int32_t type, std::span<const uint32_t> dims) {
-  std::string s = std::string(wasinn_type_name(type)) + " [";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-}  // namespace wasinn_torch
+}  // namespace wasinn::pytorch

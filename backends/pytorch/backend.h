@@ -1,0 +1,27 @@
+// The process-wide PyTorch backend: the config it was created with. libtorch itself has no
+// environment object to own; its thread settings and log hooks are process-wide and set in
+// create. Immutable after create, so graphs on any thread share it without locking.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "config.h"
+#include "wasinn/plugin_sdk.hpp"
+
+namespace wasinn::pytorch {
+
+class TorchGraph;
+class TorchContext;
+
+class TorchBackend {
+ public:
+  WASINN_SDK_BACKEND(TorchBackend, TorchGraph, TorchContext, "pytorch")
+
+  const BackendConfig &config() const { return config_; }
+
+ private:
+  BackendConfig config_;
+};
+
+}  // namespace wasinn::pytorch
