@@ -8,7 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 
-namespace llama_test {
+namespace wasinn_test {
 namespace {
 
 void quiet(ggml_log_level, const char *, void *) {}
@@ -142,4 +142,4 @@ std::vector<float> native_embedding(const std::string &model_path, const std::st
   return out;
 }
 
-}  // namespace llama_test
+}  // namespace wasinn_test

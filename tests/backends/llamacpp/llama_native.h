@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace llama_test {
+namespace wasinn_test {
 
 struct NativeSettings {
   uint32_t n_ctx = 128;
@@ -35,4 +35,4 @@ std::vector<float> native_embedding(const std::string &model_path, const std::st
 // Prompt length in tokens (BOS included).
 size_t native_token_count(const std::string &model_path, const std::string &prompt);
 
-}  // namespace llama_test
+}  // namespace wasinn_test

@@ -1,4 +1,4 @@
-#include "llm_model_source.h"
+#include "model_source.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,19 +9,13 @@
 #include <filesystem>
 #include <string_view>
 
-#include "llm_config.h"
+#include "config.h"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
 namespace {
 
 constexpr std::string_view kPreloadPrefix = "preload:";
 constexpr std::string_view kGgufMagic = "GGUF";
-
-// The request may come from a host built with an older, shorter struct.
-template <typename Field>
-bool request_has(const wasinn_load_request &r, size_t offset) {
-  return r.struct_size >= offset + sizeof(Field);
-}
 
 std::string_view as_text(const wasinn_bytes &b) {
   return b.data ? std::string_view(reinterpret_cast<const char *>(b.data), b.length) : std::string_view();
@@ -29,7 +23,7 @@ std::string_view as_text(const wasinn_bytes &b) {
 
 Error copy_to_memfd(const wasinn_bytes &bytes, int &fd_out) {
   const int fd = memfd_create("wasinn-gguf", MFD_CLOEXEC);
-  if (fd < 0) return {WASINN_RUNTIME_ERROR, std::string("memfd_create failed: ") + std::strerror(errno)};
+  if (fd < 0) return sdk::runtime_error(std::string("memfd_create failed: ") + std::strerror(errno));
   size_t done = 0;
   while (done < bytes.length) {
     const ssize_t n = ::write(fd, bytes.data + done, bytes.length - done);
@@ -37,7 +31,7 @@ Error copy_to_memfd(const wasinn_bytes &bytes, int &fd_out) {
     if (n <= 0) {
       const int err = errno;
       ::close(fd);
-      return {WASINN_RUNTIME_ERROR, std::string("copying the model into memory failed: ") + std::strerror(err)};
+      return sdk::runtime_error(std::string("copying the model into memory failed: ") + std::strerror(err));
     }
     done += static_cast<size_t>(n);
   }
@@ -59,37 +53,32 @@ ModelSource::~ModelSource() {
   if (memfd_ >= 0) ::close(memfd_);
 }
 
-Error resolve_model_source(const wasinn_load_request &request, bool allow_host_paths, ModelSource &out) {
-  size_t n = request.builder_count;
-  if (n == 0 || !request.builders) return {WASINN_INVALID_ARGUMENT, "load: no graph builders given"};
-  if (request_has<size_t>(request, offsetof(wasinn_load_request, config_length)) && request.config &&
-      request.config_length > 0) {
-    out.configs_.emplace_back(request.config, request.config_length);
-  }
-  if (n >= 2 && looks_like_json_object(as_text(request.builders[n - 1]))) {
-    out.configs_.emplace_back(as_text(request.builders[n - 1]));
+Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_paths, ModelSource &out) {
+  const auto builders = request.builders();
+  size_t n = builders.size();
+  if (n == 0) return sdk::invalid("load: no graph builders given");
+  if (!request.config().empty()) out.configs_.emplace_back(request.config());
+  if (n >= 2 && looks_like_json_object(as_text(builders[n - 1]))) {
+    out.configs_.emplace_back(as_text(builders[n - 1]));
     --n;
   }
-  const char *const *paths =
-      request_has<const char *const *>(request, offsetof(wasinn_load_request, paths)) ? request.paths : nullptr;
 
   // Preloaded by the host: open the files themselves (several builders are split parts).
-  if (paths) {
+  if (request.path(0)) {
     for (size_t i = 0; i < n; ++i) {
-      if (!paths[i]) {
-        return {WASINN_INVALID_ARGUMENT, "load: builder " + std::to_string(i) + " has bytes but no file path"};
-      }
-      if (Error e = check_host_file(paths[i])) return e;
-      out.paths_.emplace_back(paths[i]);
+      const char *path = request.path(i);
+      if (!path) return sdk::invalid("load: builder " + std::to_string(i) + " has bytes but no file path");
+      if (Error e = check_host_file(path)) return e;
+      out.paths_.emplace_back(path);
     }
     out.description_ = out.paths_.front();
     return {};
   }
   if (n != 1) {
-    return {WASINN_INVALID_ARGUMENT, "load: expected one GGUF builder (and optionally a JSON config builder), got " +
-                                         std::to_string(n) + " model builders"};
+    return sdk::invalid("load: expected one GGUF builder (and optionally a JSON config builder), got " +
+                        std::to_string(n) + " model builders");
   }
-  const std::string_view first = as_text(request.builders[0]);
+  const std::string_view first = as_text(builders[0]);
   if (first.substr(0, kPreloadPrefix.size()) == kPreloadPrefix) {
     const std::string path(first.substr(kPreloadPrefix.size()));
     if (!allow_host_paths) {
@@ -99,7 +88,7 @@ Error resolve_model_source(const wasinn_load_request &request, bool allow_host_p
                   "--backend-config llamacpp={\"allow-preload-paths\":true}"};
     }
     if (path.empty() || path.find('\0') != std::string::npos) {
-      return {WASINN_INVALID_ARGUMENT, "load: 'preload:' must be followed by a file path"};
+      return sdk::invalid("load: 'preload:' must be followed by a file path");
     }
     if (Error e = check_host_file(path)) return e;
     out.paths_.push_back(path);
@@ -107,13 +96,12 @@ Error resolve_model_source(const wasinn_load_request &request, bool allow_host_p
     return {};
   }
   if (first.substr(0, kGgufMagic.size()) != kGgufMagic) {
-    return {WASINN_INVALID_ARGUMENT,
-            "load: builder 0 is neither a GGUF model (it does not start with 'GGUF') nor 'preload:<path>'"};
+    return sdk::invalid("load: builder 0 is neither a GGUF model (it does not start with 'GGUF') nor 'preload:<path>'");
   }
-  if (Error e = copy_to_memfd(request.builders[0], out.memfd_)) return e;
+  if (Error e = copy_to_memfd(builders[0], out.memfd_)) return e;
   out.paths_.push_back("/proc/self/fd/" + std::to_string(out.memfd_));
-  out.description_ = "<" + std::to_string(request.builders[0].length) + " bytes of GGUF from the guest>";
+  out.description_ = "<" + std::to_string(builders[0].length) + " bytes of GGUF from the guest>";
   return {};
 }
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

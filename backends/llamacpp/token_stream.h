@@ -9,16 +9,20 @@
 #include <llama.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "llm_config.h"
-#include "llm_error.h"
-#include "llm_handles.h"
+#include "config.h"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
+
+struct SamplerDeleter {
+  void operator()(llama_sampler *s) const noexcept { llama_sampler_free(s); }
+};
+using SamplerPtr = std::unique_ptr<llama_sampler, SamplerDeleter>;
 
 // Feeds tokens to the context in chunks of its batch size, mapping llama_decode's codes to
 // statuses (2, aborted by cancel(), is TIMEOUT).
@@ -54,7 +58,7 @@ class TokenStream {
   uint32_t n_ctx_ = 0;
   uint32_t n_past_ = 0;     // tokens in the context's memory
   bool pending_ = false;    // tokens_.back() is sampled but not yet decoded
-  int ended_ = WASINN_OK;   // END_OF_SEQUENCE or CONTEXT_FULL once no token can follow
+  wasinn_status ended_ = WASINN_OK;  // END_OF_SEQUENCE or CONTEXT_FULL once no token can follow
   int64_t n_predict_ = -1;
   std::string reverse_prompt_;
   size_t n_prompt_ = 0;
@@ -63,4 +67,4 @@ class TokenStream {
   size_t last_piece_at_ = 0;
 };
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

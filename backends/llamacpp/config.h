@@ -1,6 +1,6 @@
 // The options a guest sets as JSON: at load (load_by_name_with_config, or a trailing JSON
-// builder) and per context as metadata on set_input index 1. Key names and meanings follow
-// WasmEdge's GGML plugin, so its guests run unchanged.
+// builder) and per context as metadata on input 1 ("metadata"). Key names and meanings follow
+// WasmEdge's GGML plugin, so its guests run unchanged. And the operator's backend config.
 #pragma once
 
 #include <cstdint>
@@ -8,14 +8,16 @@
 #include <string_view>
 #include <vector>
 
-#include "llm_error.h"
+#include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
+
+using sdk::Error;
 
 struct LlamaOptions {
   // Plugin behaviour.
-  bool enable_log = false;        // llama.cpp's own log lines to stderr
-  bool enable_debug_log = false;  // the plugin's step-by-step lines to stderr
+  bool enable_log = false;        // llama.cpp's lines raised to a level the host shows
+  bool enable_debug_log = false;  // the plugin's step-by-step lines, likewise
   bool stream_stdout = false;     // compute() also prints each token to the host's stdout
   bool embedding = false;         // compute() returns the prompt's embedding instead of text
   int64_t n_predict = -1;         // most tokens per generation; -1: until end or full context
@@ -52,13 +54,24 @@ struct IgnoredKey {
   std::string reason;
 };
 
-// Applies the keys of one JSON object to `options`. A wrongly typed or out-of-range value is
-// INVALID_ARGUMENT naming the key, and leaves `options` unchanged; unknown keys are skipped and
-// listed in `ignored`.
-Error apply_config(std::string_view json, LlamaOptions &options, std::vector<IgnoredKey> &ignored);
+// Applies the keys of one JSON object to `options`. `source` names the config in details ("load
+// config", "metadata (input 1)"). Malformed JSON, a non-object, or a wrongly typed or
+// out-of-range value is INVALID_ARGUMENT naming the key, and leaves `options` unchanged;
+// unknown keys are skipped and listed in `ignored`.
+Error apply_config(std::string_view json, std::string_view source, LlamaOptions &options,
+                   std::vector<IgnoredKey> &ignored);
 
 // True when the text, after leading whitespace, starts a JSON object: how a trailing config
 // builder is told apart from model bytes (GGUF starts with "GGUF").
 bool looks_like_json_object(std::string_view text);
 
-}  // namespace wasinn_llama
+// The backend config (--backend-config llamacpp=...). Keys:
+//   "allow-preload-paths": bool, false: may a guest's load() name a host file ("preload:<path>")?
+struct BackendConfig {
+  bool allow_preload_paths = false;
+};
+// Parses text ("" means no config); unknown keys are listed in `ignored`.
+Error parse_backend_config(std::string_view text, BackendConfig &out,
+                           std::vector<IgnoredKey> &ignored);
+
+}  // namespace wasinn::llamacpp

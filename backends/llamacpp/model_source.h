@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "llm_error.h"
-#include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk/error.hpp"
+#include "wasinn/plugin_sdk/load_request.hpp"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
+
+using sdk::Error;
 
 class ModelSource {
  public:
@@ -30,7 +32,7 @@ class ModelSource {
   const std::string &description() const { return description_; }
 
   // Fills `out` from a load request. allow_host_paths: accept `preload:<path>` from a guest.
-  friend Error resolve_model_source(const wasinn_load_request &request, bool allow_host_paths,
+  friend Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_paths,
                                     ModelSource &out);
 
  private:
@@ -40,6 +42,6 @@ class ModelSource {
   int memfd_ = -1;  // owns the in-memory copy of guest bytes; closed once llama.cpp mapped it
 };
 
-Error resolve_model_source(const wasinn_load_request &request, bool allow_host_paths, ModelSource &out);
+Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_paths, ModelSource &out);
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

@@ -1,13 +1,15 @@
 // Checks of a GGUF model for values that llama.cpp b11312 answers with GGML_ASSERT (abort) instead
 // of a load error, so that the plugin refuses them with a message and the process lives on (load
-// isolation, core/isolated_load.h, contains what these miss). Stateless; thread-safe.
+// isolation, isolation/isolated_load.h, contains what these miss). Stateless; thread-safe.
 #pragma once
 
 #include <llama.h>
 
-#include "llm_error.h"
+#include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
+
+using sdk::Error;
 
 // Before llama.cpp loads `path`: the declared block count must be 1..512 (LLAMA_MAX_LAYERS),
 // else load_hparams asserts, and no vocabulary token may repeat, else the vocabulary load
@@ -18,4 +20,4 @@ Error check_gguf_header(const char *path);
 // the first compute, long after the load succeeded.
 Error check_loaded_model(const llama_model *model);
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

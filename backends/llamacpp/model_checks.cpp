@@ -1,4 +1,4 @@
-#include "llm_model_checks.h"
+#include "model_checks.h"
 
 #include <gguf.h>
 
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <unordered_set>
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
 namespace {
 
 constexpr uint64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS, internal to llama.cpp
@@ -52,8 +52,8 @@ Error check_vocabulary(const gguf_context *ctx) {
     std::string token = gguf_get_arr_str(ctx, id, i);
     if (token.empty()) token = "[EMPTY_" + std::to_string(i) + "]";
     if (!seen.insert(std::move(token)).second) {
-      return {WASINN_INVALID_ARGUMENT, "load: the model's vocabulary (tokenizer.ggml.tokens) lists token " +
-                                           std::to_string(i) + " twice; llama.cpp needs every token once"};
+      return sdk::invalid("load: the model's vocabulary (tokenizer.ggml.tokens) lists token " +
+                          std::to_string(i) + " twice; llama.cpp needs every token once");
     }
   }
   return {};
@@ -75,8 +75,8 @@ Error check_gguf_header(const char *path) {
   int64_t blocks = 0;
   if (id < 0 || !integer_value(ctx.get(), id, blocks)) return {};
   if (blocks < 1 || static_cast<uint64_t>(blocks) > kMaxLayers) {
-    return {WASINN_INVALID_ARGUMENT, "load: the model's " + key + " is " + std::to_string(blocks) +
-                                         "; llama.cpp supports 1 to " + std::to_string(kMaxLayers) + " blocks"};
+    return sdk::invalid("load: the model's " + key + " is " + std::to_string(blocks) +
+                        "; llama.cpp supports 1 to " + std::to_string(kMaxLayers) + " blocks");
   }
   return {};
 }
@@ -91,11 +91,11 @@ Error check_loaded_model(const llama_model *model) {
     char *end = nullptr;
     const double eps = std::strtod(value, &end);
     if (end == value || !std::isfinite(eps) || eps < 0) {
-      return {WASINN_INVALID_ARGUMENT, std::string("load: the model's ") + key + " is " + value +
-                                           "; a normalisation epsilon must be a finite number >= 0"};
+      return sdk::invalid(std::string("load: the model's ") + key + " is " + value +
+                          "; a normalisation epsilon must be a finite number >= 0");
     }
   }
   return {};
 }
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

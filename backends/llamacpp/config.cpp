@@ -1,4 +1,8 @@
-#include "llm_config.h"
+// JSON config -> LlamaOptions / BackendConfig, with nlohmann::json in its non-throwing parse
+// mode, so a bad config is a status, never an exception.
+#include "config.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <functional>
@@ -7,11 +11,9 @@
 #include <optional>
 #include <thread>
 
-#include "wasinn/plugin_thread_limit.h"
+#include "wasinn/plugin_sdk/json_config.hpp"
 
-#include <nlohmann/json.hpp>
-
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
 namespace {
 
 using json = nlohmann::json;
@@ -24,9 +26,10 @@ std::string shown(const json &v) {
   return s;
 }
 
-Error bad(std::string_view key, std::string_view expected, const json &v) {
-  return {WASINN_INVALID_ARGUMENT,
-          "config key \"" + std::string(key) + "\" must be " + std::string(expected) + ", got " + shown(v)};
+// The wording of sdk::read_bool and friends: `load config: "ctx-size" must be ..., got "big"`.
+Error bad(std::string_view source, std::string_view key, std::string_view expected, const json &v) {
+  return sdk::invalid(std::string(source) + ": \"" + std::string(key) + "\" must be " +
+                      std::string(expected) + ", got " + shown(v));
 }
 
 // An integer, also written as an integral float (512.0), as JSON writers differ.
@@ -44,11 +47,11 @@ std::optional<int64_t> as_integer(const json &v) {
   return std::nullopt;
 }
 
-using Setter = std::function<Error(const json &, LlamaOptions &)>;
+using Setter = std::function<Error(const json &, std::string_view source, LlamaOptions &)>;
 
 Setter boolean(bool LlamaOptions::*field, std::string key) {
-  return [field, key](const json &v, LlamaOptions &o) -> Error {
-    if (!v.is_boolean()) return bad(key, "true or false", v);
+  return [field, key](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    if (!v.is_boolean()) return bad(source, key, "true or false", v);
     o.*field = v.get<bool>();
     return {};
   };
@@ -56,10 +59,10 @@ Setter boolean(bool LlamaOptions::*field, std::string key) {
 
 template <typename T>
 Setter integer(T LlamaOptions::*field, std::string key, int64_t lo, int64_t hi) {
-  return [=](const json &v, LlamaOptions &o) -> Error {
+  return [=](const json &v, std::string_view source, LlamaOptions &o) -> Error {
     auto n = as_integer(v);
     if (!n || *n < lo || *n > hi) {
-      return bad(key, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi), v);
+      return bad(source, key, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi), v);
     }
     o.*field = static_cast<T>(*n);
     return {};
@@ -67,9 +70,9 @@ Setter integer(T LlamaOptions::*field, std::string key, int64_t lo, int64_t hi) 
 }
 
 Setter number(double LlamaOptions::*field, std::string key, double lo, double hi) {
-  return [=](const json &v, LlamaOptions &o) -> Error {
+  return [=](const json &v, std::string_view source, LlamaOptions &o) -> Error {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi) {
-      return bad(key, "a number from " + json(lo).dump() + " to " + json(hi).dump(), v);
+      return bad(source, key, "a number from " + json(lo).dump() + " to " + json(hi).dump(), v);
     }
     o.*field = v.get<double>();
     return {};
@@ -77,8 +80,8 @@ Setter number(double LlamaOptions::*field, std::string key, double lo, double hi
 }
 
 Setter text(std::string LlamaOptions::*field, std::string key) {
-  return [field, key](const json &v, LlamaOptions &o) -> Error {
-    if (!v.is_string()) return bad(key, "a string", v);
+  return [field, key](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    if (!v.is_string()) return bad(source, key, "a string", v);
     o.*field = v.get<std::string>();
     return {};
   };
@@ -98,9 +101,15 @@ const std::map<std::string, Setter, std::less<>> &setters() {
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
-    t["threads"] = integer(&LlamaOptions::threads, "threads", 0, wasinn::max_config_threads());
-    t["temp"] = [](const json &v, LlamaOptions &o) -> Error {
-      if (!v.is_number() || !std::isfinite(v.get<double>())) return bad("temp", "a number", v);
+    // The SDK's rule for every backend's thread counts: an integer from 0 to 4 per hardware thread.
+    t["threads"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+      std::optional<int> n;
+      if (Error e = sdk::read_thread_count(json{{"threads", v}}, "threads", source, n)) return e;
+      o.threads = static_cast<uint32_t>(*n);
+      return {};
+    };
+    t["temp"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) return bad(source, "temp", "a number", v);
       o.temp = std::max(0.0, v.get<double>());  // WasmEdge clamps a negative temperature to greedy
       return {};
     };
@@ -111,9 +120,9 @@ const std::map<std::string, Setter, std::less<>> &setters() {
     t["presence-penalty"] = number(&LlamaOptions::presence_penalty, "presence-penalty", -1e6, 1e6);
     t["frequency-penalty"] = number(&LlamaOptions::frequency_penalty, "frequency-penalty", -1e6, 1e6);
     t["repeat-last-n"] = integer(&LlamaOptions::repeat_last_n, "repeat-last-n", -1, kMaxTokens);
-    t["seed"] = [](const json &v, LlamaOptions &o) -> Error {
+    t["seed"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
       auto n = as_integer(v);
-      if (!n || *n < -1 || *n > 0xFFFFFFFFll) return bad("seed", "an integer from -1 (random) to 4294967295", v);
+      if (!n || *n < -1 || *n > 0xFFFFFFFFll) return bad(source, "seed", "an integer from -1 (random) to 4294967295", v);
       o.seed = *n == -1 ? 0xFFFFFFFFu : static_cast<uint32_t>(*n);
       return {};
     };
@@ -149,15 +158,17 @@ bool looks_like_json_object(std::string_view text) {
   return false;
 }
 
-Error apply_config(std::string_view text, LlamaOptions &options, std::vector<IgnoredKey> &ignored) {
-  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return {WASINN_INVALID_ARGUMENT, "config is not valid JSON"};
-  if (!doc.is_object()) return {WASINN_INVALID_ARGUMENT, "config must be a JSON object, got " + shown(doc)};
+Error apply_config(std::string_view text, std::string_view source, LlamaOptions &options,
+                   std::vector<IgnoredKey> &ignored) {
+  // Unlike a load config, metadata is always given, so empty text is not "no config".
+  if (text.empty()) return sdk::invalid(std::string(source) + ": malformed JSON");
+  json doc;
+  if (Error e = sdk::parse_config_object(text, source, doc)) return e;
   LlamaOptions updated = options;  // all or nothing: a bad key leaves the options as they were
   for (const auto &[key, value] : doc.items()) {
     const auto &table = setters();
     if (auto it = table.find(key); it != table.end()) {
-      if (Error e = it->second(value, updated)) return e;
+      if (Error e = it->second(value, source, updated)) return e;
     } else if (is_unsupported_wasmedge_key(key)) {
       ignored.push_back({key, "not supported by this CPU-only, text-only backend"});
     } else {
@@ -168,4 +179,18 @@ Error apply_config(std::string_view text, LlamaOptions &options, std::vector<Ign
   return {};
 }
 
-}  // namespace wasinn_llama
+Error parse_backend_config(std::string_view text, BackendConfig &out,
+                           std::vector<IgnoredKey> &ignored) {
+  static constexpr std::string_view source = "llamacpp backend config";
+  out = {};
+  json doc;
+  if (Error e = sdk::parse_config_object(text, source, doc)) return e;
+  std::optional<bool> allow;
+  if (Error e = sdk::read_bool(doc, "allow-preload-paths", source, allow)) return e;
+  out.allow_preload_paths = allow.value_or(false);
+  for (const auto &[key, value] : doc.items())
+    if (key != "allow-preload-paths") ignored.push_back({key, "unknown key"});
+  return {};
+}
+
+}  // namespace wasinn::llamacpp

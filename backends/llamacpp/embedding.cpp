@@ -1,15 +1,15 @@
-#include "llm_embedding.h"
+#include "embedding.h"
 
 #include <cmath>
 #include <string>
 
-#include "llm_token_stream.h"
+#include "token_stream.h"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
 
 Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt, int32_t n_embd,
                         std::vector<float> &out) {
-  if (prompt.empty()) return {WASINN_INVALID_ARGUMENT, "the prompt has no tokens"};
+  if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
   const uint32_t limit = std::min(llama_n_batch(ctx), llama_n_ctx(ctx));
   if (prompt.size() > limit) {
     return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) +
@@ -21,7 +21,7 @@ Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt,
   if (Error e = decode_tokens(ctx, tokens)) return e;
   const float *v = llama_get_embeddings_seq(ctx, 0);
   if (!v) v = llama_get_embeddings_ith(ctx, -1);  // pooling none: the last token's state
-  if (!v) return {WASINN_RUNTIME_ERROR, "llama.cpp returned no embedding for the prompt"};
+  if (!v) return sdk::runtime_error("llama.cpp returned no embedding for the prompt");
   double norm = 0.0;
   for (int32_t i = 0; i < n_embd; ++i) norm += static_cast<double>(v[i]) * v[i];
   norm = std::sqrt(norm);
@@ -32,4 +32,4 @@ Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt,
   return {};
 }
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

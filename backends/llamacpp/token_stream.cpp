@@ -1,8 +1,8 @@
-#include "llm_token_stream.h"
+#include "token_stream.h"
 
 #include <algorithm>
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
 namespace {
 
 // A token's text, with special tokens rendered as WasmEdge's plugin does.
@@ -26,8 +26,8 @@ Error decode_tokens(llama_context *ctx, std::span<llama_token> tokens) {
     if (rc == 0) continue;
     if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
     if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
-    if (rc == -1) return {WASINN_INVALID_ARGUMENT, "llama_decode rejected the batch as invalid"};
-    return {WASINN_RUNTIME_ERROR, "llama_decode failed with code " + std::to_string(rc)};
+    if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
+    return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
   }
   return {};
 }
@@ -36,10 +36,10 @@ Error TokenStream::build_sampler(const LlamaOptions &o) {
   llama_sampler_chain_params params = llama_sampler_chain_default_params();
   params.no_perf = true;
   SamplerPtr chain(llama_sampler_chain_init(params));
-  if (!chain) return {WASINN_RUNTIME_ERROR, "could not create a sampler chain"};
+  if (!chain) return sdk::runtime_error("could not create a sampler chain");
   if (!o.grammar.empty()) {
     llama_sampler *g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
-    if (!g) return {WASINN_INVALID_ARGUMENT, "config key \"grammar\" is not a valid GBNF grammar with a 'root' rule"};
+    if (!g) return sdk::invalid("config key \"grammar\" is not a valid GBNF grammar with a 'root' rule");
     llama_sampler_chain_add(chain.get(), g);
   }
   if (o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0) {
@@ -64,7 +64,7 @@ Error TokenStream::build_sampler(const LlamaOptions &o) {
 Error TokenStream::begin(llama_context *ctx, const llama_vocab *vocab, std::span<const llama_token> prompt,
                          uint32_t n_ctx, const LlamaOptions &options) {
   reset();
-  if (prompt.empty()) return {WASINN_INVALID_ARGUMENT, "the prompt has no tokens"};
+  if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
   if (prompt.size() >= n_ctx) {
     return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) +
                                         " tokens; the context holds " + std::to_string(n_ctx) +
@@ -88,7 +88,7 @@ Error TokenStream::begin(llama_context *ctx, const llama_vocab *vocab, std::span
 }
 
 Error TokenStream::next() {
-  if (!ctx_) return {WASINN_INVALID_ARGUMENT, "no sequence has begun"};
+  if (!ctx_) return sdk::invalid("no sequence has begun");
   if (ended_ == WASINN_END_OF_SEQUENCE) return {ended_, "the sequence has ended"};
   if (ended_ == WASINN_CONTEXT_FULL) return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
   if (n_predict_ >= 0 && tokens_.size() >= static_cast<size_t>(n_predict_)) {
@@ -134,4 +134,4 @@ void TokenStream::reset() {
   last_piece_at_ = 0;
 }
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

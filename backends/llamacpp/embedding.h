@@ -8,13 +8,15 @@
 #include <span>
 #include <vector>
 
-#include "llm_error.h"
+#include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn_llama {
+namespace wasinn::llamacpp {
+
+using sdk::Error;
 
 // `ctx` must have been created with embeddings on and n_ubatch == n_batch. PROMPT_TOO_LONG
 // when the prompt does not fit one batch (pooling needs every token in one pass).
 Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt, int32_t n_embd,
                         std::vector<float> &out);
 
-}  // namespace wasinn_llama
+}  // namespace wasinn::llamacpp

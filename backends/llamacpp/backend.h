@@ -1,0 +1,39 @@
+// The process-wide llama.cpp backend: initialises llama.cpp once, routes its log to the host's
+// logger, and keeps the operator's backend config. Immutable after create, so graphs on any
+// thread share it without locking.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "config.h"
+#include "wasinn/plugin_sdk.hpp"
+
+// Set by CMake from .deps/llamacpp/share/llamacpp/build-info.json.
+#ifndef WASINN_LLAMA_BUILD_NUMBER
+#define WASINN_LLAMA_BUILD_NUMBER 0
+#endif
+#ifndef WASINN_LLAMA_COMMIT
+#define WASINN_LLAMA_COMMIT "unknown"
+#endif
+
+namespace wasinn::llamacpp {
+
+class LlamaGraph;
+class LlamaContext;
+
+class LlamaBackend {
+ public:
+  WASINN_SDK_BACKEND(LlamaBackend, LlamaGraph, LlamaContext, "llamacpp")
+
+  const BackendConfig &config() const { return config_; }
+
+ private:
+  BackendConfig config_;
+};
+
+// Logs config keys that were skipped, one warning each; `where` names the config.
+void log_ignored(const std::vector<IgnoredKey> &ignored, const char *where);
+
+}  // namespace wasinn::llamacpp

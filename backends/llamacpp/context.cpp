@@ -1,0 +1,246 @@
+// set_input / compute / get_output, the streaming trio and cancel for one context.
+#include "context.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+
+#include "backend.h"
+#include "embedding.h"
+#include "graph.h"
+#include "log_router.h"
+
+namespace wasinn::llamacpp {
+namespace {
+
+constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, or the text
+
+bool abort_requested(void *data) {
+  return static_cast<std::atomic<bool> *>(data)->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+Error LlamaGraph::create_context(std::unique_ptr<LlamaContext> &out) {
+  out = std::make_unique<LlamaContext>(*this);  // the llama_context is made at first compute
+  return {};
+}
+
+LlamaContext::LlamaContext(LlamaGraph &graph) : graph_(&graph), options_(graph.options()) {}
+
+ContextShape LlamaContext::wanted_shape() const {
+  const LlamaOptions &o = options_;
+  ContextShape s;
+  s.n_ctx = o.ctx_size > 0 ? o.ctx_size : (graph_->n_ctx_train() > 0 ? graph_->n_ctx_train() : 512);
+  s.n_batch = std::min(o.batch_size, s.n_ctx);
+  // Pooled embeddings need the whole prompt in one physical batch.
+  s.n_ubatch = o.embedding ? s.n_batch : std::min(o.ubatch_size, s.n_batch);
+  s.embedding = o.embedding;
+  return s;
+}
+
+// Makes the llama_context match the options; only this context's KV cache is remade.
+Error LlamaContext::prepare_llama_context(const LogScope &scope) {
+  const ContextShape want = wanted_shape();
+  const auto threads = static_cast<int32_t>(options_.effective_threads());
+  if (llama_ && shape_ == want) {
+    if (llama_n_threads(llama_.get()) != threads) llama_set_n_threads(llama_.get(), threads, threads);
+    return {};
+  }
+  stream_.reset();  // it points at the llama_context about to go
+  llama_.reset();
+  llama_context_params p = llama_context_default_params();
+  p.n_ctx = want.n_ctx;
+  p.n_batch = want.n_batch;
+  p.n_ubatch = want.n_ubatch;
+  p.n_seq_max = 1;
+  p.n_threads = threads;
+  p.n_threads_batch = threads;
+  p.embeddings = want.embedding;
+  p.abort_callback = abort_requested;
+  p.abort_callback_data = &cancel_requested_;
+  p.no_perf = !options_.enable_log;
+  llama_context *made = llama_init_from_model(graph_->model(), p);
+  if (!made) {
+    return sdk::runtime_error("could not create a llama context of " + std::to_string(want.n_ctx) + " tokens" +
+                              (scope.errors().empty() ? "" : ": " + scope.errors()));
+  }
+  llama_.reset(made);
+  shape_ = want;
+  debug_note(options_.enable_debug_log, [&] {
+    return "context: n_ctx " + std::to_string(want.n_ctx) + ", n_batch " + std::to_string(want.n_batch) +
+           ", n_ubatch " + std::to_string(want.n_ubatch) + ", threads " + std::to_string(threads) +
+           (want.embedding ? ", embeddings" : "");
+  });
+  return {};
+}
+
+Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token> &out) const {
+  if (text.size() > static_cast<size_t>(INT32_MAX / 2)) {
+    return {WASINN_TOO_LARGE, "the prompt of " + std::to_string(text.size()) + " bytes is too large to tokenize"};
+  }
+  const auto len = static_cast<int32_t>(text.size());
+  const llama_vocab *vocab = graph_->vocab();
+  // A first guess that fits most prompts; a longer prompt is measured by the first call, so a
+  // huge input never makes a buffer of one token per byte.
+  out.resize(std::min<size_t>(text.size() + 8, 4096));
+  int32_t n = llama_tokenize(vocab, text.data(), len, out.data(), static_cast<int32_t>(out.size()),
+                             /*add_special=*/true, /*parse_special=*/true);
+  if (n < 0 && n != INT32_MIN) {
+    out.resize(static_cast<size_t>(-n));
+    n = llama_tokenize(vocab, text.data(), len, out.data(), -n, true, true);
+  }
+  if (n < 0) return sdk::invalid("the prompt could not be tokenized");
+  out.resize(static_cast<size_t>(n));
+  return {};
+}
+
+void LlamaContext::set_bytes(std::string_view bytes, wasinn_tensor &out) {
+  out_dims_[0] = static_cast<uint32_t>(bytes.size());
+  out.type = WASINN_TYPE_U8;
+  out.rank = 1;
+  out.dims = out_dims_;
+  out.data = bytes.data();
+  out.data_length = bytes.size();
+}
+
+void LlamaContext::set_metadata(wasinn_tensor &out) {
+  metadata_ = "{\"input_tokens\": " + std::to_string(prompt_.size()) +
+              ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
+              ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
+              ", \"llama_commit\": \"" WASINN_LLAMA_COMMIT "\"}";
+  set_bytes(metadata_, out);
+}
+
+// Streams of compute() and compute_single() start the same way.
+Error LlamaContext::start_generation(const LogScope &scope) {
+  if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
+  if (Error e = prepare_llama_context(scope)) return e;
+  output_is_embedding_ = false;
+  const uint32_t n_ctx = std::min(shape_.n_ctx, llama_n_ctx(llama_.get()));
+  return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_);
+}
+
+Error LlamaContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor) {
+  const auto slots = graph_->io(sdk::Side::input);
+  size_t slot = 0;
+  if (Error e = sdk::resolve_id(slots, sdk::Side::input, id, slot)) return e;
+  // Any element type and dims are taken as raw bytes: WasmEdge's guests send U8 with dims [1].
+  const std::string_view bytes(static_cast<const char *>(tensor.data), tensor.data ? tensor.data_length : 0);
+  LogScope scope(options_.enable_log);
+  if (slot == kMetadata) {
+    LlamaOptions updated = options_;
+    std::vector<IgnoredKey> ignored;
+    if (Error e = apply_config(bytes, "metadata (input 1)", updated, ignored)) return e;
+    log_ignored(ignored, "metadata");
+    if (updated.n_gpu_layers != options_.n_gpu_layers || updated.use_mmap != options_.use_mmap) {
+      note(WASINN_LOG_WARN,
+           "metadata: n-gpu-layers and use-mmap apply when the model is loaded; this context keeps the loaded model");
+    }
+    options_ = std::move(updated);  // takes effect at the next generation
+    return {};
+  }
+  std::vector<llama_token> tokens;
+  if (Error e = tokenize(bytes, tokens)) return e;
+  prompt_ = std::move(tokens);
+  has_prompt_ = true;
+  stream_.reset();  // a new prompt ends any sequence in progress
+  streaming_ = false;
+  output_is_embedding_ = false;
+  debug_note(options_.enable_debug_log,
+             [&] { return "set_input: prompt of " + std::to_string(prompt_.size()) + " tokens"; });
+  return {};
+}
+
+Error LlamaContext::compute() {
+  cancel_requested_.store(false);
+  LogScope scope(options_.enable_log);
+  streaming_ = false;
+  if (options_.embedding) {
+    if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
+    if (Error e = prepare_llama_context(scope)) return e;
+    stream_.reset();
+    output_is_embedding_ = true;
+    return compute_embedding(llama_.get(), prompt_, graph_->n_embd(), embedding_);
+  }
+  if (Error e = start_generation(scope)) return e;
+  const bool to_stdout = options_.stream_stdout;
+  Error result;
+  while (true) {
+    if (cancel_requested_.load()) {
+      result = {WASINN_TIMEOUT, "generation was cancelled"};
+      break;
+    }
+    Error e = stream_.next();
+    if (e.status == WASINN_END_OF_SEQUENCE) break;  // a complete answer
+    if (e) {
+      result = e;  // CONTEXT_FULL keeps the text so far, as WasmEdge does
+      break;
+    }
+    if (to_stdout) {  // the answer itself, which the guest asked the host to print
+      const std::string_view piece = stream_.last_piece();
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+    }
+  }
+  if (options_.enable_log) llama_perf_context_print(llama_.get());
+  return result;
+}
+
+Error LlamaContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
+  size_t slot = 0;
+  if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
+  if (slot == kMetadata) {
+    set_metadata(out);
+  } else if (output_is_embedding_) {
+    out_dims_[0] = static_cast<uint32_t>(embedding_.size());
+    out.type = WASINN_TYPE_F32;
+    out.rank = 1;
+    out.dims = out_dims_;
+    out.data = embedding_.data();
+    out.data_length = embedding_.size() * sizeof(float);
+  } else {
+    set_bytes(stream_.text(), out);
+  }
+  return {};
+}
+
+Error LlamaContext::compute_single() {
+  cancel_requested_.store(false);
+  LogScope scope(options_.enable_log);
+  if (!streaming_) {
+    if (options_.embedding)
+      return sdk::unsupported("compute_single streams text; with \"embedding\": true use compute");
+    if (Error e = start_generation(scope)) return e;
+    streaming_ = true;
+  }
+  Error e = stream_.next();
+  if (e && e.status != WASINN_END_OF_SEQUENCE && e.status != WASINN_CONTEXT_FULL) {
+    // A failed or cancelled decode may leave part of a batch in the KV cache: the next call
+    // starts the sequence over rather than continue from an unknown state.
+    streaming_ = false;
+  }
+  return e;
+}
+
+Error LlamaContext::get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out) {
+  size_t slot = 0;
+  if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
+  if (slot == kMetadata) {
+    set_metadata(out);
+  } else {
+    set_bytes(stream_.last_piece(), out);
+  }
+  return {};
+}
+
+Error LlamaContext::fini_single() {
+  LogScope scope(options_.enable_log);
+  if (options_.enable_log && llama_) llama_perf_context_print(llama_.get());
+  stream_.reset();
+  streaming_ = false;
+  if (llama_) llama_memory_clear(llama_get_memory(llama_.get()), true);
+  return {};
+}
+
+}  // namespace wasinn::llamacpp

@@ -1,0 +1,76 @@
+// One execution context of a graph: its own llama_context (KV cache) and sampler on the
+// graph's shared weights, its options (the graph's, plus metadata the guest sets on input 1),
+// the tokenized prompt and the outputs of the last generation. Used by one thread at a time,
+// except cancel().
+#pragma once
+
+#include <llama.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config.h"
+#include "token_stream.h"
+#include "wasinn/plugin_sdk.hpp"
+
+namespace wasinn::llamacpp {
+
+class LlamaGraph;
+class LogScope;
+
+struct ContextDeleter {
+  void operator()(llama_context *c) const noexcept { llama_free(c); }
+};
+using ContextPtr = std::unique_ptr<llama_context, ContextDeleter>;
+
+// The llama_context parameters that need a new llama_context when they change.
+struct ContextShape {
+  uint32_t n_ctx = 0;
+  uint32_t n_batch = 0;
+  uint32_t n_ubatch = 0;
+  bool embedding = false;
+  bool operator==(const ContextShape &) const = default;
+};
+
+class LlamaContext {
+ public:
+  explicit LlamaContext(LlamaGraph &graph);
+  LlamaContext(const LlamaContext &) = delete;
+  LlamaContext &operator=(const LlamaContext &) = delete;
+
+  WASINN_SDK_CONTEXT()
+  Error compute_single();
+  Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out);
+  Error fini_single();
+  // llama_decode polls the flag between graph nodes (its abort callback).
+  void cancel() noexcept { cancel_requested_.store(true); }
+
+ private:
+  ContextShape wanted_shape() const;
+  Error prepare_llama_context(const LogScope &scope);
+  Error start_generation(const LogScope &scope);
+  Error tokenize(std::string_view text, std::vector<llama_token> &out) const;
+  void set_bytes(std::string_view bytes, wasinn_tensor &out);
+  void set_metadata(wasinn_tensor &out);
+
+  LlamaGraph *graph_;  // outlives the context (the host releases contexts first)
+  LlamaOptions options_;
+  ContextPtr llama_;  // made on first use, remade when the shape changes
+  ContextShape shape_;
+  std::atomic<bool> cancel_requested_{false};
+
+  std::vector<llama_token> prompt_;
+  bool has_prompt_ = false;
+  TokenStream stream_;
+  bool streaming_ = false;            // compute_single owns the stream until fini_single
+  bool output_is_embedding_ = false;  // output 0 of the last compute is the embedding
+  std::vector<float> embedding_;
+  std::string metadata_;  // output 1, rebuilt on each request
+  uint32_t out_dims_[1] = {0};
+};
+
+}  // namespace wasinn::llamacpp

@@ -1,0 +1,55 @@
+// A loaded GGUF model: one llama_model per graph, shared read-only by all of its contexts, so
+// two contexts cost one copy of the weights (plus a KV cache each). Immutable after load.
+//
+// The slots guests address are fixed, the same for every model (WasmEdge's GGML convention):
+//   input 0 "prompt"      UTF-8 bytes, tokenized at set_input
+//   input 1 "metadata"    a JSON object of config keys for the context
+//   output 0 "text"       the generated text (u8), or with "embedding": true the embedding (f32)
+//   output 1 "metadata"   JSON: token counts and the llama.cpp build
+// Any element type and dims are taken as raw bytes: WasmEdge's guests send u8 with dims [1].
+#pragma once
+
+#include <llama.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "config.h"
+#include "wasinn/plugin_sdk.hpp"
+
+namespace wasinn::llamacpp {
+
+class LlamaBackend;
+class LlamaContext;
+
+struct ModelDeleter {
+  void operator()(llama_model *m) const noexcept { llama_model_free(m); }
+};
+using ModelPtr = std::unique_ptr<llama_model, ModelDeleter>;
+
+class LlamaGraph {
+ public:
+  static Error load(const LlamaBackend &backend, const sdk::LoadRequest &request,
+                    std::unique_ptr<LlamaGraph> &out);
+
+  std::span<const sdk::IoDesc> io(sdk::Side side) const;
+  Error create_context(std::unique_ptr<LlamaContext> &out);
+
+  llama_model *model() const { return model_.get(); }
+  const llama_vocab *vocab() const { return vocab_; }
+  // Defaults plus the load config: the starting options of every context of this graph.
+  const LlamaOptions &options() const { return options_; }
+  int32_t n_embd() const { return n_embd_; }
+  uint32_t n_ctx_train() const { return n_ctx_train_; }
+
+ private:
+  ModelPtr model_;
+  const llama_vocab *vocab_ = nullptr;  // owned by model_
+  LlamaOptions options_;
+  int32_t n_embd_ = 0;
+  uint32_t n_ctx_train_ = 0;
+};
+
+}  // namespace wasinn::llamacpp
