@@ -1,6 +1,6 @@
 #include "proto_reader.h"
 
-namespace wasinn_tf {
+namespace wasinn::tensorflow {
 
 bool ProtoReader::varint(uint64_t &out) {
   out = 0;
@@ -43,4 +43,4 @@ bool ProtoReader::next(ProtoField &field) {
   }
 }
 
-}  // namespace wasinn_tf
+}  // namespace wasinn::tensorflow

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-namespace wasinn_tf {
+namespace wasinn::tensorflow {
 
 struct ProtoField {
   uint32_t number = 0;
@@ -34,4 +34,4 @@ inline std::string as_string(std::span<const uint8_t> b) {
   return {reinterpret_cast<const char *>(b.data()), b.size()};
 }
 
-}  // namespace wasinn_tf
+}  // namespace wasinn::tensorflow

@@ -38,9 +38,36 @@ TEST(TensorflowErrors, MismatchedTensorsNameBothSides) {
   EXPECT_TRUE(has(d.detail, "f32 [-1, 3]") && has(d.detail, "f32 [3, 2]")) << d.detail;
   EXPECT_EQ(set_input(api(), c.ptr, by_index(2), WASINN_TYPE_I32, {3}, twelve, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "0 \"offset\", 1 \"x\"")) << "shows the sorted mapping: " << d.detail;
-  EXPECT_EQ(set_input(api(), c.ptr, by_name("y"), WASINN_TYPE_I32, {3}, twelve, d), WASINN_NOT_FOUND);
+  EXPECT_EQ(set_input(api(), c.ptr, by_name("y"), WASINN_TYPE_I32, {3}, twelve, d), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(api().compute(c.ptr, &d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "inputs not set")) << d.detail;
+}
+
+// An unknown tensor name is a bad argument, as in every backend, and the detail lists the names
+// the model has (in index order: sorted).
+TEST(TensorflowErrors, UnknownNamesAreInvalidArgumentsListingTheNames) {
+  Backend b(api());
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load_saved(b, "tensorflow/two_io/saved_model.pb", g, d), WASINN_OK) << d.detail;
+  Context c(api(), g.ptr);
+  const auto x = read_fixture("tensorflow/two_io_x.f32");
+  const auto offset = read_fixture("tensorflow/two_io_offset.i32");
+  EXPECT_EQ(set_input(api(), c.ptr, by_name("offsets"), WASINN_TYPE_I32, {3}, offset, d),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(d.detail, "\"offsets\"") && has(d.detail, "\"offset\", \"x\"")) << d.detail;
+
+  ASSERT_EQ(set_input(api(), c.ptr, by_name("offset"), WASINN_TYPE_I32, {3}, offset, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_input(api(), c.ptr, by_name("x"), WASINN_TYPE_F32, {4, 3}, x, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
+  const std::string unknown = "sum";
+  const wasinn_tensor_id id = by_name(unknown);
+  wasinn_tensor t{};
+  EXPECT_EQ(api().get_output(c.ptr, &id, &t, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(d.detail, "\"sum\"") && has(d.detail, "\"count\", \"total\"")) << d.detail;
+  // The known names still work after the refusals.
+  EXPECT_EQ(output_bytes(api(), c.ptr, by_name("total"), WASINN_TYPE_F32),
+            read_fixture("tensorflow/two_io_total.f32"));
 }
 
 TEST(TensorflowErrors, SetInputDropsTheLastOutputs) {

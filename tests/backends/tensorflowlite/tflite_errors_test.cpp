@@ -132,7 +132,7 @@ TEST(TfliteErrors, IdsAndCallOrder) {
             WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "out of range")) << d.detail;
   EXPECT_EQ(set_input(api(), c.ptr, by_name("nope"), WASINN_TYPE_F32, {1, 64}, row, d),
-            WASINN_NOT_FOUND);
+            WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "\"input\"")) << "lists the names: " << d.detail;
   // Signature name and tensor name both address the input.
   EXPECT_EQ(set_input(api(), c.ptr, by_name("serving_default_input:0"), WASINN_TYPE_F32, {1, 64}, row, d),
@@ -142,6 +142,30 @@ TEST(TfliteErrors, IdsAndCallOrder) {
   std::vector<uint32_t> dims;
   EXPECT_EQ(output_bytes(api(), c.ptr, by_name("logits"), WASINN_TYPE_F32, &dims).size(), 40u);
   EXPECT_EQ(dims, (std::vector<uint32_t>{1, 10}));
+}
+
+// An unknown tensor name is a bad argument, as in every backend, and the detail lists the names
+// the model has, in index order (the interpreter's: b before a).
+TEST(TfliteErrors, UnknownNamesAreInvalidArgumentsListingTheNames) {
+  Backend b(api());
+  Graph g = load_ok(b, "tflite/types_int.tflite");
+  Context c(api(), g.ptr);
+  Diag d;
+  const std::vector<uint8_t> i64x4(32), i32x4(16);
+  EXPECT_EQ(set_input(api(), c.ptr, by_name("c"), WASINN_TYPE_I32, {1, 4}, i32x4, d),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(d.detail, "\"c\"") && has(d.detail, "\"b\", \"a\"")) << d.detail;
+
+  ASSERT_EQ(set_input(api(), c.ptr, by_name("b"), WASINN_TYPE_I64, {1, 4}, i64x4, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_input(api(), c.ptr, by_name("a"), WASINN_TYPE_I32, {1, 4}, i32x4, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
+  const std::string unknown = "c_out";
+  const wasinn_tensor_id id = by_name(unknown);
+  wasinn_tensor t{};
+  EXPECT_EQ(api().get_output(c.ptr, &id, &t, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(d.detail, "\"c_out\"") && has(d.detail, "\"b_out\", \"a_out\"")) << d.detail;
+  // The known names still work after the refusals.
+  EXPECT_EQ(output_bytes(api(), c.ptr, by_name("a_out"), WASINN_TYPE_I32).size(), 16u);
 }
 
 TEST(TfliteErrors, ConfigChoosesSignatureOrSaysWhy) {

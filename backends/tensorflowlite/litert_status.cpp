@@ -1,6 +1,6 @@
-#include "tfl_error.h"
+#include "litert_status.h"
 
-namespace wasinn_tfl {
+namespace wasinn::tensorflowlite {
 
 std::string status_name(LiteRtStatus status) {
   const char *name = "unknown status";
@@ -34,4 +34,4 @@ Error litert_error(LiteRtStatus status, std::string_view what, wasinn_status as)
   return {as, std::string(what) + ": LiteRT returned " + status_name(status)};
 }
 
-}  // namespace wasinn_tfl
+}  // namespace wasinn::tensorflowlite

@@ -1,8 +1,8 @@
-#include "tf_signature.h"
+#include "signature.h"
 
 #include "proto_reader.h"
 
-namespace wasinn_tf {
+namespace wasinn::tensorflow {
 namespace {
 
 // Field numbers from tensorflow/core/protobuf/meta_graph.proto and tensor_shape.proto.
@@ -95,4 +95,4 @@ Error read_signature(std::span<const uint8_t> meta_graph_def, const std::string 
                                 (keys.empty() ? "none" : keys) + ")"};
 }
 
-}  // namespace wasinn_tf
+}  // namespace wasinn::tensorflow

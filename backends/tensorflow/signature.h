@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "tf_error.h"
+#include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn_tf {
+namespace wasinn::tensorflow {
+
+using sdk::Error;
 
 struct TensorSpec {
   std::string key;     // the signature's name for it, e.g. "x"
@@ -30,4 +32,4 @@ struct Signature {
 Error read_signature(std::span<const uint8_t> meta_graph_def, const std::string &key,
                      Signature &out);
 
-}  // namespace wasinn_tf
+}  // namespace wasinn::tensorflow

@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <type_traits>
 
 #include "litert_c_api.h"
 
-namespace wasinn_tfl {
+namespace wasinn::tensorflowlite {
 
 template <typename T, void (*Destroy)(T)>
 struct LiteRtDeleter {
@@ -39,4 +40,4 @@ inline HostMemory allocate_host(size_t bytes, size_t &capacity) {
   return HostMemory(static_cast<std::byte *>(std::aligned_alloc(a, capacity)));
 }
 
-}  // namespace wasinn_tfl
+}  // namespace wasinn::tensorflowlite

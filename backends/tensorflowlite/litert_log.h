@@ -1,0 +1,22 @@
+// LiteRT's log lines ("INFO: [environment.cc:36] Creating LiteRT environment with options") to
+// the host's logger.
+//
+// libLiteRt.so 2.3.0 has no logging API to hook: none of its 417 exported functions is a logger,
+// sink or severity call (nm -D --defined-only; the LiteRtSetMinLoggerSeverity/LiteRtCreateLogger
+// family of later releases is absent), and it reads no environment variable for it (its only
+// getenv is LITERT_DISABLE_OPENCL). Its logger, TFLite's MinimalLogger, writes each line as
+// fprintf(stderr, "INFO: "), vfprintf(stderr, ...), fputc('\n', stderr), and libLiteRt.so reads
+// `stderr` through one GOT slot (an R_X86_64_GLOB_DAT relocation in its RELRO segment). The
+// plugin points that one slot at a stdio stream of its own, whose lines reach sdk::log with their
+// severity mapped (VERBOSE -> DEBUG, INFO, WARNING -> WARN, ERROR). Only libLiteRt.so's own
+// writes change: the process's stderr, and every other library's, stay as they were.
+#pragma once
+
+namespace wasinn::tensorflowlite {
+
+// Once per process, before the first LiteRT call that logs (LiteRtCreateEnvironment). Best
+// effort: when the slot cannot be found or is not the process's stderr (another architecture, a
+// different libLiteRt.so), LiteRT keeps writing to stderr and an info line says why.
+void route_litert_logs();
+
+}  // namespace wasinn::tensorflowlite
