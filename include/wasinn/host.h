@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,19 +35,40 @@ struct HostOptions {
   std::string isolate_loads = "auto";
   // The child's address-space limit (RLIMIT_AS) in MiB; 0: 3072 + 4 x the model's size in MiB.
   uint64_t isolated_load_max_mb = 0;
+  // The most bytes one linear memory of a guest may grow to (memory.grow fails beyond it, as
+  // with Wasmtime's -W max-memory-size); 0: no limit.
+  uint64_t max_memory_bytes = 0;
 };
 
+// Module files larger than this are refused before they are read.
+inline constexpr uint64_t kMaxModuleBytes = 1ull << 30;
+
 struct Program {
+  // The module: a binary .wasm or a text .wat file. Anything else (a directory, a file that is
+  // not WebAssembly, a truncated or oversized one) is an error in RunOutcome, never an abort.
   std::string wasm_path;
-  std::vector<std::string> args;  // argv[1..]; argv[0] is the module's file name
+  // When set, the module's bytes (binary or text) instead of reading wasm_path, which then only
+  // names the module in messages (e.g. "-" for a module read from stdin).
+  std::optional<std::vector<uint8_t>> wasm_bytes;
+  std::vector<std::string> args;  // argv[1..]
+  std::string argv0;              // argv[0]; empty: wasm_path's file name
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::pair<std::string, std::string>> dirs;  // host directory -> guest path
+  // Empty: run the command's `_start`. Otherwise call this export instead (after `_initialize`,
+  // if the module has one, as for a reactor); args are then its parameters, converted to the
+  // parameter types (integers and floats), and its results come back in RunOutcome::results.
+  std::string invoke;
 };
 
 struct RunOutcome {
-  int exit_code = 0;     // the guest's exit code; 128+ for host-side failures
+  // The guest's exit code; 1 when the module cannot be read, compiled or instantiated (or the
+  // export to run is missing): message says why; 134 for a trap; 128 for an exit status
+  // WASI cannot carry (126 and above).
+  int exit_code = 0;
   bool trapped = false;  // the guest trapped (message holds the wasm backtrace)
   std::string message;   // empty on a normal exit
+  // With Program::invoke: the function's results, one per value, as Wasmtime's CLI prints them.
+  std::vector<std::string> results;
 };
 
 struct BackendStatus {
@@ -83,7 +105,7 @@ class Host {
   Host(const Host&) = delete;
   Host& operator=(const Host&) = delete;
 
-  // Instantiates the program and runs its `_start` to completion.
+  // Instantiates the program and runs its `_start` (or Program::invoke) to completion.
   RunOutcome run(const Program& program);
 
   // Instantiates the program without running it, to call its exports (nullptr on error).
@@ -102,6 +124,7 @@ class Host {
 
  private:
   explicit Host(std::unique_ptr<Impl> impl);
+  RunOutcome run_unguarded(const Program& program);
   std::unique_ptr<Impl> impl_;
 };
 

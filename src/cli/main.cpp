@@ -1,9 +1,10 @@
-// The wasinn command: run wasi-nn guests, list backends.
+// The wasinn command: run wasi-nn guests, list backends, inspect models. Its command line is
+// Wasmtime's where the two overlap: `wasinn app.wasm` is `wasinn run app.wasm`, options come
+// before the module and everything after it is the guest's, exit codes are Wasmtime's (usage
+// errors 2, a module that cannot be read or started 1, the guest's own code, 134 for a trap).
+#include <algorithm>
 #include <cstdio>
-#include <iostream>
-#include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -11,275 +12,189 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/cli_common.h"
+#include "cli/completion.h"
+#include "cli/config_file.h"
+#include "cli/info_commands.h"
+#include "cli/run_command.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
 namespace {
 
+using namespace wasinn_cli;
+
 // CLI11 2.1 cannot describe a command whose positionals are the guest's own argv.
 class RunUsageFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
-    return "Usage: wasinn run [OPTIONS] app.wasm [ARGS...]\n";
+    return "Usage: wasinn run [OPTIONS] <WASM|-> [ARGS...]\n"
+           "       wasinn [OPTIONS] <WASM> [ARGS...]\n\n"
+           "The module (binary .wasm or text .wat; - reads it from stdin) and everything after it are the "
+           "guest's.\n";
   }
 };
 
-struct CommonOptions {
-  std::vector<std::string> backend_dirs;
-  std::vector<std::string> backend_configs;
-  std::string log_level = "warn";
-};
-
-void add_common(CLI::App* cmd, CommonOptions& o) {
-  cmd->add_option("--backend-dir", o.backend_dirs,
-                  "Directory of backend manifests (*.json); repeatable. Default: $WASINN_BACKEND_PATH, "
-                  "then <prefix>/lib/wasinn/backends")
-      ->type_name("DIR")->allow_extra_args(false);
-  cmd->add_option("--backend-config", o.backend_configs,
-                  "NAME=JSON settings for one backend, e.g. onnxruntime={\"intra_op_threads\":1}; repeatable")
-      ->type_name("NAME=JSON")->allow_extra_args(false);
-  cmd->add_option("--log-level", o.log_level, "error, warn, info or debug (default warn: guest errors are shown)")
-      ->type_name("LEVEL")->check(CLI::IsMember({"error", "warn", "info", "debug", "off"}));
-}
-
-// Options of commands that load models.
-void add_isolation(CLI::App* cmd, wasinn::HostOptions& o) {
-  cmd->add_option("--isolate-loads", o.isolate_loads,
-                  "Load models first in a child process (wasinn-load-check), so a framework that crashes "
-                  "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
-                  "for it: llamacpp, tensorflowlite, pytorch), always, or never. Costs one process "
-                  "start plus one extra load per model file or guest load (files: once)")
-      ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
-  cmd->add_option("--isolated-load-max-mb", o.isolated_load_max_mb,
-                  "Address-space limit of that child process in MiB; a model needing more is refused "
-                  "(0: 3072 + 4 x the model's size)")
-      ->type_name("MIB")->capture_default_str();
-}
-
-bool apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
-  host.backend_dirs = o.backend_dirs;
-  for (const auto& kv : o.backend_configs) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fmt::print(stderr, "wasinn: --backend-config '{}': expected NAME=JSON\n", kv);
-      return false;
+// What CLI11 left unparsed (every command allows extras so that this, not CLI11, words the
+// error): an unknown option is named as one, not as an unexpected positional.
+void check_leftovers(const std::vector<std::string>& left, const std::string& command) {
+  for (const auto& a : left) {
+    if (a.size() > 1 && a[0] == '-') {
+      throw UsageError(fmt::format("unknown option {} (see 'wasinn {} --help')", a, command));
     }
-    host.backend_configs[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  spdlog::set_level(spdlog::level::from_str(o.log_level));
-  return true;
-}
-
-int run_backends(const CommonOptions& common) {
-  wasinn::HostOptions options;
-  if (!apply_common(common, options)) return 2;
-  std::string error;
-  auto host = wasinn::Host::create(options, &error);
-  if (!host) {
-    fmt::print(stderr, "wasinn: {}\n", error);
-    return 2;
-  }
-  const auto backends = host->probe_backends();
-  fmt::print("searched: {}\n", fmt::join(host->backend_search_dirs(), ", "));
-  if (backends.empty()) {
-    fmt::print("no backend plugins found\n");
-    return 1;
-  }
-  for (const auto& b : backends) {
-    if (b.loadable) {
-      fmt::print("{:<14} {:<22} {:<12} ok\n", b.name, fmt::join(b.encodings, ","), b.framework_version);
-    } else {
-      fmt::print("{:<14} {:<22} {:<12} {}\n", b.name, fmt::join(b.encodings, ","), "-", b.problem);
-    }
-  }
-  return 0;
-}
-
-void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& tensors) {
-  fmt::print("{}:\n", title);
-  if (tensors.empty()) fmt::print("  (none declared; the backend learns them at compute)\n");
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const auto& t = tensors[i];
-    std::string shape = "?";
-    if (t.rank_known) {
-      std::vector<std::string> d;
-      for (int64_t v : t.dims) d.push_back(v < 0 ? "?" : std::to_string(v));
-      shape = fmt::format("[{}]", fmt::join(d, ", "));
-    }
-    fmt::print("  {:>3}  {:<28} {:<5} {}\n", i, t.name.empty() ? "-" : t.name, t.type, shape);
+    throw UsageError(fmt::format("unexpected argument '{}' (see 'wasinn {} --help')", a, command));
   }
 }
 
-int run_inspect(const CommonOptions& common, wasinn::HostOptions options, const std::vector<std::string>& model,
-                const std::string& encoding) {
-  if (!apply_common(common, options)) return 2;
-  std::string error;
-  auto host = wasinn::Host::create(options, &error);
-  wasinn::ModelInfo info;
-  if (!host || !host->inspect_model(model, encoding, &info, &error)) {
-    fmt::print(stderr, "wasinn: {}\n", error);
-    return 1;
-  }
-  fmt::print("backend: {} {} (encoding {})\n", info.backend, info.framework_version, info.encoding);
-  print_tensors("inputs (set_input index)", info.inputs);
-  print_tensors("outputs (get_output index)", info.outputs);
-  return 0;
+std::string version_text() {
+  return std::string("wasinn ") + WASINN_VERSION_STRING + " (wasmtime " + WASINN_WASMTIME_VERSION +
+         ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ")";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto logger = spdlog::stderr_color_st("wasinn");
+  auto logger = spdlog::stderr_color_mt("wasinn");
   logger->set_pattern("wasinn: %^%l%$: %v");
   spdlog::set_default_logger(logger);
 
   CLI::App app{"wasinn: run WebAssembly programs whose wasi-nn calls are served by ONNX Runtime and other "
                "native inference frameworks"};
-  app.set_version_flag("--version", std::string("wasinn ") + WASINN_VERSION_STRING + " (wasmtime " +
-                                        WASINN_WASMTIME_VERSION + ", plugin ABI " +
-                                        std::to_string(WASINN_PLUGIN_ABI) + ")");
-  app.require_subcommand(1);
+  app.name("wasinn");
+  app.set_version_flag("-V,--version", version_text());
+  app.require_subcommand(0, 1);
+  app.allow_extras();
+  app.footer("`wasinn app.wasm [ARGS...]` is `wasinn run app.wasm [ARGS...]`, as with Wasmtime.");
 
   CommonOptions common;
-  wasinn::HostOptions host_options;
-  std::vector<std::string> dirs, envs;
-
+  RunOptions run_options;
   auto* run = app.add_subcommand("run", "Run a WASI command module (its _start) with wasi-nn available");
   run->formatter(std::make_shared<RunUsageFormatter>());
-  run->add_option("--dir", dirs, "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST); repeatable")
-      ->type_name("HOST[::GUEST]")->allow_extra_args(false);
-  run->add_option("--env", envs, "Set a guest environment variable K=V; repeatable")
-      ->type_name("K=V")->allow_extra_args(false);
-  run->add_option("--nn-preload", host_options.preloads,
-                  "Register a model for load_by_name: NAME:ENCODING:TARGET:PATH[:PATH...] (WasmEdge's syntax; "
-                  "encoding and target are case-insensitive, target AUTO allowed); repeatable")
-      ->type_name("SPEC")->allow_extra_args(false);
-  std::vector<std::string> wasi_options;
-  run->add_option("-S,--wasi", wasi_options,
-                  "Wasmtime's WASI options, for scripts written for it: `nn` (accepted; wasi-nn is always on) "
-                  "and nn-graph=ENCODING::DIR (register DIR's model.onnx / model.xml+model.bin / model.pt ... "
-                  "under DIR's base name); repeatable")
-      ->type_name("KEY[=VALUE]")->allow_extra_args(false);
-  run->add_option("--max-graphs", host_options.limits.max_graphs, "Live graphs per guest")
-      ->capture_default_str();
-  run->add_option("--max-contexts", host_options.limits.max_contexts, "Live execution contexts per guest")
-      ->capture_default_str();
-  run->add_option("--max-model-bytes", host_options.limits.max_model_bytes, "Bytes of one model load")
-      ->capture_default_str();
-  run->add_option("--max-tensor-bytes", host_options.limits.max_tensor_bytes, "Bytes of one input tensor")
-      ->capture_default_str();
-  run->add_option("--max-compute-ms", host_options.limits.max_compute_ms,
-                  "Stop one compute after this long; the guest gets an error (0: no limit)")
-      ->capture_default_str();
-  run->add_option("--timeout", host_options.timeout_ms,
-                  "Stop the guest after this many milliseconds of running (0: no limit)")
-      ->capture_default_str();
-  add_isolation(run, host_options);
-  add_common(run, common);
+  add_run_options(run, run_options, common);
+  run->prefix_command();  // the first plain word is the module: it and the rest are the guest's
 
+  bool backends_json = false;
   auto* backends = app.add_subcommand("backends", "List the backend plugins found, their framework versions, "
                                                   "and why any of them cannot load");
+  backends->add_flag("--json", backends_json, "Print the list as JSON");
   add_common(backends, common);
+  backends->allow_extras();
 
   auto* models = app.add_subcommand("models", "Work with models");
   models->require_subcommand(1);
+  InspectOptions inspect_options;
   auto* inspect = models->add_subcommand(
       "inspect", "Load a model and list its inputs and outputs in the index order guests use");
-  std::vector<std::string> inspect_model;
-  std::string inspect_encoding = "autodetect";
-  wasinn::HostOptions inspect_options;
-  inspect->add_option("model", inspect_model,
-                      "A name registered with --nn-preload, or the model's file(s)/directory")
-      ->required();
-  inspect->add_option("--encoding", inspect_encoding, "Encoding of model files (default: detected from the bytes)");
-  inspect->add_option("--nn-preload", inspect_options.preloads, "As for run; then name the model")
-      ->type_name("SPEC")->allow_extra_args(false);
-  add_isolation(inspect, inspect_options);
-  add_common(inspect, common);
+  add_inspect_options(inspect, inspect_options, common);
+  inspect->allow_extras();
+  models->allow_extras();
 
-  // app.wasm and everything after it belong to the guest; CLI11 2.1 cannot stop parsing at a
-  // subcommand's first positional, so split argv here: every `run` option takes a value.
-  std::vector<std::string> rest;
-  int host_argc = argc;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) != "run") continue;
-    for (int j = i + 1; j < argc; ++j) {
-      std::string_view a = argv[j];
-      if (a == "--") {
-        host_argc = j;
-        rest.assign(argv + j + 1, argv + argc);
-        break;
-      }
-      if (a.empty() || a[0] != '-') {
-        host_argc = j;
-        rest.assign(argv + j, argv + argc);
-        break;
-      }
-      if (a != "-h" && a != "--help" && a.find('=') == std::string_view::npos) ++j;  // skip its value
-    }
-    break;
+  std::string shell;
+  auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish "
+                                                      "(e.g. source <(wasinn completion bash))");
+  completion->add_option("shell", shell, "bash, zsh or fish")->required();
+
+  // `wasinn help [COMMAND...]` is answered before parsing (below); listed here for --help.
+  app.add_subcommand("help", "Print this message or the help of the given subcommand, e.g. help models inspect");
+  // Anything after `run ... --` and the module reaches the top level: keep it, unparsed.
+  app.prefix_command();
+
+  // Wasmtime's implicit run: `wasinn app.wasm`, `wasinn --dir . app.wasm`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    fmt::print(stderr, "{}", app.help());
+    return kExitUsage;
   }
+  if (args[0] == "help") {
+    const CLI::App* shown = &app;
+    std::string path;
+    for (size_t i = 1; i < args.size(); ++i) {
+      const CLI::App* next = nullptr;
+      for (const auto* sub : shown->get_subcommands({})) {
+        if (sub->get_name() == args[i]) next = sub;
+      }
+      path += (path.empty() ? "" : " ") + args[i];
+      if (!next || next->get_name() == "help") {
+        fmt::print(stderr, "wasinn: error: no command named '{}' (see 'wasinn --help')\n", path);
+        return kExitUsage;
+      }
+      shown = next;
+    }
+    fmt::print("{}", shown->help());
+    return 0;
+  }
+  static const std::vector<std::string> kTopLevel = {"run", "backends", "models", "help", "completion", "-h",
+                                                     "--help", "-V", "--version"};
+  if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) args.insert(args.begin(), "run");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
-    app.parse(host_argc, argv);
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    const CLI::App* shown = &app;
+    for (CLI::App* sub = &app; sub;) {
+      const auto subs = sub->get_subcommands();
+      sub = subs.empty() ? nullptr : subs.front();
+      if (sub) shown = sub;
+    }
+    fmt::print("{}", shown->help());
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    fmt::print("{}", app.help("", CLI::AppFormatMode::All));
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    fmt::print("{}\n", version_text());
+    return 0;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    return kExitUsage;
   }
 
-  if (backends->parsed()) return run_backends(common);
-  if (inspect->parsed()) return run_inspect(common, inspect_options, inspect_model, inspect_encoding);
-
-  if (rest.empty()) {
-    fmt::print(stderr, "wasinn run: missing app.wasm\n{}", run->help());
-    return 2;
-  }
-  wasinn::Program program;
-  program.wasm_path = rest[0];
-  program.args.assign(rest.begin() + 1, rest.end());
-  for (const auto& d : dirs) {
-    const auto sep = d.find("::");
-    if (sep == 0 || d.empty()) {
-      fmt::print(stderr, "wasinn run: --dir '{}': expected HOST[::GUEST]\n", d);
-      return 2;
+  try {
+    if (completion->parsed()) {
+      check_leftovers(completion->remaining(), "completion");
+      fmt::print("{}", completion_script(app, shell));
+      return 0;
     }
-    program.dirs.emplace_back(d.substr(0, sep), sep == std::string::npos ? d : d.substr(sep + 2));
-  }
-  for (const auto& e : envs) {
-    const auto eq = e.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fmt::print(stderr, "wasinn run: --env '{}': expected K=V\n", e);
-      return 2;
+    const std::string config = config_file_path(common.config);
+    if (backends->parsed()) {
+      check_leftovers(backends->remaining(), "backends");
+      check_leftovers(app.remaining(), "backends");
+      apply_config_file(config, backends, app);
+      return backends_command(common, backends_json);
     }
-    program.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
-  }
-  // Wasmtime also accepts comma-separated lists: -S nn,nn-graph=onnx::dir.
-  std::vector<std::string> wasi_items;
-  for (const auto& opt : wasi_options) {
-    size_t start = 0;
-    while (start <= opt.size()) {
-      const size_t comma = opt.find(',', start);
-      wasi_items.push_back(opt.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    if (inspect->parsed()) {
+      check_leftovers(inspect->remaining(), "models inspect");
+      check_leftovers(models->remaining(), "models");
+      check_leftovers(app.remaining(), "models inspect");
+      apply_config_file(config, inspect, app);
+      return inspect_command(inspect_options, common);
     }
-  }
-  for (const auto& w : wasi_items) {
-    if (w == "nn" || w == "nn=y" || w == "nn=yes") continue;
-    if (w.rfind("nn-graph=", 0) == 0) {
-      host_options.wasmtime_graphs.push_back(w.substr(9));
-      continue;
+    if (models->parsed()) {
+      check_leftovers(models->remaining(), "models");
+      throw UsageError("models needs a subcommand: inspect");
     }
-    fmt::print(stderr, "wasinn run: -S {}: wasinn knows only the Wasmtime options nn and nn-graph=ENCODING::DIR\n", w);
-    return 2;
+    if (!run->parsed()) throw UsageError("no command given (see 'wasinn --help')");
+    // run: CLI11 stops at the first plain word (prefix_command), so run's leftovers are the
+    // unknown options before the module, then the module and the guest's arguments. After
+    // `--`, CLI11 hands the module and its arguments back to the top level instead.
+    std::vector<std::string> rest = run->remaining();
+    const auto module_at = std::find_if(rest.begin(), rest.end(), [](const std::string& a) {
+      return a.size() <= 1 || a[0] != '-';
+    });
+    check_leftovers(std::vector<std::string>(rest.begin(), module_at), "run");
+    rest.erase(rest.begin(), module_at);
+    if (rest.empty()) rest = app.remaining();
+    apply_config_file(config, run, app);
+    return run_command(run_options, common, rest);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    return kExitUsage;
+  } catch (const CLI::Error& e) {  // an option's callback failing after the parse
+    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    return kExitFailure;
   }
-  if (!apply_common(common, host_options)) return 2;
-  std::string error;
-  auto host = wasinn::Host::create(host_options, &error);
-  if (!host) {
-    fmt::print(stderr, "wasinn: {}\n", error);
-    return 2;
-  }
-  const auto outcome = host->run(program);
-  std::fflush(stdout);
-  if (!outcome.message.empty()) fmt::print(stderr, "wasinn: {}\n", outcome.message);
-  return outcome.exit_code;
 }

@@ -1,12 +1,19 @@
 // Host and Instance: the embedding API over the Wasmtime C API.
 #include "wasinn/host.h"
 
-#include <filesystem>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <condition_variable>
-#include <fstream>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
 #include <mutex>
 #include <thread>
-#include <iterator>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -50,6 +57,7 @@ struct Host::Impl {
   LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
   std::shared_ptr<NnEnvironment> env;
   uint64_t timeout_ms = 0;
+  uint64_t max_memory_bytes = 0;
   std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
 
   ~Impl() { ticker.reset(); }
@@ -71,19 +79,129 @@ Instance::~Instance() {
 
 namespace {
 
-constexpr int kHostFailureExit = 128;
 constexpr int kTrapExit = 134;  // as Wasmtime's CLI: a trap is told apart from a host failure
 
-Result<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(Errc::not_found, fmt::format("cannot read {}", path));
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+constexpr int kHostFailureExit = 1;      // as Wasmtime's CLI: the module cannot be read, compiled or run
+constexpr int kInvalidExitStatusExit = 128;  // an exit status WASI preview1 cannot carry (126 and above)
+
+std::string module_name(const Program& p) { return p.wasm_path.empty() ? std::string("the module") : p.wasm_path; }
+
+// Reads a module file without ever throwing: a directory, a device that does not end, an
+// unreadable or oversized file each give one line naming the file.
+Result<std::vector<uint8_t>> read_module(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return make_error(Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("cannot read {}: it is a directory, not a WebAssembly module", path));
+  }
+  const auto too_large = [&] {
+    return make_error(Errc::too_large, fmt::format("cannot read {}: it is larger than {} MiB, the most a module may be",
+                                                   path, kMaxModuleBytes >> 20));
+  };
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxModuleBytes) return too_large();
+  std::vector<uint8_t> bytes;
+  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  uint8_t buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    if (bytes.size() + static_cast<size_t>(n) > kMaxModuleBytes) return too_large();
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return bytes;
+}
+
+// Wasmtime's errors run over several lines ("...\n\nCaused by:\n    0: ...\n    1: ..."); a
+// module error is one line: the causes joined with ": ".
+std::string one_line(const std::string& msg) {
+  std::string out;
+  size_t at = 0;
+  while (at <= msg.size()) {
+    size_t nl = msg.find('\n', at);
+    if (nl == std::string::npos) nl = msg.size();
+    std::string line = msg.substr(at, nl - at);
+    at = nl + 1;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    if (line == "Caused by:") continue;
+    size_t digits = 0;
+    while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
+    if (digits > 0 && line.compare(digits, 2, ": ") == 0) line = line.substr(digits + 2);
+    out += (out.empty() ? "" : ": ") + line;
+  }
+  return out;
+}
+
+// wat2wasm's error is "REASON\n     --> <anon>:LINE:COL\n      |\n    1 | source...\n      |  ^":
+// kept as "REASON (line LINE, column COL)".
+std::string wat_error(const std::string& msg) {
+  const std::string reason = msg.substr(0, msg.find('\n'));
+  const auto at = msg.find("--> <anon>:");
+  if (at == std::string::npos) return one_line(msg);
+  const std::string where = msg.substr(at + 11, msg.find('\n', at) - at - 11);
+  const auto colon = where.find(':');
+  if (colon == std::string::npos) return one_line(msg);
+  return fmt::format("{} (line {}, column {})", reason, where.substr(0, colon), where.substr(colon + 1));
+}
+
+bool looks_like_text(const std::vector<uint8_t>& b) {
+  size_t i = 0;
+  if (b.size() >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) i = 3;  // UTF-8 BOM
+  while (i < b.size() && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) ++i;
+  return i < b.size() && (b[i] == '(' || (b[i] == ';' && i + 1 < b.size() && b[i + 1] == ';'));
+}
+
+// Compiles a binary module, or a text one (Wasmtime's CLI accepts both); never a byte dump.
+Result<ModulePtr> compile_module(wasm_engine_t* engine, const std::vector<uint8_t>& bytes, const std::string& name) {
+  static constexpr uint8_t kMagic[4] = {0x00, 0x61, 0x73, 0x6D};
+  const bool binary = bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0;
+  const auto invalid = [&](const std::string& why) {
+    return make_error(Errc::invalid_argument, fmt::format("{} is not a valid WebAssembly module: {}", name, why));
+  };
+  if (bytes.empty()) return invalid("it is empty");
+  std::vector<uint8_t> converted;
+  const std::vector<uint8_t>* wasm = &bytes;
+  if (!binary) {
+    if (!looks_like_text(bytes)) {
+      std::string start;
+      for (size_t i = 0; i < std::min<size_t>(bytes.size(), 8); ++i) start += fmt::format("{:02x} ", bytes[i]);
+      start.pop_back();
+      return invalid(fmt::format("it starts with the bytes {}, not \\0asm (binary) or a text module's '('", start));
+    }
+    wasm_byte_vec_t out;
+    if (ErrorPtr err(wasmtime_wat2wasm(reinterpret_cast<const char*>(bytes.data()), bytes.size(), &out)); err) {
+      return make_error(Errc::invalid_argument, fmt::format("{} is not a valid WebAssembly text module: {}", name,
+                                                            wat_error(message_of(err.get()))));
+    }
+    converted.assign(reinterpret_cast<const uint8_t*>(out.data), reinterpret_cast<const uint8_t*>(out.data) + out.size);
+    wasm_byte_vec_delete(&out);
+    wasm = &converted;
+  } else if (bytes.size() >= 8 && bytes[4] == 0x0d && bytes[5] == 0x00 && bytes[6] == 0x01 && bytes[7] == 0x00) {
+    return invalid("it is a WebAssembly component; wasinn runs core modules (wasm32-wasi, wasip1)");
+  }
+  wasmtime_module_t* module = nullptr;
+  if (ErrorPtr err(wasmtime_module_new(engine, wasm->data(), wasm->size(), &module)); err) {
+    return invalid(one_line(message_of(err.get())));
+  }
+  return ModulePtr(module);
 }
 
 Result<WasiConfigPtr> make_wasi(const Program& p) {
   WasiConfigPtr wasi(wasi_config_new());
   std::vector<const char*> argv;
-  std::string argv0 = p.wasm_path.substr(p.wasm_path.find_last_of('/') + 1);
+  const std::string argv0 = p.argv0.empty() ? p.wasm_path.substr(p.wasm_path.find_last_of('/') + 1) : p.argv0;
   argv.push_back(argv0.c_str());
   for (const auto& a : p.args) argv.push_back(a.c_str());
   if (!wasi_config_set_argv(wasi.get(), argv.size(), argv.data())) {
@@ -130,6 +248,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   auto impl = std::make_unique<Impl>();
   wasm_config_t* config = wasm_config_new();
   impl->timeout_ms = options.timeout_ms;
+  impl->max_memory_bytes = options.max_memory_bytes;
   // Epoch checks cost a little in every loop, so they are compiled in only when asked for.
   if (impl->timeout_ms > 0) wasmtime_config_epoch_interruption_set(config, true);
   impl->engine.reset(wasm_engine_new_with_config(config));
@@ -191,38 +310,47 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     if (error) *error = std::move(msg);
     return nullptr;
   };
-  auto bytes = read_file(program.wasm_path);
-  if (!bytes) return fail(bytes.error().detail);
-  auto impl = std::make_unique<Instance::Impl>();
-  wasmtime_module_t* module = nullptr;
-  if (ErrorPtr err(wasmtime_module_new(impl_->engine.get(), bytes->data(), bytes->size(), &module)); err) {
-    return fail(fmt::format("{} is not a valid WebAssembly module: {}", program.wasm_path, message_of(err.get())));
-  }
-  impl->module.reset(module);
-  impl->timeout_ms = impl_->timeout_ms;
-  impl->state = std::make_unique<GuestState>();
-  impl->state->session = std::make_shared<NnSession>(impl_->env);
-  impl->store.reset(wasmtime_store_new(impl_->engine.get(), impl->state.get(), nullptr));
-  wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
-  arm_deadline(cx, impl->timeout_ms);
-  auto wasi = make_wasi(program);
-  if (!wasi) return fail(wasi.error().detail);
-  // wasmtime_context_set_wasi takes ownership of the config, even on error.
-  if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
+  try {
+    const std::string name = module_name(program);
+    Result<std::vector<uint8_t>> read = make_error(Errc::unknown, "");
+    if (!program.wasm_bytes) read = read_module(program.wasm_path);
+    if (!program.wasm_bytes && !read) return fail(read.error().detail);
+    const std::vector<uint8_t>& bytes = program.wasm_bytes ? *program.wasm_bytes : *read;
+    auto module = compile_module(impl_->engine.get(), bytes, name);
+    if (!module) return fail(module.error().detail);
+    auto impl = std::make_unique<Instance::Impl>();
+    impl->module = std::move(*module);
+    impl->timeout_ms = impl_->timeout_ms;
+    impl->state = std::make_unique<GuestState>();
+    impl->state->session = std::make_shared<NnSession>(impl_->env);
+    impl->store.reset(wasmtime_store_new(impl_->engine.get(), impl->state.get(), nullptr));
+    if (impl_->max_memory_bytes > 0) {
+      const auto limit = static_cast<int64_t>(std::min<uint64_t>(impl_->max_memory_bytes, INT64_MAX));
+      wasmtime_store_limiter(impl->store.get(), limit, -1, -1, -1, -1);
+    }
+    wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
+    arm_deadline(cx, impl->timeout_ms);
+    auto wasi = make_wasi(program);
+    if (!wasi) return fail(wasi.error().detail);
+    // wasmtime_context_set_wasi takes ownership of the config, even on error.
+    if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
 
-  wasm_trap_t* trap = nullptr;
-  ErrorPtr err(wasmtime_linker_instantiate(impl_->linker.get(), cx, module, &impl->instance, &trap));
-  if (err) return fail(fmt::format("cannot instantiate {}: {}", program.wasm_path, message_of(err.get())));
-  if (trap) {
-    TrapPtr t(trap);
-    return fail(fmt::format("{} trapped while starting: {}", program.wasm_path, message_of(t.get())));
+    wasm_trap_t* trap = nullptr;
+    ErrorPtr err(wasmtime_linker_instantiate(impl_->linker.get(), cx, impl->module.get(), &impl->instance, &trap));
+    if (err) return fail(fmt::format("cannot instantiate {}: {}", name, message_of(err.get())));
+    if (trap) {
+      TrapPtr t(trap);
+      return fail(fmt::format("{} trapped while starting: {}", name, message_of(t.get())));
+    }
+    wasmtime_extern_t mem;
+    if (wasmtime_instance_export_get(cx, &impl->instance, "memory", 6, &mem)) {
+      if (mem.kind == WASMTIME_EXTERN_MEMORY) impl->state->memory = mem.of.memory;
+      wasmtime_extern_delete(&mem);
+    }
+    return std::make_unique<Instance>(std::move(impl));
+  } catch (const std::exception& e) {
+    return fail(fmt::format("cannot run {}: {}", module_name(program), e.what()));
   }
-  wasmtime_extern_t mem;
-  if (wasmtime_instance_export_get(cx, &impl->instance, "memory", 6, &mem)) {
-    if (mem.kind == WASMTIME_EXTERN_MEMORY) impl->state->memory = mem.of.memory;
-    wasmtime_extern_delete(&mem);
-  }
-  return std::make_unique<Instance>(std::move(impl));
 }
 
 bool Instance::call(const std::string& export_name, int32_t* result, std::string* error) {
@@ -260,35 +388,175 @@ bool Instance::call(const std::string& export_name, int32_t* result, std::string
   return true;
 }
 
+namespace {
+
+// A function's result as Wasmtime's CLI prints it with --invoke.
+std::string format_value(const wasmtime_val_t& v) {
+  switch (v.kind) {
+    case WASMTIME_I32: return std::to_string(v.of.i32);
+    case WASMTIME_I64: return std::to_string(v.of.i64);
+    case WASMTIME_F32: return fmt::format("{}", v.of.f32);
+    case WASMTIME_F64: return fmt::format("{}", v.of.f64);
+    case WASMTIME_V128: {
+      unsigned __int128 x = 0;
+      for (int i = 15; i >= 0; --i) x = (x << 8) | v.of.v128[i];
+      std::string digits;
+      do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(x % 10)));
+        x /= 10;
+      } while (x != 0);
+      return digits;
+    }
+    case WASMTIME_FUNCREF: return wasmtime_funcref_is_null(&v.of.funcref) ? "<null funcref>" : "<funcref>";
+    case WASMTIME_EXTERNREF: return wasmtime_externref_is_null(&v.of.externref) ? "<null externref>" : "<externref>";
+    case WASMTIME_ANYREF: return wasmtime_anyref_is_null(&v.of.anyref) ? "<null anyref>" : "<anyref>";
+    default: return "<ref>";
+  }
+}
+
+// A command-line word as a parameter of type `kind` (integers and floats, as Wasmtime's CLI).
+Result<wasmtime_val_t> parse_param(const std::string& word, wasm_valkind_t kind, size_t index) {
+  wasmtime_val_t v{};
+  const char* s = word.c_str();
+  char* end = nullptr;
+  errno = 0;
+  bool ok = !word.empty();
+  const char* type = "?";
+  switch (kind) {
+    case WASM_I32: {
+      type = "i32";
+      const long long x = std::strtoll(s, &end, 10);
+      ok = ok && *end == '\0' && errno == 0 && x >= INT32_MIN && x <= INT32_MAX;
+      v.kind = WASMTIME_I32;
+      v.of.i32 = static_cast<int32_t>(x);
+      break;
+    }
+    case WASM_I64: {
+      type = "i64";
+      const long long x = std::strtoll(s, &end, 10);
+      ok = ok && *end == '\0' && errno == 0;
+      v.kind = WASMTIME_I64;
+      v.of.i64 = x;
+      break;
+    }
+    case WASM_F32:
+      type = "f32";
+      v.kind = WASMTIME_F32;
+      v.of.f32 = std::strtof(s, &end);
+      ok = ok && *end == '\0';
+      break;
+    case WASM_F64:
+      type = "f64";
+      v.kind = WASMTIME_F64;
+      v.of.f64 = std::strtod(s, &end);
+      ok = ok && *end == '\0';
+      break;
+    default:
+      return make_error(Errc::invalid_argument,
+                        fmt::format("parameter {} is not a number type; only i32, i64, f32 and f64 parameters "
+                                    "can be given on the command line", index + 1));
+  }
+  if (!ok) return make_error(Errc::invalid_argument, fmt::format("argument {} '{}' is not an {}", index + 1, word, type));
+  return v;
+}
+
+}  // namespace
+
 RunOutcome Host::run(const Program& program) {
+  try {
+    return run_unguarded(program);
+  } catch (const std::exception& e) {
+    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: {}", module_name(program), e.what()), {}};
+  } catch (...) {
+    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: unknown error", module_name(program)), {}};
+  }
+}
+
+RunOutcome Host::run_unguarded(const Program& program) {
   std::string error;
   auto instance = instantiate(program, &error);
-  if (!instance) return RunOutcome{kHostFailureExit, false, error};
+  if (!instance) return RunOutcome{kHostFailureExit, false, error, {}};
   wasmtime_context_t* cx = wasmtime_store_context(instance->impl_->store.get());
-  wasmtime_extern_t start;
-  if (!wasmtime_instance_export_get(cx, &instance->impl_->instance, "_start", 6, &start) ||
-      start.kind != WASMTIME_EXTERN_FUNC) {
-    return RunOutcome{kHostFailureExit, false,
-                      fmt::format("{} has no _start export: it is not a WASI command", program.wasm_path)};
+  const auto get_func = [&](const std::string& name, wasmtime_func_t* out) {
+    wasmtime_extern_t ext;
+    if (!wasmtime_instance_export_get(cx, &instance->impl_->instance, name.data(), name.size(), &ext)) return false;
+    const bool is_func = ext.kind == WASMTIME_EXTERN_FUNC;
+    if (is_func) *out = ext.of.func;
+    wasmtime_extern_delete(&ext);
+    return is_func;
+  };
+  // What a call ended with: an exit, a trap or another error (nullopt: it returned).
+  const auto ended = [&](ErrorPtr err, wasm_trap_t* trap) -> std::optional<RunOutcome> {
+    if (err) {
+      int status = 0;
+      if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}, {}};
+      std::string msg = message_of(err.get());
+      // WASI preview1 cannot carry exit codes of 126 and above; say so in one line.
+      if (const auto at = msg.find("invalid exit status"); at != std::string::npos) {
+        msg = msg.substr(at, msg.find('\n', at) - at);
+        return RunOutcome{kInvalidExitStatusExit, false, msg, {}};
+      }
+      return RunOutcome{kHostFailureExit, false, msg, {}};
+    }
+    if (trap) {
+      TrapPtr t(trap);
+      return RunOutcome{kTrapExit, true, describe_trap(t.get(), impl_->timeout_ms), {}};
+    }
+    return std::nullopt;
+  };
+  const std::string name = module_name(program);
+  wasmtime_func_t func;
+  if (program.invoke.empty()) {
+    if (!get_func("_start", &func) && !get_func("", &func)) {
+      return RunOutcome{kHostFailureExit, false,
+                        fmt::format("{} has no _start export: it is not a WASI command (use --invoke NAME to call "
+                                    "one of its exported functions)", name), {}};
+    }
+    wasm_trap_t* trap = nullptr;
+    arm_deadline(cx, impl_->timeout_ms);
+    ErrorPtr err(wasmtime_func_call(cx, &func, nullptr, 0, nullptr, 0, &trap));
+    if (auto end = ended(std::move(err), trap)) return *end;
+    return RunOutcome{};
   }
+  // A reactor initialises itself first, as Wasmtime's CLI does for --invoke.
+  if (get_func("_initialize", &func)) {
+    wasm_trap_t* trap = nullptr;
+    arm_deadline(cx, impl_->timeout_ms);
+    ErrorPtr err(wasmtime_func_call(cx, &func, nullptr, 0, nullptr, 0, &trap));
+    if (auto end = ended(std::move(err), trap)) return *end;
+  }
+  if (!get_func(program.invoke, &func)) {
+    return RunOutcome{kHostFailureExit, false, fmt::format("{} exports no function named {}", name, program.invoke), {}};
+  }
+  wasm_functype_t* type = wasmtime_func_type(cx, &func);
+  const wasm_valtype_vec_t* params = wasm_functype_params(type);
+  const wasm_valtype_vec_t* results_type = wasm_functype_results(type);
+  std::vector<wasm_valkind_t> param_kinds;
+  for (size_t i = 0; i < params->size; ++i) param_kinds.push_back(wasm_valtype_kind(params->data[i]));
+  const size_t nresults = results_type->size;
+  wasm_functype_delete(type);
+  if (program.args.size() != param_kinds.size()) {
+    return RunOutcome{kHostFailureExit, false,
+                      fmt::format("{} takes {} argument(s) and {} were given", program.invoke, param_kinds.size(),
+                                  program.args.size()), {}};
+  }
+  std::vector<wasmtime_val_t> args;
+  for (size_t i = 0; i < param_kinds.size(); ++i) {
+    auto v = parse_param(program.args[i], param_kinds[i], i);
+    if (!v) return RunOutcome{kHostFailureExit, false, fmt::format("--invoke {}: {}", program.invoke, v.error().detail), {}};
+    args.push_back(*v);
+  }
+  std::vector<wasmtime_val_t> results(nresults);
   wasm_trap_t* trap = nullptr;
   arm_deadline(cx, impl_->timeout_ms);
-  ErrorPtr err(wasmtime_func_call(cx, &start.of.func, nullptr, 0, nullptr, 0, &trap));
-  if (err) {
-    int status = 0;
-    if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}};
-    std::string msg = message_of(err.get());
-    // WASI preview1 cannot carry exit codes of 126 and above; say so in one line.
-    if (const auto at = msg.find("invalid exit status"); at != std::string::npos) {
-      msg = msg.substr(at, msg.find('\n', at) - at);
-    }
-    return RunOutcome{kHostFailureExit, false, msg};
+  ErrorPtr err(wasmtime_func_call(cx, &func, args.data(), args.size(), results.data(), results.size(), &trap));
+  if (auto end = ended(std::move(err), trap)) return *end;
+  RunOutcome outcome;
+  for (auto& r : results) {
+    outcome.results.push_back(format_value(r));
+    wasmtime_val_unroot(&r);
   }
-  if (trap) {
-    TrapPtr t(trap);
-    return RunOutcome{kTrapExit, true, describe_trap(t.get(), impl_->timeout_ms)};
-  }
-  return RunOutcome{0, false, {}};
+  return outcome;
 }
 
 std::vector<BackendStatus> Host::probe_backends() {

@@ -1,0 +1,190 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace wasinn_cli {
+
+namespace {
+
+constexpr uint64_t kWeekMs = 7ull * 24 * 3600 * 1000;
+
+template <class T>
+CLI::Option* add_list(CLI::App* cmd, const std::string& name, std::vector<T>& into, const std::string& help) {
+  return cmd->add_option(name, into, help)->allow_extra_args(false);
+}
+
+// NAME=VALUE sets; NAME alone inherits the host's value (or nothing if the host has none).
+void set_env(std::vector<std::pair<std::string, std::string>>& env, const std::string& name, const std::string& value) {
+  for (auto& [k, v] : env) {
+    if (k == name) {
+      v = value;
+      return;
+    }
+  }
+  env.emplace_back(name, value);
+}
+
+std::vector<uint8_t> read_stdin() {
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(fmt::format("cannot read the module from stdin: {}", std::strerror(errno)));
+    if (n == 0) break;
+    if (bytes.size() + static_cast<size_t>(n) > wasinn::kMaxModuleBytes) {
+      throw std::runtime_error(fmt::format("cannot read the module from stdin: it is larger than {} MiB, the most "
+                                           "a module may be", wasinn::kMaxModuleBytes >> 20));
+    }
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
+  add_list(run, "--dir", o.dirs,
+           "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST); repeatable")
+      ->type_name("HOST[::GUEST]");
+  add_list(run, "--env", o.envs,
+           "Set a guest environment variable: NAME=VALUE, or NAME alone to pass the host's value; repeatable")
+      ->type_name("NAME[=VALUE]");
+  add_list(run, "--nn-preload", o.host.preloads,
+           "Register a model for load_by_name: NAME:ENCODING:TARGET:PATH[:PATH...] (WasmEdge's syntax; "
+           "encoding and target are case-insensitive, target AUTO allowed); repeatable")
+      ->type_name("SPEC");
+  run->add_option("--invoke", o.invoke,
+                  "Call this exported function instead of _start (after _initialize, if any); the arguments "
+                  "after the module are its parameters, its results are printed one per line")
+      ->type_name("FUNCTION");
+  run->add_option("--argv0", o.argv0, "The guest's argv[0] (default: the module's file name)")->type_name("ARGV0");
+  add_list(run, "-S,--wasi", o.groups.wasi,
+           "Wasmtime's WASI options: nn, nn-graph=ENCODING::DIR, inherit-env, inherit-network=n ... "
+           "(-S help lists them); repeatable, comma-separated")
+      ->type_name("KEY[=VAL[,..]]");
+  add_list(run, "-W,--wasm", o.groups.wasm,
+           "Wasmtime's wasm options: timeout=DURATION, max-memory-size=BYTES (-W help)")
+      ->type_name("KEY[=VAL[,..]]");
+  add_list(run, "-O,--optimize", o.groups.optimize, "Wasmtime's optimization options (-O help)")
+      ->type_name("KEY[=VAL[,..]]");
+  add_list(run, "-C,--codegen", o.groups.codegen, "Wasmtime's codegen options: cache=n (-C help)")
+      ->type_name("KEY[=VAL[,..]]");
+  add_list(run, "-D,--debug", o.groups.debug, "Wasmtime's debug options (none is supported; -D help)")
+      ->type_name("KEY[=VAL[,..]]");
+  run->add_flag("--no-cache", o.no_cache, "Do not cache compiled modules (wasinn has no module cache yet)");
+  run->add_option("--max-graphs", o.host.limits.max_graphs, "Live graphs per guest")
+      ->check(whole_number(1, 1u << 20))->capture_default_str();
+  run->add_option("--max-contexts", o.host.limits.max_contexts, "Live execution contexts per guest")
+      ->check(whole_number(1, 1u << 20))->capture_default_str();
+  run->add_option("--max-model-bytes", o.host.limits.max_model_bytes, "Bytes of one model load")
+      ->check(whole_number(1, 1ull << 40))->capture_default_str();
+  run->add_option("--max-tensor-bytes", o.host.limits.max_tensor_bytes, "Bytes of one input tensor")
+      ->check(whole_number(1, 1ull << 40))->capture_default_str();
+  run->add_option("--max-compute-ms", o.host.limits.max_compute_ms,
+                  "Stop one compute after this long; the guest gets an error (0: no limit)")
+      ->check(whole_number(0, kWeekMs))->capture_default_str();
+  run->add_option("--timeout", o.host.timeout_ms,
+                  "Stop the guest after this many milliseconds of running (0: no limit); as -W timeout=")
+      ->check(whole_number(0, kWeekMs))->capture_default_str();
+  run->add_option("--isolate-loads", o.host.isolate_loads,
+                  "Load models first in a child process (wasinn-load-check), so a framework that crashes "
+                  "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
+                  "for it: llamacpp, tensorflowlite, pytorch), always, or never. Costs one process "
+                  "start plus one extra load per model file or guest load (files: once)")
+      ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+  run->add_option("--isolated-load-max-mb", o.host.isolated_load_max_mb,
+                  "Address-space limit of that child process in MiB; a model needing more is refused "
+                  "(0: 3072 + 4 x the model's size)")
+      ->type_name("MIB")->check(whole_number(0, 1ull << 24))->capture_default_str();
+  add_common(run, common);
+}
+
+std::pair<std::string, std::string> parse_dir(const std::string& d) {
+  const auto sep = d.find("::");
+  if (d.empty() || sep == 0) throw UsageError(fmt::format("--dir '{}': expected HOST[::GUEST]", d));
+  if (sep != std::string::npos) {
+    std::string guest = d.substr(sep + 2);
+    if (guest.empty()) {
+      throw UsageError(fmt::format("--dir '{}': the guest path after '::' is empty; write HOST::GUEST, or "
+                                   "HOST alone to use the same path in the guest", d));
+    }
+    return {d.substr(0, sep), guest};
+  }
+  std::error_code ec;
+  const auto colon = d.find(':');
+  if (colon != std::string::npos && !std::filesystem::is_directory(d, ec)) {
+    throw UsageError(fmt::format("--dir '{}': wasinn writes HOST::GUEST, as Wasmtime does; for WasmEdge's "
+                                 "GUEST:HOST spelling write --dir {}::{}", d, d.substr(colon + 1), d.substr(0, colon)));
+  }
+  return {d, d};
+}
+
+int run_command(RunOptions& o, const CommonOptions& common, const std::vector<std::string>& module_and_args) {
+  GroupSettings groups;
+  if (auto help = apply_groups(o.groups, groups)) {
+    fmt::print("{}", *help);
+    return 0;
+  }
+  if (groups.timeout_ms) o.host.timeout_ms = *groups.timeout_ms;  // -W timeout= wins over --timeout
+  if (groups.max_memory_bytes) o.host.max_memory_bytes = *groups.max_memory_bytes;
+  for (auto& g : groups.nn_graphs) o.host.wasmtime_graphs.push_back(std::move(g));
+  if (module_and_args.empty()) throw UsageError("missing app.wasm: wasinn run [OPTIONS] app.wasm [ARGS...]");
+
+  wasinn::Program program;
+  program.wasm_path = module_and_args[0];
+  program.args.assign(module_and_args.begin() + 1, module_and_args.end());
+  program.argv0 = o.argv0;
+  program.invoke = o.invoke;
+  for (const auto& d : o.dirs) program.dirs.push_back(parse_dir(d));
+  if (groups.inherit_env) {
+    for (char** e = environ; *e; ++e) {
+      const std::string kv(*e);
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos && eq > 0) set_env(program.env, kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  }
+  for (const auto& e : o.envs) {
+    const auto eq = e.find('=');
+    if (e.empty() || eq == 0) throw UsageError(fmt::format("--env '{}': expected NAME[=VALUE]", e));
+    if (eq != std::string::npos) {
+      set_env(program.env, e.substr(0, eq), e.substr(eq + 1));
+    } else if (const char* host_value = std::getenv(e.c_str())) {
+      set_env(program.env, e, host_value);
+    }
+  }
+  apply_common(common, o.host);
+
+  std::string error;
+  auto host = wasinn::Host::create(o.host, &error);
+  if (!host) throw UsageError(error);
+  check_backend_names(o.host, host->backend_search_dirs());
+
+  if (program.wasm_path == "-") {
+    try {
+      program.wasm_bytes = read_stdin();
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "wasinn: error: {}\n", e.what());
+      return kExitFailure;
+    }
+  }
+  const auto outcome = host->run(program);
+  for (const auto& r : outcome.results) fmt::print("{}\n", r);
+  std::fflush(stdout);
+  if (!outcome.message.empty()) {
+    // A trap's message holds the wasm backtrace; other failures are one line.
+    fmt::print(stderr, "wasinn: {}{}\n", outcome.trapped ? "" : "error: ", outcome.message);
+  }
+  return outcome.exit_code;
+}
+
+}  // namespace wasinn_cli

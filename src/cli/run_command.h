@@ -1,0 +1,35 @@
+// `wasinn run [OPTIONS] <WASM> [ARGS...]`, parsed as `wasmtime run` parses it: options come
+// before the module; the module and everything after it belong to the guest.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli_common.h"
+#include "cli/wasmtime_groups.h"
+#include "wasinn/host.h"
+
+namespace wasinn_cli {
+
+struct RunOptions {
+  wasinn::HostOptions host;
+  std::vector<std::string> dirs;  // HOST[::GUEST]
+  std::vector<std::string> envs;  // NAME[=VALUE]
+  GroupValues groups;             // -O -C -D -W -S
+  std::string invoke;
+  std::string argv0;
+  bool no_cache = false;
+};
+
+void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common);
+
+// Runs module_and_args[0] with the rest as its arguments; returns the process exit code.
+// Throws UsageError for a mistake in the options.
+int run_command(RunOptions& o, const CommonOptions& common, const std::vector<std::string>& module_and_args);
+
+// HOST[::GUEST] (Wasmtime's spelling; WasmEdge's GUEST:HOST gets a hint) -> (host, guest).
+std::pair<std::string, std::string> parse_dir(const std::string& spec);
+
+}  // namespace wasinn_cli

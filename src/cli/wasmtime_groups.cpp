@@ -1,0 +1,203 @@
+#include "cli/wasmtime_groups.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/cli_common.h"
+
+namespace wasinn_cli {
+
+namespace {
+
+using Value = std::optional<std::string>;  // nullopt: the key was given without '='
+
+struct Key {
+  const char* name;
+  const char* value_help;
+  const char* doc;
+  std::function<void(const Value&, GroupSettings&)> apply;  // throws std::invalid_argument with the reason
+};
+
+struct Group {
+  char flag;
+  const char* long_name;
+  std::vector<Key> keys;
+  // Wasmtime 50's other keys for this group: refused as "not supported by wasinn" rather than
+  // as unknown, so that the message says the key is right but the feature is missing.
+  const char* wasmtime_keys;
+  const std::vector<std::string> GroupValues::*values;
+};
+
+bool parse_bool(const Value& v) {
+  if (!v || *v == "y" || *v == "yes" || *v == "true") return true;
+  if (*v == "n" || *v == "no" || *v == "false") return false;
+  throw std::invalid_argument(fmt::format("unknown boolean '{}', only y, yes, n, no or nothing accepted", *v));
+}
+
+const std::string& need(const Value& v) {
+  if (!v || v->empty()) throw std::invalid_argument("a value must be given with KEY=VALUE");
+  return *v;
+}
+
+uint64_t parse_size(const Value& v) {
+  const std::string& s = need(v);
+  const bool hex = s.rfind("0x", 0) == 0;
+  const std::string digits = hex ? s.substr(2) : s;
+  const bool ok = !digits.empty() && std::all_of(digits.begin(), digits.end(), [hex](char c) {
+    return (c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+  });
+  errno = 0;
+  const unsigned long long n = ok ? std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10) : 0;
+  if (!ok || errno == ERANGE) throw std::invalid_argument(fmt::format("'{}' is not a whole number", s));
+  return n;
+}
+
+// Wasmtime's durations: a plain number is seconds, else a number with ns, us, ms, s, m or h.
+uint64_t parse_duration_ms(const Value& v) {
+  const std::string& s = need(v);
+  size_t unit_at = 0;
+  while (unit_at < s.size() && ((s[unit_at] >= '0' && s[unit_at] <= '9') || s[unit_at] == '.')) ++unit_at;
+  const std::string number = s.substr(0, unit_at);
+  std::string unit = s.substr(unit_at);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  char* end = nullptr;
+  const double n = number.empty() ? -1 : std::strtod(number.c_str(), &end);
+  static const std::vector<std::pair<std::string, double>> kUnits = {
+      {"", 1000}, {"s", 1000}, {"sec", 1000}, {"secs", 1000}, {"ms", 1}, {"msec", 1}, {"us", 1e-3},
+      {"ns", 1e-6}, {"m", 60000}, {"min", 60000}, {"mins", 60000}, {"h", 3600000}, {"hr", 3600000}};
+  const auto u = std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& p) { return p.first == unit; });
+  if (n < 0 || (end && *end) || u == kUnits.end()) {
+    throw std::invalid_argument(fmt::format("'{}' is not a duration (e.g. 10, 10s, 500ms, 2m)", s));
+  }
+  const double ms = std::ceil(n * u->second);
+  if (ms > 7.0 * 24 * 3600 * 1000) throw std::invalid_argument(fmt::format("'{}' is more than a week", s));
+  return static_cast<uint64_t>(ms);
+}
+
+// A key accepted only with the value wasinn always has (its behaviour cannot be changed).
+Key fixed_bool(const char* name, bool wasinn_value, const char* doc, const char* refusal) {
+  return Key{name, "[=y|n]", doc, [wasinn_value, refusal](const Value& v, GroupSettings&) {
+               if (parse_bool(v) != wasinn_value) throw std::invalid_argument(refusal);
+             }};
+}
+
+const std::vector<Group>& groups() {
+  static const std::vector<Group> kGroups = {
+      {'O', "optimize",
+       {{"opt-level", "=0|1|2|s", "Optimization level; wasinn compiles at Wasmtime's default, 2 (1 is the same)",
+         [](const Value& v, GroupSettings&) {
+           const std::string& s = need(v);
+           if (s != "1" && s != "2") {
+             throw std::invalid_argument("wasinn compiles at Wasmtime's default level (2) only");
+           }
+         }}},
+       "regalloc-algorithm memory-may-move memory-reservation memory-reservation-for-growth memory-guard-size "
+       "guard-before-linear-memory table-lazy-init pooling-allocator signals-based-traps memory-init-cow "
+       "memory-guaranteed-dense-image-size dynamic-memory-guard-size static-memory-guard-size "
+       "static-memory-forced static-memory-maximum-size dynamic-memory-reserved-for-growth",
+       &GroupValues::optimize},
+      {'C', "codegen",
+       {fixed_bool("cache", false, "Cache compiled modules: wasinn has no module cache yet, so only cache=n",
+                   "wasinn has no compiled-module cache yet (only cache=n is accepted)"),
+        {"compiler", "=cranelift", "Compiler; wasinn uses Cranelift",
+         [](const Value& v, GroupSettings&) {
+           if (need(v) != "cranelift") throw std::invalid_argument("wasinn compiles with Cranelift only");
+         }}},
+       "collector cranelift-debug-verifier cache-config parallel-compilation pcc native-unwind-info inlining",
+       &GroupValues::codegen},
+      {'D', "debug", {}, "debug-info guest-debug address-map logging log-to-files coredump", &GroupValues::debug},
+      {'W', "wasm",
+       {{"timeout", "=N|Ns|Nms|..", "Stop the guest after this long (a number alone is seconds); as --timeout",
+         [](const Value& v, GroupSettings& s) { s.timeout_ms = parse_duration_ms(v); }},
+        {"max-memory-size", "=N", "Most bytes a linear memory may grow to; memory.grow fails beyond it",
+         [](const Value& v, GroupSettings& s) {
+           const uint64_t n = parse_size(v);
+           if (n == 0) throw std::invalid_argument("a memory limit of 0 bytes leaves the guest no memory");
+           s.max_memory_bytes = n;
+         }}},
+       "nan-canonicalization fuel epoch-interruption max-wasm-stack async-stack-size async-stack-zeroing "
+       "unknown-exports-allow unknown-imports-trap unknown-imports-default wmemcheck max-table-elements "
+       "max-instances max-tables max-memories trap-on-grow-failure all-proposals bulk-memory multi-memory "
+       "multi-value reference-types simd relaxed-simd relaxed-simd-deterministic tail-call threads "
+       "shared-memory shared-everything-threads memory64 component-model component-model-async "
+       "function-references stack-switching gc custom-page-sizes wide-arithmetic extended-const exceptions "
+       "gc-support",
+       &GroupValues::wasm},
+      {'S', "wasi",
+       {fixed_bool("nn", true, "wasi-nn (always on in wasinn)", "wasi-nn is always on in wasinn"),
+        {"nn-graph", "=ENCODING::DIR",
+         "Register DIR's model (model.onnx, model.xml+model.bin, model.pt...) under DIR's base name",
+         [](const Value& v, GroupSettings& s) { s.nn_graphs.push_back(need(v)); }},
+        {"inherit-env", "[=y|n]", "Give the guest every host environment variable (--env still overrides)",
+         [](const Value& v, GroupSettings& s) { s.inherit_env = parse_bool(v); }},
+        fixed_bool("cli", true, "WASI command-line APIs (always on)", "the WASI CLI APIs are always on in wasinn"),
+        fixed_bool("common", true, "Deprecated alias of cli", "the WASI CLI APIs are always on in wasinn"),
+        fixed_bool("inherit-network", false, "The host's network (wasinn gives guests none: only =n)",
+                   "wasinn gives guests no network access"),
+        fixed_bool("tcp", false, "TCP sockets (none in wasinn: only =n)", "wasinn gives guests no sockets"),
+        fixed_bool("udp", false, "UDP sockets (none in wasinn: only =n)", "wasinn gives guests no sockets"),
+        fixed_bool("allow-ip-name-lookup", false, "Name lookups (none in wasinn: only =n)",
+                   "wasinn gives guests no network access")},
+       "cli-exit-with-code threads http http-outgoing-body-buffer-chunks http-outgoing-body-chunk-size config "
+       "keyvalue listenfd tcplisten tls preview2 network-error-code preview0 config-var keyvalue-in-memory-data "
+       "p3 max-resources hostcall-fuel max-random-size max-http-fields-size",
+       &GroupValues::wasi},
+  };
+  return kGroups;
+}
+
+std::string group_help(const Group& g) {
+  std::string out = fmt::format("-{} / --{} options wasinn takes:\n\n", g.flag, g.long_name);
+  if (g.keys.empty()) out += "  (none: wasinn has no setting of this group)\n";
+  size_t width = 0;
+  for (const auto& k : g.keys) width = std::max(width, std::string(k.name).size() + std::string(k.value_help).size());
+  for (const auto& k : g.keys) {
+    out += fmt::format("  -{} {:<{}} -- {}\n", g.flag, std::string(k.name) + k.value_help, width, k.doc);
+  }
+  out += fmt::format("\nWasmtime's other -{} keys are refused by name.\n", g.flag);
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings& out) {
+  for (const auto& g : groups()) {
+    for (const auto& given : values.*(g.values)) {
+      std::stringstream items(given);
+      std::string item;
+      while (std::getline(items, item, ',')) {
+        if (item == "help" || item == "help-long") return group_help(g);
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        const Value value = eq == std::string::npos ? Value{} : Value{item.substr(eq + 1)};
+        const auto k = std::find_if(g.keys.begin(), g.keys.end(), [&](const Key& x) { return key == x.name; });
+        if (k == g.keys.end()) {
+          std::stringstream known(g.wasmtime_keys);
+          std::string w;
+          bool wasmtime_has = false;
+          while (known >> w) wasmtime_has = wasmtime_has || w == key;
+          if (wasmtime_has || key.rfind("cranelift-", 0) == 0) {
+            throw UsageError(fmt::format("-{} {}: wasinn does not support this Wasmtime option (-{} help lists "
+                                         "the ones it does)", g.flag, key, g.flag));
+          }
+          throw UsageError(fmt::format("unknown -{} / --{} option: {} (-{} help lists them)", g.flag, g.long_name,
+                                       key.empty() ? "''" : key, g.flag));
+        }
+        try {
+          k->apply(value, out);
+        } catch (const std::invalid_argument& e) {
+          throw UsageError(fmt::format("-{} {}: {}", g.flag, item, e.what()));
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace wasinn_cli

@@ -1,0 +1,30 @@
+// Wasmtime's option groups, -O/--optimize, -C/--codegen, -D/--debug, -W/--wasm and -S/--wasi:
+// KEY[=VALUE[,KEY[=VALUE]...]] each, as `wasmtime run` takes them. The keys wasinn has a feature
+// for are applied; every other key is refused by name, so a script written for Wasmtime never
+// runs with a setting silently dropped. `-W help` (etc.) lists the keys wasinn takes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wasinn_cli {
+
+struct GroupValues {
+  std::vector<std::string> optimize, codegen, debug, wasm, wasi;  // as given, one entry per flag
+};
+
+// What the groups set.
+struct GroupSettings {
+  std::optional<uint64_t> timeout_ms;         // -W timeout
+  std::optional<uint64_t> max_memory_bytes;   // -W max-memory-size
+  bool inherit_env = false;                   // -S inherit-env
+  std::vector<std::string> nn_graphs;         // -S nn-graph=ENCODING::DIR
+};
+
+// Applies every KEY[=VALUE]; throws UsageError naming the flag and key of a refused or malformed
+// one. Returns the help text to print instead of running when a group was given `help`.
+std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings& out);
+
+}  // namespace wasinn_cli

@@ -1,0 +1,137 @@
+// Output people and tools read: -q/-v beside --log-level (off is silent), the `wasinn
+// backends` table aligned whatever the names and versions, and --json for it and for
+// `models inspect`.
+#include <regex>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_env.h"
+
+namespace wasinn_cli_test {
+namespace {
+
+// A preload naming a file that does not exist: the host warns at start; the guest still runs.
+ChildResult run_with_warning(const std::vector<std::string>& options) {
+  std::vector<std::string> args{"run", "--nn-preload", "ghost:onnx:cpu:/nonexistent/model.onnx"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), {guest("wasi_probe"), "exit", "0"});
+  return wasinn(args);
+}
+
+TEST(LogLevel, QuietVerboseAndOff) {
+  const ChildResult normal = run_with_warning({});
+  EXPECT_EQ(normal.exit_code, 0) << normal.describe();
+  EXPECT_NE(normal.err.find("does not exist"), std::string::npos) << normal.describe();
+  for (const auto& hush : std::vector<std::vector<std::string>>{
+           {"-q"}, {"--quiet"}, {"-qq"}, {"--log-level", "error"}, {"--log-level", "off"}, {"--log-level=off"}}) {
+    const ChildResult r = run_with_warning(hush);
+    EXPECT_EQ(r.exit_code, 0) << hush[0] << "\n" << r.describe();
+    EXPECT_EQ(r.err, "") << hush[0] << "\n" << r.describe();
+  }
+  for (const auto& more : std::vector<std::vector<std::string>>{{"-v"}, {"-vv"}, {"--verbose"}, {"--log-level", "debug"}}) {
+    const ChildResult r = run_with_warning(more);
+    EXPECT_EQ(r.exit_code, 0) << more[0] << "\n" << r.describe();
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << more[0] << "\n" << r.describe();
+  }
+  const ChildResult both = run_with_warning({"--log-level", "info", "-q"});
+  EXPECT_EQ(both.exit_code, 2) << both.describe();
+}
+
+// Manifests whose plugins are missing: names of any length, each row with its reason.
+void write_manifest(const fs::path& dir, const std::string& name, const std::string& encodings) {
+  write_text(dir / (name + ".json"), "{\"name\": \"" + name + "\", \"abi_version\": 1, \"library\": \"lib" + name +
+                                         ".so\", \"encodings\": " + encodings + "}");
+}
+
+TEST(Backends, TableColumnsLineUpWhateverTheLengths) {
+  ScratchDir dir;
+  write_manifest(dir.path(), "a", "[\"onnx\"]");
+  write_manifest(dir.path(), "a_backend_with_a_very_long_name", "[\"onnx\", \"openvino\", \"pytorch\", \"ggml\"]");
+  const ChildResult r = wasinn({"backends", "--backend-dir", dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.push_back(r.out.substr(at, nl - at));
+  }
+  ASSERT_EQ(lines.size(), 4u) << r.out;  // searched, header, two backends
+  const size_t status = lines[1].find("STATUS");
+  const size_t version = lines[1].find("VERSION");
+  ASSERT_NE(status, std::string::npos) << r.out;
+  for (size_t i = 2; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].find("backend ", status - 1), status) << "STATUS column moved\n" << r.out;
+    EXPECT_EQ(lines[i][version], '-') << "VERSION column moved\n" << r.out;
+    EXPECT_EQ(lines[i][version - 1], ' ') << r.out;
+  }
+}
+
+TEST(Backends, JsonListsEveryBackend) {
+  ScratchDir dir;
+  write_manifest(dir.path(), "first", "[\"onnx\"]");
+  write_manifest(dir.path(), "second", "[\"openvino\"]");
+  const ChildResult r = wasinn({"backends", "--json", "--backend-dir", dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["backends"].size(), 2u) << r.out;
+  EXPECT_EQ(j["backends"][0]["name"], "first");
+  EXPECT_EQ(j["backends"][0]["encodings"], nlohmann::json::array({"onnx"}));
+  EXPECT_EQ(j["backends"][0]["loadable"], false);
+  EXPECT_NE(j["backends"][0]["problem"].get<std::string>().find("libfirst.so"), std::string::npos);
+  EXPECT_EQ(j["searched"], nlohmann::json::array({dir.path().string()}));
+}
+
+TEST(Backends, RealPluginRowKeepsItsShape) {
+  if (!ort_plugin_built()) GTEST_SKIP() << "the ONNX Runtime plugin is not built";
+  const ChildResult r = wasinn({"backends"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const auto j = nlohmann::json::parse(wasinn({"backends", "--json"}).out);
+  bool found = false;
+  for (const auto& b : j["backends"]) {
+    if (b["name"] != "onnxruntime") continue;
+    found = true;
+    EXPECT_TRUE(b["loadable"].get<bool>()) << b.dump();
+    const std::regex row("(^|\\n)onnxruntime +onnx +" + b["framework_version"].get<std::string>() + " +ok\\n");
+    EXPECT_TRUE(std::regex_search(r.out, row)) << r.out;
+  }
+  EXPECT_TRUE(found) << j.dump();
+}
+
+TEST(Inspect, JsonDescribesInputsAndOutputs) {
+  const auto model = fixture("tiny/model.onnx");
+  if (!model || !ort_plugin_built()) GTEST_SKIP() << "needs the tiny fixture and the ONNX Runtime plugin";
+  const ChildResult r = wasinn({"models", "inspect", "--json", model->string()});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], "onnxruntime");
+  EXPECT_EQ(j["encoding"], "onnx");
+  ASSERT_FALSE(j["inputs"].empty()) << r.out;
+  EXPECT_EQ(j["inputs"][0]["index"], 0);
+  EXPECT_TRUE(j["inputs"][0]["type"].is_string());
+  EXPECT_TRUE(j["inputs"][0]["shape"].is_array() || j["inputs"][0]["shape"].is_null());
+  const ChildResult table = wasinn({"models", "inspect", model->string()});
+  ASSERT_EQ(table.exit_code, 0) << table.describe();
+  EXPECT_NE(table.out.find("backend: onnxruntime"), std::string::npos) << table.describe();
+
+  const ChildResult bad = wasinn({"models", "inspect", "--json", "/nonexistent.onnx"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.describe();
+}
+
+TEST(Completion, ScriptsAreGeneratedFromTheParser) {
+  const ChildResult bash = wasinn({"completion", "bash"});
+  ASSERT_EQ(bash.exit_code, 0) << bash.describe();
+  EXPECT_NE(bash.out.find("complete -F _wasinn wasinn"), std::string::npos);
+  for (const char* word : {"--wasi", "--invoke", "--backend-config", "inspect", "--encoding"}) {
+    EXPECT_NE(bash.out.find(word), std::string::npos) << word;
+  }
+  ScratchDir dir;
+  write_text(dir / "wasinn.bash", bash.out);
+  const ChildResult syntax = wasinn_it::run_child({"/bin/bash", "-n", (dir / "wasinn.bash").string()});
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.describe();
+  const ChildResult fish = wasinn({"completion", "fish"});
+  EXPECT_EQ(fish.exit_code, 0) << fish.describe();
+  EXPECT_NE(fish.out.find("complete -c wasinn"), std::string::npos);
+  EXPECT_EQ(wasinn({"completion", "tcsh"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace wasinn_cli_test
