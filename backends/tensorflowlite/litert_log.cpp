@@ -92,10 +92,15 @@ ssize_t write_lines(void *cookie, const char *data, size_t size) {
 // log until the process ends.
 FILE *routed_stderr = nullptr;
 
+// The cookie behind routed_stderr, for the rest of the process. A global, not only the FILE's
+// cookie: glibc keeps the cookie where LeakSanitizer does not look.
+LineSplitter *routed_lines = nullptr;
+
 FILE *open_stream() {
   cookie_io_functions_t io{};
   io.write = write_lines;
-  FILE *f = fopencookie(new LineSplitter(), "w", io);
+  routed_lines = new LineSplitter();
+  FILE *f = fopencookie(routed_lines, "w", io);
   // Unbuffered: each of LiteRT's calls reaches write_lines at once, which assembles the lines.
   if (f) setvbuf(f, nullptr, _IONBF, 0);
   return f;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <mutex>
+#include <set>
 #include <string_view>
 
 namespace wasinn {
@@ -40,9 +42,16 @@ int32_t min_plugin_level() {
 
 void install_log_sink(const wasinn_backend_api& api, const std::string& name) {
   if (!WASINN_PLUGIN_HAS(api, set_log_sink)) return;
-  // Leaked on purpose: plugins are never unloaded and frameworks log from their own threads
-  // and static destructors, so the tag must outlive every PluginLibrary.
-  const auto* tag = new std::string(name);
+  // One tag per backend name for the process, never destroyed: plugins are never unloaded and
+  // frameworks log from their own threads and static destructors, so a tag outlives every
+  // PluginLibrary (a plugin opened twice keeps the sink it got first). std::set nodes do not move.
+  static std::mutex mu;
+  static auto* const tags = new std::set<std::string>();
+  const std::string* tag = nullptr;
+  {
+    std::lock_guard lock(mu);
+    tag = &*tags->insert(name).first;
+  }
   const wasinn_log_sink sink{const_cast<std::string*>(tag), write_framework_line, min_plugin_level()};
   api.set_log_sink(&sink);
 }
