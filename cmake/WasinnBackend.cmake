@@ -1,6 +1,15 @@
+# ["a", "b"] from the list a;b (names only: nothing is escaped).
+function(wasinn_json_string_array out)
+  set(items ${ARGN})
+  list(TRANSFORM items PREPEND "\"")
+  list(TRANSFORM items APPEND "\"")
+  list(JOIN items ", " joined)
+  set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+
 # wasinn_add_backend(NAME <name> ENCODINGS <enc>... SOURCES <src>... [LIBS <target>...]
 #                    [FRAMEWORK_LIB_DIR <dir>] [INCLUDES <dir>...] [DEFINITIONS <def>...]
-#                    [ISOLATE_LOAD])
+#                    [ISOLATE_LOAD] [CONFIG_KEYS [<key>...]])
 # Builds one backend plugin as lib/wasinn/backends/libwasinn_backend_<name>.so and writes the
 # manifest <name>.json beside it, which the host reads at start without loading the library.
 # What every plugin shares is set here once: C++20, the plugin ABI and SDK headers (and
@@ -12,9 +21,13 @@
 # lib/wasinn/backends/, where a packaged install would put them).
 # ISOLATE_LOAD ("isolate_load": true): the framework is known to crash on some malformed
 # models, so with --isolate-loads=auto the host checks each load in a child process first.
+# CONFIG_KEYS ("config_keys": [...]): the keys the backend's config (--backend-config NAME=JSON)
+# takes, so that `wasinn` refuses an unknown one at start and `wasinn backends` lists them
+# without loading the plugin. CONFIG_KEYS with no key: the backend takes none. Left out: the
+# manifest does not say, and the host checks nothing.
 function(wasinn_add_backend)
   cmake_parse_arguments(B "ISOLATE_LOAD" "NAME;FRAMEWORK_LIB_DIR"
-                        "ENCODINGS;SOURCES;LIBS;INCLUDES;DEFINITIONS" ${ARGN})
+                        "ENCODINGS;SOURCES;LIBS;INCLUDES;DEFINITIONS;CONFIG_KEYS" ${ARGN})
   set(target wasinn_backend_${B_NAME})
   add_library(${target} MODULE ${B_SOURCES})
   target_link_libraries(${target} PRIVATE wasinn_plugin_abi nlohmann_json::nlohmann_json ${B_LIBS})
@@ -37,18 +50,17 @@ function(wasinn_add_backend)
   if(NOT WASINN_SANITIZE)
     target_link_options(${target} PRIVATE -Wl,-z,defs)
   endif()
-  set(enc_json "")
-  foreach(e ${B_ENCODINGS})
-    if(enc_json)
-      string(APPEND enc_json ", ")
-    endif()
-    string(APPEND enc_json "\"${e}\"")
-  endforeach()
+  wasinn_json_string_array(enc_json ${B_ENCODINGS})
+  set(keys_json "")
+  if(DEFINED B_CONFIG_KEYS OR "CONFIG_KEYS" IN_LIST B_KEYWORDS_MISSING_VALUES)
+    wasinn_json_string_array(keys_list ${B_CONFIG_KEYS})
+    set(keys_json ",\n  \"config_keys\": ${keys_list}")
+  endif()
   if(B_ISOLATE_LOAD)
     set(isolate_json "true")
   else()
     set(isolate_json "false")
   endif()
   file(WRITE ${WASINN_BACKEND_DIR}/${B_NAME}.json
-    "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": [${enc_json}],\n  \"isolate_load\": ${isolate_json}\n}\n")
+    "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": ${enc_json},\n  \"isolate_load\": ${isolate_json}${keys_json}\n}\n")
 endfunction()

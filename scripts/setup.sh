@@ -41,7 +41,7 @@ cmake --build "$BUILD"
 
 if [[ $run_example == 1 ]]; then
   step "Example: a wasm guest classifies the held-out digits through wasi-nn on ONNX Runtime"
-  "$BUILD/bin/wasinn" backends
+  "$BUILD/bin/wasinn" backends --check
   echo
   "$BUILD/bin/wasinn" run --dir "$FIXTURES/digits::/digits" "$BUILD/guests/classify_digits.wasm" \
     /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8

@@ -72,9 +72,17 @@ struct RunOutcome {
 };
 
 struct BackendStatus {
-  std::string name;
+  std::string name;  // "(bad manifest)" for a manifest that cannot be read: problem says why
   std::vector<std::string> encodings;
   std::string library;
+  std::string manifest;         // the manifest file
+  bool library_found = false;   // the plugin file exists (looked up without loading it)
+  bool isolate_load = false;    // its loads are checked in a child first (--isolate-loads auto)
+  // The keys its backend config takes (--backend-config NAME=JSON); nullopt when its manifest
+  // does not say, and then any key is passed on unchecked.
+  std::optional<std::vector<std::string>> config_keys;
+  // Filled by probe_backends only, which loads the plugin.
+  bool checked = false;
   bool loadable = false;
   std::string framework_version;
   std::string problem;
@@ -91,6 +99,7 @@ struct ModelInfo {
   std::string backend;
   std::string framework_version;
   std::string encoding;
+  std::vector<std::string> files;   // what was loaded (a model directory resolved to its files)
   std::vector<TensorInfo> inputs;   // in index order, as guests address them
   std::vector<TensorInfo> outputs;
 };
@@ -111,10 +120,15 @@ class Host {
   // Instantiates the program without running it, to call its exports (nullptr on error).
   std::unique_ptr<Instance> instantiate(const Program& program, std::string* error);
 
-  // Every backend plugin found, loading each to report its version or why it cannot load.
+  // Every backend plugin found, from the manifests alone: no plugin or framework is loaded.
+  std::vector<BackendStatus> list_backends() const;
+  // The same, loading each plugin to report its framework version or why it cannot load.
   std::vector<BackendStatus> probe_backends();
   // Loads a model registered by name (preloads) or from files, and describes its declared
-  // inputs and outputs in the index order guests use. encoding may be "autodetect".
+  // inputs and outputs in the index order guests use. encoding may be "autodetect": then the
+  // format is recognised from the path and bytes (an OpenVINO .xml finds its .bin, a directory
+  // its model file, a SavedModel directory or frozen .pb is TensorFlow), or *error asks for
+  // an encoding.
   bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
                      ModelInfo* out, std::string* error);
   // The directories searched for backend manifests, in order.

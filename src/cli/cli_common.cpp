@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,27 +11,28 @@
 
 namespace wasinn_cli {
 
-namespace fs = std::filesystem;
-
 void add_common(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--config", o.config,
-                  "Read options from this JSON file (keys: the long option names; the command line wins). "
-                  "Default: $XDG_CONFIG_HOME/wasinn/config.json or ~/.config/wasinn/config.json, if it exists")
+                  "Read options from this TOML or JSON file (keys: the long option names; the command line "
+                  "wins). Default: config.toml or config.json in $XDG_CONFIG_HOME/wasinn (else ~/.config/wasinn), "
+                  "if there")
       ->type_name("FILE");
   cmd->add_option("--backend-dir", o.backend_dirs,
-                  "Directory of backend manifests (*.json); repeatable. Default: $WASINN_BACKEND_PATH, "
-                  "then <prefix>/lib/wasinn/backends")
+                  "Directory of backend manifests (*.json); repeatable. When none is given: "
+                  "$WASINN_BACKEND_PATH's directories, then <prefix>/lib/wasinn/backends")
       ->type_name("DIR")->allow_extra_args(false);
   cmd->add_option("--backend-config", o.backend_configs,
                   "NAME=JSON settings for one backend, e.g. onnxruntime={\"intra_op_threads\":1}; checked at "
-                  "start (the backend must exist, the JSON must be an object); repeatable")
+                  "start: the backend must be installed, the JSON an object, each key one the backend takes "
+                  "('wasinn backends' lists them); repeatable, later keys win")
       ->type_name("NAME=JSON")->allow_extra_args(false);
   auto* level = cmd->add_option("--log-level", o.log_level,
-                                "off, error, warn (the default: failed wasi-nn calls are shown), info or debug")
+                                "off, error, warn (the default: failed wasi-nn calls are shown), info (also each model load), "
+                                "debug or trace")
                     ->type_name("LEVEL")
                     ->check(CLI::IsMember({"off", "error", "warn", "info", "debug", "trace"}));
-  auto* quiet = cmd->add_flag("-q,--quiet", o.quiet, "Log errors only (-qq: nothing); as --log-level error");
-  auto* verbose = cmd->add_flag("-v,--verbose", o.verbose, "Log more: -v info (model loads), -vv debug");
+  auto* quiet = cmd->add_flag("-q,--quiet", o.quiet, "Log errors only, as --log-level error; -qq: nothing, as --log-level off");
+  auto* verbose = cmd->add_flag("-v,--verbose", o.verbose, "Log more: -v as --log-level info (each model load), -vv as debug");
   quiet->excludes(verbose);
   level->excludes(quiet)->excludes(verbose);
 }
@@ -95,48 +93,43 @@ void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
   spdlog::set_level(spdlog::level::from_str(level));
 }
 
-std::vector<ManifestInfo> read_manifests(const std::vector<std::string>& dirs) {
-  std::vector<ManifestInfo> out;
-  std::set<std::string> seen;
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".json") files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      std::ifstream in(file);
-      const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
-      ManifestInfo m;
-      m.name = j["name"].get<std::string>();
-      m.path = file.string();
-      if (j.contains("encodings") && j["encodings"].is_array()) {
-        for (const auto& e : j["encodings"]) {
-          if (e.is_string()) m.encodings.push_back(e.get<std::string>());
-        }
-      }
-      if (seen.insert(m.name).second) out.push_back(std::move(m));
-    }
-  }
-  return out;
+std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options) {
+  std::string error;
+  auto host = wasinn::Host::create(options, &error);
+  if (!host) throw UsageError(error);
+  return host;
 }
 
-void check_backend_names(const wasinn::HostOptions& host, const std::vector<std::string>& dirs) {
-  if (host.backend_configs.empty()) return;
-  const auto manifests = read_manifests(dirs);
+void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Host& host) {
+  if (options.backend_configs.empty()) return;
+  const auto backends = host.list_backends();
   std::vector<std::string> known;
-  for (const auto& m : manifests) known.push_back(m.name);
-  for (const auto& [name, json] : host.backend_configs) {
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    if (known.empty()) {
-      throw UsageError(fmt::format("--backend-config {}: no backend is installed (searched {})", name,
-                                   fmt::join(dirs, ", ")));
+  for (const auto& b : backends) {
+    if (!b.manifest.empty()) known.push_back(b.name);  // not a manifest that could not be read
+  }
+  for (const auto& [name, json] : options.backend_configs) {
+    const auto it = std::find_if(backends.begin(), backends.end(),
+                                 [&](const wasinn::BackendStatus& b) { return b.name == name && !b.manifest.empty(); });
+    if (it == backends.end()) {
+      if (known.empty()) {
+        throw UsageError(fmt::format("--backend-config {}: no backend is installed (searched {})", name,
+                                     fmt::join(host.backend_search_dirs(), ", ")));
+      }
+      throw UsageError(fmt::format("--backend-config {}: no backend named {}; the installed ones are {}", name, name,
+                                   fmt::join(known, ", ")));
     }
-    throw UsageError(fmt::format("--backend-config {}: no backend named {}; the installed ones are {}", name, name,
-                                 fmt::join(known, ", ")));
+    if (!it->config_keys) continue;  // its manifest does not say: the backend checks its keys itself
+    const auto& keys = *it->config_keys;
+    const auto config = nlohmann::json::parse(json);  // parsed and checked to be an object by apply_common
+    for (const auto& item : config.items()) {
+      if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+      if (keys.empty()) {
+        throw UsageError(fmt::format("--backend-config {}: unknown key \"{}\": the {} backend takes no keys", name,
+                                     item.key(), name));
+      }
+      throw UsageError(fmt::format("--backend-config {}: unknown key \"{}\"; the {} backend's keys are {}", name,
+                                   item.key(), name, fmt::join(keys, ", ")));
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,17 +43,12 @@ CLI::Validator whole_number(uint64_t lo, uint64_t hi);
 // malformed --backend-config (not NAME=JSON, JSON that does not parse or is not an object).
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host);
 
-// What a backend manifest says, read without loading the plugin.
-struct ManifestInfo {
-  std::string name;
-  std::vector<std::string> encodings;
-  std::string path;
-};
+// A Host for a command; throws UsageError when an option is invalid (a bad preload, say).
+std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options);
 
-// The manifests in these directories, the first one per backend name (as the host reads them).
-std::vector<ManifestInfo> read_manifests(const std::vector<std::string>& dirs);
-
-// Throws UsageError when a --backend-config names a backend no manifest in `dirs` declares.
-void check_backend_names(const wasinn::HostOptions& host, const std::vector<std::string>& dirs);
+// Checks each --backend-config against the installed manifests, loading no plugin: throws
+// UsageError naming the backend when no manifest declares it, and naming the key (with the
+// backend's known keys) when its manifest lists config keys and the key is not among them.
+void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Host& host);
 
 }  // namespace wasinn_cli

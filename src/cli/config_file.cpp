@@ -10,28 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/config_document.h"
 
 namespace wasinn_cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// The line of the first `"key":` in the text (1-based), or 0: errors name where the key is.
-size_t line_of_key(const std::string& text, const std::string& key) {
-  const std::string quoted = "\"" + key + "\"";
-  for (size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
-    size_t after = at + quoted.size();
-    while (after < text.size() && (text[after] == ' ' || text[after] == '\t' || text[after] == '\n' ||
-                                   text[after] == '\r')) {
-      ++after;
-    }
-    if (after < text.size() && text[after] == ':') {
-      return 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-    }
-  }
-  return 0;
-}
 
 bool any_command_has(const CLI::App& app, const std::string& name) {
   if (app.get_option_no_throw(name) != nullptr) return true;
@@ -41,22 +26,36 @@ bool any_command_has(const CLI::App& app, const std::string& name) {
   return false;
 }
 
-// One JSON value as the words the option would get on the command line.
-std::vector<std::string> words_of(const std::string& key, const nlohmann::json& v) {
+std::string word_of(const nlohmann::json& x) {
+  if (x.is_string()) return x.get<std::string>();
+  if (x.is_boolean()) return x.get<bool>() ? "true" : "false";
+  if (x.is_number()) return x.dump();
+  throw std::invalid_argument(fmt::format("expected a string, number or boolean, got {}", x.dump()));
+}
+
+// One value as the words the option would get on the command line. An object (a TOML table)
+// is KEY=VALUE words, so that Wasmtime's `[wasm] timeout = "10s"` is `-W timeout=10s`, `env`
+// takes {NAME = "VALUE"}, and `backend-config` {NAME = {...}} is NAME=JSON. A single-valued
+// option takes one word: no table, and a list only of one.
+std::vector<std::string> words_of(const nlohmann::json& v, bool repeatable) {
   std::vector<std::string> out;
-  const auto word = [&](const nlohmann::json& x) -> std::string {
-    if (x.is_string()) return x.get<std::string>();
-    if (x.is_boolean()) return x.get<bool>() ? "true" : "false";
-    if (x.is_number()) return x.dump();
-    throw std::invalid_argument(fmt::format("expected a string, number or boolean, got {}", x.dump()));
-  };
-  if (key == "backend-config" && v.is_object()) {  // {"NAME": {...}} -> NAME=JSON
-    for (const auto& [name, config] : v.items()) out.push_back(name + "=" + config.dump());
+  if (!repeatable && v.is_object()) throw std::invalid_argument("takes one value, got a table");
+  if (v.is_object()) {
+    for (const auto& [k, x] : v.items()) {
+      if (x.is_object()) {
+        out.push_back(k + "=" + x.dump());
+      } else if (x.is_array()) {
+        for (const auto& each : x) out.push_back(k + "=" + word_of(each));
+      } else {
+        out.push_back(k + "=" + word_of(x));
+      }
+    }
   } else if (v.is_array()) {
-    for (const auto& x : v) out.push_back(word(x));
+    for (const auto& x : v) out.push_back(word_of(x));
   } else {
-    out.push_back(word(v));
+    out.push_back(word_of(v));
   }
+  if (!repeatable && out.size() != 1) throw std::invalid_argument(fmt::format("takes one value, got {}", out.size()));
   return out;
 }
 
@@ -72,9 +71,16 @@ std::string config_file_path(const std::string& given) {
   } else {
     return {};
   }
-  const fs::path file = base / "wasinn" / "config.json";
+  const fs::path toml = base / "wasinn" / "config.toml";
+  const fs::path json = base / "wasinn" / "config.json";
   std::error_code ec;
-  return fs::is_regular_file(file, ec) ? file.string() : std::string();
+  const bool has_toml = fs::is_regular_file(toml, ec);
+  const bool has_json = fs::is_regular_file(json, ec);
+  if (has_toml && has_json) {
+    throw UsageError(fmt::format("both {} and {} exist: keep one, or name it with --config", toml.string(),
+                                 json.string()));
+  }
+  return has_toml ? toml.string() : has_json ? json.string() : std::string();
 }
 
 void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& all_commands) {
@@ -84,17 +90,7 @@ void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& a
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("--config {}: cannot read it", path));
   const std::string text{std::istreambuf_iterator<char>(in), {}};
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string why = e.what();
-    if (const auto at = why.find("] "); at != std::string::npos) why = why.substr(at + 2);
-    throw UsageError(fmt::format("{}: not valid JSON: {}", path, why));
-  }
-  if (!j.is_object()) throw UsageError(fmt::format("{}: expected a JSON object of options {{\"key\": value}}", path));
-  for (const auto& [key, value] : j.items()) {
-    const size_t line = line_of_key(text, key);
+  for (const auto& [key, value, line] : read_config_document(path, text)) {
     const std::string where = line > 0 ? fmt::format("{}:{}", path, line) : path;
     const std::string name = key.size() == 1 ? "-" + key : "--" + key;
     if (key == "config" || key == "help" || key == "version") {
@@ -113,10 +109,7 @@ void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& a
       continue;  // e.g. "log-level" in the file, -q on the command line
     }
     try {
-      std::vector<std::string> words = words_of(key, value);
-      if (!list && words.size() != 1) {
-        throw std::invalid_argument(fmt::format("takes one value, got {}", words.size()));
-      }
+      std::vector<std::string> words = words_of(value, list);
       const std::vector<std::string> given = opt->results();
       opt->clear();
       for (const auto& w : words) opt->add_result(w);

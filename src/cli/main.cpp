@@ -4,6 +4,7 @@
 // errors 2, a module that cannot be read or started 1, the guest's own code, 134 for a trap).
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,17 +13,30 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/backends_command.h"
 #include "cli/cli_common.h"
 #include "cli/completion.h"
 #include "cli/config_file.h"
-#include "cli/info_commands.h"
+#include "cli/inspect_command.h"
 #include "cli/run_command.h"
+#include "cli/wasmtime_groups.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
 namespace {
 
 using namespace wasinn_cli;
+
+// CLI11 2.1 names a subcommand alone in its usage line ("Usage: inspect ..."): name the whole
+// command a user types instead.
+class CommandUsageFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string) const override {
+    std::string path = app->get_name();
+    for (const CLI::App* p = app->get_parent(); p; p = p->get_parent()) path = p->get_name() + " " + path;
+    return CLI::Formatter::make_usage(app, path);
+  }
+};
 
 // CLI11 2.1 cannot describe a command whose positionals are the guest's own argv.
 class RunUsageFormatter : public CLI::Formatter {
@@ -46,6 +60,44 @@ void check_leftovers(const std::vector<std::string>& left, const std::string& co
   }
 }
 
+std::string indented(const std::string& text) {
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = text.find('\n', at);
+    const std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    out += line.empty() ? "\n" : "  " + line + "\n";
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+
+// `wasinn --help-all`: the top-level help, then every command's own help under a heading line
+// (help2man makes each a section of the man page; CLI11's own all-help stops one level down),
+// then the keys of Wasmtime's option groups.
+std::string help_all(const CLI::App& app) {
+  std::string out = app.help();
+  const std::function<void(const CLI::App&, const std::string&)> add = [&](const CLI::App& cmd, const std::string& path) {
+    for (const CLI::App* sub : cmd.get_subcommands({})) {
+      if (sub->get_name() == "help") continue;  // described in the top-level list
+      const std::string sub_path = path + " " + sub->get_name();
+      const std::string text = sub->help();
+      const size_t end_of_description = text.find('\n') + 1;  // a paragraph of its own in the man page
+      out += "\n" + sub_path + ":\n" + indented(text.substr(0, end_of_description)) + "\n" +
+             indented(text.substr(end_of_description));
+      add(*sub, sub_path);
+    }
+  };
+  add(app, "wasinn");
+  for (auto group : {&GroupValues::wasm, &GroupValues::wasi, &GroupValues::optimize, &GroupValues::codegen,
+                     &GroupValues::debug}) {
+    GroupValues values;
+    values.*group = {"help"};
+    GroupSettings ignored;
+    if (auto text = apply_groups(values, ignored)) out += "\n" + *text;
+  }
+  return out;
+}
+
 std::string version_text() {
   return std::string("wasinn ") + WASINN_VERSION_STRING + " (wasmtime " + WASINN_WASMTIME_VERSION +
          ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ")";
@@ -61,7 +113,9 @@ int main(int argc, char** argv) {
   CLI::App app{"wasinn: run WebAssembly programs whose wasi-nn calls are served by ONNX Runtime and other "
                "native inference frameworks"};
   app.name("wasinn");
+  app.formatter(std::make_shared<CommandUsageFormatter>());  // subcommands added below inherit it
   app.set_version_flag("-V,--version", version_text());
+  app.set_help_all_flag("--help-all", "Print the help of every command and its flags (the man page's source)");
   app.require_subcommand(0, 1);
   app.allow_extras();
   app.footer("`wasinn app.wasm [ARGS...]` is `wasinn run app.wasm [ARGS...]`, as with Wasmtime.");
@@ -73,11 +127,10 @@ int main(int argc, char** argv) {
   add_run_options(run, run_options, common);
   run->prefix_command();  // the first plain word is the module: it and the rest are the guest's
 
-  bool backends_json = false;
-  auto* backends = app.add_subcommand("backends", "List the backend plugins found, their framework versions, "
-                                                  "and why any of them cannot load");
-  backends->add_flag("--json", backends_json, "Print the list as JSON");
-  add_common(backends, common);
+  BackendsOptions backends_options;
+  auto* backends = app.add_subcommand("backends", "List the backend plugins installed, from their manifests "
+                                                  "(encodings, config keys), loading none; --check loads each");
+  add_backends_options(backends, backends_options, common);
   backends->allow_extras();
 
   auto* models = app.add_subcommand("models", "Work with models");
@@ -124,7 +177,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   static const std::vector<std::string> kTopLevel = {"run", "backends", "models", "help", "completion", "-h",
-                                                     "--help", "-V", "--version"};
+                                                     "--help", "--help-all", "-V", "--version"};
   if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) args.insert(args.begin(), "run");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -140,7 +193,7 @@ int main(int argc, char** argv) {
     fmt::print("{}", shown->help());
     return 0;
   } catch (const CLI::CallForAllHelp&) {
-    fmt::print("{}", app.help("", CLI::AppFormatMode::All));
+    fmt::print("{}", help_all(app));
     return 0;
   } catch (const CLI::CallForVersion&) {
     fmt::print("{}\n", version_text());
@@ -161,7 +214,7 @@ int main(int argc, char** argv) {
       check_leftovers(backends->remaining(), "backends");
       check_leftovers(app.remaining(), "backends");
       apply_config_file(config, backends, app);
-      return backends_command(common, backends_json);
+      return backends_command(backends_options, common);
     }
     if (inspect->parsed()) {
       check_leftovers(inspect->remaining(), "models inspect");

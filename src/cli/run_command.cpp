@@ -75,20 +75,22 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   add_list(run, "-W,--wasm", o.groups.wasm,
            "Wasmtime's wasm options: timeout=DURATION, max-memory-size=BYTES (-W help)")
       ->type_name("KEY[=VAL[,..]]");
-  add_list(run, "-O,--optimize", o.groups.optimize, "Wasmtime's optimization options (-O help)")
+  add_list(run, "-O,--optimize", o.groups.optimize,
+           "Wasmtime's optimization options: opt-level=2 (or 1, the same), the level wasinn compiles at (-O help)")
       ->type_name("KEY[=VAL[,..]]");
-  add_list(run, "-C,--codegen", o.groups.codegen, "Wasmtime's codegen options: cache=n (-C help)")
+  add_list(run, "-C,--codegen", o.groups.codegen, "Wasmtime's codegen options: cache=n, compiler=cranelift (-C help)")
       ->type_name("KEY[=VAL[,..]]");
   add_list(run, "-D,--debug", o.groups.debug, "Wasmtime's debug options (none is supported; -D help)")
       ->type_name("KEY[=VAL[,..]]");
-  run->add_flag("--no-cache", o.no_cache, "Do not cache compiled modules (wasinn has no module cache yet)");
-  run->add_option("--max-graphs", o.host.limits.max_graphs, "Live graphs per guest")
+  run->add_flag("--no-cache", o.no_cache,
+                "Do not cache compiled modules: accepted as in Wasmtime; wasinn has no module cache yet");
+  run->add_option("--max-graphs", o.host.limits.max_graphs, "The most graphs one guest may hold at once; a load past it gets an errno")
       ->check(whole_number(1, 1u << 20))->capture_default_str();
-  run->add_option("--max-contexts", o.host.limits.max_contexts, "Live execution contexts per guest")
+  run->add_option("--max-contexts", o.host.limits.max_contexts, "The most execution contexts one guest may hold at once")
       ->check(whole_number(1, 1u << 20))->capture_default_str();
-  run->add_option("--max-model-bytes", o.host.limits.max_model_bytes, "Bytes of one model load")
+  run->add_option("--max-model-bytes", o.host.limits.max_model_bytes, "The most bytes one model load may have (all its builders or files together)")
       ->check(whole_number(1, 1ull << 40))->capture_default_str();
-  run->add_option("--max-tensor-bytes", o.host.limits.max_tensor_bytes, "Bytes of one input tensor")
+  run->add_option("--max-tensor-bytes", o.host.limits.max_tensor_bytes, "The most bytes one input tensor may have")
       ->check(whole_number(1, 1ull << 40))->capture_default_str();
   run->add_option("--max-compute-ms", o.host.limits.max_compute_ms,
                   "Stop one compute after this long; the guest gets an error (0: no limit)")
@@ -164,10 +166,8 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   }
   apply_common(common, o.host);
 
-  std::string error;
-  auto host = wasinn::Host::create(o.host, &error);
-  if (!host) throw UsageError(error);
-  check_backend_names(o.host, host->backend_search_dirs());
+  auto host = make_host(o.host);
+  check_backend_configs(o.host, *host);
 
   if (program.wasm_path == "-") {
     try {

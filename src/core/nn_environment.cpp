@@ -1,10 +1,42 @@
 #include "core/nn_environment.h"
 
-#include <fmt/format.h>
+#include <optional>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/load_progress.h"
 #include "core/model_format.h"
 
 namespace wasinn {
+
+namespace {
+
+// What a load is of, for its log line: the files, or the bytes a guest passed.
+std::string describe_model(std::span<const std::filesystem::path> paths) {
+  if (paths.empty()) return "guest bytes";
+  std::vector<std::string> names;
+  for (const auto& p : paths) names.push_back(p.string());
+  return fmt::format("{}", fmt::join(names, " + "));
+}
+
+// The builders' bytes, plus the files of a directory passed by path (a SavedModel).
+uint64_t model_bytes(std::span<const std::span<const uint8_t>> builders, std::span<const std::filesystem::path> paths) {
+  uint64_t total = 0;
+  for (const auto& b : builders) total += b.size();
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(p, ec)) continue;
+    for (auto it = std::filesystem::recursive_directory_iterator(p, ec); !ec && it != std::filesystem::end(it);
+         it.increment(ec)) {
+      std::error_code size_ec;
+      if (it->is_regular_file(size_ec)) total += it->file_size(size_ec);
+    }
+  }
+  return total;
+}
+
+}  // namespace
 
 NnEnvironment::NnEnvironment(EnvironmentOptions options)
     : limits_(options.limits),
@@ -36,6 +68,11 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
       return make_error(Errc::invalid_encoding, "autodetect: the model bytes match no known format");
     }
     encoding = *detected;
+  }
+  // Timed from here: the first load with a backend also loads its framework, the slow part.
+  std::optional<LoadProgress> progress;
+  if (const BackendManifest* manifest = backends().manifest_for(encoding)) {
+    progress.emplace(describe_model(paths), model_bytes(builders, paths), manifest->name);
   }
   auto plugin = backends().plugin_for(encoding);
   if (!plugin) return plugin.take_error();
@@ -71,7 +108,9 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   const int status = api.graph_load((*plugin)->backend(), &request, &handle, diag.get());
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
   if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
-  return std::make_shared<Graph>(*plugin, handle, encoding);
+  auto graph = std::make_shared<Graph>(*plugin, handle, encoding);
+  if (progress) progress->finish(true);
+  return graph;
 }
 
 Result<std::shared_ptr<Graph>> NnEnvironment::load_named(std::string_view name, std::string_view config) {

@@ -1,4 +1,5 @@
-// Host and Instance: the embedding API over the Wasmtime C API.
+// Host and Instance: the embedding API over the Wasmtime C API: creating a Host and running
+// programs (listing backends and inspecting models: host_info.cpp).
 #include "wasinn/host.h"
 
 #include <fcntl.h>
@@ -7,61 +8,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "core/mapped_file.h"
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
 #include "engine/guest_state.h"
+#include "engine/host_impl.h"
 #include "engine/nn_imports.h"
 #include "engine/wasmtime_ptr.h"
 
 namespace wasinn {
-
-// Advances the engine's epoch every tick so that stores with a deadline get interrupted.
-class EpochTicker {
- public:
-  static constexpr auto kTick = std::chrono::milliseconds(10);
-  explicit EpochTicker(const wasm_engine_t* engine) : thread_([this, engine] {
-    std::unique_lock lock(mu_);
-    while (!cv_.wait_for(lock, kTick, [this] { return stop_; })) wasmtime_engine_increment_epoch(engine);
-  }) {}
-  ~EpochTicker() {
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;
-};
-
-struct Host::Impl {
-  EnginePtr engine;
-  LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
-  std::shared_ptr<NnEnvironment> env;
-  uint64_t timeout_ms = 0;
-  uint64_t max_memory_bytes = 0;
-  std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
-
-  ~Impl() { ticker.reset(); }
-};
 
 struct Instance::Impl {
   uint64_t timeout_ms = 0;
@@ -557,83 +519,6 @@ RunOutcome Host::run_unguarded(const Program& program) {
     wasmtime_val_unroot(&r);
   }
   return outcome;
-}
-
-std::vector<BackendStatus> Host::probe_backends() {
-  std::vector<BackendStatus> out;
-  for (const auto& r : impl_->env->backends().probe_all()) {
-    BackendStatus s;
-    s.name = r.manifest.name;
-    for (Encoding e : r.manifest.encodings) s.encodings.emplace_back(encoding_name(e));
-    s.library = r.manifest.library.string();
-    s.loadable = r.loaded;
-    s.framework_version = r.framework_version;
-    s.problem = r.problem;
-    out.push_back(std::move(s));
-  }
-  for (const auto& p : impl_->env->backends().manifest_problems()) {
-    BackendStatus s;
-    s.name = "(bad manifest)";
-    s.problem = p;
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-}  // namespace wasinn
-
-namespace wasinn {
-std::vector<std::string> Host::backend_search_dirs() const {
-  std::vector<std::string> out;
-  for (const auto& d : impl_->env->backends().dirs()) out.push_back(d.string());
-  return out;
-}
-}  // namespace wasinn
-
-namespace wasinn {
-
-namespace {
-TensorInfo describe_io(const IoInfo& io) {
-  TensorInfo t;
-  t.name = io.name;
-  t.type = io.type ? std::string(type_name(*io.type)) : "?";
-  t.rank_known = io.dims.has_value();
-  if (io.dims) t.dims = *io.dims;
-  return t;
-}
-}  // namespace
-
-bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
-                         ModelInfo* out, std::string* error) {
-  auto fail = [&](std::string msg) {
-    if (error) *error = std::move(msg);
-    return false;
-  };
-  if (name_or_paths.empty()) return fail("no model given");
-  Result<std::shared_ptr<Graph>> graph = make_error(Errc::unknown, "");
-  if (name_or_paths.size() == 1 && impl_->env->models().contains(name_or_paths[0])) {
-    graph = impl_->env->load_named(name_or_paths[0], {});
-  } else {
-    auto enc = parse_encoding(encoding);
-    if (!enc) return fail(fmt::format("unknown encoding '{}'", encoding));
-    const std::vector<std::filesystem::path> paths(name_or_paths.begin(), name_or_paths.end());
-    auto mapped = MappedBuilders::open(paths);
-    if (!mapped) {
-      return fail(fmt::format("'{}' is neither a registered model name nor readable model files: {}",
-                              fmt::join(name_or_paths, ", "), mapped.error().detail));
-    }
-    graph = impl_->env->load_graph(*enc, Target::cpu, mapped->builders(), paths, {});
-  }
-  if (!graph) return fail(fmt::format("{}: {}", errc_name(graph.error().code), graph.error().detail));
-  const Graph& g = **graph;
-  out->backend = g.plugin().name();
-  out->framework_version = g.plugin().framework_version();
-  out->encoding = std::string(encoding_name(g.encoding()));
-  out->inputs.clear();
-  out->outputs.clear();
-  for (const auto& io : g.inputs()) out->inputs.push_back(describe_io(io));
-  for (const auto& io : g.outputs()) out->outputs.push_back(describe_io(io));
-  return true;
 }
 
 }  // namespace wasinn

@@ -55,6 +55,15 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
     }
     m.isolate_load = iso->get<bool>();
   }
+  if (const auto keys = j.find("config_keys"); keys != j.end()) {
+    const bool strings = keys->is_array() && std::all_of(keys->begin(), keys->end(),
+                                                         [](const nlohmann::json& k) { return k.is_string(); });
+    if (!strings) {
+      return make_error(Errc::invalid_argument,
+                        fmt::format("{}: \"config_keys\" must be an array of strings", path.string()));
+    }
+    m.config_keys = keys->get<std::vector<std::string>>();
+  }
   return m;
 }
 
@@ -138,6 +147,12 @@ const BackendManifest* BackendCatalog::manifest_for(Encoding encoding) const {
     }
   }
   return nullptr;
+}
+
+std::vector<BackendManifest> BackendCatalog::manifests() const {
+  std::vector<BackendManifest> out;
+  for (const auto& slot : slots_) out.push_back(slot->manifest);
+  return out;
 }
 
 std::vector<BackendReport> BackendCatalog::probe_all() {

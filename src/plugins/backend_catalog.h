@@ -26,6 +26,9 @@ struct BackendManifest {
   // "isolate_load": true: its framework is known to crash on some malformed models, so loads
   // are first tried in a child process (isolation/isolated_load.h).
   bool isolate_load = false;
+  // "config_keys": the keys its backend config (--backend-config NAME=JSON) takes, so a typo is
+  // refused at start without loading the plugin; nullopt when the manifest does not say.
+  std::optional<std::vector<std::string>> config_keys;
 };
 
 struct BackendReport {
@@ -47,7 +50,10 @@ class BackendCatalog {
   // The manifest of the backend serving `encoding`, without loading it; nullptr if none.
   const BackendManifest* manifest_for(Encoding encoding) const;
 
-  // Loads every backend and reports each (for `wasinn backends`).
+  // The manifests read, in search order; nothing is loaded (for `wasinn backends`).
+  std::vector<BackendManifest> manifests() const;
+
+  // Loads every backend and reports each (for `wasinn backends --check`).
   std::vector<BackendReport> probe_all();
 
   // Manifests that could not be read, with the reason.

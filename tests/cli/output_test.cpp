@@ -1,6 +1,6 @@
 // Output people and tools read: -q/-v beside --log-level (off is silent), the `wasinn
-// backends` table aligned whatever the names and versions, and --json for it and for
-// `models inspect`.
+// backends --check` table aligned whatever the names and versions, and --json for it and for
+// `models inspect` (the listing without --check: backends_test.cpp).
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ TEST(Backends, TableColumnsLineUpWhateverTheLengths) {
   ScratchDir dir;
   write_manifest(dir.path(), "a", "[\"onnx\"]");
   write_manifest(dir.path(), "a_backend_with_a_very_long_name", "[\"onnx\", \"openvino\", \"pytorch\", \"ggml\"]");
-  const ChildResult r = wasinn({"backends", "--backend-dir", dir.path().string()});
+  const ChildResult r = wasinn({"backends", "--check", "--backend-dir", dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   std::vector<std::string> lines;
   for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) {
@@ -69,7 +69,7 @@ TEST(Backends, JsonListsEveryBackend) {
   ScratchDir dir;
   write_manifest(dir.path(), "first", "[\"onnx\"]");
   write_manifest(dir.path(), "second", "[\"openvino\"]");
-  const ChildResult r = wasinn({"backends", "--json", "--backend-dir", dir.path().string()});
+  const ChildResult r = wasinn({"backends", "--check", "--json", "--backend-dir", dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["backends"].size(), 2u) << r.out;
@@ -82,9 +82,9 @@ TEST(Backends, JsonListsEveryBackend) {
 
 TEST(Backends, RealPluginRowKeepsItsShape) {
   if (!ort_plugin_built()) GTEST_SKIP() << "the ONNX Runtime plugin is not built";
-  const ChildResult r = wasinn({"backends"});
+  const ChildResult r = wasinn({"backends", "--check"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  const auto j = nlohmann::json::parse(wasinn({"backends", "--json"}).out);
+  const auto j = nlohmann::json::parse(wasinn({"backends", "--check", "--json"}).out);
   bool found = false;
   for (const auto& b : j["backends"]) {
     if (b["name"] != "onnxruntime") continue;

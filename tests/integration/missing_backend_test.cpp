@@ -41,7 +41,8 @@ ChildOptions without_library_path() {
 TEST(MissingFramework, BackendsReportsWhyThePluginCannotLoad) {
   ScratchDir dir;
   ASSERT_NO_FATAL_FAILURE(install_plugin_without_ort(dir.path()));
-  const ChildResult r = run_wasinn({"backends", "--backend-dir", dir.path().string()}, without_library_path());
+  const ChildResult r =
+      run_wasinn({"backends", "--check", "--backend-dir", dir.path().string()}, without_library_path());
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("onnxruntime"), std::string::npos) << r.describe();
   EXPECT_NE(r.out.find(kMissingLibrary), std::string::npos) << r.describe();
@@ -76,9 +77,11 @@ TEST(MissingFramework, ManifestNamingAMissingPluginIsReported) {
   ScratchDir dir;
   write_text(dir / "onnxruntime.json",
              R"({"name": "onnxruntime", "abi_version": 1, "library": "libwasinn_backend_gone.so", "encodings": ["onnx"]})");
-  const ChildResult r = run_wasinn({"backends", "--backend-dir", dir.path().string()});
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_NE(r.out.find("libwasinn_backend_gone.so"), std::string::npos) << r.describe();
+  for (const char* mode : {"--check", "--json"}) {  // the reason when loaded; the path in any listing
+    const ChildResult r = run_wasinn({"backends", mode, "--backend-dir", dir.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_NE(r.out.find("libwasinn_backend_gone.so"), std::string::npos) << r.describe();
+  }
 
   const ChildResult run = run_wasinn({"run", "--backend-dir", dir.path().string(), "--dir",
                                       fixture("tiny").string() + "::/t", guest("run_model"), "--model",

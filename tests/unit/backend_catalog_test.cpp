@@ -136,5 +136,30 @@ TEST_F(Catalog, NonNumericAbiVersionIsAProblemNotACrash) {
   EXPECT_CONTAINS(problems[0], "string_abi.json");
 }
 
+// "config_keys" lists the backend config's keys, so the host can check them without loading the
+// plugin: absent means undeclared, [] none, and anything but strings is a manifest problem.
+TEST_F(Catalog, ConfigKeysAreReadFromTheManifest) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "wasinn_unit_config_keys";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto manifest = [&](const std::string& name, const std::string& keys) {
+    std::ofstream(dir / (name + ".json")) << R"({"name": ")" << name
+                                          << R"(", "abi_version": 1, "library": "libx.so", "encodings": ["onnx"])"
+                                          << keys << "}";
+  };
+  manifest("a_listed", R"(, "config_keys": ["threads", "cache_dir"])");
+  manifest("b_none", R"(, "config_keys": [])");
+  manifest("c_undeclared", "");
+  manifest("d_bad", R"(, "config_keys": ["threads", 3])");
+  BackendCatalog catalog({dir}, {});
+  const auto manifests = catalog.manifests();
+  ASSERT_EQ(manifests.size(), 3u);
+  EXPECT_EQ(manifests[0].config_keys, (std::vector<std::string>{"threads", "cache_dir"}));
+  EXPECT_EQ(manifests[1].config_keys, std::vector<std::string>{});
+  EXPECT_FALSE(manifests[2].config_keys.has_value());
+  ASSERT_EQ(catalog.manifest_problems().size(), 1u);
+  EXPECT_CONTAINS(catalog.manifest_problems()[0], "d_bad.json: \"config_keys\" must be an array of strings");
+}
+
 }  // namespace
 }  // namespace wasinn::unit

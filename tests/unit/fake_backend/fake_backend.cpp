@@ -13,14 +13,17 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -118,6 +121,8 @@ Error FakeBackend::load(const sdk::LoadRequest &request, std::unique_ptr<FakeGra
   const wasinn_bytes &b0 = request.builders()[0];
   Model model;
   if (Error e = parse_model({reinterpret_cast<const char *>(b0.data), b0.length}, model)) return e;
+  if (model.name == "slow_load")
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(model.arg.c_str())));
   // Framework log lines go to the host through sdk::log at the framework's own level; the
   // fake logs one per load, as a framework might.
   if (sdk::log_enabled(WASINN_LOG_DEBUG)) sdk::log(WASINN_LOG_DEBUG, "loaded model " + model.name);

@@ -22,6 +22,8 @@ enum class Op {
   bad_output,    // get_output returns a tensor whose length does not match its dims
   describe_load, // output 0 = text describing the load request (builders, target, config...)
 };
+// "fake:slow_load:MS" is add1 whose load first sleeps MS milliseconds (a long load, for the host's
+// progress line).
 
 struct Model {
   Op op = Op::add1;
@@ -51,7 +53,8 @@ inline sdk::Error parse_model(std::string_view bytes, Model &out) {
               {"fail_context", Op::fail_context},
               {"fail_compute", Op::fail_compute},
               {"bad_output", Op::bad_output},
-              {"describe_load", Op::describe_load}};
+              {"describe_load", Op::describe_load},
+              {"slow_load", Op::add1}};
   for (const auto &k : kOps) {
     if (k.text == name) {
       out = Model{k.op, std::string(name), std::string(arg)};

@@ -1,5 +1,6 @@
-// `wasinn backends` and `wasinn models inspect`: what is installed and what a model expects,
-// as an aligned table or (--json) for tools.
+// `wasinn models inspect [--json] MODEL...`: loads a model and lists its inputs and outputs in
+// the index order guests use. MODEL is a name registered with --nn-preload, or the model's
+// file(s) or directory, whose format is recognised (core/model_files.h) unless --encoding says.
 #pragma once
 
 #include <string>
@@ -11,8 +12,6 @@
 #include "wasinn/host.h"
 
 namespace wasinn_cli {
-
-int backends_command(const CommonOptions& common, bool json);
 
 struct InspectOptions {
   std::vector<std::string> model;

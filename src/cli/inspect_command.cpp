@@ -1,0 +1,101 @@
+#include "cli/inspect_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/text_table.h"
+
+namespace wasinn_cli {
+
+namespace {
+
+nlohmann::json tensors_json(const std::vector<wasinn::TensorInfo>& tensors) {
+  auto out = nlohmann::json::array();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
+    nlohmann::json j{{"index", i}, {"name", t.name}, {"type", t.type}};
+    j["shape"] = t.rank_known ? nlohmann::json(t.dims) : nlohmann::json(nullptr);  // -1: dynamic
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& tensors) {
+  fmt::print("{}:\n", title);
+  if (tensors.empty()) {
+    fmt::print("  (none declared; the backend learns them at compute)\n");
+    return;
+  }
+  TableRows rows;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
+    std::string shape = "?";
+    if (t.rank_known) {
+      std::vector<std::string> d;
+      for (int64_t v : t.dims) d.push_back(v < 0 ? "?" : std::to_string(v));
+      shape = fmt::format("[{}]", fmt::join(d, ", "));
+    }
+    rows.push_back({fmt::format("  {:>3}", i), t.name.empty() ? "-" : t.name, t.type, shape});
+  }
+  print_table(rows);
+}
+
+}  // namespace
+
+void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& common) {
+  inspect->add_option("model", o.model,
+                      "A name registered with --nn-preload, or the model: a file, an OpenVINO .xml (its .bin "
+                      "beside it is found), a directory holding one model, a TensorFlow SavedModel directory or "
+                      "frozen .pb, or several files given as a guest's graph builders")
+      ->required();
+  inspect->add_option("--encoding", o.encoding,
+                      "The model's format when it cannot be told from its bytes and name: onnx, openvino, "
+                      "pytorch, tensorflow, tensorflowlite, ggml (default: autodetect); in a directory, picks "
+                      "that format's file")
+      ->type_name("ENCODING")
+      ->check(CLI::IsMember({"autodetect", "auto", "onnx", "openvino", "pytorch", "torch", "tensorflow",
+                             "tensorflowlite", "tflite", "ggml"}, CLI::ignore_case));
+  inspect->add_option("--nn-preload", o.host.preloads,
+                      "Register a model as for run (NAME:ENCODING:TARGET:PATH[:PATH...]), then inspect it by "
+                      "NAME; repeatable")
+      ->type_name("SPEC")->allow_extra_args(false);
+  inspect->add_flag("--json", o.json, "Print the description as JSON");
+  inspect->add_option("--isolate-loads", o.host.isolate_loads,
+                      "As for run: load the model first in a child process (auto: for the backends marked "
+                      "for it; always; never)")
+      ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+  inspect->add_option("--isolated-load-max-mb", o.host.isolated_load_max_mb,
+                      "As for run: that child's address-space limit in MiB (0: 3072 + 4 x the model's size)")
+      ->type_name("MIB")->check(whole_number(0, 1ull << 24))->capture_default_str();
+  add_common(inspect, common);
+}
+
+int inspect_command(InspectOptions& o, const CommonOptions& common) {
+  apply_common(common, o.host);
+  auto host = make_host(o.host);
+  check_backend_configs(o.host, *host);
+  wasinn::ModelInfo info;
+  std::string error;
+  if (!host->inspect_model(o.model, o.encoding, &info, &error)) {
+    fmt::print(stderr, "wasinn: error: {}\n", error);
+    return kExitFailure;
+  }
+  if (o.json) {
+    const nlohmann::json j{{"backend", info.backend},
+                           {"framework_version", info.framework_version},
+                           {"encoding", info.encoding},
+                           {"files", info.files},
+                           {"inputs", tensors_json(info.inputs)},
+                           {"outputs", tensors_json(info.outputs)}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("backend: {} {} (encoding {})\n", info.backend, info.framework_version, info.encoding);
+  if (!info.files.empty()) fmt::print("files: {}\n", fmt::join(info.files, ", "));
+  print_tensors("inputs (set_input index)", info.inputs);
+  print_tensors("outputs (get_output index)", info.outputs);
+  return 0;
+}
+
+}  // namespace wasinn_cli

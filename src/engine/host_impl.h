@@ -1,0 +1,26 @@
+// Host::Impl: what a Host owns, shared by host.cpp (running programs) and host_info.cpp
+// (listing backends, inspecting models).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/nn_environment.h"
+#include "engine/epoch_ticker.h"
+#include "engine/wasmtime_ptr.h"
+#include "wasinn/host.h"
+
+namespace wasinn {
+
+struct Host::Impl {
+  EnginePtr engine;
+  LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
+  std::shared_ptr<NnEnvironment> env;
+  uint64_t timeout_ms = 0;
+  uint64_t max_memory_bytes = 0;
+  std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
+
+  ~Impl() { ticker.reset(); }
+};
+
+}  // namespace wasinn
