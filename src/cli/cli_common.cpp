@@ -107,7 +107,10 @@ void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Hos
   for (const auto& b : backends) {
     if (!b.manifest.empty()) known.push_back(b.name);  // not a manifest that could not be read
   }
-  for (const auto& [name, json] : options.backend_configs) {
+  for (const auto& entry : options.backend_configs) {
+    // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
+    const std::string& name = entry.first;
+    const std::string& json = entry.second;
     const auto it = std::find_if(backends.begin(), backends.end(),
                                  [&](const wasinn::BackendStatus& b) { return b.name == name && !b.manifest.empty(); });
     if (it == backends.end()) {
