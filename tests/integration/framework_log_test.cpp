@@ -27,6 +27,18 @@ TEST(FrameworkLog, BackendsListingPrintsNothingOnStderr) {
   }
 }
 
+TEST(FrameworkLog, BackendsCheckAtDebugShowsTaggedFrameworkLinesAndOffIsSilent) {
+  const ChildResult debug =
+      run_wasinn({"backends", "--check", "--log-level", "debug", "--backend-dir", backend_dir().string()});
+  ASSERT_EQ(debug.exit_code, 0) << debug.describe();
+  // LiteRT logs as its environment is created; its lines arrive through the plugin's sink.
+  EXPECT_NE(debug.err.find("[tensorflowlite] "), std::string::npos) << debug.describe();
+  const ChildResult off =
+      run_wasinn({"backends", "--check", "--log-level", "off", "--backend-dir", backend_dir().string()});
+  ASSERT_EQ(off.exit_code, 0) << off.describe();
+  EXPECT_EQ(off.err, "") << off.describe();
+}
+
 TEST(FrameworkLog, DefaultRunPrintsOnlyItsResult) {
   const ChildResult r = run_wasinn(digits_run({}));
   ASSERT_EQ(r.exit_code, 0) << r.describe();
