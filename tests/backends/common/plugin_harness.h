@@ -160,6 +160,16 @@ inline int load(Backend &b, const LoadArgs &args, Graph &out, Diag &d) {
   return b.api.graph_load(b.ptr, &req, &out.ptr, &d);
 }
 
+// Loads `builders` with an encoding ("" lets the plugin take its own), a target and a config.
+inline int load(Backend &b, std::vector<std::vector<uint8_t>> builders, Graph &out, Diag &d,
+                int32_t target = WASINN_TARGET_CPU, const std::string &config = "",
+                const std::string &encoding = "") {
+  LoadArgs a = model_args(encoding, std::move(builders));
+  a.target = target;
+  a.config = config;
+  return load(b, a, out, d);
+}
+
 struct Context {
   const wasinn_backend_api &api;
   wasinn_context *ptr = nullptr;
@@ -224,15 +234,6 @@ struct TestContext : Context {
   explicit TestContext(wasinn_graph *g) : Context(wasinn_test::api(), g) {}
 };
 
-// Loads `builders` with the plugin's encoding, a target and a config.
-inline int load(Backend &b, std::vector<std::vector<uint8_t>> builders, Graph &out, Diag &d,
-                int32_t target = WASINN_TARGET_CPU, const std::string &config = "",
-                const std::string &encoding = "") {
-  LoadArgs a = model_args(encoding, std::move(builders));
-  a.target = target;
-  a.config = config;
-  return load(b, a, out, d);
-}
 
 // Loads one fixture file or fails the test.
 inline Graph load_fixture(Backend &b, const std::string &rel, const std::string &config = "") {

@@ -39,14 +39,11 @@ HostTensor make_tensor(int32_t type, std::vector<uint32_t> dims, const std::vect
   return t;
 }
 
-// graph_load of builders as the pytorch encoding.
+// graph_load of builders as the pytorch encoding (the harness's load, with this default).
 inline int load_bytes(Backend &b, std::vector<std::vector<uint8_t>> builders, Graph &g, Diag &d,
                       int32_t target = WASINN_TARGET_CPU, const std::string &config = "",
                       const std::string &encoding = "pytorch") {
-  LoadArgs args = model_args(encoding, std::move(builders));
-  args.target = target;
-  args.config = config;
-  return load(b, args, g, d);
+  return load(b, std::move(builders), g, d, target, config, encoding);
 }
 
 // Loads one fixture or fails the test.
