@@ -17,7 +17,15 @@ wasinn_tensor_type to_wasinn_type(const ov::element::Type &t) {
 }
 
 std::string ov_declaration(const ov::element::Type &t, const ov::PartialShape &shape) {
-  return t.get_type_name() + " " + shape.to_string();
+  if (shape.rank().is_dynamic()) return t.get_type_name() + " of any shape";
+  std::string dims;
+  for (const ov::Dimension &d : shape) {
+    if (!dims.empty()) dims += ", ";
+    if (d.is_static()) dims += std::to_string(d.get_length());
+    else if (d.get_max_length() < 0) dims += d.get_min_length() > 0 ? std::to_string(d.get_min_length()) + "..?" : "?";
+    else dims += std::to_string(d.get_min_length()) + ".." + std::to_string(d.get_max_length());
+  }
+  return t.get_type_name() + " [" + dims + "]";
 }
 
 }  // namespace wasinn::openvino

@@ -16,7 +16,8 @@ namespace wasinn::openvino {
 // wasinn type has the same bit layout (boolean, u16, i4, f8, string, ...).
 wasinn_tensor_type to_wasinn_type(const ov::element::Type &t);
 
-// "f32 [1..8,64]": OpenVINO's names, which include types wasinn lacks and dimension bounds.
+// "f32 [1..8, ?, 64]": OpenVINO's type names, which include types wasinn lacks, and its
+// dimension bounds, in the SDK's dims notation (", " between dims, "?" for an unbounded one).
 std::string ov_declaration(const ov::element::Type &t, const ov::PartialShape &shape);
 
 }  // namespace wasinn::openvino

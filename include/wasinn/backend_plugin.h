@@ -238,6 +238,11 @@ typedef struct wasinn_backend_api {
      log sink. Called at most once, before backend_create. Until it is called (a test harness,
      an older host), a plugin writes only error lines, to stderr. */
   void (*set_log_sink)(const wasinn_log_sink *sink);
+
+  /* Optional, added after set_log_sink (hosts check struct_size): the framework's own words
+     for an input or output, e.g. "TorchScript int" or "ONNX sequence<tensor(float)>", for
+     `wasinn models inspect`; NULL when it has none to add. Valid while the graph lives. */
+  const char *(*graph_io_framework_type)(const wasinn_graph *graph, int is_output, size_t index);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);

@@ -93,6 +93,7 @@ struct TensorInfo {
   std::string type;         // "f32", ...; "?" for a type no guest ABI can express
   bool rank_known = false;
   std::vector<int64_t> dims;  // -1 for a dynamic dimension
+  std::string framework_type;  // the framework's own words when they say more ("TorchScript int"), or ""
 };
 
 struct ModelInfo {

@@ -142,6 +142,15 @@ struct Entries {
     fill_io_info(io[index], *out);
     return WASINN_OK;
   }
+  static const char *graph_io_framework_type(const wasinn_graph *g, int is_output,
+                                             size_t index) noexcept {
+    if (!g) return nullptr;
+    const std::span<const IoDesc> io = graph(g)->io(is_output ? Side::output : Side::input);
+    if (index >= io.size()) return nullptr;
+    const IoDesc &d = io[index];
+    const std::string &words = d.framework_type.empty() ? d.not_a_tensor : d.framework_type;
+    return words.empty() ? nullptr : words.c_str();
+  }
 
   static int context_create(wasinn_graph *g, wasinn_context **out, wasinn_diag *diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
@@ -229,6 +238,7 @@ constexpr wasinn_backend_api make_api() {
   }
   if constexpr (Cancellable<C>) api.cancel = E::cancel;
   api.set_log_sink = E::set_log_sink;
+  api.graph_io_framework_type = E::graph_io_framework_type;
   return api;
 }
 

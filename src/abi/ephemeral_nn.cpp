@@ -61,11 +61,14 @@ Result<Encoding> decode_encoding(uint32_t raw, std::span<const std::span<const u
   if (raw == 5 || raw == 6) {
     if (auto e = detect_encoding(builders)) return *e;
     if (raw == 6) return Encoding::ggml;
-    return make_error(Errc::invalid_encoding, "autodetect: the model bytes match no known format");
+    return make_error(Errc::invalid_encoding, std::string(kNoKnownFormat));
   }
   return make_error(Errc::invalid_encoding,
-                    fmt::format("graph encoding {} is not supported (0 openvino, 1 onnx, 2 tensorflow, "
-                                "3 pytorch, 4 tensorflowlite, 5 autodetect, 6 ggml)", raw));
+                    fmt::format("graph encoding {} is not supported: 0 openvino, 1 onnx, 2 tensorflow, 3 pytorch, "
+                                "4 tensorflowlite; 5 and 6 autodetect the format from the model bytes (hosts disagree on "
+                                "which is ggml; 6, ggml for the Rust crates and WasmEdge, loads as ggml when the "
+                                "bytes tell nothing)",
+                                raw));
 }
 
 namespace {

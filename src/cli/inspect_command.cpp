@@ -16,11 +16,22 @@ nlohmann::json tensors_json(const std::vector<wasinn::TensorInfo>& tensors) {
     const auto& t = tensors[i];
     nlohmann::json j{{"index", i}, {"name", t.name}, {"type", t.type}};
     j["shape"] = t.rank_known ? nlohmann::json(t.dims) : nlohmann::json(nullptr);  // -1: dynamic
+    if (!t.framework_type.empty()) j["framework_type"] = t.framework_type;
     out.push_back(std::move(j));
   }
   return out;
 }
 
+// "[1, ?, 224]" with the dynamic dimensions as the backends' error details write them.
+std::string shape_text(const wasinn::TensorInfo& t) {
+  if (!t.rank_known) return "any shape";
+  std::vector<std::string> d;
+  for (int64_t v : t.dims) d.push_back(v < 0 ? "?" : std::to_string(v));
+  return fmt::format("[{}]", fmt::join(d, ", "));
+}
+
+// The name goes last, so a long one (TensorFlow's "serving_default_input_1:0", a framework's
+// generated names) never pushes the other columns out of line.
 void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& tensors) {
   fmt::print("{}:\n", title);
   if (tensors.empty()) {
@@ -30,13 +41,9 @@ void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& ten
   TableRows rows;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& t = tensors[i];
-    std::string shape = "?";
-    if (t.rank_known) {
-      std::vector<std::string> d;
-      for (int64_t v : t.dims) d.push_back(v < 0 ? "?" : std::to_string(v));
-      shape = fmt::format("[{}]", fmt::join(d, ", "));
-    }
-    rows.push_back({fmt::format("  {:>3}", i), t.name.empty() ? "-" : t.name, t.type, shape});
+    std::string name = t.name.empty() ? "-" : t.name;
+    if (!t.framework_type.empty()) name += fmt::format("  ({})", t.framework_type);
+    rows.push_back({fmt::format("  {:>3}", i), t.type, shape_text(t), std::move(name)});
   }
   print_table(rows);
 }

@@ -22,6 +22,9 @@ std::vector<IoInfo> query_io(const wasinn_backend_api& api, const wasinn_graph* 
       if (info.rank >= 0 && (info.rank == 0 || info.dims)) {
         io.dims.emplace(info.dims, info.dims + info.rank);
       }
+      if (WASINN_PLUGIN_HAS(api, graph_io_framework_type)) {
+        if (const char* words = api.graph_io_framework_type(graph, is_output, i)) io.framework_type = words;
+      }
     }
     out.push_back(std::move(io));
   }

@@ -23,6 +23,7 @@ struct IoInfo {
   std::string name;
   std::optional<TensorType> type;           // nullopt: a type no guest ABI can express
   std::optional<std::vector<int64_t>> dims;  // nullopt: unknown rank; -1: dynamic dimension
+  std::string framework_type;                // the framework's own words for it, or ""
 };
 
 class ExecutionContext;

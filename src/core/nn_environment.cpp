@@ -65,9 +65,12 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   if (encoding == Encoding::autodetect) {
     auto detected = detect_encoding(builders);
     if (!detected) {
-      return make_error(Errc::invalid_encoding, "autodetect: the model bytes match no known format");
+      return make_error(Errc::invalid_encoding, std::string(kNoKnownFormat));
     }
     encoding = *detected;
+  } else {
+    // Before any framework sees them: its own error for another format's bytes misleads.
+    WASINN_TRY(check_encoding_fits(encoding, builders));
   }
   // Timed from here: the first load with a backend also loads its framework, the slow part.
   std::optional<LoadProgress> progress;

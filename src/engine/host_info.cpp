@@ -42,6 +42,7 @@ TensorInfo describe_io(const IoInfo& io) {
   t.type = io.type ? std::string(type_name(*io.type)) : "?";
   t.rank_known = io.dims.has_value();
   if (io.dims) t.dims = *io.dims;
+  t.framework_type = io.framework_type;
   return t;
 }
 

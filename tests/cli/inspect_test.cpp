@@ -108,6 +108,44 @@ TEST(InspectFormats, AFormatItCannotTellAsksForAnEncoding) {
   EXPECT_EQ(wasinn({"models", "inspect", "--encoding", "caffe", (dir / "alone.xml").string()}).exit_code, 2);
 }
 
+// The two reports: ONNX and TorchScript loaded as TensorFlow were called a SavedModel and
+// an "Invalid GraphDef". The bytes tell the format, and the error names it and its encoding.
+TEST(InspectFormats, AWrongEncodingNamesWhatTheBytesAre) {
+  const auto onnx = fixture("digits/model.onnx");
+  const auto pt = fixture("digits/model.pt");
+  const auto saved = fixture("tensorflow/two_io/saved_model.pb");
+  if (!onnx || !pt || !saved) GTEST_SKIP() << "needs the digits and TensorFlow fixtures";
+  const struct {
+    fs::path file;
+    const char* encoding;
+    const char* says;
+  } cases[] = {
+      {*onnx, "tensorflow", "the model bytes are an ONNX model: load them with encoding onnx, not tensorflow"},
+      {*pt, "tensorflow",
+       "the model bytes are a TorchScript archive (zip): load them with encoding pytorch, not tensorflow"},
+      {*saved, "onnx",
+       "the model bytes are a TensorFlow SavedModel's saved_model.pb: load them with encoding tensorflow, not onnx"},
+  };
+  for (const auto& c : cases) {
+    const ChildResult r = wasinn({"models", "inspect", "--encoding", c.encoding, c.file.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.describe();
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.describe();
+    EXPECT_EQ(count_lines(r.err), 1u) << r.describe();
+  }
+}
+
+// Dynamic dimensions are "?" as in every backend's error details, and the name comes last so a
+// long one cannot push the other columns out of line.
+TEST(InspectFormats, TheTableWritesDynamicDimsAsQuestionMarksAndNamesLast) {
+  const auto model = fixture("digits/model.onnx");
+  if (!model || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
+  const ChildResult r = wasinn({"models", "inspect", model->string()});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("    0  f32  [?, 64]  input\n"), std::string::npos) << r.describe();
+  const auto j = inspect_json({model->string()});
+  EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json({-1, 64})) << j.dump();
+}
+
 TEST(InspectFormats, TheTableNamesTheFilesLoaded) {
   const auto model = fixture("tiny/model.onnx");
   if (!model || !ort_plugin_built()) GTEST_SKIP() << "needs the tiny fixture and the ONNX Runtime plugin";

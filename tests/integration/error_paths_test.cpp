@@ -61,8 +61,8 @@ TEST(ErrorPaths, DetailsNameWhatWasWrong) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   for (const char* detail : {
            // bad tensors: expected and received type and shape
-           R"(input 0 ("input"): expected f32 [-1, 64], got i32 [1, 64])",
-           R"(input 0 ("input"): expected f32 [-1, 64], got f32 [1, 32])",
+           R"(input 0 ("input"): expected f32 [?, 64], got i32 [1, 64])",
+           R"(input 0 ("input"): expected f32 [?, 64], got f32 [1, 32])",
            "input 0: f32 [1, 64] needs 256 bytes of data, got 252",
            "input 0: f32 [65536, 65536] needs 17179869184 bytes of data, got 0",
            "overflows 64 bits",

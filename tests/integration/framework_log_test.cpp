@@ -39,6 +39,31 @@ TEST(FrameworkLog, BackendsCheckAtDebugShowsTaggedFrameworkLinesAndOffIsSilent) 
   EXPECT_EQ(off.err, "") << off.describe();
 }
 
+// LiteRT prints as its environment is created and as it loads, here in the isolated-load child
+// too: nothing of it may reach stderr at --log-level off, nor at the default level.
+TEST(FrameworkLog, TfliteRunAtLevelOffPrintsOnlyItsResult) {
+  const std::string model = (fixture("tflite") / "digits_f32.tflite").string();
+  for (const char* level : {"off", "warn"}) {
+    const ChildResult r = run_wasinn({"run", "--log-level", level, "--backend-dir", backend_dir().string(),
+                                      "--nn-preload", "digits:tensorflowlite:cpu:" + model, "--dir",
+                                      fixture("digits").string() + "::/digits", guest("classify_digits"),
+                                      "name:digits", "/digits/test_x.f32", "/digits/test_y.u8"});
+    ASSERT_EQ(r.exit_code, 0) << level << ": " << r.describe();
+    EXPECT_NE(r.out.find("accuracy"), std::string::npos) << level << ": " << r.describe();
+    EXPECT_EQ(r.err, "") << level << ": " << r.describe();
+  }
+  const ChildResult listing = run_wasinn({"backends", "--log-level", "off", "--backend-dir", backend_dir().string()});
+  ASSERT_EQ(listing.exit_code, 0) << listing.describe();
+  EXPECT_EQ(listing.err, "") << listing.describe();
+}
+
+TEST(FrameworkLog, OnnxRuntimeRunAtLevelOffPrintsOnlyItsResult) {
+  const ChildResult r = run_wasinn(digits_run({"--log-level", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("accuracy"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.err, "") << r.describe();
+}
+
 TEST(FrameworkLog, DefaultRunPrintsOnlyItsResult) {
   const ChildResult r = run_wasinn(digits_run({}));
   ASSERT_EQ(r.exit_code, 0) << r.describe();

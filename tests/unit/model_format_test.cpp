@@ -1,8 +1,12 @@
-// detect_encoding: which framework a model's first bytes belong to, on hand-made headers and
-// on the real fixture files made by scripts/make_fixtures.py.
+// detect_encoding and identify_model: which framework a model's bytes belong to, on hand-made
+// headers and on the real fixture files made by scripts/make_fixtures.py; check_encoding_fits:
+// every wrong encoding for each of the six formats is refused naming what the bytes are.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+
+#include <fmt/format.h>
 
 #include "core/model_format.h"
 #include "support/abi_fixture.h"
@@ -77,12 +81,84 @@ TEST(DetectEncoding, RealFixtureFiles) {
       {"digits/digits_mlp.pt", Encoding::pytorch},  // torch.save writes a zip archive
       {"corrupt/garbage.onnx", std::nullopt},
       {"corrupt/empty.onnx", std::nullopt},
+      {"tensorflow/digits_frozen.pb", Encoding::tensorflow},
+      {"tensorflow/two_io/saved_model.pb", Encoding::tensorflow},
+      {"tflite/digits_f32.tflite", Encoding::tensorflowlite},
+      {"llama/tiny.gguf", Encoding::ggml},
   };
   for (const auto& c : cases) {
     const auto bytes = read_fixture(c.path);
     const std::span<const uint8_t> b0(bytes);
     EXPECT_EQ(detect_encoding(std::span(&b0, 1)), c.expected) << c.path;
   }
+}
+
+TEST(IdentifyModel, ProtobufsAreToldApartOnlyWhenTheyParseToTheEnd) {
+  const auto onnx = read_fixture("digits/model.onnx");
+  const auto saved = read_fixture("tensorflow/two_io/saved_model.pb");
+  const auto frozen = read_fixture("tensorflow/digits_frozen.pb");
+  auto identify = [](const std::vector<uint8_t>& bytes, size_t length) {
+    const std::span<const uint8_t> b0(bytes.data(), std::min(length, bytes.size()));
+    return identify_model(std::span(&b0, 1));
+  };
+  EXPECT_EQ(identify(onnx, onnx.size()), ModelFormat::onnx);
+  EXPECT_EQ(identify(saved, saved.size()), ModelFormat::tf_saved_model);
+  EXPECT_EQ(identify(frozen, frozen.size()), ModelFormat::tf_graph_def);
+  // A cut-off protobuf is no format for sure: its framework gives the error.
+  EXPECT_EQ(identify(onnx, onnx.size() - 1), ModelFormat::unknown);
+  EXPECT_EQ(identify(saved, 64), ModelFormat::unknown);
+  EXPECT_EQ(identify(frozen, frozen.size() / 2), ModelFormat::unknown);
+}
+
+struct FormatFixture {
+  const char* format;  // as the error names it
+  Encoding encoding;
+  std::vector<const char*> files;
+};
+
+TEST(CheckEncodingFits, EveryWrongEncodingNamesWhatTheBytesAre) {
+  const std::vector<FormatFixture> formats = {
+      {"an ONNX model", Encoding::onnx, {"digits/model.onnx"}},
+      {"an OpenVINO IR", Encoding::openvino, {"digits/openvino/model.xml", "digits/openvino/model.bin"}},
+      {"a TorchScript archive", Encoding::pytorch, {"digits/model.pt"}},
+      {"a TensorFlow GraphDef", Encoding::tensorflow, {"tensorflow/digits_frozen.pb"}},
+      {"a TensorFlow SavedModel's saved_model.pb", Encoding::tensorflow, {"tensorflow/two_io/saved_model.pb"}},
+      {"a TensorFlow Lite FlatBuffer", Encoding::tensorflowlite, {"tflite/digits_f32.tflite"}},
+      {"a GGUF model", Encoding::ggml, {"llama/tiny.gguf"}},
+  };
+  const Encoding all[] = {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch,
+                          Encoding::tensorflowlite, Encoding::ggml};
+  for (const auto& f : formats) {
+    std::vector<std::vector<uint8_t>> bytes;
+    for (const char* file : f.files) bytes.push_back(read_fixture(file));
+    const std::vector<std::span<const uint8_t>> builders(bytes.begin(), bytes.end());
+    for (Encoding requested : all) {
+      const Status st = check_encoding_fits(requested, builders);
+      const bool fits = requested == f.encoding || (requested == Encoding::openvino && f.encoding == Encoding::onnx);
+      SCOPED_TRACE(std::string(f.files[0]) + " as " + std::string(encoding_name(requested)));
+      if (fits) {
+        EXPECT_TRUE(st.ok()) << st.error().detail;
+        continue;
+      }
+      ASSERT_FALSE(st.ok());
+      EXPECT_EQ(st.error().code, Errc::invalid_encoding);
+      EXPECT_NE(st.error().detail.find(std::string("the model bytes are ") + f.format), std::string::npos)
+          << st.error().detail;
+      EXPECT_NE(st.error().detail.find(fmt::format("load them with encoding {}, not {}", encoding_name(f.encoding),
+                                                   encoding_name(requested))),
+                std::string::npos)
+          << st.error().detail;
+    }
+  }
+}
+
+TEST(CheckEncodingFits, BytesOfNoKnownFormatGoToTheBackend) {
+  EXPECT_TRUE(check_encoding_fits(Encoding::onnx, std::vector<std::span<const uint8_t>>{as_bytes("fake:add1")}).ok());
+  EXPECT_TRUE(check_encoding_fits(Encoding::tensorflow, std::vector<std::span<const uint8_t>>{}).ok());
+  // One XML builder with another encoding still reads as an IR's .xml.
+  const Status xml = check_encoding_fits(Encoding::onnx, std::vector<std::span<const uint8_t>>{as_bytes("<net/>")});
+  ASSERT_FALSE(xml.ok());
+  EXPECT_NE(xml.error().detail.find("OpenVINO IR"), std::string::npos) << xml.error().detail;
 }
 
 }  // namespace

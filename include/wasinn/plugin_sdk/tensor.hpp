@@ -51,14 +51,15 @@ inline std::string type_name(int32_t type) {
   }
 }
 
-// "[1, 3, 224, 224]"; a dynamic declared dimension (any negative value) prints as -1.
+// "[1, 3, 224, 224]"; a dynamic declared dimension (any negative value) prints as "?", as
+// `wasinn models inspect` and OpenVINO write it: one notation in every backend's details.
 template <typename Dim>
 std::string format_dims(std::span<const Dim> dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) s += ", ";
     if constexpr (std::is_signed_v<Dim>)
-      s += dims[i] < 0 ? std::string("-1") : std::to_string(dims[i]);
+      s += dims[i] < 0 ? std::string("?") : std::to_string(dims[i]);
     else
       s += std::to_string(dims[i]);
   }
@@ -93,6 +94,8 @@ struct IoDesc {
   std::vector<int64_t> dims;           // -1 for a dynamic dimension
   // Why no wasinn tensor fits this slot ("a sequence", "ONNX string"), or "" when one does.
   std::string not_a_tensor;
+  // The framework's own type, when it says more than type and dims ("TorchScript int"), or "".
+  std::string framework_type;
 
   // "f32 [-1, 64]", "f32 of any shape", or "not a tensor but a sequence".
   std::string describe() const {

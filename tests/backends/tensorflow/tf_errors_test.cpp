@@ -35,7 +35,7 @@ TEST(TensorflowErrors, MismatchedTensorsNameBothSides) {
   EXPECT_TRUE(has(d.detail, "input 0 (\"offset\")") && has(d.detail, "i32 [3]") && has(d.detail, "f32 [3]"))
       << d.detail;
   EXPECT_EQ(set_input(api(), c.ptr, by_name("x"), WASINN_TYPE_F32, {3, 2}, f32x6, d), WASINN_INVALID_ARGUMENT);
-  EXPECT_TRUE(has(d.detail, "f32 [-1, 3]") && has(d.detail, "f32 [3, 2]")) << d.detail;
+  EXPECT_TRUE(has(d.detail, "f32 [?, 3]") && has(d.detail, "f32 [3, 2]")) << d.detail;
   EXPECT_EQ(set_input(api(), c.ptr, by_index(2), WASINN_TYPE_I32, {3}, twelve, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "0 \"offset\", 1 \"x\"")) << "shows the sorted mapping: " << d.detail;
   EXPECT_EQ(set_input(api(), c.ptr, by_name("y"), WASINN_TYPE_I32, {3}, twelve, d), WASINN_INVALID_ARGUMENT);

@@ -39,7 +39,7 @@ TEST(TfliteErrors, TypeMismatchNamesBothTypes) {
   const std::vector<uint8_t> f32(64 * 4);
   EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_F32, {1, 64}, f32, d),
             WASINN_INVALID_ARGUMENT);
-  EXPECT_TRUE(has(d.detail, "i8 [-1, 64]")) << d.detail;
+  EXPECT_TRUE(has(d.detail, "i8 [?, 64]")) << d.detail;
   EXPECT_TRUE(has(d.detail, "f32 [1, 64]")) << d.detail;
   EXPECT_TRUE(has(d.detail, "zero point -128")) << "quantization shown: " << d.detail;
   // u8 is how a witx guest sends int8 bytes; i8 itself is accepted too.
@@ -201,7 +201,7 @@ TEST(TfliteErrors, GuestSeesErrnoAndHostShowsDetail) {
                                  "--input", "0:f32:1x64:/o/row.f32"});
   EXPECT_EQ(mismatch.exit_code, 1) << mismatch.output;  // invalid_argument
   EXPECT_TRUE(has(mismatch.output, "errno 1 in set_input")) << mismatch.output;
-  EXPECT_TRUE(has(mismatch.output, "i8 [-1, 64]") && has(mismatch.output, "f32 [1, 64]"))
+  EXPECT_TRUE(has(mismatch.output, "i8 [?, 64]") && has(mismatch.output, "f32 [1, 64]"))
       << mismatch.output;
 }
 
