@@ -1,6 +1,6 @@
 // set_input / compute / get_output for one context. compute runs forward exactly once and
-// flattens its result into outputs: a tensor is one output, a tuple or list one per element,
-// a dict one per entry in sorted key order.
+// flattens its result into outputs: a tensor or scalar is one output, a tuple one per element
+// (nested tuples depth-first), a list one per element, a dict one per entry in sorted key order.
 #include "context.h"
 
 #include <ATen/ops/empty.h>
@@ -25,18 +25,23 @@ namespace {
 
 // One output of the last compute; its name is in the context's sdk::IoDesc of the same index.
 struct OutputSlot {
-  at::Tensor tensor;                   // contiguous, on the CPU; undefined when `problem` is set
-  std::string problem;                 // why this output cannot be returned, e.g. "is a TorchScript int..."
-  int32_t type = WASINN_TYPE_UNKNOWN;  // wasinn_tensor_type of tensor
-  std::vector<uint32_t> dims;          // what get_output's view points into
+  at::Tensor tensor;                   // contiguous, on the CPU; undefined for a scalar or a problem
+  std::string problem;                 // why this output cannot be returned, e.g. "is a TorchScript str..."
+  int32_t type = WASINN_TYPE_UNKNOWN;  // wasinn_tensor_type of tensor or scalar
+  std::vector<uint32_t> dims;          // what get_output's view points into; empty for a scalar
+  // A scalar result (int as i64, float as f64, bool as u8), held here rather than in a tensor
+  // so that a steady loop does not allocate; scalar_bytes 0: the output is `tensor`.
+  alignas(8) unsigned char scalar[8] = {};
+  size_t scalar_bytes = 0;
 };
 
 }  // namespace
 
 struct TorchContext::Tensors {
-  std::vector<at::Tensor> inputs;   // undefined: not set
-  std::vector<c10::IValue> stack;   // compute's interpreter stack, kept for its capacity
-  std::vector<OutputSlot> outputs;  // parallel to TorchContext::outputs_
+  std::vector<at::Tensor> inputs;    // undefined: not set
+  std::vector<c10::IValue> scalars;  // int, float and bool arguments; None: not set
+  std::vector<c10::IValue> stack;    // compute's interpreter stack, kept for its capacity
+  std::vector<OutputSlot> outputs;   // parallel to TorchContext::outputs_
 };
 
 namespace {
@@ -48,15 +53,26 @@ bool reusable(const at::Tensor &t, c10::ScalarType st, c10::IntArrayRef sizes) {
          t.storage().use_count() == 1;
 }
 
+// "input 0 ("x") f32 [2, 3]; input 1 ("scale") float 2.5": what forward was given.
 std::string describe_inputs(std::span<const sdk::IoDesc> declared,
-                            const std::vector<at::Tensor> &inputs) {
+                            const std::vector<at::Tensor> &inputs,
+                            const std::vector<c10::IValue> &scalars) {
   std::string s;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const at::Tensor &t = inputs[i];
-    if (!t.defined()) continue;
-    s += (s.empty() ? "" : "; ") + sdk::io_label(declared, sdk::Side::input, i) + " " +
-         sdk::type_name(to_wasinn_type(t.scalar_type()).value_or(WASINN_TYPE_UNKNOWN)) + " " +
-         sdk::format_dims(std::span<const int64_t>(t.sizes().data(), t.sizes().size()));
+    std::string what;
+    if (t.defined())
+      what = sdk::type_name(to_wasinn_type(t.scalar_type()).value_or(WASINN_TYPE_UNKNOWN)) + " " +
+             sdk::format_dims(std::span<const int64_t>(t.sizes().data(), t.sizes().size()));
+    else if (scalars[i].isInt())
+      what = "int " + std::to_string(scalars[i].toInt());
+    else if (scalars[i].isDouble())
+      what = "float " + c10::str(scalars[i].toDouble());
+    else if (scalars[i].isBool())
+      what = scalars[i].toBool() ? "bool true" : "bool false";
+    else
+      continue;
+    s += (s.empty() ? "" : "; ") + sdk::io_label(declared, sdk::Side::input, i) + " " + what;
   }
   return s.empty() ? "none" : s;
 }
@@ -66,11 +82,26 @@ void set_problem(OutputSlot &slot, std::string problem) {
   slot.problem = std::move(problem);
 }
 
-// Makes slot describe v: a contiguous CPU tensor of a wasinn type, or a problem.
+template <typename T>
+void set_scalar(OutputSlot &slot, int32_t type, T value) {
+  static_assert(sizeof(T) <= sizeof(slot.scalar));
+  std::memcpy(slot.scalar, &value, sizeof value);
+  slot.scalar_bytes = sizeof value;
+  slot.type = type;
+  slot.dims.clear();  // rank 0
+}
+
+// Makes slot describe v: a contiguous CPU tensor of a wasinn type, a scalar (rank 0), or a
+// problem.
 void fill_slot(const c10::IValue &v, OutputSlot &slot) {
+  slot.scalar_bytes = 0;
+  if (v.isInt()) return set_scalar<int64_t>(slot, WASINN_TYPE_I64, v.toInt());
+  if (v.isDouble()) return set_scalar<double>(slot, WASINN_TYPE_F64, v.toDouble());
+  if (v.isBool()) return set_scalar<uint8_t>(slot, WASINN_TYPE_U8, v.toBool() ? 1 : 0);
   if (!v.isTensor()) {
     set_problem(slot, "is a TorchScript " + v.type()->annotation_str() +
-                          ", not a tensor: wasinn returns only tensors");
+                          ", not a tensor: wasinn returns only tensors and int, float or bool "
+                          "scalars");
     return;
   }
   at::Tensor t = v.toTensor();
@@ -137,19 +168,32 @@ void flatten_dict(const c10::impl::GenericDict &dict, OutputList &out) {
     fill_slot(value, out.next(all_str ? key.toStringRef() : std::to_string(key.toInt())));
 }
 
+// A tuple's elements depth-first, nested tuples included, each named as the declaration names
+// the output of that index (graph.cpp flattens the declared type the same way).
+void flatten_tuple(const c10::IValue &tuple, std::span<const sdk::IoDesc> declared,
+                   OutputList &out) {
+  static const std::string kNoName;
+  for (const c10::IValue &e : tuple.toTupleRef().elements()) {
+    if (e.isTuple()) {
+      flatten_tuple(e, declared, out);
+      continue;
+    }
+    const size_t i = out.count;
+    fill_slot(e, out.next(i < declared.size() ? declared[i].name : kNoName));
+  }
+}
+
 // Names: a NamedTuple's fields (from the declaration), a dict's keys, else "".
 void flatten(const c10::IValue &result, std::span<const sdk::IoDesc> declared, OutputList &out) {
   static const std::string kNoName;
   if (result.isTuple()) {
-    const auto &elems = result.toTupleRef().elements();
-    for (size_t i = 0; i < elems.size(); ++i)
-      fill_slot(elems[i], out.next(i < declared.size() ? declared[i].name : kNoName));
+    flatten_tuple(result, declared, out);
   } else if (result.isList()) {
     for (const c10::IValue &v : result.toListRef()) fill_slot(v, out.next(kNoName));
   } else if (result.isGenericDict()) {
     flatten_dict(result.toGenericDict(), out);
   } else {
-    fill_slot(result, out.next(kNoName));
+    fill_slot(result, out.next(declared.empty() ? kNoName : declared[0].name));
   }
 }
 
@@ -167,6 +211,7 @@ Error TorchContext::create(const TorchGraph &graph, std::unique_ptr<TorchContext
   ctx->graph_ = &graph;
   ctx->tensors_ = std::make_unique<Tensors>();
   ctx->tensors_->inputs.resize(graph.io(sdk::Side::input).size());
+  ctx->tensors_->scalars.resize(graph.io(sdk::Side::input).size());
   out = std::move(ctx);
   return {};
 }
@@ -178,11 +223,11 @@ Error TorchContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
   // Built only on failure: set_input runs once per input per inference.
   auto label = [&] { return sdk::io_label(declared, sdk::Side::input, index); };
   const InputArg &arg = graph_->module().args[index];
-  if (!arg.takes_tensor)
+  if (arg.kind == ArgKind::unsupported)
     return sdk::unsupported(label() + " is a TorchScript " + arg.type_name +
-                            ", not a tensor: wasinn passes only tensors" +
+                            ": wasinn passes only tensors and int, float or bool scalars" +
                             (arg.fallback ? " (it keeps its default)" : ""));
-  // TorchScript declares no dtype or shape to check the tensor against (libtorch finds a wrong
+  // TorchScript declares no dtype or shape to check a tensor against (libtorch finds a wrong
   // one inside forward); these are the host's checks again, as a cheap second line of defence.
   if (tensor.rank > 0 && !tensor.dims) return sdk::invalid(label() + ": tensor has no dims");
   const auto st = to_scalar_type(tensor.type);
@@ -199,6 +244,17 @@ Error TorchContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
                         " bytes, got " + std::to_string(tensor.data_length));
   if (bytes > 0 && !tensor.data) return sdk::invalid(label() + ": tensor has no data");
 
+  if (is_scalar(arg.kind)) {
+    ScalarValue v;
+    if (Error e = read_scalar(arg.kind, arg.type_name, declared, index, tensor, v)) return e;
+    c10::IValue &slot = tensors_->scalars[index];
+    switch (arg.kind) {
+      case ArgKind::int_scalar: slot = v.i; break;
+      case ArgKind::float_scalar: slot = v.f; break;
+      default: slot = v.b; break;
+    }
+    return {};
+  }
   return catch_torch([&]() -> Error {
     const c10::SmallVector<int64_t, 8> sizes(dims.begin(), dims.end());
     at::Tensor &slot = tensors_->inputs[index];
@@ -214,7 +270,7 @@ Error TorchContext::compute() {
   Tensors &t = *tensors_;
   // An unset input with a default in forward's schema takes the default.
   if (Error e = sdk::check_all_set(declared, [&](size_t i) {
-        return t.inputs[i].defined() || m.args[i].fallback.has_value();
+        return t.inputs[i].defined() || !t.scalars[i].isNone() || m.args[i].fallback.has_value();
       }))
     return e;
 
@@ -229,6 +285,8 @@ Error TorchContext::compute() {
       const at::Tensor &in = t.inputs[i];
       if (in.defined())
         stack.emplace_back(m.device.is_cpu() ? in : in.to(m.device));
+      else if (!t.scalars[i].isNone())
+        stack.push_back(t.scalars[i]);
       else
         stack.push_back(*m.args[i].fallback);
     }
@@ -251,7 +309,7 @@ Error TorchContext::compute() {
     } catch (const std::exception &e) {
       stack.clear();
       return sdk::runtime_error("forward failed: " + exception_summary(e) +
-                                " (inputs: " + describe_inputs(declared, t.inputs) + ")");
+                                " (inputs: " + describe_inputs(declared, t.inputs, t.scalars) + ")");
     }
     OutputList out{outputs_, t.outputs, output_count_};
     flatten(result, graph_->io(sdk::Side::output), out);
@@ -274,6 +332,11 @@ Error TorchContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
     out.type = s.type;
     out.rank = static_cast<uint32_t>(s.dims.size());
     out.dims = s.dims.data();
+    if (s.scalar_bytes) {
+      out.data = s.scalar;
+      out.data_length = s.scalar_bytes;
+      return {};
+    }
     out.data = s.tensor.numel() ? s.tensor.data_ptr() : nullptr;
     out.data_length = s.tensor.nbytes();
     return {};

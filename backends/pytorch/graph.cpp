@@ -60,35 +60,68 @@ Error pick_device(int32_t target, c10::Device &out) {
   }
 }
 
-bool is_tensor_type(const c10::TypePtr &t) {
-  if (t->kind() == c10::TypeKind::TensorType) return true;
-  if (auto opt = t->cast<c10::OptionalType>())
-    return opt->getElementType()->kind() == c10::TypeKind::TensorType;
-  return false;
+// What a TorchScript type is to wasinn; Optional[T] is T (unset, it takes its default).
+ArgKind kind_of(const c10::TypePtr &type) {
+  c10::TypePtr t = type;
+  if (auto opt = t->cast<c10::OptionalType>()) t = opt->getElementType();
+  switch (t->kind()) {
+    case c10::TypeKind::TensorType: return ArgKind::tensor;
+    case c10::TypeKind::IntType: return ArgKind::int_scalar;
+    case c10::TypeKind::FloatType: return ArgKind::float_scalar;
+    case c10::TypeKind::BoolType: return ArgKind::bool_scalar;
+    default: return ArgKind::unsupported;
+  }
 }
 
-// Inputs and outputs from forward's schema. TorchScript declares no dtypes or shapes, so each
-// IoDesc keeps its defaults: type unknown, rank -1.
+// One input or output slot of TorchScript type `type`. A scalar declares its wasinn type with
+// rank 0; a tensor keeps type unknown and rank -1 (TorchScript declares no dtype or shape).
+sdk::IoDesc describe_slot(std::string name, const c10::TypePtr &type, ArgKind kind) {
+  sdk::IoDesc d;
+  d.name = std::move(name);
+  d.framework_type = "TorchScript " + type->annotation_str();
+  if (is_scalar(kind)) {
+    d.type = declared_type(kind);
+    d.rank = 0;
+  } else if (kind == ArgKind::unsupported) {
+    d.not_a_tensor = "a " + d.framework_type;
+  }
+  return d;
+}
+
+// A tuple's elements depth-first, as compute flattens them, so declared and computed indices
+// agree. A name joins the NamedTuple field names on the way with "." ("stats.mean"); unnamed
+// levels add nothing, so a leaf with no named level is "".
+void declare_outputs(const c10::TypePtr &type, const std::string &name,
+                     std::vector<sdk::IoDesc> &outputs) {
+  auto tuple = type->cast<c10::TupleType>();
+  if (!tuple) {
+    outputs.push_back(describe_slot(name, type, kind_of(type)));
+    return;
+  }
+  const auto *fields = tuple->schema() ? &tuple->schema()->arguments() : nullptr;
+  for (size_t i = 0; i < tuple->elements().size(); ++i) {
+    std::string field = fields && i < fields->size() ? (*fields)[i].name() : std::string();
+    if (!name.empty() && !field.empty()) field = name + "." + field;
+    declare_outputs(tuple->elements()[i], field.empty() ? name : field, outputs);
+  }
+}
+
+// Inputs and outputs from forward's schema.
 void describe_io(const c10::FunctionSchema &schema, std::vector<InputArg> &args,
                  std::vector<sdk::IoDesc> &inputs, std::vector<sdk::IoDesc> &outputs) {
   const auto &params = schema.arguments();
   for (size_t i = 1; i < params.size(); ++i) {  // argument 0 is self
-    inputs.emplace_back().name = params[i].name();
     InputArg &a = args.emplace_back();
     a.type_name = params[i].type()->annotation_str();
-    a.takes_tensor = is_tensor_type(params[i].type());
+    a.kind = kind_of(params[i].type());
     if (params[i].default_value()) a.fallback = *params[i].default_value();
+    inputs.push_back(describe_slot(params[i].name(), params[i].type(), a.kind));
   }
   if (schema.returns().size() != 1) return;
   const c10::TypePtr &ret = schema.returns()[0].type();
-  if (ret->kind() == c10::TypeKind::TensorType) {
-    outputs.emplace_back();
-  } else if (auto tuple = ret->cast<c10::TupleType>()) {
-    const auto &names = tuple->schema() ? tuple->schema()->arguments()
-                                        : std::vector<c10::Argument>{};
-    for (size_t i = 0; i < tuple->elements().size(); ++i)
-      outputs.emplace_back().name = i < names.size() ? names[i].name() : std::string();
-  }
+  // A list's or dict's length is known only after a compute: no declared outputs.
+  if (ret->kind() == c10::TypeKind::ListType || ret->kind() == c10::TypeKind::DictType) return;
+  declare_outputs(ret, "", outputs);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // A loaded TorchScript module, shared by all contexts of the graph, plus the inputs and outputs
-// forward's schema declares. TorchScript declares neither dtypes nor shapes: every IoDesc has
-// type unknown and rank -1. Inputs are forward's arguments (names included); outputs are what
-// the declared return type tells (one for Tensor, one per Tuple element, named for a
-// NamedTuple, none for a list or dict, whose length is known only after a compute).
+// forward's schema declares. Inputs are forward's arguments (names included); outputs are what
+// the declared return type tells: one for a Tensor or scalar, a tuple's elements depth-first
+// (named for NamedTuple fields), none for a list or dict, whose length is known only after a
+// compute. TorchScript declares no tensor dtypes or shapes (type unknown, rank -1); int, float
+// and bool slots declare i64, f64 and u8 of rank 0. Each slot's framework_type is its
+// TorchScript type ("TorchScript Optional[int]").
 #pragma once
 
 #include <memory>

@@ -10,12 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "scalar_args.h"
+
 namespace wasinn::pytorch {
 
 // One argument of forward (self excluded), in schema order: input index i is argument i.
 struct InputArg {
-  std::string type_name;                // TorchScript annotation, e.g. "Tensor", "Optional[Tensor]"
-  bool takes_tensor = false;            // Tensor or Optional[Tensor]: settable by a guest
+  std::string type_name;                // TorchScript annotation, e.g. "Tensor", "Optional[int]"
+  ArgKind kind = ArgKind::unsupported;  // Optional[...] unwrapped; all but unsupported settable
   std::optional<c10::IValue> fallback;  // the schema's default, used when the input is not set
 };
 

@@ -53,36 +53,72 @@ HostTensor to_host(const torch::Tensor &t, std::string name = {}) {
   return h;
 }
 
+HostTensor scalar_to_host(int32_t type, const void *value, size_t size) {
+  HostTensor h;
+  h.type = type;
+  const auto *p = static_cast<const uint8_t *>(value);
+  h.bytes.assign(p, p + size);
+  return h;
+}
+
+void flatten(const torch::jit::IValue &v, std::vector<HostTensor> &out) {
+  if (v.isTuple()) {
+    for (const auto &e : v.toTupleRef().elements()) flatten(e, out);
+  } else if (v.isInt()) {
+    const int64_t i = v.toInt();
+    out.push_back(scalar_to_host(WASINN_TYPE_I64, &i, sizeof i));
+  } else if (v.isDouble()) {
+    const double d = v.toDouble();
+    out.push_back(scalar_to_host(WASINN_TYPE_F64, &d, sizeof d));
+  } else if (v.isBool()) {
+    const uint8_t b = v.toBool();
+    out.push_back(scalar_to_host(WASINN_TYPE_U8, &b, sizeof b));
+  } else {
+    out.push_back(to_host(v.toTensor()));
+  }
+}
+
 }  // namespace
 
-std::vector<HostTensor> native_forward(const std::string &path,
-                                       const std::vector<HostTensor> &inputs) {
+std::vector<HostTensor> native_forward_args(const std::string &path,
+                                            const std::vector<NativeArg> &inputs) {
   torch::jit::Module m = torch::jit::load(path);
   m.eval();
   std::vector<torch::jit::IValue> args;
-  for (const HostTensor &in : inputs) {
-    std::vector<int64_t> sizes(in.dims.begin(), in.dims.end());
-    args.emplace_back(torch::from_blob(const_cast<uint8_t *>(in.bytes.data()), sizes,
-                                       torch::TensorOptions().dtype(dtype_of(in.type)))
-                          .clone());
+  for (const NativeArg &arg : inputs) {
+    if (const auto *in = std::get_if<HostTensor>(&arg)) {
+      std::vector<int64_t> sizes(in->dims.begin(), in->dims.end());
+      args.emplace_back(torch::from_blob(const_cast<uint8_t *>(in->bytes.data()), sizes,
+                                         torch::TensorOptions().dtype(dtype_of(in->type)))
+                            .clone());
+    } else {
+      std::visit([&](const auto &v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) args.emplace_back();  // None
+        else if constexpr (!std::is_same_v<T, HostTensor>) args.emplace_back(v);
+      }, arg);
+    }
   }
   torch::NoGradGuard no_grad;
   const torch::jit::IValue r = m.forward(args);
   std::vector<HostTensor> out;
-  if (r.isTensor()) {
-    out.push_back(to_host(r.toTensor()));
-  } else if (r.isTuple()) {
-    for (const auto &e : r.toTupleRef().elements()) out.push_back(to_host(e.toTensor()));
-  } else if (r.isList()) {
+  if (r.isList()) {
     for (const auto &e : r.toListRef()) out.push_back(to_host(e.toTensor()));
   } else if (r.isGenericDict()) {
     std::map<std::string, torch::Tensor> sorted;
     for (const auto &e : r.toGenericDict()) sorted[e.key().toStringRef()] = e.value().toTensor();
     for (const auto &[k, v] : sorted) out.push_back(to_host(v, k));
+  } else if (r.isTensor() || r.isTuple() || r.isInt() || r.isDouble() || r.isBool()) {
+    flatten(r, out);
   } else {
     ADD_FAILURE() << path << ": unexpected forward result " << r.tagKind();
   }
   return out;
+}
+
+std::vector<HostTensor> native_forward(const std::string &path,
+                                       const std::vector<HostTensor> &inputs) {
+  return native_forward_args(path, std::vector<NativeArg>(inputs.begin(), inputs.end()));
 }
 
 void native_set_threads(int n) { at::set_num_threads(n); }
