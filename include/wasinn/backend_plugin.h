@@ -183,7 +183,14 @@ typedef struct wasinn_load_request {
   const char *const *paths;
   const char *config; /* JSON text from load_by_name_with_config or a config builder; may be NULL */
   size_t config_length;
+  /* Added after the first release of ABI 1 (plugins check struct_size): WASINN_LOAD_* bits. */
+  uint32_t flags;
 } wasinn_load_request;
+
+/* The host may call cancel on this graph's contexts (it enforces a compute budget). Without it a
+   plugin need not pay for cancellation, e.g. run a synchronous compute instead of an
+   interruptible one. */
+#define WASINN_LOAD_MAY_CANCEL 1u
 
 typedef struct wasinn_backend wasinn_backend;
 typedef struct wasinn_graph wasinn_graph;

@@ -104,6 +104,7 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   request.paths = path_ptrs.empty() ? nullptr : path_ptrs.data();
   request.config = config.empty() ? nullptr : config.data();
   request.config_length = config.size();
+  if (limits_.max_compute_ms > 0) request.flags |= WASINN_LOAD_MAY_CANCEL;
 
   PluginDiag diag;
   wasinn_graph* handle = nullptr;

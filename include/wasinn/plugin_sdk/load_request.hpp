@@ -44,6 +44,12 @@ class LoadRequest {
       return {};
     return {raw_.config, raw_.config_length};
   }
+  // Whether the host may cancel computes of this graph's contexts; a host too old to say may.
+  bool may_cancel() const {
+    return has(offsetof(wasinn_load_request, flags), sizeof raw_.flags)
+               ? (raw_.flags & WASINN_LOAD_MAY_CANCEL) != 0
+               : true;
+  }
   const wasinn_load_request &raw() const { return raw_; }
 
  private:

@@ -133,6 +133,7 @@ struct LoadArgs {
   std::vector<std::string> paths;  // empty, or one per builder ("" for none)
   int32_t target = WASINN_TARGET_CPU;
   std::string config;
+  uint32_t flags = WASINN_LOAD_MAY_CANCEL;  // as a host with a compute budget sends
 };
 
 inline LoadArgs model_args(std::string encoding, std::vector<std::vector<uint8_t>> builders) {
@@ -156,6 +157,7 @@ inline int load(Backend &b, const LoadArgs &args, Graph &out, Diag &d) {
   req.paths = paths.empty() ? nullptr : paths.data();
   req.config = args.config.empty() ? nullptr : args.config.data();
   req.config_length = args.config.size();
+  req.flags = args.flags;
   out.api = &b.api;
   return b.api.graph_load(b.ptr, &req, &out.ptr, &d);
 }
