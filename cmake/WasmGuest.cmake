@@ -9,14 +9,22 @@ function(wasinn_add_guest)
   cmake_parse_arguments(G "" "NAME" "SOURCES;FLAGS" ${ARGN})
   set(out ${WASINN_GUEST_DIR}/${G_NAME}.wasm)
   set(srcs "")
+  set(local_headers "")
   foreach(s ${G_SOURCES})
     list(APPEND srcs ${CMAKE_CURRENT_SOURCE_DIR}/${s})
+    # Headers beside a source (run_model_io.h) are inputs too, or editing one rebuilds nothing.
+    get_filename_component(src_dir ${CMAKE_CURRENT_SOURCE_DIR}/${s} DIRECTORY)
+    file(GLOB beside ${src_dir}/*.h)
+    list(APPEND local_headers ${beside})
   endforeach()
+  if(local_headers)
+    list(REMOVE_DUPLICATES local_headers)
+  endif()
   file(GLOB guest_headers ${CMAKE_SOURCE_DIR}/guest/include/*.h)
   add_custom_command(OUTPUT ${out}
     COMMAND ${WASM_CLANG} --target=wasm32-wasi -O2 -Wall -Wextra
             -I${CMAKE_SOURCE_DIR}/guest/include ${G_FLAGS} ${srcs} -o ${out}
-    DEPENDS ${srcs} ${guest_headers}
+    DEPENDS ${srcs} ${guest_headers} ${local_headers}
     COMMENT "guest ${G_NAME}.wasm"
     VERBATIM)
   add_custom_target(guest_${G_NAME} DEPENDS ${out})
