@@ -65,8 +65,8 @@ Error OvContext::compute() {
   cancel_requested_.store(false);
   try {
     // OpenVINO's CPU plugin honours cancel() only for an asynchronous run (a synchronous infer()
-    // ran to the end in every test), and the host's compute deadline relies on cancel. The cost
-    // is one hand-off to OpenVINO's stream thread, which "cancellable": false saves.
+    // ran to the end in every test), at the cost of one hand-off to its stream thread; the graph
+    // takes that path only when the host may cancel or the config asks (see config.h).
     if (graph_->cancellable()) {
       request_.start_async();
       request_.wait();

@@ -1,6 +1,14 @@
 #include "devices.h"
 
 namespace wasinn::openvino {
+namespace {
+
+const char *target_name(int32_t target) {
+  static const char *const names[] = {"cpu", "gpu", "tpu", "auto"};
+  return target >= 0 && target < 4 ? names[target] : "unknown";
+}
+
+}  // namespace
 
 std::string device_for_target(int32_t target) {
   switch (target) {
@@ -12,8 +20,24 @@ std::string device_for_target(int32_t target) {
   }
 }
 
+Error DeviceList::check_cpu(ov::Core &core) {
+  std::call_once(cpu_once_, [&] {
+    try {
+      // Loads and creates the CPU plugin only, which compiling needs anyway.
+      if (core.get_versions("CPU").empty()) cpu_error_ = "OpenVINO has no CPU plugin";
+    } catch (const std::exception &e) {
+      cpu_error_ = ov_reason(e);
+      if (cpu_error_.empty()) cpu_error_ = "its plugin cannot be loaded";
+    }
+  });
+  if (cpu_error_.empty()) return {};
+  return {WASINN_UNSUPPORTED_OPERATION,
+          "target cpu needs the OpenVINO device CPU, which cannot be used here: " + cpu_error_};
+}
+
 Error DeviceList::check(ov::Core &core, int32_t target, const std::string &device) {
-  std::call_once(once_, [&] {
+  if (device == "CPU") return check_cpu(core);
+  std::call_once(all_once_, [&] {
     try {
       found_ = core.get_available_devices();
     } catch (const std::exception &e) {
@@ -32,8 +56,7 @@ Error DeviceList::check(ov::Core &core, int32_t target, const std::string &devic
   std::string list;
   for (const std::string &d : found_) list += (list.empty() ? "" : ", ") + d;
   if (list.empty()) list = query_error_.empty() ? "none" : "none (" + query_error_ + ")";
-  const char *names[] = {"cpu", "gpu", "tpu", "auto"};
-  return {WASINN_UNSUPPORTED_OPERATION, std::string("target ") + names[target] +
+  return {WASINN_UNSUPPORTED_OPERATION, std::string("target ") + target_name(target) +
                                             " needs the OpenVINO device " + device +
                                             ", which this machine lacks; OpenVINO found: " + list};
 }

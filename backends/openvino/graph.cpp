@@ -80,7 +80,9 @@ Error OvGraph::load(OvBackend &backend, const sdk::LoadRequest &req,
   if (Error e = compile_properties(cfg, device, props)) return e;
 
   auto g = std::make_unique<OvGraph>();
-  g->cancellable_ = cfg.cancellable.value_or(true);
+  // The asynchronous path costs a thread hand-off per compute; pay it only when the host may
+  // cancel (it has a compute budget) or the config asks for it.
+  g->cancellable_ = cfg.cancellable.value_or(req.may_cancel());
   try {
     // From memory, so that with a cache directory a cached model skips parsing as well as
     // compiling: OpenVINO keys the cache by a hash of the XML, the weights and the properties.

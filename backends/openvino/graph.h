@@ -52,7 +52,7 @@ class OvGraph : public sdk::DeclaredIo {
   // `compiled_` so it is destroyed after it.
   ov::Tensor weights_;
   ov::CompiledModel compiled_;
-  bool cancellable_ = true;
+  bool cancellable_ = false;
   std::vector<OvPort> input_ports_, output_ports_;
 };
 

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -36,22 +37,31 @@ struct OvCase {
   std::vector<uint32_t> dims;  // shape of input 0
   uint32_t calls_per_sample;   // inferences per timed sample: amortizes entering the guest
   size_t min_samples;
-  bool cancellable = true;     // the plugin's "cancellable" config (false: infer() on the caller)
+  std::optional<bool> cancellable;  // the plugin's "cancellable" config; unset: the plugin decides
+  uint64_t compute_budget_ms = 0;   // the host's Limits::max_compute_ms (0: none, as by default)
 };
 
-// Each model twice: with the plugin's default (compute cancellable, through OpenVINO's async
-// path) and with "cancellable": false (infer() on the calling thread, as the native side does).
+// The plugin computes synchronously unless the host may cancel (a compute budget is set) or the
+// config says "cancellable": true. Each model with the defaults (no budget), with a budget (the
+// asynchronous, cancellable path plus the host's watchdog), and with "cancellable" forced either
+// way, so that the async path's cost can be told from the watchdog's.
 std::vector<OvCase> cases() {
   const std::vector<OvCase> models = {
-      {"mobilenet_v2", "mobilenet_v2/openvino/model", "mobilenet_v2/input.f32", {1, 3, 224, 224}, 1, 40},
-      {"digits", "digits/openvino/model", "digits/test_x.f32", {1, 64}, 100, 40}};
+      {"mobilenet_v2", "mobilenet_v2/openvino/model", "mobilenet_v2/input.f32", {1, 3, 224, 224}, 1, 40, {}, 0},
+      {"digits", "digits/openvino/model", "digits/test_x.f32", {1, 64}, 100, 40, {}, 0}};
   std::vector<OvCase> out;
   for (const OvCase& m : models) {
     out.push_back(m);
-    OvCase sync = m;
-    sync.name += " (cancellable off)";
-    sync.cancellable = false;
-    out.push_back(sync);
+    OvCase budget = m;
+    budget.name += " (compute budget)";
+    budget.compute_budget_ms = 60000;
+    out.push_back(budget);
+    for (bool on : {true, false}) {
+      OvCase forced = m;
+      forced.name += on ? " (cancellable on)" : " (cancellable off)";
+      forced.cancellable = on;
+      out.push_back(forced);
+    }
   }
   return out;
 }
@@ -61,8 +71,8 @@ struct Options {
   std::string guest = WASINN_BENCH_GUEST_DEFAULT;
   std::string backend_dir = WASINN_BACKEND_DIR_DEFAULT;
   std::vector<int> threads{1, 2};
-  std::vector<std::string> models{"mobilenet_v2", "mobilenet_v2 (cancellable off)", "digits",
-                                  "digits (cancellable off)"};
+  std::vector<std::string> models{"mobilenet_v2", "mobilenet_v2 (compute budget)", "digits",
+                                  "digits (compute budget)"};
   double seconds = 3.0;
   int load_repetitions = 5;
   std::string json;
@@ -74,13 +84,16 @@ std::string default_fixtures() {
   return std::string(home ? home : ".") + "/.cache/wasinn/fixtures";
 }
 
-// What `wasinn run --backend-config openvino=...` passes; the native side mirrors it.
-std::unique_ptr<Host> make_host(const Options& o, int threads, bool cancellable, std::string* error) {
+// What `wasinn run --backend-config openvino=... [--max-compute-ms N]` sets up; the native side
+// mirrors the config.
+std::unique_ptr<Host> make_host(const Options& o, int threads, const OvCase& c, std::string* error) {
   HostOptions h;
   h.backend_dirs = {o.backend_dir};
-  h.backend_configs["openvino"] =
-      fmt::format(R"({{"num_threads": {}, "inference_precision": "f32", "cache_dir": "", "cancellable": {}}})",
-                  threads, cancellable);
+  const std::string cancellable =
+      c.cancellable ? fmt::format(R"(, "cancellable": {})", *c.cancellable) : std::string();
+  h.backend_configs["openvino"] = fmt::format(
+      R"({{"num_threads": {}, "inference_precision": "f32", "cache_dir": ""{}}})", threads, cancellable);
+  h.limits.max_compute_ms = c.compute_budget_ms;
   return Host::create(std::move(h), error);
 }
 
@@ -210,7 +223,9 @@ int main(int argc, char** argv) {
   app.add_option("--guest", o.guest, "bench_guest.wasm");
   app.add_option("--backend-dir", o.backend_dir, "directory of backend manifests");
   app.add_option("--threads", o.threads, "inference thread counts to measure")->delimiter(',')->check(CLI::Range(1, 256));
-  app.add_option("--models", o.models, "rows: mobilenet_v2, digits, each also \"NAME (cancellable off)\"")
+  app.add_option("--models", o.models,
+                 "rows: mobilenet_v2, digits, each also \"NAME (compute budget)\", \"NAME (cancellable on)\" and "
+                 "\"NAME (cancellable off)\"")
       ->delimiter(',');
   app.add_option("--seconds", o.seconds, "timed seconds per side and row")->check(CLI::PositiveNumber);
   app.add_option("--load-repetitions", o.load_repetitions, "fresh cold/cached load pairs (0: skip)")
@@ -222,7 +237,7 @@ int main(int argc, char** argv) {
   for (const auto& m : o.models)
     if (std::none_of(all.begin(), all.end(), [&](const OvCase& c) { return c.name == m; })) {
       std::cerr << "bench_openvino: unknown row \"" << m << "\" (known: mobilenet_v2, digits, each also "
-                   "\"NAME (cancellable off)\")\n";
+                   "\"NAME (compute budget)\", \"NAME (cancellable on)\", \"NAME (cancellable off)\")\n";
       return 2;
     }
   ScratchDir scratch;
@@ -236,7 +251,7 @@ int main(int argc, char** argv) {
   for (int threads : o.threads) {
     for (const auto& c : all) {
       if (std::find(o.models.begin(), o.models.end(), c.name) == o.models.end()) continue;
-      auto host = make_host(o, threads, c.cancellable, &error);
+      auto host = make_host(o, threads, c, &error);
       if (!host) {
         std::cerr << "bench_openvino: " << error << "\n";
         return 1;

@@ -2,6 +2,7 @@
 // The digits classifier's logits from the guest equal native OpenVINO's bit for bit; named
 // (preloaded) models and ONNX-through-OpenVINO work; error paths end the guest with the
 // documented errno while the host reports the detail and exits normally.
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -147,6 +148,55 @@ TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
     EXPECT_EQ(r.exit_code, c.errno_value) << c.what << "\n" << r.output;
     EXPECT_THAT(r.output, HasSubstr("errno " + std::to_string(c.errno_value) + " in " + c.step)) << c.what;
     EXPECT_THAT(r.output, HasSubstr(c.detail)) << c.what;
+  }
+}
+
+// `wasinn run` with LD_DEBUG=files, so that the output lists every library the dynamic loader
+// opens (OpenVINO dlopens one library per device plugin).
+GuestRun run_listing_libraries(const std::vector<std::string> &args, const std::string &out_dir) {
+  setenv("LD_DEBUG", "files", 1);
+  GuestRun r = wasinn_run({}, "run_model", args, out_dir);
+  unsetenv("LD_DEBUG");
+  return r;
+}
+
+// The output without the loader's lines ("  1234:\tfile=..."), for failure messages.
+std::string without_loader_lines(const std::string &output) {
+  std::string kept;
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    end = end == std::string::npos ? output.size() : end + 1;
+    const std::string line = output.substr(start, end - start);
+    const size_t digits = line.find_first_not_of(' ');
+    const size_t colon = line.find(':');
+    const bool loader = digits != std::string::npos && colon != std::string::npos && colon > digits &&
+                        line.find_first_not_of("0123456789", digits) == colon;
+    if (!loader) kept += line;
+    start = end;
+  }
+  return kept;
+}
+
+// A CPU model loads the CPU device plugin alone: asking OpenVINO for every device would load
+// the GPU, NPU, AUTO and HETERO plugins and libOpenCL too (about 25 MiB and 30 ms here).
+// gpu and tpu targets still ask, so their errors can list the devices found.
+TEST_F(OvGuest, CpuTargetLoadsOnlyTheCpuDevicePlugin) {
+  const std::string model = "/f/digits/openvino/model.xml,/f/digits/openvino/model.bin";
+  const std::string input = "0:f32:" + std::to_string(read_fixture("digits/test_y.u8").size()) + "x64:/f/digits/test_x.f32";
+  const auto cpu = run_listing_libraries({"--model", model, "--encoding", "0", "--input", input}, out_);
+  ASSERT_EQ(cpu.exit_code, 0) << without_loader_lines(cpu.output);
+  // LD_DEBUG reached the run:
+  EXPECT_NE(cpu.output.find("libopenvino_intel_cpu_plugin.so"), std::string::npos);
+  for (const char *lib : {"libopenvino_intel_gpu_plugin", "libopenvino_intel_npu_plugin", "libopenvino_auto_plugin",
+                          "libopenvino_hetero_plugin", "libOpenCL"})
+    EXPECT_EQ(cpu.output.find(lib), std::string::npos) << lib << " was loaded for a CPU model";
+
+  const auto gpu = run_listing_libraries({"--model", model, "--encoding", "0", "--target", "1", "--input", input}, out_);
+  EXPECT_NE(gpu.output.find("libopenvino_intel_gpu_plugin.so"), std::string::npos)
+      << "a gpu target no longer asks OpenVINO for its devices";
+  if (gpu.exit_code != 0) {
+    EXPECT_THAT(without_loader_lines(gpu.output), HasSubstr("OpenVINO device GPU, which this machine lacks"));
   }
 }
 
