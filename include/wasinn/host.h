@@ -35,9 +35,16 @@ struct HostOptions {
   std::string isolate_loads = "auto";
   // The child's address-space limit (RLIMIT_AS) in MiB; 0: 3072 + 4 x the model's size in MiB.
   uint64_t isolated_load_max_mb = 0;
+  // Where those checks' verdicts are kept, so a model is checked once: "" for ~/.cache/wasinn/
+  // load-checks (or under $XDG_CACHE_HOME), a directory, "memory" (this process) or "off".
+  std::string isolated_load_cache;
   // The most bytes one linear memory of a guest may grow to (memory.grow fails beyond it, as
   // with Wasmtime's -W max-memory-size); 0: no limit.
   uint64_t max_memory_bytes = 0;
+  // Where compiled guests are kept so the next run of the same module skips compiling (as
+  // Wasmtime's default cache): "" for ~/.cache/wasinn/modules (or under $XDG_CACHE_HOME), a
+  // directory, or "off". Used only if no other user can write it.
+  std::string module_cache;
 };
 
 // Module files larger than this are refused before they are read.

@@ -78,12 +78,17 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   add_list(run, "-O,--optimize", o.groups.optimize,
            "Wasmtime's optimization options: opt-level=2 (or 1, the same), the level wasinn compiles at (-O help)")
       ->type_name("KEY[=VAL[,..]]");
-  add_list(run, "-C,--codegen", o.groups.codegen, "Wasmtime's codegen options: cache=n, compiler=cranelift (-C help)")
+  add_list(run, "-C,--codegen", o.groups.codegen, "Wasmtime's codegen options: cache=y|n, compiler=cranelift (-C help)")
       ->type_name("KEY[=VAL[,..]]");
   add_list(run, "-D,--debug", o.groups.debug, "Wasmtime's debug options (none is supported; -D help)")
       ->type_name("KEY[=VAL[,..]]");
   run->add_flag("--no-cache", o.no_cache,
-                "Do not cache compiled modules: accepted as in Wasmtime; wasinn has no module cache yet");
+                "Compile the module on every run instead of keeping its compiled code in the module cache "
+                "(~/.cache/wasinn/modules, see --module-cache)");
+  run->add_option("--module-cache", o.host.module_cache,
+                  "Where compiled modules are kept for the next run: a directory (used only if no other user can "
+                  "write it; default ~/.cache/wasinn/modules, or under $XDG_CACHE_HOME) or off")
+      ->type_name("DIR|off");
   run->add_option("--max-graphs", o.host.limits.max_graphs, "The most graphs one guest may hold at once; a load past it gets an errno")
       ->check(whole_number(1, 1u << 20))->capture_default_str();
   run->add_option("--max-contexts", o.host.limits.max_contexts, "The most execution contexts one guest may hold at once")
@@ -102,12 +107,18 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
                   "Load models first in a child process (wasinn-load-check), so a framework that crashes "
                   "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
                   "for it: llamacpp, tensorflowlite, pytorch), always, or never. Costs one process "
-                  "start plus one extra load per model file or guest load (files: once)")
+                  "start plus one extra load the first time a model is seen (see --isolated-load-cache)")
       ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
   run->add_option("--isolated-load-max-mb", o.host.isolated_load_max_mb,
                   "Address-space limit of that child process in MiB; a model needing more is refused "
                   "(0: 3072 + 4 x the model's size)")
       ->type_name("MIB")->check(whole_number(0, 1ull << 24))->capture_default_str();
+  run->add_option("--isolated-load-cache", o.host.isolated_load_cache,
+                  "Where the outcomes of those checks are kept, so a model (by its bytes, config and the "
+                  "plugin's build) is checked once: a directory (default: $XDG_CACHE_HOME/wasinn/load-checks, "
+                  "else ~/.cache/wasinn/load-checks; used only if no other user can write it), memory "
+                  "(this run only), or off (check every load)")
+      ->type_name("DIR|memory|off");
   add_common(run, common);
 }
 
@@ -139,6 +150,7 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   }
   if (groups.timeout_ms) o.host.timeout_ms = *groups.timeout_ms;  // -W timeout= wins over --timeout
   if (groups.max_memory_bytes) o.host.max_memory_bytes = *groups.max_memory_bytes;
+  if (o.no_cache || groups.cache == false) o.host.module_cache = "off";
   for (auto& g : groups.nn_graphs) o.host.wasmtime_graphs.push_back(std::move(g));
   if (module_and_args.empty()) throw UsageError("missing app.wasm: wasinn run [OPTIONS] app.wasm [ARGS...]");
 

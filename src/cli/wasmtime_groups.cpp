@@ -103,8 +103,8 @@ const std::vector<Group>& groups() {
        "static-memory-forced static-memory-maximum-size dynamic-memory-reserved-for-growth",
        &GroupValues::optimize},
       {'C', "codegen",
-       {fixed_bool("cache", false, "Cache compiled modules: wasinn has no module cache yet, so only cache=n",
-                   "wasinn has no compiled-module cache yet (only cache=n is accepted)"),
+       {{"cache", "[=y|n]", "Cache compiled modules (default y); cache=n compiles every run, as --no-cache",
+         [](const Value& v, GroupSettings& s) { s.cache = parse_bool(v); }},
         {"compiler", "=cranelift", "Compiler; wasinn uses Cranelift",
          [](const Value& v, GroupSettings&) {
            if (need(v) != "cranelift") throw std::invalid_argument("wasinn compiles with Cranelift only");

@@ -82,7 +82,8 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   // A framework that crashes on this model crashes a child, not the host.
   if (const BackendManifest* manifest = backends().manifest_for(encoding);
       manifest && isolation_.applies_to(*manifest)) {
-    WASINN_TRY(isolation_.check({manifest->name, encoding, target, builders, paths, config}));
+    WASINN_TRY(isolation_.check(
+        {manifest->name, encoding, target, builders, paths, config, manifest->library, (*plugin)->framework_version()}));
   }
 
   std::vector<wasinn_bytes> raw;

@@ -125,8 +125,10 @@ bool looks_like_text(const std::vector<uint8_t>& b) {
   return i < b.size() && (b[i] == '(' || (b[i] == ';' && i + 1 < b.size() && b[i + 1] == ';'));
 }
 
-// Compiles a binary module, or a text one (Wasmtime's CLI accepts both); never a byte dump.
-Result<ModulePtr> compile_module(wasm_engine_t* engine, const std::vector<uint8_t>& bytes, const std::string& name) {
+// Compiles a binary module, or a text one (Wasmtime's CLI accepts both); never a byte dump. A
+// module compiled before comes from the cache.
+Result<ModulePtr> compile_module(wasm_engine_t* engine, ModuleCache& cache, const std::vector<uint8_t>& bytes,
+                                 const std::string& name) {
   static constexpr uint8_t kMagic[4] = {0x00, 0x61, 0x73, 0x6D};
   const bool binary = bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0;
   const auto invalid = [&](const std::string& why) {
@@ -153,11 +155,13 @@ Result<ModulePtr> compile_module(wasm_engine_t* engine, const std::vector<uint8_
   } else if (bytes.size() >= 8 && bytes[4] == 0x0d && bytes[5] == 0x00 && bytes[6] == 0x01 && bytes[7] == 0x00) {
     return invalid("it is a WebAssembly component; wasinn runs core modules (wasm32-wasi, wasip1)");
   }
-  wasmtime_module_t* module = nullptr;
-  if (ErrorPtr err(wasmtime_module_new(engine, wasm->data(), wasm->size(), &module)); err) {
-    return invalid(one_line(message_of(err.get())));
-  }
-  return ModulePtr(module);
+  return cache.get(*wasm, [&]() -> Result<ModulePtr> {
+    wasmtime_module_t* module = nullptr;
+    if (ErrorPtr err(wasmtime_module_new(engine, wasm->data(), wasm->size(), &module)); err) {
+      return invalid(one_line(message_of(err.get())));
+    }
+    return ModulePtr(module);
+  });
 }
 
 Result<WasiConfigPtr> make_wasi(const Program& p) {
@@ -230,6 +234,13 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
     return nullptr;
   }
   if (impl->timeout_ms > 0) impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
+  // Every engine setting that changes compiled code is in the entries' key.
+  impl->module_cache = std::make_unique<ModuleCache>(
+      impl->engine.get(),
+      options.module_cache == "off" ? std::filesystem::path()
+      : options.module_cache.empty() ? default_module_cache_dir()
+                                     : std::filesystem::path(options.module_cache),
+      fmt::format("epoch-interruption={}", impl->timeout_ms > 0));
   EnvironmentOptions env_options;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
@@ -241,6 +252,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   }
   env_options.isolation.mode = *isolation;
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
+  set_verdict_cache(env_options.isolation, options.isolated_load_cache);
   impl->env = std::make_shared<NnEnvironment>(std::move(env_options));
   std::vector<std::pair<std::string, Result<NamedModel>>> models;
   for (const auto& spec : options.preloads) models.emplace_back(spec, parse_preload_spec(spec));
@@ -278,7 +290,7 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     if (!program.wasm_bytes) read = read_module(program.wasm_path);
     if (!program.wasm_bytes && !read) return fail(read.error().detail);
     const std::vector<uint8_t>& bytes = program.wasm_bytes ? *program.wasm_bytes : *read;
-    auto module = compile_module(impl_->engine.get(), bytes, name);
+    auto module = compile_module(impl_->engine.get(), *impl_->module_cache, bytes, name);
     if (!module) return fail(module.error().detail);
     auto impl = std::make_unique<Instance::Impl>();
     impl->module = std::move(*module);

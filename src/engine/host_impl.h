@@ -7,6 +7,7 @@
 
 #include "core/nn_environment.h"
 #include "engine/epoch_ticker.h"
+#include "engine/module_cache.h"
 #include "engine/wasmtime_ptr.h"
 #include "wasinn/host.h"
 
@@ -19,6 +20,7 @@ struct Host::Impl {
   uint64_t timeout_ms = 0;
   uint64_t max_memory_bytes = 0;
   std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
+  std::unique_ptr<ModuleCache> module_cache;  // declared after engine: never outlives it
 
   ~Impl() { ticker.reset(); }
 };

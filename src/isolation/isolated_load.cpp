@@ -21,6 +21,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "isolation/file_identity.h"
+#include "wasinn/version.h"
+
 extern char** environ;
 
 namespace wasinn {
@@ -29,8 +32,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr size_t kCacheEntries = 256;        // checks remembered; oldest forgotten first
-constexpr size_t kCacheMaxConfig = 4096;     // longer load configs are checked every time
 constexpr size_t kStderrTail = 16 * 1024;    // bytes of the child's stderr kept for the detail
 constexpr size_t kReportMax = 1 << 20;       // a report line longer than this is not a report
 
@@ -89,6 +90,30 @@ Result<Fd> raised(Fd fd, int floor) {
 std::string signal_name(int sig) {
   if (const char* abbrev = sigabbrev_np(sig)) return fmt::format("SIG{}", abbrev);
   return fmt::format("signal {}", sig);
+}
+
+// Changing what goes into a verdict key changes this, so no older key can match.
+constexpr std::string_view kKeyVersion = "wasinn load-check key 1";
+
+// Whether a failed check's evidence is about memory: the address-space limit (whose reach
+// varies with thread stacks and allocator arenas from run to run) or the machine's.
+bool about_memory(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (std::string_view mark : {"memory", "alloc", "mmap", "fileio"}) {
+    if (lower.find(mark) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The same for a crashed child's whole stderr, where frameworks log "alloc" in passing: only
+// the words of a failed allocation count.
+bool ran_out_of_memory(std::string_view stderr_tail) {
+  for (std::string_view mark : {"bad_alloc", "out of memory", "Out of memory", "Cannot allocate memory",
+                                "failed to allocate"}) {
+    if (stderr_tail.find(mark) != std::string_view::npos) return true;
+  }
+  return false;
 }
 
 std::optional<Errc> errc_from_name(std::string_view name) {
@@ -244,6 +269,16 @@ std::string_view isolation_mode_name(IsolationMode mode) {
   return "?";
 }
 
+void set_verdict_cache(IsolationOptions& options, std::string_view setting) {
+  options.remember_verdicts = setting != "off";
+  options.verdict_cache_dir.clear();
+  if (setting.empty()) {
+    options.verdict_cache_dir = default_verdict_cache_dir();
+  } else if (setting != "off" && setting != "memory") {
+    options.verdict_cache_dir = fs::path(setting);
+  }
+}
+
 uint64_t default_address_space_mb(uint64_t model_bytes) {
   return 3072 + 4 * ((model_bytes + (1u << 20) - 1) >> 20);
 }
@@ -268,7 +303,8 @@ IsolatedLoadChecker::IsolatedLoadChecker(IsolationOptions options, std::vector<f
                                          std::map<std::string, std::string> backend_configs)
     : options_(std::move(options)),
       backend_dirs_(std::move(backend_dirs)),
-      backend_configs_(std::move(backend_configs)) {}
+      backend_configs_(std::move(backend_configs)),
+      verdicts_(options_.remember_verdicts ? options_.verdict_cache_dir : fs::path()) {}
 
 bool IsolatedLoadChecker::applies_to(const BackendManifest& manifest) const {
   switch (options_.mode) {
@@ -279,63 +315,122 @@ bool IsolatedLoadChecker::applies_to(const BackendManifest& manifest) const {
   return false;
 }
 
-uint64_t IsolatedLoadChecker::children_spawned() const {
-  std::lock_guard lock(mu_);
-  return spawned_;
+uint64_t IsolatedLoadChecker::address_space_mb(const LoadCheckRequest& r) const {
+  if (options_.max_address_space_mb) return options_.max_address_space_mb;
+  uint64_t model_bytes = 0;
+  for (const auto& b : r.builders) model_bytes += b.size();
+  return default_address_space_mb(model_bytes);
 }
 
-std::optional<std::string> IsolatedLoadChecker::cache_key(const LoadCheckRequest& r) const {
-  // Only files the host registered: guest bytes would need hashing and are checked each time.
-  if (r.paths.empty() || r.paths.size() != r.builders.size() || r.config.size() > kCacheMaxConfig) {
+std::optional<IsolatedLoadChecker::VerdictKey> IsolatedLoadChecker::verdict_key(const LoadCheckRequest& r,
+                                                                               const fs::path& checker) {
+  if (!options_.remember_verdicts || checker.empty() || r.plugin_library.empty() || r.framework_version.empty()) {
     return std::nullopt;
   }
-  std::string key = fmt::format("{}\n{}\n{}\n{}:{}\n", r.backend, encoding_name(r.encoding),
-                                target_name(r.target), r.config.size(), r.config);
-  for (const auto& p : r.paths) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;  // a directory
-    key += fmt::format("{}:{}\n{}:{}:{}:{}.{}\n", p.string().size(), p.string(), st.st_dev, st.st_ino,
-                       st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  // A new build of the checker (and the core in it) or of the plugin never trusts old verdicts.
+  const auto checker_id = file_identity(checker);
+  const auto plugin_id = file_identity(r.plugin_library);
+  if (!checker_id || !plugin_id) return std::nullopt;
+  VerdictKey out;
+  bool settled = false;
+  if (!r.paths.empty()) {
+    auto files = model_files_identity(r.paths, r.builders, &settled);
+    if (!files) return std::nullopt;  // a SavedModel directory, or a file changed since it was mapped
+    out.files = std::move(*files);
   }
-  return key;
+  // Everything but the model's bytes that decides the outcome, in a fixed order.
+  auto context = [&](Sha256& h) {
+    h.field(kKeyVersion);
+    h.field(std::string_view(WASINN_VERSION_STRING));
+    h.field(*checker_id);
+    h.field(r.backend);
+    h.field(r.plugin_library.string());
+    h.field(*plugin_id);
+    h.field(r.framework_version);
+    const auto config = backend_configs_.find(std::string(r.backend));
+    h.field(uint64_t{config != backend_configs_.end()});
+    h.field(config != backend_configs_.end() ? std::string_view(config->second) : std::string_view());
+    h.field(encoding_name(r.encoding));
+    h.field(target_name(r.target));
+    h.field(r.config);
+    h.field(address_space_mb(r));
+    // By path or as bytes: a plugin may read a file's neighbours, or map it instead of copying.
+    h.field(uint64_t{r.paths.size()});
+    std::error_code ec;
+    for (const auto& p : r.paths) h.field(fs::absolute(p, ec).string());
+  };
+  if (!r.paths.empty() && settled) {
+    Sha256 memo;
+    context(memo);
+    memo.field(out.files);
+    out.files_memo = memo.hex_digest();
+    if (auto key = verdicts_.key_of_files(out.files_memo)) {
+      out.key = std::move(*key);
+      out.memo_hit = true;
+      return out;
+    }
+  }
+  Sha256 content;
+  context(content);
+  content.field(uint64_t{r.builders.size()});
+  for (const auto& b : r.builders) content.model_bytes(b);
+  out.key = content.hex_digest();
+  return out;
+}
+
+// Records the files' identity -> key after a remembered verdict answered, so that their next
+// loads skip the hash; only when the files still are the bytes that were hashed.
+void IsolatedLoadChecker::record_files(const VerdictKey& key, const LoadCheckRequest& r) {
+  if (key.files_memo.empty() || key.memo_hit) return;
+  if (identity_if_files_hold(r.paths, r.builders) == key.files) verdicts_.remember_files(key.files_memo, key.key);
+}
+
+fs::path IsolatedLoadChecker::checker() {
+  if (!options_.checker.empty()) return options_.checker;
+  // Looked for until found, then kept: the search (readlink, stat, dladdr) costs ~15 us a load.
+  std::lock_guard lock(checker_mu_);
+  if (found_checker_.empty()) found_checker_ = find_load_checker();
+  return found_checker_;
 }
 
 Status IsolatedLoadChecker::check(const LoadCheckRequest& request) {
-  const auto key = cache_key(request);
+  const fs::path checker = this->checker();
+  const auto key = verdict_key(request, checker);
   if (key) {
-    std::lock_guard lock(mu_);
-    if (auto it = cache_.find(*key); it != cache_.end()) {
-      if (it->second.ok) return {};
-      return it->second.error;
+    if (auto verdict = verdicts_.find(key->key)) {
+      spdlog::debug("isolated load check ({}): remembered: {}", request.backend,
+                    verdict->ok ? "loaded" : verdict->error.detail);
+      record_files(*key, request);
+      if (verdict->ok) return {};
+      return verdict->error;
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  Outcome outcome = run_child(request);
+  Outcome outcome = run_child(request, checker);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++spawned_;
   spdlog::debug("isolated load check ({}): {} in {:.1f} ms", request.backend,
-                outcome.ok ? "loaded" : outcome.error.detail, ms);
-  {
-    std::lock_guard lock(mu_);
-    ++spawned_;
-    // A check that could not run (no checker, no fds) says nothing about the model.
-    const bool about_model = outcome.ok || outcome.error.code != Errc::runtime_error ||
-                             outcome.error.detail.find("isolated load check:") != 0;
-    if (key && about_model && !cache_.count(*key)) {
-      cache_.emplace(*key, outcome);
-      cache_order_.push_back(*key);
-      if (cache_order_.size() > kCacheEntries) {
-        cache_.erase(cache_order_.front());
-        cache_order_.pop_front();
-      }
-    }
+                outcome.verdict.ok ? "loaded" : outcome.verdict.error.detail, ms);
+  // The child read the files by path: only if they are, unchanged, the bytes the key was made of
+  // did it check what the key says.
+  if (key && outcome.remember &&
+      (request.paths.empty() || identity_if_files_hold(request.paths, request.builders) == key->files)) {
+    verdicts_.remember(key->key, outcome.verdict, request.backend);
+    if (!key->files_memo.empty()) verdicts_.remember_files(key->files_memo, key->key);
   }
-  if (outcome.ok) return {};
-  return outcome.error;
+  if (outcome.verdict.ok) return {};
+  return outcome.verdict.error;
 }
 
-IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckRequest& r) {
-  auto fail = [](Error e) { return Outcome{false, std::move(e)}; };
-  const fs::path checker = options_.checker.empty() ? find_load_checker() : options_.checker;
+// What is remembered (Outcome::remember), and why: a verdict that follows from the model and the
+// code (key) alone. Remembered: a load that succeeded; a clean refusal; a crash by a signal of
+// the process's own doing (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS). Not
+// remembered: a check that could not run (no checker, spawn or fd failure, a checker error),
+// a child killed from outside (SIGKILL from the OOM killer, SIGTERM, ...), a child that exited
+// without a result (a missing library exits 127 the same way), and anything about memory: the
+// address-space limit's reach varies with thread stacks and allocator arenas between runs.
+IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckRequest& r, const fs::path& checker) {
+  auto fail = [](Error e, bool remember = false) { return Outcome{LoadVerdict{false, std::move(e)}, remember}; };
   std::error_code ec;
   if (checker.empty() || !fs::is_regular_file(checker, ec)) {
     return fail(make_error(
@@ -347,8 +442,7 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
   }
   uint64_t model_bytes = 0;
   for (const auto& b : r.builders) model_bytes += b.size();
-  const uint64_t limit_mb =
-      options_.max_address_space_mb ? options_.max_address_space_mb : default_address_space_mb(model_bytes);
+  const uint64_t limit_mb = address_space_mb(r);
 
   std::vector<std::string> argv = {checker.string(), "--encoding", std::string(encoding_name(r.encoding)),
                                    "--target", std::string(target_name(r.target)),
@@ -400,12 +494,16 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
 
   if (WIFSIGNALED(status)) {
     const std::string said = crash_message(child->stderr_tail);
+    const int sig = WTERMSIG(status);
+    const bool own_fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT ||
+                           sig == SIGTRAP || sig == SIGSYS;
     return fail(make_error(
         Errc::invalid_argument,
         fmt::format("{}: loading this model crashed the framework in an isolated check ({}); the host "
                     "refused it{} ({})",
-                    r.backend, signal_name(WTERMSIG(status)), said.empty() ? "" : ". The framework said: " + said,
-                    limit_note)));
+                    r.backend, signal_name(sig), said.empty() ? "" : ". The framework said: " + said,
+                    limit_note)),
+                own_fault && !about_memory(said) && !ran_out_of_memory(child->stderr_tail));
   }
   // One JSON line; anything else (a sanitizer's report and exit 1, a framework calling exit())
   // means the load did not finish normally either.
@@ -419,7 +517,7 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
                     "without a result); the host refused it{} ({})",
                     r.backend, code, said.empty() ? "" : ". The framework said: " + said, limit_note)));
   }
-  if (report["ok"].get<bool>() && code == 0) return {};
+  if (report["ok"].get<bool>() && code == 0) return Outcome{LoadVerdict{}, true};
   const std::string detail = report.value("detail", std::string("the isolated load check failed"));
   if (report.value("checker_error", false)) {
     return fail(make_error(Errc::runtime_error, "isolated load check: " + detail));
@@ -430,14 +528,11 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
   // The limit may be why: the child came near it, or the framework says memory or mapping
   // failed (one refused large allocation leaves the peak low).
   const uint64_t peak_mb = report.value("vm_peak_mb", uint64_t{0});
-  std::string lower = detail;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  const bool near_limit = (peak_mb + (model_bytes >> 20)) * 10 >= limit_mb * 9 ||
-                          lower.find("memory") != std::string::npos || lower.find("alloc") != std::string::npos ||
-                          lower.find("mmap") != std::string::npos || lower.find("fileio") != std::string::npos;
+  const bool near_limit = (peak_mb + (model_bytes >> 20)) * 10 >= limit_mb * 9 || about_memory(detail);
   return fail(make_error(errc, near_limit ? fmt::format("{} ({}; raise it with --isolated-load-max-mb)",
                                                         detail, limit_note)
-                                          : detail));
+                                          : detail),
+              !near_limit);
 }
 
 }  // namespace wasinn

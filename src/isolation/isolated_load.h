@@ -3,13 +3,14 @@
 // a child process, `wasinn-load-check` (src/isolation/load_check_main.cpp), under an address-space limit. If the
 // framework crashes there (a signal, an abort, std::terminate), the host refuses the model
 // instead of crashing with it; a clean error in the child is the load's answer; only a child
-// that loaded the model lets the in-process load go ahead. Checks of files are remembered by
-// (path, device, inode, size, mtime) so repeat loads of preloaded models pay once.
+// that loaded the model lets the in-process load go ahead. Verdicts are remembered by a SHA-256
+// of everything that decides them (isolation/verdict_cache.h), in memory and on disk, so a
+// model is checked once per build of wasinn and its plugin, not at every load.
 // Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
-#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include "plugins/backend_catalog.h"
 #include "core/error.h"
 #include "core/types.h"
+#include "isolation/verdict_cache.h"
 
 namespace wasinn {
 
@@ -39,7 +41,15 @@ struct IsolationOptions {
   IsolationMode mode = IsolationMode::never;
   std::filesystem::path checker;      // empty: find_load_checker()
   uint64_t max_address_space_mb = 0;  // the child's RLIMIT_AS; 0: default_address_space_mb()
+  // Verdicts are remembered in this process unless false, and on disk too when verdict_cache_dir
+  // is set: in the core not by default; Host uses default_verdict_cache_dir().
+  bool remember_verdicts = true;
+  std::filesystem::path verdict_cache_dir;
 };
+
+// --isolated-load-cache / HostOptions::isolated_load_cache: "" the default directory
+// (default_verdict_cache_dir()), "memory" this process only, "off" every load checked, or a directory.
+void set_verdict_cache(IsolationOptions& options, std::string_view setting);
 
 // The default address-space limit of a check: 3 GiB plus 4 times the model's bytes. Checks of
 // the real fixtures peak at 14 MiB (LiteRT) to 0.9 GiB (a TensorFlow SavedModel), and a
@@ -58,6 +68,10 @@ struct LoadCheckRequest {
   std::span<const std::span<const uint8_t>> builders;
   std::span<const std::filesystem::path> paths;  // empty for a guest's bytes
   std::string_view config;
+  // The code that gives the verdict: the plugin's library file and its framework's version. A
+  // verdict is remembered only when both are given, so a rebuilt plugin is checked afresh.
+  std::filesystem::path plugin_library;
+  std::string_view framework_version;
 };
 
 class IsolatedLoadChecker {
@@ -72,25 +86,37 @@ class IsolatedLoadChecker {
   // invalid_argument ("... crashed the framework in an isolated check (SIGSEGV) ...").
   Status check(const LoadCheckRequest& request);
 
-  // Checks actually run in a child (not answered from the cache), for tests and reports.
-  uint64_t children_spawned() const;
+  // Checks actually run in a child (not answered by a remembered verdict), for tests and reports.
+  uint64_t children_spawned() const { return spawned_; }
+  // Where verdicts are kept on disk; empty when they are not (off, or the directory refused).
+  std::filesystem::path verdict_cache_dir() { return verdicts_.disk_dir(); }
 
  private:
   struct Outcome {
-    bool ok = true;
-    Error error{Errc::unknown, {}};
+    LoadVerdict verdict;
+    bool remember = false;  // it says something about the model, not about this moment (run_child)
   };
-  Outcome run_child(const LoadCheckRequest& request);
-  std::optional<std::string> cache_key(const LoadCheckRequest& request) const;
+  Outcome run_child(const LoadCheckRequest& request, const std::filesystem::path& checker);
+  uint64_t address_space_mb(const LoadCheckRequest& request) const;
+  std::filesystem::path checker();
+  // A load's verdict key, and for files what ties their stat identity to their bytes.
+  struct VerdictKey {
+    std::string key;         // SHA-256 (hex) over everything that decides the check
+    std::string files;       // the files' stat identity when the key was made; "" for a guest's bytes
+    std::string files_memo;  // that identity's record; "" when the files are too recent to record
+    bool memo_hit = false;   // the key came from the record, without hashing
+  };
+  // nullopt when this load's verdict is not to be remembered.
+  std::optional<VerdictKey> verdict_key(const LoadCheckRequest& request, const std::filesystem::path& checker);
+  void record_files(const VerdictKey& key, const LoadCheckRequest& request);
 
   IsolationOptions options_;
   std::vector<std::filesystem::path> backend_dirs_;
   std::map<std::string, std::string> backend_configs_;
-
-  mutable std::mutex mu_;
-  std::map<std::string, Outcome> cache_;
-  std::deque<std::string> cache_order_;  // oldest first, to bound the cache
-  uint64_t spawned_ = 0;
+  VerdictCache verdicts_;
+  std::atomic<uint64_t> spawned_{0};
+  std::mutex checker_mu_;
+  std::filesystem::path found_checker_;  // find_load_checker()'s answer, once it found one
 };
 
 }  // namespace wasinn

@@ -137,7 +137,7 @@ TEST(WasmtimeKeys, MaxMemorySizeLimitsGrowth) {
 TEST(WasmtimeKeys, AcceptedWhereWasinnHasTheFeature) {
   for (const auto& form : std::vector<std::vector<std::string>>{
            {"-S", "inherit-network=n"}, {"-Sinherit-network=n"}, {"-S", "tcp=n,udp=n"}, {"-S", "cli"},
-           {"-O", "opt-level=2"}, {"-Oopt-level=2"}, {"-C", "cache=n"}, {"-Ccache=n"}, {"--codegen", "cache=n"},
+           {"-O", "opt-level=2"}, {"-Oopt-level=2"}, {"-C", "cache=n"}, {"-Ccache=n"}, {"--codegen", "cache=n"}, {"-C", "cache=y"},
            {"--no-cache"}, {"-C", "compiler=cranelift"}, {"-S", "nn=yes"}}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), form.begin(), form.end());
@@ -162,7 +162,7 @@ TEST(WasmtimeKeys, RefusedByNameWhereItHasNot) {
       {{"-W", "frobnicate"}, "unknown -W / --wasm option: frobnicate"},
       {{"-W", "max-memory-size=lots"}, "-W max-memory-size=lots"},
       {{"-O", "opt-level=0"}, "-O opt-level=0"},
-      {{"-C", "cache=y"}, "no compiled-module cache"},
+      {{"-C", "cache-config=/etc/wasmtime.toml"}, "-C cache-config: wasinn does not support"},
       {{"-C", "cranelift-has-avx=true"}, "-C cranelift-has-avx"},
       {{"-D", "debug-info"}, "-D debug-info: wasinn does not support"},
       {{"-S", "inherit-env=maybe"}, "unknown boolean 'maybe'"},

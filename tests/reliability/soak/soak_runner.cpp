@@ -5,10 +5,13 @@
 //   soak_runner --backend NAME [--cycles N] [--batch N] [--warmup-percent P]
 //               [--max-growth-percent P] [--max-bytes-per-cycle B] [--trace FILE]
 //               [--backend-config JSON] [--isolate-loads never|auto|always]
+//               [--isolated-load-cache DIR|memory|off]
 //
 // --isolate-loads defaults to never: the framework loads in this process, whose memory is what
 // is measured. With auto, loads of the backends marked isolate_load first run in a child process
 // (wasinn-load-check); the soak then also covers the host side of that (children, pipes, fds).
+// --isolated-load-cache defaults to off, so that every load has its child (and nothing is
+// written to ~/.cache); memory or a directory soak the remembered-verdict path instead.
 // Exit status: 0 when every cycle succeeded and growth stayed within the limits, 1 otherwise,
 // 2 for bad arguments. Only this backend's plugin is loaded, so the RSS is its own.
 #include <algorithm>
@@ -67,13 +70,14 @@ struct Options {
   std::string trace;
   std::string backend_config;
   std::string isolate_loads = "never";
+  std::string isolated_load_cache = "off";
 };
 
 int usage(const char* why) {
   std::fprintf(stderr,
                "soak_runner: %s\nusage: soak_runner --backend NAME [--cycles N] [--batch N] "
                "[--warmup-percent P] [--max-growth-percent P] [--max-bytes-per-cycle B] "
-               "[--trace FILE] [--backend-config JSON] [--isolate-loads MODE]\n",
+               "[--trace FILE] [--backend-config JSON] [--isolate-loads MODE] [--isolated-load-cache C]\n",
                why);
   return 2;
 }
@@ -91,6 +95,7 @@ bool parse(int argc, char** argv, Options* o) {
     else if (k == "--trace") o->trace = v;
     else if (k == "--backend-config") o->backend_config = v;
     else if (k == "--isolate-loads") o->isolate_loads = v;
+    else if (k == "--isolated-load-cache") o->isolated_load_cache = v;
     else return false;
   }
   if (argc % 2 == 0 || o->backend.empty() || o->cycles == 0) return false;
@@ -148,6 +153,7 @@ int run(const Options& o) {
   host_options.backend_dirs = {wasinn_it::backend_dir().string()};
   if (!o.backend_config.empty()) host_options.backend_configs[o.backend] = o.backend_config;
   host_options.isolate_loads = o.isolate_loads;
+  host_options.isolated_load_cache = o.isolated_load_cache;
   std::string error;
   auto host = wasinn::Host::create(host_options, &error);
   if (!host) return std::fprintf(stderr, "soak_runner: %s\n", error.c_str()), 1;
