@@ -61,13 +61,19 @@ int report_fd = 1;
   finish({{"ok", false}, {"checker_error", true}, {"detail", detail}}, kCheckerError);
 }
 
+// 0 under ASan, whose terabytes of shadow would read as a load that came near a limit it does not
+// have (limit_resources sets none there), and keep every refusal from being remembered.
 uint64_t vm_peak_mb() {
+#ifdef WASINN_LOAD_CHECK_ASAN
+  return 0;
+#else
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind("VmPeak:", 0) == 0) return std::stoull(line.substr(7)) / 1024;  // kB
   }
   return 0;
+#endif
 }
 
 std::string read_text(const std::string& path) {
