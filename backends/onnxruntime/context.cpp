@@ -138,11 +138,16 @@ Error OrtContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
   auto label = [&] { return sdk::io_label(declared, sdk::Side::output, index); };
   const OrtValue *v = outputs_[index];
 
-  ONNXType kind = ONNX_TYPE_UNKNOWN;
-  if (OrtStatus *st = api->GetValueType(v, &kind)) return take_status(st, label());
-  if (kind != ONNX_TYPE_TENSOR)
+  // IsTensor, not GetValueType, on the hot path: the latter builds a whole OrtTypeInfo
+  // (about 1.5 k instructions per call); the kind is asked for only to word the error.
+  int is_tensor = 0;
+  if (OrtStatus *st = api->IsTensor(v, &is_tensor)) return take_status(st, label());
+  if (!is_tensor) {
+    ONNXType kind = ONNX_TYPE_UNKNOWN;
+    if (OrtStatus *st = api->GetValueType(v, &kind)) return take_status(st, label());
     return sdk::unsupported(label() + " is not a tensor but " + kind_name(kind) +
                             ": wasinn can return only tensors");
+  }
   ONNXTensorElementDataType et = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   const int64_t *shape = nullptr;  // owned by the value
   size_t rank = 0;
