@@ -12,6 +12,8 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -31,6 +33,13 @@ struct Instance::Impl {
   StorePtr store;
   ModulePtr module;
   wasmtime_instance_t instance;
+  // Exports already looked up by Instance::call: an embedder calling one export per request
+  // would otherwise pay the by-name lookup and a function-type allocation every time.
+  struct CallableExport {
+    wasmtime_func_t func;
+    size_t nresults;
+  };
+  std::unordered_map<std::string, CallableExport> callable_exports;
 };
 
 Instance::Instance(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -329,24 +338,30 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
 
 bool Instance::call(const std::string& export_name, int32_t* result, std::string* error) {
   wasmtime_context_t* cx = wasmtime_store_context(impl_->store.get());
-  wasmtime_extern_t fn;
-  if (!wasmtime_instance_export_get(cx, &impl_->instance, export_name.data(), export_name.size(), &fn) ||
-      fn.kind != WASMTIME_EXTERN_FUNC) {
-    if (error) *error = fmt::format("the module exports no function named {}", export_name);
-    return false;
+  auto found = impl_->callable_exports.find(export_name);
+  if (found == impl_->callable_exports.end()) {
+    wasmtime_extern_t fn;
+    if (!wasmtime_instance_export_get(cx, &impl_->instance, export_name.data(), export_name.size(), &fn) ||
+        fn.kind != WASMTIME_EXTERN_FUNC) {
+      if (error) *error = fmt::format("the module exports no function named {}", export_name);
+      return false;
+    }
+    wasm_functype_t* type = wasmtime_func_type(cx, &fn.of.func);
+    const size_t nresults = wasm_functype_results(type)->size;
+    const size_t nparams = wasm_functype_params(type)->size;
+    wasm_functype_delete(type);
+    if (nparams != 0 || nresults > 1) {
+      if (error) *error = fmt::format("{} must take no parameters and return at most one i32", export_name);
+      return false;
+    }
+    found = impl_->callable_exports.emplace(export_name, Impl::CallableExport{fn.of.func, nresults}).first;
   }
+  const Impl::CallableExport& fn = found->second;
+  const size_t nresults = fn.nresults;
   wasmtime_val_t results[1];
-  wasm_functype_t* type = wasmtime_func_type(cx, &fn.of.func);
-  const size_t nresults = wasm_functype_results(type)->size;
-  const size_t nparams = wasm_functype_params(type)->size;
-  wasm_functype_delete(type);
-  if (nparams != 0 || nresults > 1) {
-    if (error) *error = fmt::format("{} must take no parameters and return at most one i32", export_name);
-    return false;
-  }
   wasm_trap_t* trap = nullptr;
   arm_deadline(cx, impl_->timeout_ms);
-  ErrorPtr err(wasmtime_func_call(cx, &fn.of.func, nullptr, 0, results, nresults, &trap));
+  ErrorPtr err(wasmtime_func_call(cx, &fn.func, nullptr, 0, results, nresults, &trap));
   if (err) {
     if (error) *error = message_of(err.get());
     int status = 0;
