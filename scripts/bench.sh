@@ -64,21 +64,5 @@ done
 
 [[ $write_doc == 1 ]] || exit 0
 step "Writing $DOC"
-# Replaces what lies between <!-- bench:NAME --> and <!-- /bench:NAME --> with out/NAME.md;
-# a section without markers yet is appended at the end.
-python3 - "$DOC" "$out" machine "${names[@]}" <<'PY'
-import pathlib, re, sys
-doc, out, names = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
-text = doc.read_text() if doc.exists() else "# Benchmarks\n"
-for name in names:
-    body = (out / f"{name}.md").read_text().rstrip("\n")
-    begin, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text, count=1)
-    else:
-        text = text.rstrip("\n") + f"\n\n## {name}\n\n{block}\n"
-doc.write_text(text)
-PY
+python3 "$ROOT/scripts/bench_doc.py" "$DOC" "$out" machine "${names[@]}"
 echo "bench.sh: results written to $DOC" >&2

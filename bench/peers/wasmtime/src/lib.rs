@@ -1,0 +1,1 @@
+// Only here so that cargo builds the wasmtime-cli dependency; see Cargo.toml.

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Measures wasinn against Wasmtime's own CLI, whole process, on the same guests and models, and
+# writes the results into docs/benchmarks.md (section "peers"). Not part of the test suite.
+#   scripts/bench-peers.sh [--runs N] [--cases KEY,...] [--no-doc]
+# The first run builds Wasmtime's CLI 48.0.8 from crates.io (bench/peers/wasmtime: the CLI with
+# its ONNX Runtime wasi-nn backend, linked against the ONNX Runtime wasinn downloads) into
+# ~/.cache/wasinn/peers: 20-30 minutes of CPU on 2 cores, then cached. The cases and how answers
+# are compared are in scripts/bench_peers.py.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${WASINN_BENCH_BUILD_DIR:-$ROOT/build-bench}
+FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+WASMTIME_VERSION=48.0.8
+PEERS=$HOME/.cache/wasinn/peers
+WASMTIME_BIN=$PEERS/wasmtime-$WASMTIME_VERSION/bin/wasmtime
+runs=21
+cases=""
+doc=(--doc "$ROOT/docs/benchmarks.md")
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    --no-doc) doc=(); shift ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "bench-peers.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+if [[ ! -x $ROOT/.deps/venv/bin/python || ! -d $ROOT/.deps/onnxruntime || ! -d $ROOT/.deps/openvino ]]; then
+  echo "bench-peers.sh: dependencies missing; run scripts/setup.sh --no-example first" >&2
+  exit 1
+fi
+ORT_LIBS=$(readlink -f "$ROOT/.deps/onnxruntime/lib")
+OV_LIBS=$(dirname "$(find -L "$ROOT/.deps/openvino" -name 'libopenvino_c.so*' -print -quit)")
+
+if [[ ! -x $WASMTIME_BIN ]]; then
+  step "Wasmtime CLI $WASMTIME_VERSION from crates.io -> $WASMTIME_BIN (once; 20-30 min on 2 cores)"
+  # ort-sys links the ONNX Runtime named here instead of downloading one.
+  ORT_LIB_LOCATION=$ORT_LIBS ORT_PREFER_DYNAMIC_LINK=1 \
+  CARGO_TARGET_DIR=$PEERS/wasmtime-$WASMTIME_VERSION-target \
+    cargo build --release --locked -j2 --manifest-path "$ROOT/bench/peers/wasmtime/Cargo.toml" \
+      -p wasmtime-cli --bin wasmtime
+  mkdir -p "$(dirname "$WASMTIME_BIN")"
+  cp "$PEERS/wasmtime-$WASMTIME_VERSION-target/release/wasmtime" "$WASMTIME_BIN.tmp"
+  mv "$WASMTIME_BIN.tmp" "$WASMTIME_BIN"
+fi
+
+step "Fixtures -> $FIXTURES"
+"$ROOT/.deps/venv/bin/python" "$ROOT/scripts/make_fixtures.py" --out "$FIXTURES" >&2
+
+step "Release build of wasinn -> $BUILD"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWASINN_BUILD_TESTS=OFF >/dev/null
+cmake --build "$BUILD" -j2 --target wasinn_cli wasinn_backend_onnxruntime wasinn_backend_openvino guests >&2
+
+step "Cases, $runs runs per host"
+"$ROOT/.deps/venv/bin/python" "$ROOT/scripts/bench_peers.py" --wasinn "$BUILD/bin/wasinn" \
+  --wasmtime "$WASMTIME_BIN" --guests "$BUILD/guests" --fixtures "$FIXTURES" \
+  --onnxruntime-libs "$ORT_LIBS" --openvino-libs "$OV_LIBS" --runs "$runs" --cases "$cases" \
+  --json "$BUILD/bench_peers.json" "${doc[@]}"
