@@ -250,6 +250,16 @@ typedef struct wasinn_backend_api {
      for an input or output, e.g. "TorchScript int" or "ONNX sequence<tensor(float)>", for
      `wasinn models inspect`; NULL when it has none to add. Valid while the graph lives. */
   const char *(*graph_io_framework_type)(const wasinn_graph *graph, int is_output, size_t index);
+
+  /* Optional, added after graph_io_framework_type (hosts check struct_size): what the backend
+     found beyond its framework version, e.g. its accelerators and delegates and the target each
+     serves, for `wasinn backends --check`; NULL when it has nothing to add. Valid while the
+     backend lives. */
+  const char *(*backend_description)(const wasinn_backend *backend);
+  /* Optional, likewise: how the framework placed a loaded graph, e.g. how many nodes each
+     delegate took, for `wasinn models inspect`; NULL when it has nothing to add. Valid while
+     the graph lives. */
+  const char *(*graph_description)(const wasinn_graph *graph);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);

@@ -92,6 +92,7 @@ struct BackendStatus {
   bool checked = false;
   bool loadable = false;
   std::string framework_version;
+  std::string description;  // what the backend found: accelerators, delegates, the target each serves
   std::string problem;
 };
 
@@ -110,6 +111,8 @@ struct ModelInfo {
   std::vector<std::string> files;   // what was loaded (a model directory resolved to its files)
   std::vector<TensorInfo> inputs;   // in index order, as guests address them
   std::vector<TensorInfo> outputs;
+  std::string target;       // the target it was loaded for
+  std::string placement;    // how the framework placed it (e.g. nodes per delegate), or ""
 };
 
 class Instance;
@@ -136,9 +139,10 @@ class Host {
   // inputs and outputs in the index order guests use. encoding may be "autodetect": then the
   // format is recognised from the path and bytes (an OpenVINO .xml finds its .bin, a directory
   // its model file, a SavedModel directory or frozen .pb is TensorFlow), or *error asks for
-  // an encoding.
+  // an encoding. target (cpu, gpu, tpu, auto) is what a file is loaded for; a registered
+  // name keeps the target it was registered with.
   bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
-                     ModelInfo* out, std::string* error);
+                     ModelInfo* out, std::string* error, const std::string& target = "cpu");
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;
 

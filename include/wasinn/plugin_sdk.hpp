@@ -74,6 +74,12 @@ int guarded(const char *backend_name, wasinn_diag *diag, F &&body) noexcept {
   return WASINN_RUNTIME_ERROR;
 }
 
+// What a backend or graph may say of itself beyond the ABI's fields (a description()).
+template <typename T>
+concept Described = requires(const T &t) {
+  { t.description() } -> std::same_as<const std::string &>;
+};
+
 template <typename C>
 concept Cancellable = requires(C &c) {
   { c.cancel() } noexcept;
@@ -94,6 +100,7 @@ struct Entries {
   using Context = typename B::Context;
 
   static B *backend(wasinn_backend *p) { return reinterpret_cast<B *>(p); }
+  static const B *backend(const wasinn_backend *p) { return reinterpret_cast<const B *>(p); }
   static Graph *graph(wasinn_graph *p) { return reinterpret_cast<Graph *>(p); }
   static const Graph *graph(const wasinn_graph *p) { return reinterpret_cast<const Graph *>(p); }
   static Context *context(wasinn_context *p) { return reinterpret_cast<Context *>(p); }
@@ -208,6 +215,18 @@ struct Entries {
     if (c) context(c)->cancel();
   }
   static void set_log_sink(const wasinn_log_sink *sink) noexcept { sdk::set_log_sink(sink); }
+  static const char *backend_description(const wasinn_backend *b) noexcept {
+    if constexpr (Described<B>) {
+      if (b && !backend(b)->description().empty()) return backend(b)->description().c_str();
+    }
+    return nullptr;
+  }
+  static const char *graph_description(const wasinn_graph *g) noexcept {
+    if constexpr (Described<Graph>) {
+      if (g && !graph(g)->description().empty()) return graph(g)->description().c_str();
+    }
+    return nullptr;
+  }
 };
 
 // The API table of backend class B; optional entries are filled when B::Context has them.
@@ -239,6 +258,8 @@ constexpr wasinn_backend_api make_api() {
   if constexpr (Cancellable<C>) api.cancel = E::cancel;
   api.set_log_sink = E::set_log_sink;
   api.graph_io_framework_type = E::graph_io_framework_type;
+  if constexpr (Described<B>) api.backend_description = E::backend_description;
+  if constexpr (Described<typename B::Graph>) api.graph_description = E::graph_description;
   return api;
 }
 

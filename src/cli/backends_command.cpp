@@ -38,6 +38,7 @@ nlohmann::json backend_json(const wasinn::BackendStatus& b, bool checked) {
   if (checked) {
     j["loadable"] = b.loadable;
     j["framework_version"] = b.framework_version;
+    j["description"] = b.description;
   }
   return j;
 }
@@ -65,6 +66,10 @@ void print_check(const std::vector<wasinn::BackendStatus>& backends) {
                     b.loadable ? b.framework_version : "-", b.loadable ? "ok" : b.problem});
   }
   print_table(rows);
+  // What a backend found (accelerators, delegates and the target each serves): too long for a cell.
+  for (const auto& b : backends) {
+    if (b.loadable && !b.description.empty()) fmt::print("{}: {}\n", b.name, b.description);
+  }
 }
 
 }  // namespace

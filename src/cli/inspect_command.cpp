@@ -67,6 +67,12 @@ void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& co
                       "Register a model as for run (NAME:ENCODING:TARGET:PATH[:PATH...]), then inspect it by "
                       "NAME; repeatable")
       ->type_name("SPEC")->allow_extra_args(false);
+  inspect->add_option("--target", o.target,
+                      "The target to load a model file for, as a guest's load would: cpu, gpu, tpu (npu) or "
+                      "auto; shows how the framework placed it (e.g. the nodes each TFLite delegate took). A "
+                      "registered NAME keeps its own target")
+      ->type_name("TARGET")->check(CLI::IsMember({"cpu", "gpu", "tpu", "npu", "auto"}, CLI::ignore_case))
+      ->capture_default_str();
   inspect->add_flag("--json", o.json, "Print the description as JSON");
   inspect->add_option("--isolate-loads", o.host.isolate_loads,
                       "As for run: load the model first in a child process (auto: for the backends marked "
@@ -84,7 +90,7 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
   check_backend_configs(o.host, *host);
   wasinn::ModelInfo info;
   std::string error;
-  if (!host->inspect_model(o.model, o.encoding, &info, &error)) {
+  if (!host->inspect_model(o.model, o.encoding, &info, &error, o.target)) {
     fmt::print(stderr, "wasinn: error: {}\n", error);
     return kExitFailure;
   }
@@ -92,14 +98,18 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
     const nlohmann::json j{{"backend", info.backend},
                            {"framework_version", info.framework_version},
                            {"encoding", info.encoding},
+                           {"target", info.target},
+                           {"placement", info.placement},
                            {"files", info.files},
                            {"inputs", tensors_json(info.inputs)},
                            {"outputs", tensors_json(info.outputs)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  fmt::print("backend: {} {} (encoding {})\n", info.backend, info.framework_version, info.encoding);
+  fmt::print("backend: {} {} (encoding {}, target {})\n", info.backend, info.framework_version, info.encoding,
+             info.target);
   if (!info.files.empty()) fmt::print("files: {}\n", fmt::join(info.files, ", "));
+  if (!info.placement.empty()) fmt::print("placement: {}\n", info.placement);
   print_tensors("inputs (set_input index)", info.inputs);
   print_tensors("outputs (get_output index)", info.outputs);
   return 0;

@@ -16,6 +16,7 @@ namespace wasinn_cli {
 struct InspectOptions {
   std::vector<std::string> model;
   std::string encoding = "autodetect";
+  std::string target = "cpu";
   wasinn::HostOptions host;
   bool json = false;
 };

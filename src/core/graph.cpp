@@ -37,6 +37,9 @@ Graph::Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encodi
     : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding) {
   inputs_ = query_io(plugin_->api(), handle_, 0);
   outputs_ = query_io(plugin_->api(), handle_, 1);
+  if (WASINN_PLUGIN_HAS(plugin_->api(), graph_description)) {
+    if (const char* words = plugin_->api().graph_description(handle_)) description_ = words;
+  }
 }
 
 Graph::~Graph() {

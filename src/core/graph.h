@@ -41,6 +41,8 @@ class Graph : public std::enable_shared_from_this<Graph> {
   const PluginLibrary& plugin() const { return *plugin_; }
   const std::vector<IoInfo>& inputs() const { return inputs_; }
   const std::vector<IoInfo>& outputs() const { return outputs_; }
+  // How the framework placed the graph (e.g. the nodes each delegate took), or "".
+  const std::string& description() const { return description_; }
 
  private:
   friend class ExecutionContext;
@@ -49,6 +51,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
   Encoding encoding_;
   std::vector<IoInfo> inputs_;
   std::vector<IoInfo> outputs_;
+  std::string description_;
 };
 
 class ExecutionContext {

@@ -62,6 +62,7 @@ std::vector<BackendStatus> Host::probe_backends() {
     s.checked = true;
     s.loadable = r.loaded;
     s.framework_version = r.framework_version;
+    s.description = r.description;
     s.problem = r.problem;
     out.push_back(std::move(s));
   }
@@ -76,17 +77,23 @@ std::vector<std::string> Host::backend_search_dirs() const {
 }
 
 bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
-                         ModelInfo* out, std::string* error) {
+                         ModelInfo* out, std::string* error, const std::string& target) {
   auto fail = [&](std::string msg) {
     if (error) *error = std::move(msg);
     return false;
   };
   if (name_or_paths.empty()) return fail("no model given");
+  const auto load_target = parse_target(target);
+  if (!load_target) return fail(fmt::format("unknown target '{}' (cpu, gpu, tpu or auto)", target));
   Result<std::shared_ptr<Graph>> graph = make_error(Errc::unknown, "");
   std::vector<std::filesystem::path> files;
+  Target loaded_for = *load_target;
   if (name_or_paths.size() == 1 && impl_->env->models().contains(name_or_paths[0])) {
     for (const auto& m : impl_->env->models().list()) {
-      if (m.name == name_or_paths[0]) files = m.paths;
+      if (m.name == name_or_paths[0]) {
+        files = m.paths;
+        loaded_for = m.target;
+      }
     }
     graph = impl_->env->load_named(name_or_paths[0], {});
   } else {
@@ -102,7 +109,7 @@ bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const st
     auto mapped = MappedBuilders::open(model->paths);
     if (!mapped) return fail(mapped.error().detail);
     files = model->paths;
-    graph = impl_->env->load_graph(model->encoding, Target::cpu, mapped->builders(), model->paths, {});
+    graph = impl_->env->load_graph(model->encoding, *load_target, mapped->builders(), model->paths, {});
   }
   if (!graph) return fail(fmt::format("{}: {}", errc_name(graph.error().code), graph.error().detail));
   const Graph& g = **graph;
@@ -115,6 +122,8 @@ bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const st
   out->outputs.clear();
   for (const auto& io : g.inputs()) out->inputs.push_back(describe_io(io));
   for (const auto& io : g.outputs()) out->outputs.push_back(describe_io(io));
+  out->target = std::string(target_name(loaded_for));
+  out->placement = g.description();
   return true;
 }
 

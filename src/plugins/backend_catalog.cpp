@@ -162,7 +162,10 @@ std::vector<BackendReport> BackendCatalog::probe_all() {
     BackendReport r;
     r.manifest = s.manifest;
     r.loaded = s.plugin != nullptr;
-    if (s.plugin) r.framework_version = s.plugin->framework_version();
+    if (s.plugin) {
+      r.framework_version = s.plugin->framework_version();
+      r.description = s.plugin->description();
+    }
     if (s.failure) r.problem = s.failure->detail;
     out.push_back(std::move(r));
   }

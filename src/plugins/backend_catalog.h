@@ -35,6 +35,7 @@ struct BackendReport {
   BackendManifest manifest;
   bool loaded = false;
   std::string framework_version;  // when loaded
+  std::string description;        // when loaded: what the backend says it found, or ""
   std::string problem;            // when it cannot load
 };
 

@@ -137,4 +137,10 @@ PluginLibrary::~PluginLibrary() {
   if (backend_ && api_->backend_destroy) api_->backend_destroy(backend_);
 }
 
+std::string PluginLibrary::description() const {
+  if (!backend_ || !WASINN_PLUGIN_HAS(*api_, backend_description)) return "";
+  const char* words = api_->backend_description(backend_);
+  return words ? words : "";
+}
+
 }  // namespace wasinn

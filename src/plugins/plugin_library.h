@@ -50,6 +50,8 @@ class PluginLibrary {
   wasinn_backend* backend() const { return backend_; }
   const std::string& name() const { return name_; }
   const std::string& framework_version() const { return framework_version_; }
+  // What the backend says it found (accelerators, delegates, their targets), or "".
+  std::string description() const;
 
  private:
   PluginLibrary() = default;
