@@ -1,6 +1,6 @@
 #include "backend.h"
 
-#include "config.h"
+#include "delegate_accelerator.h"
 #include "graph.h"
 #include "litert_log.h"
 
@@ -10,13 +10,21 @@ namespace wasinn::tensorflowlite {
 const char *TfliteBackend::framework_version() noexcept { return "LiteRT " WASINN_LITERT_VERSION; }
 
 Error TfliteBackend::create(std::string_view config, std::unique_ptr<TfliteBackend> &out) {
-  if (Error e = parse_backend_config(config)) return e;
+  BackendConfig parsed;
+  if (Error e = parse_backend_config(config, parsed)) return e;
   route_litert_logs();  // before LiteRtCreateEnvironment, LiteRT's first lines
   auto b = std::make_unique<TfliteBackend>();
+  b->delegates_ = std::move(parsed.delegates);
+  // With delegates, XNNPACK must come after them in LiteRT's registry (delegate_accelerator.h).
+  const LiteRtEnvOption without_cpu = without_cpu_auto_registration();
+  const bool ordered = !b->delegates_.empty();
   LiteRtEnvironment env = nullptr;
-  if (LiteRtStatus st = LiteRtCreateEnvironment(0, nullptr, &env))
+  if (LiteRtStatus st =
+          LiteRtCreateEnvironment(ordered ? 1 : 0, ordered ? &without_cpu : nullptr, &env))
     return litert_error(st, "creating the LiteRT environment");
   b->env_.reset(env);
+  if (ordered)
+    if (Error e = register_delegates_before_cpu(env)) return e;
 
   LiteRtParamIndex n = 0;
   if (LiteRtStatus st = LiteRtGetNumAccelerators(env, &n))
@@ -28,14 +36,18 @@ Error TfliteBackend::create(std::string_view config, std::unique_ptr<TfliteBacke
     if (LiteRtGetAccelerator(env, i, &acc) != kLiteRtStatusOk ||
         LiteRtGetAcceleratorHardwareSupport(acc, &hw) != kLiteRtStatusOk)
       continue;
-    b->hardware_ |= hw;
     if (LiteRtGetAcceleratorName(acc, &name) == kLiteRtStatusOk && name) {
+      if (std::string_view(name) == kDelegateAcceleratorName) continue;  // ours: describe_targets() shows what it serves
       if (!b->accelerator_names_.empty()) b->accelerator_names_ += ", ";
       b->accelerator_names_ += name;
+      b->accelerators_.emplace_back(name, hw);
     }
+    b->hardware_ |= hw;
   }
   if (!(b->hardware_ & kLiteRtHwAcceleratorCpu))
     return sdk::runtime_error("LiteRT registered no CPU accelerator");
+  b->description_ = "targets: " + b->describe_targets();
+  if (sdk::log_enabled(WASINN_LOG_INFO)) sdk::log(WASINN_LOG_INFO, b->description_);
   out = std::move(b);
   return {};
 }
@@ -44,8 +56,99 @@ Error TfliteBackend::load(const sdk::LoadRequest &request, std::unique_ptr<Tflit
   return TfliteGraph::load(*this, request, out);
 }
 
+std::string TfliteBackend::describe_delegates() const {
+  std::string s;
+  for (const auto &d : delegates_)
+    s += (s.empty() ? "" : ", ") + d.name + " -> " + target_name(d.target) + " (" + d.path + ")";
+  return s.empty() ? "none" : s;
+}
+
+std::string TfliteBackend::accelerators_serving(LiteRtHwAcceleratorSet hardware) const {
+  std::string names;
+  for (const auto &[name, hw] : accelerators_)
+    if (hw & hardware) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+std::string TfliteBackend::describe_targets() const {
+  auto delegate = [](const DelegateSpec &d) {
+    return "delegate " + d.name + " (" + d.path + "), CPU for the rest";
+  };
+  std::string s;
+  for (int32_t target : {WASINN_TARGET_CPU, WASINN_TARGET_GPU, WASINN_TARGET_TPU}) {
+    const LiteRtHwAcceleratorSet hw = target == WASINN_TARGET_CPU   ? kLiteRtHwAcceleratorCpu
+                                      : target == WASINN_TARGET_GPU ? kLiteRtHwAcceleratorGpu
+                                                                    : kLiteRtHwAcceleratorNpu;
+    const DelegateSpec *d = configured_for(target);
+    const std::string litert = accelerators_serving(hw);
+    s += std::string(s.empty() ? "" : "; ") + target_name(target) + ": " +
+         (d ? delegate(*d) : litert.empty() ? "nothing" : litert);
+  }
+  const DelegateSpec *best = configured_for(WASINN_TARGET_TPU);
+  if (!best) best = configured_for(WASINN_TARGET_GPU);
+  if (!best) best = configured_for(WASINN_TARGET_CPU);
+  s += "; auto: " + (best ? delegate(*best) + ", the CPU alone if it fails"
+                          : accelerators_serving(hardware_) + ", the CPU alone if they fail");
+  std::string others;
+  for (const auto &d : delegates_)
+    if (&d != configured_for(d.target)) others += (others.empty() ? "" : ", ") + d.name;
+  if (!others.empty()) s += "; by name only (graph config \"delegate\"): " + others;
+  return s;
+}
+
+const DelegateSpec *TfliteBackend::configured_for(int32_t target) const {
+  for (const auto &d : delegates_)
+    if (d.target == target) return &d;
+  return nullptr;
+}
+
+Error TfliteBackend::place(int32_t target, const GraphConfig &config, Placement &out) const {
+  out = {};
+  const DelegateSpec *chosen = nullptr;
+  if (config.delegate && *config.delegate != "none") {
+    for (const auto &d : delegates_)
+      if (d.name == *config.delegate) chosen = &d;
+    if (!chosen)
+      return sdk::invalid("graph config: no delegate named \"" + *config.delegate +
+                          "\" (configured: " + describe_delegates() + ")");
+    if (target != WASINN_TARGET_AUTO && chosen->target != target)
+      return sdk::invalid("graph config: delegate \"" + chosen->name + "\" serves target " +
+                          target_name(chosen->target) + ", not " + target_name(target));
+  } else if (config.delegate) {  // "none"
+    if (target == WASINN_TARGET_GPU || target == WASINN_TARGET_TPU)
+      return sdk::invalid(std::string("graph config: \"delegate\": \"none\" cannot serve target ") +
+                          target_name(target) + "; use target cpu or auto");
+  } else if (target == WASINN_TARGET_AUTO) {
+    for (int32_t t : {WASINN_TARGET_TPU, WASINN_TARGET_GPU, WASINN_TARGET_CPU})
+      if (!chosen) chosen = configured_for(t);
+  } else {
+    chosen = configured_for(target);
+  }
+  if (chosen) {
+    out.delegate = chosen;
+    out.hardware = kLiteRtHwAcceleratorCpu;  // the delegate first, XNNPACK for the rest
+    out.fallback_cpu =
+        config.fallback_cpu.value_or(chosen->fallback_cpu || target == WASINN_TARGET_AUTO);
+    return {};
+  }
+  return accelerators_for(target, out.hardware);
+}
+
+Error TfliteBackend::open_delegate(const DelegateSpec &spec, const DelegateLibrary *&out) {
+  std::lock_guard lock(libraries_mu_);
+  auto &slot = libraries_[spec.name];
+  if (!slot)  // a failure is not kept: the file may appear or be fixed later
+    if (Error e = DelegateLibrary::open(spec, slot)) return e;
+  out = slot.get();
+  return {};
+}
+
 Error TfliteBackend::accelerators_for(int32_t target, LiteRtHwAcceleratorSet &out) const {
   const std::string found = "LiteRT registered only " + accelerator_names_;
+  const std::string delegates =
+      "no external delegate is configured for it (--backend-config "
+      "'tensorflowlite={\"delegates\":[{\"path\":\"/path/to/libdelegate.so\",\"target\":\"" +
+      std::string(target_name(target)) + "\"}]}')";
   switch (target) {
     case WASINN_TARGET_CPU: out = kLiteRtHwAcceleratorCpu; return {};
     case WASINN_TARGET_AUTO: out = hardware_; return {};
@@ -57,7 +160,7 @@ Error TfliteBackend::accelerators_for(int32_t target, LiteRtHwAcceleratorSet &ou
       return sdk::unsupported(
           "target gpu: no GPU here for TensorFlow Lite (" + found +
           "; its GPU accelerators, libLiteRtWebGpuAccelerator.so and the OpenCL/Vulkan ones, "
-          "found no GPU device they could open); use target cpu");
+          "found no GPU device they could open; " + delegates + "); use target cpu");
     case WASINN_TARGET_TPU:
       if (hardware_ & kLiteRtHwAcceleratorNpu) {
         out = kLiteRtHwAcceleratorNpu;
@@ -65,8 +168,8 @@ Error TfliteBackend::accelerators_for(int32_t target, LiteRtHwAcceleratorSet &ou
       }
       return sdk::unsupported(
           "target tpu: no NPU/TPU here for TensorFlow Lite (" + found +
-          "; LiteRT reaches NPUs only through a vendor dispatch library, and none is installed); "
-          "use target cpu");
+          "; LiteRT reaches NPUs only through a vendor dispatch library, and none is installed; " +
+          delegates + "); use target cpu");
     default: return sdk::invalid("unknown execution target " + std::to_string(target));
   }
 }

@@ -3,20 +3,122 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <optional>
+#include <set>
 
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::tensorflowlite {
 
-Error parse_backend_config(std::string_view text) {
+const char *target_name(int32_t target) {
+  switch (target) {
+    case WASINN_TARGET_CPU: return "cpu";
+    case WASINN_TARGET_GPU: return "gpu";
+    case WASINN_TARGET_TPU: return "tpu";
+    case WASINN_TARGET_AUTO: return "auto";
+    default: return "unknown";
+  }
+}
+
+std::string label(const DelegateSpec &spec) {
+  return "delegate \"" + spec.name + "\" (" + spec.path + ")";
+}
+
+namespace {
+
+Error refuse_unknown(const nlohmann::json &j, std::string_view source,
+                     std::initializer_list<std::string_view> known) {
+  for (const auto &item : j.items()) {
+    bool found = false;
+    std::string list;
+    for (std::string_view k : known) {
+      found = found || item.key() == k;
+      list += (list.empty() ? "" : ", ") + std::string(k);
+    }
+    if (!found)
+      return sdk::invalid(std::string(source) + ": unknown tensorflowlite setting \"" +
+                          item.key() + "\" (known: " + list + ")");
+  }
+  return {};
+}
+
+std::optional<bool> fallback_setting(const std::optional<std::string> &v) {
+  if (!v) return std::nullopt;
+  return *v == "cpu";
+}
+
+// "/usr/lib/libvx_delegate.so.1" -> "vx_delegate".
+std::string default_name(const std::string &path) {
+  std::string stem = std::filesystem::path(path).filename().string();
+  stem = stem.substr(0, stem.find(".so"));
+  if (stem.rfind("lib", 0) == 0 && stem.size() > 3) stem.erase(0, 3);
+  return stem;
+}
+
+Error parse_delegate(const nlohmann::json &d, const std::string &source, DelegateSpec &out) {
+  if (!d.is_object()) return sdk::invalid(source + ": expected an object, got " + d.dump());
+  if (Error e = refuse_unknown(d, source, {"name", "path", "target", "options", "fallback"}))
+    return e;
+  std::optional<std::string> name, path, fallback;
+  std::optional<int32_t> target;
+  if (Error e = sdk::read_string(d, "path", source, path)) return e;
+  if (!path || path->empty())
+    return sdk::invalid(source + ": \"path\" (the delegate library's file) is required");
+  if (Error e = sdk::read_string(d, "name", source, name)) return e;
+  if (Error e = sdk::read_choice<int32_t>(
+          d, "target", source,
+          {{"tpu", WASINN_TARGET_TPU}, {"gpu", WASINN_TARGET_GPU}, {"cpu", WASINN_TARGET_CPU}},
+          target))
+    return e;
+  if (Error e = sdk::read_choice<std::string>(d, "fallback", source,
+                                              {{"cpu", "cpu"}, {"none", "none"}}, fallback))
+    return e;
+  out.path = *path;
+  out.name = name ? *name : default_name(*path);
+  if (out.name.empty() || out.name == "none")
+    return sdk::invalid(source + ": \"name\" must be a non-empty name other than \"none\"");
+  if (target) out.target = *target;
+  out.fallback_cpu = fallback_setting(fallback).value_or(false);
+  if (auto it = d.find("options"); it != d.end()) {
+    if (!it->is_object())
+      return sdk::invalid(source + ": \"options\" must be an object of key: value, got " +
+                          it->dump());
+    for (const auto &o : it->items()) {
+      const auto &v = o.value();
+      if (v.is_string()) out.options.emplace_back(o.key(), v.get<std::string>());
+      else if (v.is_number() || v.is_boolean()) out.options.emplace_back(o.key(), v.dump());
+      else
+        return sdk::invalid(source + ": option \"" + o.key() +
+                            "\" must be a string, number or boolean, got " + v.dump());
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Error parse_backend_config(std::string_view text, BackendConfig &out) {
   constexpr std::string_view source = "backend config";
+  out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, source, j)) return e;
-  if (!j.empty())
-    return sdk::invalid(std::string(source) +
-                        ": the tensorflowlite backend takes no settings, got \"" +
-                        j.begin().key() + "\"");
+  if (Error e = refuse_unknown(j, source, {"delegates"})) return e;
+  auto it = j.find("delegates");
+  if (it == j.end()) return {};
+  if (!it->is_array())
+    return sdk::invalid(std::string(source) + ": \"delegates\" must be an array, got " +
+                        it->dump());
+  std::set<std::string> names;
+  for (size_t i = 0; i < it->size(); ++i) {
+    DelegateSpec spec;
+    const std::string where = std::string(source) + ": delegates[" + std::to_string(i) + "]";
+    if (Error e = parse_delegate((*it)[i], where, spec)) return e;
+    if (!names.insert(spec.name).second)
+      return sdk::invalid(where + ": a second delegate named \"" + spec.name +
+                          "\" (give each a distinct \"name\")");
+    out.delegates.push_back(std::move(spec));
+  }
   return {};
 }
 
@@ -25,13 +127,21 @@ Error parse_graph_config(std::string_view text, GraphConfig &out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, source, j)) return e;
-  for (const auto &item : j.items())
-    if (item.key() != "signature")
-      return sdk::invalid(std::string(source) + ": unknown tensorflowlite setting \"" +
-                          item.key() + "\" (known: signature)");
-  std::optional<std::string> signature;
+  // A guest chooses among the host's delegates; it never names a library to load.
+  for (const char *key : {"path", "delegates", "options"})
+    if (j.contains(key))
+      return sdk::invalid(std::string(source) + ": \"" + key +
+                          "\" is host configuration (--backend-config tensorflowlite=...); a "
+                          "graph config picks a configured delegate by \"delegate\": NAME");
+  if (Error e = refuse_unknown(j, source, {"signature", "delegate", "fallback"})) return e;
+  std::optional<std::string> signature, fallback;
   if (Error e = sdk::read_string(j, "signature", source, signature)) return e;
+  if (Error e = sdk::read_string(j, "delegate", source, out.delegate)) return e;
+  if (Error e = sdk::read_choice<std::string>(j, "fallback", source,
+                                              {{"cpu", "cpu"}, {"none", "none"}}, fallback))
+    return e;
   if (signature) out.signature = *signature;
+  out.fallback_cpu = fallback_setting(fallback);
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "graph.h"
+#include "litert_log.h"
 #include "types.h"
 
 namespace wasinn::tensorflowlite {
@@ -209,13 +210,17 @@ Error TfliteContext::compute() {
     if (Error e = prepare_outputs()) return e;
   // A cancel aimed at an earlier compute must not stop this one.
   cancel_requested_.store(false);
+  LiteRtErrorCapture errors;  // a delegate kernel's failure reaches us only as a LiteRT log line
   const LiteRtStatus st =
       LiteRtRunCompiledModel(compiled_.get(), g.signature(), run_inputs_.size(),
                              run_inputs_.data(), run_outputs_.size(), run_outputs_.data());
   retired_.clear();  // the run bound the current buffers; the old ones are unreferenced now
   if (st != kLiteRtStatusOk) {
     if (cancel_requested_.load()) return {WASINN_TIMEOUT, "compute was cancelled"};
-    return litert_error(st, "running the model");
+    std::string what = "running the model";
+    if (g.delegate()) what += " with " + label(g.delegate()->spec());
+    if (!errors.text().empty()) what += " (" + errors.text() + ")";
+    return litert_error(st, what);
   }
   has_outputs_ = true;
   return {};

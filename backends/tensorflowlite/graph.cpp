@@ -9,6 +9,8 @@
 #include "backend.h"
 #include "config.h"
 #include "context.h"
+#include "delegate_accelerator.h"
+#include "litert_log.h"
 #include "types.h"
 
 namespace wasinn::tensorflowlite {
@@ -185,32 +187,80 @@ Error TfliteGraph::describe_io() {
                        LiteRtGetSignatureOutputTensorByIndex, outputs_, output_details_);
 }
 
-Error TfliteGraph::compile(CompiledModelPtr &out) {
+Error TfliteGraph::compile(CompiledModelPtr &out, std::string *report) {
   OptionsPtr options;
   LiteRtOptions o = nullptr;
   if (LiteRtStatus st = LiteRtCreateOptions(&o)) return litert_error(st, "creating options");
   options.reset(o);
-  if (LiteRtStatus st = LiteRtSetOptionsHardwareAccelerators(o, accelerators_))
+  if (LiteRtStatus st = LiteRtSetOptionsHardwareAccelerators(o, placement_.hardware))
     return litert_error(st, "choosing accelerators");
+  DelegateRequest request;
+  request.library = delegate_;
+  LiteRtErrorCapture errors;
   LiteRtCompiledModel cm = nullptr;
   LiteRtStatus st;
   {
     std::lock_guard lock(backend_->compile_mutex());
+    ScopedDelegateRequest serving(request);
     st = LiteRtCreateCompiledModel(backend_->env(), model_.get(), o, &cm);
+  }
+  CompiledModelPtr compiled(cm);
+  const std::string logged = errors.text().empty() ? "" : " (LiteRT: " + errors.text() + ")";
+  if (delegate_) {
+    const std::string who = label(delegate_->spec());
+    if (st)  // creating it, its Prepare, or its kernels' prepare
+      return sdk::runtime_error(who + ": " +
+                                (request.error.empty() ? "compiling the model with it failed"
+                                                       : request.error) +
+                                logged + ", " + status_name(st));
+    if (request.claimed_nodes == 0)
+      return sdk::invalid(who + " took none of the " + std::to_string(request.offered_nodes) +
+                          " nodes of the model's graph (it supports none of its operations); "
+                          "use another target, or \"fallback\": \"cpu\"");
+    if (report)
+      *report = who + " took " + std::to_string(request.claimed_nodes) + " of " +
+                std::to_string(request.offered_nodes) + " nodes";
   }
   if (st) {
     // On CPU this means an op the runtime lacks (a custom or TF-select op); elsewhere, a model
     // the accelerator cannot take.
-    const bool cpu_only = accelerators_ == kLiteRtHwAcceleratorCpu;
-    return litert_error(st,
-                        cpu_only ? "compiling the model for the CPU (is every op a TFLite builtin?)"
-                                 : "compiling the model for the requested accelerator (a GPU/NPU "
-                                   "accelerator is registered, but found no device it could open "
-                                   "or cannot take this model; use target cpu)",
+    const bool cpu_only = placement_.hardware == kLiteRtHwAcceleratorCpu;
+    const std::string what =
+        cpu_only ? "compiling the model for the CPU (is every op a TFLite builtin?)"
+                 : "compiling the model for the requested accelerator (a GPU/NPU accelerator is "
+                   "registered, but found no device it could open or cannot take this model; use "
+                   "target cpu)";
+    return litert_error(st, what + logged,
                         cpu_only ? WASINN_INVALID_ARGUMENT : WASINN_UNSUPPORTED_OPERATION);
   }
-  out.reset(cm);
+  out = std::move(compiled);
   return {};
+}
+
+Error TfliteGraph::compile_first(int32_t target) {
+  if (!placement_.delegate) {
+    Error e = compile(spare_);
+    // auto means "whatever works here": a registered GPU accelerator without a usable device
+    // (WebGPU finds no adapter on a headless machine) must not fail a model the CPU can run.
+    if (!e || target != WASINN_TARGET_AUTO || placement_.hardware == kLiteRtHwAcceleratorCpu)
+      return e;
+    placement_.hardware = kLiteRtHwAcceleratorCpu;
+    return compile(spare_);
+  }
+  Error e = backend_->open_delegate(*placement_.delegate, delegate_);
+  if (!e) e = compile(spare_, &delegate_report_);
+  if (!e) {
+    if (sdk::log_enabled(WASINN_LOG_INFO)) sdk::log(WASINN_LOG_INFO, delegate_report_);
+    return {};
+  }
+  if (!placement_.fallback_cpu) return e;
+  // The configuration asked for a CPU fallback: say why once, then run as if no delegate were
+  // configured.
+  sdk::log(WASINN_LOG_WARN, e.detail + "; running the model on the CPU (\"fallback\": \"cpu\")");
+  delegate_ = nullptr;
+  placement_ = Placement{};
+  delegate_report_.clear();
+  return compile(spare_);
 }
 
 Error TfliteGraph::load(TfliteBackend &backend, const sdk::LoadRequest &req,
@@ -223,17 +273,11 @@ Error TfliteGraph::load(TfliteBackend &backend, const sdk::LoadRequest &req,
 
   auto g = std::make_unique<TfliteGraph>();
   g->backend_ = &backend;
-  if (Error e = backend.accelerators_for(req.target(), g->accelerators_)) return e;
+  if (Error e = backend.place(req.target(), config, g->placement_)) return e;
   if (Error e = create_model(backend, req, g->bytes_, g->model_)) return e;
   if (Error e = g->pick_signature(config.signature)) return e;
   if (Error e = g->describe_io()) return e;
-  if (Error e = g->compile(g->spare_)) {
-    // auto means "whatever works here": a registered GPU accelerator without a usable device
-    // (WebGPU finds no adapter on a headless machine) must not fail a model the CPU can run.
-    if (req.target() != WASINN_TARGET_AUTO || g->accelerators_ == kLiteRtHwAcceleratorCpu) return e;
-    g->accelerators_ = kLiteRtHwAcceleratorCpu;
-    if (Error cpu = g->compile(g->spare_)) return cpu;
-  }
+  if (Error e = g->compile_first(req.target())) return e;
   out = std::move(g);
   return {};
 }

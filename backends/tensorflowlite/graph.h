@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
 #include "handles.h"
 #include "litert_status.h"
 #include "wasinn/plugin_sdk.hpp"
@@ -57,10 +58,21 @@ class TfliteGraph : public sdk::DeclaredIo {
 
   LiteRtParamIndex signature() const { return signature_; }
 
+  // The external delegate that runs some of its nodes, or null.
+  const DelegateLibrary *delegate() const { return delegate_; }
+  // "delegate \"npu\" (/usr/lib/libvx_delegate.so) took 2 of 2 nodes", or "" without one; the
+  // SDK hands it to `wasinn models inspect` (graph_description).
+  const std::string &description() const { return delegate_report_; }
+
  private:
   Error pick_signature(const std::string &wanted);
   Error describe_io();
-  Error compile(CompiledModelPtr &out);
+  // A compiled model with the placement's accelerators and delegate; `report` (at load only:
+  // later contexts compile concurrently) gets what the delegate took.
+  Error compile(CompiledModelPtr &out, std::string *report = nullptr);
+  // The compilation at load: with the placement's delegate (falling back to the CPU if the
+  // placement allows), or without one (auto falling back to the CPU).
+  Error compile_first(int32_t target);
 
   TfliteBackend *backend_ = nullptr;  // outlives every graph
   // Declaration order is destruction order reversed: compiled models, then the model, then the
@@ -69,7 +81,9 @@ class TfliteGraph : public sdk::DeclaredIo {
   ModelPtr model_;
   LiteRtParamIndex signature_ = 0;
   std::string signature_key_;
-  LiteRtHwAcceleratorSet accelerators_ = kLiteRtHwAcceleratorCpu;
+  Placement placement_;
+  const DelegateLibrary *delegate_ = nullptr;  // the placement's delegate, opened; or null
+  std::string delegate_report_;
   std::vector<TfliteIo> input_details_, output_details_;
   // The compiled model made at load (so an unsupported op fails load, not a later call),
   // handed to the first context.

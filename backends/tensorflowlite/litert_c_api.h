@@ -26,7 +26,6 @@ typedef struct LiteRtCompiledModelT *LiteRtCompiledModel;
 typedef struct LiteRtTensorBufferT *LiteRtTensorBuffer;
 typedef struct LiteRtTensorBufferRequirementsT *LiteRtTensorBufferRequirements;
 typedef struct LiteRtAcceleratorT *LiteRtAccelerator;
-typedef struct LiteRtEnvOptionT LiteRtEnvOption;  // only ever passed as NULL here
 
 typedef size_t LiteRtParamIndex;
 typedef int LiteRtHwAcceleratorSet;  // bit set of LiteRtHwAccelerators
@@ -123,6 +122,32 @@ static_assert(sizeof(LiteRtRankedTensorType) == 72, "LiteRtRankedTensorType of L
 static_assert(offsetof(LiteRtRankedTensorType, layout) == 4, "LiteRtRankedTensorType.layout");
 static_assert(sizeof(LiteRtQuantizationPerTensor) == 16, "LiteRtQuantizationPerTensor");
 
+// litert_any.h / litert_environment_options.h: one option is used, the bit set of accelerators
+// LiteRT registers by itself when the environment is created (read as tag 24 with an int64 by
+// libLiteRt.so 2.3.0's auto-registration; default CPU | GPU | NPU).
+typedef enum {
+  kLiteRtAnyTypeNone = 0,
+  kLiteRtAnyTypeBool = 1,
+  kLiteRtAnyTypeInt = 2,
+} LiteRtAnyType;
+typedef struct {
+  LiteRtAnyType type;
+  union {
+    bool bool_value;
+    int64_t int_value;
+    double real_value;
+    const char *str_value;
+    const void *ptr_value;
+  };
+} LiteRtAny;
+typedef enum { kLiteRtEnvOptionTagAutoRegisterAccelerators = 24 } LiteRtEnvOptionTag;
+typedef struct {
+  LiteRtEnvOptionTag tag;
+  LiteRtAny value;
+} LiteRtEnvOption;
+static_assert(sizeof(LiteRtEnvOption) == 24 && offsetof(LiteRtEnvOption, value) == 8,
+              "LiteRtEnvOption of LiteRT 2.3.0");
+
 // litert_environment.h
 LiteRtStatus LiteRtCreateEnvironment(int num_options, const LiteRtEnvOption *options,
                                      LiteRtEnvironment *environment);
@@ -135,6 +160,62 @@ LiteRtStatus LiteRtGetAccelerator(LiteRtEnvironment environment, LiteRtParamInde
 LiteRtStatus LiteRtGetAcceleratorName(LiteRtAccelerator accelerator, const char **name);
 LiteRtStatus LiteRtGetAcceleratorHardwareSupport(LiteRtAccelerator accelerator,
                                                  LiteRtHwAcceleratorSet *supported_hardware);
+
+// litert_accelerator_registration.h, as libLiteRt.so 2.3.0 implements it (read in its machine
+// code, see docs/backends/tensorflow.md): SetDelegateFunction takes the create function only
+// (LiteRT frees a delegate through LiteRtDestroyDelegateWrapper, which calls the deleter given
+// to LiteRtWrapDelegate), and the compiled model calls CreateDelegate with five arguments.
+typedef struct LiteRtDelegateWrapperT *LiteRtDelegateWrapper;
+typedef struct LiteRtRuntimeContextT LiteRtRuntimeContext;  // passed through, never read
+typedef struct {
+  int major;
+  int minor;
+  int patch;
+} LiteRtApiVersion;
+typedef LiteRtStatus (*LiteRtAcceleratorCreateDelegateFn)(LiteRtRuntimeContext *runtime_context,
+                                                          LiteRtEnvironment environment,
+                                                          LiteRtAccelerator accelerator,
+                                                          LiteRtOptions options,
+                                                          LiteRtDelegateWrapper *delegate);
+typedef LiteRtStatus (*LiteRtAcceleratorGetNameFn)(LiteRtAccelerator, const char **name);
+typedef LiteRtStatus (*LiteRtAcceleratorGetVersionFn)(LiteRtAccelerator, LiteRtApiVersion *);
+typedef LiteRtStatus (*LiteRtAcceleratorGetHardwareSupportFn)(LiteRtAccelerator,
+                                                              LiteRtHwAcceleratorSet *);
+typedef LiteRtStatus (*LiteRtAcceleratorIsJitFn)(LiteRtAccelerator, bool *does_jit);
+LiteRtStatus LiteRtCreateAccelerator(LiteRtAccelerator *accelerator);
+LiteRtStatus LiteRtDestroyAccelerator(LiteRtAccelerator accelerator);  // only if not registered
+// Takes ownership of `accelerator`, also on failure.
+LiteRtStatus LiteRtRegisterAccelerator(LiteRtEnvironment environment, LiteRtAccelerator accelerator,
+                                       void *data, void (*release_data)(void *));
+LiteRtStatus LiteRtSetAcceleratorGetName(LiteRtAccelerator, LiteRtAcceleratorGetNameFn);
+LiteRtStatus LiteRtSetAcceleratorGetVersion(LiteRtAccelerator, LiteRtAcceleratorGetVersionFn);
+LiteRtStatus LiteRtSetAcceleratorGetHardwareSupport(LiteRtAccelerator,
+                                                    LiteRtAcceleratorGetHardwareSupportFn);
+LiteRtStatus LiteRtSetIsAcceleratorDelegateResponsibleForJitCompilation(LiteRtAccelerator,
+                                                                        LiteRtAcceleratorIsJitFn);
+LiteRtStatus LiteRtSetDelegateFunction(LiteRtAccelerator, LiteRtAcceleratorCreateDelegateFn);
+// litert_delegate_wrapper.h: `delegate` is a TfLiteOpaqueDelegate * (tflite_delegate_api.h).
+LiteRtStatus LiteRtWrapDelegate(void *delegate, void (*deleter)(void *delegate),
+                                LiteRtDelegateWrapper *wrapper);
+
+// The definition of LiteRT's CPU (XNNPACK) accelerator, exported so that it can be registered
+// by hand: an environment that must apply external delegates before XNNPACK registers it after
+// them. Layout of 2.3.0, from its registration code (RegisterAcceleratorFromDef): a 16-bit
+// version 1 at byte 2, then the callbacks; only those used are named.
+typedef struct {
+  uint16_t reserved;
+  uint16_t version;
+  LiteRtAcceleratorGetNameFn get_name;
+  LiteRtAcceleratorGetVersionFn get_version;
+  LiteRtAcceleratorGetHardwareSupportFn get_hardware_support;
+  LiteRtAcceleratorIsJitFn is_jit;
+  LiteRtAcceleratorCreateDelegateFn create_delegate;
+} LiteRtCpuAcceleratorDef;
+extern LiteRtCpuAcceleratorDef *LiteRtStaticLinkedAcceleratorCpuDef;
+static_assert(offsetof(LiteRtCpuAcceleratorDef, get_name) == 8 &&
+                  offsetof(LiteRtCpuAcceleratorDef, is_jit) == 32 &&
+                  offsetof(LiteRtCpuAcceleratorDef, create_delegate) == 40,
+              "LiteRtAcceleratorDef prefix of LiteRT 2.3.0");
 
 // litert_model.h. The buffer given to CreateModelFromBuffer must outlive the model.
 LiteRtStatus LiteRtCreateModelFromFile(LiteRtEnvironment environment, const char *filename,

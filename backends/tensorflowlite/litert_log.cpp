@@ -37,6 +37,10 @@ constexpr uint16_t kMachine = EM_NONE;  // no routing: LiteRT writes to stderr
 constexpr uint32_t kGlobDat = 0;
 #endif
 
+// The innermost LiteRtErrorCapture of this thread. LiteRT writes a line on the thread whose call
+// logged it, and the thread writing its end is the one that assembles it below.
+thread_local LiteRtErrorCapture *error_capture = nullptr;
+
 // ---- The stream LiteRT writes to: bytes in, one sdk::log call per line out.
 
 struct LineSplitter {
@@ -78,6 +82,7 @@ ssize_t write_lines(void *cookie, const char *data, size_t size) {
       }
       std::string_view line(s.carry.data() + start, end - start);
       s.level = take_severity(line, s.level);
+      if (s.level == WASINN_LOG_ERROR && error_capture) error_capture->add(line);
       if (sdk::log_enabled(s.level)) sdk::log(s.level, line);
       start = std::min(end + 1, s.carry.size());
     }
@@ -239,6 +244,20 @@ void route_litert_logs() {
     return true;
   }();
   (void)done;
+}
+
+LiteRtErrorCapture::LiteRtErrorCapture() : previous_(error_capture) { error_capture = this; }
+
+LiteRtErrorCapture::~LiteRtErrorCapture() { error_capture = previous_; }
+
+void LiteRtErrorCapture::add(std::string_view line) {
+  constexpr size_t kMost = 400;  // a detail is one line, not a log
+  if (text_.size() >= kMost || line.empty()) return;
+  try {
+    if (!text_.empty()) text_ += "; ";
+    text_.append(line.substr(0, kMost - std::min(kMost, text_.size())));
+  } catch (const std::exception &) {
+  }
 }
 
 }  // namespace wasinn::tensorflowlite

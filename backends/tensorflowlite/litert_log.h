@@ -12,11 +12,34 @@
 // writes change: the process's stderr, and every other library's, stay as they were.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 namespace wasinn::tensorflowlite {
 
 // Once per process, before the first LiteRT call that logs (LiteRtCreateEnvironment). Best
 // effort: when the slot cannot be found or is not the process's stderr (another architecture, a
 // different libLiteRt.so), LiteRT keeps writing to stderr and an info line says why.
 void route_litert_logs();
+
+// Collects the ERROR lines LiteRT writes on this thread while the object lives, whatever the
+// host shows: a delegate kernel that fails reports why only through TfLiteContext::ReportError,
+// which LiteRT logs, so the detail of a failed compile or run quotes them. Empty when logs are
+// not routed (see above). Nests; not movable.
+class LiteRtErrorCapture {
+ public:
+  LiteRtErrorCapture();
+  ~LiteRtErrorCapture();
+  LiteRtErrorCapture(const LiteRtErrorCapture &) = delete;
+  LiteRtErrorCapture &operator=(const LiteRtErrorCapture &) = delete;
+
+  // The lines, joined by "; " (at most a few hundred bytes), or "".
+  const std::string &text() const { return text_; }
+  void add(std::string_view line);
+
+ private:
+  std::string text_;
+  LiteRtErrorCapture *previous_;
+};
 
 }  // namespace wasinn::tensorflowlite

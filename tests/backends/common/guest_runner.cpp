@@ -24,15 +24,21 @@ std::string scratch_dir(const std::string &name) {
 
 GuestRun run_guest(const std::vector<std::string> &host_args, const std::string &guest,
                    const std::vector<std::string> &guest_args) {
-  std::vector<std::string> argv = {WASINN_CLI, "run", "--backend-dir", WASINN_BACKEND_DIR};
-  argv.insert(argv.end(), host_args.begin(), host_args.end());
-  argv.push_back(std::string(WASINN_GUEST_DIR) + "/" + guest + ".wasm");
-  argv.insert(argv.end(), guest_args.begin(), guest_args.end());
+  std::vector<std::string> args = {"run", "--backend-dir", WASINN_BACKEND_DIR};
+  args.insert(args.end(), host_args.begin(), host_args.end());
+  args.push_back(std::string(WASINN_GUEST_DIR) + "/" + guest + ".wasm");
+  args.insert(args.end(), guest_args.begin(), guest_args.end());
+  return run_wasinn(args, guest);
+}
+
+GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name) {
+  std::vector<std::string> argv = {WASINN_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char *> raw;
   for (auto &a : argv) raw.push_back(a.data());
   raw.push_back(nullptr);
 
-  const std::string log = scratch_dir("logs") + "/" + guest + ".log";
+  const std::string log = scratch_dir("logs") + "/" + log_name + ".log";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

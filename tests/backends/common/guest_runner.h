@@ -16,6 +16,9 @@ struct GuestRun {
 GuestRun run_guest(const std::vector<std::string> &host_args, const std::string &guest,
                    const std::vector<std::string> &guest_args);
 
+// `wasinn <args...>` (any command: "models", "inspect", ...), its output logged as <log_name>.log.
+GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name);
+
 // A fresh empty directory under the test's temporary directory.
 std::string scratch_dir(const std::string &name);
 

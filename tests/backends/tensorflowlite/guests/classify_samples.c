@@ -2,9 +2,10 @@
  * classify_samples: runs a wasi-nn model on N samples one compute at a time and writes output
  * 0 of every sample back to back, so a test can compare a guest's answers with a native run.
  *
- *   classify_samples MODEL ENCODING TYPE DIMS X.bin OUT.bin
+ *   classify_samples MODEL ENCODING TYPE DIMS X.bin OUT.bin [CONFIG]
  *
- * MODEL is a file (loaded with `load` and ENCODING) or name:NAME (`load_by_name`). TYPE is a
+ * MODEL is a file (loaded with `load` and ENCODING) or name:NAME (`load_by_name`, or
+ * `load_by_name_with_config` with the JSON text CONFIG when it is given). TYPE is a
  * witx tensor type number (1 f32, 3 u8, ...), DIMS the shape of one sample (1x28x28x1); X holds
  * N samples back to back. On a wasi-nn error prints "errno N in STEP" and exits with N.
  */
@@ -40,8 +41,8 @@ static void check(int32_t err, const char *step) {
 static const uint32_t kElementSize[] = {2, 4, 8, 1, 4, 8}; /* f16 f32 f64 u8 i32 i64 */
 
 int main(int argc, char **argv) {
-  if (argc != 7) {
-    fprintf(stderr, "usage: classify_samples MODEL|name:NAME ENCODING TYPE DIMS X.bin OUT.bin\n");
+  if (argc != 7 && argc != 8) {
+    fprintf(stderr, "usage: classify_samples MODEL|name:NAME ENCODING TYPE DIMS X.bin OUT.bin [CONFIG]\n");
     return 2;
   }
   const uint32_t encoding = (uint32_t)atoi(argv[2]);
@@ -62,7 +63,11 @@ int main(int argc, char **argv) {
   const size_t n = x_len / sample_bytes;
 
   wasi_nn_graph graph;
-  if (strncmp(argv[1], "name:", 5) == 0) {
+  if (strncmp(argv[1], "name:", 5) == 0 && argc == 8) {
+    check(wasi_nn_load_by_name_with_config(argv[1] + 5, (uint32_t)strlen(argv[1] + 5), argv[7],
+                                           (uint32_t)strlen(argv[7]), &graph),
+          "load_by_name_with_config");
+  } else if (strncmp(argv[1], "name:", 5) == 0) {
     check(wasi_nn_load_by_name(argv[1] + 5, (uint32_t)strlen(argv[1] + 5), &graph), "load_by_name");
   } else {
     size_t model_len = 0;
