@@ -100,12 +100,13 @@ LiteRtStatus create_delegate(LiteRtRuntimeContext *, LiteRtEnvironment, LiteRtAc
       return kLiteRtStatusErrorRuntimeFailure;
     }
     if (!external->Prepare) {
-      r->library->destroy(external);
+      // Read before destroy: the delegate is gone after it.
       r->error = external->opaque_delegate_builder
                      ? "it is built on TFLite's opaque delegate API (TfLiteOpaqueDelegateBuilder), "
                        "which libLiteRt.so 2.3.0 does not export; only classic TfLiteDelegate "
                        "delegates can run here"
                      : "its TfLiteDelegate has no Prepare function";
+      r->library->destroy(external);
       return kLiteRtStatusErrorRuntimeFailure;
     }
     auto *c = new CountingDelegate();
