@@ -7,6 +7,7 @@
 
 #include "core/load_progress.h"
 #include "core/model_format.h"
+#include "core/sha256.h"
 
 namespace wasinn {
 
@@ -72,6 +73,14 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
     // Before any framework sees them: its own error for another format's bytes misleads.
     WASINN_TRY(check_encoding_fits(encoding, builders));
   }
+  // A guest's bytes: the same model loaded already (by this guest, another instance or thread)
+  // is shared. Named models and files are shared by the registry instead.
+  std::optional<LoadedGraphs::Digest> bytes_digest, shared_key;
+  if (paths.empty() && !builders.empty() && !std::getenv("WASINN_NO_SHARE")) {
+    bytes_digest = builders_digest(builders);
+    shared_key = LoadedGraphs::key_of(encoding, target, config, *bytes_digest);
+    if (auto graph = loaded_graphs_.find(*shared_key)) return graph;
+  }
   // Timed from here: the first load with a backend also loads its framework, the slow part.
   std::optional<LoadProgress> progress;
   if (const BackendManifest* manifest = backends().manifest_for(encoding)) {
@@ -82,8 +91,8 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   // A framework that crashes on this model crashes a child, not the host.
   if (const BackendManifest* manifest = backends().manifest_for(encoding);
       manifest && isolation_.applies_to(*manifest)) {
-    WASINN_TRY(isolation_.check(
-        {manifest->name, encoding, target, builders, paths, config, manifest->library, (*plugin)->framework_version()}));
+    WASINN_TRY(isolation_.check({manifest->name, encoding, target, builders, paths, config, manifest->library,
+                                 (*plugin)->framework_version(), bytes_digest}));
   }
 
   std::vector<wasinn_bytes> raw;
@@ -115,6 +124,7 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
   auto graph = std::make_shared<Graph>(*plugin, handle, encoding);
   if (progress) progress->finish(true);
+  if (shared_key) return loaded_graphs_.remember(*shared_key, std::move(graph));
   return graph;
 }
 

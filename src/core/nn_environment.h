@@ -14,6 +14,7 @@
 #include "core/compute_watchdog.h"
 #include "core/error.h"
 #include "core/graph.h"
+#include "core/loaded_graphs.h"
 #include "isolation/isolated_load.h"
 #include "wasinn/limits.h"
 #include "core/model_registry.h"
@@ -40,6 +41,8 @@ class NnEnvironment {
   // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
   // bytes, with `hint` preferred when the bytes allow it). paths may be empty. For a backend
   // marked for isolation the load is first checked in a child process (isolation/isolated_load.h).
+  // A guest's bytes (no paths) that are already loaded, with the same encoding, target and
+  // config, give the live graph again: one graph, and one check, per distinct model.
   Result<std::shared_ptr<Graph>> load_graph(Encoding encoding, Target target,
                                             std::span<const std::span<const uint8_t>> builders,
                                             std::span<const std::filesystem::path> paths,
@@ -53,6 +56,7 @@ class NnEnvironment {
   ModelRegistry models_;
   ComputeWatchdog watchdog_;
   IsolatedLoadChecker isolation_;
+  LoadedGraphs loaded_graphs_;
 };
 
 }  // namespace wasinn

@@ -16,15 +16,18 @@ constexpr size_t kWholeHashBytes = 4 << 20;  // larger model bytes are hashed in
 constexpr size_t kPieceBytes = 1 << 20;      // small enough to share out evenly, ~0.6 ms each
 }  // namespace
 
-struct Sha256::Ctx {
-  sha256_ctx sha;
-};
+namespace {
+sha256_ctx* state_of(unsigned char* bytes) { return reinterpret_cast<sha256_ctx*>(bytes); }
+}  // namespace
 
-Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) { sha256_init(&ctx_->sha); }
+Sha256::Sha256() {
+  static_assert(sizeof(sha256_ctx) <= sizeof(state_) && alignof(sha256_ctx) <= 8, "Sha256::state_ too small");
+  sha256_init(new (state_) sha256_ctx);
+}
 Sha256::~Sha256() = default;
 
 void Sha256::update(const void* data, size_t size) {
-  if (size > 0) sha256_update(&ctx_->sha, size, static_cast<const uint8_t*>(data));
+  if (size > 0) sha256_update(state_of(state_), size, static_cast<const uint8_t*>(data));
 }
 
 void Sha256::field(uint64_t number) {
@@ -79,7 +82,7 @@ void Sha256::model_bytes(std::span<const uint8_t> bytes) {
 
 std::array<uint8_t, 32> Sha256::digest() {
   std::array<uint8_t, 32> out{};
-  sha256_digest(&ctx_->sha, out.size(), out.data());
+  sha256_digest(state_of(state_), out.size(), out.data());
   return out;
 }
 
@@ -91,6 +94,13 @@ std::string Sha256::hex_digest() {
     hex += kHex[byte & 15];
   }
   return hex;
+}
+
+std::array<uint8_t, 32> builders_digest(std::span<const std::span<const uint8_t>> builders) {
+  Sha256 h;
+  h.field(uint64_t{builders.size()});
+  for (const auto& b : builders) h.model_bytes(b);
+  return h.digest();
 }
 
 }  // namespace wasinn

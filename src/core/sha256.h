@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,8 +33,13 @@ class Sha256 {
 
  private:
   void update(const void* data, size_t size);
-  struct Ctx;
-  std::unique_ptr<Ctx> ctx_;
+  // Nettle's sha256_ctx, held in place: no allocation, so the helper threads of model_bytes
+  // never malloc (each would get a malloc arena of its own that stays: RSS growth per load).
+  alignas(8) unsigned char state_[112];
 };
+
+// The digest of a load's graph builders, in order (each as Sha256::model_bytes): what both the
+// shared-graph key (core/loaded_graphs) and the load-check key (isolation) take of the bytes.
+std::array<uint8_t, 32> builders_digest(std::span<const std::span<const uint8_t>> builders);
 
 }  // namespace wasinn

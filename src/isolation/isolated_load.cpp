@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/sha256.h"
 #include "isolation/file_identity.h"
 #include "wasinn/version.h"
 
@@ -93,7 +94,7 @@ std::string signal_name(int sig) {
 }
 
 // Changing what goes into a verdict key changes this, so no older key can match.
-constexpr std::string_view kKeyVersion = "wasinn load-check key 1";
+constexpr std::string_view kKeyVersion = "wasinn load-check key 2";
 
 // Whether a failed check's evidence is about memory: the address-space limit (whose reach
 // varies with thread stacks and allocator arenas from run to run) or the machine's.
@@ -372,8 +373,8 @@ std::optional<IsolatedLoadChecker::VerdictKey> IsolatedLoadChecker::verdict_key(
   }
   Sha256 content;
   context(content);
-  content.field(uint64_t{r.builders.size()});
-  for (const auto& b : r.builders) content.model_bytes(b);
+  const auto bytes = r.bytes_digest ? *r.bytes_digest : builders_digest(r.builders);
+  content.field(std::span<const uint8_t>(bytes));
   out.key = content.hex_digest();
   return out;
 }

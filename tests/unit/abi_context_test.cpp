@@ -143,7 +143,7 @@ TEST_F(AbiHandles, HandleZeroWorksEverywhere) {
 }
 
 TEST_F(AbiHandles, SessionEndFreesEverything) {
-  for (int i = 0; i < 3; ++i) new_context(load_model("fake:add1"));
+  for (int i = 0; i < 3; ++i) new_context(load_model("fake:add1:" + std::to_string(i)));
   EXPECT_EQ(stats().live_graphs, 3);
   EXPECT_EQ(stats().live_contexts, 3);
   session_.reset();

@@ -25,7 +25,7 @@ TEST_F(AbiLoad, HandlesCountFromZero) {
   EXPECT_EQ(guest_.u32_at(out), 0u) << "handle 0 is a real handle in witx";
   ASSERT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:add1"}), 1, 1, 0, out), 0));
   EXPECT_EQ(guest_.u32_at(out), 1u);
-  EXPECT_EQ(stats().live_graphs, 2);
+  EXPECT_EQ(stats().live_graphs, 1) << "two handles on the one graph of these bytes";
 }
 
 TEST_F(AbiLoad, BuildersReachTheBackendInOrder) {
@@ -177,7 +177,7 @@ TEST_F(AbiLoad, GraphLimit) {
                         "too many live graphs: the limit is 2"));
   EXPECT_EQ(guest_.u32_at(out), kSentinel);
   EXPECT_EQ(stats().graph_loads, loads_before) << "refused before the backend spends a load";
-  EXPECT_EQ(stats().live_graphs, 2);
+  EXPECT_EQ(stats().live_graphs, 1) << "the limit counts handles; both share one graph";
   ASSERT_TRUE(has_errno(nn::unload(call(), 0), 0));
   EXPECT_EQ(load_model("fake:add1"), 2u) << "a refused insert uses up no handle; 0 is not given again";
 }
@@ -190,6 +190,60 @@ TEST_F(AbiLoad, MissingLibraryFailsOnlyItsEncoding) {
   const uint32_t arr = guest_.builders({"fake:add1"});
   EXPECT_TRUE(has_errno(nn::load(call(), arr, 1, 2, 0, out), 6, "libwasinn_backend_missing.so"));
   EXPECT_TRUE(has_errno(nn::load(call(), arr, 1, 1, 0, out), 0)) << "onnx is served by a backend that loads";
+}
+
+// One model's bytes, loaded again by this guest or another on the same environment, share one
+// graph (and its load-isolation check); anything else that decides a load gives a graph of its own.
+TEST_F(AbiLoad, TheSameBytesShareOneGraphWhileItLives) {
+  const int64_t before = stats().graph_loads;
+  const uint32_t a = load_model("fake:add1");
+  const uint32_t b = load_model("fake:add1");
+  EXPECT_NE(a, b) << "each load still gets its own handle";
+  EXPECT_EQ(stats().graph_loads - before, 1);
+  NnSession other(env_);
+  nn::Call other_call{other, guest_.view()};
+  const uint32_t out = guest_.out_u32();
+  ASSERT_TRUE(has_errno(nn::load(other_call, guest_.builders({"fake:add1"}), 1, 1, 0, out), 0));
+  EXPECT_EQ(stats().graph_loads - before, 1) << "another guest of the process shares it too";
+  EXPECT_EQ(stats().live_graphs, 1);
+
+  ASSERT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:add1"}), 1, 1, 1, out), 0));
+  EXPECT_EQ(stats().graph_loads - before, 2) << "another target is another load";
+  ASSERT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:add1", "x"}), 2, 1, 0, out), 0));
+  EXPECT_EQ(stats().graph_loads - before, 3) << "other builders are another model";
+  ASSERT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:add1"}), 1, 6, 0, out), 0));
+  EXPECT_EQ(stats().graph_loads - before, 4) << "another encoding is another load";
+
+  // Computes on the shared graph stay apart: each handle's context has its own input.
+  const uint32_t ca = new_context(a), cb = new_context(b);
+  ASSERT_TRUE(has_errno(set_f32(ca, {1}, {1.0f}), 0));
+  ASSERT_TRUE(has_errno(set_f32(cb, {1}, {10.0f}), 0));
+  ASSERT_TRUE(has_errno(nn::compute(call(), ca), 0));
+  ASSERT_TRUE(has_errno(nn::compute(call(), cb), 0));
+  const Output oa = get_output(ca, 0, 4), ob = get_output(cb, 0, 4);
+  ASSERT_TRUE(has_errno(oa.status, 0));
+  ASSERT_TRUE(has_errno(ob.status, 0));
+  EXPECT_EQ(guest_.f32s_at(oa.buffer, 1), std::vector<float>{2.0f});
+  EXPECT_EQ(guest_.f32s_at(ob.buffer, 1), std::vector<float>{11.0f});
+}
+
+TEST_F(AbiLoad, ASharedGraphDiesWithItsLastHandleAndAFailedLoadIsNotShared) {
+  const int64_t before = stats().graph_loads;
+  const uint32_t a = load_model("fake:add1");
+  const uint32_t b = load_model("fake:add1");
+  ASSERT_TRUE(has_errno(nn::unload(call(), a), 0));
+  EXPECT_EQ(stats().live_graphs, 1) << "b still holds it";
+  ASSERT_TRUE(has_errno(nn::unload(call(), b), 0));
+  EXPECT_EQ(stats().live_graphs, 0);
+  load_model("fake:add1");
+  EXPECT_EQ(stats().graph_loads - before, 2) << "loaded again once the last user let go";
+
+  const uint32_t out = guest_.out_u32();
+  for (int i = 0; i < 2; ++i) {  // each attempt reaches the backend and gets its error again
+    EXPECT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:fail_load"}), 1, 1, 0, out), 5,
+                          "load failed as asked"));
+  }
+  EXPECT_EQ(stats().graph_loads - before, 2);
 }
 
 }  // namespace
