@@ -49,38 +49,39 @@ MOBILENET_ONNX = "/data/mobilenet_v2/model.onnx"
 MOBILENET_OV = "/data/mobilenet_v2/openvino/model.xml,/data/mobilenet_v2/openvino/model.bin"
 DIGITS_REPORT_ARGS = ["--model", "/data/digits/model.onnx", "--x", "/data/digits/test_x.f32",
                       "--y", "/data/digits/test_y.u8"]
+RUN_MODEL = "run_model_original_witx.wasm"
+
+
+def inference_pair(one, many, inferences, model, encoding, dims, input_file, expected=""):
+    """A run_model case of one inference and its twin of `inferences`: (key, title) each. The
+    per-inference row subtracts the first from the second."""
+    def case(key_title, repeat, per_inference=()):
+        return Case(*key_title, RUN_MODEL, run_model_args(model, encoding, dims, input_file, repeat), "output",
+                    expected=expected, per_inference=per_inference)
+    return [case(one, 1), case(many, inferences, (one[0], inferences))]
 
 
 def cases():
-    one = "/data/digit_row.f32"
+    row = "/data/digit_row.f32"
     img = "/data/mobilenet_v2/input.f32"
+    expected = "mobilenet_v2/expected.f32"
     return [
         Case("empty", "a WASI guest that only prints its arguments", "echo_args.wasm",
              ["hello", "wasi-nn", "peers"], "stdout"),
         Case("empty_nocache", "the same, both compile caches off", "echo_args.wasm",
              ["hello", "wasi-nn", "peers"], "stdout", ["--no-cache"], ["-C", "cache=n"]),
-        Case("digits_1", "one digit inference, whole process (ONNX Runtime)", "run_model_original_witx.wasm",
-             run_model_args(DIGITS_ONNX, "onnx", "1x64", one, 1), "output"),
-        Case("digits_100k", "100,001 digit inferences in one guest (ONNX Runtime)", "run_model_original_witx.wasm",
-             run_model_args(DIGITS_ONNX, "onnx", "1x64", one, 100001), "output",
-             per_inference=("digits_1", 100001)),
-        Case("mobilenet_ort_1", "one mobilenet_v2 inference (ONNX Runtime)", "run_model_original_witx.wasm",
-             run_model_args(MOBILENET_ONNX, "onnx", "1x3x224x224", img, 1), "output",
-             expected="mobilenet_v2/expected.f32"),
-        Case("mobilenet_ort", "101 mobilenet_v2 inferences (ONNX Runtime)", "run_model_original_witx.wasm",
-             run_model_args(MOBILENET_ONNX, "onnx", "1x3x224x224", img, 101), "output",
-             expected="mobilenet_v2/expected.f32", per_inference=("mobilenet_ort_1", 101)),
-        Case("mobilenet_ov_1", "one mobilenet_v2 inference (OpenVINO)", "run_model_original_witx.wasm",
-             run_model_args(MOBILENET_OV, "openvino", "1x3x224x224", img, 1), "output",
-             expected="mobilenet_v2/expected.f32"),
-        Case("mobilenet_ov", "101 mobilenet_v2 inferences (OpenVINO)", "run_model_original_witx.wasm",
-             run_model_args(MOBILENET_OV, "openvino", "1x3x224x224", img, 101), "output",
-             expected="mobilenet_v2/expected.f32", per_inference=("mobilenet_ov_1", 101)),
-        Case("digits_ov_1", "one digit inference (OpenVINO)", "run_model_original_witx.wasm",
-             run_model_args(DIGITS_OV, "openvino", "1x64", one, 1), "output"),
-        Case("digits_ov_10k", "10,001 digit inferences (OpenVINO)", "run_model_original_witx.wasm",
-             run_model_args(DIGITS_OV, "openvino", "1x64", one, 10001), "output",
-             per_inference=("digits_ov_1", 10001)),
+        *inference_pair(("digits_1", "one digit inference, whole process (ONNX Runtime)"),
+                        ("digits_100k", "100,001 digit inferences in one guest (ONNX Runtime)"), 100001,
+                        DIGITS_ONNX, "onnx", "1x64", row),
+        *inference_pair(("mobilenet_ort_1", "one mobilenet_v2 inference (ONNX Runtime)"),
+                        ("mobilenet_ort", "101 mobilenet_v2 inferences (ONNX Runtime)"), 101,
+                        MOBILENET_ONNX, "onnx", "1x3x224x224", img, expected),
+        *inference_pair(("mobilenet_ov_1", "one mobilenet_v2 inference (OpenVINO)"),
+                        ("mobilenet_ov", "101 mobilenet_v2 inferences (OpenVINO)"), 101,
+                        MOBILENET_OV, "openvino", "1x3x224x224", img, expected),
+        *inference_pair(("digits_ov_1", "one digit inference (OpenVINO)"),
+                        ("digits_ov_10k", "10,001 digit inferences (OpenVINO)"), 10001,
+                        DIGITS_OV, "openvino", "1x64", row),
         Case("rust_06", "the Rust `wasi-nn` 0.6 digits guest (450 rows)", "compat_wasi_nn_06.wasm",
              DIGITS_REPORT_ARGS, "report"),
         Case("rust_06_nocache", "the same, both compile caches off", "compat_wasi_nn_06.wasm",
