@@ -14,11 +14,6 @@ namespace {
 constexpr std::string_view kBackendSource = "backend config";
 constexpr std::string_view kGraphSource = "graph config";
 
-Error unknown_key(std::string_view source, const std::string &key, const char *known) {
-  return sdk::invalid(std::string(source) + ": unknown tensorflow setting \"" + key +
-                      "\" (known: " + known + ")");
-}
-
 Error read_string_list(const nlohmann::json &obj, const char *key, std::vector<std::string> &out) {
   auto it = obj.find(key);
   if (it == obj.end()) return {};
@@ -49,9 +44,9 @@ Error parse_backend_config(std::string_view text, BackendConfig &out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, kBackendSource, j)) return e;
-  for (const auto &item : j.items())
-    if (item.key() != "intra_op_threads" && item.key() != "inter_op_threads")
-      return unknown_key(kBackendSource, item.key(), "intra_op_threads, inter_op_threads");
+  if (Error e = sdk::refuse_unknown_keys(j, kBackendSource, "tensorflow",
+                                         {"intra_op_threads", "inter_op_threads"}))
+    return e;
   std::optional<int> intra, inter;
   if (Error e = sdk::read_thread_count(j, "intra_op_threads", kBackendSource, intra)) return e;
   if (Error e = sdk::read_thread_count(j, "inter_op_threads", kBackendSource, inter)) return e;
@@ -79,10 +74,9 @@ Error parse_graph_config(std::string_view text, GraphConfig &out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, kGraphSource, j)) return e;
-  for (const auto &item : j.items())
-    if (item.key() != "signature" && item.key() != "tags" && item.key() != "inputs" &&
-        item.key() != "outputs")
-      return unknown_key(kGraphSource, item.key(), "signature, tags, inputs, outputs");
+  if (Error e = sdk::refuse_unknown_keys(j, kGraphSource, "tensorflow",
+                                         {"signature", "tags", "inputs", "outputs"}))
+    return e;
   std::optional<std::string> signature;
   if (Error e = sdk::read_string(j, "signature", kGraphSource, signature)) return e;
   if (signature) out.signature = *signature;

@@ -27,22 +27,6 @@ std::string label(const DelegateSpec &spec) {
 
 namespace {
 
-Error refuse_unknown(const nlohmann::json &j, std::string_view source,
-                     std::initializer_list<std::string_view> known) {
-  for (const auto &item : j.items()) {
-    bool found = false;
-    std::string list;
-    for (std::string_view k : known) {
-      found = found || item.key() == k;
-      list += (list.empty() ? "" : ", ") + std::string(k);
-    }
-    if (!found)
-      return sdk::invalid(std::string(source) + ": unknown tensorflowlite setting \"" +
-                          item.key() + "\" (known: " + list + ")");
-  }
-  return {};
-}
-
 std::optional<bool> fallback_setting(const std::optional<std::string> &v) {
   if (!v) return std::nullopt;
   return *v == "cpu";
@@ -58,7 +42,8 @@ std::string default_name(const std::string &path) {
 
 Error parse_delegate(const nlohmann::json &d, const std::string &source, DelegateSpec &out) {
   if (!d.is_object()) return sdk::invalid(source + ": expected an object, got " + d.dump());
-  if (Error e = refuse_unknown(d, source, {"name", "path", "target", "options", "fallback"}))
+  if (Error e = sdk::refuse_unknown_keys(d, source, "tensorflowlite",
+                                         {"name", "path", "target", "options", "fallback"}))
     return e;
   std::optional<std::string> name, path, fallback;
   std::optional<int32_t> target;
@@ -103,7 +88,7 @@ Error parse_backend_config(std::string_view text, BackendConfig &out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, source, j)) return e;
-  if (Error e = refuse_unknown(j, source, {"delegates"})) return e;
+  if (Error e = sdk::refuse_unknown_keys(j, source, "tensorflowlite", {"delegates"})) return e;
   auto it = j.find("delegates");
   if (it == j.end()) return {};
   if (!it->is_array())
@@ -133,7 +118,9 @@ Error parse_graph_config(std::string_view text, GraphConfig &out) {
       return sdk::invalid(std::string(source) + ": \"" + key +
                           "\" is host configuration (--backend-config tensorflowlite=...); a "
                           "graph config picks a configured delegate by \"delegate\": NAME");
-  if (Error e = refuse_unknown(j, source, {"signature", "delegate", "fallback"})) return e;
+  if (Error e = sdk::refuse_unknown_keys(j, source, "tensorflowlite",
+                                         {"signature", "delegate", "fallback"}))
+    return e;
   std::optional<std::string> signature, fallback;
   if (Error e = sdk::read_string(j, "signature", source, signature)) return e;
   if (Error e = sdk::read_string(j, "delegate", source, out.delegate)) return e;

@@ -34,6 +34,23 @@ inline Error parse_config_object(std::string_view text, std::string_view source,
   return {};
 }
 
+// Refuses the first key of obj that `known` does not list, naming the backend and what it
+// knows: `backend config: unknown tensorflow setting "x" (known: signature, tags)`.
+inline Error refuse_unknown_keys(const nlohmann::json &obj, std::string_view source,
+                                 std::string_view backend,
+                                 std::initializer_list<std::string_view> known) {
+  for (const auto &item : obj.items()) {
+    bool found = false;
+    for (std::string_view k : known) found = found || item.key() == k;
+    if (found) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return invalid(std::string(source) + ": unknown " + std::string(backend) + " setting \"" +
+                   item.key() + "\" (known: " + list + ")");
+  }
+  return {};
+}
+
 // A framework thread count: an integer from 0 (the framework's default) to
 // max_config_threads(). A float, even 2.0, is refused: more likely a mistake than an intent.
 inline Error read_thread_count(const nlohmann::json &obj, const char *key, std::string_view source,
