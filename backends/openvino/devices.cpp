@@ -1,14 +1,8 @@
 #include "devices.h"
 
+#include "wasinn/plugin_sdk/load_request.hpp"
+
 namespace wasinn::openvino {
-namespace {
-
-const char *target_name(int32_t target) {
-  static const char *const names[] = {"cpu", "gpu", "tpu", "auto"};
-  return target >= 0 && target < 4 ? names[target] : "unknown";
-}
-
-}  // namespace
 
 std::string device_for_target(int32_t target) {
   switch (target) {
@@ -56,7 +50,7 @@ Error DeviceList::check(ov::Core &core, int32_t target, const std::string &devic
   std::string list;
   for (const std::string &d : found_) list += (list.empty() ? "" : ", ") + d;
   if (list.empty()) list = query_error_.empty() ? "none" : "none (" + query_error_ + ")";
-  return {WASINN_UNSUPPORTED_OPERATION, std::string("target ") + target_name(target) +
+  return {WASINN_UNSUPPORTED_OPERATION, std::string("target ") + sdk::target_name(target) +
                                             " needs the OpenVINO device " + device +
                                             ", which this machine lacks; OpenVINO found: " + list};
 }

@@ -59,7 +59,7 @@ Error TfliteBackend::load(const sdk::LoadRequest &request, std::unique_ptr<Tflit
 std::string TfliteBackend::describe_delegates() const {
   std::string s;
   for (const auto &d : delegates_)
-    s += (s.empty() ? "" : ", ") + d.name + " -> " + target_name(d.target) + " (" + d.path + ")";
+    s += (s.empty() ? "" : ", ") + d.name + " -> " + sdk::target_name(d.target) + " (" + d.path + ")";
   return s.empty() ? "none" : s;
 }
 
@@ -81,7 +81,7 @@ std::string TfliteBackend::describe_targets() const {
                                                                     : kLiteRtHwAcceleratorNpu;
     const DelegateSpec *d = configured_for(target);
     const std::string litert = accelerators_serving(hw);
-    s += std::string(s.empty() ? "" : "; ") + target_name(target) + ": " +
+    s += std::string(s.empty() ? "" : "; ") + sdk::target_name(target) + ": " +
          (d ? delegate(*d) : litert.empty() ? "nothing" : litert);
   }
   const DelegateSpec *best = configured_for(WASINN_TARGET_TPU);
@@ -113,11 +113,11 @@ Error TfliteBackend::place(int32_t target, const GraphConfig &config, Placement 
                           "\" (configured: " + describe_delegates() + ")");
     if (target != WASINN_TARGET_AUTO && chosen->target != target)
       return sdk::invalid("graph config: delegate \"" + chosen->name + "\" serves target " +
-                          target_name(chosen->target) + ", not " + target_name(target));
+                          sdk::target_name(chosen->target) + ", not " + sdk::target_name(target));
   } else if (config.delegate) {  // "none"
     if (target == WASINN_TARGET_GPU || target == WASINN_TARGET_TPU)
       return sdk::invalid(std::string("graph config: \"delegate\": \"none\" cannot serve target ") +
-                          target_name(target) + "; use target cpu or auto");
+                          sdk::target_name(target) + "; use target cpu or auto");
   } else if (target == WASINN_TARGET_AUTO) {
     for (int32_t t : {WASINN_TARGET_TPU, WASINN_TARGET_GPU, WASINN_TARGET_CPU})
       if (!chosen) chosen = configured_for(t);
@@ -148,7 +148,7 @@ Error TfliteBackend::accelerators_for(int32_t target, LiteRtHwAcceleratorSet &ou
   const std::string delegates =
       "no external delegate is configured for it (--backend-config "
       "'tensorflowlite={\"delegates\":[{\"path\":\"/path/to/libdelegate.so\",\"target\":\"" +
-      std::string(target_name(target)) + "\"}]}')";
+      std::string(sdk::target_name(target)) + "\"}]}')";
   switch (target) {
     case WASINN_TARGET_CPU: out = kLiteRtHwAcceleratorCpu; return {};
     case WASINN_TARGET_AUTO: out = hardware_; return {};

@@ -11,16 +11,6 @@
 
 namespace wasinn::tensorflowlite {
 
-const char *target_name(int32_t target) {
-  switch (target) {
-    case WASINN_TARGET_CPU: return "cpu";
-    case WASINN_TARGET_GPU: return "gpu";
-    case WASINN_TARGET_TPU: return "tpu";
-    case WASINN_TARGET_AUTO: return "auto";
-    default: return "unknown";
-  }
-}
-
 std::string label(const DelegateSpec &spec) {
   return "delegate \"" + spec.name + "\" (" + spec.path + ")";
 }

@@ -45,7 +45,4 @@ struct GraphConfig {
 };
 Error parse_graph_config(std::string_view text, GraphConfig &out);
 
-// "tpu", "gpu", "cpu", "auto": for details.
-const char *target_name(int32_t target);
-
 }  // namespace wasinn::tensorflowlite

@@ -11,6 +11,12 @@
 
 namespace wasinn::sdk {
 
+// "cpu", "gpu", "tpu", "auto" (the host's words for a target), or "unknown", for details.
+inline const char *target_name(int32_t target) {
+  static const char *const names[] = {"cpu", "gpu", "tpu", "auto"};
+  return target >= WASINN_TARGET_CPU && target <= WASINN_TARGET_AUTO ? names[target] : "unknown";
+}
+
 class LoadRequest {
  public:
   explicit LoadRequest(const wasinn_load_request &raw) : raw_(raw) {}
