@@ -83,7 +83,8 @@ EOF
 # Sanitizer settings per target. Frameworks with a C++ API (OpenVINO, LibTorch) share std
 # containers with the instrumented plugin, which gives false container-overflow reports.
 asan_options() {
-  local opts="abort_on_error=1:symbolize=1:detect_stack_use_after_return=0"
+  # intercept_tls_get_addr=0: see sanitize.sh (clang-14's tracer crash at exit).
+  local opts="abort_on_error=1:symbolize=1:detect_stack_use_after_return=0:intercept_tls_get_addr=0"
   case $1 in
     fuzz_load_openvino|fuzz_load_pytorch) opts+=":detect_container_overflow=0" ;;
   esac
