@@ -17,6 +17,8 @@ struct Limits {
   size_t max_name_bytes = 64 * 1024;                // a model name in load_by_name
   size_t max_config_bytes = 16 * 1024 * 1024;       // a JSON config
   uint64_t max_compute_ms = 0;                      // one compute or compute_single; 0: unbounded
+  // A context in use by another thread of the guest: wait for it (true) or answer busy (false).
+  bool wait_for_busy_context = false;
 };
 
 }  // namespace wasinn

@@ -63,9 +63,13 @@ ExecutionContext::~ExecutionContext() {
   if (handle_ && api.context_release) api.context_release(handle_);
 }
 
-Result<ExecutionContext::Lease> ExecutionContext::acquire() {
-  if (in_use_.exchange(true, std::memory_order_acquire)) {
-    return make_error(Errc::busy, "execution context is in use by another thread");
+Result<ExecutionContext::Lease> ExecutionContext::acquire(bool wait) {
+  while (in_use_.exchange(true, std::memory_order_acquire)) {
+    if (!wait) {
+      return make_error(Errc::busy, "execution context is in use by another thread (--nn-context-wait makes "
+                                    "the second caller wait instead)");
+    }
+    in_use_.wait(true, std::memory_order_relaxed);
   }
   return Lease(this);
 }

@@ -67,11 +67,16 @@ class ExecutionContext {
     explicit Lease(ExecutionContext* ctx) : ctx_(ctx) {}
     Lease(Lease&& other) noexcept : ctx_(std::exchange(other.ctx_, nullptr)) {}
     Lease& operator=(Lease&&) = delete;
-    ~Lease() { if (ctx_) ctx_->in_use_.store(false, std::memory_order_release); }
+    ~Lease() {
+      if (!ctx_) return;
+      ctx_->in_use_.store(false, std::memory_order_release);
+      ctx_->in_use_.notify_one();
+    }
    private:
     ExecutionContext* ctx_;
   };
-  Result<Lease> acquire();
+  // `busy` when another thread holds the context, or with `wait`, once that thread is done.
+  Result<Lease> acquire(bool wait = false);
 
   // Each of these requires a live Lease on this context.
   Status set_input(const TensorId& id, const TensorView& tensor, uint64_t max_tensor_bytes);

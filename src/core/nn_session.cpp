@@ -41,7 +41,7 @@ template <class Fn>
 auto NnSession::with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>())) {
   auto ctx = contexts_.get(handle);
   if (!ctx) return ctx.take_error();
-  auto lease = (*ctx)->acquire();
+  auto lease = (*ctx)->acquire(env_->limits().wait_for_busy_context);
   if (!lease) return lease.take_error();
   return fn(**ctx);
 }
@@ -82,9 +82,9 @@ Status NnSession::fini_single(uint32_t context) {
 
 namespace {
 template <class Get>
-Result<HeldOutput> hold_output(Result<std::shared_ptr<ExecutionContext>> ctx, Get&& get) {
+Result<HeldOutput> hold_output(Result<std::shared_ptr<ExecutionContext>> ctx, bool wait, Get&& get) {
   if (!ctx) return ctx.take_error();
-  auto lease = (*ctx)->acquire();
+  auto lease = (*ctx)->acquire(wait);
   if (!lease) return lease.take_error();
   auto view = get(**ctx);
   if (!view) return view.take_error();
@@ -93,11 +93,11 @@ Result<HeldOutput> hold_output(Result<std::shared_ptr<ExecutionContext>> ctx, Ge
 }  // namespace
 
 Result<HeldOutput> NnSession::get_output(uint32_t context, const TensorId& id) {
-  return hold_output(contexts_.get(context), [&](ExecutionContext& c) { return c.get_output(id); });
+  return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context, [&](ExecutionContext& c) { return c.get_output(id); });
 }
 
 Result<HeldOutput> NnSession::get_output_single(uint32_t context, const TensorId& id) {
-  return hold_output(contexts_.get(context), [&](ExecutionContext& c) { return c.get_output_single(id); });
+  return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context, [&](ExecutionContext& c) { return c.get_output_single(id); });
 }
 
 Status NnSession::unload(uint32_t graph) {

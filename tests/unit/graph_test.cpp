@@ -1,5 +1,8 @@
 // Graph and ExecutionContext over the fake plugin: declared io, leases, cancel, lifetimes, and
 // the host's own checks on what a plugin hands back.
+#include <atomic>
+#include <chrono>
+#include <optional>
 #include <thread>
 
 #include "core/graph.h"
@@ -79,6 +82,22 @@ TEST_F(GraphTest, LeaseIsExclusiveAndReleasedOnScopeExit) {
     auto moved = std::move(*first);  // a moved-from lease must not release twice
   }
   EXPECT_TRUE(ctx->acquire().ok());
+}
+
+TEST_F(GraphTest, AWaitingLeaseIsGrantedWhenTheHolderLetsGo) {
+  auto ctx = *load("fake:add1")->create_context();
+  std::atomic<bool> granted{false};
+  std::optional<ExecutionContext::Lease> held(std::move(*ctx->acquire()));
+  std::thread waiter([&] {
+    auto lease = ctx->acquire(/*wait=*/true);
+    granted = lease.ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(granted) << "the waiter must wait while the context is held";
+  held.reset();
+  waiter.join();
+  EXPECT_TRUE(granted);
+  EXPECT_TRUE(ctx->acquire().ok()) << "the waiter's lease was released in its turn";
 }
 
 TEST_F(GraphTest, MalformedPluginOutputIsRefused) {
