@@ -41,6 +41,9 @@ struct HostOptions {
   // The most bytes one linear memory of a guest may grow to (memory.grow fails beyond it, as
   // with Wasmtime's -W max-memory-size); 0: no limit.
   uint64_t max_memory_bytes = 0;
+  // The most threads one wasi-threads guest may have spawned and running at once (beyond it,
+  // wasi.thread-spawn returns an error to the guest).
+  size_t max_threads = 64;
   // Where compiled guests are kept so the next run of the same module skips compiling (as
   // Wasmtime's default cache): "" for ~/.cache/wasinn/modules (or under $XDG_CACHE_HOME), a
   // directory, or "off". Used only if no other user can write it.
@@ -76,6 +79,10 @@ struct RunOutcome {
   std::string message;   // empty on a normal exit
   // With Program::invoke: the function's results, one per value, as Wasmtime's CLI prints them.
   std::vector<std::string> results;
+  // wasi-threads guests: threads that had not stopped shortly after the guest ended (parked in
+  // memory.atomic.wait, which nothing interrupts, or blocked reading stdin). They hold their own
+  // state and end on their own; a program that exits now should not wait for them.
+  size_t unstopped_threads = 0;
 };
 
 struct BackendStatus {

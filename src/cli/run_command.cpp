@@ -100,6 +100,13 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   run->add_option("--max-compute-ms", o.host.limits.max_compute_ms,
                   "Stop one compute after this long; the guest gets an error (0: no limit)")
       ->check(whole_number(0, kWeekMs))->capture_default_str();
+  run->add_option("--max-threads", o.host.max_threads,
+                  "The most threads a wasi-threads guest may have running besides its main thread; "
+                  "wasi.thread-spawn past it returns an error to the guest")
+      ->check(whole_number(0, 1u << 14))->capture_default_str();
+  run->add_flag("--nn-context-wait", o.host.limits.wait_for_busy_context,
+                "A thread that uses an execution context another thread of the guest is using waits its "
+                "turn, instead of getting the busy errno (4)");
   run->add_option("--timeout", o.host.timeout_ms,
                   "Stop the guest after this many milliseconds of running (0: no limit); as -W timeout=")
       ->check(whole_number(0, kWeekMs))->capture_default_str();
@@ -195,6 +202,12 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   if (!outcome.message.empty()) {
     // A trap's message holds the wasm backtrace; other failures are one line.
     fmt::print(stderr, "wasinn: {}{}\n", outcome.trapped ? "" : "error: ", outcome.message);
+  }
+  if (outcome.unstopped_threads > 0) {
+    // Guest threads still parked in memory.atomic.wait: the process ends now, as Wasmtime's CLI
+    // does, without running destructors under them.
+    std::fflush(stderr);
+    ::_exit(outcome.exit_code);
   }
   return outcome.exit_code;
 }

@@ -120,11 +120,13 @@ const std::vector<Group>& groups() {
            const uint64_t n = parse_size(v);
            if (n == 0) throw std::invalid_argument("a memory limit of 0 bytes leaves the guest no memory");
            s.max_memory_bytes = n;
-         }}},
+         }},
+        fixed_bool("threads", true, "Atomics and shared memory (always on in wasinn)",
+                   "wasinn always runs wasi-threads guests")},
        "nan-canonicalization fuel epoch-interruption max-wasm-stack async-stack-size async-stack-zeroing "
        "unknown-exports-allow unknown-imports-trap unknown-imports-default wmemcheck max-table-elements "
        "max-instances max-tables max-memories trap-on-grow-failure all-proposals bulk-memory multi-memory "
-       "multi-value reference-types simd relaxed-simd relaxed-simd-deterministic tail-call threads "
+       "multi-value reference-types simd relaxed-simd relaxed-simd-deterministic tail-call "
        "shared-memory shared-everything-threads memory64 component-model component-model-async "
        "function-references stack-switching gc custom-page-sizes wide-arithmetic extended-const exceptions "
        "gc-support",
@@ -136,6 +138,8 @@ const std::vector<Group>& groups() {
          [](const Value& v, GroupSettings& s) { s.nn_graphs.push_back(need(v)); }},
         {"inherit-env", "[=y|n]", "Give the guest every host environment variable (--env still overrides)",
          [](const Value& v, GroupSettings& s) { s.inherit_env = parse_bool(v); }},
+        fixed_bool("threads", true, "wasi-threads: wasi.thread-spawn (always on in wasinn)",
+                   "wasinn always serves wasi-threads"),
         fixed_bool("cli", true, "WASI command-line APIs (always on)", "the WASI CLI APIs are always on in wasinn"),
         fixed_bool("common", true, "Deprecated alias of cli", "the WASI CLI APIs are always on in wasinn"),
         fixed_bool("inherit-network", false, "The host's network (wasinn gives guests none: only =n)",
@@ -144,7 +148,7 @@ const std::vector<Group>& groups() {
         fixed_bool("udp", false, "UDP sockets (none in wasinn: only =n)", "wasinn gives guests no sockets"),
         fixed_bool("allow-ip-name-lookup", false, "Name lookups (none in wasinn: only =n)",
                    "wasinn gives guests no network access")},
-       "cli-exit-with-code threads http http-outgoing-body-buffer-chunks http-outgoing-body-chunk-size config "
+       "cli-exit-with-code http http-outgoing-body-buffer-chunks http-outgoing-body-chunk-size config "
        "keyvalue listenfd tcplisten tls preview2 network-error-code preview0 config-var keyvalue-in-memory-data "
        "p3 max-resources hostcall-fuel max-random-size max-http-fields-size",
        &GroupValues::wasi},

@@ -1,7 +1,9 @@
 // GuestState: what the host functions of one Wasmtime store need: the guest's NnSession and
-// its exported memory. Owned by whoever owns the store; touched only by the store's thread.
+// its memory. Owned by whoever owns the store; touched only by the store's thread. The threads
+// of one wasi-threads guest each have a GuestState, sharing the session and the shared memory.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -15,6 +17,11 @@ struct GuestState {
   std::shared_ptr<NnSession> session;
   // Cached after instantiation so a host call need not look the export up by name.
   std::optional<wasmtime_memory_t> memory;
+  // A wasi-threads guest's imported shared memory (owned by its GuestThreads), else null.
+  const wasmtime_sharedmemory_t* shared_memory = nullptr;
+  // Counts this guest's threads inside a wasi-nn call (they return to wasm and stop soon; a
+  // thread outside one that does not stop is parked), else null.
+  std::atomic<int>* nn_calls = nullptr;
 };
 
 }  // namespace wasinn

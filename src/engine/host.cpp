@@ -20,8 +20,11 @@
 
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
+#include "engine/call_outcome.h"
 #include "engine/guest_state.h"
+#include "engine/guest_threads.h"
 #include "engine/host_impl.h"
+#include "engine/memory_export.h"
 #include "engine/nn_imports.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -31,6 +34,8 @@ struct Instance::Impl {
   uint64_t timeout_ms = 0;
   std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
   StorePtr store;
+  // A wasi-threads guest's threads and shared memory (then `store` is its main thread's).
+  std::shared_ptr<GuestThreads> threads;
   ModulePtr module;
   wasmtime_instance_t instance;
   // Exports already looked up by Instance::call: an embedder calling one export per request
@@ -44,16 +49,13 @@ struct Instance::Impl {
 
 Instance::Instance(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Instance::~Instance() {
+  if (!impl_) return;
+  if (impl_->threads) impl_->threads->stop(kThreadGrace);
   // The store goes first: it may still reference the state through host functions.
-  if (impl_) impl_->store.reset();
+  impl_->store.reset();
 }
 
 namespace {
-
-constexpr int kTrapExit = 134;  // as Wasmtime's CLI: a trap is told apart from a host failure
-
-constexpr int kHostFailureExit = 1;      // as Wasmtime's CLI: the module cannot be read, compiled or run
-constexpr int kInvalidExitStatusExit = 128;  // an exit status WASI preview1 cannot carry (126 and above)
 
 std::string module_name(const Program& p) { return p.wasm_path.empty() ? std::string("the module") : p.wasm_path; }
 
@@ -201,20 +203,13 @@ Result<WasiConfigPtr> make_wasi(const Program& p) {
   return wasi;
 }
 
-// Gives the store timeout_ms from now; a store without a deadline never sees epochs.
-void arm_deadline(wasmtime_context_t* cx, uint64_t timeout_ms) {
-  if (timeout_ms == 0) return;
+// Gives the store timeout_ms from now; a store without a deadline never sees epochs. A
+// wasi-threads guest's stores keep their own deadline (GuestThreads), measured from its start.
+void arm_deadline(const Instance::Impl& instance) {
+  if (instance.timeout_ms == 0 || instance.threads) return;
   const uint64_t tick = EpochTicker::kTick.count();
-  wasmtime_context_set_epoch_deadline(cx, (timeout_ms + tick - 1) / tick);
-}
-
-std::string describe_trap(const wasm_trap_t* trap, uint64_t timeout_ms) {
-  wasmtime_trap_code_t code;
-  if (timeout_ms > 0 && wasmtime_trap_code(trap, &code) && code == WASMTIME_TRAP_CODE_INTERRUPT) {
-    return fmt::format("the guest ran longer than --timeout ({} ms) and was stopped\n{}", timeout_ms,
-                       message_of(trap));
-  }
-  return message_of(trap);
+  wasmtime_context_set_epoch_deadline(wasmtime_store_context(instance.store.get()),
+                                      (instance.timeout_ms + tick - 1) / tick);
 }
 
 }  // namespace
@@ -224,8 +219,12 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   wasm_config_t* config = wasm_config_new();
   impl->timeout_ms = options.timeout_ms;
   impl->max_memory_bytes = options.max_memory_bytes;
+  impl->max_threads = options.max_threads;
   // Epoch checks cost a little in every loop, so they are compiled in only when asked for.
   if (impl->timeout_ms > 0) wasmtime_config_epoch_interruption_set(config, true);
+  // Atomics and shared memories validate, so that a wasi-threads module is recognised (and
+  // then compiled again for the threads engine).
+  wasmtime_config_wasm_threads_set(config, true);
   impl->engine.reset(wasm_engine_new_with_config(config));
   if (!impl->engine) {
     if (error) *error = "cannot create the WebAssembly engine";
@@ -244,12 +243,11 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   }
   if (impl->timeout_ms > 0) impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
   // Every engine setting that changes compiled code is in the entries' key.
-  impl->module_cache = std::make_unique<ModuleCache>(
-      impl->engine.get(),
-      options.module_cache == "off" ? std::filesystem::path()
-      : options.module_cache.empty() ? default_module_cache_dir()
-                                     : std::filesystem::path(options.module_cache),
-      fmt::format("epoch-interruption={}", impl->timeout_ms > 0));
+  impl->module_cache_dir = options.module_cache == "off"   ? std::filesystem::path()
+                           : options.module_cache.empty() ? default_module_cache_dir()
+                                                          : std::filesystem::path(options.module_cache);
+  impl->module_cache = std::make_unique<ModuleCache>(impl->engine.get(), impl->module_cache_dir,
+                                                     fmt::format("epoch-interruption={},threads=y", impl->timeout_ms > 0));
   EnvironmentOptions env_options;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
@@ -288,6 +286,76 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
 Host::Host(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Host::~Host() = default;
 
+const Host::Impl::ThreadsEngine* Host::Impl::threads_engine() {
+  std::call_once(threads_engine_once, [this] {
+    wasm_config_t* config = wasm_config_new();
+    wasmtime_config_wasm_threads_set(config, true);
+    wasmtime_config_shared_memory_set(config, true);
+    wasmtime_config_epoch_interruption_set(config, true);
+    auto made = std::make_unique<ThreadsEngine>();
+    made->engine.reset(wasm_engine_new_with_config(config));
+    if (!made->engine) return;
+    made->module_cache = std::make_unique<ModuleCache>(made->engine.get(), module_cache_dir,
+                                                       "epoch-interruption=true,threads=y,shared-memory=y");
+    if (timeout_ms > 0) made->ticker = std::make_unique<EpochTicker>(made->engine.get());
+    threads_engine_ = std::move(made);
+  });
+  return threads_engine_.get();
+}
+
+namespace {
+
+// A module that imports a shared memory: a GuestThreads (whose main thread the Instance is).
+std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& program,
+                                              const std::vector<uint8_t>& bytes, const SharedMemoryImport& memory,
+                                              std::string* error) {
+  auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
+    if (error) *error = std::move(msg);
+    return nullptr;
+  };
+  const std::string name = module_name(program);
+  const Host::Impl::ThreadsEngine* threads_engine = host.threads_engine();
+  if (!threads_engine) return fail("cannot create the WebAssembly engine for wasi-threads guests");
+  // Compiled again for the engine whose code checks epochs: how other threads are stopped.
+  std::vector<uint8_t> binary;
+  if (looks_like_text(bytes)) {
+    wasm_byte_vec_t out;
+    if (ErrorPtr err(wasmtime_wat2wasm(reinterpret_cast<const char*>(bytes.data()), bytes.size(), &out)); err) {
+      return fail(fmt::format("{} is not a valid WebAssembly text module: {}", name, wat_error(message_of(err.get()))));
+    }
+    binary.assign(reinterpret_cast<const uint8_t*>(out.data), reinterpret_cast<const uint8_t*>(out.data) + out.size);
+    wasm_byte_vec_delete(&out);
+  }
+  auto exported = with_memory_export(binary.empty() ? std::span<const uint8_t>(bytes) : binary);
+  if (!exported) return fail(fmt::format("{} is not a valid WebAssembly module: {}", name, exported.error().detail));
+  if (*exported) binary = std::move(**exported);
+  auto module = compile_module(threads_engine->engine.get(), *threads_engine->module_cache,
+                               binary.empty() ? bytes : binary, name);
+  if (!module) return fail(module.error().detail);
+  GuestThreads::Settings settings;
+  settings.engine = threads_engine->engine.get();
+  settings.module = std::move(*module);
+  settings.memory = memory;
+  settings.make_wasi = [program] { return make_wasi(program); };
+  settings.session = std::make_shared<NnSession>(host.env);
+  settings.timeout_ms = host.timeout_ms;
+  settings.max_memory_bytes = host.max_memory_bytes;
+  settings.max_threads = host.max_threads;
+  auto threads = GuestThreads::create(std::move(settings));
+  if (!threads) return fail(fmt::format("cannot run {}: {}", name, threads.error().detail));
+  auto main_store = (*threads)->instantiate(name);
+  if (!main_store) return fail(main_store.error().detail);
+  auto impl = std::make_unique<Instance::Impl>();
+  impl->timeout_ms = host.timeout_ms;
+  impl->threads = std::move(*threads);
+  impl->state = std::move((*main_store)->state);
+  impl->store = std::move((*main_store)->store);
+  impl->instance = (*main_store)->instance;
+  return std::make_unique<Instance>(std::move(impl));
+}
+
+}  // namespace
+
 std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
     if (error) *error = std::move(msg);
@@ -301,6 +369,9 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     const std::vector<uint8_t>& bytes = program.wasm_bytes ? *program.wasm_bytes : *read;
     auto module = compile_module(impl_->engine.get(), *impl_->module_cache, bytes, name);
     if (!module) return fail(module.error().detail);
+    if (auto shared = shared_memory_import(module->get())) {
+      return instantiate_threads(*impl_, program, bytes, *shared, error);
+    }
     auto impl = std::make_unique<Instance::Impl>();
     impl->module = std::move(*module);
     impl->timeout_ms = impl_->timeout_ms;
@@ -312,7 +383,7 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
       wasmtime_store_limiter(impl->store.get(), limit, -1, -1, -1, -1);
     }
     wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
-    arm_deadline(cx, impl->timeout_ms);
+    arm_deadline(*impl);
     auto wasi = make_wasi(program);
     if (!wasi) return fail(wasi.error().detail);
     // wasmtime_context_set_wasi takes ownership of the config, even on error.
@@ -360,7 +431,7 @@ bool Instance::call(const std::string& export_name, int32_t* result, std::string
   const size_t nresults = fn.nresults;
   wasmtime_val_t results[1];
   wasm_trap_t* trap = nullptr;
-  arm_deadline(cx, impl_->timeout_ms);
+  arm_deadline(*impl_);
   ErrorPtr err(wasmtime_func_call(cx, &fn.func, nullptr, 0, results, nresults, &trap));
   if (err) {
     if (error) *error = message_of(err.get());
@@ -461,37 +532,26 @@ RunOutcome Host::run(const Program& program) {
   }
 }
 
-RunOutcome Host::run_unguarded(const Program& program) {
-  std::string error;
-  auto instance = instantiate(program, &error);
-  if (!instance) return RunOutcome{kHostFailureExit, false, error, {}};
-  wasmtime_context_t* cx = wasmtime_store_context(instance->impl_->store.get());
+namespace {
+
+// Runs the program's entry in an instance: its `_start`, or Program::invoke (after a reactor's
+// `_initialize`), as Wasmtime's CLI does.
+RunOutcome run_entry(Instance::Impl& instance, const Program& program) {
+  wasmtime_context_t* cx = wasmtime_store_context(instance.store.get());
   const auto get_func = [&](const std::string& name, wasmtime_func_t* out) {
     wasmtime_extern_t ext;
-    if (!wasmtime_instance_export_get(cx, &instance->impl_->instance, name.data(), name.size(), &ext)) return false;
+    if (!wasmtime_instance_export_get(cx, &instance.instance, name.data(), name.size(), &ext)) return false;
     const bool is_func = ext.kind == WASMTIME_EXTERN_FUNC;
     if (is_func) *out = ext.of.func;
     wasmtime_extern_delete(&ext);
     return is_func;
   };
-  // What a call ended with: an exit, a trap or another error (nullopt: it returned).
-  const auto ended = [&](ErrorPtr err, wasm_trap_t* trap) -> std::optional<RunOutcome> {
-    if (err) {
-      int status = 0;
-      if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}, {}};
-      std::string msg = message_of(err.get());
-      // WASI preview1 cannot carry exit codes of 126 and above; say so in one line.
-      if (const auto at = msg.find("invalid exit status"); at != std::string::npos) {
-        msg = msg.substr(at, msg.find('\n', at) - at);
-        return RunOutcome{kInvalidExitStatusExit, false, msg, {}};
-      }
-      return RunOutcome{kHostFailureExit, false, msg, {}};
-    }
-    if (trap) {
-      TrapPtr t(trap);
-      return RunOutcome{kTrapExit, true, describe_trap(t.get(), impl_->timeout_ms), {}};
-    }
-    return std::nullopt;
+  const auto call = [&](const wasmtime_func_t& func, const wasmtime_val_t* args, size_t nargs, wasmtime_val_t* results,
+                        size_t nresults) {
+    wasm_trap_t* trap = nullptr;
+    arm_deadline(instance);
+    ErrorPtr err(wasmtime_func_call(cx, &func, args, nargs, results, nresults, &trap));
+    return call_outcome(std::move(err), trap, instance.timeout_ms);
   };
   const std::string name = module_name(program);
   wasmtime_func_t func;
@@ -501,18 +561,12 @@ RunOutcome Host::run_unguarded(const Program& program) {
                         fmt::format("{} has no _start export: it is not a WASI command (use --invoke NAME to call "
                                     "one of its exported functions)", name), {}};
     }
-    wasm_trap_t* trap = nullptr;
-    arm_deadline(cx, impl_->timeout_ms);
-    ErrorPtr err(wasmtime_func_call(cx, &func, nullptr, 0, nullptr, 0, &trap));
-    if (auto end = ended(std::move(err), trap)) return *end;
+    if (auto end = call(func, nullptr, 0, nullptr, 0)) return *end;
     return RunOutcome{};
   }
   // A reactor initialises itself first, as Wasmtime's CLI does for --invoke.
   if (get_func("_initialize", &func)) {
-    wasm_trap_t* trap = nullptr;
-    arm_deadline(cx, impl_->timeout_ms);
-    ErrorPtr err(wasmtime_func_call(cx, &func, nullptr, 0, nullptr, 0, &trap));
-    if (auto end = ended(std::move(err), trap)) return *end;
+    if (auto end = call(func, nullptr, 0, nullptr, 0)) return *end;
   }
   if (!get_func(program.invoke, &func)) {
     return RunOutcome{kHostFailureExit, false, fmt::format("{} exports no function named {}", name, program.invoke), {}};
@@ -536,14 +590,33 @@ RunOutcome Host::run_unguarded(const Program& program) {
     args.push_back(*v);
   }
   std::vector<wasmtime_val_t> results(nresults);
-  wasm_trap_t* trap = nullptr;
-  arm_deadline(cx, impl_->timeout_ms);
-  ErrorPtr err(wasmtime_func_call(cx, &func, args.data(), args.size(), results.data(), results.size(), &trap));
-  if (auto end = ended(std::move(err), trap)) return *end;
+  if (auto end = call(func, args.data(), args.size(), results.data(), results.size())) return *end;
   RunOutcome outcome;
   for (auto& r : results) {
     outcome.results.push_back(format_value(r));
     wasmtime_val_unroot(&r);
+  }
+  return outcome;
+}
+
+}  // namespace
+
+RunOutcome Host::run_unguarded(const Program& program) {
+  std::string error;
+  auto instance = instantiate(program, &error);
+  if (!instance) return RunOutcome{kHostFailureExit, false, error, {}};
+  if (!instance->impl_->threads) return run_entry(*instance->impl_, program);
+  // A wasi-threads guest's entry runs on a thread of its own, so that this call returns as soon
+  // as any thread ends the guest, even while the main thread waits on a lock that will never open.
+  std::shared_ptr<Instance> main(std::move(instance));
+  auto threads = main->impl_->threads;
+  threads->start_main([main, program] { return run_entry(*main->impl_, program); });
+  RunOutcome outcome = threads->wait_for_end();
+  outcome.unstopped_threads = threads->stop(kThreadGrace);
+  main.reset();  // the last reference unless the main thread is one of those left running
+  if (outcome.unstopped_threads > 0) {
+    spdlog::debug("{}: {} guest thread(s) still parked {} ms after the guest's end (memory.atomic.wait)",
+                  module_name(program), outcome.unstopped_threads, kThreadGrace.count());
   }
   return outcome;
 }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <mutex>
 
 #include "core/nn_environment.h"
 #include "engine/epoch_ticker.h"
@@ -19,10 +21,31 @@ struct Host::Impl {
   std::shared_ptr<NnEnvironment> env;
   uint64_t timeout_ms = 0;
   uint64_t max_memory_bytes = 0;
+  size_t max_threads = 0;
   std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
   std::unique_ptr<ModuleCache> module_cache;  // declared after engine: never outlives it
 
-  ~Impl() { ticker.reset(); }
+  // wasi-threads guests run on an engine of their own whose code checks epochs, so that the
+  // guest's end can stop its other threads; ordinary guests do not pay for those checks.
+  struct ThreadsEngine {
+    EnginePtr engine;
+    std::unique_ptr<ModuleCache> module_cache;
+    std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0
+    ~ThreadsEngine() {
+      ticker.reset();
+      module_cache.reset();
+    }
+  };
+  // Made on first use; nullptr when it cannot be made.
+  const ThreadsEngine* threads_engine();
+  std::filesystem::path module_cache_dir;
+  std::once_flag threads_engine_once;
+  std::unique_ptr<ThreadsEngine> threads_engine_;
+
+  ~Impl() {
+    threads_engine_.reset();
+    ticker.reset();
+  }
 };
 
 }  // namespace wasinn

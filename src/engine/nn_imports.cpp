@@ -92,11 +92,21 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
   wasmtime_context_t* cx = wasmtime_caller_context(caller);
   auto* state = static_cast<GuestState*>(wasmtime_context_get_data(cx));
   Status status;
+  struct CallCount {
+    std::atomic<int>* n;
+    explicit CallCount(std::atomic<int>* c) : n(c) { if (n) n->fetch_add(1, std::memory_order_relaxed); }
+    ~CallCount() { if (n) n->fetch_sub(1, std::memory_order_release); }
+  } counted(state ? state->nn_calls : nullptr);
   // No C++ exception may unwind into Wasmtime's frames: every one becomes an errno.
   try {
     wasmtime_memory_t mem;
     if (!state || !state->session) {
       status = make_error(Errc::runtime_error, "wasi-nn is not enabled for this store");
+    } else if (state->shared_memory) {
+      // A shared memory never moves; it may grow in another thread, which only adds bytes.
+      GuestMemoryView view(wasmtime_sharedmemory_data(state->shared_memory),
+                           wasmtime_sharedmemory_data_size(state->shared_memory));
+      status = spec->handler(Call{*state->session, view}, args);
     } else if (!guest_memory(caller, *state, &mem)) {
       status = make_error(Errc::missing_memory, "the guest exports no memory named \"memory\"");
     } else {
@@ -114,7 +124,7 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
   if (!status.ok()) {
     // Every token stream ends with end_of_sequence or context_full: not worth a warning.
     const Errc e = status.error().code;
-    const auto level = (e == Errc::end_of_sequence || e == Errc::context_full) ? spdlog::level::debug
+    const auto level = (e == Errc::end_of_sequence || e == Errc::context_full || e == Errc::busy) ? spdlog::level::debug
                                                                                : spdlog::level::warn;
     spdlog::log(level, "{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
                  status.error().detail);

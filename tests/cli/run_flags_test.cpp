@@ -155,7 +155,8 @@ TEST(WasmtimeKeys, RefusedByNameWhereItHasNot) {
   const std::vector<Case> cases = {
       {{"-S", "inherit-network"}, "-S inherit-network: wasinn gives guests no network access"},
       {{"-Sinherit-network=y"}, "-S inherit-network=y: wasinn gives guests no network access"},
-      {{"-S", "threads"}, "-S threads: wasinn does not support this Wasmtime option"},
+      {{"-S", "threads=n"}, "-S threads=n: wasinn always serves wasi-threads"},
+      {{"-S", "http"}, "-S http: wasinn does not support this Wasmtime option"},
       {{"-S", "nn=n"}, "-S nn=n: wasi-nn is always on"},
       {{"-W", "fuel=1000"}, "-W fuel: wasinn does not support this Wasmtime option"},
       {{"-Wsimd=n"}, "-W simd: wasinn does not support"},

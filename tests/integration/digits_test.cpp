@@ -5,40 +5,11 @@
 
 #include <cstring>
 
-#include "native_ort.h"
+#include "digits_reference.h"
 #include "test_env.h"
 
 namespace wasinn_it {
 namespace {
-
-constexpr size_t kFeatures = 64, kClasses = 10;
-
-// Native logits for every held-out row, each run as a batch of 1 like the guest does.
-const std::vector<float>& native_logits() {
-  static const std::vector<float> logits = [] {
-    NativeOrtModel model(read_bytes(fixture("digits/model.onnx")), 1);
-    const auto x = read_array<float>(fixture("digits/test_x.f32"));
-    std::vector<float> out;
-    for (size_t row = 0; row * kFeatures < x.size(); ++row) {
-      std::vector<float> in(x.begin() + row * kFeatures, x.begin() + (row + 1) * kFeatures);
-      const auto y = model.run(in, {1, static_cast<int64_t>(kFeatures)});
-      out.insert(out.end(), y.begin(), y.end());
-    }
-    return out;
-  }();
-  return logits;
-}
-
-size_t correct_count(const std::vector<float>& logits, const std::vector<uint8_t>& labels) {
-  size_t correct = 0;
-  for (size_t i = 0; i < labels.size(); ++i) {
-    const float* row = logits.data() + i * kClasses;
-    size_t best = 0;
-    for (size_t k = 1; k < kClasses; ++k) if (row[k] > row[best]) best = k;
-    correct += best == labels[i];
-  }
-  return correct;
-}
 
 // Runs the guest with `model_arg` (a guest path or name:NAME) and checks everything the
 // issue asks of it; host_args select how the model reaches the host.
@@ -56,9 +27,9 @@ void check_guest_run(const std::vector<std::string>& host_args, const std::strin
 
   const auto labels = read_bytes(fixture("digits/test_y.u8"));
   const auto guest_logits = read_array<float>(out / "logits.f32");
-  const auto& native = native_logits();
+  const auto& native = native_digit_logits();
   ASSERT_EQ(labels.size(), 450u);
-  ASSERT_EQ(guest_logits.size(), labels.size() * kClasses);
+  ASSERT_EQ(guest_logits.size(), labels.size() * kDigitClasses);
   ASSERT_EQ(native.size(), guest_logits.size());
 
   size_t differing = 0, first = 0;
