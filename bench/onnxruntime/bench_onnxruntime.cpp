@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <onnxruntime_cxx_api.h>
 
+#include "fixtures_dir.h"
 #include "bench_report.h"
 #include "guest_bench.h"
 #include "interleaved_timing.h"
@@ -37,12 +38,6 @@ struct Options {
   double seconds = 3.0;
   std::string json;
 };
-
-std::string default_fixtures() {
-  if (const char* env = std::getenv("WASINN_FIXTURES"); env && *env) return env;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : ".") + "/.cache/wasinn/fixtures";
-}
 
 std::unique_ptr<Host> make_host(const Options& o, int threads, std::string* error) {
   HostOptions h;

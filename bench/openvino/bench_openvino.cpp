@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <openvino/core/version.hpp>
 
+#include "fixtures_dir.h"
 #include "bench_report.h"
 #include "guest_bench.h"
 #include "interleaved_timing.h"
@@ -77,12 +78,6 @@ struct Options {
   int load_repetitions = 5;
   std::string json;
 };
-
-std::string default_fixtures() {
-  if (const char* env = std::getenv("WASINN_FIXTURES"); env && *env) return env;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : ".") + "/.cache/wasinn/fixtures";
-}
 
 // What `wasinn run --backend-config openvino=... [--max-compute-ms N]` sets up; the native side
 // mirrors the config.

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "fixtures_dir.h"
 #include "bench_report.h"
 #include "guest_bench.h"
 #include "interleaved_timing.h"
@@ -55,12 +56,6 @@ struct Options {
   double seconds = 3.0;
   std::string json;
 };
-
-std::string default_fixtures() {
-  if (const char* env = std::getenv("WASINN_FIXTURES"); env && *env) return env;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : ".") + "/.cache/wasinn/fixtures";
-}
 
 size_t element_count(const std::vector<uint32_t>& dims) {
   size_t n = 1;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <tensorflow/c/c_api.h>
 
+#include "fixtures_dir.h"
 #include "bench_report.h"
 #include "guest_bench.h"
 #include "interleaved_timing.h"
@@ -60,12 +61,6 @@ struct Options {
   double seconds = 3.0;
   std::string json;
 };
-
-std::string default_fixtures() {
-  if (const char* env = std::getenv("WASINN_FIXTURES"); env && *env) return env;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : ".") + "/.cache/wasinn/fixtures";
-}
 
 // The native tensors of a SavedModel case come from the signature TensorFlow's Python API
 // reported when the fixture was made, not from the plugin.

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "fixtures_dir.h"
 #include "bench_report.h"
 #include "guest_bench.h"
 #include "interleaved_timing.h"
@@ -57,12 +58,6 @@ struct Options {
   double seconds = 3.0;
   std::string json;
 };
-
-std::string default_fixtures() {
-  if (const char* env = std::getenv("WASINN_FIXTURES"); env && *env) return env;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : ".") + "/.cache/wasinn/fixtures";
-}
 
 // Runs each side once: same library, same model, same shapes, so the guest's output must equal
 // the native one byte for byte; mobilenet's must also be TensorFlow's own answer (to 1e-3).

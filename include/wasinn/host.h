@@ -132,7 +132,9 @@ class Host {
   Host(const Host&) = delete;
   Host& operator=(const Host&) = delete;
 
-  // Instantiates the program and runs its `_start` (or Program::invoke) to completion.
+  // Instantiates the program and runs its `_start` (or Program::invoke) to completion. A module
+  // that imports a shared memory is a wasi-threads guest: its threads share its wasi-nn handles,
+  // and run returns when any of them exits or traps (see RunOutcome::unstopped_threads).
   RunOutcome run(const Program& program);
 
   // Instantiates the program without running it, to call its exports (nullptr on error).
