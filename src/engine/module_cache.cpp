@@ -1,5 +1,7 @@
 #include "engine/module_cache.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include <fmt/format.h>
@@ -57,14 +59,34 @@ std::filesystem::path ModuleCache::dir() {
 }
 
 Result<ModulePtr> ModuleCache::get(std::span<const uint8_t> wasm, const std::function<Result<ModulePtr>()>& compile) {
-  PrivateCacheDir* d = open_dir();
-  if (!d) return compile();
   Sha256 key_hash;
   key_hash.field(std::string_view(kMagic, sizeof kMagic));
   key_hash.field(std::string_view(WASMTIME_VERSION));
   key_hash.field(engine_settings_);
   key_hash.field(wasm);
   const std::string name = key_hash.hex_digest() + kSuffix;
+  if (auto kept = recall(name)) return std::move(*kept);
+  auto module = get_uncached(name, compile);
+  if (module) remember(name, module->get());
+  return module;
+}
+
+std::optional<ModulePtr> ModuleCache::recall(const std::string& name) {
+  std::lock_guard lock(recent_mu_);
+  const auto it = std::find_if(recent_.begin(), recent_.end(), [&](const auto& r) { return r.first == name; });
+  if (it == recent_.end()) return std::nullopt;
+  return ModulePtr(wasmtime_module_clone(it->second.get()));
+}
+
+void ModuleCache::remember(const std::string& name, const wasmtime_module_t* module) {
+  std::lock_guard lock(recent_mu_);
+  if (recent_.size() == kRecentModules) recent_.pop_front();
+  recent_.emplace_back(name, ModulePtr(wasmtime_module_clone(module)));
+}
+
+Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::function<Result<ModulePtr>()>& compile) {
+  PrivateCacheDir* d = open_dir();
+  if (!d) return compile();
 
   std::string why;
   if (auto entry = d->read(name, kMaxEntryBytes, &why)) {

@@ -4,16 +4,21 @@
 // concurrent processes), named by a SHA-256 over the Wasmtime version, the engine's settings
 // and the module's bytes. Deserialising compiled code trusts it, so each entry carries the
 // SHA-256 of its payload and is loaded only when that matches; a corrupt, truncated or stale
-// entry is ignored and rewritten. Thread-safe.
+// entry is ignored and rewritten. The modules this process compiled or loaded last are also kept
+// in memory, so an embedder instantiating the same guest per request neither reads nor
+// deserialises it again. Thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "engine/wasmtime_ptr.h"
@@ -40,13 +45,19 @@ class ModuleCache {
   std::filesystem::path dir();
 
  private:
+  static constexpr size_t kRecentModules = 16;
   PrivateCacheDir* open_dir();
+  Result<ModulePtr> get_uncached(const std::string& name, const std::function<Result<ModulePtr>()>& compile);
+  std::optional<ModulePtr> recall(const std::string& name);
+  void remember(const std::string& name, const wasmtime_module_t* module);
 
   wasm_engine_t* engine_;
   std::filesystem::path requested_dir_;
   std::string engine_settings_;
   std::once_flag open_once_;
   std::unique_ptr<PrivateCacheDir> dir_;
+  std::mutex recent_mu_;
+  std::deque<std::pair<std::string, ModulePtr>> recent_;  // oldest first; clones share the code
 };
 
 }  // namespace wasinn
