@@ -47,7 +47,8 @@ function(wasinn_add_backend)
       BUILD_RPATH "${B_FRAMEWORK_LIB_DIR}"
       INSTALL_RPATH "$ORIGIN/../..;${B_FRAMEWORK_LIB_DIR}")
   endif()
-  if(NOT WASINN_SANITIZE)
+  # A sanitized plugin leaves the sanitizer runtime's symbols to the executable.
+  if(NOT WASINN_SANITIZE AND NOT WASINN_TSAN)
     target_link_options(${target} PRIVATE -Wl,-z,defs)
   endif()
   wasinn_json_string_array(enc_json ${B_ENCODINGS})

@@ -3,7 +3,8 @@
 # scripts/sanitize.sh also uses (scripts/configure-sanitize.sh), then runs each target for
 # SECONDS with a corpus kept under ~/.cache/wasinn/fuzz.
 #   scripts/fuzz.sh SECONDS [TARGET...|all]
-# No target: the ABI targets and fuzz_load_onnxruntime (the test suite's short run). `all` adds
+# No target: the ABI targets (the witx ones also in their two-thread mode, TARGET@2:
+# WASINN_FUZZ_THREADS=2) and fuzz_load_onnxruntime (the test suite's short run). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -21,7 +22,7 @@ FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_witx_real fuzz_legacy_real)
-DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_load_onnxruntime)
+DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp)
 
@@ -46,7 +47,9 @@ if [[ -n ${WASINN_FUZZ_SKIP_BUILD:-} ]]; then
 else
 echo "==> Building fuzz targets -> $BUILD"
 bash "$ROOT/scripts/configure-sanitize.sh" "$BUILD"
-cmake --build "$BUILD" --target "${targets[@]}" -- -j2 >"$BUILD/fuzz-build.log" 2>&1 ||
+binaries=()
+for t in "${targets[@]}"; do [[ " ${binaries[*]} " == *" ${t%@2} "* ]] || binaries+=("${t%@2}"); done
+cmake --build "$BUILD" --target "${binaries[@]}" -- -j2 >"$BUILD/fuzz-build.log" 2>&1 ||
   { tail -40 "$BUILD/fuzz-build.log" >&2; echo "fuzz: build failed (log: $BUILD/fuzz-build.log)" >&2; exit 1; }
 fi
 
@@ -97,21 +100,24 @@ for t in "${targets[@]}"; do
   dir=$WORK/$t
   mkdir -p "$dir/corpus" "$dir/seeds" "$dir/crashes"
   rm -f "$dir/seeds"/*
+  bin=${t%@2}  # TARGET@2: the same binary, two threads per input on one session
+  threads=1
+  [[ $t == *@2 ]] && threads=2
   if [[ $t == fuzz_load_* ]]; then
     load_seeds "$t" "$dir/seeds"
   else
-    WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$t" >/dev/null
+    WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null
   fi
   # Inputs that once found a host bug (tests/fuzz/regressions/*/NAME.<target>) run every time.
-  find "$ROOT/tests/fuzz/regressions" -name "*.$t" -exec cp -f {} "$dir/seeds/" \;
+  find "$ROOT/tests/fuzz/regressions" -name "*.$bin" -exec cp -f {} "$dir/seeds/" \;
   touch "$dir/.run_start"
   args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=30 -rss_limit_mb=4096
         -artifact_prefix="$dir/crashes/")
   [[ -n ${WASINN_FUZZ_FORK:-} ]] && args+=(-fork="$WASINN_FUZZ_FORK" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   log=$dir/last_run.log
   set +e
-  ASAN_OPTIONS=$(asan_options "$t") UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TBB_ENABLE_SANITIZERS=1 \
-    "$BUILD/bin/$t" "${args[@]}" "$dir/corpus" "$dir/seeds" >"$log" 2>&1
+  ASAN_OPTIONS=$(asan_options "$bin") UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TBB_ENABLE_SANITIZERS=1 \
+    WASINN_FUZZ_THREADS=$threads "$BUILD/bin/$bin" "${args[@]}" "$dir/corpus" "$dir/seeds" >"$log" 2>&1
   rc=$?
   set -e
   execs=$(grep -ao 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)

@@ -2,8 +2,13 @@
 // wasi_ephemeral_nn) called in fuzzed order with fuzzed i32 arguments against fuzzed guest
 // memory, through a real GuestMemoryView and NnSession. Linked with fake_world.cpp
 // (fuzz_witx_fake) or ort_world.cpp (fuzz_witx_real). Input format: call_script.h.
+// WASINN_FUZZ_THREADS=2: two threads run the input's calls at once on one session and one
+// guest memory, as two wasi-threads of one guest do; only what holds under any interleaving is
+// checked then (errnos, details, no crash), not the per-call memory and handle-count invariants.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <thread>
 
 #include "abi/ephemeral_nn.h"
 #include "abi_world.h"
@@ -91,6 +96,130 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   return out;
 }
 
+// Runs the script's calls on `session`. `exclusive`: no other thread uses the session or the
+// memory, so each call's writes and handle counts can be checked exactly.
+void run_script(const AbiWorld& world, CallScript& script, FuzzGuest& g, NnSession& session, bool exclusive) {
+  const auto& items = world.layout.items();
+  const nn::Call call{session, g.view()};
+  auto a = [&] { return script.arg(g, items); };
+  const auto snapshot = [&] { if (exclusive) g.snapshot(); };
+  const auto writes_within = [&](std::initializer_list<std::pair<uint32_t, uint32_t>> ranges, const char* name) {
+    if (exclusive) g.expect_writes_within(ranges, name);
+  };
+  const auto new_handle = [&](const Status& st, size_t before, size_t after, uint32_t out, const char* name) {
+    if (exclusive) expect_new_handle(st, before, after, g, out, script, name);
+  };
+  const auto one_fewer = [&](const Status& st, size_t before, size_t after, const char* name, const char* what) {
+    if (exclusive && after != before - (st.ok() ? 1 : 0)) invariant_failed(name, what);
+  };
+  uint32_t op;
+  while (script.next_op(kOpCount, op)) {
+    switch (op) {
+      case kLoad: {
+        const uint32_t builders = a(), count = a(), encoding = a(), target = a(), out = a();
+        if (exclusive) world.before_load(g);
+        snapshot();
+        const size_t before = session.live_graphs();
+        Status st = nn::load(call, builders, count, encoding, target, out);
+        check_status(st, "load");
+        writes_within({{out, 4}}, "load");
+        new_handle(st, before, session.live_graphs(), out, "load");
+        break;
+      }
+      case kLoadByName: {
+        const uint32_t name = a(), len = a(), out = a();
+        snapshot();
+        const size_t before = session.live_graphs();
+        Status st = nn::load_by_name(call, name, len, out);
+        check_status(st, "load_by_name");
+        writes_within({{out, 4}}, "load_by_name");
+        new_handle(st, before, session.live_graphs(), out, "load_by_name");
+        break;
+      }
+      case kLoadByNameWithConfig: {
+        const uint32_t name = a(), len = a(), config = a(), config_len = a(), out = a();
+        snapshot();
+        const size_t before = session.live_graphs();
+        Status st = nn::load_by_name_with_config(call, name, len, config, config_len, out);
+        check_status(st, "load_by_name_with_config");
+        writes_within({{out, 4}}, "load_by_name_with_config");
+        new_handle(st, before, session.live_graphs(), out, "load_by_name_with_config");
+        break;
+      }
+      case kInit: {
+        const uint32_t graph = a(), out = a();
+        snapshot();
+        const size_t before = session.live_contexts();
+        Status st = nn::init_execution_context(call, graph, out);
+        check_status(st, "init_execution_context");
+        writes_within({{out, 4}}, "init_execution_context");
+        new_handle(st, before, session.live_contexts(), out, "init_execution_context");
+        break;
+      }
+      case kSetInput: {
+        const uint32_t ctx = a(), index = a(), tensor = a();
+        snapshot();
+        check_status(nn::set_input(call, ctx, index, tensor), "set_input");
+        writes_within({}, "set_input");
+        break;
+      }
+      case kCompute: {
+        const uint32_t ctx = a();
+        snapshot();
+        check_status(nn::compute(call, ctx), "compute");
+        writes_within({}, "compute");
+        break;
+      }
+      case kGetOutput:
+      case kGetOutputSingle: {
+        const uint32_t ctx = a(), index = a(), out = a(), max = a(), written = a();
+        const bool single = op == kGetOutputSingle;
+        const char* name = single ? "get_output_single" : "get_output";
+        snapshot();
+        Status st = single ? nn::get_output_single(call, ctx, index, out, max, written)
+                           : nn::get_output(call, ctx, index, out, max, written);
+        check_status(st, name);
+        writes_within({{out, max}, {written, 4}}, name);
+        if (exclusive) expect_written_fits(st, g, written, max, name);
+        break;
+      }
+      case kComputeSingle: {
+        const uint32_t ctx = a();
+        snapshot();
+        check_status(nn::compute_single(call, ctx), "compute_single");
+        writes_within({}, "compute_single");
+        break;
+      }
+      case kFiniSingle: {
+        const uint32_t ctx = a();
+        check_status(nn::fini_single(call, ctx), "fini_single");
+        break;
+      }
+      case kUnload: {
+        const uint32_t graph = a();
+        const size_t before = session.live_graphs();
+        Status st = nn::unload(call, graph);
+        check_status(st, "unload");
+        one_fewer(st, before, session.live_graphs(), "unload", "live graph count");
+        break;
+      }
+      case kFinalize: {
+        const uint32_t ctx = a();
+        const size_t before = session.live_contexts();
+        Status st = nn::finalize_execution_context(call, ctx);
+        check_status(st, "finalize_execution_context");
+        one_fewer(st, before, session.live_contexts(), "finalize_execution_context", "live context count");
+        break;
+      }
+      case kPoke: {  // the guest changes its own memory between calls
+        const uint32_t at = a(), value = a();
+        if (exclusive) g.write_u32(at, value);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -99,121 +228,25 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool two_threads = [] {
+    const char* t = std::getenv("WASINN_FUZZ_THREADS");
+    return t && std::atoi(t) == 2;
+  }();
   const AbiWorld& world = abi_world();
-  const auto& items = world.layout.items();
   CallScript script({data, size});
   FuzzGuest g(world.layout, script.image());
   {
     NnSession session(world.env);
-    const nn::Call call{session, g.view()};
-    auto a = [&] { return script.arg(g, items); };
-    uint32_t op;
-    while (script.next_op(kOpCount, op)) {
-      switch (op) {
-        case kLoad: {
-          const uint32_t builders = a(), count = a(), encoding = a(), target = a(), out = a();
-          world.before_load(g);
-          g.snapshot();
-          const size_t before = session.live_graphs();
-          Status s = nn::load(call, builders, count, encoding, target, out);
-          check_status(s, "load");
-          g.expect_writes_within({{out, 4}}, "load");
-          expect_new_handle(s, before, session.live_graphs(), g, out, script, "load");
-          break;
-        }
-        case kLoadByName: {
-          const uint32_t name = a(), len = a(), out = a();
-          g.snapshot();
-          const size_t before = session.live_graphs();
-          Status s = nn::load_by_name(call, name, len, out);
-          check_status(s, "load_by_name");
-          g.expect_writes_within({{out, 4}}, "load_by_name");
-          expect_new_handle(s, before, session.live_graphs(), g, out, script, "load_by_name");
-          break;
-        }
-        case kLoadByNameWithConfig: {
-          const uint32_t name = a(), len = a(), config = a(), config_len = a(), out = a();
-          g.snapshot();
-          const size_t before = session.live_graphs();
-          Status s = nn::load_by_name_with_config(call, name, len, config, config_len, out);
-          check_status(s, "load_by_name_with_config");
-          g.expect_writes_within({{out, 4}}, "load_by_name_with_config");
-          expect_new_handle(s, before, session.live_graphs(), g, out, script, "load_by_name_with_config");
-          break;
-        }
-        case kInit: {
-          const uint32_t graph = a(), out = a();
-          g.snapshot();
-          const size_t before = session.live_contexts();
-          Status s = nn::init_execution_context(call, graph, out);
-          check_status(s, "init_execution_context");
-          g.expect_writes_within({{out, 4}}, "init_execution_context");
-          expect_new_handle(s, before, session.live_contexts(), g, out, script, "init_execution_context");
-          break;
-        }
-        case kSetInput: {
-          const uint32_t ctx = a(), index = a(), tensor = a();
-          g.snapshot();
-          check_status(nn::set_input(call, ctx, index, tensor), "set_input");
-          g.expect_writes_within({}, "set_input");
-          break;
-        }
-        case kCompute: {
-          const uint32_t ctx = a();
-          g.snapshot();
-          check_status(nn::compute(call, ctx), "compute");
-          g.expect_writes_within({}, "compute");
-          break;
-        }
-        case kGetOutput:
-        case kGetOutputSingle: {
-          const uint32_t ctx = a(), index = a(), out = a(), max = a(), written = a();
-          const bool single = op == kGetOutputSingle;
-          const char* name = single ? "get_output_single" : "get_output";
-          g.snapshot();
-          Status s = single ? nn::get_output_single(call, ctx, index, out, max, written)
-                            : nn::get_output(call, ctx, index, out, max, written);
-          check_status(s, name);
-          g.expect_writes_within({{out, max}, {written, 4}}, name);
-          expect_written_fits(s, g, written, max, name);
-          break;
-        }
-        case kComputeSingle: {
-          const uint32_t ctx = a();
-          g.snapshot();
-          check_status(nn::compute_single(call, ctx), "compute_single");
-          g.expect_writes_within({}, "compute_single");
-          break;
-        }
-        case kFiniSingle: {
-          const uint32_t ctx = a();
-          check_status(nn::fini_single(call, ctx), "fini_single");
-          break;
-        }
-        case kUnload: {
-          const uint32_t graph = a();
-          const size_t before = session.live_graphs();
-          Status s = nn::unload(call, graph);
-          check_status(s, "unload");
-          if (session.live_graphs() != before - (s.ok() ? 1 : 0)) invariant_failed("unload", "live graph count");
-          break;
-        }
-        case kFinalize: {
-          const uint32_t ctx = a();
-          const size_t before = session.live_contexts();
-          Status s = nn::finalize_execution_context(call, ctx);
-          check_status(s, "finalize_execution_context");
-          if (session.live_contexts() != before - (s.ok() ? 1 : 0)) {
-            invariant_failed("finalize_execution_context", "live context count");
-          }
-          break;
-        }
-        case kPoke: {  // the guest changes its own memory between calls
-          const uint32_t at = a(), value = a();
-          g.write_u32(at, value);
-          break;
-        }
-      }
+    if (!two_threads) {
+      run_script(world, script, g, session, /*exclusive=*/true);
+    } else {
+      // The second thread runs the same calls: both contend for the same handles and contexts.
+      std::thread other([&] {
+        CallScript again({data, size});
+        run_script(world, again, g, session, false);
+      });
+      run_script(world, script, g, session, false);
+      other.join();
     }
   }
   world.after_input();

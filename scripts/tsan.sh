@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the concurrency tests with ThreadSanitizer (clang-14) in their own build directory and
+# runs them: the core and ABI under several threads (fake backend), the engine's wasi-threads
+# guests and several guests in one Host on the real ONNX Runtime plugin. Any report fails the
+# run. Frameworks and Wasmtime are not instrumented: TSan sees wasinn's own accesses.
+#   scripts/tsan.sh [ctest args...]
+# Environment: WASINN_TSAN_BUILD_DIR (default build-tsan).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${WASINN_TSAN_BUILD_DIR:-$ROOT/build-tsan}
+
+printf '\n==> ThreadSanitizer build -> %s\n' "$BUILD"
+if [[ ! -f $BUILD/CMakeCache.txt ]]; then
+  mkdir -p "$BUILD"
+  CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DWASINN_TSAN=ON -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >"$BUILD/configure.log" 2>&1 ||
+    { cat "$BUILD/configure.log" >&2; exit 1; }
+fi
+# Only what the concurrency tests run: not every plugin and test of the suite.
+cmake --build "$BUILD" --target wasinn_unit_tests wasinn_integration_test wasinn_threads_host_test \
+  wasinn_backend_onnxruntime
+
+# halt_on_error: the first report fails the test that caused it (exit code 66).
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizers/tsan.supp"
+printf '\n==> Concurrency tests under ThreadSanitizer\n'
+cd "$BUILD"
+ctest --output-on-failure --no-tests=error -j2 -L tsan "$@"
