@@ -7,6 +7,7 @@
  * THREADS threads (default 4) that each run the classify_digits guest RUNS times (default 3)
  * on the 450 held-out digits, capturing its stdout. Every run must exit 0 and report the same
  * accuracy; the program prints that line once and exits 0, or says what differed and exits 1.
+ * wasinn's log goes to a callback, which counts the model loads it reports.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,9 +24,11 @@ typedef struct {
   char failure[512];  /* empty unless a run failed */
 } worker_t;
 
+/* wasinn's log lines come here instead of stderr (one call at a time). Warnings are shown; model
+ * loads ("loaded NAME ... with BACKEND in ...", info) are counted: the shared model loads once. */
 static void on_log(void *user_data, wasinn_log_level_t level, const char *message, size_t length) {
-  (void)user_data;
   if (level >= WASINN_LEVEL_WARN) fprintf(stderr, "embed_digits: wasinn says: %.*s\n", (int)length, message);
+  if (level == WASINN_LEVEL_INFO && length > 7 && memcmp(message, "loaded ", 7) == 0) ++*(int *)user_data;
 }
 
 /* The "accuracy: ..." line of the guest's output, or "" if there is none. */
@@ -96,7 +99,8 @@ int main(int argc, char **argv) {
   snprintf(preload, sizeof preload, "digits:onnx:cpu:%s/model.onnx", argv[2]);
   wasinn_options_add_preload(options, preload);
   wasinn_options_set_backend_config(options, "onnxruntime", "{\"intra_op_threads\": 1}");
-  wasinn_options_set_log_callback(options, on_log, NULL);
+  int model_loads = 0;
+  wasinn_options_set_log_callback(options, on_log, &model_loads);
   char *error = NULL;
   wasinn_host_t *host = wasinn_host_create(options, &error);
   wasinn_options_destroy(options);
@@ -152,5 +156,6 @@ int main(int argc, char **argv) {
   if (!failed) printf("%d threads x %d runs, every run: %s\n", threads, runs, workers[0].accuracy);
   wasinn_program_destroy(program);
   wasinn_host_destroy(host);
+  printf("model loads logged: %d\n", model_loads);
   return failed;
 }

@@ -3,7 +3,8 @@
 # pkg-config, and runs both programs from a directory outside the build tree: four host threads
 # each running classify_digits three times on one shared, preloaded model must all classify 435
 # of the 450 held-out digits (the digits test's known answer), with the ONNX Runtime plugin found
-# beside the installed libwasinn. The installed `wasinn` must find its plugins too.
+# beside the installed libwasinn and the model loaded once, as the log callback reports. The
+# installed `wasinn` must find its plugins too.
 # -DBUILD_DIR= -DEXAMPLE_DIR= -DGUEST= -DFIXTURES= -DGENERATOR= -DC_COMPILER=
 if(DEFINED ENV{WASINN_FIXTURES})
   set(FIXTURES $ENV{WASINN_FIXTURES})
@@ -68,6 +69,13 @@ foreach(how cmake pkgconfig)
   endif()
   if(NOT out MATCHES "4 threads x 3 runs, every run: accuracy: 435/450 = 96.67%")
     message(FATAL_ERROR "embed_digits (${how}) did not report 435/450 in every run")
+  endif()
+  # One load of the shared model for all 12 runs, reported through the log callback, not stderr.
+  if(NOT out MATCHES "model loads logged: 1\n")
+    message(FATAL_ERROR "embed_digits (${how}): the log callback did not see exactly one model load")
+  endif()
+  if(err MATCHES "wasinn: ")
+    message(FATAL_ERROR "embed_digits (${how}): wasinn logged to stderr despite the log callback")
   endif()
 endforeach()
 file(REMOVE_RECURSE ${scratch})
