@@ -1,13 +1,15 @@
 /*
  * embed_digits: a host program embedding wasinn through its C API (wasinn/wasinn.h).
  *
- *   embed_digits CLASSIFY_DIGITS_WASM DIGITS_DIR [THREADS [RUNS]]
+ *   embed_digits CLASSIFY_DIGITS_WASM DIGITS_DIR [THREADS [RUNS [ISOLATE_LOADS]]]
  *
  * One host, one named model ("digits", DIGITS_DIR/model.onnx, loaded once and shared), and
  * THREADS threads (default 4) that each run the classify_digits guest RUNS times (default 3)
  * on the 450 held-out digits, capturing its stdout. Every run must exit 0 and report the same
  * accuracy; the program prints that line once and exits 0, or says what differed and exits 1.
- * wasinn's log goes to a callback, which counts the model loads it reports.
+ * wasinn's log goes to a callback, which counts the model loads it reports. ISOLATE_LOADS
+ * (auto, always, never) is the host's isolate_loads: "always" checks the model's load in
+ * wasinn-load-check, the child process libwasinn finds in its prefix's bin/.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -83,7 +85,7 @@ static unsigned char *read_file(const char *path, size_t *length) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: embed_digits CLASSIFY_DIGITS_WASM DIGITS_DIR [THREADS [RUNS]]\n");
+    fprintf(stderr, "usage: embed_digits CLASSIFY_DIGITS_WASM DIGITS_DIR [THREADS [RUNS [ISOLATE_LOADS]]]\n");
     return 2;
   }
   const int threads = argc > 3 ? atoi(argv[3]) : 4;
@@ -99,6 +101,7 @@ int main(int argc, char **argv) {
   snprintf(preload, sizeof preload, "digits:onnx:cpu:%s/model.onnx", argv[2]);
   wasinn_options_add_preload(options, preload);
   wasinn_options_set_backend_config(options, "onnxruntime", "{\"intra_op_threads\": 1}");
+  if (argc > 5) wasinn_options_set_isolate_loads(options, argv[5]);
   int model_loads = 0;
   wasinn_options_set_log_callback(options, on_log, &model_loads);
   char *error = NULL;

@@ -68,6 +68,10 @@ void wasinn_options_add_preload(wasinn_options_t *options, const char *spec);
 void wasinn_options_set_timeout_ms(wasinn_options_t *options, uint64_t timeout_ms);
 /* The most bytes one linear memory of a guest may grow to (0: no limit). */
 void wasinn_options_set_max_memory_bytes(wasinn_options_t *options, uint64_t max_bytes);
+/* Loads whose framework may crash on a malformed model first run in a child process,
+ * wasinn-load-check (found in <libdir>/../bin): "auto" (the default: the backends whose manifest
+ * asks for it), "always" or "never". An unknown mode fails wasinn_host_create. */
+void wasinn_options_set_isolate_loads(wasinn_options_t *options, const char *mode);
 /* Where compiled guests are cached: "" (the default, ~/.cache/wasinn/modules), a directory or "off". */
 void wasinn_options_set_module_cache(wasinn_options_t *options, const char *dir);
 

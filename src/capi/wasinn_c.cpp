@@ -67,6 +67,7 @@ void wasinn_options_set_timeout_ms(wasinn_options_t* o, uint64_t timeout_ms) { o
 void wasinn_options_set_max_memory_bytes(wasinn_options_t* o, uint64_t max_bytes) {
   o->options.max_memory_bytes = max_bytes;
 }
+void wasinn_options_set_isolate_loads(wasinn_options_t* o, const char* mode) { o->options.isolate_loads = str(mode); }
 void wasinn_options_set_module_cache(wasinn_options_t* o, const char* dir) { o->options.module_cache = str(dir); }
 void wasinn_options_set_log_callback(wasinn_options_t* o, wasinn_log_fn fn, void* user_data) {
   if (!fn) {

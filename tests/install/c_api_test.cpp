@@ -3,6 +3,7 @@
 // the documented failures (a bad option, a module that is not WebAssembly, a missing file).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -13,6 +14,10 @@
 namespace {
 
 std::string guest(const std::string& name) { return std::string(WASINN_GUEST_DIR) + "/" + name + ".wasm"; }
+std::string fixtures() {
+  const char* env = std::getenv("WASINN_FIXTURES");
+  return env && *env ? env : WASINN_FIXTURES_DEFAULT;
+}
 
 struct HostDeleter {
   void operator()(wasinn_host_t* h) const { wasinn_host_destroy(h); }
@@ -95,6 +100,25 @@ TEST(CApi, ExitCodeAndFailuresAreResultsNotCrashes) {
   EXPECT_NE(std::string(wasinn_result_message(r.get())).find("/nonexistent/guest.wasm"), std::string::npos);
 }
 
+// libwasinn finds wasinn-load-check in <libdir>/../bin, as in an installed prefix: with every
+// load isolated, the digits still classify (the checker ran; without it the load is refused).
+TEST(CApi, IsolatedLoadsFindTheCheckerBesideTheLibrary) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_set_isolate_loads(o, "always");
+  HostPtr host = make_host(o);
+  ASSERT_TRUE(host);
+  const std::string digits = fixtures() + "/digits";
+  ProgramPtr p(wasinn_program_create_path(guest("classify_digits").c_str()));
+  wasinn_program_add_dir(p.get(), digits.c_str(), "/digits");
+  for (const char* arg : {"/digits/model.onnx", "/digits/test_x.f32", "/digits/test_y.u8"}) {
+    wasinn_program_add_arg(p.get(), arg);
+  }
+  wasinn_program_capture_output(p.get(), 1, 1);
+  ResultPtr r(wasinn_host_run(host.get(), p.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 0) << wasinn_result_message(r.get()) << out_of(r.get(), true);
+  EXPECT_NE(out_of(r.get()).find("accuracy: 435/450"), std::string::npos) << out_of(r.get());
+}
+
 TEST(CApi, BadOptionIsAnErrorString) {
   wasinn_options_t* o = wasinn_options_create();
   wasinn_options_add_preload(o, "no-colons-here");
@@ -104,6 +128,16 @@ TEST(CApi, BadOptionIsAnErrorString) {
   EXPECT_EQ(host, nullptr);
   ASSERT_NE(error, nullptr);
   EXPECT_NE(std::string(error).find("no-colons-here"), std::string::npos) << error;
+  wasinn_free(error);
+
+  o = wasinn_options_create();
+  wasinn_options_set_isolate_loads(o, "sometimes");
+  error = nullptr;
+  host = wasinn_host_create(o, &error);
+  wasinn_options_destroy(o);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("sometimes"), std::string::npos) << error;
   wasinn_free(error);
 }
 

@@ -15,7 +15,7 @@ any_fn wasinn_c_header_check[] = {
     (any_fn)wasinn_version, (any_fn)wasinn_free, (any_fn)wasinn_options_create, (any_fn)wasinn_options_destroy,
     (any_fn)wasinn_options_add_backend_dir, (any_fn)wasinn_options_set_backend_config,
     (any_fn)wasinn_options_add_preload, (any_fn)wasinn_options_set_timeout_ms,
-    (any_fn)wasinn_options_set_max_memory_bytes, (any_fn)wasinn_options_set_module_cache,
+    (any_fn)wasinn_options_set_max_memory_bytes, (any_fn)wasinn_options_set_isolate_loads, (any_fn)wasinn_options_set_module_cache,
     (any_fn)wasinn_options_set_log_callback, (any_fn)wasinn_host_create, (any_fn)wasinn_host_destroy,
     (any_fn)wasinn_program_create_path, (any_fn)wasinn_program_create_bytes, (any_fn)wasinn_program_destroy,
     (any_fn)wasinn_program_add_arg, (any_fn)wasinn_program_add_env, (any_fn)wasinn_program_add_dir,

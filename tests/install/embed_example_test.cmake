@@ -57,8 +57,13 @@ run("build examples/embed with pkg-config"
 file(MAKE_DIRECTORY ${scratch}/run)
 file(COPY ${scratch}/build-cmake/embed_digits DESTINATION ${scratch}/run/cmake)
 file(COPY ${scratch}/build-pkgconfig/embed_digits DESTINATION ${scratch}/run/pkgconfig)
+# The pkg-config build checks every load in wasinn-load-check, which libwasinn must find in the
+# prefix's bin/ (a fresh verdict cache, so the check really runs).
+set(isolate_cmake auto)
+set(isolate_pkgconfig always)
 foreach(how cmake pkgconfig)
-  execute_process(COMMAND ${clean_env} ${scratch}/run/${how}/embed_digits ${GUEST} ${FIXTURES}/digits 4 3
+  execute_process(COMMAND ${clean_env} XDG_CACHE_HOME=${scratch}/cache
+                          ${scratch}/run/${how}/embed_digits ${GUEST} ${FIXTURES}/digits 4 3 ${isolate_${how}}
                   WORKING_DIRECTORY ${scratch}/run RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "embed_digits (${how}):\n${out}${err}")
   if(NOT rc EQUAL 0)
