@@ -18,7 +18,8 @@ endfunction()
 # first dlopen in front of a user (not under WASINN_SANITIZE: sanitizer runtimes resolve at load).
 # FRAMEWORK_LIB_DIR: where the framework's libraries live outside the build and install trees
 # (.deps/); it goes into the plugin's RUNPATH, after lib/ (two levels up from
-# lib/wasinn/backends/, where a packaged install would put them).
+# lib/wasinn/backends/, where a packaged install would put them). `cmake --install` installs
+# the plugin and its manifest under ${WASINN_INSTALL_BACKENDDIR}.
 # ISOLATE_LOAD ("isolate_load": true): the framework is known to crash on some malformed
 # models, so with --isolate-loads=auto the host checks each load in a child process first.
 # CONFIG_KEYS ("config_keys": [...]): the keys the backend's config (--backend-config NAME=JSON)
@@ -42,10 +43,17 @@ function(wasinn_add_backend)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     BUILD_RPATH_USE_ORIGIN ON)
+  # Installed, a plugin keeps an absolute RUNPATH to its framework where it was built (the real
+  # path, not the .deps symlink; docs/embedding.md says why frameworks are not copied).
+  # INSTALL_RPATH_USE_LINK_PATH adds the directories of the other libraries it links.
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   if(B_FRAMEWORK_LIB_DIR)
+    file(REAL_PATH ${B_FRAMEWORK_LIB_DIR} framework_lib_dir)
     set_target_properties(${target} PROPERTIES
       BUILD_RPATH "${B_FRAMEWORK_LIB_DIR}"
-      INSTALL_RPATH "$ORIGIN/../..;${B_FRAMEWORK_LIB_DIR}")
+      INSTALL_RPATH "$ORIGIN/../..;${framework_lib_dir}")
+  else()
+    set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../..")
   endif()
   # A sanitized plugin leaves the sanitizer runtime's symbols to the executable.
   if(NOT WASINN_SANITIZE AND NOT WASINN_TSAN)
@@ -64,4 +72,10 @@ function(wasinn_add_backend)
   endif()
   file(WRITE ${WASINN_BACKEND_DIR}/${B_NAME}.json
     "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": ${enc_json},\n  \"isolate_load\": ${isolate_json}${keys_json}\n}\n")
+  # Installed as the build lays it out. OPTIONAL, and the manifest only beside its plugin: a
+  # build that skipped a plugin's target installs the others.
+  install(TARGETS ${target} LIBRARY DESTINATION ${WASINN_INSTALL_BACKENDDIR} COMPONENT runtime OPTIONAL)
+  install(CODE "if(EXISTS \"$<TARGET_FILE:${target}>\")
+      file(INSTALL \"${WASINN_BACKEND_DIR}/${B_NAME}.json\" DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${WASINN_INSTALL_BACKENDDIR}\")
+    endif()" COMPONENT runtime)
 endfunction()

@@ -1,7 +1,5 @@
 #include "guest_bench.h"
 
-#include <spdlog/spdlog.h>
-
 namespace wasinn::bench {
 
 namespace {
@@ -56,9 +54,6 @@ std::vector<std::string> GuestArgs::to_argv() const {
 
 std::unique_ptr<GuestBench> GuestBench::start(Host& host, Program program, const GuestArgs& args,
                                               std::string* error) {
-  // The host logs one info line per model load through spdlog's default logger, which prints to
-  // stdout: the benchmark's report. Warnings and errors still show.
-  if (spdlog::get_level() < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
   program.args = args.to_argv();
   auto instance = host.instantiate(program, error);
   if (!instance) return nullptr;

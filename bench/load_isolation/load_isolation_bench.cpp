@@ -32,6 +32,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/log.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
 
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
   app.add_option("--second-process-case", o.second_process_case)->group("");
   app.add_option("--cache-dir", o.cache_dir)->group("");
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::off);  // the refused models make frameworks log at warning level
+  wasinn::logger().set_level(spdlog::level::off);  // the refused models make frameworks log at warning level
   setenv("TF_CPP_MIN_LOG_LEVEL", "2", 0);
   try {
     if (!o.second_process_case.empty()) return run_second_process(o);

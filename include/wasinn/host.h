@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,8 +20,11 @@
 
 namespace wasinn {
 
+enum class LogLevel { trace, debug, info, warn, error, critical };
+
 struct HostOptions {
-  std::vector<std::string> backend_dirs;              // empty: $WASINN_BACKEND_PATH, then <exe>/../lib/wasinn/backends
+  // Empty: $WASINN_BACKEND_PATH, then wasinn/backends/ beside libwasinn.so (<libdir>/wasinn/backends).
+  std::vector<std::string> backend_dirs;
   std::map<std::string, std::string> backend_configs;  // backend name -> JSON for that backend
   std::vector<std::string> preloads;                   // NAME:ENCODING:TARGET:PATH[:PATH...]
   std::vector<std::string> wasmtime_graphs;            // Wasmtime's nn-graph ENCODING::DIR
@@ -48,6 +53,11 @@ struct HostOptions {
   // Wasmtime's default cache): "" for ~/.cache/wasinn/modules (or under $XDG_CACHE_HOME), a
   // directory, or "off". Used only if no other user can write it.
   std::string module_cache;
+  // When set, wasinn's log lines (its own and the frameworks', info and above, the bare message)
+  // go here instead of stderr, from whichever thread logs, one call at a time, from create until
+  // the Host is destroyed. wasinn has one logger per process: while several Hosts have a
+  // callback, each gets every line. The callback must not throw.
+  std::function<void(LogLevel level, std::string_view message)> log;
 };
 
 // Module files larger than this are refused before they are read.
@@ -68,6 +78,15 @@ struct Program {
   // if the module has one, as for a reactor); args are then its parameters, converted to the
   // parameter types (integers and floats), and its results come back in RunOutcome::results.
   std::string invoke;
+  // The guest's standard streams; by default the host process's own. stdin_bytes: what the
+  // guest reads on stdin (then it never reads the host's). on_stdout, on_stderr: called with
+  // each of the guest's writes, on the thread running the guest (a copy is kept as long as the
+  // Instance lives); a callback that throws fails that write with EIO. In a wasi-threads guest
+  // each thread writes through its own copy, from its own host thread: such a callback must be
+  // thread-safe, and stdin_bytes is given whole to each thread.
+  std::optional<std::string> stdin_bytes;
+  std::function<void(std::string_view)> on_stdout;
+  std::function<void(std::string_view)> on_stderr;
 };
 
 struct RunOutcome {

@@ -10,7 +10,6 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/backends_command.h"
@@ -20,6 +19,7 @@
 #include "cli/inspect_command.h"
 #include "cli/run_command.h"
 #include "cli/wasmtime_groups.h"
+#include "core/log.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
@@ -106,9 +106,8 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto logger = spdlog::stderr_color_mt("wasinn");
-  logger->set_pattern("wasinn: %^%l%$: %v");
-  spdlog::set_default_logger(logger);
+  // wasinn's own logger (core/log.h) as the default, so the CLI's spdlog::set_level reaches it.
+  spdlog::set_default_logger(wasinn::shared_logger());
 
   CLI::App app{"wasinn: run WebAssembly programs whose wasi-nn calls are served by ONNX Runtime and other "
                "native inference frameworks"};

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/log.h"
+
 namespace wasinn {
 
 namespace {
@@ -43,7 +45,7 @@ std::string human_bytes(uint64_t bytes) {
 LoadProgress::LoadProgress(std::string what, uint64_t bytes, std::string backend)
     : what_(std::move(what)), bytes_(bytes), backend_(std::move(backend)), start_(std::chrono::steady_clock::now()) {
   // -q, -qq and --log-level error/off ask for silence; a non-terminal gets the info line only.
-  if (stderr_is_terminal() && spdlog::should_log(spdlog::level::warn)) timer_ = std::thread([this] { show_progress(); });
+  if (stderr_is_terminal() && logger().should_log(spdlog::level::warn)) timer_ = std::thread([this] { show_progress(); });
 }
 
 LoadProgress::~LoadProgress() { finish(false); }
@@ -64,13 +66,13 @@ void LoadProgress::finish(bool ok) {
   }
   cv_.notify_all();
   if (timer_.joinable()) timer_.join();
-  const bool info = spdlog::should_log(spdlog::level::info);
+  const bool info = logger().should_log(spdlog::level::info);
   if (!info && !shown_) return;  // nothing to say: the common case, kept cheap
   const std::string took = human_duration(std::chrono::steady_clock::now() - start_);
   const std::string line = ok ? fmt::format("loaded {} ({}) with {} in {}", what_, human_bytes(bytes_), backend_, took)
                               : fmt::format("loading {} ({}) with {} failed after {}", what_, human_bytes(bytes_),
                                             backend_, took);
-  if (info) spdlog::info("{}", line);
+  if (info) logger().info("{}", line);
   // The terminal saw "loading ..."; when the info line is hidden, this completes it.
   else write_line(fmt::format("wasinn: {}\n", line));
 }

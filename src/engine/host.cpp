@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/log.h"
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
 #include "engine/call_outcome.h"
@@ -175,6 +176,21 @@ Result<ModulePtr> compile_module(wasm_engine_t* engine, ModuleCache& cache, cons
   });
 }
 
+using GuestOutput = std::function<void(std::string_view)>;
+
+// Wasmtime's custom stdout/stderr writer: a write is all taken, or fails with EIO if the
+// embedder's callback throws (an exception must not unwind through Wasmtime).
+ptrdiff_t write_guest_output(void* data, const unsigned char* bytes, size_t size) {
+  try {
+    (*static_cast<GuestOutput*>(data))(std::string_view(reinterpret_cast<const char*>(bytes), size));
+    return static_cast<ptrdiff_t>(size);
+  } catch (...) {
+    return -EIO;
+  }
+}
+
+void delete_guest_output(void* data) { delete static_cast<GuestOutput*>(data); }
+
 Result<WasiConfigPtr> make_wasi(const Program& p) {
   WasiConfigPtr wasi(wasi_config_new());
   std::vector<const char*> argv;
@@ -192,9 +208,23 @@ Result<WasiConfigPtr> make_wasi(const Program& p) {
   if (!wasi_config_set_env(wasi.get(), names.size(), names.data(), values.data())) {
     return make_error(Errc::invalid_argument, "environment is not valid UTF-8");
   }
-  wasi_config_inherit_stdin(wasi.get());
-  wasi_config_inherit_stdout(wasi.get());
-  wasi_config_inherit_stderr(wasi.get());
+  if (p.stdin_bytes) {
+    wasm_byte_vec_t input;  // the config takes it
+    wasm_byte_vec_new(&input, p.stdin_bytes->size(), p.stdin_bytes->data());
+    wasi_config_set_stdin_bytes(wasi.get(), &input);
+  } else {
+    wasi_config_inherit_stdin(wasi.get());
+  }
+  if (p.on_stdout) {
+    wasi_config_set_stdout_custom(wasi.get(), write_guest_output, new GuestOutput(p.on_stdout), delete_guest_output);
+  } else {
+    wasi_config_inherit_stdout(wasi.get());
+  }
+  if (p.on_stderr) {
+    wasi_config_set_stderr_custom(wasi.get(), write_guest_output, new GuestOutput(p.on_stderr), delete_guest_output);
+  } else {
+    wasi_config_inherit_stderr(wasi.get());
+  }
   for (const auto& [host, guest] : p.dirs) {
     if (!wasi_config_preopen_dir(wasi.get(), host.c_str(), guest.c_str(), /*fs_mutable=*/true)) {
       return make_error(Errc::not_found, fmt::format("cannot open directory {} for the guest", host));
@@ -216,6 +246,12 @@ void arm_deadline(const Instance::Impl& instance) {
 
 std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   auto impl = std::make_unique<Impl>();
+  if (options.log) {
+    impl->log_callback = std::make_unique<AttachedLogCallback>(
+        [log = std::move(options.log)](spdlog::level::level_enum level, std::string_view message) {
+          log(static_cast<LogLevel>(std::min<int>(level, spdlog::level::critical)), message);
+        });
+  }
   wasm_config_t* config = wasm_config_new();
   impl->timeout_ms = options.timeout_ms;
   impl->max_memory_bytes = options.max_memory_bytes;
@@ -269,7 +305,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
       for (const auto& p : model->paths) {
         std::error_code ec;
         if (!std::filesystem::exists(p, ec)) {
-          spdlog::warn("--nn-preload {}: {} does not exist; load_by_name(\"{}\") will fail", spec, p.string(),
+          logger().warn("--nn-preload {}: {} does not exist; load_by_name(\"{}\") will fail", spec, p.string(),
                        model->name);
         }
       }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/log.h"
 #include "core/nn_environment.h"
 #include "engine/epoch_ticker.h"
 #include "engine/module_cache.h"
@@ -16,6 +17,7 @@
 namespace wasinn {
 
 struct Host::Impl {
+  std::unique_ptr<AttachedLogCallback> log_callback;  // first: outlives what may still log
   EnginePtr engine;
   LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
   std::shared_ptr<NnEnvironment> env;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/log.h"
 #include "core/private_cache_dir.h"
 #include "core/sha256.h"
 
@@ -48,7 +49,7 @@ PrivateCacheDir* ModuleCache::open_dir() {
     if (requested_dir_.empty()) return;
     std::string why;
     dir_ = PrivateCacheDir::open(requested_dir_, &why);
-    if (!dir_) spdlog::debug("compiled modules are not cached in {}: {}", requested_dir_.string(), why);
+    if (!dir_) logger().debug("compiled modules are not cached in {}: {}", requested_dir_.string(), why);
   });
   return dir_.get();
 }
@@ -107,20 +108,20 @@ Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::
         wasmtime_module_t* module = nullptr;
         ErrorPtr err(wasmtime_module_deserialize(engine_, payload.data(), payload.size(), &module));
         if (!err) {
-          spdlog::debug("compiled module from the module cache: {}", (d->path() / name).string());
+          logger().debug("compiled module from the module cache: {}", (d->path() / name).string());
           return ModulePtr(module);
         }
         why = "Wasmtime refused it: " + message_of(err.get());  // another engine build or settings
       }
     }
-    spdlog::debug("ignoring cached module {}: {}", (d->path() / name).string(), why);
+    logger().debug("ignoring cached module {}: {}", (d->path() / name).string(), why);
   }
 
   auto module = compile();
   if (!module) return module;
   wasm_byte_vec_t serialized;
   if (ErrorPtr err(wasmtime_module_serialize(module->get(), &serialized)); err) {
-    spdlog::debug("cannot cache a compiled module: {}", message_of(err.get()));
+    logger().debug("cannot cache a compiled module: {}", message_of(err.get()));
     return module;
   }
   const std::span<const uint8_t> payload(reinterpret_cast<const uint8_t*>(serialized.data), serialized.size);
@@ -134,9 +135,9 @@ Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::
   std::memcpy(entry.data() + sizeof h, payload.data(), payload.size());
   wasm_byte_vec_delete(&serialized);
   if (!d->write(name, std::span(reinterpret_cast<const uint8_t*>(entry.data()), entry.size()), &why)) {
-    spdlog::debug("cannot cache a compiled module in {}: {}", d->path().string(), why);
+    logger().debug("cannot cache a compiled module in {}: {}", d->path().string(), why);
   } else {
-    spdlog::debug("compiled module stored in the module cache: {}", (d->path() / name).string());
+    logger().debug("compiled module stored in the module cache: {}", (d->path() / name).string());
     d->prune_sometimes(kSuffix, kMaxEntries);
   }
   return module;

@@ -11,6 +11,7 @@
 
 #include "abi/ephemeral_nn.h"
 #include "abi/legacy_nn.h"
+#include "core/log.h"
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -126,7 +127,7 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
     const Errc e = status.error().code;
     const auto level = (e == Errc::end_of_sequence || e == Errc::context_full || e == Errc::busy) ? spdlog::level::debug
                                                                                : spdlog::level::warn;
-    spdlog::log(level, "{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
+    logger().log(level, "{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
                  status.error().detail);
   }
   args[0].i32 = code;

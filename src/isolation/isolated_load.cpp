@@ -1,6 +1,5 @@
 #include "isolation/isolated_load.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -21,6 +20,8 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/install_layout.h"
+#include "core/log.h"
 #include "core/sha256.h"
 #include "isolation/file_identity.h"
 #include "wasinn/version.h"
@@ -287,15 +288,10 @@ uint64_t default_address_space_mb(uint64_t model_bytes) {
 fs::path find_load_checker() {
   static constexpr const char* kName = "wasinn-load-check";
   if (const char* env = std::getenv("WASINN_LOAD_CHECK"); env && *env) return env;
+  // Beside the wasinn command: an embedding program lives elsewhere, libwasinn.so does not.
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::is_regular_file(exe.parent_path() / kName, ec)) return exe.parent_path() / kName;
-  // An embedding program lives elsewhere; the checker is installed beside the wasinn command.
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&find_load_checker), &info) && info.dli_fname) {
-    const fs::path lib = fs::absolute(info.dli_fname, ec);
-    const fs::path candidate = lib.parent_path().parent_path() / "bin" / kName;
-    if (fs::is_regular_file(candidate, ec)) return candidate;
+  if (const fs::path bindir = wasinn_bindir(); !bindir.empty() && fs::is_regular_file(bindir / kName, ec)) {
+    return bindir / kName;
   }
   return {};
 }
@@ -399,7 +395,7 @@ Status IsolatedLoadChecker::check(const LoadCheckRequest& request) {
   const auto key = verdict_key(request, checker);
   if (key) {
     if (auto verdict = verdicts_.find(key->key)) {
-      spdlog::debug("isolated load check ({}): remembered: {}", request.backend,
+      logger().debug("isolated load check ({}): remembered: {}", request.backend,
                     verdict->ok ? "loaded" : verdict->error.detail);
       record_files(*key, request);
       if (verdict->ok) return {};
@@ -410,7 +406,7 @@ Status IsolatedLoadChecker::check(const LoadCheckRequest& request) {
   Outcome outcome = run_child(request, checker);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ++spawned_;
-  spdlog::debug("isolated load check ({}): {} in {:.1f} ms", request.backend,
+  logger().debug("isolated load check ({}): {} in {:.1f} ms", request.backend,
                 outcome.verdict.ok ? "loaded" : outcome.verdict.error.detail, ms);
   // The child read the files by path: only if they are, unchanged, the bytes the key was made of
   // did it check what the key says.

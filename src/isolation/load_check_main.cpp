@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/log.h"
 #include "isolation/isolated_load.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
   report_fd = dup(1);
   if (report_fd < 0) return kCheckerError;
   dup2(2, 1);
-  spdlog::set_level(spdlog::level::warn);
+  wasinn::logger().set_level(spdlog::level::warn);
   // ggml's abort handler attaches gdb for a backtrace (seconds per crash); the host reports
   // the crash and its assertion line, not a backtrace.
   setenv("GGML_NO_BACKTRACE", "1", /*overwrite=*/0);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/log.h"
 #include "core/private_cache_dir.h"
 
 namespace wasinn {
@@ -49,7 +50,7 @@ class VerdictCache::Disk {
     std::string why;
     auto dir = PrivateCacheDir::open(requested, &why);
     if (!dir) {
-      spdlog::debug("isolated load checks: verdicts are kept in memory only, not in {}: {}", requested.string(), why);
+      logger().debug("isolated load checks: verdicts are kept in memory only, not in {}: {}", requested.string(), why);
       return nullptr;
     }
     return std::unique_ptr<Disk>(new Disk(std::move(dir)));
@@ -63,7 +64,7 @@ class VerdictCache::Disk {
     std::string why;
     const auto text = dir_->read(name, kMaxEntryBytes, &why);
     auto ignore = [&](std::string_view reason) -> std::optional<LoadVerdict> {
-      spdlog::debug("isolated load checks: ignoring verdict {}: {}", (dir() / name).string(), reason);
+      logger().debug("isolated load checks: ignoring verdict {}: {}", (dir() / name).string(), reason);
       return std::nullopt;
     };
     if (!text) return why.empty() ? std::nullopt : ignore(why);  // absent: check again
@@ -100,7 +101,7 @@ class VerdictCache::Disk {
         entry.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace) + "\n";
     std::string why;
     if (!dir_->write(key + ".json", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &why)) {
-      spdlog::debug("isolated load checks: cannot write a verdict in {}: {}", dir().string(), why);
+      logger().debug("isolated load checks: cannot write a verdict in {}: {}", dir().string(), why);
       return;
     }
     dir_->prune_sometimes(".json", kMaxDiskEntries);

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/install_layout.h"
+
 namespace wasinn {
 
 namespace fs = std::filesystem;
@@ -78,9 +80,7 @@ std::vector<fs::path> BackendCatalog::default_dirs() {
       if (!part.empty()) dirs.emplace_back(part);
     }
   }
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "lib" / "wasinn" / "backends");
+  if (const fs::path libdir = wasinn_libdir(); !libdir.empty()) dirs.push_back(libdir / "wasinn" / "backends");
   return dirs;
 }
 

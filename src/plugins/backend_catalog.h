@@ -62,7 +62,7 @@ class BackendCatalog {
   const std::vector<std::filesystem::path>& dirs() const { return dirs_; }
 
   // Plugin directories used when none are given: $WASINN_BACKEND_PATH, then
-  // <executable dir>/../lib/wasinn/backends.
+  // <libdir>/wasinn/backends beside libwasinn.so (or the executable's ../lib: core/install_layout.h).
   static std::vector<std::filesystem::path> default_dirs();
 
  private:

@@ -9,6 +9,8 @@
 #include <set>
 #include <string_view>
 
+#include "core/log.h"
+
 namespace wasinn {
 namespace {
 
@@ -27,16 +29,16 @@ spdlog::level::level_enum host_level_of(int32_t plugin_level) {
 
 void write_framework_line(void* tag, int32_t level, const char* message, size_t length) {
   const auto host_level = host_level_of(level);
-  spdlog::logger* logger = spdlog::default_logger_raw();
-  if (!logger || !logger->should_log(host_level)) return;
-  logger->log(host_level, "[{}] {}", *static_cast<const std::string*>(tag),
+  spdlog::logger& out = logger();
+  if (!out.should_log(host_level)) return;
+  out.log(host_level, "[{}] {}", *static_cast<const std::string*>(tag),
               std::string_view(message, length));
 }
 
 // The lowest plugin level that the current host level shows.
 int32_t min_plugin_level() {
   for (int32_t l = WASINN_LOG_TRACE; l < WASINN_LOG_OFF; ++l)
-    if (host_level_of(l) >= spdlog::get_level()) return l;
+    if (host_level_of(l) >= logger().level()) return l;
   return WASINN_LOG_OFF;
 }
 

@@ -1,0 +1,56 @@
+# `cmake --install`: what an embedder or a user needs under a prefix, laid out as the build tree.
+#   bin/wasinn, bin/wasinn-load-check            RUNPATH $ORIGIN/../<libdir>
+#   <libdir>/libwasinn.so.<major> (+ links)      RUNPATH $ORIGIN; exports the public API only
+#   <libdir>/libwasmtime.so                      Wasmtime's C API, which libwasinn needs
+#   <libdir>/wasinn/backends/*.so + *.json       plugins (installed by wasinn_add_backend)
+#   <libdir>/cmake/wasinn/                       find_package(wasinn): target wasinn::wasinn
+#   <libdir>/pkgconfig/wasinn.pc                 pkg-config --cflags --libs wasinn
+#   include/wasinn/                              host.h, limits.h, version.h, wasinn.h, plugin SDK
+#   share/man/man1/wasinn.1                      when help2man made it
+# Frameworks are not copied: plugins keep an absolute RUNPATH to them (docs/embedding.md).
+include(CMakePackageConfigHelpers)
+
+file(RELATIVE_PATH _wasinn_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+set_target_properties(wasinn_cli wasinn_load_check PROPERTIES INSTALL_RPATH "$ORIGIN/${_wasinn_bin_to_lib}")
+
+install(TARGETS wasinn_cli wasinn_load_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS wasinn EXPORT wasinnTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev)
+# The wheel's library has no SONAME: libwasinn's DT_NEEDED is the file name libwasmtime.so.
+install(FILES ${WASINN_DEPS_DIR}/wasmtime/lib/libwasmtime.so DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+
+# Public headers only: none includes spdlog, fmt or nlohmann (plugin_sdk/json_config.hpp, which
+# needs nlohmann_json, stays in the source tree for the plugins built here).
+install(FILES
+  ${CMAKE_SOURCE_DIR}/include/wasinn/host.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/limits.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/wasinn.h
+  ${CMAKE_BINARY_DIR}/include/wasinn/version.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/backend_plugin.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_thread_limit.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_sdk.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wasinn COMPONENT dev)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_sdk/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wasinn/plugin_sdk COMPONENT dev
+  PATTERN json_config.hpp EXCLUDE)
+
+set(_wasinn_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/wasinn)
+install(EXPORT wasinnTargets NAMESPACE wasinn:: DESTINATION ${_wasinn_cmake_dir} COMPONENT dev)
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/wasinnConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/cmake/wasinnConfig.cmake INSTALL_DESTINATION ${_wasinn_cmake_dir}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR WASINN_INSTALL_BACKENDDIR)
+# 0.x: a new minor version may break the API, so only the same minor version is compatible.
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/wasinnConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/cmake/wasinnConfig.cmake ${CMAKE_BINARY_DIR}/cmake/wasinnConfigVersion.cmake
+  DESTINATION ${_wasinn_cmake_dir} COMPONENT dev)
+
+file(RELATIVE_PATH WASINN_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" WASINN_PC_TO_PREFIX "${WASINN_PC_TO_PREFIX}")
+configure_file(${CMAKE_SOURCE_DIR}/cmake/wasinn.pc.in ${CMAKE_BINARY_DIR}/pkgconfig/wasinn.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/wasinn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+if(TARGET wasinn_man)
+  install(FILES ${CMAKE_BINARY_DIR}/share/man/man1/wasinn.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+          COMPONENT runtime OPTIONAL)
+endif()

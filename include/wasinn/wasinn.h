@@ -1,0 +1,145 @@
+/*
+ * wasinn C API: run WebAssembly programs whose wasi-nn imports wasinn serves, from C or any
+ * language with a C FFI. A thin layer over the C++ embedding API (wasinn/host.h), in
+ * libwasinn; plain C99.
+ *
+ * Objects (all opaque):
+ *   wasinn_options_t       settings for a host. wasinn_host_create copies them, so they may be
+ *                          destroyed (wasinn_options_destroy) or reused right after.
+ *   wasinn_host_t          the engine, the backend plugins and the named models; create one per
+ *                          process and reuse it. Destroy it (wasinn_host_destroy) only after every
+ *                          run on it has returned.
+ *   wasinn_program_t       one program to run: the module (a file or its bytes), args, env,
+ *                          preopened directories, stdin, what output to capture. Reusable.
+ *   wasinn_result_t        how one run ended: exit code, message, captured stdout/stderr.
+ *   wasinn_backend_list_t  the backend plugins a host found.
+ *
+ * Ownership: every object is released by its caller with its own destroy function (NULL is
+ * accepted and ignored). Strings and bytes passed in are copied. Strings an object returns are
+ * NUL-terminated, owned by that object and valid until it is destroyed.
+ *
+ * Thread safety: a wasinn_host_t may be used by any number of threads at once (wasinn_host_run
+ * from several threads shares the host's named models, loaded once). Every other object is used
+ * by one thread at a time; different objects may be used by different threads.
+ *
+ * Errors: a function that can fail takes `char **errptr`. On failure it returns NULL (or 0) and
+ * sets *errptr (overwriting it: free an earlier message first) to a message allocated with
+ * malloc, which the caller frees with wasinn_free; on success *errptr is left alone. A guest that fails is not an error of wasinn_host_run: its
+ * result says why (exit code, message).
+ *
+ * Logs: wasinn logs to stderr unless a host has a log callback (wasinn_options_set_log_callback);
+ * then lines go to the callback instead, from whichever thread logs, one call at a time, until
+ * the host is destroyed. wasinn has one logger per process: while several hosts have callbacks,
+ * each gets every line.
+ */
+#ifndef WASINN_WASINN_H_
+#define WASINN_WASINN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wasinn_options_t wasinn_options_t;
+typedef struct wasinn_host_t wasinn_host_t;
+typedef struct wasinn_program_t wasinn_program_t;
+typedef struct wasinn_result_t wasinn_result_t;
+typedef struct wasinn_backend_list_t wasinn_backend_list_t;
+
+/* The library's version, "MAJOR.MINOR.PATCH" (static storage). */
+const char *wasinn_version(void);
+/* Frees a string wasinn allocated for the caller (an *errptr). */
+void wasinn_free(void *ptr);
+
+/* ---- Host options (defaults as the C++ HostOptions) ---- */
+wasinn_options_t *wasinn_options_create(void);
+void wasinn_options_destroy(wasinn_options_t *options);
+/* A directory of backend manifests; repeatable. None: $WASINN_BACKEND_PATH, then
+ * <libdir>/wasinn/backends beside libwasinn. */
+void wasinn_options_add_backend_dir(wasinn_options_t *options, const char *dir);
+/* A backend's config as JSON, e.g. ("onnxruntime", "{\"intra_op_threads\":1}"). */
+void wasinn_options_set_backend_config(wasinn_options_t *options, const char *backend, const char *json);
+/* A named model, loaded once and shared by every program: "NAME:ENCODING:TARGET:PATH[:PATH...]"
+ * (e.g. "digits:onnx:cpu:/models/digits.onnx"); guests load it with load_by_name. */
+void wasinn_options_add_preload(wasinn_options_t *options, const char *spec);
+/* Stops a guest that runs longer (0: no limit). */
+void wasinn_options_set_timeout_ms(wasinn_options_t *options, uint64_t timeout_ms);
+/* The most bytes one linear memory of a guest may grow to (0: no limit). */
+void wasinn_options_set_max_memory_bytes(wasinn_options_t *options, uint64_t max_bytes);
+/* Loads whose framework may crash on a malformed model first run in a child process,
+ * wasinn-load-check (found in <libdir>/../bin): "auto" (the default: the backends whose manifest
+ * asks for it), "always" or "never". An unknown mode fails wasinn_host_create. */
+void wasinn_options_set_isolate_loads(wasinn_options_t *options, const char *mode);
+/* Where compiled guests are cached: "" (the default, ~/.cache/wasinn/modules), a directory or "off". */
+void wasinn_options_set_module_cache(wasinn_options_t *options, const char *dir);
+
+typedef enum wasinn_log_level_t {
+  WASINN_LEVEL_TRACE = 0,
+  WASINN_LEVEL_DEBUG = 1,
+  WASINN_LEVEL_INFO = 2,
+  WASINN_LEVEL_WARN = 3,
+  WASINN_LEVEL_ERROR = 4,
+  WASINN_LEVEL_CRITICAL = 5
+} wasinn_log_level_t;
+/* message is `length` bytes (not NUL-terminated), valid during the call only. */
+typedef void (*wasinn_log_fn)(void *user_data, wasinn_log_level_t level, const char *message, size_t length);
+/* fn NULL: logs go to stderr. user_data must stay valid as long as the host lives. */
+void wasinn_options_set_log_callback(wasinn_options_t *options, wasinn_log_fn fn, void *user_data);
+
+/* ---- Host ---- */
+/* NULL and *errptr on a bad option (a malformed preload, say). */
+wasinn_host_t *wasinn_host_create(const wasinn_options_t *options, char **errptr);
+void wasinn_host_destroy(wasinn_host_t *host);
+
+/* ---- Programs ---- */
+/* A module file (binary .wasm or text .wat). */
+wasinn_program_t *wasinn_program_create_path(const char *wasm_path);
+/* A module's bytes; name names it in messages and is its argv[0] (NULL: "module"). */
+wasinn_program_t *wasinn_program_create_bytes(const uint8_t *bytes, size_t length, const char *name);
+void wasinn_program_destroy(wasinn_program_t *program);
+void wasinn_program_add_arg(wasinn_program_t *program, const char *arg);            /* argv[1..] */
+void wasinn_program_add_env(wasinn_program_t *program, const char *name, const char *value);
+/* Gives the guest host_dir as guest_path (read and write). */
+void wasinn_program_add_dir(wasinn_program_t *program, const char *host_dir, const char *guest_path);
+/* What the guest reads on stdin (default: the host process's stdin). */
+void wasinn_program_set_stdin(wasinn_program_t *program, const uint8_t *bytes, size_t length);
+/* Nonzero: keep the guest's stdout / stderr in the result instead of writing to the host's. */
+void wasinn_program_capture_output(wasinn_program_t *program, int capture_stdout, int capture_stderr);
+/* Call this export instead of _start; the args are then its parameters (numbers), and the
+ * results come back in wasinn_result_value. */
+void wasinn_program_set_invoke(wasinn_program_t *program, const char *export_name);
+
+/* ---- Running ---- */
+/* Instantiates the program and runs it to completion; NULL only when out of memory. */
+wasinn_result_t *wasinn_host_run(wasinn_host_t *host, const wasinn_program_t *program);
+void wasinn_result_destroy(wasinn_result_t *result);
+/* The guest's exit code; 1 when the module cannot be read, compiled or instantiated, 134 for a trap. */
+int wasinn_result_exit_code(const wasinn_result_t *result);
+int wasinn_result_trapped(const wasinn_result_t *result); /* nonzero: the guest trapped */
+/* Why the run ended abnormally ("" on a normal exit). */
+const char *wasinn_result_message(const wasinn_result_t *result);
+/* Captured output (see wasinn_program_capture_output): `*length` bytes; "" when not captured. */
+const char *wasinn_result_stdout(const wasinn_result_t *result, size_t *length);
+const char *wasinn_result_stderr(const wasinn_result_t *result, size_t *length);
+/* With wasinn_program_set_invoke: the function's results, as Wasmtime's CLI prints them. */
+size_t wasinn_result_value_count(const wasinn_result_t *result);
+const char *wasinn_result_value(const wasinn_result_t *result, size_t index); /* NULL out of range */
+
+/* ---- Backends (from the manifests; no plugin is loaded) ---- */
+wasinn_backend_list_t *wasinn_host_list_backends(const wasinn_host_t *host);
+void wasinn_backend_list_destroy(wasinn_backend_list_t *list);
+size_t wasinn_backend_list_count(const wasinn_backend_list_t *list);
+/* NULL out of range. */
+const char *wasinn_backend_list_name(const wasinn_backend_list_t *list, size_t index);
+/* Its encodings, comma-separated ("onnx"). */
+const char *wasinn_backend_list_encodings(const wasinn_backend_list_t *list, size_t index);
+/* Nonzero: its plugin library exists. */
+int wasinn_backend_list_found(const wasinn_backend_list_t *list, size_t index);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* WASINN_WASINN_H_ */

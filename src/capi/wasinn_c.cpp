@@ -1,0 +1,185 @@
+// The C API (include/wasinn/wasinn.h): opaque structs over the C++ Host, Program and RunOutcome.
+// No exception crosses into C: each entry that can throw (allocation) answers as documented
+// for failure instead.
+#include "wasinn/wasinn.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "wasinn/host.h"
+#include "wasinn/version.h"
+
+struct wasinn_options_t {
+  wasinn::HostOptions options;
+};
+
+struct wasinn_host_t {
+  std::unique_ptr<wasinn::Host> host;
+};
+
+struct wasinn_program_t {
+  wasinn::Program program;
+  bool capture_stdout = false;
+  bool capture_stderr = false;
+};
+
+struct wasinn_result_t {
+  wasinn::RunOutcome outcome;
+  std::string stdout_text;
+  std::string stderr_text;
+};
+
+struct wasinn_backend_list_t {
+  std::vector<wasinn::BackendStatus> backends;
+  std::vector<std::string> encodings;  // joined, one per backend
+};
+
+namespace {
+
+void set_error(char** errptr, const std::string& message) {
+  if (!errptr) return;
+  *errptr = static_cast<char*>(std::malloc(message.size() + 1));
+  if (*errptr) std::memcpy(*errptr, message.c_str(), message.size() + 1);
+}
+
+std::string str(const char* s) { return s ? std::string(s) : std::string(); }
+
+}  // namespace
+
+extern "C" {
+
+const char* wasinn_version(void) { return WASINN_VERSION_STRING; }
+void wasinn_free(void* ptr) { std::free(ptr); }
+
+wasinn_options_t* wasinn_options_create(void) { return new (std::nothrow) wasinn_options_t(); }
+void wasinn_options_destroy(wasinn_options_t* options) { delete options; }
+void wasinn_options_add_backend_dir(wasinn_options_t* o, const char* dir) { o->options.backend_dirs.push_back(str(dir)); }
+void wasinn_options_set_backend_config(wasinn_options_t* o, const char* backend, const char* json) {
+  o->options.backend_configs[str(backend)] = str(json);
+}
+void wasinn_options_add_preload(wasinn_options_t* o, const char* spec) { o->options.preloads.push_back(str(spec)); }
+void wasinn_options_set_timeout_ms(wasinn_options_t* o, uint64_t timeout_ms) { o->options.timeout_ms = timeout_ms; }
+void wasinn_options_set_max_memory_bytes(wasinn_options_t* o, uint64_t max_bytes) {
+  o->options.max_memory_bytes = max_bytes;
+}
+void wasinn_options_set_isolate_loads(wasinn_options_t* o, const char* mode) { o->options.isolate_loads = str(mode); }
+void wasinn_options_set_module_cache(wasinn_options_t* o, const char* dir) { o->options.module_cache = str(dir); }
+void wasinn_options_set_log_callback(wasinn_options_t* o, wasinn_log_fn fn, void* user_data) {
+  if (!fn) {
+    o->options.log = nullptr;
+    return;
+  }
+  o->options.log = [fn, user_data](wasinn::LogLevel level, std::string_view message) {
+    fn(user_data, static_cast<wasinn_log_level_t>(level), message.data(), message.size());
+  };
+}
+
+wasinn_host_t* wasinn_host_create(const wasinn_options_t* options, char** errptr) {
+  try {
+    std::string error;
+    auto host = wasinn::Host::create(options ? options->options : wasinn::HostOptions{}, &error);
+    if (!host) {
+      set_error(errptr, error);
+      return nullptr;
+    }
+    return new wasinn_host_t{std::move(host)};
+  } catch (const std::exception& e) {
+    set_error(errptr, e.what());
+    return nullptr;
+  }
+}
+void wasinn_host_destroy(wasinn_host_t* host) { delete host; }
+
+wasinn_program_t* wasinn_program_create_path(const char* wasm_path) {
+  auto* p = new (std::nothrow) wasinn_program_t();
+  if (p) p->program.wasm_path = str(wasm_path);
+  return p;
+}
+wasinn_program_t* wasinn_program_create_bytes(const uint8_t* bytes, size_t length, const char* name) {
+  auto* p = new (std::nothrow) wasinn_program_t();
+  if (!p) return nullptr;
+  p->program.wasm_path = name ? name : "module";
+  p->program.wasm_bytes.emplace(bytes, bytes + length);
+  return p;
+}
+void wasinn_program_destroy(wasinn_program_t* program) { delete program; }
+void wasinn_program_add_arg(wasinn_program_t* p, const char* arg) { p->program.args.push_back(str(arg)); }
+void wasinn_program_add_env(wasinn_program_t* p, const char* name, const char* value) {
+  p->program.env.emplace_back(str(name), str(value));
+}
+void wasinn_program_add_dir(wasinn_program_t* p, const char* host_dir, const char* guest_path) {
+  p->program.dirs.emplace_back(str(host_dir), str(guest_path));
+}
+void wasinn_program_set_stdin(wasinn_program_t* p, const uint8_t* bytes, size_t length) {
+  p->program.stdin_bytes.emplace(reinterpret_cast<const char*>(bytes), length);
+}
+void wasinn_program_capture_output(wasinn_program_t* p, int capture_stdout, int capture_stderr) {
+  p->capture_stdout = capture_stdout != 0;
+  p->capture_stderr = capture_stderr != 0;
+}
+void wasinn_program_set_invoke(wasinn_program_t* p, const char* export_name) { p->program.invoke = str(export_name); }
+
+wasinn_result_t* wasinn_host_run(wasinn_host_t* host, const wasinn_program_t* program) {
+  auto* r = new (std::nothrow) wasinn_result_t();
+  if (!r) return nullptr;
+  try {
+    wasinn::Program run = program->program;
+    // The run is synchronous: the result outlives every write the callbacks see.
+    if (program->capture_stdout) run.on_stdout = [r](std::string_view s) { r->stdout_text.append(s); };
+    if (program->capture_stderr) run.on_stderr = [r](std::string_view s) { r->stderr_text.append(s); };
+    r->outcome = host->host->run(run);
+  } catch (const std::exception& e) {
+    r->outcome.exit_code = 1;
+    r->outcome.message = std::string("cannot run the program: ") + e.what();
+  }
+  return r;
+}
+void wasinn_result_destroy(wasinn_result_t* result) { delete result; }
+int wasinn_result_exit_code(const wasinn_result_t* r) { return r->outcome.exit_code; }
+int wasinn_result_trapped(const wasinn_result_t* r) { return r->outcome.trapped ? 1 : 0; }
+const char* wasinn_result_message(const wasinn_result_t* r) { return r->outcome.message.c_str(); }
+const char* wasinn_result_stdout(const wasinn_result_t* r, size_t* length) {
+  if (length) *length = r->stdout_text.size();
+  return r->stdout_text.c_str();
+}
+const char* wasinn_result_stderr(const wasinn_result_t* r, size_t* length) {
+  if (length) *length = r->stderr_text.size();
+  return r->stderr_text.c_str();
+}
+size_t wasinn_result_value_count(const wasinn_result_t* r) { return r->outcome.results.size(); }
+const char* wasinn_result_value(const wasinn_result_t* r, size_t index) {
+  return index < r->outcome.results.size() ? r->outcome.results[index].c_str() : nullptr;
+}
+
+wasinn_backend_list_t* wasinn_host_list_backends(const wasinn_host_t* host) {
+  try {
+    auto list = std::make_unique<wasinn_backend_list_t>();
+    list->backends = host->host->list_backends();
+    for (const auto& b : list->backends) {
+      std::string joined;
+      for (const auto& e : b.encodings) joined += (joined.empty() ? "" : ",") + e;
+      list->encodings.push_back(std::move(joined));
+    }
+    return list.release();
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+void wasinn_backend_list_destroy(wasinn_backend_list_t* list) { delete list; }
+size_t wasinn_backend_list_count(const wasinn_backend_list_t* list) { return list->backends.size(); }
+const char* wasinn_backend_list_name(const wasinn_backend_list_t* list, size_t index) {
+  return index < list->backends.size() ? list->backends[index].name.c_str() : nullptr;
+}
+const char* wasinn_backend_list_encodings(const wasinn_backend_list_t* list, size_t index) {
+  return index < list->encodings.size() ? list->encodings[index].c_str() : nullptr;
+}
+int wasinn_backend_list_found(const wasinn_backend_list_t* list, size_t index) {
+  return index < list->backends.size() && list->backends[index].library_found ? 1 : 0;
+}
+
+}  // extern "C"

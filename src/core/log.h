@@ -1,0 +1,34 @@
+// The logger every line of wasinn's code goes to (its own and, through plugin_library, the
+// frameworks'): "wasinn", not spdlog's default logger, so that an embedder's own use of spdlog
+// and wasinn's stay apart. One per process. Its output is stderr, or, while any Host has a
+// log callback (HostOptions::log), those callbacks instead. Thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include <spdlog/logger.h>
+
+namespace wasinn {
+
+spdlog::logger& logger();
+// The same logger, for the CLI to make it spdlog's default (so spdlog::set_level reaches it).
+std::shared_ptr<spdlog::logger> shared_logger();
+
+// A log callback attached to the logger for as long as this object lives; while one or more are
+// attached, stderr gets nothing. The callback is called from whichever thread logs, one line at
+// a time (serialised), with the bare message (no "wasinn: level:" prefix).
+class AttachedLogCallback {
+ public:
+  using Callback = std::function<void(spdlog::level::level_enum, std::string_view)>;
+  explicit AttachedLogCallback(Callback callback);
+  ~AttachedLogCallback();
+  AttachedLogCallback(const AttachedLogCallback&) = delete;
+  AttachedLogCallback& operator=(const AttachedLogCallback&) = delete;
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> sink_;
+};
+
+}  // namespace wasinn

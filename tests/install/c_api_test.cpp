@@ -1,0 +1,178 @@
+// The C API (include/wasinn/wasinn.h) in libwasinn.so, as an embedder links it: a guest's stdin
+// from memory and its stdout and stderr captured, a module from bytes, the log callback, and
+// the documented failures (a bad option, a module that is not WebAssembly, a missing file).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "wasinn/wasinn.h"
+
+namespace {
+
+std::string guest(const std::string& name) { return std::string(WASINN_GUEST_DIR) + "/" + name + ".wasm"; }
+std::string fixtures() {
+  const char* env = std::getenv("WASINN_FIXTURES");
+  return env && *env ? env : WASINN_FIXTURES_DEFAULT;
+}
+
+struct HostDeleter {
+  void operator()(wasinn_host_t* h) const { wasinn_host_destroy(h); }
+};
+struct ProgramDeleter {
+  void operator()(wasinn_program_t* p) const { wasinn_program_destroy(p); }
+};
+struct ResultDeleter {
+  void operator()(wasinn_result_t* r) const { wasinn_result_destroy(r); }
+};
+using HostPtr = std::unique_ptr<wasinn_host_t, HostDeleter>;
+using ProgramPtr = std::unique_ptr<wasinn_program_t, ProgramDeleter>;
+using ResultPtr = std::unique_ptr<wasinn_result_t, ResultDeleter>;
+
+HostPtr make_host(wasinn_options_t* options = nullptr) {
+  wasinn_options_t* own = options ? options : wasinn_options_create();
+  wasinn_options_add_backend_dir(own, WASINN_BACKEND_DIR);
+  char* error = nullptr;
+  HostPtr host(wasinn_host_create(own, &error));
+  wasinn_options_destroy(own);
+  EXPECT_TRUE(host) << error;
+  wasinn_free(error);
+  return host;
+}
+
+std::string out_of(const wasinn_result_t* r, bool err = false) {
+  size_t n = 0;
+  const char* s = err ? wasinn_result_stderr(r, &n) : wasinn_result_stdout(r, &n);
+  return std::string(s, n);
+}
+
+TEST(CApi, StdinFromMemoryAndCapturedOutput) {
+  HostPtr host = make_host();
+  ProgramPtr p(wasinn_program_create_path(guest("wasi_probe").c_str()));
+  wasinn_program_add_arg(p.get(), "stdio");
+  const std::string input("line one\nline two, with a \0 byte\n", 32);
+  wasinn_program_set_stdin(p.get(), reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  wasinn_program_capture_output(p.get(), 1, 1);
+  ResultPtr r(wasinn_host_run(host.get(), p.get()));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 0) << wasinn_result_message(r.get());
+  EXPECT_STREQ(wasinn_result_message(r.get()), "");
+  EXPECT_EQ(out_of(r.get()), input);
+  EXPECT_EQ(out_of(r.get(), true), "wasi_probe: this line goes to stderr\n");
+}
+
+TEST(CApi, ModuleFromBytesWithArgsAndEnv) {
+  std::ifstream f(guest("wasi_probe"), std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  HostPtr host = make_host();
+  ProgramPtr p(wasinn_program_create_bytes(bytes.data(), bytes.size(), "probe"));
+  wasinn_program_add_arg(p.get(), "env");
+  wasinn_program_add_arg(p.get(), "GREETING");
+  wasinn_program_add_env(p.get(), "GREETING", "hello");
+  wasinn_program_capture_output(p.get(), 1, 0);
+  ResultPtr r(wasinn_host_run(host.get(), p.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 0) << wasinn_result_message(r.get());
+  EXPECT_EQ(out_of(r.get()), "GREETING=hello\n");
+}
+
+TEST(CApi, ExitCodeAndFailuresAreResultsNotCrashes) {
+  HostPtr host = make_host();
+  ProgramPtr exits(wasinn_program_create_path(guest("wasi_probe").c_str()));
+  wasinn_program_add_arg(exits.get(), "exit");
+  wasinn_program_add_arg(exits.get(), "7");
+  ResultPtr r(wasinn_host_run(host.get(), exits.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 7);
+  EXPECT_EQ(wasinn_result_trapped(r.get()), 0);
+
+  const uint8_t junk[] = {'n', 'o', 't', ' ', 'w', 'a', 's', 'm'};
+  ProgramPtr bad(wasinn_program_create_bytes(junk, sizeof junk, "junk"));
+  r.reset(wasinn_host_run(host.get(), bad.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 1);
+  EXPECT_NE(std::string(wasinn_result_message(r.get())).find("junk"), std::string::npos) << wasinn_result_message(r.get());
+
+  ProgramPtr missing(wasinn_program_create_path("/nonexistent/guest.wasm"));
+  r.reset(wasinn_host_run(host.get(), missing.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 1);
+  EXPECT_NE(std::string(wasinn_result_message(r.get())).find("/nonexistent/guest.wasm"), std::string::npos);
+}
+
+// libwasinn finds wasinn-load-check in <libdir>/../bin, as in an installed prefix: with every
+// load isolated, the digits still classify (the checker ran; without it the load is refused).
+TEST(CApi, IsolatedLoadsFindTheCheckerBesideTheLibrary) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_set_isolate_loads(o, "always");
+  HostPtr host = make_host(o);
+  ASSERT_TRUE(host);
+  const std::string digits = fixtures() + "/digits";
+  ProgramPtr p(wasinn_program_create_path(guest("classify_digits").c_str()));
+  wasinn_program_add_dir(p.get(), digits.c_str(), "/digits");
+  for (const char* arg : {"/digits/model.onnx", "/digits/test_x.f32", "/digits/test_y.u8"}) {
+    wasinn_program_add_arg(p.get(), arg);
+  }
+  wasinn_program_capture_output(p.get(), 1, 1);
+  ResultPtr r(wasinn_host_run(host.get(), p.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 0) << wasinn_result_message(r.get()) << out_of(r.get(), true);
+  EXPECT_NE(out_of(r.get()).find("accuracy: 435/450"), std::string::npos) << out_of(r.get());
+}
+
+TEST(CApi, BadOptionIsAnErrorString) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_add_preload(o, "no-colons-here");
+  char* error = nullptr;
+  wasinn_host_t* host = wasinn_host_create(o, &error);
+  wasinn_options_destroy(o);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("no-colons-here"), std::string::npos) << error;
+  wasinn_free(error);
+
+  o = wasinn_options_create();
+  wasinn_options_set_isolate_loads(o, "sometimes");
+  error = nullptr;
+  host = wasinn_host_create(o, &error);
+  wasinn_options_destroy(o);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("sometimes"), std::string::npos) << error;
+  wasinn_free(error);
+}
+
+TEST(CApi, LogCallbackGetsWasinnsLines) {
+  std::vector<std::pair<wasinn_log_level_t, std::string>> lines;
+  wasinn_options_t* o = wasinn_options_create();
+  // A preload of a missing file is allowed (it fails at load_by_name) but warned about.
+  wasinn_options_add_preload(o, "ghost:onnx:cpu:/nonexistent/model.onnx");
+  wasinn_options_set_log_callback(
+      o,
+      [](void* data, wasinn_log_level_t level, const char* message, size_t length) {
+        static_cast<decltype(lines)*>(data)->emplace_back(level, std::string(message, length));
+      },
+      &lines);
+  HostPtr host = make_host(o);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].first, WASINN_LEVEL_WARN);
+  EXPECT_NE(lines[0].second.find("/nonexistent/model.onnx does not exist"), std::string::npos) << lines[0].second;
+}
+
+TEST(CApi, ListsTheBuiltBackends) {
+  HostPtr host = make_host();
+  wasinn_backend_list_t* list = wasinn_host_list_backends(host.get());
+  ASSERT_NE(list, nullptr);
+  bool onnx = false;
+  for (size_t i = 0; i < wasinn_backend_list_count(list); ++i) {
+    if (std::string(wasinn_backend_list_name(list, i)) == "onnxruntime") {
+      onnx = true;
+      EXPECT_STREQ(wasinn_backend_list_encodings(list, i), "onnx");
+      EXPECT_EQ(wasinn_backend_list_found(list, i), 1);
+    }
+  }
+  EXPECT_TRUE(onnx);
+  EXPECT_EQ(wasinn_backend_list_name(list, wasinn_backend_list_count(list)), nullptr);
+  wasinn_backend_list_destroy(list);
+}
+
+}  // namespace
