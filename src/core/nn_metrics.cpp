@@ -49,6 +49,7 @@ GraphMetrics::Snapshot GraphMetrics::snapshot() const {
   s.output_bytes = read(output_bytes_);
   s.live_graphs = live_graphs_.load(std::memory_order_relaxed);
   s.live_contexts = live_contexts_.load(std::memory_order_relaxed);
+  s.had_graph = had_graph_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < kErrcCount; ++i) {
     s.load_errors[i] = read(load_errors_[i]);
     s.compute_errors[i] = read(compute_errors_[i]);

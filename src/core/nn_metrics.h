@@ -47,7 +47,10 @@ class GraphMetrics {
   void count_compute(const Status& outcome, std::chrono::steady_clock::duration took);
   void add_input_bytes(uint64_t n) { input_bytes_.fetch_add(n, std::memory_order_relaxed); }
   void add_output_bytes(uint64_t n) { output_bytes_.fetch_add(n, std::memory_order_relaxed); }
-  void graph_opened() { live_graphs_.fetch_add(1, std::memory_order_relaxed); }
+  void graph_opened() {
+    live_graphs_.fetch_add(1, std::memory_order_relaxed);
+    had_graph_.store(true, std::memory_order_relaxed);
+  }
   void graph_closed() { live_graphs_.fetch_sub(1, std::memory_order_relaxed); }
   void context_opened() { live_contexts_.fetch_add(1, std::memory_order_relaxed); }
   void context_closed() { live_contexts_.fetch_sub(1, std::memory_order_relaxed); }
@@ -58,6 +61,7 @@ class GraphMetrics {
     std::string backend, graph;
     uint64_t loads = 0, computes = 0, input_bytes = 0, output_bytes = 0;
     int64_t live_graphs = 0, live_contexts = 0;
+    bool had_graph = false;  // false: a series of failed loads only, which computes never reach
     std::array<uint64_t, kErrcCount> load_errors{}, compute_errors{};
     std::array<uint64_t, kComputeSecondsBuckets.size() + 1> compute_buckets{};  // per bucket, last +Inf; not cumulative
     uint64_t compute_nanos = 0;
@@ -69,6 +73,7 @@ class GraphMetrics {
   const std::string backend_, graph_;
   Counter loads_{0}, computes_{0}, input_bytes_{0}, output_bytes_{0}, compute_nanos_{0};
   std::atomic<int64_t> live_graphs_{0}, live_contexts_{0};
+  std::atomic<bool> had_graph_{false};
   std::array<Counter, kErrcCount> load_errors_{}, compute_errors_{};
   std::array<Counter, kComputeSecondsBuckets.size() + 1> compute_buckets_{};
 };

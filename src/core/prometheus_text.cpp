@@ -20,11 +20,15 @@ void header(std::string& out, std::string_view name, std::string_view type, std:
   fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
 }
 
+// A series that only ever counted failed loads has no graph: its compute, byte and live
+// families would be zeros that no call can change, so only the load families list it.
 template <class Value>
 void family(std::string& out, std::span<const Snapshot> series, std::string_view name, std::string_view type,
-            std::string_view help, Value value) {
+            std::string_view help, Value value, bool every_series = false) {
   header(out, name, type, help);
-  for (const auto& s : series) fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels(s), value(s));
+  for (const auto& s : series) {
+    if (s.had_graph || every_series) fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels(s), value(s));
+  }
 }
 
 // Only the codes that happened: a family of 15 zeros per graph would bury the ones that count.
@@ -45,6 +49,7 @@ void histogram_family(std::string& out, std::span<const Snapshot> series) {
   constexpr std::string_view name = "wasinn_nn_compute_seconds";
   header(out, name, "histogram", "Time of each compute (and compute_single) that reached a graph, failed ones included.");
   for (const auto& s : series) {
+    if (!s.had_graph) continue;
     uint64_t cumulative = 0;
     for (size_t i = 0; i < s.compute_buckets.size(); ++i) {
       cumulative += s.compute_buckets[i];
@@ -75,7 +80,7 @@ std::string escape_label_value(std::string_view value) {
 std::string render_prometheus_text(std::span<const Snapshot> series) {
   std::string out;
   family(out, series, "wasinn_nn_loads_total", "counter", "Successful wasi-nn loads (load, load_by_name) of a graph.",
-         [](const Snapshot& s) { return s.loads; });
+         [](const Snapshot& s) { return s.loads; }, true);
   errors_family(out, series, "wasinn_nn_load_errors_total", "Failed wasi-nn loads, by the core's error code.",
                 &Snapshot::load_errors);
   family(out, series, "wasinn_nn_computes_total", "counter",

@@ -220,6 +220,18 @@ TEST(PrometheusText, RendersEveryFamilyInTheTextFormat) {
   EXPECT_EQ(text.find("wasinn_nn_loads_total{"), text.rfind("wasinn_nn_loads_total{"));
 }
 
+TEST(PrometheusText, FailedLoadsOnlyListTheLoadFamilies) {
+  GraphMetrics failed("none", "nobody");
+  failed.count_load(Error{Errc::not_found, "x"});
+  const std::vector<GraphMetrics::Snapshot> series{failed.snapshot()};
+  const std::string text = render_prometheus_text(series);
+  EXPECT_CONTAINS(text, "wasinn_nn_loads_total{backend=\"none\",graph=\"nobody\"} 0\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_load_errors_total{backend=\"none\",graph=\"nobody\",code=\"not_found\"} 1\n");
+  EXPECT_EQ(text.find("wasinn_nn_computes_total{"), std::string::npos) << text;
+  EXPECT_EQ(text.find("wasinn_nn_compute_seconds_bucket{"), std::string::npos) << text;
+  EXPECT_EQ(text.find("wasinn_nn_live_contexts{"), std::string::npos) << text;
+}
+
 TEST(PrometheusText, NoSeriesStillDeclaresTheFamilies) {
   const std::string text = render_prometheus_text({});
   EXPECT_CONTAINS(text, "# TYPE wasinn_nn_computes_total counter\n");
