@@ -1,6 +1,9 @@
 // The wasi-nn metrics: what the core counts per backend and graph for a guest's calls (over the
 // fake backend, through the witx ABI as a guest makes them), the series registry's rules, and
 // the Prometheus text rendering.
+#include <unistd.h>
+
+#include <fstream>
 #include <thread>
 
 #include "core/nn_metrics.h"
@@ -97,6 +100,24 @@ TEST_F(MetricsTest, ErrorsAreCountedByCode) {
   const std::string name = "nobody";
   EXPECT_TRUE(has_errno(nn::load_by_name(call(), guest_.put(name), static_cast<uint32_t>(name.size()), out), 8));
   EXPECT_EQ(series("none", "nobody").load_errors[code(Errc::not_found)], 1u);
+}
+
+TEST_F(MetricsTest, NamedModelsAreLabelledByTheirNameAndBackend) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("wasinn_unit_metrics_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "ok", std::ios::binary) << "fake:add1";
+  std::ofstream(dir / "broken", std::ios::binary) << "fake:fail_load";
+  ASSERT_TRUE(env_->models().add(NamedModel{"digits", Encoding::onnx, Target::cpu, {dir / "ok"}}).ok());
+  ASSERT_TRUE(env_->models().add(NamedModel{"broken", Encoding::onnx, Target::cpu, {dir / "broken"}}).ok());
+  const uint32_t out = guest_.out_u32();
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(has_errno(nn::load_by_name(call(), guest_.put("digits"), 6, out), 0));
+  EXPECT_TRUE(has_errno(nn::load_by_name(call(), guest_.put("broken"), 6, out), 5));
+  std::filesystem::remove_all(dir);
+  const auto named = series("fake", "digits");
+  EXPECT_EQ(named.loads, 2u);
+  EXPECT_EQ(named.live_graphs, 1) << "loaded once, shared";
+  EXPECT_EQ(series("fake", "broken").load_errors[code(Errc::runtime_error)], 1u)
+      << "a failed named load still names its backend, from the registered encoding";
 }
 
 TEST_F(MetricsTest, TimedOutComputesCountAsTimeouts) {
