@@ -173,6 +173,11 @@ class Host {
                      ModelInfo* out, std::string* error, const std::string& target = "cpu");
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;
+  // The wasi-nn metrics of every guest this Host has run or runs now, per backend and graph
+  // (loads, computes, errors by code, compute latency, bytes in and out, live graphs and
+  // contexts), as Prometheus text, exposition format 0.0.4 (docs/metrics.md lists them).
+  // Callable from any thread, while guests run.
+  std::string metrics_text() const;
 
   struct Impl;
 

@@ -119,6 +119,7 @@ Status copy_output(const GuestMemoryView& m, Result<HeldOutput> held, uint32_t o
   auto dst = m.bytes(out_ptr, data.size(), k.buffer);
   if (!dst) return dst.take_error();
   if (!data.empty()) std::memcpy(dst->data(), data.data(), data.size());
+  held->context->graph().metrics().add_output_bytes(data.size());
   return m.write_u32(written_out, static_cast<uint32_t>(data.size()), k.written);
 }
 

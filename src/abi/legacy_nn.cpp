@@ -95,6 +95,7 @@ Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32
                                                    *capacity));
   }
   if (!data.empty()) std::memcpy(buf->data(), data.data(), data.size());
+  held->context->graph().metrics().add_output_bytes(data.size());
   return c.memory.write_u32(size_inout_ptr, static_cast<uint32_t>(elements), "get_output: size");
 }
 

@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
+
+#include "cli/metrics_endpoint.h"
 
 extern char** environ;
 
@@ -126,6 +129,11 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
                   "else ~/.cache/wasinn/load-checks; used only if no other user can write it), memory "
                   "(this run only), or off (check every load)")
       ->type_name("DIR|memory|off");
+  run->add_option("--metrics-addr", o.metrics_addr,
+                  "Serve the wasi-nn metrics (loads, computes, errors, compute latency, bytes, live graphs and "
+                  "contexts per backend and graph) as Prometheus text at http://HOST:PORT/metrics while the guest "
+                  "runs; HOST is an IPv4 address or localhost, port 0 picks a free port; the URL is printed on stderr")
+      ->type_name("HOST:PORT");
   add_common(run, common);
 }
 
@@ -184,9 +192,21 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
     }
   }
   apply_common(common, o.host);
+  std::optional<MetricsAddress> metrics_address;
+  if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
 
   auto host = make_host(o.host);
   check_backend_configs(o.host, *host);
+  std::optional<MetricsEndpoint> metrics;  // after host: stops before the host goes
+  if (metrics_address) {
+    try {
+      metrics.emplace(*metrics_address, *host);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "wasinn: error: {}\n", e.what());
+      return kExitFailure;
+    }
+    fmt::print(stderr, "wasinn: metrics at {}\n", metrics->url());
+  }
 
   if (program.wasm_path == "-") {
     try {

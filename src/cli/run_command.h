@@ -21,6 +21,7 @@ struct RunOptions {
   std::string invoke;
   std::string argv0;
   bool no_cache = false;
+  std::string metrics_addr;  // HOST:PORT, or "" for no metrics endpoint
 };
 
 void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common);

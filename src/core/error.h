@@ -2,6 +2,7 @@
 // Error and Result are plain values; not synchronized, copy them freely.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,6 +29,7 @@ enum class Errc : uint8_t {
   prompt_too_long,
   model_not_found,
 };
+inline constexpr size_t kErrcCount = static_cast<size_t>(Errc::model_not_found) + 1;  // keep after the last code
 
 std::string_view errc_name(Errc code);
 

@@ -33,8 +33,10 @@ std::vector<IoInfo> query_io(const wasinn_backend_api& api, const wasinn_graph* 
 
 }  // namespace
 
-Graph::Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding)
-    : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding) {
+Graph::Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding,
+             std::shared_ptr<GraphMetrics> metrics)
+    : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding), metrics_(std::move(metrics)) {
+  metrics_->graph_opened();
   inputs_ = query_io(plugin_->api(), handle_, 0);
   outputs_ = query_io(plugin_->api(), handle_, 1);
   if (WASINN_PLUGIN_HAS(plugin_->api(), graph_description)) {
@@ -44,6 +46,7 @@ Graph::Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encodi
 
 Graph::~Graph() {
   if (handle_ && plugin_->api().graph_release) plugin_->api().graph_release(handle_);
+  metrics_->graph_closed();
 }
 
 Result<std::shared_ptr<ExecutionContext>> Graph::create_context() {
@@ -56,11 +59,14 @@ Result<std::shared_ptr<ExecutionContext>> Graph::create_context() {
 }
 
 ExecutionContext::ExecutionContext(std::shared_ptr<Graph> graph, wasinn_context* handle)
-    : graph_(std::move(graph)), handle_(handle) {}
+    : graph_(std::move(graph)), handle_(handle) {
+  graph_->metrics_->context_opened();
+}
 
 ExecutionContext::~ExecutionContext() {
   const auto& api = graph_->plugin_->api();
   if (handle_ && api.context_release) api.context_release(handle_);
+  graph_->metrics_->context_closed();
 }
 
 Result<ExecutionContext::Lease> ExecutionContext::acquire(bool wait) {
@@ -107,6 +113,7 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
   PluginDiag diag;
   const int status = graph_->plugin_->api().set_input(handle_, &pid, &t, diag.get());
   if (status != WASINN_OK) return diag.to_error(status, "set_input");
+  graph_->metrics_->add_input_bytes(tensor.data.size());
   return {};
 }
 

@@ -15,6 +15,7 @@
 
 #include "plugins/plugin_library.h"
 #include "core/error.h"
+#include "core/nn_metrics.h"
 #include "core/types.h"
 
 namespace wasinn {
@@ -30,7 +31,9 @@ class ExecutionContext;
 
 class Graph : public std::enable_shared_from_this<Graph> {
  public:
-  Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding);
+  // metrics: the series this graph, its contexts and their calls count into (never null).
+  Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding,
+        std::shared_ptr<GraphMetrics> metrics);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -43,6 +46,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
   const std::vector<IoInfo>& outputs() const { return outputs_; }
   // How the framework placed the graph (e.g. the nodes each delegate took), or "".
   const std::string& description() const { return description_; }
+  GraphMetrics& metrics() const { return *metrics_; }
 
  private:
   friend class ExecutionContext;
@@ -52,6 +56,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
   std::vector<IoInfo> inputs_;
   std::vector<IoInfo> outputs_;
   std::string description_;
+  std::shared_ptr<GraphMetrics> metrics_;
 };
 
 class ExecutionContext {

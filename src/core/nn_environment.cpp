@@ -48,7 +48,7 @@ NnEnvironment::NnEnvironment(EnvironmentOptions options)
 Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Target target,
                                                          std::span<const std::span<const uint8_t>> builders,
                                                          std::span<const std::filesystem::path> paths,
-                                                         std::string_view config) {
+                                                         std::string_view config, std::string_view model_name) {
   if (builders.size() > limits_.max_builders) {
     return make_error(Errc::invalid_argument, fmt::format("{} graph builders exceed the limit of {}",
                                                           builders.size(), limits_.max_builders));
@@ -122,7 +122,9 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   const int status = api.graph_load((*plugin)->backend(), &request, &handle, diag.get());
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
   if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
-  auto graph = std::make_shared<Graph>(*plugin, handle, encoding);
+  auto graph = std::make_shared<Graph>(
+      *plugin, handle, encoding,
+      metrics_.series((*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths)));
   if (progress) progress->finish(true);
   if (shared_key) return loaded_graphs_.remember(*shared_key, std::move(graph));
   return graph;
@@ -130,10 +132,26 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
 
 Result<std::shared_ptr<Graph>> NnEnvironment::load_named(std::string_view name, std::string_view config) {
   return models_.get(name, config,
-                     [this](Encoding e, Target t, std::span<const std::span<const uint8_t>> b,
-                            std::span<const std::filesystem::path> p, std::string_view c) {
-                       return load_graph(e, t, b, p, c);
+                     [this, name](Encoding e, Target t, std::span<const std::span<const uint8_t>> b,
+                                  std::span<const std::filesystem::path> p, std::string_view c) {
+                       return load_graph(e, t, b, p, c, name);
                      });
+}
+
+void NnEnvironment::count_load(const Result<std::shared_ptr<Graph>>& graph, Encoding encoding, std::string_view name) {
+  if (graph) {
+    graph.value()->metrics().count_load({});
+    return;
+  }
+  if (!name.empty()) {
+    for (const auto& model : models_.list()) {
+      if (model.name == name) encoding = model.encoding;
+    }
+  }
+  const BackendManifest* manifest = backends().manifest_for(encoding);
+  metrics_.series(manifest ? std::string_view(manifest->name) : std::string_view("none"),
+                  graph_label(name, encoding, nullptr, {}))
+      ->count_load(graph.error());
 }
 
 }  // namespace wasinn

@@ -14,6 +14,7 @@ Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> build
   if (builders.empty()) return make_error(Errc::invalid_argument, "load: no graph builders given");
   if (Status room = graphs_.check_room(); !room) return room.error();
   auto graph = env_->load_graph(encoding, target, builders, {}, {});
+  env_->count_load(graph, encoding);
   if (!graph) return graph.take_error();
   return graphs_.insert(std::move(*graph));
 }
@@ -25,6 +26,7 @@ Result<uint32_t> NnSession::load_by_name(std::string_view name, std::string_view
   }
   if (Status room = graphs_.check_room(); !room) return room.error();
   auto graph = env_->load_named(name, config);
+  env_->count_load(graph, Encoding::autodetect, name);
   if (!graph) return graph.take_error();
   return graphs_.insert(std::move(*graph));
 }
@@ -60,12 +62,14 @@ Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)(
   const auto budget = std::chrono::milliseconds(env_->limits().max_compute_ms);
   return with_context(context, [&](ExecutionContext& c) -> Status {
     auto watch = env_->watchdog().watch(c, budget);
+    const auto started = std::chrono::steady_clock::now();
     Status status = (c.*run)();
     if (watch.expired()) {
-      return make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
-                                                   budget.count(), status.ok() ? " (the backend cannot be "
-                                                                                 "interrupted; it finished late)" : ""));
+      status = make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
+                                                     budget.count(), status.ok() ? " (the backend cannot be "
+                                                                                   "interrupted; it finished late)" : ""));
     }
+    c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
     return status;
   });
 }

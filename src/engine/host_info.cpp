@@ -1,5 +1,6 @@
-// Host's descriptions of what is installed and what a model expects: the backends (from their
-// manifests, or loaded to check them) and a model's inputs and outputs.
+// Host's descriptions of what is installed, what a model expects and what guests did: the
+// backends (from their manifests, or loaded to check them), a model's inputs and outputs, and
+// the wasi-nn metrics.
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 
 #include "core/mapped_file.h"
 #include "core/model_files.h"
+#include "core/prometheus_text.h"
 #include "engine/host_impl.h"
 #include "wasinn/host.h"
 
@@ -125,6 +127,11 @@ bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const st
   out->target = std::string(target_name(loaded_for));
   out->placement = g.description();
   return true;
+}
+
+std::string Host::metrics_text() const {
+  const auto series = impl_->env->metrics().snapshot();
+  return render_prometheus_text(series);
 }
 
 }  // namespace wasinn

@@ -57,7 +57,9 @@ std::string ChildResult::describe() const {
          clip(out) + "\n--- stderr:\n" + clip(err);
 }
 
-ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& options) {
+RunningChild::RunningChild(const std::vector<std::string>& argv, const ChildOptions& options)
+    : to_write_(options.stdin_text),
+      deadline_(std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds)) {
   if (argv.empty()) throw std::runtime_error("run_child: empty argv");
   // A child that exits before reading its stdin must not kill the test with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
@@ -71,9 +73,9 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   for (const auto& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
 
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid_ == 0) {
     dup2(in.fd[0], STDIN_FILENO);
     dup2(out.fd[1], STDOUT_FILENO);
     dup2(err.fd[1], STDERR_FILENO);
@@ -82,46 +84,85 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
     _exit(127);
   }
-  in.close_read();
-  out.close_write();
-  err.close_write();
+  std::swap(in_, in.fd[1]);
+  std::swap(out_, out.fd[0]);
+  std::swap(err_, err.fd[0]);
+}
 
-  // Feed stdin and drain both outputs together, so a chatty child never blocks on a full pipe.
-  ChildResult result;
-  size_t fed = 0;
-  if (options.stdin_text.empty()) in.close_write();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
-  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      kill(pid, SIGKILL);
-      break;
+RunningChild::~RunningChild() {
+  for (int fd : {in_, out_, err_}) {
+    if (fd >= 0) close(fd);
+  }
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
-    pollfd fds[3] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}, {in.fd[1], POLLOUT, 0}};
-    if (poll(fds, 3, static_cast<int>(left.count())) < 0 && errno != EINTR) break;
+  }
+}
+
+void RunningChild::pump(const std::function<bool()>& stop) {
+  // Feed stdin and drain both outputs together, so a chatty child never blocks on a full pipe.
+  while ((out_ >= 0 || err_ >= 0) && !stop()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result_.timed_out = true;
+      kill(pid_, SIGKILL);
+      return;
+    }
+    const bool feeding = in_ >= 0 && written_ < to_write_.size();
+    pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {feeding ? in_ : -1, POLLOUT, 0}};
+    if (poll(fds, 3, static_cast<int>(left.count())) < 0 && errno != EINTR) return;
     for (int i = 0; i < 2; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       char buf[65536];
       const ssize_t n = read(fds[i].fd, buf, sizeof buf);
       if (n > 0) {
-        (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
+        (i == 0 ? result_.out : result_.err).append(buf, static_cast<size_t>(n));
       } else if (n == 0 || errno != EINTR) {
-        (i == 0 ? out : err).close_read();
+        int& fd = i == 0 ? out_ : err_;
+        close(fd);
+        fd = -1;
       }
     }
-    if (in.fd[1] >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      const ssize_t n = write(in.fd[1], options.stdin_text.data() + fed, options.stdin_text.size() - fed);
-      if (n > 0) fed += static_cast<size_t>(n);
-      if (n < 0 || fed == options.stdin_text.size()) in.close_write();
+    if (feeding && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = write(in_, to_write_.data() + written_, to_write_.size() - written_);
+      if (n > 0) written_ += static_cast<size_t>(n);
+      if (n < 0) written_ = to_write_.size();  // the child closed its stdin: nothing more to feed
     }
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+}
+
+bool RunningChild::wait_until(const std::function<bool(const std::string& out, const std::string& err)>& done) {
+  pump([&] { return done(result_.out, result_.err); });
+  return done(result_.out, result_.err);
+}
+
+ChildResult RunningChild::finish(const std::string& text) {
+  to_write_ += text;
+  // Close stdin once everything is written, so a child reading to its end sees it.
+  pump([&] {
+    if (in_ >= 0 && written_ >= to_write_.size()) {
+      close(in_);
+      in_ = -1;
+    }
+    return false;
+  });
+  if (in_ >= 0) {
+    close(in_);
+    in_ = -1;
   }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
-  return result;
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  if (WIFEXITED(status)) result_.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) result_.exit_code = 128 + WTERMSIG(status);
+  return result_;
+}
+
+ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& options) {
+  RunningChild child(argv, options);
+  return child.finish();
 }
 
 }  // namespace wasinn_it

@@ -1,0 +1,95 @@
+#include "cli/metrics_endpoint.h"
+
+#include <arpa/inet.h>
+#include <signal.h>
+
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+#include <civetweb.h>
+#include <fmt/format.h>
+
+#include "cli/cli_common.h"
+#include "core/prometheus_text.h"
+
+namespace wasinn_cli {
+
+namespace {
+
+// A C callback on one of civetweb's threads: nothing may throw out of it.
+int serve_metrics(mg_connection* conn, void* data) noexcept {
+  const mg_request_info* request = mg_get_request_info(conn);
+  const bool head = std::strcmp(request->request_method, "HEAD") == 0;
+  if (!head && std::strcmp(request->request_method, "GET") != 0) {
+    mg_send_http_error(conn, 405, "only GET and HEAD are served here\n");
+    return 405;
+  }
+  try {
+    const std::string text = static_cast<const wasinn::Host*>(data)->metrics_text();
+    const std::string content_type(wasinn::kPrometheusTextContentType);
+    mg_send_http_ok(conn, content_type.c_str(), static_cast<long long>(text.size()));
+    if (!head) mg_write(conn, text.data(), text.size());
+    return 200;
+  } catch (const std::exception& e) {
+    mg_send_http_error(conn, 500, "%s\n", e.what());
+    return 500;
+  }
+}
+
+}  // namespace
+
+MetricsAddress parse_metrics_address(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    throw UsageError(fmt::format("--metrics-addr '{}': expected HOST:PORT, e.g. 127.0.0.1:9464 (port 0: any free port)",
+                                 text));
+  }
+  MetricsAddress out;
+  out.host = text.substr(0, colon);
+  if (out.host == "localhost") out.host = "127.0.0.1";
+  in_addr ignored{};
+  if (inet_pton(AF_INET, out.host.c_str(), &ignored) != 1) {
+    throw UsageError(fmt::format("--metrics-addr '{}': the host must be an IPv4 address (or localhost), "
+                                 "e.g. 127.0.0.1 or 0.0.0.0 for every interface", text));
+  }
+  const std::string port = text.substr(colon + 1);
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value > 65535) {
+    throw UsageError(fmt::format("--metrics-addr '{}': the port must be a number from 0 to 65535 (0: any free port)",
+                                 text));
+  }
+  out.port = static_cast<uint16_t>(value);
+  return out;
+}
+
+MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, const wasinn::Host& host) : host_(host) {
+  const std::string listen = fmt::format("{}:{}", address.host, address.port);
+  // Two threads: a scrape never waits for another; the guest's threads are not slowed by more.
+  const char* options[] = {"listening_ports", listen.c_str(), "num_threads", "2", nullptr};
+  mg_callbacks callbacks{};
+  mg_init_library(0);
+  // civetweb ignores SIGPIPE process-wide; keep the guest's process as it was (civetweb's own
+  // writes use MSG_NOSIGNAL).
+  struct sigaction sigpipe{};
+  sigaction(SIGPIPE, nullptr, &sigpipe);
+  server_ = mg_start(&callbacks, nullptr, options);
+  sigaction(SIGPIPE, &sigpipe, nullptr);
+  if (!server_) {
+    mg_exit_library();
+    throw std::runtime_error(fmt::format("--metrics-addr {}: cannot listen there (is the port taken, or the "
+                                         "address not one of this machine's?)", listen));
+  }
+  mg_set_request_handler(server_, "/metrics$", serve_metrics, const_cast<wasinn::Host*>(&host_));
+  mg_server_port port{};
+  const uint16_t chosen = mg_get_server_ports(server_, 1, &port) == 1 ? static_cast<uint16_t>(port.port) : address.port;
+  url_ = fmt::format("http://{}:{}/metrics", address.host, chosen);
+}
+
+MetricsEndpoint::~MetricsEndpoint() {
+  mg_stop(server_);
+  mg_exit_library();
+}
+
+}  // namespace wasinn_cli

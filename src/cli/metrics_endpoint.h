@@ -1,0 +1,42 @@
+// MetricsEndpoint: the HTTP server of `wasinn run --metrics-addr HOST:PORT` (civetweb): GET
+// /metrics answers with the Host's wasi-nn metrics as Prometheus text while the guest runs.
+// It listens from construction to destruction (which waits for a request in progress); the
+// Host must outlive it. Its threads only read the Host's metrics, which are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wasinn/host.h"
+
+struct mg_context;
+
+namespace wasinn_cli {
+
+struct MetricsAddress {
+  std::string host;  // an IPv4 address ("localhost" is read as 127.0.0.1)
+  uint16_t port = 0;  // 0: any free port
+};
+
+// HOST:PORT; throws UsageError naming what is wrong.
+MetricsAddress parse_metrics_address(const std::string& text);
+
+class MetricsEndpoint {
+ public:
+  // Throws std::runtime_error when it cannot listen there (the port is taken, the address is
+  // not this machine's).
+  MetricsEndpoint(const MetricsAddress& address, const wasinn::Host& host);
+  ~MetricsEndpoint();
+  MetricsEndpoint(const MetricsEndpoint&) = delete;
+  MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
+
+  // http://HOST:PORT/metrics, with the port it listens on.
+  const std::string& url() const { return url_; }
+
+ private:
+  const wasinn::Host& host_;
+  mg_context* server_ = nullptr;
+  std::string url_;
+};
+
+}  // namespace wasinn_cli

@@ -1,0 +1,103 @@
+#include "core/prometheus_text.h"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace wasinn {
+
+namespace {
+
+using Snapshot = GraphMetrics::Snapshot;
+
+// {backend="...",graph="..."} plus `extra` (already formatted, e.g. code="busy") when given.
+std::string labels(const Snapshot& s, std::string_view extra = {}) {
+  return fmt::format("{{backend=\"{}\",graph=\"{}\"{}{}}}", escape_label_value(s.backend),
+                     escape_label_value(s.graph), extra.empty() ? "" : ",", extra);
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+// A series that only ever counted failed loads has no graph: its compute, byte and live
+// families would be zeros that no call can change, so only the load families list it.
+template <class Value>
+void family(std::string& out, std::span<const Snapshot> series, std::string_view name, std::string_view type,
+            std::string_view help, Value value, bool every_series = false) {
+  header(out, name, type, help);
+  for (const auto& s : series) {
+    if (s.had_graph || every_series) fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels(s), value(s));
+  }
+}
+
+// Only the codes that happened: a family of 15 zeros per graph would bury the ones that count.
+void errors_family(std::string& out, std::span<const Snapshot> series, std::string_view name, std::string_view help,
+                   std::array<uint64_t, kErrcCount> Snapshot::*errors) {
+  header(out, name, "counter", help);
+  for (const auto& s : series) {
+    for (size_t code = 0; code < kErrcCount; ++code) {
+      if (const uint64_t n = (s.*errors)[code]) {
+        const std::string code_label = fmt::format("code=\"{}\"", errc_name(static_cast<Errc>(code)));
+        fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels(s, code_label), n);
+      }
+    }
+  }
+}
+
+void histogram_family(std::string& out, std::span<const Snapshot> series) {
+  constexpr std::string_view name = "wasinn_nn_compute_seconds";
+  header(out, name, "histogram", "Time of each compute (and compute_single) that reached a graph, failed ones included.");
+  for (const auto& s : series) {
+    if (!s.had_graph) continue;
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < s.compute_buckets.size(); ++i) {
+      cumulative += s.compute_buckets[i];
+      const std::string le = i < kComputeSecondsBuckets.size() ? fmt::format("le=\"{}\"", kComputeSecondsBuckets[i])
+                                                                : std::string("le=\"+Inf\"");
+      fmt::format_to(std::back_inserter(out), "{}_bucket{} {}\n", name, labels(s, le), cumulative);
+    }
+    fmt::format_to(std::back_inserter(out), "{}_sum{} {:.9f}\n", name, labels(s),
+                   static_cast<double>(s.compute_nanos) * 1e-9);
+    fmt::format_to(std::back_inserter(out), "{}_count{} {}\n", name, labels(s), cumulative);
+  }
+}
+
+}  // namespace
+
+std::string escape_label_value(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string render_prometheus_text(std::span<const Snapshot> series) {
+  std::string out;
+  family(out, series, "wasinn_nn_loads_total", "counter", "Successful wasi-nn loads (load, load_by_name) of a graph.",
+         [](const Snapshot& s) { return s.loads; }, true);
+  errors_family(out, series, "wasinn_nn_load_errors_total", "Failed wasi-nn loads, by the core's error code.",
+                &Snapshot::load_errors);
+  family(out, series, "wasinn_nn_computes_total", "counter",
+         "Computes (compute, compute_single) that reached a graph, failed ones included.",
+         [](const Snapshot& s) { return s.computes; });
+  errors_family(out, series, "wasinn_nn_compute_errors_total", "Failed computes, by the core's error code.",
+                &Snapshot::compute_errors);
+  family(out, series, "wasinn_nn_input_bytes_total", "counter", "Bytes of input tensors accepted by set_input.",
+         [](const Snapshot& s) { return s.input_bytes; });
+  family(out, series, "wasinn_nn_output_bytes_total", "counter", "Bytes of output tensors copied into guest memory by get_output.",
+         [](const Snapshot& s) { return s.output_bytes; });
+  family(out, series, "wasinn_nn_live_graphs", "gauge", "Loaded graphs alive now (one graph may serve many guests).",
+         [](const Snapshot& s) { return s.live_graphs; });
+  family(out, series, "wasinn_nn_live_contexts", "gauge", "Execution contexts alive now.",
+         [](const Snapshot& s) { return s.live_contexts; });
+  histogram_family(out, series);
+  return out;
+}
+
+}  // namespace wasinn
