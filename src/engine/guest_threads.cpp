@@ -5,8 +5,8 @@
 #include <system_error>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
+#include "core/log.h"
 #include "engine/call_outcome.h"
 #include "engine/nn_imports.h"
 
@@ -159,7 +159,7 @@ wasm_trap_t* GuestThreads::thread_spawn_callback(void* env, wasmtime_caller_t*, 
   try {
     results[0].of.i32 = static_cast<GuestThreads*>(env)->spawn(args[0].of.i32);
   } catch (const std::exception& e) {  // nothing may unwind into Wasmtime's frames
-    spdlog::warn("wasi::thread-spawn: {}", e.what());
+    logger().warn("wasi::thread-spawn: {}", e.what());
     results[0].of.i32 = kSpawnFailed;
   }
   return nullptr;
@@ -172,7 +172,7 @@ int32_t GuestThreads::spawn(int32_t start_arg) {
     if (ending()) return kSpawnFailed;
     join_finished();
     if (spawned_running_ >= settings_.max_threads) {
-      spdlog::warn("wasi::thread-spawn: the guest already runs {} threads, the most --max-threads allows",
+      logger().warn("wasi::thread-spawn: the guest already runs {} threads, the most --max-threads allows",
                    spawned_running_);
       return kSpawnFailed;
     }
@@ -181,7 +181,7 @@ int32_t GuestThreads::spawn(int32_t start_arg) {
   }
   auto store = instantiate(fmt::format("thread {}", tid));
   if (!store) {
-    spdlog::warn("wasi::thread-spawn: {}", store.error().detail);
+    logger().warn("wasi::thread-spawn: {}", store.error().detail);
     return kSpawnFailed;
   }
   std::lock_guard lock(mu_);
@@ -191,7 +191,7 @@ int32_t GuestThreads::spawn(int32_t start_arg) {
       self->run_thread(std::move(s), tid, start_arg);
     });
   } catch (const std::system_error& e) {
-    spdlog::warn("wasi::thread-spawn: cannot start a host thread: {}", e.what());
+    logger().warn("wasi::thread-spawn: cannot start a host thread: {}", e.what());
     return kSpawnFailed;
   }
   ++running_;

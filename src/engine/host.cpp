@@ -651,7 +651,7 @@ RunOutcome Host::run_unguarded(const Program& program) {
   outcome.unstopped_threads = threads->stop(kThreadGrace);
   main.reset();  // the last reference unless the main thread is one of those left running
   if (outcome.unstopped_threads > 0) {
-    spdlog::debug("{}: {} guest thread(s) still parked {} ms after the guest's end (memory.atomic.wait)",
+    logger().debug("{}: {} guest thread(s) still parked {} ms after the guest's end (memory.atomic.wait)",
                   module_name(program), outcome.unstopped_threads, kThreadGrace.count());
   }
   return outcome;
