@@ -164,9 +164,10 @@ int rss_probe(const Options& o) {
 std::optional<double> probe_rss_mib(const std::string& self, const Options& o, int n, const std::string& by,
                                     std::string* error) {
   int status = 0;
-  const std::string out = run_capture(fmt::format("{} --fixtures {} --rss-probe {} --rss-by {} 2>&1", quote(self),
+  // Only the probe's stdout (the number): its log lines go to this program's stderr.
+  const std::string out = run_capture(fmt::format("{} --fixtures {} --rss-probe {} --rss-by {}", quote(self),
                                                   quote(o.fixtures), n, by), &status);
-  if (status != 0) {
+  if (status != 0 || out.find_first_of("0123456789") != 0) {
     *error = "the memory probe failed: " + out;
     return std::nullopt;
   }
