@@ -66,6 +66,12 @@ void wasinn_options_set_backend_config(wasinn_options_t *options, const char *ba
 void wasinn_options_add_preload(wasinn_options_t *options, const char *spec);
 /* Stops a guest that runs longer (0: no limit). */
 void wasinn_options_set_timeout_ms(wasinn_options_t *options, uint64_t timeout_ms);
+/* wasi-threads guests: the most threads one guest may have running besides its main thread
+ * (default 64); thread-spawn past it returns an error to the guest. */
+void wasinn_options_set_max_threads(wasinn_options_t *options, size_t max_threads);
+/* Nonzero: a thread using an execution context another thread of its guest is using waits its
+ * turn instead of getting the busy errno. */
+void wasinn_options_set_nn_context_wait(wasinn_options_t *options, int wait);
 /* The most bytes one linear memory of a guest may grow to (0: no limit). */
 void wasinn_options_set_max_memory_bytes(wasinn_options_t *options, uint64_t max_bytes);
 /* Loads whose framework may crash on a malformed model first run in a child process,
@@ -128,6 +134,11 @@ size_t wasinn_result_value_count(const wasinn_result_t *result);
 const char *wasinn_result_value(const wasinn_result_t *result, size_t index); /* NULL out of range */
 
 /* ---- Backends (from the manifests; no plugin is loaded) ---- */
+/* The wasi-nn metrics of every guest the host has run or runs now (docs/metrics.md), as
+ * Prometheus text; callable from any thread while guests run. Freed with wasinn_free; NULL when
+ * out of memory. */
+char *wasinn_host_metrics_text(const wasinn_host_t *host);
+
 wasinn_backend_list_t *wasinn_host_list_backends(const wasinn_host_t *host);
 void wasinn_backend_list_destroy(wasinn_backend_list_t *list);
 size_t wasinn_backend_list_count(const wasinn_backend_list_t *list);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -41,10 +42,15 @@ struct wasinn_backend_list_t {
 
 namespace {
 
+// A malloc'd copy the caller frees with wasinn_free (NULL when out of memory).
+char* malloc_copy(const std::string& text) {
+  auto* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out) std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
 void set_error(char** errptr, const std::string& message) {
-  if (!errptr) return;
-  *errptr = static_cast<char*>(std::malloc(message.size() + 1));
-  if (*errptr) std::memcpy(*errptr, message.c_str(), message.size() + 1);
+  if (errptr) *errptr = malloc_copy(message);
 }
 
 std::string str(const char* s) { return s ? std::string(s) : std::string(); }
@@ -64,6 +70,10 @@ void wasinn_options_set_backend_config(wasinn_options_t* o, const char* backend,
 }
 void wasinn_options_add_preload(wasinn_options_t* o, const char* spec) { o->options.preloads.push_back(str(spec)); }
 void wasinn_options_set_timeout_ms(wasinn_options_t* o, uint64_t timeout_ms) { o->options.timeout_ms = timeout_ms; }
+void wasinn_options_set_max_threads(wasinn_options_t* o, size_t max_threads) { o->options.max_threads = max_threads; }
+void wasinn_options_set_nn_context_wait(wasinn_options_t* o, int wait) {
+  o->options.limits.wait_for_busy_context = wait != 0;
+}
 void wasinn_options_set_max_memory_bytes(wasinn_options_t* o, uint64_t max_bytes) {
   o->options.max_memory_bytes = max_bytes;
 }
@@ -129,10 +139,29 @@ wasinn_result_t* wasinn_host_run(wasinn_host_t* host, const wasinn_program_t* pr
   if (!r) return nullptr;
   try {
     wasinn::Program run = program->program;
-    // The run is synchronous: the result outlives every write the callbacks see.
-    if (program->capture_stdout) run.on_stdout = [r](std::string_view s) { r->stdout_text.append(s); };
-    if (program->capture_stderr) run.on_stderr = [r](std::string_view s) { r->stderr_text.append(s); };
+    // The threads of a wasi-threads guest write at once, and one left parked after the run may
+    // still hold its callback: the sink is locked and shared, and the result gets a copy.
+    struct Captured {
+      std::mutex mu;
+      std::string out, err;
+    };
+    auto sink = std::make_shared<Captured>();
+    if (program->capture_stdout) {
+      run.on_stdout = [sink](std::string_view s) {
+        std::lock_guard lock(sink->mu);
+        sink->out.append(s);
+      };
+    }
+    if (program->capture_stderr) {
+      run.on_stderr = [sink](std::string_view s) {
+        std::lock_guard lock(sink->mu);
+        sink->err.append(s);
+      };
+    }
     r->outcome = host->host->run(run);
+    std::lock_guard lock(sink->mu);
+    r->stdout_text = sink->out;
+    r->stderr_text = sink->err;
   } catch (const std::exception& e) {
     r->outcome.exit_code = 1;
     r->outcome.message = std::string("cannot run the program: ") + e.what();
@@ -154,6 +183,14 @@ const char* wasinn_result_stderr(const wasinn_result_t* r, size_t* length) {
 size_t wasinn_result_value_count(const wasinn_result_t* r) { return r->outcome.results.size(); }
 const char* wasinn_result_value(const wasinn_result_t* r, size_t index) {
   return index < r->outcome.results.size() ? r->outcome.results[index].c_str() : nullptr;
+}
+
+char* wasinn_host_metrics_text(const wasinn_host_t* host) {
+  try {
+    return malloc_copy(host->host->metrics_text());
+  } catch (const std::exception&) {
+    return nullptr;
+  }
 }
 
 wasinn_backend_list_t* wasinn_host_list_backends(const wasinn_host_t* host) {

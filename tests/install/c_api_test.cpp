@@ -119,6 +119,41 @@ TEST(CApi, IsolatedLoadsFindTheCheckerBesideTheLibrary) {
   EXPECT_NE(out_of(r.get()).find("accuracy: 435/450"), std::string::npos) << out_of(r.get());
 }
 
+// A wasi-threads guest through the C API: its threads write captured output at once, the
+// thread limit reaches thread-spawn, and the metrics count the threads' computes.
+TEST(CApi, ThreadsGuestWithCapturedOutputThreadLimitAndMetrics) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_set_max_threads(o, 2);
+  wasinn_options_set_nn_context_wait(o, 1);
+  HostPtr host = make_host(o);
+  ASSERT_TRUE(host);
+  ProgramPtr spawn(wasinn_program_create_path(guest("threads_nn").c_str()));
+  for (const char* arg : {"spawn", "5"}) wasinn_program_add_arg(spawn.get(), arg);
+  wasinn_program_capture_output(spawn.get(), 1, 1);
+  ResultPtr limited(wasinn_host_run(host.get(), spawn.get()));
+  EXPECT_EQ(wasinn_result_exit_code(limited.get()), 0) << wasinn_result_message(limited.get());
+  EXPECT_NE(out_of(limited.get()).find("spawn: 2 of 5 threads began; first failure -6"), std::string::npos)
+      << out_of(limited.get());
+
+  const std::string digits = fixtures() + "/digits";
+  ProgramPtr shared(wasinn_program_create_path(guest("threads_nn").c_str()));
+  wasinn_program_add_dir(shared.get(), digits.c_str(), "/d");
+  for (const char* arg : {"shared", "2", "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8"}) {
+    wasinn_program_add_arg(shared.get(), arg);
+  }
+  wasinn_program_capture_output(shared.get(), 1, 1);
+  ResultPtr r(wasinn_host_run(host.get(), shared.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 0) << wasinn_result_message(r.get()) << out_of(r.get(), true);
+  EXPECT_NE(out_of(r.get()).find("shared: 2 threads x 200 computes on one context: 400 done, busy 0, wrong 0"),
+            std::string::npos) << out_of(r.get());
+  char* metrics = wasinn_host_metrics_text(host.get());
+  ASSERT_NE(metrics, nullptr);
+  // 450 single-threaded computes on the main thread, then 400 on the two threads.
+  EXPECT_NE(std::string(metrics).find("wasinn_nn_computes_total{backend=\"onnxruntime\""), std::string::npos);
+  EXPECT_NE(std::string(metrics).find("} 850\n"), std::string::npos) << metrics;
+  wasinn_free(metrics);
+}
+
 TEST(CApi, BadOptionIsAnErrorString) {
   wasinn_options_t* o = wasinn_options_create();
   wasinn_options_add_preload(o, "no-colons-here");
