@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest_file.h"
 #include "wasi_nn.h"
 
 __attribute__((import_module("wasi"), import_name("thread-spawn"))) int32_t wasi_thread_spawn(void *start_arg);
@@ -163,22 +164,6 @@ __attribute__((export_name("wasi_thread_start"))) void wasi_thread_start(int32_t
   thread_body(a);
 }
 
-static unsigned char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
-
 static struct thread_arg *new_thread_arg(int index, int mode) {
   struct thread_arg *a = calloc(1, sizeof *a);
   unsigned char *stack = malloc(kStackBytes);
@@ -204,17 +189,17 @@ static int fail(const char *what, int32_t e) {
 }
 
 static int nn_mode(int mode, int n, char **argv) {
-  size_t model_len = 0, x_len = 0, y_len = 0;
-  unsigned char *model = read_all(argv[0], &model_len);
-  g_x = (const float *)read_all(argv[1], &x_len);
-  unsigned char *y = read_all(argv[2], &y_len);
-  if (!model || !g_x || !y || x_len != y_len * kRowFloats * sizeof(float)) {
+  uint32_t model_len = 0, x_len = 0, y_len = 0;
+  unsigned char *model = guest_read_file(argv[0], &model_len);
+  g_x = (const float *)guest_read_file(argv[1], &x_len);
+  unsigned char *y = guest_read_file(argv[2], &y_len);
+  if (x_len != y_len * kRowFloats * sizeof(float)) {
     fprintf(stderr, "threads_nn: cannot read the model, N x 64 floats and N labels\n");
     return 2;
   }
   g_rows = y_len;
   wasi_nn_graph graph;
-  wasi_nn_graph_builder builder = {model, (uint32_t)model_len};
+  wasi_nn_graph_builder builder = {model, model_len};
   int32_t e = wasi_nn_load(&builder, 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &graph);
   if (e) return fail("load", e);
   wasi_nn_context main_ctx;
@@ -330,26 +315,22 @@ static int nn_mode(int mode, int n, char **argv) {
 #include <time.h>
 
 static int repeat_mode(int threads, int iterations, int argc, char **argv) {
-  size_t model_len = 0, in_len = 0;
-  unsigned char *model = read_all(argv[0], &model_len);
-  unsigned char *input = read_all(argv[1], &in_len);
-  if (!model || !input) {
-    fprintf(stderr, "threads_nn: cannot read %s or %s\n", argv[0], argv[1]);
-    return 2;
-  }
+  uint32_t model_len = 0, in_len = 0;
+  unsigned char *model = guest_read_file(argv[0], &model_len);
+  unsigned char *input = guest_read_file(argv[1], &in_len);
   static uint32_t dims[8];
   const int rank = argc - 2;
   size_t elements = 1;
   for (int i = 0; i < rank; ++i) elements *= (size_t)(dims[i] = (uint32_t)atoi(argv[2 + i]));
   if (rank < 1 || rank > 8 || elements * sizeof(float) != in_len) {
-    fprintf(stderr, "threads_nn: %s holds %zu bytes, not the %zu f32 values of the dims given\n", argv[1], in_len,
+    fprintf(stderr, "threads_nn: %s holds %u bytes, not the %zu f32 values of the dims given\n", argv[1], in_len,
             elements);
     return 2;
   }
-  g_input = (wasi_nn_tensor){dims, (uint32_t)rank, WASI_NN_TYPE_F32, {0, 0, 0}, input, (uint32_t)in_len};
+  g_input = (wasi_nn_tensor){dims, (uint32_t)rank, WASI_NN_TYPE_F32, {0, 0, 0}, input, in_len};
   g_iterations = iterations;
   wasi_nn_graph graph;
-  wasi_nn_graph_builder builder = {model, (uint32_t)model_len};
+  wasi_nn_graph_builder builder = {model, model_len};
   int32_t e = wasi_nn_load(&builder, 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &graph);
   if (e) return fail("load", e);
   g_repeat_outputs = malloc((size_t)(threads + 1) * kRepeatOutputBytes);
