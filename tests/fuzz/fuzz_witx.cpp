@@ -103,7 +103,7 @@ void run_script(const AbiWorld& world, CallScript& script, FuzzGuest& g, NnSessi
   const nn::Call call{session, g.view()};
   auto a = [&] { return script.arg(g, items); };
   const auto snapshot = [&] { if (exclusive) g.snapshot(); };
-  const auto writes_within = [&](std::initializer_list<std::pair<uint32_t, uint32_t>> ranges, const char* name) {
+  const auto writes_within = [&](std::initializer_list<FuzzGuest::Range> ranges, const char* name) {
     if (exclusive) g.expect_writes_within(ranges, name);
   };
   const auto new_handle = [&](const Status& st, size_t before, size_t after, uint32_t out, const char* name) {
