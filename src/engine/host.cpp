@@ -137,6 +137,19 @@ bool looks_like_text(const std::vector<uint8_t>& b) {
   return i < b.size() && (b[i] == '(' || (b[i] == ';' && i + 1 < b.size() && b[i + 1] == ';'));
 }
 
+// A text module (.wat) as binary wasm; its syntax error in one line.
+Result<std::vector<uint8_t>> text_to_binary(const std::vector<uint8_t>& text, const std::string& name) {
+  wasm_byte_vec_t out;
+  if (ErrorPtr err(wasmtime_wat2wasm(reinterpret_cast<const char*>(text.data()), text.size(), &out)); err) {
+    return make_error(Errc::invalid_argument, fmt::format("{} is not a valid WebAssembly text module: {}", name,
+                                                          wat_error(message_of(err.get()))));
+  }
+  std::vector<uint8_t> binary(reinterpret_cast<const uint8_t*>(out.data),
+                              reinterpret_cast<const uint8_t*>(out.data) + out.size);
+  wasm_byte_vec_delete(&out);
+  return binary;
+}
+
 // Compiles a binary module, or a text one (Wasmtime's CLI accepts both); never a byte dump. A
 // module compiled before comes from the cache.
 Result<ModulePtr> compile_module(wasm_engine_t* engine, ModuleCache& cache, const std::vector<uint8_t>& bytes,
@@ -156,13 +169,9 @@ Result<ModulePtr> compile_module(wasm_engine_t* engine, ModuleCache& cache, cons
       start.pop_back();
       return invalid(fmt::format("it starts with the bytes {}, not \\0asm (binary) or a text module's '('", start));
     }
-    wasm_byte_vec_t out;
-    if (ErrorPtr err(wasmtime_wat2wasm(reinterpret_cast<const char*>(bytes.data()), bytes.size(), &out)); err) {
-      return make_error(Errc::invalid_argument, fmt::format("{} is not a valid WebAssembly text module: {}", name,
-                                                            wat_error(message_of(err.get()))));
-    }
-    converted.assign(reinterpret_cast<const uint8_t*>(out.data), reinterpret_cast<const uint8_t*>(out.data) + out.size);
-    wasm_byte_vec_delete(&out);
+    auto binary = text_to_binary(bytes, name);
+    if (!binary) return binary.take_error();
+    converted = std::move(*binary);
     wasm = &converted;
   } else if (bytes.size() >= 8 && bytes[4] == 0x0d && bytes[5] == 0x00 && bytes[6] == 0x01 && bytes[7] == 0x00) {
     return invalid("it is a WebAssembly component; wasinn runs core modules (wasm32-wasi, wasip1)");
@@ -355,12 +364,9 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   // Compiled again for the engine whose code checks epochs: how other threads are stopped.
   std::vector<uint8_t> binary;
   if (looks_like_text(bytes)) {
-    wasm_byte_vec_t out;
-    if (ErrorPtr err(wasmtime_wat2wasm(reinterpret_cast<const char*>(bytes.data()), bytes.size(), &out)); err) {
-      return fail(fmt::format("{} is not a valid WebAssembly text module: {}", name, wat_error(message_of(err.get()))));
-    }
-    binary.assign(reinterpret_cast<const uint8_t*>(out.data), reinterpret_cast<const uint8_t*>(out.data) + out.size);
-    wasm_byte_vec_delete(&out);
+    auto converted = text_to_binary(bytes, name);
+    if (!converted) return fail(converted.error().detail);
+    binary = std::move(*converted);
   }
   auto exported = with_memory_export(binary.empty() ? std::span<const uint8_t>(bytes) : binary);
   if (!exported) return fail(fmt::format("{} is not a valid WebAssembly module: {}", name, exported.error().detail));
