@@ -20,8 +20,8 @@ uint64_t thread_count();
 
 struct SoakFigures {
   uint64_t cycles = 0;
-  uint64_t warmup_cycles = 0;       // cycles done when warmup_rss_kib was sampled
-  uint64_t warmup_rss_kib = 0;
+  uint64_t warmup_cycles = 0;       // cycles done at the end of the warm-up
+  uint64_t warmup_rss_kib = 0;      // the highest sample up to then
   uint64_t final_rss_kib = 0;
   uint64_t peak_rss_kib = 0;        // highest sample after the warm-up
   int64_t growth_kib = 0;           // final - warm-up
