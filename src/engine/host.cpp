@@ -150,35 +150,27 @@ Result<std::vector<uint8_t>> text_to_binary(const std::vector<uint8_t>& text, co
   return binary;
 }
 
-// Compiles a binary module, or a text one (Wasmtime's CLI accepts both); never a byte dump. A
-// module compiled before comes from the cache.
+// Compiles a binary module (Host::instantiate has turned a text one into binary already); never
+// a byte dump. A module compiled before comes from the cache.
 Result<ModulePtr> compile_module(wasm_engine_t* engine, ModuleCache& cache, const std::vector<uint8_t>& bytes,
                                  const std::string& name) {
   static constexpr uint8_t kMagic[4] = {0x00, 0x61, 0x73, 0x6D};
-  const bool binary = bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0;
   const auto invalid = [&](const std::string& why) {
     return make_error(Errc::invalid_argument, fmt::format("{} is not a valid WebAssembly module: {}", name, why));
   };
   if (bytes.empty()) return invalid("it is empty");
-  std::vector<uint8_t> converted;
-  const std::vector<uint8_t>* wasm = &bytes;
-  if (!binary) {
-    if (!looks_like_text(bytes)) {
-      std::string start;
-      for (size_t i = 0; i < std::min<size_t>(bytes.size(), 8); ++i) start += fmt::format("{:02x} ", bytes[i]);
-      start.pop_back();
-      return invalid(fmt::format("it starts with the bytes {}, not \\0asm (binary) or a text module's '('", start));
-    }
-    auto binary = text_to_binary(bytes, name);
-    if (!binary) return binary.take_error();
-    converted = std::move(*binary);
-    wasm = &converted;
-  } else if (bytes.size() >= 8 && bytes[4] == 0x0d && bytes[5] == 0x00 && bytes[6] == 0x01 && bytes[7] == 0x00) {
+  if (bytes.size() < 4 || std::memcmp(bytes.data(), kMagic, 4) != 0) {
+    std::string start;
+    for (size_t i = 0; i < std::min<size_t>(bytes.size(), 8); ++i) start += fmt::format("{:02x} ", bytes[i]);
+    start.pop_back();
+    return invalid(fmt::format("it starts with the bytes {}, not \\0asm (binary) or a text module's '('", start));
+  }
+  if (bytes.size() >= 8 && bytes[4] == 0x0d && bytes[5] == 0x00 && bytes[6] == 0x01 && bytes[7] == 0x00) {
     return invalid("it is a WebAssembly component; wasinn runs core modules (wasm32-wasi, wasip1)");
   }
-  return cache.get(*wasm, [&]() -> Result<ModulePtr> {
+  return cache.get(bytes, [&]() -> Result<ModulePtr> {
     wasmtime_module_t* module = nullptr;
-    if (ErrorPtr err(wasmtime_module_new(engine, wasm->data(), wasm->size(), &module)); err) {
+    if (ErrorPtr err(wasmtime_module_new(engine, bytes.data(), bytes.size(), &module)); err) {
       return invalid(one_line(message_of(err.get())));
     }
     return ModulePtr(module);
@@ -352,8 +344,7 @@ namespace {
 
 // A module that imports a shared memory: a GuestThreads (whose main thread the Instance is).
 std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& program,
-                                              const std::vector<uint8_t>& bytes, const SharedMemoryImport& memory,
-                                              std::string* error) {
+                                              const std::vector<uint8_t>& wasm, std::string* error) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
     if (error) *error = std::move(msg);
     return nullptr;
@@ -361,23 +352,18 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   const std::string name = module_name(program);
   const Host::Impl::ThreadsEngine* threads_engine = host.threads_engine();
   if (!threads_engine) return fail("cannot create the WebAssembly engine for wasi-threads guests");
-  // Compiled again for the engine whose code checks epochs: how other threads are stopped.
-  std::vector<uint8_t> binary;
-  if (looks_like_text(bytes)) {
-    auto converted = text_to_binary(bytes, name);
-    if (!converted) return fail(converted.error().detail);
-    binary = std::move(*converted);
-  }
-  auto exported = with_memory_export(binary.empty() ? std::span<const uint8_t>(bytes) : binary);
+  // Compiled by the engine whose code checks epochs: how other threads are stopped.
+  auto exported = with_memory_export(wasm);
   if (!exported) return fail(fmt::format("{} is not a valid WebAssembly module: {}", name, exported.error().detail));
-  if (*exported) binary = std::move(**exported);
   auto module = compile_module(threads_engine->engine.get(), *threads_engine->module_cache,
-                               binary.empty() ? bytes : binary, name);
+                               *exported ? **exported : wasm, name);
   if (!module) return fail(module.error().detail);
+  auto memory = shared_memory_import(module->get());
+  if (!memory) return fail(fmt::format("{} imports no shared memory Wasmtime can read", name));
   GuestThreads::Settings settings;
   settings.engine = threads_engine->engine.get();
   settings.module = std::move(*module);
-  settings.memory = memory;
+  settings.memory = std::move(*memory);
   settings.make_wasi = [program] { return make_wasi(program); };
   settings.session = std::make_shared<NnSession>(host.env);
   settings.timeout_ms = host.timeout_ms;
@@ -408,12 +394,19 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     Result<std::vector<uint8_t>> read = make_error(Errc::unknown, "");
     if (!program.wasm_bytes) read = read_module(program.wasm_path);
     if (!program.wasm_bytes && !read) return fail(read.error().detail);
-    const std::vector<uint8_t>& bytes = program.wasm_bytes ? *program.wasm_bytes : *read;
-    auto module = compile_module(impl_->engine.get(), *impl_->module_cache, bytes, name);
-    if (!module) return fail(module.error().detail);
-    if (auto shared = shared_memory_import(module->get())) {
-      return instantiate_threads(*impl_, program, bytes, *shared, error);
+    const std::vector<uint8_t>* bytes = program.wasm_bytes ? &*program.wasm_bytes : &*read;
+    // A text module is converted here, so that its imports can be read before compiling.
+    std::vector<uint8_t> converted;
+    if (looks_like_text(*bytes)) {
+      auto binary = text_to_binary(*bytes, name);
+      if (!binary) return fail(binary.error().detail);
+      converted = std::move(*binary);
+      bytes = &converted;
     }
+    // A wasi-threads guest is compiled once, for the threads engine only.
+    if (imports_shared_memory(*bytes)) return instantiate_threads(*impl_, program, *bytes, error);
+    auto module = compile_module(impl_->engine.get(), *impl_->module_cache, *bytes, name);
+    if (!module) return fail(module.error().detail);
     auto impl = std::make_unique<Instance::Impl>();
     impl->module = std::move(*module);
     impl->timeout_ms = impl_->timeout_ms;

@@ -60,16 +60,22 @@ std::vector<uint8_t> memory_export_entry() {
   return e;
 }
 
-}  // namespace
+// What with_memory_export and imports_shared_memory need to know of a module's sections.
+struct Sections {
+  bool imports_memory = false;
+  bool memory_shared = false;    // the imported memory's limits have the shared flag
+  bool exports_memory = false;   // an export is named "memory"
+  size_t export_at = 0, export_end = 0;  // the export section's whole extent, id byte included
+  size_t export_entries = 0;             // offset of its first entry
+  uint32_t export_count = 0;
+  size_t insert_at = 0;  // where a new export section goes: before the first later section
+};
 
-Result<std::optional<std::vector<uint8_t>>> with_memory_export(std::span<const uint8_t> wasm) {
+Result<Sections> scan(std::span<const uint8_t> wasm) {
   const auto bad = [] { return make_error(Errc::invalid_argument, "the module's sections cannot be parsed"); };
   if (wasm.size() < 8) return bad();
-  bool imports_memory = false;
-  size_t export_at = 0, export_end = 0;  // the export section's whole extent, id byte included
-  size_t insert_at = wasm.size();        // where a new export section goes: before the first later section
-  uint32_t export_count = 0;
-  size_t export_entries = 0;  // offset of its first entry
+  Sections out;
+  out.insert_at = wasm.size();
   Reader r{wasm, 8};
   while (r.at < wasm.size()) {
     const size_t start = r.at;
@@ -85,32 +91,50 @@ Result<std::optional<std::vector<uint8_t>>> with_memory_export(std::span<const u
         const uint8_t kind = s.byte();
         if (kind == 0) s.u32();                          // function: type index
         else if (kind == 1) { s.byte(); s.skip_limits(); }  // table: element type, limits
-        else if (kind == kMemoryKind) { imports_memory = true; s.skip_limits(); }
+        else if (kind == kMemoryKind) {
+          out.imports_memory = true;
+          out.memory_shared = s.at < s.bytes.size() && (s.bytes[s.at] & 2);  // limits flag 0x02: shared
+          s.skip_limits();
+        }
         else if (kind == 3) { s.byte(); s.byte(); }         // global: type, mutability
         else if (kind == 4) { s.byte(); s.u32(); }          // tag
         else s.ok = false;
       }
     } else if (id == kExportSection) {
-      export_at = start;
-      export_end = end;
-      export_count = s.u32();
-      export_entries = s.at;
-      for (uint32_t n = export_count; s.ok && n > 0; --n) {
-        if (s.name() == kMemory) return std::optional<std::vector<uint8_t>>();
+      out.export_at = start;
+      out.export_end = end;
+      out.export_count = s.u32();
+      out.export_entries = s.at;
+      for (uint32_t n = out.export_count; s.ok && n > 0; --n) {
+        if (s.name() == kMemory) out.exports_memory = true;
         s.byte();
         s.u32();
       }
-    } else if (id >= 8 && id <= 12 && insert_at == wasm.size()) {
-      insert_at = start;  // start, element, data count, code and data follow the exports
+    } else if (id >= 8 && id <= 12 && out.insert_at == wasm.size()) {
+      out.insert_at = start;  // start, element, data count, code and data follow the exports
     }
     if (!s.ok) return bad();
     r.at = end;
   }
-  if (!imports_memory) return std::optional<std::vector<uint8_t>>();
+  return out;
+}
+
+}  // namespace
+
+bool imports_shared_memory(std::span<const uint8_t> wasm) {
+  auto sections = scan(wasm);
+  return sections && sections->memory_shared;
+}
+
+Result<std::optional<std::vector<uint8_t>>> with_memory_export(std::span<const uint8_t> wasm) {
+  auto scanned = scan(wasm);
+  if (!scanned) return scanned.take_error();
+  const Sections& sec = *scanned;
+  if (!sec.imports_memory || sec.exports_memory) return std::optional<std::vector<uint8_t>>();
 
   std::vector<uint8_t> payload;
-  put_u32(payload, export_count + 1);
-  if (export_at) payload.insert(payload.end(), wasm.begin() + export_entries, wasm.begin() + export_end);
+  put_u32(payload, sec.export_count + 1);
+  if (sec.export_at) payload.insert(payload.end(), wasm.begin() + sec.export_entries, wasm.begin() + sec.export_end);
   const auto entry = memory_export_entry();
   payload.insert(payload.end(), entry.begin(), entry.end());
   std::vector<uint8_t> section{kExportSection};
@@ -119,8 +143,8 @@ Result<std::optional<std::vector<uint8_t>>> with_memory_export(std::span<const u
 
   std::vector<uint8_t> out;
   out.reserve(wasm.size() + section.size());
-  const size_t cut = export_at ? export_at : insert_at;
-  const size_t resume = export_at ? export_end : insert_at;
+  const size_t cut = sec.export_at ? sec.export_at : sec.insert_at;
+  const size_t resume = sec.export_at ? sec.export_end : sec.insert_at;
   out.insert(out.end(), wasm.begin(), wasm.begin() + cut);
   out.insert(out.end(), section.begin(), section.end());
   out.insert(out.end(), wasm.begin() + resume, wasm.end());

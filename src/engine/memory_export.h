@@ -13,6 +13,10 @@
 
 namespace wasinn {
 
+// Whether the binary module imports a shared memory: it is then a wasi-threads guest. Read from
+// the import section before anything compiles it; false for bytes that do not parse.
+bool imports_shared_memory(std::span<const uint8_t> wasm);
+
 // The module with a "memory" export added, or nullopt when it needs none (it imports no memory,
 // or already exports one by that name). An error for a binary it cannot parse.
 Result<std::optional<std::vector<uint8_t>>> with_memory_export(std::span<const uint8_t> wasm);

@@ -1,5 +1,6 @@
 // with_memory_export (src/engine/memory_export.h): a module that imports its memory gains a
 // "memory" export and nothing else changes; other modules are left alone; bad bytes are an error.
+// imports_shared_memory tells a wasi-threads module from its import section.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -46,6 +47,15 @@ TEST(MemoryExport, ModulesThatNeedNoExportAreLeftAlone) {
   auto no_import = with_memory_export(cat({kHeader, {0x07, 10, 1}, kStartEntry}));
   ASSERT_TRUE(no_import.ok());
   EXPECT_FALSE(no_import->has_value()) << "it imports no memory";
+}
+
+TEST(MemoryExport, ASharedMemoryImportMakesAThreadsModule) {
+  EXPECT_TRUE(imports_shared_memory(cat({kHeader, kImportSharedMemory, kDataCount})));
+  // (import "env" "memory" (memory 1 2)): imported, not shared
+  const Bytes plain = cat({{0x02, 16, 1, 3}, text("env"), {6}, text("memory"), {0x02, 0x01, 1, 2}});
+  EXPECT_FALSE(imports_shared_memory(cat({kHeader, plain})));
+  EXPECT_FALSE(imports_shared_memory(cat({kHeader, {0x07, 10, 1}, kStartEntry})));
+  EXPECT_FALSE(imports_shared_memory(cat({kHeader, {0x02, 0x7f}}))) << "bytes that do not parse";
 }
 
 TEST(MemoryExport, BytesThatDoNotParseAreAnError) {
