@@ -224,8 +224,8 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", o.seconds, "Rough time per measured side");
   app.add_option("--json", o.json, "Also write the results as JSON here");
   app.add_option("--cli", o.cli, "The wasinn binary");
-  app.add_option("--rss-probe", o.rss_probe, "Internal: hold this many instances, print the RSS in KiB");
-  app.add_option("--rss-by", o.rss_by, "Internal: bytes or name");
+  app.add_option("--rss-probe", o.rss_probe, "Internal: hold this many instances, print the RSS in KiB")->group("");
+  app.add_option("--rss-by", o.rss_by, "Internal: bytes or name")->group("");
   CLI11_PARSE(app, argc, argv);
   if (o.rss_probe > 0) return rss_probe(o);
 
