@@ -173,7 +173,7 @@ int32_t GuestThreads::spawn(int32_t start_arg) {
     join_finished();
     if (spawned_running_ >= settings_.max_threads) {
       logger().warn("wasi::thread-spawn: the guest already runs {} threads, the most --max-threads allows",
-                   spawned_running_);
+                    spawned_running_);
       return kSpawnFailed;
     }
     if (next_tid_ > kMaxTid) return kSpawnFailed;
@@ -185,7 +185,8 @@ int32_t GuestThreads::spawn(int32_t start_arg) {
     return kSpawnFailed;
   }
   std::lock_guard lock(mu_);
-  if (ending()) return kSpawnFailed;
+  // Checked again: another thread of the guest may have spawned while this one instantiated.
+  if (ending() || spawned_running_ >= settings_.max_threads) return kSpawnFailed;
   try {
     threads_.emplace_back([self = shared_from_this(), s = std::move(*store), tid, start_arg]() mutable {
       self->run_thread(std::move(s), tid, start_arg);
