@@ -259,8 +259,8 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   impl->max_threads = options.max_threads;
   // Epoch checks cost a little in every loop, so they are compiled in only when asked for.
   if (impl->timeout_ms > 0) wasmtime_config_epoch_interruption_set(config, true);
-  // Atomics and shared memories validate, so that a wasi-threads module is recognised (and
-  // then compiled again for the threads engine).
+  // Atomics validate here too: only a module that imports a shared memory is a wasi-threads
+  // guest (run on the threads engine); one that merely uses atomic instructions runs here.
   wasmtime_config_wasm_threads_set(config, true);
   impl->engine.reset(wasm_engine_new_with_config(config));
   if (!impl->engine) {
