@@ -13,15 +13,17 @@
 namespace wasinn::llamacpp {
 namespace {
 
-sdk::IoDesc bytes_slot(const char *name) {
-  return {.name = name, .type = WASINN_TYPE_U8, .rank = 1, .dims = {-1}, .not_a_tensor = {}};
+// words: the framework type guests see; "optional" tells a named compute it may be left out.
+sdk::IoDesc bytes_slot(const char *name, const char *words) {
+  return {.name = name, .type = WASINN_TYPE_U8, .rank = 1, .dims = {-1}, .not_a_tensor = {}, .framework_type = words};
 }
 
 // Function statics: built once, thread-safely, and alive for the process, so every graph's
 // io() (and the names and dims graph_io_info hands out) points into them.
 const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
-  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("prompt"), bytes_slot("metadata")};
-  static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text"), bytes_slot("metadata")};
+  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("prompt", "UTF-8 text"),
+                                                  bytes_slot("metadata", "optional JSON object")};
+  static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 text"), bytes_slot("metadata", "JSON object")};
   return side == sdk::Side::input ? inputs : outputs;
 }
 

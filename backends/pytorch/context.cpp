@@ -172,28 +172,28 @@ void flatten_dict(const c10::impl::GenericDict &dict, OutputList &out) {
 // the output of that index (graph.cpp flattens the declared type the same way).
 void flatten_tuple(const c10::IValue &tuple, std::span<const sdk::IoDesc> declared,
                    OutputList &out) {
-  static const std::string kNoName;
   for (const c10::IValue &e : tuple.toTupleRef().elements()) {
     if (e.isTuple()) {
       flatten_tuple(e, declared, out);
       continue;
     }
     const size_t i = out.count;
-    fill_slot(e, out.next(i < declared.size() ? declared[i].name : kNoName));
+    fill_slot(e, out.next(i < declared.size() ? declared[i].name : sdk::default_output_name(i)));
   }
 }
 
-// Names: a NamedTuple's fields (from the declaration), a dict's keys, else "".
+// Names: the declared ones (NamedTuple field paths, else "output<i>"), a dict's keys, a list's
+// elements "output<i>".
 void flatten(const c10::IValue &result, std::span<const sdk::IoDesc> declared, OutputList &out) {
-  static const std::string kNoName;
   if (result.isTuple()) {
     flatten_tuple(result, declared, out);
   } else if (result.isList()) {
-    for (const c10::IValue &v : result.toListRef()) fill_slot(v, out.next(kNoName));
+    for (const c10::IValue &v : result.toListRef())
+      fill_slot(v, out.next(sdk::default_output_name(out.count)));
   } else if (result.isGenericDict()) {
     flatten_dict(result.toGenericDict(), out);
   } else {
-    fill_slot(result, out.next(declared.empty() ? kNoName : declared[0].name));
+    fill_slot(result, out.next(declared.empty() ? sdk::default_output_name(0) : declared[0].name));
   }
 }
 

@@ -89,21 +89,33 @@ sdk::IoDesc describe_slot(std::string name, const c10::TypePtr &type, ArgKind ki
 }
 
 // A tuple's elements depth-first, as compute flattens them, so declared and computed indices
-// agree. A name joins the NamedTuple field names on the way with "." ("stats.mean"); unnamed
-// levels add nothing, so a leaf with no named level is "".
+// agree. A name joins the NamedTuple field names on the way with "." ("stats.mean"); a plain
+// tuple's element under a named level adds its position ("stats.0"); a leaf with no named level
+// is "output<i>", i its flat index (the name the host gives an unnamed output, so witx and WIT
+// guests see one name). A single Tensor or scalar is "output0".
 void declare_outputs(const c10::TypePtr &type, const std::string &name,
                      std::vector<sdk::IoDesc> &outputs) {
   auto tuple = type->cast<c10::TupleType>();
   if (!tuple) {
-    outputs.push_back(describe_slot(name, type, kind_of(type)));
+    outputs.push_back(describe_slot(
+        name.empty() ? sdk::default_output_name(outputs.size()) : name, type, kind_of(type)));
     return;
   }
   const auto *fields = tuple->schema() ? &tuple->schema()->arguments() : nullptr;
   for (size_t i = 0; i < tuple->elements().size(); ++i) {
     std::string field = fields && i < fields->size() ? (*fields)[i].name() : std::string();
-    if (!name.empty() && !field.empty()) field = name + "." + field;
-    declare_outputs(tuple->elements()[i], field.empty() ? name : field, outputs);
+    if (!name.empty()) field = name + "." + (field.empty() ? std::to_string(i) : field);
+    declare_outputs(tuple->elements()[i], field, outputs);
   }
+}
+
+// ", optional (default 2)" for an argument with a default that is not already Optional[...]:
+// compute passes the default when the argument is not set, and the host reads "optional" in an
+// input's framework words as "a WIT guest may leave it out" (src/core/named_io.h).
+std::string default_words(const c10::IValue &fallback) {
+  if (fallback.isInt() || fallback.isDouble() || fallback.isBool())
+    return " (optional, default " + c10::str(fallback) + ")";
+  return " (optional, has a default)";
 }
 
 // Inputs and outputs from forward's schema.
@@ -116,6 +128,8 @@ void describe_io(const c10::FunctionSchema &schema, std::vector<InputArg> &args,
     a.kind = kind_of(params[i].type());
     if (params[i].default_value()) a.fallback = *params[i].default_value();
     inputs.push_back(describe_slot(params[i].name(), params[i].type(), a.kind));
+    if (a.fallback && !params[i].type()->cast<c10::OptionalType>())
+      inputs.back().framework_type += default_words(*a.fallback);
   }
   if (schema.returns().size() != 1) return;
   const c10::TypePtr &ret = schema.returns()[0].type();

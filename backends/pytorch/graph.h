@@ -1,8 +1,9 @@
 // A loaded TorchScript module, shared by all contexts of the graph, plus the inputs and outputs
 // forward's schema declares. Inputs are forward's arguments (names included); outputs are what
-// the declared return type tells: one for a Tensor or scalar, a tuple's elements depth-first
-// (named for NamedTuple fields), none for a list or dict, whose length is known only after a
-// compute. TorchScript declares no tensor dtypes or shapes (type unknown, rank -1); int, float
+// the declared return type tells: one for a Tensor or scalar ("output0"), a tuple's elements
+// depth-first (named for NamedTuple fields, else "output<i>"), none for a list or dict, whose
+// length is known only after a compute (then a list's elements are "output<i>", a dict's entries
+// its keys). TorchScript declares no tensor dtypes or shapes (type unknown, rank -1); int, float
 // and bool slots declare i64, f64 and u8 of rank 0. Each slot's framework_type is its
 // TorchScript type ("TorchScript Optional[int]").
 #pragma once

@@ -10,6 +10,7 @@ namespace wasinn {
 struct Limits {
   size_t max_graphs = 1024;                         // live graphs per guest
   size_t max_contexts = 4096;                       // live execution contexts per guest
+  size_t max_tensors = 65536;                       // live tensor (and error) resources of a component guest
   size_t max_builders = 64;                         // graph builders in one load
   uint64_t max_model_bytes = 16ull << 30;           // all builders of one load together
   uint64_t max_tensor_bytes = 4ull << 30;           // one input tensor

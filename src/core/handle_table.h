@@ -19,8 +19,10 @@ namespace wasinn {
 template <class T>
 class HandleTable {
  public:
-  // kind names the object in error details ("graph", "execution context").
-  HandleTable(std::string_view kind, size_t max_live) : kind_(kind), max_live_(max_live) {}
+  // kind names the object in error details ("graph", "execution context"); option is the
+  // setting that raises max_live ("--max-graphs").
+  HandleTable(std::string_view kind, size_t max_live, std::string_view option)
+      : kind_(kind), option_(option), max_live_(max_live) {}
 
   // The error insert would give now: lets a caller refuse before costly work (a model load)
   // rather than after it. insert still checks, since another thread may fill the table between.
@@ -65,8 +67,8 @@ class HandleTable {
 
  private:
   Error full() const {
-    return make_error(Errc::too_large, fmt::format("too many live {}s: the limit is {} (see --max-{}s)", kind_,
-                                                   max_live_, kind_ == "graph" ? "graph" : "context"));
+    return make_error(Errc::too_large, fmt::format("too many live {}s: the limit is {} (see {})", kind_,
+                                                   max_live_, option_));
   }
   Error missing(uint32_t handle) const {
     const char* why = handle < next_ ? "was already released" : "was never created";
@@ -74,6 +76,7 @@ class HandleTable {
   }
 
   std::string_view kind_;
+  std::string_view option_;
   size_t max_live_;
   mutable std::shared_mutex mu_;
   std::unordered_map<uint32_t, std::shared_ptr<T>> entries_;

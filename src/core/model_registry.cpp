@@ -1,5 +1,7 @@
 #include "core/model_registry.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "core/mapped_file.h"
@@ -34,6 +36,16 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
   }
   m.encoding = *enc;
   m.target = *target;
+  if (m.encoding == Encoding::remote) {
+    // The spec is the rest of the text, colons and all; it is not echoed (it may hold a token).
+    size_t at = 0;
+    for (int i = 0; i < 3; ++i) at = spec.find(':', at) + 1;
+    m.remote_spec = std::string(spec.substr(at));
+    if (m.remote_spec.empty()) {
+      return make_error(Errc::invalid_argument, fmt::format("--nn-preload {}: a remote model needs a URL", m.name));
+    }
+    return m;
+  }
   for (size_t i = 3; i < parts.size(); ++i) {
     if (parts[i].empty()) return make_error(Errc::invalid_argument, fmt::format("--nn-preload '{}': empty path", spec));
     m.paths.emplace_back(parts[i]);
@@ -111,18 +123,28 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
     if (auto graph = it->second.lock()) return graph;
   }
 
-  // Mapped files stay mapped only while loading: a backend copies or maps what it keeps.
-  for (const auto& p : entry->model.paths) {
-    std::error_code ec;
-    if (!std::filesystem::exists(p, ec)) {
-      // WasmEdge's GGML plugin answers model_not_found here, and its guests test for it.
-      return make_error(entry->model.encoding == Encoding::ggml ? Errc::model_not_found : Errc::not_found,
-                        fmt::format("model '{}': file {} does not exist", name, p.string()));
+  // A remote model's one builder is its spec; other models' builders are their files, mapped
+  // only while loading: a backend copies or maps what it keeps.
+  const bool remote = entry->model.encoding == Encoding::remote;
+  const std::span<const uint8_t> spec(reinterpret_cast<const uint8_t*>(entry->model.remote_spec.data()),
+                                      entry->model.remote_spec.size());
+  std::optional<MappedBuilders> mapped;
+  if (!remote) {
+    for (const auto& p : entry->model.paths) {
+      std::error_code ec;
+      if (!std::filesystem::exists(p, ec)) {
+        // WasmEdge's GGML plugin answers model_not_found here, and its guests test for it.
+        return make_error(entry->model.encoding == Encoding::ggml ? Errc::model_not_found : Errc::not_found,
+                          fmt::format("model '{}': file {} does not exist", name, p.string()));
+      }
     }
+    auto opened = MappedBuilders::open(entry->model.paths);
+    if (!opened) return opened.take_error();
+    mapped.emplace(std::move(*opened));
   }
-  auto mapped = MappedBuilders::open(entry->model.paths);
-  if (!mapped) return mapped.take_error();
-  auto graph = loader(entry->model.encoding, entry->model.target, mapped->builders(), entry->model.paths, config);
+  auto graph = remote ? loader(entry->model.encoding, entry->model.target, std::span(&spec, 1), {}, config)
+                      : loader(entry->model.encoding, entry->model.target, mapped->builders(), entry->model.paths,
+                               config);
   if (!graph) return graph.take_error();
   if (config.empty()) {
     entry->default_graph = *graph;

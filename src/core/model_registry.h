@@ -26,9 +26,14 @@ struct NamedModel {
   Encoding encoding = Encoding::autodetect;
   Target target = Target::cpu;
   std::vector<std::filesystem::path> paths;
+  // Encoding remote only: where the model is served and how to reach it (a URL, or JSON with
+  // "url" and options; backends/remote/config.h), handed to the backend as the model's one
+  // builder. It may hold auth headers: never logged.
+  std::string remote_spec;
 };
 
-// Parses WasmEdge's NAME:ENCODING:TARGET:PATH[:PATH...] (encoding and target case-insensitive).
+// Parses WasmEdge's NAME:ENCODING:TARGET:PATH[:PATH...] (encoding and target case-insensitive),
+// and NAME:remote:TARGET:SPEC, whose SPEC (the rest, colons and all) is a remote_spec.
 Result<NamedModel> parse_preload_spec(std::string_view spec);
 
 // Parses Wasmtime's nn-graph ENCODING::DIR: the name is DIR's base name and the files follow

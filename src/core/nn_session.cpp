@@ -6,8 +6,8 @@ namespace wasinn {
 
 NnSession::NnSession(std::shared_ptr<NnEnvironment> env)
     : env_(std::move(env)),
-      graphs_("graph", env_->limits().max_graphs),
-      contexts_("execution context", env_->limits().max_contexts) {}
+      graphs_("graph", env_->limits().max_graphs, "--max-graphs"),
+      contexts_("execution context", env_->limits().max_contexts, "--max-contexts") {}
 
 Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> builders, Encoding encoding,
                                  Target target) {
@@ -59,25 +59,64 @@ Status NnSession::set_input(uint32_t context, const TensorId& id, const TensorVi
 }
 
 Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)()) {
+  return with_context(context, [&](ExecutionContext& c) { return run_bounded(c, run); });
+}
+
+Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*run)()) {
   const auto budget = std::chrono::milliseconds(env_->limits().max_compute_ms);
-  return with_context(context, [&](ExecutionContext& c) -> Status {
-    auto watch = env_->watchdog().watch(c, budget);
-    const auto started = std::chrono::steady_clock::now();
-    Status status = (c.*run)();
-    if (watch.expired()) {
-      status = make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
-                                                     budget.count(), status.ok() ? " (the backend cannot be "
-                                                                                   "interrupted; it finished late)" : ""));
-    }
-    c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
-    return status;
-  });
+  auto watch = env_->watchdog().watch(c, budget);
+  const auto started = std::chrono::steady_clock::now();
+  Status status = (c.*run)();
+  if (watch.expired()) {
+    status = make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
+                                                   budget.count(), status.ok() ? " (the backend cannot be "
+                                                                                 "interrupted; it finished late)" : ""));
+  }
+  c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
+  return status;
 }
 
 Status NnSession::compute(uint32_t context) { return run_bounded(context, &ExecutionContext::compute); }
 
 Status NnSession::compute_single(uint32_t context) {
   return run_bounded(context, &ExecutionContext::compute_single);
+}
+
+Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std::span<const NamedInput> inputs) {
+  using Outputs = Result<std::vector<NamedTensor>>;
+  return with_context(context, [&](ExecutionContext& c) -> Outputs {
+    const Graph& graph = c.graph();
+    if (Status named = check_named_inputs(graph, inputs); !named) return named.take_error();
+    for (const auto& in : inputs) {
+      if (in.tensor.dims.size() > env_->limits().max_rank) {
+        return make_error(Errc::invalid_argument, fmt::format("input '{}': rank {} exceeds the limit of {}", in.name,
+                                                              in.tensor.dims.size(), env_->limits().max_rank));
+      }
+      Status set = c.set_input(TensorId{0, in.name}, in.tensor, env_->limits().max_tensor_bytes);
+      if (!set) {
+        Error e = set.take_error();
+        if (e.code == Errc::invalid_argument) e.detail += "; " + describe_inputs(graph);
+        return e;
+      }
+    }
+    if (Status run = run_bounded(c, &ExecutionContext::compute); !run) return run.take_error();
+    // Outputs the model declares; a backend that learns them at compute (a TorchScript dict)
+    // is asked by index until it has no more.
+    const size_t declared = graph.outputs().size();
+    constexpr size_t kMaxProbed = 4096;
+    std::vector<NamedTensor> outputs;
+    for (size_t i = 0; i < (declared ? declared : kMaxProbed); ++i) {
+      auto view = c.get_output(TensorId{static_cast<uint32_t>(i), std::nullopt});
+      if (!view) {
+        if (declared == 0 && i > 0 && view.error().code == Errc::invalid_argument) break;
+        return view.take_error();
+      }
+      outputs.push_back(NamedTensor{output_name(graph, i),
+                                    OwnedTensor{view->type, {view->dims.begin(), view->dims.end()},
+                                                {view->data.begin(), view->data.end()}}});
+    }
+    return outputs;
+  });
 }
 
 Status NnSession::fini_single(uint32_t context) {
@@ -102,6 +141,12 @@ Result<HeldOutput> NnSession::get_output(uint32_t context, const TensorId& id) {
 
 Result<HeldOutput> NnSession::get_output_single(uint32_t context, const TensorId& id) {
   return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context, [&](ExecutionContext& c) { return c.get_output_single(id); });
+}
+
+Status NnSession::check_context(uint32_t context) const {
+  auto c = contexts_.get(context);
+  if (!c) return c.take_error();
+  return {};
 }
 
 Status NnSession::unload(uint32_t graph) {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/handle_table.h"
+#include "core/named_io.h"
 #include "core/nn_environment.h"
 #include "core/types.h"
 
@@ -38,9 +39,16 @@ class NnSession {
   Status compute_single(uint32_t context);
   Result<HeldOutput> get_output_single(uint32_t context, const TensorId& id);
   Status fini_single(uint32_t context);
+  // WIT's compute: sets the inputs by name (check_named_inputs), computes under the compute
+  // budget, and returns every output, copied, under output_name, in the model's order; all
+  // under one hold of the context.
+  Result<std::vector<NamedTensor>> compute_named(uint32_t context, std::span<const NamedInput> inputs);
   // Frees the guest's handle; the graph dies once its contexts (and other sharers) are gone.
   Status unload(uint32_t graph);
   Status finalize_execution_context(uint32_t context);
+
+  // invalid_argument when the guest holds no such context.
+  Status check_context(uint32_t context) const;
 
   NnEnvironment& environment() { return *env_; }
   size_t live_graphs() const { return graphs_.size(); }
@@ -49,6 +57,7 @@ class NnSession {
  private:
   // Runs compute or compute_single under the max_compute_ms budget.
   Status run_bounded(uint32_t context, Status (ExecutionContext::*run)());
+  Status run_bounded(ExecutionContext& c, Status (ExecutionContext::*run)());
   template <class Fn>
   auto with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>()));
 

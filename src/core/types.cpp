@@ -51,6 +51,7 @@ std::string_view encoding_name(Encoding encoding) {
     case Encoding::tensorflowlite: return "tensorflowlite";
     case Encoding::ggml: return "ggml";
     case Encoding::autodetect: return "autodetect";
+    case Encoding::remote: return "remote";
   }
   return "?";
 }
@@ -58,7 +59,7 @@ std::string_view encoding_name(Encoding encoding) {
 std::optional<Encoding> parse_encoding(std::string_view name) {
   const std::string n = lower(name);
   for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch,
-                 Encoding::tensorflowlite, Encoding::ggml, Encoding::autodetect}) {
+                 Encoding::tensorflowlite, Encoding::ggml, Encoding::autodetect, Encoding::remote}) {
     if (n == encoding_name(e)) return e;
   }
   if (n == "tflite") return Encoding::tensorflowlite;

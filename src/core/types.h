@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 
@@ -20,7 +21,9 @@ size_t element_size(TensorType type);
 std::string_view type_name(TensorType type);
 bool is_valid_type(uint32_t raw);
 
-enum class Encoding : uint8_t { openvino, onnx, tensorflow, pytorch, tensorflowlite, ggml, autodetect };
+// remote (a model on an inference server, backends/remote) comes after autodetect: no guest ABI
+// numbers it, so guests reach a remote model only by load_by_name.
+enum class Encoding : uint8_t { openvino, onnx, tensorflow, pytorch, tensorflowlite, ggml, autodetect, remote };
 std::string_view encoding_name(Encoding encoding);
 // Case-insensitive; accepts WasmEdge's spellings ("ONNX", "PyTorch", "GGML", "TensorflowLite").
 std::optional<Encoding> parse_encoding(std::string_view name);
@@ -34,6 +37,15 @@ struct TensorView {
   TensorType type;
   std::span<const uint32_t> dims;
   std::span<const uint8_t> data;
+};
+
+// A tensor that owns its bytes: what a WIT guest's tensor resource holds, and what a named
+// compute returns (a TensorView borrows from the guest or the framework instead).
+struct OwnedTensor {
+  TensorType type = TensorType::f32;
+  std::vector<uint32_t> dims;
+  std::vector<uint8_t> data;
+  TensorView view() const { return TensorView{type, dims, data}; }
 };
 
 // A tensor addressed by position or by name, as guests of different ABIs do.

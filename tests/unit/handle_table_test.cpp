@@ -12,7 +12,7 @@ namespace wasinn::unit {
 namespace {
 
 TEST(HandleTable, CountsUpFromZero) {
-  HandleTable<int> table("graph", 10);
+  HandleTable<int> table("graph", 10, "--max-graphs");
   for (uint32_t expected = 0; expected < 5; ++expected) {
     auto h = table.insert(std::make_shared<int>(static_cast<int>(expected)));
     ASSERT_TRUE(h.ok());
@@ -25,7 +25,7 @@ TEST(HandleTable, CountsUpFromZero) {
 }
 
 TEST(HandleTable, NeverReusesAReleasedHandle) {
-  HandleTable<int> table("graph", 10);
+  HandleTable<int> table("graph", 10, "--max-graphs");
   ASSERT_EQ(*table.insert(std::make_shared<int>(0)), 0u);
   ASSERT_EQ(*table.insert(std::make_shared<int>(1)), 1u);
   ASSERT_TRUE(table.erase(0).ok());
@@ -37,7 +37,7 @@ TEST(HandleTable, NeverReusesAReleasedHandle) {
 }
 
 TEST(HandleTable, MissingHandleDetailSaysWhy) {
-  HandleTable<int> table("execution context", 10);
+  HandleTable<int> table("execution context", 10, "--max-contexts");
   ASSERT_TRUE(table.insert(std::make_shared<int>(1)).ok());
   ASSERT_TRUE(table.erase(0).ok());
   EXPECT_TRUE(has_errno(table.get(0), 1, "execution context handle 0 was already released"));
@@ -48,7 +48,7 @@ TEST(HandleTable, MissingHandleDetailSaysWhy) {
 }
 
 TEST(HandleTable, EraseHandsBackTheObject) {
-  HandleTable<int> table("graph", 10);
+  HandleTable<int> table("graph", 10, "--max-graphs");
   auto obj = std::make_shared<int>(42);
   ASSERT_TRUE(table.insert(obj).ok());
   EXPECT_EQ(obj.use_count(), 2);
@@ -60,7 +60,7 @@ TEST(HandleTable, EraseHandsBackTheObject) {
 }
 
 TEST(HandleTable, LiveLimit) {
-  HandleTable<int> graphs("graph", 2);
+  HandleTable<int> graphs("graph", 2, "--max-graphs");
   ASSERT_TRUE(graphs.insert(std::make_shared<int>(0)).ok());
   ASSERT_TRUE(graphs.insert(std::make_shared<int>(1)).ok());
   auto obj = std::make_shared<int>(2);
@@ -71,13 +71,13 @@ TEST(HandleTable, LiveLimit) {
   ASSERT_TRUE(h.ok()) << "the limit counts live handles, not handles ever made";
   EXPECT_EQ(*h, 2u);
 
-  HandleTable<int> contexts("execution context", 0);
+  HandleTable<int> contexts("execution context", 0, "--max-contexts");
   EXPECT_TRUE(has_errno(contexts.insert(std::make_shared<int>(0)), 7,
                         "too many live execution contexts: the limit is 0 (see --max-contexts)"));
 }
 
 TEST(HandleTable, ConcurrentInsertsGetDistinctHandles) {
-  HandleTable<int> table("graph", 100000);
+  HandleTable<int> table("graph", 100000, "--max-graphs");
   constexpr int kThreads = 4, kEach = 2000;
   std::vector<std::vector<uint32_t>> got(kThreads);
   std::vector<std::thread> threads;

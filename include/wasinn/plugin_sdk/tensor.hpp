@@ -127,22 +127,46 @@ inline std::string io_label(std::span<const IoDesc> io, Side side, size_t index)
   return s;
 }
 
-// What a detail says an id may be: `valid indices are 0..2` or `the model's inputs are "a", "b"`.
+// The name an output the framework leaves unnamed goes by: "output<index>". The host returns
+// such an output to a WIT guest under this name (src/core/named_io.h, output_name), so
+// resolve_id accepts it for that output too: one name for witx and WIT guests alike.
+inline std::string default_output_name(size_t index) { return "output" + std::to_string(index); }
+
+// The index in "output<index>" (digits without a leading zero), or false for any other text.
+inline bool parse_default_output_name(std::string_view name, size_t &index) {
+  constexpr std::string_view prefix = "output";
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return false;
+  const std::string_view digits = name.substr(prefix.size());
+  if (digits.size() > 9 || (digits.size() > 1 && digits[0] == '0')) return false;
+  size_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  index = n;
+  return true;
+}
+
+// What a detail says an id may be: `valid indices are 0..2` or `the model's inputs are "a", "b"`
+// (an unnamed output listed as "output<index>").
 inline std::string valid_ids(std::span<const IoDesc> io, Side side, bool by_name) {
   if (io.empty()) return std::string("the model has no ") + noun(side) + "s";
   if (!by_name)
     return io.size() == 1 ? std::string("the only valid index is 0")
                           : "valid indices are 0.." + std::to_string(io.size() - 1);
   std::string names;
-  for (const IoDesc &d : io)
-    if (!d.name.empty()) names += (names.empty() ? "\"" : ", \"") + d.name + "\"";
+  for (size_t i = 0; i < io.size(); ++i) {
+    const std::string name = io[i].name.empty() && side == Side::output ? default_output_name(i)
+                                                                         : io[i].name;
+    if (!name.empty()) names += (names.empty() ? "\"" : ", \"") + name + "\"";
+  }
   if (names.empty())
     return std::string("the model's ") + noun(side) + "s have no names; address them by index";
   return std::string("the model's ") + noun(side) + "s are " + names;
 }
 
 // Resolves a tensor id (index, or name when id.name != NULL) against declared inputs or
-// outputs. An id the model does not have is INVALID_ARGUMENT naming the valid ones: the one
+// outputs: a name is the model's own, or "output<index>" for an output without one. An id the model does not have is INVALID_ARGUMENT naming the valid ones: the one
 // rule of backend_plugin.h, for every backend.
 inline Error resolve_id(std::span<const IoDesc> io, Side side, const wasinn_tensor_id &id,
                         size_t &index) {
@@ -161,6 +185,12 @@ inline Error resolve_id(std::span<const IoDesc> io, Side side, const wasinn_tens
       index = i;
       return {};
     }
+  size_t positional = 0;
+  if (side == Side::output && parse_default_output_name(wanted, positional) &&
+      positional < io.size() && io[positional].name.empty()) {
+    index = positional;
+    return {};
+  }
   return invalid(std::string("no ") + noun(side) + " named \"" + std::string(wanted) +
                  "\": " + valid_ids(io, side, true));
 }

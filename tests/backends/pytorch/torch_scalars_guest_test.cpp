@@ -156,11 +156,11 @@ TEST(TorchScalarsCli, InspectShowsTorchScriptTypes) {
   const Want inputs[] = {{"x", "?", "TorchScript Tensor", nullptr},
                          {"scale", "f64", "TorchScript float", nlohmann::json::array()},
                          {"offset", "i64", "TorchScript int", nlohmann::json::array()},
-                         {"flip", "u8", "TorchScript bool", nlohmann::json::array()}};
-  const Want outputs[] = {{"", "?", "TorchScript Tensor", nullptr},
-                          {"", "i64", "TorchScript int", nlohmann::json::array()},
-                          {"", "f64", "TorchScript float", nlohmann::json::array()},
-                          {"", "u8", "TorchScript bool", nlohmann::json::array()}};
+                         {"flip", "u8", "TorchScript bool (optional, default False)", nlohmann::json::array()}};
+  const Want outputs[] = {{"output0", "?", "TorchScript Tensor", nullptr},
+                          {"output1", "i64", "TorchScript int", nlohmann::json::array()},
+                          {"output2", "f64", "TorchScript float", nlohmann::json::array()},
+                          {"output3", "u8", "TorchScript bool", nlohmann::json::array()}};
   auto check = [&](const nlohmann::json &got, const Want *want, size_t n, const char *side) {
     ASSERT_TRUE(got.is_array()) << side;
     ASSERT_EQ(got.size(), n) << side;
@@ -180,7 +180,7 @@ TEST(TorchScalarsCli, InspectShowsTorchScriptTypes) {
   const CliRun text = run_wasinn({"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, model});
   ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
   for (const char *words : {"scale  (TorchScript float)", "offset  (TorchScript int)",
-                            "flip  (TorchScript bool)", "x  (TorchScript Tensor)"})
+                            "flip  (TorchScript bool (optional, default False))", "x  (TorchScript Tensor)"})
     EXPECT_THAT(text.out, HasSubstr(words));
 }
 

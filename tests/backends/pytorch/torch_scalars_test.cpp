@@ -209,13 +209,13 @@ TEST(TorchScalars, IoInfoDeclaresScalarsAndTorchScriptTypes) {
             {{"x", U, -1, "TorchScript Tensor"},
              {"scale", WASINN_TYPE_F64, 0, "TorchScript float"},
              {"offset", WASINN_TYPE_I64, 0, "TorchScript int"},
-             {"flip", WASINN_TYPE_U8, 0, "TorchScript bool"}});
+             {"flip", WASINN_TYPE_U8, 0, "TorchScript bool (optional, default False)"}});
   // Tuple[Tensor, Tuple[int, float], bool], flattened depth-first.
   expect_io("types/scalar_args.pt", 1,
-            {{"", U, -1, "TorchScript Tensor"},
-             {"", WASINN_TYPE_I64, 0, "TorchScript int"},
-             {"", WASINN_TYPE_F64, 0, "TorchScript float"},
-             {"", WASINN_TYPE_U8, 0, "TorchScript bool"}});
+            {{"output0", U, -1, "TorchScript Tensor"},
+             {"output1", WASINN_TYPE_I64, 0, "TorchScript int"},
+             {"output2", WASINN_TYPE_F64, 0, "TorchScript float"},
+             {"output3", WASINN_TYPE_U8, 0, "TorchScript bool"}});
   expect_io("types/named_scalars.pt", 0,
             {{"x", U, -1, "TorchScript Tensor"},
              {"limit", WASINN_TYPE_I64, 0, "TorchScript Optional[int]"}});
@@ -229,8 +229,8 @@ TEST(TorchScalars, IoInfoDeclaresScalarsAndTorchScriptTypes) {
   expect_io("types/optional_input.pt", 0,
             {{"x", U, -1, "TorchScript Tensor"},
              {"bias", U, -1, "TorchScript Optional[Tensor]"},
-             {"scale", WASINN_TYPE_I64, 0, "TorchScript int"}});
-  expect_io("types/optional_input.pt", 1, {{"", U, -1, "TorchScript Tensor"}});
+             {"scale", WASINN_TYPE_I64, 0, "TorchScript int (optional, default 2)"}});
+  expect_io("types/optional_input.pt", 1, {{"output0", U, -1, "TorchScript Tensor"}});
 }
 
 // A NamedTuple nested in a NamedTuple: outputs by field path, with limit None and set.
@@ -317,7 +317,7 @@ def forward(self, x: Tensor, tags: List[int], label: str = "a") -> Tuple[Tensor,
   EXPECT_EQ(info.type, WASINN_TYPE_UNKNOWN);
   EXPECT_EQ(info.rank, -1);
   EXPECT_STREQ(api().graph_io_framework_type(g.ptr, 0, 1), "TorchScript List[int]");
-  EXPECT_STREQ(api().graph_io_framework_type(g.ptr, 0, 2), "TorchScript str");
+  EXPECT_STREQ(api().graph_io_framework_type(g.ptr, 0, 2), "TorchScript str (optional, has a default)");
   ASSERT_EQ(api().graph_io_count(g.ptr, 1), 3u);
   EXPECT_STREQ(api().graph_io_framework_type(g.ptr, 1, 1), "TorchScript List[int]");
 

@@ -1,0 +1,77 @@
+#include "core/named_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace wasinn {
+
+namespace {
+
+std::string describe_io(const IoInfo& io) {
+  std::string shape = "any shape";
+  if (io.dims) {
+    std::vector<std::string> parts;
+    for (int64_t d : *io.dims) parts.push_back(d < 0 ? "?" : std::to_string(d));
+    shape = fmt::format("[{}]", fmt::join(parts, ", "));
+  }
+  return fmt::format("{} {}", io.type ? std::string(type_name(*io.type)) : std::string("?"), shape);
+}
+
+bool contains_ci(std::string_view text, std::string_view word) {
+  return std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         }) != text.end();
+}
+
+}  // namespace
+
+bool is_optional_input(const IoInfo& input) { return contains_ci(input.framework_type, "optional"); }
+
+std::string describe_inputs(const Graph& graph) {
+  if (graph.inputs().empty()) return "the model declares no inputs";
+  std::vector<std::string> parts;
+  for (const auto& in : graph.inputs()) {
+    parts.push_back(fmt::format("{} ({}{})", in.name.empty() ? "<unnamed>" : in.name, describe_io(in),
+                                is_optional_input(in) ? ", optional" : ""));
+  }
+  return fmt::format("the model's inputs are {}", fmt::join(parts, ", "));
+}
+
+Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs) {
+  const auto& declared = graph.inputs();
+  std::set<std::string_view> seen;
+  for (const auto& in : inputs) {
+    if (!seen.insert(in.name).second) {
+      return make_error(Errc::invalid_argument,
+                        fmt::format("input '{}' is given twice; {}", in.name, describe_inputs(graph)));
+    }
+    // A backend that declares no inputs learns them at compute and judges names itself.
+    if (declared.empty()) continue;
+    auto it = std::find_if(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == in.name; });
+    if (it == declared.end()) {
+      return make_error(Errc::invalid_argument,
+                        fmt::format("the model has no input named '{}'; {}", in.name, describe_inputs(graph)));
+    }
+    if (it->type && *it->type != in.tensor.type) {
+      return make_error(Errc::invalid_argument,
+                        fmt::format("input '{}' is {}, but the model takes {}; {}", in.name,
+                                    type_name(in.tensor.type), type_name(*it->type), describe_inputs(graph)));
+    }
+  }
+  for (const auto& io : declared) {
+    if (io.name.empty() || is_optional_input(io) || seen.count(io.name)) continue;
+    return make_error(Errc::invalid_argument,
+                      fmt::format("input '{}' is missing; {}", io.name, describe_inputs(graph)));
+  }
+  return {};
+}
+
+std::string output_name(const Graph& graph, size_t index) {
+  if (index < graph.outputs().size() && !graph.outputs()[index].name.empty()) return graph.outputs()[index].name;
+  return fmt::format("output{}", index);
+}
+
+}  // namespace wasinn
