@@ -64,8 +64,11 @@ struct HostOptions {
 inline constexpr uint64_t kMaxModuleBytes = 1ull << 30;
 
 struct Program {
-  // The module: a binary .wasm or a text .wat file. Anything else (a directory, a file that is
-  // not WebAssembly, a truncated or oversized one) is an error in RunOutcome, never an abort.
+  // The program: a core module or a component (told apart from the binary), as binary .wasm or
+  // text .wat. A core module is served WASI preview 1 and the witx wasi-nn ABIs; a component
+  // WASI 0.2 (any 0.2.x it imports) and wasi:nn's WIT interface (0.2.0-rc-2024-10-28, -08-19,
+  // -06-25). Anything else (a directory, a file that is not WebAssembly, a truncated or
+  // oversized one) is an error in RunOutcome, never an abort.
   std::string wasm_path;
   // When set, the module's bytes (binary or text) instead of reading wasm_path, which then only
   // names the module in messages (e.g. "-" for a module read from stdin).
@@ -74,9 +77,10 @@ struct Program {
   std::string argv0;              // argv[0]; empty: wasm_path's file name
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::pair<std::string, std::string>> dirs;  // host directory -> guest path
-  // Empty: run the command's `_start`. Otherwise call this export instead (after `_initialize`,
-  // if the module has one, as for a reactor); args are then its parameters, converted to the
-  // parameter types (integers and floats), and its results come back in RunOutcome::results.
+  // Empty: run the command's `_start` (a component's `wasi:cli/run`). Otherwise call this export
+  // instead (after `_initialize`, if a module has one, as for a reactor); args are then its
+  // parameters, converted to the parameter types (integers and floats; a component's function
+  // takes none), and its results come back in RunOutcome::results.
   std::string invoke;
   // The guest's standard streams; by default the host process's own. stdin_bytes: what the
   // guest reads on stdin (then it never reads the host's). on_stdout, on_stderr: called with
@@ -190,8 +194,9 @@ class Host {
 class Instance {
  public:
   ~Instance();
-  // Calls an export taking no arguments and returning nothing or one i32.
-  // Returns false and sets *error on a trap or a missing export.
+  // Calls an export taking no arguments and returning nothing or one i32 (for a component: a
+  // root-level function returning nothing, an s32/u32, or a result, which gives 0 for ok and 1
+  // for err). Returns false and sets *error on a trap or a missing export.
   bool call(const std::string& export_name, int32_t* result, std::string* error);
 
   struct Impl;

@@ -100,7 +100,7 @@ wasinn_host_t *wasinn_host_create(const wasinn_options_t *options, char **errptr
 void wasinn_host_destroy(wasinn_host_t *host);
 
 /* ---- Programs ---- */
-/* A module file (binary .wasm or text .wat). */
+/* A program file: a core module or a component (binary .wasm or text .wat), told apart by its bytes. */
 wasinn_program_t *wasinn_program_create_path(const char *wasm_path);
 /* A module's bytes; name names it in messages and is its argv[0] (NULL: "module"). */
 wasinn_program_t *wasinn_program_create_bytes(const uint8_t *bytes, size_t length, const char *name);

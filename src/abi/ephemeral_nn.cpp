@@ -7,6 +7,7 @@
 
 #include "core/model_format.h"
 #include "abi/name_check.h"
+#include "abi/nn_call_log.h"
 
 namespace wasinn::ephemeral_nn {
 
@@ -33,6 +34,12 @@ int32_t errno_of(Errc code) {
 }
 
 int32_t errno_of(const Status& status) { return status.ok() ? 0 : errno_of(status.error().code); }
+
+int32_t answer(const Status& status, std::string_view module, std::string_view function) {
+  const int32_t code = errno_of(status);
+  if (!status.ok()) log_nn_refusal(module, function, status.error(), std::to_string(code));
+  return code;
+}
 
 Result<TensorType> decode_tensor_type(uint8_t raw, uint64_t elements, uint64_t data_len) {
   switch (raw) {

@@ -17,6 +17,8 @@ namespace wasinn::ephemeral_nn {
 // The witx nn_errno for a result: 0 for success.
 int32_t errno_of(const Status& status);
 int32_t errno_of(Errc code);
+// The errno a call answers the guest with, logging a refusal (module::function names the call).
+int32_t answer(const Status& status, std::string_view module, std::string_view function);
 
 // Tensor type byte -> type. Values 2 and 3 changed meaning between witx versions; the data
 // length decides: 2 is u8 (old) when data_len == n, else f64; 3 is i32 (old) when

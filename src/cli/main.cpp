@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
 
   CommonOptions common;
   RunOptions run_options;
-  auto* run = app.add_subcommand("run", "Run a WASI command module (its _start) with wasi-nn available");
+  auto* run = app.add_subcommand("run", "Run a WASI command module (its _start) or component (its wasi:cli/run) with wasi-nn available");
   run->formatter(std::make_shared<RunUsageFormatter>());
   add_run_options(run, run_options, common);
   run->prefix_command();  // the first plain word is the module: it and the rest are the guest's

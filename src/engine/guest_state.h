@@ -9,12 +9,15 @@
 
 #include <wasmtime.h>
 
+#include "abi/wit_nn.h"
 #include "core/nn_session.h"
 
 namespace wasinn {
 
 struct GuestState {
   std::shared_ptr<NnSession> session;
+  // A component guest's WIT resources (over `session`), else null.
+  std::shared_ptr<wit_nn::WitSession> wit;
   // Cached after instantiation so a host call need not look the export up by name.
   std::optional<wasmtime_memory_t> memory;
   // A wasi-threads guest's imported shared memory (owned by its GuestThreads), else null.

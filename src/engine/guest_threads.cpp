@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "engine/call_outcome.h"
+#include "engine/epoch_ticker.h"
 #include "engine/nn_imports.h"
 
 namespace wasinn {
@@ -129,10 +130,7 @@ Result<std::unique_ptr<GuestThreadStore>> GuestThreads::instantiate(const std::s
   out->state->shared_memory = memory_;
   out->state->nn_calls = &nn_calls_;
   out->store.reset(wasmtime_store_new(settings_.engine, out->state.get(), nullptr));
-  if (settings_.max_memory_bytes > 0) {
-    const auto limit = static_cast<int64_t>(std::min<uint64_t>(settings_.max_memory_bytes, INT64_MAX));
-    wasmtime_store_limiter(out->store.get(), limit, -1, -1, -1, -1);
-  }
+  EpochTicker::limit_memory(out->store.get(), settings_.max_memory_bytes);
   wasmtime_context_t* cx = wasmtime_store_context(out->store.get());
   // Every thread stops at its next check once the guest ends (or its --timeout passes).
   wasmtime_context_set_epoch_deadline(cx, 1);

@@ -20,12 +20,14 @@ struct Host::Impl {
   std::unique_ptr<AttachedLogCallback> log_callback;  // first: outlives what may still log
   EnginePtr engine;
   LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
+  ComponentLinkerPtr component_linker;  // the same for components
   std::shared_ptr<NnEnvironment> env;
   uint64_t timeout_ms = 0;
   uint64_t max_memory_bytes = 0;
   size_t max_threads = 0;
   std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
   std::unique_ptr<ModuleCache> module_cache;  // declared after engine: never outlives it
+  std::unique_ptr<ComponentCache> component_cache;  // the same directory, for components
 
   // wasi-threads guests run on an engine of their own whose code checks epochs, so that the
   // guest's end can stop its other threads; ordinary guests do not pay for those checks.

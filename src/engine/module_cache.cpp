@@ -39,12 +39,15 @@ std::array<uint8_t, 32> digest_of(std::span<const uint8_t> bytes) {
 
 std::filesystem::path default_module_cache_dir() { return user_cache_dir("modules"); }
 
-ModuleCache::ModuleCache(wasm_engine_t* engine, std::filesystem::path dir, std::string engine_settings)
+template <class Code>
+CodeCache<Code>::CodeCache(wasm_engine_t* engine, std::filesystem::path dir, std::string engine_settings)
     : engine_(engine), requested_dir_(std::move(dir)), engine_settings_(std::move(engine_settings)) {}
 
-ModuleCache::~ModuleCache() = default;
+template <class Code>
+CodeCache<Code>::~CodeCache() = default;
 
-PrivateCacheDir* ModuleCache::open_dir() {
+template <class Code>
+PrivateCacheDir* CodeCache<Code>::open_dir() {
   std::call_once(open_once_, [&] {
     if (requested_dir_.empty()) return;
     std::string why;
@@ -54,14 +57,17 @@ PrivateCacheDir* ModuleCache::open_dir() {
   return dir_.get();
 }
 
-std::filesystem::path ModuleCache::dir() {
+template <class Code>
+std::filesystem::path CodeCache<Code>::dir() {
   PrivateCacheDir* d = open_dir();
   return d ? d->path() : std::filesystem::path();
 }
 
-Result<ModulePtr> ModuleCache::get(std::span<const uint8_t> wasm, const std::function<Result<ModulePtr>()>& compile) {
+template <class Code>
+auto CodeCache<Code>::get(std::span<const uint8_t> wasm, const std::function<Result<Ptr>()>& compile) -> Result<Ptr> {
   Sha256 key_hash;
   key_hash.field(std::string_view(kMagic, sizeof kMagic));
+  key_hash.field(std::string_view(Code::kKind));
   key_hash.field(std::string_view(WASMTIME_VERSION));
   key_hash.field(engine_settings_);
   key_hash.field(wasm);
@@ -72,20 +78,24 @@ Result<ModulePtr> ModuleCache::get(std::span<const uint8_t> wasm, const std::fun
   return module;
 }
 
-std::optional<ModulePtr> ModuleCache::recall(const std::string& name) {
+template <class Code>
+auto CodeCache<Code>::recall(const std::string& name) -> std::optional<Ptr> {
   std::lock_guard lock(recent_mu_);
   const auto it = std::find_if(recent_.begin(), recent_.end(), [&](const auto& r) { return r.first == name; });
   if (it == recent_.end()) return std::nullopt;
-  return ModulePtr(wasmtime_module_clone(it->second.get()));
+  return Ptr(Code::clone(it->second.get()));
 }
 
-void ModuleCache::remember(const std::string& name, const wasmtime_module_t* module) {
+template <class Code>
+void CodeCache<Code>::remember(const std::string& name, const typename Code::Raw* code) {
   std::lock_guard lock(recent_mu_);
   if (recent_.size() == kRecentModules) recent_.pop_front();
-  recent_.emplace_back(name, ModulePtr(wasmtime_module_clone(module)));
+  recent_.emplace_back(name, Ptr(Code::clone(code)));
 }
 
-Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::function<Result<ModulePtr>()>& compile) {
+template <class Code>
+auto CodeCache<Code>::get_uncached(const std::string& name, const std::function<Result<Ptr>()>& compile)
+    -> Result<Ptr> {
   PrivateCacheDir* d = open_dir();
   if (!d) return compile();
 
@@ -105,11 +115,11 @@ Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::
       } else if (digest_of(payload) != std::to_array(h.payload_sha256)) {
         why = "its compiled code does not match its checksum";
       } else {
-        wasmtime_module_t* module = nullptr;
-        ErrorPtr err(wasmtime_module_deserialize(engine_, payload.data(), payload.size(), &module));
+        typename Code::Raw* code = nullptr;
+        ErrorPtr err(Code::deserialize(engine_, payload.data(), payload.size(), &code));
         if (!err) {
-          logger().debug("compiled module from the module cache: {}", (d->path() / name).string());
-          return ModulePtr(module);
+          logger().debug("compiled {} from the module cache: {}", Code::kKind, (d->path() / name).string());
+          return Ptr(code);
         }
         why = "Wasmtime refused it: " + message_of(err.get());  // another engine build or settings
       }
@@ -120,7 +130,7 @@ Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::
   auto module = compile();
   if (!module) return module;
   wasm_byte_vec_t serialized;
-  if (ErrorPtr err(wasmtime_module_serialize(module->get(), &serialized)); err) {
+  if (ErrorPtr err(Code::serialize(module->get(), &serialized)); err) {
     logger().debug("cannot cache a compiled module: {}", message_of(err.get()));
     return module;
   }
@@ -137,10 +147,13 @@ Result<ModulePtr> ModuleCache::get_uncached(const std::string& name, const std::
   if (!d->write(name, std::span(reinterpret_cast<const uint8_t*>(entry.data()), entry.size()), &why)) {
     logger().debug("cannot cache a compiled module in {}: {}", d->path().string(), why);
   } else {
-    logger().debug("compiled module stored in the module cache: {}", (d->path() / name).string());
+    logger().debug("compiled {} stored in the module cache: {}", Code::kKind, (d->path() / name).string());
     d->prune_sometimes(kSuffix, kMaxEntries);
   }
   return module;
 }
+
+template class CodeCache<CoreModuleCode>;
+template class CodeCache<ComponentCode>;
 
 }  // namespace wasinn

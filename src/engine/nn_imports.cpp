@@ -7,11 +7,8 @@
 
 #include <fmt/format.h>
 
-#include <spdlog/spdlog.h>
-
 #include "abi/ephemeral_nn.h"
 #include "abi/legacy_nn.h"
-#include "core/log.h"
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -121,16 +118,7 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
   } catch (...) {
     status = make_error(Errc::runtime_error, "internal error");
   }
-  const int32_t code = ephemeral_nn::errno_of(status);
-  if (!status.ok()) {
-    // Every token stream ends with end_of_sequence or context_full: not worth a warning.
-    const Errc e = status.error().code;
-    const auto level = (e == Errc::end_of_sequence || e == Errc::context_full || e == Errc::busy) ? spdlog::level::debug
-                                                                               : spdlog::level::warn;
-    logger().log(level, "{}::{} -> {} ({}): {}", spec->module, spec->name, errc_name(status.error().code), code,
-                 status.error().detail);
-  }
-  args[0].i32 = code;
+  args[0].i32 = ephemeral_nn::answer(status, spec->module, spec->name);
   return nullptr;
 }
 

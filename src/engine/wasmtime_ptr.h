@@ -20,6 +20,10 @@ using LinkerPtr = std::unique_ptr<wasmtime_linker_t, WasmtimeDeleter<wasmtime_li
 using StorePtr = std::unique_ptr<wasmtime_store_t, WasmtimeDeleter<wasmtime_store_t, wasmtime_store_delete>>;
 using ErrorPtr = std::unique_ptr<wasmtime_error_t, WasmtimeDeleter<wasmtime_error_t, wasmtime_error_delete>>;
 using TrapPtr = std::unique_ptr<wasm_trap_t, WasmtimeDeleter<wasm_trap_t, wasm_trap_delete>>;
+using ComponentPtr =
+    std::unique_ptr<wasmtime_component_t, WasmtimeDeleter<wasmtime_component_t, wasmtime_component_delete>>;
+using ComponentLinkerPtr = std::unique_ptr<wasmtime_component_linker_t,
+                                           WasmtimeDeleter<wasmtime_component_linker_t, wasmtime_component_linker_delete>>;
 using WasiConfigPtr = std::unique_ptr<wasi_config_t, WasmtimeDeleter<wasi_config_t, wasi_config_delete>>;
 
 // The message of an error or trap (Wasmtime includes the wasm backtrace in it).

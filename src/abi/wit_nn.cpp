@@ -1,0 +1,254 @@
+#include "abi/wit_nn.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "core/model_format.h"
+
+namespace wasinn::wit_nn {
+
+namespace {
+
+bool same_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+struct TypeCase {
+  std::string_view name;
+  TensorType type;
+};
+// tensor-type's cases in declaration order.
+constexpr TypeCase kTypeCases[] = {{"FP16", TensorType::f16}, {"FP32", TensorType::f32}, {"FP64", TensorType::f64},
+                                   {"BF16", TensorType::bf16}, {"U8", TensorType::u8},   {"I32", TensorType::i32},
+                                   {"I64", TensorType::i64}};
+
+constexpr std::string_view kErrorCases[] = {"invalid-argument",      "invalid-encoding", "timeout",
+                                            "runtime-error",         "unsupported-operation", "too-large",
+                                            "not-found",             "security",         "unknown"};
+
+}  // namespace
+
+std::string_view version_name(Version v) {
+  switch (v) {
+    case Version::rc_2024_06_25: return "0.2.0-rc-2024-06-25";
+    case Version::rc_2024_08_19: return "0.2.0-rc-2024-08-19";
+    case Version::rc_2024_10_28: return "0.2.0-rc-2024-10-28";
+  }
+  return "?";
+}
+
+Result<TensorType> decode_tensor_type(std::string_view case_name) {
+  for (const auto& c : kTypeCases) {
+    if (same_case(c.name, case_name)) return c.type;
+  }
+  return make_error(Errc::invalid_argument, fmt::format("tensor type '{}' is not a wasi:nn tensor-type", case_name));
+}
+
+Result<std::string_view> tensor_type_case(TensorType type) {
+  for (const auto& c : kTypeCases) {
+    if (c.type == type) return c.name;
+  }
+  return make_error(Errc::unsupported_operation,
+                    fmt::format("the model's {} tensor has no wasi:nn tensor-type (FP16 FP32 FP64 BF16 U8 I32 I64)",
+                                type_name(type)));
+}
+
+Result<Encoding> decode_encoding(std::string_view case_name, std::span<const std::span<const uint8_t>> builders) {
+  if (same_case(case_name, "autodetect")) {
+    if (auto e = detect_encoding(builders)) return *e;
+    return make_error(Errc::invalid_encoding, std::string(kNoKnownFormat));
+  }
+  // The other cases are the core's encoding names.
+  // remote is the core's own (named models only): no WIT case reaches it.
+  if (auto e = parse_encoding(case_name); e && *e != Encoding::autodetect && *e != Encoding::remote) return *e;
+  return make_error(Errc::invalid_encoding, fmt::format("graph encoding '{}' is not supported", case_name));
+}
+
+Result<Target> decode_target(std::string_view case_name) {
+  for (Target t : {Target::cpu, Target::gpu, Target::tpu}) {
+    if (same_case(case_name, target_name(t))) return t;
+  }
+  return make_error(Errc::invalid_argument, fmt::format("execution target '{}' is not cpu, gpu or tpu", case_name));
+}
+
+std::string_view error_code_case(Errc code) {
+  switch (code) {
+    case Errc::invalid_argument: return "invalid-argument";
+    case Errc::invalid_encoding: return "invalid-encoding";
+    case Errc::timeout: return "timeout";
+    case Errc::unsupported_operation: return "unsupported-operation";
+    case Errc::too_large: return "too-large";
+    case Errc::not_found: return "not-found";
+    case Errc::security: return "security";
+    case Errc::unknown: return "unknown";
+    // WasmEdge's LLM codes and the witx-only ones, to the nearest; the detail keeps the rest.
+    case Errc::context_full:
+    case Errc::prompt_too_long: return "too-large";
+    case Errc::model_not_found: return "not-found";
+    case Errc::missing_memory:
+    case Errc::busy:
+    case Errc::end_of_sequence:
+    case Errc::runtime_error: return "runtime-error";
+  }
+  return "unknown";
+}
+
+Result<Errc> decode_error_code(std::string_view case_name) {
+  for (auto c : kErrorCases) {
+    if (!same_case(c, case_name)) continue;
+    for (size_t i = 0; i < kErrcCount; ++i) {
+      if (error_code_case(static_cast<Errc>(i)) == c) return static_cast<Errc>(i);
+    }
+  }
+  return make_error(Errc::invalid_argument, fmt::format("'{}' is not a wasi:nn error-code", case_name));
+}
+
+WitSession::WitSession(std::shared_ptr<NnSession> session)
+    : session_(std::move(session)),
+      tensors_("tensor", session_->environment().limits().max_tensors, "--max-tensors"),
+      errors_("error", session_->environment().limits().max_tensors, "--max-tensors") {}
+
+Result<uint32_t> WitSession::new_tensor(OwnedTensor tensor) {
+  const Limits& limits = session_->environment().limits();
+  if (tensor.dims.size() > limits.max_rank) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("tensor of rank {} exceeds the limit of {}", tensor.dims.size(), limits.max_rank));
+  }
+  if (tensor.data.size() > limits.max_tensor_bytes) {
+    return make_error(Errc::too_large, fmt::format("tensor of {} bytes exceeds the tensor limit of {}",
+                                                   tensor.data.size(), limits.max_tensor_bytes));
+  }
+  return tensors_.insert(std::make_shared<const OwnedTensor>(std::move(tensor)));
+}
+
+Result<std::shared_ptr<const OwnedTensor>> WitSession::tensor(uint32_t rep) const { return tensors_.get(rep); }
+
+Result<std::shared_ptr<const OwnedTensor>> WitSession::take_tensor(uint32_t rep) { return tensors_.erase(rep); }
+
+Status WitSession::drop_tensor(uint32_t rep) {
+  auto t = tensors_.erase(rep);
+  if (!t) return t.take_error();
+  return {};
+}
+
+Result<uint32_t> WitSession::load(std::span<const std::span<const uint8_t>> builders, std::string_view encoding,
+                                  std::string_view target) {
+  auto t = decode_target(target);
+  if (!t) return t.take_error();
+  auto e = decode_encoding(encoding, builders);
+  if (!e) return e.take_error();
+  return session_->load(builders, *e, *t);
+}
+
+Result<uint32_t> WitSession::load_by_name(std::string_view name) { return session_->load_by_name(name, {}); }
+
+Result<uint32_t> WitSession::init_execution_context(uint32_t graph) { return session_->init_execution_context(graph); }
+
+Status WitSession::drop_graph(uint32_t graph) { return session_->unload(graph); }
+
+Status WitSession::drop_context(uint32_t context) {
+  {
+    std::lock_guard lock(pending_mu_);
+    pending_.erase(context);
+  }
+  return session_->finalize_execution_context(context);
+}
+
+Result<std::vector<NamedRep>> WitSession::compute(uint32_t context, std::span<const NamedRep> inputs) {
+  // Each input is the guest's to give away: taken first, so every one is released on any outcome.
+  std::vector<std::shared_ptr<const OwnedTensor>> held;
+  std::optional<Error> bad_handle;
+  for (const auto& in : inputs) {
+    auto t = take_tensor(in.tensor);
+    if (t) held.push_back(std::move(*t));
+    else if (!bad_handle) bad_handle = t.take_error();
+  }
+  if (bad_handle) return std::move(*bad_handle);
+  std::vector<NamedInput> named;
+  named.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) named.push_back(NamedInput{inputs[i].name, held[i]->view()});
+  auto outputs = session_->compute_named(context, named);
+  if (!outputs) return outputs.take_error();
+  std::vector<NamedRep> reps;
+  for (auto& out : *outputs) {
+    auto rep = new_tensor(std::move(out.tensor));
+    if (!rep) {
+      for (const auto& r : reps) (void)drop_tensor(r.tensor);
+      return rep.take_error();
+    }
+    reps.push_back(NamedRep{std::move(out.name), *rep});
+  }
+  return reps;
+}
+
+Status WitSession::set_input(uint32_t context, std::string_view name, uint32_t tensor) {
+  auto t = take_tensor(tensor);
+  if (!t) return t.take_error();
+  // A wrong context is named now, as a witx set_input would, not at compute.
+  if (Status known = session_->check_context(context); !known) return known;
+  std::lock_guard lock(pending_mu_);
+  auto& io = pending_[context];
+  auto same = std::find_if(io.inputs.begin(), io.inputs.end(), [&](const auto& in) { return in.first == name; });
+  if (same != io.inputs.end()) same->second = std::move(*t);
+  else io.inputs.emplace_back(std::string(name), std::move(*t));
+  return {};
+}
+
+Status WitSession::compute(uint32_t context) {
+  std::vector<NamedInput> named;
+  std::vector<std::pair<std::string, std::shared_ptr<const OwnedTensor>>> inputs;
+  {
+    std::lock_guard lock(pending_mu_);
+    inputs = pending_[context].inputs;
+  }
+  for (const auto& [name, t] : inputs) named.push_back(NamedInput{name, t->view()});
+  auto outputs = session_->compute_named(context, named);
+  std::lock_guard lock(pending_mu_);
+  if (!outputs) {
+    pending_.erase(context);
+    return outputs.take_error();
+  }
+  pending_[context].outputs = std::move(*outputs);
+  return {};
+}
+
+Result<uint32_t> WitSession::get_output(uint32_t context, std::string_view name) {
+  OwnedTensor copy;
+  {
+    std::lock_guard lock(pending_mu_);
+    auto io = pending_.find(context);
+    if (io == pending_.end() || io->second.outputs.empty()) {
+      return make_error(Errc::invalid_argument,
+                        fmt::format("get-output('{}'): execution context {} has no outputs; call compute first", name,
+                                    context));
+    }
+    const auto& outs = io->second.outputs;
+    auto it = std::find_if(outs.begin(), outs.end(), [&](const NamedTensor& t) { return t.name == name; });
+    if (it == outs.end()) {
+      std::vector<std::string_view> names;
+      for (const auto& t : outs) names.push_back(t.name);
+      return make_error(Errc::invalid_argument, fmt::format("the model has no output named '{}'; its outputs are {}",
+                                                            name, fmt::join(names, ", ")));
+    }
+    copy = it->tensor;
+  }
+  return new_tensor(std::move(copy));
+}
+
+Result<uint32_t> WitSession::keep_error(Error error) {
+  return errors_.insert(std::make_shared<const Error>(std::move(error)));
+}
+
+Result<std::shared_ptr<const Error>> WitSession::error(uint32_t rep) const { return errors_.get(rep); }
+
+Status WitSession::drop_error(uint32_t rep) {
+  auto e = errors_.erase(rep);
+  if (!e) return e.take_error();
+  return {};
+}
+
+}  // namespace wasinn::wit_nn

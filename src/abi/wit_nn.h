@@ -1,0 +1,95 @@
+// The WIT guest ABI, `wasi:nn@0.2.0-rc-*` (world `ml`), as one component guest's resources over
+// an NnSession: the third guest ABI on the same core as the witx ones. The engine binding lifts
+// the canonical ABI into values (names for enum cases, vectors for lists) and passes resource
+// representations ("reps") in and out; this layer decodes and checks them and owns what the
+// guest's handles stand for. Graph and context reps are the NnSession's handles; tensor and
+// error reps are this session's. Used by one thread at a time (a component store's).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/handle_table.h"
+#include "core/nn_session.h"
+#include "core/types.h"
+
+namespace wasinn::wit_nn {
+
+// The versions served, oldest first. 06-25 and 08-19 have set-input/compute/get-output (06-25
+// also an error constructor); 10-28 has compute(list<named-tensor>).
+enum class Version : uint8_t { rc_2024_06_25, rc_2024_08_19, rc_2024_10_28 };
+inline constexpr Version kVersions[] = {Version::rc_2024_06_25, Version::rc_2024_08_19, Version::rc_2024_10_28};
+std::string_view version_name(Version v);  // "0.2.0-rc-2024-10-28"
+
+// Enum cases as WIT spells them, compared without regard to case ("FP32", "onnx").
+Result<TensorType> decode_tensor_type(std::string_view case_name);
+Result<std::string_view> tensor_type_case(TensorType type);  // i8 has no WIT case
+Result<Encoding> decode_encoding(std::string_view case_name, std::span<const std::span<const uint8_t>> builders);
+Result<Target> decode_target(std::string_view case_name);
+// The WIT error-code for a core error: WasmEdge's LLM codes go to the nearest one.
+std::string_view error_code_case(Errc code);
+Result<Errc> decode_error_code(std::string_view case_name);
+
+struct NamedRep {
+  std::string name;
+  uint32_t tensor;
+};
+
+class WitSession {
+ public:
+  explicit WitSession(std::shared_ptr<NnSession> session);
+
+  // tensor: the constructor cannot return an error in WIT, so a refusal here (too many tensors,
+  // too many bytes) is a trap in the binding.
+  Result<uint32_t> new_tensor(OwnedTensor tensor);
+  Result<std::shared_ptr<const OwnedTensor>> tensor(uint32_t rep) const;
+  Status drop_tensor(uint32_t rep);
+
+  // graph
+  Result<uint32_t> load(std::span<const std::span<const uint8_t>> builders, std::string_view encoding,
+                        std::string_view target);
+  Result<uint32_t> load_by_name(std::string_view name);
+  Result<uint32_t> init_execution_context(uint32_t graph);
+  Status drop_graph(uint32_t graph);
+  Status drop_context(uint32_t context);
+
+  // inference, 10-28: the input tensors are the guest's own handles, consumed by the call
+  // (dropped here whatever the outcome); the outputs are new tensors.
+  Result<std::vector<NamedRep>> compute(uint32_t context, std::span<const NamedRep> inputs);
+  // inference, 06-25 and 08-19: set-input consumes its tensor; get-output makes a new one.
+  Status set_input(uint32_t context, std::string_view name, uint32_t tensor);
+  Status compute(uint32_t context);
+  Result<uint32_t> get_output(uint32_t context, std::string_view name);
+
+  // errors: a failed call's Error becomes an error resource (a trap if the guest holds too many).
+  Result<uint32_t> keep_error(Error error);
+  Result<std::shared_ptr<const Error>> error(uint32_t rep) const;
+  Status drop_error(uint32_t rep);
+
+  size_t live_tensors() const { return tensors_.size(); }
+  NnSession& session() { return *session_; }
+
+ private:
+  // What the older versions keep between set-input, compute and get-output, per context.
+  struct PendingIo {
+    std::vector<std::pair<std::string, std::shared_ptr<const OwnedTensor>>> inputs;
+    std::vector<NamedTensor> outputs;
+  };
+  Result<std::shared_ptr<const OwnedTensor>> take_tensor(uint32_t rep);
+
+  std::shared_ptr<NnSession> session_;
+  HandleTable<const OwnedTensor> tensors_;
+  HandleTable<const Error> errors_;
+  std::mutex pending_mu_;
+  std::unordered_map<uint32_t, PendingIo> pending_;
+};
+
+}  // namespace wasinn::wit_nn

@@ -1,0 +1,272 @@
+// A component's instance: WASI 0.2 and the WIT wasi-nn interfaces from the Host's component
+// linker, its `wasi:cli/run` (a command) or another export (--invoke) run to completion.
+#include "engine/component_instance.h"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "abi/wit_nn.h"
+#include "core/nn_session.h"
+#include "engine/call_outcome.h"
+#include "engine/guest_state.h"
+#include "engine/guest_wasi.h"
+#include "engine/instance_impl.h"
+#include "engine/module_bytes.h"
+#include "engine/wit_nn_imports.h"
+#include "engine/wasmtime_ptr.h"
+
+namespace wasinn {
+
+namespace {
+
+using Val = wasmtime_component_val_t;
+
+std::string program_name(const Program& p) { return p.wasm_path.empty() ? std::string("the component") : p.wasm_path; }
+
+struct ExportIndexDeleter {
+  void operator()(wasmtime_component_export_index_t* p) const { wasmtime_component_export_index_delete(p); }
+};
+using ExportIndexPtr = std::unique_ptr<wasmtime_component_export_index_t, ExportIndexDeleter>;
+
+// Deletes what a call's results own once they have been read.
+struct ValsOwner {
+  std::vector<Val> vals;
+  explicit ValsOwner(size_t n) : vals(n) {}
+  ~ValsOwner() {
+    for (auto& v : vals) wasmtime_component_val_delete(&v);
+  }
+};
+
+// A component value as Wasmtime's CLI prints an --invoke result.
+std::string format_value(const Val& v) {
+  switch (v.kind) {
+    case WASMTIME_COMPONENT_BOOL: return v.of.boolean ? "true" : "false";
+    case WASMTIME_COMPONENT_S8: return std::to_string(v.of.s8);
+    case WASMTIME_COMPONENT_U8: return std::to_string(v.of.u8);
+    case WASMTIME_COMPONENT_S16: return std::to_string(v.of.s16);
+    case WASMTIME_COMPONENT_U16: return std::to_string(v.of.u16);
+    case WASMTIME_COMPONENT_S32: return std::to_string(v.of.s32);
+    case WASMTIME_COMPONENT_U32: return std::to_string(v.of.u32);
+    case WASMTIME_COMPONENT_S64: return std::to_string(v.of.s64);
+    case WASMTIME_COMPONENT_U64: return std::to_string(v.of.u64);
+    case WASMTIME_COMPONENT_F32: return fmt::format("{}", v.of.f32);
+    case WASMTIME_COMPONENT_F64: return fmt::format("{}", v.of.f64);
+    case WASMTIME_COMPONENT_STRING: return fmt::format("\"{}\"", std::string_view(v.of.string.data, v.of.string.size));
+    case WASMTIME_COMPONENT_ENUM: return std::string(v.of.enumeration.data, v.of.enumeration.size);
+    case WASMTIME_COMPONENT_RESULT:
+      return fmt::format("{}({})", v.of.result.is_ok ? "ok" : "err", v.of.result.val ? format_value(*v.of.result.val) : "");
+    case WASMTIME_COMPONENT_OPTION: return v.of.option ? fmt::format("some({})", format_value(*v.of.option)) : "none";
+    default: return "<value>";
+  }
+}
+
+// A call's error: an exit (wasi:cli/exit), a trap (it has a wasm backtrace) or a host failure.
+RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms) {
+  int status = 0;
+  if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}, {}};
+  std::string msg = message_of(err.get());
+  wasm_frame_vec_t trace;
+  wasmtime_error_wasm_trace(err.get(), &trace);
+  const bool trapped = trace.size > 0 || msg.find("wasm trap") != std::string::npos;
+  wasm_frame_vec_delete(&trace);
+  // Wasmtime lifts each byte a component hands the host as one value, and caps one host call at
+  // 128 MiB of them; its C API cannot raise that cap, so the way out is a registered model.
+  if (msg.find("fuel allocated for hostcalls has been exhausted") != std::string::npos) {
+    msg += "\nwasinn: a component can pass at most about 2 MiB of bytes in one wasi:nn call (Wasmtime's hostcall "
+           "limit); register a larger model with --nn-preload NAME:ENCODING:TARGET:PATH and load it with load-by-name";
+  }
+  if (timeout_ms > 0 && msg.find("interrupt") != std::string::npos) {
+    msg = fmt::format("the guest ran longer than --timeout ({} ms) and was stopped\n{}", timeout_ms, msg);
+  }
+  return RunOutcome{trapped ? kTrapExit : kHostFailureExit, trapped, msg, {}};
+}
+
+struct ComponentInstance final : Instance::Impl {
+  ~ComponentInstance() override { store.reset(); }  // before the state its host calls use
+  RunOutcome run(std::shared_ptr<Instance> self, const Program& program) override;
+  bool call(const std::string& export_name, int32_t* result, std::string* error) override;
+
+  void arm_deadline() const {
+    if (timeout_ms == 0) return;
+    wasmtime_context_set_epoch_deadline(wasmtime_store_context(store.get()), EpochTicker::ticks_for(timeout_ms));
+  }
+  // An export of the component by name, or within the exported instance `parent`.
+  ExportIndexPtr export_index(const wasmtime_component_export_index_t* parent, std::string_view name) const {
+    return ExportIndexPtr(wasmtime_component_instance_get_export_index(
+        &instance, wasmtime_store_context(store.get()), parent, name.data(), name.size()));
+  }
+  // `wasi:cli/run@0.2.x`'s name as this component spells it, or "".
+  std::string run_interface() const;
+  // Calls a function of no parameters; results land in `out`.
+  std::optional<RunOutcome> invoke(const wasmtime_component_func_t& func, ValsOwner& out) {
+    arm_deadline();
+    ErrorPtr err(wasmtime_component_func_call(&func, wasmtime_store_context(store.get()), nullptr, 0, out.vals.data(),
+                                              out.vals.size()));
+    if (err) return error_outcome(std::move(err), timeout_ms);
+    return std::nullopt;
+  }
+  Result<wasmtime_component_func_t> root_func(const std::string& name, size_t* nresults);
+
+  uint64_t timeout_ms = 0;
+  const wasm_engine_t* engine = nullptr;
+  std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
+  StorePtr store;
+  ComponentPtr component;
+  wasmtime_component_instance_t instance{};
+};
+
+std::string ComponentInstance::run_interface() const {
+  wasmtime_component_type_t* type = wasmtime_component_type(component.get());
+  std::string found;
+  const size_t n = wasmtime_component_type_export_count(type, engine);
+  for (size_t i = 0; i < n && found.empty(); ++i) {
+    const char* name = nullptr;
+    size_t len = 0;
+    wasmtime_component_extern_t* ext = nullptr;
+    if (!wasmtime_component_type_export_nth(type, engine, i, &name, &len, &ext)) continue;
+    const std::string_view export_name(name, len);
+    // Semver-compatible: any 0.2.x of the interface.
+    if (export_name.rfind("wasi:cli/run@0.2.", 0) == 0) found = export_name;
+    wasmtime_component_extern_delete(ext);
+  }
+  wasmtime_component_type_delete(type);
+  return found;
+}
+
+Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string& name, size_t* nresults) {
+  wasmtime_context_t* cx = wasmtime_store_context(store.get());
+  auto index = export_index(nullptr, name);
+  wasmtime_component_func_t func{};
+  if (!index || !wasmtime_component_instance_get_func(&instance, cx, index.get(), &func)) {
+    return make_error(Errc::not_found, fmt::format("the component exports no function named {}", name));
+  }
+  wasmtime_component_func_type_t* type = wasmtime_component_func_type(&func, cx);
+  const size_t nparams = wasmtime_component_func_type_param_count(type);
+  wasmtime_component_valtype_t result_type;
+  *nresults = wasmtime_component_func_type_result(type, &result_type) ? 1 : 0;
+  if (*nresults) wasmtime_component_valtype_delete(&result_type);
+  wasmtime_component_func_type_delete(type);
+  if (nparams != 0) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("{} takes {} parameter(s); wasinn calls component functions without arguments", name,
+                                  nparams));
+  }
+  return func;
+}
+
+RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& program) {
+  const std::string name = program_name(program);
+  wasmtime_context_t* cx = wasmtime_store_context(store.get());
+  if (program.invoke.empty()) {
+    const std::string iface = run_interface();
+    auto iface_index = iface.empty() ? nullptr : export_index(nullptr, iface);
+    auto run_index = iface_index ? export_index(iface_index.get(), "run") : nullptr;
+    wasmtime_component_func_t func{};
+    if (!run_index || !wasmtime_component_instance_get_func(&instance, cx, run_index.get(), &func)) {
+      return RunOutcome{kHostFailureExit, false,
+                        fmt::format("{} is a WebAssembly component without a wasi:cli/run export: not a command (use "
+                                    "--invoke NAME to call one of its exported functions)", name), {}};
+    }
+    ValsOwner results(1);
+    if (auto end = invoke(func, results)) return *end;
+    // run returns result<_, _>: an err is exit status 1, as Wasmtime's CLI has it.
+    const Val& r = results.vals[0];
+    const bool ok = r.kind == WASMTIME_COMPONENT_RESULT && r.of.result.is_ok;
+    return ok ? RunOutcome{} : RunOutcome{1, false, {}, {}};
+  }
+  if (!program.args.empty()) {
+    return RunOutcome{kHostFailureExit, false,
+                      fmt::format("--invoke {}: arguments cannot be passed to a component's function", program.invoke), {}};
+  }
+  size_t nresults = 0;
+  auto func = root_func(program.invoke, &nresults);
+  if (!func) return RunOutcome{kHostFailureExit, false, fmt::format("{}: {}", name, func.error().detail), {}};
+  ValsOwner results(nresults);
+  if (auto end = invoke(*func, results)) return *end;
+  RunOutcome outcome;
+  for (const auto& v : results.vals) outcome.results.push_back(format_value(v));
+  return outcome;
+}
+
+bool ComponentInstance::call(const std::string& export_name, int32_t* result, std::string* error) {
+  size_t nresults = 0;
+  auto func = root_func(export_name, &nresults);
+  if (!func) {
+    if (error) *error = func.error().detail;
+    return false;
+  }
+  ValsOwner results(nresults);
+  if (auto end = invoke(*func, results)) {
+    if (error) *error = end->message;
+    if (result && !end->trapped) *result = end->exit_code;
+    return false;
+  }
+  int32_t value = 0;
+  if (nresults == 1) {
+    const Val& v = results.vals[0];
+    if (v.kind == WASMTIME_COMPONENT_S32) value = v.of.s32;
+    else if (v.kind == WASMTIME_COMPONENT_U32) value = static_cast<int32_t>(v.of.u32);
+    else if (v.kind == WASMTIME_COMPONENT_RESULT) value = v.of.result.is_ok ? 0 : 1;
+    else {
+      if (error) *error = fmt::format("{} returns {}, not an integer or a result", export_name, format_value(v));
+      return false;
+    }
+  }
+  if (result) *result = value;
+  return true;
+}
+
+Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::vector<uint8_t>& bytes,
+                                       const std::string& name) {
+  wasmtime_component_t* component = nullptr;
+  if (ErrorPtr err(wasmtime_component_new(engine, bytes.data(), bytes.size(), &component)); err) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("{} is not a valid WebAssembly component: {}", name, one_line(message_of(err.get()))));
+  }
+  return ComponentPtr(component);
+}
+
+}  // namespace
+
+Status define_component_imports(wasmtime_component_linker_t* linker) {
+  if (ErrorPtr err(wasmtime_component_linker_add_wasip2(linker)); err) {
+    return make_error(Errc::runtime_error, "defining WASI 0.2: " + message_of(err.get()));
+  }
+  return define_wit_nn(linker);
+}
+
+std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program& program,
+                                                const std::vector<uint8_t>& wasm, std::string* error) {
+  auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
+    if (error) *error = std::move(msg);
+    return nullptr;
+  };
+  const std::string name = program_name(program);
+  auto component = host.component_cache->get(wasm, [&] { return compile_component(host.engine.get(), wasm, name); });
+  if (!component) return fail(component.error().detail);
+  auto impl = std::make_unique<ComponentInstance>();
+  impl->engine = host.engine.get();
+  impl->component = std::move(*component);
+  impl->timeout_ms = host.timeout_ms;
+  impl->state = std::make_unique<GuestState>();
+  impl->state->session = std::make_shared<NnSession>(host.env);
+  impl->state->wit = std::make_shared<wit_nn::WitSession>(impl->state->session);
+  impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
+  EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);
+  wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
+  impl->arm_deadline();
+  auto wasi = make_wasi(program);
+  if (!wasi) return fail(wasi.error().detail);
+  // wasmtime_context_set_wasi takes ownership of the config, even on error.
+  if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
+  if (ErrorPtr err(wasmtime_component_linker_instantiate(host.component_linker.get(), cx, impl->component.get(),
+                                                         &impl->instance));
+      err) {
+    return fail(fmt::format("cannot instantiate {}: {}", name, one_line(message_of(err.get()))));
+  }
+  return std::make_unique<Instance>(std::move(impl));
+}
+
+}  // namespace wasinn

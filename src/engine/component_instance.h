@@ -1,0 +1,22 @@
+// Instantiating a component (WASI 0.2 and the WIT wasi-nn interfaces), the peer of
+// module_instance for core modules.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "engine/host_impl.h"
+#include "wasinn/host.h"
+
+namespace wasinn {
+
+// What a component linker serves: WASI 0.2 (any 0.2.x a component imports) and wasi:nn.
+Status define_component_imports(wasmtime_component_linker_t* linker);
+
+// wasm: the component's binary. nullptr with *error set when it cannot be compiled or instantiated.
+std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program& program,
+                                                const std::vector<uint8_t>& wasm, std::string* error);
+
+}  // namespace wasinn

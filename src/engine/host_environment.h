@@ -1,0 +1,17 @@
+// The wasi-nn environment a Host serves guests from (backend catalog, limits, load isolation,
+// named models), built from HostOptions. Engine-independent: nothing here knows Wasmtime.
+#pragma once
+
+#include <memory>
+
+#include "core/error.h"
+#include "core/nn_environment.h"
+#include "wasinn/host.h"
+
+namespace wasinn {
+
+// Takes options.backend_configs. An invalid option (a bad preload, an unknown isolation mode)
+// is an error naming it.
+Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options);
+
+}  // namespace wasinn
