@@ -19,6 +19,8 @@
  *                                  autodetect ggml (default onnx)
  *   --target T                     a number or cpu gpu tpu auto (default cpu)
  *   --repeat N                     set the inputs and compute N times (default 1)
+ *   --fetch each|last              read the outputs after every compute, or (default) once at the
+ *                                  end (benchmarks: each times a whole inference)
  *   --help
  *
  * Names exist only here: witx's set_input and get_output take an index, so a NAME is turned into
@@ -67,6 +69,7 @@ static const char USAGE[] =
     "  --output INDEX:FILE[:MAX_BYTES] or REF=FILE[:MAX_BYTES]\n"
     "                                write an output to FILE (MAX_BYTES default 64 MiB)\n"
     "  --repeat N                    set the inputs and compute N times (default 1)\n"
+    "  --fetch each|last             read the outputs after every compute or once at the end (default)\n"
     "  --help                        this text\n"
     "\n"
     "A failed wasi-nn call prints \"errno N in STEP\" and exits N; run_model's own errors exit 2.\n";
@@ -455,7 +458,7 @@ static const char *take_once(const char *flag, const char *old, const char *valu
 
 int main(int argc, char **argv) {
   const char *model = NULL, *name = NULL, *io_path = NULL, *encoding_arg = NULL, *target_arg = NULL,
-             *repeat_arg = NULL;
+             *repeat_arg = NULL, *fetch_arg = NULL;
   static struct input in[MAX_TENSORS];
   static struct output out[MAX_TENSORS];
   int n_in = 0, n_out = 0;
@@ -467,7 +470,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     static const char *const FLAGS[] = {"--model", "--name", "--encoding", "--target", "--repeat",
-                                        "--io", "--input", "--output"};
+                                        "--io", "--input", "--output", "--fetch"};
     int known = 0;
     for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; ++k) known |= !strcmp(flag, FLAGS[k]);
     if (!known) fail("unknown option '%s' (run_model --help lists them)", flag);
@@ -478,6 +481,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(flag, "--encoding")) encoding_arg = take_once(flag, encoding_arg, v);
     else if (!strcmp(flag, "--target")) target_arg = take_once(flag, target_arg, v);
     else if (!strcmp(flag, "--repeat")) repeat_arg = take_once(flag, repeat_arg, v);
+    else if (!strcmp(flag, "--fetch")) fetch_arg = take_once(flag, fetch_arg, v);
     else if (!strcmp(flag, "--io")) io_path = take_once(flag, io_path, v);
     else if (!strcmp(flag, "--input")) {
       if (n_in == MAX_TENSORS) fail("more than %d --input flags", MAX_TENSORS);
@@ -492,6 +496,9 @@ int main(int argc, char **argv) {
   if (name && !*name) fail("--name is empty");
   const uint32_t encoding = encoding_arg ? parse_named("--encoding", encoding_arg, ENCODINGS) : WASI_NN_ENCODING_ONNX;
   const uint32_t target = target_arg ? parse_named("--target", target_arg, TARGETS) : WASI_NN_TARGET_CPU;
+  if (fetch_arg && strcmp(fetch_arg, "each") && strcmp(fetch_arg, "last"))
+    fail("--fetch '%s': expected each or last", fetch_arg);
+  const int fetch_each = fetch_arg && !strcmp(fetch_arg, "each");
   uint32_t repeat = 1;
   if (repeat_arg && (!parse_u32(repeat_arg, strlen(repeat_arg), &repeat) || repeat == 0))
     fail("--repeat '%s': expected a whole number of at least 1", repeat_arg);
@@ -540,6 +547,16 @@ int main(int argc, char **argv) {
       check(wasi_nn_set_input(ctx, in[i].index, &t), "set_input");
     }
     check(wasi_nn_compute(ctx), "compute");
+    for (int i = 0; fetch_each && r + 1 < repeat && i < n_out; ++i) {
+      static uint8_t *scratch;
+      static uint32_t scratch_len;
+      if (scratch_len < out[i].max) {
+        free(scratch);
+        scratch = xmalloc(scratch_len = out[i].max);
+      }
+      uint32_t written = 0;
+      check(wasi_nn_get_output(ctx, out[i].index, scratch, out[i].max, &written), "get_output");
+    }
   }
   uint8_t *buf = NULL;
   for (int i = 0; i < n_out; ++i) {

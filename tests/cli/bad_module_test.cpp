@@ -30,7 +30,8 @@ class BadModules : public ::testing::Test {
     write_text(dir_ / "truncated.wasm", probe.substr(0, probe.size() / 2));
     write_text(dir_ / "header_only.wasm", probe.substr(0, 8) + "\x01\x7f\x01");  // a section cut short
     write_text(dir_ / "empty.wasm", "");
-    write_text(dir_ / "component.wasm", std::string("\0asm\x0d\0\x01\0", 8));
+    // A component preamble followed by a section cut short: components run, broken ones do not.
+    write_text(dir_ / "component.wasm", std::string("\0asm\x0d\0\x01\0\x01\x7f", 10));
     write_text(dir_ / "broken.wat", "(module (func (export \"_start\") (i32.add)))");  // parses, invalid
     write_text(dir_ / "syntax.wat", "(module (func (export \"_start\")");                // does not parse
     fs::create_directory(dir_ / "a_directory.wasm");
@@ -48,7 +49,7 @@ class BadModules : public ::testing::Test {
         {"truncated", (dir_ / "truncated.wasm").string(), "not a valid WebAssembly module"},
         {"cut section", (dir_ / "header_only.wasm").string(), "not a valid WebAssembly module"},
         {"empty", (dir_ / "empty.wasm").string(), "it is empty"},
-        {"component", (dir_ / "component.wasm").string(), "WebAssembly component"},
+        {"broken component", (dir_ / "component.wasm").string(), "not a valid WebAssembly component"},
         {"invalid text", (dir_ / "broken.wat").string(), "not a valid WebAssembly module"},
         {"text syntax", (dir_ / "syntax.wat").string(), "not a valid WebAssembly text module"},
         {"huge", (dir_ / "huge.wasm").string(), "larger than 1024 MiB"},

@@ -74,6 +74,29 @@ TEST_F(ModuleCache, TheSecondRunLoadsTheCompiledModule) {
   EXPECT_EQ(second.out, first.out);
 }
 
+TEST_F(ModuleCache, AComponentIsKeptToo) {
+  const std::string component = guest("wit_classify_digits.component");
+  if (!fs::exists(component)) GTEST_SKIP() << "component guests are not built (no node or jco)";
+  const auto run = [&] {
+    std::vector<std::string> args{"run", "--log-level", "debug"};
+    const auto flags = at_dir();
+    args.insert(args.end(), flags.begin(), flags.end());
+    const std::vector<std::string> rest{"--dir", fixture("digits")->string() + "::/d", component, "/d/model.onnx",
+                                        "/d/test_x.f32", "/d/test_y.u8"};
+    args.insert(args.end(), rest.begin(), rest.end());
+    ChildResult r = wasinn(args);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_NE(r.out.find("accuracy: 435/450"), std::string::npos) << r.describe();
+    return r;
+  };
+  const ChildResult first = run();
+  EXPECT_TRUE(contains(first.err, "compiled component stored in the module cache")) << first.describe();
+  ASSERT_EQ(entries(dir_).size(), 1u);
+  const ChildResult second = run();
+  EXPECT_TRUE(contains(second.err, "compiled component from the module cache")) << second.describe();
+  EXPECT_EQ(second.out, first.out);
+}
+
 TEST_F(ModuleCache, ACorruptOrTruncatedEntryIsIgnoredAndRewritten) {
   run_digits(at_dir());
   const auto stored = entries(dir_);

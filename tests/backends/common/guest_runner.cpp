@@ -31,7 +31,9 @@ GuestRun run_guest(const std::vector<std::string> &host_args, const std::string 
   return run_wasinn(args, guest);
 }
 
-GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name) {
+namespace {
+
+GuestRun spawn_wasinn(const std::vector<std::string> &args, const std::string &log_name, bool split) {
   std::vector<std::string> argv = {WASINN_CLI};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char *> raw;
@@ -39,10 +41,14 @@ GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log
   raw.push_back(nullptr);
 
   const std::string log = scratch_dir("logs") + "/" + log_name + ".log";
+  const std::string err_log = log + ".stderr";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (split)
+    posix_spawn_file_actions_addopen(&actions, 2, err_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  else
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
   GuestRun run;
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ);
@@ -57,7 +63,21 @@ GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::ifstream f(log);
   run.output.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  if (split) {
+    std::ifstream e(err_log);
+    run.errors.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+  }
   return run;
+}
+
+}  // namespace
+
+GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name) {
+  return spawn_wasinn(args, log_name, false);
+}
+
+GuestRun run_wasinn_split(const std::vector<std::string> &args, const std::string &log_name) {
+  return spawn_wasinn(args, log_name, true);
 }
 
 }  // namespace wasinn_test

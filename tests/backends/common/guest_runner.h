@@ -9,7 +9,8 @@ namespace wasinn_test {
 
 struct GuestRun {
   int exit_code = -1;  // the guest's exit status; -1 if wasinn could not be started
-  std::string output;  // stdout and stderr together
+  std::string output;  // stdout and stderr together (stdout alone from run_wasinn_split)
+  std::string errors;  // stderr, from run_wasinn_split only
 };
 
 // `wasinn run --backend-dir <built backends> <host_args...> <guest>.wasm <guest_args...>`.
@@ -18,6 +19,9 @@ GuestRun run_guest(const std::vector<std::string> &host_args, const std::string 
 
 // `wasinn <args...>` (any command: "models", "inspect", ...), its output logged as <log_name>.log.
 GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name);
+
+// run_wasinn with stdout (output) and stderr (errors) apart, for byte comparisons of stdout.
+GuestRun run_wasinn_split(const std::vector<std::string> &args, const std::string &log_name);
 
 // A fresh empty directory under the test's temporary directory.
 std::string scratch_dir(const std::string &name);

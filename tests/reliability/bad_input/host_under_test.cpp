@@ -9,7 +9,14 @@ namespace wasinn::bad_input {
 
 namespace fs = std::filesystem;
 
-std::string_view abi_name(Abi abi) { return abi == Abi::ephemeral ? "wasi_ephemeral_nn" : "wasi_nn (legacy)"; }
+std::string_view abi_name(Abi abi) {
+  switch (abi) {
+    case Abi::ephemeral: return "wasi_ephemeral_nn";
+    case Abi::legacy: return "wasi_nn (legacy)";
+    case Abi::wit: return "wasi:nn (WIT)";
+  }
+  return "?";
+}
 
 std::string_view backend_name(Backend backend) {
   switch (backend) {

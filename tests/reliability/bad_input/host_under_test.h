@@ -18,7 +18,7 @@
 
 namespace wasinn::bad_input {
 
-enum class Abi { ephemeral, legacy };
+enum class Abi { ephemeral, legacy, wit };
 // none: the host rejects the input before any backend sees it.
 enum class Backend { none, onnxruntime, openvino, pytorch, tensorflowlite, tensorflow, llamacpp };
 
@@ -44,6 +44,7 @@ class HostUnderTest {
   static bool load_isolation();
 
   NnEnvironment& env() { return *env_; }
+  const std::shared_ptr<NnEnvironment>& shared_env() { return env_; }
   NnSession& session() { return *session_; }
 
   // Why `backend` cannot be exercised here ("" when it can): no manifest, a plugin that fails

@@ -2,7 +2,7 @@
 // resident memory does not grow over thousands of load/init/set_input/compute/get_output/
 // finalize/unload cycles (every cycle's output is checked by the guest).
 //
-//   soak_runner --backend NAME [--cycles N] [--batch N] [--warmup-percent P]
+//   soak_runner --backend NAME [--component 1] [--cycles N] [--batch N] [--warmup-percent P]
 //               [--max-growth-percent P] [--max-bytes-per-cycle B] [--trace FILE]
 //               [--backend-config JSON] [--isolate-loads never|auto|always]
 //               [--isolated-load-cache DIR|memory|off]
@@ -12,12 +12,16 @@
 // (wasinn-load-check); the soak then also covers the host side of that (children, pipes, fds).
 // --isolated-load-cache defaults to off, so that every load has its child (and nothing is
 // written to ~/.cache); memory or a directory soak the remembered-verdict path instead.
+// --component 1 (onnxruntime only) runs the WIT component guest wit_cycles instead: resources
+// created and dropped through wasi:nn@0.2.0-rc-2024-10-28 (init-execution-context, tensor,
+// compute, outputs, drops) in one run, sampled at the "at I" lines it writes every batch.
 // Exit status: 0 when every cycle succeeded and growth stayed within the limits, 1 otherwise,
 // 2 for bad arguments. Only this backend's plugin is loaded, so the RSS is its own.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -71,6 +75,7 @@ struct Options {
   std::string backend_config;
   std::string isolate_loads = "never";
   std::string isolated_load_cache = "off";
+  bool component = false;
 };
 
 int usage(const char* why) {
@@ -96,6 +101,7 @@ bool parse(int argc, char** argv, Options* o) {
     else if (k == "--backend-config") o->backend_config = v;
     else if (k == "--isolate-loads") o->isolate_loads = v;
     else if (k == "--isolated-load-cache") o->isolated_load_cache = v;
+    else if (k == "--component") o->component = std::string(v) == "1";
     else return false;
   }
   if (argc % 2 == 0 || o->backend.empty() || o->cycles == 0) return false;
@@ -142,6 +148,61 @@ bool call(wasinn::Instance& instance, const char* name, std::string* error) {
   return code == 0;
 }
 
+// The witx soak: soak_guest's soak_batch export called batch after batch.
+bool run_module_cycles(wasinn::Host& host, const Options& o, const BackendCase& c, wasinn_soak::SoakMeter& meter) {
+  std::string error;
+  wasinn::Program program;
+  program.wasm_path = wasinn_it::guest("soak_guest");
+  program.args = guest_args(c, o.batch);
+  program.dirs = {{fixture(".").string(), kGuestFixtures}};
+  auto instance = host.instantiate(program, &error);
+  // A reactor's _initialize runs the C constructors (stdio, environ) before any other export.
+  if (!instance || !call(*instance, "_initialize", &error) || !call(*instance, "soak_setup", &error))
+    return std::fprintf(stderr, "soak_runner: %s: %s\n", o.backend.c_str(), error.c_str()), false;
+
+  for (uint64_t done = 0; done < o.cycles;) {
+    if (!call(*instance, "soak_batch", &error)) {
+      std::fprintf(stderr, "soak_runner: %s: after %llu cycles: %s\n", o.backend.c_str(),
+                   static_cast<unsigned long long>(done), error.c_str());
+      return false;
+    }
+    done += o.batch;
+    meter.record(done);
+  }
+  return true;
+}
+
+// The WIT soak: one run of wit_cycles, sampled on the guest's thread at each "at I" line.
+bool run_component_cycles(wasinn::Host& host, const Options& o, wasinn_soak::SoakMeter& meter) {
+  wasinn::Program program;
+  program.wasm_path = (std::filesystem::path(WASINN_GUEST_DIR) / "wit_cycles.component.wasm").string();
+  program.args = {"--rss-every", std::to_string(o.batch), std::string(kGuestFixtures) + "/digits/model.onnx",
+                  std::string(kGuestFixtures) + "/digits/test_x.f32", std::to_string(o.cycles)};
+  program.dirs = {{fixture(".").string(), kGuestFixtures}};
+  std::string err_text, line;
+  program.on_stderr = [&](std::string_view bytes) {
+    for (char ch : bytes) {
+      if (ch != '\n') {
+        line += ch;
+        continue;
+      }
+      if (line.rfind("at ", 0) == 0) meter.record(std::strtoull(line.c_str() + 3, nullptr, 10));
+      else err_text += line + "\n";
+      line.clear();
+    }
+  };
+  std::string out;
+  program.on_stdout = [&](std::string_view bytes) { out.append(bytes); };
+  const wasinn::RunOutcome r = host.run(program);
+  const std::string expected = "cycles " + std::to_string(o.cycles) + " class ";
+  if (r.exit_code != 0 || out.rfind(expected, 0) != 0) {
+    std::fprintf(stderr, "soak_runner: wit_cycles: exit %d %s\n%s%s\n", r.exit_code, r.message.c_str(), out.c_str(),
+                 err_text.c_str());
+    return false;
+  }
+  return true;
+}
+
 int run(const Options& o) {
   const BackendCase* c = nullptr;
   for (const auto& k : cases())
@@ -158,29 +219,18 @@ int run(const Options& o) {
   auto host = wasinn::Host::create(host_options, &error);
   if (!host) return std::fprintf(stderr, "soak_runner: %s\n", error.c_str()), 1;
 
-  wasinn::Program program;
-  program.wasm_path = wasinn_it::guest("soak_guest");
-  program.args = guest_args(*c, o.batch);
-  program.dirs = {{fixture(".").string(), kGuestFixtures}};
-  auto instance = host->instantiate(program, &error);
-  // A reactor's _initialize runs the C constructors (stdio, environ) before any other export.
-  if (!instance || !call(*instance, "_initialize", &error) || !call(*instance, "soak_setup", &error))
-    return std::fprintf(stderr, "soak_runner: %s: %s\n", o.backend.c_str(), error.c_str()), 1;
-
   std::FILE* trace = o.trace.empty() ? nullptr : std::fopen(o.trace.c_str(), "w");
   if (!o.trace.empty() && !trace) return usage(("cannot write " + o.trace).c_str());
   wasinn_soak::SoakMeter meter(o.backend, o.cycles, o.warmup_percent, trace);
   meter.record(0);
-  for (uint64_t done = 0; done < o.cycles;) {
-    if (!call(*instance, "soak_batch", &error)) {
-      std::fprintf(stderr, "soak_runner: %s: after %llu cycles: %s\n", o.backend.c_str(),
-                   static_cast<unsigned long long>(done), error.c_str());
-      return 1;
-    }
-    done += o.batch;
-    meter.record(done);
+  if (o.component) {
+    if (o.backend != "onnxruntime") return usage("--component runs the ONNX digits model: --backend onnxruntime");
+    if (!run_component_cycles(*host, o, meter)) return 1;
+  } else if (!run_module_cycles(*host, o, *c, meter)) {
+    return 1;
   }
   if (trace) std::fclose(trace);
+
 
   const auto f = meter.figures();
   std::printf("%s\n", wasinn_soak::SoakMeter::describe(o.backend, f).c_str());

@@ -1,0 +1,98 @@
+# wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library
+#                            [WORLD <world>] [FLAGS <flag>...] [OWN_CABI_REALLOC])
+# Compiles a C guest with Debian's clang to a core module and makes it a component with
+# scripts/componentize.mjs (jco 1.35.0's wasm-tools, installed by scripts/deps/jco.sh) into
+# ${WASINN_GUEST_DIR}/<name>.component.wasm (the core module stays beside it as
+# <name>.core.wasm).
+#   WIT     wasi:nn version: a directory of wit/wasi-nn (0.2.0-rc-2024-10-28, -08-19, -06-25);
+#           the guest gets -DWASI_NN_WIT_2024_MM_DD for it (wasi_nn_wit_legacy.h selects by it).
+#   KIND    command: a WASI preview1 command (main, stdio, files) that the preview1 command
+#           adapter turns into a WASI 0.2 command component; the world is the wasi:nn imports.
+#           library: a reactor with no WASI imports at all; the world is the wasi:nn imports and
+#           an export `run: func() -> s32`.
+#   WORLD   a world of guest/components/worlds.wit or of the version's WIT (default guest-<KIND>).
+# Every guest links guest/components/cabi_realloc.c, unless OWN_CABI_REALLOC says it has its own.
+# Without node or jco (or with -DWASINN_COMPONENT_GUESTS=OFF) the guests are skipped with a
+# STATUS message, and WASINN_HAVE_COMPONENT_GUESTS is OFF (tests that need them check it).
+option(WASINN_COMPONENT_GUESTS "build the component guests (guest/components) when node and jco are there" ON)
+find_program(WASINN_NODE NAMES node nodejs DOC "Node.js, which runs jco for the component guests")
+set(WASINN_JCO_VERSION 1.35.0)
+set(WASINN_JCO_DIR ${WASINN_DEPS_DIR}/jco-${WASINN_JCO_VERSION} CACHE PATH
+    "prefix where scripts/deps/jco.sh installed @bytecodealliance/jco")
+set(WASINN_WIT_DIR ${CMAKE_SOURCE_DIR}/wit/wasi-nn)
+set(WASINN_COMPONENTIZE ${CMAKE_SOURCE_DIR}/scripts/componentize.mjs)
+
+set(WASINN_HAVE_COMPONENT_GUESTS OFF)
+if(NOT WASINN_COMPONENT_GUESTS)
+  message(STATUS "Component guests skipped: WASINN_COMPONENT_GUESTS is OFF")
+elseif(NOT WASINN_NODE)
+  message(STATUS "Component guests skipped: node is not installed")
+elseif(NOT EXISTS ${WASINN_JCO_DIR}/.version)
+  message(STATUS "Component guests skipped: jco is not in ${WASINN_JCO_DIR} (run scripts/fetch-deps.sh jco)")
+else()
+  set(WASINN_HAVE_COMPONENT_GUESTS ON)
+  message(STATUS "Component guests: jco ${WASINN_JCO_VERSION} in ${WASINN_JCO_DIR}")
+endif()
+
+function(wasinn_add_component_guest)
+  cmake_parse_arguments(G "OWN_CABI_REALLOC" "NAME;WIT;WORLD;KIND" "SOURCES;FLAGS" ${ARGN})
+  if(NOT WASINN_HAVE_COMPONENT_GUESTS)
+    return()
+  endif()
+  foreach(required NAME WIT KIND SOURCES)
+    if(NOT G_${required})
+      message(FATAL_ERROR "wasinn_add_component_guest: ${required} is required")
+    endif()
+  endforeach()
+  set(wit_file ${WASINN_WIT_DIR}/${G_WIT}/wasi-nn.wit)
+  if(NOT EXISTS ${wit_file})
+    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): no WIT ${wit_file}")
+  endif()
+  if(NOT G_WIT MATCHES "([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])$")
+    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): WIT ${G_WIT} has no date")
+  endif()
+  set(version_define -DWASI_NN_WIT_${CMAKE_MATCH_1}_${CMAKE_MATCH_2}_${CMAKE_MATCH_3})
+  if(NOT G_WORLD)
+    set(G_WORLD guest-${G_KIND})
+  endif()
+  set(components_dir ${CMAKE_SOURCE_DIR}/guest/components)
+  if(G_KIND STREQUAL "command")
+    # Our own _start (command_start.c) instead of crt1-command.o: with the latter, wasm-ld 14
+    # wraps every other export, cabi_realloc included, in constructor and destructor calls.
+    set(kind_flags -nostartfiles)
+    set(kind_sources ${components_dir}/command_start.c)
+    set(adapter command)
+  elseif(G_KIND STREQUAL "library")
+    # A reactor: _initialize (run by the component's start) instead of _start; with no stdio or
+    # file use, libc brings in no WASI import (componentize.mjs checks).
+    set(kind_flags -mexec-model=reactor)
+    set(kind_sources "")
+    set(adapter none)
+  else()
+    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND must be command or library")
+  endif()
+  if(NOT G_OWN_CABI_REALLOC)
+    list(APPEND kind_sources ${components_dir}/cabi_realloc.c)
+  endif()
+
+  set(srcs "")
+  foreach(s ${G_SOURCES})
+    list(APPEND srcs ${CMAKE_CURRENT_SOURCE_DIR}/${s})
+  endforeach()
+  file(GLOB guest_headers ${CMAKE_SOURCE_DIR}/guest/include/*.h ${components_dir}/*.h)
+  set(core ${WASINN_GUEST_DIR}/${G_NAME}.core.wasm)
+  set(out ${WASINN_GUEST_DIR}/${G_NAME}.component.wasm)
+  add_custom_command(OUTPUT ${out} BYPRODUCTS ${core}
+    COMMAND ${WASM_CLANG} --target=wasm32-wasi -O2 -Wall -Wextra ${kind_flags} ${version_define}
+            -I${CMAKE_SOURCE_DIR}/guest/include -I${components_dir} ${G_FLAGS}
+            ${srcs} ${kind_sources} -o ${core}
+    COMMAND ${WASINN_NODE} ${WASINN_COMPONENTIZE} --jco ${WASINN_JCO_DIR} --core ${core}
+            --wit ${wit_file} --wit ${components_dir}/worlds.wit --world ${G_WORLD}
+            --adapter ${adapter} --out ${out}
+    DEPENDS ${srcs} ${kind_sources} ${guest_headers} ${wit_file} ${components_dir}/worlds.wit
+            ${WASINN_COMPONENTIZE} ${WASINN_JCO_DIR}/.version
+    COMMENT "component guest ${G_NAME}.component.wasm (wasi:nn@${G_WIT}, ${G_KIND})"
+    VERBATIM)
+  add_custom_target(guest_${G_NAME} DEPENDS ${out})
+  add_dependencies(guests guest_${G_NAME})
+endfunction()
