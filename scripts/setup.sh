@@ -34,6 +34,9 @@ bash "$ROOT/scripts/fetch-deps.sh"
 step "Test models and data -> $FIXTURES"
 "$ROOT/.deps/venv/bin/python" "$ROOT/scripts/make_fixtures.py" --out "$FIXTURES"
 
+step "Inference servers for the remote backend's tests (cached venvs; never fatal)"
+bash "$ROOT/scripts/remote-servers.sh" || echo "setup: a remote test server is missing: its tests will skip"
+
 step "Build -> $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >/dev/null

@@ -52,7 +52,9 @@ void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& ten
 
 void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& common) {
   inspect->add_option("model", o.model,
-                      "A name registered with --nn-preload, or the model: a file, an OpenVINO .xml (its .bin "
+                      "A name registered with --nn-preload or --nn-remote, a remote model's URL "
+                      "(http[s]://HOST:PORT/models/M or grpc[s]://...: names, types and shapes from the server's "
+                      "metadata), or the model: a file, an OpenVINO .xml (its .bin "
                       "beside it is found), a directory holding one model, a TensorFlow SavedModel directory or "
                       "frozen .pb, or several files given as a guest's graph builders")
       ->required();
@@ -67,6 +69,7 @@ void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& co
                       "Register a model as for run (NAME:ENCODING:TARGET:PATH[:PATH...]), then inspect it by "
                       "NAME; repeatable")
       ->type_name("SPEC")->allow_extra_args(false);
+  add_remote_options(inspect, o.remote);
   inspect->add_option("--target", o.target,
                       "The target to load a model file for, as a guest's load would: cpu, gpu, tpu (npu) or "
                       "auto; shows how the framework placed it (e.g. the nodes each TFLite delegate took). A "
@@ -86,6 +89,12 @@ void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& co
 
 int inspect_command(InspectOptions& o, const CommonOptions& common) {
   apply_common(common, o.host);
+  if (o.model.size() == 1 && looks_like_remote_url(o.model[0])) {
+    // A URL is inspected as a remote model registered under a name of its own.
+    o.host.preloads.push_back("remote-url:remote:cpu:" + remote_spec_json(o.remote, o.model[0]));
+    o.model = {"remote-url"};
+  }
+  apply_remote_options(o.remote, o.host);
   auto host = make_host(o.host);
   check_backend_configs(o.host, *host);
   wasinn::ModelInfo info;

@@ -1,6 +1,6 @@
 // `wasinn models inspect [--json] MODEL...`: loads a model and lists its inputs and outputs in
 // the index order guests use. MODEL is a name registered with --nn-preload, or the model's
-// file(s) or directory, whose format is recognised (core/model_files.h) unless --encoding says.
+// file(s) or directory, or a remote model's URL (grpc://HOST:PORT/models/M), whose format is recognised (core/model_files.h) unless --encoding says.
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/remote_options.h"
 #include "wasinn/host.h"
 
 namespace wasinn_cli {
@@ -19,6 +20,7 @@ struct InspectOptions {
   std::string target = "cpu";
   wasinn::HostOptions host;
   bool json = false;
+  RemoteModelOptions remote;  // --nn-remote NAME=URL, or MODEL given as a URL
 };
 
 void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& common);

@@ -66,9 +66,11 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
            "Register a model for load_by_name: NAME:ENCODING:TARGET:PATH[:PATH...] (WasmEdge's syntax; "
            "encoding and target are case-insensitive, target AUTO allowed); repeatable")
       ->type_name("SPEC");
+  add_remote_options(run, o.remote);
   run->add_option("--invoke", o.invoke,
-                  "Call this exported function instead of _start (after _initialize, if any); the arguments "
-                  "after the module are its parameters, its results are printed one per line")
+                  "Call this exported function instead of _start (after _initialize, if any) or a component's "
+                  "wasi:cli/run; the arguments after the module are its parameters (a component's function "
+                  "takes none), its results are printed one per line")
       ->type_name("FUNCTION");
   run->add_option("--argv0", o.argv0, "The guest's argv[0] (default: the module's file name)")->type_name("ARGV0");
   add_list(run, "-S,--wasi", o.groups.wasi,
@@ -96,6 +98,10 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
       ->check(whole_number(1, 1u << 20))->capture_default_str();
   run->add_option("--max-contexts", o.host.limits.max_contexts, "The most execution contexts one guest may hold at once")
       ->check(whole_number(1, 1u << 20))->capture_default_str();
+  run->add_option("--max-tensors", o.host.limits.max_tensors,
+                  "The most tensor (and error) resources one component guest may hold at once; a tensor made past "
+                  "it traps the guest")
+      ->check(whole_number(1, 1u << 24))->capture_default_str();
   run->add_option("--max-model-bytes", o.host.limits.max_model_bytes, "The most bytes one model load may have (all its builders or files together)")
       ->check(whole_number(1, 1ull << 40))->capture_default_str();
   run->add_option("--max-tensor-bytes", o.host.limits.max_tensor_bytes, "The most bytes one input tensor may have")
@@ -192,6 +198,7 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
     }
   }
   apply_common(common, o.host);
+  apply_remote_options(o.remote, o.host);
   std::optional<MetricsAddress> metrics_address;
   if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
 

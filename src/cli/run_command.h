@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/remote_options.h"
 #include "cli/wasmtime_groups.h"
 #include "wasinn/host.h"
 
@@ -22,6 +23,7 @@ struct RunOptions {
   std::string argv0;
   bool no_cache = false;
   std::string metrics_addr;  // HOST:PORT, or "" for no metrics endpoint
+  RemoteModelOptions remote;  // --nn-remote and its options
 };
 
 void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common);

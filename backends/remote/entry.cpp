@@ -1,0 +1,9 @@
+// The plugin's exported entry point: the SDK builds the C table from RemoteBackend, RemoteGraph
+// and RemoteContext.
+#include "backend.h"
+#include "context.h"
+#include "graph.h"
+
+static_assert(wasinn::sdk::Cancellable<wasinn::remote::RemoteContext>);
+
+WASINN_PLUGIN_DEFINE(wasinn::remote::RemoteBackend)
