@@ -20,7 +20,7 @@ class AbiByName : public AbiTest {
   void add_model(const std::string& name, const std::string& text) {
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ / name, std::ios::binary) << text;
-    ASSERT_TRUE(env_->models().add(NamedModel{name, Encoding::onnx, Target::cpu, {dir_ / name}}).ok());
+    ASSERT_TRUE(env_->models().add(NamedModel{name, Encoding::onnx, Target::cpu, {dir_ / name}, {}}).ok());
   }
   // One directory per process: ctest runs these tests in parallel processes, and one
   // rewriting a file another is loading made the fake backend read it half written.

@@ -107,8 +107,8 @@ TEST_F(MetricsTest, NamedModelsAreLabelledByTheirNameAndBackend) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "ok", std::ios::binary) << "fake:add1";
   std::ofstream(dir / "broken", std::ios::binary) << "fake:fail_load";
-  ASSERT_TRUE(env_->models().add(NamedModel{"digits", Encoding::onnx, Target::cpu, {dir / "ok"}}).ok());
-  ASSERT_TRUE(env_->models().add(NamedModel{"broken", Encoding::onnx, Target::cpu, {dir / "broken"}}).ok());
+  ASSERT_TRUE(env_->models().add(NamedModel{"digits", Encoding::onnx, Target::cpu, {dir / "ok"}, {}}).ok());
+  ASSERT_TRUE(env_->models().add(NamedModel{"broken", Encoding::onnx, Target::cpu, {dir / "broken"}, {}}).ok());
   const uint32_t out = guest_.out_u32();
   for (int i = 0; i < 2; ++i) ASSERT_TRUE(has_errno(nn::load_by_name(call(), guest_.put("digits"), 6, out), 0));
   EXPECT_TRUE(has_errno(nn::load_by_name(call(), guest_.put("broken"), 6, out), 5));

@@ -25,7 +25,7 @@ std::filesystem::path model_file(const std::string& stem, const std::string& tex
 
 NamedModel named(const std::string& name, std::vector<std::filesystem::path> paths,
                  Encoding encoding = Encoding::onnx) {
-  return NamedModel{name, encoding, Target::cpu, std::move(paths)};
+  return NamedModel{name, encoding, Target::cpu, std::move(paths), {}};
 }
 
 class Registry : public ::testing::Test {
@@ -166,7 +166,7 @@ TEST_F(Registry, FailedLoadIsNotCached) {
 TEST_F(Registry, BackendSeesFileBytesPathsAndTarget) {
   const auto xml = model_file("ir", "fake:describe_load");
   const auto bin = model_file("ir_weights", "WEIGHTS");
-  ASSERT_TRUE(env_->models().add(NamedModel{"ir", Encoding::onnx, Target::gpu, {xml, bin}}).ok());
+  ASSERT_TRUE(env_->models().add(NamedModel{"ir", Encoding::onnx, Target::gpu, {xml, bin}, {}}).ok());
   auto g = env_->load_named("ir", "{}");
   ASSERT_TRUE(g.ok()) << g.error().detail;
   auto ctx = (*g)->create_context();

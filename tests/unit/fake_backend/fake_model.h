@@ -82,14 +82,14 @@ inline std::vector<sdk::IoDesc> declared_io(Op op, sdk::Side side) {
   const bool out = side == sdk::Side::output;
   switch (op) {
     case Op::echo:  // any type, any shape: reported to the host as an unknown type and rank
-      return {{out ? "same" : "any", WASINN_TYPE_UNKNOWN, -1, {}, ""}};
+      return {{out ? "same" : "any", WASINN_TYPE_UNKNOWN, -1, {}, "", ""}};
     case Op::stream:
-      return {{out ? "text" : "prompt", WASINN_TYPE_U8, 1, {-1}, ""}};
+      return {{out ? "text" : "prompt", WASINN_TYPE_U8, 1, {-1}, "", ""}};
     case Op::describe_load:
       if (!out) return {};
-      return {{"description", WASINN_TYPE_U8, 1, {-1}, ""}};
+      return {{"description", WASINN_TYPE_U8, 1, {-1}, "", ""}};
     default:
-      return {{out ? "y" : "x", WASINN_TYPE_F32, 2, {-1, 4}, ""}};
+      return {{out ? "y" : "x", WASINN_TYPE_F32, 2, {-1, 4}, "", ""}};
   }
 }
 
