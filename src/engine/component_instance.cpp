@@ -23,8 +23,6 @@ namespace {
 
 using Val = wasmtime_component_val_t;
 
-std::string program_name(const Program& p) { return p.wasm_path.empty() ? std::string("the component") : p.wasm_path; }
-
 struct ExportIndexDeleter {
   void operator()(wasmtime_component_export_index_t* p) const { wasmtime_component_export_index_delete(p); }
 };
@@ -157,7 +155,7 @@ Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string
 }
 
 RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& program) {
-  const std::string name = program_name(program);
+  const std::string name = program_name(program, "the component");
   wasmtime_context_t* cx = wasmtime_store_context(store.get());
   if (program.invoke.empty()) {
     const std::string iface = run_interface();
@@ -243,7 +241,7 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
     if (error) *error = std::move(msg);
     return nullptr;
   };
-  const std::string name = program_name(program);
+  const std::string name = program_name(program, "the component");
   auto component = host.component_cache->get(wasm, [&] { return compile_component(host.engine.get(), wasm, name); });
   if (!component) return fail(component.error().detail);
   auto impl = std::make_unique<ComponentInstance>();

@@ -31,12 +31,6 @@ bool Instance::call(const std::string& export_name, int32_t* result, std::string
   return impl_->call(export_name, result, error);
 }
 
-namespace {
-
-std::string module_name(const Program& p) { return p.wasm_path.empty() ? std::string("the module") : p.wasm_path; }
-
-}  // namespace
-
 std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   auto impl = std::make_unique<Impl>();
   if (options.log) {
@@ -115,7 +109,7 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     return nullptr;
   };
   try {
-    const std::string name = module_name(program);
+    const std::string name = program_name(program, "the module");
     Result<std::vector<uint8_t>> read = make_error(Errc::unknown, "");
     if (!program.wasm_bytes) read = read_module(program.wasm_path);
     if (!program.wasm_bytes && !read) return fail(read.error().detail);
@@ -133,7 +127,7 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     if (*kind == BinaryKind::component) return instantiate_component(*impl_, program, *bytes, error);
     return instantiate_module(*impl_, program, *bytes, error);
   } catch (const std::exception& e) {
-    return fail(fmt::format("cannot run {}: {}", module_name(program), e.what()));
+    return fail(fmt::format("cannot run {}: {}", program_name(program, "the module"), e.what()));
   }
 }
 
@@ -141,9 +135,9 @@ RunOutcome Host::run(const Program& program) {
   try {
     return run_unguarded(program);
   } catch (const std::exception& e) {
-    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: {}", module_name(program), e.what()), {}};
+    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: {}", program_name(program, "the module"), e.what()), {}};
   } catch (...) {
-    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: unknown error", module_name(program)), {}};
+    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: unknown error", program_name(program, "the module")), {}};
   }
 }
 

@@ -21,4 +21,10 @@ struct Instance::Impl {
   static Impl& of(Instance& instance) { return *instance.impl_; }
 };
 
+// How messages name a program: its path, or `unnamed` ("the module", "the component") when its
+// bytes came from memory.
+inline std::string program_name(const Program& p, const char* unnamed) {
+  return p.wasm_path.empty() ? std::string(unnamed) : p.wasm_path;
+}
+
 }  // namespace wasinn

@@ -26,8 +26,6 @@ namespace wasinn {
 
 namespace {
 
-std::string module_name(const Program& p) { return p.wasm_path.empty() ? std::string("the module") : p.wasm_path; }
-
 struct ModuleInstance final : Instance::Impl {
   ~ModuleInstance() override {
     if (threads) threads->stop(kThreadGrace);
@@ -83,7 +81,7 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
     if (error) *error = std::move(msg);
     return nullptr;
   };
-  const std::string name = module_name(program);
+  const std::string name = program_name(program, "the module");
   const Host::Impl::ThreadsEngine* threads_engine = host.threads_engine();
   if (!threads_engine) return fail("cannot create the WebAssembly engine for wasi-threads guests");
   // Compiled by the engine whose code checks epochs: how other threads are stopped.
@@ -124,7 +122,7 @@ std::unique_ptr<Instance> instantiate_module(Host::Impl& host, const Program& pr
     if (error) *error = std::move(msg);
     return nullptr;
   };
-  const std::string name = module_name(program);
+  const std::string name = program_name(program, "the module");
     // A wasi-threads guest is compiled once, for the threads engine only.
     if (imports_shared_memory(wasm)) return instantiate_threads(host, program, wasm, error);
     auto module = compile_module(host.engine.get(), *host.module_cache, wasm, name);
@@ -290,7 +288,7 @@ RunOutcome run_entry(ModuleInstance& instance, const Program& program) {
     ErrorPtr err(wasmtime_func_call(cx, &func, args, nargs, results, nresults, &trap));
     return call_outcome(std::move(err), trap, instance.timeout_ms);
   };
-  const std::string name = module_name(program);
+  const std::string name = program_name(program, "the module");
   wasmtime_func_t func;
   if (program.invoke.empty()) {
     if (!get_func("_start", &func) && !get_func("", &func)) {
@@ -351,7 +349,7 @@ RunOutcome ModuleInstance::run(std::shared_ptr<Instance> self, const Program& pr
   self.reset();  // the last reference unless the main thread is one of those left running
   if (outcome.unstopped_threads > 0) {
     logger().debug("{}: {} guest thread(s) still parked {} ms after the guest's end (memory.atomic.wait)",
-                  module_name(program), outcome.unstopped_threads, kThreadGrace.count());
+                  program_name(program, "the module"), outcome.unstopped_threads, kThreadGrace.count());
   }
   return outcome;
 }
