@@ -35,6 +35,7 @@
 #include "core/log.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 
 namespace fs = std::filesystem;
 using namespace wasinn;
@@ -83,20 +84,21 @@ std::vector<uint8_t> read_file(const fs::path& path) {
 }
 
 // An environment as a Host makes one; `cache` as --isolated-load-cache (DIR, memory or off).
-std::unique_ptr<NnEnvironment> make_env(const Options& o, IsolationMode mode, const std::string& cache) {
+// Its isolation part as well, for the count of children spawned.
+std::unique_ptr<WiredEnvironment> make_env(const Options& o, IsolationMode mode, const std::string& cache) {
   EnvironmentOptions options;
   options.backend_dirs = {o.backend_dir};
   options.isolation.mode = mode;
   options.isolation.checker = o.checker;
   set_verdict_cache(options.isolation, cache);
-  return std::make_unique<NnEnvironment>(std::move(options));
+  return std::make_unique<WiredEnvironment>(wire_environment(std::move(options)));
 }
 
 // One load, timed; by path when `paths` is not empty (the builders are then the mapped files).
-double load_ms(NnEnvironment& env, const Case& c, std::span<const uint8_t> bytes, std::span<const fs::path> paths) {
+double load_ms(WiredEnvironment& wired, const Case& c, std::span<const uint8_t> bytes, std::span<const fs::path> paths) {
   const std::span<const uint8_t> builders[] = {bytes};
   const auto start = std::chrono::steady_clock::now();
-  auto graph = env.load_graph(c.encoding, Target::cpu, builders, paths, "");
+  auto graph = wired.env->load_graph(c.encoding, Target::cpu, builders, paths, "");
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (graph.ok() == c.refused) {
     throw std::runtime_error(fmt::format("{}: expected the load to {}: {}", c.name, c.refused ? "fail" : "succeed",
@@ -142,7 +144,7 @@ int run_second_process(const Options& o) {
     load_ms(*make_env(o, IsolationMode::never, "off"), c, bytes, {});
     auto env = make_env(o, IsolationMode::by_manifest, o.cache_dir);
     const double ms = load_ms(*env, c, bytes, {});
-    std::printf("%s\n", nlohmann::json{{"load_ms", ms}, {"children", env->isolation().children_spawned()}}.dump().c_str());
+    std::printf("%s\n", nlohmann::json{{"load_ms", ms}, {"children", env->isolation->children_spawned()}}.dump().c_str());
     return 0;
   }
   return 2;
@@ -163,7 +165,7 @@ Row measure(const Options& o, const Case& c) {
   if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
   const fs::path scratch = pattern;
   std::vector<double> samples;
-  std::unique_ptr<NnEnvironment> isolated;
+  std::unique_ptr<WiredEnvironment> isolated;
   for (int i = 0; i < o.repeats; ++i) {
     isolated = make_env(o, IsolationMode::by_manifest, (scratch / fmt::format("cache{}", i)).string());
     samples.push_back(load_ms(*isolated, c, bytes, {}));

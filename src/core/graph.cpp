@@ -1,5 +1,7 @@
 #include "core/graph.h"
 
+#include "core/plugin_call.h"
+
 #include <fmt/format.h>
 
 namespace wasinn {
@@ -33,7 +35,7 @@ std::vector<IoInfo> query_io(const wasinn_backend_api& api, const wasinn_graph* 
 
 }  // namespace
 
-Graph::Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding,
+Graph::Graph(std::shared_ptr<LoadedBackend> plugin, wasinn_graph* handle, Encoding encoding,
              std::shared_ptr<GraphMetrics> metrics)
     : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding), metrics_(std::move(metrics)) {
   metrics_->graph_opened();
@@ -151,7 +153,7 @@ Result<TensorView> ExecutionContext::get_output(const TensorId& id) {
 }
 
 namespace {
-Error unsupported_streaming(const PluginLibrary& plugin, const char* fn) {
+Error unsupported_streaming(const LoadedBackend& plugin, const char* fn) {
   return make_error(Errc::unsupported_operation,
                     fmt::format("{}: the {} backend does not stream tokens", fn, plugin.name()));
 }

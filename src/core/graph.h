@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/plugin_library.h"
+#include "core/backend_ports.h"
 #include "core/error.h"
 #include "core/nn_metrics.h"
 #include "core/types.h"
@@ -32,7 +32,7 @@ class ExecutionContext;
 class Graph : public std::enable_shared_from_this<Graph> {
  public:
   // metrics: the series this graph, its contexts and their calls count into (never null).
-  Graph(std::shared_ptr<PluginLibrary> plugin, wasinn_graph* handle, Encoding encoding,
+  Graph(std::shared_ptr<LoadedBackend> plugin, wasinn_graph* handle, Encoding encoding,
         std::shared_ptr<GraphMetrics> metrics);
   ~Graph();
   Graph(const Graph&) = delete;
@@ -41,7 +41,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
   Result<std::shared_ptr<ExecutionContext>> create_context();
 
   Encoding encoding() const { return encoding_; }
-  const PluginLibrary& plugin() const { return *plugin_; }
+  const LoadedBackend& plugin() const { return *plugin_; }
   const std::vector<IoInfo>& inputs() const { return inputs_; }
   const std::vector<IoInfo>& outputs() const { return outputs_; }
   // How the framework placed the graph (e.g. the nodes each delegate took), or "".
@@ -50,7 +50,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
 
  private:
   friend class ExecutionContext;
-  std::shared_ptr<PluginLibrary> plugin_;
+  std::shared_ptr<LoadedBackend> plugin_;
   wasinn_graph* handle_;
   Encoding encoding_;
   std::vector<IoInfo> inputs_;

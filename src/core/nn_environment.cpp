@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "core/load_progress.h"
+#include "core/plugin_call.h"
 #include "core/model_format.h"
 #include "core/sha256.h"
 
@@ -39,11 +40,8 @@ uint64_t model_bytes(std::span<const std::span<const uint8_t>> builders, std::sp
 
 }  // namespace
 
-NnEnvironment::NnEnvironment(EnvironmentOptions options)
-    : limits_(options.limits),
-      catalog_(options.backend_dirs.empty() ? BackendCatalog::default_dirs() : options.backend_dirs,
-               options.backend_configs),
-      isolation_(std::move(options.isolation), catalog_.dirs(), std::move(options.backend_configs)) {}
+NnEnvironment::NnEnvironment(Limits limits, std::shared_ptr<BackendSource> backends, std::shared_ptr<LoadGate> gate)
+    : limits_(limits), backends_(std::move(backends)), gate_(std::move(gate)) {}
 
 Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Target target,
                                                          std::span<const std::span<const uint8_t>> builders,
@@ -83,16 +81,14 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   }
   // Timed from here: the first load with a backend also loads its framework, the slow part.
   std::optional<LoadProgress> progress;
-  if (const BackendManifest* manifest = backends().manifest_for(encoding)) {
-    progress.emplace(describe_model(paths), model_bytes(builders, paths), manifest->name);
-  }
-  auto plugin = backends().plugin_for(encoding);
+  const std::optional<BackendIdentity> identity = backends_->identity_for(encoding);
+  if (identity) progress.emplace(describe_model(paths), model_bytes(builders, paths), identity->name);
+  auto plugin = backends_->backend_for(encoding);
   if (!plugin) return plugin.take_error();
   // A framework that crashes on this model crashes a child, not the host.
-  if (const BackendManifest* manifest = backends().manifest_for(encoding);
-      manifest && isolation_.applies_to(*manifest)) {
-    WASINN_TRY(isolation_.check({manifest->name, encoding, target, builders, paths, config, manifest->library,
-                                 (*plugin)->framework_version(), bytes_digest}));
+  if (identity && gate_ && gate_->applies_to(*identity)) {
+    WASINN_TRY(gate_->check({identity->name, encoding, target, builders, paths, config, identity->library,
+                             (*plugin)->framework_version(), bytes_digest}));
   }
 
   std::vector<wasinn_bytes> raw;
@@ -148,8 +144,8 @@ void NnEnvironment::count_load(const Result<std::shared_ptr<Graph>>& graph, Enco
       if (model.name == name) encoding = model.encoding;
     }
   }
-  const BackendManifest* manifest = backends().manifest_for(encoding);
-  metrics_.series(manifest ? std::string_view(manifest->name) : std::string_view("none"),
+  const std::optional<BackendIdentity> identity = backends_->identity_for(encoding);
+  metrics_.series(identity ? std::string_view(identity->name) : std::string_view("none"),
                   graph_label(name, encoding, nullptr, {}))
       ->count_load(graph.error());
 }

@@ -1,6 +1,7 @@
-// NnEnvironment: what every guest in a process shares: the backend catalog, the named-model
-// registry and the limits. Create one per process (or per embedding) and hand it to each
-// NnSession. Thread-safe.
+// NnEnvironment: what every guest in a process shares: the backends (behind the core's ports,
+// core/backend_ports.h), the named-model registry and the limits. Made, wired to the plugin
+// catalog and load isolation, by the composition root (src/root/wired_environment.h), one per
+// process (or per embedding), and handed to each NnSession. Thread-safe.
 #pragma once
 
 #include <filesystem>
@@ -10,39 +11,31 @@
 #include <string>
 #include <vector>
 
-#include "plugins/backend_catalog.h"
+#include "core/backend_ports.h"
 #include "core/compute_watchdog.h"
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/loaded_graphs.h"
 #include "core/nn_metrics.h"
-#include "isolation/isolated_load.h"
 #include "wasinn/limits.h"
 #include "core/model_registry.h"
 
 namespace wasinn {
 
-struct EnvironmentOptions {
-  std::vector<std::filesystem::path> backend_dirs;   // empty: BackendCatalog::default_dirs()
-  std::map<std::string, std::string> backend_configs; // backend name -> JSON
-  Limits limits;
-  IsolationOptions isolation;  // which backends load a model in a checked child first
-};
-
 class NnEnvironment {
  public:
-  explicit NnEnvironment(EnvironmentOptions options);
+  // gate: null when no load is checked before it runs.
+  NnEnvironment(Limits limits, std::shared_ptr<BackendSource> backends, std::shared_ptr<LoadGate> gate);
 
-  BackendCatalog& backends() { return catalog_; }
+  BackendSource& backends() { return *backends_; }
   ModelRegistry& models() { return models_; }
   const Limits& limits() const { return limits_; }
   ComputeWatchdog& watchdog() { return watchdog_; }
-  IsolatedLoadChecker& isolation() { return isolation_; }
   NnMetrics& metrics() { return metrics_; }
 
   // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
   // bytes, with `hint` preferred when the bytes allow it). paths may be empty. For a backend
-  // marked for isolation the load is first checked in a child process (isolation/isolated_load.h).
+  // the gate applies to, the load is first checked by it (a child process: isolation/isolated_load.h).
   // A guest's bytes (no paths) that are already loaded, with the same encoding, target and
   // config, give the live graph again: one graph, and one check, per distinct model.
   // model_name: the name a named model is registered under, its graph label in the metrics.
@@ -60,10 +53,10 @@ class NnEnvironment {
  private:
   NnMetrics metrics_;  // first: the last to go
   Limits limits_;
-  BackendCatalog catalog_;
+  std::shared_ptr<BackendSource> backends_;
   ModelRegistry models_;
   ComputeWatchdog watchdog_;
-  IsolatedLoadChecker isolation_;
+  std::shared_ptr<LoadGate> gate_;
   LoadedGraphs loaded_graphs_;
 };
 

@@ -79,7 +79,8 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
     if (error) *error = env.error().detail;
     return nullptr;
   }
-  impl->env = std::move(*env);
+  impl->env = std::move(env->env);
+  impl->catalog = std::move(env->catalog);
   return std::unique_ptr<Host>(new Host(std::move(impl)));
 }
 

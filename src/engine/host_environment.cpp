@@ -11,7 +11,7 @@
 
 namespace wasinn {
 
-Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
+Result<WiredEnvironment> make_environment(HostOptions& options) {
   EnvironmentOptions env_options;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
@@ -24,7 +24,8 @@ Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
   env_options.isolation.mode = *isolation;
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
   set_verdict_cache(env_options.isolation, options.isolated_load_cache);
-  auto env = std::make_shared<NnEnvironment>(std::move(env_options));
+  WiredEnvironment wired = wire_environment(std::move(env_options));
+  NnEnvironment* env = wired.env.get();
   std::vector<std::pair<std::string, Result<NamedModel>>> models;
   for (const auto& spec : options.preloads) models.emplace_back(spec, parse_preload_spec(spec));
   for (const auto& spec : options.wasmtime_graphs) models.emplace_back(spec, parse_wasmtime_graph_spec(spec));
@@ -41,7 +42,7 @@ Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
     Status added = model ? env->models().add(std::move(*model)) : Status(model.take_error());
     if (!added.ok()) return added.take_error();
   }
-  return env;
+  return wired;
 }
 
 }  // namespace wasinn

@@ -5,13 +5,13 @@
 #include <memory>
 
 #include "core/error.h"
-#include "core/nn_environment.h"
+#include "root/wired_environment.h"
 #include "wasinn/host.h"
 
 namespace wasinn {
 
 // Takes options.backend_configs. An invalid option (a bad preload, an unknown isolation mode)
 // is an error naming it.
-Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options);
+Result<WiredEnvironment> make_environment(HostOptions& options);
 
 }  // namespace wasinn

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/nn_environment.h"
+#include "plugins/backend_catalog.h"
 #include "engine/epoch_ticker.h"
 #include "engine/module_cache.h"
 #include "engine/wasmtime_ptr.h"
@@ -22,6 +23,7 @@ struct Host::Impl {
   LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
   ComponentLinkerPtr component_linker;  // the same for components
   std::shared_ptr<NnEnvironment> env;
+  std::shared_ptr<BackendCatalog> catalog;  // env's backends, for listing and probing them
   uint64_t timeout_ms = 0;
   uint64_t max_memory_bytes = 0;
   size_t max_threads = 0;

@@ -52,14 +52,14 @@ TensorInfo describe_io(const IoInfo& io) {
 
 std::vector<BackendStatus> Host::list_backends() const {
   std::vector<BackendStatus> out;
-  for (const auto& m : impl_->env->backends().manifests()) out.push_back(status_of(m));
-  add_bad_manifests(impl_->env->backends(), out);
+  for (const auto& m : impl_->catalog->manifests()) out.push_back(status_of(m));
+  add_bad_manifests(*impl_->catalog, out);
   return out;
 }
 
 std::vector<BackendStatus> Host::probe_backends() {
   std::vector<BackendStatus> out;
-  for (const auto& r : impl_->env->backends().probe_all()) {
+  for (const auto& r : impl_->catalog->probe_all()) {
     BackendStatus s = status_of(r.manifest);
     s.checked = true;
     s.loadable = r.loaded;
@@ -68,13 +68,13 @@ std::vector<BackendStatus> Host::probe_backends() {
     s.problem = r.problem;
     out.push_back(std::move(s));
   }
-  add_bad_manifests(impl_->env->backends(), out);
+  add_bad_manifests(*impl_->catalog, out);
   return out;
 }
 
 std::vector<std::string> Host::backend_search_dirs() const {
   std::vector<std::string> out;
-  for (const auto& d : impl_->env->backends().dirs()) out.push_back(d.string());
+  for (const auto& d : impl_->catalog->dirs()) out.push_back(d.string());
   return out;
 }
 

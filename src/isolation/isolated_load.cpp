@@ -303,11 +303,11 @@ IsolatedLoadChecker::IsolatedLoadChecker(IsolationOptions options, std::vector<f
       backend_configs_(std::move(backend_configs)),
       verdicts_(options_.remember_verdicts ? options_.verdict_cache_dir : fs::path()) {}
 
-bool IsolatedLoadChecker::applies_to(const BackendManifest& manifest) const {
+bool IsolatedLoadChecker::applies_to(const BackendIdentity& backend) const {
   switch (options_.mode) {
     case IsolationMode::never: return false;
     case IsolationMode::always: return true;
-    case IsolationMode::by_manifest: return manifest.isolate_load;
+    case IsolationMode::by_manifest: return backend.isolate_load;
   }
   return false;
 }

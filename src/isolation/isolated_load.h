@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "plugins/backend_catalog.h"
+#include "core/backend_ports.h"
 #include "core/error.h"
 #include "core/types.h"
 #include "isolation/verdict_cache.h"
@@ -61,34 +61,17 @@ uint64_t default_address_space_mb(uint64_t model_bytes);
 // the running wasinn, or <libwasinn dir>/../bin). Empty when none exists.
 std::filesystem::path find_load_checker();
 
-// The load to check: exactly what NnEnvironment::load_graph will hand the plugin.
-struct LoadCheckRequest {
-  std::string_view backend;  // manifest name
-  Encoding encoding = Encoding::onnx;
-  Target target = Target::cpu;
-  std::span<const std::span<const uint8_t>> builders;
-  std::span<const std::filesystem::path> paths;  // empty for a guest's bytes
-  std::string_view config;
-  // The code that gives the verdict: the plugin's library file and its framework's version. A
-  // verdict is remembered only when both are given, so a rebuilt plugin is checked afresh.
-  std::filesystem::path plugin_library;
-  std::string_view framework_version;
-  // builders_digest(builders) (core/sha256.h) when the caller has it already: the key then costs
-  // no second pass over the bytes.
-  std::optional<std::array<uint8_t, 32>> bytes_digest;
-};
-
-class IsolatedLoadChecker {
+class IsolatedLoadChecker final : public LoadGate {
  public:
   IsolatedLoadChecker(IsolationOptions options, std::vector<std::filesystem::path> backend_dirs,
                       std::map<std::string, std::string> backend_configs);
 
   IsolationMode mode() const { return options_.mode; }
-  bool applies_to(const BackendManifest& manifest) const;
+  bool applies_to(const BackendIdentity& backend) const override;
 
   // Ok when the child loaded (and released) the model. A crash in the child is
   // invalid_argument ("... crashed the framework in an isolated check (SIGSEGV) ...").
-  Status check(const LoadCheckRequest& request);
+  Status check(const LoadCheckRequest& request) override;
 
   // Checks actually run in a child (not answered by a remembered verdict), for tests and reports.
   uint64_t children_spawned() const { return spawned_; }

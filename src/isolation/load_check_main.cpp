@@ -28,6 +28,7 @@
 #include "isolation/isolated_load.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WASINN_LOAD_CHECK_ASAN 1
@@ -166,7 +167,8 @@ int main(int argc, char** argv) {
   const uint64_t model_bytes = mapped->total_bytes();
   limit_resources(max_as_mb >= 0 ? static_cast<uint64_t>(max_as_mb) : wasinn::default_address_space_mb(model_bytes));
 
-  wasinn::NnEnvironment env(std::move(options));
+  const wasinn::WiredEnvironment wired = wasinn::wire_environment(std::move(options));
+  wasinn::NnEnvironment& env = *wired.env;
   const auto start = std::chrono::steady_clock::now();
   auto graph = env.load_graph(*encoding, *target, mapped->builders(),
                               bytes_only ? std::span<const std::filesystem::path>() : std::span(paths), config);

@@ -172,4 +172,16 @@ std::vector<BackendReport> BackendCatalog::probe_all() {
   return out;
 }
 
+std::optional<BackendIdentity> BackendCatalog::identity_for(Encoding encoding) const {
+  const BackendManifest* m = manifest_for(encoding);
+  if (!m) return std::nullopt;
+  return BackendIdentity{m->name, m->library, m->isolate_load};
+}
+
+Result<std::shared_ptr<LoadedBackend>> BackendCatalog::backend_for(Encoding encoding) {
+  auto plugin = plugin_for(encoding);
+  if (!plugin) return plugin.take_error();
+  return std::shared_ptr<LoadedBackend>(std::move(*plugin));
+}
+
 }  // namespace wasinn

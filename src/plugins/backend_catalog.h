@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "plugins/plugin_library.h"
+#include "core/backend_ports.h"
 #include "core/error.h"
+#include "plugins/plugin_library.h"
 #include "core/types.h"
 
 namespace wasinn {
@@ -39,7 +40,7 @@ struct BackendReport {
   std::string problem;            // when it cannot load
 };
 
-class BackendCatalog {
+class BackendCatalog final : public BackendSource {
  public:
   // Directories are searched in order; the first manifest for a backend name wins.
   // configs maps a backend name to the JSON given to its backend_create.
@@ -50,6 +51,10 @@ class BackendCatalog {
 
   // The manifest of the backend serving `encoding`, without loading it; nullptr if none.
   const BackendManifest* manifest_for(Encoding encoding) const;
+
+  // BackendSource, for the core: the same two, as the core's port names them.
+  std::optional<BackendIdentity> identity_for(Encoding encoding) const override;
+  Result<std::shared_ptr<LoadedBackend>> backend_for(Encoding encoding) override;
 
   // The manifests read, in search order; nothing is loaded (for `wasinn backends`).
   std::vector<BackendManifest> manifests() const;

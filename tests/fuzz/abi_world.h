@@ -11,6 +11,7 @@
 
 #include "abi/ephemeral_nn.h"
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 #include "fuzz_guest.h"
 
 namespace wasinn::fuzz {

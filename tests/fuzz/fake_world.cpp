@@ -101,7 +101,7 @@ AbiWorld make_world() {
   options.limits.max_rank = 8;
   options.limits.max_name_bytes = 64;
   options.limits.max_config_bytes = 256;
-  w.env = std::make_shared<NnEnvironment>(std::move(options));
+  w.env = wire_environment(std::move(options)).env;
   const std::string dir = WASINN_FUZZ_NAMED_DIR;
   for (std::string_view n : kNamed) {
     auto st = w.env->models().add({std::string(n), Encoding::onnx, Target::cpu, {dir + "/" + std::string(n) + ".fake"}});

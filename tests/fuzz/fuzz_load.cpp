@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 #include "core/types.h"
 
 using namespace wasinn;
@@ -35,7 +36,7 @@ const LoadWorld& world() {
       std::fprintf(stderr, "fuzz_load: unknown encoding %s\n", WASINN_FUZZ_ENCODING);
       std::abort();
     }
-    return LoadWorld{std::make_shared<NnEnvironment>(std::move(options)), *encoding};
+    return LoadWorld{wire_environment(std::move(options)).env, *encoding};
   }();
   return w;
 }

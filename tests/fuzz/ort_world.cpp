@@ -56,7 +56,7 @@ AbiWorld make_world() {
   options.backend_configs["onnxruntime"] = "{\"intra_op_threads\":1,\"inter_op_threads\":1}";
   options.limits.max_graphs = 4;
   options.limits.max_contexts = 6;
-  w.env = std::make_shared<NnEnvironment>(std::move(options));
+  w.env = wire_environment(std::move(options)).env;
   const std::string model_path = fixture_path("digits/model.onnx");
   const auto model = read_fixture("digits/model.onnx");
   const auto x = read_fixture("digits/test_x.f32");

@@ -84,7 +84,7 @@ HostUnderTest::HostUnderTest() {
   // One framework thread each: the matrix shares two cores with the rest of the suite.
   options.backend_configs = {{"onnxruntime", R"({"intra_op_threads": 1})"}, {"openvino", R"({"num_threads": 1})"}};
   if (g_load_isolation) options.isolation.mode = IsolationMode::by_manifest;
-  env_ = std::make_shared<NnEnvironment>(std::move(options));
+  env_ = wire_environment(std::move(options)).env;
   session_ = std::make_unique<NnSession>(env_);
   if (fs::exists(fixture_path("digits/model.onnx"))) {
     add_named(kDigitsOnnx, Encoding::onnx, {fixture_path("digits/model.onnx")});
@@ -137,7 +137,7 @@ std::string HostUnderTest::unavailable(Backend backend) {
   const fs::path manifest = fs::path(WASINN_BACKEND_DIR) / (std::string(backend_name(backend)) + ".json");
   if (!fs::exists(manifest)) {
     why = "no plugin manifest " + manifest.string() + " (backend not built)";
-  } else if (auto plugin = env_->backends().plugin_for(encoding_of(backend)); !plugin) {
+  } else if (auto plugin = env_->backends().backend_for(encoding_of(backend)); !plugin) {
     why = "the plugin does not open: " + plugin.error().detail;
   } else {
     auto files = digits_model(backend);

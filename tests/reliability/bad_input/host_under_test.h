@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 #include "core/nn_session.h"
 #include "test_env.h"
 

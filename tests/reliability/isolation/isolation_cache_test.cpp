@@ -22,6 +22,7 @@
 
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 #include "test_env.h"
 
 namespace wasinn_it {
@@ -36,7 +37,7 @@ bool backend_built(const std::string& name) {
 }
 
 // An environment as a Host makes one with --isolate-loads auto and --isolated-load-cache `cache`.
-std::unique_ptr<NnEnvironment> isolated_env(const std::string& cache,
+std::unique_ptr<wasinn::WiredEnvironment> isolated_env(const std::string& cache,
                                             std::map<std::string, std::string> backend_configs = {}) {
   wasinn::EnvironmentOptions options;
   options.backend_dirs = {backend_dir()};
@@ -44,28 +45,28 @@ std::unique_ptr<NnEnvironment> isolated_env(const std::string& cache,
   options.isolation.mode = wasinn::IsolationMode::by_manifest;
   options.isolation.checker = WASINN_LOAD_CHECK_PATH;
   wasinn::set_verdict_cache(options.isolation, cache);
-  return std::make_unique<NnEnvironment>(std::move(options));
+  return std::make_unique<wasinn::WiredEnvironment>(wasinn::wire_environment(std::move(options)));
 }
 
 // A guest's load(): the bytes, no path.
-Status load_bytes(NnEnvironment& env, Encoding encoding, const std::vector<uint8_t>& bytes) {
+Status load_bytes(wasinn::WiredEnvironment& env, Encoding encoding, const std::vector<uint8_t>& bytes) {
   const std::span<const uint8_t> builders[] = {bytes};
-  auto graph = env.load_graph(encoding, wasinn::Target::cpu, builders, {}, "");
+  auto graph = env.env->load_graph(encoding, wasinn::Target::cpu, builders, {}, "");
   if (!graph) return graph.take_error();
   return {};
 }
 
 // A preloaded file: its path and its mapped bytes.
-Status load_file(NnEnvironment& env, Encoding encoding, const fs::path& path) {
+Status load_file(wasinn::WiredEnvironment& env, Encoding encoding, const fs::path& path) {
   const fs::path paths[] = {path};
   auto mapped = wasinn::MappedBuilders::open(paths);
   if (!mapped) return mapped.take_error();
-  auto graph = env.load_graph(encoding, wasinn::Target::cpu, mapped->builders(), paths, "");
+  auto graph = env.env->load_graph(encoding, wasinn::Target::cpu, mapped->builders(), paths, "");
   if (!graph) return graph.take_error();
   return {};
 }
 
-uint64_t spawned(NnEnvironment& env) { return env.isolation().children_spawned(); }
+uint64_t spawned(wasinn::WiredEnvironment& env) { return env.isolation->children_spawned(); }
 
 std::vector<fs::path> entries(const fs::path& dir, const std::string& ending = ".json") {
   std::vector<fs::path> out;
@@ -140,7 +141,7 @@ TEST_P(RememberedVerdict, ASecondProcessWithTheSameDiskCacheSpawnsNoChild) {
   const Status loaded = load_bytes(*second, GetParam().encoding, bytes_);
   ASSERT_TRUE(loaded.ok()) << loaded.error().detail;
   EXPECT_EQ(spawned(*second), 0u);
-  EXPECT_EQ(second->isolation().verdict_cache_dir(), fs::path(dir));
+  EXPECT_EQ(second->isolation->verdict_cache_dir(), fs::path(dir));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RememberedVerdict, ::testing::ValuesIn(kModels),
@@ -268,7 +269,7 @@ TEST(VerdictCache, AFileReplacedAfterItWasMappedIsNotRemembered) {
   write_bytes(scratch / "swap.tflite", crasher.data(), crasher.size());
   fs::rename(scratch / "swap.tflite", model);
 
-  auto swapped = env->load_graph(Encoding::tensorflowlite, wasinn::Target::cpu, mapped->builders(), paths, "");
+  auto swapped = env->env->load_graph(Encoding::tensorflowlite, wasinn::Target::cpu, mapped->builders(), paths, "");
   ASSERT_FALSE(swapped.ok()) << "the child checked the file the path names now";
   EXPECT_EQ(spawned(*env), 1u);
   EXPECT_TRUE(entries(scratch / "verdicts").empty()) << "a verdict about other bytes was written";
@@ -364,7 +365,7 @@ TEST(VerdictCache, ADirectoryOthersCanWriteIsNotUsed) {
     ASSERT_TRUE(load_bytes(*env, Encoding::tensorflowlite, good).ok()) << c.name;
     ASSERT_TRUE(load_bytes(*env, Encoding::tensorflowlite, good).ok()) << c.name;
     EXPECT_EQ(spawned(*env), 1u) << c.name << ": remembered in memory all the same";
-    EXPECT_TRUE(env->isolation().verdict_cache_dir().empty()) << c.name;
+    EXPECT_TRUE(env->isolation->verdict_cache_dir().empty()) << c.name;
     EXPECT_TRUE(entries(c.watched, "").empty()) << c.name << ": something was written";
   }
 }
@@ -379,7 +380,7 @@ TEST(VerdictCache, TheDefaultDirectoryIsPrivateUnderXdgCacheHome) {
   EXPECT_EQ(wasinn::default_verdict_cache_dir(), dir);
   auto env = isolated_env("");
   ASSERT_TRUE(load_bytes(*env, Encoding::tensorflowlite, read_bytes(fixture("tflite/digits_f32.tflite"))).ok());
-  EXPECT_EQ(env->isolation().verdict_cache_dir(), dir);
+  EXPECT_EQ(env->isolation->verdict_cache_dir(), dir);
   struct stat st {};
   ASSERT_EQ(stat(dir.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
@@ -400,7 +401,7 @@ TEST(VerdictCache, MemoryAndOffWriteNothing) {
       auto env = isolated_env(setting);
       for (int i = 0; i < 3; ++i) ASSERT_TRUE(load_bytes(*env, Encoding::tensorflowlite, good).ok()) << setting;
       EXPECT_EQ(spawned(*env), children) << setting;
-      EXPECT_TRUE(env->isolation().verdict_cache_dir().empty()) << setting;
+      EXPECT_TRUE(env->isolation->verdict_cache_dir().empty()) << setting;
     }
   }
   EXPECT_EQ(entries(default_dir, "").size(), default_dir_files) << "nothing may be written with memory or off";

@@ -15,6 +15,7 @@
 
 #include "abi/ephemeral_nn.h"
 #include "core/nn_environment.h"
+#include "root/wired_environment.h"
 #include "core/nn_session.h"
 #include "support/fake_guest.h"
 #include "support/fake_plugin.h"
@@ -53,7 +54,7 @@ inline std::shared_ptr<NnEnvironment> make_env(Limits limits = {},
   options.backend_dirs = {std::move(dir)};
   options.backend_configs = std::move(configs);
   options.limits = limits;
-  return std::make_shared<NnEnvironment>(std::move(options));
+  return wire_environment(std::move(options)).env;
 }
 
 // Every plugin object is gone: the leak check after a session and its environment die.
