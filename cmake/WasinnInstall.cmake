@@ -1,7 +1,7 @@
 # `cmake --install`: what an embedder or a user needs under a prefix, laid out as the build tree.
 #   bin/wasinn, bin/wasinn-load-check            RUNPATH $ORIGIN/../<libdir>
 #   <libdir>/libwasinn.so.<major> (+ links)      RUNPATH $ORIGIN; exports the public API only
-#   <libdir>/libwasmtime.so                      Wasmtime's C API, which libwasinn needs
+#   <libdir>/libwasinn_wasmtime.so               Wasmtime (C API + typed wasi:nn imports), which libwasinn needs
 #   <libdir>/wasinn/backends/*.so + *.json       plugins (installed by wasinn_add_backend)
 #   <libdir>/cmake/wasinn/                       find_package(wasinn): target wasinn::wasinn
 #   <libdir>/pkgconfig/wasinn.pc                 pkg-config --cflags --libs wasinn
@@ -16,8 +16,8 @@ set_target_properties(wasinn_cli wasinn_load_check PROPERTIES INSTALL_RPATH "$OR
 install(TARGETS wasinn_cli wasinn_load_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS wasinn EXPORT wasinnTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev)
-# The wheel's library has no SONAME: libwasinn's DT_NEEDED is the file name libwasmtime.so.
-install(FILES ${WASINN_DEPS_DIR}/wasmtime/lib/libwasmtime.so DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+# wasinn's own Wasmtime build (scripts/build-engine.sh), SONAME libwasinn_wasmtime.so.
+install(FILES ${WASINN_ENGINE_LIB} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
 
 # Public headers only: none includes spdlog, fmt or nlohmann (plugin_sdk/json_config.hpp, which
 # needs nlohmann_json, stays in the source tree for the plugins built here).

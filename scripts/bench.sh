@@ -33,7 +33,7 @@ fi
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 
-if [[ ! -x $ROOT/.deps/venv/bin/python || ! -d $ROOT/.deps/wasmtime ]]; then
+if [[ ! -x $ROOT/.deps/venv/bin/python || ! -d $ROOT/.deps/onnxruntime ]]; then
   echo "bench.sh: dependencies missing; run scripts/setup.sh --no-example first" >&2
   exit 1
 fi

@@ -47,9 +47,21 @@ DIGITS_ONNX = "/data/digits/model.onnx"
 DIGITS_OV = "/data/digits/openvino/model.xml,/data/digits/openvino/model.bin"
 MOBILENET_ONNX = "/data/mobilenet_v2/model.onnx"
 MOBILENET_OV = "/data/mobilenet_v2/openvino/model.xml,/data/mobilenet_v2/openvino/model.bin"
+TINY_ONNX = "/data/tiny/model.onnx"
 DIGITS_REPORT_ARGS = ["--model", "/data/digits/model.onnx", "--x", "/data/digits/test_x.f32",
                       "--y", "/data/digits/test_y.u8"]
 RUN_MODEL = "run_model_original_witx.wasm"
+WIT_RUN_MODEL = "wit_run_model.component.wasm"
+
+
+def wit_pair(one, many, inferences, model, name, dims, input_file, expected=""):
+    """The component twin of inference_pair: wit_run_model (wasi:nn@0.2.0-rc-2024-10-28) loads the
+    model by bytes and computes with a fresh input tensor each time, reading every output's data."""
+    def case(key_title, repeat, per_inference=()):
+        args = ["--model", model, "--encoding", "onnx", "--input", f"{name}:fp32:{dims}:{input_file}",
+                "--output-dir", "/out", "--repeat", str(repeat), "--fetch", "each"]
+        return Case(*key_title, WIT_RUN_MODEL, args, "wit_output", expected=expected, per_inference=per_inference)
+    return [case(one, 1), case(many, inferences, (one[0], inferences))]
 
 
 def inference_pair(one, many, inferences, model, encoding, dims, input_file, expected=""):
@@ -82,6 +94,12 @@ def cases():
         *inference_pair(("digits_ov_1", "one digit inference (OpenVINO)"),
                         ("digits_ov_10k", "10,001 digit inferences (OpenVINO)"), 10001,
                         DIGITS_OV, "openvino", "1x64", row),
+        *wit_pair(("mobilenet_wit_1", "component: one mobilenet_v2 inference (ONNX Runtime)"),
+                  ("mobilenet_wit", "component: 101 mobilenet_v2 inferences (ONNX Runtime)"), 101,
+                  MOBILENET_ONNX, "input", "1x3x224x224", img, expected),
+        *wit_pair(("tiny_wit_1", "component: one tiny-model inference (ONNX Runtime)"),
+                  ("tiny_wit_100k", "component: 100,001 tiny-model inferences (ONNX Runtime)"), 100001,
+                  TINY_ONNX, "x", "1x4", "/data/tiny_x.f32"),
         Case("rust_06", "the Rust `wasi-nn` 0.6 digits guest (450 rows)", "compat_wasi_nn_06.wasm",
              DIGITS_REPORT_ARGS, "report"),
         Case("rust_06_nocache", "the same, both compile caches off", "compat_wasi_nn_06.wasm",
@@ -152,6 +170,9 @@ def answer_of(case, code, out, out_dir):
     if case.check == "report":
         lines = dict(l.split(": ", 1) for l in out.splitlines() if ": " in l)
         return {k: lines.get(k) for k in ("predictions", "accuracy", "logits0")}
+    if case.check == "wit_output":  # wit_run_model writes each output as /out/<name>.bin
+        found = sorted(out_dir.glob("*.bin"))
+        return np.fromfile(found[0], dtype=np.float32) if len(found) == 1 else None
     path = out_dir / "out.f32"
     return np.fromfile(path, dtype=np.float32) if path.exists() else None
 
@@ -256,11 +277,12 @@ def prepare_data(fixtures, data_dir):
     fixtures = pathlib.Path(fixtures)
     for rel in ("digits/model.onnx", "digits/test_x.f32", "digits/test_y.u8", "digits/openvino/model.xml",
                 "digits/openvino/model.bin", "mobilenet_v2/model.onnx", "mobilenet_v2/input.f32",
-                "mobilenet_v2/openvino/model.xml", "mobilenet_v2/openvino/model.bin"):
+                "mobilenet_v2/openvino/model.xml", "mobilenet_v2/openvino/model.bin", "tiny/model.onnx"):
         (data_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(fixtures / rel, data_dir / rel)
     row = np.fromfile(fixtures / "digits/test_x.f32", dtype=np.float32)[:64]
     row.tofile(data_dir / "digit_row.f32")
+    np.array([0.5, -1.5, 2.25, 8.0], dtype=np.float32).tofile(data_dir / "tiny_x.f32")
 
 
 def main():

@@ -66,6 +66,7 @@ def steps():
         ("export mobilenet_v2 to ONNX", export_onnx.export_mobilenet_v2),
         ("build tiny ONNX model", onnx_graphs.build_tiny),
         ("build element-type ONNX models", onnx_graphs.build_types),
+        ("build a 64 MiB ONNX model with 16 MiB tensors", onnx_graphs.build_large),
         ("write corrupt models", corrupt.write_corrupt),
     ]
     for path in sorted((SCRIPTS / "fixtures").glob("export_*.py")):

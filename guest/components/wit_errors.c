@@ -2,7 +2,7 @@
  * wit_errors: provokes the wasi:nn@0.2.0-rc-2024-10-28 errors a guest can cause on the digits
  * model, each followed by a correct inference that shows the host recovered (command component).
  *
- *   wit_errors MODEL X.f32
+ *   wit_errors MODEL X.f32 [--limits TENSOR_BYTES MODEL_BYTES]
  *
  * MODEL is the digits ONNX model (loaded with `load`, encoding onnx; or name:NAME with
  * load-by-name); X its input rows (row 0 is used). First one correct inference:
@@ -16,9 +16,14 @@
  *                                            cannot fail in WIT, so compute must
  *   case garbage-load: ...                   load([64 bytes of garbage], onnx, cpu)
  *   case unknown-name: ...                   load-by-name("wit-errors-no-such-model")
+ *   case too-large-tensor: ...               (with --limits, the host's --max-tensor-bytes and
+ *                                            --max-model-bytes) a tensor of more bytes than
+ *                                            TENSOR_BYTES: made, then refused by compute
+ *   case too-large-model: ...                load of MODEL_BYTES + 1 bytes
  *   recover NAME: class C                    after each case
  * A case that got no error prints "case NAME: no error" (and a new graph or context it got is
- * dropped). Finally "errors: E/7 cases failed as they should, R/7 recoveries right".
+ * dropped). Finally "errors: E/N cases failed as they should, R/N recoveries right" (N: 7, or 9
+ * with --limits).
  * Exit 0 when every case got an error and every recovery gave the baseline class; 1 otherwise;
  * 2 for bad arguments. (An encoding whose backend is not installed is not tested: which one
  * that is depends on the host's build.)
@@ -31,7 +36,7 @@
 #include "wit_digits.h"
 #include "wit_guest_util.h"
 
-#define N_CASES 7
+#define N_CASES 9
 
 static wnn_context ctx;
 static const float *row;
@@ -75,10 +80,15 @@ static int compute_case(const char *name, wnn_named_tensor *inputs, uint32_t n) 
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: wit_errors MODEL|name:NAME X.f32\n");
+  size_t tensor_limit = 0, model_limit = 0;
+  if (argc == 6 && strcmp(argv[3], "--limits") == 0) {
+    tensor_limit = strtoul(argv[4], NULL, 10);
+    model_limit = strtoul(argv[5], NULL, 10);
+  } else if (argc != 3) {
+    fprintf(stderr, "usage: wit_errors MODEL|name:NAME X.f32 [--limits TENSOR_BYTES MODEL_BYTES]\n");
     return 2;
   }
+  const int n_cases = tensor_limit ? N_CASES : N_CASES - 2;
   float *x;
   size_t rows;
   wnn_graph graph;
@@ -91,9 +101,10 @@ int main(int argc, char **argv) {
   printf("baseline: class %d\n", baseline);
 
   static const char *const names[N_CASES] = {"unknown-input", "duplicate-input", "no-inputs", "wrong-type",
-                                             "bad-length", "garbage-load", "unknown-name"};
+                                             "bad-length", "garbage-load", "unknown-name",
+                                             "too-large-tensor", "too-large-model"};
   int errors = 0, recoveries = 0;
-  for (int c = 0; c < N_CASES; ++c) {
+  for (int c = 0; c < n_cases; ++c) {
     const char *name = names[c];
     wnn_named_tensor in[2];
     switch (c) {
@@ -140,6 +151,28 @@ int main(int argc, char **argv) {
         errors += expect_error(name, failed, err);
         break;
       }
+      case 7: {
+        /* Whole rows of 64 floats, one row more than the limit holds. */
+        const uint32_t rows_over = (uint32_t)(tensor_limit / 256 + 1);
+        float *big = calloc((size_t)rows_over * 64, sizeof(float));
+        if (!big) return 2;
+        const uint32_t dims[2] = {rows_over, 64};
+        in[0] = wnn_named("input", wnn_tensor_new(dims, 2, WNN_TYPE_FP32, big, (size_t)rows_over * 256));
+        free(big);
+        errors += compute_case(name, in, 1);
+        break;
+      }
+      case 8: {
+        unsigned char *bytes = calloc(model_limit + 1, 1);
+        if (!bytes) return 2;
+        wnn_bytes builder = {bytes, model_limit + 1};
+        wnn_graph g;
+        int failed = wnn_load(&builder, 1, WNN_ENCODING_ONNX, WNN_TARGET_CPU, &g, &err);
+        if (!failed) wnn_graph_drop(g);
+        free(bytes);
+        errors += expect_error(name, failed, err);
+        break;
+      }
     }
     char what[64];
     snprintf(what, sizeof what, "recover %s", name);
@@ -147,9 +180,9 @@ int main(int argc, char **argv) {
     if (cls >= 0) printf("recover %s: class %d\n", name, cls);
     recoveries += cls == baseline;
   }
-  printf("errors: %d/%d cases failed as they should, %d/%d recoveries right\n", errors, N_CASES, recoveries, N_CASES);
+  printf("errors: %d/%d cases failed as they should, %d/%d recoveries right\n", errors, n_cases, recoveries, n_cases);
   wnn_context_drop(ctx);
   wnn_graph_drop(graph);
   free(x);
-  return errors == N_CASES && recoveries == N_CASES ? 0 : 1;
+  return errors == n_cases && recoveries == n_cases ? 0 : 1;
 }

@@ -1,28 +1,25 @@
-# Wasmtime C API: library from the PyPI wheel, headers from the crates.io crate (same version).
-# Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
-WASMTIME_VERSION=50.0.1
+# Wasmtime: built from crates.io by cargo as wasinn's own library (src/engine/wasmtime, pinned by
+# its Cargo.lock; scripts/build-engine.sh, run by the CMake build). Here only the crates are
+# fetched, so that the build needs no network. Rust comes from rustup (1.95 builds Wasmtime 48).
+# Sourced by scripts/fetch-deps.sh, which provides say, $ROOT and $CACHE.
+WASMTIME_RUST_MIN=1.95
 
 install_wasmtime() {
-  local prefix=$DEPS/wasmtime stamp=$DEPS/wasmtime/.version
-  [[ -f $stamp && $(cat "$stamp") == "$WASMTIME_VERSION" ]] && return
-  local whl=wasmtime-$WASMTIME_VERSION-py3-none-manylinux1_x86_64.whl
-  if [[ ! -s $DL/$whl ]]; then
-    say "downloading $whl"
-    pip download -q --no-deps --only-binary :all: --platform manylinux1_x86_64 \
-      --python-version 3.11 -d "$DL" "wasmtime==$WASMTIME_VERSION"
+  command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
+  if ! command -v cargo >/dev/null; then
+    say "wasmtime: cargo not found: install Rust $WASMTIME_RUST_MIN or later with rustup"
+    return 1
   fi
-  local crate=wasmtime-c-api-impl-$WASMTIME_VERSION.crate
-  fetch "https://static.crates.io/crates/wasmtime-c-api-impl/$crate" "$crate"
-  rm -rf "$prefix" && mkdir -p "$prefix/lib" "$prefix/include"
-  local tmp; tmp=$(mktemp -d)
-  unzip -q -o "$DL/$whl" 'wasmtime/linux-x86_64/_libwasmtime.so' -d "$tmp"
-  # The wheel's library has no SONAME; the CMake target links it by path with an rpath.
-  cp "$tmp/wasmtime/linux-x86_64/_libwasmtime.so" "$prefix/lib/libwasmtime.so"
-  tar -xzf "$DL/$crate" -C "$tmp"
-  cmake -DWASMTIME_HEADER_DST="$prefix/include" \
-    -P "$tmp/wasmtime-c-api-impl-$WASMTIME_VERSION/cmake/install-headers.cmake" >/dev/null
-  rm -rf "$tmp"
-  echo "$WASMTIME_VERSION" >"$stamp"
-  say "wasmtime $WASMTIME_VERSION -> $prefix"
+  local have; have=$(rustc --version | awk '{print $2}')
+  if [[ $(printf '%s\n%s\n' "$WASMTIME_RUST_MIN" "$have" | sort -V | head -1) != "$WASMTIME_RUST_MIN" ]]; then
+    say "wasmtime: rustc $have is older than $WASMTIME_RUST_MIN, which Wasmtime 48 needs"
+    return 1
+  fi
+  local stamp=$CACHE/engine/fetched-$(sha256sum "$ROOT/src/engine/wasmtime/Cargo.lock" | cut -c1-16)
+  [[ -f $stamp ]] && return
+  say "wasmtime: fetching the engine's crates (src/engine/wasmtime/Cargo.lock) from crates.io"
+  mkdir -p "$CACHE/engine"
+  CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home} \
+    cargo fetch -q --locked --manifest-path "$ROOT/src/engine/wasmtime/Cargo.toml"
+  touch "$stamp"
 }
-

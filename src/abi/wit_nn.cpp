@@ -112,26 +112,53 @@ WitSession::WitSession(std::shared_ptr<NnSession> session)
       tensors_("tensor", session_->environment().limits().max_tensors, "--max-tensors"),
       errors_("error", session_->environment().limits().max_tensors, "--max-tensors") {}
 
-Result<uint32_t> WitSession::new_tensor(OwnedTensor tensor) {
+std::optional<Error> WitSession::over_limits(size_t rank, size_t bytes) const {
   const Limits& limits = session_->environment().limits();
-  if (tensor.dims.size() > limits.max_rank) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("tensor of rank {} exceeds the limit of {}", tensor.dims.size(), limits.max_rank));
+  if (rank > limits.max_rank) {
+    return Error{Errc::invalid_argument,
+                 fmt::format("tensor of rank {} exceeds the limit of {}", rank, limits.max_rank)};
   }
-  if (tensor.data.size() > limits.max_tensor_bytes) {
-    return make_error(Errc::too_large, fmt::format("tensor of {} bytes exceeds the tensor limit of {}",
-                                                   tensor.data.size(), limits.max_tensor_bytes));
+  if (bytes > limits.max_tensor_bytes) {
+    return Error{Errc::too_large, fmt::format("tensor of {} bytes exceeds the tensor limit of {} (--max-tensor-bytes)",
+                                              bytes, limits.max_tensor_bytes)};
   }
+  return std::nullopt;
+}
+
+Result<uint32_t> WitSession::new_tensor(TensorView tensor) {
+  auto refusal = over_limits(tensor.dims.size(), tensor.data.size());
+  OwnedTensor kept{tensor.type, {}, {}};
+  if (!refusal) {
+    kept.dims.assign(tensor.dims.begin(), tensor.dims.end());
+    kept.data.assign(tensor.data.begin(), tensor.data.end());  // the one copy of the guest's bytes
+  }
+  auto rep = tensors_.insert(std::make_shared<const OwnedTensor>(std::move(kept)));
+  if (rep && refusal) refused_.emplace(*rep, std::move(*refusal));
+  return rep;
+}
+
+Result<uint32_t> WitSession::new_tensor(OwnedTensor tensor) {
+  if (auto refusal = over_limits(tensor.dims.size(), tensor.data.size())) return std::move(*refusal);
   return tensors_.insert(std::make_shared<const OwnedTensor>(std::move(tensor)));
 }
 
 Result<std::shared_ptr<const OwnedTensor>> WitSession::tensor(uint32_t rep) const { return tensors_.get(rep); }
 
-Result<std::shared_ptr<const OwnedTensor>> WitSession::take_tensor(uint32_t rep) { return tensors_.erase(rep); }
+Result<std::shared_ptr<const OwnedTensor>> WitSession::take_tensor(uint32_t rep) {
+  auto t = tensors_.erase(rep);
+  if (!t) return t;
+  if (auto refused = refused_.find(rep); refused != refused_.end()) {
+    Error why = std::move(refused->second);
+    refused_.erase(refused);
+    return why;
+  }
+  return t;
+}
 
 Status WitSession::drop_tensor(uint32_t rep) {
   auto t = tensors_.erase(rep);
   if (!t) return t.take_error();
+  refused_.erase(rep);
   return {};
 }
 

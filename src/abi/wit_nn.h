@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,8 +48,11 @@ class WitSession {
  public:
   explicit WitSession(std::shared_ptr<NnSession> session);
 
-  // tensor: the constructor cannot return an error in WIT, so a refusal here (too many tensors,
-  // too many bytes) is a trap in the binding.
+  // tensor: WIT's constructor cannot return an error, so a tensor over the limits (rank, bytes)
+  // is made without its bytes and refused by the call that uses it (compute, set-input), with
+  // too-large or invalid-argument; only a full table (--max-tensors) is an error here (a trap).
+  Result<uint32_t> new_tensor(TensorView tensor);
+  // An output: made, or refused at once (the compute that made it fails).
   Result<uint32_t> new_tensor(OwnedTensor tensor);
   Result<std::shared_ptr<const OwnedTensor>> tensor(uint32_t rep) const;
   Status drop_tensor(uint32_t rep);
@@ -84,10 +88,13 @@ class WitSession {
     std::vector<NamedTensor> outputs;
   };
   Result<std::shared_ptr<const OwnedTensor>> take_tensor(uint32_t rep);
+  // Why a tensor is refused (rank, bytes), or nothing.
+  std::optional<Error> over_limits(size_t rank, size_t bytes) const;
 
   std::shared_ptr<NnSession> session_;
   HandleTable<const OwnedTensor> tensors_;
   HandleTable<const Error> errors_;
+  std::unordered_map<uint32_t, Error> refused_;  // tensors made over the limits, by rep
   std::mutex pending_mu_;
   std::unordered_map<uint32_t, PendingIo> pending_;
 };

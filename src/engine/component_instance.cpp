@@ -14,6 +14,7 @@
 #include "engine/guest_wasi.h"
 #include "engine/instance_impl.h"
 #include "engine/module_bytes.h"
+#include "engine/wit_host.h"
 #include "engine/wit_nn_imports.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -69,12 +70,6 @@ RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms) {
   wasmtime_error_wasm_trace(err.get(), &trace);
   const bool trapped = trace.size > 0 || msg.find("wasm trap") != std::string::npos;
   wasm_frame_vec_delete(&trace);
-  // Wasmtime lifts each byte a component hands the host as one value, and caps one host call at
-  // 128 MiB of them; its C API cannot raise that cap, so the way out is a registered model.
-  if (msg.find("fuel allocated for hostcalls has been exhausted") != std::string::npos) {
-    msg += "\nwasinn: a component can pass at most about 2 MiB of bytes in one wasi:nn call (Wasmtime's hostcall "
-           "limit); register a larger model with --nn-preload NAME:ENCODING:TARGET:PATH and load it with load-by-name";
-  }
   if (timeout_ms > 0 && msg.find("interrupt") != std::string::npos) {
     msg = fmt::format("the guest ran longer than --timeout ({} ms) and was stopped\n{}", timeout_ms, msg);
   }
@@ -122,12 +117,12 @@ std::string ComponentInstance::run_interface() const {
   for (size_t i = 0; i < n && found.empty(); ++i) {
     const char* name = nullptr;
     size_t len = 0;
-    wasmtime_component_extern_t* ext = nullptr;
-    if (!wasmtime_component_type_export_nth(type, engine, i, &name, &len, &ext)) continue;
+    wasmtime_component_item_t item{};
+    if (!wasmtime_component_type_export_nth(type, engine, i, &name, &len, &item)) continue;
     const std::string_view export_name(name, len);
     // Semver-compatible: any 0.2.x of the interface.
     if (export_name.rfind("wasi:cli/run@0.2.", 0) == 0) found = export_name;
-    wasmtime_component_extern_delete(ext);
+    wasmtime_component_item_delete(&item);
   }
   wasmtime_component_type_delete(type);
   return found;
@@ -254,6 +249,11 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
   EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);
   wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
+  // wasinn's own limits are the ones a component meets: Wasmtime's per-call allowance for the
+  // bytes a guest passes (128 MiB by default) is raised past them. wasi:nn reads them in place.
+  const Limits& limits = host.env->limits();
+  const uint64_t most = std::max<uint64_t>({limits.max_model_bytes, limits.max_tensor_bytes, 128ull << 20});
+  wasinn_store_set_hostcall_fuel(cx, static_cast<size_t>(std::min<uint64_t>(most + (1u << 20), SIZE_MAX)));
   impl->arm_deadline();
   auto wasi = make_wasi(program);
   if (!wasi) return fail(wasi.error().detail);

@@ -25,6 +25,9 @@ struct GuestState {
   // Counts this guest's threads inside a wasi-nn call (they return to wasm and stop soon; a
   // thread outside one that does not stop is parked), else null.
   std::atomic<int>* nn_calls = nullptr;
+  // The tensor whose bytes a component's last tensor.data lent out: they are lowered into guest
+  // memory after the host call returns, so they must live until then (engine/wit_host.h).
+  std::shared_ptr<const OwnedTensor> lent_tensor;
 };
 
 }  // namespace wasinn

@@ -24,7 +24,7 @@ constexpr char kThreadStart[] = "wasi_thread_start";
 
 // Called whenever an epoch passes a thread's deadline (the engine's epoch moves only under a
 // --timeout ticker, or once when the guest ends): stop the thread, or let it run one more tick.
-wasmtime_error_t* on_epoch(const wasmtime_context_t*, void* data, uint64_t* delta, wasmtime_update_deadline_kind_t* kind) {
+wasmtime_error_t* on_epoch(wasmtime_context_t*, void* data, uint64_t* delta, wasmtime_update_deadline_kind_t* kind) {
   auto* guest = static_cast<GuestThreads*>(data);
   if (guest->ending()) return wasmtime_error_new("the guest ended in another thread");
   if (guest->past_timeout()) {

@@ -167,7 +167,8 @@ TEST(Help, VersionShortAndLong) {
   const ChildResult longv = wasinn({"--version"});
   EXPECT_EQ(shortv.exit_code, 0) << shortv.describe();
   EXPECT_EQ(shortv.out.rfind("wasinn ", 0), 0u) << shortv.describe();
-  EXPECT_NE(shortv.out.find("wasmtime 50."), std::string::npos) << shortv.describe();
+  // The engine built from src/engine/wasmtime/Cargo.toml.
+  EXPECT_NE(shortv.out.find("wasmtime 48.0.8"), std::string::npos) << shortv.describe();
   EXPECT_EQ(shortv.out, longv.out);
 }
 

@@ -1,7 +1,8 @@
-// libFuzzer target: the WIT guest ABI (wasinn::wit_nn::WitSession, what the component binding
-// calls once Wasmtime has lifted the canonical ABI) in fuzzed order with fuzzed resources,
-// enum cases, dimensions, bytes and names. The lifting itself is Wasmtime's; what a guest can
-// still choose freely (which handle, which name, which bytes and in what order) is fuzzed here.
+// libFuzzer target: the WIT guest ABI through the engine's table (engine/wit_host.h: what the
+// typed Rust imports call once Wasmtime has lifted the canonical ABI, with WitSession behind it)
+// in fuzzed order with fuzzed resources, enum cases, dimensions, bytes and names. The lifting
+// itself is Wasmtime's; what a guest can still choose freely (which handle, which name, which
+// bytes and in what order) is fuzzed here, and every status is checked as the Rust side reads it.
 // Linked with fake_world.cpp (fuzz_wit_fake) or ort_world.cpp (fuzz_wit_real); input format:
 // call_script.h, values read from the fuzzed guest memory image.
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include "abi_world.h"
 #include "call_script.h"
 #include "core/nn_session.h"
+#include "engine/guest_state.h"
+#include "engine/wit_nn_imports.h"
 #include "seed_script.h"
 
 using namespace wasinn;
@@ -33,17 +36,37 @@ constexpr std::string_view kEncodings[] = {"openvino", "onnx", "tensorflow", "py
 constexpr std::string_view kTargets[] = {"cpu", "gpu", "tpu", "CPU", "auto", ""};
 constexpr std::string_view kNames[] = {"input", "x", "prompt", "metadata", "logits", "a", "b", ""};
 
-// A failed call's error is a WIT error-code with a detail that tells the user something.
-void check_error(const Error& e, const char* call) {
-  const std::string_view code = wit::error_code_case(e.code);
-  if (!wit::decode_error_code(code)) invariant_failed(call, "error code outside the WIT enum");
-  if (e.detail.empty()) invariant_failed(call, "error without a detail");
-}
+wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
 
-template <class T>
-void check(const Result<T>& r, const char* call) {
-  if (!r) check_error(r.error(), call);
-}
+// The table as the Rust side calls it, for one guest; every status checked on the way back.
+struct Table {
+  GuestState& state;
+  const wasinn_wit_host& t = wit_host_table();
+  wasinn_wit_out out{};
+
+  wit::WitSession& wit() { return *state.wit; }
+  void* guest() { return &state; }
+  // OK, ERR (an error resource with a WIT code and a detail, dropped here) or TRAP with a reason.
+  bool ok(wasinn_wit_status status, const char* call) {
+    if (status == WASINN_WIT_TRAP) {
+      if (out.message.len == 0) invariant_failed(call, "a trap without a reason");
+      return false;
+    }
+    if (status == WASINN_WIT_ERR) {
+      const uint32_t err = out.rep;
+      wasinn_wit_out e{};
+      if (t.error_code(guest(), err, &e) != WASINN_WIT_OK) invariant_failed(call, "an error resource without a code");
+      if (!wit::decode_error_code({static_cast<const char*>(e.data), e.len})) {
+        invariant_failed(call, "error code outside the WIT enum");
+      }
+      if (t.error_data(guest(), err, &e) != WASINN_WIT_OK || e.len == 0) invariant_failed(call, "error without a detail");
+      if (t.drop(guest(), WASINN_WIT_ERROR, err, &e) != WASINN_WIT_OK) invariant_failed(call, "an error that cannot be dropped");
+      return false;
+    }
+    if (status != WASINN_WIT_OK) invariant_failed(call, "a status outside the table's three");
+    return true;
+  }
+};
 
 struct Reader {
   CallScript& script;
@@ -67,68 +90,87 @@ struct Reader {
   std::string_view pick(const std::string_view (&cases)[N]) { return cases[arg() % N]; }
 };
 
-void run_script(CallScript& script, FuzzGuest& g, wit::WitSession& wit, const std::vector<GuestItem>& items) {
+void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<GuestItem>& items) {
   Reader r{script, g, items};
+  wit::WitSession& wit = t.wit();
+  wasinn_wit_out& out = t.out;
   uint32_t op;
   while (script.next_op(kOpCount, op)) {
+    out = {};
     switch (op) {
       case kTensorNew: {
         std::vector<uint32_t> dims;
         const uint32_t rank = r.arg() % 6;
         for (uint32_t i = 0; i < rank; ++i) dims.push_back(r.arg() % 70);
-        auto type = wit::decode_tensor_type(r.pick(kTypeCases));
+        const std::string_view type = r.pick(kTypeCases);
         auto data = r.bytes(1 << 16);
-        if (!type) break;  // the component model never lifts a case the enum lacks
+        if (!wit::decode_tensor_type(type)) break;  // the component model never lifts a case the enum lacks
         const size_t before = wit.live_tensors();
-        auto rep = wit.new_tensor(OwnedTensor{*type, std::move(dims), std::move(data)});
-        check(rep, "tensor constructor");
-        if (wit.live_tensors() != before + (rep ? 1 : 0)) invariant_failed("tensor constructor", "live tensor count");
-        if (rep) script.remember_handle(*rep);
+        const bool made = t.ok(t.t.tensor_new(t.guest(), dims.data(), dims.size(), str(type), {data.data(), data.size()},
+                                              &out), "tensor constructor");
+        if (wit.live_tensors() != before + (made ? 1 : 0)) invariant_failed("tensor constructor", "live tensor count");
+        if (made) script.remember_handle(out.rep);
         break;
       }
       case kTensorRead: {
-        auto t = wit.tensor(r.arg());
-        check(t, "tensor.data");
-        if (t && !wit::tensor_type_case((*t)->type)) invariant_failed("tensor.ty", "a tensor without a WIT type");
+        const uint32_t rep = r.arg();
+        if (t.ok(t.t.tensor_type(t.guest(), rep, &out), "tensor.ty") &&
+            !wit::decode_tensor_type({static_cast<const char*>(out.data), out.len})) {
+          invariant_failed("tensor.ty", "a tensor without a WIT type");
+        }
+        if (t.ok(t.t.tensor_data(t.guest(), rep, &out), "tensor.data") && out.len && !out.data) {
+          invariant_failed("tensor.data", "bytes without an address");
+        }
+        (void)t.ok(t.t.tensor_dimensions(t.guest(), rep, &out), "tensor.dimensions");
         break;
       }
-      case kTensorDrop: (void)wit.drop_tensor(r.arg()); break;
+      case kTensorDrop: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_TENSOR, r.arg(), &out), "tensor drop"); break;
       case kLoad: {
         const uint32_t count = r.arg() % 4;
         std::vector<std::vector<uint8_t>> builders;
         for (uint32_t i = 0; i < count; ++i) builders.push_back(r.bytes(1 << 16));
-        std::vector<std::span<const uint8_t>> spans(builders.begin(), builders.end());
-        auto graph = wit.load(spans, r.pick(kEncodings), r.pick(kTargets));
-        check(graph, "load");
-        if (graph) script.remember_handle(*graph);
+        std::vector<wasinn_wit_bytes> spans;
+        for (const auto& b : builders) spans.push_back({b.data(), b.size()});
+        if (t.ok(t.t.load(t.guest(), spans.data(), spans.size(), str(r.pick(kEncodings)), str(r.pick(kTargets)), &out),
+                 "load")) {
+          script.remember_handle(out.rep);
+        }
         break;
       }
       case kLoadByName: {
-        auto graph = wit.load_by_name(r.text());
-        check(graph, "load-by-name");
-        if (graph) script.remember_handle(*graph);
+        const std::string name = r.text();
+        if (t.ok(t.t.load_by_name(t.guest(), str(name), &out), "load-by-name")) script.remember_handle(out.rep);
         break;
       }
       case kInit: {
-        auto ctx = wit.init_execution_context(r.arg());
-        check(ctx, "init-execution-context");
-        if (ctx) script.remember_handle(*ctx);
+        if (t.ok(t.t.init_execution_context(t.guest(), r.arg(), &out), "init-execution-context")) {
+          script.remember_handle(out.rep);
+        }
         break;
       }
-      case kDropGraph: (void)wit.drop_graph(r.arg()); break;
-      case kDropContext: (void)wit.drop_context(r.arg()); break;
+      case kDropGraph: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_GRAPH, r.arg(), &out), "graph drop"); break;
+      case kDropContext: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_CONTEXT, r.arg(), &out), "context drop"); break;
       case kCompute: {
         const uint32_t ctx = r.arg();
         const uint32_t n = r.arg() % 4;
-        std::vector<wit::NamedRep> inputs;
-        for (uint32_t i = 0; i < n; ++i) inputs.push_back({r.text(), r.arg()});
+        std::vector<std::string> names;
+        std::vector<uint32_t> reps;
+        for (uint32_t i = 0; i < n; ++i) {
+          names.push_back(r.text());
+          reps.push_back(r.arg());
+        }
+        std::vector<wasinn_wit_named> inputs;
+        for (uint32_t i = 0; i < n; ++i) inputs.push_back({str(names[i]), reps[i]});
         const size_t before = wit.live_tensors();
-        auto outputs = wit.compute(ctx, inputs);
-        check(outputs, "compute");
+        const bool computed = t.ok(t.t.compute_named(t.guest(), ctx, inputs.data(), inputs.size(), &out), "compute");
+        const size_t made = computed ? out.len : 0;
         // Every input handle is consumed whatever the outcome; outputs are new and readable.
-        if (wit.live_tensors() > before + (outputs ? outputs->size() : 0)) invariant_failed("compute", "tensors leaked");
-        if (outputs) {
-          for (const auto& o : *outputs) {
+        if (wit.live_tensors() > before + made) invariant_failed("compute", "tensors leaked");
+        if (computed) {
+          const std::vector<wasinn_wit_named> outputs(static_cast<const wasinn_wit_named*>(out.data),
+                                                      static_cast<const wasinn_wit_named*>(out.data) + out.len);
+          for (const auto& o : outputs) {
+            if (o.name.len == 0) invariant_failed("compute", "an output without a name");
             if (!wit.tensor(o.tensor)) invariant_failed("compute", "an output tensor cannot be read");
             script.remember_handle(o.tensor);
           }
@@ -138,28 +180,26 @@ void run_script(CallScript& script, FuzzGuest& g, wit::WitSession& wit, const st
       case kSetInput: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text();
-        Status s = wit.set_input(ctx, name, r.arg());
-        if (!s) check_error(s.error(), "set-input");
+        (void)t.ok(t.t.set_input(t.guest(), ctx, str(name), r.arg(), &out), "set-input");
         break;
       }
-      case kComputeOld: {
-        Status s = wit.compute(r.arg());
-        if (!s) check_error(s.error(), "compute (08-19)");
-        break;
-      }
+      case kComputeOld: (void)t.ok(t.t.compute(t.guest(), r.arg(), &out), "compute (08-19)"); break;
       case kGetOutput: {
         const uint32_t ctx = r.arg();
-        auto t = wit.get_output(ctx, r.text());
-        check(t, "get-output");
-        if (t) script.remember_handle(*t);
+        const std::string name = r.text();
+        if (t.ok(t.t.get_output(t.guest(), ctx, str(name), &out), "get-output")) script.remember_handle(out.rep);
         break;
       }
       case kErrorRead: {
-        auto e = wit.error(r.arg());
-        if (e) check_error(**e, "error.data");
+        const uint32_t rep = r.arg();
+        if (t.ok(t.t.error_code(t.guest(), rep, &out), "error.code") &&
+            !wit::decode_error_code({static_cast<const char*>(out.data), out.len})) {
+          invariant_failed("error.code", "error code outside the WIT enum");
+        }
+        (void)t.ok(t.t.error_data(t.guest(), rep, &out), "error.data");
         break;
       }
-      case kErrorDrop: (void)wit.drop_error(r.arg()); break;
+      case kErrorDrop: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_ERROR, r.arg(), &out), "error drop"); break;
     }
   }
 }
@@ -187,9 +227,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CallScript script({data, size});
   FuzzGuest g(world.layout, script.image());
   {
-    auto session = std::make_shared<NnSession>(world.env);
-    wit::WitSession wit(session);
-    run_script(script, g, wit, world.layout.items());
+    GuestState state;
+    state.session = std::make_shared<NnSession>(world.env);
+    state.wit = std::make_shared<wit::WitSession>(state.session);
+    Table table{state};
+    run_script(script, g, table, world.layout.items());
   }
   world.after_input();
   return 0;

@@ -39,8 +39,7 @@ TEST(LlamaWit, NamedPromptAndMetadataMatchNative) {
   write_file(in + "/prompt.txt", bytes_of(kPrompt));
   write_file(in + "/config.json", bytes_of(config));
   auto host = llama_host_args(scratch_dir("llama_wit_out"));
-  // "tinycfg": the model with the config as a second builder, for a compute without metadata. (Not
-  // `load` of the bytes: 17 MB through the WIT list<u8> exhausts Wasmtime's hostcall fuel.)
+  // "tinycfg": the model with the config as a second builder, for a compute without metadata.
   host.insert(host.end(), {"--dir", in + "::/in", "--log-level", "error", "--nn-preload",
                            "tinycfg:GGML:AUTO:" + tiny_model() + ":" + in + "/config.json"});
   const std::string prompt = wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt");

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <onnxruntime_cxx_api.h>
 
+#include <cstring>
+
 #include "plugin_harness.h"
 #include "wit_guest.h"
 
@@ -104,6 +106,52 @@ TEST(OrtWit, DigitsComponentMatchesWitxGuest) {
                                        {"--backend-config", R"(onnxruntime={"intra_op_threads": 1})"}, &io);
   EXPECT_THAT(io.inputs, ElementsAre("input"));
   EXPECT_THAT(io.outputs, ElementsAre("logits"));
+}
+
+// large/model.onnx: 64 MiB of weights loaded by bytes (one list<u8> of 64 MiB), a 16 MiB input
+// tensor and a 16 MiB output, far past the ~2 MiB that Wasmtime's C API values once allowed: the
+// output equals native ONNX Runtime's, byte for byte.
+TEST(OrtWit, A64MiBModelByBytesAnd16MiBTensorsMatchNative) {
+  const std::string dir = (fixtures_dir() / "large").string();
+  const auto x = read_file(dir + "/x.f32");
+  ASSERT_EQ(x.size(), 16u << 20);
+  std::vector<float> xs(x.size() / 4);
+  std::memcpy(xs.data(), x.data(), x.size());
+
+  static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "wasinn-wit-large");
+  Ort::SessionOptions options;
+  options.SetIntraOpNumThreads(1);
+  Ort::Session session(env, (dir + "/model.onnx").c_str(), options);
+  const auto memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
+  const int64_t dims[] = {static_cast<int64_t>(xs.size())};
+  Ort::Value in = Ort::Value::CreateTensor<float>(memory, xs.data(), xs.size(), dims, 1);
+  const char *in_name = "x", *out_name = "y";
+  auto outs = session.Run(Ort::RunOptions{nullptr}, &in_name, &in, 1, &out_name, 1);
+  const auto *y = static_cast<const uint8_t *>(outs[0].GetTensorRawData());
+  const std::vector<uint8_t> want(y, y + x.size());
+
+  const WitModelRun r = run_wit_model(
+      "large_by_bytes", {"--dir", dir + "::/l", "--backend-config", R"(onnxruntime={"intra_op_threads": 1})"},
+      {"--model", "/l/model.onnx", "--input", wit_input("x", "fp32", {static_cast<uint32_t>(xs.size())}, "/l/x.f32")});
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].name, "y");
+  EXPECT_EQ(r.outputs[0].data.size(), want.size());
+  EXPECT_TRUE(r.outputs[0].data == want) << "y differs from native ORT";
+}
+
+// Past --max-tensor-bytes and --max-model-bytes a component gets too-large with a detail (the
+// tensor's refusal comes from the compute that uses it), never a trap, and computes right after.
+TEST(OrtWit, PastTheSizeLimitsIsTooLargeThenTheGuestComputes) {
+  const std::string digits = (fixtures_dir() / "digits").string();
+  const GuestRun r = run_guest({"--max-tensor-bytes", "4096", "--max-model-bytes", "1048576", "--dir", digits + "::/d"},
+                                "wit_errors.component", {"/d/model.onnx", "/d/test_x.f32", "--limits", "4096", "1048576"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("case too-large-tensor: too-large: tensor of 4352 bytes exceeds the tensor limit "
+                                  "of 4096 (--max-tensor-bytes)"));
+  EXPECT_THAT(r.output, HasSubstr("case too-large-model: too-large: model of 1048577 bytes exceeds the limit of "
+                                  "1048576 bytes"));
+  EXPECT_THAT(r.output, HasSubstr("errors: 9/9 cases failed as they should, 9/9 recoveries right"));
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds wasinn's Wasmtime (src/engine/wasmtime: Wasmtime's C API and the typed wasi:nn component
+# imports, one shared library) with cargo, from crates.io only, and installs it for one build tree:
+#   build-engine.sh OUT_DIR    -> OUT_DIR/lib/libwasinn_wasmtime.so and OUT_DIR/include/ (wasmtime.h)
+#   build-engine.sh --test     the crate's own tests (cargo test --release: the same objects)
+# Cargo's target directory is cached in ~/.cache/wasinn/engine, keyed by the lock file, the
+# manifest (its features) and the toolchain, so every build tree of a clone (plain, ASan, TSan)
+# and every clone share one build: ~5 min on 2 cores the first time, seconds after an edit of the
+# crate's own files, a no-op otherwise. Files are copied with their times, so an unchanged
+# library or header never makes the C++ side rebuild or relink.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CRATE=$ROOT/src/engine/wasmtime
+OUT=${1:?usage: build-engine.sh OUT_DIR | --test}
+CACHE=${WASINN_CACHE:-$HOME/.cache/wasinn}
+# rustup's toolchain, whatever the caller's PATH (a build started from an IDE, CI's shell).
+command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
+if ! command -v cargo >/dev/null; then
+  echo "build-engine.sh: cargo not found: install Rust 1.95 or later with rustup (see docs/dependencies.md)" >&2
+  exit 1
+fi
+export CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home}
+key=$(cat "$CRATE/Cargo.lock" "$CRATE/Cargo.toml" <(rustc -vV) | sha256sum | cut -c1-16)
+export CARGO_TARGET_DIR=$CACHE/engine/target-$key
+mkdir -p "$CARGO_HOME" "$CARGO_TARGET_DIR"
+[[ -f $CARGO_TARGET_DIR/release/libwasinn_wasmtime.so ]] ||
+  echo "build-engine.sh: building Wasmtime $(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$CRATE/Cargo.toml") with cargo into $CARGO_TARGET_DIR (the first time: about 5 min on 2 cores)" >&2
+
+if [[ $OUT == --test ]]; then
+  exec cargo test --release --locked --lib --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}"
+fi
+
+# The C API crate's build script writes its headers (with conf.h for the features built) into
+# its OUT_DIR; cargo's JSON messages say where.
+msgs=$CARGO_TARGET_DIR/build-messages.json
+cargo build --release --locked --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
+  --message-format=json-render-diagnostics >"$msgs"
+include=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "build-script-executed" and "wasmtime-c-api-impl" in m.get("package_id", ""):
+        print(m["out_dir"] + "/include")
+' "$msgs" | tail -1)
+if [[ ! -f $include/wasmtime.h ]]; then
+  echo "build-engine.sh: cargo did not report the C API's headers (looked in '$include')" >&2
+  exit 1
+fi
+mkdir -p "$OUT/lib" "$OUT/include"
+cp -a "$include/." "$OUT/include/"
+cp -a "$CARGO_TARGET_DIR/release/libwasinn_wasmtime.so" "$OUT/lib/libwasinn_wasmtime.so"

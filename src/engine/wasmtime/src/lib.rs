@@ -1,0 +1,15 @@
+//! wasinn's Wasmtime: Wasmtime's C API, which the C++ engine binding drives (engines, modules,
+//! components, stores, WASI), and the typed `wasi:nn` component imports it cannot express
+//! efficiently (`wit_nn`). The rules behind those imports stay in C++: `host` is the C table
+//! (`src/engine/wit_host.h`) the imports call.
+
+// Every `#[no_mangle]` function of the C API, exported from this library as from Wasmtime's own.
+pub use wasmtime_c_api::*;
+
+mod host;
+mod wit_nn;
+#[cfg(test)]
+mod tests;
+
+pub use host::*;
+pub use wit_nn::{wasinn_store_set_hostcall_fuel, wasinn_wit_define};

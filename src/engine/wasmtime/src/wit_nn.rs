@@ -1,0 +1,417 @@
+//! `wasi:nn@0.2.0-rc-2024-06-25`, `-08-19` and `-10-28` as typed host functions, added to a
+//! component linker that Wasmtime's C API made. Typed, a `list<u8>` argument is read where it
+//! lies in guest memory and a returned one is lowered with one memcpy; the C API's values cost
+//! one value per byte and cap a call at Wasmtime's hostcall fuel. Every decision (handles,
+//! limits, names, errors) is the C++ side's, reached through the `WitHost` table.
+use std::mem::{align_of, size_of};
+
+use wasmtime::component::{ComponentType, Lift, Linker, LinkerInstance, Lower, Resource, ResourceType, WasmList};
+use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContextMut};
+use wasmtime_c_api::{
+    wasmtime_component_linker_t, wasmtime_context_get_data, wasmtime_error_t, WasmtimeStoreContextMut,
+    WasmtimeStoreData,
+};
+
+use crate::host::*;
+
+// `wasmtime_component_linker_t` is `#[repr(transparent)]` over this Linker in 48.0.8; its field
+// is private to the C API's crate, so the cast below stands on that layout. Checked again here
+// at every build (a Wasmtime upgrade that changes it fails to compile).
+const _: () = assert!(size_of::<wasmtime_component_linker_t>() == size_of::<Linker<WasmtimeStoreData>>());
+const _: () = assert!(align_of::<wasmtime_component_linker_t>() == align_of::<Linker<WasmtimeStoreData>>());
+
+type Cx<'a> = StoreContextMut<'a, WasmtimeStoreData>;
+
+/// The versions served, oldest first; a resource type per version keeps one version's handles
+/// from being passed to another's functions.
+const VERSIONS: [&str; 3] = ["0.2.0-rc-2024-06-25", "0.2.0-rc-2024-08-19", "0.2.0-rc-2024-10-28"];
+const V_06_25: u8 = 0;
+const V_10_28: u8 = 2;
+
+pub struct Tensor<const V: u8>;
+pub struct Graph<const V: u8>;
+pub struct Context<const V: u8>;
+pub struct NnError<const V: u8>;
+
+/// A WIT enum whose cases the C++ side knows by name.
+pub(crate) trait Cases: Sized + Copy + 'static {
+    const ALL: &'static [(Self, &'static str)];
+    fn name(self) -> &'static str
+    where
+        Self: PartialEq,
+    {
+        Self::ALL.iter().find(|(c, _)| *c == self).map_or("", |(_, n)| n)
+    }
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(c, _)| *c)
+    }
+}
+
+#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
+#[component(enum)]
+#[repr(u8)]
+pub enum TensorType {
+    #[component(name = "FP16")]
+    Fp16,
+    #[component(name = "FP32")]
+    Fp32,
+    #[component(name = "FP64")]
+    Fp64,
+    #[component(name = "BF16")]
+    Bf16,
+    #[component(name = "U8")]
+    U8,
+    #[component(name = "I32")]
+    I32,
+    #[component(name = "I64")]
+    I64,
+}
+
+impl Cases for TensorType {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (Self::Fp16, "FP16"),
+        (Self::Fp32, "FP32"),
+        (Self::Fp64, "FP64"),
+        (Self::Bf16, "BF16"),
+        (Self::U8, "U8"),
+        (Self::I32, "I32"),
+        (Self::I64, "I64"),
+    ];
+}
+
+#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
+#[component(enum)]
+#[repr(u8)]
+pub enum GraphEncoding {
+    #[component(name = "openvino")]
+    Openvino,
+    #[component(name = "onnx")]
+    Onnx,
+    #[component(name = "tensorflow")]
+    Tensorflow,
+    #[component(name = "pytorch")]
+    Pytorch,
+    #[component(name = "tensorflowlite")]
+    Tensorflowlite,
+    #[component(name = "ggml")]
+    Ggml,
+    #[component(name = "autodetect")]
+    Autodetect,
+}
+
+impl Cases for GraphEncoding {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (Self::Openvino, "openvino"),
+        (Self::Onnx, "onnx"),
+        (Self::Tensorflow, "tensorflow"),
+        (Self::Pytorch, "pytorch"),
+        (Self::Tensorflowlite, "tensorflowlite"),
+        (Self::Ggml, "ggml"),
+        (Self::Autodetect, "autodetect"),
+    ];
+}
+
+#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
+#[component(enum)]
+#[repr(u8)]
+pub enum ExecutionTarget {
+    #[component(name = "cpu")]
+    Cpu,
+    #[component(name = "gpu")]
+    Gpu,
+    #[component(name = "tpu")]
+    Tpu,
+}
+
+impl Cases for ExecutionTarget {
+    const ALL: &'static [(Self, &'static str)] = &[(Self::Cpu, "cpu"), (Self::Gpu, "gpu"), (Self::Tpu, "tpu")];
+}
+
+#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
+#[component(enum)]
+#[repr(u8)]
+pub enum ErrorCode {
+    #[component(name = "invalid-argument")]
+    InvalidArgument,
+    #[component(name = "invalid-encoding")]
+    InvalidEncoding,
+    #[component(name = "timeout")]
+    Timeout,
+    #[component(name = "runtime-error")]
+    RuntimeError,
+    #[component(name = "unsupported-operation")]
+    UnsupportedOperation,
+    #[component(name = "too-large")]
+    TooLarge,
+    #[component(name = "not-found")]
+    NotFound,
+    #[component(name = "security")]
+    Security,
+    #[component(name = "unknown")]
+    Unknown,
+}
+
+impl Cases for ErrorCode {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (Self::InvalidArgument, "invalid-argument"),
+        (Self::InvalidEncoding, "invalid-encoding"),
+        (Self::Timeout, "timeout"),
+        (Self::RuntimeError, "runtime-error"),
+        (Self::UnsupportedOperation, "unsupported-operation"),
+        (Self::TooLarge, "too-large"),
+        (Self::NotFound, "not-found"),
+        (Self::Security, "security"),
+        (Self::Unknown, "unknown"),
+    ];
+}
+
+fn guest(cx: &Cx<'_>) -> Guest {
+    wasmtime_context_get_data(cx.as_context())
+}
+
+/// One call into the table: OK, an error resource's rep for result::err, or a trap.
+fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), u32>> {
+    match status {
+        WitStatus::Ok => Ok(Ok(())),
+        WitStatus::Err => Ok(Err(out.rep)),
+        // SAFETY: the table's promise for TRAP.
+        WitStatus::Trap => Err(format_err!("{}", unsafe { out.message.to_string_lossy() })),
+    }
+}
+
+/// A call that has no error value in WIT: ERR is a bug of the table, reported as a trap.
+fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
+    match call(status, out)? {
+        Ok(()) => Ok(()),
+        Err(_) => Err(format_err!("wasi:nn {what}: the host answered an error where WIT has none")),
+    }
+}
+
+/// `result<R, error>` from a call that makes the resource `R`.
+fn made<R: 'static, const V: u8>(
+    status: WitStatus,
+    out: &WitOut,
+) -> Result<std::result::Result<Resource<R>, Resource<NnError<V>>>> {
+    Ok(call(status, out)?.map(|()| Resource::new_own(out.rep)).map_err(Resource::new_own))
+}
+
+fn unit<const V: u8>(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
+    Ok(call(status, out)?.map_err(Resource::new_own))
+}
+
+fn case<C: Cases + PartialEq>(out: &WitOut, what: &str) -> Result<C> {
+    // SAFETY: the table hands back a case name as chars.
+    let name = std::str::from_utf8(unsafe { out.slice::<u8>() }).unwrap_or("");
+    C::from_name(name).ok_or_else(|| format_err!("wasi:nn {what}: '{name}' is not a case of the WIT enum"))
+}
+
+fn drop_resource(host: WitHost, cx: Cx<'_>, kind: WitResource, rep: u32) -> Result<()> {
+    let mut out = WitOut::default();
+    // SAFETY: the table's contract; `guest` is this store's data.
+    let status = unsafe { (host.drop)(guest(&cx), kind, rep, &mut out) };
+    must(status, &out, "resource drop")
+}
+
+fn define_errors<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+    i.resource("error", ResourceType::host::<NnError<V>>(), move |cx, rep| {
+        drop_resource(host, cx, WitResource::Error, rep)
+    })?;
+    if V == V_06_25 {
+        i.func_wrap("[constructor]error", move |cx: Cx<'_>, (code, data): (ErrorCode, String)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.error_new)(guest(&cx), WitStr::of(code.name()), WitStr::of(&data), &mut out) };
+            must(status, &out, "error constructor")?;
+            Ok((Resource::<NnError<V>>::new_own(out.rep),))
+        })?;
+    }
+    i.func_wrap("[method]error.code", move |cx: Cx<'_>, (e,): (Resource<NnError<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.error_code)(guest(&cx), e.rep(), &mut out) };
+        must(status, &out, "error.code")?;
+        Ok((case::<ErrorCode>(&out, "error.code")?,))
+    })?;
+    i.func_wrap("[method]error.data", move |cx: Cx<'_>, (e,): (Resource<NnError<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.error_data)(guest(&cx), e.rep(), &mut out) };
+        must(status, &out, "error.data")?;
+        let text = String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned();
+        Ok((text,))
+    })
+}
+
+fn define_tensor<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+    i.resource("tensor", ResourceType::host::<Tensor<V>>(), move |cx, rep| {
+        drop_resource(host, cx, WitResource::Tensor, rep)
+    })?;
+    i.func_wrap(
+        "[constructor]tensor",
+        move |cx: Cx<'_>, (dims, ty, data): (WasmList<u32>, TensorType, WasmList<u8>)| {
+            let g = guest(&cx);
+            let dims = dims.as_le_slice(&cx);
+            // In place: the C++ side copies the bytes once, into the tensor it keeps.
+            let data = data.as_le_slice(&cx);
+            let mut out = WitOut::default();
+            let status = unsafe {
+                (host.tensor_new)(
+                    g,
+                    dims.as_ptr(),
+                    dims.len(),
+                    WitStr::of(ty.name()),
+                    WitBytes { data: data.as_ptr(), len: data.len() },
+                    &mut out,
+                )
+            };
+            must(status, &out, "tensor constructor")?;
+            Ok((Resource::<Tensor<V>>::new_own(out.rep),))
+        },
+    )?;
+    i.func_wrap("[method]tensor.dimensions", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.tensor_dimensions)(guest(&cx), t.rep(), &mut out) };
+        must(status, &out, "tensor.dimensions")?;
+        Ok((unsafe { out.slice::<u32>() }.to_vec(),))
+    })?;
+    i.func_wrap("[method]tensor.ty", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.tensor_type)(guest(&cx), t.rep(), &mut out) };
+        must(status, &out, "tensor.ty")?;
+        Ok((case::<TensorType>(&out, "tensor.ty")?,))
+    })?;
+    i.func_wrap("[method]tensor.data", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.tensor_data)(guest(&cx), t.rep(), &mut out) };
+        must(status, &out, "tensor.data")?;
+        // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
+        // store's end, so they outlive the lowering into guest memory that follows this return.
+        let bytes: &'static [u8] = unsafe { out.slice::<u8>() };
+        Ok((bytes,))
+    })
+}
+
+fn define_graph<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+    i.resource("graph", ResourceType::host::<Graph<V>>(), move |cx, rep| {
+        drop_resource(host, cx, WitResource::Graph, rep)
+    })?;
+    i.func_wrap(
+        "load",
+        move |mut cx: Cx<'_>, (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget)| {
+            let g = guest(&cx);
+            let lists = builders.iter(cx.as_context_mut())?.collect::<Result<Vec<WasmList<u8>>>>()?;
+            // Each builder is read where it lies: no copy in the host (the framework keeps its own).
+            let spans: Vec<WitBytes> = lists
+                .iter()
+                .map(|l| {
+                    let s = l.as_le_slice(&cx);
+                    WitBytes { data: s.as_ptr(), len: s.len() }
+                })
+                .collect();
+            let mut out = WitOut::default();
+            let status = unsafe {
+                (host.load)(
+                    g,
+                    spans.as_ptr(),
+                    spans.len(),
+                    WitStr::of(encoding.name()),
+                    WitStr::of(target.name()),
+                    &mut out,
+                )
+            };
+            Ok((made::<Graph<V>, V>(status, &out)?,))
+        },
+    )?;
+    i.func_wrap("load-by-name", move |cx: Cx<'_>, (name,): (String,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.load_by_name)(guest(&cx), WitStr::of(&name), &mut out) };
+        Ok((made::<Graph<V>, V>(status, &out)?,))
+    })?;
+    i.func_wrap("[method]graph.init-execution-context", move |cx: Cx<'_>, (graph,): (Resource<Graph<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.init_execution_context)(guest(&cx), graph.rep(), &mut out) };
+        Ok((made::<Context<V>, V>(status, &out)?,))
+    })
+}
+
+type NamedTensors<const V: u8> = Vec<(String, Resource<Tensor<V>>)>;
+
+fn define_inference<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+    i.resource("graph-execution-context", ResourceType::host::<Context<V>>(), move |cx, rep| {
+        drop_resource(host, cx, WitResource::Context, rep)
+    })?;
+    if V == V_10_28 {
+        i.func_wrap(
+            "[method]graph-execution-context.compute",
+            move |cx: Cx<'_>, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>)| {
+                let named: Vec<WitNamed> =
+                    inputs.iter().map(|(n, t)| WitNamed { name: WitStr::of(n), tensor: t.rep() }).collect();
+                let mut out = WitOut::default();
+                let status =
+                    unsafe { (host.compute_named)(guest(&cx), ctx.rep(), named.as_ptr(), named.len(), &mut out) };
+                let outputs = call(status, &out)?.map(|()| {
+                    unsafe { out.slice::<WitNamed>() }
+                        .iter()
+                        .map(|o| (unsafe { o.name.to_string_lossy() }, Resource::<Tensor<V>>::new_own(o.tensor)))
+                        .collect::<NamedTensors<V>>()
+                });
+                Ok((outputs.map_err(Resource::<NnError<V>>::new_own),))
+            },
+        )?;
+        return Ok(());
+    }
+    i.func_wrap(
+        "[method]graph-execution-context.set-input",
+        move |cx: Cx<'_>, (ctx, name, t): (Resource<Context<V>>, String, Resource<Tensor<V>>)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.set_input)(guest(&cx), ctx.rep(), WitStr::of(&name), t.rep(), &mut out) };
+            Ok((unit::<V>(status, &out)?,))
+        },
+    )?;
+    i.func_wrap("[method]graph-execution-context.compute", move |cx: Cx<'_>, (ctx,): (Resource<Context<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.compute)(guest(&cx), ctx.rep(), &mut out) };
+        Ok((unit::<V>(status, &out)?,))
+    })?;
+    i.func_wrap(
+        "[method]graph-execution-context.get-output",
+        move |cx: Cx<'_>, (ctx, name): (Resource<Context<V>>, String)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.get_output)(guest(&cx), ctx.rep(), WitStr::of(&name), &mut out) };
+            Ok((made::<Tensor<V>, V>(status, &out)?,))
+        },
+    )
+}
+
+fn define_version<const V: u8>(linker: &mut Linker<WasmtimeStoreData>, host: WitHost) -> Result<()> {
+    let version = VERSIONS[V as usize];
+    define_errors::<V>(&mut linker.instance(&format!("wasi:nn/errors@{version}"))?, host)?;
+    define_tensor::<V>(&mut linker.instance(&format!("wasi:nn/tensor@{version}"))?, host)?;
+    define_graph::<V>(&mut linker.instance(&format!("wasi:nn/graph@{version}"))?, host)?;
+    define_inference::<V>(&mut linker.instance(&format!("wasi:nn/inference@{version}"))?, host)
+}
+
+pub fn define(linker: &mut Linker<WasmtimeStoreData>, host: WitHost) -> Result<()> {
+    define_version::<0>(linker, host)?;
+    define_version::<1>(linker, host)?;
+    define_version::<2>(linker, host)
+}
+
+/// Adds every served wasi:nn version to a component linker made by the C API (wit_host.h).
+///
+/// # Safety
+/// `linker` is a live `wasmtime_component_linker_t`, `host` a valid table (copied here).
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_wit_define(
+    linker: *mut wasmtime_component_linker_t,
+    host: *const WitHost,
+) -> Option<Box<wasmtime_error_t>> {
+    if linker.is_null() || host.is_null() {
+        return Some(Box::new(wasmtime_error_t::from(format_err!("wasinn_wit_define: null argument"))));
+    }
+    let linker = &mut *(linker as *mut Linker<WasmtimeStoreData>);
+    define(linker, *host).err().map(|e| Box::new(wasmtime_error_t::from(e)))
+}
+
+/// Sets how many bytes one host call may lift out of the guest (wit_host.h).
+#[no_mangle]
+pub extern "C" fn wasinn_store_set_hostcall_fuel(mut cx: WasmtimeStoreContextMut<'_>, bytes: usize) {
+    cx.set_hostcall_fuel(bytes);
+}

@@ -1,0 +1,98 @@
+/* The table through which the engine's typed component binding (src/engine/wasmtime/, Rust)
+ * serves a component's wasi:nn imports with wasinn's rules (abi/wit_nn.h's WitSession, reached
+ * through engine/wit_nn_imports.cpp). Wasmtime lifts each import's arguments with its typed API
+ * (a list<u8> is read where it lies in guest memory) and calls one function of the table.
+ *
+ * Ownership: whatever the Rust side passes in (bytes, dims, names, input lists) is borrowed for
+ * the call only; bytes may point into guest memory. What a function hands back in its
+ * wasinn_wit_out (dims, a case name, a string, output names, a trap message) is owned by the C++
+ * side and valid until the same thread's next call into the table, so the caller copies what it
+ * keeps; `tensor_data`'s bytes stay valid until the guest's next `tensor_data` or its store ends
+ * (they are lowered into guest memory after the call returns, with no copy in between).
+ * Threads: `guest` is the store's data (a GuestState); a store is used by one thread at a time,
+ * so calls for one guest never overlap; different guests call concurrently.
+ * Errors: every function returns a status. OK: done (`out->rep` is the resource it made, if any).
+ * ERR: the wasi-nn call failed, `out->rep` is a new error resource for the guest's result::err.
+ * TRAP: a misuse the canonical ABI cannot answer with an error value (an unknown handle, too
+ * many tensors); `out->message` says why and the guest traps. No C++ exception crosses. */
+#ifndef WASINN_ENGINE_WIT_HOST_H
+#define WASINN_ENGINE_WIT_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wasmtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum wasinn_wit_status { WASINN_WIT_OK = 0, WASINN_WIT_ERR = 1, WASINN_WIT_TRAP = 2 } wasinn_wit_status;
+typedef enum wasinn_wit_resource {
+  WASINN_WIT_TENSOR = 0,
+  WASINN_WIT_GRAPH = 1,
+  WASINN_WIT_CONTEXT = 2,
+  WASINN_WIT_ERROR = 3
+} wasinn_wit_resource;
+
+typedef struct wasinn_wit_str {
+  const char* data;
+  size_t len;
+} wasinn_wit_str;
+
+typedef struct wasinn_wit_bytes {
+  const uint8_t* data;
+  size_t len;
+} wasinn_wit_bytes;
+
+/* A named tensor: an input of compute (an own handle, consumed) or an output (a new tensor). */
+typedef struct wasinn_wit_named {
+  wasinn_wit_str name;
+  uint32_t tensor;
+} wasinn_wit_named;
+
+typedef struct wasinn_wit_out {
+  uint32_t rep;      /* OK: the resource made; ERR: the error resource */
+  const void* data;  /* by function: uint32_t dims, bytes, chars, or wasinn_wit_named */
+  size_t len;        /* elements of `data` */
+  wasinn_wit_str message;  /* TRAP: why */
+} wasinn_wit_out;
+
+typedef struct wasinn_wit_host {
+  wasinn_wit_status (*tensor_new)(void* guest, const uint32_t* dims, size_t rank, wasinn_wit_str type,
+                                  wasinn_wit_bytes data, wasinn_wit_out* out);
+  wasinn_wit_status (*tensor_dimensions)(void* guest, uint32_t tensor, wasinn_wit_out* out); /* uint32_t[] */
+  wasinn_wit_status (*tensor_type)(void* guest, uint32_t tensor, wasinn_wit_out* out);       /* case name */
+  wasinn_wit_status (*tensor_data)(void* guest, uint32_t tensor, wasinn_wit_out* out);       /* bytes */
+  wasinn_wit_status (*error_new)(void* guest, wasinn_wit_str code, wasinn_wit_str data, wasinn_wit_out* out);
+  wasinn_wit_status (*error_code)(void* guest, uint32_t error, wasinn_wit_out* out);  /* case name */
+  wasinn_wit_status (*error_data)(void* guest, uint32_t error, wasinn_wit_out* out);  /* chars */
+  wasinn_wit_status (*load)(void* guest, const wasinn_wit_bytes* builders, size_t count, wasinn_wit_str encoding,
+                            wasinn_wit_str target, wasinn_wit_out* out);
+  wasinn_wit_status (*load_by_name)(void* guest, wasinn_wit_str name, wasinn_wit_out* out);
+  wasinn_wit_status (*init_execution_context)(void* guest, uint32_t graph, wasinn_wit_out* out);
+  /* 0.2.0-rc-2024-10-28's compute: the outputs are wasinn_wit_named[len] */
+  wasinn_wit_status (*compute_named)(void* guest, uint32_t context, const wasinn_wit_named* inputs, size_t count,
+                                     wasinn_wit_out* out);
+  /* the older versions' set-input, compute and get-output */
+  wasinn_wit_status (*set_input)(void* guest, uint32_t context, wasinn_wit_str name, uint32_t tensor,
+                                 wasinn_wit_out* out);
+  wasinn_wit_status (*compute)(void* guest, uint32_t context, wasinn_wit_out* out);
+  wasinn_wit_status (*get_output)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_out* out);
+  /* the guest dropped its handle */
+  wasinn_wit_status (*drop)(void* guest, wasinn_wit_resource kind, uint32_t rep, wasinn_wit_out* out);
+} wasinn_wit_host;
+
+/* Defined by the Rust side. Adds wasi:nn@0.2.0-rc-2024-06-25, -08-19 and -10-28 to a component
+ * linker made by the C API; `host` must outlive the linker. */
+wasmtime_error_t* wasinn_wit_define(wasmtime_component_linker_t* linker, const wasinn_wit_host* host);
+
+/* How many bytes one host call may lift out of the guest (Wasmtime's hostcall fuel, 128 MiB by
+ * default), so that wasinn's own limits are the only ones a component meets. */
+void wasinn_store_set_hostcall_fuel(wasmtime_context_t* context, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
