@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+
+#include "core/near_names.h"
 
 namespace wasinn_cli {
 
@@ -37,6 +40,32 @@ void add_common(CLI::App* cmd, CommonOptions& o) {
   level->excludes(quiet)->excludes(verbose);
 }
 
+std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->get_positional()) continue;
+    for (const auto& s : opt->get_snames()) out.push_back("-" + s);
+    for (const auto& l : opt->get_lnames()) out.push_back("--" + l);
+  }
+  return out;
+}
+
+void check_leftovers(const std::vector<std::string>& left, const CLI::App& cmd, const std::string& command) {
+  if (left.empty()) return;
+  const std::string& a = left.front();
+  if (a.size() > 1 && a[0] == '-') {
+    throw UsageError(fmt::format("unknown option {}{} (see 'wasinn {} --help')", a,
+                                 wasinn::did_you_mean(a.substr(0, a.find('=')), option_names(cmd)), command));
+  }
+  std::vector<std::string> subcommands;
+  for (const auto* sub : cmd.get_subcommands({})) subcommands.push_back(sub->get_name());
+  if (!subcommands.empty()) {
+    throw UsageError(fmt::format("'wasinn {}' has no command '{}'{} (see 'wasinn {} --help')", command, a,
+                                 wasinn::did_you_mean(a, subcommands), command));
+  }
+  throw UsageError(fmt::format("unexpected argument '{}' (see 'wasinn {} --help')", a, command));
+}
+
 CLI::Validator whole_number(uint64_t lo, uint64_t hi) {
   return CLI::Validator(
       [lo, hi](std::string& s) -> std::string {
@@ -50,6 +79,42 @@ CLI::Validator whole_number(uint64_t lo, uint64_t hi) {
         return {};
       },
       fmt::format("{}..{}", lo, hi));
+}
+
+uint64_t parse_duration_ms(const std::string& s, uint64_t bare_unit_ms) {
+  size_t unit_at = 0;
+  while (unit_at < s.size() && ((s[unit_at] >= '0' && s[unit_at] <= '9') || s[unit_at] == '.')) ++unit_at;
+  const std::string number = s.substr(0, unit_at);
+  std::string unit = s.substr(unit_at);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  char* end = nullptr;
+  const double n = number.empty() ? -1 : std::strtod(number.c_str(), &end);
+  static const std::vector<std::pair<std::string, double>> kUnits = {
+      {"s", 1000}, {"sec", 1000}, {"secs", 1000}, {"ms", 1}, {"msec", 1}, {"us", 1e-3}, {"ns", 1e-6},
+      {"m", 60000}, {"min", 60000}, {"mins", 60000}, {"h", 3600000}, {"hr", 3600000}};
+  const auto u = std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& p) { return p.first == unit; });
+  if (n < 0 || (end && *end) || (u == kUnits.end() && !unit.empty())) {
+    throw std::invalid_argument(fmt::format("'{}' is not a duration (e.g. 500ms, 10s, 2m)", s));
+  }
+  if (unit.empty() && n != 0 && bare_unit_ms == 0) {
+    throw std::invalid_argument(fmt::format("'{}' needs a unit: {}ms or {}s, say", s, number, number));
+  }
+  const double ms = std::ceil(n * (unit.empty() ? static_cast<double>(bare_unit_ms) : u->second));
+  if (ms > 7.0 * 24 * 3600 * 1000) throw std::invalid_argument(fmt::format("'{}' is more than a week", s));
+  return static_cast<uint64_t>(ms);
+}
+
+CLI::Validator duration() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_duration_ms(s, 0);
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "DURATION");
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {

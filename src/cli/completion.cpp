@@ -20,11 +20,7 @@ struct Command {
 void collect(const CLI::App& app, const std::string& path, std::vector<Command>& out) {
   Command c;
   c.path = path;
-  for (const CLI::Option* opt : app.get_options()) {
-    if (opt->get_positional()) continue;
-    for (const auto& s : opt->get_snames()) c.options.push_back("-" + s);
-    for (const auto& l : opt->get_lnames()) c.options.push_back("--" + l);
-  }
+  c.options = option_names(app);
   for (const auto* sub : app.get_subcommands({})) c.subcommands.push_back(sub->get_name());
   out.push_back(c);
   for (const auto* sub : app.get_subcommands({})) {

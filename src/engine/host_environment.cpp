@@ -7,9 +7,38 @@
 
 #include <fmt/format.h>
 
-#include "core/log.h"
+#include "core/model_files.h"
 
 namespace wasinn {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A named model's files are checked before any guest runs: a path that is not there, or a
+// directory where the backend needs a file, is the operator's mistake, said at start under the
+// flag that registered it (`flag`), not a guest's failed load_by_name later.
+Status check_model_paths(const NamedModel& model, const std::string& flag, const std::string& hint) {
+  for (const auto& p : model.paths) {
+    std::error_code ec;
+    const auto status = fs::status(p, ec);
+    if (!fs::exists(status)) {
+      return make_error(Errc::not_found, fmt::format("{}: {} does not exist{}", flag, p.string(), hint));
+    }
+    // Only TensorFlow takes a directory (a SavedModel); every other backend reads one file.
+    if (fs::is_directory(status) && model.encoding != Encoding::tensorflow) {
+      const auto inside = resolve_model_files(std::span(&p, 1), model.encoding);
+      std::string found;
+      for (const auto& f : inside ? inside->paths : std::vector<fs::path>{}) found += (found.empty() ? "" : ":") + f.string();
+      return make_error(Errc::invalid_argument,
+                        fmt::format("{}: {} is a directory; give the model file{}", flag, p.string(),
+                                    found.empty() ? " in it" : " in it: " + found));
+    }
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
   EnvironmentOptions env_options;
@@ -25,21 +54,23 @@ Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
   set_verdict_cache(env_options.isolation, options.isolated_load_cache);
   auto env = std::make_shared<NnEnvironment>(std::move(env_options));
-  std::vector<std::pair<std::string, Result<NamedModel>>> models;
-  for (const auto& spec : options.preloads) models.emplace_back(spec, parse_preload_spec(spec));
-  for (const auto& spec : options.wasmtime_graphs) models.emplace_back(spec, parse_wasmtime_graph_spec(spec));
-  for (auto& [spec, model] : models) {
-    if (model) {
-      for (const auto& p : model->paths) {
-        std::error_code ec;
-        if (!std::filesystem::exists(p, ec)) {
-          logger().warn("--nn-preload {}: {} does not exist; load_by_name(\"{}\") will fail", spec, p.string(),
-                       model->name);
-        }
-      }
-    }
-    Status added = model ? env->models().add(std::move(*model)) : Status(model.take_error());
-    if (!added.ok()) return added.take_error();
+  struct Registration {
+    Result<NamedModel> model;
+    std::string flag;  // how the user gave it, for messages
+    std::string hint;  // what a missing file means for that flag
+  };
+  std::vector<Registration> models;
+  for (const auto& spec : options.preloads) {
+    models.push_back({parse_preload_spec(spec), fmt::format("--nn-preload '{}'", spec), ""});
+  }
+  for (const auto& spec : options.wasmtime_graphs) {
+    models.push_back({parse_wasmtime_graph_spec(spec), "-S nn-graph=" + spec,
+                      " (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)"});
+  }
+  for (auto& [model, flag, hint] : models) {
+    if (!model) return model.take_error();
+    if (Status files = check_model_paths(*model, flag, hint); !files.ok()) return files.take_error();
+    if (Status added = env->models().add(std::move(*model)); !added.ok()) return added.take_error();
   }
   return env;
 }

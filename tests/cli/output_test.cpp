@@ -11,28 +11,28 @@
 namespace wasinn_cli_test {
 namespace {
 
-// A preload naming a file that does not exist: the host warns at start; the guest still runs.
+// A guest loading a name nobody registered: the failed call is a warning; the guest exits 8.
 ChildResult run_with_warning(const std::vector<std::string>& options) {
-  std::vector<std::string> args{"run", "--nn-preload", "ghost:onnx:cpu:/nonexistent/model.onnx"};
+  std::vector<std::string> args{"run"};
   args.insert(args.end(), options.begin(), options.end());
-  args.insert(args.end(), {guest("wasi_probe"), "exit", "0"});
+  args.insert(args.end(), {guest("run_model"), "--name", "ghost"});
   return wasinn(args);
 }
 
 TEST(LogLevel, QuietVerboseAndOff) {
   const ChildResult normal = run_with_warning({});
-  EXPECT_EQ(normal.exit_code, 0) << normal.describe();
-  EXPECT_NE(normal.err.find("does not exist"), std::string::npos) << normal.describe();
+  EXPECT_EQ(normal.exit_code, 8) << normal.describe();
+  EXPECT_NE(normal.err.find("no model named 'ghost'"), std::string::npos) << normal.describe();
   for (const auto& hush : std::vector<std::vector<std::string>>{
            {"-q"}, {"--quiet"}, {"-qq"}, {"--log-level", "error"}, {"--log-level", "off"}, {"--log-level=off"}}) {
     const ChildResult r = run_with_warning(hush);
-    EXPECT_EQ(r.exit_code, 0) << hush[0] << "\n" << r.describe();
+    EXPECT_EQ(r.exit_code, 8) << hush[0] << "\n" << r.describe();
     EXPECT_EQ(r.err, "") << hush[0] << "\n" << r.describe();
   }
   for (const auto& more : std::vector<std::vector<std::string>>{{"-v"}, {"-vv"}, {"--verbose"}, {"--log-level", "debug"}}) {
     const ChildResult r = run_with_warning(more);
-    EXPECT_EQ(r.exit_code, 0) << more[0] << "\n" << r.describe();
-    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << more[0] << "\n" << r.describe();
+    EXPECT_EQ(r.exit_code, 8) << more[0] << "\n" << r.describe();
+    EXPECT_NE(r.err.find("no model named 'ghost'"), std::string::npos) << more[0] << "\n" << r.describe();
   }
   const ChildResult both = run_with_warning({"--log-level", "info", "-q"});
   EXPECT_EQ(both.exit_code, 2) << both.describe();
