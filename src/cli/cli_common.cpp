@@ -165,40 +165,4 @@ std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options) {
   return host;
 }
 
-void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Host& host) {
-  if (options.backend_configs.empty()) return;
-  const auto backends = host.list_backends();
-  std::vector<std::string> known;
-  for (const auto& b : backends) {
-    if (!b.manifest.empty()) known.push_back(b.name);  // not a manifest that could not be read
-  }
-  for (const auto& entry : options.backend_configs) {
-    // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
-    const std::string& name = entry.first;
-    const std::string& json = entry.second;
-    const auto it = std::find_if(backends.begin(), backends.end(),
-                                 [&](const wasinn::BackendStatus& b) { return b.name == name && !b.manifest.empty(); });
-    if (it == backends.end()) {
-      if (known.empty()) {
-        throw UsageError(fmt::format("--backend-config {}: no backend is installed (searched {})", name,
-                                     fmt::join(host.backend_search_dirs(), ", ")));
-      }
-      throw UsageError(fmt::format("--backend-config {}: no backend named {}; the installed ones are {}", name, name,
-                                   fmt::join(known, ", ")));
-    }
-    if (!it->config_keys) continue;  // its manifest does not say: the backend checks its keys itself
-    const auto& keys = *it->config_keys;
-    const auto config = nlohmann::json::parse(json);  // parsed and checked to be an object by apply_common
-    for (const auto& item : config.items()) {
-      if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
-      if (keys.empty()) {
-        throw UsageError(fmt::format("--backend-config {}: unknown key \"{}\": the {} backend takes no keys", name,
-                                     item.key(), name));
-      }
-      throw UsageError(fmt::format("--backend-config {}: unknown key \"{}\"; the {} backend's keys are {}", name,
-                                   item.key(), name, fmt::join(keys, ", ")));
-    }
-  }
-}
-
 }  // namespace wasinn_cli

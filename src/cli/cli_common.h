@@ -63,9 +63,4 @@ void apply_common(const CommonOptions& o, wasinn::HostOptions& host);
 // A Host for a command; throws UsageError when an option is invalid (a bad preload, say).
 std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options);
 
-// Checks each --backend-config against the installed manifests, loading no plugin: throws
-// UsageError naming the backend when no manifest declares it, and naming the key (with the
-// backend's known keys) when its manifest lists config keys and the key is not among them.
-void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Host& host);
-
 }  // namespace wasinn_cli

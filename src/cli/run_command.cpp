@@ -220,7 +220,6 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
 
   auto host = make_host(o.host);
-  check_backend_configs(o.host, *host);
   std::optional<MetricsEndpoint> metrics;  // after host: stops before the host goes
   if (metrics_address) {
     try {

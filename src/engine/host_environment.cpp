@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/model_files.h"
+#include "remote/config.h"
 
 namespace wasinn {
 
@@ -38,10 +39,25 @@ Status check_model_paths(const NamedModel& model, const std::string& flag, const
   return {};
 }
 
+// A remote model's spec (its URL and options over the remote backend's config) is read here by
+// the remote backend's own code, so a URL the plugin would refuse at the guest's load is refused
+// before any guest runs. Nothing is contacted.
+Status check_remote_spec(const NamedModel& model, const std::string& backend_config) {
+  remote::RemoteOptions defaults, own;
+  remote::ModelTarget target;
+  sdk::Error e = remote::parse_remote_options(model.remote_spec, "remote model spec", own);
+  if (!e && !backend_config.empty()) e = remote::parse_remote_options(backend_config, "remote backend config", defaults);
+  if (!e) e = remote::resolve_target(defaults.merged_with(own), target);
+  if (e) return make_error(Errc::invalid_argument, fmt::format("remote model '{}': {}", model.name, e.detail));
+  return {};
+}
+
 }  // namespace
 
 Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
   EnvironmentOptions env_options;
+  const auto remote_config = options.backend_configs.find("remote");
+  const std::string remote_defaults = remote_config == options.backend_configs.end() ? "" : remote_config->second;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
   env_options.limits = options.limits;
@@ -54,6 +70,7 @@ Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
   set_verdict_cache(env_options.isolation, options.isolated_load_cache);
   auto env = std::make_shared<NnEnvironment>(std::move(env_options));
+  if (Status configs = env->backends().check_configs(); !configs.ok()) return configs.take_error();
   struct Registration {
     Result<NamedModel> model;
     std::string flag;  // how the user gave it, for messages
@@ -69,7 +86,9 @@ Result<std::shared_ptr<NnEnvironment>> make_environment(HostOptions& options) {
   }
   for (auto& [model, flag, hint] : models) {
     if (!model) return model.take_error();
-    if (Status files = check_model_paths(*model, flag, hint); !files.ok()) return files.take_error();
+    Status checked = model->encoding == Encoding::remote ? check_remote_spec(*model, remote_defaults)
+                                                         : check_model_paths(*model, flag, hint);
+    if (!checked.ok()) return checked.take_error();
     if (Status added = env->models().add(std::move(*model)); !added.ok()) return added.take_error();
   }
   return env;
