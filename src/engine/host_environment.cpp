@@ -28,7 +28,7 @@ Status check_model_paths(const NamedModel& model, const std::string& flag, const
     }
     // Only TensorFlow takes a directory (a SavedModel); every other backend reads one file.
     if (fs::is_directory(status) && model.encoding != Encoding::tensorflow) {
-      const auto inside = resolve_model_files(std::span(&p, 1), model.encoding);
+      auto inside = resolve_model_files(std::span(&p, 1), model.encoding);
       std::string found;
       for (const auto& f : inside ? inside->paths : std::vector<fs::path>{}) found += (found.empty() ? "" : ":") + f.string();
       return make_error(Errc::invalid_argument,

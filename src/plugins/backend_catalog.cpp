@@ -176,9 +176,10 @@ Status BackendCatalog::check_configs() {
                                     did_you_mean(name, known), fmt::join(known, ", ")));
     }
     Slot& slot = **it;
-    if (const auto& keys = slot.manifest.config_keys) {
-      const auto config = nlohmann::json::parse(json, nullptr, false);
-      for (const auto& item : config.is_object() ? config.items() : nlohmann::json::object().items()) {
+    // Not an object (an embedder's typo): the backend itself says what is wrong, below.
+    const auto config = nlohmann::json::parse(json, nullptr, false);
+    if (const auto& keys = slot.manifest.config_keys; keys && config.is_object()) {
+      for (const auto& item : config.items()) {
         if (std::find(keys->begin(), keys->end(), item.key()) != keys->end()) continue;
         if (keys->empty()) {
           return make_error(Errc::invalid_argument,
