@@ -40,12 +40,19 @@ void add_common(CLI::App* cmd, CommonOptions& o) {
   level->excludes(quiet)->excludes(verbose);
 }
 
+std::vector<std::string> option_names_of(const CLI::Option& opt) {
+  std::vector<std::string> out;
+  for (const auto& s : opt.get_snames()) out.push_back("-" + s);
+  for (const auto& l : opt.get_lnames()) out.push_back("--" + l);
+  return out;
+}
+
 std::vector<std::string> option_names(const CLI::App& cmd) {
   std::vector<std::string> out;
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->get_positional()) continue;
-    for (const auto& s : opt->get_snames()) out.push_back("-" + s);
-    for (const auto& l : opt->get_lnames()) out.push_back("--" + l);
+    const auto names = option_names_of(*opt);
+    out.insert(out.end(), names.begin(), names.end());
   }
   return out;
 }

@@ -38,6 +38,7 @@ void add_common(CLI::App* cmd, CommonOptions& o);
 
 // Every spelling of a command's options, "-S" and "--wasi" alike (for completion and "did you mean").
 std::vector<std::string> option_names(const CLI::App& cmd);
+std::vector<std::string> option_names_of(const CLI::Option& opt);
 
 // Throws UsageError for the first word CLI11 left unparsed: an unknown option, or a word where
 // `cmd` wants a subcommand or nothing, with the nearest option or subcommand as a suggestion.

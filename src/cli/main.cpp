@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   std::string shell;
   auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish "
                                                       "(e.g. source <(wasinn completion bash))");
-  completion->add_option("shell", shell, "bash, zsh or fish")->required();
+  completion->add_option("shell", shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
 
   // `wasinn help [COMMAND...]` is answered before parsing (below); listed here for --help.
   app.add_subcommand("help", "Print this message or the help of the given subcommand, e.g. help models inspect");
