@@ -127,6 +127,18 @@ TEST(StartChecks, TyposGetTheNearName) {
   }
 }
 
+TEST(SmallFixes, WitRunModelTakesTheTypeNamesModelsInspectPrints) {
+  const auto digits = fixture("digits");
+  if (!digits || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
+  for (const std::string type : {"f32", "fp32"}) {
+    const ChildResult r = wasinn({"run", "--dir", digits->string() + "::/d", "--nn-preload",
+                                  "digits:onnx:cpu:" + (*digits / "model.onnx").string(),
+                                  guest("wit_run_model.component"), "--name", "digits", "--input",
+                                  "input:" + type + ":450x64:/d/test_x.f32"});
+    EXPECT_EQ(r.exit_code, 0) << type << "\n" << r.describe();
+  }
+}
+
 // Completes `words` (the last one under the cursor) with the bash script, through bash itself.
 std::string bash_complete(const fs::path& script, const std::string& words) {
   const std::string program = "source '" + script.string() + "'; COMP_WORDS=(" + words +
