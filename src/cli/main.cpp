@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   backends->allow_extras();
 
   auto* models = app.add_subcommand("models", "Work with models");
-  models->require_subcommand(1);
+  models->require_subcommand(0, 1);  // none: main says which, with the near name of a typo
   InspectOptions inspect_options;
   auto* inspect = models->add_subcommand(
       "inspect", "Load a model and list its inputs and outputs in the index order guests use");
