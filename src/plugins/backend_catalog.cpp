@@ -172,8 +172,8 @@ Status BackendCatalog::check_configs() {
                           fmt::format("--backend-config {}: no backend is installed (searched {})", name, searched));
       }
       return make_error(Errc::invalid_argument,
-                        fmt::format("--backend-config {}: no backend named {}{}; the installed ones are {}", name, name,
-                                    did_you_mean(name, known), fmt::join(known, ", ")));
+                        fmt::format("--backend-config {}: no backend named {}; the installed ones are {}{}", name, name,
+                                    fmt::join(known, ", "), did_you_mean(name, known)));
     }
     Slot& slot = **it;
     // Not an object (an embedder's typo): the backend itself says what is wrong, below.
@@ -187,8 +187,8 @@ Status BackendCatalog::check_configs() {
                                         item.key(), name));
         }
         return make_error(Errc::invalid_argument,
-                          fmt::format("--backend-config {}: unknown key \"{}\"{}; the {} backend's keys are {}", name,
-                                      item.key(), did_you_mean(item.key(), *keys), name, fmt::join(*keys, ", ")));
+                          fmt::format("--backend-config {}: unknown key \"{}\"; the {} backend's keys are {}{}", name,
+                                      item.key(), name, fmt::join(*keys, ", "), did_you_mean(item.key(), *keys)));
       }
     }
     if (!load(slot).config_refusal.empty()) {
