@@ -121,7 +121,7 @@ CLI::Validator duration() {
         }
         return {};
       },
-      "DURATION");
+      "");  // the option's type name says DURATION
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
