@@ -34,21 +34,47 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_sdk/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wasinn/plugin_sdk COMPONENT dev
   PATTERN json_config.hpp EXCLUDE)
 
+# The installed package's files are made under build/install-files/ (they name paths relative to
+# the prefix); build/cmake/ and build/pkgconfig/ hold the build tree's own (below).
 set(_wasinn_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/wasinn)
+set(_wasinn_install_files ${CMAKE_BINARY_DIR}/install-files)
 install(EXPORT wasinnTargets NAMESPACE wasinn:: DESTINATION ${_wasinn_cmake_dir} COMPONENT dev)
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/wasinnConfig.cmake.in
-  ${CMAKE_BINARY_DIR}/cmake/wasinnConfig.cmake INSTALL_DESTINATION ${_wasinn_cmake_dir}
+  ${_wasinn_install_files}/wasinnConfig.cmake INSTALL_DESTINATION ${_wasinn_cmake_dir}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR WASINN_INSTALL_BACKENDDIR)
 # 0.x: a new minor version may break the API, so only the same minor version is compatible.
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/wasinnConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_BINARY_DIR}/cmake/wasinnConfig.cmake ${CMAKE_BINARY_DIR}/cmake/wasinnConfigVersion.cmake
+install(FILES ${_wasinn_install_files}/wasinnConfig.cmake ${CMAKE_BINARY_DIR}/cmake/wasinnConfigVersion.cmake
   DESTINATION ${_wasinn_cmake_dir} COMPONENT dev)
 
 file(RELATIVE_PATH WASINN_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 string(REGEX REPLACE "/$" "" WASINN_PC_TO_PREFIX "${WASINN_PC_TO_PREFIX}")
-configure_file(${CMAKE_SOURCE_DIR}/cmake/wasinn.pc.in ${CMAKE_BINARY_DIR}/pkgconfig/wasinn.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/wasinn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/wasinn.pc.in ${_wasinn_install_files}/wasinn.pc @ONLY)
+install(FILES ${_wasinn_install_files}/wasinn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+# The build tree is a package too, used in place: `cmake -DCMAKE_PREFIX_PATH=build` finds
+# build/cmake/wasinnConfig.cmake, and PKG_CONFIG_PATH=build/pkgconfig finds wasinn.pc, both
+# naming the build's libwasinn (build/lib, beside its plugins) and the headers where they are.
+export(EXPORT wasinnTargets NAMESPACE wasinn:: FILE ${CMAKE_BINARY_DIR}/cmake/wasinnTargets.cmake)
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/cmake/wasinnConfig.cmake @ONLY CONTENT
+"# find_package(wasinn) in the build tree @CMAKE_BINARY_DIR@ (the installed package: cmake --install).
+include(\"\${CMAKE_CURRENT_LIST_DIR}/wasinnTargets.cmake\")
+set(wasinn_INCLUDE_DIR \"@CMAKE_SOURCE_DIR@/include\")
+set(wasinn_BACKEND_DIR \"@WASINN_BACKEND_DIR@\")
+")
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/pkgconfig/wasinn.pc @ONLY CONTENT
+"# pkg-config for the build tree @CMAKE_BINARY_DIR@ (the installed wasinn.pc: cmake --install).
+libdir=@CMAKE_BINARY_DIR@/lib
+includedir=@CMAKE_SOURCE_DIR@/include
+backenddir=@WASINN_BACKEND_DIR@
+
+Name: wasinn
+Description: Run WebAssembly programs whose wasi-nn calls native inference frameworks serve (build tree)
+Version: @PROJECT_VERSION@
+Libs: -L\${libdir} -lwasinn
+Cflags: -I\${includedir} -I@CMAKE_BINARY_DIR@/include
+")
 
 if(TARGET wasinn_man)
   install(FILES ${CMAKE_BINARY_DIR}/share/man/man1/wasinn.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1

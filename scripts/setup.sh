@@ -44,7 +44,8 @@ cmake --build "$BUILD"
 
 if [[ $run_example == 1 ]]; then
   step "Example: a wasm guest classifies the held-out digits through wasi-nn on ONNX Runtime"
-  "$BUILD/bin/wasinn" backends --check
+  # Exits 1 when a backend cannot load (a health check); the example needs only onnxruntime.
+  "$BUILD/bin/wasinn" backends --check || echo "setup: a backend above cannot load; guests using it will get errors"
   echo
   "$BUILD/bin/wasinn" run --dir "$FIXTURES/digits::/digits" "$BUILD/guests/classify_digits.wasm" \
     /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8

@@ -30,10 +30,21 @@ std::string RemoteUrl::text() const {
          (version.empty() ? "" : "/versions/" + version);
 }
 
+std::string redact_credentials(std::string_view text) {
+  std::string out(text);
+  for (size_t at = out.find("://"); at != std::string::npos; at = out.find("://", at + 3)) {
+    const size_t start = at + 3;
+    const size_t end = out.find_first_of("/?# \t'\"", start);
+    const size_t user_end = out.rfind('@', end == std::string::npos ? out.size() : end);
+    if (user_end != std::string::npos && user_end >= start) out.replace(start, user_end - start, "***");
+  }
+  return out;
+}
+
 sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out) {
   out = {};
   auto bad = [&](const std::string &why) {
-    return sdk::invalid("remote model URL '" + std::string(text) + "': " + why +
+    return sdk::invalid("remote model URL '" + redact_credentials(text) + "': " + why +
                         " (expected SCHEME://HOST:PORT/models/NAME[/versions/VERSION], SCHEME "
                         "http, https, grpc or grpcs)");
   };
@@ -49,7 +60,8 @@ sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out) {
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   if (authority.find('@') != std::string_view::npos)
-    return bad("credentials in the URL are not accepted; pass a header instead");
+    return bad("credentials in the URL are not accepted; pass them in a header instead "
+               "(--nn-remote-header 'Authorization: Basic ...')");
   std::string_view host = authority, port_text;
   if (!authority.empty() && authority.front() == '[') {
     const size_t close = authority.find(']');

@@ -28,7 +28,11 @@ struct RemoteUrl {
   std::string text() const;
 };
 
-// INVALID_ARGUMENT naming what is wrong (scheme, port, path).
+// INVALID_ARGUMENT naming what is wrong (scheme, port, path); the URL in it is redacted.
 sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out);
+
+// `text` with the credentials of any URL in it ("user:password@" after "://") replaced by
+// "***@": every URL wasinn prints or logs goes through this, so a password never reaches a log.
+std::string redact_credentials(std::string_view text);
 
 }  // namespace wasinn::remote

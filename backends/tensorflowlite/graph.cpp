@@ -256,7 +256,7 @@ Error TfliteGraph::compile_first(int32_t target) {
   if (!placement_.fallback_cpu) return e;
   // The configuration asked for a CPU fallback: say why once, then run as if no delegate were
   // configured.
-  sdk::log(WASINN_LOG_WARN, e.detail + "; running the model on the CPU (\"fallback\": \"cpu\")");
+  sdk::log_own(WASINN_LOG_WARN, e.detail + "; running the model on the CPU (\"fallback\": \"cpu\")");
   delegate_ = nullptr;
   placement_ = Placement{};
   delegate_report_.clear();

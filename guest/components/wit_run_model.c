@@ -10,7 +10,8 @@
  *                                (default onnx)
  *   --target T                   cpu gpu tpu (default cpu)
  *   --name NAME                  load-by-name
- *   --input NAME:TYPE:DIMS:FILE  one named input tensor: TYPE fp16 fp32 fp64 bf16 u8 i32 i64,
+ *   --input NAME:TYPE:DIMS:FILE  one named input tensor: TYPE fp16 fp32 fp64 bf16 u8 i32 i64
+ *                                (or f16 f32 f64, as `wasinn models inspect` prints them),
  *                                DIMS like 1x3x224x224, empty for a scalar (NAME:i64::FILE); the
  *                                tensor's data is FILE's bytes. Split at the last three colons,
  *                                so NAME may contain colons ("x:0:fp32:1x2:in.bin"). No size
@@ -40,6 +41,8 @@
 #define MAX_RANK 16
 
 static const char *const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
+/* The same types as `wasinn models inspect` and run_model write them: accepted too. */
+static const char *const kShortTypeNames[WNN_TYPE_COUNT] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
 
 static void die(const char *fmt, ...) {
   va_list ap;
@@ -83,8 +86,8 @@ static void parse_input(const char *arg, input_spec *in) {
   in->name = s;
   int ty = -1;
   for (int t = 0; t < WNN_TYPE_COUNT; ++t)
-    if (!strcmp(type, kTypeNames[t])) ty = t;
-  if (ty < 0) die("--input %s: unknown type %s (fp16 fp32 fp64 bf16 u8 i32 i64)", arg, type);
+    if (!strcmp(type, kTypeNames[t]) || !strcmp(type, kShortTypeNames[t])) ty = t;
+  if (ty < 0) die("--input %s: unknown type %s (fp16 fp32 fp64 bf16 u8 i32 i64, or f16 f32 f64)", arg, type);
   in->ty = (wnn_tensor_type)ty;
   in->rank = 0;
   for (const char *p = dims; *p;) {

@@ -133,6 +133,11 @@ typedef enum wasinn_log_level {
   WASINN_LOG_OFF = 5
 } wasinn_log_level;
 
+/* OR'ed into a log line's level: the line is the backend's own word to the operator (a choice it
+   made, such as running on the CPU because a delegate failed), not its framework's, and the host
+   shows it at its level rather than one below. A host that predates the flag shows it at trace. */
+#define WASINN_LOG_OWN 0x100
+
 /* Where a plugin sends framework log lines. The plugin copies the struct; host_data and write stay
    valid for the rest of the process (plugins are never unloaded, and frameworks log from their
    own threads and static destructors), and write() may be called from any thread at any time. min_level is the lowest level the host showed when it

@@ -82,18 +82,33 @@ void add_backends_options(CLI::App* backends, BackendsOptions& o, CommonOptions&
   add_common(backends, common);
 }
 
+namespace {
+
+// --check is a health check: a backend that cannot load fails it (exit 1), named on stderr.
+bool check_failed(const std::vector<wasinn::BackendStatus>& backends) {
+  std::vector<std::string> failed;
+  for (const auto& b : backends) {
+    if (b.checked && !b.loadable) failed.push_back(b.name);
+  }
+  if (failed.empty()) return false;
+  fmt::print(stderr, "wasinn: error: {} of {} backends cannot load: {}\n", failed.size(), backends.size(),
+             fmt::join(failed, ", "));
+  return true;
+}
+
+}  // namespace
+
 int backends_command(const BackendsOptions& o, const CommonOptions& common) {
   wasinn::HostOptions options;
   apply_common(common, options);
   auto host = make_host(options);
-  check_backend_configs(options, *host);
   const auto backends = o.check ? host->probe_backends() : host->list_backends();
   const auto searched = host->backend_search_dirs();
   if (o.json) {
     auto list = nlohmann::json::array();
     for (const auto& b : backends) list.push_back(backend_json(b, o.check));
     fmt::print("{}\n", nlohmann::json{{"searched", searched}, {"backends", list}}.dump(2));
-    return backends.empty() ? kExitFailure : 0;
+    return backends.empty() || check_failed(backends) ? kExitFailure : 0;
   }
   fmt::print("searched: {}\n", fmt::join(searched, ", "));
   if (backends.empty()) {
@@ -102,7 +117,7 @@ int backends_command(const BackendsOptions& o, const CommonOptions& common) {
   }
   if (o.check) print_check(backends);
   else print_list(backends);
-  return 0;
+  return check_failed(backends) ? kExitFailure : 0;
 }
 
 }  // namespace wasinn_cli

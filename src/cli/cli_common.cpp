@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+
+#include "core/near_names.h"
 
 namespace wasinn_cli {
 
@@ -37,6 +40,39 @@ void add_common(CLI::App* cmd, CommonOptions& o) {
   level->excludes(quiet)->excludes(verbose);
 }
 
+std::vector<std::string> option_names_of(const CLI::Option& opt) {
+  std::vector<std::string> out;
+  for (const auto& s : opt.get_snames()) out.push_back("-" + s);
+  for (const auto& l : opt.get_lnames()) out.push_back("--" + l);
+  return out;
+}
+
+std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->get_positional()) continue;
+    const auto names = option_names_of(*opt);
+    out.insert(out.end(), names.begin(), names.end());
+  }
+  return out;
+}
+
+void check_leftovers(const std::vector<std::string>& left, const CLI::App& cmd, const std::string& command) {
+  if (left.empty()) return;
+  const std::string& a = left.front();
+  if (a.size() > 1 && a[0] == '-') {
+    throw UsageError(fmt::format("unknown option {}{} (see 'wasinn {} --help')", a,
+                                 wasinn::did_you_mean(a.substr(0, a.find('=')), option_names(cmd)), command));
+  }
+  std::vector<std::string> subcommands;
+  for (const auto* sub : cmd.get_subcommands({})) subcommands.push_back(sub->get_name());
+  if (!subcommands.empty()) {
+    throw UsageError(fmt::format("'wasinn {}' has no command '{}'{} (see 'wasinn {} --help')", command, a,
+                                 wasinn::did_you_mean(a, subcommands), command));
+  }
+  throw UsageError(fmt::format("unexpected argument '{}' (see 'wasinn {} --help')", a, command));
+}
+
 CLI::Validator whole_number(uint64_t lo, uint64_t hi) {
   return CLI::Validator(
       [lo, hi](std::string& s) -> std::string {
@@ -50,6 +86,42 @@ CLI::Validator whole_number(uint64_t lo, uint64_t hi) {
         return {};
       },
       fmt::format("{}..{}", lo, hi));
+}
+
+uint64_t parse_duration_ms(const std::string& s, uint64_t bare_unit_ms) {
+  size_t unit_at = 0;
+  while (unit_at < s.size() && ((s[unit_at] >= '0' && s[unit_at] <= '9') || s[unit_at] == '.')) ++unit_at;
+  const std::string number = s.substr(0, unit_at);
+  std::string unit = s.substr(unit_at);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  char* end = nullptr;
+  const double n = number.empty() ? -1 : std::strtod(number.c_str(), &end);
+  static const std::vector<std::pair<std::string, double>> kUnits = {
+      {"s", 1000}, {"sec", 1000}, {"secs", 1000}, {"ms", 1}, {"msec", 1}, {"us", 1e-3}, {"ns", 1e-6},
+      {"m", 60000}, {"min", 60000}, {"mins", 60000}, {"h", 3600000}, {"hr", 3600000}};
+  const auto u = std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& p) { return p.first == unit; });
+  if (n < 0 || (end && *end) || (u == kUnits.end() && !unit.empty())) {
+    throw std::invalid_argument(fmt::format("'{}' is not a duration (e.g. 500ms, 10s, 2m)", s));
+  }
+  if (unit.empty() && n != 0 && bare_unit_ms == 0) {
+    throw std::invalid_argument(fmt::format("'{}' needs a unit: {}ms or {}s, say", s, number, number));
+  }
+  const double ms = std::ceil(n * (unit.empty() ? static_cast<double>(bare_unit_ms) : u->second));
+  if (ms > 7.0 * 24 * 3600 * 1000) throw std::invalid_argument(fmt::format("'{}' is more than a week", s));
+  return static_cast<uint64_t>(ms);
+}
+
+CLI::Validator duration() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_duration_ms(s, 0);
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "");  // the option's type name says DURATION
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
@@ -98,42 +170,6 @@ std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options) {
   auto host = wasinn::Host::create(options, &error);
   if (!host) throw UsageError(error);
   return host;
-}
-
-void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Host& host) {
-  if (options.backend_configs.empty()) return;
-  const auto backends = host.list_backends();
-  std::vector<std::string> known;
-  for (const auto& b : backends) {
-    if (!b.manifest.empty()) known.push_back(b.name);  // not a manifest that could not be read
-  }
-  for (const auto& entry : options.backend_configs) {
-    // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
-    const std::string& name = entry.first;
-    const std::string& json = entry.second;
-    const auto it = std::find_if(backends.begin(), backends.end(),
-                                 [&](const wasinn::BackendStatus& b) { return b.name == name && !b.manifest.empty(); });
-    if (it == backends.end()) {
-      if (known.empty()) {
-        throw UsageError(fmt::format("--backend-config {}: no backend is installed (searched {})", name,
-                                     fmt::join(host.backend_search_dirs(), ", ")));
-      }
-      throw UsageError(fmt::format("--backend-config {}: no backend named {}; the installed ones are {}", name, name,
-                                   fmt::join(known, ", ")));
-    }
-    if (!it->config_keys) continue;  // its manifest does not say: the backend checks its keys itself
-    const auto& keys = *it->config_keys;
-    const auto config = nlohmann::json::parse(json);  // parsed and checked to be an object by apply_common
-    for (const auto& item : config.items()) {
-      if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
-      if (keys.empty()) {
-        throw UsageError(fmt::format("--backend-config {}: unknown key \"{}\": the {} backend takes no keys", name,
-                                     item.key(), name));
-      }
-      throw UsageError(fmt::format("--backend-config {}: unknown key \"{}\"; the {} backend's keys are {}", name,
-                                   item.key(), name, fmt::join(keys, ", ")));
-    }
-  }
 }
 
 }  // namespace wasinn_cli

@@ -36,8 +36,26 @@ struct CommonOptions {
 
 void add_common(CLI::App* cmd, CommonOptions& o);
 
+// Every spelling of a command's options, "-S" and "--wasi" alike (for completion and "did you mean").
+std::vector<std::string> option_names(const CLI::App& cmd);
+std::vector<std::string> option_names_of(const CLI::Option& opt);
+
+// Throws UsageError for the first word CLI11 left unparsed: an unknown option, or a word where
+// `cmd` wants a subcommand or nothing, with the nearest option or subcommand as a suggestion.
+// command: how the user typed `cmd` ("models inspect").
+void check_leftovers(const std::vector<std::string>& left, const CLI::App& cmd, const std::string& command);
+
 // A CLI11 validator: a whole number from lo to hi (no sign, no fraction), e.g. for limits.
 CLI::Validator whole_number(uint64_t lo, uint64_t hi);
+
+// The one duration syntax of every flag: a number and a unit, 10ms, 2s, 1.5m, 1h (also ns, us,
+// sec, min, hr), up to a week. A number alone is refused (0 excepted: no limit) unless
+// `bare_unit_ms` gives it a meaning, which only Wasmtime's own flags do (-W timeout=: seconds).
+// Returns milliseconds, rounded up; throws std::invalid_argument saying what to write.
+uint64_t parse_duration_ms(const std::string& text, uint64_t bare_unit_ms);
+
+// A CLI11 validator for parse_duration_ms(text, 0).
+CLI::Validator duration();
 
 // Sets the log level and copies the backend options into `host`; throws UsageError for a
 // malformed --backend-config (not NAME=JSON, JSON that does not parse or is not an object).
@@ -45,10 +63,5 @@ void apply_common(const CommonOptions& o, wasinn::HostOptions& host);
 
 // A Host for a command; throws UsageError when an option is invalid (a bad preload, say).
 std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options);
-
-// Checks each --backend-config against the installed manifests, loading no plugin: throws
-// UsageError naming the backend when no manifest declares it, and naming the key (with the
-// backend's known keys) when its manifest lists config keys and the key is not among them.
-void check_backend_configs(const wasinn::HostOptions& options, const wasinn::Host& host);
 
 }  // namespace wasinn_cli

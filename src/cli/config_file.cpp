@@ -11,6 +11,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/config_document.h"
+#include "core/near_names.h"
 
 namespace wasinn_cli {
 
@@ -99,8 +100,13 @@ void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& a
     CLI::Option* opt = cmd->get_option_no_throw(name);
     if (!opt) {
       if (any_command_has(all_commands, name)) continue;  // an option of another command
-      throw UsageError(fmt::format("{}: unknown key \"{}\" (the keys are the long option names, e.g. \"dir\", "
-                                   "\"env\", \"max-graphs\", \"backend-config\"; see docs/cli.md)", where, key));
+      std::vector<std::string> keys;
+      for (const auto& o : option_names(*cmd)) {
+        if (o.rfind("--", 0) == 0) keys.push_back(o.substr(2));
+      }
+      throw UsageError(fmt::format("{}: unknown key \"{}\"{} (the keys are the long option names, e.g. \"dir\", "
+                                   "\"env\", \"max-graphs\", \"backend-config\"; see docs/cli.md)", where, key,
+                                   wasinn::did_you_mean(key, keys)));
     }
     const bool list = opt->get_items_expected_max() > 1;
     if (!list && opt->count() > 0) continue;  // the command line gives it: the flag wins

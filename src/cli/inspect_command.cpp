@@ -96,7 +96,6 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
   }
   apply_remote_options(o.remote, o.host);
   auto host = make_host(o.host);
-  check_backend_configs(o.host, *host);
   wasinn::ModelInfo info;
   std::string error;
   if (!host->inspect_model(o.model, o.encoding, &info, &error, o.target)) {

@@ -4,6 +4,7 @@
 // errors 2, a module that cannot be read or started 1, the guest's own code, 134 for a trap).
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "cli/run_command.h"
 #include "cli/wasmtime_groups.h"
 #include "core/log.h"
+#include "core/near_names.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
@@ -48,17 +50,6 @@ class RunUsageFormatter : public CLI::Formatter {
            "guest's.\n";
   }
 };
-
-// What CLI11 left unparsed (every command allows extras so that this, not CLI11, words the
-// error): an unknown option is named as one, not as an unexpected positional.
-void check_leftovers(const std::vector<std::string>& left, const std::string& command) {
-  for (const auto& a : left) {
-    if (a.size() > 1 && a[0] == '-') {
-      throw UsageError(fmt::format("unknown option {} (see 'wasinn {} --help')", a, command));
-    }
-    throw UsageError(fmt::format("unexpected argument '{}' (see 'wasinn {} --help')", a, command));
-  }
-}
 
 std::string indented(const std::string& text) {
   std::string out;
@@ -133,7 +124,7 @@ int main(int argc, char** argv) {
   backends->allow_extras();
 
   auto* models = app.add_subcommand("models", "Work with models");
-  models->require_subcommand(1);
+  models->require_subcommand(0, 1);  // none: main says which, with the near name of a typo
   InspectOptions inspect_options;
   auto* inspect = models->add_subcommand(
       "inspect", "Load a model and list its inputs and outputs in the index order guests use");
@@ -144,7 +135,7 @@ int main(int argc, char** argv) {
   std::string shell;
   auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish "
                                                       "(e.g. source <(wasinn completion bash))");
-  completion->add_option("shell", shell, "bash, zsh or fish")->required();
+  completion->add_option("shell", shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
 
   // `wasinn help [COMMAND...]` is answered before parsing (below); listed here for --help.
   app.add_subcommand("help", "Print this message or the help of the given subcommand, e.g. help models inspect");
@@ -177,7 +168,18 @@ int main(int argc, char** argv) {
   }
   static const std::vector<std::string> kTopLevel = {"run", "backends", "models", "help", "completion", "-h",
                                                      "--help", "--help-all", "-V", "--version"};
-  if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) args.insert(args.begin(), "run");
+  if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) {
+    // A word that is no file but one typo from a command was meant as the command.
+    std::error_code ec;
+    if (args[0][0] != '-' && !std::filesystem::exists(args[0], ec)) {
+      if (const auto near = wasinn::nearest_name(args[0], {"run", "backends", "models", "help", "completion"})) {
+        fmt::print(stderr, "wasinn: error: no command or module named '{}'; did you mean '{}'? (see 'wasinn --help')\n",
+                   args[0], *near);
+        return kExitUsage;
+      }
+    }
+    args.insert(args.begin(), "run");
+  }
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -204,26 +206,26 @@ int main(int argc, char** argv) {
 
   try {
     if (completion->parsed()) {
-      check_leftovers(completion->remaining(), "completion");
+      check_leftovers(completion->remaining(), *completion, "completion");
       fmt::print("{}", completion_script(app, shell));
       return 0;
     }
     const std::string config = config_file_path(common.config);
     if (backends->parsed()) {
-      check_leftovers(backends->remaining(), "backends");
-      check_leftovers(app.remaining(), "backends");
+      check_leftovers(backends->remaining(), *backends, "backends");
+      check_leftovers(app.remaining(), *backends, "backends");
       apply_config_file(config, backends, app);
       return backends_command(backends_options, common);
     }
     if (inspect->parsed()) {
-      check_leftovers(inspect->remaining(), "models inspect");
-      check_leftovers(models->remaining(), "models");
-      check_leftovers(app.remaining(), "models inspect");
+      check_leftovers(inspect->remaining(), *inspect, "models inspect");
+      check_leftovers(models->remaining(), *models, "models");
+      check_leftovers(app.remaining(), *inspect, "models inspect");
       apply_config_file(config, inspect, app);
       return inspect_command(inspect_options, common);
     }
     if (models->parsed()) {
-      check_leftovers(models->remaining(), "models");
+      check_leftovers(models->remaining(), *models, "models");
       throw UsageError("models needs a subcommand: inspect");
     }
     if (!run->parsed()) throw UsageError("no command given (see 'wasinn --help')");
@@ -234,7 +236,7 @@ int main(int argc, char** argv) {
     const auto module_at = std::find_if(rest.begin(), rest.end(), [](const std::string& a) {
       return a.size() <= 1 || a[0] != '-';
     });
-    check_leftovers(std::vector<std::string>(rest.begin(), module_at), "run");
+    check_leftovers(std::vector<std::string>(rest.begin(), module_at), *run, "run");
     rest.erase(rest.begin(), module_at);
     if (rest.empty()) rest = app.remaining();
     apply_config_file(config, run, app);

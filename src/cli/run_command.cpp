@@ -53,6 +53,15 @@ std::vector<uint8_t> read_stdin() {
   return bytes;
 }
 
+// The engine names the limit by the embedding API's milliseconds ("--timeout (1000 ms)"); the
+// user may have given -W timeout=1s instead: name the flag as it was given.
+void name_the_timeout(std::string& message, uint64_t timeout_ms, const std::string& flag) {
+  const std::string engine_words = fmt::format("the guest ran longer than --timeout ({} ms)", timeout_ms);
+  if (!flag.empty() && message.rfind(engine_words, 0) == 0) {
+    message.replace(0, engine_words.size(), "the guest ran longer than " + flag);
+  }
+}
+
 }  // namespace
 
 void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
@@ -116,9 +125,9 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   run->add_flag("--nn-context-wait", o.host.limits.wait_for_busy_context,
                 "A thread that uses an execution context another thread of the guest is using waits its "
                 "turn, instead of getting the busy errno (4)");
-  run->add_option("--timeout", o.host.timeout_ms,
-                  "Stop the guest after this many milliseconds of running (0: no limit); as -W timeout=")
-      ->check(whole_number(0, kWeekMs))->capture_default_str();
+  run->add_option("--timeout", o.timeout,
+                  "Stop the guest after it has run this long: 500ms, 10s, 2m (0: no limit); as -W timeout=")
+      ->type_name("DURATION")->check(duration());
   run->add_option("--isolate-loads", o.host.isolate_loads,
                   "Load models first in a child process (wasinn-load-check), so a framework that crashes "
                   "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
@@ -169,7 +178,15 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
     fmt::print("{}", *help);
     return 0;
   }
-  if (groups.timeout_ms) o.host.timeout_ms = *groups.timeout_ms;  // -W timeout= wins over --timeout
+  // -W timeout= wins over --timeout; a guest stopped by it is said to be stopped by the flag given.
+  std::string timeout_flag;
+  if (groups.timeout_ms) {
+    o.host.timeout_ms = *groups.timeout_ms;
+    timeout_flag = "-W timeout=" + groups.timeout_text;
+  } else if (!o.timeout.empty()) {
+    o.host.timeout_ms = parse_duration_ms(o.timeout, 0);  // checked by its validator
+    timeout_flag = "--timeout " + o.timeout;
+  }
   if (groups.max_memory_bytes) o.host.max_memory_bytes = *groups.max_memory_bytes;
   if (o.no_cache || groups.cache == false) o.host.module_cache = "off";
   for (auto& g : groups.nn_graphs) o.host.wasmtime_graphs.push_back(std::move(g));
@@ -203,7 +220,6 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
 
   auto host = make_host(o.host);
-  check_backend_configs(o.host, *host);
   std::optional<MetricsEndpoint> metrics;  // after host: stops before the host goes
   if (metrics_address) {
     try {
@@ -223,7 +239,8 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
       return kExitFailure;
     }
   }
-  const auto outcome = host->run(program);
+  auto outcome = host->run(program);
+  name_the_timeout(outcome.message, o.host.timeout_ms, timeout_flag);
   for (const auto& r : outcome.results) fmt::print("{}\n", r);
   std::fflush(stdout);
   if (!outcome.message.empty()) {

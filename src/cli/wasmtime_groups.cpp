@@ -58,28 +58,6 @@ uint64_t parse_size(const Value& v) {
   return n;
 }
 
-// Wasmtime's durations: a plain number is seconds, else a number with ns, us, ms, s, m or h.
-uint64_t parse_duration_ms(const Value& v) {
-  const std::string& s = need(v);
-  size_t unit_at = 0;
-  while (unit_at < s.size() && ((s[unit_at] >= '0' && s[unit_at] <= '9') || s[unit_at] == '.')) ++unit_at;
-  const std::string number = s.substr(0, unit_at);
-  std::string unit = s.substr(unit_at);
-  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
-  char* end = nullptr;
-  const double n = number.empty() ? -1 : std::strtod(number.c_str(), &end);
-  static const std::vector<std::pair<std::string, double>> kUnits = {
-      {"", 1000}, {"s", 1000}, {"sec", 1000}, {"secs", 1000}, {"ms", 1}, {"msec", 1}, {"us", 1e-3},
-      {"ns", 1e-6}, {"m", 60000}, {"min", 60000}, {"mins", 60000}, {"h", 3600000}, {"hr", 3600000}};
-  const auto u = std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& p) { return p.first == unit; });
-  if (n < 0 || (end && *end) || u == kUnits.end()) {
-    throw std::invalid_argument(fmt::format("'{}' is not a duration (e.g. 10, 10s, 500ms, 2m)", s));
-  }
-  const double ms = std::ceil(n * u->second);
-  if (ms > 7.0 * 24 * 3600 * 1000) throw std::invalid_argument(fmt::format("'{}' is more than a week", s));
-  return static_cast<uint64_t>(ms);
-}
-
 // A key accepted only with the value wasinn always has (its behaviour cannot be changed).
 Key fixed_bool(const char* name, bool wasinn_value, const char* doc, const char* refusal) {
   return Key{name, "[=y|n]", doc, [wasinn_value, refusal](const Value& v, GroupSettings&) {
@@ -113,8 +91,12 @@ const std::vector<Group>& groups() {
        &GroupValues::codegen},
       {'D', "debug", {}, "debug-info guest-debug address-map logging log-to-files coredump", &GroupValues::debug},
       {'W', "wasm",
-       {{"timeout", "=N|Ns|Nms|..", "Stop the guest after this long (a number alone is seconds); as --timeout",
-         [](const Value& v, GroupSettings& s) { s.timeout_ms = parse_duration_ms(v); }},
+       {{"timeout", "=DURATION", "Stop the guest after this long: 10s, 500ms, 2m (a number alone is seconds, as in "
+         "Wasmtime); as --timeout",
+         [](const Value& v, GroupSettings& s) {
+           s.timeout_ms = parse_duration_ms(need(v), 1000);
+           s.timeout_text = *v;
+         }},
         {"max-memory-size", "=N", "Most bytes a linear memory may grow to; memory.grow fails beyond it",
          [](const Value& v, GroupSettings& s) {
            const uint64_t n = parse_size(v);

@@ -18,6 +18,7 @@ struct GroupValues {
 // What the groups set.
 struct GroupSettings {
   std::optional<uint64_t> timeout_ms;         // -W timeout
+  std::string timeout_text;                   // its value as given, for messages
   std::optional<uint64_t> max_memory_bytes;   // -W max-memory-size
   bool inherit_env = false;                   // -S inherit-env
   std::optional<bool> cache;                  // -C cache

@@ -11,13 +11,11 @@ constexpr auto kCancelRepeat = std::chrono::milliseconds(5);
 }
 
 ComputeWatchdog::Watch::Watch(Watch&& other) noexcept
-    : owner_(std::exchange(other.owner_, nullptr)), id_(other.id_) {}
+    : owner_(std::exchange(other.owner_, nullptr)), id_(other.id_), deadline_(other.deadline_) {}
 
 ComputeWatchdog::Watch::~Watch() {
   if (owner_) owner_->unregister(id_);
 }
-
-bool ComputeWatchdog::Watch::expired() const { return owner_ && owner_->is_expired(id_); }
 
 ComputeWatchdog::~ComputeWatchdog() {
   {
@@ -31,25 +29,20 @@ ComputeWatchdog::~ComputeWatchdog() {
 ComputeWatchdog::Watch ComputeWatchdog::watch(ExecutionContext& ctx, std::chrono::milliseconds budget) {
   if (budget.count() <= 0) return Watch();
   uint64_t id;
+  const auto deadline = Clock::now() + budget;
   {
     std::lock_guard lock(mu_);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
     id = next_id_++;
-    entries_.emplace(id, Entry{Clock::now() + budget, &ctx});
+    entries_.emplace(id, Entry{deadline, &ctx});
   }
   cv_.notify_all();
-  return Watch(this, id);
+  return Watch(this, id, deadline);
 }
 
 void ComputeWatchdog::unregister(uint64_t id) {
   std::lock_guard lock(mu_);
   entries_.erase(id);
-}
-
-bool ComputeWatchdog::is_expired(uint64_t id) {
-  std::lock_guard lock(mu_);
-  auto it = entries_.find(id);
-  return it != entries_.end() && it->second.expired;
 }
 
 void ComputeWatchdog::run() {
@@ -59,7 +52,6 @@ void ComputeWatchdog::run() {
     const auto now = Clock::now();
     for (auto& [id, e] : entries_) {
       if (e.next <= now) {
-        e.expired = true;
         // Under the lock, so the Watch (and with it the context's use) cannot end meanwhile.
         e.ctx->cancel();
         e.next = now + kCancelRepeat;

@@ -24,16 +24,20 @@ class ComputeWatchdog {
   class Watch {
    public:
     Watch() = default;
-    Watch(ComputeWatchdog* owner, uint64_t id) : owner_(owner), id_(id) {}
+    Watch(ComputeWatchdog* owner, uint64_t id, Clock::time_point deadline)
+        : owner_(owner), id_(id), deadline_(deadline) {}
     Watch(Watch&& other) noexcept;
     Watch& operator=(Watch&&) = delete;
     ~Watch();
-    // True once the deadline passed while the compute was running.
-    bool expired() const;
+    // Whether a compute that ended at `finished` ran past its budget. Decided by the clock, not
+    // by whether the watchdog's thread got to cancel it: on a loaded machine that thread may not
+    // run before the compute ends, and a late result must still be a timeout.
+    bool overran(Clock::time_point finished) const { return owner_ && finished > deadline_; }
 
    private:
     ComputeWatchdog* owner_ = nullptr;
     uint64_t id_ = 0;
+    Clock::time_point deadline_;
   };
 
   ComputeWatchdog() = default;
@@ -48,11 +52,9 @@ class ComputeWatchdog {
   struct Entry {
     Clock::time_point next;  // deadline, then the time of the next repeated cancel
     ExecutionContext* ctx;
-    bool expired = false;
   };
   void run();
   void unregister(uint64_t id);
-  bool is_expired(uint64_t id);
 
   std::mutex mu_;
   std::condition_variable cv_;

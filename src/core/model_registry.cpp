@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/mapped_file.h"
+#include "core/near_names.h"
 
 namespace wasinn {
 
@@ -112,7 +113,11 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
     std::lock_guard lock(mu_);
     auto it = entries_.find(name);
     if (it == entries_.end()) {
-      return make_error(Errc::not_found, fmt::format("no model named '{}' is registered (use --nn-preload)", name));
+      std::vector<std::string> names;
+      for (const auto& e : entries_) names.push_back(e.first);
+      const std::string near = did_you_mean(name, names);
+      return make_error(Errc::not_found, near.empty() ? fmt::format("no model named '{}' is registered (use --nn-preload)", name)
+                                                      : fmt::format("no model named '{}' is registered{}", name, near));
     }
     entry = it->second.get();  // entries are never removed, so the pointer stays valid
   }

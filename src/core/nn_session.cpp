@@ -67,7 +67,7 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
   auto watch = env_->watchdog().watch(c, budget);
   const auto started = std::chrono::steady_clock::now();
   Status status = (c.*run)();
-  if (watch.expired()) {
+  if (watch.overran(std::chrono::steady_clock::now())) {
     status = make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
                                                    budget.count(), status.ok() ? " (the backend cannot be "
                                                                                  "interrupted; it finished late)" : ""));

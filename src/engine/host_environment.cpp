@@ -7,12 +7,57 @@
 
 #include <fmt/format.h>
 
-#include "core/log.h"
+#include "core/model_files.h"
+#include "remote/config.h"
 
 namespace wasinn {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// A named model's files are checked before any guest runs: a path that is not there, or a
+// directory where the backend needs a file, is the operator's mistake, said at start under the
+// flag that registered it (`flag`), not a guest's failed load_by_name later.
+Status check_model_paths(const NamedModel& model, const std::string& flag, const std::string& hint) {
+  for (const auto& p : model.paths) {
+    std::error_code ec;
+    const auto status = fs::status(p, ec);
+    if (!fs::exists(status)) {
+      return make_error(Errc::not_found, fmt::format("{}: {} does not exist{}", flag, p.string(), hint));
+    }
+    // Only TensorFlow takes a directory (a SavedModel); every other backend reads one file.
+    if (fs::is_directory(status) && model.encoding != Encoding::tensorflow) {
+      auto inside = resolve_model_files(std::span(&p, 1), model.encoding);
+      std::string found;
+      for (const auto& f : inside ? inside->paths : std::vector<fs::path>{}) found += (found.empty() ? "" : ":") + f.string();
+      return make_error(Errc::invalid_argument,
+                        fmt::format("{}: {} is a directory; give the model file{}", flag, p.string(),
+                                    found.empty() ? " in it" : " in it: " + found));
+    }
+  }
+  return {};
+}
+
+// A remote model's spec (its URL and options over the remote backend's config) is read here by
+// the remote backend's own code, so a URL the plugin would refuse at the guest's load is refused
+// before any guest runs. Nothing is contacted.
+Status check_remote_spec(const NamedModel& model, const std::string& backend_config) {
+  remote::RemoteOptions defaults, own;
+  remote::ModelTarget target;
+  sdk::Error e = remote::parse_remote_options(model.remote_spec, "remote model spec", own);
+  if (!e && !backend_config.empty()) e = remote::parse_remote_options(backend_config, "remote backend config", defaults);
+  if (!e) e = remote::resolve_target(defaults.merged_with(own), target);
+  if (e) return make_error(Errc::invalid_argument, fmt::format("remote model '{}': {}", model.name, e.detail));
+  return {};
+}
+
+}  // namespace
+
 Result<WiredEnvironment> make_environment(HostOptions& options) {
   EnvironmentOptions env_options;
+  const auto remote_config = options.backend_configs.find("remote");
+  const std::string remote_defaults = remote_config == options.backend_configs.end() ? "" : remote_config->second;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
   env_options.limits = options.limits;
@@ -26,21 +71,26 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
   set_verdict_cache(env_options.isolation, options.isolated_load_cache);
   WiredEnvironment wired = wire_environment(std::move(env_options));
   NnEnvironment* env = wired.env.get();
-  std::vector<std::pair<std::string, Result<NamedModel>>> models;
-  for (const auto& spec : options.preloads) models.emplace_back(spec, parse_preload_spec(spec));
-  for (const auto& spec : options.wasmtime_graphs) models.emplace_back(spec, parse_wasmtime_graph_spec(spec));
-  for (auto& [spec, model] : models) {
-    if (model) {
-      for (const auto& p : model->paths) {
-        std::error_code ec;
-        if (!std::filesystem::exists(p, ec)) {
-          logger().warn("--nn-preload {}: {} does not exist; load_by_name(\"{}\") will fail", spec, p.string(),
-                       model->name);
-        }
-      }
-    }
-    Status added = model ? env->models().add(std::move(*model)) : Status(model.take_error());
-    if (!added.ok()) return added.take_error();
+  if (Status configs = wired.catalog->check_configs(); !configs.ok()) return configs.take_error();
+  struct Registration {
+    Result<NamedModel> model;
+    std::string flag;  // how the user gave it, for messages
+    std::string hint;  // what a missing file means for that flag
+  };
+  std::vector<Registration> models;
+  for (const auto& spec : options.preloads) {
+    models.push_back({parse_preload_spec(spec), fmt::format("--nn-preload '{}'", spec), ""});
+  }
+  for (const auto& spec : options.wasmtime_graphs) {
+    models.push_back({parse_wasmtime_graph_spec(spec), "-S nn-graph=" + spec,
+                      " (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)"});
+  }
+  for (auto& [model, flag, hint] : models) {
+    if (!model) return model.take_error();
+    Status checked = model->encoding == Encoding::remote ? check_remote_spec(*model, remote_defaults)
+                                                         : check_model_paths(*model, flag, hint);
+    if (!checked.ok()) return checked.take_error();
+    if (Status added = env->models().add(std::move(*model)); !added.ok()) return added.take_error();
   }
   return wired;
 }

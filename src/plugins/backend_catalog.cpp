@@ -9,9 +9,11 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/install_layout.h"
+#include "core/near_names.h"
 
 namespace wasinn {
 
@@ -117,6 +119,8 @@ BackendCatalog::Slot& BackendCatalog::load(Slot& slot) {
       slot.plugin = std::move(*plugin);
     } else {
       Error e = plugin.take_error();
+      // backend_create answers invalid_argument for a config it cannot take; dlopen never does.
+      if (e.code == Errc::invalid_argument) slot.config_refusal = e.detail;
       e.detail = fmt::format("backend {} cannot load: {}", slot.manifest.name, e.detail);
       slot.failure = std::move(e);
     }
@@ -153,6 +157,45 @@ std::vector<BackendManifest> BackendCatalog::manifests() const {
   std::vector<BackendManifest> out;
   for (const auto& slot : slots_) out.push_back(slot->manifest);
   return out;
+}
+
+Status BackendCatalog::check_configs() {
+  std::vector<std::string> known;
+  for (const auto& slot : slots_) known.push_back(slot->manifest.name);
+  for (const auto& [name, json] : configs_) {
+    const auto it = std::find_if(slots_.begin(), slots_.end(), [&](const auto& s) { return s->manifest.name == name; });
+    if (it == slots_.end()) {
+      std::string searched;
+      for (const auto& d : dirs_) searched += (searched.empty() ? "" : ", ") + d.string();
+      if (known.empty()) {
+        return make_error(Errc::invalid_argument,
+                          fmt::format("--backend-config {}: no backend is installed (searched {})", name, searched));
+      }
+      return make_error(Errc::invalid_argument,
+                        fmt::format("--backend-config {}: no backend named {}; the installed ones are {}{}", name, name,
+                                    fmt::join(known, ", "), did_you_mean(name, known)));
+    }
+    Slot& slot = **it;
+    // Not an object (an embedder's typo): the backend itself says what is wrong, below.
+    const auto config = nlohmann::json::parse(json, nullptr, false);
+    if (const auto& keys = slot.manifest.config_keys; keys && config.is_object()) {
+      for (const auto& item : config.items()) {
+        if (std::find(keys->begin(), keys->end(), item.key()) != keys->end()) continue;
+        if (keys->empty()) {
+          return make_error(Errc::invalid_argument,
+                            fmt::format("--backend-config {}: unknown key \"{}\": the {} backend takes no keys", name,
+                                        item.key(), name));
+        }
+        return make_error(Errc::invalid_argument,
+                          fmt::format("--backend-config {}: unknown key \"{}\"; the {} backend's keys are {}{}", name,
+                                      item.key(), name, fmt::join(*keys, ", "), did_you_mean(item.key(), *keys)));
+      }
+    }
+    if (!load(slot).config_refusal.empty()) {
+      return make_error(Errc::invalid_argument, fmt::format("--backend-config {}: {}", name, slot.config_refusal));
+    }
+  }
+  return {};
 }
 
 std::vector<BackendReport> BackendCatalog::probe_all() {

@@ -59,6 +59,13 @@ class BackendCatalog final : public BackendSource {
   // The manifests read, in search order; nothing is loaded (for `wasinn backends`).
   std::vector<BackendManifest> manifests() const;
 
+  // Checks each backend config before any guest runs: the backend must have a manifest, each
+  // key be one its manifest lists (when it lists them), and the backend accept the values: a
+  // configured backend is loaded now, so that its own parser judges them (a backend whose
+  // framework cannot be loaded is left to fail at its first load, as without a config).
+  // Errors name the flag: "--backend-config NAME: ...".
+  Status check_configs();
+
   // Loads every backend and reports each (for `wasinn backends --check`).
   std::vector<BackendReport> probe_all();
 
@@ -76,6 +83,7 @@ class BackendCatalog final : public BackendSource {
     std::once_flag once;
     std::shared_ptr<PluginLibrary> plugin;
     std::optional<Error> failure;
+    std::string config_refusal;  // backend_create's detail when it refused its config
   };
   Slot& load(Slot& slot);
 

@@ -27,8 +27,21 @@ spdlog::level::level_enum host_level_of(int32_t plugin_level) {
   }
 }
 
+spdlog::level::level_enum own_level_of(int32_t plugin_level) {
+  switch (plugin_level) {
+    case WASINN_LOG_ERROR: return spdlog::level::err;
+    case WASINN_LOG_WARN: return spdlog::level::warn;
+    case WASINN_LOG_INFO: return spdlog::level::info;
+    case WASINN_LOG_DEBUG: return spdlog::level::debug;
+    case WASINN_LOG_TRACE: return spdlog::level::trace;
+    default: return spdlog::level::off;
+  }
+}
+
 void write_framework_line(void* tag, int32_t level, const char* message, size_t length) {
-  const auto host_level = host_level_of(level);
+  // A backend's own line (sdk::log_own) is shown at its level: one level up from a framework's.
+  const bool own = (level & WASINN_LOG_OWN) != 0;
+  const auto host_level = own ? own_level_of(level & ~WASINN_LOG_OWN) : host_level_of(level);
   spdlog::logger& out = logger();
   if (!out.should_log(host_level)) return;
   out.log(host_level, "[{}] {}", *static_cast<const std::string*>(tag),

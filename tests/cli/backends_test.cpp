@@ -34,7 +34,8 @@ TEST(BackendsList, LoadsNoPluginAndCheckLoadsEach) {
   EXPECT_NE(list.out.find("onnxruntime"), std::string::npos) << list.describe();
 
   const ChildResult check = wasinn_showing_loads({"backends", "--check"});
-  ASSERT_EQ(check.exit_code, 0) << check.describe();
+  // Exit 1 exactly when a built backend cannot load here (a health check), saying which.
+  ASSERT_EQ(check.exit_code, check.err.find("backends cannot load") == std::string::npos ? 0 : 1) << check.describe();
   EXPECT_NE(check.err.find("libwasinn_backend_onnxruntime.so"), std::string::npos) << check.err.substr(0, 2000);
 }
 
@@ -49,7 +50,7 @@ TEST(BackendsList, AnUnloadableLibraryIsListedAndCheckSaysWhy) {
   EXPECT_EQ(list.err, "") << list.describe();
 
   const ChildResult check = wasinn({"backends", "--check", "--backend-dir", dir.path().string()});
-  ASSERT_EQ(check.exit_code, 0) << check.describe();
+  ASSERT_EQ(check.exit_code, 1) << check.describe();  // a health check: a backend cannot load
   EXPECT_NE(check.out.find("backend broken cannot load"), std::string::npos) << check.describe();
   EXPECT_EQ(check.out.find(" ok\n"), std::string::npos) << check.describe();
 }
@@ -87,7 +88,7 @@ TEST(BackendsList, JsonWithoutAndWithCheck) {
   EXPECT_TRUE(j["backends"][1]["config_keys"].is_null()) << r.out;
 
   const ChildResult check = wasinn({"backends", "--check", "--json", "--backend-dir", dir.path().string()});
-  ASSERT_EQ(check.exit_code, 0) << check.describe();
+  ASSERT_EQ(check.exit_code, 1) << check.describe();  // a health check: a backend cannot load
   const auto c = nlohmann::json::parse(check.out);
   EXPECT_EQ(c["backends"][0]["loadable"], false);
   EXPECT_NE(c["backends"][0]["problem"].get<std::string>().find("libkeyed.so"), std::string::npos) << check.out;

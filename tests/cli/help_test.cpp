@@ -20,7 +20,7 @@ std::map<std::string, std::set<std::string>> options_by_command() {
   const ChildResult bash = wasinn({"completion", "bash"});
   EXPECT_EQ(bash.exit_code, 0) << bash.describe();
   std::map<std::string, std::set<std::string>> out;
-  const std::regex line(R"re(^ +"([a-z ]*)"\) words="([^"]*)" ;;$)re");
+  const std::regex line(R"re(^ +"([a-z ]*)"\) echo "([^"]*)" ;;$)re");
   std::istringstream in(bash.out);
   for (std::string l; std::getline(in, l);) {
     std::smatch m;

@@ -128,7 +128,7 @@ TEST_F(ModuleCache, ACorruptOrTruncatedEntryIsIgnoredAndRewritten) {
 TEST_F(ModuleCache, OtherEngineSettingsAreAnotherEntry) {
   run_digits(at_dir());
   // --timeout compiles epoch checks into the code: that code must not serve a run without them.
-  const ChildResult timed = run_digits({"--module-cache", dir_.string(), "--timeout", "60000"});
+  const ChildResult timed = run_digits({"--module-cache", dir_.string(), "--timeout", "1m"});
   EXPECT_TRUE(contains(timed.err, kStored)) << timed.describe();
   EXPECT_EQ(entries(dir_).size(), 2u);
 }

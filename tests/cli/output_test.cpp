@@ -11,28 +11,28 @@
 namespace wasinn_cli_test {
 namespace {
 
-// A preload naming a file that does not exist: the host warns at start; the guest still runs.
+// A guest loading a name nobody registered: the failed call is a warning; the guest exits 8.
 ChildResult run_with_warning(const std::vector<std::string>& options) {
-  std::vector<std::string> args{"run", "--nn-preload", "ghost:onnx:cpu:/nonexistent/model.onnx"};
+  std::vector<std::string> args{"run"};
   args.insert(args.end(), options.begin(), options.end());
-  args.insert(args.end(), {guest("wasi_probe"), "exit", "0"});
+  args.insert(args.end(), {guest("run_model"), "--name", "ghost"});
   return wasinn(args);
 }
 
 TEST(LogLevel, QuietVerboseAndOff) {
   const ChildResult normal = run_with_warning({});
-  EXPECT_EQ(normal.exit_code, 0) << normal.describe();
-  EXPECT_NE(normal.err.find("does not exist"), std::string::npos) << normal.describe();
+  EXPECT_EQ(normal.exit_code, 8) << normal.describe();
+  EXPECT_NE(normal.err.find("no model named 'ghost'"), std::string::npos) << normal.describe();
   for (const auto& hush : std::vector<std::vector<std::string>>{
            {"-q"}, {"--quiet"}, {"-qq"}, {"--log-level", "error"}, {"--log-level", "off"}, {"--log-level=off"}}) {
     const ChildResult r = run_with_warning(hush);
-    EXPECT_EQ(r.exit_code, 0) << hush[0] << "\n" << r.describe();
+    EXPECT_EQ(r.exit_code, 8) << hush[0] << "\n" << r.describe();
     EXPECT_EQ(r.err, "") << hush[0] << "\n" << r.describe();
   }
   for (const auto& more : std::vector<std::vector<std::string>>{{"-v"}, {"-vv"}, {"--verbose"}, {"--log-level", "debug"}}) {
     const ChildResult r = run_with_warning(more);
-    EXPECT_EQ(r.exit_code, 0) << more[0] << "\n" << r.describe();
-    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << more[0] << "\n" << r.describe();
+    EXPECT_EQ(r.exit_code, 8) << more[0] << "\n" << r.describe();
+    EXPECT_NE(r.err.find("no model named 'ghost'"), std::string::npos) << more[0] << "\n" << r.describe();
   }
   const ChildResult both = run_with_warning({"--log-level", "info", "-q"});
   EXPECT_EQ(both.exit_code, 2) << both.describe();
@@ -49,7 +49,7 @@ TEST(Backends, TableColumnsLineUpWhateverTheLengths) {
   write_manifest(dir.path(), "a", "[\"onnx\"]");
   write_manifest(dir.path(), "a_backend_with_a_very_long_name", "[\"onnx\", \"openvino\", \"pytorch\", \"ggml\"]");
   const ChildResult r = wasinn({"backends", "--check", "--backend-dir", dir.path().string()});
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  ASSERT_EQ(r.exit_code, 1) << r.describe();  // neither plugin exists: --check fails, the table still prints
   std::vector<std::string> lines;
   for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) {
     lines.push_back(r.out.substr(at, nl - at));
@@ -70,7 +70,7 @@ TEST(Backends, JsonListsEveryBackend) {
   write_manifest(dir.path(), "first", "[\"onnx\"]");
   write_manifest(dir.path(), "second", "[\"openvino\"]");
   const ChildResult r = wasinn({"backends", "--check", "--json", "--backend-dir", dir.path().string()});
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  ASSERT_EQ(r.exit_code, 1) << r.describe();  // the plugins do not exist
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["backends"].size(), 2u) << r.out;
   EXPECT_EQ(j["backends"][0]["name"], "first");
@@ -83,7 +83,7 @@ TEST(Backends, JsonListsEveryBackend) {
 TEST(Backends, RealPluginRowKeepsItsShape) {
   if (!ort_plugin_built()) GTEST_SKIP() << "the ONNX Runtime plugin is not built";
   const ChildResult r = wasinn({"backends", "--check"});
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  ASSERT_EQ(r.exit_code, r.err.find("backends cannot load") == std::string::npos ? 0 : 1) << r.describe();
   const auto j = nlohmann::json::parse(wasinn({"backends", "--check", "--json"}).out);
   bool found = false;
   for (const auto& b : j["backends"]) {

@@ -179,8 +179,6 @@ TEST(CApi, BadOptionIsAnErrorString) {
 TEST(CApi, LogCallbackGetsWasinnsLines) {
   std::vector<std::pair<wasinn_log_level_t, std::string>> lines;
   wasinn_options_t* o = wasinn_options_create();
-  // A preload of a missing file is allowed (it fails at load_by_name) but warned about.
-  wasinn_options_add_preload(o, "ghost:onnx:cpu:/nonexistent/model.onnx");
   wasinn_options_set_log_callback(
       o,
       [](void* data, wasinn_log_level_t level, const char* message, size_t length) {
@@ -188,9 +186,28 @@ TEST(CApi, LogCallbackGetsWasinnsLines) {
       },
       &lines);
   HostPtr host = make_host(o);
+  // A guest's failed wasi-nn call is logged as a warning.
+  ProgramPtr p(wasinn_program_create_path(guest("run_model").c_str()));
+  wasinn_program_add_arg(p.get(), "--name");
+  wasinn_program_add_arg(p.get(), "ghost");
+  wasinn_program_capture_output(p.get(), 1, 1);
+  ResultPtr r(wasinn_host_run(host.get(), p.get()));
+  ASSERT_TRUE(r);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].first, WASINN_LEVEL_WARN);
-  EXPECT_NE(lines[0].second.find("/nonexistent/model.onnx does not exist"), std::string::npos) << lines[0].second;
+  EXPECT_NE(lines[0].second.find("no model named 'ghost'"), std::string::npos) << lines[0].second;
+}
+
+TEST(CApi, AMissingPreloadFileFailsCreate) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_add_preload(o, "ghost:onnx:cpu:/nonexistent/model.onnx");
+  char* error = nullptr;
+  HostPtr host(wasinn_host_create(o, &error));
+  wasinn_options_destroy(o);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("/nonexistent/model.onnx does not exist"), std::string::npos) << error;
+  wasinn_free(error);
 }
 
 TEST(CApi, ListsTheBuiltBackends) {

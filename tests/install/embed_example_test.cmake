@@ -5,7 +5,10 @@
 # of the 450 held-out digits (the digits test's known answer), with the ONNX Runtime plugin found
 # beside the installed libwasinn and the model loaded once, as the log callback reports. The
 # installed `wasinn` must find its plugins too.
-# -DBUILD_DIR= -DEXAMPLE_DIR= -DGUEST= -DFIXTURES= -DGENERATOR= -DC_COMPILER=
+# With -DIN_BUILD_TREE=ON (install.embed_build_tree) nothing is installed: the example is built
+# against the build tree itself (CMAKE_PREFIX_PATH=BUILD_DIR, PKG_CONFIG_PATH=BUILD_DIR/pkgconfig),
+# as a developer embeds a wasinn they just built.
+# -DBUILD_DIR= -DEXAMPLE_DIR= -DGUEST= -DFIXTURES= -DGENERATOR= -DC_COMPILER= [-DIN_BUILD_TREE=ON]
 if(DEFINED ENV{WASINN_FIXTURES})
   set(FIXTURES $ENV{WASINN_FIXTURES})
 endif()
@@ -31,17 +34,23 @@ endfunction()
 # The plugins must be found from the installed layout, not from an environment variable.
 set(clean_env ${CMAKE_COMMAND} -E env --unset=WASINN_BACKEND_PATH --unset=WASINN_LOAD_CHECK)
 
-run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(header host.h limits.h version.h wasinn.h)
-  file(READ ${prefix}/include/wasinn/${header} text)
-  if(text MATCHES "#include <(spdlog|fmt|nlohmann)")
-    message(FATAL_ERROR "installed ${header} includes ${CMAKE_MATCH_1}")
-  endif()
-endforeach()
+if(IN_BUILD_TREE)
+  set(prefix ${BUILD_DIR})
+  set(pkgconfig_dir ${BUILD_DIR}/pkgconfig)
+else()
+  set(pkgconfig_dir ${prefix}/lib/pkgconfig)
+  run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+  foreach(header host.h limits.h version.h wasinn.h)
+    file(READ ${prefix}/include/wasinn/${header} text)
+    if(text MATCHES "#include <(spdlog|fmt|nlohmann)")
+      message(FATAL_ERROR "installed ${header} includes ${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
 
-run("installed wasinn backends" ${clean_env} ${prefix}/bin/wasinn backends)
-if(NOT run_out MATCHES "onnxruntime")
-  message(FATAL_ERROR "the installed wasinn does not list the onnxruntime plugin:\n${run_out}")
+  run("installed wasinn backends" ${clean_env} ${prefix}/bin/wasinn backends)
+  if(NOT run_out MATCHES "onnxruntime")
+    message(FATAL_ERROR "the installed wasinn does not list the onnxruntime plugin:\n${run_out}")
+  endif()
 endif()
 
 run("configure examples/embed with find_package"
@@ -50,7 +59,7 @@ run("configure examples/embed with find_package"
 run("build examples/embed with find_package" ${CMAKE_COMMAND} --build ${scratch}/build-cmake)
 file(MAKE_DIRECTORY ${scratch}/build-pkgconfig)
 run("build examples/embed with pkg-config"
-    ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${prefix}/lib/pkgconfig CC=${C_COMPILER}
+    ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pkgconfig_dir} CC=${C_COMPILER}
     make -C ${scratch}/build-pkgconfig -f ${EXAMPLE_DIR}/Makefile SRCDIR=${EXAMPLE_DIR})
 
 # Run from a directory of their own, with copies of the programs there: no build-tree path helps.

@@ -210,7 +210,7 @@ TEST(Components, TimeoutStopsAComponentAsItStopsAModule) {
   (func (export "spin") (result s32) (canon lift (core func $i "spin")))))");
   const ChildResult r = run_wasinn({"run", "-W", "timeout=200ms", "--invoke", "spin", (dir / "spin.wat").string()});
   EXPECT_EQ(r.exit_code, 134) << r.describe();
-  EXPECT_NE(r.err.find("the guest ran longer than --timeout (200 ms) and was stopped"), std::string::npos)
+  EXPECT_NE(r.err.find("the guest ran longer than -W timeout=200ms and was stopped"), std::string::npos)
       << r.describe();
 }
 

@@ -81,16 +81,13 @@ TEST(NnPreload, MalformedSpecsAreRejectedBeforeTheGuestRuns) {
   expect_rejected({"digits:ONNX:AUTO:" + model, "digits:ONNX:CPU:" + model}, "'digits' is registered twice");
 }
 
-TEST(NnPreload, MissingFileIsWarnedAtStartAndNotFoundAtUse) {
-  // Files are checked when a guest asks for the name (they may appear later); wasinn warns at
-  // start so a typo is still seen early.
+TEST(NnPreload, MissingFileIsAnErrorAtStart) {
+  // A typo in a path is said before any guest runs (exit 2), not at the guest's load_by_name.
   const ChildResult r =
       run_wasinn({"run", "--nn-preload", "digits:ONNX:AUTO:/nonexistent/model.onnx", guest("run_model"), "--name", "digits"});
-  EXPECT_EQ(r.exit_code, 8) << r.describe();
-  EXPECT_NE(r.out.find("errno 8 in load_by_name"), std::string::npos) << r.describe();
-  const auto warned = r.err.find("/nonexistent/model.onnx does not exist");
-  ASSERT_NE(warned, std::string::npos) << r.describe();
-  EXPECT_LT(warned, r.err.find("wasi_ephemeral_nn::load_by_name")) << r.describe();
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_EQ(r.out, "") << r.describe();
+  EXPECT_NE(r.err.find("/nonexistent/model.onnx does not exist"), std::string::npos) << r.describe();
 }
 
 }  // namespace

@@ -50,4 +50,18 @@ inline void log(wasinn_log_level level, std::string_view message) noexcept {
   }
 }
 
+// The backend's own line to the operator (WASINN_LOG_OWN): shown at `level`, where a framework's
+// line is shown one level lower. For what an operator must see, e.g. a fallback that leaves an
+// accelerator unused.
+inline void log_own(wasinn_log_level level, std::string_view message) noexcept {
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
+    message.remove_suffix(1);
+  if (message.empty()) return;
+  if (detail::log_sink_set.load(std::memory_order_acquire)) {
+    detail::log_sink.write(detail::log_sink.host_data, level | WASINN_LOG_OWN, message.data(), message.size());
+  } else if (level >= WASINN_LOG_WARN) {
+    std::fprintf(stderr, "%.*s\n", static_cast<int>(message.size()), message.data());
+  }
+}
+
 }  // namespace wasinn::sdk

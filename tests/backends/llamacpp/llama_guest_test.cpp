@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "guest_runner.h"
 #include "llama_native.h"
 #include "probe_run.h"
 
@@ -101,13 +102,15 @@ TEST(LlamaGuest, RunningOutOfContextIs101WithNativeTokens) {
 }
 
 TEST(LlamaGuest, MissingModelFileIs103) {
-  // Registered as GGML, but the file is missing: WasmEdge's model-not-found guest expects 103.
-  const ProbeResult r = run_probe({"--load", "name:missing", "--config", "{}", "--prompt", "hi"});
-  EXPECT_EQ(r.loads, std::vector<int>{103}) << describe(r);
   // A name nobody registered, through load_by_name_with_config (a WasmEdge GGML extension):
-  // 103 too, as WasmEdge's model-not-found guest expects.
+  // 103, as WasmEdge's model-not-found guest expects.
   const ProbeResult unknown = run_probe({"--load", "name:default", "--config", "{}", "--prompt", "hi"});
   EXPECT_EQ(unknown.loads, std::vector<int>{103}) << describe(unknown);
+  // A preload whose file is missing never gets that far: the operator hears it at start.
+  const std::string missing = tiny_model() + ".no-such.gguf";
+  const GuestRun r = run_guest({"--nn-preload", "missing:GGML:AUTO:" + missing}, "llama_probe", {});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(missing + " does not exist"), std::string::npos) << r.output;
 }
 
 TEST(LlamaGuest, TwoInterleavedContextsOnOneGraphMatchEachAlone) {

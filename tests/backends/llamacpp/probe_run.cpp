@@ -56,7 +56,6 @@ std::string tiny_model() { return (fixtures_dir() / "llama/tiny.gguf").string();
 std::vector<std::string> llama_host_args(const std::string &out_dir) {
   const std::string llama = (fixtures_dir() / "llama").string();
   return {"--nn-preload", "tiny:GGML:AUTO:" + tiny_model(),
-          "--nn-preload", "missing:GGML:AUTO:" + llama + "/no-such.gguf",
           "--dir",        llama + "::/models",
           "--dir",        out_dir + "::/out"};
 }
