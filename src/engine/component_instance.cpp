@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "abi/wit_nn.h"
 #include "core/nn_session.h"
@@ -110,22 +113,62 @@ struct ComponentInstance final : Instance::Impl {
   wasmtime_component_instance_t instance{};
 };
 
-std::string ComponentInstance::run_interface() const {
-  wasmtime_component_type_t* type = wasmtime_component_type(component.get());
-  std::string found;
-  const size_t n = wasmtime_component_type_export_count(type, engine);
-  for (size_t i = 0; i < n && found.empty(); ++i) {
+// The names of a component's imports (or exports), as it spells them.
+std::vector<std::string> item_names(const wasmtime_component_t* component, const wasm_engine_t* engine, bool imports) {
+  wasmtime_component_type_t* type = wasmtime_component_type(component);
+  std::vector<std::string> names;
+  const size_t n = imports ? wasmtime_component_type_import_count(type, engine)
+                           : wasmtime_component_type_export_count(type, engine);
+  for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
     size_t len = 0;
     wasmtime_component_item_t item{};
-    if (!wasmtime_component_type_export_nth(type, engine, i, &name, &len, &item)) continue;
-    const std::string_view export_name(name, len);
-    // Semver-compatible: any 0.2.x of the interface.
-    if (export_name.rfind("wasi:cli/run@0.2.", 0) == 0) found = export_name;
+    const bool got = imports ? wasmtime_component_type_import_nth(type, engine, i, &name, &len, &item)
+                             : wasmtime_component_type_export_nth(type, engine, i, &name, &len, &item);
+    if (!got) continue;
+    names.emplace_back(name, len);
     wasmtime_component_item_delete(&item);
   }
   wasmtime_component_type_delete(type);
-  return found;
+  return names;
+}
+
+// Whether the component linker serves an import: WASI 0.2's interfaces (semver-compatible, as
+// Wasmtime's add_wasip2 defines them) and wasi:nn's four interfaces in the versions wit_nn serves.
+bool served(std::string_view import) {
+  for (std::string_view package : {"wasi:cli/", "wasi:io/", "wasi:clocks/", "wasi:filesystem/", "wasi:random/",
+                                   "wasi:sockets/"}) {
+    if (import.starts_with(package) && import.find("@0.2.") != std::string_view::npos) return true;
+  }
+  for (wit_nn::Version v : wit_nn::kVersions) {
+    for (std::string_view iface : {"tensor", "graph", "inference", "errors"}) {
+      if (import == fmt::format("wasi:nn/{}@{}", iface, wit_nn::version_name(v))) return true;
+    }
+  }
+  return false;
+}
+
+// Why instantiation failed, in the user's terms when an import is one wasinn does not provide
+// (Wasmtime says only that some function implementation is missing).
+std::string instantiate_failure(const wasmtime_component_t* component, const wasm_engine_t* engine,
+                                const std::string& name, const std::string& wasmtime_says) {
+  std::vector<std::string> missing;
+  for (auto& import : item_names(component, engine, true)) {
+    if (!served(import)) missing.push_back(std::move(import));
+  }
+  if (missing.empty()) return fmt::format("cannot instantiate {}: {}", name, wasmtime_says);
+  return fmt::format("cannot instantiate {}: it imports {}, which wasinn does not provide (it serves WASI 0.2's cli, "
+                     "io, clocks, filesystem, random and sockets, and wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25)"
+                     "\n(Wasmtime: {})",
+                     name, fmt::join(missing, ", "), wasmtime_says);
+}
+
+std::string ComponentInstance::run_interface() const {
+  // Semver-compatible: any 0.2.x of the interface.
+  for (const auto& export_name : item_names(component.get(), engine, false)) {
+    if (export_name.rfind("wasi:cli/run@0.2.", 0) == 0) return export_name;
+  }
+  return "";
 }
 
 Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string& name, size_t* nresults) {
@@ -169,12 +212,17 @@ RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& prog
     const bool ok = r.kind == WASMTIME_COMPONENT_RESULT && r.of.result.is_ok;
     return ok ? RunOutcome{} : RunOutcome{1, false, {}, {}};
   }
-  if (!program.args.empty()) {
+  // Wasmtime's call form, `answer()`, names the same function; arguments are not passed.
+  std::string_view fn_name = program.invoke;
+  const bool call_form = fn_name.ends_with(")") && fn_name.find('(') != std::string_view::npos;
+  const bool with_args = call_form && fn_name.substr(fn_name.find('(')) != "()";
+  if (!program.args.empty() || with_args) {
     return RunOutcome{kHostFailureExit, false,
                       fmt::format("--invoke {}: arguments cannot be passed to a component's function", program.invoke), {}};
   }
+  if (call_form) fn_name = fn_name.substr(0, fn_name.find('('));
   size_t nresults = 0;
-  auto func = root_func(program.invoke, &nresults);
+  auto func = root_func(std::string(fn_name), &nresults);
   if (!func) return RunOutcome{kHostFailureExit, false, fmt::format("{}: {}", name, func.error().detail), {}};
   ValsOwner results(nresults);
   if (auto end = invoke(*func, results)) return *end;
@@ -262,7 +310,7 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   if (ErrorPtr err(wasmtime_component_linker_instantiate(host.component_linker.get(), cx, impl->component.get(),
                                                          &impl->instance));
       err) {
-    return fail(fmt::format("cannot instantiate {}: {}", name, one_line(message_of(err.get()))));
+    return fail(instantiate_failure(impl->component.get(), host.engine.get(), name, one_line(message_of(err.get()))));
   }
   return std::make_unique<Instance>(std::move(impl));
 }

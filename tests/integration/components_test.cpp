@@ -214,6 +214,36 @@ TEST(Components, TimeoutStopsAComponentAsItStopsAModule) {
       << r.describe();
 }
 
+TEST(Components, AnImportWasinnDoesNotServeIsNamed) {
+  ScratchDir dir;
+  write_text(dir / "imports.wat", R"((component
+  (import "acme:foo/bar@1.0.0" (instance (export "hello" (func (result u32)))))
+  (import "wasi:http/outgoing-handler@0.2.0" (instance (export "handle" (func (result u32)))))
+  (import "wasi:nn/graph@0.2.0-rc-2024-10-28" (instance (export "load-by-name" (func (param "name" string)))))))");
+  const ChildResult r = run_wasinn({"run", (dir / "imports.wat").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("it imports acme:foo/bar@1.0.0, wasi:http/outgoing-handler@0.2.0, which wasinn does not "
+                       "provide (it serves WASI 0.2's cli"),
+            std::string::npos)
+      << r.describe();
+}
+
+TEST(Components, InvokeTakesWasmtimesCallForm) {
+  ScratchDir dir;
+  write_text(dir / "answer.wat", R"((component
+  (core module $m (func (export "answer") (result i32) (i32.const 42)))
+  (core instance $i (instantiate $m))
+  (func (export "answer") (result s32) (canon lift (core func $i "answer")))))");
+  const ChildResult call = run_wasinn({"run", "--invoke", "answer()", (dir / "answer.wat").string()});
+  EXPECT_EQ(call.exit_code, 0) << call.describe();
+  EXPECT_EQ(call.out, "42\n") << call.describe();
+  const ChildResult args = run_wasinn({"run", "--invoke", "answer(1)", (dir / "answer.wat").string()});
+  EXPECT_EQ(args.exit_code, 1) << args.describe();
+  EXPECT_NE(args.err.find("--invoke answer(1): arguments cannot be passed to a component's function"),
+            std::string::npos)
+      << args.describe();
+}
+
 TEST(Components, ACommandsFailureIsExitStatusOne) {
   const ChildResult r = run_component("wit_classify_digits", {}, {"/d/no_such_model.onnx", "/d/test_x.f32",
                                                                   "/d/test_y.u8"});
