@@ -47,123 +47,44 @@ pub(crate) trait Cases: Sized + Copy + 'static {
     }
 }
 
-#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
-#[component(enum)]
-#[repr(u8)]
-pub enum TensorType {
-    #[component(name = "FP16")]
-    Fp16,
-    #[component(name = "FP32")]
-    Fp32,
-    #[component(name = "FP64")]
-    Fp64,
-    #[component(name = "BF16")]
-    Bf16,
-    #[component(name = "U8")]
-    U8,
-    #[component(name = "I32")]
-    I32,
-    #[component(name = "I64")]
-    I64,
+/// A WIT enum: the Rust type Wasmtime lifts and lowers (its cases checked against the
+/// component's type at instantiation) and its `Cases`, from one list of names.
+macro_rules! wit_enum {
+    ($ty:ident { $($variant:ident = $name:tt),* $(,)? }) => {
+        #[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
+        #[component(enum)]
+        #[repr(u8)]
+        pub enum $ty {
+            $(#[component(name = $name)] $variant,)*
+        }
+        impl Cases for $ty {
+            const ALL: &'static [(Self, &'static str)] = &[$((Self::$variant, $name),)*];
+        }
+    };
 }
 
-impl Cases for TensorType {
-    const ALL: &'static [(Self, &'static str)] = &[
-        (Self::Fp16, "FP16"),
-        (Self::Fp32, "FP32"),
-        (Self::Fp64, "FP64"),
-        (Self::Bf16, "BF16"),
-        (Self::U8, "U8"),
-        (Self::I32, "I32"),
-        (Self::I64, "I64"),
-    ];
-}
-
-#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
-#[component(enum)]
-#[repr(u8)]
-pub enum GraphEncoding {
-    #[component(name = "openvino")]
-    Openvino,
-    #[component(name = "onnx")]
-    Onnx,
-    #[component(name = "tensorflow")]
-    Tensorflow,
-    #[component(name = "pytorch")]
-    Pytorch,
-    #[component(name = "tensorflowlite")]
-    Tensorflowlite,
-    #[component(name = "ggml")]
-    Ggml,
-    #[component(name = "autodetect")]
-    Autodetect,
-}
-
-impl Cases for GraphEncoding {
-    const ALL: &'static [(Self, &'static str)] = &[
-        (Self::Openvino, "openvino"),
-        (Self::Onnx, "onnx"),
-        (Self::Tensorflow, "tensorflow"),
-        (Self::Pytorch, "pytorch"),
-        (Self::Tensorflowlite, "tensorflowlite"),
-        (Self::Ggml, "ggml"),
-        (Self::Autodetect, "autodetect"),
-    ];
-}
-
-#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
-#[component(enum)]
-#[repr(u8)]
-pub enum ExecutionTarget {
-    #[component(name = "cpu")]
-    Cpu,
-    #[component(name = "gpu")]
-    Gpu,
-    #[component(name = "tpu")]
-    Tpu,
-}
-
-impl Cases for ExecutionTarget {
-    const ALL: &'static [(Self, &'static str)] = &[(Self::Cpu, "cpu"), (Self::Gpu, "gpu"), (Self::Tpu, "tpu")];
-}
-
-#[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
-#[component(enum)]
-#[repr(u8)]
-pub enum ErrorCode {
-    #[component(name = "invalid-argument")]
-    InvalidArgument,
-    #[component(name = "invalid-encoding")]
-    InvalidEncoding,
-    #[component(name = "timeout")]
-    Timeout,
-    #[component(name = "runtime-error")]
-    RuntimeError,
-    #[component(name = "unsupported-operation")]
-    UnsupportedOperation,
-    #[component(name = "too-large")]
-    TooLarge,
-    #[component(name = "not-found")]
-    NotFound,
-    #[component(name = "security")]
-    Security,
-    #[component(name = "unknown")]
-    Unknown,
-}
-
-impl Cases for ErrorCode {
-    const ALL: &'static [(Self, &'static str)] = &[
-        (Self::InvalidArgument, "invalid-argument"),
-        (Self::InvalidEncoding, "invalid-encoding"),
-        (Self::Timeout, "timeout"),
-        (Self::RuntimeError, "runtime-error"),
-        (Self::UnsupportedOperation, "unsupported-operation"),
-        (Self::TooLarge, "too-large"),
-        (Self::NotFound, "not-found"),
-        (Self::Security, "security"),
-        (Self::Unknown, "unknown"),
-    ];
-}
+wit_enum!(TensorType { Fp16 = "FP16", Fp32 = "FP32", Fp64 = "FP64", Bf16 = "BF16", U8 = "U8", I32 = "I32", I64 = "I64" });
+wit_enum!(GraphEncoding {
+    Openvino = "openvino",
+    Onnx = "onnx",
+    Tensorflow = "tensorflow",
+    Pytorch = "pytorch",
+    Tensorflowlite = "tensorflowlite",
+    Ggml = "ggml",
+    Autodetect = "autodetect",
+});
+wit_enum!(ExecutionTarget { Cpu = "cpu", Gpu = "gpu", Tpu = "tpu" });
+wit_enum!(ErrorCode {
+    InvalidArgument = "invalid-argument",
+    InvalidEncoding = "invalid-encoding",
+    Timeout = "timeout",
+    RuntimeError = "runtime-error",
+    UnsupportedOperation = "unsupported-operation",
+    TooLarge = "too-large",
+    NotFound = "not-found",
+    Security = "security",
+    Unknown = "unknown",
+});
 
 fn guest(cx: &Cx<'_>) -> Guest {
     wasmtime_context_get_data(cx.as_context())
