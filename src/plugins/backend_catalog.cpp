@@ -162,7 +162,10 @@ std::vector<BackendManifest> BackendCatalog::manifests() const {
 Status BackendCatalog::check_configs() {
   std::vector<std::string> known;
   for (const auto& slot : slots_) known.push_back(slot->manifest.name);
-  for (const auto& [name, json] : configs_) {
+  for (const auto& entry : configs_) {
+    // Named, not a structured binding: clang 14 cannot capture one in a lambda.
+    const std::string& name = entry.first;
+    const std::string& json = entry.second;
     const auto it = std::find_if(slots_.begin(), slots_.end(), [&](const auto& s) { return s->manifest.name == name; });
     if (it == slots_.end()) {
       std::string searched;
