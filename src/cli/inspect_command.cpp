@@ -100,6 +100,12 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
   std::string error;
   if (!host->inspect_model(o.model, o.encoding, &info, &error, o.target)) {
     fmt::print(stderr, "wasinn: error: {}\n", error);
+    // `inspect A B` reads as two models to some: say what several files are, and the way out.
+    if (o.model.size() > 1) {
+      fmt::print(stderr, "wasinn: the {} files are taken as one model's graph builders (an OpenVINO .xml and "
+                         ".bin, a model and its config); to inspect several models, run `wasinn models inspect` "
+                         "once for each\n", o.model.size());
+    }
     return kExitFailure;
   }
   if (o.json) {

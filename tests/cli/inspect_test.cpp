@@ -50,6 +50,16 @@ TEST(InspectFormats, ADirectoryHoldingOneModel) {
   EXPECT_EQ(o["files"], files_of({*ov / "model.xml", *ov / "model.bin"}));
 }
 
+TEST(InspectFormats, TwoModelsAreOneModelsBuildersAndTheMessageSaysSo) {
+  const auto tiny = fixture("tiny/model.onnx");
+  const auto digits = fixture("digits/model.onnx");
+  if (!tiny || !digits || !ort_plugin_built()) GTEST_SKIP() << "needs the ONNX fixtures and the ONNX Runtime plugin";
+  const ChildResult r = wasinn({"models", "inspect", tiny->string(), digits->string()});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("the 2 files are taken as one model's graph builders"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("run `wasinn models inspect` once for each"), std::string::npos) << r.describe();
+}
+
 TEST(InspectFormats, ADirectoryOfSeveralFormatsAsksForAnEncoding) {
   const auto digits = fixture("digits");
   if (!digits || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
