@@ -19,6 +19,10 @@ if ! command -v cargo >/dev/null; then
   echo "build-engine.sh: cargo not found: install Rust 1.95 or later with rustup (see docs/dependencies.md)" >&2
   exit 1
 fi
+# One build for every caller: the sanitizer trees configure with CC=clang-14, and a compiler or
+# flags in the environment would make cargo rebuild the crates that compile C (zstd-sys, then
+# Wasmtime and everything above it) each time a plain and a sanitizer tree take turns.
+unset CC CXX CFLAGS CXXFLAGS CPPFLAGS LDFLAGS RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_RUSTFLAGS
 export CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home}
 key=$(cat "$CRATE/Cargo.lock" "$CRATE/Cargo.toml" <(rustc -vV) | sha256sum | cut -c1-16)
 export CARGO_TARGET_DIR=$CACHE/engine/target-$key
