@@ -126,6 +126,23 @@ fn case<C: Cases + PartialEq>(out: &WitOut, what: &str) -> Result<C> {
     C::from_name(name).ok_or_else(|| format_err!("wasi:nn {what}: '{name}' is not a case of the WIT enum"))
 }
 
+type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
+
+/// A table function of one handle: its status and what it handed back.
+fn by_rep(f: ByRep, cx: &Cx<'_>, rep: u32) -> (WitStatus, WitOut) {
+    let mut out = WitOut::default();
+    // SAFETY: the table's contract; `guest` is this store's data.
+    let status = unsafe { f(guest(cx), rep, &mut out) };
+    (status, out)
+}
+
+/// A method WIT gives no error value (tensor.ty, error.data...): what the table handed back.
+fn method(f: ByRep, cx: &Cx<'_>, rep: u32, what: &str) -> Result<WitOut> {
+    let (status, out) = by_rep(f, cx, rep);
+    must(status, &out, what)?;
+    Ok(out)
+}
+
 fn drop_resource(host: WitHost, cx: Cx<'_>, kind: WitResource, rep: u32) -> Result<()> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `guest` is this store's data.
@@ -146,17 +163,12 @@ fn define_errors<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, hos
         })?;
     }
     i.func_wrap("[method]error.code", move |cx: Cx<'_>, (e,): (Resource<NnError<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.error_code)(guest(&cx), e.rep(), &mut out) };
-        must(status, &out, "error.code")?;
+        let out = method(host.error_code, &cx, e.rep(), "error.code")?;
         Ok((case::<ErrorCode>(&out, "error.code")?,))
     })?;
     i.func_wrap("[method]error.data", move |cx: Cx<'_>, (e,): (Resource<NnError<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.error_data)(guest(&cx), e.rep(), &mut out) };
-        must(status, &out, "error.data")?;
-        let text = String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned();
-        Ok((text,))
+        let out = method(host.error_data, &cx, e.rep(), "error.data")?;
+        Ok((String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned(),))
     })
 }
 
@@ -187,21 +199,15 @@ fn define_tensor<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, hos
         },
     )?;
     i.func_wrap("[method]tensor.dimensions", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.tensor_dimensions)(guest(&cx), t.rep(), &mut out) };
-        must(status, &out, "tensor.dimensions")?;
+        let out = method(host.tensor_dimensions, &cx, t.rep(), "tensor.dimensions")?;
         Ok((unsafe { out.slice::<u32>() }.to_vec(),))
     })?;
     i.func_wrap("[method]tensor.ty", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.tensor_type)(guest(&cx), t.rep(), &mut out) };
-        must(status, &out, "tensor.ty")?;
+        let out = method(host.tensor_type, &cx, t.rep(), "tensor.ty")?;
         Ok((case::<TensorType>(&out, "tensor.ty")?,))
     })?;
     i.func_wrap("[method]tensor.data", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.tensor_data)(guest(&cx), t.rep(), &mut out) };
-        must(status, &out, "tensor.data")?;
+        let out = method(host.tensor_data, &cx, t.rep(), "tensor.data")?;
         // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
         // store's end, so they outlive the lowering into guest memory that follows this return.
         let bytes: &'static [u8] = unsafe { out.slice::<u8>() };
@@ -246,8 +252,7 @@ fn define_graph<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host
         Ok((made::<Graph<V>, V>(status, &out)?,))
     })?;
     i.func_wrap("[method]graph.init-execution-context", move |cx: Cx<'_>, (graph,): (Resource<Graph<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.init_execution_context)(guest(&cx), graph.rep(), &mut out) };
+        let (status, out) = by_rep(host.init_execution_context, &cx, graph.rep());
         Ok((made::<Context<V>, V>(status, &out)?,))
     })
 }
@@ -287,8 +292,7 @@ fn define_inference<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, 
         },
     )?;
     i.func_wrap("[method]graph-execution-context.compute", move |cx: Cx<'_>, (ctx,): (Resource<Context<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.compute)(guest(&cx), ctx.rep(), &mut out) };
+        let (status, out) = by_rep(host.compute, &cx, ctx.rep());
         Ok((unit::<V>(status, &out)?,))
     })?;
     i.func_wrap(
