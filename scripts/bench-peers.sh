@@ -13,7 +13,10 @@ BUILD=${WASINN_BENCH_BUILD_DIR:-$ROOT/build-bench}
 FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 WASMTIME_VERSION=48.0.8
 PEERS=$HOME/.cache/wasinn/peers
-WASMTIME_BIN=$PEERS/wasmtime-$WASMTIME_VERSION/bin/wasmtime
+# Keyed by the peer's manifest and lock, so a change of its features (issue 27 added `serve`)
+# builds a new CLI instead of reusing one without them.
+PEER_KEY=$(cat "$ROOT/bench/peers/wasmtime/Cargo.toml" "$ROOT/bench/peers/wasmtime/Cargo.lock" | sha256sum | cut -c1-12)
+WASMTIME_BIN=$PEERS/wasmtime-$WASMTIME_VERSION-$PEER_KEY/bin/wasmtime
 runs=21
 cases=""
 doc=(--doc "$ROOT/docs/benchmarks.md")
