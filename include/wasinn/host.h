@@ -145,6 +145,30 @@ struct ModelInfo {
   std::string placement;    // how the framework placed it (e.g. nodes per delegate), or ""
 };
 
+// One request a Server answered, for an access log (ServeOptions::on_request); the views are
+// valid during the call only.
+struct RequestRecord {
+  std::string_view method;
+  std::string_view path;  // with the query
+  int status = 0;
+  uint64_t bytes_in = 0;   // the request's body
+  uint64_t bytes_out = 0;  // the answer's body, as sent
+  uint64_t micros = 0;     // from arrival to the answer's last byte
+  std::string_view note;   // why the host answered for the guest (a trap, a timeout, a full queue), or empty
+};
+
+struct ServeOptions {
+  std::string address = "0.0.0.0:8080";  // HOST:PORT; port 0: any free port
+  size_t workers = 0;                    // guests that run at once; 0: the machine's cores
+  size_t max_queue = 64;                 // requests that wait for a worker; past it 503 + Retry-After
+  uint64_t request_timeout_ms = 0;       // 0: none; past it 504, and the guest is stopped
+  uint64_t max_request_bytes = 64ull << 20;  // past it 413 before the guest runs; 0: no limit
+  // Called once per request when its answer is sent (or the client left), from the server's
+  // threads, several at once; must be thread-safe and must not throw.
+  std::function<void(const RequestRecord&)> on_request;
+};
+
+class Server;
 class Instance;
 
 class Host {
@@ -175,6 +199,13 @@ class Host {
   // name keeps the target it was registered with.
   bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
                      ModelInfo* out, std::string* error, const std::string& target = "cpu");
+  // Serves a wasi:http/proxy component (one exporting wasi:http/incoming-handler@0.2.x) over
+  // HTTP/1.1: each request gets a fresh instance, with the Host's named models shared by all.
+  // The program's env and dirs are every instance's; its args and invoke are not used. Returns
+  // once it listens (nullptr and *error when the program is not such a component, an import is
+  // not served, or the address cannot be bound). GET /healthz and /readyz are answered by the
+  // host. The Host must outlive the Server.
+  std::unique_ptr<Server> serve(const Program& program, const ServeOptions& options, std::string* error);
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;
   // The wasi-nn metrics of every guest this Host has run or runs now, per backend and graph
@@ -188,6 +219,30 @@ class Host {
  private:
   explicit Host(std::unique_ptr<Impl> impl);
   RunOutcome run_unguarded(const Program& program);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A running server (Host::serve). stop() may be called from any thread (not from a signal
+// handler); wait() and the destructor from the thread that owns it.
+class Server {
+ public:
+  ~Server();  // stops at once, cutting answers in progress, unless wait() has returned
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  const std::string& address() const;  // HOST:PORT it listens on
+  // Stops accepting connections; answers in progress go on, /readyz answers 503.
+  void stop();
+  // Blocks until stop() is called, then waits up to grace_ms for the answers in progress.
+  // Returns how many were cut (0: all finished).
+  uint64_t wait(uint64_t grace_ms);
+  // Its request metrics (count by status, latency, in flight, queued, rejected) as Prometheus
+  // text; any thread.
+  std::string metrics_text() const;
+
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -13,6 +13,9 @@
  *                          preopened directories, stdin, what output to capture. Reusable.
  *   wasinn_result_t        how one run ended: exit code, message, captured stdout/stderr.
  *   wasinn_backend_list_t  the backend plugins a host found.
+ *   wasinn_serve_options_t settings for serving (wasinn_host_serve copies them).
+ *   wasinn_server_t        a running HTTP server of a wasi:http/proxy component. Destroy it
+ *                          before its host; wasinn_server_stop may be called from any thread.
  *
  * Ownership: every object is released by its caller with its own destroy function (NULL is
  * accepted and ignored). Strings and bytes passed in are copied. Strings an object returns are
@@ -47,6 +50,8 @@ typedef struct wasinn_host_t wasinn_host_t;
 typedef struct wasinn_program_t wasinn_program_t;
 typedef struct wasinn_result_t wasinn_result_t;
 typedef struct wasinn_backend_list_t wasinn_backend_list_t;
+typedef struct wasinn_serve_options_t wasinn_serve_options_t;
+typedef struct wasinn_server_t wasinn_server_t;
 
 /* The library's version, "MAJOR.MINOR.PATCH" (static storage). */
 const char *wasinn_version(void);
@@ -132,6 +137,42 @@ const char *wasinn_result_stderr(const wasinn_result_t *result, size_t *length);
 /* With wasinn_program_set_invoke: the function's results, as Wasmtime's CLI prints them. */
 size_t wasinn_result_value_count(const wasinn_result_t *result);
 const char *wasinn_result_value(const wasinn_result_t *result, size_t index); /* NULL out of range */
+
+/* ---- Serving HTTP (as `wasinn serve`; the C++ Host::serve) ---- */
+wasinn_serve_options_t *wasinn_serve_options_create(void);
+void wasinn_serve_options_destroy(wasinn_serve_options_t *options);
+/* HOST:PORT (default "0.0.0.0:8080"; port 0 picks a free port, see wasinn_server_address). */
+void wasinn_serve_options_set_address(wasinn_serve_options_t *options, const char *address);
+/* Guests that run at once (0, the default: the machine's cores). */
+void wasinn_serve_options_set_workers(wasinn_serve_options_t *options, size_t workers);
+/* Requests that may wait for a worker (default 64); past it 503 with Retry-After. */
+void wasinn_serve_options_set_max_queue(wasinn_serve_options_t *options, size_t max_queue);
+/* Past it 504, and the guest is stopped (0, the default: no limit). */
+void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t *options, uint64_t timeout_ms);
+/* Past it 413 before the guest runs (default 64 MiB; 0: no limit). */
+void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t *options, uint64_t max_bytes);
+/* Called once per answered request, from the server's threads, several at once; the strings
+ * are valid during the call only; note says why the host answered for the guest, or "". */
+typedef void (*wasinn_request_fn)(void *user_data, const char *method, const char *path, int status,
+                                  uint64_t bytes_in, uint64_t bytes_out, uint64_t micros, const char *note);
+void wasinn_serve_options_set_request_callback(wasinn_serve_options_t *options, wasinn_request_fn fn,
+                                               void *user_data);
+/* Serves the program, a component exporting wasi:http/incoming-handler@0.2.x, a fresh instance
+ * per request; returns once it listens. Its env and dirs are every instance's. NULL and
+ * *errptr when it is not such a component or the address cannot be bound. */
+wasinn_server_t *wasinn_host_serve(wasinn_host_t *host, const wasinn_program_t *program,
+                                   const wasinn_serve_options_t *options, char **errptr);
+/* HOST:PORT it listens on. */
+const char *wasinn_server_address(const wasinn_server_t *server);
+/* Stops accepting; answers in progress go on. Any thread (not a signal handler). */
+void wasinn_server_stop(wasinn_server_t *server);
+/* Blocks until stopped, then waits up to grace_ms for the answers in progress; returns how
+ * many were cut (0: all finished). */
+uint64_t wasinn_server_wait(wasinn_server_t *server, uint64_t grace_ms);
+/* Its request metrics as Prometheus text; any thread. Freed with wasinn_free. */
+char *wasinn_server_metrics_text(const wasinn_server_t *server);
+/* Stops at once if wasinn_server_wait has not returned. */
+void wasinn_server_destroy(wasinn_server_t *server);
 
 /* ---- Backends (from the manifests; no plugin is loaded) ---- */
 /* The wasi-nn metrics of every guest the host has run or runs now (docs/metrics.md), as

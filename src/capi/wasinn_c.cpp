@@ -40,6 +40,16 @@ struct wasinn_backend_list_t {
   std::vector<std::string> encodings;  // joined, one per backend
 };
 
+struct wasinn_serve_options_t {
+  wasinn::ServeOptions options;
+  wasinn_request_fn on_request = nullptr;
+  void* user_data = nullptr;
+};
+
+struct wasinn_server_t {
+  std::unique_ptr<wasinn::Server> server;
+};
+
 namespace {
 
 // A malloc'd copy the caller frees with wasinn_free (NULL when out of memory).
@@ -192,6 +202,59 @@ char* wasinn_host_metrics_text(const wasinn_host_t* host) {
     return nullptr;
   }
 }
+
+wasinn_serve_options_t* wasinn_serve_options_create(void) { return new (std::nothrow) wasinn_serve_options_t; }
+void wasinn_serve_options_destroy(wasinn_serve_options_t* options) { delete options; }
+void wasinn_serve_options_set_address(wasinn_serve_options_t* o, const char* address) { o->options.address = str(address); }
+void wasinn_serve_options_set_workers(wasinn_serve_options_t* o, size_t workers) { o->options.workers = workers; }
+void wasinn_serve_options_set_max_queue(wasinn_serve_options_t* o, size_t max_queue) { o->options.max_queue = max_queue; }
+void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t* o, uint64_t ms) { o->options.request_timeout_ms = ms; }
+void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t* o, uint64_t n) { o->options.max_request_bytes = n; }
+void wasinn_serve_options_set_request_callback(wasinn_serve_options_t* o, wasinn_request_fn fn, void* user_data) {
+  o->on_request = fn;
+  o->user_data = user_data;
+}
+
+wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* program,
+                                   const wasinn_serve_options_t* options, char** errptr) {
+  try {
+    if (!host || !program) {
+      set_error(errptr, "wasinn_host_serve: host and program must not be NULL");
+      return nullptr;
+    }
+    wasinn::ServeOptions opts = options ? options->options : wasinn::ServeOptions{};
+    if (options && options->on_request) {
+      opts.on_request = [fn = options->on_request, user = options->user_data](const wasinn::RequestRecord& r) {
+        const std::string method(r.method), path(r.path), note(r.note);
+        fn(user, method.c_str(), path.c_str(), r.status, r.bytes_in, r.bytes_out, r.micros, note.c_str());
+      };
+    }
+    std::string error;
+    auto server = host->host->serve(program->program, opts, &error);
+    if (!server) {
+      set_error(errptr, error);
+      return nullptr;
+    }
+    return new wasinn_server_t{std::move(server)};
+  } catch (const std::exception& e) {
+    set_error(errptr, e.what());
+    return nullptr;
+  }
+}
+
+const char* wasinn_server_address(const wasinn_server_t* server) { return server->server->address().c_str(); }
+void wasinn_server_stop(wasinn_server_t* server) { server->server->stop(); }
+uint64_t wasinn_server_wait(wasinn_server_t* server, uint64_t grace_ms) { return server->server->wait(grace_ms); }
+
+char* wasinn_server_metrics_text(const wasinn_server_t* server) {
+  try {
+    return malloc_copy(server->server->metrics_text());
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+void wasinn_server_destroy(wasinn_server_t* server) { delete server; }
 
 wasinn_backend_list_t* wasinn_host_list_backends(const wasinn_host_t* host) {
   try {

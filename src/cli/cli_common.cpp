@@ -111,11 +111,11 @@ uint64_t parse_duration_ms(const std::string& s, uint64_t bare_unit_ms) {
   return static_cast<uint64_t>(ms);
 }
 
-CLI::Validator duration() {
+CLI::Validator duration(uint64_t bare_unit_ms) {
   return CLI::Validator(
-      [](std::string& s) -> std::string {
+      [bare_unit_ms](std::string& s) -> std::string {
         try {
-          parse_duration_ms(s, 0);
+          parse_duration_ms(s, bare_unit_ms);
         } catch (const std::invalid_argument& e) {
           return e.what();
         }

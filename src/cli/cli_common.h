@@ -54,8 +54,8 @@ CLI::Validator whole_number(uint64_t lo, uint64_t hi);
 // Returns milliseconds, rounded up; throws std::invalid_argument saying what to write.
 uint64_t parse_duration_ms(const std::string& text, uint64_t bare_unit_ms);
 
-// A CLI11 validator for parse_duration_ms(text, 0).
-CLI::Validator duration();
+// A CLI11 validator for parse_duration_ms(text, bare_unit_ms).
+CLI::Validator duration(uint64_t bare_unit_ms = 0);
 
 // Sets the log level and copies the backend options into `host`; throws UsageError for a
 // malformed --backend-config (not NAME=JSON, JSON that does not parse or is not an object).

@@ -19,6 +19,7 @@
 #include "cli/config_file.h"
 #include "cli/inspect_command.h"
 #include "cli/run_command.h"
+#include "cli/serve_command.h"
 #include "cli/wasmtime_groups.h"
 #include "core/log.h"
 #include "core/near_names.h"
@@ -48,6 +49,18 @@ class RunUsageFormatter : public CLI::Formatter {
            "       wasinn [OPTIONS] <WASM> [ARGS...]\n\n"
            "The module (binary .wasm or text .wat; - reads it from stdin) and everything after it are the "
            "guest's.\n";
+  }
+};
+
+class ServeUsageFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: wasinn serve [OPTIONS] <WASM>\n\n"
+           "The component exports wasi:http/incoming-handler@0.2.x; each request gets a fresh instance of it "
+           "(nothing a request leaves behind reaches the next), while models registered with --nn-preload, "
+           "--nn-remote or -S nn-graph are loaded once and shared. GET /healthz and /readyz are answered by "
+           "wasinn itself (/readyz: 503 once stopping). SIGTERM or SIGINT: stop accepting, finish the answers "
+           "in progress (--shutdown-timeout), exit 0.\n";
   }
 };
 
@@ -118,6 +131,13 @@ int main(int argc, char** argv) {
   run->prefix_command();  // the first plain word is the module: it and the rest are the guest's
 
   BackendsOptions backends_options;
+  ServeCommandOptions serve_options;
+  auto* serve = app.add_subcommand("serve", "Serve HTTP with a wasi:http/proxy component (one exporting "
+                                            "wasi:http/incoming-handler), a fresh instance per request, wasi-nn available");
+  serve->formatter(std::make_shared<ServeUsageFormatter>());
+  add_serve_options(serve, serve_options, common);
+  serve->allow_extras();  // the component: checked below
+
   auto* backends = app.add_subcommand("backends", "List the backend plugins installed, from their manifests "
                                                   "(encodings, config keys), loading none; --check loads each");
   add_backends_options(backends, backends_options, common);
@@ -166,13 +186,13 @@ int main(int argc, char** argv) {
     fmt::print("{}", shown->help());
     return 0;
   }
-  static const std::vector<std::string> kTopLevel = {"run", "backends", "models", "help", "completion", "-h",
+  static const std::vector<std::string> kTopLevel = {"run", "serve", "backends", "models", "help", "completion", "-h",
                                                      "--help", "--help-all", "-V", "--version"};
   if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) {
     // A word that is no file but one typo from a command was meant as the command.
     std::error_code ec;
     if (args[0][0] != '-' && !std::filesystem::exists(args[0], ec)) {
-      if (const auto near = wasinn::nearest_name(args[0], {"run", "backends", "models", "help", "completion"})) {
+      if (const auto near = wasinn::nearest_name(args[0], {"run", "serve", "backends", "models", "help", "completion"})) {
         fmt::print(stderr, "wasinn: error: no command or module named '{}'; did you mean '{}'? (see 'wasinn --help')\n",
                    args[0], *near);
         return kExitUsage;
@@ -227,6 +247,21 @@ int main(int argc, char** argv) {
     if (models->parsed()) {
       check_leftovers(models->remaining(), *models, "models");
       throw UsageError("models needs a subcommand: inspect");
+    }
+    if (serve->parsed()) {
+      // The component is the one plain word; anything else left is an unknown option.
+      std::vector<std::string> rest = serve->remaining();
+      std::vector<std::string> words;
+      std::vector<std::string> options;
+      for (auto& a : rest) (a.size() > 1 && a[0] == '-' ? options : words).push_back(a);
+      check_leftovers(options, *serve, "serve");
+      check_leftovers(app.remaining(), *serve, "serve");
+      if (words.size() > 1) {
+        throw UsageError(fmt::format("serve takes one component, not '{}' after it: a served guest has no arguments",
+                                     words[1]));
+      }
+      apply_config_file(config, serve, app);
+      return serve_command(serve_options, common, words.empty() ? "" : words[0]);
     }
     if (!run->parsed()) throw UsageError("no command given (see 'wasinn --help')");
     // run: CLI11 stops at the first plain word (prefix_command), so run's leftovers are the

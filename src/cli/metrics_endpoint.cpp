@@ -26,7 +26,7 @@ int serve_metrics(mg_connection* conn, void* data) noexcept {
     return 405;
   }
   try {
-    const std::string text = static_cast<const wasinn::Host*>(data)->metrics_text();
+    const std::string text = (*static_cast<const std::function<std::string()>*>(data))();
     const std::string content_type(wasinn::kPrometheusTextContentType);
     mg_send_http_ok(conn, content_type.c_str(), static_cast<long long>(text.size()));
     if (!head) mg_write(conn, text.data(), text.size());
@@ -64,7 +64,8 @@ MetricsAddress parse_metrics_address(const std::string& text) {
   return out;
 }
 
-MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, const wasinn::Host& host) : host_(host) {
+MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, std::function<std::string()> text)
+    : text_(std::move(text)) {
   const std::string listen = fmt::format("{}:{}", address.host, address.port);
   // Two threads: a scrape never waits for another; the guest's threads are not slowed by more.
   const char* options[] = {"listening_ports", listen.c_str(), "num_threads", "2", nullptr};
@@ -81,7 +82,7 @@ MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, const wasinn::Ho
     throw std::runtime_error(fmt::format("--metrics-addr {}: cannot listen there (is the port taken, or the "
                                          "address not one of this machine's?)", listen));
   }
-  mg_set_request_handler(server_, "/metrics$", serve_metrics, const_cast<wasinn::Host*>(&host_));
+  mg_set_request_handler(server_, "/metrics$", serve_metrics, &text_);
   mg_server_port port{};
   const uint16_t chosen = mg_get_server_ports(server_, 1, &port) == 1 ? static_cast<uint16_t>(port.port) : address.port;
   url_ = fmt::format("http://{}:{}/metrics", address.host, chosen);

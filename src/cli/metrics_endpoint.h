@@ -1,10 +1,11 @@
-// MetricsEndpoint: the HTTP server of `wasinn run --metrics-addr HOST:PORT` (civetweb): GET
-// /metrics answers with the Host's wasi-nn metrics as Prometheus text while the guest runs.
-// It listens from construction to destruction (which waits for a request in progress); the
-// Host must outlive it. Its threads only read the Host's metrics, which are thread-safe.
+// MetricsEndpoint: the HTTP server of `--metrics-addr HOST:PORT` (civetweb): GET /metrics
+// answers with `text()` (the Host's wasi-nn metrics, and a server's request metrics) as
+// Prometheus text. It listens from construction to destruction (which waits for a request in
+// progress); what `text` reads must outlive it, and be thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "wasinn/host.h"
@@ -25,7 +26,7 @@ class MetricsEndpoint {
  public:
   // Throws std::runtime_error when it cannot listen there (the port is taken, the address is
   // not this machine's).
-  MetricsEndpoint(const MetricsAddress& address, const wasinn::Host& host);
+  MetricsEndpoint(const MetricsAddress& address, std::function<std::string()> text);
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
@@ -34,7 +35,7 @@ class MetricsEndpoint {
   const std::string& url() const { return url_; }
 
  private:
-  const wasinn::Host& host_;
+  std::function<std::string()> text_;
   mg_context* server_ = nullptr;
   std::string url_;
 };

@@ -65,6 +65,26 @@ void name_the_timeout(std::string& message, uint64_t timeout_ms, const std::stri
 }  // namespace
 
 void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
+  run->add_option("--invoke", o.invoke,
+                  "Call this exported function instead of _start (after _initialize, if any) or a component's "
+                  "wasi:cli/run; the arguments after the module are its parameters (a component's function "
+                  "takes none), its results are printed one per line")
+      ->type_name("FUNCTION");
+  run->add_option("--argv0", o.argv0, "The guest's argv[0] (default: the module's file name)")->type_name("ARGV0");
+  run->add_option("--max-threads", o.host.max_threads,
+                  "The most threads a wasi-threads guest may have running besides its main thread; "
+                  "wasi.thread-spawn past it returns an error to the guest")
+      ->check(whole_number(0, 1u << 14))->capture_default_str();
+  run->add_flag("--nn-context-wait", o.host.limits.wait_for_busy_context,
+                "A thread that uses an execution context another thread of the guest is using waits its "
+                "turn, instead of getting the busy errno (4)");
+  run->add_option("--timeout", o.timeout,
+                  "Stop the guest after it has run this long: 500ms, 10s, 2m (0: no limit); as -W timeout=")
+      ->type_name("DURATION")->check(duration());
+  add_guest_options(run, o, common, "while the guest runs");
+}
+
+void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, const std::string& metrics_while) {
   add_list(run, "--dir", o.dirs,
            "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST); repeatable")
       ->type_name("HOST[::GUEST]");
@@ -76,12 +96,6 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
            "encoding and target are case-insensitive, target AUTO allowed); repeatable")
       ->type_name("SPEC");
   add_remote_options(run, o.remote);
-  run->add_option("--invoke", o.invoke,
-                  "Call this exported function instead of _start (after _initialize, if any) or a component's "
-                  "wasi:cli/run; the arguments after the module are its parameters (a component's function "
-                  "takes none), its results are printed one per line")
-      ->type_name("FUNCTION");
-  run->add_option("--argv0", o.argv0, "The guest's argv[0] (default: the module's file name)")->type_name("ARGV0");
   add_list(run, "-S,--wasi", o.groups.wasi,
            "Wasmtime's WASI options: nn, nn-graph=ENCODING::DIR, inherit-env, inherit-network=n ... "
            "(-S help lists them); repeatable, comma-separated")
@@ -118,16 +132,6 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   run->add_option("--max-compute-ms", o.host.limits.max_compute_ms,
                   "Stop one compute after this long; the guest gets an error (0: no limit)")
       ->check(whole_number(0, kWeekMs))->capture_default_str();
-  run->add_option("--max-threads", o.host.max_threads,
-                  "The most threads a wasi-threads guest may have running besides its main thread; "
-                  "wasi.thread-spawn past it returns an error to the guest")
-      ->check(whole_number(0, 1u << 14))->capture_default_str();
-  run->add_flag("--nn-context-wait", o.host.limits.wait_for_busy_context,
-                "A thread that uses an execution context another thread of the guest is using waits its "
-                "turn, instead of getting the busy errno (4)");
-  run->add_option("--timeout", o.timeout,
-                  "Stop the guest after it has run this long: 500ms, 10s, 2m (0: no limit); as -W timeout=")
-      ->type_name("DURATION")->check(duration());
   run->add_option("--isolate-loads", o.host.isolate_loads,
                   "Load models first in a child process (wasinn-load-check), so a framework that crashes "
                   "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
@@ -146,8 +150,8 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
       ->type_name("DIR|memory|off");
   run->add_option("--metrics-addr", o.metrics_addr,
                   "Serve the wasi-nn metrics (loads, computes, errors, compute latency, bytes, live graphs and "
-                  "contexts per backend and graph) as Prometheus text at http://HOST:PORT/metrics while the guest "
-                  "runs; HOST is an IPv4 address or localhost, port 0 picks a free port; the URL is printed on stderr")
+                  "contexts per backend and graph) as Prometheus text at http://HOST:PORT/metrics " + metrics_while +
+                  "; HOST is an IPv4 address or localhost, port 0 picks a free port; the URL is printed on stderr")
       ->type_name("HOST:PORT");
   add_common(run, common);
 }
@@ -172,31 +176,15 @@ std::pair<std::string, std::string> parse_dir(const std::string& d) {
   return {d, d};
 }
 
-int run_command(RunOptions& o, const CommonOptions& common, const std::vector<std::string>& module_and_args) {
+std::optional<GroupSettings> apply_guest_options(RunOptions& o, const CommonOptions& common, wasinn::Program& program) {
   GroupSettings groups;
   if (auto help = apply_groups(o.groups, groups)) {
     fmt::print("{}", *help);
-    return 0;
-  }
-  // -W timeout= wins over --timeout; a guest stopped by it is said to be stopped by the flag given.
-  std::string timeout_flag;
-  if (groups.timeout_ms) {
-    o.host.timeout_ms = *groups.timeout_ms;
-    timeout_flag = "-W timeout=" + groups.timeout_text;
-  } else if (!o.timeout.empty()) {
-    o.host.timeout_ms = parse_duration_ms(o.timeout, 0);  // checked by its validator
-    timeout_flag = "--timeout " + o.timeout;
+    return std::nullopt;
   }
   if (groups.max_memory_bytes) o.host.max_memory_bytes = *groups.max_memory_bytes;
   if (o.no_cache || groups.cache == false) o.host.module_cache = "off";
   for (auto& g : groups.nn_graphs) o.host.wasmtime_graphs.push_back(std::move(g));
-  if (module_and_args.empty()) throw UsageError("missing app.wasm: wasinn run [OPTIONS] app.wasm [ARGS...]");
-
-  wasinn::Program program;
-  program.wasm_path = module_and_args[0];
-  program.args.assign(module_and_args.begin() + 1, module_and_args.end());
-  program.argv0 = o.argv0;
-  program.invoke = o.invoke;
   for (const auto& d : o.dirs) program.dirs.push_back(parse_dir(d));
   if (groups.inherit_env) {
     for (char** e = environ; *e; ++e) {
@@ -216,6 +204,28 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   }
   apply_common(common, o.host);
   apply_remote_options(o.remote, o.host);
+  return groups;
+}
+
+int run_command(RunOptions& o, const CommonOptions& common, const std::vector<std::string>& module_and_args) {
+  wasinn::Program program;
+  auto applied = apply_guest_options(o, common, program);
+  if (!applied) return 0;
+  const GroupSettings& groups = *applied;
+  // -W timeout= wins over --timeout; a guest stopped by it is said to be stopped by the flag given.
+  std::string timeout_flag;
+  if (groups.timeout_ms) {
+    o.host.timeout_ms = *groups.timeout_ms;
+    timeout_flag = "-W timeout=" + groups.timeout_text;
+  } else if (!o.timeout.empty()) {
+    o.host.timeout_ms = parse_duration_ms(o.timeout, 0);  // checked by its validator
+    timeout_flag = "--timeout " + o.timeout;
+  }
+  if (module_and_args.empty()) throw UsageError("missing app.wasm: wasinn run [OPTIONS] app.wasm [ARGS...]");
+  program.wasm_path = module_and_args[0];
+  program.args.assign(module_and_args.begin() + 1, module_and_args.end());
+  program.argv0 = o.argv0;
+  program.invoke = o.invoke;
   std::optional<MetricsAddress> metrics_address;
   if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
 
@@ -223,7 +233,7 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   std::optional<MetricsEndpoint> metrics;  // after host: stops before the host goes
   if (metrics_address) {
     try {
-      metrics.emplace(*metrics_address, *host);
+      metrics.emplace(*metrics_address, [&host] { return host->metrics_text(); });
     } catch (const std::exception& e) {
       fmt::print(stderr, "wasinn: error: {}\n", e.what());
       return kExitFailure;

@@ -2,6 +2,7 @@
 // before the module; the module and everything after it belong to the guest.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct RunOptions {
 };
 
 void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common);
+// The options `run` shares with `serve`: the guest's dirs and env, models, Wasmtime's groups,
+// the module cache, limits, isolation, metrics (metrics_while: when the endpoint answers).
+void add_guest_options(CLI::App* cmd, RunOptions& o, CommonOptions& common, const std::string& metrics_while);
+// Applies them: the host options in `o.host`, the guest's env and dirs in `program`. nullopt
+// when a group's help (-S help) was printed instead. Throws UsageError for a mistake.
+std::optional<GroupSettings> apply_guest_options(RunOptions& o, const CommonOptions& common, wasinn::Program& program);
 
 // Runs module_and_args[0] with the rest as its arguments; returns the process exit code.
 // Throws UsageError for a mistake in the options.

@@ -259,6 +259,8 @@ bool ComponentInstance::call(const std::string& export_name, int32_t* result, st
   return true;
 }
 
+}  // namespace
+
 Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::vector<uint8_t>& bytes,
                                        const std::string& name) {
   wasmtime_component_t* component = nullptr;
@@ -269,7 +271,10 @@ Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::v
   return ComponentPtr(component);
 }
 
-}  // namespace
+size_t hostcall_fuel_for(const Limits& limits) {
+  const uint64_t most = std::max<uint64_t>({limits.max_model_bytes, limits.max_tensor_bytes, 128ull << 20});
+  return static_cast<size_t>(std::min<uint64_t>(most + (1u << 20), SIZE_MAX));
+}
 
 Status define_component_imports(wasmtime_component_linker_t* linker) {
   if (ErrorPtr err(wasmtime_component_linker_add_wasip2(linker)); err) {
@@ -299,9 +304,7 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
   // wasinn's own limits are the ones a component meets: Wasmtime's per-call allowance for the
   // bytes a guest passes (128 MiB by default) is raised past them. wasi:nn reads them in place.
-  const Limits& limits = host.env->limits();
-  const uint64_t most = std::max<uint64_t>({limits.max_model_bytes, limits.max_tensor_bytes, 128ull << 20});
-  wasinn_store_set_hostcall_fuel(cx, static_cast<size_t>(std::min<uint64_t>(most + (1u << 20), SIZE_MAX)));
+  wasinn_store_set_hostcall_fuel(cx, hostcall_fuel_for(host.env->limits()));
   impl->arm_deadline();
   auto wasi = make_wasi(program);
   if (!wasi) return fail(wasi.error().detail);

@@ -8,12 +8,20 @@
 
 #include "core/error.h"
 #include "engine/host_impl.h"
+#include "engine/wasmtime_ptr.h"
 #include "wasinn/host.h"
 
 namespace wasinn {
 
 // What a component linker serves: WASI 0.2 (any 0.2.x a component imports) and wasi:nn.
 Status define_component_imports(wasmtime_component_linker_t* linker);
+
+Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::vector<uint8_t>& bytes,
+                                       const std::string& name);
+
+// How many bytes one host call may lift out of a component (Wasmtime's hostcall fuel): past
+// wasinn's own limits, so those are the only ones a component meets; wasi:nn reads in place.
+size_t hostcall_fuel_for(const Limits& limits);
 
 // wasm: the component's binary. nullptr with *error set when it cannot be compiled or instantiated.
 std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program& program,

@@ -104,29 +104,33 @@ const Host::Impl::ThreadsEngine* Host::Impl::threads_engine() {
   return threads_engine_.get();
 }
 
+const Host::Impl::ServeEngine* Host::Impl::serve_engine() {
+  std::call_once(serve_engine_once, [this] {
+    wasm_config_t* config = wasm_config_new();
+    wasmtime_config_epoch_interruption_set(config, true);
+    auto made = std::make_unique<ServeEngine>();
+    made->engine.reset(wasm_engine_new_with_config(config));
+    if (!made->engine) return;
+    made->component_cache = std::make_unique<ComponentCache>(made->engine.get(), module_cache_dir,
+                                                             "epoch-interruption=true,serve=y");
+    made->ticker = std::make_unique<EpochTicker>(made->engine.get());
+    serve_engine_ = std::move(made);
+  });
+  return serve_engine_.get();
+}
+
 std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
     if (error) *error = std::move(msg);
     return nullptr;
   };
   try {
-    const std::string name = program_name(program, "the module");
-    Result<std::vector<uint8_t>> read = make_error(Errc::unknown, "");
-    if (!program.wasm_bytes) read = read_module(program.wasm_path);
-    if (!program.wasm_bytes && !read) return fail(read.error().detail);
-    const std::vector<uint8_t>* bytes = program.wasm_bytes ? &*program.wasm_bytes : &*read;
-    // A text module is converted here, so that its imports can be read before compiling.
-    std::vector<uint8_t> converted;
-    if (looks_like_text(*bytes)) {
-      auto binary = text_to_binary(*bytes, name);
-      if (!binary) return fail(binary.error().detail);
-      converted = std::move(*binary);
-      bytes = &converted;
-    }
-    auto kind = binary_kind(*bytes, name);
+    auto binary = program_binary(program);
+    if (!binary) return fail(binary.error().detail);
+    auto kind = binary_kind(*binary, program_name(program, "the module"));
     if (!kind) return fail(kind.error().detail);
-    if (*kind == BinaryKind::component) return instantiate_component(*impl_, program, *bytes, error);
-    return instantiate_module(*impl_, program, *bytes, error);
+    if (*kind == BinaryKind::component) return instantiate_component(*impl_, program, *binary, error);
+    return instantiate_module(*impl_, program, *binary, error);
   } catch (const std::exception& e) {
     return fail(fmt::format("cannot run {}: {}", program_name(program, "the module"), e.what()));
   }

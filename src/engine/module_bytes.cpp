@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/instance_impl.h"
 #include "engine/wasmtime_ptr.h"
 #include "wasinn/host.h"
 
@@ -123,6 +124,13 @@ Result<BinaryKind> binary_kind(const std::vector<uint8_t>& bytes, const std::str
     return BinaryKind::component;
   }
   return BinaryKind::core_module;
+}
+
+Result<std::vector<uint8_t>> program_binary(const Program& program) {
+  auto bytes = program.wasm_bytes ? Result<std::vector<uint8_t>>(*program.wasm_bytes) : read_module(program.wasm_path);
+  // Text is converted here, so that imports can be read before compiling.
+  if (bytes && looks_like_text(*bytes)) return text_to_binary(*bytes, program_name(program, "the module"));
+  return bytes;
 }
 
 }  // namespace wasinn

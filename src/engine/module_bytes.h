@@ -22,6 +22,10 @@ Result<std::vector<uint8_t>> text_to_binary(const std::vector<uint8_t>& text, co
 // Wasmtime's several-line errors ("...\n\nCaused by:\n    0: ...") as one line.
 std::string one_line(const std::string& msg);
 
+struct Program;
+// A program's binary: Program::wasm_bytes or its file, text converted; errors name it.
+Result<std::vector<uint8_t>> program_binary(const Program& program);
+
 enum class BinaryKind { core_module, component };
 // Which of the two a binary is, from its preamble; invalid_argument (naming `name` and what
 // the bytes start with) for anything else.

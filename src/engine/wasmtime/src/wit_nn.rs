@@ -6,7 +6,7 @@
 use std::mem::{align_of, size_of};
 
 use wasmtime::component::{ComponentType, Lift, Linker, LinkerInstance, Lower, Resource, ResourceType, WasmList};
-use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContextMut};
+use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContext, StoreContextMut};
 use wasmtime_c_api::{
     wasmtime_component_linker_t, wasmtime_context_get_data, wasmtime_error_t, WasmtimeStoreContextMut,
     WasmtimeStoreData,
@@ -20,7 +20,19 @@ use crate::host::*;
 const _: () = assert!(size_of::<wasmtime_component_linker_t>() == size_of::<Linker<WasmtimeStoreData>>());
 const _: () = assert!(align_of::<wasmtime_component_linker_t>() == align_of::<Linker<WasmtimeStoreData>>());
 
-type Cx<'a> = StoreContextMut<'a, WasmtimeStoreData>;
+/// A store whose data leads to the C++ guest state the table's functions take: the C API's
+/// stores (`wasinn run`) and the server's per-request stores (serve.rs).
+pub trait NnStore: Sized + Send + 'static {
+    fn nn_guest(cx: StoreContext<'_, Self>) -> Guest;
+}
+
+impl NnStore for WasmtimeStoreData {
+    fn nn_guest(cx: StoreContext<'_, Self>) -> Guest {
+        wasmtime_context_get_data(cx)
+    }
+}
+
+type Cx<'a, T> = StoreContextMut<'a, T>;
 
 /// The versions served, oldest first; a resource type per version keeps one version's handles
 /// from being passed to another's functions.
@@ -86,8 +98,8 @@ wit_enum!(ErrorCode {
     Unknown = "unknown",
 });
 
-fn guest(cx: &Cx<'_>) -> Guest {
-    wasmtime_context_get_data(cx.as_context())
+fn guest<T: NnStore>(cx: &Cx<'_, T>) -> Guest {
+    T::nn_guest(cx.as_context())
 }
 
 /// One call into the table: OK, an error resource's rep for result::err, or a trap.
@@ -129,7 +141,7 @@ fn case<C: Cases + PartialEq>(out: &WitOut, what: &str) -> Result<C> {
 type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
 
 /// A table function of one handle: its status and what it handed back.
-fn by_rep(f: ByRep, cx: &Cx<'_>, rep: u32) -> (WitStatus, WitOut) {
+fn by_rep<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32) -> (WitStatus, WitOut) {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `guest` is this store's data.
     let status = unsafe { f(guest(cx), rep, &mut out) };
@@ -137,48 +149,48 @@ fn by_rep(f: ByRep, cx: &Cx<'_>, rep: u32) -> (WitStatus, WitOut) {
 }
 
 /// A method WIT gives no error value (tensor.ty, error.data...): what the table handed back.
-fn method(f: ByRep, cx: &Cx<'_>, rep: u32, what: &str) -> Result<WitOut> {
+fn method<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32, what: &str) -> Result<WitOut> {
     let (status, out) = by_rep(f, cx, rep);
     must(status, &out, what)?;
     Ok(out)
 }
 
-fn drop_resource(host: WitHost, cx: Cx<'_>, kind: WitResource, rep: u32) -> Result<()> {
+fn drop_resource<T: NnStore>(host: WitHost, cx: Cx<'_, T>, kind: WitResource, rep: u32) -> Result<()> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `guest` is this store's data.
     let status = unsafe { (host.drop)(guest(&cx), kind, rep, &mut out) };
     must(status, &out, "resource drop")
 }
 
-fn define_errors<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+fn define_errors<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
     i.resource("error", ResourceType::host::<NnError<V>>(), move |cx, rep| {
         drop_resource(host, cx, WitResource::Error, rep)
     })?;
     if V == V_06_25 {
-        i.func_wrap("[constructor]error", move |cx: Cx<'_>, (code, data): (ErrorCode, String)| {
+        i.func_wrap("[constructor]error", move |cx: Cx<'_, T>, (code, data): (ErrorCode, String)| {
             let mut out = WitOut::default();
             let status = unsafe { (host.error_new)(guest(&cx), WitStr::of(code.name()), WitStr::of(&data), &mut out) };
             must(status, &out, "error constructor")?;
             Ok((Resource::<NnError<V>>::new_own(out.rep),))
         })?;
     }
-    i.func_wrap("[method]error.code", move |cx: Cx<'_>, (e,): (Resource<NnError<V>>,)| {
+    i.func_wrap("[method]error.code", move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
         let out = method(host.error_code, &cx, e.rep(), "error.code")?;
         Ok((case::<ErrorCode>(&out, "error.code")?,))
     })?;
-    i.func_wrap("[method]error.data", move |cx: Cx<'_>, (e,): (Resource<NnError<V>>,)| {
+    i.func_wrap("[method]error.data", move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
         let out = method(host.error_data, &cx, e.rep(), "error.data")?;
         Ok((String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned(),))
     })
 }
 
-fn define_tensor<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+fn define_tensor<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
     i.resource("tensor", ResourceType::host::<Tensor<V>>(), move |cx, rep| {
         drop_resource(host, cx, WitResource::Tensor, rep)
     })?;
     i.func_wrap(
         "[constructor]tensor",
-        move |cx: Cx<'_>, (dims, ty, data): (WasmList<u32>, TensorType, WasmList<u8>)| {
+        move |cx: Cx<'_, T>, (dims, ty, data): (WasmList<u32>, TensorType, WasmList<u8>)| {
             let g = guest(&cx);
             let dims = dims.as_le_slice(&cx);
             // In place: the C++ side copies the bytes once, into the tensor it keeps.
@@ -198,15 +210,15 @@ fn define_tensor<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, hos
             Ok((Resource::<Tensor<V>>::new_own(out.rep),))
         },
     )?;
-    i.func_wrap("[method]tensor.dimensions", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
+    i.func_wrap("[method]tensor.dimensions", move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
         let out = method(host.tensor_dimensions, &cx, t.rep(), "tensor.dimensions")?;
         Ok((unsafe { out.slice::<u32>() }.to_vec(),))
     })?;
-    i.func_wrap("[method]tensor.ty", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
+    i.func_wrap("[method]tensor.ty", move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
         let out = method(host.tensor_type, &cx, t.rep(), "tensor.ty")?;
         Ok((case::<TensorType>(&out, "tensor.ty")?,))
     })?;
-    i.func_wrap("[method]tensor.data", move |cx: Cx<'_>, (t,): (Resource<Tensor<V>>,)| {
+    i.func_wrap("[method]tensor.data", move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
         let out = method(host.tensor_data, &cx, t.rep(), "tensor.data")?;
         // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
         // store's end, so they outlive the lowering into guest memory that follows this return.
@@ -215,13 +227,13 @@ fn define_tensor<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, hos
     })
 }
 
-fn define_graph<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
     i.resource("graph", ResourceType::host::<Graph<V>>(), move |cx, rep| {
         drop_resource(host, cx, WitResource::Graph, rep)
     })?;
     i.func_wrap(
         "load",
-        move |mut cx: Cx<'_>, (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget)| {
+        move |mut cx: Cx<'_, T>, (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget)| {
             let g = guest(&cx);
             let lists = builders.iter(cx.as_context_mut())?.collect::<Result<Vec<WasmList<u8>>>>()?;
             // Each builder is read where it lies: no copy in the host (the framework keeps its own).
@@ -246,12 +258,12 @@ fn define_graph<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host
             Ok((made::<Graph<V>, V>(status, &out)?,))
         },
     )?;
-    i.func_wrap("load-by-name", move |cx: Cx<'_>, (name,): (String,)| {
+    i.func_wrap("load-by-name", move |cx: Cx<'_, T>, (name,): (String,)| {
         let mut out = WitOut::default();
         let status = unsafe { (host.load_by_name)(guest(&cx), WitStr::of(&name), &mut out) };
         Ok((made::<Graph<V>, V>(status, &out)?,))
     })?;
-    i.func_wrap("[method]graph.init-execution-context", move |cx: Cx<'_>, (graph,): (Resource<Graph<V>>,)| {
+    i.func_wrap("[method]graph.init-execution-context", move |cx: Cx<'_, T>, (graph,): (Resource<Graph<V>>,)| {
         let (status, out) = by_rep(host.init_execution_context, &cx, graph.rep());
         Ok((made::<Context<V>, V>(status, &out)?,))
     })
@@ -259,14 +271,14 @@ fn define_graph<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host
 
 type NamedTensors<const V: u8> = Vec<(String, Resource<Tensor<V>>)>;
 
-fn define_inference<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, host: WitHost) -> Result<()> {
+fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
     i.resource("graph-execution-context", ResourceType::host::<Context<V>>(), move |cx, rep| {
         drop_resource(host, cx, WitResource::Context, rep)
     })?;
     if V == V_10_28 {
         i.func_wrap(
             "[method]graph-execution-context.compute",
-            move |cx: Cx<'_>, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>)| {
+            move |cx: Cx<'_, T>, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>)| {
                 let named: Vec<WitNamed> =
                     inputs.iter().map(|(n, t)| WitNamed { name: WitStr::of(n), tensor: t.rep() }).collect();
                 let mut out = WitOut::default();
@@ -285,19 +297,19 @@ fn define_inference<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, 
     }
     i.func_wrap(
         "[method]graph-execution-context.set-input",
-        move |cx: Cx<'_>, (ctx, name, t): (Resource<Context<V>>, String, Resource<Tensor<V>>)| {
+        move |cx: Cx<'_, T>, (ctx, name, t): (Resource<Context<V>>, String, Resource<Tensor<V>>)| {
             let mut out = WitOut::default();
             let status = unsafe { (host.set_input)(guest(&cx), ctx.rep(), WitStr::of(&name), t.rep(), &mut out) };
             Ok((unit::<V>(status, &out)?,))
         },
     )?;
-    i.func_wrap("[method]graph-execution-context.compute", move |cx: Cx<'_>, (ctx,): (Resource<Context<V>>,)| {
+    i.func_wrap("[method]graph-execution-context.compute", move |cx: Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
         let (status, out) = by_rep(host.compute, &cx, ctx.rep());
         Ok((unit::<V>(status, &out)?,))
     })?;
     i.func_wrap(
         "[method]graph-execution-context.get-output",
-        move |cx: Cx<'_>, (ctx, name): (Resource<Context<V>>, String)| {
+        move |cx: Cx<'_, T>, (ctx, name): (Resource<Context<V>>, String)| {
             let mut out = WitOut::default();
             let status = unsafe { (host.get_output)(guest(&cx), ctx.rep(), WitStr::of(&name), &mut out) };
             Ok((made::<Tensor<V>, V>(status, &out)?,))
@@ -305,18 +317,18 @@ fn define_inference<const V: u8>(i: &mut LinkerInstance<'_, WasmtimeStoreData>, 
     )
 }
 
-fn define_version<const V: u8>(linker: &mut Linker<WasmtimeStoreData>, host: WitHost) -> Result<()> {
+fn define_version<T: NnStore, const V: u8>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     let version = VERSIONS[V as usize];
-    define_errors::<V>(&mut linker.instance(&format!("wasi:nn/errors@{version}"))?, host)?;
-    define_tensor::<V>(&mut linker.instance(&format!("wasi:nn/tensor@{version}"))?, host)?;
-    define_graph::<V>(&mut linker.instance(&format!("wasi:nn/graph@{version}"))?, host)?;
-    define_inference::<V>(&mut linker.instance(&format!("wasi:nn/inference@{version}"))?, host)
+    define_errors::<T, V>(&mut linker.instance(&format!("wasi:nn/errors@{version}"))?, host)?;
+    define_tensor::<T, V>(&mut linker.instance(&format!("wasi:nn/tensor@{version}"))?, host)?;
+    define_graph::<T, V>(&mut linker.instance(&format!("wasi:nn/graph@{version}"))?, host)?;
+    define_inference::<T, V>(&mut linker.instance(&format!("wasi:nn/inference@{version}"))?, host)
 }
 
-pub fn define(linker: &mut Linker<WasmtimeStoreData>, host: WitHost) -> Result<()> {
-    define_version::<0>(linker, host)?;
-    define_version::<1>(linker, host)?;
-    define_version::<2>(linker, host)
+pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
+    define_version::<T, 0>(linker, host)?;
+    define_version::<T, 1>(linker, host)?;
+    define_version::<T, 2>(linker, host)
 }
 
 /// Adds every served wasi:nn version to a component linker made by the C API (wit_host.h).

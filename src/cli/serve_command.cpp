@@ -1,0 +1,136 @@
+#include "cli/serve_command.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/metrics_endpoint.h"
+
+namespace wasinn_cli {
+
+namespace {
+
+// One access-log line: text for people, JSON (one object per line) for machines.
+std::string access_line(const wasinn::RequestRecord& r, bool json) {
+  const double ms = static_cast<double>(r.micros) / 1000.0;
+  if (json) {
+    nlohmann::json line = {{"time", fmt::format("{:%FT%TZ}", fmt::gmtime(std::time(nullptr)))},
+                           {"method", r.method},
+                           {"path", r.path},
+                           {"status", r.status},
+                           {"bytes_in", r.bytes_in},
+                           {"bytes_out", r.bytes_out},
+                           {"duration_ms", ms}};
+    if (!r.note.empty()) line["note"] = r.note;
+    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  return fmt::format("{} {} {} in={}B out={}B {:.3f}ms{}{}", r.method, r.path, r.status, r.bytes_in, r.bytes_out, ms,
+                     r.note.empty() ? "" : ": ", r.note);
+}
+
+}  // namespace
+
+void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common) {
+  serve->add_option("--addr", o.addr, "Listen on this address: HOST:PORT (port 0 picks a free one; the address is printed on stderr)")
+      ->type_name("HOST:PORT")->capture_default_str();
+  serve->add_option("--workers", o.workers, "Guests that run at once, each on a worker thread (0: the machine's cores)")
+      ->check(whole_number(0, 4096))->capture_default_str();
+  serve->add_option("--max-queue", o.max_queue,
+                    "Requests that may wait for a worker; past it the answer is 503 with Retry-After")
+      ->check(whole_number(0, 1u << 20))->capture_default_str();
+  serve->add_option("--request-timeout", o.request_timeout,
+                    "Answer 504 to a request whose guest has not answered in this long, and stop that guest: "
+                    "500ms, 10s, or a number of milliseconds (0: no limit); as -W timeout=")
+      ->type_name("DURATION")->check(duration(1));
+  serve->add_option("--max-request-bytes", o.max_request_bytes,
+                    "Answer 413 to a request whose body is larger, before the guest runs (0: no limit)")
+      ->check(whole_number(0, 1ull << 40))->capture_default_str();
+  serve->add_option("--shutdown-timeout", o.shutdown_timeout,
+                    "On SIGTERM or SIGINT, stop accepting and give the answers in progress this long to finish "
+                    "(a number alone: milliseconds)")
+      ->type_name("DURATION")->check(duration(1))->capture_default_str();
+  serve->add_option("--log-format", o.log_format, "The access log's lines (one per request, at info): text or json")
+      ->type_name("FORMAT")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics");
+}
+
+int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
+  // SIGTERM and SIGINT are taken by this thread with sigwait: blocked before any thread starts,
+  // so every thread inherits the mask and none is interrupted by them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  wasinn::Program program;
+  auto applied = apply_guest_options(o.guest, common, program);
+  if (!applied) return 0;
+  if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm");
+  program.wasm_path = wasm;
+  // An access log is what a server is run for: info unless the user chose a level.
+  if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);
+
+  wasinn::ServeOptions serve;
+  serve.address = o.addr;
+  serve.workers = o.workers;
+  serve.max_queue = o.max_queue;
+  serve.max_request_bytes = o.max_request_bytes;
+  std::string timeout_flag;
+  if (applied->timeout_ms) {
+    serve.request_timeout_ms = *applied->timeout_ms;
+  } else if (!o.request_timeout.empty()) {
+    serve.request_timeout_ms = parse_duration_ms(o.request_timeout, 1);
+  }
+  const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout, 1);
+  const bool json = o.log_format == "json";
+  serve.on_request = [json](const wasinn::RequestRecord& r) {
+    const std::string line = access_line(r, json);
+    if (r.status >= 500) spdlog::warn("{}", line);
+    else spdlog::info("{}", line);
+  };
+  std::optional<MetricsAddress> metrics_address;
+  if (!o.guest.metrics_addr.empty()) metrics_address = parse_metrics_address(o.guest.metrics_addr);
+
+  auto host = make_host(o.guest.host);
+  std::string error;
+  auto server = host->serve(program, serve, &error);
+  if (!server) {
+    fmt::print(stderr, "wasinn: error: {}\n", error);
+    return kExitFailure;
+  }
+  std::optional<MetricsEndpoint> metrics;  // after server: stops before it goes
+  if (metrics_address) {
+    try {
+      metrics.emplace(*metrics_address, [&host, &server] { return host->metrics_text() + server->metrics_text(); });
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "wasinn: error: {}\n", e.what());
+      return kExitFailure;
+    }
+    fmt::print(stderr, "wasinn: metrics at {}\n", metrics->url());
+  }
+  fmt::print(stderr, "Serving HTTP on http://{}/\n", server->address());
+  std::fflush(stderr);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("{}: no new connections; finishing the requests in progress (at most {})", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+               o.shutdown_timeout);
+  server->stop();
+  const uint64_t cut = server->wait(grace_ms);
+  if (cut > 0) {
+    fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
+               o.shutdown_timeout);
+    return kExitFailure;
+  }
+  return 0;
+}
+
+}  // namespace wasinn_cli

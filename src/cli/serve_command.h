@@ -1,0 +1,33 @@
+// `wasinn serve [OPTIONS] <WASM>`: a wasi:http/proxy component behind HTTP, as `wasmtime serve`
+// (its --addr and -S/-W flags), with run's model, limit and metrics options, an access log and
+// a graceful stop on SIGTERM/SIGINT.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli_common.h"
+#include "cli/run_command.h"
+
+namespace wasinn_cli {
+
+struct ServeCommandOptions {
+  RunOptions guest;  // what serve shares with run
+  std::string addr = "0.0.0.0:8080";
+  size_t workers = 0;
+  size_t max_queue = 64;
+  std::string request_timeout;   // DURATION; -W timeout= wins
+  uint64_t max_request_bytes = 64ull << 20;
+  std::string shutdown_timeout = "30s";
+  std::string log_format = "text";
+};
+
+void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common);
+
+// Serves until SIGTERM or SIGINT, then drains; returns the exit code (0: every answer in
+// progress finished). Throws UsageError for a mistake in the options.
+int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm);
+
+}  // namespace wasinn_cli

@@ -1,0 +1,35 @@
+// RequestMetrics: what `wasinn serve` counts of the HTTP requests it answers (count by status,
+// latency, in flight, queued, rejected), rendered as Prometheus text next to the wasi-nn
+// metrics (docs/metrics.md). Thread-safe: record() from the server's threads, render() from a
+// scrape's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "core/nn_metrics.h"
+
+namespace wasinn {
+
+class RequestMetrics {
+ public:
+  void record(int status, uint64_t micros);
+
+  // What the server knows at the moment of a scrape.
+  struct Gauges {
+    uint64_t in_flight = 0, running = 0, queued = 0, rejected = 0;
+  };
+  std::string render(const Gauges& gauges) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<int, uint64_t> by_status_;
+  // The compute buckets serve requests too: a request is at least one compute.
+  std::array<uint64_t, kComputeSecondsBuckets.size() + 1> buckets_{};  // last: +Inf; not cumulative
+  uint64_t micros_ = 0;
+};
+
+}  // namespace wasinn

@@ -1,0 +1,169 @@
+// Host::serve and Server: the C++ side of the engine's HTTP server (serve_host.h). It compiles
+// the component on the serve engine, gives each request a GuestState over the Host's shared
+// NnEnvironment (so a preloaded graph is loaded once per process), and counts requests.
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "abi/wit_nn.h"
+#include "core/nn_session.h"
+#include "core/request_metrics.h"
+#include "engine/component_instance.h"
+#include "engine/guest_state.h"
+#include "engine/host_impl.h"
+#include "engine/instance_impl.h"
+#include "engine/module_bytes.h"
+#include "engine/serve_host.h"
+#include "engine/wasmtime_ptr.h"
+#include "engine/wit_nn_imports.h"
+#include "wasinn/host.h"
+
+namespace wasinn {
+
+struct Server::Impl {
+  std::shared_ptr<NnEnvironment> env;
+  ComponentPtr component;  // the server's pre-instantiation keeps its own reference too
+  std::function<void(const RequestRecord&)> on_request;
+  RequestMetrics metrics;
+  wasinn_server* server = nullptr;
+  std::string address;
+  std::mutex mu;
+  std::condition_variable stopped;
+  bool stop_requested = false;
+  bool drained = false;
+
+  ~Impl() {
+    if (!server) return;
+    if (!drained) {
+      wasinn_serve_stop(server);
+      wasinn_serve_wait(server, 0);
+    }
+    wasinn_serve_free(server);
+  }
+};
+
+namespace {
+
+wasinn_wit_str view(const std::string& s) { return {s.data(), s.size()}; }
+std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
+
+void* new_guest(void* user) noexcept {
+  try {
+    auto* impl = static_cast<Server::Impl*>(user);
+    auto state = std::make_unique<GuestState>();
+    state->session = std::make_shared<NnSession>(impl->env);
+    state->wit = std::make_shared<wit_nn::WitSession>(state->session);
+    return state.release();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void free_guest(void*, void* guest) noexcept { delete static_cast<GuestState*>(guest); }
+
+void answered(void* user, const wasinn_serve_record* r) noexcept {
+  auto* impl = static_cast<Server::Impl*>(user);
+  impl->metrics.record(r->status, r->micros);
+  if (!impl->on_request) return;
+  try {
+    impl->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,
+                                   view(r->note)});
+  } catch (...) {
+    // The contract says it must not throw; a log line lost is all it costs.
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& options, std::string* error) {
+  auto fail = [&](std::string msg) -> std::unique_ptr<Server> {
+    if (error) *error = std::move(msg);
+    return nullptr;
+  };
+  try {
+    const std::string name = program_name(program, "the component");
+    auto binary = program_binary(program);
+    if (!binary) return fail(binary.error().detail);
+    auto kind = binary_kind(*binary, name);
+    if (!kind) return fail(kind.error().detail);
+    if (*kind != BinaryKind::component) {
+      return fail(fmt::format("{} is a core module; wasinn serve runs a component that exports "
+                              "wasi:http/incoming-handler (the wasi:http/proxy world)", name));
+    }
+    const Host::Impl::ServeEngine* engine = impl_->serve_engine();
+    if (!engine) return fail("cannot create the WebAssembly engine for serving");
+    auto component = engine->component_cache->get(*binary, [&] { return compile_component(engine->engine.get(), *binary, name); });
+    if (!component) return fail(component.error().detail);
+
+    auto impl = std::make_unique<Server::Impl>();
+    impl->env = impl_->env;
+    impl->component = std::move(*component);
+    impl->on_request = options.on_request;
+    std::vector<wasinn_wit_str> env, dirs;
+    for (const auto& [k, v] : program.env) env.insert(env.end(), {view(k), view(v)});
+    for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    wasinn_serve_config config{};
+    config.engine = engine->engine.get();
+    config.component = impl->component.get();
+    config.nn = &wit_host_table();
+    config.addr = view(options.address);
+    config.workers = options.workers ? options.workers : cores;
+    config.max_queue = options.max_queue;
+    config.request_timeout_ms = options.request_timeout_ms;
+    config.max_request_bytes = options.max_request_bytes;
+    config.max_memory_bytes = impl_->max_memory_bytes;
+    config.hostcall_fuel = hostcall_fuel_for(impl_->env->limits());
+    config.epoch_tick_ms = static_cast<uint64_t>(EpochTicker::kTick.count());
+    config.env = env.data();
+    config.env_count = program.env.size();
+    config.dirs = dirs.data();
+    config.dir_count = program.dirs.size();
+    config.inherit_stdio = true;
+    config.user = impl.get();
+    config.guest_new = new_guest;
+    config.guest_free = free_guest;
+    config.on_request = answered;
+    if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
+      return fail(fmt::format("cannot serve {}: {}", name, one_line(message_of(err.get()))));
+    }
+    impl->address = std::string(view(wasinn_serve_address(impl->server)));
+    return std::make_unique<Server>(std::move(impl));
+  } catch (const std::exception& e) {
+    return fail(fmt::format("cannot serve {}: {}", program_name(program, "the component"), e.what()));
+  }
+}
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() = default;
+
+const std::string& Server::address() const { return impl_->address; }
+
+void Server::stop() {
+  wasinn_serve_stop(impl_->server);
+  std::lock_guard lock(impl_->mu);
+  impl_->stop_requested = true;
+  impl_->stopped.notify_all();
+}
+
+uint64_t Server::wait(uint64_t grace_ms) {
+  {
+    std::unique_lock lock(impl_->mu);
+    impl_->stopped.wait(lock, [&] { return impl_->stop_requested; });
+  }
+  const uint64_t cut = wasinn_serve_wait(impl_->server, grace_ms);
+  impl_->drained = true;
+  return cut;
+}
+
+std::string Server::metrics_text() const {
+  wasinn_serve_stats stats{};
+  wasinn_serve_read_stats(impl_->server, &stats);
+  return impl_->metrics.render({stats.in_flight, stats.running, stats.queued, stats.rejected});
+}
+
+}  // namespace wasinn

@@ -1,0 +1,86 @@
+/* The HTTP server of the engine's Rust binding (src/engine/wasmtime/src/serve.rs): a
+ * wasi:http/proxy component, a fresh instance per request, wasi:nn served through the
+ * wit_host.h table. engine/component_server.cpp drives it.
+ *
+ * Ownership: the config is read during wasinn_serve_start only (strings copied); its engine,
+ * component, table and user pointer must outlive the server. A server is freed with
+ * wasinn_serve_free, which stops it at once if it still runs.
+ * Threads: guest_new, guest_free and on_request are called from the server's threads, several at
+ * once; the record passed to on_request is valid for that call only. wasinn_serve_stop and
+ * wasinn_serve_stats may be called from any thread; wasinn_serve_wait and wasinn_serve_free
+ * from one thread, after which nothing else touches the server.
+ * Errors: wasinn_serve_start returns a wasmtime error (an unserved import, an address it cannot
+ * bind, a component that is not a wasi:http proxy), else NULL. */
+#ifndef WASINN_ENGINE_SERVE_HOST_H
+#define WASINN_ENGINE_SERVE_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wasmtime.h>
+
+#include "engine/wit_host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wasinn_serve_record {
+  wasinn_wit_str method;
+  wasinn_wit_str path;     /* with the query */
+  uint16_t status;
+  uint64_t bytes_in;       /* the request's body */
+  uint64_t bytes_out;      /* the answer's body, as sent */
+  uint64_t micros;         /* from arrival to the answer's last byte */
+  wasinn_wit_str note;     /* why the host answered for the guest (trap, timeout, full queue), or empty */
+} wasinn_serve_record;
+
+typedef struct wasinn_serve_stats {
+  uint64_t in_flight;  /* arrived and not yet answered whole */
+  uint64_t running;    /* guests executing */
+  uint64_t queued;     /* waiting for a worker */
+  uint64_t rejected;   /* answered 503 because the queue was full, since start */
+} wasinn_serve_stats;
+
+typedef struct wasinn_serve_config {
+  const wasm_engine_t* engine;  /* with epoch interruption, ticked every epoch_tick_ms */
+  const wasmtime_component_t* component;
+  const wasinn_wit_host* nn;
+  wasinn_wit_str addr;          /* HOST:PORT; port 0: any free port */
+  size_t workers;               /* guests run at once */
+  size_t max_queue;             /* requests waiting for a worker beyond which 503 */
+  uint64_t request_timeout_ms;  /* 0: none; past it 504 and the guest is stopped */
+  uint64_t max_request_bytes;   /* 0: no limit; past it 413 before the guest runs */
+  uint64_t max_memory_bytes;    /* per linear memory; 0: no limit */
+  size_t hostcall_fuel;         /* bytes one host call may lift (wit_host.h) */
+  uint64_t epoch_tick_ms;
+  const wasinn_wit_str* env;    /* NAME, VALUE pairs: 2 x env_count */
+  size_t env_count;
+  const wasinn_wit_str* dirs;   /* HOST_DIR, GUEST_DIR pairs: 2 x dir_count */
+  size_t dir_count;
+  bool inherit_stdio;           /* the guest's stdout and stderr are the process's */
+  void* user;
+  void* (*guest_new)(void* user);  /* a request's GuestState (the table's `guest`); NULL: 500 */
+  void (*guest_free)(void* user, void* guest);
+  void (*on_request)(void* user, const wasinn_serve_record* record);  /* may be NULL */
+} wasinn_serve_config;
+
+typedef struct wasinn_server wasinn_server;
+
+/* Binds and returns once it listens. */
+wasmtime_error_t* wasinn_serve_start(const wasinn_serve_config* config, wasinn_server** out);
+/* HOST:PORT it listens on; valid while the server lives. */
+wasinn_wit_str wasinn_serve_address(const wasinn_server* server);
+/* Stops accepting; answers in progress go on. */
+void wasinn_serve_stop(const wasinn_server* server);
+/* After stop: waits up to grace_ms for the answers in progress; returns how many were cut. */
+uint64_t wasinn_serve_wait(wasinn_server* server, uint64_t grace_ms);
+void wasinn_serve_read_stats(const wasinn_server* server, wasinn_serve_stats* out);
+void wasinn_serve_free(wasinn_server* server);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
