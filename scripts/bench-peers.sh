@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Measures wasinn against Wasmtime's own CLI, whole process, on the same guests and models, and
 # writes the results into docs/benchmarks.md (section "peers"). Not part of the test suite.
-#   scripts/bench-peers.sh [--runs N] [--cases KEY,...] [--no-doc]
+#   scripts/bench-peers.sh [--runs N] [--cases KEY,...] [--no-doc] [--no-serve | --serve-only]
+# Then `wasinn serve` against `wasmtime serve` (scripts/bench_serve.py: wrk at concurrency 1, 8
+# and 32 on the guest http_classify; section "serve"); --serve-only runs just that.
 # The first run builds Wasmtime's CLI 48.0.8 from crates.io (bench/peers/wasmtime: the CLI with
 # its ONNX Runtime wasi-nn backend, linked against the ONNX Runtime wasinn downloads) into
 # ~/.cache/wasinn/peers: 20-30 minutes of CPU on 2 cores, then cached. The cases and how answers
@@ -20,12 +22,16 @@ WASMTIME_BIN=$PEERS/wasmtime-$WASMTIME_VERSION-$PEER_KEY/bin/wasmtime
 runs=21
 cases=""
 doc=(--doc "$ROOT/docs/benchmarks.md")
+serve=1
+peers=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --no-doc) doc=(); shift ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --no-serve) serve=0; shift ;;
+    --serve-only) peers=0; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "bench-peers.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,8 +63,17 @@ step "Release build of wasinn -> $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWASINN_BUILD_TESTS=OFF >/dev/null
 cmake --build "$BUILD" -j2 --target wasinn_cli wasinn_backend_onnxruntime wasinn_backend_openvino guests >&2
 
-step "Cases, $runs runs per host"
-"$ROOT/.deps/venv/bin/python" "$ROOT/scripts/bench_peers.py" --wasinn "$BUILD/bin/wasinn" \
-  --wasmtime "$WASMTIME_BIN" --guests "$BUILD/guests" --fixtures "$FIXTURES" \
-  --onnxruntime-libs "$ORT_LIBS" --openvino-libs "$OV_LIBS" --runs "$runs" --cases "$cases" \
-  --json "$BUILD/bench_peers.json" "${doc[@]}"
+if [[ $peers == 1 ]]; then
+  step "Cases, $runs runs per host"
+  "$ROOT/.deps/venv/bin/python" "$ROOT/scripts/bench_peers.py" --wasinn "$BUILD/bin/wasinn" \
+    --wasmtime "$WASMTIME_BIN" --guests "$BUILD/guests" --fixtures "$FIXTURES" \
+    --onnxruntime-libs "$ORT_LIBS" --openvino-libs "$OV_LIBS" --runs "$runs" --cases "$cases" \
+    --json "$BUILD/bench_peers.json" "${doc[@]}"
+fi
+if [[ $serve == 1 ]]; then
+  command -v wrk >/dev/null || { echo "bench-peers.sh: wrk is missing (scripts/setup.sh installs it)" >&2; exit 1; }
+  step "Serving: wasinn serve and wasmtime serve under wrk"
+  "$ROOT/.deps/venv/bin/python" "$ROOT/scripts/bench_serve.py" --wasinn "$BUILD/bin/wasinn" \
+    --wasmtime "$WASMTIME_BIN" --guest "$BUILD/guests/http_classify.component.wasm" --fixtures "$FIXTURES" \
+    --onnxruntime-libs "$ORT_LIBS" --json "$BUILD/bench_serve.json" "${doc[@]}"
+fi
