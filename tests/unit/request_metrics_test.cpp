@@ -1,0 +1,50 @@
+// RequestMetrics: what `wasinn serve` counts of its HTTP requests and the Prometheus text of it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/request_metrics.h"
+
+namespace wasinn::unit {
+namespace {
+
+TEST(RequestMetrics, CountsByStatusAndBucketsTheLatency) {
+  RequestMetrics m;
+  m.record(200, 50);         // 50 us: the first bucket (le 0.0001)
+  m.record(200, 3000);       // 3 ms: le 0.005
+  m.record(504, 120000000);  // 120 s: only +Inf
+  const std::string text = m.render({3, 2, 1, 7});
+  EXPECT_NE(text.find("wasinn_http_requests_total{code=\"200\"} 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("wasinn_http_requests_total{code=\"504\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_bucket{le=\"0.0001\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_bucket{le=\"0.0025\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_bucket{le=\"0.005\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_bucket{le=\"60\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_bucket{le=\"+Inf\"} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_count 3\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_request_duration_seconds_sum 120.00305\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_requests_in_flight 3\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_guests_running 2\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_requests_queued 1\n"), std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_requests_rejected_total 7\n"), std::string::npos);
+  // Every family has its HELP and TYPE.
+  EXPECT_NE(text.find("# TYPE wasinn_http_request_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE wasinn_http_requests_rejected_total counter\n"), std::string::npos);
+}
+
+TEST(RequestMetrics, RecordsFromManyThreadsWithoutLosingOne) {
+  RequestMetrics m;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&m] {
+      for (int i = 0; i < 1000; ++i) m.record(200, 100);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_NE(m.render({}).find("wasinn_http_requests_total{code=\"200\"} 4000\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wasinn::unit
