@@ -1,12 +1,18 @@
 // The C API (include/wasinn/wasinn.h) in libwasinn.so, as an embedder links it: a guest's stdin
-// from memory and its stdout and stderr captured, a module from bytes, the log callback, and
-// the documented failures (a bad option, a module that is not WebAssembly, a missing file).
+// from memory and its stdout and stderr captured, a module from bytes, the log callback, serving
+// HTTP, and the documented failures (a bad option, a module that is not WebAssembly, a missing file).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "wasinn/wasinn.h"
@@ -228,3 +234,82 @@ TEST(CApi, ListsTheBuiltBackends) {
 }
 
 }  // namespace
+
+namespace {
+
+// One HTTP/1.1 request on a new connection to 127.0.0.1:port; the whole answer (status line,
+// headers, body), or "" when the connection fails.
+std::string http_get(int port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if (::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) answer.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return answer;
+}
+
+struct Seen {
+  std::mutex mu;
+  std::vector<std::string> lines;
+};
+
+}  // namespace
+
+// Serving through the C API: a wasi:http component on a free port, its answers, the health
+// path, the per-request callback and metrics, a stop from another thread and a clean drain.
+TEST(CApi, ServesAProxyComponentAndStopsCleanly) {
+  const std::string faults = std::string(WASINN_GUEST_DIR) + "/http_faults.component.wasm";
+  if (!std::ifstream(faults)) GTEST_SKIP() << faults << " was not built (component guests off)";
+  HostPtr host = make_host();
+  ProgramPtr p(wasinn_program_create_path(faults.c_str()));
+  wasinn_serve_options_t* options = wasinn_serve_options_create();
+  wasinn_serve_options_set_address(options, "127.0.0.1:0");
+  wasinn_serve_options_set_workers(options, 2);
+  Seen seen;
+  wasinn_serve_options_set_request_callback(
+      options,
+      [](void* user, const char* method, const char* path, int status, uint64_t, uint64_t, uint64_t, const char*) {
+        auto* s = static_cast<Seen*>(user);
+        std::lock_guard lock(s->mu);
+        s->lines.push_back(std::string(method) + " " + path + " " + std::to_string(status));
+      },
+      &seen);
+  char* error = nullptr;
+  wasinn_server_t* server = wasinn_host_serve(host.get(), p.get(), options, &error);
+  wasinn_serve_options_destroy(options);
+  ASSERT_TRUE(server) << error;
+  const std::string address = wasinn_server_address(server);
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  EXPECT_NE(http_get(port, "/ok").find("200 OK"), std::string::npos);
+  EXPECT_NE(http_get(port, "/healthz").find("200 OK"), std::string::npos);
+  EXPECT_NE(http_get(port, "/nowhere").find("404"), std::string::npos);
+  std::thread stopper([server] { wasinn_server_stop(server); });
+  EXPECT_EQ(wasinn_server_wait(server, 5000), 0u);
+  stopper.join();
+  char* metrics = wasinn_server_metrics_text(server);
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(std::string(metrics).find("wasinn_http_requests_total{code=\"200\"} 2"), std::string::npos) << metrics;
+  wasinn_free(metrics);
+  wasinn_server_destroy(server);
+  std::lock_guard lock(seen.mu);
+  EXPECT_EQ(seen.lines, (std::vector<std::string>{"GET /ok 200", "GET /healthz 200", "GET /nowhere 404"}));
+}
+
+TEST(CApi, ServingACoreModuleIsAnErrorString) {
+  HostPtr host = make_host();
+  ProgramPtr p(wasinn_program_create_path(guest("wasi_probe").c_str()));
+  char* error = nullptr;
+  EXPECT_EQ(wasinn_host_serve(host.get(), p.get(), nullptr, &error), nullptr);
+  ASSERT_TRUE(error);
+  EXPECT_NE(std::string(error).find("wasi:http/incoming-handler"), std::string::npos) << error;
+  wasinn_free(error);
+}
