@@ -202,6 +202,11 @@ impl Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
+        if self.status == 0 {
+            // Dropped before an answer was made: the client closed the connection (nginx's 499).
+            self.status = 499;
+            self.note = "the client left before the answer".into();
+        }
         let record = ServeRecord {
             method: WitStr::of(&self.method),
             path: WitStr::of(&self.path),
@@ -374,8 +379,16 @@ impl Shared {
                         "queue full".into(),
                     ));
                 }
+                // Counted out however the wait ends: a client that leaves drops this future.
+                struct Waiting<'a>(&'a AtomicU64);
+                impl Drop for Waiting<'_> {
+                    fn drop(&mut self) {
+                        self.0.fetch_sub(1, Relaxed);
+                    }
+                }
+                let waiting = Waiting(&self.queued);
                 let p = self.guests.clone().acquire_owned().await;
-                self.queued.fetch_sub(1, Relaxed);
+                drop(waiting);
                 match p {
                     Ok(p) => p,
                     Err(_) => return Ok(host_answer(tracked, StatusCode::SERVICE_UNAVAILABLE, "shutting down", String::new())),
