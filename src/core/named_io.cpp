@@ -40,17 +40,37 @@ std::string describe_inputs(const Graph& graph) {
   return fmt::format("the model's inputs are {}", fmt::join(parts, ", "));
 }
 
+std::optional<uint32_t> positional_input(const Graph& graph, std::string_view name) {
+  const auto& declared = graph.inputs();
+  if (name.empty() || name.size() > 9 || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  if (std::any_of(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == name; })) return std::nullopt;
+  const auto index = static_cast<uint32_t>(std::stoul(std::string(name)));
+  if (index >= declared.size()) return std::nullopt;
+  return index;
+}
+
+TensorId input_id(const Graph& graph, std::string_view name) {
+  if (auto index = positional_input(graph, name)) return TensorId{*index, std::nullopt};
+  return TensorId{0, name};
+}
+
 Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs) {
   const auto& declared = graph.inputs();
   std::set<std::string_view> seen;
   for (const auto& in : inputs) {
-    if (!seen.insert(in.name).second) {
+    // "0" and the first input's own name are the same input, given twice.
+    const auto index = positional_input(graph, in.name);
+    const std::string_view canonical = index ? std::string_view(declared[*index].name) : in.name;
+    if (!seen.insert(canonical).second) {
       return make_error(Errc::invalid_argument,
                         fmt::format("input '{}' is given twice; {}", in.name, describe_inputs(graph)));
     }
     // A backend that declares no inputs learns them at compute and judges names itself.
     if (declared.empty()) continue;
-    auto it = std::find_if(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == in.name; });
+    auto it = index ? declared.begin() + *index
+                    : std::find_if(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == in.name; });
     if (it == declared.end()) {
       return make_error(Errc::invalid_argument,
                         fmt::format("the model has no input named '{}'; {}", in.name, describe_inputs(graph)));

@@ -2,6 +2,7 @@
 // backend (WIT guests address tensors by name; witx guests by index). Stateless functions.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +29,13 @@ std::string describe_inputs(const Graph& graph);
 // An input the model can do without (TorchScript's Optional[...], llama.cpp's metadata): the
 // backend says so in the input's framework words.
 bool is_optional_input(const IoInfo& input);
+
+// The input a name addresses by position: a decimal index below the input count that no input
+// is named (Wasmtime's ONNX backend takes "0" so), else nullopt.
+std::optional<uint32_t> positional_input(const Graph& graph, std::string_view name);
+
+// The input a name addresses: by position (positional_input), else by name.
+TensorId input_id(const Graph& graph, std::string_view name);
 
 // invalid_argument, naming the model's inputs, for an unknown or repeated name, a type other than
 // the one the model declares, or a required input left out. Lengths are checked by set_input.

@@ -92,7 +92,7 @@ Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std:
         return make_error(Errc::invalid_argument, fmt::format("input '{}': rank {} exceeds the limit of {}", in.name,
                                                               in.tensor.dims.size(), env_->limits().max_rank));
       }
-      Status set = c.set_input(TensorId{0, in.name}, in.tensor, env_->limits().max_tensor_bytes);
+      Status set = c.set_input(input_id(graph, in.name), in.tensor, env_->limits().max_tensor_bytes);
       if (!set) {
         Error e = set.take_error();
         if (e.code == Errc::invalid_argument) e.detail += "; " + describe_inputs(graph);
