@@ -163,6 +163,9 @@ struct ServeOptions {
   size_t max_queue = 64;                 // requests that wait for a worker; past it 503 + Retry-After
   uint64_t request_timeout_ms = 0;       // 0: none; past it 504, and the guest is stopped
   uint64_t max_request_bytes = 64ull << 20;  // past it 413 before the guest runs; 0: no limit
+  // Instances from preallocated slots (Wasmtime's pooling allocator, as `wasmtime serve`), not
+  // mapped afresh for each request.
+  bool pooling_allocator = true;
   // Called once per request when its answer is sent (or the client left), from the server's
   // threads, several at once; must be thread-safe and must not throw.
   std::function<void(const RequestRecord&)> on_request;

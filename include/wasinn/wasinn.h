@@ -151,6 +151,8 @@ void wasinn_serve_options_set_max_queue(wasinn_serve_options_t *options, size_t 
 void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t *options, uint64_t timeout_ms);
 /* Past it 413 before the guest runs (default 64 MiB; 0: no limit). */
 void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t *options, uint64_t max_bytes);
+/* Nonzero (the default): instances from preallocated slots (Wasmtime's pooling allocator). */
+void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t *options, int pooling);
 /* Called once per answered request, from the server's threads, several at once; the strings
  * are valid during the call only; note says why the host answered for the guest, or "". */
 typedef void (*wasinn_request_fn)(void *user_data, const char *method, const char *path, int status,

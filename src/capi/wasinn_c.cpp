@@ -210,6 +210,9 @@ void wasinn_serve_options_set_workers(wasinn_serve_options_t* o, size_t workers)
 void wasinn_serve_options_set_max_queue(wasinn_serve_options_t* o, size_t max_queue) { o->options.max_queue = max_queue; }
 void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t* o, uint64_t ms) { o->options.request_timeout_ms = ms; }
 void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t* o, uint64_t n) { o->options.max_request_bytes = n; }
+void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t* o, int pooling) {
+  o->options.pooling_allocator = pooling != 0;
+}
 void wasinn_serve_options_set_request_callback(wasinn_serve_options_t* o, wasinn_request_fn fn, void* user_data) {
   o->on_request = fn;
   o->user_data = user_data;

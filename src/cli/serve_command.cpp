@@ -83,6 +83,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   serve.workers = o.workers;
   serve.max_queue = o.max_queue;
   serve.max_request_bytes = o.max_request_bytes;
+  if (applied->pooling_allocator) serve.pooling_allocator = *applied->pooling_allocator;
   std::string timeout_flag;
   if (applied->timeout_ms) {
     serve.request_timeout_ms = *applied->timeout_ms;

@@ -74,9 +74,13 @@ const std::vector<Group>& groups() {
            if (s != "1" && s != "2") {
              throw std::invalid_argument("wasinn compiles at Wasmtime's default level (2) only");
            }
-         }}},
+         }},
+        {"pooling-allocator", "[=y|n]",
+         "Instantiate from preallocated slots: wasinn serve's default, as wasmtime serve's (no effect on run, "
+         "which instantiates once)",
+         [](const Value& v, GroupSettings& s) { s.pooling_allocator = parse_bool(v); }}},
        "regalloc-algorithm memory-may-move memory-reservation memory-reservation-for-growth memory-guard-size "
-       "guard-before-linear-memory table-lazy-init pooling-allocator signals-based-traps memory-init-cow "
+       "guard-before-linear-memory table-lazy-init signals-based-traps memory-init-cow "
        "memory-guaranteed-dense-image-size dynamic-memory-guard-size static-memory-guard-size "
        "static-memory-forced static-memory-maximum-size dynamic-memory-reserved-for-growth",
        &GroupValues::optimize},

@@ -22,6 +22,7 @@ struct GroupSettings {
   std::optional<uint64_t> max_memory_bytes;   // -W max-memory-size
   bool inherit_env = false;                   // -S inherit-env
   std::optional<bool> cache;                  // -C cache
+  std::optional<bool> pooling_allocator;      // -O pooling-allocator (serve)
   std::vector<std::string> nn_graphs;         // -S nn-graph=ENCODING::DIR
 };
 

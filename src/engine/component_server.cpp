@@ -13,6 +13,8 @@
 #include "core/nn_session.h"
 #include "core/request_metrics.h"
 #include "engine/component_instance.h"
+#include "engine/epoch_ticker.h"
+#include "engine/module_cache.h"
 #include "engine/guest_state.h"
 #include "engine/host_impl.h"
 #include "engine/instance_impl.h"
@@ -25,6 +27,12 @@
 namespace wasinn {
 
 struct Server::Impl {
+  // An engine of the server's own: its code checks epochs (a request's timeout stops its
+  // guest), ticked while it lives; with the pooling allocator, instances come from
+  // preallocated slots. Declared first: it outlives everything made from it.
+  EnginePtr engine;
+  std::unique_ptr<EpochTicker> ticker;
+  std::unique_ptr<ComponentCache> component_cache;
   std::shared_ptr<NnEnvironment> env;
   ComponentPtr component;  // the server's pre-instantiation keeps its own reference too
   std::function<void(const RequestRecord&)> on_request;
@@ -37,12 +45,14 @@ struct Server::Impl {
   bool drained = false;
 
   ~Impl() {
-    if (!server) return;
-    if (!drained) {
-      wasinn_serve_stop(server);
-      wasinn_serve_wait(server, 0);
+    if (server) {
+      if (!drained) {
+        wasinn_serve_stop(server);
+        wasinn_serve_wait(server, 0);
+      }
+      wasinn_serve_free(server);
     }
-    wasinn_serve_free(server);
+    ticker.reset();
   }
 };
 
@@ -61,6 +71,20 @@ void* new_guest(void* user) noexcept {
   } catch (...) {
     return nullptr;
   }
+}
+
+// The serve engine: epoch interruption always; the pooling allocator when asked, its linear
+// memories as large as --max-memory-size allows (Wasmtime's 4 GiB reservation otherwise).
+EnginePtr make_serve_engine(const ServeOptions& options, uint64_t max_memory_bytes) {
+  wasm_config_t* config = wasm_config_new();
+  wasmtime_config_epoch_interruption_set(config, true);
+  if (options.pooling_allocator) {
+    wasmtime_pooling_allocation_config_t* pool = wasmtime_pooling_allocation_config_new();
+    if (max_memory_bytes > 0) wasmtime_pooling_allocation_config_max_memory_size_set(pool, max_memory_bytes);
+    wasmtime_pooling_allocation_strategy_set(config, pool);
+    wasmtime_pooling_allocation_config_delete(pool);
+  }
+  return EnginePtr(wasm_engine_new_with_config(config));
 }
 
 void free_guest(void*, void* guest) noexcept { delete static_cast<GuestState*>(guest); }
@@ -94,12 +118,15 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
       return fail(fmt::format("{} is a core module; wasinn serve runs a component that exports "
                               "wasi:http/incoming-handler (the wasi:http/proxy world)", name));
     }
-    const Host::Impl::ServeEngine* engine = impl_->serve_engine();
-    if (!engine) return fail("cannot create the WebAssembly engine for serving");
-    auto component = engine->component_cache->get(*binary, [&] { return compile_component(engine->engine.get(), *binary, name); });
-    if (!component) return fail(component.error().detail);
-
     auto impl = std::make_unique<Server::Impl>();
+    impl->engine = make_serve_engine(options, impl_->max_memory_bytes);
+    if (!impl->engine) return fail("cannot create the WebAssembly engine for serving");
+    impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
+    impl->component_cache = std::make_unique<ComponentCache>(impl->engine.get(), impl_->module_cache_dir,
+                                                             "epoch-interruption=true,serve=y");
+    auto component =
+        impl->component_cache->get(*binary, [&] { return compile_component(impl->engine.get(), *binary, name); });
+    if (!component) return fail(component.error().detail);
     impl->env = impl_->env;
     impl->component = std::move(*component);
     impl->on_request = options.on_request;
@@ -108,7 +135,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
     wasinn_serve_config config{};
-    config.engine = engine->engine.get();
+    config.engine = impl->engine.get();
     config.component = impl->component.get();
     config.nn = &wit_host_table();
     config.addr = view(options.address);

@@ -104,21 +104,6 @@ const Host::Impl::ThreadsEngine* Host::Impl::threads_engine() {
   return threads_engine_.get();
 }
 
-const Host::Impl::ServeEngine* Host::Impl::serve_engine() {
-  std::call_once(serve_engine_once, [this] {
-    wasm_config_t* config = wasm_config_new();
-    wasmtime_config_epoch_interruption_set(config, true);
-    auto made = std::make_unique<ServeEngine>();
-    made->engine.reset(wasm_engine_new_with_config(config));
-    if (!made->engine) return;
-    made->component_cache = std::make_unique<ComponentCache>(made->engine.get(), module_cache_dir,
-                                                             "epoch-interruption=true,serve=y");
-    made->ticker = std::make_unique<EpochTicker>(made->engine.get());
-    serve_engine_ = std::move(made);
-  });
-  return serve_engine_.get();
-}
-
 std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
     if (error) *error = std::move(msg);

@@ -45,27 +45,11 @@ struct Host::Impl {
   // Made on first use; nullptr when it cannot be made.
   const ThreadsEngine* threads_engine();
 
-  // `wasinn serve` runs components on an engine of its own whose code checks epochs (a
-  // request's timeout stops its guest), ticked for as long as it lives.
-  struct ServeEngine {
-    EnginePtr engine;
-    std::unique_ptr<ComponentCache> component_cache;
-    std::unique_ptr<EpochTicker> ticker;
-    ~ServeEngine() {
-      ticker.reset();
-      component_cache.reset();
-    }
-  };
-  // Made on first use; nullptr when it cannot be made.
-  const ServeEngine* serve_engine();
-  std::once_flag serve_engine_once;
-  std::unique_ptr<ServeEngine> serve_engine_;
   std::filesystem::path module_cache_dir;
   std::once_flag threads_engine_once;
   std::unique_ptr<ThreadsEngine> threads_engine_;
 
   ~Impl() {
-    serve_engine_.reset();
     threads_engine_.reset();
     ticker.reset();
   }

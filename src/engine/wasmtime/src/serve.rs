@@ -281,13 +281,18 @@ fn host_answer(mut tracked: Tracked, status: StatusCode, text: &str, note: Strin
     resp
 }
 
-/// A trap's message in one line, its first (the wasm backtrace follows).
+/// Why a guest failed, in one line: a trap with the function it happened in, else the error's
+/// first line.
 fn one_line(e: &wasmtime::Error) -> String {
-    let text = format!("{e:?}");
-    let first = text.lines().next().unwrap_or("").to_string();
-    match e.downcast_ref::<wasmtime::Trap>() {
-        Some(trap) => format!("the guest trapped: {trap} ({first})"),
-        None => first,
+    let Some(trap) = e.downcast_ref::<wasmtime::Trap>() else {
+        return format!("{e}").lines().next().unwrap_or("").to_string();
+    };
+    let place = e
+        .downcast_ref::<wasmtime::WasmBacktrace>()
+        .and_then(|bt| bt.frames().first().map(|f| f.func_name().map_or_else(|| format!("function {}", f.func_index()), str::to_string)));
+    match place {
+        Some(f) => format!("the guest trapped in {f}: {trap}"),
+        None => format!("the guest trapped: {trap}"),
     }
 }
 
