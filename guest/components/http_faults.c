@@ -2,13 +2,14 @@
  * http_faults: a wasi:http/proxy component (KIND http) that misbehaves on request, for the
  * server's tests of faults and limits (tests/serve/serve_test.py). No wasi:nn use.
  *
- *   GET /ok          200 text/plain "ok"
+ *   /ok              200 text/plain "ok", whatever the method (the body, if any, is not read:
+ *                    a POST /ok tests the host's body limit)
  *   GET /trap        the guest traps (__builtin_trap) before answering: the host's 500
  *   GET /spin        loops forever: only the host's request timeout (epoch interruption) ends it
  *   GET /sleep?ms=N  busy-waits N ms on wasi:clocks/monotonic-clock.now (no yield to the host),
  *                    then 200 text/plain "slept"; 400 when N is not a number of 0..600000
  *   anything else    404 text/plain "not found"
- * The request body, if any, is not read.
+ * Only GET for the others. The request body, if any, is not read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,10 @@ static void text(wh_response_outparam out, int status, const char *body) {
 WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) {
   hg_request r;
   hg_request_read(req, &r);
-  if (r.method != WH_GET) {
-    text(out, 404, "not found");
-  } else if (!strcmp(r.path, "/ok")) {
+  if (!strcmp(r.path, "/ok")) {
     text(out, 200, "ok");
+  } else if (r.method != WH_GET) {
+    text(out, 404, "not found");
   } else if (!strcmp(r.path, "/trap")) {
     __builtin_trap();
   } else if (!strcmp(r.path, "/spin")) {
