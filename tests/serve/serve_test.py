@@ -42,6 +42,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import signal
 import struct
 import subprocess
@@ -49,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 SKIP = 77
 READY_SECONDS = 60
@@ -121,7 +123,7 @@ class Server:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None and issubclass(exc_type, Failure):
+        if exc_type is not None and not issubclass(exc_type, Skipped):
             log(self.tail())
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
@@ -685,6 +687,10 @@ def main():
         except Failure as e:
             log(f"FAIL {name}: {e}")
             status = 1
+        except Exception:  # noqa: BLE001 - a client error (refused, reset, timeout) fails the case
+            log(f"FAIL {name}:\n{traceback.format_exc()}")
+            status = 1
+    shutil.rmtree(ctx.tmp, ignore_errors=True)
     return status
 
 
