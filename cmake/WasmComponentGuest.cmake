@@ -122,7 +122,7 @@ function(wasinn_add_component_guest)
     if(NOT WASINN_HAVE_HTTP_GUESTS)
       return()
     endif()
-    # A reactor as library is, with the HTTP helpers; the world's extra WIT comes with it.
+    # A reactor, as library is, plus the HTTP helpers and the WIT of wasi:http and its world.
     set(kind_flags -mexec-model=reactor)
     set(kind_sources ${components_dir}/http_guest.c)
     set(adapter none)
