@@ -1,4 +1,4 @@
-# wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library
+# wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library|http
 #                            [WORLD <world>] [FLAGS <flag>...] [OWN_CABI_REALLOC])
 # Compiles a C guest with Debian's clang to a core module and makes it a component with
 # scripts/componentize.mjs (jco 1.35.0's wasm-tools, installed by scripts/deps/jco.sh) into
@@ -10,6 +10,11 @@
 #           adapter turns into a WASI 0.2 command component; the world is the wasi:nn imports.
 #           library: a reactor with no WASI imports at all; the world is the wasi:nn imports and
 #           an export `run: func() -> s32`.
+#           http: a reactor with no WASI preview1 imports for the wasi:http/proxy world
+#           (guest-http in worlds_http.wit: it exports wasi:http/incoming-handler@0.2.12 and
+#           imports wasi:nn); links http_guest.c (guest/include/wasi_http.h has the imports).
+#           Needs Wasmtime's wasi:http WIT (WASINN_WASI_HTTP_WIT_DIR); without it the guest is
+#           skipped (WASINN_HAVE_HTTP_GUESTS OFF).
 #   WORLD   a world of guest/components/worlds.wit or of the version's WIT (default guest-<KIND>).
 # Every guest links guest/components/cabi_realloc.c, unless OWN_CABI_REALLOC says it has its own.
 # Without node or jco (or with -DWASINN_COMPONENT_GUESTS=OFF) the guests are skipped with a
@@ -34,6 +39,49 @@ else()
   message(STATUS "Component guests: jco ${WASINN_JCO_VERSION} in ${WASINN_JCO_DIR}")
 endif()
 
+# wasi:http's WIT for the HTTP guests: not kept here but taken from the crate the engine build
+# fetches (wasmtime-wasi-http, at the version src/engine/wasmtime/Cargo.toml pins), in the cargo
+# home scripts/build-engine.sh uses (or ~/.cargo). -DWASINN_WASI_HTTP_WIT_DIR=DIR overrides: a
+# directory with deps/http.wit, deps/io.wit, ... (one package a file).
+set(WASINN_HAVE_HTTP_GUESTS OFF)
+if(WASINN_HAVE_COMPONENT_GUESTS)
+  file(STRINGS ${CMAKE_SOURCE_DIR}/src/engine/wasmtime/Cargo.toml _wasi_http_line REGEX "^wasmtime-wasi-http = ")
+  string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" _wasi_http_version "${_wasi_http_line}")
+  if(NOT DEFINED CACHE{WASINN_WASI_HTTP_WIT_DIR} OR NOT WASINN_WASI_HTTP_WIT_DIR)
+    set(_cargo_homes "")
+    if(DEFINED ENV{WASINN_CARGO_HOME})
+      list(APPEND _cargo_homes $ENV{WASINN_CARGO_HOME})
+    endif()
+    if(DEFINED ENV{WASINN_CACHE})
+      list(APPEND _cargo_homes $ENV{WASINN_CACHE}/engine/cargo-home)
+    endif()
+    list(APPEND _cargo_homes $ENV{HOME}/.cache/wasinn/engine/cargo-home $ENV{HOME}/.cargo)
+    set(_found "")
+    foreach(home ${_cargo_homes})
+      file(GLOB _candidates ${home}/registry/src/*/wasmtime-wasi-http-${_wasi_http_version}/wit/deps/http.wit)
+      if(_candidates)
+        list(GET _candidates 0 _first)
+        get_filename_component(_found ${_first} DIRECTORY)
+        get_filename_component(_found ${_found} DIRECTORY)
+        break()
+      endif()
+    endforeach()
+    # Cached only once found, so a later configure (after the engine's cargo fetch) finds it.
+    if(_found)
+      set(WASINN_WASI_HTTP_WIT_DIR ${_found} CACHE PATH "wasi:http WIT (a directory with deps/http.wit) for the HTTP component guests")
+    endif()
+  endif()
+  if(WASINN_WASI_HTTP_WIT_DIR AND NOT EXISTS ${WASINN_WASI_HTTP_WIT_DIR}/deps/http.wit)
+    message(STATUS "HTTP component guests skipped: WASINN_WASI_HTTP_WIT_DIR=${WASINN_WASI_HTTP_WIT_DIR} has no deps/http.wit")
+  elseif(NOT WASINN_WASI_HTTP_WIT_DIR)
+    message(STATUS "HTTP component guests skipped: no wasi:http WIT of wasmtime-wasi-http ${_wasi_http_version} in a "
+                   "cargo registry (build the engine first, or set -DWASINN_WASI_HTTP_WIT_DIR=DIR with DIR/deps/http.wit)")
+  else()
+    set(WASINN_HAVE_HTTP_GUESTS ON)
+    message(STATUS "HTTP component guests: wasi:http WIT in ${WASINN_WASI_HTTP_WIT_DIR}")
+  endif()
+endif()
+
 function(wasinn_add_component_guest)
   cmake_parse_arguments(G "OWN_CABI_REALLOC" "NAME;WIT;WORLD;KIND" "SOURCES;FLAGS" ${ARGN})
   if(NOT WASINN_HAVE_COMPONENT_GUESTS)
@@ -56,6 +104,8 @@ function(wasinn_add_component_guest)
     set(G_WORLD guest-${G_KIND})
   endif()
   set(components_dir ${CMAKE_SOURCE_DIR}/guest/components)
+  set(extra_wit "")
+  set(extra_depends "")
   if(G_KIND STREQUAL "command")
     # Our own _start (command_start.c) instead of crt1-command.o: with the latter, wasm-ld 14
     # wraps every other export, cabi_realloc included, in constructor and destructor calls.
@@ -68,8 +118,20 @@ function(wasinn_add_component_guest)
     set(kind_flags -mexec-model=reactor)
     set(kind_sources "")
     set(adapter none)
+  elseif(G_KIND STREQUAL "http")
+    if(NOT WASINN_HAVE_HTTP_GUESTS)
+      return()
+    endif()
+    # A reactor, as library is, plus the HTTP helpers and the WIT of wasi:http and its world.
+    set(kind_flags -mexec-model=reactor)
+    set(kind_sources ${components_dir}/http_guest.c)
+    set(adapter none)
+    set(world_file ${components_dir}/worlds_http.wit)
+    file(GLOB http_wit_deps ${WASINN_WASI_HTTP_WIT_DIR}/deps/*.wit)
+    set(extra_wit --wit ${world_file} --wit-deps ${WASINN_WASI_HTTP_WIT_DIR}/deps)
+    set(extra_depends ${world_file} ${http_wit_deps})
   else()
-    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND must be command or library")
+    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND must be command, library or http")
   endif()
   if(NOT G_OWN_CABI_REALLOC)
     list(APPEND kind_sources ${components_dir}/cabi_realloc.c)
@@ -87,9 +149,9 @@ function(wasinn_add_component_guest)
             -I${CMAKE_SOURCE_DIR}/guest/include -I${components_dir} ${G_FLAGS}
             ${srcs} ${kind_sources} -o ${core}
     COMMAND ${WASINN_NODE} ${WASINN_COMPONENTIZE} --jco ${WASINN_JCO_DIR} --core ${core}
-            --wit ${wit_file} --wit ${components_dir}/worlds.wit --world ${G_WORLD}
+            --wit ${wit_file} --wit ${components_dir}/worlds.wit ${extra_wit} --world ${G_WORLD}
             --adapter ${adapter} --out ${out}
-    DEPENDS ${srcs} ${kind_sources} ${guest_headers} ${wit_file} ${components_dir}/worlds.wit
+    DEPENDS ${srcs} ${kind_sources} ${guest_headers} ${wit_file} ${components_dir}/worlds.wit ${extra_depends}
             ${WASINN_COMPONENTIZE} ${WASINN_JCO_DIR}/.version
     COMMENT "component guest ${G_NAME}.component.wasm (wasi:nn@${G_WIT}, ${G_KIND})"
     VERBATIM)

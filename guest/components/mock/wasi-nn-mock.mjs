@@ -9,8 +9,8 @@
 //           for each row from reference logits (WIT_MOCK_DIGITS_X rows, WIT_MOCK_DIGITS_LOGITS
 //           their logits from a real run), so the guest's LOGITS_OUT can be compared byte for
 //           byte. A row not in the fixture is a runtime-error.
-//   chat    load-by-name("chat") or encoding ggml: input "prompt" U8 -> output "text" U8
-//           ("mock reply to: " + prompt).
+//   chat    load-by-name("chat") or encoding ggml: input "prompt" U8 (and an optional
+//           "metadata", ignored) -> output "text" U8 ("mock reply to: " + prompt).
 //   echo    load-by-name("echo"): every input comes back as an output of the same name.
 // Errors carry the mock's own data strings; codes follow what wasinn's host is expected to use.
 import { readFileSync } from "node:fs";
@@ -98,6 +98,7 @@ const MODELS = {
       return [["text", new Tensor([reply.length], "U8", reply)]];
     },
     inputs: ["prompt"],
+    optional: ["metadata"], // llama.cpp's config JSON (wit_chat, http_chat): ignored here
   },
   echo: {
     run(inputs) {
@@ -127,7 +128,7 @@ export class GraphExecutionContext {
     const m = MODELS[this._model];
     if (m.inputs) {
       for (const name of inputs.keys()) {
-        if (!m.inputs.includes(name)) fail("invalid-argument", `the model has no input named '${name}' (it has ${m.inputs.join(", ")})`);
+        if (!m.inputs.includes(name) && !(m.optional || []).includes(name)) fail("invalid-argument", `the model has no input named '${name}' (it has ${m.inputs.join(", ")})`);
       }
       for (const name of m.inputs) {
         if (!inputs.has(name)) fail("invalid-argument", `missing input '${name}'`);

@@ -1,0 +1,53 @@
+/*
+ * http_faults: a wasi:http/proxy component (KIND http) that misbehaves on request, for the
+ * server's tests of faults and limits (tests/serve/serve_test.py). No wasi:nn use.
+ *
+ *   /ok              200 text/plain "ok", whatever the method (the body, if any, is not read:
+ *                    a POST /ok tests the host's body limit)
+ *   GET /trap        the guest traps (__builtin_trap) before answering: the host's 500
+ *   GET /spin        loops forever: only the host's request timeout (epoch interruption) ends it
+ *   GET /sleep?ms=N  busy-waits N ms on wasi:clocks/monotonic-clock.now (no yield to the host),
+ *                    then 200 text/plain "slept"; 400 when N is not a number of 0..600000
+ *   anything else    404 text/plain "not found"
+ * Only GET for the others. The request body, if any, is not read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_guest.h"
+
+static void text(wh_response_outparam out, int status, const char *body) {
+  hg_respond(out, status, "text/plain", body, strlen(body));
+}
+
+WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) {
+  hg_request r;
+  hg_request_read(req, &r);
+  if (!strcmp(r.path, "/ok")) {
+    text(out, 200, "ok");
+  } else if (r.method != WH_GET) {
+    text(out, 404, "not found");
+  } else if (!strcmp(r.path, "/trap")) {
+    __builtin_trap();
+  } else if (!strcmp(r.path, "/spin")) {
+    volatile uint64_t n = 0;
+    for (;;) n = n + 1;
+  } else if (!strcmp(r.path, "/sleep")) {
+    char *ms = hg_query_get(r.query, "ms");
+    char *end = NULL;
+    long v = ms && *ms ? strtol(ms, &end, 10) : -1;
+    if (!end || *end || v < 0 || v > 600000) {
+      text(out, 400, "ms must be a number of milliseconds, 0..600000");
+    } else {
+      uint64_t until = wh_monotonic_now() + (uint64_t)v * 1000000u;
+      while (wh_monotonic_now() < until) {
+      }
+      text(out, 200, "slept");
+    }
+    free(ms);
+  } else {
+    text(out, 404, "not found");
+  }
+  hg_request_free(&r);
+  wh_incoming_request_drop(req);
+}

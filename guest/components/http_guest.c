@@ -1,0 +1,298 @@
+/* http_guest.c: the helpers of http_guest.h (linked into every KIND http guest). */
+#include "http_guest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void reserve(hg_buf *b, size_t extra) {
+  if (b->len + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + extra + 1) cap *= 2;
+  char *p = realloc(b->data, cap);
+  if (!p) __builtin_trap();
+  b->data = p;
+  b->cap = cap;
+}
+
+void hg_buf_append(hg_buf *b, const void *data, size_t len) {
+  reserve(b, len);
+  if (len) memcpy(b->data + b->len, data, len);
+  b->len += len;
+  b->data[b->len] = '\0';
+}
+
+void hg_buf_puts(hg_buf *b, const char *s) { hg_buf_append(b, s, strlen(s)); }
+
+void hg_buf_int(hg_buf *b, int64_t v) {
+  char digits[24];
+  int n = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do {
+    digits[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) hg_buf_append(b, "-", 1);
+  while (n) hg_buf_append(b, &digits[--n], 1);
+}
+
+void hg_buf_float(hg_buf *b, double v, int digits) {
+  if (v != v || v - v != 0) {  /* NaN or an infinity */
+    hg_buf_puts(b, "null");
+    return;
+  }
+  if (digits < 1) digits = 1;
+  if (digits > 17) digits = 17;
+  if (v < 0 || (v == 0 && 1 / v < 0)) {
+    hg_buf_append(b, "-", 1);
+    v = -v;
+  }
+  if (v == 0) {
+    hg_buf_append(b, "0", 1);
+    return;
+  }
+  /* Scale v to an integer m of DIGITS digits: v ~= m * 10^(exp10 - digits + 1). */
+  double lo = 1, hi;
+  for (int i = 1; i < digits; ++i) lo *= 10;
+  hi = lo * 10;
+  int exp10 = digits - 1;
+  double x = v;
+  while (x >= hi) {
+    x /= 10;
+    ++exp10;
+  }
+  while (x < lo) {
+    x *= 10;
+    --exp10;
+  }
+  uint64_t m = (uint64_t)x; /* rounded half to even, as printf does for an exact tie */
+  double frac = x - (double)m;
+  if (frac > 0.5 || (frac == 0.5 && (m & 1))) ++m;
+  if ((double)m >= hi) { /* rounding carried into a new digit */
+    m /= 10;
+    ++exp10;
+  }
+  char d[20];
+  for (int i = digits - 1; i >= 0; --i) {
+    d[i] = (char)('0' + m % 10);
+    m /= 10;
+  }
+  int n = digits;
+  /* %g: exponent form when exp10 < -4 or exp10 >= digits; trailing zeros dropped either way. */
+  if (exp10 < -4 || exp10 >= digits) {
+    while (n > 1 && d[n - 1] == '0') --n;
+    hg_buf_append(b, d, 1);
+    if (n > 1) {
+      hg_buf_append(b, ".", 1);
+      hg_buf_append(b, d + 1, (size_t)n - 1);
+    }
+    hg_buf_append(b, exp10 < 0 ? "e-" : "e+", 2);
+    int e = exp10 < 0 ? -exp10 : exp10;
+    if (e < 10) hg_buf_append(b, "0", 1);
+    hg_buf_int(b, e);
+  } else if (exp10 >= 0) {
+    int int_digits = exp10 + 1;
+    while (n > int_digits && d[n - 1] == '0') --n;
+    hg_buf_append(b, d, (size_t)int_digits);
+    if (n > int_digits) {
+      hg_buf_append(b, ".", 1);
+      hg_buf_append(b, d + int_digits, (size_t)(n - int_digits));
+    }
+  } else {
+    while (n > 1 && d[n - 1] == '0') --n;
+    hg_buf_append(b, "0.", 2);
+    for (int i = -1; i > exp10; --i) hg_buf_append(b, "0", 1);
+    hg_buf_append(b, d, (size_t)n);
+  }
+}
+
+void hg_buf_json_string(hg_buf *b, const char *s, size_t len) {
+  hg_buf_append(b, "\"", 1);
+  for (size_t i = 0; i < len; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      char esc[2] = {'\\', (char)c};
+      hg_buf_append(b, esc, 2);
+    } else if (c < 0x20) {
+      static const char hex_digits[] = "0123456789abcdef";
+      char esc[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
+      hg_buf_append(b, esc, 6);
+    } else {
+      hg_buf_append(b, &s[i], 1);
+    }
+  }
+  hg_buf_append(b, "\"", 1);
+}
+
+void hg_buf_free(hg_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+static char *dup_n(const char *s, size_t n) {
+  char *p = malloc(n + 1);
+  if (!p) __builtin_trap();
+  if (n) memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+void hg_request_read(wh_incoming_request req, hg_request *r) {
+  wh_method_ m;
+  wh_incoming_request_method_(req, &m);
+  r->method = m.tag;
+  if (m.tag == WH_OTHER) free(m.other_ptr);
+  wh_option_string_ pq;
+  wh_incoming_request_path_with_query_(req, &pq);
+  const char *s = pq.is_some ? pq.ptr : "/";
+  size_t n = pq.is_some ? pq.len : 1;
+  const char *q = memchr(s, '?', n);
+  size_t path_len = q ? (size_t)(q - s) : n;
+  r->path = dup_n(s, path_len);
+  r->query = q ? dup_n(q + 1, n - path_len - 1) : dup_n("", 0);
+  if (pq.is_some) free(pq.ptr);
+}
+
+void hg_request_free(hg_request *r) {
+  free(r->path);
+  free(r->query);
+  r->path = r->query = NULL;
+}
+
+static int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void hg_percent_decode(char *s) {
+  char *w = s;
+  for (const char *p = s; *p; ++p) {
+    if (*p == '%' && hex(p[1]) >= 0 && hex(p[2]) >= 0) {
+      *w++ = (char)(hex(p[1]) * 16 + hex(p[2]));
+      p += 2;
+    } else {
+      *w++ = *p == '+' ? ' ' : *p;
+    }
+  }
+  *w = '\0';
+}
+
+char *hg_query_get(const char *query, const char *key) {
+  size_t key_len = strlen(key);
+  for (const char *p = query; *p;) {
+    const char *end = strchr(p, '&');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n >= key_len && !strncmp(p, key, key_len) && (n == key_len || p[key_len] == '=')) {
+      char *v = n == key_len ? dup_n("", 0) : dup_n(p + key_len + 1, n - key_len - 1);
+      hg_percent_decode(v);
+      return v;
+    }
+    p += n;
+    if (*p == '&') ++p;
+  }
+  return NULL;
+}
+
+int hg_read_body(wh_incoming_request req, hg_buf *body) {
+  wh_result_handle_ r;
+  wh_incoming_request_consume_(req, &r);
+  if (r.is_err) return -1;
+  wh_incoming_body incoming = r.handle;
+  wh_incoming_body_stream_(incoming, &r);
+  if (r.is_err) {
+    wh_incoming_body_drop(incoming);
+    return -1;
+  }
+  wh_input_stream stream = r.handle;
+  int status = 0;
+  for (;;) {
+    wh_stream_result_ s;
+    wh_input_stream_blocking_read_(stream, 64 * 1024, &s);
+    if (s.is_err) {
+      if (s.val.err.tag == 0) status = -1; /* last-operation-failed; closed is the end */
+      wh_stream_error_drop_(&s);
+      break;
+    }
+    hg_buf_append(body, s.val.ok.ptr, s.val.ok.len);
+    free(s.val.ok.ptr);
+  }
+  wh_input_stream_drop(stream);
+  wh_incoming_body_drop(incoming);
+  return status;
+}
+
+/* A response with STATUS and the given headers; its body handle in *body. The response is
+ * handed to the host (outparam set) before any body is written, so a large body streams. */
+static void start(wh_response_outparam out, int status, const char *content_type, long content_length,
+                  wh_outgoing_body *body) {
+  hg_buf length = {0};
+  wh_field fields[2];
+  uint32_t count = 0;
+  if (content_type) {
+    fields[count++] = (wh_field){"content-type", 12, (const uint8_t *)content_type, (uint32_t)strlen(content_type)};
+  }
+  if (content_length >= 0) {
+    hg_buf_int(&length, content_length);
+    fields[count++] = (wh_field){"content-length", 14, (const uint8_t *)length.data, (uint32_t)length.len};
+  }
+  wh_result_handle_ r;
+  wh_fields_from_list_(fields, count, &r);
+  hg_buf_free(&length);
+  if (r.is_err) __builtin_trap(); /* a header this guest wrote is invalid: a bug here */
+  wh_outgoing_response response = wh_outgoing_response_new(r.handle);
+  if (wh_outgoing_response_set_status_code(response, status) != 0) __builtin_trap();
+  wh_outgoing_response_body_(response, &r);
+  if (r.is_err) __builtin_trap();
+  *body = r.handle;
+  wh_outparam_set_response(out, response);
+}
+
+static wh_output_stream body_stream(wh_outgoing_body body) {
+  wh_result_handle_ r;
+  wh_outgoing_body_write_(body, &r);
+  if (r.is_err) __builtin_trap();
+  return r.handle;
+}
+
+static void finish(wh_outgoing_body body) {
+  wh_result_error_code_ r;
+  wh_outgoing_body_finish_(body, 0, 0, &r);
+  /* An error here (the client went away, or a length mismatch) has no one left to tell. */
+}
+
+void hg_respond(wh_response_outparam out, int status, const char *content_type, const void *data, size_t len) {
+  wh_outgoing_body body;
+  start(out, status, content_type, (long)len, &body);
+  wh_output_stream stream = body_stream(body);
+  wh_write_all(stream, data, len);
+  wh_output_stream_drop(stream);
+  finish(body);
+}
+
+void hg_respond_error(wh_response_outparam out, int status, const char *message) {
+  hg_buf b = {0};
+  hg_buf_puts(&b, "{\"error\":");
+  hg_buf_json_string(&b, message, strlen(message));
+  hg_buf_puts(&b, "}\n");
+  hg_respond(out, status, "application/json", b.data, b.len);
+  hg_buf_free(&b);
+}
+
+void hg_stream_begin(wh_response_outparam out, int status, const char *content_type, hg_stream *s) {
+  start(out, status, content_type, -1, &s->body);
+  s->stream = body_stream(s->body);
+  s->failed = 0;
+}
+
+int hg_stream_write(hg_stream *s, const void *data, size_t len) {
+  if (s->failed) return -1;
+  if (wh_write_all(s->stream, data, len) != 0) s->failed = 1;
+  return s->failed ? -1 : 0;
+}
+
+void hg_stream_end(hg_stream *s) {
+  wh_output_stream_drop(s->stream);
+  finish(s->body);
+}

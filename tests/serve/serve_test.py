@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""`wasinn serve` end to end: the real server as a subprocess, the HTTP component guests of
+guest/components (http_classify, http_chat, http_faults), real clients (curl, http.client with
+keep-alive connections from threads). Standard library only.
+
+    serve_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests [options]
+
+Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
+  classify          tiny ONNX model and mobilenet_v2 preloaded (--nn-preload); curl POSTs the
+                    input; the scores equal native ONNX Runtime's (--ort-reference, one intra-op
+                    thread as the server is given) bit for bit, and mobilenet's are within
+                    tolerance of the PyTorch output the fixture came from; bad requests 400,
+                    an unknown graph 404, a wrong input name 500 invalid-argument
+  load              2,000 requests at concurrency 16 on keep-alive connections, every answer right
+  faults.trap       /trap -> 500 for that request only while concurrent /ok requests all get 200
+  faults.spin       /spin with --request-timeout 500 -> 504 within 2.5 s, the next requests fine
+  faults.queue      --workers 1 --max-queue 1, 4 concurrent /sleep?ms=1500 -> at least one 503
+                    with Retry-After, the others 200
+  faults.body-limit --max-request-bytes 1024: a larger body -> 413 (with content-length and
+                    chunked), a smaller one reaches the guest
+  faults.sigterm    SIGTERM with 4 /sleep?ms=1000 in flight: all 4 get 200, then exit status 0
+  faults.healthz    /healthz and /readyz -> 200 from the server (the guest would say 404)
+  chat              the tiny GGUF preloaded as "default": the answer comes chunked and equals
+                    `wasinn run` of guest wit_chat with the same prompt and config
+  rss               10,000 /ok requests: VmRSS after the last 5,000 less than 10% over VmRSS
+                    after the first 5,000
+  peer              http_classify on Wasmtime's own `wasmtime serve -S nn -S nn-graph=onnx::DIR`
+                    gives the same answers as on wasinn serve (skipped without the binary)
+
+--server "CMD ..." and --flavor wasmtime run the other cases against another server (e.g. the
+peer: --server "$PEER serve -O pooling-allocator=n" --flavor wasmtime); what the peer does not
+have (limits, /healthz, ggml, draining on SIGTERM) is skipped, and its request timeout is
+-W timeout with a 500.
+
+Exit status: 0 passed, 1 failed, 77 skipped (ctest's SKIP_RETURN_CODE).
+"""
+import argparse
+import glob
+import http.client
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+SKIP = 77
+READY_SECONDS = 60
+SERVING = re.compile(r"Serving HTTP on http://([^/\s]+):(\d+)/")
+TINY_BIAS = (1.0, 2.0, 3.0, 4.0)  # scripts/fixtures/onnx_graphs.py build_tiny: y = x + bias
+MOBILENET_DIMS = (1, 3, 224, 224)
+SINGLE_THREAD_ORT = ["--backend-config", 'onnxruntime={"intra_op_threads":1}']
+
+
+class Failure(AssertionError):
+    pass
+
+
+class Skipped(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def f32(x):
+    """x rounded to the nearest float32 (as a Python float)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def f32_bytes(values):
+    return struct.pack(f"<{len(values)}f", *values)
+
+
+def f32_from_bytes(data):
+    return list(struct.unpack(f"<{len(data) // 4}f", data))
+
+
+# --- the server ----------------------------------------------------------------------------
+
+
+class Server:
+    """One server process: CMD --addr 127.0.0.1:0 ARGS COMPONENT, ready when its stderr says
+    `Serving HTTP on http://HOST:PORT/`. Its output is kept for the failure report."""
+
+    def __init__(self, cmd, args, component, env=None, name="server"):
+        self.argv = list(cmd) + ["--addr", "127.0.0.1:0"] + list(args) + [component]
+        self.env = env
+        self.name = name
+        self.lines = []
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.proc = None
+        self.host = self.port = None
+
+    def __enter__(self):
+        log(f"{self.name}: {' '.join(shlex.quote(a) for a in self.argv)}")
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=self.env)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            threading.Thread(target=self._drain, args=(stream,), daemon=True).start()
+        deadline = time.monotonic() + READY_SECONDS
+        while not self.ready.wait(0.05):
+            if self.proc.poll() is not None:
+                time.sleep(0.2)  # the rest of its output
+                raise Failure(f"{self.name} exited with status {self.proc.returncode} before serving\n{self.tail()}")
+            if time.monotonic() > deadline:
+                raise Failure(f"{self.name} did not print 'Serving HTTP on ...' within {READY_SECONDS} s\n{self.tail()}")
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and not issubclass(exc_type, Skipped):
+            log(self.tail())
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        return False
+
+    def _drain(self, stream):
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            with self.lock:
+                self.lines.append(line)
+            m = SERVING.search(line)
+            if m and not self.ready.is_set():
+                self.host, self.port = m.group(1), int(m.group(2))
+                self.ready.set()
+
+    def tail(self, n=40):
+        with self.lock:
+            lines = self.lines[-n:]
+        return f"--- {self.name}'s last {len(lines)} lines of output ---\n" + "\n".join(lines)
+
+    def url(self, path):
+        return f"http://{self.host}:{self.port}{path}"
+
+    def rss_kb(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise Failure("no VmRSS in /proc/PID/status")
+
+    def wait_exit(self, timeout):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{self.name} did not exit within {timeout} s\n{self.tail()}")
+
+
+class Response:
+    def __init__(self, status, headers, body, elapsed):
+        self.status = status
+        self.headers = {k.lower(): v for k, v in headers}
+        self.body = body
+        self.elapsed = elapsed
+
+    def json(self):
+        try:
+            return json.loads(self.body)
+        except ValueError as e:
+            raise Failure(f"not JSON ({e}): {self.body[:300]!r}")
+
+    def __repr__(self):
+        return f"HTTP {self.status} {self.headers} {self.body[:300]!r}"
+
+
+def request(server, method, path, body=None, headers=None, conn=None, timeout=60, chunked=False):
+    """One request; on CONN (kept alive, the caller's) or a connection of its own."""
+    own = conn is None
+    if own:
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=timeout)
+    try:
+        start = time.monotonic()
+        if chunked:
+            conn.request(method, path, body=iter([body[i:i + 1000] for i in range(0, len(body), 1000)]),
+                         headers=headers or {}, encode_chunked=True)
+        else:
+            conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        data = r.read()
+        return Response(r.status, r.getheaders(), data, time.monotonic() - start)
+    finally:
+        if own:
+            conn.close()
+
+
+def run_threads(count, target):
+    """Runs target(i) on COUNT threads; returns their results, re-raising the first failure."""
+    results = [None] * count
+    errors = []
+
+    def run(i):
+        try:
+            results[i] = target(i)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+# --- how a server is given models and limits ----------------------------------------------
+
+
+class Flavor:
+    """wasinn serve's options, or Wasmtime's (`wasmtime serve`) where it has them."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    @property
+    def wasinn(self):
+        return self.kind == "wasinn"
+
+    def onnx(self, model_dir):
+        """Preloads MODEL_DIR/model.onnx as the graph named after MODEL_DIR (Wasmtime's naming:
+        nn-graph=onnx::DIR registers DIR's last component)."""
+        name = os.path.basename(os.path.normpath(model_dir))
+        if self.wasinn:
+            return ["--nn-preload", f"{name}:onnx:cpu:{os.path.join(model_dir, 'model.onnx')}"]
+        return ["-S", "nn", "-S", f"nn-graph=onnx::{model_dir}"]
+
+    def single_thread_ort(self):
+        return SINGLE_THREAD_ORT if self.wasinn else []
+
+    def need(self, what):
+        if not self.wasinn:
+            raise Skipped(f"{what}: wasinn serve's, not the peer's")
+
+
+# --- the cases -----------------------------------------------------------------------------
+
+
+class Context:
+    def __init__(self, args):
+        self.args = args
+        self.flavor = Flavor(args.flavor)
+        self.cmd = shlex.split(args.server) if args.server else [args.wasinn, "serve"]
+        self.env = dict(os.environ)
+        self.env.pop("WASINN_BACKEND_PATH", None)  # the build's own plugins are under test
+        if args.ort_lib_dir:
+            self.env["LD_LIBRARY_PATH"] = ":".join(p for p in (args.ort_lib_dir, self.env.get("LD_LIBRARY_PATH")) if p)
+        self.fixtures = os.environ.get("WASINN_FIXTURES") or args.fixtures
+        self.tmp = tempfile.mkdtemp(prefix="wasinn-serve-test-")
+
+    def component(self, name):
+        path = os.path.join(self.args.guests, f"{name}.component.wasm")
+        check(os.path.exists(path), f"{path} is missing: build the guest_{name} target")
+        return path
+
+    def fixture(self, *parts):
+        path = os.path.join(self.fixtures, *parts)
+        check(os.path.exists(path), f"fixture {path} is missing: run .deps/venv/bin/python scripts/make_fixtures.py")
+        return path
+
+    def server(self, guest, args, cmd=None, flavor=None, name="server"):
+        return Server(cmd or self.cmd, args, self.component(guest), env=self.env, name=name)
+
+    def file(self, name, data):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+
+def curl(server, path, body_file=None, extra=()):
+    """The real curl: POST BODY_FILE (or GET); returns (status, header block, body bytes)."""
+    argv = ["curl", "-sS", "--max-time", "120", "-D", "-", "-o", "-", server.url(path)]
+    if body_file:
+        argv += ["--data-binary", f"@{body_file}", "-H", "content-type: application/octet-stream"]
+    argv += list(extra)
+    r = subprocess.run(argv, capture_output=True)
+    check(r.returncode == 0, f"curl {path} failed ({r.returncode}): {r.stderr.decode(errors='replace')}")
+    head, sep, body = r.stdout.partition(b"\r\n\r\n")
+    check(sep, f"curl {path}: no header block in {r.stdout[:200]!r}")
+    status = int(head.split(b" ", 2)[1])
+    return status, head.decode("latin-1"), body
+
+
+def curl_response(server, path, body_file):
+    status, head, body = curl(server, path, body_file)
+    headers = [tuple(x.strip() for x in line.split(":", 1)) for line in head.split("\r\n")[1:] if ":" in line]
+    return Response(status, headers, body, 0)
+
+
+def ort_reference(ctx, model, input_file, dims):
+    """Native ONNX Runtime's output (tests/serve/ort_reference.cpp), or None without the tool."""
+    tool = ctx.args.ort_reference
+    if not tool:
+        return None
+    out = os.path.join(ctx.tmp, "reference.f32")
+    r = subprocess.run([tool, model, input_file, ",".join(map(str, dims)), out], capture_output=True, env=ctx.env)
+    check(r.returncode == 0, f"ort_reference failed: {r.stderr.decode(errors='replace')}")
+    with open(out, "rb") as f:
+        return f32_from_bytes(f.read())
+
+
+def classify_output(response, what):
+    check(response.status == 200, f"{what}: expected 200, got {response!r}")
+    check(response.headers.get("content-type", "").startswith("application/json"),
+          f"{what}: content-type {response.headers.get('content-type')!r}")
+    outputs = response.json().get("outputs")
+    check(isinstance(outputs, list) and len(outputs) == 1, f"{what}: expected one output, got {response!r}")
+    out = outputs[0]
+    # %.9g: every float reads back as exactly the float32 the host returned.
+    out["data"] = [f32(x) for x in out["data"]]
+    return out
+
+
+def case_classify(ctx):
+    tiny_dir, mobilenet_dir = ctx.fixture("tiny"), ctx.fixture("mobilenet_v2")
+    args = ctx.flavor.single_thread_ort() + ctx.flavor.onnx(tiny_dir) + ctx.flavor.onnx(mobilenet_dir)
+    with ctx.server("http_classify", args) as server:
+        # The tiny model, by curl: y = x + [1, 2, 3, 4], checked against native ORT too.
+        x = [f32(v) for v in (0.5, -1.0, 1e-7, 3.25)]
+        tiny_in = ctx.file("tiny.f32", f32_bytes(x))
+        want = [f32(a + b) for a, b in zip(x, TINY_BIAS)]
+        native = ort_reference(ctx, os.path.join(tiny_dir, "model.onnx"), tiny_in, (1, 4))
+        if native is not None:
+            check(native == want, f"native ORT's tiny answer {native} is not x + bias {want}")
+        for query in ("dims=1,4", "dims=1,4&input=x"):
+            out = classify_output(curl_response(server, f"/infer/tiny?{query}", tiny_in), f"tiny ?{query}")
+            check(out["name"] == "y" and out["dims"] == [1, 4] and out["type"] == "fp32", f"tiny: {out}")
+            check(out["data"] == want, f"tiny ?{query}: {out['data']} != {want}")
+        log("classify: tiny by curl equals x + bias and native ORT")
+
+        # mobilenet_v2: bit for bit native ORT's, and near PyTorch's (the fixture's origin).
+        mb_in = ctx.fixture("mobilenet_v2", "input.f32")
+        torch = f32_from_bytes(open(ctx.fixture("mobilenet_v2", "expected.f32"), "rb").read())
+        native = ort_reference(ctx, os.path.join(mobilenet_dir, "model.onnx"), mb_in, MOBILENET_DIMS)
+        for query in ("dims=1,3,224,224", "dims=1,3,224,224&input=input"):
+            out = classify_output(curl_response(server, f"/infer/mobilenet_v2?{query}", mb_in), f"mobilenet_v2 ?{query}")
+            data = out["data"]
+            check(out["dims"] == [1, 1000] and len(data) == 1000, f"mobilenet_v2: dims {out['dims']}")
+            if native is not None:
+                diff = [i for i in range(1000) if data[i] != native[i]]
+                check(not diff, f"mobilenet_v2 ?{query}: {len(diff)} scores differ from native ORT's, "
+                                f"first at {diff[:1]}: {data[diff[0]] if diff else ''} vs {native[diff[0]] if diff else ''}")
+            scale = max(abs(v) for v in torch)
+            worst = max(abs(a - b) for a, b in zip(data, torch))
+            check(worst <= 1e-4 * scale, f"mobilenet_v2: max |served - torch| = {worst:g} (max |torch| {scale:g})")
+            check(data.index(max(data)) == torch.index(max(torch)), "mobilenet_v2: top class differs from torch's")
+        log("classify: mobilenet_v2 by curl equals native ORT" + (" bit for bit" if native else " (no native tool)")
+            + " and PyTorch within 1e-4 of its scale")
+
+        # Errors.
+        def expect(status, path, body, what, code=None):
+            r = request(server, "POST", path, body)
+            check(r.status == status, f"{what}: expected {status}, got {r!r}")
+            j = r.json()
+            check("error" in j, f"{what}: no error field: {r!r}")
+            if code:
+                check(j.get("code") == code, f"{what}: expected code {code}, got {r!r}")
+            return r
+
+        four = f32_bytes(x)
+        expect(400, "/infer/tiny?dims=1,5", four, "a body shorter than dims say")
+        expect(400, "/infer/tiny", four, "no dims")
+        expect(400, "/infer/tiny?dims=1,x", four, "bad dims")
+        expect(400, "/classify/tiny?dims=1,4", four, "a path outside /infer/")
+        expect(404, "/infer/no-such-graph?dims=1,4", four, "an unknown graph", code="not-found")
+        # Wasmtime's ONNX backend calls an unknown input name a runtime-error.
+        expect(500, "/infer/tiny?dims=1,4&input=nope", four, "an input the model lacks",
+               code="invalid-argument" if ctx.flavor.wasinn else "runtime-error")
+        r = request(server, "GET", "/infer/tiny?dims=1,4")
+        check(r.status == 405, f"GET: expected 405, got {r!r}")
+        # Still serving after the errors.
+        check(classify_output(request(server, "POST", "/infer/tiny?dims=1,4", four), "after errors")["data"] == want,
+              "tiny after the errors")
+        log("classify: 400 bad path/dims/length, 404 unknown graph, 500 for an unknown input, 405 GET")
+
+
+def case_load(ctx, requests=2000, concurrency=16):
+    with ctx.server("http_classify", ctx.flavor.onnx(ctx.fixture("tiny"))) as server:
+        per_thread = requests // concurrency
+
+        def worker(i):
+            rng = random.Random(i)
+            conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+            bad = []
+            try:
+                for k in range(per_thread):
+                    x = [f32(rng.uniform(-100, 100)) for _ in range(4)]
+                    r = request(server, "POST", "/infer/tiny?dims=1,4", f32_bytes(x), conn=conn)
+                    want = [f32(a + b) for a, b in zip(x, TINY_BIAS)]
+                    if r.status != 200 or [f32(v) for v in r.json()["outputs"][0]["data"]] != want:
+                        bad.append(f"thread {i} request {k}: {r!r}, want {want}")
+            finally:
+                conn.close()
+            return bad
+
+        start = time.monotonic()
+        bad = sum(run_threads(concurrency, worker), [])
+        elapsed = time.monotonic() - start
+        check(not bad, f"{len(bad)} of {per_thread * concurrency} answers wrong, first: {bad[:3]}")
+        log(f"load: {per_thread * concurrency} requests at concurrency {concurrency} in {elapsed:.1f} s "
+            f"({per_thread * concurrency / elapsed:.0f}/s), every answer right")
+
+
+def case_trap(ctx):
+    with ctx.server("http_faults", []) as server:
+        traps = []
+
+        def ok_worker(i):
+            conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+            try:
+                return [request(server, "GET", "/ok", conn=conn) for _ in range(25)]
+            finally:
+                conn.close()
+
+        def trap_worker():
+            for _ in range(5):
+                traps.append(request(server, "GET", "/trap"))
+                time.sleep(0.02)
+
+        t = threading.Thread(target=trap_worker)
+        t.start()
+        oks = sum(run_threads(8, ok_worker), [])
+        t.join()
+        check(len(traps) == 5 and all(r.status == 500 for r in traps), f"/trap answers: {traps}")
+        wrong = [r for r in oks if r.status != 200 or r.body != b"ok"]
+        check(not wrong, f"{len(wrong)} of {len(oks)} concurrent /ok went wrong: {wrong[:3]}")
+        check(request(server, "GET", "/ok").status == 200, "/ok after the traps")
+        log(f"faults.trap: 5 traps answered 500, {len(oks)} concurrent /ok all 200")
+
+
+def case_spin(ctx):
+    timeout_args = ["--request-timeout", "500"] if ctx.flavor.wasinn else ["-W", "timeout=500ms"]
+    want = 504 if ctx.flavor.wasinn else 500  # Wasmtime answers a -W timeout with 500
+    with ctx.server("http_faults", timeout_args) as server:
+        result = {}
+        t = threading.Thread(target=lambda: result.update(r=request(server, "GET", "/spin")))
+        t.start()
+        time.sleep(0.1)
+        during = [request(server, "GET", "/ok") for _ in range(5)]
+        t.join(30)
+        r = result.get("r")
+        check(r is not None, "/spin got no answer within 30 s")
+        check(r.status == want, f"/spin: expected {want}, got {r!r}")
+        check(r.elapsed < 2.5, f"/spin answered after {r.elapsed:.2f} s, not within ~2 s of a 500 ms timeout")
+        check(all(x.status == 200 for x in during), f"/ok while /spin ran: {during}")
+        after = [request(server, "GET", "/ok") for _ in range(10)]
+        check(all(x.status == 200 and x.body == b"ok" for x in after), f"/ok after /spin: {after}")
+        log(f"faults.spin: {want} after {r.elapsed:.2f} s; /ok fine during and after")
+
+
+def case_queue(ctx):
+    ctx.flavor.need("--workers/--max-queue")
+    with ctx.server("http_faults", ["--workers", "1", "--max-queue", "1"]) as server:
+        barrier = threading.Barrier(4)
+
+        def sleeper(i):
+            barrier.wait()
+            return request(server, "GET", "/sleep?ms=1500")
+
+        answers = run_threads(4, sleeper)
+        rejected = [r for r in answers if r.status == 503]
+        served = [r for r in answers if r.status != 503]
+        check(rejected, f"no 503 with 1 worker and a queue of 1 under 4 requests: {answers}")
+        check(all("retry-after" in r.headers for r in rejected), f"a 503 without Retry-After: {rejected}")
+        check(served and all(r.status == 200 and r.body == b"slept" for r in served), f"the others: {served}")
+        check(request(server, "GET", "/ok").status == 200, "/ok after the queue drained")
+        log(f"faults.queue: {len(rejected)} x 503 with Retry-After {rejected[0].headers['retry-after']!r}, "
+            f"{len(served)} x 200")
+
+
+def case_body_limit(ctx):
+    ctx.flavor.need("--max-request-bytes")
+    with ctx.server("http_faults", ["--max-request-bytes", "1024"]) as server:
+        r = request(server, "POST", "/ok", b"a" * 1000)
+        check(r.status == 200, f"1000 bytes under a 1024 limit: {r!r}")
+        r = request(server, "POST", "/ok", b"a" * 2048)
+        check(r.status == 413, f"2048 bytes (content-length) over a 1024 limit: expected 413, got {r!r}")
+        r = request(server, "POST", "/ok", b"a" * 4096, chunked=True)
+        check(r.status == 413, f"4096 bytes (chunked) over a 1024 limit: expected 413, got {r!r}")
+        check(request(server, "GET", "/ok").status == 200, "/ok after the 413s")
+        log("faults.body-limit: 413 over --max-request-bytes (content-length and chunked), 200 under")
+
+
+def case_sigterm(ctx):
+    # Wasmtime 48 ends at once on SIGTERM, and on SIGINT answers the requests still waiting for
+    # a worker with 500 ("semaphore closed"): nothing to compare with.
+    ctx.flavor.need("draining on SIGTERM")
+    sig = signal.SIGTERM
+    args = ["--workers", "4", "--shutdown-timeout", "10000"]
+    with ctx.server("http_faults", args) as server:
+        result = {}
+        threads = [threading.Thread(target=lambda i=i: result.update({i: request(server, "GET", "/sleep?ms=1000")}))
+                   for i in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        server.proc.send_signal(sig)
+        time.sleep(0.1)
+        try:
+            late = request(server, "GET", "/ok", timeout=5)
+            check(late.status != 200, f"a new request after {sig.name} was served: {late!r}")
+        except OSError:
+            pass  # refused: no longer accepting
+        for t in threads:
+            t.join(30)
+        answers = [result.get(i) for i in range(4)]
+        check(all(r is not None and r.status == 200 and r.body == b"slept" for r in answers),
+              f"requests in flight at {sig.name}: {answers}\n{server.tail()}")
+        status = server.wait_exit(15)
+        check(status == 0, f"exit status {status} after {sig.name}, not 0\n{server.tail()}")
+        log(f"faults.sigterm: 4 requests in flight finished with 200, then exit 0 ({sig.name})")
+
+
+def case_healthz(ctx):
+    ctx.flavor.need("/healthz and /readyz")
+    with ctx.server("http_faults", []) as server:
+        for path in ("/healthz", "/readyz"):
+            r = request(server, "GET", path)
+            check(r.status == 200, f"{path}: expected 200 from the server (the guest answers 404), got {r!r}")
+        check(request(server, "GET", "/not-health").status == 404, "the guest's 404 for another path")
+        log("faults.healthz: /healthz and /readyz 200 without the guest")
+
+
+def case_chat(ctx):
+    ctx.flavor.need("the ggml backend")
+    backend_dir = ctx.args.backend_dir
+    if backend_dir and not os.path.exists(os.path.join(backend_dir, "llamacpp.json")):
+        raise Skipped(f"the llamacpp backend is not built ({backend_dir}/llamacpp.json)")
+    gguf = ctx.fixture("llama", "tiny.gguf")
+    prompt, n = "Once upon a time", 24
+    config = json.dumps({"n-predict": n, "ctx-size": 1024, "temp": 0})
+    ref = subprocess.run([ctx.args.wasinn, "run", "--nn-preload", f"default:ggml:cpu:{gguf}",
+                          ctx.component("wit_chat"), "--config", config, prompt], capture_output=True, env=ctx.env)
+    check(ref.returncode == 0, f"the reference (wasinn run wit_chat) failed: {ref.stderr.decode(errors='replace')}")
+    want = ref.stdout  # bytes: a token may end inside a UTF-8 character
+    check(want.endswith(b"\n") and len(want) > 10, f"the reference's answer: {want!r}")
+    want = want[:-1]  # wit_chat ends its answer with a newline
+    with ctx.server("http_chat", ["--nn-preload", f"default:ggml:cpu:{gguf}"]) as server:
+        body_file = ctx.file("prompt.txt", prompt.encode())
+        for path in (f"/?n={n}&temp=0", f"/chat/default?n={n}&temp=0"):
+            # --raw: curl hands over the chunked framing as it came.
+            status, head, raw = curl(server, path, body_file, extra=["--raw", "-H", "content-type: text/plain"])
+            check(status == 200, f"POST {path}: {status}\n{head}{raw[:300]!r}")
+            check(re.search(r"(?im)^transfer-encoding:\s*chunked", head), f"POST {path}: not chunked:\n{head}")
+            check(not re.search(r"(?im)^content-length:", head), f"POST {path}: has a content-length:\n{head}")
+            chunks, rest = [], raw
+            while True:
+                size_line, _, rest = rest.partition(b"\r\n")
+                size = int(size_line.split(b";")[0], 16)
+                if size == 0:
+                    break
+                chunks.append(rest[:size])
+                rest = rest[size + 2:]
+            text = b"".join(chunks)
+            check(text == want, f"POST {path}: the served answer differs from wasinn run wit_chat's:\n"
+                                f"served: {text!r}\nwant:   {want!r}")
+            # http_chat writes a word at a time, each flushed: the host sends them as they come.
+            if len(want.split()) >= 2:
+                check(len(chunks) >= 2, f"POST {path}: {len(want.split())} words came in one chunk")
+            log(f"chat: {path} answered in {len(chunks)} chunks, the same {len(text)} bytes as wasinn run wit_chat")
+        r = request(server, "POST", "/chat/no-such-graph", b"hi")
+        check(r.status == 404, f"an unknown graph: {r!r}")
+
+
+def case_rss(ctx, total=10000, concurrency=8):
+    with ctx.server("http_faults", []) as server:
+        def batch(count):
+            def worker(i):
+                conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+                try:
+                    return sum(request(server, "GET", "/ok", conn=conn).status != 200 for _ in range(count // concurrency))
+                finally:
+                    conn.close()
+            bad = sum(run_threads(concurrency, worker))
+            check(bad == 0, f"{bad} of {count} /ok requests were not 200")
+
+        batch(total // 2)
+        first = server.rss_kb()
+        batch(total // 2)
+        second = server.rss_kb()
+        growth = (second - first) / first
+        check(growth < 0.10, f"VmRSS grew {growth:.1%} over the last {total // 2} requests: {first} -> {second} kB")
+        log(f"rss: VmRSS {first} kB after {total // 2} requests, {second} kB after {total} ({growth:+.1%})")
+
+
+def find_peer(args):
+    if args.peer:
+        return args.peer if os.path.exists(args.peer) else None
+    home = os.path.expanduser("~/.cache/wasinn/peers")
+    # scripts/bench-peers.sh's copy (keyed by the peer's manifest), else cargo's own output.
+    found = sorted(glob.glob(os.path.join(home, "wasmtime-48.0.8-*", "bin", "wasmtime")), key=os.path.getmtime)
+    cargo_out = os.path.join(home, "wasmtime-48.0.8-target", "release", "wasmtime")
+    return found[-1] if found else cargo_out if os.path.exists(cargo_out) else None
+
+
+def case_peer(ctx):
+    peer = find_peer(ctx.args)
+    if not peer:
+        raise Skipped("no Wasmtime CLI with serve (scripts/bench-peers.sh builds it into ~/.cache/wasinn/peers; "
+                      "or give --peer PATH)")
+    tiny_dir, mobilenet_dir = ctx.fixture("tiny"), ctx.fixture("mobilenet_v2")
+    x = f32_bytes([0.25, -7.5, 1e-3, 1e6])
+    mb = open(ctx.fixture("mobilenet_v2", "input.f32"), "rb").read()
+    requests = [("/infer/tiny?dims=1,4", x), ("/infer/tiny?dims=1,4&input=x", x),
+                ("/infer/mobilenet_v2?dims=1,3,224,224", mb), ("/infer/mobilenet_v2?dims=1,3,224,224&input=input", mb),
+                ("/infer/no-such-graph?dims=1,4", x), ("/infer/tiny?dims=1,5", x), ("/infer/tiny?dims=1,4&input=nope", x)]
+    answers = {}
+    this, wasmtime = ctx.flavor, Flavor("wasmtime")
+    # The peer's CLI is built without the pooling allocator, which serve would otherwise ask for.
+    runs = [("wasinn" if this.wasinn else "server", ctx.cmd, this.single_thread_ort() + this.onnx(tiny_dir) + this.onnx(mobilenet_dir)),
+            ("wasmtime", [peer, "serve", "-O", "pooling-allocator=n"], wasmtime.onnx(tiny_dir) + wasmtime.onnx(mobilenet_dir))]
+    for name, cmd, args in runs:
+        with ctx.server("http_classify", args, cmd=cmd, name=name) as server:
+            answers[name] = [request(server, "POST", path, body) for path, body in requests]
+    for (path, _), a, b in zip(requests, answers[runs[0][0]], answers["wasmtime"]):
+        check(a.status == b.status, f"{path}: wasinn {a!r}, wasmtime {b!r}")
+        if a.status == 200:
+            check(a.body == b.body, f"{path}: the answers differ\nwasinn:   {a.body[:300]!r}\nwasmtime: {b.body[:300]!r}")
+            log(f"peer: {path} -> 200 on both, the same bytes")
+        else:
+            # Each host words its errors its own way, and codes may differ: Wasmtime's ONNX backend
+            # calls an unknown input a runtime-error where wasinn says invalid-argument.
+            codes = (a.json().get("code"), b.json().get("code"))
+            if a.status == 404:
+                check(codes == ("not-found", "not-found"), f"{path}: codes {codes}")
+            log(f"peer: {path} -> {a.status} on both (codes: wasinn {codes[0]}, wasmtime {codes[1]})")
+
+
+CASES = {
+    "classify": case_classify,
+    "load": case_load,
+    "faults.trap": case_trap,
+    "faults.spin": case_spin,
+    "faults.queue": case_queue,
+    "faults.body-limit": case_body_limit,
+    "faults.sigterm": case_sigterm,
+    "faults.healthz": case_healthz,
+    "chat": case_chat,
+    "rss": case_rss,
+    "peer": case_peer,
+}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    p.add_argument("--case", required=True, choices=sorted(CASES) + ["all"])
+    p.add_argument("--wasinn", required=True, help="the wasinn binary (serve, and run for the chat reference)")
+    p.add_argument("--guests", required=True, help="the build's guests directory (*.component.wasm)")
+    p.add_argument("--fixtures", default=os.path.expanduser("~/.cache/wasinn/fixtures"),
+                   help="fixtures (WASINN_FIXTURES overrides)")
+    p.add_argument("--backend-dir", help="the build's backend plugins (chat skips without llamacpp.json)")
+    p.add_argument("--ort-reference", help="tests/serve/ort_reference (native ONNX Runtime)")
+    p.add_argument("--ort-lib-dir", help="ONNX Runtime's lib directory (LD_LIBRARY_PATH for the peer)")
+    p.add_argument("--server", help="the server command instead of 'WASINN serve' (shell words)")
+    p.add_argument("--flavor", choices=["wasinn", "wasmtime"], default="wasinn",
+                   help="whose options --server takes (default wasinn)")
+    p.add_argument("--peer", help="Wasmtime's CLI for the peer case (default: the newest in ~/.cache/wasinn/peers)")
+    args = p.parse_args()
+    ctx = Context(args)
+    names = sorted(CASES) if args.case == "all" else [args.case]
+    status = 0
+    for name in names:
+        try:
+            CASES[name](ctx)
+            log(f"PASS {name}")
+        except Skipped as e:
+            log(f"SKIP {name}: {e}")
+            status = status or (SKIP if len(names) == 1 else 0)
+        except Failure as e:
+            log(f"FAIL {name}: {e}")
+            status = 1
+        except Exception:  # noqa: BLE001 - a client error (refused, reset, timeout) fails the case
+            log(f"FAIL {name}:\n{traceback.format_exc()}")
+            status = 1
+    shutil.rmtree(ctx.tmp, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
