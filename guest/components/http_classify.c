@@ -8,10 +8,8 @@
  * load-by-name(<graph>) (the host's preloaded graph: `wasinn serve --nn-preload NAME:...`, or
  * `wasmtime serve -S nn-graph=onnx::DIR`, whose graph is named after DIR's last component),
  * init-execution-context, then compute with the one input tensor called NAME. Without `input`:
- * the model's first input, found in a way both hosts understand: the name "0" first (Wasmtime's
- * ONNX backend takes a decimal name as the input's position), and when the host refuses it with
- * invalid-argument naming the model's inputs ("... the model's inputs are x (f32 [1, 4])", as
- * wasinn does), again with the first name it lists. Pass `input` to spend a single compute.
+ * "0", the model's first input by position (a decimal name no input has: both Wasmtime's ONNX
+ * backend and wasinn take it so).
  *
  * Answers:
  *   200 application/json  {"outputs":[{"name":"y","type":"fp32","dims":[1,4],"data":[1,2.5,...]}]}
@@ -171,25 +169,6 @@ static void output_json(hg_buf *b, const wnn_named_tensor *o) {
   free(data.ptr);
 }
 
-/* The first input name in wasinn's invalid-argument text "... the model's inputs are NAME (...",
- * malloc'd, or NULL. */
-static char *first_listed_input(wnn_string data) {
-  static const char kMarker[] = "the model's inputs are ";
-  size_t m = sizeof kMarker - 1;
-  for (size_t i = 0; data.ptr && i + m <= data.len; ++i) {
-    if (memcmp(data.ptr + i, kMarker, m)) continue;
-    size_t start = i + m, end = start;
-    while (end < data.len && data.ptr[end] != ' ') ++end;
-    if (end == start || end == data.len) return NULL;
-    char *name = malloc(end - start + 1);
-    if (!name) __builtin_trap();
-    memcpy(name, data.ptr + start, end - start);
-    name[end - start] = '\0';
-    return name;
-  }
-  return NULL;
-}
-
 static void classify(wh_incoming_request req, wh_response_outparam out, const hg_request *r) {
   if (r->method != WH_POST) {
     hg_respond_error(out, 405, "use POST /infer/<graph>?dims=D0,D1,... with the f32 tensor as the body");
@@ -249,23 +228,12 @@ static void classify(wh_incoming_request req, wh_response_outparam out, const hg
   }
   wnn_named_tensor_list outputs;
   const char *name = input ? input : "0";
-  char *listed = NULL;
-  for (int attempt = 0;; ++attempt) {
-    /* compute takes the tensor: a retry needs a new one. */
-    wnn_named_tensor in = wnn_named(name, wnn_tensor_new(dims, rank, WNN_TYPE_FP32, body.data, (uint32_t)body.len));
-    if (!wnn_compute(ctx, &in, 1, &outputs, &err)) break;
+  wnn_named_tensor in = wnn_named(name, wnn_tensor_new(dims, rank, WNN_TYPE_FP32, body.data, (uint32_t)body.len));
+  if (wnn_compute(ctx, &in, 1, &outputs, &err)) {
     int code = error_take(err, &data);
-    if (!input && attempt == 0 && code == WNN_ERROR_INVALID_ARGUMENT && (listed = first_listed_input(data))) {
-      free(data.ptr);
-      data.ptr = NULL;
-      name = listed;
-      continue;
-    }
     respond_nn_error(out, 500, "compute failed", code, data);
-    free(listed);
     goto done;
   }
-  free(listed);
   hg_buf json = {0};
   hg_buf_puts(&json, "{\"outputs\":[");
   for (uint32_t i = 0; i < outputs.len; ++i) {

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, Limited};
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
@@ -356,19 +356,39 @@ impl Shared {
                 String::new(),
             )
         };
-        if declared.is_some_and(|n| n > max) {
+        // A body over the limit is read on and thrown away, up to kDrain more bytes, before the
+        // 413: a client still sending then reads the answer instead of a reset connection.
+        const DRAIN: u64 = 8 << 20;
+        if declared.is_some_and(|n| n > max.saturating_add(DRAIN)) {
             tracked.bytes_in = declared.unwrap_or(0);
             return Ok(too_large(tracked));
         }
         // The body is read whole before the guest runs, so a slow client never holds a worker.
-        let (parts, body) = req.into_parts();
-        let body = match Limited::new(body, max as usize).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return Ok(too_large(tracked)),
-            Err(e) => {
-                return Ok(host_answer(tracked, StatusCode::BAD_REQUEST, "the request body could not be read", e.to_string()))
+        let (parts, mut body) = req.into_parts();
+        let mut kept = Vec::new();
+        let mut seen: u64 = 0;
+        while let Some(frame) = body.frame().await {
+            let frame = match frame {
+                Ok(f) => f,
+                Err(e) => {
+                    tracked.bytes_in = seen;
+                    return Ok(host_answer(tracked, StatusCode::BAD_REQUEST, "the request body could not be read", e.to_string()));
+                }
+            };
+            if let Some(data) = frame.data_ref() {
+                seen += data.len() as u64;
+                if seen <= max {
+                    kept.extend_from_slice(data);
+                } else if seen > max.saturating_add(DRAIN) {
+                    break;
+                }
             }
-        };
+        }
+        if seen > max {
+            tracked.bytes_in = seen;
+            return Ok(too_large(tracked));
+        }
+        let body = Bytes::from(kept);
         tracked.bytes_in = body.len() as u64;
 
         let permit = match self.guests.clone().try_acquire_owned() {
