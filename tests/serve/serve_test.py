@@ -20,6 +20,8 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
                     chunked), a smaller one reaches the guest
   faults.sigterm    SIGTERM with 4 /sleep?ms=1000 in flight: all 4 get 200, then exit status 0
   faults.healthz    /healthz and /readyz -> 200 from the server (the guest would say 404)
+  observability     --log-format json: one parsable access-log line per request; --metrics-addr
+                    serves the request metrics and the wasi-nn metrics together
   chat              the tiny GGUF preloaded as "default": the answer comes chunked and equals
                     `wasinn run` of guest wit_chat with the same prompt and config
   rss               10,000 /ok requests: VmRSS after the last 5,000 less than 10% over VmRSS
@@ -538,6 +540,40 @@ def case_healthz(ctx):
         log("faults.healthz: /healthz and /readyz 200 without the guest")
 
 
+def case_observability(ctx):
+    ctx.flavor.need("the access log and --metrics-addr")
+    tiny = ctx.fixture("tiny", "model.onnx")
+    args = ["--log-format", "json", "--metrics-addr", "127.0.0.1:0", "--nn-preload", f"tiny:onnx:cpu:{tiny}"]
+    with ctx.server("http_classify", args) as server:
+        x = (0.5, -1.5, 2.25, 8.0)
+        check(request(server, "POST", "/infer/tiny?dims=1,4", f32_bytes(x)).status == 200, "the tiny model's answer")
+        check(request(server, "GET", "/infer/tiny?dims=1,4").status == 405, "a GET is the guest's 405")
+        # The metrics URL is printed before the server line; the log lines come as requests end.
+        deadline = time.monotonic() + 10
+        while True:
+            with server.lock:
+                lines = list(server.lines)
+            url = next((m.group(1) for l in lines if (m := re.search(r"metrics at (http://\S+/metrics)", l))), None)
+            logged = [json.loads(l[l.index("{"):]) for l in lines if '"method"' in l]
+            if (url and len(logged) >= 2) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        check(url is not None, f"no 'metrics at URL' line\n{server.tail()}")
+        check(len(logged) >= 2, f"expected two JSON access-log lines\n{server.tail()}")
+        first = logged[0]
+        for key in ("time", "method", "path", "status", "bytes_in", "bytes_out", "duration_ms"):
+            check(key in first, f"the access-log line has no {key}: {first}")
+        check((first["method"], first["path"], first["status"], first["bytes_in"]) ==
+              ("POST", "/infer/tiny?dims=1,4", 200, 16), f"the first access-log line: {first}")
+        check(logged[1]["status"] == 405, f"the second access-log line: {logged[1]}")
+        text = subprocess.run(["curl", "-s", "--fail", url], capture_output=True, text=True, check=True).stdout
+        for want in ('wasinn_http_requests_total{code="200"} 1', 'wasinn_http_requests_total{code="405"} 1',
+                     "wasinn_http_request_duration_seconds_count 2", "wasinn_http_requests_in_flight ",
+                     "wasinn_http_requests_rejected_total 0", 'graph="tiny"'):
+            check(want in text, f"{want!r} is not in the metrics:\n{text}")
+        log("observability: JSON access-log lines and the request and wasi-nn metrics on --metrics-addr")
+
+
 def case_chat(ctx):
     ctx.flavor.need("the ggml backend")
     backend_dir = ctx.args.backend_dir
@@ -652,6 +688,7 @@ CASES = {
     "faults.body-limit": case_body_limit,
     "faults.sigterm": case_sigterm,
     "faults.healthz": case_healthz,
+    "observability": case_observability,
     "chat": case_chat,
     "rss": case_rss,
     "peer": case_peer,
