@@ -35,6 +35,18 @@ std::string access_line(const wasinn::RequestRecord& r, bool json) {
                      r.note.empty() ? "" : ": ", r.note);
 }
 
+// HOST:PORT, checked at start (binding it is the server's): a usage error names what is wrong.
+void check_address(const std::string& addr) {
+  const auto colon = addr.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : addr.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "" : addr.substr(colon + 1);
+  const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+  if (host.empty() || !digits || std::stoul(port) > 65535) {
+    throw UsageError(fmt::format("--addr '{}': expected HOST:PORT with a port from 0 to 65535, e.g. 0.0.0.0:8080, "
+                                 "127.0.0.1:0 (any free port) or [::1]:8080", addr));
+  }
+}
+
 }  // namespace
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common) {
@@ -74,6 +86,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
   if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm");
+  check_address(o.addr);
   program.wasm_path = wasm;
   // An access log is what a server is run for: info unless the user chose a level.
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);

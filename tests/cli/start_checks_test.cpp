@@ -4,6 +4,8 @@
 // check; and the completion scripts complete, tried through bash itself (and zsh when installed).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli_test_env.h"
 
 namespace wasinn_cli_test {
@@ -90,6 +92,29 @@ TEST(StartChecks, BackendConfigValuesAreCheckedAtStartAndCheckIsAHealthCheck) {
   const ChildResult check = wasinn({"backends", "--check", "--backend-dir", dir.path().string()});
   EXPECT_EQ(check.exit_code, 1) << check.describe();
   EXPECT_EQ(first_line(check.err), "wasinn: error: 1 of 1 backends cannot load: gone");
+}
+
+// serve's mistakes, before anything is loaded or bound: the address, a core module, the
+// component's arguments; an address that cannot be bound after the component compiled.
+TEST(StartChecks, ServeChecksItsAddressAndProgramAtStart) {
+  std::string faults = guest("http_faults");
+  faults.replace(faults.size() - 5, 5, ".component.wasm");
+  const ChildResult addr = wasinn({"serve", "--addr", "localhost", guest("wasi_probe")});
+  EXPECT_EQ(addr.exit_code, 2) << addr.describe();
+  EXPECT_EQ(first_line(addr.err), "wasinn: error: --addr 'localhost': expected HOST:PORT with a port from 0 to 65535, "
+                                  "e.g. 0.0.0.0:8080, 127.0.0.1:0 (any free port) or [::1]:8080");
+  const ChildResult core = wasinn({"serve", "--addr", "127.0.0.1:0", guest("wasi_probe")});
+  EXPECT_EQ(core.exit_code, 1) << core.describe();
+  EXPECT_NE(core.err.find("is a core module; wasinn serve runs a component that exports wasi:http/incoming-handler"),
+            std::string::npos) << core.describe();
+  const ChildResult args = wasinn({"serve", guest("wasi_probe"), "extra"});
+  EXPECT_EQ(args.exit_code, 2) << args.describe();
+  EXPECT_EQ(first_line(args.err), "wasinn: error: serve takes one component, not 'extra' after it: a served guest has "
+                                  "no arguments");
+  const ChildResult away = wasinn({"serve", "--addr", "192.0.2.1:8080", faults});
+  if (!std::filesystem::exists(faults)) GTEST_SKIP() << faults << " was not built";
+  EXPECT_EQ(away.exit_code, 1) << away.describe();
+  EXPECT_NE(away.err.find("--addr 192.0.2.1:8080: cannot listen there"), std::string::npos) << away.describe();
 }
 
 TEST(StartChecks, TyposGetTheNearName) {
