@@ -59,7 +59,7 @@ class ServeUsageFormatter : public CLI::Formatter {
            "The component exports wasi:http/incoming-handler@0.2.x; each request gets a fresh instance of it "
            "(nothing a request leaves behind reaches the next), while models registered with --nn-preload, "
            "--nn-remote or -S nn-graph are loaded once and shared. GET /healthz and /readyz are answered by "
-           "wasinn itself (/readyz: 503 once stopping). SIGTERM or SIGINT: stop accepting, finish the answers "
+           "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: stop accepting, finish the answers "
            "in progress (--shutdown-timeout), exit 0.\n";
   }
 };

@@ -22,6 +22,7 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
   faults.healthz    /healthz and /readyz -> 200 from the server (the guest would say 404)
   observability     --log-format json: one parsable access-log line per request; --metrics-addr
                     serves the request metrics and the wasi-nn metrics together
+  http2             curl --http2-prior-knowledge and --http1.1 get the same answer
   chat              the tiny GGUF preloaded as "default": the answer comes chunked and equals
                     `wasinn run` of guest wit_chat with the same prompt and config
   rss               10,000 /ok requests: VmRSS after the last 5,000 less than 10% over VmRSS
@@ -574,6 +575,22 @@ def case_observability(ctx):
         log("observability: JSON access-log lines and the request and wasi-nn metrics on --metrics-addr")
 
 
+def case_http2(ctx):
+    ctx.flavor.need("HTTP/2 with prior knowledge")
+    tiny = ctx.fixture("tiny", "model.onnx")
+    x = (0.5, -1.5, 2.25, 8.0)
+    body = ctx.file("x.f32", f32_bytes(x))
+    with ctx.server("http_classify", ["--nn-preload", f"tiny:onnx:cpu:{tiny}"]) as server:
+        for proto, flag in (("2", "--http2-prior-knowledge"), ("1.1", "--http1.1")):
+            r = subprocess.run(["curl", "-s", flag, "-w", "\n%{http_version} %{http_code}", "--data-binary",
+                                f"@{body}", server.url("/infer/tiny?dims=1,4")], capture_output=True, text=True)
+            answer, _, status = r.stdout.rpartition("\n")
+            check(status == f"{proto} 200", f"curl {flag}: expected HTTP/{proto} 200, got {status!r} ({r.stderr})")
+            got = json.loads(answer)["outputs"][0]["data"]
+            check(got == [f32(v + b) for v, b in zip(x, TINY_BIAS)], f"curl {flag}: {got}")
+        log("http2: the same answer over HTTP/2 (prior knowledge) and HTTP/1.1")
+
+
 def case_chat(ctx):
     ctx.flavor.need("the ggml backend")
     backend_dir = ctx.args.backend_dir
@@ -689,6 +706,7 @@ CASES = {
     "faults.sigterm": case_sigterm,
     "faults.healthz": case_healthz,
     "observability": case_observability,
+    "http2": case_http2,
     "chat": case_chat,
     "rss": case_rss,
     "peer": case_peer,
