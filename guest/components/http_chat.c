@@ -161,10 +161,4 @@ done:
   free(temp);
 }
 
-WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) {
-  hg_request r;
-  hg_request_read(req, &r);
-  chat(req, out, &r);
-  hg_request_free(&r);
-  wh_incoming_request_drop(req);
-}
+WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) { hg_handle(req, out, chat); }

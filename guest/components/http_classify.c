@@ -254,10 +254,4 @@ done:
   free(input);
 }
 
-WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) {
-  hg_request r;
-  hg_request_read(req, &r);
-  classify(req, out, &r);
-  hg_request_free(&r);
-  wh_incoming_request_drop(req);
-}
+WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) { hg_handle(req, out, classify); }

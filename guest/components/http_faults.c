@@ -20,9 +20,9 @@ static void text(wh_response_outparam out, int status, const char *body) {
   hg_respond(out, status, "text/plain", body, strlen(body));
 }
 
-WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) {
-  hg_request r;
-  hg_request_read(req, &r);
+static void route(wh_incoming_request req, wh_response_outparam out, const hg_request *rp) {
+  (void)req;
+  const hg_request r = *rp;
   if (!strcmp(r.path, "/ok")) {
     text(out, 200, "ok");
   } else if (r.method != WH_GET) {
@@ -48,6 +48,6 @@ WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) 
   } else {
     text(out, 404, "not found");
   }
-  hg_request_free(&r);
-  wh_incoming_request_drop(req);
 }
+
+WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) { hg_handle(req, out, route); }

@@ -159,6 +159,14 @@ void hg_request_free(hg_request *r) {
   r->path = r->query = NULL;
 }
 
+void hg_handle(wh_incoming_request req, wh_response_outparam out, hg_handler handler) {
+  hg_request r;
+  hg_request_read(req, &r);
+  handler(req, out, &r);
+  hg_request_free(&r);
+  wh_incoming_request_drop(req);
+}
+
 static int hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

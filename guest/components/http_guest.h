@@ -40,6 +40,10 @@ typedef struct {
 } hg_request;
 void hg_request_read(wh_incoming_request req, hg_request *r);
 void hg_request_free(hg_request *r);
+/* incoming-handler.handle's body for a guest: reads the request line, calls HANDLER, then frees
+ * the request line and drops the request. */
+typedef void (*hg_handler)(wh_incoming_request req, wh_response_outparam out, const hg_request *r);
+void hg_handle(wh_incoming_request req, wh_response_outparam out, hg_handler handler);
 /* The percent-decoded value of KEY in QUERY (a=1&b=2), malloc'd; NULL when KEY is absent. */
 char *hg_query_get(const char *query, const char *key);
 /* Decodes %XX (and '+' as a space) in place. */
