@@ -1,6 +1,7 @@
 #include "cli/serve_command.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -142,7 +143,11 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (cut > 0) {
     fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
                o.shutdown_timeout);
-    return kExitFailure;
+    // Their guests may still run on the server's threads (one spinning with no
+    // --request-timeout): end now, as run does, rather than tear the process down under them.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::_exit(kExitFailure);
   }
   return 0;
 }
