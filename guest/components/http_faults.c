@@ -8,6 +8,8 @@
  *   GET /spin        loops forever: only the host's request timeout (epoch interruption) ends it
  *   GET /sleep?ms=N  busy-waits N ms on wasi:clocks/monotonic-clock.now (no yield to the host),
  *                    then 200 text/plain "slept"; 400 when N is not a number of 0..600000
+ *   GET /count       adds one to a global and answers its value: "1" on a host that gives every
+ *                    request a fresh instance (a reused one would count up)
  *   anything else    404 text/plain "not found"
  * Only GET for the others. The request body, if any, is not read.
  */
@@ -27,6 +29,15 @@ static void route(wh_incoming_request req, wh_response_outparam out, const hg_re
     text(out, 200, "ok");
   } else if (r.method != WH_GET) {
     text(out, 404, "not found");
+  } else if (!strcmp(r.path, "/count")) {
+    static int count;
+    char digits[16];
+    int n = ++count, len = 0;
+    do digits[len++] = (char)('0' + n % 10); while ((n /= 10) && len < 15);
+    char answer[16];
+    for (int i = 0; i < len; ++i) answer[i] = digits[len - 1 - i];
+    answer[len] = '\0';
+    text(out, 200, answer);
   } else if (!strcmp(r.path, "/trap")) {
     __builtin_trap();
   } else if (!strcmp(r.path, "/spin")) {

@@ -13,12 +13,15 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
                     an unknown graph 404, a wrong input name 500 invalid-argument
   load              2,000 requests at concurrency 16 on keep-alive connections, every answer right
   faults.trap       /trap -> 500 for that request only while concurrent /ok requests all get 200
-  faults.spin       /spin with --request-timeout 500 -> 504 within 2.5 s, the next requests fine
+  faults.spin       /spin with --request-timeout 500 -> 504 within 2.5 s, the next requests fine;
+                    with --workers 1 an /ok after the 504 is answered at once (the guest was stopped)
   faults.queue      --workers 1 --max-queue 1, 4 concurrent /sleep?ms=1500 -> at least one 503
                     with Retry-After, the others 200
   faults.body-limit --max-request-bytes 1024: a larger body -> 413 (with content-length and
                     chunked), a smaller one reaches the guest
   faults.sigterm    SIGTERM with 4 /sleep?ms=1000 in flight: all 4 get 200, then exit status 0
+  isolation         /count (a global the guest counts up) answers 1 to 28 requests, sequential and
+                    concurrent: no state reaches the next request (also on the peer)
   faults.healthz    /healthz and /readyz -> 200 from the server (the guest would say 404)
   observability     --log-format json: one parsable access-log line per request; --metrics-addr
                     serves the request metrics and the wasi-nn metrics together
@@ -466,6 +469,25 @@ def case_spin(ctx):
         after = [request(server, "GET", "/ok") for _ in range(10)]
         check(all(x.status == 200 and x.body == b"ok" for x in after), f"/ok after /spin: {after}")
         log(f"faults.spin: {want} after {r.elapsed:.2f} s; /ok fine during and after")
+    if not ctx.flavor.wasinn:
+        return
+    # One worker: the /ok after the 504 is answered only if the spinning instance was stopped.
+    with ctx.server("http_faults", timeout_args + ["--workers", "1"]) as server:
+        r = request(server, "GET", "/spin")
+        check(r.status == 504, f"/spin with one worker: expected 504, got {r!r}")
+        nxt = request(server, "GET", "/ok", timeout=10)
+        check(nxt.status == 200 and nxt.elapsed < 1.0,
+              f"/ok after the 504 with one worker: {nxt!r} in {nxt.elapsed:.2f} s (was the guest stopped?)")
+        log(f"faults.spin: with one worker, /ok after the 504 in {nxt.elapsed * 1000:.0f} ms: the guest was stopped")
+
+
+def case_isolation(ctx):
+    # A global the guest counts up: a fresh instance per request answers 1 every time.
+    with ctx.server("http_faults", []) as server:
+        answers = [request(server, "GET", "/count").body for _ in range(20)]
+        answers += [r.body for r in run_threads(8, lambda i: request(server, "GET", "/count"))]
+        check(all(a == b"1" for a in answers), f"/count: every request must see a fresh instance, got {answers}")
+        log(f"isolation: {len(answers)} requests, each saw a fresh instance (/count answered 1)")
 
 
 def case_queue(ctx):
@@ -705,6 +727,7 @@ CASES = {
     "faults.body-limit": case_body_limit,
     "faults.sigterm": case_sigterm,
     "faults.healthz": case_healthz,
+    "isolation": case_isolation,
     "observability": case_observability,
     "http2": case_http2,
     "chat": case_chat,
