@@ -203,7 +203,8 @@ class Host {
   bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
                      ModelInfo* out, std::string* error, const std::string& target = "cpu");
   // Serves a wasi:http/proxy component (one exporting wasi:http/incoming-handler@0.2.x) over
-  // HTTP/1.1: each request gets a fresh instance, with the Host's named models shared by all.
+  // HTTP/1.1: each request gets a fresh instance, with the Host's named models shared by all,
+  // each loaded before it listens (one that does not load is an error; a remote one a warning).
   // The program's env and dirs are every instance's; its args and invoke are not used. Returns
   // once it listens (nullptr and *error when the program is not such a component, an import is
   // not served, or the address cannot be bound). GET /healthz and /readyz are answered by the

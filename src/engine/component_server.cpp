@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "abi/wit_nn.h"
+#include "core/log.h"
 #include "core/nn_session.h"
 #include "core/request_metrics.h"
 #include "engine/component_instance.h"
@@ -117,6 +118,20 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     if (*kind != BinaryKind::component) {
       return fail(fmt::format("{} is a core module; wasinn serve runs a component that exports "
                               "wasi:http/incoming-handler (the wasi:http/proxy world)", name));
+    }
+    // Every registered model is loaded now, before the server listens: one that cannot load is
+    // a start error rather than each request's 500, and no request pays a load. A remote
+    // model's server may come up later: warned about, then tried again by the requests.
+    for (const auto& model : impl_->env->models().list()) {
+      auto graph = impl_->env->load_named(model.name, "");
+      if (graph) continue;
+      if (model.encoding == Encoding::remote) {
+        logger().warn("the remote model '{}' is not reachable yet ({}); requests for it will try again", model.name,
+                      graph.error().detail);
+        continue;
+      }
+      return fail(fmt::format("cannot serve {}: the model '{}' does not load: {}", name, model.name,
+                              graph.error().detail));
     }
     auto impl = std::make_unique<Server::Impl>();
     impl->engine = make_serve_engine(options, impl_->max_memory_bytes);

@@ -111,10 +111,18 @@ TEST(StartChecks, ServeChecksItsAddressAndProgramAtStart) {
   EXPECT_EQ(args.exit_code, 2) << args.describe();
   EXPECT_EQ(first_line(args.err), "wasinn: error: serve takes one component, not 'extra' after it: a served guest has "
                                   "no arguments");
-  const ChildResult away = wasinn({"serve", "--addr", "192.0.2.1:8080", faults});
   if (!std::filesystem::exists(faults)) GTEST_SKIP() << faults << " was not built";
+  const ChildResult away = wasinn({"serve", "--addr", "192.0.2.1:8080", faults});
   EXPECT_EQ(away.exit_code, 1) << away.describe();
   EXPECT_NE(away.err.find("--addr 192.0.2.1:8080: cannot listen there"), std::string::npos) << away.describe();
+  // A registered model is loaded before the server listens: one that does not load stops it.
+  ScratchDir dir;
+  write_text(dir / "bad.onnx", "not an ONNX model");
+  const ChildResult bad = wasinn({"serve", "--addr", "127.0.0.1:0", "--isolate-loads", "never", "--nn-preload",
+                                  "bad:onnx:cpu:" + (dir / "bad.onnx").string(), faults});
+  EXPECT_EQ(bad.exit_code, 1) << bad.describe();
+  EXPECT_NE(bad.err.find("the model 'bad' does not load: loading the ONNX model"), std::string::npos) << bad.describe();
+  EXPECT_EQ(bad.err.find("Serving HTTP"), std::string::npos) << bad.describe();
 }
 
 TEST(StartChecks, TyposGetTheNearName) {
