@@ -680,8 +680,13 @@ impl Server {
             rt.shutdown_timeout(Duration::from_millis(100));
         }
         if let Some(rt) = self.guest_rt.take() {
-            // Guests still running were cut: their epoch deadline stops them; nothing waits.
-            rt.shutdown_background();
+            if cut == 0 {
+                // Drained: no guest runs, so its threads end at once and free what they hold.
+                rt.shutdown_timeout(Duration::from_secs(5));
+            } else {
+                // Guests still running were cut: nothing waits for them (the CLI then exits).
+                rt.shutdown_background();
+            }
         }
         cut
     }
