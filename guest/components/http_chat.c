@@ -29,9 +29,6 @@
 #include "http_guest.h"
 #include "wasi_nn_wit.h"
 
-static const char *const kCodeNames[WNN_ERROR_CODE_COUNT] = {
-    "invalid-argument", "invalid-encoding", "timeout", "runtime-error", "unsupported-operation",
-    "too-large", "not-found", "security", "unknown"};
 
 static void respond_nn_error(wh_response_outparam out, const char *what, wnn_error err) {
   int code = (int)wnn_error_get_code(err);
@@ -40,12 +37,7 @@ static void respond_nn_error(wh_response_outparam out, const char *what, wnn_err
   hg_buf msg = {0};
   hg_buf_puts(&msg, what);
   hg_buf_puts(&msg, " failed: ");
-  if (code >= 0 && code < WNN_ERROR_CODE_COUNT) {
-    hg_buf_puts(&msg, kCodeNames[code]);
-  } else {
-    hg_buf_puts(&msg, "error-code-");
-    hg_buf_int(&msg, code);
-  }
+  hg_buf_nn_code(&msg, code);
   hg_buf_puts(&msg, ": ");
   hg_buf_append(&msg, data.ptr, data.len);
   free(data.ptr);

@@ -32,9 +32,6 @@
 #define MAX_RANK 8
 
 static const char *const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
-static const char *const kCodeNames[WNN_ERROR_CODE_COUNT] = {
-    "invalid-argument", "invalid-encoding", "timeout", "runtime-error", "unsupported-operation",
-    "too-large", "not-found", "security", "unknown"};
 
 /* The error's code (and its data into *data, malloc'd); the error is dropped. */
 static int error_take(wnn_error err, wnn_string *data) {
@@ -49,12 +46,7 @@ static void respond_nn_error(wh_response_outparam out, int status, const char *w
   hg_buf_puts(&b, "{\"error\":");
   hg_buf_json_string(&b, what, strlen(what));
   hg_buf_puts(&b, ",\"code\":\"");
-  if (code >= 0 && code < WNN_ERROR_CODE_COUNT) {
-    hg_buf_puts(&b, kCodeNames[code]);
-  } else {
-    hg_buf_puts(&b, "error-code-");
-    hg_buf_int(&b, code);
-  }
+  hg_buf_nn_code(&b, code);
   hg_buf_puts(&b, "\",\"data\":");
   hg_buf_json_string(&b, data.ptr ? data.ptr : "", data.len);
   hg_buf_puts(&b, "}\n");

@@ -1,6 +1,8 @@
 /* http_guest.c: the helpers of http_guest.h (linked into every KIND http guest). */
 #include "http_guest.h"
 
+#include "wasi_nn_wit.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,4 +305,14 @@ int hg_stream_write(hg_stream *s, const void *data, size_t len) {
 void hg_stream_end(hg_stream *s) {
   wh_output_stream_drop(s->stream);
   finish(s->body);
+}
+
+void hg_buf_nn_code(hg_buf *b, int32_t code) {
+  const char *name = wnn_error_code_name(code);
+  if (name) {
+    hg_buf_puts(b, name);
+  } else {
+    hg_buf_puts(b, "error-code-");
+    hg_buf_int(b, code);
+  }
 }

@@ -30,6 +30,8 @@ void hg_buf_float(hg_buf *b, double v, int digits);
 /* S (LEN bytes) as a JSON string, quoted and escaped. */
 void hg_buf_json_string(hg_buf *b, const char *s, size_t len);
 void hg_buf_free(hg_buf *b);
+/* A wasi:nn error code by its WIT name (wnn_error_code_name), or error-code-N out of range. */
+void hg_buf_nn_code(hg_buf *b, int32_t code);
 
 /* The request line: the method (WH_GET ... WH_OTHER), the path before '?' and the query after
  * it ("" when none), both NUL-terminated and still percent-encoded. */
