@@ -28,7 +28,7 @@ key=$(cat "$CRATE/Cargo.lock" "$CRATE/Cargo.toml" <(rustc -vV) | sha256sum | cut
 export CARGO_TARGET_DIR=$CACHE/engine/target-$key
 mkdir -p "$CARGO_HOME" "$CARGO_TARGET_DIR"
 [[ -f $CARGO_TARGET_DIR/release/libwasinn_wasmtime.so ]] ||
-  echo "build-engine.sh: building Wasmtime $(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$CRATE/Cargo.toml") with cargo into $CARGO_TARGET_DIR (the first time: about 5 min on 2 cores)" >&2
+  echo "build-engine.sh: building Wasmtime $(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$CRATE/Cargo.toml") with cargo into $CARGO_TARGET_DIR (the first time: about 6 min on 2 cores)" >&2
 
 if [[ $OUT == --test ]]; then
   exec cargo test --release --locked --lib --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}"
