@@ -10,14 +10,14 @@ namespace {
 
 using Snapshot = GraphMetrics::Snapshot;
 
-// {backend="...",graph="..."} plus `extra` (already formatted, e.g. code="busy") when given.
-std::string labels(const Snapshot& s, std::string_view extra = {}) {
-  return fmt::format("{{backend=\"{}\",graph=\"{}\"{}{}}}", escape_label_value(s.backend),
-                     escape_label_value(s.graph), extra.empty() ? "" : ",", extra);
+// backend="...",graph="...": a series' labels, inside the braces.
+std::string series_labels(const Snapshot& s) {
+  return fmt::format("backend=\"{}\",graph=\"{}\"", escape_label_value(s.backend), escape_label_value(s.graph));
 }
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+// {backend="...",graph="..."} plus `extra` (already formatted, e.g. code="busy") when given.
+std::string labels(const Snapshot& s, std::string_view extra = {}) {
+  return fmt::format("{{{}{}{}}}", series_labels(s), extra.empty() ? "" : ",", extra);
 }
 
 // A series that only ever counted failed loads has no graph: its compute, byte and live
@@ -25,7 +25,7 @@ void header(std::string& out, std::string_view name, std::string_view type, std:
 template <class Value>
 void family(std::string& out, std::span<const Snapshot> series, std::string_view name, std::string_view type,
             std::string_view help, Value value, bool every_series = false) {
-  header(out, name, type, help);
+  append_family_header(out, name, type, help);
   for (const auto& s : series) {
     if (s.had_graph || every_series) fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels(s), value(s));
   }
@@ -34,7 +34,7 @@ void family(std::string& out, std::span<const Snapshot> series, std::string_view
 // Only the codes that happened: a family of 15 zeros per graph would bury the ones that count.
 void errors_family(std::string& out, std::span<const Snapshot> series, std::string_view name, std::string_view help,
                    std::array<uint64_t, kErrcCount> Snapshot::*errors) {
-  header(out, name, "counter", help);
+  append_family_header(out, name, "counter", help);
   for (const auto& s : series) {
     for (size_t code = 0; code < kErrcCount; ++code) {
       if (const uint64_t n = (s.*errors)[code]) {
@@ -47,23 +47,34 @@ void errors_family(std::string& out, std::span<const Snapshot> series, std::stri
 
 void histogram_family(std::string& out, std::span<const Snapshot> series) {
   constexpr std::string_view name = "wasinn_nn_compute_seconds";
-  header(out, name, "histogram", "Time of each compute (and compute_single) that reached a graph, failed ones included.");
+  append_family_header(out, name, "histogram", "Time of each compute (and compute_single) that reached a graph, failed ones included.");
   for (const auto& s : series) {
     if (!s.had_graph) continue;
-    uint64_t cumulative = 0;
-    for (size_t i = 0; i < s.compute_buckets.size(); ++i) {
-      cumulative += s.compute_buckets[i];
-      const std::string le = i < kComputeSecondsBuckets.size() ? fmt::format("le=\"{}\"", kComputeSecondsBuckets[i])
-                                                                : std::string("le=\"+Inf\"");
-      fmt::format_to(std::back_inserter(out), "{}_bucket{} {}\n", name, labels(s, le), cumulative);
-    }
+    const uint64_t count = append_histogram_buckets(out, name, series_labels(s), s.compute_buckets);
     fmt::format_to(std::back_inserter(out), "{}_sum{} {:.9f}\n", name, labels(s),
                    static_cast<double>(s.compute_nanos) * 1e-9);
-    fmt::format_to(std::back_inserter(out), "{}_count{} {}\n", name, labels(s), cumulative);
+    fmt::format_to(std::back_inserter(out), "{}_count{} {}\n", name, labels(s), count);
   }
 }
 
 }  // namespace
+
+void append_family_header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::string_view labels,
+                                  std::span<const uint64_t> buckets) {
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    cumulative += buckets[i];
+    const std::string le = i < kComputeSecondsBuckets.size() ? fmt::format("le=\"{}\"", kComputeSecondsBuckets[i])
+                                                              : std::string("le=\"+Inf\"");
+    fmt::format_to(std::back_inserter(out), "{}_bucket{{{}{}{}}} {}\n", name, labels, labels.empty() ? "" : ",", le,
+                   cumulative);
+  }
+  return cumulative;
+}
 
 std::string escape_label_value(std::string_view value) {
   std::string out;

@@ -15,6 +15,15 @@ inline constexpr std::string_view kPrometheusTextContentType = "text/plain; vers
 
 std::string render_prometheus_text(std::span<const GraphMetrics::Snapshot> series);
 
+// A family's "# HELP" and "# TYPE" lines.
+void append_family_header(std::string& out, std::string_view name, std::string_view type, std::string_view help);
+
+// A histogram's NAME_bucket lines over kComputeSecondsBuckets and +Inf, cumulative, each
+// labelled {LABELS,le="..."} (LABELS already formatted, or empty). buckets: a count per bucket,
+// the last +Inf, not cumulative. Returns the total, the histogram's _count.
+uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::string_view labels,
+                                  std::span<const uint64_t> buckets);
+
 // A label value as the format quotes it: backslash, double quote and newline escaped.
 std::string escape_label_value(std::string_view value);
 

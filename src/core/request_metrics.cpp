@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/prometheus_text.h"
+
 namespace wasinn {
 
 void RequestMetrics::record(int status, uint64_t micros) {
@@ -21,32 +23,21 @@ void RequestMetrics::record(int status, uint64_t micros) {
 std::string RequestMetrics::render(const Gauges& gauges) const {
   std::string out;
   auto it = std::back_inserter(out);
-  auto family = [&](std::string_view name, std::string_view type, std::string_view help) {
-    fmt::format_to(it, "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-  };
   std::lock_guard lock(mu_);
-  family("wasinn_http_requests_total", "counter", "HTTP requests answered, by status code.");
+  append_family_header(out, "wasinn_http_requests_total", "counter", "HTTP requests answered, by status code.");
   for (const auto& [status, n] : by_status_) fmt::format_to(it, "wasinn_http_requests_total{{code=\"{}\"}} {}\n", status, n);
-  family("wasinn_http_request_duration_seconds", "histogram",
-         "From a request's arrival to its answer's last byte, queueing included.");
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i < buckets_.size(); ++i) {
-    cumulative += buckets_[i];
-    if (i < kComputeSecondsBuckets.size()) {
-      fmt::format_to(it, "wasinn_http_request_duration_seconds_bucket{{le=\"{}\"}} {}\n", kComputeSecondsBuckets[i], cumulative);
-    } else {
-      fmt::format_to(it, "wasinn_http_request_duration_seconds_bucket{{le=\"+Inf\"}} {}\n", cumulative);
-    }
-  }
+  append_family_header(out, "wasinn_http_request_duration_seconds", "histogram",
+                       "From a request's arrival to its answer's last byte, queueing included.");
+  const uint64_t count = append_histogram_buckets(out, "wasinn_http_request_duration_seconds", "", buckets_);
   fmt::format_to(it, "wasinn_http_request_duration_seconds_sum {}\n", static_cast<double>(micros_) / 1e6);
-  fmt::format_to(it, "wasinn_http_request_duration_seconds_count {}\n", cumulative);
-  family("wasinn_http_requests_in_flight", "gauge", "Requests arrived and not yet answered whole.");
+  fmt::format_to(it, "wasinn_http_request_duration_seconds_count {}\n", count);
+  append_family_header(out, "wasinn_http_requests_in_flight", "gauge", "Requests arrived and not yet answered whole.");
   fmt::format_to(it, "wasinn_http_requests_in_flight {}\n", gauges.in_flight);
-  family("wasinn_http_guests_running", "gauge", "Guest instances executing a request.");
+  append_family_header(out, "wasinn_http_guests_running", "gauge", "Guest instances executing a request.");
   fmt::format_to(it, "wasinn_http_guests_running {}\n", gauges.running);
-  family("wasinn_http_requests_queued", "gauge", "Requests waiting for a worker.");
+  append_family_header(out, "wasinn_http_requests_queued", "gauge", "Requests waiting for a worker.");
   fmt::format_to(it, "wasinn_http_requests_queued {}\n", gauges.queued);
-  family("wasinn_http_requests_rejected_total", "counter", "Requests answered 503 because the queue was full.");
+  append_family_header(out, "wasinn_http_requests_rejected_total", "counter", "Requests answered 503 because the queue was full.");
   fmt::format_to(it, "wasinn_http_requests_rejected_total {}\n", gauges.rejected);
   return out;
 }
