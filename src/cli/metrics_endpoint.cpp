@@ -93,4 +93,12 @@ MetricsEndpoint::~MetricsEndpoint() {
   mg_exit_library();
 }
 
+std::unique_ptr<MetricsEndpoint> start_metrics_endpoint(const std::optional<MetricsAddress>& address,
+                                                        std::function<std::string()> text) {
+  if (!address) return nullptr;
+  auto endpoint = std::make_unique<MetricsEndpoint>(*address, std::move(text));
+  fmt::print(stderr, "wasinn: metrics at {}\n", endpoint->url());
+  return endpoint;
+}
+
 }  // namespace wasinn_cli

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "wasinn/host.h"
@@ -39,5 +41,10 @@ class MetricsEndpoint {
   mg_context* server_ = nullptr;
   std::string url_;
 };
+
+// --metrics-addr's endpoint for a command: nullptr without an address; else listening, its URL
+// printed on stderr. Throws std::runtime_error when it cannot listen there.
+std::unique_ptr<MetricsEndpoint> start_metrics_endpoint(const std::optional<MetricsAddress>& address,
+                                                        std::function<std::string()> text);
 
 }  // namespace wasinn_cli

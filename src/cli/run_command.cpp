@@ -230,16 +230,8 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
 
   auto host = make_host(o.host);
-  std::optional<MetricsEndpoint> metrics;  // after host: stops before the host goes
-  if (metrics_address) {
-    try {
-      metrics.emplace(*metrics_address, [&host] { return host->metrics_text(); });
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "wasinn: error: {}\n", e.what());
-      return kExitFailure;
-    }
-    fmt::print(stderr, "wasinn: metrics at {}\n", metrics->url());
-  }
+  // After host: stops before the host goes.
+  auto metrics = start_metrics_endpoint(metrics_address, [&host] { return host->metrics_text(); });
 
   if (program.wasm_path == "-") {
     try {

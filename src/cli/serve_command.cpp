@@ -121,16 +121,9 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     fmt::print(stderr, "wasinn: error: {}\n", error);
     return kExitFailure;
   }
-  std::optional<MetricsEndpoint> metrics;  // after server: stops before it goes
-  if (metrics_address) {
-    try {
-      metrics.emplace(*metrics_address, [&host, &server] { return host->metrics_text() + server->metrics_text(); });
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "wasinn: error: {}\n", e.what());
-      return kExitFailure;
-    }
-    fmt::print(stderr, "wasinn: metrics at {}\n", metrics->url());
-  }
+  // After server: stops before it goes.
+  auto metrics = start_metrics_endpoint(metrics_address,
+                                        [&host, &server] { return host->metrics_text() + server->metrics_text(); });
   fmt::print(stderr, "Serving HTTP on http://{}/\n", server->address());
   std::fflush(stderr);
 
