@@ -296,9 +296,7 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   impl->engine = host.engine.get();
   impl->component = std::move(*component);
   impl->timeout_ms = host.timeout_ms;
-  impl->state = std::make_unique<GuestState>();
-  impl->state->session = std::make_shared<NnSession>(host.env);
-  impl->state->wit = std::make_shared<wit_nn::WitSession>(impl->state->session);
+  impl->state = GuestState::for_component(host.env);
   impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
   EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);
   wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());

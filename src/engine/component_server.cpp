@@ -9,9 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "abi/wit_nn.h"
 #include "core/log.h"
-#include "core/nn_session.h"
 #include "core/request_metrics.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"
@@ -64,11 +62,7 @@ std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 
 void* new_guest(void* user) noexcept {
   try {
-    auto* impl = static_cast<Server::Impl*>(user);
-    auto state = std::make_unique<GuestState>();
-    state->session = std::make_shared<NnSession>(impl->env);
-    state->wit = std::make_shared<wit_nn::WitSession>(state->session);
-    return state.release();
+    return GuestState::for_component(static_cast<Server::Impl*>(user)->env).release();
   } catch (...) {
     return nullptr;
   }
@@ -160,7 +154,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.max_request_bytes = options.max_request_bytes;
     config.max_memory_bytes = impl_->max_memory_bytes;
     config.hostcall_fuel = hostcall_fuel_for(impl_->env->limits());
-    config.epoch_tick_ms = static_cast<uint64_t>(EpochTicker::kTick.count());
+    // The epoch deadline lies two ticks past the answer's, so the 504 goes out before the trap.
+    config.timeout_ticks = options.request_timeout_ms ? EpochTicker::ticks_for(options.request_timeout_ms) + 2 : 0;
     config.env = env.data();
     config.env_count = program.env.size();
     config.dirs = dirs.data();

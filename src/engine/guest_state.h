@@ -28,6 +28,14 @@ struct GuestState {
   // The tensor whose bytes a component's last tensor.data lent out: they are lowered into guest
   // memory after the host call returns, so they must live until then (engine/wit_host.h).
   std::shared_ptr<const OwnedTensor> lent_tensor;
+
+  // A component guest's state: a session over `env` and its WIT resources.
+  static std::unique_ptr<GuestState> for_component(std::shared_ptr<NnEnvironment> env) {
+    auto state = std::make_unique<GuestState>();
+    state->session = std::make_shared<NnSession>(std::move(env));
+    state->wit = std::make_shared<wit_nn::WitSession>(state->session);
+    return state;
+  }
 };
 
 }  // namespace wasinn

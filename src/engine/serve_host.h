@@ -44,7 +44,7 @@ typedef struct wasinn_serve_stats {
 } wasinn_serve_stats;
 
 typedef struct wasinn_serve_config {
-  const wasm_engine_t* engine;  /* with epoch interruption, ticked every epoch_tick_ms */
+  const wasm_engine_t* engine;  /* with epoch interruption, ticked by the caller */
   const wasmtime_component_t* component;
   const wasinn_wit_host* nn;
   wasinn_wit_str addr;          /* HOST:PORT; port 0: any free port */
@@ -54,7 +54,7 @@ typedef struct wasinn_serve_config {
   uint64_t max_request_bytes;   /* 0: no limit; past it 413 before the guest runs */
   uint64_t max_memory_bytes;    /* per linear memory; 0: no limit */
   size_t hostcall_fuel;         /* bytes one host call may lift (wit_host.h) */
-  uint64_t epoch_tick_ms;
+  uint64_t timeout_ticks;       /* a guest's epoch deadline, in the caller's ticks; 0: none */
   const wasinn_wit_str* env;    /* NAME, VALUE pairs: 2 x env_count */
   size_t env_count;
   const wasinn_wit_str* dirs;   /* HOST_DIR, GUEST_DIR pairs: 2 x dir_count */

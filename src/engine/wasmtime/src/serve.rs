@@ -67,7 +67,7 @@ pub struct ServeConfig {
     pub max_request_bytes: u64,
     pub max_memory_bytes: u64,
     pub hostcall_fuel: usize,
-    pub epoch_tick_ms: u64,
+    pub timeout_ticks: u64,
     /// NAME, VALUE pairs: 2 x env_count strings.
     pub env: *const WitStr,
     pub env_count: usize,
@@ -562,13 +562,11 @@ impl Server {
         wit_nn::define(&mut linker, unsafe { *cfg.nn })?;
         let pre = ProxyPre::new(linker.instantiate_pre(&component)?)?;
         let workers = cfg.workers.max(1);
-        let tick = cfg.epoch_tick_ms.max(1);
         let settings = Settings {
             workers,
             max_queue: cfg.max_queue as u64,
             request_timeout: (cfg.request_timeout_ms > 0).then(|| Duration::from_millis(cfg.request_timeout_ms)),
-            // Past the answer's deadline by a tick or two, so the 504 goes out before the trap.
-            timeout_ticks: if cfg.request_timeout_ms > 0 { cfg.request_timeout_ms.div_ceil(tick) + 2 } else { u64::MAX / 4 },
+            timeout_ticks: if cfg.timeout_ticks > 0 { cfg.timeout_ticks } else { u64::MAX / 4 },
             max_request_bytes: if cfg.max_request_bytes == 0 { u64::MAX / 2 } else { cfg.max_request_bytes },
             max_memory_bytes: cfg.max_memory_bytes,
             hostcall_fuel: cfg.hostcall_fuel,
