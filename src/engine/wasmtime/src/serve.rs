@@ -9,7 +9,7 @@ use std::convert::Infallible;
 use std::ffi::c_void;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -167,7 +167,7 @@ pub struct Server {
     shared: Arc<Shared>,
     address: String,
     stop: watch::Sender<bool>,
-    accept: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    accept: Option<tokio::task::JoinHandle<()>>,
     io_rt: Option<tokio::runtime::Runtime>,
     guest_rt: Option<tokio::runtime::Runtime>,
 }
@@ -640,7 +640,7 @@ impl Server {
             shared,
             address,
             stop,
-            accept: Mutex::new(Some(accept)),
+            accept: Some(accept),
             io_rt: Some(io_rt),
             guest_rt: Some(guest_rt),
         })
@@ -655,7 +655,7 @@ impl Server {
     /// After stop: waits for the requests in flight, at most `grace`. Returns how many were cut.
     fn wait(&mut self, grace: Duration) -> u64 {
         let shared = self.shared.clone();
-        let accept = self.accept.lock().unwrap().take();
+        let accept = self.accept.take();
         let Some(io_rt) = self.io_rt.as_ref() else { return 0 };
         io_rt.block_on(async {
             if let Some(a) = accept {
