@@ -1,5 +1,5 @@
 # wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library|http
-#                            [WORLD <world>] [FLAGS <flag>...] [OWN_CABI_REALLOC])
+#                            [WORLD <world>] [FLAGS <flag>...] [OWN_CABI_REALLOC] [EXT])
 # Compiles a C guest with Debian's clang to a core module and makes it a component with
 # scripts/componentize.mjs (jco 1.35.0's wasm-tools, installed by scripts/deps/jco.sh) into
 # ${WASINN_GUEST_DIR}/<name>.component.wasm (the core module stays beside it as
@@ -16,6 +16,11 @@
 #           Needs Wasmtime's wasi:http WIT (WASINN_WASI_HTTP_WIT_DIR); without it the guest is
 #           skipped (WASINN_HAVE_HTTP_GUESTS OFF).
 #   WORLD   a world of guest/components/worlds.wit or of the version's WIT (default guest-<KIND>).
+#   EXT     the guest imports wasinn:nn-ext@0.1.0 too (wit/wasinn-nn-ext; guest/include/
+#           wasinn_nn_ext_wit.h), KIND command and WIT 0.2.0-rc-2024-10-28 only: the world is
+#           guest-command-ext of guest/components/worlds_ext.wit, a package of its own with both
+#           packages nested after it (nn-ext uses wasi:nn's types, so its world cannot be one of
+#           the wasi:nn package's as worlds.wit's are).
 # Every guest links guest/components/cabi_realloc.c, unless OWN_CABI_REALLOC says it has its own.
 # Without node or jco (or with -DWASINN_COMPONENT_GUESTS=OFF) the guests are skipped with a
 # STATUS message, and WASINN_HAVE_COMPONENT_GUESTS is OFF (tests that need them check it).
@@ -83,7 +88,7 @@ if(WASINN_HAVE_COMPONENT_GUESTS)
 endif()
 
 function(wasinn_add_component_guest)
-  cmake_parse_arguments(G "OWN_CABI_REALLOC" "NAME;WIT;WORLD;KIND" "SOURCES;FLAGS" ${ARGN})
+  cmake_parse_arguments(G "OWN_CABI_REALLOC;EXT" "NAME;WIT;WORLD;KIND" "SOURCES;FLAGS" ${ARGN})
   if(NOT WASINN_HAVE_COMPONENT_GUESTS)
     return()
   endif()
@@ -100,12 +105,27 @@ function(wasinn_add_component_guest)
     message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): WIT ${G_WIT} has no date")
   endif()
   set(version_define -DWASI_NN_WIT_${CMAKE_MATCH_1}_${CMAKE_MATCH_2}_${CMAKE_MATCH_3})
-  if(NOT G_WORLD)
-    set(G_WORLD guest-${G_KIND})
-  endif()
   set(components_dir ${CMAKE_SOURCE_DIR}/guest/components)
   set(extra_wit "")
   set(extra_depends "")
+  # The WIT: the version's package with the guests' worlds appended, or for EXT a world package
+  # of its own with wasi:nn and wasinn:nn-ext nested after it.
+  set(wit_args --wit ${wit_file} --wit ${components_dir}/worlds.wit)
+  set(wit_depends ${wit_file} ${components_dir}/worlds.wit)
+  if(G_EXT)
+    if(NOT G_KIND STREQUAL "command" OR NOT G_WIT STREQUAL "0.2.0-rc-2024-10-28")
+      message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): EXT needs KIND command and WIT 0.2.0-rc-2024-10-28")
+    endif()
+    set(ext_wit ${CMAKE_SOURCE_DIR}/wit/wasinn-nn-ext/nn-ext.wit)
+    set(wit_args --wit ${components_dir}/worlds_ext.wit --wit-deps ${wit_file} --wit-deps ${ext_wit})
+    set(wit_depends ${wit_file} ${components_dir}/worlds_ext.wit ${ext_wit})
+    if(NOT G_WORLD)
+      set(G_WORLD guest-command-ext)
+    endif()
+  endif()
+  if(NOT G_WORLD)
+    set(G_WORLD guest-${G_KIND})
+  endif()
   if(G_KIND STREQUAL "command")
     # Our own _start (command_start.c) instead of crt1-command.o: with the latter, wasm-ld 14
     # wraps every other export, cabi_realloc included, in constructor and destructor calls.
@@ -149,9 +169,9 @@ function(wasinn_add_component_guest)
             -I${CMAKE_SOURCE_DIR}/guest/include -I${components_dir} ${G_FLAGS}
             ${srcs} ${kind_sources} -o ${core}
     COMMAND ${WASINN_NODE} ${WASINN_COMPONENTIZE} --jco ${WASINN_JCO_DIR} --core ${core}
-            --wit ${wit_file} --wit ${components_dir}/worlds.wit ${extra_wit} --world ${G_WORLD}
+            ${wit_args} ${extra_wit} --world ${G_WORLD}
             --adapter ${adapter} --out ${out}
-    DEPENDS ${srcs} ${kind_sources} ${guest_headers} ${wit_file} ${components_dir}/worlds.wit ${extra_depends}
+    DEPENDS ${srcs} ${kind_sources} ${guest_headers} ${wit_depends} ${extra_depends}
             ${WASINN_COMPONENTIZE} ${WASINN_JCO_DIR}/.version
     COMMENT "component guest ${G_NAME}.component.wasm (wasi:nn@${G_WIT}, ${G_KIND})"
     VERBATIM)

@@ -3,21 +3,24 @@
 // componentNew). `jco embed --wit DIR` cannot read files in jco 1.35.0, so the WIT is read here
 // and handed over as source text.
 //
-//   node componentize.mjs --core IN.wasm --wit FILE.wit [--wit MORE.wit ...] [--wit-deps DIR]
+//   node componentize.mjs --core IN.wasm --wit FILE.wit [--wit MORE.wit ...] [--wit-deps DIR|FILE ...]
 //                         --world NAME --adapter command|none --out OUT.wasm [--jco PREFIX]
 //
 // --wit: the first file declares the package (wit/wasi-nn/<version>/wasi-nn.wit); further files
 //   hold only more worlds or interfaces of that package, with no `package` line, and are
 //   appended to it (guest/components/worlds.wit adds the guests' worlds).
 // --wit-deps: a directory of WIT packages the world uses (one package a file, as the deps/ of a
-//   wit-bindgen WIT tree: Wasmtime's wasi:http, io, clocks, ...); each file's package is appended
-//   as a nested `package NAME { ... }` block, so the source stays one text.
+//   wit-bindgen WIT tree: Wasmtime's wasi:http, io, clocks, ...), or one such .wit file; each
+//   file's package is appended as a nested `package NAME { ... }` block, so the source stays one
+//   text. Repeatable. A package that uses the first file's package cannot be nested this way (the
+//   two would depend on each other): then the first file is a package holding only the world
+//   (guest/components/worlds_ext.wit), and every package it uses comes through --wit-deps.
 // --adapter command: the core module is a WASI preview1 command; jco's
 //   wasi_snapshot_preview1.command.wasm adapts it to WASI 0.2. none: the module must import no
 //   wasi_snapshot_preview1 function at all.
 // --jco: the prefix that scripts/deps/jco.sh installed into (default $WASINN_JCO, else
 //   ~/.cache/wasinn/deps/jco-1.35.0).
-import { readFileSync, readdirSync, writeFileSync, existsSync, renameSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync, existsSync, renameSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -29,20 +32,20 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const opts = { wit: [] };
-  const single = new Set(["--core", "--world", "--adapter", "--out", "--jco", "--wit-deps"]);
+  const opts = { wit: [], "wit-deps": [] };
+  const single = new Set(["--core", "--world", "--adapter", "--out", "--jco"]);
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: componentize.mjs --core IN.wasm --wit FILE.wit [--wit MORE.wit] [--wit-deps DIR] --world NAME " +
+        "usage: componentize.mjs --core IN.wasm --wit FILE.wit [--wit MORE.wit] [--wit-deps DIR|FILE]... --world NAME " +
           "--adapter command|none --out OUT.wasm [--jco PREFIX]\n");
       process.exit(0);
     }
-    if (a !== "--wit" && !single.has(a)) fail(`unknown argument '${a}' (try --help)`);
+    if (a !== "--wit" && a !== "--wit-deps" && !single.has(a)) fail(`unknown argument '${a}' (try --help)`);
     if (i + 1 >= argv.length) fail(`${a} needs a value`);
     const v = argv[++i];
-    if (a === "--wit") opts.wit.push(v);
+    if (a === "--wit" || a === "--wit-deps") opts[a.slice(2)].push(v);
     else opts[a.slice(2)] = v;
   }
   for (const k of ["core", "world", "adapter", "out"]) if (!opts[k]) fail(`--${k} is required`);
@@ -77,15 +80,17 @@ opts.wit.forEach((path, i) => {
   if (i > 0 && hasPackage) fail(`${path}: only the first --wit file may have a package line`);
   witSource += `${text}\n`;
 });
-if (opts["wit-deps"]) {
-  const dir = opts["wit-deps"];
-  if (!existsSync(dir)) fail(`--wit-deps ${dir} does not exist`);
-  const files = readdirSync(dir).filter((f) => f.endsWith(".wit")).sort();
-  if (files.length === 0) fail(`--wit-deps ${dir} has no .wit file`);
-  for (const f of files) {
-    const text = readFileSync(join(dir, f), "utf8");
+for (const dep of opts["wit-deps"]) {
+  if (!existsSync(dep)) fail(`--wit-deps ${dep} does not exist`);
+  const isDir = statSync(dep).isDirectory();
+  const paths = isDir
+    ? readdirSync(dep).filter((f) => f.endsWith(".wit")).sort().map((f) => join(dep, f))
+    : [dep];
+  if (paths.length === 0) fail(`--wit-deps ${dep} has no .wit file`);
+  for (const path of paths) {
+    const text = readFileSync(path, "utf8");
     const packages = [...text.matchAll(/^\s*package\s+([^;{\s]+)\s*;/gm)];
-    if (packages.length !== 1) fail(`${join(dir, f)}: expected one package line, found ${packages.length}`);
+    if (packages.length !== 1) fail(`${path}: expected one package line, found ${packages.length}`);
     const m = packages[0];
     witSource += `package ${m[1]} {\n${text.slice(0, m.index)}${text.slice(m.index + m[0].length)}\n}\n`;
   }

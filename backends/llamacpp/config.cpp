@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -148,6 +149,45 @@ uint32_t LlamaOptions::effective_threads() const {
   if (threads > 0) return threads;
   const unsigned hw = std::thread::hardware_concurrency();
   return hw > 0 ? hw : 1;
+}
+
+std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions &o) {
+  const json values = {{"temp", o.temp},
+                       {"top-p", o.top_p},
+                       {"min-p", o.min_p},
+                       {"top-k", o.top_k},
+                       {"repeat-penalty", o.repeat_penalty},
+                       {"presence-penalty", o.presence_penalty},
+                       {"frequency-penalty", o.frequency_penalty},
+                       {"repeat-last-n", o.repeat_last_n},
+                       {"seed", o.seed == 0xFFFFFFFFu ? json(-1) : json(o.seed)},
+                       {"n-predict", o.n_predict},
+                       {"reverse-prompt", o.reverse_prompt},
+                       {"grammar", o.grammar},
+                       {"threads", o.threads},
+                       {"ctx-size", o.ctx_size},
+                       {"batch-size", o.batch_size},
+                       {"ubatch-size", o.ubatch_size},
+                       {"embedding", o.embedding},
+                       {"stream-stdout", o.stream_stdout},
+                       {"enable-log", o.enable_log},
+                       {"enable-debug-log", o.enable_debug_log}};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto &[key, value] : values.items()) {
+    out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+Error set_context_option(std::string_view key, std::string_view value, LlamaOptions &options) {
+  const auto settable = context_settings(options);
+  const bool known = std::any_of(settable.begin(), settable.end(), [&](const auto &s) { return s.first == key; });
+  if (!known) return sdk::invalid("property \"" + std::string(key) + "\" cannot be set: it is not one of llama.cpp's context options");
+  const auto it = setters().find(key);
+  LlamaOptions updated = options;
+  if (Error e = it->second(sdk::property_value_json(value), "property", updated)) return e;
+  options = std::move(updated);
+  return {};
 }
 
 bool looks_like_json_object(std::string_view text) {

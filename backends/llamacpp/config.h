@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wasinn/plugin_sdk/error.hpp"
@@ -60,6 +61,13 @@ struct IgnoredKey {
 // unknown keys are skipped and listed in `ignored`.
 Error apply_config(std::string_view json, std::string_view source, LlamaOptions &options,
                    std::vector<IgnoredKey> &ignored);
+
+// The options a guest may set per context as properties (wasinn:nn-ext; everything but the
+// model's own n-gpu-layers and use-mmap), with their values in `options` as JSON text.
+std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions &options);
+// Sets one of those from a property's text (read as JSON when it parses, else as a string).
+// Any other key, or a wrong value, is INVALID_ARGUMENT naming it; `options` is then unchanged.
+Error set_context_option(std::string_view key, std::string_view value, LlamaOptions &options);
 
 // True when the text, after leading whitespace, starts a JSON object: how a trailing config
 // builder is told apart from model bytes (GGUF starts with "GGUF").

@@ -48,6 +48,10 @@ class LlamaContext {
   Error fini_single();
   // llama_decode polls the flag between graph nodes (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
+  // A context option as a property (wasinn:nn-ext), for the next compute.
+  Error set_property(std::string_view name, std::string_view value) {
+    return set_context_option(name, value, options_);
+  }
 
  private:
   ContextShape wanted_shape() const;

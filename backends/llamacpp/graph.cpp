@@ -27,6 +27,22 @@ const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
   return side == sdk::Side::input ? inputs : outputs;
 }
 
+// The model's GGUF key/values as llama.cpp reads them; a value longer than kMaxValue (the
+// tokenizer's arrays) is left out rather than cut.
+std::vector<sdk::Property> gguf_properties(const llama_model *model) {
+  constexpr int32_t kMaxValue = 4096;
+  std::vector<sdk::Property> out;
+  std::vector<char> key(256), value(kMaxValue + 1);
+  const int32_t n = llama_model_meta_count(model);
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t klen = llama_model_meta_key_by_index(model, i, key.data(), key.size());
+    const int32_t vlen = llama_model_meta_val_str_by_index(model, i, value.data(), value.size());
+    if (klen <= 0 || klen >= static_cast<int32_t>(key.size()) || vlen < 0 || vlen > kMaxValue) continue;
+    out.push_back({std::string(key.data(), klen), std::string(value.data(), vlen), false});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::span<const sdk::IoDesc> LlamaGraph::io(sdk::Side side) const { return slots(side); }
@@ -63,6 +79,9 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   graph->n_embd_ = llama_model_n_embd(model);
   const int32_t n_ctx_train = llama_model_n_ctx_train(model);
   graph->n_ctx_train_ = n_ctx_train > 0 ? static_cast<uint32_t>(n_ctx_train) : 0;
+  graph->properties_ = gguf_properties(model);
+  graph->properties_.push_back({"device", "cpu", false});
+  for (auto &[key, value] : context_settings(o)) graph->properties_.push_back({key, value, true});
   debug_note(o.enable_debug_log, [&] {
     char desc[128] = {};
     llama_model_desc(model, desc, sizeof desc);
@@ -71,6 +90,11 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   });
   out = std::move(graph);
   return {};
+}
+
+Error LlamaGraph::check_property(std::string_view name, std::string_view value) const {
+  LlamaOptions scratch = options_;
+  return set_context_option(name, value, scratch);
 }
 
 }  // namespace wasinn::llamacpp

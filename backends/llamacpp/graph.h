@@ -15,6 +15,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "config.h"
 #include "wasinn/plugin_sdk.hpp"
@@ -36,6 +38,10 @@ class LlamaGraph {
 
   std::span<const sdk::IoDesc> io(sdk::Side side) const;
   Error create_context(std::unique_ptr<LlamaContext> &out);
+  // The GGUF metadata (values over 4 KiB, the tokenizer's vocabulary, left out), then the
+  // context options a guest may set, at this graph's values.
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view value) const;
 
   llama_model *model() const { return model_.get(); }
   const llama_vocab *vocab() const { return vocab_; }
@@ -50,6 +56,7 @@ class LlamaGraph {
   LlamaOptions options_;
   int32_t n_embd_ = 0;
   uint32_t n_ctx_train_ = 0;
+  std::vector<sdk::Property> properties_;
 };
 
 }  // namespace wasinn::llamacpp

@@ -104,6 +104,55 @@ Error check_target(int32_t target) {
 
 }  // namespace
 
+namespace {
+
+// The ONNX model's metadata as properties; ORT allocates each string, freed here at once.
+Error read_metadata(OrtSession *session, std::vector<sdk::Property> &out) {
+  const OrtApi *api = ort_api();
+  OrtAllocator *alloc = nullptr;
+  if (Error e = take_status(api->GetAllocatorWithDefaultOptions(&alloc), "getting ORT's allocator")) return e;
+  OrtModelMetadata *raw = nullptr;
+  if (Error e = take_status(api->SessionGetModelMetadata(session, &raw), "reading the model's metadata")) return e;
+  Handle<OrtModelMetadata, &OrtApi::ReleaseModelMetadata> meta(raw);
+  // One of ORT's string getters: the call first, then its value (argument order is unspecified).
+  auto text = [&](auto getter, const char *name) -> Error {
+    char *value = nullptr;
+    if (Error e = take_status((api->*getter)(raw, alloc, &value), std::string("reading the model's ") + name)) return e;
+    if (value) {
+      if (*value) out.push_back({name, value, false});
+      (void)api->AllocatorFree(alloc, value);
+    }
+    return {};
+  };
+  if (Error e = text(&OrtApi::ModelMetadataGetProducerName, "onnx.producer-name")) return e;
+  if (Error e = text(&OrtApi::ModelMetadataGetGraphName, "onnx.graph-name")) return e;
+  if (Error e = text(&OrtApi::ModelMetadataGetDomain, "onnx.domain")) return e;
+  if (Error e = text(&OrtApi::ModelMetadataGetDescription, "onnx.description")) return e;
+  int64_t version = 0;
+  if (Error e = take_status(api->ModelMetadataGetVersion(raw, &version), "reading the model's version")) return e;
+  out.push_back({"onnx.version", std::to_string(version), false});
+  char **keys = nullptr;
+  int64_t n = 0;
+  if (Error e = take_status(api->ModelMetadataGetCustomMetadataMapKeys(raw, alloc, &keys, &n), "reading metadata_props"))
+    return e;
+  Error failed;
+  for (int64_t i = 0; i < n; ++i) {
+    char *value = nullptr;
+    if (!failed) {
+      failed = take_status(api->ModelMetadataLookupCustomMetadataMap(raw, alloc, keys[i], &value), "reading metadata_props");
+      if (!failed && value) out.push_back({std::string("onnx.metadata.") + keys[i], value, false});
+    }
+    if (value) (void)api->AllocatorFree(alloc, value);
+    (void)api->AllocatorFree(alloc, keys[i]);
+  }
+  if (keys) (void)api->AllocatorFree(alloc, keys);
+  if (failed) return failed;
+  out.push_back({"device", "cpu", false});
+  return {};
+}
+
+}  // namespace
+
 Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
                      std::unique_ptr<OrtGraph> &out) {
   const OrtApi *api = ort_api();
@@ -156,8 +205,13 @@ Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
   // Taken only now: the vectors above no longer grow, so the c_str() pointers stay put.
   for (const sdk::IoDesc &d : graph->inputs_) graph->input_names_.push_back(d.name.c_str());
   for (const sdk::IoDesc &d : graph->outputs_) graph->output_names_.push_back(d.name.c_str());
+  if (Error e = read_metadata(session, graph->properties_)) return e;
   out = std::move(graph);
   return {};
+}
+
+Error OrtGraph::check_property(std::string_view name, std::string_view) const {
+  return sdk::invalid("property \"" + std::string(name) + "\" cannot be set: onnxruntime graphs have no settable properties");
 }
 
 }  // namespace wasinn::onnxruntime

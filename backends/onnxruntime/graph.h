@@ -29,6 +29,10 @@ class OrtGraph : public sdk::DeclaredIo {
                     std::unique_ptr<OrtGraph> &out);
 
   Error create_context(std::unique_ptr<OrtContext> &out);
+  // The model's own metadata (producer, graph name, domain, description, version and its
+  // metadata_props as onnx.metadata.<key>) and the device; nothing is settable.
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view value) const;
 
   OrtBackend &backend() const { return *backend_; }
   OrtSession *session() const { return session_.get(); }
@@ -42,6 +46,7 @@ class OrtGraph : public sdk::DeclaredIo {
   SessionPtr session_;
   std::vector<OrtIo> input_kinds_;
   std::vector<const char *> input_names_, output_names_;
+  std::vector<sdk::Property> properties_;
 };
 
 // "a sequence", "a map", ...: what an ONNX value that is not a tensor is.

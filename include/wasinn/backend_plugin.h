@@ -177,6 +177,13 @@ typedef struct wasinn_io_info {
   const int64_t *dims; /* rank entries; -1 for a dynamic dimension */
 } wasinn_io_info;
 
+/* One property of a graph (graph_property_info). */
+typedef struct wasinn_property {
+  const char *name;
+  const char *value;   /* a fact's value, or a settable knob's default */
+  int32_t settable;    /* 1: property_set takes it */
+} wasinn_property;
+
 typedef struct wasinn_load_request {
   uint32_t struct_size;  /* sizeof(wasinn_load_request) of the host; lets the struct grow */
   const char *encoding;  /* the encoding's name, e.g. "onnx", as in the plugin's manifest */
@@ -265,6 +272,22 @@ typedef struct wasinn_backend_api {
      delegate took, for `wasinn models inspect`; NULL when it has nothing to add. Valid while
      the graph lives. */
   const char *(*graph_description)(const wasinn_graph *graph);
+
+  /* Optional, added after graph_description (hosts check struct_size): the graph's properties,
+     for guests (wasinn:nn-ext's properties, witx graph_get_property) and `models inspect`.
+     Facts (the model's own metadata; "device" says where the graph runs) and settable knobs
+     with their default value. Names and values are NUL-terminated text and live as long as the
+     graph; the list does not change after load. The host adds its own facts (backend,
+     framework-version, encoding) before them. */
+  size_t (*graph_property_count)(const wasinn_graph *graph);
+  int (*graph_property_info)(const wasinn_graph *graph, size_t index, wasinn_property *out);
+  /* Sets the settable knob `name` (not NUL-terminated, nor is value) on `context`, for its next
+     compute; with context NULL, only checks that `value` is one the knob takes. A name that is
+     not a settable knob or a value of the wrong type is WASINN_INVALID_ARGUMENT, naming the key
+     and what it takes. Values are text; a knob reads them as JSON when they parse as JSON. */
+  int (*property_set)(const wasinn_graph *graph, wasinn_context *context, const char *name,
+                      size_t name_length, const char *value, size_t value_length,
+                      wasinn_diag *diag);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);

@@ -23,6 +23,8 @@
 //    public:
 //     std::span<const IoDesc> io(Side side) const;        // lives as long as the graph
 //     Error create_context(std::unique_ptr<MyContext> &out);
+//     // Optional, both or none: std::span<const Property> properties() const;  (fixed at load)
+//     //   Error check_property(std::string_view name, std::string_view value) const;
 //   };
 //   class MyContext {                   // one thread at a time (the host guarantees it)
 //    public:
@@ -31,6 +33,7 @@
 //     Error get_output(const wasinn_tensor_id &id, wasinn_tensor &out);  // view, see ABI
 //     // (WASINN_SDK_CONTEXT(), below, declares these three)
 //     // Optional: void cancel() noexcept;  (any thread, during compute)
+//     // Optional, with the graph's properties(): Error set_property(name, value);
 //     // Optional, all three or none: Error compute_single(); Error fini_single();
 //     //   Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out);
 //   };
@@ -78,6 +81,24 @@ int guarded(const char *backend_name, wasinn_diag *diag, F &&body) noexcept {
 template <typename T>
 concept Described = requires(const T &t) {
   { t.description() } -> std::same_as<const std::string &>;
+};
+
+// A graph property (backend_plugin.h's wasinn_property) as a graph keeps it.
+struct Property {
+  std::string name;
+  std::string value;  // a fact's value, or a settable knob's default
+  bool settable = false;
+};
+
+template <typename G>
+concept WithProperties = requires(const G &g, std::string_view s) {
+  { g.properties() } -> std::same_as<std::span<const Property>>;
+  { g.check_property(s, s) } -> std::same_as<Error>;
+};
+
+template <typename C>
+concept SettableContext = requires(C &c, std::string_view s) {
+  { c.set_property(s, s) } -> std::same_as<Error>;
 };
 
 template <typename C>
@@ -221,6 +242,32 @@ struct Entries {
     }
     return nullptr;
   }
+  static size_t graph_property_count(const wasinn_graph *g) noexcept {
+    return g ? graph(g)->properties().size() : 0;
+  }
+  static int graph_property_info(const wasinn_graph *g, size_t index, wasinn_property *out) noexcept {
+    if (!g || !out) return WASINN_INVALID_ARGUMENT;
+    const std::span<const Property> all = graph(g)->properties();
+    if (index >= all.size()) return WASINN_INVALID_ARGUMENT;
+    out->name = all[index].name.c_str();
+    out->value = all[index].value.c_str();
+    out->settable = all[index].settable ? 1 : 0;
+    return WASINN_OK;
+  }
+  static int property_set(const wasinn_graph *g, wasinn_context *c, const char *name, size_t name_length,
+                          const char *value, size_t value_length, wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!g || (!name && name_length) || (!value && value_length)) return null_argument("property_set");
+      const std::string_view n(name ? name : "", name_length), v(value ? value : "", value_length);
+      if (Error e = graph(g)->check_property(n, v)) return e;
+      if (!c) return {};
+      if constexpr (SettableContext<Context>) {
+        return context(c)->set_property(n, v);
+      } else {
+        return invalid("property \"" + std::string(n) + "\" cannot be set on a context of this backend");
+      }
+    });
+  }
   static const char *graph_description(const wasinn_graph *g) noexcept {
     if constexpr (Described<Graph>) {
       if (g && !graph(g)->description().empty()) return graph(g)->description().c_str();
@@ -260,6 +307,11 @@ constexpr wasinn_backend_api make_api() {
   api.graph_io_framework_type = E::graph_io_framework_type;
   if constexpr (Described<B>) api.backend_description = E::backend_description;
   if constexpr (Described<typename B::Graph>) api.graph_description = E::graph_description;
+  if constexpr (WithProperties<typename B::Graph>) {
+    api.graph_property_count = E::graph_property_count;
+    api.graph_property_info = E::graph_property_info;
+    api.property_set = E::property_set;
+  }
   return api;
 }
 

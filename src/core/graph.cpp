@@ -1,5 +1,6 @@
 #include "core/graph.h"
 
+#include "core/graph_properties.h"
 #include "core/plugin_call.h"
 
 #include <fmt/format.h>
@@ -44,6 +45,7 @@ Graph::Graph(std::shared_ptr<LoadedBackend> plugin, wasinn_graph* handle, Encodi
   if (WASINN_PLUGIN_HAS(plugin_->api(), graph_description)) {
     if (const char* words = plugin_->api().graph_description(handle_)) description_ = words;
   }
+  properties_ = query_properties(*plugin_, handle_, encoding_);
 }
 
 Graph::~Graph() {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backend_ports.h"
@@ -25,6 +26,14 @@ struct IoInfo {
   std::optional<TensorType> type;           // nullopt: a type no guest ABI can express
   std::optional<std::vector<int64_t>> dims;  // nullopt: unknown rank; -1: dynamic dimension
   std::string framework_type;                // the framework's own words for it, or ""
+};
+
+// One property of a graph (wasinn:nn-ext's properties): a fact, or a settable knob whose value
+// here is its default. core/graph_properties.cpp has the rules.
+struct GraphProperty {
+  std::string name;
+  std::string value;
+  bool settable = false;
 };
 
 class ExecutionContext;
@@ -46,16 +55,26 @@ class Graph : public std::enable_shared_from_this<Graph> {
   const std::vector<IoInfo>& outputs() const { return outputs_; }
   // How the framework placed the graph (e.g. the nodes each delegate took), or "".
   const std::string& description() const { return description_; }
+  // The host's facts (backend, framework-version, encoding, device), then the plugin's facts,
+  // then its settable knobs. Fixed at load.
+  const std::vector<GraphProperty>& properties() const { return properties_; }
+  // The property called `name`, or invalid_argument naming the near ones.
+  Result<const GraphProperty*> property(std::string_view name) const;
+  // invalid_argument unless `name` is a settable knob and the plugin takes `value` for it.
+  Status check_setting(std::string_view name, std::string_view value) const;
   GraphMetrics& metrics() const { return *metrics_; }
 
  private:
   friend class ExecutionContext;
+  // check_setting with no context; the context's own set_property with one.
+  Status apply_setting(wasinn_context* context, std::string_view name, std::string_view value) const;
   std::shared_ptr<LoadedBackend> plugin_;
   wasinn_graph* handle_;
   Encoding encoding_;
   std::vector<IoInfo> inputs_;
   std::vector<IoInfo> outputs_;
   std::string description_;
+  std::vector<GraphProperty> properties_;
   std::shared_ptr<GraphMetrics> metrics_;
 };
 
@@ -91,6 +110,8 @@ class ExecutionContext {
   Status compute_single();
   Result<TensorView> get_output_single(const TensorId& id);
   Status fini_single();
+  // A settable knob of the graph, for this context's next compute (checked as check_setting).
+  Status set_property(std::string_view name, std::string_view value);
 
   // Asks a running compute to stop; callable from any thread without a lease.
   void cancel();

@@ -1,5 +1,8 @@
 #include "core/nn_session.h"
 
+#include <algorithm>
+#include <climits>
+
 #include <fmt/format.h>
 
 namespace wasinn {
@@ -36,6 +39,14 @@ Result<uint32_t> NnSession::init_execution_context(uint32_t graph_handle) {
   if (!graph) return graph.take_error();
   auto ctx = (*graph)->create_context();
   if (!ctx) return ctx.take_error();
+  std::vector<std::pair<std::string, std::string>> knobs;
+  {
+    std::lock_guard lock(settings_mu_);
+    if (auto it = settings_.find(graph_handle); it != settings_.end()) knobs = it->second;
+  }
+  for (const auto& [name, value] : knobs) {
+    if (Status set = (*ctx)->set_property(name, value); !set) return set.take_error();
+  }
   return contexts_.insert(std::move(*ctx));
 }
 
@@ -143,6 +154,75 @@ Result<HeldOutput> NnSession::get_output_single(uint32_t context, const TensorId
   return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context, [&](ExecutionContext& c) { return c.get_output_single(id); });
 }
 
+Result<std::shared_ptr<const Graph>> NnSession::graph(uint32_t graph) const {
+  auto g = graphs_.get(graph);
+  if (!g) return g.take_error();
+  return std::shared_ptr<const Graph>(std::move(*g));
+}
+
+Result<std::vector<GraphProperty>> NnSession::properties(uint32_t graph) const {
+  auto g = graphs_.get(graph);
+  if (!g) return g.take_error();
+  std::vector<GraphProperty> out = (*g)->properties();
+  std::lock_guard lock(settings_mu_);
+  if (auto it = settings_.find(graph); it != settings_.end()) {
+    for (const auto& [name, value] : it->second) {
+      for (auto& p : out) {
+        if (p.name == name) p.value = value;
+      }
+    }
+  }
+  return out;
+}
+
+Result<std::string> NnSession::get_property(uint32_t graph, std::string_view name) const {
+  auto all = properties(graph);
+  if (!all) return all.take_error();
+  for (auto& p : *all) {
+    if (p.name == name) return std::move(p.value);
+  }
+  auto g = graphs_.get(graph);
+  if (!g) return g.take_error();
+  auto p = (*g)->property(name);  // the error, with its "did you mean"
+  if (!p) return p.take_error();
+  return (*p)->value;
+}
+
+Status NnSession::set_graph_property(uint32_t graph, std::string_view name, std::string_view value) {
+  auto g = graphs_.get(graph);
+  if (!g) return g.take_error();
+  WASINN_TRY((*g)->check_setting(name, value));
+  std::lock_guard lock(settings_mu_);
+  auto& knobs = settings_[graph];
+  auto same = std::find_if(knobs.begin(), knobs.end(), [&](const auto& k) { return k.first == name; });
+  if (same != knobs.end()) knobs.erase(same);
+  knobs.emplace_back(std::string(name), std::string(value));
+  return {};
+}
+
+Status NnSession::set_context_property(uint32_t context, std::string_view name, std::string_view value) {
+  return with_context(context, [&](ExecutionContext& c) { return c.set_property(name, value); });
+}
+
+Result<std::string> NnSession::prompt(uint32_t context, std::string_view text) {
+  return with_context(context, [&](ExecutionContext& c) -> Result<std::string> {
+    if (c.graph().encoding() != Encoding::ggml) {
+      return make_error(Errc::unsupported_operation,
+                        fmt::format("prompt: the graph is {}, not a text model (prompt serves ggml graphs)",
+                                    encoding_name(c.graph().encoding())));
+    }
+    const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
+    const TensorView in{TensorType::u8, dims,
+                        {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
+    WASINN_TRY(c.set_input(TensorId{0, std::nullopt}, in, env_->limits().max_tensor_bytes));
+    WASINN_TRY(run_bounded(c, &ExecutionContext::compute));
+    auto out = c.get_output(TensorId{0, std::nullopt});
+    if (!out) return out.take_error();
+    c.graph().metrics().add_output_bytes(out->data.size());
+    return std::string(reinterpret_cast<const char*>(out->data.data()), out->data.size());
+  });
+}
+
 Status NnSession::check_context(uint32_t context) const {
   auto c = contexts_.get(context);
   if (!c) return c.take_error();
@@ -152,6 +232,8 @@ Status NnSession::check_context(uint32_t context) const {
 Status NnSession::unload(uint32_t graph) {
   auto g = graphs_.erase(graph);
   if (!g) return g.take_error();
+  std::lock_guard lock(settings_mu_);
+  settings_.erase(graph);
   return {};
 }
 

@@ -6,8 +6,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "core/graph.h"
@@ -47,6 +52,20 @@ class NnSession {
   Status unload(uint32_t graph);
   Status finalize_execution_context(uint32_t context);
 
+  // Beyond the spec (wasinn:nn-ext; docs/compatibility.md). The graph behind a guest's handle,
+  // for describing its inputs and outputs.
+  Result<std::shared_ptr<const Graph>> graph(uint32_t graph) const;
+  // The graph's properties, settable knobs with the value this guest set on the handle.
+  Result<std::vector<GraphProperty>> properties(uint32_t graph) const;
+  Result<std::string> get_property(uint32_t graph, std::string_view name) const;
+  // A settable knob, for the contexts made from this handle afterwards: the graph itself is
+  // shared with other guests and never changes.
+  Status set_graph_property(uint32_t graph, std::string_view name, std::string_view value);
+  Status set_context_property(uint32_t context, std::string_view name, std::string_view value);
+  // A text model (ggml) in one call, under one hold of the context: the prompt's bytes as input
+  // 0, compute under the budget, output 0 as text.
+  Result<std::string> prompt(uint32_t context, std::string_view text);
+
   // invalid_argument when the guest holds no such context.
   Status check_context(uint32_t context) const;
 
@@ -64,6 +83,9 @@ class NnSession {
   std::shared_ptr<NnEnvironment> env_;
   HandleTable<Graph> graphs_;
   HandleTable<ExecutionContext> contexts_;
+  // set_graph_property's knobs by graph handle, in the order set; gone with the handle.
+  mutable std::mutex settings_mu_;
+  std::unordered_map<uint32_t, std::vector<std::pair<std::string, std::string>>> settings_;
 };
 
 }  // namespace wasinn

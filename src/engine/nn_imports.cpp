@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "abi/ephemeral_nn.h"
+#include "abi/ephemeral_nn_ext.h"
 #include "abi/legacy_nn.h"
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
@@ -53,6 +54,22 @@ constexpr ImportSpec kEphemeralImports[] = {
     {kEphemeralModule, "unload", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::unload(c, u(a[0])); }},
     {kEphemeralModule, "finalize_execution_context", 1, [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::finalize_execution_context(c, u(a[0])); }},
+    // wasinn's own, beyond the spec (abi/ephemeral_nn_ext.h)
+    {kEphemeralModule, "graph_io_count", 3, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_io_count(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kEphemeralModule, "graph_io_info", 10, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_io_info(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5]), u(a[6]), u(a[7]),
+                                          u(a[8]), u(a[9])); }},
+    {kEphemeralModule, "graph_list_properties", 4, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_list_properties(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
+    {kEphemeralModule, "graph_get_property", 6, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_get_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5])); }},
+    {kEphemeralModule, "graph_set_property", 5, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_set_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
+    {kEphemeralModule, "context_set_property", 5, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::context_set_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
+    {kEphemeralModule, "prompt", 6, [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::prompt(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5])); }},
 };
 
 constexpr ImportSpec kLegacyImports[] = {

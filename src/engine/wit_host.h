@@ -13,6 +13,7 @@
  * so calls for one guest never overlap; different guests call concurrently.
  * Errors: every function returns a status. OK: done (`out->rep` is the resource it made, if any).
  * ERR: the wasi-nn call failed, `out->rep` is a new error resource for the guest's result::err.
+ * (wasinn:nn-ext's prompt functions, whose WIT errors are strings, hand back `out->message`.)
  * TRAP: a misuse the canonical ABI cannot answer with an error value (an unknown handle, too
  * many tensors); `out->message` says why and the guest traps. No C++ exception crosses. */
 #ifndef WASINN_ENGINE_WIT_HOST_H
@@ -51,6 +52,15 @@ typedef struct wasinn_wit_named {
   uint32_t tensor;
 } wasinn_wit_named;
 
+/* One input or output of wasinn:nn-ext's describe (tensor-description). */
+typedef struct wasinn_wit_io {
+  wasinn_wit_str name;
+  wasinn_wit_str type;  /* a tensor-type case name, or empty: none */
+  const int64_t* dims;  /* -1: dynamic */
+  size_t rank;
+  int32_t has_dims;     /* 0: the rank is unknown (none) */
+} wasinn_wit_io;
+
 typedef struct wasinn_wit_out {
   uint32_t rep;      /* OK: the resource made; ERR: the error resource */
   const void* data;  /* by function: uint32_t dims, bytes, chars, or wasinn_wit_named */
@@ -81,6 +91,23 @@ typedef struct wasinn_wit_host {
   wasinn_wit_status (*get_output)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_out* out);
   /* the guest dropped its handle */
   wasinn_wit_status (*drop)(void* guest, wasinn_wit_resource kind, uint32_t rep, wasinn_wit_out* out);
+
+  /* wasinn:nn-ext@0.1.0 (beyond the spec; wit/wasinn-nn-ext/nn-ext.wit), over 10-28's resources.
+   * describe: wasinn_wit_io[len], of the inputs (outputs == 0) or the outputs. list_properties:
+   * wasinn_wit_str[len]. get_property: chars. set_property: on a graph handle (on_context == 0)
+   * or a context. */
+  wasinn_wit_status (*describe)(void* guest, uint32_t graph, int32_t outputs, wasinn_wit_out* out);
+  wasinn_wit_status (*list_properties)(void* guest, uint32_t graph, wasinn_wit_out* out);
+  wasinn_wit_status (*get_property)(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out);
+  wasinn_wit_status (*set_property)(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name,
+                                    wasinn_wit_str value, wasinn_wit_out* out);
+  /* The prompt interface's errors are strings, not error resources: its ERR hands back
+   * `out->message` (the error-code case, a colon, the detail). prompt_init's rep is a context
+   * (dropped as WASINN_WIT_CONTEXT); prompt_compute gives chars. */
+  wasinn_wit_status (*prompt_init)(void* guest, uint32_t graph, wasinn_wit_out* out);
+  wasinn_wit_status (*prompt_compute)(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out);
+  wasinn_wit_status (*prompt_set_property)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
+                                           wasinn_wit_out* out);
 } wasinn_wit_host;
 
 /* Defined by the Rust side. Adds wasi:nn@0.2.0-rc-2024-06-25, -08-19 and -10-28 to a component

@@ -25,6 +25,10 @@ struct Lent {
   std::string message;
   std::vector<wasinn_wit_named> named;
   std::vector<std::string> names;
+  std::vector<wasinn_wit_io> io;
+  std::vector<wasinn_wit_str> strs;
+  std::vector<GraphProperty> properties;
+  std::string text;
 };
 thread_local Lent lent;
 
@@ -62,6 +66,13 @@ struct Call {
     return WASINN_WIT_OK;
   }
   wasinn_wit_status done(Status s) const { return s ? WASINN_WIT_OK : refuse(s.take_error()); }
+  // The prompt interface's refusal: a string, "<error-code>: <detail>".
+  wasinn_wit_status refuse_text(Error error) const {
+    log_nn_refusal(fmt::format("wasinn:nn-ext/{}", interface), function, error, wit_nn::error_code_case(error.code));
+    lent.message = fmt::format("{}: {}", wit_nn::error_code_case(error.code), error.detail);
+    out->message = str(lent.message);
+    return WASINN_WIT_ERR;
+  }
   wasinn_wit_status chars(std::string_view s) const {
     out->data = s.data();
     out->len = s.size();
@@ -221,12 +232,106 @@ wasinn_wit_status drop(void* guest, wasinn_wit_resource kind, uint32_t rep, wasi
   });
 }
 
+// wasinn:nn-ext@0.1.0: graph and context reps are the NnSession's handles, as in wasi:nn.
+wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_wit_out* out) {
+  return guarded(guest, "describe", outputs ? "outputs" : "inputs", out, [&](const Call& c) {
+    // A borrowed graph the guest holds: an unknown rep is the canonical ABI's misuse, a trap.
+    auto g = must(c.wit->session().graph(graph));
+    const auto& side = outputs ? g->outputs() : g->inputs();
+    lent.io.clear();
+    for (const auto& info : side) {
+      std::string_view type;
+      if (info.type) {
+        if (auto t = wit_nn::tensor_type_case(*info.type)) type = *t;
+      }
+      lent.io.push_back({str(info.name), str(type), info.dims ? info.dims->data() : nullptr,
+                         info.dims ? info.dims->size() : 0, info.dims ? 1 : 0});
+    }
+    // The graph (and so the names and dims) outlives the call: the guest still holds it.
+    c.out->data = lent.io.data();
+    c.out->len = lent.io.size();
+    return WASINN_WIT_OK;
+  });
+}
+
+wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* out) {
+  return guarded(guest, "properties", "list-properties", out, [&](const Call& c) {
+    lent.properties = must(c.wit->session().properties(graph));
+    lent.strs.clear();
+    for (const auto& p : lent.properties) lent.strs.push_back(str(p.name));
+    c.out->data = lent.strs.data();
+    c.out->len = lent.strs.size();
+    return WASINN_WIT_OK;
+  });
+}
+
+wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out) {
+  return guarded(guest, "properties", "get-property", out, [&](const Call& c) {
+    must(c.wit->session().graph(graph));  // an unknown handle traps, as for every borrow
+    auto value = c.wit->session().get_property(graph, view(name));
+    if (!value) return c.refuse(value.take_error());
+    lent.text = std::move(*value);
+    return c.chars(lent.text);
+  });
+}
+
+wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name,
+                               wasinn_wit_str value, wasinn_wit_out* out) {
+  return guarded(guest, "properties", on_context ? "set-context-property" : "set-property", out, [&](const Call& c) {
+    NnSession& s = c.wit->session();
+    if (on_context) {
+      if (Status held = s.check_context(rep); !held) throw Trap{held.error().detail};
+      return c.done(s.set_context_property(rep, view(name), view(value)));
+    }
+    must(s.graph(rep));
+    return c.done(s.set_graph_property(rep, view(name), view(value)));
+  });
+}
+
+wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) {
+  return guarded(guest, "prompt", "init", out, [&](const Call& c) {
+    auto g = must(c.wit->session().graph(graph));
+    if (g->encoding() != Encoding::ggml) {
+      return c.refuse_text(Error{Errc::unsupported_operation,
+                                 fmt::format("the graph is {}, not a text model (prompt serves ggml graphs)",
+                                             encoding_name(g->encoding()))});
+    }
+    auto ctx = c.wit->session().init_execution_context(graph);
+    if (!ctx) return c.refuse_text(ctx.take_error());
+    c.out->rep = *ctx;
+    return WASINN_WIT_OK;
+  });
+}
+
+wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out) {
+  return guarded(guest, "prompt", "[method]context.compute", out, [&](const Call& c) {
+    NnSession& s = c.wit->session();
+    if (Status held = s.check_context(context); !held) throw Trap{held.error().detail};
+    auto text = s.prompt(context, view(prompt));
+    if (!text) return c.refuse_text(text.take_error());
+    lent.text = std::move(*text);
+    return c.chars(lent.text);
+  });
+}
+
+wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
+                                      wasinn_wit_out* out) {
+  return guarded(guest, "prompt", "[method]context.set-property", out, [&](const Call& c) {
+    NnSession& s = c.wit->session();
+    if (Status held = s.check_context(context); !held) throw Trap{held.error().detail};
+    Status set = s.set_context_property(context, view(name), view(value));
+    return set ? WASINN_WIT_OK : c.refuse_text(set.take_error());
+  });
+}
+
 }  // namespace
 
 const wasinn_wit_host& wit_host_table() {
-  static const wasinn_wit_host table{tensor_new, tensor_dimensions, tensor_type,  tensor_data, error_new,
-                                     error_code, error_data,        load,         load_by_name, init_execution_context,
-                                     compute_named, set_input,      compute,      get_output,  drop};
+  static const wasinn_wit_host table{tensor_new,    tensor_dimensions, tensor_type,  tensor_data, error_new,
+                                     error_code,    error_data,        load,         load_by_name, init_execution_context,
+                                     compute_named, set_input,         compute,      get_output,  drop,
+                                     describe,      list_properties,   get_property, set_property, prompt_init,
+                                     prompt_compute, prompt_set_property};
   return table;
 }
 

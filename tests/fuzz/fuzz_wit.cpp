@@ -27,14 +27,17 @@ namespace {
 
 enum Op : uint32_t {
   kTensorNew, kTensorRead, kTensorDrop, kLoad, kLoadByName, kInit, kDropGraph, kDropContext, kCompute,
-  kSetInput, kComputeOld, kGetOutput, kErrorRead, kErrorDrop, kOpCount
+  kSetInput, kComputeOld, kGetOutput, kErrorRead, kErrorDrop,
+  // wasinn:nn-ext (beyond the spec); after kErrorDrop, so older inputs keep their meaning
+  kDescribe, kListProperties, kGetProperty, kSetProperty, kPromptInit, kPromptCompute, kPromptSet, kOpCount
 };
 
 constexpr std::string_view kTypeCases[] = {"FP16", "FP32", "FP64", "BF16", "U8", "I32", "I64", "fp32", "f32", ""};
 constexpr std::string_view kEncodings[] = {"openvino", "onnx", "tensorflow", "pytorch", "tensorflowlite",
                                            "ggml", "autodetect", "ONNX", "nope"};
 constexpr std::string_view kTargets[] = {"cpu", "gpu", "tpu", "CPU", "auto", ""};
-constexpr std::string_view kNames[] = {"input", "x", "prompt", "metadata", "logits", "a", "b", ""};
+constexpr std::string_view kNames[] = {"input", "x", "prompt", "metadata", "logits", "a", "b", "",
+                                       "backend", "temp", "seed", "0.5", "hot"};
 
 wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
 
@@ -65,6 +68,17 @@ struct Table {
     }
     if (status != WASINN_WIT_OK) invariant_failed(call, "a status outside the table's three");
     return true;
+  }
+  // The prompt interface's: ERR is a string ("<error-code>: <detail>"), not an error resource.
+  bool ok_text(wasinn_wit_status status, const char* call) {
+    if (status == WASINN_WIT_OK) return true;
+    if (status != WASINN_WIT_ERR && status != WASINN_WIT_TRAP) invariant_failed(call, "a status outside the table's three");
+    if (out.message.len == 0) invariant_failed(call, "an error or trap without a reason");
+    if (status == WASINN_WIT_ERR) {
+      const std::string_view m(out.message.data, out.message.len);
+      if (!wit::decode_error_code(m.substr(0, m.find(':')))) invariant_failed(call, "an error that names no WIT code");
+    }
+    return false;
   }
 };
 
@@ -200,6 +214,55 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         break;
       }
       case kErrorDrop: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_ERROR, r.arg(), &out), "error drop"); break;
+      case kDescribe: {
+        const uint32_t graph = r.arg();
+        const int32_t outputs = static_cast<int32_t>(r.arg() % 2);
+        if (t.ok(t.t.describe(t.guest(), graph, outputs, &out), "describe")) {
+          for (size_t i = 0; i < out.len; ++i) {
+            const auto& io = static_cast<const wasinn_wit_io*>(out.data)[i];
+            if (io.type.len && !wit::decode_tensor_type({io.type.data, io.type.len})) {
+              invariant_failed("describe", "a type outside the WIT enum");
+            }
+            if (io.has_dims && io.rank && !io.dims) invariant_failed("describe", "dims without an address");
+          }
+        }
+        break;
+      }
+      case kListProperties: {
+        if (t.ok(t.t.list_properties(t.guest(), r.arg(), &out), "list-properties") && out.len && !out.data) {
+          invariant_failed("list-properties", "names without an address");
+        }
+        break;
+      }
+      case kGetProperty: {
+        const uint32_t graph = r.arg();
+        const std::string name = r.text();
+        (void)t.ok(t.t.get_property(t.guest(), graph, str(name), &out), "get-property");
+        break;
+      }
+      case kSetProperty: {
+        const uint32_t rep = r.arg();
+        const int32_t on_context = static_cast<int32_t>(r.arg() % 2);
+        const std::string name = r.text(), value = r.text();
+        (void)t.ok(t.t.set_property(t.guest(), rep, on_context, str(name), str(value), &out), "set-property");
+        break;
+      }
+      case kPromptInit: {
+        if (t.ok_text(t.t.prompt_init(t.guest(), r.arg(), &out), "prompt init")) script.remember_handle(out.rep);
+        break;
+      }
+      case kPromptCompute: {
+        const uint32_t ctx = r.arg();
+        const std::string prompt = r.text();
+        (void)t.ok_text(t.t.prompt_compute(t.guest(), ctx, str(prompt), &out), "prompt compute");
+        break;
+      }
+      case kPromptSet: {
+        const uint32_t ctx = r.arg();
+        const std::string name = r.text(), value = r.text();
+        (void)t.ok_text(t.t.prompt_set_property(t.guest(), ctx, str(name), str(value), &out), "prompt set-property");
+        break;
+      }
     }
   }
 }
@@ -212,6 +275,12 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   s.op(kCompute).raw(0).raw(1).raw(1).raw(0);
   s.op(kTensorRead).raw(1).op(kDropContext).raw(0).op(kDropGraph).raw(0);
   out.push_back(std::move(s));
+  ScriptWriter ext(l);  // beyond the spec: describe, properties, prompt
+  ext.op(kLoadByName).raw(1).op(kDescribe).raw(0).raw(0).op(kDescribe).raw(0).raw(1).op(kListProperties).raw(0);
+  ext.op(kGetProperty).raw(0).raw(1).raw(8).op(kSetProperty).raw(0).raw(0).raw(1).raw(9).raw(1).raw(11);
+  ext.op(kPromptInit).raw(0).op(kInit).raw(0).op(kSetProperty).raw(1).raw(1).raw(1).raw(10).raw(1).raw(12);
+  ext.op(kPromptCompute).raw(1).raw(1).raw(2).op(kPromptSet).raw(1).raw(1).raw(9).raw(1).raw(11);
+  out.push_back(std::move(ext));
   return out;
 }
 

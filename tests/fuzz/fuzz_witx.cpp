@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "abi/ephemeral_nn.h"
+#include "abi/ephemeral_nn_ext.h"
 #include "abi_world.h"
 #include "call_script.h"
 #include "seed_script.h"
@@ -24,7 +25,9 @@ namespace {
 
 enum Op : uint32_t {
   kLoad, kLoadByName, kLoadByNameWithConfig, kInit, kSetInput, kCompute, kGetOutput, kComputeSingle,
-  kGetOutputSingle, kFiniSingle, kUnload, kFinalize, kPoke, kOpCount
+  kGetOutputSingle, kFiniSingle, kUnload, kFinalize, kPoke,
+  // wasinn's own, beyond the spec (abi/ephemeral_nn_ext.h); after kPoke, so older inputs keep their meaning
+  kIoCount, kIoInfo, kListProperties, kGetProperty, kSetProperty, kSetContextProperty, kPrompt, kOpCount
 };
 
 // A new graph or context exists exactly when the call succeeded, and its handle was stored.
@@ -85,6 +88,18 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   {  // F1: a rank-0 tensor whose (empty) dims array sits at an odd address
     ScriptWriter s = load();
     s.op(kInit).raw(0).item("slot2").op(kSetInput).raw(0).raw(0).item("tensor_rank0").op(kCompute).raw(0);
+    out.push_back(std::move(s));
+  }
+  {  // beyond the spec: describe, properties (a model name is no property), prompt on a tensor model
+    ScriptWriter s = load();
+    s.op(kIoCount).raw(0).raw(0).item("slot2").op(kIoCount).raw(0).raw(1).item("slot2");
+    s.op(kIoInfo).raw(0).raw(0).raw(0).item("output").raw(64).item("slot").item("slot2").item("output").raw(4).item("slot2");
+    s.op(kIoInfo).raw(0).raw(1).raw(0).item("output").raw(0).item("slot").item("slot2").item("output").raw(0).item("slot2");
+    s.op(kListProperties).raw(0).item("output").item_len("output").item("slot");
+    s.op(kGetProperty).raw(0).item("name").item_len("name").item("output").item_len("output").item("slot");
+    s.op(kSetProperty).raw(0).item("name").item_len("name").item("config").item_len("config");
+    s.op(kInit).raw(0).item("slot2").op(kSetContextProperty).raw(0).item("name").item_len("name").item("config").item_len("config");
+    s.op(kPrompt).raw(0).item("name").item_len("name").item("output").item_len("output").item("slot");
     out.push_back(std::move(s));
   }
   {  // too small a buffer, then handles used after unload and finalize, and finalized twice
@@ -214,6 +229,52 @@ void run_script(const AbiWorld& world, CallScript& script, FuzzGuest& g, NnSessi
       case kPoke: {  // the guest changes its own memory between calls
         const uint32_t at = a(), value = a();
         if (exclusive) g.write_u32(at, value);
+        break;
+      }
+      case kIoCount: {
+        const uint32_t graph = a(), side = a(), out = a();
+        snapshot();
+        check_status(nn::graph_io_count(call, graph, side, out), "graph_io_count");
+        writes_within({{out, 4}}, "graph_io_count");
+        break;
+      }
+      case kIoInfo: {
+        const uint32_t graph = a(), side = a(), index = a(), name = a(), name_max = a(), name_len = a(), type = a(),
+                       dims = a(), dims_max = a(), rank = a();
+        snapshot();
+        check_status(nn::graph_io_info(call, graph, side, index, name, name_max, name_len, type, dims, dims_max, rank),
+                     "graph_io_info");
+        writes_within({{name, name_max}, {name_len, 4}, {type, 4}, {dims, dims_max * 8ull}, {rank, 4}}, "graph_io_info");
+        break;
+      }
+      case kListProperties:
+      case kGetProperty:
+      case kPrompt: {
+        const uint32_t handle = a();
+        const uint32_t key = op == kListProperties ? 0 : a(), key_len = op == kListProperties ? 0 : a();
+        const uint32_t out = a(), max = a(), written = a();
+        const char* name = op == kListProperties ? "graph_list_properties"
+                           : op == kGetProperty  ? "graph_get_property"
+                                                 : "prompt";
+        snapshot();
+        Status st = op == kListProperties ? nn::graph_list_properties(call, handle, out, max, written)
+                    : op == kGetProperty  ? nn::graph_get_property(call, handle, key, key_len, out, max, written)
+                                          : nn::prompt(call, handle, key, key_len, out, max, written);
+        check_status(st, name);
+        writes_within({{out, max}, {written, 4}}, name);
+        if (exclusive) expect_written_fits(st, g, written, max, name);
+        break;
+      }
+      case kSetProperty:
+      case kSetContextProperty: {
+        const uint32_t handle = a(), key = a(), key_len = a(), value = a(), value_len = a();
+        const bool on_context = op == kSetContextProperty;
+        const char* name = on_context ? "context_set_property" : "graph_set_property";
+        snapshot();
+        check_status(on_context ? nn::context_set_property(call, handle, key, key_len, value, value_len)
+                                : nn::graph_set_property(call, handle, key, key_len, value, value_len),
+                     name);
+        writes_within({}, name);
         break;
       }
     }

@@ -112,4 +112,12 @@ Error read_choice(const nlohmann::json &obj, const char *key, std::string_view s
                  it->dump());
 }
 
+// A property's value text as JSON (backend_plugin.h's property_set): "0.5", "true" and "[1]"
+// are what they parse as; text that is not JSON ("hot", "llama") is a JSON string.
+inline nlohmann::json property_value_json(std::string_view text) {
+  nlohmann::json v = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) return nlohmann::json(std::string(text));
+  return v;
+}
+
 }  // namespace wasinn::sdk

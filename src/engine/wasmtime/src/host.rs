@@ -58,6 +58,17 @@ pub struct WitNamed {
     pub tensor: u32,
 }
 
+/// wit_host.h's `wasinn_wit_io`: one tensor-description of wasinn:nn-ext's describe.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct WitIo {
+    pub name: WitStr,
+    pub ty: WitStr,
+    pub dims: *const i64,
+    pub rank: usize,
+    pub has_dims: i32,
+}
+
 #[repr(C)]
 pub struct WitOut {
     pub rep: u32,
@@ -111,4 +122,11 @@ pub struct WitHost {
     pub compute: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
     pub get_output: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
     pub drop: unsafe extern "C" fn(Guest, WitResource, u32, Out) -> WitStatus,
+    pub describe: unsafe extern "C" fn(Guest, u32, i32, Out) -> WitStatus,
+    pub list_properties: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
+    pub get_property: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
+    pub set_property: unsafe extern "C" fn(Guest, u32, i32, WitStr, WitStr, Out) -> WitStatus,
+    pub prompt_init: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
+    pub prompt_compute: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
+    pub prompt_set_property: unsafe extern "C" fn(Guest, u32, WitStr, WitStr, Out) -> WitStatus,
 }

@@ -7,6 +7,7 @@
 pub use wasmtime_c_api::*;
 
 mod host;
+mod nn_ext;
 mod serve;
 mod wit_nn;
 #[cfg(test)]

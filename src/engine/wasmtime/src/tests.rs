@@ -50,6 +50,9 @@ unsafe extern "C" fn by_name(_: Guest, _: WitStr, out: *mut WitOut) -> WitStatus
 unsafe extern "C" fn compute_named(_: Guest, _: u32, _: *const WitNamed, _: usize, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
 unsafe extern "C" fn named(_: Guest, _: u32, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
 unsafe extern "C" fn set_input(_: Guest, _: u32, _: WitStr, _: u32, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
+unsafe extern "C" fn describe(_: Guest, _: u32, _: i32, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
+unsafe extern "C" fn set_property(_: Guest, _: u32, _: i32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
+unsafe extern "C" fn set_named(_: Guest, _: u32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
 unsafe extern "C" fn drop_resource(_: Guest, _: WitResource, _: u32, _: *mut WitOut) -> WitStatus { WitStatus::Ok }
 
 const TABLE: WitHost = WitHost {
@@ -68,6 +71,13 @@ const TABLE: WitHost = WitHost {
     compute: by_rep,
     get_output: named,
     drop: drop_resource,
+    describe,
+    list_properties: by_rep,
+    get_property: named,
+    set_property,
+    prompt_init: by_rep,
+    prompt_compute: named,
+    prompt_set_property: set_named,
 };
 
 /// `run(n, rank)`: n bytes (i * 7 mod 256) at 1 MiB become a U8 tensor of `rank` dims; its data

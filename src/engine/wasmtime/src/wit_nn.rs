@@ -32,13 +32,13 @@ impl NnStore for WasmtimeStoreData {
     }
 }
 
-type Cx<'a, T> = StoreContextMut<'a, T>;
+pub(crate) type Cx<'a, T> = StoreContextMut<'a, T>;
 
 /// The versions served, oldest first; a resource type per version keeps one version's handles
 /// from being passed to another's functions.
 const VERSIONS: [&str; 3] = ["0.2.0-rc-2024-06-25", "0.2.0-rc-2024-08-19", "0.2.0-rc-2024-10-28"];
 const V_06_25: u8 = 0;
-const V_10_28: u8 = 2;
+pub(crate) const V_10_28: u8 = 2;
 
 pub struct Tensor<const V: u8>;
 pub struct Graph<const V: u8>;
@@ -98,12 +98,12 @@ wit_enum!(ErrorCode {
     Unknown = "unknown",
 });
 
-fn guest<T: NnStore>(cx: &Cx<'_, T>) -> Guest {
+pub(crate) fn guest<T: NnStore>(cx: &Cx<'_, T>) -> Guest {
     T::nn_guest(cx.as_context())
 }
 
 /// One call into the table: OK, an error resource's rep for result::err, or a trap.
-fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), u32>> {
+pub(crate) fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), u32>> {
     match status {
         WitStatus::Ok => Ok(Ok(())),
         WitStatus::Err => Ok(Err(out.rep)),
@@ -113,7 +113,7 @@ fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), u32>>
 }
 
 /// A call that has no error value in WIT: ERR is a bug of the table, reported as a trap.
-fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
+pub(crate) fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
     match call(status, out)? {
         Ok(()) => Ok(()),
         Err(_) => Err(format_err!("wasi:nn {what}: the host answered an error where WIT has none")),
@@ -128,7 +128,7 @@ fn made<R: 'static, const V: u8>(
     Ok(call(status, out)?.map(|()| Resource::new_own(out.rep)).map_err(Resource::new_own))
 }
 
-fn unit<const V: u8>(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
+pub(crate) fn unit<const V: u8>(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
     Ok(call(status, out)?.map_err(Resource::new_own))
 }
 
@@ -138,10 +138,18 @@ fn case<C: Cases + PartialEq>(out: &WitOut, what: &str) -> Result<C> {
     C::from_name(name).ok_or_else(|| format_err!("wasi:nn {what}: '{name}' is not a case of the WIT enum"))
 }
 
+/// A case name that may be empty (none).
+pub(crate) fn case_opt<C: Cases + PartialEq>(name: &str, what: &str) -> Result<Option<C>> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    C::from_name(name).map(Some).ok_or_else(|| format_err!("{what}: '{name}' is not a case of the WIT enum"))
+}
+
 type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
 
 /// A table function of one handle: its status and what it handed back.
-fn by_rep<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32) -> (WitStatus, WitOut) {
+pub(crate) fn by_rep<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32) -> (WitStatus, WitOut) {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `guest` is this store's data.
     let status = unsafe { f(guest(cx), rep, &mut out) };
@@ -149,13 +157,13 @@ fn by_rep<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32) -> (WitStatus, WitOut)
 }
 
 /// A method WIT gives no error value (tensor.ty, error.data...): what the table handed back.
-fn method<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32, what: &str) -> Result<WitOut> {
+pub(crate) fn method<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32, what: &str) -> Result<WitOut> {
     let (status, out) = by_rep(f, cx, rep);
     must(status, &out, what)?;
     Ok(out)
 }
 
-fn drop_resource<T: NnStore>(host: WitHost, cx: Cx<'_, T>, kind: WitResource, rep: u32) -> Result<()> {
+pub(crate) fn drop_resource<T: NnStore>(host: WitHost, cx: Cx<'_, T>, kind: WitResource, rep: u32) -> Result<()> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `guest` is this store's data.
     let status = unsafe { (host.drop)(guest(&cx), kind, rep, &mut out) };
@@ -328,7 +336,8 @@ fn define_version<T: NnStore, const V: u8>(linker: &mut Linker<T>, host: WitHost
 pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     define_version::<T, 0>(linker, host)?;
     define_version::<T, 1>(linker, host)?;
-    define_version::<T, 2>(linker, host)
+    define_version::<T, 2>(linker, host)?;
+    crate::nn_ext::define(linker, host)
 }
 
 /// Adds every served wasi:nn version to a component linker made by the C API (wit_host.h).

@@ -1,0 +1,19 @@
+// How a graph's properties are gathered at load: the host's facts, then the plugin's
+// (backend_plugin.h's graph_property_*). The rules of reading and setting them are Graph's and
+// ExecutionContext's (graph.h), defined in graph_properties.cpp.
+#pragma once
+
+#include <vector>
+
+#include "core/backend_ports.h"
+#include "core/graph.h"
+#include "core/types.h"
+
+namespace wasinn {
+
+// backend, framework-version, encoding and device (the plugin's "device" fact, else "cpu"),
+// then the plugin's other facts, then its settable knobs.
+std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const wasinn_graph* graph,
+                                            Encoding encoding);
+
+}  // namespace wasinn

@@ -1,0 +1,130 @@
+//! `wasinn:nn-ext@0.1.0` (wit/wasinn-nn-ext/nn-ext.wit): describing a graph's inputs and
+//! outputs, its properties, and prompting a text model, as typed host functions over
+//! `wasi:nn@0.2.0-rc-2024-10-28`'s resources. Beyond the spec, in a package of wasinn's own, so
+//! a component that does not import it sees nothing new. The rules are the C++ side's, through
+//! the same `WitHost` table as wasi:nn.
+use wasmtime::component::{ComponentType, Linker, Lower, Resource, ResourceType};
+use wasmtime::{format_err, Result};
+
+use crate::host::*;
+use crate::wit_nn::{by_rep, call, case_opt, drop_resource, guest, method, unit, Cx, NnStore, V_10_28};
+use crate::wit_nn::{Context, Graph, NnError, TensorType};
+
+const VERSION: &str = "0.1.0";
+const V: u8 = V_10_28;
+
+/// A prompt session: an execution context of its own (its rep is the NnSession's handle).
+pub struct PromptContext;
+
+#[derive(ComponentType, Lower)]
+#[component(record)]
+pub struct TensorDescription {
+    name: String,
+    #[component(name = "tensor-type")]
+    tensor_type: Option<TensorType>,
+    dimensions: Option<Vec<i64>>,
+}
+
+fn describe<T: NnStore>(host: WitHost, cx: &Cx<'_, T>, graph: u32, outputs: i32) -> Result<Vec<TensorDescription>> {
+    let mut out = WitOut::default();
+    // SAFETY: the table's contract; `guest` is this store's data.
+    let status = unsafe { (host.describe)(guest(cx), graph, outputs, &mut out) };
+    crate::wit_nn::must(status, &out, "describe")?;
+    // SAFETY: the table hands back `len` wasinn_wit_io, valid until the next call.
+    let ios = unsafe { out.slice::<WitIo>() };
+    ios.iter()
+        .map(|io| {
+            let dims = (io.has_dims != 0).then(|| {
+                if io.rank == 0 || io.dims.is_null() {
+                    Vec::new()
+                } else {
+                    unsafe { std::slice::from_raw_parts(io.dims, io.rank) }.to_vec()
+                }
+            });
+            Ok(TensorDescription {
+                name: unsafe { io.name.to_string_lossy() },
+                tensor_type: case_opt::<TensorType>(unsafe { &io.ty.to_string_lossy() }, "describe")?,
+                dimensions: dims,
+            })
+        })
+        .collect()
+}
+
+/// `result<_, string>` or `result<string, string>` of the prompt interface: ERR's text is
+/// `out.message`.
+fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), String>> {
+    match status {
+        WitStatus::Ok => Ok(Ok(())),
+        // SAFETY: the table's promise for the prompt functions' ERR.
+        WitStatus::Err => Ok(Err(unsafe { out.message.to_string_lossy() })),
+        WitStatus::Trap => Err(format_err!("{}", unsafe { out.message.to_string_lossy() })),
+    }
+}
+
+pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
+    let mut d = linker.instance(&format!("wasinn:nn-ext/describe@{VERSION}"))?;
+    d.func_wrap("inputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| Ok((describe(host, &cx, g.rep(), 0)?,)))?;
+    d.func_wrap("outputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| Ok((describe(host, &cx, g.rep(), 1)?,)))?;
+
+    let mut p = linker.instance(&format!("wasinn:nn-ext/properties@{VERSION}"))?;
+    p.func_wrap("list-properties", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
+        let out = method(host.list_properties, &cx, g.rep(), "list-properties")?;
+        // SAFETY: the table hands back `len` strings, valid until the next call.
+        let names = unsafe { out.slice::<WitStr>() }.iter().map(|s| unsafe { s.to_string_lossy() }).collect::<Vec<_>>();
+        Ok((names,))
+    })?;
+    p.func_wrap("get-property", move |cx: Cx<'_, T>, (g, name): (Resource<Graph<V>>, String)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.get_property)(guest(&cx), g.rep(), WitStr::of(&name), &mut out) };
+        let value = call(status, &out)?
+            .map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned())
+            .map_err(Resource::<NnError<V>>::new_own);
+        Ok((value,))
+    })?;
+    p.func_wrap(
+        "set-property",
+        move |cx: Cx<'_, T>, (g, name, value): (Resource<Graph<V>>, String, String)| {
+            let mut out = WitOut::default();
+            let status =
+                unsafe { (host.set_property)(guest(&cx), g.rep(), 0, WitStr::of(&name), WitStr::of(&value), &mut out) };
+            Ok((unit::<V>(status, &out)?,))
+        },
+    )?;
+    p.func_wrap(
+        "set-context-property",
+        move |cx: Cx<'_, T>, (c, name, value): (Resource<Context<V>>, String, String)| {
+            let mut out = WitOut::default();
+            let status =
+                unsafe { (host.set_property)(guest(&cx), c.rep(), 1, WitStr::of(&name), WitStr::of(&value), &mut out) };
+            Ok((unit::<V>(status, &out)?,))
+        },
+    )?;
+
+    let mut q = linker.instance(&format!("wasinn:nn-ext/prompt@{VERSION}"))?;
+    q.resource("context", ResourceType::host::<PromptContext>(), move |cx, rep| {
+        drop_resource(host, cx, WitResource::Context, rep)
+    })?;
+    q.func_wrap("init", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
+        let (status, out) = by_rep(host.prompt_init, &cx, g.rep());
+        Ok((text_err(status, &out)?.map(|()| Resource::<PromptContext>::new_own(out.rep)),))
+    })?;
+    q.func_wrap(
+        "[method]context.compute",
+        move |cx: Cx<'_, T>, (c, prompt): (Resource<PromptContext>, String)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.prompt_compute)(guest(&cx), c.rep(), WitStr::of(&prompt), &mut out) };
+            let text = text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
+            Ok((text,))
+        },
+    )?;
+    q.func_wrap(
+        "[method]context.set-property",
+        move |cx: Cx<'_, T>, (c, name, value): (Resource<PromptContext>, String, String)| {
+            let mut out = WitOut::default();
+            let status =
+                unsafe { (host.prompt_set_property)(guest(&cx), c.rep(), WitStr::of(&name), WitStr::of(&value), &mut out) };
+            Ok((text_err(status, &out)?,))
+        },
+    )?;
+    Ok(())
+}
