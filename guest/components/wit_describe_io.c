@@ -4,9 +4,9 @@
  * guest/tests/describe_io.c, for tests/nn_ext.
  *
  *   wit_describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME)
- *                   [--out DIR] [--dims I=DIMS]... [--no-compute]
+ *                   [--out DIR] [--dims I=DIMS]... [--no-compute] [--properties]
  *
- * Flags as describe_io's. stdout: one JSON object whose "inputs" and "outputs" are shaped as the
+ * Flags as describe_io's (--properties through wasinn:nn-ext/properties). stdout: one JSON object whose "inputs" and "outputs" are shaped as the
  * arrays of `wasinn models inspect --json MODEL` ("type": f16 f32 f64 bf16 u8 i32 i64, or null for
  * none; "shape": null for none). The inputs are built from the descriptions (dynamic dimensions
  * 1, data from wasinn_io_fill.h), named by their described names (the decimal index for ""), and
@@ -149,6 +149,25 @@ static char *tensor_name(const wnx_tensor_description *d, uint32_t index) {
   return s;
 }
 
+/* "properties": [[NAME, VALUE], ...] in list-properties' order. */
+static void put_properties(wnn_graph g) {
+  wnx_string_list names = wnx_list_properties(g);
+  put(",\n\"properties\": [");
+  for (uint32_t i = 0; i < names.len; ++i) {
+    wnn_string v = {0, 0};
+    wnn_error err;
+    if (wnx_get_property(g, names.ptr[i].ptr, names.ptr[i].len, &v, &err)) wit_failed("get-property", err);
+    put(i ? ",\n  [" : "\n  [");
+    put_string(names.ptr[i].ptr, names.ptr[i].len);
+    put(", ");
+    put_string(v.ptr ? v.ptr : "", v.len);
+    put("]");
+    free(v.ptr);
+  }
+  put("\n]");
+  wnx_string_list_free(&names);
+}
+
 struct dims_flag {
   uint32_t index;
   uint32_t rank;
@@ -171,7 +190,7 @@ static void parse_dims_flag(const char *v, struct dims_flag *f) {
 
 int main(int argc, char **argv) {
   const char *models = NULL, *name = NULL, *out_dir = NULL;
-  int encoding = WNN_ENCODING_ONNX, target = WNN_TARGET_CPU, compute = 1;
+  int encoding = WNN_ENCODING_ONNX, target = WNN_TARGET_CPU, compute = 1, properties = 0;
   static struct dims_flag dims_flags[MAX_DIMS_FLAGS];
   int n_dims_flags = 0;
   for (int i = 1; i < argc; ++i) {
@@ -180,9 +199,13 @@ int main(int argc, char **argv) {
       compute = 0;
       continue;
     }
+    if (!strcmp(a, "--properties")) {
+      properties = 1;
+      continue;
+    }
     if (!strcmp(a, "--help")) {
       puts("usage: wit_describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME) [--out DIR]\n"
-           "                       [--dims INDEX=DIMS]... [--no-compute]");
+           "                       [--dims INDEX=DIMS]... [--no-compute] [--properties]");
       return 0;
     }
     if (i + 1 >= argc) die("%s needs a value", a);
@@ -232,6 +255,7 @@ int main(int argc, char **argv) {
   put_desc_list("inputs", &ins);
   put(",\n");
   put_desc_list("outputs", &outs);
+  if (properties) put_properties(graph);
 
   const char *skipped = NULL;
   static char why[256];

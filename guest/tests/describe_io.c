@@ -3,7 +3,7 @@
  * graph_io_info (guest/include/wasinn_nn_ext.h) say; the core-module guest of tests/nn_ext.
  *
  *   describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME)
- *               [--out DIR] [--dims INDEX=DIMS]... [--no-compute]
+ *               [--out DIR] [--dims INDEX=DIMS]... [--no-compute] [--properties]
  *
  *   --model       the model's files, one graph builder each (load); --name: load_by_name
  *   --encoding E  openvino onnx tensorflow pytorch tensorflowlite autodetect ggml (default onnx)
@@ -12,6 +12,8 @@
  *   --dims I=DIMS the shape to feed input I (like 1x64; "" for a scalar) where its description
  *                 has no rank; otherwise the description's, with each dynamic dimension 1
  *   --no-compute  describe only
+ *   --properties  also list the graph's properties with their values (graph_list_properties,
+ *                 graph_get_property): "properties", [[NAME, VALUE], ...] in the host's order
  *
  * stdout: one JSON object. "inputs" and "outputs" are shaped as the arrays of `wasinn models
  * inspect --json MODEL` ({"index", "name", "type", "shape"}; "type" is null for an element type
@@ -251,6 +253,46 @@ static void put_desc_list(const char *key, const struct desc *ds, uint32_t n) {
   put("\n]");
 }
 
+/* ---- properties ---- */
+
+static void put_properties(wasi_nn_graph g) {
+  uint32_t needed = 0;
+  const int32_t first = wasinn_graph_list_properties(g, NULL, 0, &needed);
+  if (first != WASI_NN_SUCCESS && first != WASI_NN_TOO_LARGE) nn_failed(first, "graph_list_properties");
+  char *names = xmalloc(needed);
+  uint32_t written = 0;
+  check(wasinn_graph_list_properties(g, names, needed, &written), "graph_list_properties");
+  if (written != needed) die(3, "graph_list_properties needed %u bytes, then wrote %u", needed, written);
+  if (written && names[written - 1] != '\0') die(3, "graph_list_properties: the last name has no NUL");
+  put(",\n\"properties\": [");
+  int n = 0;
+  for (uint32_t at = 0; at < written; ++n) {
+    const char *name = names + at;
+    const uint32_t len = (uint32_t)strlen(name);
+    uint32_t room = 0, got = 0;
+    int32_t err = wasinn_graph_get_property(g, name, len, NULL, 0, &room);
+    char *value = NULL;
+    if (err == WASI_NN_SUCCESS) {
+      if (room != 0) die(3, "graph_get_property(%s) with no room succeeded with %u bytes", name, room);
+    } else if (err == WASI_NN_TOO_LARGE) {
+      value = xmalloc(room);
+      check(wasinn_graph_get_property(g, name, len, value, room, &got), "graph_get_property");
+      if (got != room) die(3, "graph_get_property(%s) needed %u bytes, then wrote %u", name, room, got);
+    } else {
+      nn_failed(err, "graph_get_property");
+    }
+    put(n ? ",\n  [" : "\n  [");
+    put_string(name, len);
+    put(", ");
+    put_string(value ? value : "", room);
+    put("]");
+    free(value);
+    at += len + 1;
+  }
+  put("\n]");
+  free(names);
+}
+
 /* ---- --dims ---- */
 
 struct dims_flag {
@@ -278,7 +320,7 @@ static void parse_dims_flag(const char *v, struct dims_flag *f) {
 int main(int argc, char **argv) {
   const char *model = NULL, *name = NULL, *out_dir = NULL;
   uint32_t encoding = WASI_NN_ENCODING_ONNX, target = WASI_NN_TARGET_CPU;
-  int compute = 1;
+  int compute = 1, properties = 0;
   static struct dims_flag dims_flags[MAX_DIMS_FLAGS];
   int n_dims_flags = 0;
   for (int i = 1; i < argc; ++i) {
@@ -287,9 +329,13 @@ int main(int argc, char **argv) {
       compute = 0;
       continue;
     }
+    if (!strcmp(a, "--properties")) {
+      properties = 1;
+      continue;
+    }
     if (!strcmp(a, "--help")) {
       puts("usage: describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME) [--out DIR]\n"
-           "                   [--dims INDEX=DIMS]... [--no-compute]");
+           "                   [--dims INDEX=DIMS]... [--no-compute] [--properties]");
       return 0;
     }
     if (i + 1 >= argc) die(2, "%s needs a value", a);
@@ -349,6 +395,7 @@ int main(int argc, char **argv) {
     put(", \"small_dims\": {\"errno\": %d, \"needed\": %u, \"actual\": %u}", c.small_dims_errno,
         c.small_dims_needed, c.small_dims_actual);
   put("}");
+  if (properties) put_properties(graph);
 
   /* Can every input be built from its description (or a --dims)? */
   const char *skipped = NULL;

@@ -107,11 +107,27 @@ class FakeGraph : public sdk::DeclaredIo {
 
   Error create_context(std::unique_ptr<FakeContext> &out);
 
+  // Properties: one fact and one settable knob, "scale" (a number; compute multiplies by it).
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view value) const {
+    float unused = 0;
+    return parse_scale(name, value, unused);
+  }
+  static Error parse_scale(std::string_view name, std::string_view value, float &out) {
+    if (name != "scale") return sdk::invalid("fake: \"" + std::string(name) + "\" is not settable");
+    const std::string text(value);
+    char *end = nullptr;
+    out = std::strtof(text.c_str(), &end);
+    if (text.empty() || *end) return sdk::invalid("fake: \"scale\" must be a number, got \"" + text + "\"");
+    return {};
+  }
+
   const Model model;
   const std::vector<std::string> tokens;  // what "fake:stream:a,b,c" yields: a, b, c
   const std::string load_description;     // what "fake:describe_load" computes
 
  private:
+  std::vector<sdk::Property> properties_{{"fake.op", model.name, false}, {"scale", "1", true}};
   LiveCount live_{live_graphs};
 };
 
@@ -173,7 +189,7 @@ class FakeContext {
         for (size_t i = 0; i + 4 <= out.data.size(); i += 4) {
           float v;
           std::memcpy(&v, &out.data[i], 4);
-          v += 1.0f;
+          v = (v + 1.0f) * scale_;
           std::memcpy(&out.data[i], &v, 4);
         }
       }
@@ -189,6 +205,10 @@ class FakeContext {
     out = outputs_[index].view();
     if (graph_.model.op == Op::bad_output && out.data_length >= 4) out.data_length -= 4;
     return {};
+  }
+
+  Error set_property(std::string_view name, std::string_view value) {
+    return FakeGraph::parse_scale(name, value, scale_);
   }
 
   // Any thread, while compute runs: a real backend asks its framework to stop (ONNX Runtime:
@@ -228,6 +248,7 @@ class FakeContext {
   size_t next_token_ = 0;
   std::optional<Tensor> token_;  // of the last compute_single
   std::atomic<bool> cancelled_{false};
+  float scale_ = 1.0f;  // the "scale" property
   LiveCount live_{live_contexts};
 };
 
@@ -240,6 +261,7 @@ Error FakeGraph::create_context(std::unique_ptr<FakeContext> &out) {
 // make_api fills the optional entries only when their signatures match exactly (a cancel() not
 // noexcept, or two of the three streaming functions, silently leave them out): say so here.
 static_assert(sdk::Cancellable<FakeContext> && sdk::Streaming<FakeContext>);
+static_assert(sdk::WithProperties<FakeGraph> && sdk::SettableContext<FakeContext>);
 
 }  // namespace wasinn::fake
 
