@@ -185,7 +185,7 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
   if (!known) return sdk::invalid("property \"" + std::string(key) + "\" cannot be set: it is not one of llama.cpp's context options");
   const auto it = setters().find(key);
   LlamaOptions updated = options;
-  if (Error e = it->second(sdk::property_value_json(value), "property", updated)) return e;
+  if (Error e = it->second(sdk::property_value_json(value), "set property", updated)) return e;
   options = std::move(updated);
   return {};
 }
