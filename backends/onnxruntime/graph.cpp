@@ -2,6 +2,7 @@
 #include "graph.h"
 
 #include <cstddef>
+#include <limits>
 #include <string_view>
 
 #include "backend.h"
@@ -130,7 +131,8 @@ Error read_metadata(OrtSession *session, std::vector<sdk::Property> &out) {
   if (Error e = text(&OrtApi::ModelMetadataGetDescription, "onnx.description")) return e;
   int64_t version = 0;
   if (Error e = take_status(api->ModelMetadataGetVersion(raw, &version), "reading the model's version")) return e;
-  out.push_back({"onnx.version", std::to_string(version), false});
+  // INT64_MAX is ORT's word for a model that sets no model_version.
+  if (version != std::numeric_limits<int64_t>::max()) out.push_back({"onnx.version", std::to_string(version), false});
   char **keys = nullptr;
   int64_t n = 0;
   if (Error e = take_status(api->ModelMetadataGetCustomMetadataMapKeys(raw, alloc, &keys, &n), "reading metadata_props"))

@@ -4,9 +4,10 @@
  * guest/tests/describe_io.c, for tests/nn_ext.
  *
  *   wit_describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME)
- *                   [--out DIR] [--dims I=DIMS]... [--no-compute] [--properties]
+ *                   [--out DIR] [--dims I=DIMS]... [--type I=TYPE]... [--no-compute] [--properties]
  *
- * Flags as describe_io's (--properties through wasinn:nn-ext/properties). stdout: one JSON object whose "inputs" and "outputs" are shaped as the
+ * Flags as describe_io's (--type also takes bf16; --properties goes through
+ * wasinn:nn-ext/properties). stdout: one JSON object whose "inputs" and "outputs" are shaped as the
  * arrays of `wasinn models inspect --json MODEL` ("type": f16 f32 f64 bf16 u8 i32 i64, or null for
  * none; "shape": null for none). The inputs are built from the descriptions (dynamic dimensions
  * 1, data from wasinn_io_fill.h), named by their described names (the decimal index for ""), and
@@ -169,17 +170,25 @@ static void put_properties(wnn_graph g) {
 }
 
 struct dims_flag {
+  int type; /* --type: a tensor-type case; -1 for --dims */
   uint32_t index;
   uint32_t rank;
   uint32_t dims[64];
 };
 
-static void parse_dims_flag(const char *v, struct dims_flag *f) {
+static void parse_dims_flag(const char *v, struct dims_flag *f, int is_type) {
   char *end;
   const unsigned long index = strtoul(v, &end, 10);
-  if (end == v || *end != '=') die("--dims %s: expected INDEX=DIMS", v);
+  if (end == v || *end != '=') die("%s %s: expected INDEX=%s", is_type ? "--type" : "--dims", v, is_type ? "TYPE" : "DIMS");
   f->index = (uint32_t)index;
   f->rank = 0;
+  f->type = -1;
+  if (is_type) {
+    for (int t = 0; t < WNN_TYPE_COUNT; ++t)
+      if (!strcmp(end + 1, TYPE_NAMES[t])) f->type = t;
+    if (f->type < 0) die("--type %s: TYPE is one of f16 f32 f64 bf16 u8 i32 i64", v);
+    return;
+  }
   for (const char *p = end + 1; *p;) {
     const unsigned long d = strtoul(p, &end, 10);
     if (end == p || (*end && *end != 'x') || f->rank == 64 || d > UINT32_MAX) die("--dims %s: bad DIMS", v);
@@ -205,7 +214,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(a, "--help")) {
       puts("usage: wit_describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME) [--out DIR]\n"
-           "                       [--dims INDEX=DIMS]... [--no-compute] [--properties]");
+           "                       [--dims INDEX=DIMS]... [--type INDEX=TYPE]... [--no-compute] [--properties]");
       return 0;
     }
     if (i + 1 >= argc) die("%s needs a value", a);
@@ -221,9 +230,9 @@ int main(int argc, char **argv) {
       else if (!strcmp(v, "tpu")) target = WNN_TARGET_TPU;
       else die("unknown target %s (cpu gpu tpu)", v);
     } else if (!strcmp(a, "--out")) out_dir = v;
-    else if (!strcmp(a, "--dims")) {
-      if (n_dims_flags == MAX_DIMS_FLAGS) die("too many --dims");
-      parse_dims_flag(v, &dims_flags[n_dims_flags++]);
+    else if (!strcmp(a, "--dims") || !strcmp(a, "--type")) {
+      if (n_dims_flags == MAX_DIMS_FLAGS) die("too many --dims and --type");
+      parse_dims_flag(v, &dims_flags[n_dims_flags++], !strcmp(a, "--type"));
     } else die("unknown argument %s (try --help)", a);
   }
   if (!models == !name) die("give --model FILE[,FILE...] or --name NAME");
@@ -261,10 +270,13 @@ int main(int argc, char **argv) {
   static char why[256];
   if (!compute) skipped = "--no-compute";
   for (uint32_t i = 0; !skipped && i < ins.len; ++i) {
-    int has_flag = 0;
-    for (int k = 0; k < n_dims_flags; ++k) has_flag |= dims_flags[k].index == i;
-    if (!ins.ptr[i].has_type) {
-      snprintf(why, sizeof why, "input %u has no tensor-type", i);
+    int has_flag = 0, has_type = 0;
+    for (int k = 0; k < n_dims_flags; ++k) {
+      has_flag |= dims_flags[k].index == i && dims_flags[k].type < 0;
+      has_type |= dims_flags[k].index == i && dims_flags[k].type >= 0;
+    }
+    if (!ins.ptr[i].has_type && !has_type) {
+      snprintf(why, sizeof why, "input %u has no tensor-type (give --type %u=TYPE)", i, i);
       skipped = why;
     } else if (!ins.ptr[i].has_dims && !has_flag) {
       snprintf(why, sizeof why, "input %u has no declared rank (give --dims %u=DIMS)", i, i);
@@ -288,12 +300,17 @@ int main(int argc, char **argv) {
     uint32_t dims[64], rank = d->has_dims ? d->rank : 0;
     if (rank > 64) die("input %u has rank %u", i, rank);
     for (uint32_t k = 0; k < rank; ++k) dims[k] = d->dims[k] < 0 ? 1 : (uint32_t)d->dims[k];
+    int type = d->has_type ? d->type : -1;
     for (int k = 0; k < n_dims_flags; ++k) {
       if (dims_flags[k].index != i) continue;
+      if (dims_flags[k].type >= 0) {
+        type = dims_flags[k].type;
+        continue;
+      }
       rank = dims_flags[k].rank;
       memcpy(dims, dims_flags[k].dims, sizeof(uint32_t) * rank);
     }
-    const fill_type ft = TYPE_FILL[d->type];
+    const fill_type ft = TYPE_FILL[type];
     uint64_t elements = 1;
     for (uint32_t k = 0; k < rank; ++k) elements *= dims[k];
     const uint64_t bytes = elements * fill_element_size(ft);
@@ -304,10 +321,10 @@ int main(int argc, char **argv) {
     names[i] = tensor_name(d, i);
     put("%s{\"index\": %u, \"name\": ", i ? ", " : "", i);
     put_string(names[i], strlen(names[i]));
-    put(", \"type\": \"%s\", \"dims\": [", TYPE_NAMES[d->type]);
+    put(", \"type\": \"%s\", \"dims\": [", TYPE_NAMES[type]);
     for (uint32_t k = 0; k < rank; ++k) put("%s%u", k ? ", " : "", dims[k]);
     put("]}");
-    named[i] = wnn_named(names[i], wnn_tensor_new(dims, rank, (wnn_tensor_type)d->type, data, (uint32_t)bytes));
+    named[i] = wnn_named(names[i], wnn_tensor_new(dims, rank, (wnn_tensor_type)type, data, (uint32_t)bytes));
     free(data);
   }
   put("]");

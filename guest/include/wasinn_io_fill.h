@@ -3,7 +3,7 @@
  * guest/tests/describe_io.c and component guest/components/wit_describe_io.c), which build every
  * input of a model from its description alone. Small values any model takes: floats k/16 - 0.5
  * (exact in f16, bf16, f32 and f64), integers 1..3 (never 0: a divisor, never past a tiny
- * vocabulary), bytes 0..15.
+ * vocabulary), bytes 0 and 1 (a u8 may be a bool, which takes nothing else).
  *
  * Types are named by a tag of this header (not witx's or WIT's numbering, which differ).
  */
@@ -63,7 +63,7 @@ static inline void fill_element(fill_type t, uint64_t i, uint32_t seed, unsigned
       memcpy(dst, &d, 8);
       break;
     }
-    case FILL_U8: *dst = (unsigned char)k; break;
+    case FILL_U8: *dst = (unsigned char)(k & 1); break;
     case FILL_I32: {
       const int32_t v = (int32_t)(1 + k % 3);
       memcpy(dst, &v, 4);

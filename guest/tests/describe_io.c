@@ -3,7 +3,8 @@
  * graph_io_info (guest/include/wasinn_nn_ext.h) say; the core-module guest of tests/nn_ext.
  *
  *   describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME)
- *               [--out DIR] [--dims INDEX=DIMS]... [--no-compute] [--properties]
+ *               [--out DIR] [--dims INDEX=DIMS]... [--type INDEX=TYPE]... [--no-compute]
+ *               [--properties]
  *
  *   --model       the model's files, one graph builder each (load); --name: load_by_name
  *   --encoding E  openvino onnx tensorflow pytorch tensorflowlite autodetect ggml (default onnx)
@@ -11,6 +12,8 @@
  *   --out DIR     write DIR/input_<i>.bin (what was fed) and DIR/output_<i>.bin (what came back)
  *   --dims I=DIMS the shape to feed input I (like 1x64; "" for a scalar) where its description
  *                 has no rank; otherwise the description's, with each dynamic dimension 1
+ *   --type I=TYPE the type (f16 f32 f64 u8 i32 i64) to feed input I where its description has
+ *                 none (TorchScript's tensors declare neither type nor shape)
  *   --no-compute  describe only
  *   --properties  also list the graph's properties with their values (graph_list_properties,
  *                 graph_get_property): "properties", [[NAME, VALUE], ...] in the host's order
@@ -296,17 +299,25 @@ static void put_properties(wasi_nn_graph g) {
 /* ---- --dims ---- */
 
 struct dims_flag {
+  int type; /* --type: a witx type; -1 for --dims */
   uint32_t index;
   uint32_t rank;
   uint32_t dims[64];
 };
 
-static void parse_dims_flag(const char *v, struct dims_flag *f) {
+static void parse_dims_flag(const char *v, struct dims_flag *f, int is_type) {
   char *end;
   const unsigned long index = strtoul(v, &end, 10);
-  if (end == v || *end != '=') die(2, "--dims %s: expected INDEX=DIMS", v);
+  if (end == v || *end != '=') die(2, "%s %s: expected INDEX=%s", is_type ? "--type" : "--dims", v, is_type ? "TYPE" : "DIMS");
   f->index = (uint32_t)index;
   f->rank = 0;
+  f->type = -1;
+  if (is_type) {
+    for (uint32_t t = 0; t < N_WITX_TYPES; ++t)
+      if (!strcmp(end + 1, WITX_TYPE_NAMES[t])) f->type = (int)t;
+    if (f->type < 0) die(2, "--type %s: TYPE is one of f16 f32 f64 u8 i32 i64", v);
+    return;
+  }
   for (const char *p = end + 1; *p;) {
     const unsigned long d = strtoul(p, &end, 10);
     if (end == p || (*end && *end != 'x') || f->rank == 64 || d > UINT32_MAX) die(2, "--dims %s: bad DIMS", v);
@@ -335,7 +346,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(a, "--help")) {
       puts("usage: describe_io (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME) [--out DIR]\n"
-           "                   [--dims INDEX=DIMS]... [--no-compute] [--properties]");
+           "                   [--dims INDEX=DIMS]... [--type INDEX=TYPE]... [--no-compute] [--properties]");
       return 0;
     }
     if (i + 1 >= argc) die(2, "%s needs a value", a);
@@ -345,9 +356,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--encoding")) encoding = parse_named(a, v, ENCODINGS);
     else if (!strcmp(a, "--target")) target = parse_named(a, v, TARGETS);
     else if (!strcmp(a, "--out")) out_dir = v;
-    else if (!strcmp(a, "--dims")) {
-      if (n_dims_flags == MAX_DIMS_FLAGS) die(2, "too many --dims");
-      parse_dims_flag(v, &dims_flags[n_dims_flags++]);
+    else if (!strcmp(a, "--dims") || !strcmp(a, "--type")) {
+      if (n_dims_flags == MAX_DIMS_FLAGS) die(2, "too many --dims and --type");
+      parse_dims_flag(v, &dims_flags[n_dims_flags++], !strcmp(a, "--type"));
     } else die(2, "unknown argument %s (try --help)", a);
   }
   if (!model == !name) die(2, "give --model FILE or --name NAME");
@@ -402,10 +413,13 @@ int main(int argc, char **argv) {
   static char why[256];
   if (!compute) skipped = "--no-compute";
   for (uint32_t i = 0; !skipped && i < n_in; ++i) {
-    int has_flag = 0;
-    for (int k = 0; k < n_dims_flags; ++k) has_flag |= dims_flags[k].index == i;
-    if (ins[i].type >= N_WITX_TYPES) {
-      snprintf(why, sizeof why, "input %u has no witx type", i);
+    int has_flag = 0, has_type = 0;
+    for (int k = 0; k < n_dims_flags; ++k) {
+      has_flag |= dims_flags[k].index == i && dims_flags[k].type < 0;
+      has_type |= dims_flags[k].index == i && dims_flags[k].type >= 0;
+    }
+    if (ins[i].type >= N_WITX_TYPES && !has_type) {
+      snprintf(why, sizeof why, "input %u has no witx type (give --type %u=TYPE)", i, i);
       skipped = why;
     } else if (ins[i].rank == WASINN_RANK_UNKNOWN && !has_flag) {
       snprintf(why, sizeof why, "input %u has no declared rank (give --dims %u=DIMS)", i, i);
@@ -427,12 +441,17 @@ int main(int argc, char **argv) {
     uint32_t rank = d->rank == WASINN_RANK_UNKNOWN ? 0 : d->rank;
     uint32_t *dims = xmalloc(sizeof(uint32_t) * 64);
     for (uint32_t k = 0; k < rank; ++k) dims[k] = d->dims[k] < 0 ? 1 : (uint32_t)d->dims[k];
+    uint32_t type = d->type;
     for (int k = 0; k < n_dims_flags; ++k) {
       if (dims_flags[k].index != i) continue;
+      if (dims_flags[k].type >= 0) {
+        type = (uint32_t)dims_flags[k].type;
+        continue;
+      }
       rank = dims_flags[k].rank;
       memcpy(dims, dims_flags[k].dims, sizeof(uint32_t) * rank);
     }
-    const fill_type ft = WITX_FILL[d->type];
+    const fill_type ft = WITX_FILL[type];
     uint64_t elements = 1;
     for (uint32_t k = 0; k < rank; ++k) elements *= dims[k];
     const uint64_t bytes = elements * fill_element_size(ft);
@@ -440,10 +459,10 @@ int main(int argc, char **argv) {
     unsigned char *data = xmalloc((size_t)bytes);
     fill_tensor(ft, i, data, elements);
     if (out_dir) write_all(out_dir, "input", i, data, (size_t)bytes);
-    put("%s{\"index\": %u, \"type\": \"%s\", \"dims\": [", i ? ", " : "", i, WITX_TYPE_NAMES[d->type]);
+    put("%s{\"index\": %u, \"type\": \"%s\", \"dims\": [", i ? ", " : "", i, WITX_TYPE_NAMES[type]);
     for (uint32_t k = 0; k < rank; ++k) put("%s%u", k ? ", " : "", dims[k]);
     put("]}");
-    wasi_nn_tensor tensor = {dims, rank, (uint8_t)d->type, {0, 0, 0}, data, (uint32_t)bytes};
+    wasi_nn_tensor tensor = {dims, rank, (uint8_t)type, {0, 0, 0}, data, (uint32_t)bytes};
     check(wasi_nn_set_input(ctx, i, &tensor), "set_input");
     free(data);
     free(dims);

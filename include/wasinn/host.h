@@ -134,6 +134,13 @@ struct TensorInfo {
   std::string framework_type;  // the framework's own words when they say more ("TorchScript int"), or ""
 };
 
+// One property of a model as guests read it (wasinn:nn-ext's properties, docs/compatibility.md).
+struct PropertyInfo {
+  std::string name;
+  std::string value;      // a settable knob's default
+  bool settable = false;  // a guest may set it per graph handle or context
+};
+
 struct ModelInfo {
   std::string backend;
   std::string framework_version;
@@ -143,6 +150,7 @@ struct ModelInfo {
   std::vector<TensorInfo> outputs;
   std::string target;       // the target it was loaded for
   std::string placement;    // how the framework placed it (e.g. nodes per delegate), or ""
+  std::vector<PropertyInfo> properties;  // facts (backend, device, the model's metadata), then knobs
 };
 
 // One request a Server answered, for an access log (ServeOptions::on_request); the views are

@@ -10,6 +10,12 @@ namespace wasinn_cli {
 
 namespace {
 
+nlohmann::json properties_json(const std::vector<wasinn::PropertyInfo>& properties) {
+  auto out = nlohmann::json::array();
+  for (const auto& p : properties) out.push_back({{"name", p.name}, {"value", p.value}, {"settable", p.settable}});
+  return out;
+}
+
 nlohmann::json tensors_json(const std::vector<wasinn::TensorInfo>& tensors) {
   auto out = nlohmann::json::array();
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -44,6 +50,20 @@ void print_tensors(const char* title, const std::vector<wasinn::TensorInfo>& ten
     std::string name = t.name.empty() ? "-" : t.name;
     if (!t.framework_type.empty()) name += fmt::format("  ({})", t.framework_type);
     rows.push_back({fmt::format("  {:>3}", i), t.type, shape_text(t), std::move(name)});
+  }
+  print_table(rows);
+}
+
+// Facts, then the knobs a guest may set; a long value (a model's metadata) is cut here only.
+void print_properties(const std::vector<wasinn::PropertyInfo>& properties) {
+  constexpr size_t kShown = 72;
+  fmt::print("properties (wasinn:nn-ext; * settable by a guest):\n");
+  TableRows rows;
+  for (const auto& p : properties) {
+    std::string value;
+    for (char c : p.value.substr(0, kShown)) value += c == '\n' ? std::string("\\n") : std::string(1, c);
+    if (p.value.size() > kShown) value += "...";
+    rows.push_back({fmt::format("  {}{}", p.settable ? "* " : "  ", p.name), std::move(value)});
   }
   print_table(rows);
 }
@@ -116,7 +136,8 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
                            {"placement", info.placement},
                            {"files", info.files},
                            {"inputs", tensors_json(info.inputs)},
-                           {"outputs", tensors_json(info.outputs)}};
+                           {"outputs", tensors_json(info.outputs)},
+                           {"properties", properties_json(info.properties)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -126,6 +147,7 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
   if (!info.placement.empty()) fmt::print("placement: {}\n", info.placement);
   print_tensors("inputs (set_input index)", info.inputs);
   print_tensors("outputs (get_output index)", info.outputs);
+  print_properties(info.properties);
   return 0;
 }
 

@@ -126,6 +126,8 @@ bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const st
   for (const auto& io : g.outputs()) out->outputs.push_back(describe_io(io));
   out->target = std::string(target_name(loaded_for));
   out->placement = g.description();
+  out->properties.clear();
+  for (const auto& p : g.properties()) out->properties.push_back({p.name, p.value, p.settable});
   return true;
 }
 

@@ -108,9 +108,14 @@ TEST(Inspect, JsonDescribesInputsAndOutputs) {
   EXPECT_EQ(j["inputs"][0]["index"], 0);
   EXPECT_TRUE(j["inputs"][0]["type"].is_string());
   EXPECT_TRUE(j["inputs"][0]["shape"].is_array() || j["inputs"][0]["shape"].is_null());
+  // The properties a guest reads (wasinn:nn-ext): the host's facts first, the ONNX metadata after.
+  ASSERT_GE(j["properties"].size(), 4u) << r.out;
+  EXPECT_EQ(j["properties"][0], (nlohmann::json{{"name", "backend"}, {"value", "onnxruntime"}, {"settable", false}}));
+  EXPECT_EQ(j["properties"][3]["name"], "device");
   const ChildResult table = wasinn({"models", "inspect", model->string()});
   ASSERT_EQ(table.exit_code, 0) << table.describe();
   EXPECT_NE(table.out.find("backend: onnxruntime"), std::string::npos) << table.describe();
+  EXPECT_NE(table.out.find("properties (wasinn:nn-ext"), std::string::npos) << table.describe();
 
   const ChildResult bad = wasinn({"models", "inspect", "--json", "/nonexistent.onnx"});
   EXPECT_EQ(bad.exit_code, 1) << bad.describe();
