@@ -213,7 +213,7 @@ Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
 }
 
 Error OrtGraph::check_property(std::string_view name, std::string_view) const {
-  return sdk::invalid("property \"" + std::string(name) + "\" cannot be set: onnxruntime graphs have no settable properties");
+  return sdk::not_settable(OrtBackend::kName, name);
 }
 
 }  // namespace wasinn::onnxruntime

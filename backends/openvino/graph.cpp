@@ -2,6 +2,8 @@
 // the io description cache.
 #include "graph.h"
 
+#include <cctype>
+
 #include <openvino/runtime/properties.hpp>
 
 #include <string_view>
@@ -57,6 +59,20 @@ Error classify_failure(ov::Core &core, const ModelSource &src, const std::string
                         compile_error);
 }
 
+// Where OpenVINO runs the model, lower-case and joined ("cpu"; AUTO's pick), or the device
+// asked for when the plugin cannot say.
+std::string execution_devices(const ov::CompiledModel &compiled, const std::string &asked) {
+  std::string out;
+  try {
+    for (const std::string &d : compiled.get_property(ov::execution_devices)) out += (out.empty() ? "" : ",") + d;
+  } catch (const std::exception &) {
+    out = asked;
+  }
+  if (out.empty()) out = asked;
+  for (char &c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace
 
 Error OvGraph::load(OvBackend &backend, const sdk::LoadRequest &req,
@@ -105,8 +121,19 @@ Error OvGraph::load(OvBackend &backend, const sdk::LoadRequest &req,
   } catch (const std::exception &e) {
     return from_exception(WASINN_RUNTIME_ERROR, "load: reading the model's inputs and outputs", e);
   }
+  g->properties_ = {{"device", execution_devices(g->compiled_, device), false},
+                    {"openvino.device", device, false}};
+  try {
+    g->properties_.push_back({"openvino.model-name", g->compiled_.get_property(ov::model_name), false});
+  } catch (const std::exception &) {
+    // A device that cannot say leaves the name out.
+  }
   out = std::move(g);
   return {};
+}
+
+Error OvGraph::check_property(std::string_view name, std::string_view) const {
+  return sdk::not_settable(OvBackend::kName, name);
 }
 
 Error OvGraph::resolve_id(sdk::Side side, const wasinn_tensor_id &id, size_t &index) const {

@@ -42,6 +42,11 @@ class OvGraph : public sdk::DeclaredIo {
   // sdk::check_input, plus the bounds of dims declared as a range.
   Error check_input(size_t index, const wasinn_tensor &tensor) const;
 
+  // The devices OpenVINO runs it on (e.g. "cpu"; AUTO's choice), the device asked for and the
+  // model's name; nothing is settable.
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view value) const;
+
   ov::CompiledModel &compiled() { return compiled_; }
   // compute via start_async + wait (see "cancellable" in config.h)
   bool cancellable() const { return cancellable_; }
@@ -54,6 +59,7 @@ class OvGraph : public sdk::DeclaredIo {
   ov::CompiledModel compiled_;
   bool cancellable_ = false;
   std::vector<OvPort> input_ports_, output_ports_;
+  std::vector<sdk::Property> properties_;
 };
 
 }  // namespace wasinn::openvino

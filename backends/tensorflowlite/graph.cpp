@@ -278,8 +278,18 @@ Error TfliteGraph::load(TfliteBackend &backend, const sdk::LoadRequest &req,
   if (Error e = g->pick_signature(config.signature)) return e;
   if (Error e = g->describe_io()) return e;
   if (Error e = g->compile_first(req.target())) return e;
+  const LiteRtHwAcceleratorSet hw = g->placement_.hardware;
+  const std::string device = g->delegate_ ? "delegate:" + g->delegate_->spec().name
+                             : (hw & kLiteRtHwAcceleratorGpu) ? "gpu"
+                             : (hw & kLiteRtHwAcceleratorNpu) ? "npu"
+                                                              : "cpu";
+  g->properties_ = {{"device", device, false}, {"tflite.signature", g->signature_key_, false}};
   out = std::move(g);
   return {};
+}
+
+Error TfliteGraph::check_property(std::string_view name, std::string_view) const {
+  return sdk::not_settable(TfliteBackend::kName, name);
 }
 
 Error TfliteGraph::take_compiled_model(CompiledModelPtr &out) {

@@ -63,6 +63,10 @@ class TfliteGraph : public sdk::DeclaredIo {
   // "delegate \"npu\" (/usr/lib/libvx_delegate.so) took 2 of 2 nodes", or "" without one; the
   // SDK hands it to `wasinn models inspect` (graph_description).
   const std::string &description() const { return delegate_report_; }
+  // Where it runs ("cpu", "gpu", or "delegate:NAME" when an external delegate took nodes) and
+  // its signature; nothing is settable.
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view value) const;
 
  private:
   Error pick_signature(const std::string &wanted);
@@ -74,6 +78,7 @@ class TfliteGraph : public sdk::DeclaredIo {
   // placement allows), or without one (auto falling back to the CPU).
   Error compile_first(int32_t target);
 
+  std::vector<sdk::Property> properties_;
   TfliteBackend *backend_ = nullptr;  // outlives every graph
   // Declaration order is destruction order reversed: compiled models, then the model, then the
   // bytes LiteRT reads the model from.

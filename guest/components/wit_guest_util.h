@@ -90,6 +90,52 @@ static inline int wg_load_model(const char *prog, const char *model, wnn_graph_e
   return r;
 }
 
+/* --encoding E and --target T of the command guests, in WIT's numbering: an unknown name ends
+ * the guest ("PROG: unknown encoding E", "PROG: unknown target T (cpu gpu tpu)"; exit 2). */
+static inline int wg_encoding_arg(const char *prog, const char *v) {
+  const int encoding = wnn_encoding_from_name(v);
+  if (encoding >= 0) return encoding;
+  fprintf(stderr, "%s: unknown encoding %s\n", prog, v);
+  exit(2);
+}
+static inline int wg_target_arg(const char *prog, const char *v) {
+  if (!strcmp(v, "cpu")) return WNN_TARGET_CPU;
+  if (!strcmp(v, "gpu")) return WNN_TARGET_GPU;
+  if (!strcmp(v, "tpu")) return WNN_TARGET_TPU;
+  fprintf(stderr, "%s: unknown target %s (cpu gpu tpu)\n", prog, v);
+  exit(2);
+}
+
+#define WG_MAX_BUILDERS 16
+
+/* Loads NAME with load-by-name or, when NAME is NULL, FILES (comma-separated, one graph builder
+ * each) with load. Returns 0, or 1 on a WIT error (*err set); a file it cannot read, or more than
+ * WG_MAX_BUILDERS, ends the guest ("PROG: cannot read F"; exit 2). */
+static inline int wg_load_graph(const char *prog, const char *files, const char *name, int encoding, int target,
+                                wnn_graph *graph, wnn_error *err) {
+  if (name) return wnn_load_by_name(name, (uint32_t)strlen(name), graph, err);
+  wnn_bytes builders[WG_MAX_BUILDERS];
+  uint32_t count = 0;
+  char *list = strdup(files);
+  for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
+    if (count == WG_MAX_BUILDERS) {
+      fprintf(stderr, "%s: more than %d model files\n", prog, WG_MAX_BUILDERS);
+      exit(2);
+    }
+    size_t len = 0;
+    builders[count].ptr = wg_read_all(f, &len);
+    if (!builders[count].ptr) {
+      fprintf(stderr, "%s: cannot read %s\n", prog, f);
+      exit(2);
+    }
+    builders[count++].len = (uint32_t)len;
+  }
+  const int r = wnn_load(builders, count, (wnn_graph_encoding)encoding, (wnn_execution_target)target, graph, err);
+  for (uint32_t b = 0; b < count; ++b) free(builders[b].ptr);
+  free(list);
+  return r;
+}
+
 /* For the digits guests: reads X.f32 (N rows of 64 floats, at least one; *rows = N), loads MODEL
  * (onnx, or name:NAME) and, when ctx is not NULL, makes an execution context. Returns 0, 1 on a
  * wasi:nn error, or 2 when a file cannot be read; both reported on stderr as PROG's. */

@@ -32,15 +32,8 @@
 
 #include "wasi_nn_wit.h"
 #include "wasinn_nn_ext_wit.h"
+#include "wasinn_prompt_lines.h"
 #include "wit_guest_util.h"
-
-#define SHOWN 72
-
-static void print_hex(const char *prefix, const char *data, uint32_t n) {
-  printf("%s ", prefix);
-  for (uint32_t i = 0; i < n; ++i) printf("%02x", (unsigned char)data[i]);
-  printf("\n");
-}
 
 static void fatal_wit(const char *step, wnn_error err) {
   char text[1024];
@@ -73,7 +66,7 @@ static void print_value(const char *label, wnn_graph g, const char *name) {
     printf("%s error %s\n", prefix, code_of(1, err));
     return;
   }
-  print_hex(prefix, v.ptr, v.len);
+  prompt_print_hex(prefix, v.ptr, v.len);
   free(v.ptr);
 }
 
@@ -92,31 +85,15 @@ static void run_prompt(wnx_prompt_context c, const char *label, const char *prom
   if (wnx_prompt_compute(c, prompt, (uint32_t)strlen(prompt), &out)) {
     printf("%s error %.*s\n", prefix, (int)out.len, out.ptr ? out.ptr : "");
   } else {
-    print_hex(prefix, out.ptr, out.len);
+    prompt_print_hex(prefix, out.ptr, out.len);
   }
   free(out.ptr);
 }
 
 int main(int argc, char **argv) {
-  const char *name = NULL, *prompt = "The quick brown fox jumps over the lazy dog. Once upon a time",
-             *n_predict = "24", *ctx_size = "128", *threads = "1", *non_text = NULL;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--name")) name = argv[i + 1];
-    else if (!strcmp(argv[i], "--prompt")) prompt = argv[i + 1];
-    else if (!strcmp(argv[i], "--n-predict")) n_predict = argv[i + 1];
-    else if (!strcmp(argv[i], "--ctx-size")) ctx_size = argv[i + 1];
-    else if (!strcmp(argv[i], "--threads")) threads = argv[i + 1];
-    else if (!strcmp(argv[i], "--non-text")) non_text = argv[i + 1];
-    else {
-      fprintf(stderr, "wit_prompt: unknown argument %s\n", argv[i]);
-      return 2;
-    }
-  }
-  if (!name || argc % 2 == 0) {
-    fprintf(stderr, "usage: wit_prompt --name NAME [--prompt TEXT] [--n-predict N] [--ctx-size N] [--threads N] "
-                    "[--non-text FILE.onnx]\n");
-    return 2;
-  }
+  struct prompt_args args;
+  if (prompt_parse_args("wit_prompt", argc, argv, &args)) return 2;
+  const char *name = args.name, *prompt = args.prompt, *non_text = args.non_text;
 
   wnn_graph g;
   wnn_error err;
@@ -131,38 +108,24 @@ int main(int argc, char **argv) {
       printf("property %.*s error %s\n", (int)p->len, p->ptr, code_of(1, err));
       continue;
     }
-    if (p->len == strlen("general.architecture") && !memcmp(p->ptr, "general.architecture", p->len) &&
-        v.len < sizeof arch) {
-      memcpy(arch, v.ptr, v.len);
-      arch[v.len] = '\0';
-    }
-    for (uint32_t k = 0; k < v.len && k < SHOWN; ++k)
-      if (v.ptr[k] == '\n' || v.ptr[k] == '\r') v.ptr[k] = ' ';
-    if (v.len > SHOWN) printf("property %.*s = %.*s... (%u bytes)\n", (int)p->len, p->ptr, SHOWN, v.ptr, v.len);
-    else printf("property %.*s = %.*s\n", (int)p->len, p->ptr, (int)v.len, v.ptr ? v.ptr : "");
+    prompt_print_property(p->ptr, p->len, v.ptr, v.len, arch, sizeof arch);
     free(v.ptr);
   }
   wnx_string_list_free(&props);
 
-  char ctx_key[300];
-  snprintf(ctx_key, sizeof ctx_key, "%s.context_length", arch);
-  print_value("value", g, "general.architecture");
-  print_value("value", g, ctx_key);
-  print_value("value", g, "temp");
-  print_value("value", g, "n-predict");
+  char ctx_key[PROMPT_CTX_KEY_SIZE];
+  const char *wanted[PROMPT_N_VALUES];
+  prompt_value_names(arch, ctx_key, wanted);
+  for (size_t i = 0; i < PROMPT_N_VALUES; ++i) print_value("value", g, wanted[i]);
 
   {
     const char *unknown = "no-such-property";
     wnn_error e = 0;
     printf("error get-unknown %s\n", code_of(wnx_get_property(g, unknown, (uint32_t)strlen(unknown), NULL, &e), e));
-    printf("error set-unknown %s\n", set_graph(g, unknown, "1"));
-    printf("error set-temp-hot %s\n", set_graph(g, "temp", "hot"));
-    printf("error set-backend %s\n", set_graph(g, "backend", "\"openvino\""));
   }
-
-  const char *settings[][2] = {{"temp", "0"}, {"n-predict", n_predict}, {"ctx-size", ctx_size}, {"threads", threads}};
-  for (size_t i = 0; i < sizeof settings / sizeof settings[0]; ++i)
-    printf("set %s %s %s\n", settings[i][0], settings[i][1], set_graph(g, settings[i][0], settings[i][1]));
+  struct prompt_set sets[PROMPT_N_SETS];
+  prompt_sets(&args, sets);
+  for (int i = 0; i < PROMPT_N_SETS; ++i) prompt_print_set(&sets[i], set_graph(g, sets[i].name, sets[i].value));
   print_value("after-set", g, "temp");
   print_value("after-set", g, "n-predict");
 
@@ -196,14 +159,16 @@ int main(int argc, char **argv) {
       printf("fatal prompt.init %.*s\n", (int)why.len, why.ptr ? why.ptr : "");
       return 1;
     }
-    wnn_string e = {0, 0};
-    int failed = wnx_prompt_set_property(pc, "temp", 4, "0.8", 3, &e);
-    print_string_result("set-ctx temp 0.8", failed, &e);
-    failed = wnx_prompt_set_property(pc, "seed", 4, "42", 2, &e);
-    print_string_result("set-ctx seed 42", failed, &e);
-    char label[16];
-    snprintf(label, sizeof label, "seeded%d", run);
-    run_prompt(pc, label, prompt);
+    for (int k = 0; k < PROMPT_N_SEEDED_SETS; ++k) {
+      const char *const *set = PROMPT_SEEDED_SETS[k];
+      wnn_string e = {0, 0};
+      const int failed =
+          wnx_prompt_set_property(pc, set[0], (uint32_t)strlen(set[0]), set[1], (uint32_t)strlen(set[1]), &e);
+      char prefix[64];
+      snprintf(prefix, sizeof prefix, "set-ctx %s %s", set[0], set[1]);
+      print_string_result(prefix, failed, &e);
+    }
+    run_prompt(pc, prompt_seeded_label(run), prompt);
     wnx_prompt_context_drop(pc);
   }
   wnn_graph_drop(g);

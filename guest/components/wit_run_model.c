@@ -37,7 +37,6 @@
 #include "wit_guest_util.h"
 
 #define MAX_INPUTS 64
-#define MAX_BUILDERS 16
 #define MAX_RANK 16
 
 static const char *const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
@@ -125,13 +124,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--name")) {
       name = v;
     } else if (!strcmp(a, "--encoding")) {
-      encoding = wnn_encoding_from_name(v);
-      if (encoding < 0) die("unknown encoding %s", v);
+      encoding = wg_encoding_arg("wit_run_model", v);
     } else if (!strcmp(a, "--target")) {
-      if (!strcmp(v, "cpu")) target = WNN_TARGET_CPU;
-      else if (!strcmp(v, "gpu")) target = WNN_TARGET_GPU;
-      else if (!strcmp(v, "tpu")) target = WNN_TARGET_TPU;
-      else die("unknown target %s (cpu gpu tpu)", v);
+      target = wg_target_arg("wit_run_model", v);
     } else if (!strcmp(a, "--input")) {
       if (n_inputs == MAX_INPUTS) die("more than %d inputs", MAX_INPUTS);
       parse_input(v, &inputs[n_inputs++]);
@@ -153,24 +148,7 @@ int main(int argc, char **argv) {
   wnn_graph graph;
   wnn_context ctx;
   wnn_error err;
-  if (name) {
-    if (wnn_load_by_name(name, (uint32_t)strlen(name), &graph, &err)) wit_error(err);
-  } else {
-    wnn_bytes builders[MAX_BUILDERS];
-    uint32_t count = 0;
-    char *list = strdup(models);
-    for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
-      if (count == MAX_BUILDERS) die("more than %d model files", MAX_BUILDERS);
-      size_t len = 0;
-      builders[count].ptr = wg_read_all(f, &len);
-      if (!builders[count].ptr) die("cannot read %s", f);
-      builders[count++].len = (uint32_t)len;
-    }
-    if (wnn_load(builders, count, (wnn_graph_encoding)encoding, (wnn_execution_target)target, &graph, &err))
-      wit_error(err);
-    for (uint32_t b = 0; b < count; ++b) free(builders[b].ptr);
-    free(list);
-  }
+  if (wg_load_graph("wit_run_model", models, name, encoding, target, &graph, &err)) wit_error(err);
   if (wnn_init_execution_context(graph, &ctx, &err)) wit_error(err);
 
   wnn_named_tensor named[MAX_INPUTS];

@@ -43,6 +43,7 @@
 
 #include "run_model_io.h"
 #include "wasi_nn.h"
+#include "wasi_nn_names.h"
 
 #define EXIT_USAGE 2
 #define MAX_TENSORS 64                    /* --input / --output flags */
@@ -143,38 +144,21 @@ static int parse_u32(const char *s, size_t n, uint32_t *out) {
   return 1;
 }
 
-static const char *const TYPE_NAMES[] = {"f16", "f32", "f64", "u8", "i32", "i64"};
 static const uint32_t TYPE_SIZES[] = {2, 4, 8, 1, 4, 8};
-#define N_TYPES (sizeof TYPE_NAMES / sizeof TYPE_NAMES[0])
 
 static int type_by_name(const char *s, size_t n) {
-  for (size_t i = 0; i < N_TYPES; ++i)
-    if (strlen(TYPE_NAMES[i]) == n && memcmp(TYPE_NAMES[i], s, n) == 0) return (int)i;
+  for (size_t i = 0; i < WASI_NN_TYPE_COUNT; ++i)
+    if (strlen(WASI_NN_TYPE_NAMES[i]) == n && memcmp(WASI_NN_TYPE_NAMES[i], s, n) == 0) return (int)i;
   return -1;
 }
 
-/* Names and numbers for --encoding and --target, in witx numbering. */
-struct named_value {
-  const char *name;
-  uint32_t value;
-};
-static const struct named_value ENCODINGS[] = {
-    {"openvino", WASI_NN_ENCODING_OPENVINO},     {"onnx", WASI_NN_ENCODING_ONNX},
-    {"tensorflow", WASI_NN_ENCODING_TENSORFLOW}, {"pytorch", WASI_NN_ENCODING_PYTORCH},
-    {"tensorflowlite", WASI_NN_ENCODING_TENSORFLOWLITE}, {"autodetect", WASI_NN_ENCODING_AUTODETECT},
-    {"ggml", WASI_NN_ENCODING_GGML},             {NULL, 0}};
-static const struct named_value TARGETS[] = {{"cpu", WASI_NN_TARGET_CPU}, {"gpu", WASI_NN_TARGET_GPU},
-                                             {"tpu", WASI_NN_TARGET_TPU}, {"auto", WASI_NN_TARGET_AUTO},
-                                             {NULL, 0}};
-
-/* A known name, or any u32: tests send unknown numbers on purpose to reach the host's errors. */
-static uint32_t parse_named(const char *flag, const char *v, const struct named_value *table) {
+/* --encoding's or --target's value (wasi_nn_names.h): a known name, or any u32: tests send
+ * unknown numbers on purpose to reach the host's errors. */
+static uint32_t parse_named(const char *flag, const char *v, const struct wasi_nn_named_value *table) {
   uint32_t n;
-  if (parse_u32(v, strlen(v), &n)) return n;
-  for (const struct named_value *t = table; t->name; ++t)
-    if (strcmp(t->name, v) == 0) return t->value;
+  if (parse_u32(v, strlen(v), &n) || wasi_nn_value_by_name(table, v, &n)) return n;
   char names[160] = "";
-  for (const struct named_value *t = table; t->name; ++t) {
+  for (const struct wasi_nn_named_value *t = table; t->name; ++t) {
     strncat(names, " ", sizeof names - strlen(names) - 1);
     strncat(names, t->name, sizeof names - strlen(names) - 1);
   }
@@ -494,8 +478,9 @@ int main(int argc, char **argv) {
   if (!model == !name) fail("give --model FILE or --name NAME, one of them (run_model --help for usage)");
   if (name && (encoding_arg || target_arg)) fail("--encoding and --target apply to --model, not --name");
   if (name && !*name) fail("--name is empty");
-  const uint32_t encoding = encoding_arg ? parse_named("--encoding", encoding_arg, ENCODINGS) : WASI_NN_ENCODING_ONNX;
-  const uint32_t target = target_arg ? parse_named("--target", target_arg, TARGETS) : WASI_NN_TARGET_CPU;
+  const uint32_t encoding =
+      encoding_arg ? parse_named("--encoding", encoding_arg, WASI_NN_ENCODING_NAMES) : WASI_NN_ENCODING_ONNX;
+  const uint32_t target = target_arg ? parse_named("--target", target_arg, WASI_NN_TARGET_NAMES) : WASI_NN_TARGET_CPU;
   if (fetch_arg && strcmp(fetch_arg, "each") && strcmp(fetch_arg, "last"))
     fail("--fetch '%s': expected each or last", fetch_arg);
   const int fetch_each = fetch_arg && !strcmp(fetch_arg, "each");

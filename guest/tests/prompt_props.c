@@ -32,19 +32,12 @@
 
 #include "wasi_nn.h"
 #include "wasinn_nn_ext.h"
-
-#define SHOWN 72
+#include "wasinn_prompt_lines.h"
 
 static void fatal(const char *step, int32_t err) {
   printf("fatal %s errno %d\n", step, err);
   fflush(stdout);
   exit(1);
-}
-
-static void print_hex(const char *prefix, const char *data, uint32_t n) {
-  printf("%s ", prefix);
-  for (uint32_t i = 0; i < n; ++i) printf("%02x", (unsigned char)data[i]);
-  printf("\n");
 }
 
 /* A property's value in a malloc'd buffer (NUL-terminated; *len without it), or NULL with *err. */
@@ -84,29 +77,13 @@ static void prompt_on(wasi_nn_context ctx, const char *label, const char *prompt
   }
   char prefix[64];
   snprintf(prefix, sizeof prefix, "text %s", label);
-  print_hex(prefix, out_buf, written);
+  prompt_print_hex(prefix, out_buf, written);
 }
 
 int main(int argc, char **argv) {
-  const char *name = NULL, *prompt = "The quick brown fox jumps over the lazy dog. Once upon a time",
-             *n_predict = "24", *ctx_size = "128", *threads = "1", *non_text = NULL;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--name")) name = argv[i + 1];
-    else if (!strcmp(argv[i], "--prompt")) prompt = argv[i + 1];
-    else if (!strcmp(argv[i], "--n-predict")) n_predict = argv[i + 1];
-    else if (!strcmp(argv[i], "--ctx-size")) ctx_size = argv[i + 1];
-    else if (!strcmp(argv[i], "--threads")) threads = argv[i + 1];
-    else if (!strcmp(argv[i], "--non-text")) non_text = argv[i + 1];
-    else {
-      fprintf(stderr, "prompt_props: unknown argument %s\n", argv[i]);
-      return 2;
-    }
-  }
-  if (!name || argc % 2 == 0) {
-    fprintf(stderr, "usage: prompt_props --name NAME [--prompt TEXT] [--n-predict N] [--ctx-size N] "
-                    "[--threads N] [--non-text FILE.onnx]\n");
-    return 2;
-  }
+  struct prompt_args args;
+  if (prompt_parse_args("prompt_props", argc, argv, &args)) return 2;
+  const char *name = args.name, *prompt = args.prompt, *non_text = args.non_text;
 
   wasi_nn_graph g;
   int32_t err = wasi_nn_load_by_name(name, (uint32_t)strlen(name), &g);
@@ -131,26 +108,22 @@ int main(int argc, char **argv) {
     if (!value) {
       printf("property %s errno %d\n", p, err);
     } else {
-      for (uint32_t k = 0; k < len && k < SHOWN; ++k)
-        if (value[k] == '\n' || value[k] == '\r') value[k] = ' ';
-      if (len > SHOWN) printf("property %s = %.*s... (%u bytes)\n", p, SHOWN, value, len);
-      else printf("property %s = %s\n", p, value);
-      if (!strcmp(p, "general.architecture") && len < sizeof arch) memcpy(arch, value, len + 1);
+      prompt_print_property(p, n, value, len, arch, sizeof arch);
       free(value);
     }
     at += (uint32_t)n + 1;
   }
 
   /* Whole values. */
-  char ctx_key[300];
-  snprintf(ctx_key, sizeof ctx_key, "%s.context_length", arch);
-  const char *wanted[] = {"general.architecture", ctx_key, "temp", "n-predict"};
-  for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; ++i) {
+  char ctx_key[PROMPT_CTX_KEY_SIZE];
+  const char *wanted[PROMPT_N_VALUES];
+  prompt_value_names(arch, ctx_key, wanted);
+  for (size_t i = 0; i < PROMPT_N_VALUES; ++i) {
     uint32_t len = 0;
     char *value = get_property(g, wanted[i], &len, &err);
     char prefix[400];
     snprintf(prefix, sizeof prefix, "value %s", wanted[i]);
-    if (value) print_hex(prefix, value, len);
+    if (value) prompt_print_hex(prefix, value, len);
     else printf("%s errno %d\n", prefix, err);
     free(value);
   }
@@ -162,28 +135,27 @@ int main(int argc, char **argv) {
     printf("get-small errno %d needed %u actual %zu\n", err, got, strlen(arch));
   }
 
-  /* Errors. */
+  /* Errors, then the settings for greedy prompts. */
   {
     char buf[64];
     uint32_t got = 0;
     const char *unknown = "no-such-property";
     printf("error get-unknown errno %d\n",
            wasinn_graph_get_property(g, unknown, (uint32_t)strlen(unknown), buf, sizeof buf, &got));
-    printf("error set-unknown errno %d\n", set_graph(g, unknown, "1"));
-    printf("error set-temp-hot errno %d\n", set_graph(g, "temp", "hot"));
-    printf("error set-backend errno %d\n", set_graph(g, "backend", "\"openvino\""));
   }
-
-  /* Greedy. */
-  const char *settings[][2] = {{"temp", "0"}, {"n-predict", n_predict}, {"ctx-size", ctx_size}, {"threads", threads}};
-  for (size_t i = 0; i < sizeof settings / sizeof settings[0]; ++i)
-    printf("set %s %s errno %d\n", settings[i][0], settings[i][1], set_graph(g, settings[i][0], settings[i][1]));
+  struct prompt_set sets[PROMPT_N_SETS];
+  prompt_sets(&args, sets);
+  for (int i = 0; i < PROMPT_N_SETS; ++i) {
+    char result[32];
+    snprintf(result, sizeof result, "errno %d", set_graph(g, sets[i].name, sets[i].value));
+    prompt_print_set(&sets[i], result);
+  }
   for (const char *const *k = (const char *const[]){"temp", "n-predict", NULL}; *k; ++k) {
     uint32_t len = 0;
     char *value = get_property(g, *k, &len, &err);
     char prefix[64];
     snprintf(prefix, sizeof prefix, "after-set %s", *k);
-    if (value) print_hex(prefix, value, len);
+    if (value) prompt_print_hex(prefix, value, len);
     else printf("%s errno %d\n", prefix, err);
     free(value);
   }
@@ -208,11 +180,11 @@ int main(int argc, char **argv) {
   for (int run = 1; run <= 2; ++run) {
     err = wasi_nn_init_execution_context(g, &ctx);
     if (err) fatal("init_execution_context", err);
-    printf("set-ctx temp 0.8 errno %d\n", set_ctx(ctx, "temp", "0.8"));
-    printf("set-ctx seed 42 errno %d\n", set_ctx(ctx, "seed", "42"));
-    char label[16];
-    snprintf(label, sizeof label, "seeded%d", run);
-    prompt_on(ctx, label, prompt);
+    for (int k = 0; k < PROMPT_N_SEEDED_SETS; ++k) {
+      const char *const *set = PROMPT_SEEDED_SETS[k];
+      printf("set-ctx %s %s errno %d\n", set[0], set[1], set_ctx(ctx, set[0], set[1]));
+    }
+    prompt_on(ctx, prompt_seeded_label(run), prompt);
     wasi_nn_finalize_execution_context(ctx);
   }
   wasi_nn_unload(g);

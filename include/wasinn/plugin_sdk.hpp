@@ -90,6 +90,12 @@ struct Property {
   bool settable = false;
 };
 
+// check_property's answer in a backend whose graphs have facts only.
+inline Error not_settable(const char *backend_name, std::string_view name) {
+  return invalid("property \"" + std::string(name) + "\" cannot be set: " + backend_name +
+                 " graphs have no settable properties");
+}
+
 template <typename G>
 concept WithProperties = requires(const G &g, std::string_view s) {
   { g.properties() } -> std::same_as<std::span<const Property>>;

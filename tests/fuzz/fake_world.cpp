@@ -85,6 +85,10 @@ GuestLayout make_layout() {
   named_buffer(l, 4, 64);
   named_buffer(l, 16);
   named_buffer(l, 256, 0, "output");
+  // Property names and a value (wasinn:nn-ext): a fact every graph has, the fake's knob.
+  named_text(l, "backend", "prop");
+  named_text(l, "scale", "knob");
+  named_text(l, "2", "knob_value");
   l.pad_to(16 * 1024);  // small: every call snapshots and compares the whole memory
   return l;
 }

@@ -102,6 +102,16 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
     s.op(kPrompt).raw(0).item("name").item_len("name").item("output").item_len("output").item("slot");
     out.push_back(std::move(s));
   }
+  {  // a fact read with no room, then with room; a knob set on the graph, then on a new context
+    ScriptWriter s = load();
+    s.op(kGetProperty).raw(0).item("prop").item_len("prop").item("output").raw(0).item("slot");
+    s.op(kGetProperty).raw(0).item("prop").item_len("prop").item("output").item_len("output").item("slot");
+    s.op(kSetProperty).raw(0).item("knob").item_len("knob").item("knob_value").item_len("knob_value");
+    s.op(kInit).raw(0).item("slot2");
+    s.op(kSetContextProperty).raw(0).item("knob").item_len("knob").item("knob_value").item_len("knob_value");
+    infer(s);
+    out.push_back(std::move(s));
+  }
   {  // too small a buffer, then handles used after unload and finalize, and finalized twice
     ScriptWriter s = load();
     infer(s).op(kGetOutput).raw(0).raw(0).item("output").raw(4).item("slot");

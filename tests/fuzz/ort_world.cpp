@@ -43,6 +43,10 @@ GuestLayout make_layout(const std::vector<uint8_t>& model, const std::vector<uin
   named_buffer(l, 4, 10, "legacy_capacity");  // exactly the 10 logits
   named_buffer(l, 4, 9);
   named_buffer(l, 40, 0, "output");
+  // Property names and a value (wasinn:nn-ext): a fact every graph has, the fake's knob.
+  named_text(l, "backend", "prop");
+  named_text(l, "scale", "knob");
+  named_text(l, "2", "knob_value");
   named_buffer(l, 4096);
   l.pad_to((static_cast<uint32_t>(l.image().size()) + 0xFFFF) & ~0xFFFFu);
   return l;
