@@ -50,7 +50,9 @@ import sys
 import tempfile
 import traceback
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
+
 PROMPT = "The quick brown fox jumps over the lazy dog. Once upon a time"
 N_PREDICT, CTX_SIZE, THREADS = 24, 128, 1
 SINGLE_THREAD_ORT = ["--backend-config", 'onnxruntime={"intra_op_threads":1}']
@@ -58,19 +60,6 @@ CORE_TYPES = {"f16", "f32", "f64", "u8", "i32", "i64"}
 WIT_TYPES = CORE_TYPES | {"bf16"}
 FACTS = ("backend", "framework-version", "encoding", "device")
 LLAMA_KNOBS = ("temp", "top-p", "top-k", "min-p", "seed", "n-predict", "threads", "ctx-size", "repeat-penalty")
-
-
-class Failure(AssertionError):
-    pass
-
-
-class Skipped(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
 
 
 class Model:

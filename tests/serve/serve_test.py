@@ -58,25 +58,14 @@ import threading
 import time
 import traceback
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
+
 READY_SECONDS = 60
 SERVING = re.compile(r"Serving HTTP on http://([^/\s]+):(\d+)/")
 TINY_BIAS = (1.0, 2.0, 3.0, 4.0)  # scripts/fixtures/onnx_graphs.py build_tiny: y = x + bias
 MOBILENET_DIMS = (1, 3, 224, 224)
 SINGLE_THREAD_ORT = ["--backend-config", 'onnxruntime={"intra_op_threads":1}']
-
-
-class Failure(AssertionError):
-    pass
-
-
-class Skipped(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
 
 
 def log(message):
