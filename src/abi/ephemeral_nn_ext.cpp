@@ -40,12 +40,13 @@ Status write_text(const GuestMemoryView& m, std::string_view text, uint32_t buf,
   if (text.size() > UINT32_MAX) {
     return make_error(Errc::too_large, fmt::format("{}: {} bytes cannot be described to a 32-bit guest", fn, text.size()));
   }
-  WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(text.size()), written_what));
   if (text.size() > buf_max) {
+    WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(text.size()), written_what));
     return make_error(Errc::too_large, fmt::format("{}: {} bytes, the buffer holds {}", fn, text.size(), buf_max));
   }
+  // The bytes first, then their count: the count wins where the guest made the two overlap.
   if (!text.empty()) std::memcpy(dst->data(), text.data(), text.size());
-  return {};
+  return m.write_u32(written_out, static_cast<uint32_t>(text.size()), written_what);
 }
 
 Result<std::string_view> read_text(const GuestMemoryView& m, uint32_t ptr, uint32_t len, uint64_t max,
@@ -86,16 +87,20 @@ Status graph_io_info(Call c, uint32_t graph, uint32_t side, uint32_t index, uint
   }
   const IoInfo& info = (**io)[index];
   const uint32_t rank = info.dims ? static_cast<uint32_t>(info.dims->size()) : kRankUnknown;
+  const bool fits = info.name.size() <= name_max && (!info.dims || info.dims->size() <= dims_max);
+  // The name and dims first, then the counts: the counts win where the guest made them overlap.
+  if (fits) {
+    if (!info.name.empty()) std::memcpy(name_buf->data(), info.name.data(), info.name.size());
+    if (info.dims && !info.dims->empty()) std::memcpy(dims_buf->data(), info.dims->data(), info.dims->size() * 8);
+  }
   WASINN_TRY(m.write_u32(name_len_out, static_cast<uint32_t>(info.name.size()), "graph_io_info: name length out-pointer"));
   WASINN_TRY(m.write_u32(type_out, info.type ? witx_type_number(*info.type) : kTypeNone, "graph_io_info: type out-pointer"));
   WASINN_TRY(m.write_u32(rank_out, rank, "graph_io_info: rank out-pointer"));
-  if (info.name.size() > name_max || (info.dims && info.dims->size() > dims_max)) {
+  if (!fits) {
     return make_error(Errc::too_large, fmt::format("graph_io_info: the name needs {} bytes (buffer {}) and the dims {} "
                                                    "entries (buffer {})", info.name.size(), name_max,
                                                    info.dims ? info.dims->size() : 0, dims_max));
   }
-  if (!info.name.empty()) std::memcpy(name_buf->data(), info.name.data(), info.name.size());
-  if (info.dims && !info.dims->empty()) std::memcpy(dims_buf->data(), info.dims->data(), info.dims->size() * 8);
   return {};
 }
 

@@ -97,6 +97,21 @@ TEST_F(AbiNnExt, TooSmallBuffersSayWhatIsNeeded) {
   EXPECT_EQ(small.written, 4u) << "\"fake\" needs 4 bytes";
 }
 
+TEST_F(AbiNnExt, ACountThatOverlapsItsBufferIsWrittenLast) {
+  // Found by fuzz_witx: a guest may point the count into its own buffer; the count must win.
+  const uint32_t g = load_model("fake:add1");
+  const uint32_t key = guest_.put("backend"), buf = guest_.buffer(16);
+  ASSERT_TRUE(has_errno(nn::graph_get_property(call(), g, key, 7, buf, 16, buf), 0));
+  EXPECT_EQ(guest_.u32_at(buf), 4u);
+  ASSERT_TRUE(has_errno(nn::graph_list_properties(call(), g, buf, 64, buf + 8), 0));
+  EXPECT_EQ(guest_.u32_at(buf + 8), 56u);
+  const uint32_t name = guest_.buffer(16);
+  ASSERT_TRUE(has_errno(nn::graph_io_info(call(), g, 0, 0, name, 16, name, name + 4, name + 8, 2, name + 12), 0));
+  EXPECT_EQ(guest_.u32_at(name), 1u) << "name length";
+  EXPECT_EQ(guest_.u32_at(name + 4), 1u) << "type f32";
+  EXPECT_EQ(guest_.u32_at(name + 12), 2u) << "rank";
+}
+
 TEST_F(AbiNnExt, BadSideIndexHandleAndPointers) {
   const uint32_t g = load_model("fake:add1");
   const uint32_t count = guest_.out_u32();
