@@ -28,7 +28,7 @@ class AbiNnExt : public AbiTest {
       r.name = guest_.text_at(name, r.name_len);
       const auto raw = guest_.bytes_at(dims, r.rank == nn::kRankUnknown ? 0 : r.rank * 8);
       r.dims.resize(raw.size() / 8);
-      std::memcpy(r.dims.data(), raw.data(), raw.size());
+      if (!raw.empty()) std::memcpy(r.dims.data(), raw.data(), raw.size());
     }
     return r;
   }
