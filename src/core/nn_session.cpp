@@ -176,15 +176,16 @@ Result<std::vector<GraphProperty>> NnSession::properties(uint32_t graph) const {
 }
 
 Result<std::string> NnSession::get_property(uint32_t graph, std::string_view name) const {
-  auto all = properties(graph);
-  if (!all) return all.take_error();
-  for (auto& p : *all) {
-    if (p.name == name) return std::move(p.value);
-  }
   auto g = graphs_.get(graph);
   if (!g) return g.take_error();
-  auto p = (*g)->property(name);  // the error, with its "did you mean"
+  auto p = (*g)->property(name);  // or the error, with its "did you mean"
   if (!p) return p.take_error();
+  std::lock_guard lock(settings_mu_);
+  if (auto it = settings_.find(graph); it != settings_.end()) {
+    for (const auto& [knob, value] : it->second) {
+      if (knob == name) return value;
+    }
+  }
   return (*p)->value;
 }
 
