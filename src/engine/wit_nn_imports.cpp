@@ -46,6 +46,11 @@ T must(Result<T> r) {
   return std::move(*r);
 }
 
+// "wasi:nn/graph", or an interface given whole ("wasinn:nn-ext/properties").
+std::string qualified(std::string_view interface) {
+  return interface.find(':') != std::string_view::npos ? std::string(interface) : fmt::format("wasi:nn/{}", interface);
+}
+
 // One wasi-nn function of one interface, for messages.
 struct Call {
   std::string_view interface;  // "graph"
@@ -56,7 +61,7 @@ struct Call {
 
   // A failed wasi-nn call: logged as every ABI logs one, handed to the guest as an error resource.
   wasinn_wit_status refuse(Error error) const {
-    log_nn_refusal(fmt::format("wasi:nn/{}", interface), function, error, wit_nn::error_code_case(error.code));
+    log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code));
     out->rep = must(wit->keep_error(std::move(error)));
     return WASINN_WIT_ERR;
   }
@@ -68,7 +73,7 @@ struct Call {
   wasinn_wit_status done(Status s) const { return s ? WASINN_WIT_OK : refuse(s.take_error()); }
   // The prompt interface's refusal: a string, "<error-code>: <detail>".
   wasinn_wit_status refuse_text(Error error) const {
-    log_nn_refusal(fmt::format("wasinn:nn-ext/{}", interface), function, error, wit_nn::error_code_case(error.code));
+    log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code));
     lent.message = fmt::format("{}: {}", wit_nn::error_code_case(error.code), error.detail);
     out->message = str(lent.message);
     return WASINN_WIT_ERR;
@@ -96,11 +101,11 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
   } catch (const Trap& t) {
     return trap(t.message);
   } catch (const std::bad_alloc&) {
-    return trap(fmt::format("wasi:nn/{}#{}: the host ran out of memory", interface, function));
+    return trap(fmt::format("{}#{}: the host ran out of memory", qualified(interface), function));
   } catch (const std::exception& e) {
-    return trap(fmt::format("wasi:nn/{}#{}: internal error: {}", interface, function, e.what()));
+    return trap(fmt::format("{}#{}: internal error: {}", qualified(interface), function, e.what()));
   } catch (...) {
-    return trap(fmt::format("wasi:nn/{}#{}: internal error", interface, function));
+    return trap(fmt::format("{}#{}: internal error", qualified(interface), function));
   }
 }
 
@@ -234,7 +239,7 @@ wasinn_wit_status drop(void* guest, wasinn_wit_resource kind, uint32_t rep, wasi
 
 // wasinn:nn-ext@0.1.0: graph and context reps are the NnSession's handles, as in wasi:nn.
 wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_wit_out* out) {
-  return guarded(guest, "describe", outputs ? "outputs" : "inputs", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/describe", outputs ? "outputs" : "inputs", out, [&](const Call& c) {
     // A borrowed graph the guest holds: an unknown rep is the canonical ABI's misuse, a trap.
     auto g = must(c.wit->session().graph(graph));
     const auto& side = outputs ? g->outputs() : g->inputs();
@@ -255,7 +260,7 @@ wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_
 }
 
 wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* out) {
-  return guarded(guest, "properties", "list-properties", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/properties", "list-properties", out, [&](const Call& c) {
     lent.properties = must(c.wit->session().properties(graph));
     lent.strs.clear();
     for (const auto& p : lent.properties) lent.strs.push_back(str(p.name));
@@ -266,7 +271,7 @@ wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* o
 }
 
 wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out) {
-  return guarded(guest, "properties", "get-property", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/properties", "get-property", out, [&](const Call& c) {
     must(c.wit->session().graph(graph));  // an unknown handle traps, as for every borrow
     auto value = c.wit->session().get_property(graph, view(name));
     if (!value) return c.refuse(value.take_error());
@@ -277,7 +282,7 @@ wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name,
 
 wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name,
                                wasinn_wit_str value, wasinn_wit_out* out) {
-  return guarded(guest, "properties", on_context ? "set-context-property" : "set-property", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/properties", on_context ? "set-context-property" : "set-property", out, [&](const Call& c) {
     NnSession& s = c.wit->session();
     if (on_context) {
       if (Status held = s.check_context(rep); !held) throw Trap{held.error().detail};
@@ -289,7 +294,7 @@ wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wa
 }
 
 wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) {
-  return guarded(guest, "prompt", "init", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/prompt", "init", out, [&](const Call& c) {
     auto g = must(c.wit->session().graph(graph));
     if (g->encoding() != Encoding::ggml) {
       return c.refuse_text(Error{Errc::unsupported_operation,
@@ -304,7 +309,7 @@ wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) 
 }
 
 wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out) {
-  return guarded(guest, "prompt", "[method]context.compute", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.compute", out, [&](const Call& c) {
     NnSession& s = c.wit->session();
     if (Status held = s.check_context(context); !held) throw Trap{held.error().detail};
     auto text = s.prompt(context, view(prompt));
@@ -316,7 +321,7 @@ wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str p
 
 wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
                                       wasinn_wit_out* out) {
-  return guarded(guest, "prompt", "[method]context.set-property", out, [&](const Call& c) {
+  return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.set-property", out, [&](const Call& c) {
     NnSession& s = c.wit->session();
     if (Status held = s.check_context(context); !held) throw Trap{held.error().detail};
     Status set = s.set_context_property(context, view(name), view(value));
