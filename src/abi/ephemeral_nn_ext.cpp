@@ -49,9 +49,11 @@ Status write_text(const GuestMemoryView& m, std::string_view text, uint32_t buf,
   return m.write_u32(written_out, static_cast<uint32_t>(text.size()), written_what);
 }
 
+// A name over --max-name-bytes is a bad argument, as a model name is; a value or prompt over its
+// limit is too_large, as a config or tensor is.
 Result<std::string_view> read_text(const GuestMemoryView& m, uint32_t ptr, uint32_t len, uint64_t max,
-                                   std::string_view what) {
-  if (len > max) return make_error(Errc::too_large, fmt::format("{}: {} bytes exceed the limit of {}", what, len, max));
+                                   std::string_view what, Errc over = Errc::too_large) {
+  if (len > max) return make_error(over, fmt::format("{}: {} bytes exceed the limit of {}", what, len, max));
   return m.string(ptr, len, what);
 }
 
@@ -118,7 +120,7 @@ Status graph_list_properties(Call c, uint32_t graph, uint32_t buf, uint32_t buf_
 Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t buf,
                           uint32_t buf_max, uint32_t written_out) {
   auto name = read_text(c.memory, name_ptr, name_len, c.session.environment().limits().max_name_bytes,
-                        "graph_get_property: name");
+                        "graph_get_property: name", Errc::invalid_argument);
   if (!name) return name.take_error();
   auto value = c.session.get_property(graph, *name);
   if (!value) return value.take_error();
@@ -130,7 +132,8 @@ template <class Set>
 Status set_property(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t value_ptr, uint32_t value_len,
                     std::string_view fn, Set&& set) {
   const auto& limits = c.session.environment().limits();
-  auto name = read_text(c.memory, name_ptr, name_len, limits.max_name_bytes, fmt::format("{}: name", fn));
+  auto name = read_text(c.memory, name_ptr, name_len, limits.max_name_bytes, fmt::format("{}: name", fn),
+                        Errc::invalid_argument);
   if (!name) return name.take_error();
   auto value = read_text(c.memory, value_ptr, value_len, limits.max_config_bytes, fmt::format("{}: value", fn));
   if (!value) return value.take_error();
