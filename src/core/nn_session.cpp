@@ -75,8 +75,9 @@ Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)(
 
 Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*run)()) {
   const auto budget = std::chrono::milliseconds(env_->limits().max_compute_ms);
-  auto watch = env_->watchdog().watch(c, budget);
+  // Started before the watch, so a compute the watchdog stops is timed at no less than its budget.
   const auto started = std::chrono::steady_clock::now();
+  auto watch = env_->watchdog().watch(c, budget);
   Status status = (c.*run)();
   if (watch.overran(std::chrono::steady_clock::now())) {
     status = make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
