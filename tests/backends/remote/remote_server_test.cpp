@@ -143,6 +143,44 @@ TEST_P(RemoteServer, InspectShowsMetadataNamesTypesShapes) {
   else EXPECT_NE(placement.find("REST JSON"), std::string::npos) << placement;
 }
 
+// wasinn's extensions on a remote model (docs/compatibility.md, "Beyond the spec"): both describe
+// guests read the served model's description as `models inspect` prints it, build their input
+// from it alone and compute; the logits equal the same input on the local ONNX Runtime backend.
+TEST_P(RemoteServer, GuestsDescribeTheServedModelAndComputeFromIt) {
+  const std::string model = (wasinn_test::fixtures_dir() / "digits/model.onnx").string();
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no " << model << " (scripts/make_fixtures.py)";
+  std::vector<std::string> inspect = {"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--json",
+                                      transport_.url(server_, "digits")};
+  if (GetParam() == "rest_json") inspect.push_back("--nn-remote-json");
+  auto info = run_wasinn(inspect, "inspect_ext_" + GetParam());
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  const auto expected = nlohmann::json::parse(info.output.substr(info.output.find('{')));
+  for (const std::string guest : {"describe_io", "wit_describe_io.component"}) {
+    std::filesystem::remove(dir_ + "/output_0.bin");
+    auto run = run_guest(args("digits"), guest, {"--name", "m", "--out", "/w"});
+    ASSERT_EQ(run.exit_code, 0) << guest << ": " << run.output;
+    const auto described = nlohmann::json::parse(run.output.substr(run.output.find('{')), nullptr, false);
+    ASSERT_FALSE(described.is_discarded()) << guest << ": " << run.output;
+    for (const char *side : {"inputs", "outputs"}) {
+      ASSERT_EQ(described[side].size(), expected[side].size()) << guest << " " << side;
+      for (size_t i = 0; i < expected[side].size(); ++i) {
+        for (const char *field : {"name", "type", "shape"}) {
+          EXPECT_EQ(described[side][i][field], expected[side][i][field]) << guest << " " << side << "[" << i << "]." << field;
+        }
+      }
+    }
+    const auto remote_logits = read_file<float>(dir_ + "/output_0.bin");
+    auto local = run_guest({"--nn-preload", "m:onnx:cpu:" + model, "--dir", dir_ + "::/w"}, "run_model",
+                           {"--name", "m", "--input", "0:f32:1x64:/w/input_0.bin", "--output", "0:/w/local"});
+    ASSERT_EQ(local.exit_code, 0) << local.output;
+    const auto local_logits = read_file<float>(dir_ + "/local");
+    ASSERT_EQ(remote_logits.size(), 10u) << guest;
+    ASSERT_EQ(local_logits.size(), 10u);
+    for (size_t i = 0; i < 10; ++i)
+      EXPECT_NEAR(remote_logits[i], local_logits[i], 1e-4f * (1 + std::fabs(local_logits[i]))) << guest << " logit " << i;
+  }
+}
+
 TEST_P(RemoteServer, UnknownModelIsNotFound) {
   auto run = run_guest(args("no_such_model"), "run_model", {"--name", "m"});
   EXPECT_EQ(run.exit_code, 8) << run.output;  // witx not_found
