@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "core/model_format.h"
+#include "abi/guest_output.h"
 #include "abi/name_check.h"
 #include "abi/nn_call_log.h"
 
@@ -99,11 +100,6 @@ Result<std::string_view> read_name(const GuestMemoryView& m, uint32_t ptr, uint3
   return *name;
 }
 
-// The labels of one output function's error details, constant so that the hot path formats
-// nothing unless it fails.
-struct OutputCall {
-  std::string_view fn, written, buffer;
-};
 constexpr OutputCall kGetOutput{"get_output", "get_output: bytes_written", "get_output: output buffer"};
 constexpr OutputCall kGetOutputSingle{"get_output_single", "get_output_single: bytes_written",
                                       "get_output_single: output buffer"};
@@ -111,30 +107,10 @@ constexpr OutputCall kGetOutputSingle{"get_output_single", "get_output_single: b
 Status copy_output(const GuestMemoryView& m, Result<HeldOutput> held, uint32_t out_ptr, uint32_t out_max,
                    uint32_t written_out, const OutputCall& k) {
   if (!held) return held.take_error();
-  const auto& data = held->view.data;
-  if (data.size() > UINT32_MAX) {
-    return make_error(Errc::too_large, fmt::format("{}: output of {} bytes cannot be described to a 32-bit guest",
-                                                   k.fn, data.size()));
-  }
-  if (data.size() > out_max) {
-    // Tell the guest how much it needs and copy nothing, as WasmEdge does.
-    WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(data.size()), k.written));
-    return make_error(Errc::too_large, fmt::format("{}: output {} is {} bytes, the buffer holds {}", k.fn,
-                                                   describe_tensor(held->view.type, held->view.dims),
-                                                   data.size(), out_max));
-  }
-  auto dst = m.bytes(out_ptr, data.size(), k.buffer);
-  if (!dst) return dst.take_error();
-  if (!data.empty()) std::memcpy(dst->data(), data.data(), data.size());
-  held->context->graph().metrics().add_output_bytes(data.size());
-  return m.write_u32(written_out, static_cast<uint32_t>(data.size()), k.written);
-}
-
-Status check_output_args(const GuestMemoryView& m, uint32_t out_ptr, uint32_t out_max, uint32_t written_out,
-                         const OutputCall& k) {
-  WASINN_TRY(check_out(m, written_out, k.written));
-  auto buf = m.bytes(out_ptr, out_max, k.buffer);
-  if (!buf) return buf.take_error();
+  const TensorView& view = held->view;
+  WASINN_TRY(write_output(m, view.data, out_ptr, out_max, written_out, k, "output",
+                          [&] { return " " + describe_tensor(view.type, view.dims); }));
+  held->context->graph().metrics().add_output_bytes(view.data.size());
   return {};
 }
 

@@ -1,5 +1,7 @@
 #include "abi/ephemeral_nn_ext.h"
 
+#include "abi/guest_output.h"
+
 #include <cstring>
 #include <string>
 
@@ -30,23 +32,18 @@ Result<const std::vector<IoInfo>*> io_side(const Graph& g, uint32_t side, std::s
   return side == 0 ? &g.inputs() : &g.outputs();
 }
 
-// Text into a guest buffer: too_large, with the length needed, when it does not fit.
+constexpr OutputCall kListProperties{"graph_list_properties", "graph_list_properties: bytes written",
+                                     "graph_list_properties: buffer"};
+constexpr OutputCall kGetProperty{"graph_get_property", "graph_get_property: bytes written",
+                                  "graph_get_property: buffer"};
+constexpr OutputCall kPrompt{"prompt", "prompt: bytes written", "prompt: buffer"};
+
+// Text into a guest buffer, as get_output writes bytes.
 Status write_text(const GuestMemoryView& m, std::string_view text, uint32_t buf, uint32_t buf_max,
-                  uint32_t written_out, std::string_view fn) {
-  const std::string written_what = fmt::format("{}: bytes written", fn);
-  WASINN_TRY(m.bytes(written_out, 4, written_what));
-  auto dst = m.bytes(buf, buf_max, fmt::format("{}: buffer", fn));
-  if (!dst) return dst.take_error();
-  if (text.size() > UINT32_MAX) {
-    return make_error(Errc::too_large, fmt::format("{}: {} bytes cannot be described to a 32-bit guest", fn, text.size()));
-  }
-  if (text.size() > buf_max) {
-    WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(text.size()), written_what));
-    return make_error(Errc::too_large, fmt::format("{}: {} bytes, the buffer holds {}", fn, text.size(), buf_max));
-  }
-  // The bytes first, then their count: the count wins where the guest made the two overlap.
-  if (!text.empty()) std::memcpy(dst->data(), text.data(), text.size());
-  return m.write_u32(written_out, static_cast<uint32_t>(text.size()), written_what);
+                  uint32_t written_out, const OutputCall& k, std::string_view noun) {
+  WASINN_TRY(check_output_args(m, buf, buf_max, written_out, k));
+  return write_output(m, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}, buf, buf_max, written_out, k,
+                      noun, [] { return ""; });
 }
 
 // A name over --max-name-bytes is a bad argument, as a model name is; a value or prompt over its
@@ -114,7 +111,7 @@ Status graph_list_properties(Call c, uint32_t graph, uint32_t buf, uint32_t buf_
     names += p.name;
     names += '\0';
   }
-  return write_text(c.memory, names, buf, buf_max, written_out, "graph_list_properties");
+  return write_text(c.memory, names, buf, buf_max, written_out, kListProperties, "the property list");
 }
 
 Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t buf,
@@ -124,7 +121,7 @@ Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t na
   if (!name) return name.take_error();
   auto value = c.session.get_property(graph, *name);
   if (!value) return value.take_error();
-  return write_text(c.memory, *value, buf, buf_max, written_out, "graph_get_property");
+  return write_text(c.memory, *value, buf, buf_max, written_out, kGetProperty, "the value");
 }
 
 namespace {
@@ -155,14 +152,13 @@ Status context_set_property(Call c, uint32_t ctx, uint32_t name_ptr, uint32_t na
 
 Status prompt(Call c, uint32_t ctx, uint32_t prompt_ptr, uint32_t prompt_len, uint32_t out_ptr, uint32_t out_max,
               uint32_t written_out) {
-  WASINN_TRY(c.memory.bytes(written_out, 4, "prompt: bytes written"));
-  WASINN_TRY(c.memory.bytes(out_ptr, out_max, "prompt: buffer"));
+  WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, kPrompt));
   auto text = read_text(c.memory, prompt_ptr, prompt_len, c.session.environment().limits().max_tensor_bytes,
                         "prompt: prompt");
   if (!text) return text.take_error();
   auto answer = c.session.prompt(ctx, *text);
   if (!answer) return answer.take_error();
-  return write_text(c.memory, *answer, out_ptr, out_max, written_out, "prompt");
+  return write_text(c.memory, *answer, out_ptr, out_max, written_out, kPrompt, "the answer");
 }
 
 }  // namespace wasinn::ephemeral_nn
