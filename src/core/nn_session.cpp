@@ -206,13 +206,25 @@ Status NnSession::set_context_property(uint32_t context, std::string_view name, 
   return with_context(context, [&](ExecutionContext& c) { return c.set_property(name, value); });
 }
 
+namespace {
+// The one rule of which graphs prompt serves.
+Status require_text_model(const Graph& g) {
+  if (g.encoding() == Encoding::ggml) return {};
+  return make_error(Errc::unsupported_operation, fmt::format("prompt: the graph is {}, not a text model (prompt "
+                                                             "serves ggml graphs)", encoding_name(g.encoding())));
+}
+}  // namespace
+
+Result<uint32_t> NnSession::init_prompt_context(uint32_t graph_handle) {
+  auto g = graphs_.get(graph_handle);
+  if (!g) return g.take_error();
+  WASINN_TRY(require_text_model(**g));
+  return init_execution_context(graph_handle);
+}
+
 Result<std::string> NnSession::prompt(uint32_t context, std::string_view text) {
   return with_context(context, [&](ExecutionContext& c) -> Result<std::string> {
-    if (c.graph().encoding() != Encoding::ggml) {
-      return make_error(Errc::unsupported_operation,
-                        fmt::format("prompt: the graph is {}, not a text model (prompt serves ggml graphs)",
-                                    encoding_name(c.graph().encoding())));
-    }
+    WASINN_TRY(require_text_model(c.graph()));
     const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
     const TensorView in{TensorType::u8, dims,
                         {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};

@@ -62,6 +62,8 @@ class NnSession {
   // shared with other guests and never changes.
   Status set_graph_property(uint32_t graph, std::string_view name, std::string_view value);
   Status set_context_property(uint32_t context, std::string_view name, std::string_view value);
+  // A context for prompt(), on a text model (ggml) only: unsupported_operation for another.
+  Result<uint32_t> init_prompt_context(uint32_t graph);
   // A text model (ggml) in one call, under one hold of the context: the prompt's bytes as input
   // 0, compute under the budget, output 0 as text.
   Result<std::string> prompt(uint32_t context, std::string_view text);

@@ -45,6 +45,9 @@ T must(Result<T> r) {
   if (!r) throw Trap{r.error().detail};
   return std::move(*r);
 }
+void must(Status s) {
+  if (!s) throw Trap{s.error().detail};
+}
 
 // "wasi:nn/graph", or an interface given whole ("wasinn:nn-ext/properties").
 std::string qualified(std::string_view interface) {
@@ -285,7 +288,7 @@ wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wa
   return guarded(guest, "wasinn:nn-ext/properties", on_context ? "set-context-property" : "set-property", out, [&](const Call& c) {
     NnSession& s = c.wit->session();
     if (on_context) {
-      if (Status held = s.check_context(rep); !held) throw Trap{held.error().detail};
+      must(s.check_context(rep));
       return c.done(s.set_context_property(rep, view(name), view(value)));
     }
     must(s.graph(rep));
@@ -295,13 +298,8 @@ wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wa
 
 wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "init", out, [&](const Call& c) {
-    auto g = must(c.wit->session().graph(graph));
-    if (g->encoding() != Encoding::ggml) {
-      return c.refuse_text(Error{Errc::unsupported_operation,
-                                 fmt::format("the graph is {}, not a text model (prompt serves ggml graphs)",
-                                             encoding_name(g->encoding()))});
-    }
-    auto ctx = c.wit->session().init_execution_context(graph);
+    must(c.wit->session().graph(graph));  // an unknown handle traps, as for every borrow
+    auto ctx = c.wit->session().init_prompt_context(graph);
     if (!ctx) return c.refuse_text(ctx.take_error());
     c.out->rep = *ctx;
     return WASINN_WIT_OK;
@@ -311,7 +309,7 @@ wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) 
 wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.compute", out, [&](const Call& c) {
     NnSession& s = c.wit->session();
-    if (Status held = s.check_context(context); !held) throw Trap{held.error().detail};
+    must(s.check_context(context));
     auto text = s.prompt(context, view(prompt));
     if (!text) return c.refuse_text(text.take_error());
     lent.text = std::move(*text);
@@ -323,7 +321,7 @@ wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_
                                       wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.set-property", out, [&](const Call& c) {
     NnSession& s = c.wit->session();
-    if (Status held = s.check_context(context); !held) throw Trap{held.error().detail};
+    must(s.check_context(context));
     Status set = s.set_context_property(context, view(name), view(value));
     return set ? WASINN_WIT_OK : c.refuse_text(set.take_error());
   });
