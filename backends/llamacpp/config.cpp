@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -180,10 +179,10 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
 }
 
 Error set_context_option(std::string_view key, std::string_view value, LlamaOptions &options) {
-  const auto settable = context_settings(options);
-  const bool known = std::any_of(settable.begin(), settable.end(), [&](const auto &s) { return s.first == key; });
-  if (!known) return sdk::invalid("property \"" + std::string(key) + "\" cannot be set: it is not one of llama.cpp's context options");
+  // Every key the setters take, but the two fixed when the model is loaded.
   const auto it = setters().find(key);
+  if (it == setters().end() || key == "n-gpu-layers" || key == "use-mmap")
+    return sdk::invalid("property \"" + std::string(key) + "\" cannot be set: it is not one of llama.cpp's context options");
   LlamaOptions updated = options;
   if (Error e = it->second(sdk::property_value_json(value), "set property", updated)) return e;
   options = std::move(updated);
