@@ -1,5 +1,6 @@
 # llama.cpp (GGML/GGUF): the source vendored in the PyPI sdist of llama-cpp-python, built here
-# as shared libraries (CPU only, portable x86-64-v3) and installed into $DEPS/llamacpp.
+# as shared libraries (CPU only, portable x86-64-v3) and installed into $DEPS/llamacpp, with
+# llama.cpp's common library (libllama-common) for its JSON-schema-to-GBNF converter.
 # Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
 LLAMACPP_PY_VERSION=0.3.36 # vendors ggml-org/llama.cpp at the commit below
 LLAMACPP_BUILD_NUMBER=11312 # the release tag b11312; the sdist has no git history to count
@@ -10,7 +11,7 @@ LLAMACPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ff
 install_llamacpp() {
   local prefix=$DEPS/llamacpp stamp=$DEPS/llamacpp/.version
   # The stamp holds every input of the build, so changing one of them rebuilds.
-  local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER cpu-x86-64-v3 rpath-origin"
+  local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER cpu-x86-64-v3 rpath-origin common-lib"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   fetch "$LLAMACPP_SDIST_URL" "$sdist"
@@ -27,18 +28,24 @@ install_llamacpp() {
   say "building llama.cpp b$LLAMACPP_BUILD_NUMBER (up to 20 min on 2 busy cores; log in $work/build.log)"
   # GGML_NATIVE=OFF keeps the library portable; the AVX2/FMA/F16C defaults still apply.
   # The $ORIGIN rpath lets libllama find libggml* beside itself wherever the prefix is.
+  # LLAMA_BUILD_COMMON=ON only defines llama-common (tools, examples and tests stay off); the
+  # build names its targets, so nothing else that "all" may grow to is compiled.
   cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
     -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
-    -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
+    -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
     -DGGML_CCACHE=OFF >"$work/configure.log" ||
     { cat "$work/configure.log" >&2; exit 1; }
-  cmake --build "$work/build" -j "${WASINN_JOBS:-2}" >"$work/build.log" ||
+  cmake --build "$work/build" -j "${WASINN_JOBS:-2}" --target llama llama-common >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }
   rm -rf "$prefix"
   cmake --install "$work/build" >/dev/null
+  # The plugin calls json_schema_to_grammar; its header and the two it includes (common_json,
+  # a pimpl over nlohmann, so no nlohmann header leaks) go in a folder of their own.
+  mkdir -p "$prefix/include/llama-common"
+  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h} "$prefix/include/llama-common/"
   # Vocab-only GGUF files: the fixture script copies a real tokenizer from them.
   mkdir -p "$prefix/share/llamacpp/vocab"
   cp "$src"/models/ggml-vocab-llama-spm.gguf "$prefix/share/llamacpp/vocab/"
