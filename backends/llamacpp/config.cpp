@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "json_schema.h"
+#include "wasinn/backend_plugin.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::llamacpp {
@@ -126,20 +128,71 @@ const std::map<std::string, Setter, std::less<>> &setters() {
       o.seed = *n == -1 ? 0xFFFFFFFFu : static_cast<uint32_t>(*n);
       return {};
     };
-    t["grammar"] = text(&LlamaOptions::grammar, "grammar");
+    t["grammar"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+      if (!v.is_string()) return bad(source, "grammar", "a string", v);
+      o.grammar = v.get<std::string>();
+      o.json_schema.clear();  // one grammar constrains sampling: the later key wins
+      return {};
+    };
+    t["json-schema"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+      return grammar_from_json_schema(v, source, o.json_schema, o.grammar);
+    };
+    t["embedding-output"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+      static const std::pair<const char *, EmbeddingOutput> names[] = {
+          {"auto", EmbeddingOutput::automatic}, {"json", EmbeddingOutput::json}, {"f32", EmbeddingOutput::f32}};
+      for (const auto &[name, value] : names) {
+        if (v.is_string() && v.get_ref<const std::string &>() == name) {
+          o.embedding_output = value;
+          return {};
+        }
+      }
+      return bad(source, "embedding-output", "\"auto\", \"json\" or \"f32\"", v);
+    };
     return t;
   }();
   return table;
 }
 
-// Keys WasmEdge's GGML plugin knows that need a GPU or multimodal support this build lacks.
-bool is_unsupported_wasmedge_key(std::string_view key) {
-  static const char *const keys[] = {"main-gpu", "tensor-split", "mmproj", "image", "warmup",
-                                     "json-schema", "split-mode"};
-  for (const char *k : keys) {
-    if (key == k) return true;
-  }
-  return false;
+// Keys of WasmEdge's GGML plugin this build does not implement. `refuse`: without the key
+// the answer would differ (an image it would describe, speech it would write, a rope it would
+// scale), so going on would be a silent wrong answer. Otherwise skipping it changes only where
+// or how fast the same answer is computed on this CPU-only build, which a warning says.
+struct WasmEdgeKey {
+  const char *key;
+  bool refuse;
+  const char *why;
+};
+
+constexpr WasmEdgeKey kWasmEdgeKeys[] = {
+    {"mmproj", true, "a multimodal projector: this build of the backend is text-only"},
+    {"image", true, "an image input: this build of the backend is text-only"},
+    {"tts", true, "text to speech: this build of the backend generates text only"},
+    {"model-vocoder", true, "a text-to-speech vocoder: this build of the backend generates text only"},
+    {"tts-output-file", true, "text to speech: this build of the backend generates text only"},
+    {"tts-speaker-file", true, "text to speech: this build of the backend generates text only"},
+    {"rope-freq-base", true, "RoPE scaling is not implemented by this backend"},
+    {"rope-freq-scale", true, "RoPE scaling is not implemented by this backend"},
+    {"rope-scaling-type", true, "RoPE scaling is not implemented by this backend"},
+    {"yarn-ext-factor", true, "YaRN scaling is not implemented by this backend"},
+    {"yarn-attn-factor", true, "YaRN scaling is not implemented by this backend"},
+    {"yarn-beta-fast", true, "YaRN scaling is not implemented by this backend"},
+    {"yarn-beta-slow", true, "YaRN scaling is not implemented by this backend"},
+    {"yarn-orig-ctx", true, "YaRN scaling is not implemented by this backend"},
+    {"grp-attn-n", true, "group attention (self-extend) is not implemented by this backend"},
+    {"grp-attn-w", true, "group attention (self-extend) is not implemented by this backend"},
+    {"main-gpu", false, "GPU placement; this build runs on the CPU"},
+    {"tensor-split", false, "GPU placement; this build runs on the CPU"},
+    {"split-mode", false, "GPU placement; this build runs on the CPU"},
+    {"cpu-moe", false, "GPU placement; this build runs on the CPU"},
+    {"n-cpu-moe", false, "GPU placement; this build runs on the CPU"},
+    {"warmup", false, "a warm-up run changes no answer"},
+    {"always-regenerate-image-embd", false, "there are no image embeddings in a text-only build"},
+};
+
+const WasmEdgeKey *wasmedge_key(std::string_view key) {
+  for (const auto &k : kWasmEdgeKeys)
+    if (key == k.key) return &k;
+  return nullptr;
 }
 
 }  // namespace
@@ -163,6 +216,11 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"n-predict", o.n_predict},
                        {"reverse-prompt", o.reverse_prompt},
                        {"grammar", o.grammar},
+                       {"json-schema", o.json_schema},
+                       {"embedding-output", o.embedding_output == EmbeddingOutput::json  ? "json"
+                                            : o.embedding_output == EmbeddingOutput::f32 ? "f32"
+                                                                                         : "auto"},
+                       {WASINN_PROPERTY_TYPED_OUTPUTS, o.typed_outputs},
                        {"threads", o.threads},
                        {"ctx-size", o.ctx_size},
                        {"batch-size", o.batch_size},
@@ -179,6 +237,12 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
 }
 
 Error set_context_option(std::string_view key, std::string_view value, LlamaOptions &options) {
+  if (key == WASINN_PROPERTY_TYPED_OUTPUTS) {  // the host's, set on a WIT guest's contexts
+    const json v = sdk::property_value_json(value);
+    if (!v.is_boolean()) return bad("set property", key, "true or false", v);
+    options.typed_outputs = v.get<bool>();
+    return {};
+  }
   // Every key the setters take, but the two fixed when the model is loaded.
   const auto it = setters().find(key);
   if (it == setters().end() || key == "n-gpu-layers" || key == "use-mmap")
@@ -204,17 +268,27 @@ Error apply_config(std::string_view text, std::string_view source, LlamaOptions 
   json doc;
   if (Error e = sdk::parse_config_object(text, source, doc)) return e;
   LlamaOptions updated = options;  // all or nothing: a bad key leaves the options as they were
+  std::vector<IgnoredKey> skipped;
+  const json *schema = nullptr;
   for (const auto &[key, value] : doc.items()) {
     const auto &table = setters();
-    if (auto it = table.find(key); it != table.end()) {
+    if (key == "json-schema") {
+      schema = &value;  // after "grammar", whatever the order: the schema wins, as in WasmEdge
+    } else if (auto it = table.find(key); it != table.end()) {
       if (Error e = it->second(value, source, updated)) return e;
-    } else if (is_unsupported_wasmedge_key(key)) {
-      ignored.push_back({key, "not supported by this CPU-only, text-only backend"});
+    } else if (const WasmEdgeKey *k = wasmedge_key(key); k && k->refuse) {
+      return sdk::unsupported(std::string(source) + ": \"" + key + "\" cannot be honoured: " + k->why);
+    } else if (k) {
+      skipped.push_back({key, k->why});
     } else {
-      ignored.push_back({key, "unknown key"});
+      skipped.push_back({key, "unknown key"});
     }
   }
+  if (schema) {
+    if (Error e = setters().find("json-schema")->second(*schema, source, updated)) return e;
+  }
   options = std::move(updated);
+  ignored.insert(ignored.end(), skipped.begin(), skipped.end());
   return {};
 }
 

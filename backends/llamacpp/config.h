@@ -15,12 +15,23 @@ namespace wasinn::llamacpp {
 
 using sdk::Error;
 
+// How get_output(0) returns an embedding ("embedding-output").
+enum class EmbeddingOutput {
+  automatic,  // f32 to a caller whose tensors carry their type (WIT), else WasmEdge's JSON text
+  json,       // {"n_embedding": N, "embedding": [...]}, as WasmEdge's GGML plugin writes it
+  f32,        // n_embd floats
+};
+
 struct LlamaOptions {
   // Plugin behaviour.
   bool enable_log = false;        // llama.cpp's lines raised to a level the host shows
   bool enable_debug_log = false;  // the plugin's step-by-step lines, likewise
   bool stream_stdout = false;     // compute() also prints each token to the host's stdout
   bool embedding = false;         // compute() returns the prompt's embedding instead of text
+  EmbeddingOutput embedding_output = EmbeddingOutput::automatic;
+  // Set by the host, never by a guest's JSON: this context's caller gets typed tensors (the
+  // property WASINN_PROPERTY_TYPED_OUTPUTS, include/wasinn/backend_plugin.h).
+  bool typed_outputs = false;
   int64_t n_predict = -1;         // most tokens per generation; -1: until end or full context
   std::string reverse_prompt;     // compute() stops once the text contains it
 
@@ -44,9 +55,14 @@ struct LlamaOptions {
   double frequency_penalty = 0.0;
   int64_t repeat_last_n = 64;
   uint32_t seed = 0xFFFFFFFFu;  // LLAMA_DEFAULT_SEED: a random seed per generation
-  std::string grammar;          // GBNF; empty: unconstrained
+  std::string grammar;          // GBNF; empty: unconstrained. "json-schema" sets it too
+  std::string json_schema;      // the schema "json-schema" was given (JSON text), "" if the grammar is not from one
 
   uint32_t effective_threads() const;
+  bool embedding_as_json() const {
+    return embedding_output == EmbeddingOutput::json ||
+           (embedding_output == EmbeddingOutput::automatic && !typed_outputs);
+  }
 };
 
 // Keys that were not applied, with why, for one log line each.
@@ -57,8 +73,12 @@ struct IgnoredKey {
 
 // Applies the keys of one JSON object to `options`. `source` names the config in details ("load
 // config", "metadata (input 1)"). Malformed JSON, a non-object, or a wrongly typed or
-// out-of-range value is INVALID_ARGUMENT naming the key, and leaves `options` unchanged;
-// unknown keys are skipped and listed in `ignored`.
+// out-of-range value is INVALID_ARGUMENT naming the key, and leaves `options` unchanged; so is
+// a "json-schema" that does not convert to a grammar. A key of WasmEdge's that this build cannot
+// honour and whose absence would change the answer (an image, a projector, speech) is
+// UNSUPPORTED_OPERATION naming it. Keys whose absence changes nothing here (GPU placement on a
+// CPU build), and unknown keys, are skipped and listed in `ignored`. Within one object
+// "json-schema" wins over "grammar" (as in WasmEdge); across configs the later one wins.
 Error apply_config(std::string_view json, std::string_view source, LlamaOptions &options,
                    std::vector<IgnoredKey> &ignored);
 

@@ -161,7 +161,11 @@ Error LlamaContext::compute() {
     if (Error e = prepare_llama_context(scope)) return e;
     stream_.reset();
     output_is_embedding_ = true;
-    return compute_embedding(llama_.get(), prompt_, graph_->n_embd(), embedding_);
+    embedding_json_.clear();
+    if (Error e = compute_embedding(llama_.get(), prompt_, graph_->n_embd(), embedding_)) return e;
+    // Decided now, so metadata set between compute and get_output cannot change this answer.
+    if (options_.embedding_as_json()) embedding_json_ = embedding_as_wasmedge_json(embedding_);
+    return {};
   }
   if (Error e = start_generation(scope)) return e;
   const bool to_stdout = options_.stream_stdout;
@@ -192,6 +196,8 @@ Error LlamaContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
   if (slot == kMetadata) {
     set_metadata(out);
+  } else if (output_is_embedding_ && !embedding_json_.empty()) {
+    set_bytes(embedding_json_, out);
   } else if (output_is_embedding_) {
     out_dims_[0] = static_cast<uint32_t>(embedding_.size());
     out.type = WASINN_TYPE_F32;

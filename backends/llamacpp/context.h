@@ -73,6 +73,7 @@ class LlamaContext {
   bool streaming_ = false;            // compute_single owns the stream until fini_single
   bool output_is_embedding_ = false;  // output 0 of the last compute is the embedding
   std::vector<float> embedding_;
+  std::string embedding_json_;  // output 0 as WasmEdge's JSON text, or "" for f32
   std::string metadata_;  // output 1, rebuilt on each request
   uint32_t out_dims_[1] = {0};
 };

@@ -1,6 +1,7 @@
 #include "embedding.h"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "token_stream.h"
@@ -30,6 +31,20 @@ Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt,
   for (int32_t i = 0; i < n_embd; ++i) out[i] = static_cast<float>(v[i] * scale);
   llama_memory_clear(llama_get_memory(ctx), true);  // stateless between calls, as WasmEdge is
   return {};
+}
+
+std::string embedding_as_wasmedge_json(std::span<const float> embedding) {
+  std::string out = "{\"n_embedding\": " + std::to_string(embedding.size()) + ", \"embedding\": [";
+  out.reserve(out.size() + embedding.size() * 16 + 2);
+  char number[32];
+  for (size_t i = 0; i < embedding.size(); ++i) {
+    // fmt's "{:.10}" (WasmEdge's) is C's %.10g: the shortest of fixed and exponent form.
+    const int n = std::snprintf(number, sizeof number, "%.10g", static_cast<double>(embedding[i]));
+    if (i > 0) out += ',';
+    out.append(number, static_cast<size_t>(n));
+  }
+  out += "]}";
+  return out;
 }
 
 }  // namespace wasinn::llamacpp

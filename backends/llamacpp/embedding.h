@@ -6,6 +6,7 @@
 #include <llama.h>
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "wasinn/plugin_sdk/error.hpp"
@@ -18,5 +19,9 @@ using sdk::Error;
 // when the prompt does not fit one batch (pooling needs every token in one pass).
 Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt, int32_t n_embd,
                         std::vector<float> &out);
+
+// WasmEdge's GGML plugin's text for an embedding, byte for byte:
+// {"n_embedding": N, "embedding": [v0,v1,...]}, each value with 10 significant digits.
+std::string embedding_as_wasmedge_json(std::span<const float> embedding);
 
 }  // namespace wasinn::llamacpp

@@ -4,7 +4,8 @@
 // The slots guests address are fixed, the same for every model (WasmEdge's GGML convention):
 //   input 0 "prompt"      UTF-8 bytes, tokenized at set_input
 //   input 1 "metadata"    a JSON object of config keys for the context
-//   output 0 "text"       the generated text (u8), or with "embedding": true the embedding (f32)
+//   output 0 "text"       the generated text (u8), or with "embedding": true the embedding: f32
+//                         to a caller of typed tensors (WIT), else WasmEdge's JSON text (u8)
 //   output 1 "metadata"   JSON: token counts and the llama.cpp build
 // Any element type and dims are taken as raw bytes: WasmEdge's guests send u8 with dims [1].
 #pragma once

@@ -177,6 +177,13 @@ typedef struct wasinn_io_info {
   const int64_t *dims; /* rank entries; -1 for a dynamic dimension */
 } wasinn_io_info;
 
+/* A settable knob the host itself sets, to "true", on each context it makes for a guest ABI
+   whose outputs carry their element type and dims (WIT's tensors); witx's get_output hands a
+   guest bytes alone, and those contexts never get it. A plugin declares it among its properties
+   only when an output's form depends on it (llama.cpp's embedding: F32 when typed, else the JSON
+   text WasmEdge's guests parse). Other plugins need do nothing. */
+#define WASINN_PROPERTY_TYPED_OUTPUTS "wasinn.typed-outputs"
+
 /* One property of a graph (graph_property_info). */
 typedef struct wasinn_property {
   const char *name;

@@ -173,7 +173,24 @@ Result<uint32_t> WitSession::load(std::span<const std::span<const uint8_t>> buil
 
 Result<uint32_t> WitSession::load_by_name(std::string_view name) { return session_->load_by_name(name, {}); }
 
-Result<uint32_t> WitSession::init_execution_context(uint32_t graph) { return session_->init_execution_context(graph); }
+Result<uint32_t> WitSession::init_execution_context(uint32_t graph) {
+  auto ctx = session_->init_execution_context(graph);
+  if (!ctx) return ctx;
+  // WIT's tensors say their type: a plugin that asks (backend_plugin.h) is told so.
+  auto g = session_->graph(graph);
+  if (!g) return g.take_error();
+  const auto& props = (*g)->properties();
+  const bool asks = std::any_of(props.begin(), props.end(), [](const GraphProperty& p) {
+    return p.settable && p.name == WASINN_PROPERTY_TYPED_OUTPUTS;
+  });
+  if (asks) {
+    if (Status set = session_->set_context_property(*ctx, WASINN_PROPERTY_TYPED_OUTPUTS, "true"); !set) {
+      (void)session_->finalize_execution_context(*ctx);
+      return set.take_error();
+    }
+  }
+  return ctx;
+}
 
 Status WitSession::drop_graph(uint32_t graph) { return session_->unload(graph); }
 

@@ -1,0 +1,25 @@
+// "json-schema": a JSON schema turned into the GBNF grammar that constrains sampling, by
+// llama.cpp's own converter (json_schema_to_grammar, in libllama-common), as WasmEdge's GGML
+// plugin does. Kept in one file so only it includes llama.cpp's common headers.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "wasinn/plugin_sdk/error.hpp"
+
+namespace wasinn::llamacpp {
+
+using sdk::Error;
+
+// `value` is the key's JSON value: a string holding the schema's JSON text (WasmEdge's form) or
+// the schema object itself. On success `schema` is the schema's text and `gbnf` its grammar; ""
+// (an empty string) sets both to "" (unconstrained). Anything else, a schema nested deeper than
+// 64 levels, or one the converter refuses (it throws; caught here) is INVALID_ARGUMENT naming
+// the key and `source`.
+Error grammar_from_json_schema(const nlohmann::json &value, std::string_view source, std::string &schema,
+                               std::string &gbnf);
+
+}  // namespace wasinn::llamacpp
