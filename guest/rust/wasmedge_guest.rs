@@ -4,7 +4,8 @@
 // `--model F` loads bytes with encoding Autodetect (5). After classifying it unloads the graph,
 // checks the handle is dead, then runs `--cycles N` load-infer-unload rounds like WasmEdge's
 // test/unload example. `stream NAME CONFIG PROMPT` instead generates text from a GGML model as
-// WasmEdge's llama-stream example does (stream_main).
+// WasmEdge's llama-stream example does (stream_main). `schema NAME CONFIG METADATA PROMPT` and
+// `embed NAME CONFIG PROMPT` run WasmEdge's json-schema and embedding examples' calls (one_answer).
 use compat_digits::{argmax, check, classify_and_report, fail, logits_from, Args, Digits, ModelRef, Row, FEATURES};
 use wasmedge_wasi_nn::{
     BackendError, Error, ExecutionTarget, Graph, GraphBuilder, GraphEncoding, GraphExecutionContext, TensorType,
@@ -76,10 +77,47 @@ fn stream_main(argv: &[String]) {
     check("unload", graph.unload());
 }
 
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{:02x}", b)).collect()
+}
+
+// One compute on a GGML model loaded by name with CONFIG: METADATA (when not empty) goes to
+// input 1 first, as WasmEdge's examples send per-request options. Prints output 0's bytes as hex
+// ("output hex: ..."), which may be any text, newlines included. With `embed`, the output must be
+// WasmEdge's JSON text (its embedding example parses it; f32 bytes made that example panic).
+fn one_answer(argv: &[String], embed: bool) {
+    let (config, metadata, prompt) = match (embed, argv.len()) {
+        (false, 4) => (&argv[1], argv[2].as_str(), &argv[3]),
+        (true, 3) => (&argv[1], "", &argv[2]),
+        _ => fail("usage: schema NAME CONFIG_JSON METADATA_JSON PROMPT | embed NAME CONFIG_JSON PROMPT"),
+    };
+    println!("library: {}", LIBRARY);
+    let builder = GraphBuilder::new(GraphEncoding::Ggml, ExecutionTarget::AUTO).config(config.clone());
+    let graph = check("load_by_name_with_config", builder.build_from_cache(&argv[0]));
+    let mut ctx = check("init_execution_context", graph.init_execution_context());
+    if !metadata.is_empty() {
+        check("set_input(1)", ctx.set_input(1, TensorType::U8, &[1], metadata.as_bytes()));
+    }
+    check("set_input(0)", ctx.set_input(0, TensorType::U8, &[1], prompt.as_bytes()));
+    check("compute", ctx.compute());
+    let mut buf = vec![0u8; 1 << 20];
+    let n = check("get_output", ctx.get_output(0, &mut buf));
+    let out = &buf[..n];
+    if embed && !(out.starts_with(b"{\"n_embedding\": ") && std::str::from_utf8(out).is_ok()) {
+        fail(&format!("the embedding is not WasmEdge's JSON text: {} bytes starting {}", n, hex(&out[..n.min(16)])));
+    }
+    println!("output bytes: {}", n);
+    println!("output hex: {}", hex(out));
+    check("unload", graph.unload());
+}
+
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("stream") {
-        return stream_main(&argv[1..]);
+    match argv.first().map(String::as_str) {
+        Some("stream") => return stream_main(&argv[1..]),
+        Some("schema") => return one_answer(&argv[1..], false),
+        Some("embed") => return one_answer(&argv[1..], true),
+        _ => {}
     }
     let args = Args::parse();
     let digits = Digits::load(&args);

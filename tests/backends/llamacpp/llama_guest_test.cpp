@@ -131,7 +131,10 @@ TEST(LlamaGuest, TwoInterleavedContextsOnOneGraphMatchEachAlone) {
 
 TEST(LlamaGuest, EmbeddingEqualsNative) {
   const std::vector<float> native = native_embedding(tiny_model(), kPrompt, settings(128, 0));
-  const ProbeResult r = run_probe({"--load", "name:tiny", "--config", "{\"embedding\": true, \"ctx-size\": 128, \"threads\": 1}",
+  // The probe reads floats: f32 asked for (witx's default is WasmEdge's JSON text, which
+  // llamacpp_schema_test checks with a WasmEdge guest).
+  const ProbeResult r = run_probe({"--load", "name:tiny", "--config",
+                                   "{\"embedding\": true, \"embedding-output\": \"f32\", \"ctx-size\": 128, \"threads\": 1}",
                                    "--mode", "embedding", "--prompt", kPrompt});
   ASSERT_EQ(r.loads, std::vector<int>{0}) << describe(r);
   const ProbeContext &c = r.contexts.at(0);
@@ -164,7 +167,7 @@ TEST(LlamaGuest, WronglyTypedConfigIsInvalidArgumentAndUnknownKeysAreIgnored) {
   const NativeRun native = native_generate(tiny_model(), kPrompt, settings(128, 6));
   const ProbeResult unknown = run_probe(
       {"--load", "name:tiny", "--config", "{\"temp\": 0, \"n-predict\": 6, \"ctx-size\": 128, \"threads\": 1, "
-                                         "\"no-such-key\": [1, 2], \"mmproj\": \"x\"}",
+                                         "\"no-such-key\": [1, 2], \"main-gpu\": 1}",
        "--prompt", kPrompt});
   ASSERT_EQ(unknown.loads, std::vector<int>{0}) << describe(unknown);
   EXPECT_EQ(unknown.contexts.at(0).text, native.text());

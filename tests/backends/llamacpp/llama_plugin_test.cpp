@@ -473,8 +473,9 @@ TEST(LlamaPlugin, ReversePromptEndsTheAnswer) {
   EXPECT_EQ(output_text(c.ptr, 0), expected);
 }
 
-TEST(LlamaPlugin, EmbeddingIsF32AndNotStreamed) {
-  Graph g = tiny("{\"embedding\": true, \"threads\": 1}");
+TEST(LlamaPlugin, EmbeddingIsF32WhenAskedAndNotStreamed) {
+  // witx's default is WasmEdge's JSON text (llama_schema_test.cpp); f32 when asked for.
+  Graph g = tiny("{\"embedding\": true, \"embedding-output\": \"f32\", \"threads\": 1}");
   Context c(api(), g.ptr);
   ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
   ASSERT_EQ(compute(c.ptr), WASINN_OK);

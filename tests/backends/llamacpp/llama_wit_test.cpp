@@ -2,7 +2,7 @@
 // component guest wit_run_model on `wasinn run` with the names wasinn defines for GGML (inputs
 // "prompt" and the optional "metadata", outputs "text" and "metadata"), its text equal to
 // native llama.cpp's greedy run on the tiny fixture model, the names those `models inspect`
-// shows.
+// shows; and an embedding as an fp32 tensor.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +74,31 @@ TEST(LlamaWit, NamedPromptAndMetadataMatchNative) {
       "llama_wit_unknown", host,
       {"--name", "tiny", "--input", prompt, "--input", wit_input("text", "u8", {1}, "/in/prompt.txt")});
   EXPECT_NE(unknown.run.output.find("the model has no input named 'text'"), std::string::npos) << unknown.run.output;
+}
+
+TEST(LlamaWit, EmbeddingIsAnF32TensorEqualToNative) {
+  // WIT's tensors carry their type, so the host marks the context (WASINN_PROPERTY_TYPED_OUTPUTS)
+  // and the embedding comes back as fp32 [n_embd], not the JSON text witx guests get.
+  NativeSettings s;
+  s.n_ctx = 128;
+  const std::vector<float> native = native_embedding(tiny_model(), kPrompt, s);
+  const std::string in = scratch_dir("llama_wit_embed_in");
+  const std::string config = R"({"embedding": true, "ctx-size": 128, "threads": 1})";
+  write_file(in + "/prompt.txt", bytes_of(kPrompt));
+  write_file(in + "/config.json", bytes_of(config));
+  auto host = llama_host_args(scratch_dir("llama_wit_embed_out"));
+  host.insert(host.end(), {"--dir", in + "::/in", "--log-level", "error"});
+  const WitModelRun r = run_wit_model(
+      "llama_wit_embed", host,
+      {"--name", "tiny", "--input", wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt"),
+       "--input", wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json")});
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
+  ASSERT_FALSE(r.outputs.empty());
+  EXPECT_EQ(r.outputs[0].type, "fp32");
+  EXPECT_EQ(r.outputs[0].dims, std::to_string(native.size()));
+  ASSERT_EQ(r.outputs[0].data.size(), native.size() * 4);
+  const std::vector<float> got = as_vector<float>(r.outputs[0].data);
+  for (size_t i = 0; i < native.size(); ++i) EXPECT_NEAR(got[i], native[i], 1e-5) << i;
 }
 
 }  // namespace
