@@ -40,7 +40,8 @@ typedef enum {
   WASI_NN_ENCODING_PYTORCH = 3,
   WASI_NN_ENCODING_TENSORFLOWLITE = 4,
   WASI_NN_ENCODING_AUTODETECT = 5,
-  WASI_NN_ENCODING_GGML = 6 /* WasmEdge's number */
+  WASI_NN_ENCODING_GGML = 6, /* WasmEdge's number */
+  WASI_NN_ENCODING_WHISPER = 9 /* WasmEdge's number: whisper.cpp speech models */
 } wasi_nn_encoding;
 
 typedef enum {

@@ -71,11 +71,12 @@ Result<Encoding> decode_encoding(uint32_t raw, std::span<const std::span<const u
     if (raw == 6) return Encoding::ggml;
     return make_error(Errc::invalid_encoding, std::string(kNoKnownFormat));
   }
+  if (raw == 9) return Encoding::whisper;  // WasmEdge's numbering (7 NeuralSpeed, 8 unused)
   return make_error(Errc::invalid_encoding,
                     fmt::format("graph encoding {} is not supported: 0 openvino, 1 onnx, 2 tensorflow, 3 pytorch, "
                                 "4 tensorflowlite; 5 and 6 autodetect the format from the model bytes (hosts disagree on "
                                 "which is ggml; 6, ggml for the Rust crates and WasmEdge, loads as ggml when the "
-                                "bytes tell nothing)",
+                                "bytes tell nothing); 9 whisper, as WasmEdge numbers it",
                                 raw));
 }
 

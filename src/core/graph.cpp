@@ -99,17 +99,20 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
                                    uint64_t max_tensor_bytes) {
   auto expected = tensor_byte_size(tensor.dims, tensor.type);
   if (!expected) return expected.take_error();
-  // WasmEdge's GGML guests send the prompt as u8 with dims [1] whatever its length: for ggml
-  // the data length alone counts, as in WasmEdge.
-  if (*expected != tensor.data.size() && graph_->encoding() != Encoding::ggml) {
+  // WasmEdge's GGML guests send the prompt as u8 with dims [1] whatever its length, and its
+  // whisper guests a WAV file as f32 with dims [1, bytes]: for both the data length alone
+  // counts, as in WasmEdge.
+  const bool bytes_input = graph_->encoding() == Encoding::ggml || graph_->encoding() == Encoding::whisper;
+  if (*expected != tensor.data.size() && !bytes_input) {
     return make_error(Errc::invalid_argument,
                       fmt::format("input {}: {} needs {} bytes of data, got {}", id.describe(),
                                   describe_tensor(tensor.type, tensor.dims), *expected,
                                   tensor.data.size()));
   }
-  if (*expected > max_tensor_bytes) {
+  const uint64_t size = bytes_input ? tensor.data.size() : *expected;
+  if (size > max_tensor_bytes) {
     return make_error(Errc::too_large, fmt::format("input {}: {} bytes exceed the tensor limit of {}",
-                                                   id.describe(), *expected, max_tensor_bytes));
+                                                   id.describe(), size, max_tensor_bytes));
   }
   const wasinn_tensor_id pid = to_plugin_id(id);
   const wasinn_tensor t{static_cast<int32_t>(tensor.type), static_cast<uint32_t>(tensor.dims.size()),

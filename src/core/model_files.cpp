@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Said wherever the format cannot be told: the one flag that tells it (wasinn models inspect).
-constexpr const char* kGiveEncoding = "give --encoding onnx, openvino, pytorch, tensorflow, tensorflowlite or ggml";
+constexpr const char* kGiveEncoding = "give --encoding onnx, openvino, pytorch, tensorflow, tensorflowlite, ggml or whisper";
 
 // Enough of a file for detect_encoding's magics.
 std::vector<uint8_t> head_of(const fs::path& file) {
@@ -65,6 +65,7 @@ std::string wasmtime_name(Encoding e) {
     case Encoding::pytorch: return "model.pt";
     case Encoding::tensorflowlite: return "model.tflite";
     case Encoding::ggml: return "model.gguf";
+    case Encoding::whisper: return "model.bin";
     default: return "";
   }
 }

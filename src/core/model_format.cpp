@@ -104,6 +104,7 @@ ModelFormat identify_model(std::span<const std::span<const uint8_t>> builders) {
   if (builders.empty()) return ModelFormat::unknown;
   const auto first = builders[0];
   if (starts_with(first, "GGUF")) return ModelFormat::gguf;
+  if (starts_with(first, "lmgg")) return ModelFormat::whisper_ggml;
   if (starts_with(first, "preload:")) return ModelFormat::ggml_preload;
   if (starts_with(first, "TFL3", 4)) return ModelFormat::tflite;
   if (starts_with(first, "PK\x03\x04")) return ModelFormat::torchscript;
@@ -119,6 +120,7 @@ std::string_view describe_format(ModelFormat format) {
     case ModelFormat::tflite: return "a TensorFlow Lite FlatBuffer";
     case ModelFormat::gguf: return "a GGUF model";
     case ModelFormat::ggml_preload: return "a 'preload:' reference to a GGUF file";
+    case ModelFormat::whisper_ggml: return "a whisper.cpp ggml model";
     case ModelFormat::tf_saved_model: return "a TensorFlow SavedModel's saved_model.pb";
     case ModelFormat::tf_graph_def: return "a TensorFlow GraphDef";
     case ModelFormat::unknown: break;
@@ -134,6 +136,7 @@ std::optional<Encoding> encoding_of(ModelFormat format) {
     case ModelFormat::tflite: return Encoding::tensorflowlite;
     case ModelFormat::gguf:
     case ModelFormat::ggml_preload: return Encoding::ggml;
+    case ModelFormat::whisper_ggml: return Encoding::whisper;
     case ModelFormat::tf_saved_model:
     case ModelFormat::tf_graph_def: return Encoding::tensorflow;
     case ModelFormat::unknown: break;
@@ -156,11 +159,18 @@ Status check_encoding_fits(Encoding requested, std::span<const std::span<const u
   const ModelFormat format = identify_model(builders);
   const auto loader = encoding_of(format);
   if (!loader || *loader == requested || requested == Encoding::autodetect) return {};
+  // WasmEdge's whisper guests name a host file with "preload:" too.
+  if (requested == Encoding::whisper && format == ModelFormat::ggml_preload) return {};
   // OpenVINO reads ONNX files as well as its own IR.
   if (requested == Encoding::openvino && format == ModelFormat::onnx) return {};
   return make_error(Errc::invalid_encoding,
                     fmt::format("the model bytes are {}: load them with encoding {}, not {}",
                                 describe_format(format), encoding_name(*loader), encoding_name(requested)));
+}
+
+Encoding refine_encoding(Encoding requested, std::span<const std::span<const uint8_t>> builders) {
+  if (requested == Encoding::ggml && identify_model(builders) == ModelFormat::whisper_ggml) return Encoding::whisper;
+  return requested;
 }
 
 }  // namespace wasinn

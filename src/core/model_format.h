@@ -22,7 +22,8 @@ enum class ModelFormat : uint8_t {
   torchscript,     // a zip archive, as torch.jit.save writes
   tflite,          // a FlatBuffer with "TFL3" at offset 4
   gguf,            // "GGUF" magic
-  ggml_preload,    // WasmEdge's "preload:<path>" text
+  ggml_preload,    // WasmEdge's "preload:<path>" text (a GGUF, or a whisper model)
+  whisper_ggml,    // whisper.cpp's legacy ggml file: magic 0x67676d6c ("lmgg" as bytes)
   tf_saved_model,  // a SavedModel's saved_model.pb
   tf_graph_def,    // a frozen GraphDef
 };
@@ -40,7 +41,7 @@ std::optional<Encoding> encoding_of(ModelFormat format);
 // The detail of an autodetect load whose bytes match nothing.
 inline constexpr std::string_view kNoKnownFormat =
     "autodetect: the model bytes match no known format (ONNX, OpenVINO IR, TorchScript, TensorFlow "
-    "SavedModel or GraphDef, TensorFlow Lite, GGUF)";
+    "SavedModel or GraphDef, TensorFlow Lite, GGUF, whisper.cpp ggml)";
 
 // identify_model's answer as an encoding, else the first bytes' best guess (ONNX's field-1 tag),
 // which is what a head of a file read for `models inspect` can give. nullopt when nothing fits.
@@ -49,5 +50,9 @@ std::optional<Encoding> detect_encoding(std::span<const std::span<const uint8_t>
 // Ok unless the bytes are, for sure, a format that `requested` does not load; then
 // invalid_encoding naming what the bytes are and the encoding that loads them.
 Status check_encoding_fits(Encoding requested, std::span<const std::span<const uint8_t>> builders);
+
+// The encoding a load asks for, made exact by the bytes where a guest ABI cannot say it: ggml
+// with a whisper.cpp model is whisper (WIT's graph-encoding has no whisper case). Else `requested`.
+Encoding refine_encoding(Encoding requested, std::span<const std::span<const uint8_t>> builders);
 
 }  // namespace wasinn

@@ -78,6 +78,7 @@ Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec) {
     case Encoding::pytorch: m.paths = {dir / "model.pt"}; break;
     case Encoding::tensorflowlite: m.paths = {dir / "model.tflite"}; break;
     case Encoding::ggml: m.paths = {dir / "model.gguf"}; break;
+    case Encoding::whisper: m.paths = {dir / "model.bin"}; break;
     default: m.paths = {dir}; break;
   }
   return m;

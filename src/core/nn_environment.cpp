@@ -68,6 +68,7 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
     }
     encoding = *detected;
   } else {
+    encoding = refine_encoding(encoding, builders);
     // Before any framework sees them: its own error for another format's bytes misleads.
     WASINN_TRY(check_encoding_fits(encoding, builders));
   }

@@ -52,6 +52,7 @@ std::string_view encoding_name(Encoding encoding) {
     case Encoding::ggml: return "ggml";
     case Encoding::autodetect: return "autodetect";
     case Encoding::remote: return "remote";
+    case Encoding::whisper: return "whisper";
   }
   return "?";
 }
@@ -59,7 +60,8 @@ std::string_view encoding_name(Encoding encoding) {
 std::optional<Encoding> parse_encoding(std::string_view name) {
   const std::string n = lower(name);
   for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch,
-                 Encoding::tensorflowlite, Encoding::ggml, Encoding::autodetect, Encoding::remote}) {
+                 Encoding::tensorflowlite, Encoding::ggml, Encoding::autodetect, Encoding::remote,
+                 Encoding::whisper}) {
     if (n == encoding_name(e)) return e;
   }
   if (n == "tflite") return Encoding::tensorflowlite;
