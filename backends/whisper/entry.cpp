@@ -1,0 +1,7 @@
+// The plugin's exported entry point: the SDK builds the C table from WhisperBackend,
+// WhisperGraph and WhisperContext (with its cancel, properties and the streaming trio).
+#include "backend.h"
+#include "context.h"
+#include "graph.h"
+
+WASINN_PLUGIN_DEFINE(wasinn::whisper::WhisperBackend)

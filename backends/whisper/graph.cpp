@@ -1,0 +1,216 @@
+// Loading: where the model comes from, the load config, a look at the header before whisper.cpp
+// reads it, and the slots and properties every graph declares.
+#include "graph.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "backend.h"
+#include "context.h"
+#include "log_router.h"
+
+namespace wasinn::whisper {
+namespace {
+
+using ggml_common::LogScope;
+
+constexpr std::string_view kPreloadPrefix = "preload:";
+constexpr uint32_t kGgmlMagic = 0x67676d6c;  // whisper.cpp's legacy ggml file ("lmgg" as bytes)
+
+std::string_view as_text(const wasinn_bytes &b) {
+  return b.data ? std::string_view(reinterpret_cast<const char *>(b.data), b.length) : std::string_view();
+}
+
+sdk::IoDesc bytes_slot(const char *name, const char *words) {
+  return {.name = name, .type = WASINN_TYPE_U8, .rank = 1, .dims = {-1}, .not_a_tensor = {}, .framework_type = words};
+}
+
+// Function statics: alive for the process, so the names graph_io_info hands out stay valid.
+const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
+  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("audio", "WAV file, 16 kHz 16-bit PCM"),
+                                                  bytes_slot("metadata", "optional JSON object")};
+  static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 transcript"),
+                                                   bytes_slot("srt", "SubRip subtitles"),
+                                                   bytes_slot("lrc", "LRC lyrics"), bytes_slot("json", "JSON")};
+  return side == sdk::Side::input ? inputs : outputs;
+}
+
+// The 11 int32 hyper-parameters after the magic, checked before whisper.cpp sizes anything from
+// them: a corrupt or hostile header must not make it allocate gigabytes or read out of bounds.
+// And the file's size: whisper.cpp takes a file that ends before its first tensor for an empty
+// test model and "transcribes" nothing, so a truncated model would load.
+Error check_header(std::span<const uint8_t> head, uint64_t total_size, const std::string &what) {
+  uint32_t magic = 0;
+  if (head.size() >= 4) std::memcpy(&magic, head.data(), 4);
+  if (magic != kGgmlMagic) {
+    const bool gguf = head.size() >= 4 && std::memcmp(head.data(), "GGUF", 4) == 0;
+    return {WASINN_INVALID_ENCODING,
+            "load: " + what + " is not a whisper.cpp ggml model (no 'ggml' magic)" +
+                (gguf ? "; it is a GGUF model: load it with encoding ggml" : "")};
+  }
+  if (head.size() < 48) return sdk::invalid("load: " + what + " is truncated: it ends inside the whisper header");
+  int32_t hp[11];
+  std::memcpy(hp, head.data() + 4, sizeof hp);
+  const auto in = [](int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; };
+  const bool ok = in(hp[0], 51864, 52000) && in(hp[1], 1, 1500) && in(hp[2], 1, 8192) && in(hp[3], 1, 128) &&
+                  in(hp[4], 1, 128) && in(hp[5], 1, 448) && in(hp[6], 1, 8192) && in(hp[7], 1, 128) &&
+                  in(hp[8], 1, 128) && (hp[9] == 80 || hp[9] == 128) && in(hp[10] % 1000, 0, 40);
+  if (!ok) return sdk::invalid("load: " + what + " has implausible hyper-parameters for a whisper model");
+  // The token embedding alone (n_vocab x n_text_state) takes more than 2 bits a weight in any
+  // type whisper.cpp reads.
+  const uint64_t least = uint64_t(hp[0]) * uint64_t(hp[6]) / 4;
+  if (total_size < least)
+    return sdk::invalid("load: " + what + " is truncated: " + std::to_string(total_size) +
+                        " bytes, where a whisper model of these dimensions takes more than " + std::to_string(least));
+  return {};
+}
+
+Error read_head(const std::string &path, std::vector<uint8_t> &head) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {WASINN_MODEL_NOT_FOUND, "load: model file " + path + " cannot be opened"};
+  head.resize(48);
+  in.read(reinterpret_cast<char *>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return {};
+}
+
+// What load() reads the model from: a host file, or the guest's bytes.
+struct Source {
+  std::string path;                    // a host file, or "" for bytes
+  std::span<const uint8_t> bytes;      // the guest's model bytes
+  std::vector<std::string_view> configs;  // JSON texts, applied in order
+  std::string description;
+};
+
+Error resolve_source(const sdk::LoadRequest &request, bool allow_host_paths, Source &out) {
+  const auto builders = request.builders();
+  if (builders.empty()) return sdk::invalid("load: no graph builders given");
+  if (!request.config().empty()) out.configs.push_back(request.config());
+  // WasmEdge's convention: builder 1, when given, is the JSON config.
+  if (builders.size() > 2) {
+    return sdk::invalid("load: expected the model (builder 0) and optionally a JSON config (builder 1), got " +
+                        std::to_string(builders.size()) + " builders");
+  }
+  if (builders.size() == 2) out.configs.push_back(as_text(builders[1]));
+  if (const char *path = request.path(0)) {  // preloaded by the host: read from its file
+    out.path = path;
+    out.description = path;
+    return {};
+  }
+  const std::string_view first = as_text(builders[0]);
+  if (first.substr(0, kPreloadPrefix.size()) == kPreloadPrefix) {
+    const std::string path(first.substr(kPreloadPrefix.size()));
+    if (!allow_host_paths) {
+      return {WASINN_SECURITY,
+              "load: a guest may not name a host file ('preload:" + path +
+                  "'); register the model with --nn-preload and use load_by_name, or allow it with "
+                  "--backend-config whisper={\"allow-preload-paths\":true}"};
+    }
+    std::error_code ec;
+    if (path.empty() || path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec))
+      return {WASINN_MODEL_NOT_FOUND, "load: 'preload:" + path + "' names no regular file"};
+    out.path = path;
+    out.description = path;
+    return {};
+  }
+  out.bytes = {builders[0].data, builders[0].length};
+  out.description = "<" + std::to_string(builders[0].length) + " bytes from the guest>";
+  return {};
+}
+
+std::vector<sdk::Property> model_properties(whisper_context *m) {
+  std::vector<sdk::Property> out = {
+      {"whisper.type", whisper_model_type_readable(m), false},
+      {"whisper.multilingual", whisper_is_multilingual(m) ? "true" : "false", false},
+      {"whisper.n_vocab", std::to_string(whisper_model_n_vocab(m)), false},
+      {"whisper.audio.n_ctx", std::to_string(whisper_model_n_audio_ctx(m)), false},
+      {"whisper.audio.n_state", std::to_string(whisper_model_n_audio_state(m)), false},
+      {"whisper.audio.n_head", std::to_string(whisper_model_n_audio_head(m)), false},
+      {"whisper.audio.n_layer", std::to_string(whisper_model_n_audio_layer(m)), false},
+      {"whisper.text.n_ctx", std::to_string(whisper_model_n_text_ctx(m)), false},
+      {"whisper.text.n_state", std::to_string(whisper_model_n_text_state(m)), false},
+      {"whisper.text.n_head", std::to_string(whisper_model_n_text_head(m)), false},
+      {"whisper.text.n_layer", std::to_string(whisper_model_n_text_layer(m)), false},
+      {"whisper.n_mels", std::to_string(whisper_model_n_mels(m)), false},
+      {"whisper.ftype", std::to_string(whisper_model_ftype(m)), false},
+  };
+  std::string languages = "en";
+  if (whisper_is_multilingual(m)) {
+    languages.clear();
+    for (int id = 0; id <= whisper_lang_max_id(); ++id) languages += (id ? "," : "") + std::string(whisper_lang_str(id));
+  }
+  out.push_back({"whisper.languages", languages, false});
+  out.push_back({"device", "cpu", false});
+  return out;
+}
+
+}  // namespace
+
+std::span<const sdk::IoDesc> WhisperGraph::io(sdk::Side side) const { return slots(side); }
+
+Error WhisperGraph::settle_language(WhisperOptions &o) const {
+  if (o.language != "auto" && whisper_lang_id(o.language.c_str()) == -1)
+    return sdk::invalid("\"language\": \"" + o.language + "\" is not a language whisper knows (e.g. \"en\", \"de\", \"auto\")");
+  if (!whisper_is_multilingual(model_.get()) && (o.language != "en" || o.translate)) {
+    o.language = "en";
+    o.translate = false;
+    ggml_common::note(WASINN_LOG_INFO, "the model is English-only: language and translate are ignored", o.enable_log);
+  }
+  if (o.detect_language) o.language = "auto";
+  return {};
+}
+
+Error WhisperGraph::load(const WhisperBackend &backend, const sdk::LoadRequest &request,
+                         std::unique_ptr<WhisperGraph> &out) {
+  if (request.target() == WASINN_TARGET_GPU || request.target() == WASINN_TARGET_TPU) {
+    return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) +
+                            ": this whisper.cpp build runs on the CPU only; load with target cpu or auto");
+  }
+  Source source;
+  if (Error e = resolve_source(request, backend.config().allow_preload_paths, source)) return e;
+  auto graph = std::make_unique<WhisperGraph>();
+  for (std::string_view config : source.configs)
+    if (Error e = apply_config(config, "load config", graph->options_)) return e;
+
+  std::vector<uint8_t> head;
+  if (!source.path.empty()) {
+    if (Error e = read_head(source.path, head)) return e;
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(source.path, ec);
+    if (Error e = check_header(head, ec ? 0 : size, source.description)) return e;
+  } else if (Error e = check_header(source.bytes, source.bytes.size(), source.description)) {
+    return e;
+  }
+
+  LogScope scope(graph->options_.enable_log);
+  whisper_context_params params = whisper_context_default_params();
+  params.use_gpu = false;  // whisper-cli's other defaults (flash attention) stay
+  whisper_context *model =
+      source.path.empty()
+          ? whisper_init_from_buffer_with_params_no_state(const_cast<uint8_t *>(source.bytes.data()),
+                                                          source.bytes.size(), params)
+          : whisper_init_from_file_with_params_no_state(source.path.c_str(), params);
+  if (!model) {
+    const std::string why = scope.errors().empty() ? "" : ": " + scope.errors();
+    return sdk::invalid("load: whisper.cpp could not load " + source.description + why);
+  }
+  graph->model_.reset(model);
+  if (Error e = graph->settle_language(graph->options_)) return e;
+  graph->properties_ = model_properties(model);
+  for (auto &[key, value] : option_values(graph->options_)) graph->properties_.push_back({key, value, true});
+  ggml_common::debug_note(graph->options_.enable_debug_log, [&] {
+    return "load: " + source.description + ": whisper " + whisper_model_type_readable(model) +
+           (whisper_is_multilingual(model) ? ", multilingual" : ", English-only");
+  });
+  out = std::move(graph);
+  return {};
+}
+
+Error WhisperGraph::check_property(std::string_view name, std::string_view value) const {
+  WhisperOptions scratch = options_;
+  if (Error e = set_option(name, value, scratch)) return e;
+  return settle_language(scratch);
+}
+
+}  // namespace wasinn::whisper
