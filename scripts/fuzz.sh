@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh SECONDS [TARGET...|all]
 # No target: the ABI targets (the witx ones also in their two-thread mode, TARGET@2:
 # WASINN_FUZZ_THREADS=2), fuzz_load_onnxruntime (the test suite's short run) and
-# fuzz_remote_codecs (the remote backend's response decoders). `all` adds
+# fuzz_remote_codecs (the remote backend's response decoders) and fuzz_whisper_audio (the whisper
+# plugin's WAV input). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -23,9 +24,10 @@ FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real)
-DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs)
+DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
+                 fuzz_whisper_audio)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
-                    fuzz_load_llamacpp)
+                    fuzz_load_llamacpp fuzz_load_whisper)
 
 usage() { echo "usage: scripts/fuzz.sh SECONDS [TARGET...|all]" >&2; exit 2; }
 [[ $# -ge 1 && $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || usage
@@ -81,6 +83,10 @@ EOF
     fuzz_load_llamacpp)
       cp -f "$f/llama/truncated.gguf" "$dir/"
       "$ROOT/.deps/venv/bin/python" "$ROOT/tests/fuzz/make_gguf_seed.py" "$dir/small.gguf" ;;
+    fuzz_load_whisper)
+      cp -f "$f/whisper/truncated.bin" "$dir/"; head -c 65536 "$f/whisper/tiny-en.bin" >"$dir/head.bin" ;;
+    fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
+      for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done ;;
   esac
 }
 
@@ -104,7 +110,7 @@ for t in "${targets[@]}"; do
   bin=${t%@2}  # TARGET@2: the same binary, two threads per input on one session
   threads=1
   [[ $t == *@2 ]] && threads=2
-  if [[ $t == fuzz_load_* ]]; then
+  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio ]]; then
     load_seeds "$t" "$dir/seeds"
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null

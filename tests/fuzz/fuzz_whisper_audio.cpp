@@ -1,0 +1,51 @@
+// libFuzzer target fuzz_whisper_audio: mutated WAV files into the whisper plugin's input 0
+// (set_input, as a WasmEdge guest sends one), on the tiny fixture model loaded once. The WAV
+// decoder (miniaudio, with the plugin's header checks) is the one parser of guest bytes the
+// whisper backend adds; compute is left out, as whisper.cpp would spend seconds per input.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/nn_environment.h"
+#include "core/types.h"
+#include "root/wired_environment.h"
+
+using namespace wasinn;
+
+namespace {
+
+std::shared_ptr<ExecutionContext> make_context() {
+  EnvironmentOptions options;
+  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
+  auto env = wire_environment(std::move(options)).env;
+  const char *fixtures = std::getenv("WASINN_FIXTURES");
+  const std::string path = std::string(fixtures ? fixtures : WASINN_FIXTURES_DEFAULT) + "/whisper/tiny-en.bin";
+  std::ifstream in(path, std::ios::binary);
+  static const std::vector<uint8_t> model((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::span<const uint8_t> builder(model);
+  auto graph = env->load_graph(Encoding::whisper, Target::cpu, std::span(&builder, 1), {}, {});
+  if (!graph) {
+    std::fprintf(stderr, "fuzz_whisper_audio: cannot load %s: %s\n", path.c_str(), graph.error().detail.c_str());
+    std::abort();
+  }
+  auto ctx = (*graph)->create_context();
+  if (!ctx) std::abort();
+  return *ctx;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const std::shared_ptr<ExecutionContext> ctx = make_context();
+  const uint32_t dims[2] = {1, static_cast<uint32_t>(size)};
+  // libFuzzer passes a heap copy of exactly `size` bytes: ASan sees any read past the end.
+  (void)ctx->set_input(TensorId{0, std::nullopt}, TensorView{TensorType::u8, dims, {data, size}}, uint64_t{1} << 30);
+  return 0;
+}
