@@ -61,7 +61,9 @@ Error grammar_from_json_schema(const json &value, std::string_view source, std::
   }
   if (nested_deeper_than(doc, kMaxDepth))
     return refused(source, "is nested deeper than " + std::to_string(kMaxDepth) + " levels");
-  std::string text = doc.dump();
+  // The string form goes to the converter as written: its properties keep their order (the
+  // object form was read into a sorted map with the rest of the config and comes alphabetical).
+  std::string text = value.is_string() ? value.get<std::string>() : doc.dump();
   try {
     std::string made = json_schema_to_grammar(common_json::parse(text));
     if (made.empty()) return refused(source, "gave an empty grammar");

@@ -15,7 +15,9 @@ namespace wasinn::llamacpp {
 using sdk::Error;
 
 // `value` is the key's JSON value: a string holding the schema's JSON text (WasmEdge's form) or
-// the schema object itself. On success `schema` is the schema's text and `gbnf` its grammar; ""
+// the schema object itself. Object properties are generated in the order of the string's text,
+// or alphabetically for the object form (the config's JSON is read into sorted maps). On
+// success `schema` is the schema's text and `gbnf` its grammar; ""
 // (an empty string) sets both to "" (unconstrained). Anything else, a schema nested deeper than
 // 64 levels, or one the converter refuses (it throws; caught here) is INVALID_ARGUMENT naming
 // the key and `source`.
