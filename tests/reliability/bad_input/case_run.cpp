@@ -15,7 +15,7 @@ uint32_t CaseRun::fixture_builders(const std::vector<std::string>& files) {
 }
 
 uint32_t CaseRun::graph(Backend backend) {
-  if (backend == Backend::none || backend == Backend::llamacpp) backend = Backend::onnxruntime;
+  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper) backend = Backend::onnxruntime;
   const auto files = HostUnderTest::digits_model(backend);
   const uint32_t out = guest.out_u32();
   const Status st = nn::load(call(), fixture_builders(files), static_cast<uint32_t>(files.size()),

@@ -27,6 +27,7 @@ std::string_view backend_name(Backend backend) {
     case Backend::tensorflowlite: return "tensorflowlite";
     case Backend::tensorflow: return "tensorflow";
     case Backend::llamacpp: return "llamacpp";
+    case Backend::whisper: return "whisper";
   }
   return "?";
 }
@@ -39,6 +40,7 @@ uint32_t witx_encoding(Backend backend) {
     case Backend::pytorch: return 3;
     case Backend::tensorflowlite: return 4;
     case Backend::llamacpp: return 6;  // WasmEdge's ggml
+    case Backend::whisper: return 9;   // WasmEdge's whisper
     case Backend::none: return 1;
   }
   return 1;
@@ -53,6 +55,7 @@ Encoding encoding_of(Backend backend) {
     case Backend::pytorch: return Encoding::pytorch;
     case Backend::tensorflowlite: return Encoding::tensorflowlite;
     case Backend::llamacpp: return Encoding::ggml;
+    case Backend::whisper: return Encoding::whisper;
     default: return Encoding::onnx;
   }
 }
@@ -92,6 +95,9 @@ HostUnderTest::HostUnderTest() {
   if (fs::exists(fixture_path("llama/tiny.gguf"))) {
     add_named(kTinyLlama, Encoding::ggml, {fixture_path("llama/tiny.gguf")});
   }
+  if (fs::exists(fixture_path("whisper/tiny-en.bin"))) {
+    add_named(kTinyWhisper, Encoding::whisper, {fixture_path("whisper/tiny-en.bin")});
+  }
 }
 
 fs::path HostUnderTest::fixture_path(const std::string& relative) const { return fixtures_root() / relative; }
@@ -119,7 +125,8 @@ std::vector<std::string> HostUnderTest::digits_model(Backend backend) {
     case Backend::pytorch: return {"digits/model.pt"};
     case Backend::tensorflowlite: return {"tflite/digits_f32.tflite"};
     case Backend::tensorflow: return {"tensorflow/digits_frozen.pb"};
-    case Backend::llamacpp: return {};
+    case Backend::llamacpp:
+    case Backend::whisper: return {};
     default: return {"digits/model.onnx"};
   }
 }
@@ -142,6 +149,7 @@ std::string HostUnderTest::unavailable(Backend backend) {
   } else {
     auto files = digits_model(backend);
     if (backend == Backend::llamacpp) files = {"llama/tiny.gguf", "llama/truncated.gguf"};
+    if (backend == Backend::whisper) files = {"whisper/tiny-en.bin", "whisper/speech.wav"};
     files.push_back("digits/test_x.f32");
     for (const auto& f : files) {
       if (!fs::exists(fixture_path(f))) {

@@ -21,7 +21,7 @@ namespace wasinn::bad_input {
 
 enum class Abi { ephemeral, legacy, wit };
 // none: the host rejects the input before any backend sees it.
-enum class Backend { none, onnxruntime, openvino, pytorch, tensorflowlite, tensorflow, llamacpp };
+enum class Backend { none, onnxruntime, openvino, pytorch, tensorflowlite, tensorflow, llamacpp, whisper };
 
 std::string_view abi_name(Abi abi);
 std::string_view backend_name(Backend backend);
@@ -54,7 +54,7 @@ class HostUnderTest {
 
   std::filesystem::path fixture_path(const std::string& relative) const;
   const std::vector<uint8_t>& fixture(const std::string& relative);
-  // The digits model files of a backend, in builder order (empty for llamacpp).
+  // The digits model files of a backend, in builder order (empty for llamacpp and whisper).
   static std::vector<std::string> digits_model(Backend backend);
   // Logits the fixture generator recorded for every test sample (TFLite, TensorFlow), else empty.
   static std::string recorded_logits(Backend backend);
@@ -71,6 +71,7 @@ class HostUnderTest {
   // Named models every run registers.
   static constexpr const char* kDigitsOnnx = "digits";  // digits/model.onnx, onnx
   static constexpr const char* kTinyLlama = "tiny";     // llama/tiny.gguf, ggml
+  static constexpr const char* kTinyWhisper = "tiny-whisper";  // whisper/tiny-en.bin, whisper
 
  private:
   HostUnderTest();

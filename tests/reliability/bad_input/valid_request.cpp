@@ -90,7 +90,7 @@ void serve_legacy(HostUnderTest& host, Backend backend, uint32_t sample) {
 }  // namespace
 
 void expect_serves_digit(HostUnderTest& host, Backend backend, Abi abi, uint32_t sample) {
-  if (backend == Backend::none || backend == Backend::llamacpp) backend = Backend::onnxruntime;
+  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper) backend = Backend::onnxruntime;
   if (abi == Abi::ephemeral) {
     serve_ephemeral(host, backend, sample);
   } else {
