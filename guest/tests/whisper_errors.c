@@ -4,11 +4,13 @@
  * refused call is shown to leave the host serving. tests/backends/whisper checks the errnos
  * and the host's detail lines.
  *
- *   wasinn run --nn-preload default:Whisper:AUTO:DIR/tiny-en.bin --dir DIR::/w whisper_errors.wasm
- *       /w GGUF_FILE
+ *   wasinn run --nn-preload default:Whisper:AUTO:DIR/tiny-en.bin [--nn-preload tiny:GGML:AUTO:GGUF]
+ *       --dir DIR::/w whisper_errors.wasm /w GGUF_FILE
  *
  * DIR holds the whisper fixtures (scripts/fixtures/export_whisper.py); GGUF_FILE is any GGUF
- * model (a model of the wrong kind for encoding 9).
+ * model (a model of the wrong kind for encoding 9). With a GGUF model registered as "tiny", a
+ * few tokens from llama.cpp come between the errors and the transcription: the two plugins'
+ * ggml builds serve one process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,23 @@ int main(int argc, char **argv) {
   report("metadata-wrong-type", set(ctx, 1, 1, (const unsigned char *)"{\"translate\": 1}", 16));
   report("metadata-not-json", set(ctx, 1, 1, (const unsigned char *)"beam-size=2", 11));
   report("input-2", set(ctx, 2, 1, speech, len));
+
+  /* llama.cpp in the same process (its ggml is another build than whisper.cpp's): a few greedy
+   * tokens from the model the host registered as "tiny", if it did. */
+  wasi_nn_graph lg;
+  const char *llama_config = "{\"temp\": 0, \"n-predict\": 4, \"ctx-size\": 64, \"threads\": 1}";
+  if (wasi_nn_load_by_name_with_config("tiny", 4, llama_config, (uint32_t)strlen(llama_config), &lg) == 0) {
+    wasi_nn_context lc;
+    uint32_t pdims[1] = {16};
+    wasi_nn_tensor prompt = {pdims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t *)"Once upon a time", 16};
+    rc = wasi_nn_init_execution_context(lg, &lc);
+    if (!rc) rc = wasi_nn_set_input(lc, 0, &prompt);
+    if (!rc) rc = wasi_nn_compute(lc);
+    if (!rc) rc = wasi_nn_get_output(lc, 0, out, sizeof out, &out_len);
+    report("llama-beside-whisper", rc);
+    if (!rc) printf("llama text: %.*s\n", (int)out_len, out);
+    wasi_nn_unload(lg);
+  }
 
   /* And then it works, in the same guest and context. */
   rc = set(ctx, 0, 1, speech, len);
