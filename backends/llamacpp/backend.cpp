@@ -13,6 +13,8 @@
 
 namespace wasinn::llamacpp {
 
+using ggml_common::note;
+
 void log_ignored(const std::vector<IgnoredKey> &ignored, const char *where) {
   for (const auto &k : ignored)
     note(WASINN_LOG_WARN,
@@ -30,7 +32,7 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   log_ignored(ignored, "backend config");
   // Process-wide and idempotent. The router goes first, as llama_backend_init may log; the CPU
   // backend is linked in, so nothing is loaded at run time.
-  install_log_router();
+  ggml_common::install_log_router(llama_log_set);
   static std::once_flag init_once;
   std::call_once(init_once, [] { llama_backend_init(); });
   out = std::move(backend);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "json_schema.h"
+#include "option_setters.hpp"
 #include "wasinn/backend_plugin.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
@@ -22,71 +23,16 @@ using json = nlohmann::json;
 
 constexpr int64_t kMaxTokens = 1 << 20;  // bounds ctx/batch sizes: a guest must not size a huge KV cache
 
-std::string shown(const json &v) {
-  std::string s = v.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
+// The shared wording and checks of the ggml plugins' options (ggml_common/option_setters.hpp).
+using ggml_common::as_integer;
+using ggml_common::boolean;
+using ggml_common::integer;
+using ggml_common::number;
+using ggml_common::text;
+using Setter = ggml_common::Setter<LlamaOptions>;
 
-// The wording of sdk::read_bool and friends: `load config: "ctx-size" must be ..., got "big"`.
 Error bad(std::string_view source, std::string_view key, std::string_view expected, const json &v) {
-  return sdk::invalid(std::string(source) + ": \"" + std::string(key) + "\" must be " +
-                      std::string(expected) + ", got " + shown(v));
-}
-
-// An integer, also written as an integral float (512.0), as JSON writers differ.
-std::optional<int64_t> as_integer(const json &v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
-
-using Setter = std::function<Error(const json &, std::string_view source, LlamaOptions &)>;
-
-Setter boolean(bool LlamaOptions::*field, std::string key) {
-  return [field, key](const json &v, std::string_view source, LlamaOptions &o) -> Error {
-    if (!v.is_boolean()) return bad(source, key, "true or false", v);
-    o.*field = v.get<bool>();
-    return {};
-  };
-}
-
-template <typename T>
-Setter integer(T LlamaOptions::*field, std::string key, int64_t lo, int64_t hi) {
-  return [=](const json &v, std::string_view source, LlamaOptions &o) -> Error {
-    auto n = as_integer(v);
-    if (!n || *n < lo || *n > hi) {
-      return bad(source, key, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi), v);
-    }
-    o.*field = static_cast<T>(*n);
-    return {};
-  };
-}
-
-Setter number(double LlamaOptions::*field, std::string key, double lo, double hi) {
-  return [=](const json &v, std::string_view source, LlamaOptions &o) -> Error {
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi) {
-      return bad(source, key, "a number from " + json(lo).dump() + " to " + json(hi).dump(), v);
-    }
-    o.*field = v.get<double>();
-    return {};
-  };
-}
-
-Setter text(std::string LlamaOptions::*field, std::string key) {
-  return [field, key](const json &v, std::string_view source, LlamaOptions &o) -> Error {
-    if (!v.is_string()) return bad(source, key, "a string", v);
-    o.*field = v.get<std::string>();
-    return {};
-  };
+  return ggml_common::bad_value(source, key, expected, v);
 }
 
 const std::map<std::string, Setter, std::less<>> &setters() {

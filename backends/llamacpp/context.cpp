@@ -11,6 +11,10 @@
 #include "log_router.h"
 
 namespace wasinn::llamacpp {
+
+using ggml_common::debug_note;
+using ggml_common::LogScope;
+using ggml_common::note;
 namespace {
 
 constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, or the text

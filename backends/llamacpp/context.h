@@ -20,7 +20,11 @@
 namespace wasinn::llamacpp {
 
 class LlamaGraph;
+}  // namespace wasinn::llamacpp
+namespace wasinn::ggml_common {
 class LogScope;
+}  // namespace wasinn::ggml_common
+namespace wasinn::llamacpp {
 
 struct ContextDeleter {
   void operator()(llama_context *c) const noexcept { llama_free(c); }
@@ -55,8 +59,8 @@ class LlamaContext {
 
  private:
   ContextShape wanted_shape() const;
-  Error prepare_llama_context(const LogScope &scope);
-  Error start_generation(const LogScope &scope);
+  Error prepare_llama_context(const ggml_common::LogScope &scope);
+  Error start_generation(const ggml_common::LogScope &scope);
   Error tokenize(std::string_view text, std::vector<llama_token> &out) const;
   void set_bytes(std::string_view bytes, wasinn_tensor &out);
   void set_metadata(wasinn_tensor &out);

@@ -11,6 +11,10 @@
 #include "model_source.h"
 
 namespace wasinn::llamacpp {
+
+using ggml_common::debug_note;
+using ggml_common::LogScope;
+using ggml_common::note;
 namespace {
 
 // words: the framework type guests see; "optional" tells a named compute it may be left out.

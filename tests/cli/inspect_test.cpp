@@ -103,7 +103,7 @@ TEST(InspectFormats, AFormatItCannotTellAsksForAnEncoding) {
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.err.find("cannot tell the format of " + (dir / "weights.dat").string()), std::string::npos)
       << r.describe();
-  EXPECT_NE(r.err.find("give --encoding onnx, openvino, pytorch, tensorflow, tensorflowlite or ggml"),
+  EXPECT_NE(r.err.find("give --encoding onnx, openvino, pytorch, tensorflow, tensorflowlite, ggml or whisper"),
             std::string::npos)
       << r.describe();
   // An .xml without its .bin says what is missing.
