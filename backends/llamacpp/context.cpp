@@ -99,21 +99,12 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token> &ou
   return {};
 }
 
-void LlamaContext::set_bytes(std::string_view bytes, wasinn_tensor &out) {
-  out_dims_[0] = static_cast<uint32_t>(bytes.size());
-  out.type = WASINN_TYPE_U8;
-  out.rank = 1;
-  out.dims = out_dims_;
-  out.data = bytes.data();
-  out.data_length = bytes.size();
-}
-
 void LlamaContext::set_metadata(wasinn_tensor &out) {
   metadata_ = "{\"input_tokens\": " + std::to_string(prompt_.size()) +
               ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
               ", \"llama_commit\": \"" WASINN_LLAMA_COMMIT "\"}";
-  set_bytes(metadata_, out);
+  sdk::bytes_output(metadata_, out_dims_[0], out);
 }
 
 // Streams of compute() and compute_single() start the same way.
@@ -201,7 +192,7 @@ Error LlamaContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
   if (slot == kMetadata) {
     set_metadata(out);
   } else if (output_is_embedding_ && !embedding_json_.empty()) {
-    set_bytes(embedding_json_, out);
+    sdk::bytes_output(embedding_json_, out_dims_[0], out);
   } else if (output_is_embedding_) {
     out_dims_[0] = static_cast<uint32_t>(embedding_.size());
     out.type = WASINN_TYPE_F32;
@@ -210,7 +201,7 @@ Error LlamaContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
     out.data = embedding_.data();
     out.data_length = embedding_.size() * sizeof(float);
   } else {
-    set_bytes(stream_.text(), out);
+    sdk::bytes_output(stream_.text(), out_dims_[0], out);
   }
   return {};
 }
@@ -239,7 +230,7 @@ Error LlamaContext::get_output_single(const wasinn_tensor_id &id, wasinn_tensor 
   if (slot == kMetadata) {
     set_metadata(out);
   } else {
-    set_bytes(stream_.last_piece(), out);
+    sdk::bytes_output(stream_.last_piece(), out_dims_[0], out);
   }
   return {};
 }

@@ -62,7 +62,6 @@ class LlamaContext {
   Error prepare_llama_context(const ggml_common::LogScope &scope);
   Error start_generation(const ggml_common::LogScope &scope);
   Error tokenize(std::string_view text, std::vector<llama_token> &out) const;
-  void set_bytes(std::string_view bytes, wasinn_tensor &out);
   void set_metadata(wasinn_tensor &out);
 
   LlamaGraph *graph_;  // outlives the context (the host releases contexts first)

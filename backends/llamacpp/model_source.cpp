@@ -10,11 +10,11 @@
 #include <string_view>
 
 #include "config.h"
+#include "preload_path.hpp"
 
 namespace wasinn::llamacpp {
 namespace {
 
-constexpr std::string_view kPreloadPrefix = "preload:";
 constexpr std::string_view kGgufMagic = "GGUF";
 
 std::string_view as_text(const wasinn_bytes &b) {
@@ -79,20 +79,11 @@ Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_path
                         std::to_string(n) + " model builders");
   }
   const std::string_view first = as_text(builders[0]);
-  if (first.substr(0, kPreloadPrefix.size()) == kPreloadPrefix) {
-    const std::string path(first.substr(kPreloadPrefix.size()));
-    if (!allow_host_paths) {
-      return {WASINN_SECURITY,
-              "load: a guest may not name a host file ('preload:" + path +
-                  "'); register the model with --nn-preload and use load_by_name, or allow it with "
-                  "--backend-config llamacpp={\"allow-preload-paths\":true}"};
-    }
-    if (path.empty() || path.find('\0') != std::string::npos) {
-      return sdk::invalid("load: 'preload:' must be followed by a file path");
-    }
-    if (Error e = check_host_file(path)) return e;
-    out.paths_.push_back(path);
-    out.description_ = path;
+  Error refused;
+  if (auto path = ggml_common::preload_path(first, allow_host_paths, "llamacpp", refused)) {
+    if (refused) return refused;
+    out.paths_.push_back(*path);
+    out.description_ = *path;
     return {};
   }
   if (first.substr(0, kGgufMagic.size()) != kGgufMagic) {

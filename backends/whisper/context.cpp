@@ -152,27 +152,18 @@ Error WhisperContext::compute() {
   return {};
 }
 
-void WhisperContext::set_bytes(std::string_view bytes, wasinn_tensor &out) {
-  out_dims_[0] = static_cast<uint32_t>(bytes.size());
-  out.type = WASINN_TYPE_U8;
-  out.rank = 1;
-  out.dims = out_dims_;
-  out.data = bytes.data();
-  out.data_length = bytes.size();
-}
-
 Error WhisperContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
   if (!has_result_) return sdk::invalid("no transcription yet: set input 0 and compute first");
   switch (slot) {
-    case kText: set_bytes(text_, out); return {};
+    case kText: sdk::bytes_output(text_, out_dim_, out); return {};
     case kSrt: file_text_ = to_srt(last_.segments, last_.options); break;
     case kLrc: file_text_ = to_lrc(last_.segments); break;
     case kJson: file_text_ = to_json(graph_->model(), last_.lang_id, last_.segments, last_.options); break;
     default: return sdk::invalid("output " + std::to_string(slot) + " does not exist");
   }
-  set_bytes(file_text_, out);
+  sdk::bytes_output(file_text_, out_dim_, out);
   return {};
 }
 
@@ -211,7 +202,7 @@ Error WhisperContext::get_output_single(const wasinn_tensor_id &id, wasinn_tenso
   if (slot != kText)
     return sdk::invalid("streaming hands out output 0 (\"text\") a segment at a time; compute() makes outputs 1-3");
   if (!streaming_) return sdk::invalid("no segment yet: call compute_single first");
-  set_bytes(piece_, out);
+  sdk::bytes_output(piece_, out_dim_, out);
   return {};
 }
 

@@ -62,7 +62,6 @@ class WhisperContext {
   Error prepare_state();
   Error transcribe(Run &run, bool stream);  // whisper_full on this context's state
   void stop_stream();                       // cancels and joins a streaming transcription
-  void set_bytes(std::string_view bytes, wasinn_tensor &out);
   void on_segments(whisper_state *state, int n_new);
   static void segment_callback(whisper_context *, whisper_state *state, int n_new, void *self);
 
@@ -76,7 +75,7 @@ class WhisperContext {
   Run last_;               // the last compute()'s result
   bool has_result_ = false;
   std::string text_, file_text_;  // output 0; output 1-3 as last asked for
-  uint32_t out_dims_[1] = {0};
+  uint32_t out_dim_ = 0;  // the dims of the last output view
 
   // Streaming: the thread, and the segments it has decoded that compute_single has not handed out.
   std::thread worker_;

@@ -9,13 +9,13 @@
 #include "backend.h"
 #include "context.h"
 #include "log_router.h"
+#include "preload_path.hpp"
 
 namespace wasinn::whisper {
 namespace {
 
 using ggml_common::LogScope;
 
-constexpr std::string_view kPreloadPrefix = "preload:";
 constexpr uint32_t kGgmlMagic = 0x67676d6c;  // whisper.cpp's legacy ggml file ("lmgg" as bytes)
 
 std::string_view as_text(const wasinn_bytes &b) {
@@ -98,20 +98,11 @@ Error resolve_source(const sdk::LoadRequest &request, bool allow_host_paths, Sou
     out.description = path;
     return {};
   }
-  const std::string_view first = as_text(builders[0]);
-  if (first.substr(0, kPreloadPrefix.size()) == kPreloadPrefix) {
-    const std::string path(first.substr(kPreloadPrefix.size()));
-    if (!allow_host_paths) {
-      return {WASINN_SECURITY,
-              "load: a guest may not name a host file ('preload:" + path +
-                  "'); register the model with --nn-preload and use load_by_name, or allow it with "
-                  "--backend-config whisper={\"allow-preload-paths\":true}"};
-    }
-    std::error_code ec;
-    if (path.empty() || path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec))
-      return {WASINN_MODEL_NOT_FOUND, "load: 'preload:" + path + "' names no regular file"};
-    out.path = path;
-    out.description = path;
+  Error refused;
+  if (auto path = ggml_common::preload_path(as_text(builders[0]), allow_host_paths, "whisper", refused)) {
+    if (refused) return refused;
+    out.path = *path;
+    out.description = *path;
     return {};
   }
   out.bytes = {builders[0].data, builders[0].length};

@@ -9,18 +9,23 @@
 namespace wasinn::whisper {
 namespace {
 
-// 10 ms units -> "hh:mm:ss.mmm" (or with a comma, as SRT writes it).
+// A time in whisper.cpp's 10 ms units as hours, minutes (of the hour), seconds and milliseconds.
+struct Clock {
+  int h, m, s, ms;
+  explicit Clock(int64_t t) {
+    const int64_t total = t * 10;
+    h = static_cast<int>(total / 3600000);
+    m = static_cast<int>(total / 60000 % 60);
+    s = static_cast<int>(total / 1000 % 60);
+    ms = static_cast<int>(total % 1000);
+  }
+};
+
+// "hh:mm:ss.mmm" (or with a comma, as SRT writes it).
 std::string timestamp(int64_t t, bool comma = false) {
-  int64_t ms = t * 10;
-  const int64_t h = ms / 3600000;
-  ms -= h * 3600000;
-  const int64_t m = ms / 60000;
-  ms -= m * 60000;
-  const int64_t s = ms / 1000;
-  ms -= s * 1000;
+  const Clock c(t);
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d%s%03d", static_cast<int>(h), static_cast<int>(m),
-                static_cast<int>(s), comma ? "," : ".", static_cast<int>(ms));
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d%s%03d", c.h, c.m, c.s, comma ? "," : ".", c.ms);
   return buf;
 }
 
@@ -73,14 +78,9 @@ std::string to_srt(const std::vector<Segment> &segments, const WhisperOptions &o
 std::string to_lrc(const std::vector<Segment> &segments) {
   std::string out = "[by:whisper.cpp]\n";
   for (const Segment &s : segments) {
-    int64_t ms = s.t0 * 10;
-    const int64_t m = ms / 60000;
-    ms -= m * 60000;
-    const int64_t sec = ms / 1000;
-    ms -= sec * 1000;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "[%02d:%02d.%02d]", static_cast<int>(m), static_cast<int>(sec),
-                  static_cast<int>(ms / 10));
+    const Clock c(s.t0);  // LRC counts minutes past the hour on, as whisper-cli writes it
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "[%02d:%02d.%02d]", c.h * 60 + c.m, c.s, c.ms / 10);
     out += buf + s.speaker + s.text + "\n";
   }
   return out;

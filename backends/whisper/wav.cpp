@@ -1,16 +1,6 @@
-// The one translation unit that compiles miniaudio: its WAV decoder only (no devices, no
-// threads, no encoders, no other formats), so nothing in it touches the host's audio system.
-#define MA_NO_DEVICE_IO
-#define MA_NO_THREADING
-#define MA_NO_ENCODING
-#define MA_NO_MP3
-#define MA_NO_FLAC
-#define MA_NO_RESOURCE_MANAGER
-#define MA_NO_NODE_GRAPH
-#define MA_NO_ENGINE
-#define MA_NO_GENERATION
+// The plugin's one translation unit that compiles miniaudio.
 #define MINIAUDIO_IMPLEMENTATION
-#include <miniaudio.h>
+#include "miniaudio_wav.h"
 
 #include "wav.h"
 

@@ -17,17 +17,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#define MA_NO_DEVICE_IO
-#define MA_NO_THREADING
-#define MA_NO_ENCODING
-#define MA_NO_MP3
-#define MA_NO_FLAC
-#define MA_NO_RESOURCE_MANAGER
-#define MA_NO_NODE_GRAPH
-#define MA_NO_ENGINE
-#define MA_NO_GENERATION
 #define MINIAUDIO_IMPLEMENTATION
-#include <miniaudio.h>
+#include "miniaudio_wav.h"  // the whisper plugin's cut of miniaudio: the same WAV decoder
 #include <whisper.h>
 
 #include "bench_report.h"

@@ -20,28 +20,13 @@
 #include <string.h>
 
 #include "wasi_nn.h"
+#include "wasinn_guest_file.h"
 
 static unsigned char out[1 << 20];
 
 static void fail(const char *step, int32_t err) {
   fprintf(stderr, "transcribe: %s failed with wasi-nn errno %d\n", step, err);
   exit(err ? err : 1);
-}
-
-static unsigned char *read_file(const char *path, uint32_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "transcribe: cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) exit(2);
-  fclose(f);
-  *len = (uint32_t)n;
-  return buf;
 }
 
 static void set_bytes(wasi_nn_context ctx, uint32_t index, uint8_t type, const unsigned char *data, uint32_t len) {
@@ -105,7 +90,7 @@ int main(int argc, char **argv) {
   int32_t rc;
   if (model) {
     uint32_t len = 0;
-    unsigned char *bytes = read_file(model, &len);
+    unsigned char *bytes = guest_read_file(model, &len);
     wasi_nn_graph_builder builders[2] = {{bytes, len}, {(const uint8_t *)config, config ? (uint32_t)strlen(config) : 0}};
     rc = wasi_nn_load(builders, config ? 2 : 1, WASI_NN_ENCODING_WHISPER, WASI_NN_TARGET_AUTO, &graph);
     free(bytes);
@@ -121,7 +106,7 @@ int main(int argc, char **argv) {
 
   for (; i < argc; ++i) {
     uint32_t len = 0;
-    unsigned char *wav = read_file(argv[i], &len);
+    unsigned char *wav = guest_read_file(argv[i], &len);
     set_bytes(ctx, 0, WASI_NN_TYPE_F32, wav, len); /* WasmEdge's example says F32; the type is ignored */
     if (metadata) set_bytes(ctx, 1, WASI_NN_TYPE_U8, (const unsigned char *)metadata, (uint32_t)strlen(metadata));
     printf("--- transcript %s ---\n", argv[i]);

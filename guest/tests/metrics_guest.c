@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest_file.h"
+#include "wasinn_guest_file.h"
 #include "wasi_nn.h"
 
 static int expect(int32_t got, int32_t want, const char *what) {

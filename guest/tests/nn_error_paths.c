@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest_file.h"
+#include "wasinn_guest_file.h"
 #include "nn_error_paths.h"
 
 blob g_digits, g_tiny, g_garbage, g_truncated, g_empty;

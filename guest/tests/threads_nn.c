@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest_file.h"
+#include "wasinn_guest_file.h"
 #include "wasi_nn.h"
 
 __attribute__((import_module("wasi"), import_name("thread-spawn"))) int32_t wasi_thread_spawn(void *start_arg);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest_file.h"
+#include "wasinn_guest_file.h"
 #include "wasi_nn.h"
 
 static char path_buf[512];

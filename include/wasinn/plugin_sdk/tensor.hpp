@@ -241,4 +241,15 @@ inline void fill_io_info(const IoDesc &d, wasinn_io_info &out) {
   out.dims = d.rank > 0 ? d.dims.data() : nullptr;
 }
 
+// An output of raw bytes (text, JSON) as get_output hands it out: u8 with dims [size]. `dim`
+// holds the size and, like `bytes`, must stay valid as long as the view (backend_plugin.h).
+inline void bytes_output(std::string_view bytes, uint32_t &dim, wasinn_tensor &out) {
+  dim = static_cast<uint32_t>(bytes.size());
+  out.type = WASINN_TYPE_U8;
+  out.rank = 1;
+  out.dims = &dim;
+  out.data = bytes.data();
+  out.data_length = bytes.size();
+}
+
 }  // namespace wasinn::sdk

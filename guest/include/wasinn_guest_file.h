@@ -1,4 +1,4 @@
-/* guest_read_file: a whole file read into memory by a test guest; exits 2 (with the path on
+/* guest_read_file: a whole file read into memory by an example or test guest; exits 2 (with the path on
  * stderr) if it cannot be read, since a guest without its fixture has nothing to test. */
 #ifndef WASINN_GUEST_FILE_H_
 #define WASINN_GUEST_FILE_H_
