@@ -2,13 +2,12 @@
 // reads it, and the slots and properties every graph declares.
 #include "graph.h"
 
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "backend.h"
 #include "context.h"
 #include "log_router.h"
+#include "model_checks.h"
 #include "preload_path.hpp"
 
 namespace wasinn::whisper {
@@ -16,7 +15,6 @@ namespace {
 
 using ggml_common::LogScope;
 
-constexpr uint32_t kGgmlMagic = 0x67676d6c;  // whisper.cpp's legacy ggml file ("lmgg" as bytes)
 
 std::string_view as_text(const wasinn_bytes &b) {
   return b.data ? std::string_view(reinterpret_cast<const char *>(b.data), b.length) : std::string_view();
@@ -34,45 +32,6 @@ const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
                                                    bytes_slot("srt", "SubRip subtitles"),
                                                    bytes_slot("lrc", "LRC lyrics"), bytes_slot("json", "JSON")};
   return side == sdk::Side::input ? inputs : outputs;
-}
-
-// The 11 int32 hyper-parameters after the magic, checked before whisper.cpp sizes anything from
-// them: a corrupt or hostile header must not make it allocate gigabytes or read out of bounds.
-// And the file's size: whisper.cpp takes a file that ends before its first tensor for an empty
-// test model and "transcribes" nothing, so a truncated model would load.
-Error check_header(std::span<const uint8_t> head, uint64_t total_size, const std::string &what) {
-  uint32_t magic = 0;
-  if (head.size() >= 4) std::memcpy(&magic, head.data(), 4);
-  if (magic != kGgmlMagic) {
-    const bool gguf = head.size() >= 4 && std::memcmp(head.data(), "GGUF", 4) == 0;
-    return {WASINN_INVALID_ENCODING,
-            "load: " + what + " is not a whisper.cpp ggml model (no 'ggml' magic)" +
-                (gguf ? "; it is a GGUF model: load it with encoding ggml" : "")};
-  }
-  if (head.size() < 48) return sdk::invalid("load: " + what + " is truncated: it ends inside the whisper header");
-  int32_t hp[11];
-  std::memcpy(hp, head.data() + 4, sizeof hp);
-  const auto in = [](int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; };
-  const bool ok = in(hp[0], 51864, 52000) && in(hp[1], 1, 1500) && in(hp[2], 1, 8192) && in(hp[3], 1, 128) &&
-                  in(hp[4], 1, 128) && in(hp[5], 1, 448) && in(hp[6], 1, 8192) && in(hp[7], 1, 128) &&
-                  in(hp[8], 1, 128) && (hp[9] == 80 || hp[9] == 128) && in(hp[10] % 1000, 0, 40);
-  if (!ok) return sdk::invalid("load: " + what + " has implausible hyper-parameters for a whisper model");
-  // The token embedding alone (n_vocab x n_text_state) takes more than 2 bits a weight in any
-  // type whisper.cpp reads.
-  const uint64_t least = uint64_t(hp[0]) * uint64_t(hp[6]) / 4;
-  if (total_size < least)
-    return sdk::invalid("load: " + what + " is truncated: " + std::to_string(total_size) +
-                        " bytes, where a whisper model of these dimensions takes more than " + std::to_string(least));
-  return {};
-}
-
-Error read_head(const std::string &path, std::vector<uint8_t> &head) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {WASINN_MODEL_NOT_FOUND, "load: model file " + path + " cannot be opened"};
-  head.resize(48);
-  in.read(reinterpret_cast<char *>(head.data()), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return {};
 }
 
 // What load() reads the model from: a host file, or the guest's bytes.
@@ -164,15 +123,9 @@ Error WhisperGraph::load(const WhisperBackend &backend, const sdk::LoadRequest &
   for (std::string_view config : source.configs)
     if (Error e = apply_config(config, "load config", graph->options_)) return e;
 
-  std::vector<uint8_t> head;
-  if (!source.path.empty()) {
-    if (Error e = read_head(source.path, head)) return e;
-    std::error_code ec;
-    const uint64_t size = std::filesystem::file_size(source.path, ec);
-    if (Error e = check_header(head, ec ? 0 : size, source.description)) return e;
-  } else if (Error e = check_header(source.bytes, source.bytes.size(), source.description)) {
+  if (Error e = source.path.empty() ? check_model_bytes(source.bytes, source.bytes.size(), source.description)
+                                     : check_model_file(source.path, source.description))
     return e;
-  }
 
   LogScope scope(graph->options_.enable_log);
   whisper_context_params params = whisper_context_default_params();
