@@ -80,11 +80,11 @@ void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& co
       ->required();
   inspect->add_option("--encoding", o.encoding,
                       "The model's format when it cannot be told from its bytes and name: onnx, openvino, "
-                      "pytorch, tensorflow, tensorflowlite, ggml (default: autodetect); in a directory, picks "
+                      "pytorch, tensorflow, tensorflowlite, ggml, whisper (default: autodetect); in a directory, picks "
                       "that format's file")
       ->type_name("ENCODING")
       ->check(CLI::IsMember({"autodetect", "auto", "onnx", "openvino", "pytorch", "torch", "tensorflow",
-                             "tensorflowlite", "tflite", "ggml"}, CLI::ignore_case));
+                             "tensorflowlite", "tflite", "ggml", "whisper"}, CLI::ignore_case));
   inspect->add_option("--nn-preload", o.host.preloads,
                       "Register a model as for run (NAME:ENCODING:TARGET:PATH[:PATH...]), then inspect it by "
                       "NAME; repeatable")
