@@ -15,6 +15,29 @@ constexpr char kSend[] = "; send a 16 kHz, 16-bit PCM WAV file (e.g. sox in.wav 
 
 uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 
+// The RIFF chunks after the header, each within the file, and "fmt " and "data" among them.
+// miniaudio's chunk reader loops forever on a chunk size that wraps its offset backwards
+// (fuzz_whisper_audio found a 109-byte file), so it sees only a layout walked here first.
+sdk::Error check_chunks(std::span<const uint8_t> riff) {
+  bool fmt = false, data = false;
+  for (uint64_t at = 12; at < riff.size();) {
+    if (riff.size() - at < 8) return sdk::invalid("input 0: the WAV file ends inside a chunk header" + std::string(kSend));
+    const uint32_t size = le32(riff.data() + at + 4);
+    const uint64_t end = at + 8 + size;  // a pad byte after an odd size may be left out at the end
+    if (end > riff.size()) {
+      std::string id(reinterpret_cast<const char *>(riff.data() + at), 4);
+      for (char &c : id) c = (c >= 32 && c < 127) ? c : '?';
+      return sdk::invalid("input 0: the WAV file's '" + id + "' chunk claims " + std::to_string(size) + " bytes, past the file's end" + std::string(kSend));
+    }
+    fmt = fmt || std::memcmp(riff.data() + at, "fmt ", 4) == 0;
+    data = data || std::memcmp(riff.data() + at, "data", 4) == 0;
+    at = end + (size & 1);
+  }
+  if (!fmt || !data)
+    return sdk::invalid(std::string("input 0: the WAV file has no '") + (fmt ? "data" : "fmt ") + "' chunk" + kSend);
+  return {};
+}
+
 struct Decoder {
   ma_decoder d{};
   bool open = false;
@@ -32,10 +55,13 @@ sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio &out) {
   if (riff_end > bytes.size())
     return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) +
                         " bytes, " + std::to_string(bytes.size()) + " were given");
+  // Bytes after the RIFF extent are not the file's: miniaudio reads on into them otherwise.
+  const std::span<const uint8_t> riff = bytes.first(static_cast<size_t>(riff_end));
+  if (sdk::Error e = check_chunks(riff)) return e;
   Decoder dec;
   ma_decoder_config config = ma_decoder_config_init(ma_format_unknown, 0, 0);  // the file's own format
   config.encodingFormat = ma_encoding_format_wav;
-  if (ma_decoder_init_memory(bytes.data(), bytes.size(), &config, &dec.d) != MA_SUCCESS)
+  if (ma_decoder_init_memory(riff.data(), riff.size(), &config, &dec.d) != MA_SUCCESS)
     return sdk::invalid("input 0: the WAV file cannot be decoded (no PCM fmt/data chunks)" + std::string(kSend));
   dec.open = true;
   ma_format format = ma_format_unknown;
