@@ -215,6 +215,26 @@ TEST(WhisperGuest, EveryBadInputIsAnErrnoWithADetailThenTheGuestTranscribes) {
   EXPECT_EQ(between(r.output, "--- transcript"), expected_text(n, true));
 }
 
+// The Rust guest built against WasmEdge's own crate, wasmedge-wasi-nn 0.8.0 (guest/rust), making
+// its whisper example's calls: GraphEncoding::Whisper, build_from_cache with a config, the WAV
+// file as F32 [1, bytes].
+TEST(WhisperGuest, WasmEdgeCrateGuestTranscribesAsNative) {
+  const std::string wasm = std::string(WASINN_GUEST_DIR) + "/compat_wasmedge_wasi_nn_08.wasm";
+  if (!std::filesystem::exists(wasm)) GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
+  const Native n = native("speech.wav", kGreedyCli, "crate");
+  const GuestRun r = run_wasinn_split({"run", "--backend-dir", WASINN_BACKEND_DIR, "--nn-preload", preload(), "--dir",
+                                       (fixtures_dir() / "whisper").string() + "::/w", wasm, "whisper", "default",
+                                       kGreedy, "/w/speech.wav"},
+                                      "crate");
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  const size_t at = r.output.find("transcript hex: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string hex = r.output.substr(at + 16, r.output.find('\n', at) - at - 16);
+  std::string text;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  EXPECT_EQ(text, expected_text(n, true));
+}
+
 // WIT's graph-encoding has no whisper case: a component loads with ggml or autodetect and the
 // model's bytes say whisper; the named inputs are the witx slots' names.
 TEST(WhisperGuest, ComponentLoadsAWhisperModelAsGgmlAndGetsTheSameTranscript) {

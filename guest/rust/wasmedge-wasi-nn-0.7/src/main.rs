@@ -2,3 +2,8 @@
 //! (load_by_name_with_config, unload); see ../../wasmedge_guest.rs.
 const LIBRARY: &str = "wasmedge-wasi-nn 0.7.1";
 include!("../../wasmedge_guest.rs");
+
+// 0.7.1 has no GraphEncoding::Whisper (0.8.0 added it).
+fn whisper_main(_argv: &[String]) {
+    fail("whisper: wasmedge-wasi-nn 0.7.1 has no Whisper encoding; use the 0.8.0 guest");
+}

@@ -2,3 +2,23 @@
 //! ../../wasmedge_guest.rs.
 const LIBRARY: &str = "wasmedge-wasi-nn 0.8.0";
 include!("../../wasmedge_guest.rs");
+
+// WasmEdge's whisper example's calls: GraphBuilder(Whisper, AUTO) with a config from the cache,
+// the whole WAV file as an F32 [1, bytes] tensor, compute, get_output(0), unload. Prints the
+// transcript as hex ("transcript hex: ..."), as it holds newlines.
+fn whisper_main(argv: &[String]) {
+    if argv.len() != 3 {
+        fail("usage: whisper NAME CONFIG_JSON WAV_FILE");
+    }
+    println!("library: {}", LIBRARY);
+    let builder = GraphBuilder::new(GraphEncoding::Whisper, ExecutionTarget::AUTO).config(argv[1].clone());
+    let graph = check("load_by_name_with_config", builder.build_from_cache(&argv[0]));
+    let mut ctx = check("init_execution_context", graph.init_execution_context());
+    let wav = std::fs::read(&argv[2]).unwrap_or_else(|e| fail(&format!("cannot read {}: {}", argv[2], e)));
+    check("set_input", ctx.set_input(0, TensorType::F32, &[1, wav.len()], &wav));
+    check("compute", ctx.compute());
+    let mut buf = vec![0u8; 1 << 20];
+    let n = check("get_output", ctx.get_output(0, &mut buf));
+    println!("transcript hex: {}", hex(&buf[..n]));
+    check("unload", graph.unload());
+}
