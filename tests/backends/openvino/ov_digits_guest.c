@@ -12,22 +12,7 @@
 #include <string.h>
 
 #include "wasi_nn.h"
-
-static unsigned char *read_all(const char *path, uint32_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "ov_digits_guest: cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) exit(2);
-  fclose(f);
-  *len = (uint32_t)n;
-  return buf;
-}
+#include "wasinn_guest_file.h"
 
 static void check(int32_t err, const char *step) {
   if (err != WASI_NN_SUCCESS) {
@@ -42,8 +27,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   uint32_t x_len = 0, y_len = 0;
-  const float *x = (const float *)read_all(argv[3], &x_len);
-  const unsigned char *y = read_all(argv[4], &y_len);
+  const float *x = (const float *)guest_read_file(argv[3], &x_len);
+  const unsigned char *y = guest_read_file(argv[4], &y_len);
   if (x_len != y_len * 64 * sizeof(float)) {
     fprintf(stderr, "ov_digits_guest: %s is not %u rows of 64 floats\n", argv[3], y_len);
     return 2;
@@ -57,8 +42,8 @@ int main(int argc, char **argv) {
     check(wasi_nn_load_by_name(name, (uint32_t)strlen(name), &graph), "load_by_name");
   } else {
     wasi_nn_graph_builder builders[2];
-    builders[0].buf = read_all(argv[1], &builders[0].size);
-    builders[1].buf = read_all(argv[2], &builders[1].size);
+    builders[0].buf = guest_read_file(argv[1], &builders[0].size);
+    builders[1].buf = guest_read_file(argv[2], &builders[1].size);
     check(wasi_nn_load(builders, 2, WASI_NN_ENCODING_OPENVINO, target, &graph), "load");
     /* The host copied what it keeps: the builders can go (and their memory be reused). */
     free((void *)builders[0].buf);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "wasi_nn.h"
+#include "wasinn_guest_file.h"
 
 #define MAX_CTX 4
 static uint8_t buf[1 << 20];
@@ -31,22 +32,6 @@ static void hex_line(int ctx, const char *what, const uint8_t *p, uint32_t n) {
   fprintf(out, "\n");
 }
 
-static uint8_t *read_file(const char *path, uint32_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "llama_probe: cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *data = malloc(n > 0 ? (size_t)n : 1);
-  if (!data || fread(data, 1, (size_t)n, f) != (size_t)n) exit(2);
-  fclose(f);
-  *len = (uint32_t)n;
-  return data;
-}
-
 static int32_t load(const char *spec, const char *config, wasi_nn_graph *g) {
   if (!strncmp(spec, "name:", 5)) {
     const char *name = spec + 5;
@@ -56,7 +41,7 @@ static int32_t load(const char *spec, const char *config, wasi_nn_graph *g) {
   wasi_nn_graph_builder b[2];
   uint32_t n = 0;
   if (!strncmp(spec, "bytes:", 6)) {
-    b[0].buf = read_file(spec + 6, &b[0].size);
+    b[0].buf = guest_read_file(spec + 6, &b[0].size);
   } else {
     b[0].buf = (const uint8_t *)spec + 5;
     b[0].size = strlen(spec + 5);
