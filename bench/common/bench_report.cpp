@@ -1,5 +1,7 @@
 #include "bench_report.h"
 
+#include <ctime>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +50,13 @@ std::string to_json(const std::vector<BenchRow>& rows) {
                    {"overhead_us_95", {r.result.overhead_95.low, r.result.overhead_95.high}}});
   }
   return nlohmann::json{{"rows", out}}.dump(2) + "\n";
+}
+
+std::string now_utc() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return buf;
 }
 
 }  // namespace wasinn::bench

@@ -25,6 +25,9 @@ std::string markdown_row(const BenchRow& row);
 //  "ratio_95": [low, high], "overhead_us", "overhead_us_95": [low, high]}, ...]}; times in µs.
 std::string to_json(const std::vector<BenchRow>& rows);
 
+// The time of a run as the sections of docs/benchmarks.md state it: "2026-11-24 12:57 UTC".
+std::string now_utc();
+
 // "12.34 ms" above a millisecond, else "5.67 µs".
 std::string format_duration(double us);
 

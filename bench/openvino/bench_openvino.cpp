@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -174,13 +173,6 @@ bool run_case(Host& host, ov::Core& core, const OvCase& c, int threads, const Op
   row->model = c.name;
   row->threads = threads;
   return compare_interleaved(plan, native_step, guest_step, &row->result, error);
-}
-
-std::string now_utc() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
-  return buf;
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const LoadTimes& load, const Options& o) {

@@ -5,7 +5,6 @@
 // digits MLP at batch 1 (where per-call costs show). Prints a Markdown section; JSON on request.
 #include <algorithm>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 
@@ -135,13 +134,6 @@ bool run_case(Host& host, const Case& c, int threads, const Options& o, const Sc
   row->model = c.name;
   row->threads = threads;
   return compare_interleaved(plan, native_step, guest_step, &row->result, error);
-}
-
-std::string now_utc() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
-  return buf;
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const Options& o) {

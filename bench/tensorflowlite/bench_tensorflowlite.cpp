@@ -6,7 +6,6 @@
 // JSON on request.
 #include <algorithm>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 
@@ -129,13 +128,6 @@ bool run_case(Host& host, const Case& c, const Options& o, const ScratchDir& scr
   row->model = c.name;
   row->threads = 1;
   return compare_interleaved(plan, native_step, guest_step, &row->result, error);
-}
-
-std::string now_utc() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
-  return buf;
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const Options& o) {

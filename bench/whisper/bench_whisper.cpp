@@ -10,7 +10,6 @@
 // set_input (the WAV file, decoded by the plugin), compute, get_output. The difference is the
 // host's whole per-call overhead; the real-time factor is a call's time over the audio's length.
 #include <algorithm>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 
@@ -144,13 +143,6 @@ bool run_threads(const Options &o, int threads, const ScratchDir &scratch, Resul
   out->row.threads = threads;
   return compare_interleaved(plan, [&](std::string *e) { return native.run(e); },
                              [&](std::string *e) { return guest->infer(e); }, &out->row.result, error);
-}
-
-std::string now_utc() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
-  return buf;
 }
 
 }  // namespace
