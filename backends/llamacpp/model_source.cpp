@@ -17,10 +17,6 @@ namespace {
 
 constexpr std::string_view kGgufMagic = "GGUF";
 
-std::string_view as_text(const wasinn_bytes &b) {
-  return b.data ? std::string_view(reinterpret_cast<const char *>(b.data), b.length) : std::string_view();
-}
-
 Error copy_to_memfd(const wasinn_bytes &bytes, int &fd_out) {
   const int fd = memfd_create("wasinn-gguf", MFD_CLOEXEC);
   if (fd < 0) return sdk::runtime_error(std::string("memfd_create failed: ") + std::strerror(errno));
@@ -58,8 +54,8 @@ Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_path
   size_t n = builders.size();
   if (n == 0) return sdk::invalid("load: no graph builders given");
   if (!request.config().empty()) out.configs_.emplace_back(request.config());
-  if (n >= 2 && looks_like_json_object(as_text(builders[n - 1]))) {
-    out.configs_.emplace_back(as_text(builders[n - 1]));
+  if (n >= 2 && looks_like_json_object(sdk::builder_text(builders[n - 1]))) {
+    out.configs_.emplace_back(sdk::builder_text(builders[n - 1]));
     --n;
   }
 
@@ -78,7 +74,7 @@ Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_path
     return sdk::invalid("load: expected one GGUF builder (and optionally a JSON config builder), got " +
                         std::to_string(n) + " model builders");
   }
-  const std::string_view first = as_text(builders[0]);
+  const std::string_view first = sdk::builder_text(builders[0]);
   Error refused;
   if (auto path = ggml_common::preload_path(first, allow_host_paths, "llamacpp", refused)) {
     if (refused) return refused;

@@ -1,8 +1,6 @@
-// Loading: where the model comes from, the load config, a look at the header before whisper.cpp
-// reads it, and the slots and properties every graph declares.
+// Loading: where the model comes from, the load config, the model checks before whisper.cpp
+// reads it (model_checks.h), and the slots and properties every graph declares.
 #include "graph.h"
-
-#include <filesystem>
 
 #include "backend.h"
 #include "context.h"
@@ -14,11 +12,6 @@ namespace wasinn::whisper {
 namespace {
 
 using ggml_common::LogScope;
-
-
-std::string_view as_text(const wasinn_bytes &b) {
-  return b.data ? std::string_view(reinterpret_cast<const char *>(b.data), b.length) : std::string_view();
-}
 
 sdk::IoDesc bytes_slot(const char *name, const char *words) {
   return {.name = name, .type = WASINN_TYPE_U8, .rank = 1, .dims = {-1}, .not_a_tensor = {}, .framework_type = words};
@@ -51,14 +44,14 @@ Error resolve_source(const sdk::LoadRequest &request, bool allow_host_paths, Sou
     return sdk::invalid("load: expected the model (builder 0) and optionally a JSON config (builder 1), got " +
                         std::to_string(builders.size()) + " builders");
   }
-  if (builders.size() == 2) out.configs.push_back(as_text(builders[1]));
+  if (builders.size() == 2) out.configs.push_back(sdk::builder_text(builders[1]));
   if (const char *path = request.path(0)) {  // preloaded by the host: read from its file
     out.path = path;
     out.description = path;
     return {};
   }
   Error refused;
-  if (auto path = ggml_common::preload_path(as_text(builders[0]), allow_host_paths, "whisper", refused)) {
+  if (auto path = ggml_common::preload_path(sdk::builder_text(builders[0]), allow_host_paths, "whisper", refused)) {
     if (refused) return refused;
     out.path = *path;
     out.description = *path;

@@ -17,6 +17,11 @@ inline const char *target_name(int32_t target) {
   return target >= WASINN_TARGET_CPU && target <= WASINN_TARGET_AUTO ? names[target] : "unknown";
 }
 
+// A builder's bytes as text (a "preload:" reference, a JSON config builder); "" when it has none.
+inline std::string_view builder_text(const wasinn_bytes &b) {
+  return b.data ? std::string_view(reinterpret_cast<const char *>(b.data), b.length) : std::string_view();
+}
+
 class LoadRequest {
  public:
   explicit LoadRequest(const wasinn_load_request &raw) : raw_(raw) {}

@@ -36,7 +36,7 @@ std::string read_text(const std::string &path) {
   return s.str();
 }
 
-// whisper-cli on a fixture, writing JSON, SRT and LRC beside each other; returns their prefix.
+// whisper-cli on a fixture, writing JSON, SRT and LRC beside each other: its segments and files.
 struct Native {
   json doc;
   std::string srt, lrc;
