@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <cstring>
@@ -480,7 +481,9 @@ sdk::Error decode_infer_json(std::string_view text, std::span<const uint8_t> tai
     } else {
       auto data = o.find("data");
       if (data == o.end()) return malformed("output \"" + t.name + "\" has no data");
-      t.data.reserve(*want);
+      // The shape is the server's word: reserve no more than the text can hold (an element takes
+      // a character at least and decodes to 8 bytes at most); bytes_fit below judges the rest.
+      t.data.reserve(std::min<uint64_t>(*want, 8 * uint64_t{text.size()}));
       if (const auto cut_out = marked_array(*data, arrays)) {
         // A flat number array cut out before parsing: from_chars, or nlohmann if it must.
         if (!read_fast(*cut_out, t.datatype, t.data)) {
