@@ -14,6 +14,9 @@
 
 namespace wasinn::llamacpp {
 
+// The SDK fills the device entries of the plugin table only for a backend with both hooks.
+static_assert(sdk::WithDevices<LlamaBackend>);
+
 using ggml_common::note;
 
 void log_ignored(const std::vector<IgnoredKey> &ignored, const char *where) {

@@ -9,17 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::llamacpp {
-
-// One device as the backend reports it (the host's wasinn_device, with owned strings).
-struct FoundDevice {
-  std::string name;  // "CPU", "Vulkan0 (llvmpipe (LLVM 15.0.6, 256 bits))"
-  std::string api;   // "CPU", "Vulkan", "CUDA"
-  uint64_t memory_bytes = 0;
-  int32_t target = WASINN_TARGET_CPU;
-};
 
 struct GpuDevice {
   ggml_backend_dev_t dev;
@@ -32,14 +24,16 @@ class DeviceSet {
   // std::runtime_error when ggml's CPU module is missing, as no model could load at all.
   static const DeviceSet &get();
 
-  const std::vector<FoundDevice> &found() const { return found_; }
+  // The device report: "CPU (<model>)" [CPU], then each GPU, e.g.
+  // "Vulkan0 (llvmpipe (LLVM 15.0.6, 256 bits))" [Vulkan], with its memory.
+  const std::vector<sdk::Device> &found() const { return found_; }
   const std::vector<GpuDevice> &gpus() const { return gpus_; }
   // Why target gpu cannot run ("no GPU device: ..."), or "" when a GPU device is there.
   const std::string &gpu_unavailable() const { return gpu_unavailable_; }
 
  private:
   DeviceSet();
-  std::vector<FoundDevice> found_;
+  std::vector<sdk::Device> found_;
   std::vector<GpuDevice> gpus_;
   std::string gpu_unavailable_;
 };

@@ -92,6 +92,22 @@ std::string property(const Graph &g, const std::string &name) {
   return "(no property " + name + ")";
 }
 
+// The backend's device report, "API TARGET NAME" per device.
+std::vector<std::string> reported_devices() {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < llama().backend_device_count(backend().ptr); ++i) {
+    wasinn_device d{};
+    EXPECT_EQ(llama().backend_device_info(backend().ptr, i, &d), WASINN_OK);
+    out.push_back(std::string(d.api) + " " + (d.target == WASINN_TARGET_GPU ? "gpu " : "cpu ") + d.name);
+  }
+  return out;
+}
+
+std::string gpu_unavailable() {
+  const char *why = llama().backend_target_unavailable(backend().ptr, WASINN_TARGET_GPU);
+  return why ? why : "";
+}
+
 std::string generate(const Graph &g) {
   Context c(llama(), g.ptr);
   const std::vector<uint8_t> prompt(kPrompt.begin(), kPrompt.end());
@@ -164,6 +180,12 @@ TEST_F(LlamaGpu, GreedyTextEqualsNativeCpuAndRunsOnVulkan) {
   EXPECT_TRUE(has(log, "Vulkan0 model buffer size")) << log;
   ASSERT_EQ(native_cpu().tokens.size(), static_cast<size_t>(kTokens));
   EXPECT_EQ(generate(r.graph), native_cpu().text());
+  // The device report (backends --check): the CPU, then lavapipe as a Vulkan device for gpu.
+  const auto devices = reported_devices();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].rfind("CPU cpu CPU", 0), 0u) << devices[0];
+  EXPECT_EQ(devices[1].rfind("Vulkan gpu Vulkan0 (llvmpipe", 0), 0u) << devices[1];
+  EXPECT_EQ(gpu_unavailable(), "");
 }
 
 TEST_F(LlamaGpu, StreamingEqualsNativeCpu) {
@@ -264,6 +286,11 @@ TEST_F(LlamaNoDevice, GpuIsUnsupportedWithTheReasonAndAutoRunsOnTheCpu) {
   EXPECT_TRUE(has(gpu.detail, "the Vulkan loader found no driver (VK_ICD_FILENAMES=/nonexistent)")) << gpu.detail;
   EXPECT_TRUE(has(gpu.detail, "load with target cpu or auto")) << gpu.detail;
   EXPECT_FALSE(gpu.graph.ptr);
+  // backends --check says the same, and lists the CPU alone.
+  EXPECT_TRUE(has(gpu.detail, gpu_unavailable())) << gpu_unavailable();
+  EXPECT_TRUE(has(gpu_unavailable(), "VK_ICD_FILENAMES=/nonexistent")) << gpu_unavailable();
+  ASSERT_EQ(reported_devices().size(), 1u);
+  EXPECT_EQ(reported_devices()[0].rfind("CPU cpu ", 0), 0u);
 
   Loaded automatic = load_tiny(WASINN_TARGET_AUTO);
   ASSERT_EQ(automatic.status, WASINN_OK) << automatic.detail;
