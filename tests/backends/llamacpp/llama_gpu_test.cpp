@@ -180,11 +180,12 @@ TEST_F(LlamaGpu, GreedyTextEqualsNativeCpuAndRunsOnVulkan) {
   EXPECT_TRUE(has(log, "Vulkan0 model buffer size")) << log;
   ASSERT_EQ(native_cpu().tokens.size(), static_cast<size_t>(kTokens));
   EXPECT_EQ(generate(r.graph), native_cpu().text());
-  // The device report (backends --check): the CPU, then lavapipe as a Vulkan device for gpu.
+  // The device report (backends --check): the CPU, then the Vulkan device(s) for gpu (more
+  // devices follow on a machine with a real GPU or a CUDA module).
   const auto devices = reported_devices();
-  ASSERT_EQ(devices.size(), 2u);
+  ASSERT_GE(devices.size(), 2u);
   EXPECT_EQ(devices[0].rfind("CPU cpu CPU", 0), 0u) << devices[0];
-  EXPECT_EQ(devices[1].rfind("Vulkan gpu Vulkan0 (llvmpipe", 0), 0u) << devices[1];
+  EXPECT_EQ(devices[1].rfind("Vulkan gpu Vulkan0 (", 0), 0u) << devices[1];
   EXPECT_EQ(gpu_unavailable(), "");
 }
 
@@ -280,6 +281,7 @@ class LlamaNoDevice : public ::testing::Test {
 };
 
 TEST_F(LlamaNoDevice, GpuIsUnsupportedWithTheReasonAndAutoRunsOnTheCpu) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "a GPU without Vulkan (a CUDA module's device) is there";
   Loaded gpu = load_tiny(WASINN_TARGET_GPU);
   EXPECT_EQ(gpu.status, WASINN_UNSUPPORTED_OPERATION);
   EXPECT_TRUE(has(gpu.detail, "target gpu: no GPU device: Vulkan: ")) << gpu.detail;
@@ -327,6 +329,7 @@ class LlamaCpuTypeOnly : public ::testing::Test {
 };
 
 TEST_F(LlamaCpuTypeOnly, GpuRefusalNamesTheDeviceAndTheSwitch) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "ggml found a GPU it takes without being told: not lavapipe alone";
   Loaded gpu = load_tiny(WASINN_TARGET_GPU);
   EXPECT_EQ(gpu.status, WASINN_UNSUPPORTED_OPERATION);
   EXPECT_TRUE(has(gpu.detail, "Vulkan lists only CPU-type devices (0: llvmpipe")) << gpu.detail;
