@@ -1,10 +1,31 @@
 #include "backend.h"
 
+#include <dlfcn.h>
+
+#include <filesystem>
+
 #include "delegate_accelerator.h"
 #include "graph.h"
 #include "litert_log.h"
 
 namespace wasinn::tensorflowlite {
+namespace {
+
+// The directory of the libLiteRt.so this plugin runs with, or "" if the loader will not say.
+std::string litert_library_dir() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void *>(&LiteRtCreateEnvironment), &info) || !info.dli_fname)
+    return {};
+  return std::filesystem::path(info.dli_fname).parent_path().string();
+}
+
+std::string join(const std::vector<std::string> &words) {
+  std::string s;
+  for (const auto &w : words) s += (s.empty() ? "" : ", ") + w;
+  return s;
+}
+
+}  // namespace
 
 // libLiteRt.so exports no version query; the version is the one scripts/deps pinned.
 const char *TfliteBackend::framework_version() noexcept { return "LiteRT " WASINN_LITERT_VERSION; }
@@ -16,11 +37,22 @@ Error TfliteBackend::create(std::string_view config, std::unique_ptr<TfliteBacke
   auto b = std::make_unique<TfliteBackend>();
   b->delegates_ = std::move(parsed.delegates);
   // With delegates, XNNPACK must come after them in LiteRT's registry (delegate_accelerator.h).
-  const LiteRtEnvOption without_cpu = without_cpu_auto_registration();
   const bool ordered = !b->delegates_.empty();
+  std::vector<LiteRtEnvOption> options;
+  if (ordered) options.push_back(without_cpu_auto_registration());
+  // LiteRT dlopens its GPU accelerator by bare name unless told where: without this the
+  // libLiteRtWebGpuAccelerator.so beside libLiteRt.so is never found.
+  b->runtime_dir_ = litert_library_dir();
+  if (!b->runtime_dir_.empty()) {
+    LiteRtEnvOption dir{};
+    dir.tag = kLiteRtEnvOptionTagRuntimeLibraryDir;
+    dir.value.type = kLiteRtAnyTypeString;
+    dir.value.str_value = b->runtime_dir_.c_str();  // LiteRT copies it
+    options.push_back(dir);
+  }
   LiteRtEnvironment env = nullptr;
-  if (LiteRtStatus st =
-          LiteRtCreateEnvironment(ordered ? 1 : 0, ordered ? &without_cpu : nullptr, &env))
+  if (LiteRtStatus st = LiteRtCreateEnvironment(static_cast<int>(options.size()),
+                                                options.empty() ? nullptr : options.data(), &env))
     return litert_error(st, "creating the LiteRT environment");
   b->env_.reset(env);
   if (ordered)
@@ -46,10 +78,55 @@ Error TfliteBackend::create(std::string_view config, std::unique_ptr<TfliteBacke
   }
   if (!(b->hardware_ & kLiteRtHwAcceleratorCpu))
     return sdk::runtime_error("LiteRT registered no CPU accelerator");
+  b->find_gpu();
   b->description_ = "targets: " + b->describe_targets();
+  if (!b->gpu_devices_.empty()) b->description_ += "; Vulkan devices: " + b->gpu_devices_;
   if (sdk::log_enabled(WASINN_LOG_INFO)) sdk::log(WASINN_LOG_INFO, b->description_);
   out = std::move(b);
   return {};
+}
+
+void TfliteBackend::find_gpu() {
+  if (!(hardware_ & kLiteRtHwAcceleratorGpu)) {
+    gpu_unavailable_ = "LiteRT registered no GPU accelerator (libLiteRtWebGpuAccelerator.so is "
+                       "not in " + (runtime_dir_.empty() ? std::string("libLiteRt.so's directory")
+                                                         : runtime_dir_) +
+                       "; scripts/fetch-deps.sh tensorflowlite installs it)";
+    return;
+  }
+  // Dawn, inside the WebGPU accelerator, reaches a GPU through Vulkan on Linux.
+  const VulkanDevices found = find_vulkan_devices();
+  std::vector<std::string> refused;
+  for (const VulkanDevice &d : found.devices) {
+    const std::string label = d.name + (d.driver.empty() ? "" : ", " + d.driver);
+    gpu_devices_ += (gpu_devices_.empty() ? "" : "; ") + label +
+                    (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "");
+    if (d.missing_for_dawn.empty()) {
+      if (gpu_device_.empty()) gpu_device_ = d.name;
+      gpu_.push_back(d);
+    } else {
+      gpu_devices_ += " (Dawn refuses it: no " + join(d.missing_for_dawn) + ")";
+      refused.push_back(label + " lacks " + join(d.missing_for_dawn));
+    }
+  }
+  if (!gpu_.empty()) return;
+  if (!found.error.empty())
+    gpu_unavailable_ = "no Vulkan device for LiteRT's WebGPU accelerator: " + found.error;
+  else
+    gpu_unavailable_ =
+        "no Vulkan device that Dawn (LiteRT's WebGPU accelerator) accepts: " + join(refused) +
+        ", which Dawn requires (lavapipe of Mesa 22.3, Debian 12's, lacks them; Mesa 25.0's has "
+        "them; a real GPU's driver has them)";
+}
+
+const char *TfliteBackend::target_unavailable(int32_t target) const {
+  if (target == WASINN_TARGET_GPU && !configured_for(WASINN_TARGET_GPU) && !gpu_unavailable_.empty())
+    return gpu_unavailable_.c_str();
+  if (target == WASINN_TARGET_TPU && !configured_for(WASINN_TARGET_TPU) &&
+      !(hardware_ & kLiteRtHwAcceleratorNpu))
+    return "no NPU/TPU: LiteRT reaches NPUs only through a vendor dispatch library, and none is "
+           "installed; configure a TFLite delegate for target tpu";
+  return nullptr;
 }
 
 Error TfliteBackend::load(const sdk::LoadRequest &request, std::unique_ptr<TfliteGraph> &out) {
@@ -151,16 +228,18 @@ Error TfliteBackend::accelerators_for(int32_t target, LiteRtHwAcceleratorSet &ou
       std::string(sdk::target_name(target)) + "\"}]}')";
   switch (target) {
     case WASINN_TARGET_CPU: out = kLiteRtHwAcceleratorCpu; return {};
-    case WASINN_TARGET_AUTO: out = hardware_; return {};
+    case WASINN_TARGET_AUTO:
+      // Without a device the GPU accelerator would fail the whole compilation, not just step
+      // aside: auto then asks for what can run.
+      out = gpu_unavailable_.empty() ? hardware_ : (hardware_ & ~kLiteRtHwAcceleratorGpu);
+      return {};
     case WASINN_TARGET_GPU:
-      if (hardware_ & kLiteRtHwAcceleratorGpu) {
+      if (gpu_unavailable_.empty()) {
         out = kLiteRtHwAcceleratorGpu;
         return {};
       }
-      return sdk::unsupported(
-          "target gpu: no GPU here for TensorFlow Lite (" + found +
-          "; its GPU accelerators, libLiteRtWebGpuAccelerator.so and the OpenCL/Vulkan ones, "
-          "found no GPU device they could open; " + delegates + "); use target cpu");
+      return sdk::unsupported("target gpu: no GPU here for TensorFlow Lite (" + gpu_unavailable_ +
+                              "; " + delegates + "); use target cpu or auto");
     case WASINN_TARGET_TPU:
       if (hardware_ & kLiteRtHwAcceleratorNpu) {
         out = kLiteRtHwAcceleratorNpu;

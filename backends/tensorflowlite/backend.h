@@ -16,6 +16,7 @@
 #include "delegate_library.h"
 #include "handles.h"
 #include "litert_status.h"
+#include "vulkan_devices.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::tensorflowlite {
@@ -50,6 +51,11 @@ class TfliteBackend {
   Error open_delegate(const DelegateSpec &spec, const DelegateLibrary *&out);
 
   LiteRtEnvironment env() const { return env_.get(); }
+  // Why target gpu/tpu has nothing here (for a refusal and `backends --check`), or nullptr.
+  const char *target_unavailable(int32_t target) const;
+  // The name of the Vulkan device the GPU accelerator will run on (Dawn's first usable one),
+  // for a graph's "device" property; "" without one.
+  const std::string &gpu_device() const { return gpu_device_; }
   // What serves each target, for `wasinn backends --check` (the SDK's backend_description).
   const std::string &description() const { return description_; }
   // LiteRT does not document LiteRtCreateCompiledModel as thread-safe on a shared environment
@@ -67,7 +73,17 @@ class TfliteBackend {
   // The names of the LiteRT accelerators supporting any of `hardware`, or "".
   std::string accelerators_serving(LiteRtHwAcceleratorSet hardware) const;
 
+  // Lists the Vulkan devices and sets gpu_unavailable_ (called once, by create).
+  void find_gpu();
+
+  std::string runtime_dir_;  // where LiteRT looks for its GPU accelerator
   EnvironmentPtr env_;
+  // The Vulkan devices Dawn can use, all devices found as text for description(), the first
+  // usable one's name, and why target gpu cannot run here ("" when it can). Fixed after creation.
+  std::vector<VulkanDevice> gpu_;
+  std::string gpu_devices_;
+  std::string gpu_device_;
+  std::string gpu_unavailable_;
   // Union of what the registered accelerators support (kLiteRtHwAccelerator* bits) and their
   // names, for the detail of an unsupported target. Fixed after creation.
   LiteRtHwAcceleratorSet hardware_ = 0;
