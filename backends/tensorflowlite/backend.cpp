@@ -157,15 +157,19 @@ std::string TfliteBackend::describe_targets() const {
                                       : target == WASINN_TARGET_GPU ? kLiteRtHwAcceleratorGpu
                                                                     : kLiteRtHwAcceleratorNpu;
     const DelegateSpec *d = configured_for(target);
-    const std::string litert = accelerators_serving(hw);
+    const bool no_gpu = target == WASINN_TARGET_GPU && !gpu_unavailable_.empty();
+    const std::string litert = no_gpu ? "" : accelerators_serving(hw);
     s += std::string(s.empty() ? "" : "; ") + sdk::target_name(target) + ": " +
-         (d ? delegate(*d) : litert.empty() ? "nothing" : litert);
+         (d ? delegate(*d) : litert.empty() ? "nothing" : litert) +
+         (no_gpu && !d ? " (" + gpu_unavailable_ + ")" : "");
   }
   const DelegateSpec *best = configured_for(WASINN_TARGET_TPU);
   if (!best) best = configured_for(WASINN_TARGET_GPU);
   if (!best) best = configured_for(WASINN_TARGET_CPU);
+  const LiteRtHwAcceleratorSet usable =
+      gpu_unavailable_.empty() ? hardware_ : (hardware_ & ~kLiteRtHwAcceleratorGpu);
   s += "; auto: " + (best ? delegate(*best) + ", the CPU alone if it fails"
-                          : accelerators_serving(hardware_) + ", the CPU alone if they fail");
+                          : accelerators_serving(usable) + ", the CPU alone if they fail");
   std::string others;
   for (const auto &d : delegates_)
     if (&d != configured_for(d.target)) others += (others.empty() ? "" : ", ") + d.name;
