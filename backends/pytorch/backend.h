@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "config.h"
+#include "cuda_devices.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::pytorch {
@@ -19,9 +20,13 @@ class TorchBackend {
   WASINN_SDK_BACKEND(TorchBackend, TorchGraph, TorchContext, "pytorch")
 
   const BackendConfig &config() const { return config_; }
+  const CudaDevices &cuda() const { return cuda_; }
+  // Why target gpu/tpu cannot run here, or nullptr (cpu and auto always can).
+  const char *target_unavailable(int32_t target) const;
 
  private:
   BackendConfig config_;
+  CudaDevices cuda_;  // found once, at create
 };
 
 }  // namespace wasinn::pytorch
