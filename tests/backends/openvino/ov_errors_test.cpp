@@ -110,6 +110,9 @@ TEST(OvErrors, MissingDevices) {
     EXPECT_EQ(st, WASINN_UNSUPPORTED_OPERATION) << device;
     EXPECT_THAT(d.detail, HasSubstr(std::string("OpenVINO device ") + device));
     EXPECT_THAT(d.detail, HasSubstr("OpenVINO found: " + found));
+    // What the device needs, and what to do instead.
+    EXPECT_THAT(d.detail, HasSubstr(target == WASINN_TARGET_GPU ? "OpenCL" : "NPU and its driver"));
+    EXPECT_THAT(d.detail, HasSubstr("use target cpu or auto"));
   }
   Diag d;
   EXPECT_EQ(load_status(b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")},
