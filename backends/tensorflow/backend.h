@@ -22,6 +22,12 @@ class TfBackend {
 
   // A serialized ConfigProto (thread pool sizes) for TF_SetConfig; empty for TF's defaults.
   const std::string &session_config() const { return session_config_; }
+  // Why target gpu/tpu cannot run here (always: the CPU-only build), or nullptr.
+  static const char *target_unavailable(int32_t target) {
+    if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
+    return "this TensorFlow is the CPU-only build (PyPI tensorflow-cpu), which has no GPU or TPU "
+           "kernels; use target cpu or auto";
+  }
 
  private:
   std::string session_config_;
