@@ -78,6 +78,7 @@ Error TfliteBackend::create(std::string_view config, std::unique_ptr<TfliteBacke
   }
   if (!(b->hardware_ & kLiteRtHwAcceleratorCpu))
     return sdk::runtime_error("LiteRT registered no CPU accelerator");
+  if (b->hardware_ & kLiteRtHwAcceleratorGpu) route_accelerator_logs(b->runtime_dir_ + "/libLiteRtWebGpuAccelerator.so");
   b->find_gpu();
   b->description_ = "targets: " + b->describe_targets();
   if (!b->gpu_devices_.empty()) b->description_ += "; Vulkan devices: " + b->gpu_devices_;
