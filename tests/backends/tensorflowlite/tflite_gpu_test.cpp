@@ -85,6 +85,11 @@ TEST(TfliteGpu, MobilenetOnLavapipeMatchesTheCpu) {
   const auto tf = read_fixture_as<float>("tflite/mobilenet_v2_expected.f32");
   ASSERT_EQ(tf.size(), gpu.size());
   EXPECT_EQ(argmax(gpu), argmax(tf)) << "TensorFlow's own answer";
+  // auto takes the GPU when there is one, with the same answer.
+  std::string auto_device;
+  const std::vector<float> auto_out = classify(b, WASINN_TARGET_AUTO, &auto_device);
+  EXPECT_EQ(auto_device, device);
+  EXPECT_EQ(auto_out, gpu);
   std::printf("[ gpu ] %s; worst |gpu - cpu| = %.4f over %zu logits; class %zu\n", device.c_str(),
               worst, gpu.size(), argmax(gpu));
 }
