@@ -49,7 +49,9 @@ class GpuTargets : public ::testing::Test {
   static void SetUpTestSuite() {
     wasinn::HostOptions options;
     options.backend_dirs = {backend_dir().string()};
-    options.isolate_loads = "never";  // the child would see the same (absent) devices
+    // In this process: a framework that crashes on a gpu load must fail the test, not be
+    // contained by the load isolation.
+    options.isolate_loads = "never";
     std::string error;
     host_ = wasinn::Host::create(options, &error).release();
     ASSERT_NE(host_, nullptr) << error;
