@@ -79,50 +79,62 @@ Error TfliteBackend::create(std::string_view config, std::unique_ptr<TfliteBacke
   if (!(b->hardware_ & kLiteRtHwAcceleratorCpu))
     return sdk::runtime_error("LiteRT registered no CPU accelerator");
   if (b->hardware_ & kLiteRtHwAcceleratorGpu) route_accelerator_logs(b->runtime_dir_ + "/libLiteRtWebGpuAccelerator.so");
-  b->find_gpu();
-  b->description_ = "targets: " + b->describe_targets();
-  if (!b->gpu_devices_.empty()) b->description_ += "; Vulkan devices: " + b->gpu_devices_;
-  if (sdk::log_enabled(WASINN_LOG_INFO)) sdk::log(WASINN_LOG_INFO, b->description_);
+  if (sdk::log_enabled(WASINN_LOG_INFO))
+    sdk::log(WASINN_LOG_INFO, "accelerators: " + b->accelerator_names_ +
+                                  (b->delegates_.empty() ? "" : "; delegates: " + b->describe_delegates()));
   out = std::move(b);
   return {};
 }
 
-void TfliteBackend::find_gpu() {
-  if (!(hardware_ & kLiteRtHwAcceleratorGpu)) {
-    gpu_unavailable_ = "LiteRT registered no GPU accelerator (libLiteRtWebGpuAccelerator.so is "
-                       "not in " + (runtime_dir_.empty() ? std::string("libLiteRt.so's directory")
-                                                         : runtime_dir_) +
-                       "; scripts/fetch-deps.sh tensorflowlite installs it)";
-    return;
-  }
-  // Dawn, inside the WebGPU accelerator, reaches a GPU through Vulkan on Linux.
-  const VulkanDevices found = find_vulkan_devices();
-  std::vector<std::string> refused;
-  for (const VulkanDevice &d : found.devices) {
-    const std::string label = d.name + (d.driver.empty() ? "" : ", " + d.driver);
-    gpu_devices_ += (gpu_devices_.empty() ? "" : "; ") + label +
-                    (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "");
-    if (d.missing_for_dawn.empty()) {
-      if (gpu_device_.empty()) gpu_device_ = d.name;
-      gpu_.push_back(d);
-    } else {
-      gpu_devices_ += " (Dawn refuses it: no " + join(d.missing_for_dawn) + ")";
-      refused.push_back(label + " lacks " + join(d.missing_for_dawn));
+const TfliteBackend::GpuState &TfliteBackend::gpu() const {
+  std::call_once(gpu_once_, [this] {
+    GpuState &g = gpu_;
+    if (!(hardware_ & kLiteRtHwAcceleratorGpu)) {
+      g.unavailable = "LiteRT registered no GPU accelerator (libLiteRtWebGpuAccelerator.so is not in " +
+                      (runtime_dir_.empty() ? std::string("libLiteRt.so's directory") : runtime_dir_) +
+                      "; scripts/fetch-deps.sh tensorflowlite installs it)";
+      return;
     }
-  }
-  if (!gpu_.empty()) return;
-  if (!found.error.empty())
-    gpu_unavailable_ = "no Vulkan device for LiteRT's WebGPU accelerator: " + found.error;
-  else
-    gpu_unavailable_ =
-        "no Vulkan device that Dawn (LiteRT's WebGPU accelerator) accepts: " + join(refused) +
-        ", which Dawn requires (lavapipe of Mesa 22.3, Debian 12's, lacks them; Mesa 25.0's has "
-        "them; a real GPU's driver has them)";
+    // Dawn, inside the WebGPU accelerator, reaches a GPU through Vulkan on Linux.
+    const VulkanDevices found = find_vulkan_devices();
+    std::vector<std::string> refused;
+    for (const VulkanDevice &d : found.devices) {
+      const std::string label = d.name + (d.driver.empty() ? "" : ", " + d.driver);
+      g.devices += (g.devices.empty() ? "" : "; ") + label +
+                   (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "");
+      if (d.missing_for_dawn.empty()) {
+        if (g.device.empty()) g.device = d.name;
+        g.usable.push_back(d);
+      } else {
+        g.devices += " (Dawn refuses it: no " + join(d.missing_for_dawn) + ")";
+        refused.push_back(label + " lacks " + join(d.missing_for_dawn));
+      }
+    }
+    if (g.usable.empty())
+      g.unavailable =
+          !found.error.empty()
+              ? "no Vulkan device for LiteRT's WebGPU accelerator: " + found.error
+              : "no Vulkan device that Dawn (LiteRT's WebGPU accelerator) accepts: " + join(refused) +
+                    ", which Dawn requires (lavapipe of Mesa 22.3, Debian 12's, lacks them; Mesa "
+                    "25.0's has them; a real GPU's driver has them)";
+    if (sdk::log_enabled(WASINN_LOG_INFO))
+      sdk::log(WASINN_LOG_INFO, "Vulkan devices: " + (g.devices.empty() ? "none" : g.devices) +
+                                    "; target gpu: " + (g.unavailable.empty() ? g.device : g.unavailable));
+  });
+  return gpu_;
+}
+
+const std::string &TfliteBackend::description() const {
+  std::call_once(description_once_, [this] {
+    description_ = "targets: " + describe_targets();
+    if (!gpu().devices.empty()) description_ += "; Vulkan devices: " + gpu().devices;
+  });
+  return description_;
 }
 
 const char *TfliteBackend::target_unavailable(int32_t target) const {
-  if (target == WASINN_TARGET_GPU && !configured_for(WASINN_TARGET_GPU) && !gpu_unavailable_.empty())
-    return gpu_unavailable_.c_str();
+  if (target == WASINN_TARGET_GPU && !configured_for(WASINN_TARGET_GPU) && !gpu().unavailable.empty())
+    return gpu().unavailable.c_str();
   if (target == WASINN_TARGET_TPU && !configured_for(WASINN_TARGET_TPU) &&
       !(hardware_ & kLiteRtHwAcceleratorNpu))
     return "no NPU/TPU: LiteRT reaches NPUs only through a vendor dispatch library, and none is "
@@ -158,17 +170,17 @@ std::string TfliteBackend::describe_targets() const {
                                       : target == WASINN_TARGET_GPU ? kLiteRtHwAcceleratorGpu
                                                                     : kLiteRtHwAcceleratorNpu;
     const DelegateSpec *d = configured_for(target);
-    const bool no_gpu = target == WASINN_TARGET_GPU && !gpu_unavailable_.empty();
+    const bool no_gpu = target == WASINN_TARGET_GPU && !gpu().unavailable.empty();
     const std::string litert = no_gpu ? "" : accelerators_serving(hw);
     s += std::string(s.empty() ? "" : "; ") + sdk::target_name(target) + ": " +
          (d ? delegate(*d) : litert.empty() ? "nothing" : litert) +
-         (no_gpu && !d ? " (" + gpu_unavailable_ + ")" : "");
+         (no_gpu && !d ? " (" + gpu().unavailable + ")" : "");
   }
   const DelegateSpec *best = configured_for(WASINN_TARGET_TPU);
   if (!best) best = configured_for(WASINN_TARGET_GPU);
   if (!best) best = configured_for(WASINN_TARGET_CPU);
   const LiteRtHwAcceleratorSet usable =
-      gpu_unavailable_.empty() ? hardware_ : (hardware_ & ~kLiteRtHwAcceleratorGpu);
+      gpu().unavailable.empty() ? hardware_ : (hardware_ & ~kLiteRtHwAcceleratorGpu);
   s += "; auto: " + (best ? delegate(*best) + ", the CPU alone if it fails"
                           : accelerators_serving(usable) + ", the CPU alone if they fail");
   std::string others;
@@ -236,14 +248,14 @@ Error TfliteBackend::accelerators_for(int32_t target, LiteRtHwAcceleratorSet &ou
     case WASINN_TARGET_AUTO:
       // Without a device the GPU accelerator would fail the whole compilation, not just step
       // aside: auto then asks for what can run.
-      out = gpu_unavailable_.empty() ? hardware_ : (hardware_ & ~kLiteRtHwAcceleratorGpu);
+      out = gpu().unavailable.empty() ? hardware_ : (hardware_ & ~kLiteRtHwAcceleratorGpu);
       return {};
     case WASINN_TARGET_GPU:
-      if (gpu_unavailable_.empty()) {
+      if (gpu().unavailable.empty()) {
         out = kLiteRtHwAcceleratorGpu;
         return {};
       }
-      return sdk::unsupported("target gpu: no GPU here for TensorFlow Lite (" + gpu_unavailable_ +
+      return sdk::unsupported("target gpu: no GPU here for TensorFlow Lite (" + gpu().unavailable +
                               "; " + delegates + "); use target cpu or auto");
     case WASINN_TARGET_TPU:
       if (hardware_ & kLiteRtHwAcceleratorNpu) {
