@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "delegate_accelerator.h"
@@ -103,7 +104,10 @@ const TfliteBackend::GpuState &TfliteBackend::gpu() const {
       g.devices += (g.devices.empty() ? "" : "; ") + label +
                    (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "");
       if (d.missing_for_dawn.empty()) {
-        if (g.device.empty()) g.device = d.name;
+        // The one Dawn's default adapter request picks: a hardware GPU before a software one.
+        if (g.device.empty() || (!d.software && std::all_of(g.usable.begin(), g.usable.end(),
+                                                             [](const VulkanDevice &u) { return u.software; })))
+          g.device = d.name;
         g.usable.push_back(d);
       } else {
         g.devices += " (Dawn refuses it: no " + join(d.missing_for_dawn) + ")";

@@ -106,6 +106,7 @@ VulkanDevices find_vulkan_devices() {
     memory(p, &mem);
     VulkanDevice d;
     d.name = props.properties.deviceName;
+    d.software = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     d.driver = std::string(driver.driverName) + (driver.driverInfo[0] ? " " : "") + driver.driverInfo;
     for (uint32_t i = 0; i < mem.memoryHeapCount; ++i)
       if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)

@@ -14,6 +14,7 @@ struct VulkanDevice {
   std::string name;        // "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string driver;      // "Mesa 22.3.6 (LLVM 15.0.6)", when the driver says
   uint64_t memory_bytes = 0;  // the largest device-local heap
+  bool software = false;      // a CPU device (lavapipe, SwiftShader): Dawn prefers any other
   // The features Dawn requires of a Vulkan adapter that this device lacks, e.g.
   // "shaderSampledImageArrayDynamicIndexing"; empty when Dawn can use it.
   std::vector<std::string> missing_for_dawn;
