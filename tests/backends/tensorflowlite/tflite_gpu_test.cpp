@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "guest_runner.h"
 #include "plugin_harness.h"
 
 namespace wasinn_test {
@@ -94,6 +95,33 @@ TEST(TfliteGpu, MobilenetOnLavapipeMatchesTheCpu) {
               worst, gpu.size(), argmax(gpu));
 }
 
+// The same through a guest: run_model loads with target gpu (witx load, target 1) on `wasinn
+// run`, and `wasinn models inspect --target gpu` shows where it runs.
+TEST(TfliteGpu, GuestOnLavapipeMatchesTheCpu) {
+  if (!icd_present()) GTEST_SKIP() << "Mesa 25.0's lavapipe is not installed (scripts/fetch-deps.sh lavapipe)";
+  auto run = [](const std::string &target) {
+    const std::string out = scratch_dir("gpu_guest_" + target);
+    const GuestRun r = run_guest({"--dir", fixtures_dir().string() + "::/f", "--dir", out + "::/o"}, "run_model",
+                                 {"--model", "/f/tflite/mobilenet_v2.tflite", "--encoding", "tensorflowlite",
+                                  "--target", target, "--input", "0:f32:1x224x224x3:/f/tflite/mobilenet_v2_input.f32",
+                                  "--output", "0:/o/logits.f32"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return as_vector<float>(read_file(out + "/logits.f32"));
+  };
+  const auto cpu = run("cpu"), gpu = run("gpu");
+  ASSERT_EQ(gpu.size(), 1000u);
+  ASSERT_EQ(cpu.size(), gpu.size());
+  double worst = 0;
+  for (size_t i = 0; i < cpu.size(); ++i) worst = std::max(worst, double(std::abs(cpu[i] - gpu[i])));
+  EXPECT_LT(worst, 0.25);
+  EXPECT_EQ(argmax(gpu), argmax(cpu));
+  const GuestRun inspect = run_wasinn(
+      {"models", "inspect", "--target", "gpu", (fixtures_dir() / "tflite/mobilenet_v2.tflite").string()},
+      "gpu_inspect");
+  EXPECT_EQ(inspect.exit_code, 0) << inspect.output;
+  EXPECT_TRUE(has(inspect.output, "device             gpu: WebGPU (Vulkan) llvmpipe")) << inspect.output;
+}
+
 TEST(TfliteGpu, NoDeviceGpuIsRefusedAndAutoRunsOnTheCpu) {
   const char *icd = std::getenv("VK_ICD_FILENAMES");
   if (icd_present() || !icd) GTEST_SKIP() << "this case runs with VK_ICD_FILENAMES naming no file";
@@ -111,6 +139,13 @@ TEST(TfliteGpu, NoDeviceGpuIsRefusedAndAutoRunsOnTheCpu) {
   EXPECT_EQ(device, "cpu");
   const std::vector<float> cpu = classify(b, WASINN_TARGET_CPU);
   EXPECT_EQ(auto_out, cpu) << "auto is the CPU here, bit for bit";
+  // A guest's gpu load gets errno 6 (unsupported_operation) and the host prints the reason.
+  const GuestRun r = run_guest({"--dir", fixtures_dir().string() + "::/f"}, "run_model",
+                               {"--model", "/f/tflite/mobilenet_v2.tflite", "--encoding", "tensorflowlite",
+                                "--target", "gpu"});
+  EXPECT_EQ(r.exit_code, 6) << r.output;
+  EXPECT_TRUE(has(r.output, "errno 6 in load")) << r.output;
+  EXPECT_TRUE(has(r.output, "no Vulkan device")) << r.output;
 }
 
 }  // namespace
