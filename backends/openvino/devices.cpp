@@ -33,21 +33,23 @@ Error DeviceList::check_cpu(const ov::Core &core) {
 
 namespace {
 
-// A device's words for itself, and its memory when its plugin says (GPU's does).
-std::string describe(const ov::Core &core, const std::string &device) {
-  std::string s = device;
+// A device as the SDK reports it: its full name and its memory when its plugin says (GPU's
+// does), and the target that reaches it.
+sdk::Device describe(const ov::Core &core, const std::string &device) {
+  sdk::Device d{device, "OpenVINO " + device, 0, WASINN_TARGET_CPU};
+  if (device.rfind("GPU", 0) == 0) d.target = WASINN_TARGET_GPU;
+  if (device.rfind("NPU", 0) == 0) d.target = WASINN_TARGET_TPU;
   try {
-    s += " (" + core.get_property(device, ov::device::full_name);
+    d.name = core.get_property(device, ov::device::full_name);
   } catch (const std::exception &) {
-    return s;
+    // The plugin cannot say: its device name stands.
   }
   try {
-    const uint64_t bytes = core.get_property(device, ov::intel_gpu::device_total_mem_size);
-    if (bytes) s += ", " + std::to_string(bytes >> 20) + " MiB";
+    d.memory_bytes = core.get_property(device, ov::intel_gpu::device_total_mem_size);
   } catch (const std::exception &) {
     // Not a GPU, or it cannot say.
   }
-  return s + ")";
+  return d;
 }
 
 }  // namespace
@@ -59,7 +61,12 @@ void DeviceList::find_all(const ov::Core &core) {
     } catch (const std::exception &e) {
       query_error_ = ov_reason(e);
     }
-    for (const std::string &d : found_) summary_ += (summary_.empty() ? "" : "; ") + describe(core, d);
+    for (const std::string &name : found_) {
+      const sdk::Device d = describe(core, name);
+      summary_ += (summary_.empty() ? "" : "; ") + name + " (" + d.name +
+                  (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "") + ")";
+      devices_.push_back(d);
+    }
     if (summary_.empty()) summary_ = query_error_.empty() ? "none" : "none (" + query_error_ + ")";
     if (!present("GPU")) gpu_unavailable_ = missing(WASINN_TARGET_GPU, "GPU");
     if (!present("NPU")) npu_unavailable_ = missing(WASINN_TARGET_TPU, "NPU");
@@ -105,12 +112,15 @@ const std::string &DeviceList::summary(const ov::Core &core) {
   return summary_;
 }
 
+const std::vector<sdk::Device> &DeviceList::devices(const ov::Core &core) {
+  find_all(core);
+  return devices_;
+}
+
 const char *DeviceList::target_unavailable(const ov::Core &core, int32_t target) {
   find_all(core);
-  const std::string &why = target == WASINN_TARGET_GPU   ? gpu_unavailable_
-                           : target == WASINN_TARGET_TPU ? npu_unavailable_
-                                                         : summary_;
   if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
+  const std::string &why = target == WASINN_TARGET_GPU ? gpu_unavailable_ : npu_unavailable_;
   return why.empty() ? nullptr : why.c_str();
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ov_exception.h"
+#include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::openvino {
 
@@ -30,6 +31,8 @@ class DeviceList {
   const std::string &summary(const ov::Core &core);
   // Why target gpu or tpu has no device here (what it needs, and what to do), else nullptr.
   const char *target_unavailable(const ov::Core &core, int32_t target);
+  // The devices found, each with the target it serves (CPU cpu, GPU.n gpu, NPU tpu).
+  const std::vector<sdk::Device> &devices(const ov::Core &core);
 
  private:
   Error check_cpu(const ov::Core &core);
@@ -43,6 +46,7 @@ class DeviceList {
   std::vector<std::string> found_;
   std::string query_error_;  // set when get_available_devices itself failed
   std::string summary_;
+  std::vector<sdk::Device> devices_;
   std::string gpu_unavailable_, npu_unavailable_;  // "" when the device is there
 };
 

@@ -18,6 +18,9 @@ Error TorchBackend::create(std::string_view config, std::unique_ptr<TorchBackend
   if (Error e = parse_backend_config(config, backend->config_)) return e;
   if (Error e = apply_backend_config(backend->config_)) return e;
   backend->cuda_ = find_cuda_devices();
+  backend->devices_.push_back({"CPU", "CPU (libtorch)", 0, WASINN_TARGET_CPU});
+  for (int i = 0; i < backend->cuda_.count; ++i)  // c10's name for it, as a graph's device says
+    backend->devices_.push_back({"cuda:" + std::to_string(i), "CUDA", 0, WASINN_TARGET_GPU});
   out = std::move(backend);
   return {};
 }

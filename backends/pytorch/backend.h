@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "config.h"
 #include "cuda_devices.h"
@@ -23,10 +24,13 @@ class TorchBackend {
   const CudaDevices &cuda() const { return cuda_; }
   // Why target gpu/tpu cannot run here, or nullptr (cpu and auto always can).
   const char *target_unavailable(int32_t target) const;
+  // The CPU and each CUDA device, found at create.
+  const std::vector<sdk::Device> &devices() const { return devices_; }
 
  private:
   BackendConfig config_;
   CudaDevices cuda_;  // found once, at create
+  std::vector<sdk::Device> devices_;
 };
 
 }  // namespace wasinn::pytorch

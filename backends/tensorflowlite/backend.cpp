@@ -128,10 +128,20 @@ const TfliteBackend::GpuState &TfliteBackend::gpu() const {
   return gpu_;
 }
 
+const std::vector<sdk::Device> &TfliteBackend::devices() const {
+  std::call_once(devices_once_, [this] {
+    devices_.push_back({"CPU", "CPU (LiteRT's XNNPACK)", 0, WASINN_TARGET_CPU});
+    for (const VulkanDevice &d : gpu().usable)
+      devices_.push_back({d.name, "Vulkan (LiteRT's WebGPU accelerator)", d.memory_bytes, WASINN_TARGET_GPU});
+    for (const DelegateSpec &d : delegates_)
+      devices_.push_back({d.name, "TFLite delegate " + d.path, 0, d.target});
+  });
+  return devices_;
+}
+
 const std::string &TfliteBackend::description() const {
   std::call_once(description_once_, [this] {
     description_ = "targets: " + describe_targets();
-    if (!gpu().devices.empty()) description_ += "; Vulkan devices: " + gpu().devices;
   });
   return description_;
 }
@@ -176,9 +186,9 @@ std::string TfliteBackend::describe_targets() const {
     const DelegateSpec *d = configured_for(target);
     const bool no_gpu = target == WASINN_TARGET_GPU && !gpu().unavailable.empty();
     const std::string litert = no_gpu ? "" : accelerators_serving(hw);
+    // Why gpu has nothing is the device report's (target_unavailable): not repeated here.
     s += std::string(s.empty() ? "" : "; ") + sdk::target_name(target) + ": " +
-         (d ? delegate(*d) : litert.empty() ? "nothing" : litert) +
-         (no_gpu && !d ? " (" + gpu().unavailable + ")" : "");
+         (d ? delegate(*d) : litert.empty() ? "nothing" : litert);
   }
   const DelegateSpec *best = configured_for(WASINN_TARGET_TPU);
   if (!best) best = configured_for(WASINN_TARGET_GPU);

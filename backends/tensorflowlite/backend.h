@@ -53,6 +53,9 @@ class TfliteBackend {
   LiteRtEnvironment env() const { return env_.get(); }
   // Why target gpu/tpu has nothing here (for a refusal and `backends --check`), or nullptr.
   const char *target_unavailable(int32_t target) const;
+  // The devices graphs can run on: the CPU (XNNPACK), each Vulkan device the GPU accelerator can
+  // use, each configured delegate. Made on first use, as gpu() (`backends --check` asks).
+  const std::vector<sdk::Device> &devices() const;
   // The name of the Vulkan device the GPU accelerator will run on (Dawn's first usable one),
   // for a graph's "device" property; "" without one.
   const std::string &gpu_device() const { return gpu().device; }
@@ -93,6 +96,8 @@ class TfliteBackend {
   std::string accelerator_names_;
   std::vector<std::pair<std::string, LiteRtHwAcceleratorSet>> accelerators_;
   std::vector<DelegateSpec> delegates_;  // fixed after creation
+  mutable std::once_flag devices_once_;
+  mutable std::vector<sdk::Device> devices_;
   mutable std::once_flag description_once_;
   mutable std::string description_;  // fixed once made
   std::mutex libraries_mu_;

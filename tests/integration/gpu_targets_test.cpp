@@ -77,8 +77,16 @@ class GpuTargets : public ::testing::Test {
     return out;
   }
 
-  // A gpu load of the row's model: refused, with its reason.
+  // The backend's device report (`backends --check`) lists no gpu device and says why, for
+  // backends that report devices; then a gpu load of the row's model is refused, with its reason.
   void expect_gpu_refused(const Row &row) {
+    for (const auto &b : host_->probe_backends()) {
+      if (b.name != row.backend || b.devices.empty()) continue;
+      for (const auto &d : b.devices) EXPECT_NE(d.target, "gpu") << row.backend << ": " << d.name;
+      bool said = false;
+      for (const auto &[target, why] : b.unavailable_targets) said |= target == "gpu" && !why.empty();
+      EXPECT_TRUE(said) << row.backend << " reports devices but not why gpu is unavailable";
+    }
     wasinn::ModelInfo info;
     std::string error;
     EXPECT_FALSE(host_->inspect_model(paths(row), row.encoding, &info, &error, "gpu"))

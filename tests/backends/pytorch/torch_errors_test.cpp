@@ -62,6 +62,14 @@ TEST(TorchErrors, TargetsWithoutHardwareAreUnsupported) {
   EXPECT_THAT(d.detail, HasSubstr("tpu"));
   EXPECT_EQ(load_file(b, "digits/model.pt", g, d, 9), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(g.ptr, nullptr);
+  // The device report agrees: the CPU alone, and the same reason for gpu.
+  ASSERT_EQ(api().backend_device_count(b.ptr), 1u);
+  wasinn_device dev{};
+  ASSERT_EQ(api().backend_device_info(b.ptr, 0, &dev), WASINN_OK);
+  EXPECT_EQ(dev.target, WASINN_TARGET_CPU);
+  ASSERT_NE(api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU), nullptr);
+  EXPECT_THAT(api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU), HasSubstr("CPU build"));
+  EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_AUTO), nullptr);
   // auto has no CUDA device to take here: the graph says it runs on the CPU.
   for (int32_t target : {WASINN_TARGET_CPU, WASINN_TARGET_AUTO}) {
     Graph on;

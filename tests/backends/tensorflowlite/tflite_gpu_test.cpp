@@ -67,8 +67,16 @@ TEST(TfliteGpu, MobilenetOnLavapipeMatchesTheCpu) {
   Backend b(api());
   ASSERT_NE(api().backend_description, nullptr);
   const std::string description = api().backend_description(b.ptr);
-  EXPECT_TRUE(has(description, "GPU WebGPU")) << "the accelerator registered: " << description;
-  EXPECT_TRUE(has(description, "llvmpipe")) << description;
+  EXPECT_TRUE(has(description, "gpu: GPU WebGPU")) << "the accelerator registered: " << description;
+  // The device report (`backends --check`): lavapipe serves gpu, and nothing is missing.
+  std::string gpu_devices;
+  for (size_t i = 0; i < api().backend_device_count(b.ptr); ++i) {
+    wasinn_device dev{};
+    ASSERT_EQ(api().backend_device_info(b.ptr, i, &dev), WASINN_OK);
+    if (dev.target == WASINN_TARGET_GPU) gpu_devices += std::string(dev.api) + ": " + dev.name + "; ";
+  }
+  EXPECT_TRUE(has(gpu_devices, "Vulkan (LiteRT's WebGPU accelerator): llvmpipe")) << gpu_devices;
+  EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU), nullptr);
 
   const std::vector<float> cpu = classify(b, WASINN_TARGET_CPU);
   std::string device;
@@ -126,10 +134,20 @@ TEST(TfliteGpu, NoDeviceGpuIsRefusedAndAutoRunsOnTheCpu) {
   const char *icd = std::getenv("VK_ICD_FILENAMES");
   if (icd_present() || !icd) GTEST_SKIP() << "this case runs with VK_ICD_FILENAMES naming no file";
   Backend b(api());
+  // The device report: the CPU only, and why not gpu.
+  ASSERT_EQ(api().backend_device_count(b.ptr), 1u);
+  wasinn_device dev{};
+  ASSERT_EQ(api().backend_device_info(b.ptr, 0, &dev), WASINN_OK);
+  EXPECT_EQ(dev.target, WASINN_TARGET_CPU);
+  const char *why = api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU);
+  ASSERT_NE(why, nullptr);
+  EXPECT_TRUE(has(why, "no Vulkan device for LiteRT's WebGPU accelerator")) << why;
+  EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_AUTO), nullptr);
   Graph g;
   Diag d;
   EXPECT_EQ(load(b, {read_fixture("tflite/mobilenet_v2.tflite")}, g, d, WASINN_TARGET_GPU),
             WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_TRUE(has(d.detail, why)) << "the load's reason is the report's: " << d.detail;
   EXPECT_EQ(g.ptr, nullptr);
   EXPECT_TRUE(has(d.detail, "no Vulkan device")) << d.detail;
   EXPECT_TRUE(has(d.detail, "use target cpu")) << d.detail;
