@@ -100,7 +100,7 @@ const TfliteBackend::GpuState &TfliteBackend::gpu() const {
     const VulkanDevices found = find_vulkan_devices();
     std::vector<std::string> refused;
     for (const VulkanDevice &d : found.devices) {
-      const std::string label = d.name + (d.driver.empty() ? "" : ", " + d.driver);
+      const std::string label = d.name + (d.driver.empty() ? "" : " [" + d.driver + "]");
       g.devices += (g.devices.empty() ? "" : "; ") + label +
                    (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "");
       if (d.missing_for_dawn.empty()) {

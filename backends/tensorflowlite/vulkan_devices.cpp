@@ -107,7 +107,7 @@ VulkanDevices find_vulkan_devices() {
     VulkanDevice d;
     d.name = props.properties.deviceName;
     d.software = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    d.driver = std::string(driver.driverName) + (driver.driverInfo[0] ? " " : "") + driver.driverInfo;
+    d.driver = driver.driverInfo[0] ? driver.driverInfo : driver.driverName;  // "Mesa 22.3.6 (LLVM 15.0.6)"
     for (uint32_t i = 0; i < mem.memoryHeapCount; ++i)
       if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
         d.memory_bytes = std::max<uint64_t>(d.memory_bytes, mem.memoryHeaps[i].size);
