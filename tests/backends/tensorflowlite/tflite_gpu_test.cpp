@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "guest_runner.h"
@@ -101,6 +102,38 @@ TEST(TfliteGpu, MobilenetOnLavapipeMatchesTheCpu) {
   EXPECT_EQ(auto_out, gpu);
   std::printf("[ gpu ] %s; worst |gpu - cpu| = %.4f over %zu logits; class %zu\n", device.c_str(),
               worst, gpu.size(), argmax(gpu));
+}
+
+// Contexts of one gpu graph computing in two threads at once (the plugin ABI allows it): each
+// gets its single-threaded answer.
+TEST(TfliteGpu, TwoContextsOnLavapipeInTwoThreads) {
+  if (!icd_present()) GTEST_SKIP() << "Mesa 25.0's lavapipe is not installed (scripts/fetch-deps.sh lavapipe)";
+  Backend b(api());
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load(b, {read_fixture("tflite/mobilenet_v2.tflite")}, g, d, WASINN_TARGET_GPU), WASINN_OK) << d.detail;
+  const auto x = read_fixture("tflite/mobilenet_v2_input.f32");
+  auto run = [&](std::vector<uint8_t> &out) {
+    Context c(api(), g.ptr);
+    Diag cd;
+    for (int i = 0; i < 3; ++i) {
+      if (set_input(api(), c.ptr, by_index(0), WASINN_TYPE_F32, {1, 224, 224, 3}, x, cd) != WASINN_OK ||
+          api().compute(c.ptr, &cd) != WASINN_OK) {
+        ADD_FAILURE() << cd.detail;
+        return;
+      }
+      out = output_bytes(api(), c.ptr, by_index(0), WASINN_TYPE_F32);
+    }
+  };
+  std::vector<uint8_t> serial, a, b2;
+  run(serial);
+  std::thread ta([&] { run(a); });
+  std::thread tb([&] { run(b2); });
+  ta.join();
+  tb.join();
+  ASSERT_EQ(serial.size(), 4000u);
+  EXPECT_EQ(a, serial);
+  EXPECT_EQ(b2, serial);
 }
 
 // The same through a guest: run_model loads with target gpu (witx load, target 1) on `wasinn
