@@ -9,17 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::llamacpp {
 
-// One device as the backend reports it (the host's wasinn_device, with owned strings).
-struct FoundDevice {
-  std::string name;  // "CPU", "Vulkan0 (llvmpipe (LLVM 15.0.6, 256 bits))"
-  std::string api;   // "CPU", "Vulkan", "CUDA"
-  uint64_t memory_bytes = 0;
-  int32_t target = WASINN_TARGET_CPU;
-};
+// One device as the backend reports it (the SDK's, filling the host's wasinn_device).
+using FoundDevice = sdk::Device;
 
 struct GpuDevice {
   ggml_backend_dev_t dev;
