@@ -91,7 +91,7 @@ Error OvGraph::load(OvBackend &backend, const sdk::LoadRequest &req,
 
   ModelSource src;
   if (Error e = read_model_source(req.builders(), src)) return e;
-  if (Error e = backend.devices().check(backend.core(), req.target(), device)) return e;
+  if (Error e = backend.device_list().check(backend.core(), req.target(), device)) return e;
   ov::AnyMap props;
   if (Error e = compile_properties(cfg, device, props)) return e;
 

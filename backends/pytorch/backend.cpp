@@ -17,12 +17,22 @@ Error TorchBackend::create(std::string_view config, std::unique_ptr<TorchBackend
   auto backend = std::make_unique<TorchBackend>();
   if (Error e = parse_backend_config(config, backend->config_)) return e;
   if (Error e = apply_backend_config(backend->config_)) return e;
+  backend->cuda_ = find_cuda_devices();
+  backend->devices_.push_back({"CPU", "CPU (libtorch)", 0, WASINN_TARGET_CPU});
+  for (int i = 0; i < backend->cuda_.count; ++i)  // c10's name for it, as a graph's device says
+    backend->devices_.push_back({"cuda:" + std::to_string(i), "CUDA", 0, WASINN_TARGET_GPU});
   out = std::move(backend);
   return {};
 }
 
 Error TorchBackend::load(const sdk::LoadRequest &request, std::unique_ptr<TorchGraph> &out) {
-  return TorchGraph::load(request, out);
+  return TorchGraph::load(*this, request, out);
+}
+
+const char *TorchBackend::target_unavailable(int32_t target) const {
+  if (target == WASINN_TARGET_GPU && !cuda_.unavailable.empty()) return cuda_.unavailable.c_str();
+  if (target == WASINN_TARGET_TPU) return "libtorch has no TPU support";
+  return nullptr;
 }
 
 }  // namespace wasinn::pytorch

@@ -38,8 +38,8 @@ class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
   size_t size_;
 };
 
-Error pick_device(int32_t target, c10::Device &out) {
-  const bool cuda = at::hasCUDA();
+Error pick_device(const TorchBackend &backend, int32_t target, c10::Device &out) {
+  const bool cuda = backend.cuda().count > 0;
   switch (target) {
     case WASINN_TARGET_CPU: out = c10::Device(c10::kCPU); return {};
     case WASINN_TARGET_AUTO:  // the accelerator when there is one: that is what "auto" asks
@@ -48,13 +48,13 @@ Error pick_device(int32_t target, c10::Device &out) {
     case WASINN_TARGET_GPU:
       // Never a silent CPU fallback: a guest asking for a GPU must learn it has none.
       if (!cuda)
-        return sdk::unsupported(
-            std::string("target gpu is not available: libtorch built without CUDA (") +
-            TorchBackend::framework_version() + ", CPU build)");
+        return sdk::unsupported("target gpu is not available: " + backend.cuda().unavailable +
+                                "; use target cpu or auto");
       out = c10::Device(c10::kCUDA, 0);
       return {};
     case WASINN_TARGET_TPU:
-      return sdk::unsupported("target tpu is not available: libtorch has no TPU support");
+      return sdk::unsupported("target tpu is not available: libtorch has no TPU support; use "
+                              "target cpu or auto");
     default:
       return sdk::invalid("unknown execution target " + std::to_string(target));
   }
@@ -143,7 +143,8 @@ void describe_io(const c10::FunctionSchema &schema, std::vector<InputArg> &args,
 TorchGraph::TorchGraph() = default;
 TorchGraph::~TorchGraph() = default;
 
-Error TorchGraph::load(const sdk::LoadRequest &req, std::unique_ptr<TorchGraph> &out) {
+Error TorchGraph::load(const TorchBackend &backend, const sdk::LoadRequest &req,
+                       std::unique_ptr<TorchGraph> &out) {
   if (!req.encoding().empty() && req.encoding() != "pytorch")
     return {WASINN_INVALID_ENCODING, "the pytorch backend loads only \"pytorch\", not \"" +
                                          std::string(req.encoding()) + "\""};
@@ -161,7 +162,7 @@ Error TorchGraph::load(const sdk::LoadRequest &req, std::unique_ptr<TorchGraph> 
     auto g = std::make_unique<TorchGraph>();
     g->module_ = std::make_unique<TorchModule>();
     TorchModule &m = *g->module_;
-    if (Error e = pick_device(req.target(), m.device)) return e;
+    if (Error e = pick_device(backend, req.target(), m.device)) return e;
     const char *path = req.path(0);
     const std::string what = path ? std::string(path) : "the model";
 
@@ -179,9 +180,14 @@ Error TorchGraph::load(const sdk::LoadRequest &req, std::unique_ptr<TorchGraph> 
     if (!forward) return sdk::invalid(what + ": the TorchScript module has no forward method");
     m.forward.emplace(std::move(*forward));
     describe_io(m.forward->function().getSchema(), m.args, g->inputs_, g->outputs_);
+    g->properties_ = {{"device", m.device.str(), false}};
     out = std::move(g);
     return {};
   });
+}
+
+Error TorchGraph::check_property(std::string_view name, std::string_view) const {
+  return sdk::not_settable(TorchBackend::kName, name);
 }
 
 }  // namespace wasinn::pytorch

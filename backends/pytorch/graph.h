@@ -18,21 +18,27 @@ namespace wasinn::pytorch {
 
 using sdk::Error;
 
+class TorchBackend;
 class TorchContext;
 struct TorchModule;  // torch_module.h
 
 class TorchGraph : public sdk::DeclaredIo {
  public:
-  static Error load(const sdk::LoadRequest &request, std::unique_ptr<TorchGraph> &out);
+  static Error load(const TorchBackend &backend, const sdk::LoadRequest &request,
+                    std::unique_ptr<TorchGraph> &out);
   TorchGraph();
   ~TorchGraph();
 
   Error create_context(std::unique_ptr<TorchContext> &out);
 
   const TorchModule &module() const { return *module_; }
+  // "device": where forward runs ("cpu", "cuda:0"), for guests and `models inspect`.
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view value) const;
 
  private:
   std::unique_ptr<TorchModule> module_;
+  std::vector<sdk::Property> properties_;
 };
 
 }  // namespace wasinn::pytorch

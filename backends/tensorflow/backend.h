@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "tf_api.h"
@@ -22,9 +23,18 @@ class TfBackend {
 
   // A serialized ConfigProto (thread pool sizes) for TF_SetConfig; empty for TF's defaults.
   const std::string &session_config() const { return session_config_; }
+  // The one device: the CPU.
+  const std::vector<sdk::Device> &devices() const { return devices_; }
+  // Why target gpu/tpu cannot run here (always: the CPU-only build), or nullptr.
+  static const char *target_unavailable(int32_t target) {
+    if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
+    return "this TensorFlow is the CPU-only build (PyPI tensorflow-cpu), which has no GPU or TPU "
+           "kernels; use target cpu or auto";
+  }
 
  private:
   std::string session_config_;
+  std::vector<sdk::Device> devices_{{"CPU", "CPU (tensorflow-cpu)", 0, WASINN_TARGET_CPU}};
 };
 
 }  // namespace wasinn::tensorflow

@@ -198,10 +198,8 @@ Error TfGraph::load(TfBackend &backend, const sdk::LoadRequest &req,
     return sdk::invalid(
         "a TensorFlow model is one graph builder (a frozen GraphDef, or a preloaded SavedModel), "
         "got " + std::to_string(req.builders().size()));
-  if (req.target() == WASINN_TARGET_GPU || req.target() == WASINN_TARGET_TPU)
-    return sdk::unsupported(
-        std::string("target ") + (req.target() == WASINN_TARGET_GPU ? "gpu" : "tpu") +
-        ": this TensorFlow is the CPU-only build (PyPI tensorflow-cpu); use target cpu");
+  if (const char *why = TfBackend::target_unavailable(req.target()))
+    return sdk::unsupported(std::string("target ") + sdk::target_name(req.target()) + ": " + why);
   GraphConfig config;
   if (Error e = parse_graph_config(req.config(), config)) return e;
 

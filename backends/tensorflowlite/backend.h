@@ -16,6 +16,7 @@
 #include "delegate_library.h"
 #include "handles.h"
 #include "litert_status.h"
+#include "vulkan_devices.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::tensorflowlite {
@@ -50,8 +51,16 @@ class TfliteBackend {
   Error open_delegate(const DelegateSpec &spec, const DelegateLibrary *&out);
 
   LiteRtEnvironment env() const { return env_.get(); }
+  // Why target gpu/tpu has nothing here (for a refusal and `backends --check`), or nullptr.
+  const char *target_unavailable(int32_t target) const;
+  // The devices graphs can run on: the CPU (XNNPACK), each Vulkan device the GPU accelerator can
+  // use, each configured delegate. Made on first use, as gpu() (`backends --check` asks).
+  const std::vector<sdk::Device> &devices() const;
+  // The name of the Vulkan device the GPU accelerator will run on (Dawn's first usable one),
+  // for a graph's "device" property; "" without one.
+  const std::string &gpu_device() const { return gpu().device; }
   // What serves each target, for `wasinn backends --check` (the SDK's backend_description).
-  const std::string &description() const { return description_; }
+  const std::string &description() const;
   // LiteRT does not document LiteRtCreateCompiledModel as thread-safe on a shared environment
   // and model, and it runs once per context, off the hot path: one at a time is cheap safety.
   std::mutex &compile_mutex() { return compile_mu_; }
@@ -67,14 +76,30 @@ class TfliteBackend {
   // The names of the LiteRT accelerators supporting any of `hardware`, or "".
   std::string accelerators_serving(LiteRtHwAcceleratorSet hardware) const;
 
+  // What target gpu has here: the Vulkan devices Dawn can use, all devices found as text (for
+  // description()), the first usable one's name, and why gpu cannot run here ("" when it can).
+  // Found on first use (a gpu or auto load, the device report), not at create: a Vulkan instance
+  // loads the driver (lavapipe with LLVM: ~50 MiB, ~40 ms), which CPU loads never need.
+  struct GpuState {
+    std::vector<VulkanDevice> usable;
+    std::string devices, device, unavailable;
+  };
+  const GpuState &gpu() const;
+
+  std::string runtime_dir_;  // where LiteRT looks for its GPU accelerator
   EnvironmentPtr env_;
+  mutable std::once_flag gpu_once_;
+  mutable GpuState gpu_;
   // Union of what the registered accelerators support (kLiteRtHwAccelerator* bits) and their
   // names, for the detail of an unsupported target. Fixed after creation.
   LiteRtHwAcceleratorSet hardware_ = 0;
   std::string accelerator_names_;
   std::vector<std::pair<std::string, LiteRtHwAcceleratorSet>> accelerators_;
   std::vector<DelegateSpec> delegates_;  // fixed after creation
-  std::string description_;              // fixed after creation
+  mutable std::once_flag devices_once_;
+  mutable std::vector<sdk::Device> devices_;
+  mutable std::once_flag description_once_;
+  mutable std::string description_;  // fixed once made
   std::mutex libraries_mu_;
   std::map<std::string, std::unique_ptr<DelegateLibrary>> libraries_;  // by delegate name
   std::mutex compile_mu_;

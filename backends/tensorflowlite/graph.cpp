@@ -279,10 +279,14 @@ Error TfliteGraph::load(TfliteBackend &backend, const sdk::LoadRequest &req,
   if (Error e = g->describe_io()) return e;
   if (Error e = g->compile_first(req.target())) return e;
   const LiteRtHwAcceleratorSet hw = g->placement_.hardware;
-  const std::string device = g->delegate_ ? "delegate:" + g->delegate_->spec().name
-                             : (hw & kLiteRtHwAcceleratorGpu) ? "gpu"
-                             : (hw & kLiteRtHwAcceleratorNpu) ? "npu"
-                                                              : "cpu";
+  std::string device = g->delegate_ ? "delegate:" + g->delegate_->spec().name
+                       : (hw & kLiteRtHwAcceleratorGpu) ? "gpu: WebGPU (Vulkan) " + backend.gpu_device()
+                       : (hw & kLiteRtHwAcceleratorNpu) ? "npu"
+                                                        : "cpu";
+  bool fully = false;
+  if ((hw & kLiteRtHwAcceleratorGpu) && g->spare_ &&
+      LiteRtCompiledModelIsFullyAccelerated(g->spare_.get(), &fully) == kLiteRtStatusOk && !fully)
+    device += ", with the CPU for the nodes it cannot take";
   g->properties_ = {{"device", device, false}, {"tflite.signature", g->signature_key_, false}};
   out = std::move(g);
   return {};

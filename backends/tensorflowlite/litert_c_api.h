@@ -122,13 +122,16 @@ static_assert(sizeof(LiteRtRankedTensorType) == 72, "LiteRtRankedTensorType of L
 static_assert(offsetof(LiteRtRankedTensorType, layout) == 4, "LiteRtRankedTensorType.layout");
 static_assert(sizeof(LiteRtQuantizationPerTensor) == 16, "LiteRtQuantizationPerTensor");
 
-// litert_any.h / litert_environment_options.h: one option is used, the bit set of accelerators
+// litert_any.h / litert_environment_options.h: two options are used. The bit set of accelerators
 // LiteRT registers by itself when the environment is created (read as tag 24 with an int64 by
-// libLiteRt.so 2.3.0's auto-registration; default CPU | GPU | NPU).
+// libLiteRt.so 2.3.0's auto-registration; default CPU | GPU | NPU), and the directory it dlopens
+// the GPU accelerators from (tag 22, a string; unset, it dlopens bare names, which the loader
+// looks for on LD_LIBRARY_PATH and the system paths, never beside libLiteRt.so).
 typedef enum {
   kLiteRtAnyTypeNone = 0,
   kLiteRtAnyTypeBool = 1,
   kLiteRtAnyTypeInt = 2,
+  kLiteRtAnyTypeString = 8,
 } LiteRtAnyType;
 typedef struct {
   LiteRtAnyType type;
@@ -140,7 +143,10 @@ typedef struct {
     const void *ptr_value;
   };
 } LiteRtAny;
-typedef enum { kLiteRtEnvOptionTagAutoRegisterAccelerators = 24 } LiteRtEnvOptionTag;
+typedef enum {
+  kLiteRtEnvOptionTagRuntimeLibraryDir = 22,
+  kLiteRtEnvOptionTagAutoRegisterAccelerators = 24
+} LiteRtEnvOptionTag;
 typedef struct {
   LiteRtEnvOptionTag tag;
   LiteRtAny value;

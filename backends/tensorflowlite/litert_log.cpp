@@ -49,8 +49,24 @@ struct LineSplitter {
   wasinn_log_level level = WASINN_LOG_ERROR;  // of the last line with a severity prefix
 };
 
-// Strips MinimalLogger's "INFO: " prefix and returns its level. A line without one continues a
-// multi-line message and keeps the level of the line before.
+// Abseil's prefix, as the GPU accelerator's own logging writes it:
+// "I0000 00:00:1795534896.553663   18451 environment.cc:532] Selected adapter: ...". Strips it and
+// returns the level, or WASINN_LOG_OFF when the line has none.
+wasinn_log_level take_absl_severity(std::string_view &line) {
+  if (line.size() < 6 || line.find_first_of("IWEF") != 0) return WASINN_LOG_OFF;
+  for (size_t i = 1; i < 5; ++i)
+    if (line[i] < '0' || line[i] > '9') return WASINN_LOG_OFF;
+  if (line[5] != ' ') return WASINN_LOG_OFF;
+  const size_t end = line.find("] ");
+  if (end == std::string_view::npos) return WASINN_LOG_OFF;
+  const char letter = line[0];
+  line.remove_prefix(end + 2);
+  return letter == 'I' ? WASINN_LOG_INFO : letter == 'W' ? WASINN_LOG_WARN : WASINN_LOG_ERROR;
+}
+
+// Strips MinimalLogger's "INFO: " prefix (or Abseil's, or Dawn's "Warning: ") and returns its
+// level. A line without one continues a multi-line message and keeps the level of the line
+// before.
 wasinn_log_level take_severity(std::string_view &line, wasinn_log_level previous) {
   static constexpr struct {
     std::string_view prefix;
@@ -58,12 +74,14 @@ wasinn_log_level take_severity(std::string_view &line, wasinn_log_level previous
   } kPrefixes[] = {{"VERBOSE: ", WASINN_LOG_DEBUG},
                    {"INFO: ", WASINN_LOG_INFO},
                    {"WARNING: ", WASINN_LOG_WARN},
-                   {"ERROR: ", WASINN_LOG_ERROR}};
+                   {"ERROR: ", WASINN_LOG_ERROR},
+                   {"Warning: ", WASINN_LOG_WARN}};
   for (const auto &p : kPrefixes)
     if (line.substr(0, p.prefix.size()) == p.prefix) {
       line.remove_prefix(p.prefix.size());
       return p.level;
     }
+  if (const wasinn_log_level absl = take_absl_severity(line); absl != WASINN_LOG_OFF) return absl;
   return previous;
 }
 
@@ -202,25 +220,23 @@ std::optional<int> page_protection(uintptr_t address) {
   return std::nullopt;
 }
 
-// Points libLiteRt.so's stderr slot at routed_stderr; returns why not, or "" when done.
-std::string redirect() {
+// Points the stderr slot of the loaded library `path` at routed_stderr; returns why not, or ""
+// when done. Called under the once-flags below, one library at a time.
+std::string redirect(const char *path) {
   if (kMachine == EM_NONE) return "not an x86-64 or AArch64 build";
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void *>(&LiteRtCreateEnvironment), &info) || !info.dli_fname)
-    return "libLiteRt.so not found among the loaded objects";
-  void *handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  void *handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
   link_map *map = nullptr;
   if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
-    return std::string("no link map for ") + info.dli_fname;
+    return std::string("no link map for ") + path;
   std::string why;
-  const std::optional<uint64_t> offset = glob_dat_slot(info.dli_fname, "stderr", why);
-  if (!offset) return std::string(info.dli_fname) + ": " + why;
+  const std::optional<uint64_t> offset = glob_dat_slot(path, "stderr", why);
+  if (!offset) return std::string(path) + ": " + why;
   const auto address = static_cast<uintptr_t>(map->l_addr + *offset);
   auto **slot = reinterpret_cast<FILE ***>(address);
   // The slot must hold the stderr this process uses; anything else is not ours to change.
   if (*slot != &stderr) return "its stderr slot does not point at the process's stderr";
 
-  routed_stderr = open_stream();
+  if (!routed_stderr) routed_stderr = open_stream();
   if (!routed_stderr) return "fopencookie failed";
   const std::optional<int> prot = page_protection(address);
   if (!prot) return "the slot's page is not in /proc/self/maps";
@@ -235,12 +251,31 @@ std::string redirect() {
   return {};
 }
 
+// Both routings share routed_stderr, so they run one at a time.
+std::mutex redirect_mu;
+
 }  // namespace
 
 void route_litert_logs() {
   static const bool done = [] {  // once per process, thread-safe
-    const std::string failure = redirect();
+    std::lock_guard lock(redirect_mu);
+    Dl_info info{};
+    const std::string failure =
+        !dladdr(reinterpret_cast<void *>(&LiteRtCreateEnvironment), &info) || !info.dli_fname
+            ? "libLiteRt.so not found among the loaded objects"
+            : redirect(info.dli_fname);
     if (!failure.empty()) sdk::log(WASINN_LOG_INFO, "LiteRT's log lines go to stderr: " + failure);
+    return true;
+  }();
+  (void)done;
+}
+
+void route_accelerator_logs(const std::string &path) {
+  static const bool done = [&] {  // once per process: LiteRT loads the accelerator once
+    std::lock_guard lock(redirect_mu);
+    const std::string failure = redirect(path.c_str());
+    if (!failure.empty())
+      sdk::log(WASINN_LOG_INFO, "LiteRT's GPU accelerator's log lines go to stderr: " + failure);
     return true;
   }();
   (void)done;

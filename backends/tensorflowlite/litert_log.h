@@ -22,6 +22,12 @@ namespace wasinn::tensorflowlite {
 // different libLiteRt.so), LiteRT keeps writing to stderr and an info line says why.
 void route_litert_logs();
 
+// The same for LiteRT's GPU accelerator, `path` (libLiteRtWebGpuAccelerator.so), once LiteRT has
+// loaded it: its Abseil lines ("I0000 00:00:... environment.cc:532] Selected adapter: ...") and
+// Dawn's ("Warning: ...") go through its own stderr slot. Once per process. The Vulkan driver's
+// own lines (Mesa's) are not routed.
+void route_accelerator_logs(const std::string &path);
+
 // Collects the ERROR lines LiteRT writes on this thread while the object lives, whatever the
 // host shows: a delegate kernel that fails reports why only through TfLiteContext::ReportError,
 // which LiteRT logs, so the detail of a failed compile or run quotes them. Empty when logs are

@@ -106,10 +106,8 @@ Error WhisperGraph::settle_language(WhisperOptions &o) const {
 
 Error WhisperGraph::load(const WhisperBackend &backend, const sdk::LoadRequest &request,
                          std::unique_ptr<WhisperGraph> &out) {
-  if (request.target() == WASINN_TARGET_GPU || request.target() == WASINN_TARGET_TPU) {
-    return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) +
-                            ": this whisper.cpp build runs on the CPU only; load with target cpu or auto");
-  }
+  if (const char *why = WhisperBackend::target_unavailable(request.target()))
+    return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) + ": " + why);
   Source source;
   if (Error e = resolve_source(request, backend.config().allow_preload_paths, source)) return e;
   auto graph = std::make_unique<WhisperGraph>();

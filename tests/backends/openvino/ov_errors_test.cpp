@@ -99,7 +99,17 @@ TEST(OvErrors, MissingDevices) {
   Backend b(api(), kF32);
   std::string found;
   for (const auto &dev : native_core().get_available_devices()) found += (found.empty() ? "" : ", ") + dev;
+  // The device report lists what OpenVINO found, each with the target that reaches it.
+  std::string reported;
+  for (size_t i = 0; i < api().backend_device_count(b.ptr); ++i) {
+    wasinn_device dev{};
+    ASSERT_EQ(api().backend_device_info(b.ptr, i, &dev), WASINN_OK);
+    reported += std::string(dev.api) + " -> " + std::to_string(dev.target) + "; ";
+  }
+  EXPECT_THAT(reported, HasSubstr("OpenVINO CPU -> 0"));
   for (auto [target, device] : {std::pair<int32_t, const char *>{WASINN_TARGET_GPU, "GPU"}, {WASINN_TARGET_TPU, "NPU"}}) {
+    const char *why = api().backend_target_unavailable(b.ptr, target);
+    EXPECT_EQ(why == nullptr, native_has(device)) << device;
     Diag d;
     const int st = load_status(b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")},
                                d, target, kF32);
@@ -110,6 +120,9 @@ TEST(OvErrors, MissingDevices) {
     EXPECT_EQ(st, WASINN_UNSUPPORTED_OPERATION) << device;
     EXPECT_THAT(d.detail, HasSubstr(std::string("OpenVINO device ") + device));
     EXPECT_THAT(d.detail, HasSubstr("OpenVINO found: " + found));
+    // What the device needs, and what to do instead.
+    EXPECT_THAT(d.detail, HasSubstr(target == WASINN_TARGET_GPU ? "OpenCL" : "NPU and its driver"));
+    EXPECT_THAT(d.detail, HasSubstr("use target cpu or auto"));
   }
   Diag d;
   EXPECT_EQ(load_status(b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")},

@@ -139,7 +139,7 @@ TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
   };
   if (!has_gpu)
     cases.push_back({"gpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "1", "--input", in1}, 6,
-                     "load", "OpenVINO device GPU, which this machine lacks; OpenVINO found: CPU"});
+                     "load", "OpenVINO device GPU, which this machine lacks (OpenVINO's GPU plugin runs on an Intel GPU through OpenCL"});
   if (!has_npu)
     cases.push_back({"tpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "2", "--input", in1}, 6,
                      "load", "OpenVINO device NPU, which this machine lacks"});

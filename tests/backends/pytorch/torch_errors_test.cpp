@@ -54,12 +54,32 @@ TEST(TorchErrors, TargetsWithoutHardwareAreUnsupported) {
   Diag d;
   EXPECT_EQ(load_file(b, "digits/model.pt", g, d, WASINN_TARGET_GPU),
             WASINN_UNSUPPORTED_OPERATION);
-  EXPECT_THAT(d.detail, HasSubstr("libtorch built without CUDA"));
+  // Debian's libtorch is a CPU build: the reason says so, and what would serve gpu.
+  EXPECT_THAT(d.detail, HasSubstr("is a CPU build, without CUDA"));
+  EXPECT_THAT(d.detail, HasSubstr("use target cpu or auto"));
   EXPECT_EQ(load_file(b, "digits/model.pt", g, d, WASINN_TARGET_TPU),
             WASINN_UNSUPPORTED_OPERATION);
   EXPECT_THAT(d.detail, HasSubstr("tpu"));
   EXPECT_EQ(load_file(b, "digits/model.pt", g, d, 9), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(g.ptr, nullptr);
+  // The device report agrees: the CPU alone, and the same reason for gpu.
+  ASSERT_EQ(api().backend_device_count(b.ptr), 1u);
+  wasinn_device dev{};
+  ASSERT_EQ(api().backend_device_info(b.ptr, 0, &dev), WASINN_OK);
+  EXPECT_EQ(dev.target, WASINN_TARGET_CPU);
+  ASSERT_NE(api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU), nullptr);
+  EXPECT_THAT(api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU), HasSubstr("CPU build"));
+  EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_AUTO), nullptr);
+  // auto has no CUDA device to take here: the graph says it runs on the CPU.
+  for (int32_t target : {WASINN_TARGET_CPU, WASINN_TARGET_AUTO}) {
+    Graph on;
+    ASSERT_EQ(load_file(b, "digits/model.pt", on, d, target), WASINN_OK) << d.detail;
+    ASSERT_EQ(api().graph_property_count(on.ptr), 1u);
+    wasinn_property p{};
+    ASSERT_EQ(api().graph_property_info(on.ptr, 0, &p), WASINN_OK);
+    EXPECT_STREQ(p.name, "device");
+    EXPECT_STREQ(p.value, "cpu");
+  }
 }
 
 TEST(TorchErrors, WrongInputCount) {

@@ -139,7 +139,7 @@ TEST(TorchGuest, ErrorsReachTheGuestAsErrnoWithDetail) {
       {"truncated archive", {"--model", "/fx/corrupt/truncated.pt", "--encoding", "3"}, 1, "load",
        "failed finding central directory"},
       {"gpu target", {"--model", "/fx/digits/model.pt", "--encoding", "3", "--target", "1"}, 6,
-       "load", "libtorch built without CUDA"},
+       "load", "is a CPU build, without CUDA"},
       {"missing input",
        {"--model", "/fx/types/two_in_three_out.pt", "--encoding", "3", "--input",
         input_arg(0, "f32", {2, 3}, "/out/a.f32")},

@@ -98,7 +98,15 @@ TEST(TensorflowErrors, GpuAndTpuAreUnsupported) {
     EXPECT_EQ(load_saved(b, "tensorflow/two_io/saved_model.pb", g, d, "", target),
               WASINN_UNSUPPORTED_OPERATION);
     EXPECT_TRUE(has(d.detail, "CPU-only")) << d.detail;
+    // The device report gives the same reason.
+    const char *why = api().backend_target_unavailable(b.ptr, target);
+    ASSERT_NE(why, nullptr);
+    EXPECT_TRUE(has(d.detail, why)) << d.detail;
   }
+  ASSERT_EQ(api().backend_device_count(b.ptr), 1u);
+  wasinn_device dev{};
+  ASSERT_EQ(api().backend_device_info(b.ptr, 0, &dev), WASINN_OK);
+  EXPECT_EQ(dev.target, WASINN_TARGET_CPU);
 }
 
 TEST(TensorflowErrors, BadModelsAndSettings) {
