@@ -34,10 +34,9 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   std::vector<IgnoredKey> ignored;
   if (Error e = parse_backend_config(config, backend->config_, ignored)) return e;
   log_ignored(ignored, "backend config");
-  // Process-wide and idempotent. The router goes first, as loading the modules and
-  // llama_backend_init may log. The modules load here, once, before any model: a GPU module
-  // creates its API instance (a Vulkan instance) to list devices, but only a load placed on a
-  // GPU creates anything on the device.
+  // Process-wide and idempotent. The router goes first, as loading the CPU module and
+  // llama_backend_init may log. The GPU modules wait for the first gpu/auto load or device
+  // report (devices.h), so a process that only runs on the CPU never starts a Vulkan instance.
   ggml_common::install_log_router(llama_log_set);
   try {
     backend->devices_ = &DeviceSet::get();
@@ -46,10 +45,6 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   }
   static std::once_flag init_once;
   std::call_once(init_once, [] { llama_backend_init(); });
-  std::string found;
-  for (const auto &d : backend->devices()) found += (found.empty() ? "" : ", ") + d.name + " [" + d.api + "]";
-  const std::string &no_gpu = backend->device_set().gpu_unavailable();
-  ggml_common::note(WASINN_LOG_INFO, "devices: " + found + (no_gpu.empty() ? "" : "; " + no_gpu));
   out = std::move(backend);
   return {};
 }

@@ -31,7 +31,8 @@ class LlamaBackend {
 
   const BackendConfig &config() const { return config_; }
   const DeviceSet &device_set() const { return *devices_; }
-  // The device report (the CPU, then each GPU) and why a target cannot run (nullptr: it can).
+  // The device report (the CPU, then each GPU) and why a target cannot run (nullptr: it can);
+  // the first call of either loads the GPU modules (devices.h).
   const std::vector<sdk::Device> &devices() const { return devices_->found(); }
   const char *target_unavailable(int32_t target) const;
 

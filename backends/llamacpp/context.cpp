@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "backend.h"
+#include "devices.h"
 #include "embedding.h"
 #include "graph.h"
 #include "log_router.h"
@@ -64,7 +65,11 @@ Error LlamaContext::prepare_llama_context(const LogScope &scope) {
   p.abort_callback = abort_requested;
   p.abort_callback_data = &cancel_requested_;
   p.no_perf = !options_.enable_log;
-  llama_context *made = llama_init_from_model(graph_->model(), p);
+  llama_context *made = nullptr;
+  {
+    const auto reading = DeviceSet::get().registry_reader();  // it reads ggml's device registry
+    made = llama_init_from_model(graph_->model(), p);
+  }
   if (!made) {
     return sdk::runtime_error("could not create a llama context of " + std::to_string(want.n_ctx) + " tokens" +
                               (scope.errors().empty() ? "" : ": " + scope.errors()));

@@ -67,39 +67,64 @@ std::string device_label(ggml_backend_dev_t dev) {
 }  // namespace
 
 const DeviceSet &DeviceSet::get() {
-  // Function static: built once, thread-safely, before any model loads, so no load ever reads
-  // ggml's registry while a module is being added to it.
+  // Function static: built once, thread-safely, before any model loads.
   static const DeviceSet set;
   return set;
 }
 
-DeviceSet::DeviceSet() {
-  const std::vector<std::string> dirs = module_dirs();
-  if (ModuleLoad cpu = load_module(dirs, "cpu", "CPU"); !cpu.why.empty())
+DeviceSet::DeviceSet() : dirs_(module_dirs()) {
+  if (ModuleLoad cpu = load_module(dirs_, "cpu", "CPU"); !cpu.why.empty())
     throw std::runtime_error("ggml's CPU backend: " + cpu.why + " (run scripts/fetch-deps.sh llamacpp)");
-  const ModuleLoad vulkan = load_module(dirs, "vulkan", "Vulkan");
-  const ModuleLoad cuda = load_module(dirs, "cuda", "CUDA");
+  ggml_backend_dev_t dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+  if (!dev) throw std::runtime_error("ggml's CPU module registered no device");
+  size_t free = 0, total = 0;
+  ggml_backend_dev_memory(dev, &free, &total);
+  cpu_ = {"CPU (" + std::string(ggml_backend_dev_description(dev)) + ")", "CPU", total, WASINN_TARGET_CPU};
+}
 
+const std::vector<sdk::Device> &DeviceSet::found() const {
+  std::call_once(gpus_once_, [this] { find_gpus(); });
+  return found_;
+}
+
+const std::vector<GpuDevice> &DeviceSet::gpus() const {
+  std::call_once(gpus_once_, [this] { find_gpus(); });
+  return gpus_;
+}
+
+const std::string &DeviceSet::gpu_unavailable() const {
+  std::call_once(gpus_once_, [this] { find_gpus(); });
+  return gpu_unavailable_;
+}
+
+void DeviceSet::find_gpus() const {
+  std::unique_lock writer(registry_);  // no model load or context creation reads the registry now
+  const ModuleLoad vulkan = load_module(dirs_, "vulkan", "Vulkan");
+  const ModuleLoad cuda = load_module(dirs_, "cuda", "CUDA");
+  found_.push_back(cpu_);
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
     const auto type = ggml_backend_dev_type(dev);
+    if (type != GGML_BACKEND_DEVICE_TYPE_GPU && type != GGML_BACKEND_DEVICE_TYPE_IGPU) continue;
     size_t free = 0, total = 0;
     ggml_backend_dev_memory(dev, &free, &total);
-    const std::string api = ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev));
-    if (type == GGML_BACKEND_DEVICE_TYPE_CPU) {
-      found_.push_back({"CPU (" + std::string(ggml_backend_dev_description(dev)) + ")", "CPU", total, WASINN_TARGET_CPU});
-    } else if (type == GGML_BACKEND_DEVICE_TYPE_GPU || type == GGML_BACKEND_DEVICE_TYPE_IGPU) {
-      gpus_.push_back({dev, device_label(dev)});
-      found_.push_back({gpus_.back().label, api, total, WASINN_TARGET_GPU});
-    }
+    gpus_.push_back({dev, device_label(dev)});
+    found_.push_back({gpus_.back().label, ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev)), total,
+                      WASINN_TARGET_GPU});
   }
-  if (!gpus_.empty()) return;
-  // ggml says little when its Vulkan module finds nothing (or fails to start without a driver):
-  // Vulkan itself is asked why.
-  std::string vk = vulkan.why;
-  if (vulkan.present) vk = (vk.empty() ? "" : vk + "; ") + vulkan_probe::why_no_device();
-  gpu_unavailable_ = "no GPU device: Vulkan: " + vk + "; CUDA: " +
-                     (cuda.why.empty() ? "the module found no device" : cuda.why);
+  std::string found;
+  for (const auto &d : found_) found += (found.empty() ? "" : ", ") + d.name + " [" + d.api + "]";
+  if (gpus_.empty()) {
+    // ggml says little when its Vulkan module finds nothing (or fails to start without a
+    // driver): Vulkan itself is asked why.
+    std::string vk = vulkan.why;
+    if (vulkan.present) vk = (vk.empty() ? "" : vk + "; ") + vulkan_probe::why_no_device();
+    gpu_unavailable_ = "no GPU device: Vulkan: " + vk + "; CUDA: " +
+                       (cuda.why.empty() ? "the module found no device" : cuda.why);
+    found += "; " + gpu_unavailable_;
+  }
+  // Info, shown from --log-level debug (the host shows plugins' framework lines a level lower).
+  ggml_common::note(WASINN_LOG_INFO, "devices: " + found);
 }
 
 }  // namespace wasinn::llamacpp

@@ -76,8 +76,12 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   if (!paths.empty()) {  // metadata lives in the first split
     if (Error e = check_gguf_header(paths[0])) return e;
   }
-  llama_model *model = paths.size() == 1 ? llama_model_load_from_file(paths[0], params)
-                                         : llama_model_load_from_splits(paths.data(), paths.size(), params);
+  llama_model *model = nullptr;
+  {
+    const auto reading = backend.device_set().registry_reader();
+    model = paths.size() == 1 ? llama_model_load_from_file(paths[0], params)
+                              : llama_model_load_from_splits(paths.data(), paths.size(), params);
+  }
   if (!model) {
     const std::string why = scope.errors().empty() ? "" : ": " + scope.errors();
     return sdk::invalid("load: llama.cpp could not load " + source.description() + why);

@@ -8,11 +8,11 @@ Error place(const DeviceSet &devices, int32_t target, const LlamaOptions &option
   out = {};
   if (target == WASINN_TARGET_TPU)
     return sdk::unsupported("target tpu: llama.cpp has no TPU backend; load with target gpu, cpu or auto");
+  // auto with n-gpu-layers 0 asks for nothing on a GPU: the CPU, and the label says so. Neither
+  // asks for the GPU devices, whose first lookup loads the GPU modules.
+  if (target == WASINN_TARGET_CPU || (target == WASINN_TARGET_AUTO && options.n_gpu_layers == 0)) return {};
   const auto &gpus = devices.gpus();
-  // auto with n-gpu-layers 0 asks for nothing on a GPU: the CPU, and the label says so.
-  if (target == WASINN_TARGET_CPU ||
-      (target == WASINN_TARGET_AUTO && (gpus.empty() || options.n_gpu_layers == 0)))
-    return {};
+  if (target == WASINN_TARGET_AUTO && gpus.empty()) return {};
   if (gpus.empty())
     return sdk::unsupported("target gpu: " + devices.gpu_unavailable() + "; load with target cpu or auto to run on the CPU");
   if (options.n_gpu_layers == 0)

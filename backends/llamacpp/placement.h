@@ -1,7 +1,7 @@
 // Where a load runs: the load's target and the config's n-gpu-layers and main-gpu against the
 // devices this process has (devices.h). `gpu` with no GPU device is refused, never run on the
-// CPU; `cpu` gets no GPU device at all (llama.cpp then creates nothing on one); `auto` takes a GPU
-// when there is one.
+// CPU; `cpu` gets no GPU device at all (llama.cpp then creates nothing on one, and the GPU
+// modules are not even loaded for it); `auto` takes a GPU when there is one.
 #pragma once
 
 #include <ggml-backend.h>

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,15 @@ Backend &backend() {
 }
 
 bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+// Whether this process has mapped a library whose path contains `name`.
+bool mapped(const std::string &name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (has(line, name)) return true;
+  return false;
+}
 
 struct Loaded {
   Graph graph;
@@ -327,6 +337,18 @@ class LlamaCpuTypeOnly : public ::testing::Test {
     if (!have_lavapipe()) GTEST_SKIP() << "no Vulkan device: install mesa-vulkan-drivers (scripts/deps/vulkan.apt)";
   }
 };
+
+// First in its process: cpu loads and computes never load a GPU module, so no Vulkan instance and
+// no driver (lavapipe's LLVM) ever come into a process that runs on the CPU only.
+TEST_F(LlamaCpuTypeOnly, CpuLoadsLoadNoGpuModule) {
+  Loaded cpu = load_tiny(WASINN_TARGET_CPU);
+  ASSERT_EQ(cpu.status, WASINN_OK) << cpu.detail;
+  EXPECT_EQ(generate(cpu.graph), native_cpu().text());
+  EXPECT_FALSE(mapped("libggml-vulkan.so"));
+  EXPECT_FALSE(mapped("libvulkan_lvp.so"));
+  EXPECT_GE(llama().backend_device_count(backend().ptr), 1u);  // the report loads them
+  EXPECT_TRUE(mapped("libggml-vulkan.so"));
+}
 
 TEST_F(LlamaCpuTypeOnly, GpuRefusalNamesTheDeviceAndTheSwitch) {
   if (gpu_unavailable().empty()) GTEST_SKIP() << "ggml found a GPU it takes without being told: not lavapipe alone";
