@@ -23,7 +23,7 @@ CUDA_RUNTIME_WHEELS=(
 )
 CUDNN_WHEEL=nvidia-cudnn-cu13==9.28.1.4  # libcudnn*.so.9, 517 MB (ORT's Conv, pooling)
 # The compiler side, for building ggml's CUDA module only.
-CUDA_BUILD_WHEELS=(
+CUDA_BUILD_WHEELS=(  # nvcc first: its version names the toolkit
   nvidia-cuda-nvcc==13.5.37
   nvidia-cuda-crt==13.5.37
   nvidia-cuda-cccl==13.3.5.0.6
