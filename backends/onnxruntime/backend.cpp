@@ -73,6 +73,18 @@ Error OrtBackend::create(std::string_view config, std::unique_ptr<OrtBackend> &o
     return e;
   backend->cpu_memory_.reset(mem);
 
+  backend->cuda_.find(env);
+  const CudaProvider &cuda = backend->cuda_;
+  if (cuda.unavailable().empty()) {
+    backend->description_ = "gpu: CUDA (" + cuda.summary() + ")";
+    for (size_t i = 0; i < cuda.devices().size(); ++i)
+      backend->description_ += "; CUDA" + std::to_string(i) + " " + cuda.devices()[i].name + ", " +
+                               std::to_string(cuda.devices()[i].memory_bytes >> 20) + " MiB";
+  } else {
+    backend->description_ = "gpu: unavailable: " + cuda.unavailable();
+  }
+  sdk::log(WASINN_LOG_DEBUG, backend->description_);
+
   out = std::move(backend);
   return {};
 }
