@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 
@@ -154,6 +155,38 @@ TEST(OrtCuda, FallbackConfigChecked) {
             WASINN_INVALID_ARGUMENT);
   EXPECT_CONTAINS(d.detail, "\"fallback\" must be one of \"cpu\" or \"none\"");
 }
+
+// The causes a machine without a GPU cannot show, through a stand-in driver (fake_libcuda.c),
+// found first on LD_LIBRARY_PATH by the ctest onnxruntime_cuda_fake_driver_test.
+class OrtCudaFakeDriver : public ::testing::TestWithParam<std::pair<const char *, const char *>> {};
+
+TEST_P(OrtCudaFakeDriver, GpuRefusedNamingTheCause) {
+  SKIP_WITHOUT_VARIANT();
+  if (!std::getenv("WASINN_TEST_FAKE_CUDA")) GTEST_SKIP() << "run by ctest onnxruntime_cuda_fake_driver_test";
+  const auto [mode, cause] = GetParam();
+  setenv("FAKE_CUDA", mode, 1);  // the stand-in reads it at each call; the backend probes at create
+  TestBackend b;
+  Graph g;
+  Diag d;
+  EXPECT_EQ(load(b, {read_fixture("digits/model.onnx")}, g, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_EQ(g.ptr, nullptr);
+  EXPECT_CONTAINS(d.detail, std::string("target gpu is not available: ") + cause);
+  std::printf("%s: %s\n", mode, d.detail.c_str());
+  std::string device;
+  EXPECT_EQ(digits_logits(b, WASINN_TARGET_AUTO, "", 4, &device).size(), 40u);
+  EXPECT_EQ(device, "cpu");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Causes, OrtCudaFakeDriver,
+    ::testing::Values(
+        std::make_pair("nodevice", "no CUDA device: the NVIDIA driver is installed but finds no GPU"),
+        std::make_pair("old", "the NVIDIA driver is too old: it supports CUDA 12.4, the CUDA provider needs CUDA 13.0"),
+        std::make_pair("stub", "no NVIDIA driver: the libcuda.so.1 found is the CUDA toolkit's stub"),
+        // The probe passes, so ORT loads its CUDA provider with this core (the pair works); the
+        // CUDA runtime then finds no real driver behind the stand-in.
+        std::make_pair("one", "ONNX Runtime's CUDA provider loaded but offers no device")),
+    [](const auto &info) { return std::string(info.param.first); });
 
 // On an NVIDIA machine (scripts/gpu-check.sh): CUDA runs the digits and agrees with the CPU.
 TEST(OrtCuda, GpuMatchesCpu) {
