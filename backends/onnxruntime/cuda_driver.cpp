@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <cstdlib>
 
 namespace wasinn::onnxruntime {
 namespace {
@@ -78,6 +79,9 @@ CudaDriver probe_cuda_driver(int needed) {
   if (init == kNoDevice) {
     out.unusable = "no CUDA device: the NVIDIA driver is installed but finds no GPU (" +
                    error_text(api, init) + ")";
+    // The usual way GPUs are hidden on purpose, so the reason says when it is in play.
+    if (const char *visible = std::getenv("CUDA_VISIBLE_DEVICES"))
+      out.unusable += std::string("; CUDA_VISIBLE_DEVICES is \"") + visible + "\"";
     return out;
   }
   if (init == kStubLibrary) {
