@@ -83,7 +83,7 @@ Error OrtBackend::create(std::string_view config, std::unique_ptr<OrtBackend> &o
   } else {
     backend->description_ = "gpu: unavailable: " + cuda.unavailable();
   }
-  sdk::log(WASINN_LOG_DEBUG, backend->description_);
+  sdk::log_own(WASINN_LOG_DEBUG, backend->description_);
 
   out = std::move(backend);
   return {};

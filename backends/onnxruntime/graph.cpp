@@ -183,8 +183,9 @@ Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
   graph->session_.reset(session);
   if (Error e = check_placement(backend, req.target(), fallback_cpu, session, placement)) return e;
   graph->description_ = placement.description;
-  sdk::log(WASINN_LOG_DEBUG, "onnx graph runs on " + placement.device +
-                                 (placement.description.empty() ? "" : " (" + placement.description + ")"));
+  sdk::log_own(WASINN_LOG_DEBUG, std::string("target ") + sdk::target_name(req.target()) + ": the graph runs on " +
+                                     placement.device +
+                                     (placement.description.empty() ? "" : " (" + placement.description + ")"));
 
   std::vector<OrtIo> output_kinds;
   if (Error e = read_io(session, false, graph->inputs_, graph->input_kinds_)) return e;
