@@ -24,6 +24,7 @@ if [[ -f $prefix/.version && $(cat "$prefix/.version") == "$key" ]]; then
   exit 0
 fi
 need_tool unzip unzip
+need_tool patchelf patchelf
 
 # The toolkit: nvcc and its parts, the runtime's and cuBLAS's headers and libraries.
 toolkit_wheels=("${CUDA_BUILD_WHEELS[@]}" nvidia-nvvm==$nvcc_ver "${CUDA_RUNTIME_WHEELS[0]}"
@@ -45,32 +46,41 @@ if [[ ! -f $toolkit/.version || $(cat "$toolkit/.version") != "$tk_key" ]]; then
 fi
 "$toolkit/bin/nvcc" --version | tail -n2
 
-# The same source tree the default llama.cpp build extracted (fetch-deps extracts it if needed).
-work=$CACHE/build/llamacpp-$LLAMACPP_PY_VERSION
+# The same source as the plugin's llama.cpp: the sdist scripts/deps/llamacpp.sh pins, fetched and
+# checked there, extracted here into a tree of this build's own.
+sdist=$DL/llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
+[[ -s $sdist ]] || bash "$ROOT/scripts/fetch-deps.sh" llamacpp
+echo "$LLAMACPP_SDIST_SHA256  $sdist" | sha256sum -c --quiet - ||
+  { echo "checksum mismatch for $sdist" >&2; exit 1; }
+work=$CACHE/build/llamacpp-cuda-$LLAMACPP_PY_VERSION
 src=$work/llama_cpp_python-$LLAMACPP_PY_VERSION/vendor/llama.cpp
-[[ -f $src/CMakeLists.txt ]] || bash "$ROOT/scripts/fetch-deps.sh" llamacpp
-build=$CACHE/build/llamacpp-cuda-$LLAMACPP_PY_VERSION
-say "building ggml's CUDA module for architectures $archs (long: about a minute per kernel file and architecture on 2 cores; log in $build.log)"
+build=$work/build
+if [[ ! -f $src/CMakeLists.txt ]]; then
+  rm -rf "$work" && mkdir -p "$work"
+  tar -xzf "$sdist" -C "$work"
+fi
+say "building ggml's CUDA module for architectures $archs (long; log in $work/build.log)"
 # GGML_CUDA_NO_VMM: the VMM memory pool links libcuda.so at build time, and no PyPI wheel has
 # the toolkit's driver stub; ggml then uses its plain pool. GGML_NATIVE=OFF: no host -march.
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_COMPILER="$toolkit/bin/nvcc" -DCUDAToolkit_ROOT="$toolkit" \
-  -DCMAKE_CUDA_ARCHITECTURES="$archs" -DCMAKE_INSTALL_RPATH='$ORIGIN' \
+  -DCMAKE_CUDA_ARCHITECTURES="$archs" \
   -DBUILD_SHARED_LIBS=ON -DGGML_BACKEND_DL=ON -DGGML_CPU=OFF -DGGML_CUDA=ON -DGGML_CUDA_NO_VMM=ON \
   -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_COMMON=OFF \
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
   -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DGGML_CCACHE=OFF \
   -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
-  >"$build.configure.log" 2>&1 || { tail -40 "$build.configure.log" >&2; exit 1; }
+  >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; exit 1; }
 start=$SECONDS
-cmake --build "$build" -j "${WASINN_JOBS:-2}" --target ggml-cuda >"$build.log" 2>&1 ||
-  { tail -40 "$build.log" >&2; exit 1; }
+cmake --build "$build" -j "${WASINN_JOBS:-2}" --target ggml-cuda >"$work/build.log" 2>&1 ||
+  { tail -40 "$work/build.log" >&2; exit 1; }
 say "compiled in $(( (SECONDS - start) / 60 )) min"
 
 rm -rf "$prefix" && mkdir -p "$prefix/lib"
 cp "$build"/bin/libggml-cuda.so "$prefix/lib/"
-# Its own RUNPATH ($ORIGIN) finds the CUDA runtime and cuBLAS beside it; libggml-base is the
-# plugin's, already loaded when ggml loads the module.
+# Its RUNPATH becomes $ORIGIN (the build's points into the build tree): it finds the CUDA
+# runtime and cuBLAS beside it; libggml-base is the plugin's, already loaded when ggml loads it.
+patchelf --set-rpath '$ORIGIN' "$prefix/lib/libggml-cuda.so"
 unpack_libs "$prefix/lib" "${CUDA_RUNTIME_WHEELS[0]}" "${CUDA_RUNTIME_WHEELS[1]}" "${CUDA_RUNTIME_WHEELS[4]}"
 echo "$key" >"$prefix/.version"
 say "ggml CUDA module -> $prefix"
