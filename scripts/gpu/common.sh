@@ -38,7 +38,10 @@ pip_wheels() {
   done
   [[ ${#missing[@]} -eq 0 ]] && return
   say "downloading from PyPI (cached in $CUDA_WHEELS): ${missing[*]}"
-  python3 -m pip download --no-deps --only-binary=:all: --progress-bar on -d "$CUDA_WHEELS" "${missing[@]}"
+  # The fixture venv's pip (scripts/fetch-deps.sh makes it), since Debian's python3 has none.
+  local py=$DEPS/venv/bin/python
+  [[ -x $py ]] || py=python3
+  "$py" -m pip download --no-deps --only-binary=:all: --progress-bar on -d "$CUDA_WHEELS" "${missing[@]}"
 }
 
 # wheel_file SPEC: the cached wheel's path.
