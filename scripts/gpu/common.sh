@@ -56,8 +56,9 @@ unpack_libs() {
   local dest=$1; shift
   local spec
   for spec in "$@"; do
-    unzip -qo -j "$(wheel_file "$spec")" 'nvidia/*/lib/*.so*' -x '*nvblas*' '*cufftw*' -d "$dest"
+    unzip -qo -j "$(wheel_file "$spec")" 'nvidia/*/lib/*.so*' -d "$dest"
   done
+  rm -f "$dest"/libnvblas.so* "$dest"/libcufftw.so*
 }
 
 # need_tool NAME PACKAGE: installs a Debian package when its tool is missing.
