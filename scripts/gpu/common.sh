@@ -13,12 +13,15 @@ say() { printf '[gpu] %s\n' "$*"; }
 # The CUDA 13 line (driver 580 or newer): what onnxruntime-gpu 1.29.0's "cuda" and "cudnn"
 # extras resolve to, plus cuBLAS, which its CUDA provider links. One pin per wheel, so the
 # cache key (the list) changes when a version does.
+CUDART_WHEEL=nvidia-cuda-runtime==13.5.37   # libcudart.so.13
+CUBLAS_WHEEL=nvidia-cublas==13.10.0.20      # libcublas.so.13, libcublasLt.so.13
+NVRTC_WHEEL=nvidia-cuda-nvrtc==13.5.37      # libnvrtc.so.13 (dlopened by ORT's fused kernels; cuBLAS needs it)
 CUDA_RUNTIME_WHEELS=(
-  nvidia-cuda-runtime==13.5.37   # libcudart.so.13
-  nvidia-cublas==13.10.0.20      # libcublas.so.13, libcublasLt.so.13
+  "$CUDART_WHEEL"
+  "$CUBLAS_WHEEL"
   nvidia-curand==10.4.5.25       # libcurand.so.10
   nvidia-cufft==12.5.0.14        # libcufft.so.12 (dlopened by ORT's FFT kernels)
-  nvidia-cuda-nvrtc==13.5.37     # libnvrtc.so.13 (dlopened by ORT's fused kernels)
+  "$NVRTC_WHEEL"
   nvidia-nvjitlink==13.5.37      # libnvJitLink.so.13 (cuFFT needs it)
 )
 CUDNN_WHEEL=nvidia-cudnn-cu13==9.28.1.4  # libcudnn*.so.9, 517 MB (ORT's Conv, pooling)

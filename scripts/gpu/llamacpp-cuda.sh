@@ -27,8 +27,7 @@ need_tool unzip unzip
 need_tool patchelf patchelf
 
 # The toolkit: nvcc and its parts, the runtime's and cuBLAS's headers and libraries.
-toolkit_wheels=("${CUDA_BUILD_WHEELS[@]}" nvidia-nvvm==$nvcc_ver "${CUDA_RUNTIME_WHEELS[0]}"
-                "${CUDA_RUNTIME_WHEELS[1]}" "${CUDA_RUNTIME_WHEELS[4]}")
+toolkit_wheels=("${CUDA_BUILD_WHEELS[@]}" nvidia-nvvm==$nvcc_ver "$CUDART_WHEEL" "$CUBLAS_WHEEL" "$NVRTC_WHEEL")
 tk_key="${toolkit_wheels[*]}"
 if [[ ! -f $toolkit/.version || $(cat "$toolkit/.version") != "$tk_key" ]]; then
   pip_wheels "${toolkit_wheels[@]}"
@@ -81,6 +80,6 @@ cp "$build"/bin/libggml-cuda.so "$prefix/lib/"
 # Its RUNPATH becomes $ORIGIN (the build's points into the build tree): it finds the CUDA
 # runtime and cuBLAS beside it; libggml-base is the plugin's, already loaded when ggml loads it.
 patchelf --set-rpath '$ORIGIN' "$prefix/lib/libggml-cuda.so"
-unpack_libs "$prefix/lib" "${CUDA_RUNTIME_WHEELS[0]}" "${CUDA_RUNTIME_WHEELS[1]}" "${CUDA_RUNTIME_WHEELS[4]}"
+unpack_libs "$prefix/lib" "$CUDART_WHEEL" "$CUBLAS_WHEEL" "$NVRTC_WHEEL"
 echo "$key" >"$prefix/.version"
 say "ggml CUDA module -> $prefix"
