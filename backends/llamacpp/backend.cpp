@@ -2,6 +2,7 @@
 
 #include <llama.h>
 
+#include <exception>
 #include <mutex>
 #include <string>
 
@@ -30,13 +31,30 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   std::vector<IgnoredKey> ignored;
   if (Error e = parse_backend_config(config, backend->config_, ignored)) return e;
   log_ignored(ignored, "backend config");
-  // Process-wide and idempotent. The router goes first, as llama_backend_init may log; the CPU
-  // backend is linked in, so nothing is loaded at run time.
+  // Process-wide and idempotent. The router goes first, as loading the modules and
+  // llama_backend_init may log. The modules load here, once, before any model: a GPU module
+  // creates its API instance (a Vulkan instance) to list devices, but only a load placed on a
+  // GPU creates anything on the device.
   ggml_common::install_log_router(llama_log_set);
+  try {
+    backend->devices_ = &DeviceSet::get();
+  } catch (const std::exception &e) {
+    return sdk::runtime_error(std::string("llamacpp: ") + e.what());
+  }
   static std::once_flag init_once;
   std::call_once(init_once, [] { llama_backend_init(); });
+  std::string found;
+  for (const auto &d : backend->devices()) found += (found.empty() ? "" : ", ") + d.name + " [" + d.api + "]";
+  const std::string &no_gpu = backend->device_set().gpu_unavailable();
+  ggml_common::note(WASINN_LOG_INFO, "devices: " + found + (no_gpu.empty() ? "" : "; " + no_gpu));
   out = std::move(backend);
   return {};
+}
+
+const char *LlamaBackend::target_unavailable(int32_t target) const {
+  if (target == WASINN_TARGET_TPU) return "llama.cpp has no TPU backend";
+  if (target == WASINN_TARGET_GPU && !devices_->gpu_unavailable().empty()) return devices_->gpu_unavailable().c_str();
+  return nullptr;
 }
 
 Error LlamaBackend::load(const sdk::LoadRequest &request, std::unique_ptr<LlamaGraph> &out) {

@@ -1,6 +1,7 @@
-// The process-wide llama.cpp backend: initialises llama.cpp once, routes its log to the host's
-// logger, and keeps the operator's backend config. Immutable after create, so graphs on any
-// thread share it without locking.
+// The process-wide llama.cpp backend: initialises llama.cpp once, loads ggml's backend modules
+// and finds the devices (devices.h), routes its log to the host's logger, and keeps the
+// operator's backend config. Immutable after create, so graphs on any thread share it without
+// locking.
 #pragma once
 
 #include <memory>
@@ -8,9 +9,10 @@
 #include <vector>
 
 #include "config.h"
+#include "devices.h"
 #include "wasinn/plugin_sdk.hpp"
 
-// Set by CMake from .deps/llamacpp/share/llamacpp/build-info.json.
+// Set by CMake from .deps/llamacpp-dl/share/llamacpp/build-info.json.
 #ifndef WASINN_LLAMA_BUILD_NUMBER
 #define WASINN_LLAMA_BUILD_NUMBER 0
 #endif
@@ -28,9 +30,14 @@ class LlamaBackend {
   WASINN_SDK_BACKEND(LlamaBackend, LlamaGraph, LlamaContext, "llamacpp")
 
   const BackendConfig &config() const { return config_; }
+  const DeviceSet &device_set() const { return *devices_; }
+  // The device report (the CPU, then each GPU) and why a target cannot run (nullptr: it can).
+  const std::vector<FoundDevice> &devices() const { return devices_->found(); }
+  const char *target_unavailable(int32_t target) const;
 
  private:
   BackendConfig config_;
+  const DeviceSet *devices_ = nullptr;  // process-wide, never freed
 };
 
 // Logs config keys that were skipped, one warning each; `where` names the config.

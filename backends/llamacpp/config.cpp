@@ -45,6 +45,7 @@ const std::map<std::string, Setter, std::less<>> &setters() {
     t["n-predict"] = integer(&LlamaOptions::n_predict, "n-predict", -1, std::numeric_limits<int32_t>::max());
     t["reverse-prompt"] = text(&LlamaOptions::reverse_prompt, "reverse-prompt");
     t["n-gpu-layers"] = integer(&LlamaOptions::n_gpu_layers, "n-gpu-layers", -1, 100000);
+    t["main-gpu"] = integer(&LlamaOptions::main_gpu, "main-gpu", -1, 1024);
     t["use-mmap"] = boolean(&LlamaOptions::use_mmap, "use-mmap");
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
@@ -102,7 +103,7 @@ const std::map<std::string, Setter, std::less<>> &setters() {
 // Keys of WasmEdge's GGML plugin this build does not implement. `refuse`: without the key
 // the answer would differ (an image it would describe, speech it would write, a rope it would
 // scale), so going on would be a silent wrong answer. Otherwise skipping it changes only where
-// or how fast the same answer is computed on this CPU-only build, which a warning says.
+// or how fast the same answer is computed, which a warning says.
 struct WasmEdgeKey {
   const char *key;
   bool refuse;
@@ -126,11 +127,10 @@ constexpr WasmEdgeKey kWasmEdgeKeys[] = {
     {"yarn-orig-ctx", true, "YaRN scaling is not implemented by this backend"},
     {"grp-attn-n", true, "group attention (self-extend) is not implemented by this backend"},
     {"grp-attn-w", true, "group attention (self-extend) is not implemented by this backend"},
-    {"main-gpu", false, "GPU placement; this build runs on the CPU"},
-    {"tensor-split", false, "GPU placement; this build runs on the CPU"},
-    {"split-mode", false, "GPU placement; this build runs on the CPU"},
-    {"cpu-moe", false, "GPU placement; this build runs on the CPU"},
-    {"n-cpu-moe", false, "GPU placement; this build runs on the CPU"},
+    {"tensor-split", false, "finer GPU placement: llama.cpp splits layers evenly, or main-gpu picks one GPU"},
+    {"split-mode", false, "finer GPU placement: llama.cpp splits layers evenly, or main-gpu picks one GPU"},
+    {"cpu-moe", false, "finer GPU placement: experts go where their layer goes"},
+    {"n-cpu-moe", false, "finer GPU placement: experts go where their layer goes"},
     {"warmup", false, "a warm-up run changes no answer"},
     {"always-regenerate-image-embd", false, "there are no image embeddings in a text-only build"},
 };
@@ -189,9 +189,9 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
     options.typed_outputs = v.get<bool>();
     return {};
   }
-  // Every key the setters take, but the two fixed when the model is loaded.
+  // Every key the setters take, but the three fixed when the model is loaded.
   const auto it = setters().find(key);
-  if (it == setters().end() || key == "n-gpu-layers" || key == "use-mmap")
+  if (it == setters().end() || key == "n-gpu-layers" || key == "main-gpu" || key == "use-mmap")
     return sdk::invalid("property \"" + std::string(key) + "\" cannot be set: it is not one of llama.cpp's context options");
   LlamaOptions updated = options;
   if (Error e = it->second(sdk::property_value_json(value), "set property", updated)) return e;

@@ -36,7 +36,10 @@ struct LlamaOptions {
   std::string reverse_prompt;     // compute() stops once the text contains it
 
   // Model: fixed when the graph is loaded; a context cannot change them.
-  int64_t n_gpu_layers = 0;  // accepted for compatibility; this build is CPU-only
+  // Where it runs (placement.h): on a GPU load, layers offloaded (-1: all) and the GPU used
+  // (an index into the backend's GPU devices; -1: llama.cpp splits the layers across all).
+  int64_t n_gpu_layers = -1;
+  int64_t main_gpu = -1;
   bool use_mmap = true;
 
   // Context: changing one recreates only that context's llama_context, never the model.
@@ -76,14 +79,14 @@ struct IgnoredKey {
 // out-of-range value is INVALID_ARGUMENT naming the key, and leaves `options` unchanged; so is
 // a "json-schema" that does not convert to a grammar. A key of WasmEdge's that this build cannot
 // honour and whose absence would change the answer (an image, a projector, speech) is
-// UNSUPPORTED_OPERATION naming it. Keys whose absence changes nothing here (GPU placement on a
-// CPU build), and unknown keys, are skipped and listed in `ignored`. Within one object
+// UNSUPPORTED_OPERATION naming it. Keys whose absence changes nothing here (finer GPU placement),
+// and unknown keys, are skipped and listed in `ignored`. Within one object
 // "json-schema" wins over "grammar" (as in WasmEdge); across configs the later one wins.
 Error apply_config(std::string_view json, std::string_view source, LlamaOptions &options,
                    std::vector<IgnoredKey> &ignored);
 
 // The options a guest may set per context as properties (wasinn:nn-ext; everything but the
-// model's own n-gpu-layers and use-mmap), with their values in `options` as JSON text.
+// model's own n-gpu-layers, main-gpu and use-mmap), with their values in `options` as JSON text.
 std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions &options);
 // Sets one of those from a property's text (read as JSON when it parses, else as a string).
 // Any other key, or a wrong value, is INVALID_ARGUMENT naming it; `options` is then unchanged.

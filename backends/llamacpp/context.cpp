@@ -128,9 +128,10 @@ Error LlamaContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
     std::vector<IgnoredKey> ignored;
     if (Error e = apply_config(bytes, "metadata (input 1)", updated, ignored)) return e;
     log_ignored(ignored, "metadata");
-    if (updated.n_gpu_layers != options_.n_gpu_layers || updated.use_mmap != options_.use_mmap) {
+    if (updated.n_gpu_layers != options_.n_gpu_layers || updated.main_gpu != options_.main_gpu ||
+        updated.use_mmap != options_.use_mmap) {
       note(WASINN_LOG_WARN,
-           "metadata: n-gpu-layers and use-mmap apply when the model is loaded; this context keeps the loaded model");
+           "metadata: n-gpu-layers, main-gpu and use-mmap apply when the model is loaded; this context keeps the loaded model");
     }
     options_ = std::move(updated);  // takes effect at the next generation
     return {};

@@ -9,6 +9,7 @@
 #include "log_router.h"
 #include "model_checks.h"
 #include "model_source.h"
+#include "placement.h"
 
 namespace wasinn::llamacpp {
 
@@ -62,9 +63,13 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   log_ignored(ignored, "load");
 
   const LlamaOptions &o = graph->options_;
+  Placement placement;
+  if (Error e = place(backend.device_set(), request.target(), o, placement)) return e;
   LogScope scope(o.enable_log);
   llama_model_params params = llama_model_default_params();
-  params.n_gpu_layers = 0;  // CPU-only build: n-gpu-layers is accepted but has nothing to offload to
+  params.devices = placement.devices.data();  // never null: llama.cpp would take every device
+  params.n_gpu_layers = placement.n_gpu_layers;
+  params.main_gpu = 0;  // an index into params.devices, which holds only the chosen GPUs
   params.load_mode = o.use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
   std::vector<const char *> paths;
   for (const auto &p : source.paths()) paths.push_back(p.c_str());
@@ -84,7 +89,7 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   const int32_t n_ctx_train = llama_model_n_ctx_train(model);
   graph->n_ctx_train_ = n_ctx_train > 0 ? static_cast<uint32_t>(n_ctx_train) : 0;
   graph->properties_ = gguf_properties(model);
-  graph->properties_.push_back({"device", "cpu", false});
+  graph->properties_.push_back({"device", placement.label, false});
   for (auto &[key, value] : context_settings(o)) graph->properties_.push_back({key, value, true});
   debug_note(o.enable_debug_log, [&] {
     char desc[128] = {};
@@ -92,6 +97,9 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
     return "load: " + source.description() + ": " + desc + ", " +
            std::to_string(llama_model_size(model)) + " bytes";
   });
+  // Info, not debug: the host passes plugins its threshold for framework lines, which are shown one
+  // level lower, so a plugin's own debug line would need --log-level trace.
+  note(WASINN_LOG_INFO, "load: " + source.description() + " runs on " + placement.label, o.enable_debug_log);
   out = std::move(graph);
   return {};
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,12 @@ class RemoteGraph : public sdk::DeclaredIo {
   const std::vector<std::string> &input_datatypes() const { return input_datatypes_; }
   const std::vector<std::string> &output_names() const { return output_names_; }
   const std::string &description() const { return description_; }
+  // One fact: the graph runs on its server, not on a device of this host (metrics, inspect).
+  std::span<const sdk::Property> properties() const { return properties_; }
+  Error check_property(std::string_view name, std::string_view) const { return sdk::not_settable("remote", name); }
 
  private:
+  std::vector<sdk::Property> properties_{{"device", "remote", false}};
   ModelTarget target_;
   std::unique_ptr<Transport> transport_;
   std::vector<std::string> input_datatypes_, output_names_;

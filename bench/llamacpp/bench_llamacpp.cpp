@@ -2,7 +2,7 @@
 // largest fixture model (llama/bench.gguf), with the same threads and context parameters.
 //
 //   bench_llamacpp [--fixtures DIR] [--threads N...] [--pp TOKENS] [--gen TOKENS] [--seconds S]
-//                  [--json FILE]
+//                  [--json FILE] [--gpu]
 // For each thread count, and each order of making the two llama.cpp contexts: first a
 // correctness check (the guest's greedy answer must equal native llama.cpp's, byte for byte),
 // then, interleaving native and guest samples (bench/common/interleaved_timing.h):
@@ -12,6 +12,10 @@
 // contexts that have each generated, guest and native, each from a fresh child process (this
 // program with --rss-child). Prints a Markdown section (scripts/bench.sh puts it into
 // docs/benchmarks.md) and exits non-zero if a side fails or the answers differ.
+// --gpu: both sides run every layer on ggml's GPU device (Vulkan; Mesa's lavapipe needs
+// GGML_VK_VISIBLE_DEVICES=0), the guest's model loaded with target gpu, so the ratio is the
+// host's per-token overhead on the GPU path; a further table times native llama.cpp on the CPU
+// against native on the GPU device, in the same run; no memory figures.
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +48,7 @@ struct Options {
   std::string json;
   std::string rss_child;  // "guest" or "native": measure memory and print it
   int contexts = 1;
+  bool gpu = false;
 };
 
 std::string model_path(const Options &o) { return o.fixtures + "/llama/bench.gguf"; }
@@ -94,7 +99,7 @@ std::unique_ptr<Guest> start_guest(const Options &o, int threads, const std::str
   auto g = std::make_unique<Guest>();
   wasinn::HostOptions ho;
   ho.backend_dirs = {WASINN_BACKEND_DIR};
-  ho.preloads = {"bench:GGML:AUTO:" + model_path(o)};
+  ho.preloads = {std::string(o.gpu ? "bench:GGML:GPU:" : "bench:GGML:CPU:") + model_path(o)};
   g->host = wasinn::Host::create(ho, error);
   if (!g->host) return nullptr;
   wasinn::Program p;
@@ -112,6 +117,7 @@ llama_bench::NativeOptions native_options(const Options &o, int threads) {
   n.model = model_path(o);
   n.threads = threads;
   n.gen = o.gen;
+  n.gpu = o.gpu;
   return n;
 }
 
@@ -187,12 +193,13 @@ int main(int argc, char **argv) {
   app.add_option("--gen", o.gen, "tokens per generation sample");
   app.add_option("--seconds", o.seconds, "timed seconds per side and row");
   app.add_option("--json", o.json, "also write the results as JSON to this file");
+  app.add_flag("--gpu", o.gpu, "both sides on ggml's GPU device (target gpu), and native CPU versus native GPU");
   app.add_option("--rss-child", o.rss_child, "internal: measure resident memory for guest|native")->group("");
   app.add_option("--contexts", o.contexts, "internal: contexts for --rss-child")->group("");
   CLI11_PARSE(app, argc, argv);
   if (!o.rss_child.empty()) return rss_child(o);
 
-  std::vector<Row> rows, controls;
+  std::vector<Row> rows, controls, devices;
   size_t prompt_tokens = 0;
   for (int threads : o.threads) {
     // Identical llama.cpp contexts in one process differ by a few percent in speed depending on
@@ -241,6 +248,24 @@ int main(int argc, char **argv) {
       rows.push_back({"prompt processing", threads, native_first, pp, static_cast<double>(prompt_tokens)});
       rows.push_back({"token generation", threads, native_first, tg, 1.0});
       if (!native_first) continue;
+      if (o.gpu) {
+        // Native on the CPU ("native" column) against native on the GPU device ("guest" column).
+        llama_bench::NativeOptions on_cpu = native_options(o, threads);
+        on_cpu.gpu = false;
+        auto cpu = llama_bench::NativeLlama::open(on_cpu, 1, &error);
+        Comparison dpp, dtg;
+        if (!cpu || cpu->greedy_text(prompt, &error) != expected ||
+            !wasinn::bench::compare_interleaved(
+                plan, [&](std::string *e) { return cpu->pp(prompt, e); },
+                [&](std::string *e) { return native->pp(prompt, e); }, &dpp, &error) ||
+            !wasinn::bench::compare_interleaved(
+                tg_plan, [&](std::string *e) { return cpu->tg(e); }, [&](std::string *e) { return native->tg(e); },
+                &dtg, &error)) {
+          return fmt::print(stderr, "bench_llamacpp: native CPU vs GPU: {}\n", error.empty() ? "the CPU's answer differs" : error), 1;
+        }
+        devices.push_back({"prompt processing", threads, true, dpp, static_cast<double>(prompt_tokens)});
+        devices.push_back({"token generation", threads, true, dtg, 1.0});
+      }
       // Control: the same generation on a second native model and context, made last. Its
       // "guest" column is that native copy, so the row shows how far two identical native
       // contexts differ in this run: the noise floor for the rows above.
@@ -254,17 +279,20 @@ int main(int argc, char **argv) {
       controls.push_back({"token generation, control: a second native context", threads, true, control, 1.0});
     }
   }
-  const size_t rss[2][2] = {{measure_rss(o, "native", 1), measure_rss(o, "native", 2)},
-                            {measure_rss(o, "guest", 1), measure_rss(o, "guest", 2)}};
+  size_t rss[2][2] = {};
+  if (!o.gpu) {
+    rss[0][0] = measure_rss(o, "native", 1), rss[0][1] = measure_rss(o, "native", 2);
+    rss[1][0] = measure_rss(o, "guest", 1), rss[1][1] = measure_rss(o, "guest", 2);
+  }
 
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  fmt::print("{}, llama/bench.gguf (n_embd 512, 8 layers, f16, 118 MB); run {}; {} s of timed samples per side "
+  fmt::print("{}, llama/bench.gguf (n_embd 512, 8 layers, f16, 118 MB){}; run {}; {} s of timed samples per side "
              "and row; prompt {} tokens, generation {} tokens per sample. Before timing, the guest's greedy "
              "answer equalled native llama.cpp's.\n\n",
-             "llama.cpp b" WASINN_LLAMA_BUILD_STR, date, o.seconds,
-             prompt_tokens, o.gen);
+             "llama.cpp b" WASINN_LLAMA_BUILD_STR, o.gpu ? ", every layer on the GPU device (both sides)" : "", date,
+             o.seconds, prompt_tokens, o.gen);
   fmt::print("| measure | threads | made first | native tokens/s | guest tokens/s | guest/native (95% CI) | samples "
              "per side |\n");
   fmt::print("|---|---:|---|---:|---:|---:|---:|\n");
@@ -283,16 +311,27 @@ int main(int argc, char **argv) {
     fmt::print("{}", verdict(rows[i], rows[i + 2]));
     fmt::print("{}", verdict(rows[i + 1], rows[i + 3]));
   }
-  const double mib = 1024.0 * 1024.0;
-  fmt::print("\n| resident memory (VmRSS), 1 thread | one graph, 1 context | one graph, 2 contexts | the second context "
-             "costs |\n|---|---:|---:|---:|\n");
-  const char *sides[2] = {"native llama.cpp", "guest"};
-  for (int s = 0; s < 2; ++s) {
-    fmt::print("| {} | {:.1f} MiB | {:.1f} MiB | {:.1f} MiB |\n", sides[s], rss[s][0] / mib, rss[s][1] / mib,
-               (double(rss[s][1]) - double(rss[s][0])) / mib);
+  if (o.gpu) {
+    fmt::print("\nThe same model on the CPU backend and on the GPU device, native llama.cpp on both, interleaved in "
+               "this run (the CPU's greedy answer equalled the GPU's):\n\n");
+    fmt::print("| measure | threads | CPU tokens/s | GPU tokens/s | GPU/CPU (95% CI) |\n|---|---:|---:|---:|---:|\n");
+    for (const Row &r : devices) {
+      fmt::print("| {} | {} | {:.1f} | {:.1f} | {:.3f} ({:.3f}–{:.3f}) |\n", r.measure, r.threads, r.native_tps(),
+                 r.guest_tps(), r.ratio(), r.low(), r.high());
+    }
   }
-  fmt::print("\nThe model file is 118 MB; a second context adds its KV cache (1024 tokens × 8 layers × 512 × "
-             "K and V in f16 = 16 MiB) and compute buffers, not another copy of the weights.\n");
+  const double mib = 1024.0 * 1024.0;
+  if (!o.gpu) {
+    fmt::print("\n| resident memory (VmRSS), 1 thread | one graph, 1 context | one graph, 2 contexts | the second context "
+               "costs |\n|---|---:|---:|---:|\n");
+    const char *sides[2] = {"native llama.cpp", "guest"};
+    for (int s = 0; s < 2; ++s) {
+      fmt::print("| {} | {:.1f} MiB | {:.1f} MiB | {:.1f} MiB |\n", sides[s], rss[s][0] / mib, rss[s][1] / mib,
+                 (double(rss[s][1]) - double(rss[s][0])) / mib);
+    }
+    fmt::print("\nThe model file is 118 MB; a second context adds its KV cache (1024 tokens × 8 layers × 512 × "
+               "K and V in f16 = 16 MiB) and compute buffers, not another copy of the weights.\n");
+  }
 
   if (!o.json.empty()) {
     nlohmann::json j = {{"model", "llama/bench.gguf"}, {"prompt_tokens", prompt_tokens}, {"gen_tokens", o.gen}};
@@ -307,10 +346,15 @@ int main(int argc, char **argv) {
                                {"second_tokens_per_s", r.guest_tps()}, {"ratio", r.ratio()},
                                {"ratio_95", {r.low(), r.high()}}});
     }
-    j["resident_memory_bytes"] = {{"native", {rss[0][0], rss[0][1]}}, {"guest", {rss[1][0], rss[1][1]}}};
+    for (const Row &r : devices) {
+      j["cpu_vs_gpu"].push_back({{"measure", r.measure}, {"threads", r.threads}, {"cpu_tokens_per_s", r.native_tps()},
+                                 {"gpu_tokens_per_s", r.guest_tps()}, {"ratio", r.ratio()},
+                                 {"ratio_95", {r.low(), r.high()}}});
+    }
+    if (!o.gpu) j["resident_memory_bytes"] = {{"native", {rss[0][0], rss[0][1]}}, {"guest", {rss[1][0], rss[1][1]}}};
     std::ofstream(o.json) << j.dump(2) << "\n";
   }
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 2 && !o.gpu; ++s) {
     if (rss[s][0] == 0 || rss[s][1] == 0) return fmt::print(stderr, "bench_llamacpp: a memory measurement failed\n"), 1;
   }
   return 0;

@@ -1,8 +1,25 @@
 #include "native_llama.h"
 
+#include <ggml-backend.h>
+
 namespace llama_bench {
 namespace {
 void quiet(ggml_log_level, const char *, void *) {}
+
+// ggml's backends are run-time modules (GGML_BACKEND_DL), loaded from llama.cpp's own build as
+// the plugin loads them; the plugin in this process may have loaded them already.
+void load_modules(bool gpu) {
+  if (!ggml_backend_reg_by_name("CPU")) ggml_backend_load(WASINN_GGML_MODULE_DIR "/libggml-cpu.so");
+  if (gpu && !ggml_backend_reg_by_name("Vulkan")) ggml_backend_load(WASINN_GGML_MODULE_DIR "/libggml-vulkan.so");
+}
+
+ggml_backend_dev_t first_gpu() {
+  for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+    const auto type = ggml_backend_dev_type(ggml_backend_dev_get(i));
+    if (type == GGML_BACKEND_DEVICE_TYPE_GPU || type == GGML_BACKEND_DEVICE_TYPE_IGPU) return ggml_backend_dev_get(i);
+  }
+  return nullptr;
+}
 
 std::vector<llama_token> tokenize(const llama_vocab *vocab, const std::string &text) {
   std::vector<llama_token> t(text.size() + 8);
@@ -29,9 +46,18 @@ std::unique_ptr<NativeLlama> NativeLlama::open(const NativeOptions &o, int conte
   std::unique_ptr<NativeLlama> n(new NativeLlama());
   n->o_ = o;
   llama_log_set(quiet, nullptr);
+  load_modules(o.gpu);
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
-  mp.n_gpu_layers = 0;
+  if (o.gpu) {
+    n->devices_[0] = first_gpu();
+    if (!n->devices_[0]) {
+      *error = "native llama.cpp: no GPU device (for Mesa's lavapipe, set GGML_VK_VISIBLE_DEVICES=0)";
+      return nullptr;
+    }
+  }
+  mp.devices = n->devices_;  // the GPU, then nullptr; or only nullptr: the CPU alone
+  mp.n_gpu_layers = o.gpu ? -1 : 0;
   mp.load_mode = LLAMA_LOAD_MODE_MMAP;  // as the plugin loads a preloaded model
   n->model_ = llama_model_load_from_file(o.model.c_str(), mp);
   if (!n->model_) {

@@ -18,11 +18,13 @@ struct NativeOptions {
   uint32_t n_ubatch = 512;
   int threads = 2;
   int gen = 16;
+  bool gpu = false;  // every layer on ggml's first GPU device (Vulkan), else the CPU alone
 };
 
 class NativeLlama {
  public:
-  // Returns nullptr and sets *error if the model or a context cannot be made.
+  // Returns nullptr and sets *error if the model or a context cannot be made, or gpu was asked
+  // and ggml has no GPU device.
   static std::unique_ptr<NativeLlama> open(const NativeOptions &o, int contexts, std::string *error);
   ~NativeLlama();
   NativeLlama(const NativeLlama &) = delete;
@@ -48,6 +50,7 @@ class NativeLlama {
   std::vector<llama_context *> contexts_;
   llama_sampler *sampler_ = nullptr;
   llama_token last_ = 0;
+  ggml_backend_dev_t devices_[2] = {nullptr, nullptr};  // llama_model_params.devices
 };
 
 }  // namespace llama_bench

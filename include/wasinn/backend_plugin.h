@@ -191,6 +191,14 @@ typedef struct wasinn_property {
   int32_t settable;    /* 1: property_set takes it */
 } wasinn_property;
 
+/* One device a backend can run graphs on (backend_device_info). */
+typedef struct wasinn_device {
+  const char *name;      /* the framework's name for it, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" */
+  const char *api;       /* how the backend reaches it, e.g. "Vulkan", "CUDA", "CPU" */
+  uint64_t memory_bytes; /* 0 when unknown */
+  int32_t target;        /* the wasinn_target it serves */
+} wasinn_device;
+
 typedef struct wasinn_load_request {
   uint32_t struct_size;  /* sizeof(wasinn_load_request) of the host; lets the struct grow */
   const char *encoding;  /* the encoding's name, e.g. "onnx", as in the plugin's manifest */
@@ -295,6 +303,14 @@ typedef struct wasinn_backend_api {
   int (*property_set)(const wasinn_graph *graph, wasinn_context *context, const char *name,
                       size_t name_length, const char *value, size_t value_length,
                       wasinn_diag *diag);
+
+  /* Optional, added after property_set (hosts check struct_size): the devices the backend found
+     when it was created, for `wasinn backends --check`, and why a target cannot be served (a
+     graph_load with that target fails with WASINN_UNSUPPORTED_OPERATION and this reason), NULL
+     when it can. Strings live as long as the backend. */
+  size_t (*backend_device_count)(const wasinn_backend *backend);
+  int (*backend_device_info)(const wasinn_backend *backend, size_t index, wasinn_device *out);
+  const char *(*backend_target_unavailable)(const wasinn_backend *backend, int32_t target);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);

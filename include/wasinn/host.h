@@ -108,6 +108,14 @@ struct RunOutcome {
   size_t unstopped_threads = 0;
 };
 
+// A device a backend found, for `wasinn backends --check`.
+struct DeviceInfo {
+  std::string name;          // the framework's name for it
+  std::string api;           // how the backend reaches it: "Vulkan", "CUDA", "CPU", ...
+  uint64_t memory_bytes = 0;  // 0 when unknown
+  std::string target;        // the target it serves: "cpu", "gpu", "tpu"
+};
+
 struct BackendStatus {
   std::string name;  // "(bad manifest)" for a manifest that cannot be read: problem says why
   std::vector<std::string> encodings;
@@ -123,6 +131,9 @@ struct BackendStatus {
   bool loadable = false;
   std::string framework_version;
   std::string description;  // what the backend found: accelerators, delegates, the target each serves
+  std::vector<DeviceInfo> devices;  // the devices it found (empty when the plugin does not say)
+  // The targets it cannot serve ("gpu", "tpu"), each with the backend's reason.
+  std::vector<std::pair<std::string, std::string>> unavailable_targets;
   std::string problem;
 };
 

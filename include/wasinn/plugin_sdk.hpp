@@ -18,6 +18,8 @@
 //     static const char *framework_version() noexcept;    // static storage
 //     static Error create(std::string_view config, std::unique_ptr<MyBackend> &out);
 //     Error load(const LoadRequest &request, std::unique_ptr<MyGraph> &out);
+//     // Optional, both or none: const std::vector<Device> &devices() const;  (found at create)
+//     //   const char *target_unavailable(int32_t target) const;  (why not, or nullptr)
 //   };                                  // (WASINN_SDK_BACKEND, below, declares these six)
 //   class MyGraph {                     // a loaded model, shared by contexts and threads
 //    public:
@@ -52,6 +54,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wasinn/backend_plugin.h"
 #include "wasinn/plugin_sdk/error.hpp"
@@ -81,6 +84,21 @@ int guarded(const char *backend_name, wasinn_diag *diag, F &&body) noexcept {
 template <typename T>
 concept Described = requires(const T &t) {
   { t.description() } -> std::same_as<const std::string &>;
+};
+
+// A device the backend found (backend_plugin.h's wasinn_device) as a backend keeps it.
+struct Device {
+  std::string name;
+  std::string api;
+  uint64_t memory_bytes = 0;
+  int32_t target = WASINN_TARGET_CPU;
+};
+
+// A backend that reports its devices, found once at create, and why a target is unavailable.
+template <typename B>
+concept WithDevices = requires(const B &b, int32_t target) {
+  { b.devices() } -> std::same_as<const std::vector<Device> &>;
+  { b.target_unavailable(target) } -> std::same_as<const char *>;
 };
 
 // A graph property (backend_plugin.h's wasinn_property) as a graph keeps it.
@@ -248,6 +266,28 @@ struct Entries {
     }
     return nullptr;
   }
+  static size_t backend_device_count(const wasinn_backend *b) noexcept {
+    if constexpr (WithDevices<B>) {
+      if (b) return backend(b)->devices().size();
+    }
+    return 0;
+  }
+  static int backend_device_info(const wasinn_backend *b, size_t index, wasinn_device *out) noexcept {
+    if constexpr (WithDevices<B>) {
+      if (b && out && index < backend(b)->devices().size()) {
+        const Device &d = backend(b)->devices()[index];
+        *out = {d.name.c_str(), d.api.c_str(), d.memory_bytes, d.target};
+        return WASINN_OK;
+      }
+    }
+    return WASINN_INVALID_ARGUMENT;
+  }
+  static const char *backend_target_unavailable(const wasinn_backend *b, int32_t target) noexcept {
+    if constexpr (WithDevices<B>) {
+      if (b) return backend(b)->target_unavailable(target);
+    }
+    return nullptr;
+  }
   static size_t graph_property_count(const wasinn_graph *g) noexcept {
     return g ? graph(g)->properties().size() : 0;
   }
@@ -313,6 +353,11 @@ constexpr wasinn_backend_api make_api() {
   api.graph_io_framework_type = E::graph_io_framework_type;
   if constexpr (Described<B>) api.backend_description = E::backend_description;
   if constexpr (Described<typename B::Graph>) api.graph_description = E::graph_description;
+  if constexpr (WithDevices<B>) {
+    api.backend_device_count = E::backend_device_count;
+    api.backend_device_info = E::backend_device_info;
+    api.backend_target_unavailable = E::backend_target_unavailable;
+  }
   if constexpr (WithProperties<typename B::Graph>) {
     api.graph_property_count = E::graph_property_count;
     api.graph_property_info = E::graph_property_info;

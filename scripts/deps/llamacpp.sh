@@ -1,6 +1,9 @@
 # llama.cpp (GGML/GGUF): the source vendored in the PyPI sdist of llama-cpp-python, built here
-# as shared libraries (CPU only, portable x86-64-v3) and installed into $DEPS/llamacpp, with
-# llama.cpp's common library (libllama-common) for its JSON-schema-to-GBNF converter.
+# as shared libraries and installed into $DEPS/llamacpp-dl, with llama.cpp's common library
+# (libllama-common) for its JSON-schema-to-GBNF converter. ggml's backends are run-time loadable
+# modules (GGML_BACKEND_DL) in $DEPS/llamacpp-dl/lib: the CPU one (portable x86-64-v3) and Vulkan
+# (any GPU, or Mesa's lavapipe on the CPU; Debian's libvulkan-dev and glslc, scripts/deps/vulkan.apt).
+# A CUDA module can be built beside them on request into $DEPS/llamacpp-cuda.
 # Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
 LLAMACPP_PY_VERSION=0.3.36 # vendors ggml-org/llama.cpp at the commit below
 LLAMACPP_BUILD_NUMBER=11312 # the release tag b11312; the sdist has no git history to count
@@ -9,9 +12,12 @@ LLAMACPP_SDIST_SHA256=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db276
 LLAMACPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ffbf0ede6cb21b58c1258a8f6521aae45ca773a59fe7cf3/llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
 
 install_llamacpp() {
-  local prefix=$DEPS/llamacpp stamp=$DEPS/llamacpp/.version
+  # A prefix of its own: the CPU-only build in $DEPS/llamacpp stays for checkouts still using it.
+  local prefix=$DEPS/llamacpp-dl stamp=$DEPS/llamacpp-dl/.version
+  local patch=$ROOT/scripts/deps/patches/llamacpp-vulkan-no-layer-settings.patch
   # The stamp holds every input of the build, so changing one of them rebuilds.
-  local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER cpu-x86-64-v3 rpath-origin common-lib"
+  local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER backend-dl cpu-x86-64-v3 vulkan"
+  key+=" rpath-origin common-lib patch-$(sha256sum "$patch" | cut -c1-12)"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   fetch "$LLAMACPP_SDIST_URL" "$sdist"
@@ -19,26 +25,34 @@ install_llamacpp() {
     { echo "checksum mismatch for $DL/$sdist" >&2; exit 1; }
   # The source and build tree stay in the cache (one per version), so a change of build flags
   # rebuilds incrementally instead of from scratch.
-  local work=$CACHE/build/llamacpp-$LLAMACPP_PY_VERSION
+  # The patched source is a tree of its own, not the one the CPU-only build above used.
+  local work=$CACHE/build/llamacpp-dl-$LLAMACPP_PY_VERSION
   local src=$work/llama_cpp_python-$LLAMACPP_PY_VERSION/vendor/llama.cpp
-  if [[ ! -f $src/CMakeLists.txt ]]; then
+  if [[ ! -f $src/.wasinn-patched ]] || ! cmp -s "$patch" "$src/.wasinn-patched"; then
     rm -rf "$work" && mkdir -p "$work"
     tar -xzf "$DL/$sdist" -C "$work"
+    patch -d "$src" -p1 --quiet <"$patch"
+    cp "$patch" "$src/.wasinn-patched"
   fi
-  say "building llama.cpp b$LLAMACPP_BUILD_NUMBER (up to 20 min on 2 busy cores; log in $work/build.log)"
-  # GGML_NATIVE=OFF keeps the library portable; the AVX2/FMA/F16C defaults still apply.
-  # The $ORIGIN rpath lets libllama find libggml* beside itself wherever the prefix is.
+  say "building llama.cpp b$LLAMACPP_BUILD_NUMBER with Vulkan (up to 25 min on 2 busy cores; log in $work/build.log)"
+  # GGML_NATIVE=OFF keeps the library portable; the AVX2/FMA/F16C defaults still apply, in one
+  # CPU module (no per-microarchitecture variants). The modules go beside libggml-base in lib/
+  # (GGML_BACKEND_DIR) and the plugin loads them from there by path.
+  # The $ORIGIN rpath lets libllama and the modules find libggml* beside themselves.
   # LLAMA_BUILD_COMMON=ON only defines llama-common (tools, examples and tests stay off); the
   # build names its targets, so nothing else that "all" may grow to is compiled.
   cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
     -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
+    -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=OFF -DGGML_VULKAN=ON \
+    -DGGML_BACKEND_DIR="$(realpath -m "$prefix")/lib" \
     -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
     -DGGML_CCACHE=OFF >"$work/configure.log" ||
     { cat "$work/configure.log" >&2; exit 1; }
-  cmake --build "$work/build" -j "${WASINN_JOBS:-2}" --target llama llama-common >"$work/build.log" ||
+  cmake --build "$work/build" -j "${WASINN_JOBS:-2}" \
+    --target llama llama-common ggml-cpu ggml-vulkan >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }
   rm -rf "$prefix"
   cmake --install "$work/build" >/dev/null

@@ -1,6 +1,7 @@
 #include "cli/backends_command.h"
 
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -39,6 +40,13 @@ nlohmann::json backend_json(const wasinn::BackendStatus& b, bool checked) {
     j["loadable"] = b.loadable;
     j["framework_version"] = b.framework_version;
     j["description"] = b.description;
+    auto devices = nlohmann::json::array();
+    for (const auto& d : b.devices)
+      devices.push_back({{"name", d.name}, {"api", d.api}, {"memory_bytes", d.memory_bytes}, {"target", d.target}});
+    j["devices"] = std::move(devices);
+    auto unavailable = nlohmann::json::object();
+    for (const auto& [target, why] : b.unavailable_targets) unavailable[target] = why;
+    j["unavailable_targets"] = std::move(unavailable);
   }
   return j;
 }
@@ -59,6 +67,31 @@ void print_list(const std::vector<wasinn::BackendStatus>& backends) {
   fmt::print("(nothing loaded: 'wasinn backends --check' loads each plugin and shows its framework version)\n");
 }
 
+std::string memory_cell(uint64_t bytes) {
+  if (bytes == 0) return "-";
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+}
+
+// The devices each backend found, then why a target it does not serve is unavailable.
+void print_devices(const std::vector<wasinn::BackendStatus>& backends) {
+  TableRows rows{{"BACKEND", "TARGET", "API", "DEVICE", "MEMORY"}};
+  for (const auto& b : backends) {
+    for (const auto& d : b.devices) rows.push_back({b.name, d.target, d.api, d.name, memory_cell(d.memory_bytes)});
+  }
+  if (rows.size() > 1) {
+    fmt::print("\n");
+    print_table(rows);
+  }
+  bool first = true;
+  for (const auto& b : backends) {
+    for (const auto& [target, why] : b.unavailable_targets) {
+      if (target == "tpu") continue;  // no backend has one; a line each would only repeat it
+      if (std::exchange(first, false)) fmt::print("\n");
+      fmt::print("{}: no {}: {}\n", b.name, target, why);
+    }
+  }
+}
+
 void print_check(const std::vector<wasinn::BackendStatus>& backends) {
   TableRows rows{{"BACKEND", "ENCODINGS", "VERSION", "STATUS"}};
   for (const auto& b : backends) {
@@ -70,6 +103,7 @@ void print_check(const std::vector<wasinn::BackendStatus>& backends) {
   for (const auto& b : backends) {
     if (b.loadable && !b.description.empty()) fmt::print("{}: {}\n", b.name, b.description);
   }
+  print_devices(backends);
 }
 
 }  // namespace

@@ -13,12 +13,21 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 #include "core/types.h"
 #include "wasinn/backend_plugin.h"
 
 namespace wasinn {
+
+// A device a loaded backend found (backend_plugin.h's wasinn_device).
+struct BackendDevice {
+  std::string name;
+  std::string api;
+  uint64_t memory_bytes = 0;  // 0 when unknown
+  Target target = Target::cpu;
+};
 
 // One backend's plugin, loaded: its C ABI table (include/wasinn/backend_plugin.h) and the
 // process-wide backend object it made. Kept alive by every Graph it loaded.
@@ -31,6 +40,10 @@ class LoadedBackend {
   virtual const std::string& framework_version() const = 0;
   // What the backend says it found (accelerators, delegates, their targets), or "".
   virtual std::string description() const = 0;
+  // The devices it found when it was created (none when the plugin does not say).
+  virtual std::vector<BackendDevice> devices() const = 0;
+  // Why it cannot serve `target`, or "" when it can or does not say.
+  virtual std::string target_unavailable(Target target) const = 0;
 };
 
 // Which backend serves an encoding, known without loading it.

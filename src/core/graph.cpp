@@ -37,15 +37,18 @@ std::vector<IoInfo> query_io(const wasinn_backend_api& api, const wasinn_graph* 
 }  // namespace
 
 Graph::Graph(std::shared_ptr<LoadedBackend> plugin, wasinn_graph* handle, Encoding encoding,
-             std::shared_ptr<GraphMetrics> metrics)
-    : plugin_(std::move(plugin)), handle_(handle), encoding_(encoding), metrics_(std::move(metrics)) {
+             std::vector<GraphProperty> properties, std::shared_ptr<GraphMetrics> metrics)
+    : plugin_(std::move(plugin)),
+      handle_(handle),
+      encoding_(encoding),
+      properties_(std::move(properties)),
+      metrics_(std::move(metrics)) {
   metrics_->graph_opened();
   inputs_ = query_io(plugin_->api(), handle_, 0);
   outputs_ = query_io(plugin_->api(), handle_, 1);
   if (WASINN_PLUGIN_HAS(plugin_->api(), graph_description)) {
     if (const char* words = plugin_->api().graph_description(handle_)) description_ = words;
   }
-  properties_ = query_properties(*plugin_, handle_, encoding_);
 }
 
 Graph::~Graph() {

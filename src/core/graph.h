@@ -40,9 +40,10 @@ class ExecutionContext;
 
 class Graph : public std::enable_shared_from_this<Graph> {
  public:
-  // metrics: the series this graph, its contexts and their calls count into (never null).
+  // properties: query_properties' answer for handle; metrics: the series this graph, its
+  // contexts and their calls count into (never null), chosen by the properties' device.
   Graph(std::shared_ptr<LoadedBackend> plugin, wasinn_graph* handle, Encoding encoding,
-        std::shared_ptr<GraphMetrics> metrics);
+        std::vector<GraphProperty> properties, std::shared_ptr<GraphMetrics> metrics);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;

@@ -41,6 +41,13 @@ std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const w
   return out;
 }
 
+std::string device_of(const std::vector<GraphProperty>& properties) {
+  for (const auto& p : properties) {
+    if (p.name == "device") return p.value;
+  }
+  return "cpu";
+}
+
 Result<const GraphProperty*> Graph::property(std::string_view name) const {
   for (const auto& p : properties_) {
     if (p.name == name) return &p;

@@ -3,6 +3,7 @@
 // ExecutionContext's (graph.h), defined in graph_properties.cpp.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/backend_ports.h"
@@ -15,5 +16,7 @@ namespace wasinn {
 // then the plugin's other facts, then its settable knobs.
 std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const wasinn_graph* graph,
                                             Encoding encoding);
+// The device fact of query_properties' answer: where the graph runs, e.g. "cpu".
+std::string device_of(const std::vector<GraphProperty>& properties);
 
 }  // namespace wasinn

@@ -57,7 +57,7 @@ void LoadProgress::show_progress() {
   write_line(fmt::format("wasinn: loading {} ({}) with {}...\n", what_, human_bytes(bytes_), backend_));
 }
 
-void LoadProgress::finish(bool ok) {
+void LoadProgress::finish(bool ok, std::string_view device) {
   if (finished_) return;
   finished_ = true;
   {
@@ -69,7 +69,8 @@ void LoadProgress::finish(bool ok) {
   const bool info = logger().should_log(spdlog::level::info);
   if (!info && !shown_) return;  // nothing to say: the common case, kept cheap
   const std::string took = human_duration(std::chrono::steady_clock::now() - start_);
-  const std::string line = ok ? fmt::format("loaded {} ({}) with {} in {}", what_, human_bytes(bytes_), backend_, took)
+  const std::string on = device.empty() ? "" : fmt::format(" on {}", device);
+  const std::string line = ok ? fmt::format("loaded {} ({}) with {}{} in {}", what_, human_bytes(bytes_), backend_, on, took)
                               : fmt::format("loading {} ({}) with {} failed after {}", what_, human_bytes(bytes_),
                                             backend_, took);
   if (info) logger().info("{}", line);

@@ -24,8 +24,9 @@ class LoadProgress {
   LoadProgress(const LoadProgress&) = delete;
   LoadProgress& operator=(const LoadProgress&) = delete;
 
-  // Ends the load and writes its line(s). Later calls do nothing.
-  void finish(bool ok);
+  // Ends the load and writes its line(s), saying where a loaded graph runs (device) when given.
+  // Later calls do nothing.
+  void finish(bool ok, std::string_view device = {});
 
  private:
   void show_progress();  // the timer thread

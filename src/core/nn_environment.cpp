@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/graph_properties.h"
 #include "core/load_progress.h"
 #include "core/plugin_call.h"
 #include "core/model_format.h"
@@ -119,10 +120,12 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   const int status = api.graph_load((*plugin)->backend(), &request, &handle, diag.get());
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
   if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
-  auto graph = std::make_shared<Graph>(
-      *plugin, handle, encoding,
-      metrics_.series((*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths)));
-  if (progress) progress->finish(true);
+  std::vector<GraphProperty> properties = query_properties(**plugin, handle, encoding);
+  std::shared_ptr<GraphMetrics> series =
+      metrics_.series((*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths),
+                      device_of(properties));
+  auto graph = std::make_shared<Graph>(*plugin, handle, encoding, std::move(properties), std::move(series));
+  if (progress) progress->finish(true, device_of(graph->properties()));
   if (shared_key) return loaded_graphs_.remember(*shared_key, std::move(graph));
   return graph;
 }

@@ -12,8 +12,8 @@ constexpr std::string_view kOtherGraph = "other";
 uint64_t read(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
 }  // namespace
 
-GraphMetrics::GraphMetrics(std::string backend, std::string graph)
-    : backend_(std::move(backend)), graph_(std::move(graph)) {}
+GraphMetrics::GraphMetrics(std::string backend, std::string graph, std::string device)
+    : backend_(std::move(backend)), graph_(std::move(graph)), device_(std::move(device)) {}
 
 void GraphMetrics::count_load(const Status& outcome) {
   if (outcome.ok()) {
@@ -43,6 +43,7 @@ GraphMetrics::Snapshot GraphMetrics::snapshot() const {
   Snapshot s;
   s.backend = backend_;
   s.graph = graph_;
+  s.device = device_;
   s.loads = read(loads_);
   s.computes = read(computes_);
   s.input_bytes = read(input_bytes_);
@@ -59,13 +60,14 @@ GraphMetrics::Snapshot GraphMetrics::snapshot() const {
   return s;
 }
 
-std::shared_ptr<GraphMetrics> NnMetrics::series(std::string_view backend, std::string_view graph) {
+std::shared_ptr<GraphMetrics> NnMetrics::series(std::string_view backend, std::string_view graph,
+                                                std::string_view device) {
   std::lock_guard lock(mu_);
-  std::pair<std::string, std::string> key{backend, graph};
+  std::tuple<std::string, std::string, std::string> key{backend, graph, device};
   if (auto it = series_.find(key); it != series_.end()) return it->second;
-  if (series_.size() >= kMaxSeries) key.second = kOtherGraph;
+  if (series_.size() >= kMaxSeries) std::get<1>(key) = kOtherGraph;
   auto& slot = series_[key];
-  if (!slot) slot = std::make_shared<GraphMetrics>(key.first, key.second);
+  if (!slot) slot = std::make_shared<GraphMetrics>(std::get<0>(key), std::get<1>(key), std::get<2>(key));
   return slot;
 }
 

@@ -1,4 +1,4 @@
-// NnMetrics: the process's wasi-nn counters, one series per (backend, graph): loads, load and
+// NnMetrics: the process's wasi-nn counters, one series per (backend, graph, device): loads, load and
 // compute errors by Errc, computes, input and output bytes, live graphs and contexts, and a
 // compute latency histogram. Rendered as Prometheus text by core/prometheus_text.
 //
@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -33,13 +34,15 @@ inline constexpr std::array<double, 18> kComputeSecondsBuckets = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
     0.1,    0.25,    0.5,    1,     2.5,    5,     10,   30,    60};
 
-// One (backend, graph) series. Record through its methods; read with snapshot().
+// One (backend, graph, device) series. Record through its methods; read with snapshot().
+// device is where the graph's loads run (its "device" property), "" for failed loads.
 class GraphMetrics {
  public:
-  GraphMetrics(std::string backend, std::string graph);
+  GraphMetrics(std::string backend, std::string graph, std::string device = {});
 
   const std::string& backend() const { return backend_; }
   const std::string& graph() const { return graph_; }
+  const std::string& device() const { return device_; }
 
   void count_load(const Status& outcome);
   // One compute (or compute_single) that reached the graph, whatever its outcome: counted,
@@ -58,7 +61,7 @@ class GraphMetrics {
   // Plain values, read field by field: a snapshot taken during a compute may see its count
   // but not yet its bucket; _count is the buckets' sum, so a histogram is always consistent.
   struct Snapshot {
-    std::string backend, graph;
+    std::string backend, graph, device;
     uint64_t loads = 0, computes = 0, input_bytes = 0, output_bytes = 0;
     int64_t live_graphs = 0, live_contexts = 0;
     bool had_graph = false;  // false: a series of failed loads only, which computes never reach
@@ -70,7 +73,7 @@ class GraphMetrics {
 
  private:
   using Counter = std::atomic<uint64_t>;
-  const std::string backend_, graph_;
+  const std::string backend_, graph_, device_;
   Counter loads_{0}, computes_{0}, input_bytes_{0}, output_bytes_{0}, compute_nanos_{0};
   std::atomic<int64_t> live_graphs_{0}, live_contexts_{0};
   std::atomic<bool> had_graph_{false};
@@ -84,14 +87,15 @@ class NnMetrics {
   // (a fuzzer or a guest loading ever new bytes must not grow the host without bound).
   static constexpr size_t kMaxSeries = 1000;
 
-  // The series of (backend, graph), created on first use.
-  std::shared_ptr<GraphMetrics> series(std::string_view backend, std::string_view graph);
-  // Every series, sorted by backend then graph.
+  // The series of (backend, graph, device), created on first use.
+  std::shared_ptr<GraphMetrics> series(std::string_view backend, std::string_view graph,
+                                       std::string_view device = {});
+  // Every series, sorted by backend, graph, then device.
   std::vector<GraphMetrics::Snapshot> snapshot() const;
 
  private:
   mutable std::mutex mu_;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<GraphMetrics>> series_;
+  std::map<std::tuple<std::string, std::string, std::string>, std::shared_ptr<GraphMetrics>> series_;
 };
 
 // The graph label of a load: the model's name if it has one; else, for a guest's bytes,

@@ -10,9 +10,13 @@ namespace {
 
 using Snapshot = GraphMetrics::Snapshot;
 
-// backend="...",graph="...": a series' labels, inside the braces.
+// backend="...",graph="...",device="...": a series' labels, inside the braces; a series of
+// failed loads has no device, and an absent label is PromQL's empty one.
 std::string series_labels(const Snapshot& s) {
-  return fmt::format("backend=\"{}\",graph=\"{}\"", escape_label_value(s.backend), escape_label_value(s.graph));
+  std::string out =
+      fmt::format("backend=\"{}\",graph=\"{}\"", escape_label_value(s.backend), escape_label_value(s.graph));
+  if (!s.device.empty()) out += fmt::format(",device=\"{}\"", escape_label_value(s.device));
+  return out;
 }
 
 // {backend="...",graph="..."} plus `extra` (already formatted, e.g. code="busy") when given.

@@ -65,6 +65,9 @@ std::vector<BackendStatus> Host::probe_backends() {
     s.loadable = r.loaded;
     s.framework_version = r.framework_version;
     s.description = r.description;
+    for (const auto& d : r.devices)
+      s.devices.push_back({d.name, d.api, d.memory_bytes, std::string(target_name(d.target))});
+    for (const auto& [target, why] : r.unavailable) s.unavailable_targets.emplace_back(target_name(target), why);
     s.problem = r.problem;
     out.push_back(std::move(s));
   }

@@ -211,6 +211,10 @@ std::vector<BackendReport> BackendCatalog::probe_all() {
     if (s.plugin) {
       r.framework_version = s.plugin->framework_version();
       r.description = s.plugin->description();
+      r.devices = s.plugin->devices();
+      for (Target t : {Target::gpu, Target::tpu}) {
+        if (std::string why = s.plugin->target_unavailable(t); !why.empty()) r.unavailable.emplace_back(t, std::move(why));
+      }
     }
     if (s.failure) r.problem = s.failure->detail;
     out.push_back(std::move(r));

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend_ports.h"
@@ -37,6 +38,9 @@ struct BackendReport {
   bool loaded = false;
   std::string framework_version;  // when loaded
   std::string description;        // when loaded: what the backend says it found, or ""
+  std::vector<BackendDevice> devices;  // when loaded: the devices it found
+  // When loaded: the targets it cannot serve (gpu, tpu), each with the backend's reason.
+  std::vector<std::pair<Target, std::string>> unavailable;
   std::string problem;            // when it cannot load
 };
 

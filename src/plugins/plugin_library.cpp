@@ -123,4 +123,24 @@ std::string PluginLibrary::description() const {
   return words ? words : "";
 }
 
+std::vector<BackendDevice> PluginLibrary::devices() const {
+  std::vector<BackendDevice> out;
+  if (!backend_ || !WASINN_PLUGIN_HAS(*api_, backend_device_info)) return out;
+  const size_t count = api_->backend_device_count(backend_);
+  for (size_t i = 0; i < count; ++i) {
+    wasinn_device d{};
+    if (api_->backend_device_info(backend_, i, &d) != WASINN_OK) continue;
+    BackendDevice device{d.name ? d.name : "", d.api ? d.api : "", d.memory_bytes, Target::cpu};
+    if (d.target >= WASINN_TARGET_CPU && d.target <= WASINN_TARGET_AUTO) device.target = static_cast<Target>(d.target);
+    out.push_back(std::move(device));
+  }
+  return out;
+}
+
+std::string PluginLibrary::target_unavailable(Target target) const {
+  if (!backend_ || !WASINN_PLUGIN_HAS(*api_, backend_target_unavailable)) return "";
+  const char* why = api_->backend_target_unavailable(backend_, static_cast<int32_t>(target));
+  return why ? why : "";
+}
+
 }  // namespace wasinn

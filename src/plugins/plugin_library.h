@@ -31,6 +31,8 @@ class PluginLibrary final : public LoadedBackend {
   const std::string& name() const override { return name_; }
   const std::string& framework_version() const override { return framework_version_; }
   std::string description() const override;
+  std::vector<BackendDevice> devices() const override;
+  std::string target_unavailable(Target target) const override;
 
  private:
   PluginLibrary() = default;

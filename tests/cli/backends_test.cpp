@@ -95,6 +95,27 @@ TEST(BackendsList, JsonWithoutAndWithCheck) {
   EXPECT_EQ(c["backends"][0]["config_keys"], nlohmann::json::array({"threads"}));
 }
 
+TEST(BackendsList, CheckShowsEachBackendsDevicesAndWhyATargetIsUnavailable) {
+  const std::vector<std::string> dir{"--backend-dir", WASINN_FAKE_BACKEND_DIR};
+  std::vector<std::string> args{"backends", "--check"};
+  args.insert(args.end(), dir.begin(), dir.end());
+  const ChildResult r = wasinn(args);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\\nBACKEND +TARGET +API +DEVICE +MEMORY\\nfake +cpu +CPU +fake CPU +1\\.0 GiB\\n")))
+      << r.out;
+  EXPECT_NE(r.out.find("\nfake: no gpu: the fake backend has only its CPU\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no tpu"), std::string::npos) << "no backend has a TPU: the line would only repeat\n" << r.out;
+
+  args.push_back("--json");
+  const ChildResult j = wasinn(args);
+  ASSERT_EQ(j.exit_code, 0) << j.describe();
+  const auto fake = nlohmann::json::parse(j.out)["backends"][0];
+  EXPECT_EQ(fake["devices"], nlohmann::json::parse(R"([{"name": "fake CPU", "api": "CPU", "memory_bytes": 1073741824,
+                                                         "target": "cpu"}])"));
+  EXPECT_EQ(fake["unavailable_targets"]["gpu"], "the fake backend has only its CPU") << j.out;
+  EXPECT_EQ(fake["unavailable_targets"]["tpu"], "the fake backend has only its CPU") << j.out;
+}
+
 TEST(BackendsList, TheBuiltManifestsDeclareTheirConfigKeys) {
   if (!ort_plugin_built()) GTEST_SKIP() << "the ONNX Runtime plugin is not built";
   const auto j = nlohmann::json::parse(wasinn({"backends", "--json"}).out);

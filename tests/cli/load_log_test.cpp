@@ -32,7 +32,7 @@ TEST(LoadLog, InfoLineForAFileModel) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const std::regex line("wasinn: info: loaded " + std::regex_replace(model->string(), std::regex(R"([.^$|()\[\]{}*+?\\])"),
                                                                      R"(\$&)") +
-                        R"( \([0-9.]+ (B|KiB)\) with onnxruntime in [0-9]+ ms\n)");
+                        R"( \([0-9.]+ (B|KiB)\) with onnxruntime on cpu in [0-9]+ ms\n)");
   EXPECT_TRUE(std::regex_search(r.err, line)) << r.describe();
   EXPECT_EQ(wasinn({"models", "inspect", model->string()}).err, "") << "not at the default level";
 }
@@ -43,7 +43,7 @@ TEST(LoadLog, InfoLineForGuestBytes) {
   const ChildResult r = wasinn({"run", "--log-level", "info", "--dir", digits->string() + "::/d", guest("classify_digits"),
                                 "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(wasinn: info: loaded guest bytes \(19\.2 KiB\) with onnxruntime in [0-9]+ ms\n)")))
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(wasinn: info: loaded guest bytes \(19\.2 KiB\) with onnxruntime on cpu in [0-9]+ ms\n)")))
       << r.describe();
   size_t lines = 0;
   for (size_t at = r.err.find("wasinn: info: load"); at != std::string::npos; at = r.err.find("wasinn: info: load", at + 1)) {
@@ -68,7 +68,7 @@ TEST(LoadProgress, ALongLoadOnATerminalSaysSoAndThenHowLongItTook) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const std::string loading = "wasinn: loading " + model.string() + " (20 B) with fake...\n";
   EXPECT_NE(r.output.find(loading), std::string::npos) << r.describe();
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(wasinn: loaded .*slow\.onnx \(20 B\) with fake in 1\.[0-9] s\n)")))
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(wasinn: loaded .*slow\.onnx \(20 B\) with fake on cpu in 1\.[0-9] s\n)")))
       << r.describe();
   EXPECT_LT(r.output.find(loading), r.output.find("wasinn: loaded")) << r.describe();
 

@@ -79,9 +79,9 @@ TEST(Metrics, ScrapedWhileTheGuestRuns) {
   // The guest's bytes are labelled by their digest: find it from the one loads line.
   std::smatch label;
   ASSERT_TRUE(std::regex_search(body, label,
-                                std::regex(R"re(wasinn_nn_loads_total\{backend="onnxruntime",graph="(onnx:[0-9a-f]{12})"\})re")))
+                                std::regex(R"re(wasinn_nn_loads_total\{backend="onnxruntime",graph="(onnx:[0-9a-f]{12})",device="cpu"\})re")))
       << body;
-  const std::string graph = R"(backend="onnxruntime",graph=")" + label[1].str() + "\"";
+  const std::string graph = R"(backend="onnxruntime",graph=")" + label[1].str() + R"(",device="cpu")";
   const auto all = samples(body);
   EXPECT_EQ(sample(all, "wasinn_nn_loads_total{" + graph + "}"), 1);
   EXPECT_EQ(sample(all, "wasinn_nn_computes_total{" + graph + "}"), kComputes + 1) << "the N good ones and the bad one";

@@ -53,6 +53,7 @@ TEST_F(MetricsTest, CountsAGuestsCallsPerGraph) {
 
   const auto s = series("fake", bytes_label(model));
   EXPECT_EQ(s.graph.size(), 5u + 12u) << s.graph;
+  EXPECT_EQ(s.device, "cpu") << "a graph whose plugin names no device runs on the CPU";
   EXPECT_EQ(s.loads, 1u);
   EXPECT_EQ(s.computes, 3u);
   EXPECT_EQ(histogram_count(s), 3u);
@@ -93,6 +94,7 @@ TEST_F(MetricsTest, ErrorsAreCountedByCode) {
   EXPECT_TRUE(has_errno(nn::load(call(), guest_.builders({"not a model"}), 1, 1, 0, out), 1));
   const auto load = series("fake", "onnx:bytes");
   EXPECT_EQ(load.loads, 0u);
+  EXPECT_EQ(load.device, "") << "a failed load ran nowhere";
   EXPECT_EQ(load.load_errors[code(Errc::runtime_error)], 1u);
   EXPECT_EQ(load.load_errors[code(Errc::invalid_argument)], 1u);
 
@@ -251,6 +253,22 @@ TEST(PrometheusText, FailedLoadsOnlyListTheLoadFamilies) {
   EXPECT_EQ(text.find("wasinn_nn_computes_total{"), std::string::npos) << text;
   EXPECT_EQ(text.find("wasinn_nn_compute_seconds_bucket{"), std::string::npos) << text;
   EXPECT_EQ(text.find("wasinn_nn_live_contexts{"), std::string::npos) << text;
+}
+
+TEST(PrometheusText, ComputesAreLabelledByDevice) {
+  GraphMetrics cpu("llamacpp", "chat", "cpu"), gpu("llamacpp", "chat", "gpu: Vulkan0");
+  cpu.graph_opened();
+  gpu.graph_opened();
+  cpu.count_compute({}, std::chrono::milliseconds(1));
+  gpu.count_compute({}, std::chrono::milliseconds(1));
+  gpu.count_compute({}, std::chrono::milliseconds(1));
+  const std::vector<GraphMetrics::Snapshot> series{cpu.snapshot(), gpu.snapshot()};
+  const std::string text = render_prometheus_text(series);
+  EXPECT_CONTAINS(text, "wasinn_nn_computes_total{backend=\"llamacpp\",graph=\"chat\",device=\"cpu\"} 1\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_computes_total{backend=\"llamacpp\",graph=\"chat\",device=\"gpu: Vulkan0\"} 2\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_compute_seconds_count{backend=\"llamacpp\",graph=\"chat\",device=\"gpu: Vulkan0\"} 2\n");
+  NnMetrics m;
+  EXPECT_NE(m.series("llamacpp", "chat", "cpu"), m.series("llamacpp", "chat", "gpu: Vulkan0"));
 }
 
 TEST(PrometheusText, NoSeriesStillDeclaresTheFamilies) {

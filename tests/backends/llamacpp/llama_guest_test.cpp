@@ -167,7 +167,7 @@ TEST(LlamaGuest, WronglyTypedConfigIsInvalidArgumentAndUnknownKeysAreIgnored) {
   const NativeRun native = native_generate(tiny_model(), kPrompt, settings(128, 6));
   const ProbeResult unknown = run_probe(
       {"--load", "name:tiny", "--config", "{\"temp\": 0, \"n-predict\": 6, \"ctx-size\": 128, \"threads\": 1, "
-                                         "\"no-such-key\": [1, 2], \"main-gpu\": 1}",
+                                         "\"no-such-key\": [1, 2], \"tensor-split\": \"3,2\"}",
        "--prompt", kPrompt});
   ASSERT_EQ(unknown.loads, std::vector<int>{0}) << describe(unknown);
   EXPECT_EQ(unknown.contexts.at(0).text, native.text());

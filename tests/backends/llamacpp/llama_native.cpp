@@ -1,5 +1,6 @@
 #include "llama_native.h"
 
+#include <ggml-backend.h>
 #include <llama.h>
 
 #include <cmath>
@@ -24,8 +25,15 @@ llama_model *model_for(const std::string &path) {
   std::lock_guard lock(mu);
   if (auto it = models.find(path); it != models.end()) return it->second.get();
   llama_log_set(quiet, nullptr);
+  // ggml's backends are run-time modules (GGML_BACKEND_DL): the reference needs only the CPU's,
+  // unless the plugin in this process loaded it already (they share ggml's registry).
+  if (!ggml_backend_reg_by_name("CPU") && !ggml_backend_load(WASINN_GGML_MODULE_DIR "/libggml-cpu.so"))
+    throw std::runtime_error("native llama.cpp: no CPU module in " WASINN_GGML_MODULE_DIR);
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
+  // The CPU alone, even when the plugin in this process has loaded a GPU module.
+  static ggml_backend_dev_t no_gpu[] = {nullptr};
+  mp.devices = no_gpu;
   mp.n_gpu_layers = 0;
   llama_model *m = llama_model_load_from_file(path.c_str(), mp);
   if (!m) throw std::runtime_error("native llama.cpp could not load " + path);

@@ -178,7 +178,7 @@ TEST(LlamaSchemaPlugin, KeysThatWouldChangeTheAnswerAreRefusedOthersIgnored) {
     EXPECT_EQ(r.status, WASINN_UNSUPPORTED_OPERATION) << key;
     EXPECT_NE(r.detail.find(std::string("\"") + key + "\" cannot be honoured"), std::string::npos) << r.detail;
   }
-  Loaded r = load_tiny(greedy_with({{"main-gpu", 1}, {"tensor-split", "3,2"}, {"split-mode", "row"}, {"warmup", false}}));
+  Loaded r = load_tiny(greedy_with({{"tensor-split", "3,2"}, {"split-mode", "row"}, {"warmup", false}}));
   EXPECT_EQ(r.status, WASINN_OK) << r.detail;
   Context c(llama(), r.graph.ptr);
   std::string detail;

@@ -89,7 +89,14 @@ class FakeBackend {
 
   Error load(const sdk::LoadRequest &request, std::unique_ptr<FakeGraph> &out);
 
+  // What `wasinn backends --check` shows of a backend's devices, with fixed answers.
+  const std::vector<sdk::Device> &devices() const { return devices_; }
+  const char *target_unavailable(int32_t target) const {
+    return target == WASINN_TARGET_CPU || target == WASINN_TARGET_AUTO ? nullptr : "the fake backend has only its CPU";
+  }
+
  private:
+  std::vector<sdk::Device> devices_{{"fake CPU", "CPU", 1ull << 30, WASINN_TARGET_CPU}};
   LiveCount live_{live_backends};
 };
 
