@@ -7,7 +7,9 @@
 #include <memory>
 #include <string_view>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config.h"
 #include "cuda_provider.h"
@@ -27,8 +29,12 @@ class OrtBackend {
   const OrtMemoryInfo *cpu_memory() const { return cpu_memory_.get(); }
   const SessionConfig &defaults() const { return defaults_; }
   const CudaProvider &cuda() const { return cuda_; }
-  // For `wasinn backends --check`: the CUDA provider's state, which serves target gpu.
+  // For `wasinn backends --check`: the CUDA provider serving target gpu, when it can (else "").
   const std::string &description() const { return description_; }
+  // The SDK's device report: the CPU, then each CUDA GPU when the provider can use them.
+  const std::vector<sdk::Device> &devices() const { return devices_; }
+  // Why `target` cannot run here (gpu: the CUDA provider's reason; tpu: none exists), or nullptr.
+  const char *target_unavailable(int32_t target) const;
 
  private:
   EnvPtr env_;
@@ -36,6 +42,7 @@ class OrtBackend {
   SessionConfig defaults_;
   CudaProvider cuda_;
   std::string description_;
+  std::vector<sdk::Device> devices_;
 };
 
 }  // namespace wasinn::onnxruntime

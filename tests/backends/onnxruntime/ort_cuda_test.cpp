@@ -127,10 +127,17 @@ TEST(OrtCuda, GpuRefusedNamingTheCause) {
   EXPECT_CONTAINS(d.detail, "target gpu is not available: no NVIDIA driver: libcuda.so.1");
   EXPECT_CONTAINS(d.detail, "\"fallback\": \"cpu\"");
   std::printf("refusal: %s\n", d.detail.c_str());
-  // The backend says the same for `wasinn backends --check`.
-  const char *desc = api().backend_description(b.ptr);
-  ASSERT_NE(desc, nullptr);
-  EXPECT_CONTAINS(desc, "gpu: unavailable: no NVIDIA driver");
+  // The backend's device report says the same for `wasinn backends --check`: the CPU alone.
+  const char *why = api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU);
+  ASSERT_NE(why, nullptr);
+  EXPECT_CONTAINS(why, "no NVIDIA driver: libcuda.so.1");
+  EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_AUTO), nullptr);
+  ASSERT_EQ(api().backend_device_count(b.ptr), 1u);
+  wasinn_device dev{};
+  ASSERT_EQ(api().backend_device_info(b.ptr, 0, &dev), WASINN_OK);
+  EXPECT_STREQ(dev.api, "CPU");
+  EXPECT_EQ(dev.target, WASINN_TARGET_CPU);
+  EXPECT_EQ(api().backend_description(b.ptr), nullptr);
 }
 
 TEST(OrtCuda, AutoAndFallbackRunOnCpuWithoutGpu) {
