@@ -6,12 +6,16 @@
 // driver's. With an NVIDIA GPU (scripts/gpu-check.sh): gpu runs on CUDA and matches the CPU.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "plugin_harness.h"
 
