@@ -2,14 +2,25 @@
 # Sets wasinn up on a fresh Debian 12 machine and runs the main job: an example guest that
 # classifies the held-out handwritten digits on the default ONNX Runtime backend.
 # Idempotent: a second run reuses the cached downloads, fixtures and build.
-#   scripts/setup.sh [--no-example]
+#   scripts/setup.sh [--no-example] [--gpu]
+# --gpu (or WASINN_GPU=1): also the NVIDIA CUDA variants, opt-in and never part of the default
+# (scripts/gpu/, docs/gpu.md): ONNX Runtime's CUDA provider with the nvidia-* wheels' libraries
+# (about 1.3 GB of downloads, 2.3 GB unpacked) and ggml's CUDA module for llama.cpp (compiled
+# here: long; WASINN_CUDA_ARCHS picks the GPU architectures).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
 FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 run_example=1
-[[ ${1:-} == --no-example ]] && run_example=0
+with_gpu=${WASINN_GPU:-0}
+for arg in "$@"; do
+  case $arg in
+    --no-example) run_example=0 ;;
+    --gpu) with_gpu=1 ;;
+    *) echo "usage: scripts/setup.sh [--no-example] [--gpu]" >&2; exit 2 ;;
+  esac
+done
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -30,6 +41,12 @@ fi
 
 step "Native dependencies (cached in ~/.cache/wasinn/dl)"
 bash "$ROOT/scripts/fetch-deps.sh"
+
+if [[ $with_gpu == 1 ]]; then
+  step "NVIDIA CUDA variants (--gpu; cached in ~/.cache/wasinn)"
+  bash "$ROOT/scripts/gpu/onnxruntime-cuda.sh"
+  bash "$ROOT/scripts/gpu/llamacpp-cuda.sh"
+fi
 
 step "Test models and data -> $FIXTURES"
 "$ROOT/.deps/venv/bin/python" "$ROOT/scripts/make_fixtures.py" --out "$FIXTURES"

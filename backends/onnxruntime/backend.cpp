@@ -73,8 +73,29 @@ Error OrtBackend::create(std::string_view config, std::unique_ptr<OrtBackend> &o
     return e;
   backend->cpu_memory_.reset(mem);
 
+  backend->cuda_.find(env);
+  const CudaProvider &cuda = backend->cuda_;
+  // The device report (devices(), target_unavailable()) says what serves each target; the
+  // description adds which CUDA provider and driver, when they serve gpu.
+  backend->devices_.push_back({"CPU", "CPU", 0, WASINN_TARGET_CPU});
+  if (cuda.unavailable().empty()) {
+    for (size_t i = 0; i < cuda.devices().size(); ++i) {
+      const CudaDevice &d = cuda.devices()[i];
+      backend->devices_.push_back({"CUDA" + std::to_string(i) + " (" + d.name + ")", "CUDA", d.memory_bytes,
+                                   WASINN_TARGET_GPU});
+    }
+    backend->description_ = "gpu: CUDA (" + cuda.summary() + ")";
+  }
+  sdk::log_own(WASINN_LOG_DEBUG, cuda.unavailable().empty() ? backend->description_ : "no gpu: " + cuda.unavailable());
+
   out = std::move(backend);
   return {};
+}
+
+const char *OrtBackend::target_unavailable(int32_t target) const {
+  if (target == WASINN_TARGET_GPU) return cuda_.unavailable().empty() ? nullptr : cuda_.unavailable().c_str();
+  if (target == WASINN_TARGET_TPU) return "ONNX Runtime has no TPU execution provider here";
+  return nullptr;
 }
 
 Error OrtBackend::load(const sdk::LoadRequest &request, std::unique_ptr<OrtGraph> &out) {

@@ -15,6 +15,7 @@ SessionConfig SessionConfig::merged_with(const SessionConfig &over) const {
   if (over.intra_op_threads) r.intra_op_threads = over.intra_op_threads;
   if (over.inter_op_threads) r.inter_op_threads = over.inter_op_threads;
   if (over.optimization_level) r.optimization_level = over.optimization_level;
+  if (over.fallback_cpu) r.fallback_cpu = over.fallback_cpu;
   return r;
 }
 
@@ -24,6 +25,9 @@ Error parse_session_config(std::string_view text, std::string_view source, Sessi
   if (Error e = sdk::parse_config_object(text, source, j)) return e;
   if (Error e = sdk::read_thread_count(j, "intra_op_threads", source, out.intra_op_threads)) return e;
   if (Error e = sdk::read_thread_count(j, "inter_op_threads", source, out.inter_op_threads)) return e;
+  if (Error e = sdk::read_choice<bool>(j, "fallback", source, {{"cpu", true}, {"none", false}},
+                                       out.fallback_cpu))
+    return e;
   return sdk::read_choice<GraphOptimizationLevel>(
       j, "graph_optimization_level", source,
       {{"disable", ORT_DISABLE_ALL}, {"basic", ORT_ENABLE_BASIC}, {"extended", ORT_ENABLE_EXTENDED},

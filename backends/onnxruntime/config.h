@@ -16,12 +16,15 @@ namespace wasinn::onnxruntime {
 //   "intra_op_threads":          int >= 0, 0 = ORT's default (one per physical core)
 //   "inter_op_threads":          int >= 0, 0 = ORT's default
 //   "graph_optimization_level":  "disable" | "basic" | "extended" | "all"
+//   "fallback":                  "cpu" | "none" (default): what target gpu does when CUDA cannot
+//                                run it; "none" refuses the load, "cpu" runs it on the CPU
 // An unset field leaves the level below it in charge: graph config, then backend config, then
 // ORT's defaults (optimization "all").
 struct SessionConfig {
   std::optional<int> intra_op_threads;
   std::optional<int> inter_op_threads;
   std::optional<GraphOptimizationLevel> optimization_level;
+  std::optional<bool> fallback_cpu;
 
   // Fields set in `over` replace this config's.
   SessionConfig merged_with(const SessionConfig &over) const;

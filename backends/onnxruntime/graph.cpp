@@ -1,4 +1,4 @@
-// Loading: builder and target checks, session creation, and the io description cache.
+// Loading: builder checks, the target's placement, session creation, and the io description cache.
 #include "graph.h"
 
 #include <cstddef>
@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "context.h"
+#include "placement.h"
 #include "types.h"
 
 namespace wasinn::onnxruntime {
@@ -85,30 +86,8 @@ Error read_io(const OrtSession *session, bool is_output, std::vector<sdk::IoDesc
   return {};
 }
 
-Error check_target(int32_t target) {
-  switch (target) {
-    case WASINN_TARGET_CPU:
-    case WASINN_TARGET_AUTO:
-      return {};  // the CPU execution provider is ORT's default: nothing to append
-    case WASINN_TARGET_GPU:
-    case WASINN_TARGET_TPU:
-      // Never fall back to CPU silently: a guest asking for an accelerator should learn it has
-      // none rather than get a slow run it did not ask for.
-      return {WASINN_UNSUPPORTED_OPERATION,
-              std::string("target ") + (target == WASINN_TARGET_GPU ? "gpu" : "tpu") +
-                  " is not available: this ONNX Runtime build has only the CPU execution "
-                  "provider"};
-    default:
-      return sdk::invalid("unknown execution target " + std::to_string(target));
-  }
-}
-
-}  // namespace
-
-namespace {
-
 // The ONNX model's metadata as properties; ORT allocates each string, freed here at once.
-Error read_metadata(OrtSession *session, std::vector<sdk::Property> &out) {
+Error read_metadata(OrtSession *session, const std::string &device, std::vector<sdk::Property> &out) {
   const OrtApi *api = ort_api();
   OrtAllocator *alloc = nullptr;
   if (Error e = take_status(api->GetAllocatorWithDefaultOptions(&alloc), "getting ORT's allocator")) return e;
@@ -149,7 +128,7 @@ Error read_metadata(OrtSession *session, std::vector<sdk::Property> &out) {
   }
   if (keys) (void)api->AllocatorFree(alloc, keys);
   if (failed) return failed;
-  out.push_back({"device", "cpu", false});
+  out.push_back({"device", device, false});
   return {};
 }
 
@@ -165,19 +144,21 @@ Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
     return sdk::invalid(
         "the onnx encoding expects exactly one graph builder (the .onnx model bytes), got " +
         std::to_string(req.builders().size()));
-  if (Error e = check_target(req.target())) return e;
-  const wasinn_bytes &model = req.builders()[0];
-  if (!model.data || model.length == 0) return sdk::invalid("the ONNX model is empty (0 bytes)");
-
   SessionConfig graph_cfg;
   if (Error e = parse_session_config(req.config(), "graph config", graph_cfg)) return e;
+  const SessionConfig cfg = backend.defaults().merged_with(graph_cfg);
+  const bool fallback_cpu = cfg.fallback_cpu.value_or(false);
+  Placement placement;
+  if (Error e = plan_placement(backend, req.target(), fallback_cpu, placement)) return e;
+  const wasinn_bytes &model = req.builders()[0];
+  if (!model.data || model.length == 0) return sdk::invalid("the ONNX model is empty (0 bytes)");
 
   OrtSessionOptions *raw_opts = nullptr;
   if (Error e = take_status(api->CreateSessionOptions(&raw_opts), "creating session options"))
     return e;
   SessionOptionsPtr opts(raw_opts);
-  if (Error e = apply_session_config(backend.defaults().merged_with(graph_cfg), opts.get()))
-    return e;
+  if (Error e = apply_session_config(cfg, opts.get())) return e;
+  if (Error e = apply_placement(backend, placement, opts.get())) return e;
   // Bytes loaded from memory have no directory, so a model with external weights could not find
   // them. When the host tells us the file, point ORT at its folder.
   if (const char *path = req.path(0)) {
@@ -200,6 +181,11 @@ Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
                             "loading the ONNX model"))
     return e;
   graph->session_.reset(session);
+  if (Error e = check_placement(backend, req.target(), fallback_cpu, session, placement)) return e;
+  graph->description_ = placement.description;
+  sdk::log_own(WASINN_LOG_DEBUG, std::string("target ") + sdk::target_name(req.target()) + ": the graph runs on " +
+                                     placement.device +
+                                     (placement.description.empty() ? "" : " (" + placement.description + ")"));
 
   std::vector<OrtIo> output_kinds;
   if (Error e = read_io(session, false, graph->inputs_, graph->input_kinds_)) return e;
@@ -207,7 +193,7 @@ Error OrtGraph::load(OrtBackend &backend, const sdk::LoadRequest &req,
   // Taken only now: the vectors above no longer grow, so the c_str() pointers stay put.
   for (const sdk::IoDesc &d : graph->inputs_) graph->input_names_.push_back(d.name.c_str());
   for (const sdk::IoDesc &d : graph->outputs_) graph->output_names_.push_back(d.name.c_str());
-  if (Error e = read_metadata(session, graph->properties_)) return e;
+  if (Error e = read_metadata(session, placement.device, graph->properties_)) return e;
   out = std::move(graph);
   return {};
 }

@@ -77,12 +77,16 @@ TEST(OrtPluginErrors, CorruptModels) {
 TEST(OrtPluginErrors, AcceleratorTargets) {
   TestBackend b;
   const auto tiny = read_fixture("tiny/model.onnx");
-  for (int32_t target : {WASINN_TARGET_GPU, WASINN_TARGET_TPU}) {
-    Graph g;
-    EXPECT_FAILS(load(b, {tiny}, g, d, target), WASINN_UNSUPPORTED_OPERATION,
-                 "only the CPU execution provider");
-    EXPECT_EQ(g.ptr, nullptr);
-  }
+  // This process linked the default, CPU-only ORT, so the plugin has no CUDA provider beside it
+  // (ort_cuda_test.cpp covers the CUDA variant).
+  Graph gpu, tpu;
+  EXPECT_FAILS(load(b, {tiny}, gpu, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION,
+               "target gpu is not available: this ONNX Runtime has no CUDA execution provider");
+  EXPECT_FAILS(load(b, {tiny}, gpu, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION, "--gpu");
+  EXPECT_FAILS(load(b, {tiny}, tpu, d, WASINN_TARGET_TPU), WASINN_UNSUPPORTED_OPERATION,
+               "target tpu is not available");
+  EXPECT_EQ(gpu.ptr, nullptr);
+  EXPECT_EQ(tpu.ptr, nullptr);
   Graph g;
   EXPECT_FAILS(load(b, {tiny}, g, d, 77), WASINN_INVALID_ARGUMENT, "77");
 }
