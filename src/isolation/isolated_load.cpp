@@ -324,6 +324,10 @@ std::optional<IsolatedLoadChecker::VerdictKey> IsolatedLoadChecker::verdict_key(
   if (!options_.remember_verdicts || checker.empty() || r.plugin_library.empty() || r.framework_version.empty()) {
     return std::nullopt;
   }
+  // A gpu, tpu or auto load's verdict also follows from the machine's devices and the
+  // environment that shows them (a driver installed later, VK_ICD_FILENAMES, CUDA_VISIBLE_DEVICES),
+  // which no key holds: only CPU verdicts are remembered.
+  if (r.target != Target::cpu) return std::nullopt;
   // A new build of the checker (and the core in it) or of the plugin never trusts old verdicts.
   const auto checker_id = file_identity(checker);
   const auto plugin_id = file_identity(r.plugin_library);

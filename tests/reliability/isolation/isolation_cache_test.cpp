@@ -49,9 +49,10 @@ std::unique_ptr<wasinn::WiredEnvironment> isolated_env(const std::string& cache,
 }
 
 // A guest's load(): the bytes, no path.
-Status load_bytes(wasinn::WiredEnvironment& env, Encoding encoding, const std::vector<uint8_t>& bytes) {
+Status load_bytes(wasinn::WiredEnvironment& env, Encoding encoding, const std::vector<uint8_t>& bytes,
+                  wasinn::Target target = wasinn::Target::cpu) {
   const std::span<const uint8_t> builders[] = {bytes};
-  auto graph = env.env->load_graph(encoding, wasinn::Target::cpu, builders, {}, "");
+  auto graph = env.env->load_graph(encoding, target, builders, {}, "");
   if (!graph) return graph.take_error();
   return {};
 }
@@ -126,6 +127,18 @@ TEST_P(RememberedVerdict, RepeatedBytesSpawnNoSecondChild) {
   const auto files = entries(scratch / "verdicts");
   ASSERT_EQ(files.size(), 1u);
   expect_valid_entry(files[0], true);
+}
+
+TEST_P(RememberedVerdict, AutoLoadsAreCheckedEachTime) {
+  // Their verdict also depends on the devices and the environment showing them, kept in no key.
+  ScratchDir scratch;
+  auto env = isolated_env((scratch / "verdicts").string());
+  for (int i = 0; i < 2; ++i) {
+    const Status loaded = load_bytes(*env, GetParam().encoding, bytes_, wasinn::Target::autodetect);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().detail;
+  }
+  EXPECT_EQ(spawned(*env), 2u);
+  EXPECT_TRUE(entries(scratch / "verdicts").empty());
 }
 
 TEST_P(RememberedVerdict, ASecondProcessWithTheSameDiskCacheSpawnsNoChild) {
