@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "log_router.h"
-#include "vulkan_probe.h"
+#include "vulkan_devices.h"
 
 // Set by CMake: WASINN_GGML_MODULE_DIRS joined by ':'.
 #ifndef WASINN_GGML_MODULE_PATH
@@ -58,6 +58,24 @@ ModuleLoad load_module(const std::vector<std::string> &dirs, const std::string &
   ggml_common::LogScope scope(false);  // keeps ggml's error lines (dlerror, a failed init) for the reason
   if (ggml_backend_load(path.c_str())) return {};
   return {true, path + " did not load" + (scope.errors().empty() ? "" : " (" + scope.errors() + ")")};
+}
+
+// Why Vulkan offers ggml no device, asked of Vulkan itself: ggml-vulkan only logs "No devices
+// found", whether the loader is missing, found no driver, or found only a CPU-type device
+// (Mesa's lavapipe), which ggml skips unless GGML_VK_VISIBLE_DEVICES names it.
+std::string why_vulkan_has_no_device() {
+  const vulkan::VulkanDevices found = vulkan::find_vulkan_devices();
+  if (!found.error.empty()) return found.error;
+  std::string cpu_type, other;
+  for (size_t i = 0; i < found.devices.size(); ++i) {
+    std::string &list = found.devices[i].software ? cpu_type : other;
+    list += (list.empty() ? "" : ", ") + std::to_string(i) + ": " + found.devices[i].name;
+  }
+  if (other.empty())
+    return "Vulkan lists only CPU-type devices (" + cpu_type +
+           "), which ggml skips unless GGML_VK_VISIBLE_DEVICES names them (e.g. GGML_VK_VISIBLE_DEVICES=0)";
+  return "ggml-vulkan did not take the Vulkan devices (" + other +
+         "): it needs Vulkan 1.2; GGML_VK_VISIBLE_DEVICES, if set, chooses among them";
 }
 
 std::string device_label(ggml_backend_dev_t dev) {
@@ -118,7 +136,7 @@ void DeviceSet::find_gpus() const {
     // ggml says little when its Vulkan module finds nothing (or fails to start without a
     // driver): Vulkan itself is asked why.
     std::string vk = vulkan.why;
-    if (vulkan.present) vk = (vk.empty() ? "" : vk + "; ") + vulkan_probe::why_no_device();
+    if (vulkan.present) vk = (vk.empty() ? "" : vk + "; ") + why_vulkan_has_no_device();
     gpu_unavailable_ = "no GPU device: Vulkan: " + vk + "; CUDA: " +
                        (cuda.why.empty() ? "the module found no device" : cuda.why);
     found += "; " + gpu_unavailable_;

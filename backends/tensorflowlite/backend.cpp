@@ -97,16 +97,16 @@ const TfliteBackend::GpuState &TfliteBackend::gpu() const {
       return;
     }
     // Dawn, inside the WebGPU accelerator, reaches a GPU through Vulkan on Linux.
-    const VulkanDevices found = find_vulkan_devices();
+    const vulkan::VulkanDevices found = vulkan::find_vulkan_devices();
     std::vector<std::string> refused;
-    for (const VulkanDevice &d : found.devices) {
+    for (const vulkan::VulkanDevice &d : found.devices) {
       const std::string label = d.name + (d.driver.empty() ? "" : " [" + d.driver + "]");
       g.devices += (g.devices.empty() ? "" : "; ") + label +
                    (d.memory_bytes ? ", " + std::to_string(d.memory_bytes >> 20) + " MiB" : "");
       if (d.missing_for_dawn.empty()) {
         // The one Dawn's default adapter request picks: a hardware GPU before a software one.
         if (g.device.empty() || (!d.software && std::all_of(g.usable.begin(), g.usable.end(),
-                                                             [](const VulkanDevice &u) { return u.software; })))
+                                                             [](const vulkan::VulkanDevice &u) { return u.software; })))
           g.device = d.name;
         g.usable.push_back(d);
       } else {
@@ -131,7 +131,7 @@ const TfliteBackend::GpuState &TfliteBackend::gpu() const {
 const std::vector<sdk::Device> &TfliteBackend::devices() const {
   std::call_once(devices_once_, [this] {
     devices_.push_back({"CPU", "CPU (LiteRT's XNNPACK)", 0, WASINN_TARGET_CPU});
-    for (const VulkanDevice &d : gpu().usable)
+    for (const vulkan::VulkanDevice &d : gpu().usable)
       devices_.push_back({d.name, "Vulkan (LiteRT's WebGPU accelerator)", d.memory_bytes, WASINN_TARGET_GPU});
     for (const DelegateSpec &d : delegates_)
       devices_.push_back({d.name, "TFLite delegate " + d.path, 0, d.target});

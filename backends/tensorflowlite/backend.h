@@ -81,7 +81,7 @@ class TfliteBackend {
   // Found on first use (a gpu or auto load, the device report), not at create: a Vulkan instance
   // loads the driver (lavapipe with LLVM: ~50 MiB, ~40 ms), which CPU loads never need.
   struct GpuState {
-    std::vector<VulkanDevice> usable;
+    std::vector<vulkan::VulkanDevice> usable;
     std::string devices, device, unavailable;
   };
   const GpuState &gpu() const;

@@ -3,22 +3,32 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #ifdef WASINN_NO_VULKAN_HEADERS
 
-namespace wasinn::tensorflowlite {
+namespace wasinn::vulkan {
 VulkanDevices find_vulkan_devices() {
   return {{}, "this plugin was built without Vulkan's headers (libvulkan-dev), so it cannot look"};
 }
-}  // namespace wasinn::tensorflowlite
+}  // namespace wasinn::vulkan
 
 #else
 
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-namespace wasinn::tensorflowlite {
+namespace wasinn::vulkan {
 namespace {
+
+// The loader's variables that choose drivers: when one is set, it is likely the cause.
+std::string driver_env() {
+  std::string s;
+  for (const char *name : {"VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES"}) {
+    if (const char *v = std::getenv(name)) s += std::string(s.empty() ? " (" : ", ") + name + "=" + v;
+  }
+  return s.empty() ? s : s + ")";
+}
 
 std::string vk_result(VkResult r) {
   switch (r) {
@@ -67,14 +77,16 @@ VulkanDevices find_vulkan_devices() {
   }
   VkApplicationInfo app{};
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-  app.pApplicationName = "wasinn tensorflowlite";
+  app.pApplicationName = "wasinn";
   app.apiVersion = VK_API_VERSION_1_1;
   VkInstanceCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
   VkInstance instance = VK_NULL_HANDLE;
   if (VkResult r = create(&info, nullptr, &instance); r != VK_SUCCESS) {
-    out.error = "creating a Vulkan instance failed: " + vk_result(r);
+    out.error = r == VK_ERROR_INCOMPATIBLE_DRIVER
+                    ? "the Vulkan loader found no driver" + driver_env() + " (install one, e.g. mesa-vulkan-drivers)"
+                    : "creating a Vulkan instance failed: " + vk_result(r) + driver_env();
     return out;
   }
   auto fn = [&](const char *name) { return get(instance, name); };
@@ -115,10 +127,10 @@ VulkanDevices find_vulkan_devices() {
     out.devices.push_back(std::move(d));
   }
   if (destroy) destroy(instance, nullptr);
-  if (out.devices.empty()) out.error = "the Vulkan loader found no device (no Vulkan driver installed, or VK_ICD_FILENAMES points to none)";
+  if (out.devices.empty()) out.error = "Vulkan lists no device" + driver_env();
   return out;
 }
 
-}  // namespace wasinn::tensorflowlite
+}  // namespace wasinn::vulkan
 
 #endif  // WASINN_NO_VULKAN_HEADERS
