@@ -118,13 +118,19 @@ std::string gpu_unavailable() {
   return why ? why : "";
 }
 
-std::string generate(const Graph &g) {
-  Context c(llama(), g.ptr);
+// Input 0 of `c` is the test's prompt.
+void set_prompt(const Context &c) {
   const std::vector<uint8_t> prompt(kPrompt.begin(), kPrompt.end());
   Diag d;
   EXPECT_EQ(set_input(llama(), c.ptr, by_index(0), WASINN_TYPE_U8, {static_cast<uint32_t>(prompt.size())}, prompt, d),
             WASINN_OK)
       << d.detail;
+}
+
+std::string generate(const Graph &g) {
+  Context c(llama(), g.ptr);
+  set_prompt(c);
+  Diag d;
   EXPECT_EQ(llama().compute(c.ptr, &d), WASINN_OK) << d.detail;
   const auto out = output_bytes(llama(), c.ptr, by_index(0), WASINN_TYPE_U8);
   return {out.begin(), out.end()};
@@ -133,11 +139,8 @@ std::string generate(const Graph &g) {
 // compute_single until the sequence ends, the pieces joined.
 std::string stream(const Graph &g, int *end) {
   Context c(llama(), g.ptr);
-  const std::vector<uint8_t> prompt(kPrompt.begin(), kPrompt.end());
+  set_prompt(c);
   Diag d;
-  EXPECT_EQ(set_input(llama(), c.ptr, by_index(0), WASINN_TYPE_U8, {static_cast<uint32_t>(prompt.size())}, prompt, d),
-            WASINN_OK)
-      << d.detail;
   std::string text;
   while ((*end = llama().compute_single(c.ptr, &d)) == WASINN_OK) {
     const wasinn_tensor_id id = by_index(0);
