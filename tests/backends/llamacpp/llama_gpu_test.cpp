@@ -9,6 +9,8 @@
 // a future driver changes that, compare the first tokens and the logits instead).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -200,6 +202,27 @@ TEST_F(LlamaGpu, GreedyTextEqualsNativeCpuAndRunsOnVulkan) {
   EXPECT_EQ(devices[0].rfind("CPU cpu CPU", 0), 0u) << devices[0];
   EXPECT_EQ(devices[1].rfind("Vulkan gpu Vulkan0 (", 0), 0u) << devices[1];
   EXPECT_EQ(gpu_unavailable(), "");
+}
+
+// What scripts/gpu-check.sh collects: the GPU's text against the CPU's, and the speed of each
+// (on lavapipe a GPU is slower; on a real one this is the speedup).
+TEST_F(LlamaGpu, GpuCheckLineAgainstTheCpu) {
+  Loaded cpu = load_tiny(WASINN_TARGET_CPU), gpu = load_tiny(WASINN_TARGET_GPU);
+  ASSERT_EQ(cpu.status, WASINN_OK) << cpu.detail;
+  ASSERT_EQ(gpu.status, WASINN_OK) << gpu.detail;
+  auto timed = [](const Graph &g, double *ms) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string text = generate(g);
+    *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return text;
+  };
+  double cpu_ms = 0, gpu_ms = 0;
+  const std::string cpu_text = timed(cpu.graph, &cpu_ms), gpu_text = timed(gpu.graph, &gpu_ms);
+  EXPECT_EQ(gpu_text, cpu_text);
+  std::printf("GPU-CHECK llamacpp tiny.gguf, %d greedy tokens: %s, same text as the cpu: %s, cpu %.1f ms, gpu %.1f ms, "
+              "speedup %.2fx\n",
+              kTokens, property(gpu.graph, "device").c_str(), gpu_text == cpu_text ? "yes" : "NO", cpu_ms, gpu_ms,
+              gpu_ms > 0 ? cpu_ms / gpu_ms : 0.0);
 }
 
 TEST_F(LlamaGpu, StreamingEqualsNativeCpu) {

@@ -107,7 +107,7 @@ TEST(TfliteGpu, MobilenetOnLavapipeMatchesTheCpu) {
   const std::vector<float> auto_out = classify(b, WASINN_TARGET_AUTO, &auto_device);
   EXPECT_EQ(auto_device, device);
   EXPECT_EQ(auto_out, gpu);
-  std::printf("[ gpu ] %s; worst |gpu - cpu| = %.4f over %zu logits; class %zu\n", device.c_str(),
+  std::printf("GPU-CHECK tensorflowlite mobilenet_v2: %s, max |gpu-cpu| = %.4f over %zu logits, class %zu\n", device.c_str(),
               worst, gpu.size(), argmax(gpu));
 }
 
