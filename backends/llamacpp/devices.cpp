@@ -117,8 +117,10 @@ const std::string &DeviceSet::gpu_unavailable() const {
 
 void DeviceSet::find_gpus() const {
   std::unique_lock writer(registry_);  // no model load or context creation reads the registry now
-  const ModuleLoad vulkan = load_module(dirs_, "vulkan", "Vulkan");
+  // CUDA first: its devices come first in ggml's registry, so a GPU that both modules see is
+  // used through CUDA by default (placement.cpp).
   const ModuleLoad cuda = load_module(dirs_, "cuda", "CUDA");
+  const ModuleLoad vulkan = load_module(dirs_, "vulkan", "Vulkan");
   found_.push_back(cpu_);
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
@@ -126,9 +128,8 @@ void DeviceSet::find_gpus() const {
     if (type != GGML_BACKEND_DEVICE_TYPE_GPU && type != GGML_BACKEND_DEVICE_TYPE_IGPU) continue;
     size_t free = 0, total = 0;
     ggml_backend_dev_memory(dev, &free, &total);
-    gpus_.push_back({dev, device_label(dev)});
-    found_.push_back({gpus_.back().label, ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev)), total,
-                      WASINN_TARGET_GPU});
+    gpus_.push_back({dev, device_label(dev), ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))});
+    found_.push_back({gpus_.back().label, gpus_.back().api, total, WASINN_TARGET_GPU});
   }
   std::string found;
   for (const auto &d : found_) found += (found.empty() ? "" : ", ") + d.name + " [" + d.api + "]";

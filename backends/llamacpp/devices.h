@@ -21,6 +21,7 @@ namespace wasinn::llamacpp {
 struct GpuDevice {
   ggml_backend_dev_t dev;
   std::string label;  // "Vulkan0 (llvmpipe (LLVM 15.0.6, 256 bits))"
+  std::string api;    // its ggml backend: "CUDA", "Vulkan"
 };
 
 class DeviceSet {

@@ -22,11 +22,13 @@ Error place(const DeviceSet &devices, int32_t target, const LlamaOptions &option
     for (size_t i = 0; i < gpus.size(); ++i) names += (i ? ", " : "") + std::to_string(i) + ": " + gpus[i].label;
     return sdk::invalid("main-gpu " + std::to_string(options.main_gpu) + " names no GPU device; this process has " + names);
   }
-  // main-gpu picks one device; without it llama.cpp splits the layers across all of them.
+  // main-gpu picks one device; without it llama.cpp splits the layers across the devices of the
+  // first API (CUDA before Vulkan): one GPU seen through both would otherwise take both halves.
   out.devices.clear();
   out.label = "gpu: ";
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (options.main_gpu >= 0 && static_cast<int64_t>(i) != options.main_gpu) continue;
+    if (options.main_gpu < 0 && gpus[i].api != gpus.front().api) continue;
     out.label += (out.devices.empty() ? "" : ", ") + gpus[i].label;
     out.devices.push_back(gpus[i].dev);
   }
