@@ -125,7 +125,7 @@ TEST(BackendsList, TheBuiltManifestsDeclareTheirConfigKeys) {
     if (b["name"] != "onnxruntime") continue;
     found = true;
     EXPECT_EQ(b["config_keys"],
-              nlohmann::json::array({"intra_op_threads", "inter_op_threads", "graph_optimization_level"}));
+              nlohmann::json::array({"intra_op_threads", "inter_op_threads", "graph_optimization_level", "fallback"}));
     EXPECT_EQ(b["library_found"], true);
   }
   EXPECT_TRUE(found) << j.dump();

@@ -15,12 +15,14 @@ namespace {
 constexpr const char* kPluginFile = "libwasinn_backend_onnxruntime.so";
 constexpr const char* kMissingLibrary = "libonnxruntime.so.1: cannot open shared object file";
 
-// Copies the plugin and its manifest into `dir`, blanking the plugin's RUNPATH (which points
-// at .deps/onnxruntime/lib) so the dynamic loader has nowhere to find ONNX Runtime. Overwriting
-// the string in place keeps the ELF valid: a shorter NUL-terminated path in the same bytes.
+// Copies the plugin and its manifest into `dir`, blanking the plugin's RUNPATH (which starts
+// at .deps/onnxruntime/lib, or at the CUDA variant's ORT when it is installed) so the dynamic
+// loader has nowhere to find ONNX Runtime. Overwriting the string in place keeps the ELF valid:
+// a shorter NUL-terminated path in the same bytes, which also ends the RUNPATH there.
 void install_plugin_without_ort(const fs::path& dir) {
   auto elf = read_bytes(backend_dir() / kPluginFile);
-  const std::string runpath = ort_library_dir().string();
+  const std::string cuda_dir = WASINN_ORT_CUDA_LIBRARY_DIR;
+  const std::string runpath = cuda_dir.empty() ? ort_library_dir().string() : cuda_dir;
   const std::string replacement = "/nonexistent-wasinn-test";
   ASSERT_LE(replacement.size(), runpath.size());
   const auto at = std::search(elf.begin(), elf.end(), runpath.begin(), runpath.end());
