@@ -111,7 +111,8 @@ void print_check(const std::vector<wasinn::BackendStatus>& backends) {
 void add_backends_options(CLI::App* backends, BackendsOptions& o, CommonOptions& common) {
   backends->add_flag("--check", o.check,
                      "Load each plugin and its framework (slow: libtorch, TensorFlow) to show the framework "
-                     "version, or why it cannot load");
+                     "version, or why it cannot load, and the devices each backend found (CPU, Vulkan, CUDA) "
+                     "with why target gpu is unavailable where it is");
   backends->add_flag("--json", o.json, "Print the list as JSON");
   add_common(backends, common);
 }
