@@ -121,11 +121,11 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
   if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
   std::vector<GraphProperty> properties = query_properties(**plugin, handle, encoding);
-  std::shared_ptr<GraphMetrics> series =
-      metrics_.series((*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths),
-                      device_of(properties));
+  const std::string device = device_of(properties);
+  std::shared_ptr<GraphMetrics> series = metrics_.series(
+      (*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths), device);
   auto graph = std::make_shared<Graph>(*plugin, handle, encoding, std::move(properties), std::move(series));
-  if (progress) progress->finish(true, device_of(graph->properties()));
+  if (progress) progress->finish(true, device);
   if (shared_key) return loaded_graphs_.remember(*shared_key, std::move(graph));
   return graph;
 }
