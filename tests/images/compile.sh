@@ -1,0 +1,98 @@
+# Sourced by tests/images/run.sh after lib.sh (and scripts/images/podman-env.sh): the checks of
+# the guest-compile image wasinn:VERSION-compile. Guests are built in it from this checkout's
+# sources (mounted read-only) into a scratch directory, then run on the digits fixture: inside
+# the CPU image (read-only, --network=none, model mounted read-only) when it exists, else with
+# this checkout's build/bin/wasinn, and must classify 435/450 as tests/integration expects.
+#   check_compile_image
+
+# _compile_run ARGS...: podman run of the compile image with the checkout at /src (read-only) and
+# the scratch directory at /out. Rootless podman maps the caller's uid with keep-id; as root the
+# scratch directory is opened to the image's own non-root user instead, so that user is tested.
+_compile_run() {
+  local user=()
+  [[ $(id -u) -ne 0 ]] && user=(--userns=keep-id)
+  podman run --rm --network=none "${user[@]}" -v "$_compile_root:/src:ro" -v "$_compile_out:/out" \
+    -w /src "$_compile_image" "$@"
+}
+
+# _compile_digits GUEST.wasm: runs a digits guest on the fixture (model, 450 rows, labels).
+_compile_digits() {
+  local guest=$1 fixture=$_compile_fixtures/digits
+  if podman image exists "$_compile_cpu_image"; then
+    podman run --rm --network=none --read-only -v "$fixture:/d:ro" -v "$_compile_out:/g:ro" \
+      "$_compile_cpu_image" run --dir /d::/d "/g/$guest" /d/model.onnx /d/test_x.f32 /d/test_y.u8
+  else
+    "$_compile_build/bin/wasinn" run --dir "$fixture::/d" "$_compile_out/$guest" \
+      /d/model.onnx /d/test_x.f32 /d/test_y.u8
+  fi
+}
+
+# _compile_rust_digits: the wasi-nn 0.6 Rust guest (guest/rust) on the fixture, whose arguments
+# differ from the C guests'.
+_compile_rust_digits() {
+  local guest=compat_wasi_nn_06.wasm fixture=$_compile_fixtures/digits
+  local args=(--model /d/model.onnx --x /d/test_x.f32 --y /d/test_y.u8)
+  if podman image exists "$_compile_cpu_image"; then
+    podman run --rm --network=none --read-only -v "$fixture:/d:ro" -v "$_compile_out:/g:ro" \
+      "$_compile_cpu_image" run --dir /d::/d "/g/$guest" "${args[@]}"
+  else
+    "$_compile_build/bin/wasinn" run --dir "$fixture::/d" "$_compile_out/$guest" "${args[@]}"
+  fi
+}
+
+check_compile_image() {
+  _compile_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  _compile_build=${WASINN_BUILD_DIR:-$_compile_root/build}
+  _compile_fixtures=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+  local version
+  version=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$_compile_build/include/wasinn/version.h" 2>/dev/null)
+  _compile_image=localhost/wasinn:${version:-0.1.0}-compile
+  _compile_cpu_image=localhost/wasinn:${version:-0.1.0}-cpu
+  if ! podman image exists "$_compile_image"; then
+    skip "compile image" "$_compile_image is not built (bash scripts/images.sh --only compile)"; return 0
+  fi
+  _compile_out=$(mktemp -d "${TMPDIR:-/tmp}/wasinn-compile-image.XXXXXX")
+  [[ $(id -u) -eq 0 ]] && chmod 0777 "$_compile_out"
+  local runner="the CPU image $_compile_cpu_image"
+  if ! podman image exists "$_compile_cpu_image"; then
+    runner="the host's $_compile_build/bin/wasinn (no CPU image)"
+  fi
+  echo "# compile image: guests built in $_compile_image, run by $runner"
+
+  check_output "compile: clang 14, wasm-ld, node 18, cargo on the PATH" \
+    'clang version 14.*LLD 14.*v18\..*cargo 1\.' \
+    _compile_run sh -c 'clang --version | head -n1; wasm-ld --version; node --version; cargo --version'
+  check_output "compile: runs as a non-root user" '^[1-9][0-9]*$' podman run --rm "$_compile_image" id -u
+  check_output "compile: guest headers on the include path (no -I)" '^ok$' \
+    _compile_run sh -c 'printf "#include <wasi_nn.h>\nint main(void){return 0;}\n" |
+      clang --target=wasm32-wasi -O2 -x c - -o /out/headers.wasm && echo ok'
+  # The digits guest with guest/CMakeLists.txt's flags (cmake/WasmGuest.cmake).
+  check "compile: C guest classify_digits.wasm" \
+    _compile_run clang --target=wasm32-wasi -O2 -Wall -Wextra -Werror -I guest/include \
+      guest/examples/classify_digits.c -o /out/classify_digits.wasm
+  check "compile: C++ links against libc++ for wasm32-wasi" \
+    _compile_run sh -c 'printf "#include <vector>\n#include <cstdio>\nint main(){std::vector<int> v{1,2};std::printf(\"%%zu\\n\",v.size());}\n" |
+      clang++ --target=wasm32-wasi -O2 -fno-exceptions -x c++ - -o /out/cxx.wasm'
+  # The component guest as guest/components/CMakeLists.txt builds wit_classify_digits.
+  check "compile: component wit_classify_digits.component.wasm (wasinn-componentize)" \
+    _compile_run wasinn-componentize -o /out/wit_classify_digits.component.wasm -Wall -Wextra -Werror \
+      guest/components/wit_classify_digits.c
+  check "compile: Rust guest compat_wasi_nn_06.wasm (cargo, offline, vendored crates)" \
+    _compile_run sh -c 'cargo build --offline --locked --release --target wasm32-wasi -j 2 -p compat_wasi_nn_06 \
+      --manifest-path guest/rust/Cargo.toml --target-dir /out/rust-target &&
+      cp /out/rust-target/wasm32-wasi/release/compat_wasi_nn_06.wasm /out/'
+
+  if [[ ! -f $_compile_fixtures/digits/model.onnx ]]; then
+    skip "compile: outputs classify the digits" "no fixture $_compile_fixtures/digits (scripts/fixtures)"
+  elif ! podman image exists "$_compile_cpu_image" && [[ ! -x $_compile_build/bin/wasinn ]]; then
+    skip "compile: outputs classify the digits" "neither $_compile_cpu_image nor $_compile_build/bin/wasinn"
+  else
+    check_output "compile: classify_digits.wasm classifies 435/450" 'accuracy: 435/450' \
+      _compile_digits classify_digits.wasm
+    check_output "compile: the component classifies 435/450" 'accuracy: 435/450' \
+      _compile_digits wit_classify_digits.component.wasm
+    check_output "compile: the Rust guest classifies 435/450" 'accuracy: 435/450' _compile_rust_digits
+  fi
+  # Files the container wrote belong to the caller (keep-id) or, as root, can be removed by root.
+  rm -rf "$_compile_out"
+}
