@@ -6,13 +6,14 @@
 #   check_compile_image
 
 # _compile_run ARGS...: podman run of the compile image with the checkout at /src (read-only) and
-# the scratch directory at /out. Rootless podman maps the caller's uid with keep-id; as root the
-# scratch directory is opened to the image's own non-root user instead, so that user is tested.
+# the scratch directory at /out, the working directory. Rootless podman maps the caller's uid
+# with keep-id; as root the scratch directory belongs to uid 1000, which the entrypoint then
+# runs as (the image's own non-root user), so that path is what is tested.
 _compile_run() {
   local user=()
   [[ $(id -u) -ne 0 ]] && user=(--userns=keep-id)
   podman run --rm --network=none "${user[@]}" -v "$_compile_root:/src:ro" -v "$_compile_out:/out" \
-    -w /src "$_compile_image" "$@"
+    -w /out "$_compile_image" "$@"
 }
 
 # _compile_digits GUEST.wasm: runs a digits guest on the fixture (model, 450 rows, labels).
@@ -52,7 +53,9 @@ check_compile_image() {
     skip "compile image" "$_compile_image is not built (bash scripts/images.sh --only compile)"; return 0
   fi
   _compile_out=$(mktemp -d "${TMPDIR:-/tmp}/wasinn-compile-image.XXXXXX")
-  [[ $(id -u) -eq 0 ]] && chmod 0777 "$_compile_out"
+  # Readable by the CPU image's own user (uid 10001) that runs the outputs.
+  chmod 0755 "$_compile_out"
+  [[ $(id -u) -eq 0 ]] && chown 1000:1000 "$_compile_out"
   local runner="the CPU image $_compile_cpu_image"
   if ! podman image exists "$_compile_cpu_image"; then
     runner="the host's $_compile_build/bin/wasinn (no CPU image)"
@@ -61,25 +64,34 @@ check_compile_image() {
 
   check_output "compile: clang 14, wasm-ld, node 18, cargo on the PATH" \
     'clang version 14.*LLD 14.*v18\..*cargo 1\.' \
-    _compile_run sh -c 'clang --version | head -n1; wasm-ld --version; node --version; cargo --version'
-  check_output "compile: runs as a non-root user" '^[1-9][0-9]*$' podman run --rm "$_compile_image" id -u
+    _compile_run sh -c 'echo "$(clang --version | head -n1); $(wasm-ld --version); $(node --version); $(cargo --version)"'
+  check_output "compile: runs as a non-root user (no mount)" '^1000$' podman run --rm "$_compile_image" id -u
+  check_output "compile: builds run as a non-root user" '^[1-9][0-9]*$' _compile_run id -u
+  if [[ $(id -u) -eq 0 ]]; then
+    # The entrypoint's rule: the command runs as the owner of the working directory.
+    check_output "compile: a mounted directory is written as its owner" '^4242 4242$' \
+      sh -c 'd=$(mktemp -d) && chown 4242:4242 "$d" && trap "rm -rf \"$d\"" EXIT &&
+        podman run --rm --network=none -v "$d:/src" "$1" touch made >/dev/null && stat -c "%u %g" "$d/made"' \
+      _ "$_compile_image"
+  fi
   check_output "compile: guest headers on the include path (no -I)" '^ok$' \
     _compile_run sh -c 'printf "#include <wasi_nn.h>\nint main(void){return 0;}\n" |
       clang --target=wasm32-wasi -O2 -x c - -o /out/headers.wasm && echo ok'
-  # The digits guest with guest/CMakeLists.txt's flags (cmake/WasmGuest.cmake).
+  # The digits guest with guest/CMakeLists.txt's flags (cmake/WasmGuest.cmake), plus -Werror.
   check "compile: C guest classify_digits.wasm" \
-    _compile_run clang --target=wasm32-wasi -O2 -Wall -Wextra -Werror -I guest/include \
-      guest/examples/classify_digits.c -o /out/classify_digits.wasm
+    _compile_run clang --target=wasm32-wasi -O2 -Wall -Wextra -Werror -I /src/guest/include \
+      /src/guest/examples/classify_digits.c -o /out/classify_digits.wasm
   check "compile: C++ links against libc++ for wasm32-wasi" \
-    _compile_run sh -c 'printf "#include <vector>\n#include <cstdio>\nint main(){std::vector<int> v{1,2};std::printf(\"%%zu\\n\",v.size());}\n" |
+    _compile_run sh -c 'printf "#include <vector>\nint main() { std::vector<int> v{1, 2}; return int(v.size()) - 2; }\n" |
       clang++ --target=wasm32-wasi -O2 -fno-exceptions -x c++ - -o /out/cxx.wasm'
   # The component guest as guest/components/CMakeLists.txt builds wit_classify_digits.
   check "compile: component wit_classify_digits.component.wasm (wasinn-componentize)" \
     _compile_run wasinn-componentize -o /out/wit_classify_digits.component.wasm -Wall -Wextra -Werror \
-      guest/components/wit_classify_digits.c
-  check "compile: Rust guest compat_wasi_nn_06.wasm (cargo, offline, vendored crates)" \
+      /src/guest/components/wit_classify_digits.c
+  # guest/rust's wasi-nn 0.6 guest with the image's rustc 1.63 and the crates vendored in it.
+  check "compile: Rust guest compat_wasi_nn_06.wasm (cargo offline, vendored crates)" \
     _compile_run sh -c 'cargo build --offline --locked --release --target wasm32-wasi -j 2 -p compat_wasi_nn_06 \
-      --manifest-path guest/rust/Cargo.toml --target-dir /out/rust-target &&
+      --manifest-path /src/guest/rust/Cargo.toml --target-dir /out/rust-target &&
       cp /out/rust-target/wasm32-wasi/release/compat_wasi_nn_06.wasm /out/'
 
   if [[ ! -f $_compile_fixtures/digits/model.onnx ]]; then
