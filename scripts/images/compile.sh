@@ -45,7 +45,16 @@ stage_compile() {
     [[ -e $entry ]] || continue
     case ${entry##*/} in jco|cargo-vendor|wasinn|LICENSES) ;; *) rm -rf "$entry" ;; esac
   done
-  rsync -a --delete "$jco/" "$dir/jco/"
+  # jco without its JavaScript componentizers (componentize-js, componentize-qjs's native binding,
+  # wizer: 130 MB, only for `jco componentize` of JS sources); the wasm-tools functions and
+  # preview1 adapters that componentize.mjs uses, and the rest of the jco CLI, stay.
+  rsync -a --delete --delete-excluded \
+    --exclude=/node_modules/@bytecodealliance/componentize-js/ \
+    --exclude=/node_modules/@bytecodealliance/componentize-js-0-19-3/ \
+    --exclude=/node_modules/@bytecodealliance/wizer/ \
+    --exclude=/node_modules/@bytecodealliance/wizer-linux-x64/ \
+    --exclude=/node_modules/@andreiltd/ \
+    "$jco/" "$dir/jco/"
   rsync -a --delete --exclude=.complete "$vendor/" "$dir/cargo-vendor/"
   local w=$dir/wasinn
   rsync -a --delete "$root/guest/include/" "$w/guest/include/"
