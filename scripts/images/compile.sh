@@ -4,6 +4,7 @@
 # Rust guests' vendored crates, all made on the host (nothing is downloaded inside `podman build`).
 #   compile_packages        the Debian packages of the image's base, one a line
 #   stage_compile DIR       fills the build context DIR (rsync: unchanged files keep their mtimes)
+# WASINN_IMAGES_COMPILE_RUST=0 leaves the Rust route out (about 680 MB of the image's 1.4 GB).
 
 # C and C++ guests for wasm32-wasi with Debian's clang 14 (../shared/docs/guest-toolchains.md);
 # `clang` and `lld` give the plain names clang, clang++ and wasm-ld. nodejs is Debian's 18, which
@@ -12,8 +13,8 @@
 compile_packages() {
   printf '%s\n' clang lld wasi-libc libclang-rt-14-dev-wasm32 \
     libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 \
-    nodejs \
-    rustc cargo libstd-rust-dev-wasm32
+    nodejs
+  [[ ${WASINN_IMAGES_COMPILE_RUST:-1} == 0 ]] || printf '%s\n' rustc cargo libstd-rust-dev-wasm32
 }
 
 # stage_compile DIR: DIR/jco (jco's node_modules, its own layer: large and rarely changed),
@@ -28,13 +29,15 @@ stage_compile() {
   fi
   # The Rust guests' crates, vendored by guest/rust/build.sh (the one step that goes online) for
   # the current Cargo.lock; made here if missing and the unpacked toolchain is there.
-  local cache=${WASINN_CACHE:-$HOME/.cache/wasinn}
-  local vendor; vendor=$cache/cargo/vendor/$(sha256sum "$root/guest/rust/Cargo.lock" | cut -c1-16)
-  if [[ ! -f $vendor/.complete ]]; then
-    if [[ -x $deps/rust-wasm/bin/cargo-wasm32 ]]; then
+  local cache=${WASINN_CACHE:-$HOME/.cache/wasinn} vendor=
+  if [[ ${WASINN_IMAGES_COMPILE_RUST:-1} != 0 ]]; then
+    vendor=$cache/cargo/vendor/$(sha256sum "$root/guest/rust/Cargo.lock" | cut -c1-16)
+    if [[ ! -f $vendor/.complete && -x $deps/rust-wasm/bin/cargo-wasm32 ]]; then
       bash "$root/guest/rust/build.sh" --fetch-only "$deps/rust-wasm/bin/cargo-wasm32" >&2
-    else
-      echo "stage_compile: guest/rust's crates are not vendored in $vendor (bash scripts/fetch-deps.sh rust-guest)" >&2
+    fi
+    if [[ ! -f $vendor/.complete ]]; then
+      echo "stage_compile: guest/rust's crates are not vendored in $vendor (bash scripts/fetch-deps.sh rust-guest," \
+           "or WASINN_IMAGES_COMPILE_RUST=0 for an image without Rust)" >&2
       return 1
     fi
   fi
@@ -55,12 +58,16 @@ stage_compile() {
     --exclude=/node_modules/@bytecodealliance/wizer-linux-x64/ \
     --exclude=/node_modules/@andreiltd/ \
     "$jco/" "$dir/jco/"
-  rsync -a --delete --exclude=.complete "$vendor/" "$dir/cargo-vendor/"
+  if [[ -n $vendor ]]; then
+    rsync -a --delete --exclude=.complete "$vendor/" "$dir/cargo-vendor/"
+  else
+    find "$dir/cargo-vendor" -mindepth 1 -delete
+  fi
   local w=$dir/wasinn
   rsync -a --delete "$root/guest/include/" "$w/guest/include/"
   rsync -a --delete "$root/guest/examples/" "$w/guest/examples/"
   # The component guests' sources and worlds (command_start.c, cabi_realloc.c, worlds*.wit are
-  # what wasinn-component links and embeds); their CMake rules and the test mocks stay behind.
+  # what wasinn-componentize links and embeds); their CMake rules and the test mocks stay behind.
   rsync -a --delete --exclude=CMakeLists.txt --exclude=mock/ "$root/guest/components/" "$w/guest/components/"
   rsync -a --delete "$root/wit/" "$w/wit/"
   rsync -a --delete "$root/scripts/componentize.mjs" "$w/scripts/"
