@@ -44,7 +44,7 @@ _compile_rust_digits() {
 check_compile_image() {
   _compile_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   _compile_build=${WASINN_BUILD_DIR:-$_compile_root/build}
-  _compile_fixtures=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+  _compile_fixtures=${FIXTURES:-${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}}
   local version
   version=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$_compile_build/include/wasinn/version.h" 2>/dev/null)
   _compile_image=localhost/wasinn:${version:-0.1.0}-compile
