@@ -4,7 +4,7 @@
 # Rust guests' vendored crates, all made on the host (nothing is downloaded inside `podman build`).
 #   compile_packages        the Debian packages of the image's base, one a line
 #   stage_compile DIR       fills the build context DIR (rsync: unchanged files keep their mtimes)
-# WASINN_IMAGES_COMPILE_RUST=0 leaves the Rust route out (about 680 MB of the image's 1.4 GB).
+# WASINN_IMAGES_COMPILE_RUST=0 leaves the Rust route out (about 660 MB of the image's 1.41 GB).
 
 # C and C++ guests for wasm32-wasi with Debian's clang 14 (../shared/docs/guest-toolchains.md);
 # `clang` and `lld` give the plain names clang, clang++ and wasm-ld. nodejs is Debian's 18, which
