@@ -70,6 +70,8 @@ check_compile_image() {
   check_output "compile: clang 14, wasm-ld, node 18 (and cargo) on the PATH" "$tools" \
     _compile_run sh -c 'echo "$(clang --version | head -n1); $(wasm-ld --version); $(node --version);" \
       "$(! command -v cargo >/dev/null || cargo --version)"'
+  check_output "compile: labels: title, version, revision" "^wasinn-compile ${version:-0.1.0} [0-9a-f]+\$" \
+    podman image inspect --format '{{index .Labels "org.opencontainers.image.title"}} {{index .Labels "org.opencontainers.image.version"}} {{index .Labels "org.opencontainers.image.revision"}}' "$_compile_image"
   check_output "compile: runs as a non-root user (no mount)" '^1000$' podman run --rm "$_compile_image" id -u
   check_output "compile: builds run as a non-root user" '^[1-9][0-9]*$' _compile_run id -u
   if [[ $(id -u) -eq 0 ]]; then
