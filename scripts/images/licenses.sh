@@ -1,7 +1,7 @@
 # Sourced by scripts/images.sh (and tests/images/): the third-party notices of the images.
 #   stage_licenses FLAVOR DIR   FLAVOR cpu | nvidia | compile: fills DIR (copied to
 #                               /opt/wasinn/LICENSES) with one folder per non-Debian component
-#                               and a README listing component, version, SPDX licence, folder and
+#                               and a README (nvidia: README.nvidia) listing component, version, SPDX licence, folder and
 #                               where the text came from. Unchanged files keep their mtimes
 #                               (podman's layer cache keys on them).
 #   licenses_spdx FLAVOR        the SPDX expression of the OCI label
@@ -52,7 +52,7 @@ stage_licenses() {
   # scripts) and an intact DIR: nothing to do, so a rebuild with nothing changed stays quick.
   local key keyfile=$cache/images/licenses-$flavor-$(echo "$dir" | sha256sum | cut -c1-12).key
   key=$(_lic_inputs "$flavor" | sha256sum | cut -c1-32)
-  if [[ -s $dir/README && -f $keyfile && $(cat "$keyfile") == "$key" ]]; then
+  if [[ -s $dir/$(_lic_readme_name "$flavor") && -f $keyfile && $(cat "$keyfile") == "$key" ]]; then
     echo "licences: $flavor: unchanged ($dir)" >&2
     return 0
   fi
@@ -63,7 +63,7 @@ stage_licenses() {
   local rc=0
   "_lic_$flavor" || rc=$?
   if [[ $rc == 0 ]]; then
-    _lic_readme "$flavor" >"$_LIC_OUT/README"
+    _lic_readme "$flavor" >"$_LIC_OUT/$(_lic_readme_name "$flavor")"
     _lic_check_declared "$flavor" || rc=$?
   fi
   if [[ $rc == 0 ]]; then
@@ -93,6 +93,9 @@ _lic_inputs() {
   find "$_LIC_DL" -maxdepth 2 \( -name '*.whl' -o -name '*.tgz' -o -name '*.tar.gz' \) -printf '%p %s %T@\n' 2>/dev/null | sort
   true
 }
+# The nvidia image's folder is copied over the cpu image's: its table is README.nvidia, beside
+# the cpu image's README, and its folders are named apart from the cpu image's.
+_lic_readme_name() { if [[ $1 == nvidia ]]; then echo README.nvidia; else echo README; fi; }
 # _lic_row COMPONENT VERSION SPDX FOLDER FROM: one line of the README's table.
 _lic_row() { _LIC_ROWS+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"$'\t'"$5"); }
 # _lic_missing COMPONENT VERSION SPDX WHAT: a component whose text is not in the caches.
@@ -418,7 +421,9 @@ Made by scripts/images/licenses.sh (stage_licenses $flavor) from the cached down
 used; nothing was downloaded for it. One folder per component; a folder with an INDEX lists one
 package per line (name, version, SPDX licence, subfolder, where the text comes from).
 Debian packages carry their own /usr/share/doc/PACKAGE/copyright in the image.
-$([[ $flavor == nvidia ]] && echo "This image is built on the cpu image: the cpu image's components and folders are here too.
+$([[ $flavor == nvidia ]] && echo "This image is built on the cpu image: README lists the cpu image's components, whose folders
+are here too; this file lists what the nvidia image adds (ggml's Vulkan module and LiteRT's
+WebGPU accelerator are covered by llama.cpp/ and litert/).
 ")
 Image label org.opencontainers.image.licenses:
   $(licenses_spdx "$flavor")
