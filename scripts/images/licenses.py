@@ -4,6 +4,9 @@
   licenses.py crates TREE REGISTRY_SRC OUT GENERIC_DIR FALLBACK_LLVM
       TREE: `cargo tree -f '{p}|{l}'` lines (one crate a line). Copies each crate's licence files
       from REGISTRY_SRC/NAME-VERSION into OUT/NAME-VERSION/ and writes OUT/INDEX.
+  licenses.py vendor VENDOR_DIR OUT GENERIC_DIR FALLBACK_LLVM
+      The same for the crates of a `cargo vendor` directory (their Cargo.toml's name, version,
+      license).
   licenses.py npm NODE_MODULES OUT GENERIC_DIR FALLBACK_LLVM
       The same for every package installed under NODE_MODULES (package.json's name, version,
       license).
@@ -103,6 +106,31 @@ def cmd_crates(tree, registry, out, generic, fallback_llvm):
                                   ["Source: crates.io"], generic, fallback_llvm)
         rows.append((name, version, normalise(lic), folder + "/", where))
     rows.sort()
+    write_index(out, rows)
+
+
+def cmd_vendor(vendor, out, generic, fallback_llvm):
+    import tomllib
+    rows = []
+    for entry in sorted(os.listdir(vendor)):
+        src = os.path.join(vendor, entry)
+        manifest = os.path.join(src, "Cargo.toml")
+        if not os.path.isfile(manifest):
+            continue
+        with open(manifest, "rb") as f:
+            pkg = tomllib.load(f).get("package", {})
+        name, version = pkg.get("name", entry), str(pkg.get("version", "?"))
+        lic = normalise(pkg.get("license", ""))
+        folder = f"{name}-{version}"
+        files = licence_files(src)
+        if files:
+            copy_into(files, os.path.join(out, folder))
+            where = "the crate's own files (vendored from crates.io)"
+        else:
+            extra = [f"License file declared in Cargo.toml: {pkg['license-file']}"] if "license-file" in pkg else []
+            where = declared_only(os.path.join(out, folder), name, version, lic, extra + ["Source: crates.io"],
+                                  generic, fallback_llvm)
+        rows.append((name, version, lic or "NOASSERTION", folder + "/", where))
     write_index(out, rows)
 
 
@@ -217,6 +245,8 @@ def cmd_covers(ids):
 def main(argv):
     if len(argv) >= 7 and argv[1] == "crates":
         cmd_crates(*argv[2:7])
+    elif len(argv) >= 6 and argv[1] == "vendor":
+        cmd_vendor(*argv[2:6])
     elif len(argv) >= 6 and argv[1] == "npm":
         cmd_npm(*argv[2:6])
     elif len(argv) >= 2 and argv[1] == "covers":

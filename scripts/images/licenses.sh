@@ -29,7 +29,7 @@ _LIC_IDS_CPU=(
 _LIC_IDS_NVIDIA=("${_LIC_IDS_CPU[@]}" LicenseRef-NVIDIA-CUDA-EULA LicenseRef-NVIDIA-cuDNN-SLA)
 _LIC_IDS_COMPILE=(
   "$WASINN_OWN_SPDX" "Apache-2.0 WITH LLVM-exception" Apache-2.0 MIT ISC BSD-2-Clause BSD-3-Clause
-  BlueOak-1.0.0 LicenseRef-Debian-packages
+  BlueOak-1.0.0 Unicode-3.0 LicenseRef-Debian-packages
 )
 
 licenses_spdx() {
@@ -86,7 +86,8 @@ _lic_inputs() {
   cat "$_LIC_ROOT/scripts/images/licenses.sh" "$_LIC_ROOT/scripts/images/licenses.py" \
     "$_LIC_ROOT/src/engine/wasmtime/Cargo.lock" "$_LIC_ROOT/src/engine/wasmtime/Cargo.toml" \
     "$_LIC_ROOT"/scripts/deps/{onnxruntime,openvino,tensorflow,tensorflowlite,llamacpp,whisper,jco}.sh \
-    "$_LIC_DEPS"/jco-*/.version "$_LIC_DEPS"/onnxruntime-cuda-*/.version 2>/dev/null
+    "$_LIC_DEPS"/jco-*/.version "$_LIC_DEPS"/onnxruntime-cuda-*/.version "$_LIC_ROOT/guest/rust/Cargo.lock" 2>/dev/null
+  ls "$_LIC_CACHE"/cargo/vendor 2>/dev/null
   grep -h '^project(' "$_LIC_ROOT/CMakeLists.txt"
   (command -v rustc >/dev/null || PATH=$HOME/.cargo/bin:$PATH; rustc --version 2>/dev/null)
   dpkg-query -W libcli11-dev nlohmann-json3-dev libtoml11-dev 2>/dev/null
@@ -364,8 +365,8 @@ _lic_nvidia() {
     "Debian's /usr/share/doc/PACKAGE/copyright in the image; Mesa is not included"
 }
 
-# The compile image: jco and the npm packages it runs with, the wasi-nn WIT, the project's guest
-# headers; clang, lld, wasi-libc and node are Debian packages.
+# The compile image: jco and the npm packages it runs with, the Rust guests' vendored crates, the
+# wasi-nn WIT, the project's guest headers; clang, lld, wasi-libc, node and rustc are Debian's.
 _lic_compile() {
   local out=$_LIC_OUT
   _lic_wasinn
@@ -386,6 +387,20 @@ _lic_compile() {
       "$(_lic_path "$prefix")/node_modules: each package's licence files and package.json"
     _LIC_DECLARED+=("$out/jco/INDEX")
   fi
+  # The Rust guests' crates (guest/rust/Cargo.lock), vendored by guest/rust/build.sh: sources in
+  # the image, so their licences too.
+  local vendor=$_LIC_CACHE/cargo/vendor/$(sha256sum "$_LIC_ROOT/guest/rust/Cargo.lock" | cut -c1-16)
+  if [[ -d $vendor ]]; then
+    python3 "$_LIC_ROOT/scripts/images/licenses.py" vendor "$vendor" "$out/rust-guest-crates" "$generic" "${llvm:-/nonexistent}" || return 1
+    local n; n=$(grep -vc '^#' "$out/rust-guest-crates/INDEX")
+    _lic_row "Rust crates vendored for the Rust guests ($n, listed in rust-guest-crates/INDEX)" "Cargo.lock" \
+      "per crate (rust-guest-crates/INDEX)" "rust-guest-crates/" \
+      "guest/rust/Cargo.lock; texts from $(_lic_path "$vendor")"
+    _LIC_DECLARED+=("$out/rust-guest-crates/INDEX")
+  else
+    _lic_missing "Rust crates vendored for the Rust guests" "Cargo.lock" "per crate" \
+      "$(_lic_path "$vendor") is missing (bash scripts/fetch-deps.sh rust-guest, guest/rust/build.sh --fetch-only)"
+  fi
   if [[ -n $llvm ]]; then
     mkdir -p "$out/wasi-nn-wit" && cp "$llvm" "$out/wasi-nn-wit/LICENSE"
     _lic_row "wasi-nn WIT (wit/wasi-nn)" "0.2.0-rc-2024-*" "Apache-2.0 WITH LLVM-exception" "wasi-nn-wit/" \
@@ -393,7 +408,7 @@ _lic_compile() {
   else
     _lic_missing "wasi-nn WIT" "0.2.0-rc-2024-*" "Apache-2.0 WITH LLVM-exception" "Wasmtime's crate is not unpacked (for its LICENSE text)"
   fi
-  _lic_row "clang, lld, wasi-libc, node and every other Debian package" "Debian 12" "per package" "/usr/share/doc/" \
+  _lic_row "clang, lld, wasi-libc, node, rustc and every other Debian package" "Debian 12" "per package" "/usr/share/doc/" \
     "Debian's /usr/share/doc/PACKAGE/copyright in the image"
 }
 
