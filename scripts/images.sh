@@ -77,6 +77,8 @@ else
 fi
 VERSION=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$BUILD/include/wasinn/version.h")
 REVISION=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# The OCI source label: the repository a published build came from (empty when there is none).
+SOURCE=${WASINN_IMAGE_SOURCE:-$(git -C "$ROOT" remote get-url origin 2>/dev/null || true)}
 CONTEXTS=$BUILD/images
 mkdir -p "$CONTEXTS"
 
@@ -88,7 +90,7 @@ build_image() {
   for a in "$@"; do args+=(--build-arg "$a"); done
   local start=$SECONDS
   podman build --quiet --pull=never --network=host --layers \
-    -f "$file" "${args[@]}" --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" \
+    -f "$file" "${args[@]}" --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" --build-arg "SOURCE=$SOURCE" \
     -t "localhost/wasinn:$VERSION-$name" "$context" >/dev/null
   echo "wasinn:$VERSION-$name built in $((SECONDS - start)) s ($(podman image inspect --format '{{.Size}}' "localhost/wasinn:$VERSION-$name" | numfmt --to=iec-i --suffix=B))"
 }
@@ -98,7 +100,10 @@ if want cpu; then
   step "wasinn:$VERSION-cpu"
   stage_runtime "$CONTEXTS/cpu"
   stage_licenses cpu "$CONTEXTS/cpu/LICENSES"
-  base=$(ensure_rootfs runtime $(runtime_packages "$CONTEXTS/cpu"))
+  # libvulkan1: the Vulkan loader the llama.cpp and TFLite plugins ask for GPUs (none here; the
+  # nvidia image's GPU modules need it too, and it is 0.4 MB).
+  runtime_pkgs=$(runtime_packages "$CONTEXTS/cpu")
+  base=$(ensure_rootfs runtime $runtime_pkgs libvulkan1)
   build_image cpu "$ROOT/images/Containerfile.cpu" "$CONTEXTS/cpu" "BASE=$base" \
     "LICENSES_SPDX=$(licenses_spdx cpu)"
   built+=(cpu)
@@ -118,7 +123,8 @@ if want compile; then
   step "wasinn:$VERSION-compile"
   stage_compile "$CONTEXTS/compile"
   stage_licenses compile "$CONTEXTS/compile/LICENSES"
-  base=$(ensure_rootfs compile $(compile_packages))
+  compile_pkgs=$(compile_packages)
+  base=$(ensure_rootfs compile $compile_pkgs)
   build_image compile "$ROOT/images/Containerfile.compile" "$CONTEXTS/compile" "BASE=$base" \
     "LICENSES_SPDX=$(licenses_spdx compile)"
   built+=(compile)

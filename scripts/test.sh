@@ -2,9 +2,11 @@
 # Runs wasinn's whole test suite from any state: sets up what is missing (as scripts/setup.sh
 # does, without the example), builds, then runs
 #   1. every test with ctest (unit, integration, compat, backends, reliability),
-#   2. the same suite built with ASan+UBSan (scripts/sanitize.sh, its own build directory),
-#   3. the concurrency tests built with ThreadSanitizer (scripts/tsan.sh, its own build directory),
-#   4. a short run of the default fuzz targets (scripts/fuzz.sh).
+#   2. the container images' tests where podman works (tests/images/run.sh: builds the images with
+#      scripts/images.sh, incremental; skipped with the reason elsewhere),
+#   3. the same suite built with ASan+UBSan (scripts/sanitize.sh, its own build directory),
+#   4. the concurrency tests built with ThreadSanitizer (scripts/tsan.sh, its own build directory),
+#   5. a short run of the default fuzz targets (scripts/fuzz.sh).
 # Every stage runs even if an earlier one failed; the exit status says whether all passed.
 #   scripts/test.sh               the whole suite (what CI runs)
 #   scripts/test.sh ARGS...       only stage 1, with ARGS passed to ctest (e.g. -L unit)
@@ -37,6 +39,7 @@ stage() {
 
 stage "Tests" bash -c 'cd "$1" && shift && ctest --output-on-failure --no-tests=error -j2 -LE soak "$@"' _ "$BUILD" "$@"
 if [[ $# -eq 0 ]]; then
+  stage "Container images" bash "$ROOT/tests/images/run.sh"
   stage "Tests under ASan+UBSan" bash "$ROOT/scripts/sanitize.sh"
   stage "Concurrency tests under ThreadSanitizer" bash "$ROOT/scripts/tsan.sh"
   stage "Fuzzing, ${FUZZ_SECONDS} s per default target" bash "$ROOT/scripts/fuzz.sh" "$FUZZ_SECONDS"

@@ -1,5 +1,8 @@
 #include "devices.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
@@ -15,12 +18,19 @@
 namespace wasinn::llamacpp {
 namespace {
 
+// The directory of the libggml this process loaded, then the configured ones: a package that
+// carries ggml beside the plugin (the container images, /opt/wasinn/lib) finds its modules there
+// wherever the build's absolute directories point.
 std::vector<std::string> module_dirs() {
   std::vector<std::string> dirs;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void *>(&ggml_backend_load), &info) && info.dli_fname)
+    dirs.push_back(std::filesystem::path(info.dli_fname).parent_path().lexically_normal().string());
   std::string_view path = WASINN_GGML_MODULE_PATH;
   while (!path.empty()) {
     const size_t colon = path.find(':');
-    if (colon != 0) dirs.emplace_back(path.substr(0, colon));
+    const std::string dir(path.substr(0, colon));
+    if (colon != 0 && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
     if (colon == std::string_view::npos) break;
     path.remove_prefix(colon + 1);
   }

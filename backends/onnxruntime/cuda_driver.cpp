@@ -53,8 +53,10 @@ CudaDriver probe_cuda_driver(int needed) {
     const char *why = dlerror();
     out.unusable = std::string("no NVIDIA driver: libcuda.so.1 cannot be loaded (") +
                    (why ? why : "not found") +
-                   "); install the NVIDIA driver, version 580 or newer for CUDA " +
-                   cuda_version_text(needed);
+                   "), so no CUDA device is visible; install the NVIDIA driver, version 580 or newer for CUDA " +
+                   cuda_version_text(needed) +
+                   ", or in a container run with the NVIDIA container toolkit, which mounts it "
+                   "(podman --device nvidia.com/gpu=all, docker --gpus all)";
     return out;
   }
   DriverApi api{};

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The container images' tests (docs/deployment.md), run by scripts/test.sh where podman works and
+# skipped with the reason elsewhere. Builds the images first (scripts/images.sh: incremental, so
+# seconds when nothing changed), then checks each one from the outside with real guests, models
+# and clients: the cpu image classifies the digits read-only and offline and serves HTTP to the
+# host; the nvidia image resolves every library but libcuda.so.1 and refuses `gpu` saying why;
+# the compile image builds guests that the cpu image runs. Ends with a ctest-style count line.
+#   tests/images/run.sh [--no-build]    (--no-build: check the images as they are)
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
+FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+source "$ROOT/scripts/images/podman-env.sh"
+source "$ROOT/tests/images/lib.sh"
+source "$ROOT/tests/images/licenses.sh" 2>/dev/null ||
+  check_licenses() { skip "$1: licences" "tests/images/licenses.sh is missing"; }
+source "$ROOT/tests/images/compile.sh" 2>/dev/null ||
+  check_compile_image() { skip "compile image" "tests/images/compile.sh is missing"; }
+
+if ! why=$(podman_usable); then
+  echo "images: skipped: $why"
+  exit 0
+fi
+if [[ ${1:-} != --no-build ]]; then
+  echo "==> bash scripts/images.sh"
+  build_log=$(mktemp)
+  if ! bash "$ROOT/scripts/images.sh" >"$build_log" 2>&1; then
+    tail -n 40 "$build_log"; echo "images: scripts/images.sh failed"; rm -f "$build_log"
+    echo "0% tests passed, 1 tests failed out of 1"; exit 1
+  fi
+  grep -E '^wasinn:.* built in|^skipped' "$build_log"; rm -f "$build_log"
+fi
+VERSION=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$BUILD/include/wasinn/version.h")
+CPU=localhost/wasinn:$VERSION-cpu NVIDIA=localhost/wasinn:$VERSION-nvidia COMPILE=localhost/wasinn:$VERSION-compile
+SCRATCH=$(mktemp -d); chmod 755 "$SCRATCH"
+cleanup() { podman rm -f -t 0 wasinn-images-serve >/dev/null 2>&1; rm -rf "$SCRATCH"; }
+trap cleanup EXIT
+
+# How a user runs it locked down: no network, read-only root, the model read-only.
+run_locked() {  # IMAGE ARGS...
+  local image=$1; shift
+  podman run --rm --read-only --network=none -v "$FIXTURES/digits:/digits:ro" \
+    -v "$BUILD/guests:/guests:ro" "$image" "$@"
+}
+digits_args=(run --dir /digits /guests/classify_digits.wasm /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8)
+
+echo "==> $CPU"
+check_output "cpu: backends --check: every backend ok" \
+  '^whisper +whisper +whisper.cpp [^ ]+ +ok' run_locked "$CPU" backends --check
+check_output "cpu: every backend ok in the JSON list" '^8 8$' bash -c \
+  "podman run --rm --network=none $CPU backends --check --json | python3 -c 'import json,sys; b=json.load(sys.stdin)[\"backends\"]; print(len(b), sum(bool(x[\"loadable\"]) for x in b))'"
+check_output "cpu: digits guest, read-only root, no network: 435/450" \
+  '^accuracy: 435/450' run_locked "$CPU" "${digits_args[@]}"
+check_output "cpu: a component guest, read-only, no network: 435/450" 'accuracy: 435/450' \
+  run_locked "$CPU" run --dir /digits /guests/wit_classify_digits.component.wasm \
+  /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8
+check_output "cpu: runs as the non-root user 10001" '^10001:10001$' \
+  podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c 'echo $(id -u):$(id -g)'
+check_output "cpu: the read-only root refuses writes" 'Read-only file system' \
+  bash -c "podman run --rm --read-only --network=none --entrypoint /bin/sh $CPU -c 'touch /opt/wasinn/x' 2>&1; true"
+check_output "cpu: no compiler in the runtime image" '^none$' \
+  podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
+  'for c in cc gcc clang c++ g++ ld; do command -v $c; done; echo none'
+check_output "cpu: labels: version, revision, licenses" "^$VERSION [0-9a-f]+ .+" \
+  podman image inspect --format '{{index .Labels "org.opencontainers.image.version"}} {{index .Labels "org.opencontainers.image.revision"}} {{index .Labels "org.opencontainers.image.licenses"}}' "$CPU"
+check_output "cpu: headers and CMake package for embedders" 'wasinnConfig.cmake' \
+  podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
+  'ls /opt/wasinn/include/wasinn/wasinn.h /opt/wasinn/lib/cmake/wasinn/wasinnConfig.cmake'
+
+# wasinn serve in the image answers the host: the digits model behind http_classify, one row of
+# the held-out set, whose class is known (the label file) and must be the argmax.
+serve_digits() {
+  podman run -d --name wasinn-images-serve --read-only -p 127.0.0.1::8080 \
+    -v "$FIXTURES/digits:/digits:ro" -v "$BUILD/guests:/guests:ro" "$CPU" \
+    serve --addr 0.0.0.0:8080 --nn-preload digits:onnx:cpu:/digits/model.onnx \
+    /guests/http_classify.component.wasm >/dev/null || return 1
+  local port; port=$(podman port wasinn-images-serve 8080/tcp | sed 's/.*://')
+  local i
+  for i in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
+    sleep 0.1
+  done
+  head -c 256 "$FIXTURES/digits/test_x.f32" >"$SCRATCH/row0.f32"
+  curl -sS -f -X POST --data-binary @"$SCRATCH/row0.f32" "http://127.0.0.1:$port/infer/digits?dims=1,64" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin)["outputs"][0]["data"]; print("argmax", d.index(max(d)))'
+  echo "label $(od -An -tu1 -N1 "$FIXTURES/digits/test_y.u8" | tr -d ' ')"
+  podman stop -t 10 wasinn-images-serve >/dev/null
+  podman logs wasinn-images-serve 2>&1 | tail -n 3
+}
+check_output "cpu: wasinn serve in the image answers the host (argmax = label 2)" \
+  $'argmax 2\nlabel 2' serve_digits
+podman rm -f -t 0 wasinn-images-serve >/dev/null 2>&1
+check_licenses cpu "$CPU"
+
+echo "==> $NVIDIA"
+if podman image exists "$NVIDIA"; then
+  check_output "nvidia: every library of every plugin resolves but libcuda.so.1" '^missing: libcuda.so.1$' \
+    podman run --rm --network=none --entrypoint /bin/bash "$NVIDIA" -c \
+    'for f in /opt/wasinn/lib/*.so* /opt/wasinn/lib/wasinn/backends/*.so /opt/wasinn/bin/*; do ldd "$f"; done |
+     awk "/not found/ {print \$1}" | sort -u | paste -sd" " | sed "s/^/missing: /"'
+  gpu_refusal() {
+    run_locked "$NVIDIA" run --nn-preload x:onnx:gpu:/digits/model.onnx /guests/run_model.wasm --name x 2>&1
+    echo "exit $?"
+  }
+  check_output "nvidia: target gpu without a GPU: unsupported_operation, no CUDA device visible" \
+    'unsupported_operation \(6\): target gpu is not available: no NVIDIA driver.*no CUDA device is visible.*exit 6' \
+    bash -c "$(declare -f run_locked gpu_refusal); FIXTURES=$FIXTURES BUILD=$BUILD NVIDIA=$NVIDIA; gpu_refusal | tr '\n' ' '"
+  check_output "nvidia: target cpu still runs: 435/450" '^accuracy: 435/450' run_locked "$NVIDIA" "${digits_args[@]}"
+  check "nvidia: ONNX Runtime's CUDA provider, ggml's Vulkan module, LiteRT's WebGPU accelerator" \
+    podman run --rm --network=none --entrypoint /bin/sh "$NVIDIA" -c \
+    'cd /opt/wasinn/lib && ls libonnxruntime_providers_cuda.so libggml-vulkan.so libLiteRtWebGpuAccelerator.so'
+  check_licenses nvidia "$NVIDIA"
+else
+  skip "nvidia image" "not built: ONNX Runtime's CUDA variant is missing (bash scripts/setup.sh --gpu)"
+fi
+
+echo "==> $COMPILE"
+check_compile_image
+check_licenses compile "$COMPILE"
+
+if [[ ${1:-} != --no-build ]]; then
+  echo "==> incremental rebuild"
+  ids_before=$(podman image inspect --format '{{.Id}}' "$CPU" "$COMPILE" $(podman image exists "$NVIDIA" && echo "$NVIDIA"))
+  start=$SECONDS
+  check "images.sh again with nothing changed" bash "$ROOT/scripts/images.sh"
+  ids_after=$(podman image inspect --format '{{.Id}}' "$CPU" "$COMPILE" $(podman image exists "$NVIDIA" && echo "$NVIDIA"))
+  check_output "... reused every layer ($((SECONDS - start)) s)" '^same$' \
+    bash -c "[[ '$ids_before' == '$ids_after' ]] && echo same || echo changed"
+fi
+
+total=$((IMAGES_PASSED + IMAGES_FAILED))
+pct=100; [[ $total -gt 0 ]] && pct=$((IMAGES_PASSED * 100 / total))
+echo
+[[ $IMAGES_FAILED -gt 0 ]] && printf 'failed: %s\n' "${IMAGES_FAILED_NAMES[@]}"
+echo "$pct% tests passed, $IMAGES_FAILED tests failed out of $total ($IMAGES_SKIPPED skipped)"
+[[ $IMAGES_FAILED -eq 0 ]]
