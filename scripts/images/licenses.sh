@@ -52,7 +52,8 @@ stage_licenses() {
   # scripts) and an intact DIR: nothing to do, so a rebuild with nothing changed stays quick.
   local key keyfile=$cache/images/licenses-$flavor-$(echo "$dir" | sha256sum | cut -c1-12).key
   key=$(_lic_inputs "$flavor" | sha256sum | cut -c1-32)
-  if [[ -s $dir/$(_lic_readme_name "$flavor") && -f $keyfile && $(cat "$keyfile") == "$key" ]]; then
+  if [[ -s $dir/$(_lic_readme_name "$flavor") && -f $keyfile &&
+        $(cat "$keyfile") == "$key $(_lic_listing "$dir")" ]]; then
     echo "licences: $flavor: unchanged ($dir)" >&2
     return 0
   fi
@@ -74,12 +75,14 @@ stage_licenses() {
     rsync -rlp --delete --checksum "$_LIC_OUT/" "$dir/"
     echo "licences: $flavor: ${#_LIC_ROWS[@]} components -> $dir$([[ $_LIC_MISSING -gt 0 ]] && echo " ($_LIC_MISSING MISSING: see its README)")" >&2
     # A folder with a missing text is remade next time (the cache may have been refilled).
-    [[ $_LIC_MISSING == 0 ]] && mkdir -p "${keyfile%/*}" && echo "$key" >"$keyfile"
+    [[ $_LIC_MISSING == 0 ]] && mkdir -p "${keyfile%/*}" && echo "$key $(_lic_listing "$dir")" >"$keyfile"
   fi
   rm -rf "$_LIC_OUT"
   return $rc
 }
 
+# _lic_listing DIR: a hash of DIR's files, sizes and times (a folder changed since is remade).
+_lic_listing() { find "$1" -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16; }
 # _lic_inputs FLAVOR: what the staged folder depends on, as text (hashed into its key).
 _lic_inputs() {
   echo "$1"
