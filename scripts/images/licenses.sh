@@ -364,6 +364,18 @@ _lic_nvidia() {
     [[ -s $out/$dest/$lic ]] || { _lic_missing "$name" "$ver" "$ref" "no License.txt in $(_lic_path "$whl")"; continue; }
     _lic_row "$name (NVIDIA, PyPI wheel)" "$ver" "$ref" "$dest/" "$(_lic_path "$whl"): dist-info/licenses/License.txt -> $dest/$lic"
   done
+  # ggml's CUDA module, when built (scripts/images/stage.sh adds it then): llama.cpp's code
+  # (llama.cpp/), compiled by nvcc with CCCL's headers, whose licence comes with it.
+  if [[ -d $_LIC_DEPS/llamacpp-cuda/lib ]]; then
+    _lic_row "ggml's CUDA module (llama.cpp)" "b$(_lic_pin "$_LIC_ROOT/scripts/deps/llamacpp.sh" LLAMACPP_BUILD_NUMBER)" "MIT" "llama.cpp/" "the cpu image's llama.cpp/"
+    whl=$(_lic_first "$_LIC_DL"/cuda13-wheels/nvidia_cuda_cccl-*.whl)
+    if [[ -n $whl ]] && _lic_unzip "$whl" "$out/cuda-cccl" nvidia/cu13/cccl/LICENSE; then
+      _lic_row "CCCL (CUDA C++ core libraries, compiled into ggml's CUDA module)" "$(basename "$whl" | cut -d- -f2)" \
+        "Apache-2.0 WITH LLVM-exception AND Apache-2.0 AND BSD-3-Clause" "cuda-cccl/" "$(_lic_path "$whl"): nvidia/cu13/cccl/LICENSE (libcu++, Thrust, CUB)"
+    else
+      _lic_missing "CCCL (in ggml's CUDA module)" "-" "Apache-2.0 WITH LLVM-exception" "no nvidia_cuda_cccl wheel in $(_lic_path "$_LIC_DL/cuda13-wheels")"
+    fi
+  fi
   _lic_row "Vulkan loader and other Debian packages" "Debian 12" "per package" "/usr/share/doc/" \
     "Debian's /usr/share/doc/PACKAGE/copyright in the image; Mesa is not included"
 }
