@@ -83,16 +83,27 @@ CONTEXTS=$BUILD/images
 mkdir -p "$CONTEXTS"
 
 # build_image NAME CONTAINERFILE CONTEXT BUILD-ARG...: podman build with the layer cache, tagged
-# wasinn:VERSION-NAME; only the image's own labels vary with the commit (last layer).
+# wasinn:VERSION-NAME. Skipped outright when nothing it reads changed (the Containerfile, the
+# arguments, the base image and every context file's size and mtime, which the stage functions
+# keep for unchanged files): even a cached podman build re-reads gigabytes of context.
 build_image() {
   local name=$1 file=$2 context=$3; shift 3
-  local args=()
-  for a in "$@"; do args+=(--build-arg "$a"); done
+  local ref=localhost/wasinn:$VERSION-$name args=() a base=
+  for a in "$@" "VERSION=$VERSION" "REVISION=$REVISION" "SOURCE=$SOURCE"; do
+    args+=(--build-arg "$a")
+    [[ $a == BASE=* ]] && base=${a#BASE=}
+  done
+  local stamp=$IMAGES_STATE/$name.inputs inputs
+  inputs=$( { cat "$file"; printf '%s\n' "${args[@]}"; podman image inspect --format '{{.Id}}' "$base";
+              (cd "$context" && find . -printf '%P %s %T@ %l\n' | sort); } | sha256sum)
+  if podman image exists "$ref" && [[ -f $stamp && $(cat "$stamp") == "$inputs" ]]; then
+    echo "wasinn:$VERSION-$name is up to date"
+    return
+  fi
   local start=$SECONDS
-  podman build --quiet --pull=never --network=host --layers \
-    -f "$file" "${args[@]}" --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" --build-arg "SOURCE=$SOURCE" \
-    -t "localhost/wasinn:$VERSION-$name" "$context" >/dev/null
-  echo "wasinn:$VERSION-$name built in $((SECONDS - start)) s ($(podman image inspect --format '{{.Size}}' "localhost/wasinn:$VERSION-$name" | numfmt --to=iec-i --suffix=B))"
+  podman build --quiet --pull=never --network=host --layers -f "$file" "${args[@]}" -t "$ref" "$context" >/dev/null
+  echo "$inputs" >"$stamp"
+  echo "wasinn:$VERSION-$name built in $((SECONDS - start)) s ($(podman image inspect --format '{{.Size}}' "$ref" | numfmt --to=iec-i --suffix=B))"
 }
 
 built=()

@@ -23,7 +23,7 @@ stage_runtime() {
   # --checksum then carries only real changes into the context.
   cmake --install "$BUILD" --prefix "$tmp/opt/wasinn" --strip >/dev/null
   mkdir -p "$dir/wasinn"
-  rsync -a --checksum --delete "$tmp/" "$dir/wasinn/"
+  rsync -rlpgoD --checksum --delete "$tmp/" "$dir/wasinn/"  # no -t: unchanged files keep their mtimes
   rm -rf "$tmp"
   local d=$DEPS_DIR fw=()
   fw+=("$d"/onnxruntime/lib/libonnxruntime.so*)
@@ -53,6 +53,16 @@ stage_runtime() {
 # fails the build, naming it; libcuda.so.1 is the NVIDIA container toolkit's to inject.
 runtime_packages() {
   local dir; dir=$(cd "$1" && pwd)
+  # ldd over a gigabyte of libraries takes a while: the answer is kept per content listing.
+  local key; key=$(cd "$dir" && find . -path ./LICENSES -prune -o -type f -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16)
+  local memo=$IMAGES_STATE/runtime-packages-$key
+  if [[ -s $memo ]]; then cat "$memo"; return; fi
+  _runtime_packages_of "$dir" >"$memo.part" || { rm -f "$memo.part"; return 1; }
+  mv "$memo.part" "$memo" && cat "$memo"
+}
+
+_runtime_packages_of() {
+  local dir=$1
   local libpath="$dir/frameworks:$dir/gpu:$dir/wasinn/opt/wasinn/lib"
   local needed
   needed=$(find "$dir" -type f \( -name '*.so*' -o -perm -u+x \) -print0 |

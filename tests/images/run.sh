@@ -118,7 +118,24 @@ echo "==> $COMPILE"
 check_compile_image
 check_licenses compile "$COMPILE"
 
+# An air-gapped move: the archive --save writes loads into another podman storage and runs there.
+save_and_load() {
+  bash "$ROOT/scripts/images.sh" --only cpu --save "$SCRATCH/save" >/dev/null || return 1
+  local other=$SCRATCH/other-storage
+  mkdir -p "$other"
+  printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/root"\nrunroot = "%s/run"\n' "$other" "$other" >"$other/storage.conf"
+  zstd -d -q <"$SCRATCH/save/wasinn-$VERSION-cpu.tar.zst" >"$SCRATCH/cpu.tar"
+  rm -rf "$SCRATCH/save"
+  CONTAINERS_STORAGE_CONF=$other/storage.conf podman load -q -i "$SCRATCH/cpu.tar" || return 1
+  rm -f "$SCRATCH/cpu.tar"
+  CONTAINERS_STORAGE_CONF=$other/storage.conf podman run --rm --network=none "$CPU" --version
+  CONTAINERS_STORAGE_CONF=$other/storage.conf podman rmi -a -f >/dev/null 2>&1
+  rm -rf "$other" 2>/dev/null || true
+}
+
 if [[ ${1:-} != --no-build ]]; then
+  echo "==> podman save, then load elsewhere"
+  check_output "cpu: --save archive loads into another storage and runs" "^wasinn $VERSION " save_and_load
   echo "==> incremental rebuild"
   ids_before=$(podman image inspect --format '{{.Id}}' "$CPU" "$COMPILE" $(podman image exists "$NVIDIA" && echo "$NVIDIA"))
   start=$SECONDS
