@@ -3,14 +3,17 @@
 # compressed (podman save as an OCI archive through zstd -3), and the cold start of `wasinn run`
 # inside the cpu image against the same build on the host, in one run (medians of N runs; the
 # machine is shared, so compare the ratio, not the milliseconds). Builds the images first.
-#   bash scripts/bench-images.sh [RUNS]     (default 10; prints markdown)
+#   bash scripts/bench-images.sh [--only LIST] [RUNS]   (RUNS default 10; LIST as images.sh's; prints markdown)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
 FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
+only=cpu,nvidia,compile
+if [[ ${1:-} == --only ]]; then only=${2:?--only needs a list}; shift 2; fi
 RUNS=${1:-10}
-[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash scripts/bench-images.sh [RUNS]" >&2; exit 2; }
-bash "$ROOT/scripts/images.sh" >&2
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash scripts/bench-images.sh [--only LIST] [RUNS]" >&2; exit 2; }
+[[ ,$only, == *,cpu,* ]] || only=cpu,$only  # the cold start runs in the cpu image
+bash "$ROOT/scripts/images.sh" --only "$only" >&2
 source "$ROOT/scripts/images/podman-env.sh"
 VERSION=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$BUILD/include/wasinn/version.h")
 
@@ -23,8 +26,7 @@ for name in cpu nvidia compile; do
   podman image exists "$ref" || continue
   disk=$(podman image inspect --format '{{.Size}}' "$ref")
   packed=$(podman save --format oci-archive "$ref" 2>/dev/null | zstd -q -T0 -3 | wc -c)
-  layers=$(podman history --format '{{.Size}}|{{.CreatedBy}}' "$ref" | awk -F'|' '$1 != "0B"' |
-    sort -h -r | head -n 3 | sed -E 's/\/bin\/sh -c #\(nop\) //; s/\|/ /' | cut -c1-60 | paste -sd ';' | sed 's/;/; /g')
+  layers=$(image_layers "$ref" | head -n 3 | sed -E 's/^ +//; s/  +/ /' | paste -sd ';' | sed 's/;/; /g')
   printf '| %s | %s | %s | %s |\n' "wasinn:$VERSION-$name" "$(numfmt --to=iec-i --suffix=B "$disk")" \
     "$(numfmt --to=iec-i --suffix=B "$packed")" "$layers"
 done
@@ -71,5 +73,10 @@ row "digits guest (450 inferences, ONNX Runtime), no module cache" \
 row "digits guest, module cache warm (host dir / named volume)" \
   env XDG_CACHE_HOME="$host_cache" "$BUILD/bin/wasinn" "${host_digits[@]}" -- \
   in_image -v "$cache_volume:/home/wasinn/.cache" "$CPU" "${digits[@]}"
+# A component: WASI 0.2 adapter and all, so compiling it is a larger part of the start.
+component=(run --dir /digits /guests/wit_classify_digits.component.wasm /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8)
+row "the digits component guest, no module cache" \
+  "$BUILD/bin/wasinn" run --module-cache off --dir "$FIXTURES/digits::/digits" "$BUILD/guests/wit_classify_digits.component.wasm" \
+  /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8 -- in_image "$CPU" "${component[@]}"
 echo
 echo "Host: \`$BUILD/bin/wasinn\` (the same build the image carries); image: \`podman run --rm --read-only --network=none\` with podman $(podman --version | awk '{print $3}') and runc."

@@ -144,8 +144,7 @@ fi
 if [[ $sizes == 1 ]]; then
   for name in "${built[@]}"; do
     step "wasinn:$VERSION-$name by layer (largest first)"
-    podman history --format '{{.Size}}\t{{.CreatedBy}}' "localhost/wasinn:$VERSION-$name" |
-      sort -h -r | awk -F'\t' '$1 != "0B" {printf "%10s  %s\n", $1, substr($2, 1, 110)}'
+    image_layers "localhost/wasinn:$VERSION-$name"
   done
 fi
 if [[ -n $save_dir ]]; then

@@ -48,3 +48,13 @@ podman_usable() {
     echo "podman does not work here: $(tail -n1 <<<"$out")"; return 1
   fi
 }
+
+# image_layers REF: REF's layers with content, largest first, as "SIZE  WHAT" (the Containerfile
+# step, without buildah's content hashes). podman 4.3 prints sizes only as "2.3 GB": read back.
+image_layers() {
+  podman history --no-trunc --format '{{.Size}}|{{.CreatedBy}}' "$1" |
+    awk -F'|' '{split($1, v, " "); m = v[2] == "GB" ? 1e9 : v[2] == "MB" ? 1e6 : v[2] == "kB" ? 1e3 : 1;
+               if (v[1] * m > 0) printf "%d|%s|%s\n", v[1] * m, $1, $2}' | sort -t'|' -k1,1 -n -r |
+    sed -E 's/\/bin\/sh -c (#\(nop\) )?//; s/(COPY|ADD) (dir|file):[0-9a-f]+ in /\1 /; s/\|ADD \/ *$/|the Debian base with its packages (mmdebstrap)/' |
+    while IFS='|' read -r _ size what; do printf '%9s  %s\n' "$size" "${what:0:100}"; done
+}
