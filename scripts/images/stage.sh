@@ -10,10 +10,14 @@
 # podman's layer-cache key) alone, so an unchanged build reuses every layer.
 DEPS_DIR=${WASINN_DEPS:-$ROOT/.deps}
 
-_sync_into() {  # DEST SRC...: DEST holds exactly the SRCs (files, symlinks kept as symlinks)
+# DEST SRC...: DEST holds exactly the SRCs (symlinks kept as symlinks), hard-linked to them where
+# the file system allows (--link-dest per source directory): no gigabyte copy per checkout.
+_sync_into() {
   local dest=$1; shift
   mkdir -p "$dest"
-  rsync -a --delete "$@" "$dest/"
+  local links=() d
+  while read -r d; do links+=("--link-dest=$d"); done < <(for f in "$@"; do dirname "$(readlink -f "$f")"; done | sort -u)
+  rsync -a --delete "${links[@]}" "$@" "$dest/"
 }
 
 stage_runtime() {
