@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the container images for docs/deployment.md: each image's size on disk, by layer, and
-# compressed (podman save as an OCI archive through zstd -3), and the cold start of `wasinn run`
+# compressed (podman save as a docker archive through zstd -3, as images.sh --save writes it), and the cold start of `wasinn run`
 # inside the cpu image against the same build on the host, in one run (medians of N runs; the
 # machine is shared, so compare the ratio, not the milliseconds). Builds the images first.
 #   bash scripts/bench-images.sh [--only LIST] [RUNS]   (RUNS default 10; LIST as images.sh's; prints markdown)
@@ -19,14 +19,15 @@ VERSION=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$BUILD/includ
 
 echo "## Image sizes ($(date -u +%Y-%m-%d), wasinn $VERSION)"
 echo
-echo "| image | on disk | compressed (OCI archive, zstd -3) | largest layers |"
+echo "| image | on disk | compressed (docker archive, zstd -3) | largest layers |"
 echo "|---|---|---|---|"
 for name in cpu nvidia compile; do
   ref=localhost/wasinn:$VERSION-$name
   podman image exists "$ref" || continue
   disk=$(podman image inspect --format '{{.Size}}' "$ref")
-  packed=$(podman save --format oci-archive "$ref" 2>/dev/null | zstd -q -T0 -3 | wc -c)
-  layers=$(image_layers "$ref" | head -n 3 | sed -E 's/^ +//; s/  +/ /' | paste -sd ';' | sed 's/;/; /g')
+  packed=$(podman save --format docker-archive "$ref" 2>/dev/null | zstd -q -T0 -3 | wc -c)
+  layers=$(image_layers "$ref")  # whole: a pipe closed early by head would fail under pipefail
+  layers=$(sed -n '1,3{s/^ *//; s/  */ /; p}' <<<"$layers" | paste -sd ';' | sed 's/;/; /g')
   printf '| %s | %s | %s | %s |\n' "wasinn:$VERSION-$name" "$(numfmt --to=iec-i --suffix=B "$disk")" \
     "$(numfmt --to=iec-i --suffix=B "$packed")" "$layers"
 done

@@ -21,12 +21,14 @@ usage: bash scripts/images.sh [--only cpu,nvidia,compile] [--save DIR] [--sizes]
   from build/ (set up and built first if missing). Images and podman's state live under
   ~/.cache/wasinn/containers (WASINN_IMAGES_STATE); the machine's podman configuration is untouched.
   --only LIST   build only these images (the nvidia image needs the cpu image; it is built too)
-  --save DIR    also write each image as DIR/wasinn-VERSION-NAME.tar.zst (podman save, OCI
-                archive, zstd): `zstd -d < F | podman load` (or docker load) on an air-gapped host
+  --save DIR    also write each image as DIR/wasinn-VERSION-NAME.tar.zst (podman save, docker
+                archive, zstd): `zstd -d < F | podman load` (or docker load, or containerd's
+                ctr images import) on an air-gapped host
   --sizes       print each image's size by layer (what dominates) after building
   The nvidia image's GPU libraries come from `bash scripts/setup.sh --gpu` (ONNX Runtime's CUDA
   variant, 2.3 GB); without them it is skipped with that advice.
-  WASINN_IMAGES_REFRESH=1 remakes the Debian bases (security updates).
+  WASINN_IMAGES_REFRESH=1 remakes the Debian bases (security updates);
+  WASINN_IMAGES_COMPILE_RUST=0 leaves Rust out of the compile image (747 MB instead of 1.4 GB).
 EOF
 }
 only=cpu,nvidia,compile save_dir= sizes=0
@@ -152,7 +154,7 @@ if [[ -n $save_dir ]]; then
   for name in "${built[@]}"; do
     out=$save_dir/wasinn-$VERSION-$name.tar.zst
     step "podman save -> $out"
-    podman save --format oci-archive "localhost/wasinn:$VERSION-$name" | zstd -q -T0 -3 -f -o "$out"
+    podman save --format docker-archive "localhost/wasinn:$VERSION-$name" | zstd -q -T0 -3 -f -o "$out"
     echo "$(du -h "$out" | cut -f1)  $out"
   done
 fi
