@@ -51,19 +51,7 @@ want nvidia && ! want cpu && only=cpu,$only
 step() { printf '\n==> %s\n' "$*"; }
 
 step "Host packages (scripts/images/images.apt)"
-mapfile -t pkgs < <(sed 's/#.*//' "$ROOT/scripts/images/images.apt" | awk 'NF')
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  echo "installing: ${missing[*]}"
-  SUDO=; [[ $(id -u) -ne 0 ]] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  echo "all ${#pkgs[@]} present"
-fi
+bash "$ROOT/scripts/apt-packages.sh" "$ROOT/scripts/images/images.apt"
 source "$ROOT/scripts/images/podman-env.sh"
 source "$ROOT/scripts/images/rootfs.sh"
 source "$ROOT/scripts/images/stage.sh"

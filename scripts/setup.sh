@@ -25,19 +25,7 @@ done
 step() { printf '\n==> %s\n' "$*"; }
 
 step "Debian packages"
-mapfile -t pkgs < <(cat "$ROOT"/scripts/deps/*.apt | sed 's/#.*//' | awk 'NF')
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  echo "installing: ${missing[*]}"
-  SUDO=; [[ $(id -u) -ne 0 ]] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  echo "all ${#pkgs[@]} present"
-fi
+bash "$ROOT/scripts/apt-packages.sh" "$ROOT"/scripts/deps/*.apt
 
 step "Native dependencies (cached in ~/.cache/wasinn/dl)"
 bash "$ROOT/scripts/fetch-deps.sh"

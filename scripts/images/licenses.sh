@@ -58,7 +58,7 @@ stage_licenses() {
     return 0
   fi
   rm -f "$keyfile"
-  _LIC_ROWS=() _LIC_MISSING=0 _LIC_DECLARED=()
+  _LIC_ROWS=() _LIC_MISSING=0 _LIC_DECLARED=() _LIC_DIR=$dir
   _LIC_OUT=$(mktemp -d)
   chmod 755 "$_LIC_OUT"
   local rc=0
@@ -396,7 +396,10 @@ _lic_compile() {
     _lic_missing "jco and its npm packages" "$v" "Apache-2.0 WITH LLVM-exception" \
       "$([[ -z $llvm ]] && echo "Wasmtime's crate (for the Apache-2.0 WITH LLVM-exception text) is not unpacked; ")$(_lic_path "$prefix")/node_modules is missing (scripts/fetch-deps.sh jco)"
   else
-    python3 "$_LIC_ROOT/scripts/images/licenses.py" npm "$prefix/node_modules" "$out/jco" "$generic" "$llvm" || return 1
+    # The packages the image carries: stage_compile's pruned copy beside DIR when it is there.
+    local modules=$prefix/node_modules
+    [[ -d ${_LIC_DIR%/LICENSES}/jco/node_modules ]] && modules=${_LIC_DIR%/LICENSES}/jco/node_modules
+    python3 "$_LIC_ROOT/scripts/images/licenses.py" npm "$modules" "$out/jco" "$generic" "$llvm" || return 1
     local n; n=$(grep -vc '^#' "$out/jco/INDEX")
     _lic_row "jco and the npm packages it runs with ($n, listed in jco/INDEX)" "$v" "per package (jco/INDEX)" "jco/" \
       "$(_lic_path "$prefix")/node_modules: each package's licence files and package.json"
