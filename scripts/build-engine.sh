@@ -34,14 +34,21 @@ if [[ $OUT == --test ]]; then
   exec cargo test --release --locked --lib --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}"
 fi
 
+# Checkouts share the target directory: hold it from the build to the copy, or another checkout's
+# build (cargo rebuilds the top crate for each checkout's path) could relink the library mid-copy.
+exec 9>"$CARGO_TARGET_DIR/.build-engine.lock"
+flock 9
 # The C API crate's build script writes its headers (with conf.h for the features built) into
-# its OUT_DIR; cargo's JSON messages say where.
-msgs=$CARGO_TARGET_DIR/build-messages.json
+# its OUT_DIR; cargo's JSON messages say where (a file of this caller's own).
+mkdir -p "$OUT"
+msgs=$OUT/build-messages.json
 cargo build --release --locked --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
   --message-format=json-render-diagnostics >"$msgs"
 include=$(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
+    if not line.strip():
+        continue
     m = json.loads(line)
     if m.get("reason") == "build-script-executed" and "wasmtime-c-api-impl" in m.get("package_id", ""):
         print(m["out_dir"] + "/include")
