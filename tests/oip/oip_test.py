@@ -16,11 +16,8 @@ import http.client
 import json
 import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -37,54 +34,10 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
+from oip_server_process import MAX_REQUEST_BYTES, Server
+
 ARGS = None
 SERVER = None  # the Server every test shares
-MAX_REQUEST_BYTES = 1_000_000
-
-
-class Server:
-    def __init__(self, extra=()):
-        f = ARGS.fixtures
-        self.repo = tempfile.mkdtemp(prefix="wasinn-oip-repo-")
-        os.makedirs(os.path.join(self.repo, "tiny", "3"))
-        os.makedirs(os.path.join(self.repo, "tiny", "1"))
-        shutil.copy(os.path.join(f, "tiny", "model.onnx"), os.path.join(self.repo, "tiny", "3", "model.onnx"))
-        shutil.copy(os.path.join(f, "tiny", "model.onnx"), os.path.join(self.repo, "tiny", "1", "model.onnx"))
-        with open(os.path.join(self.repo, "tiny", "config.json"), "w") as c:
-            json.dump({"encoding": "onnx", "target": "cpu"}, c)
-        cmd = [ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--oip-grpc", "127.0.0.1:0",
-               "--backend-dir", ARGS.backend_dir, "--model-repository", self.repo,
-               "--nn-preload", f"digits:onnx:cpu:{f}/digits/model.onnx",
-               "--nn-preload", f"identity:onnx:cpu:{f}/types/identity_all.onnx",
-               "--nn-preload", f"two_inputs:onnx:cpu:{f}/types/two_inputs.onnx",
-               "--nn-preload", f"scale:onnx:cpu:{f}/types/scale_by_scalar.onnx",
-               "--max-request-bytes", str(MAX_REQUEST_BYTES), "--workers", "4", *extra]
-        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-        self.lines = []
-        self.http = self.grpc = None
-        deadline = time.time() + 60
-        while time.time() < deadline and not (self.http and self.grpc):
-            line = self.proc.stderr.readline()
-            if not line:
-                raise RuntimeError("wasinn serve ended before listening:\n" + "".join(self.lines))
-            self.lines.append(line)
-            m = re.search(r"\(REST\) on http://([^/]+)/v2", line)
-            if m:
-                self.http = m.group(1)
-            m = re.search(r"\(gRPC\) on (\S+)", line)
-            if m:
-                self.grpc = m.group(1)
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            self.lines.append(line)
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(timeout=60)
-        shutil.rmtree(self.repo, ignore_errors=True)
-        return code
 
 
 def ort_run(path, feeds):
@@ -398,6 +351,43 @@ class Repository(unittest.TestCase):
         self.assertEqual(cm.exception.status(), "StatusCode.NOT_FOUND")
 
 
+class InFrontOfAServer(unittest.TestCase):
+    """A second wasinn serves the first one's model through the remote backend (a wasinn in front
+    of a cluster): the remote plugin and the server share one registration of inference.proto."""
+
+    def test_remote_models_over_both_transports(self):
+        import subprocess
+        cmd = [ARGS.wasinn, "serve", "--oip-grpc", "127.0.0.1:0", "--oip-http", "127.0.0.1:0",
+               "--backend-dir", ARGS.backend_dir,
+               "--nn-remote", f"via_grpc=grpc://{SERVER.grpc}/models/tiny",
+               "--nn-remote", f"via_http=http://{SERVER.http}/models/tiny"]
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        try:
+            front_http = front_grpc = None
+            lines = []
+            while not (front_http and front_grpc):
+                line = proc.stderr.readline()
+                self.assertTrue(line, "front server ended:\n" + "".join(lines))
+                lines.append(line)
+                m = re.search(r"\(REST\) on http://([^/]+)/v2", line)
+                front_http = m.group(1) if m else front_http
+                m = re.search(r"\(gRPC\) on (\S+)", line)
+                front_grpc = m.group(1) if m else front_grpc
+            x = np.array([[0.5, -1.0, 2.0, 3.25]], np.float32)
+            want = ort_run("tiny/model.onnx", {"x": x})["y"]
+            for name in ("via_grpc", "via_http"):
+                meta = httpclient.InferenceServerClient(url=front_http).get_model_metadata(name)
+                self.assertEqual(meta["inputs"][0]["shape"], [1, 4])
+                inp = grpcclient.InferInput("x", [1, 4], "FP32")
+                inp.set_data_from_numpy(x)
+                got = grpcclient.InferenceServerClient(url=front_grpc).infer(name, [inp]).as_numpy("y")
+                np.testing.assert_allclose(got, want, rtol=1e-6)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            self.assertEqual(proc.wait(timeout=60), 0)
+            proc.stderr.close()
+
+
 class AccessLog(unittest.TestCase):
     def test_one_line_per_request(self):
         raw_http("GET", "/v2/models/digits")
@@ -415,7 +405,7 @@ def main():
     p.add_argument("--backend-dir", required=True)
     p.add_argument("--fixtures", required=True)
     ARGS, rest = p.parse_known_args()
-    SERVER = Server()
+    SERVER = Server(ARGS)
     try:
         result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
     finally:
