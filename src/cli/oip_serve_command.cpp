@@ -63,6 +63,10 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     else spdlog::info("{}", line);
   };
   const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout, 1);
+  // No guest runs here: a request's time is its compute's, so --request-timeout bounds that
+  // (504 and DEADLINE_EXCEEDED past it) unless --max-compute-ms says otherwise.
+  if (!o.request_timeout.empty() && o.guest.host.limits.max_compute_ms == 0)
+    o.guest.host.limits.max_compute_ms = parse_duration_ms(o.request_timeout, 1);
   std::optional<MetricsAddress> metrics_address;
   if (!o.guest.metrics_addr.empty()) metrics_address = parse_metrics_address(o.guest.metrics_addr);
 
@@ -86,12 +90,11 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   auto metrics = start_metrics_endpoint(metrics_address, [&env, &oip] {
     return wasinn::render_prometheus_text(env->metrics().snapshot()) + oip.metrics_text();
   });
+  const std::string models = fmt::format("{} model{}", oip.model_count(), oip.model_count() == 1 ? "" : "s");
   if (!oip.http_address().empty())
-    fmt::print(stderr, "Serving the Open Inference Protocol (REST) on http://{}/v2 ({} models)\n", oip.http_address(),
-               oip.model_count());
+    fmt::print(stderr, "Serving the Open Inference Protocol (REST) on http://{}/v2 ({})\n", oip.http_address(), models);
   if (!oip.grpc_address().empty())
-    fmt::print(stderr, "Serving the Open Inference Protocol (gRPC) on {} ({} models)\n", oip.grpc_address(),
-               oip.model_count());
+    fmt::print(stderr, "Serving the Open Inference Protocol (gRPC) on {} ({})\n", oip.grpc_address(), models);
   std::fflush(stderr);
 
   int sig = 0;
