@@ -36,7 +36,7 @@ sdk::Error decode_tensor_meta(const json &list, const char *what, std::vector<Te
     m.name = name->get<std::string>();
     m.datatype = datatype->get<std::string>();
     for (const json &d : *shape) {
-      if (!d.is_number_integer()) return malformed("a shape holds a non-integer: " + d.dump());
+      if (!d.is_number_integer()) return malformed("a shape holds a non-integer: " + describe_json(d));
       m.shape.push_back(d.is_number_unsigned() && d.get<uint64_t>() > INT64_MAX ? INT64_MAX
                                                                                  : d.get<int64_t>());
     }
@@ -273,7 +273,7 @@ std::string error_text_json(std::string_view body) {
   if (j.is_object())
     if (auto it = j.find("error"); it != j.end()) {
       if (it->is_string()) return sdk::one_line(it->get<std::string>());
-      return sdk::one_line(it->dump());
+      return sdk::one_line(describe_json(*it));
     }
   std::string text(body.substr(0, 200));
   for (char &c : text)

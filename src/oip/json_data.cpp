@@ -43,18 +43,18 @@ sdk::Error append_json_number(const json &v, std::string_view dt, std::string &o
       append_bytes<T>(out, v.get<bool>() ? 1 : 0);
       return {};
     }
-    if (!v.is_number_integer()) return bad(std::string(dt) + " data holds " + v.dump());
+    if (!v.is_number_integer()) return bad(std::string(dt) + " data holds " + describe_json(v));
     if (v.is_number_unsigned()) {
       const uint64_t u = v.get<uint64_t>();
       if (u > static_cast<uint64_t>(std::numeric_limits<T>::max()))
-        return bad(std::string(dt) + " data holds " + v.dump() + ", out of range");
+        return bad(std::string(dt) + " data holds " + describe_json(v) + ", out of range");
       append_bytes<T>(out, static_cast<T>(u));
     } else {
       const int64_t s = v.get<int64_t>();
       if ((std::is_unsigned_v<T> && s < 0) ||
           (!std::is_unsigned_v<T> && (s < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
                                       s > static_cast<int64_t>(std::numeric_limits<T>::max()))))
-        return bad(std::string(dt) + " data holds " + v.dump() + ", out of range");
+        return bad(std::string(dt) + " data holds " + describe_json(v) + ", out of range");
       append_bytes<T>(out, static_cast<T>(s));
     }
     return {};
@@ -79,7 +79,7 @@ sdk::Error append_json_number(const json &v, std::string_view dt, std::string &o
   if (dt == "UINT64") return integer(uint64_t{});
   if (dt == "INT64") return integer(int64_t{});
   const auto d = real();
-  if (!d) return bad(std::string(dt) + " data holds " + v.dump());
+  if (!d) return bad(std::string(dt) + " data holds " + describe_json(v));
   if (dt == "FP32") append_bytes<float>(out, static_cast<float>(*d));
   else if (dt == "FP64") append_bytes<double>(out, *d);
   else if (dt == "FP16") append_bytes<uint16_t>(out, float_to_half(static_cast<float>(*d)));
@@ -95,6 +95,12 @@ sdk::Error flatten_json_data(const json &v, std::string_view dt, std::string &ou
   for (const json &e : v)
     if (sdk::Error err = flatten_json_data(e, dt, out, depth + 1)) return err;
   return {};
+}
+
+std::string describe_json(const json &v) {
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 void write_json_number(std::string &s, double d) {

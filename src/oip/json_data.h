@@ -39,6 +39,10 @@ void write_json_number(std::string &s, double d);
 // the brackets; BOOL as true/false. A datatype with no fixed size writes nothing.
 void write_json_data(std::string &s, std::string_view dt, std::span<const uint8_t> bytes);
 
+// A JSON value for a message: a scalar as JSON writes it (bad UTF-8 replaced), an array or
+// object by its kind only: dumping a hostile value nested a million deep would recurse as deep.
+std::string describe_json(const nlohmann::json &v);
+
 // [d0,d1,...]
 void write_json_shape(std::string &s, std::span<const int64_t> shape);
 

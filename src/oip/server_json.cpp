@@ -14,7 +14,7 @@ sdk::Error bad(const std::string &what) { return sdk::invalid(what); }
 std::string dump(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // A parameter's value as text: a string as it is, anything else as JSON writes it.
-std::string parameter_text(const json &v) { return v.is_string() ? v.get<std::string>() : dump(v); }
+std::string parameter_text(const json &v) { return v.is_string() ? v.get<std::string>() : describe_json(v); }
 
 sdk::Error decode_shape(const json &input, const std::string &name, std::vector<int64_t> &shape) {
   auto it = input.find("shape");
@@ -22,7 +22,7 @@ sdk::Error decode_shape(const json &input, const std::string &name, std::vector<
   if (it->size() > 64) return bad("input '" + name + "' has a shape of rank " + std::to_string(it->size()));
   for (const json &d : *it) {
     if (!d.is_number_integer() || (d.is_number_integer() && !d.is_number_unsigned() && d.get<int64_t>() < 0))
-      return bad("input '" + name + "' has a shape holding " + dump(d) + ", not a size");
+      return bad("input '" + name + "' has a shape holding " + describe_json(d) + ", not a size");
     if (d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return bad("input '" + name + "' has a shape dimension too large");
     shape.push_back(d.get<int64_t>());
   }
@@ -92,6 +92,7 @@ sdk::Error decode_infer_request_json(std::string_view text, std::span<const uint
         if (!value.is_boolean()) return bad("binary_data_output is not a boolean");
         out.binary_output = value.get<bool>();
       } else {
+        if (value.is_structured()) return bad("parameter '" + key + "' is not a string, number or boolean");
         out.parameters.emplace_back(key, parameter_text(value));
       }
     }

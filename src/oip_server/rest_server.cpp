@@ -36,21 +36,6 @@ Reply ok_json(const json& j) { return {200, dump(j), std::nullopt, ""}; }
 Reply error_reply(int status, const std::string& message) { return {status, oip::error_json(message), std::nullopt, message}; }
 Reply error_reply(const Error& e) { return error_reply(http_status(e.code), e.detail); }
 
-const char* reason(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 411: return "Length Required";
-    case 413: return "Payload Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
-  }
-}
-
 json config_json(const ModelConfigInfo& c) {
   auto tensors = [](const std::vector<ConfigTensor>& list, bool inputs) {
     json a = json::array();

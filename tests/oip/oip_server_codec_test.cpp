@@ -100,6 +100,15 @@ TEST(OipServerJson, RefusesMalformedRequests) {
       {R"({"inputs":[],"parameters":{"binary_data_output":1}})", "", "binary_data_output"},
       {R"({"inputs":[],"outputs":[{"name":"y","parameters":{"binary_data":"yes"}}]})", "", "binary_data"},
       {R"({"inputs":[],"outputs":[{}]})", "", "name"},
+      // Deeply nested values where a scalar belongs are named by kind, never dumped (recursion).
+      {R"({"inputs":[],"parameters":{"k":)" + std::string(100000, '[') + std::string(100000, ']') + "}}", "",
+       "not a string, number or boolean"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[)" + std::string(100000, '[') + std::string(100000, ']') +
+           R"(],"data":[]}]})",
+       "", "holding an array"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[{"a":)" + std::string(100000, '[') +
+           std::string(100000, ']') + "}]}]}",
+       "", "FP32 data holds an object"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":)" + std::string(100, '[') + "1" +
            std::string(100, ']') + "}]}",
        "", "nested"},
