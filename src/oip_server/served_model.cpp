@@ -191,6 +191,11 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
   return {};
 }
 
+std::shared_ptr<const Graph> ServedModel::runner_graph() const {
+  std::lock_guard lock(mu_);
+  return graph_;
+}
+
 Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request) {
   const auto started = Clock::now();
   if (Status ok = check_inputs(request); !ok) {
@@ -241,6 +246,10 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request) {
       add(*found, want.binary.value_or(request.binary_output));
     }
   }
+  // What the client gets, counted as a guest's get-output is (compute_named itself does not).
+  uint64_t sent = 0;
+  for (const auto& o : answer.outputs) sent += o.data.size();
+  if (auto graph = runner_graph(); graph) graph->metrics().add_output_bytes(sent);
   return answer;
 }
 

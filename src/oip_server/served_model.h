@@ -85,6 +85,7 @@ class ServedModel {
   Result<Runner> take_runner(bool fresh);
   void give_back(Runner runner);
   Status check_inputs(const oip::InferRequest& request) const;
+  std::shared_ptr<const Graph> runner_graph() const;
   void count(bool ok, uint64_t ns, uint64_t compute_ns);
 
   std::shared_ptr<NnEnvironment> env_;

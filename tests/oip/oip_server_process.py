@@ -31,12 +31,12 @@ class Server:
                "--nn-preload", f"identity:onnx:cpu:{f}/types/identity_all.onnx",
                "--nn-preload", f"two_inputs:onnx:cpu:{f}/types/two_inputs.onnx",
                "--nn-preload", f"scale:onnx:cpu:{f}/types/scale_by_scalar.onnx",
-               "--max-request-bytes", str(MAX_REQUEST_BYTES), "--workers", "4", *extra]
+               "--max-request-bytes", str(MAX_REQUEST_BYTES), "--workers", "4", "--metrics-addr", "127.0.0.1:0", *extra]
         self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
         self.lines = []
-        self.http = self.grpc = None
+        self.http = self.grpc = self.metrics = None
         deadline = time.time() + 60
-        while time.time() < deadline and not (self.http and self.grpc):
+        while time.time() < deadline and not (self.http and self.grpc and self.metrics):
             line = self.proc.stderr.readline()
             if not line:
                 raise RuntimeError("wasinn serve ended before listening:\n" + "".join(self.lines))
@@ -47,6 +47,9 @@ class Server:
             m = re.search(r"\(gRPC\) on (\S+)", line)
             if m:
                 self.grpc = m.group(1)
+            m = re.search(r"metrics at (http://\S+)", line)
+            if m:
+                self.metrics = m.group(1)
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self):

@@ -388,6 +388,17 @@ class InFrontOfAServer(unittest.TestCase):
             proc.stderr.close()
 
 
+class Metrics(unittest.TestCase):
+    def test_wasi_nn_and_request_metrics(self):
+        import urllib.request
+        inp = httpclient.InferInput("x", [1, 4], "FP32")
+        inp.set_data_from_numpy(np.zeros((1, 4), np.float32))
+        http_client().infer("tiny", [inp])
+        text = urllib.request.urlopen(SERVER.metrics, timeout=30).read().decode()
+        self.assertRegex(text, r'wasinn_http_requests_total\{code="200"\} [1-9]')
+        self.assertRegex(text, r'wasinn_nn_computes_total\{[^}]*graph="tiny"[^}]*\} [1-9]')
+
+
 class AccessLog(unittest.TestCase):
     def test_one_line_per_request(self):
         raw_http("GET", "/v2/models/digits")
