@@ -70,11 +70,14 @@ class Service final : public inference::GRPCInferenceService::Service {
       oip::InferRequest request;
       if (sdk::Error e = oip::decode_infer_request_proto(*in, request))
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.detail);
+      const auto waiting = Clock::now();
       auto slot = ctx_.models.admit();
       if (!slot)
         return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                             "every worker is busy and the queue is full (--workers, --max-queue)");
-      auto answer = (*m)->infer(request);
+      const auto queue_ns = static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - waiting).count());
+      auto answer = (*m)->infer(request, queue_ns);
       if (!answer) return to_grpc(answer.error());
       oip::encode_infer_response_proto((*m)->name(), (*m)->version(), request.id, answer->outputs, *out);
       return grpc::Status::OK;
@@ -139,11 +142,16 @@ class Service final : public inference::GRPCInferenceService::Service {
         is->mutable_success()->set_ns(s.success_ns);
         is->mutable_fail()->set_count(s.fail_count);
         is->mutable_fail()->set_ns(s.fail_ns);
-        is->mutable_compute_infer()->set_count(s.compute_count);
-        is->mutable_compute_infer()->set_ns(s.compute_ns);
-        for (auto* d : {is->mutable_queue(), is->mutable_compute_input(), is->mutable_compute_output(),
-                        is->mutable_cache_hit(), is->mutable_cache_miss()})
-          d->set_count(0);
+        auto set = [](inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
+          d->set_count(count);
+          d->set_ns(ns);
+        };
+        set(is->mutable_queue(), s.queue_count, s.queue_ns);
+        set(is->mutable_compute_input(), s.compute_count, s.input_ns);
+        set(is->mutable_compute_infer(), s.compute_count, s.compute_ns);
+        set(is->mutable_compute_output(), s.compute_count, s.output_ns);
+        set(is->mutable_cache_hit(), 0, 0);
+        set(is->mutable_cache_miss(), 0, 0);
       }
       return grpc::Status::OK;
     });

@@ -113,13 +113,17 @@ ModelStats ServedModel::stats() const {
   return stats_;
 }
 
-void ServedModel::count(bool ok, uint64_t ns, uint64_t compute_ns) {
+void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
   std::lock_guard lock(mu_);
   (ok ? stats_.success_count : stats_.fail_count) += 1;
-  (ok ? stats_.success_ns : stats_.fail_ns) += ns;
-  if (compute_ns) {
+  (ok ? stats_.success_ns : stats_.fail_ns) += ns + t.queue_ns;
+  stats_.queue_count += 1;
+  stats_.queue_ns += t.queue_ns;
+  if (t.computed) {
     stats_.compute_count += 1;
-    stats_.compute_ns += compute_ns;
+    stats_.input_ns += t.input_ns;
+    stats_.compute_ns += t.compute_ns;
+    stats_.output_ns += t.output_ns;
   }
   stats_.last_inference_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -196,10 +200,11 @@ std::shared_ptr<const Graph> ServedModel::runner_graph() const {
   return graph_;
 }
 
-Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request) {
+Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns) {
   const auto started = Clock::now();
+  Timing timing{queue_ns, 0, 0, 0, false};
   if (Status ok = check_inputs(request); !ok) {
-    if (ok.error().code != Errc::busy) count(false, ns_since(started), 0);
+    if (ok.error().code != Errc::busy) count(false, ns_since(started), timing);
     return ok.take_error();
   }
   std::vector<std::vector<uint32_t>> dims(request.inputs.size());
@@ -217,16 +222,23 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request) {
     for (const auto& [key, value] : request.parameters)
       if (graph_ && is_knob(*graph_, key)) knobs.emplace_back(key, value);
   }
+  auto failed = [&](Error e) {
+    count(false, ns_since(started), timing);
+    return e;
+  };
   auto runner = take_runner(!knobs.empty());
-  if (!runner) return runner.take_error();
+  if (!runner) return failed(runner.take_error());
   for (const auto& [key, value] : knobs)
-    if (Status set = runner->session->set_context_property(runner->context, key, value); !set) return set.take_error();
+    if (Status set = runner->session->set_context_property(runner->context, key, value); !set)
+      return failed(set.take_error());
   const auto compute_started = Clock::now();
+  timing.input_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
   auto tensors = runner->session->compute_named(runner->context, inputs);
-  const uint64_t compute_ns = ns_since(compute_started);
+  const auto computed = Clock::now();
+  timing.compute_ns = ns_since(compute_started);
   if (knobs.empty()) give_back(std::move(*runner));
-  count(tensors.ok(), ns_since(started), compute_ns);
-  if (!tensors) return tensors.take_error();
+  if (!tensors) return failed(tensors.take_error());
 
   InferAnswer answer;
   answer.tensors = std::move(*tensors);
@@ -242,7 +254,7 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request) {
       for (const auto& t : answer.tensors)
         if (t.name == want.name) found = &t;
       if (!found)
-        return make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name));
+        return failed(make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name)));
       add(*found, want.binary.value_or(request.binary_output));
     }
   }
@@ -250,6 +262,9 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request) {
   uint64_t sent = 0;
   for (const auto& o : answer.outputs) sent += o.data.size();
   if (auto graph = runner_graph(); graph) graph->metrics().add_output_bytes(sent);
+  timing.computed = true;
+  timing.output_ns = ns_since(computed);
+  count(true, ns_since(started), timing);
   return answer;
 }
 

@@ -32,10 +32,16 @@ struct InferAnswer {
 };
 
 // Triton's statistics extension, as far as wasinn counts (one request is one inference and one
-// execution: no batching).
+// execution: no batching). perf_analyzer needs what Triton guarantees: every request that reached
+// the model counts one queue entry (it finds the model's version by that count), and each compute
+// counts once in compute_input, compute_infer and compute_output alike.
 struct ModelStats {
   uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
-  uint64_t compute_count = 0, compute_ns = 0;
+  uint64_t queue_count = 0, queue_ns = 0;  // waiting for a worker
+  uint64_t compute_count = 0;
+  uint64_t input_ns = 0;   // checks, a context, the inputs decoded: arrival to compute
+  uint64_t compute_ns = 0;  // set_input + compute + the outputs copied (the core's compute_named)
+  uint64_t output_ns = 0;  // the answer's outputs chosen
   uint64_t last_inference_ms = 0;  // since the epoch; 0: none yet
 };
 
@@ -74,7 +80,8 @@ class ServedModel {
   // Checks the request against the model (input names, datatypes, shapes; requested outputs)
   // and computes. binary_default: outputs are binary unless the request says otherwise.
   // invalid_argument for a request that does not fit the model; other codes as the core's.
-  Result<InferAnswer> infer(const oip::InferRequest& request);
+  // queue_ns: how long the request waited for a worker (ModelSet::admit), for the statistics.
+  Result<InferAnswer> infer(const oip::InferRequest& request, uint64_t queue_ns = 0);
 
  private:
   struct Runner {
@@ -86,7 +93,11 @@ class ServedModel {
   void give_back(Runner runner);
   Status check_inputs(const oip::InferRequest& request) const;
   std::shared_ptr<const Graph> runner_graph() const;
-  void count(bool ok, uint64_t ns, uint64_t compute_ns);
+  struct Timing {
+    uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
+    bool computed = false;
+  };
+  void count(bool ok, uint64_t ns, const Timing& t);
 
   std::shared_ptr<NnEnvironment> env_;
   const std::string name_, version_, config_;
