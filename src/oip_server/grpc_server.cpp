@@ -70,17 +70,24 @@ class Service final : public inference::GRPCInferenceService::Service {
       oip::InferRequest request;
       if (sdk::Error e = oip::decode_infer_request_proto(*in, request))
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.detail);
-      const auto waiting = Clock::now();
-      auto slot = ctx_.models.admit();
-      if (!slot)
+      // On a worker (ModelSet::run), as REST's: one pool, one queue, for both transports.
+      grpc::Status status;
+      const auto served = ctx_.models.run([&](uint64_t queue_ns) {
+        try {
+          auto answer = (*m)->infer(request, queue_ns);
+          if (!answer) {
+            status = to_grpc(answer.error());
+            return;
+          }
+          oip::encode_infer_response_proto((*m)->name(), (*m)->version(), request.id, answer->outputs, *out);
+        } catch (const std::exception& e) {
+          status = grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("internal error: {}", e.what()));
+        }
+      });
+      if (!served)
         return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                             "every worker is busy and the queue is full (--workers, --max-queue)");
-      const auto queue_ns = static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - waiting).count());
-      auto answer = (*m)->infer(request, queue_ns);
-      if (!answer) return to_grpc(answer.error());
-      oip::encode_infer_response_proto((*m)->name(), (*m)->version(), request.id, answer->outputs, *out);
-      return grpc::Status::OK;
+      return status;
     });
   }
   grpc::Status ModelConfig(grpc::ServerContext*, const inference::ModelConfigRequest* in,

@@ -1,5 +1,8 @@
 #include "oip_server/model_set.h"
 
+#include <chrono>
+#include <future>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +22,57 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
     // Idle contexts kept: one per worker is what the workers can use at once.
     models_[m.name] = std::make_shared<ServedModel>(env_, m.name, version, config, options_.workers);
   }
+  for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ModelSet::~ModelSet() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ModelSet::work() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++running_;
+    }
+    job();
+    std::lock_guard lock(mu_);
+    --running_;
+  }
+}
+
+bool ModelSet::run(const std::function<void(uint64_t)>& job) {
+  const auto queued = std::chrono::steady_clock::now();
+  // Shared: the worker still holds the promise while it wakes this thread.
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  {
+    std::lock_guard lock(mu_);
+    // Free workers take jobs at once; past them max_queue may wait.
+    const size_t idle = options_.workers > running_ ? options_.workers - running_ : 0;
+    if (stopping_ || queue_.size() >= idle + options_.max_queue) {
+      ++rejected_;
+      return false;
+    }
+    queue_.push_back([&, done] {
+      job(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - queued).count()));
+      done->set_value();
+    });
+  }
+  cv_.notify_one();
+  finished.wait();
+  return true;
 }
 
 Status ModelSet::load_all() {
@@ -73,31 +127,9 @@ Status ModelSet::unload(std::string_view name) {
   return {};
 }
 
-std::optional<ModelSet::Slot> ModelSet::admit() {
-  std::unique_lock lock(mu_);
-  if (running_ >= options_.workers && queued_ >= options_.max_queue) {
-    ++rejected_;
-    return std::nullopt;
-  }
-  ++queued_;
-  cv_.wait(lock, [&] { return running_ < options_.workers; });
-  --queued_;
-  ++running_;
-  return Slot(this);
-}
-
-ModelSet::Slot::~Slot() {
-  if (!set_) return;
-  {
-    std::lock_guard lock(set_->mu_);
-    --set_->running_;
-  }
-  set_->cv_.notify_one();
-}
-
 ModelSet::Gauges ModelSet::gauges() const {
   std::lock_guard lock(mu_);
-  return {running_, queued_, rejected_};
+  return {running_, queue_.size(), rejected_};
 }
 
 }  // namespace wasinn::oip_server

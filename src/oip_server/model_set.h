@@ -1,12 +1,18 @@
 // ModelSet: the models an OIP server answers for (every model registered in the process's
 // NnEnvironment: --nn-preload, -S nn-graph, --nn-remote, the config file, --model-repository),
-// found by name and version, and the admission every inference passes: at most `workers`
-// compute at once and `max_queue` wait; past that the answer is 503/UNAVAILABLE at once, as
-// `wasinn serve` answers a full queue. Thread-safe.
+// found by name and version, and the worker pool every inference runs on: `workers` threads of
+// the server's own compute, and `max_queue` requests wait; past that the answer is
+// 503/UNAVAILABLE at once, as `wasinn serve` answers a full queue. Computes never run on the
+// transports' threads: civetweb's have 100 KiB stacks (fixed when Debian built it), too small
+// for a framework's compute. Thread-safe.
 #pragma once
 
 #include <condition_variable>
+#include <deque>
+#include <functional>
 #include <map>
+#include <optional>
+#include <thread>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +35,7 @@ struct ModelSetOptions {
 class ModelSet {
  public:
   ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options);
+  ~ModelSet();  // finishes the queued jobs, then joins the workers
 
   // Loads every model; the first that fails is the error (a remote one is only a warning,
   // left unavailable: its server may come up later, and a load makes it ready then).
@@ -43,16 +50,10 @@ class ModelSet {
   Status load(std::string_view name);
   Status unload(std::string_view name);
 
-  // Holds a worker for one inference; false when workers and queue are both full.
-  class Slot {
-   public:
-    explicit Slot(ModelSet* set) : set_(set) {}
-    Slot(Slot&& o) noexcept : set_(std::exchange(o.set_, nullptr)) {}
-    ~Slot();
-   private:
-    ModelSet* set_;
-  };
-  std::optional<Slot> admit();
+  // Runs `job` on a worker, handing it how long it waited for one (ns), and returns once it has
+  // run; false, without running it, when every worker is busy and the queue is full. `job` must
+  // not throw.
+  bool run(const std::function<void(uint64_t queue_ns)>& job);
 
   struct Gauges {
     uint64_t running = 0, queued = 0, rejected = 0;
@@ -62,11 +63,16 @@ class ModelSet {
  private:
   std::shared_ptr<NnEnvironment> env_;
   ModelSetOptions options_;
+  void work();
+
   std::map<std::string, std::shared_ptr<ServedModel>, std::less<>> models_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  size_t running_ = 0, queued_ = 0;
+  std::deque<std::function<void()>> queue_;
+  size_t running_ = 0;
   uint64_t rejected_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;  // last: started once the rest is there
 };
 
 }  // namespace wasinn::oip_server

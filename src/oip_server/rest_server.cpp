@@ -114,9 +114,9 @@ class Handler {
         // A client sends its whole body before it reads the answer: the first 64 MiB past the
         // limit are read and dropped, so that it gets the 413 rather than a reset connection.
         if (length - limit <= (64u << 20)) {
-          char sink[65536];
+          std::vector<char> sink(65536);  // not on this thread's 100 KiB stack
           for (uint64_t left = length; left > 0;) {
-            const int n = mg_read(conn_, sink, std::min<uint64_t>(left, sizeof sink));
+            const int n = mg_read(conn_, sink.data(), std::min<uint64_t>(left, sink.size()));
             if (n <= 0) break;
             left -= static_cast<uint64_t>(n);
           }
@@ -132,12 +132,12 @@ class Handler {
       }
       return std::nullopt;
     }
-    char buf[65536];  // chunked: read until the end, or past the limit
+    std::vector<char> buf(65536);  // chunked: read until the end, or past the limit
     for (;;) {
-      const int n = mg_read(conn_, buf, sizeof buf);
+      const int n = mg_read(conn_, buf.data(), buf.size());
       if (n < 0) return error_reply(400, "the request's body could not be read");
       if (n == 0) return std::nullopt;
-      body.append(buf, static_cast<size_t>(n));
+      body.append(buf.data(), static_cast<size_t>(n));
       if (limit && body.size() > limit)
         return error_reply(413, fmt::format("the request's body exceeds --max-request-bytes {}", limit));
     }
@@ -230,17 +230,24 @@ class Handler {
     if (sdk::Error e = oip::decode_infer_request_json(std::string_view(body).substr(0, json_length),
                                                      std::span(bytes + json_length, body.size() - json_length), request))
       return error_reply(400, e.detail);
-    const auto waiting = Clock::now();
-    auto slot = ctx_.models.admit();
-    if (!slot) return error_reply(503, "every worker is busy and the queue is full (--workers, --max-queue)");
-    const auto queue_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - waiting).count());
-    auto answer = (*model)->infer(request, queue_ns);
-    if (!answer) return error_reply(answer.error());
+    // The compute and the answer's encoding run on a worker (ModelSet::run): this thread's stack
+    // is civetweb's 100 KiB.
     Reply reply;
-    reply.body = oip::encode_infer_response_json((*model)->name(), (*model)->version(), request.id, answer->outputs,
-                                                 &json_length);
-    if (json_length != reply.body.size()) reply.json_length = json_length;
+    const auto served = ctx_.models.run([&](uint64_t queue_ns) {
+      try {
+        auto answer = (*model)->infer(request, queue_ns);
+        if (!answer) {
+          reply = error_reply(answer.error());
+          return;
+        }
+        reply.body = oip::encode_infer_response_json((*model)->name(), (*model)->version(), request.id,
+                                                     answer->outputs, &json_length);
+        if (json_length != reply.body.size()) reply.json_length = json_length;
+      } catch (const std::exception& e) {
+        reply = error_reply(500, fmt::format("internal error: {}", e.what()));
+      }
+    });
+    if (!served) return error_reply(503, "every worker is busy and the queue is full (--workers, --max-queue)");
     return reply;
   }
 
