@@ -75,11 +75,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                     "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
                     "here instead of a component: HOST[:PORT], port 8000 when omitted (0: any free port, printed "
                     "on stderr); docs/oip-server.md")
-      ->type_name("HOST[:PORT]")->expected(0, 1)->default_str("-");
+      ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
   serve->add_option("--oip-grpc", o.oip_grpc,
                     "Serve the registered models with the Open Inference Protocol's gRPC API "
                     "(inference.GRPCInferenceService) here: HOST[:PORT], port 8001 when omitted; with or without --oip-http")
-      ->type_name("HOST[:PORT]")->expected(0, 1)->default_str("-");
+      ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
   serve->add_option("--model-repository", o.model_repository,
                     "With --oip-*: serve every model of DIR, laid out as Triton's DIR/NAME/VERSION/model.* (the highest "
                     "VERSION; optional DIR/NAME/config.json: encoding, target, config)")
