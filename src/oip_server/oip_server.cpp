@@ -63,19 +63,24 @@ uint64_t OipServer::stop_and_wait(uint64_t grace_ms) {
   // Both transports stop together on a thread of their own: civetweb's mg_stop waits for every
   // request in progress with no deadline of its own.
   stopper_ = std::thread([this, grace_ms, done] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
     std::thread grpc_stop([this, grace_ms] {
-      if (grpc_) grpc_->shutdown(grace_ms);
+      if (grpc_) grpc_->shutdown(grace_ms);  // refuses new calls, waits for those in progress
     });
-    rest_.reset();
+    // REST: new requests are answered 503 (stopping); those that came before finish, then the
+    // listener closes.
+    while (context_->working.load() > 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (context_->working.load() == 0) rest_.reset();
     grpc_stop.join();
-    done->set_value();
+    if (!rest_) done->set_value();
   });
   if (finished.wait_for(std::chrono::milliseconds(grace_ms) + std::chrono::milliseconds(200)) ==
       std::future_status::ready) {
     stopper_.join();
     return 0;
   }
-  return std::max<uint64_t>(1, context_->in_flight.load());
+  return std::max<uint64_t>(1, context_->working.load());
 }
 
 std::string OipServer::metrics_text() const {

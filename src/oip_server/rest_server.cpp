@@ -266,8 +266,12 @@ int handle(mg_connection* conn, void* data) {
   std::string body;
   uint64_t bytes_in = 0;
   Reply reply;
+  ctx.working.fetch_add(1);
+  const bool draining = ctx.stopping.load();
+  if (draining) ctx.working.fetch_sub(1);
   try {
-    if (auto refused = handler.read_body(body)) reply = std::move(*refused);
+    if (draining && path != "/v2/health/live") reply = error_reply(503, "the server is stopping");
+    else if (auto refused = handler.read_body(body)) reply = std::move(*refused);
     else reply = handler.route(method, path, body, &bytes_in);
   } catch (const std::exception& e) {  // std::bad_alloc for a body the machine cannot hold
     reply = error_reply(500, fmt::format("internal error: {}", e.what()));
@@ -277,10 +281,12 @@ int handle(mg_connection* conn, void* data) {
   mg_response_header_add(conn, "Content-Length", std::to_string(reply.body.size()).c_str(), -1);
   if (reply.json_length)
     mg_response_header_add(conn, "Inference-Header-Content-Length", std::to_string(*reply.json_length).c_str(), -1);
-  if (reply.status == 413) mg_response_header_add(conn, "Connection", "close", -1);  // its body was not read
+  // A 413's body was not read; once stopping, connections are not kept for more requests.
+  if (reply.status == 413 || draining) mg_response_header_add(conn, "Connection", "close", -1);
   mg_response_header_send(conn);
   if (method != "HEAD") mg_write(conn, reply.body.data(), reply.body.size());
   ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note);
+  if (!draining) ctx.working.fetch_sub(1);
   ctx.in_flight.fetch_sub(1);
   return reply.status;
 }
@@ -293,8 +299,11 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
   const std::string thread_count = std::to_string(threads);
   // tcp_nodelay: an answer's headers and body are two writes; with Nagle's algorithm the body
   // waits for the client's delayed ACK of the headers (40 ms on Linux) on every keep-alive request.
+  // keep_alive_timeout_ms: civetweb's mg_stop waits for its threads, and a thread on an idle
+  // keep-alive connection notices the stop only when that connection times out: 5 s (Node's
+  // default too) bounds what an idle client adds to a SIGTERM.
   const char* options[] = {"listening_ports", address.c_str(), "num_threads", thread_count.c_str(),
-                           "enable_keep_alive", "yes", "keep_alive_timeout_ms", "30000", "tcp_nodelay", "1", nullptr};
+                           "enable_keep_alive", "yes", "keep_alive_timeout_ms", "5000", "tcp_nodelay", "1", nullptr};
   mg_callbacks callbacks{};
   mg_init_library(0);
   // civetweb ignores SIGPIPE process-wide; keep the process as it was (its writes use MSG_NOSIGNAL).

@@ -23,7 +23,12 @@ struct ServerContext {
   std::function<void(const RequestRecord&)> on_request;  // may be empty
   RequestMetrics& metrics;
   std::atomic<bool> stopping{false};
-  std::atomic<uint64_t> in_flight{0};
+  std::atomic<uint64_t> in_flight{0};  // every request being answered, for the metrics
+  // REST requests that arrived before stopping and are not answered yet: what a stop drains
+  // before it closes the listener (civetweb's mg_stop aborts the reads and writes in progress).
+  // A request counts itself, then looks at `stopping` (both seq_cst), so the stop either sees
+  // it here or the request sees the stop and answers 503 instead.
+  std::atomic<uint64_t> working{0};
 
   // One access-log line and one count per request, from the transport's thread.
   void record(std::string_view method, std::string_view path, int status, uint64_t bytes_in, uint64_t bytes_out,

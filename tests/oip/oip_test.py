@@ -388,6 +388,89 @@ class InFrontOfAServer(unittest.TestCase):
             proc.stderr.close()
 
 
+def start_front(extra):
+    """A wasinn serve of its own (REST only) with mobilenet_v2, whose compute takes milliseconds."""
+    import subprocess
+    model = os.path.join(ARGS.fixtures, "mobilenet_v2", "model.onnx")
+    cmd = [ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--backend-dir", ARGS.backend_dir,
+           "--metrics-addr", "127.0.0.1:0", "--nn-preload", f"mobilenet:onnx:cpu:{model}", *extra]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    lines = []
+    metrics = None
+    while True:
+        line = proc.stderr.readline()
+        if not line:
+            raise RuntimeError("wasinn serve ended:\n" + "".join(lines))
+        lines.append(line)
+        m = re.search(r"metrics at (http://\S+)", line)
+        metrics = m.group(1) if m else metrics
+        m = re.search(r"\(REST\) on http://([^/]+)/v2", line)
+        if m:
+            threading.Thread(target=lambda: [lines.append(x) for x in proc.stderr], daemon=True).start()
+            return proc, m.group(1), lines, metrics
+
+
+def in_flight(metrics):
+    import urllib.request
+    text = urllib.request.urlopen(metrics, timeout=30).read().decode()
+    m = re.search(r"^wasinn_http_requests_in_flight (\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def mobilenet_infer(url, results):
+    x = np.fromfile(os.path.join(ARGS.fixtures, "mobilenet_v2", "input.f32"), np.float32).reshape(1, 3, 224, 224)
+    inp = httpclient.InferInput("input", [1, 3, 224, 224], "FP32")
+    inp.set_data_from_numpy(x)
+    try:
+        r = httpclient.InferenceServerClient(url=url, network_timeout=120).infer("mobilenet", [inp])
+        want = np.fromfile(os.path.join(ARGS.fixtures, "mobilenet_v2", "expected.f32"), np.float32)
+        results.append(("200", bool(np.allclose(r.as_numpy("output").ravel(), want, rtol=1e-3, atol=1e-3))))
+    except InferenceServerException as e:
+        results.append((e.status(), e.message()))
+    except Exception as e:  # noqa: BLE001 - a connection the server never accepted
+        results.append(("error", repr(e)))
+
+
+class Limits(unittest.TestCase):
+    def test_full_queue_is_503_and_the_rest_are_right(self):
+        proc, url, lines, _ = start_front(["--workers", "1", "--max-queue", "0"])
+        try:
+            results = []
+            threads = [threading.Thread(target=mobilenet_infer, args=(url, results)) for _ in range(12)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            codes = [r[0] for r in results]
+            self.assertIn("503", codes, results)  # one worker, no queue: some were turned away
+            self.assertIn("200", codes, results)
+            self.assertTrue(all(r[1] is True for r in results if r[0] == "200"), results)
+            self.assertTrue(all("queue is full" in r[1] for r in results if r[0] == "503"), results)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            self.assertEqual(proc.wait(timeout=60), 0)
+
+    def test_sigterm_finishes_the_requests_in_progress(self):
+        proc, url, lines, metrics = start_front(["--workers", "1", "--max-queue", "16"])
+        results = []
+        threads = [threading.Thread(target=mobilenet_infer, args=(url, results)) for _ in range(6)]
+        for t in threads:
+            t.start()
+        deadline = time.time() + 30
+        while in_flight(metrics) < 2 and time.time() < deadline:
+            time.sleep(0.005)
+        running = in_flight(metrics)
+        proc.send_signal(signal.SIGTERM)
+        for t in threads:
+            t.join()
+        self.assertEqual(proc.wait(timeout=60), 0, "".join(lines))
+        # Every request in progress at SIGTERM got its whole, right answer.
+        ok = [r for r in results if r[0] == "200"]
+        self.assertGreaterEqual(len(ok), min(running, 2), results)
+        self.assertTrue(all(r[1] is True for r in ok), results)
+        self.assertFalse([r for r in results if r[0] not in ("200", "error")], results)
+
+
 class Metrics(unittest.TestCase):
     def test_wasi_nn_and_request_metrics(self):
         import urllib.request
