@@ -55,12 +55,19 @@ class RunUsageFormatter : public CLI::Formatter {
 class ServeUsageFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
-    return "Usage: wasinn serve [OPTIONS] <WASM>\n\n"
+    return "Usage: wasinn serve [OPTIONS] <WASM>\n"
+           "       wasinn serve --oip-http [HOST[:PORT]] --oip-grpc [HOST[:PORT]] [OPTIONS]\n\n"
            "The component exports wasi:http/incoming-handler@0.2.x; each request gets a fresh instance of it "
            "(nothing a request leaves behind reaches the next), while models registered with --nn-preload, "
            "--nn-remote or -S nn-graph are loaded once and shared. GET /healthz and /readyz are answered by "
            "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: stop accepting, finish the answers "
-           "in progress (--shutdown-timeout), exit 0.\n";
+           "in progress (--shutdown-timeout), exit 0.\n\n"
+           "With --oip-http and/or --oip-grpc and no component: every registered model (--model-repository, "
+           "--nn-preload, --nn-remote, -S nn-graph, the config file) served with the Open Inference Protocol "
+           "(KServe v2, Triton's REST and gRPC API, MLServer's): health, metadata, infer (JSON and binary "
+           "tensors), the model repository, Triton's model configuration and statistics; --workers, --max-queue, "
+           "--max-request-bytes, --shutdown-timeout, --log-format and --metrics-addr as for a component "
+           "(docs/oip-server.md).\n";
   }
 };
 
@@ -133,7 +140,9 @@ int main(int argc, char** argv) {
   BackendsOptions backends_options;
   ServeCommandOptions serve_options;
   auto* serve = app.add_subcommand("serve", "Serve HTTP with a wasi:http/proxy component (one exporting "
-                                            "wasi:http/incoming-handler), a fresh instance per request, wasi-nn available");
+                                            "wasi:http/incoming-handler), a fresh instance per request, wasi-nn available; "
+                                            "or, with --oip-http/--oip-grpc, the registered models with the Open Inference "
+                                            "Protocol (KServe v2, Triton, MLServer clients)");
   serve->formatter(std::make_shared<ServeUsageFormatter>());
   add_serve_options(serve, serve_options, common);
   serve->allow_extras();  // the component: checked below

@@ -16,9 +16,6 @@
 
 namespace wasinn_cli {
 
-namespace {
-
-// One access-log line: text for people, JSON (one object per line) for machines.
 std::string access_line(const wasinn::RequestRecord& r, bool json) {
   const double ms = static_cast<double>(r.micros) / 1000.0;
   if (json) {
@@ -35,6 +32,8 @@ std::string access_line(const wasinn::RequestRecord& r, bool json) {
   return fmt::format("{} {} {} in={}B out={}B {:.3f}ms{}{}", r.method, r.path, r.status, r.bytes_in, r.bytes_out, ms,
                      r.note.empty() ? "" : ": ", r.note);
 }
+
+namespace {
 
 // HOST:PORT, checked at start (binding it is the server's): a usage error names what is wrong.
 void check_address(const std::string& addr) {
@@ -72,6 +71,19 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
   serve->add_option("--log-format", o.log_format, "The access log's lines (one per request, at info): text or json")
       ->type_name("FORMAT")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics");
+  serve->add_option("--oip-http", o.oip_http,
+                    "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
+                    "here instead of a component: HOST[:PORT], port 8000 when omitted (0: any free port, printed "
+                    "on stderr); docs/oip-server.md")
+      ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
+  serve->add_option("--oip-grpc", o.oip_grpc,
+                    "Serve the registered models with the Open Inference Protocol's gRPC API "
+                    "(inference.GRPCInferenceService) here: HOST[:PORT], port 8001 when omitted; with or without --oip-http")
+      ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
+  serve->add_option("--model-repository", o.model_repository,
+                    "With --oip-*: serve every model of DIR, laid out as Triton's DIR/NAME/VERSION/model.* (the highest "
+                    "VERSION; optional DIR/NAME/config.json: encoding, target, config)")
+      ->type_name("DIR");
 }
 
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
@@ -83,10 +95,17 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
+    if (!wasm.empty())
+      throw UsageError(fmt::format("serve --oip-http/--oip-grpc serves the registered models, not a component: drop "
+                                   "'{}', or the --oip-* flags to serve it", wasm));
+    return oip_serve_command(o, common);
+  }
+  if (!o.model_repository.empty()) throw UsageError("--model-repository is for --oip-http/--oip-grpc");
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
-  if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm");
+  if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
   check_address(o.addr);
   program.wasm_path = wasm;
   // An access log is what a server is run for: info unless the user chose a level.
@@ -144,5 +163,12 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   }
   return 0;
 }
+
+#ifndef WASINN_HAVE_OIP
+int oip_serve_command(ServeCommandOptions&, const CommonOptions&) {
+  throw UsageError("this wasinn was built without the Open Inference Protocol (protobuf and grpc++ were missing: "
+                   "scripts/deps/remote.apt)");
+}
+#endif
 
 }  // namespace wasinn_cli

@@ -1,6 +1,7 @@
 // `wasinn serve [OPTIONS] <WASM>`: a wasi:http/proxy component behind HTTP, as `wasmtime serve`
 // (its --addr and -S/-W flags), with run's model, limit and metrics options, an access log and
-// a graceful stop on SIGTERM/SIGINT.
+// a graceful stop on SIGTERM/SIGINT. With --oip-http/--oip-grpc and no component: the
+// registered models behind the Open Inference Protocol (oip_serve_command.cpp).
 #pragma once
 
 #include <string>
@@ -22,6 +23,9 @@ struct ServeCommandOptions {
   uint64_t max_request_bytes = 64ull << 20;
   std::string shutdown_timeout = "30s";
   std::string log_format = "text";
+  // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
+  std::string oip_http, oip_grpc;
+  std::string model_repository;
 };
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common);
@@ -29,5 +33,12 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
 // Serves until SIGTERM or SIGINT, then drains; returns the exit code (0: every answer in
 // progress finished). Throws UsageError for a mistake in the options.
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm);
+
+// The OIP mode (--oip-http, --oip-grpc): the same flags' meanings (workers, queue, body limit,
+// shutdown, access log, metrics, models) for the protocol's server, src/oip_server/.
+int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common);
+
+// One access-log line: text for people, JSON (one object per line) for machines.
+std::string access_line(const wasinn::RequestRecord& r, bool json);
 
 }  // namespace wasinn_cli

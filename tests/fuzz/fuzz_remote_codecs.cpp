@@ -1,13 +1,17 @@
-// libFuzzer target: the remote backend's response decoders on untrusted bytes, as a server (or
-// anything that answers on its port) could send them. The first byte picks the decoder:
+// libFuzzer target: the Open Inference Protocol's decoders (src/oip/) on untrusted bytes: the
+// remote backend's of responses, as a server (or anything that answers on its port) could send
+// them, and the OIP server's of requests, as any client could. The first byte picks the decoder:
 //   0 the REST JSON inference response (its fast and general readings compared)
 //   1 the REST binary-extension response (the next two bytes: the JSON header's length, LE)
 //   2 the gRPC ModelInferResponse (protobuf)
 //   3 the REST model metadata, server metadata and error text
+//   4 the OIP server's REST request (the next two bytes: the JSON part's length, LE)
+//   5 the OIP server's gRPC ModelInferRequest (protobuf)
 // Each must return an Error or outputs whose bytes fit their shape, never crash, hang or leak.
 // With WASINN_FUZZ_SEEDS_OUT set, writes seed inputs there and exits (scripts/fuzz.sh).
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -16,6 +20,8 @@
 #include "binary_codec.h"
 #include "json_codec.h"
 #include "proto_codec.h"
+#include "server_json.h"
+#include "server_proto.h"
 
 using namespace wasinn::remote;
 
@@ -25,6 +31,14 @@ void check(const std::vector<OutputTensor> &out) {
   for (const OutputTensor &t : out) {
     const auto want = tensor_bytes(t.datatype, t.shape);
     if (!want || *want != t.data.size()) std::abort();  // a decoder let a mismatch through
+  }
+}
+
+// A decoded request: every input's bytes exactly what its shape and datatype need.
+void check(const wasinn::oip::InferRequest &r) {
+  for (const auto &in : r.inputs) {
+    const auto want = tensor_bytes(in.datatype, in.shape);
+    if (!want || *want != in.data.size()) std::abort();
   }
 }
 
@@ -68,6 +82,26 @@ void write_seeds(const std::string &dir) {
   write_seed(dir, "metadata", 3,
              R"({"name":"m","versions":["1"],"platform":"p","inputs":[{"name":"x","datatype":"FP32","shape":[-1,3]}],)"
              R"("outputs":[{"name":"y","datatype":"BF16","shape":[1]}],"extensions":["binary_tensor_data"],"error":"e"})");
+  const std::string request =
+      R"({"id":"r","parameters":{"binary_data_output":true,"k":1},"inputs":[{"name":"a","datatype":"INT8","shape":[3],)"
+      R"("data":[-128,0,127]},{"name":"b","datatype":"FP32","shape":[1,2],"parameters":{"binary_data_size":8}}],)"
+      R"("outputs":[{"name":"y","parameters":{"binary_data":false}}]})";
+  std::string req;
+  req += static_cast<char>(request.size() & 0xff);
+  req += static_cast<char>(request.size() >> 8);
+  req += request + std::string("\x00\x00\x80\x3f\x00\x00\x00\x40", 8);
+  write_seed(dir, "server_request", 4, req);
+  inference::ModelInferRequest pr;
+  auto *pi = pr.add_inputs();
+  pi->set_name("x");
+  pi->set_datatype("INT32");
+  pi->add_shape(2);
+  pi->mutable_contents()->add_int_contents(1);
+  pi->mutable_contents()->add_int_contents(-1);
+  write_seed(dir, "server_proto_typed", 5, pr.SerializeAsString());
+  pr.mutable_inputs(0)->clear_contents();
+  pr.add_raw_input_contents(std::string(8, '\0'));
+  write_seed(dir, "server_proto_raw", 5, pr.SerializeAsString());
 }
 
 }  // namespace
@@ -82,7 +116,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  const uint8_t kind = data[0] % 4;
+  const uint8_t kind = data[0] % 6;
   ++data;
   --size;
   std::vector<OutputTensor> out;
@@ -120,6 +154,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (void)decode_model_metadata_json(text, m);
       (void)decode_server_extensions_json(text);
       (void)error_text_json(text);
+      break;
+    }
+    case 4: {
+      if (size < 2) return 0;
+      const size_t header = std::min(size - 2, data[0] | (static_cast<size_t>(data[1]) << 8));
+      const std::string_view json(reinterpret_cast<const char *>(data + 2), header);
+      wasinn::oip::InferRequest r;
+      if (!wasinn::oip::decode_infer_request_json(json, {data + 2 + header, size - 2 - header}, r)) check(r);
+      break;
+    }
+    case 5: {
+      inference::ModelInferRequest pr;
+      wasinn::oip::InferRequest r;
+      if (pr.ParseFromArray(data, static_cast<int>(size)) && !wasinn::oip::decode_infer_request_proto(pr, r)) check(r);
       break;
     }
   }

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 namespace {
 
 struct Datatype {
@@ -112,4 +112,4 @@ uint16_t float_to_bf16(float f) {
   return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

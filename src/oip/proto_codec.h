@@ -12,7 +12,7 @@
 #include "oip_types.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 
 void encode_infer_proto(const std::string &model, const std::string &version,
                         std::span<const InputTensor> inputs,
@@ -23,6 +23,13 @@ void encode_infer_proto(const std::string &model, const std::string &version,
 sdk::Error decode_infer_proto(inference::ModelInferResponse &response,
                               std::vector<OutputTensor> &out);
 
+// Typed contents (InferTensorContents) as raw little-endian bytes of datatype: as many
+// elements as the field holds (the caller checks them against the shape); false when the
+// datatype has no typed field (BYTES, an unknown name). FP16 and BF16 are read from
+// fp32_contents, as some servers send them.
+bool typed_contents_to_bytes(const inference::InferTensorContents &contents, const std::string &datatype,
+                             std::string &out);
+
 void decode_metadata_proto(const inference::ModelMetadataResponse &response, ModelMeta &out);
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

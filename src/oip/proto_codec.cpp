@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 namespace {
 
 sdk::Error malformed(const std::string &what) { return malformed_response(what); }
@@ -17,8 +17,9 @@ void put_all(const Repeated &values, std::string &out) {
   }
 }
 
-// Typed contents into raw bytes of datatype; false when the datatype has no typed field.
-bool from_typed(const inference::InferTensorContents &c, const std::string &dt,
+}  // namespace
+
+bool typed_contents_to_bytes(const inference::InferTensorContents &c, const std::string &dt,
                 std::string &out) {
   if (dt == "BOOL") put_all<uint8_t>(c.bool_contents(), out);
   else if (dt == "UINT8") put_all<uint8_t>(c.uint_contents(), out);
@@ -43,7 +44,6 @@ bool from_typed(const inference::InferTensorContents &c, const std::string &dt,
   return true;
 }
 
-}  // namespace
 
 void encode_infer_proto(const std::string &model, const std::string &version,
                         std::span<const InputTensor> inputs,
@@ -83,7 +83,7 @@ sdk::Error decode_infer_proto(inference::ModelInferResponse &r, std::vector<Outp
       if (sdk::Error e = bytes_fit(t, bytes.size(), *want, true)) return e;
       r.mutable_raw_output_contents(i)->swap(t.data);  // no copy of the tensor
     } else {
-      if (!from_typed(o.contents(), t.datatype, t.data))
+      if (!typed_contents_to_bytes(o.contents(), t.datatype, t.data))
         return malformed("output \"" + t.name + "\" of datatype " + t.datatype + " has no typed contents");
       if (sdk::Error e = bytes_fit(t, t.data.size(), *want, false)) return e;
     }
@@ -105,4 +105,4 @@ void decode_metadata_proto(const inference::ModelMetadataResponse &r, ModelMeta 
   copy(r.outputs(), out.outputs);
 }
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

@@ -13,7 +13,7 @@
 #include "oip_types.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 
 inline constexpr const char *kBinaryExtension = "binary_tensor_data";
 inline constexpr const char *kHeaderLengthField = "Inference-Header-Content-Length";
@@ -27,4 +27,4 @@ std::string encode_infer_binary(std::span<const InputTensor> inputs,
 sdk::Error decode_infer_response(std::span<const uint8_t> body, std::optional<size_t> header_length,
                                  std::vector<OutputTensor> &out);
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

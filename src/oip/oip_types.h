@@ -1,6 +1,8 @@
 // The Open Inference Protocol's vocabulary, independent of transport: v2 datatype names and
 // their wasinn tensor types, model metadata, and the tensors of one inference request and
-// response. Plain values; thread-safe.
+// response. Plain values; thread-safe. Shared by the remote backend (wasinn as the protocol's
+// client, backends/remote) and the OIP server (src/oip_server): src/oip/ is the one place the
+// protocol's encodings live.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +16,7 @@
 #include "wasinn/backend_plugin.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 
 // The v2 datatype a wasinn type travels as ("FP32", "INT64", ...); nullptr for UNKNOWN.
 const char *to_datatype(int32_t wasinn_type);
@@ -75,4 +77,9 @@ inline float bf16_to_float(uint16_t b) {
 }
 uint16_t float_to_bf16(float f);
 
+}  // namespace wasinn::oip
+
+// The remote backend was the first user of these codecs and names them remote::...
+namespace wasinn::remote {
+using namespace wasinn::oip;
 }  // namespace wasinn::remote

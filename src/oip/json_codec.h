@@ -13,7 +13,7 @@
 #include "oip_types.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 
 sdk::Error decode_model_metadata_json(std::string_view body, ModelMeta &out);
 // The "extensions" of GET /v2; a body that is not server metadata lists none.
@@ -37,4 +37,4 @@ std::string encode_infer_json(std::span<const InputTensor> inputs,
 sdk::Error decode_infer_json(std::string_view json, std::span<const uint8_t> binary_tail,
                              std::vector<OutputTensor> &out, bool fast_data = true);
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

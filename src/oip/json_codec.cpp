@@ -1,5 +1,7 @@
 #include "json_codec.h"
 
+#include "json_data.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -9,7 +11,7 @@
 #include <limits>
 #include <type_traits>
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 namespace {
 
 using nlohmann::json;
@@ -34,7 +36,7 @@ sdk::Error decode_tensor_meta(const json &list, const char *what, std::vector<Te
     m.name = name->get<std::string>();
     m.datatype = datatype->get<std::string>();
     for (const json &d : *shape) {
-      if (!d.is_number_integer()) return malformed("a shape holds a non-integer: " + d.dump());
+      if (!d.is_number_integer()) return malformed("a shape holds a non-integer: " + describe_json(d));
       m.shape.push_back(d.is_number_unsigned() && d.get<uint64_t>() > INT64_MAX ? INT64_MAX
                                                                                  : d.get<int64_t>());
     }
@@ -43,73 +45,6 @@ sdk::Error decode_tensor_meta(const json &list, const char *what, std::vector<Te
   return {};
 }
 
-template <typename T>
-void append_bytes(std::string &out, T v) {
-  const size_t at = out.size();
-  out.resize(at + sizeof v);
-  std::memcpy(out.data() + at, &v, sizeof v);
-}
-
-// One JSON number as datatype's bytes. Integers must be integers in range; floats take any number.
-sdk::Error append_number(const json &v, std::string_view dt, std::string &out) {
-  auto integer = [&]<typename T>(T) -> sdk::Error {
-    if (v.is_boolean() && dt == "BOOL") {
-      append_bytes<T>(out, v.get<bool>() ? 1 : 0);
-      return {};
-    }
-    if (!v.is_number_integer()) return malformed(std::string(dt) + " data holds " + v.dump());
-    if (v.is_number_unsigned()) {
-      const uint64_t u = v.get<uint64_t>();
-      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max()))
-        return malformed(std::string(dt) + " data holds " + v.dump() + ", out of range");
-      append_bytes<T>(out, static_cast<T>(u));
-    } else {
-      const int64_t s = v.get<int64_t>();
-      if ((std::is_unsigned_v<T> && s < 0) ||
-          (!std::is_unsigned_v<T> && (s < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-                                      s > static_cast<int64_t>(std::numeric_limits<T>::max()))))
-        return malformed(std::string(dt) + " data holds " + v.dump() + ", out of range");
-      append_bytes<T>(out, static_cast<T>(s));
-    }
-    return {};
-  };
-  auto real = [&]() -> std::optional<double> {
-    if (v.is_number()) return v.get<double>();
-    // Triton and numpy write non-finite floats as strings.
-    if (v.is_string()) {
-      const std::string &s = v.get_ref<const std::string &>();
-      if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
-      if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
-      if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
-    }
-    return std::nullopt;
-  };
-  if (dt == "BOOL" || dt == "UINT8") return integer(uint8_t{});
-  if (dt == "INT8") return integer(int8_t{});
-  if (dt == "UINT16") return integer(uint16_t{});
-  if (dt == "INT16") return integer(int16_t{});
-  if (dt == "UINT32") return integer(uint32_t{});
-  if (dt == "INT32") return integer(int32_t{});
-  if (dt == "UINT64") return integer(uint64_t{});
-  if (dt == "INT64") return integer(int64_t{});
-  const auto d = real();
-  if (!d) return malformed(std::string(dt) + " data holds " + v.dump());
-  if (dt == "FP32") append_bytes<float>(out, static_cast<float>(*d));
-  else if (dt == "FP64") append_bytes<double>(out, *d);
-  else if (dt == "FP16") append_bytes<uint16_t>(out, float_to_half(static_cast<float>(*d)));
-  else if (dt == "BF16") append_bytes<uint16_t>(out, float_to_bf16(static_cast<float>(*d)));
-  else return malformed("datatype \"" + std::string(dt) + "\" cannot be read from JSON");
-  return {};
-}
-
-// Flattens nested arrays (the spec allows either form), depth-bounded against hostile input.
-sdk::Error flatten(const json &v, std::string_view dt, std::string &out, int depth) {
-  if (depth > 64) return malformed("data nested more than 64 deep");
-  if (!v.is_array()) return append_number(v, dt, out);
-  for (const json &e : v)
-    if (sdk::Error err = flatten(e, dt, out, depth + 1)) return err;
-  return {};
-}
 
 // --- The fast path for "data" arrays -------------------------------------------------------
 // The text's flat number arrays under "data" keys are cut out and replaced by a marker string
@@ -289,69 +224,6 @@ bool read_fast(std::string_view array, std::string_view dt, std::string &out) {
   return false;  // BOOL takes true/false, not numbers alone; others are refused there
 }
 
-void write_number(std::string &s, double d) {
-  char buf[32];
-  if (!std::isfinite(d)) {
-    s += std::isnan(d) ? "\"NaN\"" : (d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    return;
-  }
-  auto r = std::to_chars(buf, buf + sizeof buf, d);
-  s.append(buf, r.ptr);
-}
-template <typename T>
-void write_numbers(std::string &s, const uint8_t *p, size_t n) {
-  char buf[32];
-  for (size_t i = 0; i < n; ++i) {
-    if (i) s += ',';
-    T v;
-    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
-    if constexpr (std::is_floating_point_v<T>) {
-      if (!std::isfinite(v)) {
-        write_number(s, v);
-        continue;
-      }
-    }
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    s.append(buf, r.ptr);
-  }
-}
-
-void write_data(std::string &s, const InputTensor &t) {
-  const size_t es = datatype_size(t.datatype);
-  const size_t n = es ? t.data.size() / es : 0;
-  const uint8_t *p = t.data.data();
-  const std::string_view dt = t.datatype;
-  if (dt == "FP32") write_numbers<float>(s, p, n);
-  else if (dt == "FP64") write_numbers<double>(s, p, n);
-  else if (dt == "INT32") write_numbers<int32_t>(s, p, n);
-  else if (dt == "INT64") write_numbers<int64_t>(s, p, n);
-  else if (dt == "INT8") write_numbers<int8_t>(s, p, n);
-  else if (dt == "UINT8") write_numbers<uint8_t>(s, p, n);
-  else if (dt == "FP16" || dt == "BF16") {
-    for (size_t i = 0; i < n; ++i) {
-      if (i) s += ',';
-      uint16_t h;
-      std::memcpy(&h, p + 2 * i, 2);
-      const float f = dt == "FP16" ? half_to_float(h) : bf16_to_float(h);
-      char buf[32];
-      if (!std::isfinite(f)) {
-        write_number(s, f);
-        continue;
-      }
-      auto r = std::to_chars(buf, buf + sizeof buf, f);
-      s.append(buf, r.ptr);
-    }
-  }
-}
-
-void write_shape(std::string &s, std::span<const int64_t> shape) {
-  s += '[';
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(shape[i]);
-  }
-  s += ']';
-}
 
 // The cut-out array a "data" value stands for, when it is one of the markers.
 std::optional<std::string_view> marked_array(const json &data, const std::vector<std::string_view> &arrays) {
@@ -401,7 +273,7 @@ std::string error_text_json(std::string_view body) {
   if (j.is_object())
     if (auto it = j.find("error"); it != j.end()) {
       if (it->is_string()) return sdk::one_line(it->get<std::string>());
-      return sdk::one_line(it->dump());
+      return sdk::one_line(describe_json(*it));
     }
   std::string text(body.substr(0, 200));
   for (char &c : text)
@@ -424,12 +296,12 @@ std::string encode_infer_json(std::span<const InputTensor> inputs,
     s += ",\"datatype\":\"";
     s += t.datatype;
     s += "\",\"shape\":";
-    write_shape(s, t.shape);
+    write_json_shape(s, t.shape);
     if (binary) {
       s += ",\"parameters\":{\"binary_data_size\":" + std::to_string(t.data.size()) + "}}";
     } else {
       s += ",\"data\":[";
-      write_data(s, t);
+      write_json_data(s, t.datatype, t.data);
       s += "]}";
     }
   }
@@ -489,10 +361,10 @@ sdk::Error decode_infer_json(std::string_view text, std::span<const uint8_t> tai
         if (!read_fast(*cut_out, t.datatype, t.data)) {
           t.data.clear();
           const json whole = parse(*cut_out);
-          if (sdk::Error e = flatten(whole, t.datatype, t.data, 0)) return e;
+          if (sdk::Error e = flatten_json_data(whole, t.datatype, t.data)) return malformed(e.detail);
         }
-      } else if (sdk::Error e = flatten(*data, t.datatype, t.data, 0)) {
-        return e;
+      } else if (sdk::Error e = flatten_json_data(*data, t.datatype, t.data)) {
+        return malformed(e.detail);
       }
       if (sdk::Error e = bytes_fit(t, t.data.size(), *want, false)) return e;
     }
@@ -503,4 +375,4 @@ sdk::Error decode_infer_json(std::string_view text, std::span<const uint8_t> tai
   return {};
 }
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

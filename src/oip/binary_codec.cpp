@@ -2,7 +2,7 @@
 
 #include "json_codec.h"
 
-namespace wasinn::remote {
+namespace wasinn::oip {
 
 std::string encode_infer_binary(std::span<const InputTensor> inputs,
                                 std::span<const std::string> output_names, size_t *json_length) {
@@ -29,4 +29,4 @@ sdk::Error decode_infer_response(std::span<const uint8_t> body, std::optional<si
   return decode_infer_json(json, body.subspan(json_len), out);
 }
 
-}  // namespace wasinn::remote
+}  // namespace wasinn::oip

@@ -1,0 +1,114 @@
+// `wasinn serve --oip-http/--oip-grpc`: the registered models behind the Open Inference
+// Protocol (src/oip_server/). No component and no Wasmtime engine: the environment is built
+// from the same HostOptions a Host would take (engine/host_environment: engine-free), so every
+// model flag, backend option and limit means what it means for `run` and `serve`.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/metrics_endpoint.h"
+#include "cli/serve_command.h"
+#include "core/prometheus_text.h"
+#include "engine/host_environment.h"
+#include "oip_server/oip_server.h"
+
+namespace wasinn_cli {
+
+namespace {
+
+// HOST[:PORT] with the protocol's default port ("-": the flag given without a value).
+std::string oip_address(const std::string& given, const char* flag, int default_port) {
+  std::string addr = given == "-" ? "0.0.0.0" : given;
+  const auto colon = addr.rfind(':');
+  const bool bracketed_v6 = !addr.empty() && addr[0] == '[';
+  const bool has_port = colon != std::string::npos && (!bracketed_v6 || colon > addr.find(']'));
+  if (!has_port) addr += fmt::format(":{}", default_port);
+  const auto c = addr.rfind(':');
+  const std::string host = addr.substr(0, c), port = addr.substr(c + 1);
+  const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+  if (host.empty() || !digits || std::stoul(port) > 65535)
+    throw UsageError(fmt::format("{} '{}': expected HOST[:PORT] with a port from 0 to 65535, e.g. 0.0.0.0:{} or "
+                                 "127.0.0.1:0 (any free port)", flag, given, default_port));
+  return addr;
+}
+
+}  // namespace
+
+int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
+  sigset_t stop_signals;  // blocked by serve_command before any thread started
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+
+  wasinn::Program unused;  // the guest flags (-S nn-graph, --env...) are read alike; only the models matter here
+  auto applied = apply_guest_options(o.guest, common, unused);
+  if (!applied) return 0;
+  wasinn::oip_server::OipServerOptions options;
+  if (!o.oip_http.empty()) options.http_address = oip_address(o.oip_http, "--oip-http", 8000);
+  if (!o.oip_grpc.empty()) options.grpc_address = oip_address(o.oip_grpc, "--oip-grpc", 8001);
+  options.workers = o.workers;
+  options.max_queue = o.max_queue;
+  options.max_request_bytes = o.max_request_bytes;
+  if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);
+  const bool json = o.log_format == "json";
+  options.on_request = [json](const wasinn::RequestRecord& r) {
+    const std::string line = access_line(r, json);
+    if (r.status >= 500) spdlog::warn("{}", line);
+    else spdlog::info("{}", line);
+  };
+  const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout, 1);
+  // No guest runs here: a request's time is its compute's, so --request-timeout bounds that
+  // (504 and DEADLINE_EXCEEDED past it) unless --max-compute-ms says otherwise.
+  if (!o.request_timeout.empty() && o.guest.host.limits.max_compute_ms == 0)
+    o.guest.host.limits.max_compute_ms = parse_duration_ms(o.request_timeout, 1);
+  std::optional<MetricsAddress> metrics_address;
+  if (!o.guest.metrics_addr.empty()) metrics_address = parse_metrics_address(o.guest.metrics_addr);
+
+  auto wired = wasinn::make_environment(o.guest.host);
+  if (!wired) throw UsageError(wired.error().detail);
+  std::shared_ptr<wasinn::NnEnvironment> env = wired->env;
+  if (!o.model_repository.empty())
+    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository); !added)
+      throw UsageError(added.error().detail);
+  if (env->models().list().empty())
+    throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
+                     "-S nn-graph, --nn-remote or the config file");
+
+  auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
+  if (!server) {
+    fmt::print(stderr, "wasinn: error: {}\n", server.error().detail);
+    return kExitFailure;
+  }
+  auto& oip = **server;
+  // After the server: stops before it goes.
+  auto metrics = start_metrics_endpoint(metrics_address, [&env, &oip] {
+    return wasinn::render_prometheus_text(env->metrics().snapshot()) + oip.metrics_text();
+  });
+  const std::string models = fmt::format("{} model{}", oip.model_count(), oip.model_count() == 1 ? "" : "s");
+  if (!oip.http_address().empty())
+    fmt::print(stderr, "Serving the Open Inference Protocol (REST) on http://{}/v2 ({})\n", oip.http_address(), models);
+  if (!oip.grpc_address().empty())
+    fmt::print(stderr, "Serving the Open Inference Protocol (gRPC) on {} ({})\n", oip.grpc_address(), models);
+  std::fflush(stderr);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("{}: not ready; finishing the requests in progress (at most {})", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+               o.shutdown_timeout);
+  if (const uint64_t cut = oip.stop_and_wait(grace_ms); cut > 0) {
+    fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
+               o.shutdown_timeout);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::_exit(kExitFailure);
+  }
+  return 0;
+}
+
+}  // namespace wasinn_cli

@@ -1,0 +1,176 @@
+#include "server_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "json_data.h"
+
+namespace wasinn::oip {
+namespace {
+
+using nlohmann::json;
+
+sdk::Error bad(const std::string &what) { return sdk::invalid(what); }
+
+std::string dump(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// A parameter's value as text: a string as it is, anything else as JSON writes it.
+std::string parameter_text(const json &v) { return v.is_string() ? v.get<std::string>() : describe_json(v); }
+
+sdk::Error decode_shape(const json &input, const std::string &name, std::vector<int64_t> &shape) {
+  auto it = input.find("shape");
+  if (it == input.end() || !it->is_array()) return bad("input '" + name + "' has no \"shape\" array");
+  if (it->size() > 64) return bad("input '" + name + "' has a shape of rank " + std::to_string(it->size()));
+  for (const json &d : *it) {
+    if (!d.is_number_integer() || (d.is_number_integer() && !d.is_number_unsigned() && d.get<int64_t>() < 0))
+      return bad("input '" + name + "' has a shape holding " + describe_json(d) + ", not a size");
+    if (d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return bad("input '" + name + "' has a shape dimension too large");
+    shape.push_back(d.get<int64_t>());
+  }
+  return {};
+}
+
+// One input of "inputs": its name, datatype, shape and bytes (from the binary tail at *used,
+// or from its JSON "data").
+sdk::Error decode_input(const json &input, std::span<const uint8_t> tail, size_t *used, RequestInput &in) {
+  if (!input.is_object()) return bad("an entry of \"inputs\" is not an object");
+  auto name = input.find("name"), datatype = input.find("datatype");
+  if (name == input.end() || !name->is_string()) return bad("an input has no string \"name\"");
+  in.name = name->get<std::string>();
+  if (datatype == input.end() || !datatype->is_string()) return bad("input '" + in.name + "' has no string \"datatype\"");
+  in.datatype = datatype->get<std::string>();
+  if (datatype_size(in.datatype) == 0)
+    return bad("input '" + in.name + "' has datatype " + in.datatype +
+               (in.datatype == "BYTES" ? ", which wasinn's models do not take" : ", which the protocol does not define"));
+  if (sdk::Error e = decode_shape(input, in.name, in.shape)) return e;
+  const std::optional<size_t> want = tensor_bytes(in.datatype, in.shape);
+  if (!want) return bad("input '" + in.name + "': its shape's size overflows");
+  std::optional<uint64_t> binary_size;
+  if (auto p = input.find("parameters"); p != input.end()) {
+    if (!p->is_object()) return bad("input '" + in.name + "': \"parameters\" is not an object");
+    if (auto b = p->find("binary_data_size"); b != p->end()) {
+      if (!b->is_number_unsigned()) return bad("input '" + in.name + "': binary_data_size is not a count");
+      binary_size = b->get<uint64_t>();
+    }
+  }
+  if (binary_size) {
+    if (input.contains("data")) return bad("input '" + in.name + "' has both \"data\" and binary_data_size");
+    if (*binary_size > tail.size() - *used)
+      return bad("input '" + in.name + "' claims " + std::to_string(*binary_size) + " binary bytes, only " +
+                 std::to_string(tail.size() - *used) + " follow the JSON");
+    if (*binary_size != *want)
+      return bad("input '" + in.name + "' has " + std::to_string(*binary_size) + " bytes; shape and datatype " +
+                 in.datatype + " need " + std::to_string(*want));
+    in.data = tail.subspan(*used, *binary_size);
+    *used += *binary_size;
+    return {};
+  }
+  auto data = input.find("data");
+  if (data == input.end()) return bad("input '" + in.name + "' has neither \"data\" nor binary_data_size");
+  if (sdk::Error e = flatten_json_data(*data, in.datatype, in.owned)) return bad("input '" + in.name + "': " + e.detail);
+  if (in.owned.size() != *want) {
+    const size_t es = datatype_size(in.datatype);
+    return bad("input '" + in.name + "' has " + std::to_string(in.owned.size() / es) + " elements; its shape needs " +
+               std::to_string(*want / es));
+  }
+  return {};
+}
+
+}  // namespace
+
+sdk::Error decode_infer_request_json(std::string_view text, std::span<const uint8_t> tail, InferRequest &out) {
+  out = {};
+  const json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return bad("the request is not a JSON object");
+  if (auto id = j.find("id"); id != j.end()) {
+    if (!id->is_string()) return bad("\"id\" is not a string");
+    out.id = id->get<std::string>();
+  }
+  if (auto p = j.find("parameters"); p != j.end()) {
+    if (!p->is_object()) return bad("\"parameters\" is not an object");
+    for (const auto &[key, value] : p->items()) {
+      if (key == "binary_data_output") {
+        if (!value.is_boolean()) return bad("binary_data_output is not a boolean");
+        out.binary_output = value.get<bool>();
+      } else {
+        if (value.is_structured()) return bad("parameter '" + key + "' is not a string, number or boolean");
+        out.parameters.emplace_back(key, parameter_text(value));
+      }
+    }
+  }
+  auto inputs = j.find("inputs");
+  if (inputs == j.end() || !inputs->is_array()) return bad("the request has no \"inputs\" array");
+  size_t used = 0;
+  out.inputs.resize(inputs->size());
+  for (size_t i = 0; i < inputs->size(); ++i)
+    if (sdk::Error e = decode_input((*inputs)[i], tail, &used, out.inputs[i])) return e;
+  if (used != tail.size())
+    return bad(std::to_string(tail.size() - used) + " bytes after the JSON that no input's binary_data_size claims");
+  for (RequestInput &in : out.inputs)  // after the vector is final: `owned` no longer moves
+    if (in.data.empty() && !in.owned.empty())
+      in.data = std::span(reinterpret_cast<const uint8_t *>(in.owned.data()), in.owned.size());
+  if (auto outputs = j.find("outputs"); outputs != j.end()) {
+    if (!outputs->is_array()) return bad("\"outputs\" is not an array");
+    for (const json &o : *outputs) {
+      if (!o.is_object()) return bad("an entry of \"outputs\" is not an object");
+      auto name = o.find("name");
+      if (name == o.end() || !name->is_string()) return bad("an output has no string \"name\"");
+      RequestedOutput r{name->get<std::string>(), std::nullopt};
+      if (auto p = o.find("parameters"); p != o.end()) {
+        if (!p->is_object()) return bad("output '" + r.name + "': \"parameters\" is not an object");
+        if (auto b = p->find("binary_data"); b != p->end()) {
+          if (!b->is_boolean()) return bad("output '" + r.name + "': binary_data is not a boolean");
+          r.binary = b->get<bool>();
+        }
+      }
+      out.outputs.push_back(std::move(r));
+    }
+  }
+  return {};
+}
+
+std::string encode_infer_response_json(const std::string &model, const std::string &version, const std::string &id,
+                                       std::span<const ResponseOutput> outputs, size_t *json_length) {
+  std::string s;
+  size_t guess = 128;
+  for (const auto &o : outputs) guess += 96 + (o.binary ? 0 : o.data.size() * 4);
+  s.reserve(guess);
+  s += "{\"model_name\":" + dump(model) + ",\"model_version\":" + dump(version);
+  if (!id.empty()) s += ",\"id\":" + dump(id);
+  s += ",\"outputs\":[";
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const ResponseOutput &o = outputs[i];
+    if (i) s += ',';
+    s += "{\"name\":" + dump(o.name) + ",\"datatype\":\"" + o.datatype + "\",\"shape\":";
+    write_json_shape(s, o.shape);
+    if (o.binary) {
+      s += ",\"parameters\":{\"binary_data_size\":" + std::to_string(o.data.size()) + "}}";
+    } else {
+      s += ",\"data\":[";
+      write_json_data(s, o.datatype, o.data);
+      s += "]}";
+    }
+  }
+  s += "]}";
+  *json_length = s.size();
+  for (const auto &o : outputs)
+    if (o.binary) s.append(reinterpret_cast<const char *>(o.data.data()), o.data.size());
+  return s;
+}
+
+std::string encode_model_metadata_json(const ModelMeta &meta) {
+  auto tensors = [](const std::vector<TensorMeta> &list) {
+    json a = json::array();
+    for (const auto &t : list) a.push_back({{"name", t.name}, {"datatype", t.datatype}, {"shape", t.shape}});
+    return a;
+  };
+  json j = {{"name", meta.name},
+            {"versions", meta.versions},
+            {"platform", meta.platform},
+            {"inputs", tensors(meta.inputs)},
+            {"outputs", tensors(meta.outputs)}};
+  return dump(j);
+}
+
+std::string error_json(std::string_view message) { return dump(json{{"error", std::string(message)}}); }
+
+}  // namespace wasinn::oip

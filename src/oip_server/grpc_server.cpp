@@ -1,0 +1,259 @@
+#include "oip_server/grpc_server.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <fmt/format.h>
+
+#include "inference.grpc.pb.h"
+#include "oip_server/error_status.h"
+#include "server_proto.h"
+#include "wasinn/version.h"
+
+namespace wasinn::oip_server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+grpc::Status to_grpc(const Error& e) { return {static_cast<grpc::StatusCode>(grpc_code(e.code)), e.detail}; }
+
+class Service final : public inference::GRPCInferenceService::Service {
+ public:
+  explicit Service(ServerContext& ctx) : ctx_(ctx) {}
+
+  grpc::Status ServerLive(grpc::ServerContext*, const inference::ServerLiveRequest*,
+                          inference::ServerLiveResponse* out) override {
+    return logged("ServerLive", "", 0, [&] {
+      out->set_live(true);
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status ServerReady(grpc::ServerContext*, const inference::ServerReadyRequest*,
+                           inference::ServerReadyResponse* out) override {
+    return logged("ServerReady", "", 0, [&] {
+      out->set_ready(!ctx_.stopping);
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status ServerMetadata(grpc::ServerContext*, const inference::ServerMetadataRequest*,
+                              inference::ServerMetadataResponse* out) override {
+    return logged("ServerMetadata", "", 0, [&] {
+      out->set_name("wasinn");
+      out->set_version(WASINN_VERSION_STRING);
+      for (const char* e : {"binary_tensor_data", "model_repository", "model_configuration", "statistics"})
+        out->add_extensions(e);
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status ModelReady(grpc::ServerContext*, const inference::ModelReadyRequest* in,
+                          inference::ModelReadyResponse* out) override {
+    return logged("ModelReady", in->name(), 0, [&] {
+      auto m = ctx_.models.find(in->name(), in->version(), false);
+      if (!m) return to_grpc(m.error());
+      out->set_ready((*m)->ready());
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status ModelMetadata(grpc::ServerContext*, const inference::ModelMetadataRequest* in,
+                             inference::ModelMetadataResponse* out) override {
+    return logged("ModelMetadata", in->name(), 0, [&] {
+      auto m = ctx_.models.find(in->name(), in->version(), false);
+      if (!m) return to_grpc(m.error());
+      oip::encode_metadata_proto((*m)->metadata(), *out);
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status ModelInfer(grpc::ServerContext*, const inference::ModelInferRequest* in,
+                          inference::ModelInferResponse* out) override {
+    return logged("ModelInfer", in->model_name(), in->ByteSizeLong(), [&] {
+      auto m = ctx_.models.find(in->model_name(), in->model_version(), true);
+      if (!m) return to_grpc(m.error());
+      oip::InferRequest request;
+      if (sdk::Error e = oip::decode_infer_request_proto(*in, request))
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.detail);
+      // On a worker (ModelSet::run), as REST's: one pool, one queue, for both transports.
+      grpc::Status status;
+      const auto served = ctx_.models.run([&](uint64_t queue_ns) {
+        try {
+          auto answer = (*m)->infer(request, queue_ns);
+          if (!answer) {
+            status = to_grpc(answer.error());
+            return;
+          }
+          oip::encode_infer_response_proto((*m)->name(), (*m)->version(), request.id, answer->outputs, *out);
+        } catch (const std::exception& e) {
+          status = grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("internal error: {}", e.what()));
+        }
+      });
+      if (!served)
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            "every worker is busy and the queue is full (--workers, --max-queue)");
+      return status;
+    });
+  }
+  grpc::Status ModelConfig(grpc::ServerContext*, const inference::ModelConfigRequest* in,
+                           inference::ModelConfigResponse* out) override {
+    return logged("ModelConfig", in->name(), 0, [&] {
+      auto m = ctx_.models.find(in->name(), in->version(), false);
+      if (!m) return to_grpc(m.error());
+      const ModelConfigInfo c = (*m)->config();
+      auto* config = out->mutable_config();
+      config->set_name(c.name);
+      config->set_platform(c.platform);
+      config->set_backend(c.backend);
+      config->set_max_batch_size(0);
+      auto type = [](const std::string& name) {
+        inference::DataType t = inference::TYPE_INVALID;
+        inference::DataType_Parse(name, &t);
+        return t;
+      };
+      for (const auto& t : c.inputs) {
+        auto* i = config->add_input();
+        i->set_name(t.name);
+        i->set_data_type(type(t.data_type));
+        for (int64_t d : t.dims) i->add_dims(d);
+        i->set_optional(t.optional);
+      }
+      for (const auto& t : c.outputs) {
+        auto* o = config->add_output();
+        o->set_name(t.name);
+        o->set_data_type(type(t.data_type));
+        for (int64_t d : t.dims) o->add_dims(d);
+      }
+      auto* group = config->add_instance_group();
+      group->set_name(c.name);
+      group->set_count(1);
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status ModelStatistics(grpc::ServerContext*, const inference::ModelStatisticsRequest* in,
+                               inference::ModelStatisticsResponse* out) override {
+    return logged("ModelStatistics", in->name(), 0, [&] {
+      std::vector<std::shared_ptr<ServedModel>> models;
+      if (in->name().empty()) {
+        models = ctx_.models.all();
+      } else {
+        auto m = ctx_.models.find(in->name(), in->version(), false);
+        if (!m) return to_grpc(m.error());
+        models.push_back(*m);
+      }
+      for (const auto& m : models) {
+        const ModelStats s = m->stats();
+        auto* st = out->add_model_stats();
+        st->set_name(m->name());
+        st->set_version(m->version());
+        st->set_last_inference(s.last_inference_ms);
+        st->set_inference_count(s.success_count);
+        st->set_execution_count(s.compute_count);
+        auto* is = st->mutable_inference_stats();
+        is->mutable_success()->set_count(s.success_count);
+        is->mutable_success()->set_ns(s.success_ns);
+        is->mutable_fail()->set_count(s.fail_count);
+        is->mutable_fail()->set_ns(s.fail_ns);
+        auto set = [](inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
+          d->set_count(count);
+          d->set_ns(ns);
+        };
+        set(is->mutable_queue(), s.queue_count, s.queue_ns);
+        set(is->mutable_compute_input(), s.compute_count, s.input_ns);
+        set(is->mutable_compute_infer(), s.compute_count, s.compute_ns);
+        set(is->mutable_compute_output(), s.compute_count, s.output_ns);
+        set(is->mutable_cache_hit(), 0, 0);
+        set(is->mutable_cache_miss(), 0, 0);
+      }
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status RepositoryIndex(grpc::ServerContext*, const inference::RepositoryIndexRequest* in,
+                               inference::RepositoryIndexResponse* out) override {
+    return logged("RepositoryIndex", "", 0, [&] {
+      for (const auto& m : ctx_.models.all()) {
+        const bool ready = m->ready();
+        if (in->ready() && !ready) continue;
+        auto* e = out->add_models();
+        e->set_name(m->name());
+        e->set_version(m->version());
+        e->set_state(ready ? "READY" : "UNAVAILABLE");
+        if (!ready) e->set_reason(m->state_reason());
+      }
+      return grpc::Status::OK;
+    });
+  }
+  grpc::Status RepositoryModelLoad(grpc::ServerContext*, const inference::RepositoryModelLoadRequest* in,
+                                   inference::RepositoryModelLoadResponse*) override {
+    return logged("RepositoryModelLoad", in->model_name(), 0, [&] {
+      Status s = ctx_.models.load(in->model_name());
+      return s ? grpc::Status::OK : to_grpc(s.error());
+    });
+  }
+  grpc::Status RepositoryModelUnload(grpc::ServerContext*, const inference::RepositoryModelUnloadRequest* in,
+                                     inference::RepositoryModelUnloadResponse*) override {
+    return logged("RepositoryModelUnload", in->model_name(), 0, [&] {
+      Status s = ctx_.models.unload(in->model_name());
+      return s ? grpc::Status::OK : to_grpc(s.error());
+    });
+  }
+
+ private:
+  // Runs one call, with its access-log line ("gRPC /inference.../ModelInfer model=NAME") and
+  // count; HTTP's number for the status, so both transports log and count alike.
+  template <class Call>
+  grpc::Status logged(const char* method, const std::string& model, uint64_t bytes_in, Call&& call) {
+    const auto started = Clock::now();
+    ctx_.in_flight.fetch_add(1);
+    grpc::Status status;
+    try {
+      status = call();
+    } catch (const std::exception& e) {
+      status = grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("internal error: {}", e.what()));
+    }
+    static constexpr int kHttpOf[] = {200, 499, 500, 400, 504, 404, 409, 403, 413, 400, 409, 400, 501, 500, 503, 500, 401};
+    const int code = static_cast<int>(status.error_code());
+    const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
+                                           : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
+    ctx_.record("gRPC", path, code >= 0 && code <= 16 ? kHttpOf[code] : 500, bytes_in, 0, started,
+                status.error_message());
+    ctx_.in_flight.fetch_sub(1);
+    return status;
+  }
+
+  ServerContext& ctx_;
+};
+
+}  // namespace
+
+struct GrpcServer::Impl {
+  explicit Impl(ServerContext& ctx) : service(ctx) {}
+  Service service;
+  std::unique_ptr<grpc::Server> server;
+};
+
+GrpcServer::GrpcServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, const std::string& address) {
+  auto impl = std::make_unique<Impl>(context);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&impl->service);
+  const uint64_t limit = context.max_request_bytes;
+  builder.SetMaxReceiveMessageSize(limit == 0 || limit > INT32_MAX ? INT32_MAX : static_cast<int>(limit));
+  builder.SetMaxSendMessageSize(INT32_MAX);
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || port == 0)
+    return make_error(Errc::invalid_argument, fmt::format("--oip-grpc {}: cannot listen there (is the port taken, or the "
+                                                          "address not one of this machine's?)", address));
+  std::unique_ptr<GrpcServer> server(new GrpcServer(std::move(impl)));
+  server->address_ = fmt::format("{}:{}", address.substr(0, address.rfind(':')), port);
+  return server;
+}
+
+void GrpcServer::shutdown(uint64_t grace_ms) {
+  if (!impl_->server) return;
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(grace_ms));
+  impl_->server->Wait();
+  impl_->server.reset();
+}
+
+GrpcServer::~GrpcServer() { shutdown(0); }
+
+}  // namespace wasinn::oip_server

@@ -1,0 +1,91 @@
+#include "oip_server/model_repository.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/model_files.h"
+
+namespace wasinn::oip_server {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_version(const std::string& name) {
+  return !name.empty() && name.size() <= 18 && name.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// DIR/NAME/config.json into m and config.
+Status read_config(const fs::path& file, RepositoryModel& m) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string& what) {
+    return make_error(Errc::invalid_argument, fmt::format("--model-repository: {}: {}", file.string(), what));
+  };
+  if (!j.is_object()) return bad("not a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    if (key == "encoding") {
+      const auto e = value.is_string() ? parse_encoding(value.get<std::string>()) : std::nullopt;
+      if (!e || *e == Encoding::remote) return bad("\"encoding\" is not an encoding of a model file (onnx, openvino, ...)");
+      m.model.encoding = *e;
+    } else if (key == "target") {
+      const auto t = value.is_string() ? parse_target(value.get<std::string>()) : std::nullopt;
+      if (!t) return bad("\"target\" is not cpu, gpu, tpu or auto");
+      m.model.target = *t;
+    } else if (key == "config") {
+      if (value.is_string()) m.config = value.get<std::string>();
+      else if (value.is_object()) m.config = value.dump();
+      else return bad("\"config\" is neither a JSON object nor a string");
+    } else {
+      return bad(fmt::format("unknown key \"{}\" (encoding, target, config)", key));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return make_error(Errc::not_found, fmt::format("--model-repository: {} is not a directory", dir.string()));
+  std::vector<fs::path> names;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory() && e.path().filename().string()[0] != '.') names.push_back(e.path());
+  std::sort(names.begin(), names.end());
+  std::vector<RepositoryModel> out;
+  for (const auto& model_dir : names) {
+    RepositoryModel m;
+    m.model.name = model_dir.filename().string();
+    if (fs::exists(model_dir / "config.json"))
+      if (Status s = read_config(model_dir / "config.json", m); !s) return s.take_error();
+    // The highest numeric version directory, as Triton's default policy ("latest 1").
+    std::optional<uint64_t> best;
+    for (const auto& v : fs::directory_iterator(model_dir, ec)) {
+      const std::string name = v.path().filename().string();
+      if (v.is_directory() && is_version(name) && (!best || std::stoull(name) > *best)) best = std::stoull(name);
+    }
+    if (!best)
+      return make_error(Errc::not_found, fmt::format("--model-repository: {} has no version directory (NAME/1/model.onnx)",
+                                                     model_dir.string()));
+    m.version = std::to_string(*best);
+    const fs::path version_dir = model_dir / m.version;
+    auto files = resolve_model_files(std::span(&version_dir, 1), m.model.encoding);
+    if (!files) {
+      Error e = files.take_error();
+      e.detail = fmt::format("--model-repository: {}: {}", version_dir.string(), e.detail);
+      return e;
+    }
+    m.model.encoding = files->encoding;
+    m.model.paths = files->paths;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace wasinn::oip_server

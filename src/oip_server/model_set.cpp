@@ -1,0 +1,135 @@
+#include "oip_server/model_set.h"
+
+#include <chrono>
+#include <future>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/log.h"
+
+namespace wasinn::oip_server {
+
+ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
+    : env_(std::move(env)), options_(std::move(options)) {
+  if (options_.workers == 0) options_.workers = 1;
+  for (const NamedModel& m : env_->models().list()) {
+    std::string version = "1", config;
+    if (auto it = options_.repository.find(m.name); it != options_.repository.end()) {
+      version = it->second.first;
+      config = it->second.second;
+    }
+    // Idle contexts kept: one per worker is what the workers can use at once.
+    models_[m.name] = std::make_shared<ServedModel>(env_, m.name, version, config, options_.workers);
+  }
+  for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ModelSet::~ModelSet() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ModelSet::work() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++running_;
+    }
+    job();
+    std::lock_guard lock(mu_);
+    --running_;
+  }
+}
+
+bool ModelSet::run(const std::function<void(uint64_t)>& job) {
+  const auto queued = std::chrono::steady_clock::now();
+  // Shared: the worker still holds the promise while it wakes this thread.
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  {
+    std::lock_guard lock(mu_);
+    // Free workers take jobs at once; past them max_queue may wait.
+    const size_t idle = options_.workers > running_ ? options_.workers - running_ : 0;
+    if (stopping_ || queue_.size() >= idle + options_.max_queue) {
+      ++rejected_;
+      return false;
+    }
+    queue_.push_back([&, done] {
+      job(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - queued).count()));
+      done->set_value();
+    });
+  }
+  cv_.notify_one();
+  finished.wait();
+  return true;
+}
+
+Status ModelSet::load_all() {
+  for (const NamedModel& m : env_->models().list()) {
+    Status loaded = models_.at(m.name)->load();
+    if (loaded) continue;
+    if (m.encoding == Encoding::remote) {
+      logger().warn("model '{}' (remote) is not ready: {}", m.name, loaded.error().detail);
+      continue;
+    }
+    Error e = loaded.take_error();
+    e.detail = fmt::format("model '{}': {}", m.name, e.detail);
+    return e;
+  }
+  return {};
+}
+
+Result<std::shared_ptr<ServedModel>> ModelSet::find(std::string_view name, std::string_view version,
+                                                    bool need_ready) const {
+  auto it = models_.find(name);
+  if (it == models_.end()) return make_error(Errc::not_found, fmt::format("unknown model '{}'", name));
+  if (!version.empty() && version != it->second->version())
+    return make_error(Errc::not_found, fmt::format("model '{}' has no version '{}' (it serves version {})", name,
+                                                   version, it->second->version()));
+  if (need_ready && !it->second->ready())
+    return make_error(Errc::busy, fmt::format("model '{}' is not ready ({})", name, it->second->state_reason()));
+  return it->second;
+}
+
+std::vector<std::shared_ptr<ServedModel>> ModelSet::all() const {
+  std::vector<std::shared_ptr<ServedModel>> out;
+  for (const auto& [name, m] : models_) out.push_back(m);
+  return out;
+}
+
+bool ModelSet::all_ready() const {
+  for (const auto& [name, m] : models_)
+    if (!m->ready()) return false;
+  return true;
+}
+
+Status ModelSet::load(std::string_view name) {
+  auto m = find(name, "", false);
+  if (!m) return m.take_error();
+  return (*m)->load();
+}
+
+Status ModelSet::unload(std::string_view name) {
+  auto m = find(name, "", false);
+  if (!m) return m.take_error();
+  (*m)->unload();
+  return {};
+}
+
+ModelSet::Gauges ModelSet::gauges() const {
+  std::lock_guard lock(mu_);
+  return {running_, queue_.size(), rejected_};
+}
+
+}  // namespace wasinn::oip_server

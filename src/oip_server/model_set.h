@@ -1,0 +1,78 @@
+// ModelSet: the models an OIP server answers for (every model registered in the process's
+// NnEnvironment: --nn-preload, -S nn-graph, --nn-remote, the config file, --model-repository),
+// found by name and version, and the worker pool every inference runs on: `workers` threads of
+// the server's own compute, and `max_queue` requests wait; past that the answer is
+// 503/UNAVAILABLE at once, as `wasinn serve` answers a full queue. Computes never run on the
+// transports' threads: civetweb's have 100 KiB stacks (fixed when Debian built it), too small
+// for a framework's compute. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <thread>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/nn_environment.h"
+#include "oip_server/served_model.h"
+
+namespace wasinn::oip_server {
+
+struct ModelSetOptions {
+  size_t workers = 1;
+  size_t max_queue = 64;
+  // Versions and graph configs of --model-repository's models, by name; others are version "1"
+  // with no config.
+  std::map<std::string, std::pair<std::string, std::string>> repository;
+};
+
+class ModelSet {
+ public:
+  ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options);
+  ~ModelSet();  // finishes the queued jobs, then joins the workers
+
+  // Loads every model; the first that fails is the error (a remote one is only a warning,
+  // left unavailable: its server may come up later, and a load makes it ready then).
+  Status load_all();
+
+  // The model by name and version ("" any): not_found (404) when there is none, busy (503)
+  // when it is not ready.
+  Result<std::shared_ptr<ServedModel>> find(std::string_view name, std::string_view version, bool need_ready) const;
+  std::vector<std::shared_ptr<ServedModel>> all() const;
+  bool all_ready() const;
+
+  Status load(std::string_view name);
+  Status unload(std::string_view name);
+
+  // Runs `job` on a worker, handing it how long it waited for one (ns), and returns once it has
+  // run; false, without running it, when every worker is busy and the queue is full. `job` must
+  // not throw.
+  bool run(const std::function<void(uint64_t queue_ns)>& job);
+
+  struct Gauges {
+    uint64_t running = 0, queued = 0, rejected = 0;
+  };
+  Gauges gauges() const;
+
+ private:
+  std::shared_ptr<NnEnvironment> env_;
+  ModelSetOptions options_;
+  void work();
+
+  std::map<std::string, std::shared_ptr<ServedModel>, std::less<>> models_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  size_t running_ = 0;
+  uint64_t rejected_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;  // last: started once the rest is there
+};
+
+}  // namespace wasinn::oip_server

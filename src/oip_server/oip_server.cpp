@@ -1,0 +1,91 @@
+#include "oip_server/oip_server.h"
+
+#include <chrono>
+#include <future>
+
+#include <fmt/format.h>
+
+#include "oip_server/model_repository.h"
+
+namespace wasinn::oip_server {
+
+Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
+                             std::map<std::string, std::pair<std::string, std::string>>& repository) {
+  auto found = scan_model_repository(dir);
+  if (!found) return found.take_error();
+  for (auto& m : *found) {
+    repository[m.model.name] = {m.version, m.config};
+    const std::string name = m.model.name;
+    if (Status added = env.models().add(std::move(m.model)); !added) {
+      Error e = added.take_error();
+      e.detail = fmt::format("--model-repository {}: model '{}': {}", dir.string(), name, e.detail);
+      return e;
+    }
+  }
+  return {};
+}
+
+Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironment> env, OipServerOptions options) {
+  std::unique_ptr<OipServer> s(new OipServer());
+  s->env_ = env;
+  const size_t workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  s->models_ = std::make_unique<ModelSet>(env, ModelSetOptions{workers, options.max_queue, options.repository});
+  if (Status loaded = s->models_->load_all(); !loaded) return loaded.take_error();
+  s->context_.reset(new ServerContext{*s->models_, options.max_request_bytes, options.on_request, s->metrics_});
+  if (!options.http_address.empty()) {
+    // Connections beyond the computes: a health probe or metadata call is answered while every
+    // worker computes, and a request past the queue gets its 503 at once.
+    auto rest = RestServer::start(*s->context_, options.http_address, workers + options.max_queue + 4);
+    if (!rest) return rest.take_error();
+    s->rest_ = std::move(*rest);
+  }
+  if (!options.grpc_address.empty()) {
+    auto grpc = GrpcServer::start(*s->context_, options.grpc_address);
+    if (!grpc) return grpc.take_error();
+    s->grpc_ = std::move(*grpc);
+  }
+  return s;
+}
+
+OipServer::~OipServer() {
+  if (stopper_.joinable()) stopper_.detach();  // past the grace: the caller ends the process
+  grpc_.reset();
+  rest_.reset();
+}
+
+const std::string& OipServer::http_address() const { return rest_ ? rest_->address() : no_address_; }
+const std::string& OipServer::grpc_address() const { return grpc_ ? grpc_->address() : no_address_; }
+
+uint64_t OipServer::stop_and_wait(uint64_t grace_ms) {
+  context_->stopping = true;
+  auto done = std::make_shared<std::promise<void>>();
+  auto finished = done->get_future();
+  // Both transports stop together on a thread of their own: civetweb's mg_stop waits for every
+  // request in progress with no deadline of its own.
+  stopper_ = std::thread([this, grace_ms, done] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+    std::thread grpc_stop([this, grace_ms] {
+      if (grpc_) grpc_->shutdown(grace_ms);  // refuses new calls, waits for those in progress
+    });
+    // REST: new requests are answered 503 (stopping); those that came before finish, then the
+    // listener closes.
+    while (context_->working.load() > 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (context_->working.load() == 0) rest_.reset();
+    grpc_stop.join();
+    if (!rest_) done->set_value();
+  });
+  if (finished.wait_for(std::chrono::milliseconds(grace_ms) + std::chrono::milliseconds(200)) ==
+      std::future_status::ready) {
+    stopper_.join();
+    return 0;
+  }
+  return std::max<uint64_t>(1, context_->working.load());
+}
+
+std::string OipServer::metrics_text() const {
+  const auto g = models_->gauges();
+  return metrics_.render(RequestMetrics::Gauges{context_->in_flight.load(), g.running, g.queued, g.rejected});
+}
+
+}  // namespace wasinn::oip_server

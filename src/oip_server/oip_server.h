@@ -1,0 +1,72 @@
+// OipServer: `wasinn serve --oip-http/--oip-grpc`: every model registered in an NnEnvironment,
+// served with the Open Inference Protocol (v2) over REST, gRPC or both, with one ModelSet (the
+// models, their contexts and the worker admission) and one access log and request metrics for
+// both transports. docs/oip-server.md is the user's view. Start, then stop() and wait() from
+// the thread that owns it (the CLI's, on SIGTERM/SIGINT).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/error.h"
+#include "core/nn_environment.h"
+#include "core/request_metrics.h"
+#include "oip_server/grpc_server.h"
+#include "oip_server/model_set.h"
+#include "oip_server/rest_server.h"
+#include "oip_server/server_context.h"
+#include "wasinn/host.h"
+
+namespace wasinn::oip_server {
+
+struct OipServerOptions {
+  std::string http_address;  // HOST:PORT, or "" for no REST
+  std::string grpc_address;  // HOST:PORT, or "" for no gRPC
+  size_t workers = 0;        // computes at once; 0: the machine's hardware threads
+  size_t max_queue = 64;     // requests that wait for a worker; past it 503/UNAVAILABLE
+  uint64_t max_request_bytes = 64ull << 20;  // past it 413/RESOURCE_EXHAUSTED; 0: no limit
+  std::function<void(const RequestRecord&)> on_request;  // the access log; any thread
+  // --model-repository's models: version and graph config by name (add_repository_models).
+  std::map<std::string, std::pair<std::string, std::string>> repository;
+};
+
+// Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, and their versions
+// and configs in *repository.
+Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
+                             std::map<std::string, std::pair<std::string, std::string>>& repository);
+
+class OipServer {
+ public:
+  // Loads every model (one that fails is the error; a remote one a warning), then listens.
+  static Result<std::unique_ptr<OipServer>> start(std::shared_ptr<NnEnvironment> env, OipServerOptions options);
+  ~OipServer();
+
+  const std::string& http_address() const;  // "" without REST
+  const std::string& grpc_address() const;  // "" without gRPC
+  size_t model_count() const { return models_->all().size(); }
+
+  // Stops accepting: readiness answers 503/not ready, the listeners close, and the requests in
+  // progress finish for up to grace_ms. Returns how many were still running then (0: all
+  // finished; else the caller should end the process, as `wasinn serve` does).
+  uint64_t stop_and_wait(uint64_t grace_ms);
+
+  // The request metrics of both transports, as Prometheus text (RequestMetrics).
+  std::string metrics_text() const;
+
+ private:
+  OipServer() = default;
+  std::shared_ptr<NnEnvironment> env_;
+  std::unique_ptr<ModelSet> models_;
+  RequestMetrics metrics_;
+  std::unique_ptr<ServerContext> context_;
+  std::unique_ptr<RestServer> rest_;
+  std::unique_ptr<GrpcServer> grpc_;
+  std::string no_address_;
+  std::thread stopper_;
+};
+
+}  // namespace wasinn::oip_server

@@ -1,0 +1,34 @@
+// RestServer: the Open Inference Protocol over HTTP/1.1 (civetweb, as the metrics endpoint),
+// every route of docs/oip-server.md: health, server and model metadata and readiness, infer
+// (JSON and the binary tensor extension), the repository extension, and Triton's model
+// configuration and statistics extensions. civetweb's threads are the connection pool; the
+// computes pass ModelSet's admission. Errors are {"error": "..."} with error_status.h's status.
+#pragma once
+
+#include <string>
+
+#include "core/error.h"
+#include "oip_server/server_context.h"
+
+struct mg_context;
+
+namespace wasinn::oip_server {
+
+class RestServer {
+ public:
+  // address: HOST:PORT (port 0: any free one); threads: connections served at once.
+  static Result<std::unique_ptr<RestServer>> start(ServerContext& context, const std::string& address, size_t threads);
+  ~RestServer();  // stops listening, then waits for the requests in progress
+  RestServer(const RestServer&) = delete;
+  RestServer& operator=(const RestServer&) = delete;
+
+  const std::string& address() const { return address_; }  // HOST:PORT, with the port chosen
+
+ private:
+  explicit RestServer(ServerContext& context) : context_(context) {}
+  ServerContext& context_;
+  mg_context* server_ = nullptr;
+  std::string address_;
+};
+
+}  // namespace wasinn::oip_server

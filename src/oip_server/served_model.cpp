@@ -1,0 +1,271 @@
+#include "oip_server/served_model.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+namespace wasinn::oip_server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t ns_since(Clock::time_point t) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+}
+
+std::string shape_text(std::span<const int64_t> dims) {
+  return fmt::format("[{}]", fmt::join(dims, ", "));
+}
+
+// A settable knob of the graph: what a request parameter may set for its own compute.
+bool is_knob(const Graph& graph, std::string_view name) {
+  for (const auto& p : graph.properties())
+    if (p.settable && p.name == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string oip_datatype(std::optional<TensorType> type) {
+  const char* name = type ? oip::to_datatype(static_cast<int32_t>(*type)) : nullptr;
+  return name ? name : "BYTES";  // a type no guest ABI expresses: the protocol's opaque type
+}
+
+ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
+                         std::string config, size_t max_idle)
+    : env_(std::move(env)), name_(std::move(name)), version_(std::move(version)), config_(std::move(config)),
+      max_idle_(max_idle) {}
+
+Status ServedModel::load() {
+  {
+    std::lock_guard lock(mu_);
+    if (ready_) return {};
+  }
+  // The first runner loads the graph (the registry shares it with every later one).
+  NnSession session(env_);
+  auto graph = session.load_by_name(name_, config_);
+  std::lock_guard lock(mu_);
+  if (!graph) {
+    reason_ = graph.error().detail;
+    return graph.take_error();
+  }
+  auto shared = session.graph(*graph);
+  if (!shared) return shared.take_error();
+  graph_ = std::move(*shared);
+  ready_ = true;
+  reason_.clear();
+  ++generation_;
+  return {};
+}
+
+void ServedModel::unload() {
+  std::vector<Runner> dropped;
+  std::lock_guard lock(mu_);
+  ready_ = false;
+  reason_ = "unloaded";
+  ++generation_;
+  dropped.swap(idle_);
+}
+
+bool ServedModel::ready() const {
+  std::lock_guard lock(mu_);
+  return ready_;
+}
+
+std::string ServedModel::state_reason() const {
+  std::lock_guard lock(mu_);
+  return reason_;
+}
+
+oip::ModelMeta ServedModel::metadata() const {
+  std::lock_guard lock(mu_);
+  oip::ModelMeta m;
+  m.name = name_;
+  m.versions = {version_};
+  if (!graph_) return m;
+  m.platform = fmt::format("wasinn_{}", encoding_name(graph_->encoding()));
+  for (const IoInfo& in : graph_->inputs())
+    m.inputs.push_back({in.name, oip_datatype(in.type), in.dims.value_or(std::vector<int64_t>{})});
+  for (size_t i = 0; i < graph_->outputs().size(); ++i) {
+    const IoInfo& out = graph_->outputs()[i];
+    m.outputs.push_back({output_name(*graph_, i), oip_datatype(out.type), out.dims.value_or(std::vector<int64_t>{})});
+  }
+  return m;
+}
+
+ModelConfigInfo ServedModel::config() const {
+  const oip::ModelMeta meta = metadata();
+  ModelConfigInfo c{name_, meta.platform, "", {}, {}};
+  std::lock_guard lock(mu_);
+  if (graph_) c.backend = std::string(graph_->plugin().name());
+  for (size_t i = 0; i < meta.inputs.size(); ++i)
+    c.inputs.push_back({meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape,
+                        graph_ && is_optional_input(graph_->inputs()[i])});
+  for (const auto& o : meta.outputs) c.outputs.push_back({o.name, "TYPE_" + o.datatype, o.shape, false});
+  for (auto* list : {&c.inputs, &c.outputs})
+    for (auto& t : *list)
+      if (t.data_type == "TYPE_BYTES") t.data_type = "TYPE_STRING";  // Triton's name for it
+  return c;
+}
+
+ModelStats ServedModel::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
+  std::lock_guard lock(mu_);
+  (ok ? stats_.success_count : stats_.fail_count) += 1;
+  (ok ? stats_.success_ns : stats_.fail_ns) += ns + t.queue_ns;
+  stats_.queue_count += 1;
+  stats_.queue_ns += t.queue_ns;
+  if (t.computed) {
+    stats_.compute_count += 1;
+    stats_.input_ns += t.input_ns;
+    stats_.compute_ns += t.compute_ns;
+    stats_.output_ns += t.output_ns;
+  }
+  stats_.last_inference_ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+Result<ServedModel::Runner> ServedModel::take_runner(bool fresh) {
+  uint64_t generation;
+  {
+    std::lock_guard lock(mu_);
+    if (!ready_) return make_error(Errc::busy, fmt::format("model '{}' is not ready ({})", name_, reason_));
+    generation = generation_;
+    if (!fresh && !idle_.empty()) {
+      Runner r = std::move(idle_.back());
+      idle_.pop_back();
+      return r;
+    }
+  }
+  Runner r{std::make_unique<NnSession>(env_), 0, 0, generation};
+  auto graph = r.session->load_by_name(name_, config_);
+  if (!graph) return graph.take_error();
+  r.graph = *graph;
+  auto context = r.session->init_execution_context(r.graph);
+  if (!context) return context.take_error();
+  r.context = *context;
+  return r;
+}
+
+void ServedModel::give_back(Runner runner) {
+  std::lock_guard lock(mu_);
+  if (runner.generation == generation_ && ready_ && idle_.size() < max_idle_) idle_.push_back(std::move(runner));
+}
+
+Status ServedModel::check_inputs(const oip::InferRequest& request) const {
+  std::shared_ptr<const Graph> graph;
+  {
+    std::lock_guard lock(mu_);
+    graph = graph_;
+  }
+  if (!graph) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
+  for (const auto& in : request.inputs) {
+    if (!oip::from_datatype(in.datatype))
+      return make_error(Errc::invalid_argument,
+                        fmt::format("input '{}' has datatype {}, which no wasinn backend takes (FP16, FP32, FP64, BF16, "
+                                    "UINT8, INT8, INT32, INT64)", in.name, in.datatype));
+    for (const IoInfo& declared : graph->inputs()) {
+      if (declared.name != in.name || !declared.dims) continue;
+      const auto& dims = *declared.dims;
+      bool fits = dims.size() == in.shape.size();
+      for (size_t i = 0; fits && i < dims.size(); ++i) fits = dims[i] < 0 || dims[i] == in.shape[i];
+      if (!fits)
+        return make_error(Errc::invalid_argument, fmt::format("input '{}' has shape {}; model '{}' takes {} (-1: any size)",
+                                                              in.name, shape_text(in.shape), name_, shape_text(dims)));
+    }
+    for (int64_t d : in.shape)
+      if (d > UINT32_MAX)
+        return make_error(Errc::invalid_argument, fmt::format("input '{}' has a dimension of {}", in.name, d));
+  }
+  if (!graph->outputs().empty())
+    for (const auto& want : request.outputs) {
+      bool known = false;
+      for (size_t i = 0; !known && i < graph->outputs().size(); ++i) known = output_name(*graph, i) == want.name;
+      if (!known) {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < graph->outputs().size(); ++i) names.push_back(output_name(*graph, i));
+        return make_error(Errc::invalid_argument, fmt::format("model '{}' has no output '{}' (its outputs: {})", name_,
+                                                              want.name, fmt::join(names, ", ")));
+      }
+    }
+  return {};
+}
+
+std::shared_ptr<const Graph> ServedModel::runner_graph() const {
+  std::lock_guard lock(mu_);
+  return graph_;
+}
+
+Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns) {
+  const auto started = Clock::now();
+  Timing timing{queue_ns, 0, 0, 0, false};
+  if (Status ok = check_inputs(request); !ok) {
+    if (ok.error().code != Errc::busy) count(false, ns_since(started), timing);
+    return ok.take_error();
+  }
+  std::vector<std::vector<uint32_t>> dims(request.inputs.size());
+  std::vector<NamedInput> inputs;
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const auto& in = request.inputs[i];
+    dims[i].assign(in.shape.begin(), in.shape.end());
+    inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
+  }
+  // Parameters naming a knob of the model are set on a context of this request's own.
+  // Other parameters (the protocol's own, a client's tags) are not the model's business.
+  std::vector<std::pair<std::string, std::string>> knobs;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, value] : request.parameters)
+      if (graph_ && is_knob(*graph_, key)) knobs.emplace_back(key, value);
+  }
+  auto failed = [&](Error e) {
+    count(false, ns_since(started), timing);
+    return e;
+  };
+  auto runner = take_runner(!knobs.empty());
+  if (!runner) return failed(runner.take_error());
+  for (const auto& [key, value] : knobs)
+    if (Status set = runner->session->set_context_property(runner->context, key, value); !set)
+      return failed(set.take_error());
+  const auto compute_started = Clock::now();
+  timing.input_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
+  auto tensors = runner->session->compute_named(runner->context, inputs);
+  const auto computed = Clock::now();
+  timing.compute_ns = ns_since(compute_started);
+  if (knobs.empty()) give_back(std::move(*runner));
+  if (!tensors) return failed(tensors.take_error());
+
+  InferAnswer answer;
+  answer.tensors = std::move(*tensors);
+  auto add = [&](const NamedTensor& t, bool binary) {
+    answer.outputs.push_back({t.name, oip_datatype(t.tensor.type), std::vector<int64_t>(t.tensor.dims.begin(), t.tensor.dims.end()),
+                              t.tensor.data, binary});
+  };
+  if (request.outputs.empty()) {
+    for (const auto& t : answer.tensors) add(t, request.binary_output);
+  } else {
+    for (const auto& want : request.outputs) {
+      const NamedTensor* found = nullptr;
+      for (const auto& t : answer.tensors)
+        if (t.name == want.name) found = &t;
+      if (!found)
+        return failed(make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name)));
+      add(*found, want.binary.value_or(request.binary_output));
+    }
+  }
+  // What the client gets, counted as a guest's get-output is (compute_named itself does not).
+  uint64_t sent = 0;
+  for (const auto& o : answer.outputs) sent += o.data.size();
+  if (auto graph = runner_graph(); graph) graph->metrics().add_output_bytes(sent);
+  timing.computed = true;
+  timing.output_ns = ns_since(computed);
+  count(true, ns_since(started), timing);
+  return answer;
+}
+
+}  // namespace wasinn::oip_server

@@ -1,0 +1,117 @@
+// ServedModel: one model the OIP server answers for, by name and version: its metadata (from
+// the plugin's I/O description), readiness (the repository extension's load and unload), the
+// inference itself and Triton's statistics of it.
+//
+// A request computes on an ExecutionContext of its own: a runner (an NnSession holding the
+// shared graph and one context: the core's compute_named, with its named-input rules, limits,
+// compute budget and metrics) is taken from an idle pool or made, and put back after. A request
+// whose parameters set the model's knobs gets a fresh runner that is not put back, so no setting
+// outlives its request. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/named_io.h"
+#include "core/nn_environment.h"
+#include "core/nn_session.h"
+#include "infer_request.h"
+#include "oip_types.h"
+
+namespace wasinn::oip_server {
+
+// What infer computed: the tensors, and the outputs to send, as views of them.
+struct InferAnswer {
+  std::vector<NamedTensor> tensors;
+  std::vector<oip::ResponseOutput> outputs;
+};
+
+// Triton's statistics extension, as far as wasinn counts (one request is one inference and one
+// execution: no batching). perf_analyzer needs what Triton guarantees: every request that reached
+// the model counts one queue entry (it finds the model's version by that count), and each compute
+// counts once in compute_input, compute_infer and compute_output alike.
+struct ModelStats {
+  uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
+  uint64_t queue_count = 0, queue_ns = 0;  // waiting for a worker
+  uint64_t compute_count = 0;
+  uint64_t input_ns = 0;   // checks, a context, the inputs decoded: arrival to compute
+  uint64_t compute_ns = 0;  // set_input + compute + the outputs copied (the core's compute_named)
+  uint64_t output_ns = 0;  // the answer's outputs chosen
+  uint64_t last_inference_ms = 0;  // since the epoch; 0: none yet
+};
+
+// A tensor as Triton's model configuration lists it.
+struct ConfigTensor {
+  std::string name, data_type;  // "TYPE_FP32"
+  std::vector<int64_t> dims;
+  bool optional = false;
+};
+struct ModelConfigInfo {
+  std::string name, platform, backend;
+  std::vector<ConfigTensor> inputs, outputs;
+};
+
+class ServedModel {
+ public:
+  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version, std::string config,
+              size_t max_idle);
+
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+
+  // Loads the graph (once; the registry shares it) and marks the model ready.
+  Status load();
+  // Not ready: requests get 503/UNAVAILABLE, idle contexts are freed. The graph itself stays
+  // in the process's model registry (named models live as long as the process), so a later
+  // load is immediate.
+  void unload();
+  bool ready() const;
+  std::string state_reason() const;
+
+  oip::ModelMeta metadata() const;
+  ModelConfigInfo config() const;
+  ModelStats stats() const;
+
+  // Checks the request against the model (input names, datatypes, shapes; requested outputs)
+  // and computes. binary_default: outputs are binary unless the request says otherwise.
+  // invalid_argument for a request that does not fit the model; other codes as the core's.
+  // queue_ns: how long the request waited for a worker (ModelSet::admit), for the statistics.
+  Result<InferAnswer> infer(const oip::InferRequest& request, uint64_t queue_ns = 0);
+
+ private:
+  struct Runner {
+    std::unique_ptr<NnSession> session;
+    uint32_t graph = 0, context = 0;
+    uint64_t generation = 0;  // the load it belongs to: runners of an unloaded model are dropped
+  };
+  Result<Runner> take_runner(bool fresh);
+  void give_back(Runner runner);
+  Status check_inputs(const oip::InferRequest& request) const;
+  std::shared_ptr<const Graph> runner_graph() const;
+  struct Timing {
+    uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
+    bool computed = false;
+  };
+  void count(bool ok, uint64_t ns, const Timing& t);
+
+  std::shared_ptr<NnEnvironment> env_;
+  const std::string name_, version_, config_;
+  const size_t max_idle_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const Graph> graph_;  // null until loaded
+  bool ready_ = false;
+  std::string reason_;
+  uint64_t generation_ = 0;
+  std::vector<Runner> idle_;
+  ModelStats stats_;
+};
+
+// The OIP datatype of a wasinn type ("FP32"), and Triton's config name of it ("TYPE_FP32").
+std::string oip_datatype(std::optional<TensorType> type);
+
+}  // namespace wasinn::oip_server

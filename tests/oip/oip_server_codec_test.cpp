@@ -1,0 +1,257 @@
+// The OIP server's decoders of untrusted requests (src/oip/server_json, server_proto) and its
+// --model-repository scan (src/oip_server/model_repository): what they accept, and that every
+// malformed input is an invalid_argument Error with a detail, never a throw or a crash.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "oip_server/model_repository.h"
+#include "server_json.h"
+#include "server_proto.h"
+
+namespace {
+
+using namespace wasinn;
+
+std::span<const uint8_t> bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+std::vector<float> floats(std::span<const uint8_t> data) {
+  std::vector<float> out(data.size() / 4);
+  std::memcpy(out.data(), data.data(), out.size() * 4);
+  return out;
+}
+
+TEST(OipServerJson, DecodesJsonData) {
+  oip::InferRequest r;
+  const std::string body =
+      R"({"id":"a","parameters":{"binary_data_output":true,"temperature":0.5,"mode":"x"},
+          "inputs":[{"name":"x","datatype":"FP32","shape":[2,2],"data":[[1,2],[3,"NaN"]]},
+                    {"name":"n","datatype":"INT64","shape":[],"data":7}],
+          "outputs":[{"name":"y","parameters":{"binary_data":false}},{"name":"z"}]})";
+  ASSERT_FALSE(oip::decode_infer_request_json(body, {}, r));
+  EXPECT_EQ(r.id, "a");
+  EXPECT_TRUE(r.binary_output);
+  ASSERT_EQ(r.parameters.size(), 2u);
+  EXPECT_EQ(r.parameters[0], (std::pair<std::string, std::string>{"mode", "x"}));
+  EXPECT_EQ(r.parameters[1], (std::pair<std::string, std::string>{"temperature", "0.5"}));
+  ASSERT_EQ(r.inputs.size(), 2u);
+  const auto x = floats(r.inputs[0].data);
+  ASSERT_EQ(x.size(), 4u);
+  EXPECT_EQ(x[2], 3.0f);
+  EXPECT_TRUE(std::isnan(x[3]));
+  int64_t n = 0;
+  ASSERT_EQ(r.inputs[1].data.size(), 8u);
+  std::memcpy(&n, r.inputs[1].data.data(), 8);
+  EXPECT_EQ(n, 7);
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[0].binary, std::optional<bool>(false));
+  EXPECT_EQ(r.outputs[1].binary, std::nullopt);
+}
+
+TEST(OipServerJson, DecodesBinaryTail) {
+  const std::string json = R"({"inputs":[{"name":"a","datatype":"UINT8","shape":[3],"parameters":{"binary_data_size":3}},
+                                         {"name":"b","datatype":"INT32","shape":[1],"parameters":{"binary_data_size":4}}]})";
+  const std::string tail("\x01\x02\x03\x05\x00\x00\x00", 7);
+  oip::InferRequest r;
+  ASSERT_FALSE(oip::decode_infer_request_json(json, bytes(tail), r));
+  EXPECT_EQ(r.inputs[0].data.data(), bytes(tail).data());  // a view: no copy
+  EXPECT_EQ(r.inputs[1].data[0], 5);
+}
+
+TEST(OipServerJson, RefusesMalformedRequests) {
+  const std::string eight(8, '\0');
+  struct Case {
+    std::string json;
+    std::string tail;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"", "", "not a JSON object"},
+      {"[1]", "", "not a JSON object"},
+      {R"({"id":3,"inputs":[]})", "", "\"id\""},
+      {R"({"inputs":{}})", "", "\"inputs\""},
+      {R"({"inputs":[3]})", "", "not an object"},
+      {R"({"inputs":[{"datatype":"FP32","shape":[1],"data":[1]}]})", "", "name"},
+      {R"({"inputs":[{"name":"x","shape":[1],"data":[1]}]})", "", "datatype"},
+      {R"({"inputs":[{"name":"x","datatype":"FP99","shape":[1],"data":[1]}]})", "", "does not define"},
+      {R"({"inputs":[{"name":"x","datatype":"BYTES","shape":[1],"data":["a"]}]})", "", "do not take"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","data":[1]}]})", "", "shape"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[-1],"data":[1]}]})", "", "not a size"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1.5],"data":[1]}]})", "", "not a size"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[4294967296,4294967296,4294967296],"data":[]}]})", "", "overflows"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[2],"data":[1]}]})", "", "elements"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[true]}]})", "", "FP32 data holds"},
+      {R"({"inputs":[{"name":"x","datatype":"UINT8","shape":[1],"data":[256]}]})", "", "out of range"},
+      {R"({"inputs":[{"name":"x","datatype":"INT8","shape":[1],"data":[1.5]}]})", "", "INT8 data holds"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1]}]})", "", "neither"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[2],"parameters":{"binary_data_size":8}}]})", "", "only 0 follow"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"parameters":{"binary_data_size":8}}]})", eight, "need 4"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"parameters":{"binary_data_size":-4}}]})", eight, "not a count"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]})", eight, "no input's binary_data_size claims"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1],"parameters":{"binary_data_size":4}}]})", eight, "both"},
+      {R"({"inputs":[],"parameters":[]})", "", "\"parameters\""},
+      {R"({"inputs":[],"parameters":{"binary_data_output":1}})", "", "binary_data_output"},
+      {R"({"inputs":[],"outputs":[{"name":"y","parameters":{"binary_data":"yes"}}]})", "", "binary_data"},
+      {R"({"inputs":[],"outputs":[{}]})", "", "name"},
+      // Deeply nested values where a scalar belongs are named by kind, never dumped (recursion).
+      {R"({"inputs":[],"parameters":{"k":)" + std::string(100000, '[') + std::string(100000, ']') + "}}", "",
+       "not a string, number or boolean"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[)" + std::string(100000, '[') + std::string(100000, ']') +
+           R"(],"data":[]}]})",
+       "", "holding an array"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[{"a":)" + std::string(100000, '[') +
+           std::string(100000, ']') + "}]}]}",
+       "", "FP32 data holds an object"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":)" + std::string(100, '[') + "1" +
+           std::string(100, ']') + "}]}",
+       "", "nested"},
+  };
+  for (const auto& c : cases) {
+    oip::InferRequest r;
+    const sdk::Error e = oip::decode_infer_request_json(c.json, bytes(c.tail), r);
+    EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << c.json;
+    EXPECT_NE(e.detail.find(c.says), std::string::npos) << c.json << " -> " << e.detail;
+  }
+}
+
+TEST(OipServerJson, EncodesResponsesWithBinaryOutputs) {
+  const float y[2] = {1.5f, -2.0f};
+  const uint8_t u[3] = {1, 2, 3};
+  std::vector<oip::ResponseOutput> outs = {
+      {"y", "FP32", {1, 2}, std::span(reinterpret_cast<const uint8_t*>(y), 8), false},
+      {"u", "UINT8", {3}, std::span(u, 3), true},
+  };
+  size_t json_length = 0;
+  const std::string body = oip::encode_infer_response_json("m", "1", "id7", outs, &json_length);
+  ASSERT_EQ(body.size(), json_length + 3);
+  const std::string json = body.substr(0, json_length);
+  EXPECT_EQ(json, R"({"model_name":"m","model_version":"1","id":"id7","outputs":[)"
+                  R"({"name":"y","datatype":"FP32","shape":[1,2],"data":[1.5,-2]},)"
+                  R"({"name":"u","datatype":"UINT8","shape":[3],"parameters":{"binary_data_size":3}}]})");
+  EXPECT_EQ(body.substr(json_length), std::string("\x01\x02\x03", 3));
+  EXPECT_EQ(oip::error_json("bad \xff byte"), "{\"error\":\"bad \xEF\xBF\xBD byte\"}");
+}
+
+TEST(OipServerProto, DecodesRawAndTypedContents) {
+  inference::ModelInferRequest req;
+  auto* a = req.add_inputs();
+  a->set_name("a");
+  a->set_datatype("FP32");
+  a->add_shape(2);
+  const float v[2] = {1, 2};
+  req.add_raw_input_contents(std::string(reinterpret_cast<const char*>(v), 8));
+  oip::InferRequest r;
+  ASSERT_FALSE(oip::decode_infer_request_proto(req, r));
+  EXPECT_EQ(floats(r.inputs[0].data), (std::vector<float>{1, 2}));
+
+  inference::ModelInferRequest typed;
+  auto* t = typed.add_inputs();
+  t->set_name("t");
+  t->set_datatype("INT32");
+  t->add_shape(3);
+  for (int i : {4, 5, 6}) t->mutable_contents()->add_int_contents(i);
+  ASSERT_FALSE(oip::decode_infer_request_proto(typed, r));
+  ASSERT_EQ(r.inputs[0].data.size(), 12u);
+  EXPECT_EQ(r.inputs[0].data[8], 6);
+}
+
+TEST(OipServerProto, RefusesMalformedRequests) {
+  auto base = [] {
+    inference::ModelInferRequest req;
+    auto* a = req.add_inputs();
+    a->set_name("a");
+    a->set_datatype("FP32");
+    a->add_shape(2);
+    return req;
+  };
+  std::vector<std::pair<inference::ModelInferRequest, std::string>> cases;
+  {
+    auto r = base();  // two raw contents, one input
+    r.add_raw_input_contents(std::string(8, '\0'));
+    r.add_raw_input_contents(std::string(8, '\0'));
+    cases.push_back({r, "raw_input_contents"});
+  }
+  {
+    auto r = base();
+    r.add_raw_input_contents(std::string(7, '\0'));
+    cases.push_back({r, "need 8"});
+  }
+  {
+    auto r = base();
+    r.mutable_inputs(0)->set_shape(0, -2);
+    cases.push_back({r, "not a size"});
+  }
+  {
+    auto r = base();
+    r.mutable_inputs(0)->set_datatype("BYTES");
+    cases.push_back({r, "do not take"});
+  }
+  {
+    auto r = base();
+    r.mutable_inputs(0)->mutable_contents()->add_fp32_contents(1);
+    cases.push_back({r, "elements"});
+  }
+  {
+    auto r = base();
+    for (int i = 0; i < 3; ++i) r.mutable_inputs(0)->add_shape(INT64_MAX);
+    cases.push_back({r, "overflows"});
+  }
+  for (auto& [req, says] : cases) {
+    oip::InferRequest r;
+    const sdk::Error e = oip::decode_infer_request_proto(req, r);
+    EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << says;
+    EXPECT_NE(e.detail.find(says), std::string::npos) << e.detail;
+  }
+}
+
+class Repository : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("wasinn-oip-repo-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::filesystem::path& rel, const std::string& text) {
+    std::filesystem::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel) << text;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(Repository, ServesTheHighestVersionWithItsConfig) {
+  write("m/1/model.onnx", "x");
+  write("m/12/model.onnx", "x");
+  write("m/config.json", R"({"encoding":"onnx","target":"cpu","config":{"threads":1}})");
+  auto found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].model.name, "m");
+  EXPECT_EQ((*found)[0].version, "12");
+  EXPECT_EQ((*found)[0].config, R"({"threads":1})");
+  ASSERT_EQ((*found)[0].model.paths.size(), 1u);
+  EXPECT_EQ((*found)[0].model.paths[0], dir_ / "m/12/model.onnx");
+}
+
+TEST_F(Repository, RefusesWhatIsNotAModel) {
+  write("m/latest/model.onnx", "x");
+  auto found = oip_server::scan_model_repository(dir_);
+  ASSERT_FALSE(found);
+  EXPECT_NE(found.error().detail.find("no version directory"), std::string::npos);
+  write("m/1/model.onnx", "x");
+  write("m/config.json", R"({"encodign":"onnx"})");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_FALSE(found);
+  EXPECT_NE(found.error().detail.find("unknown key"), std::string::npos);
+  write("m/config.json", "{");
+  EXPECT_FALSE(oip_server::scan_model_repository(dir_));
+  EXPECT_FALSE(oip_server::scan_model_repository(dir_ / "absent"));
+}
+
+}  // namespace

@@ -1,0 +1,63 @@
+"""The `wasinn serve --oip-http/--oip-grpc` process the OIP tests share (standard library only, so
+that both the Triton and the MLServer venv's tests import it): the tiny MLP from a Triton-style
+--model-repository (versions 1 and 3, a config.json), the digits MLP and the types fixtures from
+--nn-preload, REST and gRPC on free ports read back from its stderr."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+MAX_REQUEST_BYTES = 1_000_000
+
+
+class Server:
+    def __init__(self, args, extra=()):
+        f = args.fixtures
+        self.repo = tempfile.mkdtemp(prefix="wasinn-oip-repo-")
+        os.makedirs(os.path.join(self.repo, "tiny", "3"))
+        os.makedirs(os.path.join(self.repo, "tiny", "1"))
+        shutil.copy(os.path.join(f, "tiny", "model.onnx"), os.path.join(self.repo, "tiny", "3", "model.onnx"))
+        shutil.copy(os.path.join(f, "tiny", "model.onnx"), os.path.join(self.repo, "tiny", "1", "model.onnx"))
+        with open(os.path.join(self.repo, "tiny", "config.json"), "w") as c:
+            json.dump({"encoding": "onnx", "target": "cpu"}, c)
+        cmd = [args.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--oip-grpc", "127.0.0.1:0",
+               "--backend-dir", args.backend_dir, "--model-repository", self.repo,
+               "--nn-preload", f"digits:onnx:cpu:{f}/digits/model.onnx",
+               "--nn-preload", f"identity:onnx:cpu:{f}/types/identity_all.onnx",
+               "--nn-preload", f"two_inputs:onnx:cpu:{f}/types/two_inputs.onnx",
+               "--nn-preload", f"scale:onnx:cpu:{f}/types/scale_by_scalar.onnx",
+               "--max-request-bytes", str(MAX_REQUEST_BYTES), "--workers", "4", "--metrics-addr", "127.0.0.1:0", *extra]
+        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.http = self.grpc = self.metrics = None
+        deadline = time.time() + 60
+        while time.time() < deadline and not (self.http and self.grpc and self.metrics):
+            line = self.proc.stderr.readline()
+            if not line:
+                raise RuntimeError("wasinn serve ended before listening:\n" + "".join(self.lines))
+            self.lines.append(line)
+            m = re.search(r"\(REST\) on http://([^/]+)/v2", line)
+            if m:
+                self.http = m.group(1)
+            m = re.search(r"\(gRPC\) on (\S+)", line)
+            if m:
+                self.grpc = m.group(1)
+            m = re.search(r"metrics at (http://\S+)", line)
+            if m:
+                self.metrics = m.group(1)
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=60)
+        shutil.rmtree(self.repo, ignore_errors=True)
+        return code
