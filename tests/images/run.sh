@@ -33,7 +33,7 @@ fi
 VERSION=$(sed -n 's/^#define WASINN_VERSION_STRING "\(.*\)"/\1/p' "$BUILD/include/wasinn/version.h")
 CPU=localhost/wasinn:$VERSION-cpu NVIDIA=localhost/wasinn:$VERSION-nvidia COMPILE=localhost/wasinn:$VERSION-compile
 SCRATCH=$(mktemp -d); chmod 755 "$SCRATCH"
-cleanup() { podman rm -f -t 0 wasinn-images-serve >/dev/null 2>&1; rm -rf "$SCRATCH"; }
+cleanup() { podman rm -f -t 0 wasinn-images-serve wasinn-images-kserve >/dev/null 2>&1; rm -rf "$SCRATCH"; }
 trap cleanup EXIT
 
 # How a user runs it locked down: no network, read-only root, the model read-only.
@@ -90,6 +90,37 @@ serve_digits() {
 check_output "cpu: wasinn serve in the image answers the host (argmax = label 2)" \
   $'argmax 2\nlabel 2' serve_digits
 podman rm -f -t 0 wasinn-images-serve >/dev/null 2>&1
+# KServe's ServingRuntime (deploy/kserve/wasinn-servingruntime.yaml) run as KServe would: its
+# container's args, in this image, over a Triton-layout repository at /mnt/models; a v2 infer of
+# one held-out digit over REST must give its known class.
+kserve_runtime() {
+  local manifest=$ROOT/deploy/kserve/wasinn-servingruntime.yaml
+  local -a args
+  mapfile -t args < <(python3 -c 'import sys, yaml
+rt = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "ServingRuntime")
+print("\n".join(rt["spec"]["containers"][0]["args"]))' "$manifest") || return 1
+  mkdir -p "$SCRATCH/repo/digits/1"
+  cp "$FIXTURES/digits/model.onnx" "$SCRATCH/repo/digits/1/model.onnx"
+  chmod -R a+rX "$SCRATCH/repo"
+  podman run -d --name wasinn-images-kserve --read-only -p 127.0.0.1::8080 \
+    -v "$SCRATCH/repo:/mnt/models:ro" "$CPU" "${args[@]}" >/dev/null || return 1
+  local port; port=$(podman port wasinn-images-kserve 8080/tcp | sed 's/.*://')
+  local i
+  for i in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$port/v2/health/ready" >/dev/null && break
+    sleep 0.1
+  done
+  local row; row=$(python3 -c 'import struct, sys; print(list(struct.unpack("64f", open(sys.argv[1], "rb").read(256))))' "$FIXTURES/digits/test_x.f32")
+  curl -sS -f -X POST -H 'Content-Type: application/json' \
+    -d "{\"inputs\":[{\"name\":\"input\",\"datatype\":\"FP32\",\"shape\":[1,64],\"data\":$row}]}" \
+    "http://127.0.0.1:$port/v2/models/digits/infer" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin)["outputs"][0]["data"]; print("argmax", d.index(max(d)))'
+  echo "label $(od -An -tu1 -N1 "$FIXTURES/digits/test_y.u8" | tr -d ' ')"
+  podman stop -t 10 wasinn-images-kserve >/dev/null
+}
+check_output "cpu: KServe's ServingRuntime container serves /mnt/models over OIP (argmax = label 2)" \
+  $'argmax 2\nlabel 2' kserve_runtime
+podman rm -f -t 0 wasinn-images-kserve >/dev/null 2>&1
 check_licenses cpu "$CPU"
 
 echo "==> $NVIDIA"
