@@ -3,8 +3,8 @@
 load generator reads the model's metadata, configuration and statistics (Triton's extensions)
 and drives infer at concurrency 1 and 8 over HTTP and gRPC on the tiny MLP; each run must end
 with exit 0 and a throughput, and the server's statistics must agree with its request count.
-perf_analyzer comes from scripts/perf-analyzer.sh (build/perf-analyzer/perf_analyzer, or
---perf-analyzer); without it the test skips (77). Standard library only.
+perf_analyzer comes from scripts/deps/perf-analyzer.sh (.deps/perf-analyzer-2.51.0/perf_analyzer,
+given as --perf-analyzer); without it the test skips (77). Standard library only.
 """
 import argparse
 import csv
@@ -43,7 +43,7 @@ def main():
     p.add_argument("--perf-analyzer", required=True)
     args = p.parse_args()
     if not os.access(args.perf_analyzer, os.X_OK):
-        print(f"skipped: no {args.perf_analyzer} (run scripts/perf-analyzer.sh)")
+        print(f"skipped: no {args.perf_analyzer} (run scripts/fetch-deps.sh perf-analyzer)")
         return 77
     server = Server(args, extra=("-q",))  # no access log line per request
     failed = None
