@@ -67,19 +67,26 @@ check_output "cpu: headers and CMake package for embedders" 'wasinnConfig.cmake'
   podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
   'ls /opt/wasinn/include/wasinn/wasinn.h /opt/wasinn/lib/cmake/wasinn/wasinnConfig.cmake'
 
+# run_published NAME READY_PATH ARGS...: `podman run -d ARGS` as NAME, read-only, its port 8080
+# published on a free loopback port; waits until READY_PATH answers and prints that port.
+run_published() {
+  local name=$1 ready=$2; shift 2
+  podman run -d --name "$name" --read-only -p 127.0.0.1::8080 "$@" >/dev/null || return 1
+  local port i; port=$(podman port "$name" 8080/tcp | sed 's/.*://')
+  for i in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$port$ready" >/dev/null && break
+    sleep 0.1
+  done
+  echo "$port"
+}
+
 # wasinn serve in the image answers the host: the digits model behind http_classify, one row of
 # the held-out set, whose class is known (the label file) and must be the argmax.
 serve_digits() {
-  podman run -d --name wasinn-images-serve --read-only -p 127.0.0.1::8080 \
-    -v "$FIXTURES/digits:/digits:ro" -v "$BUILD/guests:/guests:ro" "$CPU" \
-    serve --addr 0.0.0.0:8080 --nn-preload digits:onnx:cpu:/digits/model.onnx \
-    /guests/http_classify.component.wasm >/dev/null || return 1
-  local port; port=$(podman port wasinn-images-serve 8080/tcp | sed 's/.*://')
-  local i
-  for i in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
-    sleep 0.1
-  done
+  local port
+  port=$(run_published wasinn-images-serve /readyz -v "$FIXTURES/digits:/digits:ro" -v "$BUILD/guests:/guests:ro" \
+    "$CPU" serve --addr 0.0.0.0:8080 --nn-preload digits:onnx:cpu:/digits/model.onnx \
+    /guests/http_classify.component.wasm) || return 1
   head -c 256 "$FIXTURES/digits/test_x.f32" >"$SCRATCH/row0.f32"
   curl -sS -f -X POST --data-binary @"$SCRATCH/row0.f32" "http://127.0.0.1:$port/infer/digits?dims=1,64" |
     python3 -c 'import json,sys; d=json.load(sys.stdin)["outputs"][0]["data"]; print("argmax", d.index(max(d)))'
@@ -102,14 +109,8 @@ print("\n".join(rt["spec"]["containers"][0]["args"]))' "$manifest") || return 1
   mkdir -p "$SCRATCH/repo/digits/1"
   cp "$FIXTURES/digits/model.onnx" "$SCRATCH/repo/digits/1/model.onnx"
   chmod -R a+rX "$SCRATCH/repo"
-  podman run -d --name wasinn-images-kserve --read-only -p 127.0.0.1::8080 \
-    -v "$SCRATCH/repo:/mnt/models:ro" "$CPU" "${args[@]}" >/dev/null || return 1
-  local port; port=$(podman port wasinn-images-kserve 8080/tcp | sed 's/.*://')
-  local i
-  for i in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$port/v2/health/ready" >/dev/null && break
-    sleep 0.1
-  done
+  local port
+  port=$(run_published wasinn-images-kserve /v2/health/ready -v "$SCRATCH/repo:/mnt/models:ro" "$CPU" "${args[@]}") || return 1
   local row; row=$(python3 -c 'import struct, sys; print(list(struct.unpack("64f", open(sys.argv[1], "rb").read(256))))' "$FIXTURES/digits/test_x.f32")
   curl -sS -f -X POST -H 'Content-Type: application/json' \
     -d "{\"inputs\":[{\"name\":\"input\",\"datatype\":\"FP32\",\"shape\":[1,64],\"data\":$row}]}" \
