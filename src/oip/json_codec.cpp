@@ -328,6 +328,7 @@ sdk::Error decode_infer_json(std::string_view text, std::span<const uint8_t> tai
   auto outputs = j.find("outputs");
   if (outputs == j.end() || !outputs->is_array()) return malformed("no \"outputs\" array");
   size_t used = 0;
+  size_t arrays_read = 0;  // cut-out arrays some output's "data" turned out to be
   for (const json &o : *outputs) {
     if (!o.is_object()) return malformed("an output is not an object");
     std::vector<TensorMeta> one;
@@ -357,6 +358,7 @@ sdk::Error decode_infer_json(std::string_view text, std::span<const uint8_t> tai
       // a character at least and decodes to 8 bytes at most); bytes_fit below judges the rest.
       t.data.reserve(std::min<uint64_t>(*want, 8 * uint64_t{text.size()}));
       if (const auto cut_out = marked_array(*data, arrays)) {
+        ++arrays_read;
         // A flat number array cut out before parsing: from_chars, or nlohmann if it must.
         if (!read_fast(*cut_out, t.datatype, t.data)) {
           t.data.clear();
@@ -370,6 +372,10 @@ sdk::Error decode_infer_json(std::string_view text, std::span<const uint8_t> tai
     }
     out.push_back(std::move(t));
   }
+  // An array cut out but never read (a repeated "data" key, whose last value nlohmann keeps, or
+  // a binary output's) was never parsed either: read the text whole, so a number there that the
+  // general reading refuses (one past a double's range) is refused here too.
+  if (arrays_read != arrays.size()) return decode_infer_json(text, tail, out, false);
   if (used != tail.size())
     return malformed(std::to_string(tail.size() - used) + " binary bytes no output claims");
   return {};

@@ -161,7 +161,11 @@ TEST(JsonCodec, FastDataReadingEqualsTheGeneralOne) {
            R"({"outputs":[{"name":"x","datatype":"INT32","shape":[1],"data":[1.0]}]})",
            R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e400]}]})",
            R"({"outputs":[{"name":"x","datatype":"FP32","shape":[2],"data":[1,]}]})",
-           R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":"wasinn-data:0"}]})"}) {
+           R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":"wasinn-data:0"}]})",
+           // Found by fuzz_remote_codecs: a repeated "data" key whose discarded (first) array holds
+           // a number past a double's range: both readings must refuse the document.
+           R"({"outputs":[{"name":"a","datatype":"UINT16","shape":[2],"data":[1.7994383176623158e308,-0.0],)"
+           R"("datatype":"BOOL","shape":[2],"data":[true,0]}]})"}) {
     std::vector<OutputTensor> fast, general;
     const sdk::Error ef = decode_infer_json(doc, {}, fast, true);
     const sdk::Error eg = decode_infer_json(doc, {}, general, false);
