@@ -83,6 +83,9 @@ build_image() {
     args+=(--build-arg "$a")
     [[ $a == BASE=* ]] && base=${a#BASE=}
   done
+  # Directories' times say only when an entry last came or went: fixed, so two checkouts staging
+  # the same files make the same layers (podman's cache key includes them).
+  find "$context" -type d -exec touch -h -d @0 {} +
   local stamp=$IMAGES_STATE/$name.inputs inputs
   inputs=$( { cat "$file"; printf '%s\n' "${args[@]}"; podman image inspect --format '{{.Id}}' "$base";
               (cd "$context" && find . -printf '%P %s %T@ %l\n' | sort); } | sha256sum)
@@ -131,6 +134,9 @@ if want compile; then
   built+=(compile)
 fi
 
+# The images these tags held before are now untagged: drop them, or every rebuild of the nvidia
+# image would keep another 2.5 GB (only this script's own storage is touched).
+podman image prune -f >/dev/null
 if [[ $sizes == 1 ]]; then
   for name in "${built[@]}"; do
     step "wasinn:$VERSION-$name by layer (largest first)"
