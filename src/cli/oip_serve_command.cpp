@@ -2,8 +2,6 @@
 // Protocol (src/oip_server/). No component and no Wasmtime engine: the environment is built
 // from the same HostOptions a Host would take (engine/host_environment: engine-free), so every
 // model flag, backend option and limit means what it means for `run` and `serve`.
-#include <signal.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <optional>
@@ -41,11 +39,6 @@ std::string oip_address(const std::string& given, const char* flag, int default_
 }  // namespace
 
 int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
-  sigset_t stop_signals;  // blocked by serve_command before any thread started
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-
   wasinn::Program unused;  // the guest flags (-S nn-graph, --env...) are read alike; only the models matter here
   auto applied = apply_guest_options(o.guest, common, unused);
   if (!applied) return 0;
@@ -97,18 +90,8 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     fmt::print(stderr, "Serving the Open Inference Protocol (gRPC) on {} ({})\n", oip.grpc_address(), models);
   std::fflush(stderr);
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  spdlog::info("{}: not ready; finishing the requests in progress (at most {})", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-               o.shutdown_timeout);
-  if (const uint64_t cut = oip.stop_and_wait(grace_ms); cut > 0) {
-    fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
-               o.shutdown_timeout);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::_exit(kExitFailure);
-  }
-  return 0;
+  await_stop_signal("not ready", o.shutdown_timeout);
+  return drain_exit(oip.stop_and_wait(grace_ms), o.shutdown_timeout);
 }
 
 }  // namespace wasinn_cli

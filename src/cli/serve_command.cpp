@@ -47,6 +47,15 @@ void check_address(const std::string& addr) {
   }
 }
 
+// SIGTERM and SIGINT: what stops a server.
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
 }  // namespace
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common) {
@@ -89,10 +98,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
   // SIGTERM and SIGINT are taken by this thread with sigwait: blocked before any thread starts,
   // so every thread inherits the mask and none is interrupted by them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
+  const sigset_t stop_signals = stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
@@ -146,22 +152,28 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   fmt::print(stderr, "Serving HTTP on http://{}/\n", server->address());
   std::fflush(stderr);
 
+  await_stop_signal("no new connections", o.shutdown_timeout);
+  server->stop();
+  return drain_exit(server->wait(grace_ms), o.shutdown_timeout);
+}
+
+void await_stop_signal(const char* what, const std::string& shutdown_timeout) {
+  const sigset_t stop_signals = stop_signal_set();
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  spdlog::info("{}: no new connections; finishing the requests in progress (at most {})", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-               o.shutdown_timeout);
-  server->stop();
-  const uint64_t cut = server->wait(grace_ms);
-  if (cut > 0) {
-    fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
-               o.shutdown_timeout);
-    // Their guests may still run on the server's threads (one spinning with no
-    // --request-timeout): end now, as run does, rather than tear the process down under them.
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::_exit(kExitFailure);
-  }
-  return 0;
+  spdlog::info("{}: {}; finishing the requests in progress (at most {})", sig == SIGTERM ? "SIGTERM" : "SIGINT", what,
+               shutdown_timeout);
+}
+
+int drain_exit(uint64_t cut, const std::string& shutdown_timeout) {
+  if (cut == 0) return 0;
+  fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
+             shutdown_timeout);
+  // Their work may still run on the server's threads (a guest spinning with no
+  // --request-timeout): end now, as run does, rather than tear the process down under them.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::_exit(kExitFailure);
 }
 
 #ifndef WASINN_HAVE_OIP

@@ -38,6 +38,13 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
 // shutdown, access log, metrics, models) for the protocol's server, src/oip_server/.
 int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common);
 
+// Both modes' stop: waits for the SIGTERM or SIGINT serve_command blocked, and logs that the
+// requests in progress are being finished (`what` says what the server stops taking first).
+void await_stop_signal(const char* what, const std::string& shutdown_timeout);
+// The drain's exit code: 0 when no request was cut; otherwise says how many were and ends the
+// process at once (their work may still run on the server's threads).
+int drain_exit(uint64_t cut, const std::string& shutdown_timeout);
+
 // One access-log line: text for people, JSON (one object per line) for machines.
 std::string access_line(const wasinn::RequestRecord& r, bool json);
 
