@@ -65,6 +65,38 @@ TEST(OipServerJson, DecodesBinaryTail) {
   EXPECT_EQ(r.inputs[1].data[0], 5);
 }
 
+// Flat "data" arrays are read by the fast path (json_fast_data.h); what it reads must equal the
+// general reading, and what the general reading refuses stays refused.
+TEST(OipServerJson, FastDataReadsAsTheGeneralPath) {
+  std::vector<std::string> tokens = {"1e2", "-0", "3", "4.5e-1", "16777217", "-1.5E+3"};
+  for (int i = 0; i < 1000; ++i) tokens.push_back(std::to_string(i * 0.37 - 100.0));
+  std::string data;
+  for (size_t i = 0; i < tokens.size(); ++i) data += (i ? ", " : "") + tokens[i];
+  const std::string body = R"({"inputs":[{"name":"x","datatype":"FP32","shape":[)" + std::to_string(tokens.size()) +
+                           R"(],"data":[ )" + data + R"( ]}]})";
+  oip::InferRequest r;
+  ASSERT_FALSE(oip::decode_infer_request_json(body, {}, r));
+  const auto got = floats(r.inputs[0].data);
+  ASSERT_EQ(got.size(), tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) EXPECT_EQ(got[i], static_cast<float>(std::stod(tokens[i]))) << tokens[i];
+  EXPECT_FALSE(std::signbit(got[1]));  // "-0" is the integer 0, as nlohmann reads it
+  for (const char* bad : {
+           // a "data" array that is no input's: the general reading refuses the structured parameter
+           R"({"parameters":{"data":[1,2]},"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]})",
+           // past a double's range, and an integer type given a fraction
+           R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e999]}]})",
+           R"({"inputs":[{"name":"x","datatype":"INT32","shape":[2],"data":[1,2.5]}]})",
+           // too few and too many elements
+           R"({"inputs":[{"name":"x","datatype":"FP32","shape":[3],"data":[1,2]}]})",
+           R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1,2]}]})",
+       }) {
+    oip::InferRequest r;
+    const sdk::Error e = oip::decode_infer_request_json(bad, {}, r);
+    EXPECT_TRUE(e) << bad;
+    EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << bad;
+  }
+}
+
 TEST(OipServerJson, RefusesMalformedRequests) {
   const std::string eight(8, '\0');
   struct Case {
