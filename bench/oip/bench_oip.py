@@ -307,6 +307,23 @@ def ratio(a, b):
     return f"{a['throughput'] / b['throughput']:.2f}"
 
 
+def ort_versions(args):
+    """ONNX Runtime's version in wasinn's plugin (the library it links) and in each venv."""
+    out = {}
+    lib = os.path.join(args.backend_dir, "libwasinn_backend_onnxruntime.so")
+    ldd = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
+    m = re.search(r"libonnxruntime\.so\S* => (\S+)", ldd)
+    if m:
+        v = re.search(r"\.so\.(\d+\.\d+\.\d+)$", os.path.realpath(m.group(1)))
+        out["wasinn"] = v.group(1) if v else "?"
+    for kind in ("triton", "mlserver"):
+        python = os.path.join(remote_servers.venv(kind) or "", "bin", "python")
+        if os.path.exists(python):
+            out[kind] = subprocess.run([python, "-c", "import onnxruntime; print(onnxruntime.__version__)"],
+                                       capture_output=True, text=True).stdout.strip() or "?"
+    return out
+
+
 def cpu_name():
     for line in open("/proc/cpuinfo"):
         if line.startswith("model name"):
@@ -314,7 +331,7 @@ def cpu_name():
     return platform.processor()
 
 
-def markdown(run, args, wasinn_version):
+def markdown(run, args, wasinn_version, ort):
     by = {(r["server"], r["model"], r["protocol"], r["concurrency"]): r for r in run["results"]}
     v = run["versions"]
     batch = ("off: every request computed alone" if run["batching"] == "off" else
@@ -323,9 +340,10 @@ def markdown(run, args, wasinn_version):
     lines = [
         f"Dynamic batching {batch}. {run['date']}; {os.cpu_count()} × {cpu_name()}, shared with other "
         f"jobs (load average before {' '.join(run['load_before'])}, after {' '.join(run['load_after'])}); "
-        f"perf_analyzer runs on the same cores. `{wasinn_version}` (ONNX Runtime C API) against "
-        f"Triton {v.get('triton', '?')} (nvidia-pytriton 0.7.0, ONNX Runtime's Python API) and "
-        f"MLServer {v.get('mlserver', '?')} (a custom runtime over ONNX Runtime's Python API). Each server: "
+        f"perf_analyzer runs on the same cores. `{wasinn_version}` (ONNX Runtime {ort.get('wasinn', '?')}, C API) "
+        f"against Triton {v.get('triton', '?')} (nvidia-pytriton 0.7.0; onnxruntime {ort.get('triton', '?')}, "
+        f"Python API) and MLServer {v.get('mlserver', '?')} (a custom runtime; onnxruntime "
+        f"{ort.get('mlserver', '?')}, Python API). Each server: "
         f"{args.instances} computes at once, {args.intra_op_threads} ORT thread each. perf_analyzer "
         f"2.51.0, sync clients, {args.window_ms} ms windows until 3 are within {args.stability}% "
         "(\\*: not stable within the trials; the loose bound's number). Throughput in inferences/s, "
@@ -358,9 +376,9 @@ def main():
     p.add_argument("--instances", type=int, default=os.cpu_count() or 2,
                    help="computes at once in every server (default: the machine's cores)")
     p.add_argument("--intra-op-threads", type=int, default=1)
-    p.add_argument("--window-ms", type=int, default=2000)
+    p.add_argument("--window-ms", type=int, default=1500)
     p.add_argument("--stability", type=int, default=30)
-    p.add_argument("--max-trials", type=int, default=5)
+    p.add_argument("--max-trials", type=int, default=4)
     p.add_argument("--max-batch-size", type=int, default=32)
     p.add_argument("--max-queue-delay-us", type=int, default=500)
     p.add_argument("--json", help="raw results to this file")
@@ -386,7 +404,8 @@ def main():
     t0 = time.time()
     runs = [run_mode(args, b) for b in modes]
     log(f"done in {time.time() - t0:.0f} s")
-    sections = {f"oip-batching-{r['batching']}": markdown(r, args, wasinn_version) for r in runs}
+    ort = ort_versions(args)
+    sections = {f"oip-batching-{r['batching']}": markdown(r, args, wasinn_version, ort) for r in runs}
     for name, body in sections.items():
         print(f"\n### {name}\n\n{body}")
     if args.json:
