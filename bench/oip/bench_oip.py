@@ -180,6 +180,17 @@ def check_answer(server, model, fixtures):
         raise RuntimeError(f"{server.kind} answered {model['name']} wrongly: max |diff| {worst} > {tol}")
 
 
+def executions(server, model):
+    """(inferences, executions) from Triton's statistics extension, or None (MLServer has none):
+    with batching on, fewer executions than inferences show that requests were batched."""
+    try:
+        stats = http_json(f"http://127.0.0.1:{server.http_port}/v2/models/{model['name']}/stats")
+        s = stats["model_stats"][0]
+        return int(s["inference_count"]), int(s["execution_count"])
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
 def known_input(model, fixtures):
     """(data, shape, expected answer, tolerance) of one row of the model."""
     if model["fixture"] == "tiny":
@@ -278,6 +289,13 @@ def run_mode(args, batching):
                         if "throughput" in r else f"FAILED: {r['error']}")
                 log(f"[{i}/{len(points)}] {m['name']} {PROTOCOLS[protocol]} c={c} {kind}: {said}")
         versions = {k: s.version for k, s in servers.items()}
+        counts = {}
+        for kind, s in servers.items():
+            for m in models:
+                c = executions(s, m)
+                if c:
+                    counts[f"{kind}/{m['name']}"] = c
+                    log(f"{kind} {m['name']}: {c[0]} inferences in {c[1]} executions")
     finally:
         for s in servers.values():
             s.stop()
@@ -285,6 +303,7 @@ def run_mode(args, batching):
             shutil.rmtree(workdir, ignore_errors=True)
     load_after = open("/proc/loadavg").read().split()[:3]
     return {"batching": mode, "models": models, "results": results, "versions": versions, "idle_cpu": idle,
+            "executions": counts,
             "load_before": load_before, "load_after": load_after,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
@@ -359,6 +378,9 @@ def markdown(run, args, wasinn_version, ort):
                 w, t, ml = (by.get((k, m["name"], p, c)) for k in SERVERS)
                 lines.append(f"| {m['name']} | {PROTOCOLS[p]} | {c} | {fmt_rate(w)} | {fmt_p99(w)} | {fmt_rate(t)} | "
                              f"{fmt_p99(t)} | {fmt_rate(ml)} | {fmt_p99(ml)} | {ratio(w, t)} | {ratio(w, ml)} |")
+    if run["executions"]:
+        lines += ["", "Inferences in executions over the whole run (Triton's statistics; MLServer has none): " +
+                  "; ".join(f"{k} {i} in {e}" for k, (i, e) in sorted(run["executions"].items())) + "."]
     return "\n".join(lines) + "\n"
 
 
