@@ -1,7 +1,8 @@
 // `wasinn serve --oip-http/--oip-grpc`: the registered models behind the Open Inference
-// Protocol (src/oip_server/). No component and no Wasmtime engine: the environment is built
-// from the same HostOptions a Host would take (engine/host_environment: engine-free), so every
-// model flag, backend option and limit means what it means for `run` and `serve`.
+// Protocol (src/oip_server/), and --pipeline's components in front of them. The environment is
+// built from the same HostOptions a Host would take (engine/host_environment: engine-free), so
+// every model flag, backend option and limit means what it means for `run` and `serve`; a
+// Wasmtime engine exists only for the pipelines (engine/component_pipeline).
 
 #include <cstdio>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/metrics_endpoint.h"
+#include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
 #include "core/prometheus_text.h"
 #include "engine/host_environment.h"
@@ -69,9 +71,14 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   if (!o.model_repository.empty())
     if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository); !added)
       throw UsageError(added.error().detail);
-  if (env->models().list().empty())
+  wasinn::PipelineOptions pipeline_options;
+  pipeline_options.max_memory_bytes = o.guest.host.max_memory_bytes;
+  if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout, 1);
+  pipeline_options.max_idle = o.workers ? o.workers : std::max(1u, std::thread::hardware_concurrency());
+  options.pipelines = open_pipelines(o.pipelines, env, pipeline_options);
+  if (env->models().list().empty() && options.pipelines.empty())
     throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
-                     "-S nn-graph, --nn-remote or the config file");
+                     "-S nn-graph, --nn-remote or the config file, or give a --pipeline");
 
   auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
   if (!server) {

@@ -93,6 +93,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                     "With --oip-*: serve every model of DIR, laid out as Triton's DIR/NAME/VERSION/model.* (the highest "
                     "VERSION; optional DIR/NAME/config.json: encoding, target, config)")
       ->type_name("DIR");
+  serve->add_option("--pipeline", o.pipelines,
+                    "With --oip-*: serve the component COMPONENT as the model NAME, a pipeline in front of the "
+                    "registered models (it exports wasinn:pipeline/model, wit/wasinn-pipeline, and reaches the models "
+                    "with wasi:nn's load-by-name); repeatable")
+      ->type_name("NAME=COMPONENT");
 }
 
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
@@ -108,6 +113,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     return oip_serve_command(o, common);
   }
   if (!o.model_repository.empty()) throw UsageError("--model-repository is for --oip-http/--oip-grpc");
+  if (!o.pipelines.empty()) throw UsageError("--pipeline is for --oip-http/--oip-grpc");
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;

@@ -22,6 +22,8 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
     // Idle contexts kept: one per worker is what the workers can use at once.
     models_[m.name] = std::make_shared<ServedModel>(env_, m.name, version, config, options_.workers);
   }
+  for (const auto& [name, pipeline] : options_.pipelines)
+    models_[name] = std::make_shared<ServedModel>(env_, name, pipeline);
   for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -87,6 +89,8 @@ Status ModelSet::load_all() {
     e.detail = fmt::format("model '{}': {}", m.name, e.detail);
     return e;
   }
+  for (const auto& [name, pipeline] : options_.pipelines)
+    if (Status loaded = models_.at(name)->load(); !loaded) return loaded;
   return {};
 }
 

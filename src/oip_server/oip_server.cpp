@@ -29,7 +29,7 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
   std::unique_ptr<OipServer> s(new OipServer());
   s->env_ = env;
   const size_t workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  s->models_ = std::make_unique<ModelSet>(env, ModelSetOptions{workers, options.max_queue, options.repository});
+  s->models_ = std::make_unique<ModelSet>(env, ModelSetOptions{workers, options.max_queue, options.repository, options.pipelines});
   if (Status loaded = s->models_->load_all(); !loaded) return loaded.take_error();
   s->context_.reset(new ServerContext{*s->models_, options.max_request_bytes, options.on_request, s->metrics_});
   if (!options.http_address.empty()) {

@@ -32,6 +32,8 @@ struct OipServerOptions {
   std::function<void(const RequestRecord&)> on_request;  // the access log; any thread
   // --model-repository's models: version and graph config by name (add_repository_models).
   std::map<std::string, std::pair<std::string, std::string>> repository;
+  // Pipelines (pipeline.h) served as models, by name.
+  std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
 };
 
 // Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, and their versions

@@ -22,6 +22,7 @@
 #include "core/nn_session.h"
 #include "infer_request.h"
 #include "oip_types.h"
+#include "oip_server/pipeline.h"
 
 namespace wasinn::oip_server {
 
@@ -60,6 +61,8 @@ class ServedModel {
  public:
   ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version, std::string config,
               size_t max_idle);
+  // A pipeline served as a model (version "1"): described by it, computed by it.
+  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::shared_ptr<Pipeline> pipeline);
 
   const std::string& name() const { return name_; }
   const std::string& version() const { return version_; }
@@ -92,6 +95,8 @@ class ServedModel {
   Result<Runner> take_runner(bool fresh);
   void give_back(Runner runner);
   Status check_inputs(const oip::InferRequest& request) const;
+  // The request's outputs (all, or those it names) from what the compute gave.
+  Result<InferAnswer> select_outputs(const oip::InferRequest& request, std::vector<NamedTensor> tensors) const;
   std::shared_ptr<const Graph> runner_graph() const;
   struct Timing {
     uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
@@ -100,6 +105,7 @@ class ServedModel {
   void count(bool ok, uint64_t ns, const Timing& t);
 
   std::shared_ptr<NnEnvironment> env_;
+  const std::shared_ptr<Pipeline> pipeline_;  // null: a registered model's graph
   const std::string name_, version_, config_;
   const size_t max_idle_;
   mutable std::mutex mu_;
