@@ -68,14 +68,19 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   auto wired = wasinn::make_environment(o.guest.host);
   if (!wired) throw UsageError(wired.error().detail);
   std::shared_ptr<wasinn::NnEnvironment> env = wired->env;
-  if (!o.model_repository.empty())
-    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository); !added)
+  std::vector<std::string> pipelines = o.pipelines;  // NAME=COMPONENT, the repository's model.wasm too
+  if (!o.model_repository.empty()) {
+    std::map<std::string, std::filesystem::path> found;
+    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository, found);
+        !added)
       throw UsageError(added.error().detail);
+    for (const auto& [name, path] : found) pipelines.push_back(name + "=" + path.string());
+  }
   wasinn::PipelineOptions pipeline_options;
   pipeline_options.max_memory_bytes = o.guest.host.max_memory_bytes;
   if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout, 1);
   pipeline_options.max_idle = o.workers ? o.workers : std::max(1u, std::thread::hardware_concurrency());
-  options.pipelines = open_pipelines(o.pipelines, env, pipeline_options);
+  options.pipelines = open_pipelines(pipelines, env, pipeline_options);
   if (env->models().list().empty() && options.pipelines.empty())
     throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
                      "-S nn-graph, --nn-remote or the config file, or give a --pipeline");

@@ -75,6 +75,11 @@ Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir) 
                                                      model_dir.string()));
     m.version = std::to_string(*best);
     const fs::path version_dir = model_dir / m.version;
+    if (fs::is_regular_file(version_dir / "model.wasm", ec)) {
+      m.pipeline = version_dir / "model.wasm";
+      out.push_back(std::move(m));
+      continue;
+    }
     auto files = resolve_model_files(std::span(&version_dir, 1), m.model.encoding);
     if (!files) {
       Error e = files.take_error();

@@ -1,5 +1,6 @@
 // `--model-repository DIR`: Triton's layout, DIR/NAME/VERSION/model.* (VERSION a number; the
-// highest is served, as Triton's default version policy), with an optional DIR/NAME/config.json:
+// highest is served, as Triton's default version policy; a model.wasm there is a pipeline
+// component, served as --pipeline NAME=... is), with an optional DIR/NAME/config.json:
 //   {"encoding": "onnx", "target": "cpu", "config": {...}}
 // encoding and target as --nn-preload takes them (default: autodetect from the files, cpu);
 // config: the graph config handed to the backend at load (a JSON object or string), as a
@@ -19,6 +20,7 @@ struct RepositoryModel {
   NamedModel model;    // registered under its directory's name
   std::string version;  // the VERSION directory served
   std::string config;   // the graph config, "" for none
+  std::filesystem::path pipeline;  // VERSION/model.wasm: a pipeline component (model is unused)
 };
 
 // One entry per model directory; a directory that is not a model (no numeric version with a

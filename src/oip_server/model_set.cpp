@@ -22,8 +22,11 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
     // Idle contexts kept: one per worker is what the workers can use at once.
     models_[m.name] = std::make_shared<ServedModel>(env_, m.name, version, config, options_.workers);
   }
-  for (const auto& [name, pipeline] : options_.pipelines)
-    models_[name] = std::make_shared<ServedModel>(env_, name, pipeline);
+  for (const auto& [name, pipeline] : options_.pipelines) {
+    auto it = options_.repository.find(name);
+    models_[name] = std::make_shared<ServedModel>(env_, name, it == options_.repository.end() ? "1" : it->second.first,
+                                                  pipeline);
+  }
   for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
 }
 

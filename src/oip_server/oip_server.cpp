@@ -10,11 +10,16 @@
 namespace wasinn::oip_server {
 
 Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
-                             std::map<std::string, std::pair<std::string, std::string>>& repository) {
+                             std::map<std::string, std::pair<std::string, std::string>>& repository,
+                             std::map<std::string, std::filesystem::path>& pipelines) {
   auto found = scan_model_repository(dir);
   if (!found) return found.take_error();
   for (auto& m : *found) {
     repository[m.model.name] = {m.version, m.config};
+    if (!m.pipeline.empty()) {
+      pipelines[m.model.name] = m.pipeline;
+      continue;
+    }
     const std::string name = m.model.name;
     if (Status added = env.models().add(std::move(m.model)); !added) {
       Error e = added.take_error();

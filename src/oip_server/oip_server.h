@@ -37,9 +37,11 @@ struct OipServerOptions {
 };
 
 // Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, and their versions
-// and configs in *repository.
+// and configs in *repository; the pipeline components (model.wasm) go to *pipelines instead, for
+// the caller to open.
 Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
-                             std::map<std::string, std::pair<std::string, std::string>>& repository);
+                             std::map<std::string, std::pair<std::string, std::string>>& repository,
+                             std::map<std::string, std::filesystem::path>& pipelines);
 
 class OipServer {
  public:

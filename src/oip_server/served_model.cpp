@@ -65,8 +65,10 @@ ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, s
     : env_(std::move(env)), name_(std::move(name)), version_(std::move(version)), config_(std::move(config)),
       max_idle_(max_idle) {}
 
-ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::shared_ptr<Pipeline> pipeline)
-    : env_(std::move(env)), pipeline_(std::move(pipeline)), name_(std::move(name)), version_("1"), max_idle_(0) {}
+ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
+                         std::shared_ptr<Pipeline> pipeline)
+    : env_(std::move(env)), pipeline_(std::move(pipeline)), name_(std::move(name)), version_(std::move(version)),
+      max_idle_(0) {}
 
 Status ServedModel::load() {
   {

@@ -61,8 +61,9 @@ class ServedModel {
  public:
   ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version, std::string config,
               size_t max_idle);
-  // A pipeline served as a model (version "1"): described by it, computed by it.
-  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::shared_ptr<Pipeline> pipeline);
+  // A pipeline served as a model: described by it, computed by it.
+  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
+              std::shared_ptr<Pipeline> pipeline);
 
   const std::string& name() const { return name_; }
   const std::string& version() const { return version_; }

@@ -7,14 +7,18 @@ through wasi:nn, softmax, top 5 out) and pipeline_faults (refuses, fails, traps,
 wrongly on request). Triton's Python client (HTTP and gRPC) checks the pipeline's metadata and
 config, that its top 5 equal the same steps done with numpy and ONNX Runtime's Python API on the
 same image, concurrent requests, the request checks, and that a guest's failure is the protocol's
-error and never the server's end. Then the start-time errors of --pipeline.
+error and never the server's end. Then the start-time errors of --pipeline, and a pipeline from a
+--model-repository (NAME/VERSION/model.wasm).
 
   pipeline_test.py --wasinn build/bin/wasinn --backend-dir ... --fixtures ~/.cache/wasinn/fixtures --guests build/guests
 """
 import argparse
 import concurrent.futures
 import os
+import re
+import shutil
 import subprocess
+import tempfile
 import sys
 import unittest
 
@@ -202,13 +206,27 @@ class StartErrors(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--pipeline is for --oip-http/--oip-grpc", r.stderr)
 
-    def test_a_pipeline_alone_is_enough_to_serve(self):
-        r = subprocess.Popen([ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--backend-dir", ARGS.backend_dir,
-                              "--pipeline", f"faults={guest('pipeline_faults')}"], stderr=subprocess.PIPE, text=True)
-        line = r.stderr.readline()
-        r.terminate()
-        r.wait(timeout=60)
-        self.assertIn("(1 model)", line)
+    def test_a_repository_pipeline_alone_is_enough_to_serve(self):
+        repo = tempfile.mkdtemp(prefix="wasinn-pipeline-repo-")
+        try:
+            os.makedirs(os.path.join(repo, "faults", "2"))
+            shutil.copy(guest("pipeline_faults"), os.path.join(repo, "faults", "2", "model.wasm"))
+            r = subprocess.Popen([ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--backend-dir", ARGS.backend_dir,
+                                  "--model-repository", repo], stderr=subprocess.PIPE, text=True)
+            try:
+                line = r.stderr.readline()
+                self.assertIn("(1 model)", line)
+                c = httpclient.InferenceServerClient(url=re.search(r"http://([^/]+)/v2", line).group(1))
+                m = c.get_model_metadata("faults")
+                self.assertEqual((m["platform"], m["versions"]), ("wasinn_pipeline", ["2"]))
+                i = httpclient.InferInput("mode", [1], "INT32")
+                i.set_data_from_numpy(np.array([0], np.int32))
+                self.assertEqual(int(c.infer("faults", [i], model_version="2").as_numpy("echo")[0]), 0)
+            finally:
+                r.terminate()
+                r.wait(timeout=60)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
 
 
 def main():
