@@ -150,15 +150,16 @@ Result<BatchedOutputs> DynamicBatcher::take(Ticket& ticket) {
       ticket.item_.reset();  // taken: nothing to leave
       return out;
     }
-    if (mine.state == Item::State::queued && !gathering_) {
-      // This worker gathers the next batch (the oldest request's, which may not hold this one's
-      // rows: then it computes that batch and comes back for its own).
+    // This worker gathers the next batch: the oldest request's, which may not hold this one's
+    // rows (it then comes back for its own). It also does so while another worker computes its
+    // rows: a worker that only waited would leave a batch's compute alone on the machine.
+    if (!gathering_ && !queue_.empty()) {
       gathering_ = true;
       auto batch = gather(lock);
       gathering_ = false;
       lock.unlock();
       cv_.notify_all();  // another worker may gather the next batch while this one computes
-      run(batch);
+      if (!batch.empty()) run(batch);
       lock.lock();
       continue;
     }
@@ -167,9 +168,9 @@ Result<BatchedOutputs> DynamicBatcher::take(Ticket& ticket) {
 }
 
 std::vector<std::shared_ptr<DynamicBatcher::Item>> DynamicBatcher::gather(std::unique_lock<std::mutex>& lock) {
-  // The caller's own item is queued and only its owner removes it, so the queue is not empty.
   // Wait for a full batch of the oldest request's kind, or until it has waited max_queue_delay_us.
   for (;;) {
+    if (queue_.empty()) return {};  // every request left while this worker waited
     const Item& oldest = *queue_.front();
     const auto deadline = oldest.arrived + std::chrono::microseconds(options_.max_queue_delay_us);
     uint64_t rows = 0;

@@ -6,8 +6,8 @@
 // every dimension but the first), up to max_batch_size rows, after waiting up to
 // max_queue_delay_us from the oldest's arrival for more; it concatenates them along dimension 0,
 // computes once (the Compute given at construction, on that worker) and splits every output back
-// by each request's rows. One worker gathers at a time; the others wait for their rows or for
-// their turn to gather, and gathering the next batch overlaps the previous one's compute.
+// by each request's rows. One worker gathers at a time; a worker whose rows are in another's
+// batch gathers and computes the next one meanwhile, so batches compute side by side.
 // Thread-safe. The batcher owns its queue; a request owns its Ticket, which must not outlive the
 // batcher, and the inputs it joined with must outlive the Ticket.
 #pragma once
