@@ -250,4 +250,33 @@ TEST(DynamicBatcher, ManyThreadsShareFewerComputes) {
   EXPECT_EQ(batcher.queued(), 0u);
 }
 
+TEST(DynamicBatcher, DroppedTicketsLeaveOrWaitForTheirBatch) {
+  // Half the requests are refused by the pool after joining (their ticket is dropped untaken)
+  // while the other half gather and compute: nobody waits forever, nothing is left queued.
+  FakeModel model;
+  auto batcher = model.make({8, 2'000, 0});
+  const Rows r(1, 4, 5);
+  std::atomic<int> right{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 32; ++i)
+    threads.emplace_back([&, i] {
+      const NamedInput in = r.input("x");
+      auto t = batcher.join(std::span(&in, 1));
+      if (i % 2) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100 * (i % 5)));
+        t = {};
+        return;
+      }
+      if (auto got = batcher.take(t); got && floats(output(got->tensors, "y").tensor) == std::vector<float>(4, 6.f))
+        ++right;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(right.load(), 16);
+  EXPECT_EQ(batcher.queued(), 0u);
+  uint64_t computed = 0;
+  for (const auto& e : model.executions) computed += e.requests;
+  EXPECT_GE(computed, 16u);
+  EXPECT_LE(computed, 32u);
+}
+
 }  // namespace
