@@ -4,8 +4,12 @@
 // every model flag, backend option and limit means what it means for `run` and `serve`; a
 // Wasmtime engine exists only for the pipelines (engine/component_pipeline).
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,6 +18,7 @@
 #include "cli/metrics_endpoint.h"
 #include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
+#include "core/near_names.h"
 #include "core/prometheus_text.h"
 #include "engine/host_environment.h"
 #include "oip_server/oip_server.h"
@@ -36,6 +41,42 @@ std::string oip_address(const std::string& given, const char* flag, int default_
     throw UsageError(fmt::format("{} '{}': expected HOST[:PORT] with a port from 0 to 65535, e.g. 0.0.0.0:{} or "
                                  "127.0.0.1:0 (any free port)", flag, given, default_port));
   return addr;
+}
+
+// --dynamic-batching NAME=MAX_BATCH[:DELAY_US] into `batching`, over what a repository's
+// config.json asked; a usage error names a model that is not registered, or a bad number.
+void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnvironment& env,
+                            std::map<std::string, wasinn::oip_server::BatchingOptions>& batching) {
+  std::vector<std::string> names;
+  for (const auto& m : env.models().list()) names.push_back(m.name);
+  std::set<std::string> seen;
+  for (const std::string& entry : given) {
+    auto bad = [&](const std::string& why) {
+      return UsageError(fmt::format("--dynamic-batching '{}': {}", entry, why));
+    };
+    const auto eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw bad("expected NAME=MAX_BATCH[:DELAY_US], e.g. digits=16:2000 (16 rows, 2 ms)");
+    const std::string name = entry.substr(0, eq), numbers = entry.substr(eq + 1);
+    const auto colon = numbers.find(':');
+    auto number = [&](const std::string& text, const char* what, uint64_t lo, uint64_t hi) {
+      uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < lo || n > hi)
+        throw bad(fmt::format("{} '{}' is not a whole number from {} to {}", what, text, lo, hi));
+      return n;
+    };
+    wasinn::oip_server::BatchingOptions b;
+    b.max_batch_size = static_cast<uint32_t>(
+        number(numbers.substr(0, colon), "MAX_BATCH", 1, wasinn::oip_server::kMaxBatchSize));
+    if (colon != std::string::npos)
+      b.max_queue_delay_us = number(numbers.substr(colon + 1), "DELAY_US", 0, wasinn::oip_server::kMaxQueueDelayUs);
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw bad(fmt::format("no model '{}' is registered{} (the models: {})", name, wasinn::did_you_mean(name, names),
+                            fmt::join(names, ", ")));
+    if (!seen.insert(name).second) throw bad(fmt::format("model '{}' is given twice", name));
+    batching[name] = b;
+  }
 }
 
 }  // namespace
@@ -71,7 +112,8 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   std::vector<std::string> pipelines = o.pipelines;  // NAME=COMPONENT, the repository's model.wasm too
   if (!o.model_repository.empty()) {
     std::map<std::string, std::filesystem::path> found;
-    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository, found);
+    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository, found,
+                                                               &options.batching);
         !added)
       throw UsageError(added.error().detail);
     for (const auto& [name, path] : found) pipelines.push_back(name + "=" + path.string());
@@ -84,6 +126,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   if (env->models().list().empty() && options.pipelines.empty())
     throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
                      "-S nn-graph, --nn-remote or the config file, or give a --pipeline");
+  apply_dynamic_batching(o.dynamic_batching, *env, options.batching);
 
   auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
   if (!server) {

@@ -32,6 +32,8 @@ struct ModelSetOptions {
   std::map<std::string, std::pair<std::string, std::string>> repository;
   // Pipelines served as models of their own, by name (none may share a registered model's).
   std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
+  // Dynamic batching by model name (--dynamic-batching, a repository's config.json); others: none.
+  std::map<std::string, BatchingOptions> batching;
 };
 
 class ModelSet {

@@ -91,6 +91,11 @@ Status ServedModel::load() {
   }
   auto shared = session.graph(*graph);
   if (!shared) return shared.take_error();
+  if (batcher_)
+    if (Status fits = check_batch_dimension(**shared, batcher_->options()); !fits) {
+      reason_ = fits.error().detail;
+      return fits.take_error();
+    }
   graph_ = std::move(*shared);
   ready_ = true;
   reason_.clear();
@@ -149,6 +154,14 @@ ModelConfigInfo ServedModel::config() const {
     c.inputs.push_back({meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape,
                         graph_ && is_optional_input(graph_->inputs()[i])});
   for (const auto& o : meta.outputs) c.outputs.push_back({o.name, "TYPE_" + o.datatype, o.shape, false});
+  if (batcher_) {
+    // Triton's form of a batching model: the batch dimension is max_batch_size's, not the dims'.
+    c.max_batch_size = batcher_->options().max_batch_size;
+    c.max_queue_delay_us = batcher_->options().max_queue_delay_us;
+    for (auto* list : {&c.inputs, &c.outputs})
+      for (auto& t : *list)
+        if (!t.dims.empty()) t.dims.erase(t.dims.begin());
+  }
   for (auto* list : {&c.inputs, &c.outputs})
     for (auto& t : *list)
       if (t.data_type == "TYPE_BYTES") t.data_type = "TYPE_STRING";  // Triton's name for it
@@ -165,15 +178,85 @@ void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
   (ok ? stats_.success_count : stats_.fail_count) += 1;
   (ok ? stats_.success_ns : stats_.fail_ns) += ns + t.queue_ns;
   stats_.queue_count += 1;
-  stats_.queue_ns += t.queue_ns;
+  stats_.queue_ns += t.queue_ns + t.batch_wait_ns;
   if (t.computed) {
     stats_.compute_count += 1;
     stats_.input_ns += t.input_ns;
     stats_.compute_ns += t.compute_ns;
     stats_.output_ns += t.output_ns;
+    if (!t.batched) {
+      stats_.execution_count += 1;
+      auto& b = stats_.batch_stats[t.batch_size];
+      b.count += 1;
+      b.input_ns += t.input_ns;
+      b.compute_ns += t.compute_ns;
+      b.output_ns += t.output_ns;
+    }
   }
   stats_.last_inference_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+void ServedModel::count_execution(const BatchExecution& batch) {
+  if (!batch.ok) return;  // its requests count as failures
+  std::lock_guard lock(mu_);
+  stats_.execution_count += 1;
+  auto& b = stats_.batch_stats[batch.rows];
+  b.count += 1;
+  b.input_ns += batch.input_ns;
+  b.compute_ns += batch.compute_ns;
+  b.output_ns += batch.output_ns;
+}
+
+void ServedModel::set_batching(BatchingOptions options) {
+  if (!options.enabled()) {
+    batcher_.reset();
+    return;
+  }
+  // A batch computes on a runner of its own, as one request would.
+  auto compute = [this](std::span<const NamedInput> inputs) -> Result<std::vector<NamedTensor>> {
+    auto runner = take_runner(false);
+    if (!runner) return runner.take_error();
+    auto tensors = runner->session->compute_named(runner->context, inputs);
+    give_back(std::move(*runner));
+    return tensors;
+  };
+  batcher_ = std::make_unique<DynamicBatcher>(options, std::move(compute),
+                                              [this](const BatchExecution& b) { count_execution(b); });
+}
+
+DynamicBatcher::Ticket ServedModel::join_batch(const oip::InferRequest& request) {
+  if (!batcher_ || !check_inputs(request)) return {};
+  {
+    std::lock_guard lock(mu_);
+    if (!ready_ || !graph_) return {};
+    for (const auto& [key, value] : request.parameters)
+      if (is_knob(*graph_, key)) return {};  // a context of its own, set for it alone
+  }
+  std::vector<std::vector<uint32_t>> dims(request.inputs.size());
+  std::vector<NamedInput> inputs;
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const auto& in = request.inputs[i];
+    dims[i].assign(in.shape.begin(), in.shape.end());
+    inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
+  }
+  return batcher_->join(inputs);
+}
+
+// The request's rows of its batch's outputs. Its wait for the batch counts as queueing, as
+// Triton counts a dynamic batcher's delay; its compute is the batch's.
+Result<std::vector<NamedTensor>> ServedModel::take_batch(DynamicBatcher::Ticket& ticket, Timing& timing) {
+  const auto asked = Clock::now();
+  auto rows = batcher_->take(ticket);
+  if (!rows) return rows.take_error();
+  const BatchExecution& ex = rows->execution;
+  const uint64_t waited = ns_since(asked);
+  const uint64_t batch_ns = ex.input_ns + ex.compute_ns + ex.output_ns;
+  timing.batch_wait_ns = waited > batch_ns ? waited - batch_ns : 0;
+  timing.input_ns += ex.input_ns;
+  timing.compute_ns = ex.compute_ns;
+  timing.batched = true;
+  return std::move(rows->tensors);
 }
 
 Result<ServedModel::Runner> ServedModel::take_runner(bool fresh) {
@@ -251,7 +334,8 @@ std::shared_ptr<const Graph> ServedModel::runner_graph() const {
   return graph_;
 }
 
-Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns) {
+Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns,
+                                       DynamicBatcher::Ticket* batch) {
   const auto started = Clock::now();
   Timing timing{queue_ns, 0, 0, 0, false};
   if (Status ok = check_inputs(request); !ok) {
@@ -292,7 +376,10 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
     for (const auto& [key, value] : request.parameters)
       if (graph_ && is_knob(*graph_, key)) knobs.emplace_back(key, value);
   }
-  auto runner = take_runner(!knobs.empty());
+  const bool batched = batch && *batch && batcher_;  // join_batch gave it no knobs
+  if (batcher_ && !batched && !request.inputs.empty() && !request.inputs[0].shape.empty())
+    timing.batch_size = static_cast<uint64_t>(request.inputs[0].shape[0]);
+  auto runner = batched ? Result<Runner>(Runner{}) : take_runner(!knobs.empty());
   if (!runner) return failed(runner.take_error());
   for (const auto& [key, value] : knobs)
     if (Status set = runner->session->set_context_property(runner->context, key, value); !set)
@@ -300,10 +387,10 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   const auto compute_started = Clock::now();
   timing.input_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
-  auto tensors = runner->session->compute_named(runner->context, inputs);
+  auto tensors = batched ? take_batch(*batch, timing) : runner->session->compute_named(runner->context, inputs);
   const auto computed = Clock::now();
-  timing.compute_ns = ns_since(compute_started);
-  if (knobs.empty()) give_back(std::move(*runner));
+  if (!batched) timing.compute_ns = ns_since(compute_started);
+  if (knobs.empty() && !batched) give_back(std::move(*runner));
   if (!tensors) return failed(tensors.take_error());
 
   auto selected = select_outputs(request, std::move(*tensors));

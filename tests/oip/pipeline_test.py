@@ -206,6 +206,22 @@ class StartErrors(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--pipeline is for --oip-http/--oip-grpc", r.stderr)
 
+    def test_a_repository_pipeline_cannot_batch(self):
+        repo = tempfile.mkdtemp(prefix="wasinn-pipeline-repo-")
+        try:
+            os.makedirs(os.path.join(repo, "faults", "1"))
+            shutil.copy(guest("pipeline_faults"), os.path.join(repo, "faults", "1", "model.wasm"))
+            with open(os.path.join(repo, "faults", "config.json"), "w") as c:
+                c.write('{"max_batch_size": 4}')
+            r = self.start("--model-repository", repo)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("'faults' is a pipeline (model.wasm): dynamic batching (max_batch_size) is for models", r.stderr)
+            r = self.start("--pipeline", f"p={guest('pipeline_faults')}", "--dynamic-batching", "p=4")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--dynamic-batching", r.stderr)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
+
     def test_a_repository_pipeline_alone_is_enough_to_serve(self):
         repo = tempfile.mkdtemp(prefix="wasinn-pipeline-repo-")
         try:
