@@ -46,6 +46,7 @@ std::string oip_address(const std::string& given, const char* flag, int default_
 // --dynamic-batching NAME=MAX_BATCH[:DELAY_US] into `batching`, over what a repository's
 // config.json asked; a usage error names a model that is not registered, or a bad number.
 void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnvironment& env,
+                            const std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>>& pipelines,
                             std::map<std::string, wasinn::oip_server::BatchingOptions>& batching) {
   std::vector<std::string> names;
   for (const auto& m : env.models().list()) names.push_back(m.name);
@@ -71,6 +72,9 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
         number(numbers.substr(0, colon), "MAX_BATCH", 1, wasinn::oip_server::kMaxBatchSize));
     if (colon != std::string::npos)
       b.max_queue_delay_us = number(numbers.substr(colon + 1), "DELAY_US", 0, wasinn::oip_server::kMaxQueueDelayUs);
+    if (pipelines.count(name))
+      throw bad(fmt::format("'{}' is a pipeline: dynamic batching is for models (batch the model the pipeline calls "
+                            "instead)", name));
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw bad(fmt::format("no model '{}' is registered{} (the models: {})", name, wasinn::did_you_mean(name, names),
                             fmt::join(names, ", ")));
@@ -126,7 +130,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   if (env->models().list().empty() && options.pipelines.empty())
     throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
                      "-S nn-graph, --nn-remote or the config file, or give a --pipeline");
-  apply_dynamic_batching(o.dynamic_batching, *env, options.batching);
+  apply_dynamic_batching(o.dynamic_batching, *env, options.pipelines, options.batching);
 
   auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
   if (!server) {

@@ -218,7 +218,7 @@ class StartErrors(unittest.TestCase):
             self.assertIn("'faults' is a pipeline (model.wasm): dynamic batching (max_batch_size) is for models", r.stderr)
             r = self.start("--pipeline", f"p={guest('pipeline_faults')}", "--dynamic-batching", "p=4")
             self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn("--dynamic-batching", r.stderr)
+            self.assertIn("--dynamic-batching 'p=4': 'p' is a pipeline: dynamic batching is for models", r.stderr)
         finally:
             shutil.rmtree(repo, ignore_errors=True)
 
