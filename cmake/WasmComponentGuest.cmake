@@ -1,4 +1,4 @@
-# wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library|http
+# wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library|http|pipeline
 #                            [WORLD <world>] [FLAGS <flag>...] [OWN_CABI_REALLOC] [EXT])
 # Compiles a C guest with Debian's clang to a core module and makes it a component with
 # scripts/componentize.mjs (jco 1.35.0's wasm-tools, installed by scripts/deps/jco.sh) into
@@ -15,6 +15,9 @@
 #           imports wasi:nn); links http_guest.c (guest/include/wasi_http.h has the imports).
 #           Needs Wasmtime's wasi:http WIT (WASINN_WASI_HTTP_WIT_DIR); without it the guest is
 #           skipped (WASINN_HAVE_HTTP_GUESTS OFF).
+#           pipeline: a reactor with no WASI imports for wasinn:pipeline's world `pipeline`
+#           (wit/wasinn-pipeline: it exports wasinn:pipeline/model and imports wasi:nn; guest/
+#           include/wasinn_pipeline.h has the exports' layouts), WIT 0.2.0-rc-2024-10-28 only.
 #   WORLD   a world of guest/components/worlds.wit or of the version's WIT (default guest-<KIND>).
 #   EXT     the guest imports wasinn:nn-ext@0.1.0 too (wit/wasinn-nn-ext; guest/include/
 #           wasinn_nn_ext_wit.h), KIND command and WIT 0.2.0-rc-2024-10-28 only: the world is
@@ -123,6 +126,15 @@ function(wasinn_add_component_guest)
       set(G_WORLD guest-command-ext)
     endif()
   endif()
+  if(G_KIND STREQUAL "pipeline")
+    if(NOT G_WIT STREQUAL "0.2.0-rc-2024-10-28")
+      message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND pipeline needs WIT 0.2.0-rc-2024-10-28")
+    endif()
+    set(pipeline_wit ${CMAKE_SOURCE_DIR}/wit/wasinn-pipeline/pipeline.wit)
+    set(wit_args --wit ${pipeline_wit} --wit-deps ${wit_file})
+    set(wit_depends ${wit_file} ${pipeline_wit})
+    set(G_WORLD pipeline)
+  endif()
   if(NOT G_WORLD)
     set(G_WORLD guest-${G_KIND})
   endif()
@@ -132,7 +144,7 @@ function(wasinn_add_component_guest)
     set(kind_flags -nostartfiles)
     set(kind_sources ${components_dir}/command_start.c)
     set(adapter command)
-  elseif(G_KIND STREQUAL "library")
+  elseif(G_KIND STREQUAL "library" OR G_KIND STREQUAL "pipeline")
     # A reactor: _initialize (run by the component's start) instead of _start; with no stdio or
     # file use, libc brings in no WASI import (componentize.mjs checks).
     set(kind_flags -mexec-model=reactor)
@@ -151,7 +163,7 @@ function(wasinn_add_component_guest)
     set(extra_wit --wit ${world_file} --wit-deps ${WASINN_WASI_HTTP_WIT_DIR}/deps)
     set(extra_depends ${world_file} ${http_wit_deps})
   else()
-    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND must be command, library or http")
+    message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND must be command, library, http or pipeline")
   endif()
   if(NOT G_OWN_CABI_REALLOC)
     list(APPEND kind_sources ${components_dir}/cabi_realloc.c)

@@ -65,6 +65,7 @@ def steps():
         ("export digits MLP to ONNX", export_onnx.export_digits),
         ("export mobilenet_v2 to ONNX", export_onnx.export_mobilenet_v2),
         ("build tiny ONNX model", onnx_graphs.build_tiny),
+        ("make dynamic-batch variants of tiny and mobilenet_v2", export_onnx.export_batch_variants),
         ("build element-type ONNX models", onnx_graphs.build_types),
         ("build a 64 MiB ONNX model with 16 MiB tensors", onnx_graphs.build_large),
         ("write corrupt models", corrupt.write_corrupt),

@@ -1,17 +1,24 @@
 // `wasinn serve --oip-http/--oip-grpc`: the registered models behind the Open Inference
-// Protocol (src/oip_server/). No component and no Wasmtime engine: the environment is built
-// from the same HostOptions a Host would take (engine/host_environment: engine-free), so every
-// model flag, backend option and limit means what it means for `run` and `serve`.
+// Protocol (src/oip_server/), and --pipeline's components in front of them. The environment is
+// built from the same HostOptions a Host would take (engine/host_environment: engine-free), so
+// every model flag, backend option and limit means what it means for `run` and `serve`; a
+// Wasmtime engine exists only for the pipelines (engine/component_pipeline).
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/metrics_endpoint.h"
+#include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
+#include "core/near_names.h"
 #include "core/prometheus_text.h"
 #include "engine/host_environment.h"
 #include "oip_server/oip_server.h"
@@ -34,6 +41,46 @@ std::string oip_address(const std::string& given, const char* flag, int default_
     throw UsageError(fmt::format("{} '{}': expected HOST[:PORT] with a port from 0 to 65535, e.g. 0.0.0.0:{} or "
                                  "127.0.0.1:0 (any free port)", flag, given, default_port));
   return addr;
+}
+
+// --dynamic-batching NAME=MAX_BATCH[:DELAY_US] into `batching`, over what a repository's
+// config.json asked; a usage error names a model that is not registered, or a bad number.
+void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnvironment& env,
+                            const std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>>& pipelines,
+                            std::map<std::string, wasinn::oip_server::BatchingOptions>& batching) {
+  std::vector<std::string> names;
+  for (const auto& m : env.models().list()) names.push_back(m.name);
+  std::set<std::string> seen;
+  for (const std::string& entry : given) {
+    auto bad = [&](const std::string& why) {
+      return UsageError(fmt::format("--dynamic-batching '{}': {}", entry, why));
+    };
+    const auto eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw bad("expected NAME=MAX_BATCH[:DELAY_US], e.g. digits=16:2000 (16 rows, 2 ms)");
+    const std::string name = entry.substr(0, eq), numbers = entry.substr(eq + 1);
+    const auto colon = numbers.find(':');
+    auto number = [&](const std::string& text, const char* what, uint64_t lo, uint64_t hi) {
+      uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < lo || n > hi)
+        throw bad(fmt::format("{} '{}' is not a whole number from {} to {}", what, text, lo, hi));
+      return n;
+    };
+    wasinn::oip_server::BatchingOptions b;
+    b.max_batch_size = static_cast<uint32_t>(
+        number(numbers.substr(0, colon), "MAX_BATCH", 1, wasinn::oip_server::kMaxBatchSize));
+    if (colon != std::string::npos)
+      b.max_queue_delay_us = number(numbers.substr(colon + 1), "DELAY_US", 0, wasinn::oip_server::kMaxQueueDelayUs);
+    if (pipelines.count(name))
+      throw bad(fmt::format("'{}' is a pipeline: dynamic batching is for models (batch the model the pipeline calls "
+                            "instead)", name));
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw bad(fmt::format("no model '{}' is registered{} (the models: {})", name, wasinn::did_you_mean(name, names),
+                            fmt::join(names, ", ")));
+    if (!seen.insert(name).second) throw bad(fmt::format("model '{}' is given twice", name));
+    batching[name] = b;
+  }
 }
 
 }  // namespace
@@ -66,12 +113,24 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   auto wired = wasinn::make_environment(o.guest.host);
   if (!wired) throw UsageError(wired.error().detail);
   std::shared_ptr<wasinn::NnEnvironment> env = wired->env;
-  if (!o.model_repository.empty())
-    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository); !added)
+  std::vector<std::string> pipelines = o.pipelines;  // NAME=COMPONENT, the repository's model.wasm too
+  if (!o.model_repository.empty()) {
+    std::map<std::string, std::filesystem::path> found;
+    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository, found,
+                                                               &options.batching);
+        !added)
       throw UsageError(added.error().detail);
-  if (env->models().list().empty())
+    for (const auto& [name, path] : found) pipelines.push_back(name + "=" + path.string());
+  }
+  wasinn::PipelineOptions pipeline_options;
+  pipeline_options.max_memory_bytes = o.guest.host.max_memory_bytes;
+  if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout, 1);
+  pipeline_options.max_idle = o.workers ? o.workers : std::max(1u, std::thread::hardware_concurrency());
+  options.pipelines = open_pipelines(pipelines, env, pipeline_options);
+  if (env->models().list().empty() && options.pipelines.empty())
     throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
-                     "-S nn-graph, --nn-remote or the config file");
+                     "-S nn-graph, --nn-remote or the config file, or give a --pipeline");
+  apply_dynamic_batching(o.dynamic_batching, *env, options.pipelines, options.batching);
 
   auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
   if (!server) {

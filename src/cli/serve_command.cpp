@@ -91,8 +91,21 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
   serve->add_option("--model-repository", o.model_repository,
                     "With --oip-*: serve every model of DIR, laid out as Triton's DIR/NAME/VERSION/model.* (the highest "
-                    "VERSION; optional DIR/NAME/config.json: encoding, target, config)")
+                    "VERSION; optional DIR/NAME/config.json: encoding, target, config, max_batch_size, "
+                    "max_queue_delay_us)")
       ->type_name("DIR");
+  serve->add_option("--pipeline", o.pipelines,
+                    "With --oip-*: serve the component COMPONENT as the model NAME, a pipeline in front of the "
+                    "registered models (it exports wasinn:pipeline/model, wit/wasinn-pipeline, and reaches the models "
+                    "with wasi:nn's load-by-name); repeatable")
+      ->type_name("NAME=COMPONENT");
+  serve->add_option("--dynamic-batching", o.dynamic_batching,
+                    "With --oip-*: batch model NAME's requests as Triton's dynamic batcher does: requests that arrive "
+                    "within DELAY_US microseconds of the oldest waiting one (default 0: only those already waiting) "
+                    "are concatenated along dimension 0, up to MAX_BATCH rows (1 to 65536), computed once and split "
+                    "back; the model needs a dynamic dimension 0 on every input and output, else the start fails. "
+                    "Repeatable; overrides the model's config.json; docs/oip-server.md")
+      ->type_name("NAME=MAX_BATCH[:DELAY_US]")->allow_extra_args(false);
 }
 
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
@@ -108,6 +121,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     return oip_serve_command(o, common);
   }
   if (!o.model_repository.empty()) throw UsageError("--model-repository is for --oip-http/--oip-grpc");
+  if (!o.pipelines.empty()) throw UsageError("--pipeline is for --oip-http/--oip-grpc");
+  if (!o.dynamic_batching.empty()) throw UsageError("--dynamic-batching is for --oip-http/--oip-grpc");
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;

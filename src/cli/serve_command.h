@@ -26,6 +26,8 @@ struct ServeCommandOptions {
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;
+  std::vector<std::string> pipelines;  // NAME=COMPONENT
+  std::vector<std::string> dynamic_batching;  // NAME=MAX_BATCH[:DELAY_US], as given
 };
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common);

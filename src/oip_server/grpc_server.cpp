@@ -72,9 +72,10 @@ class Service final : public inference::GRPCInferenceService::Service {
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.detail);
       // On a worker (ModelSet::run), as REST's: one pool, one queue, for both transports.
       grpc::Status status;
+      auto batch = (*m)->join_batch(request);  // dynamic batching: gathers while waiting for a worker
       const auto served = ctx_.models.run([&](uint64_t queue_ns) {
         try {
-          auto answer = (*m)->infer(request, queue_ns);
+          auto answer = (*m)->infer(request, queue_ns, &batch);
           if (!answer) {
             status = to_grpc(answer.error());
             return;
@@ -100,7 +101,9 @@ class Service final : public inference::GRPCInferenceService::Service {
       config->set_name(c.name);
       config->set_platform(c.platform);
       config->set_backend(c.backend);
-      config->set_max_batch_size(0);
+      config->set_max_batch_size(static_cast<int32_t>(c.max_batch_size));
+      if (c.max_batch_size > 0)
+        config->mutable_dynamic_batching()->set_max_queue_delay_microseconds(c.max_queue_delay_us);
       auto type = [](const std::string& name) {
         inference::DataType t = inference::TYPE_INVALID;
         inference::DataType_Parse(name, &t);
@@ -143,7 +146,7 @@ class Service final : public inference::GRPCInferenceService::Service {
         st->set_version(m->version());
         st->set_last_inference(s.last_inference_ms);
         st->set_inference_count(s.success_count);
-        st->set_execution_count(s.compute_count);
+        st->set_execution_count(s.execution_count);
         auto* is = st->mutable_inference_stats();
         is->mutable_success()->set_count(s.success_count);
         is->mutable_success()->set_ns(s.success_ns);
@@ -159,6 +162,13 @@ class Service final : public inference::GRPCInferenceService::Service {
         set(is->mutable_compute_output(), s.compute_count, s.output_ns);
         set(is->mutable_cache_hit(), 0, 0);
         set(is->mutable_cache_miss(), 0, 0);
+        for (const auto& [size, b] : s.batch_stats) {
+          auto* bs = st->add_batch_stats();
+          bs->set_batch_size(size);
+          set(bs->mutable_compute_input(), b.count, b.input_ns);
+          set(bs->mutable_compute_infer(), b.count, b.compute_ns);
+          set(bs->mutable_compute_output(), b.count, b.output_ns);
+        }
       }
       return grpc::Status::OK;
     });

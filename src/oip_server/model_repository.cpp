@@ -28,6 +28,12 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
     return make_error(Errc::invalid_argument, fmt::format("--model-repository: {}: {}", file.string(), what));
   };
   if (!j.is_object()) return bad("not a JSON object");
+  // A whole number within [0, most]: JSON's 16.0 or -1 is not a batch size.
+  auto whole = [&](const nlohmann::json& value, const std::string& key, uint64_t most) -> Result<uint64_t> {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() > most)  // nlohmann: a negative integer is not unsigned
+      return bad(fmt::format("\"{}\" is not a whole number from 0 to {}", key, most));
+    return value.get<uint64_t>();
+  };
   for (const auto& [key, value] : j.items()) {
     if (key == "encoding") {
       const auto e = value.is_string() ? parse_encoding(value.get<std::string>()) : std::nullopt;
@@ -41,10 +47,20 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
       if (value.is_string()) m.config = value.get<std::string>();
       else if (value.is_object()) m.config = value.dump();
       else return bad("\"config\" is neither a JSON object nor a string");
+    } else if (key == "max_batch_size") {
+      auto n = whole(value, key, kMaxBatchSize);
+      if (!n) return n.take_error();
+      m.batching.max_batch_size = static_cast<uint32_t>(*n);
+    } else if (key == "max_queue_delay_us") {
+      auto n = whole(value, key, kMaxQueueDelayUs);
+      if (!n) return n.take_error();
+      m.batching.max_queue_delay_us = *n;
     } else {
-      return bad(fmt::format("unknown key \"{}\" (encoding, target, config)", key));
+      return bad(fmt::format("unknown key \"{}\" (encoding, target, config, max_batch_size, max_queue_delay_us)", key));
     }
   }
+  if (j.contains("max_queue_delay_us") && !m.batching.enabled())
+    return bad("\"max_queue_delay_us\" without a \"max_batch_size\" of 1 or more: dynamic batching is off");
   return {};
 }
 
@@ -75,6 +91,11 @@ Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir) 
                                                      model_dir.string()));
     m.version = std::to_string(*best);
     const fs::path version_dir = model_dir / m.version;
+    if (fs::is_regular_file(version_dir / "model.wasm", ec)) {
+      m.pipeline = version_dir / "model.wasm";
+      out.push_back(std::move(m));
+      continue;
+    }
     auto files = resolve_model_files(std::span(&version_dir, 1), m.model.encoding);
     if (!files) {
       Error e = files.take_error();

@@ -21,6 +21,16 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
     }
     // Idle contexts kept: one per worker is what the workers can use at once.
     models_[m.name] = std::make_shared<ServedModel>(env_, m.name, version, config, options_.workers);
+    if (auto b = options_.batching.find(m.name); b != options_.batching.end()) {
+      BatchingOptions batching = b->second;
+      batching.max_input_bytes = env_->limits().max_tensor_bytes;  // a batch's input is one tensor
+      models_[m.name]->set_batching(batching);
+    }
+  }
+  for (const auto& [name, pipeline] : options_.pipelines) {
+    auto it = options_.repository.find(name);
+    models_[name] = std::make_shared<ServedModel>(env_, name, it == options_.repository.end() ? "1" : it->second.first,
+                                                  pipeline);
   }
   for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
 }
@@ -87,6 +97,8 @@ Status ModelSet::load_all() {
     e.detail = fmt::format("model '{}': {}", m.name, e.detail);
     return e;
   }
+  for (const auto& [name, pipeline] : options_.pipelines)
+    if (Status loaded = models_.at(name)->load(); !loaded) return loaded;
   return {};
 }
 

@@ -30,6 +30,10 @@ struct ModelSetOptions {
   // Versions and graph configs of --model-repository's models, by name; others are version "1"
   // with no config.
   std::map<std::string, std::pair<std::string, std::string>> repository;
+  // Pipelines served as models of their own, by name (none may share a registered model's).
+  std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
+  // Dynamic batching by model name (--dynamic-batching, a repository's config.json); others: none.
+  std::map<std::string, BatchingOptions> batching;
 };
 
 class ModelSet {

@@ -10,11 +10,23 @@
 namespace wasinn::oip_server {
 
 Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
-                             std::map<std::string, std::pair<std::string, std::string>>& repository) {
+                             std::map<std::string, std::pair<std::string, std::string>>& repository,
+                             std::map<std::string, std::filesystem::path>& pipelines,
+                             std::map<std::string, BatchingOptions>* batching) {
   auto found = scan_model_repository(dir);
   if (!found) return found.take_error();
   for (auto& m : *found) {
     repository[m.model.name] = {m.version, m.config};
+    if (!m.pipeline.empty()) {
+      if (m.batching.enabled())
+        return make_error(Errc::invalid_argument,
+                          fmt::format("--model-repository {}: '{}' is a pipeline (model.wasm): dynamic batching "
+                                      "(max_batch_size) is for models; drop it from its config.json",
+                                      dir.string(), m.model.name));
+      pipelines[m.model.name] = m.pipeline;
+      continue;
+    }
+    if (batching && m.batching.enabled()) (*batching)[m.model.name] = m.batching;
     const std::string name = m.model.name;
     if (Status added = env.models().add(std::move(m.model)); !added) {
       Error e = added.take_error();
@@ -29,7 +41,8 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
   std::unique_ptr<OipServer> s(new OipServer());
   s->env_ = env;
   const size_t workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  s->models_ = std::make_unique<ModelSet>(env, ModelSetOptions{workers, options.max_queue, options.repository});
+  s->models_ = std::make_unique<ModelSet>(
+      env, ModelSetOptions{workers, options.max_queue, options.repository, options.pipelines, options.batching});
   if (Status loaded = s->models_->load_all(); !loaded) return loaded.take_error();
   s->context_.reset(new ServerContext{*s->models_, options.max_request_bytes, options.on_request, s->metrics_});
   if (!options.http_address.empty()) {

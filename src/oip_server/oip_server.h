@@ -32,12 +32,19 @@ struct OipServerOptions {
   std::function<void(const RequestRecord&)> on_request;  // the access log; any thread
   // --model-repository's models: version and graph config by name (add_repository_models).
   std::map<std::string, std::pair<std::string, std::string>> repository;
+  // Pipelines (pipeline.h) served as models, by name.
+  std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
+  // Dynamic batching by model name: a repository's config.json, then --dynamic-batching.
+  std::map<std::string, BatchingOptions> batching;
 };
 
-// Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, and their versions
-// and configs in *repository.
+// Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, their versions
+// and configs in *repository, and the dynamic batching their config.json asks for in *batching;
+// the pipeline components (model.wasm) go to *pipelines instead, for the caller to open.
 Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
-                             std::map<std::string, std::pair<std::string, std::string>>& repository);
+                             std::map<std::string, std::pair<std::string, std::string>>& repository,
+                             std::map<std::string, std::filesystem::path>& pipelines,
+                             std::map<std::string, BatchingOptions>* batching = nullptr);
 
 class OipServer {
  public:

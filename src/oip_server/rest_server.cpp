@@ -46,24 +46,32 @@ json config_json(const ModelConfigInfo& c) {
     }
     return a;
   };
-  // max_batch_size 0: the shapes are whole (no batch dimension wasinn adds or removes).
-  return {{"name", c.name},
-          {"platform", c.platform},
-          {"backend", c.backend},
-          {"max_batch_size", 0},
-          {"input", tensors(c.inputs, true)},
-          {"output", tensors(c.outputs, false)},
-          {"instance_group", json::array({{{"name", c.name}, {"kind", "KIND_CPU"}, {"count", 1}}})}};
+  // max_batch_size 0: the shapes are whole; above 0 (dynamic batching), dims leave dimension 0 out.
+  json config = {{"name", c.name},
+                 {"platform", c.platform},
+                 {"backend", c.backend},
+                 {"max_batch_size", c.max_batch_size},
+                 {"input", tensors(c.inputs, true)},
+                 {"output", tensors(c.outputs, false)},
+                 {"instance_group", json::array({{{"name", c.name}, {"kind", "KIND_CPU"}, {"count", 1}}})}};
+  if (c.max_batch_size > 0) config["dynamic_batching"] = {{"max_queue_delay_microseconds", c.max_queue_delay_us}};
+  return config;
 }
 
 json stats_json(const ServedModel& m) {
   const ModelStats s = m.stats();
   auto duration = [](uint64_t count, uint64_t ns) { return json{{"count", count}, {"ns", ns}}; };
+  json batches = json::array();
+  for (const auto& [size, b] : s.batch_stats)
+    batches.push_back({{"batch_size", size},
+                       {"compute_input", duration(b.count, b.input_ns)},
+                       {"compute_infer", duration(b.count, b.compute_ns)},
+                       {"compute_output", duration(b.count, b.output_ns)}});
   return {{"name", m.name()},
           {"version", m.version()},
           {"last_inference", s.last_inference_ms},
           {"inference_count", s.success_count},
-          {"execution_count", s.compute_count},
+          {"execution_count", s.execution_count},
           {"inference_stats",
            {{"success", duration(s.success_count, s.success_ns)},
             {"fail", duration(s.fail_count, s.fail_ns)},
@@ -73,7 +81,7 @@ json stats_json(const ServedModel& m) {
             {"compute_output", duration(s.compute_count, s.output_ns)},
             {"cache_hit", duration(0, 0)},
             {"cache_miss", duration(0, 0)}}},
-          {"batch_stats", json::array()}};
+          {"batch_stats", std::move(batches)}};
 }
 
 // The route of a /v2/models/... path: the model, its version ("" any) and what is asked
@@ -233,9 +241,11 @@ class Handler {
     // The compute and the answer's encoding run on a worker (ModelSet::run): this thread's stack
     // is civetweb's 100 KiB.
     Reply reply;
+    // Dynamic batching: the request waits in its model's batch queue from here, not on a worker.
+    auto batch = (*model)->join_batch(request);
     const auto served = ctx_.models.run([&](uint64_t queue_ns) {
       try {
-        auto answer = (*model)->infer(request, queue_ns);
+        auto answer = (*model)->infer(request, queue_ns, &batch);
         if (!answer) {
           reply = error_reply(answer.error());
           return;

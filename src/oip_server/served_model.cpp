@@ -1,5 +1,6 @@
 #include "oip_server/served_model.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -24,6 +25,34 @@ bool is_knob(const Graph& graph, std::string_view name) {
   return false;
 }
 
+// A pipeline's inputs, which no core rule checks before the guest: every declared one given
+// once, with its declared datatype, and nothing else.
+Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>& declared,
+                             const oip::InferRequest& request) {
+  std::vector<std::string> names;
+  for (const IoInfo& d : declared) names.push_back(d.name);
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const auto& in = request.inputs[i];
+    auto it = std::find(names.begin(), names.end(), in.name);
+    if (it == names.end())
+      return make_error(Errc::invalid_argument, fmt::format("pipeline '{}' has no input '{}' (its inputs: {})", model,
+                                                            in.name, fmt::join(names, ", ")));
+    for (size_t j = 0; j < i; ++j)
+      if (request.inputs[j].name == in.name)
+        return make_error(Errc::invalid_argument, fmt::format("input '{}' is given twice", in.name));
+    const std::string want = oip_datatype(declared[it - names.begin()].type);
+    if (in.datatype != want)
+      return make_error(Errc::invalid_argument, fmt::format("input '{}' has datatype {}; pipeline '{}' takes {}", in.name,
+                                                            in.datatype, model, want));
+  }
+  for (const std::string& n : names) {
+    bool given = false;
+    for (const auto& in : request.inputs) given |= in.name == n;
+    if (!given) return make_error(Errc::invalid_argument, fmt::format("pipeline '{}' needs the input '{}'", model, n));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string oip_datatype(std::optional<TensorType> type) {
@@ -36,10 +65,21 @@ ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, s
     : env_(std::move(env)), name_(std::move(name)), version_(std::move(version)), config_(std::move(config)),
       max_idle_(max_idle) {}
 
+ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
+                         std::shared_ptr<Pipeline> pipeline)
+    : env_(std::move(env)), pipeline_(std::move(pipeline)), name_(std::move(name)), version_(std::move(version)),
+      max_idle_(0) {}
+
 Status ServedModel::load() {
   {
     std::lock_guard lock(mu_);
     if (ready_) return {};
+    if (pipeline_) {  // compiled and described when it was opened: nothing more to load
+      ready_ = true;
+      reason_.clear();
+      ++generation_;
+      return {};
+    }
   }
   // The first runner loads the graph (the registry shares it with every later one).
   NnSession session(env_);
@@ -51,6 +91,11 @@ Status ServedModel::load() {
   }
   auto shared = session.graph(*graph);
   if (!shared) return shared.take_error();
+  if (batcher_)
+    if (Status fits = check_batch_dimension(**shared, batcher_->options()); !fits) {
+      reason_ = fits.error().detail;
+      return fits.take_error();
+    }
   graph_ = std::move(*shared);
   ready_ = true;
   reason_.clear();
@@ -82,6 +127,12 @@ oip::ModelMeta ServedModel::metadata() const {
   oip::ModelMeta m;
   m.name = name_;
   m.versions = {version_};
+  if (pipeline_) {
+    m.platform = "wasinn_pipeline";
+    for (const IoInfo& in : pipeline_->inputs()) m.inputs.push_back({in.name, oip_datatype(in.type), *in.dims});
+    for (const IoInfo& out : pipeline_->outputs()) m.outputs.push_back({out.name, oip_datatype(out.type), *out.dims});
+    return m;
+  }
   if (!graph_) return m;
   m.platform = fmt::format("wasinn_{}", encoding_name(graph_->encoding()));
   for (const IoInfo& in : graph_->inputs())
@@ -98,10 +149,19 @@ ModelConfigInfo ServedModel::config() const {
   ModelConfigInfo c{name_, meta.platform, "", {}, {}};
   std::lock_guard lock(mu_);
   if (graph_) c.backend = std::string(graph_->plugin().name());
+  if (pipeline_) c.backend = "wasinn_pipeline";
   for (size_t i = 0; i < meta.inputs.size(); ++i)
     c.inputs.push_back({meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape,
                         graph_ && is_optional_input(graph_->inputs()[i])});
   for (const auto& o : meta.outputs) c.outputs.push_back({o.name, "TYPE_" + o.datatype, o.shape, false});
+  if (batcher_) {
+    // Triton's form of a batching model: the batch dimension is max_batch_size's, not the dims'.
+    c.max_batch_size = batcher_->options().max_batch_size;
+    c.max_queue_delay_us = batcher_->options().max_queue_delay_us;
+    for (auto* list : {&c.inputs, &c.outputs})
+      for (auto& t : *list)
+        if (!t.dims.empty()) t.dims.erase(t.dims.begin());
+  }
   for (auto* list : {&c.inputs, &c.outputs})
     for (auto& t : *list)
       if (t.data_type == "TYPE_BYTES") t.data_type = "TYPE_STRING";  // Triton's name for it
@@ -118,15 +178,85 @@ void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
   (ok ? stats_.success_count : stats_.fail_count) += 1;
   (ok ? stats_.success_ns : stats_.fail_ns) += ns + t.queue_ns;
   stats_.queue_count += 1;
-  stats_.queue_ns += t.queue_ns;
+  stats_.queue_ns += t.queue_ns + t.batch_wait_ns;
   if (t.computed) {
     stats_.compute_count += 1;
     stats_.input_ns += t.input_ns;
     stats_.compute_ns += t.compute_ns;
     stats_.output_ns += t.output_ns;
+    if (!t.batched) {
+      stats_.execution_count += 1;
+      auto& b = stats_.batch_stats[t.batch_size];
+      b.count += 1;
+      b.input_ns += t.input_ns;
+      b.compute_ns += t.compute_ns;
+      b.output_ns += t.output_ns;
+    }
   }
   stats_.last_inference_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+void ServedModel::count_execution(const BatchExecution& batch) {
+  if (!batch.ok) return;  // its requests count as failures
+  std::lock_guard lock(mu_);
+  stats_.execution_count += 1;
+  auto& b = stats_.batch_stats[batch.rows];
+  b.count += 1;
+  b.input_ns += batch.input_ns;
+  b.compute_ns += batch.compute_ns;
+  b.output_ns += batch.output_ns;
+}
+
+void ServedModel::set_batching(BatchingOptions options) {
+  if (!options.enabled()) {
+    batcher_.reset();
+    return;
+  }
+  // A batch computes on a runner of its own, as one request would.
+  auto compute = [this](std::span<const NamedInput> inputs) -> Result<std::vector<NamedTensor>> {
+    auto runner = take_runner(false);
+    if (!runner) return runner.take_error();
+    auto tensors = runner->session->compute_named(runner->context, inputs);
+    give_back(std::move(*runner));
+    return tensors;
+  };
+  batcher_ = std::make_unique<DynamicBatcher>(options, std::move(compute),
+                                              [this](const BatchExecution& b) { count_execution(b); });
+}
+
+DynamicBatcher::Ticket ServedModel::join_batch(const oip::InferRequest& request) {
+  if (!batcher_ || !check_inputs(request)) return {};
+  {
+    std::lock_guard lock(mu_);
+    if (!ready_ || !graph_) return {};
+    for (const auto& [key, value] : request.parameters)
+      if (is_knob(*graph_, key)) return {};  // a context of its own, set for it alone
+  }
+  std::vector<std::vector<uint32_t>> dims(request.inputs.size());
+  std::vector<NamedInput> inputs;
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const auto& in = request.inputs[i];
+    dims[i].assign(in.shape.begin(), in.shape.end());
+    inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
+  }
+  return batcher_->join(inputs);
+}
+
+// The request's rows of its batch's outputs. Its wait for the batch counts as queueing, as
+// Triton counts a dynamic batcher's delay; its compute is the batch's.
+Result<std::vector<NamedTensor>> ServedModel::take_batch(DynamicBatcher::Ticket& ticket, Timing& timing) {
+  const auto asked = Clock::now();
+  auto rows = batcher_->take(ticket);
+  if (!rows) return rows.take_error();
+  const BatchExecution& ex = rows->execution;
+  const uint64_t waited = ns_since(asked);
+  const uint64_t batch_ns = ex.input_ns + ex.compute_ns + ex.output_ns;
+  timing.batch_wait_ns = waited > batch_ns ? waited - batch_ns : 0;
+  timing.input_ns += ex.input_ns;
+  timing.compute_ns = ex.compute_ns;
+  timing.batched = true;
+  return std::move(rows->tensors);
 }
 
 Result<ServedModel::Runner> ServedModel::take_runner(bool fresh) {
@@ -162,13 +292,23 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
     std::lock_guard lock(mu_);
     graph = graph_;
   }
-  if (!graph) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
+  if (!graph && !pipeline_) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
+  // A graph's input names and types are the core's to check (compute_named); a pipeline's are
+  // checked here, before the guest sees them.
+  const std::vector<IoInfo>& declared_inputs = pipeline_ ? pipeline_->inputs() : graph->inputs();
+  std::vector<std::string> output_names;
+  if (pipeline_) {
+    for (const IoInfo& out : pipeline_->outputs()) output_names.push_back(out.name);
+    if (Status ok = check_pipeline_inputs(name_, declared_inputs, request); !ok) return ok;
+  } else {
+    for (size_t i = 0; i < graph->outputs().size(); ++i) output_names.push_back(output_name(*graph, i));
+  }
   for (const auto& in : request.inputs) {
     if (!oip::from_datatype(in.datatype))
       return make_error(Errc::invalid_argument,
                         fmt::format("input '{}' has datatype {}, which no wasinn backend takes (FP16, FP32, FP64, BF16, "
                                     "UINT8, INT8, INT32, INT64)", in.name, in.datatype));
-    for (const IoInfo& declared : graph->inputs()) {
+    for (const IoInfo& declared : declared_inputs) {
       if (declared.name != in.name || !declared.dims) continue;
       const auto& dims = *declared.dims;
       bool fits = dims.size() == in.shape.size();
@@ -181,17 +321,11 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
       if (d > UINT32_MAX)
         return make_error(Errc::invalid_argument, fmt::format("input '{}' has a dimension of {}", in.name, d));
   }
-  if (!graph->outputs().empty())
-    for (const auto& want : request.outputs) {
-      bool known = false;
-      for (size_t i = 0; !known && i < graph->outputs().size(); ++i) known = output_name(*graph, i) == want.name;
-      if (!known) {
-        std::vector<std::string> names;
-        for (size_t i = 0; i < graph->outputs().size(); ++i) names.push_back(output_name(*graph, i));
+  if (!output_names.empty())
+    for (const auto& want : request.outputs)
+      if (std::find(output_names.begin(), output_names.end(), want.name) == output_names.end())
         return make_error(Errc::invalid_argument, fmt::format("model '{}' has no output '{}' (its outputs: {})", name_,
-                                                              want.name, fmt::join(names, ", ")));
-      }
-    }
+                                                              want.name, fmt::join(output_names, ", ")));
   return {};
 }
 
@@ -200,7 +334,8 @@ std::shared_ptr<const Graph> ServedModel::runner_graph() const {
   return graph_;
 }
 
-Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns) {
+Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns,
+                                       DynamicBatcher::Ticket* batch) {
   const auto started = Clock::now();
   Timing timing{queue_ns, 0, 0, 0, false};
   if (Status ok = check_inputs(request); !ok) {
@@ -214,6 +349,25 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
     dims[i].assign(in.shape.begin(), in.shape.end());
     inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
   }
+  auto failed = [&](Error e) {
+    count(false, ns_since(started), timing);
+    return e;
+  };
+  if (pipeline_) {
+    const auto compute_started = Clock::now();
+    timing.input_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
+    auto tensors = pipeline_->infer(inputs);
+    const auto computed = Clock::now();
+    timing.compute_ns = ns_since(compute_started);
+    if (!tensors) return failed(tensors.take_error());
+    auto answer = select_outputs(request, std::move(*tensors));
+    if (!answer) return failed(answer.take_error());
+    timing.computed = true;
+    timing.output_ns = ns_since(computed);
+    count(true, ns_since(started), timing);
+    return answer;
+  }
   // Parameters naming a knob of the model are set on a context of this request's own.
   // Other parameters (the protocol's own, a client's tags) are not the model's business.
   std::vector<std::pair<std::string, std::string>> knobs;
@@ -222,11 +376,10 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
     for (const auto& [key, value] : request.parameters)
       if (graph_ && is_knob(*graph_, key)) knobs.emplace_back(key, value);
   }
-  auto failed = [&](Error e) {
-    count(false, ns_since(started), timing);
-    return e;
-  };
-  auto runner = take_runner(!knobs.empty());
+  const bool batched = batch && *batch && batcher_;  // join_batch gave it no knobs
+  if (batcher_ && !batched && !request.inputs.empty() && !request.inputs[0].shape.empty())
+    timing.batch_size = static_cast<uint64_t>(request.inputs[0].shape[0]);
+  auto runner = batched ? Result<Runner>(Runner{}) : take_runner(!knobs.empty());
   if (!runner) return failed(runner.take_error());
   for (const auto& [key, value] : knobs)
     if (Status set = runner->session->set_context_property(runner->context, key, value); !set)
@@ -234,30 +387,15 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   const auto compute_started = Clock::now();
   timing.input_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
-  auto tensors = runner->session->compute_named(runner->context, inputs);
+  auto tensors = batched ? take_batch(*batch, timing) : runner->session->compute_named(runner->context, inputs);
   const auto computed = Clock::now();
-  timing.compute_ns = ns_since(compute_started);
-  if (knobs.empty()) give_back(std::move(*runner));
+  if (!batched) timing.compute_ns = ns_since(compute_started);
+  if (knobs.empty() && !batched) give_back(std::move(*runner));
   if (!tensors) return failed(tensors.take_error());
 
-  InferAnswer answer;
-  answer.tensors = std::move(*tensors);
-  auto add = [&](const NamedTensor& t, bool binary) {
-    answer.outputs.push_back({t.name, oip_datatype(t.tensor.type), std::vector<int64_t>(t.tensor.dims.begin(), t.tensor.dims.end()),
-                              t.tensor.data, binary});
-  };
-  if (request.outputs.empty()) {
-    for (const auto& t : answer.tensors) add(t, request.binary_output);
-  } else {
-    for (const auto& want : request.outputs) {
-      const NamedTensor* found = nullptr;
-      for (const auto& t : answer.tensors)
-        if (t.name == want.name) found = &t;
-      if (!found)
-        return failed(make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name)));
-      add(*found, want.binary.value_or(request.binary_output));
-    }
-  }
+  auto selected = select_outputs(request, std::move(*tensors));
+  if (!selected) return failed(selected.take_error());
+  InferAnswer& answer = *selected;
   // What the client gets, counted as a guest's get-output is (compute_named itself does not).
   uint64_t sent = 0;
   for (const auto& o : answer.outputs) sent += o.data.size();
@@ -265,6 +403,27 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   timing.computed = true;
   timing.output_ns = ns_since(computed);
   count(true, ns_since(started), timing);
+  return selected;
+}
+
+Result<InferAnswer> ServedModel::select_outputs(const oip::InferRequest& request, std::vector<NamedTensor> tensors) const {
+  InferAnswer answer;
+  answer.tensors = std::move(tensors);
+  auto add = [&](const NamedTensor& t, bool binary) {
+    answer.outputs.push_back({t.name, oip_datatype(t.tensor.type), std::vector<int64_t>(t.tensor.dims.begin(), t.tensor.dims.end()),
+                              t.tensor.data, binary});
+  };
+  if (request.outputs.empty()) {
+    for (const auto& t : answer.tensors) add(t, request.binary_output);
+    return answer;
+  }
+  for (const auto& want : request.outputs) {
+    const NamedTensor* found = nullptr;
+    for (const auto& t : answer.tensors)
+      if (t.name == want.name) found = &t;
+    if (!found) return make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name));
+    add(*found, want.binary.value_or(request.binary_output));
+  }
   return answer;
 }
 

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,7 +22,9 @@
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
 #include "infer_request.h"
+#include "oip_server/dynamic_batcher.h"
 #include "oip_types.h"
+#include "oip_server/pipeline.h"
 
 namespace wasinn::oip_server {
 
@@ -31,10 +34,11 @@ struct InferAnswer {
   std::vector<oip::ResponseOutput> outputs;
 };
 
-// Triton's statistics extension, as far as wasinn counts (one request is one inference and one
-// execution: no batching). perf_analyzer needs what Triton guarantees: every request that reached
-// the model counts one queue entry (it finds the model's version by that count), and each compute
-// counts once in compute_input, compute_infer and compute_output alike.
+// Triton's statistics extension, as far as wasinn counts: one inference per request, one
+// execution per compute (with dynamic batching, one compute serves several requests).
+// perf_analyzer needs what Triton guarantees: every request that reached the model counts one
+// queue entry (it finds the model's version by that count), and each computed request counts
+// once in compute_input, compute_infer and compute_output alike.
 struct ModelStats {
   uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
   uint64_t queue_count = 0, queue_ns = 0;  // waiting for a worker
@@ -43,6 +47,12 @@ struct ModelStats {
   uint64_t compute_ns = 0;  // set_input + compute + the outputs copied (the core's compute_named)
   uint64_t output_ns = 0;  // the answer's outputs chosen
   uint64_t last_inference_ms = 0;  // since the epoch; 0: none yet
+  // Computes, and their times by batch size (rows for a batching model, else 1): batch_stats.
+  struct Batch {
+    uint64_t count = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
+  };
+  uint64_t execution_count = 0;
+  std::map<uint64_t, Batch> batch_stats;
 };
 
 // A tensor as Triton's model configuration lists it.
@@ -54,12 +64,17 @@ struct ConfigTensor {
 struct ModelConfigInfo {
   std::string name, platform, backend;
   std::vector<ConfigTensor> inputs, outputs;
+  uint32_t max_batch_size = 0;  // dynamic batching: dims then leave out the batch dimension, as Triton's
+  uint64_t max_queue_delay_us = 0;
 };
 
 class ServedModel {
  public:
   ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version, std::string config,
               size_t max_idle);
+  // A pipeline served as a model: described by it, computed by it.
+  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
+              std::shared_ptr<Pipeline> pipeline);
 
   const std::string& name() const { return name_; }
   const std::string& version() const { return version_; }
@@ -81,7 +96,18 @@ class ServedModel {
   // and computes. binary_default: outputs are binary unless the request says otherwise.
   // invalid_argument for a request that does not fit the model; other codes as the core's.
   // queue_ns: how long the request waited for a worker (ModelSet::admit), for the statistics.
-  Result<InferAnswer> infer(const oip::InferRequest& request, uint64_t queue_ns = 0);
+  // batch: the request's place from join_batch: its compute is then a batch's (DynamicBatcher).
+  Result<InferAnswer> infer(const oip::InferRequest& request, uint64_t queue_ns = 0,
+                            DynamicBatcher::Ticket* batch = nullptr);
+
+  // Dynamic batching (docs/oip-server.md): set before load(), which refuses it for a model
+  // without a dynamic dimension 0 on every input and output.
+  void set_batching(BatchingOptions options);
+  // The request's place in the model's batch queue, joined on the transport's thread before it
+  // waits for a worker, so that requests gather while the workers are busy. Empty when the model
+  // does not batch or the request cannot share a compute (knobs among its parameters, a shape
+  // DynamicBatcher::join refuses, a request infer will refuse): it then computes alone.
+  DynamicBatcher::Ticket join_batch(const oip::InferRequest& request);
 
  private:
   struct Runner {
@@ -92,14 +118,22 @@ class ServedModel {
   Result<Runner> take_runner(bool fresh);
   void give_back(Runner runner);
   Status check_inputs(const oip::InferRequest& request) const;
+  // The request's outputs (all, or those it names) from what the compute gave.
+  Result<InferAnswer> select_outputs(const oip::InferRequest& request, std::vector<NamedTensor> tensors) const;
   std::shared_ptr<const Graph> runner_graph() const;
   struct Timing {
     uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
     bool computed = false;
+    bool batched = false;  // its execution was counted with its batch (count_execution)
+    uint64_t batch_wait_ns = 0;  // waiting for a batch: queue time, as Triton counts its batcher's delay
+    uint64_t batch_size = 1;
   };
   void count(bool ok, uint64_t ns, const Timing& t);
+  void count_execution(const BatchExecution& batch);
+  Result<std::vector<NamedTensor>> take_batch(DynamicBatcher::Ticket& ticket, Timing& timing);
 
   std::shared_ptr<NnEnvironment> env_;
+  const std::shared_ptr<Pipeline> pipeline_;  // null: a registered model's graph
   const std::string name_, version_, config_;
   const size_t max_idle_;
   mutable std::mutex mu_;
@@ -109,6 +143,7 @@ class ServedModel {
   uint64_t generation_ = 0;
   std::vector<Runner> idle_;
   ModelStats stats_;
+  std::unique_ptr<DynamicBatcher> batcher_;  // null: no batching
 };
 
 // The OIP datatype of a wasinn type ("FP32"), and Triton's config name of it ("TYPE_FP32").

@@ -286,4 +286,25 @@ TEST_F(Repository, RefusesWhatIsNotAModel) {
   EXPECT_FALSE(oip_server::scan_model_repository(dir_ / "absent"));
 }
 
+TEST_F(Repository, ReadsDynamicBatching) {
+  write("m/1/model.onnx", "x");
+  write("m/config.json", R"({"max_batch_size":16,"max_queue_delay_us":2000})");
+  auto found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].batching.max_batch_size, 16u);
+  EXPECT_EQ((*found)[0].batching.max_queue_delay_us, 2000u);
+  write("m/config.json", R"({"max_batch_size":0})");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_FALSE((*found)[0].batching.enabled());
+  for (const char* bad : {R"({"max_batch_size":-1})", R"({"max_batch_size":1.5})", R"({"max_batch_size":"8"})",
+                          R"({"max_batch_size":65537})", R"({"max_batch_size":4,"max_queue_delay_us":-5})",
+                          R"({"max_queue_delay_us":100})"}) {
+    write("m/config.json", bad);
+    found = oip_server::scan_model_repository(dir_);
+    ASSERT_FALSE(found) << bad;
+    EXPECT_NE(found.error().detail.find("max_"), std::string::npos) << found.error().detail;
+  }
+}
+
 }  // namespace

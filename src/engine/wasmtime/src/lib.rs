@@ -8,6 +8,7 @@ pub use wasmtime_c_api::*;
 
 mod host;
 mod nn_ext;
+mod pipeline;
 mod serve;
 mod wit_nn;
 #[cfg(test)]

@@ -283,7 +283,7 @@ fn host_answer(mut tracked: Tracked, status: StatusCode, text: &str, note: Strin
 
 /// Why a guest failed, in one line: a trap with the function it happened in, else the error's
 /// first line.
-fn one_line(e: &wasmtime::Error) -> String {
+pub(crate) fn one_line(e: &wasmtime::Error) -> String {
     let Some(trap) = e.downcast_ref::<wasmtime::Trap>() else {
         return format!("{e}").lines().next().unwrap_or("").to_string();
     };

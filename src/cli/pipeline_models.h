@@ -1,0 +1,23 @@
+// `serve --oip-* --pipeline NAME=COMPONENT`: the components opened as the OIP server's pipelines
+// (oip_server/pipeline.h) over the engine's ComponentPipeline: the one place the two meet.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/nn_environment.h"
+#include "engine/component_pipeline.h"
+#include "oip_server/pipeline.h"
+
+namespace wasinn_cli {
+
+// Each NAME=COMPONENT compiled, instantiated once and described, at start. Throws UsageError
+// naming the flag for a malformed value, a name taken twice or by a registered model, or a
+// component that is not a pipeline.
+std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>> open_pipelines(
+    const std::vector<std::string>& flags, std::shared_ptr<wasinn::NnEnvironment> env,
+    const wasinn::PipelineOptions& options);
+
+}  // namespace wasinn_cli

@@ -1,0 +1,413 @@
+//! Pipelines: a component exporting `wasinn:pipeline/model@0.1.0` (wit/wasinn-pipeline), which
+//! `wasinn serve --oip-*` serves as a model of its own. A `Pipeline` is the component linked
+//! once (WASI 0.2, wasi:nn and wasinn:nn-ext through the `WitHost` table); a `PipelineInstance`
+//! is one store and instance that serves requests one after another, so a guest keeps its
+//! graphs between them. Its calls are typed: a request's bytes are lowered with one copy and an
+//! answer's lifted with one. The C contract is `src/engine/pipeline_host.h`.
+use std::ffi::c_void;
+
+use wasmtime::component::{Component, ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc};
+use wasmtime::{format_err, AsContextMut, Engine, Result, Store, StoreContext};
+use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use crate::host::*;
+use crate::wit_nn::{self, Cases, NnStore, TensorType};
+
+const INTERFACE: &str = "wasinn:pipeline/model@0.1.0";
+
+/// A request's input, borrowed from the C++ side for the call: lowered straight into the guest.
+#[derive(ComponentType, Lower)]
+#[component(record)]
+struct TensorIn<'a> {
+    name: &'a str,
+    dimensions: &'a [u32],
+    #[component(name = "tensor-type")]
+    tensor_type: TensorType,
+    data: &'a [u8],
+}
+
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct TensorOut {
+    name: String,
+    dimensions: Vec<u32>,
+    #[component(name = "tensor-type")]
+    tensor_type: TensorType,
+    data: Vec<u8>,
+}
+
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct TensorSpec {
+    name: String,
+    #[component(name = "tensor-type")]
+    tensor_type: TensorType,
+    dimensions: Vec<i64>,
+}
+
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct Description {
+    inputs: Vec<TensorSpec>,
+    outputs: Vec<TensorSpec>,
+}
+
+#[derive(ComponentType, Lift)]
+#[component(variant)]
+enum PipelineError {
+    #[component(name = "invalid-input")]
+    InvalidInput(String),
+    #[component(name = "failed")]
+    Failed(String),
+}
+
+type InferResult = (std::result::Result<Vec<TensorOut>, PipelineError>,);
+type DescribeFunc = TypedFunc<(), (Description,)>;
+
+#[repr(C)]
+pub struct PipelineConfig {
+    pub engine: *const wasm_engine_t,
+    pub component: *const wasmtime_component_t,
+    pub nn: *const WitHost,
+    pub max_memory_bytes: u64,
+    pub hostcall_fuel: usize,
+    pub inherit_stdio: bool,
+    pub user: *mut c_void,
+    pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
+}
+
+/// One input of infer, as the C++ side hands it (pipeline_host.h).
+#[repr(C)]
+pub struct PipelineTensor {
+    pub name: WitStr,
+    pub dims: *const u32,
+    pub rank: usize,
+    pub ty: WitStr,
+    pub data: WitBytes,
+}
+
+#[repr(C)]
+pub struct PipelineSpec {
+    pub name: WitStr,
+    pub ty: WitStr,
+    pub dims: *const i64,
+    pub rank: usize,
+}
+
+#[repr(C)]
+pub struct PipelineAnswer {
+    /// 0: ok (`tensors`/`count`, or the description's `specs`); 1: the guest's invalid-input;
+    /// 2: the guest's failed; 3: the instance trapped or the host failed it (`message`), and is
+    /// done.
+    pub status: i32,
+    pub tensors: *const PipelineTensor,
+    pub count: usize,
+    pub specs: *const PipelineSpec,
+    pub inputs: usize,
+    pub outputs: usize,
+    pub message: WitStr,
+}
+
+pub struct Pipeline {
+    pre: InstancePre<PipelineState>,
+    describe: ComponentExportIndex,
+    infer: ComponentExportIndex,
+    max_memory_bytes: u64,
+    hostcall_fuel: usize,
+    inherit_stdio: bool,
+    user: *mut c_void,
+    guest_free: unsafe extern "C" fn(*mut c_void, Guest),
+}
+
+/// The store's data: WASI 0.2 (a pipeline may print or read its own files) and the C++ guest
+/// state its wasi:nn calls use, freed with the store.
+pub struct PipelineState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limits: wasmtime::StoreLimits,
+    guest: Guest,
+    user: *mut c_void,
+    guest_free: unsafe extern "C" fn(*mut c_void, Guest),
+}
+// The guest state is used by the store's thread only, one call at a time (wit_host.h).
+unsafe impl Send for PipelineState {}
+
+impl Drop for PipelineState {
+    fn drop(&mut self) {
+        unsafe { (self.guest_free)(self.user, self.guest) };
+    }
+}
+
+impl WasiView for PipelineState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl NnStore for PipelineState {
+    fn nn_guest(cx: StoreContext<'_, Self>) -> Guest {
+        cx.data().guest
+    }
+}
+
+pub struct PipelineInstance {
+    store: Store<PipelineState>,
+    instance: Instance,
+    infer_index: ComponentExportIndex,
+    describe: DescribeFunc,
+    dead: bool,
+    // What the last answer handed to the C++ side points into, kept until the next call.
+    tensors: Vec<TensorOut>,
+    views: Vec<PipelineTensor>,
+    spec_data: Vec<TensorSpec>,
+    specs: Vec<PipelineSpec>,
+    message: String,
+}
+
+// `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`
+// `#[repr(transparent)]` over the Component (48.0.8): serve.rs checks both layouts.
+fn engine_of(p: *const wasm_engine_t) -> Engine {
+    unsafe { (*(p as *const Engine)).clone() }
+}
+
+fn component_of(p: *const wasmtime_component_t) -> Component {
+    unsafe { (*(p as *const Component)).clone() }
+}
+
+impl Pipeline {
+    fn new(cfg: &PipelineConfig) -> Result<Pipeline> {
+        if cfg.engine.is_null() || cfg.component.is_null() || cfg.nn.is_null() {
+            return Err(format_err!("wasinn_pipeline_new: null engine, component or wasi:nn table"));
+        }
+        let engine = engine_of(cfg.engine);
+        let component = component_of(cfg.component);
+        let iface = component.get_export_index(None, INTERFACE).ok_or_else(|| {
+            format_err!("the component exports no {INTERFACE} (a pipeline exports the model interface of wit/wasinn-pipeline)")
+        })?;
+        let export = |name: &str| {
+            component
+                .get_export_index(Some(&iface), name)
+                .ok_or_else(|| format_err!("the component's {INTERFACE} has no function {name}"))
+        };
+        let describe = export("describe")?;
+        let infer = export("infer")?;
+        let mut linker: Linker<PipelineState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        wit_nn::define(&mut linker, unsafe { *cfg.nn })?;
+        let pre = linker.instantiate_pre(&component)?;
+        Ok(Pipeline {
+            pre,
+            describe,
+            infer,
+            max_memory_bytes: cfg.max_memory_bytes,
+            hostcall_fuel: cfg.hostcall_fuel,
+            inherit_stdio: cfg.inherit_stdio,
+            user: cfg.user,
+            guest_free: cfg.guest_free,
+        })
+    }
+
+    fn instantiate(&self, guest: Guest) -> Result<PipelineInstance> {
+        let mut wasi = WasiCtxBuilder::new();
+        if self.inherit_stdio {
+            wasi.inherit_stdout().inherit_stderr();
+        }
+        let mut limits = wasmtime::StoreLimitsBuilder::new();
+        if self.max_memory_bytes > 0 {
+            limits = limits.memory_size(self.max_memory_bytes as usize);
+        }
+        let state = PipelineState {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            limits: limits.build(),
+            guest,
+            user: self.user,
+            guest_free: self.guest_free,
+        };
+        let mut store = Store::new(self.pre.engine(), state);
+        store.limiter(|s| &mut s.limits);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(u64::MAX / 4);
+        store.as_context_mut().set_hostcall_fuel(self.hostcall_fuel);
+        let instance = self.pre.instantiate(&mut store)?;
+        let describe = instance
+            .get_typed_func::<(), (Description,)>(&mut store, &self.describe)
+            .map_err(|e| format_err!("{INTERFACE}'s describe has another type than wit/wasinn-pipeline's: {e}"))?;
+        // Checked now, so a wrong signature is a load error; infer is typed again per call
+        // because its inputs borrow the request's bytes.
+        instance
+            .get_typed_func::<(&[TensorIn<'_>],), InferResult>(&mut store, &self.infer)
+            .map_err(|e| format_err!("{INTERFACE}'s infer has another type than wit/wasinn-pipeline's: {e}"))?;
+        Ok(PipelineInstance {
+            store,
+            instance,
+            infer_index: self.infer,
+            describe,
+            dead: false,
+            tensors: Vec::new(),
+            views: Vec::new(),
+            spec_data: Vec::new(),
+            specs: Vec::new(),
+            message: String::new(),
+        })
+    }
+}
+
+impl PipelineInstance {
+    fn answer(&self, status: i32) -> PipelineAnswer {
+        PipelineAnswer {
+            status,
+            tensors: self.views.as_ptr(),
+            count: self.views.len(),
+            specs: self.specs.as_ptr(),
+            inputs: 0,
+            outputs: 0,
+            message: WitStr::of(&self.message),
+        }
+    }
+
+    fn failed(&mut self, e: &wasmtime::Error) -> PipelineAnswer {
+        self.dead = true;
+        self.message = crate::serve::one_line(e);
+        self.answer(3)
+    }
+
+    fn describe(&mut self) -> PipelineAnswer {
+        self.specs.clear();
+        let called = self.describe.call(&mut self.store, ()).map(|r| r.0);
+        let d = match called {
+            Ok(d) => d,
+            Err(e) => return self.failed(&e),
+        };
+        let (inputs, outputs) = (d.inputs.len(), d.outputs.len());
+        self.spec_data = d.inputs.into_iter().chain(d.outputs).collect();
+        self.specs = self
+            .spec_data
+            .iter()
+            .map(|s| PipelineSpec { name: WitStr::of(&s.name), ty: WitStr::of(s.tensor_type.name()), dims: s.dimensions.as_ptr(), rank: s.dimensions.len() })
+            .collect();
+        let mut a = self.answer(0);
+        a.inputs = inputs;
+        a.outputs = outputs;
+        a
+    }
+
+    fn infer(&mut self, inputs: &[PipelineTensor], deadline_ticks: u64) -> PipelineAnswer {
+        self.views.clear();
+        self.tensors.clear();
+        if self.dead {
+            self.message = "this pipeline instance trapped before".into();
+            return self.answer(3);
+        }
+        let mut args = Vec::with_capacity(inputs.len());
+        for t in inputs {
+            // SAFETY: pipeline_host.h: every pointer is valid for the call.
+            let ty_name = unsafe { t.ty.to_string_lossy() };
+            let Some(ty) = TensorType::from_name(&ty_name) else {
+                self.message = format!("no tensor-type {ty_name}");
+                return self.answer(3);
+            };
+            let slice = |p: *const u8, n: usize| if n == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(p, n) } };
+            args.push(TensorIn {
+                name: std::str::from_utf8(slice(t.name.data, t.name.len)).unwrap_or(""),
+                dimensions: if t.rank == 0 { &[] } else { unsafe { std::slice::from_raw_parts(t.dims, t.rank) } },
+                tensor_type: ty,
+                data: slice(t.data.data, t.data.len),
+            });
+        }
+        self.store.set_epoch_deadline(if deadline_ticks > 0 { deadline_ticks } else { u64::MAX / 4 });
+        let called = self
+            .instance
+            .get_typed_func::<(&[TensorIn<'_>],), InferResult>(&mut self.store, &self.infer_index)
+            .and_then(|f| f.call(&mut self.store, (&args,)).map(|r| r.0));
+        match called {
+            Err(e) => self.failed(&e),
+            Ok(Err(PipelineError::InvalidInput(m))) => {
+                self.message = m;
+                self.answer(1)
+            }
+            Ok(Err(PipelineError::Failed(m))) => {
+                self.message = m;
+                self.answer(2)
+            }
+            Ok(Ok(tensors)) => {
+                self.tensors = tensors;
+                self.views = self
+                    .tensors
+                    .iter()
+                    .map(|t| PipelineTensor {
+                        name: WitStr::of(&t.name),
+                        dims: t.dimensions.as_ptr(),
+                        rank: t.dimensions.len(),
+                        ty: WitStr::of(t.tensor_type.name()),
+                        data: WitBytes { data: t.data.as_ptr(), len: t.data.len() },
+                    })
+                    .collect();
+                self.answer(0)
+            }
+        }
+    }
+}
+
+fn c_error(e: wasmtime::Error) -> Option<Box<wasmtime_error_t>> {
+    Some(Box::new(wasmtime_error_t::from(e)))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_new(cfg: *const PipelineConfig, out: *mut *mut Pipeline) -> Option<Box<wasmtime_error_t>> {
+    match Pipeline::new(&*cfg) {
+        Ok(p) => {
+            *out = Box::into_raw(Box::new(p));
+            None
+        }
+        Err(e) => c_error(e),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_free(p: *mut Pipeline) {
+    if !p.is_null() {
+        drop(Box::from_raw(p));
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_instantiate(
+    p: *const Pipeline,
+    guest: Guest,
+    out: *mut *mut PipelineInstance,
+) -> Option<Box<wasmtime_error_t>> {
+    let p = &*p;
+    match p.instantiate(guest) {
+        Ok(i) => {
+            *out = Box::into_raw(Box::new(i));
+            None
+        }
+        Err(e) => c_error(e),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_instance_free(i: *mut PipelineInstance) {
+    if !i.is_null() {
+        drop(Box::from_raw(i));
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_describe(i: *mut PipelineInstance, out: *mut PipelineAnswer) {
+    *out = (*i).describe();
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_infer(
+    i: *mut PipelineInstance,
+    inputs: *const PipelineTensor,
+    count: usize,
+    deadline_ticks: u64,
+    out: *mut PipelineAnswer,
+) {
+    let inputs = if count == 0 { &[][..] } else { std::slice::from_raw_parts(inputs, count) };
+    *out = (*i).infer(inputs, deadline_ticks);
+}
