@@ -14,7 +14,6 @@ triton venv's python:
 
   batching_test.py --wasinn build/bin/wasinn --backend-dir build/lib/wasinn/backends --fixtures ~/.cache/wasinn/fixtures
 """
-import argparse
 import json
 import os
 import re
@@ -36,6 +35,8 @@ try:
 except ImportError as e:  # the venv scripts/remote-servers.sh installs is not there
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
+
+from oip_server_process import parse_args, run_tests
 
 ARGS = None
 SERVER = None
@@ -264,24 +265,13 @@ class StartErrors(unittest.TestCase):
 
 def main():
     global ARGS, SERVER
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--wasinn", required=True)
-    ap.add_argument("--backend-dir", required=True)
-    ap.add_argument("--fixtures", required=True)
-    ARGS, rest = ap.parse_known_args()
+    ARGS, rest = parse_args()
     for f in (("tiny", "model_batch.onnx"), ("mobilenet_v2", "model_batch.onnx")):
         if not os.path.exists(fixture(*f)):
             print(f"skipped: {fixture(*f)} is missing (scripts/make_fixtures.py makes it)")
             return 77
     SERVER = Server()
-    try:
-        result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
-    finally:
-        code = SERVER.stop()
-    if code != 0:
-        print("".join(SERVER.lines), file=sys.stderr)
-        return 1
-    return 0 if result.wasSuccessful() else 1
+    return run_tests(SERVER, rest)
 
 
 if __name__ == "__main__":

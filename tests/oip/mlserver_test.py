@@ -5,7 +5,6 @@ mlserver.grpc's converters and stub; answers decoded by the same codec and compa
 digits fixture's known answer (the labels, and the logits over REST and gRPC alike). Run with
 .deps/venv-mlserver-1.7.1's python (ctest: oip.mlserver); skips (77) without it.
 """
-import argparse
 import http.client
 import os
 import sys
@@ -21,7 +20,7 @@ except ImportError as e:
     print(f"skipped: {e} (run with .deps/venv-mlserver-1.7.1/bin/python)")
     sys.exit(77)
 
-from oip_server_process import Server
+from oip_server_process import Server, parse_args, run_tests
 
 ARGS = None
 SERVER = None
@@ -87,20 +86,9 @@ class MLServerTypes(unittest.TestCase):
 
 def main():
     global ARGS, SERVER
-    p = argparse.ArgumentParser()
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--backend-dir", required=True)
-    p.add_argument("--fixtures", required=True)
-    ARGS, rest_args = p.parse_known_args()
+    ARGS, rest = parse_args()
     SERVER = Server(ARGS)
-    try:
-        result = unittest.main(argv=[sys.argv[0], *rest_args], exit=False, verbosity=2).result
-    finally:
-        code = SERVER.stop()
-    if code != 0 or not result.wasSuccessful():
-        print(f"exit code after SIGTERM: {code}\n" + "".join(SERVER.lines[-40:]))
-        return 1
-    return 0
+    return run_tests(SERVER, rest)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,19 @@
 """The `wasinn serve --oip-http/--oip-grpc` process the OIP tests share (standard library only, so
 that both the Triton and the MLServer venv's tests import it): the tiny MLP from a Triton-style
 --model-repository (versions 1 and 3, a config.json), the digits MLP and the types fixtures from
---nn-preload, REST and gRPC on free ports read back from its stderr."""
+--nn-preload, REST and gRPC on free ports read back from its stderr; and what every OIP test's
+main does: its arguments (parse_args) and running its cases against a server (run_tests)."""
+import argparse
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
+import unittest
 import time
 
 MAX_REQUEST_BYTES = 1_000_000
@@ -61,3 +65,29 @@ class Server:
         code = self.proc.wait(timeout=60)
         shutil.rmtree(self.repo, ignore_errors=True)
         return code
+
+
+def parse_args(*extra):
+    """--wasinn, --backend-dir, --fixtures and the `extra` flags (all required); returns the
+    arguments and what is left for unittest."""
+    p = argparse.ArgumentParser()
+    for name in ("--wasinn", "--backend-dir", "--fixtures", *extra):
+        p.add_argument(name, required=True)
+    return p.parse_known_args()
+
+
+def run_tests(server, rest):
+    """Runs the test module's cases against `server` (anything with stop() -> exit code and
+    lines: its stderr), then stops it with SIGTERM. 0 when every case passed and it stopped
+    cleanly; else 1, with the end of its stderr."""
+    try:
+        result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
+    finally:
+        code = server.stop()
+    if code != 0:
+        print("wasinn serve exited with", code, "after SIGTERM:\n" + "".join(server.lines[-20:]))
+        return 1
+    if not result.wasSuccessful():
+        print("--- wasinn serve's stderr (last 40 lines) ---\n" + "".join(server.lines[-40:]))
+        return 1
+    return 0

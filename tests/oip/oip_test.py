@@ -11,7 +11,6 @@ model files. Run by ctest (tests/oip/CMakeLists.txt) with the triton venv's pyth
 
   oip_test.py --wasinn build/wasinn --backend-dir build/lib/wasinn/backends --fixtures ~/.cache/wasinn/fixtures
 """
-import argparse
 import http.client
 import json
 import os
@@ -34,7 +33,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import MAX_REQUEST_BYTES, Server
+from oip_server_process import MAX_REQUEST_BYTES, Server, parse_args, run_tests
 
 ARGS = None
 SERVER = None  # the Server every test shares
@@ -494,23 +493,9 @@ class AccessLog(unittest.TestCase):
 
 def main():
     global ARGS, SERVER
-    p = argparse.ArgumentParser()
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--backend-dir", required=True)
-    p.add_argument("--fixtures", required=True)
-    ARGS, rest = p.parse_known_args()
+    ARGS, rest = parse_args()
     SERVER = Server(ARGS)
-    try:
-        result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
-    finally:
-        code = SERVER.stop()
-    if code != 0:
-        print("wasinn serve exited with", code, "after SIGTERM:\n" + "".join(SERVER.lines[-20:]))
-        return 1
-    if not result.wasSuccessful():
-        print("--- wasinn serve's stderr (last 40 lines) ---\n" + "".join(SERVER.lines[-40:]))
-        return 1
-    return 0
+    return run_tests(SERVER, rest)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ error and never the server's end. Then the start-time errors of --pipeline, and 
 
   pipeline_test.py --wasinn build/bin/wasinn --backend-dir ... --fixtures ~/.cache/wasinn/fixtures --guests build/guests
 """
-import argparse
 import concurrent.futures
 import os
 import re
@@ -32,7 +31,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import Server
+from oip_server_process import Server, parse_args, run_tests
 
 ARGS = None
 SERVER = None
@@ -247,12 +246,7 @@ class StartErrors(unittest.TestCase):
 
 def main():
     global ARGS, SERVER
-    p = argparse.ArgumentParser()
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--backend-dir", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--guests", required=True)
-    ARGS, rest = p.parse_known_args()
+    ARGS, rest = parse_args("--guests")
     for g in ("pipeline_classify", "pipeline_faults"):
         if not os.path.exists(guest(g)):
             print(f"skipped: {guest(g)} was not built (component guests need node and jco)")
@@ -262,17 +256,7 @@ def main():
                            "--pipeline", f"classify={guest('pipeline_classify')}",
                            "--pipeline", f"faults={guest('pipeline_faults')}",
                            "--request-timeout", f"{TIMEOUT_MS}ms"])
-    try:
-        result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
-    finally:
-        code = SERVER.stop()
-    if code != 0:
-        print("wasinn serve exited with", code, "after SIGTERM:\n" + "".join(SERVER.lines[-20:]))
-        return 1
-    if not result.wasSuccessful():
-        print("--- wasinn serve's stderr (last 40 lines) ---\n" + "".join(SERVER.lines[-40:]))
-        return 1
-    return 0
+    return run_tests(SERVER, rest)
 
 
 if __name__ == "__main__":
