@@ -184,14 +184,7 @@ void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
     stats_.input_ns += t.input_ns;
     stats_.compute_ns += t.compute_ns;
     stats_.output_ns += t.output_ns;
-    if (!t.batched) {
-      stats_.execution_count += 1;
-      auto& b = stats_.batch_stats[t.batch_size];
-      b.count += 1;
-      b.input_ns += t.input_ns;
-      b.compute_ns += t.compute_ns;
-      b.output_ns += t.output_ns;
-    }
+    if (!t.batched) count_execution_locked(t.batch_size, t.input_ns, t.compute_ns, t.output_ns);
   }
   stats_.last_inference_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -200,12 +193,16 @@ void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
 void ServedModel::count_execution(const BatchExecution& batch) {
   if (!batch.ok) return;  // its requests count as failures
   std::lock_guard lock(mu_);
+  count_execution_locked(batch.rows, batch.input_ns, batch.compute_ns, batch.output_ns);
+}
+
+void ServedModel::count_execution_locked(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns) {
   stats_.execution_count += 1;
-  auto& b = stats_.batch_stats[batch.rows];
+  auto& b = stats_.batch_stats[rows];
   b.count += 1;
-  b.input_ns += batch.input_ns;
-  b.compute_ns += batch.compute_ns;
-  b.output_ns += batch.output_ns;
+  b.input_ns += input_ns;
+  b.compute_ns += compute_ns;
+  b.output_ns += output_ns;
 }
 
 void ServedModel::set_batching(BatchingOptions options) {

@@ -130,6 +130,8 @@ class ServedModel {
   };
   void count(bool ok, uint64_t ns, const Timing& t);
   void count_execution(const BatchExecution& batch);
+  // One execution of `rows` in the statistics; mu_ held.
+  void count_execution_locked(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns);
   Result<std::vector<NamedTensor>> take_batch(DynamicBatcher::Ticket& ticket, Timing& timing);
 
   std::shared_ptr<NnEnvironment> env_;
