@@ -14,6 +14,7 @@
 #include "engine/pipeline_host.h"
 #include "engine/wasmtime_ptr.h"
 #include "engine/wit_nn_imports.h"
+#include "wasinn/host.h"
 
 namespace wasinn {
 
@@ -85,13 +86,10 @@ Result<std::unique_ptr<ComponentPipeline>> ComponentPipeline::open(std::shared_p
                                                                    const std::string& path,
                                                                    const PipelineOptions& options) {
   auto fail = [&](std::string why) { return make_error(Errc::invalid_argument, fmt::format("pipeline {}: {}", path, why)); };
-  auto bytes = read_module(path);
+  Program program;
+  program.wasm_path = path;
+  auto bytes = program_binary(program);  // text converted, as for `wasinn run`
   if (!bytes) return bytes.take_error();
-  if (looks_like_text(*bytes)) {
-    auto binary = text_to_binary(*bytes, path);
-    if (!binary) return binary.take_error();
-    bytes = std::move(binary);
-  }
   auto kind = binary_kind(*bytes, path);
   if (!kind) return kind.take_error();
   if (*kind != BinaryKind::component)

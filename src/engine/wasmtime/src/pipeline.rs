@@ -6,12 +6,13 @@
 //! answer's lifted with one. The C contract is `src/engine/pipeline_host.h`.
 use std::ffi::c_void;
 
-use wasmtime::component::{Component, ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc};
-use wasmtime::{format_err, AsContextMut, Engine, Result, Store, StoreContext};
+use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc};
+use wasmtime::{format_err, AsContextMut, Result, Store, StoreContext};
 use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::host::*;
+use crate::serve::{component_of, engine_of};
 use crate::wit_nn::{self, Cases, NnStore, TensorType};
 
 const INTERFACE: &str = "wasinn:pipeline/model@0.1.0";
@@ -163,16 +164,6 @@ pub struct PipelineInstance {
     spec_data: Vec<TensorSpec>,
     specs: Vec<PipelineSpec>,
     message: String,
-}
-
-// `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`
-// `#[repr(transparent)]` over the Component (48.0.8): serve.rs checks both layouts.
-fn engine_of(p: *const wasm_engine_t) -> Engine {
-    unsafe { (*(p as *const Engine)).clone() }
-}
-
-fn component_of(p: *const wasmtime_component_t) -> Component {
-    unsafe { (*(p as *const Component)).clone() }
 }
 
 impl Pipeline {

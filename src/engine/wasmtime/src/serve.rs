@@ -86,6 +86,16 @@ pub struct ServeConfig {
 const _: () = assert!(std::mem::size_of::<wasm_engine_t>() == std::mem::size_of::<Engine>());
 const _: () = assert!(std::mem::size_of::<wasmtime_component_t>() == std::mem::size_of::<Component>());
 
+/// The Engine and Component behind the C API's handles (the layouts checked above); the server
+/// and the pipelines (pipeline.rs) keep clones.
+pub(crate) fn engine_of(p: *const wasm_engine_t) -> Engine {
+    unsafe { (*(p as *const Engine)).clone() }
+}
+
+pub(crate) fn component_of(p: *const wasmtime_component_t) -> Component {
+    unsafe { (*(p as *const Component)).clone() }
+}
+
 /// The callbacks and user pointer of the C++ side, which promises they may be called from any
 /// thread (serve_host.h).
 #[derive(Clone, Copy)]
@@ -554,8 +564,8 @@ impl Server {
         if cfg.engine.is_null() || cfg.component.is_null() || cfg.nn.is_null() {
             return Err(format_err!("wasinn_serve_start: null engine, component or wasi:nn table"));
         }
-        let engine = unsafe { (*(cfg.engine as *const Engine)).clone() };
-        let component = unsafe { (*(cfg.component as *const Component)).clone() };
+        let engine = engine_of(cfg.engine);
+        let component = component_of(cfg.component);
         let mut linker: Linker<RequestState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
