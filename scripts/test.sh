@@ -18,7 +18,8 @@ bash "$ROOT/scripts/setup.sh" --no-example
 
 failed=()
 summaries=$(mktemp)
-trap 'rm -f "$summaries"' EXIT
+failures=$(mktemp)
+trap 'rm -f "$summaries" "$failures"' EXIT
 stage() {
   local name=$1; shift
   printf '\n==> %s\n' "$name"
@@ -28,6 +29,9 @@ stage() {
   "$@" 2>&1 | tee "$log" || ok=0
   # ctest's "N% tests passed, F tests failed out of T" lines are kept for the closing count.
   grep -a 'tests failed out of' "$log" >>"$summaries" || true
+  # A failed test's name and the end of its output are repeated at the close, where a CI page
+  # that shows only the tail of the log still shows them.
+  python3 "$ROOT/scripts/ctest_failures.py" "$name" <"$log" >>"$failures" || true
   rm -f "$log"
   if [[ $ok == 1 ]]; then
     printf '==> %s: passed (%d s)\n' "$name" $((SECONDS - start))
@@ -49,6 +53,7 @@ fi
 read -r tests_failed tests_total < <(awk '{for (i = 3; i + 3 <= NF; i++) if ($i == "failed" && $(i+1) == "out") {f += $(i-2); t += $(i+3)}}
                                           END {print f + 0, t + 0}' "$summaries")
 if [[ ${#failed[@]} -gt 0 ]]; then
+  cat "$failures"
   printf '\nFAILED stages: %s\n' "${failed[*]}"
   printf 'tests: %d passed, %d failed\n' $((tests_total - tests_failed)) "$tests_failed"
   exit 1

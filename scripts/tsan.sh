@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the concurrency tests with ThreadSanitizer (clang-14) in their own build directory and
 # runs them: the core and ABI under several threads (fake backend), the engine's wasi-threads
-# guests and several guests in one Host on the real ONNX Runtime plugin. Any report fails the
-# run. Frameworks and Wasmtime are not instrumented: TSan sees wasinn's own accesses.
+# guests and several guests in one Host on the real ONNX Runtime plugin, and the OIP server's
+# dynamic batcher. Any report fails the run. Frameworks and Wasmtime are not instrumented: TSan
+# sees wasinn's own accesses.
 #   scripts/tsan.sh [ctest args...]
 # Environment: WASINN_TSAN_BUILD_DIR (default build-tsan).
 set -euo pipefail
@@ -18,7 +19,7 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
 fi
 # Only what the concurrency tests run: not every plugin and test of the suite.
 cmake --build "$BUILD" --target wasinn_unit_tests wasinn_integration_test wasinn_threads_host_test \
-  wasinn_backend_onnxruntime
+  wasinn_backend_onnxruntime oip_dynamic_batcher_test
 
 # halt_on_error: the first report fails the test that caused it (exit code 66).
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizers/tsan.supp"

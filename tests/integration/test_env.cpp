@@ -62,4 +62,8 @@ std::vector<std::string> single_thread_ort() {
   return {"--backend-config", R"(onnxruntime={"intra_op_threads":1})"};
 }
 
+std::vector<std::string> slow_ort() {
+  return {"--backend-config", R"(onnxruntime={"intra_op_threads":1,"graph_optimization_level":"disable"})"};
+}
+
 }  // namespace wasinn_it

@@ -57,4 +57,8 @@ ChildResult run_wasinn(const std::vector<std::string>& args, const ChildOptions&
 // reference runs use, so results can be compared bit for bit.
 std::vector<std::string> single_thread_ort();
 
+// One thread and no graph optimizations: for tests that need mobilenet's compute to outlast a
+// budget of a few ms. It takes 80+ ms here; optimized, a fast CI machine once finished it in 5.
+std::vector<std::string> slow_ort();
+
 }  // namespace wasinn_it

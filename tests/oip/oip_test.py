@@ -467,7 +467,10 @@ class Limits(unittest.TestCase):
         ok = [r for r in results if r[0] == "200"]
         self.assertGreaterEqual(len(ok), min(running, 2), results)
         self.assertTrue(all(r[1] is True for r in ok), results)
-        self.assertFalse([r for r in results if r[0] not in ("200", "error")], results)
+        # The rest were refused: never accepted, or reached the server after SIGTERM (503), as a
+        # thread still connecting when the signal came does.
+        self.assertFalse([r for r in results if r[0] not in ("200", "error") and r != ("503", "the server is stopping")],
+                         results)
 
 
 class Metrics(unittest.TestCase):

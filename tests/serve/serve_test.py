@@ -57,6 +57,7 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
@@ -512,19 +513,38 @@ def case_body_limit(ctx):
         log("faults.body-limit: 413 over --max-request-bytes (content-length and chunked), 200 under")
 
 
+def metrics_url(server):
+    """The --metrics-addr URL the server printed (stdout and stderr are read apart: wait for it)."""
+    deadline = time.monotonic() + 10
+    while True:
+        with server.lock:
+            url = next((m.group(1) for l in server.lines if (m := re.search(r"metrics at (http://\S+/metrics)", l))),
+                       None)
+        if url or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    check(url is not None, f"no 'metrics at URL' line\n{server.tail()}")
+    return url
+
+
 def case_sigterm(ctx):
     # Wasmtime 48 ends at once on SIGTERM, and on SIGINT answers the requests still waiting for
     # a worker with 500 ("semaphore closed"): nothing to compare with.
     ctx.flavor.need("draining on SIGTERM")
     sig = signal.SIGTERM
-    args = ["--workers", "4", "--shutdown-timeout", "10000"]
+    args = ["--workers", "4", "--shutdown-timeout", "10000", "--metrics-addr", "127.0.0.1:0"]
     with ctx.server("http_faults", args) as server:
         result = {}
         threads = [threading.Thread(target=lambda i=i: result.update({i: request(server, "GET", "/sleep?ms=1000")}))
                    for i in range(4)]
         for t in threads:
             t.start()
-        time.sleep(0.3)
+        # The signal comes once all four are in the server (a loaded machine may take a while).
+        url = metrics_url(server)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not re.search(
+                r"^wasinn_http_requests_in_flight [4-9]", urllib.request.urlopen(url, timeout=30).read().decode(), re.M):
+            time.sleep(0.01)
         server.proc.send_signal(sig)
         time.sleep(0.1)
         try:
@@ -560,17 +580,15 @@ def case_observability(ctx):
         x = (0.5, -1.5, 2.25, 8.0)
         check(request(server, "POST", "/infer/tiny?dims=1,4", f32_bytes(x)).status == 200, "the tiny model's answer")
         check(request(server, "GET", "/infer/tiny?dims=1,4").status == 405, "a GET is the guest's 405")
-        # The metrics URL is printed before the server line; the log lines come as requests end.
+        url = metrics_url(server)
+        # The log lines come as requests end.
         deadline = time.monotonic() + 10
         while True:
             with server.lock:
-                lines = list(server.lines)
-            url = next((m.group(1) for l in lines if (m := re.search(r"metrics at (http://\S+/metrics)", l))), None)
-            logged = [json.loads(l[l.index("{"):]) for l in lines if '"method"' in l]
-            if (url and len(logged) >= 2) or time.monotonic() > deadline:
+                logged = [json.loads(l[l.index("{"):]) for l in server.lines if '"method"' in l]
+            if len(logged) >= 2 or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
-        check(url is not None, f"no 'metrics at URL' line\n{server.tail()}")
         check(len(logged) >= 2, f"expected two JSON access-log lines\n{server.tail()}")
         first = logged[0]
         for key in ("time", "method", "path", "status", "bytes_in", "bytes_out", "duration_ms"):
