@@ -416,12 +416,15 @@ def in_flight(metrics):
     return int(m.group(1)) if m else 0
 
 
-def mobilenet_infer(url, results):
+def mobilenet_infer(url, results, start):
+    """One request, sent when every thread waiting on `start` (a Barrier) has its input ready."""
     x = np.fromfile(os.path.join(ARGS.fixtures, "mobilenet_v2", "input.f32"), np.float32).reshape(1, 3, 224, 224)
     inp = httpclient.InferInput("input", [1, 3, 224, 224], "FP32")
     inp.set_data_from_numpy(x)
+    client = httpclient.InferenceServerClient(url=url, network_timeout=120)
+    start.wait()
     try:
-        r = httpclient.InferenceServerClient(url=url, network_timeout=120).infer("mobilenet", [inp])
+        r = client.infer("mobilenet", [inp])
         want = np.fromfile(os.path.join(ARGS.fixtures, "mobilenet_v2", "expected.f32"), np.float32)
         results.append(("200", bool(np.allclose(r.as_numpy("output").ravel(), want, rtol=1e-3, atol=1e-3))))
     except InferenceServerException as e:
@@ -435,7 +438,8 @@ class Limits(unittest.TestCase):
         proc, url, lines, _ = start_front(["--workers", "1", "--max-queue", "0"])
         try:
             results = []
-            threads = [threading.Thread(target=mobilenet_infer, args=(url, results)) for _ in range(12)]
+            start = threading.Barrier(12)
+            threads = [threading.Thread(target=mobilenet_infer, args=(url, results, start)) for _ in range(12)]
             for t in threads:
                 t.start()
             for t in threads:
@@ -452,7 +456,8 @@ class Limits(unittest.TestCase):
     def test_sigterm_finishes_the_requests_in_progress(self):
         proc, url, lines, metrics = start_front(["--workers", "1", "--max-queue", "16"])
         results = []
-        threads = [threading.Thread(target=mobilenet_infer, args=(url, results)) for _ in range(6)]
+        start = threading.Barrier(6)
+        threads = [threading.Thread(target=mobilenet_infer, args=(url, results, start)) for _ in range(6)]
         for t in threads:
             t.start()
         deadline = time.time() + 30
