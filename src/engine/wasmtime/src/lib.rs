@@ -12,6 +12,8 @@ mod pipeline;
 mod serve;
 mod wit_nn;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 pub use host::*;
