@@ -266,6 +266,8 @@ impl PipelineInstance {
 
     fn describe(&mut self) -> PipelineAnswer {
         self.specs.clear();
+        // Without a deadline, as at instantiation: an earlier infer's may have run out since.
+        self.store.set_epoch_deadline(u64::MAX / 4);
         let called = self.describe.call(&mut self.store, ()).map(|r| r.0);
         let d = match called {
             Ok(d) => d,

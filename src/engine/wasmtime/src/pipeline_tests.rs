@@ -313,6 +313,12 @@ fn describe_gives_the_specs_as_the_guest_wrote_them() {
     let (inputs, outputs) = i.describe().expect("describe");
     assert_eq!(inputs, vec![spec("image", "U8", &[-1, 3, 224, 224])]);
     assert_eq!(outputs, vec![spec("scores", "FP32", &[1, 1000]), spec("label", "I64", &[])]);
+    // An infer's deadline that has passed since does not interrupt describe.
+    assert_eq!(i.infer(&x(), 1).status, 0);
+    for _ in 0..3 {
+        wasmtime_engine_increment_epoch(&pipe.engine);
+    }
+    assert_eq!(i.describe().map(|(inputs, _)| inputs.len()), Ok(1));
 }
 
 #[test]
