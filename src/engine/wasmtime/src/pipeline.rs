@@ -264,8 +264,18 @@ impl PipelineInstance {
         self.answer(3)
     }
 
+    fn ended(&mut self) -> PipelineAnswer {
+        self.message = "this pipeline instance trapped before".into();
+        self.answer(3)
+    }
+
     fn describe(&mut self) -> PipelineAnswer {
         self.specs.clear();
+        // pipeline_host.h's "only answers 3" holds for describe too, rather than depending on
+        // what Wasmtime makes of a call into an instance that failed.
+        if self.dead {
+            return self.ended();
+        }
         // Without a deadline, as at instantiation: an earlier infer's may have run out since.
         self.store.set_epoch_deadline(u64::MAX / 4);
         let called = self.describe.call(&mut self.store, ()).map(|r| r.0);
@@ -290,8 +300,7 @@ impl PipelineInstance {
         self.views.clear();
         self.tensors.clear();
         if self.dead {
-            self.message = "this pipeline instance trapped before".into();
-            return self.answer(3);
+            return self.ended();
         }
         let mut args = Vec::with_capacity(inputs.len());
         for t in inputs {
