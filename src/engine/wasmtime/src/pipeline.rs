@@ -269,8 +269,16 @@ impl PipelineInstance {
         self.answer(3)
     }
 
-    fn describe(&mut self) -> PipelineAnswer {
+    /// An answer carries its own call's results only, not an earlier call's tensors or message.
+    fn begin(&mut self) {
+        self.views.clear();
+        self.tensors.clear();
         self.specs.clear();
+        self.message.clear();
+    }
+
+    fn describe(&mut self) -> PipelineAnswer {
+        self.begin();
         // pipeline_host.h's "only answers 3" holds for describe too, rather than depending on
         // what Wasmtime makes of a call into an instance that failed.
         if self.dead {
@@ -297,8 +305,7 @@ impl PipelineInstance {
     }
 
     fn infer(&mut self, inputs: &[PipelineTensor], deadline_ticks: u64) -> PipelineAnswer {
-        self.views.clear();
-        self.tensors.clear();
+        self.begin();
         if self.dead {
             return self.ended();
         }
