@@ -12,6 +12,10 @@ mod pipeline;
 mod serve;
 mod wit_nn;
 #[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 pub use host::*;

@@ -264,8 +264,28 @@ impl PipelineInstance {
         self.answer(3)
     }
 
-    fn describe(&mut self) -> PipelineAnswer {
+    fn ended(&mut self) -> PipelineAnswer {
+        self.message = "this pipeline instance trapped before".into();
+        self.answer(3)
+    }
+
+    /// An answer carries its own call's results only, not an earlier call's tensors or message.
+    fn begin(&mut self) {
+        self.views.clear();
+        self.tensors.clear();
         self.specs.clear();
+        self.message.clear();
+    }
+
+    fn describe(&mut self) -> PipelineAnswer {
+        self.begin();
+        // pipeline_host.h's "only answers 3" holds for describe too, rather than depending on
+        // what Wasmtime makes of a call into an instance that failed.
+        if self.dead {
+            return self.ended();
+        }
+        // Without a deadline, as at instantiation: an earlier infer's may have run out since.
+        self.store.set_epoch_deadline(u64::MAX / 4);
         let called = self.describe.call(&mut self.store, ()).map(|r| r.0);
         let d = match called {
             Ok(d) => d,
@@ -285,11 +305,9 @@ impl PipelineInstance {
     }
 
     fn infer(&mut self, inputs: &[PipelineTensor], deadline_ticks: u64) -> PipelineAnswer {
-        self.views.clear();
-        self.tensors.clear();
+        self.begin();
         if self.dead {
-            self.message = "this pipeline instance trapped before".into();
-            return self.answer(3);
+            return self.ended();
         }
         let mut args = Vec::with_capacity(inputs.len());
         for t in inputs {

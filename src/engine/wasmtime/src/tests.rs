@@ -6,79 +6,8 @@ use std::ffi::c_void;
 use wasmtime::component::{Component, Linker};
 use wasmtime_c_api::{wasm_engine_new, wasmtime_component_linker_new, wasmtime_store_context, wasmtime_store_new};
 
-use crate::host::*;
+use crate::test_support::{FakeGuest, TABLE};
 use crate::wit_nn::{self, Cases, ErrorCode, ExecutionTarget, GraphEncoding, TensorType};
-
-/// What the fake table keeps for one guest.
-#[derive(Default)]
-struct FakeGuest {
-    tensors: Vec<Vec<u8>>,
-    constructed_from: Vec<usize>, // where each tensor's bytes were read: guest memory, in place
-}
-
-unsafe fn fake(guest: Guest) -> &'static mut FakeGuest {
-    &mut *(guest as *mut FakeGuest)
-}
-
-unsafe extern "C" fn tensor_new(g: Guest, _d: *const u32, rank: usize, ty: WitStr, data: WitBytes, out: *mut WitOut) -> WitStatus {
-    if rank > 4 {
-        (*out).message = WitStr::of("rank over the fake's limit");
-        return WitStatus::Trap;
-    }
-    assert_eq!(ty.to_string_lossy(), "U8");
-    let g = fake(g);
-    g.constructed_from.push(data.data as usize);
-    g.tensors.push(std::slice::from_raw_parts(data.data, data.len).to_vec());
-    (*out).rep = (g.tensors.len() - 1) as u32;
-    WitStatus::Ok
-}
-
-unsafe extern "C" fn tensor_data(g: Guest, t: u32, out: *mut WitOut) -> WitStatus {
-    let bytes = &fake(g).tensors[t as usize];
-    (*out).data = bytes.as_ptr() as *const c_void;
-    (*out).len = bytes.len();
-    WitStatus::Ok
-}
-
-unsafe extern "C" fn by_rep(_: Guest, _: u32, out: *mut WitOut) -> WitStatus {
-    (*out).message = WitStr::of("not in this test");
-    WitStatus::Trap
-}
-unsafe extern "C" fn error_new(_: Guest, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn load(_: Guest, _: *const WitBytes, _: usize, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn by_name(_: Guest, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn compute_named(_: Guest, _: u32, _: *const WitNamed, _: usize, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn named(_: Guest, _: u32, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn set_input(_: Guest, _: u32, _: WitStr, _: u32, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn describe(_: Guest, _: u32, _: i32, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn set_property(_: Guest, _: u32, _: i32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn set_named(_: Guest, _: u32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn drop_resource(_: Guest, _: WitResource, _: u32, _: *mut WitOut) -> WitStatus { WitStatus::Ok }
-
-const TABLE: WitHost = WitHost {
-    tensor_new,
-    tensor_dimensions: by_rep,
-    tensor_type: by_rep,
-    tensor_data,
-    error_new,
-    error_code: by_rep,
-    error_data: by_rep,
-    load,
-    load_by_name: by_name,
-    init_execution_context: by_rep,
-    compute_named,
-    set_input,
-    compute: by_rep,
-    get_output: named,
-    drop: drop_resource,
-    describe,
-    list_properties: by_rep,
-    get_property: named,
-    set_property,
-    prompt_init: by_rep,
-    prompt_compute: named,
-    prompt_set_property: set_named,
-};
 
 /// `run(n, rank)`: n bytes (i * 7 mod 256) at 1 MiB become a U8 tensor of `rank` dims; its data
 /// comes back through cabi_realloc above 64 MiB; returns the mismatches, or -1 for a wrong length.
