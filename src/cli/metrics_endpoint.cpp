@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <signal.h>
 
-#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_common.h"
+#include "cli/host_port.h"
 #include "core/prometheus_text.h"
 
 namespace wasinn_cli {
@@ -40,27 +40,13 @@ int serve_metrics(mg_connection* conn, void* data) noexcept {
 }  // namespace
 
 MetricsAddress parse_metrics_address(const std::string& text) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    throw UsageError(fmt::format("--metrics-addr '{}': expected HOST:PORT, e.g. 127.0.0.1:9464 (port 0: any free port)",
-                                 text));
-  }
-  MetricsAddress out;
-  out.host = text.substr(0, colon);
-  if (out.host == "localhost") out.host = "127.0.0.1";
+  const HostPort given = parse_host_port(text, "--metrics-addr", std::nullopt, "127.0.0.1:9464 or 127.0.0.1:0 (any free port)");
+  MetricsAddress out{given.host == "localhost" ? "127.0.0.1" : given.host, given.port};
   in_addr ignored{};
   if (inet_pton(AF_INET, out.host.c_str(), &ignored) != 1) {
     throw UsageError(fmt::format("--metrics-addr '{}': the host must be an IPv4 address (or localhost), "
                                  "e.g. 127.0.0.1 or 0.0.0.0 for every interface", text));
   }
-  const std::string port = text.substr(colon + 1);
-  unsigned value = 0;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value > 65535) {
-    throw UsageError(fmt::format("--metrics-addr '{}': the port must be a number from 0 to 65535 (0: any free port)",
-                                 text));
-  }
-  out.port = static_cast<uint16_t>(value);
   return out;
 }
 

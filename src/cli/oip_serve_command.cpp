@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/host_port.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
@@ -28,19 +29,10 @@ namespace wasinn_cli {
 namespace {
 
 // HOST[:PORT] with the protocol's default port ("-": the flag given without a value).
-std::string oip_address(const std::string& given, const char* flag, int default_port) {
-  std::string addr = given == "-" ? "0.0.0.0" : given;
-  const auto colon = addr.rfind(':');
-  const bool bracketed_v6 = !addr.empty() && addr[0] == '[';
-  const bool has_port = colon != std::string::npos && (!bracketed_v6 || colon > addr.find(']'));
-  if (!has_port) addr += fmt::format(":{}", default_port);
-  const auto c = addr.rfind(':');
-  const std::string host = addr.substr(0, c), port = addr.substr(c + 1);
-  const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
-  if (host.empty() || !digits || std::stoul(port) > 65535)
-    throw UsageError(fmt::format("{} '{}': expected HOST[:PORT] with a port from 0 to 65535, e.g. 0.0.0.0:{} or "
-                                 "127.0.0.1:0 (any free port)", flag, given, default_port));
-  return addr;
+std::string oip_address(const std::string& given, const char* flag, uint16_t default_port) {
+  return parse_host_port(given == "-" ? "0.0.0.0" : given, flag, default_port,
+                         fmt::format("0.0.0.0:{} or 127.0.0.1:0 (any free port)", default_port))
+      .text();
 }
 
 // --dynamic-batching NAME=MAX_BATCH[:DELAY_US] into `batching`, over what a repository's

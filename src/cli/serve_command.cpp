@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cli/host_port.h"
 #include "cli/metrics_endpoint.h"
 
 namespace wasinn_cli {
@@ -35,16 +36,9 @@ std::string access_line(const wasinn::RequestRecord& r, bool json) {
 
 namespace {
 
-// HOST:PORT, checked at start (binding it is the server's): a usage error names what is wrong.
+// HOST:PORT, checked at start (binding it is the server's).
 void check_address(const std::string& addr) {
-  const auto colon = addr.rfind(':');
-  const std::string host = colon == std::string::npos ? "" : addr.substr(0, colon);
-  const std::string port = colon == std::string::npos ? "" : addr.substr(colon + 1);
-  const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
-  if (host.empty() || !digits || std::stoul(port) > 65535) {
-    throw UsageError(fmt::format("--addr '{}': expected HOST:PORT with a port from 0 to 65535, e.g. 0.0.0.0:8080, "
-                                 "127.0.0.1:0 (any free port) or [::1]:8080", addr));
-  }
+  parse_host_port(addr, "--addr", std::nullopt, "0.0.0.0:8080, 127.0.0.1:0 (any free port) or [::1]:8080");
 }
 
 // SIGTERM and SIGINT: what stops a server.

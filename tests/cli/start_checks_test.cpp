@@ -125,6 +125,24 @@ TEST(StartChecks, ServeChecksItsAddressAndProgramAtStart) {
   EXPECT_EQ(bad.err.find("Serving HTTP"), std::string::npos) << bad.describe();
 }
 
+// Every listening flag reads HOST:PORT one way (cli/host_port): --oip-* may leave the port out.
+TEST(StartChecks, ListeningAddressesAreCheckedAlike) {
+  const ChildResult oip = wasinn({"serve", "--oip-http", "127.0.0.1:99999"});
+  EXPECT_EQ(oip.exit_code, 2) << oip.describe();
+  EXPECT_EQ(first_line(oip.err), "wasinn: error: --oip-http '127.0.0.1:99999': expected HOST[:PORT] with a port from 0 "
+                                 "to 65535, e.g. 0.0.0.0:8000 or 127.0.0.1:0 (any free port)");
+  const ChildResult grpc = wasinn({"serve", "--oip-grpc", ":8001"});
+  EXPECT_EQ(grpc.exit_code, 2) << grpc.describe();
+  EXPECT_NE(first_line(grpc.err).find("--oip-grpc ':8001': expected HOST[:PORT]"), std::string::npos) << grpc.describe();
+  const ChildResult metrics = run_probe({"--metrics-addr", "127.0.0.1:port"});
+  EXPECT_EQ(metrics.exit_code, 2) << metrics.describe();
+  EXPECT_EQ(first_line(metrics.err), "wasinn: error: --metrics-addr '127.0.0.1:port': expected HOST:PORT with a port "
+                                     "from 0 to 65535, e.g. 127.0.0.1:9464 or 127.0.0.1:0 (any free port)");
+  const ChildResult v6 = run_probe({"--metrics-addr", "[::1]:9464"});
+  EXPECT_EQ(v6.exit_code, 2) << v6.describe();
+  EXPECT_NE(first_line(v6.err).find("the host must be an IPv4 address"), std::string::npos) << v6.describe();
+}
+
 TEST(StartChecks, TyposGetTheNearName) {
   const ChildResult option = run_probe({"--nn-prelaod", "digits:onnx:cpu:/m.onnx"});
   EXPECT_EQ(option.exit_code, 2) << option.describe();
