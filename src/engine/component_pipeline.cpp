@@ -52,13 +52,21 @@ struct ComponentPipeline::Impl {
     ticker.reset();
   }
 
+  // A call's deadline in the ticker's ticks (0: none): instantiating and describing get the
+  // request's, as infer does, so no guest code runs unbounded.
+  uint64_t deadline_ticks() const { return options.timeout_ms ? EpochTicker::ticks_for(options.timeout_ms) : 0; }
+
   Result<InstancePtr> make_instance() {
     void* guest = GuestState::for_component(env).release();
     wasinn_pipeline_instance* raw = nullptr;
     // The instance owns the guest state from here, even when instantiation fails.
-    if (ErrorPtr err(wasinn_pipeline_instantiate(pipeline, guest, &raw)); err)
-      return make_error(Errc::runtime_error,
-                        fmt::format("pipeline {}: cannot instantiate: {}", name, one_line(message_of(err.get()))));
+    if (ErrorPtr err(wasinn_pipeline_instantiate(pipeline, guest, deadline_ticks(), &raw)); err) {
+      const std::string message = one_line(message_of(err.get()));
+      if (message.find("interrupt") != std::string::npos)
+        return make_error(Errc::timeout, fmt::format("pipeline {}: instantiating it ran past the deadline ({} ms): {}",
+                                                     name, options.timeout_ms, message));
+      return make_error(Errc::runtime_error, fmt::format("pipeline {}: cannot instantiate: {}", name, message));
+    }
     return InstancePtr(raw);
   }
 
@@ -124,7 +132,7 @@ Result<std::unique_ptr<ComponentPipeline>> ComponentPipeline::open(std::shared_p
   auto first = impl->make_instance();
   if (!first) return first.take_error();
   wasinn_pipeline_answer a{};
-  wasinn_pipeline_describe(first->get(), &a);
+  wasinn_pipeline_describe(first->get(), impl->deadline_ticks(), &a);
   if (a.status != 0) return fail(fmt::format("describe failed: {}", view(a.message)));
   for (size_t i = 0; i < a.inputs + a.outputs; ++i) {
     const wasinn_pipeline_spec& s = a.specs[i];
@@ -155,9 +163,8 @@ Result<std::vector<NamedTensor>> ComponentPipeline::infer(std::span<const NamedI
     args.push_back({wit_str(in.name), in.tensor.dims.data(), in.tensor.dims.size(), wit_str(*type),
                     {in.tensor.data.data(), in.tensor.data.size()}});
   }
-  const uint64_t ticks = impl_->options.timeout_ms ? EpochTicker::ticks_for(impl_->options.timeout_ms) : 0;
   wasinn_pipeline_answer a{};
-  wasinn_pipeline_infer(instance.get(), args.data(), args.size(), ticks, &a);
+  wasinn_pipeline_infer(instance.get(), args.data(), args.size(), impl_->deadline_ticks(), &a);
   const std::string message(view(a.message));
   switch (a.status) {
     case 0: break;

@@ -21,7 +21,7 @@ namespace wasinn {
 
 struct PipelineOptions {
   uint64_t max_memory_bytes = 0;  // per linear memory; 0: no limit
-  uint64_t timeout_ms = 0;        // one infer call's deadline; 0: none
+  uint64_t timeout_ms = 0;        // one call's deadline (instantiate, describe, infer); 0: none
   size_t max_idle = 8;            // idle instances kept
   bool inherit_stdio = true;      // the guest's stdout and stderr are the process's
 };

@@ -70,12 +70,15 @@ typedef struct wasinn_pipeline_instance wasinn_pipeline_instance;
 
 wasmtime_error_t* wasinn_pipeline_new(const wasinn_pipeline_config* config, wasinn_pipeline** out);
 void wasinn_pipeline_free(wasinn_pipeline* pipeline);
+/* deadline_ticks, here and below: the call's epoch deadline in the caller's ticks from now; 0:
+ * none. Past it, instantiate fails with an error that says "interrupt"; describe and infer
+ * answer 3 with that word. */
 /* A store and instance over `guest` (a GuestState, the table's `guest`), which it then owns. */
-wasmtime_error_t* wasinn_pipeline_instantiate(const wasinn_pipeline* pipeline, void* guest,
+wasmtime_error_t* wasinn_pipeline_instantiate(const wasinn_pipeline* pipeline, void* guest, uint64_t deadline_ticks,
                                               wasinn_pipeline_instance** out);
 void wasinn_pipeline_instance_free(wasinn_pipeline_instance* instance);
-void wasinn_pipeline_describe(wasinn_pipeline_instance* instance, wasinn_pipeline_answer* out);
-/* deadline_ticks: the call's epoch deadline in the caller's ticks from now; 0: none. */
+void wasinn_pipeline_describe(wasinn_pipeline_instance* instance, uint64_t deadline_ticks,
+                              wasinn_pipeline_answer* out);
 void wasinn_pipeline_infer(wasinn_pipeline_instance* instance, const wasinn_pipeline_tensor* inputs, size_t count,
                            uint64_t deadline_ticks, wasinn_pipeline_answer* out);
 

@@ -199,7 +199,7 @@ impl Pipeline {
         })
     }
 
-    fn instantiate(&self, guest: Guest) -> Result<PipelineInstance> {
+    fn instantiate(&self, guest: Guest, deadline_ticks: u64) -> Result<PipelineInstance> {
         let mut wasi = WasiCtxBuilder::new();
         if self.inherit_stdio {
             wasi.inherit_stdout().inherit_stderr();
@@ -219,7 +219,8 @@ impl Pipeline {
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limits);
         store.epoch_deadline_trap();
-        store.set_epoch_deadline(u64::MAX / 4);
+        // A start function that spins is stopped like a call (instances are made while serving).
+        store.set_epoch_deadline(ticks_or_none(deadline_ticks));
         store.as_context_mut().set_hostcall_fuel(self.hostcall_fuel);
         let instance = self.pre.instantiate(&mut store)?;
         let describe = instance
@@ -277,15 +278,15 @@ impl PipelineInstance {
         self.message.clear();
     }
 
-    fn describe(&mut self) -> PipelineAnswer {
+    fn describe(&mut self, deadline_ticks: u64) -> PipelineAnswer {
         self.begin();
         // pipeline_host.h's "only answers 3" holds for describe too, rather than depending on
         // what Wasmtime makes of a call into an instance that failed.
         if self.dead {
             return self.ended();
         }
-        // Without a deadline, as at instantiation: an earlier infer's may have run out since.
-        self.store.set_epoch_deadline(u64::MAX / 4);
+        // Its own deadline, not an earlier call's, which may have run out since.
+        self.store.set_epoch_deadline(ticks_or_none(deadline_ticks));
         let called = self.describe.call(&mut self.store, ()).map(|r| r.0);
         let d = match called {
             Ok(d) => d,
@@ -325,7 +326,7 @@ impl PipelineInstance {
                 data: slice(t.data.data, t.data.len),
             });
         }
-        self.store.set_epoch_deadline(if deadline_ticks > 0 { deadline_ticks } else { u64::MAX / 4 });
+        self.store.set_epoch_deadline(ticks_or_none(deadline_ticks));
         let called = self
             .instance
             .get_typed_func::<(&[TensorIn<'_>],), InferResult>(&mut self.store, &self.infer_index)
@@ -359,6 +360,15 @@ impl PipelineInstance {
     }
 }
 
+/// A store's epoch deadline for the C contract's deadline_ticks (0: none).
+fn ticks_or_none(deadline_ticks: u64) -> u64 {
+    if deadline_ticks > 0 {
+        deadline_ticks
+    } else {
+        u64::MAX / 4
+    }
+}
+
 fn c_error(e: wasmtime::Error) -> Option<Box<wasmtime_error_t>> {
     Some(Box::new(wasmtime_error_t::from(e)))
 }
@@ -385,10 +395,11 @@ pub unsafe extern "C" fn wasinn_pipeline_free(p: *mut Pipeline) {
 pub unsafe extern "C" fn wasinn_pipeline_instantiate(
     p: *const Pipeline,
     guest: Guest,
+    deadline_ticks: u64,
     out: *mut *mut PipelineInstance,
 ) -> Option<Box<wasmtime_error_t>> {
     let p = &*p;
-    match p.instantiate(guest) {
+    match p.instantiate(guest, deadline_ticks) {
         Ok(i) => {
             *out = Box::into_raw(Box::new(i));
             None
@@ -405,8 +416,8 @@ pub unsafe extern "C" fn wasinn_pipeline_instance_free(i: *mut PipelineInstance)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn wasinn_pipeline_describe(i: *mut PipelineInstance, out: *mut PipelineAnswer) {
-    *out = (*i).describe();
+pub unsafe extern "C" fn wasinn_pipeline_describe(i: *mut PipelineInstance, deadline_ticks: u64, out: *mut PipelineAnswer) {
+    *out = (*i).describe(deadline_ticks);
 }
 
 #[no_mangle]

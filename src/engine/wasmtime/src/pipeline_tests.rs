@@ -221,9 +221,13 @@ impl Pipe {
     }
 
     fn instance(&self) -> Result<Inst<'_>, String> {
+        self.instance_within(0)
+    }
+
+    fn instance_within(&self, deadline_ticks: u64) -> Result<Inst<'_>, String> {
         let guest = Box::into_raw(Box::<FakeGuest>::default()) as Guest;
         let mut raw = std::ptr::null_mut();
-        match unsafe { wasinn_pipeline_instantiate(self.pipeline, guest, &mut raw) } {
+        match unsafe { wasinn_pipeline_instantiate(self.pipeline, guest, deadline_ticks, &mut raw) } {
             Some(e) => Err(message_of(e)),
             None => Ok(Inst { raw, _pipe: PhantomData }),
         }
@@ -286,9 +290,13 @@ impl Inst<'_> {
 
     /// The inputs' and the outputs' specs, or the status and message.
     fn describe(&mut self) -> Result<(Vec<Spec>, Vec<Spec>), (i32, String)> {
+        self.describe_within(0)
+    }
+
+    fn describe_within(&mut self, deadline_ticks: u64) -> Result<(Vec<Spec>, Vec<Spec>), (i32, String)> {
         let mut a = blank();
         unsafe {
-            wasinn_pipeline_describe(self.raw, &mut a);
+            wasinn_pipeline_describe(self.raw, deadline_ticks, &mut a);
             if a.status != 0 {
                 return Err((a.status, a.message.to_string_lossy()));
             }
@@ -376,30 +384,69 @@ fn a_trap_is_status_3_and_the_instance_answers_nothing_else() {
     assert_eq!(pipe.guests_freed(), 2, "each instance frees its guest state once");
 }
 
-#[test]
-fn the_deadline_stops_a_spinning_guest() {
-    let pipe = Pipe::open(PIPELINE, 0).expect("open");
-    let mut i = pipe.instance().expect("instantiate");
+/// Runs `f` while a thread ticks the pipe's engine a millisecond apart, as the caller's
+/// ticker (epoch_ticker.h) does.
+fn ticking<R>(pipe: &Pipe, f: impl FnOnce() -> R) -> R {
     let engine: &wasm_engine_t = &pipe.engine;
     let stop = AtomicBool::new(false);
-    let started = Instant::now();
-    let a = std::thread::scope(|s| {
-        // The caller's ticker (epoch_ticker.h), a tick a millisecond.
+    std::thread::scope(|s| {
         s.spawn(|| {
             while !stop.load(Ordering::Relaxed) {
                 wasmtime_engine_increment_epoch(engine);
                 std::thread::sleep(Duration::from_millis(1));
             }
         });
+        let r = f();
+        stop.store(true, Ordering::Relaxed);
+        r
+    })
+}
+
+/// A spin of 2^32 steps (seconds), so that a deadline that does not fire fails a test instead of
+/// hanging it.
+const SPIN: &str = "(local.set $k (i32.const -1)) (loop $spin (br_if $spin (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))";
+
+#[test]
+fn the_deadline_stops_a_spinning_guest() {
+    let pipe = Pipe::open(PIPELINE, 0).expect("open");
+    let mut i = pipe.instance().expect("instantiate");
+    let started = Instant::now();
+    let a = ticking(&pipe, || {
         let far = i.infer(&x(), 1_000_000);
         assert_eq!(far.status, 0, "a deadline not reached: {}", far.message);
-        let a = i.infer(&[tensor("spin", &[], "U8", vec![])], 20);
-        stop.store(true, Ordering::Relaxed);
-        a
+        i.infer(&[tensor("spin", &[], "U8", vec![])], 20)
     });
     assert_eq!(a.status, 3, "{}", a.message);
     // What component_pipeline.cpp tells a deadline from another failure by.
     assert!(a.message.contains("interrupt"), "{}", a.message);
+    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+}
+
+#[test]
+fn a_start_function_or_describe_that_spins_stops_at_the_deadline() {
+    // Instances are made while serving, and describe runs at start: no guest code is unbounded.
+    let start = PIPELINE.replace(
+        "(global $heap (mut i32) (i32.const 0x10000))",
+        &format!("(global $heap (mut i32) (i32.const 0x10000)) (func $start (local $k i32) {SPIN}) (start $start)"),
+    );
+    let pipe = Pipe::open(&start, 0).expect("open");
+    let started = Instant::now();
+    let made = ticking(&pipe, || pipe.instance_within(20).map(|_| ()));
+    let e = made.expect_err("the start function spins");
+    assert!(e.contains("interrupt"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+    assert_eq!(pipe.guests_freed(), 1, "a failed instantiation frees its guest");
+
+    let describe = PIPELINE.replace(
+        "(func (export \"describe\") (result i32)",
+        &format!("(func (export \"describe\") (result i32) (local $k i32) {SPIN}"),
+    );
+    let pipe = Pipe::open(&describe, 0).expect("open");
+    let mut i = pipe.instance().expect("instantiate");
+    let started = Instant::now();
+    let (status, message) = ticking(&pipe, || i.describe_within(20)).expect_err("describe spins");
+    assert_eq!(status, 3, "{message}");
+    assert!(message.contains("interrupt"), "{message}");
     assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
 }
 
