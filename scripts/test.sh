@@ -31,14 +31,17 @@ stage() {
   grep -a 'tests failed out of' "$log" >>"$summaries" || true
   # A failed test's name and the end of its output are repeated at the close, where a CI page
   # that shows only the tail of the log still shows them.
-  python3 "$ROOT/scripts/ctest_failures.py" "$name" <"$log" >>"$failures" || true
-  rm -f "$log"
+  local named; named=$(python3 "$ROOT/scripts/ctest_failures.py" "$name" <"$log" || true)
   if [[ $ok == 1 ]]; then
     printf '==> %s: passed (%d s)\n' "$name" $((SECONDS - start))
   else
     printf '==> %s: FAILED (%d s)\n' "$name" $((SECONDS - start))
     failed+=("$name")
+    # A stage that failed outside ctest (a build, the images' checks) shows its last lines.
+    [[ -n $named ]] || named=$(printf '\n--- %s: its last 25 lines:\n' "$name"; tail -n 25 "$log" | sed 's/^/    /')
   fi
+  [[ -z $named ]] || printf '%s\n' "$named" >>"$failures"
+  rm -f "$log"
 }
 
 stage "Tests" bash -c 'cd "$1" && shift && ctest --output-on-failure --no-tests=error -j2 -LE soak "$@"' _ "$BUILD" "$@"
