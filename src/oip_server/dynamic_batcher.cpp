@@ -25,6 +25,8 @@ struct DynamicBatcher::Item {
 
 namespace {
 
+thread_local WaitListener* t_wait_listener = nullptr;
+
 uint64_t ns_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
@@ -79,6 +81,8 @@ Status check_batch_dimension(const Graph& graph, const BatchingOptions& options)
     if (!batched(graph.outputs()[i].dims)) return refuse("output", output_name(graph, i), graph.outputs()[i].dims);
   return {};
 }
+
+void set_thread_wait_listener(WaitListener* listener) { t_wait_listener = listener; }
 
 DynamicBatcher::DynamicBatcher(BatchingOptions options, Compute compute, Executed executed)
     : options_(options), compute_(std::move(compute)), executed_(std::move(executed)) {}
@@ -160,6 +164,19 @@ Result<BatchedOutputs> DynamicBatcher::take(Ticket& ticket) {
       lock.unlock();
       cv_.notify_all();  // another worker may gather the next batch while this one computes
       if (!batch.empty()) run(batch);
+      lock.lock();
+      continue;
+    }
+    // Its rows are in another worker's batch and there is nothing to gather: this worker only
+    // waits, so it gives its place to another job until they are done (it gathers nothing then).
+    if (mine.state == Item::State::computing && t_wait_listener) {
+      WaitListener* listener = t_wait_listener;
+      lock.unlock();
+      listener->waiting();
+      lock.lock();
+      cv_.wait(lock, [&] { return mine.state == Item::State::done; });
+      lock.unlock();
+      listener->resumed();
       lock.lock();
       continue;
     }

@@ -29,6 +29,19 @@
 
 namespace wasinn::oip_server {
 
+// A worker pool's hook on its own threads (ModelSet): take() tells it when the calling worker
+// waits for rows another worker's batch is computing, so the pool can start another job meanwhile
+// instead of leaving a core idle until that batch ends. Set per thread; none: nobody is told.
+class WaitListener {
+ public:
+  virtual void waiting() = 0;  // the thread computes nothing until resumed()
+  virtual void resumed() = 0;
+
+ protected:
+  ~WaitListener() = default;
+};
+void set_thread_wait_listener(WaitListener* listener);
+
 struct BatchingOptions {
   uint32_t max_batch_size = 0;      // rows in one compute; 0: no batching
   uint64_t max_queue_delay_us = 0;  // how long the oldest request waits for more; 0: only those already waiting

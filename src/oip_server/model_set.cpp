@@ -1,5 +1,6 @@
 #include "oip_server/model_set.h"
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 
@@ -32,6 +33,8 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
     models_[name] = std::make_shared<ServedModel>(env_, name, it == options_.repository.end() ? "1" : it->second.first,
                                                   pipeline);
   }
+  std::lock_guard lock(mu_);
+  idle_ = options_.workers;
   for (size_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -45,19 +48,50 @@ ModelSet::~ModelSet() {
 }
 
 void ModelSet::work() {
+  set_thread_wait_listener(this);
+  std::unique_lock lock(mu_);
   for (;;) {
-    std::function<void()> job;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing left
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      ++running_;
-    }
+    // A job starts only on a free place: `workers` jobs compute at once, however many threads.
+    cv_.wait(lock, [&] { return (!queue_.empty() && active_ < options_.workers) || (stopping_ && queue_.empty()); });
+    --idle_;
+    if (queue_.empty()) return;  // stopping, and nothing left
+    std::function<void()> job = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    ++active_;
+    lock.unlock();
     job();
-    std::lock_guard lock(mu_);
+    lock.lock();
     --running_;
+    --active_;
+    ++idle_;
+    // A place is free: one waiting thread may start a queued job (all of them when stopping).
+    if (stopping_) cv_.notify_all();
+    else if (!queue_.empty()) cv_.notify_one();
+  }
+}
+
+void ModelSet::waiting() {
+  std::lock_guard lock(mu_);
+  --active_;
+  start_threads_locked();
+  if (!queue_.empty()) cv_.notify_one();
+}
+
+void ModelSet::resumed() {
+  // Back only to hand over its answer: it may pass `workers` for that while, not compute.
+  std::lock_guard lock(mu_);
+  ++active_;
+}
+
+void ModelSet::start_threads_locked() {
+  // Spare threads stay for later waits; bounded, past that a job waits for a thread as before.
+  const size_t most = options_.workers * 2 + options_.max_queue;
+  const size_t free = options_.workers > active_ ? options_.workers - active_ : 0;
+  const size_t startable = std::min(queue_.size(), free);
+  while (!stopping_ && idle_ < startable && workers_.size() < most) {
+    ++idle_;  // counted from now, so that a second call does not start another for the same job
+    workers_.emplace_back([this] { work(); });
   }
 }
 
@@ -68,8 +102,9 @@ bool ModelSet::run(const std::function<void(uint64_t)>& job) {
   std::future<void> finished = done->get_future();
   {
     std::lock_guard lock(mu_);
-    // Free workers take jobs at once; past them max_queue may wait.
-    const size_t idle = options_.workers > running_ ? options_.workers - running_ : 0;
+    // Free places take jobs at once; past them max_queue may wait. A job waiting for another
+    // worker's batch holds no place.
+    const size_t idle = options_.workers > active_ ? options_.workers - active_ : 0;
     if (stopping_ || queue_.size() >= idle + options_.max_queue) {
       ++rejected_;
       return false;
@@ -79,6 +114,7 @@ bool ModelSet::run(const std::function<void(uint64_t)>& job) {
           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - queued).count()));
       done->set_value();
     });
+    start_threads_locked();
   }
   cv_.notify_one();
   finished.wait();

@@ -4,7 +4,8 @@
 // the server's own compute, and `max_queue` requests wait; past that the answer is
 // 503/UNAVAILABLE at once, as `wasinn serve` answers a full queue. Computes never run on the
 // transports' threads: civetweb's have 100 KiB stacks (fixed when Debian built it), too small
-// for a framework's compute. Thread-safe.
+// for a framework's compute. A worker waiting for rows another worker's batch computes gives its
+// place to a spare thread (DynamicBatcher's WaitListener), so `workers` jobs still run. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -36,7 +37,7 @@ struct ModelSetOptions {
   std::map<std::string, BatchingOptions> batching;
 };
 
-class ModelSet {
+class ModelSet : private WaitListener {
  public:
   ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options);
   ~ModelSet();  // finishes the queued jobs, then joins the workers
@@ -68,15 +69,21 @@ class ModelSet {
   std::shared_ptr<NnEnvironment> env_;
   ModelSetOptions options_;
   void work();
+  void waiting() override;
+  void resumed() override;
+  // Threads for the jobs that may start now (a free place each) when too few are idle; mu_ held.
+  void start_threads_locked();
 
   std::map<std::string, std::shared_ptr<ServedModel>, std::less<>> models_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
-  size_t running_ = 0;
+  size_t running_ = 0;  // jobs started and not finished
+  size_t active_ = 0;   // of them, not waiting for another worker's batch: what `workers` bounds
+  size_t idle_ = 0;     // threads waiting for a job (or just started)
   uint64_t rejected_ = 0;
   bool stopping_ = false;
-  std::vector<std::thread> workers_;  // last: started once the rest is there
+  std::vector<std::thread> workers_;  // last: started once the rest is there; grows under mu_
 };
 
 }  // namespace wasinn::oip_server

@@ -250,6 +250,57 @@ TEST(DynamicBatcher, ManyThreadsShareFewerComputes) {
   EXPECT_EQ(batcher.queued(), 0u);
 }
 
+// Counts what take() tells the worker pool of the thread it runs on.
+struct CountingListener : oip_server::WaitListener {
+  std::atomic<int> waits{0}, resumes{0};
+  void waiting() override { ++waits; }
+  void resumed() override { ++resumes; }
+};
+
+TEST(DynamicBatcher, TellsThePoolWhileWaitingForAnotherWorkersBatch) {
+  // Two requests in one batch, computed by the first's thread: the second's thread, with
+  // nothing left to gather, tells its pool it waits (so the pool may run another job) and
+  // that it is back once its rows are done. The first's thread computes, so it tells nothing.
+  FakeModel model;
+  std::atomic<bool> release{false}, computing{false};
+  DynamicBatcher batcher(
+      {8, 0, 0},
+      [&](std::span<const NamedInput> inputs) -> Result<std::vector<NamedTensor>> {
+        computing = true;
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const auto& in = inputs[0].tensor;
+        return std::vector<NamedTensor>{
+            {"y", OwnedTensor{in.type, {in.dims.begin(), in.dims.end()}, {in.data.begin(), in.data.end()}}}};
+      },
+      nullptr);
+  const Rows r(1, 4, 3);
+  const NamedInput in = r.input("x");
+  auto first = batcher.join(std::span(&in, 1));
+  auto second = batcher.join(std::span(&in, 1));
+  CountingListener first_pool, second_pool;
+  std::thread gatherer([&] {
+    oip_server::set_thread_wait_listener(&first_pool);
+    EXPECT_TRUE(batcher.take(first));
+    oip_server::set_thread_wait_listener(nullptr);
+  });
+  while (!computing) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::thread waiter([&] {
+    oip_server::set_thread_wait_listener(&second_pool);
+    auto got = batcher.take(second);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->execution.rows, 2u);
+    oip_server::set_thread_wait_listener(nullptr);
+  });
+  while (second_pool.waits == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(second_pool.resumes.load(), 0);  // still waiting: the batch has not been computed
+  release = true;
+  gatherer.join();
+  waiter.join();
+  EXPECT_EQ(second_pool.waits.load(), 1);
+  EXPECT_EQ(second_pool.resumes.load(), 1);
+  EXPECT_EQ(first_pool.waits.load(), 0);
+}
+
 TEST(DynamicBatcher, DroppedTicketsLeaveOrWaitForTheirBatch) {
   // Half the requests are refused by the pool after joining (their ticket is dropped untaken)
   // while the other half gather and compute: nobody waits forever, nothing is left queued.
