@@ -43,8 +43,10 @@ step "Inference servers for the remote backend's tests (cached venvs; never fata
 bash "$ROOT/scripts/remote-servers.sh" || echo "setup: a remote test server is missing: its tests will skip"
 
 step "Build -> $BUILD"
+# The benchmarks are compiled too (not run), so a change that breaks one fails the build here
+# instead of at the next benchmark run (bench_remote once stopped compiling unnoticed).
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >/dev/null
+  -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=ON >/dev/null
 cmake --build "$BUILD"
 
 if [[ $run_example == 1 ]]; then

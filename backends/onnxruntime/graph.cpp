@@ -100,7 +100,7 @@ Error read_metadata(OrtSession *session, const std::string &device, std::vector<
     if (Error e = take_status((api->*getter)(raw, alloc, &value), std::string("reading the model's ") + name)) return e;
     if (value) {
       if (*value) out.push_back({name, value, false});
-      (void)api->AllocatorFree(alloc, value);
+      (void)take_status(api->AllocatorFree(alloc, value), "freeing a metadata string");
     }
     return {};
   };
@@ -123,10 +123,11 @@ Error read_metadata(OrtSession *session, const std::string &device, std::vector<
       failed = take_status(api->ModelMetadataLookupCustomMetadataMap(raw, alloc, keys[i], &value), "reading metadata_props");
       if (!failed && value) out.push_back({std::string("onnx.metadata.") + keys[i], value, false});
     }
-    if (value) (void)api->AllocatorFree(alloc, value);
-    (void)api->AllocatorFree(alloc, keys[i]);
+    // take_status releases the OrtStatus a failed free would return (a plain (void) would leak it).
+    if (value) (void)take_status(api->AllocatorFree(alloc, value), "freeing a metadata string");
+    (void)take_status(api->AllocatorFree(alloc, keys[i]), "freeing a metadata key");
   }
-  if (keys) (void)api->AllocatorFree(alloc, keys);
+  if (keys) (void)take_status(api->AllocatorFree(alloc, keys), "freeing the metadata keys");
   if (failed) return failed;
   out.push_back({"device", device, false});
   return {};

@@ -38,7 +38,7 @@ using namespace wasinn::bench;
 
 namespace {
 
-struct Server {
+struct ServerAddress {
   std::string kind;
   int http = 0, grpc = 0;
 };
@@ -58,7 +58,7 @@ size_t on_body(char *d, size_t, size_t n, void *u) {
 // The plain REST client: one easy handle (its connection kept alive), a request body built once.
 class CurlClient {
  public:
-  CurlClient(const Server &s, bool binary, const std::vector<float> &x) : easy_(curl_easy_init()) {
+  CurlClient(const ServerAddress &s, bool binary, const std::vector<float> &x) : easy_(curl_easy_init()) {
     const remote::InputTensor in{"INPUT0", "FP32", {static_cast<int64_t>(x.size())},
                                  {reinterpret_cast<const uint8_t *>(x.data()), x.size() * 4}};
     const std::vector<std::string> outs = {"OUTPUT0"};
@@ -122,7 +122,7 @@ void put_bytes(std::string &out, int field, const std::string &bytes) {
 // with the same blocking unary call generated stubs make.
 class GrpcClient {
  public:
-  GrpcClient(const Server &s, const std::vector<float> &x) {
+  GrpcClient(const ServerAddress &s, const std::vector<float> &x) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     channel_ = grpc::CreateCustomChannel(fmt::format("127.0.0.1:{}", s.grpc), grpc::InsecureChannelCredentials(), args);
@@ -169,14 +169,14 @@ struct Options {
   std::string fixtures;  // taken for scripts/bench.sh; unused
 };
 
-std::string spec(const Server &s, const Transport &t) {
+std::string spec(const ServerAddress &s, const Transport &t) {
   nlohmann::json j{{"url", t.grpc() ? fmt::format("grpc://127.0.0.1:{}/models/identity_fp32", s.grpc)
                                      : fmt::format("http://127.0.0.1:{}/models/identity_fp32", s.http)}};
   if (t.name == "rest_json") j["binary_tensors"] = "never";
   return j.dump();
 }
 
-std::unique_ptr<Host> make_host(const Options &o, const Server &s, const Transport &t, std::string *error) {
+std::unique_ptr<Host> make_host(const Options &o, const ServerAddress &s, const Transport &t, std::string *error) {
   HostOptions h;
   h.backend_dirs = {o.backend_dir};
   h.preloads = {"m:remote:cpu:" + spec(s, t)};
@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
       std::cerr << "bench_remote: skipping " << kind << ": " << st["skip"].get<std::string>() << "\n";
       continue;
     }
-    const Server s{kind, st["http"], st["grpc"]};
+    const ServerAddress s{kind, st["http"], st["grpc"]};
     std::vector<Transport> transports = {{"rest_json"}, {"grpc"}};
     if (kind == "triton") transports.insert(transports.begin() + 1, Transport{"rest_binary"});
 
