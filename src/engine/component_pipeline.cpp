@@ -25,6 +25,10 @@ wasinn_wit_str wit_str(std::string_view s) { return {s.data(), s.size()}; }
 
 void free_guest(void*, void* guest) noexcept { delete static_cast<GuestState*>(guest); }
 
+// pipeline_host.h: a call stopped at its deadline says "interrupt" (instantiate's error, or an
+// answer's message with status 3).
+bool past_deadline(std::string_view message) { return message.find("interrupt") != std::string_view::npos; }
+
 struct InstanceDeleter {
   void operator()(wasinn_pipeline_instance* i) const { wasinn_pipeline_instance_free(i); }
 };
@@ -62,7 +66,7 @@ struct ComponentPipeline::Impl {
     // The instance owns the guest state from here, even when instantiation fails.
     if (ErrorPtr err(wasinn_pipeline_instantiate(pipeline, guest, deadline_ticks(), &raw)); err) {
       const std::string message = one_line(message_of(err.get()));
-      if (message.find("interrupt") != std::string::npos)
+      if (past_deadline(message))
         return make_error(Errc::timeout, fmt::format("pipeline {}: instantiating it ran past the deadline ({} ms): {}",
                                                      name, options.timeout_ms, message));
       return make_error(Errc::runtime_error, fmt::format("pipeline {}: cannot instantiate: {}", name, message));
@@ -176,8 +180,7 @@ Result<std::vector<NamedTensor>> ComponentPipeline::infer(std::span<const NamedI
       return make_error(Errc::runtime_error, message);
     default: {
       // The instance is done; the next request makes a new one.
-      const bool deadline = message.find("interrupt") != std::string::npos;
-      if (deadline)
+      if (past_deadline(message))
         return make_error(Errc::timeout, fmt::format("the pipeline ran past its deadline ({} ms)", impl_->options.timeout_ms));
       return make_error(Errc::runtime_error, fmt::format("the pipeline failed: {}", message));
     }

@@ -84,11 +84,14 @@ void ModelSet::resumed() {
   ++active_;
 }
 
+size_t ModelSet::free_places_locked() const {
+  return options_.workers > active_ ? options_.workers - active_ : 0;
+}
+
 void ModelSet::start_threads_locked() {
   // Spare threads stay for later waits; bounded, past that a job waits for a thread as before.
   const size_t most = options_.workers * 2 + options_.max_queue;
-  const size_t free = options_.workers > active_ ? options_.workers - active_ : 0;
-  const size_t startable = std::min(queue_.size(), free);
+  const size_t startable = std::min(queue_.size(), free_places_locked());
   while (!stopping_ && idle_ < startable && workers_.size() < most) {
     ++idle_;  // counted from now, so that a second call does not start another for the same job
     workers_.emplace_back([this] { work(); });
@@ -104,8 +107,7 @@ bool ModelSet::run(const std::function<void(uint64_t)>& job) {
     std::lock_guard lock(mu_);
     // Free places take jobs at once; past them max_queue may wait. A job waiting for another
     // worker's batch holds no place.
-    const size_t idle = options_.workers > active_ ? options_.workers - active_ : 0;
-    if (stopping_ || queue_.size() >= idle + options_.max_queue) {
+    if (stopping_ || queue_.size() >= free_places_locked() + options_.max_queue) {
       ++rejected_;
       return false;
     }

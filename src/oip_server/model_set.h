@@ -71,6 +71,8 @@ class ModelSet : private WaitListener {
   void work();
   void waiting() override;
   void resumed() override;
+  // Jobs that may start computing now (`workers` less the active ones); mu_ held.
+  size_t free_places_locked() const;
   // Threads for the jobs that may start now (a free place each) when too few are idle; mu_ held.
   void start_threads_locked();
 
