@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # ["a", "b"] from the list a;b (names only: nothing is escaped).
 function(wasinn_json_string_array out)
   set(items ${ARGN})

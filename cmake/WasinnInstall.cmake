@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # `cmake --install`: what an embedder or a user needs under a prefix, laid out as the build tree.
 #   bin/wasinn, bin/wasinn-load-check            RUNPATH $ORIGIN/../<libdir>
 #   <libdir>/libwasinn.so.<major> (+ links)      RUNPATH $ORIGIN; exports the public API only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # wasinn_find_torch(): find_package(Torch REQUIRED) (Debian's libtorch-dev 1.13.1), plus a fix
 # for clang. clang-14 instantiates C++20's constexpr std::vector<c10::IValue> members while
 # IValue is still incomplete when <ATen/ops/...> headers come first, so under clang every user

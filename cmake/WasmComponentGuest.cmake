@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # wasinn_add_component_guest(NAME <name> SOURCES <src>... WIT <version> KIND command|library|http|pipeline
 #                            [WORLD <world>] [FLAGS <flag>...] [OWN_CABI_REALLOC] [EXT])
 # Compiles a C guest with Debian's clang to a core module and makes it a component with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # wasinn_add_guest(NAME <name> SOURCES <src>... [FLAGS <flag>...])
 # Compiles a C guest to wasm32-wasi with Debian's clang into ${WASINN_GUEST_DIR}/<name>.wasm.
 find_program(WASM_CLANG NAMES clang-14 clang REQUIRED)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the Debian packages listed in the given .apt files (one name a line, # comments) that
 # are not installed yet; says "all N present" otherwise. Used by setup.sh and images.sh.
 #   bash scripts/apt-packages.sh FILE.apt...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Measures the container images for docs/deployment.md: each image's size on disk, by layer, and
 # compressed (podman save as a docker archive through zstd -3, as images.sh --save writes it), and the cold start of `wasinn run`
 # inside the cpu image against the same build on the host, in one run (medians of N runs; the

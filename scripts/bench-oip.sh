@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # wasinn serve --oip-http/--oip-grpc against Triton (PyPI nvidia-pytriton) and MLServer 1.7.1,
 # all three serving the same ONNX models through ONNX Runtime, measured in one run by Triton's
 # perf_analyzer at concurrency 1, 8 and 32; writes the tables into docs/benchmarks.md (sections

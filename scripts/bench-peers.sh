@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Measures wasinn against Wasmtime's own CLI, whole process, on the same guests and models, and
 # writes the results into docs/benchmarks.md (section "peers"). Not part of the test suite.
 #   scripts/bench-peers.sh [--runs N] [--cases KEY,...] [--no-doc] [--no-serve | --serve-only]

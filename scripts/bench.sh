@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds wasinn's guest-versus-native benchmarks in Release mode, runs them, and writes their
 # results into docs/benchmarks.md between the generated-section markers, leaving the
 # hand-written text around them alone.

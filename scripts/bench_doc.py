@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes generated sections into docs/benchmarks.md, leaving the hand-written text alone.
 
 A section NAME lies between <!-- bench:NAME --> and <!-- /bench:NAME -->; its body is replaced

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs the same guests on wasinn and on Wasmtime's own CLI, whole process, and compares.
 
 Called by scripts/bench-peers.sh, which builds both hosts first. Every case runs the same .wasm

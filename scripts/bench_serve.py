@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`wasinn serve` against `wasmtime serve`: one wasi:http component (guest http_classify), the
 same model flags (-S nn -S nn-graph=onnx::DIR, which both hosts take), the same client (wrk, with
 --latency), concurrency 1, 8 and 32, the hosts taking turns within each level. Reports requests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds wasinn's Wasmtime (src/engine/wasmtime: Wasmtime's C API and the typed wasi:nn component
 # imports, one shared library) with cargo, from crates.io only, and installs it for one build tree:
 #   build-engine.sh OUT_DIR    -> OUT_DIR/lib/libwasinn_wasmtime.so and OUT_DIR/include/ (wasmtime.h)

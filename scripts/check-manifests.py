@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks Kubernetes and KServe manifests offline against the API models generated from their
 OpenAPI schemas: PyPI `kubernetes` (core and apps objects) and the `kserve` SDK's models (made
 from KServe's CRDs). Every field must be one the schema has, with a value of its type, and every

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns a core wasm module into a component with jco's bundled wasm-tools (componentEmbed, then
 // componentNew). `jco embed --wit DIR` cannot read files in jco 1.35.0, so the WIT is read here
 // and handed over as source text.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Configures BUILD (once) as wasinn's clang-14 ASan+UBSan build with the libFuzzer targets:
 # the one build that scripts/sanitize.sh and scripts/fuzz.sh share.
 #   scripts/configure-sanitize.sh BUILD

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Prints each failed ctest test of a stage log (stdin): the lines of its output that say what
 failed (GoogleTest's, unittest's, a sanitizer's) and its last lines.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fetches wasinn's native dependencies from package registries into .deps/ (one prefix per
 # dependency), with downloads cached under ~/.cache/wasinn/dl so a second run fetches nothing.
 # Each dependency is one file scripts/deps/<name>.sh defining install_<name>, with its pinned

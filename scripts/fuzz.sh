@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds wasinn's libFuzzer targets (tests/fuzz) with clang-14, ASan and UBSan in the build dir
 # scripts/sanitize.sh also uses (scripts/configure-sanitize.sh), then runs each target for
 # SECONDS with a corpus kept under ~/.cache/wasinn/fuzz.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # For a machine with an NVIDIA GPU: installs the CUDA variants (scripts/setup.sh --gpu), runs the
 # GPU-labelled tests, and prints what each compared: every GPU output against the CPU's, with the
 # speedup (the tests print one "GPU-CHECK" line per comparison). Exits non-zero when a test

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds wasinn's container images with podman from the project's own build (docs/deployment.md):
 #   wasinn:VERSION-cpu      the CLI, libwasinn, every CPU plugin and the framework libraries they
 #                           load, headers and CMake package; non-root; ENTRYPOINT ["wasinn"]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generate wasinn's test models and data, reproducibly and without network.
 
     .deps/venv/bin/python scripts/make_fixtures.py [--out DIR] [--force]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Inference servers for the remote backend's tests and benchmark, each in its own venv keyed by
 # version under ~/.cache/wasinn/deps (about 400 MB each, so built once):
 #   venv-triton-<ver>   NVIDIA Triton (the tritonserver bundled in nvidia-pytriton) + tritonclient

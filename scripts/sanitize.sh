@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang-14) in its
 # own build directory and runs it: any finding fails the run (UBSan does not recover; ASan stops at
 # the first error; LeakSanitizer reports leaks at exit). Expects scripts/setup.sh to have run.

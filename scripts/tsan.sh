@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the concurrency tests with ThreadSanitizer (clang-14) in their own build directory and
 # runs them: the core and ABI under several threads (fake backend), the engine's wasi-threads
 # guests and several guests in one Host on the real ONNX Runtime plugin, and the OIP server's

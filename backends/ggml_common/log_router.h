@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the ggml-based plugins (llamacpp, whisper), compiled into each against its own
 // ggml.h: each plugin carries its own ggml, so each has its own router.
 // A ggml framework has one process-wide log callback. The router installed here sends every line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ggml plugins' JSON options (WasmEdge's keys: "ctx-size", "beam-size", ...) as a table of
 // setters over a plugin's options struct, one wording for every mistake:
 //   load config: "beam-size" must be an integer from 0 to 16, got "big"

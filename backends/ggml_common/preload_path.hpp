@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WasmEdge's "preload:<path>" in builder 0: a guest naming a host file for a ggml plugin to load.
 // A guest may do so only when the operator's backend config says "allow-preload-paths": true;
 // the file must then be a regular file. Pure functions; thread-safe.

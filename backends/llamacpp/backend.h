@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide llama.cpp backend: initialises llama.cpp once, loads ggml's backend modules
 // and finds the devices (devices.h), routes its log to the host's logger, and keeps the
 // operator's backend config. Immutable after create, so graphs on any thread share it without

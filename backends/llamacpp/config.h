@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The options a guest sets as JSON: at load (load_by_name_with_config, or a trailing JSON
 // builder) and per context as metadata on input 1 ("metadata"). Key names and meanings follow
 // WasmEdge's GGML plugin, so its guests run unchanged. And the operator's backend config.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // set_input / compute / get_output, the streaming trio and cancel for one context.
 #include "context.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One execution context of a graph: its own llama_context (KV cache) and sampler on the
 // graph's shared weights, its options (the graph's, plus metadata the guest sets on input 1),
 // the tokenized prompt and the outputs of the last generation. Used by one thread at a time,

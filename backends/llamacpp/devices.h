@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The devices llama.cpp can run on in this process: ggml's backend modules (GGML_BACKEND_DL)
 // loaded once from the directories CMake names (WASINN_GGML_MODULE_DIRS), the CPU and every GPU
 // device they registered, and, when there is no GPU, why not, in words an operator can act on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The embedding of a prompt: one vector of n_embd floats, pooled by the model's pooling type,
 // or, for a model without one (a decoder such as llama), the last token's hidden state, as
 // WasmEdge's GGML plugin returns it. L2-normalised, as llama.cpp's embedding tool does by default.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading: the model source, the load config, the GGUF checks around llama.cpp's load, and the
 // slots every graph declares.
 #include "graph.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded GGUF model: one llama_model per graph, shared read-only by all of its contexts, so
 // two contexts cost one copy of the weights (plus a KV cache each). Immutable after load.
 //

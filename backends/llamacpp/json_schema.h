@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // "json-schema": a JSON schema turned into the GBNF grammar that constrains sampling, by
 // llama.cpp's own converter (json_schema_to_grammar, in libllama-common), as WasmEdge's GGML
 // plugin does. Kept in one file so only it includes llama.cpp's common headers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks of a GGUF model for values that llama.cpp b11312 answers with GGML_ASSERT (abort) instead
 // of a load error, so that the plugin refuses them with a message and the process lives on (load
 // isolation, isolation/isolated_load.h, contains what these miss). Stateless; thread-safe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a graph's GGUF comes from. llama.cpp loads from files, and memory-maps them, so:
 //  - a preloaded model (the host passes the file's path) is opened by path: mapped, not copied;
 //  - `preload:<path>` text in builder 0 (WasmEdge's form) names a host file, if the backend

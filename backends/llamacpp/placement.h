@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a load runs: the load's target and the config's n-gpu-layers and main-gpu against the
 // devices this process has (devices.h). `gpu` with no GPU device is refused, never run on the
 // CPU; `cpu` gets no GPU device at all (llama.cpp then creates nothing on one, and the GPU

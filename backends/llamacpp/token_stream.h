@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One generated sequence on one llama_context: evaluates the prompt, then produces tokens one
 // at a time. compute() drives it to the end; compute_single() advances it by one token.
 //

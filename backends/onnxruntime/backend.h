@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide ONNX Runtime backend: one OrtEnv (its logger feeds the host's), the CPU
 // memory description every input tensor uses, the default session config from backend_create,
 // and the CUDA provider as found then. Immutable after create, so graphs on any thread share it

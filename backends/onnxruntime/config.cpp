@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON config -> OrtSessionOptions. nlohmann::json is used in its non-throwing parse mode so a
 // bad config is a status, never an exception.
 #include "config.h"

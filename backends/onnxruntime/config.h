@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The JSON configuration of the backend (backend_create) and of one graph (the load request's
 // config), both mapping onto OrtSessionOptions.
 #pragma once

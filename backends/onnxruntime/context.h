@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference session of a graph: owned copies of its inputs, the outputs of its last run and
 // the OrtRunOptions through which cancel() stops a running compute. Used by one thread at a time,
 // except cancel().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The handful of CUDA driver API calls the probe needs, resolved with dlsym so the plugin links
 // no CUDA library and builds without the CUDA headers. Signatures are the driver API's (cuda.h).
 #include "cuda_driver.h"

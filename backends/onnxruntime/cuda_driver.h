@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the NVIDIA driver (libcuda.so.1) says, asked directly through its C API: whether it is
 // installed, which CUDA version it supports, and its devices. ONNX Runtime only says "no device"
 // or fails on a library; the driver tells a missing driver, a driver too old and an absent GPU

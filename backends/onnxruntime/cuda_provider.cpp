@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finding ORT's CUDA provider: beside the core, then the driver, then ORT's registration of the
 // library as an execution-provider library (which loads it and every CUDA library it links, so
 // a missing one is named now rather than at the first load).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ONNX Runtime's CUDA execution provider as this backend finds it once, at backend_create: the
 // provider library beside the loaded ORT core (scripts/gpu/onnxruntime-cuda.sh puts it there),
 // the NVIDIA driver's word on the GPUs, and ORT's own device list for the provider (its EP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading: builder checks, the target's placement, session creation, and the io description cache.
 #include "graph.h"
 

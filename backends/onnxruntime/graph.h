@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded ONNX model: one OrtSession shared by all contexts of the graph, plus the declared
 // inputs and outputs cached at load so io queries and set_input checks never call into ORT.
 // Immutable after load; ORT documents OrtSession::Run as safe to call concurrently, so contexts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The OrtApi table, status translation and ONNX type names.
 #include "ort_api.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Thin helpers over ONNX Runtime's C API: the versioned function table, owning handles and the
 // translation of an OrtStatus into a wasinn status plus detail.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "placement.h"
 
 #include <onnxruntime_session_options_config_keys.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a graph runs: the execution provider its target asks for, and, once ORT made the session,
 // where ORT actually put the model's nodes. ORT moves every node its CUDA provider cannot take to
 // the CPU provider without a word, so a `gpu` load is checked against ORT's assignment rather than

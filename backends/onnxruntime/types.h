@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ONNX element types <-> wasinn tensor types, and ONNX's own type names for details about the
 // types wasinn cannot carry. Sizes, wasinn type names and dims come from the plugin SDK.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide OpenVINO backend: one ov::Core (OpenVINO recommends one per process: each
 // Core loads its own device plugins), the device list, and the default config from
 // backend_create. ov::Core is thread-safe and the rest is immutable after create, except the

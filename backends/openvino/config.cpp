@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON config -> OpenVINO properties, read with the SDK's non-throwing JSON helpers.
 #include "config.h"
 

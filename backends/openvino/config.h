@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The JSON configuration of the backend (backend_create, from `wasinn run --backend-config
 // openvino=JSON`) and of one graph (the load request's config, e.g. load_by_name_with_config),
 // and the OpenVINO compile properties they become.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference session of a graph: its own ov::InferRequest on the graph's shared compiled model.
 //
 // Copies: set_input copies the guest's bytes once, straight into the infer request's own input

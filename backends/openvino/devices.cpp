@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "devices.h"
 
 #include <openvino/runtime/intel_gpu/properties.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasi-nn execution targets -> OpenVINO devices, and the check that this machine has the device:
 // a missing one is UNSUPPORTED_OPERATION naming the devices OpenVINO found, never a fallback.
 #pragma once

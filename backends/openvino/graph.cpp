@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading: request checks, target -> device, compilation (through OpenVINO's model cache), and
 // the io description cache.
 #include "graph.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded model: one ov::CompiledModel shared by every context of the graph (each context has
 // its own infer request), plus the declared inputs and outputs cached at load so io queries and
 // set_input checks never call into OpenVINO. OpenVINO documents a compiled model as usable from

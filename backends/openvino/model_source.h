@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the builders of a load request hold, as OpenVINO's read-from-memory API wants it:
 // two builders are IR (the .xml text, then the .bin weights); one non-XML builder is a model
 // OpenVINO reads directly (ONNX). The weights are copied once into a tensor the graph owns,

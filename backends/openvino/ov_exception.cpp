@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenVINO exception text reduced to the lines that say what went wrong.
 #include "ov_exception.h"
 

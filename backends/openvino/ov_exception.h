@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenVINO's exceptions -> sdk::Error. OpenVINO's C++ API reports every failure by throwing, so
 // each call into it sits in a try block that ends here; the SDK's guard only catches what is left
 // (bad_alloc from the standard library).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenVINO element types <-> wasinn tensor types, and OpenVINO's own wording of a declaration
 // for details about what wasinn cannot express (bounds, types it lacks). Sizes, wasinn type names
 // and dims come from the plugin SDK.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide PyTorch backend: the config it was created with. libtorch itself has no
 // environment object to own; its thread settings and log hooks are process-wide and set in
 // create. Immutable after create, so graphs on any thread share it without locking.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON -> libtorch thread settings, read with the SDK's non-throwing config readers. ATen's
 // setters throw c10::Error, caught here.
 #include "config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The backend's JSON configuration (--backend-config pytorch=JSON) and the process-wide
 // libtorch thread settings it controls.
 #pragma once

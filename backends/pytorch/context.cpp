@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // set_input / compute / get_output for one context. compute runs forward exactly once and
 // flattens its result into outputs: a tensor or scalar is one output, a tuple one per element
 // (nested tuples depth-first), a list one per element, a dict one per entry in sorted key order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference session of a graph: its input tensors, the interpreter stack it reuses, and the
 // outputs of its last forward, flattened. Used by one thread at a time (the host guarantees it).
 // No cancel: libtorch cannot interrupt a running forward; no streaming either.

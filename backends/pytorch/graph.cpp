@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // graph_load: request checks, the TorchScript archive read straight from the builder bytes, and
 // the io description taken from forward's schema.
 #include "graph.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded TorchScript module, shared by all contexts of the graph, plus the inputs and outputs
 // forward's schema declares. Inputs are forward's arguments (names included); outputs are what
 // the declared return type tells: one for a Tensor or scalar ("output0"), a tuple's elements

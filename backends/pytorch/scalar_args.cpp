@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "scalar_args.h"
 
 #include <c10/util/BFloat16.h>

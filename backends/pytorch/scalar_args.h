@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // TorchScript's int, float and bool (and their Optional[...]) as wasinn tensors: an argument
 // takes a one-element tensor of a compatible type, a result comes back as a rank-0 tensor.
 // No libtorch header here: the .cpp needs only c10's half-precision types.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The exceptions libtorch throws, as one readable line and as an sdk::Error.
 //
 // libtorch reports nearly every failure by throwing (c10::Error, the interpreter's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libtorch's own log output to the host's logger (sdk::log), at the level libtorch gave it.
 //
 // Debian's libtorch 1.13 is built with glog and has four outlets, each with a hook:

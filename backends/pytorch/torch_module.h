@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The libtorch side of a loaded graph: the TorchScript module, its forward method and what
 // forward's schema says of each argument. Includes libtorch's jit headers (10-20 s per
 // translation unit), so only graph.cpp and context.cpp include it; graph.h and context.h name

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Element types: the plugin ABI's wasinn_tensor_type <-> torch's c10::ScalarType. Sizes, names
 // and dims of wasinn types come from the plugin SDK (wasinn/plugin_sdk/tensor.hpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The remote backend: a model served by an Open Inference Protocol ("KServe v2") server, over
 // REST or gRPC. The process-wide state is the default options from the backend config;
 // immutable after create.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How to reach a remote model. The backend config (--backend-config remote=JSON) holds defaults
 // for every remote model; each model's spec (its --nn-remote registration, which the host passes
 // as the model's one builder) holds its URL and may override any default. Keys:

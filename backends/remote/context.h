@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference session of a remote model: owned copies of its inputs, the outputs of its last
 // compute, and the Call through which it reaches the server (cancel() may come from any thread).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin's exported entry point: the SDK builds the C table from RemoteBackend, RemoteGraph
 // and RemoteContext.
 #include "backend.h"

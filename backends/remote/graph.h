@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A remote model: its transport (shared by every context; REST handles are pooled in it) and
 // the inputs and outputs its server's metadata declares, so guests address them by index or by
 // name. Immutable after load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // gRPC transport: one channel per graph (HTTP/2 multiplexes the calls of every context over it,
 // so contexts in flight at once do not wait for each other), a ClientContext per call with the
 // request timeout as its deadline, and TryCancel for the host's watchdog. grpc++ from Debian;

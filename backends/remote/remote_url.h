@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A remote model's address: SCHEME://HOST[:PORT]/[v2/]models/NAME[/versions/VERSION] with
 // SCHEME http, https (REST) or grpc, grpcs (gRPC; grpcs is TLS). Pure; thread-safe.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // REST transport: libcurl easy handles, each in a multi handle of its own so that a cancel from
 // the host's watchdog wakes the wait at once (curl_multi_wakeup). Handle pairs are pooled per
 // graph: a compute borrows one and returns it, so connections are reused across computes and

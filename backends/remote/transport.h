@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the graph and contexts need from a transport (REST or gRPC), so neither knows which one
 // serves it. A Transport is shared by a graph's contexts and threads; a Call is one context's
 // way to run inferences, one at a time, with cancel() from any thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide TensorFlow backend: the session settings every graph's session gets, from
 // backend_create's config. Creating the first one loads TensorFlow itself (tf_api.h).
 // Immutable after create, so graphs on any thread share it without locking.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON configs, read with the SDK's helpers (nlohmann::json in its non-throwing mode).
 #include "config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The JSON configuration of the backend (backend_create: the session's thread pools) and of one
 // graph (the load request's config: which signature, tags, or GraphDef ends). Unknown keys are
 // refused, naming the known ones, so a typo is never silently ignored.

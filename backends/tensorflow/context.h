@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference session of a graph: its input tensors and every output of its last compute.
 // compute runs the session once and keeps all outputs, so reading several never re-runs it.
 // Used by one thread at a time. No cancel: TF_SessionRun offers no way to stop a run from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading: SavedModels (through their signature) and frozen GraphDefs (through their ends), and
 // the io description cache in sorted-name order.
 #include "graph.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded TensorFlow model: a graph, the session that runs it, and its inputs and outputs.
 //
 // TensorFlow addresses tensors by name. wasinn's index i is the i-th name in sorted (byte)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owning handles for TensorFlow C API objects, so each is released exactly once on every path.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A minimal, bounds-checked reader of the protobuf wire format, enough to pull the signatures
 // out of a serialized MetaGraphDef. The TF C API hands the MetaGraphDef over only as bytes, and
 // its C++ protobuf classes are not part of the C API's ABI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The inputs and outputs of one SignatureDef of a SavedModel, read from the serialized
 // MetaGraphDef that TF_LoadSessionFromSavedModel returns.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading TensorFlow, resolving its C API and translating its statuses.
 #include "tf_api.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The TensorFlow C API as a function table, loaded by the plugin itself at backend_create, and
 // the translation of a TF_Status into a wasinn status plus detail.
 //

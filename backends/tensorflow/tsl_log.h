@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // TensorFlow's C++ log lines (LOG(INFO) ... in TSL, "I tensorflow/cc/saved_model/reader.cc:83]
 // Reading SavedModel from ...") to the host's logger.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // TensorFlow data types <-> wasinn tensor types, and TensorFlow's own names for the types wasinn
 // cannot carry. Sizes, wasinn type names and dims come from the plugin SDK.
 #pragma once

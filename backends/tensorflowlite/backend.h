@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide TensorFlow Lite backend: one LiteRT environment (which registers the
 // accelerators it can load), the hardware those accelerators cover, the external delegates the
 // host configured (delegate_accelerator.h), and the lock that serializes compilation. Creating

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The JSON configuration of the backend (backend_create: the external delegates the host offers)
 // and of one graph (the load request's config: which signature runs, which delegate it uses).
 // Unknown keys are refused, naming the known ones, so a typo is never silently ignored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference session of a graph: its own LiteRT compiled model (an interpreter is not safe
 // to run from two threads), the host buffers LiteRT reads inputs from and writes outputs to,
 // and the shapes those buffers currently have. Used by one thread at a time, except cancel().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How external delegates reach LiteRT 2.x: through its accelerator registry. LiteRT's
 // CompiledModel applies every registered accelerator in registration order, each through a
 // classic TfLiteDelegate it gets from the accelerator's CreateDelegate callback

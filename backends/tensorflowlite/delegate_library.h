@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An external TensorFlow Lite delegate library the host configured (a VX delegate, Coral's
 // libedgetpu, Arm NN's delegate, the tests' delegate): opened with dlopen on first use and kept
 // for the rest of the process (its code runs inside every graph it took), and the delegates it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading: the model (from a preloaded file or an aligned copy of the bytes), the signature, the
 // io description cache, and compilation with the target's accelerators.
 #include "graph.h"

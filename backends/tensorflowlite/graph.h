@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded .tflite model: the LiteRT model, the signature it runs, and its inputs and outputs
 // described once at load so io queries and set_input checks never call into LiteRT.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owning handles for LiteRT objects and for the 64-byte-aligned host memory that LiteRT tensor
 // buffers wrap, so every object is released exactly once on every path.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The part of the LiteRT 2.3.0 C API (libLiteRt.so from the PyPI wheel ai-edge-litert) that
 // this plugin calls, declared here because no registry ships LiteRT's headers.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LiteRT's log lines ("INFO: [environment.cc:36] Creating LiteRT environment with options") to
 // the host's logger.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LiteRT statuses in details: the names of its status codes (libLiteRt.so 2.3.0 does not export
 // LiteRtGetStatusString) and the Error for a failed LiteRT call.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The TensorFlow Lite delegate ABI as libLiteRt.so 2.3.0 uses it: the C structs a classic
 // TfLiteDelegate and its kernels exchange with the interpreter, and the two entry points of an
 // external delegate library (the interface of the VX delegate, Coral's libedgetpu and Arm NN's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Vulkan devices this machine offers, asked of the Vulkan loader itself. The frameworks that
 // reach GPUs through Vulkan say little when they find none (ggml-vulkan: "No devices found";
 // LiteRT's WebGPU accelerator, Dawn: "No adapters found"): the plugins of llama.cpp and

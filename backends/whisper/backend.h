@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide whisper.cpp backend: routes whisper.cpp's (and its ggml's) log to the host's
 // logger, and keeps the operator's backend config. Immutable after create, so graphs on any
 // thread share it without locking.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One execution context of a graph: its own whisper_state (the decoder's caches) on the graph's
 // shared weights, its options (the graph's, reset and overridden by JSON on input 1, as WasmEdge
 // does), the decoded audio and the segments of the last transcription. Used by one thread at a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading: where the model comes from, the load config, the model checks before whisper.cpp
 // reads it (model_checks.h), and the slots and properties every graph declares.
 #include "graph.h"

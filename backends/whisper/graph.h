@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded whisper.cpp model: one whisper_context (the weights) per graph, shared read-only by
 // all of its contexts, each of which decodes with a whisper_state of its own. Immutable after
 // load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // miniaudio (whisper.cpp's own audio reader, installed by scripts/deps/whisper.sh) cut down to
 // its WAV decoder: no devices, threads, encoders or other formats, so nothing in it touches the
 // host's audio system. One translation unit defines MINIAUDIO_IMPLEMENTATION before including it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What wasinn checks of a whisper.cpp model before whisper.cpp reads it. whisper_model_load
 // trusts the file: it sizes vectors and strings from the lengths it reads (a hostile header asks
 // for gigabytes), and takes a file that ends before its first tensor for an empty "test model"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON config -> WhisperOptions / BackendConfig, with nlohmann::json in its non-throwing parse
 // mode, so a bad config is a status, never an exception.
 #include "options.h"

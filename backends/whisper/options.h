@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The options a guest sets as JSON: at load (load_by_name_with_config, or builder 1) and per
 // context on input 1 ("metadata"). Key names, meanings and defaults follow WasmEdge's whisper
 // plugin (its Config), so its guests run unchanged; where wasinn departs it says so here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A transcription's segments and the texts made of them: the transcript WasmEdge's whisper
 // plugin returns (output 0), and the SRT, LRC and JSON files its output-* keys would write on
 // the host, which wasinn hands the guest instead (outputs 1-3). Pure functions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin's one translation unit that compiles miniaudio.
 #define MINIAUDIO_IMPLEMENTATION
 #include "miniaudio_wav.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A guest's audio: a whole WAV (RIFF) file, 16 kHz, 16-bit PCM, mono or stereo, as WasmEdge's
 // whisper plugin takes it. Decoded with miniaudio (whisper.cpp's own audio reader); every
 // other file is refused with what is wrong and what to send instead.

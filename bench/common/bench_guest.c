@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * bench_guest: a generic wasi-nn reactor guest for guest-versus-native benchmarks. The host
  * (bench/common/guest_bench.h) instantiates it, calls _initialize, bench_setup once, then

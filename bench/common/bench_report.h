@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns benchmark results into the Markdown table rows docs/benchmarks.md shows and a JSON
 // document for tools. Plain functions over values.
 #pragma once

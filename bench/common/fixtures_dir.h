@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where the benchmarks find the test fixtures (scripts/make_fixtures.py): $WASINN_FIXTURES, else
 // ~/.cache/wasinn/fixtures, as the tests do.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GuestBench: one instance of the reactor guest bench_guest.wasm (bench_guest.c) driven through
 // the embedding API: instantiate, _initialize, bench_setup once, then bench_infer per sample.
 //

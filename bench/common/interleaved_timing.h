@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Interleaved timing of a native and a guest version of the same work, so that the noise of a
 // shared machine lands on both sides alike: after warm-up, the two sides take turns running
 // blocks of samples (which side goes first alternates per round), every sample is timed with

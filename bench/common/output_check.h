@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks that two runs produced the same tensor before anyone times them: a benchmark of wrong
 // answers is worthless. Plain functions over byte buffers.
 #pragma once

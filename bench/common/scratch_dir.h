@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ScratchDir: a fresh temporary directory, removed with everything in it when the object dies.
 // Benchmarks map it into the guest for input and output files. Not copyable; one owner.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_components: the WIT path (a component, wasi:nn@0.2.0-rc-2024-10-28) against the witx
 // path (a core module, wasi_ephemeral_nn) on the same Host, model and inputs: mobilenet_v2
 // (a 600 KB input tensor in, a 4 KB output out) and the one-node tiny model (per-call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * bench_llama: the guest side of the llama.cpp benchmark, a reactor (bench/llamacpp). The host
  * calls _initialize, bench_setup once, then bench_pp / bench_tg per sample, timing each call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_llamacpp: a wasm guest on wasinn's llama.cpp plugin versus native llama.cpp, on the
 // largest fixture model (llama/bench.gguf), with the same threads and context parameters.
 //

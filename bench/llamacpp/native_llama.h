@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The native side of the llama.cpp benchmark: the same work the guest's bench_pp and bench_tg
 // ask the plugin for, done directly on llama.h with the same context parameters and a greedy
 // sampler chain: tokenize, clear the KV cache, decode, sample.

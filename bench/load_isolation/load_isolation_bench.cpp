@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_load_isolation: what an isolated load (src/isolation/) costs, per backend marked for
 // isolation, through NnEnvironment::load_graph exactly as a guest's load() reaches it (the
 // model's bytes, no path) and as a preloaded file reaches it (path and mapped bytes):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The cost the metrics add per compute: exactly what NnSession::run_bounded does around a
 // compute (two steady_clock reads, GraphMetrics::count_compute), with 1 to 4 threads on one
 // series. The other hooks (a set_input's or an output copy's bytes, a context's gauge) are one

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """wasinn serve --oip-http/--oip-grpc against Triton (PyPI nvidia-pytriton) and MLServer, all
 three serving the same ONNX models through ONNX Runtime, measured by Triton's perf_analyzer.
 

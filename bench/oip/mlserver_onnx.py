@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Seldon MLServer serving ONNX models through ONNX Runtime's Python API, for bench_oip.py: a
 custom MLModel runtime over onnxruntime.InferenceSession, and the repository MLServer starts on.
   mlserver_onnx.py REPO SPEC_JSON HTTP_PORT GRPC_PORT    (writes REPO; then `mlserver start REPO`)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Triton (the tritonserver bundled in PyPI nvidia-pytriton) serving ONNX models through ONNX
 Runtime's Python API, for bench_oip.py. Run in the Triton venv:
   triton_onnx.py SPEC_JSON HTTP_PORT GRPC_PORT METRICS_PORT

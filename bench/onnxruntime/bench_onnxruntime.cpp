@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_onnxruntime: median inference time of a wasm guest on wasinn's ONNX Runtime plugin
 // versus ONNX Runtime called natively in the same process with the same session options, for
 // mobilenet_v2, the digits MLP and the one-node tiny model (per-call overhead). Prints a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The models the ONNX Runtime benchmark measures, each with its input and its known answer,
 // all taken from the fixtures scripts/make_fixtures.py writes. Plain values.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NativeOrtSession: the native side of the ONNX Runtime benchmark. It opens the model with the
 // session options the wasinn plugin uses (intra-op threads, ORT_ENABLE_ALL, ORT's defaults for
 // the rest), binds each input once over the caller's buffer (no copy per run), and runs it:

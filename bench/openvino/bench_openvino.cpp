@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_openvino: median inference time of a wasm guest on wasinn's OpenVINO plugin versus
 // OpenVINO called natively in the same process with the same threads and precision, for
 // mobilenet_v2 (the ratio target) and the digits MLP; then cold, cached and uncached

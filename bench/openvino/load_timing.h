@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Model load times of the OpenVINO backend: a cold load (empty cache directory: read, compile,
 // write the compiled blob), a cached load (the same model again: the blob is imported instead)
 // and a load with caching off, each the median over fresh repetitions; plus native OpenVINO's

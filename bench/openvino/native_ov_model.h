@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NativeOvModel: the native side of the OpenVINO benchmark. It compiles the model with the
 // properties the wasinn plugin gets from its config (CPU, inference threads, f32 precision, no
 // cache), sets each input tensor once over the caller's buffer (no copy per run) and runs it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_pytorch: median inference time of a wasm guest (bench/common/bench_guest.c) on wasinn's
 // pytorch plugin versus the same TorchScript file run by libtorch natively in the same process,
 // with the same intra-op thread count (libtorch's setting is process-wide, so both sides share

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The native side of the pytorch benchmark: a TorchScript module run by libtorch the way a C++
 // application would (InferenceMode, input bound once, output 0 copied out). Declared
 // without torch types so only native_torchscript.cpp pays for libtorch's headers.

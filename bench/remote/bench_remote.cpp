@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_remote: per-inference latency of a wasm guest through wasinn's remote backend versus a
 // plain client of the same server in the same run (libcurl POSTing a prebuilt request, a grpc++
 // stub sending a prebuilt ModelInferRequest), interleaved so a shared machine's noise lands on

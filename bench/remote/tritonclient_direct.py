@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The official Python tritonclient against the same server and model as bench_remote, for
 reference: one client, N inferences of identity_fp32, per-inference median and p90 in
 microseconds as JSON on stdout. Run in the Triton venv (it has tritonclient[all]).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_tensorflow: median inference time of a wasm guest (bench/common/bench_guest.c) on
 // wasinn's tensorflow plugin versus the same model run natively by the same TensorFlow C API
 // library in this process, with the same intra-op and inter-op thread counts. Models:

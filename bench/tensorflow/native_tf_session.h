@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NativeTfSession: the native side of the TensorFlow benchmark. It loads the model with the TF C
 // API and the same thread settings the plugin gets, holds its input tensor, and runs the session
 // fetching one output: the leanest loop a native C program can write against the same library.

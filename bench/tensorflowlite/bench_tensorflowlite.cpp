@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_tensorflowlite: median inference time of a wasm guest (bench/common/bench_guest.c) on
 // wasinn's tensorflowlite plugin versus the same .tflite file run natively by the same LiteRT
 // library in this process (CPU accelerator, LiteRT's default options on both sides: one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NativeLiteRtModel: the native side of the TensorFlow Lite benchmark. It compiles the .tflite
 // file with the LiteRT C API on the CPU accelerator (LiteRT's default options, as the plugin
 // uses), wraps the caller's input and its own output memory as tensor buffers once, and runs:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_threads: what wasi-threads and shared graphs buy (issue "Threads"), on ONNX Runtime with
 // one intra-op thread per session so that threads are the only parallelism:
 //   1. throughput of 1 versus 2 guest threads, each on its own context of one mobilenet_v2

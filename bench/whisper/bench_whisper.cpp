@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_whisper: the wasm guest on wasinn's whisper plugin versus whisper.cpp called directly,
 // on the benchmark model (whisper/bench-en.bin: the dimensions of OpenAI's tiny.en, random
 // weights) and 35 s of speech (whisper/long.wav), greedy, no temperature fallback, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * embed_digits: a host program embedding wasinn through its C API (wasinn/wasinn.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* cabi_realloc: the allocator the host calls (canonical ABI) to place the lists and strings it
  * returns in the guest's memory. A plain realloc, so the guest free()s what it gets. Alignment:
  * malloc's 16 covers every canonical-ABI alignment (at most 8). Out of memory traps, as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* _start of the command component guests, linked with -nostartfiles in place of wasi-libc's
  * crt1-command.o. With crt1-command.o, wasm-ld 14 wraps every export other than _start (here
  * cabi_realloc, which the host calls in the middle of compute) in __wasm_call_ctors and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * http_chat: a wasi:http/proxy component (KIND http) that answers a prompt with an LLM through
  * wasi:nn@0.2.0-rc-2024-10-28, as wit_chat does for one prompt.

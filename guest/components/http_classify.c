@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * http_classify: a wasi:http/proxy component (KIND http) that runs a preloaded model on the
  * request body through wasi:nn@0.2.0-rc-2024-10-28.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * http_faults: a wasi:http/proxy component (KIND http) that misbehaves on request, for the
  * server's tests of faults and limits (tests/serve/serve_test.py). No wasi:nn use.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* http_guest.c: the helpers of http_guest.h (linked into every KIND http guest). */
 #include "http_guest.h"
 

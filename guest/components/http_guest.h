@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * http_guest.h: what the HTTP component guests (http_*.c, KIND http) share: a growable byte
  * buffer, the request's method, path and query, its body, and whole or streamed responses. Over

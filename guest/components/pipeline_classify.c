@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * pipeline_classify: a pipeline component (wit/wasinn-pipeline) in front of mobilenet_v2, served
  * by `wasinn serve --oip-* --pipeline NAME=pipeline_classify.component.wasm` with the model

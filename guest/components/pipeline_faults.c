@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * pipeline_faults: a pipeline component (wit/wasinn-pipeline) that misbehaves on request, for
  * the server's error paths (tests/oip/pipeline_test.py). Input "mode": INT32 [1]; output "echo":

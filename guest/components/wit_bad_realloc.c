@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_bad_realloc: a guest whose exported cabi_realloc misbehaves while the host returns
  * compute's outputs (wasi:nn@0.2.0-rc-2024-10-28, command component). The host must trap or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_chat: guest/examples/chat.c through wasi:nn@0.2.0-rc-2024-10-28, as a command component.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_classify_digits: guest/examples/classify_digits.c through the WIT interface wasi:nn, as a
  * command component. The same source builds three guests:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_cycles: a resource-lifecycle soak for wasi:nn@0.2.0-rc-2024-10-28 (command component).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_describe_io: runs any model knowing nothing of it but what wasinn:nn-ext/describe says
  * (command component over wasi:nn@0.2.0-rc-2024-10-28); the component twin of

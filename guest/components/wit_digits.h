@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_digits.h: the digits model's input and output for the wasi:nn@0.2.0-rc-2024-10-28 guests
  * (one FP32 input "input" [1, 64], one output of 10 FP32 logits). Freestanding of stdio, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_errors: provokes the wasi:nn@0.2.0-rc-2024-10-28 errors a guest can cause on the digits
  * model, each followed by a correct inference that shows the host recovered (command component).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_guest_util.h: small helpers shared by the command component guests of guest/components
  * (files, WIT error reporting, loading a model file). Include after wasi_nn_wit.h or

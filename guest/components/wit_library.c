@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_library: a library component (no WASI) for host tests of wasi:nn@0.2.0-rc-2024-10-28.
  * Exports run() -> s32: load-by-name("digits"), one execution context, compute on the input named

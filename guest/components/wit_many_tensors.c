@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_many_tensors: creates tensors without dropping them until the host's constructor traps
  * (a resource-table or memory limit) or N are made, then drops them all and does one correct

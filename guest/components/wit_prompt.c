@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wit_prompt: a text model's properties and a one-call prompt through wasinn:nn-ext/properties
  * and wasinn:nn-ext/prompt (command component over wasi:nn@0.2.0-rc-2024-10-28); the component

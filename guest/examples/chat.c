@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * chat: streams a language model's answer token by token, through wasi-nn's GGML extensions
  * (load_by_name_with_config, compute_single, get_output_single, fini_single).

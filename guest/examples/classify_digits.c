@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * classify_digits: classifies handwritten 8x8 digits with a wasi-nn model and prints its
  * answers and its accuracy on the labelled set.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * remote_loop: computes in a loop through one context and goes on after a failure, so a test
  * can stop a remote model's server, start it again, and see the same guest (and host) recover.

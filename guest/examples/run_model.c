@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * run_model: a generic wasi-nn driver for tests and scripts. Loads a model, sets inputs from
  * files, computes, and writes outputs to files.

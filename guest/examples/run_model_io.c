@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * The --io file reader declared in run_model_io.h: a small strict JSON reader rather than a
  * library, as the wasm32 toolchain the build installs (clang-14, wasi-libc) has no C++ standard

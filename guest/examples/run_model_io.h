@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * run_model's --io file reader. It accepts exactly what `wasinn models inspect --json MODEL`
  * prints: one JSON object holding an "inputs" and an "outputs" array, each item an object with

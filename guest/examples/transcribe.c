@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * transcribe: speech to text through wasi-nn, making the calls WasmEdge's whisper example makes
  * with its wasmedge-wasi-nn crate: GraphBuilder(Whisper, target).build_from_cache(name) or

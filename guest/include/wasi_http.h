@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_http.h: hand-written C bindings of the part of wasi:http@0.2.12 (the wasi:http/proxy
  * world, with wasi:io and wasi:clocks) that the HTTP component guests use

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_nn.h: C declarations of the wasi-nn witx imports (module "wasi_ephemeral_nn") with the
  * current witx numbering (tensor types f16 0, f32 1, f64 2, u8 3, i32 4, i64 5), plus the

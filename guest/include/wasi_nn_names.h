@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_nn_names.h: the names of wasi_nn.h's encodings, targets and tensor types (witx
  * numbering), as the core-module guests' flags spell them (--encoding onnx, --target cpu, f32).

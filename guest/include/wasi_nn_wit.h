@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_nn_wit.h: hand-written C bindings of the WIT interface wasi:nn@0.2.0-rc-2024-10-28 for
  * component guests (guest/components; built by cmake/WasmComponentGuest.cmake). The tensor,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_nn_wit_common.h: the part of the wasi:nn WIT canonical-ABI imports that is the same in
  * 0.2.0-rc-2024-06-25, -08-19 and -10-28 (tensor, graph, errors). Not included directly: include

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_nn_wit_legacy.h: hand-written C bindings of wasi:nn@0.2.0-rc-2024-08-19 or
  * 0.2.0-rc-2024-06-25, the versions with name-based set-input, compute() and get-output

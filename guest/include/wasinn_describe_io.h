@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn_describe_io.h: what the two describe_io test guests share (core module
  * guest/tests/describe_io.c, component guest/components/wit_describe_io.c): their messages and

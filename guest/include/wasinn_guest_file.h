@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* guest_read_file: a whole file read into memory by an example or test guest; exits 2 (with the path on
  * stderr) if it cannot be read, since a guest without its fixture has nothing to test. */
 #ifndef WASINN_GUEST_FILE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn_io_fill.h: the deterministic input data of the describe_io test guests (core module
  * guest/tests/describe_io.c and component guest/components/wit_describe_io.c), which build every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn_nn_ext.h: wasinn's functions beyond the wasi-nn spec for core-module guests, as extra
  * imports of module "wasi_ephemeral_nn" in the style of WasmEdge's extensions (a guest that does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn_nn_ext_wit.h: hand-written canonical-ABI bindings of wasinn's WIT package
  * wasinn:nn-ext@0.1.0 (wit/wasinn-nn-ext/nn-ext.wit: describe, properties, prompt) for component

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn_pipeline.h: hand-written C bindings of wasinn:pipeline/model@0.1.0's exports
  * (wit/wasinn-pipeline/pipeline.wit) for pipeline components: the canonical ABI's layouts of its

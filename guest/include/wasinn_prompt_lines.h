@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn_prompt_lines.h: what the two prompt test guests share (core module
  * guest/tests/prompt_props.c, component guest/components/wit_prompt.c): their command line and

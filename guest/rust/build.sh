@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the Rust compatibility guests with Debian's rustc 1.63 (scripts/deps/rust-guest.sh):
 #   build.sh CARGO_WASM32 OUT_DIR [TARGET_DIR]   -> OUT_DIR/compat_*.wasm
 #   build.sh --fetch-only CARGO_WASM32           -> crates vendored, nothing built

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The body of both WasmEdge guests (wasmedge-wasi-nn 0.7.1 and 0.8.0), included by each crate's
 // main.rs so the same code is compiled against each version. WasmEdge's own way of working:
 // `--name N` with `--config JSON` is build_from_cache = load_by_name_with_config (target AUTO),

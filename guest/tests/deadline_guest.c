@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * deadline_guest: a compute past the host's --max-compute-ms budget fails with errno 5, and the
  * host stays usable: the same context accepts input and computes again (and is stopped again),

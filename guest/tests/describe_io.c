@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * describe_io: runs any model knowing nothing of it but what wasinn's graph_io_count and
  * graph_io_info (guest/include/wasinn_nn_ext.h) say; the core-module guest of tests/nn_ext.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * metrics_guest: makes a known set of wasi-nn calls, then waits, so that a test can scrape
  * `wasinn run --metrics-addr` while the guest still runs and check every count.

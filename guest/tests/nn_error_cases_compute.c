@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* nn_error_paths cases for set_input, compute, get_output, the streaming extensions and
    handle lifetimes. Run after the load cases; within the table, order matters. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* nn_error_paths cases for load, load_by_name and init_execution_context. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * nn_error_paths: drives every wasi-nn error path a guest can reach and checks each errno.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * Shared state and helpers of the nn_error_paths guest (nn_error_paths.c runs the cases;
  * nn_error_cases_load.c and nn_error_cases_compute.c define them, each with its own table).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * prompt_props: a text model's properties and wasinn's one-call prompt, through the core-module
  * imports of guest/include/wasinn_nn_ext.h; a test guest of tests/nn_ext.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * threads_nn: a wasi-threads guest whose threads share one guest's wasi-nn handles.
  *

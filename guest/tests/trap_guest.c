@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * trap_guest: prints a line, then traps (`unreachable`) two calls deep, in functions with
  * distinctive names, so a test can check that the host reports a wasm backtrace naming them.

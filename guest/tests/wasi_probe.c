@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasi_probe: exercises the WASI preview1 surface `wasinn run` gives a guest, without any
  * wasi-nn import (so it must run even when no backend can load).

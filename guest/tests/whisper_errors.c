@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * whisper_errors: every mistake a WasmEdge whisper guest can make, one after another in one
  * guest, each printed as "CASE errno N"; then a correct transcription in the same guest, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * The digits classification shared by the WAMR-style C guests, independent of either wasi-nn
  * module: argument parsing, the fixture files, and the report the compat tests check (the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * A C guest written as WAMR users write them for the "wasi_ephemeral_nn" module (WAMR >= 2.4.0
  * layout, include/wamr_ephemeral_nn.h). It sets the tensor's three padding bytes to garbage on

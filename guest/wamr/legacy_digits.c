@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * A C guest for WAMR's legacy "wasi_nn" module (include/wamr_legacy_nn.h), written like WAMR's
  * own tests (core/iwasm/libraries/wasi-nn/test/utils.c): load through a graph_builder_array,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * One module importing both "wasi_nn" (WAMR legacy) and "wasi_ephemeral_nn" (witx layout, as
  * WAMR >= 2.4 writes it), which no single WAMR build can serve: WAMR registers one of the two.

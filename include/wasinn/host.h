@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn embedding API: run WebAssembly programs whose wasi-nn imports wasinn serves.
 //
 // A Host owns the engine, the backend catalog and the named models; create one per process

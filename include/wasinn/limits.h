@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn::Limits: every resource bound a guest is held to. Configuration, not constants: the CLI and
 // the embedding API set them; the defaults are generous. A plain value.
 #pragma once

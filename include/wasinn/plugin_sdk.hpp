@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn plugin SDK: write a backend as three small C++ classes; the SDK turns them into the C
 // table of backend_plugin.h.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The most framework threads a config (the operator's backend config or a guest's load config)
 // may ask a plugin for. Without a bound, one guest call with {"intra_op_threads": 20000} made
 // ONNX Runtime start 20000 threads (docs/reliability.md); more than a few threads per hardware

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wasinn C API: run WebAssembly programs whose wasi-nn imports wasinn serves, from C or any
  * language with a C FFI. A thin layer over the C++ embedding API (wasinn/host.h), in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # jco (npm @bytecodealliance/jco): the wasm-tools component functions and WASI preview1 adapters
 # that scripts/componentize.mjs uses to turn the C guests of guest/components into components.
 # Optional: without node and npm the component guests are skipped (WASINN_HAVE_COMPONENT_GUESTS).

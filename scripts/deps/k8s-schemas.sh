@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Kubernetes and KServe API models that scripts/check-manifests.py checks the manifests of
 # deploy/ against, offline: PyPI `kubernetes` (the client generated from Kubernetes' OpenAPI) and
 # `kserve`'s SDK models (generated from KServe's CRDs; the SDK alone, without its model server).

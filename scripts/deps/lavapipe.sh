@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A newer lavapipe (Mesa's software Vulkan device) for TensorFlow Lite's GPU test only: LiteRT's
 # GPU accelerator runs Dawn (WebGPU), which refuses Debian 12's lavapipe (Mesa 22.3 lacks
 # shaderSampledImageArrayDynamicIndexing and shaderStorageImageArrayDynamicIndexing) and accepts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # llama.cpp (GGML/GGUF): the source vendored in the PyPI sdist of llama-cpp-python, built here
 # as shared libraries and installed into $DEPS/llamacpp-dl, with llama.cpp's common library
 # (libllama-common) for its JSON-schema-to-GBNF converter. ggml's backends are run-time loadable

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # ONNX Runtime: headers and library from one npm tarball, so their API versions match.
 # Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
 ORT_VERSION=1.29.0

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # OpenVINO runtime: C++ headers, CMake config and libraries from the PyPI wheel (the wheel has
 # shipped all three since 2024.4). Sourced by scripts/fetch-deps.sh, which provides say, $DEPS
 # and $DL. The fixture venv installs the same version from scripts/deps/openvino.pip.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Triton's Performance Analyzer, the ecosystem's own load tool for `wasinn serve --oip-*`
 # (docs/oip-server.md; ctest oip.perf_analyzer): the perf_analyzer binary of PyPI tritonclient
 # 2.51.0's wheel (2.53+ wheels need glibc 2.38; Debian 12 has 2.36), libcudart.so.12 from

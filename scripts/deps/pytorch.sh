@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # PyTorch backend: libtorch comes from Debian (scripts/deps/pytorch.apt), so there is nothing to
 # download. This only checks that the installed version is the one the plugin and the fixtures
 # are made for. Sourced by scripts/fetch-deps.sh, which provides say.

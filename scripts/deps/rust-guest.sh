@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Rust toolchain for the compatibility guests (guest/rust): Debian's rustc 1.63 and cargo 0.66
 # with the wasm32-wasi standard library, unpacked from the .debs into $DEPS/rust-wasm rather
 # than installed, so it cannot clash with a rustup toolchain. Also fetches the guests' pinned

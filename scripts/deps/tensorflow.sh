@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # TensorFlow C API: libtensorflow_cc.so.2 (which exports TF_*), libtensorflow_framework.so.2 and
 # the tensorflow/c headers, all from the PyPI wheel tensorflow-cpu. The same wheel is installed
 # into .deps/venv for fixture generation (scripts/deps/tensorflow.pip pins the same version).

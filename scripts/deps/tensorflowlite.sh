@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # TensorFlow Lite runtime (LiteRT): libLiteRt.so from the PyPI wheel ai-edge-litert, plus the
 # crates.io crate tflite (data only: a quantized MNIST model and its reference digits).
 # Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Wasmtime: built from crates.io by cargo as wasinn's own library (src/engine/wasmtime, pinned by
 # its Cargo.lock; scripts/build-engine.sh, run by the CMake build). Here only the crates are
 # fetched, so that the build needs no network. Rust comes from rustup (1.95 builds Wasmtime 48).

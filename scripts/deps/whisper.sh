@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # whisper.cpp (speech to text, WasmEdge's graph encoding 9): the source carried in the PyPI sdist
 # of pywhispercpp, built here as static libraries (position-independent, CPU only, portable
 # x86-64-v3) that the whisper plugin links with its symbols hidden, plus whisper-cli, the native

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Shared by the opt-in NVIDIA installers in scripts/gpu/ (never by scripts/fetch-deps.sh, whose
 # default run stays CPU-only): paths, logging, and the CUDA 13 wheels from PyPI, pinned.
 # Sourced; the caller has `set -euo pipefail`.

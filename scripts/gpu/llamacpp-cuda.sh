@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Opt-in (scripts/setup.sh --gpu): ggml's CUDA backend as a run-time loadable module
 # (GGML_BACKEND_DL), built from the same llama.cpp source as the default build
 # (scripts/deps/llamacpp.sh), installed as .deps/llamacpp-cuda/lib/libggml-cuda.so beside the

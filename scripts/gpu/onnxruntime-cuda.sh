@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Opt-in (scripts/setup.sh --gpu): ONNX Runtime's CUDA execution provider for the onnxruntime
 # plugin, in its own prefix .deps/onnxruntime-cuda-<ORT version>/lib, which the default setup
 # never touches:

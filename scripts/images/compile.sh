@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by scripts/images.sh: the guest-compile image wasinn:VERSION-compile (docs/deployment.md,
 # "The compile image"). Its Debian base carries the toolchains; the build context carries the
 # project's guest headers, WIT, componentize.mjs with jco, the wrappers of images/compile/ and the

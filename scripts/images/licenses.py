@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Helper of scripts/images/licenses.sh: collects the licence texts of many small packages.
 
   licenses.py crates TREE REGISTRY_SRC OUT GENERIC_DIR FALLBACK_LLVM

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by scripts/images.sh (and tests/images/): the third-party notices of the images.
 #   stage_licenses FLAVOR DIR   FLAVOR cpu | nvidia | compile: fills DIR (copied to
 #                               /opt/wasinn/LICENSES) with one folder per non-Debian component
@@ -13,22 +14,21 @@
 # and on stderr, and tests/images/licenses.sh then fails for it.
 
 _LIC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# wasinn's own code: the repository has no licence file, so no licence is granted by one. This
-# identifier says so in the label instead of leaving the code out (which would suggest that the
-# listed licences cover it); replace it when the project chooses a licence.
-WASINN_OWN_SPDX=LicenseRef-wasinn-unlicensed
+# wasinn's own code: the repository's LICENSE (Apache-2.0 with the LLVM exception, as Wasmtime's),
+# named first in every label and copied to /opt/wasinn/LICENSES/wasinn/.
+WASINN_OWN_SPDX="Apache-2.0 WITH LLVM-exception"
 
 # The licences each image's label names (joined with AND): each component's own, every licence
 # a linked Rust crate or bundled npm package declares (an OR is satisfied by one branch here),
 # the best-known ones inside the frameworks' notices (Eigen's MPL-2.0 in ONNX Runtime and
 # TensorFlow, Boost's BSL-1.0 in ONNX Runtime), and the Debian packages' (their copyright files).
 _LIC_IDS_CPU=(
-  "$WASINN_OWN_SPDX" MIT Apache-2.0 "Apache-2.0 WITH LLVM-exception" BSD-3-Clause BSD-2-Clause
+  "$WASINN_OWN_SPDX" MIT Apache-2.0 BSD-3-Clause BSD-2-Clause
   ISC Zlib Unicode-3.0 CDLA-Permissive-2.0 MPL-2.0 BSL-1.0 Unlicense LicenseRef-Debian-packages
 )
 _LIC_IDS_NVIDIA=("${_LIC_IDS_CPU[@]}" LicenseRef-NVIDIA-CUDA-EULA LicenseRef-NVIDIA-cuDNN-SLA)
 _LIC_IDS_COMPILE=(
-  "$WASINN_OWN_SPDX" "Apache-2.0 WITH LLVM-exception" Apache-2.0 MIT ISC BSD-2-Clause BSD-3-Clause
+  "$WASINN_OWN_SPDX" Apache-2.0 MIT ISC BSD-2-Clause BSD-3-Clause
   BlueOak-1.0.0 Unicode-3.0 LicenseRef-Debian-packages
 )
 
@@ -86,7 +86,7 @@ _lic_listing() { find "$1" -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16
 # _lic_inputs FLAVOR: what the staged folder depends on, as text (hashed into its key).
 _lic_inputs() {
   echo "$1"
-  cat "$_LIC_ROOT/scripts/images/licenses.sh" "$_LIC_ROOT/scripts/images/licenses.py" \
+  cat "$_LIC_ROOT/LICENSE" "$_LIC_ROOT/scripts/images/licenses.sh" "$_LIC_ROOT/scripts/images/licenses.py" \
     "$_LIC_ROOT/src/engine/wasmtime/Cargo.lock" "$_LIC_ROOT/src/engine/wasmtime/Cargo.toml" \
     "$_LIC_ROOT"/scripts/deps/{onnxruntime,openvino,tensorflow,tensorflowlite,llamacpp,whisper,jco}.sh \
     "$_LIC_DEPS"/jco-*/.version "$_LIC_DEPS"/onnxruntime-cuda-*/.version "$_LIC_ROOT/guest/rust/Cargo.lock" 2>/dev/null
@@ -316,12 +316,12 @@ EOF
 _lic_wasinn() {
   local v; v=$(sed -n 's/^project(wasinn VERSION \([0-9.]*\).*/\1/p' "$_LIC_ROOT/CMakeLists.txt")
   mkdir -p "$_LIC_OUT/wasinn"
-  cat >"$_LIC_OUT/wasinn/NOTICE" <<EOF
-wasinn ${v:-}: the project's own code (/opt/wasinn/bin, lib, include, share and the guest headers).
-Its repository has no licence file, so no licence is granted by one; the image label calls this
-$WASINN_OWN_SPDX.
-EOF
-  _lic_row "wasinn (this project)" "${v:--}" "$WASINN_OWN_SPDX" "wasinn/" "the repository has no LICENSE file (see wasinn/NOTICE)"
+  if [[ -s $_LIC_ROOT/LICENSE ]]; then
+    cp "$_LIC_ROOT/LICENSE" "$_LIC_OUT/wasinn/LICENSE"
+    _lic_row "wasinn (this project)" "${v:--}" "$WASINN_OWN_SPDX" "wasinn/" "the repository's LICENSE"
+  else
+    _lic_missing "wasinn (this project)" "${v:--}" "$WASINN_OWN_SPDX" "$_LIC_ROOT/LICENSE is missing"
+  fi
 }
 
 # The nvidia image adds ONNX Runtime's CUDA provider and the CUDA 13 wheels' libraries; its
@@ -460,7 +460,7 @@ WebGPU accelerator are covered by llama.cpp/ and litert/).
 ")
 Image label org.opencontainers.image.licenses:
   $(licenses_spdx "$flavor")
-  $WASINN_OWN_SPDX: wasinn's own code; its repository has no licence file (wasinn/NOTICE).
+  $WASINN_OWN_SPDX: wasinn's own code (wasinn/LICENSE, the repository's).
   LicenseRef-Debian-packages: the licences of the Debian packages, in their copyright files.
 $([[ $flavor == nvidia ]] && echo "  LicenseRef-NVIDIA-CUDA-EULA: cuda/License.txt; LicenseRef-NVIDIA-cuDNN-SLA: cudnn/License.txt.")
 $([[ $flavor != compile ]] && echo "  The frameworks' notices files (ONNX Runtime, TensorFlow, OpenVINO) list more licences than

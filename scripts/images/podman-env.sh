@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by scripts/images.sh and tests/images/: a podman that works on this kind of machine
 # without touching the machine's own configuration (/etc/containers, /var/lib/containers).
 #   - runc, not crun: crun 1.8 refuses this host's hybrid cgroups;

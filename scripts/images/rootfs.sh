@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by scripts/images.sh after podman-env.sh. No registry is reachable here, so every image
 # starts FROM a Debian 12 root file system made by mmdebstrap from the host's own apt sources,
 # with the packages the image needs already installed, and imported as a local image.

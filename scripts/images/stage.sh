@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by scripts/images.sh (needs ROOT, BUILD): lays out the build contexts of the runtime
 # images from the build and the framework prefixes, and works out which Debian packages they need.
 #   stage_runtime DIR   DIR/wasinn: `cmake --install --strip` to /opt/wasinn; DIR/frameworks: the

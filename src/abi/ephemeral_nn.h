@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The witx guest ABI, module `wasi_ephemeral_nn`: decodes one guest call's raw arguments
 // against guest memory into checked NnSession calls, with the current witx numbering and
 // WasmEdge's extensions (docs: ../../docs/ARCHITECTURE.md, shared wasi-nn-abi.md section 1).

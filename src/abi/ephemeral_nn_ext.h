@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn's functions beyond the spec in module `wasi_ephemeral_nn`, as WasmEdge adds its own:
 // describing a graph's inputs and outputs, its properties, and prompting a text model
 // (guest/include/wasinn_nn_ext.h is the guest's side; wit_nn_ext is the component twin).

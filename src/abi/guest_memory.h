@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GuestMemoryView: bounds-checked access to a guest's linear memory for the length of one host
 // call. It does not own the memory; it is valid only while the guest cannot run (memory may
 // grow and move between calls). Every access checks offset and length without overflow and

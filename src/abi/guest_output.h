@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How every witx output function (get_output, get_output_single, and wasinn's extras) hands bytes
 // to a guest: into its buffer, then their length into its bytes-written out-pointer; a buffer too
 // small gets nothing but the length needed, with too_large, as WasmEdge does. Stateless.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WAMR's legacy guest ABI, module `wasi_nn` (deprecated by WAMR in 2.4 but still in guests):
 // load takes a pointer to {builders_ptr, count}; the 12-byte tensor has dims behind one more
 // pointer, a type from fp16 0, fp32 1, up8 2, ip32 3, and no data length (it is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "abi/name_check.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks on guest-supplied model names shared by every guest ABI: no NUL bytes, valid UTF-8.
 #pragma once
 

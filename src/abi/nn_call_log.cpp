@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "abi/nn_call_log.h"
 
 #include "core/log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one log line of a refused wasi-nn call, the same for every guest ABI: a warning, except
 // for the outcomes that end every token stream or busy retries (debug).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The WIT guest ABI, `wasi:nn@0.2.0-rc-*` (world `ml`), as one component guest's resources over
 // an NnSession: the third guest ABI on the same core as the witx ones. The engine binding lifts
 // the canonical ABI into values (names for enum cases, vectors for lists) and passes resource

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C API (include/wasinn/wasinn.h): opaque structs over the C++ Host, Program and RunOutcome.
 // No exception crosses into C: each entry that can throw (allocation) answers as documented
 // for failure instead.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn backends [--check] [--json]`: the backend plugins installed. By default from their
 // manifests alone (name, encodings, library, isolation, config keys), loading no framework;
 // --check loads each plugin to show its framework version or why it cannot load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every wasinn command shares: the backend and logging options, the checks made on them
 // at start, and the error a command reports as a usage error (exit code 2, as Wasmtime's).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn completion bash|zsh|fish`: a shell completion script generated from the parser
 // itself (subcommands and each one's options), so it never falls behind the flags.
 #pragma once

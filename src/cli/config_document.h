@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A config file read into its top-level keys, each with its value (as JSON) and its line, from
 // TOML or JSON: what apply_config_file (config_file.h) turns into options. The format is the
 // file's extension (.toml, .json), else JSON when the text starts with '{', else TOML.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `--config FILE`: the command's options from a TOML or JSON file (config_document.h), so that
 // models, backend settings, limits and policies need not be repeated on every command line. The
 // keys are the long option names (see docs/cli.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The address a server flag listens on (--addr, --oip-http, --oip-grpc, --metrics-addr),
 // checked at start so a typo is a usage error before anything loads; binding it is the server's.
 #pragma once

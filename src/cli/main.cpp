@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The wasinn command: run wasi-nn guests, list backends, inspect models. Its command line is
 // Wasmtime's where the two overlap: `wasinn app.wasm` is `wasinn run app.wasm`, options come
 // before the module and everything after it is the guest's, exit codes are Wasmtime's (usage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MetricsEndpoint: the HTTP server of `--metrics-addr HOST:PORT` (civetweb): GET /metrics
 // answers with `text()` (the Host's wasi-nn metrics, and a server's request metrics) as
 // Prometheus text. It listens from construction to destruction (which waits for a request in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn serve --oip-http/--oip-grpc`: the registered models behind the Open Inference
 // Protocol (src/oip_server/), and --pipeline's components in front of them. The environment is
 // built from the same HostOptions a Host would take (engine/host_environment: engine-free), so

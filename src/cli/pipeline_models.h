@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `serve --oip-* --pipeline NAME=COMPONENT`: the components opened as the OIP server's pipelines
 // (oip_server/pipeline.h) over the engine's ComponentPipeline: the one place the two meet.
 #pragma once

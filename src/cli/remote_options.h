@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `--nn-remote NAME=URL` and its options (run, models inspect, and the config file's keys of
 // the same names): each registers a named model served by an Open Inference Protocol server,
 // reached through the remote backend plugin by load_by_name. The options apply to every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn run [OPTIONS] <WASM> [ARGS...]`, parsed as `wasmtime run` parses it: options come
 // before the module; the module and everything after it belong to the guest.
 #pragma once

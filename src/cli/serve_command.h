@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn serve [OPTIONS] <WASM>`: a wasi:http/proxy component behind HTTP, as `wasmtime serve`
 // (its --addr and -S/-W flags), with run's model, limit and metrics options, an access log and
 // a graceful stop on SIGTERM/SIGINT. With --oip-http/--oip-grpc and no component: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An aligned table for people: each column as wide as its widest cell, two spaces between
 // columns, the last column unpadded so that a long cell (a reason, a list) never pushes the
 // others out of line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Wasmtime's option groups, -O/--optimize, -C/--codegen, -D/--debug, -W/--wasm and -S/--wasi:
 // KEY[=VALUE[,KEY[=VALUE]...]] each, as `wasmtime run` takes them. The keys wasinn has a feature
 // for are applied; every other key is refused by name, so a script written for Wasmtime never

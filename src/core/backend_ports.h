@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The core's ports: what NnEnvironment and Graph need of the parts that plug into the core, as
 // interfaces the core owns, so that core/ includes nothing above it. The composition root
 // (src/root/wired_environment.h) gives an environment its implementations: plugins/BackendCatalog

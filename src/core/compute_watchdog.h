@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ComputeWatchdog: enforces a time budget on running computes by cancelling them. One
 // background thread per watchdog, started on first use; thread-safe. A Watch registers one
 // compute for its lifetime; past the deadline the watchdog calls ExecutionContext::cancel()

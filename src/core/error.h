@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Errors as values: a wasi-nn error code plus a detail string for the user.
 // Error and Result are plain values; not synchronized, copy them freely.
 #pragma once

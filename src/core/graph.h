@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graph: a loaded model; ExecutionContext: one inference session of a graph.
 //
 // A Graph is immutable after load and thread-safe; it is shared (shared_ptr) by its contexts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a graph's properties are gathered at load: the host's facts, then the plugin's
 // (backend_plugin.h's graph_property_*). The rules of reading and setting them are Graph's and
 // ExecutionContext's (graph.h), defined in graph_properties.cpp.

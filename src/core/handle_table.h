@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // HandleTable<T>: guest-visible u32 handles for shared objects.
 // Handles count up from 0 and are never reused, so a stale handle can never reach a newer
 // object. Thread-safe: lookups take a shared lock, insert/erase an exclusive one.

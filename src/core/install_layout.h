@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where wasinn's own files are, found from the file this code was loaded from: libwasinn.so
 // for an embedder (in any directory), or the executable (wasinn, wasinn-load-check, tests)
 // that links the core statically. The build tree and an installed prefix share the layout

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LoadProgress: one model load as the user sees it. When the load ends, a line at info level
 // (what was loaded, its size, the backend, the time taken); and, when stderr is a terminal that
 // shows warnings, a "loading ..." line once the load has taken a second, so that a long load is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LoadedGraphs: graphs loaded from a guest's bytes, by a digest of everything that decides the
 // load (encoding, target, load config, the bytes), so that loads of one model by many instances
 // or threads share one graph, and its load-isolation check, as named models already do. Holds

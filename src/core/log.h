@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The logger every line of wasinn's code goes to (its own and, through plugin_library, the
 // frameworks'): "wasinn", not spdlog's default logger, so that an embedder's own use of spdlog
 // and wasinn's stay apart. One per process. Its output is stderr, or, while any Host has a

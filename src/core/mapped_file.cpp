@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "core/mapped_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MappedFile: a read-only memory map of a whole file. Move-only; the bytes are immutable and
 // may be read from any thread while the object lives.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which files a model given by path is, and its encoding: what `wasinn models inspect` accepts.
 // A model file (recognised by its bytes, else its extension), an OpenVINO .xml whose .bin is
 // beside it, a directory holding one model (Wasmtime's nn-graph names preferred: model.onnx,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a model's bytes are: for the autodetect encoding, for guests whose encoding numbers are
 // ambiguous across hosts (witx 5 vs 6), and for telling a user who picked the wrong encoding
 // which one loads their model. Pure functions.

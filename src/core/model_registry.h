@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ModelRegistry: models registered by name by the host (--nn-preload, the embedding API),
 // for load_by_name. Each (name, config) pair is loaded at most once at a time and the Graph
 // is shared by every guest that asks for it; files are memory-mapped, not copied. The graph of

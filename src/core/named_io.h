@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Named tensors: how a tensor name maps to a model's input or output, one rule for every
 // backend (WIT guests address tensors by name; witx guests by index). Stateless functions.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The "did you mean" of every message about an unknown name (options, commands, registered
 // models, config keys): one rule for what counts as a typo, so all of them suggest alike.
 #pragma once

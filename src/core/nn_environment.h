@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NnEnvironment: what every guest in a process shares: the backends (behind the core's ports,
 // core/backend_ports.h), the named-model registry and the limits. Made, wired to the plugin
 // catalog and load isolation, by the composition root (src/root/wired_environment.h), one per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NnMetrics: the process's wasi-nn counters, one series per (backend, graph, device): loads, load and
 // compute errors by Errc, computes, input and output bytes, live graphs and contexts, and a
 // compute latency histogram. Rendered as Prometheus text by core/prometheus_text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NnSession: one guest's wasi-nn state: its graph and execution-context handle tables.
 // The handles belong to the guest as a whole, not to one instance or thread, so every thread
 // of a guest shares one NnSession. Thread-safe: distinct contexts run concurrently; a context

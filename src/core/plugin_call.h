@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Calling a backend plugin's C ABI (include/wasinn/backend_plugin.h) from the core: whether a
 // plugin's table has a function, and a call's status and detail as a core Error. Plain helpers.
 #pragma once

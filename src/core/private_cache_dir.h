@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A cache directory that only this user can write, for entries whose content wasinn trusts
 // (a verdict lets a model load unchecked; compiled code is run): it is created 0700, and it and
 // its parent must belong to the user (the parent may be root's) and be writable by nobody else,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Prometheus text exposition format (version 0.0.4) of NnMetrics' snapshots: one family per
 // metric with its HELP and TYPE lines, label values escaped. Pure functions over plain values.
 #pragma once

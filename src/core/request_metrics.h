@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RequestMetrics: what `wasinn serve` counts of the HTTP requests it answers (count by status,
 // latency, in flight, queued, rejected), rendered as Prometheus text next to the wasi-nn
 // metrics (docs/metrics.md). Thread-safe: record() from the server's threads, render() from a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Incremental SHA-256 (Nettle), the one content digest of wasinn's caches: keys of
 // isolated-load verdicts and of compiled modules, and the checksum of a cached module. Not
 // thread-safe: one object per digest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Value types shared by every layer: tensor element types, encodings, targets, tensor views.
 // All are plain values with no synchronization; views do not own what they point to.
 #pragma once

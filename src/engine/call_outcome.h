@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a call into the guest ended, as Wasmtime's CLI reports it: an exit status, a trap (134),
 // an exit status WASI cannot carry (128) or a host failure (1). Used by the main thread's entry
 // and by every wasi-threads thread alike.

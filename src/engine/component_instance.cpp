@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A component's instance: WASI 0.2 and the WIT wasi-nn interfaces from the Host's component
 // linker, its `wasi:cli/run` (a command) or another export (--invoke) run to completion.
 #include "engine/component_instance.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Instantiating a component (WASI 0.2 and the WIT wasi-nn interfaces), the peer of
 // module_instance for core modules.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ComponentPipeline over the Rust binding's pipeline_host.h: the engine, the compiled component,
 // the epoch ticker behind a call's deadline, and the pool of idle instances.
 #include "engine/component_pipeline.h"

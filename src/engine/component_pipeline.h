@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ComponentPipeline: a pipeline component (wit/wasinn-pipeline: it exports wasinn:pipeline/model
 // and imports wasi:nn) compiled once on an engine of its own, and the instances that serve it.
 // An instance is a store over a GuestState of the shared NnEnvironment (so the registered models

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host::serve and Server: the C++ side of the engine's HTTP server (serve_host.h). It compiles
 // the component on the serve engine, gives each request a GuestState over the Host's shared
 // NnEnvironment (so a preloaded graph is loaded once per process), and counts requests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // EpochTicker: advances a Wasmtime engine's epoch every tick, so that stores given a deadline
 // (--timeout, -W timeout=) are interrupted once it passes.
 #pragma once

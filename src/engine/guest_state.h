@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GuestState: what the host functions of one Wasmtime store need: the guest's NnSession and
 // its memory. Owned by whoever owns the store; touched only by the store's thread. The threads
 // of one wasi-threads guest each have a GuestState, sharing the session and the shared memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GuestThreads: one running guest of a wasi-threads module (one that imports a shared memory):
 // the memory, the one NnSession all its threads share, and every thread `wasi.thread-spawn`
 // made. Each thread has its own store and instance over the same module and memory, so wasi-nn

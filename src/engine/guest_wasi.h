@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The WASI context of one guest (arguments, environment, preopened directories, standard
 // streams) from its Program: the same for core modules (WASI preview 1) and components (WASI
 // 0.2, which Wasmtime builds from the same configuration).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host and Instance: the embedding API over the Wasmtime C API: creating a Host (its engines and
 // linkers) and telling a program's kind, so that a core module (module_instance) or a component
 // (component_instance) runs it. Listing backends and inspecting models: host_info.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The wasi-nn environment a Host serves guests from (backend catalog, limits, load isolation,
 // named models), built from HostOptions. Engine-independent: nothing here knows Wasmtime.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host::Impl: what a Host owns, shared by host.cpp (running programs) and host_info.cpp
 // (listing backends, inspecting models).
 #pragma once

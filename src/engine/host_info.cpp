@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host's descriptions of what is installed, what a model expects and what guests did: the
 // backends (from their manifests, or loaded to check them), a model's inputs and outputs, and
 // the wasi-nn metrics.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Instance::Impl: one instantiated program, a core module (module_instance) or a component
 // (component_instance): two peers behind the same two operations. Used from one thread at a
 // time, as Instance is.

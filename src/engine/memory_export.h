@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasm-ld 14 cannot export a memory it imports (no --export-memory then), so wasi-threads guests
 // it links import their shared memory and export none, while Wasmtime's WASI functions read the
 // caller's "memory" export. Such a module is given that export before it is compiled: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a program's bytes are: reading a module file safely, text (.wat) to binary, and telling a
 // core module from a component. Stateless functions; thread-safe.
 #pragma once

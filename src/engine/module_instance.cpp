@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A core module's instance (ordinary or wasi-threads): compiling, instantiating with WASI
 // preview 1 and the witx wasi-nn imports, running its `_start` or an export.
 #include "engine/module_instance.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Instantiating a core module (WASI preview 1 and the witx wasi-nn imports; a module that
 // imports a shared memory is a wasi-threads guest on the Host's threads engine).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Defines the wasi-nn host functions on a Wasmtime linker. Each function finds the calling
 // store's GuestState (the store's data pointer) and decodes its arguments through the guest
 // ABI layer; nothing a guest passes can make it trap or throw.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* Pipelines of the engine's Rust binding (src/engine/wasmtime/src/pipeline.rs): a component
  * exporting wasinn:pipeline/model@0.1.0 (wit/wasinn-pipeline), with WASI 0.2 and wasi:nn (served
  * through the wit_host.h table) linked in. engine/component_pipeline.cpp drives it.

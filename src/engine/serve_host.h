@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* The HTTP server of the engine's Rust binding (src/engine/wasmtime/src/serve.rs): a
  * wasi:http/proxy component, a fresh instance per request, wasi:nn served through the
  * wit_host.h table. engine/component_server.cpp drives it.

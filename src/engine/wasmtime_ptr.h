@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owning smart pointers for Wasmtime C API objects, so every one is freed exactly once.
 #pragma once
 

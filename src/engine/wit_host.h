@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* The table through which the engine's typed component binding (src/engine/wasmtime/, Rust)
  * serves a component's wasi:nn imports with wasinn's rules (abi/wit_nn.h's WitSession, reached
  * through engine/wit_nn_imports.cpp). Wasmtime lifts each import's arguments with its typed API

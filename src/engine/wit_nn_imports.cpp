@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C++ half of the typed component binding: wit_host.h's table over a guest's WitSession.
 // Wasmtime's typed API (src/engine/wasmtime/src/wit_nn.rs) has lifted the arguments already;
 // this file turns table calls into WitSession calls and their outcomes into statuses.

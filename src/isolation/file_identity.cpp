@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "isolation/file_identity.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Identities of files, for remembered verdicts of isolated load checks (isolated_load.h): the
 // checker's and the plugin's (a rebuild changes them, so old verdicts no longer match) and the
 // model files' (so a file whose identity is unchanged need not be hashed again). Stateless.

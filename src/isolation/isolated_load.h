@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Isolated load checks: before a backend marked for isolation loads a model in the host, the
 // same load (same plugin, plugin config, encoding, target, bytes or paths, load config) runs in
 // a child process, `wasinn-load-check` (src/isolation/load_check_main.cpp), under an address-space limit. If the

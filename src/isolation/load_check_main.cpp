@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn-load-check: loads one model with one backend plugin, through the same core code the
 // host uses (NnEnvironment::load_graph), under an address-space limit, releases it, and prints
 // one JSON line. The host runs it before loading a model with a backend whose framework may

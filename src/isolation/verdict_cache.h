@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Verdicts of isolated load checks (isolation/isolated_load.h), remembered so that a model is
 // checked in a child once, not at every load: in memory (bounded, least recently used first
 // out) and, when a directory is given, on disk, one small JSON file per verdict, shared by every

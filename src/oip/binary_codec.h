@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The binary tensor data extension of the REST protocol (Triton's, listed as
 // "binary_tensor_data" in GET /v2): a JSON header whose length travels in the
 // Inference-Header-Content-Length header, followed by each binary tensor's raw bytes in the

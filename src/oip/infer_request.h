@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One inference request as the OIP server receives it, after either encoding (server_json for
 // REST, server_proto for gRPC) has decoded and checked it, and the outputs it answers with.
 // Plain values; thread-safe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The REST (HTTP/JSON) encoding of the Open Inference Protocol: model and server metadata,
 // inference requests with data as JSON numbers or as binary-extension sizes, responses whose
 // outputs carry JSON data or binary_data_size, and the server's {"error": ...} text. Every

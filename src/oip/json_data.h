@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor data as JSON numbers, both ways, for every v2 datatype with a fixed size: what the
 // client's request encoder and response decoder (json_codec) and the server's request decoder
 // and response encoder (server_json) share. Reading takes untrusted JSON: every value is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The fast path for JSON "data" arrays (json_fast_data.h).
 #include "json_fast_data.h"
 

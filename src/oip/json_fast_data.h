@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The fast path for flat number arrays under JSON "data" keys, shared by the client's response
 // decoder (json_codec) and the server's request decoder (server_json): the arrays are cut out of
 // the text and replaced by marker strings before nlohmann parses the rest, then each is read with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Open Inference Protocol's vocabulary, independent of transport: v2 datatype names and
 // their wasinn tensor types, model metadata, and the tensors of one inference request and
 // response. Plain values; thread-safe. Shared by the remote backend (wasinn as the protocol's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The gRPC (protobuf) encoding of inference requests and responses: inputs as
 // raw_input_contents; outputs read from raw_output_contents or, when a server sends them typed,
 // from InferTensorContents. Decoders check every size against shape and datatype (fuzzed by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The server's side of the REST encoding: inference requests in (JSON data, or the binary tensor
 // extension's JSON header plus the bytes after it), responses, metadata and errors out. The
 // client's side is json_codec. Requests are untrusted: every field, datatype, shape and length

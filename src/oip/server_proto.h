@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The server's side of the gRPC encoding (inference.GRPCInferenceService): a ModelInferRequest
 // in (raw_input_contents, or typed contents), a ModelInferResponse out (raw_output_contents,
 // which every client reads), and ModelMetadataResponse. The client's side is proto_codec. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DynamicBatcher: Triton's dynamic batching for one model (docs/oip-server.md, "Dynamic
 // batching"). A request joins the model's queue from the transport's thread (join: checks and
 // views, no compute), so requests gather while every worker is busy. On a worker, take() either

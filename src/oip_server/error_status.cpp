@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "oip_server/error_status.h"
 
 namespace wasinn::oip_server {

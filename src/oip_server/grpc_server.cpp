@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "oip_server/grpc_server.h"
 
 #include <grpcpp/grpcpp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GrpcServer: the Open Inference Protocol over gRPC (inference.GRPCInferenceService, grpc++'s
 // synchronous server): ServerLive/Ready/Metadata, ModelReady/Metadata/Infer (raw and typed
 // contents), and Triton's RepositoryIndex/ModelLoad/ModelUnload, ModelConfig and ModelStatistics.

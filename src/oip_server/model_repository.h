@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `--model-repository DIR`: Triton's layout, DIR/NAME/VERSION/model.* (VERSION a number; the
 // highest is served, as Triton's default version policy; a model.wasm there is a pipeline
 // component, served as --pipeline NAME=... is), with an optional DIR/NAME/config.json:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ModelSet: the models an OIP server answers for (every model registered in the process's
 // NnEnvironment: --nn-preload, -S nn-graph, --nn-remote, the config file, --model-repository),
 // found by name and version, and the worker pool every inference runs on: `workers` threads of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OipServer: `wasinn serve --oip-http/--oip-grpc`: every model registered in an NnEnvironment,
 // served with the Open Inference Protocol (v2) over REST, gRPC or both, with one ModelSet (the
 // models, their contexts and the worker admission) and one access log and request metrics for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RestServer: the Open Inference Protocol over HTTP/1.1 (civetweb, as the metrics endpoint),
 // every route of docs/oip-server.md: health, server and model metadata and readiness, infer
 // (JSON and the binary tensor extension), the repository extension, and Triton's model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ServedModel: one model the OIP server answers for, by name and version: its metadata (from
 // the plugin's I/O description), readiness (the repository extension's load and unload), the
 // inference itself and Triton's statistics of it.

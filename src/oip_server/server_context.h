@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What both transports of one OIP server share: the models, the limits, the access log and
 // request metrics, and whether the server is stopping (then not ready: 503/UNAVAILABLE to
 // readiness probes, so a load balancer drains it). Owned by OipServer; the transports hold a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // BackendCatalog: which backend plugins exist, which encodings each serves, and loading a
 // plugin the first time a guest needs one of its encodings. Manifests are read at
 // construction; libraries are opened lazily, once, and a failure to open is remembered and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // PluginLibrary: one dlopen'ed backend library and the process-wide backend object it made.
 // Thread-safe (the plugin ABI requires backend-level calls to be). Kept alive by shared_ptr
 // from every Graph it loaded; the library itself is never unloaded, because frameworks often

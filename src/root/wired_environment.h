@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The composition root of the wasi-nn side: an NnEnvironment wired to the parts that plug into
 // the core's ports (core/backend_ports.h): the backend plugin catalog (plugins/) and the load
 // isolation (isolation/). The one place that knows all three; above core/, which knows neither.

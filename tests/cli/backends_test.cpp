@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn backends` lists what the manifests say (encodings, library, isolation, config keys)
 // without loading any plugin or framework; `--check` loads each one for its version or the
 // reason it cannot load; both have --json.

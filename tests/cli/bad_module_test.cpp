@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Issue 16's first bug: a module path that is a directory, missing, unreadable, not
 // WebAssembly, truncated, empty or huge is one line of error and exit code 1 from `wasinn`,
 // and an error in RunOutcome from Host::run: never an abort (it used to be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the CLI tests share beyond tests/integration's test_env.h (the built `wasinn`, guests,
 // scratch directories): optional fixtures and a few small modules written as WebAssembly text.
 #pragma once

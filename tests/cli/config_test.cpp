@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Configuration checked at start: --backend-config (malformed JSON, a non-object, a backend
 // no manifest declares, a key its manifest does not list) and numeric limits (negative, not a
 // number, absurd) are usage errors naming the backend or flag, before any guest runs; and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // --help covers every flag: each option of each command (as the parser knows them, read from
 // the generated completion script) is listed with a description in that command's help, in
 // `wasinn --help-all`, and in the man page generated from it.

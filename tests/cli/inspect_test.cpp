@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn models inspect` recognises every format wasinn can load: a model file, an OpenVINO
 // .xml with its .bin beside it, a directory holding one model, a TensorFlow SavedModel
 // directory, a frozen GraphDef .pb; otherwise it says which --encoding to give.

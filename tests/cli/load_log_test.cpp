@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each model load is one line at info level (what was loaded, its size, the backend, the time),
 // and on a terminal a load taking over a second shows "loading ..." while it runs; never on a
 // non-terminal, never under -q.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The compiled-module cache (src/engine/module_cache.h): a second run of a module loads its
 // compiled code instead of compiling; an entry that is corrupt, truncated or made with other
 // engine settings is ignored and rewritten; --no-cache, -C cache=n and --module-cache off write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Output people and tools read: -q/-v beside --log-level (off is silent), the `wasinn
 // backends --check` table aligned whatever the names and versions, and --json for it and for
 // `models inspect` (the listing without --check: backends_test.cpp).

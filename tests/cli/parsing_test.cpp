@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Issue 16's second bug and the exit codes: options are parsed as `wasmtime run` parses them
 // (attached short forms -Snn, -Wtimeout=..., options only before the module, everything after
 // it the guest's), usage errors exit 2 naming the option, never one of CLI11's own numbers.

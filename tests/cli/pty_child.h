@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs a program with stdout and stderr on a pseudo-terminal, as in a user's terminal, so a
 // test sees what wasinn writes only to a terminal (the progress line of a long model load).
 #pragma once

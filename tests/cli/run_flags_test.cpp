@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn run`'s flags that Wasmtime (and WasmEdge) users bring: modules from stdin and in
 // text form, --invoke, --env NAME, -S inherit-env, --argv0, the -W/-S/-O/-C/-D keys wasinn has
 // (and the ones it refuses by name), and --dir's spellings.

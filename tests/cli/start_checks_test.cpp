@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a new user trips on (issue 26), one test per item: mistakes in preloads, durations,
 // remote URLs and backend configs are errors at start, before any guest runs, each with the
 // exact exit code and first line; typos get the near name; `backends --check` is a health

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs a program as a child process with its stdout and stderr captured, so a test sees what a
 // guest printed through `wasinn run` and how it exited, as a user's shell would.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where the compatibility tests find things: the wasinn binary, the guests and the backends
 // (from the build, by compile definition), the fixtures (env WASINN_FIXTURES, else the default
 // of scripts/make_fixtures.py), and the data directory every guest run mounts at /data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The known answers: the digits classified by ONNX Runtime in this process (its C++ API, one
 // row at a time like the guests, one intra-op thread), for the f32 fixture model and for its u8
 // variant (u8_front_end.h).

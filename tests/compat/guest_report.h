@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading what a compatibility guest printed ("key: value" lines, see guest/rust/digits and
 // guest/wamr/digits_data.h) and checking it against a known answer.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One embedded Host (include/wasinn/host.h) runs a legacy wasi_nn guest and a wasi_ephemeral_nn
 // guest in turn, with a model registered once: the per-module tables live in the guest session,
 // not in the Host. The guests' stdout is the process's, so it is redirected to a file per run.

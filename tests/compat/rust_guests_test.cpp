@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rust guests built from crates.io against the wasi-nn crates people ship (guest/rust): each
 // classifies the 450 held-out digits through `wasinn run` the way its home runtime is driven
 // (Wasmtime's -S nn-graph, WasmEdge's --nn-preload), and must print native ONNX Runtime's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A u8 variant of the digits classifier, made from the fixture model in the test itself: its
 // f32 input is replaced by a u8 input of raw pixel values (0-16) followed by Cast and a multiply
 // by 1/16, which reproduces the fixture's scaled features exactly (k/16 is exact in f32). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The u8 variant of the digits model (u8_front_end.h) must be the f32 model exactly, or the u8
 // guests' answers would prove nothing; and bytes that are not a model must be refused.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C guests written against WAMR's two guest ABIs (guest/wamr): wasi_ephemeral_nn as WAMR >= 2.4
 // lays it out (u8 type byte and three padding bytes, here garbage; ggml 5 / autodetect 6), and
 // the legacy wasi_nn module (12-byte tensor, four-parameter load and get_output, output counted

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A broken copy of deploy/kubernetes/wasinn-serve.yaml must fail scripts/check-manifests.py with
 # each mistake named: a misspelt field (with the right spelling offered), a string where the
 # schema wants an int, and a required field left out.

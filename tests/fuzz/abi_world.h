@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AbiWorld: what an ABI fuzz target runs against, built once per process: the NnEnvironment
 // (fake backends or the real ONNX Runtime plugin, with named models registered), the guest
 // memory layout with its well-formed structures, and the checks that need the backend's view.

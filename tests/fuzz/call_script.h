@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CallScript: decodes a fuzz input into guest memory contents and a sequence of host calls.
 //
 // Input format (seed_script.h writes seeds in it):

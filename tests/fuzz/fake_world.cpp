@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ABI fuzz world over the unit tests' fake backend plugins (tests/unit/fake_backend): the
 // host's ABI and core logic at full speed, with small limits so every limit path is reachable.
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fixture files for fuzz targets: $WASINN_FIXTURES, else the default scripts/make_fixtures.py
 // writes. A missing fixture stops the fuzzer at start with a hint (libFuzzer has no skip).
 #pragma once

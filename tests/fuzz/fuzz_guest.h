@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FuzzGuest: the linear memory of one fuzzed guest. The low region takes the fuzz input's bytes
 // as they are; above it lie well-formed structures (builder arrays, tensor records, names, out
 // slots) that a call script can point at, so the fuzzer reaches deep paths without forging them.

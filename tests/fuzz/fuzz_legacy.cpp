@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: every function of WAMR's legacy guest ABI (wasinn::legacy_nn, module
 // wasi_nn) called in fuzzed order with fuzzed i32 arguments against fuzzed guest memory,
 // through a real GuestMemoryView and NnSession. Linked with fake_world.cpp (fuzz_legacy_fake)

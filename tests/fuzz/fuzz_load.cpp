@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target fuzz_load_<backend>: mutated model bytes into one backend plugin's load
 // (NnEnvironment::load_graph, as a guest's load reaches it), then a context on what loaded.
 // WASINN_FUZZ_ENCODING names the encoding. With WASINN_FUZZ_SPLIT (OpenVINO IR: .xml + .bin)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the Open Inference Protocol's decoders (src/oip/) on untrusted bytes: the
 // remote backend's of responses, as a server (or anything that answers on its port) could send
 // them, and the OIP server's of requests, as any client could. The first byte picks the decoder:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target fuzz_whisper_audio: mutated WAV files into the whisper plugin's input 0
 // (set_input, as a WasmEdge guest sends one), on the tiny fixture model loaded once. The WAV
 // decoder (miniaudio, with the plugin's header checks) is the one parser of guest bytes the

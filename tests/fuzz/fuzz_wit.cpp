@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the WIT guest ABI through the engine's table (engine/wit_host.h: what the
 // typed Rust imports call once Wasmtime has lifted the canonical ABI, with WitSession behind it)
 // in fuzzed order with fuzzed resources, enum cases, dimensions, bytes and names. The lifting

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: every function of the witx guest ABI (wasinn::ephemeral_nn, module
 // wasi_ephemeral_nn) called in fuzzed order with fuzzed i32 arguments against fuzzed guest
 // memory, through a real GuestMemoryView and NnSession. Linked with fake_world.cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Well-formed guest structures of both ABIs, placed into a GuestLayout: witx builder arrays and
 // 20-byte tensor records, WAMR legacy builder headers and 12-byte tensor records. Each returns
 // the structure's address; the caller names it for the call script.

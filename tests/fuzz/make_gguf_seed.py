@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes a small but complete llama GGUF (8-token vocabulary, n_embd 8, one layer, about 3 KB)
 as a seed for fuzz_load_llamacpp: the fixtures' tiny.gguf is 17 MB, too big to mutate, and its
 4 KB truncation stops before the hyperparameters the fuzzer should reach.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ABI fuzz world over the real ONNX Runtime plugin and the digits model (fixtures
 // digits/model.onnx: f32 [batch, 64] -> f32 [batch, 10]), in guest memory for load and
 // registered as the named model "digits" for load_by_name. Only the ORT plugin is visible, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ScriptWriter: writes call scripts in CallScript's format, naming guest items by role, so the
 // ABI targets can write their own seed corpus (a valid load -> init -> set_input -> compute ->
 // get_output sequence and a few error sequences) for whichever world they are linked with.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by tests/images/run.sh after lib.sh (and scripts/images/podman-env.sh): the checks of
 # the guest-compile image wasinn:VERSION-compile. Guests are built in it from this checkout's
 # sources (mounted read-only) into a scratch directory, then run on the digits fixture: inside

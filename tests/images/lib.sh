@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by tests/images/run.sh and the per-image check files: a small TAP-like harness.
 #   check NAME CMD...            passes when CMD exits 0; prints its output when it fails
 #   check_output NAME REGEX CMD...  passes when CMD exits 0 and its output matches REGEX (grep -E)

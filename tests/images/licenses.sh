@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by tests/images/run.sh after tests/images/lib.sh: the images' licence checks.
 #   check_licenses FLAVOR IMAGE    FLAVOR cpu | nvidia | compile
 # From inside the image: every component that /opt/wasinn/LICENSES/README (nvidia: also

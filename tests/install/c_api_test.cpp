@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C API (include/wasinn/wasinn.h) in libwasinn.so, as an embedder links it: a guest's stdin
 // from memory and its stdout and stderr captured, a module from bytes, the log callback, serving
 // HTTP, and the documented failures (a bad option, a module that is not WebAssembly, a missing file).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* include/wasinn/wasinn.h must be valid C99 (built with -std=c99 -Wpedantic -Werror), and its
  * declarations usable as written: this takes the address of every function once. */
 #include "wasinn/wasinn.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # install.exports: libwasinn.so's dynamic symbol table holds the public API (wasinn::Host,
 # wasinn::Instance, the C API) and none of the code compiled into it: no nlohmann, fmt or
 # spdlog template, no core class (NnSession, NnEnvironment). -DNM= -DLIBRARY=

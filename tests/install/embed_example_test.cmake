@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # install.embed_example: installs the build into a scratch prefix (nothing else is copied), builds
 # examples/embed out of tree against that prefix twice, with find_package(wasinn) and with
 # pkg-config, and runs both programs from a directory outside the build tree: four host threads

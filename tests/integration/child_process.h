@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs a program as a child process with captured stdout and stderr, so a test can check what
 // `wasinn` printed and how it exited, as a user's shell would see it.
 #pragma once

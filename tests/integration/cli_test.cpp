@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The wasinn command line itself: --version, --help, usage errors, `wasinn backends`.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Components through the embedding API (include/wasinn/host.h): a Host runs a command component
 // as it runs a module, with captured output, and an Instance of a library component serves
 // many calls of its export, each a full load and compute on real ONNX Runtime.

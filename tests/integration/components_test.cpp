@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WebAssembly components (guest/components, built with jco in the build) run by the real
 // `wasinn` on the real ONNX Runtime plugin through wasi:nn's WIT interface: the digits answers
 // of every rc version equal the witx guest's and native ONNX Runtime's bit for bit, a library

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // --max-compute-ms through a real guest on real ONNX Runtime: a mobilenet compute past the
 // budget is cancelled with errno 5 and a detail on stderr, and the same guest then releases
 // what it loaded and classifies a digit (guest/tests/deadline_guest.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The digits model's known answers for tests that run it through a guest: native ONNX
 // Runtime's logits for every held-out row (one intra-op thread, a batch of 1 per row, as the
 // guests run it) and the count of rows a set of logits classifies right.

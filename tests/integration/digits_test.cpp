@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The digits classifier through classify_digits.wasm: its logits must equal native ONNX
 // Runtime's bit for bit (same model, same inputs, one intra-op thread on both sides), and it
 // must classify at least 95% of the held-out digits correctly.

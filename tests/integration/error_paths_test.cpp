@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs guest/tests/nn_error_paths.c, which calls every wasi-nn function with bad handles, bad
 // pointers, bad tensors and in wrong orders, and checks each errno itself. The guest's verdict
 // alone could hide a host that returns the right numbers while doing the wrong thing, so this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Framework log lines reach the user only through wasinn's logger: a default run prints nothing
 // but its result, and --log-level debug shows the frameworks' lines tagged with the backend.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target gpu on a machine with no GPU device at all, through the embedding API
 // (include/wasinn/host.h), for every backend: ctest runs this with the Vulkan driver hidden
 // (VK_ICD_FILENAMES / VK_DRIVER_FILES naming no file) and CUDA's devices hidden

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn run --metrics-addr`: the real guest metrics_guest.wasm makes a known set of calls on
 // the digits model through ONNX Runtime and then waits; the test scrapes /metrics with curl
 // while it waits and checks every count, and the guest's answers against native ONNX Runtime.

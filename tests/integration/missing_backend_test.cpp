@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A backend whose framework library is missing: `wasinn backends` says why, a guest that loads
 // that encoding gets unsupported_operation (6) with the reason on stderr, and guests that do
 // not use wasi-nn run as usual. The plugin used is the real ONNX Runtime plugin, copied to a

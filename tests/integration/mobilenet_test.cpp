@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MobileNetV2 through run_model.wasm: bit-exact with native ONNX Runtime (one intra-op thread
 // on both sides) and within 1e-3 of the PyTorch output the fixture was exported from.
 #include <gtest/gtest.h>

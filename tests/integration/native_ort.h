@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The reference the guest runs are compared with: the same model run by ONNX Runtime in this
 // process through its C++ API, with the session settings wasinn's plugin uses (graph
 // optimizations at ORT's default "all", intra-op threads as given).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // --nn-preload NAME:ENCODING:TARGET:PATH[:PATH...] (WasmEdge's syntax): spellings it accepts
 // for load_by_name, and the mistakes it rejects before the guest runs.
 #include <gtest/gtest.h>

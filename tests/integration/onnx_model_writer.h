@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Writes small ONNX models in the test itself: just enough protobuf encoding for a graph of
 // Identity nodes. types/identity_all.onnx cannot run through a witx guest (its bf16 input can
 // never be set, and ONNX Runtime runs a model only with every input set), so the round trip

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The run_model guest's own command line: rank-0 tensors, inputs and outputs named through an
 // `wasinn models inspect --json` file (--io), and a clear one-line error with exit status 2 for
 // every malformed argument. Real guest, real `wasinn`, real ONNX Runtime plugin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensors of every witx element type pass through the host untouched, and tensors a model's
 // input does not accept are rejected with a detail naming expected and received type/shape.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where the integration tests find their inputs: the wasinn binary, the guests, the backend
 // plugins (all from the build, by compile definition) and the generated fixtures (env
 // WASINN_FIXTURES, else the default made by scripts/make_fixtures.py). Also the few file

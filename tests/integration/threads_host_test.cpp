@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasi-threads guests through the embedding API (include/wasinn/host.h): the handles of one
 // guest are not visible to another guest running at the same time in the same Host.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasi-threads guests (guest/tests/threads_nn.c) on the real ONNX Runtime plugin: the threads of
 // one guest share its wasi-nn handles, distinct contexts compute in parallel with the
 // single-threaded (and native) answers, one context used by two threads answers busy or, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The WASI preview1 surface of `wasinn run`: arguments, environment, stdio, preopened
 // directories, exit codes and traps, seen from a guest (guest/tests/wasi_probe.c, trap_guest.c).
 #include <gtest/gtest.h>

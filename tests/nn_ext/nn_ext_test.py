@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """wasinn's wasi-nn extensions (issue 32) end to end: the test guests describe_io and prompt_props
 (core modules, guest/include/wasinn_nn_ext.h) and wit_describe_io and wit_prompt (components,
 wasinn:nn-ext@0.1.0), run by the wasinn command on the fixture models. Standard library only.

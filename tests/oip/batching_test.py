@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Dynamic batching in `wasinn serve --oip-http/--oip-grpc`, end to end, with Triton's client.
 
 A real `wasinn serve` (2 workers) batches three models: tiny_batch (tiny/model_batch.onnx, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`wasinn serve --oip-http/--oip-grpc` against MLServer's own v2 client side: requests built
 with mlserver.types and its NumpyCodec, sent as JSON over REST and as protobuf over gRPC through
 mlserver.grpc's converters and stub; answers decoded by the same codec and compared with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The OIP server's decoders of untrusted requests (src/oip/server_json, server_proto) and its
 // --model-repository scan (src/oip_server/model_repository): what they accept, and that every
 // malformed input is an invalid_argument Error with a detail, never a throw or a crash.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The `wasinn serve --oip-http/--oip-grpc` process the OIP tests share (standard library only, so
 that both the Triton and the MLServer venv's tests import it): the tiny MLP from a Triton-style
 --model-repository (versions 1 and 3, a config.json), the digits MLP and the types fixtures from

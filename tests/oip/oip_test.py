@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`wasinn serve --oip-http/--oip-grpc` end to end, with the ecosystem's own clients.
 
 A real `wasinn serve` (REST and gRPC on free ports, read back from its stderr) serves the tiny

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Triton's Performance Analyzer against `wasinn serve --oip-http/--oip-grpc`: the ecosystem's own
 load generator reads the model's metadata, configuration and statistics (Triton's extensions)
 and drives infer at concurrency 1 and 8 over HTTP and gRPC on the tiny MLP; each run must end

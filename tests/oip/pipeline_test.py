@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Pipelines (`wasinn serve --oip-* --pipeline NAME=COMPONENT`, wit/wasinn-pipeline) end to end.
 
 A real `wasinn serve` serves mobilenet_v2 (--nn-preload) and two pipeline components built with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ort_reference: the native ONNX Runtime answer serve_test.py compares the HTTP guest's with.
 //   ort_reference MODEL.onnx INPUT.f32 D0,D1,... OUT.f32
 // Runs MODEL's only (f32) input through to its first output in this process, with the session

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`wasinn serve` end to end: the real server as a subprocess, the HTTP component guests of
 guest/components (http_classify, http_chat, http_faults), real clients (curl, http.client with
 keep-alive connections from threads). Standard library only.

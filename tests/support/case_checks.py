@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What the standalone end-to-end scripts (tests/serve, tests/nn_ext) share: one ctest test per
 case, exit 0 passed, 1 failed, SKIP (ctest's SKIP_RETURN_CODE) skipped with the reason."""
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // witx compute(ctx) and get_output(ctx, index, out_ptr, out_max, bytes_written_ptr).
 #include "support/abi_fixture.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Threads of one guest: a context in use answers busy (4) to a second thread at once,
 // distinct contexts compute at the same time, and releasing handles during a compute is safe.
 // Blocking uses the fake's "fake:block" gate, so nothing here depends on timing luck.

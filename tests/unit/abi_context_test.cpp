@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Handles and lifetimes: init_execution_context, unload, finalize_execution_context, and every
 // context function on handles that were never created or were already released.
 #include "support/abi_fixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // witx load_by_name(name_ptr, name_len, graph_out) and WasmEdge's
 // load_by_name_with_config(name_ptr, name_len, config_ptr, config_len, graph_out).
 #include <fstream>

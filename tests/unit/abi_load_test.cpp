@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // witx load(builders_ptr, builders_len, encoding, target, graph_out): every errno path.
 #include "support/abi_fixture.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn's witx functions beyond the spec (abi/ephemeral_nn_ext.h) on the fake backend: what a
 // graph declares, its properties and their rules (per guest handle, never the shared graph),
 // buffers too small, bad handles and pointers, and prompt's refusal of a tensor model. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // witx set_input(ctx, index, tensor_ptr): decoding the 20-byte tensor record and every errno.
 #include "support/abi_fixture.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WasmEdge's token streaming: compute_single, get_output_single, fini_single, on a backend
 // that streams and on one whose (older, shorter) function table has no streaming at all.
 #include "support/abi_fixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // BackendCatalog over real manifests and real dlopen: broken manifests are reported and
 // skipped, a backend that cannot load fails for its own encodings only, and each plugin is
 // opened once and created once per catalog.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The witx number tables: errno_of against wasi-nn-abi.md section 3.4 ("witx current"),
 // plugin status -> Errc, and the enum decoders for targets, encodings and tensor types.
 #include "plugins/plugin_library.h"

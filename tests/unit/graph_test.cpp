@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graph and ExecutionContext over the fake plugin: declared io, leases, cancel, lifetimes, and
 // the host's own checks on what a plugin hands back.
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // HandleTable: handles count up from 0, are never reused, respect the live limit, and say in
 // their error whether a handle was never created or already released.
 #include <algorithm>

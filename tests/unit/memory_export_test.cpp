@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // with_memory_export (src/engine/memory_export.h): a module that imports its memory gains a
 // "memory" export and nothing else changes; other modules are left alone; bad bytes are an error.
 // imports_shared_memory tells a wasi-threads module from its import section.

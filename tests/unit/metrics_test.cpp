@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The wasi-nn metrics: what the core counts per backend and graph for a guest's calls (over the
 // fake backend, through the witx ABI as a guest makes them), the series registry's rules, and
 // the Prometheus text rendering.

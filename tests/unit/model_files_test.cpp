@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // resolve_model_files: which files and encoding a path given to `wasinn models inspect` names,
 // on hand-made files in a scratch directory (the real fixtures: tests/cli/inspect_test.cpp).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // detect_encoding and identify_model: which framework a model's bytes belong to, on hand-made
 // headers and on the real fixture files made by scripts/make_fixtures.py; check_encoding_fits:
 // every wrong encoding for each of the six formats is refused naming what the bytes are.

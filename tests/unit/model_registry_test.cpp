@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ModelRegistry: named models are loaded once per (name, config), even when several threads
 // ask at the same moment, and the graph is shared; files reach the backend with their paths.
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // check_model_name: a guest's model name must be non-empty UTF-8 without NUL bytes.
 #include "abi/name_check.h"
 #include "support/abi_fixture.h"

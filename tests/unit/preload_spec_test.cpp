@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // parse_preload_spec: WasmEdge's --nn-preload NAME:ENCODING:TARGET:PATH[:PATH...], and
 // parse_wasmtime_graph_spec: Wasmtime's -S nn-graph=ENCODING::DIR.
 #include "core/model_registry.h"

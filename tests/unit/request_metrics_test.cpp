@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RequestMetrics: what `wasinn serve` counts of its HTTP requests and the Prometheus text of it.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin SDK's name rule (include/wasinn/plugin_sdk/tensor.hpp): a tensor id by name is the
 // model's own name, or "output<i>" for an output the framework left unnamed, the name the host
 // returns such an output under to a WIT guest (src/core/named_io.h, output_name).

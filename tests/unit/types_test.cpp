@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Value types: element sizes, byte sizes with overflow detection, names and their parsing.
 #include "core/types.h"
 #include "support/abi_fixture.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks the wasi:nn imports of core modules (<guest>.core.wasm) against the canonical-ABI
 // lowering of each WIT version (the table of the wasi-nn ABI notes, section 5.3), and that a
 // library guest imports nothing else. Prints one line per import and "ok" or the mismatches.

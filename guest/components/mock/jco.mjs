@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where scripts/deps/jco.sh installed jco, for the scripts beside this file.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs a component guest in Node against the stand-in wasi:nn of wasi-nn-mock.mjs: jco transpiles
 // it, its WASI imports go to jco's preview2-shim (the whole file system is preopened as "/", so
 // pass absolute paths), its wasi:nn imports to the mock. A check of the guests' canonical ABI

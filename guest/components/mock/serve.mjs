@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Serves an HTTP component guest (KIND http) in Node against the stand-in wasi:nn of
 // wasi-nn-mock.mjs: jco transpiles it, its wasi:http and wasi:io imports go to jco's
 // preview2-shim (whose HTTPServer calls the guest's incoming-handler), its wasi:nn imports to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A stand-in wasi:nn host in JavaScript, for checking the component guests' canonical ABI
 // (imports, return pointers, cabi_realloc, own handles, error resources) without wasinn: run.mjs
 // transpiles a guest with jco and binds its wasi:nn imports to this module. It serves all three

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wamr_ephemeral_nn.h: the "wasi_ephemeral_nn" imports with the memory layouts and numbering of
  * WAMR's own guest header (wasi_ephemeral_nn.h, WAMR >= 2.4.0), written here from that header's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * wamr_legacy_nn.h: the imports of WAMR's legacy "wasi_nn" module (WAMR's wasi_nn.h built
  * without WASM_ENABLE_WASI_EPHEMERAL_NN, deprecated since 2.4.0), with its memory layouts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn plugin SDK: the error a plugin function returns, and how it reaches the host.
 //
 // Error is a value: a wasinn_status plus a one-line detail, empty on success. Header-only and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn plugin SDK: reading a backend or graph JSON config (the operator's --backend-config,
 // a guest's load config) with one wording for every mistake. Uses nlohmann::json in its
 // non-throwing parse mode, so a bad config is an Error, never an exception. Only plugins that

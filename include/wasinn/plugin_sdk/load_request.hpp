@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn plugin SDK: a read-only view of a wasinn_load_request that knows which fields the
 // host's (possibly older, shorter) struct carries. Valid only during graph_load, like the
 // request itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn plugin SDK: framework log lines to the host's logger.
 //
 // The host installs one wasinn_log_sink per plugin before backend_create (set_log_sink in the

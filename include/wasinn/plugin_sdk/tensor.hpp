@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn plugin SDK: tensor vocabulary shared by every backend. Element sizes and names, dims
 // formatting, a model's declared inputs/outputs (IoDesc), tensor-id resolution and the
 // declared-versus-given check, each with the one status backend_plugin.h documents.

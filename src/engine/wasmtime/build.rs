@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The library's SONAME, so that libwasinn and the command record it as their dependency (a
 // cdylib has none by default and would be recorded by path).
 fn main() {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs the wasinn command on a wasm guest in a child process and captures its exit code and
 // output, so tests exercise the whole path a user's guest takes: engine, witx ABI, host, plugin.
 #pragma once

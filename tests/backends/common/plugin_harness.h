@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Drives a built backend plugin exactly as the host does: dlopen the .so from the backend
 // directory, look up wasinn_backend_api_v1 and call through the table. RAII owners release what
 // tests create; Diag keeps the detail a failing call reports. Shared by every backend's tests.

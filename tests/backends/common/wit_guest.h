@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the backends' WIT-component tests share: the component guests wit_run_model and
 // wit_classify_digits (guest/components) run through the wasinn command as a user runs them, their
 // named outputs read back, `wasinn models inspect --json`'s names to check them against, and the

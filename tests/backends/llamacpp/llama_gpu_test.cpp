@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target gpu on ggml's Vulkan backend, on whatever Vulkan device the machine has (here Mesa's
 // lavapipe, a real Vulkan device on the CPU), against native llama.cpp on the CPU. One binary,
 // three ctest entries, each in the environment its suite needs (CMakeLists.txt):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A wasm guest on the llamacpp backend, run by the wasinn command, against native llama.cpp on
 // the same tiny llama model: with greedy sampling the guest gets exactly the native tokens,
 // through compute and through the streaming functions, and the errors WasmEdge's guests

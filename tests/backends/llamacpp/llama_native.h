@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Native llama.cpp runs, written directly on llama.h and independent of the plugin's code: the
 // reference the guest's tokens and embeddings must equal. Greedy decoding picks the first
 // token with the highest logit, as llama.cpp's greedy sampler does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The llamacpp plugin through its C table, as the host drives it: config handling, errors with
 // details, slots by index and by name, log lines to the host's sink, streaming state,
 // concurrency, cancellation, weight sharing and release.

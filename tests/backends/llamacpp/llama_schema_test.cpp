@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // "json-schema" and the form of an embedding, on the tiny llama model: through the plugin's C
 // table, and through a WasmEdge guest built against wasmedge-wasi-nn 0.8 (guest/rust,
 // wasmedge_guest.rs's `schema` and `embed` modes) run by the wasinn command. A schema-constrained

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Named tensors through WIT components (wasi:nn@0.2.0-rc-2024-10-28) on real llama.cpp: the
 // component guest wit_run_model on `wasinn run` with the names wasinn defines for GGML (inputs
 // "prompt" and the optional "metadata", outputs "text" and "metadata"), its text equal to

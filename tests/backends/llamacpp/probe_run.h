@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs the llama_probe test guest with the wasinn command (guest_runner.h) and parses its result
 // file; helpers shared by the llamacpp tests.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* A stand-in for the NVIDIA driver's libcuda.so.1, for the machines without one: the few driver
  * API calls the onnxruntime plugin's probe makes, answering as FAKE_CUDA (read at each call)
  * says: "nodevice" (cuInit: CUDA_ERROR_NO_DEVICE), "old" (a CUDA 12.4 driver), "stub" (the

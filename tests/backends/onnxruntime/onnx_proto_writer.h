@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A few dozen lines of protobuf encoding, enough to write small ONNX models in the test itself.
 // The generated fixtures cover the common paths; the error paths for outputs wasinn cannot
 // express (bool tensors, sequences) and undeclared shapes need models no fixture has, and the

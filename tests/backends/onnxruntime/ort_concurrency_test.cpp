@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Contexts of one graph share its OrtSession and must compute at the same time; cancel() stops a
 // running compute with WASINN_TIMEOUT and leaves the context usable.
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target gpu on ONNX Runtime's CUDA provider (the opt-in variant, scripts/gpu/onnxruntime-cuda.sh).
 // Its own executable, which does not link ORT: the plugin must load the ORT core from the CUDA
 // variant's folder, where the provider sits, not one the test process loaded first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every documented error path returns its status with a non-empty, useful detail.
 #include "onnx_proto_writer.h"
 #include "plugin_harness.h"

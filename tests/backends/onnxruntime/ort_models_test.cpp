@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Happy paths over the generated fixtures: the api table, io info, bit-exact type pass-through,
 // known answers, and digits against a native ORT run of the same model.
 #include <onnxruntime_cxx_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // OpenVINO's compiled-model cache: a configured directory receives the compiled blob, a second
 // load from it gives the same answers, "" turns caching off, and the default lives under
 // $XDG_CACHE_HOME/wasinn/openvino. Load times are recorded, not asserted (the machine is shared).

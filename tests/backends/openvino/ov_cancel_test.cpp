@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Cancelling computes, and when the plugin pays for being cancellable. A compute runs as
 // start_async + wait (which OpenVINO can cancel) when the host may cancel (WASINN_LOAD_MAY_CANCEL,
 // which it sets with a compute budget; a host too old to have the flags field counts as may) or

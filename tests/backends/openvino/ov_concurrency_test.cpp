@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Many contexts of one graph: interleaved on one thread and concurrent on several, each with its
 // own infer request on the shared compiled model; concurrent loads on one backend. Cancelling is
 // in ov_cancel_test.cpp.

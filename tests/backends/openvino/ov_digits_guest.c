@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * ov_digits_guest: classifies every held-out digit, one wasi-nn inference each, with an
  * OpenVINO model, and writes all logits for comparison with a native OpenVINO run.

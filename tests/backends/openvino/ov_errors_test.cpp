@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error paths at plugin level: each is a documented status with a detail, and the backend keeps
 // working afterwards (every test ends by loading and running a good model on the same backend).
 #include <cstdlib>

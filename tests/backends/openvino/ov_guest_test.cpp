@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Through real wasm guests: `wasinn run` as a subprocess on this build's CLI, guests and plugin.
 // The digits classifier's logits from the guest equal native OpenVINO's bit for bit; named
 // (preloaded) models and ONNX-through-OpenVINO work; error paths end the guest with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Happy paths over the generated fixtures: the api table, io info, the digits classifier (IR and
 // ONNX) against a native OpenVINO run of the same model, dynamic shapes, and every element type.
 #include <cstring>

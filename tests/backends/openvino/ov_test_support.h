@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the OpenVINO tests share beyond the common harness (plugin_harness.h): the plugin's
 // table, the config that pins f32 math, IR loading, typed tensor shortcuts, and a native
 // OpenVINO run of the same model for reference answers.

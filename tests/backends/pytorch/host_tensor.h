@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the pytorch tests pass around: HostTensor, a dense tensor held by the test (what goes
 // into set_input, what a guest writes to a file, what native libtorch returns), and the calls
 // of the shared plugin harness (tests/backends/common/plugin_harness.h) that move one in or out

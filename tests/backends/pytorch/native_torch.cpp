@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Native libtorch runs for comparison. Written independently of the plugin (its own dtype table,
 // NoGradGuard rather than InferenceMode), so a shared mistake cannot hide.
 #include "native_torch.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The reference every backend result is compared with: the same TorchScript file run by
 // libtorch directly in this process. Declared without torch types so only native_torch.cpp pays
 // for libtorch's headers.

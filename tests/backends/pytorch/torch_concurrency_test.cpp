@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Contexts of one graph computing at the same time from several threads: results stay right,
 // and the forwards really overlap (the plugin holds no lock around forward).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error paths through the plugin's C table: each gives its documented status and a detail
 // that names the problem, and the plugin stays usable afterwards.
 #include "native_torch.h"

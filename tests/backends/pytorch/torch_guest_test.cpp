@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // End to end: the run_model guest (wasm32-wasi) on `wasinn run`, its outputs compared with
 // native libtorch on the same inputs, and its errors seen as the guest sees them (errno) and as
 // the user sees them (the host's detail on stderr; the runner captures both streams together).

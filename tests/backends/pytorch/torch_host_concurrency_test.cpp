@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The whole stack, not just the plugin: two guests run by one wasinn::Host on two threads share
 // one preloaded graph, and their computes overlap. Wasmtime's own wasi-nn puts every call behind
 // one mutex; nothing in wasinn's engine binding, ABI layer, core or plugin may.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libtorch's own log lines reach the host's log sink at the level libtorch gave them, and the
 // plugin writes nothing to stderr. Runs as its own ctest process (pytorch_backend_log_test), so
 // the sink is installed before the plugin's first backend_create, as the host does it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Happy paths through the plugin's C table: io info from forward's schema, the digits
 // classifier and the multi-type models against native libtorch, output ordering, every dtype,
 // and one forward per compute.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Scalar arguments and results end to end: the run_model guest on `wasinn run` sets int, float
 // and bool arguments of types/scalar_args.pt from one-element tensors and reads its scalar and
 // nested-tuple outputs, compared byte for byte with native libtorch; and `wasinn models

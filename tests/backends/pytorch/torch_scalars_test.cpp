@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // TorchScript int, float and bool arguments and results through the plugin's C table: scalar
 // arguments from one-element tensors, defaults for unset ones, refusals with their details,
 // scalar and nested-tuple outputs, and the io info (types, ranks, framework types) that

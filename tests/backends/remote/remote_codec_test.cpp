@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The remote backend's URL and option parsing, datatype mapping and codecs, without a server.
 #include <gtest/gtest.h>
 

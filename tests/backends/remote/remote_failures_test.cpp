@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Failures no well-behaved server produces, from servers/fake_server.py (a ctest fixture;
 // WASINN_REMOTE_FAKE_STATE), and a server killed mid-run and started again (an MLServer this
 // test starts itself, so the other tests' servers stay up): each gets its errno, never a hang

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A witx guest computes through a remote model on a real server (Triton or MLServer, started by
 // a ctest fixture on loopback; WASINN_REMOTE_STATE names its state file), over each transport:
 // add/sub over every witx type checked against the same arithmetic done here, the digits model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the remote backend's server tests share: the state file a ctest fixture wrote
 // (servers/serve.py), the skip when a server is not installed, tensors to and from files, and
 // the URL of a model on a transport.

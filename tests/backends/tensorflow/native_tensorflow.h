@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The native reference: TensorFlow's C API called directly in this process, as an application
 // linking TensorFlow would, feeding and fetching graph tensors by the names TensorFlow's own
 // Python API reported when the fixtures were made. Tests compare a guest's answers with it.

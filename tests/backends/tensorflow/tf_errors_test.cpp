@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bad models, bad tensors, bad names and unavailable targets: each an error with a detail, never
 // a crash.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // TensorFlow models through real wasm guests, compared with TensorFlow's C API called directly
 // in this process and with the answers TensorFlow's Python API gave when the fixtures were made.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Named tensors through WIT components (wasi:nn@0.2.0-rc-2024-10-28) on real TensorFlow: the
 // component guests wit_run_model and wit_classify_digits on `wasinn run`, outputs compared by
 // name with TensorFlow's C API called directly, names with `wasinn models inspect`, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the external-delegate tests: the test delegate's path and counters, backend configs
 // that offer it, and one call that runs a model through the plugin table on a backend.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tflite_delegate_timing: what an external delegate costs, measured through the plugin table as
 // the host drives it. For each model: the median time to create a backend and load the model,
 // and the median time of one set_input + compute + get_output, on the CPU path (XNNPACK) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The native reference: the same LiteRT runtime the plugin uses, called directly through its C
 // API in this process, as an application linking TensorFlow Lite would. Tests compare what a
 // guest gets through wasinn with what this returns for the same model and inputs.

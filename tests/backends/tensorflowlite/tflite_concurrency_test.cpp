@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Contexts of one graph used from several threads at once (the plugin ABI allows it): each
 // context owns its interpreter, so every thread must get exactly the single-threaded answers.
 #include <gtest/gtest.h>

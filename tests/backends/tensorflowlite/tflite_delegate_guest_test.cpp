@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // External delegates through the wasinn command and real wasm guests: a model registered for
 // target tpu runs on the test delegate configured as the NPU, its answers equal native LiteRT's
 // CPU answers, the count file the delegate writes in the wasinn process proves its kernels ran

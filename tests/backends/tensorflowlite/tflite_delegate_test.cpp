@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // External delegates through the plugin table, in this process: the test delegate
 // (test_delegate/) takes the digits models' FULLY_CONNECTED nodes, its answers equal the CPU
 // path's, its counters prove the nodes ran in it, and every way a delegate can fail is an error

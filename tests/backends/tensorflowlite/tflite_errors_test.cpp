@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bad models, bad tensors and unavailable targets: each must come back as an error with a
 // detail naming what was wrong, never a crash. Driven through the plugin table, and through a
 // guest where the errno a guest sees matters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target gpu through LiteRT's GPU accelerator (libLiteRtWebGpuAccelerator.so: Dawn over Vulkan),
 // driven through the plugin table. Two ctest entries run this file with a different Vulkan
 // driver in VK_ICD_FILENAMES (tests/backends/tensorflowlite/CMakeLists.txt):

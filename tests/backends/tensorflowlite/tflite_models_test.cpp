@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Real .tflite models through real wasm guests, each answer compared with the native LiteRT
 // runtime in this process (bit for bit: same runtime, same shapes) and with TensorFlow's own
 // tf.lite.Interpreter answers the fixture script stored.

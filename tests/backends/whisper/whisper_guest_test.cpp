@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasm guests on the whisper backend, run by the wasinn command, against native whisper.cpp
 // (whisper-cli, built from the same source by scripts/deps/whisper.sh) on the same random-weight
 // model (whisper/tiny-en.bin), audio and parameters: the transcript, segment for segment, and

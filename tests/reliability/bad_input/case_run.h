@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CaseRun: what one bad-input case works with: a fresh 64 KiB guest memory (the unit tests'
 // FakeGuest), calls into the shared session through either guest ABI, and short ways to get a
 // real graph or context of a backend's digits model to misuse. Handles the case creates are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The tensor-level misuses every backend's plugin must reject on its own digits model (wrong
 // shape, wrong type, missing input, output before compute, indices out of range, a buffer too
 // small), and the llama.cpp backend's own bad inputs (no prompt, bad slots, bad JSON, a prompt

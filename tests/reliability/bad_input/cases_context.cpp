@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasi_ephemeral_nn handles and the calls after set_input: stale, unknown and twice-released
 // handles, compute without inputs, get_output before compute, output buffers too small or out
 // of range, out-pointers overlapping the output buffer, streaming calls on a non-LLM backend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WAMR's legacy wasi_nn module: the 8-byte builder header, the 12-byte tensor record with its
 // dims behind one more pointer and no data length (product(dims) x element size), and
 // get_output counting f32 elements through one in/out pointer.

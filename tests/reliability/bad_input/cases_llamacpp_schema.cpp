@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The llama.cpp backend's "json-schema" key and the WasmEdge keys this build cannot honour: a
 // schema that is not JSON, of the wrong type, nested too deep or that llama.cpp's converter
 // refuses (it throws), at load and in metadata (set_input 1), is invalid_argument naming the

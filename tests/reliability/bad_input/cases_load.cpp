@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasi_ephemeral_nn load, load_by_name and load_by_name_with_config with bad pointers, counts,
 // enum values and names. The graph out-pointer must stay unwritten on every failure.
 #include "matrix_case.h"

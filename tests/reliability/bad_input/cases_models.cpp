@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Corrupt and truncated models for every backend, made at test time from the real fixtures
 // (cut to half, header bytes flipped, emptied) or taken from fixtures/corrupt, and models of
 // one format loaded as another. Each goes through wasi_ephemeral_nn.load (or load_by_name for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasinn's wasi_ephemeral_nn functions beyond the spec (abi/ephemeral_nn_ext.h): handles never
 // created, sides and indexes that do not exist, buffers and out-pointers out of range or
 // wrapping, names over the limit, read-only and unknown properties, and prompt on a tensor model.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // wasi_ephemeral_nn set_input with bad 20-byte tensor records: pointers out of range or
 // overlapping the record, ranks and dims whose product overflows 32 and 64 bits, zero-sized
 // tensors, wrong and unknown tensor types, data lengths that disagree with the dims, bad

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The whisper backend (WasmEdge's encoding 9): models that are not whisper.cpp models, hostile
 // headers, WAV files that are not 16 kHz 16-bit PCM or are cut short, and options a config or
 // input 1 gets wrong. Each is an errno with a detail, never a crash, and the named tiny model

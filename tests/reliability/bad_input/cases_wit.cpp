@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The WIT ABI (wasi:nn@0.2.0-rc-*, abi/wit_nn through the engine's table, engine/wit_host.h):
 // what a component can still get wrong once Wasmtime has lifted its values: names (unknown, twice, missing), a tensor whose type or bytes
 // do not fit the model, handles used after compute consumed or the guest dropped them, enum

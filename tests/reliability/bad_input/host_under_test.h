@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // HostUnderTest: the one NnEnvironment (the build's real backend plugins) and the one guest
 // NnSession that every bad-input case and every follow-up valid request runs against, plus the
 // fixture files and digit samples the cases use. Created on first use, lives for the process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One named bad-input case: the guest ABI it speaks, the backend it reaches, the witx errno the
 // host must answer, and the body that sends the bad call. The bodies live in cases_*.cpp and
 // add themselves to all_cases() at static-initialisation time; matrix_main.cpp registers each

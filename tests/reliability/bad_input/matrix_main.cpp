@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The bad-input matrix: registers every MatrixCase as a gtest test that sends the bad call,
 // asserts its witx errno and that no handle leaked, then serves a valid request in the same
 // session. `--matrix-out=FILE` also writes the results as a Markdown table (docs/reliability.md);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The valid request served after every bad-input case, in the same session and environment:
 // the proof that the host survived the case. Fails the current gtest test when it does not.
 #pragma once

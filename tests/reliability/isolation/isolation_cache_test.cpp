@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Remembered verdicts of isolated load checks (src/isolation/verdict_cache.h): a model checked
 // once is not checked again, in the same process (in memory) or in a later one (on disk); a
 // changed model is checked again, never trusted; a failure keeps its error; a corrupt or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Models that crash their framework's load (scripts/fixtures/export_malformed.py): with load
 // isolation (the default, --isolate-loads=auto) the host refuses each with invalid_argument and
 // a detail naming the signal, stays up and serves a valid request on a real model next; with

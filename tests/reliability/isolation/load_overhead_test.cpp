@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What load isolation adds to a load, per isolated backend, with real models: the same model
 // file loaded in-process only (--isolate-loads=never), with its check every time (auto, with
 // --isolated-load-cache off; ONNX Runtime with always, for reference), and again by a host that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Linked into every isolation test program: $XDG_CACHE_HOME points at a fresh temporary
 // directory for the whole process (and the wasinn children it starts), so remembered verdicts
 // of isolated loads never go to the real ~/.cache, and every test process starts with none.

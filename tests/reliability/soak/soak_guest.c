@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * soak_guest: the guest side of the soak test (tests/reliability/soak), a reactor. The host
  * calls _initialize, soak_setup once, then soak_batch many times, sampling its own resident

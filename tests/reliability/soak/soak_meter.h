@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SoakMeter: this process's resident memory sampled between batches of soak cycles, progress
 // lines for long runs, and the growth figures the soak test reports and checks.
 //

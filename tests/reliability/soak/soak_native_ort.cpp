@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // soak_native_ort: the soak cycle of soak_guest.c done with ONNX Runtime directly in this
 // process, no wasm and no wasinn: the reference that tells whether RSS growth seen through
 // wasinn is ours or ONNX Runtime's (with glibc's allocator) own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // soak_runner: runs soak_guest.wasm on a wasinn Host for one backend and checks that the host's
 // resident memory does not grow over thousands of load/init/set_input/compute/get_output/
 // finalize/unload cycles (every cycle's output is checked by the guest).

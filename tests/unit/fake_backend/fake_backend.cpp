@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The fake backend: the smallest complete wasinn backend written with the plugin SDK
 // (include/wasinn/plugin_sdk.hpp, walked through in docs/backends/writing-a-backend.md), and the
 // plugin the host's unit tests drive. Its "models" are texts like "fake:add1" (fake_model.h), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The fake plugin's test control surface (fake_control.h), exported beside wasinn_backend_api_v1,
 // and the state behind it (fake_hooks.h): object counters, the compute gate, and the functions
 // that fill a short table's fields past its struct_size.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * Test-only control surface of the fake backend plugin (fake_backend.cpp). The plugin exports
  * these beside wasinn_backend_api_v1; tests dlopen the same file, which yields the same loaded

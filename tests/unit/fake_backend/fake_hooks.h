@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin's side of the fake's test control surface (fake_control.h): the counters
 // fake_get_stats reports and the gate "fake:block" computes wait at. fake_backend.cpp updates
 // them, fake_control.cpp exports them to the tests. Not part of a backend: a real one has none of

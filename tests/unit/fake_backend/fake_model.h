@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a fake backend "model" is: the text "fake:<op>[:<arg>]" at the start of (or anywhere
 // in) builder 0, so host tests can pick a behaviour per graph. Parsing, the io each op declares
 // and the text "fake:describe_load" answers live here; fake_backend.cpp runs them.

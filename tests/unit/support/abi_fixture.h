@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AbiTest: one NnEnvironment over the fake backends, one guest NnSession and one FakeGuest
 // memory, plus short ways to load, create contexts and feed inputs through the witx ABI.
 // TearDown checks that destroying the session and environment freed every plugin object.

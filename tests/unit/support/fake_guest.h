@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FakeGuest: 64 KiB of "guest linear memory" in a std::vector, seen through the real
 // GuestMemoryView, with a bump allocator that places what a wasm guest would: builder arrays,
 // 20-byte witx tensor records, names, and out-pointers pre-filled with a sentinel so tests can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FakePlugin: the tests' handle on a fake backend's control surface (fake_control.h). It dlopens
 // the very file the host's catalog opens, so both see one loaded object and one set of
 // counters. Never closed, as the host never closes plugins either.

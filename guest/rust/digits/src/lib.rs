@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The classification every Rust compatibility guest runs: the 450 held-out digits of the
 //! fixtures, one row per inference, with the answer printed in a form the tests check against
 //! native ONNX Runtime. Knows nothing of wasi-nn: each guest passes a closure that runs one row

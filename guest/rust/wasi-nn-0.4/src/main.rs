@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! A guest built against the `wasi-nn` crate 0.4.0, the first high-level API, which still uses
 //! the old witx numbering: it sends u8 tensors as type 2 (f64 in the current numbering). It has
 //! no load_by_name, so the model always comes as bytes.

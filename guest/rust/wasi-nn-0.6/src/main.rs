@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! A guest built against the `wasi-nn` crate 0.6.0 (current witx numbering: u8 = 3), the crate
 //! Wasmtime's examples use. `--model F` loads the bytes with encoding Onnx on CPU; `--name N`
 //! uses load_by_name, which Wasmtime serves from `-S nn-graph=onnx::DIR` (N = DIR's base name).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! A guest built against `wasmedge-wasi-nn` 0.7.1, WasmEdge's crate with its extensions
 //! (load_by_name_with_config, unload); see ../../wasmedge_guest.rs.
 const LIBRARY: &str = "wasmedge-wasi-nn 0.7.1";

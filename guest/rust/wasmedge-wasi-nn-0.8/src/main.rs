@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! A guest built against `wasmedge-wasi-nn` 0.8.0 (more encodings than 0.7, same ABI); see
 //! ../../wasmedge_guest.rs.
 const LIBRARY: &str = "wasmedge-wasi-nn 0.8.0";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The C table of `src/engine/wit_host.h`, mirrored: ownership, threading and the meaning of
 //! each status are stated there once.
 use std::ffi::c_void;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! wasinn's Wasmtime: Wasmtime's C API, which the C++ engine binding drives (engines, modules,
 //! components, stores, WASI), and the typed `wasi:nn` component imports it cannot express
 //! efficiently (`wit_nn`). The rules behind those imports stay in C++: `host` is the C table

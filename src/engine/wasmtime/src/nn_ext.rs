@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `wasinn:nn-ext@0.1.0` (wit/wasinn-nn-ext/nn-ext.wit): describing a graph's inputs and
 //! outputs, its properties, and prompting a text model, as typed host functions over
 //! `wasi:nn@0.2.0-rc-2024-10-28`'s resources. Beyond the spec, in a package of wasinn's own, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Pipelines: a component exporting `wasinn:pipeline/model@0.1.0` (wit/wasinn-pipeline), which
 //! `wasinn serve --oip-*` serves as a model of its own. A `Pipeline` is the component linked
 //! once (WASI 0.2, wasi:nn and wasinn:nn-ext through the `WitHost` table); a `PipelineInstance`

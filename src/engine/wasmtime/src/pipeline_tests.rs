@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Pipelines (pipeline.rs) through the C entry points component_pipeline.cpp calls, over a
 //! component written in WAT, on an engine made by the C API as wasinn makes it (epoch
 //! interruption on). The guest imports nothing; the fake wasi:nn table only satisfies the linker.

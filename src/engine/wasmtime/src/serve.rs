@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `wasinn serve`: a `wasi:http/proxy` component behind an HTTP/1.1 server, a fresh instance per
 //! request from one pre-instantiated component (as `wasmtime serve`). Requests are admitted to a
 //! fixed number of guest workers through a bounded queue; the HTTP side (accepting, reading

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Fakes shared by the crate's tests: a `WitHost` table over a `FakeGuest` that makes tensors
 //! and reads their data back, and traps on everything else (the C++ rules are tested by the C++
 //! suite).

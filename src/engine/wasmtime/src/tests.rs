@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The typed imports on their own: a component written in WAT calls the tensor constructor and
 //! `tensor.data` through a fake table (the C++ rules are tested by the C++ suite), in a store and
 //! linker made by the C API exactly as wasinn makes them.

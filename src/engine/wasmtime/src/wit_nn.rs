@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `wasi:nn@0.2.0-rc-2024-06-25`, `-08-19` and `-10-28` as typed host functions, added to a
 //! component linker that Wasmtime's C API made. Typed, a `list<u8>` argument is read where it
 //! lies in guest memory and a returned one is lowered with one memcpy; the C API's values cost

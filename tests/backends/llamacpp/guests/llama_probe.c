@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * llama_probe: a test guest for the llamacpp backend. Loads a GGUF model, runs one context per
  * --prompt and writes every errno and output to a result file the test compares with native

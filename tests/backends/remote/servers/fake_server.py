@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A misbehaving Open Inference Protocol REST server (standard library only) for the failures
 real servers do not produce: a response whose data does not fill its shape, a body that is not
 JSON, a response larger than the client accepts, a connection closed mid-request, and an HTTP 500

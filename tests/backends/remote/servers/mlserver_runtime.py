@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Seldon MLServer custom runtime serving models.py's models (serve.py writes one
 model-settings.json per model naming this class). Tensors are decoded and encoded with
 MLServer's NumpyCodec; the sleep model awaits, so the event loop (parallel_workers: 0) keeps

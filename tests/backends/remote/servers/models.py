@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The models both test servers serve, as plain numpy functions, so Triton (pytriton callables)
 and MLServer (a custom runtime) compute the same thing and the tests can check either against
 numpy or ONNX Runtime.

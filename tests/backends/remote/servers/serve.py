@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Starts and stops the remote backend's test servers on free 127.0.0.1 ports (the ctest
 fixtures of tests/backends/remote call it; standard library only).
 

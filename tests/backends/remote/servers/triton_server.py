@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """NVIDIA Triton (the tritonserver bundled in nvidia-pytriton) serving models.py's models as
 Python callables on 127.0.0.1. Run by serve.py in the Triton venv:
   triton_server.py HTTP_PORT GRPC_PORT METRICS_PORT

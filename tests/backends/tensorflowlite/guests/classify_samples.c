@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * classify_samples: runs a wasi-nn model on N samples one compute at a time and writes output
  * 0 of every sample back to back, so a test can compare a guest's answers with a native run.

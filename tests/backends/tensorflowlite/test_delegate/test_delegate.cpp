@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A real external TensorFlow Lite delegate for the tests: libwasinn_test_delegate.so exports the
 // standard entry points (tflite_plugin_create_delegate / tflite_plugin_destroy_delegate), claims
 // the ADD and FULLY_CONNECTED nodes of a model through the classic TfLiteDelegate API and runs
