@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sets wasinn up on a fresh Debian 12 machine and runs the main job: an example guest that
 # classifies the held-out handwritten digits on the default ONNX Runtime backend.
 # Idempotent: a second run reuses the cached downloads, fixtures and build.
@@ -22,10 +23,21 @@ for arg in "$@"; do
   esac
 done
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's time is said as it ends and all of them at the close (docs/setup-times.md).
+step_name= step_start=$SECONDS setup_start=$SECONDS times=()
+step_end() {
+  [[ -n $step_name ]] && times+=("$(printf '%5d s  %s' $((SECONDS - step_start)) "$step_name")")
+  step_name=
+}
+step() {
+  step_end
+  step_name=$* step_start=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 
 step "Debian packages"
-bash "$ROOT/scripts/apt-packages.sh" "$ROOT"/scripts/deps/*.apt
+# The images' packages too, so the test command checks the images on a new machine.
+bash "$ROOT/scripts/apt-packages.sh" "$ROOT"/scripts/deps/*.apt "$ROOT"/scripts/images/images.apt
 
 step "Native dependencies (cached in ~/.cache/wasinn/dl)"
 bash "$ROOT/scripts/fetch-deps.sh"
@@ -57,3 +69,6 @@ if [[ $run_example == 1 ]]; then
   "$BUILD/bin/wasinn" run --dir "$FIXTURES/digits::/digits" "$BUILD/guests/classify_digits.wasm" \
     /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8
 fi
+step_end
+printf '\nsetup: took %d s\n' $((SECONDS - setup_start))
+printf '%s\n' "${times[@]}"
