@@ -10,7 +10,7 @@ endfunction()
 
 # wasinn_add_backend(NAME <name> ENCODINGS <enc>... SOURCES <src>... [LIBS <target>...]
 #                    [FRAMEWORK_LIB_DIR <dir>] [INCLUDES <dir>...] [DEFINITIONS <def>...]
-#                    [ISOLATE_LOAD] [CONFIG_KEYS [<key>...]])
+#                    [ISOLATE_LOAD] [CONFIG_KEYS [<key>...]] FRAMEWORK "<name> <version>")
 # Builds one backend plugin as lib/wasinn/backends/libwasinn_backend_<name>.so and writes the
 # manifest <name>.json beside it, which the host reads at start without loading the library.
 # What every plugin shares is set here once: C++20, the plugin ABI and SDK headers (and
@@ -23,13 +23,19 @@ endfunction()
 # the plugin and its manifest under ${WASINN_INSTALL_BACKENDDIR}.
 # ISOLATE_LOAD ("isolate_load": true): the framework is known to crash on some malformed
 # models, so with --isolate-loads=auto the host checks each load in a child process first.
+# FRAMEWORK ("framework": "..."): the framework and version the plugin is built against, shown by
+# `wasinn --version` (global property WASINN_BUILT_WITH) and `wasinn backends`.
 # CONFIG_KEYS ("config_keys": [...]): the keys the backend's config (--backend-config NAME=JSON)
 # takes, so that `wasinn` refuses an unknown one at start and `wasinn backends` lists them
 # without loading the plugin. CONFIG_KEYS with no key: the backend takes none. Left out: the
 # manifest does not say, and the host checks nothing.
 function(wasinn_add_backend)
-  cmake_parse_arguments(B "ISOLATE_LOAD" "NAME;FRAMEWORK_LIB_DIR"
+  cmake_parse_arguments(B "ISOLATE_LOAD" "NAME;FRAMEWORK_LIB_DIR;FRAMEWORK"
                         "ENCODINGS;SOURCES;LIBS;INCLUDES;DEFINITIONS;CONFIG_KEYS" ${ARGN})
+  if(NOT B_FRAMEWORK)
+    message(FATAL_ERROR "wasinn_add_backend(${B_NAME}): FRAMEWORK \"<name> <version>\" is required")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY WASINN_BUILT_WITH "${B_NAME}: ${B_FRAMEWORK}")
   set(target wasinn_backend_${B_NAME})
   add_library(${target} MODULE ${B_SOURCES})
   target_link_libraries(${target} PRIVATE wasinn_plugin_abi nlohmann_json::nlohmann_json ${B_LIBS})
@@ -72,7 +78,7 @@ function(wasinn_add_backend)
     set(isolate_json "false")
   endif()
   file(WRITE ${WASINN_BACKEND_DIR}/${B_NAME}.json
-    "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": ${enc_json},\n  \"isolate_load\": ${isolate_json}${keys_json}\n}\n")
+    "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": ${enc_json},\n  \"framework\": \"${B_FRAMEWORK}\",\n  \"isolate_load\": ${isolate_json}${keys_json}\n}\n")
   # Installed as the build lays it out. OPTIONAL, and the manifest only beside its plugin: a
   # build that skipped a plugin's target installs the others.
   install(TARGETS ${target} LIBRARY DESTINATION ${WASINN_INSTALL_BACKENDDIR} COMPONENT runtime OPTIONAL)

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/backends_command.h"
+#include "cli/build_info.h"
 #include "cli/cli_common.h"
 #include "cli/completion.h"
 #include "cli/config_file.h"
@@ -110,9 +111,15 @@ std::string help_all(const CLI::App& app) {
   return out;
 }
 
+// The version, the commit and what it was built with: the first line for scripts, the rest for
+// a bug report (the frameworks are the plugins' build-time versions; `backends --check` loads them).
 std::string version_text() {
-  return std::string("wasinn ") + WASINN_VERSION_STRING + " (wasmtime " + WASINN_WASMTIME_VERSION +
-         ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ")";
+  const wasinn_cli::BuildInfo& info = wasinn_cli::build_info();
+  std::string text = std::string("wasinn ") + WASINN_VERSION_STRING + " (commit " + info.commit + ", wasmtime " +
+                     WASINN_WASMTIME_VERSION + ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ")";
+  text += "\nbuilt with:";
+  for (const std::string& framework : info.frameworks) text += "\n  " + framework;
+  return text;
 }
 
 }  // namespace
