@@ -3,11 +3,14 @@
 # Sets wasinn up on a fresh Debian 12 machine and runs the main job: an example guest that
 # classifies the held-out handwritten digits on the default ONNX Runtime backend.
 # Idempotent: a second run reuses the cached downloads, fixtures and build.
-#   scripts/setup.sh [--no-example] [--gpu]
+#   scripts/setup.sh [--no-example] [--gpu] [--configure-only]
 # --gpu (or WASINN_GPU=1): also the NVIDIA CUDA variants, opt-in and never part of the default
 # (scripts/gpu/, docs/gpu.md): ONNX Runtime's CUDA provider with the nvidia-* wheels' libraries
 # (about 1.3 GB of downloads, 2.3 GB unpacked) and ggml's CUDA module for llama.cpp (compiled
 # here: long; WASINN_CUDA_ARCHS picks the GPU architectures).
+# --configure-only: the Debian packages, every download and the native dependencies' CMake
+# configure steps, then stop (minutes: scripts/check-fresh.sh --stages, for a quick answer to
+# "does a new machine have every package?"; the builds are what take long).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,11 +18,13 @@ BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
 FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 run_example=1
 with_gpu=${WASINN_GPU:-0}
+configure_only=0
 for arg in "$@"; do
   case $arg in
     --no-example) run_example=0 ;;
     --gpu) with_gpu=1 ;;
-    *) echo "usage: scripts/setup.sh [--no-example] [--gpu]" >&2; exit 2 ;;
+    --configure-only) configure_only=1 run_example=0 ;;
+    *) echo "usage: scripts/setup.sh [--no-example] [--gpu] [--configure-only]" >&2; exit 2 ;;
   esac
 done
 
@@ -40,7 +45,13 @@ step "Debian packages"
 bash "$ROOT/scripts/apt-packages.sh" "$ROOT"/scripts/deps/*.apt "$ROOT"/scripts/images/images.apt
 
 step "Native dependencies (cached in ~/.cache/wasinn/dl)"
-bash "$ROOT/scripts/fetch-deps.sh"
+WASINN_CONFIGURE_ONLY=$configure_only bash "$ROOT/scripts/fetch-deps.sh"
+if [[ $configure_only == 1 ]]; then
+  step_end
+  printf '\nsetup: --configure-only: packages, downloads and configure steps passed in %d s\n' $((SECONDS - setup_start))
+  printf '%s\n' "${times[@]}"
+  exit 0
+fi
 
 if [[ $with_gpu == 1 ]]; then
   step "NVIDIA CUDA variants (--gpu; cached in ~/.cache/wasinn)"

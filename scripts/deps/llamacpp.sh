@@ -52,6 +52,9 @@ install_llamacpp() {
     -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
     -DGGML_CCACHE=OFF >"$work/configure.log" ||
     { cat "$work/configure.log" >&2; exit 1; }
+  # scripts/setup.sh --configure-only (scripts/check-fresh.sh --stages): a missing package shows
+  # at configure; the build is what takes long.
+  if [[ ${WASINN_CONFIGURE_ONLY:-0} == 1 ]]; then say "llama.cpp b$LLAMACPP_BUILD_NUMBER: configured (--configure-only: not built)"; return 0; fi
   cmake --build "$work/build" -j "${WASINN_JOBS:-2}" \
     --target llama llama-common ggml-cpu ggml-vulkan >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }

@@ -43,6 +43,9 @@ install_whisper() {
     -DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_EXAMPLES=ON -DWHISPER_BUILD_SERVER=OFF \
     -DWHISPER_CURL=OFF -DWHISPER_SDL2=OFF -DGGML_CCACHE=OFF >"$work/configure.log" 2>&1 ||
     { cat "$work/configure.log" >&2; exit 1; }
+  # scripts/setup.sh --configure-only (scripts/check-fresh.sh --stages): a missing package shows
+  # at configure; the build is what takes long.
+  if [[ ${WASINN_CONFIGURE_ONLY:-0} == 1 ]]; then say "whisper.cpp $WHISPERCPP_VERSION: configured (--configure-only: not built)"; return 0; fi
   cmake --build "$work/build" -j "${WASINN_JOBS:-2}" --target whisper whisper-cli >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }
   # Installed by hand: `cmake --install` would want every example built.
