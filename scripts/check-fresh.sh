@@ -20,7 +20,8 @@
 #   - the host's DNS (/etc/resolv.conf) and its extra CA certificates
 #     (/usr/local/share/ca-certificates): the registries are reached through an egress proxy whose
 #     certificate apt, pip, npm and cargo must all trust;
-#   - pip's and npm's settings from the host's environment and npmrc;
+#   - pip's and npm's settings and the certificate variables (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE,
+#     ...) from the host's environment, and its npmrc files;
 #   - read-only, the two toolchains that every machine of this kind has but no reachable registry
 #     ships: rustup's Rust (~/.rustup, ~/.cargo/bin; the engine needs 1.95, Debian has 1.63) and
 #     Node.js with npm (Debian's 18 is older than the machine's).
@@ -101,8 +102,12 @@ git clone -q --no-local "$ROOT" "$RFS/root/wasinn"
 # Only what a login on the machine has: no caches, no variables of this shell but the registries'.
 envs=(HOME=/root PATH=/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
       LANG=C.UTF-8 TERM=dumb RUSTUP_AUTO_INSTALL=0 CI=${CI:-})
+# Node.js trusts only its own CA list unless NODE_EXTRA_CA_CERTS names more (npm --prefix, as
+# scripts/deps/jco.sh uses it, does not read the global npmrc's cafile), so the certificate
+# variables the machine sets are passed on as they are (they name the same bundle path in the root).
 for v in PIP_CERT PIP_DEFAULT_TIMEOUT PIP_DISABLE_PIP_VERSION_CHECK PIP_INDEX_URL PIP_EXTRA_INDEX_URL \
-         HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy; do
+         NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE REQUESTS_CA_BUNDLE GIT_SSL_CAINFO \
+         GRPC_DEFAULT_SSL_ROOTS_FILE_PATH HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy; do
   [[ -n ${!v:-} ]] && envs+=("$v=${!v}")
 done
 in_root() { chroot "$RFS" /usr/bin/env -i "${envs[@]}" bash -c "cd /root/wasinn && $1"; }

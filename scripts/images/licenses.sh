@@ -447,8 +447,9 @@ _lic_check_declared() {
 _lic_readme() {
   local flavor=$1 row
   cat <<EOF
-Third-party licences of the wasinn $flavor image (/opt/wasinn/LICENSES)
+Licences of the wasinn $flavor image (/opt/wasinn/LICENSES)
 =====================================================================
+wasinn's own licence is wasinn/LICENSE; the third parties' follow.
 
 Made by scripts/images/licenses.sh (stage_licenses $flavor) from the cached downloads the build
 used; nothing was downloaded for it. One folder per component; a folder with an INDEX lists one

@@ -115,8 +115,8 @@ std::string help_all(const CLI::App& app) {
 // a bug report (the frameworks are the plugins' build-time versions; `backends --check` loads them).
 std::string version_text() {
   const wasinn_cli::BuildInfo& info = wasinn_cli::build_info();
-  std::string text = std::string("wasinn ") + WASINN_VERSION_STRING + " (commit " + info.commit + ", wasmtime " +
-                     WASINN_WASMTIME_VERSION + ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ")";
+  std::string text = std::string("wasinn ") + WASINN_VERSION_STRING + " (wasmtime " + WASINN_WASMTIME_VERSION +
+                     ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ", commit " + info.commit + ")";
   text += "\nbuilt with:";
   for (const std::string& framework : info.frameworks) text += "\n  " + framework;
   return text;

@@ -174,8 +174,8 @@ TEST(Help, VersionShortAndLong) {
   EXPECT_NE(shortv.out.find("wasmtime 48.0.8"), std::string::npos) << shortv.describe();
   EXPECT_EQ(shortv.out, longv.out);
   // The commit it was built from and each plugin's framework as built (cmake/BuildInfo.cmake).
-  EXPECT_NE(shortv.out.find("(commit "), std::string::npos) << shortv.describe();
-  EXPECT_EQ(shortv.out.find("(commit unknown"), std::string::npos) << shortv.describe();
+  EXPECT_NE(shortv.out.find(", commit "), std::string::npos) << shortv.describe();
+  EXPECT_EQ(shortv.out.find(", commit unknown"), std::string::npos) << shortv.describe();
   EXPECT_NE(shortv.out.find("\nbuilt with:\n"), std::string::npos) << shortv.describe();
   EXPECT_NE(shortv.out.find("  onnxruntime: ONNX Runtime 1.29.0"), std::string::npos) << shortv.describe();
   EXPECT_NE(shortv.out.find("  llamacpp: llama.cpp b"), std::string::npos) << shortv.describe();

@@ -66,6 +66,9 @@ check_output "cpu: no compiler in the runtime image" '^none$' \
   'for c in cc gcc clang c++ g++ ld; do command -v $c; done; echo none'
 check_output "cpu: labels: version, revision, licenses" "^$VERSION [0-9a-f]+ .+" \
   podman image inspect --format '{{index .Labels "org.opencontainers.image.version"}} {{index .Labels "org.opencontainers.image.revision"}} {{index .Labels "org.opencontainers.image.licenses"}}' "$CPU"
+check_output "cpu: wasinn's own licence (LICENSE, Apache-2.0 WITH LLVM-exception) is in the image" '^1$' \
+  podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
+  'grep -c "LLVM Exceptions to the Apache 2.0 License" /opt/wasinn/LICENSES/wasinn/LICENSE'
 check_output "cpu: headers and CMake package for embedders" 'wasinnConfig.cmake' \
   podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
   'ls /opt/wasinn/include/wasinn/wasinn.h /opt/wasinn/lib/cmake/wasinn/wasinnConfig.cmake'
