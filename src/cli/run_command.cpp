@@ -87,7 +87,8 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
 
 void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, const std::string& metrics_while) {
   add_list(run, "--dir", o.dirs,
-           "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST); repeatable")
+           "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST; WasmEdge's DIR:DIR, both "
+           "sides the same, is taken as DIR); repeatable")
       ->type_name("HOST[::GUEST]");
   add_list(run, "--env", o.envs,
            "Set a guest environment variable: NAME=VALUE, or NAME alone to pass the host's value; repeatable")
@@ -170,6 +171,10 @@ std::pair<std::string, std::string> parse_dir(const std::string& d) {
   }
   std::error_code ec;
   const auto colon = d.find(':');
+  // WasmEdge's examples write --dir .:. (GUEST:HOST with both sides alike): the same as --dir .
+  const size_t half = d.size() / 2;
+  if (d.size() % 2 == 1 && d[half] == ':' && d.compare(0, half, d, half + 1) == 0 && !std::filesystem::is_directory(d, ec))
+    return {d.substr(0, half), d.substr(0, half)};
   if (colon != std::string::npos && !std::filesystem::is_directory(d, ec)) {
     throw UsageError(fmt::format("--dir '{}': wasinn writes HOST::GUEST, as Wasmtime does; for WasmEdge's "
                                  "GUEST:HOST spelling write --dir {}::{}", d, d.substr(colon + 1), d.substr(0, colon)));
