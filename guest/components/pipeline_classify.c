@@ -33,6 +33,13 @@ WP_EXPORT_DESCRIBE wp_description *describe(void) {
   return &d;
 }
 
+/* The model infer loads by name: the server refuses to start without it. */
+WP_EXPORT_MODELS wp_string_list *models(void) {
+  static const wp_string names[] = {{(char *)kModel, sizeof kModel - 1}};
+  static wp_string_list list = {names, 1};
+  return &list;
+}
+
 static wp_result result;
 static char message[512];
 static wnn_graph graph;

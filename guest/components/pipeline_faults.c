@@ -22,6 +22,12 @@ WP_EXPORT_DESCRIBE wp_description *describe(void) {
   return &d;
 }
 
+/* None: mode 6's load-by-name of "no-such-model" is a wasi:nn error this guest reports itself. */
+WP_EXPORT_MODELS wp_string_list *models(void) {
+  static wp_string_list none = {0, 0};
+  return &none;
+}
+
 static wp_result result;
 
 static wp_result *error(uint8_t code, const char *text) {

@@ -2,8 +2,8 @@
 /*
  * wasinn_pipeline.h: hand-written C bindings of wasinn:pipeline/model@0.1.0's exports
  * (wit/wasinn-pipeline/pipeline.wit) for pipeline components: the canonical ABI's layouts of its
- * records, and the export names. A pipeline defines the two functions with WP_EXPORT_DESCRIBE
- * and WP_EXPORT_INFER; the host allocates infer's inputs with cabi_realloc (the guest owns and
+ * records, and the export names. A pipeline defines its functions with WP_EXPORT_DESCRIBE,
+ * WP_EXPORT_MODELS and WP_EXPORT_INFER; the host allocates infer's inputs with cabi_realloc (the guest owns and
  * frees them: wp_tensors_free), and reads what the functions return before the post-return
  * export (WP_EXPORT_POST_INFER) lets the guest free it.
  */
@@ -15,6 +15,7 @@
 
 #define WP_INTERFACE "wasinn:pipeline/model@0.1.0"
 #define WP_EXPORT_DESCRIBE __attribute__((export_name(WP_INTERFACE "#describe")))
+#define WP_EXPORT_MODELS __attribute__((export_name(WP_INTERFACE "#models")))
 #define WP_EXPORT_INFER __attribute__((export_name(WP_INTERFACE "#infer")))
 #define WP_EXPORT_POST_INFER __attribute__((export_name("cabi_post_" WP_INTERFACE "#infer")))
 
@@ -25,6 +26,12 @@ typedef struct {
   char *ptr;
   uint32_t len;
 } wp_string;
+
+/* list<string>: what models returns (a pointer to it), the names of the models it loads. */
+typedef struct {
+  const wp_string *ptr;
+  uint32_t len;
+} wp_string_list;
 
 /* record tensor: 28 bytes, align 4. */
 typedef struct {

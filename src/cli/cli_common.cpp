@@ -89,40 +89,74 @@ CLI::Validator whole_number(uint64_t lo, uint64_t hi) {
       fmt::format("{}..{}", lo, hi));
 }
 
-uint64_t parse_duration_ms(const std::string& s, uint64_t bare_unit_ms) {
+namespace {
+
+const char* bare_word(BareNumber bare) {
+  switch (bare) {
+    case BareNumber::milliseconds: return "milliseconds";
+    case BareNumber::microseconds: return "microseconds";
+    case BareNumber::seconds: break;
+  }
+  return "seconds";
+}
+
+}  // namespace
+
+uint64_t parse_duration_us(const std::string& s, BareNumber bare) {
   size_t unit_at = 0;
   while (unit_at < s.size() && ((s[unit_at] >= '0' && s[unit_at] <= '9') || s[unit_at] == '.')) ++unit_at;
   const std::string number = s.substr(0, unit_at);
   std::string unit = s.substr(unit_at);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
   char* end = nullptr;
-  const double n = number.empty() ? -1 : std::strtod(number.c_str(), &end);
+  const double n = number.empty() || number == "." ? -1 : std::strtod(number.c_str(), &end);
+  // In microseconds; humantime's spellings (Wasmtime parses -W timeout= with it).
   static const std::vector<std::pair<std::string, double>> kUnits = {
-      {"s", 1000}, {"sec", 1000}, {"secs", 1000}, {"ms", 1}, {"msec", 1}, {"us", 1e-3}, {"ns", 1e-6},
-      {"m", 60000}, {"min", 60000}, {"mins", 60000}, {"h", 3600000}, {"hr", 3600000}};
+      {"ns", 1e-3}, {"nsec", 1e-3}, {"us", 1}, {"usec", 1}, {"ms", 1e3}, {"msec", 1e3}, {"millis", 1e3},
+      {"s", 1e6}, {"sec", 1e6}, {"secs", 1e6}, {"second", 1e6}, {"seconds", 1e6},
+      {"m", 6e7}, {"min", 6e7}, {"mins", 6e7}, {"minute", 6e7}, {"minutes", 6e7},
+      {"h", 3.6e9}, {"hr", 3.6e9}, {"hrs", 3.6e9}, {"hour", 3.6e9}, {"hours", 3.6e9},
+      {"d", 8.64e10}, {"day", 8.64e10}, {"days", 8.64e10}};
   const auto u = std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& p) { return p.first == unit; });
   if (n < 0 || (end && *end) || (u == kUnits.end() && !unit.empty())) {
-    throw std::invalid_argument(fmt::format("'{}' is not a duration (e.g. 500ms, 10s, 2m)", s));
+    throw std::invalid_argument(fmt::format("'{}' is not a duration: write a number and a unit, e.g. 200ms, 2s, 1.5m "
+                                            "or 1h (units ns, us, ms, s, m, h, d; a number alone is {})",
+                                            s, bare_word(bare)));
   }
-  if (unit.empty() && n != 0 && bare_unit_ms == 0) {
-    throw std::invalid_argument(fmt::format("'{}' needs a unit: {}ms or {}s, say", s, number, number));
-  }
-  const double ms = std::ceil(n * (unit.empty() ? static_cast<double>(bare_unit_ms) : u->second));
-  if (ms > 7.0 * 24 * 3600 * 1000) throw std::invalid_argument(fmt::format("'{}' is more than a week", s));
-  return static_cast<uint64_t>(ms);
+  const double bare_us = bare == BareNumber::seconds ? 1e6 : bare == BareNumber::milliseconds ? 1e3 : 1;
+  const double us = std::ceil(n * (unit.empty() ? bare_us : u->second));
+  if (us > 7.0 * 24 * 3600 * 1e6) throw std::invalid_argument(fmt::format("'{}' is more than a week", s));
+  return static_cast<uint64_t>(us);
 }
 
-CLI::Validator duration(uint64_t bare_unit_ms) {
+uint64_t parse_duration_ms(const std::string& s, BareNumber bare) {
+  return (parse_duration_us(s, bare) + 999) / 1000;
+}
+
+CLI::Validator duration(BareNumber bare) {
   return CLI::Validator(
-      [bare_unit_ms](std::string& s) -> std::string {
+      [bare](std::string& s) -> std::string {
         try {
-          parse_duration_ms(s, bare_unit_ms);
+          parse_duration_us(s, bare);
         } catch (const std::invalid_argument& e) {
           return e.what();
         }
         return {};
       },
       "");  // the option's type name says DURATION
+}
+
+CLI::Validator duration_as_ms() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          s = std::to_string(parse_duration_ms(s, BareNumber::milliseconds));
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "");
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {

@@ -49,14 +49,21 @@ void check_leftovers(const std::vector<std::string>& left, const CLI::App& cmd, 
 // A CLI11 validator: a whole number from lo to hi (no sign, no fraction), e.g. for limits.
 CLI::Validator whole_number(uint64_t lo, uint64_t hi);
 
-// The one duration syntax of every flag: a number and a unit, 10ms, 2s, 1.5m, 1h (also ns, us,
-// sec, min, hr), up to a week. A number alone is refused (0 excepted: no limit) unless
-// `bare_unit_ms` gives it a meaning, which only Wasmtime's own flags do (-W timeout=: seconds).
-// Returns milliseconds, rounded up; throws std::invalid_argument saying what to write.
-uint64_t parse_duration_ms(const std::string& text, uint64_t bare_unit_ms);
+// The one duration syntax of every flag, Wasmtime's (-W timeout=): a number and a unit, 10ms,
+// 2s, 1.5m, 1h (also ns, us, sec, min, hr, d, and their long names), up to a week; a number
+// alone is seconds, as in Wasmtime, except after a flag whose name gives the unit (--*-ms:
+// milliseconds; --dynamic-batching's DELAY: microseconds, as Triton's key), where it keeps that meaning.
+enum class BareNumber { seconds, milliseconds, microseconds };
 
-// A CLI11 validator for parse_duration_ms(text, bare_unit_ms).
-CLI::Validator duration(uint64_t bare_unit_ms = 0);
+// Microseconds, rounded up; throws std::invalid_argument saying the accepted forms.
+uint64_t parse_duration_us(const std::string& text, BareNumber bare = BareNumber::seconds);
+// Milliseconds, rounded up.
+uint64_t parse_duration_ms(const std::string& text, BareNumber bare = BareNumber::seconds);
+
+// A CLI11 validator for a DURATION kept as text (for messages that repeat it as given).
+CLI::Validator duration(BareNumber bare = BareNumber::seconds);
+// A CLI11 transform for a --*-ms flag bound to a number: "2s" becomes "2000"; a bare number stays.
+CLI::Validator duration_as_ms();
 
 // Sets the log level and copies the backend options into `host`; throws UsageError for a
 // malformed --backend-config (not NAME=JSON, JSON that does not parse or is not an object).

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/host_port.h"
+#include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
@@ -30,13 +31,12 @@ namespace wasinn_cli {
 namespace {
 
 // HOST[:PORT] with the protocol's default port ("-": the flag given without a value).
-std::string oip_address(const std::string& given, const char* flag, uint16_t default_port) {
+HostPort oip_address(const std::string& given, const char* flag, uint16_t default_port) {
   return parse_host_port(given == "-" ? "0.0.0.0" : given, flag, default_port,
-                         fmt::format("0.0.0.0:{} or 127.0.0.1:0 (any free port)", default_port))
-      .text();
+                         fmt::format("0.0.0.0:{} or 127.0.0.1:0 (any free port)", default_port));
 }
 
-// --dynamic-batching NAME=MAX_BATCH[:DELAY_US] into `batching`, over what a repository's
+// --dynamic-batching NAME=MAX_BATCH[:DELAY] into `batching`, over what a repository's
 // config.json asked; a usage error names a model that is not registered, or a bad number.
 void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnvironment& env,
                             const std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>>& pipelines,
@@ -50,7 +50,7 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
     };
     const auto eq = entry.rfind('=');
     if (eq == std::string::npos || eq == 0)
-      throw bad("expected NAME=MAX_BATCH[:DELAY_US], e.g. digits=16:2000 (16 rows, 2 ms)");
+      throw bad("expected NAME=MAX_BATCH[:DELAY], e.g. digits=16:2ms (16 rows, 2 ms; a number alone is microseconds)");
     const std::string name = entry.substr(0, eq), numbers = entry.substr(eq + 1);
     const auto colon = numbers.find(':');
     auto number = [&](const std::string& text, const char* what, uint64_t lo, uint64_t hi) {
@@ -63,8 +63,17 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
     wasinn::oip_server::BatchingOptions b;
     b.max_batch_size = static_cast<uint32_t>(
         number(numbers.substr(0, colon), "MAX_BATCH", 1, wasinn::oip_server::kMaxBatchSize));
-    if (colon != std::string::npos)
-      b.max_queue_delay_us = number(numbers.substr(colon + 1), "DELAY_US", 0, wasinn::oip_server::kMaxQueueDelayUs);
+    if (colon != std::string::npos) {
+      // A duration as every flag's (2ms, 0.5s); a number alone keeps meaning microseconds, as Triton's key.
+      const std::string delay = numbers.substr(colon + 1);
+      try {
+        b.max_queue_delay_us = parse_duration_us(delay, BareNumber::microseconds);
+      } catch (const std::invalid_argument& e) {
+        throw bad(fmt::format("DELAY {}", e.what()));
+      }
+      if (b.max_queue_delay_us > wasinn::oip_server::kMaxQueueDelayUs)
+        throw bad(fmt::format("DELAY '{}' is more than {} s", delay, wasinn::oip_server::kMaxQueueDelayUs / 1000000));
+    }
     if (pipelines.count(name))
       throw bad(fmt::format("'{}' is a pipeline: dynamic batching is for models (batch the model the pipeline calls "
                             "instead)", name));
@@ -83,8 +92,15 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   auto applied = apply_guest_options(o.guest, common, unused);
   if (!applied) return 0;
   wasinn::oip_server::OipServerOptions options;
-  if (!o.oip_http.empty()) options.http_address = oip_address(o.oip_http, "--oip-http", 8000);
-  if (!o.oip_grpc.empty()) options.grpc_address = oip_address(o.oip_grpc, "--oip-grpc", 8001);
+  std::vector<ListenAddress> listens;
+  if (!o.oip_http.empty()) {
+    listens.push_back({"--oip-http", oip_address(o.oip_http, "--oip-http", 8000)});
+    options.http_address = listens.back().address.text();
+  }
+  if (!o.oip_grpc.empty()) {
+    listens.push_back({"--oip-grpc", oip_address(o.oip_grpc, "--oip-grpc", 8001)});
+    options.grpc_address = listens.back().address.text();
+  }
   options.workers = o.workers;
   options.max_queue = o.max_queue;
   options.max_request_bytes = o.max_request_bytes;
@@ -95,13 +111,17 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     if (r.status >= 500) spdlog::warn("{}", line);
     else spdlog::info("{}", line);
   };
-  const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout, 1);
+  const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout);
   // No guest runs here: a request's time is its compute's, so --request-timeout bounds that
   // (504 and DEADLINE_EXCEEDED past it) unless --max-compute-ms says otherwise.
   if (!o.request_timeout.empty() && o.guest.host.limits.max_compute_ms == 0)
-    o.guest.host.limits.max_compute_ms = parse_duration_ms(o.request_timeout, 1);
+    o.guest.host.limits.max_compute_ms = parse_duration_ms(o.request_timeout);
   std::optional<MetricsAddress> metrics_address;
-  if (!o.guest.metrics_addr.empty()) metrics_address = parse_metrics_address(o.guest.metrics_addr);
+  if (!o.guest.metrics_addr.empty()) {
+    metrics_address = parse_metrics_address(o.guest.metrics_addr);
+    listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
+  }
+  check_can_listen(listens);  // before any pipeline compiles and any model loads
 
   auto wired = wasinn::make_environment(o.guest.host);
   if (!wired) throw UsageError(wired.error().detail);
@@ -117,7 +137,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   }
   wasinn::PipelineOptions pipeline_options;
   pipeline_options.max_memory_bytes = o.guest.host.max_memory_bytes;
-  if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout, 1);
+  if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout);
   pipeline_options.max_idle = o.workers ? o.workers : std::max(1u, std::thread::hardware_concurrency());
   options.pipelines = open_pipelines(pipelines, env, pipeline_options);
   if (env->models().list().empty() && options.pipelines.empty())

@@ -2,8 +2,10 @@
 #include "cli/pipeline_models.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/cli_common.h"
+#include "core/near_names.h"
 
 namespace wasinn_cli {
 
@@ -47,6 +49,17 @@ std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>> open_pipeli
                                    name));
     auto opened = wasinn::ComponentPipeline::open(env, path, options);
     if (!opened) throw UsageError(fmt::format("--pipeline {}: {}", name, opened.error().detail));
+    // Known at start: a model nobody registered would make every request a 500.
+    for (const std::string& model : (*opened)->models()) {
+      if (env->models().contains(model)) continue;
+      std::vector<std::string> registered;
+      for (const auto& m : env->models().list()) registered.push_back(m.name);
+      throw UsageError(fmt::format("--pipeline {}: it loads the model '{}', which is not registered{} (register it "
+                                   "with --nn-preload {}:ENCODING:TARGET:PATH, --model-repository, -S nn-graph or "
+                                   "--nn-remote; the models: {})",
+                                   name, model, wasinn::did_you_mean(model, registered), model,
+                                   registered.empty() ? "none" : fmt::format("{}", fmt::join(registered, ", "))));
+    }
     pipelines[name] = std::make_shared<ComponentPipelineModel>(std::move(*opened));
   }
   return pipelines;

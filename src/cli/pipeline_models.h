@@ -15,8 +15,8 @@
 namespace wasinn_cli {
 
 // Each NAME=COMPONENT compiled, instantiated once and described, at start. Throws UsageError
-// naming the flag for a malformed value, a name taken twice or by a registered model, or a
-// component that is not a pipeline.
+// naming the flag for a malformed value, a name taken twice or by a registered model, a
+// component that is not a pipeline, or a model it loads (its models export) not registered.
 std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>> open_pipelines(
     const std::vector<std::string>& flags, std::shared_ptr<wasinn::NnEnvironment> env,
     const wasinn::PipelineOptions& options);

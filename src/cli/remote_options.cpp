@@ -17,9 +17,9 @@ void add_remote_options(CLI::App* cmd, RemoteModelOptions& o) {
                   "repeatable")
       ->type_name("NAME=URL")->allow_extra_args(false);
   cmd->add_option("--nn-remote-timeout-ms", o.timeout_ms,
-                  "Each request to a --nn-remote server fails with a timeout after this long (default 60000; "
-                  "--max-compute-ms also stops a compute)")
-      ->type_name("MS")->check(whole_number(1, 7ull * 24 * 3600 * 1000));
+                  "Each request to a --nn-remote server fails with a timeout after this long: 500ms, 30s, 2m; a "
+                  "number alone is milliseconds, as the name says (default 60s; --max-compute-ms also stops a compute)")
+      ->type_name("DURATION")->transform(duration_as_ms())->check(whole_number(1, 7ull * 24 * 3600 * 1000));
   cmd->add_option("--nn-remote-retries", o.retries,
                   "Extra tries of a remote model's metadata request, with backoff from 100 ms (default 2); "
                   "an inference is never retried")

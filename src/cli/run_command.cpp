@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 
 extern char** environ;
@@ -80,14 +81,16 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
                 "A thread that uses an execution context another thread of the guest is using waits its "
                 "turn, instead of getting the busy errno (4)");
   run->add_option("--timeout", o.timeout,
-                  "Stop the guest after it has run this long: 500ms, 10s, 2m (0: no limit); as -W timeout=")
+                  "Stop the guest after it has run this long: 200ms, 10s, 2m; a number alone is seconds (0: no "
+                  "limit); as -W timeout=")
       ->type_name("DURATION")->check(duration());
   add_guest_options(run, o, common, "while the guest runs");
 }
 
 void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, const std::string& metrics_while) {
   add_list(run, "--dir", o.dirs,
-           "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST); repeatable")
+           "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST; WasmEdge's DIR:DIR, both "
+           "sides the same, is taken as DIR); repeatable")
       ->type_name("HOST[::GUEST]");
   add_list(run, "--env", o.envs,
            "Set a guest environment variable: NAME=VALUE, or NAME alone to pass the host's value; repeatable")
@@ -131,8 +134,9 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
   run->add_option("--max-tensor-bytes", o.host.limits.max_tensor_bytes, "The most bytes one input tensor may have")
       ->check(whole_number(1, 1ull << 40))->capture_default_str();
   run->add_option("--max-compute-ms", o.host.limits.max_compute_ms,
-                  "Stop one compute after this long; the guest gets an error (0: no limit)")
-      ->check(whole_number(0, kWeekMs))->capture_default_str();
+                  "Stop one compute after this long; the guest gets an error: 200ms, 2s, 1m; a number alone is "
+                  "milliseconds, as the name says (0: no limit)")
+      ->type_name("DURATION")->transform(duration_as_ms())->check(whole_number(0, kWeekMs))->capture_default_str();
   run->add_option("--isolate-loads", o.host.isolate_loads,
                   "Load models first in a child process (wasinn-load-check), so a framework that crashes "
                   "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
@@ -170,6 +174,10 @@ std::pair<std::string, std::string> parse_dir(const std::string& d) {
   }
   std::error_code ec;
   const auto colon = d.find(':');
+  // WasmEdge's examples write --dir .:. (GUEST:HOST with both sides alike): the same as --dir .
+  const size_t half = d.size() / 2;
+  if (d.size() % 2 == 1 && d[half] == ':' && d.compare(0, half, d, half + 1) == 0 && !std::filesystem::is_directory(d, ec))
+    return {d.substr(0, half), d.substr(0, half)};
   if (colon != std::string::npos && !std::filesystem::is_directory(d, ec)) {
     throw UsageError(fmt::format("--dir '{}': wasinn writes HOST::GUEST, as Wasmtime does; for WasmEdge's "
                                  "GUEST:HOST spelling write --dir {}::{}", d, d.substr(colon + 1), d.substr(0, colon)));
@@ -219,7 +227,7 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
     o.host.timeout_ms = *groups.timeout_ms;
     timeout_flag = "-W timeout=" + groups.timeout_text;
   } else if (!o.timeout.empty()) {
-    o.host.timeout_ms = parse_duration_ms(o.timeout, 0);  // checked by its validator
+    o.host.timeout_ms = parse_duration_ms(o.timeout);  // checked by its validator
     timeout_flag = "--timeout " + o.timeout;
   }
   if (module_and_args.empty()) throw UsageError("missing app.wasm: wasinn run [OPTIONS] app.wasm [ARGS...]");
@@ -228,7 +236,10 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   program.argv0 = o.argv0;
   program.invoke = o.invoke;
   std::optional<MetricsAddress> metrics_address;
-  if (!o.metrics_addr.empty()) metrics_address = parse_metrics_address(o.metrics_addr);
+  if (!o.metrics_addr.empty()) {
+    metrics_address = parse_metrics_address(o.metrics_addr);
+    check_can_listen({{"--metrics-addr", {metrics_address->host, metrics_address->port}}});  // before any model loads
+  }
 
   auto host = make_host(o.host);
   // After host: stops before the host goes.

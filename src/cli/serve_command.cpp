@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/host_port.h"
+#include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 
 namespace wasinn_cli {
@@ -38,8 +39,8 @@ std::string access_line(const wasinn::RequestRecord& r, bool json) {
 namespace {
 
 // HOST:PORT, checked at start (binding it is the server's).
-void check_address(const std::string& addr) {
-  parse_host_port(addr, "--addr", std::nullopt, "0.0.0.0:8080, 127.0.0.1:0 (any free port) or [::1]:8080");
+HostPort check_address(const std::string& addr) {
+  return parse_host_port(addr, "--addr", std::nullopt, "0.0.0.0:8080, 127.0.0.1:0 (any free port) or [::1]:8080");
 }
 
 // SIGTERM and SIGINT: what stops a server.
@@ -63,15 +64,15 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->check(whole_number(0, 1u << 20))->capture_default_str();
   serve->add_option("--request-timeout", o.request_timeout,
                     "Answer 504 to a request whose guest has not answered in this long, and stop that guest: "
-                    "500ms, 10s, or a number of milliseconds (0: no limit); as -W timeout=")
-      ->type_name("DURATION")->check(duration(1));
+                    "200ms, 10s, 2m; a number alone is seconds, as in -W timeout= (0: no limit)")
+      ->type_name("DURATION")->check(duration());
   serve->add_option("--max-request-bytes", o.max_request_bytes,
                     "Answer 413 to a request whose body is larger, before the guest runs (0: no limit)")
       ->check(whole_number(0, 1ull << 40))->capture_default_str();
   serve->add_option("--shutdown-timeout", o.shutdown_timeout,
                     "On SIGTERM or SIGINT, stop accepting and give the answers in progress this long to finish "
-                    "(a number alone: milliseconds)")
-      ->type_name("DURATION")->check(duration(1))->capture_default_str();
+                    "(200ms, 10s, 2m; a number alone is seconds)")
+      ->type_name("DURATION")->check(duration())->capture_default_str();
   serve->add_option("--log-format", o.log_format, "The access log's lines (one per request, at info): text or json")
       ->type_name("FORMAT")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics");
@@ -96,11 +97,12 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("NAME=COMPONENT");
   serve->add_option("--dynamic-batching", o.dynamic_batching,
                     "With --oip-*: batch model NAME's requests as Triton's dynamic batcher does: requests that arrive "
-                    "within DELAY_US microseconds of the oldest waiting one (default 0: only those already waiting) "
+                    "within DELAY of the oldest waiting one (500us, 2ms; a number alone is microseconds, as Triton's "
+                    "max_queue_delay_us; default 0: only those already waiting) "
                     "are concatenated along dimension 0, up to MAX_BATCH rows (1 to 65536), computed once and split "
                     "back; the model needs a dynamic dimension 0 on every input and output, else the start fails. "
                     "Repeatable; overrides the model's config.json; docs/oip-server.md")
-      ->type_name("NAME=MAX_BATCH[:DELAY_US]")->allow_extra_args(false);
+      ->type_name("NAME=MAX_BATCH[:DELAY]")->allow_extra_args(false);
 }
 
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
@@ -122,7 +124,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
   if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
-  check_address(o.addr);
+  std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};
   program.wasm_path = wasm;
   // An access log is what a server is run for: info unless the user chose a level.
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);
@@ -137,9 +139,9 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (applied->timeout_ms) {
     serve.request_timeout_ms = *applied->timeout_ms;
   } else if (!o.request_timeout.empty()) {
-    serve.request_timeout_ms = parse_duration_ms(o.request_timeout, 1);
+    serve.request_timeout_ms = parse_duration_ms(o.request_timeout);
   }
-  const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout, 1);
+  const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout);
   const bool json = o.log_format == "json";
   serve.on_request = [json](const wasinn::RequestRecord& r) {
     const std::string line = access_line(r, json);
@@ -147,7 +149,11 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     else spdlog::info("{}", line);
   };
   std::optional<MetricsAddress> metrics_address;
-  if (!o.guest.metrics_addr.empty()) metrics_address = parse_metrics_address(o.guest.metrics_addr);
+  if (!o.guest.metrics_addr.empty()) {
+    metrics_address = parse_metrics_address(o.guest.metrics_addr);
+    listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
+  }
+  check_can_listen(listens);  // before the component compiles and any model loads
 
   auto host = make_host(o.guest.host);
   std::string error;

@@ -28,7 +28,7 @@ struct ServeCommandOptions {
   std::string oip_http, oip_grpc;
   std::string model_repository;
   std::vector<std::string> pipelines;  // NAME=COMPONENT
-  std::vector<std::string> dynamic_batching;  // NAME=MAX_BATCH[:DELAY_US], as given
+  std::vector<std::string> dynamic_batching;  // NAME=MAX_BATCH[:DELAY], as given
 };
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common);

@@ -96,10 +96,10 @@ const std::vector<Group>& groups() {
        &GroupValues::codegen},
       {'D', "debug", {}, "debug-info guest-debug address-map logging log-to-files coredump", &GroupValues::debug},
       {'W', "wasm",
-       {{"timeout", "=DURATION", "Stop the guest after this long: 10s, 500ms, 2m (a number alone is seconds, as in "
+       {{"timeout", "=DURATION", "Stop the guest after this long: 10s, 200ms, 2m (a number alone is seconds, as in "
          "Wasmtime); as --timeout",
          [](const Value& v, GroupSettings& s) {
-           s.timeout_ms = parse_duration_ms(need(v), 1000);
+           s.timeout_ms = parse_duration_ms(need(v));
            s.timeout_text = *v;
          }},
         {"max-memory-size", "=N", "Most bytes a linear memory may grow to; memory.grow fails beyond it",

@@ -48,6 +48,7 @@ struct ComponentPipeline::Impl {
   std::string name;  // the file, for messages
   wasinn_pipeline* pipeline = nullptr;
   std::vector<IoInfo> inputs, outputs;
+  std::vector<std::string> models;  // what its models export names (load-by-name)
   std::mutex mu;
   std::vector<InstancePtr> idle;
 
@@ -94,6 +95,7 @@ ComponentPipeline::~ComponentPipeline() = default;
 
 const std::vector<IoInfo>& ComponentPipeline::inputs() const { return impl_->inputs; }
 const std::vector<IoInfo>& ComponentPipeline::outputs() const { return impl_->outputs; }
+const std::vector<std::string>& ComponentPipeline::models() const { return impl_->models; }
 
 Result<std::unique_ptr<ComponentPipeline>> ComponentPipeline::open(std::shared_ptr<NnEnvironment> env,
                                                                    const std::string& path,
@@ -149,6 +151,7 @@ Result<std::unique_ptr<ComponentPipeline>> ComponentPipeline::open(std::shared_p
     (i < a.inputs ? impl->inputs : impl->outputs).push_back(std::move(io));
   }
   if (impl->inputs.empty()) return fail("describe lists no inputs");
+  for (size_t i = 0; i < a.model_count; ++i) impl->models.emplace_back(view(a.models[i]));
   impl->idle.push_back(std::move(*first));
   return std::unique_ptr<ComponentPipeline>(new ComponentPipeline(std::move(impl)));
 }

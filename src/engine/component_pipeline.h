@@ -41,6 +41,8 @@ class ComponentPipeline {
   // As the pipeline describes them: a type and dims each (-1: any size).
   const std::vector<IoInfo>& inputs() const;
   const std::vector<IoInfo>& outputs() const;
+  // The registered models it loads by name, as its `models` export says (none without it).
+  const std::vector<std::string>& models() const;
 
   // One request. The guest's invalid-input is invalid_argument; its failed is runtime_error; a
   // trap (or the deadline) is runtime_error (timeout) naming where, and ends that instance.

@@ -64,6 +64,8 @@ typedef struct wasinn_pipeline_answer {
   size_t inputs;
   size_t outputs;
   wasinn_wit_str message;
+  const wasinn_wit_str* models; /* describe's: the models it loads by name (its optional `models` export) */
+  size_t model_count;
 } wasinn_pipeline_answer;
 
 typedef struct wasinn_pipeline wasinn_pipeline;

@@ -245,6 +245,9 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, co
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  // gRPC sets SO_REUSEPORT by default, so a second server on a port in use bound it too and both
+  // listened, each taking some of the connections: refuse the port instead, as REST does.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(&impl->service);
   const uint64_t limit = context.max_request_bytes;
   builder.SetMaxReceiveMessageSize(limit == 0 || limit > INT32_MAX ? INT32_MAX : static_cast<int>(limit));

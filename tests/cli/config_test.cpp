@@ -125,7 +125,7 @@ TEST(Limits, NegativeNonNumericAndAbsurdValuesAreRefusedByName) {
       {"--max-model-bytes", "18446744073709551615"},
       {"--max-tensor-bytes", "1e9"},   {"--max-compute-ms", "-5"},
       {"--max-compute-ms", "99999999999999"},
-      {"--timeout", "-1"},             {"--timeout", "ten"},            {"--timeout", "10"},
+      {"--timeout", "-1"},             {"--timeout", "ten"},            {"--timeout", "10x"},
       {"--isolated-load-max-mb", "-1"},
   };
   for (const auto& c : cases) {
@@ -136,7 +136,8 @@ TEST(Limits, NegativeNonNumericAndAbsurdValuesAreRefusedByName) {
   }
   // Sensible values run; = and separate forms alike.
   for (const auto& ok : std::vector<std::vector<std::string>>{{"--max-graphs", "2"}, {"--max-graphs=2"},
-                                                              {"--max-compute-ms", "0"}, {"--timeout=0"},
+                                                              {"--max-compute-ms", "0"}, {"--timeout=0"}, {"--timeout", "10"},
+                                                              {"--max-compute-ms", "2s"},
                                                               {"--max-model-bytes", "1048576"}}) {
     const ChildResult r = run_probe_with(ok);
     EXPECT_EQ(r.exit_code, 0) << ok[0] << "\n" << r.describe();

@@ -198,6 +198,26 @@ TEST(Dirs, WasmEdgeSpellingGetsAHint) {
   EXPECT_EQ(r.out, "");
 }
 
+// WasmEdge's examples write --dir .:. (GUEST:HOST, both the same): that is --dir . and runs.
+TEST(Dirs, WasmEdgeSpellingWithBothSidesAlikeIsTheDirItself) {
+  ScratchDir dir;
+  write_text(dir / "f.txt", "same");
+  ChildOptions in_dir;
+  in_dir.cwd = dir.path().string();
+  const ChildResult dot = wasinn({"run", "--dir", ".:.", guest("wasi_probe"), "cat", "f.txt"}, in_dir);
+  EXPECT_EQ(dot.exit_code, 0) << dot.describe();
+  EXPECT_EQ(dot.out, "same");
+  const std::string d = dir.path().string();
+  const ChildResult abs = wasinn({"run", "--dir", d + ":" + d, guest("wasi_probe"), "cat", d + "/f.txt"});
+  EXPECT_EQ(abs.exit_code, 0) << abs.describe();
+  EXPECT_EQ(abs.out, "same");
+  // Different sides are still WasmEdge's GUEST:HOST, refused with the Wasmtime spelling to use.
+  const ChildResult other = wasinn({"run", "--dir", ".:" + d, guest("wasi_probe"), "cat", "./f.txt"}, in_dir);
+  EXPECT_EQ(other.exit_code, 2) << other.describe();
+  EXPECT_NE(other.err.find("for WasmEdge's GUEST:HOST spelling write --dir " + d + "::."), std::string::npos)
+      << other.describe();
+}
+
 TEST(Dirs, EmptyGuestPathIsAnError) {
   ScratchDir dir;
   const ChildResult r = wasinn({"run", "--dir", dir.path().string() + "::", guest("wasi_probe"), "args"});

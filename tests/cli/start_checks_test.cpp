@@ -5,6 +5,7 @@
 // check; and the completion scripts complete, tried through bash itself (and zsh when installed).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "cli_test_env.h"
@@ -41,17 +42,49 @@ TEST(StartChecks, BadPreloadPathsAreErrorsNamingTheFlagGiven) {
                                    "exist (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)");
 }
 
-TEST(StartChecks, DurationsTakeAUnitAndTheMessageNamesTheFlagGiven) {
-  const ChildResult bare = run_probe({"--timeout", "10"});
-  EXPECT_EQ(bare.exit_code, 2) << bare.describe();
-  EXPECT_EQ(first_line(bare.err), "wasinn: error: --timeout: '10' needs a unit: 10ms or 10s, say");
-  for (const std::string ok : {"1s", "1500ms", "2m", "0"}) {
+// One duration rule for every flag (issue 41), Wasmtime's: a number alone is seconds, units as
+// in 200ms or 2s; --*-ms flags keep milliseconds for a number alone. A bad value says the forms.
+TEST(StartChecks, DurationsAreReadOneWayAndABadOneSaysTheForms) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--timeout", "soon"}, {"--max-compute-ms", "2 parsecs"}, {"--nn-remote-timeout-ms", "-1"}}) {
+    const ChildResult r = run_probe({flag, value});
+    EXPECT_EQ(r.exit_code, 2) << flag << r.describe();
+    EXPECT_EQ(first_line(r.err), "wasinn: error: " + flag + ": '" + value + "' is not a duration: write a number and a "
+                                 "unit, e.g. 200ms, 2s, 1.5m or 1h (units ns, us, ms, s, m, h, d; a number alone is " +
+                                 (flag == "--timeout" ? "seconds" : "milliseconds") + ")")
+        << r.describe();
+  }
+  for (const std::string flag : {"--request-timeout", "--shutdown-timeout"}) {
+    const ChildResult r = wasinn({"serve", flag, "5x", "--addr", "127.0.0.1:0", guest("wasi_probe")});
+    EXPECT_EQ(r.exit_code, 2) << flag << r.describe();
+    EXPECT_NE(first_line(r.err).find(flag + ": '5x' is not a duration: write a number and a unit, e.g. 200ms, 2s"),
+              std::string::npos) << r.describe();
+  }
+  const ChildResult w = run_probe({"-W", "timeout=soon"});
+  EXPECT_EQ(w.exit_code, 2) << w.describe();
+  EXPECT_NE(first_line(w.err).find("-W timeout=soon: 'soon' is not a duration"), std::string::npos) << w.describe();
+  for (const std::string ok : {"1s", "1500ms", "2m", "0", "10", "0.5"}) {
     const ChildResult r = run_probe({"--timeout", ok});
     EXPECT_EQ(r.exit_code, 0) << ok << "\n" << r.describe();
   }
   const ChildResult stopped = wasinn({"run", "-W", "timeout=1s", guest("wasi_probe"), "spin"});
   EXPECT_EQ(stopped.exit_code, 134) << stopped.describe();
   EXPECT_EQ(first_line(stopped.err), "wasinn: the guest ran longer than -W timeout=1s and was stopped");
+}
+
+// --timeout 1 is one second, as -W timeout=1 (it was refused as unit-less); 200ms is 200 ms.
+TEST(StartChecks, ABareNumberIsSecondsAndAUnitSaysOtherwise) {
+  auto spin_for = [](const std::string& value) {
+    const auto start = std::chrono::steady_clock::now();
+    const ChildResult r = wasinn({"run", "--timeout", value, guest("wasi_probe"), "spin"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 134) << value << r.describe();
+    EXPECT_EQ(first_line(r.err), "wasinn: the guest ran longer than --timeout " + value + " and was stopped");
+    return seconds;
+  };
+  EXPECT_GE(spin_for("1"), 0.95);
+  EXPECT_GE(spin_for("1s"), 0.95);
+  EXPECT_LT(spin_for("200ms"), 0.9);
 }
 
 TEST(StartChecks, RemoteUrlsAreCheckedAtStartAndCredentialsNeverShown) {

@@ -80,6 +80,7 @@ RunningChild::RunningChild(const std::vector<std::string>& argv, const ChildOpti
     dup2(in.fd[0], STDIN_FILENO);
     dup2(out.fd[1], STDOUT_FILENO);
     dup2(err.fd[1], STDERR_FILENO);
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(127);
     execve(args[0], args.data(), env.data());
     const char msg[] = "run_child: execve failed\n";
     (void)!write(STDERR_FILENO, msg, sizeof msg - 1);

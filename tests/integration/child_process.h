@@ -15,6 +15,7 @@ struct ChildOptions {
   std::string stdin_text;                // fed to the child's stdin, then closed
   std::vector<std::string> unset_env;    // removed from the inherited environment
   int timeout_seconds = 60;              // the child is killed after this long
+  std::string cwd;                       // the child's working directory ("": the test's)
 };
 
 struct ChildResult {

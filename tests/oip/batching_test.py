@@ -257,8 +257,10 @@ class StartErrors(unittest.TestCase):
         preload = ["--nn-preload", f"digits:onnx:cpu:{fixture('digits', 'model.onnx')}"]
         for flag, says in (("digit=8", "no model 'digit' is registered; did you mean 'digits'? (the models: digits)"),
                            ("digits=0", "MAX_BATCH '0' is not a whole number from 1 to 65536"),
-                           ("digits=8:soon", "DELAY_US 'soon' is not a whole number"),
-                           ("digits", "expected NAME=MAX_BATCH[:DELAY_US]")):
+                           ("digits=8:soon", "DELAY 'soon' is not a duration: write a number and a unit, e.g. "
+                                             "200ms"),
+                           ("digits=8:11s", "DELAY '11s' is more than 10 s"),
+                           ("digits", "expected NAME=MAX_BATCH[:DELAY]")):
             code, err = start_error([*preload, "--dynamic-batching", flag])
             self.assertEqual(code, 2, err)
             self.assertIn(says, err)

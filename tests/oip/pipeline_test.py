@@ -206,6 +206,31 @@ class StartErrors(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--pipeline is for --oip-http/--oip-grpc", r.stderr)
 
+    def test_a_model_the_pipeline_loads_must_be_registered(self):
+        # pipeline_classify's models export names mobilenet_v2: without it the start fails at once,
+        # rather than serving a pipeline whose every request is a 500.
+        f = ARGS.fixtures
+        r = self.start("--pipeline", f"classify={guest('pipeline_classify')}")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--pipeline classify: it loads the model 'mobilenet_v2', which is not registered (register it "
+                      "with --nn-preload mobilenet_v2:ENCODING:TARGET:PATH", r.stderr)
+        self.assertIn("the models: none)", r.stderr)
+        self.assertNotIn("Serving", r.stderr)
+        r = self.start("--nn-preload", f"mobilenet_v1:onnx:cpu:{f}/mobilenet_v2/model.onnx",
+                       "--pipeline", f"classify={guest('pipeline_classify')}")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("'mobilenet_v2', which is not registered; did you mean 'mobilenet_v1'?", r.stderr)
+        # The same for a pipeline from a --model-repository (NAME/VERSION/model.wasm).
+        repo = tempfile.mkdtemp(prefix="wasinn-pipeline-repo-")
+        try:
+            os.makedirs(os.path.join(repo, "classify", "1"))
+            shutil.copy(guest("pipeline_classify"), os.path.join(repo, "classify", "1", "model.wasm"))
+            r = self.start("--model-repository", repo)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--pipeline classify: it loads the model 'mobilenet_v2', which is not registered", r.stderr)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
+
     def test_a_repository_pipeline_cannot_batch(self):
         repo = tempfile.mkdtemp(prefix="wasinn-pipeline-repo-")
         try:

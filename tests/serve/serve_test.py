@@ -14,8 +14,10 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
                     an unknown graph 404, a wrong input name 500 invalid-argument
   load              2,000 requests at concurrency 16 on keep-alive connections, every answer right
   faults.trap       /trap -> 500 for that request only while concurrent /ok requests all get 200
-  faults.spin       /spin with --request-timeout 500 -> 504 within 2.5 s, the next requests fine;
+  faults.spin       /spin with --request-timeout 500ms -> 504 within 2.5 s, the next requests fine;
                     with --workers 1 an /ok after the 504 is answered at once (the guest was stopped)
+  faults.durations  --request-timeout 1 and 1s: /spin -> 504 after one second, as -W timeout=1 (a
+                    number alone is seconds); 200ms: 504 well before that
   faults.queue      --workers 1 --max-queue 1, 4 concurrent /sleep?ms=1500 -> at least one 503
                     with Retry-After, the others 200
   faults.body-limit --max-request-bytes 1024: a larger body -> 413 (with content-length and
@@ -443,7 +445,7 @@ def case_trap(ctx):
 
 
 def case_spin(ctx):
-    timeout_args = ["--request-timeout", "500"] if ctx.flavor.wasinn else ["-W", "timeout=500ms"]
+    timeout_args = ["--request-timeout", "500ms"] if ctx.flavor.wasinn else ["-W", "timeout=500ms"]
     want = 504 if ctx.flavor.wasinn else 500  # Wasmtime answers a -W timeout with 500
     with ctx.server("http_faults", timeout_args) as server:
         result = {}
@@ -470,6 +472,18 @@ def case_spin(ctx):
         check(nxt.status == 200 and nxt.elapsed < 1.0,
               f"/ok after the 504 with one worker: {nxt!r} in {nxt.elapsed:.2f} s (was the guest stopped?)")
         log(f"faults.spin: with one worker, /ok after the 504 in {nxt.elapsed * 1000:.0f} ms: the guest was stopped")
+
+
+def case_durations(ctx):
+    # One rule for every duration flag (docs/cli.md, "Durations"): a number alone is seconds.
+    ctx.flavor.need("--request-timeout")
+    for value, low, high in (("1", 0.95, 2.5), ("1s", 0.95, 2.5), ("200ms", 0.15, 0.9)):
+        with ctx.server("http_faults", ["--request-timeout", value]) as server:
+            r = request(server, "GET", "/spin")
+            check(r.status == 504, f"/spin with --request-timeout {value}: expected 504, got {r!r}")
+            check(low <= r.elapsed < high,
+                  f"--request-timeout {value}: 504 after {r.elapsed:.2f} s, not within [{low}, {high}) s")
+            log(f"faults.durations: --request-timeout {value}: 504 after {r.elapsed:.2f} s")
 
 
 def case_isolation(ctx):
@@ -533,7 +547,7 @@ def case_sigterm(ctx):
     # a worker with 500 ("semaphore closed"): nothing to compare with.
     ctx.flavor.need("draining on SIGTERM")
     sig = signal.SIGTERM
-    args = ["--workers", "4", "--shutdown-timeout", "10000", "--metrics-addr", "127.0.0.1:0"]
+    args = ["--workers", "4", "--shutdown-timeout", "10s", "--metrics-addr", "127.0.0.1:0"]
     with ctx.server("http_faults", args) as server:
         result = {}
         threads = [threading.Thread(target=lambda i=i: result.update({i: request(server, "GET", "/sleep?ms=1000")}))
@@ -731,6 +745,7 @@ CASES = {
     "load": case_load,
     "faults.trap": case_trap,
     "faults.spin": case_spin,
+    "faults.durations": case_durations,
     "faults.queue": case_queue,
     "faults.body-limit": case_body_limit,
     "faults.sigterm": case_sigterm,

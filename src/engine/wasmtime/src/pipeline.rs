@@ -66,6 +66,7 @@ enum PipelineError {
 
 type InferResult = (std::result::Result<Vec<TensorOut>, PipelineError>,);
 type DescribeFunc = TypedFunc<(), (Description,)>;
+type ModelsFunc = TypedFunc<(), (Vec<String>,)>;
 
 #[repr(C)]
 pub struct PipelineConfig {
@@ -109,11 +110,15 @@ pub struct PipelineAnswer {
     pub inputs: usize,
     pub outputs: usize,
     pub message: WitStr,
+    /// describe's: the models the pipeline loads by name (its `models` export; none without it).
+    pub models: *const WitStr,
+    pub model_count: usize,
 }
 
 pub struct Pipeline {
     pre: InstancePre<PipelineState>,
     describe: ComponentExportIndex,
+    models: Option<ComponentExportIndex>,
     infer: ComponentExportIndex,
     max_memory_bytes: u64,
     hostcall_fuel: usize,
@@ -158,12 +163,15 @@ pub struct PipelineInstance {
     instance: Instance,
     infer_index: ComponentExportIndex,
     describe: DescribeFunc,
+    models: Option<ModelsFunc>,
     dead: bool,
     // What the last answer handed to the C++ side points into, kept until the next call.
     tensors: Vec<TensorOut>,
     views: Vec<PipelineTensor>,
     spec_data: Vec<TensorSpec>,
     specs: Vec<PipelineSpec>,
+    model_names: Vec<String>,
+    model_views: Vec<WitStr>,
     message: String,
 }
 
@@ -183,6 +191,8 @@ impl Pipeline {
                 .ok_or_else(|| format_err!("the component's {INTERFACE} has no function {name}"))
         };
         let describe = export("describe")?;
+        // Optional: a component built before `models` was added is served without the check.
+        let models = component.get_export_index(Some(&iface), "models");
         let infer = export("infer")?;
         let mut linker: Linker<PipelineState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
@@ -191,6 +201,7 @@ impl Pipeline {
         Ok(Pipeline {
             pre,
             describe,
+            models,
             infer,
             max_memory_bytes: cfg.max_memory_bytes,
             hostcall_fuel: cfg.hostcall_fuel,
@@ -227,6 +238,14 @@ impl Pipeline {
         let describe = instance
             .get_typed_func::<(), (Description,)>(&mut store, &self.describe)
             .map_err(|e| format_err!("{INTERFACE}'s describe has another type than wit/wasinn-pipeline's: {e}"))?;
+        let models = match &self.models {
+            Some(index) => Some(
+                instance
+                    .get_typed_func::<(), (Vec<String>,)>(&mut store, index)
+                    .map_err(|e| format_err!("{INTERFACE}'s models has another type than wit/wasinn-pipeline's: {e}"))?,
+            ),
+            None => None,
+        };
         // Checked now, so a wrong signature is a load error; infer is typed again per call
         // because its inputs borrow the request's bytes.
         instance
@@ -237,11 +256,14 @@ impl Pipeline {
             instance,
             infer_index: self.infer,
             describe,
+            models,
             dead: false,
             tensors: Vec::new(),
             views: Vec::new(),
             spec_data: Vec::new(),
             specs: Vec::new(),
+            model_names: Vec::new(),
+            model_views: Vec::new(),
             message: String::new(),
         })
     }
@@ -257,6 +279,8 @@ impl PipelineInstance {
             inputs: 0,
             outputs: 0,
             message: WitStr::of(&self.message),
+            models: self.model_views.as_ptr(),
+            model_count: self.model_views.len(),
         }
     }
 
@@ -276,6 +300,8 @@ impl PipelineInstance {
         self.views.clear();
         self.tensors.clear();
         self.specs.clear();
+        self.model_views.clear();
+        self.model_names.clear();
         self.message.clear();
     }
 
@@ -293,6 +319,13 @@ impl PipelineInstance {
             Ok(d) => d,
             Err(e) => return self.failed(&e),
         };
+        if let Some(models) = self.models.clone() {
+            match models.call(&mut self.store, ()).map(|r| r.0) {
+                Ok(names) => self.model_names = names,
+                Err(e) => return self.failed(&e),
+            }
+            self.model_views = self.model_names.iter().map(|n| WitStr::of(n)).collect();
+        }
         let (inputs, outputs) = (d.inputs.len(), d.outputs.len());
         self.spec_data = d.inputs.into_iter().chain(d.outputs).collect();
         self.specs = self

@@ -258,7 +258,17 @@ impl Drop for Inst<'_> {
 
 fn blank() -> PipelineAnswer {
     let none = WitStr { data: std::ptr::null(), len: 0 };
-    PipelineAnswer { status: -1, tensors: std::ptr::null(), count: 0, specs: std::ptr::null(), inputs: 0, outputs: 0, message: none }
+    PipelineAnswer {
+        status: -1,
+        tensors: std::ptr::null(),
+        count: 0,
+        specs: std::ptr::null(),
+        inputs: 0,
+        outputs: 0,
+        message: none,
+        models: std::ptr::null(),
+        model_count: 0,
+    }
 }
 
 impl Inst<'_> {
@@ -286,6 +296,18 @@ impl Inst<'_> {
                 })
                 .collect();
             Answer { status: a.status, message: a.message.to_string_lossy(), tensors }
+        }
+    }
+
+    /// The models describe's answer names (the component's models export), or the status and message.
+    fn models(&mut self) -> Result<Vec<String>, (i32, String)> {
+        let mut a = blank();
+        unsafe {
+            wasinn_pipeline_describe(self.raw, 0, &mut a);
+            if a.status != 0 {
+                return Err((a.status, a.message.to_string_lossy()));
+            }
+            Ok(slice(a.models, a.model_count).iter().map(|m| m.to_string_lossy()).collect())
         }
     }
 
@@ -329,6 +351,42 @@ fn describe_gives_the_specs_as_the_guest_wrote_them() {
         wasmtime_engine_increment_epoch(&pipe.engine);
     }
     assert_eq!(i.describe().map(|(inputs, _)| inputs.len()), Ok(1));
+}
+
+/// PIPELINE with a models export naming "image" and "label" (its data's strings), as a pipeline
+/// that loads two models by name declares them.
+fn with_models() -> String {
+    PIPELINE
+        .replace(
+            "    (func (export \"describe\") (result i32)",
+            "    (func (export \"models\") (result i32)
+      (i32.store (i32.const 0x3a0) (i32.const 0x100))
+      (i32.store (i32.const 0x3a4) (i32.const 5))
+      (i32.store (i32.const 0x3a8) (i32.const 0x110))
+      (i32.store (i32.const 0x3ac) (i32.const 5))
+      (i32.store (i32.const 0x3b0) (i32.const 0x3a0))
+      (i32.store (i32.const 0x3b4) (i32.const 2))
+      (i32.const 0x3b0))
+    (func (export \"describe\") (result i32)",
+        )
+        .replace(
+            "  (func $describe (result $description)",
+            "  (func $models (result (list string)) (canon lift (core func $i \"models\") (memory $mem)))
+  (func $describe (result $description)",
+        )
+        .replace("    (export \"describe\" (func $describe))", "    (export \"describe\" (func $describe))
+    (export \"models\" (func $models))")
+}
+
+#[test]
+fn describe_names_the_models_of_the_models_export_and_none_without_it() {
+    let pipe = Pipe::open(&with_models(), 0).expect("open");
+    let mut i = pipe.instance().expect("instantiate");
+    assert_eq!(i.models(), Ok(vec!["image".to_string(), "label".to_string()]));
+    assert_eq!(i.describe().map(|(inputs, _)| inputs.len()), Ok(1));
+    // A component built before the export existed is served as before, naming none.
+    let old = Pipe::open(PIPELINE, 0).expect("open");
+    assert_eq!(old.instance().expect("instantiate").models(), Ok(vec![]));
 }
 
 #[test]

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "cli/listen_check.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace wasinn_cli {
+
+namespace {
+
+struct AddrInfoFree {
+  void operator()(addrinfo* a) const { freeaddrinfo(a); }
+};
+
+// 0, or the errno of binding and listening on `ai` as the servers do (SO_REUSEADDR, so a
+// previous run's connections in TIME_WAIT do not count, and never SO_REUSEPORT, which would let
+// a second server share the port). The socket is held in `held` until the check ends, so two
+// flags given the same address are seen to clash.
+int try_listen(const addrinfo& ai, std::vector<int>& held) {
+  const int fd = ::socket(ai.ai_family, ai.ai_socktype | SOCK_CLOEXEC, ai.ai_protocol);
+  if (fd < 0) return errno;
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (ai.ai_family == AF_INET6) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  if (::bind(fd, ai.ai_addr, ai.ai_addrlen) != 0 || ::listen(fd, 1) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return err;
+  }
+  held.push_back(fd);
+  return 0;
+}
+
+std::string why(int err, const std::string& host, uint16_t port) {
+  switch (err) {
+    case EADDRINUSE:
+      return fmt::format("the address is in use (another server listens on port {}: stop it, or choose another port)",
+                         port);
+    case EADDRNOTAVAIL:
+      return fmt::format("{} is not an address of this machine (0.0.0.0 listens on all of them)", host);
+    case EACCES:
+      return fmt::format("binding port {} needs privileges (ports below 1024; choose a higher one)", port);
+    default:
+      return std::strerror(err);
+  }
+}
+
+}  // namespace
+
+void check_can_listen(const std::vector<ListenAddress>& addresses) {
+  std::vector<int> held;
+  struct Closer {
+    std::vector<int>& fds;
+    ~Closer() {
+      for (int fd : fds) ::close(fd);
+    }
+  } closer{held};
+  for (const ListenAddress& a : addresses) {
+    if (a.address.port == 0) continue;
+    std::string host = a.address.host;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(a.address.port);
+    const auto fail = [&](const std::string& reason) {
+      return std::runtime_error(fmt::format("{} {}: cannot listen there: {}", a.flag, a.address.text(), reason));
+    };
+    if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+      throw fail(fmt::format("{} does not resolve ({})", host, gai_strerror(rc)));
+    std::unique_ptr<addrinfo, AddrInfoFree> list(found);
+    // A name may stand for several addresses (localhost: 127.0.0.1 and ::1); one in use is a
+    // clash, but one this machine lacks (::1 without IPv6) is not, if another binds.
+    int first_error = 0;
+    bool bound = false;
+    for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+      const int err = try_listen(*ai, held);
+      if (err == EADDRINUSE) {
+        for (const ListenAddress* before = addresses.data(); before != &a; ++before)
+          if (before->address.port == a.address.port)
+            throw fail(fmt::format("{} {} takes that port already; give each flag a port of its own", before->flag,
+                                   before->address.text()));
+        throw fail(why(err, host, a.address.port));
+      }
+      if (err == 0) bound = true;
+      else if (first_error == 0) first_error = err;
+    }
+    if (!bound) throw fail(why(first_error ? first_error : EADDRNOTAVAIL, host, a.address.port));
+  }
+}
+
+}  // namespace wasinn_cli
