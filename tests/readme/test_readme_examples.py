@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The README's examples run as written, in the time a reader would wait.
+Run by ctest as readme.examples: python3 test_readme_examples.py ROOT BUILD"""
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+from pathlib import Path
+
+ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2])
+BUILD = Path(sys.argv[2] if len(sys.argv) > 2 else ROOT / "build")
+
+
+def readme_example(marker):
+    """The `Example: ...` command of the README that mentions marker, joined onto one line."""
+    text = (ROOT / "README.md").read_text()
+    for cmd in re.findall(r"Example:\s*`([^`]+)`", text):
+        if marker in cmd:
+            return " ".join(cmd.split())
+    raise AssertionError(f"no README example mentions {marker}")
+
+
+class ReadmeExamples(unittest.TestCase):
+    def test_the_whisper_example_finishes_within_30_seconds_and_streams(self):
+        cmd = readme_example("transcribe.wasm")
+        self.assertTrue(cmd.startswith("build/bin/wasinn "), cmd)
+        cmd = str(BUILD / "bin/wasinn") + cmd[len("build/bin/wasinn"):]
+        cmd = cmd.replace("build/guests/", str(BUILD / "guests") + "/")
+        start = time.monotonic()
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, HOME=str(Path.home())))
+        took = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("--- transcript /w/speech.wav ---", r.stdout)
+        self.assertRegex(r.stdout, r"\[00:00:\d\d\.\d{3} --> \d\d:\d\d:\d\d\.\d{3}\]", "no timestamped segment")
+        self.assertIn("--- end ---", r.stdout)
+        self.assertLess(took, 30, f"the README's whisper example took {took:.1f} s")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
