@@ -15,7 +15,7 @@
 
 namespace wasinn_cli {
 
-void add_common(CLI::App* cmd, CommonOptions& o) {
+void add_common(CLI::App* cmd, CommonOptions& o, const std::string& default_level) {
   cmd->add_option("--config", o.config,
                   "Read options from this TOML or JSON file (keys: the long option names; the command line "
                   "wins). Default: config.toml or config.json in $XDG_CONFIG_HOME/wasinn (else ~/.config/wasinn), "
@@ -31,8 +31,9 @@ void add_common(CLI::App* cmd, CommonOptions& o) {
                   "('wasinn backends' lists them); repeatable, later keys win")
       ->type_name("NAME=JSON")->allow_extra_args(false);
   auto* level = cmd->add_option("--log-level", o.log_level,
-                                "off, error, warn (the default: failed wasi-nn calls are shown), info (also each model load), "
-                                "debug or trace")
+                                "off, error, warn (failed wasi-nn calls), info (also each model load" +
+                                    std::string(default_level == "info" ? ", the start, the stop and each request" : "") +
+                                    "), debug or trace; the default: " + default_level)
                     ->type_name("LEVEL")
                     ->check(CLI::IsMember({"off", "error", "warn", "info", "debug", "trace"}));
   auto* quiet = cmd->add_flag("-q,--quiet", o.quiet, "Log errors only, as --log-level error; -qq: nothing, as --log-level off");

@@ -35,7 +35,9 @@ struct CommonOptions {
   int verbose = 0;
 };
 
-void add_common(CLI::App* cmd, CommonOptions& o);
+// default_level: the level the command logs at when no -q/-v/--log-level is given (serve: info,
+// for its start, stop and access lines; everything else: warn), as its --help says.
+void add_common(CLI::App* cmd, CommonOptions& o, const std::string& default_level = "warn");
 
 // Every spelling of a command's options, "-S" and "--wasi" alike (for completion and "did you mean").
 std::vector<std::string> option_names(const CLI::App& cmd);

@@ -136,7 +136,6 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print the help of every command and its flags (the man page's source)");
   app.require_subcommand(0, 1);
   app.allow_extras();
-  app.footer("`wasinn app.wasm [ARGS...]` is `wasinn run app.wasm [ARGS...]`, as with Wasmtime.");
 
   CommonOptions common;
   RunOptions run_options;
@@ -173,6 +172,11 @@ int main(int argc, char** argv) {
   auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish "
                                                       "(e.g. source <(wasinn completion bash))");
   completion->add_option("shell", shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+
+  // Set after the subcommands, which would inherit it: it is about `run` alone.
+  const std::string implicit_run = "`wasinn app.wasm [ARGS...]` is `wasinn run app.wasm [ARGS...]`, as with Wasmtime.";
+  app.footer(implicit_run);
+  run->footer(implicit_run);
 
   // `wasinn help [COMMAND...]` is answered before parsing (below); listed here for --help.
   app.add_subcommand("help", "Print this message or the help of the given subcommand, e.g. help models inspect");

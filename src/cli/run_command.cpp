@@ -87,7 +87,8 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   add_guest_options(run, o, common, "while the guest runs");
 }
 
-void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, const std::string& metrics_while) {
+void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, const std::string& metrics_while,
+                       const std::string& default_log_level) {
   add_list(run, "--dir", o.dirs,
            "Give the guest a host directory: HOST[::GUEST] (GUEST defaults to HOST; WasmEdge's DIR:DIR, both "
            "sides the same, is taken as DIR); repeatable")
@@ -158,7 +159,7 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
                   "contexts per backend and graph) as Prometheus text at http://HOST:PORT/metrics " + metrics_while +
                   "; HOST is an IPv4 address or localhost, port 0 picks a free port; the URL is printed on stderr")
       ->type_name("HOST:PORT");
-  add_common(run, common);
+  add_common(run, common, default_log_level);
 }
 
 std::pair<std::string, std::string> parse_dir(const std::string& d) {

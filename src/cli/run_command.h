@@ -32,7 +32,8 @@ struct RunOptions {
 void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common);
 // The options `run` shares with `serve`: the guest's dirs and env, models, Wasmtime's groups,
 // the module cache, limits, isolation, metrics (metrics_while: when the endpoint answers).
-void add_guest_options(CLI::App* cmd, RunOptions& o, CommonOptions& common, const std::string& metrics_while);
+void add_guest_options(CLI::App* cmd, RunOptions& o, CommonOptions& common, const std::string& metrics_while,
+                       const std::string& default_log_level = "warn");
 // Applies them: the host options in `o.host`, the guest's env and dirs in `program`. nullopt
 // when a group's help (-S help) was printed instead. Throws UsageError for a mistake.
 std::optional<GroupSettings> apply_guest_options(RunOptions& o, const CommonOptions& common, wasinn::Program& program);

@@ -75,7 +75,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("DURATION")->check(duration())->capture_default_str();
   serve->add_option("--log-format", o.log_format, "The access log's lines (one per request, at info): text or json")
       ->type_name("FORMAT")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics");
+  add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics", "info");
   serve->add_option("--oip-http", o.oip_http,
                     "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
                     "here instead of a component: HOST[:PORT], port 8000 when omitted (0: any free port, printed "

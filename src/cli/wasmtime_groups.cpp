@@ -69,7 +69,7 @@ Key fixed_bool(const char* name, bool wasinn_value, const char* doc, const char*
 const std::vector<Group>& groups() {
   static const std::vector<Group> kGroups = {
       {'O', "optimize",
-       {{"opt-level", "=0|1|2|s", "Optimization level; wasinn compiles at Wasmtime's default, 2 (1 is the same)",
+       {{"opt-level", "=1|2", "Optimization level; wasinn compiles at Wasmtime's default, 2 (1 is the same; 0 and s are refused)",
          [](const Value& v, GroupSettings&) {
            const std::string& s = need(v);
            if (s != "1" && s != "2") {

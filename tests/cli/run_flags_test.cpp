@@ -3,6 +3,8 @@
 // text form, --invoke, --env NAME, -S inherit-env, --argv0, the -W/-S/-O/-C/-D keys wasinn has
 // (and the ones it refuses by name), and --dir's spellings.
 #include <cstdlib>
+#include <regex>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -188,6 +190,30 @@ TEST(WasmtimeKeys, HelpListsTheKeysWasinnTakes) {
   EXPECT_EQ(s.exit_code, 0) << s.describe();
   EXPECT_NE(s.out.find("-S nn-graph="), std::string::npos) << s.describe();
   EXPECT_NE(s.out.find("-S inherit-env"), std::string::npos) << s.describe();
+}
+
+// Every value a group's help offers as a choice (-O opt-level=1|2, -C compiler=cranelift) is
+// taken: the help once offered opt-level=0|1|2|s, of which 0 and s were refused.
+TEST(WasmtimeKeys, EveryValueTheHelpOffersIsTaken) {
+  const std::regex choice(R"((-[OCWSD]) ([a-z-]+)=([a-z0-9]+(?:\|[a-z0-9]+)*)\s)");
+  int offered = 0;
+  for (const char* group : {"-O", "-C", "-W", "-S", "-D"}) {
+    const ChildResult help = wasinn({"run", group, "help"});
+    ASSERT_EQ(help.exit_code, 0) << help.describe();
+    for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), choice); it != std::sregex_iterator(); ++it) {
+      const std::string flag = (*it)[1], key = (*it)[2], values = (*it)[3];
+      for (size_t start = 0; start <= values.size();) {
+        const size_t bar = values.find('|', start);
+        const std::string value = values.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+        const ChildResult r = wasinn({"run", flag, key + "=" + value, guest("wasi_probe"), "args"});
+        EXPECT_EQ(r.exit_code, 0) << flag << " " << key << "=" << value << " is offered by the help\n" << r.describe();
+        ++offered;
+        if (bar == std::string::npos) break;
+        start = bar + 1;
+      }
+    }
+  }
+  EXPECT_GE(offered, 3);  // opt-level's two and compiler's one at least
 }
 
 TEST(Dirs, WasmEdgeSpellingGetsAHint) {
