@@ -167,7 +167,13 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.guest_free = free_guest;
     config.on_request = answered;
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
-      return fail(fmt::format("cannot serve {}: {}", name, one_line(message_of(err.get()))));
+      std::string message = one_line(message_of(err.get()));
+      // A command component (wasi:cli/run) handed to serve: say which command runs it.
+      if (message.find("no exported instance named `wasi:http/incoming-handler") != std::string::npos) {
+        message += ": it is not a wasi:http/proxy component; a command component (one exporting wasi:cli/run) "
+                   "runs with `wasinn run`";
+      }
+      return fail(fmt::format("cannot serve {}: {}", name, message));
     }
     impl->address = std::string(view(wasinn_serve_address(impl->server)));
     return std::make_unique<Server>(std::move(impl));

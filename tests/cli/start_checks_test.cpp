@@ -128,6 +128,18 @@ TEST(StartChecks, BackendConfigValuesAreCheckedAtStartAndCheckIsAHealthCheck) {
   EXPECT_EQ(first_line(check.err), "wasinn: error: 1 of 1 backends cannot load: gone");
 }
 
+// A command component (wasi:cli/run) handed to serve is refused with the command that runs it.
+TEST(StartChecks, ServingACommandComponentSaysToRunIt) {
+  std::string command = guest("wit_classify_digits");
+  command.replace(command.size() - 5, 5, ".component.wasm");
+  if (!std::filesystem::exists(command)) GTEST_SKIP() << command << " was not built";
+  const ChildResult r = wasinn({"serve", "--addr", "127.0.0.1:0", command});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("no exported instance named `wasi:http/incoming-handler"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("a command component (one exporting wasi:cli/run) runs with `wasinn run`"), std::string::npos)
+      << r.describe();
+}
+
 // serve's mistakes, before anything is loaded or bound: the address, a core module, the
 // component's arguments; an address that cannot be bound after the component compiled.
 TEST(StartChecks, ServeChecksItsAddressAndProgramAtStart) {
