@@ -18,7 +18,8 @@
  *                         (%.9g: an f32 reads back exactly), fp64 with 17, integers as they are,
  *                         NaN and infinities as null
  *   400 {"error":"..."}   a path other than /infer/<graph>, no or bad dims, a body whose length
- *                         is not 4 x the product of dims
+ *                         is not 4 x the product of dims; or, with "code":"invalid-argument", a
+ *                         tensor the graph refuses (an input it lacks, a shape it does not take)
  *   404 {"error":"...","code":"not-found","data":"..."}  load-by-name found no such graph
  *   405 {"error":"..."}   a method other than POST
  *   500 {"error":"WHAT failed","code":"<wasi-nn error-code>","data":"<the error's data>"}
@@ -224,7 +225,8 @@ static void classify(wh_incoming_request req, wh_response_outparam out, const hg
   wnn_named_tensor in = wnn_named(name, wnn_tensor_new(dims, rank, WNN_TYPE_FP32, body.data, (uint32_t)body.len));
   if (wnn_compute(ctx, &in, 1, &outputs, &err)) {
     int code = error_take(err, &data);
-    respond_nn_error(out, 500, "compute failed", code, data);
+    /* invalid-argument: the client's tensor (its input name, shape or size) does not fit the graph */
+    respond_nn_error(out, code == WNN_ERROR_INVALID_ARGUMENT ? 400 : 500, "compute failed", code, data);
     goto done;
   }
   hg_buf json = {0};
