@@ -15,10 +15,14 @@
 #include <string.h>
 
 #include "wasi_nn.h"
+#include "wasinn_guest_file.h"
 
 static unsigned char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  if (!f) {
+    guest_say_cannot_open("classify_digits", path);
+    return NULL;
+  }
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);

@@ -111,7 +111,7 @@ static void check(int32_t err, const char *step) {
 
 struct blob read_all(const char *path, const char *what) {
   FILE *f = fopen(path, "rb");
-  if (!f) fail("cannot open %s %s: %s", what, path, strerror(errno));
+  if (!f) fail("cannot open %s %s: %s (a wasm guest sees only the directories given with wasinn run --dir HOST_DIR::GUEST_DIR)", what, path, strerror(errno));
   /* ftello, not ftell: long is 32 bits on wasm32. */
   if (fseeko(f, 0, SEEK_END) != 0) fail("cannot read %s %s: %s", what, path, strerror(errno));
   const off_t n = ftello(f);

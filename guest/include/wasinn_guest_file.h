@@ -8,10 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static unsigned char *guest_read_file(const char *path, uint32_t *len) {
+/* guest_say_cannot_open: PATH did not open, with the usual cause in a wasm guest: it sees only the
+ * directories the host preopened, and a forgotten --dir looks like a missing file. (No strerror:
+ * errno is thread-local, which clang-14 cannot compile for the wasi-threads guests.) */
+static inline void guest_say_cannot_open(const char *who, const char *path) {
+  fprintf(stderr, "%s: cannot open %s (missing, or its directory not preopened: a wasm guest sees only the "
+                  "directories given with wasinn run --dir HOST_DIR::GUEST_DIR)\n", who, path);
+}
+
+static inline unsigned char *guest_read_file(const char *path, uint32_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
+    guest_say_cannot_open("guest", path);
     exit(2);
   }
   fseek(f, 0, SEEK_END);

@@ -216,6 +216,19 @@ TEST(WasmtimeKeys, EveryValueTheHelpOffersIsTaken) {
   EXPECT_GE(offered, 3);  // opt-level's two and compiler's one at least
 }
 
+// A guest whose file does not open because --dir was forgotten says so, with the flag to give.
+TEST(Dirs, AForgottenDirIsHintedByTheExampleGuests) {
+  const std::string digits = "/d/test_x.f32";
+  const ChildResult c = wasinn({"run", guest("classify_digits"), "/d/model.onnx", digits, "/d/test_y.u8"});
+  EXPECT_EQ(c.exit_code, 2) << c.describe();
+  EXPECT_NE(c.err.find("cannot open " + digits + " (missing, or its directory not preopened"), std::string::npos)
+      << c.describe();
+  EXPECT_NE(c.err.find("wasinn run --dir HOST_DIR::GUEST_DIR"), std::string::npos) << c.describe();
+  const ChildResult r = wasinn({"run", guest("run_model"), "--model", "/d/model.onnx"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("wasinn run --dir HOST_DIR::GUEST_DIR"), std::string::npos) << r.describe();
+}
+
 TEST(Dirs, WasmEdgeSpellingGetsAHint) {
   ScratchDir dir;
   const ChildResult r = wasinn({"run", "--dir", "/data:" + dir.path().string(), guest("wasi_probe"), "args"});
