@@ -28,7 +28,7 @@ for arg in "$@"; do
   esac
 done
 
-# Each step's time is said as it ends and all of them at the close (docs/setup-times.md).
+# Each step's time is kept as it ends and all of them are said at the close (docs/setup.md).
 step_name= step_start=$SECONDS setup_start=$SECONDS times=()
 step_end() {
   [[ -n $step_name ]] && times+=("$(printf '%5d s  %s' $((SECONDS - step_start)) "$step_name")")
@@ -39,6 +39,12 @@ step() {
   step_name=$* step_start=$SECONDS
   printf '\n==> %s\n' "$*"
 }
+# setup_close WHAT: the last step's end, then "setup: WHAT in N s" and every step's time.
+setup_close() {
+  step_end
+  printf '\nsetup: %s %d s\n' "$1" $((SECONDS - setup_start))
+  printf '%s\n' "${times[@]}"
+}
 
 step "Debian packages"
 # The images' packages too, so the test command checks the images on a new machine.
@@ -47,9 +53,7 @@ bash "$ROOT/scripts/apt-packages.sh" "$ROOT"/scripts/deps/*.apt "$ROOT"/scripts/
 step "Native dependencies (cached in ~/.cache/wasinn/dl)"
 WASINN_CONFIGURE_ONLY=$configure_only bash "$ROOT/scripts/fetch-deps.sh"
 if [[ $configure_only == 1 ]]; then
-  step_end
-  printf '\nsetup: --configure-only: packages, downloads and configure steps passed in %d s\n' $((SECONDS - setup_start))
-  printf '%s\n' "${times[@]}"
+  setup_close "--configure-only: packages, downloads and configure steps passed in"
   exit 0
 fi
 
@@ -80,6 +84,4 @@ if [[ $run_example == 1 ]]; then
   "$BUILD/bin/wasinn" run --dir "$FIXTURES/digits::/digits" "$BUILD/guests/classify_digits.wasm" \
     /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8
 fi
-step_end
-printf '\nsetup: took %d s\n' $((SECONDS - setup_start))
-printf '%s\n' "${times[@]}"
+setup_close took

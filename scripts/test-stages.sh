@@ -51,14 +51,14 @@ stages_close() {
   if [[ ${#failed[@]} -gt 0 ]]; then
     cat "$failures"
     printf '\nFAILED stages: %s\n' "${failed[*]}"
-    printf 'tests: %d passed, %d failed\n' $((tests_total - tests_failed)) "$tests_failed"
-    return 1
-  fi
-  printf '\n%s took %d s in all\n' "${0##*/}" "$SECONDS"
-  if [[ ${#skipped[@]} -gt 0 ]]; then
-    printf '\nEvery stage that ran passed; %d skipped (above).\n' ${#skipped[@]}
   else
-    printf '\nAll stages passed.\n'
+    printf '\n%s took %d s in all\n' "${0##*/}" "$SECONDS"
+    if [[ ${#skipped[@]} -gt 0 ]]; then
+      printf '\nEvery stage that ran passed; %d skipped (above).\n' ${#skipped[@]}
+    else
+      printf '\nAll stages passed.\n'
+    fi
   fi
   printf 'tests: %d passed, %d failed\n' $((tests_total - tests_failed)) "$tests_failed"
+  [[ ${#failed[@]} -eq 0 ]]
 }
