@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -134,11 +135,14 @@ uint64_t parse_duration_ms(const std::string& s, BareNumber bare) {
   return (parse_duration_us(s, bare) + 999) / 1000;
 }
 
-CLI::Validator duration(BareNumber bare) {
+namespace {
+
+// A CLI11 validator over a parser that throws std::invalid_argument: its message is the error.
+CLI::Validator validator_of(std::function<void(std::string&)> parse) {
   return CLI::Validator(
-      [bare](std::string& s) -> std::string {
+      [parse = std::move(parse)](std::string& s) -> std::string {
         try {
-          parse_duration_us(s, bare);
+          parse(s);
         } catch (const std::invalid_argument& e) {
           return e.what();
         }
@@ -147,17 +151,14 @@ CLI::Validator duration(BareNumber bare) {
       "");  // the option's type name says DURATION
 }
 
+}  // namespace
+
+CLI::Validator duration(BareNumber bare) {
+  return validator_of([bare](std::string& s) { parse_duration_us(s, bare); });
+}
+
 CLI::Validator duration_as_ms() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        try {
-          s = std::to_string(parse_duration_ms(s, BareNumber::milliseconds));
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-        return {};
-      },
-      "");
+  return validator_of([](std::string& s) { s = std::to_string(parse_duration_ms(s, BareNumber::milliseconds)); });
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
