@@ -12,6 +12,7 @@ build there pass while a new machine's setup fails. So, on the machine the suite
 - every program the README's commands start must resolve the same way.
 Run by ctest as setup.packages: python3 test_setup_packages.py ROOT BUILD
 """
+import functools
 import os
 import re
 import shutil
@@ -85,27 +86,40 @@ def closure():
     return seen
 
 
-def owners(path):
-    """Debian packages that own path (or, for a symlink, what it resolves to)."""
-    found = set()
-    candidates = {str(path), os.path.realpath(path)}
-    # Debian 12's merged /usr: dpkg may know /bin/bash for what the PATH finds as /usr/bin/bash.
-    for p in list(candidates):
+def candidates(path):
+    """The names dpkg may know path by: itself, what a symlink resolves to, and, Debian 12's /usr
+    being merged, /bin/bash for what the PATH finds as /usr/bin/bash."""
+    names = {str(path), os.path.realpath(path)}
+    for p in list(names):
         if re.match(r"^/usr/(s?bin|lib[^/]*)/", p):
-            candidates.add(p[4:])
-    for p in candidates:
-        r = subprocess.run(["dpkg", "-S", p], capture_output=True, text=True)
-        for line in r.stdout.splitlines():
-            if ": " in line and not line.startswith("diversion"):
-                for pkg in line.split(": ", 1)[0].split(","):
-                    found.add(pkg.strip().split(":")[0])
-    return found
+            names.add(p[4:])
+    return names
+
+
+def owners(paths):
+    """{path: the Debian packages that own it under any of its names}, from one dpkg -S."""
+    names = {p: candidates(p) for p in paths}
+    every = sorted(set().union(*names.values())) if names else []
+    # Exit 1 when some name has no owner: those are simply absent from the answer.
+    out = subprocess.run(["dpkg", "-S", *every], capture_output=True, text=True).stdout if every else ""
+    by_name = {}
+    for line in out.splitlines():
+        if ": " in line and not line.startswith("diversion"):
+            pkgs, name = line.split(": ", 1)
+            by_name.setdefault(name, set()).update(pkg.strip().split(":")[0] for pkg in pkgs.split(","))
+    return {p: set().union(*(by_name.get(n, set()) for n in ns)) for p, ns in names.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def own_prefixes():
+    """The project's own trees and the machine image's toolchains: paths found there need no package."""
+    mine = [ROOT, CACHE, Path(os.path.realpath(ROOT / ".deps"))] + [Path(os.path.realpath(b)) for b in ROOT.glob("build*")]
+    return tuple(mine + MACHINE_TOOLCHAINS)
 
 
 def is_project_or_machine(path):
     real = Path(os.path.realpath(path))
-    mine = [ROOT, CACHE, Path(os.path.realpath(ROOT / ".deps"))] + [Path(os.path.realpath(b)) for b in ROOT.glob("build*")]
-    for base in mine + MACHINE_TOOLCHAINS:
+    for base in own_prefixes():
         for p in (Path(path), real):
             if p == base or base in p.parents:
                 return True
@@ -128,30 +142,33 @@ class SetupInstallsWhatIsUsed(unittest.TestCase):
     def setUpClass(cls):
         cls.closure = closure()
 
-    def check_path(self, what, path, bad):
-        if not os.path.exists(path) or is_project_or_machine(path):
-            return
-        pkgs = owners(path)
-        if not pkgs:
-            bad.append(f"{what} = {path}: no Debian package owns it (installed by hand?)")
-        elif not pkgs & self.closure:
-            bad.append(f"{what} = {path}: from {', '.join(sorted(pkgs))}, which the setup's lists "
-                       f"({', '.join(str(f.relative_to(ROOT)) for f in setup_lists()[:2])}, ...) do not install")
+    def unaccounted(self, found):
+        """The (what, path) pairs, found on the machine, that nothing the setup installs accounts for."""
+        found = [(what, path) for what, path in found if os.path.exists(path) and not is_project_or_machine(path)]
+        owned = owners({path for _, path in found})
+        bad = []
+        for what, path in found:
+            pkgs = owned[path]
+            if not pkgs:
+                bad.append(f"{what} = {path}: no Debian package owns it (installed by hand?)")
+            elif not pkgs & self.closure:
+                bad.append(f"{what} = {path}: from {', '.join(sorted(pkgs))}, which the setup's lists "
+                           f"({', '.join(str(f.relative_to(ROOT)) for f in setup_lists()[:2])}, ...) do not install")
+        return bad
 
     def test_every_cmake_package_resolves_from_the_setup(self):
         caches = cmake_caches()
         self.assertTrue(caches, f"no CMakeCache.txt in {BUILD}: build first (bash scripts/setup.sh)")
-        bad, checked = [], 0
+        found = []
         for cache in caches:
             for line in cache.read_text(errors="replace").splitlines():
                 m = ENTRY.match(line)
                 if not m or NOT_FOUND_THINGS.match(m.group(1)) or m.group(3).endswith("-NOTFOUND"):
                     continue
-                for path in m.group(3).split(";"):
-                    checked += 1
-                    where = cache.parent if cache.parent == BUILD else cache.parent.relative_to(CACHE)
-                    self.check_path(f"{where}/CMakeCache.txt: {m.group(1)}", path, bad)
-        self.assertGreater(checked, 20)
+                where = cache.parent if cache.parent == BUILD else cache.parent.relative_to(CACHE)
+                found += [(f"{where}/CMakeCache.txt: {m.group(1)}", path) for path in m.group(3).split(";")]
+        self.assertGreater(len(found), 20)
+        bad = self.unaccounted(found)
         self.assertEqual(bad, [], "\n".join(["paths found by CMake that the setup does not install "
                                              "(add the package to a scripts/deps/*.apt list):"] + bad))
 
@@ -170,7 +187,7 @@ class SetupInstallsWhatIsUsed(unittest.TestCase):
             if words and re.fullmatch(r"[a-z][a-z0-9_.+-]*", words[0]) and len(words) > 1 and words[1].startswith(("-", "/", "scripts", "build", "@", "'", "\"")):
                 commands.add(words[0])
         self.assertIn("bash", commands)
-        bad = []
+        bad, found = [], []
         guests = {p.stem for p in ROOT.glob("guest/**/*") if p.is_file()}
         for cmd in sorted(commands):
             if (("/" in cmd or cmd in ("cd", "export", "source", "set") or cmd in guests or
@@ -180,7 +197,8 @@ class SetupInstallsWhatIsUsed(unittest.TestCase):
             if path is None:
                 bad.append(f"{cmd}: the README runs it, but it is not installed")
                 continue
-            self.check_path(f"README command {cmd}", path, bad)
+            found.append((f"README command {cmd}", path))
+        bad += self.unaccounted(found)
         self.assertEqual(bad, [], "\n".join(["programs the README runs that the setup does not install:"] + bad))
 
 
