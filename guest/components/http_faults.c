@@ -11,6 +11,7 @@
  *                    then 200 text/plain "slept"; 400 when N is not a number of 0..600000
  *   GET /count       adds one to a global and answers its value: "1" on a host that gives every
  *                    request a fresh instance (a reused one would count up)
+ *   GET /stderr      writes "http_faults: a line on stderr" to wasi:cli/stderr, then 200 "written"
  *   anything else    404 text/plain "not found"
  * Only GET for the others. The request body, if any, is not read.
  */
@@ -39,6 +40,12 @@ static void route(wh_incoming_request req, wh_response_outparam out, const hg_re
     for (int i = 0; i < len; ++i) answer[i] = digits[len - 1 - i];
     answer[len] = '\0';
     text(out, 200, answer);
+  } else if (!strcmp(r.path, "/stderr")) {
+    static const char kLine[] = "http_faults: a line on stderr\n";
+    wh_output_stream err = wh_get_stderr();
+    const int failed = wh_write_all(err, kLine, sizeof kLine - 1);
+    wh_output_stream_drop(err);
+    text(out, failed ? 500 : 200, failed ? "stderr failed" : "written");
   } else if (!strcmp(r.path, "/trap")) {
     __builtin_trap();
   } else if (!strcmp(r.path, "/spin")) {

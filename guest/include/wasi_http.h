@@ -156,6 +156,9 @@ WH_IMPORT("wasi:io/streams", "[resource-drop]output-stream")
 void wh_output_stream_drop(wh_output_stream self);
 WH_IMPORT("wasi:io/error", "[resource-drop]error")
 void wh_io_error_drop(wh_io_error self);
+/* get-stderr() -> own<output-stream>: the guest's stderr (the host's, where it inherits stdio). */
+WH_IMPORT("wasi:cli/stderr", "get-stderr")
+wh_output_stream wh_get_stderr(void);
 /* now() -> instant: nanoseconds, u64. */
 WH_IMPORT("wasi:clocks/monotonic-clock", "now")
 uint64_t wh_monotonic_now(void);

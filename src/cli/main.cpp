@@ -22,6 +22,7 @@
 #include "cli/inspect_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
+#include "cli/stderr_lines.h"
 #include "cli/wasmtime_groups.h"
 #include "core/log.h"
 #include "core/near_names.h"
@@ -185,6 +186,13 @@ int main(int argc, char** argv) {
 
   // Wasmtime's implicit run: `wasinn app.wasm`, `wasinn --dir . app.wasm`.
   std::vector<std::string> args(argv + 1, argv + argc);
+  // serve --log-format json: its usage errors too are JSON lines (serve_command captures the rest).
+  if (!args.empty() && args[0] == "serve") {
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--log-format=json" || (args[i] == "--log-format" && i + 1 < args.size() && args[i + 1] == "json"))
+        wasinn::set_log_format(wasinn::LogFormat::json, stderr);
+    }
+  }
   if (args.empty()) {
     fmt::print(stderr, "{}", app.help());
     return kExitUsage;
@@ -241,7 +249,7 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", version_text());
     return 0;
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    print_error(e.what());
     return kExitUsage;
   }
 
@@ -298,13 +306,13 @@ int main(int argc, char** argv) {
     apply_config_file(config, run, app);
     return run_command(run_options, common, rest);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    print_error(e.what());
     return kExitUsage;
   } catch (const CLI::Error& e) {  // an option's callback failing after the parse
-    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    print_error(e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wasinn: error: {}\n", e.what());
+    print_error(e.what());
     return kExitFailure;
   }
 }

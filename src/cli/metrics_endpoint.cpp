@@ -9,9 +9,11 @@
 
 #include <civetweb.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
 #include "cli/host_port.h"
+#include "cli/stderr_lines.h"
 #include "core/prometheus_text.h"
 
 namespace wasinn_cli {
@@ -84,7 +86,7 @@ std::unique_ptr<MetricsEndpoint> start_metrics_endpoint(const std::optional<Metr
                                                         std::function<std::string()> text) {
   if (!address) return nullptr;
   auto endpoint = std::make_unique<MetricsEndpoint>(*address, std::move(text));
-  fmt::print(stderr, "wasinn: metrics at {}\n", endpoint->url());
+  print_notice(fmt::format("wasinn: metrics at {}", endpoint->url()), {{"metrics_url", endpoint->url()}});
   return endpoint;
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "cli/host_port.h"
@@ -21,6 +22,7 @@
 #include "cli/metrics_endpoint.h"
 #include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
+#include "cli/stderr_lines.h"
 #include "core/near_names.h"
 #include "core/prometheus_text.h"
 #include "engine/host_environment.h"
@@ -105,12 +107,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   options.max_queue = o.max_queue;
   options.max_request_bytes = o.max_request_bytes;
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);
-  const bool json = o.log_format == "json";
-  options.on_request = [json](const wasinn::RequestRecord& r) {
-    const std::string line = access_line(r, json);
-    if (r.status >= 500) spdlog::warn("{}", line);
-    else spdlog::info("{}", line);
-  };
+  options.on_request = log_request;
   const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout);
   // No guest runs here: a request's time is its compute's, so --request-timeout bounds that
   // (504 and DEADLINE_EXCEEDED past it) unless --max-compute-ms says otherwise.
@@ -147,7 +144,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
 
   auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
   if (!server) {
-    fmt::print(stderr, "wasinn: error: {}\n", server.error().detail);
+    print_error(server.error().detail);
     return kExitFailure;
   }
   auto& oip = **server;
@@ -157,10 +154,11 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   });
   const std::string models = fmt::format("{} model{}", oip.model_count(), oip.model_count() == 1 ? "" : "s");
   if (!oip.http_address().empty())
-    fmt::print(stderr, "Serving the Open Inference Protocol (REST) on http://{}/v2 ({})\n", oip.http_address(), models);
+    print_notice(fmt::format("Serving the Open Inference Protocol (REST) on http://{}/v2 ({})", oip.http_address(), models),
+                 {{"protocol", "rest"}, {"address", oip.http_address()}, {"models", oip.model_count()}});
   if (!oip.grpc_address().empty())
-    fmt::print(stderr, "Serving the Open Inference Protocol (gRPC) on {} ({})\n", oip.grpc_address(), models);
-  std::fflush(stderr);
+    print_notice(fmt::format("Serving the Open Inference Protocol (gRPC) on {} ({})", oip.grpc_address(), models),
+                 {{"protocol", "grpc"}, {"address", oip.grpc_address()}, {"models", oip.model_count()}});
 
   await_stop_signal("not ready", o.shutdown_timeout);
   return drain_exit(oip.stop_and_wait(grace_ms), o.shutdown_timeout);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -16,24 +17,25 @@
 #include "cli/host_port.h"
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
+#include "cli/stderr_lines.h"
+#include "core/log.h"
 
 namespace wasinn_cli {
 
-std::string access_line(const wasinn::RequestRecord& r, bool json) {
+void log_request(const wasinn::RequestRecord& r) {
   const double ms = static_cast<double>(r.micros) / 1000.0;
-  if (json) {
-    nlohmann::json line = {{"time", fmt::format("{:%FT%TZ}", fmt::gmtime(std::time(nullptr)))},
-                           {"method", r.method},
-                           {"path", r.path},
-                           {"status", r.status},
-                           {"bytes_in", r.bytes_in},
-                           {"bytes_out", r.bytes_out},
-                           {"duration_ms", ms}};
-    if (!r.note.empty()) line["note"] = r.note;
-    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string text = fmt::format("{} {} {} in={}B out={}B {:.3f}ms{}{}", r.method, r.path, r.status, r.bytes_in,
+                                       r.bytes_out, ms, r.note.empty() ? "" : ": ", r.note);
+  const auto level = r.status >= 500 ? spdlog::level::warn : spdlog::level::info;
+  if (wasinn::log_format() == wasinn::LogFormat::text) {
+    spdlog::log(level, "{}", text);
+    return;
   }
-  return fmt::format("{} {} {} in={}B out={}B {:.3f}ms{}{}", r.method, r.path, r.status, r.bytes_in, r.bytes_out, ms,
-                     r.note.empty() ? "" : ": ", r.note);
+  nlohmann::json fields = {{"method", r.method},       {"path", r.path},
+                           {"status", r.status},       {"bytes_in", r.bytes_in},
+                           {"bytes_out", r.bytes_out}, {"duration_ms", ms}};
+  if (!r.note.empty()) fields["note"] = r.note;
+  wasinn::log_with_fields(level, text, fields);
 }
 
 namespace {
@@ -71,9 +73,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->check(whole_number(0, 1ull << 40))->capture_default_str();
   serve->add_option("--shutdown-timeout", o.shutdown_timeout,
                     "On SIGTERM or SIGINT, stop accepting and give the answers in progress this long to finish "
-                    "(200ms, 10s, 2m; a number alone is seconds)")
+                    "(200ms, 10s, 2m; a number alone is seconds); a second signal stops at once")
       ->type_name("DURATION")->check(duration())->capture_default_str();
-  serve->add_option("--log-format", o.log_format, "The access log's lines (one per request, at info): text or json")
+  serve->add_option("--log-format", o.log_format, "stderr's lines, the access log's (one per request, at info) among them: text, or json: "
+                    "every line one JSON object (time, level, message, the line's fields), what guests and "
+                    "frameworks write to stderr included")
       ->type_name("FORMAT")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics", "info");
   serve->add_option("--oip-http", o.oip_http,
@@ -110,6 +114,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   // so every thread inherits the mask and none is interrupted by them.
   const sigset_t stop_signals = stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  if (o.log_format == "json") log_stderr_as_json();  // its reader thread too has them blocked
 
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
     if (!wasm.empty())
@@ -142,12 +147,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     serve.request_timeout_ms = parse_duration_ms(o.request_timeout);
   }
   const uint64_t grace_ms = parse_duration_ms(o.shutdown_timeout);
-  const bool json = o.log_format == "json";
-  serve.on_request = [json](const wasinn::RequestRecord& r) {
-    const std::string line = access_line(r, json);
-    if (r.status >= 500) spdlog::warn("{}", line);
-    else spdlog::info("{}", line);
-  };
+  serve.on_request = log_request;
   std::optional<MetricsAddress> metrics_address;
   if (!o.guest.metrics_addr.empty()) {
     metrics_address = parse_metrics_address(o.guest.metrics_addr);
@@ -159,14 +159,13 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   std::string error;
   auto server = host->serve(program, serve, &error);
   if (!server) {
-    fmt::print(stderr, "wasinn: error: {}\n", error);
+    print_error(error);
     return kExitFailure;
   }
   // After server: stops before it goes.
   auto metrics = start_metrics_endpoint(metrics_address,
                                         [&host, &server] { return host->metrics_text() + server->metrics_text(); });
-  fmt::print(stderr, "Serving HTTP on http://{}/\n", server->address());
-  std::fflush(stderr);
+  print_notice(fmt::format("Serving HTTP on http://{}/", server->address()), {{"address", server->address()}});
 
   await_stop_signal("no new connections", o.shutdown_timeout);
   server->stop();
@@ -177,16 +176,27 @@ void await_stop_signal(const char* what, const std::string& shutdown_timeout) {
   const sigset_t stop_signals = stop_signal_set();
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  spdlog::info("{}: {}; finishing the requests in progress (at most {})", sig == SIGTERM ? "SIGTERM" : "SIGINT", what,
-               shutdown_timeout);
+  spdlog::info("{}: {}; finishing the requests in progress (at most {}; {} again stops at once)",
+               sig == SIGTERM ? "SIGTERM" : "SIGINT", what, shutdown_timeout, sig == SIGTERM ? "SIGTERM" : "Ctrl-C");
+  // The operator who asks twice does not want to wait the drain out.
+  std::thread([stop_signals] {
+    int again = 0;
+    sigwait(&stop_signals, &again);
+    print_error(fmt::format("{} again: stopping now, without finishing the requests in progress",
+                            again == SIGTERM ? "SIGTERM" : "SIGINT"));
+    end_stderr_capture();
+    std::fflush(stdout);
+    ::_exit(kExitFailure);
+  }).detach();
 }
 
 int drain_exit(uint64_t cut, const std::string& shutdown_timeout) {
   if (cut == 0) return 0;
-  fmt::print(stderr, "wasinn: {} request(s) were still in progress after --shutdown-timeout {} and were cut\n", cut,
-             shutdown_timeout);
+  print_error(fmt::format("{} request(s) were still in progress after --shutdown-timeout {} and were cut", cut,
+                          shutdown_timeout));
   // Their work may still run on the server's threads (a guest spinning with no
   // --request-timeout): end now, as run does, rather than tear the process down under them.
+  end_stderr_capture();
   std::fflush(stdout);
   std::fflush(stderr);
   ::_exit(kExitFailure);

@@ -44,11 +44,13 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common);
 // Both modes' stop: waits for the SIGTERM or SIGINT serve_command blocked, and logs that the
 // requests in progress are being finished (`what` says what the server stops taking first).
 void await_stop_signal(const char* what, const std::string& shutdown_timeout);
+// A second SIGTERM or SIGINT during the drain ends the process at once (exit 1).
 // The drain's exit code: 0 when no request was cut; otherwise says how many were and ends the
 // process at once (their work may still run on the server's threads).
 int drain_exit(uint64_t cut, const std::string& shutdown_timeout);
 
-// One access-log line: text for people, JSON (one object per line) for machines.
-std::string access_line(const wasinn::RequestRecord& r, bool json);
+// One access-log line at info (warn for 500 and above): the text for people; in the JSON
+// format, the record's fields too (method, path, status, bytes_in, bytes_out, duration_ms, note).
+void log_request(const wasinn::RequestRecord& r);
 
 }  // namespace wasinn_cli

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "core/log.h"
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
 
+#include <fmt/chrono.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/details/console_globals.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/stdout_sinks.h>
 
 namespace wasinn {
 namespace {
@@ -24,12 +31,39 @@ class CallbackSink final : public spdlog::sinks::base_sink<std::mutex> {
   AttachedLogCallback::Callback callback_;
 };
 
+// The fields of the line being logged on this thread (log_with_fields): spdlog's sinks format
+// on the logging thread, and spdlog 1.10 has no structured fields of its own.
+thread_local const nlohmann::json* t_fields = nullptr;
+
+// One JSON object per line: time, level, message, then the line's fields.
+class JsonLineFormatter final : public spdlog::formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch()).count() % 1000;
+    nlohmann::ordered_json line = {
+        {"time", fmt::format("{:%FT%T}.{:03}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(msg.time)), ms)},
+        {"level", std::string(spdlog::level::to_string_view(msg.level).data(), spdlog::level::to_string_view(msg.level).size())},
+        {"message", std::string(msg.payload.data(), msg.payload.size())}};
+    if (t_fields && t_fields->is_object()) {
+      for (const auto& [key, value] : t_fields->items()) {
+        if (!line.contains(key)) line[key] = value;
+      }
+    }
+    // Frameworks' and guests' bytes need not be UTF-8: replaced, never a throw.
+    const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    dest.append(text.data(), text.data() + text.size());
+    dest.push_back('\n');
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<JsonLineFormatter>(); }
+};
+
 struct Outputs {
   std::shared_ptr<spdlog::sinks::dist_sink_mt> dist = std::make_shared<spdlog::sinks::dist_sink_mt>();
   std::shared_ptr<spdlog::sinks::sink> stderr_sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   std::shared_ptr<spdlog::logger> logger;
   std::mutex mu;      // attached and the dist sink's set of sinks change together
   size_t attached = 0;
+  std::atomic<LogFormat> format{LogFormat::text};
 
   Outputs() {
     dist->add_sink(stderr_sink);
@@ -47,6 +81,39 @@ Outputs& outputs() {
 }  // namespace
 
 spdlog::logger& logger() { return *outputs().logger; }
+
+void set_log_format(LogFormat format, FILE* out) {
+  Outputs& o = outputs();
+  std::lock_guard lock(o.mu);
+  std::shared_ptr<spdlog::sinks::sink> sink;
+  if (out == stderr) sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  else sink = std::make_shared<spdlog::sinks::stdout_sink_base<spdlog::details::console_mutex>>(out);
+  if (format == LogFormat::json) sink->set_formatter(std::make_unique<JsonLineFormatter>());
+  else sink->set_formatter(std::make_unique<spdlog::pattern_formatter>("wasinn: %^%l%$: %v"));
+  if (o.attached == 0) {
+    o.dist->remove_sink(o.stderr_sink);
+    o.dist->add_sink(sink);
+  }
+  o.stderr_sink = sink;
+  o.format = format;
+}
+
+LogFormat log_format() { return outputs().format.load(); }
+
+void log_with_fields(spdlog::level::level_enum level, std::string_view message, const nlohmann::json& fields,
+                     bool always) {
+  spdlog::logger& l = logger();
+  if (!always && !l.should_log(level)) return;
+  t_fields = &fields;
+  if (always) {
+    // What logger::log does, less its level check: each sink still filters by its own level.
+    const spdlog::details::log_msg msg(l.name(), level, spdlog::string_view_t(message.data(), message.size()));
+    for (auto& sink : l.sinks()) sink->log(msg);
+  } else {
+    l.log(level, "{}", message);
+  }
+  t_fields = nullptr;
+}
 std::shared_ptr<spdlog::logger> shared_logger() { return outputs().logger; }
 
 AttachedLogCallback::AttachedLogCallback(Callback callback)

@@ -5,10 +5,12 @@
 // log callback (HostOptions::log), those callbacks instead. Thread-safe.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
 #include <spdlog/logger.h>
 
 namespace wasinn {
@@ -20,6 +22,19 @@ std::shared_ptr<spdlog::logger> shared_logger();
 // A log callback attached to the logger for as long as this object lives; while one or more are
 // attached, stderr gets nothing. The callback is called from whichever thread logs, one line at
 // a time (serialised), with the bare message (no "wasinn: level:" prefix).
+// How lines reach stderr: text ("wasinn: LEVEL: MESSAGE") or json, one object per line:
+// {"time":RFC 3339 UTC with ms,"level","message", then the line's fields}. OUT: where stderr
+// lines go from now on (the CLI passes a copy of fd 2 when it captures fd 2 itself).
+enum class LogFormat { text, json };
+void set_log_format(LogFormat format, FILE* out);
+LogFormat log_format();
+
+// MESSAGE at LEVEL with FIELDS, which the json format adds to the line's object and the text
+// format leaves out (MESSAGE says it all there). always: even when LEVEL is filtered out (the
+// lines a command prints whatever the level: its errors, where it serves).
+void log_with_fields(spdlog::level::level_enum level, std::string_view message, const nlohmann::json& fields,
+                     bool always = false);
+
 class AttachedLogCallback {
  public:
   using Callback = std::function<void(spdlog::level::level_enum, std::string_view)>;

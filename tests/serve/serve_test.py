@@ -23,11 +23,15 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
   faults.body-limit --max-request-bytes 1024: a larger body -> 413 (with content-length and
                     chunked), a smaller one reaches the guest
   faults.sigterm    SIGTERM with 4 /sleep?ms=1000 in flight: all 4 get 200, then exit status 0
+  faults.sigterm-twice  a second SIGTERM ends a 60 s drain at once, exit status 1
+  faults.cut        a request still running at the drain's end is logged as cut by the server (503)
   isolation         /count (a global the guest counts up) answers 1 to 28 requests, sequential and
                     concurrent: no state reaches the next request (also on the peer)
   faults.healthz    /healthz and /readyz -> 200 from the server (the guest would say 404)
   observability     --log-format json: one parsable access-log line per request; --metrics-addr
                     serves the request metrics and the wasi-nn metrics together
+  json-log          --log-format json: every stderr line a JSON object (start, access lines, the
+                    guest's own stderr, a trap, stop) and a usage error too
   http2             curl --http2-prior-knowledge and --http1.1 get the same answer
   chat              the tiny GGUF preloaded as "default": the answer comes chunked and equals
                     `wasinn run` of guest wit_chat with the same prompt and config
@@ -101,6 +105,7 @@ class Server:
         self.env = env
         self.name = name
         self.lines = []
+        self.err_lines = []  # stderr's alone
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.proc = None
@@ -110,8 +115,8 @@ class Server:
         log(f"{self.name}: {' '.join(shlex.quote(a) for a in self.argv)}")
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=self.env)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            threading.Thread(target=self._drain, args=(stream,), daemon=True).start()
+        for stream, err in ((self.proc.stdout, False), (self.proc.stderr, True)):
+            threading.Thread(target=self._drain, args=(stream, err), daemon=True).start()
         deadline = time.monotonic() + READY_SECONDS
         while not self.ready.wait(0.05):
             if self.proc.poll() is not None:
@@ -129,11 +134,13 @@ class Server:
             self.proc.wait()
         return False
 
-    def _drain(self, stream):
+    def _drain(self, stream, err):
         for raw in iter(stream.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\n")
             with self.lock:
                 self.lines.append(line)
+                if err:
+                    self.err_lines.append(line)
             m = SERVING.search(line)
             if m and not self.ready.is_set():
                 self.host, self.port = m.group(1), int(m.group(2))
@@ -536,7 +543,7 @@ def metrics_url(server):
     deadline = time.monotonic() + 10
     while True:
         with server.lock:
-            url = next((m.group(1) for l in server.lines if (m := re.search(r"metrics at (http://\S+/metrics)", l))),
+            url = next((m.group(1) for l in server.lines if (m := re.search(r"metrics at (http://[^\s\"]+/metrics)", l))),
                        None)
         if url or time.monotonic() > deadline:
             break
@@ -580,6 +587,62 @@ def case_sigterm(ctx):
         log(f"faults.sigterm: 4 requests in flight finished with 200, then exit 0 ({sig.name})")
 
 
+def wait_in_flight(server, url, n):
+    """Waits until the server counts at least N requests in flight (a loaded machine may take a while)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not re.search(
+            rf"^wasinn_http_requests_in_flight [{n}-9]", urllib.request.urlopen(url, timeout=30).read().decode(), re.M):
+        time.sleep(0.01)
+
+
+def wait_line(server, pattern, timeout=10):
+    """The first line of the server's output matching PATTERN, waiting for it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with server.lock:
+            line = next((l for l in server.lines if re.search(pattern, l)), None)
+        if line or time.monotonic() > deadline:
+            return line
+        time.sleep(0.05)
+
+
+def case_sigterm_twice(ctx):
+    ctx.flavor.need("a second SIGTERM during the drain")
+    args = ["--shutdown-timeout", "60s", "--metrics-addr", "127.0.0.1:0"]
+    with ctx.server("http_faults", args) as server:
+        slow = threading.Thread(target=lambda: request(server, "GET", "/sleep?ms=50000", timeout=90), daemon=True)
+        slow.start()
+        wait_in_flight(server, metrics_url(server), 1)
+        server.proc.send_signal(signal.SIGTERM)
+        check(wait_line(server, "finishing the requests in progress"), f"no drain line after SIGTERM\n{server.tail()}")
+        start = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        status = server.wait_exit(10)
+        took = time.monotonic() - start
+        check(status == 1, f"exit status {status} after a second SIGTERM, not 1\n{server.tail()}")
+        check(took < 5, f"the second SIGTERM took {took:.1f} s to stop the server (the drain allows 60 s)")
+        check(wait_line(server, "SIGTERM again: stopping now"), f"no line saying why it stopped\n{server.tail()}")
+        log(f"faults.sigterm-twice: a second SIGTERM ended a 60 s drain in {took:.2f} s, exit 1")
+
+
+def case_cut(ctx):
+    ctx.flavor.need("the log of a request cut at the end of the drain")
+    args = ["--shutdown-timeout", "1s", "--metrics-addr", "127.0.0.1:0"]
+    with ctx.server("http_faults", args) as server:
+        slow = threading.Thread(target=lambda: request(server, "GET", "/sleep?ms=20000", timeout=60), daemon=True)
+        slow.start()
+        wait_in_flight(server, metrics_url(server), 1)
+        server.proc.send_signal(signal.SIGTERM)
+        status = server.wait_exit(15)
+        check(status == 1, f"exit status {status} after cutting a request, not 1\n{server.tail()}")
+        line = wait_line(server, r"GET /sleep\?ms=20000 ")
+        check(line and " 503 " in line and "cut by the server" in line and "client left" not in line,
+              f"the cut request's access-log line: {line!r}\n{server.tail()}")
+        check(wait_line(server, r"1 request\(s\) were still in progress after --shutdown-timeout 1s"),
+              f"no line counting the cut request\n{server.tail()}")
+        log(f"faults.cut: the request cut at the drain's end is logged as the server's cut: {line}")
+
+
 def case_healthz(ctx):
     ctx.flavor.need("/healthz and /readyz")
     with ctx.server("http_faults", []) as server:
@@ -603,7 +666,7 @@ def case_observability(ctx):
         deadline = time.monotonic() + 10
         while True:
             with server.lock:
-                logged = [json.loads(l[l.index("{"):]) for l in server.lines if '"method"' in l]
+                logged = [json.loads(l) for l in server.err_lines if '"method"' in l]
             if len(logged) >= 2 or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
@@ -620,6 +683,43 @@ def case_observability(ctx):
                      "wasinn_http_requests_rejected_total 0", 'graph="tiny"'):
             check(want in text, f"{want!r} is not in the metrics:\n{text}")
         log("observability: JSON access-log lines and the request and wasi-nn metrics on --metrics-addr")
+
+
+def case_json_log(ctx):
+    ctx.flavor.need("--log-format json")
+    with ctx.server("http_faults", ["--log-format", "json", "--metrics-addr", "127.0.0.1:0"]) as server:
+        check(request(server, "GET", "/ok").status == 200, "/ok")
+        check(request(server, "GET", "/stderr").status == 200, "the guest's line on its stderr")
+        check(request(server, "GET", "/trap").status == 500, "a trap's 500")
+        server.proc.send_signal(signal.SIGTERM)
+        check(server.wait_exit(30) == 0, f"exit after SIGTERM\n{server.tail()}")
+        time.sleep(0.2)  # the reader threads' last lines
+        with server.lock:
+            err_lines = list(server.err_lines)
+        objects = []
+        for line in err_lines:
+            try:
+                objects.append(json.loads(line))
+            except ValueError:
+                raise Failure(f"a stderr line that is not JSON under --log-format json: {line!r}")
+            check(isinstance(objects[-1], dict) and {"time", "level", "message"} <= objects[-1].keys(),
+                  f"a stderr line without time, level and message: {line!r}")
+        messages = [o["message"] for o in objects]
+        for want in ("Serving HTTP on http://", "metrics at http://", "http_faults: a line on stderr", "SIGTERM: "):
+            check(any(m.startswith(want) for m in messages), f"no JSON line whose message starts {want!r}: {messages}")
+        guest = next(o for o in objects if o["message"] == "http_faults: a line on stderr")
+        check(guest.get("source") == "stderr", f"the guest's line is not marked as raw stderr: {guest}")
+        trap = next((o for o in objects if o.get("path") == "/trap"), None)
+        check(trap and trap["level"] == "warning" and trap["status"] == 500 and trap.get("note"),
+              f"the trap's access-log line: {trap}")
+    # Its usage errors too.
+    bad = subprocess.run(ctx.cmd + ["--log-format", "json", "--workers", "x", ctx.component("http_faults")],
+                         capture_output=True, text=True, env=ctx.env)
+    check(bad.returncode == 2, f"--workers x: exit {bad.returncode}, not 2: {bad.stderr}")
+    err = json.loads(bad.stderr)
+    check(err["level"] == "error" and "--workers" in err["message"], f"--workers x: {bad.stderr}")
+    log(f"json-log: all {len(objects)} stderr lines are JSON objects (start, access lines, the guest's own stderr, "
+        "the trap's warning, stop) and so is a usage error")
 
 
 def case_http2(ctx):
@@ -752,9 +852,12 @@ CASES = {
     "faults.queue": case_queue,
     "faults.body-limit": case_body_limit,
     "faults.sigterm": case_sigterm,
+    "faults.sigterm-twice": case_sigterm_twice,
+    "faults.cut": case_cut,
     "faults.healthz": case_healthz,
     "isolation": case_isolation,
     "observability": case_observability,
+    "json-log": case_json_log,
     "http2": case_http2,
     "chat": case_chat,
     "rss": case_rss,

@@ -167,6 +167,8 @@ struct Shared {
     guests: Arc<Semaphore>,
     guest_rt: tokio::runtime::Handle,
     draining: AtomicBool,
+    /// The drain's grace is over: what is still in flight is cut by the server, not its client.
+    cutting: AtomicBool,
     in_flight: AtomicU64,
     running: AtomicU64,
     queued: AtomicU64,
@@ -213,7 +215,11 @@ impl Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        if self.status == 0 {
+        if self.status == 0 && self.shared.cutting.load(Relaxed) {
+            // Dropped at the end of the drain: the server cut it, and the client got no answer.
+            self.status = 503;
+            self.note = "cut by the server: still in progress at the end of --shutdown-timeout".into();
+        } else if self.status == 0 {
             // Dropped before an answer was made: the client closed the connection (nginx's 499).
             self.status = 499;
             self.note = "the client left before the answer".into();
@@ -620,6 +626,7 @@ impl Server {
             settings,
             guest_rt: guest_rt.handle().clone(),
             draining: AtomicBool::new(false),
+            cutting: AtomicBool::new(false),
             in_flight: AtomicU64::new(0),
             running: AtomicU64::new(0),
             queued: AtomicU64::new(0),
@@ -684,6 +691,7 @@ impl Server {
             let _ = tokio::time::timeout(grace, drained).await;
         });
         let cut = self.shared.in_flight.load(Relaxed);
+        self.shared.cutting.store(true, Relaxed);
         self.shared.guests.close();
         if let Some(rt) = self.io_rt.take() {
             rt.shutdown_timeout(Duration::from_millis(100));
