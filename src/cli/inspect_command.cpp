@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cli/inspect_command.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -120,6 +123,11 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
   wasinn::ModelInfo info;
   std::string error;
   if (!host->inspect_model(o.model, o.encoding, &info, &error, o.target)) {
+    // The plugins name wasi-nn's target; the user may have typed its other name.
+    std::string typed = o.target;
+    std::transform(typed.begin(), typed.end(), typed.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (typed == "npu" && error.find("target tpu") != std::string::npos)
+      error += " (--target npu is wasi-nn's tpu, the same target)";
     fmt::print(stderr, "wasinn: error: {}\n", error);
     // `inspect A B` reads as two models to some: say what several files are, and the way out.
     if (o.model.size() > 1) {

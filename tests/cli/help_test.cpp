@@ -109,5 +109,63 @@ TEST(Help, HelpAllAndTheManPageListEveryFlag) {
   }
 }
 
+// Every value of an option with a fixed set (the completion script's table, made from the
+// parser's own checks) is taken: `wasinn PATH OPTION VALUE --help` exits 0, as the values are
+// checked before the help is printed. (--target npu once got through and then was called tpu.)
+TEST(Help, EveryFixedValueOfEveryOptionIsTaken) {
+  const ChildResult bash = wasinn({"completion", "bash"});
+  ASSERT_EQ(bash.exit_code, 0) << bash.describe();
+  const size_t start = bash.out.find("_wasinn_values() {");
+  ASSERT_NE(start, std::string::npos) << bash.out.substr(0, 400);
+  const std::string table = bash.out.substr(start, bash.out.find("esac", start) - start);
+  const std::regex row(R"re("([a-z ]*) (-[-a-zA-Z0-9]+)"\) echo "([^"]*)" ;;)re");
+  int taken = 0;
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), row); it != std::sregex_iterator(); ++it) {
+    std::vector<std::string> args = words_of((*it)[1].str());
+    args.push_back((*it)[2].str());
+    std::istringstream values((*it)[3].str());
+    for (std::string value; values >> value;) {
+      std::vector<std::string> with = args;
+      with.insert(with.end(), {value, "--help"});
+      const ChildResult r = wasinn(with);
+      EXPECT_EQ(r.exit_code, 0) << (*it)[1] << " " << (*it)[2] << " " << value << " is offered\n" << r.describe();
+      ++taken;
+    }
+  }
+  EXPECT_GE(taken, 20) << table;  // --log-level's, --target's, --encoding's... at least
+}
+
+// A target the user spelled npu is named so when a plugin refuses wasi-nn's tpu.
+TEST(Help, TargetNpuIsNamedAsTyped) {
+  const auto model = fixture("digits/model.onnx");
+  if (!model || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
+  const ChildResult r = wasinn({"models", "inspect", "--target", "npu", model->string()});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("--target npu is wasi-nn's tpu"), std::string::npos) << r.describe();
+}
+
+// The man page's EXIT STATUS is docs/cli.md's table, every row of it.
+TEST(Help, TheManPageSaysEveryExitStatusTheDocsDo) {
+  if (std::string(WASINN_MAN_PAGE).empty()) GTEST_SKIP() << "help2man was not found at configure time: no man page";
+  const std::string man = read_text(WASINN_MAN_PAGE);
+  const size_t section = man.find(".SH \"EXIT STATUS\"");
+  ASSERT_NE(section, std::string::npos) << "no EXIT STATUS section";
+  const std::string doc = read_text(WASINN_CLI_DOC);
+  const size_t table = doc.find("\n## Exit codes\n");
+  ASSERT_NE(table, std::string::npos);
+  const std::regex row(R"(\n\| ([^|]*[^| ]) \| )");
+  int rows = 0;
+  for (auto it = std::sregex_iterator(doc.begin() + table, doc.begin() + doc.find("\n## ", table + 1), row);
+       it != std::sregex_iterator(); ++it) {
+    const std::string code = (*it)[1].str();
+    if (code == "code" || code[0] == '-') continue;
+    std::string want = code;
+    want.erase(std::remove(want.begin(), want.end(), '`'), want.end());
+    EXPECT_NE(man.find("\\fB" + want + "\\fR", section), std::string::npos) << want << " is not in EXIT STATUS";
+    ++rows;
+  }
+  EXPECT_GE(rows, 7);
+}
+
 }  // namespace
 }  // namespace wasinn_cli_test
