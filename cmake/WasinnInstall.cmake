@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # `cmake --install`: what an embedder or a user needs under a prefix, laid out as the build tree.
-#   bin/wasinn, bin/wasinn-load-check            RUNPATH $ORIGIN/../<libdir>
+#   bin/wasinn, bin/wasinn-load-check, bin/wasinn-oip  RUNPATH $ORIGIN/../<libdir>
 #   <libdir>/libwasinn.so.<major> (+ links)      RUNPATH $ORIGIN; exports the public API only
 #   <libdir>/libwasinn_wasmtime.so               Wasmtime (C API + typed wasi:nn imports), which libwasinn needs
 #   <libdir>/wasinn/backends/*.so + *.json       plugins (installed by wasinn_add_backend)
@@ -12,9 +12,13 @@
 include(CMakePackageConfigHelpers)
 
 file(RELATIVE_PATH _wasinn_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-set_target_properties(wasinn_cli wasinn_load_check PROPERTIES INSTALL_RPATH "$ORIGIN/${_wasinn_bin_to_lib}")
+set(_wasinn_programs wasinn_cli wasinn_load_check)
+if(TARGET wasinn_oip_cli)
+  list(APPEND _wasinn_programs wasinn_oip_cli)
+endif()
+set_target_properties(${_wasinn_programs} PROPERTIES INSTALL_RPATH "$ORIGIN/${_wasinn_bin_to_lib}")
 
-install(TARGETS wasinn_cli wasinn_load_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS ${_wasinn_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS wasinn EXPORT wasinnTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev)
 # wasinn's own Wasmtime build (scripts/build-engine.sh), SONAME libwasinn_wasmtime.so.

@@ -209,4 +209,14 @@ std::unique_ptr<wasinn::Host> make_host(const wasinn::HostOptions& options) {
   return host;
 }
 
+namespace {
+std::vector<std::string>& saved_command_line() {
+  static std::vector<std::string> line;
+  return line;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) { saved_command_line().assign(argv, argv + argc); }
+const std::vector<std::string>& command_line() { return saved_command_line(); }
+
 }  // namespace wasinn_cli

@@ -26,6 +26,13 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The command line as main got it (argv), for a command that hands itself to another program.
+void set_command_line(int argc, char** argv);
+const std::vector<std::string>& command_line();
+
+// The OIP mode's program, beside `wasinn` (src/CMakeLists.txt).
+inline constexpr const char* kOipCommand = "wasinn-oip";
+
 struct CommonOptions {
   std::string config;  // --config FILE
   std::vector<std::string> backend_dirs;

@@ -126,6 +126,7 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  set_command_line(argc, argv);
   // wasinn's own logger (core/log.h) as the default, so the CLI's spdlog::set_level reaches it.
   spdlog::set_default_logger(wasinn::shared_logger());
 

@@ -6,6 +6,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -18,6 +21,7 @@
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/stderr_lines.h"
+#include "core/install_layout.h"
 #include "core/log.h"
 
 namespace wasinn_cli {
@@ -114,7 +118,6 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   // so every thread inherits the mask and none is interrupted by them.
   const sigset_t stop_signals = stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  if (o.log_format == "json") log_stderr_as_json();  // its reader thread too has them blocked
 
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
     if (!wasm.empty())
@@ -122,6 +125,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
                                    "'{}', or the --oip-* flags to serve it", wasm));
     return oip_serve_command(o, common);
   }
+  if (o.log_format == "json") log_stderr_as_json();  // its reader thread too has them blocked
   if (!o.model_repository.empty()) throw UsageError("--model-repository is for --oip-http/--oip-grpc");
   if (!o.pipelines.empty()) throw UsageError("--pipeline is for --oip-http/--oip-grpc");
   if (!o.dynamic_batching.empty()) throw UsageError("--dynamic-batching is for --oip-http/--oip-grpc");
@@ -203,9 +207,24 @@ int drain_exit(uint64_t cut, const std::string& shutdown_timeout) {
 }
 
 #ifndef WASINN_HAVE_OIP
+// The lean `wasinn` hands the OIP mode to wasinn-oip beside it, the same command built with the
+// protocol's server: gRPC, protobuf and abseil (50 shared libraries) load only for those who serve it.
 int oip_serve_command(ServeCommandOptions&, const CommonOptions&) {
-  throw UsageError("this wasinn was built without the Open Inference Protocol (protobuf and grpc++ were missing: "
-                   "scripts/deps/remote.apt)");
+  std::error_code ec;
+  const std::filesystem::path full = wasinn::wasinn_bindir() / kOipCommand;
+  if (wasinn::wasinn_bindir().empty() || !std::filesystem::is_regular_file(full, ec))
+    throw UsageError(fmt::format("serve --oip-http/--oip-grpc needs {} beside wasinn, which this installation lacks "
+                                 "(it is built when protobuf and grpc++ are there: scripts/deps/remote.apt)",
+                                 kOipCommand));
+  std::vector<std::string> args = command_line();
+  args[0] = full.string();
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::execv(argv[0], argv.data());  // the signal mask goes along: SIGTERM stays pending, not lost
+  throw std::runtime_error(fmt::format("cannot start {}: {}", full.string(), std::strerror(errno)));
 }
 #endif
 
