@@ -291,5 +291,24 @@ TEST(Completion, ZshScriptIsZshsOwn) {
   EXPECT_EQ(complete("wasinn run app.wasm ''"), "FILES");
 }
 
+// `run` loads no serving stack: the OIP server's libraries are wasinn-oip's alone (issue 42).
+TEST(StartChecks, TheCommandLinksNoServingStack) {
+  const ChildResult needed = wasinn_it::run_child({"/usr/bin/readelf", "-d", WASINN_CLI_PATH});
+  ASSERT_EQ(needed.exit_code, 0) << needed.describe();
+  for (const char* heavy : {"grpc", "protobuf", "absl", "oip_proto"})
+    EXPECT_EQ(needed.out.find(heavy), std::string::npos) << heavy << " is a NEEDED library of wasinn\n" << needed.out;
+}
+
+// A wasinn without wasinn-oip beside it says what is missing for serve --oip-*.
+TEST(StartChecks, OipServeWithoutItsProgramSaysWhatIsMissing) {
+  ScratchDir dir;
+  std::filesystem::copy_file(WASINN_CLI_PATH, dir / "wasinn");
+  std::filesystem::permissions(dir / "wasinn", std::filesystem::perms::owner_all);
+  const ChildResult r = wasinn_it::run_child({(dir / "wasinn").string(), "serve", "--oip-http", "127.0.0.1:0"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("serve --oip-http/--oip-grpc needs wasinn-oip beside wasinn"), std::string::npos)
+      << r.describe();
+}
+
 }  // namespace
 }  // namespace wasinn_cli_test
