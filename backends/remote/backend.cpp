@@ -23,6 +23,12 @@ Error RemoteBackend::create(std::string_view config, std::unique_ptr<RemoteBacke
   return {};
 }
 
+Error RemoteBackend::model_target(std::string_view spec, ModelTarget &out) const {
+  RemoteOptions own;
+  if (Error e = parse_remote_options(spec, "remote model spec", own)) return e;
+  return resolve_target(defaults_.merged_with(own), out);
+}
+
 Error RemoteBackend::load(const sdk::LoadRequest &request, std::unique_ptr<RemoteGraph> &out) {
   return RemoteGraph::load(*this, request, out);
 }

@@ -24,6 +24,13 @@ class RemoteBackend {
 
   const RemoteOptions &defaults() const { return defaults_; }
   const std::string &description() const { return description_; }
+  // A model's spec (its URL and options, JSON) over these defaults: where and how to reach it.
+  Error model_target(std::string_view spec, ModelTarget &out) const;
+  // The same, for the host to refuse a bad spec at start (model_spec_check). Contacts nothing.
+  Error check_model_spec(std::string_view spec) const {
+    ModelTarget unused;
+    return model_target(spec, unused);
+  }
 
  private:
   RemoteOptions defaults_;

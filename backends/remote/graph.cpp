@@ -31,10 +31,8 @@ Error RemoteGraph::load(RemoteBackend &backend, const sdk::LoadRequest &request,
                         "and reached by load_by_name; expected 1 builder holding its spec, got " +
                         std::to_string(builders.size()));
   const std::string_view spec(reinterpret_cast<const char *>(builders[0].data), builders[0].length);
-  RemoteOptions opts;
-  if (Error e = parse_remote_options(spec, "remote model spec", opts)) return e;
   auto g = std::make_unique<RemoteGraph>();
-  if (Error e = resolve_target(backend.defaults().merged_with(opts), g->target_)) return e;
+  if (Error e = backend.model_target(spec, g->target_)) return e;
 
   if (Error e = g->target_.url.protocol == Protocol::grpc
                     ? make_grpc_transport(g->target_, g->transport_)

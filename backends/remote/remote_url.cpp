@@ -31,17 +31,6 @@ std::string RemoteUrl::text() const {
          (version.empty() ? "" : "/versions/" + version);
 }
 
-std::string redact_credentials(std::string_view text) {
-  std::string out(text);
-  for (size_t at = out.find("://"); at != std::string::npos; at = out.find("://", at + 3)) {
-    const size_t start = at + 3;
-    const size_t end = out.find_first_of("/?# \t'\"", start);
-    const size_t user_end = out.rfind('@', end == std::string::npos ? out.size() : end);
-    if (user_end != std::string::npos && user_end >= start) out.replace(start, user_end - start, "***");
-  }
-  return out;
-}
-
 sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out) {
   out = {};
   auto bad = [&](const std::string &why) {

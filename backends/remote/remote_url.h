@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "wasinn/plugin_sdk/error.hpp"
+#include "wasinn/plugin_sdk/url.hpp"
 
 namespace wasinn::remote {
 
@@ -32,8 +33,7 @@ struct RemoteUrl {
 // INVALID_ARGUMENT naming what is wrong (scheme, port, path); the URL in it is redacted.
 sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out);
 
-// `text` with the credentials of any URL in it ("user:password@" after "://") replaced by
-// "***@": every URL wasinn prints or logs goes through this, so a password never reaches a log.
-std::string redact_credentials(std::string_view text);
+// The SDK's (plugin_sdk/url.hpp), shared with the host's messages.
+using sdk::redact_credentials;
 
 }  // namespace wasinn::remote

@@ -312,6 +312,13 @@ typedef struct wasinn_backend_api {
   size_t (*backend_device_count)(const wasinn_backend *backend);
   int (*backend_device_info)(const wasinn_backend *backend, size_t index, wasinn_device *out);
   const char *(*backend_target_unavailable)(const wasinn_backend *backend, int32_t target);
+
+  /* Optional, added after backend_target_unavailable (hosts check struct_size): checks, before any
+     guest runs, a model the host registers for this backend whose one builder is a spec rather
+     than a model file (the remote backend's JSON of a URL and options): WASINN_INVALID_ARGUMENT
+     with a detail when graph_load would refuse it. Loads nothing and contacts nothing. */
+  int (*model_spec_check)(const wasinn_backend *backend, const char *spec, size_t spec_length,
+                          wasinn_diag *diag);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);

@@ -126,6 +126,12 @@ concept SettableContext = requires(C &c, std::string_view s) {
   { c.set_property(s, s) } -> std::same_as<Error>;
 };
 
+// A backend whose models are specs it can check before any load (model_spec_check).
+template <typename B>
+concept WithModelSpecCheck = requires(const B &b, std::string_view spec) {
+  { b.check_model_spec(spec) } -> std::same_as<Error>;
+};
+
 template <typename C>
 concept Cancellable = requires(C &c) {
   { c.cancel() } noexcept;
@@ -289,6 +295,17 @@ struct Entries {
     }
     return nullptr;
   }
+  static int model_spec_check(const wasinn_backend *b, const char *spec, size_t spec_length,
+                              wasinn_diag *diag) noexcept {
+    return guarded(B::kName, diag, [&]() -> Error {
+      if (!b || (!spec && spec_length)) return null_argument("model_spec_check");
+      if constexpr (WithModelSpecCheck<B>) {
+        return backend(b)->check_model_spec(std::string_view(spec ? spec : "", spec_length));
+      } else {
+        return {};
+      }
+    });
+  }
   static size_t graph_property_count(const wasinn_graph *g) noexcept {
     return g ? graph(g)->properties().size() : 0;
   }
@@ -359,6 +376,7 @@ constexpr wasinn_backend_api make_api() {
     api.backend_device_info = E::backend_device_info;
     api.backend_target_unavailable = E::backend_target_unavailable;
   }
+  if constexpr (WithModelSpecCheck<B>) api.model_spec_check = E::model_spec_check;
   if constexpr (WithProperties<typename B::Graph>) {
     api.graph_property_count = E::graph_property_count;
     api.graph_property_info = E::graph_property_info;

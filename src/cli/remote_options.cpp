@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
-#include "remote/remote_url.h"
+#include "wasinn/plugin_sdk/url.hpp"
 
 namespace wasinn_cli {
 
@@ -76,11 +76,11 @@ void apply_remote_options(const RemoteModelOptions& o, wasinn::HostOptions& host
   for (const auto& m : o.models) {
     const auto eq = m.find('=');
     if (eq == std::string::npos || eq == 0 || m.find(':') < eq)
-      throw UsageError(fmt::format("--nn-remote '{}': expected NAME=URL (a name without ':')", wasinn::remote::redact_credentials(m)));
+      throw UsageError(fmt::format("--nn-remote '{}': expected NAME=URL (a name without ':')", wasinn::sdk::redact_credentials(m)));
     const std::string name = m.substr(0, eq), url = m.substr(eq + 1);
     if (!looks_like_remote_url(url))
       throw UsageError(fmt::format("--nn-remote '{}': the URL must start with http://, https://, grpc:// or grpcs://",
-                                   wasinn::remote::redact_credentials(m)));
+                                   wasinn::sdk::redact_credentials(m)));
     host.preloads.push_back(name + ":remote:cpu:" + remote_spec_json(o, url));
   }
 }

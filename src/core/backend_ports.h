@@ -45,6 +45,9 @@ class LoadedBackend {
   virtual std::vector<BackendDevice> devices() const = 0;
   // Why it cannot serve `target`, or "" when it can or does not say.
   virtual std::string target_unavailable(Target target) const = 0;
+  // A model spec checked by the plugin before any load (model_spec_check); ok when the plugin
+  // has no such check.
+  virtual Status check_model_spec(std::string_view spec) const = 0;
 };
 
 // Which backend serves an encoding, known without loading it.

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/model_files.h"
-#include "remote/config.h"
 
 namespace wasinn {
 
@@ -40,16 +39,14 @@ Status check_model_paths(const NamedModel& model, const std::string& flag, const
   return {};
 }
 
-// A remote model's spec (its URL and options over the remote backend's config) is read here by
-// the remote backend's own code, so a URL the plugin would refuse at the guest's load is refused
+// A remote model's spec (its URL and options over the remote backend's config) is checked by the
+// remote plugin itself (model_spec_check), so a URL it would refuse at the guest's load is refused
 // before any guest runs. Nothing is contacted.
-Status check_remote_spec(const NamedModel& model, const std::string& backend_config) {
-  remote::RemoteOptions defaults, own;
-  remote::ModelTarget target;
-  sdk::Error e = remote::parse_remote_options(model.remote_spec, "remote model spec", own);
-  if (!e && !backend_config.empty()) e = remote::parse_remote_options(backend_config, "remote backend config", defaults);
-  if (!e) e = remote::resolve_target(defaults.merged_with(own), target);
-  if (e) return make_error(Errc::invalid_argument, fmt::format("remote model '{}': {}", model.name, e.detail));
+Status check_remote_spec(BackendSource& backends, const NamedModel& model) {
+  auto backend = backends.backend_for(model.encoding);
+  if (!backend) return make_error(backend.error().code, fmt::format("remote model '{}': {}", model.name, backend.error().detail));
+  if (Status checked = (*backend)->check_model_spec(model.remote_spec); !checked.ok())
+    return make_error(Errc::invalid_argument, fmt::format("remote model '{}': {}", model.name, checked.error().detail));
   return {};
 }
 
@@ -57,8 +54,6 @@ Status check_remote_spec(const NamedModel& model, const std::string& backend_con
 
 Result<WiredEnvironment> make_environment(HostOptions& options) {
   EnvironmentOptions env_options;
-  const auto remote_config = options.backend_configs.find("remote");
-  const std::string remote_defaults = remote_config == options.backend_configs.end() ? "" : remote_config->second;
   for (const auto& d : options.backend_dirs) env_options.backend_dirs.emplace_back(d);
   env_options.backend_configs = std::move(options.backend_configs);
   env_options.limits = options.limits;
@@ -88,7 +83,7 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
   }
   for (auto& [model, flag, hint] : models) {
     if (!model) return model.take_error();
-    Status checked = model->encoding == Encoding::remote ? check_remote_spec(*model, remote_defaults)
+    Status checked = model->encoding == Encoding::remote ? check_remote_spec(*wired.catalog, *model)
                                                          : check_model_paths(*model, flag, hint);
     if (!checked.ok()) return checked.take_error();
     if (Status added = env->models().add(std::move(*model)); !added.ok()) return added.take_error();

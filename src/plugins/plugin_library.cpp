@@ -138,6 +138,14 @@ std::vector<BackendDevice> PluginLibrary::devices() const {
   return out;
 }
 
+Status PluginLibrary::check_model_spec(std::string_view spec) const {
+  if (!backend_ || !WASINN_PLUGIN_HAS(*api_, model_spec_check)) return {};
+  PluginDiag diag;
+  const int status = api_->model_spec_check(backend_, spec.data(), spec.size(), diag.get());
+  if (status != WASINN_OK) return diag.to_error(status, "model_spec_check");
+  return {};
+}
+
 std::string PluginLibrary::target_unavailable(Target target) const {
   if (!backend_ || !WASINN_PLUGIN_HAS(*api_, backend_target_unavailable)) return "";
   const char* why = api_->backend_target_unavailable(backend_, static_cast<int32_t>(target));

@@ -34,6 +34,7 @@ class PluginLibrary final : public LoadedBackend {
   std::string description() const override;
   std::vector<BackendDevice> devices() const override;
   std::string target_unavailable(Target target) const override;
+  Status check_model_spec(std::string_view spec) const override;
 
  private:
   PluginLibrary() = default;
