@@ -102,8 +102,10 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                     "With --model-repository DIR holding one model's files directly (DIR/model.onnx, as KServe's "
                     "storage initializer leaves a single-file storageUri in /mnt/models): serve it as NAME (default: "
                     "the file's name without its extension). A DIR in Triton's layout names its models by their "
-                    "directories and does not use it")
-      ->type_name("NAME");
+                    "directories and does not use it. Given twice, the last counts")
+      ->type_name("NAME")
+      // KServe appends an InferenceService's args to its runtime's: the service's name wins.
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   serve->add_option("--pipeline", o.pipelines,
                     "With --oip-*: serve the component COMPONENT as the model NAME, a pipeline in front of the "
                     "registered models (it exports wasinn:pipeline/model, wit/wasinn-pipeline, and reaches the models "
