@@ -68,13 +68,16 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
 }
 
 // The files directly in DIR that are a model's (is_model_file's rules, or a .wasm pipeline),
-// sorted; hidden files and config.json are not.
+// sorted; hidden files and config.json are not, nor a SavedModel's other .pb (fingerprint.pb).
 std::vector<fs::path> loose_model_files(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
+  const bool saved_model = fs::is_regular_file(dir / "saved_model.pb", ec) ||
+                           fs::is_regular_file(dir / "saved_model.pbtxt", ec);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name[0] == '.' || name == "config.json") continue;
+    if (saved_model && e.path().extension() == ".pb" && name != "saved_model.pb") continue;
     if (is_model_file(e.path()) || (e.path().extension() == ".wasm" && fs::is_regular_file(e.path(), ec)))
       out.push_back(e.path());
   }

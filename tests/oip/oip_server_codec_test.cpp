@@ -332,6 +332,7 @@ TEST_F(Repository, FlatOpenVinoSavedModelAndPipeline) {
   EXPECT_EQ((*found)[0].model.paths[1], dir_ / "model.bin");
   std::filesystem::remove_all(dir_);
   write("saved_model.pb", "x");
+  write("fingerprint.pb", "x");              // TensorFlow 2's, part of the SavedModel
   write("variables/variables.index", "x");  // a SavedModel's own directory, not a Triton model
   found = oip_server::scan_model_repository(dir_, "flowers");
   ASSERT_TRUE(found) << found.error().detail;
