@@ -14,7 +14,8 @@
       Starts BIN with exactly each pod's args, in a network and mount namespace of its own
       (unshare: the manifest's ports free, /mnt/models a bind of a scratch repository, read-only):
       a flat repository (one model.onnx, as KServe's storage initializer leaves a single-file
-      storageUri) served under the InferenceService's name, and one in Triton's layout. Each routed
+      storageUri) served under the InferenceService's name (or the last --model-name, when the
+      InferenceService's own args add one), and one in Triton's layout. Each routed
       port is asked what a client through KServe would ask: REST infer of a held-out digit (its
       label must be the argmax), gRPC (an HTTP/2 SETTINGS answer; a real infer with Triton's client
       when --triton-python is given); the metrics port answers. Exits 77 where unshare cannot run.
@@ -311,17 +312,20 @@ def run(source, wasinn, fixtures, triton_python):
         failed = 0
         for i, isvc in enumerate(services):
             mode, args, ports = pod_of(runtime, isvc)
-            layouts = [("flat", flat, isvc["metadata"]["name"])]
+            layouts = [("flat", flat, isvc["metadata"]["name"], [])]
             if i == 0:
-                layouts.append(("Triton's layout", triton, "digits"))
-            for layout, repo, served in layouts:
-                spec = {"repo": repo, "home": scratch, "wasinn": wasinn, "args": args, "fixtures": fixtures,
+                layouts.append(("Triton's layout", triton, "digits", []))
+                # KServe appends an InferenceService's args to the runtime's: the last name counts.
+                layouts.append(("flat, the InferenceService's args adding --model-name digits", flat, "digits",
+                                ["--model-name", "digits"]))
+            for layout, repo, served, more in layouts:
+                spec = {"repo": repo, "home": scratch, "wasinn": wasinn, "args": args + more, "fixtures": fixtures,
                         "model": served, "routed": routed_ports(mode, ports),
                         "metrics": next(p for p, (_, proto) in listeners(args).items() if proto == "metrics"),
                         "triton_python": triton_python}
                 with open(os.path.join(scratch, "spec.json"), "w") as f:
                     json.dump(spec, f)
-                print(f"{isvc['metadata']['name']} ({mode}), {layout} in {MODEL_DIR}: wasinn {' '.join(args)}")
+                print(f"{isvc['metadata']['name']} ({mode}), {layout} in {MODEL_DIR}: wasinn {' '.join(args + more)}")
                 sys.stdout.flush()
                 code = subprocess.run(["unshare", "-rnm", sys.executable, os.path.abspath(__file__), "inner",
                                        os.path.join(scratch, "spec.json")]).returncode
