@@ -87,6 +87,17 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
   }
 }
 
+// --model-name: a segment of the protocol's paths (/v2/models/NAME/infer), as KServe's
+// InferenceService names (DNS labels) and Triton's directory names are.
+void check_model_name(const std::string& name) {
+  const bool ok = name.size() <= 253 && name[0] != '.' &&
+                  name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                      std::string::npos;
+  if (!ok)
+    throw UsageError(fmt::format("--model-name '{}': a model name is up to 253 letters, digits, '.', '_' and '-', "
+                                 "not starting with '.' (it is a path segment: /v2/models/NAME/infer)", name));
+}
+
 }  // namespace
 
 int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
@@ -94,6 +105,10 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   wasinn::Program unused;  // the guest flags (-S nn-graph, --env...) are read alike; only the models matter here
   auto applied = apply_guest_options(o.guest, common, unused);
   if (!applied) return 0;
+  if (!o.model_name.empty()) {
+    if (o.model_repository.empty()) throw UsageError("--model-name names the model of a --model-repository: give that too");
+    check_model_name(o.model_name);
+  }
   wasinn::oip_server::OipServerOptions options;
   std::vector<ListenAddress> listens;
   if (!o.oip_http.empty()) {
@@ -127,8 +142,8 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   std::vector<std::string> pipelines = o.pipelines;  // NAME=COMPONENT, the repository's model.wasm too
   if (!o.model_repository.empty()) {
     std::map<std::string, std::filesystem::path> found;
-    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, options.repository, found,
-                                                               &options.batching);
+    if (auto added = wasinn::oip_server::add_repository_models(*env, o.model_repository, o.model_name,
+                                                               options.repository, found, &options.batching);
         !added)
       throw UsageError(added.error().detail);
     for (const auto& [name, path] : found) pipelines.push_back(name + "=" + path.string());
@@ -138,6 +153,10 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout);
   pipeline_options.max_idle = o.workers ? o.workers : std::max(1u, std::thread::hardware_concurrency());
   options.pipelines = open_pipelines(pipelines, env, pipeline_options);
+  if (env->models().list().empty() && options.pipelines.empty() && !o.model_repository.empty())
+    throw UsageError(fmt::format("serve --oip-*: --model-repository {0} holds no model: put one model's file in it "
+                                 "({0}/model.onnx, served as --model-name) or each model in {0}/NAME/VERSION/ "
+                                 "(Triton's layout)", o.model_repository));
   if (env->models().list().empty() && options.pipelines.empty())
     throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
                      "-S nn-graph, --nn-remote or the config file, or give a --pipeline");

@@ -98,6 +98,14 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                     "VERSION; optional DIR/NAME/config.json: encoding, target, config, max_batch_size, "
                     "max_queue_delay_us)")
       ->type_name("DIR");
+  serve->add_option("--model-name", o.model_name,
+                    "With --model-repository DIR holding one model's files directly (DIR/model.onnx, as KServe's "
+                    "storage initializer leaves a single-file storageUri in /mnt/models): serve it as NAME (default: "
+                    "the file's name without its extension). A DIR in Triton's layout names its models by their "
+                    "directories and does not use it. Given twice, the last counts")
+      ->type_name("NAME")
+      // KServe appends an InferenceService's args to its runtime's: the service's name wins.
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   serve->add_option("--pipeline", o.pipelines,
                     "With --oip-*: serve the component COMPONENT as the model NAME, a pipeline in front of the "
                     "registered models (it exports wasinn:pipeline/model, wit/wasinn-pipeline, and reaches the models "
@@ -127,6 +135,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   }
   if (o.log_format == "json") log_stderr_as_json();  // its reader thread too has them blocked
   if (!o.model_repository.empty()) throw UsageError("--model-repository is for --oip-http/--oip-grpc");
+  if (!o.model_name.empty()) throw UsageError("--model-name is for --oip-http/--oip-grpc with --model-repository");
   if (!o.pipelines.empty()) throw UsageError("--pipeline is for --oip-http/--oip-grpc");
   if (!o.dynamic_batching.empty()) throw UsageError("--dynamic-batching is for --oip-http/--oip-grpc");
   wasinn::Program program;

@@ -27,6 +27,7 @@ struct ServeCommandOptions {
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;
+  std::string model_name;  // a flat --model-repository's one model ("": its file's name)
   std::vector<std::string> pipelines;  // NAME=COMPONENT
   std::vector<std::string> dynamic_batching;  // NAME=MAX_BATCH[:DELAY], as given
 };

@@ -182,6 +182,21 @@ Result<ModelFiles> resolve_directory(const fs::path& dir, Encoding requested) {
 
 }  // namespace
 
+bool is_model_file(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return false;
+  if (lower_extension(file) == ".bin") {
+    fs::path xml = file;
+    if (fs::is_regular_file(xml.replace_extension(".xml"), ec)) return false;
+  }
+  if (encoding_of_extension(file) || is_saved_model_file(file)) return true;
+  // Only a sure identification: detect_encoding's guess from ONNX's first tag would take raw
+  // weights (an ONNX model's external data) for a model.
+  const auto head = head_of(file);
+  const std::span<const uint8_t> builder(head);
+  return identify_model(std::span<const std::span<const uint8_t>>(&builder, 1)) != ModelFormat::unknown;
+}
+
 Result<ModelFiles> resolve_model_files(std::span<const fs::path> given, Encoding encoding) {
   if (given.empty()) return make_error(Errc::invalid_argument, "no model files given");
   for (const auto& p : given) WASINN_TRY(check_exists(p));

@@ -26,4 +26,9 @@ struct ModelFiles {
 // several models, is invalid_encoding naming what was found.
 Result<ModelFiles> resolve_model_files(std::span<const std::filesystem::path> given, Encoding encoding);
 
+// Whether `file` is a model's file by those rules: its extension names a format (.onnx, .xml, .pt,
+// .tflite, .gguf, .pb...) or its first bytes are one for sure (a magic number). An OpenVINO .bin
+// beside its .xml is not: it is that model's weights. For telling a model from a README.
+bool is_model_file(const std::filesystem::path& file);
+
 }  // namespace wasinn

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/model_files.h"
@@ -65,9 +67,87 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
   return {};
 }
 
+// The files directly in DIR that are a model's (is_model_file's rules, or a .wasm pipeline),
+// sorted; hidden files and config.json are not, nor a SavedModel's other .pb (fingerprint.pb).
+std::vector<fs::path> loose_model_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  const bool saved_model = fs::is_regular_file(dir / "saved_model.pb", ec) ||
+                           fs::is_regular_file(dir / "saved_model.pbtxt", ec);
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name[0] == '.' || name == "config.json") continue;
+    if (saved_model && e.path().extension() == ".pb" && name != "saved_model.pb") continue;
+    if (is_model_file(e.path()) || (e.path().extension() == ".wasm" && fs::is_regular_file(e.path(), ec)))
+      out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The highest numeric VERSION directory of DIR/NAME, as Triton's default policy ("latest 1").
+std::optional<uint64_t> highest_version(const fs::path& model_dir) {
+  std::optional<uint64_t> best;
+  std::error_code ec;
+  for (const auto& v : fs::directory_iterator(model_dir, ec)) {
+    const std::string name = v.path().filename().string();
+    if (v.is_directory() && is_version(name) && (!best || std::stoull(name) > *best)) best = std::stoull(name);
+  }
+  return best;
+}
+
+std::string file_names(const std::vector<fs::path>& paths, const char* suffix = "") {
+  std::vector<std::string> names;
+  for (const auto& p : paths) names.push_back(p.filename().string() + suffix);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// A DIR whose own files are one model (model_repository.h: flat), named flat_name or by its file.
+Result<RepositoryModel> scan_flat(const fs::path& dir, const std::vector<fs::path>& loose,
+                                  const std::vector<fs::path>& subdirs, const std::string& flat_name) {
+  std::vector<fs::path> triton_dirs;
+  for (const auto& d : subdirs)
+    if (highest_version(d)) triton_dirs.push_back(d);
+  if (!triton_dirs.empty())
+    return make_error(Errc::invalid_argument,
+                      fmt::format("--model-repository {}: holds model files directly ({}) and model directories in "
+                                  "Triton's layout ({}); it must be one or the other: move the files into {}/NAME/1/ "
+                                  "to serve every model, or keep only the files to serve that one model",
+                                  dir.string(), file_names(loose), file_names(triton_dirs, "/VERSION/"), dir.string()));
+  if (loose.size() > 1)
+    return make_error(Errc::invalid_argument,
+                      fmt::format("--model-repository {}: holds several model files directly ({}), and a repository "
+                                  "of files serves one model: put each in {}/NAME/1/ (Triton's layout, NAME the name "
+                                  "to serve it under), or remove the ones not to serve",
+                                  dir.string(), file_names(loose), dir.string()));
+  RepositoryModel m;
+  m.flat = true;
+  m.version = "1";
+  std::error_code ec;
+  if (fs::exists(dir / "config.json", ec))
+    if (Status s = read_config(dir / "config.json", m); !s) return s.take_error();
+  const fs::path& file = loose.front();
+  const bool saved_model = file.filename() == "saved_model.pb" || file.filename() == "saved_model.pbtxt";
+  m.model.name = !flat_name.empty() ? flat_name : saved_model ? "model" : file.stem().string();
+  if (file.extension() == ".wasm") {
+    m.pipeline = file;
+    return m;
+  }
+  const fs::path given = saved_model ? dir : file;  // the TensorFlow backend reads a SavedModel's directory
+  auto files = resolve_model_files(std::span(&given, 1), m.model.encoding);
+  if (!files) {
+    Error e = files.take_error();
+    e.detail = fmt::format("--model-repository: {}", e.detail);
+    return e;
+  }
+  m.model.encoding = files->encoding;
+  m.model.paths = files->paths;
+  return m;
+}
+
 }  // namespace
 
-Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir) {
+Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir, const std::string& flat_name) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return make_error(Errc::not_found, fmt::format("--model-repository: {} is not a directory", dir.string()));
@@ -75,18 +155,18 @@ Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir) 
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.is_directory() && e.path().filename().string()[0] != '.') names.push_back(e.path());
   std::sort(names.begin(), names.end());
+  if (const auto loose = loose_model_files(dir); !loose.empty()) {
+    auto flat = scan_flat(dir, loose, names, flat_name);
+    if (!flat) return flat.take_error();
+    return std::vector<RepositoryModel>{std::move(*flat)};
+  }
   std::vector<RepositoryModel> out;
   for (const auto& model_dir : names) {
     RepositoryModel m;
     m.model.name = model_dir.filename().string();
     if (fs::exists(model_dir / "config.json"))
       if (Status s = read_config(model_dir / "config.json", m); !s) return s.take_error();
-    // The highest numeric version directory, as Triton's default policy ("latest 1").
-    std::optional<uint64_t> best;
-    for (const auto& v : fs::directory_iterator(model_dir, ec)) {
-      const std::string name = v.path().filename().string();
-      if (v.is_directory() && is_version(name) && (!best || std::stoull(name) > *best)) best = std::stoull(name);
-    }
+    const std::optional<uint64_t> best = highest_version(model_dir);
     if (!best)
       return make_error(Errc::not_found, fmt::format("--model-repository: {} has no version directory (NAME/1/model.onnx)",
                                                      model_dir.string()));

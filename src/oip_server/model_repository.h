@@ -7,6 +7,12 @@
 // config: the graph config handed to the backend at load (a JSON object or string), as a
 // guest's load-by-name config; max_batch_size (0 or absent: off) and max_queue_delay_us: dynamic
 // batching (dynamic_batcher.h). Read once at start; nothing here loads a model.
+//
+// Or flat: DIR holding one model's files directly (DIR/model.onnx, DIR/model.xml + model.bin, a
+// SavedModel, a model.wasm pipeline; an optional DIR/config.json as above), which is what KServe's
+// storage initializer leaves in /mnt/models for a storageUri naming a single file. Served as version
+// 1 under the name the caller gives (--model-name; KServe passes the InferenceService's name), else
+// the file's name without its extension ("model" for a SavedModel).
 #pragma once
 
 #include <filesystem>
@@ -25,10 +31,14 @@ struct RepositoryModel {
   std::string config;   // the graph config, "" for none
   std::filesystem::path pipeline;  // VERSION/model.wasm: a pipeline component (model is unused)
   BatchingOptions batching;  // max_batch_size 0: none
+  bool flat = false;  // DIR's own files (no NAME/VERSION directories)
 };
 
-// One entry per model directory; a directory that is not a model (no numeric version with a
-// model file in it) or a config.json that does not parse is an error naming it.
-Result<std::vector<RepositoryModel>> scan_model_repository(const std::filesystem::path& dir);
+// One entry per model directory, or the one entry of a flat DIR (named flat_name, "" for the
+// default). A directory that is not a model (no numeric version with a model file in it), a
+// config.json that does not parse, several model files directly in DIR, or model files beside
+// NAME/VERSION directories is an error naming them and saying what to do.
+Result<std::vector<RepositoryModel>> scan_model_repository(const std::filesystem::path& dir,
+                                                           const std::string& flat_name = "");
 
 }  // namespace wasinn::oip_server

@@ -6,16 +6,21 @@
 
 #include <fmt/format.h>
 
+#include "core/log.h"
 #include "oip_server/model_repository.h"
 
 namespace wasinn::oip_server {
 
-Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
+Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir, const std::string& flat_name,
                              std::map<std::string, std::pair<std::string, std::string>>& repository,
                              std::map<std::string, std::filesystem::path>& pipelines,
                              std::map<std::string, BatchingOptions>* batching) {
-  auto found = scan_model_repository(dir);
+  auto found = scan_model_repository(dir, flat_name);
   if (!found) return found.take_error();
+  // KServe's runtime passes --model-name whatever storageUri holds: not an error, but not silent.
+  if (!flat_name.empty() && !found->empty() && !found->front().flat)
+    logger().info("--model-name {}: not used: {} is in Triton's layout, whose models are named by their directories",
+                  flat_name, dir.string());
   for (auto& m : *found) {
     repository[m.model.name] = {m.version, m.config};
     if (!m.pipeline.empty()) {

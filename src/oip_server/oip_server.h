@@ -41,8 +41,10 @@ struct OipServerOptions {
 
 // Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, their versions
 // and configs in *repository, and the dynamic batching their config.json asks for in *batching;
-// the pipeline components (model.wasm) go to *pipelines instead, for the caller to open.
-Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir,
+// the pipeline components (model.wasm) go to *pipelines instead, for the caller to open. A flat
+// DIR's one model is named flat_name ("": by its file); a DIR in Triton's layout names its models
+// by their directories, and says so at info when a flat_name was given.
+Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir, const std::string& flat_name,
                              std::map<std::string, std::pair<std::string, std::string>>& repository,
                              std::map<std::string, std::filesystem::path>& pipelines,
                              std::map<std::string, BatchingOptions>* batching = nullptr);

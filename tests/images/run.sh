@@ -104,29 +104,41 @@ check_output "cpu: wasinn serve in the image answers the host (argmax = label 2)
   $'argmax 2\nlabel 2' serve_digits
 podman rm -f -t 0 wasinn-images-serve >/dev/null 2>&1
 # KServe's ServingRuntime (deploy/kserve/wasinn-servingruntime.yaml) run as KServe would: its
-# container's args, in this image, over a Triton-layout repository at /mnt/models; a v2 infer of
-# one held-out digit over REST must give its known class.
-kserve_runtime() {
-  local manifest=$ROOT/deploy/kserve/wasinn-servingruntime.yaml
+# container's args, {{.Name}} made the InferenceService's name as KServe does, in this image, over
+# /mnt/models as the storage initializer leaves it: a Triton-layout repository (served as its
+# directory's name) or a single model.onnx (a single-file storageUri: served as the
+# InferenceService's name); a v2 infer of one held-out digit over REST must give its known class.
+# tests/deploy/kserve_pod_spec.py checks the ports and runs the same args with build/bin/wasinn.
+kserve_runtime() {  # LAYOUT (triton or flat)
+  local manifest=$ROOT/deploy/kserve/wasinn-servingruntime.yaml layout=$1 model
   local -a args
   mapfile -t args < <(python3 -c 'import sys, yaml
-rt = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "ServingRuntime")
-print("\n".join(rt["spec"]["containers"][0]["args"]))' "$manifest") || return 1
-  mkdir -p "$SCRATCH/repo/digits/1"
-  cp "$FIXTURES/digits/model.onnx" "$SCRATCH/repo/digits/1/model.onnx"
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+rt = next(d for d in docs if d["kind"] == "ServingRuntime")
+isvc = next(d for d in docs if d["kind"] == "InferenceService")
+print("\n".join(a.replace("{{.Name}}", isvc["metadata"]["name"]) for a in rt["spec"]["containers"][0]["args"]))' "$manifest") || return 1
+  rm -rf "$SCRATCH/repo"
+  if [[ $layout == triton ]]; then
+    mkdir -p "$SCRATCH/repo/digits/1"; cp "$FIXTURES/digits/model.onnx" "$SCRATCH/repo/digits/1/model.onnx"; model=digits
+  else
+    mkdir -p "$SCRATCH/repo"; cp "$FIXTURES/digits/model.onnx" "$SCRATCH/repo/model.onnx"; model=wasinn-digits
+  fi
   chmod -R a+rX "$SCRATCH/repo"
   local port
   port=$(run_published wasinn-images-kserve /v2/health/ready -v "$SCRATCH/repo:/mnt/models:ro" "$CPU" "${args[@]}") || return 1
   local row; row=$(python3 -c 'import struct, sys; print(list(struct.unpack("64f", open(sys.argv[1], "rb").read(256))))' "$FIXTURES/digits/test_x.f32")
   curl -sS -f -X POST -H 'Content-Type: application/json' \
     -d "{\"inputs\":[{\"name\":\"input\",\"datatype\":\"FP32\",\"shape\":[1,64],\"data\":$row}]}" \
-    "http://127.0.0.1:$port/v2/models/digits/infer" |
+    "http://127.0.0.1:$port/v2/models/$model/infer" |
     python3 -c 'import json,sys; d=json.load(sys.stdin)["outputs"][0]["data"]; print("argmax", d.index(max(d)))'
   echo "label $(od -An -tu1 -N1 "$FIXTURES/digits/test_y.u8" | tr -d ' ')"
   podman stop -t 10 wasinn-images-kserve >/dev/null
+  podman rm -f -t 0 wasinn-images-kserve >/dev/null 2>&1
 }
-check_output "cpu: KServe's ServingRuntime container serves /mnt/models over OIP (argmax = label 2)" \
-  $'argmax 2\nlabel 2' kserve_runtime
+check_output "cpu: KServe's ServingRuntime container serves a Triton-layout /mnt/models over OIP (argmax = label 2)" \
+  $'argmax 2\nlabel 2' kserve_runtime triton
+check_output "cpu: KServe's ServingRuntime container serves a single model.onnx in /mnt/models as the InferenceService's name (argmax = label 2)" \
+  $'argmax 2\nlabel 2' kserve_runtime flat
 podman rm -f -t 0 wasinn-images-kserve >/dev/null 2>&1
 check_licenses cpu "$CPU"
 

@@ -287,6 +287,98 @@ TEST_F(Repository, RefusesWhatIsNotAModel) {
   EXPECT_FALSE(oip_server::scan_model_repository(dir_ / "absent"));
 }
 
+// Flat: DIR's own files are one model, as KServe's storage initializer leaves a single-file
+// storageUri in /mnt/models.
+TEST_F(Repository, ServesAFlatDirectorysOneModel) {
+  write("model.onnx", "x");
+  write("README.md", "not a model");
+  write("model.onnx.data", std::string("\x08\x01\x02\x03", 4));  // ONNX external data: raw weights, not a model
+  auto found = oip_server::scan_model_repository(dir_, "wasinn-digits");
+  ASSERT_TRUE(found) << found.error().detail;
+  ASSERT_EQ(found->size(), 1u);
+  const auto& m = (*found)[0];
+  EXPECT_TRUE(m.flat);
+  EXPECT_EQ(m.model.name, "wasinn-digits");
+  EXPECT_EQ(m.version, "1");
+  EXPECT_EQ(m.model.encoding, Encoding::onnx);
+  ASSERT_EQ(m.model.paths.size(), 1u);
+  EXPECT_EQ(m.model.paths[0], dir_ / "model.onnx");
+  // Without a name: the file's, as a single-file storageUri's file keeps its name.
+  std::filesystem::rename(dir_ / "model.onnx", dir_ / "digits.onnx");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].model.name, "digits");
+  // Its config.json is read as a model directory's.
+  write("config.json", R"({"target":"gpu","max_batch_size":8})");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].model.target, Target::gpu);
+  EXPECT_EQ((*found)[0].batching.max_batch_size, 8u);
+  write("config.json", R"({"encodign":"onnx"})");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_FALSE(found);
+  EXPECT_NE(found.error().detail.find("unknown key"), std::string::npos) << found.error().detail;
+}
+
+TEST_F(Repository, FlatOpenVinoSavedModelAndPipeline) {
+  write("model.xml", "<net/>");
+  write("model.bin", "weights");  // the .xml's weights, not a second model
+  auto found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].model.name, "model");
+  EXPECT_EQ((*found)[0].model.encoding, Encoding::openvino);
+  ASSERT_EQ((*found)[0].model.paths.size(), 2u);
+  EXPECT_EQ((*found)[0].model.paths[1], dir_ / "model.bin");
+  std::filesystem::remove_all(dir_);
+  write("saved_model.pb", "x");
+  write("fingerprint.pb", "x");              // TensorFlow 2's, part of the SavedModel
+  write("variables/variables.index", "x");  // a SavedModel's own directory, not a Triton model
+  found = oip_server::scan_model_repository(dir_, "flowers");
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].model.name, "flowers");
+  EXPECT_EQ((*found)[0].model.encoding, Encoding::tensorflow);
+  ASSERT_EQ((*found)[0].model.paths.size(), 1u);
+  EXPECT_EQ((*found)[0].model.paths[0], dir_);
+  std::filesystem::remove_all(dir_);
+  write("model.wasm", "x");
+  found = oip_server::scan_model_repository(dir_, "classify");
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].model.name, "classify");
+  EXPECT_EQ((*found)[0].pipeline, dir_ / "model.wasm");
+}
+
+TEST_F(Repository, RefusesSeveralLooseModelsAndMixedLayouts) {
+  write("a.onnx", "x");
+  write("b.tflite", "x");
+  auto found = oip_server::scan_model_repository(dir_, "m");
+  ASSERT_FALSE(found);
+  EXPECT_NE(found.error().detail.find("several model files directly (a.onnx, b.tflite)"), std::string::npos)
+      << found.error().detail;
+  EXPECT_NE(found.error().detail.find("NAME/1/"), std::string::npos) << found.error().detail;
+  std::filesystem::remove(dir_ / "b.tflite");
+  write("digits/1/model.onnx", "x");
+  found = oip_server::scan_model_repository(dir_, "m");
+  ASSERT_FALSE(found);
+  EXPECT_NE(found.error().detail.find("(a.onnx) and model directories in Triton's layout (digits/VERSION/)"),
+            std::string::npos)
+      << found.error().detail;
+  // Triton's layout with other files at the top stays Triton's, names from the directories.
+  std::filesystem::remove(dir_ / "a.onnx");
+  write("README.md", "x");
+  found = oip_server::scan_model_repository(dir_, "m");
+  ASSERT_TRUE(found) << found.error().detail;
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_FALSE((*found)[0].flat);
+  EXPECT_EQ((*found)[0].model.name, "digits");
+  // Nothing at all is an empty repository, not an error here (the CLI says what it expected).
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_TRUE(found->empty());
+}
+
 TEST_F(Repository, ReadsDynamicBatching) {
   write("m/1/model.onnx", "x");
   write("m/config.json", R"({"max_batch_size":16,"max_queue_delay_us":2000})");
