@@ -29,6 +29,7 @@ install(FILES ${WASINN_ENGINE_LIB} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT
 install(FILES
   ${CMAKE_SOURCE_DIR}/include/wasinn/host.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/limits.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/request_record.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/wasinn.h
   ${CMAKE_BINARY_DIR}/include/wasinn/version.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/backend_plugin.h

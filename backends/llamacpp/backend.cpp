@@ -8,7 +8,7 @@
 #include <string>
 
 #include "graph.h"
-#include "log_router.h"
+#include "ggml_common/log_router.h"
 
 #define WASINN_LLAMA_STR2(x) #x
 #define WASINN_LLAMA_STR(x) WASINN_LLAMA_STR2(x)

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "json_schema.h"
-#include "option_setters.hpp"
+#include "ggml_common/option_setters.hpp"
 #include "wasinn/backend_plugin.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
 

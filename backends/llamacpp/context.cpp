@@ -10,7 +10,7 @@
 #include "devices.h"
 #include "embedding.h"
 #include "graph.h"
-#include "log_router.h"
+#include "ggml_common/log_router.h"
 
 namespace wasinn::llamacpp {
 

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "log_router.h"
-#include "vulkan_devices.h"
+#include "ggml_common/log_router.h"
+#include "vulkan_common/vulkan_devices.h"
 
 // Set by CMake: WASINN_GGML_MODULE_DIRS joined by ':'.
 #ifndef WASINN_GGML_MODULE_PATH

@@ -7,7 +7,7 @@
 
 #include "backend.h"
 #include "context.h"
-#include "log_router.h"
+#include "ggml_common/log_router.h"
 #include "model_checks.h"
 #include "model_source.h"
 #include "placement.h"

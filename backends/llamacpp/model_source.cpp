@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "config.h"
-#include "preload_path.hpp"
+#include "ggml_common/preload_path.hpp"
 
 namespace wasinn::llamacpp {
 namespace {

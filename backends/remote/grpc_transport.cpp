@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "inference.grpc.pb.h"
-#include "proto_codec.h"
+#include "oip/proto_codec.h"
 #include "transport.h"
 
 namespace wasinn::remote {

@@ -12,8 +12,8 @@
 #include <mutex>
 #include <thread>
 
-#include "binary_codec.h"
-#include "json_codec.h"
+#include "oip/binary_codec.h"
+#include "oip/json_codec.h"
 #include "transport.h"
 
 namespace wasinn::remote {

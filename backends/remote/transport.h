@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "config.h"
-#include "oip_types.h"
+#include "oip/oip_types.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::remote {

@@ -17,7 +17,7 @@
 #include "delegate_library.h"
 #include "handles.h"
 #include "litert_status.h"
-#include "vulkan_devices.h"
+#include "vulkan_common/vulkan_devices.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::tensorflowlite {

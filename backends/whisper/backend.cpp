@@ -4,7 +4,7 @@
 #include <whisper.h>
 
 #include "graph.h"
-#include "log_router.h"
+#include "ggml_common/log_router.h"
 
 #ifndef WASINN_WHISPER_VERSION
 #define WASINN_WHISPER_VERSION "unknown"

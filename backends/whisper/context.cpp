@@ -3,7 +3,7 @@
 #include "context.h"
 
 #include "graph.h"
-#include "log_router.h"
+#include "ggml_common/log_router.h"
 
 namespace wasinn::whisper {
 namespace {

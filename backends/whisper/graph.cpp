@@ -5,9 +5,9 @@
 
 #include "backend.h"
 #include "context.h"
-#include "log_router.h"
+#include "ggml_common/log_router.h"
 #include "model_checks.h"
-#include "preload_path.hpp"
+#include "ggml_common/preload_path.hpp"
 
 namespace wasinn::whisper {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <thread>
 
-#include "option_setters.hpp"
+#include "ggml_common/option_setters.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::whisper {

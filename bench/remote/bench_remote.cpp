@@ -27,10 +27,10 @@
 #include <grpcpp/impl/codegen/client_unary_call.h>
 #include <grpcpp/support/byte_buffer.h>
 
-#include "binary_codec.h"
+#include "oip/binary_codec.h"
 #include "guest_bench.h"
 #include "interleaved_timing.h"
-#include "json_codec.h"
+#include "oip/json_codec.h"
 #include "wasinn/host.h"
 
 namespace fs = std::filesystem;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "wasinn/limits.h"
+#include "wasinn/request_record.h"
 
 namespace wasinn {
 
@@ -163,18 +164,6 @@ struct ModelInfo {
   std::string target;       // the target it was loaded for
   std::string placement;    // how the framework placed it (e.g. nodes per delegate), or ""
   std::vector<PropertyInfo> properties;  // facts (backend, device, the model's metadata), then knobs
-};
-
-// One request a Server answered, for an access log (ServeOptions::on_request); the views are
-// valid during the call only.
-struct RequestRecord {
-  std::string_view method;
-  std::string_view path;  // with the query
-  int status = 0;
-  uint64_t bytes_in = 0;   // the request's body
-  uint64_t bytes_out = 0;  // the answer's body, as sent
-  uint64_t micros = 0;     // from arrival to the answer's last byte
-  std::string_view note;   // why the host answered for the guest (a trap, a timeout, a full queue), or empty
 };
 
 struct ServeOptions {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Isolated load checks: before a backend marked for isolation loads a model in the host, the
 // same load (same plugin, plugin config, encoding, target, bytes or paths, load config) runs in
-// a child process, `wasinn-load-check` (src/isolation/load_check_main.cpp), under an address-space limit. If the
+// a child process, `wasinn-load-check` (src/root/load_check_main.cpp), under an address-space limit. If the
 // framework crashes there (a signal, an abort, std::terminate), the host refuses the model
 // instead of crashing with it; a clean error in the child is the load's answer; only a child
 // that loaded the model lets the in-process load go ahead. Verdicts are remembered by a SHA-256

@@ -7,7 +7,7 @@
 
 #include "inference.grpc.pb.h"
 #include "oip_server/error_status.h"
-#include "server_proto.h"
+#include "oip/server_proto.h"
 #include "wasinn/version.h"
 
 namespace wasinn::oip_server {

@@ -20,7 +20,7 @@
 #include "oip_server/model_set.h"
 #include "oip_server/rest_server.h"
 #include "oip_server/server_context.h"
-#include "wasinn/host.h"
+#include "wasinn/request_record.h"
 
 namespace wasinn::oip_server {
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "oip_server/error_status.h"
-#include "server_json.h"
+#include "oip/server_json.h"
 #include "wasinn/version.h"
 
 namespace wasinn::oip_server {

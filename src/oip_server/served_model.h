@@ -22,9 +22,9 @@
 #include "core/named_io.h"
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
-#include "infer_request.h"
+#include "oip/infer_request.h"
 #include "oip_server/dynamic_batcher.h"
-#include "oip_types.h"
+#include "oip/oip_types.h"
 #include "oip_server/pipeline.h"
 
 namespace wasinn::oip_server {

@@ -14,7 +14,7 @@
 
 #include "core/request_metrics.h"
 #include "oip_server/model_set.h"
-#include "wasinn/host.h"
+#include "wasinn/request_record.h"
 
 namespace wasinn::oip_server {
 

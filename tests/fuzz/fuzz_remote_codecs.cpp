@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "binary_codec.h"
-#include "json_codec.h"
-#include "proto_codec.h"
-#include "server_json.h"
-#include "server_proto.h"
+#include "oip/binary_codec.h"
+#include "oip/json_codec.h"
+#include "oip/proto_codec.h"
+#include "oip/server_json.h"
+#include "oip/server_proto.h"
 
 using namespace wasinn::remote;
 

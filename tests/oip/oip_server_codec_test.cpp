@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "oip_server/model_repository.h"
-#include "server_json.h"
-#include "server_proto.h"
+#include "oip/server_json.h"
+#include "oip/server_proto.h"
 
 namespace {
 

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "binary_codec.h"
+#include "oip/binary_codec.h"
 #include "config.h"
-#include "json_codec.h"
-#include "oip_types.h"
-#include "proto_codec.h"
+#include "oip/json_codec.h"
+#include "oip/oip_types.h"
+#include "oip/proto_codec.h"
 #include "remote_url.h"
 
 namespace wasinn::remote {

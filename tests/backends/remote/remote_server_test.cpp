@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "oip_types.h"
+#include "oip/oip_types.h"
 #include "plugin_harness.h"
 #include "remote_test_support.h"
 

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Checks every #include "..." of wasinn's own sources against the layer table (src/layers.txt),
+and that docs/ARCHITECTURE.md shows that table as it is.
+
+  check_layers.py [ROOT]       exit 0: every include is allowed; 1: each one that is not, as
+                               FILE:LINE: LAYER may not include TARGET (LAYER may include: ...)
+
+A layer is a directory of src/ ("core"), a plugin directory of backends/ ("backends/onnxruntime";
+"backends/*" in the table stands for every plugin) or a shared plugin library ("backends/
+ggml_common"). An include "core/graph.h" names the layer core; "wasinn/host.h" a public header of
+include/; a bare "x.h" must be beside the including file (another layer's file is included by
+its path, "oip/json_codec.h", so that the layer shows). Generated protobuf headers (*.pb.h) are
+src/oip's. Includes with <...> are not checked: they are other projects'.
+"""
+import fnmatch
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SOURCES = (".c", ".cc", ".cpp", ".h", ".hpp")
+
+
+def read_table(path):
+    """LAYER -> list of allowed patterns, from the table's 'LAYER: ALLOWED...' lines."""
+    table = {}
+    for number, line in enumerate(open(path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        layer, sep, allowed = line.partition(":")
+        if not sep:
+            raise SystemExit(f"{path}:{number}: expected 'LAYER: ALLOWED...'")
+        table[layer.strip()] = allowed.split()
+    return table
+
+
+def layer_of(rel):
+    """The layer of a source file, by its path below the root ('src/core/graph.cpp' -> 'core')."""
+    parts = rel.split("/")
+    if parts[0] == "src" and len(parts) > 2:
+        return parts[1]
+    if parts[0] == "backends" and len(parts) > 2:
+        return "backends/" + parts[1]
+    return None
+
+
+def allowed_for(table, layer):
+    if layer in table:
+        return table[layer]
+    for pattern, allowed in table.items():
+        if fnmatch.fnmatch(layer, pattern) and pattern not in ("backends/ggml_common", "backends/vulkan_common"):
+            return allowed
+    return None
+
+
+def target_of(root, rel, include):
+    """What an include names: a layer, 'wasinn/FILE', or None for the file's own directory."""
+    here = os.path.dirname(rel)
+    if os.path.exists(os.path.join(root, here, include)):
+        return None  # beside it (also "sub/x.h" below it)
+    first = include.split("/", 1)[0]
+    if first == "wasinn":
+        return include
+    if "/" in include:
+        if os.path.isdir(os.path.join(root, "src", first)):
+            return first
+        if os.path.isdir(os.path.join(root, "backends", first)):
+            return "backends/" + first
+        return "?" + include
+    if include.endswith(".pb.h"):
+        return "oip"
+    return "?" + include  # another directory's file by its bare name: it hides which layer it is
+
+
+def matches(target, allowed):
+    return any(fnmatch.fnmatch(target, a) for a in allowed)
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+    table_path = os.path.join(root, "src", "layers.txt")
+    table = read_table(table_path)
+    files = []
+    for top in ("src", "backends"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            files += [os.path.relpath(os.path.join(dirpath, n), root) for n in names if n.endswith(SOURCES)]
+    problems = []
+    checked = 0
+    for rel in sorted(files):
+        layer = layer_of(rel)
+        if layer is None:
+            continue
+        allowed = allowed_for(table, layer)
+        text = open(os.path.join(root, rel), errors="replace").read()
+        for m in INCLUDE.finditer(text):
+            target = target_of(root, rel, m.group(1))
+            if target is None or target == layer:
+                continue
+            checked += 1
+            line = text.count("\n", 0, m.start()) + 1
+            if allowed is None:
+                problems.append(f"{rel}:{line}: layer {layer} is not in {os.path.relpath(table_path, root)}")
+            elif target.startswith("?"):
+                problems.append(f"{rel}:{line}: \"{m.group(1)}\" is not beside it: include it by its path "
+                                "(oip/json_codec.h, ggml_common/log_router.h)")
+            elif not matches(target, allowed):
+                problems.append(f"{rel}:{line}: {layer} may not include {m.group(1)} "
+                                f"({layer} may include: {' '.join(allowed) or 'nothing of another layer'})")
+    # ARCHITECTURE.md shows the table's lines, in a ```text block, as they are.
+    doc = open(os.path.join(root, "docs", "ARCHITECTURE.md")).read()
+    rows = [l.rstrip() for l in open(table_path) if l.strip() and not l.lstrip().startswith("#")]
+    shown = re.search(r"```text\n# src/layers.txt\n(.*?)```", doc, re.S)
+    if not shown:
+        problems.append("docs/ARCHITECTURE.md: no ```text block starting '# src/layers.txt' showing the layer table")
+    elif [l.rstrip() for l in shown.group(1).splitlines() if l.strip()] != rows:
+        problems.append("docs/ARCHITECTURE.md: its copy of src/layers.txt differs from the file: copy the table again")
+    for p in problems:
+        print(p)
+    print(f"check_layers: {checked} includes across layers in {len(files)} files; {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
