@@ -16,6 +16,31 @@ using nlohmann::json;
 
 sdk::Error bad(const std::string &what) { return sdk::invalid(what); }
 
+// A syntax error as a client can act on it: where (the byte; the line and column too, for a
+// request written over several lines) and what the parser found and expected, without
+// nlohmann's exception id. What it last read is cut short: it can be the rest of the request.
+std::string describe_syntax_error(const json::parse_error &e) {
+  std::string where = "at byte " + std::to_string(e.byte);
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while
+  // parsing value - invalid literal; last read: 'no'"
+  const std::string_view what = e.what();
+  const size_t line = what.find("at line "), colon = what.find(": ", line);
+  if (line != std::string_view::npos && colon != std::string_view::npos)
+    where += " (" + std::string(what.substr(line + 3, colon - line - 3)) + ")";
+  const size_t dash = what.find(" - ");
+  std::string detail(dash == std::string_view::npos ? what.substr(colon == std::string_view::npos ? 0 : colon + 2)
+                                                    : what.substr(dash + 3));
+  constexpr std::string_view kLastRead = "last read: '";
+  constexpr size_t kShown = 24;  // the token's end, where the error is
+  if (const size_t from = detail.find(kLastRead); from != std::string::npos) {
+    const size_t start = from + kLastRead.size();
+    size_t close = detail.find("'; expected", start);  // the token may hold quotes of its own
+    if (close == std::string::npos) close = detail.size() - 1;
+    if (close > start + kShown) detail = detail.substr(0, start) + "..." + detail.substr(close - kShown);
+  }
+  return "syntax error " + where + ": " + detail;
+}
+
 std::string dump(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // A parameter's value as text: a string as it is, anything else as JSON writes it.
@@ -101,8 +126,16 @@ sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, 
   size_t arrays_read = 0;
   const std::string cut = fast_data ? cut_data_arrays(text, arrays) : std::string();
   const std::string_view parsed = arrays.empty() ? text : std::string_view(cut);
-  const json j = json::parse(parsed.begin(), parsed.end(), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return bad("the request is not a JSON object");
+  json j;
+  try {
+    j = json::parse(parsed.begin(), parsed.end());
+  } catch (const json::parse_error &e) {
+    return bad("the request is not valid JSON: " + describe_syntax_error(e));
+  } catch (const json::exception &e) {  // a number past a double's range (out_of_range.406)
+    const std::string_view what = e.what();
+    return bad("the request is not valid JSON: " + std::string(what.substr(what.find("] ") + 2)));
+  }
+  if (!j.is_object()) return bad(std::string("the request is a JSON ") + j.type_name() + ", not an object");
   if (auto id = j.find("id"); id != j.end()) {
     if (!id->is_string()) return bad("\"id\" is not a string");
     out.id = id->get<std::string>();

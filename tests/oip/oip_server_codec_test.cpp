@@ -106,8 +106,8 @@ TEST(OipServerJson, RefusesMalformedRequests) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {"", "", "not a JSON object"},
-      {"[1]", "", "not a JSON object"},
+      {"", "", "not valid JSON: syntax error at byte 1"},
+      {"[1]", "", "the request is a JSON array, not an object"},
       {R"({"id":3,"inputs":[]})", "", "\"id\""},
       {R"({"inputs":{}})", "", "\"inputs\""},
       {R"({"inputs":[3]})", "", "not an object"},
@@ -151,6 +151,34 @@ TEST(OipServerJson, RefusesMalformedRequests) {
     const sdk::Error e = oip::decode_infer_request_json(c.json, bytes(c.tail), r);
     EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << c.json;
     EXPECT_NE(e.detail.find(c.says), std::string::npos) << c.json << " -> " << e.detail;
+  }
+}
+
+// A syntax error says where it is and what was expected, with what the parser last read cut
+// short (it can be the rest of a long request).
+TEST(OipServerJson, ASyntaxErrorSaysWhereAndWhatWasExpected) {
+  struct Case {
+    std::string json, says;
+  };
+  const std::vector<Case> cases = {
+      {"not json", "the request is not valid JSON: syntax error at byte 2 (line 1, column 2): invalid literal; "
+                   "last read: 'no'"},
+      {R"({"inputs":[{"name":"x")", "the request is not valid JSON: syntax error at byte 23 (line 1, column 23): "
+                                      "unexpected end of input; expected '}'"},
+      {"{\n \"inputs\": [1,,2]}", "syntax error at byte 17 (line 2, column 15): unexpected ','; expected '[', '{', "
+                                 "or a literal"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e999]}]})",
+       "the request is not valid JSON: number overflow parsing '1e999'"},
+      {R"({"id":")" + std::string(10000, 'a'),
+       "syntax error at byte 10008 (line 1, column 10008): invalid string: missing closing quote; last read: "
+       "'..." + std::string(24, 'a') + "'"},
+  };
+  for (const auto& c : cases) {
+    oip::InferRequest r;
+    const sdk::Error e = oip::decode_infer_request_json(c.json, {}, r);
+    EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << c.json;
+    EXPECT_NE(e.detail.find(c.says), std::string::npos) << e.detail;
+    EXPECT_LT(e.detail.size(), 200u) << e.detail;
   }
 }
 

@@ -283,6 +283,15 @@ class Errors(unittest.TestCase):
             self.assertEqual(e.status(), code)
             self.assertIn("UINT16", e.message())
 
+    def test_syntax_error_says_where(self):
+        status, data, _ = raw_http("POST", "/v2/models/tiny/infer", body=b'{"inputs": [{"name": "x",, }]}')
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["error"], "the request is not valid JSON: syntax error at byte 26 "
+                         "(line 1, column 26): unexpected ','; expected string literal")
+        status, data, _ = raw_http("POST", "/v2/models/tiny/infer", body=b'[]')
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["error"], "the request is a JSON array, not an object")
+
     def test_body_too_large(self):
         x = np.zeros((4000, 64), np.float32)  # 1,024,000 bytes > --max-request-bytes
         inp = httpclient.InferInput("input", list(x.shape), "FP32")
