@@ -56,9 +56,13 @@ Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>
 
 }  // namespace
 
-std::string oip_datatype(std::optional<TensorType> type) {
-  const char* name = type ? oip::to_datatype(static_cast<int32_t>(*type)) : nullptr;
+std::string_view oip_type_name(TensorType type) {
+  const char* name = oip::to_datatype(static_cast<int32_t>(type));
   return name ? name : "BYTES";  // a type no guest ABI expresses: the protocol's opaque type
+}
+
+std::string oip_datatype(std::optional<TensorType> type) {
+  return std::string(type ? oip_type_name(*type) : "BYTES");
 }
 
 ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
@@ -215,7 +219,7 @@ void ServedModel::set_batching(BatchingOptions options) {
   auto compute = [this](std::span<const NamedInput> inputs) -> Result<std::vector<NamedTensor>> {
     auto runner = take_runner(false);
     if (!runner) return runner.take_error();
-    auto tensors = runner->session->compute_named(runner->context, inputs);
+    auto tensors = runner->session->compute_named(runner->context, inputs, oip_type_name);
     give_back(std::move(*runner));
     return tensors;
   };
@@ -385,7 +389,8 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   const auto compute_started = Clock::now();
   timing.input_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
-  auto tensors = batched ? take_batch(*batch, timing) : runner->session->compute_named(runner->context, inputs);
+  auto tensors = batched ? take_batch(*batch, timing)
+                         : runner->session->compute_named(runner->context, inputs, oip_type_name);
   const auto computed = Clock::now();
   if (!batched) timing.compute_ns = ns_since(compute_started);
   if (knobs.empty() && !batched) give_back(std::move(*runner));

@@ -149,7 +149,9 @@ class ServedModel {
   std::unique_ptr<DynamicBatcher> batcher_;  // null: no batching
 };
 
-// The OIP datatype of a wasinn type ("FP32"), and Triton's config name of it ("TYPE_FP32").
+// The OIP datatype of a wasinn type ("FP32"): what every message to a client calls a type.
+std::string_view oip_type_name(TensorType type);
+// The same, "BYTES" for a type no guest ABI expresses.
 std::string oip_datatype(std::optional<TensorType> type);
 
 }  // namespace wasinn::oip_server

@@ -282,6 +282,13 @@ class Errors(unittest.TestCase):
             e = self.http_error(lambda: c.infer("tiny", [inp]))
             self.assertEqual(e.status(), code)
             self.assertIn("UINT16", e.message())
+            # types in the protocol's words, never wasinn's (f64, f32)
+            inp = mod.InferInput("x", [1, 4], "FP64")
+            inp.set_data_from_numpy(np.zeros((1, 4), np.float64))
+            e = self.http_error(lambda: c.infer("tiny", [inp]))
+            self.assertEqual(e.status(), code)
+            self.assertIn("input 'x' is FP64, but the model takes FP32; the model's inputs are x (FP32 [1, 4])",
+                          e.message())
 
     def test_syntax_error_says_where(self):
         status, data, _ = raw_http("POST", "/v2/models/tiny/infer", body=b'{"inputs": [{"name": "x",, }]}')
