@@ -57,6 +57,15 @@ TensorId input_id(const Graph& graph, std::string_view name) {
   return TensorId{0, name};
 }
 
+Status check_input_name(const Graph& graph, std::string_view name, TypeNamer type_names) {
+  const auto& declared = graph.inputs();
+  if (declared.empty() || positional_input(graph, name) ||
+      std::any_of(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == name; }))
+    return {};
+  return make_error(Errc::invalid_argument,
+                    fmt::format("the model has no input named '{}'; {}", name, describe_inputs(graph, type_names)));
+}
+
 Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs, TypeNamer type_names) {
   const auto& declared = graph.inputs();
   std::set<std::string_view> seen;
@@ -72,10 +81,7 @@ Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs
     if (declared.empty()) continue;
     auto it = index ? declared.begin() + *index
                     : std::find_if(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == in.name; });
-    if (it == declared.end()) {
-      return make_error(Errc::invalid_argument, fmt::format("the model has no input named '{}'; {}", in.name,
-                                                            describe_inputs(graph, type_names)));
-    }
+    if (it == declared.end()) return check_input_name(graph, in.name, type_names);
     if (it->type && *it->type != in.tensor.type) {
       return make_error(Errc::invalid_argument,
                         fmt::format("input '{}' is {}, but the model takes {}; {}", in.name,

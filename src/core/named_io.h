@@ -38,6 +38,10 @@ std::optional<uint32_t> positional_input(const Graph& graph, std::string_view na
 // The input a name addresses: by position (positional_input), else by name.
 TensorId input_id(const Graph& graph, std::string_view name);
 
+// invalid_argument, naming the model's inputs, for a name that addresses none of them (by name
+// or position). A backend that declares no inputs judges names itself: every name passes.
+Status check_input_name(const Graph& graph, std::string_view name, TypeNamer type_names = type_name);
+
 // invalid_argument, naming the model's inputs, for an unknown or repeated name, a type other than
 // the one the model declares, or a required input left out. Lengths are checked by set_input.
 Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs, TypeNamer type_names = type_name);

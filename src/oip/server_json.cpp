@@ -64,11 +64,14 @@ sdk::Error decode_shape(const json &input, const std::string &name, std::vector<
 // `arrays`: the "data" arrays cut out of the text (json_fast_data.h); *arrays_read counts those
 // an input's "data" turned out to be.
 sdk::Error decode_input(const json &input, std::span<const uint8_t> tail, size_t *used,
-                        const std::vector<std::string_view> &arrays, size_t *arrays_read, RequestInput &in) {
+                        const std::vector<std::string_view> &arrays, size_t *arrays_read,
+                        const InputNameCheck &check_name, RequestInput &in) {
   if (!input.is_object()) return bad("an entry of \"inputs\" is not an object");
   auto name = input.find("name"), datatype = input.find("datatype");
   if (name == input.end() || !name->is_string()) return bad("an input has no string \"name\"");
   in.name = name->get<std::string>();
+  if (check_name)
+    if (std::string refused = check_name(in.name); !refused.empty()) return bad(refused);
   if (datatype == input.end() || !datatype->is_string()) return bad("input '" + in.name + "' has no string \"datatype\"");
   in.datatype = datatype->get<std::string>();
   if (datatype_size(in.datatype) == 0)
@@ -120,7 +123,8 @@ sdk::Error decode_input(const json &input, std::span<const uint8_t> tail, size_t
   return {};
 }
 
-sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, bool fast_data, InferRequest &out) {
+sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, bool fast_data,
+                          const InputNameCheck &check_name, InferRequest &out) {
   out = {};
   std::vector<std::string_view> arrays;  // the cut-out "data" arrays, by marker number
   size_t arrays_read = 0;
@@ -157,7 +161,7 @@ sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, 
   size_t used = 0;
   out.inputs.resize(inputs->size());
   for (size_t i = 0; i < inputs->size(); ++i)
-    if (sdk::Error e = decode_input((*inputs)[i], tail, &used, arrays, &arrays_read, out.inputs[i])) return e;
+    if (sdk::Error e = decode_input((*inputs)[i], tail, &used, arrays, &arrays_read, check_name, out.inputs[i])) return e;
   if (used != tail.size())
     return bad(std::to_string(tail.size() - used) + " bytes after the JSON that no input's binary_data_size claims");
   for (RequestInput &in : out.inputs)  // after the vector is final: `owned` no longer moves
@@ -188,11 +192,12 @@ sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, 
 
 }  // namespace
 
-sdk::Error decode_infer_request_json(std::string_view text, std::span<const uint8_t> tail, InferRequest &out) {
+sdk::Error decode_infer_request_json(std::string_view text, std::span<const uint8_t> tail, InferRequest &out,
+                                     const InputNameCheck &check_name) {
   // The fast reading of "data" arrays first; any refusal (or an array it did not read) is
   // decided by the general reading, so both accept and refuse the same requests alike.
-  if (!decode_request(text, tail, /*fast_data=*/true, out)) return {};
-  return decode_request(text, tail, /*fast_data=*/false, out);
+  if (!decode_request(text, tail, /*fast_data=*/true, check_name, out)) return {};
+  return decode_request(text, tail, /*fast_data=*/false, check_name, out);
 }
 
 std::string encode_infer_response_json(const std::string &model, const std::string &version, const std::string &id,

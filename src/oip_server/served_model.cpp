@@ -26,18 +26,28 @@ bool is_knob(const Graph& graph, std::string_view name) {
   return false;
 }
 
+std::vector<std::string> names_of(const std::vector<IoInfo>& declared) {
+  std::vector<std::string> names;
+  for (const IoInfo& d : declared) names.push_back(d.name);
+  return names;
+}
+
+Status check_pipeline_input_name(const std::string& model, const std::vector<std::string>& names,
+                                 std::string_view name) {
+  if (std::find(names.begin(), names.end(), name) != names.end()) return {};
+  return make_error(Errc::invalid_argument,
+                    fmt::format("pipeline '{}' has no input '{}' (its inputs: {})", model, name, fmt::join(names, ", ")));
+}
+
 // A pipeline's inputs, which no core rule checks before the guest: every declared one given
 // once, with its declared datatype, and nothing else.
 Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>& declared,
                              const oip::InferRequest& request) {
-  std::vector<std::string> names;
-  for (const IoInfo& d : declared) names.push_back(d.name);
+  const std::vector<std::string> names = names_of(declared);
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const auto& in = request.inputs[i];
+    if (Status known = check_pipeline_input_name(model, names, in.name); !known) return known;
     auto it = std::find(names.begin(), names.end(), in.name);
-    if (it == names.end())
-      return make_error(Errc::invalid_argument, fmt::format("pipeline '{}' has no input '{}' (its inputs: {})", model,
-                                                            in.name, fmt::join(names, ", ")));
     for (size_t j = 0; j < i; ++j)
       if (request.inputs[j].name == in.name)
         return make_error(Errc::invalid_argument, fmt::format("input '{}' is given twice", in.name));
@@ -329,6 +339,20 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
         return make_error(Errc::invalid_argument, fmt::format("model '{}' has no output '{}' (its outputs: {})", name_,
                                                               want.name, fmt::join(output_names, ", ")));
   return {};
+}
+
+Status ServedModel::check_input_name(std::string_view name) const {
+  if (pipeline_) return check_pipeline_input_name(name_, names_of(pipeline_->inputs()), name);
+  const std::shared_ptr<const Graph> graph = runner_graph();
+  if (!graph) return {};  // not loaded: infer says so
+  return wasinn::check_input_name(*graph, name, oip_type_name);
+}
+
+oip::InputNameCheck input_name_check(const ServedModel& model) {
+  return [&model](std::string_view name) {
+    const Status known = model.check_input_name(name);
+    return known ? std::string() : known.error().detail;
+  };
 }
 
 std::shared_ptr<const Graph> ServedModel::runner_graph() const {

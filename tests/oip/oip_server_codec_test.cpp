@@ -182,6 +182,29 @@ TEST(OipServerJson, ASyntaxErrorSaysWhereAndWhatWasExpected) {
   }
 }
 
+// The model judges an input's name before its data is read: a misnamed input whose data does not
+// fill its shape either is reported by its name, in both encodings.
+TEST(OipServerJson, AnInputsNameIsJudgedBeforeItsData) {
+  const oip::InputNameCheck only_x = [](std::string_view name) {
+    return name == "x" ? std::string() : "the model has no input named '" + std::string(name) + "'";
+  };
+  oip::InferRequest r;
+  sdk::Error e = oip::decode_infer_request_json(
+      R"({"inputs":[{"name":"nope","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {}, r, only_x);
+  EXPECT_EQ(e.detail, "the model has no input named 'nope'");
+  e = oip::decode_infer_request_json(R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {},
+                                     r, only_x);
+  EXPECT_EQ(e.detail, "input 'x' has 2 elements; its shape needs 4");
+  inference::ModelInferRequest req;
+  auto* in = req.add_inputs();
+  in->set_name("nope");
+  in->set_datatype("FP32");
+  in->add_shape(4);
+  req.add_raw_input_contents(std::string(8, '\0'));
+  e = oip::decode_infer_request_proto(req, r, only_x);
+  EXPECT_EQ(e.detail, "the model has no input named 'nope'");
+}
+
 TEST(OipServerJson, EncodesResponsesWithBinaryOutputs) {
   const float y[2] = {1.5f, -2.0f};
   const uint8_t u[3] = {1, 2, 3};
