@@ -23,6 +23,16 @@ namespace wasinn {
 
 enum class LogLevel { trace, debug, info, warn, error, critical };
 
+// What Host::create's messages call the options they are about, so that an error points at
+// what the caller wrote: by default this API's own fields; the C API names its functions, the
+// command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
+struct OptionNames {
+  std::string preload = "HostOptions::preloads";
+  std::string wasmtime_graph = "HostOptions::wasmtime_graphs";
+  std::string backend_config = "HostOptions::backend_configs";
+  std::string isolate_loads = "HostOptions::isolate_loads";
+};
+
 struct HostOptions {
   // Empty: $WASINN_BACKEND_PATH, then wasinn/backends/ beside libwasinn.so (<libdir>/wasinn/backends).
   std::vector<std::string> backend_dirs;
@@ -59,6 +69,7 @@ struct HostOptions {
   // the Host is destroyed. wasinn has one logger per process: while several Hosts have a
   // callback, each gets every line. The callback must not throw.
   std::function<void(LogLevel level, std::string_view message)> log;
+  OptionNames option_names;
 };
 
 // Module files larger than this are refused before they are read.

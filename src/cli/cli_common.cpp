@@ -162,6 +162,11 @@ CLI::Validator duration_as_ms() {
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
+  // The host's messages name the flags.
+  host.option_names.preload = "--nn-preload";
+  host.option_names.wasmtime_graph = "-S nn-graph";
+  host.option_names.backend_config = "--backend-config";
+  host.option_names.isolate_loads = "--isolate-loads";
   host.backend_dirs = o.backend_dirs;
   for (const auto& kv : o.backend_configs) {
     const auto eq = kv.find('=');
