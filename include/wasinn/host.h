@@ -28,6 +28,9 @@ enum class LogLevel { trace, debug, info, warn, error, critical };
 // command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
 struct OptionNames {
   std::string preload = "HostOptions::preloads";
+  // Per entry of preloads: when given and not empty, what names that entry instead of `preload`
+  // (the command line's config file: "FILE:LINE: \"nn-preload\"").
+  std::vector<std::string> preload_sources;
   std::string wasmtime_graph = "HostOptions::wasmtime_graphs";
   std::string backend_config = "HostOptions::backend_configs";
   std::string isolate_loads = "HostOptions::isolate_loads";

@@ -81,8 +81,11 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
     std::string hint;  // what a missing file means for that flag
   };
   std::vector<Registration> models;
-  for (const auto& spec : options.preloads) {
-    models.push_back({parse_preload_spec(spec), fmt::format("{} '{}'", names.preload, spec), ""});
+  for (size_t i = 0; i < options.preloads.size(); ++i) {
+    const std::string& spec = options.preloads[i];
+    const bool sourced = i < names.preload_sources.size() && !names.preload_sources[i].empty();
+    models.push_back({parse_preload_spec(spec),
+                      fmt::format("{} '{}'", sourced ? names.preload_sources[i] : names.preload, spec), ""});
   }
   for (const auto& spec : options.wasmtime_graphs) {
     models.push_back({parse_wasmtime_graph_spec(spec), fmt::format("{} '{}'", names.wasmtime_graph, spec),
