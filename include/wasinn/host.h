@@ -23,8 +23,8 @@ namespace wasinn {
 
 enum class LogLevel { trace, debug, info, warn, error, critical };
 
-// What Host::create's messages call the options they are about, so that an error points at
-// what the caller wrote: by default this API's own fields; the C API names its functions, the
+// What the host's messages (Host::create's errors, a RunOutcome's message) call the options
+// they are about, so that an error points at what the caller wrote: by default this API's own fields; the C API names its functions, the
 // command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
 struct OptionNames {
   std::string preload = "HostOptions::preloads";
@@ -34,6 +34,9 @@ struct OptionNames {
   std::string wasmtime_graph = "HostOptions::wasmtime_graphs";
   std::string backend_config = "HostOptions::backend_configs";
   std::string isolate_loads = "HostOptions::isolate_loads";
+  std::string timeout = "HostOptions::timeout_ms";
+  std::string max_memory = "HostOptions::max_memory_bytes";
+  std::string invoke = "Program::invoke";
 };
 
 struct HostOptions {

@@ -22,6 +22,9 @@ wasinn::HostOptions c_host_options() {
   options.option_names.preload = "wasinn_options_add_preload";
   options.option_names.backend_config = "wasinn_options_set_backend_config";
   options.option_names.isolate_loads = "wasinn_options_set_isolate_loads";
+  options.option_names.timeout = "wasinn_options_set_timeout_ms";
+  options.option_names.max_memory = "wasinn_options_set_max_memory_bytes";
+  options.option_names.invoke = "wasinn_program_set_invoke";
   return options;
 }
 

@@ -167,6 +167,9 @@ void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
   host.option_names.wasmtime_graph = "-S nn-graph";
   host.option_names.backend_config = "--backend-config";
   host.option_names.isolate_loads = "--isolate-loads";
+  host.option_names.timeout = "--timeout";  // run_command names -W timeout= when that set it
+  host.option_names.max_memory = "-W max-memory-size";
+  host.option_names.invoke = "--invoke";
   if (const auto from_file = o.config_sources.find("nn-preload"); from_file != o.config_sources.end())
     host.option_names.preload_sources = from_file->second;
   host.backend_dirs = o.backend_dirs;

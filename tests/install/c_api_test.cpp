@@ -107,6 +107,30 @@ TEST(CApi, ExitCodeAndFailuresAreResultsNotCrashes) {
   EXPECT_NE(std::string(wasinn_result_message(r.get())).find("/nonexistent/guest.wasm"), std::string::npos);
 }
 
+// A run's message names the C function that set the limit or would call an export, never the
+// command line's --timeout or --invoke.
+TEST(CApi, RunMessagesNameTheCFunctions) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_set_timeout_ms(o, 300);
+  HostPtr host = make_host(o);
+  ProgramPtr spin(wasinn_program_create_path(guest("wasi_probe").c_str()));
+  wasinn_program_add_arg(spin.get(), "spin");
+  ResultPtr r(wasinn_host_run(host.get(), spin.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 134);
+  const std::string stopped = wasinn_result_message(r.get());
+  EXPECT_EQ(stopped.rfind("the guest ran longer than wasinn_options_set_timeout_ms (300 ms) and was stopped", 0), 0u)
+      << stopped;
+
+  const std::string wat = "(module)";
+  ProgramPtr library(wasinn_program_create_bytes(reinterpret_cast<const uint8_t*>(wat.data()), wat.size(), "lib"));
+  r.reset(wasinn_host_run(host.get(), library.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 1);
+  EXPECT_EQ(std::string(wasinn_result_message(r.get())),
+            "lib has no _start export: it is not a WASI command (use wasinn_program_set_invoke NAME to call one of "
+            "its exported functions)");
+  EXPECT_EQ(std::string(wasinn_result_message(r.get())).find("--"), std::string::npos);
+}
+
 // libwasinn finds wasinn-load-check in <libdir>/../bin, as in an installed prefix: with every
 // load isolated, the digits still classify (the checker ran; without it the load is refused).
 TEST(CApi, IsolatedLoadsFindTheCheckerBesideTheLibrary) {
