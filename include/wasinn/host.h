@@ -24,6 +24,22 @@ namespace wasinn {
 
 enum class LogLevel { trace, debug, info, warn, error, critical };
 
+// What the host's messages (Host::create's errors, a RunOutcome's message) call the options
+// they are about, so that an error points at what the caller wrote: by default this API's own fields; the C API names its functions, the
+// command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
+struct OptionNames {
+  std::string preload = "HostOptions::preloads";
+  // Per entry of preloads: when given and not empty, what names that entry instead of `preload`
+  // (the command line's config file: "FILE:LINE: \"nn-preload\"").
+  std::vector<std::string> preload_sources;
+  std::string wasmtime_graph = "HostOptions::wasmtime_graphs";
+  std::string backend_config = "HostOptions::backend_configs";
+  std::string isolate_loads = "HostOptions::isolate_loads";
+  std::string timeout = "HostOptions::timeout_ms";
+  std::string max_memory = "HostOptions::max_memory_bytes";
+  std::string invoke = "Program::invoke";
+};
+
 struct HostOptions {
   // Empty: $WASINN_BACKEND_PATH, then wasinn/backends/ beside libwasinn.so (<libdir>/wasinn/backends).
   std::vector<std::string> backend_dirs;
@@ -60,6 +76,7 @@ struct HostOptions {
   // the Host is destroyed. wasinn has one logger per process: while several Hosts have a
   // callback, each gets every line. The callback must not throw.
   std::function<void(LogLevel level, std::string_view message)> log;
+  OptionNames option_names;
 };
 
 // Module files larger than this are refused before they are read.

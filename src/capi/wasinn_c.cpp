@@ -16,8 +16,20 @@
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
-struct wasinn_options_t {
+// The host's messages name the C functions that set an option, not the C++ fields or CLI flags.
+wasinn::HostOptions c_host_options() {
   wasinn::HostOptions options;
+  options.option_names.preload = "wasinn_options_add_preload";
+  options.option_names.backend_config = "wasinn_options_set_backend_config";
+  options.option_names.isolate_loads = "wasinn_options_set_isolate_loads";
+  options.option_names.timeout = "wasinn_options_set_timeout_ms";
+  options.option_names.max_memory = "wasinn_options_set_max_memory_bytes";
+  options.option_names.invoke = "wasinn_program_set_invoke";
+  return options;
+}
+
+struct wasinn_options_t {
+  wasinn::HostOptions options = c_host_options();
 };
 
 struct wasinn_host_t {
@@ -103,7 +115,7 @@ void wasinn_options_set_log_callback(wasinn_options_t* o, wasinn_log_fn fn, void
 wasinn_host_t* wasinn_host_create(const wasinn_options_t* options, char** errptr) {
   try {
     std::string error;
-    auto host = wasinn::Host::create(options ? options->options : wasinn::HostOptions{}, &error);
+    auto host = wasinn::Host::create(options ? options->options : c_host_options(), &error);
     if (!host) {
       set_error(errptr, error);
       return nullptr;

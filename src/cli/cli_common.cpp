@@ -162,6 +162,16 @@ CLI::Validator duration_as_ms() {
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
+  // The host's messages name the flags; a preload from the config file, its file and line.
+  host.option_names.preload = "--nn-preload";
+  host.option_names.wasmtime_graph = "-S nn-graph";
+  host.option_names.backend_config = "--backend-config";
+  host.option_names.isolate_loads = "--isolate-loads";
+  host.option_names.timeout = "--timeout";  // run_command names -W timeout= when that set it
+  host.option_names.max_memory = "-W max-memory-size";
+  host.option_names.invoke = "--invoke";
+  if (const auto from_file = o.config_sources.find("nn-preload"); from_file != o.config_sources.end())
+    host.option_names.preload_sources = from_file->second;
   host.backend_dirs = o.backend_dirs;
   for (const auto& kv : o.backend_configs) {
     const auto eq = kv.find('=');

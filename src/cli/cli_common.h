@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/config_file.h"
+
 #include "wasinn/host.h"
 
 namespace wasinn_cli {
@@ -40,6 +42,7 @@ struct CommonOptions {
   std::string log_level;                     // empty: from -q/-v, else warn
   int quiet = 0;
   int verbose = 0;
+  ConfigSources config_sources;  // what the config file gave (apply_config_file)
 };
 
 // default_level: the level the command logs at when no -q/-v/--log-level is given (serve: info,

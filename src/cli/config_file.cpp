@@ -85,8 +85,9 @@ std::string config_file_path(const std::string& given) {
   return has_toml ? toml.string() : has_json ? json.string() : std::string();
 }
 
-void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& all_commands) {
-  if (path.empty()) return;
+ConfigSources apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& all_commands) {
+  ConfigSources sources;
+  if (path.empty()) return sources;
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw UsageError(fmt::format("--config {}: is a directory, not a file", path));
   std::ifstream in(path, std::ios::binary);
@@ -122,12 +123,14 @@ void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& a
       for (const auto& w : words) opt->add_result(w);
       for (const auto& w : given) opt->add_result(w);
       opt->run_callback();
+      if (list) sources[key].assign(words.size(), fmt::format("{}: \"{}\"", where, key));
     } catch (const CLI::Error& e) {
       throw UsageError(fmt::format("{}: \"{}\": {}", where, key, e.what()));
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("{}: \"{}\": {}", where, key, e.what()));
     }
   }
+  return sources;
 }
 
 }  // namespace wasinn_cli

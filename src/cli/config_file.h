@@ -18,7 +18,9 @@
 // ~/.config/wasinn) is read when it exists.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -28,9 +30,14 @@ namespace wasinn_cli {
 // default files existing is a UsageError: which one wins would be a surprise.
 std::string config_file_path(const std::string& given);
 
+// Where each value a list option took from the file came from, by the option's long name
+// without dashes: "FILE:LINE: \"KEY\"" per value, in order (they come before the command
+// line's), so that a later check of a value names the file, not the flag.
+using ConfigSources = std::map<std::string, std::vector<std::string>, std::less<>>;
+
 // Applies the file's options to the parsed command `cmd`; `all_commands` (the top-level app)
 // tells a key some other command takes (ignored here) from an unknown one. Throws UsageError
 // naming the file, the line and the key.
-void apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& all_commands);
+ConfigSources apply_config_file(const std::string& path, CLI::App* cmd, const CLI::App& all_commands);
 
 }  // namespace wasinn_cli

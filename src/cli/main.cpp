@@ -264,14 +264,14 @@ int main(int argc, char** argv) {
     if (backends->parsed()) {
       check_leftovers(backends->remaining(), *backends, "backends");
       check_leftovers(app.remaining(), *backends, "backends");
-      apply_config_file(config, backends, app);
+      common.config_sources = apply_config_file(config, backends, app);
       return backends_command(backends_options, common);
     }
     if (inspect->parsed()) {
       check_leftovers(inspect->remaining(), *inspect, "models inspect");
       check_leftovers(models->remaining(), *models, "models");
       check_leftovers(app.remaining(), *inspect, "models inspect");
-      apply_config_file(config, inspect, app);
+      common.config_sources = apply_config_file(config, inspect, app);
       return inspect_command(inspect_options, common);
     }
     if (models->parsed()) {
@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
         throw UsageError(fmt::format("serve takes one component, not '{}' after it: a served guest has no arguments",
                                      words[1]));
       }
-      apply_config_file(config, serve, app);
+      common.config_sources = apply_config_file(config, serve, app);
       return serve_command(serve_options, common, words.empty() ? "" : words[0]);
     }
     if (!run->parsed()) throw UsageError("no command given (see 'wasinn --help')");
@@ -304,7 +304,7 @@ int main(int argc, char** argv) {
     check_leftovers(std::vector<std::string>(rest.begin(), module_at), *run, "run");
     rest.erase(rest.begin(), module_at);
     if (rest.empty()) rest = app.remaining();
-    apply_config_file(config, run, app);
+    common.config_sources = apply_config_file(config, run, app);
     return run_command(run_options, common, rest);
   } catch (const UsageError& e) {
     print_error(e.what());

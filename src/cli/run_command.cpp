@@ -55,8 +55,8 @@ std::vector<uint8_t> read_stdin() {
   return bytes;
 }
 
-// The engine names the limit by the embedding API's milliseconds ("--timeout (1000 ms)"); the
-// user may have given -W timeout=1s instead: name the flag as it was given.
+// The engine names the limit "--timeout (1000 ms)" (apply_common's name for it, and the embedding
+// API's milliseconds); the user may have given -W timeout=1s instead: name the flag as given.
 void name_the_timeout(std::string& message, uint64_t timeout_ms, const std::string& flag) {
   const std::string engine_words = fmt::format("the guest ran longer than --timeout ({} ms)", timeout_ms);
   if (!flag.empty() && message.rfind(engine_words, 0) == 0) {

@@ -43,8 +43,8 @@ std::string human_bytes(uint64_t bytes) {
   return v < 100 ? fmt::format("{:.1f} {}", v, kUnits[unit]) : fmt::format("{:.0f} {}", v, kUnits[unit]);
 }
 
-LoadProgress::LoadProgress(std::string what, uint64_t bytes, std::string backend)
-    : what_(std::move(what)), bytes_(bytes), backend_(std::move(backend)), start_(std::chrono::steady_clock::now()) {
+LoadProgress::LoadProgress(std::string what, std::optional<uint64_t> bytes, std::string backend)
+    : what_(std::move(what)), size_(bytes ? fmt::format(" ({})", human_bytes(*bytes)) : std::string()), backend_(std::move(backend)), start_(std::chrono::steady_clock::now()) {
   // -q, -qq and --log-level error/off ask for silence; a non-terminal gets the info line only.
   if (stderr_is_terminal() && logger().should_log(spdlog::level::warn)) timer_ = std::thread([this] { show_progress(); });
 }
@@ -55,10 +55,10 @@ void LoadProgress::show_progress() {
   std::unique_lock lock(mu_);
   if (cv_.wait_for(lock, kShowAfter, [this] { return done_; })) return;
   shown_ = true;
-  write_line(fmt::format("wasinn: loading {} ({}) with {}...\n", what_, human_bytes(bytes_), backend_));
+  write_line(fmt::format("wasinn: loading {}{} with {}...\n", what_, size_, backend_));
 }
 
-void LoadProgress::finish(bool ok, std::string_view device) {
+void LoadProgress::finish(bool ok, std::string_view device, std::string_view why) {
   if (finished_) return;
   finished_ = true;
   {
@@ -71,9 +71,9 @@ void LoadProgress::finish(bool ok, std::string_view device) {
   if (!info && !shown_) return;  // nothing to say: the common case, kept cheap
   const std::string took = human_duration(std::chrono::steady_clock::now() - start_);
   const std::string on = device.empty() ? "" : fmt::format(" on {}", device);
-  const std::string line = ok ? fmt::format("loaded {} ({}) with {}{} in {}", what_, human_bytes(bytes_), backend_, on, took)
-                              : fmt::format("loading {} ({}) with {} failed after {}", what_, human_bytes(bytes_),
-                                            backend_, took);
+  const std::string line = ok ? fmt::format("loaded {}{} with {}{} in {}", what_, size_, backend_, on, took)
+                              : fmt::format("loading {}{} with {} failed after {}{}", what_, size_, backend_, took,
+                                            why.empty() ? "" : fmt::format(": {}", why));
   if (info) logger().info("{}", line);
   // The terminal saw "loading ..."; when the info line is hidden, this completes it.
   else write_line(fmt::format("wasinn: {}\n", line));

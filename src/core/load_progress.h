@@ -10,7 +10,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace wasinn {
@@ -19,21 +21,22 @@ class LoadProgress {
  public:
   static constexpr auto kShowAfter = std::chrono::seconds(1);
 
-  // what: the model's files, or "guest bytes"; bytes: its size.
-  LoadProgress(std::string what, uint64_t bytes, std::string backend);
+  // what: the model's files, "guest bytes", or a remote model by name and URL; bytes: its size
+  // (none for a remote model: its bytes are on the server).
+  LoadProgress(std::string what, std::optional<uint64_t> bytes, std::string backend);
   ~LoadProgress();  // a load that never finished (an early return) is reported as failed
   LoadProgress(const LoadProgress&) = delete;
   LoadProgress& operator=(const LoadProgress&) = delete;
 
-  // Ends the load and writes its line(s), saying where a loaded graph runs (device) when given.
-  // Later calls do nothing.
-  void finish(bool ok, std::string_view device = {});
+  // Ends the load and writes its line(s), saying where a loaded graph runs (device) or why the
+  // load failed (why) when given. Later calls do nothing.
+  void finish(bool ok, std::string_view device = {}, std::string_view why = {});
 
  private:
   void show_progress();  // the timer thread
 
   const std::string what_;
-  const uint64_t bytes_;
+  const std::string size_;  // " (19.2 KiB)", or "" for a load without a size
   const std::string backend_;
   const std::chrono::steady_clock::time_point start_;
   std::mutex mu_;

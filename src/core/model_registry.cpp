@@ -21,20 +21,20 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
   }
   if (parts.size() < 4 || parts[0].empty()) {
     return make_error(Errc::invalid_argument,
-                      fmt::format("--nn-preload '{}': expected NAME:ENCODING:TARGET:PATH[:PATH...]", spec));
+                      "expected NAME:ENCODING:TARGET:PATH[:PATH...]");
   }
   NamedModel m;
   m.name = parts[0];
   auto enc = parse_encoding(parts[1]);
   if (!enc) {
     return make_error(Errc::invalid_encoding,
-                      fmt::format("--nn-preload '{}': unknown encoding '{}' (openvino, onnx, tensorflow, "
-                                  "pytorch, tensorflowlite, ggml, autodetect)", spec, parts[1]));
+                      fmt::format("unknown encoding '{}' (openvino, onnx, tensorflow, pytorch, tensorflowlite, "
+                                  "ggml, autodetect)", parts[1]));
   }
   auto target = parse_target(parts[2]);
   if (!target) {
     return make_error(Errc::invalid_argument,
-                      fmt::format("--nn-preload '{}': unknown target '{}' (cpu, gpu, tpu, auto)", spec, parts[2]));
+                      fmt::format("unknown target '{}' (cpu, gpu, tpu, auto)", parts[2]));
   }
   m.encoding = *enc;
   m.target = *target;
@@ -44,12 +44,12 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
     for (int i = 0; i < 3; ++i) at = spec.find(':', at) + 1;
     m.remote_spec = std::string(spec.substr(at));
     if (m.remote_spec.empty()) {
-      return make_error(Errc::invalid_argument, fmt::format("--nn-preload {}: a remote model needs a URL", m.name));
+      return make_error(Errc::invalid_argument, "a remote model needs a URL");
     }
     return m;
   }
   for (size_t i = 3; i < parts.size(); ++i) {
-    if (parts[i].empty()) return make_error(Errc::invalid_argument, fmt::format("--nn-preload '{}': empty path", spec));
+    if (parts[i].empty()) return make_error(Errc::invalid_argument, "empty path");
     m.paths.emplace_back(parts[i]);
   }
   return m;
@@ -58,11 +58,11 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
 Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec) {
   const size_t sep = spec.find("::");
   if (sep == std::string_view::npos || sep == 0 || sep + 2 >= spec.size()) {
-    return make_error(Errc::invalid_argument, fmt::format("nn-graph '{}': expected ENCODING::DIR", spec));
+    return make_error(Errc::invalid_argument, "expected ENCODING::DIR");
   }
   auto enc = parse_encoding(spec.substr(0, sep));
   if (!enc || *enc == Encoding::autodetect) {
-    return make_error(Errc::invalid_encoding, fmt::format("nn-graph '{}': unknown encoding '{}'", spec, spec.substr(0, sep)));
+    return make_error(Errc::invalid_encoding, fmt::format("unknown encoding '{}'", spec.substr(0, sep)));
   }
   std::filesystem::path dir(std::string(spec.substr(sep + 2)));
   NamedModel m;
@@ -71,7 +71,7 @@ Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec) {
   m.name = dir.lexically_normal().filename().string();
   if (m.name.empty()) m.name = dir.lexically_normal().parent_path().filename().string();
   if (m.name.empty() || m.name == "." || m.name == "..") {
-    return make_error(Errc::invalid_argument, fmt::format("nn-graph '{}': DIR has no base name", spec));
+    return make_error(Errc::invalid_argument, "DIR has no base name");
   }
   switch (*enc) {
     case Encoding::openvino: m.paths = {dir / "model.xml", dir / "model.bin"}; break;

@@ -40,6 +40,7 @@ Result<NamedModel> parse_preload_spec(std::string_view spec);
 // Parses Wasmtime's nn-graph ENCODING::DIR: the name is DIR's base name and the files follow
 // Wasmtime's conventions (model.xml + model.bin, model.onnx, model.pt; also model.tflite,
 // model.gguf, and DIR itself for a TensorFlow SavedModel).
+// Both parsers' error details are bare: the caller names the option that held the spec.
 Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec);
 
 // Loads a graph from builders. paths[i] is the file builder i was mapped from.

@@ -25,7 +25,7 @@ struct NamedTensor {
 };
 
 // "input (f32 [?, 64]), mask (i64 [?, 8], optional)": what error details list.
-std::string describe_inputs(const Graph& graph);
+std::string describe_inputs(const Graph& graph, TypeNamer type_names = type_name);
 
 // An input the model can do without (TorchScript's Optional[...], llama.cpp's metadata): the
 // backend says so in the input's framework words.
@@ -38,9 +38,13 @@ std::optional<uint32_t> positional_input(const Graph& graph, std::string_view na
 // The input a name addresses: by position (positional_input), else by name.
 TensorId input_id(const Graph& graph, std::string_view name);
 
+// invalid_argument, naming the model's inputs, for a name that addresses none of them (by name
+// or position). A backend that declares no inputs judges names itself: every name passes.
+Status check_input_name(const Graph& graph, std::string_view name, TypeNamer type_names = type_name);
+
 // invalid_argument, naming the model's inputs, for an unknown or repeated name, a type other than
 // the one the model declares, or a required input left out. Lengths are checked by set_input.
-Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs);
+Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs, TypeNamer type_names = type_name);
 
 // The name output `index` comes back under: the model's own, else "output<index>" (a backend
 // that declares no name for it; the SDK's resolve_id accepts that name too).

@@ -5,19 +5,32 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "core/graph_properties.h"
 #include "core/load_progress.h"
 #include "core/plugin_call.h"
 #include "core/model_format.h"
 #include "core/sha256.h"
+#include "wasinn/plugin_sdk/url.hpp"
 
 namespace wasinn {
 
 namespace {
 
-// What a load is of, for its log line: the files, or the bytes a guest passed.
-std::string describe_model(std::span<const std::filesystem::path> paths) {
+// What a load is of, for its log lines: a remote model by its name and the "url" of its JSON spec
+// (credentials redacted; the spec's headers are never shown), the files, or the bytes a guest passed.
+std::string describe_model(Encoding encoding, std::span<const std::span<const uint8_t>> builders,
+                           std::span<const std::filesystem::path> paths, std::string_view model_name) {
+  if (encoding == Encoding::remote) {
+    std::string what = model_name.empty() ? "a remote model" : fmt::format("remote model '{}'", model_name);
+    if (builders.size() == 1) {
+      const auto spec = nlohmann::json::parse(builders[0].begin(), builders[0].end(), nullptr, false);
+      if (spec.is_object() && spec.contains("url") && spec["url"].is_string())
+        what += " at " + sdk::redact_credentials(spec["url"].get<std::string>());
+    }
+    return what;
+  }
   if (paths.empty()) return "guest bytes";
   std::vector<std::string> names;
   for (const auto& p : paths) names.push_back(p.string());
@@ -85,49 +98,58 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   // Timed from here: the first load with a backend also loads its framework, the slow part.
   std::optional<LoadProgress> progress;
   const std::optional<BackendIdentity> identity = backends_->identity_for(encoding);
-  if (identity) progress.emplace(describe_model(paths), model_bytes(builders, paths), identity->name);
-  auto plugin = backends_->backend_for(encoding);
-  if (!plugin) return plugin.take_error();
-  // A framework that crashes on this model crashes a child, not the host.
-  if (identity && gate_ && gate_->applies_to(*identity)) {
-    WASINN_TRY(gate_->check({identity->name, encoding, target, builders, paths, config, identity->library,
-                             (*plugin)->framework_version(), bytes_digest}));
-  }
+  // A remote model's one builder is its spec, whose size is no model's.
+  if (identity)
+    progress.emplace(describe_model(encoding, builders, paths, model_name),
+                     encoding == Encoding::remote ? std::nullopt : std::optional(model_bytes(builders, paths)),
+                     identity->name);
+  // The load itself; its line then says where the graph runs, or why the load failed.
+  std::string device;
+  auto graph = [&]() -> Result<std::shared_ptr<Graph>> {
+    auto plugin = backends_->backend_for(encoding);
+    if (!plugin) return plugin.take_error();
+    // A framework that crashes on this model crashes a child, not the host.
+    if (identity && gate_ && gate_->applies_to(*identity)) {
+      WASINN_TRY(gate_->check({identity->name, encoding, target, builders, paths, config, identity->library,
+                               (*plugin)->framework_version(), bytes_digest}));
+    }
 
-  std::vector<wasinn_bytes> raw;
-  raw.reserve(builders.size());
-  for (const auto& b : builders) raw.push_back({b.data(), b.size()});
-  std::vector<std::string> path_strings;
-  std::vector<const char*> path_ptrs;
-  if (!paths.empty()) {
-    for (const auto& p : paths) path_strings.push_back(p.string());
-    for (const auto& s : path_strings) path_ptrs.push_back(s.c_str());
-  }
-  const std::string encoding_str(encoding_name(encoding));
-  wasinn_load_request request{};
-  request.struct_size = sizeof(request);
-  request.encoding = encoding_str.c_str();
-  request.target = static_cast<int32_t>(target);
-  request.builders = raw.data();
-  request.builder_count = raw.size();
-  request.paths = path_ptrs.empty() ? nullptr : path_ptrs.data();
-  request.config = config.empty() ? nullptr : config.data();
-  request.config_length = config.size();
-  if (limits_.max_compute_ms > 0) request.flags |= WASINN_LOAD_MAY_CANCEL;
+    std::vector<wasinn_bytes> raw;
+    raw.reserve(builders.size());
+    for (const auto& b : builders) raw.push_back({b.data(), b.size()});
+    std::vector<std::string> path_strings;
+    std::vector<const char*> path_ptrs;
+    if (!paths.empty()) {
+      for (const auto& p : paths) path_strings.push_back(p.string());
+      for (const auto& s : path_strings) path_ptrs.push_back(s.c_str());
+    }
+    const std::string encoding_str(encoding_name(encoding));
+    wasinn_load_request request{};
+    request.struct_size = sizeof(request);
+    request.encoding = encoding_str.c_str();
+    request.target = static_cast<int32_t>(target);
+    request.builders = raw.data();
+    request.builder_count = raw.size();
+    request.paths = path_ptrs.empty() ? nullptr : path_ptrs.data();
+    request.config = config.empty() ? nullptr : config.data();
+    request.config_length = config.size();
+    if (limits_.max_compute_ms > 0) request.flags |= WASINN_LOAD_MAY_CANCEL;
 
-  PluginDiag diag;
-  wasinn_graph* handle = nullptr;
-  const auto& api = (*plugin)->api();
-  const int status = api.graph_load((*plugin)->backend(), &request, &handle, diag.get());
-  if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
-  if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
-  std::vector<GraphProperty> properties = query_properties(**plugin, handle, encoding);
-  const std::string device = device_of(properties);
-  std::shared_ptr<GraphMetrics> series = metrics_.series(
-      (*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths), device);
-  auto graph = std::make_shared<Graph>(*plugin, handle, encoding, std::move(properties), std::move(series));
-  if (progress) progress->finish(true, device);
-  if (shared_key) return loaded_graphs_.remember(*shared_key, std::move(graph));
+    PluginDiag diag;
+    wasinn_graph* handle = nullptr;
+    const auto& api = (*plugin)->api();
+    const int status = api.graph_load((*plugin)->backend(), &request, &handle, diag.get());
+    if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
+    if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
+    std::vector<GraphProperty> properties = query_properties(**plugin, handle, encoding);
+    device = device_of(properties);
+    std::shared_ptr<GraphMetrics> series = metrics_.series(
+        (*plugin)->name(), graph_label(model_name, encoding, bytes_digest ? &*bytes_digest : nullptr, paths), device);
+    return std::make_shared<Graph>(*plugin, handle, encoding, std::move(properties), std::move(series));
+  }();
+  if (progress) progress->finish(graph.ok(), device, graph.ok() ? std::string_view() : graph.error().detail);
+  if (!graph) return graph;
+  if (shared_key) return loaded_graphs_.remember(*shared_key, std::move(*graph));
   return graph;
 }
 

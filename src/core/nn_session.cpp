@@ -95,11 +95,12 @@ Status NnSession::compute_single(uint32_t context) {
   return run_bounded(context, &ExecutionContext::compute_single);
 }
 
-Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std::span<const NamedInput> inputs) {
+Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std::span<const NamedInput> inputs,
+                                                          TypeNamer type_names) {
   using Outputs = Result<std::vector<NamedTensor>>;
   return with_context(context, [&](ExecutionContext& c) -> Outputs {
     const Graph& graph = c.graph();
-    if (Status named = check_named_inputs(graph, inputs); !named) return named.take_error();
+    if (Status named = check_named_inputs(graph, inputs, type_names); !named) return named.take_error();
     for (const auto& in : inputs) {
       if (in.tensor.dims.size() > env_->limits().max_rank) {
         return make_error(Errc::invalid_argument, fmt::format("input '{}': rank {} exceeds the limit of {}", in.name,
@@ -108,7 +109,7 @@ Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std:
       Status set = c.set_input(input_id(graph, in.name), in.tensor, env_->limits().max_tensor_bytes);
       if (!set) {
         Error e = set.take_error();
-        if (e.code == Errc::invalid_argument) e.detail += "; " + describe_inputs(graph);
+        if (e.code == Errc::invalid_argument) e.detail += "; " + describe_inputs(graph, type_names);
         return e;
       }
     }

@@ -47,8 +47,9 @@ class NnSession {
   Status fini_single(uint32_t context);
   // WIT's compute: sets the inputs by name (check_named_inputs), computes under the compute
   // budget, and returns every output, copied, under output_name, in the model's order; all
-  // under one hold of the context.
-  Result<std::vector<NamedTensor>> compute_named(uint32_t context, std::span<const NamedInput> inputs);
+  // under one hold of the context. type_names: how its messages name tensor types.
+  Result<std::vector<NamedTensor>> compute_named(uint32_t context, std::span<const NamedInput> inputs,
+                                                 TypeNamer type_names = type_name);
   // Frees the guest's handle; the graph dies once its contexts (and other sharers) are gone.
   Status unload(uint32_t graph);
   Status finalize_execution_context(uint32_t context);

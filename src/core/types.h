@@ -20,6 +20,9 @@ enum class TensorType : uint8_t { f16 = 0, f32 = 1, f64 = 2, bf16 = 3, u8 = 4, i
 
 size_t element_size(TensorType type);
 std::string_view type_name(TensorType type);
+// How a message names tensor types: type_name ("f32") unless the caller answers in a protocol
+// of its own (the OIP server: "FP32").
+using TypeNamer = std::string_view (*)(TensorType);
 bool is_valid_type(uint32_t raw);
 
 // remote (a model on an inference server, backends/remote) comes after autodetect: no guest ABI

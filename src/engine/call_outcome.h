@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/wasmtime_ptr.h"
 #include "wasinn/host.h"
@@ -17,10 +18,15 @@ inline constexpr int kTrapExit = 134;             // a trap, told apart from a h
 inline constexpr int kHostFailureExit = 1;        // the module cannot be read, compiled or run
 inline constexpr int kInvalidExitStatusExit = 128;  // an exit status WASI preview1 cannot carry (126+)
 
+// "the guest ran longer than OPTION (N ms) and was stopped": timeout_option is how the caller
+// set the limit (OptionNames::timeout).
+std::string timeout_words(uint64_t timeout_ms, std::string_view timeout_option);
+
 // A trap's message; an epoch interrupt under a timeout says which limit stopped the guest.
-std::string describe_trap(const wasm_trap_t* trap, uint64_t timeout_ms);
+std::string describe_trap(const wasm_trap_t* trap, uint64_t timeout_ms, std::string_view timeout_option);
 
 // nullopt when the call returned; otherwise the guest's outcome. Takes ownership of both.
-std::optional<RunOutcome> call_outcome(ErrorPtr err, wasm_trap_t* trap, uint64_t timeout_ms);
+std::optional<RunOutcome> call_outcome(ErrorPtr err, wasm_trap_t* trap, uint64_t timeout_ms,
+                                       std::string_view timeout_option);
 
 }  // namespace wasinn

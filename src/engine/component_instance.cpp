@@ -66,7 +66,7 @@ std::string format_value(const Val& v) {
 }
 
 // A call's error: an exit (wasi:cli/exit), a trap (it has a wasm backtrace) or a host failure.
-RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms) {
+RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms, std::string_view timeout_option) {
   int status = 0;
   if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}, {}};
   std::string msg = message_of(err.get());
@@ -75,7 +75,7 @@ RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms) {
   const bool trapped = trace.size > 0 || msg.find("wasm trap") != std::string::npos;
   wasm_frame_vec_delete(&trace);
   if (timeout_ms > 0 && msg.find("interrupt") != std::string::npos) {
-    msg = fmt::format("the guest ran longer than --timeout ({} ms) and was stopped\n{}", timeout_ms, msg);
+    msg = fmt::format("{}\n{}", timeout_words(timeout_ms, timeout_option), msg);
   }
   return RunOutcome{trapped ? kTrapExit : kHostFailureExit, trapped, msg, {}};
 }
@@ -101,12 +101,13 @@ struct ComponentInstance final : Instance::Impl {
     arm_deadline();
     ErrorPtr err(wasmtime_component_func_call(&func, wasmtime_store_context(store.get()), nullptr, 0, out.vals.data(),
                                               out.vals.size()));
-    if (err) return error_outcome(std::move(err), timeout_ms);
+    if (err) return error_outcome(std::move(err), timeout_ms, option_names.timeout);
     return std::nullopt;
   }
   Result<wasmtime_component_func_t> root_func(const std::string& name, size_t* nresults);
 
   uint64_t timeout_ms = 0;
+  OptionNames option_names;  // the host's, for the run's messages
   const wasm_engine_t* engine = nullptr;
   std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
   StorePtr store;
@@ -204,7 +205,7 @@ RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& prog
     if (!run_index || !wasmtime_component_instance_get_func(&instance, cx, run_index.get(), &func)) {
       return RunOutcome{kHostFailureExit, false,
                         fmt::format("{} is a WebAssembly component without a wasi:cli/run export: not a command (use "
-                                    "--invoke NAME to call one of its exported functions)", name), {}};
+                                    "{} NAME to call one of its exported functions)", name, option_names.invoke), {}};
     }
     ValsOwner results(1);
     if (auto end = invoke(func, results)) return *end;
@@ -219,7 +220,8 @@ RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& prog
   const bool with_args = call_form && fn_name.substr(fn_name.find('(')) != "()";
   if (!program.args.empty() || with_args) {
     return RunOutcome{kHostFailureExit, false,
-                      fmt::format("--invoke {}: arguments cannot be passed to a component's function", program.invoke), {}};
+                      fmt::format("{} {}: arguments cannot be passed to a component's function",
+                                  option_names.invoke, program.invoke), {}};
   }
   if (call_form) fn_name = fn_name.substr(0, fn_name.find('('));
   size_t nresults = 0;
@@ -297,6 +299,7 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   impl->engine = host.engine.get();
   impl->component = std::move(*component);
   impl->timeout_ms = host.timeout_ms;
+  impl->option_names = host.option_names;
   impl->state = GuestState::for_component(host.env);
   impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
   EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);

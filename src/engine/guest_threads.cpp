@@ -29,10 +29,8 @@ wasmtime_error_t* on_epoch(wasmtime_context_t*, void* data, uint64_t* delta, was
   auto* guest = static_cast<GuestThreads*>(data);
   if (guest->ending()) return wasmtime_error_new("the guest ended in another thread");
   if (guest->past_timeout()) {
-    guest->end(RunOutcome{kTrapExit, true,
-                          fmt::format("the guest ran longer than --timeout ({} ms) and was stopped", guest->timeout_ms()),
-                          {}});
-    return wasmtime_error_new("the guest ran longer than --timeout");
+    guest->end(RunOutcome{kTrapExit, true, timeout_words(guest->timeout_ms(), guest->timeout_option()), {}});
+    return wasmtime_error_new(timeout_words(guest->timeout_ms(), guest->timeout_option()).c_str());
   }
   *delta = 1;
   *kind = WASMTIME_UPDATE_DEADLINE_CONTINUE;
@@ -83,7 +81,8 @@ Status GuestThreads::link() {
     if (max_pages < m.min_pages) {
       return make_error(Errc::too_large,
                         fmt::format("the module's shared memory starts at {} bytes, more than the memory limit of {} "
-                                    "bytes (--max-memory-size)", m.min_pages * kPageBytes, settings_.max_memory_bytes));
+                                    "bytes ({})", m.min_pages * kPageBytes, settings_.max_memory_bytes,
+                                    settings_.max_memory_option));
     }
   }
   wasm_memorytype_t* type = nullptr;
@@ -215,7 +214,7 @@ void GuestThreads::run_thread(std::unique_ptr<GuestThreadStore> s, int32_t tid, 
     args[1].of.i32 = start_arg;
     wasm_trap_t* trap = nullptr;
     ErrorPtr err(wasmtime_func_call(cx, &entry.of.func, args, 2, nullptr, 0, &trap));
-    outcome = call_outcome(std::move(err), trap, settings_.timeout_ms);
+    outcome = call_outcome(std::move(err), trap, settings_.timeout_ms, settings_.timeout_option);
     if (outcome && outcome->trapped) outcome->message = fmt::format("thread {}: {}", tid, outcome->message);
   }
   // A thread that returns ends only itself; an exit or a trap ends the guest, unless it ended

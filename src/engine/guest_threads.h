@@ -63,7 +63,9 @@ class GuestThreads : public std::enable_shared_from_this<GuestThreads> {
     std::function<Result<WasiConfigPtr>()> make_wasi;  // one WASI context per thread
     std::shared_ptr<NnSession> session;
     uint64_t timeout_ms = 0;
+    std::string timeout_option;  // how the caller set each limit, for messages (OptionNames)
     uint64_t max_memory_bytes = 0;
+    std::string max_memory_option;
     size_t max_threads = 0;
   };
   static Result<std::shared_ptr<GuestThreads>> create(Settings settings);
@@ -86,6 +88,7 @@ class GuestThreads : public std::enable_shared_from_this<GuestThreads> {
 
   bool ending() const { return ending_.load(std::memory_order_acquire); }
   uint64_t timeout_ms() const { return settings_.timeout_ms; }
+  const std::string& timeout_option() const { return settings_.timeout_option; }
   bool past_timeout() const {
     return settings_.timeout_ms > 0 &&
            std::chrono::steady_clock::now() - started_ >= std::chrono::milliseconds(settings_.timeout_ms);

@@ -42,6 +42,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   }
   wasm_config_t* config = wasm_config_new();
   impl->timeout_ms = options.timeout_ms;
+  impl->option_names = options.option_names;
   impl->max_memory_bytes = options.max_memory_bytes;
   impl->max_threads = options.max_threads;
   // Epoch checks cost a little in every loop, so they are compiled in only when asked for.

@@ -60,29 +60,38 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
   const auto isolation = parse_isolation_mode(options.isolate_loads);
   if (!isolation) {
     return make_error(Errc::invalid_argument,
-                      fmt::format("isolate_loads '{}': expected auto, always or never", options.isolate_loads));
+                      fmt::format("{} '{}': expected auto, always or never", options.option_names.isolate_loads,
+                                  options.isolate_loads));
   }
   env_options.isolation.mode = *isolation;
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
   set_verdict_cache(env_options.isolation, options.isolated_load_cache);
   WiredEnvironment wired = wire_environment(std::move(env_options));
   NnEnvironment* env = wired.env.get();
-  if (Status configs = wired.catalog->check_configs(); !configs.ok()) return configs.take_error();
+  const OptionNames& names = options.option_names;
+  if (Status configs = wired.catalog->check_configs(names.backend_config); !configs.ok()) return configs.take_error();
   struct Registration {
     Result<NamedModel> model;
-    std::string flag;  // how the user gave it, for messages
+    std::string flag;  // how the caller gave it, for messages (OptionNames)
     std::string hint;  // what a missing file means for that flag
   };
   std::vector<Registration> models;
-  for (const auto& spec : options.preloads) {
-    models.push_back({parse_preload_spec(spec), fmt::format("--nn-preload '{}'", spec), ""});
+  for (size_t i = 0; i < options.preloads.size(); ++i) {
+    const std::string& spec = options.preloads[i];
+    const bool sourced = i < names.preload_sources.size() && !names.preload_sources[i].empty();
+    models.push_back({parse_preload_spec(spec),
+                      fmt::format("{} '{}'", sourced ? names.preload_sources[i] : names.preload, spec), ""});
   }
   for (const auto& spec : options.wasmtime_graphs) {
-    models.push_back({parse_wasmtime_graph_spec(spec), "-S nn-graph=" + spec,
+    models.push_back({parse_wasmtime_graph_spec(spec), fmt::format("{} '{}'", names.wasmtime_graph, spec),
                       " (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)"});
   }
   for (auto& [model, flag, hint] : models) {
-    if (!model) return model.take_error();
+    if (!model) {
+      Error e = model.take_error();
+      e.detail = fmt::format("{}: {}", flag, e.detail);
+      return e;
+    }
     Status checked = model->encoding == Encoding::remote ? check_remote_spec(*wired.catalog, *model)
                                                          : check_model_paths(*model, flag, hint);
     if (!checked.ok()) return checked.take_error();

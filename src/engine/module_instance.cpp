@@ -37,6 +37,7 @@ struct ModuleInstance final : Instance::Impl {
   bool call(const std::string& export_name, int32_t* result, std::string* error) override;
 
   uint64_t timeout_ms = 0;
+  OptionNames option_names;  // the host's, for the run's messages
   std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
   StorePtr store;
   // A wasi-threads guest's threads and shared memory (then `store` is its main thread's).
@@ -100,7 +101,9 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   settings.make_wasi = [program] { return make_wasi(program); };
   settings.session = std::make_shared<NnSession>(host.env);
   settings.timeout_ms = host.timeout_ms;
+  settings.timeout_option = host.option_names.timeout;
   settings.max_memory_bytes = host.max_memory_bytes;
+  settings.max_memory_option = host.option_names.max_memory;
   settings.max_threads = host.max_threads;
   auto threads = GuestThreads::create(std::move(settings));
   if (!threads) return fail(fmt::format("cannot run {}: {}", name, threads.error().detail));
@@ -108,6 +111,7 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   if (!main_store) return fail(main_store.error().detail);
   auto impl = std::make_unique<ModuleInstance>();
   impl->timeout_ms = host.timeout_ms;
+  impl->option_names = host.option_names;
   impl->threads = std::move(*threads);
   impl->state = std::move((*main_store)->state);
   impl->store = std::move((*main_store)->store);
@@ -131,6 +135,7 @@ std::unique_ptr<Instance> instantiate_module(Host::Impl& host, const Program& pr
     auto impl = std::make_unique<ModuleInstance>();
     impl->module = std::move(*module);
     impl->timeout_ms = host.timeout_ms;
+    impl->option_names = host.option_names;
     impl->state = std::make_unique<GuestState>();
     impl->state->session = std::make_shared<NnSession>(host.env);
     impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
@@ -193,7 +198,7 @@ bool ModuleInstance::call(const std::string& export_name, int32_t* result, std::
   }
   if (trap) {
     TrapPtr t(trap);
-    if (error) *error = describe_trap(t.get(), timeout_ms);
+    if (error) *error = describe_trap(t.get(), timeout_ms, option_names.timeout);
     return false;
   }
   if (result) *result = (nresults == 1 && results[0].kind == WASMTIME_I32) ? results[0].of.i32 : 0;
@@ -287,15 +292,15 @@ RunOutcome run_entry(ModuleInstance& instance, const Program& program) {
     wasm_trap_t* trap = nullptr;
     arm_deadline(instance);
     ErrorPtr err(wasmtime_func_call(cx, &func, args, nargs, results, nresults, &trap));
-    return call_outcome(std::move(err), trap, instance.timeout_ms);
+    return call_outcome(std::move(err), trap, instance.timeout_ms, instance.option_names.timeout);
   };
   const std::string name = program_name(program, "the module");
   wasmtime_func_t func;
   if (program.invoke.empty()) {
     if (!get_func("_start", &func) && !get_func("", &func)) {
       return RunOutcome{kHostFailureExit, false,
-                        fmt::format("{} has no _start export: it is not a WASI command (use --invoke NAME to call "
-                                    "one of its exported functions)", name), {}};
+                        fmt::format("{} has no _start export: it is not a WASI command (use {} NAME to call one of "
+                                    "its exported functions)", name, instance.option_names.invoke), {}};
     }
     if (auto end = call(func, nullptr, 0, nullptr, 0)) return *end;
     return RunOutcome{};
@@ -322,7 +327,7 @@ RunOutcome run_entry(ModuleInstance& instance, const Program& program) {
   std::vector<wasmtime_val_t> args;
   for (size_t i = 0; i < param_kinds.size(); ++i) {
     auto v = parse_param(program.args[i], param_kinds[i], i);
-    if (!v) return RunOutcome{kHostFailureExit, false, fmt::format("--invoke {}: {}", program.invoke, v.error().detail), {}};
+    if (!v) return RunOutcome{kHostFailureExit, false, fmt::format("{} {}: {}", instance.option_names.invoke, program.invoke, v.error().detail), {}};
     args.push_back(*v);
   }
   std::vector<wasmtime_val_t> results(nresults);

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,11 @@ struct RequestedOutput {
   std::string name;
   std::optional<bool> binary;
 };
+
+// The model's judgement of an input's name, which the decoders ask before reading the input's
+// data, so that a misnamed input is reported as such (naming the model's inputs), not as data
+// that does not fit its shape: "" for a name the model takes, else why not. Empty: any name.
+using InputNameCheck = std::function<std::string(std::string_view name)>;
 
 struct InferRequest {
   std::string id;

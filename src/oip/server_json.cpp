@@ -16,6 +16,31 @@ using nlohmann::json;
 
 sdk::Error bad(const std::string &what) { return sdk::invalid(what); }
 
+// A syntax error as a client can act on it: where (the byte; the line and column too, for a
+// request written over several lines) and what the parser found and expected, without
+// nlohmann's exception id. What it last read is cut short: it can be the rest of the request.
+std::string describe_syntax_error(const json::parse_error &e) {
+  std::string where = "at byte " + std::to_string(e.byte);
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while
+  // parsing value - invalid literal; last read: 'no'"
+  const std::string_view what = e.what();
+  const size_t line = what.find("at line "), colon = what.find(": ", line);
+  if (line != std::string_view::npos && colon != std::string_view::npos)
+    where += " (" + std::string(what.substr(line + 3, colon - line - 3)) + ")";
+  const size_t dash = what.find(" - ");
+  std::string detail(dash == std::string_view::npos ? what.substr(colon == std::string_view::npos ? 0 : colon + 2)
+                                                    : what.substr(dash + 3));
+  constexpr std::string_view kLastRead = "last read: '";
+  constexpr size_t kShown = 24;  // the token's end, where the error is
+  if (const size_t from = detail.find(kLastRead); from != std::string::npos) {
+    const size_t start = from + kLastRead.size();
+    size_t close = detail.find("'; expected", start);  // the token may hold quotes of its own
+    if (close == std::string::npos) close = detail.size() - 1;
+    if (close > start + kShown) detail = detail.substr(0, start) + "..." + detail.substr(close - kShown);
+  }
+  return "syntax error " + where + ": " + detail;
+}
+
 std::string dump(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // A parameter's value as text: a string as it is, anything else as JSON writes it.
@@ -39,11 +64,14 @@ sdk::Error decode_shape(const json &input, const std::string &name, std::vector<
 // `arrays`: the "data" arrays cut out of the text (json_fast_data.h); *arrays_read counts those
 // an input's "data" turned out to be.
 sdk::Error decode_input(const json &input, std::span<const uint8_t> tail, size_t *used,
-                        const std::vector<std::string_view> &arrays, size_t *arrays_read, RequestInput &in) {
+                        const std::vector<std::string_view> &arrays, size_t *arrays_read,
+                        const InputNameCheck &check_name, RequestInput &in) {
   if (!input.is_object()) return bad("an entry of \"inputs\" is not an object");
   auto name = input.find("name"), datatype = input.find("datatype");
   if (name == input.end() || !name->is_string()) return bad("an input has no string \"name\"");
   in.name = name->get<std::string>();
+  if (check_name)
+    if (std::string refused = check_name(in.name); !refused.empty()) return bad(refused);
   if (datatype == input.end() || !datatype->is_string()) return bad("input '" + in.name + "' has no string \"datatype\"");
   in.datatype = datatype->get<std::string>();
   if (datatype_size(in.datatype) == 0)
@@ -95,14 +123,23 @@ sdk::Error decode_input(const json &input, std::span<const uint8_t> tail, size_t
   return {};
 }
 
-sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, bool fast_data, InferRequest &out) {
+sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, bool fast_data,
+                          const InputNameCheck &check_name, InferRequest &out) {
   out = {};
   std::vector<std::string_view> arrays;  // the cut-out "data" arrays, by marker number
   size_t arrays_read = 0;
   const std::string cut = fast_data ? cut_data_arrays(text, arrays) : std::string();
   const std::string_view parsed = arrays.empty() ? text : std::string_view(cut);
-  const json j = json::parse(parsed.begin(), parsed.end(), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return bad("the request is not a JSON object");
+  json j;
+  try {
+    j = json::parse(parsed.begin(), parsed.end());
+  } catch (const json::parse_error &e) {
+    return bad("the request is not valid JSON: " + describe_syntax_error(e));
+  } catch (const json::exception &e) {  // a number past a double's range (out_of_range.406)
+    const std::string_view what = e.what();
+    return bad("the request is not valid JSON: " + std::string(what.substr(what.find("] ") + 2)));
+  }
+  if (!j.is_object()) return bad(std::string("the request is a JSON ") + j.type_name() + ", not an object");
   if (auto id = j.find("id"); id != j.end()) {
     if (!id->is_string()) return bad("\"id\" is not a string");
     out.id = id->get<std::string>();
@@ -124,7 +161,7 @@ sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, 
   size_t used = 0;
   out.inputs.resize(inputs->size());
   for (size_t i = 0; i < inputs->size(); ++i)
-    if (sdk::Error e = decode_input((*inputs)[i], tail, &used, arrays, &arrays_read, out.inputs[i])) return e;
+    if (sdk::Error e = decode_input((*inputs)[i], tail, &used, arrays, &arrays_read, check_name, out.inputs[i])) return e;
   if (used != tail.size())
     return bad(std::to_string(tail.size() - used) + " bytes after the JSON that no input's binary_data_size claims");
   for (RequestInput &in : out.inputs)  // after the vector is final: `owned` no longer moves
@@ -155,11 +192,12 @@ sdk::Error decode_request(std::string_view text, std::span<const uint8_t> tail, 
 
 }  // namespace
 
-sdk::Error decode_infer_request_json(std::string_view text, std::span<const uint8_t> tail, InferRequest &out) {
+sdk::Error decode_infer_request_json(std::string_view text, std::span<const uint8_t> tail, InferRequest &out,
+                                     const InputNameCheck &check_name) {
   // The fast reading of "data" arrays first; any refusal (or an array it did not read) is
   // decided by the general reading, so both accept and refuse the same requests alike.
-  if (!decode_request(text, tail, /*fast_data=*/true, out)) return {};
-  return decode_request(text, tail, /*fast_data=*/false, out);
+  if (!decode_request(text, tail, /*fast_data=*/true, check_name, out)) return {};
+  return decode_request(text, tail, /*fast_data=*/false, check_name, out);
 }
 
 std::string encode_infer_response_json(const std::string &model, const std::string &version, const std::string &id,

@@ -19,8 +19,10 @@ namespace wasinn::oip {
 
 // json: the request's JSON (all the body, or its first Inference-Header-Content-Length bytes);
 // tail: the bytes after it, which the inputs whose parameters say "binary_data_size" take in
-// order, exactly. The inputs' data may view `tail`: it must outlive `out`.
-sdk::Error decode_infer_request_json(std::string_view json, std::span<const uint8_t> tail, InferRequest &out);
+// order, exactly. The inputs' data may view `tail`: it must outlive `out`. check_name judges each
+// input's name before its datatype, shape and data.
+sdk::Error decode_infer_request_json(std::string_view json, std::span<const uint8_t> tail, InferRequest &out,
+                                     const InputNameCheck &check_name = {});
 
 // The response body; *json_length: the length of its JSON part, which is the whole body unless
 // an output is binary (then the server sends Inference-Header-Content-Length).

@@ -20,7 +20,8 @@ std::string parameter_text(const inference::InferParameter &p) {
 
 }  // namespace
 
-sdk::Error decode_infer_request_proto(const inference::ModelInferRequest &r, InferRequest &out) {
+sdk::Error decode_infer_request_proto(const inference::ModelInferRequest &r, InferRequest &out,
+                                      const InputNameCheck &check_name) {
   out = {};
   out.id = r.id();
   for (const auto &[key, value] : r.parameters()) out.parameters.emplace_back(key, parameter_text(value));
@@ -33,6 +34,8 @@ sdk::Error decode_infer_request_proto(const inference::ModelInferRequest &r, Inf
     const auto &t = r.inputs(i);
     RequestInput &in = out.inputs[static_cast<size_t>(i)];
     in.name = t.name();
+    if (check_name)
+      if (std::string refused = check_name(in.name); !refused.empty()) return bad(refused);
     in.datatype = t.datatype();
     if (datatype_size(in.datatype) == 0)
       return bad("input '" + in.name + "' has datatype " + in.datatype +

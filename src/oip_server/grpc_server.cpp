@@ -69,7 +69,7 @@ class Service final : public inference::GRPCInferenceService::Service {
       auto m = ctx_.models.find(in->model_name(), in->model_version(), true);
       if (!m) return to_grpc(m.error());
       oip::InferRequest request;
-      if (sdk::Error e = oip::decode_infer_request_proto(*in, request))
+      if (sdk::Error e = oip::decode_infer_request_proto(*in, request, input_name_check(**m)))
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.detail);
       // On a worker (ModelSet::run), as REST's: one pool, one queue, for both transports.
       grpc::Status status;

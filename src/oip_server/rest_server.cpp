@@ -237,7 +237,8 @@ class Handler {
     oip::InferRequest request;
     const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
     if (sdk::Error e = oip::decode_infer_request_json(std::string_view(body).substr(0, json_length),
-                                                     std::span(bytes + json_length, body.size() - json_length), request))
+                                                     std::span(bytes + json_length, body.size() - json_length), request,
+                                                     input_name_check(**model)))
       return error_reply(400, e.detail);
     // The compute and the answer's encoding run on a worker (ModelSet::run): this thread's stack
     // is civetweb's 100 KiB.

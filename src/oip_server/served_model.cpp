@@ -26,18 +26,28 @@ bool is_knob(const Graph& graph, std::string_view name) {
   return false;
 }
 
+std::vector<std::string> names_of(const std::vector<IoInfo>& declared) {
+  std::vector<std::string> names;
+  for (const IoInfo& d : declared) names.push_back(d.name);
+  return names;
+}
+
+Status check_pipeline_input_name(const std::string& model, const std::vector<std::string>& names,
+                                 std::string_view name) {
+  if (std::find(names.begin(), names.end(), name) != names.end()) return {};
+  return make_error(Errc::invalid_argument,
+                    fmt::format("pipeline '{}' has no input '{}' (its inputs: {})", model, name, fmt::join(names, ", ")));
+}
+
 // A pipeline's inputs, which no core rule checks before the guest: every declared one given
 // once, with its declared datatype, and nothing else.
 Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>& declared,
                              const oip::InferRequest& request) {
-  std::vector<std::string> names;
-  for (const IoInfo& d : declared) names.push_back(d.name);
+  const std::vector<std::string> names = names_of(declared);
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const auto& in = request.inputs[i];
+    if (Status known = check_pipeline_input_name(model, names, in.name); !known) return known;
     auto it = std::find(names.begin(), names.end(), in.name);
-    if (it == names.end())
-      return make_error(Errc::invalid_argument, fmt::format("pipeline '{}' has no input '{}' (its inputs: {})", model,
-                                                            in.name, fmt::join(names, ", ")));
     for (size_t j = 0; j < i; ++j)
       if (request.inputs[j].name == in.name)
         return make_error(Errc::invalid_argument, fmt::format("input '{}' is given twice", in.name));
@@ -56,9 +66,13 @@ Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>
 
 }  // namespace
 
-std::string oip_datatype(std::optional<TensorType> type) {
-  const char* name = type ? oip::to_datatype(static_cast<int32_t>(*type)) : nullptr;
+std::string_view oip_type_name(TensorType type) {
+  const char* name = oip::to_datatype(static_cast<int32_t>(type));
   return name ? name : "BYTES";  // a type no guest ABI expresses: the protocol's opaque type
+}
+
+std::string oip_datatype(std::optional<TensorType> type) {
+  return std::string(type ? oip_type_name(*type) : "BYTES");
 }
 
 ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
@@ -215,7 +229,7 @@ void ServedModel::set_batching(BatchingOptions options) {
   auto compute = [this](std::span<const NamedInput> inputs) -> Result<std::vector<NamedTensor>> {
     auto runner = take_runner(false);
     if (!runner) return runner.take_error();
-    auto tensors = runner->session->compute_named(runner->context, inputs);
+    auto tensors = runner->session->compute_named(runner->context, inputs, oip_type_name);
     give_back(std::move(*runner));
     return tensors;
   };
@@ -327,6 +341,20 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
   return {};
 }
 
+Status ServedModel::check_input_name(std::string_view name) const {
+  if (pipeline_) return check_pipeline_input_name(name_, names_of(pipeline_->inputs()), name);
+  const std::shared_ptr<const Graph> graph = runner_graph();
+  if (!graph) return {};  // not loaded: infer says so
+  return wasinn::check_input_name(*graph, name, oip_type_name);
+}
+
+oip::InputNameCheck input_name_check(const ServedModel& model) {
+  return [&model](std::string_view name) {
+    const Status known = model.check_input_name(name);
+    return known ? std::string() : known.error().detail;
+  };
+}
+
 std::shared_ptr<const Graph> ServedModel::runner_graph() const {
   std::lock_guard lock(mu_);
   return graph_;
@@ -385,7 +413,8 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   const auto compute_started = Clock::now();
   timing.input_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
-  auto tensors = batched ? take_batch(*batch, timing) : runner->session->compute_named(runner->context, inputs);
+  auto tensors = batched ? take_batch(*batch, timing)
+                         : runner->session->compute_named(runner->context, inputs, oip_type_name);
   const auto computed = Clock::now();
   if (!batched) timing.compute_ns = ns_since(compute_started);
   if (knobs.empty() && !batched) give_back(std::move(*runner));

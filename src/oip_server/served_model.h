@@ -98,6 +98,10 @@ class ServedModel {
   // invalid_argument for a request that does not fit the model; other codes as the core's.
   // queue_ns: how long the request waited for a worker (ModelSet::admit), for the statistics.
   // batch: the request's place from join_batch: its compute is then a batch's (DynamicBatcher).
+  // invalid_argument, naming the model's inputs, for an input name the model does not take: for
+  // the decoders, which check a request's names before its data (InputNameCheck).
+  Status check_input_name(std::string_view name) const;
+
   Result<InferAnswer> infer(const oip::InferRequest& request, uint64_t queue_ns = 0,
                             DynamicBatcher::Ticket* batch = nullptr);
 
@@ -149,7 +153,12 @@ class ServedModel {
   std::unique_ptr<DynamicBatcher> batcher_;  // null: no batching
 };
 
-// The OIP datatype of a wasinn type ("FP32"), and Triton's config name of it ("TYPE_FP32").
+// The model's check_input_name as the decoders take it (both transports').
+oip::InputNameCheck input_name_check(const ServedModel& model);
+
+// The OIP datatype of a wasinn type ("FP32"): what every message to a client calls a type.
+std::string_view oip_type_name(TensorType type);
+// The same, "BYTES" for a type no guest ABI expresses.
 std::string oip_datatype(std::optional<TensorType> type);
 
 }  // namespace wasinn::oip_server

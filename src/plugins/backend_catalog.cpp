@@ -160,7 +160,7 @@ std::vector<BackendManifest> BackendCatalog::manifests() const {
   return out;
 }
 
-Status BackendCatalog::check_configs() {
+Status BackendCatalog::check_configs(std::string_view option) {
   std::vector<std::string> known;
   for (const auto& slot : slots_) known.push_back(slot->manifest.name);
   for (const auto& entry : configs_) {
@@ -173,10 +173,10 @@ Status BackendCatalog::check_configs() {
       for (const auto& d : dirs_) searched += (searched.empty() ? "" : ", ") + d.string();
       if (known.empty()) {
         return make_error(Errc::invalid_argument,
-                          fmt::format("--backend-config {}: no backend is installed (searched {})", name, searched));
+                          fmt::format("{} {}: no backend is installed (searched {})", option, name, searched));
       }
       return make_error(Errc::invalid_argument,
-                        fmt::format("--backend-config {}: no backend named {}; the installed ones are {}{}", name, name,
+                        fmt::format("{} {}: no backend named {}; the installed ones are {}{}", option, name, name,
                                     fmt::join(known, ", "), did_you_mean(name, known)));
     }
     Slot& slot = **it;
@@ -187,16 +187,16 @@ Status BackendCatalog::check_configs() {
         if (std::find(keys->begin(), keys->end(), item.key()) != keys->end()) continue;
         if (keys->empty()) {
           return make_error(Errc::invalid_argument,
-                            fmt::format("--backend-config {}: unknown key \"{}\": the {} backend takes no keys", name,
+                            fmt::format("{} {}: unknown key \"{}\": the {} backend takes no keys", option, name,
                                         item.key(), name));
         }
         return make_error(Errc::invalid_argument,
-                          fmt::format("--backend-config {}: unknown key \"{}\"; the {} backend's keys are {}{}", name,
+                          fmt::format("{} {}: unknown key \"{}\"; the {} backend's keys are {}{}", option, name,
                                       item.key(), name, fmt::join(*keys, ", "), did_you_mean(item.key(), *keys)));
       }
     }
     if (!load(slot).config_refusal.empty()) {
-      return make_error(Errc::invalid_argument, fmt::format("--backend-config {}: {}", name, slot.config_refusal));
+      return make_error(Errc::invalid_argument, fmt::format("{} {}: {}", option, name, slot.config_refusal));
     }
   }
   return {};

@@ -68,8 +68,9 @@ class BackendCatalog final : public BackendSource {
   // key be one its manifest lists (when it lists them), and the backend accept the values: a
   // configured backend is loaded now, so that its own parser judges them (a backend whose
   // framework cannot be loaded is left to fail at its first load, as without a config).
-  // Errors name the flag: "--backend-config NAME: ...".
-  Status check_configs();
+  // Errors name the option as the caller calls it (`option`: "--backend-config", a C API
+  // function): "OPTION NAME: ...".
+  Status check_configs(std::string_view option);
 
   // Loads every backend and reports each (for `wasinn backends --check`).
   std::vector<BackendReport> probe_all();

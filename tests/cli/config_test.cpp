@@ -12,6 +12,8 @@
 namespace wasinn_cli_test {
 namespace {
 
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 ChildResult run_probe_with(const std::vector<std::string>& options) {
   std::vector<std::string> args{"run"};
   args.insert(args.end(), options.begin(), options.end());
@@ -223,6 +225,29 @@ TEST_F(ConfigFile, ErrorsNameTheFileAndLine) {
   const ChildResult missing = wasinn({"run", "--config", (dir_ / "absent.json").string(), guest("wasi_probe"), "args"});
   EXPECT_EQ(missing.exit_code, 2) << missing.describe();
   EXPECT_NE(missing.err.find("absent.json: cannot read it"), std::string::npos) << missing.describe();
+}
+
+// A preload from the file whose path is bad is blamed on the file's line and key, not on
+// --nn-preload, which the user never typed; the flag's own entries keep the flag's name.
+TEST_F(ConfigFile, ABadPreloadPathNamesTheFileNotTheFlag) {
+  const std::string file = write_toml("env = [\"A=1\"]\nnn-preload = [\"ghost:onnx:cpu:/x/nope.onnx\"]\n");
+  const ChildResult r = wasinn({"run", "--config", file, guest("wasi_probe"), "args"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_EQ(first_line(r.err), "wasinn: error: " + file + ":2: \"nn-preload\" 'ghost:onnx:cpu:/x/nope.onnx': "
+                               "/x/nope.onnx does not exist") << r.describe();
+  EXPECT_EQ(r.err.find("--nn-preload"), std::string::npos) << r.describe();
+  const std::string json = write(R"({"nn-preload": ["bad-spec"]})");
+  const ChildResult malformed = wasinn({"run", "--config", json, guest("wasi_probe"), "args"});
+  EXPECT_EQ(first_line(malformed.err), "wasinn: error: " + json + ":1: \"nn-preload\" 'bad-spec': expected "
+                                       "NAME:ENCODING:TARGET:PATH[:PATH...]") << malformed.describe();
+  // The file's entries come first; one from the command line is still the flag's.
+  const auto digits = fixture("digits/model.onnx");
+  if (!digits) GTEST_SKIP() << "needs the digits fixture";
+  const std::string good = write_toml("nn-preload = [\"digits:onnx:cpu:" + digits->string() + "\"]\n");
+  const ChildResult flag = wasinn({"run", "--config", good, "--nn-preload", "ghost:onnx:cpu:/x/nope.onnx",
+                                   guest("wasi_probe"), "args"});
+  EXPECT_EQ(first_line(flag.err), "wasinn: error: --nn-preload 'ghost:onnx:cpu:/x/nope.onnx': /x/nope.onnx does not "
+                                  "exist") << flag.describe();
 }
 
 TEST_F(ConfigFile, TheDefaultLocationIsReadWhenItExists) {

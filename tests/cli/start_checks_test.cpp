@@ -38,7 +38,7 @@ TEST(StartChecks, BadPreloadPathsAreErrorsNamingTheFlagGiven) {
 
   const ChildResult graph = run_probe({"-S", "nn-graph=onnx::/nonexistent"});
   EXPECT_EQ(graph.exit_code, 2) << graph.describe();
-  EXPECT_EQ(first_line(graph.err), "wasinn: error: -S nn-graph=onnx::/nonexistent: /nonexistent/model.onnx does not "
+  EXPECT_EQ(first_line(graph.err), "wasinn: error: -S nn-graph 'onnx::/nonexistent': /nonexistent/model.onnx does not "
                                    "exist (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)");
 }
 

@@ -107,6 +107,30 @@ TEST(CApi, ExitCodeAndFailuresAreResultsNotCrashes) {
   EXPECT_NE(std::string(wasinn_result_message(r.get())).find("/nonexistent/guest.wasm"), std::string::npos);
 }
 
+// A run's message names the C function that set the limit or would call an export, never the
+// command line's --timeout or --invoke.
+TEST(CApi, RunMessagesNameTheCFunctions) {
+  wasinn_options_t* o = wasinn_options_create();
+  wasinn_options_set_timeout_ms(o, 300);
+  HostPtr host = make_host(o);
+  ProgramPtr spin(wasinn_program_create_path(guest("wasi_probe").c_str()));
+  wasinn_program_add_arg(spin.get(), "spin");
+  ResultPtr r(wasinn_host_run(host.get(), spin.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 134);
+  const std::string stopped = wasinn_result_message(r.get());
+  EXPECT_EQ(stopped.rfind("the guest ran longer than wasinn_options_set_timeout_ms (300 ms) and was stopped", 0), 0u)
+      << stopped;
+
+  const std::string wat = "(module)";
+  ProgramPtr library(wasinn_program_create_bytes(reinterpret_cast<const uint8_t*>(wat.data()), wat.size(), "lib"));
+  r.reset(wasinn_host_run(host.get(), library.get()));
+  EXPECT_EQ(wasinn_result_exit_code(r.get()), 1);
+  EXPECT_EQ(std::string(wasinn_result_message(r.get())),
+            "lib has no _start export: it is not a WASI command (use wasinn_program_set_invoke NAME to call one of "
+            "its exported functions)");
+  EXPECT_EQ(std::string(wasinn_result_message(r.get())).find("--"), std::string::npos);
+}
+
 // libwasinn finds wasinn-load-check in <libdir>/../bin, as in an installed prefix: with every
 // load isolated, the digits still classify (the checker ran; without it the load is refused).
 TEST(CApi, IsolatedLoadsFindTheCheckerBesideTheLibrary) {
@@ -169,7 +193,9 @@ TEST(CApi, BadOptionIsAnErrorString) {
   wasinn_options_destroy(o);
   EXPECT_EQ(host, nullptr);
   ASSERT_NE(error, nullptr);
-  EXPECT_NE(std::string(error).find("no-colons-here"), std::string::npos) << error;
+  // A library user is pointed at the C function, never at the command line's flag.
+  EXPECT_EQ(std::string(error),
+            "wasinn_options_add_preload 'no-colons-here': expected NAME:ENCODING:TARGET:PATH[:PATH...]");
   wasinn_free(error);
 
   o = wasinn_options_create();
@@ -179,7 +205,19 @@ TEST(CApi, BadOptionIsAnErrorString) {
   wasinn_options_destroy(o);
   EXPECT_EQ(host, nullptr);
   ASSERT_NE(error, nullptr);
-  EXPECT_NE(std::string(error).find("sometimes"), std::string::npos) << error;
+  EXPECT_EQ(std::string(error), "wasinn_options_set_isolate_loads 'sometimes': expected auto, always or never");
+  wasinn_free(error);
+
+  o = wasinn_options_create();
+  wasinn_options_set_backend_config(o, "nosuchbackend", "{}");
+  error = nullptr;
+  host = wasinn_host_create(o, &error);
+  wasinn_options_destroy(o);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(std::string(error).rfind("wasinn_options_set_backend_config nosuchbackend: no backend named nosuchbackend", 0),
+            0u) << error;
+  EXPECT_EQ(std::string(error).find("--"), std::string::npos) << error;
   wasinn_free(error);
 }
 
@@ -213,7 +251,8 @@ TEST(CApi, AMissingPreloadFileFailsCreate) {
   wasinn_options_destroy(o);
   EXPECT_EQ(host, nullptr);
   ASSERT_NE(error, nullptr);
-  EXPECT_NE(std::string(error).find("/nonexistent/model.onnx does not exist"), std::string::npos) << error;
+  EXPECT_EQ(std::string(error), "wasinn_options_add_preload 'ghost:onnx:cpu:/nonexistent/model.onnx': "
+                                "/nonexistent/model.onnx does not exist");
   wasinn_free(error);
 }
 

@@ -106,8 +106,8 @@ TEST(OipServerJson, RefusesMalformedRequests) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {"", "", "not a JSON object"},
-      {"[1]", "", "not a JSON object"},
+      {"", "", "not valid JSON: syntax error at byte 1"},
+      {"[1]", "", "the request is a JSON array, not an object"},
       {R"({"id":3,"inputs":[]})", "", "\"id\""},
       {R"({"inputs":{}})", "", "\"inputs\""},
       {R"({"inputs":[3]})", "", "not an object"},
@@ -152,6 +152,57 @@ TEST(OipServerJson, RefusesMalformedRequests) {
     EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << c.json;
     EXPECT_NE(e.detail.find(c.says), std::string::npos) << c.json << " -> " << e.detail;
   }
+}
+
+// A syntax error says where it is and what was expected, with what the parser last read cut
+// short (it can be the rest of a long request).
+TEST(OipServerJson, ASyntaxErrorSaysWhereAndWhatWasExpected) {
+  struct Case {
+    std::string json, says;
+  };
+  const std::vector<Case> cases = {
+      {"not json", "the request is not valid JSON: syntax error at byte 2 (line 1, column 2): invalid literal; "
+                   "last read: 'no'"},
+      {R"({"inputs":[{"name":"x")", "the request is not valid JSON: syntax error at byte 23 (line 1, column 23): "
+                                      "unexpected end of input; expected '}'"},
+      {"{\n \"inputs\": [1,,2]}", "syntax error at byte 17 (line 2, column 15): unexpected ','; expected '[', '{', "
+                                 "or a literal"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e999]}]})",
+       "the request is not valid JSON: number overflow parsing '1e999'"},
+      {R"({"id":")" + std::string(10000, 'a'),
+       "syntax error at byte 10008 (line 1, column 10008): invalid string: missing closing quote; last read: "
+       "'..." + std::string(24, 'a') + "'"},
+  };
+  for (const auto& c : cases) {
+    oip::InferRequest r;
+    const sdk::Error e = oip::decode_infer_request_json(c.json, {}, r);
+    EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << c.json;
+    EXPECT_NE(e.detail.find(c.says), std::string::npos) << e.detail;
+    EXPECT_LT(e.detail.size(), 200u) << e.detail;
+  }
+}
+
+// The model judges an input's name before its data is read: a misnamed input whose data does not
+// fill its shape either is reported by its name, in both encodings.
+TEST(OipServerJson, AnInputsNameIsJudgedBeforeItsData) {
+  const oip::InputNameCheck only_x = [](std::string_view name) {
+    return name == "x" ? std::string() : "the model has no input named '" + std::string(name) + "'";
+  };
+  oip::InferRequest r;
+  sdk::Error e = oip::decode_infer_request_json(
+      R"({"inputs":[{"name":"nope","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {}, r, only_x);
+  EXPECT_EQ(e.detail, "the model has no input named 'nope'");
+  e = oip::decode_infer_request_json(R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {},
+                                     r, only_x);
+  EXPECT_EQ(e.detail, "input 'x' has 2 elements; its shape needs 4");
+  inference::ModelInferRequest req;
+  auto* in = req.add_inputs();
+  in->set_name("nope");
+  in->set_datatype("FP32");
+  in->add_shape(4);
+  req.add_raw_input_contents(std::string(8, '\0'));
+  e = oip::decode_infer_request_proto(req, r, only_x);
+  EXPECT_EQ(e.detail, "the model has no input named 'nope'");
 }
 
 TEST(OipServerJson, EncodesResponsesWithBinaryOutputs) {

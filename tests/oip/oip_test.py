@@ -282,6 +282,39 @@ class Errors(unittest.TestCase):
             e = self.http_error(lambda: c.infer("tiny", [inp]))
             self.assertEqual(e.status(), code)
             self.assertIn("UINT16", e.message())
+            # types in the protocol's words, never wasinn's (f64, f32)
+            inp = mod.InferInput("x", [1, 4], "FP64")
+            inp.set_data_from_numpy(np.zeros((1, 4), np.float64))
+            e = self.http_error(lambda: c.infer("tiny", [inp]))
+            self.assertEqual(e.status(), code)
+            self.assertIn("input 'x' is FP64, but the model takes FP32; the model's inputs are x (FP32 [1, 4])",
+                          e.message())
+
+    def test_misnamed_input_is_named_before_its_data(self):
+        # a short data array under a wrong name: the name is the mistake to report
+        body = json.dumps({"inputs": [{"name": "nope", "datatype": "FP32", "shape": [1, 4], "data": [1, 2]}]})
+        status, data, _ = raw_http("POST", "/v2/models/tiny/infer", body=body)
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["error"],
+                         "the model has no input named 'nope'; the model's inputs are x (FP32 [1, 4])")
+        client = grpc_client()  # owns the channel
+        req = service_pb2.ModelInferRequest(model_name="tiny")
+        t = req.inputs.add(name="nope", datatype="FP32", shape=[1, 4])
+        t.contents.fp32_contents.extend([1.0, 2.0])
+        with self.assertRaises(Exception) as cm:
+            service_pb2_grpc.GRPCInferenceServiceStub(client._channel).ModelInfer(req)
+        self.assertEqual(cm.exception.code().name, "INVALID_ARGUMENT")
+        self.assertEqual(cm.exception.details(),
+                         "the model has no input named 'nope'; the model's inputs are x (FP32 [1, 4])")
+
+    def test_syntax_error_says_where(self):
+        status, data, _ = raw_http("POST", "/v2/models/tiny/infer", body=b'{"inputs": [{"name": "x",, }]}')
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["error"], "the request is not valid JSON: syntax error at byte 26 "
+                         "(line 1, column 26): unexpected ','; expected string literal")
+        status, data, _ = raw_http("POST", "/v2/models/tiny/infer", body=b'[]')
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["error"], "the request is a JSON array, not an object")
 
     def test_body_too_large(self):
         x = np.zeros((4000, 64), np.float32)  # 1,024,000 bytes > --max-request-bytes

@@ -171,6 +171,17 @@ TEST(RemoteDown, ConnectionRefusedIsRuntimeErrorWithoutHanging) {
     EXPECT_EQ(run.exit_code, 5) << scheme << ": " << run.output;
     EXPECT_NE(run.output.find("errno 5 in load_by_name"), std::string::npos) << run.output;
   }
+  // The load's line says it in remote terms: which model and server, and why it failed; not the
+  // "guest bytes" of its spec's size.
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/models/x";
+  auto run = run_guest({"--nn-remote", "m=" + url, "--nn-remote-retries", "0", "--log-level", "info"}, "run_model",
+                       {"--name", "m"});
+  EXPECT_EQ(run.exit_code, 5) << run.output;
+  EXPECT_NE(run.output.find("wasinn: info: loading remote model 'm' at " + url + " with remote failed after "),
+            std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(" ms: remote: http://127.0.0.1:" + std::to_string(port) + "/v2: Couldn't connect to server"),
+            std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("guest bytes"), std::string::npos) << run.output;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
 }
 
