@@ -219,21 +219,45 @@ TEST(WhisperGuest, EveryBadInputIsAnErrnoWithADetailThenTheGuestTranscribes) {
 // The Rust guest built against WasmEdge's own crate, wasmedge-wasi-nn 0.8.0 (guest/rust), making
 // its whisper example's calls: GraphEncoding::Whisper, build_from_cache with a config, the WAV
 // file as F32 [1, bytes].
-TEST(WhisperGuest, WasmEdgeCrateGuestTranscribesAsNative) {
-  const std::string wasm = std::string(WASINN_GUEST_DIR) + "/compat_wasmedge_wasi_nn_08.wasm";
-  if (!std::filesystem::exists(wasm)) GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
-  const Native n = native("speech.wav", kGreedyCli, "crate");
-  const GuestRun r = run_wasinn_split({"run", "--backend-dir", WASINN_BACKEND_DIR, "--nn-preload", preload(), "--dir",
-                                       (fixtures_dir() / "whisper").string() + "::/w", wasm, "whisper", "default",
-                                       kGreedy, "/w/speech.wav"},
-                                      "crate");
-  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+const std::string kWasmEdgeCrateGuest = std::string(WASINN_GUEST_DIR) + "/compat_wasmedge_wasi_nn_08.wasm";
+
+// The transcript the crate guest printed as "transcript hex: ...", decoded.
+std::string crate_transcript(const GuestRun &r) {
   const size_t at = r.output.find("transcript hex: ");
-  ASSERT_NE(at, std::string::npos) << r.output;
+  if (at == std::string::npos) return "<no transcript line>";
   const std::string hex = r.output.substr(at + 16, r.output.find('\n', at) - at - 16);
   std::string text;
   for (size_t i = 0; i + 1 < hex.size(); i += 2) text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  EXPECT_EQ(text, expected_text(n, true));
+  return text;
+}
+
+TEST(WhisperGuest, WasmEdgeCrateGuestTranscribesAsNative) {
+  if (!std::filesystem::exists(kWasmEdgeCrateGuest))
+    GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
+  const Native n = native("speech.wav", kGreedyCli, "crate");
+  const GuestRun r = run_wasinn_split({"run", "--backend-dir", WASINN_BACKEND_DIR, "--nn-preload", preload(), "--dir",
+                                       (fixtures_dir() / "whisper").string() + "::/w", kWasmEdgeCrateGuest, "whisper",
+                                       "default", kGreedy, "/w/speech.wav"},
+                                      "crate");
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  EXPECT_EQ(crate_transcript(r), expected_text(n, true));
+}
+
+// The same guest as WasmEdge's whisper example's README runs it: in the model's directory, with
+// `--dir .:.` (WasmEdge's GUEST:HOST, both sides alike) and relative paths.
+TEST(WhisperGuest, WasmEdgeCommandLineWithDirDotColonDot) {
+  if (!std::filesystem::exists(kWasmEdgeCrateGuest))
+    GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
+  const Native n = native("speech.wav", kGreedyCli, "crate-dot");
+  const auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(fixtures_dir() / "whisper");
+  const GuestRun r = run_wasinn_split({"run", "--backend-dir", WASINN_BACKEND_DIR, "--dir", ".:.", "--nn-preload",
+                                       "default:Whisper:AUTO:tiny-en.bin", kWasmEdgeCrateGuest, "whisper", "default",
+                                       kGreedy, "speech.wav"},
+                                      "crate-dot");
+  std::filesystem::current_path(previous);
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  EXPECT_EQ(crate_transcript(r), expected_text(n, true));
 }
 
 // WIT's graph-encoding has no whisper case: a component loads with ggml or autodetect and the
