@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn serve --oip-http/--oip-grpc`: the registered models behind the Open Inference
 // Protocol (src/oip_server/), and --pipeline's components in front of them. The environment is
-// built from the same HostOptions a Host would take (engine/host_environment: engine-free), so
+// built from the same HostOptions a Host would take (root/host_environment: engine-free), so
 // every model flag, backend option and limit means what it means for `run` and `serve`; a
 // Wasmtime engine exists only for the pipelines (engine/component_pipeline).
 
@@ -25,7 +25,7 @@
 #include "cli/stderr_lines.h"
 #include "core/near_names.h"
 #include "core/prometheus_text.h"
-#include "engine/host_environment.h"
+#include "root/host_environment.h"
 #include "oip_server/oip_server.h"
 
 namespace wasinn_cli {

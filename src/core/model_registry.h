@@ -51,7 +51,7 @@ using GraphLoader = std::function<Result<std::shared_ptr<Graph>>(
 class ModelRegistry {
  public:
   // Files are not opened until first use; the host checks they exist at start
-  // (engine/host_environment.cpp), and one gone since fails that load_by_name only (with
+  // (root/host_environment.cpp), and one gone since fails that load_by_name only (with
   // model_not_found for ggml, as WasmEdge's guests expect).
   Status add(NamedModel model);
   bool contains(std::string_view name) const;

@@ -15,7 +15,7 @@
 #include "core/log.h"
 #include "engine/call_outcome.h"
 #include "engine/component_instance.h"
-#include "engine/host_environment.h"
+#include "root/host_environment.h"
 #include "engine/host_impl.h"
 #include "engine/instance_impl.h"
 #include "engine/module_bytes.h"

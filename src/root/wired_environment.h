@@ -2,7 +2,7 @@
 // The composition root of the wasi-nn side: an NnEnvironment wired to the parts that plug into
 // the core's ports (core/backend_ports.h): the backend plugin catalog (plugins/) and the load
 // isolation (isolation/). The one place that knows all three; above core/, which knows neither.
-// Made once per process or embedding (engine/host_environment.cpp, wasinn-load-check, tests).
+// Made once per process or embedding (root/host_environment.cpp, wasinn-load-check, tests).
 #pragma once
 
 #include <filesystem>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The wasi-nn environment a Host serves guests from (backend catalog, limits, load isolation,
-// named models), built from HostOptions. Engine-independent: nothing here knows Wasmtime.
+// named models), built from HostOptions: the composition root that both the engine's Host and
+// `serve --oip-*` (which runs no engine) build it with.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "engine/host_environment.h"
+#include "root/host_environment.h"
 
 #include <filesystem>
 #include <string>
