@@ -33,7 +33,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
 #include "root/wired_environment.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "abi/nn_call_log.h"
 
-#include "core/log.h"
+#include "base/log.h"
 
 namespace wasinn {
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/near_names.h"
+#include "base/near_names.h"
 
 namespace wasinn_cli {
 

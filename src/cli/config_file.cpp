@@ -12,7 +12,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/config_document.h"
-#include "core/near_names.h"
+#include "base/near_names.h"
 
 namespace wasinn_cli {
 

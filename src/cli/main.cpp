@@ -24,8 +24,8 @@
 #include "cli/serve_command.h"
 #include "cli/stderr_lines.h"
 #include "cli/wasmtime_groups.h"
-#include "core/log.h"
-#include "core/near_names.h"
+#include "base/log.h"
+#include "base/near_names.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
@@ -127,7 +127,7 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
   set_command_line(argc, argv);
-  // wasinn's own logger (core/log.h) as the default, so the CLI's spdlog::set_level reaches it.
+  // wasinn's own logger (base/log.h) as the default, so the CLI's spdlog::set_level reaches it.
   spdlog::set_default_logger(wasinn::shared_logger());
 
   CLI::App app{"wasinn: run WebAssembly programs whose wasi-nn calls are served by ONNX Runtime and other "

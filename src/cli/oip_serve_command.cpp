@@ -23,7 +23,7 @@
 #include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
 #include "cli/stderr_lines.h"
-#include "core/near_names.h"
+#include "base/near_names.h"
 #include "core/prometheus_text.h"
 #include "root/host_environment.h"
 #include "oip_server/oip_server.h"

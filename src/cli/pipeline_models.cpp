@@ -5,7 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/cli_common.h"
-#include "core/near_names.h"
+#include "base/near_names.h"
 
 namespace wasinn_cli {
 

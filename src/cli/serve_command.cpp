@@ -21,8 +21,8 @@
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/stderr_lines.h"
-#include "core/install_layout.h"
-#include "core/log.h"
+#include "base/install_layout.h"
+#include "base/log.h"
 
 namespace wasinn_cli {
 

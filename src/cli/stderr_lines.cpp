@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/log.h"
+#include "base/log.h"
 
 namespace wasinn_cli {
 namespace {

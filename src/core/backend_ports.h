@@ -77,7 +77,7 @@ struct LoadCheckRequest {
   // verdict is remembered only when both are given, so a rebuilt plugin is checked afresh.
   std::filesystem::path plugin_library;
   std::string_view framework_version;
-  // builders_digest(builders) (core/sha256.h) when the caller has it already: the key then costs
+  // builders_digest(builders) (base/sha256.h) when the caller has it already: the key then costs
   // no second pass over the bytes.
   std::optional<std::array<uint8_t, 32>> bytes_digest;
 };

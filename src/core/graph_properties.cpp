@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/near_names.h"
+#include "base/near_names.h"
 #include "core/plugin_call.h"
 
 namespace wasinn {

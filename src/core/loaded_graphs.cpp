@@ -4,7 +4,7 @@
 #include <iterator>
 #include <span>
 
-#include "core/sha256.h"
+#include "base/sha256.h"
 
 namespace wasinn {
 

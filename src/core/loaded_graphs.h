@@ -20,7 +20,7 @@ namespace wasinn {
 class LoadedGraphs {
  public:
   using Digest = std::array<uint8_t, 32>;
-  // bytes: builders_digest(builders) (core/sha256.h).
+  // bytes: builders_digest(builders) (base/sha256.h).
   static Digest key_of(Encoding encoding, Target target, std::string_view config, const Digest& bytes);
 
   // The live graph loaded under key, or null.

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/mapped_file.h"
-#include "core/near_names.h"
+#include "base/near_names.h"
 
 namespace wasinn {
 

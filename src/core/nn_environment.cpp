@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/graph_properties.h"
-#include "core/load_progress.h"
+#include "base/load_progress.h"
 #include "core/plugin_call.h"
 #include "core/model_format.h"
-#include "core/sha256.h"
+#include "base/sha256.h"
 #include "wasinn/plugin_sdk/url.hpp"
 
 namespace wasinn {

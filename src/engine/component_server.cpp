@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "core/request_metrics.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"

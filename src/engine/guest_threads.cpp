@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "engine/call_outcome.h"
 #include "engine/epoch_ticker.h"
 #include "engine/nn_imports.h"

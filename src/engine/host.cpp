@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "engine/call_outcome.h"
 #include "engine/component_instance.h"
 #include "root/host_environment.h"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <mutex>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "core/nn_environment.h"
 #include "plugins/backend_catalog.h"
 #include "engine/epoch_ticker.h"

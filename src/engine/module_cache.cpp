@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
-#include "core/private_cache_dir.h"
-#include "core/sha256.h"
+#include "base/log.h"
+#include "base/private_cache_dir.h"
+#include "base/sha256.h"
 
 namespace wasinn {
 

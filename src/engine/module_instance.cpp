@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "core/nn_session.h"
 #include "engine/call_outcome.h"
 #include "engine/guest_state.h"

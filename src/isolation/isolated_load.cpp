@@ -21,9 +21,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/install_layout.h"
-#include "core/log.h"
-#include "core/sha256.h"
+#include "base/install_layout.h"
+#include "base/log.h"
+#include "base/sha256.h"
 #include "isolation/file_identity.h"
 #include "wasinn/version.h"
 

@@ -58,7 +58,7 @@ void set_verdict_cache(IsolationOptions& options, std::string_view setting);
 // framework that wants gigabytes for a model of kilobytes is refusing to be sane.
 uint64_t default_address_space_mb(uint64_t model_bytes);
 
-// wasinn-load-check: $WASINN_LOAD_CHECK, else in wasinn's bin/ (core/install_layout.h: beside
+// wasinn-load-check: $WASINN_LOAD_CHECK, else in wasinn's bin/ (base/install_layout.h: beside
 // the running wasinn, or <libwasinn dir>/../bin). Empty when none exists.
 std::filesystem::path find_load_checker();
 

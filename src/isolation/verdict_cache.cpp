@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
-#include "core/private_cache_dir.h"
+#include "base/log.h"
+#include "base/private_cache_dir.h"
 
 namespace wasinn {
 

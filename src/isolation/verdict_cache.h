@@ -21,7 +21,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "core/sha256.h"
+#include "base/sha256.h"
 
 namespace wasinn {
 

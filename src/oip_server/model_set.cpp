@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
+#include "base/log.h"
 
 namespace wasinn::oip_server {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "oip_server/model_repository.h"
 
 namespace wasinn::oip_server {

@@ -13,8 +13,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "core/install_layout.h"
-#include "core/near_names.h"
+#include "base/install_layout.h"
+#include "base/near_names.h"
 
 namespace wasinn {
 

@@ -80,7 +80,7 @@ class BackendCatalog final : public BackendSource {
   const std::vector<std::filesystem::path>& dirs() const { return dirs_; }
 
   // Plugin directories used when none are given: $WASINN_BACKEND_PATH, then
-  // <libdir>/wasinn/backends beside libwasinn.so (or the executable's ../lib: core/install_layout.h).
+  // <libdir>/wasinn/backends beside libwasinn.so (or the executable's ../lib: base/install_layout.h).
   static std::vector<std::filesystem::path> default_dirs();
 
  private:

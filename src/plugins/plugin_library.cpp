@@ -10,7 +10,7 @@
 #include <set>
 #include <string_view>
 
-#include "core/log.h"
+#include "base/log.h"
 
 namespace wasinn {
 namespace {

@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "isolation/isolated_load.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/install_layout.h"
+#include "base/install_layout.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/log.h"
+#include "base/log.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/near_names.h"
+#include "base/near_names.h"
 
 #include <algorithm>
 #include <cctype>

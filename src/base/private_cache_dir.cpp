@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/private_cache_dir.h"
+#include "base/private_cache_dir.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/sha256.h"
+#include "base/sha256.h"
 
 #include <algorithm>
 #include <atomic>

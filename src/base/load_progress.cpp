@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/load_progress.h"
+#include "base/load_progress.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/log.h"
+#include "base/log.h"
 
 namespace wasinn {
 
