@@ -304,6 +304,32 @@ struct Seen {
 
 }  // namespace
 
+// A serve that cannot start says why without naming the command line's flags (--dir, --addr).
+TEST(CApi, ServeErrorsNameNoCommandLineFlags) {
+  const std::string faults = std::string(WASINN_GUEST_DIR) + "/http_faults.component.wasm";
+  if (!std::ifstream(faults)) GTEST_SKIP() << faults << " was not built (component guests off)";
+  HostPtr host = make_host();
+  struct Case {
+    std::string dir, address, want;
+  };
+  for (const Case& c : {Case{"/no/such/dir", "127.0.0.1:0", "preopened directory /no/such/dir: no such directory"},
+                        Case{"", "192.0.2.1:8080", "listening address 192.0.2.1:8080: cannot listen there"}}) {
+    ProgramPtr p(wasinn_program_create_path(faults.c_str()));
+    if (!c.dir.empty()) wasinn_program_add_dir(p.get(), c.dir.c_str(), "/d");
+    wasinn_serve_options_t* options = wasinn_serve_options_create();
+    wasinn_serve_options_set_address(options, c.address.c_str());
+    char* error = nullptr;
+    wasinn_server_t* server = wasinn_host_serve(host.get(), p.get(), options, &error);
+    wasinn_serve_options_destroy(options);
+    ASSERT_EQ(server, nullptr);
+    ASSERT_NE(error, nullptr);
+    const std::string text = error;
+    wasinn_free(error);
+    EXPECT_NE(text.find(c.want), std::string::npos) << text;
+    EXPECT_EQ(text.find("--"), std::string::npos) << text;
+  }
+}
+
 // Serving through the C API: a wasi:http component on a free port, its answers, the health
 // path, the per-request callback and metrics, a stop from another thread and a clean drain.
 TEST(CApi, ServesAProxyComponentAndStopsCleanly) {

@@ -512,9 +512,9 @@ fn strings(ptr: *const WitStr, pairs: usize) -> Vec<(String, String)> {
 
 fn resolve(addr: &str) -> Result<SocketAddr> {
     addr.to_socket_addrs()
-        .map_err(|e| format_err!("--addr {addr}: {e} (expected HOST:PORT, e.g. 0.0.0.0:8080)"))?
+        .map_err(|e| format_err!("listening address {addr}: {e} (expected HOST:PORT, e.g. 0.0.0.0:8080)"))?
         .next()
-        .ok_or_else(|| format_err!("--addr {addr}: the name resolves to no address"))
+        .ok_or_else(|| format_err!("listening address {addr}: the name resolves to no address"))
 }
 
 /// Spawns hyper's HTTP/2 tasks (a connection's streams) on the runtime that serves it.
@@ -593,13 +593,13 @@ impl Server {
         };
         for (host, _) in &settings.dirs {
             if !std::path::Path::new(host).is_dir() {
-                return Err(format_err!("--dir {host}: no such directory"));
+                return Err(format_err!("preopened directory {host}: no such directory"));
             }
         }
         let addr_text = unsafe { cfg.addr.to_string_lossy() };
         let addr = resolve(&addr_text)?;
         let listener = std::net::TcpListener::bind(addr)
-            .map_err(|e| format_err!("--addr {addr_text}: cannot listen there: {e}"))?;
+            .map_err(|e| format_err!("listening address {addr_text}: cannot listen there: {e}"))?;
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?.to_string();
 
