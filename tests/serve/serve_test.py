@@ -830,7 +830,14 @@ def case_peer(ctx):
         with ctx.server("http_classify", args, cmd=cmd, name=name) as server:
             answers[name] = [request(server, "POST", path, body) for path, body in requests]
     for (path, _), a, b in zip(requests, answers[runs[0][0]], answers["wasmtime"]):
-        check(a.status == b.status, f"{path}: wasinn {a!r}, wasmtime {b!r}")
+        if a.status != b.status:
+            # The one known difference: an input the model lacks is the client's mistake on wasinn
+            # (invalid-argument, 400) and a runtime-error on Wasmtime's ONNX backend (500).
+            codes = (a.json().get("code"), b.json().get("code"))
+            check((a.status, b.status, codes) == (400, 500, ("invalid-argument", "runtime-error")),
+                  f"{path}: wasinn {a!r}, wasmtime {b!r}")
+            log(f"peer: {path} -> wasinn 400 invalid-argument, wasmtime 500 runtime-error (its backend's code)")
+            continue
         if a.status == 200:
             check(a.body == b.body, f"{path}: the answers differ\nwasinn:   {a.body[:300]!r}\nwasmtime: {b.body[:300]!r}")
             log(f"peer: {path} -> 200 on both, the same bytes")
