@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/nn_environment.h"
-#include "engine/component_pipeline.h"
+#include "serve/pipeline/component_pipeline.h"
 #include "oip_server/pipeline.h"
 
 namespace wasinn_cli {

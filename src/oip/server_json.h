@@ -3,7 +3,7 @@
 // extension's JSON header plus the bytes after it), responses, metadata and errors out. The
 // client's side is json_codec. Requests are untrusted: every field, datatype, shape and length
 // is checked, and a malformed one is an invalid_argument Error whose detail the server sends
-// back as {"error": ...} with 400 (tests/unit/oip_server_codec_test.cpp, fuzzed alike). Pure;
+// back as {"error": ...} with 400 (tests/oip/oip_server_codec_test.cpp, fuzzed alike). Pure;
 // thread-safe.
 #pragma once
 

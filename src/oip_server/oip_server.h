@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "core/nn_environment.h"
-#include "core/request_metrics.h"
+#include "serve/request_metrics.h"
 #include "oip_server/grpc_server.h"
 #include "oip_server/model_set.h"
 #include "oip_server/rest_server.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pipeline: what the OIP server serves as a model in front of models: its inputs and outputs,
-// and infer over named tensors. A wasm component implements it (engine/component_pipeline, wired
+// and infer over named tensors. A wasm component implements it (serve/pipeline/component_pipeline, wired
 // by the CLI), so this layer knows no engine. Thread-safe: infer runs on many workers at once.
 #pragma once
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/request_metrics.h"
+#include "serve/request_metrics.h"
 #include "oip_server/model_set.h"
 #include "wasinn/request_record.h"
 

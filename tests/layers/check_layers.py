@@ -6,11 +6,12 @@ and that docs/ARCHITECTURE.md shows that table as it is.
   check_layers.py [ROOT]       exit 0: every include is allowed; 1: each one that is not, as
                                FILE:LINE: LAYER may not include TARGET (LAYER may include: ...)
 
-A layer is a directory of src/ ("core"), a plugin directory of backends/ ("backends/onnxruntime";
-"backends/*" in the table stands for every plugin) or a shared plugin library ("backends/
-ggml_common"). An include "core/graph.h" names the layer core; "wasinn/host.h" a public header of
-include/; a bare "x.h" must be beside the including file (another layer's file is included by
-its path, "oip/json_codec.h", so that the layer shows). Generated protobuf headers (*.pb.h) are
+A layer is a directory of src/ ("core", or "serve/oip" below it when the table names it), a
+plugin directory of backends/ ("backends/onnxruntime"; "backends/*" in the table stands for every
+plugin) or a library the plugins share, below backends/shared/ ("backends/shared/ggml_common",
+included as "ggml_common/log_router.h"). An include "core/graph.h" names the layer core;
+"wasinn/host.h" a public header of include/; a bare "x.h" must be beside the including file
+(another layer's file is included by its path, "oip/json_codec.h", so that the layer shows). Generated protobuf headers (*.pb.h) are
 src/oip's. Includes with <...> are not checked: they are other projects'.
 """
 import fnmatch
@@ -36,11 +37,22 @@ def read_table(path):
     return table
 
 
-def layer_of(rel):
+def deepest_layer(table, dirs):
+    """The table's layer for a directory below src/: the longest of its leading parts the table
+    names ('serve/oip' for serve/oip/x.h when the table has it, else 'serve')."""
+    for n in range(len(dirs), 0, -1):
+        if "/".join(dirs[:n]) in table:
+            return "/".join(dirs[:n])
+    return dirs[0]
+
+
+def layer_of(table, rel):
     """The layer of a source file, by its path below the root ('src/core/graph.cpp' -> 'core')."""
     parts = rel.split("/")
     if parts[0] == "src" and len(parts) > 2:
-        return parts[1]
+        return deepest_layer(table, parts[1:-1])
+    if parts[0] == "backends" and parts[1] == "shared" and len(parts) > 3:
+        return "backends/shared/" + parts[2]
     if parts[0] == "backends" and len(parts) > 2:
         return "backends/" + parts[1]
     return None
@@ -50,12 +62,12 @@ def allowed_for(table, layer):
     if layer in table:
         return table[layer]
     for pattern, allowed in table.items():
-        if fnmatch.fnmatch(layer, pattern) and pattern not in ("backends/ggml_common", "backends/vulkan_common"):
+        if fnmatch.fnmatch(layer, pattern) and not pattern.startswith("backends/shared/"):
             return allowed
     return None
 
 
-def target_of(root, rel, include):
+def target_of(table, root, rel, include):
     """What an include names: a layer, 'wasinn/FILE', or None for the file's own directory."""
     here = os.path.dirname(rel)
     if os.path.exists(os.path.join(root, here, include)):
@@ -65,7 +77,9 @@ def target_of(root, rel, include):
         return include
     if "/" in include:
         if os.path.isdir(os.path.join(root, "src", first)):
-            return first
+            return deepest_layer(table, include.split("/")[:-1])
+        if os.path.isdir(os.path.join(root, "backends", "shared", first)):
+            return "backends/shared/" + first
         if os.path.isdir(os.path.join(root, "backends", first)):
             return "backends/" + first
         return "?" + include
@@ -89,13 +103,13 @@ def main():
     problems = []
     checked = 0
     for rel in sorted(files):
-        layer = layer_of(rel)
+        layer = layer_of(table, rel)
         if layer is None:
             continue
         allowed = allowed_for(table, layer)
         text = open(os.path.join(root, rel), errors="replace").read()
         for m in INCLUDE.finditer(text):
-            target = target_of(root, rel, m.group(1))
+            target = target_of(table, root, rel, m.group(1))
             if target is None or target == layer:
                 continue
             checked += 1

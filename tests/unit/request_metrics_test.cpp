@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/request_metrics.h"
+#include "serve/request_metrics.h"
 
 namespace wasinn::unit {
 namespace {

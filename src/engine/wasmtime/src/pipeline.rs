@@ -4,7 +4,7 @@
 //! once (WASI 0.2, wasi:nn and wasinn:nn-ext through the `WitHost` table); a `PipelineInstance`
 //! is one store and instance that serves requests one after another, so a guest keeps its
 //! graphs between them. Its calls are typed: a request's bytes are lowered with one copy and an
-//! answer's lifted with one. The C contract is `src/engine/pipeline_host.h`.
+//! answer's lifted with one. The C contract is `src/serve/pipeline/pipeline_host.h`.
 use std::ffi::c_void;
 
 use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ComponentPipeline over the Rust binding's pipeline_host.h: the engine, the compiled component,
 // the epoch ticker behind a call's deadline, and the pool of idle instances.
-#include "engine/component_pipeline.h"
+#include "serve/pipeline/component_pipeline.h"
 
 #include <mutex>
 
@@ -12,7 +12,7 @@
 #include "engine/epoch_ticker.h"
 #include "engine/guest_state.h"
 #include "engine/module_bytes.h"
-#include "engine/pipeline_host.h"
+#include "serve/pipeline/pipeline_host.h"
 #include "engine/wasmtime_ptr.h"
 #include "engine/wit_nn_imports.h"
 #include "wasinn/host.h"

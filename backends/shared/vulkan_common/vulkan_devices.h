@@ -3,7 +3,7 @@
 // reach GPUs through Vulkan say little when they find none (ggml-vulkan: "No devices found";
 // LiteRT's WebGPU accelerator, Dawn: "No adapters found"): the plugins of llama.cpp and
 // TensorFlow Lite list the devices here to report them and to say why target gpu cannot run.
-// Compiled into each plugin that uses it, as backends/ggml_common is.
+// Compiled into each plugin that uses it, as backends/shared/ggml_common is.
 #pragma once
 
 #include <cstdint>

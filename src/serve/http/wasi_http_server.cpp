@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
-#include "core/request_metrics.h"
+#include "serve/request_metrics.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"
 #include "engine/module_cache.h"
@@ -19,7 +19,7 @@
 #include "engine/host_impl.h"
 #include "engine/instance_impl.h"
 #include "engine/module_bytes.h"
-#include "engine/serve_host.h"
+#include "serve/http/serve_host.h"
 #include "engine/wasmtime_ptr.h"
 #include "engine/wit_nn_imports.h"
 #include "wasinn/host.h"

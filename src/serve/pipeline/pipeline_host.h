@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* Pipelines of the engine's Rust binding (src/engine/wasmtime/src/pipeline.rs): a component
  * exporting wasinn:pipeline/model@0.1.0 (wit/wasinn-pipeline), with WASI 0.2 and wasi:nn (served
- * through the wit_host.h table) linked in. engine/component_pipeline.cpp drives it.
+ * through the wit_host.h table) linked in. serve/pipeline/component_pipeline.cpp drives it.
  *
  * Ownership: the config is read during wasinn_pipeline_new only; its engine, component, table
  * and user pointer must outlive the pipeline, which must outlive its instances. An instance owns
@@ -13,8 +13,8 @@
  * unserved import), else NULL. describe and infer fill an answer: status 0 ok; 1 the guest's
  * invalid-input and 2 its failed, with its message; 3 a trap or a host failure, with the reason,
  * after which the instance only answers 3 and should be freed. */
-#ifndef WASINN_ENGINE_PIPELINE_HOST_H
-#define WASINN_ENGINE_PIPELINE_HOST_H
+#ifndef WASINN_SERVE_PIPELINE_PIPELINE_HOST_H
+#define WASINN_SERVE_PIPELINE_PIPELINE_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "core/request_metrics.h"
+#include "serve/request_metrics.h"
 
 #include <algorithm>
 #include <iterator>

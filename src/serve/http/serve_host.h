@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* The HTTP server of the engine's Rust binding (src/engine/wasmtime/src/serve.rs): a
  * wasi:http/proxy component, a fresh instance per request, wasi:nn served through the
- * wit_host.h table. engine/component_server.cpp drives it.
+ * wit_host.h table. serve/http/wasi_http_server.cpp drives it.
  *
  * Ownership: the config is read during wasinn_serve_start only (strings copied); its engine,
  * component, table and user pointer must outlive the server. A server is freed with
@@ -12,8 +12,8 @@
  * from one thread, after which nothing else touches the server.
  * Errors: wasinn_serve_start returns a wasmtime error (an unserved import, an address it cannot
  * bind, a component that is not a wasi:http proxy), else NULL. */
-#ifndef WASINN_ENGINE_SERVE_HOST_H
-#define WASINN_ENGINE_SERVE_HOST_H
+#ifndef WASINN_SERVE_HTTP_SERVE_HOST_H
+#define WASINN_SERVE_HTTP_SERVE_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>
