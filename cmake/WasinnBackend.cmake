@@ -23,6 +23,9 @@ endfunction()
 # the plugin and its manifest under ${WASINN_INSTALL_BACKENDDIR}.
 # ISOLATE_LOAD ("isolate_load": true): the framework is known to crash on some malformed
 # models, so with --isolate-loads=auto the host checks each load in a child process first.
+# INPUTS_SIZED_BY_DATA ("inputs_sized_by_data": true): an input's data length alone counts, not
+# its dims (WasmEdge's GGML and whisper guests); TEXT_MODEL ("text_model": true): its graphs are
+# text models, which wasinn:nn-ext's prompt serves. The core's rules ask these, never an encoding.
 # FRAMEWORK ("framework": "..."): the framework and version the plugin is built against, shown by
 # `wasinn --version` (global property WASINN_BUILT_WITH) and `wasinn backends`.
 # CONFIG_KEYS ("config_keys": [...]): the keys the backend's config (--backend-config NAME=JSON)
@@ -30,7 +33,7 @@ endfunction()
 # without loading the plugin. CONFIG_KEYS with no key: the backend takes none. Left out: the
 # manifest does not say, and the host checks nothing.
 function(wasinn_add_backend)
-  cmake_parse_arguments(B "ISOLATE_LOAD" "NAME;FRAMEWORK_LIB_DIR;FRAMEWORK"
+  cmake_parse_arguments(B "ISOLATE_LOAD;INPUTS_SIZED_BY_DATA;TEXT_MODEL" "NAME;FRAMEWORK_LIB_DIR;FRAMEWORK"
                         "ENCODINGS;SOURCES;LIBS;INCLUDES;DEFINITIONS;CONFIG_KEYS" ${ARGN})
   if(NOT B_FRAMEWORK)
     message(FATAL_ERROR "wasinn_add_backend(${B_NAME}): FRAMEWORK \"<name> <version>\" is required")
@@ -72,13 +75,15 @@ function(wasinn_add_backend)
     wasinn_json_string_array(keys_list ${B_CONFIG_KEYS})
     set(keys_json ",\n  \"config_keys\": ${keys_list}")
   endif()
-  if(B_ISOLATE_LOAD)
-    set(isolate_json "true")
-  else()
-    set(isolate_json "false")
-  endif()
+  foreach(flag ISOLATE_LOAD INPUTS_SIZED_BY_DATA TEXT_MODEL)
+    if(B_${flag})
+      set(${flag}_json "true")
+    else()
+      set(${flag}_json "false")
+    endif()
+  endforeach()
   file(WRITE ${WASINN_BACKEND_DIR}/${B_NAME}.json
-    "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": ${enc_json},\n  \"framework\": \"${B_FRAMEWORK}\",\n  \"isolate_load\": ${isolate_json}${keys_json}\n}\n")
+    "{\n  \"name\": \"${B_NAME}\",\n  \"abi_version\": 1,\n  \"library\": \"lib${target}.so\",\n  \"encodings\": ${enc_json},\n  \"framework\": \"${B_FRAMEWORK}\",\n  \"isolate_load\": ${ISOLATE_LOAD_json},\n  \"inputs_sized_by_data\": ${INPUTS_SIZED_BY_DATA_json},\n  \"text_model\": ${TEXT_MODEL_json}${keys_json}\n}\n")
   # Installed as the build lays it out. OPTIONAL, and the manifest only beside its plugin: a
   # build that skipped a plugin's target installs the others.
   install(TARGETS ${target} LIBRARY DESTINATION ${WASINN_INSTALL_BACKENDDIR} COMPONENT runtime OPTIONAL)

@@ -30,6 +30,16 @@ struct BackendDevice {
   Target target = Target::cpu;
 };
 
+// What a backend's manifest says of its models that the core's rules depend on, so the core
+// names no encoding (cmake/WasinnBackend.cmake writes them; plugins/backend_catalog reads them).
+struct BackendFacts {
+  // "inputs_sized_by_data": an input's data length alone counts, whatever its dims say (WasmEdge's
+  // GGML guests send a prompt as u8 [1], its whisper guests a WAV file as f32 [1, bytes]).
+  bool inputs_sized_by_data = false;
+  // "text_model": its graphs are text models, which wasinn:nn-ext's prompt serves.
+  bool text_model = false;
+};
+
 // One backend's plugin, loaded: its C ABI table (include/wasinn/backend_plugin.h) and the
 // process-wide backend object it made. Kept alive by every Graph it loaded.
 class LoadedBackend {
@@ -39,6 +49,7 @@ class LoadedBackend {
   virtual wasinn_backend* backend() const = 0;
   virtual const std::string& name() const = 0;
   virtual const std::string& framework_version() const = 0;
+  virtual const BackendFacts& facts() const = 0;
   // What the backend says it found (accelerators, delegates, their targets), or "".
   virtual std::string description() const = 0;
   // The devices it found when it was created (none when the plugin does not say).

@@ -103,10 +103,8 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
                                    uint64_t max_tensor_bytes) {
   auto expected = tensor_byte_size(tensor.dims, tensor.type);
   if (!expected) return expected.take_error();
-  // WasmEdge's GGML guests send the prompt as u8 with dims [1] whatever its length, and its
-  // whisper guests a WAV file as f32 with dims [1, bytes]: for both the data length alone
-  // counts, as in WasmEdge.
-  const bool bytes_input = graph_->encoding() == Encoding::ggml || graph_->encoding() == Encoding::whisper;
+  // A backend whose inputs are sized by their data (BackendFacts): the data length alone counts.
+  const bool bytes_input = graph_->plugin().facts().inputs_sized_by_data;
   if (*expected != tensor.data.size() && !bytes_input) {
     return make_error(Errc::invalid_argument,
                       fmt::format("input {}: {} needs {} bytes of data, got {}", id.describe(),

@@ -211,7 +211,7 @@ Status NnSession::set_context_property(uint32_t context, std::string_view name, 
 namespace {
 // The one rule of which graphs prompt serves.
 Status require_text_model(const Graph& g) {
-  if (g.encoding() == Encoding::ggml) return {};
+  if (g.plugin().facts().text_model) return {};
   return make_error(Errc::unsupported_operation, fmt::format("prompt: the graph is {}, not a text model (prompt "
                                                              "serves ggml graphs)", encoding_name(g.encoding())));
 }

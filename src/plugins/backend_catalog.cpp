@@ -54,11 +54,15 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
     }
     m.encodings.push_back(*enc);
   }
-  if (const auto iso = j.find("isolate_load"); iso != j.end()) {
-    if (!iso->is_boolean()) {
-      return make_error(Errc::invalid_argument, fmt::format("{}: \"isolate_load\" must be true or false", path.string()));
+  for (auto [key, flag] : {std::pair<const char*, bool*>{"isolate_load", &m.isolate_load},
+                            {"inputs_sized_by_data", &m.facts.inputs_sized_by_data},
+                            {"text_model", &m.facts.text_model}}) {
+    if (const auto v = j.find(key); v != j.end()) {
+      if (!v->is_boolean()) {
+        return make_error(Errc::invalid_argument, fmt::format("{}: \"{}\" must be true or false", path.string(), key));
+      }
+      *flag = v->get<bool>();
     }
-    m.isolate_load = iso->get<bool>();
   }
   if (const auto keys = j.find("config_keys"); keys != j.end()) {
     const bool strings = keys->is_array() && std::all_of(keys->begin(), keys->end(),
@@ -115,7 +119,8 @@ BackendCatalog::BackendCatalog(std::vector<fs::path> dirs, std::map<std::string,
 BackendCatalog::Slot& BackendCatalog::load(Slot& slot) {
   std::call_once(slot.once, [&] {
     auto it = configs_.find(slot.manifest.name);
-    auto plugin = PluginLibrary::open(slot.manifest.library, it == configs_.end() ? "" : it->second);
+    auto plugin = PluginLibrary::open(slot.manifest.library, it == configs_.end() ? "" : it->second,
+                                       slot.manifest.facts);
     if (plugin) {
       slot.plugin = std::move(*plugin);
     } else {

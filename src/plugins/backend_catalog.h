@@ -29,6 +29,8 @@ struct BackendManifest {
   // "isolate_load": true: its framework is known to crash on some malformed models, so loads
   // are first tried in a child process (isolation/isolated_load.h).
   bool isolate_load = false;
+  // "inputs_sized_by_data", "text_model": what the core's rules need to know of its models.
+  BackendFacts facts;
   // "config_keys": the keys its backend config (--backend-config NAME=JSON) takes, so a typo is
   // refused at start without loading the plugin; nullopt when the manifest does not say.
   std::optional<std::vector<std::string>> config_keys;

@@ -75,7 +75,7 @@ void install_log_sink(const wasinn_backend_api& api, const std::string& name) {
 }  // namespace
 
 Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::filesystem::path& library,
-                                                           std::string_view config_json) {
+                                                           std::string_view config_json, BackendFacts facts) {
   // RTLD_LOCAL keeps each framework's symbols to itself (two backends may bundle protobuf).
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -104,6 +104,7 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::filesystem
   }
   std::shared_ptr<PluginLibrary> plugin(new PluginLibrary());
   plugin->api_ = api;
+  plugin->facts_ = facts;
   plugin->name_ = api->name ? api->name : library.stem().string();
   install_log_sink(*api, plugin->name_);  // first: frameworks may log from any call
   plugin->framework_version_ = api->framework_version ? api->framework_version() : "unknown";

@@ -21,8 +21,9 @@ namespace wasinn {
 class PluginLibrary final : public LoadedBackend {
  public:
   // Loads the library, checks its ABI version and creates the backend object.
+  // facts: what its manifest says of its models.
   static Result<std::shared_ptr<PluginLibrary>> open(const std::filesystem::path& library,
-                                                     std::string_view config_json);
+                                                     std::string_view config_json, BackendFacts facts = {});
   ~PluginLibrary();
   PluginLibrary(const PluginLibrary&) = delete;
   PluginLibrary& operator=(const PluginLibrary&) = delete;
@@ -31,6 +32,7 @@ class PluginLibrary final : public LoadedBackend {
   wasinn_backend* backend() const override { return backend_; }
   const std::string& name() const override { return name_; }
   const std::string& framework_version() const override { return framework_version_; }
+  const BackendFacts& facts() const override { return facts_; }
   std::string description() const override;
   std::vector<BackendDevice> devices() const override;
   std::string target_unavailable(Target target) const override;
@@ -42,6 +44,7 @@ class PluginLibrary final : public LoadedBackend {
   wasinn_backend* backend_ = nullptr;
   std::string name_;
   std::string framework_version_;
+  BackendFacts facts_;
 };
 
 }  // namespace wasinn

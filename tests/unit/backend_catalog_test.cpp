@@ -162,5 +162,32 @@ TEST_F(Catalog, ConfigKeysAreReadFromTheManifest) {
   EXPECT_CONTAINS(catalog.manifest_problems()[0], "d_bad.json: \"config_keys\" must be an array of strings");
 }
 
+// The facts the core's rules ask of a backend's models ("inputs_sized_by_data", "text_model")
+// come from its manifest and reach the loaded plugin; absent is false, a non-boolean a problem.
+TEST_F(Catalog, ModelFactsAreReadFromTheManifest) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "wasinn_unit_model_facts";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string fake_lib = std::string(WASINN_UNIT_FAKE_DIR) + "/libwasinn_unit_fake.so";
+  const auto manifest = [&](const std::string& name, const std::string& encoding, const std::string& facts) {
+    std::ofstream(dir / (name + ".json")) << R"({"name": ")" << name << R"(", "abi_version": 1, "library": ")"
+                                          << fake_lib << R"(", "encodings": [")" << encoding << R"("])" << facts << "}";
+  };
+  manifest("a_text", "ggml", R"(, "inputs_sized_by_data": true, "text_model": true)");
+  manifest("b_plain", "onnx", "");
+  manifest("c_bad", "pytorch", R"(, "text_model": "yes")");
+  BackendCatalog catalog({dir}, {});
+  ASSERT_EQ(catalog.manifest_problems().size(), 1u);
+  EXPECT_CONTAINS(catalog.manifest_problems()[0], "c_bad.json: \"text_model\" must be true or false");
+  auto text = catalog.plugin_for(Encoding::ggml);
+  ASSERT_TRUE(text.ok()) << text.error().detail;
+  EXPECT_TRUE((*text)->facts().inputs_sized_by_data);
+  EXPECT_TRUE((*text)->facts().text_model);
+  auto plain = catalog.plugin_for(Encoding::onnx);
+  ASSERT_TRUE(plain.ok()) << plain.error().detail;
+  EXPECT_FALSE((*plain)->facts().inputs_sized_by_data);
+  EXPECT_FALSE((*plain)->facts().text_model);
+}
+
 }  // namespace
 }  // namespace wasinn::unit
