@@ -4,9 +4,11 @@
 // a child process, `wasinn-load-check` (src/root/load_check_main.cpp), under an address-space limit. If the
 // framework crashes there (a signal, an abort, std::terminate), the host refuses the model
 // instead of crashing with it; a clean error in the child is the load's answer; only a child
-// that loaded the model lets the in-process load go ahead. Verdicts are remembered by a SHA-256
-// of everything that decides them (isolation/verdict_cache.h), in memory and on disk, so a
-// model is checked once per build of wasinn and its plugin, not at every load.
+// that loaded the model lets the in-process load go ahead (the child's process:
+// isolation/checker_process.h; reading its crash: isolation/crash_report.h). Verdicts are
+// remembered by a SHA-256 of everything that decides them (isolation/verdict_key.h), in memory
+// and on disk (isolation/verdict_cache.h), so a model is checked once per build of wasinn and
+// its plugin, not at every load.
 // Thread-safe.
 #pragma once
 
@@ -87,16 +89,7 @@ class IsolatedLoadChecker final : public LoadGate {
   Outcome run_child(const LoadCheckRequest& request, const std::filesystem::path& checker);
   uint64_t address_space_mb(const LoadCheckRequest& request) const;
   std::filesystem::path checker();
-  // A load's verdict key, and for files what ties their stat identity to their bytes.
-  struct VerdictKey {
-    std::string key;         // SHA-256 (hex) over everything that decides the check
-    std::string files;       // the files' stat identity when the key was made; "" for a guest's bytes
-    std::string files_memo;  // that identity's record; "" when the files are too recent to record
-    bool memo_hit = false;   // the key came from the record, without hashing
-  };
-  // nullopt when this load's verdict is not to be remembered.
-  std::optional<VerdictKey> verdict_key(const LoadCheckRequest& request, const std::filesystem::path& checker);
-  void record_files(const VerdictKey& key, const LoadCheckRequest& request);
+  const std::string* backend_config(std::string_view backend) const;  // nullptr: none given
 
   IsolationOptions options_;
   std::vector<std::filesystem::path> backend_dirs_;

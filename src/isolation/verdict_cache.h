@@ -3,7 +3,7 @@
 // checked in a child once, not at every load: in memory (bounded, least recently used first
 // out) and, when a directory is given, on disk, one small JSON file per verdict, shared by every
 // wasinn process of the user. Keys are SHA-256 digests over everything that decides a check's
-// outcome (IsolatedLoadChecker builds them); an entry that is corrupt, truncated or not for its
+// outcome (verdict_key.h builds them); an entry that is corrupt, truncated or not for its
 // key is ignored and rewritten, never trusted. The directory must belong to the user and be
 // writable by nobody else, as must its parent: otherwise verdicts stay in memory. Thread-safe.
 #pragma once

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! One request, from arrival to answer (serve_host.h's per-request behaviour: health, 413, 503,
+//! 500 and 504): health answered at once; else the body is read, a worker admits it, a fresh
+//! instance of the component handles it on that worker, and its response, or the host's answer
+//! for a guest that failed or took too long, goes back to the client.
+use std::convert::Infallible;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use tokio::sync::{oneshot, OwnedSemaphorePermit};
+use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
+use wasmtime_wasi_http::p2::body::HyperOutgoingBody;
+use wasmtime_wasi_http::WasiHttpView;
+
+use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked};
+use super::body::read_whole;
+use super::shared::Shared;
+
+/// What the guest sets its response-outparam to.
+type GuestResponse = Result<Response<HyperOutgoingBody>, ErrorCode>;
+
+/// A guest handling a request on a worker: its task, and where its response arrives.
+struct RunningGuest {
+    task: tokio::task::JoinHandle<wasmtime::Result<()>>,
+    response: oneshot::Receiver<GuestResponse>,
+}
+
+impl Shared {
+    /// hyper's service: every request is answered, by the guest or by the host for it.
+    pub(super) async fn handle(self: Arc<Shared>, req: Request<Incoming>) -> Result<Response<CountedBody>, Infallible> {
+        let mut tracked = Tracked::new(&self, &req);
+        if let Some(health) = self.health(req.uri().path()) {
+            return Ok(health.respond(tracked));
+        }
+        Ok(match self.answer_by_guest(req, &mut tracked).await {
+            Ok(resp) => guest_response(resp, tracked),
+            Err(host) => host.respond(tracked),
+        })
+    }
+
+    /// /healthz: the server runs; /readyz: it takes requests (503 while it drains).
+    fn health(&self, path: &str) -> Option<HostAnswer> {
+        match path {
+            "/healthz" => Some(HostAnswer::new(StatusCode::OK, "ok", String::new())),
+            "/readyz" if self.draining.load(Relaxed) => {
+                Some(HostAnswer::new(StatusCode::SERVICE_UNAVAILABLE, "draining", String::new()))
+            }
+            "/readyz" => Some(HostAnswer::new(StatusCode::OK, "ready", String::new())),
+            _ => None,
+        }
+    }
+
+    /// The guest's answer to a request that is not health: each step (the body, a worker, the
+    /// guest's start, its response) may end in the host's answer instead.
+    async fn answer_by_guest(
+        self: &Arc<Shared>,
+        req: Request<Incoming>,
+        tracked: &mut Tracked,
+    ) -> Result<Response<ServeBody>, HostAnswer> {
+        let req = read_whole(req, self.settings.max_request_bytes, tracked).await?;
+        let worker = self.admit().await?;
+        let guest = self.start_guest(req, worker)?;
+        self.guest_answer(guest).await
+    }
+
+    /// Makes the request's store and runs the guest on `worker`: a fresh instance of the
+    /// component, its handler called with the request. The worker is given back once the
+    /// guest's state is freed.
+    fn start_guest(
+        self: &Arc<Shared>,
+        req: Request<Full<Bytes>>,
+        worker: OwnedSemaphorePermit,
+    ) -> Result<RunningGuest, HostAnswer> {
+        let (tx, response) = oneshot::channel();
+        let started = (|| -> wasmtime::Result<_> {
+            let mut store = self.new_store()?;
+            let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+            let out = store.data_mut().http().new_response_outparam(tx)?;
+            Ok((store, req, out))
+        })();
+        let (mut store, req, out) = started
+            .map_err(|e| HostAnswer::new(StatusCode::INTERNAL_SERVER_ERROR, "the request could not start", one_line(&e)))?;
+        let pre = self.pre.clone();
+        let shared = self.clone();
+        shared.running.fetch_add(1, Relaxed);
+        let task = self.guest_rt.spawn(async move {
+            let result = async {
+                let proxy = pre.instantiate_async(&mut store).await?;
+                proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out).await
+            }
+            .await;
+            drop(store); // the guest's state goes before its worker is given back
+            shared.running.fetch_sub(1, Relaxed);
+            drop(worker);
+            result
+        });
+        Ok(RunningGuest { task, response })
+    }
+
+    /// The guest's response, else the host's 500 (it failed) or 504 (past the request timeout).
+    async fn guest_answer(&self, guest: RunningGuest) -> Result<Response<ServeBody>, HostAnswer> {
+        let answered = match self.settings.request_timeout {
+            Some(limit) => tokio::time::timeout(limit, guest.response).await.map_err(|_| limit),
+            None => Ok(guest.response.await),
+        };
+        match answered {
+            Ok(Ok(Ok(resp))) => {
+                let (parts, body) = resp.into_parts();
+                let body = body.map_err(|e| -> BoxError { Box::new(e) }).boxed_unsync();
+                Ok(Response::from_parts(parts, body))
+            }
+            Ok(Ok(Err(code))) => Err(HostAnswer::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the guest failed this request",
+                format!("the guest answered the error {code:?}"),
+            )),
+            Ok(Err(_)) => {
+                // The guest ended without answering: a trap, or it returned without setting.
+                let why = match guest.task.await {
+                    Ok(Err(e)) => one_line(&e),
+                    Ok(Ok(())) => "the guest returned without setting a response".to_string(),
+                    Err(e) => format!("the guest's task failed: {e}"),
+                };
+                Err(HostAnswer::new(StatusCode::INTERNAL_SERVER_ERROR, "the guest failed this request", why))
+            }
+            Err(limit) => Err(HostAnswer::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                "the guest did not answer in time",
+                format!("no answer within the request timeout ({} ms); the guest is stopped", limit.as_millis()),
+            )),
+        }
+    }
+}
+
+/// Why a guest failed, in one line: a trap with the function it happened in, else the error's
+/// first line.
+pub(crate) fn one_line(e: &wasmtime::Error) -> String {
+    let Some(trap) = e.downcast_ref::<wasmtime::Trap>() else {
+        return format!("{e}").lines().next().unwrap_or("").to_string();
+    };
+    let place = e.downcast_ref::<wasmtime::WasmBacktrace>().and_then(|bt| {
+        bt.frames().first().map(|f| f.func_name().map_or_else(|| format!("function {}", f.func_index()), str::to_string))
+    });
+    match place {
+        Some(f) => format!("the guest trapped in {f}: {trap}"),
+        None => format!("the guest trapped: {trap}"),
+    }
+}

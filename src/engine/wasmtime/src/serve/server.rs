@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! The server's life (serve_host.h's `wasinn_serve_start`, `_stop`, `_wait` and `_read_stats`):
+//! the component pre-instantiated with its imports, the address bound, the guest workers' and
+//! the HTTP side's runtimes started, the accept loop; then stopping, and draining what is in
+//! flight within the grace.
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{watch, Semaphore};
+use wasmtime::component::Linker;
+use wasmtime::{format_err, Result};
+use wasmtime_wasi_http::p2::bindings::ProxyPre;
+
+use super::connection::serve_connection;
+use super::shared::{Callbacks, Settings, Shared};
+use super::store::RequestState;
+use super::{component_of, engine_of, ServeConfig, ServeStats};
+use crate::wit_nn;
+
+pub struct Server {
+    shared: Arc<Shared>,
+    address: String,
+    stop: watch::Sender<bool>,
+    accept: Option<tokio::task::JoinHandle<()>>,
+    io_rt: Option<tokio::runtime::Runtime>,
+    guest_rt: Option<tokio::runtime::Runtime>,
+}
+
+fn resolve(addr: &str) -> Result<SocketAddr> {
+    addr.to_socket_addrs()
+        .map_err(|e| format_err!("listening address {addr}: {e} (expected HOST:PORT, e.g. 0.0.0.0:8080)"))?
+        .next()
+        .ok_or_else(|| format_err!("listening address {addr}: the name resolves to no address"))
+}
+
+impl Server {
+    pub(super) fn start(cfg: &ServeConfig) -> Result<Server> {
+        if cfg.engine.is_null() || cfg.component.is_null() || cfg.nn.is_null() {
+            return Err(format_err!("wasinn_serve_start: null engine, component or wasi:nn table"));
+        }
+        let engine = engine_of(cfg.engine);
+        let component = component_of(cfg.component);
+        let mut linker: Linker<RequestState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+        wit_nn::define(&mut linker, unsafe { *cfg.nn })?;
+        let pre = ProxyPre::new(linker.instantiate_pre(&component)?)?;
+        let settings = Settings::of(cfg);
+        for (host, _) in &settings.dirs {
+            if !std::path::Path::new(host).is_dir() {
+                return Err(format_err!("preopened directory {host}: no such directory"));
+            }
+        }
+        let addr_text = unsafe { cfg.addr.to_string_lossy() };
+        let addr = resolve(&addr_text)?;
+        let listener = std::net::TcpListener::bind(addr)
+            .map_err(|e| format_err!("listening address {addr_text}: cannot listen there: {e}"))?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?.to_string();
+
+        let guest_rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(settings.workers)
+            .thread_name("wasinn-guest")
+            .enable_all()
+            .build()?;
+        let io_rt =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("wasinn-http").enable_all().build()?;
+        let shared = Arc::new(Shared {
+            engine,
+            pre,
+            callbacks: Callbacks::of(cfg),
+            guests: Arc::new(Semaphore::new(settings.workers)),
+            settings,
+            guest_rt: guest_rt.handle().clone(),
+            draining: AtomicBool::new(false),
+            cutting: AtomicBool::new(false),
+            in_flight: AtomicU64::new(0),
+            running: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            idle: tokio::sync::Notify::new(),
+        });
+        let (stop, stop_rx) = watch::channel(false);
+        let accept = {
+            let shared = shared.clone();
+            let _guard = io_rt.enter();
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            io_rt.spawn(async move {
+                let mut stop_accepting = stop_rx.clone();
+                loop {
+                    tokio::select! {
+                        accepted = listener.accept() => match accepted {
+                            Ok((stream, _)) => {
+                                tokio::spawn(serve_connection(shared.clone(), stream, stop_rx.clone()));
+                            }
+                            // Out of descriptors, say: wait a little instead of spinning.
+                            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                        },
+                        _ = async { let _ = stop_accepting.wait_for(|s| *s).await; } => break,
+                    }
+                }
+            })
+        };
+        Ok(Server { shared, address, stop, accept: Some(accept), io_rt: Some(io_rt), guest_rt: Some(guest_rt) })
+    }
+
+    pub(super) fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Stops accepting; requests in flight go on (wait decides how long).
+    pub(super) fn stop(&self) {
+        self.shared.draining.store(true, Relaxed);
+        let _ = self.stop.send(true);
+    }
+
+    /// After stop: waits for the requests in flight, at most `grace`. Returns how many were cut.
+    pub(super) fn wait(&mut self, grace: Duration) -> u64 {
+        let shared = self.shared.clone();
+        let accept = self.accept.take();
+        let Some(io_rt) = self.io_rt.as_ref() else { return 0 };
+        io_rt.block_on(async {
+            if let Some(a) = accept {
+                let _ = a.await;
+            }
+            let drained = async {
+                loop {
+                    let idle = shared.idle.notified();
+                    if shared.in_flight.load(Relaxed) == 0 {
+                        break;
+                    }
+                    idle.await;
+                }
+            };
+            let _ = tokio::time::timeout(grace, drained).await;
+        });
+        let cut = self.shared.in_flight.load(Relaxed);
+        self.shared.cutting.store(true, Relaxed);
+        self.shared.guests.close();
+        if let Some(rt) = self.io_rt.take() {
+            rt.shutdown_timeout(Duration::from_millis(100));
+        }
+        if let Some(rt) = self.guest_rt.take() {
+            if cut == 0 {
+                // Drained: no guest runs, so its threads end at once and free what they hold.
+                rt.shutdown_timeout(Duration::from_secs(5));
+            } else {
+                // Guests still running were cut: nothing waits for them (the CLI then exits).
+                rt.shutdown_background();
+            }
+        }
+        cut
+    }
+
+    pub(super) fn stats(&self) -> ServeStats {
+        let s = &self.shared;
+        ServeStats {
+            in_flight: s.in_flight.load(Relaxed),
+            running: s.running.load(Relaxed),
+            queued: s.queued.load(Relaxed),
+            rejected: s.rejected.load(Relaxed),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.io_rt.is_some() {
+            self.stop();
+            self.wait(Duration::ZERO);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! What every request of a server shares (serve_host.h): the config read once at start (its
+//! strings copied, its callbacks kept), the pre-instantiated component, the workers, and the
+//! counters `wasinn_serve_read_stats` reads.
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use wasmtime::Engine;
+use wasmtime_wasi_http::p2::bindings::ProxyPre;
+
+use super::store::RequestState;
+use super::{ServeConfig, ServeRecord};
+use crate::host::*;
+
+/// The callbacks and user pointer of the C++ side, which promises they may be called from any
+/// thread (serve_host.h).
+#[derive(Clone, Copy)]
+pub(super) struct Callbacks {
+    pub(super) user: *mut c_void,
+    pub(super) guest_new: unsafe extern "C" fn(*mut c_void) -> Guest,
+    pub(super) guest_free: unsafe extern "C" fn(*mut c_void, Guest),
+    pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
+}
+unsafe impl Send for Callbacks {}
+unsafe impl Sync for Callbacks {}
+
+impl Callbacks {
+    pub(super) fn of(cfg: &ServeConfig) -> Callbacks {
+        Callbacks { user: cfg.user, guest_new: cfg.guest_new, guest_free: cfg.guest_free, on_request: cfg.on_request }
+    }
+}
+
+/// The config's limits and the guest's environment, with its zeros ("none") made values.
+pub(super) struct Settings {
+    pub(super) workers: usize,
+    pub(super) max_queue: u64,
+    pub(super) request_timeout: Option<Duration>,
+    pub(super) timeout_ticks: u64,
+    pub(super) max_request_bytes: u64,
+    pub(super) max_memory_bytes: u64,
+    pub(super) hostcall_fuel: usize,
+    pub(super) env: Vec<(String, String)>,
+    pub(super) dirs: Vec<(String, String)>,
+    pub(super) inherit_stdio: bool,
+}
+
+impl Settings {
+    pub(super) fn of(cfg: &ServeConfig) -> Settings {
+        Settings {
+            workers: cfg.workers.max(1),
+            max_queue: cfg.max_queue as u64,
+            request_timeout: (cfg.request_timeout_ms > 0).then(|| Duration::from_millis(cfg.request_timeout_ms)),
+            timeout_ticks: if cfg.timeout_ticks > 0 { cfg.timeout_ticks } else { u64::MAX / 4 },
+            max_request_bytes: if cfg.max_request_bytes == 0 { u64::MAX / 2 } else { cfg.max_request_bytes },
+            max_memory_bytes: cfg.max_memory_bytes,
+            hostcall_fuel: cfg.hostcall_fuel,
+            env: string_pairs(cfg.env, cfg.env_count),
+            dirs: string_pairs(cfg.dirs, cfg.dir_count),
+            inherit_stdio: cfg.inherit_stdio,
+        }
+    }
+}
+
+fn string_pairs(ptr: *const WitStr, pairs: usize) -> Vec<(String, String)> {
+    if ptr.is_null() || pairs == 0 {
+        return Vec::new();
+    }
+    let all = unsafe { std::slice::from_raw_parts(ptr, pairs * 2) };
+    all.chunks(2).map(|p| unsafe { (p[0].to_string_lossy(), p[1].to_string_lossy()) }).collect()
+}
+
+/// What every request shares: the pre-instantiated component and the counters.
+pub(super) struct Shared {
+    pub(super) engine: Engine,
+    pub(super) pre: ProxyPre<RequestState>,
+    pub(super) settings: Settings,
+    pub(super) callbacks: Callbacks,
+    /// One permit per guest worker (admission.rs).
+    pub(super) guests: Arc<Semaphore>,
+    pub(super) guest_rt: tokio::runtime::Handle,
+    pub(super) draining: AtomicBool,
+    /// The drain's grace is over: what is still in flight is cut by the server, not its client.
+    pub(super) cutting: AtomicBool,
+    pub(super) in_flight: AtomicU64,
+    pub(super) running: AtomicU64,
+    pub(super) queued: AtomicU64,
+    pub(super) rejected: AtomicU64,
+    pub(super) idle: tokio::sync::Notify,
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! A request's store (serve_host.h's `guest_new` and `guest_free`, its limits and WASI): WASI
+//! 0.2, wasi:http, and the C++ guest state wasi:nn calls use, made fresh for every request and
+//! freed with it.
+use wasmtime::component::ResourceTable;
+use wasmtime::{format_err, AsContextMut, Result, StoreContext};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+
+use super::shared::{Callbacks, Shared};
+use crate::host::*;
+use crate::wit_nn::NnStore;
+
+/// A request's store data: WASI 0.2, wasi:http, and the C++ guest state wasi:nn calls use.
+pub struct RequestState {
+    wasi: WasiCtx,
+    http: WasiHttpCtx,
+    table: ResourceTable,
+    limits: wasmtime::StoreLimits,
+    guest: Guest,
+    callbacks: Callbacks,
+}
+// The guest state is used by the store's thread only, one call at a time (wit_host.h).
+unsafe impl Send for RequestState {}
+
+impl Drop for RequestState {
+    fn drop(&mut self) {
+        unsafe { (self.callbacks.guest_free)(self.callbacks.user, self.guest) };
+    }
+}
+
+impl WasiView for RequestState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl WasiHttpView for RequestState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: wasmtime_wasi_http::default_hooks() }
+    }
+}
+
+impl NnStore for RequestState {
+    fn nn_guest(cx: StoreContext<'_, Self>) -> Guest {
+        cx.data().guest
+    }
+}
+
+impl Shared {
+    /// A fresh store for one request, under the config's limits: memory, epoch deadline, hostcall fuel.
+    pub(super) fn new_store(&self) -> Result<wasmtime::Store<RequestState>> {
+        let s = &self.settings;
+        let mut wasi = WasiCtxBuilder::new();
+        if s.inherit_stdio {
+            wasi.inherit_stdout().inherit_stderr();
+        }
+        for (k, v) in &s.env {
+            wasi.env(k, v);
+        }
+        for (host, guest) in &s.dirs {
+            wasi.preopened_dir(host, guest, wasmtime_wasi::FsPerms::ReadWrite)?;
+        }
+        let guest = unsafe { (self.callbacks.guest_new)(self.callbacks.user) };
+        if guest.is_null() {
+            return Err(format_err!("the host could not make this request's wasi-nn state"));
+        }
+        let mut limits = wasmtime::StoreLimitsBuilder::new();
+        if s.max_memory_bytes > 0 {
+            limits = limits.memory_size(s.max_memory_bytes as usize);
+        }
+        let state = RequestState {
+            wasi: wasi.build(),
+            http: WasiHttpCtx::new(),
+            table: ResourceTable::new(),
+            limits: limits.build(),
+            guest,
+            callbacks: self.callbacks,
+        };
+        let mut store = wasmtime::Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        store.set_epoch_deadline(s.timeout_ticks);
+        store.epoch_deadline_trap();
+        store.as_context_mut().set_hostcall_fuel(s.hostcall_fuel);
+        Ok(store)
+    }
+}
