@@ -183,42 +183,7 @@ ModelConfigInfo ServedModel::config() const {
   return c;
 }
 
-ModelStats ServedModel::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
-}
-
-void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
-  std::lock_guard lock(mu_);
-  (ok ? stats_.success_count : stats_.fail_count) += 1;
-  (ok ? stats_.success_ns : stats_.fail_ns) += ns + t.queue_ns;
-  stats_.queue_count += 1;
-  stats_.queue_ns += t.queue_ns + t.batch_wait_ns;
-  if (t.computed) {
-    stats_.compute_count += 1;
-    stats_.input_ns += t.input_ns;
-    stats_.compute_ns += t.compute_ns;
-    stats_.output_ns += t.output_ns;
-    if (!t.batched) count_execution_locked(t.batch_size, t.input_ns, t.compute_ns, t.output_ns);
-  }
-  stats_.last_inference_ms = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-void ServedModel::count_execution(const BatchExecution& batch) {
-  if (!batch.ok) return;  // its requests count as failures
-  std::lock_guard lock(mu_);
-  count_execution_locked(batch.rows, batch.input_ns, batch.compute_ns, batch.output_ns);
-}
-
-void ServedModel::count_execution_locked(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns) {
-  stats_.execution_count += 1;
-  auto& b = stats_.batch_stats[rows];
-  b.count += 1;
-  b.input_ns += input_ns;
-  b.compute_ns += compute_ns;
-  b.output_ns += output_ns;
-}
+ModelStats ServedModel::stats() const { return stats_.snapshot(); }
 
 void ServedModel::set_batching(BatchingOptions options) {
   if (!options.enabled()) {
@@ -233,8 +198,10 @@ void ServedModel::set_batching(BatchingOptions options) {
     give_back(std::move(*runner));
     return tensors;
   };
-  batcher_ = std::make_unique<DynamicBatcher>(options, std::move(compute),
-                                              [this](const BatchExecution& b) { count_execution(b); });
+  auto executed = [this](const BatchExecution& b) {
+    if (b.ok) stats_.count_execution(b.rows, b.input_ns, b.compute_ns, b.output_ns);  // else its requests fail
+  };
+  batcher_ = std::make_unique<DynamicBatcher>(options, std::move(compute), std::move(executed));
 }
 
 DynamicBatcher::Ticket ServedModel::join_batch(const oip::InferRequest& request) {
@@ -257,7 +224,7 @@ DynamicBatcher::Ticket ServedModel::join_batch(const oip::InferRequest& request)
 
 // The request's rows of its batch's outputs. Its wait for the batch counts as queueing, as
 // Triton counts a dynamic batcher's delay; its compute is the batch's.
-Result<std::vector<NamedTensor>> ServedModel::take_batch(DynamicBatcher::Ticket& ticket, Timing& timing) {
+Result<std::vector<NamedTensor>> ServedModel::take_batch(DynamicBatcher::Ticket& ticket, RequestTiming& timing) {
   const auto asked = Clock::now();
   auto rows = batcher_->take(ticket);
   if (!rows) return rows.take_error();
@@ -363,9 +330,10 @@ std::shared_ptr<const Graph> ServedModel::runner_graph() const {
 Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns,
                                        DynamicBatcher::Ticket* batch) {
   const auto started = Clock::now();
-  Timing timing{queue_ns, 0, 0, 0, false};
+  RequestTiming timing;
+  timing.queue_ns = queue_ns;
   if (Status ok = check_inputs(request); !ok) {
-    if (ok.error().code != Errc::busy) count(false, ns_since(started), timing);
+    if (ok.error().code != Errc::busy) stats_.count(false, ns_since(started), timing);
     return ok.take_error();
   }
   std::vector<std::vector<uint32_t>> dims(request.inputs.size());
@@ -376,7 +344,7 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
     inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
   }
   auto failed = [&](Error e) {
-    count(false, ns_since(started), timing);
+    stats_.count(false, ns_since(started), timing);
     return e;
   };
   if (pipeline_) {
@@ -391,7 +359,7 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
     if (!answer) return failed(answer.take_error());
     timing.computed = true;
     timing.output_ns = ns_since(computed);
-    count(true, ns_since(started), timing);
+    stats_.count(true, ns_since(started), timing);
     return answer;
   }
   // Parameters naming a knob of the model are set on a context of this request's own.
@@ -429,7 +397,7 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   if (auto graph = runner_graph(); graph) graph->metrics().add_output_bytes(sent);
   timing.computed = true;
   timing.output_ns = ns_since(computed);
-  count(true, ns_since(started), timing);
+  stats_.count(true, ns_since(started), timing);
   return selected;
 }
 

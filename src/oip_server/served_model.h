@@ -24,6 +24,7 @@
 #include "core/nn_session.h"
 #include "oip/infer_request.h"
 #include "oip_server/dynamic_batcher.h"
+#include "oip_server/model_stats.h"
 #include "oip/oip_types.h"
 #include "oip_server/pipeline.h"
 
@@ -33,27 +34,6 @@ namespace wasinn::oip_server {
 struct InferAnswer {
   std::vector<NamedTensor> tensors;
   std::vector<oip::ResponseOutput> outputs;
-};
-
-// Triton's statistics extension, as far as wasinn counts: one inference per request, one
-// execution per compute (with dynamic batching, one compute serves several requests).
-// perf_analyzer needs what Triton guarantees: every request that reached the model counts one
-// queue entry (it finds the model's version by that count), and each computed request counts
-// once in compute_input, compute_infer and compute_output alike.
-struct ModelStats {
-  uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
-  uint64_t queue_count = 0, queue_ns = 0;  // waiting for a worker
-  uint64_t compute_count = 0;
-  uint64_t input_ns = 0;   // checks, a context, the inputs decoded: arrival to compute
-  uint64_t compute_ns = 0;  // set_input + compute + the outputs copied (the core's compute_named)
-  uint64_t output_ns = 0;  // the answer's outputs chosen
-  uint64_t last_inference_ms = 0;  // since the epoch; 0: none yet
-  // Computes, and their times by batch size (rows for a batching model, else 1): batch_stats.
-  struct Batch {
-    uint64_t count = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
-  };
-  uint64_t execution_count = 0;
-  std::map<uint64_t, Batch> batch_stats;
 };
 
 // A tensor as Triton's model configuration lists it.
@@ -126,18 +106,7 @@ class ServedModel {
   // The request's outputs (all, or those it names) from what the compute gave.
   Result<InferAnswer> select_outputs(const oip::InferRequest& request, std::vector<NamedTensor> tensors) const;
   std::shared_ptr<const Graph> runner_graph() const;
-  struct Timing {
-    uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
-    bool computed = false;
-    bool batched = false;  // its execution was counted with its batch (count_execution)
-    uint64_t batch_wait_ns = 0;  // waiting for a batch: queue time, as Triton counts its batcher's delay
-    uint64_t batch_size = 1;
-  };
-  void count(bool ok, uint64_t ns, const Timing& t);
-  void count_execution(const BatchExecution& batch);
-  // One execution of `rows` in the statistics; mu_ held.
-  void count_execution_locked(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns);
-  Result<std::vector<NamedTensor>> take_batch(DynamicBatcher::Ticket& ticket, Timing& timing);
+  Result<std::vector<NamedTensor>> take_batch(DynamicBatcher::Ticket& ticket, RequestTiming& timing);
 
   std::shared_ptr<NnEnvironment> env_;
   const std::shared_ptr<Pipeline> pipeline_;  // null: a registered model's graph
@@ -149,7 +118,7 @@ class ServedModel {
   std::string reason_;
   uint64_t generation_ = 0;
   std::vector<Runner> idle_;
-  ModelStats stats_;
+  ModelStatsRecorder stats_;
   std::unique_ptr<DynamicBatcher> batcher_;  // null: no batching
 };
 
