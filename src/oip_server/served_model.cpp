@@ -64,16 +64,28 @@ Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>
   return {};
 }
 
+ModelDescription describe(const Graph& graph) {
+  ModelDescription d;
+  d.platform = fmt::format("wasinn_{}", encoding_name(graph.encoding()));
+  d.backend = std::string(graph.plugin().name());
+  for (const IoInfo& in : graph.inputs()) d.inputs.push_back({in.name, in.type, in.dims, is_optional_input(in)});
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const IoInfo& out = graph.outputs()[i];
+    d.outputs.push_back({output_name(graph, i), out.type, out.dims, false});
+  }
+  return d;
+}
+
+std::shared_ptr<const ModelDescription> describe(const Pipeline& pipeline) {
+  auto d = std::make_shared<ModelDescription>();
+  d->platform = "wasinn_pipeline";
+  d->backend = "wasinn_pipeline";
+  for (const IoInfo& in : pipeline.inputs()) d->inputs.push_back({in.name, in.type, in.dims, false});
+  for (const IoInfo& out : pipeline.outputs()) d->outputs.push_back({out.name, out.type, out.dims, false});
+  return d;
+}
+
 }  // namespace
-
-std::string_view oip_type_name(TensorType type) {
-  const char* name = oip::to_datatype(static_cast<int32_t>(type));
-  return name ? name : "BYTES";  // a type no guest ABI expresses: the protocol's opaque type
-}
-
-std::string oip_datatype(std::optional<TensorType> type) {
-  return std::string(type ? oip_type_name(*type) : "BYTES");
-}
 
 ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
                          std::string config, size_t max_idle)
@@ -83,7 +95,7 @@ ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, s
 ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
                          std::shared_ptr<Pipeline> pipeline)
     : env_(std::move(env)), pipeline_(std::move(pipeline)), name_(std::move(name)), version_(std::move(version)),
-      max_idle_(0) {}
+      max_idle_(0), described_(describe(*pipeline_)) {}
 
 Status ServedModel::load() {
   {
@@ -111,6 +123,7 @@ Status ServedModel::load() {
       reason_ = fits.error().detail;
       return fits.take_error();
     }
+  described_ = std::make_shared<const ModelDescription>(describe(**shared));
   graph_ = std::move(*shared);
   ready_ = true;
   reason_.clear();
@@ -139,48 +152,12 @@ std::string ServedModel::state_reason() const {
 
 oip::ModelMeta ServedModel::metadata() const {
   std::lock_guard lock(mu_);
-  oip::ModelMeta m;
-  m.name = name_;
-  m.versions = {version_};
-  if (pipeline_) {
-    m.platform = "wasinn_pipeline";
-    for (const IoInfo& in : pipeline_->inputs()) m.inputs.push_back({in.name, oip_datatype(in.type), *in.dims});
-    for (const IoInfo& out : pipeline_->outputs()) m.outputs.push_back({out.name, oip_datatype(out.type), *out.dims});
-    return m;
-  }
-  if (!graph_) return m;
-  m.platform = fmt::format("wasinn_{}", encoding_name(graph_->encoding()));
-  for (const IoInfo& in : graph_->inputs())
-    m.inputs.push_back({in.name, oip_datatype(in.type), in.dims.value_or(std::vector<int64_t>{})});
-  for (size_t i = 0; i < graph_->outputs().size(); ++i) {
-    const IoInfo& out = graph_->outputs()[i];
-    m.outputs.push_back({output_name(*graph_, i), oip_datatype(out.type), out.dims.value_or(std::vector<int64_t>{})});
-  }
-  return m;
+  return model_metadata(name_, version_, described_.get());
 }
 
 ModelConfigInfo ServedModel::config() const {
-  const oip::ModelMeta meta = metadata();
-  ModelConfigInfo c{name_, meta.platform, "", {}, {}};
   std::lock_guard lock(mu_);
-  if (graph_) c.backend = std::string(graph_->plugin().name());
-  if (pipeline_) c.backend = "wasinn_pipeline";
-  for (size_t i = 0; i < meta.inputs.size(); ++i)
-    c.inputs.push_back({meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape,
-                        graph_ && is_optional_input(graph_->inputs()[i])});
-  for (const auto& o : meta.outputs) c.outputs.push_back({o.name, "TYPE_" + o.datatype, o.shape, false});
-  if (batcher_) {
-    // Triton's form of a batching model: the batch dimension is max_batch_size's, not the dims'.
-    c.max_batch_size = batcher_->options().max_batch_size;
-    c.max_queue_delay_us = batcher_->options().max_queue_delay_us;
-    for (auto* list : {&c.inputs, &c.outputs})
-      for (auto& t : *list)
-        if (!t.dims.empty()) t.dims.erase(t.dims.begin());
-  }
-  for (auto* list : {&c.inputs, &c.outputs})
-    for (auto& t : *list)
-      if (t.data_type == "TYPE_BYTES") t.data_type = "TYPE_STRING";  // Triton's name for it
-  return c;
+  return model_config(name_, described_.get(), batcher_ ? batcher_->options() : BatchingOptions{});
 }
 
 ModelStats ServedModel::stats() const { return stats_.snapshot(); }
@@ -266,28 +243,24 @@ void ServedModel::give_back(Runner runner) {
 }
 
 Status ServedModel::check_inputs(const oip::InferRequest& request) const {
-  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const ModelDescription> described;
   {
     std::lock_guard lock(mu_);
-    graph = graph_;
+    described = described_;
   }
-  if (!graph && !pipeline_) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
+  if (!described) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
   // A graph's input names and types are the core's to check (compute_named); a pipeline's are
   // checked here, before the guest sees them.
-  const std::vector<IoInfo>& declared_inputs = pipeline_ ? pipeline_->inputs() : graph->inputs();
+  if (pipeline_)
+    if (Status ok = check_pipeline_inputs(name_, pipeline_->inputs(), request); !ok) return ok;
   std::vector<std::string> output_names;
-  if (pipeline_) {
-    for (const IoInfo& out : pipeline_->outputs()) output_names.push_back(out.name);
-    if (Status ok = check_pipeline_inputs(name_, declared_inputs, request); !ok) return ok;
-  } else {
-    for (size_t i = 0; i < graph->outputs().size(); ++i) output_names.push_back(output_name(*graph, i));
-  }
+  for (const DeclaredTensor& out : described->outputs) output_names.push_back(out.name);
   for (const auto& in : request.inputs) {
     if (!oip::from_datatype(in.datatype))
       return make_error(Errc::invalid_argument,
                         fmt::format("input '{}' has datatype {}, which no wasinn backend takes (FP16, FP32, FP64, BF16, "
                                     "UINT8, INT8, INT32, INT64)", in.name, in.datatype));
-    for (const IoInfo& declared : declared_inputs) {
+    for (const DeclaredTensor& declared : described->inputs) {
       if (declared.name != in.name || !declared.dims) continue;
       const auto& dims = *declared.dims;
       bool fits = dims.size() == in.shape.size();

@@ -24,6 +24,7 @@
 #include "core/nn_session.h"
 #include "oip/infer_request.h"
 #include "oip_server/dynamic_batcher.h"
+#include "oip_server/model_description.h"
 #include "oip_server/model_stats.h"
 #include "oip/oip_types.h"
 #include "oip_server/pipeline.h"
@@ -34,19 +35,6 @@ namespace wasinn::oip_server {
 struct InferAnswer {
   std::vector<NamedTensor> tensors;
   std::vector<oip::ResponseOutput> outputs;
-};
-
-// A tensor as Triton's model configuration lists it.
-struct ConfigTensor {
-  std::string name, data_type;  // "TYPE_FP32"
-  std::vector<int64_t> dims;
-  bool optional = false;
-};
-struct ModelConfigInfo {
-  std::string name, platform, backend;
-  std::vector<ConfigTensor> inputs, outputs;
-  uint32_t max_batch_size = 0;  // dynamic batching: dims then leave out the batch dimension, as Triton's
-  uint64_t max_queue_delay_us = 0;
 };
 
 class ServedModel {
@@ -114,6 +102,7 @@ class ServedModel {
   const size_t max_idle_;
   mutable std::mutex mu_;
   std::shared_ptr<const Graph> graph_;  // null until loaded
+  std::shared_ptr<const ModelDescription> described_;  // null until known (a graph: loaded)
   bool ready_ = false;
   std::string reason_;
   uint64_t generation_ = 0;
@@ -124,10 +113,5 @@ class ServedModel {
 
 // The model's check_input_name as the decoders take it (both transports').
 oip::InputNameCheck input_name_check(const ServedModel& model);
-
-// The OIP datatype of a wasinn type ("FP32"): what every message to a client calls a type.
-std::string_view oip_type_name(TensorType type);
-// The same, "BYTES" for a type no guest ABI expresses.
-std::string oip_datatype(std::optional<TensorType> type);
 
 }  // namespace wasinn::oip_server
