@@ -33,8 +33,9 @@ struct ModelStats {
   std::map<uint64_t, Batch> batch_stats;
 };
 
-// One request's times, filled as it goes.
+// One request's times, filled as it goes: ServedModel the ends, its scheduler the compute.
 struct RequestTiming {
+  std::chrono::steady_clock::time_point started;  // infer began: input_ns runs from here to the compute
   uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
   bool computed = false;
   bool batched = false;  // its execution was counted with its batch (count_execution)
