@@ -9,6 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "base/log.h"
+#include "oip_server/graph_scheduler.h"
+#include "oip_server/pipeline_scheduler.h"
 
 namespace wasinn::oip_server {
 
@@ -21,18 +23,22 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
       version = it->second.first;
       config = it->second.second;
     }
-    // Idle contexts kept: one per worker is what the workers can use at once.
-    models_[m.name] = std::make_shared<ServedModel>(env_, m.name, version, config, options_.workers);
+    BatchingOptions batching;
     if (auto b = options_.batching.find(m.name); b != options_.batching.end()) {
-      BatchingOptions batching = b->second;
+      batching = b->second;
       batching.max_input_bytes = env_->limits().max_tensor_bytes;  // a batch's input is one tensor
-      models_[m.name]->set_batching(batching);
     }
+    // Idle contexts kept: one per worker is what the workers can use at once.
+    models_[m.name] = std::make_shared<ServedModel>(m.name, version, [&](SchedulerHost& model) {
+      return std::make_unique<GraphScheduler>(model, env_, m.name, config, options_.workers, batching);
+    });
   }
   for (const auto& [name, pipeline] : options_.pipelines) {
     auto it = options_.repository.find(name);
-    models_[name] = std::make_shared<ServedModel>(env_, name, it == options_.repository.end() ? "1" : it->second.first,
-                                                  pipeline);
+    models_[name] = std::make_shared<ServedModel>(
+        name, it == options_.repository.end() ? "1" : it->second.first,
+        // Init-captures: clang before 16 cannot capture a structured binding (the sanitizer trees' clang-14).
+        [name = name, pipeline = pipeline](SchedulerHost&) { return std::make_unique<PipelineScheduler>(name, pipeline); });
   }
   std::lock_guard lock(mu_);
   idle_ = options_.workers;

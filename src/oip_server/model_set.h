@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "core/nn_environment.h"
+#include "oip_server/pipeline.h"
 #include "oip_server/served_model.h"
 
 namespace wasinn::oip_server {

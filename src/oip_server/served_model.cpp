@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace wasinn::oip_server {
 namespace {
@@ -19,112 +20,53 @@ std::string shape_text(std::span<const int64_t> dims) {
   return fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
-// A settable knob of the graph: what a request parameter may set for its own compute.
-bool is_knob(const Graph& graph, std::string_view name) {
-  for (const auto& p : graph.properties())
-    if (p.settable && p.name == name) return true;
-  return false;
-}
+// A checked request's inputs as the core's views: names and bytes view the request; the dims
+// are the core's uint32_t, held here.
+struct InputViews {
+  std::vector<std::vector<uint32_t>> dims;
+  std::vector<NamedInput> inputs;
+};
 
-std::vector<std::string> names_of(const std::vector<IoInfo>& declared) {
-  std::vector<std::string> names;
-  for (const IoInfo& d : declared) names.push_back(d.name);
-  return names;
-}
-
-Status check_pipeline_input_name(const std::string& model, const std::vector<std::string>& names,
-                                 std::string_view name) {
-  if (std::find(names.begin(), names.end(), name) != names.end()) return {};
-  return make_error(Errc::invalid_argument,
-                    fmt::format("pipeline '{}' has no input '{}' (its inputs: {})", model, name, fmt::join(names, ", ")));
-}
-
-// A pipeline's inputs, which no core rule checks before the guest: every declared one given
-// once, with its declared datatype, and nothing else.
-Status check_pipeline_inputs(const std::string& model, const std::vector<IoInfo>& declared,
-                             const oip::InferRequest& request) {
-  const std::vector<std::string> names = names_of(declared);
+InputViews input_views(const oip::InferRequest& request) {
+  InputViews v;
+  v.dims.resize(request.inputs.size());
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const auto& in = request.inputs[i];
-    if (Status known = check_pipeline_input_name(model, names, in.name); !known) return known;
-    auto it = std::find(names.begin(), names.end(), in.name);
-    for (size_t j = 0; j < i; ++j)
-      if (request.inputs[j].name == in.name)
-        return make_error(Errc::invalid_argument, fmt::format("input '{}' is given twice", in.name));
-    const std::string want = oip_datatype(declared[it - names.begin()].type);
-    if (in.datatype != want)
-      return make_error(Errc::invalid_argument, fmt::format("input '{}' has datatype {}; pipeline '{}' takes {}", in.name,
-                                                            in.datatype, model, want));
+    v.dims[i].assign(in.shape.begin(), in.shape.end());
+    v.inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), v.dims[i], in.data}});
   }
-  for (const std::string& n : names) {
-    bool given = false;
-    for (const auto& in : request.inputs) given |= in.name == n;
-    if (!given) return make_error(Errc::invalid_argument, fmt::format("pipeline '{}' needs the input '{}'", model, n));
-  }
-  return {};
+  return v;
 }
 
 }  // namespace
 
-std::string_view oip_type_name(TensorType type) {
-  const char* name = oip::to_datatype(static_cast<int32_t>(type));
-  return name ? name : "BYTES";  // a type no guest ABI expresses: the protocol's opaque type
-}
-
-std::string oip_datatype(std::optional<TensorType> type) {
-  return std::string(type ? oip_type_name(*type) : "BYTES");
-}
-
-ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
-                         std::string config, size_t max_idle)
-    : env_(std::move(env)), name_(std::move(name)), version_(std::move(version)), config_(std::move(config)),
-      max_idle_(max_idle) {}
-
-ServedModel::ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
-                         std::shared_ptr<Pipeline> pipeline)
-    : env_(std::move(env)), pipeline_(std::move(pipeline)), name_(std::move(name)), version_(std::move(version)),
-      max_idle_(0) {}
+ServedModel::ServedModel(std::string name, std::string version, const MakeScheduler& make_scheduler)
+    : name_(std::move(name)), version_(std::move(version)), scheduler_(make_scheduler(*this)) {}
 
 Status ServedModel::load() {
   {
     std::lock_guard lock(mu_);
     if (ready_) return {};
-    if (pipeline_) {  // compiled and described when it was opened: nothing more to load
-      ready_ = true;
-      reason_.clear();
-      ++generation_;
-      return {};
-    }
   }
-  // The first runner loads the graph (the registry shares it with every later one).
-  NnSession session(env_);
-  auto graph = session.load_by_name(name_, config_);
+  // Outside the lock: a graph may take long to load, and the scheduler asks check_ready meanwhile.
+  Status loaded = scheduler_->load();
   std::lock_guard lock(mu_);
-  if (!graph) {
-    reason_ = graph.error().detail;
-    return graph.take_error();
+  if (!loaded) {
+    reason_ = loaded.error().detail;
+    return loaded;
   }
-  auto shared = session.graph(*graph);
-  if (!shared) return shared.take_error();
-  if (batcher_)
-    if (Status fits = check_batch_dimension(**shared, batcher_->options()); !fits) {
-      reason_ = fits.error().detail;
-      return fits.take_error();
-    }
-  graph_ = std::move(*shared);
   ready_ = true;
   reason_.clear();
-  ++generation_;
   return {};
 }
 
 void ServedModel::unload() {
-  std::vector<Runner> dropped;
-  std::lock_guard lock(mu_);
-  ready_ = false;
-  reason_ = "unloaded";
-  ++generation_;
-  dropped.swap(idle_);
+  {
+    std::lock_guard lock(mu_);
+    ready_ = false;
+    reason_ = "unloaded";
+  }
+  scheduler_->unload();
 }
 
 bool ServedModel::ready() const {
@@ -137,190 +79,43 @@ std::string ServedModel::state_reason() const {
   return reason_;
 }
 
-oip::ModelMeta ServedModel::metadata() const {
+Status ServedModel::check_ready() const {
   std::lock_guard lock(mu_);
-  oip::ModelMeta m;
-  m.name = name_;
-  m.versions = {version_};
-  if (pipeline_) {
-    m.platform = "wasinn_pipeline";
-    for (const IoInfo& in : pipeline_->inputs()) m.inputs.push_back({in.name, oip_datatype(in.type), *in.dims});
-    for (const IoInfo& out : pipeline_->outputs()) m.outputs.push_back({out.name, oip_datatype(out.type), *out.dims});
-    return m;
-  }
-  if (!graph_) return m;
-  m.platform = fmt::format("wasinn_{}", encoding_name(graph_->encoding()));
-  for (const IoInfo& in : graph_->inputs())
-    m.inputs.push_back({in.name, oip_datatype(in.type), in.dims.value_or(std::vector<int64_t>{})});
-  for (size_t i = 0; i < graph_->outputs().size(); ++i) {
-    const IoInfo& out = graph_->outputs()[i];
-    m.outputs.push_back({output_name(*graph_, i), oip_datatype(out.type), out.dims.value_or(std::vector<int64_t>{})});
-  }
-  return m;
+  if (ready_) return {};
+  return make_error(Errc::busy, fmt::format("model '{}' is not ready ({})", name_, reason_));
+}
+
+oip::ModelMeta ServedModel::metadata() const {
+  return model_metadata(name_, version_, scheduler_->description().get());
 }
 
 ModelConfigInfo ServedModel::config() const {
-  const oip::ModelMeta meta = metadata();
-  ModelConfigInfo c{name_, meta.platform, "", {}, {}};
-  std::lock_guard lock(mu_);
-  if (graph_) c.backend = std::string(graph_->plugin().name());
-  if (pipeline_) c.backend = "wasinn_pipeline";
-  for (size_t i = 0; i < meta.inputs.size(); ++i)
-    c.inputs.push_back({meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape,
-                        graph_ && is_optional_input(graph_->inputs()[i])});
-  for (const auto& o : meta.outputs) c.outputs.push_back({o.name, "TYPE_" + o.datatype, o.shape, false});
-  if (batcher_) {
-    // Triton's form of a batching model: the batch dimension is max_batch_size's, not the dims'.
-    c.max_batch_size = batcher_->options().max_batch_size;
-    c.max_queue_delay_us = batcher_->options().max_queue_delay_us;
-    for (auto* list : {&c.inputs, &c.outputs})
-      for (auto& t : *list)
-        if (!t.dims.empty()) t.dims.erase(t.dims.begin());
-  }
-  for (auto* list : {&c.inputs, &c.outputs})
-    for (auto& t : *list)
-      if (t.data_type == "TYPE_BYTES") t.data_type = "TYPE_STRING";  // Triton's name for it
-  return c;
+  return model_config(name_, scheduler_->description().get(), scheduler_->batching());
 }
 
-ModelStats ServedModel::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
-}
+ModelStats ServedModel::stats() const { return stats_.snapshot(); }
 
-void ServedModel::count(bool ok, uint64_t ns, const Timing& t) {
-  std::lock_guard lock(mu_);
-  (ok ? stats_.success_count : stats_.fail_count) += 1;
-  (ok ? stats_.success_ns : stats_.fail_ns) += ns + t.queue_ns;
-  stats_.queue_count += 1;
-  stats_.queue_ns += t.queue_ns + t.batch_wait_ns;
-  if (t.computed) {
-    stats_.compute_count += 1;
-    stats_.input_ns += t.input_ns;
-    stats_.compute_ns += t.compute_ns;
-    stats_.output_ns += t.output_ns;
-    if (!t.batched) count_execution_locked(t.batch_size, t.input_ns, t.compute_ns, t.output_ns);
-  }
-  stats_.last_inference_ms = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
+Status ServedModel::check_input_name(std::string_view name) const { return scheduler_->check_input_name(name); }
 
-void ServedModel::count_execution(const BatchExecution& batch) {
-  if (!batch.ok) return;  // its requests count as failures
-  std::lock_guard lock(mu_);
-  count_execution_locked(batch.rows, batch.input_ns, batch.compute_ns, batch.output_ns);
-}
-
-void ServedModel::count_execution_locked(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns) {
-  stats_.execution_count += 1;
-  auto& b = stats_.batch_stats[rows];
-  b.count += 1;
-  b.input_ns += input_ns;
-  b.compute_ns += compute_ns;
-  b.output_ns += output_ns;
-}
-
-void ServedModel::set_batching(BatchingOptions options) {
-  if (!options.enabled()) {
-    batcher_.reset();
-    return;
-  }
-  // A batch computes on a runner of its own, as one request would.
-  auto compute = [this](std::span<const NamedInput> inputs) -> Result<std::vector<NamedTensor>> {
-    auto runner = take_runner(false);
-    if (!runner) return runner.take_error();
-    auto tensors = runner->session->compute_named(runner->context, inputs, oip_type_name);
-    give_back(std::move(*runner));
-    return tensors;
+oip::InputNameCheck input_name_check(const ServedModel& model) {
+  return [&model](std::string_view name) {
+    const Status known = model.check_input_name(name);
+    return known ? std::string() : known.error().detail;
   };
-  batcher_ = std::make_unique<DynamicBatcher>(options, std::move(compute),
-                                              [this](const BatchExecution& b) { count_execution(b); });
-}
-
-DynamicBatcher::Ticket ServedModel::join_batch(const oip::InferRequest& request) {
-  if (!batcher_ || !check_inputs(request)) return {};
-  {
-    std::lock_guard lock(mu_);
-    if (!ready_ || !graph_) return {};
-    for (const auto& [key, value] : request.parameters)
-      if (is_knob(*graph_, key)) return {};  // a context of its own, set for it alone
-  }
-  std::vector<std::vector<uint32_t>> dims(request.inputs.size());
-  std::vector<NamedInput> inputs;
-  for (size_t i = 0; i < request.inputs.size(); ++i) {
-    const auto& in = request.inputs[i];
-    dims[i].assign(in.shape.begin(), in.shape.end());
-    inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
-  }
-  return batcher_->join(inputs);
-}
-
-// The request's rows of its batch's outputs. Its wait for the batch counts as queueing, as
-// Triton counts a dynamic batcher's delay; its compute is the batch's.
-Result<std::vector<NamedTensor>> ServedModel::take_batch(DynamicBatcher::Ticket& ticket, Timing& timing) {
-  const auto asked = Clock::now();
-  auto rows = batcher_->take(ticket);
-  if (!rows) return rows.take_error();
-  const BatchExecution& ex = rows->execution;
-  const uint64_t waited = ns_since(asked);
-  const uint64_t batch_ns = ex.input_ns + ex.compute_ns + ex.output_ns;
-  timing.batch_wait_ns = waited > batch_ns ? waited - batch_ns : 0;
-  timing.input_ns += ex.input_ns;
-  timing.compute_ns = ex.compute_ns;
-  timing.batched = true;
-  return std::move(rows->tensors);
-}
-
-Result<ServedModel::Runner> ServedModel::take_runner(bool fresh) {
-  uint64_t generation;
-  {
-    std::lock_guard lock(mu_);
-    if (!ready_) return make_error(Errc::busy, fmt::format("model '{}' is not ready ({})", name_, reason_));
-    generation = generation_;
-    if (!fresh && !idle_.empty()) {
-      Runner r = std::move(idle_.back());
-      idle_.pop_back();
-      return r;
-    }
-  }
-  Runner r{std::make_unique<NnSession>(env_), 0, 0, generation};
-  auto graph = r.session->load_by_name(name_, config_);
-  if (!graph) return graph.take_error();
-  r.graph = *graph;
-  auto context = r.session->init_execution_context(r.graph);
-  if (!context) return context.take_error();
-  r.context = *context;
-  return r;
-}
-
-void ServedModel::give_back(Runner runner) {
-  std::lock_guard lock(mu_);
-  if (runner.generation == generation_ && ready_ && idle_.size() < max_idle_) idle_.push_back(std::move(runner));
 }
 
 Status ServedModel::check_inputs(const oip::InferRequest& request) const {
-  std::shared_ptr<const Graph> graph;
-  {
-    std::lock_guard lock(mu_);
-    graph = graph_;
-  }
-  if (!graph && !pipeline_) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
-  // A graph's input names and types are the core's to check (compute_named); a pipeline's are
-  // checked here, before the guest sees them.
-  const std::vector<IoInfo>& declared_inputs = pipeline_ ? pipeline_->inputs() : graph->inputs();
+  const std::shared_ptr<const ModelDescription> described = scheduler_->description();
+  if (!described) return make_error(Errc::busy, fmt::format("model '{}' is not ready", name_));
+  if (Status own = scheduler_->check_request(request); !own) return own;
   std::vector<std::string> output_names;
-  if (pipeline_) {
-    for (const IoInfo& out : pipeline_->outputs()) output_names.push_back(out.name);
-    if (Status ok = check_pipeline_inputs(name_, declared_inputs, request); !ok) return ok;
-  } else {
-    for (size_t i = 0; i < graph->outputs().size(); ++i) output_names.push_back(output_name(*graph, i));
-  }
+  for (const DeclaredTensor& out : described->outputs) output_names.push_back(out.name);
   for (const auto& in : request.inputs) {
     if (!oip::from_datatype(in.datatype))
       return make_error(Errc::invalid_argument,
                         fmt::format("input '{}' has datatype {}, which no wasinn backend takes (FP16, FP32, FP64, BF16, "
                                     "UINT8, INT8, INT32, INT64)", in.name, in.datatype));
-    for (const IoInfo& declared : declared_inputs) {
+    for (const DeclaredTensor& declared : described->inputs) {
       if (declared.name != in.name || !declared.dims) continue;
       const auto& dims = *declared.dims;
       bool fits = dims.size() == in.shape.size();
@@ -341,95 +136,37 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
   return {};
 }
 
-Status ServedModel::check_input_name(std::string_view name) const {
-  if (pipeline_) return check_pipeline_input_name(name_, names_of(pipeline_->inputs()), name);
-  const std::shared_ptr<const Graph> graph = runner_graph();
-  if (!graph) return {};  // not loaded: infer says so
-  return wasinn::check_input_name(*graph, name, oip_type_name);
-}
-
-oip::InputNameCheck input_name_check(const ServedModel& model) {
-  return [&model](std::string_view name) {
-    const Status known = model.check_input_name(name);
-    return known ? std::string() : known.error().detail;
-  };
-}
-
-std::shared_ptr<const Graph> ServedModel::runner_graph() const {
-  std::lock_guard lock(mu_);
-  return graph_;
+DynamicBatcher::Ticket ServedModel::join_batch(const oip::InferRequest& request) {
+  if (!scheduler_->batching().enabled() || !check_inputs(request)) return {};
+  const InputViews views = input_views(request);  // the batcher keeps dims of its own
+  return scheduler_->join_batch(request, views.inputs);
 }
 
 Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_t queue_ns,
                                        DynamicBatcher::Ticket* batch) {
-  const auto started = Clock::now();
-  Timing timing{queue_ns, 0, 0, 0, false};
+  RequestTiming timing;
+  timing.started = Clock::now();
+  timing.queue_ns = queue_ns;
   if (Status ok = check_inputs(request); !ok) {
-    if (ok.error().code != Errc::busy) count(false, ns_since(started), timing);
+    if (ok.error().code != Errc::busy) stats_.count(false, ns_since(timing.started), timing);
     return ok.take_error();
   }
-  std::vector<std::vector<uint32_t>> dims(request.inputs.size());
-  std::vector<NamedInput> inputs;
-  for (size_t i = 0; i < request.inputs.size(); ++i) {
-    const auto& in = request.inputs[i];
-    dims[i].assign(in.shape.begin(), in.shape.end());
-    inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), dims[i], in.data}});
-  }
   auto failed = [&](Error e) {
-    count(false, ns_since(started), timing);
+    stats_.count(false, ns_since(timing.started), timing);
     return e;
   };
-  if (pipeline_) {
-    const auto compute_started = Clock::now();
-    timing.input_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
-    auto tensors = pipeline_->infer(inputs);
-    const auto computed = Clock::now();
-    timing.compute_ns = ns_since(compute_started);
-    if (!tensors) return failed(tensors.take_error());
-    auto answer = select_outputs(request, std::move(*tensors));
-    if (!answer) return failed(answer.take_error());
-    timing.computed = true;
-    timing.output_ns = ns_since(computed);
-    count(true, ns_since(started), timing);
-    return answer;
-  }
-  // Parameters naming a knob of the model are set on a context of this request's own.
-  // Other parameters (the protocol's own, a client's tags) are not the model's business.
-  std::vector<std::pair<std::string, std::string>> knobs;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [key, value] : request.parameters)
-      if (graph_ && is_knob(*graph_, key)) knobs.emplace_back(key, value);
-  }
-  const bool batched = batch && *batch && batcher_;  // join_batch gave it no knobs
-  if (batcher_ && !batched && !request.inputs.empty() && !request.inputs[0].shape.empty())
-    timing.batch_size = static_cast<uint64_t>(request.inputs[0].shape[0]);
-  auto runner = batched ? Result<Runner>(Runner{}) : take_runner(!knobs.empty());
-  if (!runner) return failed(runner.take_error());
-  for (const auto& [key, value] : knobs)
-    if (Status set = runner->session->set_context_property(runner->context, key, value); !set)
-      return failed(set.take_error());
-  const auto compute_started = Clock::now();
-  timing.input_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(compute_started - started).count());
-  auto tensors = batched ? take_batch(*batch, timing)
-                         : runner->session->compute_named(runner->context, inputs, oip_type_name);
+  const InputViews views = input_views(request);
+  auto tensors = scheduler_->compute(request, views.inputs, batch, timing);
   const auto computed = Clock::now();
-  if (!batched) timing.compute_ns = ns_since(compute_started);
-  if (knobs.empty() && !batched) give_back(std::move(*runner));
   if (!tensors) return failed(tensors.take_error());
-
   auto selected = select_outputs(request, std::move(*tensors));
   if (!selected) return failed(selected.take_error());
-  InferAnswer& answer = *selected;
-  // What the client gets, counted as a guest's get-output is (compute_named itself does not).
   uint64_t sent = 0;
-  for (const auto& o : answer.outputs) sent += o.data.size();
-  if (auto graph = runner_graph(); graph) graph->metrics().add_output_bytes(sent);
+  for (const auto& o : selected->outputs) sent += o.data.size();
+  scheduler_->count_output_bytes(sent);
   timing.computed = true;
   timing.output_ns = ns_since(computed);
-  count(true, ns_since(started), timing);
+  stats_.count(true, ns_since(timing.started), timing);
   return selected;
 }
 

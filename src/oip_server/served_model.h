@@ -1,31 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// ServedModel: one model the OIP server answers for, by name and version: its metadata (from
-// the plugin's I/O description), readiness (the repository extension's load and unload), the
-// inference itself and Triton's statistics of it.
-//
-// A request computes on an ExecutionContext of its own: a runner (an NnSession holding the
-// shared graph and one context: the core's compute_named, with its named-input rules, limits,
-// compute budget and metrics) is taken from an idle pool or made, and put back after. A request
-// whose parameters set the model's knobs gets a fresh runner that is not put back, so no setting
-// outlives its request. Thread-safe.
+// ServedModel: one model the OIP server answers for, by name and version, whatever its kind: its
+// metadata and configuration (from what its scheduler describes), readiness (the repository
+// extension's load and unload), the request's checks against its declared inputs and outputs,
+// the answer's outputs, and Triton's statistics of it. How a request computes is its
+// Scheduler's (scheduler.h: a registered model's graph, or a pipeline), which it owns.
+// Thread-safe.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
 #include "core/named_io.h"
-#include "core/nn_environment.h"
-#include "core/nn_session.h"
 #include "oip/infer_request.h"
-#include "oip_server/dynamic_batcher.h"
 #include "oip/oip_types.h"
-#include "oip_server/pipeline.h"
+#include "oip_server/dynamic_batcher.h"
+#include "oip_server/model_description.h"
+#include "oip_server/model_stats.h"
+#include "oip_server/scheduler.h"
 
 namespace wasinn::oip_server {
 
@@ -35,56 +31,21 @@ struct InferAnswer {
   std::vector<oip::ResponseOutput> outputs;
 };
 
-// Triton's statistics extension, as far as wasinn counts: one inference per request, one
-// execution per compute (with dynamic batching, one compute serves several requests).
-// perf_analyzer needs what Triton guarantees: every request that reached the model counts one
-// queue entry (it finds the model's version by that count), and each computed request counts
-// once in compute_input, compute_infer and compute_output alike.
-struct ModelStats {
-  uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
-  uint64_t queue_count = 0, queue_ns = 0;  // waiting for a worker
-  uint64_t compute_count = 0;
-  uint64_t input_ns = 0;   // checks, a context, the inputs decoded: arrival to compute
-  uint64_t compute_ns = 0;  // set_input + compute + the outputs copied (the core's compute_named)
-  uint64_t output_ns = 0;  // the answer's outputs chosen
-  uint64_t last_inference_ms = 0;  // since the epoch; 0: none yet
-  // Computes, and their times by batch size (rows for a batching model, else 1): batch_stats.
-  struct Batch {
-    uint64_t count = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
-  };
-  uint64_t execution_count = 0;
-  std::map<uint64_t, Batch> batch_stats;
-};
-
-// A tensor as Triton's model configuration lists it.
-struct ConfigTensor {
-  std::string name, data_type;  // "TYPE_FP32"
-  std::vector<int64_t> dims;
-  bool optional = false;
-};
-struct ModelConfigInfo {
-  std::string name, platform, backend;
-  std::vector<ConfigTensor> inputs, outputs;
-  uint32_t max_batch_size = 0;  // dynamic batching: dims then leave out the batch dimension, as Triton's
-  uint64_t max_queue_delay_us = 0;
-};
-
-class ServedModel {
+class ServedModel final : private SchedulerHost {
  public:
-  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version, std::string config,
-              size_t max_idle);
-  // A pipeline served as a model: described by it, computed by it.
-  ServedModel(std::shared_ptr<NnEnvironment> env, std::string name, std::string version,
-              std::shared_ptr<Pipeline> pipeline);
+  // The model's scheduler, made for it (a scheduler keeps the host, which outlives it).
+  using MakeScheduler = std::function<std::unique_ptr<Scheduler>(SchedulerHost& model)>;
+  ServedModel(std::string name, std::string version, const MakeScheduler& make_scheduler);
 
   const std::string& name() const { return name_; }
   const std::string& version() const { return version_; }
 
-  // Loads the graph (once; the registry shares it) and marks the model ready.
+  // Readies the scheduler (a graph is loaded once; the registry shares it) and marks the model
+  // ready; the error is also the state's reason.
   Status load();
-  // Not ready: requests get 503/UNAVAILABLE, idle contexts are freed. The graph itself stays
-  // in the process's model registry (named models live as long as the process), so a later
-  // load is immediate.
+  // Not ready: requests get 503/UNAVAILABLE, what the scheduler kept for them (idle contexts) is
+  // freed. A graph itself stays in the process's model registry (named models live as long as
+  // the process), so a later load is immediate.
   void unload();
   bool ready() const;
   std::string state_reason() const;
@@ -93,21 +54,18 @@ class ServedModel {
   ModelConfigInfo config() const;
   ModelStats stats() const;
 
-  // Checks the request against the model (input names, datatypes, shapes; requested outputs)
-  // and computes. binary_default: outputs are binary unless the request says otherwise.
-  // invalid_argument for a request that does not fit the model; other codes as the core's.
-  // queue_ns: how long the request waited for a worker (ModelSet::admit), for the statistics.
-  // batch: the request's place from join_batch: its compute is then a batch's (DynamicBatcher).
   // invalid_argument, naming the model's inputs, for an input name the model does not take: for
   // the decoders, which check a request's names before its data (InputNameCheck).
   Status check_input_name(std::string_view name) const;
 
+  // Checks the request against the model (input names, datatypes, shapes; requested outputs)
+  // and computes through the scheduler. invalid_argument for a request that does not fit the
+  // model; other codes as the core's. queue_ns: how long the request waited for a worker
+  // (ModelSet::run), for the statistics. batch: the request's place from join_batch: its compute
+  // is then a batch's (DynamicBatcher).
   Result<InferAnswer> infer(const oip::InferRequest& request, uint64_t queue_ns = 0,
                             DynamicBatcher::Ticket* batch = nullptr);
 
-  // Dynamic batching (docs/oip-server.md): set before load(), which refuses it for a model
-  // without a dynamic dimension 0 on every input and output.
-  void set_batching(BatchingOptions options);
   // The request's place in the model's batch queue, joined on the transport's thread before it
   // waits for a worker, so that requests gather while the workers are busy. Empty when the model
   // does not batch or the request cannot share a compute (knobs among its parameters, a shape
@@ -115,50 +73,21 @@ class ServedModel {
   DynamicBatcher::Ticket join_batch(const oip::InferRequest& request);
 
  private:
-  struct Runner {
-    std::unique_ptr<NnSession> session;
-    uint32_t graph = 0, context = 0;
-    uint64_t generation = 0;  // the load it belongs to: runners of an unloaded model are dropped
-  };
-  Result<Runner> take_runner(bool fresh);
-  void give_back(Runner runner);
+  Status check_ready() const override;
+  ModelStatsRecorder& stats_recorder() override { return stats_; }
   Status check_inputs(const oip::InferRequest& request) const;
   // The request's outputs (all, or those it names) from what the compute gave.
   Result<InferAnswer> select_outputs(const oip::InferRequest& request, std::vector<NamedTensor> tensors) const;
-  std::shared_ptr<const Graph> runner_graph() const;
-  struct Timing {
-    uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
-    bool computed = false;
-    bool batched = false;  // its execution was counted with its batch (count_execution)
-    uint64_t batch_wait_ns = 0;  // waiting for a batch: queue time, as Triton counts its batcher's delay
-    uint64_t batch_size = 1;
-  };
-  void count(bool ok, uint64_t ns, const Timing& t);
-  void count_execution(const BatchExecution& batch);
-  // One execution of `rows` in the statistics; mu_ held.
-  void count_execution_locked(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns);
-  Result<std::vector<NamedTensor>> take_batch(DynamicBatcher::Ticket& ticket, Timing& timing);
 
-  std::shared_ptr<NnEnvironment> env_;
-  const std::shared_ptr<Pipeline> pipeline_;  // null: a registered model's graph
-  const std::string name_, version_, config_;
-  const size_t max_idle_;
+  const std::string name_, version_;
   mutable std::mutex mu_;
-  std::shared_ptr<const Graph> graph_;  // null until loaded
   bool ready_ = false;
   std::string reason_;
-  uint64_t generation_ = 0;
-  std::vector<Runner> idle_;
-  ModelStats stats_;
-  std::unique_ptr<DynamicBatcher> batcher_;  // null: no batching
+  ModelStatsRecorder stats_;
+  const std::unique_ptr<Scheduler> scheduler_;  // last: made once the rest is there
 };
 
 // The model's check_input_name as the decoders take it (both transports').
 oip::InputNameCheck input_name_check(const ServedModel& model);
-
-// The OIP datatype of a wasinn type ("FP32"): what every message to a client calls a type.
-std::string_view oip_type_name(TensorType type);
-// The same, "BYTES" for a type no guest ABI expresses.
-std::string oip_datatype(std::optional<TensorType> type);
 
 }  // namespace wasinn::oip_server
