@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn serve --oip-http/--oip-grpc`: the registered models behind the Open Inference
-// Protocol (src/oip_server/), and --pipeline's components in front of them. The environment is
+// Protocol (src/serve/oip/), and --pipeline's components in front of them. The environment is
 // built from the same HostOptions a Host would take (root/host_environment: engine-free), so
 // every model flag, backend option and limit means what it means for `run` and `serve`; a
 // Wasmtime engine exists only for the pipelines (engine/component_pipeline).
@@ -26,7 +26,7 @@
 #include "base/near_names.h"
 #include "core/prometheus_text.h"
 #include "root/host_environment.h"
-#include "oip_server/oip_server.h"
+#include "serve/oip/oip_server.h"
 
 namespace wasinn_cli {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `serve --oip-* --pipeline NAME=COMPONENT`: the components opened as the OIP server's pipelines
-// (oip_server/pipeline.h) over the engine's ComponentPipeline: the one place the two meet.
+// (serve/oip/pipeline.h) over the engine's ComponentPipeline: the one place the two meet.
 #pragma once
 
 #include <map>
@@ -10,7 +10,7 @@
 
 #include "core/nn_environment.h"
 #include "serve/pipeline/component_pipeline.h"
-#include "oip_server/pipeline.h"
+#include "serve/oip/pipeline.h"
 
 namespace wasinn_cli {
 

@@ -39,7 +39,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm);
 
 // The OIP mode (--oip-http, --oip-grpc): the same flags' meanings (workers, queue, body limit,
-// shutdown, access log, metrics, models) for the protocol's server, src/oip_server/.
+// shutdown, access log, metrics, models) for the protocol's server, src/serve/oip/.
 int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common);
 
 // Both modes' stop: waits for the SIGTERM or SIGINT serve_command blocked, and logs that the

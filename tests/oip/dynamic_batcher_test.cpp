@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// DynamicBatcher (src/oip_server/dynamic_batcher): which requests may share a compute, how their
+// DynamicBatcher (src/serve/oip/dynamic_batcher): which requests may share a compute, how their
 // rows are concatenated along dimension 0 and split back, max_batch_size, errors reaching every
 // request of a batch, leaving the queue, and many threads at once. The compute is a fake that
 // records what it was given, so no backend is needed.
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "oip_server/dynamic_batcher.h"
+#include "serve/oip/dynamic_batcher.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The OIP server's decoders of untrusted requests (src/oip/server_json, server_proto) and its
-// --model-repository scan (src/oip_server/model_repository): what they accept, and that every
+// --model-repository scan (src/serve/oip/model_repository): what they accept, and that every
 // malformed input is an invalid_argument Error with a detail, never a throw or a crash.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "oip_server/model_repository.h"
+#include "serve/oip/model_repository.h"
 #include "oip/server_json.h"
 #include "oip/server_proto.h"
 

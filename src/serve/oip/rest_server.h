@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "oip_server/server_context.h"
+#include "serve/oip/server_context.h"
 
 struct mg_context;
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/grpc_server.h"
+#include "serve/oip/grpc_server.h"
 
 #include <grpcpp/grpcpp.h>
 
 #include <fmt/format.h>
 
 #include "inference.grpc.pb.h"
-#include "oip_server/error_status.h"
+#include "serve/oip/error_status.h"
 #include "oip/server_proto.h"
 #include "wasinn/version.h"
 

@@ -18,10 +18,10 @@
 #include "core/named_io.h"
 #include "oip/infer_request.h"
 #include "oip/oip_types.h"
-#include "oip_server/dynamic_batcher.h"
-#include "oip_server/model_description.h"
-#include "oip_server/model_stats.h"
-#include "oip_server/scheduler.h"
+#include "serve/oip/dynamic_batcher.h"
+#include "serve/oip/model_description.h"
+#include "serve/oip/model_stats.h"
+#include "serve/oip/scheduler.h"
 
 namespace wasinn::oip_server {
 

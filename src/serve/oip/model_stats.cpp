@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/model_stats.h"
+#include "serve/oip/model_stats.h"
 
 namespace wasinn::oip_server {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/rest_server.h"
+#include "serve/oip/rest_server.h"
 
 #include <signal.h>
 
@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "oip_server/error_status.h"
+#include "serve/oip/error_status.h"
 #include "oip/server_json.h"
 #include "wasinn/version.h"
 

@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "core/nn_environment.h"
 #include "core/nn_session.h"
-#include "oip_server/scheduler.h"
+#include "serve/oip/scheduler.h"
 
 namespace wasinn::oip_server {
 

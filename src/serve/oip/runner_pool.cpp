@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/runner_pool.h"
+#include "serve/oip/runner_pool.h"
 
 namespace wasinn::oip_server {
 

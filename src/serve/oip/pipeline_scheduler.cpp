@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/pipeline_scheduler.h"
+#include "serve/oip/pipeline_scheduler.h"
 
 #include <algorithm>
 #include <chrono>

@@ -13,7 +13,7 @@
 
 #include "core/types.h"
 #include "oip/oip_types.h"
-#include "oip_server/dynamic_batcher.h"
+#include "serve/oip/dynamic_batcher.h"
 
 namespace wasinn::oip_server {
 

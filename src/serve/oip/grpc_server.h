@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "oip_server/server_context.h"
+#include "serve/oip/server_context.h"
 
 namespace wasinn::oip_server {
 

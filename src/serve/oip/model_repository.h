@@ -21,7 +21,7 @@
 
 #include "core/error.h"
 #include "core/model_registry.h"
-#include "oip_server/dynamic_batcher.h"
+#include "serve/oip/dynamic_batcher.h"
 
 namespace wasinn::oip_server {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/model_set.h"
+#include "serve/oip/model_set.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,8 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "base/log.h"
-#include "oip_server/graph_scheduler.h"
-#include "oip_server/pipeline_scheduler.h"
+#include "serve/oip/graph_scheduler.h"
+#include "serve/oip/pipeline_scheduler.h"
 
 namespace wasinn::oip_server {
 

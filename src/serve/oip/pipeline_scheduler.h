@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "oip_server/pipeline.h"
-#include "oip_server/scheduler.h"
+#include "serve/oip/pipeline.h"
+#include "serve/oip/scheduler.h"
 
 namespace wasinn::oip_server {
 

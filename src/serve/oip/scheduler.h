@@ -17,9 +17,9 @@
 #include "core/error.h"
 #include "core/named_io.h"
 #include "oip/infer_request.h"
-#include "oip_server/dynamic_batcher.h"
-#include "oip_server/model_description.h"
-#include "oip_server/model_stats.h"
+#include "serve/oip/dynamic_batcher.h"
+#include "serve/oip/model_description.h"
+#include "serve/oip/model_stats.h"
 
 namespace wasinn::oip_server {
 

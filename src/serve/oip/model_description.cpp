@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/model_description.h"
+#include "serve/oip/model_description.h"
 
 namespace wasinn::oip_server {
 

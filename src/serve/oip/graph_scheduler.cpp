@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/graph_scheduler.h"
+#include "serve/oip/graph_scheduler.h"
 
 #include <chrono>
 

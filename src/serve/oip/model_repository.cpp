@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/model_repository.h"
+#include "serve/oip/model_repository.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/served_model.h"
+#include "serve/oip/served_model.h"
 
 #include <algorithm>
 #include <chrono>

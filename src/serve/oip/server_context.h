@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "serve/request_metrics.h"
-#include "oip_server/model_set.h"
+#include "serve/oip/model_set.h"
 #include "wasinn/request_record.h"
 
 namespace wasinn::oip_server {

@@ -16,10 +16,10 @@
 #include "core/error.h"
 #include "core/nn_environment.h"
 #include "serve/request_metrics.h"
-#include "oip_server/grpc_server.h"
-#include "oip_server/model_set.h"
-#include "oip_server/rest_server.h"
-#include "oip_server/server_context.h"
+#include "serve/oip/grpc_server.h"
+#include "serve/oip/model_set.h"
+#include "serve/oip/rest_server.h"
+#include "serve/oip/server_context.h"
 #include "wasinn/request_record.h"
 
 namespace wasinn::oip_server {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/error_status.h"
+#include "serve/oip/error_status.h"
 
 namespace wasinn::oip_server {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/oip_server.h"
+#include "serve/oip/oip_server.h"
 
 #include <chrono>
 #include <future>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
-#include "oip_server/model_repository.h"
+#include "serve/oip/model_repository.h"
 
 namespace wasinn::oip_server {
 

@@ -16,9 +16,9 @@
 
 #include "core/graph.h"
 #include "core/nn_environment.h"
-#include "oip_server/dynamic_batcher.h"
-#include "oip_server/runner_pool.h"
-#include "oip_server/scheduler.h"
+#include "serve/oip/dynamic_batcher.h"
+#include "serve/oip/runner_pool.h"
+#include "serve/oip/scheduler.h"
 
 namespace wasinn::oip_server {
 

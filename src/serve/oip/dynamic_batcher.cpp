@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "oip_server/dynamic_batcher.h"
+#include "serve/oip/dynamic_batcher.h"
 
 #include <algorithm>
 #include <exception>

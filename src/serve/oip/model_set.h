@@ -22,8 +22,8 @@
 
 #include "core/error.h"
 #include "core/nn_environment.h"
-#include "oip_server/pipeline.h"
-#include "oip_server/served_model.h"
+#include "serve/oip/pipeline.h"
+#include "serve/oip/served_model.h"
 
 namespace wasinn::oip_server {
 
