@@ -3,7 +3,7 @@
 // Protocol (src/serve/oip/), and --pipeline's components in front of them. The environment is
 // built from the same HostOptions a Host would take (root/host_environment: engine-free), so
 // every model flag, backend option and limit means what it means for `run` and `serve`; a
-// Wasmtime engine exists only for the pipelines (engine/component_pipeline).
+// Wasmtime engine exists only for the pipelines (serve/pipeline/component_pipeline).
 
 #include <algorithm>
 #include <charconv>

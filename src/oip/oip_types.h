@@ -2,7 +2,7 @@
 // The Open Inference Protocol's vocabulary, independent of transport: v2 datatype names and
 // their wasinn tensor types, model metadata, and the tensors of one inference request and
 // response. Plain values; thread-safe. Shared by the remote backend (wasinn as the protocol's
-// client, backends/remote) and the OIP server (src/oip_server): src/oip/ is the one place the
+// client, backends/remote) and the OIP server (src/serve/oip): src/oip/ is the one place the
 // protocol's encodings live.
 #pragma once
 

@@ -6,7 +6,7 @@
 //! never stops the server from answering. wasi:nn is the C++ side's (the `WitHost` table); so
 //! is each request's guest state, made and freed through the config's callbacks.
 //!
-//! This file is the C contract, `src/engine/serve_host.h`: its types and entry points. The rest:
+//! This file is the C contract, `src/serve/http/serve_host.h`: its types and entry points. The rest:
 //! `server` (listening, stopping, draining), `connection` (one client connection), `shared`
 //! (what every request shares), `request` (one request's steps), `body` (its body, read under
 //! the limit), `admission` (workers and the queue), `store` (its store), `answer` (what the
