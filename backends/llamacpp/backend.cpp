@@ -20,17 +20,16 @@ static_assert(sdk::WithDevices<LlamaBackend>);
 
 using ggml_common::note;
 
-void log_ignored(const std::vector<IgnoredKey> &ignored, const char *where) {
-  for (const auto &k : ignored)
-    note(WASINN_LOG_WARN,
-         std::string(where) + ": ignoring config key \"" + k.key + "\" (" + k.reason + ")");
+void log_ignored(const std::vector<IgnoredKey>& ignored, const char* where) {
+  for (const auto& k : ignored)
+    note(WASINN_LOG_WARN, std::string(where) + ": ignoring config key \"" + k.key + "\" (" + k.reason + ")");
 }
 
-const char *LlamaBackend::framework_version() noexcept {
+const char* LlamaBackend::framework_version() noexcept {
   return "llama.cpp b" WASINN_LLAMA_STR(WASINN_LLAMA_BUILD_NUMBER) " (" WASINN_LLAMA_COMMIT ")";
 }
 
-Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend> &out) {
+Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend>& out) {
   auto backend = std::make_unique<LlamaBackend>();
   std::vector<IgnoredKey> ignored;
   if (Error e = parse_backend_config(config, backend->config_, ignored)) return e;
@@ -41,7 +40,7 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   ggml_common::install_log_router(llama_log_set);
   try {
     backend->devices_ = &DeviceSet::get();
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     return sdk::runtime_error(std::string("llamacpp: ") + e.what());
   }
   static std::once_flag init_once;
@@ -50,13 +49,13 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   return {};
 }
 
-const char *LlamaBackend::target_unavailable(int32_t target) const {
+const char* LlamaBackend::target_unavailable(int32_t target) const {
   if (target == WASINN_TARGET_TPU) return "llama.cpp has no TPU backend";
   if (target == WASINN_TARGET_GPU && !devices_->gpu_unavailable().empty()) return devices_->gpu_unavailable().c_str();
   return nullptr;
 }
 
-Error LlamaBackend::load(const sdk::LoadRequest &request, std::unique_ptr<LlamaGraph> &out) {
+Error LlamaBackend::load(const sdk::LoadRequest& request, std::unique_ptr<LlamaGraph>& out) {
   return LlamaGraph::load(*this, request, out);
 }
 

@@ -30,19 +30,19 @@ class LlamaBackend {
  public:
   WASINN_SDK_BACKEND(LlamaBackend, LlamaGraph, LlamaContext, "llamacpp")
 
-  const BackendConfig &config() const { return config_; }
-  const DeviceSet &device_set() const { return *devices_; }
+  const BackendConfig& config() const { return config_; }
+  const DeviceSet& device_set() const { return *devices_; }
   // The device report (the CPU, then each GPU) and why a target cannot run (nullptr: it can);
   // the first call of either loads the GPU modules (devices.h).
-  const std::vector<sdk::Device> &devices() const { return devices_->found(); }
-  const char *target_unavailable(int32_t target) const;
+  const std::vector<sdk::Device>& devices() const { return devices_->found(); }
+  const char* target_unavailable(int32_t target) const;
 
  private:
   BackendConfig config_;
-  const DeviceSet *devices_ = nullptr;  // process-wide, never freed
+  const DeviceSet* devices_ = nullptr;  // process-wide, never freed
 };
 
 // Logs config keys that were skipped, one warning each; `where` names the config.
-void log_ignored(const std::vector<IgnoredKey> &ignored, const char *where);
+void log_ignored(const std::vector<IgnoredKey>& ignored, const char* where);
 
 }  // namespace wasinn::llamacpp

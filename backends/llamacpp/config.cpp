@@ -32,11 +32,11 @@ using ggml_common::number;
 using ggml_common::text;
 using Setter = ggml_common::Setter<LlamaOptions>;
 
-Error bad(std::string_view source, std::string_view key, std::string_view expected, const json &v) {
+Error bad(std::string_view source, std::string_view key, std::string_view expected, const json& v) {
   return ggml_common::bad_value(source, key, expected, v);
 }
 
-const std::map<std::string, Setter, std::less<>> &setters() {
+const std::map<std::string, Setter, std::less<>>& setters() {
   static const std::map<std::string, Setter, std::less<>> table = [] {
     std::map<std::string, Setter, std::less<>> t;
     t["enable-log"] = boolean(&LlamaOptions::enable_log, "enable-log");
@@ -52,13 +52,13 @@ const std::map<std::string, Setter, std::less<>> &setters() {
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
     // The SDK's rule for every backend's thread counts: an integer from 0 to 4 per hardware thread.
-    t["threads"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    t["threads"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       std::optional<int> n;
       if (Error e = sdk::read_thread_count(json{{"threads", v}}, "threads", source, n)) return e;
       o.threads = static_cast<uint32_t>(*n);
       return {};
     };
-    t["temp"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    t["temp"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       if (!v.is_number() || !std::isfinite(v.get<double>())) return bad(source, "temp", "a number", v);
       o.temp = std::max(0.0, v.get<double>());  // WasmEdge clamps a negative temperature to greedy
       return {};
@@ -70,26 +70,27 @@ const std::map<std::string, Setter, std::less<>> &setters() {
     t["presence-penalty"] = number(&LlamaOptions::presence_penalty, "presence-penalty", -1e6, 1e6);
     t["frequency-penalty"] = number(&LlamaOptions::frequency_penalty, "frequency-penalty", -1e6, 1e6);
     t["repeat-last-n"] = integer(&LlamaOptions::repeat_last_n, "repeat-last-n", -1, kMaxTokens);
-    t["seed"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    t["seed"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       auto n = as_integer(v);
-      if (!n || *n < -1 || *n > 0xFFFFFFFFll) return bad(source, "seed", "an integer from -1 (random) to 4294967295", v);
+      if (!n || *n < -1 || *n > 0xFFFFFFFFll)
+        return bad(source, "seed", "an integer from -1 (random) to 4294967295", v);
       o.seed = *n == -1 ? 0xFFFFFFFFu : static_cast<uint32_t>(*n);
       return {};
     };
-    t["grammar"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    t["grammar"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       if (!v.is_string()) return bad(source, "grammar", "a string", v);
       o.grammar = v.get<std::string>();
       o.json_schema.clear();  // one grammar constrains sampling: the later key wins
       return {};
     };
-    t["json-schema"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
+    t["json-schema"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       return grammar_from_json_schema(v, source, o.json_schema, o.grammar);
     };
-    t["embedding-output"] = [](const json &v, std::string_view source, LlamaOptions &o) -> Error {
-      static const std::pair<const char *, EmbeddingOutput> names[] = {
+    t["embedding-output"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
+      static const std::pair<const char*, EmbeddingOutput> names[] = {
           {"auto", EmbeddingOutput::automatic}, {"json", EmbeddingOutput::json}, {"f32", EmbeddingOutput::f32}};
-      for (const auto &[name, value] : names) {
-        if (v.is_string() && v.get_ref<const std::string &>() == name) {
+      for (const auto& [name, value] : names) {
+        if (v.is_string() && v.get_ref<const std::string&>() == name) {
           o.embedding_output = value;
           return {};
         }
@@ -106,9 +107,9 @@ const std::map<std::string, Setter, std::less<>> &setters() {
 // scale), so going on would be a silent wrong answer. Otherwise skipping it changes only where
 // or how fast the same answer is computed, which a warning says.
 struct WasmEdgeKey {
-  const char *key;
+  const char* key;
   bool refuse;
-  const char *why;
+  const char* why;
 };
 
 constexpr WasmEdgeKey kWasmEdgeKeys[] = {
@@ -136,8 +137,8 @@ constexpr WasmEdgeKey kWasmEdgeKeys[] = {
     {"always-regenerate-image-embd", false, "there are no image embeddings in a text-only build"},
 };
 
-const WasmEdgeKey *wasmedge_key(std::string_view key) {
-  for (const auto &k : kWasmEdgeKeys)
+const WasmEdgeKey* wasmedge_key(std::string_view key) {
+  for (const auto& k : kWasmEdgeKeys)
     if (key == k.key) return &k;
   return nullptr;
 }
@@ -150,7 +151,7 @@ uint32_t LlamaOptions::effective_threads() const {
   return hw > 0 ? hw : 1;
 }
 
-std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions &o) {
+std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions& o) {
   const json values = {{"temp", o.temp},
                        {"top-p", o.top_p},
                        {"min-p", o.min_p},
@@ -177,13 +178,13 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"enable-log", o.enable_log},
                        {"enable-debug-log", o.enable_debug_log}};
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto &[key, value] : values.items()) {
+  for (const auto& [key, value] : values.items()) {
     out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
   }
   return out;
 }
 
-Error set_context_option(std::string_view key, std::string_view value, LlamaOptions &options) {
+Error set_context_option(std::string_view key, std::string_view value, LlamaOptions& options) {
   if (key == WASINN_PROPERTY_TYPED_OUTPUTS) {  // the host's, set on a WIT guest's contexts
     const json v = sdk::property_value_json(value);
     if (!v.is_boolean()) return bad("set property", key, "true or false", v);
@@ -193,7 +194,8 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
   // Every key the setters take, but the three fixed when the model is loaded.
   const auto it = setters().find(key);
   if (it == setters().end() || key == "n-gpu-layers" || key == "main-gpu" || key == "use-mmap")
-    return sdk::invalid("property \"" + std::string(key) + "\" cannot be set: it is not one of llama.cpp's context options");
+    return sdk::invalid("property \"" + std::string(key) +
+                        "\" cannot be set: it is not one of llama.cpp's context options");
   LlamaOptions updated = options;
   if (Error e = it->second(sdk::property_value_json(value), "set property", updated)) return e;
   options = std::move(updated);
@@ -208,22 +210,22 @@ bool looks_like_json_object(std::string_view text) {
   return false;
 }
 
-Error apply_config(std::string_view text, std::string_view source, LlamaOptions &options,
-                   std::vector<IgnoredKey> &ignored) {
+Error apply_config(std::string_view text, std::string_view source, LlamaOptions& options,
+                   std::vector<IgnoredKey>& ignored) {
   // Unlike a load config, metadata is always given, so empty text is not "no config".
   if (text.empty()) return sdk::invalid(std::string(source) + ": malformed JSON");
   json doc;
   if (Error e = sdk::parse_config_object(text, source, doc)) return e;
   LlamaOptions updated = options;  // all or nothing: a bad key leaves the options as they were
   std::vector<IgnoredKey> skipped;
-  const json *schema = nullptr;
-  for (const auto &[key, value] : doc.items()) {
-    const auto &table = setters();
+  const json* schema = nullptr;
+  for (const auto& [key, value] : doc.items()) {
+    const auto& table = setters();
     if (key == "json-schema") {
       schema = &value;  // after "grammar", whatever the order: the schema wins, as in WasmEdge
     } else if (auto it = table.find(key); it != table.end()) {
       if (Error e = it->second(value, source, updated)) return e;
-    } else if (const WasmEdgeKey *k = wasmedge_key(key); k && k->refuse) {
+    } else if (const WasmEdgeKey* k = wasmedge_key(key); k && k->refuse) {
       return sdk::unsupported(std::string(source) + ": \"" + key + "\" cannot be honoured: " + k->why);
     } else if (k) {
       skipped.push_back({key, k->why});
@@ -239,8 +241,7 @@ Error apply_config(std::string_view text, std::string_view source, LlamaOptions 
   return {};
 }
 
-Error parse_backend_config(std::string_view text, BackendConfig &out,
-                           std::vector<IgnoredKey> &ignored) {
+Error parse_backend_config(std::string_view text, BackendConfig& out, std::vector<IgnoredKey>& ignored) {
   static constexpr std::string_view source = "llamacpp backend config";
   out = {};
   json doc;
@@ -248,7 +249,7 @@ Error parse_backend_config(std::string_view text, BackendConfig &out,
   std::optional<bool> allow;
   if (Error e = sdk::read_bool(doc, "allow-preload-paths", source, allow)) return e;
   out.allow_preload_paths = allow.value_or(false);
-  for (const auto &[key, value] : doc.items())
+  for (const auto& [key, value] : doc.items())
     if (key != "allow-preload-paths") ignored.push_back({key, "unknown key"});
   return {};
 }

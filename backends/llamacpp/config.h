@@ -33,8 +33,8 @@ struct LlamaOptions {
   // Set by the host, never by a guest's JSON: this context's caller gets typed tensors (the
   // property WASINN_PROPERTY_TYPED_OUTPUTS, include/wasinn/backend_plugin.h).
   bool typed_outputs = false;
-  int64_t n_predict = -1;         // most tokens per generation; -1: until end or full context
-  std::string reverse_prompt;     // compute() stops once the text contains it
+  int64_t n_predict = -1;      // most tokens per generation; -1: until end or full context
+  std::string reverse_prompt;  // compute() stops once the text contains it
 
   // Model: fixed when the graph is loaded; a context cannot change them.
   // Where it runs (placement.h): on a GPU load, layers offloaded (-1: all) and the GPU used
@@ -83,15 +83,15 @@ struct IgnoredKey {
 // UNSUPPORTED_OPERATION naming it. Keys whose absence changes nothing here (finer GPU placement),
 // and unknown keys, are skipped and listed in `ignored`. Within one object
 // "json-schema" wins over "grammar" (as in WasmEdge); across configs the later one wins.
-Error apply_config(std::string_view json, std::string_view source, LlamaOptions &options,
-                   std::vector<IgnoredKey> &ignored);
+Error apply_config(std::string_view json, std::string_view source, LlamaOptions& options,
+                   std::vector<IgnoredKey>& ignored);
 
 // The options a guest may set per context as properties (wasinn:nn-ext; everything but the
 // model's own n-gpu-layers, main-gpu and use-mmap), with their values in `options` as JSON text.
-std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions &options);
+std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions& options);
 // Sets one of those from a property's text (read as JSON when it parses, else as a string).
 // Any other key, or a wrong value, is INVALID_ARGUMENT naming it; `options` is then unchanged.
-Error set_context_option(std::string_view key, std::string_view value, LlamaOptions &options);
+Error set_context_option(std::string_view key, std::string_view value, LlamaOptions& options);
 
 // True when the text, after leading whitespace, starts a JSON object: how a trailing config
 // builder is told apart from model bytes (GGUF starts with "GGUF").
@@ -103,7 +103,6 @@ struct BackendConfig {
   bool allow_preload_paths = false;
 };
 // Parses text ("" means no config); unknown keys are listed in `ignored`.
-Error parse_backend_config(std::string_view text, BackendConfig &out,
-                           std::vector<IgnoredKey> &ignored);
+Error parse_backend_config(std::string_view text, BackendConfig& out, std::vector<IgnoredKey>& ignored);
 
 }  // namespace wasinn::llamacpp

@@ -21,21 +21,19 @@ namespace {
 
 constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, or the text
 
-bool abort_requested(void *data) {
-  return static_cast<std::atomic<bool> *>(data)->load(std::memory_order_relaxed);
-}
+bool abort_requested(void* data) { return static_cast<std::atomic<bool>*>(data)->load(std::memory_order_relaxed); }
 
 }  // namespace
 
-Error LlamaGraph::create_context(std::unique_ptr<LlamaContext> &out) {
+Error LlamaGraph::create_context(std::unique_ptr<LlamaContext>& out) {
   out = std::make_unique<LlamaContext>(*this);  // the llama_context is made at first compute
   return {};
 }
 
-LlamaContext::LlamaContext(LlamaGraph &graph) : graph_(&graph), options_(graph.options()) {}
+LlamaContext::LlamaContext(LlamaGraph& graph) : graph_(&graph), options_(graph.options()) {}
 
 ContextShape LlamaContext::wanted_shape() const {
-  const LlamaOptions &o = options_;
+  const LlamaOptions& o = options_;
   ContextShape s;
   s.n_ctx = o.ctx_size > 0 ? o.ctx_size : (graph_->n_ctx_train() > 0 ? graph_->n_ctx_train() : 512);
   s.n_batch = std::min(o.batch_size, s.n_ctx);
@@ -46,7 +44,7 @@ ContextShape LlamaContext::wanted_shape() const {
 }
 
 // Makes the llama_context match the options; only this context's KV cache is remade.
-Error LlamaContext::prepare_llama_context(const LogScope &scope) {
+Error LlamaContext::prepare_llama_context(const LogScope& scope) {
   const ContextShape want = wanted_shape();
   const auto threads = static_cast<int32_t>(options_.effective_threads());
   if (llama_ && shape_ == want) {
@@ -66,7 +64,7 @@ Error LlamaContext::prepare_llama_context(const LogScope &scope) {
   p.abort_callback = abort_requested;
   p.abort_callback_data = &cancel_requested_;
   p.no_perf = !options_.enable_log;
-  llama_context *made = nullptr;
+  llama_context* made = nullptr;
   {
     const auto reading = DeviceSet::get().registry_reader();  // it reads ggml's device registry
     made = llama_init_from_model(graph_->model(), p);
@@ -85,12 +83,12 @@ Error LlamaContext::prepare_llama_context(const LogScope &scope) {
   return {};
 }
 
-Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token> &out) const {
+Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& out) const {
   if (text.size() > static_cast<size_t>(INT32_MAX / 2)) {
     return {WASINN_TOO_LARGE, "the prompt of " + std::to_string(text.size()) + " bytes is too large to tokenize"};
   }
   const auto len = static_cast<int32_t>(text.size());
-  const llama_vocab *vocab = graph_->vocab();
+  const llama_vocab* vocab = graph_->vocab();
   // A first guess that fits most prompts; a longer prompt is measured by the first call, so a
   // huge input never makes a buffer of one token per byte.
   out.resize(std::min<size_t>(text.size() + 8, 4096));
@@ -105,7 +103,7 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token> &ou
   return {};
 }
 
-void LlamaContext::set_metadata(wasinn_tensor &out) {
+void LlamaContext::set_metadata(wasinn_tensor& out) {
   metadata_ = "{\"input_tokens\": " + std::to_string(prompt_.size()) +
               ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
@@ -114,7 +112,7 @@ void LlamaContext::set_metadata(wasinn_tensor &out) {
 }
 
 // Streams of compute() and compute_single() start the same way.
-Error LlamaContext::start_generation(const LogScope &scope) {
+Error LlamaContext::start_generation(const LogScope& scope) {
   if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
   if (Error e = prepare_llama_context(scope)) return e;
   output_is_embedding_ = false;
@@ -122,12 +120,12 @@ Error LlamaContext::start_generation(const LogScope &scope) {
   return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_);
 }
 
-Error LlamaContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor) {
+Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
   const auto slots = graph_->io(sdk::Side::input);
   size_t slot = 0;
   if (Error e = sdk::resolve_id(slots, sdk::Side::input, id, slot)) return e;
   // Any element type and dims are taken as raw bytes: WasmEdge's guests send U8 with dims [1].
-  const std::string_view bytes(static_cast<const char *>(tensor.data), tensor.data ? tensor.data_length : 0);
+  const std::string_view bytes(static_cast<const char*>(tensor.data), tensor.data ? tensor.data_length : 0);
   LogScope scope(options_.enable_log);
   if (slot == kMetadata) {
     LlamaOptions updated = options_;
@@ -137,7 +135,8 @@ Error LlamaContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
     if (updated.n_gpu_layers != options_.n_gpu_layers || updated.main_gpu != options_.main_gpu ||
         updated.use_mmap != options_.use_mmap) {
       note(WASINN_LOG_WARN,
-           "metadata: n-gpu-layers, main-gpu and use-mmap apply when the model is loaded; this context keeps the loaded model");
+           "metadata: n-gpu-layers, main-gpu and use-mmap apply when the model is loaded; this context keeps the "
+           "loaded model");
     }
     options_ = std::move(updated);  // takes effect at the next generation
     return {};
@@ -193,7 +192,7 @@ Error LlamaContext::compute() {
   return result;
 }
 
-Error LlamaContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
+Error LlamaContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
   if (slot == kMetadata) {
@@ -231,7 +230,7 @@ Error LlamaContext::compute_single() {
   return e;
 }
 
-Error LlamaContext::get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out) {
+Error LlamaContext::get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
   if (slot == kMetadata) {

@@ -28,7 +28,7 @@ class LogScope;
 namespace wasinn::llamacpp {
 
 struct ContextDeleter {
-  void operator()(llama_context *c) const noexcept { llama_free(c); }
+  void operator()(llama_context* c) const noexcept { llama_free(c); }
 };
 using ContextPtr = std::unique_ptr<llama_context, ContextDeleter>;
 
@@ -38,18 +38,18 @@ struct ContextShape {
   uint32_t n_batch = 0;
   uint32_t n_ubatch = 0;
   bool embedding = false;
-  bool operator==(const ContextShape &) const = default;
+  bool operator==(const ContextShape&) const = default;
 };
 
 class LlamaContext {
  public:
-  explicit LlamaContext(LlamaGraph &graph);
-  LlamaContext(const LlamaContext &) = delete;
-  LlamaContext &operator=(const LlamaContext &) = delete;
+  explicit LlamaContext(LlamaGraph& graph);
+  LlamaContext(const LlamaContext&) = delete;
+  LlamaContext& operator=(const LlamaContext&) = delete;
 
   WASINN_SDK_CONTEXT()
   Error compute_single();
-  Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out);
+  Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out);
   Error fini_single();
   // llama_decode polls the flag between graph nodes (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
@@ -60,12 +60,12 @@ class LlamaContext {
 
  private:
   ContextShape wanted_shape() const;
-  Error prepare_llama_context(const ggml_common::LogScope &scope);
-  Error start_generation(const ggml_common::LogScope &scope);
-  Error tokenize(std::string_view text, std::vector<llama_token> &out) const;
-  void set_metadata(wasinn_tensor &out);
+  Error prepare_llama_context(const ggml_common::LogScope& scope);
+  Error start_generation(const ggml_common::LogScope& scope);
+  Error tokenize(std::string_view text, std::vector<llama_token>& out) const;
+  void set_metadata(wasinn_tensor& out);
 
-  LlamaGraph *graph_;  // outlives the context (the host releases contexts first)
+  LlamaGraph* graph_;  // outlives the context (the host releases contexts first)
   LlamaOptions options_;
   ContextPtr llama_;  // made on first use, remade when the shape changes
   ContextShape shape_;
@@ -78,7 +78,7 @@ class LlamaContext {
   bool output_is_embedding_ = false;  // output 0 of the last compute is the embedding
   std::vector<float> embedding_;
   std::string embedding_json_;  // output 0 as WasmEdge's JSON text, or "" for f32
-  std::string metadata_;  // output 1, rebuilt on each request
+  std::string metadata_;        // output 1, rebuilt on each request
   uint32_t out_dims_[1] = {0};
 };
 

@@ -25,7 +25,7 @@ namespace {
 std::vector<std::string> module_dirs() {
   std::vector<std::string> dirs;
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void *>(&ggml_backend_load), &info) && info.dli_fname)
+  if (dladdr(reinterpret_cast<void*>(&ggml_backend_load), &info) && info.dli_fname)
     dirs.push_back(std::filesystem::path(info.dli_fname).parent_path().lexically_normal().string());
   std::string_view path = WASINN_GGML_MODULE_PATH;
   while (!path.empty()) {
@@ -38,16 +38,16 @@ std::vector<std::string> module_dirs() {
   return dirs;
 }
 
-std::string joined(const std::vector<std::string> &dirs) {
+std::string joined(const std::vector<std::string>& dirs) {
   std::string s;
-  for (const auto &d : dirs) s += (s.empty() ? "" : ", ") + d;
+  for (const auto& d : dirs) s += (s.empty() ? "" : ", ") + d;
   return s.empty() ? "(no directory configured)" : s;
 }
 
 // The first of `dirs` holding `file`, as a path, or "".
-std::string find_module(const std::vector<std::string> &dirs, const std::string &file) {
+std::string find_module(const std::vector<std::string>& dirs, const std::string& file) {
   std::error_code ec;
-  for (const auto &d : dirs) {
+  for (const auto& d : dirs) {
     const auto p = std::filesystem::path(d) / file;
     if (std::filesystem::is_regular_file(p, ec)) return p.string();
   }
@@ -61,7 +61,7 @@ struct ModuleLoad {
 
 // Loads module `name` (libggml-<name>.so) unless its registry `reg_name` is there already (a
 // process that also links llama.cpp itself, like the tests, shares ggml's registry).
-ModuleLoad load_module(const std::vector<std::string> &dirs, const std::string &name, const char *reg_name) {
+ModuleLoad load_module(const std::vector<std::string>& dirs, const std::string& name, const char* reg_name) {
   if (ggml_backend_reg_by_name(reg_name)) return {};
   const std::string file = "libggml-" + name + ".so";
   const std::string path = find_module(dirs, file);
@@ -79,7 +79,7 @@ std::string why_vulkan_has_no_device() {
   if (!found.error.empty()) return found.error;
   std::string cpu_type, other;
   for (size_t i = 0; i < found.devices.size(); ++i) {
-    std::string &list = found.devices[i].software ? cpu_type : other;
+    std::string& list = found.devices[i].software ? cpu_type : other;
     list += (list.empty() ? "" : ", ") + std::to_string(i) + ": " + found.devices[i].name;
   }
   if (other.empty())
@@ -95,7 +95,7 @@ std::string device_label(ggml_backend_dev_t dev) {
 
 }  // namespace
 
-const DeviceSet &DeviceSet::get() {
+const DeviceSet& DeviceSet::get() {
   // Function static: built once, thread-safely, before any model loads.
   static const DeviceSet set;
   return set;
@@ -111,17 +111,17 @@ DeviceSet::DeviceSet() : dirs_(module_dirs()) {
   cpu_ = {"CPU (" + std::string(ggml_backend_dev_description(dev)) + ")", "CPU", total, WASINN_TARGET_CPU};
 }
 
-const std::vector<sdk::Device> &DeviceSet::found() const {
+const std::vector<sdk::Device>& DeviceSet::found() const {
   std::call_once(gpus_once_, [this] { find_gpus(); });
   return found_;
 }
 
-const std::vector<GpuDevice> &DeviceSet::gpus() const {
+const std::vector<GpuDevice>& DeviceSet::gpus() const {
   std::call_once(gpus_once_, [this] { find_gpus(); });
   return gpus_;
 }
 
-const std::string &DeviceSet::gpu_unavailable() const {
+const std::string& DeviceSet::gpu_unavailable() const {
   std::call_once(gpus_once_, [this] { find_gpus(); });
   return gpu_unavailable_;
 }
@@ -143,14 +143,14 @@ void DeviceSet::find_gpus() const {
     found_.push_back({gpus_.back().label, gpus_.back().api, total, WASINN_TARGET_GPU});
   }
   std::string found;
-  for (const auto &d : found_) found += (found.empty() ? "" : ", ") + d.name + " [" + d.api + "]";
+  for (const auto& d : found_) found += (found.empty() ? "" : ", ") + d.name + " [" + d.api + "]";
   if (gpus_.empty()) {
     // ggml says little when its Vulkan module finds nothing (or fails to start without a
     // driver): Vulkan itself is asked why.
     std::string vk = vulkan.why;
     if (vulkan.present) vk = (vk.empty() ? "" : vk + "; ") + why_vulkan_has_no_device();
-    gpu_unavailable_ = "no GPU device: Vulkan: " + vk + "; CUDA: " +
-                       (cuda.why.empty() ? "the module found no device" : cuda.why);
+    gpu_unavailable_ =
+        "no GPU device: Vulkan: " + vk + "; CUDA: " + (cuda.why.empty() ? "the module found no device" : cuda.why);
     found += "; " + gpu_unavailable_;
   }
   // Info, shown from --log-level debug (the host shows plugins' framework lines a level lower).

@@ -29,15 +29,15 @@ class DeviceSet {
  public:
   // Loads the CPU module on the first call (later calls return the same set); throws
   // std::runtime_error when it is missing, as no model could load at all.
-  static const DeviceSet &get();
+  static const DeviceSet& get();
 
   // These three load the GPU modules on their first call, once per process.
   // The device report: "CPU (<model>)" [CPU], then each GPU, e.g.
   // "Vulkan0 (llvmpipe (LLVM 15.0.6, 256 bits))" [Vulkan], with its memory.
-  const std::vector<sdk::Device> &found() const;
-  const std::vector<GpuDevice> &gpus() const;
+  const std::vector<sdk::Device>& found() const;
+  const std::vector<GpuDevice>& gpus() const;
   // Why target gpu cannot run ("no GPU device: ..."), or "" when a GPU device is there.
-  const std::string &gpu_unavailable() const;
+  const std::string& gpu_unavailable() const;
 
   // Held around llama.cpp calls that read ggml's device registry (loading a model, making a
   // context), so a GPU module is never added to it meanwhile.

@@ -9,8 +9,8 @@
 
 namespace wasinn::llamacpp {
 
-Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt, int32_t n_embd,
-                        std::vector<float> &out) {
+Error compute_embedding(llama_context* ctx, std::span<const llama_token> prompt, int32_t n_embd,
+                        std::vector<float>& out) {
   if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
   const uint32_t limit = std::min(llama_n_batch(ctx), llama_n_ctx(ctx));
   if (prompt.size() > limit) {
@@ -21,7 +21,7 @@ Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt,
   llama_memory_clear(llama_get_memory(ctx), true);
   std::vector<llama_token> tokens(prompt.begin(), prompt.end());
   if (Error e = decode_tokens(ctx, tokens)) return e;
-  const float *v = llama_get_embeddings_seq(ctx, 0);
+  const float* v = llama_get_embeddings_seq(ctx, 0);
   if (!v) v = llama_get_embeddings_ith(ctx, -1);  // pooling none: the last token's state
   if (!v) return sdk::runtime_error("llama.cpp returned no embedding for the prompt");
   double norm = 0.0;

@@ -18,8 +18,8 @@ using sdk::Error;
 
 // `ctx` must have been created with embeddings on and n_ubatch == n_batch. PROMPT_TOO_LONG
 // when the prompt does not fit one batch (pooling needs every token in one pass).
-Error compute_embedding(llama_context *ctx, std::span<const llama_token> prompt, int32_t n_embd,
-                        std::vector<float> &out);
+Error compute_embedding(llama_context* ctx, std::span<const llama_token> prompt, int32_t n_embd,
+                        std::vector<float>& out);
 
 // WasmEdge's GGML plugin's text for an embedding, byte for byte:
 // {"n_embedding": N, "embedding": [v0,v1,...]}, each value with 10 significant digits.

@@ -20,22 +20,23 @@ using ggml_common::note;
 namespace {
 
 // words: the framework type guests see; "optional" tells a named compute it may be left out.
-sdk::IoDesc bytes_slot(const char *name, const char *words) {
+sdk::IoDesc bytes_slot(const char* name, const char* words) {
   return {.name = name, .type = WASINN_TYPE_U8, .rank = 1, .dims = {-1}, .not_a_tensor = {}, .framework_type = words};
 }
 
 // Function statics: built once, thread-safely, and alive for the process, so every graph's
 // io() (and the names and dims graph_io_info hands out) points into them.
-const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
+const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
   static const std::vector<sdk::IoDesc> inputs = {bytes_slot("prompt", "UTF-8 text"),
                                                   bytes_slot("metadata", "optional JSON object")};
-  static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 text"), bytes_slot("metadata", "JSON object")};
+  static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 text"),
+                                                   bytes_slot("metadata", "JSON object")};
   return side == sdk::Side::input ? inputs : outputs;
 }
 
 // The model's GGUF key/values as llama.cpp reads them; a value longer than kMaxValue (the
 // tokenizer's arrays) is left out rather than cut.
-std::vector<sdk::Property> gguf_properties(const llama_model *model) {
+std::vector<sdk::Property> gguf_properties(const llama_model* model) {
   constexpr int32_t kMaxValue = 4096;
   std::vector<sdk::Property> out;
   std::vector<char> key(256), value(kMaxValue + 1);
@@ -53,17 +54,16 @@ std::vector<sdk::Property> gguf_properties(const llama_model *model) {
 
 std::span<const sdk::IoDesc> LlamaGraph::io(sdk::Side side) const { return slots(side); }
 
-Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &request,
-                       std::unique_ptr<LlamaGraph> &out) {
+Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<LlamaGraph>& out) {
   ModelSource source;
   if (Error e = resolve_model_source(request, backend.config().allow_preload_paths, source)) return e;
   auto graph = std::make_unique<LlamaGraph>();
   std::vector<IgnoredKey> ignored;
-  for (const auto &config : source.configs())
+  for (const auto& config : source.configs())
     if (Error e = apply_config(config, "load config", graph->options_, ignored)) return e;
   log_ignored(ignored, "load");
 
-  const LlamaOptions &o = graph->options_;
+  const LlamaOptions& o = graph->options_;
   Placement placement;
   if (Error e = place(backend.device_set(), request.target(), o, placement)) return e;
   LogScope scope(o.enable_log);
@@ -72,12 +72,12 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   params.n_gpu_layers = placement.n_gpu_layers;
   params.main_gpu = 0;  // an index into params.devices, which holds only the chosen GPUs
   params.load_mode = o.use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
-  std::vector<const char *> paths;
-  for (const auto &p : source.paths()) paths.push_back(p.c_str());
+  std::vector<const char*> paths;
+  for (const auto& p : source.paths()) paths.push_back(p.c_str());
   if (!paths.empty()) {  // metadata lives in the first split
     if (Error e = check_gguf_header(paths[0])) return e;
   }
-  llama_model *model = nullptr;
+  llama_model* model = nullptr;
   {
     const auto reading = backend.device_set().registry_reader();
     model = paths.size() == 1 ? llama_model_load_from_file(paths[0], params)
@@ -95,12 +95,11 @@ Error LlamaGraph::load(const LlamaBackend &backend, const sdk::LoadRequest &requ
   graph->n_ctx_train_ = n_ctx_train > 0 ? static_cast<uint32_t>(n_ctx_train) : 0;
   graph->properties_ = gguf_properties(model);
   graph->properties_.push_back({"device", placement.label, false});
-  for (auto &[key, value] : context_settings(o)) graph->properties_.push_back({key, value, true});
+  for (auto& [key, value] : context_settings(o)) graph->properties_.push_back({key, value, true});
   debug_note(o.enable_debug_log, [&] {
     char desc[128] = {};
     llama_model_desc(model, desc, sizeof desc);
-    return "load: " + source.description() + ": " + desc + ", " +
-           std::to_string(llama_model_size(model)) + " bytes";
+    return "load: " + source.description() + ": " + desc + ", " + std::to_string(llama_model_size(model)) + " bytes";
   });
   // Info, not debug: the host passes plugins its threshold for framework lines, which are shown one
   // level lower, so a plugin's own debug line would need --log-level trace.

@@ -29,32 +29,31 @@ class LlamaBackend;
 class LlamaContext;
 
 struct ModelDeleter {
-  void operator()(llama_model *m) const noexcept { llama_model_free(m); }
+  void operator()(llama_model* m) const noexcept { llama_model_free(m); }
 };
 using ModelPtr = std::unique_ptr<llama_model, ModelDeleter>;
 
 class LlamaGraph {
  public:
-  static Error load(const LlamaBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<LlamaGraph> &out);
+  static Error load(const LlamaBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<LlamaGraph>& out);
 
   std::span<const sdk::IoDesc> io(sdk::Side side) const;
-  Error create_context(std::unique_ptr<LlamaContext> &out);
+  Error create_context(std::unique_ptr<LlamaContext>& out);
   // The GGUF metadata (values over 4 KiB, the tokenizer's vocabulary, left out), then the
   // context options a guest may set, at this graph's values.
   std::span<const sdk::Property> properties() const { return properties_; }
   Error check_property(std::string_view name, std::string_view value) const;
 
-  llama_model *model() const { return model_.get(); }
-  const llama_vocab *vocab() const { return vocab_; }
+  llama_model* model() const { return model_.get(); }
+  const llama_vocab* vocab() const { return vocab_; }
   // Defaults plus the load config: the starting options of every context of this graph.
-  const LlamaOptions &options() const { return options_; }
+  const LlamaOptions& options() const { return options_; }
   int32_t n_embd() const { return n_embd_; }
   uint32_t n_ctx_train() const { return n_ctx_train_; }
 
  private:
   ModelPtr model_;
-  const llama_vocab *vocab_ = nullptr;  // owned by model_
+  const llama_vocab* vocab_ = nullptr;  // owned by model_
   LlamaOptions options_;
   int32_t n_embd_ = 0;
   uint32_t n_ctx_train_ = 0;

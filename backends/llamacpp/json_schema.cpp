@@ -15,14 +15,14 @@ using json = nlohmann::json;
 // The converter recurses once per level: a guest's deeply nested schema must not reach it.
 constexpr size_t kMaxDepth = 64;
 
-bool nested_deeper_than(const json &root, size_t limit) {
-  std::vector<std::pair<const json *, size_t>> todo{{&root, 1}};
+bool nested_deeper_than(const json& root, size_t limit) {
+  std::vector<std::pair<const json*, size_t>> todo{{&root, 1}};
   while (!todo.empty()) {
     auto [v, depth] = todo.back();
     todo.pop_back();
     if (depth > limit) return true;
     if (v->is_structured())
-      for (const auto &child : *v) todo.emplace_back(&child, depth + 1);
+      for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
   }
   return false;
 }
@@ -33,7 +33,7 @@ Error refused(std::string_view source, std::string_view why) {
 
 // The converter's message is several lines; one line keeps the detail readable in a log.
 std::string one_line(std::string text) {
-  for (char &c : text)
+  for (char& c : text)
     if (c == '\n') c = ' ';
   if (text.size() > 300) text = text.substr(0, 297) + "...";
   return text;
@@ -41,11 +41,10 @@ std::string one_line(std::string text) {
 
 }  // namespace
 
-Error grammar_from_json_schema(const json &value, std::string_view source, std::string &schema,
-                               std::string &gbnf) {
+Error grammar_from_json_schema(const json& value, std::string_view source, std::string& schema, std::string& gbnf) {
   json doc;
   if (value.is_string()) {
-    const auto &text = value.get_ref<const std::string &>();
+    const auto& text = value.get_ref<const std::string&>();
     if (text.empty()) {
       schema.clear();
       gbnf.clear();
@@ -71,7 +70,7 @@ Error grammar_from_json_schema(const json &value, std::string_view source, std::
     schema = std::move(text);
     gbnf = std::move(made);
     return {};
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     return refused(source, "could not be turned into a grammar: " + one_line(e.what()));
   } catch (...) {
     return refused(source, "could not be turned into a grammar");

@@ -22,7 +22,7 @@ using sdk::Error;
 // (an empty string) sets both to "" (unconstrained). Anything else, a schema nested deeper than
 // 64 levels, or one the converter refuses (it throws; caught here) is INVALID_ARGUMENT naming
 // the key and `source`.
-Error grammar_from_json_schema(const nlohmann::json &value, std::string_view source, std::string &schema,
-                               std::string &gbnf);
+Error grammar_from_json_schema(const nlohmann::json& value, std::string_view source, std::string& schema,
+                               std::string& gbnf);
 
 }  // namespace wasinn::llamacpp

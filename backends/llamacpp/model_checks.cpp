@@ -16,11 +16,11 @@ namespace {
 constexpr uint64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS, internal to llama.cpp
 
 struct GgufFree {
-  void operator()(gguf_context *c) const { gguf_free(c); }
+  void operator()(gguf_context* c) const { gguf_free(c); }
 };
 
 // An integer metadata value, if the key holds one.
-bool integer_value(const gguf_context *ctx, int64_t key, int64_t &out) {
+bool integer_value(const gguf_context* ctx, int64_t key, int64_t& out) {
   switch (gguf_get_kv_type(ctx, key)) {
     case GGUF_TYPE_UINT8: out = gguf_get_val_u8(ctx, key); return true;
     case GGUF_TYPE_INT8: out = gguf_get_val_i8(ctx, key); return true;
@@ -41,7 +41,7 @@ bool integer_value(const gguf_context *ctx, int64_t key, int64_t &out) {
 // llama.cpp maps each vocabulary entry to its id and asserts that none repeats
 // (GGML_ASSERT(id_to_token.size() == token_to_id.size()) in llama-vocab.cpp); it names an empty
 // entry "[EMPTY_<i>]" first, so the same is done here.
-Error check_vocabulary(const gguf_context *ctx) {
+Error check_vocabulary(const gguf_context* ctx) {
   const int64_t id = gguf_find_key(ctx, "tokenizer.ggml.tokens");
   if (id < 0 || gguf_get_kv_type(ctx, id) != GGUF_TYPE_ARRAY || gguf_get_arr_type(ctx, id) != GGUF_TYPE_STRING) {
     return {};
@@ -53,8 +53,8 @@ Error check_vocabulary(const gguf_context *ctx) {
     std::string token = gguf_get_arr_str(ctx, id, i);
     if (token.empty()) token = "[EMPTY_" + std::to_string(i) + "]";
     if (!seen.insert(std::move(token)).second) {
-      return sdk::invalid("load: the model's vocabulary (tokenizer.ggml.tokens) lists token " +
-                          std::to_string(i) + " twice; llama.cpp needs every token once");
+      return sdk::invalid("load: the model's vocabulary (tokenizer.ggml.tokens) lists token " + std::to_string(i) +
+                          " twice; llama.cpp needs every token once");
     }
   }
   return {};
@@ -62,7 +62,7 @@ Error check_vocabulary(const gguf_context *ctx) {
 
 }  // namespace
 
-Error check_gguf_header(const char *path) {
+Error check_gguf_header(const char* path) {
   gguf_init_params params{};
   params.no_alloc = true;
   params.ctx = nullptr;
@@ -76,20 +76,20 @@ Error check_gguf_header(const char *path) {
   int64_t blocks = 0;
   if (id < 0 || !integer_value(ctx.get(), id, blocks)) return {};
   if (blocks < 1 || static_cast<uint64_t>(blocks) > kMaxLayers) {
-    return sdk::invalid("load: the model's " + key + " is " + std::to_string(blocks) +
-                        "; llama.cpp supports 1 to " + std::to_string(kMaxLayers) + " blocks");
+    return sdk::invalid("load: the model's " + key + " is " + std::to_string(blocks) + "; llama.cpp supports 1 to " +
+                        std::to_string(kMaxLayers) + " blocks");
   }
   return {};
 }
 
-Error check_loaded_model(const llama_model *model) {
+Error check_loaded_model(const llama_model* model) {
   char key[256], value[64];
   const int32_t n = llama_model_meta_count(model);
   for (int32_t i = 0; i < n; ++i) {
     if (llama_model_meta_key_by_index(model, i, key, sizeof key) < 0) continue;
     if (!std::string_view(key).ends_with("epsilon")) continue;
     if (llama_model_meta_val_str_by_index(model, i, value, sizeof value) < 0) continue;
-    char *end = nullptr;
+    char* end = nullptr;
     const double eps = std::strtod(value, &end);
     if (end == value || !std::isfinite(eps) || eps < 0) {
       return sdk::invalid(std::string("load: the model's ") + key + " is " + value +

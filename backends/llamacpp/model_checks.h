@@ -15,10 +15,10 @@ using sdk::Error;
 // Before llama.cpp loads `path`: the declared block count must be 1..512 (LLAMA_MAX_LAYERS),
 // else load_hparams asserts, and no vocabulary token may repeat, else the vocabulary load
 // asserts. A header gguf cannot read passes, for llama.cpp to reject.
-Error check_gguf_header(const char *path);
+Error check_gguf_header(const char* path);
 
 // After a load: normalisation epsilons reach ggml_norm/ggml_rms_norm, which assert eps >= 0 at
 // the first compute, long after the load succeeded.
-Error check_loaded_model(const llama_model *model);
+Error check_loaded_model(const llama_model* model);
 
 }  // namespace wasinn::llamacpp

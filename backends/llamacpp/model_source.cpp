@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::string_view kGgufMagic = "GGUF";
 
-Error copy_to_memfd(const wasinn_bytes &bytes, int &fd_out) {
+Error copy_to_memfd(const wasinn_bytes& bytes, int& fd_out) {
   const int fd = memfd_create("wasinn-gguf", MFD_CLOEXEC);
   if (fd < 0) return sdk::runtime_error(std::string("memfd_create failed: ") + std::strerror(errno));
   size_t done = 0;
@@ -36,7 +36,7 @@ Error copy_to_memfd(const wasinn_bytes &bytes, int &fd_out) {
   return {};
 }
 
-Error check_host_file(const std::string &path) {
+Error check_host_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return {WASINN_MODEL_NOT_FOUND, "model file " + path + " does not exist or is not a regular file"};
@@ -50,7 +50,7 @@ ModelSource::~ModelSource() {
   if (memfd_ >= 0) ::close(memfd_);
 }
 
-Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_paths, ModelSource &out) {
+Error resolve_model_source(const sdk::LoadRequest& request, bool allow_host_paths, ModelSource& out) {
   const auto builders = request.builders();
   size_t n = builders.size();
   if (n == 0) return sdk::invalid("load: no graph builders given");
@@ -63,7 +63,7 @@ Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_path
   // Preloaded by the host: open the files themselves (several builders are split parts).
   if (request.path(0)) {
     for (size_t i = 0; i < n; ++i) {
-      const char *path = request.path(i);
+      const char* path = request.path(i);
       if (!path) return sdk::invalid("load: builder " + std::to_string(i) + " has bytes but no file path");
       if (Error e = check_host_file(path)) return e;
       out.paths_.emplace_back(path);

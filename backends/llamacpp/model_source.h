@@ -22,19 +22,18 @@ class ModelSource {
  public:
   ModelSource() = default;
   ~ModelSource();
-  ModelSource(const ModelSource &) = delete;
-  ModelSource &operator=(const ModelSource &) = delete;
+  ModelSource(const ModelSource&) = delete;
+  ModelSource& operator=(const ModelSource&) = delete;
 
   // The GGUF file, or its split parts in order.
-  const std::vector<std::string> &paths() const { return paths_; }
+  const std::vector<std::string>& paths() const { return paths_; }
   // JSON config texts in the order to apply them (request config, then a config builder).
-  const std::vector<std::string> &configs() const { return configs_; }
+  const std::vector<std::string>& configs() const { return configs_; }
   // For messages: the file name, or "<N bytes from the guest>".
-  const std::string &description() const { return description_; }
+  const std::string& description() const { return description_; }
 
   // Fills `out` from a load request. allow_host_paths: accept `preload:<path>` from a guest.
-  friend Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_paths,
-                                    ModelSource &out);
+  friend Error resolve_model_source(const sdk::LoadRequest& request, bool allow_host_paths, ModelSource& out);
 
  private:
   std::vector<std::string> paths_;
@@ -43,6 +42,6 @@ class ModelSource {
   int memfd_ = -1;  // owns the in-memory copy of guest bytes; closed once llama.cpp mapped it
 };
 
-Error resolve_model_source(const sdk::LoadRequest &request, bool allow_host_paths, ModelSource &out);
+Error resolve_model_source(const sdk::LoadRequest& request, bool allow_host_paths, ModelSource& out);
 
 }  // namespace wasinn::llamacpp

@@ -26,6 +26,6 @@ struct Placement {
 
 // UNSUPPORTED_OPERATION for target gpu without a GPU device (with DeviceSet's reason) and for
 // tpu; INVALID_ARGUMENT for a main-gpu that names no device, or gpu with n-gpu-layers 0.
-Error place(const DeviceSet &devices, int32_t target, const LlamaOptions &options, Placement &out);
+Error place(const DeviceSet& devices, int32_t target, const LlamaOptions& options, Placement& out);
 
 }  // namespace wasinn::llamacpp

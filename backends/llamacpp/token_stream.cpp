@@ -7,7 +7,7 @@ namespace wasinn::llamacpp {
 namespace {
 
 // A token's text, with special tokens rendered as WasmEdge's plugin does.
-std::string piece_of(const llama_vocab *vocab, llama_token token) {
+std::string piece_of(const llama_vocab* vocab, llama_token token) {
   char small[64];
   int32_t n = llama_token_to_piece(vocab, token, small, sizeof small, 0, /*special=*/true);
   if (n >= 0) return std::string(small, static_cast<size_t>(n));
@@ -19,13 +19,14 @@ std::string piece_of(const llama_vocab *vocab, llama_token token) {
 
 }  // namespace
 
-Error decode_tokens(llama_context *ctx, std::span<llama_token> tokens) {
+Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens) {
   const size_t batch = std::max<uint32_t>(1, llama_n_batch(ctx));
   for (size_t at = 0; at < tokens.size(); at += batch) {
     const auto n = static_cast<int32_t>(std::min(batch, tokens.size() - at));
     const int32_t rc = llama_decode(ctx, llama_batch_get_one(tokens.data() + at, n));
     if (rc == 0) continue;
-    if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
+    if (rc == 1)
+      return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
     if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
     if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
     return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
@@ -33,21 +34,22 @@ Error decode_tokens(llama_context *ctx, std::span<llama_token> tokens) {
   return {};
 }
 
-Error TokenStream::build_sampler(const LlamaOptions &o) {
+Error TokenStream::build_sampler(const LlamaOptions& o) {
   llama_sampler_chain_params params = llama_sampler_chain_default_params();
   params.no_perf = true;
   SamplerPtr chain(llama_sampler_chain_init(params));
   if (!chain) return sdk::runtime_error("could not create a sampler chain");
   if (!o.grammar.empty()) {
-    llama_sampler *g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
+    llama_sampler* g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
     if (!g) return sdk::invalid("config key \"grammar\" is not a valid GBNF grammar with a 'root' rule");
     llama_sampler_chain_add(chain.get(), g);
   }
   if (o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0) {
     const int32_t last_n = o.repeat_last_n < 0 ? static_cast<int32_t>(n_ctx_) : static_cast<int32_t>(o.repeat_last_n);
-    llama_sampler_chain_add(chain.get(), llama_sampler_init_penalties(llama_vocab_n_tokens(vocab_), last_n, static_cast<float>(o.repeat_penalty),
-                                                                      static_cast<float>(o.frequency_penalty),
-                                                                      static_cast<float>(o.presence_penalty)));
+    llama_sampler_chain_add(
+        chain.get(),
+        llama_sampler_init_penalties(llama_vocab_n_tokens(vocab_), last_n, static_cast<float>(o.repeat_penalty),
+                                     static_cast<float>(o.frequency_penalty), static_cast<float>(o.presence_penalty)));
   }
   if (o.temp <= 0.0) {
     llama_sampler_chain_add(chain.get(), llama_sampler_init_greedy());
@@ -62,14 +64,13 @@ Error TokenStream::build_sampler(const LlamaOptions &o) {
   return {};
 }
 
-Error TokenStream::begin(llama_context *ctx, const llama_vocab *vocab, std::span<const llama_token> prompt,
-                         uint32_t n_ctx, const LlamaOptions &options) {
+Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt,
+                         uint32_t n_ctx, const LlamaOptions& options) {
   reset();
   if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
   if (prompt.size() >= n_ctx) {
-    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) +
-                                        " tokens; the context holds " + std::to_string(n_ctx) +
-                                        " (raise ctx-size or shorten the prompt)"};
+    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
+                                        std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
   }
   vocab_ = vocab;
   n_ctx_ = n_ctx;

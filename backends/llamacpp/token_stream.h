@@ -21,20 +21,20 @@
 namespace wasinn::llamacpp {
 
 struct SamplerDeleter {
-  void operator()(llama_sampler *s) const noexcept { llama_sampler_free(s); }
+  void operator()(llama_sampler* s) const noexcept { llama_sampler_free(s); }
 };
 using SamplerPtr = std::unique_ptr<llama_sampler, SamplerDeleter>;
 
 // Feeds tokens to the context in chunks of its batch size, mapping llama_decode's codes to
 // statuses (2, aborted by cancel(), is TIMEOUT).
-Error decode_tokens(llama_context *ctx, std::span<llama_token> tokens);
+Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens);
 
 class TokenStream {
  public:
   // Clears the context's memory, evaluates the prompt and builds the sampler from `options`.
   // PROMPT_TOO_LONG when the prompt leaves no room in a context of n_ctx tokens.
-  Error begin(llama_context *ctx, const llama_vocab *vocab, std::span<const llama_token> prompt,
-              uint32_t n_ctx, const LlamaOptions &options);
+  Error begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt, uint32_t n_ctx,
+              const LlamaOptions& options);
 
   // One more token. END_OF_SEQUENCE at an end-of-generation token, after n-predict tokens or
   // once the text holds the reverse prompt; CONTEXT_FULL when the previous token cannot be fed
@@ -46,19 +46,19 @@ class TokenStream {
 
   bool started() const { return ctx_ != nullptr; }
   size_t prompt_tokens() const { return n_prompt_; }
-  const std::vector<llama_token> &tokens() const { return tokens_; }
-  const std::string &text() const { return text_; }
+  const std::vector<llama_token>& tokens() const { return tokens_; }
+  const std::string& text() const { return text_; }
   std::string_view last_piece() const { return std::string_view(text_).substr(last_piece_at_); }
 
  private:
-  Error build_sampler(const LlamaOptions &options);
+  Error build_sampler(const LlamaOptions& options);
 
-  llama_context *ctx_ = nullptr;
-  const llama_vocab *vocab_ = nullptr;
+  llama_context* ctx_ = nullptr;
+  const llama_vocab* vocab_ = nullptr;
   SamplerPtr sampler_;
   uint32_t n_ctx_ = 0;
-  uint32_t n_past_ = 0;     // tokens in the context's memory
-  bool pending_ = false;    // tokens_.back() is sampled but not yet decoded
+  uint32_t n_past_ = 0;              // tokens in the context's memory
+  bool pending_ = false;             // tokens_.back() is sampled but not yet decoded
   wasinn_status ended_ = WASINN_OK;  // END_OF_SEQUENCE or CONTEXT_FULL once no token can follow
   int64_t n_predict_ = -1;
   std::string reverse_prompt_;

@@ -26,16 +26,16 @@ class OrtBackend {
  public:
   WASINN_SDK_BACKEND(OrtBackend, OrtGraph, OrtContext, "onnxruntime")
 
-  OrtEnv *env() const { return env_.get(); }
-  const OrtMemoryInfo *cpu_memory() const { return cpu_memory_.get(); }
-  const SessionConfig &defaults() const { return defaults_; }
-  const CudaProvider &cuda() const { return cuda_; }
+  OrtEnv* env() const { return env_.get(); }
+  const OrtMemoryInfo* cpu_memory() const { return cpu_memory_.get(); }
+  const SessionConfig& defaults() const { return defaults_; }
+  const CudaProvider& cuda() const { return cuda_; }
   // For `wasinn backends --check`: the CUDA provider serving target gpu, when it can (else "").
-  const std::string &description() const { return description_; }
+  const std::string& description() const { return description_; }
   // The SDK's device report: the CPU, then each CUDA GPU when the provider can use them.
-  const std::vector<sdk::Device> &devices() const { return devices_; }
+  const std::vector<sdk::Device>& devices() const { return devices_; }
   // Why `target` cannot run here (gpu: the CUDA provider's reason; tpu: none exists), or nullptr.
-  const char *target_unavailable(int32_t target) const;
+  const char* target_unavailable(int32_t target) const;
 
  private:
   EnvPtr env_;

@@ -11,7 +11,7 @@
 
 namespace wasinn::onnxruntime {
 
-SessionConfig SessionConfig::merged_with(const SessionConfig &over) const {
+SessionConfig SessionConfig::merged_with(const SessionConfig& over) const {
   SessionConfig r = *this;
   if (over.intra_op_threads) r.intra_op_threads = over.intra_op_threads;
   if (over.inter_op_threads) r.inter_op_threads = over.inter_op_threads;
@@ -20,35 +20,32 @@ SessionConfig SessionConfig::merged_with(const SessionConfig &over) const {
   return r;
 }
 
-Error parse_session_config(std::string_view text, std::string_view source, SessionConfig &out) {
+Error parse_session_config(std::string_view text, std::string_view source, SessionConfig& out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, source, j)) return e;
   if (Error e = sdk::read_thread_count(j, "intra_op_threads", source, out.intra_op_threads)) return e;
   if (Error e = sdk::read_thread_count(j, "inter_op_threads", source, out.inter_op_threads)) return e;
-  if (Error e = sdk::read_choice<bool>(j, "fallback", source, {{"cpu", true}, {"none", false}},
-                                       out.fallback_cpu))
+  if (Error e = sdk::read_choice<bool>(j, "fallback", source, {{"cpu", true}, {"none", false}}, out.fallback_cpu))
     return e;
-  return sdk::read_choice<GraphOptimizationLevel>(
-      j, "graph_optimization_level", source,
-      {{"disable", ORT_DISABLE_ALL}, {"basic", ORT_ENABLE_BASIC}, {"extended", ORT_ENABLE_EXTENDED},
-       {"all", ORT_ENABLE_ALL}},
-      out.optimization_level);
+  return sdk::read_choice<GraphOptimizationLevel>(j, "graph_optimization_level", source,
+                                                  {{"disable", ORT_DISABLE_ALL},
+                                                   {"basic", ORT_ENABLE_BASIC},
+                                                   {"extended", ORT_ENABLE_EXTENDED},
+                                                   {"all", ORT_ENABLE_ALL}},
+                                                  out.optimization_level);
 }
 
-Error apply_session_config(const SessionConfig &cfg, OrtSessionOptions *options) {
-  const OrtApi *api = ort_api();
+Error apply_session_config(const SessionConfig& cfg, OrtSessionOptions* options) {
+  const OrtApi* api = ort_api();
   // 0 is ORT's own "choose for me", so an unset count needs no call at all.
   if (cfg.intra_op_threads)
-    if (Error e = take_status(api->SetIntraOpNumThreads(options, *cfg.intra_op_threads),
-                              "setting intra_op_threads"))
+    if (Error e = take_status(api->SetIntraOpNumThreads(options, *cfg.intra_op_threads), "setting intra_op_threads"))
       return e;
   if (cfg.inter_op_threads)
-    if (Error e = take_status(api->SetInterOpNumThreads(options, *cfg.inter_op_threads),
-                              "setting inter_op_threads"))
+    if (Error e = take_status(api->SetInterOpNumThreads(options, *cfg.inter_op_threads), "setting inter_op_threads"))
       return e;
-  return take_status(api->SetSessionGraphOptimizationLevel(
-                         options, cfg.optimization_level.value_or(ORT_ENABLE_ALL)),
+  return take_status(api->SetSessionGraphOptimizationLevel(options, cfg.optimization_level.value_or(ORT_ENABLE_ALL)),
                      "setting graph_optimization_level");
 }
 

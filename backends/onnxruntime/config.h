@@ -28,15 +28,15 @@ struct SessionConfig {
   std::optional<bool> fallback_cpu;
 
   // Fields set in `over` replace this config's.
-  SessionConfig merged_with(const SessionConfig &over) const;
+  SessionConfig merged_with(const SessionConfig& over) const;
 };
 
 // Parses text ("" means "no config"). `source` names the config in details, e.g. "backend
 // config". Malformed JSON, a non-object, or a key of the wrong type or range is
 // INVALID_ARGUMENT naming the key.
-Error parse_session_config(std::string_view text, std::string_view source, SessionConfig &out);
+Error parse_session_config(std::string_view text, std::string_view source, SessionConfig& out);
 
 // Applies cfg to options.
-Error apply_session_config(const SessionConfig &cfg, OrtSessionOptions *options);
+Error apply_session_config(const SessionConfig& cfg, OrtSessionOptions* options);
 
 }  // namespace wasinn::onnxruntime

@@ -20,7 +20,7 @@ class OrtGraph;
 
 // Host memory for one input, 64-byte aligned so ORT's vectorised kernels read it at full speed.
 struct AlignedFree {
-  void operator()(std::byte *p) const { ::operator delete[](p, std::align_val_t{64}); }
+  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
 };
 using AlignedBytes = std::unique_ptr<std::byte[], AlignedFree>;
 
@@ -33,10 +33,10 @@ struct InputSlot {
 
 class OrtContext {
  public:
-  static Error create(OrtGraph &graph, std::unique_ptr<OrtContext> &out);
+  static Error create(OrtGraph& graph, std::unique_ptr<OrtContext>& out);
   OrtContext() = default;
-  OrtContext(const OrtContext &) = delete;
-  OrtContext &operator=(const OrtContext &) = delete;
+  OrtContext(const OrtContext&) = delete;
+  OrtContext& operator=(const OrtContext&) = delete;
   ~OrtContext() { clear_outputs(); }
 
   WASINN_SDK_CONTEXT()
@@ -45,11 +45,11 @@ class OrtContext {
  private:
   void clear_outputs();
 
-  OrtGraph *graph_ = nullptr;  // released after all its contexts
+  OrtGraph* graph_ = nullptr;  // released after all its contexts
   std::vector<InputSlot> inputs_;
   // Run() wants parallel arrays; these alias inputs_[i].value and the owned outputs.
-  std::vector<const OrtValue *> input_values_;
-  std::vector<OrtValue *> outputs_;  // owned, released by clear_outputs()
+  std::vector<const OrtValue*> input_values_;
+  std::vector<OrtValue*> outputs_;  // owned, released by clear_outputs()
   // The uint32 dims that get_output views point into, one vector per output.
   std::vector<std::vector<uint32_t>> output_dims_;
   bool has_outputs_ = false;

@@ -20,22 +20,22 @@ constexpr CUresult kNoDevice = 100;           // CUDA_ERROR_NO_DEVICE
 
 struct DriverApi {
   CUresult (*cuInit)(unsigned);
-  CUresult (*cuDriverGetVersion)(int *);
-  CUresult (*cuDeviceGetCount)(int *);
-  CUresult (*cuDeviceGet)(CUdevice *, int);
-  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
-  CUresult (*cuDeviceTotalMem_v2)(size_t *, CUdevice);
-  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDriverGetVersion)(int*);
+  CUresult (*cuDeviceGetCount)(int*);
+  CUresult (*cuDeviceGet)(CUdevice*, int);
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice);
+  CUresult (*cuDeviceTotalMem_v2)(size_t*, CUdevice);
+  CUresult (*cuGetErrorString)(CUresult, const char**);
 };
 
 template <typename F>
-bool bind(void *lib, const char *name, F &out) {
+bool bind(void* lib, const char* name, F& out) {
   out = reinterpret_cast<F>(dlsym(lib, name));
   return out != nullptr;
 }
 
-std::string error_text(const DriverApi &api, CUresult r) {
-  const char *s = nullptr;
+std::string error_text(const DriverApi& api, CUresult r) {
+  const char* s = nullptr;
   if (api.cuGetErrorString && api.cuGetErrorString(r, &s) == kSuccess && s)
     return std::string(s) + " (CUresult " + std::to_string(r) + ")";
   return "CUresult " + std::to_string(r);
@@ -49,11 +49,10 @@ std::string cuda_version_text(int version) {
 
 CudaDriver probe_cuda_driver(int needed) {
   CudaDriver out;
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    const char *why = dlerror();
-    out.unusable = std::string("no NVIDIA driver: libcuda.so.1 cannot be loaded (") +
-                   (why ? why : "not found") +
+    const char* why = dlerror();
+    out.unusable = std::string("no NVIDIA driver: libcuda.so.1 cannot be loaded (") + (why ? why : "not found") +
                    "), so no CUDA device is visible; install the NVIDIA driver, version 580 or newer for CUDA " +
                    cuda_version_text(needed) +
                    ", or in a container run with the NVIDIA container toolkit, which mounts it "
@@ -80,16 +79,15 @@ CudaDriver probe_cuda_driver(int needed) {
     return out;
   }
   if (init == kNoDevice) {
-    out.unusable = "no CUDA device: the NVIDIA driver is installed but finds no GPU (" +
-                   error_text(api, init) + ")";
+    out.unusable = "no CUDA device: the NVIDIA driver is installed but finds no GPU (" + error_text(api, init) + ")";
     // The usual way GPUs are hidden on purpose, so the reason says when it is in play.
-    if (const char *visible = std::getenv("CUDA_VISIBLE_DEVICES"))
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"))
       out.unusable += std::string("; CUDA_VISIBLE_DEVICES is \"") + visible + "\"";
     return out;
   }
   if (init == kStubLibrary) {
-    out.unusable = "no NVIDIA driver: the libcuda.so.1 found is the CUDA toolkit's stub (" +
-                   error_text(api, init) + "); install the NVIDIA driver";
+    out.unusable = "no NVIDIA driver: the libcuda.so.1 found is the CUDA toolkit's stub (" + error_text(api, init) +
+                   "); install the NVIDIA driver";
     return out;
   }
   if (init == kInsufficientDriver) {

@@ -17,8 +17,8 @@ struct CudaDevice {
 };
 
 struct CudaDriver {
-  std::string unusable;     // why CUDA cannot run here ("" when it can), with what to do
-  int version = 0;          // CUDA version the driver supports, e.g. 13000 for 13.0; 0 unknown
+  std::string unusable;  // why CUDA cannot run here ("" when it can), with what to do
+  int version = 0;       // CUDA version the driver supports, e.g. 13000 for 13.0; 0 unknown
   std::vector<CudaDevice> devices;
 };
 

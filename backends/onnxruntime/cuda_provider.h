@@ -17,28 +17,28 @@ namespace wasinn::onnxruntime {
 // The CUDA version the installed provider and its runtime libraries need (CUDA 13 line).
 inline constexpr int kCudaNeeded = 13000;
 // ORT's name of the provider, in device lists and graph assignments.
-inline constexpr const char *kCudaEpName = "CUDAExecutionProvider";
+inline constexpr const char* kCudaEpName = "CUDAExecutionProvider";
 
 class CudaProvider {
  public:
   // Looks once; never fails the backend (a CPU-only ORT is a normal setup): the outcome is
   // unavailable()'s reason. Touches nothing CUDA when the provider library is absent.
-  void find(OrtEnv *env);
+  void find(OrtEnv* env);
 
   // Why target gpu cannot run here ("" when it can).
-  const std::string &unavailable() const { return unavailable_; }
+  const std::string& unavailable() const { return unavailable_; }
   // The GPUs the driver lists (empty when unavailable).
-  const std::vector<CudaDevice> &devices() const { return driver_.devices; }
+  const std::vector<CudaDevice>& devices() const { return driver_.devices; }
   // "CUDA 13.0 driver, provider <path>" for the backend's description.
-  const std::string &summary() const { return summary_; }
+  const std::string& summary() const { return summary_; }
 
   // Adds the CUDA provider for device 0 to `options`, ahead of ORT's CPU provider.
-  Error append(OrtEnv *env, OrtSessionOptions *options) const;
+  Error append(OrtEnv* env, OrtSessionOptions* options) const;
 
  private:
   std::string unavailable_, summary_;
   CudaDriver driver_;
-  std::vector<const OrtEpDevice *> ep_devices_;  // owned by the OrtEnv
+  std::vector<const OrtEpDevice*> ep_devices_;  // owned by the OrtEnv
 };
 
 }  // namespace wasinn::onnxruntime

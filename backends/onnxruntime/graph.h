@@ -27,34 +27,33 @@ struct OrtIo {
 
 class OrtGraph : public sdk::DeclaredIo {
  public:
-  static Error load(OrtBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<OrtGraph> &out);
+  static Error load(OrtBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<OrtGraph>& out);
 
-  Error create_context(std::unique_ptr<OrtContext> &out);
+  Error create_context(std::unique_ptr<OrtContext>& out);
   // The model's own metadata (producer, graph name, domain, description, version and its
   // metadata_props as onnx.metadata.<key>) and the device; nothing is settable.
   std::span<const sdk::Property> properties() const { return properties_; }
   Error check_property(std::string_view name, std::string_view value) const;
   // With CUDA: how many nodes each execution provider took, for `models inspect`.
-  const std::string &description() const { return description_; }
+  const std::string& description() const { return description_; }
 
-  OrtBackend &backend() const { return *backend_; }
-  OrtSession *session() const { return session_.get(); }
-  const OrtIo &input_kind(size_t i) const { return input_kinds_[i]; }
+  OrtBackend& backend() const { return *backend_; }
+  OrtSession* session() const { return session_.get(); }
+  const OrtIo& input_kind(size_t i) const { return input_kinds_[i]; }
   // NUL-terminated names in declared order, as Run wants them; point into the IoDescs.
-  const std::vector<const char *> &input_names() const { return input_names_; }
-  const std::vector<const char *> &output_names() const { return output_names_; }
+  const std::vector<const char*>& input_names() const { return input_names_; }
+  const std::vector<const char*>& output_names() const { return output_names_; }
 
  private:
-  OrtBackend *backend_ = nullptr;  // outlives every graph
+  OrtBackend* backend_ = nullptr;  // outlives every graph
   SessionPtr session_;
   std::vector<OrtIo> input_kinds_;
-  std::vector<const char *> input_names_, output_names_;
+  std::vector<const char*> input_names_, output_names_;
   std::vector<sdk::Property> properties_;
   std::string description_;
 };
 
 // "a sequence", "a map", ...: what an ONNX value that is not a tensor is.
-const char *kind_name(ONNXType kind);
+const char* kind_name(ONNXType kind);
 
 }  // namespace wasinn::onnxruntime

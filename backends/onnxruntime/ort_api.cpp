@@ -6,10 +6,10 @@
 
 namespace wasinn::onnxruntime {
 
-const OrtApi *ort_api() {
+const OrtApi* ort_api() {
   // A function-local static: initialised once, thread-safely, and never written again. This is
   // ORT's own immutable table, not plugin state.
-  static const OrtApi *const api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
+  static const OrtApi* const api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
   return api;
 }
 
@@ -19,22 +19,19 @@ wasinn_status status_from_ort_code(OrtErrorCode code) {
     case ORT_INVALID_ARGUMENT:
     case ORT_INVALID_PROTOBUF:
     case ORT_INVALID_GRAPH:
-    case ORT_NO_SUCHFILE:
-      return WASINN_INVALID_ARGUMENT;
+    case ORT_NO_SUCHFILE: return WASINN_INVALID_ARGUMENT;
     case ORT_NOT_IMPLEMENTED:
-    case ORT_MODEL_REQUIRES_COMPILATION:
-      return WASINN_UNSUPPORTED_OPERATION;
-    case ORT_NOT_FOUND:
-      return WASINN_NOT_FOUND;
+    case ORT_MODEL_REQUIRES_COMPILATION: return WASINN_UNSUPPORTED_OPERATION;
+    case ORT_NOT_FOUND: return WASINN_NOT_FOUND;
     default:
       // FAIL, ENGINE_ERROR, RUNTIME_EXCEPTION, EP_FAIL, DEVICE_RESET, ...
       return WASINN_RUNTIME_ERROR;
   }
 }
 
-Error take_status(OrtStatus *status, std::string_view what) {
+Error take_status(OrtStatus* status, std::string_view what) {
   if (!status) return {};
-  const OrtApi *api = ort_api();
+  const OrtApi* api = ort_api();
   Error err;
   err.status = status_from_ort_code(api->GetErrorCode(status));
   err.detail.assign(what);
@@ -45,7 +42,7 @@ Error take_status(OrtStatus *status, std::string_view what) {
   return err;
 }
 
-const char *onnx_type_name(ONNXTensorElementDataType t) {
+const char* onnx_type_name(ONNXTensorElementDataType t) {
   switch (t) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return "float";
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return "uint8";

@@ -21,16 +21,16 @@ using sdk::Error;
 
 // The API table for the version the plugin was compiled against, or nullptr when the loaded
 // libonnxruntime is older than that. Resolved once; the table itself is immutable.
-const OrtApi *ort_api();
+const OrtApi* ort_api();
 
 // Owning handle for any Ort* object: Handle<OrtSession, &OrtApi::ReleaseSession>.
-template <typename T, void (*OrtApi::*Release)(T *)>
+template <typename T, void (*OrtApi::*Release)(T*)>
 struct OrtDeleter {
-  void operator()(T *p) const {
+  void operator()(T* p) const {
     if (p) (ort_api()->*Release)(p);
   }
 };
-template <typename T, void (*OrtApi::*Release)(T *)>
+template <typename T, void (*OrtApi::*Release)(T*)>
 using Handle = std::unique_ptr<T, OrtDeleter<T, Release>>;
 
 using EnvPtr = Handle<OrtEnv, &OrtApi::ReleaseEnv>;
@@ -47,6 +47,6 @@ wasinn_status status_from_ort_code(OrtErrorCode code);
 
 // Consumes an OrtStatus (nullptr = success). On failure returns an Error whose detail is
 // "<what>: <ORT's message>".
-Error take_status(OrtStatus *status, std::string_view what);
+Error take_status(OrtStatus* status, std::string_view what);
 
 }  // namespace wasinn::onnxruntime

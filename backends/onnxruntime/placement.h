@@ -24,14 +24,14 @@ struct Placement {
 // Chooses the provider: cpu never touches CUDA; auto takes CUDA when the backend found it; gpu
 // needs it, or a config "fallback":"cpu" (then a warning says the load runs on the CPU).
 // tpu has no ORT provider here. Refusals are UNSUPPORTED_OPERATION with the reason.
-Error plan_placement(const OrtBackend &backend, int32_t target, bool fallback_cpu, Placement &out);
+Error plan_placement(const OrtBackend& backend, int32_t target, bool fallback_cpu, Placement& out);
 
 // Adds the chosen provider to the options, and asks ORT to record its node assignment.
-Error apply_placement(const OrtBackend &backend, const Placement &placement, OrtSessionOptions *options);
+Error apply_placement(const OrtBackend& backend, const Placement& placement, OrtSessionOptions* options);
 
 // Reads ORT's node assignment of a session made with `placement`; a gpu load of which CUDA took
 // no node is refused (unless fallback_cpu). Fills placement's device and description.
-Error check_placement(const OrtBackend &backend, int32_t target, bool fallback_cpu,
-                      const OrtSession *session, Placement &placement);
+Error check_placement(const OrtBackend& backend, int32_t target, bool fallback_cpu, const OrtSession* session,
+                      Placement& placement);
 
 }  // namespace wasinn::onnxruntime

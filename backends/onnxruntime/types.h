@@ -45,6 +45,6 @@ constexpr ONNXTensorElementDataType to_onnx_type(int32_t t) {
 
 // ONNX's own name for an element type ("bool", "string", "uint16", ...), for details about
 // types wasinn cannot carry.
-const char *onnx_type_name(ONNXTensorElementDataType t);
+const char* onnx_type_name(ONNXTensorElementDataType t);
 
 }  // namespace wasinn::onnxruntime

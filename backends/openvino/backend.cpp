@@ -70,14 +70,14 @@ void route_ov_line(std::string_view raw) noexcept {
 void route_ov_logging() {
   static std::once_flag once;
   std::call_once(once, [] {
-    static const auto *const callback = new std::function<void(std::string_view)>(route_ov_line);
+    static const auto* const callback = new std::function<void(std::string_view)>(route_ov_line);
     ov::util::set_log_callback(*callback);
   });
 }
 
 }  // namespace
 
-const char *OvBackend::framework_version() noexcept {
+const char* OvBackend::framework_version() noexcept {
   try {
     return ov::get_openvino_version().buildNumber;  // static storage in libopenvino
   } catch (...) {
@@ -85,14 +85,14 @@ const char *OvBackend::framework_version() noexcept {
   }
 }
 
-Error OvBackend::create(std::string_view config, std::unique_ptr<OvBackend> &out) {
+Error OvBackend::create(std::string_view config, std::unique_ptr<OvBackend>& out) {
   Config defaults;
   if (Error e = parse_config(config, "openvino backend config", defaults)) return e;
   route_ov_logging();
   std::unique_ptr<OvBackend> backend;
   try {
     backend = std::make_unique<OvBackend>();
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     return from_exception(WASINN_RUNTIME_ERROR, "starting OpenVINO", e);
   }
   backend->defaults_ = std::move(defaults);
@@ -100,7 +100,7 @@ Error OvBackend::create(std::string_view config, std::unique_ptr<OvBackend> &out
   return {};
 }
 
-Error OvBackend::load(const sdk::LoadRequest &request, std::unique_ptr<OvGraph> &out) {
+Error OvBackend::load(const sdk::LoadRequest& request, std::unique_ptr<OvGraph>& out) {
   return OvGraph::load(*this, request, out);
 }
 

@@ -24,16 +24,14 @@ class OvBackend {
  public:
   WASINN_SDK_BACKEND(OvBackend, OvGraph, OvContext, "openvino")
 
-  ov::Core &core() { return core_; }
-  DeviceList &device_list() const { return device_list_; }
-  const Config &defaults() const { return defaults_; }
+  ov::Core& core() { return core_; }
+  DeviceList& device_list() const { return device_list_; }
+  const Config& defaults() const { return defaults_; }
   // `wasinn backends --check`: the devices OpenVINO found, and why gpu/tpu have none. Asked for
   // on first use, not at create: listing them loads every device plugin (devices.h).
-  const std::string &description() const { return device_list_.summary(core_); }
-  const std::vector<sdk::Device> &devices() const { return device_list_.devices(core_); }
-  const char *target_unavailable(int32_t target) const {
-    return device_list_.target_unavailable(core_, target);
-  }
+  const std::string& description() const { return device_list_.summary(core_); }
+  const std::vector<sdk::Device>& devices() const { return device_list_.devices(core_); }
+  const char* target_unavailable(int32_t target) const { return device_list_.target_unavailable(core_, target); }
 
  private:
   ov::Core core_;

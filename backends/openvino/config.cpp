@@ -12,7 +12,7 @@
 
 namespace wasinn::openvino {
 
-Config Config::merged_with(const Config &over) const {
+Config Config::merged_with(const Config& over) const {
   Config r = *this;
   if (over.cache_dir) r.cache_dir = over.cache_dir;
   if (over.num_threads) r.num_threads = over.num_threads;
@@ -22,7 +22,7 @@ Config Config::merged_with(const Config &over) const {
   return r;
 }
 
-Error parse_config(std::string_view text, std::string_view source, Config &out) {
+Error parse_config(std::string_view text, std::string_view source, Config& out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, source, j)) return e;
@@ -30,27 +30,25 @@ Error parse_config(std::string_view text, std::string_view source, Config &out) 
   if (Error e = sdk::read_thread_count(j, "num_threads", source, out.num_threads)) return e;
   if (Error e = sdk::read_choice<ov::element::Type>(
           j, "inference_precision", source,
-          {{"f32", ov::element::f32}, {"f16", ov::element::f16}, {"bf16", ov::element::bf16}},
-          out.inference_precision))
+          {{"f32", ov::element::f32}, {"f16", ov::element::f16}, {"bf16", ov::element::bf16}}, out.inference_precision))
     return e;
   if (Error e = sdk::read_choice<ov::hint::PerformanceMode>(
           j, "performance_hint", source,
-          {{"latency", ov::hint::PerformanceMode::LATENCY},
-           {"throughput", ov::hint::PerformanceMode::THROUGHPUT}},
+          {{"latency", ov::hint::PerformanceMode::LATENCY}, {"throughput", ov::hint::PerformanceMode::THROUGHPUT}},
           out.performance_hint))
     return e;
   return sdk::read_bool(j, "cancellable", source, out.cancellable);
 }
 
 std::string default_cache_dir() {
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return (std::filesystem::path(xdg) / "wasinn" / "openvino").string();
-  if (const char *home = std::getenv("HOME"); home && *home)
+  if (const char* home = std::getenv("HOME"); home && *home)
     return (std::filesystem::path(home) / ".cache" / "wasinn" / "openvino").string();
   return {};
 }
 
-Error compile_properties(const Config &cfg, const std::string &device, ov::AnyMap &out) {
+Error compile_properties(const Config& cfg, const std::string& device, ov::AnyMap& out) {
   out.clear();
   const bool explicit_dir = cfg.cache_dir.has_value();
   const std::string dir = explicit_dir ? *cfg.cache_dir : default_cache_dir();

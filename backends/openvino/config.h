@@ -34,19 +34,19 @@ struct Config {
   std::optional<ov::hint::PerformanceMode> performance_hint;
   std::optional<bool> cancellable;
 
-  Config merged_with(const Config &over) const;
+  Config merged_with(const Config& over) const;
 };
 
 // Parses text ("" means "no config"). `source` names the config in details, e.g. "graph
 // config". Malformed JSON, a non-object, or a key of the wrong type or range is
 // INVALID_ARGUMENT naming the key.
-Error parse_config(std::string_view text, std::string_view source, Config &out);
+Error parse_config(std::string_view text, std::string_view source, Config& out);
 
 // The cache directory used when no config names one; "" when there is no home directory.
 std::string default_cache_dir();
 
 // Properties for compile_model on `device`. A cache directory that cannot be created is an
 // error when the config named it, and turns caching off when it is the default.
-Error compile_properties(const Config &cfg, const std::string &device, ov::AnyMap &out);
+Error compile_properties(const Config& cfg, const std::string& device, ov::AnyMap& out);
 
 }  // namespace wasinn::openvino

@@ -13,18 +13,15 @@
 
 namespace wasinn::openvino {
 
-Error OvGraph::create_context(std::unique_ptr<OvContext> &out) {
-  return OvContext::create(*this, out);
-}
+Error OvGraph::create_context(std::unique_ptr<OvContext>& out) { return OvContext::create(*this, out); }
 
-Error OvContext::create(OvGraph &graph, std::unique_ptr<OvContext> &out) {
+Error OvContext::create(OvGraph& graph, std::unique_ptr<OvContext>& out) {
   auto ctx = std::make_unique<OvContext>();
   ctx->graph_ = &graph;
   try {
     ctx->request_ = graph.compiled().create_infer_request();
-  } catch (const std::exception &e) {
-    return from_exception(WASINN_RUNTIME_ERROR, "init_execution_context: creating an infer request",
-                          e);
+  } catch (const std::exception& e) {
+    return from_exception(WASINN_RUNTIME_ERROR, "init_execution_context: creating an infer request", e);
   }
   const size_t outputs = graph.io(sdk::Side::output).size();
   ctx->input_set_.assign(graph.io(sdk::Side::input).size(), false);
@@ -34,7 +31,7 @@ Error OvContext::create(OvGraph &graph, std::unique_ptr<OvContext> &out) {
   return {};
 }
 
-Error OvContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor) {
+Error OvContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
   size_t index = 0;
   if (Error e = graph_->resolve_id(sdk::Side::input, id, index)) return e;
   if (Error e = graph_->check_input(index, tensor)) return e;
@@ -47,19 +44,17 @@ Error OvContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &tens
     ov::Tensor t = request_.get_input_tensor(index);
     if (t.get_shape() != scratch_shape_) t.set_shape(scratch_shape_);
     if (bytes) std::memcpy(t.data(), tensor.data, bytes);
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     input_set_[index] = false;  // the tensor may be half-written or mis-shaped now
-    return from_exception(WASINN_RUNTIME_ERROR,
-                          sdk::io_label(graph_->io(sdk::Side::input), sdk::Side::input, index), e);
+    return from_exception(WASINN_RUNTIME_ERROR, sdk::io_label(graph_->io(sdk::Side::input), sdk::Side::input, index),
+                          e);
   }
   input_set_[index] = true;
   return {};
 }
 
 Error OvContext::compute() {
-  if (Error e = sdk::check_all_set(graph_->io(sdk::Side::input),
-                                   [&](size_t i) { return input_set_[i]; }))
-    return e;
+  if (Error e = sdk::check_all_set(graph_->io(sdk::Side::input), [&](size_t i) { return input_set_[i]; })) return e;
 
   has_outputs_ = false;
   // A cancel aimed at an earlier compute must not stop this one.
@@ -74,9 +69,9 @@ Error OvContext::compute() {
     } else {
       request_.infer();
     }
-  } catch (const ov::Cancelled &) {
+  } catch (const ov::Cancelled&) {
     return {WASINN_TIMEOUT, "compute was cancelled"};
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     if (cancel_requested_.load()) return {WASINN_TIMEOUT, "compute was cancelled"};
     return from_exception(WASINN_RUNTIME_ERROR, "compute", e);
   }
@@ -84,33 +79,30 @@ Error OvContext::compute() {
   return {};
 }
 
-Error OvContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
+Error OvContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
   if (!has_outputs_) return sdk::invalid("get_output: no outputs yet: call compute first");
   size_t index = 0;
   if (Error e = graph_->resolve_id(sdk::Side::output, id, index)) return e;
   // Built only on failure: get_output runs once per output per inference.
-  auto label = [&] {
-    return sdk::io_label(graph_->io(sdk::Side::output), sdk::Side::output, index);
-  };
-  ov::Tensor &t = held_outputs_[index];
+  auto label = [&] { return sdk::io_label(graph_->io(sdk::Side::output), sdk::Side::output, index); };
+  ov::Tensor& t = held_outputs_[index];
   try {
     t = request_.get_output_tensor(index);
-    if (!t.is_continuous())
-      return sdk::runtime_error(label() + ": OpenVINO returned a strided tensor");
-  } catch (const std::exception &e) {
+    if (!t.is_continuous()) return sdk::runtime_error(label() + ": OpenVINO returned a strided tensor");
+  } catch (const std::exception& e) {
     return from_exception(WASINN_RUNTIME_ERROR, label(), e);
   }
   const wasinn_tensor_type type = to_wasinn_type(t.get_element_type());
   if (type == WASINN_TYPE_UNKNOWN)
     return sdk::unsupported(label() + " has element type " + t.get_element_type().get_type_name() +
                             ", which no wasinn tensor type expresses");
-  const ov::Shape &shape = t.get_shape();
-  std::vector<uint32_t> &dims = output_dims_[index];
+  const ov::Shape& shape = t.get_shape();
+  std::vector<uint32_t>& dims = output_dims_[index];
   dims.resize(shape.size());  // keeps capacity: no allocation when the shape repeats
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] > std::numeric_limits<uint32_t>::max())
-      return {WASINN_TOO_LARGE, label() + ": dimension " + std::to_string(i) + " is " +
-                                    std::to_string(shape[i]) + ", beyond a wasinn u32 dim"};
+      return {WASINN_TOO_LARGE, label() + ": dimension " + std::to_string(i) + " is " + std::to_string(shape[i]) +
+                                    ", beyond a wasinn u32 dim"};
     dims[i] = static_cast<uint32_t>(shape[i]);
   }
   out.type = type;

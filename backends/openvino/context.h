@@ -23,14 +23,14 @@ class OvGraph;
 
 class OvContext {
  public:
-  static Error create(OvGraph &graph, std::unique_ptr<OvContext> &out);
+  static Error create(OvGraph& graph, std::unique_ptr<OvContext>& out);
 
   WASINN_SDK_CONTEXT()
   // Asks a running compute to stop; it then fails with WASINN_TIMEOUT. Callable from any thread.
   void cancel() noexcept;
 
  private:
-  OvGraph *graph_ = nullptr;  // released after its contexts
+  OvGraph* graph_ = nullptr;  // released after its contexts
   ov::InferRequest request_;
   std::vector<bool> input_set_;  // per input: set since the context was made
   ov::Shape scratch_shape_;      // reused by set_input, so a repeated shape allocates nothing

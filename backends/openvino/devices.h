@@ -26,20 +26,20 @@ std::string device_for_target(int32_t target);
 class DeviceList {
  public:
   // OK when `device` (a name from device_for_target) can run models here.
-  Error check(const ov::Core &core, int32_t target, const std::string &device);
+  Error check(const ov::Core& core, int32_t target, const std::string& device);
   // Each device OpenVINO found with its full name and memory where it says:
   // "CPU (Intel(R) Xeon(R) ...); GPU.0 (Intel(R) UHD Graphics [0x9bc4] (iGPU), 3 GiB)".
-  const std::string &summary(const ov::Core &core);
+  const std::string& summary(const ov::Core& core);
   // Why target gpu or tpu has no device here (what it needs, and what to do), else nullptr.
-  const char *target_unavailable(const ov::Core &core, int32_t target);
+  const char* target_unavailable(const ov::Core& core, int32_t target);
   // The devices found, each with the target it serves (CPU cpu, GPU.n gpu, NPU tpu).
-  const std::vector<sdk::Device> &devices(const ov::Core &core);
+  const std::vector<sdk::Device>& devices(const ov::Core& core);
 
  private:
-  Error check_cpu(const ov::Core &core);
-  void find_all(const ov::Core &core);
-  bool present(const std::string &device) const;
-  std::string missing(int32_t target, const std::string &device) const;
+  Error check_cpu(const ov::Core& core);
+  void find_all(const ov::Core& core);
+  bool present(const std::string& device) const;
+  std::string missing(int32_t target, const std::string& device) const;
 
   std::once_flag cpu_once_;
   std::string cpu_error_;  // why the CPU plugin cannot be loaded; "" when it can

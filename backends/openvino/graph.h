@@ -33,22 +33,21 @@ struct OvPort {
 
 class OvGraph : public sdk::DeclaredIo {
  public:
-  static Error load(OvBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<OvGraph> &out);
+  static Error load(OvBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<OvGraph>& out);
 
-  Error create_context(std::unique_ptr<OvContext> &out);
+  Error create_context(std::unique_ptr<OvContext>& out);
 
   // sdk::resolve_id, where a name may be any of a port's names (OpenVINO ports can have several).
-  Error resolve_id(sdk::Side side, const wasinn_tensor_id &id, size_t &index) const;
+  Error resolve_id(sdk::Side side, const wasinn_tensor_id& id, size_t& index) const;
   // sdk::check_input, plus the bounds of dims declared as a range.
-  Error check_input(size_t index, const wasinn_tensor &tensor) const;
+  Error check_input(size_t index, const wasinn_tensor& tensor) const;
 
   // The devices OpenVINO runs it on (e.g. "cpu"; AUTO's choice), the device asked for and the
   // model's name; nothing is settable.
   std::span<const sdk::Property> properties() const { return properties_; }
   Error check_property(std::string_view name, std::string_view value) const;
 
-  ov::CompiledModel &compiled() { return compiled_; }
+  ov::CompiledModel& compiled() { return compiled_; }
   // compute via start_async + wait (see "cancellable" in config.h)
   bool cancellable() const { return cancellable_; }
 

@@ -22,6 +22,6 @@ struct ModelSource {
 
 // Checks the builder count against the format of builder 0 and copies the bytes. Wrong counts
 // are INVALID_ARGUMENT saying what each builder should be.
-Error read_model_source(std::span<const wasinn_bytes> builders, ModelSource &out);
+Error read_model_source(std::span<const wasinn_bytes> builders, ModelSource& out);
 
 }  // namespace wasinn::openvino

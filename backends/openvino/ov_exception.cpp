@@ -5,9 +5,7 @@
 namespace wasinn::openvino {
 namespace {
 
-bool is_frame(std::string_view line) {
-  return line.starts_with("Exception from ") || line.starts_with("Check '");
-}
+bool is_frame(std::string_view line) { return line.starts_with("Exception from ") || line.starts_with("Check '"); }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
@@ -17,7 +15,7 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-std::string ov_reason(const std::exception &e) {
+std::string ov_reason(const std::exception& e) {
   const std::string_view text = e.what() ? e.what() : "";
   std::string reason;
   std::string_view last;  // the last non-empty line, for when every line is a frame
@@ -39,7 +37,7 @@ std::string ov_reason(const std::exception &e) {
   return reason;
 }
 
-Error from_exception(wasinn_status status, std::string_view what, const std::exception &e) {
+Error from_exception(wasinn_status status, std::string_view what, const std::exception& e) {
   return {status, std::string(what) + ": " + ov_reason(e)};
 }
 

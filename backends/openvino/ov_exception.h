@@ -17,9 +17,9 @@ using sdk::Error;
 // OpenVINO's what() is a stack of "Exception from src/...:N:" and "Check '...' failed at ...:"
 // frames around the one line that says what went wrong; this returns that line (or lines,
 // joined with "; ") so a guest sees "Incorrect weights in bin file!", not source paths.
-std::string ov_reason(const std::exception &e);
+std::string ov_reason(const std::exception& e);
 
 // "<what>: <reason>" with the given status.
-Error from_exception(wasinn_status status, std::string_view what, const std::exception &e);
+Error from_exception(wasinn_status status, std::string_view what, const std::exception& e);
 
 }  // namespace wasinn::openvino

@@ -3,7 +3,7 @@
 
 namespace wasinn::openvino {
 
-wasinn_tensor_type to_wasinn_type(const ov::element::Type &t) {
+wasinn_tensor_type to_wasinn_type(const ov::element::Type& t) {
   switch (ov::element::Type_t(t)) {
     case ov::element::Type_t::f16: return WASINN_TYPE_F16;
     case ov::element::Type_t::f32: return WASINN_TYPE_F32;
@@ -17,14 +17,17 @@ wasinn_tensor_type to_wasinn_type(const ov::element::Type &t) {
   }
 }
 
-std::string ov_declaration(const ov::element::Type &t, const ov::PartialShape &shape) {
+std::string ov_declaration(const ov::element::Type& t, const ov::PartialShape& shape) {
   if (shape.rank().is_dynamic()) return t.get_type_name() + " of any shape";
   std::string dims;
-  for (const ov::Dimension &d : shape) {
+  for (const ov::Dimension& d : shape) {
     if (!dims.empty()) dims += ", ";
-    if (d.is_static()) dims += std::to_string(d.get_length());
-    else if (d.get_max_length() < 0) dims += d.get_min_length() > 0 ? std::to_string(d.get_min_length()) + "..?" : "?";
-    else dims += std::to_string(d.get_min_length()) + ".." + std::to_string(d.get_max_length());
+    if (d.is_static())
+      dims += std::to_string(d.get_length());
+    else if (d.get_max_length() < 0)
+      dims += d.get_min_length() > 0 ? std::to_string(d.get_min_length()) + "..?" : "?";
+    else
+      dims += std::to_string(d.get_min_length()) + ".." + std::to_string(d.get_max_length());
   }
   return t.get_type_name() + " [" + dims + "]";
 }

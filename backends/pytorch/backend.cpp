@@ -9,9 +9,9 @@
 namespace wasinn::pytorch {
 
 // The version of the headers the plugin was built with (Debian's 1.13.1 package says 1.13.0).
-const char *TorchBackend::framework_version() noexcept { return TORCH_VERSION; }
+const char* TorchBackend::framework_version() noexcept { return TORCH_VERSION; }
 
-Error TorchBackend::create(std::string_view config, std::unique_ptr<TorchBackend> &out) {
+Error TorchBackend::create(std::string_view config, std::unique_ptr<TorchBackend>& out) {
   // First, so that libtorch's lines from here on reach the host's logger, not stderr.
   route_torch_logs();
   TorchWarnings warnings;
@@ -26,11 +26,11 @@ Error TorchBackend::create(std::string_view config, std::unique_ptr<TorchBackend
   return {};
 }
 
-Error TorchBackend::load(const sdk::LoadRequest &request, std::unique_ptr<TorchGraph> &out) {
+Error TorchBackend::load(const sdk::LoadRequest& request, std::unique_ptr<TorchGraph>& out) {
   return TorchGraph::load(*this, request, out);
 }
 
-const char *TorchBackend::target_unavailable(int32_t target) const {
+const char* TorchBackend::target_unavailable(int32_t target) const {
   if (target == WASINN_TARGET_GPU && !cuda_.unavailable.empty()) return cuda_.unavailable.c_str();
   if (target == WASINN_TARGET_TPU) return "libtorch has no TPU support";
   return nullptr;

@@ -21,12 +21,12 @@ class TorchBackend {
  public:
   WASINN_SDK_BACKEND(TorchBackend, TorchGraph, TorchContext, "pytorch")
 
-  const BackendConfig &config() const { return config_; }
-  const CudaDevices &cuda() const { return cuda_; }
+  const BackendConfig& config() const { return config_; }
+  const CudaDevices& cuda() const { return cuda_; }
   // Why target gpu/tpu cannot run here, or nullptr (cpu and auto always can).
-  const char *target_unavailable(int32_t target) const;
+  const char* target_unavailable(int32_t target) const;
   // The CPU and each CUDA device, found at create.
-  const std::vector<sdk::Device> &devices() const { return devices_; }
+  const std::vector<sdk::Device>& devices() const { return devices_; }
 
  private:
   BackendConfig config_;

@@ -19,7 +19,7 @@ constexpr std::string_view kGraphSource = "pytorch graph config";
 
 }  // namespace
 
-Error parse_backend_config(std::string_view text, BackendConfig &out) {
+Error parse_backend_config(std::string_view text, BackendConfig& out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, kBackendSource, j)) return e;
@@ -27,12 +27,12 @@ Error parse_backend_config(std::string_view text, BackendConfig &out) {
   return sdk::read_thread_count(j, "interop_threads", kBackendSource, out.interop_threads);
 }
 
-Error apply_backend_config(const BackendConfig &config) {
+Error apply_backend_config(const BackendConfig& config) {
   // 0 is libtorch's own default, so it needs no call (at::set_num_threads(0) would throw).
   if (config.num_threads.value_or(0) > 0) {
     try {
       at::set_num_threads(*config.num_threads);
-    } catch (const std::exception &e) {
+    } catch (const std::exception& e) {
       return sdk::runtime_error("setting num_threads: " + exception_summary(e));
     }
   }
@@ -42,13 +42,11 @@ Error apply_backend_config(const BackendConfig &config) {
     // the size even when it equals the default; a later one may only repeat it.
     try {
       at::set_num_interop_threads(want);
-    } catch (const std::exception &) {
+    } catch (const std::exception&) {
       const int have = at::get_num_interop_threads();
       if (have != want)
-        return sdk::invalid(std::string(kBackendSource) + ": \"interop_threads\" " +
-                            std::to_string(want) +
-                            " cannot be applied: libtorch's inter-op pool is already sized to " +
-                            std::to_string(have) +
+        return sdk::invalid(std::string(kBackendSource) + ": \"interop_threads\" " + std::to_string(want) +
+                            " cannot be applied: libtorch's inter-op pool is already sized to " + std::to_string(have) +
                             " threads, and can be sized only once per process");
     }
   }
@@ -58,7 +56,7 @@ Error apply_backend_config(const BackendConfig &config) {
 Error check_graph_config(std::string_view text) {
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, kGraphSource, j)) return e;
-  for (const char *key : {"num_threads", "interop_threads"})
+  for (const char* key : {"num_threads", "interop_threads"})
     if (j.contains(key))
       return sdk::invalid(std::string(kGraphSource) + ": \"" + key +
                           "\" is process-wide in libtorch; set it in the backend config "

@@ -25,10 +25,10 @@ struct BackendConfig {
 
 // Parses text ("" means "no config"). Malformed JSON, a non-object, or a key of the wrong
 // type or range is INVALID_ARGUMENT naming the key.
-Error parse_backend_config(std::string_view text, BackendConfig &out);
+Error parse_backend_config(std::string_view text, BackendConfig& out);
 
 // Applies the thread settings to libtorch.
-Error apply_backend_config(const BackendConfig &config);
+Error apply_backend_config(const BackendConfig& config);
 
 // A graph's config (load_by_name_with_config): must be a JSON object if given. libtorch has no
 // per-graph settings, so its keys are ignored, except the process-wide thread keys, which are

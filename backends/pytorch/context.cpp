@@ -49,18 +49,17 @@ namespace {
 
 // The input bytes go into a fresh tensor unless the last one can be overwritten: same dtype and
 // shape, and referenced by nothing else (an earlier output or the module may still hold it).
-bool reusable(const at::Tensor &t, c10::ScalarType st, c10::IntArrayRef sizes) {
+bool reusable(const at::Tensor& t, c10::ScalarType st, c10::IntArrayRef sizes) {
   return t.defined() && t.scalar_type() == st && t.sizes() == sizes && t.use_count() == 1 &&
          t.storage().use_count() == 1;
 }
 
 // "input 0 ("x") f32 [2, 3]; input 1 ("scale") float 2.5": what forward was given.
-std::string describe_inputs(std::span<const sdk::IoDesc> declared,
-                            const std::vector<at::Tensor> &inputs,
-                            const std::vector<c10::IValue> &scalars) {
+std::string describe_inputs(std::span<const sdk::IoDesc> declared, const std::vector<at::Tensor>& inputs,
+                            const std::vector<c10::IValue>& scalars) {
   std::string s;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const at::Tensor &t = inputs[i];
+    const at::Tensor& t = inputs[i];
     std::string what;
     if (t.defined())
       what = sdk::type_name(to_wasinn_type(t.scalar_type()).value_or(WASINN_TYPE_UNKNOWN)) + " " +
@@ -78,13 +77,13 @@ std::string describe_inputs(std::span<const sdk::IoDesc> declared,
   return s.empty() ? "none" : s;
 }
 
-void set_problem(OutputSlot &slot, std::string problem) {
+void set_problem(OutputSlot& slot, std::string problem) {
   slot.tensor.reset();
   slot.problem = std::move(problem);
 }
 
 template <typename T>
-void set_scalar(OutputSlot &slot, int32_t type, T value) {
+void set_scalar(OutputSlot& slot, int32_t type, T value) {
   static_assert(sizeof(T) <= sizeof(slot.scalar));
   std::memcpy(slot.scalar, &value, sizeof value);
   slot.scalar_bytes = sizeof value;
@@ -94,7 +93,7 @@ void set_scalar(OutputSlot &slot, int32_t type, T value) {
 
 // Makes slot describe v: a contiguous CPU tensor of a wasinn type, a scalar (rank 0), or a
 // problem.
-void fill_slot(const c10::IValue &v, OutputSlot &slot) {
+void fill_slot(const c10::IValue& v, OutputSlot& slot) {
   slot.scalar_bytes = 0;
   if (v.isInt()) return set_scalar<int64_t>(slot, WASINN_TYPE_I64, v.toInt());
   if (v.isDouble()) return set_scalar<double>(slot, WASINN_TYPE_F64, v.toDouble());
@@ -130,17 +129,17 @@ void fill_slot(const c10::IValue &v, OutputSlot &slot) {
 // A context's flattened outputs, filled in order. Slots and names of earlier computes are
 // reused, so a steady loop does not allocate.
 struct OutputList {
-  std::vector<sdk::IoDesc> &io;
-  std::vector<OutputSlot> &slots;
-  size_t &count;
+  std::vector<sdk::IoDesc>& io;
+  std::vector<OutputSlot>& slots;
+  size_t& count;
 
-  OutputSlot &next(const std::string &name) {
+  OutputSlot& next(const std::string& name) {
     if (count == slots.size()) {
       slots.emplace_back();
       io.emplace_back();
     }
     io[count].name = name;
-    OutputSlot &slot = slots[count++];
+    OutputSlot& slot = slots[count++];
     slot.problem.clear();
     return slot;
   }
@@ -148,32 +147,32 @@ struct OutputList {
 
 // Dict entries in sorted key order: strings by bytes, integers by value. Other key types
 // (float, bool, tensor) have no obvious order and become one output with a problem.
-void flatten_dict(const c10::impl::GenericDict &dict, OutputList &out) {
+void flatten_dict(const c10::impl::GenericDict& dict, OutputList& out) {
   std::vector<std::pair<c10::IValue, c10::IValue>> entries;
   entries.reserve(dict.size());
   bool all_str = true, all_int = true;
-  for (const auto &e : dict) {
+  for (const auto& e : dict) {
     all_str = all_str && e.key().isString();
     all_int = all_int && e.key().isInt();
     entries.emplace_back(e.key(), e.value());
   }
   if (!all_str && !all_int) {
-    set_problem(out.next(""), "is a dict whose keys are neither all strings nor all integers, so "
-                              "its outputs have no defined order");
+    set_problem(out.next(""),
+                "is a dict whose keys are neither all strings nor all integers, so "
+                "its outputs have no defined order");
     return;
   }
-  std::sort(entries.begin(), entries.end(), [&](const auto &a, const auto &b) {
+  std::sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
     return all_str ? a.first.toStringRef() < b.first.toStringRef() : a.first.toInt() < b.first.toInt();
   });
-  for (const auto &[key, value] : entries)
+  for (const auto& [key, value] : entries)
     fill_slot(value, out.next(all_str ? key.toStringRef() : std::to_string(key.toInt())));
 }
 
 // A tuple's elements depth-first, nested tuples included, each named as the declaration names
 // the output of that index (graph.cpp flattens the declared type the same way).
-void flatten_tuple(const c10::IValue &tuple, std::span<const sdk::IoDesc> declared,
-                   OutputList &out) {
-  for (const c10::IValue &e : tuple.toTupleRef().elements()) {
+void flatten_tuple(const c10::IValue& tuple, std::span<const sdk::IoDesc> declared, OutputList& out) {
+  for (const c10::IValue& e : tuple.toTupleRef().elements()) {
     if (e.isTuple()) {
       flatten_tuple(e, declared, out);
       continue;
@@ -185,12 +184,11 @@ void flatten_tuple(const c10::IValue &tuple, std::span<const sdk::IoDesc> declar
 
 // Names: the declared ones (NamedTuple field paths, else "output<i>"), a dict's keys, a list's
 // elements "output<i>".
-void flatten(const c10::IValue &result, std::span<const sdk::IoDesc> declared, OutputList &out) {
+void flatten(const c10::IValue& result, std::span<const sdk::IoDesc> declared, OutputList& out) {
   if (result.isTuple()) {
     flatten_tuple(result, declared, out);
   } else if (result.isList()) {
-    for (const c10::IValue &v : result.toListRef())
-      fill_slot(v, out.next(sdk::default_output_name(out.count)));
+    for (const c10::IValue& v : result.toListRef()) fill_slot(v, out.next(sdk::default_output_name(out.count)));
   } else if (result.isGenericDict()) {
     flatten_dict(result.toGenericDict(), out);
   } else {
@@ -200,14 +198,12 @@ void flatten(const c10::IValue &result, std::span<const sdk::IoDesc> declared, O
 
 }  // namespace
 
-Error TorchGraph::create_context(std::unique_ptr<TorchContext> &out) {
-  return TorchContext::create(*this, out);
-}
+Error TorchGraph::create_context(std::unique_ptr<TorchContext>& out) { return TorchContext::create(*this, out); }
 
 TorchContext::TorchContext() = default;
 TorchContext::~TorchContext() = default;
 
-Error TorchContext::create(const TorchGraph &graph, std::unique_ptr<TorchContext> &out) {
+Error TorchContext::create(const TorchGraph& graph, std::unique_ptr<TorchContext>& out) {
   auto ctx = std::make_unique<TorchContext>();
   ctx->graph_ = &graph;
   ctx->tensors_ = std::make_unique<Tensors>();
@@ -217,13 +213,13 @@ Error TorchContext::create(const TorchGraph &graph, std::unique_ptr<TorchContext
   return {};
 }
 
-Error TorchContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor) {
+Error TorchContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
   const auto declared = graph_->io(sdk::Side::input);
   size_t index = 0;
   if (Error e = sdk::resolve_id(declared, sdk::Side::input, id, index)) return e;
   // Built only on failure: set_input runs once per input per inference.
   auto label = [&] { return sdk::io_label(declared, sdk::Side::input, index); };
-  const InputArg &arg = graph_->module().args[index];
+  const InputArg& arg = graph_->module().args[index];
   if (arg.kind == ArgKind::unsupported)
     return sdk::unsupported(label() + " is a TorchScript " + arg.type_name +
                             ": wasinn passes only tensors and int, float or bool scalars" +
@@ -233,22 +229,20 @@ Error TorchContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
   if (tensor.rank > 0 && !tensor.dims) return sdk::invalid(label() + ": tensor has no dims");
   const auto st = to_scalar_type(tensor.type);
   if (!st)
-    return sdk::invalid(label() + ": tensor type " + std::to_string(tensor.type) +
-                        " is not a wasinn tensor type");
+    return sdk::invalid(label() + ": tensor type " + std::to_string(tensor.type) + " is not a wasinn tensor type");
   const std::span<const uint32_t> dims(tensor.dims, tensor.rank);
   size_t bytes = 0;
   if (!sdk::byte_size(dims, sdk::element_size(tensor.type), bytes))
     return {WASINN_TOO_LARGE, label() + ": tensor byte size overflows"};
   if (tensor.data_length != bytes)
-    return sdk::invalid(label() + ": " + sdk::type_name(tensor.type) + " " +
-                        sdk::format_dims(tensor) + " needs " + std::to_string(bytes) +
-                        " bytes, got " + std::to_string(tensor.data_length));
+    return sdk::invalid(label() + ": " + sdk::type_name(tensor.type) + " " + sdk::format_dims(tensor) + " needs " +
+                        std::to_string(bytes) + " bytes, got " + std::to_string(tensor.data_length));
   if (bytes > 0 && !tensor.data) return sdk::invalid(label() + ": tensor has no data");
 
   if (is_scalar(arg.kind)) {
     ScalarValue v;
     if (Error e = read_scalar(arg.kind, arg.type_name, declared, index, tensor, v)) return e;
-    c10::IValue &slot = tensors_->scalars[index];
+    c10::IValue& slot = tensors_->scalars[index];
     switch (arg.kind) {
       case ArgKind::int_scalar: slot = v.i; break;
       case ArgKind::float_scalar: slot = v.f; break;
@@ -258,7 +252,7 @@ Error TorchContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
   }
   return catch_torch([&]() -> Error {
     const c10::SmallVector<int64_t, 8> sizes(dims.begin(), dims.end());
-    at::Tensor &slot = tensors_->inputs[index];
+    at::Tensor& slot = tensors_->inputs[index];
     if (!reusable(slot, *st, sizes)) slot = at::empty(sizes, at::TensorOptions().dtype(*st));
     if (bytes) std::memcpy(slot.data_ptr(), tensor.data, bytes);
     return {};
@@ -266,9 +260,9 @@ Error TorchContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &t
 }
 
 Error TorchContext::compute() {
-  const TorchModule &m = graph_->module();
+  const TorchModule& m = graph_->module();
   const auto declared = graph_->io(sdk::Side::input);
-  Tensors &t = *tensors_;
+  Tensors& t = *tensors_;
   // An unset input with a default in forward's schema takes the default.
   if (Error e = sdk::check_all_set(declared, [&](size_t i) {
         return t.inputs[i].defined() || !t.scalars[i].isNone() || m.args[i].fallback.has_value();
@@ -279,11 +273,11 @@ Error TorchContext::compute() {
     TorchWarnings warnings;
     // The interpreter's stack: self, then forward's arguments. Reused, so a steady loop does not
     // reallocate it.
-    std::vector<c10::IValue> &stack = t.stack;
+    std::vector<c10::IValue>& stack = t.stack;
     stack.clear();
     stack.push_back(m.module._ivalue());
     for (size_t i = 0; i < declared.size(); ++i) {
-      const at::Tensor &in = t.inputs[i];
+      const at::Tensor& in = t.inputs[i];
       if (in.defined())
         stack.emplace_back(m.device.is_cpu() ? in : in.to(m.device));
       else if (!t.scalars[i].isNone())
@@ -294,7 +288,7 @@ Error TorchContext::compute() {
 
     has_outputs_ = false;
     output_count_ = 0;
-    for (OutputSlot &s : t.outputs) s.tensor.reset();  // drop last run's tensors now
+    for (OutputSlot& s : t.outputs) s.tensor.reset();  // drop last run's tensors now
     // Inference mode: no autograd records or version counters, and a thread-local guard, so
     // contexts on other threads are unaffected.
     c10::InferenceMode guard;
@@ -302,12 +296,12 @@ Error TorchContext::compute() {
     try {
       // What Method::operator() does, minus its by-value stack: check the arguments against
       // forward's schema, run, take the result.
-      torch::jit::Function &forward = m.forward->function();
+      torch::jit::Function& forward = m.forward->function();
       forward.getSchema().checkAndNormalizeInputs(stack);
       forward.run(stack);
       result = std::move(stack.front());
       stack.clear();
-    } catch (const std::exception &e) {
+    } catch (const std::exception& e) {
       stack.clear();
       return sdk::runtime_error("forward failed: " + exception_summary(e) +
                                 " (inputs: " + describe_inputs(declared, t.inputs, t.scalars) + ")");
@@ -319,16 +313,15 @@ Error TorchContext::compute() {
   });
 }
 
-Error TorchContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
+Error TorchContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
   if (!has_outputs_) return sdk::invalid("no outputs yet: call compute first");
   // Resolved against what the last forward returned, not the declaration: a list's or dict's
   // outputs exist only after a compute.
   const std::span<const sdk::IoDesc> io(outputs_.data(), output_count_);
   size_t index = 0;
   if (Error e = sdk::resolve_id(io, sdk::Side::output, id, index)) return e;
-  const OutputSlot &s = tensors_->outputs[index];
-  if (!s.problem.empty())
-    return sdk::unsupported(sdk::io_label(io, sdk::Side::output, index) + " " + s.problem);
+  const OutputSlot& s = tensors_->outputs[index];
+  if (!s.problem.empty()) return sdk::unsupported(sdk::io_label(io, sdk::Side::output, index) + " " + s.problem);
   return catch_torch([&]() -> Error {
     out.type = s.type;
     out.rank = static_cast<uint32_t>(s.dims.size());

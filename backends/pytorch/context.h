@@ -18,11 +18,11 @@ class TorchGraph;
 
 class TorchContext {
  public:
-  static Error create(const TorchGraph &graph, std::unique_ptr<TorchContext> &out);
+  static Error create(const TorchGraph& graph, std::unique_ptr<TorchContext>& out);
   TorchContext();
   ~TorchContext();
-  TorchContext(const TorchContext &) = delete;
-  TorchContext &operator=(const TorchContext &) = delete;
+  TorchContext(const TorchContext&) = delete;
+  TorchContext& operator=(const TorchContext&) = delete;
 
   WASINN_SDK_CONTEXT()
 
@@ -31,7 +31,7 @@ class TorchContext {
   // context.cpp so this header needs none of libtorch's.
   struct Tensors;
 
-  const TorchGraph *graph_ = nullptr;  // released after all its contexts
+  const TorchGraph* graph_ = nullptr;  // released after all its contexts
   std::unique_ptr<Tensors> tensors_;
   // The names of the last forward's outputs (dict keys, NamedTuple fields, else ""): output ids
   // resolve against the first output_count_. Grows only, so a steady loop does not allocate.

@@ -25,9 +25,9 @@ namespace {
 // live only during graph_load, so load checks that libtorch kept no reference to this.
 class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
  public:
-  BytesReader(const uint8_t *data, size_t size) : data_(data), size_(size) {}
+  BytesReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   size_t size() const override { return size_; }
-  size_t read(uint64_t pos, void *buf, size_t n, const char * /*what*/) const override {
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
     if (pos >= size_) return 0;
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - pos));
     std::memcpy(buf, data_ + pos, n);
@@ -35,11 +35,11 @@ class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
   }
 
  private:
-  const uint8_t *data_;
+  const uint8_t* data_;
   size_t size_;
 };
 
-Error pick_device(const TorchBackend &backend, int32_t target, c10::Device &out) {
+Error pick_device(const TorchBackend& backend, int32_t target, c10::Device& out) {
   const bool cuda = backend.cuda().count > 0;
   switch (target) {
     case WASINN_TARGET_CPU: out = c10::Device(c10::kCPU); return {};
@@ -54,15 +54,15 @@ Error pick_device(const TorchBackend &backend, int32_t target, c10::Device &out)
       out = c10::Device(c10::kCUDA, 0);
       return {};
     case WASINN_TARGET_TPU:
-      return sdk::unsupported("target tpu is not available: libtorch has no TPU support; use "
-                              "target cpu or auto");
-    default:
-      return sdk::invalid("unknown execution target " + std::to_string(target));
+      return sdk::unsupported(
+          "target tpu is not available: libtorch has no TPU support; use "
+          "target cpu or auto");
+    default: return sdk::invalid("unknown execution target " + std::to_string(target));
   }
 }
 
 // What a TorchScript type is to wasinn; Optional[T] is T (unset, it takes its default).
-ArgKind kind_of(const c10::TypePtr &type) {
+ArgKind kind_of(const c10::TypePtr& type) {
   c10::TypePtr t = type;
   if (auto opt = t->cast<c10::OptionalType>()) t = opt->getElementType();
   switch (t->kind()) {
@@ -76,7 +76,7 @@ ArgKind kind_of(const c10::TypePtr &type) {
 
 // One input or output slot of TorchScript type `type`. A scalar declares its wasinn type with
 // rank 0; a tensor keeps type unknown and rank -1 (TorchScript declares no dtype or shape).
-sdk::IoDesc describe_slot(std::string name, const c10::TypePtr &type, ArgKind kind) {
+sdk::IoDesc describe_slot(std::string name, const c10::TypePtr& type, ArgKind kind) {
   sdk::IoDesc d;
   d.name = std::move(name);
   d.framework_type = "TorchScript " + type->annotation_str();
@@ -94,15 +94,14 @@ sdk::IoDesc describe_slot(std::string name, const c10::TypePtr &type, ArgKind ki
 // tuple's element under a named level adds its position ("stats.0"); a leaf with no named level
 // is "output<i>", i its flat index (the name the host gives an unnamed output, so witx and WIT
 // guests see one name). A single Tensor or scalar is "output0".
-void declare_outputs(const c10::TypePtr &type, const std::string &name,
-                     std::vector<sdk::IoDesc> &outputs) {
+void declare_outputs(const c10::TypePtr& type, const std::string& name, std::vector<sdk::IoDesc>& outputs) {
   auto tuple = type->cast<c10::TupleType>();
   if (!tuple) {
-    outputs.push_back(describe_slot(
-        name.empty() ? sdk::default_output_name(outputs.size()) : name, type, kind_of(type)));
+    outputs.push_back(
+        describe_slot(name.empty() ? sdk::default_output_name(outputs.size()) : name, type, kind_of(type)));
     return;
   }
-  const auto *fields = tuple->schema() ? &tuple->schema()->arguments() : nullptr;
+  const auto* fields = tuple->schema() ? &tuple->schema()->arguments() : nullptr;
   for (size_t i = 0; i < tuple->elements().size(); ++i) {
     std::string field = fields && i < fields->size() ? (*fields)[i].name() : std::string();
     if (!name.empty()) field = name + "." + (field.empty() ? std::to_string(i) : field);
@@ -113,18 +112,18 @@ void declare_outputs(const c10::TypePtr &type, const std::string &name,
 // ", optional (default 2)" for an argument with a default that is not already Optional[...]:
 // compute passes the default when the argument is not set, and the host reads "optional" in an
 // input's framework words as "a WIT guest may leave it out" (src/core/named_io.h).
-std::string default_words(const c10::IValue &fallback) {
+std::string default_words(const c10::IValue& fallback) {
   if (fallback.isInt() || fallback.isDouble() || fallback.isBool())
     return " (optional, default " + c10::str(fallback) + ")";
   return " (optional, has a default)";
 }
 
 // Inputs and outputs from forward's schema.
-void describe_io(const c10::FunctionSchema &schema, std::vector<InputArg> &args,
-                 std::vector<sdk::IoDesc> &inputs, std::vector<sdk::IoDesc> &outputs) {
-  const auto &params = schema.arguments();
+void describe_io(const c10::FunctionSchema& schema, std::vector<InputArg>& args, std::vector<sdk::IoDesc>& inputs,
+                 std::vector<sdk::IoDesc>& outputs) {
+  const auto& params = schema.arguments();
   for (size_t i = 1; i < params.size(); ++i) {  // argument 0 is self
-    InputArg &a = args.emplace_back();
+    InputArg& a = args.emplace_back();
     a.type_name = params[i].type()->annotation_str();
     a.kind = kind_of(params[i].type());
     if (params[i].default_value()) a.fallback = *params[i].default_value();
@@ -133,7 +132,7 @@ void describe_io(const c10::FunctionSchema &schema, std::vector<InputArg> &args,
       inputs.back().framework_type += default_words(*a.fallback);
   }
   if (schema.returns().size() != 1) return;
-  const c10::TypePtr &ret = schema.returns()[0].type();
+  const c10::TypePtr& ret = schema.returns()[0].type();
   // A list's or dict's length is known only after a compute: no declared outputs.
   if (ret->kind() == c10::TypeKind::ListType || ret->kind() == c10::TypeKind::DictType) return;
   declare_outputs(ret, "", outputs);
@@ -144,35 +143,31 @@ void describe_io(const c10::FunctionSchema &schema, std::vector<InputArg> &args,
 TorchGraph::TorchGraph() = default;
 TorchGraph::~TorchGraph() = default;
 
-Error TorchGraph::load(const TorchBackend &backend, const sdk::LoadRequest &req,
-                       std::unique_ptr<TorchGraph> &out) {
+Error TorchGraph::load(const TorchBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<TorchGraph>& out) {
   if (!req.encoding().empty() && req.encoding() != "pytorch")
-    return {WASINN_INVALID_ENCODING, "the pytorch backend loads only \"pytorch\", not \"" +
-                                         std::string(req.encoding()) + "\""};
+    return {WASINN_INVALID_ENCODING,
+            "the pytorch backend loads only \"pytorch\", not \"" + std::string(req.encoding()) + "\""};
   if (req.builders().size() != 1)
-    return sdk::invalid(
-        "the pytorch encoding expects exactly one graph builder (a TorchScript archive), got " +
-        std::to_string(req.builders().size()));
-  const wasinn_bytes &archive = req.builders()[0];
-  if (!archive.data || archive.length == 0)
-    return sdk::invalid("the TorchScript archive is empty (0 bytes)");
+    return sdk::invalid("the pytorch encoding expects exactly one graph builder (a TorchScript archive), got " +
+                        std::to_string(req.builders().size()));
+  const wasinn_bytes& archive = req.builders()[0];
+  if (!archive.data || archive.length == 0) return sdk::invalid("the TorchScript archive is empty (0 bytes)");
   if (Error e = check_graph_config(req.config())) return e;
 
   return catch_torch([&]() -> Error {
     TorchWarnings warnings;
     auto g = std::make_unique<TorchGraph>();
     g->module_ = std::make_unique<TorchModule>();
-    TorchModule &m = *g->module_;
+    TorchModule& m = *g->module_;
     if (Error e = pick_device(backend, req.target(), m.device)) return e;
-    const char *path = req.path(0);
+    const char* path = req.path(0);
     const std::string what = path ? std::string(path) : "the model";
 
     auto reader = std::make_shared<BytesReader>(archive.data, archive.length);
     try {
       m.module = torch::jit::load(reader, m.device);
-    } catch (const std::exception &e) {  // bad_alloc included: the bytes are the likelier culprit
-      return sdk::invalid(what + ": not a TorchScript archive this libtorch can load: " +
-                          exception_summary(e));
+    } catch (const std::exception& e) {  // bad_alloc included: the bytes are the likelier culprit
+      return sdk::invalid(what + ": not a TorchScript archive this libtorch can load: " + exception_summary(e));
     }
     if (reader.use_count() != 1)  // libtorch would read bytes the host is about to free
       return sdk::runtime_error("libtorch kept a reference to the model bytes after loading");

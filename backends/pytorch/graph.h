@@ -25,14 +25,13 @@ struct TorchModule;  // torch_module.h
 
 class TorchGraph : public sdk::DeclaredIo {
  public:
-  static Error load(const TorchBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<TorchGraph> &out);
+  static Error load(const TorchBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<TorchGraph>& out);
   TorchGraph();
   ~TorchGraph();
 
-  Error create_context(std::unique_ptr<TorchContext> &out);
+  Error create_context(std::unique_ptr<TorchContext>& out);
 
-  const TorchModule &module() const { return *module_; }
+  const TorchModule& module() const { return *module_; }
   // "device": where forward runs ("cpu", "cuda:0"), for guests and `models inspect`.
   std::span<const sdk::Property> properties() const { return properties_; }
   Error check_property(std::string_view name, std::string_view value) const;

@@ -11,14 +11,14 @@ namespace wasinn::pytorch {
 namespace {
 
 template <typename T>
-T load(const wasinn_tensor &t) {
+T load(const wasinn_tensor& t) {
   T v;
   std::memcpy(&v, t.data, sizeof v);  // guest bytes need not be aligned
   return v;
 }
 
 // "f32 [2, 3] (6 elements)", or "f32 []" for one element.
-std::string given(const wasinn_tensor &t) {
+std::string given(const wasinn_tensor& t) {
   std::string s = sdk::type_name(t.type) + " " + sdk::format_dims(t);
   size_t n = 0;
   if (!sdk::byte_size(std::span<const uint32_t>(t.dims, t.rank), 1, n)) return s + " (too many elements)";
@@ -27,7 +27,7 @@ std::string given(const wasinn_tensor &t) {
 
 // One element of a compatible type: no widening can lose a digit (i64 and double hold
 // every value of the types each accepts).
-bool read_int(const wasinn_tensor &t, int64_t &v) {
+bool read_int(const wasinn_tensor& t, int64_t& v) {
   switch (t.type) {
     case WASINN_TYPE_I64: v = load<int64_t>(t); return true;
     case WASINN_TYPE_I32: v = load<int32_t>(t); return true;
@@ -37,13 +37,11 @@ bool read_int(const wasinn_tensor &t, int64_t &v) {
   }
 }
 
-bool read_float(const wasinn_tensor &t, double &v) {
+bool read_float(const wasinn_tensor& t, double& v) {
   switch (t.type) {
     case WASINN_TYPE_F64: v = load<double>(t); return true;
     case WASINN_TYPE_F32: v = load<float>(t); return true;
-    case WASINN_TYPE_F16:
-      v = static_cast<float>(c10::Half(load<uint16_t>(t), c10::Half::from_bits()));
-      return true;
+    case WASINN_TYPE_F16: v = static_cast<float>(c10::Half(load<uint16_t>(t), c10::Half::from_bits())); return true;
     case WASINN_TYPE_BF16:
       v = static_cast<float>(c10::BFloat16(load<uint16_t>(t), c10::BFloat16::from_bits()));
       return true;
@@ -62,7 +60,7 @@ int32_t declared_type(ArgKind kind) {
   }
 }
 
-const char *accepted(ArgKind kind) {
+const char* accepted(ArgKind kind) {
   switch (kind) {
     case ArgKind::int_scalar: return "one i64, i32, i8 or u8 element";
     case ArgKind::float_scalar: return "one f64, f32, f16 or bf16 element";
@@ -71,10 +69,9 @@ const char *accepted(ArgKind kind) {
   }
 }
 
-sdk::Error read_scalar(ArgKind kind, std::string_view torch_type,
-                       std::span<const sdk::IoDesc> declared, size_t index,
-                       const wasinn_tensor &t, ScalarValue &out) {
-  auto refuse = [&](const std::string &got) {
+sdk::Error read_scalar(ArgKind kind, std::string_view torch_type, std::span<const sdk::IoDesc> declared, size_t index,
+                       const wasinn_tensor& t, ScalarValue& out) {
+  auto refuse = [&](const std::string& got) {
     return sdk::invalid(sdk::io_label(declared, sdk::Side::input, index) + " is a TorchScript " +
                         std::string(torch_type) + ", which takes " + accepted(kind) + ", got " + got);
   };

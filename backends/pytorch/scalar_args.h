@@ -30,7 +30,7 @@ constexpr bool is_scalar(ArgKind k) {
 int32_t declared_type(ArgKind kind);
 
 // What a scalar argument accepts, for details: "one i64, i32, i8 or u8 element".
-const char *accepted(ArgKind kind);
+const char* accepted(ArgKind kind);
 
 // A scalar argument's value; only the member of its kind is meaningful.
 struct ScalarValue {
@@ -43,8 +43,7 @@ struct ScalarValue {
 // argument `index` of `kind`, whose TorchScript type is torch_type ("int", "Optional[float]").
 // INVALID_ARGUMENT naming the argument, its type and what was given when t has another element
 // count or an incompatible type, or a bool is neither 0 nor 1. Allocates only on failure.
-sdk::Error read_scalar(ArgKind kind, std::string_view torch_type,
-                       std::span<const sdk::IoDesc> declared, size_t index,
-                       const wasinn_tensor &t, ScalarValue &out);
+sdk::Error read_scalar(ArgKind kind, std::string_view torch_type, std::span<const sdk::IoDesc> declared, size_t index,
+                       const wasinn_tensor& t, ScalarValue& out);
 
 }  // namespace wasinn::pytorch

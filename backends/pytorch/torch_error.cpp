@@ -10,7 +10,7 @@
 namespace wasinn::pytorch {
 // Reads an ErrorReport's message into *out (see the specialization below).
 struct ReportText {
-  std::string *out;
+  std::string* out;
 };
 }  // namespace wasinn::pytorch
 
@@ -19,8 +19,8 @@ namespace torch::jit {
 // archive's source ranges: std::terminate. The message itself sits in a private stream that
 // operator<< (a friend template) may read; this specialization for a private tag reads it.
 template <>
-const ErrorReport &operator<< <wasinn::pytorch::ReportText>(
-    const ErrorReport &e, const wasinn::pytorch::ReportText &t) {
+const ErrorReport& operator<< <wasinn::pytorch::ReportText>(const ErrorReport& e,
+                                                            const wasinn::pytorch::ReportText& t) {
   *t.out = e.ss.str();
   return e;
 }
@@ -48,17 +48,17 @@ bool is_python_error_line(std::string_view line) {
 
 }  // namespace
 
-std::string exception_summary(const std::exception &e) {
+std::string exception_summary(const std::exception& e) {
   std::string_view text;
   std::string report_text;
-  if (const auto *report = dynamic_cast<const torch::jit::ErrorReport *>(&e)) {
+  if (const auto* report = dynamic_cast<const torch::jit::ErrorReport*>(&e)) {
     // Never what() (see above); the message without its source context is the useful part.
     *report << ReportText{&report_text};
     if (report_text.find_first_not_of(" \t\r\n") == std::string::npos)
       return "the archive's TorchScript code does not compile";
     report_text = "TorchScript compile error: " + report_text;
     text = report_text;
-  } else if (const auto *c10e = dynamic_cast<const c10::Error *>(&e))
+  } else if (const auto* c10e = dynamic_cast<const c10::Error*>(&e))
     text = c10e->what_without_backtrace();
   else
     text = e.what();

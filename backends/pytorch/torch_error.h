@@ -18,18 +18,18 @@ namespace wasinn::pytorch {
 
 // One line out of a libtorch exception. c10::Error carries a C++ backtrace and the TorchScript
 // interpreter a Python-style traceback; the line a user needs is the final "XxxError: why".
-std::string exception_summary(const std::exception &e);
+std::string exception_summary(const std::exception& e);
 
 // Runs body (returning sdk::Error). An exception becomes RUNTIME_ERROR with
 // "pytorch backend: <its summary>", the detail the SDK's guard gives any other exception;
 // bad_alloc goes on to that guard ("out of memory").
 template <typename F>
-sdk::Error catch_torch(F &&body) {
+sdk::Error catch_torch(F&& body) {
   try {
     return body();
-  } catch (const std::bad_alloc &) {
+  } catch (const std::bad_alloc&) {
     throw;
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     return sdk::runtime_error("pytorch backend: " + exception_summary(e));
   }
 }

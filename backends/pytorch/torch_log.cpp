@@ -38,15 +38,14 @@ int glog_threshold() {
 
 class WarningsToLog final : public c10::WarningHandler {
  public:
-  void process(const c10::SourceLocation &where, const std::string &msg, bool verbatim) override {
+  void process(const c10::SourceLocation& where, const std::string& msg, bool verbatim) override {
     if (!sdk::log_enabled(WASINN_LOG_WARN)) return;
     // Not verbatim: a bare C++ message, which c10's own handler follows with its function.
-    sdk::log(WASINN_LOG_WARN,
-             verbatim || !where.function ? msg : msg + " (function " + where.function + ")");
+    sdk::log(WASINN_LOG_WARN, verbatim || !where.function ? msg : msg + " (function " + where.function + ")");
   }
 };
 
-WarningsToLog &warnings_to_log() {
+WarningsToLog& warnings_to_log() {
   static WarningsToLog handler;  // lives for the process: c10 keeps a raw pointer
   return handler;
 }
@@ -54,9 +53,8 @@ WarningsToLog &warnings_to_log() {
 // Called by glog with its own mutex held, from whichever thread logged.
 class GlogToLog final : public google::LogSink {
  public:
-  void send(google::LogSeverity severity, const char * /*full_filename*/, const char *base_filename,
-            int line, const google::LogMessageTime & /*time*/, const char *message,
-            size_t message_len) override {
+  void send(google::LogSeverity severity, const char* /*full_filename*/, const char* base_filename, int line,
+            const google::LogMessageTime& /*time*/, const char* message, size_t message_len) override {
     try {
       std::string text(message, message_len);
       if (base_filename) text += std::string(" (") + base_filename + ":" + std::to_string(line) + ")";
@@ -74,7 +72,7 @@ class LinesToLog final : public std::streambuf {
     if (!traits_type::eq_int_type(c, traits_type::eof())) put(traits_type::to_char_type(c));
     return traits_type::not_eof(c);
   }
-  std::streamsize xsputn(const char *s, std::streamsize n) override {
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
     for (std::streamsize i = 0; i < n; ++i) put(s[i]);
     return n;
   }
@@ -108,7 +106,7 @@ void install_hooks() {
   static GlogToLog sink;  // never removed: libtorch may log until the process exits
   google::AddLogSink(&sink);
 
-  c10::SetAPIUsageLogger([](const std::string &event) {
+  c10::SetAPIUsageLogger([](const std::string& event) {
     if (sdk::log_enabled(WASINN_LOG_TRACE)) sdk::log(WASINN_LOG_TRACE, "API usage: " + event);
   });
 

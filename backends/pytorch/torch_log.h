@@ -33,11 +33,11 @@ class TorchWarnings {
  public:
   TorchWarnings();
   ~TorchWarnings();
-  TorchWarnings(const TorchWarnings &) = delete;
-  TorchWarnings &operator=(const TorchWarnings &) = delete;
+  TorchWarnings(const TorchWarnings&) = delete;
+  TorchWarnings& operator=(const TorchWarnings&) = delete;
 
  private:
-  c10::WarningHandler *previous_;
+  c10::WarningHandler* previous_;
 };
 
 }  // namespace wasinn::pytorch

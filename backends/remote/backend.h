@@ -22,10 +22,10 @@ class RemoteBackend {
  public:
   WASINN_SDK_BACKEND(RemoteBackend, RemoteGraph, RemoteContext, "remote")
 
-  const RemoteOptions &defaults() const { return defaults_; }
-  const std::string &description() const { return description_; }
+  const RemoteOptions& defaults() const { return defaults_; }
+  const std::string& description() const { return description_; }
   // A model's spec (its URL and options, JSON) over these defaults: where and how to reach it.
-  Error model_target(std::string_view spec, ModelTarget &out) const;
+  Error model_target(std::string_view spec, ModelTarget& out) const;
   // The same, for the host to refuse a bad spec at start (model_spec_check). Contacts nothing.
   Error check_model_spec(std::string_view spec) const {
     ModelTarget unused;

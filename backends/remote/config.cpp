@@ -8,22 +8,21 @@
 namespace wasinn::remote {
 namespace {
 
-sdk::Error read_count(const nlohmann::json &j, const char *key, std::string_view source,
-                      uint64_t most, std::optional<uint64_t> &out) {
+sdk::Error read_count(const nlohmann::json& j, const char* key, std::string_view source, uint64_t most,
+                      std::optional<uint64_t>& out) {
   auto it = j.find(key);
   if (it == j.end()) return {};
-  if (!it->is_number_integer() || (it->is_number_integer() && !it->is_number_unsigned() &&
-                                   it->get<int64_t>() < 0) ||
+  if (!it->is_number_integer() || (it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() < 0) ||
       it->get<uint64_t>() > most)
-    return sdk::invalid(std::string(source) + ": \"" + key + "\" must be an integer from 0 to " +
-                        std::to_string(most) + ", got " + it->dump());
+    return sdk::invalid(std::string(source) + ": \"" + key + "\" must be an integer from 0 to " + std::to_string(most) +
+                        ", got " + it->dump());
   out = it->get<uint64_t>();
   return {};
 }
 
 }  // namespace
 
-RemoteOptions RemoteOptions::merged_with(const RemoteOptions &o) const {
+RemoteOptions RemoteOptions::merged_with(const RemoteOptions& o) const {
   RemoteOptions r = *this;
   if (o.url) r.url = o.url;
   if (o.timeout_ms) r.timeout_ms = o.timeout_ms;
@@ -37,13 +36,13 @@ RemoteOptions RemoteOptions::merged_with(const RemoteOptions &o) const {
   if (o.headers) {
     // Headers add up: a model's token beside the backend's defaults; the model's value wins.
     auto h = r.headers.value_or(std::map<std::string, std::string>{});
-    for (const auto &[k, v] : *o.headers) h[k] = v;
+    for (const auto& [k, v] : *o.headers) h[k] = v;
     r.headers = std::move(h);
   }
   return r;
 }
 
-sdk::Error parse_remote_options(std::string_view text, std::string_view source, RemoteOptions &out) {
+sdk::Error parse_remote_options(std::string_view text, std::string_view source, RemoteOptions& out) {
   out = {};
   size_t start = text.find_first_not_of(" \t\r\n");
   if (start != std::string_view::npos && text[start] != '{') {
@@ -62,18 +61,17 @@ sdk::Error parse_remote_options(std::string_view text, std::string_view source, 
   if (sdk::Error e = sdk::read_string(j, "ca_file", source, out.ca_file)) return e;
   if (sdk::Error e = sdk::read_string(j, "cert_file", source, out.cert_file)) return e;
   if (sdk::Error e = sdk::read_string(j, "key_file", source, out.key_file)) return e;
-  if (sdk::Error e = sdk::read_choice<bool>(j, "binary_tensors", source,
-                                            {{"auto", true}, {"never", false}}, out.binary_tensors))
+  if (sdk::Error e =
+          sdk::read_choice<bool>(j, "binary_tensors", source, {{"auto", true}, {"never", false}}, out.binary_tensors))
     return e;
   if (auto it = j.find("headers"); it != j.end()) {
-    if (!it->is_object())
-      return sdk::invalid(std::string(source) + ": \"headers\" must be an object of strings");
+    if (!it->is_object()) return sdk::invalid(std::string(source) + ": \"headers\" must be an object of strings");
     std::map<std::string, std::string> h;
-    for (const auto &item : it->items()) {
+    for (const auto& item : it->items()) {
       // The value is never echoed: it may be a token.
       if (!item.value().is_string())
         return sdk::invalid(std::string(source) + ": header \"" + item.key() + "\" must be a string");
-      const std::string &v = item.value().get_ref<const std::string &>();
+      const std::string& v = item.value().get_ref<const std::string&>();
       auto bad_char = [](char c) { return c == '\r' || c == '\n' || c == '\0'; };
       if (item.key().empty() || item.key().find_first_of(": \r\n\t") != std::string::npos ||
           std::any_of(v.begin(), v.end(), bad_char))
@@ -86,7 +84,7 @@ sdk::Error parse_remote_options(std::string_view text, std::string_view source, 
   return {};
 }
 
-sdk::Error resolve_target(const RemoteOptions &o, ModelTarget &out) {
+sdk::Error resolve_target(const RemoteOptions& o, ModelTarget& out) {
   out = {};
   if (!o.url) return sdk::invalid("remote model spec: no \"url\"");
   if (sdk::Error e = parse_remote_url(*o.url, out.url)) return e;

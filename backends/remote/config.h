@@ -32,7 +32,7 @@ struct RemoteOptions {
   std::optional<std::map<std::string, std::string>> headers;
   std::optional<bool> binary_tensors;  // false: "never"
 
-  RemoteOptions merged_with(const RemoteOptions &over) const;
+  RemoteOptions merged_with(const RemoteOptions& over) const;
 };
 
 // Everything resolved, for one graph.
@@ -48,7 +48,7 @@ struct ModelTarget {
 };
 
 // source names the text in details ("remote backend config", "remote model spec").
-sdk::Error parse_remote_options(std::string_view text, std::string_view source, RemoteOptions &out);
-sdk::Error resolve_target(const RemoteOptions &opts, ModelTarget &out);
+sdk::Error parse_remote_options(std::string_view text, std::string_view source, RemoteOptions& out);
+sdk::Error resolve_target(const RemoteOptions& opts, ModelTarget& out);
 
 }  // namespace wasinn::remote

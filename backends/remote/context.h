@@ -17,7 +17,7 @@ class RemoteGraph;
 
 class RemoteContext {
  public:
-  explicit RemoteContext(RemoteGraph &graph);
+  explicit RemoteContext(RemoteGraph& graph);
 
   WASINN_SDK_CONTEXT()
   void cancel() noexcept;
@@ -28,10 +28,10 @@ class RemoteContext {
     std::vector<uint8_t> data;
     std::vector<int64_t> shape;
   };
-  RemoteGraph &graph_;
+  RemoteGraph& graph_;
   std::unique_ptr<Call> call_;
   std::vector<Slot> inputs_;
-  std::vector<OutputTensor> outputs_;       // by declared index
+  std::vector<OutputTensor> outputs_;        // by declared index
   std::vector<std::vector<uint32_t>> dims_;  // the views' dims
   bool has_outputs_ = false;
 };

@@ -22,17 +22,16 @@ class RemoteContext;
 
 class RemoteGraph : public sdk::DeclaredIo {
  public:
-  static Error load(RemoteBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<RemoteGraph> &out);
+  static Error load(RemoteBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<RemoteGraph>& out);
 
-  Error create_context(std::unique_ptr<RemoteContext> &out);
+  Error create_context(std::unique_ptr<RemoteContext>& out);
 
-  Transport &transport() const { return *transport_; }
-  const ModelTarget &target() const { return target_; }
+  Transport& transport() const { return *transport_; }
+  const ModelTarget& target() const { return target_; }
   // The v2 datatype of each declared input, and every declared output's name, in order.
-  const std::vector<std::string> &input_datatypes() const { return input_datatypes_; }
-  const std::vector<std::string> &output_names() const { return output_names_; }
-  const std::string &description() const { return description_; }
+  const std::vector<std::string>& input_datatypes() const { return input_datatypes_; }
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  const std::string& description() const { return description_; }
   // One fact: the graph runs on its server, not on a device of this host (metrics, inspect).
   std::span<const sdk::Property> properties() const { return properties_; }
   Error check_property(std::string_view name, std::string_view) const { return sdk::not_settable("remote", name); }
@@ -46,6 +45,6 @@ class RemoteGraph : public sdk::DeclaredIo {
 };
 
 // The metadata as wasinn declarations: types wasinn has no tensor for become not_a_tensor.
-void describe_io(const std::vector<TensorMeta> &meta, std::vector<sdk::IoDesc> &out);
+void describe_io(const std::vector<TensorMeta>& meta, std::vector<sdk::IoDesc>& out);
 
 }  // namespace wasinn::remote

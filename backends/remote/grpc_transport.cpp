@@ -18,10 +18,9 @@
 namespace wasinn::remote {
 namespace {
 
-sdk::Error status_error(const grpc::Status &s, const std::string &what, const ModelTarget &t) {
+sdk::Error status_error(const grpc::Status& s, const std::string& what, const ModelTarget& t) {
   const std::string detail = "remote: " + what + " at " + t.url.text() + ": gRPC " +
-                             std::to_string(static_cast<int>(s.error_code())) + " " +
-                             sdk::one_line(s.error_message());
+                             std::to_string(static_cast<int>(s.error_code())) + " " + sdk::one_line(s.error_message());
   switch (s.error_code()) {
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::OUT_OF_RANGE:
@@ -36,7 +35,7 @@ sdk::Error status_error(const grpc::Status &s, const std::string &what, const Mo
   }
 }
 
-bool read_file(const std::string &path, std::string &out) {
+bool read_file(const std::string& path, std::string& out) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return false;
   std::ostringstream ss;
@@ -49,14 +48,16 @@ class GrpcTransport;
 
 class GrpcCall final : public Call {
  public:
-  explicit GrpcCall(GrpcTransport &t) : transport_(t) {}
+  explicit GrpcCall(GrpcTransport& t) : transport_(t) {}
   sdk::Error infer(std::span<const InputTensor> inputs, std::span<const std::string> output_names,
-                   std::vector<OutputTensor> &outputs) override;
-  void cancel() noexcept override { slot_.cancel([](grpc::ClientContext *c) { c->TryCancel(); }); }
+                   std::vector<OutputTensor>& outputs) override;
+  void cancel() noexcept override {
+    slot_.cancel([](grpc::ClientContext* c) { c->TryCancel(); });
+  }
   void reset_cancel() noexcept override { slot_.reset(); }
 
  private:
-  GrpcTransport &transport_;
+  GrpcTransport& transport_;
   CancelSlot<grpc::ClientContext> slot_;
   inference::ModelInferRequest request_;  // reused: its buffers keep their capacity
   inference::ModelInferResponse response_;
@@ -64,7 +65,7 @@ class GrpcCall final : public Call {
 
 class GrpcTransport final : public Transport {
  public:
-  explicit GrpcTransport(const ModelTarget &t) : target_(t) {}
+  explicit GrpcTransport(const ModelTarget& t) : target_(t) {}
 
   sdk::Error start() {
     std::shared_ptr<grpc::ChannelCredentials> creds;
@@ -72,8 +73,8 @@ class GrpcTransport final : public Transport {
       grpc::SslCredentialsOptions ssl;
       if (!target_.ca_file.empty() && !read_file(target_.ca_file, ssl.pem_root_certs))
         return sdk::invalid("remote: cannot read ca_file " + target_.ca_file);
-      if (!target_.cert_file.empty() && (!read_file(target_.cert_file, ssl.pem_cert_chain) ||
-                                         !read_file(target_.key_file, ssl.pem_private_key)))
+      if (!target_.cert_file.empty() &&
+          (!read_file(target_.cert_file, ssl.pem_cert_chain) || !read_file(target_.key_file, ssl.pem_private_key)))
         return sdk::invalid("remote: cannot read cert_file or key_file");
       creds = grpc::SslCredentials(ssl);
     } else {
@@ -108,17 +109,16 @@ class GrpcTransport final : public Transport {
     return conn_;
   }
 
-  void prepare(grpc::ClientContext &ctx, uint64_t timeout_ms) const {
-    if (timeout_ms)
-      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-    for (const auto &[k, v] : target_.headers) {
+  void prepare(grpc::ClientContext& ctx, uint64_t timeout_ms) const {
+    if (timeout_ms) ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+    for (const auto& [k, v] : target_.headers) {
       std::string key = k;
-      for (char &c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       ctx.AddMetadata(key, v);
     }
   }
 
-  sdk::Error model_metadata(ModelMeta &out) override {
+  sdk::Error model_metadata(ModelMeta& out) override {
     inference::ModelMetadataRequest req;
     req.set_name(target_.url.model);
     req.set_version(target_.url.version);
@@ -134,8 +134,8 @@ class GrpcTransport final : public Transport {
         decode_metadata_proto(resp, out);
         return {};
       }
-      const bool retry = s.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                         s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+      const bool retry =
+          s.error_code() == grpc::StatusCode::UNAVAILABLE || s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
       if (!retry || attempt >= target_.retries) return status_error(s, "model metadata", target_);
     }
   }
@@ -143,7 +143,7 @@ class GrpcTransport final : public Transport {
   std::unique_ptr<Call> open_call() override { return std::make_unique<GrpcCall>(*this); }
   std::string describe() const override { return "gRPC at " + target_.url.text(); }
 
-  const ModelTarget &target() const { return target_; }
+  const ModelTarget& target() const { return target_; }
 
  private:
   std::shared_ptr<Conn> connect() const {
@@ -160,10 +160,9 @@ class GrpcTransport final : public Transport {
   std::shared_ptr<Conn> conn_;
 };
 
-sdk::Error GrpcCall::infer(std::span<const InputTensor> inputs,
-                           std::span<const std::string> output_names,
-                           std::vector<OutputTensor> &outputs) {
-  const ModelTarget &t = transport_.target();
+sdk::Error GrpcCall::infer(std::span<const InputTensor> inputs, std::span<const std::string> output_names,
+                           std::vector<OutputTensor>& outputs) {
+  const ModelTarget& t = transport_.target();
   encode_infer_proto(t.url.model, t.url.version, inputs, output_names, request_);
   response_.Clear();
   grpc::ClientContext ctx;
@@ -181,7 +180,7 @@ sdk::Error GrpcCall::infer(std::span<const InputTensor> inputs,
 
 }  // namespace
 
-sdk::Error make_grpc_transport(const ModelTarget &target, std::unique_ptr<Transport> &out) {
+sdk::Error make_grpc_transport(const ModelTarget& target, std::unique_ptr<Transport>& out) {
   auto t = std::make_unique<GrpcTransport>(target);
   if (sdk::Error e = t->start()) return e;
   out = std::move(t);

@@ -10,30 +10,27 @@ namespace {
 bool safe_segment(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
   return s != "." && s != "..";
 }
 
 }  // namespace
 
-std::string RemoteUrl::base() const {
-  return std::string(tls ? "https://" : "http://") + authority();
-}
+std::string RemoteUrl::base() const { return std::string(tls ? "https://" : "http://") + authority(); }
 
 std::string RemoteUrl::rest_model_path() const {
   return "/v2/models/" + model + (version.empty() ? "" : "/versions/" + version);
 }
 
 std::string RemoteUrl::text() const {
-  const char *scheme = protocol == Protocol::grpc ? (tls ? "grpcs" : "grpc") : (tls ? "https" : "http");
+  const char* scheme = protocol == Protocol::grpc ? (tls ? "grpcs" : "grpc") : (tls ? "https" : "http");
   return std::string(scheme) + "://" + authority() + "/models/" + model +
          (version.empty() ? "" : "/versions/" + version);
 }
 
-sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out) {
+sdk::Error parse_remote_url(std::string_view text, RemoteUrl& out) {
   out = {};
-  auto bad = [&](const std::string &why) {
+  auto bad = [&](const std::string& why) {
     return sdk::invalid("remote model URL '" + redact_credentials(text) + "': " + why +
                         " (expected SCHEME://HOST:PORT/models/NAME[/versions/VERSION], SCHEME "
                         "http, https, grpc or grpcs)");
@@ -50,8 +47,9 @@ sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out) {
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   if (authority.find('@') != std::string_view::npos)
-    return bad("credentials in the URL are not accepted; pass them in a header instead "
-               "(--nn-remote-header 'Authorization: Basic ...')");
+    return bad(
+        "credentials in the URL are not accepted; pass them in a header instead "
+        "(--nn-remote-header 'Authorization: Basic ...')");
   std::string_view host = authority, port_text;
   if (!authority.empty() && authority.front() == '[') {
     const size_t close = authority.find(']');

@@ -31,7 +31,7 @@ struct RemoteUrl {
 };
 
 // INVALID_ARGUMENT naming what is wrong (scheme, port, path); the URL in it is redacted.
-sdk::Error parse_remote_url(std::string_view text, RemoteUrl &out);
+sdk::Error parse_remote_url(std::string_view text, RemoteUrl& out);
 
 // The SDK's (plugin_sdk/url.hpp), shared with the host's messages.
 using sdk::redact_credentials;

@@ -31,15 +31,15 @@ void curl_init_once() {
 }
 
 struct Handles {
-  CURLM *multi = nullptr;
-  CURL *easy = nullptr;
+  CURLM* multi = nullptr;
+  CURL* easy = nullptr;
   Handles() : multi(curl_multi_init()), easy(curl_easy_init()) {}
   ~Handles() {
     if (easy) curl_easy_cleanup(easy);
     if (multi) curl_multi_cleanup(multi);
   }
-  Handles(const Handles &) = delete;
-  Handles &operator=(const Handles &) = delete;
+  Handles(const Handles&) = delete;
+  Handles& operator=(const Handles&) = delete;
 };
 
 struct Response {
@@ -51,8 +51,8 @@ struct Response {
   bool too_large = false;
 };
 
-size_t on_body(char *data, size_t, size_t n, void *user) {
-  auto *r = static_cast<Response *>(user);
+size_t on_body(char* data, size_t, size_t n, void* user) {
+  auto* r = static_cast<Response*>(user);
   if (r->body.size() + n > r->max_bytes) {
     r->too_large = true;
     return 0;  // aborts the transfer with CURLE_WRITE_ERROR
@@ -61,14 +61,14 @@ size_t on_body(char *data, size_t, size_t n, void *user) {
   return n;
 }
 
-size_t on_header(char *data, size_t, size_t n, void *user) {
-  auto *r = static_cast<Response *>(user);
+size_t on_header(char* data, size_t, size_t n, void* user) {
+  auto* r = static_cast<Response*>(user);
   std::string_view line(data, n);
   const std::string_view field = kHeaderLengthField;
   if (line.size() > field.size() + 1 && line[field.size()] == ':' &&
       strncasecmp(line.data(), field.data(), field.size()) == 0) {
     std::string value(line.substr(field.size() + 1));
-    char *end = nullptr;
+    char* end = nullptr;
     const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
     if (end != value.c_str()) r->header_length = static_cast<size_t>(v);
   }
@@ -102,42 +102,43 @@ class RestTransport;
 
 class RestCall final : public Call {
  public:
-  explicit RestCall(RestTransport &t) : transport_(t) {}
+  explicit RestCall(RestTransport& t) : transport_(t) {}
   sdk::Error infer(std::span<const InputTensor> inputs, std::span<const std::string> output_names,
-                   std::vector<OutputTensor> &outputs) override;
-  void cancel() noexcept override { slot_.cancel([](CURLM *m) { curl_multi_wakeup(m); }); }
+                   std::vector<OutputTensor>& outputs) override;
+  void cancel() noexcept override {
+    slot_.cancel([](CURLM* m) { curl_multi_wakeup(m); });
+  }
   void reset_cancel() noexcept override { slot_.reset(); }
   // The multi handle a running request waits in, which cancel() wakes.
-  CancelSlot<CURLM> &slot() { return slot_; }
+  CancelSlot<CURLM>& slot() { return slot_; }
 
  private:
-  RestTransport &transport_;
+  RestTransport& transport_;
   CancelSlot<CURLM> slot_;
 };
 
 class RestTransport final : public Transport {
  public:
-  explicit RestTransport(const ModelTarget &t) : target_(t) {
+  explicit RestTransport(const ModelTarget& t) : target_(t) {
     curl_init_once();
-    for (const auto &[k, v] : target_.headers) header_lines_.push_back(k + ": " + v);
+    for (const auto& [k, v] : target_.headers) header_lines_.push_back(k + ": " + v);
   }
 
   sdk::Error start() {
     // GET /v2: is the server there, and does it take binary tensors?
     Response r;
     if (sdk::Error e = get_retried("/v2", r)) return e;
-    const auto ext = decode_server_extensions_json(
-        std::string_view(reinterpret_cast<const char *>(r.body.data()), r.body.size()));
-    binary_ = target_.binary_tensors &&
-              std::find(ext.begin(), ext.end(), kBinaryExtension) != ext.end();
+    const auto ext =
+        decode_server_extensions_json(std::string_view(reinterpret_cast<const char*>(r.body.data()), r.body.size()));
+    binary_ = target_.binary_tensors && std::find(ext.begin(), ext.end(), kBinaryExtension) != ext.end();
     return {};
   }
 
-  sdk::Error model_metadata(ModelMeta &out) override {
+  sdk::Error model_metadata(ModelMeta& out) override {
     Response r;
     if (sdk::Error e = get_retried(target_.url.rest_model_path(), r)) return e;
-    return decode_model_metadata_json(
-        std::string_view(reinterpret_cast<const char *>(r.body.data()), r.body.size()), out);
+    return decode_model_metadata_json(std::string_view(reinterpret_cast<const char*>(r.body.data()), r.body.size()),
+                                      out);
   }
 
   std::unique_ptr<Call> open_call() override { return std::make_unique<RestCall>(*this); }
@@ -146,15 +147,15 @@ class RestTransport final : public Transport {
   }
 
   bool binary() const { return binary_; }
-  const ModelTarget &target() const { return target_; }
+  const ModelTarget& target() const { return target_; }
 
   // One HTTP exchange on a pooled handle pair. A transport failure or an HTTP error status is
   // an Error whose status says which; `call` (may be null) can cancel it.
-  sdk::Error perform(const std::string &path, const std::string *post_body,
-                     std::optional<size_t> json_length, Response &resp, RestCall *call) {
+  sdk::Error perform(const std::string& path, const std::string* post_body, std::optional<size_t> json_length,
+                     Response& resp, RestCall* call) {
     std::unique_ptr<Handles> h = borrow();
     if (!h->multi || !h->easy) return sdk::runtime_error("remote: libcurl could not make a handle");
-    CURL *e = h->easy;
+    CURL* e = h->easy;
     curl_easy_reset(e);  // keeps the connection cache, which lives in the multi handle
     const std::string url = target_.url.base() + path;
     char errbuf[CURL_ERROR_SIZE] = {0};
@@ -176,13 +177,13 @@ class RestTransport final : public Transport {
     }
     resp = {};
     resp.max_bytes = target_.max_message_bytes;
-    curl_slist *headers = nullptr;
-    for (const auto &line : header_lines_) headers = curl_slist_append(headers, line.c_str());
+    curl_slist* headers = nullptr;
+    for (const auto& line : header_lines_) headers = curl_slist_append(headers, line.c_str());
     headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
     std::string length_line;
     if (post_body) {
-      headers = curl_slist_append(headers, json_length ? "Content-Type: application/octet-stream"
-                                                       : "Content-Type: application/json");
+      headers = curl_slist_append(
+          headers, json_length ? "Content-Type: application/octet-stream" : "Content-Type: application/json");
       if (json_length) {
         length_line = std::string(kHeaderLengthField) + ": " + std::to_string(*json_length);
         headers = curl_slist_append(headers, length_line.c_str());
@@ -208,7 +209,7 @@ class RestTransport final : public Transport {
       }
       if (!running) {
         int left = 0;
-        while (CURLMsg *m = curl_multi_info_read(h->multi, &left))
+        while (CURLMsg* m = curl_multi_info_read(h->multi, &left))
           if (m->msg == CURLMSG_DONE) code = m->data.result;
         break;
       }
@@ -230,16 +231,15 @@ class RestTransport final : public Transport {
       return {WASINN_TOO_LARGE, "remote: the response from " + where + " exceeds max_message_bytes (" +
                                     std::to_string(target_.max_message_bytes) + ")"};
     if (code == CURLE_OPERATION_TIMEDOUT)
-      return {WASINN_TIMEOUT, "remote: no answer from " + where + " within " +
-                                  std::to_string(target_.timeout_ms) + " ms"};
+      return {WASINN_TIMEOUT,
+              "remote: no answer from " + where + " within " + std::to_string(target_.timeout_ms) + " ms"};
     if (code != CURLE_OK)
       return sdk::runtime_error("remote: " + where + ": " + curl_easy_strerror(code) +
                                 (errbuf[0] ? std::string(" (") + sdk::one_line(errbuf) + ")" : ""));
     if (resp.status >= 400) {
-      const std::string text = error_text_json(
-          std::string_view(reinterpret_cast<const char *>(resp.body.data()), resp.body.size()));
-      const std::string detail =
-          "remote: " + where + " answered HTTP " + std::to_string(resp.status) + ": " + text;
+      const std::string text =
+          error_text_json(std::string_view(reinterpret_cast<const char*>(resp.body.data()), resp.body.size()));
+      const std::string detail = "remote: " + where + " answered HTTP " + std::to_string(resp.status) + ": " + text;
       // A request the server understood but cannot serve (Triton: "receiving FP16 data via JSON
       // is not supported") is the server's unsupported operation, not the guest's mistake.
       if ((resp.status == 400 || resp.status == 422) && text.find("not supported") != std::string::npos)
@@ -259,7 +259,7 @@ class RestTransport final : public Transport {
   }
 
  private:
-  sdk::Error get_retried(const std::string &path, Response &r) {
+  sdk::Error get_retried(const std::string& path, Response& r) {
     for (unsigned attempt = 0;; ++attempt) {
       if (attempt) backoff_sleep(attempt);
       sdk::Error e = perform(path, nullptr, std::nullopt, r, nullptr);
@@ -291,9 +291,8 @@ class RestTransport final : public Transport {
   std::vector<std::unique_ptr<Handles>> pool_;
 };
 
-sdk::Error RestCall::infer(std::span<const InputTensor> inputs,
-                           std::span<const std::string> output_names,
-                           std::vector<OutputTensor> &outputs) {
+sdk::Error RestCall::infer(std::span<const InputTensor> inputs, std::span<const std::string> output_names,
+                           std::vector<OutputTensor>& outputs) {
   std::string body;
   std::optional<size_t> json_length;
   if (transport_.binary()) {
@@ -304,15 +303,15 @@ sdk::Error RestCall::infer(std::span<const InputTensor> inputs,
     body = encode_infer_json(inputs, output_names, false);
   }
   Response r;
-  if (sdk::Error e = transport_.perform(transport_.target().url.rest_model_path() + "/infer", &body,
-                                        json_length, r, this))
+  if (sdk::Error e =
+          transport_.perform(transport_.target().url.rest_model_path() + "/infer", &body, json_length, r, this))
     return e;
   return decode_infer_response(r.body, r.header_length, outputs);
 }
 
 }  // namespace
 
-sdk::Error make_rest_transport(const ModelTarget &target, std::unique_ptr<Transport> &out) {
+sdk::Error make_rest_transport(const ModelTarget& target, std::unique_ptr<Transport>& out) {
   auto t = std::make_unique<RestTransport>(target);
   if (sdk::Error e = t->start()) return e;
   out = std::move(t);

@@ -23,14 +23,14 @@ template <typename Handle>
 class CancelSlot {
  public:
   template <typename Wake>
-  void cancel(Wake &&wake) noexcept {
+  void cancel(Wake&& wake) noexcept {
     cancelled_.store(true);  // first: a request that starts after this sees it
     std::lock_guard lock(mu_);
     if (active_) wake(active_);
   }
   void reset() noexcept { cancelled_.store(false); }
   bool cancelled() const noexcept { return cancelled_.load(); }
-  void set_active(Handle *h) {
+  void set_active(Handle* h) {
     std::lock_guard lock(mu_);
     active_ = h;
   }
@@ -38,16 +38,15 @@ class CancelSlot {
  private:
   std::atomic<bool> cancelled_{false};
   std::mutex mu_;
-  Handle *active_ = nullptr;
+  Handle* active_ = nullptr;
 };
 
 class Call {
  public:
   virtual ~Call() = default;
   // One inference. TIMEOUT when cancelled or past the request timeout; never retried.
-  virtual sdk::Error infer(std::span<const InputTensor> inputs,
-                           std::span<const std::string> output_names,
-                           std::vector<OutputTensor> &outputs) = 0;
+  virtual sdk::Error infer(std::span<const InputTensor> inputs, std::span<const std::string> output_names,
+                           std::vector<OutputTensor>& outputs) = 0;
   // Stops a running infer() soon (it returns TIMEOUT); a later infer() runs normally.
   virtual void cancel() noexcept = 0;
   // Clears a cancel left from before: called when a compute starts.
@@ -58,7 +57,7 @@ class Transport {
  public:
   virtual ~Transport() = default;
   // Idempotent, so retried with backoff on connection failures and 5xx/UNAVAILABLE.
-  virtual sdk::Error model_metadata(ModelMeta &out) = 0;
+  virtual sdk::Error model_metadata(ModelMeta& out) = 0;
   virtual std::unique_ptr<Call> open_call() = 0;
   // "REST binary", "REST JSON", "gRPC": for descriptions.
   virtual std::string describe() const = 0;
@@ -66,8 +65,8 @@ class Transport {
 
 // Made in rest_transport.cpp / grpc_transport.cpp. The REST one asks GET /v2 which extensions
 // the server has, to choose binary tensors.
-sdk::Error make_rest_transport(const ModelTarget &target, std::unique_ptr<Transport> &out);
-sdk::Error make_grpc_transport(const ModelTarget &target, std::unique_ptr<Transport> &out);
+sdk::Error make_rest_transport(const ModelTarget& target, std::unique_ptr<Transport>& out);
+sdk::Error make_grpc_transport(const ModelTarget& target, std::unique_ptr<Transport>& out);
 
 // Sleeps before retry number `attempt` (1, 2, ...): 100 ms doubling, at most 2 s.
 void backoff_sleep(unsigned attempt);

@@ -6,9 +6,9 @@
 
 namespace wasinn::tensorflow {
 
-const char *TfBackend::framework_version() noexcept { return WASINN_TF_VERSION; }
+const char* TfBackend::framework_version() noexcept { return WASINN_TF_VERSION; }
 
-Error TfBackend::create(std::string_view config, std::unique_ptr<TfBackend> &out) {
+Error TfBackend::create(std::string_view config, std::unique_ptr<TfBackend>& out) {
   BackendConfig settings;
   if (Error e = parse_backend_config(config, settings)) return e;
   if (Error e = load_tensorflow()) return e;
@@ -18,7 +18,7 @@ Error TfBackend::create(std::string_view config, std::unique_ptr<TfBackend> &out
   return {};
 }
 
-Error TfBackend::load(const sdk::LoadRequest &request, std::unique_ptr<TfGraph> &out) {
+Error TfBackend::load(const sdk::LoadRequest& request, std::unique_ptr<TfGraph>& out) {
   return TfGraph::load(*this, request, out);
 }
 

@@ -23,11 +23,11 @@ class TfBackend {
   WASINN_SDK_BACKEND(TfBackend, TfGraph, TfContext, "tensorflow")
 
   // A serialized ConfigProto (thread pool sizes) for TF_SetConfig; empty for TF's defaults.
-  const std::string &session_config() const { return session_config_; }
+  const std::string& session_config() const { return session_config_; }
   // The one device: the CPU.
-  const std::vector<sdk::Device> &devices() const { return devices_; }
+  const std::vector<sdk::Device>& devices() const { return devices_; }
   // Why target gpu/tpu cannot run here (always: the CPU-only build), or nullptr.
-  static const char *target_unavailable(int32_t target) {
+  static const char* target_unavailable(int32_t target) {
     if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
     return "this TensorFlow is the CPU-only build (PyPI tensorflow-cpu), which has no GPU or TPU "
            "kernels; use target cpu or auto";

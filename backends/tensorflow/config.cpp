@@ -15,23 +15,22 @@ namespace {
 constexpr std::string_view kBackendSource = "backend config";
 constexpr std::string_view kGraphSource = "graph config";
 
-Error read_string_list(const nlohmann::json &obj, const char *key, std::vector<std::string> &out) {
+Error read_string_list(const nlohmann::json& obj, const char* key, std::vector<std::string>& out) {
   auto it = obj.find(key);
   if (it == obj.end()) return {};
   const auto refuse = [&] {
-    return sdk::invalid(std::string(kGraphSource) + ": \"" + key +
-                        "\" must be a list of strings, got " + it->dump());
+    return sdk::invalid(std::string(kGraphSource) + ": \"" + key + "\" must be a list of strings, got " + it->dump());
   };
   if (!it->is_array()) return refuse();
   out.clear();
-  for (const auto &s : *it) {
+  for (const auto& s : *it) {
     if (!s.is_string()) return refuse();
     out.push_back(s.get<std::string>());
   }
   return {};
 }
 
-void put_varint(std::string &out, uint64_t v) {
+void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<char>((v & 0x7f) | 0x80));
     v >>= 7;
@@ -41,12 +40,11 @@ void put_varint(std::string &out, uint64_t v) {
 
 }  // namespace
 
-Error parse_backend_config(std::string_view text, BackendConfig &out) {
+Error parse_backend_config(std::string_view text, BackendConfig& out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, kBackendSource, j)) return e;
-  if (Error e = sdk::refuse_unknown_keys(j, kBackendSource, "tensorflow",
-                                         {"intra_op_threads", "inter_op_threads"}))
+  if (Error e = sdk::refuse_unknown_keys(j, kBackendSource, "tensorflow", {"intra_op_threads", "inter_op_threads"}))
     return e;
   std::optional<int> intra, inter;
   if (Error e = sdk::read_thread_count(j, "intra_op_threads", kBackendSource, intra)) return e;
@@ -58,7 +56,7 @@ Error parse_backend_config(std::string_view text, BackendConfig &out) {
 
 // ConfigProto fields 2 (intra_op_parallelism_threads) and 5 (inter_op_parallelism_threads),
 // per tensorflow/core/protobuf/config.proto.
-std::string session_config_proto(const BackendConfig &config) {
+std::string session_config_proto(const BackendConfig& config) {
   std::string out;
   if (config.intra_op_threads > 0) {
     out.push_back(static_cast<char>(2 << 3));
@@ -71,12 +69,11 @@ std::string session_config_proto(const BackendConfig &config) {
   return out;
 }
 
-Error parse_graph_config(std::string_view text, GraphConfig &out) {
+Error parse_graph_config(std::string_view text, GraphConfig& out) {
   out = {};
   nlohmann::json j;
   if (Error e = sdk::parse_config_object(text, kGraphSource, j)) return e;
-  if (Error e = sdk::refuse_unknown_keys(j, kGraphSource, "tensorflow",
-                                         {"signature", "tags", "inputs", "outputs"}))
+  if (Error e = sdk::refuse_unknown_keys(j, kGraphSource, "tensorflow", {"signature", "tags", "inputs", "outputs"}))
     return e;
   std::optional<std::string> signature;
   if (Error e = sdk::read_string(j, "signature", kGraphSource, signature)) return e;

@@ -20,10 +20,10 @@ struct BackendConfig {
   int intra_op_threads = 0;
   int inter_op_threads = 0;
 };
-Error parse_backend_config(std::string_view text, BackendConfig &out);
+Error parse_backend_config(std::string_view text, BackendConfig& out);
 
 // The serialized ConfigProto TF_SetConfig takes for these settings; empty for TF's defaults.
-std::string session_config_proto(const BackendConfig &config);
+std::string session_config_proto(const BackendConfig& config);
 
 // {"signature": "KEY", "tags": [...]} for a SavedModel; {"inputs": [...], "outputs": [...]}
 // to name a GraphDef's ends ("op" or "op:1"). All optional.
@@ -32,6 +32,6 @@ struct GraphConfig {
   std::vector<std::string> tags = {"serve"};
   std::vector<std::string> inputs, outputs;
 };
-Error parse_graph_config(std::string_view text, GraphConfig &out);
+Error parse_graph_config(std::string_view text, GraphConfig& out);
 
 }  // namespace wasinn::tensorflow

@@ -18,22 +18,22 @@ class TfGraph;
 
 class TfContext {
  public:
-  static Error create(TfGraph &graph, std::unique_ptr<TfContext> &out);
+  static Error create(TfGraph& graph, std::unique_ptr<TfContext>& out);
 
   WASINN_SDK_CONTEXT()
 
  private:
   void drop_outputs();
 
-  TfGraph *graph_ = nullptr;                    // released after all its contexts
-  std::vector<TensorPtr> inputs_;               // graph input order; null until set
+  TfGraph* graph_ = nullptr;                       // released after all its contexts
+  std::vector<TensorPtr> inputs_;                  // graph input order; null until set
   std::vector<std::vector<uint32_t>> input_dims_;  // the shape of each input tensor
-  std::vector<TF_Tensor *> input_values_;       // views of inputs_, for TF_SessionRun
-  std::vector<TensorPtr> outputs_;              // of the last compute
-  std::vector<TF_Tensor *> output_values_;      // TF_SessionRun's out-array, reused
+  std::vector<TF_Tensor*> input_values_;           // views of inputs_, for TF_SessionRun
+  std::vector<TensorPtr> outputs_;                 // of the last compute
+  std::vector<TF_Tensor*> output_values_;          // TF_SessionRun's out-array, reused
   std::vector<std::vector<uint32_t>> output_dims_;
   bool has_outputs_ = false;
-  StatusPtr status_;                            // reused by every run
+  StatusPtr status_;  // reused by every run
 };
 
 }  // namespace wasinn::tensorflow

@@ -30,15 +30,14 @@ struct Model {
   std::vector<TfIo> inputs, outputs;
 };
 
-void set_type(TfIo &io, TF_DataType dtype) {
+void set_type(TfIo& io, TF_DataType dtype) {
   io.dtype = dtype;
   io.desc.type = to_wasinn_type(dtype);
-  if (io.desc.type == WASINN_TYPE_UNKNOWN)
-    io.desc.not_a_tensor = "a TensorFlow " + tf_type_name(dtype) + " tensor";
+  if (io.desc.type == WASINN_TYPE_UNKNOWN) io.desc.not_a_tensor = "a TensorFlow " + tf_type_name(dtype) + " tensor";
 }
 
 // "op:2" -> a port of the graph; NOT_FOUND when the operation or output does not exist.
-Error find_port(TF_Graph *g, const std::string &tensor, TF_Output &out) {
+Error find_port(TF_Graph* g, const std::string& tensor, TF_Output& out) {
   std::string op = tensor;
   int index = 0;
   if (const auto colon = tensor.rfind(':'); colon != std::string::npos) {
@@ -49,7 +48,7 @@ Error find_port(TF_Graph *g, const std::string &tensor, TF_Output &out) {
       index = std::stoi(digits);
     }
   }
-  TF_Operation *oper = tf().TF_GraphOperationByName(g, op.c_str());
+  TF_Operation* oper = tf().TF_GraphOperationByName(g, op.c_str());
   if (!oper) return {WASINN_NOT_FOUND, "the graph has no operation \"" + op + "\""};
   if (index >= tf().TF_OperationNumOutputs(oper))
     return {WASINN_NOT_FOUND, "operation \"" + op + "\" has no output " + std::to_string(index)};
@@ -58,7 +57,7 @@ Error find_port(TF_Graph *g, const std::string &tensor, TF_Output &out) {
 }
 
 // Type and shape of a graph tensor, as the graph declares them (GraphDef ends).
-TfIo describe_port(TF_Graph *g, const std::string &name, TF_Output port) {
+TfIo describe_port(TF_Graph* g, const std::string& name, TF_Output port) {
   TfIo io;
   io.desc.name = name;
   io.port = port;
@@ -69,14 +68,14 @@ TfIo describe_port(TF_Graph *g, const std::string &name, TF_Output port) {
   std::vector<int64_t> dims(static_cast<size_t>(rank));
   tf().TF_GraphGetTensorShape(g, port, dims.data(), rank, st.get());
   if (tf().TF_GetCode(st.get()) != TF_OK) return io;
-  for (int64_t &d : dims)
+  for (int64_t& d : dims)
     if (d < 0) d = -1;
   io.desc.dims = std::move(dims);
   io.desc.rank = rank;
   return io;
 }
 
-Error new_session_options(const TfBackend &b, SessionOptionsPtr &out) {
+Error new_session_options(const TfBackend& b, SessionOptionsPtr& out) {
   out.reset(tf().TF_NewSessionOptions());
   if (b.session_config().empty()) return {};
   StatusPtr st = new_status();
@@ -84,27 +83,25 @@ Error new_session_options(const TfBackend &b, SessionOptionsPtr &out) {
   return take_status(st.get(), "applying the session settings");
 }
 
-Error load_saved_model(const TfBackend &b, const std::string &dir, const GraphConfig &c, Model &m) {
+Error load_saved_model(const TfBackend& b, const std::string& dir, const GraphConfig& c, Model& m) {
   SessionOptionsPtr options;
   if (Error e = new_session_options(b, options)) return e;
-  std::vector<const char *> tags;
-  for (const auto &t : c.tags) tags.push_back(t.c_str());
+  std::vector<const char*> tags;
+  for (const auto& t : c.tags) tags.push_back(t.c_str());
   BufferPtr meta(tf().TF_NewBuffer());
   StatusPtr st = new_status();
   m.graph.reset(tf().TF_NewGraph());
-  m.session.reset(tf().TF_LoadSessionFromSavedModel(options.get(), nullptr, dir.c_str(),
-                                                    tags.data(), static_cast<int>(tags.size()),
-                                                    m.graph.get(), meta.get(), st.get()));
+  m.session.reset(tf().TF_LoadSessionFromSavedModel(options.get(), nullptr, dir.c_str(), tags.data(),
+                                                    static_cast<int>(tags.size()), m.graph.get(), meta.get(),
+                                                    st.get()));
   if (Error e = take_status(st.get(), "loading the SavedModel " + dir)) {
     if (e.status == WASINN_RUNTIME_ERROR) e.status = WASINN_INVALID_ARGUMENT;  // a bad model
     return e;
   }
   Signature sig;
-  if (Error e = read_signature({static_cast<const uint8_t *>(meta->data), meta->length},
-                               c.signature, sig))
-    return e;
+  if (Error e = read_signature({static_cast<const uint8_t*>(meta->data), meta->length}, c.signature, sig)) return e;
   for (int side = 0; side < 2; ++side) {
-    for (const TensorSpec &t : side ? sig.outputs : sig.inputs) {
+    for (const TensorSpec& t : side ? sig.outputs : sig.inputs) {
       if (!t.dense)
         return sdk::unsupported("signature tensor \"" + t.key +
                                 "\" is sparse or composite: wasinn carries dense tensors");
@@ -122,23 +119,23 @@ Error load_saved_model(const TfBackend &b, const std::string &dir, const GraphCo
 
 // A GraphDef names no inputs or outputs: unless configured, the inputs are its Placeholders
 // and the outputs the ends nothing consumes (constants aside).
-Error find_graph_def_ends(const GraphConfig &c, Model &m) {
-  TF_Graph *graph = m.graph.get();
+Error find_graph_def_ends(const GraphConfig& c, Model& m) {
+  TF_Graph* graph = m.graph.get();
   for (int side = 0; side < 2; ++side) {
-    for (const auto &name : side ? c.outputs : c.inputs) {
+    for (const auto& name : side ? c.outputs : c.inputs) {
       TF_Output port{};
       if (Error e = find_port(graph, name, port)) return e;
       (side ? m.outputs : m.inputs).push_back(describe_port(graph, name, port));
     }
   }
   size_t pos = 0;
-  while (TF_Operation *op = tf().TF_GraphNextOperation(graph, &pos)) {
+  while (TF_Operation* op = tf().TF_GraphNextOperation(graph, &pos)) {
     const std::string type = tf().TF_OperationOpType(op);
     const int n = tf().TF_OperationNumOutputs(op);
     for (int i = 0; i < n; ++i) {
       const TF_Output port{op, i};
-      const std::string name = i ? std::string(tf().TF_OperationName(op)) + ":" + std::to_string(i)
-                                 : std::string(tf().TF_OperationName(op));
+      const std::string name =
+          i ? std::string(tf().TF_OperationName(op)) + ":" + std::to_string(i) : std::string(tf().TF_OperationName(op));
       if (c.inputs.empty() && type == "Placeholder")
         m.inputs.push_back(describe_port(graph, name, port));
       else if (c.outputs.empty() && type != "Placeholder" && type != "Const" &&
@@ -150,8 +147,7 @@ Error find_graph_def_ends(const GraphConfig &c, Model &m) {
   return {};
 }
 
-Error load_graph_def(const TfBackend &b, const wasinn_bytes &bytes, const GraphConfig &c,
-                     Model &m) {
+Error load_graph_def(const TfBackend& b, const wasinn_bytes& bytes, const GraphConfig& c, Model& m) {
   // A SavedModel proto begins with field 1 (saved_model_schema_version, a varint); a GraphDef
   // never does.
   if (bytes.length && bytes.data[0] == 0x08)
@@ -175,7 +171,7 @@ Error load_graph_def(const TfBackend &b, const wasinn_bytes &bytes, const GraphC
 }
 
 // The SavedModel directory a preload path names (the directory, or its saved_model.pb), or "".
-std::string saved_model_dir(const char *path) {
+std::string saved_model_dir(const char* path) {
   if (!path || !*path) return {};
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -186,20 +182,19 @@ std::string saved_model_dir(const char *path) {
   return {};
 }
 
-void sort_by_name(std::vector<TfIo> &v) {
-  std::sort(v.begin(), v.end(),
-            [](const TfIo &a, const TfIo &b) { return a.desc.name < b.desc.name; });
+void sort_by_name(std::vector<TfIo>& v) {
+  std::sort(v.begin(), v.end(), [](const TfIo& a, const TfIo& b) { return a.desc.name < b.desc.name; });
 }
 
 }  // namespace
 
-Error TfGraph::load(TfBackend &backend, const sdk::LoadRequest &req,
-                    std::unique_ptr<TfGraph> &out) {
+Error TfGraph::load(TfBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<TfGraph>& out) {
   if (req.builders().size() != 1)
     return sdk::invalid(
         "a TensorFlow model is one graph builder (a frozen GraphDef, or a preloaded SavedModel), "
-        "got " + std::to_string(req.builders().size()));
-  if (const char *why = TfBackend::target_unavailable(req.target()))
+        "got " +
+        std::to_string(req.builders().size()));
+  if (const char* why = TfBackend::target_unavailable(req.target()))
     return sdk::unsupported(std::string("target ") + sdk::target_name(req.target()) + ": " + why);
   GraphConfig config;
   if (Error e = parse_graph_config(req.config(), config)) return e;
@@ -215,12 +210,12 @@ Error TfGraph::load(TfBackend &backend, const sdk::LoadRequest &req,
   auto g = std::make_unique<TfGraph>();
   g->graph_ = std::move(m.graph);
   g->session_ = std::move(m.session);
-  for (TfIo &io : m.inputs) {
+  for (TfIo& io : m.inputs) {
     g->input_ports_.push_back(io.port);
     g->input_dtypes_.push_back(io.dtype);
     g->inputs_.push_back(std::move(io.desc));
   }
-  for (TfIo &io : m.outputs) {
+  for (TfIo& io : m.outputs) {
     g->output_ports_.push_back(io.port);
     g->outputs_.push_back(std::move(io.desc));
   }
@@ -228,7 +223,7 @@ Error TfGraph::load(TfBackend &backend, const sdk::LoadRequest &req,
   return {};
 }
 
-Error TfGraph::resolve(sdk::Side side, const wasinn_tensor_id &id, size_t &index) const {
+Error TfGraph::resolve(sdk::Side side, const wasinn_tensor_id& id, size_t& index) const {
   const auto declared = io(side);
   Error e = sdk::resolve_id(declared, side, id, index);
   if (e && !id.name && !declared.empty()) {

@@ -26,18 +26,17 @@ class TfGraph : public sdk::DeclaredIo {
  public:
   // One builder: a frozen GraphDef, or (preloaded) a SavedModel given by its directory or by the
   // path of its saved_model.pb. Config: see GraphConfig (config.h).
-  static Error load(TfBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<TfGraph> &out);
+  static Error load(TfBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<TfGraph>& out);
 
-  Error create_context(std::unique_ptr<TfContext> &out);
+  Error create_context(std::unique_ptr<TfContext>& out);
 
   // Resolves an id like sdk::resolve_id; an index out of range also lists the sorted mapping.
-  Error resolve(sdk::Side side, const wasinn_tensor_id &id, size_t &index) const;
+  Error resolve(sdk::Side side, const wasinn_tensor_id& id, size_t& index) const;
 
-  TF_Session *session() const { return session_.get(); }
+  TF_Session* session() const { return session_.get(); }
   // The graph tensors behind the inputs and outputs, in index order, as TF_SessionRun wants them.
-  const std::vector<TF_Output> &input_ports() const { return input_ports_; }
-  const std::vector<TF_Output> &output_ports() const { return output_ports_; }
+  const std::vector<TF_Output>& input_ports() const { return input_ports_; }
+  const std::vector<TF_Output>& output_ports() const { return output_ports_; }
   TF_DataType input_dtype(size_t index) const { return input_dtypes_[index]; }
 
  private:

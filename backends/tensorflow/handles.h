@@ -13,7 +13,7 @@ namespace wasinn::tensorflow {
 // Deletes through the loaded table: Owned<TF_Graph, &TfApi::TF_DeleteGraph>.
 template <typename T, auto Delete>
 struct TfDeleter {
-  void operator()(T *p) const {
+  void operator()(T* p) const {
     if (p) (tf().*Delete)(p);
   }
 };
@@ -31,7 +31,7 @@ inline StatusPtr new_status() { return StatusPtr(tf().TF_NewStatus()); }
 
 // A session is closed, then deleted; both report into a status nobody can act on any more.
 struct SessionDeleter {
-  void operator()(TF_Session *s) const {
+  void operator()(TF_Session* s) const {
     if (!s) return;
     StatusPtr st = new_status();
     tf().TF_CloseSession(s, st.get());

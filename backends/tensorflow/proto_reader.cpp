@@ -3,7 +3,7 @@
 
 namespace wasinn::tensorflow {
 
-bool ProtoReader::varint(uint64_t &out) {
+bool ProtoReader::varint(uint64_t& out) {
   out = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (pos_ >= data_.size()) return false;
@@ -14,7 +14,7 @@ bool ProtoReader::varint(uint64_t &out) {
   return false;  // more than 10 bytes: not a varint
 }
 
-bool ProtoReader::next(ProtoField &field) {
+bool ProtoReader::next(ProtoField& field) {
   if (pos_ >= data_.size() || failed_) return false;
   uint64_t key = 0;
   if (!varint(key) || key >> 32) return !(failed_ = true);
@@ -39,8 +39,7 @@ bool ProtoReader::next(ProtoField &field) {
       pos_ += static_cast<size_t>(len);
       return true;
     }
-    default:
-      return !(failed_ = true);  // groups (3, 4) are not used by TensorFlow's protos
+    default: return !(failed_ = true);  // groups (3, 4) are not used by TensorFlow's protos
   }
 }
 

@@ -16,7 +16,7 @@ constexpr uint32_t kShapeDim = 2, kShapeUnknownRank = 3, kDimSize = 1;
 
 const Error kMalformed{WASINN_INVALID_ARGUMENT, "the SavedModel's MetaGraphDef is malformed"};
 
-bool read_shape(std::span<const uint8_t> bytes, TensorSpec &t) {
+bool read_shape(std::span<const uint8_t> bytes, TensorSpec& t) {
   ProtoReader r(bytes);
   ProtoField f;
   t.rank = 0;
@@ -40,7 +40,7 @@ bool read_shape(std::span<const uint8_t> bytes, TensorSpec &t) {
   return !r.failed();
 }
 
-bool read_tensor_info(std::span<const uint8_t> bytes, TensorSpec &t) {
+bool read_tensor_info(std::span<const uint8_t> bytes, TensorSpec& t) {
   ProtoReader r(bytes);
   ProtoField f;
   while (r.next(f)) {
@@ -53,7 +53,7 @@ bool read_tensor_info(std::span<const uint8_t> bytes, TensorSpec &t) {
 }
 
 // One map<string, V> entry: key and value bytes.
-bool read_entry(std::span<const uint8_t> bytes, std::string &key, std::span<const uint8_t> &value) {
+bool read_entry(std::span<const uint8_t> bytes, std::string& key, std::span<const uint8_t>& value) {
   ProtoReader r(bytes);
   ProtoField f;
   while (r.next(f)) {
@@ -63,7 +63,7 @@ bool read_entry(std::span<const uint8_t> bytes, std::string &key, std::span<cons
   return !r.failed();
 }
 
-bool read_signature_def(std::span<const uint8_t> bytes, Signature &out) {
+bool read_signature_def(std::span<const uint8_t> bytes, Signature& out) {
   ProtoReader r(bytes);
   ProtoField f;
   while (r.next(f)) {
@@ -78,8 +78,7 @@ bool read_signature_def(std::span<const uint8_t> bytes, Signature &out) {
 
 }  // namespace
 
-Error read_signature(std::span<const uint8_t> meta_graph_def, const std::string &key,
-                     Signature &out) {
+Error read_signature(std::span<const uint8_t> meta_graph_def, const std::string& key, Signature& out) {
   ProtoReader r(meta_graph_def);
   ProtoField f;
   std::string keys;
@@ -92,8 +91,8 @@ Error read_signature(std::span<const uint8_t> meta_graph_def, const std::string 
     keys += (keys.empty() ? "\"" : ", \"") + name + "\"";
   }
   if (r.failed()) return kMalformed;
-  return {WASINN_NOT_FOUND, "the SavedModel has no signature \"" + key + "\" (it has " +
-                                (keys.empty() ? "none" : keys) + ")"};
+  return {WASINN_NOT_FOUND,
+          "the SavedModel has no signature \"" + key + "\" (it has " + (keys.empty() ? "none" : keys) + ")"};
 }
 
 }  // namespace wasinn::tensorflow

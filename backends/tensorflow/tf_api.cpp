@@ -14,7 +14,7 @@
 namespace wasinn::tensorflow {
 namespace {
 
-constexpr const char *kLibrary = "libtensorflow_cc.so.2";
+constexpr const char* kLibrary = "libtensorflow_cc.so.2";
 
 TfApi table;  // written once, inside load_tensorflow's one-time initialisation
 
@@ -23,12 +23,12 @@ TfApi table;  // written once, inside load_tensorflow's one-time initialisation
 // even made. VLOG lines (TF_CPP_MAX_VLOG_LEVEL) only when the host shows debug lines. A value the
 // user set wins.
 void set_log_environment() {
-  const char *min_level = "0";
+  const char* min_level = "0";
   switch (sdk::log_threshold()) {
     case WASINN_LOG_TRACE:
     case WASINN_LOG_DEBUG:
-    case WASINN_LOG_INFO: min_level = "0"; break;  // INFO
-    case WASINN_LOG_WARN: min_level = "1"; break;  // WARNING
+    case WASINN_LOG_INFO: min_level = "0"; break;   // INFO
+    case WASINN_LOG_WARN: min_level = "1"; break;   // WARNING
     case WASINN_LOG_ERROR: min_level = "2"; break;  // ERROR
     default: min_level = "3"; break;                // FATAL only
   }
@@ -40,18 +40,18 @@ void set_log_environment() {
 
 Error load_once() {
   set_log_environment();
-  void *library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);  // never closed, as the plugin
+  void* library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);  // never closed, as the plugin
   // By name, dlopen searches the plugin's RUNPATH. Under AddressSanitizer its dlopen interceptor
   // becomes the caller and that RUNPATH is not searched, so the build's own directory is tried too.
   if (!library) library = dlopen(WASINN_TF_LIB_DIR "/libtensorflow_cc.so.2", RTLD_NOW | RTLD_LOCAL);
   if (!library) {
-    const char *why = dlerror();
+    const char* why = dlerror();
     return sdk::runtime_error(std::string("cannot load TensorFlow: ") + (why ? why : kLibrary));
   }
   TfApi api;
   std::string missing;
-#define WASINN_TF_RESOLVE(name)                                                  \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));      \
+#define WASINN_TF_RESOLVE(name)                                           \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name)); \
   if (!api.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
   WASINN_TF_FUNCTIONS(WASINN_TF_RESOLVE)
 #undef WASINN_TF_RESOLVE
@@ -59,8 +59,8 @@ Error load_once() {
     return sdk::runtime_error(std::string("the TensorFlow loaded (") + kLibrary +
                               ") lacks C API functions: " + missing);
   if (std::string_view(api.TF_Version()) != WASINN_TF_VERSION)
-    sdk::log(WASINN_LOG_WARN, std::string("the plugin was built with TensorFlow ") +
-                                  WASINN_TF_VERSION + " but loaded " + api.TF_Version());
+    sdk::log(WASINN_LOG_WARN, std::string("the plugin was built with TensorFlow ") + WASINN_TF_VERSION +
+                                  " but loaded " + api.TF_Version());
   route_tsl_logs(library, api.TF_Version());
   table = api;
   return {};
@@ -73,7 +73,7 @@ Error load_tensorflow() {
   return outcome;
 }
 
-const TfApi &tf() { return table; }
+const TfApi& tf() { return table; }
 
 wasinn_status status_from_tf(TF_Code code) {
   switch (code) {
@@ -91,7 +91,7 @@ wasinn_status status_from_tf(TF_Code code) {
   }
 }
 
-Error take_status(const TF_Status *status, std::string_view what) {
+Error take_status(const TF_Status* status, std::string_view what) {
   const TF_Code code = tf().TF_GetCode(status);
   if (code == TF_OK) return {};
   return {status_from_tf(code), sdk::one_line(std::string(what) + ": " + tf().TF_Message(status))};

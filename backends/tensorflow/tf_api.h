@@ -21,20 +21,46 @@ using sdk::Error;
 
 // Every TF_* function the plugin calls. Each is declared by the wheel's headers, so a member's
 // type is the vendor's own declaration.
-#define WASINN_TF_FUNCTIONS(X)                                                                 \
-  X(TF_Version)                                                                                \
-  X(TF_NewStatus) X(TF_DeleteStatus) X(TF_GetCode) X(TF_Message)                              \
-  X(TF_NewGraph) X(TF_DeleteGraph) X(TF_GraphImportGraphDef) X(TF_GraphOperationByName)       \
-  X(TF_GraphNextOperation) X(TF_GraphGetTensorNumDims) X(TF_GraphGetTensorShape)              \
-  X(TF_OperationName) X(TF_OperationOpType) X(TF_OperationNumOutputs)                        \
-  X(TF_OperationOutputType) X(TF_OperationOutputNumConsumers)                                 \
-  X(TF_NewBuffer) X(TF_NewBufferFromString) X(TF_DeleteBuffer)                                \
-  X(TF_NewImportGraphDefOptions) X(TF_DeleteImportGraphDefOptions)                            \
-  X(TF_NewSessionOptions) X(TF_DeleteSessionOptions) X(TF_SetConfig)                          \
-  X(TF_LoadSessionFromSavedModel) X(TF_NewSession) X(TF_CloseSession) X(TF_DeleteSession)    \
-  X(TF_SessionRun)                                                                             \
-  X(TF_AllocateTensor) X(TF_DeleteTensor) X(TF_TensorData) X(TF_TensorByteSize)               \
-  X(TF_TensorType) X(TF_NumDims) X(TF_Dim)
+// clang-format off: a list clang-format-14 cannot lay out the same way twice
+#define WASINN_TF_FUNCTIONS(X)      \
+  X(TF_Version)                     \
+  X(TF_NewStatus)                   \
+  X(TF_DeleteStatus)                \
+  X(TF_GetCode)                     \
+  X(TF_Message)                     \
+  X(TF_NewGraph)                    \
+  X(TF_DeleteGraph)                 \
+  X(TF_GraphImportGraphDef)         \
+  X(TF_GraphOperationByName)        \
+  X(TF_GraphNextOperation)          \
+  X(TF_GraphGetTensorNumDims)       \
+  X(TF_GraphGetTensorShape)         \
+  X(TF_OperationName)               \
+  X(TF_OperationOpType)             \
+  X(TF_OperationNumOutputs)         \
+  X(TF_OperationOutputType)         \
+  X(TF_OperationOutputNumConsumers) \
+  X(TF_NewBuffer)                   \
+  X(TF_NewBufferFromString)         \
+  X(TF_DeleteBuffer)                \
+  X(TF_NewImportGraphDefOptions)    \
+  X(TF_DeleteImportGraphDefOptions) \
+  X(TF_NewSessionOptions)           \
+  X(TF_DeleteSessionOptions)        \
+  X(TF_SetConfig)                   \
+  X(TF_LoadSessionFromSavedModel)   \
+  X(TF_NewSession)                  \
+  X(TF_CloseSession)                \
+  X(TF_DeleteSession)               \
+  X(TF_SessionRun)                  \
+  X(TF_AllocateTensor)              \
+  X(TF_DeleteTensor)                \
+  X(TF_TensorData)                  \
+  X(TF_TensorByteSize)              \
+  X(TF_TensorType)                  \
+  X(TF_NumDims)                     \
+  X(TF_Dim)
+// clang-format on
 
 struct TfApi {
 #define WASINN_TF_MEMBER(name) decltype(&::name) name = nullptr;
@@ -48,12 +74,12 @@ struct TfApi {
 Error load_tensorflow();
 
 // The table. Valid once load_tensorflow() succeeded, which every graph and context follows.
-const TfApi &tf();
+const TfApi& tf();
 
 // The closest wasinn status to a TensorFlow error code.
 wasinn_status status_from_tf(TF_Code code);
 
 // Error for a failed TF call ("<what>: <TF's message>"), or none when `status` is TF_OK.
-Error take_status(const TF_Status *status, std::string_view what);
+Error take_status(const TF_Status* status, std::string_view what);
 
 }  // namespace wasinn::tensorflow

@@ -27,7 +27,7 @@ struct TslLogEntry {
 class TslLogSink {
  public:
   virtual ~TslLogSink() = default;
-  virtual void Send(const TslLogEntry &entry) = 0;
+  virtual void Send(const TslLogEntry& entry) = 0;
   virtual void WaitTillSent() {}
 };
 
@@ -42,41 +42,39 @@ wasinn_log_level level_of(int severity) {
 // Called by TSL under its sink-list lock, from any thread; stateless.
 class HostSink final : public TslLogSink {
  public:
-  void Send(const TslLogEntry &entry) override {
+  void Send(const TslLogEntry& entry) override {
     const wasinn_log_level level = level_of(entry.severity);
     if (!sdk::log_enabled(level)) return;
     try {
       std::string line = entry.message;
       if (!entry.fname.empty()) line += " (" + entry.fname + ":" + std::to_string(entry.line) + ")";
       sdk::log(level, line);
-    } catch (const std::exception &) {
+    } catch (const std::exception&) {
       // Out of memory while logging: drop the line rather than throw into TensorFlow.
     }
   }
 };
 
-using AddFn = void (*)(TslLogSink *);
-using RemoveFn = void (*)(TslLogSink *);
-using GetFn = std::vector<TslLogSink *> (*)();
+using AddFn = void (*)(TslLogSink*);
+using RemoveFn = void (*)(TslLogSink*);
+using GetFn = std::vector<TslLogSink*> (*)();
 
 // Adds `sink` to the TSL sink list of `library` and removes TSL's default (stderr) sink from it.
 // Returns the add function used, or nullptr when the library does not export the sink API.
 // no_sanitize("vptr"): the sinks in TSL's list are TSL's own classes, which UBSan cannot relate
 // to TslLogSink, the plugin's mirror of their base; typeid only reads their vtable.
-__attribute__((no_sanitize("vptr"))) AddFn route_library(void *library, const char *name,
-                                                         TslLogSink *sink, AddFn already) {
+__attribute__((no_sanitize("vptr"))) AddFn route_library(void* library, const char* name, TslLogSink* sink,
+                                                         AddFn already) {
   const auto add = reinterpret_cast<AddFn>(dlsym(library, "_ZN3tsl12TFAddLogSinkEPNS_9TFLogSinkE"));
-  const auto remove =
-      reinterpret_cast<RemoveFn>(dlsym(library, "_ZN3tsl15TFRemoveLogSinkEPNS_9TFLogSinkE"));
+  const auto remove = reinterpret_cast<RemoveFn>(dlsym(library, "_ZN3tsl15TFRemoveLogSinkEPNS_9TFLogSinkE"));
   const auto get = reinterpret_cast<GetFn>(dlsym(library, "_ZN3tsl13TFGetLogSinksEv"));
   if (!add || !remove || !get) {
-    sdk::log(WASINN_LOG_INFO, std::string(name) +
-                                   " exports no TSL log sink functions: its lines go to stderr");
+    sdk::log(WASINN_LOG_INFO, std::string(name) + " exports no TSL log sink functions: its lines go to stderr");
     return nullptr;
   }
   if (add == already) return add;  // the same sink list, reached through the other library
   // Removed before ours is added: a line logged in between waits in TSL's queue for our sink.
-  for (TslLogSink *s : get())
+  for (TslLogSink* s : get())
     // The default sink is known by its type's name, read through its vtable: the two libraries
     // each have a TFDefaultLogSink vtable, and an object may use either.
     if (std::strcmp(typeid(*s).name(), "N3tsl16TFDefaultLogSinkE") == 0) remove(s);
@@ -86,7 +84,7 @@ __attribute__((no_sanitize("vptr"))) AddFn route_library(void *library, const ch
 
 }  // namespace
 
-void route_tsl_logs(void *tensorflow_cc, std::string_view version) {
+void route_tsl_logs(void* tensorflow_cc, std::string_view version) {
   if (version.substr(0, 5) != "2.17.") {
     sdk::log(WASINN_LOG_WARN, "TensorFlow " + std::string(version) +
                                   ": its log lines stay on stderr (the plugin's log sink follows "
@@ -95,9 +93,9 @@ void route_tsl_logs(void *tensorflow_cc, std::string_view version) {
   }
   // TSL keeps the pointer for the rest of the process (and logs from static destructors): never
   // freed.
-  static TslLogSink *const sink = new HostSink();
+  static TslLogSink* const sink = new HostSink();
   AddFn framework_add = nullptr;
-  if (void *framework = dlopen("libtensorflow_framework.so.2", RTLD_NOW | RTLD_NOLOAD))
+  if (void* framework = dlopen("libtensorflow_framework.so.2", RTLD_NOW | RTLD_NOLOAD))
     framework_add = route_library(framework, "libtensorflow_framework.so.2", sink, nullptr);
   route_library(tensorflow_cc, "libtensorflow_cc.so.2", sink, framework_add);
 }

@@ -20,6 +20,6 @@ namespace wasinn::tensorflow {
 // is the dlopen handle of libtensorflow_cc.so.2, `version` what its TF_Version() says. Best
 // effort: a TensorFlow other than 2.17 (whose TSL layout the sink mirrors), or a library whose
 // TSL lacks the functions, keeps its default stderr sink, and a line says so.
-void route_tsl_logs(void *tensorflow_cc, std::string_view version);
+void route_tsl_logs(void* tensorflow_cc, std::string_view version);
 
 }  // namespace wasinn::tensorflow

@@ -33,8 +33,7 @@ std::string tf_type_name(TF_DataType t) {
     case TF_VARIANT: return "variant";
     default: {
       const wasinn_tensor_type w = to_wasinn_type(t);
-      return w == WASINN_TYPE_UNKNOWN ? "TF_DataType " + std::to_string(static_cast<int>(t))
-                                      : sdk::type_name(w);
+      return w == WASINN_TYPE_UNKNOWN ? "TF_DataType " + std::to_string(static_cast<int>(t)) : sdk::type_name(w);
     }
   }
 }

@@ -29,7 +29,7 @@ class TfliteContext;
 // its nodes first, if any.
 struct Placement {
   LiteRtHwAcceleratorSet hardware = kLiteRtHwAcceleratorCpu;
-  const DelegateSpec *delegate = nullptr;  // one of the backend's; lives as long
+  const DelegateSpec* delegate = nullptr;  // one of the backend's; lives as long
   bool fallback_cpu = false;               // a delegate that cannot run it leaves it to the CPU
 };
 
@@ -45,30 +45,30 @@ class TfliteBackend {
   //   auto -> the tpu, then the gpu, then the cpu delegate, else every registered accelerator,
   //           with the CPU taking what they cannot (and the whole model if a delegate fails).
   // UNSUPPORTED_OPERATION, with the reason, when the target has nothing here.
-  Error place(int32_t target, const GraphConfig &config, Placement &out) const;
+  Error place(int32_t target, const GraphConfig& config, Placement& out) const;
 
   // The library of a configured delegate, opened on first use (under the load isolation of the
   // caller's load, see docs/backends/tensorflow.md). Thread-safe.
-  Error open_delegate(const DelegateSpec &spec, const DelegateLibrary *&out);
+  Error open_delegate(const DelegateSpec& spec, const DelegateLibrary*& out);
 
   LiteRtEnvironment env() const { return env_.get(); }
   // Why target gpu/tpu has nothing here (for a refusal and `backends --check`), or nullptr.
-  const char *target_unavailable(int32_t target) const;
+  const char* target_unavailable(int32_t target) const;
   // The devices graphs can run on: the CPU (XNNPACK), each Vulkan device the GPU accelerator can
   // use, each configured delegate. Made on first use, as gpu() (`backends --check` asks).
-  const std::vector<sdk::Device> &devices() const;
+  const std::vector<sdk::Device>& devices() const;
   // The name of the Vulkan device the GPU accelerator will run on (Dawn's first usable one),
   // for a graph's "device" property; "" without one.
-  const std::string &gpu_device() const { return gpu().device; }
+  const std::string& gpu_device() const { return gpu().device; }
   // What serves each target, for `wasinn backends --check` (the SDK's backend_description).
-  const std::string &description() const;
+  const std::string& description() const;
   // LiteRT does not document LiteRtCreateCompiledModel as thread-safe on a shared environment
   // and model, and it runs once per context, off the hot path: one at a time is cheap safety.
-  std::mutex &compile_mutex() { return compile_mu_; }
+  std::mutex& compile_mutex() { return compile_mu_; }
 
  private:
-  Error accelerators_for(int32_t target, LiteRtHwAcceleratorSet &out) const;
-  const DelegateSpec *configured_for(int32_t target) const;
+  Error accelerators_for(int32_t target, LiteRtHwAcceleratorSet& out) const;
+  const DelegateSpec* configured_for(int32_t target) const;
   // "npu -> tpu (/usr/lib/libvx_delegate.so)" per delegate, for details.
   std::string describe_delegates() const;
   // What serves each target here, for description():
@@ -85,7 +85,7 @@ class TfliteBackend {
     std::vector<vulkan::VulkanDevice> usable;
     std::string devices, device, unavailable;
   };
-  const GpuState &gpu() const;
+  const GpuState& gpu() const;
 
   std::string runtime_dir_;  // where LiteRT looks for its GPU accelerator
   EnvironmentPtr env_;

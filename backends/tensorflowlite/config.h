@@ -24,18 +24,18 @@ using sdk::Error;
 struct DelegateSpec {
   std::string name;  // default: the file name without "lib" and ".so" ("vx_delegate")
   std::string path;
-  int32_t target = WASINN_TARGET_TPU;  // the wasinn target it serves: tpu (default), gpu or cpu
+  int32_t target = WASINN_TARGET_TPU;                        // the wasinn target it serves: tpu (default), gpu or cpu
   std::vector<std::pair<std::string, std::string>> options;  // numbers and booleans as text
   bool fallback_cpu = false;  // a delegate that cannot run the model leaves it to the CPU
 };
 
 // "delegate \"npu\" (/usr/lib/libvx_delegate.so)", how details name it.
-std::string label(const DelegateSpec &spec);
+std::string label(const DelegateSpec& spec);
 
 struct BackendConfig {
   std::vector<DelegateSpec> delegates;
 };
-Error parse_backend_config(std::string_view text, BackendConfig &out);
+Error parse_backend_config(std::string_view text, BackendConfig& out);
 
 // {"signature": "KEY", "delegate": "NAME" | "none", "fallback": "cpu" | "none"}, all optional:
 // "" runs the model's first signature; no delegate key lets the target choose (backend.h).
@@ -44,6 +44,6 @@ struct GraphConfig {
   std::optional<std::string> delegate;
   std::optional<bool> fallback_cpu;
 };
-Error parse_graph_config(std::string_view text, GraphConfig &out);
+Error parse_graph_config(std::string_view text, GraphConfig& out);
 
 }  // namespace wasinn::tensorflowlite

@@ -31,28 +31,28 @@ struct Slot {
 
 class TfliteContext {
  public:
-  static Error create(TfliteGraph &graph, std::unique_ptr<TfliteContext> &out);
+  static Error create(TfliteGraph& graph, std::unique_ptr<TfliteContext>& out);
 
   WASINN_SDK_CONTEXT()
   // Sets a flag LiteRT polls between operations; compute then returns TIMEOUT.
   void cancel() noexcept { cancel_requested_.store(true); }
 
  private:
-  static bool check_cancelled(void *self);
-  Error reshape_slot(Slot &slot, const TfliteIo &io, const std::vector<uint32_t> &dims,
-                     size_t bytes, size_t need, const std::string &label);
+  static bool check_cancelled(void* self);
+  Error reshape_slot(Slot& slot, const TfliteIo& io, const std::vector<uint32_t>& dims, size_t bytes, size_t need,
+                     const std::string& label);
   Error prepare_outputs();
 
-  TfliteGraph *graph_ = nullptr;  // released after all its contexts
+  TfliteGraph* graph_ = nullptr;  // released after all its contexts
   // Declared first so it is destroyed last: LiteRT may hold on to the buffers of the last run.
-  std::vector<HostMemory> retired_;  // replaced memory, freed after the next run
-  std::vector<Slot> inputs_;         // graph input order
-  std::vector<Slot> outputs_;        // graph output order
-  CompiledModelPtr compiled_;        // destroyed before the buffers above
+  std::vector<HostMemory> retired_;             // replaced memory, freed after the next run
+  std::vector<Slot> inputs_;                    // graph input order
+  std::vector<Slot> outputs_;                   // graph output order
+  CompiledModelPtr compiled_;                   // destroyed before the buffers above
   std::vector<LiteRtTensorBuffer> run_inputs_;  // signature order, views of the slots
   std::vector<LiteRtTensorBuffer> run_outputs_;
-  std::vector<LiteRtLayout> output_layouts_;    // scratch for compute, sized once
-  bool outputs_stale_ = true;  // an input shape changed since the output buffers were made
+  std::vector<LiteRtLayout> output_layouts_;  // scratch for compute, sized once
+  bool outputs_stale_ = true;                 // an input shape changed since the output buffers were made
   bool has_outputs_ = false;
   std::atomic<bool> cancel_requested_{false};
 };

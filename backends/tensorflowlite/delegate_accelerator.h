@@ -25,7 +25,7 @@ namespace wasinn::tensorflowlite {
 // What one compilation (one LiteRtCreateCompiledModel call) asks of the accelerator, and what
 // the delegate did. Lives on the compiling thread's stack.
 struct DelegateRequest {
-  const DelegateLibrary *library = nullptr;  // null: no external delegate for this compilation
+  const DelegateLibrary* library = nullptr;  // null: no external delegate for this compilation
   uint64_t id = 0;                           // set by ScopedDelegateRequest
   // Filled during the compilation.
   bool created = false;
@@ -37,16 +37,16 @@ struct DelegateRequest {
 // Makes `request` the one the accelerator serves on this thread while the object lives.
 class ScopedDelegateRequest {
  public:
-  explicit ScopedDelegateRequest(DelegateRequest &request);
+  explicit ScopedDelegateRequest(DelegateRequest& request);
   ~ScopedDelegateRequest();
-  ScopedDelegateRequest(const ScopedDelegateRequest &) = delete;
-  ScopedDelegateRequest &operator=(const ScopedDelegateRequest &) = delete;
+  ScopedDelegateRequest(const ScopedDelegateRequest&) = delete;
+  ScopedDelegateRequest& operator=(const ScopedDelegateRequest&) = delete;
 
  private:
-  DelegateRequest *previous_;
+  DelegateRequest* previous_;
 };
 
-inline constexpr const char *kDelegateAcceleratorName = "ExternalDelegates";
+inline constexpr const char* kDelegateAcceleratorName = "ExternalDelegates";
 
 // The environment option that keeps LiteRtCreateEnvironment from registering the CPU
 // accelerator (it still registers the GPU and NPU ones it finds).

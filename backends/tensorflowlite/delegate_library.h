@@ -17,18 +17,18 @@ class DelegateLibrary {
  public:
   // INVALID_ARGUMENT naming the delegate, the file and why: it cannot be opened (missing, not a
   // shared library of this machine) or does not export the two entry points.
-  static Error open(const DelegateSpec &spec, std::unique_ptr<DelegateLibrary> &out);
+  static Error open(const DelegateSpec& spec, std::unique_ptr<DelegateLibrary>& out);
 
   // A new delegate with the spec's options, or nullptr with the library's own words in `why`
   // (what it passed to report_error, else a generic reason). Thread-safe.
-  TfLiteDelegate *create(std::string &why) const;
-  void destroy(TfLiteDelegate *delegate) const noexcept;
+  TfLiteDelegate* create(std::string& why) const;
+  void destroy(TfLiteDelegate* delegate) const noexcept;
 
-  const DelegateSpec &spec() const { return spec_; }
+  const DelegateSpec& spec() const { return spec_; }
 
  private:
   DelegateSpec spec_;
-  void *handle_ = nullptr;  // never closed: kernels of live graphs run its code
+  void* handle_ = nullptr;  // never closed: kernels of live graphs run its code
   TfLitePluginCreateDelegateFn create_ = nullptr;
   TfLitePluginDestroyDelegateFn destroy_ = nullptr;
 };

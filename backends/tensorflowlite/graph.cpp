@@ -18,21 +18,18 @@ namespace wasinn::tensorflowlite {
 
 std::string TfliteIo::quantization() const {
   if (!quantized) return {};
-  return " (quantized: scale " + std::to_string(scale) + ", zero point " +
-         std::to_string(zero_point) + ")";
+  return " (quantized: scale " + std::to_string(scale) + ", zero point " + std::to_string(zero_point) + ")";
 }
 
 namespace {
 
 // Everything about one tensor that set_input, get_output and io info need.
-Error describe_tensor(LiteRtTensor t, const char *signature_name, sdk::IoDesc &d, TfliteIo &x) {
-  const char *tensor_name = nullptr;
-  if (LiteRtGetTensorName(t, &tensor_name) == kLiteRtStatusOk && tensor_name)
-    x.tensor_name = tensor_name;
+Error describe_tensor(LiteRtTensor t, const char* signature_name, sdk::IoDesc& d, TfliteIo& x) {
+  const char* tensor_name = nullptr;
+  if (LiteRtGetTensorName(t, &tensor_name) == kLiteRtStatusOk && tensor_name) x.tensor_name = tensor_name;
   d.name = signature_name && *signature_name ? signature_name : x.tensor_name;
   LiteRtTensorTypeId id = kLiteRtUnrankedTensorType;
-  if (LiteRtStatus st = LiteRtGetTensorTypeId(t, &id))
-    return litert_error(st, "reading the type of tensor " + d.name);
+  if (LiteRtStatus st = LiteRtGetTensorTypeId(t, &id)) return litert_error(st, "reading the type of tensor " + d.name);
   if (id == kLiteRtRankedTensorType) {
     if (LiteRtStatus st = LiteRtGetRankedTensorType(t, &x.ranked))
       return litert_error(st, "reading the type of tensor " + d.name);
@@ -47,8 +44,7 @@ Error describe_tensor(LiteRtTensor t, const char *signature_name, sdk::IoDesc &d
     x.element = u.element_type;
   }
   d.type = to_wasinn_type(x.element);
-  if (d.type == WASINN_TYPE_UNKNOWN)
-    d.not_a_tensor = "a TensorFlow Lite " + litert_type_name(x.element) + " tensor";
+  if (d.type == WASINN_TYPE_UNKNOWN) d.not_a_tensor = "a TensorFlow Lite " + litert_type_name(x.element) + " tensor";
   LiteRtQuantizationTypeId q = kLiteRtQuantizationNone;
   LiteRtQuantizationPerTensor pq{};
   if (LiteRtGetQuantizationTypeId(t, &q) == kLiteRtStatusOk && q == kLiteRtQuantizationPerTensor &&
@@ -60,25 +56,23 @@ Error describe_tensor(LiteRtTensor t, const char *signature_name, sdk::IoDesc &d
   return {};
 }
 
-using CountFn = LiteRtStatus (*)(LiteRtSubgraph, LiteRtParamIndex *);
-using TensorFn = LiteRtStatus (*)(LiteRtSubgraph, LiteRtParamIndex, LiteRtTensor *);
-using SigCountFn = LiteRtStatus (*)(LiteRtSignature, LiteRtParamIndex *);
-using SigNameFn = LiteRtStatus (*)(LiteRtSignature, LiteRtParamIndex, const char **);
-using SigTensorFn = LiteRtStatus (*)(LiteRtSignature, LiteRtParamIndex, LiteRtTensor *);
+using CountFn = LiteRtStatus (*)(LiteRtSubgraph, LiteRtParamIndex*);
+using TensorFn = LiteRtStatus (*)(LiteRtSubgraph, LiteRtParamIndex, LiteRtTensor*);
+using SigCountFn = LiteRtStatus (*)(LiteRtSignature, LiteRtParamIndex*);
+using SigNameFn = LiteRtStatus (*)(LiteRtSignature, LiteRtParamIndex, const char**);
+using SigTensorFn = LiteRtStatus (*)(LiteRtSignature, LiteRtParamIndex, LiteRtTensor*);
 
 // Inputs or outputs in subgraph order, each with its position among the signature's buffers
 // (found by tensor identity: the signature may list them in another order).
-Error describe_side(LiteRtSignature sig, LiteRtSubgraph sub, const char *side, CountFn count,
-                    TensorFn tensor, SigCountFn sig_count, SigNameFn sig_name,
-                    SigTensorFn sig_tensor, std::vector<sdk::IoDesc> &descs,
-                    std::vector<TfliteIo> &details) {
+Error describe_side(LiteRtSignature sig, LiteRtSubgraph sub, const char* side, CountFn count, TensorFn tensor,
+                    SigCountFn sig_count, SigNameFn sig_name, SigTensorFn sig_tensor, std::vector<sdk::IoDesc>& descs,
+                    std::vector<TfliteIo>& details) {
   LiteRtParamIndex n_sig = 0, n_sub = 0;
   if (LiteRtStatus st = sig_count(sig, &n_sig))
     return litert_error(st, std::string("counting signature ") + side + "s");
-  if (LiteRtStatus st = count(sub, &n_sub))
-    return litert_error(st, std::string("counting subgraph ") + side + "s");
+  if (LiteRtStatus st = count(sub, &n_sub)) return litert_error(st, std::string("counting subgraph ") + side + "s");
   std::vector<LiteRtTensor> sig_tensors(n_sig);
-  std::vector<const char *> sig_names(n_sig, nullptr);
+  std::vector<const char*> sig_names(n_sig, nullptr);
   for (LiteRtParamIndex i = 0; i < n_sig; ++i) {
     if (LiteRtStatus st = sig_tensor(sig, i, &sig_tensors[i]))
       return litert_error(st, std::string("reading signature ") + side);
@@ -96,8 +90,7 @@ Error describe_side(LiteRtSignature sig, LiteRtSubgraph sub, const char *side, C
   std::vector<bool> used(n_sig, false);
   for (LiteRtParamIndex i = 0; i < n_sub; ++i) {
     LiteRtTensor t = nullptr;
-    if (LiteRtStatus st = tensor(sub, i, &t))
-      return litert_error(st, std::string("reading subgraph ") + side);
+    if (LiteRtStatus st = tensor(sub, i, &t)) return litert_error(st, std::string("reading subgraph ") + side);
     for (LiteRtParamIndex j = 0; j < n_sig; ++j) {
       if (sig_tensors[j] != t || used[j]) continue;
       if (Error e = add(t, j)) return e;
@@ -114,20 +107,18 @@ Error describe_side(LiteRtSignature sig, LiteRtSubgraph sub, const char *side, C
 }
 
 // LiteRT verifies the flatbuffer itself; this only turns "not TFLite at all" into a clear detail.
-Error check_identifier(const wasinn_bytes &b) {
+Error check_identifier(const wasinn_bytes& b) {
   if (!b.data || b.length < 8 || std::memcmp(b.data + 4, "TFL3", 4) != 0)
-    return sdk::invalid(
-        "not a TensorFlow Lite model: no \"TFL3\" flatbuffer identifier at byte 4 of " +
-        std::to_string(b.length) + " bytes");
+    return sdk::invalid("not a TensorFlow Lite model: no \"TFL3\" flatbuffer identifier at byte 4 of " +
+                        std::to_string(b.length) + " bytes");
   return {};
 }
 
-Error create_model(TfliteBackend &b, const sdk::LoadRequest &req, HostMemory &bytes,
-                   ModelPtr &model) {
-  const wasinn_bytes &builder = req.builders()[0];
+Error create_model(TfliteBackend& b, const sdk::LoadRequest& req, HostMemory& bytes, ModelPtr& model) {
+  const wasinn_bytes& builder = req.builders()[0];
   if (Error e = check_identifier(builder)) return e;
   LiteRtModel m = nullptr;
-  const char *path = req.path(0);
+  const char* path = req.path(0);
   if (path && *path) {
     // A preloaded file: LiteRT maps it itself, so the model costs no copy.
     if (LiteRtStatus st = LiteRtCreateModelFromFile(b.env(), path, &m))
@@ -148,7 +139,7 @@ Error create_model(TfliteBackend &b, const sdk::LoadRequest &req, HostMemory &by
 
 }  // namespace
 
-Error TfliteGraph::pick_signature(const std::string &wanted) {
+Error TfliteGraph::pick_signature(const std::string& wanted) {
   LiteRtParamIndex n = 0;
   if (LiteRtStatus st = LiteRtGetNumModelSignatures(model_.get(), &n))
     return litert_error(st, "counting the model's signatures");
@@ -156,7 +147,7 @@ Error TfliteGraph::pick_signature(const std::string &wanted) {
   std::string keys;
   for (LiteRtParamIndex i = 0; i < n; ++i) {
     LiteRtSignature sig = nullptr;
-    const char *key = nullptr;
+    const char* key = nullptr;
     if (LiteRtStatus st = LiteRtGetModelSignature(model_.get(), i, &sig))
       return litert_error(st, "reading the model's signatures");
     LiteRtGetSignatureKey(sig, &key);
@@ -178,17 +169,16 @@ Error TfliteGraph::describe_io() {
     return litert_error(st, "reading signature " + signature_key_);
   if (LiteRtStatus st = LiteRtGetSignatureSubgraph(sig, &sub))
     return litert_error(st, "reading the subgraph of signature " + signature_key_);
-  if (Error e = describe_side(sig, sub, "input", LiteRtGetNumSubgraphInputs,
-                              LiteRtGetSubgraphInput, LiteRtGetNumSignatureInputs,
-                              LiteRtGetSignatureInputName, LiteRtGetSignatureInputTensorByIndex,
-                              inputs_, input_details_))
+  if (Error e = describe_side(sig, sub, "input", LiteRtGetNumSubgraphInputs, LiteRtGetSubgraphInput,
+                              LiteRtGetNumSignatureInputs, LiteRtGetSignatureInputName,
+                              LiteRtGetSignatureInputTensorByIndex, inputs_, input_details_))
     return e;
   return describe_side(sig, sub, "output", LiteRtGetNumSubgraphOutputs, LiteRtGetSubgraphOutput,
                        LiteRtGetNumSignatureOutputs, LiteRtGetSignatureOutputName,
                        LiteRtGetSignatureOutputTensorByIndex, outputs_, output_details_);
 }
 
-Error TfliteGraph::compile(CompiledModelPtr &out, std::string *report) {
+Error TfliteGraph::compile(CompiledModelPtr& out, std::string* report) {
   OptionsPtr options;
   LiteRtOptions o = nullptr;
   if (LiteRtStatus st = LiteRtCreateOptions(&o)) return litert_error(st, "creating options");
@@ -211,8 +201,7 @@ Error TfliteGraph::compile(CompiledModelPtr &out, std::string *report) {
     const std::string who = label(delegate_->spec());
     if (st)  // creating it, its Prepare, or its kernels' prepare
       return sdk::runtime_error(who + ": " +
-                                (request.error.empty() ? "compiling the model with it failed"
-                                                       : request.error) +
+                                (request.error.empty() ? "compiling the model with it failed" : request.error) +
                                 logged + ", " + status_name(st));
     if (request.claimed_nodes == 0)
       return sdk::invalid(who + " took none of the " + std::to_string(request.offered_nodes) +
@@ -226,13 +215,11 @@ Error TfliteGraph::compile(CompiledModelPtr &out, std::string *report) {
     // On CPU this means an op the runtime lacks (a custom or TF-select op); elsewhere, a model
     // the accelerator cannot take.
     const bool cpu_only = placement_.hardware == kLiteRtHwAcceleratorCpu;
-    const std::string what =
-        cpu_only ? "compiling the model for the CPU (is every op a TFLite builtin?)"
-                 : "compiling the model for the requested accelerator (a GPU/NPU accelerator is "
-                   "registered, but found no device it could open or cannot take this model; use "
-                   "target cpu)";
-    return litert_error(st, what + logged,
-                        cpu_only ? WASINN_INVALID_ARGUMENT : WASINN_UNSUPPORTED_OPERATION);
+    const std::string what = cpu_only ? "compiling the model for the CPU (is every op a TFLite builtin?)"
+                                      : "compiling the model for the requested accelerator (a GPU/NPU accelerator is "
+                                        "registered, but found no device it could open or cannot take this model; use "
+                                        "target cpu)";
+    return litert_error(st, what + logged, cpu_only ? WASINN_INVALID_ARGUMENT : WASINN_UNSUPPORTED_OPERATION);
   }
   out = std::move(compiled);
   return {};
@@ -243,8 +230,7 @@ Error TfliteGraph::compile_first(int32_t target) {
     Error e = compile(spare_);
     // auto means "whatever works here": a registered GPU accelerator without a usable device
     // (WebGPU finds no adapter on a headless machine) must not fail a model the CPU can run.
-    if (!e || target != WASINN_TARGET_AUTO || placement_.hardware == kLiteRtHwAcceleratorCpu)
-      return e;
+    if (!e || target != WASINN_TARGET_AUTO || placement_.hardware == kLiteRtHwAcceleratorCpu) return e;
     placement_.hardware = kLiteRtHwAcceleratorCpu;
     return compile(spare_);
   }
@@ -264,8 +250,7 @@ Error TfliteGraph::compile_first(int32_t target) {
   return compile(spare_);
 }
 
-Error TfliteGraph::load(TfliteBackend &backend, const sdk::LoadRequest &req,
-                        std::unique_ptr<TfliteGraph> &out) {
+Error TfliteGraph::load(TfliteBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<TfliteGraph>& out) {
   if (req.builders().size() != 1)
     return sdk::invalid("a TensorFlow Lite model is one graph builder (the .tflite bytes), got " +
                         std::to_string(req.builders().size()));
@@ -280,7 +265,7 @@ Error TfliteGraph::load(TfliteBackend &backend, const sdk::LoadRequest &req,
   if (Error e = g->describe_io()) return e;
   if (Error e = g->compile_first(req.target())) return e;
   const LiteRtHwAcceleratorSet hw = g->placement_.hardware;
-  std::string device = g->delegate_ ? "delegate:" + g->delegate_->spec().name
+  std::string device = g->delegate_                     ? "delegate:" + g->delegate_->spec().name
                        : (hw & kLiteRtHwAcceleratorGpu) ? "gpu: WebGPU (Vulkan) " + backend.gpu_device()
                        : (hw & kLiteRtHwAcceleratorNpu) ? "npu"
                                                         : "cpu";
@@ -297,7 +282,7 @@ Error TfliteGraph::check_property(std::string_view name, std::string_view) const
   return sdk::not_settable(TfliteBackend::kName, name);
 }
 
-Error TfliteGraph::take_compiled_model(CompiledModelPtr &out) {
+Error TfliteGraph::take_compiled_model(CompiledModelPtr& out) {
   {
     std::lock_guard lock(spare_mu_);
     if (spare_) {
@@ -308,14 +293,13 @@ Error TfliteGraph::take_compiled_model(CompiledModelPtr &out) {
   return compile(out);
 }
 
-Error TfliteGraph::resolve(sdk::Side side, const wasinn_tensor_id &id, size_t &index) const {
+Error TfliteGraph::resolve(sdk::Side side, const wasinn_tensor_id& id, size_t& index) const {
   const auto declared = io(side);
   if (id.name) {
     // A tensor name is the fallback, for a name no signature name matches.
     const std::string_view wanted(id.name, id.name_length);
-    if (std::none_of(declared.begin(), declared.end(),
-                     [&](const sdk::IoDesc &d) { return d.name == wanted; })) {
-      const auto &details = side == sdk::Side::input ? input_details_ : output_details_;
+    if (std::none_of(declared.begin(), declared.end(), [&](const sdk::IoDesc& d) { return d.name == wanted; })) {
+      const auto& details = side == sdk::Side::input ? input_details_ : output_details_;
       for (size_t i = 0; i < details.size(); ++i)
         if (details[i].tensor_name == wanted) {
           index = i;

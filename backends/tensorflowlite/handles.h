@@ -29,16 +29,16 @@ using CompiledModelPtr = Owned<LiteRtCompiledModel, LiteRtDestroyCompiledModel>;
 using TensorBufferPtr = Owned<LiteRtTensorBuffer, LiteRtDestroyTensorBuffer>;
 
 struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
+  void operator()(void* p) const { std::free(p); }
 };
 using HostMemory = std::unique_ptr<std::byte, FreeDeleter>;
 
 // `bytes` (at least 1) rounded up to LiteRT's host alignment, or nullptr when out of memory.
-inline HostMemory allocate_host(size_t bytes, size_t &capacity) {
+inline HostMemory allocate_host(size_t bytes, size_t& capacity) {
   constexpr size_t a = LITERT_HOST_MEMORY_BUFFER_ALIGNMENT;
   if (bytes > SIZE_MAX - a) return nullptr;
   capacity = bytes == 0 ? a : (bytes + a - 1) / a * a;
-  return HostMemory(static_cast<std::byte *>(std::aligned_alloc(a, capacity)));
+  return HostMemory(static_cast<std::byte*>(std::aligned_alloc(a, capacity)));
 }
 
 }  // namespace wasinn::tensorflowlite

@@ -17,16 +17,16 @@
 extern "C" {
 
 // litert_common.h
-typedef struct LiteRtEnvironmentT *LiteRtEnvironment;
-typedef struct LiteRtModelT *LiteRtModel;
-typedef struct LiteRtSignatureT *LiteRtSignature;
-typedef struct LiteRtSubgraphT *LiteRtSubgraph;
-typedef struct LiteRtTensorT *LiteRtTensor;
-typedef struct LiteRtOptionsT *LiteRtOptions;
-typedef struct LiteRtCompiledModelT *LiteRtCompiledModel;
-typedef struct LiteRtTensorBufferT *LiteRtTensorBuffer;
-typedef struct LiteRtTensorBufferRequirementsT *LiteRtTensorBufferRequirements;
-typedef struct LiteRtAcceleratorT *LiteRtAccelerator;
+typedef struct LiteRtEnvironmentT* LiteRtEnvironment;
+typedef struct LiteRtModelT* LiteRtModel;
+typedef struct LiteRtSignatureT* LiteRtSignature;
+typedef struct LiteRtSubgraphT* LiteRtSubgraph;
+typedef struct LiteRtTensorT* LiteRtTensor;
+typedef struct LiteRtOptionsT* LiteRtOptions;
+typedef struct LiteRtCompiledModelT* LiteRtCompiledModel;
+typedef struct LiteRtTensorBufferT* LiteRtTensorBuffer;
+typedef struct LiteRtTensorBufferRequirementsT* LiteRtTensorBufferRequirements;
+typedef struct LiteRtAcceleratorT* LiteRtAccelerator;
 
 typedef size_t LiteRtParamIndex;
 typedef int LiteRtHwAcceleratorSet;  // bit set of LiteRtHwAccelerators
@@ -140,8 +140,8 @@ typedef struct {
     bool bool_value;
     int64_t int_value;
     double real_value;
-    const char *str_value;
-    const void *ptr_value;
+    const char* str_value;
+    const void* ptr_value;
   };
 } LiteRtAny;
 typedef enum {
@@ -156,54 +156,47 @@ static_assert(sizeof(LiteRtEnvOption) == 24 && offsetof(LiteRtEnvOption, value) 
               "LiteRtEnvOption of LiteRT 2.3.0");
 
 // litert_environment.h
-LiteRtStatus LiteRtCreateEnvironment(int num_options, const LiteRtEnvOption *options,
-                                     LiteRtEnvironment *environment);
+LiteRtStatus LiteRtCreateEnvironment(int num_options, const LiteRtEnvOption* options, LiteRtEnvironment* environment);
 void LiteRtDestroyEnvironment(LiteRtEnvironment environment);
 
 // litert_accelerator.h
-LiteRtStatus LiteRtGetNumAccelerators(LiteRtEnvironment environment, LiteRtParamIndex *num);
+LiteRtStatus LiteRtGetNumAccelerators(LiteRtEnvironment environment, LiteRtParamIndex* num);
 LiteRtStatus LiteRtGetAccelerator(LiteRtEnvironment environment, LiteRtParamIndex index,
-                                  LiteRtAccelerator *accelerator);
-LiteRtStatus LiteRtGetAcceleratorName(LiteRtAccelerator accelerator, const char **name);
+                                  LiteRtAccelerator* accelerator);
+LiteRtStatus LiteRtGetAcceleratorName(LiteRtAccelerator accelerator, const char** name);
 LiteRtStatus LiteRtGetAcceleratorHardwareSupport(LiteRtAccelerator accelerator,
-                                                 LiteRtHwAcceleratorSet *supported_hardware);
+                                                 LiteRtHwAcceleratorSet* supported_hardware);
 
 // litert_accelerator_registration.h, as libLiteRt.so 2.3.0 implements it (read in its machine
 // code, see docs/backends/tensorflow.md): SetDelegateFunction takes the create function only
 // (LiteRT frees a delegate through LiteRtDestroyDelegateWrapper, which calls the deleter given
 // to LiteRtWrapDelegate), and the compiled model calls CreateDelegate with five arguments.
-typedef struct LiteRtDelegateWrapperT *LiteRtDelegateWrapper;
+typedef struct LiteRtDelegateWrapperT* LiteRtDelegateWrapper;
 typedef struct LiteRtRuntimeContextT LiteRtRuntimeContext;  // passed through, never read
 typedef struct {
   int major;
   int minor;
   int patch;
 } LiteRtApiVersion;
-typedef LiteRtStatus (*LiteRtAcceleratorCreateDelegateFn)(LiteRtRuntimeContext *runtime_context,
-                                                          LiteRtEnvironment environment,
-                                                          LiteRtAccelerator accelerator,
-                                                          LiteRtOptions options,
-                                                          LiteRtDelegateWrapper *delegate);
-typedef LiteRtStatus (*LiteRtAcceleratorGetNameFn)(LiteRtAccelerator, const char **name);
-typedef LiteRtStatus (*LiteRtAcceleratorGetVersionFn)(LiteRtAccelerator, LiteRtApiVersion *);
-typedef LiteRtStatus (*LiteRtAcceleratorGetHardwareSupportFn)(LiteRtAccelerator,
-                                                              LiteRtHwAcceleratorSet *);
-typedef LiteRtStatus (*LiteRtAcceleratorIsJitFn)(LiteRtAccelerator, bool *does_jit);
-LiteRtStatus LiteRtCreateAccelerator(LiteRtAccelerator *accelerator);
+typedef LiteRtStatus (*LiteRtAcceleratorCreateDelegateFn)(LiteRtRuntimeContext* runtime_context,
+                                                          LiteRtEnvironment environment, LiteRtAccelerator accelerator,
+                                                          LiteRtOptions options, LiteRtDelegateWrapper* delegate);
+typedef LiteRtStatus (*LiteRtAcceleratorGetNameFn)(LiteRtAccelerator, const char** name);
+typedef LiteRtStatus (*LiteRtAcceleratorGetVersionFn)(LiteRtAccelerator, LiteRtApiVersion*);
+typedef LiteRtStatus (*LiteRtAcceleratorGetHardwareSupportFn)(LiteRtAccelerator, LiteRtHwAcceleratorSet*);
+typedef LiteRtStatus (*LiteRtAcceleratorIsJitFn)(LiteRtAccelerator, bool* does_jit);
+LiteRtStatus LiteRtCreateAccelerator(LiteRtAccelerator* accelerator);
 LiteRtStatus LiteRtDestroyAccelerator(LiteRtAccelerator accelerator);  // only if not registered
 // Takes ownership of `accelerator`, also on failure.
-LiteRtStatus LiteRtRegisterAccelerator(LiteRtEnvironment environment, LiteRtAccelerator accelerator,
-                                       void *data, void (*release_data)(void *));
+LiteRtStatus LiteRtRegisterAccelerator(LiteRtEnvironment environment, LiteRtAccelerator accelerator, void* data,
+                                       void (*release_data)(void*));
 LiteRtStatus LiteRtSetAcceleratorGetName(LiteRtAccelerator, LiteRtAcceleratorGetNameFn);
 LiteRtStatus LiteRtSetAcceleratorGetVersion(LiteRtAccelerator, LiteRtAcceleratorGetVersionFn);
-LiteRtStatus LiteRtSetAcceleratorGetHardwareSupport(LiteRtAccelerator,
-                                                    LiteRtAcceleratorGetHardwareSupportFn);
-LiteRtStatus LiteRtSetIsAcceleratorDelegateResponsibleForJitCompilation(LiteRtAccelerator,
-                                                                        LiteRtAcceleratorIsJitFn);
+LiteRtStatus LiteRtSetAcceleratorGetHardwareSupport(LiteRtAccelerator, LiteRtAcceleratorGetHardwareSupportFn);
+LiteRtStatus LiteRtSetIsAcceleratorDelegateResponsibleForJitCompilation(LiteRtAccelerator, LiteRtAcceleratorIsJitFn);
 LiteRtStatus LiteRtSetDelegateFunction(LiteRtAccelerator, LiteRtAcceleratorCreateDelegateFn);
 // litert_delegate_wrapper.h: `delegate` is a TfLiteOpaqueDelegate * (tflite_delegate_api.h).
-LiteRtStatus LiteRtWrapDelegate(void *delegate, void (*deleter)(void *delegate),
-                                LiteRtDelegateWrapper *wrapper);
+LiteRtStatus LiteRtWrapDelegate(void* delegate, void (*deleter)(void* delegate), LiteRtDelegateWrapper* wrapper);
 
 // The definition of LiteRT's CPU (XNNPACK) accelerator, exported so that it can be registered
 // by hand: an environment that must apply external delegates before XNNPACK registers it after
@@ -218,94 +211,78 @@ typedef struct {
   LiteRtAcceleratorIsJitFn is_jit;
   LiteRtAcceleratorCreateDelegateFn create_delegate;
 } LiteRtCpuAcceleratorDef;
-extern LiteRtCpuAcceleratorDef *LiteRtStaticLinkedAcceleratorCpuDef;
-static_assert(offsetof(LiteRtCpuAcceleratorDef, get_name) == 8 &&
-                  offsetof(LiteRtCpuAcceleratorDef, is_jit) == 32 &&
+extern LiteRtCpuAcceleratorDef* LiteRtStaticLinkedAcceleratorCpuDef;
+static_assert(offsetof(LiteRtCpuAcceleratorDef, get_name) == 8 && offsetof(LiteRtCpuAcceleratorDef, is_jit) == 32 &&
                   offsetof(LiteRtCpuAcceleratorDef, create_delegate) == 40,
               "LiteRtAcceleratorDef prefix of LiteRT 2.3.0");
 
 // litert_model.h. The buffer given to CreateModelFromBuffer must outlive the model.
-LiteRtStatus LiteRtCreateModelFromFile(LiteRtEnvironment environment, const char *filename,
-                                       LiteRtModel *model);
-LiteRtStatus LiteRtCreateModelFromBuffer(LiteRtEnvironment environment, const void *buffer_addr,
-                                         size_t buffer_size, LiteRtModel *model);
+LiteRtStatus LiteRtCreateModelFromFile(LiteRtEnvironment environment, const char* filename, LiteRtModel* model);
+LiteRtStatus LiteRtCreateModelFromBuffer(LiteRtEnvironment environment, const void* buffer_addr, size_t buffer_size,
+                                         LiteRtModel* model);
 void LiteRtDestroyModel(LiteRtModel model);
-LiteRtStatus LiteRtGetNumModelSignatures(LiteRtModel model, LiteRtParamIndex *num_signatures);
-LiteRtStatus LiteRtGetModelSignature(LiteRtModel model, LiteRtParamIndex signature_index,
-                                     LiteRtSignature *signature);
-LiteRtStatus LiteRtGetSignatureKey(LiteRtSignature signature, const char **signature_key);
-LiteRtStatus LiteRtGetSignatureSubgraph(LiteRtSignature signature, LiteRtSubgraph *subgraph);
-LiteRtStatus LiteRtGetNumSignatureInputs(LiteRtSignature signature, LiteRtParamIndex *num);
+LiteRtStatus LiteRtGetNumModelSignatures(LiteRtModel model, LiteRtParamIndex* num_signatures);
+LiteRtStatus LiteRtGetModelSignature(LiteRtModel model, LiteRtParamIndex signature_index, LiteRtSignature* signature);
+LiteRtStatus LiteRtGetSignatureKey(LiteRtSignature signature, const char** signature_key);
+LiteRtStatus LiteRtGetSignatureSubgraph(LiteRtSignature signature, LiteRtSubgraph* subgraph);
+LiteRtStatus LiteRtGetNumSignatureInputs(LiteRtSignature signature, LiteRtParamIndex* num);
 LiteRtStatus LiteRtGetSignatureInputName(LiteRtSignature signature, LiteRtParamIndex input_idx,
-                                         const char **input_name);
-LiteRtStatus LiteRtGetSignatureInputTensorByIndex(LiteRtSignature signature,
-                                                  LiteRtParamIndex input_idx,
-                                                  LiteRtTensor *tensor);
-LiteRtStatus LiteRtGetNumSignatureOutputs(LiteRtSignature signature, LiteRtParamIndex *num);
-LiteRtStatus LiteRtGetSignatureOutputName(LiteRtSignature signature,
-                                          LiteRtParamIndex output_idx, const char **output_name);
-LiteRtStatus LiteRtGetSignatureOutputTensorByIndex(LiteRtSignature signature,
-                                                   LiteRtParamIndex output_idx,
-                                                   LiteRtTensor *tensor);
-LiteRtStatus LiteRtGetNumSubgraphInputs(LiteRtSubgraph subgraph, LiteRtParamIndex *num);
-LiteRtStatus LiteRtGetSubgraphInput(LiteRtSubgraph subgraph, LiteRtParamIndex input_index,
-                                    LiteRtTensor *input);
-LiteRtStatus LiteRtGetNumSubgraphOutputs(LiteRtSubgraph subgraph, LiteRtParamIndex *num);
-LiteRtStatus LiteRtGetSubgraphOutput(LiteRtSubgraph subgraph, LiteRtParamIndex output_index,
-                                     LiteRtTensor *output);
-LiteRtStatus LiteRtGetTensorName(LiteRtTensor tensor, const char **name);
-LiteRtStatus LiteRtGetTensorTypeId(LiteRtTensor tensor, LiteRtTensorTypeId *type_id);
-LiteRtStatus LiteRtGetRankedTensorType(LiteRtTensor tensor, LiteRtRankedTensorType *type);
-LiteRtStatus LiteRtGetUnrankedTensorType(LiteRtTensor tensor, LiteRtUnrankedTensorType *type);
-LiteRtStatus LiteRtGetQuantizationTypeId(LiteRtTensor tensor, LiteRtQuantizationTypeId *q_type);
-LiteRtStatus LiteRtGetPerTensorQuantization(LiteRtTensor tensor,
-                                            LiteRtQuantizationPerTensor *quantization);
+                                         const char** input_name);
+LiteRtStatus LiteRtGetSignatureInputTensorByIndex(LiteRtSignature signature, LiteRtParamIndex input_idx,
+                                                  LiteRtTensor* tensor);
+LiteRtStatus LiteRtGetNumSignatureOutputs(LiteRtSignature signature, LiteRtParamIndex* num);
+LiteRtStatus LiteRtGetSignatureOutputName(LiteRtSignature signature, LiteRtParamIndex output_idx,
+                                          const char** output_name);
+LiteRtStatus LiteRtGetSignatureOutputTensorByIndex(LiteRtSignature signature, LiteRtParamIndex output_idx,
+                                                   LiteRtTensor* tensor);
+LiteRtStatus LiteRtGetNumSubgraphInputs(LiteRtSubgraph subgraph, LiteRtParamIndex* num);
+LiteRtStatus LiteRtGetSubgraphInput(LiteRtSubgraph subgraph, LiteRtParamIndex input_index, LiteRtTensor* input);
+LiteRtStatus LiteRtGetNumSubgraphOutputs(LiteRtSubgraph subgraph, LiteRtParamIndex* num);
+LiteRtStatus LiteRtGetSubgraphOutput(LiteRtSubgraph subgraph, LiteRtParamIndex output_index, LiteRtTensor* output);
+LiteRtStatus LiteRtGetTensorName(LiteRtTensor tensor, const char** name);
+LiteRtStatus LiteRtGetTensorTypeId(LiteRtTensor tensor, LiteRtTensorTypeId* type_id);
+LiteRtStatus LiteRtGetRankedTensorType(LiteRtTensor tensor, LiteRtRankedTensorType* type);
+LiteRtStatus LiteRtGetUnrankedTensorType(LiteRtTensor tensor, LiteRtUnrankedTensorType* type);
+LiteRtStatus LiteRtGetQuantizationTypeId(LiteRtTensor tensor, LiteRtQuantizationTypeId* q_type);
+LiteRtStatus LiteRtGetPerTensorQuantization(LiteRtTensor tensor, LiteRtQuantizationPerTensor* quantization);
 
 // litert_options.h (compilation options)
-LiteRtStatus LiteRtCreateOptions(LiteRtOptions *options);
+LiteRtStatus LiteRtCreateOptions(LiteRtOptions* options);
 void LiteRtDestroyOptions(LiteRtOptions options);
-LiteRtStatus LiteRtSetOptionsHardwareAccelerators(LiteRtOptions options,
-                                                  LiteRtHwAcceleratorSet hardware_accelerators);
+LiteRtStatus LiteRtSetOptionsHardwareAccelerators(LiteRtOptions options, LiteRtHwAcceleratorSet hardware_accelerators);
 
 // litert_compiled_model.h. `options` stays owned by the caller.
-LiteRtStatus LiteRtCreateCompiledModel(LiteRtEnvironment environment, LiteRtModel model,
-                                       LiteRtOptions options, LiteRtCompiledModel *compiled_model);
+LiteRtStatus LiteRtCreateCompiledModel(LiteRtEnvironment environment, LiteRtModel model, LiteRtOptions options,
+                                       LiteRtCompiledModel* compiled_model);
 void LiteRtDestroyCompiledModel(LiteRtCompiledModel compiled_model);
-LiteRtStatus LiteRtGetCompiledModelInputBufferRequirements(
-    LiteRtCompiledModel compiled_model, LiteRtParamIndex signature_index,
-    LiteRtParamIndex input_index, LiteRtTensorBufferRequirements *requirements);
-LiteRtStatus LiteRtGetCompiledModelOutputBufferRequirements(
-    LiteRtCompiledModel compiled_model, LiteRtParamIndex signature_index,
-    LiteRtParamIndex output_index, LiteRtTensorBufferRequirements *requirements);
+LiteRtStatus LiteRtGetCompiledModelInputBufferRequirements(LiteRtCompiledModel compiled_model,
+                                                           LiteRtParamIndex signature_index,
+                                                           LiteRtParamIndex input_index,
+                                                           LiteRtTensorBufferRequirements* requirements);
+LiteRtStatus LiteRtGetCompiledModelOutputBufferRequirements(LiteRtCompiledModel compiled_model,
+                                                            LiteRtParamIndex signature_index,
+                                                            LiteRtParamIndex output_index,
+                                                            LiteRtTensorBufferRequirements* requirements);
 LiteRtStatus LiteRtGetCompiledModelOutputTensorLayouts(LiteRtCompiledModel compiled_model,
-                                                       LiteRtParamIndex signature_index,
-                                                       size_t num_layouts, LiteRtLayout *layouts,
-                                                       bool update_allocation);
-LiteRtStatus LiteRtCompiledModelResizeInputTensor(LiteRtCompiledModel compiled_model,
-                                                  LiteRtParamIndex signature_index,
-                                                  LiteRtParamIndex input_index, const int *dims,
-                                                  size_t dims_size);
-LiteRtStatus LiteRtCompiledModelIsFullyAccelerated(LiteRtCompiledModel compiled_model,
-                                                   bool *fully_accelerated);
-LiteRtStatus LiteRtSetCompiledModelCancellationFunction(LiteRtCompiledModel compiled_model,
-                                                        void *data,
-                                                        bool (*check_cancelled)(void *));
-LiteRtStatus LiteRtRunCompiledModel(LiteRtCompiledModel compiled_model,
-                                    LiteRtParamIndex signature_index, size_t num_input_buffers,
-                                    LiteRtTensorBuffer *input_buffers, size_t num_output_buffers,
-                                    LiteRtTensorBuffer *output_buffers);
+                                                       LiteRtParamIndex signature_index, size_t num_layouts,
+                                                       LiteRtLayout* layouts, bool update_allocation);
+LiteRtStatus LiteRtCompiledModelResizeInputTensor(LiteRtCompiledModel compiled_model, LiteRtParamIndex signature_index,
+                                                  LiteRtParamIndex input_index, const int* dims, size_t dims_size);
+LiteRtStatus LiteRtCompiledModelIsFullyAccelerated(LiteRtCompiledModel compiled_model, bool* fully_accelerated);
+LiteRtStatus LiteRtSetCompiledModelCancellationFunction(LiteRtCompiledModel compiled_model, void* data,
+                                                        bool (*check_cancelled)(void*));
+LiteRtStatus LiteRtRunCompiledModel(LiteRtCompiledModel compiled_model, LiteRtParamIndex signature_index,
+                                    size_t num_input_buffers, LiteRtTensorBuffer* input_buffers,
+                                    size_t num_output_buffers, LiteRtTensorBuffer* output_buffers);
 
 // litert_tensor_buffer_requirements.h
-LiteRtStatus LiteRtGetTensorBufferRequirementsBufferSize(LiteRtTensorBufferRequirements req,
-                                                         size_t *buffer_size);
+LiteRtStatus LiteRtGetTensorBufferRequirementsBufferSize(LiteRtTensorBufferRequirements req, size_t* buffer_size);
 
 // litert_tensor_buffer.h. A NULL deallocator leaves the host memory to the caller.
-typedef void (*LiteRtHostMemoryDeallocator)(void *addr);
-LiteRtStatus LiteRtCreateTensorBufferFromHostMemory(const LiteRtRankedTensorType *tensor_type,
-                                                    void *host_buffer_addr,
-                                                    size_t host_buffer_size,
-                                                    LiteRtHostMemoryDeallocator deallocator,
-                                                    LiteRtTensorBuffer *buffer);
+typedef void (*LiteRtHostMemoryDeallocator)(void* addr);
+LiteRtStatus LiteRtCreateTensorBufferFromHostMemory(const LiteRtRankedTensorType* tensor_type, void* host_buffer_addr,
+                                                    size_t host_buffer_size, LiteRtHostMemoryDeallocator deallocator,
+                                                    LiteRtTensorBuffer* buffer);
 void LiteRtDestroyTensorBuffer(LiteRtTensorBuffer buffer);
 
 }  // extern "C"

@@ -27,7 +27,7 @@ void route_litert_logs();
 // loaded it: its Abseil lines ("I0000 00:00:... environment.cc:532] Selected adapter: ...") and
 // Dawn's ("Warning: ...") go through its own stderr slot. Once per process. The Vulkan driver's
 // own lines (Mesa's) are not routed.
-void route_accelerator_logs(const std::string &path);
+void route_accelerator_logs(const std::string& path);
 
 // Collects the ERROR lines LiteRT writes on this thread while the object lives, whatever the
 // host shows: a delegate kernel that fails reports why only through TfLiteContext::ReportError,
@@ -37,16 +37,16 @@ class LiteRtErrorCapture {
  public:
   LiteRtErrorCapture();
   ~LiteRtErrorCapture();
-  LiteRtErrorCapture(const LiteRtErrorCapture &) = delete;
-  LiteRtErrorCapture &operator=(const LiteRtErrorCapture &) = delete;
+  LiteRtErrorCapture(const LiteRtErrorCapture&) = delete;
+  LiteRtErrorCapture& operator=(const LiteRtErrorCapture&) = delete;
 
   // The lines, joined by "; " (at most a few hundred bytes), or "".
-  const std::string &text() const { return text_; }
+  const std::string& text() const { return text_; }
   void add(std::string_view line);
 
  private:
   std::string text_;
-  LiteRtErrorCapture *previous_;
+  LiteRtErrorCapture* previous_;
 };
 
 }  // namespace wasinn::tensorflowlite

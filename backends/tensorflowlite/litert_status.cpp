@@ -4,13 +4,11 @@
 namespace wasinn::tensorflowlite {
 
 std::string status_name(LiteRtStatus status) {
-  const char *name = "unknown status";
+  const char* name = "unknown status";
   switch (status) {
     case kLiteRtStatusOk: name = "kLiteRtStatusOk"; break;
     case kLiteRtStatusErrorInvalidArgument: name = "kLiteRtStatusErrorInvalidArgument"; break;
-    case kLiteRtStatusErrorMemoryAllocationFailure:
-      name = "kLiteRtStatusErrorMemoryAllocationFailure";
-      break;
+    case kLiteRtStatusErrorMemoryAllocationFailure: name = "kLiteRtStatusErrorMemoryAllocationFailure"; break;
     case kLiteRtStatusErrorRuntimeFailure: name = "kLiteRtStatusErrorRuntimeFailure"; break;
     case kLiteRtStatusErrorMissingInputTensor: name = "kLiteRtStatusErrorMissingInputTensor"; break;
     case kLiteRtStatusErrorUnsupported: name = "kLiteRtStatusErrorUnsupported"; break;

@@ -17,7 +17,6 @@ using sdk::Error;
 std::string status_name(LiteRtStatus status);
 
 // Error for a failed LiteRT call: "<what>: LiteRT returned <name>", with `status` as given.
-Error litert_error(LiteRtStatus status, std::string_view what,
-                   wasinn_status as = WASINN_RUNTIME_ERROR);
+Error litert_error(LiteRtStatus status, std::string_view what, wasinn_status as = WASINN_RUNTIME_ERROR);
 
 }  // namespace wasinn::tensorflowlite

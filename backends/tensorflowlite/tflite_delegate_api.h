@@ -53,12 +53,12 @@ typedef struct {
 enum { kTfLiteNoQuantization = 0, kTfLiteAffineQuantization = 1 };
 typedef struct {
   int type;  // kTfLite*Quantization
-  void *params;
+  void* params;
 } TfLiteQuantization;
 
 typedef struct {
-  TfLiteFloatArray *scale;
-  TfLiteIntArray *zero_point;
+  TfLiteFloatArray* scale;
+  TfLiteIntArray* zero_point;
   int32_t quantized_dimension;
 } TfLiteAffineQuantization;
 
@@ -68,54 +68,54 @@ struct TfLiteRegistration;
 
 typedef struct TfLiteTensor {
   TfLiteType type;
-  void *data;  // TfLitePtrUnion: every member is a pointer
-  TfLiteIntArray *dims;
+  void* data;  // TfLitePtrUnion: every member is a pointer
+  TfLiteIntArray* dims;
   TfLiteQuantizationParams params;
   int allocation_type;
   size_t bytes;
-  const void *allocation;
-  const char *name;
-  struct TfLiteDelegate *delegate;
+  const void* allocation;
+  const char* name;
+  struct TfLiteDelegate* delegate;
   int buffer_handle;
   bool data_is_stale;
   bool is_variable;
   TfLiteQuantization quantization;
-  void *sparsity;
-  const TfLiteIntArray *dims_signature;
+  void* sparsity;
+  const TfLiteIntArray* dims_signature;
 } TfLiteTensor;
 
 typedef struct TfLiteNode {
-  TfLiteIntArray *inputs;
-  TfLiteIntArray *outputs;
-  TfLiteIntArray *intermediates;
-  TfLiteIntArray *temporaries;
-  void *user_data;
-  void *builtin_data;
-  const void *custom_initial_data;
+  TfLiteIntArray* inputs;
+  TfLiteIntArray* outputs;
+  TfLiteIntArray* intermediates;
+  TfLiteIntArray* temporaries;
+  void* user_data;
+  void* builtin_data;
+  const void* custom_initial_data;
   int custom_initial_data_size;
-  struct TfLiteDelegate *delegate;
+  struct TfLiteDelegate* delegate;
   bool might_have_side_effect;
 } TfLiteNode;
 
 // What a delegate kernel's init() receives as `buffer`: the nodes it replaces.
 typedef struct TfLiteDelegateParams {
-  struct TfLiteDelegate *delegate;
-  TfLiteIntArray *nodes_to_replace;
-  TfLiteIntArray *input_tensors;
-  TfLiteIntArray *output_tensors;
+  struct TfLiteDelegate* delegate;
+  TfLiteIntArray* nodes_to_replace;
+  TfLiteIntArray* input_tensors;
+  TfLiteIntArray* output_tensors;
 } TfLiteDelegateParams;
 
 typedef struct TfLiteRegistration {
-  void *(*init)(struct TfLiteContext *context, const char *buffer, size_t length);
-  void (*free)(struct TfLiteContext *context, void *buffer);
-  TfLiteStatus (*prepare)(struct TfLiteContext *context, TfLiteNode *node);
-  TfLiteStatus (*invoke)(struct TfLiteContext *context, TfLiteNode *node);
-  const char *(*profiling_string)(const struct TfLiteContext *context, const TfLiteNode *node);
+  void* (*init)(struct TfLiteContext* context, const char* buffer, size_t length);
+  void (*free)(struct TfLiteContext* context, void* buffer);
+  TfLiteStatus (*prepare)(struct TfLiteContext* context, TfLiteNode* node);
+  TfLiteStatus (*invoke)(struct TfLiteContext* context, TfLiteNode* node);
+  const char* (*profiling_string)(const struct TfLiteContext* context, const TfLiteNode* node);
   int32_t builtin_code;
-  const char *custom_name;
+  const char* custom_name;
   int version;
-  void *registration_external;
-  void *(*async_kernel)(struct TfLiteContext *context, TfLiteNode *node);
+  void* registration_external;
+  void* (*async_kernel)(struct TfLiteContext* context, TfLiteNode* node);
   uint64_t inplace_operator;
 } TfLiteRegistration;
 
@@ -123,50 +123,44 @@ typedef struct TfLiteRegistration {
 // members are never read.
 typedef struct TfLiteContext {
   size_t tensors_size;
-  TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext *context, TfLiteIntArray **plan);
-  TfLiteTensor *tensors;
-  void *impl_;
-  TfLiteStatus (*ResizeTensor)(struct TfLiteContext *, TfLiteTensor *tensor,
-                               TfLiteIntArray *new_size);
-  void (*ReportError)(struct TfLiteContext *, const char *msg, ...);
-  TfLiteStatus (*AddTensors)(struct TfLiteContext *, int tensors_to_add, int *first_new_index);
-  TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext *, int node_index,
-                                         TfLiteNode **node,
-                                         struct TfLiteRegistration **registration);
-  TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext *,
-                                                        struct TfLiteRegistration registration,
-                                                        const TfLiteIntArray *nodes_to_replace,
-                                                        struct TfLiteDelegate *delegate);
+  TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext* context, TfLiteIntArray** plan);
+  TfLiteTensor* tensors;
+  void* impl_;
+  TfLiteStatus (*ResizeTensor)(struct TfLiteContext*, TfLiteTensor* tensor, TfLiteIntArray* new_size);
+  void (*ReportError)(struct TfLiteContext*, const char* msg, ...);
+  TfLiteStatus (*AddTensors)(struct TfLiteContext*, int tensors_to_add, int* first_new_index);
+  TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext*, int node_index, TfLiteNode** node,
+                                         struct TfLiteRegistration** registration);
+  TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext*, struct TfLiteRegistration registration,
+                                                        const TfLiteIntArray* nodes_to_replace,
+                                                        struct TfLiteDelegate* delegate);
   int recommended_num_threads;
-  void *(*GetExternalContext)(struct TfLiteContext *, int type);
-  void (*SetExternalContext)(struct TfLiteContext *, int type, void *external);
+  void* (*GetExternalContext)(struct TfLiteContext*, int type);
+  void (*SetExternalContext)(struct TfLiteContext*, int type, void* external);
   bool allow_fp32_relax_to_fp16;
-  void *profiler;
-  void *(*AllocatePersistentBuffer)(struct TfLiteContext *ctx, size_t bytes);
-  TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext *ctx, size_t bytes, void **ptr);
-  TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext *ctx, size_t bytes,
-                                              int *buffer_idx);
-  void *(*GetScratchBuffer)(struct TfLiteContext *ctx, int buffer_idx);
-  TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext *ctx, TfLiteTensor *tensor,
-                                       int dims, const int *shape);
-  void *PreviewDelegatePartitioning;
-  TfLiteTensor *(*GetTensor)(const struct TfLiteContext *context, int tensor_idx);
+  void* profiler;
+  void* (*AllocatePersistentBuffer)(struct TfLiteContext* ctx, size_t bytes);
+  TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext* ctx, size_t bytes, void** ptr);
+  TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext* ctx, size_t bytes, int* buffer_idx);
+  void* (*GetScratchBuffer)(struct TfLiteContext* ctx, int buffer_idx);
+  TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext* ctx, TfLiteTensor* tensor, int dims, const int* shape);
+  void* PreviewDelegatePartitioning;
+  TfLiteTensor* (*GetTensor)(const struct TfLiteContext* context, int tensor_idx);
 } TfLiteContext;
 
 enum { kTfLiteDelegateFlagsNone = 0, kTfLiteDelegateFlagsAllowDynamicTensors = 1 };
 
 typedef struct TfLiteDelegate {
-  void *data_;
-  TfLiteStatus (*Prepare)(TfLiteContext *context, struct TfLiteDelegate *delegate);
-  TfLiteStatus (*CopyFromBufferHandle)(TfLiteContext *context, struct TfLiteDelegate *delegate,
-                                       int buffer_handle, TfLiteTensor *tensor);
-  TfLiteStatus (*CopyToBufferHandle)(TfLiteContext *context, struct TfLiteDelegate *delegate,
-                                     int buffer_handle, TfLiteTensor *tensor);
-  void (*FreeBufferHandle)(TfLiteContext *context, struct TfLiteDelegate *delegate,
-                           int *handle);
+  void* data_;
+  TfLiteStatus (*Prepare)(TfLiteContext* context, struct TfLiteDelegate* delegate);
+  TfLiteStatus (*CopyFromBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate, int buffer_handle,
+                                       TfLiteTensor* tensor);
+  TfLiteStatus (*CopyToBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate, int buffer_handle,
+                                     TfLiteTensor* tensor);
+  void (*FreeBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate, int* handle);
   int64_t flags;
   // Set by delegates written against TFLite's opaque (stable) API, whose Prepare lives there.
-  void *opaque_delegate_builder;
+  void* opaque_delegate_builder;
 } TfLiteDelegate;
 
 // LiteRT's accelerator API passes delegates as TfLiteOpaqueDelegate, TFLite's typedef of
@@ -182,11 +176,9 @@ enum {
 
 // The external delegate entry points (tensorflow/lite/delegates/external/external_delegate.h,
 // the "tflite_plugin_*" names the VX delegate, libedgetpu and Arm NN export).
-typedef TfLiteDelegate *(*TfLitePluginCreateDelegateFn)(char **options_keys,
-                                                         char **options_values,
-                                                         size_t num_options,
-                                                         void (*report_error)(const char *));
-typedef void (*TfLitePluginDestroyDelegateFn)(TfLiteDelegate *delegate);
+typedef TfLiteDelegate* (*TfLitePluginCreateDelegateFn)(char** options_keys, char** options_values, size_t num_options,
+                                                        void (*report_error)(const char*));
+typedef void (*TfLitePluginDestroyDelegateFn)(TfLiteDelegate* delegate);
 #define TFLITE_PLUGIN_CREATE_DELEGATE "tflite_plugin_create_delegate"
 #define TFLITE_PLUGIN_DESTROY_DELEGATE "tflite_plugin_destroy_delegate"
 
@@ -202,11 +194,9 @@ static_assert(sizeof(TfLiteNode) == 80 && offsetof(TfLiteNode, builtin_data) == 
               "TfLiteNode of TFLite in LiteRT 2.3.0");
 static_assert(sizeof(TfLiteRegistration) == 88 && offsetof(TfLiteRegistration, builtin_code) == 40,
               "TfLiteRegistration of TFLite in LiteRT 2.3.0");
-static_assert(offsetof(TfLiteContext, GetExecutionPlan) == 8 &&
-                  offsetof(TfLiteContext, GetNodeAndRegistration) == 56 &&
+static_assert(offsetof(TfLiteContext, GetExecutionPlan) == 8 && offsetof(TfLiteContext, GetNodeAndRegistration) == 56 &&
                   offsetof(TfLiteContext, ReplaceNodeSubsetsWithDelegateKernels) == 64 &&
-                  offsetof(TfLiteContext, ResizeTensorExplicit) == 144 &&
-                  offsetof(TfLiteContext, GetTensor) == 160,
+                  offsetof(TfLiteContext, ResizeTensorExplicit) == 144 && offsetof(TfLiteContext, GetTensor) == 160,
               "TfLiteContext of TFLite in LiteRT 2.3.0");
 static_assert(sizeof(TfLiteDelegate) == 56 && offsetof(TfLiteDelegate, flags) == 40,
               "TfLiteDelegate of TFLite in LiteRT 2.3.0");

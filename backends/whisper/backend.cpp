@@ -12,9 +12,9 @@
 
 namespace wasinn::whisper {
 
-const char *WhisperBackend::framework_version() noexcept { return "whisper.cpp " WASINN_WHISPER_VERSION; }
+const char* WhisperBackend::framework_version() noexcept { return "whisper.cpp " WASINN_WHISPER_VERSION; }
 
-Error WhisperBackend::create(std::string_view config, std::unique_ptr<WhisperBackend> &out) {
+Error WhisperBackend::create(std::string_view config, std::unique_ptr<WhisperBackend>& out) {
   auto backend = std::make_unique<WhisperBackend>();
   if (Error e = parse_backend_config(config, backend->config_)) return e;
   // whisper_log_set routes ggml's lines too; ggml's CPU backend is linked in, nothing is loaded.
@@ -23,7 +23,7 @@ Error WhisperBackend::create(std::string_view config, std::unique_ptr<WhisperBac
   return {};
 }
 
-Error WhisperBackend::load(const sdk::LoadRequest &request, std::unique_ptr<WhisperGraph> &out) {
+Error WhisperBackend::load(const sdk::LoadRequest& request, std::unique_ptr<WhisperGraph>& out) {
   return WhisperGraph::load(*this, request, out);
 }
 

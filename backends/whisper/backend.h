@@ -20,12 +20,12 @@ class WhisperBackend {
  public:
   WASINN_SDK_BACKEND(WhisperBackend, WhisperGraph, WhisperContext, "whisper")
 
-  const BackendConfig &config() const { return config_; }
+  const BackendConfig& config() const { return config_; }
   // The one device: the CPU.
-  const std::vector<sdk::Device> &devices() const { return devices_; }
+  const std::vector<sdk::Device>& devices() const { return devices_; }
   // Why target gpu/tpu cannot run here (always: scripts/deps/whisper.sh builds ggml's CPU
   // backend alone), or nullptr.
-  static const char *target_unavailable(int32_t target) {
+  static const char* target_unavailable(int32_t target) {
     if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
     return "this whisper.cpp build runs on the CPU only (built with ggml's CPU backend alone, "
            "without its Vulkan or CUDA backends); load with target cpu or auto";

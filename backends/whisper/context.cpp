@@ -10,26 +10,26 @@ namespace {
 
 using ggml_common::LogScope;
 
-constexpr size_t kAudio = 0, kMetadata = 1;                  // inputs
+constexpr size_t kAudio = 0, kMetadata = 1;                 // inputs
 constexpr size_t kText = 0, kSrt = 1, kLrc = 2, kJson = 3;  // outputs
 
-bool abort_requested(void *flag) { return static_cast<std::atomic<bool> *>(flag)->load(std::memory_order_relaxed); }
+bool abort_requested(void* flag) { return static_cast<std::atomic<bool>*>(flag)->load(std::memory_order_relaxed); }
 
 }  // namespace
 
-Error WhisperGraph::create_context(std::unique_ptr<WhisperContext> &out) {
+Error WhisperGraph::create_context(std::unique_ptr<WhisperContext>& out) {
   out = std::make_unique<WhisperContext>(*this);  // the whisper_state is made at first compute
   return {};
 }
 
-WhisperContext::WhisperContext(WhisperGraph &graph) : graph_(&graph), options_(graph.options()) {}
+WhisperContext::WhisperContext(WhisperGraph& graph) : graph_(&graph), options_(graph.options()) {}
 
 WhisperContext::~WhisperContext() { stop_stream(); }
 
 Error WhisperContext::prepare_state() {
   if (state_) return {};
   LogScope scope(options_.enable_log);
-  whisper_state *state = whisper_init_state(graph_->model());
+  whisper_state* state = whisper_init_state(graph_->model());
   if (!state) {
     return sdk::runtime_error("whisper.cpp could not allocate a decoder state" +
                               (scope.errors().empty() ? "" : ": " + scope.errors()));
@@ -46,15 +46,15 @@ Error WhisperContext::set_property(std::string_view name, std::string_view value
   return {};
 }
 
-Error WhisperContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor) {
+Error WhisperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::input), sdk::Side::input, id, slot)) return e;
   stop_stream();  // new input ends a transcription in progress
-  const std::span<const uint8_t> bytes(static_cast<const uint8_t *>(tensor.data), tensor.data ? tensor.data_length : 0);
+  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(tensor.data), tensor.data ? tensor.data_length : 0);
   if (slot == kMetadata) {
     // WasmEdge's rule: the context starts again from the graph's options, then takes these.
     WhisperOptions updated = graph_->options();
-    const std::string_view text(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (text.empty()) return sdk::invalid("metadata (input 1): empty; send a JSON object");
     if (Error e = apply_config(text, "metadata (input 1)", updated)) return e;
     if (Error e = graph_->settle_language(updated)) return e;
@@ -64,7 +64,8 @@ Error WhisperContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor 
   // WasmEdge's guests send [1, bytes] (one file); [bytes] is the plain form.
   if (!(tensor.rank == 1 || (tensor.rank == 2 && tensor.dims[0] == 1))) {
     return sdk::invalid("input 0 (\"audio\"): expected dims [1, bytes] or [bytes] holding one WAV file, got rank " +
-                        std::to_string(tensor.rank) + (tensor.rank >= 1 ? " with dims[0] " + std::to_string(tensor.dims[0]) : ""));
+                        std::to_string(tensor.rank) +
+                        (tensor.rank >= 1 ? " with dims[0] " + std::to_string(tensor.dims[0]) : ""));
   }
   Audio audio;
   if (Error e = decode_wav(bytes, audio)) return e;
@@ -78,25 +79,26 @@ Error WhisperContext::set_input(const wasinn_tensor_id &id, const wasinn_tensor 
   return {};
 }
 
-void WhisperContext::segment_callback(whisper_context *, whisper_state *state, int n_new, void *self) {
-  static_cast<WhisperContext *>(self)->on_segments(state, n_new);
+void WhisperContext::segment_callback(whisper_context*, whisper_state* state, int n_new, void* self) {
+  static_cast<WhisperContext*>(self)->on_segments(state, n_new);
 }
 
-void WhisperContext::on_segments(whisper_state *state, int n_new) {
+void WhisperContext::on_segments(whisper_state* state, int n_new) {
   const int n = whisper_full_n_segments_from_state(state);
   std::vector<Segment> fresh = read_segments(state, n - n_new, stream_run_.options, audio_);
   std::lock_guard lock(mu_);
-  for (auto &s : fresh) queue_.push_back(std::move(s));
+  for (auto& s : fresh) queue_.push_back(std::move(s));
   ready_.notify_one();
 }
 
-Error WhisperContext::transcribe(Run &run, bool stream) {
+Error WhisperContext::transcribe(Run& run, bool stream) {
   if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to a WAV file first");
   if (Error e = prepare_state()) return e;
-  const WhisperOptions &o = run.options;
+  const WhisperOptions& o = run.options;
   LogScope scope(o.enable_log);
   // WasmEdge's parameters (its setWhisperParams), from whisper.cpp's defaults.
-  whisper_full_params p = whisper_full_default_params(o.beam_size > 1 ? WHISPER_SAMPLING_BEAM_SEARCH : WHISPER_SAMPLING_GREEDY);
+  whisper_full_params p =
+      whisper_full_default_params(o.beam_size > 1 ? WHISPER_SAMPLING_BEAM_SEARCH : WHISPER_SAMPLING_GREEDY);
   p.n_threads = static_cast<int>(o.effective_threads());
   p.n_max_text_ctx = static_cast<int>(o.max_context);
   p.offset_ms = static_cast<int>(o.offset_t_ms);
@@ -144,7 +146,7 @@ Error WhisperContext::compute() {
   if (Error e = transcribe(run, /*stream=*/false)) return e;
   last_ = std::move(run);
   text_.clear();
-  for (const Segment &s : last_.segments) text_ += transcript_piece(s, last_.options);
+  for (const Segment& s : last_.segments) text_ += transcript_piece(s, last_.options);
   has_result_ = true;
   ggml_common::debug_note(last_.options.enable_debug_log, [&] {
     return "compute: " + std::to_string(last_.segments.size()) + " segment(s), " + std::to_string(text_.size()) +
@@ -153,7 +155,7 @@ Error WhisperContext::compute() {
   return {};
 }
 
-Error WhisperContext::get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
+Error WhisperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
   if (!has_result_) return sdk::invalid("no transcription yet: set input 0 and compute first");
@@ -197,7 +199,7 @@ Error WhisperContext::compute_single() {
   return {WASINN_END_OF_SEQUENCE, "the transcription is complete"};
 }
 
-Error WhisperContext::get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out) {
+Error WhisperContext::get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
   if (slot != kText)

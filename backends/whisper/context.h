@@ -33,20 +33,20 @@ namespace wasinn::whisper {
 class WhisperGraph;
 
 struct StateDeleter {
-  void operator()(whisper_state *s) const noexcept { whisper_free_state(s); }
+  void operator()(whisper_state* s) const noexcept { whisper_free_state(s); }
 };
 using StatePtr = std::unique_ptr<whisper_state, StateDeleter>;
 
 class WhisperContext {
  public:
-  explicit WhisperContext(WhisperGraph &graph);
+  explicit WhisperContext(WhisperGraph& graph);
   ~WhisperContext();
-  WhisperContext(const WhisperContext &) = delete;
-  WhisperContext &operator=(const WhisperContext &) = delete;
+  WhisperContext(const WhisperContext&) = delete;
+  WhisperContext& operator=(const WhisperContext&) = delete;
 
   WASINN_SDK_CONTEXT()
   Error compute_single();
-  Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out);
+  Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out);
   Error fini_single();
   // whisper.cpp polls the flag between graph computations (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
@@ -61,22 +61,22 @@ class WhisperContext {
     int lang_id = -1;
   };
   Error prepare_state();
-  Error transcribe(Run &run, bool stream);  // whisper_full on this context's state
+  Error transcribe(Run& run, bool stream);  // whisper_full on this context's state
   void stop_stream();                       // cancels and joins a streaming transcription
-  void on_segments(whisper_state *state, int n_new);
-  static void segment_callback(whisper_context *, whisper_state *state, int n_new, void *self);
+  void on_segments(whisper_state* state, int n_new);
+  static void segment_callback(whisper_context*, whisper_state* state, int n_new, void* self);
 
-  WhisperGraph *graph_;  // outlives the context (the host releases contexts first)
+  WhisperGraph* graph_;  // outlives the context (the host releases contexts first)
   WhisperOptions options_;
   StatePtr state_;  // made at the first transcription
   std::atomic<bool> cancel_requested_{false};
 
   Audio audio_;
   bool has_audio_ = false;
-  Run last_;               // the last compute()'s result
+  Run last_;  // the last compute()'s result
   bool has_result_ = false;
   std::string text_, file_text_;  // output 0; output 1-3 as last asked for
-  uint32_t out_dim_ = 0;  // the dims of the last output view
+  uint32_t out_dim_ = 0;          // the dims of the last output view
 
   // Streaming: the thread, and the segments it has decoded that compute_single has not handed out.
   std::thread worker_;

@@ -14,12 +14,12 @@ namespace {
 
 using ggml_common::LogScope;
 
-sdk::IoDesc bytes_slot(const char *name, const char *words) {
+sdk::IoDesc bytes_slot(const char* name, const char* words) {
   return {.name = name, .type = WASINN_TYPE_U8, .rank = 1, .dims = {-1}, .not_a_tensor = {}, .framework_type = words};
 }
 
 // Function statics: alive for the process, so the names graph_io_info hands out stay valid.
-const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
+const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
   static const std::vector<sdk::IoDesc> inputs = {bytes_slot("audio", "WAV file, 16 kHz 16-bit PCM"),
                                                   bytes_slot("metadata", "optional JSON object")};
   static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 transcript"),
@@ -30,13 +30,13 @@ const std::vector<sdk::IoDesc> &slots(sdk::Side side) {
 
 // What load() reads the model from: a host file, or the guest's bytes.
 struct Source {
-  std::string path;                    // a host file, or "" for bytes
-  std::span<const uint8_t> bytes;      // the guest's model bytes
+  std::string path;                       // a host file, or "" for bytes
+  std::span<const uint8_t> bytes;         // the guest's model bytes
   std::vector<std::string_view> configs;  // JSON texts, applied in order
   std::string description;
 };
 
-Error resolve_source(const sdk::LoadRequest &request, bool allow_host_paths, Source &out) {
+Error resolve_source(const sdk::LoadRequest& request, bool allow_host_paths, Source& out) {
   const auto builders = request.builders();
   if (builders.empty()) return sdk::invalid("load: no graph builders given");
   if (!request.config().empty()) out.configs.push_back(request.config());
@@ -46,7 +46,7 @@ Error resolve_source(const sdk::LoadRequest &request, bool allow_host_paths, Sou
                         std::to_string(builders.size()) + " builders");
   }
   if (builders.size() == 2) out.configs.push_back(sdk::builder_text(builders[1]));
-  if (const char *path = request.path(0)) {  // preloaded by the host: read from its file
+  if (const char* path = request.path(0)) {  // preloaded by the host: read from its file
     out.path = path;
     out.description = path;
     return {};
@@ -63,7 +63,7 @@ Error resolve_source(const sdk::LoadRequest &request, bool allow_host_paths, Sou
   return {};
 }
 
-std::vector<sdk::Property> model_properties(whisper_context *m) {
+std::vector<sdk::Property> model_properties(whisper_context* m) {
   std::vector<sdk::Property> out = {
       {"whisper.type", whisper_model_type_readable(m), false},
       {"whisper.multilingual", whisper_is_multilingual(m) ? "true" : "false", false},
@@ -82,7 +82,8 @@ std::vector<sdk::Property> model_properties(whisper_context *m) {
   std::string languages = "en";
   if (whisper_is_multilingual(m)) {
     languages.clear();
-    for (int id = 0; id <= whisper_lang_max_id(); ++id) languages += (id ? "," : "") + std::string(whisper_lang_str(id));
+    for (int id = 0; id <= whisper_lang_max_id(); ++id)
+      languages += (id ? "," : "") + std::string(whisper_lang_str(id));
   }
   out.push_back({"whisper.languages", languages, false});
   out.push_back({"device", "cpu", false});
@@ -93,9 +94,10 @@ std::vector<sdk::Property> model_properties(whisper_context *m) {
 
 std::span<const sdk::IoDesc> WhisperGraph::io(sdk::Side side) const { return slots(side); }
 
-Error WhisperGraph::settle_language(WhisperOptions &o) const {
+Error WhisperGraph::settle_language(WhisperOptions& o) const {
   if (o.language != "auto" && whisper_lang_id(o.language.c_str()) == -1)
-    return sdk::invalid("\"language\": \"" + o.language + "\" is not a language whisper knows (e.g. \"en\", \"de\", \"auto\")");
+    return sdk::invalid("\"language\": \"" + o.language +
+                        "\" is not a language whisper knows (e.g. \"en\", \"de\", \"auto\")");
   if (!whisper_is_multilingual(model_.get()) && (o.language != "en" || o.translate)) {
     o.language = "en";
     o.translate = false;
@@ -105,9 +107,9 @@ Error WhisperGraph::settle_language(WhisperOptions &o) const {
   return {};
 }
 
-Error WhisperGraph::load(const WhisperBackend &backend, const sdk::LoadRequest &request,
-                         std::unique_ptr<WhisperGraph> &out) {
-  if (const char *why = WhisperBackend::target_unavailable(request.target()))
+Error WhisperGraph::load(const WhisperBackend& backend, const sdk::LoadRequest& request,
+                         std::unique_ptr<WhisperGraph>& out) {
+  if (const char* why = WhisperBackend::target_unavailable(request.target()))
     return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) + ": " + why);
   Source source;
   if (Error e = resolve_source(request, backend.config().allow_preload_paths, source)) return e;
@@ -116,17 +118,16 @@ Error WhisperGraph::load(const WhisperBackend &backend, const sdk::LoadRequest &
     if (Error e = apply_config(config, "load config", graph->options_)) return e;
 
   if (Error e = source.path.empty() ? check_model_bytes(source.bytes, source.bytes.size(), source.description)
-                                     : check_model_file(source.path, source.description))
+                                    : check_model_file(source.path, source.description))
     return e;
 
   LogScope scope(graph->options_.enable_log);
   whisper_context_params params = whisper_context_default_params();
   params.use_gpu = false;  // whisper-cli's other defaults (flash attention) stay
-  whisper_context *model =
-      source.path.empty()
-          ? whisper_init_from_buffer_with_params_no_state(const_cast<uint8_t *>(source.bytes.data()),
-                                                          source.bytes.size(), params)
-          : whisper_init_from_file_with_params_no_state(source.path.c_str(), params);
+  whisper_context* model = source.path.empty()
+                               ? whisper_init_from_buffer_with_params_no_state(
+                                     const_cast<uint8_t*>(source.bytes.data()), source.bytes.size(), params)
+                               : whisper_init_from_file_with_params_no_state(source.path.c_str(), params);
   if (!model) {
     const std::string why = scope.errors().empty() ? "" : ": " + scope.errors();
     return sdk::invalid("load: whisper.cpp could not load " + source.description + why);
@@ -134,7 +135,7 @@ Error WhisperGraph::load(const WhisperBackend &backend, const sdk::LoadRequest &
   graph->model_.reset(model);
   if (Error e = graph->settle_language(graph->options_)) return e;
   graph->properties_ = model_properties(model);
-  for (auto &[key, value] : option_values(graph->options_)) graph->properties_.push_back({key, value, true});
+  for (auto& [key, value] : option_values(graph->options_)) graph->properties_.push_back({key, value, true});
   ggml_common::debug_note(graph->options_.enable_debug_log, [&] {
     return "load: " + source.description + ": whisper " + whisper_model_type_readable(model) +
            (whisper_is_multilingual(model) ? ", multilingual" : ", English-only");

@@ -31,27 +31,26 @@ class WhisperBackend;
 class WhisperContext;
 
 struct ModelDeleter {
-  void operator()(whisper_context *c) const noexcept { whisper_free(c); }
+  void operator()(whisper_context* c) const noexcept { whisper_free(c); }
 };
 using ModelPtr = std::unique_ptr<whisper_context, ModelDeleter>;
 
 class WhisperGraph {
  public:
-  static Error load(const WhisperBackend &backend, const sdk::LoadRequest &request,
-                    std::unique_ptr<WhisperGraph> &out);
+  static Error load(const WhisperBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<WhisperGraph>& out);
 
   std::span<const sdk::IoDesc> io(sdk::Side side) const;
-  Error create_context(std::unique_ptr<WhisperContext> &out);
+  Error create_context(std::unique_ptr<WhisperContext>& out);
   // The model's hyper-parameters and languages, then the options a guest may set.
   std::span<const sdk::Property> properties() const { return properties_; }
   Error check_property(std::string_view name, std::string_view value) const;
 
-  whisper_context *model() const { return model_.get(); }
+  whisper_context* model() const { return model_.get(); }
   // Defaults plus the load config: the starting options of every context of this graph.
-  const WhisperOptions &options() const { return options_; }
+  const WhisperOptions& options() const { return options_; }
   // Checks the language options against the model and settles them as WasmEdge does: an
   // English-only model transcribes English without translating; detect-language is "auto".
-  Error settle_language(WhisperOptions &options) const;
+  Error settle_language(WhisperOptions& options) const;
 
  private:
   ModelPtr model_;

@@ -18,7 +18,7 @@ constexpr size_t kMaxHead = 8u << 20;        // header + mel filters + vocabular
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> b) : b_(b) {}
-  bool i32(int32_t &v) {
+  bool i32(int32_t& v) {
     if (b_.size() - pos_ < 4) return false;
     std::memcpy(&v, b_.data() + pos_, 4);
     pos_ += 4;
@@ -39,14 +39,14 @@ class Reader {
 // A lower bound of the weights' count from the dimensions: embeddings, convolutions, and per
 // layer 12 state^2 (encoder: attention 4, MLP 8) or 16 (decoder: self and cross attention, MLP).
 uint64_t least_weights(const int32_t hp[11]) {
-  const uint64_t vocab = hp[0], a_ctx = hp[1], a = hp[2], a_layers = hp[4], t_ctx = hp[5], t = hp[6],
-                 t_layers = hp[8], mels = hp[9];
+  const uint64_t vocab = hp[0], a_ctx = hp[1], a = hp[2], a_layers = hp[4], t_ctx = hp[5], t = hp[6], t_layers = hp[8],
+                 mels = hp[9];
   return vocab * t + t_ctx * t + a_ctx * a + 3 * mels * a + 3 * a * a + a_layers * 12 * a * a + t_layers * 16 * t * t;
 }
 
 }  // namespace
 
-sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size, const std::string &what) {
+sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size, const std::string& what) {
   Reader r(head);
   int32_t magic = 0;
   if (!r.i32(magic) || static_cast<uint32_t>(magic) != kGgmlMagic) {
@@ -54,16 +54,16 @@ sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size,
     return {WASINN_INVALID_ENCODING, "load: " + what + " is not a whisper.cpp ggml model (no 'ggml' magic)" +
                                          (gguf ? "; it is a GGUF model: load it with encoding ggml" : "")};
   }
-  const auto truncated = [&](const char *where) {
+  const auto truncated = [&](const char* where) {
     return sdk::invalid("load: " + what + " is truncated: it ends inside its " + where);
   };
-  const auto corrupt = [&](const std::string &why) { return sdk::invalid("load: " + what + " is corrupt: " + why); };
+  const auto corrupt = [&](const std::string& why) { return sdk::invalid("load: " + what + " is corrupt: " + why); };
   int32_t hp[11];
-  for (int32_t &v : hp)
+  for (int32_t& v : hp)
     if (!r.i32(v)) return truncated("header");
   const auto in = [](int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; };
-  if (!(in(hp[0], 51864, 52000) && in(hp[1], 1, 1500) && in(hp[2], 1, 8192) && in(hp[3], 1, 128) &&
-        in(hp[4], 1, 128) && in(hp[5], 1, 448) && in(hp[6], 1, 8192) && in(hp[7], 1, 128) && in(hp[8], 1, 128) &&
+  if (!(in(hp[0], 51864, 52000) && in(hp[1], 1, 1500) && in(hp[2], 1, 8192) && in(hp[3], 1, 128) && in(hp[4], 1, 128) &&
+        in(hp[5], 1, 448) && in(hp[6], 1, 8192) && in(hp[7], 1, 128) && in(hp[8], 1, 128) &&
         (hp[9] == 80 || hp[9] == 128) && in(hp[10] % 1000, 0, 40)))
     return sdk::invalid("load: " + what + " has implausible hyper-parameters for a whisper model");
   int32_t n_mel = 0, n_fft = 0;
@@ -78,7 +78,8 @@ sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size,
   for (int32_t i = 0; i < n_tokens; ++i) {
     int32_t len = 0;
     if (!r.i32(len)) return truncated("vocabulary");
-    if (!in(len, 0, kMaxTokenBytes)) return corrupt("token " + std::to_string(i) + " claims " + std::to_string(len) + " bytes");
+    if (!in(len, 0, kMaxTokenBytes))
+      return corrupt("token " + std::to_string(i) + " claims " + std::to_string(len) + " bytes");
     if (!r.skip(static_cast<uint64_t>(len))) return truncated("vocabulary");
   }
   // More than 2 bits a weight in any type whisper.cpp reads: a file this short would load as an
@@ -91,13 +92,13 @@ sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size,
   return {};
 }
 
-sdk::Error check_model_file(const std::string &path, const std::string &what) {
+sdk::Error check_model_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (!in || ec) return {WASINN_MODEL_NOT_FOUND, "load: model file " + path + " cannot be opened"};
   std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(size, kMaxHead)));
-  in.read(reinterpret_cast<char *>(head.data()), static_cast<std::streamsize>(head.size()));
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   return check_model_bytes(head, size, what);
 }

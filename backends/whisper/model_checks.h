@@ -17,9 +17,9 @@ namespace wasinn::whisper {
 // `head`: the model's first bytes (all of them for guest bytes); `total_size`: the whole
 // model's. INVALID_ENCODING when it is not a whisper.cpp ggml model at all, INVALID_ARGUMENT
 // (naming what is wrong) when it is one that is corrupt or truncated. `what` names it in details.
-sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size, const std::string &what);
+sdk::Error check_model_bytes(std::span<const uint8_t> head, uint64_t total_size, const std::string& what);
 
 // The same for a host file: reads its head (the header, mel filters and vocabulary).
-sdk::Error check_model_file(const std::string &path, const std::string &what);
+sdk::Error check_model_file(const std::string& path, const std::string& what);
 
 }  // namespace wasinn::whisper

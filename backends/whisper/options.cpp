@@ -21,12 +21,12 @@ using O = WhisperOptions;
 constexpr int64_t kMaxMs = int64_t{24} * 3600 * 1000;  // a day of audio: offsets beyond are mistakes
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 
-const gc::SetterTable<O> &setters() {
+const gc::SetterTable<O>& setters() {
   static const gc::SetterTable<O> table = [] {
     gc::SetterTable<O> t;
     t["enable-log"] = gc::boolean(&O::enable_log, "enable-log");
     t["enable-debug-log"] = gc::boolean(&O::enable_debug_log, "enable-debug-log");
-    t["threads"] = [](const json &v, std::string_view source, O &o) -> Error {
+    t["threads"] = [](const json& v, std::string_view source, O& o) -> Error {
       std::optional<int> n;  // the SDK's rule for every backend's thread counts
       if (Error e = sdk::read_thread_count(json{{"threads", v}}, "threads", source, n)) return e;
       o.threads = static_cast<uint32_t>(*n);
@@ -34,7 +34,7 @@ const gc::SetterTable<O> &setters() {
     };
     // whisper_full_parallel splits the audio over several decoder states, which changes the
     // transcript at the seams; only 1 is served (WasmEdge's default).
-    t["processors"] = [](const json &v, std::string_view source, O &) -> Error {
+    t["processors"] = [](const json& v, std::string_view source, O&) -> Error {
       const auto n = gc::as_integer(v);
       if (!n || *n < 0 || *n > 1024) return gc::bad_value(source, "processors", "an integer from 1 to 1024", v);
       if (*n > 1)
@@ -45,7 +45,7 @@ const gc::SetterTable<O> &setters() {
     };
     t["offset-t"] = gc::integer(&O::offset_t_ms, "offset-t", 0, kMaxMs);
     t["duration"] = gc::integer(&O::duration_ms, "duration", 0, kMaxMs);
-    t["max-context"] = [](const json &v, std::string_view source, O &o) -> Error {
+    t["max-context"] = [](const json& v, std::string_view source, O& o) -> Error {
       const auto n = gc::as_integer(v);
       if (!n || *n > kMaxInt) return gc::bad_value(source, "max-context", "an integer (negative: keep the default)", v);
       if (*n >= 0) o.max_context = *n;  // WasmEdge ignores a negative one
@@ -72,8 +72,8 @@ const gc::SetterTable<O> &setters() {
 
 // WasmEdge writes these files on the host, named by the guest; wasinn never does.
 bool is_output_file_key(std::string_view key) {
-  static const char *const keys[] = {"output-file", "output-srt", "output-lrc", "output-json", "output-json-full"};
-  return std::any_of(std::begin(keys), std::end(keys), [&](const char *k) { return key == k; });
+  static const char* const keys[] = {"output-file", "output-srt", "output-lrc", "output-json", "output-json-full"};
+  return std::any_of(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; });
 }
 
 Error unknown_key(std::string_view source, std::string_view key) {
@@ -84,7 +84,7 @@ Error unknown_key(std::string_view source, std::string_view key) {
                 "2 (\"lrc\") or 3 (\"json\") and write it where the guest may"};
   }
   std::string known;
-  for (const auto &[k, setter] : setters()) known += (known.empty() ? "" : ", ") + k;
+  for (const auto& [k, setter] : setters()) known += (known.empty() ? "" : ", ") + k;
   return sdk::invalid(std::string(source) + ": unknown whisper option \"" + std::string(key) + "\" (known: " + known +
                       ")");
 }
@@ -97,11 +97,11 @@ uint32_t WhisperOptions::effective_threads() const {
   return std::clamp(hw, 1u, 4u);
 }
 
-Error apply_config(std::string_view text, std::string_view source, WhisperOptions &options) {
+Error apply_config(std::string_view text, std::string_view source, WhisperOptions& options) {
   json doc;
   if (Error e = sdk::parse_config_object(text, source, doc)) return e;
   WhisperOptions updated = options;  // all or nothing
-  for (const auto &[key, value] : doc.items()) {
+  for (const auto& [key, value] : doc.items()) {
     const auto it = setters().find(key);
     if (it == setters().end()) return unknown_key(source, key);
     if (Error e = it->second(value, source, updated)) return e;
@@ -110,25 +110,35 @@ Error apply_config(std::string_view text, std::string_view source, WhisperOption
   return {};
 }
 
-std::vector<std::pair<std::string, std::string>> option_values(const WhisperOptions &o) {
-  const json values = {{"enable-log", o.enable_log},       {"enable-debug-log", o.enable_debug_log},
-                       {"threads", o.threads},             {"processors", 1},
-                       {"offset-t", o.offset_t_ms},        {"duration", o.duration_ms},
-                       {"max-context", o.max_context},     {"max-len", o.max_len},
-                       {"split-on-word", o.split_on_word}, {"translate", o.translate},
-                       {"language", o.language},           {"detect-language", o.detect_language},
-                       {"temperature", o.temperature},     {"temperature-inc", o.temperature_inc},
-                       {"prompt", o.prompt},               {"best-of", o.best_of},
-                       {"beam-size", o.beam_size},         {"no-timestamps", o.no_timestamps},
-                       {"audio-ctx", o.audio_ctx},         {"diarize", o.diarize},
+std::vector<std::pair<std::string, std::string>> option_values(const WhisperOptions& o) {
+  const json values = {{"enable-log", o.enable_log},
+                       {"enable-debug-log", o.enable_debug_log},
+                       {"threads", o.threads},
+                       {"processors", 1},
+                       {"offset-t", o.offset_t_ms},
+                       {"duration", o.duration_ms},
+                       {"max-context", o.max_context},
+                       {"max-len", o.max_len},
+                       {"split-on-word", o.split_on_word},
+                       {"translate", o.translate},
+                       {"language", o.language},
+                       {"detect-language", o.detect_language},
+                       {"temperature", o.temperature},
+                       {"temperature-inc", o.temperature_inc},
+                       {"prompt", o.prompt},
+                       {"best-of", o.best_of},
+                       {"beam-size", o.beam_size},
+                       {"no-timestamps", o.no_timestamps},
+                       {"audio-ctx", o.audio_ctx},
+                       {"diarize", o.diarize},
                        {"offset-n", o.offset_n}};
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto &[key, value] : values.items())
+  for (const auto& [key, value] : values.items())
     out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
   return out;
 }
 
-Error set_option(std::string_view key, std::string_view value, WhisperOptions &options) {
+Error set_option(std::string_view key, std::string_view value, WhisperOptions& options) {
   const auto it = setters().find(key);
   if (it == setters().end()) return unknown_key("set property", key);
   WhisperOptions updated = options;
@@ -137,7 +147,7 @@ Error set_option(std::string_view key, std::string_view value, WhisperOptions &o
   return {};
 }
 
-Error parse_backend_config(std::string_view text, BackendConfig &out) {
+Error parse_backend_config(std::string_view text, BackendConfig& out) {
   static constexpr std::string_view source = "whisper backend config";
   out = {};
   json doc;

@@ -48,18 +48,18 @@ struct WhisperOptions {
 // WasmEdge's output-file keys (output-file, output-srt, output-lrc, output-json,
 // output-json-full) are refused: a sandboxed guest does not make the host write files; the
 // same texts are outputs 1-3 for the guest to read.
-Error apply_config(std::string_view json, std::string_view source, WhisperOptions &options);
+Error apply_config(std::string_view json, std::string_view source, WhisperOptions& options);
 
 // Every key as a property with its value as JSON text, for describing a graph (wasinn:nn-ext).
-std::vector<std::pair<std::string, std::string>> option_values(const WhisperOptions &options);
+std::vector<std::pair<std::string, std::string>> option_values(const WhisperOptions& options);
 // Sets one key from a property's text (read as JSON when it parses, else as a string).
-Error set_option(std::string_view key, std::string_view value, WhisperOptions &options);
+Error set_option(std::string_view key, std::string_view value, WhisperOptions& options);
 
 // The backend config (--backend-config whisper=...). Keys:
 //   "allow-preload-paths": bool, false: may a guest's load() name a host file ("preload:<path>")?
 struct BackendConfig {
   bool allow_preload_paths = false;
 };
-Error parse_backend_config(std::string_view text, BackendConfig &out);
+Error parse_backend_config(std::string_view text, BackendConfig& out);
 
 }  // namespace wasinn::whisper

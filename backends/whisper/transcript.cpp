@@ -31,7 +31,7 @@ std::string timestamp(int64_t t, bool comma = false) {
 }
 
 // WasmEdge's (and whisper-cli's) rule: the louder channel over the segment speaks, if by 10 %.
-std::string speaker_of(const Audio &audio, int64_t t0, int64_t t1) {
+std::string speaker_of(const Audio& audio, int64_t t0, int64_t t1) {
   const int64_t n = static_cast<int64_t>(audio.left.size());
   const auto sample = [n](int64_t t) { return std::clamp<int64_t>(t * 16000 / 100, 0, n - 1); };
   double e0 = 0, e1 = 0;
@@ -39,14 +39,13 @@ std::string speaker_of(const Audio &audio, int64_t t0, int64_t t1) {
     e0 += std::fabs(audio.left[i]);
     e1 += std::fabs(audio.right[i]);
   }
-  const char *who = e0 > 1.1 * e1 ? "0" : e1 > 1.1 * e0 ? "1" : "?";
+  const char* who = e0 > 1.1 * e1 ? "0" : e1 > 1.1 * e0 ? "1" : "?";
   return std::string("(speaker ") + who + ")";
 }
 
 }  // namespace
 
-std::vector<Segment> read_segments(whisper_state *state, int first, const WhisperOptions &options,
-                                   const Audio &audio) {
+std::vector<Segment> read_segments(whisper_state* state, int first, const WhisperOptions& options, const Audio& audio) {
   std::vector<Segment> out;
   const int n = whisper_full_n_segments_from_state(state);
   for (int i = std::max(first, 0); i < n; ++i) {
@@ -58,7 +57,7 @@ std::vector<Segment> read_segments(whisper_state *state, int first, const Whispe
   return out;
 }
 
-std::string transcript_piece(const Segment &s, const WhisperOptions &options) {
+std::string transcript_piece(const Segment& s, const WhisperOptions& options) {
   std::string out;
   if (!options.no_timestamps) out = "[" + timestamp(s.t0) + " --> " + timestamp(s.t1) + "] ";
   out += s.speaker + s.text;
@@ -66,19 +65,19 @@ std::string transcript_piece(const Segment &s, const WhisperOptions &options) {
   return out;
 }
 
-std::string to_srt(const std::vector<Segment> &segments, const WhisperOptions &options) {
+std::string to_srt(const std::vector<Segment>& segments, const WhisperOptions& options) {
   std::string out;
   for (size_t i = 0; i < segments.size(); ++i) {
-    const Segment &s = segments[i];
+    const Segment& s = segments[i];
     out += std::to_string(i + 1 + static_cast<size_t>(options.offset_n)) + "\n" + timestamp(s.t0, true) + " --> " +
            timestamp(s.t1, true) + "\n" + s.speaker + s.text + "\n\n";
   }
   return out;
 }
 
-std::string to_lrc(const std::vector<Segment> &segments) {
+std::string to_lrc(const std::vector<Segment>& segments) {
   std::string out = "[by:whisper.cpp]\n";
-  for (const Segment &s : segments) {
+  for (const Segment& s : segments) {
     const Clock c(s.t0);  // LRC counts minutes past the hour on, as whisper-cli writes it
     char buf[40];
     std::snprintf(buf, sizeof buf, "[%02d:%02d.%02d]", c.h * 60 + c.m, c.s, c.ms / 10);
@@ -87,11 +86,11 @@ std::string to_lrc(const std::vector<Segment> &segments) {
   return out;
 }
 
-std::string to_json(whisper_context *model, int lang_id, const std::vector<Segment> &segments,
-                    const WhisperOptions &options) {
+std::string to_json(whisper_context* model, int lang_id, const std::vector<Segment>& segments,
+                    const WhisperOptions& options) {
   using json = nlohmann::ordered_json;
   json transcription = json::array();
-  for (const Segment &s : segments) {
+  for (const Segment& s : segments) {
     json seg = {{"timestamps", {{"from", timestamp(s.t0, true)}, {"to", timestamp(s.t1, true)}}},
                 {"offsets", {{"from", s.t0 * 10}, {"to", s.t1 * 10}}},
                 {"text", s.text}};

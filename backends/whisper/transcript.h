@@ -22,14 +22,13 @@ struct Segment {
 };
 
 // Segments [first, end) of the state's last whisper_full, with speakers when diarizing stereo.
-std::vector<Segment> read_segments(whisper_state *state, int first, const WhisperOptions &options,
-                                   const Audio &audio);
+std::vector<Segment> read_segments(whisper_state* state, int first, const WhisperOptions& options, const Audio& audio);
 
 // One segment as output 0 carries it (the transcript is the concatenation).
-std::string transcript_piece(const Segment &s, const WhisperOptions &options);
-std::string to_srt(const std::vector<Segment> &segments, const WhisperOptions &options);
-std::string to_lrc(const std::vector<Segment> &segments);
-std::string to_json(whisper_context *model, int lang_id, const std::vector<Segment> &segments,
-                    const WhisperOptions &options);
+std::string transcript_piece(const Segment& s, const WhisperOptions& options);
+std::string to_srt(const std::vector<Segment>& segments, const WhisperOptions& options);
+std::string to_lrc(const std::vector<Segment>& segments);
+std::string to_json(whisper_context* model, int lang_id, const std::vector<Segment>& segments,
+                    const WhisperOptions& options);
 
 }  // namespace wasinn::whisper

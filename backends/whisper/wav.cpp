@@ -14,7 +14,7 @@ namespace {
 constexpr uint32_t kRate = 16000;
 constexpr char kSend[] = "; send a 16 kHz, 16-bit PCM WAV file (e.g. sox in.wav -r 16000 -b 16 out.wav)";
 
-uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
+uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 
 // The RIFF chunks after the header, each within the file, and "fmt " and "data" among them.
 // miniaudio's chunk reader loops forever on a chunk size that wraps its offset backwards
@@ -22,13 +22,15 @@ uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | static_
 sdk::Error check_chunks(std::span<const uint8_t> riff) {
   bool fmt = false, data = false;
   for (uint64_t at = 12; at < riff.size();) {
-    if (riff.size() - at < 8) return sdk::invalid("input 0: the WAV file ends inside a chunk header" + std::string(kSend));
+    if (riff.size() - at < 8)
+      return sdk::invalid("input 0: the WAV file ends inside a chunk header" + std::string(kSend));
     const uint32_t size = le32(riff.data() + at + 4);
     const uint64_t end = at + 8 + size;  // a pad byte after an odd size may be left out at the end
     if (end > riff.size()) {
-      std::string id(reinterpret_cast<const char *>(riff.data() + at), 4);
-      for (char &c : id) c = (c >= 32 && c < 127) ? c : '?';
-      return sdk::invalid("input 0: the WAV file's '" + id + "' chunk claims " + std::to_string(size) + " bytes, past the file's end" + std::string(kSend));
+      std::string id(reinterpret_cast<const char*>(riff.data() + at), 4);
+      for (char& c : id) c = (c >= 32 && c < 127) ? c : '?';
+      return sdk::invalid("input 0: the WAV file's '" + id + "' chunk claims " + std::to_string(size) +
+                          " bytes, past the file's end" + std::string(kSend));
     }
     fmt = fmt || std::memcmp(riff.data() + at, "fmt ", 4) == 0;
     data = data || std::memcmp(riff.data() + at, "data", 4) == 0;
@@ -49,13 +51,13 @@ struct Decoder {
 
 }  // namespace
 
-sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio &out) {
+sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio& out) {
   if (bytes.size() < 12 || std::memcmp(bytes.data(), "RIFF", 4) != 0 || std::memcmp(bytes.data() + 8, "WAVE", 4) != 0)
     return sdk::invalid("input 0 is not a WAV file: it does not start with a RIFF/WAVE header" + std::string(kSend));
   const uint64_t riff_end = uint64_t{le32(bytes.data() + 4)} + 8;
   if (riff_end > bytes.size())
-    return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) +
-                        " bytes, " + std::to_string(bytes.size()) + " were given");
+    return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) + " bytes, " +
+                        std::to_string(bytes.size()) + " were given");
   // Bytes after the RIFF extent are not the file's: miniaudio reads on into them otherwise.
   const std::span<const uint8_t> riff = bytes.first(static_cast<size_t>(riff_end));
   if (sdk::Error e = check_chunks(riff)) return e;

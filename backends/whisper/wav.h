@@ -14,8 +14,8 @@
 namespace wasinn::whisper {
 
 struct Audio {
-  std::vector<float> mono;                    // what whisper.cpp hears: the channels' mean
-  std::vector<float> left, right;             // stereo input only, for diarize
+  std::vector<float> mono;         // what whisper.cpp hears: the channels' mean
+  std::vector<float> left, right;  // stereo input only, for diarize
   uint32_t channels = 0;
   double seconds() const { return static_cast<double>(mono.size()) / 16000.0; }
 };
@@ -23,6 +23,6 @@ struct Audio {
 // INVALID_ARGUMENT for: no RIFF/WAVE header, a RIFF size beyond the bytes given (truncated), a
 // file miniaudio cannot decode, a rate other than 16 kHz, samples other than 16-bit, more than
 // two channels, or no samples at all.
-sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio &out);
+sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio& out);
 
 }  // namespace wasinn::whisper

@@ -32,9 +32,8 @@ std::string markdown_row(const BenchRow& row) {
   // The overhead keeps its sign: a negative value means the difference is within the noise.
   return fmt::format("| {} | {} | {} | {} | {:.3f} ({:.3f}–{:.3f}) | {:+.2f} µs ({:+.2f}–{:+.2f}) | {} | {} | {} |\n",
                      row.model, row.threads, format_duration(c.native.median_us), format_duration(c.guest.median_us),
-                     c.ratio(), c.ratio_95.low, c.ratio_95.high, c.overhead_us(), c.overhead_95.low,
-                     c.overhead_95.high, format_duration(c.native.p90_us), format_duration(c.guest.p90_us),
-                     c.native.samples);
+                     c.ratio(), c.ratio_95.low, c.ratio_95.high, c.overhead_us(), c.overhead_95.low, c.overhead_95.high,
+                     format_duration(c.native.p90_us), format_duration(c.guest.p90_us), c.native.samples);
 }
 
 std::string to_json(const std::vector<BenchRow>& rows) {

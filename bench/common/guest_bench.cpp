@@ -35,26 +35,25 @@ std::vector<std::string> GuestArgs::to_argv() const {
       if (!files.empty()) files += ',';
       files += f;
     }
-    argv.insert(argv.end(), {"--model", files, "--encoding", std::to_string(encoding), "--target",
-                             std::to_string(target)});
+    argv.insert(argv.end(),
+                {"--model", files, "--encoding", std::to_string(encoding), "--target", std::to_string(target)});
   } else {
     argv.insert(argv.end(), {"--name", name});
     if (!config.empty()) argv.insert(argv.end(), {"--config", config});
   }
   for (const auto& in : inputs) {
-    argv.insert(argv.end(), {"--input", std::to_string(in.index) + ":" + in.type + ":" +
-                                            join_dims(in.dims) + ":" + in.file});
+    argv.insert(argv.end(),
+                {"--input", std::to_string(in.index) + ":" + in.type + ":" + join_dims(in.dims) + ":" + in.file});
   }
   for (const auto& out : outputs) {
-    argv.insert(argv.end(), {"--output", std::to_string(out.index) + ":" + out.file + ":" +
-                                             std::to_string(out.max_bytes)});
+    argv.insert(argv.end(),
+                {"--output", std::to_string(out.index) + ":" + out.file + ":" + std::to_string(out.max_bytes)});
   }
   argv.insert(argv.end(), {"--repeat", std::to_string(repeat)});
   return argv;
 }
 
-std::unique_ptr<GuestBench> GuestBench::start(Host& host, Program program, const GuestArgs& args,
-                                              std::string* error) {
+std::unique_ptr<GuestBench> GuestBench::start(Host& host, Program program, const GuestArgs& args, std::string* error) {
   program.args = args.to_argv();
   auto instance = host.instantiate(program, error);
   if (!instance) return nullptr;

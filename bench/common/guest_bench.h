@@ -18,26 +18,26 @@ namespace wasinn::bench {
 
 struct GuestInput {
   uint32_t index = 0;
-  std::string type;           // "f32", "u8", ... (witx names) or a number
+  std::string type;  // "f32", "u8", ... (witx names) or a number
   std::vector<uint32_t> dims;
-  std::string file;           // guest path of the raw little-endian tensor bytes
+  std::string file;  // guest path of the raw little-endian tensor bytes
 };
 
 struct GuestOutput {
   uint32_t index = 0;
-  std::string file;           // guest path bench_save_outputs writes; empty: not saved
+  std::string file;  // guest path bench_save_outputs writes; empty: not saved
   uint32_t max_bytes = 16u << 20;
 };
 
 struct GuestArgs {
   std::vector<std::string> model_files;  // guest paths; or empty and `name` set
-  std::string name;                       // a model registered with HostOptions::preloads
-  std::string config;                     // JSON for load_by_name_with_config (with `name` only)
-  int encoding = 1;                       // witx graph_encoding (1 = onnx)
-  int target = 0;                         // witx execution_target (0 = cpu)
+  std::string name;                      // a model registered with HostOptions::preloads
+  std::string config;                    // JSON for load_by_name_with_config (with `name` only)
+  int encoding = 1;                      // witx graph_encoding (1 = onnx)
+  int target = 0;                        // witx execution_target (0 = cpu)
   std::vector<GuestInput> inputs;
   std::vector<GuestOutput> outputs;
-  uint32_t repeat = 1;                    // inferences per bench_infer call
+  uint32_t repeat = 1;  // inferences per bench_infer call
 
   // The guest's argv[1..] (see the comment at the top of bench_guest.c).
   std::vector<std::string> to_argv() const;
@@ -47,8 +47,7 @@ class GuestBench {
  public:
   // Instantiates `program` (its args are replaced by args.to_argv()), runs _initialize and
   // bench_setup. Returns nullptr and sets *error when any step fails.
-  static std::unique_ptr<GuestBench> start(Host& host, Program program, const GuestArgs& args,
-                                           std::string* error);
+  static std::unique_ptr<GuestBench> start(Host& host, Program program, const GuestArgs& args, std::string* error);
 
   // One bench_infer call: `repeat` times set_input for every input, compute, get_output.
   bool infer(std::string* error) { return call("bench_infer", error); }

@@ -13,8 +13,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Runs `step` `count` times, appending each per-inference time in microseconds to `times`.
-bool run_block(const Step& step, size_t count, uint32_t calls, std::vector<double>& times,
-               std::string* error) {
+bool run_block(const Step& step, size_t count, uint32_t calls, std::vector<double>& times, std::string* error) {
   for (size_t i = 0; i < count; ++i) {
     const auto t0 = Clock::now();
     if (!step(error)) return false;
@@ -43,8 +42,7 @@ double median_in_place(std::vector<double>& v) {
 // the middle 95%. Resampling rounds rather than single samples keeps the pairing in time, so a
 // load change on the machine widens the interval instead of hiding in it. Fixed seed: the same
 // samples always give the same interval.
-void bootstrap(const std::vector<double>& native, const std::vector<double>& guest, size_t block,
-               Comparison* out) {
+void bootstrap(const std::vector<double>& native, const std::vector<double>& guest, size_t block, Comparison* out) {
   constexpr int kResamples = 400;
   const size_t rounds = native.size() / block;
   std::mt19937_64 rng(0x5eed);
@@ -84,8 +82,8 @@ SideStats summarize(std::vector<double>& times) {
   return s;
 }
 
-bool compare_interleaved(const TimingPlan& plan, const Step& native, const Step& guest,
-                         Comparison* out, std::string* error) {
+bool compare_interleaved(const TimingPlan& plan, const Step& native, const Step& guest, Comparison* out,
+                         std::string* error) {
   const uint32_t calls = std::max<uint32_t>(plan.calls_per_sample, 1);
   std::vector<double> warm_native, warm_guest;
   for (size_t i = 0; i < std::max<size_t>(plan.warmup_samples, 1); ++i) {
@@ -93,8 +91,7 @@ bool compare_interleaved(const TimingPlan& plan, const Step& native, const Step&
     if (!run_block(guest, 1, calls, warm_guest, error)) return false;
   }
   // Size blocks by the slower side's typical sample, so both get the same number of samples.
-  const double sample_us =
-      std::max(summarize(warm_native).median_us, summarize(warm_guest).median_us) * calls;
+  const double sample_us = std::max(summarize(warm_native).median_us, summarize(warm_guest).median_us) * calls;
   const double sample_s = std::max(sample_us, 0.01) * 1e-6;
   const size_t block = std::max<size_t>(1, static_cast<size_t>(plan.block_seconds / sample_s));
   size_t wanted = static_cast<size_t>(plan.seconds_per_side / sample_s);
@@ -107,10 +104,8 @@ bool compare_interleaved(const TimingPlan& plan, const Step& native, const Step&
   for (size_t r = 0; r < rounds; ++r) {
     // Alternating who goes first keeps a side from always inheriting the other's cache state.
     const bool native_first = r % 2 == 0;
-    if (!run_block(native_first ? native : guest, block, calls, native_first ? t_native : t_guest, error))
-      return false;
-    if (!run_block(native_first ? guest : native, block, calls, native_first ? t_guest : t_native, error))
-      return false;
+    if (!run_block(native_first ? native : guest, block, calls, native_first ? t_native : t_guest, error)) return false;
+    if (!run_block(native_first ? guest : native, block, calls, native_first ? t_guest : t_native, error)) return false;
   }
   bootstrap(t_native, t_guest, block, out);
   out->native = summarize(t_native);

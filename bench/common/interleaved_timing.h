@@ -22,12 +22,12 @@ namespace wasinn::bench {
 using Step = std::function<bool(std::string* error)>;
 
 struct TimingPlan {
-  double seconds_per_side = 3.0;   // time budget of the timed samples, per side
-  double block_seconds = 0.05;     // how long one side runs before the other takes its turn
-  size_t min_samples = 40;         // per side, whatever the budget says
-  size_t max_samples = 100000;     // per side
-  size_t warmup_samples = 5;       // per side, untimed (ORT allocates arenas on first runs)
-  uint32_t calls_per_sample = 1;   // inferences one step performs; times are per inference
+  double seconds_per_side = 3.0;  // time budget of the timed samples, per side
+  double block_seconds = 0.05;    // how long one side runs before the other takes its turn
+  size_t min_samples = 40;        // per side, whatever the budget says
+  size_t max_samples = 100000;    // per side
+  size_t warmup_samples = 5;      // per side, untimed (ORT allocates arenas on first runs)
+  uint32_t calls_per_sample = 1;  // inferences one step performs; times are per inference
 };
 
 struct SideStats {
@@ -52,8 +52,8 @@ struct Comparison {
 };
 
 // Runs the plan. The block size and round count come from the slower side's warm-up times.
-bool compare_interleaved(const TimingPlan& plan, const Step& native, const Step& guest,
-                         Comparison* out, std::string* error);
+bool compare_interleaved(const TimingPlan& plan, const Step& native, const Step& guest, Comparison* out,
+                         std::string* error);
 
 // Median, p90 and min of per-inference times (microseconds); `times` is reordered.
 SideStats summarize(std::vector<double>& times);

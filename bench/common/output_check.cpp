@@ -56,8 +56,8 @@ bool f32_close(std::span<const uint8_t> got, std::span<const uint8_t> want, doub
   }
   if (bad == 0) return true;
   if (detail) {
-    *detail = fmt::format("{} of {} values differ; worst at {}: {} versus {} expected", bad, g.size(), worst,
-                          g[worst], w[worst]);
+    *detail = fmt::format("{} of {} values differ; worst at {}: {} versus {} expected", bad, g.size(), worst, g[worst],
+                          w[worst]);
   }
   return false;
 }

@@ -33,13 +33,13 @@ struct Options {
 };
 
 struct ModelCase {
-  std::string name;      // as registered with --nn-preload
-  std::string file;      // relative to the fixtures
-  std::string input;     // the input's name
-  std::string type_dims; // "fp32:1x3x224x224"
+  std::string name;            // as registered with --nn-preload
+  std::string file;            // relative to the fixtures
+  std::string input;           // the input's name
+  std::string type_dims;       // "fp32:1x3x224x224"
   std::string witx_type_dims;  // "f32:1x3x224x224"
-  std::string input_file;  // the guest's path
-  uint32_t repeat;       // N
+  std::string input_file;      // the guest's path
+  uint32_t repeat;             // N
 };
 
 std::string load_average() {
@@ -81,12 +81,13 @@ Side make_side(const Options& o, const std::string& scratch, const ModelCase& m,
   p.dirs = {{o.fixtures, "/f"}, {scratch, "/s"}};
   if (wit) {
     p.wasm_path = o.guest_dir + "/wit_run_model.component.wasm";
-    p.args = {"--name", m.name, "--input", fmt::format("{}:{}:{}", m.input, m.type_dims, m.input_file),
+    p.args = {"--name",  m.name, "--input", fmt::format("{}:{}:{}", m.input, m.type_dims, m.input_file),
               "--fetch", "each", "--repeat"};
   } else {
     p.wasm_path = o.guest_dir + "/run_model.wasm";
-    p.args = {"--name", m.name, "--input", fmt::format("0:{}:{}", m.witx_type_dims, m.input_file), "--output",
-              "0:/s/out.bin", "--fetch", "each", "--repeat"};
+    p.args = {"--name",   m.name,         "--input", fmt::format("0:{}:{}", m.witx_type_dims, m.input_file),
+              "--output", "0:/s/out.bin", "--fetch", "each",
+              "--repeat"};
   }
   side.many = side.one = p;
   side.many.args.push_back(std::to_string(m.repeat));
@@ -126,11 +127,13 @@ int main(int argc, char** argv) {
   auto host = Host::create(h, &error);
   if (!host) return std::fprintf(stderr, "bench_components: %s\n", error.c_str()), 1;
 
-  std::string md = "Per inference, ONNX Runtime on one intra-op thread, both guests on one Host: the WIT guest makes its input "
-        "tensor, computes and reads the output's data; the witx guest sets its input, computes and gets the output. "
-        "Each is (median run with --repeat N - median run with --repeat 1) / (N - 1). Load average at the start: " +
-        load_average() + ".\n\n";
-  md += "| model | N | witx µs | WIT µs | WIT / witx | WIT - witx µs | runs per side |\n|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "Per inference, ONNX Runtime on one intra-op thread, both guests on one Host: the WIT guest makes its input "
+      "tensor, computes and reads the output's data; the witx guest sets its input, computes and gets the output. "
+      "Each is (median run with --repeat N - median run with --repeat 1) / (N - 1). Load average at the start: " +
+      load_average() + ".\n\n";
+  md +=
+      "| model | N | witx µs | WIT µs | WIT / witx | WIT - witx µs | runs per side |\n|---|---|---|---|---|---|---|\n";
   std::string json = "[";
   for (const auto& m : models) {
     const std::string s = scratch_dir.path().string();
@@ -144,8 +147,9 @@ int main(int argc, char** argv) {
     }
     const auto start = std::chrono::steady_clock::now();
     size_t rounds = 0;
-    while (rounds < 5 || (rounds < 200 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-                                              2 * o.seconds)) {
+    while (rounds < 5 ||
+           (rounds < 200 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 2 * o.seconds)) {
       Side* order[2] = {&witx, &wit};
       if (rounds % 2) std::swap(order[0], order[1]);
       for (Side* s : order) {

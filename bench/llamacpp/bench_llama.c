@@ -29,26 +29,26 @@ static struct {
   const char *prompt, *expect_hex;
 } b;
 
-static int32_t fail(int32_t code, const char *step) {
+static int32_t fail(int32_t code, const char* step) {
   fprintf(stderr, "bench_llama: %s failed (%d)\n", step, code);
   return code;
 }
 
-static int32_t set_prompt(wasi_nn_context c, const char *text) {
+static int32_t set_prompt(wasi_nn_context c, const char* text) {
   static uint32_t dims[1];
   dims[0] = (uint32_t)strlen(text);
-  wasi_nn_tensor t = {dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t *)text, dims[0]};
+  wasi_nn_tensor t = {dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t*)text, dims[0]};
   return wasi_nn_set_input(c, 0, &t);
 }
 
 /* Reactors get no argv in main; read it from WASI. The strings live as long as the instance. */
-static int32_t wasi_argv(int *argc, char ***argv) {
+static int32_t wasi_argv(int* argc, char*** argv) {
   __wasi_size_t count = 0, bytes = 0;
   if (__wasi_args_sizes_get(&count, &bytes) != 0) return 200;
-  *argv = malloc((count + 1) * sizeof(char *));
-  char *buf = malloc(bytes ? bytes : 1);
+  *argv = malloc((count + 1) * sizeof(char*));
+  char* buf = malloc(bytes ? bytes : 1);
   if (!*argv || !buf) return 201;
-  if (__wasi_args_get((uint8_t **)*argv, (uint8_t *)buf) != 0) return 200;
+  if (__wasi_args_get((uint8_t**)*argv, (uint8_t*)buf) != 0) return 200;
   (*argv)[count] = NULL;
   *argc = (int)count;
   return 0;
@@ -56,21 +56,28 @@ static int32_t wasi_argv(int *argc, char ***argv) {
 
 __attribute__((export_name("bench_setup"))) int32_t bench_setup(void) {
   int argc;
-  char **argv;
+  char** argv;
   int32_t rc = wasi_argv(&argc, &argv);
   if (rc) return fail(rc, "argv");
   const char *name = NULL, *config = "{}";
   b.contexts = 1;
   b.gen = 64;
   for (int i = 1; i + 1 < argc; i += 2) {
-    const char *v = argv[i + 1];
-    if (!strcmp(argv[i], "--name")) name = v;
-    else if (!strcmp(argv[i], "--config")) config = v;
-    else if (!strcmp(argv[i], "--prompt")) b.prompt = v;
-    else if (!strcmp(argv[i], "--gen")) b.gen = atoi(v);
-    else if (!strcmp(argv[i], "--contexts")) b.contexts = atoi(v);
-    else if (!strcmp(argv[i], "--expect")) b.expect_hex = v;
-    else return fail(200, argv[i]);
+    const char* v = argv[i + 1];
+    if (!strcmp(argv[i], "--name"))
+      name = v;
+    else if (!strcmp(argv[i], "--config"))
+      config = v;
+    else if (!strcmp(argv[i], "--prompt"))
+      b.prompt = v;
+    else if (!strcmp(argv[i], "--gen"))
+      b.gen = atoi(v);
+    else if (!strcmp(argv[i], "--contexts"))
+      b.contexts = atoi(v);
+    else if (!strcmp(argv[i], "--expect"))
+      b.expect_hex = v;
+    else
+      return fail(200, argv[i]);
   }
   if (!name || !b.prompt || b.contexts < 1 || b.contexts > MAX_CONTEXTS || b.gen < 1) return fail(200, "arguments");
   wasi_nn_graph graph;
@@ -84,14 +91,14 @@ __attribute__((export_name("bench_setup"))) int32_t bench_setup(void) {
 }
 
 __attribute__((export_name("bench_pp"))) int32_t bench_pp(void) {
-  int32_t rc = set_prompt(b.ctx[0], b.prompt);  /* a new prompt ends the previous sequence */
+  int32_t rc = set_prompt(b.ctx[0], b.prompt); /* a new prompt ends the previous sequence */
   if (rc) return fail(rc, "set_input");
   rc = wasi_nn_compute_single(b.ctx[0]);
   return rc ? fail(rc, "compute_single (prompt)") : 0;
 }
 
 __attribute__((export_name("bench_tg"))) int32_t bench_tg(void) {
-  int32_t rc = set_prompt(b.ctx[0], "");  /* BOS only */
+  int32_t rc = set_prompt(b.ctx[0], ""); /* BOS only */
   if (rc) return fail(rc, "set_input");
   for (int i = 0; i < b.gen; ++i) {
     rc = wasi_nn_compute_single(b.ctx[0]);

@@ -52,22 +52,24 @@ struct Options {
   bool gpu = false;
 };
 
-std::string model_path(const Options &o) { return o.fixtures + "/llama/bench.gguf"; }
+std::string model_path(const Options& o) { return o.fixtures + "/llama/bench.gguf"; }
 
 std::string config_json(int threads, int gen) {
-  return fmt::format("{{\"temp\": 0, \"ctx-size\": 1024, \"batch-size\": 512, \"ubatch-size\": 512, \"threads\": {}, "
-                     "\"n-predict\": {}}}",
-                     threads, gen);
+  return fmt::format(
+      "{{\"temp\": 0, \"ctx-size\": 1024, \"batch-size\": 512, \"ubatch-size\": 512, \"threads\": {}, "
+      "\"n-predict\": {}}}",
+      threads, gen);
 }
 
 // A prompt of at least `tokens` tokens: repeated English text.
-std::string make_prompt(const llama_bench::NativeLlama &native, int tokens) {
+std::string make_prompt(const llama_bench::NativeLlama& native, int tokens) {
   std::string text;
-  while (native.count_tokens(text) < static_cast<size_t>(tokens)) text += "The quick brown fox jumps over the lazy dog. ";
+  while (native.count_tokens(text) < static_cast<size_t>(tokens))
+    text += "The quick brown fox jumps over the lazy dog. ";
   return text;
 }
 
-std::string to_hex(const std::string &s) {
+std::string to_hex(const std::string& s) {
   std::string h;
   for (unsigned char c : s) h += fmt::format("{:02x}", c);
   return h;
@@ -87,16 +89,18 @@ struct Guest {
   std::unique_ptr<wasinn::Host> host;
   std::unique_ptr<wasinn::Instance> instance;
 
-  bool call(const std::string &fn, std::string *error) {
+  bool call(const std::string& fn, std::string* error) {
     int32_t rc = 0;
     if (!instance->call(fn, &rc, error)) return false;
-    if (rc != 0) *error = fn + " returned " + (rc == 210 ? "210 (its answer differs from native llama.cpp's)" : "wasi-nn errno " + std::to_string(rc));
+    if (rc != 0)
+      *error = fn + " returned " +
+               (rc == 210 ? "210 (its answer differs from native llama.cpp's)" : "wasi-nn errno " + std::to_string(rc));
     return rc == 0;
   }
 };
 
-std::unique_ptr<Guest> start_guest(const Options &o, int threads, const std::string &prompt, const std::string &expect,
-                                   int contexts, std::string *error) {
+std::unique_ptr<Guest> start_guest(const Options& o, int threads, const std::string& prompt, const std::string& expect,
+                                   int contexts, std::string* error) {
   auto g = std::make_unique<Guest>();
   wasinn::HostOptions ho;
   ho.backend_dirs = {WASINN_BACKEND_DIR};
@@ -105,15 +109,18 @@ std::unique_ptr<Guest> start_guest(const Options &o, int threads, const std::str
   if (!g->host) return nullptr;
   wasinn::Program p;
   p.wasm_path = std::string(WASINN_GUEST_DIR) + "/bench_llama.wasm";
-  p.args = {"--name", "bench", "--config", config_json(threads, o.gen), "--prompt", prompt,
-            "--gen", std::to_string(o.gen), "--contexts", std::to_string(contexts)};
+  p.args = {"--name",     "bench",
+            "--config",   config_json(threads, o.gen),
+            "--prompt",   prompt,
+            "--gen",      std::to_string(o.gen),
+            "--contexts", std::to_string(contexts)};
   if (!expect.empty()) p.args.insert(p.args.end(), {"--expect", to_hex(expect)});
   g->instance = g->host->instantiate(p, error);
   if (!g->instance || !g->call("_initialize", error) || !g->call("bench_setup", error)) return nullptr;
   return g;
 }
 
-llama_bench::NativeOptions native_options(const Options &o, int threads) {
+llama_bench::NativeOptions native_options(const Options& o, int threads) {
   llama_bench::NativeOptions n;
   n.model = model_path(o);
   n.threads = threads;
@@ -123,7 +130,7 @@ llama_bench::NativeOptions native_options(const Options &o, int threads) {
 }
 
 // Child mode: load, make `contexts` contexts, generate on each, print VmRSS in bytes.
-int rss_child(const Options &o) {
+int rss_child(const Options& o) {
   std::string error;
   const int threads = o.threads.front();
   std::string prompt;
@@ -146,10 +153,10 @@ int rss_child(const Options &o) {
 }
 
 // Runs this program as a child to measure one memory figure (bytes; 0 if it failed).
-size_t measure_rss(const Options &o, const char *side, int contexts) {
+size_t measure_rss(const Options& o, const char* side, int contexts) {
   const std::string cmd = fmt::format("/proc/{}/exe --fixtures '{}' --threads 1 --gen {} --rss-child {} --contexts {}",
                                       getpid(), o.fixtures, o.gen, side, contexts);
-  FILE *p = popen(cmd.c_str(), "r");
+  FILE* p = popen(cmd.c_str(), "r");
   size_t bytes = 0;
   if (!p || fscanf(p, "%zu", &bytes) != 1) bytes = 0;
   if (p) pclose(p);
@@ -171,21 +178,21 @@ struct Row {
 };
 
 // The two orders of one measure and thread count: their geometric mean, and the lowest bound.
-std::string verdict(const Row &a, const Row &b) {
+std::string verdict(const Row& a, const Row& b) {
   const double mean = std::sqrt(a.ratio() * b.ratio());
   const double low = std::min(a.low(), b.low());
-  std::string v = low >= kTargetRatio ? "met"
-                  : mean >= kTargetRatio
-                      ? fmt::format("met by the mean, but an interval reaches {:.3f}", low)
-                      : "not met";
-  return fmt::format("- {}, {} thread(s): ratio {:.3f} (native first) and {:.3f} (guest first), geometric mean "
-                     "{:.3f}; target at least {:.2f}: {}.\n",
-                     a.measure, a.threads, a.ratio(), b.ratio(), mean, kTargetRatio, v);
+  std::string v = low >= kTargetRatio    ? "met"
+                  : mean >= kTargetRatio ? fmt::format("met by the mean, but an interval reaches {:.3f}", low)
+                                         : "not met";
+  return fmt::format(
+      "- {}, {} thread(s): ratio {:.3f} (native first) and {:.3f} (guest first), geometric mean "
+      "{:.3f}; target at least {:.2f}: {}.\n",
+      a.measure, a.threads, a.ratio(), b.ratio(), mean, kTargetRatio, v);
 }
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   Options o;
   CLI::App app{"wasm guest on wasinn's llama.cpp plugin versus native llama.cpp"};
   app.add_option("--fixtures", o.fixtures, "fixtures directory (llama/bench.gguf)");
@@ -228,7 +235,8 @@ int main(int argc, char **argv) {
         }
       } else {
         guest = start_guest(o, threads, prompt, expected, 1, &error);
-        if (!guest || !guest->call("bench_check", &error)) return fmt::print(stderr, "bench_llamacpp: guest: {}\n", error), 1;
+        if (!guest || !guest->call("bench_check", &error))
+          return fmt::print(stderr, "bench_llamacpp: guest: {}\n", error), 1;
       }
       wasinn::bench::TimingPlan plan;
       plan.seconds_per_side = o.seconds / 2;  // two orders share the budget of a row
@@ -239,11 +247,11 @@ int main(int argc, char **argv) {
       tg_plan.calls_per_sample = static_cast<uint32_t>(o.gen);  // times per generated token
       Comparison pp, tg;
       if (!wasinn::bench::compare_interleaved(
-              plan, [&](std::string *e) { return native->pp(prompt, e); },
-              [&](std::string *e) { return guest->call("bench_pp", e); }, &pp, &error) ||
+              plan, [&](std::string* e) { return native->pp(prompt, e); },
+              [&](std::string* e) { return guest->call("bench_pp", e); }, &pp, &error) ||
           !wasinn::bench::compare_interleaved(
-              tg_plan, [&](std::string *e) { return native->tg(e); },
-              [&](std::string *e) { return guest->call("bench_tg", e); }, &tg, &error)) {
+              tg_plan, [&](std::string* e) { return native->tg(e); },
+              [&](std::string* e) { return guest->call("bench_tg", e); }, &tg, &error)) {
         return fmt::print(stderr, "bench_llamacpp: {}\n", error), 1;
       }
       rows.push_back({"prompt processing", threads, native_first, pp, static_cast<double>(prompt_tokens)});
@@ -257,12 +265,14 @@ int main(int argc, char **argv) {
         Comparison dpp, dtg;
         if (!cpu || cpu->greedy_text(prompt, &error) != expected ||
             !wasinn::bench::compare_interleaved(
-                plan, [&](std::string *e) { return cpu->pp(prompt, e); },
-                [&](std::string *e) { return native->pp(prompt, e); }, &dpp, &error) ||
+                plan, [&](std::string* e) { return cpu->pp(prompt, e); },
+                [&](std::string* e) { return native->pp(prompt, e); }, &dpp, &error) ||
             !wasinn::bench::compare_interleaved(
-                tg_plan, [&](std::string *e) { return cpu->tg(e); }, [&](std::string *e) { return native->tg(e); },
+                tg_plan, [&](std::string* e) { return cpu->tg(e); }, [&](std::string* e) { return native->tg(e); },
                 &dtg, &error)) {
-          return fmt::print(stderr, "bench_llamacpp: native CPU vs GPU: {}\n", error.empty() ? "the CPU's answer differs" : error), 1;
+          return fmt::print(stderr, "bench_llamacpp: native CPU vs GPU: {}\n",
+                            error.empty() ? "the CPU's answer differs" : error),
+                 1;
         }
         devices.push_back({"prompt processing", threads, true, dpp, static_cast<double>(prompt_tokens)});
         devices.push_back({"token generation", threads, true, dtg, 1.0});
@@ -273,8 +283,8 @@ int main(int argc, char **argv) {
       auto twin = llama_bench::NativeLlama::open(native_options(o, threads), 1, &error);
       Comparison control;
       if (!twin || !wasinn::bench::compare_interleaved(
-                       tg_plan, [&](std::string *e) { return native->tg(e); },
-                       [&](std::string *e) { return twin->tg(e); }, &control, &error)) {
+                       tg_plan, [&](std::string* e) { return native->tg(e); },
+                       [&](std::string* e) { return twin->tg(e); }, &control, &error)) {
         return fmt::print(stderr, "bench_llamacpp: control: {}\n", error), 1;
       }
       controls.push_back({"token generation, control: a second native context", threads, true, control, 1.0});
@@ -289,20 +299,22 @@ int main(int argc, char **argv) {
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  fmt::print("{}, llama/bench.gguf (n_embd 512, 8 layers, f16, 118 MB){}; run {}; {} s of timed samples per side "
-             "and row; prompt {} tokens, generation {} tokens per sample. Before timing, the guest's greedy "
-             "answer equalled native llama.cpp's.\n\n",
-             "llama.cpp b" WASINN_LLAMA_BUILD_STR, o.gpu ? ", every layer on the GPU device (both sides)" : "", date,
-             o.seconds, prompt_tokens, o.gen);
-  fmt::print("| measure | threads | made first | native tokens/s | guest tokens/s | guest/native (95% CI) | samples "
-             "per side |\n");
+  fmt::print(
+      "{}, llama/bench.gguf (n_embd 512, 8 layers, f16, 118 MB){}; run {}; {} s of timed samples per side "
+      "and row; prompt {} tokens, generation {} tokens per sample. Before timing, the guest's greedy "
+      "answer equalled native llama.cpp's.\n\n",
+      "llama.cpp b" WASINN_LLAMA_BUILD_STR, o.gpu ? ", every layer on the GPU device (both sides)" : "", date,
+      o.seconds, prompt_tokens, o.gen);
+  fmt::print(
+      "| measure | threads | made first | native tokens/s | guest tokens/s | guest/native (95% CI) | samples "
+      "per side |\n");
   fmt::print("|---|---:|---|---:|---:|---:|---:|\n");
-  for (const Row &r : rows) {
+  for (const Row& r : rows) {
     fmt::print("| {} | {} | {} | {:.1f} | {:.1f} | {:.3f} ({:.3f}–{:.3f}) | {} |\n", r.measure, r.threads,
                r.native_first ? "native" : "guest", r.native_tps(), r.guest_tps(), r.ratio(), r.low(), r.high(),
                r.c.native.samples);
   }
-  for (const Row &r : controls) {
+  for (const Row& r : controls) {
     fmt::print("| {} | {} | native | {:.1f} | {:.1f} (second native) | {:.3f} ({:.3f}–{:.3f}) | {} |\n", r.measure,
                r.threads, r.native_tps(), r.guest_tps(), r.ratio(), r.low(), r.high(), r.c.native.samples);
   }
@@ -313,43 +325,56 @@ int main(int argc, char **argv) {
     fmt::print("{}", verdict(rows[i + 1], rows[i + 3]));
   }
   if (o.gpu) {
-    fmt::print("\nThe same model on the CPU backend and on the GPU device, native llama.cpp on both, interleaved in "
-               "this run (the CPU's greedy answer equalled the GPU's):\n\n");
+    fmt::print(
+        "\nThe same model on the CPU backend and on the GPU device, native llama.cpp on both, interleaved in "
+        "this run (the CPU's greedy answer equalled the GPU's):\n\n");
     fmt::print("| measure | threads | CPU tokens/s | GPU tokens/s | GPU/CPU (95% CI) |\n|---|---:|---:|---:|---:|\n");
-    for (const Row &r : devices) {
+    for (const Row& r : devices) {
       fmt::print("| {} | {} | {:.1f} | {:.1f} | {:.3f} ({:.3f}–{:.3f}) |\n", r.measure, r.threads, r.native_tps(),
                  r.guest_tps(), r.ratio(), r.low(), r.high());
     }
   }
   const double mib = 1024.0 * 1024.0;
   if (!o.gpu) {
-    fmt::print("\n| resident memory (VmRSS), 1 thread | one graph, 1 context | one graph, 2 contexts | the second context "
-               "costs |\n|---|---:|---:|---:|\n");
-    const char *sides[2] = {"native llama.cpp", "guest"};
+    fmt::print(
+        "\n| resident memory (VmRSS), 1 thread | one graph, 1 context | one graph, 2 contexts | the second context "
+        "costs |\n|---|---:|---:|---:|\n");
+    const char* sides[2] = {"native llama.cpp", "guest"};
     for (int s = 0; s < 2; ++s) {
       fmt::print("| {} | {:.1f} MiB | {:.1f} MiB | {:.1f} MiB |\n", sides[s], rss[s][0] / mib, rss[s][1] / mib,
                  (double(rss[s][1]) - double(rss[s][0])) / mib);
     }
-    fmt::print("\nThe model file is 118 MB; a second context adds its KV cache (1024 tokens × 8 layers × 512 × "
-               "K and V in f16 = 16 MiB) and compute buffers, not another copy of the weights.\n");
+    fmt::print(
+        "\nThe model file is 118 MB; a second context adds its KV cache (1024 tokens × 8 layers × 512 × "
+        "K and V in f16 = 16 MiB) and compute buffers, not another copy of the weights.\n");
   }
 
   if (!o.json.empty()) {
     nlohmann::json j = {{"model", "llama/bench.gguf"}, {"prompt_tokens", prompt_tokens}, {"gen_tokens", o.gen}};
-    for (const Row &r : rows) {
-      j["rows"].push_back({{"measure", r.measure}, {"threads", r.threads}, {"native_first", r.native_first},
+    for (const Row& r : rows) {
+      j["rows"].push_back({{"measure", r.measure},
+                           {"threads", r.threads},
+                           {"native_first", r.native_first},
                            {"native_tokens_per_s", r.native_tps()},
-                           {"guest_tokens_per_s", r.guest_tps()}, {"ratio", r.ratio()}, {"ratio_95", {r.low(), r.high()}},
+                           {"guest_tokens_per_s", r.guest_tps()},
+                           {"ratio", r.ratio()},
+                           {"ratio_95", {r.low(), r.high()}},
                            {"samples", r.c.native.samples}});
     }
-    for (const Row &r : controls) {
-      j["controls"].push_back({{"measure", r.measure}, {"threads", r.threads}, {"first_tokens_per_s", r.native_tps()},
-                               {"second_tokens_per_s", r.guest_tps()}, {"ratio", r.ratio()},
+    for (const Row& r : controls) {
+      j["controls"].push_back({{"measure", r.measure},
+                               {"threads", r.threads},
+                               {"first_tokens_per_s", r.native_tps()},
+                               {"second_tokens_per_s", r.guest_tps()},
+                               {"ratio", r.ratio()},
                                {"ratio_95", {r.low(), r.high()}}});
     }
-    for (const Row &r : devices) {
-      j["cpu_vs_gpu"].push_back({{"measure", r.measure}, {"threads", r.threads}, {"cpu_tokens_per_s", r.native_tps()},
-                                 {"gpu_tokens_per_s", r.guest_tps()}, {"ratio", r.ratio()},
+    for (const Row& r : devices) {
+      j["cpu_vs_gpu"].push_back({{"measure", r.measure},
+                                 {"threads", r.threads},
+                                 {"cpu_tokens_per_s", r.native_tps()},
+                                 {"gpu_tokens_per_s", r.guest_tps()},
+                                 {"ratio", r.ratio()},
                                  {"ratio_95", {r.low(), r.high()}}});
     }
     if (!o.gpu) j["resident_memory_bytes"] = {{"native", {rss[0][0], rss[0][1]}}, {"guest", {rss[1][0], rss[1][1]}}};

@@ -5,7 +5,7 @@
 
 namespace llama_bench {
 namespace {
-void quiet(ggml_log_level, const char *, void *) {}
+void quiet(ggml_log_level, const char*, void*) {}
 
 // ggml's backends are run-time modules (GGML_BACKEND_DL), loaded from llama.cpp's own build as
 // the plugin loads them; the plugin in this process may have loaded them already.
@@ -22,7 +22,7 @@ ggml_backend_dev_t first_gpu() {
   return nullptr;
 }
 
-std::vector<llama_token> tokenize(const llama_vocab *vocab, const std::string &text) {
+std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& text) {
   std::vector<llama_token> t(text.size() + 8);
   const int n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), t.data(),
                                static_cast<int32_t>(t.size()), true, true);
@@ -30,7 +30,7 @@ std::vector<llama_token> tokenize(const llama_vocab *vocab, const std::string &t
   return t;
 }
 
-bool decode(llama_context *ctx, llama_token *tokens, size_t n, std::string *error) {
+bool decode(llama_context* ctx, llama_token* tokens, size_t n, std::string* error) {
   const size_t batch = llama_n_batch(ctx);
   for (size_t at = 0; at < n; at += batch) {
     const auto k = static_cast<int32_t>(std::min(batch, n - at));
@@ -43,7 +43,7 @@ bool decode(llama_context *ctx, llama_token *tokens, size_t n, std::string *erro
 }
 }  // namespace
 
-std::unique_ptr<NativeLlama> NativeLlama::open(const NativeOptions &o, int contexts, std::string *error) {
+std::unique_ptr<NativeLlama> NativeLlama::open(const NativeOptions& o, int contexts, std::string* error) {
   std::unique_ptr<NativeLlama> n(new NativeLlama());
   n->o_ = o;
   llama_log_set(quiet, nullptr);
@@ -73,7 +73,7 @@ std::unique_ptr<NativeLlama> NativeLlama::open(const NativeOptions &o, int conte
     p.n_seq_max = 1;
     p.n_threads = o.threads;
     p.n_threads_batch = o.threads;
-    llama_context *c = llama_init_from_model(n->model_, p);
+    llama_context* c = llama_init_from_model(n->model_, p);
     if (!c) {
       *error = "native llama.cpp could not create a context";
       return nullptr;
@@ -85,17 +85,17 @@ std::unique_ptr<NativeLlama> NativeLlama::open(const NativeOptions &o, int conte
 
 NativeLlama::~NativeLlama() {
   if (sampler_) llama_sampler_free(sampler_);
-  for (auto *c : contexts_) llama_free(c);
+  for (auto* c : contexts_) llama_free(c);
   if (model_) llama_model_free(model_);
 }
 
-size_t NativeLlama::count_tokens(const std::string &text) const {
+size_t NativeLlama::count_tokens(const std::string& text) const {
   return tokenize(llama_model_get_vocab(model_), text).size();
 }
 
 // What the plugin's first compute_single does: fresh sampler, empty memory, prompt decoded,
 // one token sampled.
-bool NativeLlama::start(llama_context *ctx, const std::string &prompt, std::string *error) {
+bool NativeLlama::start(llama_context* ctx, const std::string& prompt, std::string* error) {
   auto tokens = tokenize(llama_model_get_vocab(model_), prompt);
   if (sampler_) llama_sampler_free(sampler_);
   llama_sampler_chain_params sp = llama_sampler_chain_default_params();
@@ -108,10 +108,10 @@ bool NativeLlama::start(llama_context *ctx, const std::string &prompt, std::stri
   return true;
 }
 
-bool NativeLlama::pp(const std::string &prompt, std::string *error) { return start(contexts_[0], prompt, error); }
+bool NativeLlama::pp(const std::string& prompt, std::string* error) { return start(contexts_[0], prompt, error); }
 
-bool NativeLlama::tg(std::string *error) {
-  llama_context *ctx = contexts_[0];
+bool NativeLlama::tg(std::string* error) {
+  llama_context* ctx = contexts_[0];
   if (!start(ctx, "", error)) return false;
   for (int i = 1; i < o_.gen; ++i) {
     if (!decode(ctx, &last_, 1, error)) return false;
@@ -120,9 +120,9 @@ bool NativeLlama::tg(std::string *error) {
   return true;
 }
 
-std::string NativeLlama::greedy_text(const std::string &prompt, std::string *error) {
-  llama_context *ctx = contexts_[0];
-  const llama_vocab *vocab = llama_model_get_vocab(model_);
+std::string NativeLlama::greedy_text(const std::string& prompt, std::string* error) {
+  llama_context* ctx = contexts_[0];
+  const llama_vocab* vocab = llama_model_get_vocab(model_);
   std::string text;
   if (!start(ctx, prompt, error)) return text;
   for (int i = 0; i < o_.gen && !llama_vocab_is_eog(vocab, last_); ++i) {
@@ -135,8 +135,8 @@ std::string NativeLlama::greedy_text(const std::string &prompt, std::string *err
   return text;
 }
 
-bool NativeLlama::touch(const std::string &prompt, std::string *error) {
-  for (auto *c : contexts_) {
+bool NativeLlama::touch(const std::string& prompt, std::string* error) {
+  for (auto* c : contexts_) {
     if (!start(c, prompt, error)) return false;
     for (int i = 0; i < 8; ++i) {
       if (!decode(c, &last_, 1, error)) return false;

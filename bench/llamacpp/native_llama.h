@@ -26,30 +26,30 @@ class NativeLlama {
  public:
   // Returns nullptr and sets *error if the model or a context cannot be made, or gpu was asked
   // and ggml has no GPU device.
-  static std::unique_ptr<NativeLlama> open(const NativeOptions &o, int contexts, std::string *error);
+  static std::unique_ptr<NativeLlama> open(const NativeOptions& o, int contexts, std::string* error);
   ~NativeLlama();
-  NativeLlama(const NativeLlama &) = delete;
-  NativeLlama &operator=(const NativeLlama &) = delete;
+  NativeLlama(const NativeLlama&) = delete;
+  NativeLlama& operator=(const NativeLlama&) = delete;
 
   // The prompt's token count (BOS included).
-  size_t count_tokens(const std::string &text) const;
+  size_t count_tokens(const std::string& text) const;
   // Tokenize the prompt, evaluate it on context 0 and sample one token.
-  bool pp(const std::string &prompt, std::string *error);
+  bool pp(const std::string& prompt, std::string* error);
   // From a BOS-only prompt, gen decode-and-sample steps on context 0.
-  bool tg(std::string *error);
+  bool tg(std::string* error);
   // The greedy answer of `gen` tokens to the prompt, each token's text with special tokens
   // rendered, as the plugin's get_output gives it.
-  std::string greedy_text(const std::string &prompt, std::string *error);
+  std::string greedy_text(const std::string& prompt, std::string* error);
   // One short generation on every context, so each has touched its buffers.
-  bool touch(const std::string &prompt, std::string *error);
+  bool touch(const std::string& prompt, std::string* error);
 
  private:
   NativeLlama() = default;
-  bool start(llama_context *ctx, const std::string &prompt, std::string *error);
+  bool start(llama_context* ctx, const std::string& prompt, std::string* error);
   NativeOptions o_;
-  llama_model *model_ = nullptr;
-  std::vector<llama_context *> contexts_;
-  llama_sampler *sampler_ = nullptr;
+  llama_model* model_ = nullptr;
+  std::vector<llama_context*> contexts_;
+  llama_sampler* sampler_ = nullptr;
   llama_token last_ = 0;
   ggml_backend_dev_t devices_[2] = {nullptr, nullptr};  // llama_model_params.devices
 };

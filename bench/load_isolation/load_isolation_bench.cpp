@@ -44,8 +44,8 @@ using namespace wasinn;
 namespace {
 
 struct Case {
-  std::string name;      // for --only and the table
-  std::string backend;   // plugin that must exist
+  std::string name;     // for --only and the table
+  std::string backend;  // plugin that must exist
   Encoding encoding;
   std::string model;     // fixture, relative to --fixtures
   bool refused;          // the framework refuses it (a clean error), rather than loading it
@@ -70,8 +70,8 @@ struct Options {
   std::string fixtures = WASINN_FIXTURES_DEFAULT;
   std::string backend_dir = WASINN_BACKEND_DIR_DEFAULT;
   std::string checker = WASINN_LOAD_CHECK_DEFAULT;
-  int repeats = 5;         // first loads and second processes (each one a child or a process)
-  int fast_repeats = 30;   // repeat and in-process loads
+  int repeats = 5;        // first loads and second processes (each one a child or a process)
+  int fast_repeats = 30;  // repeat and in-process loads
   std::vector<std::string> only;
   // Internal: the second-process measurement re-runs this program with these.
   std::string second_process_case;
@@ -96,7 +96,8 @@ std::unique_ptr<WiredEnvironment> make_env(const Options& o, IsolationMode mode,
 }
 
 // One load, timed; by path when `paths` is not empty (the builders are then the mapped files).
-double load_ms(WiredEnvironment& wired, const Case& c, std::span<const uint8_t> bytes, std::span<const fs::path> paths) {
+double load_ms(WiredEnvironment& wired, const Case& c, std::span<const uint8_t> bytes,
+               std::span<const fs::path> paths) {
   const std::span<const uint8_t> builders[] = {bytes};
   const auto start = std::chrono::steady_clock::now();
   auto graph = wired.env->load_graph(c.encoding, Target::cpu, builders, paths, "");
@@ -145,7 +146,8 @@ int run_second_process(const Options& o) {
     load_ms(*make_env(o, IsolationMode::never, "off"), c, bytes, {});
     auto env = make_env(o, IsolationMode::by_manifest, o.cache_dir);
     const double ms = load_ms(*env, c, bytes, {});
-    std::printf("%s\n", nlohmann::json{{"load_ms", ms}, {"children", env->isolation->children_spawned()}}.dump().c_str());
+    std::printf("%s\n",
+                nlohmann::json{{"load_ms", ms}, {"children", env->isolation->children_spawned()}}.dump().c_str());
     return 0;
   }
   return 2;
@@ -224,16 +226,18 @@ int main(int argc, char** argv) {
   setenv("TF_CPP_MIN_LOG_LEVEL", "2", 0);
   try {
     if (!o.second_process_case.empty()) return run_second_process(o);
-    std::printf("| case | bytes | first isolated load | every load checked (off) | repeat, same bytes | repeat, "
-                "same file | 2nd process, warm disk cache (children) | in-process | repeat vs in-process |\n"
-                "|---|---|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "| case | bytes | first isolated load | every load checked (off) | repeat, same bytes | repeat, "
+        "same file | 2nd process, warm disk cache (children) | in-process | repeat vs in-process |\n"
+        "|---|---|---|---|---|---|---|---|---|\n");
     for (const Case& c : cases()) {
       if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), c.name) == o.only.end()) continue;
       if (!fs::exists(fs::path(o.backend_dir) / ("libwasinn_backend_" + c.backend + ".so"))) continue;
       const Row r = measure(o, c);
       std::printf("| %s | %zu | %.1f ms | %.1f ms | %.2f ms | %s | %.1f ms (%llu) | %.2f ms | %+.0f%% |\n",
-                  r.name.c_str(), r.bytes, r.first, r.off, r.repeat, r.file > 0 ? fmt::format("{:.2f} ms", r.file).c_str() : "-",
-                  r.second_process, static_cast<unsigned long long>(r.second_process_children), r.in_process,
+                  r.name.c_str(), r.bytes, r.first, r.off, r.repeat,
+                  r.file > 0 ? fmt::format("{:.2f} ms", r.file).c_str() : "-", r.second_process,
+                  static_cast<unsigned long long>(r.second_process_children), r.in_process,
                   r.in_process > 0 ? 100.0 * (r.repeat - r.in_process) / r.in_process : 0.0);
       std::fflush(stdout);
     }

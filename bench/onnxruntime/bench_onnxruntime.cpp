@@ -79,8 +79,8 @@ bool check_outputs(const ModelCase& mc, const Options& o, GuestBench& guest, Nat
   return true;
 }
 
-bool run_case(Host& host, Ort::Env& env, const ModelCase& mc, int threads, const Options& o,
-              const ScratchDir& scratch, BenchRow* row, std::string* error) {
+bool run_case(Host& host, Ort::Env& env, const ModelCase& mc, int threads, const Options& o, const ScratchDir& scratch,
+              BenchRow* row, std::string* error) {
   auto input = mc.input(o.fixtures, error);
   if (!input) return false;
   const fs::path input_file = scratch.path() / (mc.name + ".input.f32");
@@ -119,8 +119,7 @@ bool run_case(Host& host, Ort::Env& env, const ModelCase& mc, int threads, const
 }
 
 // The cost of Instance::call on an empty export, against an empty native step.
-bool measure_call_cost(Host& host, const Options& o, const ScratchDir& scratch, Comparison* out,
-                       std::string* error) {
+bool measure_call_cost(Host& host, const Options& o, const ScratchDir& scratch, Comparison* out, std::string* error) {
   GuestArgs args;
   args.model_files = {"/fixtures/tiny/model.onnx"};
   args.outputs = {{0, ""}};
@@ -128,8 +127,8 @@ bool measure_call_cost(Host& host, const Options& o, const ScratchDir& scratch, 
   if (!guest) return false;
   TimingPlan plan;
   plan.seconds_per_side = 0.5;
-  return compare_interleaved(plan, [](std::string*) { return true; },
-                             [&guest](std::string* e) { return guest->noop(e); }, out, error);
+  return compare_interleaved(
+      plan, [](std::string*) { return true; }, [&guest](std::string* e) { return guest->noop(e); }, out, error);
 }
 
 std::string today() {
@@ -147,32 +146,35 @@ std::string verdict(double value, Interval interval, double limit) {
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const Comparison& call, const Options& o) {
-  std::cout << fmt::format("ONNX Runtime {}, Wasmtime {}, wasinn {}; run {}; {} s of timed samples per side "
-                           "and row.\n\n",
-                           Ort::GetVersionString(), WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, today(),
-                           o.seconds);
+  std::cout << fmt::format(
+      "ONNX Runtime {}, Wasmtime {}, wasinn {}; run {}; {} s of timed samples per side "
+      "and row.\n\n",
+      Ort::GetVersionString(), WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, today(), o.seconds);
   std::cout << markdown_header();
   for (const auto& r : rows) std::cout << markdown_row(r);
   std::cout << "\n";
   for (const auto& r : rows) {
     if (r.model == "mobilenet_v2") {
-      std::cout << fmt::format("- mobilenet_v2, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f}; target at most "
-                               "1.02: {}.\n",
-                               r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
-                               verdict(r.result.ratio(), r.result.ratio_95, 1.02));
+      std::cout << fmt::format(
+          "- mobilenet_v2, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f}; target at most "
+          "1.02: {}.\n",
+          r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
+          verdict(r.result.ratio(), r.result.ratio_95, 1.02));
     } else if (r.model == "tiny") {
-      std::cout << fmt::format("- tiny, {} thread(s): per-call overhead {:+.2f} µs, 95% CI {:+.2f}–{:+.2f}; "
-                               "target under 2 µs: {}.\n",
-                               r.threads, r.result.overhead_us(), r.result.overhead_95.low,
-                               r.result.overhead_95.high, verdict(r.result.overhead_us(), r.result.overhead_95, 2));
+      std::cout << fmt::format(
+          "- tiny, {} thread(s): per-call overhead {:+.2f} µs, 95% CI {:+.2f}–{:+.2f}; "
+          "target under 2 µs: {}.\n",
+          r.threads, r.result.overhead_us(), r.result.overhead_95.low, r.result.overhead_95.high,
+          verdict(r.result.overhead_us(), r.result.overhead_95, 2));
     }
   }
   uint32_t batch = 1;
   for (const auto& mc : onnxruntime_cases()) batch = std::max(batch, mc.calls_per_sample);
-  std::cout << fmt::format("- Entering the guest (`Instance::call` of an empty export) costs {:.2f} µs; rows "
-                           "of small models make {} inferences per call, so it adds at most {:.3f} µs to "
-                           "their overhead.\n",
-                           call.overhead_us(), batch, call.overhead_us() / batch);
+  std::cout << fmt::format(
+      "- Entering the guest (`Instance::call` of an empty export) costs {:.2f} µs; rows "
+      "of small models make {} inferences per call, so it adds at most {:.3f} µs to "
+      "their overhead.\n",
+      call.overhead_us(), batch, call.overhead_us() / batch);
 }
 
 }  // namespace

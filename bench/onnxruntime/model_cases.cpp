@@ -16,8 +16,8 @@ std::optional<std::vector<float>> read_f32(const fs::path& file, size_t count, s
   auto bytes = read_bytes(file.string(), error);
   if (!bytes) return std::nullopt;
   if (bytes->size() < count * sizeof(float)) {
-    if (error) *error = fmt::format("{} holds {} bytes, fewer than the {} floats needed", file.string(),
-                                    bytes->size(), count);
+    if (error)
+      *error = fmt::format("{} holds {} bytes, fewer than the {} floats needed", file.string(), bytes->size(), count);
     return std::nullopt;
   }
   auto values = as_f32(*bytes);

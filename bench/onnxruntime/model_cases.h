@@ -14,11 +14,11 @@
 namespace wasinn::bench {
 
 struct ModelCase {
-  std::string name;             // the table's row label
-  std::string model;            // the .onnx file, relative to the fixtures directory
-  std::vector<uint32_t> dims;   // the shape of input 0, an f32 tensor
-  uint32_t calls_per_sample;    // inferences per timed sample: amortizes entering the guest
-  size_t min_samples;           // per side, whatever --seconds says: a slow model needs more
+  std::string name;            // the table's row label
+  std::string model;           // the .onnx file, relative to the fixtures directory
+  std::vector<uint32_t> dims;  // the shape of input 0, an f32 tensor
+  uint32_t calls_per_sample;   // inferences per timed sample: amortizes entering the guest
+  size_t min_samples;          // per side, whatever --seconds says: a slow model needs more
   // The input values (or nullopt with *error set).
   std::function<std::optional<std::vector<float>>(const std::filesystem::path& fixtures, std::string* error)> input;
   // Whether output 0 is the known answer for that input; *detail says how it is not.

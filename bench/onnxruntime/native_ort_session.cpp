@@ -14,7 +14,8 @@ std::unique_ptr<NativeOrtSession> NativeOrtSession::open(Ort::Env& env, const st
     Ort::AllocatorWithDefaultOptions alloc;
     std::vector<std::string> in, out;
     for (size_t i = 0; i < session.GetInputCount(); ++i) in.emplace_back(session.GetInputNameAllocated(i, alloc).get());
-    for (size_t i = 0; i < session.GetOutputCount(); ++i) out.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
+    for (size_t i = 0; i < session.GetOutputCount(); ++i)
+      out.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
     return std::unique_ptr<NativeOrtSession>(new NativeOrtSession(std::move(session), std::move(in), std::move(out)));
   } catch (const Ort::Exception& e) {
     if (error) *error = "native ONNX Runtime: loading " + model_path + ": " + e.what();

@@ -33,8 +33,7 @@ class NativeOrtSession {
   std::span<const uint8_t> output_bytes(size_t index) const;
 
  private:
-  NativeOrtSession(Ort::Session session, std::vector<std::string> input_names,
-                   std::vector<std::string> output_names);
+  NativeOrtSession(Ort::Session session, std::vector<std::string> input_names, std::vector<std::string> output_names);
 
   Ort::Session session_;
   Ort::RunOptions run_options_;

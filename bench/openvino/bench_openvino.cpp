@@ -72,8 +72,7 @@ struct Options {
   std::string guest = WASINN_BENCH_GUEST_DEFAULT;
   std::string backend_dir = WASINN_BACKEND_DIR_DEFAULT;
   std::vector<int> threads{1, 2};
-  std::vector<std::string> models{"mobilenet_v2", "mobilenet_v2 (compute budget)", "digits",
-                                  "digits (compute budget)"};
+  std::vector<std::string> models{"mobilenet_v2", "mobilenet_v2 (compute budget)", "digits", "digits (compute budget)"};
   double seconds = 3.0;
   int load_repetitions = 5;
   std::string json;
@@ -84,10 +83,9 @@ struct Options {
 std::unique_ptr<Host> make_host(const Options& o, int threads, const OvCase& c, std::string* error) {
   HostOptions h;
   h.backend_dirs = {o.backend_dir};
-  const std::string cancellable =
-      c.cancellable ? fmt::format(R"(, "cancellable": {})", *c.cancellable) : std::string();
-  h.backend_configs["openvino"] = fmt::format(
-      R"({{"num_threads": {}, "inference_precision": "f32", "cache_dir": ""{}}})", threads, cancellable);
+  const std::string cancellable = c.cancellable ? fmt::format(R"(, "cancellable": {})", *c.cancellable) : std::string();
+  h.backend_configs["openvino"] =
+      fmt::format(R"({{"num_threads": {}, "inference_precision": "f32", "cache_dir": ""{}}})", threads, cancellable);
   h.limits.max_compute_ms = c.compute_budget_ms;
   return Host::create(std::move(h), error);
 }
@@ -177,27 +175,29 @@ bool run_case(Host& host, ov::Core& core, const OvCase& c, int threads, const Op
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const LoadTimes& load, const Options& o) {
-  std::cout << fmt::format("OpenVINO {}, Wasmtime {}, wasinn {}; CPU device, f32 inference precision; run {}; "
-                           "{} s of timed samples per side and row.\n\n",
-                           ov::get_openvino_version().buildNumber, WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING,
-                           now_utc(), o.seconds);
+  std::cout << fmt::format(
+      "OpenVINO {}, Wasmtime {}, wasinn {}; CPU device, f32 inference precision; run {}; "
+      "{} s of timed samples per side and row.\n\n",
+      ov::get_openvino_version().buildNumber, WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
   std::cout << markdown_header();
   for (const auto& r : rows) std::cout << markdown_row(r);
   std::cout << "\n";
   for (const auto& r : rows)
     if (r.model.rfind("mobilenet_v2", 0) == 0)
-      std::cout << fmt::format("- {}, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f} (target at most "
-                               "1.02: {}).\n",
-                               r.model, r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
-                               r.result.ratio() <= 1.02 ? "met" : "NOT met");
+      std::cout << fmt::format(
+          "- {}, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f} (target at most "
+          "1.02: {}).\n",
+          r.model, r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
+          r.result.ratio() <= 1.02 ? "met" : "NOT met");
   if (load.repetitions > 0) {
-    std::cout << fmt::format("\nmobilenet_v2 IR load times (CPU, median of {} fresh repetitions):\n\n"
-                             "| load | through the plugin | native `compile_model(path)` |\n|---|---:|---:|\n"
-                             "| cold (empty cache directory) | {:.1f} ms | {:.1f} ms |\n"
-                             "| cached (compiled blob imported) | {:.1f} ms | {:.1f} ms |\n"
-                             "| caching off (`\"cache_dir\": \"\"`) | {:.1f} ms | – |\n",
-                             load.repetitions, load.plugin_cold_ms, load.native_cold_ms, load.plugin_cached_ms,
-                             load.native_cached_ms, load.plugin_no_cache_ms);
+    std::cout << fmt::format(
+        "\nmobilenet_v2 IR load times (CPU, median of {} fresh repetitions):\n\n"
+        "| load | through the plugin | native `compile_model(path)` |\n|---|---:|---:|\n"
+        "| cold (empty cache directory) | {:.1f} ms | {:.1f} ms |\n"
+        "| cached (compiled blob imported) | {:.1f} ms | {:.1f} ms |\n"
+        "| caching off (`\"cache_dir\": \"\"`) | {:.1f} ms | – |\n",
+        load.repetitions, load.plugin_cold_ms, load.native_cold_ms, load.plugin_cached_ms, load.native_cached_ms,
+        load.plugin_no_cache_ms);
   }
 }
 
@@ -210,7 +210,9 @@ int main(int argc, char** argv) {
   app.add_option("--fixtures", o.fixtures, "fixtures directory (scripts/make_fixtures.py)");
   app.add_option("--guest", o.guest, "bench_guest.wasm");
   app.add_option("--backend-dir", o.backend_dir, "directory of backend manifests");
-  app.add_option("--threads", o.threads, "inference thread counts to measure")->delimiter(',')->check(CLI::Range(1, 256));
+  app.add_option("--threads", o.threads, "inference thread counts to measure")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256));
   app.add_option("--models", o.models,
                  "rows: mobilenet_v2, digits, each also \"NAME (compute budget)\", \"NAME (cancellable on)\" and "
                  "\"NAME (cancellable off)\"")
@@ -224,7 +226,8 @@ int main(int argc, char** argv) {
   const auto all = cases();
   for (const auto& m : o.models)
     if (std::none_of(all.begin(), all.end(), [&](const OvCase& c) { return c.name == m; })) {
-      std::cerr << "bench_openvino: unknown row \"" << m << "\" (known: mobilenet_v2, digits, each also "
+      std::cerr << "bench_openvino: unknown row \"" << m
+                << "\" (known: mobilenet_v2, digits, each also "
                    "\"NAME (compute budget)\", \"NAME (cancellable on)\", \"NAME (cancellable off)\")\n";
       return 2;
     }

@@ -17,9 +17,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -33,7 +31,9 @@ std::vector<uint8_t> slurp(const std::string& path) {
 
 struct DiagText : wasinn_diag {
   std::string text;
-  DiagText() : wasinn_diag{this, [](void* self, const char* m, size_t n) { static_cast<DiagText*>(self)->text.assign(m, n); }} {}
+  DiagText()
+      : wasinn_diag{this,
+                    [](void* self, const char* m, size_t n) { static_cast<DiagText*>(self)->text.assign(m, n); }} {}
 };
 
 // One graph_load of the IR with `config`; the graph is released at once. Returns ms, or < 0.

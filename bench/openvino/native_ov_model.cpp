@@ -7,8 +7,7 @@ std::unique_ptr<NativeOvModel> NativeOvModel::open(ov::Core& core, const std::st
                                                    std::string* error) {
   try {
     ov::CompiledModel compiled = core.compile_model(
-        xml_path, "CPU",
-        {ov::inference_num_threads(threads), ov::hint::inference_precision(ov::element::f32)});
+        xml_path, "CPU", {ov::inference_num_threads(threads), ov::hint::inference_precision(ov::element::f32)});
     ov::InferRequest request = compiled.create_infer_request();
     return std::unique_ptr<NativeOvModel>(new NativeOvModel(std::move(compiled), std::move(request)));
   } catch (const std::exception& e) {

@@ -29,18 +29,23 @@ namespace {
 
 struct Case {
   std::string name;
-  std::string model;            // relative to the fixtures directory
-  std::string input_file;       // f32 values, relative to the fixtures directory
-  std::vector<uint32_t> dims;   // of input 0; its element count is taken from input_file's start
-  std::string expected_file;    // known answer for output 0, or "" to skip that check
-  uint32_t calls_per_sample;    // amortizes entering the guest for small models
+  std::string model;           // relative to the fixtures directory
+  std::string input_file;      // f32 values, relative to the fixtures directory
+  std::vector<uint32_t> dims;  // of input 0; its element count is taken from input_file's start
+  std::string expected_file;   // known answer for output 0, or "" to skip that check
+  uint32_t calls_per_sample;   // amortizes entering the guest for small models
   size_t min_samples;
 };
 
 std::vector<Case> cases() {
   return {
-      {"mobilenet_v2", "mobilenet_v2/model.pt", "mobilenet_v2/input.f32", {1, 3, 224, 224},
-       "mobilenet_v2/expected.f32", 1, 30},
+      {"mobilenet_v2",
+       "mobilenet_v2/model.pt",
+       "mobilenet_v2/input.f32",
+       {1, 3, 224, 224},
+       "mobilenet_v2/expected.f32",
+       1,
+       30},
       {"digits", "digits/model.pt", "digits/test_x.f32", {1, 64}, "", 50, 40},
   };
 }
@@ -87,8 +92,8 @@ bool check_outputs(const Case& c, const Options& o, GuestBench& guest, NativeTor
   return true;
 }
 
-bool run_case(Host& host, const Case& c, int threads, const Options& o, const ScratchDir& scratch,
-              BenchRow* row, std::string* error) {
+bool run_case(Host& host, const Case& c, int threads, const Options& o, const ScratchDir& scratch, BenchRow* row,
+              std::string* error) {
   auto all = read_bytes((fs::path(o.fixtures) / c.input_file).string(), error);
   if (!all) return false;
   std::vector<float> input = as_f32(*all);
@@ -99,8 +104,8 @@ bool run_case(Host& host, const Case& c, int threads, const Options& o, const Sc
   input.resize(element_count(c.dims));
   const fs::path input_file = scratch.path() / (c.name + ".input.f32");
   const fs::path output_file = scratch.path() / (c.name + ".guest.out");
-  if (!write_bytes(input_file.string(),
-                   {reinterpret_cast<const uint8_t*>(input.data()), input.size() * sizeof(float)}, error))
+  if (!write_bytes(input_file.string(), {reinterpret_cast<const uint8_t*>(input.data()), input.size() * sizeof(float)},
+                   error))
     return false;
 
   GuestArgs args;
@@ -138,18 +143,20 @@ bool run_case(Host& host, const Case& c, int threads, const Options& o, const Sc
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const Options& o) {
-  std::cout << fmt::format("libtorch {} (Debian libtorch1.13 1.13.1, CPU), Wasmtime {}, wasinn {}; run {}; "
-                           "{} s of timed samples per side and row.\n\n",
-                           torch_version(), WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
+  std::cout << fmt::format(
+      "libtorch {} (Debian libtorch1.13 1.13.1, CPU), Wasmtime {}, wasinn {}; run {}; "
+      "{} s of timed samples per side and row.\n\n",
+      torch_version(), WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
   std::cout << markdown_header();
   for (const auto& r : rows) std::cout << markdown_row(r);
   std::cout << "\n";
   for (const auto& r : rows)
     if (r.model == "mobilenet_v2")
-      std::cout << fmt::format("- mobilenet_v2, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f} (target at most "
-                               "1.02: {}).\n",
-                               r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
-                               r.result.ratio() <= 1.02 ? "met" : "NOT met");
+      std::cout << fmt::format(
+          "- mobilenet_v2, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f} (target at most "
+          "1.02: {}).\n",
+          r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
+          r.result.ratio() <= 1.02 ? "met" : "NOT met");
 }
 
 }  // namespace

@@ -49,19 +49,19 @@ struct Transport {
   bool grpc() const { return name == "grpc"; }
 };
 
-std::string shell_quote(const std::string &s) { return "'" + s + "'"; }
+std::string shell_quote(const std::string& s) { return "'" + s + "'"; }
 
-size_t on_body(char *d, size_t, size_t n, void *u) {
-  static_cast<std::string *>(u)->append(d, n);
+size_t on_body(char* d, size_t, size_t n, void* u) {
+  static_cast<std::string*>(u)->append(d, n);
   return n;
 }
 
 // The plain REST client: one easy handle (its connection kept alive), a request body built once.
 class CurlClient {
  public:
-  CurlClient(const ServerAddress &s, bool binary, const std::vector<float> &x) : easy_(curl_easy_init()) {
-    const remote::InputTensor in{"INPUT0", "FP32", {static_cast<int64_t>(x.size())},
-                                 {reinterpret_cast<const uint8_t *>(x.data()), x.size() * 4}};
+  CurlClient(const ServerAddress& s, bool binary, const std::vector<float>& x) : easy_(curl_easy_init()) {
+    const remote::InputTensor in{
+        "INPUT0", "FP32", {static_cast<int64_t>(x.size())}, {reinterpret_cast<const uint8_t*>(x.data()), x.size() * 4}};
     const std::vector<std::string> outs = {"OUTPUT0"};
     if (binary) {
       size_t n = 0;
@@ -86,7 +86,7 @@ class CurlClient {
     curl_easy_cleanup(easy_);
     curl_slist_free_all(headers_);
   }
-  bool infer(std::string *error) {
+  bool infer(std::string* error) {
     response_.clear();
     const CURLcode rc = curl_easy_perform(easy_);
     long status = 0;
@@ -99,21 +99,21 @@ class CurlClient {
   }
 
  private:
-  CURL *easy_;
-  curl_slist *headers_ = nullptr;
+  CURL* easy_;
+  curl_slist* headers_ = nullptr;
   std::string body_, url_, response_;
 };
 
 // Protobuf wire format, by hand: this process must not register inference.proto's messages, which
 // the remote plugin it dlopens registers in the same libprotobuf (a second registration aborts).
-void put_varint(std::string &out, uint64_t v) {
+void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
     out += static_cast<char>(v | 0x80);
     v >>= 7;
   }
   out += static_cast<char>(v);
 }
-void put_bytes(std::string &out, int field, const std::string &bytes) {
+void put_bytes(std::string& out, int field, const std::string& bytes) {
   put_varint(out, (static_cast<uint64_t>(field) << 3) | 2);
   put_varint(out, bytes.size());
   out += bytes;
@@ -123,7 +123,7 @@ void put_bytes(std::string &out, int field, const std::string &bytes) {
 // with the same blocking unary call generated stubs make.
 class GrpcClient {
  public:
-  GrpcClient(const ServerAddress &s, const std::vector<float> &x) {
+  GrpcClient(const ServerAddress& s, const std::vector<float>& x) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     channel_ = grpc::CreateCustomChannel(fmt::format("127.0.0.1:{}", s.grpc), grpc::InsecureChannelCredentials(), args);
@@ -136,12 +136,12 @@ class GrpcClient {
     put_bytes(request, 1, "identity_fp32");
     put_bytes(request, 5, input);
     put_bytes(request, 6, output);
-    put_bytes(request, 7, std::string(reinterpret_cast<const char *>(x.data()), x.size() * 4));
+    put_bytes(request, 7, std::string(reinterpret_cast<const char*>(x.data()), x.size() * 4));
     grpc::Slice slice(request);
     request_ = grpc::ByteBuffer(&slice, 1);
     bytes_ = x.size() * 4;
   }
-  bool infer(std::string *error) {
+  bool infer(std::string* error) {
     grpc::ClientContext ctx;
     grpc::ByteBuffer response;
     const grpc::Status s = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
@@ -170,14 +170,14 @@ struct Options {
   std::string fixtures;  // taken for scripts/bench.sh; unused
 };
 
-std::string spec(const ServerAddress &s, const Transport &t) {
+std::string spec(const ServerAddress& s, const Transport& t) {
   nlohmann::json j{{"url", t.grpc() ? fmt::format("grpc://127.0.0.1:{}/models/identity_fp32", s.grpc)
-                                     : fmt::format("http://127.0.0.1:{}/models/identity_fp32", s.http)}};
+                                    : fmt::format("http://127.0.0.1:{}/models/identity_fp32", s.http)}};
   if (t.name == "rest_json") j["binary_tensors"] = "never";
   return j.dump();
 }
 
-std::unique_ptr<Host> make_host(const Options &o, const ServerAddress &s, const Transport &t, std::string *error) {
+std::unique_ptr<Host> make_host(const Options& o, const ServerAddress& s, const Transport& t, std::string* error) {
   HostOptions h;
   h.backend_dirs = {o.backend_dir};
   h.preloads = {"m:remote:cpu:" + spec(s, t)};
@@ -196,7 +196,7 @@ double fmt_ms(double us) { return us / 1000.0; }
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   Options o;
   CLI::App app{"wasinn remote backend versus a plain client of the same server"};
   app.add_option("--seconds", o.seconds, "timed seconds per side and row");
@@ -217,7 +217,8 @@ int main(int argc, char **argv) {
   for (const std::string kind : {"triton", "mlserver"}) {
     if (o.servers.find(kind) == std::string::npos) continue;
     const std::string state = (work / (kind + ".json")).string();
-    if (std::system(("python3 " + shell_quote(o.serve) + " start " + kind + " " + shell_quote(state) + " >&2").c_str()) != 0) {
+    if (std::system(
+            ("python3 " + shell_quote(o.serve) + " start " + kind + " " + shell_quote(state) + " >&2").c_str()) != 0) {
       std::cerr << "bench_remote: " << kind << " did not start\n";
       failed = true;
       continue;
@@ -231,13 +232,13 @@ int main(int argc, char **argv) {
     std::vector<Transport> transports = {{"rest_json"}, {"grpc"}};
     if (kind == "triton") transports.insert(transports.begin() + 1, Transport{"rest_binary"});
 
-    for (const Transport &t : transports) {
+    for (const Transport& t : transports) {
       for (size_t floats : sizes) {
         std::vector<float> x(floats);
         for (size_t i = 0; i < floats; ++i) x[i] = static_cast<float>(i % 1000) * 0.5f;
         const fs::path in_dir = work / "in";
         fs::create_directories(in_dir);
-        std::ofstream(in_dir / "x", std::ios::binary).write(reinterpret_cast<const char *>(x.data()), floats * 4);
+        std::ofstream(in_dir / "x", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), floats * 4);
         std::string error;
         auto host = make_host(o, s, t, &error);
         Program p;
@@ -251,10 +252,12 @@ int main(int argc, char **argv) {
         }
         std::unique_ptr<CurlClient> curl;
         std::unique_ptr<GrpcClient> grpc;
-        if (t.grpc()) grpc = std::make_unique<GrpcClient>(s, x);
-        else curl = std::make_unique<CurlClient>(s, t.name == "rest_binary", x);
-        Step direct = [&](std::string *e) { return grpc ? grpc->infer(e) : curl->infer(e); };
-        Step in_guest = [&](std::string *e) { return guest->infer(e); };
+        if (t.grpc())
+          grpc = std::make_unique<GrpcClient>(s, x);
+        else
+          curl = std::make_unique<CurlClient>(s, t.name == "rest_binary", x);
+        Step direct = [&](std::string* e) { return grpc ? grpc->infer(e) : curl->infer(e); };
+        Step in_guest = [&](std::string* e) { return guest->infer(e); };
         TimingPlan plan;
         plan.seconds_per_side = o.seconds;
         plan.min_samples = 30;
@@ -272,20 +275,26 @@ int main(int argc, char **argv) {
           failed = true;
         } else {
           std::vector<float> y(floats);
-          std::ifstream(in_dir / "y", std::ios::binary).read(reinterpret_cast<char *>(y.data()), floats * 4);
+          std::ifstream(in_dir / "y", std::ios::binary).read(reinterpret_cast<char*>(y.data()), floats * 4);
           if (y != x) {
             std::cerr << "bench_remote: " << kind << " " << t.name << ": wrong output\n";
             failed = true;
           }
         }
         const std::string size = floats == 16 ? "64 B" : "600 KB";
-        table += fmt::format("| {} | {} | {} | {:.3f} ms | {:.3f} ms | {:.3f} ({:.3f}–{:.3f}) | {:+.1f} µs | {:.3f} ms | {:.3f} ms | {} |\n",
-                             kind, t.name, size, fmt_ms(c.native.median_us), fmt_ms(c.guest.median_us), c.ratio(),
-                             c.ratio_95.low, c.ratio_95.high, c.overhead_us(), fmt_ms(c.native.p90_us),
-                             fmt_ms(c.guest.p90_us), c.guest.samples);
-        results.push_back({{"server", kind}, {"transport", t.name}, {"bytes", floats * 4},
-                           {"direct_median_us", c.native.median_us}, {"guest_median_us", c.guest.median_us},
-                           {"ratio", c.ratio()}, {"ratio_low", c.ratio_95.low}, {"ratio_high", c.ratio_95.high}});
+        table += fmt::format(
+            "| {} | {} | {} | {:.3f} ms | {:.3f} ms | {:.3f} ({:.3f}–{:.3f}) | {:+.1f} µs | {:.3f} ms | {:.3f} ms | {} "
+            "|\n",
+            kind, t.name, size, fmt_ms(c.native.median_us), fmt_ms(c.guest.median_us), c.ratio(), c.ratio_95.low,
+            c.ratio_95.high, c.overhead_us(), fmt_ms(c.native.p90_us), fmt_ms(c.guest.p90_us), c.guest.samples);
+        results.push_back({{"server", kind},
+                           {"transport", t.name},
+                           {"bytes", floats * 4},
+                           {"direct_median_us", c.native.median_us},
+                           {"guest_median_us", c.guest.median_us},
+                           {"ratio", c.ratio()},
+                           {"ratio_low", c.ratio_95.low},
+                           {"ratio_high", c.ratio_95.high}});
         // The official Python client, for reference (Triton's venv has it).
         if (kind == "triton") {
           const std::string py = std::string(std::getenv("HOME")) + "/.cache/wasinn/deps/venv-triton-" +
@@ -294,7 +303,7 @@ int main(int argc, char **argv) {
                                               shell_quote(fs::path(WASINN_BENCH_REMOTE_DIR) / "tritonclient_direct.py"),
                                               t.grpc() ? "grpc" : "http", t.grpc() ? s.grpc : s.http,
                                               t.name == "rest_binary" ? 1 : 0, floats, std::max(1.0, o.seconds / 2));
-          if (FILE *f = popen(cmd.c_str(), "r")) {
+          if (FILE* f = popen(cmd.c_str(), "r")) {
             char buf[512] = {0};
             const size_t n = fread(buf, 1, sizeof buf - 1, f);
             pclose(f);
@@ -312,12 +321,12 @@ int main(int argc, char **argv) {
       const size_t floats = 16;
       const std::vector<float> x(floats, 1.0f);
       const fs::path in_dir = work / "in";
-      std::ofstream(in_dir / "x", std::ios::binary).write(reinterpret_cast<const char *>(x.data()), floats * 4);
+      std::ofstream(in_dir / "x", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), floats * 4);
       std::string error;
       auto host = make_host(o, s, t, &error);
       std::vector<double> rates, direct_rates;
       // n threads each running `step(i)` for o.seconds; inferences per second, or -1 on failure.
-      auto run_threads = [&](int n, const std::function<bool(int, std::string *)> &step) {
+      auto run_threads = [&](int n, const std::function<bool(int, std::string*)>& step) {
         std::atomic<long> done{0};
         std::atomic<bool> bad{false};
         const auto t0 = std::chrono::steady_clock::now();
@@ -334,7 +343,7 @@ int main(int argc, char **argv) {
               ++done;
             }
           });
-        for (auto &th : threads) th.join();
+        for (auto& th : threads) th.join();
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return bad ? -1.0 : done / secs;
       };
@@ -349,45 +358,50 @@ int main(int argc, char **argv) {
           auto g = GuestBench::start(*host, p, guest_args(floats, false), &error);
           if (!g) break;
           guests.push_back(std::move(g));
-          if (t.grpc()) grpcs.push_back(std::make_unique<GrpcClient>(s, x));
-          else curls.push_back(std::make_unique<CurlClient>(s, t.name == "rest_binary", x));
+          if (t.grpc())
+            grpcs.push_back(std::make_unique<GrpcClient>(s, x));
+          else
+            curls.push_back(std::make_unique<CurlClient>(s, t.name == "rest_binary", x));
         }
         if (static_cast<int>(guests.size()) != n) {
           std::cerr << "bench_remote: throughput: " << error << "\n";
           failed = true;
           break;
         }
-        const double guest_rate = run_threads(n, [&](int i, std::string *e) { return guests[i]->infer(e); });
-        const double direct_rate = run_threads(
-            n, [&](int i, std::string *e) { return t.grpc() ? grpcs[i]->infer(e) : curls[i]->infer(e); });
+        const double guest_rate = run_threads(n, [&](int i, std::string* e) { return guests[i]->infer(e); });
+        const double direct_rate =
+            run_threads(n, [&](int i, std::string* e) { return t.grpc() ? grpcs[i]->infer(e) : curls[i]->infer(e); });
         if (guest_rate < 0 || direct_rate < 0) failed = true;
         rates.push_back(guest_rate);
         direct_rates.push_back(direct_rate);
       }
       if (rates.size() == 3)
-        scaling += fmt::format(
-            "| {} | {} | {:.0f} ({:.0f}) | {:.0f} ({:.0f}), {:.2f}x | {:.0f} ({:.0f}), {:.2f}x |\n", kind, t.name,
-            rates[0], direct_rates[0], rates[1], direct_rates[1], rates[1] / rates[0], rates[2], direct_rates[2],
-            rates[2] / rates[0]);
+        scaling += fmt::format("| {} | {} | {:.0f} ({:.0f}) | {:.0f} ({:.0f}), {:.2f}x | {:.0f} ({:.0f}), {:.2f}x |\n",
+                               kind, t.name, rates[0], direct_rates[0], rates[1], direct_rates[1], rates[1] / rates[0],
+                               rates[2], direct_rates[2], rates[2] / rates[0]);
     }
     std::system(("python3 " + shell_quote(o.serve) + " stop " + shell_quote(state) + " >&2").c_str());
   }
   fs::remove_all(work);
 
-  fmt::print("Remote backend (`bench_remote`, identity_fp32 on loopback; direct = a plain libcurl or grpc++ client "
-             "sending a prebuilt request, interleaved with the guest; {:.0f} s of samples per side and row):\n\n",
-             o.seconds);
-  fmt::print("| server | transport | input | direct median | guest median | guest / direct (95% CI) | overhead | "
-             "direct p90 | guest p90 | samples |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n{}\n",
-             table);
+  fmt::print(
+      "Remote backend (`bench_remote`, identity_fp32 on loopback; direct = a plain libcurl or grpc++ client "
+      "sending a prebuilt request, interleaved with the guest; {:.0f} s of samples per side and row):\n\n",
+      o.seconds);
+  fmt::print(
+      "| server | transport | input | direct median | guest median | guest / direct (95% CI) | overhead | "
+      "direct p90 | guest p90 | samples |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n{}\n",
+      table);
   if (!reference.empty())
-    fmt::print("The official Python `tritonclient` on the same Triton, run alone:\n\n| transport | input | tritonclient "
-               "median | guest median | guest / tritonclient |\n|---|---|---:|---:|---:|\n{}\n",
-               reference);
-  fmt::print("Throughput with 1, 2 and 4 contexts in flight, inferences/s (64 B input; one guest instance, context "
-             "and host thread each, one wasinn host; in parentheses the plain client with as many threads; the ratio "
-             "is the guest's against its 1-context rate):\n\n| server | transport | 1 | 2 | 4 |\n|---|---|---:|---:|---:|\n{}",
-             scaling);
+    fmt::print(
+        "The official Python `tritonclient` on the same Triton, run alone:\n\n| transport | input | tritonclient "
+        "median | guest median | guest / tritonclient |\n|---|---|---:|---:|---:|\n{}\n",
+        reference);
+  fmt::print(
+      "Throughput with 1, 2 and 4 contexts in flight, inferences/s (64 B input; one guest instance, context "
+      "and host thread each, one wasinn host; in parentheses the plain client with as many threads; the ratio "
+      "is the guest's against its 1-context rate):\n\n| server | transport | 1 | 2 | 4 |\n|---|---|---:|---:|---:|\n{}",
+      scaling);
   if (!o.json_out.empty()) std::ofstream(o.json_out) << results.dump(2);
   return failed ? 1 : 0;
 }

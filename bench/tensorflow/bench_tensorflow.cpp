@@ -32,23 +32,41 @@ namespace {
 
 struct Case {
   std::string name;
-  std::string model;           // SavedModel directory or GraphDef file, under the fixtures
+  std::string model;  // SavedModel directory or GraphDef file, under the fixtures
   bool saved_model;
-  std::string signature_file;  // {"inputs": {key: tensor}, "outputs": {...}} for SavedModels
+  std::string signature_file;               // {"inputs": {key: tensor}, "outputs": {...}} for SavedModels
   std::string native_input, native_output;  // graph tensors, for GraphDefs
-  std::string input_file;      // f32 values; the first sample is used
+  std::string input_file;                   // f32 values; the first sample is used
   std::vector<uint32_t> dims;
-  std::string expected_file;   // TensorFlow's answer (Python), or ""
+  std::string expected_file;  // TensorFlow's answer (Python), or ""
   uint32_t calls_per_sample;
   size_t min_samples;
 };
 
 std::vector<Case> cases() {
   return {
-      {"mobilenet_v2", "tensorflow/mobilenet_v2", true, "tensorflow/mobilenet_v2_signature.json", "", "",
-       "tensorflow/mobilenet_v2_input.f32", {1, 224, 224, 3}, "tensorflow/mobilenet_v2_expected.f32", 1, 20},
-      {"digits", "tensorflow/digits_frozen.pb", false, "", "input:0", "logits:0", "digits/test_x.f32",
-       {1, 64}, "", 50, 40},
+      {"mobilenet_v2",
+       "tensorflow/mobilenet_v2",
+       true,
+       "tensorflow/mobilenet_v2_signature.json",
+       "",
+       "",
+       "tensorflow/mobilenet_v2_input.f32",
+       {1, 224, 224, 3},
+       "tensorflow/mobilenet_v2_expected.f32",
+       1,
+       20},
+      {"digits",
+       "tensorflow/digits_frozen.pb",
+       false,
+       "",
+       "input:0",
+       "logits:0",
+       "digits/test_x.f32",
+       {1, 64},
+       "",
+       50,
+       40},
   };
 }
 
@@ -103,8 +121,8 @@ bool check_outputs(const Case& c, const Options& o, GuestBench& guest, NativeTfS
   return true;
 }
 
-bool run_case(Host& host, const Case& c, int threads, const Options& o, const ScratchDir& scratch,
-              BenchRow* row, std::string* error) {
+bool run_case(Host& host, const Case& c, int threads, const Options& o, const ScratchDir& scratch, BenchRow* row,
+              std::string* error) {
   auto all = read_bytes((fs::path(o.fixtures) / c.input_file).string(), error);
   if (!all) return false;
   size_t bytes = 4;
@@ -136,10 +154,9 @@ bool run_case(Host& host, const Case& c, int threads, const Options& o, const Sc
 
   std::string in, out;
   if (!native_tensors(c, o, &in, &out, error)) return false;
-  auto native = NativeTfSession::open((fs::path(o.fixtures) / c.model).string(), c.saved_model, in, out,
-                                      threads, 1, error);
-  if (!native || !native->set_input(*all, std::vector<int64_t>(c.dims.begin(), c.dims.end()), error))
-    return false;
+  auto native =
+      NativeTfSession::open((fs::path(o.fixtures) / c.model).string(), c.saved_model, in, out, threads, 1, error);
+  if (!native || !native->set_input(*all, std::vector<int64_t>(c.dims.begin(), c.dims.end()), error)) return false;
   if (!check_outputs(c, o, *guest, *native, output_file, error)) return false;
 
   TimingPlan plan;
@@ -160,18 +177,20 @@ bool run_case(Host& host, const Case& c, int threads, const Options& o, const Sc
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const Options& o) {
-  std::cout << fmt::format("TensorFlow {} (PyPI tensorflow-cpu, C API; inter-op threads 1), Wasmtime {}, wasinn {}; "
-                           "run {}; {} s of timed samples per side and row.\n\n",
-                           TF_Version(), WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
+  std::cout << fmt::format(
+      "TensorFlow {} (PyPI tensorflow-cpu, C API; inter-op threads 1), Wasmtime {}, wasinn {}; "
+      "run {}; {} s of timed samples per side and row.\n\n",
+      TF_Version(), WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
   std::cout << markdown_header();
   for (const auto& r : rows) std::cout << markdown_row(r);
   std::cout << "\n";
   for (const auto& r : rows)
     if (r.model == "mobilenet_v2")
-      std::cout << fmt::format("- mobilenet_v2, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f} (target at most "
-                               "1.02: {}).\n",
-                               r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
-                               r.result.ratio() <= 1.02 ? "met" : "NOT met");
+      std::cout << fmt::format(
+          "- mobilenet_v2, {} thread(s): ratio {:.3f}, 95% CI {:.3f}–{:.3f} (target at most "
+          "1.02: {}).\n",
+          r.threads, r.result.ratio(), r.result.ratio_95.low, r.result.ratio_95.high,
+          r.result.ratio() <= 1.02 ? "met" : "NOT met");
 }
 
 }  // namespace
@@ -210,7 +229,8 @@ int main(int argc, char** argv) {
     h.backend_configs["tensorflow"] = fmt::format(R"({{"intra_op_threads": {}, "inter_op_threads": 1}})", threads);
     for (const auto& c : all)
       if (c.saved_model)
-        h.preloads.push_back(c.name + ":tensorflow:cpu:" + (fs::path(o.fixtures) / c.model / "saved_model.pb").string());
+        h.preloads.push_back(c.name +
+                             ":tensorflow:cpu:" + (fs::path(o.fixtures) / c.model / "saved_model.pb").string());
     auto host = Host::create(std::move(h), &error);
     if (!host) {
       std::cerr << "bench_tensorflow: " << error << "\n";

@@ -37,7 +37,7 @@ std::string thread_config(int intra, int inter) {
   for (auto [field, value] : {std::pair{2, intra}, std::pair{5, inter}}) {
     if (value <= 0) continue;
     c.push_back(static_cast<char>(field << 3));
-    for (unsigned v = static_cast<unsigned>(value); ; v >>= 7) {
+    for (unsigned v = static_cast<unsigned>(value);; v >>= 7) {
       if (v < 0x80) {
         c.push_back(static_cast<char>(v));
         break;
@@ -61,8 +61,8 @@ NativeTfSession::NativeTfSession() : s_(std::make_unique<State>()) {}
 NativeTfSession::~NativeTfSession() = default;
 
 std::unique_ptr<NativeTfSession> NativeTfSession::open(const std::string& path, bool saved_model,
-                                                       const std::string& input, const std::string& output,
-                                                       int intra, int inter, std::string* error) {
+                                                       const std::string& input, const std::string& output, int intra,
+                                                       int inter, std::string* error) {
   std::unique_ptr<NativeTfSession> m(new NativeTfSession());
   State& s = *m->s_;
   TF_SessionOptions* opts = TF_NewSessionOptions();
@@ -93,8 +93,7 @@ std::unique_ptr<NativeTfSession> NativeTfSession::open(const std::string& path, 
   return m;
 }
 
-bool NativeTfSession::set_input(std::span<const uint8_t> data, const std::vector<int64_t>& dims,
-                                std::string* error) {
+bool NativeTfSession::set_input(std::span<const uint8_t> data, const std::vector<int64_t>& dims, std::string* error) {
   s_->input = TF_AllocateTensor(TF_FLOAT, dims.data(), static_cast<int>(dims.size()), data.size());
   if (!s_->input) {
     *error = "native TensorFlow cannot allocate the input";

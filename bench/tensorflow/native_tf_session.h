@@ -18,9 +18,8 @@ class NativeTfSession {
  public:
   // A SavedModel directory (tags {"serve"}) when `saved_model` is true, else a frozen GraphDef
   // file. `input` and `output` are graph tensors ("op:0"). Thread counts 0 = TF's defaults.
-  static std::unique_ptr<NativeTfSession> open(const std::string& path, bool saved_model,
-                                               const std::string& input, const std::string& output,
-                                               int intra_op_threads, int inter_op_threads,
+  static std::unique_ptr<NativeTfSession> open(const std::string& path, bool saved_model, const std::string& input,
+                                               const std::string& output, int intra_op_threads, int inter_op_threads,
                                                std::string* error);
   ~NativeTfSession();
 

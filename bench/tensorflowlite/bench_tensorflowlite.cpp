@@ -30,9 +30,9 @@ namespace {
 
 struct Case {
   std::string name;
-  std::string model;          // relative to the fixtures directory
-  std::string input_file;     // raw input bytes; the first sample is used
-  std::string type;           // witx type name the guest sends ("u8" for the int8 model)
+  std::string model;       // relative to the fixtures directory
+  std::string input_file;  // raw input bytes; the first sample is used
+  std::string type;        // witx type name the guest sends ("u8" for the int8 model)
   size_t element_bytes;
   std::vector<uint32_t> dims;
   std::string expected_file;  // TensorFlow's answer for that input (f32), or ""
@@ -42,11 +42,17 @@ struct Case {
 
 std::vector<Case> cases() {
   return {
-      {"mobilenet_v2", "tflite/mobilenet_v2.tflite", "tflite/mobilenet_v2_input.f32", "f32", 4,
-       {1, 224, 224, 3}, "tflite/mobilenet_v2_expected.f32", 1, 30},
+      {"mobilenet_v2",
+       "tflite/mobilenet_v2.tflite",
+       "tflite/mobilenet_v2_input.f32",
+       "f32",
+       4,
+       {1, 224, 224, 3},
+       "tflite/mobilenet_v2_expected.f32",
+       1,
+       30},
       {"digits", "tflite/digits_f32.tflite", "digits/test_x.f32", "f32", 4, {1, 64}, "", 50, 40},
-      {"digits_int8", "tflite/digits_int8.tflite", "tflite/digits_int8_input.i8", "u8", 1, {1, 64}, "",
-       50, 40},
+      {"digits_int8", "tflite/digits_int8.tflite", "tflite/digits_int8_input.i8", "u8", 1, {1, 64}, "", 50, 40},
   };
 }
 
@@ -132,10 +138,10 @@ bool run_case(Host& host, const Case& c, const Options& o, const ScratchDir& scr
 }
 
 void print_markdown(const std::vector<BenchRow>& rows, const Options& o) {
-  std::cout << fmt::format("LiteRT {} (PyPI ai-edge-litert, CPU accelerator: XNNPACK, one thread), Wasmtime {}, "
-                           "wasinn {}; run {}; {} s of timed samples per side and row.\n\n",
-                           WASINN_LITERT_VERSION, WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(),
-                           o.seconds);
+  std::cout << fmt::format(
+      "LiteRT {} (PyPI ai-edge-litert, CPU accelerator: XNNPACK, one thread), Wasmtime {}, "
+      "wasinn {}; run {}; {} s of timed samples per side and row.\n\n",
+      WASINN_LITERT_VERSION, WASINN_WASMTIME_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
   std::cout << markdown_header();
   for (const auto& r : rows) std::cout << markdown_row(r);
   std::cout << "\n";

@@ -59,17 +59,16 @@ std::unique_ptr<NativeLiteRtModel> NativeLiteRtModel::open(const std::string& pa
   LiteRtSignature sig = nullptr;
   LiteRtTensor in = nullptr, out = nullptr;
   LiteRtOptions options = nullptr;
-  const bool ok =
-      LiteRtCreateEnvironment(0, nullptr, &s.env) == kLiteRtStatusOk &&
-      LiteRtCreateModelFromFile(s.env, path.c_str(), &s.model) == kLiteRtStatusOk &&
-      LiteRtGetModelSignature(s.model, 0, &sig) == kLiteRtStatusOk &&
-      LiteRtGetSignatureInputTensorByIndex(sig, 0, &in) == kLiteRtStatusOk &&
-      LiteRtGetSignatureOutputTensorByIndex(sig, 0, &out) == kLiteRtStatusOk &&
-      LiteRtGetRankedTensorType(in, &s.in_type) == kLiteRtStatusOk &&
-      LiteRtGetRankedTensorType(out, &s.out_type) == kLiteRtStatusOk &&
-      LiteRtCreateOptions(&options) == kLiteRtStatusOk &&
-      LiteRtSetOptionsHardwareAccelerators(options, kLiteRtHwAcceleratorCpu) == kLiteRtStatusOk &&
-      LiteRtCreateCompiledModel(s.env, s.model, options, &s.compiled) == kLiteRtStatusOk;
+  const bool ok = LiteRtCreateEnvironment(0, nullptr, &s.env) == kLiteRtStatusOk &&
+                  LiteRtCreateModelFromFile(s.env, path.c_str(), &s.model) == kLiteRtStatusOk &&
+                  LiteRtGetModelSignature(s.model, 0, &sig) == kLiteRtStatusOk &&
+                  LiteRtGetSignatureInputTensorByIndex(sig, 0, &in) == kLiteRtStatusOk &&
+                  LiteRtGetSignatureOutputTensorByIndex(sig, 0, &out) == kLiteRtStatusOk &&
+                  LiteRtGetRankedTensorType(in, &s.in_type) == kLiteRtStatusOk &&
+                  LiteRtGetRankedTensorType(out, &s.out_type) == kLiteRtStatusOk &&
+                  LiteRtCreateOptions(&options) == kLiteRtStatusOk &&
+                  LiteRtSetOptionsHardwareAccelerators(options, kLiteRtHwAcceleratorCpu) == kLiteRtStatusOk &&
+                  LiteRtCreateCompiledModel(s.env, s.model, options, &s.compiled) == kLiteRtStatusOk;
   if (options) LiteRtDestroyOptions(options);
   if (!ok) {
     *error = "native LiteRT cannot load " + path;
@@ -95,10 +94,9 @@ bool NativeLiteRtModel::set_input(std::span<const uint8_t> data, const std::vect
   s.in_mem = aligned(data.size());
   s.out_mem = aligned(s.out_bytes);
   std::memcpy(s.in_mem, data.data(), data.size());
-  if (LiteRtCreateTensorBufferFromHostMemory(&s.in_type, s.in_mem, (data.size() + 63) / 64 * 64 + 64,
-                                             nullptr, &s.in) ||
-      LiteRtCreateTensorBufferFromHostMemory(&s.out_type, s.out_mem, (s.out_bytes + 63) / 64 * 64 + 64,
-                                             nullptr, &s.out)) {
+  if (LiteRtCreateTensorBufferFromHostMemory(&s.in_type, s.in_mem, (data.size() + 63) / 64 * 64 + 64, nullptr, &s.in) ||
+      LiteRtCreateTensorBufferFromHostMemory(&s.out_type, s.out_mem, (s.out_bytes + 63) / 64 * 64 + 64, nullptr,
+                                             &s.out)) {
     *error = "native LiteRT cannot wrap its buffers";
     return false;
   }

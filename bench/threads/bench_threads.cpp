@@ -140,13 +140,17 @@ std::unique_ptr<Host> make_host(const Options& o, std::vector<std::string> prelo
 int rss_probe(const Options& o) {
   std::string error;
   const bool by_name = o.rss_by == "name";
-  auto host = make_host(o, by_name ? std::vector<std::string>{"mobilenet:onnx:cpu:" + o.fixtures +
-                                                              "/mobilenet_v2/model.onnx"}
-                                   : std::vector<std::string>{},
-                        &error);
+  auto host =
+      make_host(o,
+                by_name ? std::vector<std::string>{"mobilenet:onnx:cpu:" + o.fixtures + "/mobilenet_v2/model.onnx"}
+                        : std::vector<std::string>{},
+                &error);
   if (!host) return std::fprintf(stderr, "%s\n", error.c_str()), 1;
   GuestArgs args;
-  if (by_name) args.name = "mobilenet"; else args.model_files = {"/fixtures/mobilenet_v2/model.onnx"};
+  if (by_name)
+    args.name = "mobilenet";
+  else
+    args.model_files = {"/fixtures/mobilenet_v2/model.onnx"};
   args.inputs = {{0, "f32", {1, 3, 224, 224}, "/fixtures/mobilenet_v2/input.f32"}};
   args.outputs = {{0, ""}};
   std::vector<std::unique_ptr<GuestBench>> instances;
@@ -166,8 +170,8 @@ std::optional<double> probe_rss_mib(const std::string& self, const Options& o, i
                                     std::string* error) {
   int status = 0;
   // Only the probe's stdout (the number): its log lines go to this program's stderr.
-  const std::string out = run_capture(fmt::format("{} --fixtures {} --rss-probe {} --rss-by {}", quote(self),
-                                                  quote(o.fixtures), n, by), &status);
+  const std::string out = run_capture(
+      fmt::format("{} --fixtures {} --rss-probe {} --rss-by {}", quote(self), quote(o.fixtures), n, by), &status);
   if (status != 0 || out.find_first_of("0123456789") != 0) {
     *error = "the memory probe failed: " + out;
     return std::nullopt;
@@ -177,8 +181,8 @@ std::optional<double> probe_rss_mib(const std::string& self, const Options& o, i
 
 // Requests per second: each request instantiates the guest, loads the preloaded digits model
 // by name, runs one inference and drops the instance.
-std::optional<double> embedder_rps(Host& host, const Options& o, const fs::path& input_dir, int threads,
-                                   double seconds, std::string* error) {
+std::optional<double> embedder_rps(Host& host, const Options& o, const fs::path& input_dir, int threads, double seconds,
+                                   std::string* error) {
   GuestArgs args;
   args.name = "digits";
   args.inputs = {{0, "f32", {1, 64}, "/in/row0.f32"}};
@@ -294,10 +298,12 @@ int main(int argc, char** argv) {
       rss["bytes"].second / rss["bytes"].first, rss["name"].first, rss["name"].second,
       rss["name"].second / rss["name"].first, *rps1, *rps2, *rps2 / *rps1);
   if (!o.json.empty()) {
-    std::ofstream(o.json) << fmt::format(
-        R"({{"threads": {{"guest": [{}, {}], "native": [{}, {}]}}, "rss_mib": {{"bytes": [{}, {}], "name": [{}, {}]}}, "requests_per_s": [{}, {}]}})",
-        G1, G2, N1, N2, rss["bytes"].first, rss["bytes"].second, rss["name"].first, rss["name"].second, *rps1, *rps2)
-                          << "\n";
+    std::ofstream(o.json)
+        << fmt::format(
+               R"({{"threads": {{"guest": [{}, {}], "native": [{}, {}]}}, "rss_mib": {{"bytes": [{}, {}], "name": [{}, {}]}}, "requests_per_s": [{}, {}]}})",
+               G1, G2, N1, N2, rss["bytes"].first, rss["bytes"].second, rss["name"].first, rss["name"].second, *rps1,
+               *rps2)
+        << "\n";
   }
   return 0;
 }

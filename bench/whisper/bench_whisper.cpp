@@ -51,8 +51,8 @@ class NativeWhisper {
     if (state_) whisper_free_state(state_);
     if (model_) whisper_free(model_);
   }
-  bool open(const std::string &model, const std::string &wav, int threads, std::string *error) {
-    whisper_log_set([](ggml_log_level, const char *, void *) {}, nullptr);
+  bool open(const std::string& model, const std::string& wav, int threads, std::string* error) {
+    whisper_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
     whisper_context_params cp = whisper_context_default_params();
     cp.use_gpu = false;
     model_ = whisper_init_from_file_with_params_no_state(model.c_str(), cp);
@@ -60,7 +60,8 @@ class NativeWhisper {
     if (!state_) return *error = "native: whisper.cpp cannot load " + model, false;
     ma_decoder_config dc = ma_decoder_config_init(ma_format_f32, 1, 16000);
     ma_decoder dec;
-    if (ma_decoder_init_file(wav.c_str(), &dc, &dec) != MA_SUCCESS) return *error = "native: cannot decode " + wav, false;
+    if (ma_decoder_init_file(wav.c_str(), &dc, &dec) != MA_SUCCESS)
+      return *error = "native: cannot decode " + wav, false;
     ma_uint64 frames = 0;
     ma_decoder_get_length_in_pcm_frames(&dec, &frames);
     pcm_.resize(frames);
@@ -77,21 +78,22 @@ class NativeWhisper {
     params_.language = "en";
     return true;
   }
-  bool run(std::string *error) {
+  bool run(std::string* error) {
     if (whisper_full_with_state(model_, state_, params_, pcm_.data(), static_cast<int>(pcm_.size())) != 0)
       return *error = "native: whisper_full failed", false;
     return true;
   }
   std::string text() const {
     std::string t;
-    for (int i = 0; i < whisper_full_n_segments_from_state(state_); ++i) t += whisper_full_get_segment_text_from_state(state_, i);
+    for (int i = 0; i < whisper_full_n_segments_from_state(state_); ++i)
+      t += whisper_full_get_segment_text_from_state(state_, i);
     return t;
   }
   double seconds() const { return static_cast<double>(pcm_.size()) / 16000.0; }
 
  private:
-  whisper_context *model_ = nullptr;
-  whisper_state *state_ = nullptr;
+  whisper_context* model_ = nullptr;
+  whisper_state* state_ = nullptr;
   std::vector<float> pcm_;
   whisper_full_params params_{};
 };
@@ -101,7 +103,7 @@ struct Result {
   double audio_seconds = 0;
 };
 
-bool run_threads(const Options &o, int threads, const ScratchDir &scratch, Result *out, std::string *error) {
+bool run_threads(const Options& o, int threads, const ScratchDir& scratch, Result* out, std::string* error) {
   const std::string model = o.fixtures + "/whisper/bench-en.bin", wav = o.fixtures + "/whisper/long.wav";
   HostOptions h;
   h.backend_dirs = {o.backend_dir};
@@ -110,8 +112,8 @@ bool run_threads(const Options &o, int threads, const ScratchDir &scratch, Resul
   if (!host) return false;
   GuestArgs args;
   args.name = "bench";
-  args.config = fmt::format(R"({{"threads": {}, "beam-size": 1, "best-of": 1, "temperature-inc": 0, "no-timestamps": true}})",
-                            threads);
+  args.config = fmt::format(
+      R"({{"threads": {}, "beam-size": 1, "best-of": 1, "temperature-inc": 0, "no-timestamps": true}})", threads);
   const auto wav_bytes = static_cast<uint32_t>(fs::file_size(wav));
   args.inputs = {{0, "u8", {1, wav_bytes}, "/fixtures/whisper/long.wav"}};
   const fs::path guest_out = scratch.path() / fmt::format("guest-{}.txt", threads);
@@ -142,13 +144,14 @@ bool run_threads(const Options &o, int threads, const ScratchDir &scratch, Resul
   out->row.backend = "whisper";
   out->row.model = "bench-en (tiny.en's size), 35 s";
   out->row.threads = threads;
-  return compare_interleaved(plan, [&](std::string *e) { return native.run(e); },
-                             [&](std::string *e) { return guest->infer(e); }, &out->row.result, error);
+  return compare_interleaved(
+      plan, [&](std::string* e) { return native.run(e); }, [&](std::string* e) { return guest->infer(e); },
+      &out->row.result, error);
 }
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   Options o;
   o.fixtures = default_fixtures();
   CLI::App app{"Guest-versus-native benchmark of wasinn's whisper (whisper.cpp) backend"};
@@ -170,18 +173,19 @@ int main(int argc, char **argv) {
     std::cerr << "  " << markdown_row(r.row);
     results.push_back(std::move(r));
   }
-  std::cout << fmt::format("whisper.cpp {} (PyPI pywhispercpp 1.5.1's source, CPU, OpenMP), wasinn {}; run {}; "
-                           "{} s of timed samples per side and row. A sample is one transcription of the "
-                           "35 s file: native whisper_full on the decoded audio; the guest's set_input of the "
-                           "WAV file, compute and get_output.\n\n",
-                           WASINN_WHISPER_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
+  std::cout << fmt::format(
+      "whisper.cpp {} (PyPI pywhispercpp 1.5.1's source, CPU, OpenMP), wasinn {}; run {}; "
+      "{} s of timed samples per side and row. A sample is one transcription of the "
+      "35 s file: native whisper_full on the decoded audio; the guest's set_input of the "
+      "WAV file, compute and get_output.\n\n",
+      WASINN_WHISPER_VERSION, WASINN_VERSION_STRING, now_utc(), o.seconds);
   std::vector<BenchRow> rows;
-  for (const auto &r : results) rows.push_back(r.row);
+  for (const auto& r : results) rows.push_back(r.row);
   std::cout << markdown_header();
-  for (const auto &r : rows) std::cout << markdown_row(r);
+  for (const auto& r : rows) std::cout << markdown_row(r);
   std::cout << "\n";
-  for (const auto &r : results) {
-    const Comparison &c = r.row.result;
+  for (const auto& r : results) {
+    const Comparison& c = r.row.result;
     std::cout << fmt::format(
         "- {} thread(s): real-time factor {:.4f} native, {:.4f} guest (a call's time over 35 s of audio); "
         "per-call host overhead {} (95% CI {} to {}); ratio {:.4f}, 95% CI {:.4f}–{:.4f} (target at most 1.01: {}).\n",

@@ -20,8 +20,8 @@
 #include <wasinn/wasinn.h>
 
 typedef struct {
-  wasinn_host_t *host;
-  const wasinn_program_t *program;
+  wasinn_host_t* host;
+  const wasinn_program_t* program;
   int runs;
   char accuracy[128]; /* the guest's "accuracy: ..." line, the same in every run */
   char failure[512];  /* empty unless a run failed */
@@ -29,24 +29,24 @@ typedef struct {
 
 /* wasinn's log lines come here instead of stderr (one call at a time). Warnings are shown; model
  * loads ("loaded NAME ... with BACKEND in ...", info) are counted: the shared model loads once. */
-static void on_log(void *user_data, wasinn_log_level_t level, const char *message, size_t length) {
+static void on_log(void* user_data, wasinn_log_level_t level, const char* message, size_t length) {
   if (level >= WASINN_LEVEL_WARN) fprintf(stderr, "embed_digits: wasinn says: %.*s\n", (int)length, message);
-  if (level == WASINN_LEVEL_INFO && length > 7 && memcmp(message, "loaded ", 7) == 0) ++*(int *)user_data;
+  if (level == WASINN_LEVEL_INFO && length > 7 && memcmp(message, "loaded ", 7) == 0) ++*(int*)user_data;
 }
 
 /* The "accuracy: ..." line of the guest's output, or "" if there is none. */
-static void accuracy_line(const char *out, char *line, size_t size) {
-  const char *at = strstr(out, "accuracy: ");
+static void accuracy_line(const char* out, char* line, size_t size) {
+  const char* at = strstr(out, "accuracy: ");
   size_t n = at ? strcspn(at, "\n") : 0;
   if (n >= size) n = size - 1;
   memcpy(line, at ? at : "", n);
   line[n] = '\0';
 }
 
-static void *work(void *arg) {
-  worker_t *w = (worker_t *)arg;
+static void* work(void* arg) {
+  worker_t* w = (worker_t*)arg;
   for (int i = 0; i < w->runs && !w->failure[0]; ++i) {
-    wasinn_result_t *r = wasinn_host_run(w->host, w->program);
+    wasinn_result_t* r = wasinn_host_run(w->host, w->program);
     if (!r) {
       snprintf(w->failure, sizeof w->failure, "out of memory");
       break;
@@ -68,13 +68,13 @@ static void *work(void *arg) {
   return NULL;
 }
 
-static unsigned char *read_file(const char *path, size_t *length) {
-  FILE *f = fopen(path, "rb");
+static unsigned char* read_file(const char* path, size_t* length) {
+  FILE* f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
-  unsigned char *buf = n > 0 ? malloc((size_t)n) : NULL;
+  unsigned char* buf = n > 0 ? malloc((size_t)n) : NULL;
   if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
     free(buf);
     buf = NULL;
@@ -84,7 +84,7 @@ static unsigned char *read_file(const char *path, size_t *length) {
   return buf;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: embed_digits CLASSIFY_DIGITS_WASM DIGITS_DIR [THREADS [RUNS [ISOLATE_LOADS]]]\n");
     return 2;
@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
   }
   printf("wasinn %s\n", wasinn_version());
 
-  wasinn_options_t *options = wasinn_options_create();
+  wasinn_options_t* options = wasinn_options_create();
   char preload[4096];
   snprintf(preload, sizeof preload, "digits:onnx:cpu:%s/model.onnx", argv[2]);
   wasinn_options_add_preload(options, preload);
@@ -105,8 +105,8 @@ int main(int argc, char **argv) {
   if (argc > 5) wasinn_options_set_isolate_loads(options, argv[5]);
   int model_loads = 0;
   wasinn_options_set_log_callback(options, on_log, &model_loads);
-  char *error = NULL;
-  wasinn_host_t *host = wasinn_host_create(options, &error);
+  char* error = NULL;
+  wasinn_host_t* host = wasinn_host_create(options, &error);
   wasinn_options_destroy(options);
   if (!host) {
     fprintf(stderr, "embed_digits: %s\n", error);
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   }
 
   /* The plugins are found beside libwasinn, wherever this program is. */
-  wasinn_backend_list_t *backends = wasinn_host_list_backends(host);
+  wasinn_backend_list_t* backends = wasinn_host_list_backends(host);
   for (size_t i = 0; backends && i < wasinn_backend_list_count(backends); ++i) {
     if (strcmp(wasinn_backend_list_name(backends, i), "onnxruntime") == 0) {
       printf("backend onnxruntime (%s): %s\n", wasinn_backend_list_encodings(backends, i),
@@ -125,13 +125,13 @@ int main(int argc, char **argv) {
   wasinn_backend_list_destroy(backends);
 
   size_t wasm_length = 0;
-  unsigned char *wasm = read_file(argv[1], &wasm_length);
+  unsigned char* wasm = read_file(argv[1], &wasm_length);
   if (!wasm) {
     fprintf(stderr, "embed_digits: cannot read %s\n", argv[1]);
     wasinn_host_destroy(host);
     return 1;
   }
-  wasinn_program_t *program = wasinn_program_create_bytes(wasm, wasm_length, "classify_digits");
+  wasinn_program_t* program = wasinn_program_create_bytes(wasm, wasm_length, "classify_digits");
   free(wasm);
   wasinn_program_add_dir(program, argv[2], "/digits");
   wasinn_program_add_arg(program, "name:digits");

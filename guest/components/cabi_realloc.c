@@ -5,12 +5,12 @@
  * canonical ABI expects of a realloc that cannot allocate. */
 #include <stdlib.h>
 
-__attribute__((export_name("cabi_realloc")))
-void *cabi_realloc(void *old_ptr, size_t old_size, size_t align, size_t new_size) {
+__attribute__((export_name("cabi_realloc"))) void* cabi_realloc(void* old_ptr, size_t old_size, size_t align,
+                                                                size_t new_size) {
   (void)old_size;
   (void)align;
   /* Never null, even for an empty list or string, so that free() takes whatever was returned. */
-  void *p = realloc(old_ptr, new_size ? new_size : 1);
+  void* p = realloc(old_ptr, new_size ? new_size : 1);
   if (!p) __builtin_trap();
   return p;
 }

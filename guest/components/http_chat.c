@@ -30,8 +30,7 @@
 #include "http_guest.h"
 #include "wasi_nn_wit.h"
 
-
-static void respond_nn_error(wh_response_outparam out, const char *what, wnn_error err) {
+static void respond_nn_error(wh_response_outparam out, const char* what, wnn_error err) {
   int code = (int)wnn_error_get_code(err);
   wnn_string data = wnn_error_get_data(err);
   wnn_error_drop(err);
@@ -47,22 +46,25 @@ static void respond_nn_error(wh_response_outparam out, const char *what, wnn_err
 }
 
 /* A decimal number (digits, at most one '.'): what temp may be, passed into the JSON as is. */
-static int is_decimal(const char *s) {
+static int is_decimal(const char* s) {
   int digits = 0, dots = 0;
   for (; *s; ++s) {
-    if (*s >= '0' && *s <= '9') ++digits;
-    else if (*s == '.' && !dots++) continue;
-    else return 0;
+    if (*s >= '0' && *s <= '9')
+      ++digits;
+    else if (*s == '.' && !dots++)
+      continue;
+    else
+      return 0;
   }
   return digits > 0;
 }
 
-static void chat(wh_incoming_request req, wh_response_outparam out, const hg_request *r) {
+static void chat(wh_incoming_request req, wh_response_outparam out, const hg_request* r) {
   if (r->method != WH_POST) {
     hg_respond_error(out, 405, "use POST / or POST /chat/<graph> with the prompt as the body");
     return;
   }
-  char *graph_name = NULL;
+  char* graph_name = NULL;
   if (!strcmp(r->path, "/")) {
     graph_name = strdup("default");
   } else if (!strncmp(r->path, "/chat/", 6) && r->path[6] && !strchr(r->path + 6, '/')) {
@@ -72,15 +74,15 @@ static void chat(wh_incoming_request req, wh_response_outparam out, const hg_req
     hg_respond_error(out, 404, "no such path: POST / or POST /chat/<graph>");
     return;
   }
-  char *n_text = hg_query_get(r->query, "n");
-  char *temp = hg_query_get(r->query, "temp");
+  char* n_text = hg_query_get(r->query, "n");
+  char* temp = hg_query_get(r->query, "temp");
   hg_buf prompt = {0}, config = {0};
   wnn_graph graph = 0;
   wnn_context ctx = 0;
   wnn_error err;
   long n = 32;
   if (n_text) {
-    char *end;
+    char* end;
     n = strtol(n_text, &end, 10);
     if (!*n_text || *end || n < 1 || n > 100000) {
       hg_respond_error(out, 400, "n must be a number of tokens, 1..100000");

@@ -33,17 +33,17 @@
 
 #define MAX_RANK 8
 
-static const char *const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
+static const char* const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
 
 /* The error's code (and its data into *data, malloc'd); the error is dropped. */
-static int error_take(wnn_error err, wnn_string *data) {
+static int error_take(wnn_error err, wnn_string* data) {
   int code = (int)wnn_error_get_code(err);
   *data = wnn_error_get_data(err);
   wnn_error_drop(err);
   return code;
 }
 
-static void respond_nn_error(wh_response_outparam out, int status, const char *what, int code, wnn_string data) {
+static void respond_nn_error(wh_response_outparam out, int status, const char* what, int code, wnn_string data) {
   hg_buf b = {0};
   hg_buf_puts(&b, "{\"error\":");
   hg_buf_json_string(&b, what, strlen(what));
@@ -57,11 +57,11 @@ static void respond_nn_error(wh_response_outparam out, int status, const char *w
 }
 
 /* dims "1,3,224,224" -> dims[], *rank; 0, or -1 when malformed. */
-static int parse_dims(const char *s, uint32_t *dims, uint32_t *rank) {
+static int parse_dims(const char* s, uint32_t* dims, uint32_t* rank) {
   *rank = 0;
   if (!*s) return -1;
-  for (const char *p = s;;) {
-    char *end;
+  for (const char* p = s;;) {
+    char* end;
     if (*p < '0' || *p > '9') return -1;
     unsigned long d = strtoul(p, &end, 10);
     if (*rank == MAX_RANK || d > 0xffffffffUL) return -1;
@@ -96,7 +96,7 @@ static float half_to_float(uint16_t h) {
 }
 
 /* One output as a JSON object. */
-static void output_json(hg_buf *b, const wnn_named_tensor *o) {
+static void output_json(hg_buf* b, const wnn_named_tensor* o) {
   wnn_u32_list dims = wnn_tensor_dimensions(o->tensor);
   wnn_tensor_type ty = wnn_tensor_ty(o->tensor);
   wnn_bytes data = wnn_tensor_data(o->tensor);
@@ -113,7 +113,7 @@ static void output_json(hg_buf *b, const wnn_named_tensor *o) {
   static const uint32_t kSizes[WNN_TYPE_COUNT] = {2, 4, 8, 2, 1, 4, 8};
   uint32_t size = ty < WNN_TYPE_COUNT ? kSizes[ty] : 1, count = data.len / size;
   for (uint32_t i = 0; i < count && ty < WNN_TYPE_COUNT; ++i) {
-    const uint8_t *p = data.ptr + (size_t)i * size;
+    const uint8_t* p = data.ptr + (size_t)i * size;
     if (i) hg_buf_puts(b, ",");
     switch (ty) {
       case WNN_TYPE_FP32: {
@@ -141,9 +141,7 @@ static void output_json(hg_buf *b, const wnn_named_tensor *o) {
         hg_buf_float(b, f, 9);
         break;
       }
-      case WNN_TYPE_U8:
-        hg_buf_int(b, p[0]);
-        break;
+      case WNN_TYPE_U8: hg_buf_int(b, p[0]); break;
       case WNN_TYPE_I32: {
         int32_t v;
         memcpy(&v, p, 4);
@@ -163,7 +161,7 @@ static void output_json(hg_buf *b, const wnn_named_tensor *o) {
   free(data.ptr);
 }
 
-static void classify(wh_incoming_request req, wh_response_outparam out, const hg_request *r) {
+static void classify(wh_incoming_request req, wh_response_outparam out, const hg_request* r) {
   if (r->method != WH_POST) {
     hg_respond_error(out, 405, "use POST /infer/<graph>?dims=D0,D1,... with the f32 tensor as the body");
     return;
@@ -172,10 +170,10 @@ static void classify(wh_incoming_request req, wh_response_outparam out, const hg
     hg_respond_error(out, 400, "the path must be /infer/<graph>");
     return;
   }
-  char *graph_name = strdup(r->path + 7);
+  char* graph_name = strdup(r->path + 7);
   hg_percent_decode(graph_name);
-  char *dims_text = hg_query_get(r->query, "dims");
-  char *input = hg_query_get(r->query, "input");
+  char* dims_text = hg_query_get(r->query, "dims");
+  char* input = hg_query_get(r->query, "input");
   uint32_t dims[MAX_RANK], rank = 0;
   hg_buf body = {0};
   wnn_graph graph = 0;
@@ -221,7 +219,7 @@ static void classify(wh_incoming_request req, wh_response_outparam out, const hg
     goto done;
   }
   wnn_named_tensor_list outputs;
-  const char *name = input ? input : "0";
+  const char* name = input ? input : "0";
   wnn_named_tensor in = wnn_named(name, wnn_tensor_new(dims, rank, WNN_TYPE_FP32, body.data, (uint32_t)body.len));
   if (wnn_compute(ctx, &in, 1, &outputs, &err)) {
     int code = error_take(err, &data);

@@ -20,11 +20,11 @@
 
 #include "http_guest.h"
 
-static void text(wh_response_outparam out, int status, const char *body) {
+static void text(wh_response_outparam out, int status, const char* body) {
   hg_respond(out, status, "text/plain", body, strlen(body));
 }
 
-static void route(wh_incoming_request req, wh_response_outparam out, const hg_request *rp) {
+static void route(wh_incoming_request req, wh_response_outparam out, const hg_request* rp) {
   (void)req;
   const hg_request r = *rp;
   if (!strcmp(r.path, "/ok")) {
@@ -35,7 +35,8 @@ static void route(wh_incoming_request req, wh_response_outparam out, const hg_re
     static int count;
     char digits[16];
     int n = ++count, len = 0;
-    do digits[len++] = (char)('0' + n % 10); while ((n /= 10) && len < 15);
+    do digits[len++] = (char)('0' + n % 10);
+    while ((n /= 10) && len < 15);
     char answer[16];
     for (int i = 0; i < len; ++i) answer[i] = digits[len - 1 - i];
     answer[len] = '\0';
@@ -52,8 +53,8 @@ static void route(wh_incoming_request req, wh_response_outparam out, const hg_re
     volatile uint64_t n = 0;
     for (;;) n = n + 1;
   } else if (!strcmp(r.path, "/sleep")) {
-    char *ms = hg_query_get(r.query, "ms");
-    char *end = NULL;
+    char* ms = hg_query_get(r.query, "ms");
+    char* end = NULL;
     long v = ms && *ms ? strtol(ms, &end, 10) : -1;
     if (!end || *end || v < 0 || v > 600000) {
       text(out, 400, "ms must be a number of milliseconds, 0..600000");

@@ -7,26 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void reserve(hg_buf *b, size_t extra) {
+static void reserve(hg_buf* b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
   size_t cap = b->cap ? b->cap : 256;
   while (cap < b->len + extra + 1) cap *= 2;
-  char *p = realloc(b->data, cap);
+  char* p = realloc(b->data, cap);
   if (!p) __builtin_trap();
   b->data = p;
   b->cap = cap;
 }
 
-void hg_buf_append(hg_buf *b, const void *data, size_t len) {
+void hg_buf_append(hg_buf* b, const void* data, size_t len) {
   reserve(b, len);
   if (len) memcpy(b->data + b->len, data, len);
   b->len += len;
   b->data[b->len] = '\0';
 }
 
-void hg_buf_puts(hg_buf *b, const char *s) { hg_buf_append(b, s, strlen(s)); }
+void hg_buf_puts(hg_buf* b, const char* s) { hg_buf_append(b, s, strlen(s)); }
 
-void hg_buf_int(hg_buf *b, int64_t v) {
+void hg_buf_int(hg_buf* b, int64_t v) {
   char digits[24];
   int n = 0;
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -38,8 +38,8 @@ void hg_buf_int(hg_buf *b, int64_t v) {
   while (n) hg_buf_append(b, &digits[--n], 1);
 }
 
-void hg_buf_float(hg_buf *b, double v, int digits) {
-  if (v != v || v - v != 0) {  /* NaN or an infinity */
+void hg_buf_float(hg_buf* b, double v, int digits) {
+  if (v != v || v - v != 0) { /* NaN or an infinity */
     hg_buf_puts(b, "null");
     return;
   }
@@ -108,7 +108,7 @@ void hg_buf_float(hg_buf *b, double v, int digits) {
   }
 }
 
-void hg_buf_json_string(hg_buf *b, const char *s, size_t len) {
+void hg_buf_json_string(hg_buf* b, const char* s, size_t len) {
   hg_buf_append(b, "\"", 1);
   for (size_t i = 0; i < len; ++i) {
     unsigned char c = (unsigned char)s[i];
@@ -126,37 +126,37 @@ void hg_buf_json_string(hg_buf *b, const char *s, size_t len) {
   hg_buf_append(b, "\"", 1);
 }
 
-void hg_buf_free(hg_buf *b) {
+void hg_buf_free(hg_buf* b) {
   free(b->data);
   b->data = NULL;
   b->len = b->cap = 0;
 }
 
-static char *dup_n(const char *s, size_t n) {
-  char *p = malloc(n + 1);
+static char* dup_n(const char* s, size_t n) {
+  char* p = malloc(n + 1);
   if (!p) __builtin_trap();
   if (n) memcpy(p, s, n);
   p[n] = '\0';
   return p;
 }
 
-void hg_request_read(wh_incoming_request req, hg_request *r) {
+void hg_request_read(wh_incoming_request req, hg_request* r) {
   wh_method_ m;
   wh_incoming_request_method_(req, &m);
   r->method = m.tag;
   if (m.tag == WH_OTHER) free(m.other_ptr);
   wh_option_string_ pq;
   wh_incoming_request_path_with_query_(req, &pq);
-  const char *s = pq.is_some ? pq.ptr : "/";
+  const char* s = pq.is_some ? pq.ptr : "/";
   size_t n = pq.is_some ? pq.len : 1;
-  const char *q = memchr(s, '?', n);
+  const char* q = memchr(s, '?', n);
   size_t path_len = q ? (size_t)(q - s) : n;
   r->path = dup_n(s, path_len);
   r->query = q ? dup_n(q + 1, n - path_len - 1) : dup_n("", 0);
   if (pq.is_some) free(pq.ptr);
 }
 
-void hg_request_free(hg_request *r) {
+void hg_request_free(hg_request* r) {
   free(r->path);
   free(r->query);
   r->path = r->query = NULL;
@@ -177,9 +177,9 @@ static int hex(char c) {
   return -1;
 }
 
-void hg_percent_decode(char *s) {
-  char *w = s;
-  for (const char *p = s; *p; ++p) {
+void hg_percent_decode(char* s) {
+  char* w = s;
+  for (const char* p = s; *p; ++p) {
     if (*p == '%' && hex(p[1]) >= 0 && hex(p[2]) >= 0) {
       *w++ = (char)(hex(p[1]) * 16 + hex(p[2]));
       p += 2;
@@ -190,13 +190,13 @@ void hg_percent_decode(char *s) {
   *w = '\0';
 }
 
-char *hg_query_get(const char *query, const char *key) {
+char* hg_query_get(const char* query, const char* key) {
   size_t key_len = strlen(key);
-  for (const char *p = query; *p;) {
-    const char *end = strchr(p, '&');
+  for (const char* p = query; *p;) {
+    const char* end = strchr(p, '&');
     size_t n = end ? (size_t)(end - p) : strlen(p);
     if (n >= key_len && !strncmp(p, key, key_len) && (n == key_len || p[key_len] == '=')) {
-      char *v = n == key_len ? dup_n("", 0) : dup_n(p + key_len + 1, n - key_len - 1);
+      char* v = n == key_len ? dup_n("", 0) : dup_n(p + key_len + 1, n - key_len - 1);
       hg_percent_decode(v);
       return v;
     }
@@ -206,7 +206,7 @@ char *hg_query_get(const char *query, const char *key) {
   return NULL;
 }
 
-int hg_read_body(wh_incoming_request req, hg_buf *body) {
+int hg_read_body(wh_incoming_request req, hg_buf* body) {
   wh_result_handle_ r;
   wh_incoming_request_consume_(req, &r);
   if (r.is_err) return -1;
@@ -236,17 +236,17 @@ int hg_read_body(wh_incoming_request req, hg_buf *body) {
 
 /* A response with STATUS and the given headers; its body handle in *body. The response is
  * handed to the host (outparam set) before any body is written, so a large body streams. */
-static void start(wh_response_outparam out, int status, const char *content_type, long content_length,
-                  wh_outgoing_body *body) {
+static void start(wh_response_outparam out, int status, const char* content_type, long content_length,
+                  wh_outgoing_body* body) {
   hg_buf length = {0};
   wh_field fields[2];
   uint32_t count = 0;
   if (content_type) {
-    fields[count++] = (wh_field){"content-type", 12, (const uint8_t *)content_type, (uint32_t)strlen(content_type)};
+    fields[count++] = (wh_field){"content-type", 12, (const uint8_t*)content_type, (uint32_t)strlen(content_type)};
   }
   if (content_length >= 0) {
     hg_buf_int(&length, content_length);
-    fields[count++] = (wh_field){"content-length", 14, (const uint8_t *)length.data, (uint32_t)length.len};
+    fields[count++] = (wh_field){"content-length", 14, (const uint8_t*)length.data, (uint32_t)length.len};
   }
   wh_result_handle_ r;
   wh_fields_from_list_(fields, count, &r);
@@ -273,7 +273,7 @@ static void finish(wh_outgoing_body body) {
   /* An error here (the client went away, or a length mismatch) has no one left to tell. */
 }
 
-void hg_respond(wh_response_outparam out, int status, const char *content_type, const void *data, size_t len) {
+void hg_respond(wh_response_outparam out, int status, const char* content_type, const void* data, size_t len) {
   wh_outgoing_body body;
   start(out, status, content_type, (long)len, &body);
   wh_output_stream stream = body_stream(body);
@@ -282,7 +282,7 @@ void hg_respond(wh_response_outparam out, int status, const char *content_type, 
   finish(body);
 }
 
-void hg_respond_error(wh_response_outparam out, int status, const char *message) {
+void hg_respond_error(wh_response_outparam out, int status, const char* message) {
   hg_buf b = {0};
   hg_buf_puts(&b, "{\"error\":");
   hg_buf_json_string(&b, message, strlen(message));
@@ -291,25 +291,25 @@ void hg_respond_error(wh_response_outparam out, int status, const char *message)
   hg_buf_free(&b);
 }
 
-void hg_stream_begin(wh_response_outparam out, int status, const char *content_type, hg_stream *s) {
+void hg_stream_begin(wh_response_outparam out, int status, const char* content_type, hg_stream* s) {
   start(out, status, content_type, -1, &s->body);
   s->stream = body_stream(s->body);
   s->failed = 0;
 }
 
-int hg_stream_write(hg_stream *s, const void *data, size_t len) {
+int hg_stream_write(hg_stream* s, const void* data, size_t len) {
   if (s->failed) return -1;
   if (wh_write_all(s->stream, data, len) != 0) s->failed = 1;
   return s->failed ? -1 : 0;
 }
 
-void hg_stream_end(hg_stream *s) {
+void hg_stream_end(hg_stream* s) {
   wh_output_stream_drop(s->stream);
   finish(s->body);
 }
 
-void hg_buf_nn_code(hg_buf *b, int32_t code) {
-  const char *name = wnn_error_code_name(code);
+void hg_buf_nn_code(hg_buf* b, int32_t code) {
+  const char* name = wnn_error_code_name(code);
   if (name) {
     hg_buf_puts(b, name);
   } else {

@@ -17,30 +17,30 @@ static const int64_t kOne[] = {1};
 static const wp_tensor_spec kInputs[] = {{{"mode", 4}, WP_I32, kOne, 1}};
 static const wp_tensor_spec kOutputs[] = {{{"echo", 4}, WP_I32, kOne, 1}};
 
-WP_EXPORT_DESCRIBE wp_description *describe(void) {
+WP_EXPORT_DESCRIBE wp_description* describe(void) {
   static wp_description d = {kInputs, 1, kOutputs, 1};
   return &d;
 }
 
 /* None: mode 6's load-by-name of "no-such-model" is a wasi:nn error this guest reports itself. */
-WP_EXPORT_MODELS wp_string_list *models(void) {
+WP_EXPORT_MODELS wp_string_list* models(void) {
   static wp_string_list none = {0, 0};
   return &none;
 }
 
 static wp_result result;
 
-static wp_result *error(uint8_t code, const char *text) {
+static wp_result* error(uint8_t code, const char* text) {
   result.is_err = 1;
   result.val.err.code = code;
-  result.val.err.message.ptr = (char *)text;
+  result.val.err.message.ptr = (char*)text;
   result.val.err.message.len = (uint32_t)strlen(text);
   return &result;
 }
 
 static volatile int spin = 1;
 
-WP_EXPORT_INFER wp_result *infer(wp_tensor *ptr, uint32_t len) {
+WP_EXPORT_INFER wp_result* infer(wp_tensor* ptr, uint32_t len) {
   wp_tensor_list inputs = {ptr, len};
   int32_t mode = -1;
   if (len == 1 && ptr[0].data_len == 4) memcpy(&mode, ptr[0].data, 4);
@@ -48,7 +48,7 @@ WP_EXPORT_INFER wp_result *infer(wp_tensor *ptr, uint32_t len) {
   switch (mode) {
     case 0:
     case 5: {
-      wp_tensor *out = malloc(sizeof(wp_tensor));
+      wp_tensor* out = malloc(sizeof(wp_tensor));
       out->name.len = 4;
       out->name.ptr = malloc(4);
       memcpy(out->name.ptr, "echo", 4);
@@ -68,7 +68,8 @@ WP_EXPORT_INFER wp_result *infer(wp_tensor *ptr, uint32_t len) {
     case 2: return error(WP_FAILED, "mode 2 fails");
     case 3: __builtin_trap();
     case 4:
-      while (spin) {}
+      while (spin) {
+      }
       return error(WP_FAILED, "unreachable");
     case 6: {
       wnn_graph g;
@@ -84,6 +85,6 @@ WP_EXPORT_INFER wp_result *infer(wp_tensor *ptr, uint32_t len) {
   }
 }
 
-WP_EXPORT_POST_INFER void post_infer(wp_result *r) {
+WP_EXPORT_POST_INFER void post_infer(wp_result* r) {
   if (!r->is_err) wp_tensors_free(&r->val.ok);
 }

@@ -33,46 +33,47 @@ static volatile enum mode realloc_mode = MODE_NORMAL;
 static volatile int armed;
 static volatile unsigned armed_calls;
 
-__attribute__((export_name("cabi_realloc")))
-void *cabi_realloc(void *old_ptr, size_t old_size, size_t align, size_t new_size) {
+__attribute__((export_name("cabi_realloc"))) void* cabi_realloc(void* old_ptr, size_t old_size, size_t align,
+                                                                size_t new_size) {
   (void)old_size;
   if (armed) ++armed_calls;
   switch (realloc_mode) {
-    case MODE_TRAP:
-      __builtin_trap();
-    case MODE_OOB:
-      return (void *)(uintptr_t)0xFFFFFFF0u;
+    case MODE_TRAP: __builtin_trap();
+    case MODE_OOB: return (void*)(uintptr_t)0xFFFFFFF0u;
     case MODE_MISALIGNED:
       if (align >= 2) {
         /* One past a malloc'ed (16-aligned) block with room to spare: odd, and inside memory. */
-        unsigned char *p = malloc(new_size + 16);
+        unsigned char* p = malloc(new_size + 16);
         if (!p) __builtin_trap();
         return p + 1;
       }
       break;
-    case MODE_NORMAL:
-      break;
+    case MODE_NORMAL: break;
   }
-  void *p = realloc(old_ptr, new_size ? new_size : 1);
+  void* p = realloc(old_ptr, new_size ? new_size : 1);
   if (!p) __builtin_trap();
   return p;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: wit_bad_realloc trap|oob|misaligned|ok MODEL|name:NAME X.f32\n");
     return 2;
   }
   enum mode mode;
-  if (!strcmp(argv[1], "trap")) mode = MODE_TRAP;
-  else if (!strcmp(argv[1], "oob")) mode = MODE_OOB;
-  else if (!strcmp(argv[1], "misaligned")) mode = MODE_MISALIGNED;
-  else if (!strcmp(argv[1], "ok")) mode = MODE_NORMAL;
+  if (!strcmp(argv[1], "trap"))
+    mode = MODE_TRAP;
+  else if (!strcmp(argv[1], "oob"))
+    mode = MODE_OOB;
+  else if (!strcmp(argv[1], "misaligned"))
+    mode = MODE_MISALIGNED;
+  else if (!strcmp(argv[1], "ok"))
+    mode = MODE_NORMAL;
   else {
     fprintf(stderr, "wit_bad_realloc: unknown mode %s (trap oob misaligned ok)\n", argv[1]);
     return 2;
   }
-  float *x;
+  float* x;
   size_t rows;
   wnn_graph graph;
   wnn_context ctx;

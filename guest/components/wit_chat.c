@@ -23,8 +23,8 @@
 #include "wasi_nn_wit.h"
 #include "wit_guest_util.h"
 
-static void append(char **dst, size_t *len, const char *src, size_t n) {
-  char *grown = realloc(*dst, *len + n + 1);
+static void append(char** dst, size_t* len, const char* src, size_t n) {
+  char* grown = realloc(*dst, *len + n + 1);
   if (!grown) abort();
   memcpy(grown + *len, src, n);
   *len += n;
@@ -33,7 +33,7 @@ static void append(char **dst, size_t *len, const char *src, size_t n) {
 }
 
 /* One answer to stdout, appended to the conversation; 0 or 1 (reported). */
-static int answer(wnn_context ctx, const char *config, char **conversation, size_t *len) {
+static int answer(wnn_context ctx, const char* config, char** conversation, size_t* len) {
   uint32_t dims[1] = {(uint32_t)*len};
   uint32_t config_dims[1] = {(uint32_t)strlen(config)};
   wnn_named_tensor inputs[2] = {
@@ -48,7 +48,8 @@ static int answer(wnn_context ctx, const char *config, char **conversation, size
   int k = wnn_find_output(&outputs, "text");
   if (k < 0) {
     fprintf(stderr, "wit_chat: no output named text among the %u outputs:", outputs.len);
-    for (uint32_t i = 0; i < outputs.len; ++i) fprintf(stderr, " %.*s", (int)outputs.ptr[i].name_len, outputs.ptr[i].name);
+    for (uint32_t i = 0; i < outputs.len; ++i)
+      fprintf(stderr, " %.*s", (int)outputs.ptr[i].name_len, outputs.ptr[i].name);
     fputc('\n', stderr);
     wnn_named_tensor_list_free(&outputs);
     return 1;
@@ -58,15 +59,15 @@ static int answer(wnn_context ctx, const char *config, char **conversation, size
   fwrite(text.ptr, 1, text.len, stdout);
   putchar('\n');
   fflush(stdout);
-  append(conversation, len, (const char *)text.ptr, text.len);
+  append(conversation, len, (const char*)text.ptr, text.len);
   append(conversation, len, "\n", 1);
   free(text.ptr);
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const char *name = "default", *model = NULL;
-  const char *config = "{\"n-predict\": 128, \"ctx-size\": 1024}";
+  const char* config = "{\"n-predict\": 128, \"ctx-size\": 1024}";
   int first_word = argc;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--name") && i + 1 < argc) {
@@ -99,7 +100,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  char *conversation = NULL;
+  char* conversation = NULL;
   size_t len = 0;
   int rc = 0;
   if (first_word < argc) {

@@ -42,25 +42,25 @@
 #endif
 
 static void usage(void) {
-  fprintf(stderr,
-          "usage: " GUEST_NAME " [--encoding E] [--input NAME] [--output NAME] MODEL|name:NAME X.f32 Y.u8 "
-          "[LOGITS_OUT.f32]\n");
+  fprintf(stderr, "usage: " GUEST_NAME
+                  " [--encoding E] [--input NAME] [--output NAME] MODEL|name:NAME X.f32 Y.u8 "
+                  "[LOGITS_OUT.f32]\n");
 }
 
 /* "output: NAME dims [..] type T" for the tensor T named NAME. */
-static void describe_output(const char *name, uint32_t name_len, wnn_tensor t) {
+static void describe_output(const char* name, uint32_t name_len, wnn_tensor t) {
   wnn_u32_list dims = wnn_tensor_dimensions(t);
-  const char *ty = wnn_tensor_type_name(wnn_tensor_ty(t));
+  const char* ty = wnn_tensor_type_name(wnn_tensor_ty(t));
   fprintf(stderr, "output: %.*s dims [", (int)name_len, name);
   for (uint32_t i = 0; i < dims.len; ++i) fprintf(stderr, "%s%u", i ? ", " : "", dims.ptr[i]);
   fprintf(stderr, "] type %s\n", ty ? ty : "?");
   free(dims.ptr);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int encoding = -1;
-  const char *input_name = "input";
-  const char *output_name = WIT_LEGACY ? "logits" : NULL;
+  const char* input_name = "input";
+  const char* output_name = WIT_LEGACY ? "logits" : NULL;
   int a = 1;
 #ifdef WASI_NN_WIT_2024_06_25
   /* 06-25's error constructor, round-tripped through the host: "error constructor: not-found: probe". */
@@ -95,12 +95,12 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *model = argv[a], *x_path = argv[a + 1], *y_path = argv[a + 2];
-  const char *logits_path = argc - a > 3 ? argv[a + 3] : NULL;
+  const char* logits_path = argc - a > 3 ? argv[a + 3] : NULL;
   if (encoding < 0) encoding = wg_ends_with(model, ".xml") ? WNN_ENCODING_OPENVINO : WNN_ENCODING_ONNX;
 
   size_t x_len = 0, y_len = 0;
-  float *x = (float *)wg_read_all(x_path, &x_len);
-  unsigned char *y = wg_read_all(y_path, &y_len);
+  float* x = (float*)wg_read_all(x_path, &x_len);
+  unsigned char* y = wg_read_all(y_path, &y_len);
   if (!x || !y || x_len != y_len * 64 * sizeof(float)) {
     fprintf(stderr, GUEST_NAME ": cannot read %s and %s as N x 64 floats and N labels\n", x_path, y_path);
     return 2;
@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  float *logits = malloc(n * 10 * sizeof(float));
+  float* logits = malloc(n * 10 * sizeof(float));
   const uint32_t dims[2] = {1, 64};
   size_t correct = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -165,18 +165,19 @@ int main(int argc, char **argv) {
       fprintf(stderr, GUEST_NAME ": expected 40 output bytes, got %u\n", data.len);
       return 1;
     }
-    float *row = logits + i * 10;
+    float* row = logits + i * 10;
     memcpy(row, data.ptr, 10 * sizeof(float));
     free(data.ptr);
     int best = 0;
-    for (int c = 1; c < 10; ++c) if (row[c] > row[best]) best = c;
+    for (int c = 1; c < 10; ++c)
+      if (row[c] > row[best]) best = c;
     correct += best == y[i];
     if (i < 10) printf("digit %2zu: predicted %d, label %d%s\n", i, best, y[i], best == y[i] ? "" : "  <- wrong");
   }
   printf("accuracy: %zu/%zu = %.2f%%\n", correct, n, 100.0 * (double)correct / (double)n);
 
   if (logits_path) {
-    FILE *f = fopen(logits_path, "wb");
+    FILE* f = fopen(logits_path, "wb");
     if (!f || fwrite(logits, sizeof(float), n * 10, f) != n * 10 || fclose(f) != 0) {
       fprintf(stderr, GUEST_NAME ": cannot write %s\n", logits_path);
       return 1;

@@ -21,14 +21,14 @@
 #include "wit_digits.h"
 #include "wit_guest_util.h"
 
-static int fail_at(const char *what, long i, wnn_error err) {
+static int fail_at(const char* what, long i, wnn_error err) {
   char text[1024];
   wg_error_text(err, text, sizeof text);
   fprintf(stderr, "wit_cycles: %s failed at cycle %ld: %s\n", what, i, text);
   return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int a = 1;
   long every = 0;
   if (argc > 2 && !strcmp(argv[1], "--rss-every")) {
@@ -39,25 +39,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: wit_cycles [--rss-every K] MODEL|name:NAME X.f32 N\n");
     return 2;
   }
-  char *end;
+  char* end;
   long n = strtol(argv[a + 2], &end, 10);
   if (*end || n < 1) {
     fprintf(stderr, "wit_cycles: N must be a positive number, not %s\n", argv[a + 2]);
     return 2;
   }
-  float *x;
+  float* x;
   size_t rows;
   wnn_graph graph;
   wnn_error err;
   int r = wg_open_digits("wit_cycles", argv[a], argv[a + 1], &x, &rows, &graph, NULL);
   if (r) return r;
   int first_class = -1;
-  int *classes = calloc(rows, sizeof *classes);
+  int* classes = calloc(rows, sizeof *classes);
   if (!classes) return 1;
   for (long i = 0; i < n; ++i) {
     wnn_context ctx;
     if (wnn_init_execution_context(graph, &ctx, &err)) return fail_at("init-execution-context", i, err);
-    const float *row = x + (size_t)(i % (long)rows) * 64;
+    const float* row = x + (size_t)(i % (long)rows) * 64;
     wnn_named_tensor in = wg_digits_input(row);
     wnn_named_tensor_list outputs;
     if (wnn_compute(ctx, &in, 1, &outputs, &err)) return fail_at("compute", i, err);

@@ -32,16 +32,16 @@
 #define DIO_PROG "wit_describe_io"
 #include "wasinn_describe_io.h"
 
-static const char *const TYPE_NAMES[WNN_TYPE_COUNT] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
+static const char* const TYPE_NAMES[WNN_TYPE_COUNT] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
 /* By WIT's tensor-type case. */
 static const fill_type TYPE_FILL[WNN_TYPE_COUNT] = {FILL_F16, FILL_F32, FILL_F64, FILL_BF16,
                                                     FILL_U8,  FILL_I32, FILL_I64};
 static const struct dio_types TYPES = {TYPE_NAMES, TYPE_FILL, WNN_TYPE_COUNT};
 
-static void wit_failed(const char *step, wnn_error err) {
+static void wit_failed(const char* step, wnn_error err) {
   const int code = (int)wnn_error_get_code(err);
   wnn_string data = wnn_error_get_data(err);
-  const char *code_name = wnn_error_code_name(code);
+  const char* code_name = wnn_error_code_name(code);
   dio_put(",\n\"error\": {\"step\": \"%s\", \"code\": \"%s\", \"data\": ", step, code_name ? code_name : "?");
   dio_put_string(data.ptr ? data.ptr : "", data.len);
   dio_put("}");
@@ -53,16 +53,16 @@ static void wit_failed(const char *step, wnn_error err) {
   exit(1);
 }
 
-static void write_all(const char *dir, const char *kind, uint32_t index, const void *data, size_t n) {
-  const char *failed = dio_write_bin(dir, kind, index, data, n);
+static void write_all(const char* dir, const char* kind, uint32_t index, const void* data, size_t n) {
+  const char* failed = dio_write_bin(dir, kind, index, data, n);
   if (failed) dio_die(2, "cannot write %s", failed);
 }
 
 /* A description list as struct dio_desc (malloc'd); checks the option discriminants. */
-static struct dio_desc *to_dio(const char *key, const wnx_description_list *l) {
-  struct dio_desc *ds = dio_xmalloc(sizeof(struct dio_desc) * l->len);
+static struct dio_desc* to_dio(const char* key, const wnx_description_list* l) {
+  struct dio_desc* ds = dio_xmalloc(sizeof(struct dio_desc) * l->len);
   for (uint32_t i = 0; i < l->len; ++i) {
-    const wnx_tensor_description *d = &l->ptr[i];
+    const wnx_tensor_description* d = &l->ptr[i];
     if (d->has_type > 1 || d->has_dims > 1) dio_die(2, "%s %u: an option discriminant is not 0 or 1", key, i);
     if (d->has_type && d->type >= WNN_TYPE_COUNT) dio_die(2, "%s %u: tensor-type case %u", key, i, d->type);
     ds[i] = (struct dio_desc){d->name, d->name_len, d->has_type ? d->type : -1, d->has_dims, d->rank, d->dims};
@@ -71,8 +71,8 @@ static struct dio_desc *to_dio(const char *key, const wnx_description_list *l) {
 }
 
 /* The description's name, or its decimal index when it has none (NUL-terminated, malloc'd). */
-static char *tensor_name(const wnx_tensor_description *d, uint32_t index) {
-  char *s = dio_xmalloc(d->name_len > 12 ? d->name_len + 1 : 13);
+static char* tensor_name(const wnx_tensor_description* d, uint32_t index) {
+  char* s = dio_xmalloc(d->name_len > 12 ? d->name_len + 1 : 13);
   if (d->name_len) {
     memcpy(s, d->name, d->name_len);
     s[d->name_len] = '\0';
@@ -97,13 +97,13 @@ static void put_properties(wnn_graph g) {
   wnx_string_list_free(&names);
 }
 
-static int encoding_or_target(const char *flag, const char *v) {
+static int encoding_or_target(const char* flag, const char* v) {
   return !strcmp(flag, "--encoding") ? wg_encoding_arg(DIO_PROG, v) : wg_target_arg(DIO_PROG, v);
 }
 
-int main(int argc, char **argv) {
-  static struct dio_args args = {.encoding = WNN_ENCODING_ONNX, .target = WNN_TARGET_CPU,
-                                 .model_words = "FILE[,FILE...]"};
+int main(int argc, char** argv) {
+  static struct dio_args args = {
+      .encoding = WNN_ENCODING_ONNX, .target = WNN_TARGET_CPU, .model_words = "FILE[,FILE...]"};
   if (dio_start(argc, argv, &TYPES, encoding_or_target, &args)) return 0;
 
   wnn_graph graph;
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
   dio_put_desc_list("outputs", out_descs, outs.len, &TYPES);
   if (args.properties) put_properties(graph);
 
-  const char *skipped = dio_skip_reason(&args, in_descs, ins.len, "tensor-type");
+  const char* skipped = dio_skip_reason(&args, in_descs, ins.len, "tensor-type");
   if (skipped) {
     dio_finish_skipped(skipped);
     return 0;
@@ -127,8 +127,8 @@ int main(int argc, char **argv) {
 
   wnn_context ctx;
   if (wnn_init_execution_context(graph, &ctx, &err)) wit_failed("init-execution-context", err);
-  wnn_named_tensor *named = dio_xmalloc(sizeof(wnn_named_tensor) * (ins.len ? ins.len : 1));
-  char **names = dio_xmalloc(sizeof(char *) * (ins.len ? ins.len : 1));
+  wnn_named_tensor* named = dio_xmalloc(sizeof(wnn_named_tensor) * (ins.len ? ins.len : 1));
+  char** names = dio_xmalloc(sizeof(char*) * (ins.len ? ins.len : 1));
   dio_put(",\n\"fed\": [");
   for (uint32_t i = 0; i < ins.len; ++i) {
     struct dio_input in;
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
   dio_put(",\n\"outputs_read\": [");
   int first = 1;
   for (uint32_t i = 0; i < outs.len; ++i) {
-    char *want = tensor_name(&outs.ptr[i], i);
+    char* want = tensor_name(&outs.ptr[i], i);
     const int at = wnn_find_output(&results, want);
     if (at < 0) {
       dio_put("%s{\"index\": %u, \"name\": ", first ? "" : ", ", i);
@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
       free(want);
       continue;
     }
-    wnn_named_tensor *o = &results.ptr[at];
+    wnn_named_tensor* o = &results.ptr[at];
     wnn_u32_list dims = wnn_tensor_dimensions(o->tensor);
     const wnn_tensor_type ty = wnn_tensor_ty(o->tensor);
     wnn_bytes data = wnn_tensor_data(o->tensor);

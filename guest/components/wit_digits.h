@@ -12,7 +12,7 @@
 static const uint32_t wg_digits_dims[2] = {1, 64};
 
 /* A new own tensor ("input", FP32 [1, 64]) holding the 64 floats of ROW. */
-static inline wnn_named_tensor wg_digits_input(const float *row) {
+static inline wnn_named_tensor wg_digits_input(const float* row) {
   return wnn_named("input", wnn_tensor_new(wg_digits_dims, 2, WNN_TYPE_FP32, row, 64 * sizeof(float)));
 }
 
@@ -33,7 +33,7 @@ static inline int wg_digits_class(wnn_tensor t) {
 
 /* The class read from the first output of a compute (whatever its name), or -1 (no outputs, or
  * not 10 floats). */
-static inline int wg_digits_first_class(const wnn_named_tensor_list *outputs) {
+static inline int wg_digits_first_class(const wnn_named_tensor_list* outputs) {
   return outputs->len > 0 ? wg_digits_class(outputs->ptr[0].tensor) : -1;
 }
 

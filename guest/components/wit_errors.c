@@ -40,10 +40,10 @@
 #define N_CASES 9
 
 static wnn_context ctx;
-static const float *row;
+static const float* row;
 
 /* One inference on row 0; the class, or -1 (reported) on an error or a strange output. */
-static int classify(const char *what) {
+static int classify(const char* what) {
   wnn_named_tensor in = wg_digits_input(row);
   wnn_named_tensor_list outputs;
   wnn_error err;
@@ -60,7 +60,7 @@ static int classify(const char *what) {
 }
 
 /* Prints the case's line; 1 if it failed as it should. */
-static int expect_error(const char *name, int failed, wnn_error err) {
+static int expect_error(const char* name, int failed, wnn_error err) {
   if (!failed) {
     printf("case %s: no error\n", name);
     return 0;
@@ -72,7 +72,7 @@ static int expect_error(const char *name, int failed, wnn_error err) {
 }
 
 /* compute with these inputs; an unexpected success's outputs are dropped. */
-static int compute_case(const char *name, wnn_named_tensor *inputs, uint32_t n) {
+static int compute_case(const char* name, wnn_named_tensor* inputs, uint32_t n) {
   wnn_named_tensor_list outputs;
   wnn_error err = 0;
   int failed = wnn_compute(ctx, inputs, n, &outputs, &err);
@@ -80,7 +80,7 @@ static int compute_case(const char *name, wnn_named_tensor *inputs, uint32_t n) 
   return expect_error(name, failed, err);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   size_t tensor_limit = 0, model_limit = 0;
   if (argc == 6 && strcmp(argv[3], "--limits") == 0) {
     tensor_limit = strtoul(argv[4], NULL, 10);
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const int n_cases = tensor_limit ? N_CASES : N_CASES - 2;
-  float *x;
+  float* x;
   size_t rows;
   wnn_graph graph;
   wnn_error err;
@@ -101,12 +101,12 @@ int main(int argc, char **argv) {
   if (baseline < 0) return 1;
   printf("baseline: class %d\n", baseline);
 
-  static const char *const names[N_CASES] = {"unknown-input", "duplicate-input", "no-inputs", "wrong-type",
-                                             "bad-length", "garbage-load", "unknown-name",
-                                             "too-large-tensor", "too-large-model"};
+  static const char* const names[N_CASES] = {"unknown-input", "duplicate-input",  "no-inputs",
+                                             "wrong-type",    "bad-length",       "garbage-load",
+                                             "unknown-name",  "too-large-tensor", "too-large-model"};
   int errors = 0, recoveries = 0;
   for (int c = 0; c < n_cases; ++c) {
-    const char *name = names[c];
+    const char* name = names[c];
     wnn_named_tensor in[2];
     switch (c) {
       case 0:
@@ -120,9 +120,7 @@ int main(int argc, char **argv) {
         in[1] = wg_digits_input(row);
         errors += compute_case(name, in, 2);
         break;
-      case 2:
-        errors += compute_case(name, in, 0);
-        break;
+      case 2: errors += compute_case(name, in, 0); break;
       case 3: {
         unsigned char bytes[64];
         for (int i = 0; i < 64; ++i) bytes[i] = (unsigned char)(row[i] * 16.0f);
@@ -155,7 +153,7 @@ int main(int argc, char **argv) {
       case 7: {
         /* Whole rows of 64 floats, one row more than the limit holds. */
         const uint32_t rows_over = (uint32_t)(tensor_limit / 256 + 1);
-        float *big = calloc((size_t)rows_over * 64, sizeof(float));
+        float* big = calloc((size_t)rows_over * 64, sizeof(float));
         if (!big) return 2;
         const uint32_t dims[2] = {rows_over, 64};
         in[0] = wnn_named("input", wnn_tensor_new(dims, 2, WNN_TYPE_FP32, big, (size_t)rows_over * 256));
@@ -164,7 +162,7 @@ int main(int argc, char **argv) {
         break;
       }
       case 8: {
-        unsigned char *bytes = calloc(model_limit + 1, 1);
+        unsigned char* bytes = calloc(model_limit + 1, 1);
         if (!bytes) return 2;
         wnn_bytes builder = {bytes, model_limit + 1};
         wnn_graph g;

@@ -16,14 +16,11 @@
 
 /* Row 0 of ~/.cache/wasinn/fixtures/digits/test_x.f32 (pixel / 16); its label is 2. */
 static const float kDigitRow0[64] = {
-    0.0f, 0.0f, 0.4375f, 1.0f, 0.875f, 0.1875f, 0.0f, 0.0f,
-    0.0f, 0.0f, 0.5625f, 0.875f, 0.6875f, 0.9375f, 0.0f, 0.0f,
-    0.0f, 0.0f, 0.0625f, 0.3125f, 0.0f, 0.9375f, 0.3125f, 0.0f,
-    0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.3125f, 0.0f,
-    0.0f, 0.0f, 0.0f, 0.0f, 0.1875f, 1.0f, 0.25f, 0.0f,
-    0.0f, 0.0f, 0.0f, 0.0625f, 0.75f, 0.875f, 0.0625f, 0.0f,
-    0.0f, 0.0f, 0.3125f, 0.75f, 1.0f, 1.0f, 0.875f, 0.0625f,
-    0.0f, 0.0f, 0.5f, 1.0f, 0.875f, 0.625f, 0.8125f, 0.1875f,
+    0.0f,    0.0f, 0.4375f, 1.0f,    0.875f,  0.1875f, 0.0f,    0.0f,    0.0f,    0.0f,    0.5625f, 0.875f,  0.6875f,
+    0.9375f, 0.0f, 0.0f,    0.0f,    0.0f,    0.0625f, 0.3125f, 0.0f,    0.9375f, 0.3125f, 0.0f,    0.0f,    0.0f,
+    0.0f,    0.0f, 0.0f,    1.0f,    0.3125f, 0.0f,    0.0f,    0.0f,    0.0f,    0.0f,    0.1875f, 1.0f,    0.25f,
+    0.0f,    0.0f, 0.0f,    0.0f,    0.0625f, 0.75f,   0.875f,  0.0625f, 0.0f,    0.0f,    0.0f,    0.3125f, 0.75f,
+    1.0f,    1.0f, 0.875f,  0.0625f, 0.0f,    0.0f,    0.5f,    1.0f,    0.875f,  0.625f,  0.8125f, 0.1875f,
 };
 #define WIT_LIBRARY_LABEL 2
 
@@ -33,8 +30,7 @@ static int32_t fail(wnn_error err) {
   return -1000 - code;
 }
 
-__attribute__((export_name("run")))
-int32_t run(void) {
+__attribute__((export_name("run"))) int32_t run(void) {
   wnn_graph graph;
   wnn_context ctx;
   wnn_error err;

@@ -21,18 +21,18 @@
 #include "wit_digits.h"
 #include "wit_guest_util.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: wit_many_tensors MODEL|name:NAME X.f32 N\n");
     return 2;
   }
-  char *end;
+  char* end;
   long n = strtol(argv[3], &end, 10);
   if (*end || n < 0) {
     fprintf(stderr, "wit_many_tensors: N must be a number >= 0, not %s\n", argv[3]);
     return 2;
   }
-  float *x;
+  float* x;
   size_t rows;
   wnn_graph graph;
   wnn_context ctx;
@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
   int r = wg_open_digits("wit_many_tensors", argv[1], argv[2], &x, &rows, &graph, &ctx);
   if (r) return r;
 
-  wnn_tensor *kept = malloc((size_t)(n > 0 ? n : 1) * sizeof *kept);
+  wnn_tensor* kept = malloc((size_t)(n > 0 ? n : 1) * sizeof *kept);
   if (!kept) {
     fprintf(stderr, "wit_many_tensors: no memory for %ld handles\n", n);
     return 2;

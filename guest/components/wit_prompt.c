@@ -36,7 +36,7 @@
 #include "wasinn_prompt_lines.h"
 #include "wit_guest_util.h"
 
-static void fatal_wit(const char *step, wnn_error err) {
+static void fatal_wit(const char* step, wnn_error err) {
   char text[1024];
   wg_error_text(err, text, sizeof text);
   printf("fatal %s %s\n", step, text);
@@ -45,20 +45,20 @@ static void fatal_wit(const char *step, wnn_error err) {
 }
 
 /* The error-code name of err (dropped), or "ok" for no error. */
-static const char *code_of(int failed, wnn_error err) {
+static const char* code_of(int failed, wnn_error err) {
   if (!failed) return "ok";
   const int code = (int)wnn_error_get_code(err);
   wnn_error_drop(err);
-  const char *name = wnn_error_code_name(code);
+  const char* name = wnn_error_code_name(code);
   return name ? name : "?";
 }
 
-static const char *set_graph(wnn_graph g, const char *name, const char *value) {
+static const char* set_graph(wnn_graph g, const char* name, const char* value) {
   wnn_error err = 0;
   return code_of(wnx_set_property(g, name, (uint32_t)strlen(name), value, (uint32_t)strlen(value), &err), err);
 }
 
-static void print_value(const char *label, wnn_graph g, const char *name) {
+static void print_value(const char* label, wnn_graph g, const char* name) {
   wnn_string v;
   wnn_error err = 0;
   char prefix[400];
@@ -72,14 +72,16 @@ static void print_value(const char *label, wnn_graph g, const char *name) {
 }
 
 /* "ok", or the error string (printed, then freed). */
-static void print_string_result(const char *prefix, int failed, wnn_string *s) {
-  if (!failed) printf("%s ok\n", prefix);
-  else printf("%s %.*s\n", prefix, (int)s->len, s->ptr ? s->ptr : "");
+static void print_string_result(const char* prefix, int failed, wnn_string* s) {
+  if (!failed)
+    printf("%s ok\n", prefix);
+  else
+    printf("%s %.*s\n", prefix, (int)s->len, s->ptr ? s->ptr : "");
   free(s->ptr);
   s->ptr = 0;
 }
 
-static void run_prompt(wnx_prompt_context c, const char *label, const char *prompt) {
+static void run_prompt(wnx_prompt_context c, const char* label, const char* prompt) {
   wnn_string out = {0, 0};
   char prefix[64];
   snprintf(prefix, sizeof prefix, "text %s", label);
@@ -91,7 +93,7 @@ static void run_prompt(wnx_prompt_context c, const char *label, const char *prom
   free(out.ptr);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   struct prompt_args args;
   if (prompt_parse_args("wit_prompt", argc, argv, &args)) return 2;
   const char *name = args.name, *prompt = args.prompt, *non_text = args.non_text;
@@ -103,7 +105,7 @@ int main(int argc, char **argv) {
   wnx_string_list props = wnx_list_properties(g);
   char arch[256] = "";
   for (uint32_t i = 0; i < props.len; ++i) {
-    const wnn_string *p = &props.ptr[i];
+    const wnn_string* p = &props.ptr[i];
     wnn_string v;
     if (wnx_get_property(g, p->ptr, p->len, &v, &err)) {
       printf("property %.*s error %s\n", (int)p->len, p->ptr, code_of(1, err));
@@ -115,12 +117,12 @@ int main(int argc, char **argv) {
   wnx_string_list_free(&props);
 
   char ctx_key[PROMPT_CTX_KEY_SIZE];
-  const char *wanted[PROMPT_N_VALUES];
+  const char* wanted[PROMPT_N_VALUES];
   prompt_value_names(arch, ctx_key, wanted);
   for (size_t i = 0; i < PROMPT_N_VALUES; ++i) print_value("value", g, wanted[i]);
 
   {
-    const char *unknown = "no-such-property";
+    const char* unknown = "no-such-property";
     wnn_error e = 0;
     printf("error get-unknown %s\n", code_of(wnx_get_property(g, unknown, (uint32_t)strlen(unknown), NULL, &e), e));
   }
@@ -134,7 +136,7 @@ int main(int argc, char **argv) {
   {
     wnn_context wctx;
     if (wnn_init_execution_context(g, &wctx, &err)) fatal_wit("init-execution-context", err);
-    const char *unknown = "no-such-property";
+    const char* unknown = "no-such-property";
     wnn_error e = 0;
     printf("error ctx-set-unknown %s\n",
            code_of(wnx_set_context_property(wctx, unknown, (uint32_t)strlen(unknown), "1", 1, &e), e));
@@ -161,7 +163,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     for (int k = 0; k < PROMPT_N_SEEDED_SETS; ++k) {
-      const char *const *set = PROMPT_SEEDED_SETS[k];
+      const char* const* set = PROMPT_SEEDED_SETS[k];
       wnn_string e = {0, 0};
       const int failed =
           wnx_prompt_set_property(pc, set[0], (uint32_t)strlen(set[0]), set[1], (uint32_t)strlen(set[1]), &e);

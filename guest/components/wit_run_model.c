@@ -40,11 +40,11 @@
 #define MAX_INPUTS 64
 #define MAX_RANK 16
 
-static const char *const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
+static const char* const kTypeNames[WNN_TYPE_COUNT] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
 /* The same types as `wasinn models inspect` and run_model write them: accepted too. */
-static const char *const kShortTypeNames[WNN_TYPE_COUNT] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
+static const char* const kShortTypeNames[WNN_TYPE_COUNT] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
 
-static void die(const char *fmt, ...) {
+static void die(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fputs("wit_run_model: ", stderr);
@@ -63,23 +63,23 @@ static void wit_error(wnn_error err) {
 }
 
 typedef struct {
-  char *name;
+  char* name;
   wnn_tensor_type ty;
   uint32_t dims[MAX_RANK];
   uint32_t rank;
-  unsigned char *data;
+  unsigned char* data;
   uint32_t len;
 } input_spec;
 
-static void parse_input(const char *arg, input_spec *in) {
-  char *s = strdup(arg);
-  char *c3 = strrchr(s, ':');
+static void parse_input(const char* arg, input_spec* in) {
+  char* s = strdup(arg);
+  char* c3 = strrchr(s, ':');
   if (!c3) die("--input %s: expected NAME:TYPE:DIMS:FILE", arg);
   *c3 = '\0';
-  char *c2 = strrchr(s, ':');
+  char* c2 = strrchr(s, ':');
   if (!c2) die("--input %s: expected NAME:TYPE:DIMS:FILE", arg);
   *c2 = '\0';
-  char *c1 = strrchr(s, ':');
+  char* c1 = strrchr(s, ':');
   if (!c1) die("--input %s: expected NAME:TYPE:DIMS:FILE", arg);
   *c1 = '\0';
   const char *type = c1 + 1, *dims = c2 + 1, *file = c3 + 1;
@@ -90,8 +90,8 @@ static void parse_input(const char *arg, input_spec *in) {
   if (ty < 0) die("--input %s: unknown type %s (fp16 fp32 fp64 bf16 u8 i32 i64, or f16 f32 f64)", arg, type);
   in->ty = (wnn_tensor_type)ty;
   in->rank = 0;
-  for (const char *p = dims; *p;) {
-    char *end;
+  for (const char* p = dims; *p;) {
+    char* end;
     unsigned long d = strtoul(p, &end, 10);
     if (end == p || (*end && *end != 'x') || in->rank == MAX_RANK || d > 0xffffffffUL)
       die("--input %s: bad dimensions %s (like 1x3x224x224, or empty for a scalar)", arg, dims);
@@ -104,7 +104,7 @@ static void parse_input(const char *arg, input_spec *in) {
   in->len = (uint32_t)len;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const char *models = NULL, *name = NULL, *out_dir = NULL;
   int encoding = WNN_ENCODING_ONNX, target = WNN_TARGET_CPU;
   long repeat = 1;
@@ -112,14 +112,16 @@ int main(int argc, char **argv) {
   input_spec inputs[MAX_INPUTS];
   int n_inputs = 0;
   for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
+    const char* a = argv[i];
     if (!strcmp(a, "--help")) {
-      fputs("usage: wit_run_model (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME)\n"
-            "                     [--input NAME:TYPE:DIMS:FILE]... [--output-dir DIR] [--repeat N] [--fetch each|last]\n", stdout);
+      fputs(
+          "usage: wit_run_model (--model FILE[,FILE...] [--encoding E] [--target T] | --name NAME)\n"
+          "                     [--input NAME:TYPE:DIMS:FILE]... [--output-dir DIR] [--repeat N] [--fetch each|last]\n",
+          stdout);
       return 0;
     }
     if (i + 1 >= argc) die("%s needs a value (try --help)", a);
-    const char *v = argv[++i];
+    const char* v = argv[++i];
     if (!strcmp(a, "--model")) {
       models = v;
     } else if (!strcmp(a, "--name")) {
@@ -137,7 +139,7 @@ int main(int argc, char **argv) {
       if (strcmp(v, "each") && strcmp(v, "last")) die("--fetch %s: expected each or last", v);
       fetch_each = !strcmp(v, "each");
     } else if (!strcmp(a, "--repeat")) {
-      char *end;
+      char* end;
       repeat = strtol(v, &end, 10);
       if (*end || repeat < 1) die("--repeat %s: expected a positive number", v);
     } else {
@@ -157,15 +159,16 @@ int main(int argc, char **argv) {
   for (long r = 0; r < repeat; ++r) {
     wnn_named_tensor_list_free(&outputs);
     for (int k = 0; k < n_inputs; ++k) {
-      const input_spec *in = &inputs[k];
+      const input_spec* in = &inputs[k];
       named[k] = wnn_named(in->name, wnn_tensor_new(in->dims, in->rank, in->ty, in->data, in->len));
     }
     if (wnn_compute(ctx, named, (uint32_t)n_inputs, &outputs, &err)) wit_error(err);
-    for (uint32_t k = 0; fetch_each && r + 1 < repeat && k < outputs.len; ++k) free(wnn_tensor_data(outputs.ptr[k].tensor).ptr);
+    for (uint32_t k = 0; fetch_each && r + 1 < repeat && k < outputs.len; ++k)
+      free(wnn_tensor_data(outputs.ptr[k].tensor).ptr);
   }
 
   for (uint32_t k = 0; k < outputs.len; ++k) {
-    const wnn_named_tensor *o = &outputs.ptr[k];
+    const wnn_named_tensor* o = &outputs.ptr[k];
     wnn_u32_list dims = wnn_tensor_dimensions(o->tensor);
     wnn_tensor_type ty = wnn_tensor_ty(o->tensor);
     wnn_bytes data = wnn_tensor_data(o->tensor);
@@ -175,11 +178,11 @@ int main(int argc, char **argv) {
     printf(" %u\n", data.len);
     if (out_dir) {
       size_t n = strlen(out_dir) + o->name_len + 6;
-      char *path = malloc(n);
+      char* path = malloc(n);
       snprintf(path, n, "%s/%.*s.bin", out_dir, (int)o->name_len, o->name);
-      for (char *p = path + strlen(out_dir) + 1; *p; ++p)
+      for (char* p = path + strlen(out_dir) + 1; *p; ++p)
         if (*p == '/') *p = '_';
-      FILE *f = fopen(path, "wb");
+      FILE* f = fopen(path, "wb");
       if (!f || (data.len && fwrite(data.ptr, 1, data.len, f) != data.len) || fclose(f) != 0)
         die("cannot write %s", path);
       free(path);

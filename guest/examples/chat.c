@@ -18,14 +18,14 @@
 
 static char piece[4096];
 
-static void fail(const char *step, int32_t err) {
+static void fail(const char* step, int32_t err) {
   fprintf(stderr, "chat: %s failed with wasi-nn errno %d\n", step, err);
   exit(err);
 }
 
 /* Appends src to the growing string *dst (length *len). */
-static void append(char **dst, size_t *len, const char *src, size_t n) {
-  char *grown = realloc(*dst, *len + n + 1);
+static void append(char** dst, size_t* len, const char* src, size_t n) {
+  char* grown = realloc(*dst, *len + n + 1);
   if (!grown) fail("realloc", 3);
   memcpy(grown + *len, src, n);
   *len += n;
@@ -34,9 +34,9 @@ static void append(char **dst, size_t *len, const char *src, size_t n) {
 }
 
 /* Streams one answer to stdout and appends it to the conversation. */
-static void answer(wasi_nn_context ctx, char **conversation, size_t *len) {
+static void answer(wasi_nn_context ctx, char** conversation, size_t* len) {
   uint32_t dims[1] = {(uint32_t)*len};
-  wasi_nn_tensor prompt = {dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t *)*conversation, (uint32_t)*len};
+  wasi_nn_tensor prompt = {dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t*)*conversation, (uint32_t)*len};
   int32_t rc = wasi_nn_set_input(ctx, 0, &prompt);
   if (rc) fail("set_input", rc);
   for (;;) {
@@ -48,7 +48,7 @@ static void answer(wasi_nn_context ctx, char **conversation, size_t *len) {
     }
     if (rc) fail("compute_single", rc);
     uint32_t n = 0;
-    rc = wasi_nn_get_output_single(ctx, 0, (uint8_t *)piece, sizeof piece, &n);
+    rc = wasi_nn_get_output_single(ctx, 0, (uint8_t*)piece, sizeof piece, &n);
     if (rc) fail("get_output_single", rc);
     fwrite(piece, 1, n, stdout);
     fflush(stdout);
@@ -60,15 +60,20 @@ static void answer(wasi_nn_context ctx, char **conversation, size_t *len) {
   if (rc) fail("fini_single", rc);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const char *name = "default", *config = "{\"n-predict\": 128, \"ctx-size\": 1024}";
-  char *conversation = NULL;
+  char* conversation = NULL;
   size_t len = 0;
   int first_word = argc;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
-    else if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
-    else { first_word = i; break; }
+    if (!strcmp(argv[i], "--name") && i + 1 < argc)
+      name = argv[++i];
+    else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+      config = argv[++i];
+    else {
+      first_word = i;
+      break;
+    }
   }
   wasi_nn_graph graph;
   int32_t rc = wasi_nn_load_by_name_with_config(name, strlen(name), config, strlen(config), &graph);

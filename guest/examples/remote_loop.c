@@ -10,7 +10,8 @@
  * of LENGTH floats, computes, reads output 0 back and checks it, then sleeps SLEEP_MS. Prints one
  * line per iteration, "iter I ok" or "iter I errno E in STEP" (or "iter I wrong output"), and at
  * the end "ok K failed F". With RECOVERED, the loop ends early once RECOVERED computes in a row
- * have succeeded after a failure (a test then waits only as long as the outage lasts). Exit status 0 unless the load fails (its errno) or an argument is bad (2).
+ * have succeeded after a failure (a test then waits only as long as the outage lasts). Exit status 0 unless the load
+ * fails (its errno) or an argument is bad (2).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,12 +21,12 @@
 
 #include "wasi_nn.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
     fprintf(stderr, "usage: remote_loop NAME ITERATIONS SLEEP_MS LENGTH [RECOVERED]\n");
     return 2;
   }
-  const char *name = argv[1];
+  const char* name = argv[1];
   const int iterations = atoi(argv[2]);
   const int sleep_ms = atoi(argv[3]);
   const uint32_t length = (uint32_t)atoi(argv[4]);
@@ -48,8 +49,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < iterations; ++i) {
     for (uint32_t k = 0; k < length; ++k) in[k] = (float)(i + k);
     const uint32_t dims[1] = {length};
-    wasi_nn_tensor t = {dims, 1, WASI_NN_TYPE_F32, {0}, (const uint8_t *)in, length * 4};
-    const char *step = "set_input";
+    wasi_nn_tensor t = {dims, 1, WASI_NN_TYPE_F32, {0}, (const uint8_t*)in, length * 4};
+    const char* step = "set_input";
     rc = wasi_nn_set_input(ctx, 0, &t);
     if (!rc) {
       step = "compute";
@@ -58,7 +59,7 @@ int main(int argc, char **argv) {
     uint32_t written = 0;
     if (!rc) {
       step = "get_output";
-      rc = wasi_nn_get_output(ctx, 0, (uint8_t *)out, length * 4, &written);
+      rc = wasi_nn_get_output(ctx, 0, (uint8_t*)out, length * 4, &written);
     }
     if (rc) {
       printf("iter %d errno %d in %s\n", i, rc, step);

@@ -14,30 +14,34 @@
 #define MAX_JSON_DEPTH 64 /* nesting the reader follows before it gives up */
 
 struct json_reader {
-  const char *path;
+  const char* path;
   const char *begin, *p, *end;
 };
 
-__attribute__((noreturn)) static void json_fail(const struct json_reader *r, const char *what) {
+__attribute__((noreturn)) static void json_fail(const struct json_reader* r, const char* what) {
   unsigned line = 1, column = 1;
-  for (const char *c = r->begin; c < r->p; ++c) {
-    if (*c == '\n') ++line, column = 1;
-    else ++column;
+  for (const char* c = r->begin; c < r->p; ++c) {
+    if (*c == '\n')
+      ++line, column = 1;
+    else
+      ++column;
   }
-  fail("--io %s: line %u, column %u: %s (the file should be what `wasinn models inspect --json MODEL` "
-       "prints)", r->path, line, column, what);
+  fail(
+      "--io %s: line %u, column %u: %s (the file should be what `wasinn models inspect --json MODEL` "
+      "prints)",
+      r->path, line, column, what);
 }
 
-static void json_ws(struct json_reader *r) {
+static void json_ws(struct json_reader* r) {
   while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) ++r->p;
 }
 
-static int json_peek(struct json_reader *r) {
+static int json_peek(struct json_reader* r) {
   json_ws(r);
   return r->p < r->end ? (unsigned char)*r->p : -1;
 }
 
-static void json_expect(struct json_reader *r, char c) {
+static void json_expect(struct json_reader* r, char c) {
   static char what[24];
   if (json_peek(r) != (unsigned char)c) {
     snprintf(what, sizeof what, "expected '%c'", c);
@@ -46,7 +50,7 @@ static void json_expect(struct json_reader *r, char c) {
   ++r->p;
 }
 
-static int json_literal(struct json_reader *r, const char *word) {
+static int json_literal(struct json_reader* r, const char* word) {
   const size_t n = strlen(word);
   if ((size_t)(r->end - r->p) >= n && memcmp(r->p, word, n) == 0) {
     r->p += n;
@@ -55,25 +59,29 @@ static int json_literal(struct json_reader *r, const char *word) {
   return 0;
 }
 
-static unsigned json_hex4(struct json_reader *r) {
+static unsigned json_hex4(struct json_reader* r) {
   unsigned v = 0;
   for (int i = 0; i < 4; ++i, ++r->p) {
     if (r->p == r->end) json_fail(r, "unterminated \\u escape");
     const char c = *r->p;
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else json_fail(r, "bad \\u escape");
+    if (c >= '0' && c <= '9')
+      v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (unsigned)(c - 'A' + 10);
+    else
+      json_fail(r, "bad \\u escape");
   }
   return v;
 }
 
 /* A JSON string, decoded to UTF-8 into *out (malloc'd), or only checked when out is NULL. */
-static void json_string(struct json_reader *r, char **out) {
+static void json_string(struct json_reader* r, char** out) {
   json_expect(r, '"');
   size_t cap = 32, len = 0;
-  char *buf = out ? xmalloc(cap) : NULL;
+  char* buf = out ? xmalloc(cap) : NULL;
   for (;;) {
     if (r->p == r->end) json_fail(r, "unterminated string");
     unsigned char c = (unsigned char)*r->p++;
@@ -86,7 +94,9 @@ static void json_string(struct json_reader *r, char **out) {
       if (r->p == r->end) json_fail(r, "unterminated string");
       const char e = *r->p++;
       switch (e) {
-        case '"': case '\\': case '/': bytes[0] = (unsigned char)e; break;
+        case '"':
+        case '\\':
+        case '/': bytes[0] = (unsigned char)e; break;
         case 'b': bytes[0] = '\b'; break;
         case 'f': bytes[0] = '\f'; break;
         case 'n': bytes[0] = '\n'; break;
@@ -142,13 +152,12 @@ static void json_string(struct json_reader *r, char **out) {
 }
 
 /* A JSON number that must be an integer (no fraction or exponent) within int64. */
-static int64_t json_integer(struct json_reader *r) {
+static int64_t json_integer(struct json_reader* r) {
   json_ws(r);
   const int negative = r->p < r->end && *r->p == '-';
   if (negative) ++r->p;
   if (r->p == r->end || *r->p < '0' || *r->p > '9') json_fail(r, "expected an integer");
-  if (*r->p == '0' && r->p + 1 < r->end && r->p[1] >= '0' && r->p[1] <= '9')
-    json_fail(r, "leading zero in a number");
+  if (*r->p == '0' && r->p + 1 < r->end && r->p[1] >= '0' && r->p[1] <= '9') json_fail(r, "leading zero in a number");
   uint64_t v = 0;
   while (r->p < r->end && *r->p >= '0' && *r->p <= '9') {
     v = v * 10 + (uint64_t)(*r->p++ - '0');
@@ -159,11 +168,13 @@ static int64_t json_integer(struct json_reader *r) {
 }
 
 /* Any JSON number, checked against the grammar and skipped. */
-static void json_skip_number(struct json_reader *r) {
+static void json_skip_number(struct json_reader* r) {
   if (r->p < r->end && *r->p == '-') ++r->p;
   if (r->p == r->end || *r->p < '0' || *r->p > '9') json_fail(r, "bad number");
-  if (*r->p == '0') ++r->p;
-  else while (r->p < r->end && *r->p >= '0' && *r->p <= '9') ++r->p;
+  if (*r->p == '0')
+    ++r->p;
+  else
+    while (r->p < r->end && *r->p >= '0' && *r->p <= '9') ++r->p;
   if (r->p < r->end && *r->p == '.') {
     ++r->p;
     if (r->p == r->end || *r->p < '0' || *r->p > '9') json_fail(r, "bad number");
@@ -178,7 +189,7 @@ static void json_skip_number(struct json_reader *r) {
 }
 
 /* After an item of an object or array: 1 if another follows, 0 at the closing bracket. */
-static int json_more(struct json_reader *r, char close) {
+static int json_more(struct json_reader* r, char close) {
   const int c = json_peek(r);
   if (c == ',') {
     ++r->p;
@@ -193,7 +204,7 @@ static int json_more(struct json_reader *r, char close) {
 
 /* Any JSON value, checked and skipped: the keys run_model has no use for ("backend", "files",
  * "framework_type", ...). */
-static void json_skip(struct json_reader *r, int depth) {
+static void json_skip(struct json_reader* r, int depth) {
   if (depth > MAX_JSON_DEPTH) json_fail(r, "nested too deeply");
   const int c = json_peek(r);
   if (c == '{' || c == '[') {
@@ -219,7 +230,7 @@ static void json_skip(struct json_reader *r, int depth) {
   }
 }
 
-static void json_shape(struct json_reader *r, struct io_tensor *t) {
+static void json_shape(struct json_reader* r, struct io_tensor* t) {
   json_ws(r);
   if (json_literal(r, "null")) {
     t->shape_known = 0;
@@ -236,19 +247,19 @@ static void json_shape(struct json_reader *r, struct io_tensor *t) {
     if (t->rank == MAX_RANK) json_fail(r, "shape has more dimensions than run_model takes (64)");
     const int64_t d = json_integer(r);
     if (d > (int64_t)UINT32_MAX) json_fail(r, "dimension larger than a u32");
-    t->dims[t->rank++] = d < 0 ? -1 : d;  /* any negative value is a dynamic dimension */
+    t->dims[t->rank++] = d < 0 ? -1 : d; /* any negative value is a dynamic dimension */
   } while (json_more(r, ']'));
 }
 
-static void json_tensor(struct json_reader *r, struct io_tensor *t) {
+static void json_tensor(struct json_reader* r, struct io_tensor* t) {
   enum { INDEX = 1, NAME = 2, TYPE = 4, SHAPE = 8 };
   unsigned seen = 0;
   memset(t, 0, sizeof *t);
   json_expect(r, '{');
   if (json_peek(r) != '}') {
     do {
-      const char *key_at = r->p;
-      char *key;
+      const char* key_at = r->p;
+      char* key;
       json_string(r, &key);
       json_expect(r, ':');
       unsigned bit = 0;
@@ -259,12 +270,16 @@ static void json_tensor(struct json_reader *r, struct io_tensor *t) {
         t->index = (uint32_t)v;
       } else if (!strcmp(key, "name")) {
         bit = NAME;
-        if (!(seen & NAME)) json_string(r, &t->name);
-        else json_string(r, NULL);
+        if (!(seen & NAME))
+          json_string(r, &t->name);
+        else
+          json_string(r, NULL);
       } else if (!strcmp(key, "type")) {
         bit = TYPE;
-        if (!(seen & TYPE)) json_string(r, &t->type);
-        else json_string(r, NULL);
+        if (!(seen & TYPE))
+          json_string(r, &t->type);
+        else
+          json_string(r, NULL);
       } else if (!strcmp(key, "shape")) {
         bit = SHAPE;
         json_shape(r, t);
@@ -281,11 +296,10 @@ static void json_tensor(struct json_reader *r, struct io_tensor *t) {
   } else {
     ++r->p;
   }
-  if (seen != (INDEX | NAME | TYPE | SHAPE))
-    json_fail(r, "a tensor needs \"index\", \"name\", \"type\" and \"shape\"");
+  if (seen != (INDEX | NAME | TYPE | SHAPE)) json_fail(r, "a tensor needs \"index\", \"name\", \"type\" and \"shape\"");
 }
 
-static void json_tensor_list(struct json_reader *r, struct io_list *list) {
+static void json_tensor_list(struct json_reader* r, struct io_list* list) {
   size_t cap = 4;
   list->items = xmalloc(cap * sizeof *list->items);
   list->count = 0;
@@ -307,18 +321,18 @@ static void json_tensor_list(struct json_reader *r, struct io_list *list) {
   } while (json_more(r, ']'));
 }
 
-void read_io_file(const char *path, struct io_list *inputs, struct io_list *outputs) {
+void read_io_file(const char* path, struct io_list* inputs, struct io_list* outputs) {
   const struct blob b = read_all(path, "--io file");
-  struct json_reader r = {path, (const char *)b.data, (const char *)b.data, (const char *)b.data + b.len};
+  struct json_reader r = {path, (const char*)b.data, (const char*)b.data, (const char*)b.data + b.len};
   int have_inputs = 0, have_outputs = 0;
   json_expect(&r, '{');
   if (json_peek(&r) != '}') {
     do {
-      const char *key_at = r.p;
-      char *key;
+      const char* key_at = r.p;
+      char* key;
       json_string(&r, &key);
       json_expect(&r, ':');
-      int *seen = !strcmp(key, "inputs") ? &have_inputs : !strcmp(key, "outputs") ? &have_outputs : NULL;
+      int* seen = !strcmp(key, "inputs") ? &have_inputs : !strcmp(key, "outputs") ? &have_outputs : NULL;
       free(key);
       if (seen && *seen) {
         r.p = key_at;

@@ -22,34 +22,34 @@
 /* One entry of "inputs" or "outputs". */
 struct io_tensor {
   uint32_t index;
-  char *name;
-  char *type;      /* "f32", ...; also names witx cannot carry ("bf16", "?") */
+  char* name;
+  char* type;      /* "f32", ...; also names witx cannot carry ("bf16", "?") */
   int shape_known; /* "shape": null means the model does not declare it */
   uint32_t rank;
   int64_t dims[MAX_RANK]; /* -1: dynamic */
 };
 
 struct io_list {
-  struct io_tensor *items;
+  struct io_tensor* items;
   size_t count;
 };
 
-void read_io_file(const char *path, struct io_list *inputs, struct io_list *outputs);
+void read_io_file(const char* path, struct io_list* inputs, struct io_list* outputs);
 
 /* ---- defined in run_model.c, shared so the reader reads and fails as the rest of run_model ---- */
 
 /* One "run_model: ..." line on stderr and exit 2. */
-__attribute__((noreturn, format(printf, 1, 2))) void fail(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void fail(const char* fmt, ...);
 
 /* malloc that fails through fail() instead of returning NULL. */
-void *xmalloc(size_t n);
+void* xmalloc(size_t n);
 
 struct blob {
-  unsigned char *data;
+  unsigned char* data;
   uint32_t len;
 };
 
 /* A whole file; WHAT names it in messages ("input file", "--io file"). */
-struct blob read_all(const char *path, const char *what);
+struct blob read_all(const char* path, const char* what);
 
 #endif

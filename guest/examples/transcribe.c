@@ -25,12 +25,12 @@
 
 static unsigned char out[1 << 20];
 
-static void fail(const char *step, int32_t err) {
+static void fail(const char* step, int32_t err) {
   fprintf(stderr, "transcribe: %s failed with wasi-nn errno %d\n", step, err);
   exit(err ? err : 1);
 }
 
-static void set_bytes(wasi_nn_context ctx, uint32_t index, uint8_t type, const unsigned char *data, uint32_t len) {
+static void set_bytes(wasi_nn_context ctx, uint32_t index, uint8_t type, const unsigned char* data, uint32_t len) {
   uint32_t dims[2] = {1, len}; /* WasmEdge's guests: one file as a [1, bytes] tensor */
   wasi_nn_tensor t = {dims, 2, type, {0, 0, 0}, data, len};
   int32_t rc = wasi_nn_set_input(ctx, index, &t);
@@ -58,7 +58,7 @@ static void print_output(wasi_nn_context ctx, uint32_t index) {
   fwrite(out, 1, n, stdout);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const char *name = "default", *model = NULL, *config = NULL, *metadata = NULL;
   int output = -1, streaming = 0, repeat = 1, i = 1;
   for (; i < argc && strncmp(argv[i], "--", 2) == 0; ++i) {
@@ -82,8 +82,9 @@ int main(int argc, char **argv) {
     }
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: transcribe [--name NAME | --model FILE] [--config JSON] [--metadata JSON] "
-                    "[--output N] [--stream] [--repeat N] AUDIO.wav...\n");
+    fprintf(stderr,
+            "usage: transcribe [--name NAME | --model FILE] [--config JSON] [--metadata JSON] "
+            "[--output N] [--stream] [--repeat N] AUDIO.wav...\n");
     return 2;
   }
 
@@ -91,8 +92,8 @@ int main(int argc, char **argv) {
   int32_t rc;
   if (model) {
     uint32_t len = 0;
-    unsigned char *bytes = guest_read_file(model, &len);
-    wasi_nn_graph_builder builders[2] = {{bytes, len}, {(const uint8_t *)config, config ? (uint32_t)strlen(config) : 0}};
+    unsigned char* bytes = guest_read_file(model, &len);
+    wasi_nn_graph_builder builders[2] = {{bytes, len}, {(const uint8_t*)config, config ? (uint32_t)strlen(config) : 0}};
     rc = wasi_nn_load(builders, config ? 2 : 1, WASI_NN_ENCODING_WHISPER, WASI_NN_TARGET_AUTO, &graph);
     free(bytes);
   } else if (config) {
@@ -107,9 +108,9 @@ int main(int argc, char **argv) {
 
   for (; i < argc; ++i) {
     uint32_t len = 0;
-    unsigned char *wav = guest_read_file(argv[i], &len);
+    unsigned char* wav = guest_read_file(argv[i], &len);
     set_bytes(ctx, 0, WASI_NN_TYPE_F32, wav, len); /* WasmEdge's example says F32; the type is ignored */
-    if (metadata) set_bytes(ctx, 1, WASI_NN_TYPE_U8, (const unsigned char *)metadata, (uint32_t)strlen(metadata));
+    if (metadata) set_bytes(ctx, 1, WASI_NN_TYPE_U8, (const unsigned char*)metadata, (uint32_t)strlen(metadata));
     printf("--- transcript %s ---\n", argv[i]);
     if (streaming) {
       stream(ctx);

@@ -25,8 +25,7 @@ extern "C" {
 #endif
 
 #define WASI_HTTP_VERSION "0.2.12"
-#define WH_IMPORT(pkg_iface, name) \
-  __attribute__((import_module(pkg_iface "@" WASI_HTTP_VERSION), import_name(name)))
+#define WH_IMPORT(pkg_iface, name) __attribute__((import_module(pkg_iface "@" WASI_HTTP_VERSION), import_name(name)))
 #define WH_EXPORT_HANDLE __attribute__((export_name("wasi:http/incoming-handler@" WASI_HTTP_VERSION "#handle")))
 
 typedef int32_t wh_incoming_request;  /* own<incoming-request> */
@@ -44,14 +43,14 @@ typedef int32_t wh_io_error;      /* wasi:io/error */
 enum { WH_GET, WH_HEAD, WH_POST, WH_PUT, WH_DELETE, WH_CONNECT, WH_OPTIONS, WH_TRACE, WH_PATCH, WH_OTHER };
 typedef struct {
   uint8_t tag;
-  char *other_ptr;
+  char* other_ptr;
   uint32_t other_len;
 } wh_method_;
 
 /* option<string>: 12 bytes, 1 = some at 0, (ptr, len) at 4. */
 typedef struct {
   uint8_t is_some;
-  char *ptr;
+  char* ptr;
   uint32_t len;
 } wh_option_string_;
 
@@ -70,7 +69,7 @@ typedef struct {
   uint8_t is_err;
   union {
     struct {
-      uint8_t *ptr;
+      uint8_t* ptr;
       uint32_t len;
     } ok;
     struct {
@@ -83,9 +82,9 @@ _Static_assert(sizeof(wh_stream_result_) == 12, "result<list<u8>, stream-error> 
 
 /* tuple<field-name: string, field-value: list<u8>>: 16 bytes. */
 typedef struct {
-  const char *name;
+  const char* name;
   uint32_t name_len;
-  const uint8_t *value;
+  const uint8_t* value;
   uint32_t value_len;
 } wh_field;
 _Static_assert(sizeof(wh_field) == 16, "a header tuple is 16 bytes");
@@ -99,23 +98,23 @@ typedef struct {
 
 /* --- wasi:http/types ----------------------------------------------------------------------- */
 WH_IMPORT("wasi:http/types", "[method]incoming-request.method")
-void wh_incoming_request_method_(wh_incoming_request self, wh_method_ *ret);
+void wh_incoming_request_method_(wh_incoming_request self, wh_method_* ret);
 WH_IMPORT("wasi:http/types", "[method]incoming-request.path-with-query")
-void wh_incoming_request_path_with_query_(wh_incoming_request self, wh_option_string_ *ret);
+void wh_incoming_request_path_with_query_(wh_incoming_request self, wh_option_string_* ret);
 /* consume: result<own<incoming-body>>, an error the second time. */
 WH_IMPORT("wasi:http/types", "[method]incoming-request.consume")
-void wh_incoming_request_consume_(wh_incoming_request self, wh_result_handle_ *ret);
+void wh_incoming_request_consume_(wh_incoming_request self, wh_result_handle_* ret);
 WH_IMPORT("wasi:http/types", "[resource-drop]incoming-request")
 void wh_incoming_request_drop(wh_incoming_request self);
 /* stream: result<own<input-stream>>; drop the stream before the body. */
 WH_IMPORT("wasi:http/types", "[method]incoming-body.stream")
-void wh_incoming_body_stream_(wh_incoming_body self, wh_result_handle_ *ret);
+void wh_incoming_body_stream_(wh_incoming_body self, wh_result_handle_* ret);
 WH_IMPORT("wasi:http/types", "[resource-drop]incoming-body")
 void wh_incoming_body_drop(wh_incoming_body self);
 
 /* from-list(list<tuple<field-name, field-value>>) -> result<own<fields>, header-error>. */
 WH_IMPORT("wasi:http/types", "[static]fields.from-list")
-void wh_fields_from_list_(const wh_field *entries, size_t count, wh_result_handle_ *ret);
+void wh_fields_from_list_(const wh_field* entries, size_t count, wh_result_handle_* ret);
 /* constructor(headers: own<headers>): takes the fields. */
 WH_IMPORT("wasi:http/types", "[constructor]outgoing-response")
 wh_outgoing_response wh_outgoing_response_new(wh_fields headers);
@@ -124,15 +123,15 @@ WH_IMPORT("wasi:http/types", "[method]outgoing-response.set-status-code")
 int32_t wh_outgoing_response_set_status_code(wh_outgoing_response self, int32_t status);
 /* body() -> result<own<outgoing-body>>: once only. */
 WH_IMPORT("wasi:http/types", "[method]outgoing-response.body")
-void wh_outgoing_response_body_(wh_outgoing_response self, wh_result_handle_ *ret);
+void wh_outgoing_response_body_(wh_outgoing_response self, wh_result_handle_* ret);
 /* write() -> result<own<output-stream>>: once only; drop the stream before finish. */
 WH_IMPORT("wasi:http/types", "[method]outgoing-body.write")
-void wh_outgoing_body_write_(wh_outgoing_body self, wh_result_handle_ *ret);
+void wh_outgoing_body_write_(wh_outgoing_body self, wh_result_handle_* ret);
 /* finish(this: own<outgoing-body>, trailers: option<own<trailers>>) -> result<_, error-code>:
  * the option flattens to (is_some, handle). */
 WH_IMPORT("wasi:http/types", "[static]outgoing-body.finish")
 void wh_outgoing_body_finish_(wh_outgoing_body self, int32_t has_trailers, int32_t trailers,
-                              wh_result_error_code_ *ret);
+                              wh_result_error_code_* ret);
 /* set(param: own<response-outparam>, response: result<own<outgoing-response>, error-code>).
  * The result flattens to 8 values: its tag, then the join of own (i32) and error-code's flat
  * form (tag; then its cases' payloads joined position by position: i32, i64 (option<u64>'s
@@ -145,13 +144,13 @@ void wh_response_outparam_set_(wh_response_outparam param, int32_t is_err, int32
 /* blocking-read(len: u64) -> result<list<u8>, stream-error>: waits for at least one byte or
  * the end (closed). */
 WH_IMPORT("wasi:io/streams", "[method]input-stream.blocking-read")
-void wh_input_stream_blocking_read_(wh_input_stream self, int64_t len, wh_stream_result_ *ret);
+void wh_input_stream_blocking_read_(wh_input_stream self, int64_t len, wh_stream_result_* ret);
 WH_IMPORT("wasi:io/streams", "[resource-drop]input-stream")
 void wh_input_stream_drop(wh_input_stream self);
 /* blocking-write-and-flush(list<u8>) -> result<_, stream-error>: at most 4096 bytes a call. */
 WH_IMPORT("wasi:io/streams", "[method]output-stream.blocking-write-and-flush")
-void wh_output_stream_blocking_write_and_flush_(wh_output_stream self, const void *ptr, size_t len,
-                                                wh_stream_result_ *ret);
+void wh_output_stream_blocking_write_and_flush_(wh_output_stream self, const void* ptr, size_t len,
+                                                wh_stream_result_* ret);
 WH_IMPORT("wasi:io/streams", "[resource-drop]output-stream")
 void wh_output_stream_drop(wh_output_stream self);
 WH_IMPORT("wasi:io/error", "[resource-drop]error")
@@ -166,14 +165,14 @@ uint64_t wh_monotonic_now(void);
 /* --- typed wrappers ------------------------------------------------------------------------ */
 
 /* Drops a stream-error's io-error, if it has one. */
-static inline void wh_stream_error_drop_(const wh_stream_result_ *r) {
+static inline void wh_stream_error_drop_(const wh_stream_result_* r) {
   if (r->is_err && r->val.err.tag == 0) wh_io_error_drop(r->val.err.error);
 }
 
 /* Writes all of data (in pieces of at most 4096 bytes, each flushed); 0, or -1 when the
  * stream failed or was closed (the client went away). */
-static inline int wh_write_all(wh_output_stream s, const void *data, size_t len) {
-  const uint8_t *p = (const uint8_t *)data;
+static inline int wh_write_all(wh_output_stream s, const void* data, size_t len) {
+  const uint8_t* p = (const uint8_t*)data;
   while (len > 0) {
     size_t n = len < 4096 ? len : 4096;
     wh_stream_result_ r;

@@ -41,7 +41,7 @@ typedef enum {
   WASI_NN_ENCODING_PYTORCH = 3,
   WASI_NN_ENCODING_TENSORFLOWLITE = 4,
   WASI_NN_ENCODING_AUTODETECT = 5,
-  WASI_NN_ENCODING_GGML = 6, /* WasmEdge's number */
+  WASI_NN_ENCODING_GGML = 6,   /* WasmEdge's number */
   WASI_NN_ENCODING_WHISPER = 9 /* WasmEdge's number: whisper.cpp speech models */
 } wasi_nn_encoding;
 
@@ -62,44 +62,44 @@ typedef enum {
 } wasi_nn_tensor_type;
 
 typedef struct {
-  const uint8_t *buf;
+  const uint8_t* buf;
   uint32_t size;
 } wasi_nn_graph_builder;
 
 /* The 20-byte witx tensor record. */
 typedef struct {
-  const uint32_t *dims;
+  const uint32_t* dims;
   uint32_t rank;
   uint8_t type; /* wasi_nn_tensor_type */
   uint8_t pad_[3];
-  const uint8_t *data;
+  const uint8_t* data;
   uint32_t data_len; /* bytes */
 } wasi_nn_tensor;
 
 #define WASI_NN_IMPORT(name) __attribute__((import_module("wasi_ephemeral_nn"), import_name(name)))
 
 WASI_NN_IMPORT("load")
-int32_t wasi_nn_load(const wasi_nn_graph_builder *builders, uint32_t count, uint32_t encoding,
-                     uint32_t target, wasi_nn_graph *graph);
+int32_t wasi_nn_load(const wasi_nn_graph_builder* builders, uint32_t count, uint32_t encoding, uint32_t target,
+                     wasi_nn_graph* graph);
 WASI_NN_IMPORT("load_by_name")
-int32_t wasi_nn_load_by_name(const char *name, uint32_t name_len, wasi_nn_graph *graph);
+int32_t wasi_nn_load_by_name(const char* name, uint32_t name_len, wasi_nn_graph* graph);
 WASI_NN_IMPORT("load_by_name_with_config")
-int32_t wasi_nn_load_by_name_with_config(const char *name, uint32_t name_len, const char *config,
-                                         uint32_t config_len, wasi_nn_graph *graph);
+int32_t wasi_nn_load_by_name_with_config(const char* name, uint32_t name_len, const char* config, uint32_t config_len,
+                                         wasi_nn_graph* graph);
 WASI_NN_IMPORT("init_execution_context")
-int32_t wasi_nn_init_execution_context(wasi_nn_graph graph, wasi_nn_context *ctx);
+int32_t wasi_nn_init_execution_context(wasi_nn_graph graph, wasi_nn_context* ctx);
 WASI_NN_IMPORT("set_input")
-int32_t wasi_nn_set_input(wasi_nn_context ctx, uint32_t index, const wasi_nn_tensor *tensor);
+int32_t wasi_nn_set_input(wasi_nn_context ctx, uint32_t index, const wasi_nn_tensor* tensor);
 WASI_NN_IMPORT("compute")
 int32_t wasi_nn_compute(wasi_nn_context ctx);
 WASI_NN_IMPORT("get_output")
-int32_t wasi_nn_get_output(wasi_nn_context ctx, uint32_t index, uint8_t *out, uint32_t out_max,
-                           uint32_t *bytes_written);
+int32_t wasi_nn_get_output(wasi_nn_context ctx, uint32_t index, uint8_t* out, uint32_t out_max,
+                           uint32_t* bytes_written);
 WASI_NN_IMPORT("compute_single")
 int32_t wasi_nn_compute_single(wasi_nn_context ctx);
 WASI_NN_IMPORT("get_output_single")
-int32_t wasi_nn_get_output_single(wasi_nn_context ctx, uint32_t index, uint8_t *out, uint32_t out_max,
-                                  uint32_t *bytes_written);
+int32_t wasi_nn_get_output_single(wasi_nn_context ctx, uint32_t index, uint8_t* out, uint32_t out_max,
+                                  uint32_t* bytes_written);
 WASI_NN_IMPORT("fini_single")
 int32_t wasi_nn_fini_single(wasi_nn_context ctx);
 WASI_NN_IMPORT("unload")

@@ -23,12 +23,12 @@ extern "C" {
  * Inputs are own handles: compute takes them (they are gone from the guest's table whether it
  * succeeds or not). Outputs are new own handles, their names allocated with cabi_realloc. */
 typedef struct {
-  const char *name;
+  const char* name;
   uint32_t name_len;
   wnn_tensor tensor;
 } wnn_named_tensor;
 typedef struct {
-  wnn_named_tensor *ptr;
+  wnn_named_tensor* ptr;
   uint32_t len;
 } wnn_named_tensor_list;
 _Static_assert(sizeof(wnn_named_tensor) == 12, "named-tensor is 12 bytes");
@@ -45,12 +45,12 @@ typedef struct {
 _Static_assert(sizeof(wnn_result_named_tensors_) == 12, "result<list<named-tensor>, error> is 12 bytes");
 
 WNN_IMPORT("inference", "[method]graph-execution-context.compute")
-void wnn_import_context_compute_(wnn_context self, const wnn_named_tensor *inputs, size_t count,
-                                 wnn_result_named_tensors_ *ret);
+void wnn_import_context_compute_(wnn_context self, const wnn_named_tensor* inputs, size_t count,
+                                 wnn_result_named_tensors_* ret);
 
 /* Returns 0 and the outputs (free them with wnn_named_tensor_list_free), or 1 and *err. */
-static inline int wnn_compute(wnn_context ctx, const wnn_named_tensor *inputs, uint32_t count,
-                              wnn_named_tensor_list *outputs, wnn_error *err) {
+static inline int wnn_compute(wnn_context ctx, const wnn_named_tensor* inputs, uint32_t count,
+                              wnn_named_tensor_list* outputs, wnn_error* err) {
   wnn_result_named_tensors_ r;
   r.is_err = 0;
   r.val.ok.ptr = 0;
@@ -65,7 +65,7 @@ static inline int wnn_compute(wnn_context ctx, const wnn_named_tensor *inputs, u
 }
 
 /* A named tensor from a NUL-terminated name. */
-static inline wnn_named_tensor wnn_named(const char *name, wnn_tensor t) {
+static inline wnn_named_tensor wnn_named(const char* name, wnn_tensor t) {
   uint32_t n = 0;
   while (name[n]) ++n;
   wnn_named_tensor nt = {name, n, t};
@@ -73,9 +73,9 @@ static inline wnn_named_tensor wnn_named(const char *name, wnn_tensor t) {
 }
 
 /* The index of the output called NAME (NUL-terminated), or -1. */
-static inline int wnn_find_output(const wnn_named_tensor_list *l, const char *name) {
+static inline int wnn_find_output(const wnn_named_tensor_list* l, const char* name) {
   for (uint32_t i = 0; i < l->len; ++i) {
-    const wnn_named_tensor *nt = &l->ptr[i];
+    const wnn_named_tensor* nt = &l->ptr[i];
     uint32_t k = 0;
     while (k < nt->name_len && name[k] && name[k] == nt->name[k]) ++k;
     if (k == nt->name_len && !name[k]) return (int)i;
@@ -85,11 +85,11 @@ static inline int wnn_find_output(const wnn_named_tensor_list *l, const char *na
 
 /* Drops every output tensor still held (a handle set to 0 counts as taken) and frees the names
  * and the list, all of which the host allocated with cabi_realloc. */
-void free(void *);
-static inline void wnn_named_tensor_list_free(wnn_named_tensor_list *l) {
+void free(void*);
+static inline void wnn_named_tensor_list_free(wnn_named_tensor_list* l) {
   for (uint32_t i = 0; i < l->len; ++i) {
     if (l->ptr[i].tensor) wnn_tensor_drop(l->ptr[i].tensor);
-    free((void *)l->ptr[i].name);
+    free((void*)l->ptr[i].name);
   }
   free(l->ptr);
   l->ptr = 0;

@@ -73,15 +73,15 @@ typedef enum {
 
 /* list<u8> (graph-builder, tensor-data), list<u32> (tensor-dimensions) and string. */
 typedef struct {
-  uint8_t *ptr;
+  uint8_t* ptr;
   uint32_t len;
 } wnn_bytes;
 typedef struct {
-  uint32_t *ptr;
+  uint32_t* ptr;
   uint32_t len;
 } wnn_u32_list;
 typedef struct {
-  char *ptr;
+  char* ptr;
   uint32_t len;
 } wnn_string;
 
@@ -99,29 +99,30 @@ _Static_assert(sizeof(wnn_result_handle_) == 8, "result<own, own> is 8 bytes");
 /* --- raw imports ------------------------------------------------------------------------- */
 
 WNN_IMPORT("tensor", "[constructor]tensor")
-wnn_tensor wnn_import_tensor_new_(const uint32_t *dims, size_t rank, int32_t ty, const void *data, size_t len);
+wnn_tensor wnn_import_tensor_new_(const uint32_t* dims, size_t rank, int32_t ty, const void* data, size_t len);
 WNN_IMPORT("tensor", "[method]tensor.dimensions")
-void wnn_import_tensor_dimensions_(wnn_tensor self, wnn_u32_list *ret);
+void wnn_import_tensor_dimensions_(wnn_tensor self, wnn_u32_list* ret);
 WNN_IMPORT("tensor", "[method]tensor.ty")
 int32_t wnn_import_tensor_ty_(wnn_tensor self);
 WNN_IMPORT("tensor", "[method]tensor.data")
-void wnn_import_tensor_data_(wnn_tensor self, wnn_bytes *ret);
+void wnn_import_tensor_data_(wnn_tensor self, wnn_bytes* ret);
 WNN_IMPORT("tensor", "[resource-drop]tensor")
 void wnn_import_tensor_drop_(wnn_tensor self);
 
 WNN_IMPORT("errors", "[method]error.code")
 int32_t wnn_import_error_code_(wnn_error self);
 WNN_IMPORT("errors", "[method]error.data")
-void wnn_import_error_data_(wnn_error self, wnn_string *ret);
+void wnn_import_error_data_(wnn_error self, wnn_string* ret);
 WNN_IMPORT("errors", "[resource-drop]error")
 void wnn_import_error_drop_(wnn_error self);
 
 WNN_IMPORT("graph", "[method]graph.init-execution-context")
-void wnn_import_graph_init_execution_context_(wnn_graph self, wnn_result_handle_ *ret);
+void wnn_import_graph_init_execution_context_(wnn_graph self, wnn_result_handle_* ret);
 WNN_IMPORT("graph", "load")
-void wnn_import_load_(const wnn_bytes *builders, size_t count, int32_t encoding, int32_t target, wnn_result_handle_ *ret);
+void wnn_import_load_(const wnn_bytes* builders, size_t count, int32_t encoding, int32_t target,
+                      wnn_result_handle_* ret);
 WNN_IMPORT("graph", "load-by-name")
-void wnn_import_load_by_name_(const char *name, size_t len, wnn_result_handle_ *ret);
+void wnn_import_load_by_name_(const char* name, size_t len, wnn_result_handle_* ret);
 WNN_IMPORT("graph", "[resource-drop]graph")
 void wnn_import_graph_drop_(wnn_graph self);
 
@@ -130,7 +131,7 @@ void wnn_import_context_drop_(wnn_context self);
 
 /* --- typed wrappers ---------------------------------------------------------------------- */
 
-static inline int wnn_handle_result_(const wnn_result_handle_ *r, int32_t *out, wnn_error *err) {
+static inline int wnn_handle_result_(const wnn_result_handle_* r, int32_t* out, wnn_error* err) {
   if (r->is_err) {
     if (err) *err = r->handle;
     return 1;
@@ -140,8 +141,8 @@ static inline int wnn_handle_result_(const wnn_result_handle_ *r, int32_t *out, 
 }
 
 /* tensor: the constructor cannot fail in WIT (a bad tensor surfaces when it is used). */
-static inline wnn_tensor wnn_tensor_new(const uint32_t *dims, uint32_t rank, wnn_tensor_type ty,
-                                        const void *data, uint32_t len) {
+static inline wnn_tensor wnn_tensor_new(const uint32_t* dims, uint32_t rank, wnn_tensor_type ty, const void* data,
+                                        uint32_t len) {
   return wnn_import_tensor_new_(dims, rank, (int32_t)ty, data, len);
 }
 /* The returned lists are the guest's to free(). */
@@ -169,18 +170,18 @@ static inline wnn_string wnn_error_get_data(wnn_error e) {
 static inline void wnn_error_drop(wnn_error e) { wnn_import_error_drop_(e); }
 
 /* graph */
-static inline int wnn_load(const wnn_bytes *builders, uint32_t count, wnn_graph_encoding encoding,
-                           wnn_execution_target target, wnn_graph *graph, wnn_error *err) {
+static inline int wnn_load(const wnn_bytes* builders, uint32_t count, wnn_graph_encoding encoding,
+                           wnn_execution_target target, wnn_graph* graph, wnn_error* err) {
   wnn_result_handle_ r = {0, 0};
   wnn_import_load_(builders, count, (int32_t)encoding, (int32_t)target, &r);
   return wnn_handle_result_(&r, graph, err);
 }
-static inline int wnn_load_by_name(const char *name, uint32_t len, wnn_graph *graph, wnn_error *err) {
+static inline int wnn_load_by_name(const char* name, uint32_t len, wnn_graph* graph, wnn_error* err) {
   wnn_result_handle_ r = {0, 0};
   wnn_import_load_by_name_(name, len, &r);
   return wnn_handle_result_(&r, graph, err);
 }
-static inline int wnn_init_execution_context(wnn_graph g, wnn_context *ctx, wnn_error *err) {
+static inline int wnn_init_execution_context(wnn_graph g, wnn_context* ctx, wnn_error* err) {
   wnn_result_handle_ r = {0, 0};
   wnn_import_graph_init_execution_context_(g, &r);
   return wnn_handle_result_(&r, ctx, err);
@@ -191,23 +192,23 @@ static inline void wnn_context_drop(wnn_context c) { wnn_import_context_drop_(c)
 /* --- names ------------------------------------------------------------------------------- */
 
 /* WIT spellings: "invalid-argument", "FP32", "onnx". NULL when out of range. */
-static inline const char *wnn_error_code_name(int32_t code) {
-  static const char *const names[WNN_ERROR_CODE_COUNT] = {
-      "invalid-argument", "invalid-encoding", "timeout", "runtime-error", "unsupported-operation",
-      "too-large", "not-found", "security", "unknown"};
+static inline const char* wnn_error_code_name(int32_t code) {
+  static const char* const names[WNN_ERROR_CODE_COUNT] = {
+      "invalid-argument", "invalid-encoding", "timeout",  "runtime-error", "unsupported-operation",
+      "too-large",        "not-found",        "security", "unknown"};
   return code >= 0 && code < WNN_ERROR_CODE_COUNT ? names[code] : 0;
 }
-static inline const char *wnn_tensor_type_name(int32_t ty) {
-  static const char *const names[WNN_TYPE_COUNT] = {"FP16", "FP32", "FP64", "BF16", "U8", "I32", "I64"};
+static inline const char* wnn_tensor_type_name(int32_t ty) {
+  static const char* const names[WNN_TYPE_COUNT] = {"FP16", "FP32", "FP64", "BF16", "U8", "I32", "I64"};
   return ty >= 0 && ty < WNN_TYPE_COUNT ? names[ty] : 0;
 }
-static inline const char *wnn_encoding_name(int32_t enc) {
-  static const char *const names[WNN_ENCODING_COUNT] = {
-      "openvino", "onnx", "tensorflow", "pytorch", "tensorflowlite", "ggml", "autodetect"};
+static inline const char* wnn_encoding_name(int32_t enc) {
+  static const char* const names[WNN_ENCODING_COUNT] = {"openvino",       "onnx", "tensorflow", "pytorch",
+                                                        "tensorflowlite", "ggml", "autodetect"};
   return enc >= 0 && enc < WNN_ENCODING_COUNT ? names[enc] : 0;
 }
 /* The encoding called NAME (WIT spelling), or -1. */
-static inline int wnn_encoding_from_name(const char *name) {
+static inline int wnn_encoding_from_name(const char* name) {
   for (int e = 0; e < WNN_ENCODING_COUNT; ++e) {
     const char *a = wnn_encoding_name(e), *b = name;
     while (*a && *a == *b) ++a, ++b;
@@ -217,7 +218,7 @@ static inline int wnn_encoding_from_name(const char *name) {
 }
 
 /* Every component guest exports this (guest/components/cabi_realloc.c, or its own). */
-void *cabi_realloc(void *old_ptr, size_t old_size, size_t align, size_t new_size);
+void* cabi_realloc(void* old_ptr, size_t old_size, size_t align, size_t new_size);
 
 #ifdef __cplusplus
 }

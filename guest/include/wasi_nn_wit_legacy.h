@@ -29,25 +29,26 @@ extern "C" {
 #endif
 
 WNN_IMPORT("inference", "[method]graph-execution-context.set-input")
-void wnn_import_context_set_input_(wnn_context self, const char *name, size_t name_len, wnn_tensor tensor,
-                                   wnn_result_unit_ *ret);
+void wnn_import_context_set_input_(wnn_context self, const char* name, size_t name_len, wnn_tensor tensor,
+                                   wnn_result_unit_* ret);
 WNN_IMPORT("inference", "[method]graph-execution-context.compute")
-void wnn_import_context_compute_(wnn_context self, wnn_result_unit_ *ret);
+void wnn_import_context_compute_(wnn_context self, wnn_result_unit_* ret);
 WNN_IMPORT("inference", "[method]graph-execution-context.get-output")
-void wnn_import_context_get_output_(wnn_context self, const char *name, size_t name_len, wnn_result_handle_ *ret);
+void wnn_import_context_get_output_(wnn_context self, const char* name, size_t name_len, wnn_result_handle_* ret);
 
 /* set-input takes the tensor (an own handle): it is gone from the guest's table afterwards. */
-static inline int wnn_set_input(wnn_context ctx, const char *name, uint32_t name_len, wnn_tensor t, wnn_error *err) {
+static inline int wnn_set_input(wnn_context ctx, const char* name, uint32_t name_len, wnn_tensor t, wnn_error* err) {
   wnn_result_unit_ r = {0, 0};
   wnn_import_context_set_input_(ctx, name, name_len, t, &r);
   return wnn_handle_result_(&r, 0, err);
 }
-static inline int wnn_compute(wnn_context ctx, wnn_error *err) {
+static inline int wnn_compute(wnn_context ctx, wnn_error* err) {
   wnn_result_unit_ r = {0, 0};
   wnn_import_context_compute_(ctx, &r);
   return wnn_handle_result_(&r, 0, err);
 }
-static inline int wnn_get_output(wnn_context ctx, const char *name, uint32_t name_len, wnn_tensor *out, wnn_error *err) {
+static inline int wnn_get_output(wnn_context ctx, const char* name, uint32_t name_len, wnn_tensor* out,
+                                 wnn_error* err) {
   wnn_result_handle_ r = {0, 0};
   wnn_import_context_get_output_(ctx, name, name_len, &r);
   return wnn_handle_result_(&r, out, err);
@@ -55,9 +56,9 @@ static inline int wnn_get_output(wnn_context ctx, const char *name, uint32_t nam
 
 #ifdef WASI_NN_WIT_2024_06_25
 WNN_IMPORT("errors", "[constructor]error")
-wnn_error wnn_import_error_new_(int32_t code, const char *data, size_t len);
+wnn_error wnn_import_error_new_(int32_t code, const char* data, size_t len);
 /* 06-25 only: a guest-made error resource. */
-static inline wnn_error wnn_error_new(wnn_error_code code, const char *data, uint32_t len) {
+static inline wnn_error wnn_error_new(wnn_error_code code, const char* data, uint32_t len) {
   return wnn_import_error_new_((int32_t)code, data, len);
 }
 #endif

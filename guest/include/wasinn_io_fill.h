@@ -18,9 +18,12 @@ typedef enum { FILL_F16, FILL_BF16, FILL_F32, FILL_F64, FILL_U8, FILL_I32, FILL_
 
 static inline uint32_t fill_element_size(fill_type t) {
   switch (t) {
-    case FILL_F16: case FILL_BF16: return 2;
-    case FILL_F32: case FILL_I32: return 4;
-    case FILL_F64: case FILL_I64: return 8;
+    case FILL_F16:
+    case FILL_BF16: return 2;
+    case FILL_F32:
+    case FILL_I32: return 4;
+    case FILL_F64:
+    case FILL_I64: return 8;
     case FILL_U8: return 1;
   }
   return 0;
@@ -42,7 +45,7 @@ static inline uint16_t fill_f32_to_f16(float f) {
 }
 
 /* Element i of an input (`seed` tells inputs apart: the input's index). */
-static inline void fill_element(fill_type t, uint64_t i, uint32_t seed, unsigned char *dst) {
+static inline void fill_element(fill_type t, uint64_t i, uint32_t seed, unsigned char* dst) {
   const uint32_t k = (uint32_t)((i * 7 + seed * 3 + 3) % 16);
   const float f = (float)k / 16.0f - 0.5f;
   switch (t) {
@@ -78,7 +81,7 @@ static inline void fill_element(fill_type t, uint64_t i, uint32_t seed, unsigned
   }
 }
 
-static inline void fill_tensor(fill_type t, uint32_t seed, unsigned char *data, uint64_t elements) {
+static inline void fill_tensor(fill_type t, uint32_t seed, unsigned char* data, uint64_t elements) {
   const uint32_t size = fill_element_size(t);
   for (uint64_t i = 0; i < elements; ++i) fill_element(t, i, seed, data + i * size);
 }

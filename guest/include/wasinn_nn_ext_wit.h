@@ -35,14 +35,14 @@ typedef int32_t wnx_prompt_context; /* own<prompt.context> */
  * name at 0 (ptr, len); option<enum> at 8 (discriminant byte, case byte at 9); option<list> at
  * 12 (discriminant byte, list at 16: ptr, len); 24 bytes, align 4. */
 typedef struct {
-  char *name;
+  char* name;
   uint32_t name_len;
   uint8_t has_type;
   uint8_t type; /* wnn_tensor_type, when has_type */
   uint8_t pad0_[2];
   uint8_t has_dims;
   uint8_t pad1_[3];
-  int64_t *dims; /* when has_dims; -1: a dynamic dimension */
+  int64_t* dims; /* when has_dims; -1: a dynamic dimension */
   uint32_t rank;
 } wnx_tensor_description;
 _Static_assert(sizeof(wnx_tensor_description) == 24, "tensor-description is 24 bytes");
@@ -51,12 +51,12 @@ _Static_assert(offsetof(wnx_tensor_description, type) == 9, "its case at 9");
 _Static_assert(offsetof(wnx_tensor_description, has_dims) == 12, "option<list<s64>> at 12");
 _Static_assert(offsetof(wnx_tensor_description, dims) == 16, "its list at 16");
 typedef struct {
-  wnx_tensor_description *ptr;
+  wnx_tensor_description* ptr;
   uint32_t len;
 } wnx_description_list;
 
 typedef struct {
-  wnn_string *ptr;
+  wnn_string* ptr;
   uint32_t len;
 } wnx_string_list;
 
@@ -90,29 +90,29 @@ _Static_assert(sizeof(wnx_result_context_string_) == 12, "result<context, string
 /* --- raw imports ------------------------------------------------------------------------- */
 
 WNX_IMPORT("describe", "inputs")
-void wnx_import_inputs_(wnn_graph graph, wnx_description_list *ret);
+void wnx_import_inputs_(wnn_graph graph, wnx_description_list* ret);
 WNX_IMPORT("describe", "outputs")
-void wnx_import_outputs_(wnn_graph graph, wnx_description_list *ret);
+void wnx_import_outputs_(wnn_graph graph, wnx_description_list* ret);
 
 WNX_IMPORT("properties", "list-properties")
-void wnx_import_list_properties_(wnn_graph graph, wnx_string_list *ret);
+void wnx_import_list_properties_(wnn_graph graph, wnx_string_list* ret);
 WNX_IMPORT("properties", "get-property")
-void wnx_import_get_property_(wnn_graph graph, const char *name, size_t name_len, wnx_result_string_error_ *ret);
+void wnx_import_get_property_(wnn_graph graph, const char* name, size_t name_len, wnx_result_string_error_* ret);
 WNX_IMPORT("properties", "set-property")
-void wnx_import_set_property_(wnn_graph graph, const char *name, size_t name_len, const char *value,
-                              size_t value_len, wnn_result_unit_ *ret);
+void wnx_import_set_property_(wnn_graph graph, const char* name, size_t name_len, const char* value, size_t value_len,
+                              wnn_result_unit_* ret);
 WNX_IMPORT("properties", "set-context-property")
-void wnx_import_set_context_property_(wnn_context ctx, const char *name, size_t name_len, const char *value,
-                                      size_t value_len, wnn_result_unit_ *ret);
+void wnx_import_set_context_property_(wnn_context ctx, const char* name, size_t name_len, const char* value,
+                                      size_t value_len, wnn_result_unit_* ret);
 
 WNX_IMPORT("prompt", "init")
-void wnx_import_prompt_init_(wnn_graph graph, wnx_result_context_string_ *ret);
+void wnx_import_prompt_init_(wnn_graph graph, wnx_result_context_string_* ret);
 WNX_IMPORT("prompt", "[method]context.compute")
-void wnx_import_prompt_compute_(wnx_prompt_context self, const char *prompt, size_t len,
-                                wnx_result_string_string_ *ret);
+void wnx_import_prompt_compute_(wnx_prompt_context self, const char* prompt, size_t len,
+                                wnx_result_string_string_* ret);
 WNX_IMPORT("prompt", "[method]context.set-property")
-void wnx_import_prompt_set_property_(wnx_prompt_context self, const char *name, size_t name_len, const char *value,
-                                     size_t value_len, wnx_result_string_string_ *ret);
+void wnx_import_prompt_set_property_(wnx_prompt_context self, const char* name, size_t name_len, const char* value,
+                                     size_t value_len, wnx_result_string_string_* ret);
 WNX_IMPORT("prompt", "[resource-drop]context")
 void wnx_import_prompt_context_drop_(wnx_prompt_context self);
 
@@ -120,7 +120,7 @@ void wnx_import_prompt_context_drop_(wnx_prompt_context self);
 
 /* --- typed wrappers ---------------------------------------------------------------------- */
 
-void free(void *);
+void free(void*);
 
 /* describe: the lists are the guest's (wnx_description_list_free). */
 static inline wnx_description_list wnx_inputs(wnn_graph g) {
@@ -133,7 +133,7 @@ static inline wnx_description_list wnx_outputs(wnn_graph g) {
   wnx_import_outputs_(g, &l);
   return l;
 }
-static inline void wnx_description_list_free(wnx_description_list *l) {
+static inline void wnx_description_list_free(wnx_description_list* l) {
   for (uint32_t i = 0; i < l->len; ++i) {
     free(l->ptr[i].name);
     if (l->ptr[i].has_dims) free(l->ptr[i].dims);
@@ -149,15 +149,15 @@ static inline wnx_string_list wnx_list_properties(wnn_graph g) {
   wnx_import_list_properties_(g, &l);
   return l;
 }
-static inline void wnx_string_list_free(wnx_string_list *l) {
+static inline void wnx_string_list_free(wnx_string_list* l) {
   for (uint32_t i = 0; i < l->len; ++i) free(l->ptr[i].ptr);
   free(l->ptr);
   l->ptr = 0;
   l->len = 0;
 }
 /* *value is not NUL-terminated; free(value->ptr). */
-static inline int wnx_get_property(wnn_graph g, const char *name, uint32_t name_len, wnn_string *value,
-                                   wnn_error *err) {
+static inline int wnx_get_property(wnn_graph g, const char* name, uint32_t name_len, wnn_string* value,
+                                   wnn_error* err) {
   wnx_result_string_error_ r;
   r.is_err = 0;
   r.val.ok.ptr = 0;
@@ -167,39 +167,43 @@ static inline int wnx_get_property(wnn_graph g, const char *name, uint32_t name_
     if (err) *err = r.val.err;
     return 1;
   }
-  if (value) *value = r.val.ok;
-  else free(r.val.ok.ptr);
+  if (value)
+    *value = r.val.ok;
+  else
+    free(r.val.ok.ptr);
   return 0;
 }
-static inline int wnx_set_property(wnn_graph g, const char *name, uint32_t name_len, const char *value,
-                                   uint32_t value_len, wnn_error *err) {
+static inline int wnx_set_property(wnn_graph g, const char* name, uint32_t name_len, const char* value,
+                                   uint32_t value_len, wnn_error* err) {
   wnn_result_unit_ r = {0, 0};
   wnx_import_set_property_(g, name, name_len, value, value_len, &r);
   return wnn_handle_result_(&r, 0, err);
 }
-static inline int wnx_set_context_property(wnn_context c, const char *name, uint32_t name_len, const char *value,
-                                           uint32_t value_len, wnn_error *err) {
+static inline int wnx_set_context_property(wnn_context c, const char* name, uint32_t name_len, const char* value,
+                                           uint32_t value_len, wnn_error* err) {
   wnn_result_unit_ r = {0, 0};
   wnx_import_set_context_property_(c, name, name_len, value, value_len, &r);
   return wnn_handle_result_(&r, 0, err);
 }
 
 /* prompt: errors are strings ("CODE-NAME: ..."), the guest's to free(). */
-static inline int wnx_prompt_init(wnn_graph g, wnx_prompt_context *ctx, wnn_string *err) {
+static inline int wnx_prompt_init(wnn_graph g, wnx_prompt_context* ctx, wnn_string* err) {
   wnx_result_context_string_ r;
   r.is_err = 0;
   r.val.ok = 0;
   wnx_import_prompt_init_(g, &r);
   if (r.is_err) {
-    if (err) *err = r.val.err;
-    else free(r.val.err.ptr);
+    if (err)
+      *err = r.val.err;
+    else
+      free(r.val.err.ptr);
     return 1;
   }
   if (ctx) *ctx = r.val.ok;
   return 0;
 }
 /* On success *out is the answer, on failure the error; either way free(out->ptr). */
-static inline int wnx_prompt_compute(wnx_prompt_context c, const char *prompt, uint32_t len, wnn_string *out) {
+static inline int wnx_prompt_compute(wnx_prompt_context c, const char* prompt, uint32_t len, wnn_string* out) {
   wnx_result_string_string_ r;
   r.is_err = 0;
   r.s.ptr = 0;
@@ -209,8 +213,8 @@ static inline int wnx_prompt_compute(wnx_prompt_context c, const char *prompt, u
   return r.is_err ? 1 : 0;
 }
 /* On failure *err is the error (free(err->ptr)); on success it is left empty. */
-static inline int wnx_prompt_set_property(wnx_prompt_context c, const char *name, uint32_t name_len,
-                                          const char *value, uint32_t value_len, wnn_string *err) {
+static inline int wnx_prompt_set_property(wnx_prompt_context c, const char* name, uint32_t name_len, const char* value,
+                                          uint32_t value_len, wnn_string* err) {
   wnx_result_string_string_ r;
   r.is_err = 0;
   r.s.ptr = 0;

@@ -23,29 +23,29 @@
 enum { WP_FP16 = 0, WP_FP32 = 1, WP_FP64 = 2, WP_BF16 = 3, WP_U8 = 4, WP_I32 = 5, WP_I64 = 6 };
 
 typedef struct {
-  char *ptr;
+  char* ptr;
   uint32_t len;
 } wp_string;
 
 /* list<string>: what models returns (a pointer to it), the names of the models it loads. */
 typedef struct {
-  const wp_string *ptr;
+  const wp_string* ptr;
   uint32_t len;
 } wp_string_list;
 
 /* record tensor: 28 bytes, align 4. */
 typedef struct {
   wp_string name;
-  uint32_t *dims;
+  uint32_t* dims;
   uint32_t rank;
   uint8_t type;
-  uint8_t *data;
+  uint8_t* data;
   uint32_t data_len;
 } wp_tensor;
 _Static_assert(sizeof(wp_tensor) == 28, "tensor is 28 bytes");
 
 typedef struct {
-  wp_tensor *ptr;
+  wp_tensor* ptr;
   uint32_t len;
 } wp_tensor_list;
 
@@ -53,16 +53,16 @@ typedef struct {
 typedef struct {
   wp_string name;
   uint8_t type;
-  const int64_t *dims;
+  const int64_t* dims;
   uint32_t rank;
 } wp_tensor_spec;
 _Static_assert(sizeof(wp_tensor_spec) == 20, "tensor-spec is 20 bytes");
 
 /* record description: 16 bytes. */
 typedef struct {
-  const wp_tensor_spec *inputs;
+  const wp_tensor_spec* inputs;
   uint32_t input_count;
-  const wp_tensor_spec *outputs;
+  const wp_tensor_spec* outputs;
   uint32_t output_count;
 } wp_description;
 
@@ -85,7 +85,7 @@ _Static_assert(sizeof(wp_result) == 16, "result<list<tensor>, error> is 16 bytes
 
 /* Frees what the host allocated for infer's inputs (or what the guest allocated for its
  * outputs the same way). */
-static inline void wp_tensors_free(wp_tensor_list *l) {
+static inline void wp_tensors_free(wp_tensor_list* l) {
   for (uint32_t i = 0; i < l->len; ++i) {
     free(l->ptr[i].name.ptr);
     free(l->ptr[i].dims);
@@ -97,9 +97,10 @@ static inline void wp_tensors_free(wp_tensor_list *l) {
 }
 
 /* Equal to a NUL-terminated name. */
-static inline int wp_name_is(wp_string s, const char *name) {
+static inline int wp_name_is(wp_string s, const char* name) {
   uint32_t i = 0;
-  for (; i < s.len && name[i] && s.ptr[i] == name[i]; ++i) {}
+  for (; i < s.len && name[i] && s.ptr[i] == name[i]; ++i) {
+  }
   return i == s.len && !name[i];
 }
 

@@ -38,7 +38,9 @@ fn infer(ctx: &mut GraphExecutionContext, row: Row<'_>) -> Result<Vec<f32>, Stri
     .map_err(|e| format!("set_input: {:?}", e))?;
     ctx.compute().map_err(|e| format!("compute: {:?}", e))?;
     let mut out = [0f32; 16];
-    let n = ctx.get_output(0, &mut out).map_err(|e| format!("get_output: {:?}", e))?;
+    let n = ctx
+        .get_output(0, &mut out)
+        .map_err(|e| format!("get_output: {:?}", e))?;
     logits_from(&out, n)
 }
 
@@ -98,15 +100,25 @@ fn one_answer(argv: &[String], embed: bool) {
     let graph = check("load_by_name_with_config", builder.build_from_cache(&argv[0]));
     let mut ctx = check("init_execution_context", graph.init_execution_context());
     if !metadata.is_empty() {
-        check("set_input(1)", ctx.set_input(1, TensorType::U8, &[1], metadata.as_bytes()));
+        check(
+            "set_input(1)",
+            ctx.set_input(1, TensorType::U8, &[1], metadata.as_bytes()),
+        );
     }
-    check("set_input(0)", ctx.set_input(0, TensorType::U8, &[1], prompt.as_bytes()));
+    check(
+        "set_input(0)",
+        ctx.set_input(0, TensorType::U8, &[1], prompt.as_bytes()),
+    );
     check("compute", ctx.compute());
     let mut buf = vec![0u8; 1 << 20];
     let n = check("get_output", ctx.get_output(0, &mut buf));
     let out = &buf[..n];
     if embed && !(out.starts_with(b"{\"n_embedding\": ") && std::str::from_utf8(out).is_ok()) {
-        fail(&format!("the embedding is not WasmEdge's JSON text: {} bytes starting {}", n, hex(&out[..n.min(16)])));
+        fail(&format!(
+            "the embedding is not WasmEdge's JSON text: {} bytes starting {}",
+            n,
+            hex(&out[..n.min(16)])
+        ));
     }
     println!("output bytes: {}", n);
     println!("output hex: {}", hex(out));
@@ -119,7 +131,7 @@ fn main() {
         Some("stream") => return stream_main(&argv[1..]),
         Some("schema") => return one_answer(&argv[1..], false),
         Some("embed") => return one_answer(&argv[1..], true),
-        Some("whisper") => return whisper_main(&argv[1..]),  // each crate's main.rs defines it
+        Some("whisper") => return whisper_main(&argv[1..]), // each crate's main.rs defines it
         _ => {}
     }
     let args = Args::parse();
@@ -142,7 +154,10 @@ fn main() {
         let mut ctx = check("init_execution_context", graph.init_execution_context());
         let got = argmax(&check("row 0", infer(&mut ctx, digits.row(0))));
         if got != want {
-            fail(&format!("cycle {}: row 0 classified as {}, first run said {}", round, got, want));
+            fail(&format!(
+                "cycle {}: row 0 classified as {}, first run said {}",
+                round, got, want
+            ));
         }
         check("unload", graph.unload());
     }

@@ -17,7 +17,7 @@
 #include "wasinn_guest_file.h"
 #include "wasi_nn.h"
 
-static void expect(int32_t got, int32_t want, int step, const char *what) {
+static void expect(int32_t got, int32_t want, int step, const char* what) {
   printf("%s: errno %d\n", what, got);
   if (got != want) {
     printf("step %d: expected errno %d\n", step, want);
@@ -25,17 +25,17 @@ static void expect(int32_t got, int32_t want, int step, const char *what) {
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 6) {
     fprintf(stderr, "usage: deadline_guest SLOW_MODEL SLOW_INPUT DIGITS_MODEL DIGITS_X DIGITS_Y\n");
     return 2;
   }
   uint32_t model_len, input_len, digits_len, x_len, y_len;
-  unsigned char *model = guest_read_file(argv[1], &model_len);
-  unsigned char *input = guest_read_file(argv[2], &input_len);
-  unsigned char *digits = guest_read_file(argv[3], &digits_len);
-  unsigned char *x = guest_read_file(argv[4], &x_len);
-  unsigned char *y = guest_read_file(argv[5], &y_len);
+  unsigned char* model = guest_read_file(argv[1], &model_len);
+  unsigned char* input = guest_read_file(argv[2], &input_len);
+  unsigned char* digits = guest_read_file(argv[3], &digits_len);
+  unsigned char* x = guest_read_file(argv[4], &x_len);
+  unsigned char* y = guest_read_file(argv[5], &y_len);
 
   wasi_nn_graph slow;
   wasi_nn_context ctx;
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
   expect(err, 0, 23, "compute digits");
   float logits[10];
   uint32_t written = 0;
-  expect(wasi_nn_get_output(ctx, 0, (uint8_t *)logits, sizeof logits, &written), 0, 24, "get_output digits");
+  expect(wasi_nn_get_output(ctx, 0, (uint8_t*)logits, sizeof logits, &written), 0, 24, "get_output digits");
   int best = 0;
   for (int i = 1; i < 10; ++i)
     if (logits[i] > logits[best]) best = i;

@@ -51,38 +51,38 @@
 static const fill_type WITX_FILL[] = {FILL_F16, FILL_F32, FILL_F64, FILL_U8, FILL_I32, FILL_I64};
 static const struct dio_types TYPES = {WASI_NN_TYPE_NAMES, WITX_FILL, WASI_NN_TYPE_COUNT};
 
-static void nn_failed(int32_t err, const char *step) {
+static void nn_failed(int32_t err, const char* step) {
   dio_put(",\n\"error\": {\"step\": \"%s\", \"errno\": %d}", step, err);
   dio_finish_json();
   fprintf(stderr, "describe_io: errno %d in %s\n", err, step);
   exit(1);
 }
 
-static void check(int32_t err, const char *step) {
+static void check(int32_t err, const char* step) {
   if (err != WASI_NN_SUCCESS) nn_failed(err, step);
 }
 
 /* ---- files ---- */
 
-static unsigned char *read_all(const char *path, uint32_t *len) {
-  FILE *f = fopen(path, "rb");
+static unsigned char* read_all(const char* path, uint32_t* len) {
+  FILE* f = fopen(path, "rb");
   if (!f) dio_die(2, "cannot open %s: %s", path, strerror(errno));
   if (fseeko(f, 0, SEEK_END) != 0) dio_die(2, "cannot read %s", path);
   const off_t n = ftello(f);
   if (n < 0 || (uint64_t)n > UINT32_MAX || fseeko(f, 0, SEEK_SET) != 0) dio_die(2, "cannot read %s", path);
-  unsigned char *buf = dio_xmalloc((size_t)n);
+  unsigned char* buf = dio_xmalloc((size_t)n);
   if (fread(buf, 1, (size_t)n, f) != (size_t)n) dio_die(2, "cannot read %s", path);
   fclose(f);
   *len = (uint32_t)n;
   return buf;
 }
 
-static void write_all(const char *dir, const char *kind, uint32_t index, const void *data, size_t n) {
-  const char *failed = dio_write_bin(dir, kind, index, data, n);
+static void write_all(const char* dir, const char* kind, uint32_t index, const void* data, size_t n) {
+  const char* failed = dio_write_bin(dir, kind, index, data, n);
   if (failed) dio_die(2, "cannot write %s: %s", failed, strerror(errno));
 }
 
-static int parse_named(const char *flag, const char *v) {
+static int parse_named(const char* flag, const char* v) {
   uint32_t value;
   if (!wasi_nn_value_by_name(!strcmp(flag, "--encoding") ? WASI_NN_ENCODING_NAMES : WASI_NN_TARGET_NAMES, v, &value))
     dio_die(2, "%s %s: unknown", flag, v);
@@ -92,11 +92,11 @@ static int parse_named(const char *flag, const char *v) {
 /* ---- descriptions ---- */
 
 struct desc {
-  char *name;
+  char* name;
   uint32_t name_len;
   uint32_t type;
   uint32_t rank; /* WASINN_RANK_UNKNOWN: unknown */
-  int64_t *dims;
+  int64_t* dims;
 };
 
 struct checks {
@@ -110,13 +110,13 @@ struct checks {
 
 /* One tensor's description: first asked with no room at all (so TOO_LARGE says the sizes),
  * then with exactly the room it said. */
-static void describe(wasi_nn_graph g, uint32_t side, uint32_t index, struct desc *d, struct checks *c) {
+static void describe(wasi_nn_graph g, uint32_t side, uint32_t index, struct desc* d, struct checks* c) {
   uint32_t name_len = 0xdeadbeef, type = 0xdeadbeef, rank = 0xdeadbeef;
   const int32_t first = wasinn_graph_io_info(g, side, index, NULL, 0, &name_len, &type, NULL, 0, &rank);
   if (first != WASI_NN_SUCCESS && first != WASI_NN_TOO_LARGE) nn_failed(first, "graph_io_info");
   if (first == WASI_NN_SUCCESS && (name_len != 0 || (rank != 0 && rank != WASINN_RANK_UNKNOWN)))
     dio_die(3, "graph_io_info(%u, %u) with no room succeeded, yet said name_len %u, rank %u", side, index, name_len,
-        rank);
+            rank);
   if (first == WASI_NN_TOO_LARGE && name_len == 0 && (rank == 0 || rank == WASINN_RANK_UNKNOWN))
     dio_die(3, "graph_io_info(%u, %u) with no room was TOO_LARGE, yet needs name_len 0, rank %u", side, index, rank);
   const uint32_t dims_room = rank == WASINN_RANK_UNKNOWN ? 0 : rank;
@@ -127,15 +127,15 @@ static void describe(wasi_nn_graph g, uint32_t side, uint32_t index, struct desc
         "graph_io_info");
   if (name_len2 != name_len || rank2 != rank)
     dio_die(3, "graph_io_info(%u, %u): needed name_len %u and rank %u, then wrote name_len %u and rank %u", side, index,
-        name_len, rank, name_len2, rank2);
+            name_len, rank, name_len2, rank2);
   d->name[name_len] = '\0';
   d->name_len = name_len;
   d->rank = rank;
 
   if (!c->have_small_name && name_len > 0) {
     /* The named buffer-too-small case: room for everything but the name. */
-    char *room = dio_xmalloc(name_len);
-    int64_t *dims = dio_xmalloc(sizeof(int64_t) * (dims_room ? dims_room : 1));
+    char* room = dio_xmalloc(name_len);
+    int64_t* dims = dio_xmalloc(sizeof(int64_t) * (dims_room ? dims_room : 1));
     uint32_t got_len = 0xdeadbeef, got_type, got_rank;
     c->small_name_errno =
         wasinn_graph_io_info(g, side, index, room, 0, &got_len, &got_type, dims, dims_room, &got_rank);
@@ -146,8 +146,8 @@ static void describe(wasi_nn_graph g, uint32_t side, uint32_t index, struct desc
     free(dims);
   }
   if (!c->have_small_dims && rank != WASINN_RANK_UNKNOWN && rank >= 1) {
-    char *room = dio_xmalloc(name_len + 1);
-    int64_t *dims = dio_xmalloc(sizeof(int64_t) * rank);
+    char* room = dio_xmalloc(name_len + 1);
+    int64_t* dims = dio_xmalloc(sizeof(int64_t) * rank);
     uint32_t got_len, got_type, got_rank = 0xdeadbeef;
     c->small_dims_errno =
         wasinn_graph_io_info(g, side, index, room, name_len, &got_len, &got_type, dims, rank - 1, &got_rank);
@@ -161,17 +161,17 @@ static void describe(wasi_nn_graph g, uint32_t side, uint32_t index, struct desc
 
 /* The descriptions as struct dio_desc (malloc'd); a type or dimension the witx functions have no
  * words for is the host contradicting itself. */
-static struct dio_desc *to_dio(const char *key, const struct desc *ds, uint32_t n) {
-  struct dio_desc *out = dio_xmalloc(sizeof(struct dio_desc) * n);
+static struct dio_desc* to_dio(const char* key, const struct desc* ds, uint32_t n) {
+  struct dio_desc* out = dio_xmalloc(sizeof(struct dio_desc) * n);
   for (uint32_t i = 0; i < n; ++i) {
-    const struct desc *d = &ds[i];
+    const struct desc* d = &ds[i];
     if (d->type >= WASI_NN_TYPE_COUNT && d->type != WASINN_TYPE_NONE)
       dio_die(3, "%s %u: type %u is neither a witx tensor_type nor WASINN_TYPE_NONE", key, i, d->type);
     const int known = d->rank != WASINN_RANK_UNKNOWN;
     for (uint32_t k = 0; known && k < d->rank; ++k)
       if (d->dims[k] < -1) dio_die(3, "%s %u: dimension %u is %" PRId64, key, i, k, d->dims[k]);
-    out[i] = (struct dio_desc){d->name, d->name_len, d->type == WASINN_TYPE_NONE ? -1 : (int)d->type, known,
-                               known ? d->rank : 0, d->dims};
+    out[i] = (struct dio_desc){d->name, d->name_len,         d->type == WASINN_TYPE_NONE ? -1 : (int)d->type,
+                               known,   known ? d->rank : 0, d->dims};
   }
   return out;
 }
@@ -182,7 +182,7 @@ static void put_properties(wasi_nn_graph g) {
   uint32_t needed = 0;
   const int32_t first = wasinn_graph_list_properties(g, NULL, 0, &needed);
   if (first != WASI_NN_SUCCESS && first != WASI_NN_TOO_LARGE) nn_failed(first, "graph_list_properties");
-  char *names = dio_xmalloc(needed);
+  char* names = dio_xmalloc(needed);
   uint32_t written = 0;
   check(wasinn_graph_list_properties(g, names, needed, &written), "graph_list_properties");
   if (written != needed) dio_die(3, "graph_list_properties needed %u bytes, then wrote %u", needed, written);
@@ -190,11 +190,11 @@ static void put_properties(wasi_nn_graph g) {
   dio_put(",\n\"properties\": [");
   int n = 0;
   for (uint32_t at = 0; at < written; ++n) {
-    const char *name = names + at;
+    const char* name = names + at;
     const uint32_t len = (uint32_t)strlen(name);
     uint32_t room = 0, got = 0;
     int32_t err = wasinn_graph_get_property(g, name, len, NULL, 0, &room);
-    char *value = NULL;
+    char* value = NULL;
     if (err == WASI_NN_SUCCESS) {
       if (room != 0) dio_die(3, "graph_get_property(%s) with no room succeeded with %u bytes", name, room);
     } else if (err == WASI_NN_TOO_LARGE) {
@@ -214,9 +214,9 @@ static void put_properties(wasi_nn_graph g) {
 
 /* ---- main ---- */
 
-int main(int argc, char **argv) {
-  static struct dio_args args = {.encoding = WASI_NN_ENCODING_ONNX, .target = WASI_NN_TARGET_CPU,
-                                 .model_words = "FILE"};
+int main(int argc, char** argv) {
+  static struct dio_args args = {
+      .encoding = WASI_NN_ENCODING_ONNX, .target = WASI_NN_TARGET_CPU, .model_words = "FILE"};
   if (dio_start(argc, argv, &TYPES, parse_named, &args)) return 0;
 
   wasi_nn_graph graph;
@@ -225,8 +225,8 @@ int main(int argc, char **argv) {
   } else {
     wasi_nn_graph_builder builders[MAX_BUILDERS];
     uint32_t count = 0;
-    char *files = strdup(args.models);
-    for (char *f = strtok(files, ","); f; f = strtok(NULL, ",")) {
+    char* files = strdup(args.models);
+    for (char* f = strtok(files, ","); f; f = strtok(NULL, ",")) {
       if (count == MAX_BUILDERS) dio_die(2, "more than %d model files", MAX_BUILDERS);
       uint32_t len = 0;
       builders[count].buf = read_all(f, &len);
@@ -234,7 +234,7 @@ int main(int argc, char **argv) {
       ++count;
     }
     check(wasi_nn_load(builders, count, (uint32_t)args.encoding, (uint32_t)args.target, &graph), "load");
-    for (uint32_t i = 0; i < count; ++i) free((void *)builders[i].buf);
+    for (uint32_t i = 0; i < count; ++i) free((void*)builders[i].buf);
     free(files);
   }
 
@@ -265,7 +265,7 @@ int main(int argc, char **argv) {
   if (args.properties) put_properties(graph);
 
   /* Can every input be built from its description (or a --dims)? */
-  const char *skipped = dio_skip_reason(&args, in_descs, n_in, "witx type");
+  const char* skipped = dio_skip_reason(&args, in_descs, n_in, "witx type");
   if (skipped) {
     dio_finish_skipped(skipped);
     return 0;
@@ -288,19 +288,21 @@ int main(int argc, char **argv) {
 
   dio_put(",\n\"outputs_read\": [");
   for (uint32_t i = 0; i < n_out; ++i) {
-    const struct desc *d = &outs[i];
+    const struct desc* d = &outs[i];
     /* The size the description gives, when it gives one; otherwise no room, and TOO_LARGE says. */
     uint64_t max = 0;
     int known = d->type < WASI_NN_TYPE_COUNT && d->rank != WASINN_RANK_UNKNOWN;
     if (known) {
       max = fill_element_size(WITX_FILL[d->type]);
       for (uint32_t k = 0; k < d->rank; ++k) {
-        if (d->dims[k] < 0) known = 0;
-        else max *= (uint64_t)d->dims[k];
+        if (d->dims[k] < 0)
+          known = 0;
+        else
+          max *= (uint64_t)d->dims[k];
       }
     }
     if (!known || max > UINT32_MAX) max = 0;
-    uint8_t *buf = dio_xmalloc((size_t)max);
+    uint8_t* buf = dio_xmalloc((size_t)max);
     uint32_t written = 0xdeadbeef;
     int32_t err = wasi_nn_get_output(ctx, i, buf, (uint32_t)max, &written);
     int grew = 0;
@@ -318,8 +320,8 @@ int main(int argc, char **argv) {
     }
     check(err, "get_output");
     if (args.out_dir) write_all(args.out_dir, "output", i, buf, written);
-    dio_put("%s{\"index\": %u, \"bytes\": %u, \"sized_by_description\": %s, \"grew\": %s}", i ? ", " : "", i,
-            written, known ? "true" : "false", grew ? "true" : "false");
+    dio_put("%s{\"index\": %u, \"bytes\": %u, \"sized_by_description\": %s, \"grew\": %s}", i ? ", " : "", i, written,
+            known ? "true" : "false", grew ? "true" : "false");
     free(buf);
   }
   dio_put("]");

@@ -19,20 +19,20 @@
 #include "wasinn_guest_file.h"
 #include "wasi_nn.h"
 
-static int expect(int32_t got, int32_t want, const char *what) {
+static int expect(int32_t got, int32_t want, const char* what) {
   if (got == want) return 0;
   fprintf(stderr, "metrics_guest: %s gave wasi-nn errno %d, expected %d\n", what, got, want);
   return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: metrics_guest MODEL.onnx X.f32 N\n");
     return 2;
   }
   uint32_t model_len = 0, x_len = 0;
-  unsigned char *model = guest_read_file(argv[1], &model_len);
-  const float *x = (const float *)guest_read_file(argv[2], &x_len);
+  unsigned char* model = guest_read_file(argv[1], &model_len);
+  const float* x = (const float*)guest_read_file(argv[2], &x_len);
   const uint32_t n = (uint32_t)strtoul(argv[3], NULL, 10);
   if ((uint64_t)n * 64 * sizeof(float) > x_len) {
     fprintf(stderr, "metrics_guest: %s has fewer than %u rows\n", argv[2], n);
@@ -47,19 +47,20 @@ int main(int argc, char **argv) {
   if (expect(wasi_nn_init_execution_context(graph, &ctx), WASI_NN_SUCCESS, "init_execution_context")) return 1;
   const uint32_t dims[2] = {1, 64};
   for (uint32_t i = 0; i < n; ++i) {
-    wasi_nn_tensor t = {dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t *)(x + i * 64), 64 * sizeof(float)};
+    wasi_nn_tensor t = {dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t*)(x + i * 64), 64 * sizeof(float)};
     float logits[10];
     uint32_t written = 0;
     if (expect(wasi_nn_set_input(ctx, 0, &t), WASI_NN_SUCCESS, "set_input") ||
         expect(wasi_nn_compute(ctx), WASI_NN_SUCCESS, "compute") ||
-        expect(wasi_nn_get_output(ctx, 0, (uint8_t *)logits, sizeof logits, &written), WASI_NN_SUCCESS, "get_output"))
+        expect(wasi_nn_get_output(ctx, 0, (uint8_t*)logits, sizeof logits, &written), WASI_NN_SUCCESS, "get_output"))
       return 1;
     int best = 0;
-    for (int k = 1; k < 10; ++k) if (logits[k] > logits[best]) best = k;
+    for (int k = 1; k < 10; ++k)
+      if (logits[k] > logits[best]) best = k;
     printf("row %u: %d\n", i, best);
   }
 
-  const char *unknown = "no_such_model";
+  const char* unknown = "no_such_model";
   wasi_nn_graph unused;
   if (expect(wasi_nn_load_by_name(unknown, (uint32_t)strlen(unknown), &unused), WASI_NN_NOT_FOUND, "load_by_name"))
     return 1;

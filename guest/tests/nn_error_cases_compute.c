@@ -11,25 +11,25 @@ static int32_t set_input_bad_context(void) {
   wasi_nn_tensor t = row_tensor();
   return wasi_nn_set_input(NO_HANDLE, 0, &t);
 }
-static int32_t set_input_tensor_oob(void) { return wasi_nn_set_input(g_ctx, 0, BAD(const wasi_nn_tensor *)); }
+static int32_t set_input_tensor_oob(void) { return wasi_nn_set_input(g_ctx, 0, BAD(const wasi_nn_tensor*)); }
 static int32_t set_input_tensor_straddles_end(void) {
   /* The 20-byte record would start 8 bytes before the end of memory. */
-  return wasi_nn_set_input(g_ctx, 0, (const wasi_nn_tensor *)(uintptr_t)(memory_end() - 8));
+  return wasi_nn_set_input(g_ctx, 0, (const wasi_nn_tensor*)(uintptr_t)(memory_end() - 8));
 }
 static int32_t set_input_dims_oob(void) {
   wasi_nn_tensor t = row_tensor();
-  t.dims = BAD(const uint32_t *);
+  t.dims = BAD(const uint32_t*);
   return wasi_nn_set_input(g_ctx, 0, &t);
 }
 static int32_t set_input_data_oob(void) {
   wasi_nn_tensor t = row_tensor();
-  t.data = BAD(const uint8_t *);
+  t.data = BAD(const uint8_t*);
   return wasi_nn_set_input(g_ctx, 0, &t);
 }
 static int32_t set_input_data_too_short(void) { return set_tensor(2, g_dims, WASI_NN_TYPE_F32, 63 * 4); }
 static int32_t set_input_data_too_long(void) {
   static float longer[65];
-  wasi_nn_tensor t = {g_dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t *)longer, sizeof longer};
+  wasi_nn_tensor t = {g_dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t*)longer, sizeof longer};
   return wasi_nn_set_input(g_ctx, 0, &t);
 }
 static int32_t set_input_dims_overflow_u64(void) {
@@ -98,8 +98,10 @@ static int32_t output_buffer_too_small(void) {
   uint32_t written = SENTINEL;
   memset(buf, CANARY, sizeof buf);
   int32_t err = wasi_nn_get_output(g_ctx, 0, buf, 39, &written);
-  if (written != 40) note("bytes_written is %u, expected the required 40", written);
-  else if (!buffer_untouched(buf, sizeof buf)) note("the too-small buffer was written to");
+  if (written != 40)
+    note("bytes_written is %u, expected the required 40", written);
+  else if (!buffer_untouched(buf, sizeof buf))
+    note("the too-small buffer was written to");
   return err;
 }
 static int32_t output_buffer_zero(void) {
@@ -107,26 +109,28 @@ static int32_t output_buffer_zero(void) {
   uint32_t written = SENTINEL;
   memset(buf, CANARY, sizeof buf);
   int32_t err = wasi_nn_get_output(g_ctx, 0, buf, 0, &written);
-  if (written != 40) note("bytes_written is %u, expected the required 40", written);
-  else if (!buffer_untouched(buf, sizeof buf)) note("the zero-size buffer was written to");
+  if (written != 40)
+    note("bytes_written is %u, expected the required 40", written);
+  else if (!buffer_untouched(buf, sizeof buf))
+    note("the zero-size buffer was written to");
   return err;
 }
 static int32_t output_buffer_oob(void) {
   uint32_t written = SENTINEL;
-  int32_t err = wasi_nn_get_output(g_ctx, 0, BAD(uint8_t *), 64, &written);
+  int32_t err = wasi_nn_get_output(g_ctx, 0, BAD(uint8_t*), 64, &written);
   if (written != SENTINEL) note("bytes_written changed although the call failed");
   return err;
 }
 static int32_t output_buffer_straddles_end(void) {
   uint32_t written = SENTINEL;
-  int32_t err = wasi_nn_get_output(g_ctx, 0, (uint8_t *)(uintptr_t)(memory_end() - 20), 40, &written);
+  int32_t err = wasi_nn_get_output(g_ctx, 0, (uint8_t*)(uintptr_t)(memory_end() - 20), 40, &written);
   if (written != SENTINEL) note("bytes_written changed although the call failed");
   return err;
 }
 static int32_t output_bytes_written_oob(void) {
   uint8_t buf[64];
   memset(buf, CANARY, sizeof buf);
-  int32_t err = wasi_nn_get_output(g_ctx, 0, buf, sizeof buf, BAD(uint32_t *));
+  int32_t err = wasi_nn_get_output(g_ctx, 0, buf, sizeof buf, BAD(uint32_t*));
   if (!buffer_untouched(buf, sizeof buf)) note("the buffer was written although bytes_written is out of range");
   return err;
 }
@@ -143,7 +147,7 @@ static int32_t output_bad_context(void) {
 static int32_t output_exact_size(void) {
   float out[10];
   uint32_t written = 0;
-  int32_t err = wasi_nn_get_output(g_ctx, 0, (uint8_t *)out, sizeof out, &written);
+  int32_t err = wasi_nn_get_output(g_ctx, 0, (uint8_t*)out, sizeof out, &written);
   if (err == 0 && written != sizeof out) note("bytes_written is %u, not 40", written);
   return err;
 }
@@ -192,7 +196,7 @@ static int32_t context_outlives_unload(void) {
   float out[10];
   uint32_t written = 0;
   int32_t err = wasi_nn_compute(g_orphan_ctx);
-  if (!err) err = wasi_nn_get_output(g_orphan_ctx, 0, (uint8_t *)out, sizeof out, &written);
+  if (!err) err = wasi_nn_get_output(g_orphan_ctx, 0, (uint8_t*)out, sizeof out, &written);
   if (!err) err = wasi_nn_finalize_execution_context(g_orphan_ctx);
   return err;
 }
@@ -203,7 +207,6 @@ static int32_t handles_not_reused(void) {
   if (g == g_dead_graph) note("a new graph got the unloaded graph's handle");
   return wasi_nn_unload(g);
 }
-
 
 const error_case kComputeCases[] = {
     {"set_input_bad_context", set_input_bad_context, WASI_NN_INVALID_ARGUMENT},

@@ -8,11 +8,11 @@
 /* ---- load ---- */
 static int32_t load_builders_ptr_oob(void) {
   wasi_nn_graph g;
-  return wasi_nn_load(BAD(const wasi_nn_graph_builder *), 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &g);
+  return wasi_nn_load(BAD(const wasi_nn_graph_builder*), 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &g);
 }
 static int32_t load_builder_buf_oob(void) {
   wasi_nn_graph g;
-  wasi_nn_graph_builder b = {BAD(const uint8_t *), 64};
+  wasi_nn_graph_builder b = {BAD(const uint8_t*), 64};
   return wasi_nn_load(&b, 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &g);
 }
 static int32_t load_builder_len_past_end(void) {
@@ -22,7 +22,7 @@ static int32_t load_builder_len_past_end(void) {
 }
 static int32_t load_graph_out_oob(void) {
   wasi_nn_graph_builder b = {g_digits.bytes, g_digits.len};
-  return wasi_nn_load(&b, 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, BAD(wasi_nn_graph *));
+  return wasi_nn_load(&b, 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, BAD(wasi_nn_graph*));
 }
 static int32_t load_zero_builders(void) {
   wasi_nn_graph g;
@@ -94,11 +94,9 @@ static int32_t by_name_bad_utf8(void) {
 }
 static int32_t by_name_ptr_oob(void) {
   wasi_nn_graph g;
-  return wasi_nn_load_by_name(BAD(const char *), 6, &g);
+  return wasi_nn_load_by_name(BAD(const char*), 6, &g);
 }
-static int32_t by_name_graph_out_oob(void) {
-  return wasi_nn_load_by_name("digits", 6, BAD(wasi_nn_graph *));
-}
+static int32_t by_name_graph_out_oob(void) { return wasi_nn_load_by_name("digits", 6, BAD(wasi_nn_graph*)); }
 static int32_t by_name_preloaded(void) {
   wasi_nn_graph g;
   int32_t err = wasi_nn_load_by_name("digits", 6, &g);
@@ -111,7 +109,7 @@ static int32_t by_name_with_config_unknown(void) {
 }
 static int32_t by_name_with_config_ptr_oob(void) {
   wasi_nn_graph g;
-  return wasi_nn_load_by_name_with_config("digits", 6, BAD(const char *), 16, &g);
+  return wasi_nn_load_by_name_with_config("digits", 6, BAD(const char*), 16, &g);
 }
 
 /* ---- init_execution_context ---- */
@@ -119,9 +117,7 @@ static int32_t init_bad_graph(void) {
   wasi_nn_context c;
   return wasi_nn_init_execution_context(NO_HANDLE, &c);
 }
-static int32_t init_ctx_out_oob(void) {
-  return wasi_nn_init_execution_context(g_graph, BAD(wasi_nn_context *));
-}
+static int32_t init_ctx_out_oob(void) { return wasi_nn_init_execution_context(g_graph, BAD(wasi_nn_context*)); }
 
 const error_case kLoadCases[] = {
     {"load_builders_ptr_oob", load_builders_ptr_oob, WASI_NN_INVALID_ARGUMENT},

@@ -28,7 +28,7 @@ static uint8_t g_label;
 static char g_note[160];
 static int cases, failures;
 
-void note(const char *fmt, ...) {
+void note(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   vsnprintf(g_note, sizeof g_note, fmt, args);
@@ -38,11 +38,11 @@ void note(const char *fmt, ...) {
 uint32_t memory_end(void) { return (uint32_t)(__builtin_wasm_memory_size(0) * 65536u); }
 
 wasi_nn_tensor row_tensor(void) {
-  wasi_nn_tensor t = {g_dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t *)g_row, sizeof g_row};
+  wasi_nn_tensor t = {g_dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t*)g_row, sizeof g_row};
   return t;
 }
 
-int32_t load_model(blob b, uint32_t encoding, uint32_t target, wasi_nn_graph *g) {
+int32_t load_model(blob b, uint32_t encoding, uint32_t target, wasi_nn_graph* g) {
   wasi_nn_graph_builder builder = {b.bytes, b.len};
   return wasi_nn_load(&builder, 1, encoding, target, g);
 }
@@ -52,8 +52,8 @@ int32_t set_row(wasi_nn_context ctx) {
   return wasi_nn_set_input(ctx, 0, &t);
 }
 
-int32_t set_tensor(uint32_t rank, const uint32_t *dims, uint8_t type, uint32_t data_len) {
-  wasi_nn_tensor t = {dims, rank, type, {0, 0, 0}, (const uint8_t *)g_row, data_len};
+int32_t set_tensor(uint32_t rank, const uint32_t* dims, uint8_t type, uint32_t data_len) {
+  wasi_nn_tensor t = {dims, rank, type, {0, 0, 0}, (const uint8_t*)g_row, data_len};
   return wasi_nn_set_input(g_ctx, 0, &t);
 }
 
@@ -67,13 +67,13 @@ wasi_nn_context ready_context(void) {
   return ctx;
 }
 
-int buffer_untouched(const uint8_t *buf, size_t n) {
+int buffer_untouched(const uint8_t* buf, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (buf[i] != CANARY) return 0;
   return 1;
 }
 
-static blob read_blob(const char *root, const char *rel) {
+static blob read_blob(const char* root, const char* rel) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", root, rel);
   blob b = {NULL, 0};
@@ -81,9 +81,9 @@ static blob read_blob(const char *root, const char *rel) {
   return b;
 }
 
-static void run_cases(const error_case *table, size_t count) {
+static void run_cases(const error_case* table, size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    const error_case *c = &table[i];
+    const error_case* c = &table[i];
     g_note[0] = '\0';
     const int32_t got = c->run();
     ++cases;
@@ -108,32 +108,32 @@ static int final_inference(void) {
   const float want[4] = {1.5f, 1.0f, 5.25f, 104.0f};
   float y[4] = {0, 0, 0, 0};
   const uint32_t dims[2] = {1, 4};
-  wasi_nn_tensor t = {dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t *)x, sizeof x};
+  wasi_nn_tensor t = {dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t*)x, sizeof x};
   uint32_t written = 0;
   int32_t err = load_model(g_tiny, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &g);
   if (!err) err = wasi_nn_init_execution_context(g, &c);
   if (!err) err = wasi_nn_set_input(c, 0, &t);
   if (!err) err = wasi_nn_compute(c);
-  if (!err) err = wasi_nn_get_output(c, 0, (uint8_t *)y, sizeof y, &written);
+  if (!err) err = wasi_nn_get_output(c, 0, (uint8_t*)y, sizeof y, &written);
   if (err || written != sizeof y || memcmp(y, want, sizeof y) != 0) {
     printf("FAIL final_inference: errno %d, %u bytes, y = %g %g %g %g\n", err, written, y[0], y[1], y[2], y[3]);
     return 0;
   }
   float logits[10];
   err = compute_valid();
-  if (!err) err = wasi_nn_get_output(g_ctx, 0, (uint8_t *)logits, sizeof logits, &written);
+  if (!err) err = wasi_nn_get_output(g_ctx, 0, (uint8_t*)logits, sizeof logits, &written);
   int best = 0;
-  for (int k = 1; k < 10; ++k) if (logits[k] > logits[best]) best = k;
+  for (int k = 1; k < 10; ++k)
+    if (logits[k] > logits[best]) best = k;
   if (err || best != g_label) {
     printf("FAIL final_inference: digits errno %d, predicted %d, label %d\n", err, best, g_label);
     return 0;
   }
-  printf("final inference: tiny y = %g %g %g %g, digit predicted %d label %d\n", y[0], y[1], y[2], y[3], best,
-         g_label);
+  printf("final inference: tiny y = %g %g %g %g, digit predicted %d label %d\n", y[0], y[1], y[2], y[3], best, g_label);
   return wasi_nn_finalize_execution_context(c) == 0 && wasi_nn_unload(g) == 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: nn_error_paths FIXTURES_DIR\n");
     return 2;

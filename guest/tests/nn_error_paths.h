@@ -19,7 +19,7 @@
 #define NO_HANDLE 0xDEADu
 
 typedef struct {
-  uint8_t *bytes;
+  uint8_t* bytes;
   uint32_t len;
 } blob;
 
@@ -32,19 +32,19 @@ extern wasi_nn_graph g_graph;
 extern wasi_nn_context g_ctx;
 
 /* A case records a broken post-condition (besides its errno) here. */
-void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void note(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 uint32_t memory_end(void);
 wasi_nn_tensor row_tensor(void);
-int32_t load_model(blob b, uint32_t encoding, uint32_t target, wasi_nn_graph *g);
+int32_t load_model(blob b, uint32_t encoding, uint32_t target, wasi_nn_graph* g);
 int32_t set_row(wasi_nn_context ctx);
-int32_t set_tensor(uint32_t rank, const uint32_t *dims, uint8_t type, uint32_t data_len);
+int32_t set_tensor(uint32_t rank, const uint32_t* dims, uint8_t type, uint32_t data_len);
 wasi_nn_context ready_context(void);
-int buffer_untouched(const uint8_t *buf, size_t n);
+int buffer_untouched(const uint8_t* buf, size_t n);
 int32_t compute_valid(void);
 
 typedef struct {
-  const char *name;
+  const char* name;
   int32_t (*run)(void);
   int32_t expected;
 } error_case;

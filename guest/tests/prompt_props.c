@@ -35,17 +35,17 @@
 #include "wasinn_nn_ext.h"
 #include "wasinn_prompt_lines.h"
 
-static void fatal(const char *step, int32_t err) {
+static void fatal(const char* step, int32_t err) {
   printf("fatal %s errno %d\n", step, err);
   fflush(stdout);
   exit(1);
 }
 
 /* A property's value in a malloc'd buffer (NUL-terminated; *len without it), or NULL with *err. */
-static char *get_property(wasi_nn_graph g, const char *name, uint32_t *len, int32_t *err) {
+static char* get_property(wasi_nn_graph g, const char* name, uint32_t* len, int32_t* err) {
   uint32_t room = 64;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    char *buf = malloc(room + 1);
+    char* buf = malloc(room + 1);
     uint32_t written = 0;
     *err = wasinn_graph_get_property(g, name, (uint32_t)strlen(name), buf, room, &written);
     if (*err == WASI_NN_SUCCESS) {
@@ -60,16 +60,16 @@ static char *get_property(wasi_nn_graph g, const char *name, uint32_t *len, int3
   return NULL;
 }
 
-static int32_t set_graph(wasi_nn_graph g, const char *name, const char *value) {
+static int32_t set_graph(wasi_nn_graph g, const char* name, const char* value) {
   return wasinn_graph_set_property(g, name, (uint32_t)strlen(name), value, (uint32_t)strlen(value));
 }
-static int32_t set_ctx(wasi_nn_context c, const char *name, const char *value) {
+static int32_t set_ctx(wasi_nn_context c, const char* name, const char* value) {
   return wasinn_context_set_property(c, name, (uint32_t)strlen(name), value, (uint32_t)strlen(value));
 }
 
 static char out_buf[1 << 20];
 
-static void prompt_on(wasi_nn_context ctx, const char *label, const char *prompt) {
+static void prompt_on(wasi_nn_context ctx, const char* label, const char* prompt) {
   uint32_t written = 0;
   const int32_t err = wasinn_prompt(ctx, prompt, (uint32_t)strlen(prompt), out_buf, sizeof out_buf, &written);
   if (err != WASI_NN_SUCCESS) {
@@ -81,7 +81,7 @@ static void prompt_on(wasi_nn_context ctx, const char *label, const char *prompt
   prompt_print_hex(prefix, out_buf, written);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   struct prompt_args args;
   if (prompt_parse_args("prompt_props", argc, argv, &args)) return 2;
   const char *name = args.name, *prompt = args.prompt, *non_text = args.non_text;
@@ -94,18 +94,18 @@ int main(int argc, char **argv) {
   uint32_t needed = 0;
   err = wasinn_graph_list_properties(g, NULL, 0, &needed);
   printf("list errno %d needed %u\n", err, needed);
-  char *names = malloc(needed + 1);
+  char* names = malloc(needed + 1);
   uint32_t written = 0;
   err = wasinn_graph_list_properties(g, names, needed, &written);
   if (err) fatal("graph_list_properties", err);
   if (written != needed) fatal("graph_list_properties wrote other than it needed", (int32_t)written);
   char arch[256] = "";
   for (uint32_t at = 0; at < written;) {
-    const char *p = names + at;
+    const char* p = names + at;
     const size_t n = strnlen(p, written - at);
     if (at + n == written) fatal("graph_list_properties: a name without its NUL", 0);
     uint32_t len = 0;
-    char *value = get_property(g, p, &len, &err);
+    char* value = get_property(g, p, &len, &err);
     if (!value) {
       printf("property %s errno %d\n", p, err);
     } else {
@@ -117,19 +117,21 @@ int main(int argc, char **argv) {
 
   /* Whole values. */
   char ctx_key[PROMPT_CTX_KEY_SIZE];
-  const char *wanted[PROMPT_N_VALUES];
+  const char* wanted[PROMPT_N_VALUES];
   prompt_value_names(arch, ctx_key, wanted);
   for (size_t i = 0; i < PROMPT_N_VALUES; ++i) {
     uint32_t len = 0;
-    char *value = get_property(g, wanted[i], &len, &err);
+    char* value = get_property(g, wanted[i], &len, &err);
     char prefix[400];
     snprintf(prefix, sizeof prefix, "value %s", wanted[i]);
-    if (value) prompt_print_hex(prefix, value, len);
-    else printf("%s errno %d\n", prefix, err);
+    if (value)
+      prompt_print_hex(prefix, value, len);
+    else
+      printf("%s errno %d\n", prefix, err);
     free(value);
   }
   {
-    const char *k = "general.architecture";
+    const char* k = "general.architecture";
     uint32_t got = 0;
     char one;
     err = wasinn_graph_get_property(g, k, (uint32_t)strlen(k), &one, 0, &got);
@@ -140,7 +142,7 @@ int main(int argc, char **argv) {
   {
     char buf[64];
     uint32_t got = 0;
-    const char *unknown = "no-such-property";
+    const char* unknown = "no-such-property";
     printf("error get-unknown errno %d\n",
            wasinn_graph_get_property(g, unknown, (uint32_t)strlen(unknown), buf, sizeof buf, &got));
   }
@@ -151,13 +153,15 @@ int main(int argc, char **argv) {
     snprintf(result, sizeof result, "errno %d", set_graph(g, sets[i].name, sets[i].value));
     prompt_print_set(&sets[i], result);
   }
-  for (const char *const *k = (const char *const[]){"temp", "n-predict", NULL}; *k; ++k) {
+  for (const char* const* k = (const char* const[]){"temp", "n-predict", NULL}; *k; ++k) {
     uint32_t len = 0;
-    char *value = get_property(g, *k, &len, &err);
+    char* value = get_property(g, *k, &len, &err);
     char prefix[64];
     snprintf(prefix, sizeof prefix, "after-set %s", *k);
-    if (value) prompt_print_hex(prefix, value, len);
-    else printf("%s errno %d\n", prefix, err);
+    if (value)
+      prompt_print_hex(prefix, value, len);
+    else
+      printf("%s errno %d\n", prefix, err);
     free(value);
   }
   wasi_nn_context ctx;
@@ -182,7 +186,7 @@ int main(int argc, char **argv) {
     err = wasi_nn_init_execution_context(g, &ctx);
     if (err) fatal("init_execution_context", err);
     for (int k = 0; k < PROMPT_N_SEEDED_SETS; ++k) {
-      const char *const *set = PROMPT_SEEDED_SETS[k];
+      const char* const* set = PROMPT_SEEDED_SETS[k];
       printf("set-ctx %s %s errno %d\n", set[0], set[1], set_ctx(ctx, set[0], set[1]));
     }
     prompt_on(ctx, prompt_seeded_label(run), prompt);
@@ -191,7 +195,7 @@ int main(int argc, char **argv) {
   wasi_nn_unload(g);
 
   if (non_text) {
-    FILE *f = fopen(non_text, "rb");
+    FILE* f = fopen(non_text, "rb");
     if (!f) {
       fprintf(stderr, "prompt_props: cannot open %s\n", non_text);
       return 2;

@@ -34,14 +34,14 @@
 #include "wasinn_guest_file.h"
 #include "wasi_nn.h"
 
-__attribute__((import_module("wasi"), import_name("thread-spawn"))) int32_t wasi_thread_spawn(void *start_arg);
+__attribute__((import_module("wasi"), import_name("thread-spawn"))) int32_t wasi_thread_spawn(void* start_arg);
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("proc_exit"))) _Noreturn void wasi_proc_exit(
     int32_t code);
 
 enum { kStackBytes = 64 * 1024, kRowFloats = 64, kClasses = 10, kMaxThreads = 64 };
 
 struct thread_arg {
-  void *stack_top;  // first: wasi_thread_start reads it before anything uses the stack
+  void* stack_top;  // first: wasi_thread_start reads it before anything uses the stack
   int index;
   int mode;
   wasi_nn_context ctx;
@@ -53,53 +53,53 @@ struct thread_arg {
 
 enum { MODE_PARALLEL, MODE_SHARED, MODE_BUSY, MODE_UNLOAD, MODE_TRAP, MODE_EXIT, MODE_SPAWN, MODE_REPEAT };
 
-static const float *g_x;
+static const float* g_x;
 static size_t g_rows;
-static float *g_logits;        // rows x 10, from the single-threaded pass
-static float *g_thread_logits;  // threads x rows x 10 (MODE_PARALLEL)
+static float* g_logits;         // rows x 10, from the single-threaded pass
+static float* g_thread_logits;  // threads x rows x 10 (MODE_PARALLEL)
 static int g_shared_iterations = 200;
 static int32_t g_exit_code;
-static volatile int32_t g_done;    // threads finished
-static volatile int32_t g_stop;    // set by main: threads end their loops
+static volatile int32_t g_done;     // threads finished
+static volatile int32_t g_stop;     // set by main: threads end their loops
 static volatile int32_t g_release;  // MODE_SPAWN: threads may return
 
 // MODE_REPEAT: one f32 input, its dims, and each thread's last output.
 static wasi_nn_tensor g_input;
 static int g_iterations;
 enum { kRepeatOutputBytes = 1 << 20 };
-static uint8_t *g_repeat_outputs;  // threads x kRepeatOutputBytes
+static uint8_t* g_repeat_outputs;  // threads x kRepeatOutputBytes
 static uint32_t g_repeat_written;
 
-static void wait_until_at_least(volatile int32_t *addr, int32_t want) {
+static void wait_until_at_least(volatile int32_t* addr, int32_t want) {
   for (;;) {
     const int32_t v = __atomic_load_n(addr, __ATOMIC_SEQ_CST);
     if (v >= want) return;
-    __builtin_wasm_memory_atomic_wait32((int32_t *)addr, v, -1);
+    __builtin_wasm_memory_atomic_wait32((int32_t*)addr, v, -1);
   }
 }
 
-static void bump_and_notify(volatile int32_t *addr) {
+static void bump_and_notify(volatile int32_t* addr) {
   __atomic_fetch_add(addr, 1, __ATOMIC_SEQ_CST);
-  __builtin_wasm_memory_atomic_notify((int32_t *)addr, UINT32_MAX);
+  __builtin_wasm_memory_atomic_notify((int32_t*)addr, UINT32_MAX);
 }
 
 // Sets input row `row` on ctx, computes and reads the 10 logits.
-static int32_t classify(wasi_nn_context ctx, size_t row, float *out) {
+static int32_t classify(wasi_nn_context ctx, size_t row, float* out) {
   const uint32_t dims[2] = {1, kRowFloats};
-  wasi_nn_tensor t = {dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t *)(g_x + row * kRowFloats),
-                      kRowFloats * sizeof(float)};
+  wasi_nn_tensor t = {
+      dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t*)(g_x + row * kRowFloats), kRowFloats * sizeof(float)};
   int32_t e = wasi_nn_set_input(ctx, 0, &t);
   if (e == 0) e = wasi_nn_compute(ctx);
   uint32_t written = 0;
-  if (e == 0) e = wasi_nn_get_output(ctx, 0, (uint8_t *)out, kClasses * sizeof(float), &written);
+  if (e == 0) e = wasi_nn_get_output(ctx, 0, (uint8_t*)out, kClasses * sizeof(float), &written);
   if (e == 0 && written != kClasses * sizeof(float)) e = WASI_NN_RUNTIME_ERROR;
   return e;
 }
 
-static int same_logits(const float *a, const float *b) { return memcmp(a, b, kClasses * sizeof(float)) == 0; }
+static int same_logits(const float* a, const float* b) { return memcmp(a, b, kClasses * sizeof(float)) == 0; }
 
 // Runs on the thread's own stack. noinline: its frame must be made after the stack switch.
-__attribute__((noinline)) static void thread_body(struct thread_arg *a) {
+__attribute__((noinline)) static void thread_body(struct thread_arg* a) {
   float out[kClasses];  // on this thread's stack: proves the switch worked
   switch (a->mode) {
     case MODE_PARALLEL:
@@ -158,42 +158,42 @@ __attribute__((noinline)) static void thread_body(struct thread_arg *a) {
   bump_and_notify(&g_done);
 }
 
-__attribute__((export_name("wasi_thread_start"))) void wasi_thread_start(int32_t tid, struct thread_arg *a) {
+__attribute__((export_name("wasi_thread_start"))) void wasi_thread_start(int32_t tid, struct thread_arg* a) {
   (void)tid;
-  void *sp = a->stack_top;
+  void* sp = a->stack_top;
   __asm__ volatile("local.get %0\n\tglobal.set __stack_pointer" : : "r"(sp));
   thread_body(a);
 }
 
-static struct thread_arg *new_thread_arg(int index, int mode) {
-  struct thread_arg *a = calloc(1, sizeof *a);
-  unsigned char *stack = malloc(kStackBytes);
+static struct thread_arg* new_thread_arg(int index, int mode) {
+  struct thread_arg* a = calloc(1, sizeof *a);
+  unsigned char* stack = malloc(kStackBytes);
   if (!a || !stack) {
     fprintf(stderr, "threads_nn: out of memory\n");
     exit(2);
   }
-  a->stack_top = (void *)(((uintptr_t)stack + kStackBytes) & ~(uintptr_t)15);
+  a->stack_top = (void*)(((uintptr_t)stack + kStackBytes) & ~(uintptr_t)15);
   a->index = index;
   a->mode = mode;
   return a;
 }
 
-static int spawn(struct thread_arg *a) {
+static int spawn(struct thread_arg* a) {
   const int32_t tid = wasi_thread_spawn(a);
   if (tid <= 0) fprintf(stderr, "threads_nn: thread-spawn returned %d\n", tid);
   return tid;
 }
 
-static int fail(const char *what, int32_t e) {
+static int fail(const char* what, int32_t e) {
   fprintf(stderr, "threads_nn: %s failed with wasi-nn errno %d\n", what, e);
   return 1;
 }
 
-static int nn_mode(int mode, int n, char **argv) {
+static int nn_mode(int mode, int n, char** argv) {
   uint32_t model_len = 0, x_len = 0, y_len = 0;
-  unsigned char *model = guest_read_file(argv[0], &model_len);
-  g_x = (const float *)guest_read_file(argv[1], &x_len);
-  unsigned char *y = guest_read_file(argv[2], &y_len);
+  unsigned char* model = guest_read_file(argv[0], &model_len);
+  g_x = (const float*)guest_read_file(argv[1], &x_len);
+  unsigned char* y = guest_read_file(argv[2], &y_len);
   if (x_len != y_len * kRowFloats * sizeof(float)) {
     fprintf(stderr, "threads_nn: cannot read the model, N x 64 floats and N labels\n");
     return 2;
@@ -210,19 +210,20 @@ static int nn_mode(int mode, int n, char **argv) {
   for (size_t r = 0; r < g_rows; ++r) {  // the single-threaded answer every thread must match
     if ((e = classify(main_ctx, r, g_logits + r * kClasses))) return fail("compute on the main thread", e);
     int best = 0;
-    for (int k = 1; k < kClasses; ++k) if (g_logits[r * kClasses + k] > g_logits[r * kClasses + best]) best = k;
+    for (int k = 1; k < kClasses; ++k)
+      if (g_logits[r * kClasses + k] > g_logits[r * kClasses + best]) best = k;
     correct += best == y[r];
   }
   printf("single thread: accuracy %zu/%zu\n", correct, g_rows);
   if (argv[3]) {
-    FILE *f = fopen(argv[3], "wb");
+    FILE* f = fopen(argv[3], "wb");
     if (!f || fwrite(g_logits, sizeof(float), g_rows * kClasses, f) != g_rows * kClasses || fclose(f) != 0) {
       fprintf(stderr, "threads_nn: cannot write %s\n", argv[3]);
       return 2;
     }
   }
 
-  struct thread_arg *args[kMaxThreads];
+  struct thread_arg* args[kMaxThreads];
   if (mode == MODE_BUSY) n = 1;
   if (mode == MODE_PARALLEL) g_thread_logits = malloc((size_t)n * g_rows * kClasses * sizeof(float));
   wasi_nn_context shared_ctx = 0;
@@ -278,8 +279,8 @@ static int nn_mode(int mode, int n, char **argv) {
     busy += args[i]->busy_seen;
     wrong += args[i]->wrong;
     if (mode == MODE_PARALLEL) {
-      if (args[i]->last_err || memcmp(g_thread_logits + (size_t)i * g_rows * kClasses, g_logits,
-                                      g_rows * kClasses * sizeof(float)) != 0) {
+      if (args[i]->last_err ||
+          memcmp(g_thread_logits + (size_t)i * g_rows * kClasses, g_logits, g_rows * kClasses * sizeof(float)) != 0) {
         fprintf(stderr, "threads_nn: thread %d: errno %d, outputs %s\n", i, args[i]->last_err,
                 args[i]->last_err ? "incomplete" : "differ from the single-threaded ones");
         bad = 1;
@@ -307,7 +308,8 @@ static int nn_mode(int mode, int n, char **argv) {
     wasi_nn_context ctx;
     float out[kClasses];
     if ((e = wasi_nn_init_execution_context(graph, &ctx)) || (e = classify(ctx, 0, out))) return fail("recompute", e);
-    printf("after unload: a new graph computes %s\n", same_logits(out, g_logits) ? "the same answer" : "a wrong answer");
+    printf("after unload: a new graph computes %s\n",
+           same_logits(out, g_logits) ? "the same answer" : "a wrong answer");
     bad |= !same_logits(out, g_logits);
   }
   return bad || wrong;
@@ -315,10 +317,10 @@ static int nn_mode(int mode, int n, char **argv) {
 
 #include <time.h>
 
-static int repeat_mode(int threads, int iterations, int argc, char **argv) {
+static int repeat_mode(int threads, int iterations, int argc, char** argv) {
   uint32_t model_len = 0, in_len = 0;
-  unsigned char *model = guest_read_file(argv[0], &model_len);
-  unsigned char *input = guest_read_file(argv[1], &in_len);
+  unsigned char* model = guest_read_file(argv[0], &model_len);
+  unsigned char* input = guest_read_file(argv[1], &in_len);
   static uint32_t dims[8];
   const int rank = argc - 2;
   size_t elements = 1;
@@ -335,7 +337,7 @@ static int repeat_mode(int threads, int iterations, int argc, char **argv) {
   int32_t e = wasi_nn_load(&builder, 1, WASI_NN_ENCODING_ONNX, WASI_NN_TARGET_CPU, &graph);
   if (e) return fail("load", e);
   g_repeat_outputs = malloc((size_t)(threads + 1) * kRepeatOutputBytes);
-  struct thread_arg *args[kMaxThreads];
+  struct thread_arg* args[kMaxThreads];
   for (int i = 0; i < threads; ++i) {
     args[i] = new_thread_arg(i, MODE_REPEAT);
     if ((e = wasi_nn_init_execution_context(graph, &args[i]->ctx))) return fail("init_execution_context", e);
@@ -369,15 +371,15 @@ static int repeat_mode(int threads, int iterations, int argc, char **argv) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  const char *usage =
+int main(int argc, char** argv) {
+  const char* usage =
       "usage: threads_nn parallel N MODEL X.f32 Y.u8 [OUT.f32] | shared|unload N MODEL X.f32 Y.u8 | "
       "busy MODEL X.f32 Y.u8 | trap | exit CODE | spawn N | foreign N | repeat T ITERS MODEL IN.f32 D0 [D1..]\n";
   if (argc < 2) {
     fputs(usage, stderr);
     return 2;
   }
-  const char *m = argv[1];
+  const char* m = argv[1];
   if (!strcmp(m, "busy") && argc == 5) return nn_mode(MODE_BUSY, 1, argv + 2);
   if (strcmp(m, "parallel") && argc == 7) {  // only parallel writes its outputs
     fputs(usage, stderr);
@@ -410,8 +412,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "threads_nn: N must be 1..%d\n", kMaxThreads);
       return 2;
     }
-    return nn_mode(!strcmp(m, "parallel") ? MODE_PARALLEL : !strcmp(m, "shared") ? MODE_SHARED : MODE_UNLOAD, n,
-                   argv + 3);
+    return nn_mode(!strcmp(m, "parallel") ? MODE_PARALLEL
+                   : !strcmp(m, "shared") ? MODE_SHARED
+                                          : MODE_UNLOAD,
+                   n, argv + 3);
   }
   if (!strcmp(m, "trap") || (!strcmp(m, "exit") && argc == 3)) {
     if (argc == 3) g_exit_code = atoi(argv[2]);
@@ -432,7 +436,7 @@ int main(int argc, char **argv) {
       }
     }
     __atomic_store_n(&g_release, 1, __ATOMIC_SEQ_CST);
-    __builtin_wasm_memory_atomic_notify((int32_t *)&g_release, UINT32_MAX);
+    __builtin_wasm_memory_atomic_notify((int32_t*)&g_release, UINT32_MAX);
     wait_until_at_least(&g_done, began);
     printf("spawn: %d of %d threads began; first failure %d\n", began, n, first_failure);
     return 0;

@@ -6,11 +6,11 @@
 #include <stdio.h>
 
 /* noinline keeps each function its own frame, and so its own line in the backtrace. */
-__attribute__((noinline)) static void wasinn_test_deliberate_trap(volatile int *armed) {
+__attribute__((noinline)) static void wasinn_test_deliberate_trap(volatile int* armed) {
   if (*armed) __builtin_trap();
 }
 
-__attribute__((noinline)) static void wasinn_test_trap_caller(volatile int *armed) {
+__attribute__((noinline)) static void wasinn_test_trap_caller(volatile int* armed) {
   wasinn_test_deliberate_trap(armed);
   printf("unreachable: the trap did not happen\n");
 }

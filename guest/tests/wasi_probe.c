@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cat(const char *path) {
-  FILE *f = fopen(path, "rb");
+static int cat(const char* path) {
+  FILE* f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "wasi_probe: cannot open %s\n", path);
     return 3;
@@ -28,8 +28,8 @@ static int cat(const char *path) {
   return 0;
 }
 
-static int write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
+static int write_text(const char* path, const char* text) {
+  FILE* f = fopen(path, "wb");
   if (!f) {
     fprintf(stderr, "wasi_probe: cannot create %s\n", path);
     return 3;
@@ -39,12 +39,12 @@ static int write_text(const char *path, const char *text) {
   return fclose(f) == 0 && ok ? 0 : 3;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: wasi_probe args|env|stdio|cat|write|exit|spin ...\n");
     return 2;
   }
-  const char *cmd = argv[1];
+  const char* cmd = argv[1];
   if (!strcmp(cmd, "args")) {
     printf("argc=%d\n", argc);
     for (int i = 0; i < argc; ++i) printf("argv[%d]=%s\n", i, argv[i]);
@@ -52,9 +52,11 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "env")) {
     for (int i = 2; i < argc; ++i) {
-      const char *v = getenv(argv[i]);
-      if (v) printf("%s=%s\n", argv[i], v);
-      else printf("%s is unset\n", argv[i]);
+      const char* v = getenv(argv[i]);
+      if (v)
+        printf("%s=%s\n", argv[i], v);
+      else
+        printf("%s is unset\n", argv[i]);
     }
     return 0;
   }

@@ -14,12 +14,12 @@
 #include "digits_data.h"
 #include "wamr_ephemeral_nn.h"
 
-static int fail(int32_t err, const char *step) {
+static int fail(int32_t err, const char* step) {
   printf("errno %d in %s\n", (int)err, step);
   exit(err);
 }
 
-static wamr_eph_graph load_graph(const compat_args *a) {
+static wamr_eph_graph load_graph(const compat_args* a) {
   wamr_eph_graph g = 0;
   if (a->name) {
     int32_t err = wamr_eph_load_by_name(a->name, (uint32_t)strlen(a->name), &g);
@@ -27,7 +27,7 @@ static wamr_eph_graph load_graph(const compat_args *a) {
     return g;
   }
   size_t size = 0;
-  uint8_t *model = compat_read_file(a->model, &size);
+  uint8_t* model = compat_read_file(a->model, &size);
   if (!model) exit(1);
   wamr_eph_graph_builder builder = {model, (uint32_t)size};
   int32_t err = wamr_eph_load(&builder, 1, a->encoding, WAMR_EPH_TARGET_CPU, &g);
@@ -36,7 +36,7 @@ static wamr_eph_graph load_graph(const compat_args *a) {
   return g;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   compat_args args;
   digits d;
   report r;
@@ -61,12 +61,12 @@ int main(int argc, char **argv) {
 
   float logits[DIGITS_CLASSES];
   for (size_t row = 0; row < d.rows; ++row) {
-    t.data.buf = (uint8_t *)digits_row(&d, row);
+    t.data.buf = (uint8_t*)digits_row(&d, row);
     t.data.size = (uint32_t)digits_row_bytes(&d);
     if ((err = wamr_eph_set_input(ctx, 0, &t))) fail(err, "set_input");
     if ((err = wamr_eph_compute(ctx))) fail(err, "compute");
     uint32_t written = 0;
-    err = wamr_eph_get_output(ctx, 0, (uint8_t *)logits, sizeof logits, &written);
+    err = wamr_eph_get_output(ctx, 0, (uint8_t*)logits, sizeof logits, &written);
     if (err) fail(err, "get_output");
     if (written != sizeof logits) {
       printf("get_output wrote %u bytes, expected %zu\n", written, sizeof logits);
@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
   report_print(&r, "");
 
   uint32_t required = 0;
-  err = wamr_eph_get_output(ctx, 0, (uint8_t *)logits, 8, &required);
+  err = wamr_eph_get_output(ctx, 0, (uint8_t*)logits, 8, &required);
   printf("small buffer: errno %d, size reported %u\n", (int)err, required);
   return 0;
 }

@@ -14,12 +14,12 @@
 #include "digits_data.h"
 #include "wamr_legacy_nn.h"
 
-static int fail(int32_t err, const char *step) {
+static int fail(int32_t err, const char* step) {
   printf("errno %d in %s\n", (int)err, step);
   exit(err);
 }
 
-static wamr_legacy_graph load_graph(const compat_args *a) {
+static wamr_legacy_graph load_graph(const compat_args* a) {
   wamr_legacy_graph g = 0;
   if (a->name) {
     int32_t err = wamr_legacy_load_by_name(a->name, (uint32_t)strlen(a->name), &g);
@@ -27,7 +27,7 @@ static wamr_legacy_graph load_graph(const compat_args *a) {
     return g;
   }
   size_t size = 0;
-  uint8_t *model = compat_read_file(a->model, &size);
+  uint8_t* model = compat_read_file(a->model, &size);
   if (!model) exit(1);
   wamr_legacy_graph_builder builder = {model, (uint32_t)size};
   wamr_legacy_graph_builder_array array = {&builder, 1};
@@ -37,7 +37,7 @@ static wamr_legacy_graph load_graph(const compat_args *a) {
   return g;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   compat_args args;
   digits d;
   report r;
@@ -60,11 +60,11 @@ int main(int argc, char **argv) {
 
   float logits[DIGITS_CLASSES];
   for (size_t row = 0; row < d.rows; ++row) {
-    t.data = (uint8_t *)digits_row(&d, row);
+    t.data = (uint8_t*)digits_row(&d, row);
     if ((err = wamr_legacy_set_input(ctx, 0, &t))) fail(err, "set_input");
     if ((err = wamr_legacy_compute(ctx))) fail(err, "compute");
     uint32_t size = DIGITS_CLASSES; /* capacity in f32 elements */
-    if ((err = wamr_legacy_get_output(ctx, 0, (uint8_t *)logits, &size))) fail(err, "get_output");
+    if ((err = wamr_legacy_get_output(ctx, 0, (uint8_t*)logits, &size))) fail(err, "get_output");
     if (size != DIGITS_CLASSES) {
       printf("get_output reported %u, expected %d f32 elements\n", size, DIGITS_CLASSES);
       return 1;
@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
   report_print(&r, "");
 
   uint32_t small = 5;
-  err = wamr_legacy_get_output(ctx, 0, (uint8_t *)logits, &small);
+  err = wamr_legacy_get_output(ctx, 0, (uint8_t*)logits, &small);
   printf("small capacity: errno %d\n", (int)err);
   return 0;
 }

@@ -12,12 +12,12 @@
 #include "wamr_ephemeral_nn.h"
 #include "wamr_legacy_nn.h"
 
-static int fail(int32_t err, const char *step) {
+static int fail(int32_t err, const char* step) {
   printf("errno %d in %s\n", (int)err, step);
   exit(err);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   compat_args args;
   digits d;
   report legacy_report, eph_report;
@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
   }
   if (digits_load(&args, &d) || report_init(&legacy_report, d.rows) || report_init(&eph_report, d.rows)) return 1;
   size_t size = 0;
-  uint8_t *model = compat_read_file(args.model, &size);
+  uint8_t* model = compat_read_file(args.model, &size);
   if (!model) return 1;
 
   wamr_legacy_graph_builder lb = {model, (uint32_t)size};
@@ -51,12 +51,12 @@ int main(int argc, char **argv) {
   wamr_eph_tensor et = {{dim_values, 2}, WAMR_EPH_TYPE_FP32, {0, 0, 0}, {NULL, 0}};
   float logits[DIGITS_CLASSES];
   for (size_t row = 0; row < d.rows; ++row) {
-    uint8_t *x = (uint8_t *)digits_row(&d, row);
+    uint8_t* x = (uint8_t*)digits_row(&d, row);
     lt.data = x;
     uint32_t count = DIGITS_CLASSES;
     if ((err = wamr_legacy_set_input(lctx, 0, &lt))) fail(err, "legacy set_input");
     if ((err = wamr_legacy_compute(lctx))) fail(err, "legacy compute");
-    if ((err = wamr_legacy_get_output(lctx, 0, (uint8_t *)logits, &count))) fail(err, "legacy get_output");
+    if ((err = wamr_legacy_get_output(lctx, 0, (uint8_t*)logits, &count))) fail(err, "legacy get_output");
     report_add(&legacy_report, row, logits, d.labels[row]);
 
     et.data.buf = x;
@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
     uint32_t written = 0;
     if ((err = wamr_eph_set_input(ectx, 0, &et))) fail(err, "ephemeral set_input");
     if ((err = wamr_eph_compute(ectx))) fail(err, "ephemeral compute");
-    if ((err = wamr_eph_get_output(ectx, 0, (uint8_t *)logits, sizeof logits, &written)))
+    if ((err = wamr_eph_get_output(ectx, 0, (uint8_t*)logits, sizeof logits, &written)))
       fail(err, "ephemeral get_output");
     report_add(&eph_report, row, logits, d.labels[row]);
   }

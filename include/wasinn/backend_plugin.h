@@ -103,7 +103,7 @@ typedef enum wasinn_tensor_type {
   WASINN_TYPE_U8 = 4,
   WASINN_TYPE_I32 = 5,
   WASINN_TYPE_I64 = 6,
-  WASINN_TYPE_I8 = 7, /* reported by backends (quantized models); no guest ABI has it yet */
+  WASINN_TYPE_I8 = 7,       /* reported by backends (quantized models); no guest ABI has it yet */
   WASINN_TYPE_UNKNOWN = 255 /* in io info only: a type no guest ABI can express */
 } wasinn_tensor_type;
 
@@ -116,11 +116,11 @@ typedef enum wasinn_target {
 
 /* Where a plugin reports failure details. Set by the host; plugins call wasinn_diag_set(). */
 typedef struct wasinn_diag {
-  void *host_data;
-  void (*set_detail)(void *host_data, const char *message, size_t length);
+  void* host_data;
+  void (*set_detail)(void* host_data, const char* message, size_t length);
 } wasinn_diag;
 
-static inline void wasinn_diag_set(wasinn_diag *diag, const char *message) {
+static inline void wasinn_diag_set(wasinn_diag* diag, const char* message) {
   if (diag && diag->set_detail && message) diag->set_detail(diag->host_data, message, strlen(message));
 }
 
@@ -141,23 +141,23 @@ typedef enum wasinn_log_level {
 
 /* Where a plugin sends framework log lines. The plugin copies the struct; host_data and write stay
    valid for the rest of the process (plugins are never unloaded, and frameworks log from their
-   own threads and static destructors), and write() may be called from any thread at any time. min_level is the lowest level the host showed when it
-   installed the sink: a plugin may tell its framework not to produce lines below it. */
+   own threads and static destructors), and write() may be called from any thread at any time. min_level is the lowest
+   level the host showed when it installed the sink: a plugin may tell its framework not to produce lines below it. */
 typedef struct wasinn_log_sink {
-  void *host_data;
-  void (*write)(void *host_data, int32_t level, const char *message, size_t length);
+  void* host_data;
+  void (*write)(void* host_data, int32_t level, const char* message, size_t length);
   int32_t min_level; /* wasinn_log_level */
 } wasinn_log_sink;
 
 typedef struct wasinn_bytes {
-  const uint8_t *data;
+  const uint8_t* data;
   size_t length;
 } wasinn_bytes;
 
 /* A tensor is addressed by index (name == NULL) or by name (not NUL-terminated). */
 typedef struct wasinn_tensor_id {
   uint32_t index;
-  const char *name;
+  const char* name;
   size_t name_length;
 } wasinn_tensor_id;
 
@@ -165,17 +165,17 @@ typedef struct wasinn_tensor_id {
 typedef struct wasinn_tensor {
   int32_t type; /* wasinn_tensor_type */
   uint32_t rank;
-  const uint32_t *dims;
-  const void *data;
+  const uint32_t* dims;
+  const void* data;
   size_t data_length;
 } wasinn_tensor;
 
 /* What a model declares for one input or output. Strings and arrays live as long as the graph. */
 typedef struct wasinn_io_info {
-  const char *name; /* NUL-terminated; "" if the framework has no names */
-  int32_t type;     /* wasinn_tensor_type */
-  int32_t rank;     /* -1 when unknown */
-  const int64_t *dims; /* rank entries; -1 for a dynamic dimension */
+  const char* name;    /* NUL-terminated; "" if the framework has no names */
+  int32_t type;        /* wasinn_tensor_type */
+  int32_t rank;        /* -1 when unknown */
+  const int64_t* dims; /* rank entries; -1 for a dynamic dimension */
 } wasinn_io_info;
 
 /* A settable knob the host itself sets, to "true", on each context it makes for a guest ABI
@@ -187,29 +187,29 @@ typedef struct wasinn_io_info {
 
 /* One property of a graph (graph_property_info). */
 typedef struct wasinn_property {
-  const char *name;
-  const char *value;   /* a fact's value, or a settable knob's default */
-  int32_t settable;    /* 1: property_set takes it */
+  const char* name;
+  const char* value; /* a fact's value, or a settable knob's default */
+  int32_t settable;  /* 1: property_set takes it */
 } wasinn_property;
 
 /* One device a backend can run graphs on (backend_device_info). */
 typedef struct wasinn_device {
-  const char *name;      /* the framework's name for it, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" */
-  const char *api;       /* how the backend reaches it, e.g. "Vulkan", "CUDA", "CPU" */
+  const char* name;      /* the framework's name for it, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" */
+  const char* api;       /* how the backend reaches it, e.g. "Vulkan", "CUDA", "CPU" */
   uint64_t memory_bytes; /* 0 when unknown */
   int32_t target;        /* the wasinn_target it serves */
 } wasinn_device;
 
 typedef struct wasinn_load_request {
-  uint32_t struct_size;  /* sizeof(wasinn_load_request) of the host; lets the struct grow */
-  const char *encoding;  /* the encoding's name, e.g. "onnx", as in the plugin's manifest */
-  int32_t target;        /* wasinn_target */
-  const wasinn_bytes *builders; /* the graph builders, in the guest's order */
+  uint32_t struct_size;         /* sizeof(wasinn_load_request) of the host; lets the struct grow */
+  const char* encoding;         /* the encoding's name, e.g. "onnx", as in the plugin's manifest */
+  int32_t target;               /* wasinn_target */
+  const wasinn_bytes* builders; /* the graph builders, in the guest's order */
   size_t builder_count;
   /* For models registered by the host (preload): the file each builder was mapped from, else
      NULL. A plugin may open the file itself (e.g. to mmap it) instead of reading the bytes. */
-  const char *const *paths;
-  const char *config; /* JSON text from load_by_name_with_config or a config builder; may be NULL */
+  const char* const* paths;
+  const char* config; /* JSON text from load_by_name_with_config or a config builder; may be NULL */
   size_t config_length;
   /* Added after the first release of ABI 1 (plugins check struct_size): WASINN_LOAD_* bits. */
   uint32_t flags;
@@ -227,67 +227,61 @@ typedef struct wasinn_context wasinn_context;
 typedef struct wasinn_backend_api {
   uint32_t abi_version; /* WASINN_PLUGIN_ABI_VERSION */
   uint32_t struct_size; /* sizeof(wasinn_backend_api) the plugin was built with */
-  const char *name;     /* e.g. "onnxruntime" */
+  const char* name;     /* e.g. "onnxruntime" */
 
   /* The framework's version string, e.g. "1.29.0". Static storage. */
-  const char *(*framework_version)(void);
+  const char* (*framework_version)(void);
 
   /* Creates the process-wide backend state. config may be NULL. */
-  int (*backend_create)(const char *config, size_t config_length, wasinn_backend **out,
-                        wasinn_diag *diag);
-  void (*backend_destroy)(wasinn_backend *backend);
+  int (*backend_create)(const char* config, size_t config_length, wasinn_backend** out, wasinn_diag* diag);
+  void (*backend_destroy)(wasinn_backend* backend);
 
-  int (*graph_load)(wasinn_backend *backend, const wasinn_load_request *request,
-                    wasinn_graph **out, wasinn_diag *diag);
-  void (*graph_release)(wasinn_graph *graph);
+  int (*graph_load)(wasinn_backend* backend, const wasinn_load_request* request, wasinn_graph** out, wasinn_diag* diag);
+  void (*graph_release)(wasinn_graph* graph);
   /* Declared inputs (is_output = 0) or outputs (1): count, then info per index. The host
      asks only for indices below the count. */
-  size_t (*graph_io_count)(const wasinn_graph *graph, int is_output);
-  int (*graph_io_info)(const wasinn_graph *graph, int is_output, size_t index,
-                       wasinn_io_info *out);
+  size_t (*graph_io_count)(const wasinn_graph* graph, int is_output);
+  int (*graph_io_info)(const wasinn_graph* graph, int is_output, size_t index, wasinn_io_info* out);
 
-  int (*context_create)(wasinn_graph *graph, wasinn_context **out, wasinn_diag *diag);
-  void (*context_release)(wasinn_context *context);
+  int (*context_create)(wasinn_graph* graph, wasinn_context** out, wasinn_diag* diag);
+  void (*context_release)(wasinn_context* context);
 
   /* The host has checked that data_length matches dims and type, except for encoding ggml,
      whose guests send a prompt of any length with dims [1]. */
-  int (*set_input)(wasinn_context *context, const wasinn_tensor_id *id,
-                   const wasinn_tensor *tensor, wasinn_diag *diag);
-  int (*compute)(wasinn_context *context, wasinn_diag *diag);
+  int (*set_input)(wasinn_context* context, const wasinn_tensor_id* id, const wasinn_tensor* tensor, wasinn_diag* diag);
+  int (*compute)(wasinn_context* context, wasinn_diag* diag);
   /* Fills *out with a view of an output of the last compute. The view stays valid until the
      next set_input, compute or context_release on this context. */
-  int (*get_output)(wasinn_context *context, const wasinn_tensor_id *id, wasinn_tensor *out,
-                    wasinn_diag *diag);
+  int (*get_output)(wasinn_context* context, const wasinn_tensor_id* id, wasinn_tensor* out, wasinn_diag* diag);
 
   /* Optional (NULL when unsupported): token streaming, as WasmEdge's GGML plugin does. */
-  int (*compute_single)(wasinn_context *context, wasinn_diag *diag);
-  int (*get_output_single)(wasinn_context *context, const wasinn_tensor_id *id,
-                           wasinn_tensor *out, wasinn_diag *diag);
-  int (*fini_single)(wasinn_context *context, wasinn_diag *diag);
+  int (*compute_single)(wasinn_context* context, wasinn_diag* diag);
+  int (*get_output_single)(wasinn_context* context, const wasinn_tensor_id* id, wasinn_tensor* out, wasinn_diag* diag);
+  int (*fini_single)(wasinn_context* context, wasinn_diag* diag);
   /* Optional: asks a running compute on this context to stop soon with WASINN_TIMEOUT. It
      affects only a compute already running; a host enforcing a deadline repeats it until
      compute returns. */
-  void (*cancel)(wasinn_context *context);
+  void (*cancel)(wasinn_context* context);
 
   /* Optional, added after the first release of ABI 1 (hosts check struct_size): installs the
      log sink. Called at most once, before backend_create. Until it is called (a test harness,
      an older host), a plugin writes only error lines, to stderr. */
-  void (*set_log_sink)(const wasinn_log_sink *sink);
+  void (*set_log_sink)(const wasinn_log_sink* sink);
 
   /* Optional, added after set_log_sink (hosts check struct_size): the framework's own words
      for an input or output, e.g. "TorchScript int" or "ONNX sequence<tensor(float)>", for
      `wasinn models inspect`; NULL when it has none to add. Valid while the graph lives. */
-  const char *(*graph_io_framework_type)(const wasinn_graph *graph, int is_output, size_t index);
+  const char* (*graph_io_framework_type)(const wasinn_graph* graph, int is_output, size_t index);
 
   /* Optional, added after graph_io_framework_type (hosts check struct_size): what the backend
      found beyond its framework version, e.g. its accelerators and delegates and the target each
      serves, for `wasinn backends --check`; NULL when it has nothing to add. Valid while the
      backend lives. */
-  const char *(*backend_description)(const wasinn_backend *backend);
+  const char* (*backend_description)(const wasinn_backend* backend);
   /* Optional, likewise: how the framework placed a loaded graph, e.g. how many nodes each
      delegate took, for `wasinn models inspect`; NULL when it has nothing to add. Valid while
      the graph lives. */
-  const char *(*graph_description)(const wasinn_graph *graph);
+  const char* (*graph_description)(const wasinn_graph* graph);
 
   /* Optional, added after graph_description (hosts check struct_size): the graph's properties,
      for guests (wasinn:nn-ext's properties, witx graph_get_property) and `models inspect`.
@@ -295,33 +289,31 @@ typedef struct wasinn_backend_api {
      with their default value. Names and values are NUL-terminated text and live as long as the
      graph; the list does not change after load. The host adds its own facts (backend,
      framework-version, encoding) before them. */
-  size_t (*graph_property_count)(const wasinn_graph *graph);
-  int (*graph_property_info)(const wasinn_graph *graph, size_t index, wasinn_property *out);
+  size_t (*graph_property_count)(const wasinn_graph* graph);
+  int (*graph_property_info)(const wasinn_graph* graph, size_t index, wasinn_property* out);
   /* Sets the settable knob `name` (not NUL-terminated, nor is value) on `context`, for its next
      compute; with context NULL, only checks that `value` is one the knob takes. A name that is
      not a settable knob or a value of the wrong type is WASINN_INVALID_ARGUMENT, naming the key
      and what it takes. Values are text; a knob reads them as JSON when they parse as JSON. */
-  int (*property_set)(const wasinn_graph *graph, wasinn_context *context, const char *name,
-                      size_t name_length, const char *value, size_t value_length,
-                      wasinn_diag *diag);
+  int (*property_set)(const wasinn_graph* graph, wasinn_context* context, const char* name, size_t name_length,
+                      const char* value, size_t value_length, wasinn_diag* diag);
 
   /* Optional, added after property_set (hosts check struct_size): the devices the backend found
      when it was created, for `wasinn backends --check`, and why a target cannot be served (a
      graph_load with that target fails with WASINN_UNSUPPORTED_OPERATION and this reason), NULL
      when it can. Strings live as long as the backend. */
-  size_t (*backend_device_count)(const wasinn_backend *backend);
-  int (*backend_device_info)(const wasinn_backend *backend, size_t index, wasinn_device *out);
-  const char *(*backend_target_unavailable)(const wasinn_backend *backend, int32_t target);
+  size_t (*backend_device_count)(const wasinn_backend* backend);
+  int (*backend_device_info)(const wasinn_backend* backend, size_t index, wasinn_device* out);
+  const char* (*backend_target_unavailable)(const wasinn_backend* backend, int32_t target);
 
   /* Optional, added after backend_target_unavailable (hosts check struct_size): checks, before any
      guest runs, a model the host registers for this backend whose one builder is a spec rather
      than a model file (the remote backend's JSON of a URL and options): WASINN_INVALID_ARGUMENT
      with a detail when graph_load would refuse it. Loads nothing and contacts nothing. */
-  int (*model_spec_check)(const wasinn_backend *backend, const char *spec, size_t spec_length,
-                          wasinn_diag *diag);
+  int (*model_spec_check)(const wasinn_backend* backend, const char* spec, size_t spec_length, wasinn_diag* diag);
 } wasinn_backend_api;
 
-typedef const wasinn_backend_api *(*wasinn_backend_entry_fn)(void);
+typedef const wasinn_backend_api* (*wasinn_backend_entry_fn)(void);
 
 #ifdef __cplusplus
 }

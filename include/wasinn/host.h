@@ -25,8 +25,8 @@ namespace wasinn {
 enum class LogLevel { trace, debug, info, warn, error, critical };
 
 // What the host's messages (Host::create's errors, a RunOutcome's message) call the options
-// they are about, so that an error points at what the caller wrote: by default this API's own fields; the C API names its functions, the
-// command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
+// they are about, so that an error points at what the caller wrote: by default this API's own fields; the C API names
+// its functions, the command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
 struct OptionNames {
   std::string preload = "HostOptions::preloads";
   // Per entry of preloads: when given and not empty, what names that entry instead of `preload`
@@ -129,19 +129,19 @@ struct RunOutcome {
 
 // A device a backend found, for `wasinn backends --check`.
 struct DeviceInfo {
-  std::string name;          // the framework's name for it
-  std::string api;           // how the backend reaches it: "Vulkan", "CUDA", "CPU", ...
+  std::string name;           // the framework's name for it
+  std::string api;            // how the backend reaches it: "Vulkan", "CUDA", "CPU", ...
   uint64_t memory_bytes = 0;  // 0 when unknown
-  std::string target;        // the target it serves: "cpu", "gpu", "tpu"
+  std::string target;         // the target it serves: "cpu", "gpu", "tpu"
 };
 
 struct BackendStatus {
   std::string name;  // "(bad manifest)" for a manifest that cannot be read: problem says why
   std::vector<std::string> encodings;
   std::string library;
-  std::string manifest;         // the manifest file
-  bool library_found = false;   // the plugin file exists (looked up without loading it)
-  bool isolate_load = false;    // its loads are checked in a child first (--isolate-loads auto)
+  std::string manifest;        // the manifest file
+  bool library_found = false;  // the plugin file exists (looked up without loading it)
+  bool isolate_load = false;   // its loads are checked in a child first (--isolate-loads auto)
   // The keys its backend config takes (--backend-config NAME=JSON); nullopt when its manifest
   // does not say, and then any key is passed on unchecked.
   std::optional<std::vector<std::string>> config_keys;
@@ -149,7 +149,7 @@ struct BackendStatus {
   bool checked = false;
   bool loadable = false;
   std::string framework_version;
-  std::string description;  // what the backend found: accelerators, delegates, the target each serves
+  std::string description;          // what the backend found: accelerators, delegates, the target each serves
   std::vector<DeviceInfo> devices;  // the devices it found (empty when the plugin does not say)
   // The targets it cannot serve ("gpu", "tpu"), each with the backend's reason.
   std::vector<std::pair<std::string, std::string>> unavailable_targets;
@@ -158,9 +158,9 @@ struct BackendStatus {
 
 struct TensorInfo {
   std::string name;
-  std::string type;         // "f32", ...; "?" for a type no guest ABI can express
+  std::string type;  // "f32", ...; "?" for a type no guest ABI can express
   bool rank_known = false;
-  std::vector<int64_t> dims;  // -1 for a dynamic dimension
+  std::vector<int64_t> dims;   // -1 for a dynamic dimension
   std::string framework_type;  // the framework's own words when they say more ("TorchScript int"), or ""
 };
 
@@ -175,19 +175,19 @@ struct ModelInfo {
   std::string backend;
   std::string framework_version;
   std::string encoding;
-  std::vector<std::string> files;   // what was loaded (a model directory resolved to its files)
-  std::vector<TensorInfo> inputs;   // in index order, as guests address them
+  std::vector<std::string> files;  // what was loaded (a model directory resolved to its files)
+  std::vector<TensorInfo> inputs;  // in index order, as guests address them
   std::vector<TensorInfo> outputs;
-  std::string target;       // the target it was loaded for
-  std::string placement;    // how the framework placed it (e.g. nodes per delegate), or ""
+  std::string target;                    // the target it was loaded for
+  std::string placement;                 // how the framework placed it (e.g. nodes per delegate), or ""
   std::vector<PropertyInfo> properties;  // facts (backend, device, the model's metadata), then knobs
 };
 
 struct ServeOptions {
-  std::string address = "0.0.0.0:8080";  // HOST:PORT; port 0: any free port
-  size_t workers = 0;                    // guests that run at once; 0: the machine's cores
-  size_t max_queue = 64;                 // requests that wait for a worker; past it 503 + Retry-After
-  uint64_t request_timeout_ms = 0;       // 0: none; past it 504, and the guest is stopped
+  std::string address = "0.0.0.0:8080";      // HOST:PORT; port 0: any free port
+  size_t workers = 0;                        // guests that run at once; 0: the machine's cores
+  size_t max_queue = 64;                     // requests that wait for a worker; past it 503 + Retry-After
+  uint64_t request_timeout_ms = 0;           // 0: none; past it 504, and the guest is stopped
   uint64_t max_request_bytes = 64ull << 20;  // past it 413 before the guest runs; 0: no limit
   // Instances from preallocated slots (Wasmtime's pooling allocator, as `wasmtime serve`), not
   // mapped afresh for each request.
@@ -226,8 +226,8 @@ class Host {
   // its model file, a SavedModel directory or frozen .pb is TensorFlow), or *error asks for
   // an encoding. target (cpu, gpu, tpu, auto) is what a file is loaded for; a registered
   // name keeps the target it was registered with.
-  bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
-                     ModelInfo* out, std::string* error, const std::string& target = "cpu");
+  bool inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding, ModelInfo* out,
+                     std::string* error, const std::string& target = "cpu");
   // Serves a wasi:http/proxy component (one exporting wasi:http/incoming-handler@0.2.x) over
   // HTTP/1.1: each request gets a fresh instance, with the Host's named models shared by all,
   // each loaded before it listens (one that does not load is an error; a remote one a warning).

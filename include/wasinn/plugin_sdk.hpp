@@ -68,12 +68,12 @@ namespace wasinn::sdk {
 // Runs body (returning Error) and reports its outcome; any exception becomes RUNTIME_ERROR with
 // its message, since an exception unwinding into the C host is undefined behaviour.
 template <typename F>
-int guarded(const char *backend_name, wasinn_diag *diag, F &&body) noexcept {
+int guarded(const char* backend_name, wasinn_diag* diag, F&& body) noexcept {
   try {
     return report(diag, body());
-  } catch (const std::bad_alloc &) {
+  } catch (const std::bad_alloc&) {
     wasinn_diag_set(diag, "backend plugin: out of memory");  // no allocation here
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     wasinn_diag_set(diag, one_line(std::string(backend_name) + " backend: " + e.what()).c_str());
   } catch (...) {
     wasinn_diag_set(diag, (std::string(backend_name) + " backend: unknown exception").c_str());
@@ -83,8 +83,8 @@ int guarded(const char *backend_name, wasinn_diag *diag, F &&body) noexcept {
 
 // What a backend or graph may say of itself beyond the ABI's fields (a description()).
 template <typename T>
-concept Described = requires(const T &t) {
-  { t.description() } -> std::same_as<const std::string &>;
+concept Described = requires(const T& t) {
+  { t.description() } -> std::same_as<const std::string&>;
 };
 
 // A device the backend found (backend_plugin.h's wasinn_device) as a backend keeps it.
@@ -97,9 +97,9 @@ struct Device {
 
 // A backend that reports its devices, found once at create, and why a target is unavailable.
 template <typename B>
-concept WithDevices = requires(const B &b, int32_t target) {
-  { b.devices() } -> std::same_as<const std::vector<Device> &>;
-  { b.target_unavailable(target) } -> std::same_as<const char *>;
+concept WithDevices = requires(const B& b, int32_t target) {
+  { b.devices() } -> std::same_as<const std::vector<Device>&>;
+  { b.target_unavailable(target) } -> std::same_as<const char*>;
 };
 
 // A graph property (backend_plugin.h's wasinn_property) as a graph keeps it.
@@ -110,35 +110,36 @@ struct Property {
 };
 
 // check_property's answer in a backend whose graphs have facts only.
-inline Error not_settable(const char *backend_name, std::string_view name) {
+inline Error not_settable(const char* backend_name, std::string_view name) {
   return invalid("property \"" + std::string(name) + "\" cannot be set: " + backend_name +
                  " graphs have no settable properties");
 }
 
 template <typename G>
-concept WithProperties = requires(const G &g, std::string_view s) {
+concept WithProperties = requires(const G& g, std::string_view s) {
   { g.properties() } -> std::same_as<std::span<const Property>>;
   { g.check_property(s, s) } -> std::same_as<Error>;
 };
 
 template <typename C>
-concept SettableContext = requires(C &c, std::string_view s) {
+concept SettableContext = requires(C& c, std::string_view s) {
   { c.set_property(s, s) } -> std::same_as<Error>;
 };
 
 // A backend whose models are specs it can check before any load (model_spec_check).
 template <typename B>
-concept WithModelSpecCheck = requires(const B &b, std::string_view spec) {
+concept WithModelSpecCheck = requires(const B& b, std::string_view spec) {
   { b.check_model_spec(spec) } -> std::same_as<Error>;
 };
 
 template <typename C>
-concept Cancellable = requires(C &c) {
-  { c.cancel() } noexcept;
+concept Cancellable = requires(C& c) {
+  { c.cancel() }
+  noexcept;
 };
 
 template <typename C>
-concept Streaming = requires(C &c, const wasinn_tensor_id &id, wasinn_tensor &t) {
+concept Streaming = requires(C& c, const wasinn_tensor_id& id, wasinn_tensor& t) {
   { c.compute_single() } -> std::same_as<Error>;
   { c.get_output_single(id, t) } -> std::same_as<Error>;
   { c.fini_single() } -> std::same_as<Error>;
@@ -151,152 +152,146 @@ struct Entries {
   using Graph = typename B::Graph;
   using Context = typename B::Context;
 
-  static B *backend(wasinn_backend *p) { return reinterpret_cast<B *>(p); }
-  static const B *backend(const wasinn_backend *p) { return reinterpret_cast<const B *>(p); }
-  static Graph *graph(wasinn_graph *p) { return reinterpret_cast<Graph *>(p); }
-  static const Graph *graph(const wasinn_graph *p) { return reinterpret_cast<const Graph *>(p); }
-  static Context *context(wasinn_context *p) { return reinterpret_cast<Context *>(p); }
+  static B* backend(wasinn_backend* p) { return reinterpret_cast<B*>(p); }
+  static const B* backend(const wasinn_backend* p) { return reinterpret_cast<const B*>(p); }
+  static Graph* graph(wasinn_graph* p) { return reinterpret_cast<Graph*>(p); }
+  static const Graph* graph(const wasinn_graph* p) { return reinterpret_cast<const Graph*>(p); }
+  static Context* context(wasinn_context* p) { return reinterpret_cast<Context*>(p); }
 
-  static Error null_argument(const char *call) {
-    return invalid(std::string(call) + ": a required pointer is NULL");
-  }
+  static Error null_argument(const char* call) { return invalid(std::string(call) + ": a required pointer is NULL"); }
 
-  static const char *framework_version() noexcept { return B::framework_version(); }
+  static const char* framework_version() noexcept { return B::framework_version(); }
 
-  static int backend_create(const char *config, size_t length, wasinn_backend **out,
-                            wasinn_diag *diag) noexcept {
+  static int backend_create(const char* config, size_t length, wasinn_backend** out, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!out) return null_argument("backend_create");
       std::unique_ptr<B> b;
       const std::string_view text = config ? std::string_view(config, length) : std::string_view();
       if (Error e = B::create(text, b)) return e;
       if (!b) return runtime_error(std::string(B::kName) + " backend: create made no backend");
-      *out = reinterpret_cast<wasinn_backend *>(b.release());
+      *out = reinterpret_cast<wasinn_backend*>(b.release());
       return {};
     });
   }
-  static void backend_destroy(wasinn_backend *b) noexcept { delete backend(b); }
+  static void backend_destroy(wasinn_backend* b) noexcept { delete backend(b); }
 
-  static int graph_load(wasinn_backend *b, const wasinn_load_request *request, wasinn_graph **out,
-                        wasinn_diag *diag) noexcept {
+  static int graph_load(wasinn_backend* b, const wasinn_load_request* request, wasinn_graph** out,
+                        wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!b || !request || !out) return null_argument("graph_load");
       std::unique_ptr<Graph> g;
       if (Error e = backend(b)->load(LoadRequest(*request), g)) return e;
       if (!g) return runtime_error(std::string(B::kName) + " backend: load made no graph");
-      *out = reinterpret_cast<wasinn_graph *>(g.release());
+      *out = reinterpret_cast<wasinn_graph*>(g.release());
       return {};
     });
   }
-  static void graph_release(wasinn_graph *g) noexcept { delete graph(g); }
+  static void graph_release(wasinn_graph* g) noexcept { delete graph(g); }
 
-  static size_t graph_io_count(const wasinn_graph *g, int is_output) noexcept {
+  static size_t graph_io_count(const wasinn_graph* g, int is_output) noexcept {
     return g ? graph(g)->io(is_output ? Side::output : Side::input).size() : 0;
   }
-  static int graph_io_info(const wasinn_graph *g, int is_output, size_t index,
-                           wasinn_io_info *out) noexcept {
+  static int graph_io_info(const wasinn_graph* g, int is_output, size_t index, wasinn_io_info* out) noexcept {
     if (!g || !out) return WASINN_INVALID_ARGUMENT;
     const std::span<const IoDesc> io = graph(g)->io(is_output ? Side::output : Side::input);
     if (index >= io.size()) return WASINN_INVALID_ARGUMENT;  // this signature has no diag
     fill_io_info(io[index], *out);
     return WASINN_OK;
   }
-  static const char *graph_io_framework_type(const wasinn_graph *g, int is_output,
-                                             size_t index) noexcept {
+  static const char* graph_io_framework_type(const wasinn_graph* g, int is_output, size_t index) noexcept {
     if (!g) return nullptr;
     const std::span<const IoDesc> io = graph(g)->io(is_output ? Side::output : Side::input);
     if (index >= io.size()) return nullptr;
-    const IoDesc &d = io[index];
-    const std::string &words = d.framework_type.empty() ? d.not_a_tensor : d.framework_type;
+    const IoDesc& d = io[index];
+    const std::string& words = d.framework_type.empty() ? d.not_a_tensor : d.framework_type;
     return words.empty() ? nullptr : words.c_str();
   }
 
-  static int context_create(wasinn_graph *g, wasinn_context **out, wasinn_diag *diag) noexcept {
+  static int context_create(wasinn_graph* g, wasinn_context** out, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!g || !out) return null_argument("context_create");
       std::unique_ptr<Context> c;
       if (Error e = graph(g)->create_context(c)) return e;
       if (!c) return runtime_error(std::string(B::kName) + " backend: made no context");
-      *out = reinterpret_cast<wasinn_context *>(c.release());
+      *out = reinterpret_cast<wasinn_context*>(c.release());
       return {};
     });
   }
-  static void context_release(wasinn_context *c) noexcept { delete context(c); }
+  static void context_release(wasinn_context* c) noexcept { delete context(c); }
 
-  static int set_input(wasinn_context *c, const wasinn_tensor_id *id, const wasinn_tensor *t,
-                       wasinn_diag *diag) noexcept {
+  static int set_input(wasinn_context* c, const wasinn_tensor_id* id, const wasinn_tensor* t,
+                       wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!c || !id || !t) return null_argument("set_input");
       return context(c)->set_input(*id, *t);
     });
   }
-  static int compute(wasinn_context *c, wasinn_diag *diag) noexcept {
+  static int compute(wasinn_context* c, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!c) return null_argument("compute");
       return context(c)->compute();
     });
   }
-  static int get_output(wasinn_context *c, const wasinn_tensor_id *id, wasinn_tensor *out,
-                        wasinn_diag *diag) noexcept {
+  static int get_output(wasinn_context* c, const wasinn_tensor_id* id, wasinn_tensor* out, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!c || !id || !out) return null_argument("get_output");
       return context(c)->get_output(*id, *out);
     });
   }
 
-  static int compute_single(wasinn_context *c, wasinn_diag *diag) noexcept {
+  static int compute_single(wasinn_context* c, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!c) return null_argument("compute_single");
       return context(c)->compute_single();
     });
   }
-  static int get_output_single(wasinn_context *c, const wasinn_tensor_id *id, wasinn_tensor *out,
-                               wasinn_diag *diag) noexcept {
+  static int get_output_single(wasinn_context* c, const wasinn_tensor_id* id, wasinn_tensor* out,
+                               wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!c || !id || !out) return null_argument("get_output_single");
       return context(c)->get_output_single(*id, *out);
     });
   }
-  static int fini_single(wasinn_context *c, wasinn_diag *diag) noexcept {
+  static int fini_single(wasinn_context* c, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!c) return null_argument("fini_single");
       return context(c)->fini_single();
     });
   }
-  static void cancel(wasinn_context *c) noexcept {
+  static void cancel(wasinn_context* c) noexcept {
     if (c) context(c)->cancel();
   }
-  static void set_log_sink(const wasinn_log_sink *sink) noexcept { sdk::set_log_sink(sink); }
-  static const char *backend_description(const wasinn_backend *b) noexcept {
+  static void set_log_sink(const wasinn_log_sink* sink) noexcept { sdk::set_log_sink(sink); }
+  static const char* backend_description(const wasinn_backend* b) noexcept {
     if constexpr (Described<B>) {
       if (b && !backend(b)->description().empty()) return backend(b)->description().c_str();
     }
     return nullptr;
   }
-  static size_t backend_device_count(const wasinn_backend *b) noexcept {
+  static size_t backend_device_count(const wasinn_backend* b) noexcept {
     if constexpr (WithDevices<B>) {
       if (b) return backend(b)->devices().size();
     }
     return 0;
   }
-  static int backend_device_info(const wasinn_backend *b, size_t index, wasinn_device *out) noexcept {
+  static int backend_device_info(const wasinn_backend* b, size_t index, wasinn_device* out) noexcept {
     if constexpr (WithDevices<B>) {
       if (b && out && index < backend(b)->devices().size()) {
-        const Device &d = backend(b)->devices()[index];
+        const Device& d = backend(b)->devices()[index];
         *out = {d.name.c_str(), d.api.c_str(), d.memory_bytes, d.target};
         return WASINN_OK;
       }
     }
     return WASINN_INVALID_ARGUMENT;
   }
-  static const char *backend_target_unavailable(const wasinn_backend *b, int32_t target) noexcept {
+  static const char* backend_target_unavailable(const wasinn_backend* b, int32_t target) noexcept {
     if constexpr (WithDevices<B>) {
       if (b) return backend(b)->target_unavailable(target);
     }
     return nullptr;
   }
-  static int model_spec_check(const wasinn_backend *b, const char *spec, size_t spec_length,
-                              wasinn_diag *diag) noexcept {
+  static int model_spec_check(const wasinn_backend* b, const char* spec, size_t spec_length,
+                              wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!b || (!spec && spec_length)) return null_argument("model_spec_check");
       if constexpr (WithModelSpecCheck<B>) {
@@ -306,10 +301,8 @@ struct Entries {
       }
     });
   }
-  static size_t graph_property_count(const wasinn_graph *g) noexcept {
-    return g ? graph(g)->properties().size() : 0;
-  }
-  static int graph_property_info(const wasinn_graph *g, size_t index, wasinn_property *out) noexcept {
+  static size_t graph_property_count(const wasinn_graph* g) noexcept { return g ? graph(g)->properties().size() : 0; }
+  static int graph_property_info(const wasinn_graph* g, size_t index, wasinn_property* out) noexcept {
     if (!g || !out) return WASINN_INVALID_ARGUMENT;
     const std::span<const Property> all = graph(g)->properties();
     if (index >= all.size()) return WASINN_INVALID_ARGUMENT;
@@ -318,8 +311,8 @@ struct Entries {
     out->settable = all[index].settable ? 1 : 0;
     return WASINN_OK;
   }
-  static int property_set(const wasinn_graph *g, wasinn_context *c, const char *name, size_t name_length,
-                          const char *value, size_t value_length, wasinn_diag *diag) noexcept {
+  static int property_set(const wasinn_graph* g, wasinn_context* c, const char* name, size_t name_length,
+                          const char* value, size_t value_length, wasinn_diag* diag) noexcept {
     return guarded(B::kName, diag, [&]() -> Error {
       if (!g || (!name && name_length) || (!value && value_length)) return null_argument("property_set");
       const std::string_view n(name ? name : "", name_length), v(value ? value : "", value_length);
@@ -332,7 +325,7 @@ struct Entries {
       }
     });
   }
-  static const char *graph_description(const wasinn_graph *g) noexcept {
+  static const char* graph_description(const wasinn_graph* g) noexcept {
     if constexpr (Described<Graph>) {
       if (g && !graph(g)->description().empty()) return graph(g)->description().c_str();
     }
@@ -395,23 +388,22 @@ constexpr wasinn_backend_api make_api() {
 //   };
 // declares Graph, Context, kName, framework_version(), create() and load(); the backend
 // defines the last three. WASINN_SDK_CONTEXT() declares set_input, compute and get_output.
-#define WASINN_SDK_BACKEND(Self, GraphClass, ContextClass, name)                              \
-  using Graph = GraphClass;                                                                 \
-  using Context = ContextClass;                                                             \
-  static constexpr const char *kName = name;                                                \
-  static const char *framework_version() noexcept;                                          \
-  static ::wasinn::sdk::Error create(std::string_view config, std::unique_ptr<Self> &out);  \
-  ::wasinn::sdk::Error load(const ::wasinn::sdk::LoadRequest &request,                      \
-                            std::unique_ptr<GraphClass> &out);
+#define WASINN_SDK_BACKEND(Self, GraphClass, ContextClass, name)                           \
+  using Graph = GraphClass;                                                                \
+  using Context = ContextClass;                                                            \
+  static constexpr const char* kName = name;                                               \
+  static const char* framework_version() noexcept;                                         \
+  static ::wasinn::sdk::Error create(std::string_view config, std::unique_ptr<Self>& out); \
+  ::wasinn::sdk::Error load(const ::wasinn::sdk::LoadRequest& request, std::unique_ptr<GraphClass>& out);
 
-#define WASINN_SDK_CONTEXT()                                                                  \
-  ::wasinn::sdk::Error set_input(const wasinn_tensor_id &id, const wasinn_tensor &tensor);  \
-  ::wasinn::sdk::Error compute();                                                           \
-  ::wasinn::sdk::Error get_output(const wasinn_tensor_id &id, wasinn_tensor &out);
+#define WASINN_SDK_CONTEXT()                                                               \
+  ::wasinn::sdk::Error set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor); \
+  ::wasinn::sdk::Error compute();                                                          \
+  ::wasinn::sdk::Error get_output(const wasinn_tensor_id& id, wasinn_tensor& out);
 
 // Exports the plugin's entry point for backend class BackendClass (one per plugin).
-#define WASINN_PLUGIN_DEFINE(BackendClass)                                                   \
-  extern "C" WASINN_PLUGIN_EXPORT const wasinn_backend_api *wasinn_backend_api_v1(void) {  \
-    static constexpr wasinn_backend_api kApi = ::wasinn::sdk::make_api<BackendClass>();     \
-    return &kApi;                                                                          \
+#define WASINN_PLUGIN_DEFINE(BackendClass)                                                \
+  extern "C" WASINN_PLUGIN_EXPORT const wasinn_backend_api* wasinn_backend_api_v1(void) { \
+    static constexpr wasinn_backend_api kApi = ::wasinn::sdk::make_api<BackendClass>();   \
+    return &kApi;                                                                         \
   }

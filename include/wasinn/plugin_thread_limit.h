@@ -11,8 +11,6 @@
 
 namespace wasinn {
 
-inline int max_config_threads() {
-  return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+inline int max_config_threads() { return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 }  // namespace wasinn

@@ -73,12 +73,13 @@ Result<Encoding> decode_encoding(uint32_t raw, std::span<const std::span<const u
     return make_error(Errc::invalid_encoding, std::string(kNoKnownFormat));
   }
   if (raw == 9) return Encoding::whisper;  // WasmEdge's numbering (7 NeuralSpeed, 8 unused)
-  return make_error(Errc::invalid_encoding,
-                    fmt::format("graph encoding {} is not supported: 0 openvino, 1 onnx, 2 tensorflow, 3 pytorch, "
-                                "4 tensorflowlite; 5 and 6 autodetect the format from the model bytes (hosts disagree on "
-                                "which is ggml; 6, ggml for the Rust crates and WasmEdge, loads as ggml when the "
-                                "bytes tell nothing); 9 whisper, as WasmEdge numbers it",
-                                raw));
+  return make_error(
+      Errc::invalid_encoding,
+      fmt::format("graph encoding {} is not supported: 0 openvino, 1 onnx, 2 tensorflow, 3 pytorch, "
+                  "4 tensorflowlite; 5 and 6 autodetect the format from the model bytes (hosts disagree on "
+                  "which is ggml; 6, ggml for the Rust crates and WasmEdge, loads as ggml when the "
+                  "bytes tell nothing); 9 whisper, as WasmEdge numbers it",
+                  raw));
 }
 
 namespace {
@@ -124,8 +125,8 @@ Status load(Call c, uint32_t builders_ptr, uint32_t builders_len, uint32_t encod
   WASINN_TRY(check_out(c.memory, graph_out, "load: graph out-pointer"));
   if (builders_len == 0) return make_error(Errc::invalid_argument, "load: no graph builders given");
   if (builders_len > limits.max_builders) {
-    return make_error(Errc::invalid_argument, fmt::format("load: {} graph builders exceed the limit of {}",
-                                                          builders_len, limits.max_builders));
+    return make_error(Errc::invalid_argument,
+                      fmt::format("load: {} graph builders exceed the limit of {}", builders_len, limits.max_builders));
   }
   auto array = c.memory.bytes(builders_ptr, uint64_t{builders_len} * 8, "load: builder array");
   if (!array) return array.take_error();
@@ -153,15 +154,16 @@ Status load_by_name(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t graph
   return store_handle(c.memory, c.session.load_by_name(*name, {}), graph_out, "load_by_name: graph out-pointer");
 }
 
-Status load_by_name_with_config(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t config_ptr,
-                                uint32_t config_len, uint32_t graph_out) {
+Status load_by_name_with_config(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t config_ptr, uint32_t config_len,
+                                uint32_t graph_out) {
   WASINN_TRY(check_out(c.memory, graph_out, "load_by_name_with_config: graph out-pointer"));
   auto name = read_name(c.memory, name_ptr, name_len);
   if (!name) return name.take_error();
   const auto& limits = c.session.environment().limits();
   if (config_len > limits.max_config_bytes) {
     return make_error(Errc::too_large, fmt::format("load_by_name_with_config: config of {} bytes exceeds the "
-                                                   "limit of {}", config_len, limits.max_config_bytes));
+                                                   "limit of {}",
+                                                   config_len, limits.max_config_bytes));
   }
   auto config = c.memory.string(config_ptr, config_len, "load_by_name_with_config: config");
   if (!config) return config.take_error();
@@ -209,9 +211,9 @@ Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
     elements *= d;
   }
   if (overflow) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("set_input: the product of the tensor dims [{}] overflows 64 bits",
-                                  fmt::join(*dims, ", ")));
+    return make_error(
+        Errc::invalid_argument,
+        fmt::format("set_input: the product of the tensor dims [{}] overflows 64 bits", fmt::join(*dims, ", ")));
   }
   auto type = decode_tensor_type(type_byte, elements, data_len);
   if (!type) return type.take_error();
@@ -223,8 +225,8 @@ Status compute(Call c, uint32_t ctx) { return c.session.compute(ctx); }
 
 Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max, uint32_t written_out) {
   WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, kGetOutput));
-  return copy_output(c.memory, c.session.get_output(ctx, TensorId{index, std::nullopt}), out_ptr, out_max,
-                     written_out, kGetOutput);
+  return copy_output(c.memory, c.session.get_output(ctx, TensorId{index, std::nullopt}), out_ptr, out_max, written_out,
+                     kGetOutput);
 }
 
 Status compute_single(Call c, uint32_t ctx) { return c.session.compute_single(ctx); }

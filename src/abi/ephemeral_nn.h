@@ -38,13 +38,12 @@ struct Call {
 Status load(Call c, uint32_t builders_ptr, uint32_t builders_len, uint32_t encoding, uint32_t target,
             uint32_t graph_out);
 Status load_by_name(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t graph_out);
-Status load_by_name_with_config(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t config_ptr,
-                                uint32_t config_len, uint32_t graph_out);
+Status load_by_name_with_config(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t config_ptr, uint32_t config_len,
+                                uint32_t graph_out);
 Status init_execution_context(Call c, uint32_t graph, uint32_t ctx_out);
 Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr);
 Status compute(Call c, uint32_t ctx);
-Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max,
-                  uint32_t written_out);
+Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max, uint32_t written_out);
 Status compute_single(Call c, uint32_t ctx);
 Status get_output_single(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32_t out_max,
                          uint32_t written_out);

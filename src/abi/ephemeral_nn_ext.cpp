@@ -28,7 +28,8 @@ namespace {
 
 Result<const std::vector<IoInfo>*> io_side(const Graph& g, uint32_t side, std::string_view fn) {
   if (side > 1) {
-    return make_error(Errc::invalid_argument, fmt::format("{}: side {} is neither 0 (inputs) nor 1 (outputs)", fn, side));
+    return make_error(Errc::invalid_argument,
+                      fmt::format("{}: side {} is neither 0 (inputs) nor 1 (outputs)", fn, side));
   }
   return side == 0 ? &g.inputs() : &g.outputs();
 }
@@ -40,8 +41,8 @@ constexpr OutputCall kGetProperty{"graph_get_property", "graph_get_property: byt
 constexpr OutputCall kPrompt{"prompt", "prompt: bytes written", "prompt: buffer"};
 
 // Text into a guest buffer, as get_output writes bytes.
-Status write_text(const GuestMemoryView& m, std::string_view text, uint32_t buf, uint32_t buf_max,
-                  uint32_t written_out, const OutputCall& k, std::string_view noun) {
+Status write_text(const GuestMemoryView& m, std::string_view text, uint32_t buf, uint32_t buf_max, uint32_t written_out,
+                  const OutputCall& k, std::string_view noun) {
   WASINN_TRY(check_output_args(m, buf, buf_max, written_out, k));
   return write_output(m, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}, buf, buf_max, written_out, k,
                       noun, [] { return ""; });
@@ -93,13 +94,16 @@ Status graph_io_info(Call c, uint32_t graph, uint32_t side, uint32_t index, uint
     if (!info.name.empty()) std::memcpy(name_buf->data(), info.name.data(), info.name.size());
     if (info.dims && !info.dims->empty()) std::memcpy(dims_buf->data(), info.dims->data(), info.dims->size() * 8);
   }
-  WASINN_TRY(m.write_u32(name_len_out, static_cast<uint32_t>(info.name.size()), "graph_io_info: name length out-pointer"));
-  WASINN_TRY(m.write_u32(type_out, info.type ? witx_type_number(*info.type) : kTypeNone, "graph_io_info: type out-pointer"));
+  WASINN_TRY(
+      m.write_u32(name_len_out, static_cast<uint32_t>(info.name.size()), "graph_io_info: name length out-pointer"));
+  WASINN_TRY(
+      m.write_u32(type_out, info.type ? witx_type_number(*info.type) : kTypeNone, "graph_io_info: type out-pointer"));
   WASINN_TRY(m.write_u32(rank_out, rank, "graph_io_info: rank out-pointer"));
   if (!fits) {
-    return make_error(Errc::too_large, fmt::format("graph_io_info: the name needs {} bytes (buffer {}) and the dims {} "
-                                                   "entries (buffer {})", info.name.size(), name_max,
-                                                   info.dims ? info.dims->size() : 0, dims_max));
+    return make_error(Errc::too_large,
+                      fmt::format("graph_io_info: the name needs {} bytes (buffer {}) and the dims {} "
+                                  "entries (buffer {})",
+                                  info.name.size(), name_max, info.dims ? info.dims->size() : 0, dims_max));
   }
   return {};
 }
@@ -115,8 +119,8 @@ Status graph_list_properties(Call c, uint32_t graph, uint32_t buf, uint32_t buf_
   return write_text(c.memory, names, buf, buf_max, written_out, kListProperties, "the property list");
 }
 
-Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t buf,
-                          uint32_t buf_max, uint32_t written_out) {
+Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t buf, uint32_t buf_max,
+                          uint32_t written_out) {
   auto name = read_text(c.memory, name_ptr, name_len, c.session.environment().limits().max_name_bytes,
                         "graph_get_property: name", Errc::invalid_argument);
   if (!name) return name.take_error();
@@ -141,21 +145,23 @@ Status set_property(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t value
 
 Status graph_set_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t value_ptr,
                           uint32_t value_len) {
-  return set_property(c, name_ptr, name_len, value_ptr, value_len, "graph_set_property",
-                      [&](std::string_view n, std::string_view v) { return c.session.set_graph_property(graph, n, v); });
+  return set_property(
+      c, name_ptr, name_len, value_ptr, value_len, "graph_set_property",
+      [&](std::string_view n, std::string_view v) { return c.session.set_graph_property(graph, n, v); });
 }
 
 Status context_set_property(Call c, uint32_t ctx, uint32_t name_ptr, uint32_t name_len, uint32_t value_ptr,
                             uint32_t value_len) {
-  return set_property(c, name_ptr, name_len, value_ptr, value_len, "context_set_property",
-                      [&](std::string_view n, std::string_view v) { return c.session.set_context_property(ctx, n, v); });
+  return set_property(
+      c, name_ptr, name_len, value_ptr, value_len, "context_set_property",
+      [&](std::string_view n, std::string_view v) { return c.session.set_context_property(ctx, n, v); });
 }
 
 Status prompt(Call c, uint32_t ctx, uint32_t prompt_ptr, uint32_t prompt_len, uint32_t out_ptr, uint32_t out_max,
               uint32_t written_out) {
   WASINN_TRY(check_output_args(c.memory, out_ptr, out_max, written_out, kPrompt));
-  auto text = read_text(c.memory, prompt_ptr, prompt_len, c.session.environment().limits().max_tensor_bytes,
-                        "prompt: prompt");
+  auto text =
+      read_text(c.memory, prompt_ptr, prompt_len, c.session.environment().limits().max_tensor_bytes, "prompt: prompt");
   if (!text) return text.take_error();
   auto answer = c.session.prompt(ctx, *text);
   if (!answer) return answer.take_error();

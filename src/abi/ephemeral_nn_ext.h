@@ -20,11 +20,10 @@ uint32_t witx_type_number(TensorType type);
 
 Status graph_io_count(Call c, uint32_t graph, uint32_t side, uint32_t count_out);
 Status graph_io_info(Call c, uint32_t graph, uint32_t side, uint32_t index, uint32_t name_ptr, uint32_t name_max,
-                     uint32_t name_len_out, uint32_t type_out, uint32_t dims_ptr, uint32_t dims_max,
-                     uint32_t rank_out);
+                     uint32_t name_len_out, uint32_t type_out, uint32_t dims_ptr, uint32_t dims_max, uint32_t rank_out);
 Status graph_list_properties(Call c, uint32_t graph, uint32_t buf, uint32_t buf_max, uint32_t written_out);
-Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t buf,
-                          uint32_t buf_max, uint32_t written_out);
+Status graph_get_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t buf, uint32_t buf_max,
+                          uint32_t written_out);
 Status graph_set_property(Call c, uint32_t graph, uint32_t name_ptr, uint32_t name_len, uint32_t value_ptr,
                           uint32_t value_len);
 Status context_set_property(Call c, uint32_t ctx, uint32_t name_ptr, uint32_t name_len, uint32_t value_ptr,

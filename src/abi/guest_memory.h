@@ -26,9 +26,9 @@ class GuestMemoryView {
   // The `count` bytes at `ptr`, or invalid_argument naming `what`.
   Result<std::span<uint8_t>> bytes(uint32_t ptr, uint64_t count, std::string_view what) const {
     if (!in_bounds(ptr, count)) {
-      return make_error(Errc::invalid_argument,
-                        fmt::format("{}: {} bytes at guest address {:#x} lie outside the {}-byte memory",
-                                    what, count, ptr, size_));
+      return make_error(
+          Errc::invalid_argument,
+          fmt::format("{}: {} bytes at guest address {:#x} lie outside the {}-byte memory", what, count, ptr, size_));
     }
     return std::span<uint8_t>(base_ + ptr, static_cast<size_t>(count));
   }

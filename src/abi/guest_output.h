@@ -38,8 +38,8 @@ template <class Describe>
 Status write_output(const GuestMemoryView& m, std::span<const uint8_t> data, uint32_t out_ptr, uint32_t out_max,
                     uint32_t written_out, const OutputCall& k, std::string_view noun, Describe&& describe) {
   if (data.size() > UINT32_MAX) {
-    return make_error(Errc::too_large, fmt::format("{}: {} of {} bytes cannot be described to a 32-bit guest", k.fn,
-                                                   noun, data.size()));
+    return make_error(Errc::too_large,
+                      fmt::format("{}: {} of {} bytes cannot be described to a 32-bit guest", k.fn, noun, data.size()));
   }
   if (data.size() > out_max) {
     WASINN_TRY(m.write_u32(written_out, static_cast<uint32_t>(data.size()), k.written));

@@ -15,9 +15,9 @@ Result<TensorType> decode_tensor_type(uint32_t raw) {
     case 2: return TensorType::u8;
     case 3: return TensorType::i32;
     default:
-      return make_error(Errc::invalid_argument,
-                        fmt::format("tensor type {} is not a wasi_nn tensor_type (0 fp16, 1 fp32, 2 up8, 3 ip32)",
-                                    raw & 0xFF));
+      return make_error(
+          Errc::invalid_argument,
+          fmt::format("tensor type {} is not a wasi_nn tensor_type (0 fp16, 1 fp32, 2 up8, 3 ip32)", raw & 0xFF));
   }
 }
 
@@ -56,8 +56,8 @@ Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
 
   const auto& limits = c.session.environment().limits();
   if (rank > limits.max_rank) {
-    return make_error(Errc::invalid_argument, fmt::format("set_input: rank {} exceeds the limit of {}", rank,
-                                                          limits.max_rank));
+    return make_error(Errc::invalid_argument,
+                      fmt::format("set_input: rank {} exceeds the limit of {}", rank, limits.max_rank));
   }
   thread_local std::vector<uint32_t> dims_scratch;
   auto dims = c.memory.u32_array(dims_ptr, rank, dims_scratch, "set_input: tensor dims");
@@ -91,9 +91,9 @@ Status get_output(Call c, uint32_t ctx, uint32_t index, uint32_t out_ptr, uint32
   const uint64_t elements = (data.size() + 3) / 4;
   if (data.size() > capacity_bytes) {
     WASINN_TRY(c.memory.write_u32(size_inout_ptr, static_cast<uint32_t>(elements), "get_output: size"));
-    return make_error(Errc::too_large, fmt::format("get_output: output {} needs {} f32 slots, the buffer holds {}",
-                                                   describe_tensor(held->view.type, held->view.dims), elements,
-                                                   *capacity));
+    return make_error(Errc::too_large,
+                      fmt::format("get_output: output {} needs {} f32 slots, the buffer holds {}",
+                                  describe_tensor(held->view.type, held->view.dims), elements, *capacity));
   }
   if (!data.empty()) std::memcpy(buf->data(), data.data(), data.size());
   held->context->graph().metrics().add_output_bytes(data.size());

@@ -8,7 +8,7 @@ namespace wasinn {
 void log_nn_refusal(std::string_view module, std::string_view function, const Error& error, std::string_view code) {
   const Errc e = error.code;
   const auto level = (e == Errc::end_of_sequence || e == Errc::context_full || e == Errc::busy) ? spdlog::level::debug
-                                                                                               : spdlog::level::warn;
+                                                                                                : spdlog::level::warn;
   logger().log(level, "{}::{} -> {} ({}): {}", module, function, errc_name(e), code, error.detail);
 }
 

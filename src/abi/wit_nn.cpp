@@ -23,13 +23,13 @@ struct TypeCase {
   TensorType type;
 };
 // tensor-type's cases in declaration order.
-constexpr TypeCase kTypeCases[] = {{"FP16", TensorType::f16}, {"FP32", TensorType::f32}, {"FP64", TensorType::f64},
-                                   {"BF16", TensorType::bf16}, {"U8", TensorType::u8},   {"I32", TensorType::i32},
+constexpr TypeCase kTypeCases[] = {{"FP16", TensorType::f16},  {"FP32", TensorType::f32}, {"FP64", TensorType::f64},
+                                   {"BF16", TensorType::bf16}, {"U8", TensorType::u8},    {"I32", TensorType::i32},
                                    {"I64", TensorType::i64}};
 
-constexpr std::string_view kErrorCases[] = {"invalid-argument",      "invalid-encoding", "timeout",
-                                            "runtime-error",         "unsupported-operation", "too-large",
-                                            "not-found",             "security",         "unknown"};
+constexpr std::string_view kErrorCases[] = {
+    "invalid-argument", "invalid-encoding", "timeout",  "runtime-error", "unsupported-operation",
+    "too-large",        "not-found",        "security", "unknown"};
 
 }  // namespace
 
@@ -209,8 +209,10 @@ Result<std::vector<NamedRep>> WitSession::compute(uint32_t context, std::span<co
   std::optional<Error> bad_handle;
   for (const auto& in : inputs) {
     auto t = take_tensor(in.tensor);
-    if (t) held.push_back(std::move(*t));
-    else if (!bad_handle) bad_handle = t.take_error();
+    if (t)
+      held.push_back(std::move(*t));
+    else if (!bad_handle)
+      bad_handle = t.take_error();
   }
   if (bad_handle) return std::move(*bad_handle);
   std::vector<NamedInput> named;
@@ -238,8 +240,10 @@ Status WitSession::set_input(uint32_t context, std::string_view name, uint32_t t
   std::lock_guard lock(pending_mu_);
   auto& io = pending_[context];
   auto same = std::find_if(io.inputs.begin(), io.inputs.end(), [&](const auto& in) { return in.first == name; });
-  if (same != io.inputs.end()) same->second = std::move(*t);
-  else io.inputs.emplace_back(std::string(name), std::move(*t));
+  if (same != io.inputs.end())
+    same->second = std::move(*t);
+  else
+    io.inputs.emplace_back(std::string(name), std::move(*t));
   return {};
 }
 
@@ -267,9 +271,9 @@ Result<uint32_t> WitSession::get_output(uint32_t context, std::string_view name)
     std::lock_guard lock(pending_mu_);
     auto io = pending_.find(context);
     if (io == pending_.end() || io->second.outputs.empty()) {
-      return make_error(Errc::invalid_argument,
-                        fmt::format("get-output('{}'): execution context {} has no outputs; call compute first", name,
-                                    context));
+      return make_error(
+          Errc::invalid_argument,
+          fmt::format("get-output('{}'): execution context {} has no outputs; call compute first", name, context));
     }
     const auto& outs = io->second.outputs;
     auto it = std::find_if(outs.begin(), outs.end(), [&](const NamedTensor& t) { return t.name == name; });

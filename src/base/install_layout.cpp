@@ -29,8 +29,8 @@ CodeFile code_file() {
   Dl_info info{};
   link_map* map = nullptr;
   std::error_code ec;
-  if (dladdr1(reinterpret_cast<void*>(&wasinn_libdir), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) &&
-      map && map->l_name && *map->l_name) {
+  if (dladdr1(reinterpret_cast<void*>(&wasinn_libdir), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) && map &&
+      map->l_name && *map->l_name) {
     return {fs::absolute(map->l_name, ec), false};
   }
   // The main program's link map has no name (and dladdr would answer argv[0]).

@@ -44,9 +44,13 @@ std::string human_bytes(uint64_t bytes) {
 }
 
 LoadProgress::LoadProgress(std::string what, std::optional<uint64_t> bytes, std::string backend)
-    : what_(std::move(what)), size_(bytes ? fmt::format(" ({})", human_bytes(*bytes)) : std::string()), backend_(std::move(backend)), start_(std::chrono::steady_clock::now()) {
+    : what_(std::move(what)),
+      size_(bytes ? fmt::format(" ({})", human_bytes(*bytes)) : std::string()),
+      backend_(std::move(backend)),
+      start_(std::chrono::steady_clock::now()) {
   // -q, -qq and --log-level error/off ask for silence; a non-terminal gets the info line only.
-  if (stderr_is_terminal() && logger().should_log(spdlog::level::warn)) timer_ = std::thread([this] { show_progress(); });
+  if (stderr_is_terminal() && logger().should_log(spdlog::level::warn))
+    timer_ = std::thread([this] { show_progress(); });
 }
 
 LoadProgress::~LoadProgress() { finish(false); }
@@ -76,7 +80,8 @@ void LoadProgress::finish(bool ok, std::string_view device, std::string_view why
                                             why.empty() ? "" : fmt::format(": {}", why));
   if (info) logger().info("{}", line);
   // The terminal saw "loading ..."; when the info line is hidden, this completes it.
-  else write_line(fmt::format("wasinn: {}\n", line));
+  else
+    write_line(fmt::format("wasinn: {}\n", line));
 }
 
 }  // namespace wasinn

@@ -44,7 +44,7 @@ class LoadProgress {
   bool done_ = false;
   bool shown_ = false;  // the "loading ..." line was written
   bool finished_ = false;
-  std::thread timer_;   // only when the progress line may be shown
+  std::thread timer_;  // only when the progress line may be shown
 };
 
 // "19.2 KiB", "117 MiB": a size as people read it.

@@ -42,7 +42,8 @@ class JsonLineFormatter final : public spdlog::formatter {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch()).count() % 1000;
     nlohmann::ordered_json line = {
         {"time", fmt::format("{:%FT%T}.{:03}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(msg.time)), ms)},
-        {"level", std::string(spdlog::level::to_string_view(msg.level).data(), spdlog::level::to_string_view(msg.level).size())},
+        {"level",
+         std::string(spdlog::level::to_string_view(msg.level).data(), spdlog::level::to_string_view(msg.level).size())},
         {"message", std::string(msg.payload.data(), msg.payload.size())}};
     if (t_fields && t_fields->is_object()) {
       for (const auto& [key, value] : t_fields->items()) {
@@ -61,7 +62,7 @@ struct Outputs {
   std::shared_ptr<spdlog::sinks::dist_sink_mt> dist = std::make_shared<spdlog::sinks::dist_sink_mt>();
   std::shared_ptr<spdlog::sinks::sink> stderr_sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   std::shared_ptr<spdlog::logger> logger;
-  std::mutex mu;      // attached and the dist sink's set of sinks change together
+  std::mutex mu;  // attached and the dist sink's set of sinks change together
   size_t attached = 0;
   std::atomic<LogFormat> format{LogFormat::text};
 
@@ -86,10 +87,14 @@ void set_log_format(LogFormat format, FILE* out) {
   Outputs& o = outputs();
   std::lock_guard lock(o.mu);
   std::shared_ptr<spdlog::sinks::sink> sink;
-  if (out == stderr) sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-  else sink = std::make_shared<spdlog::sinks::stdout_sink_base<spdlog::details::console_mutex>>(out);
-  if (format == LogFormat::json) sink->set_formatter(std::make_unique<JsonLineFormatter>());
-  else sink->set_formatter(std::make_unique<spdlog::pattern_formatter>("wasinn: %^%l%$: %v"));
+  if (out == stderr)
+    sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  else
+    sink = std::make_shared<spdlog::sinks::stdout_sink_base<spdlog::details::console_mutex>>(out);
+  if (format == LogFormat::json)
+    sink->set_formatter(std::make_unique<JsonLineFormatter>());
+  else
+    sink->set_formatter(std::make_unique<spdlog::pattern_formatter>("wasinn: %^%l%$: %v"));
   if (o.attached == 0) {
     o.dist->remove_sink(o.stderr_sink);
     o.dist->add_sink(sink);

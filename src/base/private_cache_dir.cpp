@@ -105,9 +105,12 @@ std::optional<std::string> PrivateCacheDir::read(std::string_view name, uint64_t
   if (fd < 0) return fail(errno == ENOENT ? "" : std::strerror(errno));
   struct stat st {};
   std::string reason;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) reason = "not a regular file";
-  else if (st.st_uid != geteuid()) reason = "owned by another user";
-  else if (static_cast<uint64_t>(st.st_size) > max_bytes) reason = "too large to be an entry";
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    reason = "not a regular file";
+  else if (st.st_uid != geteuid())
+    reason = "owned by another user";
+  else if (static_cast<uint64_t>(st.st_size) > max_bytes)
+    reason = "too large to be an entry";
   if (!reason.empty()) {
     ::close(fd);
     return fail(reason);

@@ -87,7 +87,9 @@ void wasinn_free(void* ptr) { std::free(ptr); }
 
 wasinn_options_t* wasinn_options_create(void) { return new (std::nothrow) wasinn_options_t(); }
 void wasinn_options_destroy(wasinn_options_t* options) { delete options; }
-void wasinn_options_add_backend_dir(wasinn_options_t* o, const char* dir) { o->options.backend_dirs.push_back(str(dir)); }
+void wasinn_options_add_backend_dir(wasinn_options_t* o, const char* dir) {
+  o->options.backend_dirs.push_back(str(dir));
+}
 void wasinn_options_set_backend_config(wasinn_options_t* o, const char* backend, const char* json) {
   o->options.backend_configs[str(backend)] = str(json);
 }
@@ -218,11 +220,19 @@ char* wasinn_host_metrics_text(const wasinn_host_t* host) {
 
 wasinn_serve_options_t* wasinn_serve_options_create(void) { return new (std::nothrow) wasinn_serve_options_t; }
 void wasinn_serve_options_destroy(wasinn_serve_options_t* options) { delete options; }
-void wasinn_serve_options_set_address(wasinn_serve_options_t* o, const char* address) { o->options.address = str(address); }
+void wasinn_serve_options_set_address(wasinn_serve_options_t* o, const char* address) {
+  o->options.address = str(address);
+}
 void wasinn_serve_options_set_workers(wasinn_serve_options_t* o, size_t workers) { o->options.workers = workers; }
-void wasinn_serve_options_set_max_queue(wasinn_serve_options_t* o, size_t max_queue) { o->options.max_queue = max_queue; }
-void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t* o, uint64_t ms) { o->options.request_timeout_ms = ms; }
-void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t* o, uint64_t n) { o->options.max_request_bytes = n; }
+void wasinn_serve_options_set_max_queue(wasinn_serve_options_t* o, size_t max_queue) {
+  o->options.max_queue = max_queue;
+}
+void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t* o, uint64_t ms) {
+  o->options.request_timeout_ms = ms;
+}
+void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t* o, uint64_t n) {
+  o->options.max_request_bytes = n;
+}
 void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t* o, int pooling) {
   o->options.pooling_allocator = pooling != 0;
 }

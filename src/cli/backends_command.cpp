@@ -96,8 +96,8 @@ void print_devices(const std::vector<wasinn::BackendStatus>& backends) {
 void print_check(const std::vector<wasinn::BackendStatus>& backends) {
   TableRows rows{{"BACKEND", "ENCODINGS", "VERSION", "STATUS"}};
   for (const auto& b : backends) {
-    rows.push_back({b.name, fmt::format("{}", fmt::join(b.encodings, ",")),
-                    b.loadable ? b.framework_version : "-", b.loadable ? "ok" : b.problem});
+    rows.push_back({b.name, fmt::format("{}", fmt::join(b.encodings, ",")), b.loadable ? b.framework_version : "-",
+                    b.loadable ? "ok" : b.problem});
   }
   print_table(rows);
   // What a backend found (accelerators, delegates and the target each serves): too long for a cell.
@@ -151,8 +151,10 @@ int backends_command(const BackendsOptions& o, const CommonOptions& common) {
     fmt::print("no backend plugins found\n");
     return kExitFailure;
   }
-  if (o.check) print_check(backends);
-  else print_list(backends);
+  if (o.check)
+    print_check(backends);
+  else
+    print_list(backends);
   return check_failed(backends) ? kExitFailure : 0;
 }
 

@@ -25,20 +25,25 @@ void add_common(CLI::App* cmd, CommonOptions& o, const std::string& default_leve
   cmd->add_option("--backend-dir", o.backend_dirs,
                   "Directory of backend manifests (*.json); repeatable. When none is given: "
                   "$WASINN_BACKEND_PATH's directories, then <prefix>/lib/wasinn/backends")
-      ->type_name("DIR")->allow_extra_args(false);
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   cmd->add_option("--backend-config", o.backend_configs,
                   "NAME=JSON settings for one backend, e.g. onnxruntime={\"intra_op_threads\":1}; checked at "
                   "start: the backend must be installed, the JSON an object, each key one the backend takes "
                   "('wasinn backends' lists them); repeatable, later keys win")
-      ->type_name("NAME=JSON")->allow_extra_args(false);
-  auto* level = cmd->add_option("--log-level", o.log_level,
-                                "off, error, warn (failed wasi-nn calls), info (also each model load" +
-                                    std::string(default_level == "info" ? ", the start, the stop and each request" : "") +
-                                    "), debug or trace; the default: " + default_level)
-                    ->type_name("LEVEL")
-                    ->check(CLI::IsMember({"off", "error", "warn", "info", "debug", "trace"}));
-  auto* quiet = cmd->add_flag("-q,--quiet", o.quiet, "Log errors only, as --log-level error; -qq: nothing, as --log-level off");
-  auto* verbose = cmd->add_flag("-v,--verbose", o.verbose, "Log more: -v as --log-level info (each model load), -vv as debug");
+      ->type_name("NAME=JSON")
+      ->allow_extra_args(false);
+  auto* level =
+      cmd->add_option("--log-level", o.log_level,
+                      "off, error, warn (failed wasi-nn calls), info (also each model load" +
+                          std::string(default_level == "info" ? ", the start, the stop and each request" : "") +
+                          "), debug or trace; the default: " + default_level)
+          ->type_name("LEVEL")
+          ->check(CLI::IsMember({"off", "error", "warn", "info", "debug", "trace"}));
+  auto* quiet =
+      cmd->add_flag("-q,--quiet", o.quiet, "Log errors only, as --log-level error; -qq: nothing, as --log-level off");
+  auto* verbose =
+      cmd->add_flag("-v,--verbose", o.verbose, "Log more: -v as --log-level info (each model load), -vv as debug");
   quiet->excludes(verbose);
   level->excludes(quiet)->excludes(verbose);
 }
@@ -114,16 +119,17 @@ uint64_t parse_duration_us(const std::string& s, BareNumber bare) {
   const double n = number.empty() || number == "." ? -1 : std::strtod(number.c_str(), &end);
   // In microseconds; humantime's spellings (Wasmtime parses -W timeout= with it).
   static const std::vector<std::pair<std::string, double>> kUnits = {
-      {"ns", 1e-3}, {"nsec", 1e-3}, {"us", 1}, {"usec", 1}, {"ms", 1e3}, {"msec", 1e3}, {"millis", 1e3},
-      {"s", 1e6}, {"sec", 1e6}, {"secs", 1e6}, {"second", 1e6}, {"seconds", 1e6},
-      {"m", 6e7}, {"min", 6e7}, {"mins", 6e7}, {"minute", 6e7}, {"minutes", 6e7},
-      {"h", 3.6e9}, {"hr", 3.6e9}, {"hrs", 3.6e9}, {"hour", 3.6e9}, {"hours", 3.6e9},
-      {"d", 8.64e10}, {"day", 8.64e10}, {"days", 8.64e10}};
+      {"ns", 1e-3},    {"nsec", 1e-3},   {"us", 1},      {"usec", 1},      {"ms", 1e3},
+      {"msec", 1e3},   {"millis", 1e3},  {"s", 1e6},     {"sec", 1e6},     {"secs", 1e6},
+      {"second", 1e6}, {"seconds", 1e6}, {"m", 6e7},     {"min", 6e7},     {"mins", 6e7},
+      {"minute", 6e7}, {"minutes", 6e7}, {"h", 3.6e9},   {"hr", 3.6e9},    {"hrs", 3.6e9},
+      {"hour", 3.6e9}, {"hours", 3.6e9}, {"d", 8.64e10}, {"day", 8.64e10}, {"days", 8.64e10}};
   const auto u = std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& p) { return p.first == unit; });
   if (n < 0 || (end && *end) || (u == kUnits.end() && !unit.empty())) {
-    throw std::invalid_argument(fmt::format("'{}' is not a duration: write a number and a unit, e.g. 200ms, 2s, 1.5m "
-                                            "or 1h (units ns, us, ms, s, m, h, d; a number alone is {})",
-                                            s, bare_word(bare)));
+    throw std::invalid_argument(
+        fmt::format("'{}' is not a duration: write a number and a unit, e.g. 200ms, 2s, 1.5m "
+                    "or 1h (units ns, us, ms, s, m, h, d; a number alone is {})",
+                    s, bare_word(bare)));
   }
   const double bare_us = bare == BareNumber::seconds ? 1e6 : bare == BareNumber::milliseconds ? 1e3 : 1;
   const double us = std::ceil(n * (unit.empty() ? bare_us : u->second));
@@ -131,9 +137,7 @@ uint64_t parse_duration_us(const std::string& s, BareNumber bare) {
   return static_cast<uint64_t>(us);
 }
 
-uint64_t parse_duration_ms(const std::string& s, BareNumber bare) {
-  return (parse_duration_us(s, bare) + 999) / 1000;
-}
+uint64_t parse_duration_ms(const std::string& s, BareNumber bare) { return (parse_duration_us(s, bare) + 999) / 1000; }
 
 namespace {
 
@@ -203,11 +207,16 @@ void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
   }
   std::string level = o.log_level;
   if (level.empty()) {
-    if (o.quiet >= 2) level = "off";
-    else if (o.quiet == 1) level = "error";
-    else if (o.verbose >= 2) level = "debug";
-    else if (o.verbose == 1) level = "info";
-    else level = "warn";
+    if (o.quiet >= 2)
+      level = "off";
+    else if (o.quiet == 1)
+      level = "error";
+    else if (o.verbose >= 2)
+      level = "debug";
+    else if (o.verbose == 1)
+      level = "info";
+    else
+      level = "warn";
   }
   spdlog::set_level(spdlog::level::from_str(level));
 }

@@ -79,8 +79,8 @@ std::string config_file_path(const std::string& given) {
   const bool has_toml = fs::is_regular_file(toml, ec);
   const bool has_json = fs::is_regular_file(json, ec);
   if (has_toml && has_json) {
-    throw UsageError(fmt::format("both {} and {} exist: keep one, or name it with --config", toml.string(),
-                                 json.string()));
+    throw UsageError(
+        fmt::format("both {} and {} exist: keep one, or name it with --config", toml.string(), json.string()));
   }
   return has_toml ? toml.string() : has_json ? json.string() : std::string();
 }
@@ -106,9 +106,10 @@ ConfigSources apply_config_file(const std::string& path, CLI::App* cmd, const CL
       for (const auto& o : option_names(*cmd)) {
         if (o.rfind("--", 0) == 0) keys.push_back(o.substr(2));
       }
-      throw UsageError(fmt::format("{}: unknown key \"{}\"{} (the keys are the long option names, e.g. \"dir\", "
-                                   "\"env\", \"max-graphs\", \"backend-config\"; see docs/cli.md)", where, key,
-                                   wasinn::did_you_mean(key, keys)));
+      throw UsageError(
+          fmt::format("{}: unknown key \"{}\"{} (the keys are the long option names, e.g. \"dir\", "
+                      "\"env\", \"max-graphs\", \"backend-config\"; see docs/cli.md)",
+                      where, key, wasinn::did_you_mean(key, keys)));
     }
     const bool list = opt->get_items_expected_max() > 1;
     if (!list && opt->count() > 0) continue;  // the command line gives it: the flag wins

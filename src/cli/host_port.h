@@ -10,8 +10,8 @@
 namespace wasinn_cli {
 
 struct HostPort {
-  std::string host;   // as given: a name, an IPv4 address or a bracketed IPv6 one ("[::1]")
-  uint16_t port = 0;  // 0: any free port
+  std::string host;          // as given: a name, an IPv4 address or a bracketed IPv6 one ("[::1]")
+  uint16_t port = 0;         // 0: any free port
   std::string text() const;  // HOST:PORT
 };
 

@@ -75,39 +75,52 @@ void print_properties(const std::vector<wasinn::PropertyInfo>& properties) {
 }  // namespace
 
 void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& common) {
-  inspect->add_option("model", o.model,
-                      "A name registered with --nn-preload or --nn-remote, a remote model's URL "
-                      "(http[s]://HOST:PORT/models/M or grpc[s]://...: names, types and shapes from the server's "
-                      "metadata), or the model: a file, an OpenVINO .xml (its .bin "
-                      "beside it is found), a directory holding one model, a TensorFlow SavedModel directory or "
-                      "frozen .pb, or several files given as a guest's graph builders")
+  inspect
+      ->add_option("model", o.model,
+                   "A name registered with --nn-preload or --nn-remote, a remote model's URL "
+                   "(http[s]://HOST:PORT/models/M or grpc[s]://...: names, types and shapes from the server's "
+                   "metadata), or the model: a file, an OpenVINO .xml (its .bin "
+                   "beside it is found), a directory holding one model, a TensorFlow SavedModel directory or "
+                   "frozen .pb, or several files given as a guest's graph builders")
       ->required();
-  inspect->add_option("--encoding", o.encoding,
-                      "The model's format when it cannot be told from its bytes and name: onnx, openvino, "
-                      "pytorch, tensorflow, tensorflowlite, ggml, whisper (default: autodetect); in a directory, picks "
-                      "that format's file")
+  inspect
+      ->add_option("--encoding", o.encoding,
+                   "The model's format when it cannot be told from its bytes and name: onnx, openvino, "
+                   "pytorch, tensorflow, tensorflowlite, ggml, whisper (default: autodetect); in a directory, picks "
+                   "that format's file")
       ->type_name("ENCODING")
       ->check(CLI::IsMember({"autodetect", "auto", "onnx", "openvino", "pytorch", "torch", "tensorflow",
-                             "tensorflowlite", "tflite", "ggml", "whisper"}, CLI::ignore_case));
-  inspect->add_option("--nn-preload", o.host.preloads,
-                      "Register a model as for run (NAME:ENCODING:TARGET:PATH[:PATH...]), then inspect it by "
-                      "NAME; repeatable")
-      ->type_name("SPEC")->allow_extra_args(false);
+                             "tensorflowlite", "tflite", "ggml", "whisper"},
+                            CLI::ignore_case));
+  inspect
+      ->add_option("--nn-preload", o.host.preloads,
+                   "Register a model as for run (NAME:ENCODING:TARGET:PATH[:PATH...]), then inspect it by "
+                   "NAME; repeatable")
+      ->type_name("SPEC")
+      ->allow_extra_args(false);
   add_remote_options(inspect, o.remote);
-  inspect->add_option("--target", o.target,
-                      "The target to load a model file for, as a guest's load would: cpu, gpu, tpu (npu) or "
-                      "auto; shows how the framework placed it (e.g. the nodes each TFLite delegate took). A "
-                      "registered NAME keeps its own target")
-      ->type_name("TARGET")->check(CLI::IsMember({"cpu", "gpu", "tpu", "npu", "auto"}, CLI::ignore_case))
+  inspect
+      ->add_option("--target", o.target,
+                   "The target to load a model file for, as a guest's load would: cpu, gpu, tpu (npu) or "
+                   "auto; shows how the framework placed it (e.g. the nodes each TFLite delegate took). A "
+                   "registered NAME keeps its own target")
+      ->type_name("TARGET")
+      ->check(CLI::IsMember({"cpu", "gpu", "tpu", "npu", "auto"}, CLI::ignore_case))
       ->capture_default_str();
   inspect->add_flag("--json", o.json, "Print the description as JSON");
-  inspect->add_option("--isolate-loads", o.host.isolate_loads,
-                      "As for run: load the model first in a child process (auto: for the backends marked "
-                      "for it; always; never)")
-      ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
-  inspect->add_option("--isolated-load-max-mb", o.host.isolated_load_max_mb,
-                      "As for run: that child's address-space limit in MiB (0: 3072 + 4 x the model's size)")
-      ->type_name("MIB")->check(whole_number(0, 1ull << 24))->capture_default_str();
+  inspect
+      ->add_option("--isolate-loads", o.host.isolate_loads,
+                   "As for run: load the model first in a child process (auto: for the backends marked "
+                   "for it; always; never)")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  inspect
+      ->add_option("--isolated-load-max-mb", o.host.isolated_load_max_mb,
+                   "As for run: that child's address-space limit in MiB (0: 3072 + 4 x the model's size)")
+      ->type_name("MIB")
+      ->check(whole_number(0, 1ull << 24))
+      ->capture_default_str();
   add_common(inspect, common);
 }
 
@@ -131,9 +144,11 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
     fmt::print(stderr, "wasinn: error: {}\n", error);
     // `inspect A B` reads as two models to some: say what several files are, and the way out.
     if (o.model.size() > 1) {
-      fmt::print(stderr, "wasinn: the {} files are taken as one model's graph builders (an OpenVINO .xml and "
-                         ".bin, a model and its config); to inspect several models, run `wasinn models inspect` "
-                         "once for each\n", o.model.size());
+      fmt::print(stderr,
+                 "wasinn: the {} files are taken as one model's graph builders (an OpenVINO .xml and "
+                 ".bin, a model and its config); to inspect several models, run `wasinn models inspect` "
+                 "once for each\n",
+                 o.model.size());
     }
     return kExitFailure;
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `wasinn models inspect [--json] MODEL...`: loads a model and lists its inputs and outputs in
 // the index order guests use. MODEL is a name registered with --nn-preload, or the model's
-// file(s) or directory, or a remote model's URL (grpc://HOST:PORT/models/M), whose format is recognised (core/model_files.h) unless --encoding says.
+// file(s) or directory, or a remote model's URL (grpc://HOST:PORT/models/M), whose format is recognised
+// (core/model_files.h) unless --encoding says.
 #pragma once
 
 #include <string>

@@ -47,10 +47,8 @@ std::string why(int err, const std::string& host, uint16_t port) {
                          port);
     case EADDRNOTAVAIL:
       return fmt::format("{} is not an address of this machine (0.0.0.0 listens on all of them)", host);
-    case EACCES:
-      return fmt::format("binding port {} needs privileges (ports below 1024; choose a higher one)", port);
-    default:
-      return std::strerror(err);
+    case EACCES: return fmt::format("binding port {} needs privileges (ports below 1024; choose a higher one)", port);
+    default: return std::strerror(err);
   }
 }
 
@@ -93,8 +91,10 @@ void check_can_listen(const std::vector<ListenAddress>& addresses) {
                                    before->address.text()));
         throw fail(why(err, host, a.address.port));
       }
-      if (err == 0) bound = true;
-      else if (first_error == 0) first_error = err;
+      if (err == 0)
+        bound = true;
+      else if (first_error == 0)
+        first_error = err;
     }
     if (!bound) throw fail(why(first_error ? first_error : EADDRNOTAVAIL, host, a.address.port));
   }

@@ -63,7 +63,8 @@ class ServeUsageFormatter : public CLI::Formatter {
            "The component exports wasi:http/incoming-handler@0.2.x; each request gets a fresh instance of it "
            "(nothing a request leaves behind reaches the next), while models registered with --nn-preload, "
            "--nn-remote or -S nn-graph are loaded once and shared. GET /healthz and /readyz are answered by "
-           "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: stop accepting, finish the answers "
+           "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: "
+           "stop accepting, finish the answers "
            "in progress (--shutdown-timeout), exit 0.\n\n"
            "With --oip-http and/or --oip-grpc and no component: every registered model (--model-repository, "
            "--nn-preload, --nn-remote, -S nn-graph, the config file) served with the Open Inference Protocol "
@@ -90,7 +91,8 @@ std::string indented(const std::string& text) {
 // then the keys of Wasmtime's option groups.
 std::string help_all(const CLI::App& app) {
   std::string out = app.help();
-  const std::function<void(const CLI::App&, const std::string&)> add = [&](const CLI::App& cmd, const std::string& path) {
+  const std::function<void(const CLI::App&, const std::string&)> add = [&](const CLI::App& cmd,
+                                                                           const std::string& path) {
     for (const CLI::App* sub : cmd.get_subcommands({})) {
       if (sub->get_name() == "help") continue;  // described in the top-level list
       const std::string sub_path = path + " " + sub->get_name();
@@ -102,8 +104,8 @@ std::string help_all(const CLI::App& app) {
     }
   };
   add(app, "wasinn");
-  for (auto group : {&GroupValues::wasm, &GroupValues::wasi, &GroupValues::optimize, &GroupValues::codegen,
-                     &GroupValues::debug}) {
+  for (auto group :
+       {&GroupValues::wasm, &GroupValues::wasi, &GroupValues::optimize, &GroupValues::codegen, &GroupValues::debug}) {
     GroupValues values;
     values.*group = {"help"};
     GroupSettings ignored;
@@ -130,8 +132,9 @@ int main(int argc, char** argv) {
   // wasinn's own logger (base/log.h) as the default, so the CLI's spdlog::set_level reaches it.
   spdlog::set_default_logger(wasinn::shared_logger());
 
-  CLI::App app{"wasinn: run WebAssembly programs whose wasi-nn calls are served by ONNX Runtime and other "
-               "native inference frameworks"};
+  CLI::App app{
+      "wasinn: run WebAssembly programs whose wasi-nn calls are served by ONNX Runtime and other "
+      "native inference frameworks"};
   app.name("wasinn");
   app.formatter(std::make_shared<CommandUsageFormatter>());  // subcommands added below inherit it
   app.set_version_flag("-V,--version", version_text());
@@ -141,39 +144,45 @@ int main(int argc, char** argv) {
 
   CommonOptions common;
   RunOptions run_options;
-  auto* run = app.add_subcommand("run", "Run a WASI command module (its _start) or component (its wasi:cli/run) with wasi-nn available");
+  auto* run = app.add_subcommand(
+      "run", "Run a WASI command module (its _start) or component (its wasi:cli/run) with wasi-nn available");
   run->formatter(std::make_shared<RunUsageFormatter>());
   add_run_options(run, run_options, common);
   run->prefix_command();  // the first plain word is the module: it and the rest are the guest's
 
   BackendsOptions backends_options;
   ServeCommandOptions serve_options;
-  auto* serve = app.add_subcommand("serve", "Serve HTTP with a wasi:http/proxy component (one exporting "
-                                            "wasi:http/incoming-handler), a fresh instance per request, wasi-nn available; "
-                                            "or, with --oip-http/--oip-grpc, the registered models with the Open Inference "
-                                            "Protocol (KServe v2, Triton, MLServer clients)");
+  auto* serve = app.add_subcommand("serve",
+                                   "Serve HTTP with a wasi:http/proxy component (one exporting "
+                                   "wasi:http/incoming-handler), a fresh instance per request, wasi-nn available; "
+                                   "or, with --oip-http/--oip-grpc, the registered models with the Open Inference "
+                                   "Protocol (KServe v2, Triton, MLServer clients)");
   serve->formatter(std::make_shared<ServeUsageFormatter>());
   add_serve_options(serve, serve_options, common);
   serve->allow_extras();  // the component: checked below
 
-  auto* backends = app.add_subcommand("backends", "List the backend plugins installed, from their manifests "
-                                                  "(encodings, config keys), loading none; --check loads each");
+  auto* backends = app.add_subcommand("backends",
+                                      "List the backend plugins installed, from their manifests "
+                                      "(encodings, config keys), loading none; --check loads each");
   add_backends_options(backends, backends_options, common);
   backends->allow_extras();
 
   auto* models = app.add_subcommand("models", "Work with models");
   models->require_subcommand(0, 1);  // none: main says which, with the near name of a typo
   InspectOptions inspect_options;
-  auto* inspect = models->add_subcommand(
-      "inspect", "Load a model and list its inputs and outputs in the index order guests use");
+  auto* inspect =
+      models->add_subcommand("inspect", "Load a model and list its inputs and outputs in the index order guests use");
   add_inspect_options(inspect, inspect_options, common);
   inspect->allow_extras();
   models->allow_extras();
 
   std::string shell;
-  auto* completion = app.add_subcommand("completion", "Print a shell completion script: bash, zsh or fish "
-                                                      "(e.g. source <(wasinn completion bash))");
-  completion->add_option("shell", shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  auto* completion = app.add_subcommand("completion",
+                                        "Print a shell completion script: bash, zsh or fish "
+                                        "(e.g. source <(wasinn completion bash))");
+  completion->add_option("shell", shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
 
   // Set after the subcommands, which would inherit it: it is about `run` alone.
   const std::string implicit_run = "`wasinn app.wasm [ARGS...]` is `wasinn run app.wasm [ARGS...]`, as with Wasmtime.";
@@ -216,13 +225,14 @@ int main(int argc, char** argv) {
     fmt::print("{}", shown->help());
     return 0;
   }
-  static const std::vector<std::string> kTopLevel = {"run", "serve", "backends", "models", "help", "completion", "-h",
-                                                     "--help", "--help-all", "-V", "--version"};
+  static const std::vector<std::string> kTopLevel = {"run", "serve",  "backends",   "models", "help",     "completion",
+                                                     "-h",  "--help", "--help-all", "-V",     "--version"};
   if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) {
     // A word that is no file but one typo from a command was meant as the command.
     std::error_code ec;
     if (args[0][0] != '-' && !std::filesystem::exists(args[0], ec)) {
-      if (const auto near = wasinn::nearest_name(args[0], {"run", "serve", "backends", "models", "help", "completion"})) {
+      if (const auto near =
+              wasinn::nearest_name(args[0], {"run", "serve", "backends", "models", "help", "completion"})) {
         fmt::print(stderr, "wasinn: error: no command or module named '{}'; did you mean '{}'? (see 'wasinn --help')\n",
                    args[0], *near);
         return kExitUsage;
@@ -287,8 +297,8 @@ int main(int argc, char** argv) {
       check_leftovers(options, *serve, "serve");
       check_leftovers(app.remaining(), *serve, "serve");
       if (words.size() > 1) {
-        throw UsageError(fmt::format("serve takes one component, not '{}' after it: a served guest has no arguments",
-                                     words[1]));
+        throw UsageError(
+            fmt::format("serve takes one component, not '{}' after it: a served guest has no arguments", words[1]));
       }
       common.config_sources = apply_config_file(config, serve, app);
       return serve_command(serve_options, common, words.empty() ? "" : words[0]);
@@ -298,9 +308,8 @@ int main(int argc, char** argv) {
     // unknown options before the module, then the module and the guest's arguments. After
     // `--`, CLI11 hands the module and its arguments back to the top level instead.
     std::vector<std::string> rest = run->remaining();
-    const auto module_at = std::find_if(rest.begin(), rest.end(), [](const std::string& a) {
-      return a.size() <= 1 || a[0] != '-';
-    });
+    const auto module_at =
+        std::find_if(rest.begin(), rest.end(), [](const std::string& a) { return a.size() <= 1 || a[0] != '-'; });
     check_leftovers(std::vector<std::string>(rest.begin(), module_at), *run, "run");
     rest.erase(rest.begin(), module_at);
     if (rest.empty()) rest = app.remaining();

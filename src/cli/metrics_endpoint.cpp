@@ -43,12 +43,15 @@ int serve_metrics(mg_connection* conn, void* data) noexcept {
 }  // namespace
 
 MetricsAddress parse_metrics_address(const std::string& text) {
-  const HostPort given = parse_host_port(text, "--metrics-addr", std::nullopt, "127.0.0.1:9464 or 127.0.0.1:0 (any free port)");
+  const HostPort given =
+      parse_host_port(text, "--metrics-addr", std::nullopt, "127.0.0.1:9464 or 127.0.0.1:0 (any free port)");
   MetricsAddress out{given.host == "localhost" ? "127.0.0.1" : given.host, given.port};
   in_addr ignored{};
   if (inet_pton(AF_INET, out.host.c_str(), &ignored) != 1) {
-    throw UsageError(fmt::format("--metrics-addr '{}': the host must be an IPv4 address (or localhost), "
-                                 "e.g. 127.0.0.1 or 0.0.0.0 for every interface", text));
+    throw UsageError(
+        fmt::format("--metrics-addr '{}': the host must be an IPv4 address (or localhost), "
+                    "e.g. 127.0.0.1 or 0.0.0.0 for every interface",
+                    text));
   }
   return out;
 }
@@ -62,14 +65,16 @@ MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, std::function<st
   mg_init_library(0);
   // civetweb ignores SIGPIPE process-wide; keep the guest's process as it was (civetweb's own
   // writes use MSG_NOSIGNAL).
-  struct sigaction sigpipe{};
+  struct sigaction sigpipe {};
   sigaction(SIGPIPE, nullptr, &sigpipe);
   server_ = mg_start(&callbacks, nullptr, options);
   sigaction(SIGPIPE, &sigpipe, nullptr);
   if (!server_) {
     mg_exit_library();
-    throw std::runtime_error(fmt::format("--metrics-addr {}: cannot listen there (is the port taken, or the "
-                                         "address not one of this machine's?)", listen));
+    throw std::runtime_error(
+        fmt::format("--metrics-addr {}: cannot listen there (is the port taken, or the "
+                    "address not one of this machine's?)",
+                    listen));
   }
   mg_set_request_handler(server_, "/metrics$", serve_metrics, &text_);
   mg_server_port port{};

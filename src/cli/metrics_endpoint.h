@@ -18,7 +18,7 @@ struct mg_context;
 namespace wasinn_cli {
 
 struct MetricsAddress {
-  std::string host;  // an IPv4 address ("localhost" is read as 127.0.0.1)
+  std::string host;   // an IPv4 address ("localhost" is read as 127.0.0.1)
   uint16_t port = 0;  // 0: any free port
 };
 

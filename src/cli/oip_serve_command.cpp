@@ -63,8 +63,8 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
       return n;
     };
     wasinn::oip_server::BatchingOptions b;
-    b.max_batch_size = static_cast<uint32_t>(
-        number(numbers.substr(0, colon), "MAX_BATCH", 1, wasinn::oip_server::kMaxBatchSize));
+    b.max_batch_size =
+        static_cast<uint32_t>(number(numbers.substr(0, colon), "MAX_BATCH", 1, wasinn::oip_server::kMaxBatchSize));
     if (colon != std::string::npos) {
       // A duration as every flag's (2ms, 0.5s); a number alone keeps meaning microseconds, as Triton's key.
       const std::string delay = numbers.substr(colon + 1);
@@ -77,8 +77,10 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
         throw bad(fmt::format("DELAY '{}' is more than {} s", delay, wasinn::oip_server::kMaxQueueDelayUs / 1000000));
     }
     if (pipelines.count(name))
-      throw bad(fmt::format("'{}' is a pipeline: dynamic batching is for models (batch the model the pipeline calls "
-                            "instead)", name));
+      throw bad(
+          fmt::format("'{}' is a pipeline: dynamic batching is for models (batch the model the pipeline calls "
+                      "instead)",
+                      name));
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw bad(fmt::format("no model '{}' is registered{} (the models: {})", name, wasinn::did_you_mean(name, names),
                             fmt::join(names, ", ")));
@@ -90,12 +92,14 @@ void apply_dynamic_batching(const std::vector<std::string>& given, wasinn::NnEnv
 // --model-name: a segment of the protocol's paths (/v2/models/NAME/infer), as KServe's
 // InferenceService names (DNS labels) and Triton's directory names are.
 void check_model_name(const std::string& name) {
-  const bool ok = name.size() <= 253 && name[0] != '.' &&
-                  name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-                      std::string::npos;
+  const bool ok =
+      name.size() <= 253 && name[0] != '.' &&
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
   if (!ok)
-    throw UsageError(fmt::format("--model-name '{}': a model name is up to 253 letters, digits, '.', '_' and '-', "
-                                 "not starting with '.' (it is a path segment: /v2/models/NAME/infer)", name));
+    throw UsageError(
+        fmt::format("--model-name '{}': a model name is up to 253 letters, digits, '.', '_' and '-', "
+                    "not starting with '.' (it is a path segment: /v2/models/NAME/infer)",
+                    name));
 }
 
 }  // namespace
@@ -106,7 +110,8 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   auto applied = apply_guest_options(o.guest, common, unused);
   if (!applied) return 0;
   if (!o.model_name.empty()) {
-    if (o.model_repository.empty()) throw UsageError("--model-name names the model of a --model-repository: give that too");
+    if (o.model_repository.empty())
+      throw UsageError("--model-name names the model of a --model-repository: give that too");
     check_model_name(o.model_name);
   }
   wasinn::oip_server::OipServerOptions options;
@@ -154,12 +159,15 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   pipeline_options.max_idle = o.workers ? o.workers : std::max(1u, std::thread::hardware_concurrency());
   options.pipelines = open_pipelines(pipelines, env, pipeline_options);
   if (env->models().list().empty() && options.pipelines.empty() && !o.model_repository.empty())
-    throw UsageError(fmt::format("serve --oip-*: --model-repository {0} holds no model: put one model's file in it "
-                                 "({0}/model.onnx, served as --model-name) or each model in {0}/NAME/VERSION/ "
-                                 "(Triton's layout)", o.model_repository));
+    throw UsageError(
+        fmt::format("serve --oip-*: --model-repository {0} holds no model: put one model's file in it "
+                    "({0}/model.onnx, served as --model-name) or each model in {0}/NAME/VERSION/ "
+                    "(Triton's layout)",
+                    o.model_repository));
   if (env->models().list().empty() && options.pipelines.empty())
-    throw UsageError("serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
-                     "-S nn-graph, --nn-remote or the config file, or give a --pipeline");
+    throw UsageError(
+        "serve --oip-*: no models to serve: register them with --model-repository, --nn-preload, "
+        "-S nn-graph, --nn-remote or the config file, or give a --pipeline");
   apply_dynamic_batching(o.dynamic_batching, *env, options.pipelines, options.batching);
 
   auto server = wasinn::oip_server::OipServer::start(env, std::move(options));
@@ -174,8 +182,9 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   });
   const std::string models = fmt::format("{} model{}", oip.model_count(), oip.model_count() == 1 ? "" : "s");
   if (!oip.http_address().empty())
-    print_notice(fmt::format("Serving the Open Inference Protocol (REST) on http://{}/v2 ({})", oip.http_address(), models),
-                 {{"protocol", "rest"}, {"address", oip.http_address()}, {"models", oip.model_count()}});
+    print_notice(
+        fmt::format("Serving the Open Inference Protocol (REST) on http://{}/v2 ({})", oip.http_address(), models),
+        {{"protocol", "rest"}, {"address", oip.http_address()}, {"models", oip.model_count()}});
   if (!oip.grpc_address().empty())
     print_notice(fmt::format("Serving the Open Inference Protocol (gRPC) on {} ({})", oip.grpc_address(), models),
                  {{"protocol", "grpc"}, {"address", oip.grpc_address()}, {"models", oip.model_count()}});

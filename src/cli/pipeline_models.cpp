@@ -42,11 +42,13 @@ std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>> open_pipeli
     const auto eq = flag.find('=');
     const std::string name = flag.substr(0, eq), path = eq == std::string::npos ? "" : flag.substr(eq + 1);
     if (eq == std::string::npos || !valid_name(name) || path.empty())
-      throw UsageError(fmt::format("--pipeline '{}': expected NAME=COMPONENT, NAME of letters, digits, '_', '-' and "
-                                   "'.' (e.g. --pipeline classify=classify.wasm)", flag));
+      throw UsageError(
+          fmt::format("--pipeline '{}': expected NAME=COMPONENT, NAME of letters, digits, '_', '-' and "
+                      "'.' (e.g. --pipeline classify=classify.wasm)",
+                      flag));
     if (pipelines.count(name) || env->models().contains(name))
-      throw UsageError(fmt::format("--pipeline '{}': the name '{}' is already served; give the pipeline another", flag,
-                                   name));
+      throw UsageError(
+          fmt::format("--pipeline '{}': the name '{}' is already served; give the pipeline another", flag, name));
     auto opened = wasinn::ComponentPipeline::open(env, path, options);
     if (!opened) throw UsageError(fmt::format("--pipeline {}: {}", name, opened.error().detail));
     // Known at start: a model nobody registered would make every request a 500.
@@ -54,11 +56,12 @@ std::map<std::string, std::shared_ptr<wasinn::oip_server::Pipeline>> open_pipeli
       if (env->models().contains(model)) continue;
       std::vector<std::string> registered;
       for (const auto& m : env->models().list()) registered.push_back(m.name);
-      throw UsageError(fmt::format("--pipeline {}: it loads the model '{}', which is not registered{} (register it "
-                                   "with --nn-preload {}:ENCODING:TARGET:PATH, --model-repository, -S nn-graph or "
-                                   "--nn-remote; the models: {})",
-                                   name, model, wasinn::did_you_mean(model, registered), model,
-                                   registered.empty() ? "none" : fmt::format("{}", fmt::join(registered, ", "))));
+      throw UsageError(
+          fmt::format("--pipeline {}: it loads the model '{}', which is not registered{} (register it "
+                      "with --nn-preload {}:ENCODING:TARGET:PATH, --model-repository, -S nn-graph or "
+                      "--nn-remote; the models: {})",
+                      name, model, wasinn::did_you_mean(model, registered), model,
+                      registered.empty() ? "none" : fmt::format("{}", fmt::join(registered, ", "))));
     }
     pipelines[name] = std::make_shared<ComponentPipelineModel>(std::move(*opened));
   }

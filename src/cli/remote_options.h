@@ -17,10 +17,10 @@
 namespace wasinn_cli {
 
 struct RemoteModelOptions {
-  std::vector<std::string> models;   // NAME=URL or NAME=JSON
-  uint64_t timeout_ms = 0;           // 0: the backend's default
-  int64_t retries = -1;              // -1: the backend's default
-  uint64_t max_message_bytes = 0;    // 0: the backend's default
+  std::vector<std::string> models;  // NAME=URL or NAME=JSON
+  uint64_t timeout_ms = 0;          // 0: the backend's default
+  int64_t retries = -1;             // -1: the backend's default
+  uint64_t max_message_bytes = 0;   // 0: the backend's default
   std::string ca, cert, key;
   std::vector<std::string> headers;  // "Name: value"
   bool json_only = false;            // --nn-remote-json: never the REST binary extension

@@ -47,8 +47,10 @@ std::vector<uint8_t> read_stdin() {
     if (n < 0) throw std::runtime_error(fmt::format("cannot read the module from stdin: {}", std::strerror(errno)));
     if (n == 0) break;
     if (bytes.size() + static_cast<size_t>(n) > wasinn::kMaxModuleBytes) {
-      throw std::runtime_error(fmt::format("cannot read the module from stdin: it is larger than {} MiB, the most "
-                                           "a module may be", wasinn::kMaxModuleBytes >> 20));
+      throw std::runtime_error(
+          fmt::format("cannot read the module from stdin: it is larger than {} MiB, the most "
+                      "a module may be",
+                      wasinn::kMaxModuleBytes >> 20));
     }
     bytes.insert(bytes.end(), buf, buf + n);
   }
@@ -76,14 +78,16 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
   run->add_option("--max-threads", o.host.max_threads,
                   "The most threads a wasi-threads guest may have running besides its main thread; "
                   "wasi.thread-spawn past it returns an error to the guest")
-      ->check(whole_number(0, 1u << 14))->capture_default_str();
+      ->check(whole_number(0, 1u << 14))
+      ->capture_default_str();
   run->add_flag("--nn-context-wait", o.host.limits.wait_for_busy_context,
                 "A thread that uses an execution context another thread of the guest is using waits its "
                 "turn, instead of getting the busy errno (4)");
   run->add_option("--timeout", o.timeout,
                   "Stop the guest after it has run this long: 200ms, 10s, 2m; a number alone is seconds (0: no "
                   "limit); as -W timeout=")
-      ->type_name("DURATION")->check(duration());
+      ->type_name("DURATION")
+      ->check(duration());
   add_guest_options(run, o, common, "while the guest runs");
 }
 
@@ -122,32 +126,47 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
                   "Where compiled modules are kept for the next run: a directory (used only if no other user can "
                   "write it; default ~/.cache/wasinn/modules, or under $XDG_CACHE_HOME) or off")
       ->type_name("DIR|off");
-  run->add_option("--max-graphs", o.host.limits.max_graphs, "The most graphs one guest may hold at once; a load past it gets an errno")
-      ->check(whole_number(1, 1u << 20))->capture_default_str();
-  run->add_option("--max-contexts", o.host.limits.max_contexts, "The most execution contexts one guest may hold at once")
-      ->check(whole_number(1, 1u << 20))->capture_default_str();
+  run->add_option("--max-graphs", o.host.limits.max_graphs,
+                  "The most graphs one guest may hold at once; a load past it gets an errno")
+      ->check(whole_number(1, 1u << 20))
+      ->capture_default_str();
+  run->add_option("--max-contexts", o.host.limits.max_contexts,
+                  "The most execution contexts one guest may hold at once")
+      ->check(whole_number(1, 1u << 20))
+      ->capture_default_str();
   run->add_option("--max-tensors", o.host.limits.max_tensors,
                   "The most tensor (and error) resources one component guest may hold at once; a tensor made past "
                   "it traps the guest")
-      ->check(whole_number(1, 1u << 24))->capture_default_str();
-  run->add_option("--max-model-bytes", o.host.limits.max_model_bytes, "The most bytes one model load may have (all its builders or files together)")
-      ->check(whole_number(1, 1ull << 40))->capture_default_str();
+      ->check(whole_number(1, 1u << 24))
+      ->capture_default_str();
+  run->add_option("--max-model-bytes", o.host.limits.max_model_bytes,
+                  "The most bytes one model load may have (all its builders or files together)")
+      ->check(whole_number(1, 1ull << 40))
+      ->capture_default_str();
   run->add_option("--max-tensor-bytes", o.host.limits.max_tensor_bytes, "The most bytes one input tensor may have")
-      ->check(whole_number(1, 1ull << 40))->capture_default_str();
+      ->check(whole_number(1, 1ull << 40))
+      ->capture_default_str();
   run->add_option("--max-compute-ms", o.host.limits.max_compute_ms,
                   "Stop one compute after this long; the guest gets an error: 200ms, 2s, 1m; a number alone is "
                   "milliseconds, as the name says (0: no limit)")
-      ->type_name("DURATION")->transform(duration_as_ms())->check(whole_number(0, kWeekMs))->capture_default_str();
+      ->type_name("DURATION")
+      ->transform(duration_as_ms())
+      ->check(whole_number(0, kWeekMs))
+      ->capture_default_str();
   run->add_option("--isolate-loads", o.host.isolate_loads,
                   "Load models first in a child process (wasinn-load-check), so a framework that crashes "
                   "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
                   "for it: llamacpp, tensorflowlite, pytorch), always, or never. Costs one process "
                   "start plus one extra load the first time a model is seen (see --isolated-load-cache)")
-      ->type_name("MODE")->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   run->add_option("--isolated-load-max-mb", o.host.isolated_load_max_mb,
                   "Address-space limit of that child process in MiB; a model needing more is refused "
                   "(0: 3072 + 4 x the model's size)")
-      ->type_name("MIB")->check(whole_number(0, 1ull << 24))->capture_default_str();
+      ->type_name("MIB")
+      ->check(whole_number(0, 1ull << 24))
+      ->capture_default_str();
   run->add_option("--isolated-load-cache", o.host.isolated_load_cache,
                   "Where the outcomes of those checks are kept, so a model (by its bytes, config and the "
                   "plugin's build) is checked once: a directory (default: $XDG_CACHE_HOME/wasinn/load-checks, "
@@ -156,8 +175,9 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
       ->type_name("DIR|memory|off");
   run->add_option("--metrics-addr", o.metrics_addr,
                   "Serve the wasi-nn metrics (loads, computes, errors, compute latency, bytes, live graphs and "
-                  "contexts per backend and graph) as Prometheus text at http://HOST:PORT/metrics " + metrics_while +
-                  "; HOST is an IPv4 address or localhost, port 0 picks a free port; the URL is printed on stderr")
+                  "contexts per backend and graph) as Prometheus text at http://HOST:PORT/metrics " +
+                      metrics_while +
+                      "; HOST is an IPv4 address or localhost, port 0 picks a free port; the URL is printed on stderr")
       ->type_name("HOST:PORT");
   add_common(run, common, default_log_level);
 }
@@ -168,8 +188,10 @@ std::pair<std::string, std::string> parse_dir(const std::string& d) {
   if (sep != std::string::npos) {
     std::string guest = d.substr(sep + 2);
     if (guest.empty()) {
-      throw UsageError(fmt::format("--dir '{}': the guest path after '::' is empty; write HOST::GUEST, or "
-                                   "HOST alone to use the same path in the guest", d));
+      throw UsageError(
+          fmt::format("--dir '{}': the guest path after '::' is empty; write HOST::GUEST, or "
+                      "HOST alone to use the same path in the guest",
+                      d));
     }
     return {d.substr(0, sep), guest};
   }
@@ -177,11 +199,14 @@ std::pair<std::string, std::string> parse_dir(const std::string& d) {
   const auto colon = d.find(':');
   // WasmEdge's examples write --dir .:. (GUEST:HOST with both sides alike): the same as --dir .
   const size_t half = d.size() / 2;
-  if (d.size() % 2 == 1 && d[half] == ':' && d.compare(0, half, d, half + 1) == 0 && !std::filesystem::is_directory(d, ec))
+  if (d.size() % 2 == 1 && d[half] == ':' && d.compare(0, half, d, half + 1) == 0 &&
+      !std::filesystem::is_directory(d, ec))
     return {d.substr(0, half), d.substr(0, half)};
   if (colon != std::string::npos && !std::filesystem::is_directory(d, ec)) {
-    throw UsageError(fmt::format("--dir '{}': wasinn writes HOST::GUEST, as Wasmtime does; for WasmEdge's "
-                                 "GUEST:HOST spelling write --dir {}::{}", d, d.substr(colon + 1), d.substr(0, colon)));
+    throw UsageError(
+        fmt::format("--dir '{}': wasinn writes HOST::GUEST, as Wasmtime does; for WasmEdge's "
+                    "GUEST:HOST spelling write --dir {}::{}",
+                    d, d.substr(colon + 1), d.substr(0, colon)));
   }
   return {d, d};
 }

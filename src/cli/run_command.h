@@ -21,11 +21,11 @@ struct RunOptions {
   std::vector<std::string> dirs;  // HOST[::GUEST]
   std::vector<std::string> envs;  // NAME[=VALUE]
   GroupValues groups;             // -O -C -D -W -S
-  std::string timeout;  // --timeout DURATION, as given
+  std::string timeout;            // --timeout DURATION, as given
   std::string invoke;
   std::string argv0;
   bool no_cache = false;
-  std::string metrics_addr;  // HOST:PORT, or "" for no metrics endpoint
+  std::string metrics_addr;   // HOST:PORT, or "" for no metrics endpoint
   RemoteModelOptions remote;  // --nn-remote and its options
 };
 

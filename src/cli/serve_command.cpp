@@ -35,9 +35,8 @@ void log_request(const wasinn::RequestRecord& r) {
     spdlog::log(level, "{}", text);
     return;
   }
-  nlohmann::json fields = {{"method", r.method},       {"path", r.path},
-                           {"status", r.status},       {"bytes_in", r.bytes_in},
-                           {"bytes_out", r.bytes_out}, {"duration_ms", ms}};
+  nlohmann::json fields = {{"method", r.method},     {"path", r.path},           {"status", r.status},
+                           {"bytes_in", r.bytes_in}, {"bytes_out", r.bytes_out}, {"duration_ms", ms}};
   if (!r.note.empty()) fields["note"] = r.note;
   wasinn::log_with_fields(level, text, fields);
 }
@@ -61,64 +60,93 @@ sigset_t stop_signal_set() {
 }  // namespace
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common) {
-  serve->add_option("--addr", o.addr, "Listen on this address: HOST:PORT (port 0 picks a free one; the address is printed on stderr)")
-      ->type_name("HOST:PORT")->capture_default_str();
+  serve
+      ->add_option("--addr", o.addr,
+                   "Listen on this address: HOST:PORT (port 0 picks a free one; the address is printed on stderr)")
+      ->type_name("HOST:PORT")
+      ->capture_default_str();
   serve->add_option("--workers", o.workers, "Guests that run at once, each on a worker thread (0: the machine's cores)")
-      ->check(whole_number(0, 4096))->capture_default_str();
-  serve->add_option("--max-queue", o.max_queue,
-                    "Requests that may wait for a worker; past it the answer is 503 with Retry-After")
-      ->check(whole_number(0, 1u << 20))->capture_default_str();
-  serve->add_option("--request-timeout", o.request_timeout,
-                    "Answer 504 to a request whose guest has not answered in this long, and stop that guest: "
-                    "200ms, 10s, 2m; a number alone is seconds, as in -W timeout= (0: no limit)")
-      ->type_name("DURATION")->check(duration());
-  serve->add_option("--max-request-bytes", o.max_request_bytes,
-                    "Answer 413 to a request whose body is larger, before the guest runs (0: no limit)")
-      ->check(whole_number(0, 1ull << 40))->capture_default_str();
-  serve->add_option("--shutdown-timeout", o.shutdown_timeout,
-                    "On SIGTERM or SIGINT, stop accepting and give the answers in progress this long to finish "
-                    "(200ms, 10s, 2m; a number alone is seconds); a second signal stops at once")
-      ->type_name("DURATION")->check(duration())->capture_default_str();
-  serve->add_option("--log-format", o.log_format, "stderr's lines, the access log's (one per request, at info) among them: text, or json: "
-                    "every line one JSON object (time, level, message, the line's fields), what guests and "
-                    "frameworks write to stderr included")
-      ->type_name("FORMAT")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+      ->check(whole_number(0, 4096))
+      ->capture_default_str();
+  serve
+      ->add_option("--max-queue", o.max_queue,
+                   "Requests that may wait for a worker; past it the answer is 503 with Retry-After")
+      ->check(whole_number(0, 1u << 20))
+      ->capture_default_str();
+  serve
+      ->add_option("--request-timeout", o.request_timeout,
+                   "Answer 504 to a request whose guest has not answered in this long, and stop that guest: "
+                   "200ms, 10s, 2m; a number alone is seconds, as in -W timeout= (0: no limit)")
+      ->type_name("DURATION")
+      ->check(duration());
+  serve
+      ->add_option("--max-request-bytes", o.max_request_bytes,
+                   "Answer 413 to a request whose body is larger, before the guest runs (0: no limit)")
+      ->check(whole_number(0, 1ull << 40))
+      ->capture_default_str();
+  serve
+      ->add_option("--shutdown-timeout", o.shutdown_timeout,
+                   "On SIGTERM or SIGINT, stop accepting and give the answers in progress this long to finish "
+                   "(200ms, 10s, 2m; a number alone is seconds); a second signal stops at once")
+      ->type_name("DURATION")
+      ->check(duration())
+      ->capture_default_str();
+  serve
+      ->add_option("--log-format", o.log_format,
+                   "stderr's lines, the access log's (one per request, at info) among them: text, or json: "
+                   "every line one JSON object (time, level, message, the line's fields), what guests and "
+                   "frameworks write to stderr included")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics", "info");
-  serve->add_option("--oip-http", o.oip_http,
-                    "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
-                    "here instead of a component: HOST[:PORT], port 8000 when omitted (0: any free port, printed "
-                    "on stderr); docs/oip-server.md")
-      ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
-  serve->add_option("--oip-grpc", o.oip_grpc,
-                    "Serve the registered models with the Open Inference Protocol's gRPC API "
-                    "(inference.GRPCInferenceService) here: HOST[:PORT], port 8001 when omitted; with or without --oip-http")
-      ->option_text("[HOST[:PORT]]")->expected(0, 1)->default_str("-");
-  serve->add_option("--model-repository", o.model_repository,
-                    "With --oip-*: serve every model of DIR, laid out as Triton's DIR/NAME/VERSION/model.* (the highest "
-                    "VERSION; optional DIR/NAME/config.json: encoding, target, config, max_batch_size, "
-                    "max_queue_delay_us)")
+  serve
+      ->add_option("--oip-http", o.oip_http,
+                   "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
+                   "here instead of a component: HOST[:PORT], port 8000 when omitted (0: any free port, printed "
+                   "on stderr); docs/oip-server.md")
+      ->option_text("[HOST[:PORT]]")
+      ->expected(0, 1)
+      ->default_str("-");
+  serve
+      ->add_option(
+          "--oip-grpc", o.oip_grpc,
+          "Serve the registered models with the Open Inference Protocol's gRPC API "
+          "(inference.GRPCInferenceService) here: HOST[:PORT], port 8001 when omitted; with or without --oip-http")
+      ->option_text("[HOST[:PORT]]")
+      ->expected(0, 1)
+      ->default_str("-");
+  serve
+      ->add_option("--model-repository", o.model_repository,
+                   "With --oip-*: serve every model of DIR, laid out as Triton's DIR/NAME/VERSION/model.* (the highest "
+                   "VERSION; optional DIR/NAME/config.json: encoding, target, config, max_batch_size, "
+                   "max_queue_delay_us)")
       ->type_name("DIR");
-  serve->add_option("--model-name", o.model_name,
-                    "With --model-repository DIR holding one model's files directly (DIR/model.onnx, as KServe's "
-                    "storage initializer leaves a single-file storageUri in /mnt/models): serve it as NAME (default: "
-                    "the file's name without its extension). A DIR in Triton's layout names its models by their "
-                    "directories and does not use it. Given twice, the last counts")
+  serve
+      ->add_option("--model-name", o.model_name,
+                   "With --model-repository DIR holding one model's files directly (DIR/model.onnx, as KServe's "
+                   "storage initializer leaves a single-file storageUri in /mnt/models): serve it as NAME (default: "
+                   "the file's name without its extension). A DIR in Triton's layout names its models by their "
+                   "directories and does not use it. Given twice, the last counts")
       ->type_name("NAME")
       // KServe appends an InferenceService's args to its runtime's: the service's name wins.
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  serve->add_option("--pipeline", o.pipelines,
-                    "With --oip-*: serve the component COMPONENT as the model NAME, a pipeline in front of the "
-                    "registered models (it exports wasinn:pipeline/model, wit/wasinn-pipeline, and reaches the models "
-                    "with wasi:nn's load-by-name); repeatable")
+  serve
+      ->add_option("--pipeline", o.pipelines,
+                   "With --oip-*: serve the component COMPONENT as the model NAME, a pipeline in front of the "
+                   "registered models (it exports wasinn:pipeline/model, wit/wasinn-pipeline, and reaches the models "
+                   "with wasi:nn's load-by-name); repeatable")
       ->type_name("NAME=COMPONENT");
-  serve->add_option("--dynamic-batching", o.dynamic_batching,
-                    "With --oip-*: batch model NAME's requests as Triton's dynamic batcher does: requests that arrive "
-                    "within DELAY of the oldest waiting one (500us, 2ms; a number alone is microseconds, as Triton's "
-                    "max_queue_delay_us; default 0: only those already waiting) "
-                    "are concatenated along dimension 0, up to MAX_BATCH rows (1 to 65536), computed once and split "
-                    "back; the model needs a dynamic dimension 0 on every input and output, else the start fails. "
-                    "Repeatable; overrides the model's config.json; docs/oip-server.md")
-      ->type_name("NAME=MAX_BATCH[:DELAY]")->allow_extra_args(false);
+  serve
+      ->add_option("--dynamic-batching", o.dynamic_batching,
+                   "With --oip-*: batch model NAME's requests as Triton's dynamic batcher does: requests that arrive "
+                   "within DELAY of the oldest waiting one (500us, 2ms; a number alone is microseconds, as Triton's "
+                   "max_queue_delay_us; default 0: only those already waiting) "
+                   "are concatenated along dimension 0, up to MAX_BATCH rows (1 to 65536), computed once and split "
+                   "back; the model needs a dynamic dimension 0 on every input and output, else the start fails. "
+                   "Repeatable; overrides the model's config.json; docs/oip-server.md")
+      ->type_name("NAME=MAX_BATCH[:DELAY]")
+      ->allow_extra_args(false);
 }
 
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
@@ -129,8 +157,10 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
 
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
     if (!wasm.empty())
-      throw UsageError(fmt::format("serve --oip-http/--oip-grpc serves the registered models, not a component: drop "
-                                   "'{}', or the --oip-* flags to serve it", wasm));
+      throw UsageError(
+          fmt::format("serve --oip-http/--oip-grpc serves the registered models, not a component: drop "
+                      "'{}', or the --oip-* flags to serve it",
+                      wasm));
     return oip_serve_command(o, common);
   }
   if (o.log_format == "json") log_stderr_as_json();  // its reader thread too has them blocked
@@ -222,9 +252,10 @@ int oip_serve_command(ServeCommandOptions&, const CommonOptions&) {
   std::error_code ec;
   const std::filesystem::path full = wasinn::wasinn_bindir() / kOipCommand;
   if (wasinn::wasinn_bindir().empty() || !std::filesystem::is_regular_file(full, ec))
-    throw UsageError(fmt::format("serve --oip-http/--oip-grpc needs {} beside wasinn, which this installation lacks "
-                                 "(it is built when protobuf and grpc++ are there: scripts/deps/remote.apt)",
-                                 kOipCommand));
+    throw UsageError(
+        fmt::format("serve --oip-http/--oip-grpc needs {} beside wasinn, which this installation lacks "
+                    "(it is built when protobuf and grpc++ are there: scripts/deps/remote.apt)",
+                    kOipCommand));
   std::vector<std::string> args = command_line();
   args[0] = full.string();
   std::vector<char*> argv;

@@ -20,15 +20,15 @@ struct ServeCommandOptions {
   std::string addr = "0.0.0.0:8080";
   size_t workers = 0;
   size_t max_queue = 64;
-  std::string request_timeout;   // DURATION; -W timeout= wins
+  std::string request_timeout;  // DURATION; -W timeout= wins
   uint64_t max_request_bytes = 64ull << 20;
   std::string shutdown_timeout = "30s";
   std::string log_format = "text";
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;
-  std::string model_name;  // a flat --model-repository's one model ("": its file's name)
-  std::vector<std::string> pipelines;  // NAME=COMPONENT
+  std::string model_name;                     // a flat --model-repository's one model ("": its file's name)
+  std::vector<std::string> pipelines;         // NAME=COMPONENT
   std::vector<std::string> dynamic_batching;  // NAME=MAX_BATCH[:DELAY], as given
 };
 

@@ -16,8 +16,10 @@ void print_table(const TableRows& rows) {
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
-      if (i + 1 == row.size()) line += row[i];
-      else line += fmt::format("{:<{}}  ", row[i], width[i]);
+      if (i + 1 == row.size())
+        line += row[i];
+      else
+        line += fmt::format("{:<{}}  ", row[i], width[i]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     fmt::print("{}\n", line);

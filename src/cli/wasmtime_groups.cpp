@@ -68,8 +68,10 @@ Key fixed_bool(const char* name, bool wasinn_value, const char* doc, const char*
 
 const std::vector<Group>& groups() {
   static const std::vector<Group> kGroups = {
-      {'O', "optimize",
-       {{"opt-level", "=1|2", "Optimization level; wasinn compiles at Wasmtime's default, 2 (1 is the same; 0 and s are refused)",
+      {'O',
+       "optimize",
+       {{"opt-level", "=1|2",
+         "Optimization level; wasinn compiles at Wasmtime's default, 2 (1 is the same; 0 and s are refused)",
          [](const Value& v, GroupSettings&) {
            const std::string& s = need(v);
            if (s != "1" && s != "2") {
@@ -85,7 +87,8 @@ const std::vector<Group>& groups() {
        "memory-guaranteed-dense-image-size dynamic-memory-guard-size static-memory-guard-size "
        "static-memory-forced static-memory-maximum-size dynamic-memory-reserved-for-growth",
        &GroupValues::optimize},
-      {'C', "codegen",
+      {'C',
+       "codegen",
        {{"cache", "[=y|n]", "Cache compiled modules (default y); cache=n compiles every run, as --no-cache",
          [](const Value& v, GroupSettings& s) { s.cache = parse_bool(v); }},
         {"compiler", "=cranelift", "Compiler; wasinn uses Cranelift",
@@ -95,8 +98,10 @@ const std::vector<Group>& groups() {
        "collector cranelift-debug-verifier cache-config parallel-compilation pcc native-unwind-info inlining",
        &GroupValues::codegen},
       {'D', "debug", {}, "debug-info guest-debug address-map logging log-to-files coredump", &GroupValues::debug},
-      {'W', "wasm",
-       {{"timeout", "=DURATION", "Stop the guest after this long: 10s, 200ms, 2m (a number alone is seconds, as in "
+      {'W',
+       "wasm",
+       {{"timeout", "=DURATION",
+         "Stop the guest after this long: 10s, 200ms, 2m (a number alone is seconds, as in "
          "Wasmtime); as --timeout",
          [](const Value& v, GroupSettings& s) {
            s.timeout_ms = parse_duration_ms(need(v));
@@ -118,7 +123,8 @@ const std::vector<Group>& groups() {
        "function-references stack-switching gc custom-page-sizes wide-arithmetic extended-const exceptions "
        "gc-support",
        &GroupValues::wasm},
-      {'S', "wasi",
+      {'S',
+       "wasi",
        {fixed_bool("nn", true, "wasi-nn (always on in wasinn)", "wasi-nn is always on in wasinn"),
         {"nn-graph", "=ENCODING::DIR",
          "Register DIR's model (model.onnx, model.xml+model.bin, model.pt...) under DIR's base name",
@@ -174,8 +180,10 @@ std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings
           bool wasmtime_has = false;
           while (known >> w) wasmtime_has = wasmtime_has || w == key;
           if (wasmtime_has || key.rfind("cranelift-", 0) == 0) {
-            throw UsageError(fmt::format("-{} {}: wasinn does not support this Wasmtime option (-{} help lists "
-                                         "the ones it does)", g.flag, key, g.flag));
+            throw UsageError(
+                fmt::format("-{} {}: wasinn does not support this Wasmtime option (-{} help lists "
+                            "the ones it does)",
+                            g.flag, key, g.flag));
           }
           throw UsageError(fmt::format("unknown -{} / --{} option: {} (-{} help lists them)", g.flag, g.long_name,
                                        key.empty() ? "''" : key, g.flag));

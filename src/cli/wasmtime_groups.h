@@ -18,13 +18,13 @@ struct GroupValues {
 
 // What the groups set.
 struct GroupSettings {
-  std::optional<uint64_t> timeout_ms;         // -W timeout
-  std::string timeout_text;                   // its value as given, for messages
-  std::optional<uint64_t> max_memory_bytes;   // -W max-memory-size
-  bool inherit_env = false;                   // -S inherit-env
-  std::optional<bool> cache;                  // -C cache
-  std::optional<bool> pooling_allocator;      // -O pooling-allocator (serve)
-  std::vector<std::string> nn_graphs;         // -S nn-graph=ENCODING::DIR
+  std::optional<uint64_t> timeout_ms;        // -W timeout
+  std::string timeout_text;                  // its value as given, for messages
+  std::optional<uint64_t> max_memory_bytes;  // -W max-memory-size
+  bool inherit_env = false;                  // -S inherit-env
+  std::optional<bool> cache;                 // -C cache
+  std::optional<bool> pooling_allocator;     // -O pooling-allocator (serve)
+  std::vector<std::string> nn_graphs;        // -S nn-graph=ENCODING::DIR
 };
 
 // Applies every KEY[=VALUE]; throws UsageError naming the flag and key of a refused or malformed

@@ -81,8 +81,8 @@ using Status = Result<void>;
 }  // namespace wasinn
 
 // Propagates an error from an expression returning Result/Status.
-#define WASINN_TRY(expr)                                   \
-  do {                                                     \
-    auto wasinn_try_status_ = (expr);                      \
+#define WASINN_TRY(expr)                                                  \
+  do {                                                                    \
+    auto wasinn_try_status_ = (expr);                                     \
     if (!wasinn_try_status_.ok()) return wasinn_try_status_.take_error(); \
   } while (0)

@@ -80,8 +80,9 @@ ExecutionContext::~ExecutionContext() {
 Result<ExecutionContext::Lease> ExecutionContext::acquire(bool wait) {
   while (in_use_.exchange(true, std::memory_order_acquire)) {
     if (!wait) {
-      return make_error(Errc::busy, "execution context is in use by another thread (--nn-context-wait makes "
-                                    "the second caller wait instead)");
+      return make_error(Errc::busy,
+                        "execution context is in use by another thread (--nn-context-wait makes "
+                        "the second caller wait instead)");
     }
     in_use_.wait(true, std::memory_order_relaxed);
   }
@@ -99,8 +100,7 @@ wasinn_tensor_id to_plugin_id(const TensorId& id) {
 }
 }  // namespace
 
-Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
-                                   uint64_t max_tensor_bytes) {
+Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor, uint64_t max_tensor_bytes) {
   auto expected = tensor_byte_size(tensor.dims, tensor.type);
   if (!expected) return expected.take_error();
   // A backend whose inputs are sized by their data (BackendFacts): the data length alone counts.
@@ -108,13 +108,12 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
   if (*expected != tensor.data.size() && !bytes_input) {
     return make_error(Errc::invalid_argument,
                       fmt::format("input {}: {} needs {} bytes of data, got {}", id.describe(),
-                                  describe_tensor(tensor.type, tensor.dims), *expected,
-                                  tensor.data.size()));
+                                  describe_tensor(tensor.type, tensor.dims), *expected, tensor.data.size()));
   }
   const uint64_t size = bytes_input ? tensor.data.size() : *expected;
   if (size > max_tensor_bytes) {
-    return make_error(Errc::too_large, fmt::format("input {}: {} bytes exceed the tensor limit of {}",
-                                                   id.describe(), size, max_tensor_bytes));
+    return make_error(Errc::too_large, fmt::format("input {}: {} bytes exceed the tensor limit of {}", id.describe(),
+                                                   size, max_tensor_bytes));
   }
   const wasinn_tensor_id pid = to_plugin_id(id);
   const wasinn_tensor t{static_cast<int32_t>(tensor.type), static_cast<uint32_t>(tensor.dims.size()),
@@ -139,13 +138,12 @@ Result<TensorView> ExecutionContext::view_of(const wasinn_tensor& t, const char*
       (t.data_length && !t.data)) {
     return make_error(Errc::runtime_error, fmt::format("{}: backend returned a malformed tensor", what));
   }
-  TensorView view{static_cast<TensorType>(t.type), {t.dims, t.rank},
-                  {static_cast<const uint8_t*>(t.data), t.data_length}};
+  TensorView view{
+      static_cast<TensorType>(t.type), {t.dims, t.rank}, {static_cast<const uint8_t*>(t.data), t.data_length}};
   auto size = tensor_byte_size(view.dims, view.type);
   if (!size || *size != t.data_length) {
-    return make_error(Errc::runtime_error,
-                      fmt::format("{}: backend returned {} with {} bytes", what,
-                                  describe_tensor(view.type, view.dims), t.data_length));
+    return make_error(Errc::runtime_error, fmt::format("{}: backend returned {} with {} bytes", what,
+                                                       describe_tensor(view.type, view.dims), t.data_length));
   }
   return view;
 }

@@ -24,7 +24,7 @@ namespace wasinn {
 
 struct IoInfo {
   std::string name;
-  std::optional<TensorType> type;           // nullopt: a type no guest ABI can express
+  std::optional<TensorType> type;            // nullopt: a type no guest ABI can express
   std::optional<std::vector<int64_t>> dims;  // nullopt: unknown rank; -1: dynamic dimension
   std::string framework_type;                // the framework's own words for it, or ""
 };
@@ -98,6 +98,7 @@ class ExecutionContext {
       ctx_->in_use_.store(false, std::memory_order_release);
       ctx_->in_use_.notify_one();
     }
+
    private:
     ExecutionContext* ctx_;
   };

@@ -10,8 +10,7 @@
 
 namespace wasinn {
 
-std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const wasinn_graph* graph,
-                                            Encoding encoding) {
+std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const wasinn_graph* graph, Encoding encoding) {
   std::vector<GraphProperty> own, settable;
   std::string device = "cpu";
   const auto& api = plugin.api();
@@ -72,7 +71,8 @@ Status Graph::apply_setting(wasinn_context* context, std::string_view name, std:
     return make_error(Errc::invalid_argument, fmt::format("property '{}' cannot be set on this backend", name));
   }
   PluginDiag diag;
-  const int status = api.property_set(handle_, context, name.data(), name.size(), value.data(), value.size(), diag.get());
+  const int status =
+      api.property_set(handle_, context, name.data(), name.size(), value.data(), value.size(), diag.get());
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("set property '{}'", name));
   return {};
 }

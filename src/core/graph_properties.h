@@ -15,8 +15,7 @@ namespace wasinn {
 
 // backend, framework-version, encoding and device (the plugin's "device" fact, else "cpu"),
 // then the plugin's other facts, then its settable knobs.
-std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const wasinn_graph* graph,
-                                            Encoding encoding);
+std::vector<GraphProperty> query_properties(const LoadedBackend& plugin, const wasinn_graph* graph, Encoding encoding);
 // The device fact of query_properties' answer: where the graph runs, e.g. "cpu".
 std::string device_of(const std::vector<GraphProperty>& properties);
 

@@ -68,8 +68,8 @@ class HandleTable {
 
  private:
   Error full() const {
-    return make_error(Errc::too_large, fmt::format("too many live {}s: the limit is {} (see {})", kind_,
-                                                   max_live_, option_));
+    return make_error(Errc::too_large,
+                      fmt::format("too many live {}s: the limit is {} (see {})", kind_, max_live_, option_));
   }
   Error missing(uint32_t handle) const {
     const char* why = handle < next_ ? "was already released" : "was never created";

@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Said wherever the format cannot be told: the one flag that tells it (wasinn models inspect).
-constexpr const char* kGiveEncoding = "give --encoding onnx, openvino, pytorch, tensorflow, tensorflowlite, ggml or whisper";
+constexpr const char* kGiveEncoding =
+    "give --encoding onnx, openvino, pytorch, tensorflow, tensorflowlite, ggml or whisper";
 
 // Enough of a file for detect_encoding's magics.
 std::vector<uint8_t> head_of(const fs::path& file) {
@@ -33,7 +34,8 @@ std::vector<uint8_t> head_of(const fs::path& file) {
 
 std::string lower_extension(const fs::path& p) {
   std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext;
 }
 
@@ -41,9 +43,9 @@ std::string lower_extension(const fs::path& p) {
 // no magic, and a SavedModel's saved_model.pb is told by its name before this is asked.
 std::optional<Encoding> encoding_of_extension(const fs::path& p) {
   static const std::map<std::string, Encoding> kByExtension = {
-      {".onnx", Encoding::onnx},        {".xml", Encoding::openvino},  {".pt", Encoding::pytorch},
-      {".pth", Encoding::pytorch},      {".torchscript", Encoding::pytorch},
-      {".tflite", Encoding::tensorflowlite}, {".gguf", Encoding::ggml}, {".pb", Encoding::tensorflow}};
+      {".onnx", Encoding::onnx},   {".xml", Encoding::openvino},        {".pt", Encoding::pytorch},
+      {".pth", Encoding::pytorch}, {".torchscript", Encoding::pytorch}, {".tflite", Encoding::tensorflowlite},
+      {".gguf", Encoding::ggml},   {".pb", Encoding::tensorflow}};
   const auto it = kByExtension.find(lower_extension(p));
   if (it == kByExtension.end()) return std::nullopt;
   return it->second;
@@ -102,7 +104,8 @@ Result<ModelFiles> resolve_file(const fs::path& file, Encoding requested) {
     } else {
       return make_error(Errc::invalid_encoding,
                         fmt::format("cannot tell the format of {}: neither its first bytes nor its name match a "
-                                    "model format; {}", file.string(), kGiveEncoding));
+                                    "model format; {}",
+                                    file.string(), kGiveEncoding));
     }
   }
   if (out.encoding == Encoding::openvino && lower_extension(file) == ".xml") {
@@ -152,11 +155,13 @@ Result<ModelFiles> resolve_directory(const fs::path& dir, Encoding requested) {
     if (found.empty()) {
       return make_error(Errc::invalid_encoding,
                         fmt::format("{} holds no model wasinn recognises (.onnx, .xml with its .bin, .pt, .tflite, "
-                                    ".gguf, a frozen .pb, or a TensorFlow SavedModel)", dir.string()));
+                                    ".gguf, a frozen .pb, or a TensorFlow SavedModel)",
+                                    dir.string()));
     }
     if (found.size() > 1) {
       std::vector<std::string> kinds;
-      for (const auto& [e, files] : found) kinds.push_back(fmt::format("{} ({})", encoding_name(e), joined(files, true)));
+      for (const auto& [e, files] : found)
+        kinds.push_back(fmt::format("{} ({})", encoding_name(e), joined(files, true)));
       return make_error(Errc::invalid_encoding,
                         fmt::format("{} holds models of several formats: {}; give --encoding, or the file",
                                     dir.string(), fmt::join(kinds, ", ")));
@@ -216,8 +221,7 @@ Result<ModelFiles> resolve_model_files(std::span<const fs::path> given, Encoding
     out.encoding = *by_name;
   } else {
     return make_error(Errc::invalid_encoding,
-                      fmt::format("cannot tell the format of {}: {}",
-                                  joined(given, false), kGiveEncoding));
+                      fmt::format("cannot tell the format of {}: {}", joined(given, false), kGiveEncoding));
   }
   return out;
 }

@@ -49,9 +49,13 @@ std::optional<ProtobufShape> protobuf_shape(std::span<const uint8_t> b) {
     if (field == 0 || (tag >> 3) > 0x1fffffff) return std::nullopt;
     uint64_t len = 0;
     switch (wire) {
-      case 0: if (!read_varint(b, pos, len)) return std::nullopt; break;
+      case 0:
+        if (!read_varint(b, pos, len)) return std::nullopt;
+        break;
       case 1: len = 8; break;
-      case 2: if (!read_varint(b, pos, len)) return std::nullopt; break;
+      case 2:
+        if (!read_varint(b, pos, len)) return std::nullopt;
+        break;
       case 5: len = 4; break;
       default: return std::nullopt;  // groups (3, 4) appear in none of these formats
     }
@@ -81,7 +85,7 @@ ModelFormat identify_protobuf(std::span<const uint8_t> b) {
   const auto s = protobuf_shape(b);
   if (!s) return ModelFormat::unknown;
   // ModelProto: ir_version (1) first, and a graph (7). Later ONNX releases add fields: allowed.
-  static const std::map<uint32_t, uint32_t> kOnnx = {{1, 0}, {2, 2}, {3, 2}, {4, 2}, {5, 0}, {6, 2},
+  static const std::map<uint32_t, uint32_t> kOnnx = {{1, 0}, {2, 2}, {3, 2},  {4, 2},  {5, 0}, {6, 2},
                                                      {7, 2}, {8, 2}, {14, 2}, {20, 2}, {25, 2}};
   if (s->first_field == 1 && s->wire_types.at(1) == 0 && s->wire_types.count(7) && fields_fit(*s, kOnnx, true))
     return ModelFormat::onnx;
@@ -165,8 +169,8 @@ Status check_encoding_fits(Encoding requested, std::span<const std::span<const u
   // OpenVINO reads ONNX files as well as its own IR.
   if (requested == Encoding::openvino && format == ModelFormat::onnx) return {};
   return make_error(Errc::invalid_encoding,
-                    fmt::format("the model bytes are {}: load them with encoding {}, not {}",
-                                describe_format(format), encoding_name(*loader), encoding_name(requested)));
+                    fmt::format("the model bytes are {}: load them with encoding {}, not {}", describe_format(format),
+                                encoding_name(*loader), encoding_name(requested)));
 }
 
 Encoding refine_encoding(Encoding requested, std::span<const std::span<const uint8_t>> builders) {

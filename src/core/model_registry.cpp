@@ -20,8 +20,7 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
     start = colon + 1;
   }
   if (parts.size() < 4 || parts[0].empty()) {
-    return make_error(Errc::invalid_argument,
-                      "expected NAME:ENCODING:TARGET:PATH[:PATH...]");
+    return make_error(Errc::invalid_argument, "expected NAME:ENCODING:TARGET:PATH[:PATH...]");
   }
   NamedModel m;
   m.name = parts[0];
@@ -29,12 +28,12 @@ Result<NamedModel> parse_preload_spec(std::string_view spec) {
   if (!enc) {
     return make_error(Errc::invalid_encoding,
                       fmt::format("unknown encoding '{}' (openvino, onnx, tensorflow, pytorch, tensorflowlite, "
-                                  "ggml, autodetect)", parts[1]));
+                                  "ggml, autodetect)",
+                                  parts[1]));
   }
   auto target = parse_target(parts[2]);
   if (!target) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("unknown target '{}' (cpu, gpu, tpu, auto)", parts[2]));
+    return make_error(Errc::invalid_argument, fmt::format("unknown target '{}' (cpu, gpu, tpu, auto)", parts[2]));
   }
   m.encoding = *enc;
   m.target = *target;
@@ -118,8 +117,9 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
       std::vector<std::string> names;
       for (const auto& e : entries_) names.push_back(e.first);
       const std::string near = did_you_mean(name, names);
-      return make_error(Errc::not_found, near.empty() ? fmt::format("no model named '{}' is registered (use --nn-preload)", name)
-                                                      : fmt::format("no model named '{}' is registered{}", name, near));
+      return make_error(Errc::not_found, near.empty()
+                                             ? fmt::format("no model named '{}' is registered (use --nn-preload)", name)
+                                             : fmt::format("no model named '{}' is registered{}", name, near));
     }
     entry = it->second.get();  // entries are never removed, so the pointer stays valid
   }
@@ -149,9 +149,9 @@ Result<std::shared_ptr<Graph>> ModelRegistry::get(std::string_view name, std::st
     if (!opened) return opened.take_error();
     mapped.emplace(std::move(*opened));
   }
-  auto graph = remote ? loader(entry->model.encoding, entry->model.target, std::span(&spec, 1), {}, config)
-                      : loader(entry->model.encoding, entry->model.target, mapped->builders(), entry->model.paths,
-                               config);
+  auto graph = remote
+                   ? loader(entry->model.encoding, entry->model.target, std::span(&spec, 1), {}, config)
+                   : loader(entry->model.encoding, entry->model.target, mapped->builders(), entry->model.paths, config);
   if (!graph) return graph.take_error();
   if (config.empty()) {
     entry->default_graph = *graph;

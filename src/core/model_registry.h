@@ -45,8 +45,8 @@ Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec);
 
 // Loads a graph from builders. paths[i] is the file builder i was mapped from.
 using GraphLoader = std::function<Result<std::shared_ptr<Graph>>(
-    Encoding, Target, std::span<const std::span<const uint8_t>> builders,
-    std::span<const std::filesystem::path> paths, std::string_view config)>;
+    Encoding, Target, std::span<const std::span<const uint8_t>> builders, std::span<const std::filesystem::path> paths,
+    std::string_view config)>;
 
 class ModelRegistry {
  public:
@@ -58,13 +58,12 @@ class ModelRegistry {
   std::vector<NamedModel> list() const;
 
   // The shared graph for (name, config), loading it with `loader` on first use.
-  Result<std::shared_ptr<Graph>> get(std::string_view name, std::string_view config,
-                                     const GraphLoader& loader);
+  Result<std::shared_ptr<Graph>> get(std::string_view name, std::string_view config, const GraphLoader& loader);
 
  private:
   struct Entry {
     NamedModel model;
-    std::mutex load_mu;  // held while loading, so one model is never loaded twice at once
+    std::mutex load_mu;                    // held while loading, so one model is never loaded twice at once
     std::shared_ptr<Graph> default_graph;  // config ""
     std::map<std::string, std::weak_ptr<Graph>, std::less<>> by_config;
   };

@@ -43,10 +43,12 @@ std::string describe_inputs(const Graph& graph, TypeNamer type_names) {
 
 std::optional<uint32_t> positional_input(const Graph& graph, std::string_view name) {
   const auto& declared = graph.inputs();
-  if (name.empty() || name.size() > 9 || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (name.empty() || name.size() > 9 ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return std::nullopt;
   }
-  if (std::any_of(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == name; })) return std::nullopt;
+  if (std::any_of(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == name; }))
+    return std::nullopt;
   const auto index = static_cast<uint32_t>(std::stoul(std::string(name)));
   if (index >= declared.size()) return std::nullopt;
   return index;
@@ -79,14 +81,14 @@ Status check_named_inputs(const Graph& graph, std::span<const NamedInput> inputs
     }
     // A backend that declares no inputs learns them at compute and judges names itself.
     if (declared.empty()) continue;
-    auto it = index ? declared.begin() + *index
-                    : std::find_if(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == in.name; });
+    auto it =
+        index ? declared.begin() + *index
+              : std::find_if(declared.begin(), declared.end(), [&](const IoInfo& io) { return io.name == in.name; });
     if (it == declared.end()) return check_input_name(graph, in.name, type_names);
     if (it->type && *it->type != in.tensor.type) {
       return make_error(Errc::invalid_argument,
-                        fmt::format("input '{}' is {}, but the model takes {}; {}", in.name,
-                                    type_names(in.tensor.type), type_names(*it->type),
-                                    describe_inputs(graph, type_names)));
+                        fmt::format("input '{}' is {}, but the model takes {}; {}", in.name, type_names(in.tensor.type),
+                                    type_names(*it->type), describe_inputs(graph, type_names)));
     }
   }
   for (const auto& io : declared) {

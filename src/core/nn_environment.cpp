@@ -63,18 +63,18 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
                                                          std::span<const std::filesystem::path> paths,
                                                          std::string_view config, std::string_view model_name) {
   if (builders.size() > limits_.max_builders) {
-    return make_error(Errc::invalid_argument, fmt::format("{} graph builders exceed the limit of {}",
-                                                          builders.size(), limits_.max_builders));
+    return make_error(Errc::invalid_argument,
+                      fmt::format("{} graph builders exceed the limit of {}", builders.size(), limits_.max_builders));
   }
   uint64_t total = 0;
   for (const auto& b : builders) total += b.size();
   if (total > limits_.max_model_bytes) {
-    return make_error(Errc::too_large, fmt::format("model of {} bytes exceeds the limit of {} bytes",
-                                                   total, limits_.max_model_bytes));
+    return make_error(Errc::too_large,
+                      fmt::format("model of {} bytes exceeds the limit of {} bytes", total, limits_.max_model_bytes));
   }
   if (config.size() > limits_.max_config_bytes) {
-    return make_error(Errc::too_large, fmt::format("config of {} bytes exceeds the limit of {} bytes",
-                                                   config.size(), limits_.max_config_bytes));
+    return make_error(Errc::too_large, fmt::format("config of {} bytes exceeds the limit of {} bytes", config.size(),
+                                                   limits_.max_config_bytes));
   }
   if (encoding == Encoding::autodetect) {
     auto detected = detect_encoding(builders);
@@ -156,9 +156,8 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
 Result<std::shared_ptr<Graph>> NnEnvironment::load_named(std::string_view name, std::string_view config) {
   return models_.get(name, config,
                      [this, name](Encoding e, Target t, std::span<const std::span<const uint8_t>> b,
-                                  std::span<const std::filesystem::path> p, std::string_view c) {
-                       return load_graph(e, t, b, p, c, name);
-                     });
+                                  std::span<const std::filesystem::path> p,
+                                  std::string_view c) { return load_graph(e, t, b, p, c, name); });
 }
 
 void NnEnvironment::count_load(const Result<std::shared_ptr<Graph>>& graph, Encoding encoding, std::string_view name) {
@@ -172,8 +171,9 @@ void NnEnvironment::count_load(const Result<std::shared_ptr<Graph>>& graph, Enco
     }
   }
   const std::optional<BackendIdentity> identity = backends_->identity_for(encoding);
-  metrics_.series(identity ? std::string_view(identity->name) : std::string_view("none"),
-                  graph_label(name, encoding, nullptr, {}))
+  metrics_
+      .series(identity ? std::string_view(identity->name) : std::string_view("none"),
+              graph_label(name, encoding, nullptr, {}))
       ->count_load(graph.error());
 }
 

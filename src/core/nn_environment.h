@@ -42,8 +42,8 @@ class NnEnvironment {
   // model_name: the name a named model is registered under, its graph label in the metrics.
   Result<std::shared_ptr<Graph>> load_graph(Encoding encoding, Target target,
                                             std::span<const std::span<const uint8_t>> builders,
-                                            std::span<const std::filesystem::path> paths,
-                                            std::string_view config, std::string_view model_name = {});
+                                            std::span<const std::filesystem::path> paths, std::string_view config,
+                                            std::string_view model_name = {});
 
   Result<std::shared_ptr<Graph>> load_named(std::string_view name, std::string_view config);
 

@@ -25,13 +25,13 @@ void GraphMetrics::count_load(const Status& outcome) {
 }
 
 void GraphMetrics::count_compute(const Status& outcome, std::chrono::steady_clock::duration took) {
-  const uint64_t nanos = static_cast<uint64_t>(std::max<int64_t>(
-      0, std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()));
+  const uint64_t nanos =
+      static_cast<uint64_t>(std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()));
   const double seconds = static_cast<double>(nanos) * 1e-9;
   // Buckets are upper bounds, inclusive (Prometheus' `le`); past the last one is +Inf.
-  const size_t bucket = static_cast<size_t>(
-      std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
-      kComputeSecondsBuckets.begin());
+  const size_t bucket =
+      static_cast<size_t>(std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
+                          kComputeSecondsBuckets.begin());
   computes_.fetch_add(1, std::memory_order_relaxed);
   compute_buckets_[bucket].fetch_add(1, std::memory_order_relaxed);
   compute_nanos_.fetch_add(nanos, std::memory_order_relaxed);

@@ -32,8 +32,7 @@ namespace wasinn {
 // Upper bounds (seconds) of the compute latency buckets, +Inf implied: from 100 us (a small
 // model on a CPU) to a minute (a long generation).
 inline constexpr std::array<double, 18> kComputeSecondsBuckets = {
-    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-    0.1,    0.25,    0.5,    1,     2.5,    5,     10,   30,    60};
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
 // One (backend, graph, device) series. Record through its methods; read with snapshot().
 // device is where the graph's loads run (its "device" property), "" for failed loads.
@@ -89,8 +88,7 @@ class NnMetrics {
   static constexpr size_t kMaxSeries = 1000;
 
   // The series of (backend, graph, device), created on first use.
-  std::shared_ptr<GraphMetrics> series(std::string_view backend, std::string_view graph,
-                                       std::string_view device = {});
+  std::shared_ptr<GraphMetrics> series(std::string_view backend, std::string_view graph, std::string_view device = {});
   // Every series, sorted by backend, graph, then device.
   std::vector<GraphMetrics::Snapshot> snapshot() const;
 

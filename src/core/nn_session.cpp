@@ -13,8 +13,7 @@ NnSession::NnSession(std::shared_ptr<NnEnvironment> env)
       graphs_("graph", env_->limits().max_graphs, "--max-graphs"),
       contexts_("execution context", env_->limits().max_contexts, "--max-contexts") {}
 
-Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> builders, Encoding encoding,
-                                 Target target) {
+Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> builders, Encoding encoding, Target target) {
   if (builders.empty()) return make_error(Errc::invalid_argument, "load: no graph builders given");
   if (Status room = graphs_.check_room(); !room) return room.error();
   auto graph = env_->load_graph(encoding, target, builders, {}, {});
@@ -25,8 +24,8 @@ Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> build
 
 Result<uint32_t> NnSession::load_by_name(std::string_view name, std::string_view config) {
   if (name.size() > env_->limits().max_name_bytes) {
-    return make_error(Errc::invalid_argument, fmt::format("model name of {} bytes exceeds the limit of {}",
-                                                          name.size(), env_->limits().max_name_bytes));
+    return make_error(Errc::invalid_argument, fmt::format("model name of {} bytes exceeds the limit of {}", name.size(),
+                                                          env_->limits().max_name_bytes));
   }
   if (Status room = graphs_.check_room(); !room) return room.error();
   auto graph = env_->load_named(name, config);
@@ -62,12 +61,11 @@ auto NnSession::with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declv
 
 Status NnSession::set_input(uint32_t context, const TensorId& id, const TensorView& tensor) {
   if (tensor.dims.size() > env_->limits().max_rank) {
-    return make_error(Errc::invalid_argument, fmt::format("input {}: rank {} exceeds the limit of {}",
-                                                          id.describe(), tensor.dims.size(), env_->limits().max_rank));
+    return make_error(Errc::invalid_argument, fmt::format("input {}: rank {} exceeds the limit of {}", id.describe(),
+                                                          tensor.dims.size(), env_->limits().max_rank));
   }
-  return with_context(context, [&](ExecutionContext& c) {
-    return c.set_input(id, tensor, env_->limits().max_tensor_bytes);
-  });
+  return with_context(context,
+                      [&](ExecutionContext& c) { return c.set_input(id, tensor, env_->limits().max_tensor_bytes); });
 }
 
 Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)()) {
@@ -81,9 +79,11 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
   auto watch = env_->watchdog().watch(c, budget);
   Status status = (c.*run)();
   if (watch.overran(std::chrono::steady_clock::now())) {
-    status = make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}",
-                                                   budget.count(), status.ok() ? " (the backend cannot be "
-                                                                                 "interrupted; it finished late)" : ""));
+    status =
+        make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}", budget.count(),
+                                              status.ok() ? " (the backend cannot be "
+                                                            "interrupted; it finished late)"
+                                                          : ""));
   }
   c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
   return status;
@@ -91,9 +91,7 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
 
 Status NnSession::compute(uint32_t context) { return run_bounded(context, &ExecutionContext::compute); }
 
-Status NnSession::compute_single(uint32_t context) {
-  return run_bounded(context, &ExecutionContext::compute_single);
-}
+Status NnSession::compute_single(uint32_t context) { return run_bounded(context, &ExecutionContext::compute_single); }
 
 Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std::span<const NamedInput> inputs,
                                                           TypeNamer type_names) {
@@ -125,9 +123,9 @@ Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std:
         if (declared == 0 && i > 0 && view.error().code == Errc::invalid_argument) break;
         return view.take_error();
       }
-      outputs.push_back(NamedTensor{output_name(graph, i),
-                                    OwnedTensor{view->type, {view->dims.begin(), view->dims.end()},
-                                                {view->data.begin(), view->data.end()}}});
+      outputs.push_back(NamedTensor{
+          output_name(graph, i),
+          OwnedTensor{view->type, {view->dims.begin(), view->dims.end()}, {view->data.begin(), view->data.end()}}});
     }
     return outputs;
   });
@@ -150,11 +148,13 @@ Result<HeldOutput> hold_output(Result<std::shared_ptr<ExecutionContext>> ctx, bo
 }  // namespace
 
 Result<HeldOutput> NnSession::get_output(uint32_t context, const TensorId& id) {
-  return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context, [&](ExecutionContext& c) { return c.get_output(id); });
+  return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context,
+                     [&](ExecutionContext& c) { return c.get_output(id); });
 }
 
 Result<HeldOutput> NnSession::get_output_single(uint32_t context, const TensorId& id) {
-  return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context, [&](ExecutionContext& c) { return c.get_output_single(id); });
+  return hold_output(contexts_.get(context), env_->limits().wait_for_busy_context,
+                     [&](ExecutionContext& c) { return c.get_output_single(id); });
 }
 
 Result<std::shared_ptr<const Graph>> NnSession::graph(uint32_t graph) const {
@@ -213,7 +213,8 @@ namespace {
 Status require_text_model(const Graph& g) {
   if (g.plugin().facts().text_model) return {};
   return make_error(Errc::unsupported_operation, fmt::format("prompt: the graph is {}, not a text model (prompt "
-                                                             "serves ggml graphs)", encoding_name(g.encoding())));
+                                                             "serves ggml graphs)",
+                                                             encoding_name(g.encoding())));
 }
 }  // namespace
 
@@ -228,8 +229,7 @@ Result<std::string> NnSession::prompt(uint32_t context, std::string_view text) {
   return with_context(context, [&](ExecutionContext& c) -> Result<std::string> {
     WASINN_TRY(require_text_model(c.graph()));
     const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
-    const TensorView in{TensorType::u8, dims,
-                        {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
+    const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
     WASINN_TRY(c.set_input(TensorId{0, std::nullopt}, in, env_->limits().max_tensor_bytes));
     WASINN_TRY(run_bounded(c, &ExecutionContext::compute));
     auto out = c.get_output(TensorId{0, std::nullopt});

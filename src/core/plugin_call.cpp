@@ -34,8 +34,7 @@ Errc errc_from_plugin_status(int status) {
 
 Error PluginDiag::to_error(int status, std::string_view what) const {
   if (detail_.empty()) {
-    return make_error(errc_from_plugin_status(status),
-                      fmt::format("{} failed with backend status {}", what, status));
+    return make_error(errc_from_plugin_status(status), fmt::format("{} failed with backend status {}", what, status));
   }
   return make_error(errc_from_plugin_status(status), detail_);
 }

@@ -11,9 +11,8 @@
 #include "wasinn/backend_plugin.h"
 
 // True when the plugin's table is long enough to hold `field` and fills it in.
-#define WASINN_PLUGIN_HAS(api, field)                                                   \
-  ((api).struct_size >= offsetof(wasinn_backend_api, field) + sizeof((api).field) && \
-   (api).field != nullptr)
+#define WASINN_PLUGIN_HAS(api, field) \
+  ((api).struct_size >= offsetof(wasinn_backend_api, field) + sizeof((api).field) && (api).field != nullptr)
 
 namespace wasinn {
 

@@ -52,7 +52,8 @@ void errors_family(std::string& out, std::span<const Snapshot> series, std::stri
 
 void histogram_family(std::string& out, std::span<const Snapshot> series) {
   constexpr std::string_view name = "wasinn_nn_compute_seconds";
-  append_family_header(out, name, "histogram", "Time of each compute (and compute_single) that reached a graph, failed ones included.");
+  append_family_header(out, name, "histogram",
+                       "Time of each compute (and compute_single) that reached a graph, failed ones included.");
   for (const auto& s : series) {
     if (!s.had_graph) continue;
     const uint64_t count = append_histogram_buckets(out, name, series_labels(s), s.compute_buckets);
@@ -74,7 +75,7 @@ uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::
   for (size_t i = 0; i < buckets.size(); ++i) {
     cumulative += buckets[i];
     const std::string le = i < kComputeSecondsBuckets.size() ? fmt::format("le=\"{}\"", kComputeSecondsBuckets[i])
-                                                              : std::string("le=\"+Inf\"");
+                                                             : std::string("le=\"+Inf\"");
     fmt::format_to(std::back_inserter(out), "{}_bucket{{{}{}{}}} {}\n", name, labels, labels.empty() ? "" : ",", le,
                    cumulative);
   }
@@ -85,18 +86,23 @@ std::string escape_label_value(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (const char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
 
 std::string render_prometheus_text(std::span<const Snapshot> series) {
   std::string out;
-  family(out, series, "wasinn_nn_loads_total", "counter", "Successful wasi-nn loads (load, load_by_name) of a graph.",
-         [](const Snapshot& s) { return s.loads; }, true);
+  family(
+      out, series, "wasinn_nn_loads_total", "counter", "Successful wasi-nn loads (load, load_by_name) of a graph.",
+      [](const Snapshot& s) { return s.loads; }, true);
   errors_family(out, series, "wasinn_nn_load_errors_total", "Failed wasi-nn loads, by the core's error code.",
                 &Snapshot::load_errors);
   family(out, series, "wasinn_nn_computes_total", "counter",
@@ -106,7 +112,8 @@ std::string render_prometheus_text(std::span<const Snapshot> series) {
                 &Snapshot::compute_errors);
   family(out, series, "wasinn_nn_input_bytes_total", "counter", "Bytes of input tensors accepted by set_input.",
          [](const Snapshot& s) { return s.input_bytes; });
-  family(out, series, "wasinn_nn_output_bytes_total", "counter", "Bytes of output tensors copied into guest memory by get_output.",
+  family(out, series, "wasinn_nn_output_bytes_total", "counter",
+         "Bytes of output tensors copied into guest memory by get_output.",
          [](const Snapshot& s) { return s.output_bytes; });
   family(out, series, "wasinn_nn_live_graphs", "gauge", "Loaded graphs alive now (one graph may serve many guests).",
          [](const Snapshot& s) { return s.live_graphs; });

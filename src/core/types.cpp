@@ -11,10 +11,14 @@ namespace wasinn {
 
 size_t element_size(TensorType type) {
   switch (type) {
-    case TensorType::f16: case TensorType::bf16: return 2;
-    case TensorType::f32: case TensorType::i32: return 4;
-    case TensorType::f64: case TensorType::i64: return 8;
-    case TensorType::u8: case TensorType::i8: return 1;
+    case TensorType::f16:
+    case TensorType::bf16: return 2;
+    case TensorType::f32:
+    case TensorType::i32: return 4;
+    case TensorType::f64:
+    case TensorType::i64: return 8;
+    case TensorType::u8:
+    case TensorType::i8: return 1;
   }
   return 0;
 }
@@ -60,9 +64,8 @@ std::string_view encoding_name(Encoding encoding) {
 
 std::optional<Encoding> parse_encoding(std::string_view name) {
   const std::string n = lower(name);
-  for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch,
-                 Encoding::tensorflowlite, Encoding::ggml, Encoding::autodetect, Encoding::remote,
-                 Encoding::whisper}) {
+  for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch, Encoding::tensorflowlite,
+                 Encoding::ggml, Encoding::autodetect, Encoding::remote, Encoding::whisper}) {
     if (n == encoding_name(e)) return e;
   }
   if (n == "tflite") return Encoding::tensorflowlite;

@@ -28,7 +28,17 @@ bool is_valid_type(uint32_t raw);
 // remote (a model on an inference server, backends/remote) comes after autodetect: no guest ABI
 // numbers it, so guests reach a remote model only by load_by_name. whisper (whisper.cpp's ggml
 // speech models) is WasmEdge's witx encoding 9; WIT has no case for it (autodetect or ggml reach it).
-enum class Encoding : uint8_t { openvino, onnx, tensorflow, pytorch, tensorflowlite, ggml, autodetect, remote, whisper };
+enum class Encoding : uint8_t {
+  openvino,
+  onnx,
+  tensorflow,
+  pytorch,
+  tensorflowlite,
+  ggml,
+  autodetect,
+  remote,
+  whisper
+};
 std::string_view encoding_name(Encoding encoding);
 // Case-insensitive; accepts WasmEdge's spellings ("ONNX", "PyTorch", "GGML", "TensorflowLite").
 std::optional<Encoding> parse_encoding(std::string_view name);

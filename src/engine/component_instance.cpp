@@ -59,7 +59,8 @@ std::string format_value(const Val& v) {
     case WASMTIME_COMPONENT_STRING: return fmt::format("\"{}\"", std::string_view(v.of.string.data, v.of.string.size));
     case WASMTIME_COMPONENT_ENUM: return std::string(v.of.enumeration.data, v.of.enumeration.size);
     case WASMTIME_COMPONENT_RESULT:
-      return fmt::format("{}({})", v.of.result.is_ok ? "ok" : "err", v.of.result.val ? format_value(*v.of.result.val) : "");
+      return fmt::format("{}({})", v.of.result.is_ok ? "ok" : "err",
+                         v.of.result.val ? format_value(*v.of.result.val) : "");
     case WASMTIME_COMPONENT_OPTION: return v.of.option ? fmt::format("some({})", format_value(*v.of.option)) : "none";
     default: return "<value>";
   }
@@ -91,8 +92,8 @@ struct ComponentInstance final : Instance::Impl {
   }
   // An export of the component by name, or within the exported instance `parent`.
   ExportIndexPtr export_index(const wasmtime_component_export_index_t* parent, std::string_view name) const {
-    return ExportIndexPtr(wasmtime_component_instance_get_export_index(
-        &instance, wasmtime_store_context(store.get()), parent, name.data(), name.size()));
+    return ExportIndexPtr(wasmtime_component_instance_get_export_index(&instance, wasmtime_store_context(store.get()),
+                                                                       parent, name.data(), name.size()));
   }
   // `wasi:cli/run@0.2.x`'s name as this component spells it, or "".
   std::string run_interface() const;
@@ -119,8 +120,8 @@ struct ComponentInstance final : Instance::Impl {
 std::vector<std::string> item_names(const wasmtime_component_t* component, const wasm_engine_t* engine, bool imports) {
   wasmtime_component_type_t* type = wasmtime_component_type(component);
   std::vector<std::string> names;
-  const size_t n = imports ? wasmtime_component_type_import_count(type, engine)
-                           : wasmtime_component_type_export_count(type, engine);
+  const size_t n =
+      imports ? wasmtime_component_type_import_count(type, engine) : wasmtime_component_type_export_count(type, engine);
   for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
     size_t len = 0;
@@ -138,8 +139,8 @@ std::vector<std::string> item_names(const wasmtime_component_t* component, const
 // Whether the component linker serves an import: WASI 0.2's interfaces (semver-compatible, as
 // Wasmtime's add_wasip2 defines them) and wasi:nn's four interfaces in the versions wit_nn serves.
 bool served(std::string_view import) {
-  for (std::string_view package : {"wasi:cli/", "wasi:io/", "wasi:clocks/", "wasi:filesystem/", "wasi:random/",
-                                   "wasi:sockets/"}) {
+  for (std::string_view package :
+       {"wasi:cli/", "wasi:io/", "wasi:clocks/", "wasi:filesystem/", "wasi:random/", "wasi:sockets/"}) {
     if (import.starts_with(package) && import.find("@0.2.") != std::string_view::npos) return true;
   }
   for (wit_nn::Version v : wit_nn::kVersions) {
@@ -159,10 +160,11 @@ std::string instantiate_failure(const wasmtime_component_t* component, const was
     if (!served(import)) missing.push_back(std::move(import));
   }
   if (missing.empty()) return fmt::format("cannot instantiate {}: {}", name, wasmtime_says);
-  return fmt::format("cannot instantiate {}: it imports {}, which wasinn does not provide (it serves WASI 0.2's cli, "
-                     "io, clocks, filesystem, random and sockets, and wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25)"
-                     "\n(Wasmtime: {})",
-                     name, fmt::join(missing, ", "), wasmtime_says);
+  return fmt::format(
+      "cannot instantiate {}: it imports {}, which wasinn does not provide (it serves WASI 0.2's cli, "
+      "io, clocks, filesystem, random and sockets, and wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25)"
+      "\n(Wasmtime: {})",
+      name, fmt::join(missing, ", "), wasmtime_says);
 }
 
 std::string ComponentInstance::run_interface() const {
@@ -187,9 +189,9 @@ Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string
   if (*nresults) wasmtime_component_valtype_delete(&result_type);
   wasmtime_component_func_type_delete(type);
   if (nparams != 0) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("{} takes {} parameter(s); wasinn calls component functions without arguments", name,
-                                  nparams));
+    return make_error(
+        Errc::invalid_argument,
+        fmt::format("{} takes {} parameter(s); wasinn calls component functions without arguments", name, nparams));
   }
   return func;
 }
@@ -203,9 +205,12 @@ RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& prog
     auto run_index = iface_index ? export_index(iface_index.get(), "run") : nullptr;
     wasmtime_component_func_t func{};
     if (!run_index || !wasmtime_component_instance_get_func(&instance, cx, run_index.get(), &func)) {
-      return RunOutcome{kHostFailureExit, false,
+      return RunOutcome{kHostFailureExit,
+                        false,
                         fmt::format("{} is a WebAssembly component without a wasi:cli/run export: not a command (use "
-                                    "{} NAME to call one of its exported functions)", name, option_names.invoke), {}};
+                                    "{} NAME to call one of its exported functions)",
+                                    name, option_names.invoke),
+                        {}};
     }
     ValsOwner results(1);
     if (auto end = invoke(func, results)) return *end;
@@ -219,9 +224,11 @@ RunOutcome ComponentInstance::run(std::shared_ptr<Instance>, const Program& prog
   const bool call_form = fn_name.ends_with(")") && fn_name.find('(') != std::string_view::npos;
   const bool with_args = call_form && fn_name.substr(fn_name.find('(')) != "()";
   if (!program.args.empty() || with_args) {
-    return RunOutcome{kHostFailureExit, false,
-                      fmt::format("{} {}: arguments cannot be passed to a component's function",
-                                  option_names.invoke, program.invoke), {}};
+    return RunOutcome{
+        kHostFailureExit,
+        false,
+        fmt::format("{} {}: arguments cannot be passed to a component's function", option_names.invoke, program.invoke),
+        {}};
   }
   if (call_form) fn_name = fn_name.substr(0, fn_name.find('('));
   size_t nresults = 0;
@@ -250,9 +257,12 @@ bool ComponentInstance::call(const std::string& export_name, int32_t* result, st
   int32_t value = 0;
   if (nresults == 1) {
     const Val& v = results.vals[0];
-    if (v.kind == WASMTIME_COMPONENT_S32) value = v.of.s32;
-    else if (v.kind == WASMTIME_COMPONENT_U32) value = static_cast<int32_t>(v.of.u32);
-    else if (v.kind == WASMTIME_COMPONENT_RESULT) value = v.of.result.is_ok ? 0 : 1;
+    if (v.kind == WASMTIME_COMPONENT_S32)
+      value = v.of.s32;
+    else if (v.kind == WASMTIME_COMPONENT_U32)
+      value = static_cast<int32_t>(v.of.u32);
+    else if (v.kind == WASMTIME_COMPONENT_RESULT)
+      value = v.of.result.is_ok ? 0 : 1;
     else {
       if (error) *error = fmt::format("{} returns {}, not an integer or a result", export_name, format_value(v));
       return false;
@@ -268,8 +278,8 @@ Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::v
                                        const std::string& name) {
   wasmtime_component_t* component = nullptr;
   if (ErrorPtr err(wasmtime_component_new(engine, bytes.data(), bytes.size(), &component)); err) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("{} is not a valid WebAssembly component: {}", name, one_line(message_of(err.get()))));
+    return make_error(Errc::invalid_argument, fmt::format("{} is not a valid WebAssembly component: {}", name,
+                                                          one_line(message_of(err.get()))));
   }
   return ComponentPtr(component);
 }

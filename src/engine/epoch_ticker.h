@@ -24,12 +24,14 @@ class EpochTicker {
   // Caps each linear memory of the store (memory.grow fails past it); 0: no cap.
   static void limit_memory(wasmtime_store_t* store, uint64_t max_memory_bytes) {
     if (max_memory_bytes == 0) return;
-    wasmtime_store_limiter(store, static_cast<int64_t>(std::min<uint64_t>(max_memory_bytes, INT64_MAX)), -1, -1, -1, -1);
+    wasmtime_store_limiter(store, static_cast<int64_t>(std::min<uint64_t>(max_memory_bytes, INT64_MAX)), -1, -1, -1,
+                           -1);
   }
-  explicit EpochTicker(const wasm_engine_t* engine) : thread_([this, engine] {
-    std::unique_lock lock(mu_);
-    while (!cv_.wait_for(lock, kTick, [this] { return stop_; })) wasmtime_engine_increment_epoch(engine);
-  }) {}
+  explicit EpochTicker(const wasm_engine_t* engine)
+      : thread_([this, engine] {
+          std::unique_lock lock(mu_);
+          while (!cv_.wait_for(lock, kTick, [this] { return stop_; })) wasmtime_engine_increment_epoch(engine);
+        }) {}
   ~EpochTicker() {
     {
       std::lock_guard lock(mu_);

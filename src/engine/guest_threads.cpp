@@ -81,8 +81,8 @@ Status GuestThreads::link() {
     if (max_pages < m.min_pages) {
       return make_error(Errc::too_large,
                         fmt::format("the module's shared memory starts at {} bytes, more than the memory limit of {} "
-                                    "bytes ({})", m.min_pages * kPageBytes, settings_.max_memory_bytes,
-                                    settings_.max_memory_option));
+                                    "bytes ({})",
+                                    m.min_pages * kPageBytes, settings_.max_memory_bytes, settings_.max_memory_option));
     }
   }
   wasm_memorytype_t* type = nullptr;
@@ -141,7 +141,8 @@ Result<std::unique_ptr<GuestThreadStore>> GuestThreads::instantiate(const std::s
     return make_error(Errc::runtime_error, message_of(err.get()));
   }
   wasm_trap_t* trap = nullptr;
-  if (ErrorPtr err(wasmtime_linker_instantiate(linker_.get(), cx, settings_.module.get(), &out->instance, &trap)); err) {
+  if (ErrorPtr err(wasmtime_linker_instantiate(linker_.get(), cx, settings_.module.get(), &out->instance, &trap));
+      err) {
     return make_error(Errc::runtime_error, fmt::format("cannot instantiate {}: {}", name, message_of(err.get())));
   }
   if (trap) {
@@ -204,8 +205,8 @@ void GuestThreads::run_thread(std::unique_ptr<GuestThreadStore> s, int32_t tid, 
   std::optional<RunOutcome> outcome;
   if (!wasmtime_instance_export_get(cx, &s->instance, kThreadStart, sizeof kThreadStart - 1, &entry) ||
       entry.kind != WASMTIME_EXTERN_FUNC) {
-    outcome = RunOutcome{kHostFailureExit, false,
-                         "the module imports wasi::thread-spawn but exports no wasi_thread_start function", {}};
+    outcome = RunOutcome{
+        kHostFailureExit, false, "the module imports wasi::thread-spawn but exports no wasi_thread_start function", {}};
   } else {
     wasmtime_val_t args[2];
     args[0].kind = WASMTIME_I32;
@@ -236,7 +237,8 @@ void GuestThreads::thread_finished(bool spawned) {
 // threads does not accumulate them. A finished thread no longer takes mu_, so joining here is safe.
 void GuestThreads::join_finished() {
   for (const auto id : finished_) {
-    const auto t = std::find_if(threads_.begin(), threads_.end(), [&](const std::thread& x) { return x.get_id() == id; });
+    const auto t =
+        std::find_if(threads_.begin(), threads_.end(), [&](const std::thread& x) { return x.get_id() == id; });
     if (t == threads_.end()) continue;
     t->join();
     threads_.erase(t);

@@ -116,8 +116,8 @@ class GuestThreads : public std::enable_shared_from_this<GuestThreads> {
   std::optional<RunOutcome> outcome_;
   std::vector<std::thread> threads_;
   std::vector<std::thread::id> finished_;  // threads that returned and may be joined at once
-  size_t running_ = 0;          // threads (spawned and main) that have not returned
-  size_t spawned_running_ = 0;  // of those, the spawned ones: what --max-threads bounds
+  size_t running_ = 0;                     // threads (spawned and main) that have not returned
+  size_t spawned_running_ = 0;             // of those, the spawned ones: what --max-threads bounds
   int32_t next_tid_ = 1;
 };
 

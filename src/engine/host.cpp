@@ -70,7 +70,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   }
   if (impl->timeout_ms > 0) impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
   // Every engine setting that changes compiled code is in the entries' key.
-  impl->module_cache_dir = options.module_cache == "off"   ? std::filesystem::path()
+  impl->module_cache_dir = options.module_cache == "off"  ? std::filesystem::path()
                            : options.module_cache.empty() ? default_module_cache_dir()
                                                           : std::filesystem::path(options.module_cache);
   const std::string settings = fmt::format("epoch-interruption={},threads=y", impl->timeout_ms > 0);
@@ -127,9 +127,11 @@ RunOutcome Host::run(const Program& program) {
   try {
     return run_unguarded(program);
   } catch (const std::exception& e) {
-    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: {}", program_name(program, "the module"), e.what()), {}};
+    return RunOutcome{
+        kHostFailureExit, false, fmt::format("cannot run {}: {}", program_name(program, "the module"), e.what()), {}};
   } catch (...) {
-    return RunOutcome{kHostFailureExit, false, fmt::format("cannot run {}: unknown error", program_name(program, "the module")), {}};
+    return RunOutcome{
+        kHostFailureExit, false, fmt::format("cannot run {}: unknown error", program_name(program, "the module")), {}};
   }
 }
 

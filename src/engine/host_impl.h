@@ -21,7 +21,7 @@ namespace wasinn {
 struct Host::Impl {
   std::unique_ptr<AttachedLogCallback> log_callback;  // first: outlives what may still log
   EnginePtr engine;
-  LinkerPtr linker;  // shared by all programs: a Wasmtime linker may instantiate concurrently
+  LinkerPtr linker;                     // shared by all programs: a Wasmtime linker may instantiate concurrently
   ComponentLinkerPtr component_linker;  // the same for components
   std::shared_ptr<NnEnvironment> env;
   std::shared_ptr<BackendCatalog> catalog;  // env's backends, for listing and probing them
@@ -29,8 +29,8 @@ struct Host::Impl {
   uint64_t max_memory_bytes = 0;
   OptionNames option_names;  // what the run's messages call the caller's options
   size_t max_threads = 0;
-  std::unique_ptr<EpochTicker> ticker;  // only when timeout_ms > 0; stopped before the engine dies
-  std::unique_ptr<ModuleCache> module_cache;  // declared after engine: never outlives it
+  std::unique_ptr<EpochTicker> ticker;              // only when timeout_ms > 0; stopped before the engine dies
+  std::unique_ptr<ModuleCache> module_cache;        // declared after engine: never outlives it
   std::unique_ptr<ComponentCache> component_cache;  // the same directory, for components
 
   // wasi-threads guests run on an engine of their own whose code checks epochs, so that the

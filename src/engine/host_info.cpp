@@ -82,8 +82,8 @@ std::vector<std::string> Host::backend_search_dirs() const {
   return out;
 }
 
-bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding,
-                         ModelInfo* out, std::string* error, const std::string& target) {
+bool Host::inspect_model(const std::vector<std::string>& name_or_paths, const std::string& encoding, ModelInfo* out,
+                         std::string* error, const std::string& target) {
   auto fail = [&](std::string msg) {
     if (error) *error = std::move(msg);
     return false;

@@ -64,8 +64,8 @@ std::vector<uint8_t> memory_export_entry() {
 // What with_memory_export and imports_shared_memory need to know of a module's sections.
 struct Sections {
   bool imports_memory = false;
-  bool memory_shared = false;    // the imported memory's limits have the shared flag
-  bool exports_memory = false;   // an export is named "memory"
+  bool memory_shared = false;            // the imported memory's limits have the shared flag
+  bool exports_memory = false;           // an export is named "memory"
   size_t export_at = 0, export_end = 0;  // the export section's whole extent, id byte included
   size_t export_entries = 0;             // offset of its first entry
   uint32_t export_count = 0;
@@ -90,16 +90,26 @@ Result<Sections> scan(std::span<const uint8_t> wasm) {
         s.name();
         s.name();
         const uint8_t kind = s.byte();
-        if (kind == 0) s.u32();                          // function: type index
-        else if (kind == 1) { s.byte(); s.skip_limits(); }  // table: element type, limits
+        if (kind == 0)
+          s.u32();  // function: type index
+        else if (kind == 1) {
+          s.byte();
+          s.skip_limits();
+        }  // table: element type, limits
         else if (kind == kMemoryKind) {
           out.imports_memory = true;
           out.memory_shared = s.at < s.bytes.size() && (s.bytes[s.at] & 2);  // limits flag 0x02: shared
           s.skip_limits();
-        }
-        else if (kind == 3) { s.byte(); s.byte(); }         // global: type, mutability
-        else if (kind == 4) { s.byte(); s.u32(); }          // tag
-        else s.ok = false;
+        } else if (kind == 3) {
+          s.byte();
+          s.byte();
+        }  // global: type, mutability
+        else if (kind == 4) {
+          s.byte();
+          s.u32();
+        }  // tag
+        else
+          s.ok = false;
       }
     } else if (id == kExportSection) {
       out.export_at = start;

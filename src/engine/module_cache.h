@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Compiled guest code (core modules and components) kept on disk, as Wasmtime's CLI does by default, so a second run of the
-// same guest skips Cranelift (25-30 ms for a 222 KB guest). Entries live in a PrivateCacheDir
+// Compiled guest code (core modules and components) kept on disk, as Wasmtime's CLI does by default, so a second run of
+// the same guest skips Cranelift (25-30 ms for a 222 KB guest). Entries live in a PrivateCacheDir
 // (base/private_cache_dir.h: only the user can write it, written atomically, shared by
 // concurrent processes), named by a SHA-256 over the Wasmtime version, the engine's settings
 // and the module's bytes. Deserialising compiled code trusts it, so each entry carries the

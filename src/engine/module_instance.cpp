@@ -37,7 +37,7 @@ struct ModuleInstance final : Instance::Impl {
   bool call(const std::string& export_name, int32_t* result, std::string* error) override;
 
   uint64_t timeout_ms = 0;
-  OptionNames option_names;  // the host's, for the run's messages
+  OptionNames option_names;           // the host's, for the run's messages
   std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
   StorePtr store;
   // A wasi-threads guest's threads and shared memory (then `store` is its main thread's).
@@ -73,7 +73,8 @@ Result<ModulePtr> compile_module(wasm_engine_t* engine, ModuleCache& cache, cons
 // wasi-threads guest's stores keep their own deadline (GuestThreads), measured from its start.
 void arm_deadline(const ModuleInstance& instance) {
   if (instance.timeout_ms == 0 || instance.threads) return;
-  wasmtime_context_set_epoch_deadline(wasmtime_store_context(instance.store.get()), EpochTicker::ticks_for(instance.timeout_ms));
+  wasmtime_context_set_epoch_deadline(wasmtime_store_context(instance.store.get()),
+                                      EpochTicker::ticks_for(instance.timeout_ms));
 }
 
 // A module that imports a shared memory: a GuestThreads (whose main thread the Instance is).
@@ -89,8 +90,8 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   // Compiled by the engine whose code checks epochs: how other threads are stopped.
   auto exported = with_memory_export(wasm);
   if (!exported) return fail(fmt::format("{} is not a valid WebAssembly module: {}", name, exported.error().detail));
-  auto module = compile_module(threads_engine->engine.get(), *threads_engine->module_cache,
-                               *exported ? **exported : wasm, name);
+  auto module =
+      compile_module(threads_engine->engine.get(), *threads_engine->module_cache, *exported ? **exported : wasm, name);
   if (!module) return fail(module.error().detail);
   auto memory = shared_memory_import(module->get());
   if (!memory) return fail(fmt::format("{} imports no shared memory Wasmtime can read", name));
@@ -128,38 +129,38 @@ std::unique_ptr<Instance> instantiate_module(Host::Impl& host, const Program& pr
     return nullptr;
   };
   const std::string name = program_name(program, "the module");
-    // A wasi-threads guest is compiled once, for the threads engine only.
-    if (imports_shared_memory(wasm)) return instantiate_threads(host, program, wasm, error);
-    auto module = compile_module(host.engine.get(), *host.module_cache, wasm, name);
-    if (!module) return fail(module.error().detail);
-    auto impl = std::make_unique<ModuleInstance>();
-    impl->module = std::move(*module);
-    impl->timeout_ms = host.timeout_ms;
-    impl->option_names = host.option_names;
-    impl->state = std::make_unique<GuestState>();
-    impl->state->session = std::make_shared<NnSession>(host.env);
-    impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
-    EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);
-    wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
-    arm_deadline(*impl);
-    auto wasi = make_wasi(program);
-    if (!wasi) return fail(wasi.error().detail);
-    // wasmtime_context_set_wasi takes ownership of the config, even on error.
-    if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
+  // A wasi-threads guest is compiled once, for the threads engine only.
+  if (imports_shared_memory(wasm)) return instantiate_threads(host, program, wasm, error);
+  auto module = compile_module(host.engine.get(), *host.module_cache, wasm, name);
+  if (!module) return fail(module.error().detail);
+  auto impl = std::make_unique<ModuleInstance>();
+  impl->module = std::move(*module);
+  impl->timeout_ms = host.timeout_ms;
+  impl->option_names = host.option_names;
+  impl->state = std::make_unique<GuestState>();
+  impl->state->session = std::make_shared<NnSession>(host.env);
+  impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
+  EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);
+  wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
+  arm_deadline(*impl);
+  auto wasi = make_wasi(program);
+  if (!wasi) return fail(wasi.error().detail);
+  // wasmtime_context_set_wasi takes ownership of the config, even on error.
+  if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
 
-    wasm_trap_t* trap = nullptr;
-    ErrorPtr err(wasmtime_linker_instantiate(host.linker.get(), cx, impl->module.get(), &impl->instance, &trap));
-    if (err) return fail(fmt::format("cannot instantiate {}: {}", name, message_of(err.get())));
-    if (trap) {
-      TrapPtr t(trap);
-      return fail(fmt::format("{} trapped while starting: {}", name, message_of(t.get())));
-    }
-    wasmtime_extern_t mem;
-    if (wasmtime_instance_export_get(cx, &impl->instance, "memory", 6, &mem)) {
-      if (mem.kind == WASMTIME_EXTERN_MEMORY) impl->state->memory = mem.of.memory;
-      wasmtime_extern_delete(&mem);
-    }
-    return std::make_unique<Instance>(std::move(impl));
+  wasm_trap_t* trap = nullptr;
+  ErrorPtr err(wasmtime_linker_instantiate(host.linker.get(), cx, impl->module.get(), &impl->instance, &trap));
+  if (err) return fail(fmt::format("cannot instantiate {}: {}", name, message_of(err.get())));
+  if (trap) {
+    TrapPtr t(trap);
+    return fail(fmt::format("{} trapped while starting: {}", name, message_of(t.get())));
+  }
+  wasmtime_extern_t mem;
+  if (wasmtime_instance_export_get(cx, &impl->instance, "memory", 6, &mem)) {
+    if (mem.kind == WASMTIME_EXTERN_MEMORY) impl->state->memory = mem.of.memory;
+    wasmtime_extern_delete(&mem);
+  }
+  return std::make_unique<Instance>(std::move(impl));
 }
 
 namespace {
@@ -269,9 +270,11 @@ Result<wasmtime_val_t> parse_param(const std::string& word, wasm_valkind_t kind,
     default:
       return make_error(Errc::invalid_argument,
                         fmt::format("parameter {} is not a number type; only i32, i64, f32 and f64 parameters "
-                                    "can be given on the command line", index + 1));
+                                    "can be given on the command line",
+                                    index + 1));
   }
-  if (!ok) return make_error(Errc::invalid_argument, fmt::format("argument {} '{}' is not an {}", index + 1, word, type));
+  if (!ok)
+    return make_error(Errc::invalid_argument, fmt::format("argument {} '{}' is not an {}", index + 1, word, type));
   return v;
 }
 
@@ -298,9 +301,12 @@ RunOutcome run_entry(ModuleInstance& instance, const Program& program) {
   wasmtime_func_t func;
   if (program.invoke.empty()) {
     if (!get_func("_start", &func) && !get_func("", &func)) {
-      return RunOutcome{kHostFailureExit, false,
+      return RunOutcome{kHostFailureExit,
+                        false,
                         fmt::format("{} has no _start export: it is not a WASI command (use {} NAME to call one of "
-                                    "its exported functions)", name, instance.option_names.invoke), {}};
+                                    "its exported functions)",
+                                    name, instance.option_names.invoke),
+                        {}};
     }
     if (auto end = call(func, nullptr, 0, nullptr, 0)) return *end;
     return RunOutcome{};
@@ -310,7 +316,8 @@ RunOutcome run_entry(ModuleInstance& instance, const Program& program) {
     if (auto end = call(func, nullptr, 0, nullptr, 0)) return *end;
   }
   if (!get_func(program.invoke, &func)) {
-    return RunOutcome{kHostFailureExit, false, fmt::format("{} exports no function named {}", name, program.invoke), {}};
+    return RunOutcome{
+        kHostFailureExit, false, fmt::format("{} exports no function named {}", name, program.invoke), {}};
   }
   wasm_functype_t* type = wasmtime_func_type(cx, &func);
   const wasm_valtype_vec_t* params = wasm_functype_params(type);
@@ -320,14 +327,20 @@ RunOutcome run_entry(ModuleInstance& instance, const Program& program) {
   const size_t nresults = results_type->size;
   wasm_functype_delete(type);
   if (program.args.size() != param_kinds.size()) {
-    return RunOutcome{kHostFailureExit, false,
+    return RunOutcome{kHostFailureExit,
+                      false,
                       fmt::format("{} takes {} argument(s) and {} were given", program.invoke, param_kinds.size(),
-                                  program.args.size()), {}};
+                                  program.args.size()),
+                      {}};
   }
   std::vector<wasmtime_val_t> args;
   for (size_t i = 0; i < param_kinds.size(); ++i) {
     auto v = parse_param(program.args[i], param_kinds[i], i);
-    if (!v) return RunOutcome{kHostFailureExit, false, fmt::format("{} {}: {}", instance.option_names.invoke, program.invoke, v.error().detail), {}};
+    if (!v)
+      return RunOutcome{kHostFailureExit,
+                        false,
+                        fmt::format("{} {}: {}", instance.option_names.invoke, program.invoke, v.error().detail),
+                        {}};
     args.push_back(*v);
   }
   std::vector<wasmtime_val_t> results(nresults);
@@ -347,15 +360,14 @@ RunOutcome ModuleInstance::run(std::shared_ptr<Instance> self, const Program& pr
   // A wasi-threads guest's entry runs on a thread of its own, so that this call returns as soon
   // as any thread ends the guest, even while the main thread waits on a lock that will never open.
   auto guest_threads = threads;
-  guest_threads->start_main([self, program] {
-    return run_entry(static_cast<ModuleInstance&>(Instance::Impl::of(*self)), program);
-  });
+  guest_threads->start_main(
+      [self, program] { return run_entry(static_cast<ModuleInstance&>(Instance::Impl::of(*self)), program); });
   RunOutcome outcome = guest_threads->wait_for_end();
   outcome.unstopped_threads = guest_threads->stop(kThreadGrace);
   self.reset();  // the last reference unless the main thread is one of those left running
   if (outcome.unstopped_threads > 0) {
     logger().debug("{}: {} guest thread(s) still parked {} ms after the guest's end (memory.atomic.wait)",
-                  program_name(program, "the module"), outcome.unstopped_threads, kThreadGrace.count());
+                   program_name(program, "the module"), outcome.unstopped_threads, kThreadGrace.count());
   }
   return outcome;
 }

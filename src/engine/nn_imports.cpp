@@ -34,57 +34,80 @@ constexpr std::string_view kEphemeralModule = "wasi_ephemeral_nn";
 constexpr std::string_view kLegacyModule = "wasi_nn";
 
 constexpr ImportSpec kEphemeralImports[] = {
-    {kEphemeralModule, "load", 5, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {kEphemeralModule, "load_by_name", 3, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
-    {kEphemeralModule, "load_by_name_with_config", 5, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::load_by_name_with_config(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {kEphemeralModule, "init_execution_context", 2, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
-    {kEphemeralModule, "set_input", 3, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
-    {kEphemeralModule, "compute", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::compute(c, u(a[0])); }},
-    {kEphemeralModule, "get_output", 5, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {kEphemeralModule, "compute_single", 1, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::compute_single(c, u(a[0])); }},
-    {kEphemeralModule, "get_output_single", 5, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::get_output_single(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {kEphemeralModule, "fini_single", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::fini_single(c, u(a[0])); }},
-    {kEphemeralModule, "unload", 1, [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::unload(c, u(a[0])); }},
-    {kEphemeralModule, "finalize_execution_context", 1, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::finalize_execution_context(c, u(a[0])); }},
+    {kEphemeralModule, "load", 5,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]));
+     }},
+    {kEphemeralModule, "load_by_name", 3,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kEphemeralModule, "load_by_name_with_config", 5,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::load_by_name_with_config(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]));
+     }},
+    {kEphemeralModule, "init_execution_context", 2,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
+    {kEphemeralModule, "set_input", 3,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kEphemeralModule, "compute", 1,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::compute(c, u(a[0])); }},
+    {kEphemeralModule, "get_output", 5,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]));
+     }},
+    {kEphemeralModule, "compute_single", 1,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::compute_single(c, u(a[0])); }},
+    {kEphemeralModule, "get_output_single", 5,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::get_output_single(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]));
+     }},
+    {kEphemeralModule, "fini_single", 1,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::fini_single(c, u(a[0])); }},
+    {kEphemeralModule, "unload", 1,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::unload(c, u(a[0])); }},
+    {kEphemeralModule, "finalize_execution_context", 1,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::finalize_execution_context(c, u(a[0])); }},
     // wasinn's own, beyond the spec (abi/ephemeral_nn_ext.h)
-    {kEphemeralModule, "graph_io_count", 3, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::graph_io_count(c, u(a[0]), u(a[1]), u(a[2])); }},
-    {kEphemeralModule, "graph_io_info", 10, [](Call c, const wasmtime_val_raw_t* a) {
+    {kEphemeralModule, "graph_io_count", 3,
+     [](Call c, const wasmtime_val_raw_t* a) { return ephemeral_nn::graph_io_count(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kEphemeralModule, "graph_io_info", 10,
+     [](Call c, const wasmtime_val_raw_t* a) {
        return ephemeral_nn::graph_io_info(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5]), u(a[6]), u(a[7]),
-                                          u(a[8]), u(a[9])); }},
-    {kEphemeralModule, "graph_list_properties", 4, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::graph_list_properties(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
-    {kEphemeralModule, "graph_get_property", 6, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::graph_get_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5])); }},
-    {kEphemeralModule, "graph_set_property", 5, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::graph_set_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {kEphemeralModule, "context_set_property", 5, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::context_set_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4])); }},
-    {kEphemeralModule, "prompt", 6, [](Call c, const wasmtime_val_raw_t* a) {
-       return ephemeral_nn::prompt(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5])); }},
+                                          u(a[8]), u(a[9]));
+     }},
+    {kEphemeralModule, "graph_list_properties", 4,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_list_properties(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]));
+     }},
+    {kEphemeralModule, "graph_get_property", 6,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_get_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5]));
+     }},
+    {kEphemeralModule, "graph_set_property", 5,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::graph_set_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]));
+     }},
+    {kEphemeralModule, "context_set_property", 5,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::context_set_property(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]));
+     }},
+    {kEphemeralModule, "prompt", 6,
+     [](Call c, const wasmtime_val_raw_t* a) {
+       return ephemeral_nn::prompt(c, u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]), u(a[5]));
+     }},
 };
 
 constexpr ImportSpec kLegacyImports[] = {
-    {kLegacyModule, "load", 4, [](Call c, const wasmtime_val_raw_t* a) {
-       return legacy_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
-    {kLegacyModule, "load_by_name", 3, [](Call c, const wasmtime_val_raw_t* a) {
-       return legacy_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
-    {kLegacyModule, "init_execution_context", 2, [](Call c, const wasmtime_val_raw_t* a) {
-       return legacy_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
-    {kLegacyModule, "set_input", 3, [](Call c, const wasmtime_val_raw_t* a) {
-       return legacy_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kLegacyModule, "load", 4,
+     [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::load(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
+    {kLegacyModule, "load_by_name", 3,
+     [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::load_by_name(c, u(a[0]), u(a[1]), u(a[2])); }},
+    {kLegacyModule, "init_execution_context", 2,
+     [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::init_execution_context(c, u(a[0]), u(a[1])); }},
+    {kLegacyModule, "set_input", 3,
+     [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::set_input(c, u(a[0]), u(a[1]), u(a[2])); }},
     {kLegacyModule, "compute", 1, [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::compute(c, u(a[0])); }},
-    {kLegacyModule, "get_output", 4, [](Call c, const wasmtime_val_raw_t* a) {
-       return legacy_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
+    {kLegacyModule, "get_output", 4,
+     [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
 };
 
 // Finds the guest's memory: the cached export, else the caller's "memory" export.
@@ -110,8 +133,12 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
   Status status;
   struct CallCount {
     std::atomic<int>* n;
-    explicit CallCount(std::atomic<int>* c) : n(c) { if (n) n->fetch_add(1, std::memory_order_relaxed); }
-    ~CallCount() { if (n) n->fetch_sub(1, std::memory_order_release); }
+    explicit CallCount(std::atomic<int>* c) : n(c) {
+      if (n) n->fetch_add(1, std::memory_order_relaxed);
+    }
+    ~CallCount() {
+      if (n) n->fetch_sub(1, std::memory_order_release);
+    }
   } counted(state ? state->nn_calls : nullptr);
   // No C++ exception may unwind into Wasmtime's frames: every one becomes an errno.
   try {
@@ -148,13 +175,13 @@ Status define_imports(wasmtime_linker_t* linker, std::span<const ImportSpec> imp
     wasm_valtype_vec_new_uninitialized(&results, 1);
     results.data[0] = wasm_valtype_new(WASM_I32);
     wasm_functype_t* type = wasm_functype_new(&params, &results);
-    ErrorPtr err(wasmtime_linker_define_func_unchecked(linker, spec.module.data(), spec.module.size(),
-                                                       spec.name.data(), spec.name.size(), type, trampoline,
+    ErrorPtr err(wasmtime_linker_define_func_unchecked(linker, spec.module.data(), spec.module.size(), spec.name.data(),
+                                                       spec.name.size(), type, trampoline,
                                                        const_cast<ImportSpec*>(&spec), nullptr));
     wasm_functype_delete(type);
     if (err) {
-      return make_error(Errc::runtime_error, fmt::format("defining {}::{}: {}", spec.module, spec.name,
-                                                         message_of(err.get())));
+      return make_error(Errc::runtime_error,
+                        fmt::format("defining {}::{}: {}", spec.module, spec.name, message_of(err.get())));
     }
   }
   return {};

@@ -12,7 +12,9 @@ namespace wasinn {
 
 template <class T, void (*Delete)(T*)>
 struct WasmtimeDeleter {
-  void operator()(T* p) const { if (p) Delete(p); }
+  void operator()(T* p) const {
+    if (p) Delete(p);
+  }
 };
 
 using EnginePtr = std::unique_ptr<wasm_engine_t, WasmtimeDeleter<wasm_engine_t, wasm_engine_delete>>;
@@ -23,8 +25,9 @@ using ErrorPtr = std::unique_ptr<wasmtime_error_t, WasmtimeDeleter<wasmtime_erro
 using TrapPtr = std::unique_ptr<wasm_trap_t, WasmtimeDeleter<wasm_trap_t, wasm_trap_delete>>;
 using ComponentPtr =
     std::unique_ptr<wasmtime_component_t, WasmtimeDeleter<wasmtime_component_t, wasmtime_component_delete>>;
-using ComponentLinkerPtr = std::unique_ptr<wasmtime_component_linker_t,
-                                           WasmtimeDeleter<wasmtime_component_linker_t, wasmtime_component_linker_delete>>;
+using ComponentLinkerPtr =
+    std::unique_ptr<wasmtime_component_linker_t,
+                    WasmtimeDeleter<wasmtime_component_linker_t, wasmtime_component_linker_delete>>;
 using WasiConfigPtr = std::unique_ptr<wasi_config_t, WasmtimeDeleter<wasi_config_t, wasi_config_delete>>;
 
 // The message of an error or trap (Wasmtime includes the wasm backtrace in it).

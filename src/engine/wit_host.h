@@ -56,17 +56,17 @@ typedef struct wasinn_wit_named {
 /* One input or output of wasinn:nn-ext's describe (tensor-description). */
 typedef struct wasinn_wit_io {
   wasinn_wit_str name;
-  wasinn_wit_str type;  /* a tensor-type case name, or empty: none */
-  const int64_t* dims;  /* -1: dynamic */
+  wasinn_wit_str type; /* a tensor-type case name, or empty: none */
+  const int64_t* dims; /* -1: dynamic */
   size_t rank;
-  int32_t has_dims;     /* 0: the rank is unknown (none) */
+  int32_t has_dims; /* 0: the rank is unknown (none) */
 } wasinn_wit_io;
 
 typedef struct wasinn_wit_out {
-  uint32_t rep;      /* OK: the resource made; ERR: the error resource */
-  const void* data;  /* by function: uint32_t dims, bytes, chars, or wasinn_wit_named */
-  size_t len;        /* elements of `data` */
-  wasinn_wit_str message;  /* TRAP: why */
+  uint32_t rep;           /* OK: the resource made; ERR: the error resource */
+  const void* data;       /* by function: uint32_t dims, bytes, chars, or wasinn_wit_named */
+  size_t len;             /* elements of `data` */
+  wasinn_wit_str message; /* TRAP: why */
 } wasinn_wit_out;
 
 typedef struct wasinn_wit_host {
@@ -76,8 +76,8 @@ typedef struct wasinn_wit_host {
   wasinn_wit_status (*tensor_type)(void* guest, uint32_t tensor, wasinn_wit_out* out);       /* case name */
   wasinn_wit_status (*tensor_data)(void* guest, uint32_t tensor, wasinn_wit_out* out);       /* bytes */
   wasinn_wit_status (*error_new)(void* guest, wasinn_wit_str code, wasinn_wit_str data, wasinn_wit_out* out);
-  wasinn_wit_status (*error_code)(void* guest, uint32_t error, wasinn_wit_out* out);  /* case name */
-  wasinn_wit_status (*error_data)(void* guest, uint32_t error, wasinn_wit_out* out);  /* chars */
+  wasinn_wit_status (*error_code)(void* guest, uint32_t error, wasinn_wit_out* out); /* case name */
+  wasinn_wit_status (*error_data)(void* guest, uint32_t error, wasinn_wit_out* out); /* chars */
   wasinn_wit_status (*load)(void* guest, const wasinn_wit_bytes* builders, size_t count, wasinn_wit_str encoding,
                             wasinn_wit_str target, wasinn_wit_out* out);
   wasinn_wit_status (*load_by_name)(void* guest, wasinn_wit_str name, wasinn_wit_out* out);

@@ -115,8 +115,8 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
 
 std::shared_ptr<const OwnedTensor> tensor_of(const Call& c, uint32_t rep) { return must(c.wit->tensor(rep)); }
 
-wasinn_wit_status tensor_new(void* guest, const uint32_t* dims, size_t rank, wasinn_wit_str type,
-                             wasinn_wit_bytes data, wasinn_wit_out* out) {
+wasinn_wit_status tensor_new(void* guest, const uint32_t* dims, size_t rank, wasinn_wit_str type, wasinn_wit_bytes data,
+                             wasinn_wit_out* out) {
   return guarded(guest, "tensor", "[constructor]tensor", out, [&](const Call& c) {
     const TensorType t = must(wit_nn::decode_tensor_type(view(type)));
     // A tensor over wasinn's limits is still made: WIT's constructor has no error, so the
@@ -137,9 +137,8 @@ wasinn_wit_status tensor_dimensions(void* guest, uint32_t tensor, wasinn_wit_out
 }
 
 wasinn_wit_status tensor_type(void* guest, uint32_t tensor, wasinn_wit_out* out) {
-  return guarded(guest, "tensor", "[method]tensor.ty", out, [&](const Call& c) {
-    return c.chars(must(wit_nn::tensor_type_case(tensor_of(c, tensor)->type)));
-  });
+  return guarded(guest, "tensor", "[method]tensor.ty", out,
+                 [&](const Call& c) { return c.chars(must(wit_nn::tensor_type_case(tensor_of(c, tensor)->type))); });
 }
 
 wasinn_wit_status tensor_data(void* guest, uint32_t tensor, wasinn_wit_out* out) {
@@ -161,9 +160,8 @@ wasinn_wit_status error_new(void* guest, wasinn_wit_str code, wasinn_wit_str dat
 }
 
 wasinn_wit_status error_code(void* guest, uint32_t error, wasinn_wit_out* out) {
-  return guarded(guest, "errors", "[method]error.code", out, [&](const Call& c) {
-    return c.chars(wit_nn::error_code_case(must(c.wit->error(error))->code));
-  });
+  return guarded(guest, "errors", "[method]error.code", out,
+                 [&](const Call& c) { return c.chars(wit_nn::error_code_case(must(c.wit->error(error))->code)); });
 }
 
 wasinn_wit_status error_data(void* guest, uint32_t error, wasinn_wit_out* out) {
@@ -184,7 +182,8 @@ wasinn_wit_status load(void* guest, const wasinn_wit_bytes* builders, size_t cou
 }
 
 wasinn_wit_status load_by_name(void* guest, wasinn_wit_str name, wasinn_wit_out* out) {
-  return guarded(guest, "graph", "load-by-name", out, [&](const Call& c) { return c.made(c.wit->load_by_name(view(name))); });
+  return guarded(guest, "graph", "load-by-name", out,
+                 [&](const Call& c) { return c.made(c.wit->load_by_name(view(name))); });
 }
 
 wasinn_wit_status init_execution_context(void* guest, uint32_t graph, wasinn_wit_out* out) {
@@ -284,17 +283,18 @@ wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name,
   });
 }
 
-wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name,
-                               wasinn_wit_str value, wasinn_wit_out* out) {
-  return guarded(guest, "wasinn:nn-ext/properties", on_context ? "set-context-property" : "set-property", out, [&](const Call& c) {
-    NnSession& s = c.wit->session();
-    if (on_context) {
-      must(s.check_context(rep));
-      return c.done(s.set_context_property(rep, view(name), view(value)));
-    }
-    must(s.graph(rep));
-    return c.done(s.set_graph_property(rep, view(name), view(value)));
-  });
+wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name, wasinn_wit_str value,
+                               wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-ext/properties", on_context ? "set-context-property" : "set-property", out,
+                 [&](const Call& c) {
+                   NnSession& s = c.wit->session();
+                   if (on_context) {
+                     must(s.check_context(rep));
+                     return c.done(s.set_context_property(rep, view(name), view(value)));
+                   }
+                   must(s.graph(rep));
+                   return c.done(s.set_graph_property(rep, view(name), view(value)));
+                 });
 }
 
 wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) {
@@ -331,11 +331,12 @@ wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_
 }  // namespace
 
 const wasinn_wit_host& wit_host_table() {
-  static const wasinn_wit_host table{tensor_new,    tensor_dimensions, tensor_type,  tensor_data, error_new,
-                                     error_code,    error_data,        load,         load_by_name, init_execution_context,
-                                     compute_named, set_input,         compute,      get_output,  drop,
-                                     describe,      list_properties,   get_property, set_property, prompt_init,
-                                     prompt_compute, prompt_set_property};
+  static const wasinn_wit_host table{
+      tensor_new,     tensor_dimensions,  tensor_type,  tensor_data,  error_new,
+      error_code,     error_data,         load,         load_by_name, init_execution_context,
+      compute_named,  set_input,          compute,      get_output,   drop,
+      describe,       list_properties,    get_property, set_property, prompt_init,
+      prompt_compute, prompt_set_property};
   return table;
 }
 

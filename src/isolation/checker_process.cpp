@@ -20,12 +20,11 @@ namespace wasinn::isolation {
 
 namespace {
 
-constexpr size_t kStderrTail = 16 * 1024;    // bytes of the child's stderr kept for the detail
-constexpr size_t kReportMax = 1 << 20;       // a report line longer than this is not a report
+constexpr size_t kStderrTail = 16 * 1024;  // bytes of the child's stderr kept for the detail
+constexpr size_t kReportMax = 1 << 20;     // a report line longer than this is not a report
 
 Error sys_error(std::string_view what) {
-  return make_error(Errc::runtime_error,
-                    fmt::format("isolated load check: {}: {}", what, std::strerror(errno)));
+  return make_error(Errc::runtime_error, fmt::format("isolated load check: {}: {}", what, std::strerror(errno)));
 }
 
 // Moves fd to a number >= floor (close-on-exec), so the child's dup2 targets below floor

@@ -11,9 +11,8 @@
 namespace wasinn::isolation {
 
 std::string crash_message(std::string_view stderr_tail) {
-  static constexpr std::string_view kMarks[] = {"GGML_ASSERT", "Assertion", "assert", "terminate called",
-                                                "what():", "Check failed", "FATAL", "Fatal", "ERROR:",
-                                                "error:"};
+  static constexpr std::string_view kMarks[] = {"GGML_ASSERT",  "Assertion", "assert", "terminate called", "what():",
+                                                "Check failed", "FATAL",     "Fatal",  "ERROR:",           "error:"};
   std::vector<std::string_view> lines;
   size_t pos = 0;
   while (pos < stderr_tail.size()) {
@@ -48,8 +47,8 @@ bool about_memory(std::string_view text) {
 }
 
 bool ran_out_of_memory(std::string_view stderr_tail) {
-  for (std::string_view mark : {"bad_alloc", "out of memory", "Out of memory", "Cannot allocate memory",
-                                "failed to allocate"}) {
+  for (std::string_view mark :
+       {"bad_alloc", "out of memory", "Out of memory", "Cannot allocate memory", "failed to allocate"}) {
     if (stderr_tail.find(mark) != std::string_view::npos) return true;
   }
   return false;

@@ -20,8 +20,8 @@ namespace {
 constexpr int64_t kSettledNs = 2'000'000'000;
 
 std::string model_file_line(const struct stat& st) {
-  return fmt::format("{}:{}:{}:{}.{}:{}.{}\n", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
-                     st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  return fmt::format("{}:{}:{}:{}.{}:{}.{}\n", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                     st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
 // Whether a regular file's mapped bytes equal `bytes`.

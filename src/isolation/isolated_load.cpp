@@ -59,9 +59,7 @@ void set_verdict_cache(IsolationOptions& options, std::string_view setting) {
   }
 }
 
-uint64_t default_address_space_mb(uint64_t model_bytes) {
-  return 3072 + 4 * ((model_bytes + (1u << 20) - 1) >> 20);
-}
+uint64_t default_address_space_mb(uint64_t model_bytes) { return 3072 + 4 * ((model_bytes + (1u << 20) - 1) >> 20); }
 
 fs::path find_load_checker() {
   static constexpr const char* kName = "wasinn-load-check";
@@ -119,7 +117,7 @@ Status IsolatedLoadChecker::check(const LoadCheckRequest& request) {
   if (key) {
     if (auto verdict = verdicts_.find(key->key)) {
       logger().debug("isolated load check ({}): remembered: {}", request.backend,
-                    verdict->ok ? "loaded" : verdict->error.detail);
+                     verdict->ok ? "loaded" : verdict->error.detail);
       isolation::record_files(*key, request, verdicts_);
       if (verdict->ok) return {};
       return verdict->error;
@@ -130,7 +128,7 @@ Status IsolatedLoadChecker::check(const LoadCheckRequest& request) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ++spawned_;
   logger().debug("isolated load check ({}): {} in {:.1f} ms", request.backend,
-                outcome.verdict.ok ? "loaded" : outcome.verdict.error.detail, ms);
+                 outcome.verdict.ok ? "loaded" : outcome.verdict.error.detail, ms);
   // The child read the files by path: only if they are, unchanged, the bytes the key was made of
   // did it check what the key says.
   if (key && outcome.remember &&
@@ -153,20 +151,24 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
   auto fail = [](Error e, bool remember = false) { return Outcome{LoadVerdict{false, std::move(e)}, remember}; };
   std::error_code ec;
   if (checker.empty() || !fs::is_regular_file(checker, ec)) {
-    return fail(make_error(
-        Errc::runtime_error,
-        fmt::format("isolated load check: {} loads models in a checked child process, but wasinn-load-check "
-                    "was not found{} (install it beside wasinn, set $WASINN_LOAD_CHECK, or run with "
-                    "--isolate-loads=never)",
-                    r.backend, checker.empty() ? "" : " at " + checker.string())));
+    return fail(
+        make_error(Errc::runtime_error,
+                   fmt::format("isolated load check: {} loads models in a checked child process, but wasinn-load-check "
+                               "was not found{} (install it beside wasinn, set $WASINN_LOAD_CHECK, or run with "
+                               "--isolate-loads=never)",
+                               r.backend, checker.empty() ? "" : " at " + checker.string())));
   }
   uint64_t model_bytes = 0;
   for (const auto& b : r.builders) model_bytes += b.size();
   const uint64_t limit_mb = address_space_mb(r);
 
-  std::vector<std::string> argv = {checker.string(), "--encoding", std::string(encoding_name(r.encoding)),
-                                   "--target", std::string(target_name(r.target)),
-                                   "--max-address-space-mb", std::to_string(limit_mb)};
+  std::vector<std::string> argv = {checker.string(),
+                                   "--encoding",
+                                   std::string(encoding_name(r.encoding)),
+                                   "--target",
+                                   std::string(target_name(r.target)),
+                                   "--max-address-space-mb",
+                                   std::to_string(limit_mb)};
   for (const auto& d : backend_dirs_) {
     argv.push_back("--backend-dir");
     argv.push_back(d.string());
@@ -217,13 +219,13 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
     const int sig = WTERMSIG(status);
     const bool own_fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT ||
                            sig == SIGTRAP || sig == SIGSYS;
-    return fail(make_error(
-        Errc::invalid_argument,
-        fmt::format("{}: loading this model crashed the framework in an isolated check ({}); the host "
-                    "refused it{} ({})",
-                    r.backend, isolation::signal_name(sig), said.empty() ? "" : ". The framework said: " + said,
-                    limit_note)),
-                own_fault && !isolation::about_memory(said) && !isolation::ran_out_of_memory(child->stderr_tail));
+    return fail(
+        make_error(Errc::invalid_argument,
+                   fmt::format("{}: loading this model crashed the framework in an isolated check ({}); the host "
+                               "refused it{} ({})",
+                               r.backend, isolation::signal_name(sig),
+                               said.empty() ? "" : ". The framework said: " + said, limit_note)),
+        own_fault && !isolation::about_memory(said) && !isolation::ran_out_of_memory(child->stderr_tail));
   }
   // One JSON line; anything else (a sanitizer's report and exit 1, a framework calling exit())
   // means the load did not finish normally either.
@@ -249,10 +251,10 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
   // failed (one refused large allocation leaves the peak low).
   const uint64_t peak_mb = report.value("vm_peak_mb", uint64_t{0});
   const bool near_limit = (peak_mb + (model_bytes >> 20)) * 10 >= limit_mb * 9 || isolation::about_memory(detail);
-  return fail(make_error(errc, near_limit ? fmt::format("{} ({}; raise it with --isolated-load-max-mb)",
-                                                        detail, limit_note)
-                                          : detail),
-              !near_limit);
+  return fail(
+      make_error(
+          errc, near_limit ? fmt::format("{} ({}; raise it with --isolated-load-max-mb)", detail, limit_note) : detail),
+      !near_limit);
 }
 
 }  // namespace wasinn

@@ -15,9 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr size_t kMemoryVerdicts = 1024;     // verdicts kept in a process
-constexpr size_t kMemoryFiles = 256;         // stat identities of files already hashed
-constexpr size_t kMaxDiskEntries = 4096;     // on disk; the oldest quarter goes when exceeded
+constexpr size_t kMemoryVerdicts = 1024;        // verdicts kept in a process
+constexpr size_t kMemoryFiles = 256;            // stat identities of files already hashed
+constexpr size_t kMaxDiskEntries = 4096;        // on disk; the oldest quarter goes when exceeded
 constexpr uint64_t kMaxEntryBytes = 64 * 1024;  // an entry is ~0.2-1 KB; anything larger is not one
 // Written into every entry; an entry with another value (another format, another program) is
 // not one of ours and is ignored.
@@ -31,9 +31,8 @@ std::optional<Errc> errc_from_name(std::string_view name) {
 }
 
 bool is_key(std::string_view key) {
-  return key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
+  return key.size() == 64 &&
+         std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace

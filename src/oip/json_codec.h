@@ -16,7 +16,7 @@
 
 namespace wasinn::oip {
 
-sdk::Error decode_model_metadata_json(std::string_view body, ModelMeta &out);
+sdk::Error decode_model_metadata_json(std::string_view body, ModelMeta& out);
 // The "extensions" of GET /v2; a body that is not server metadata lists none.
 std::vector<std::string> decode_server_extensions_json(std::string_view body);
 // The "error" string of an error body, else the body's first 200 bytes (one line).
@@ -25,8 +25,8 @@ std::string error_text_json(std::string_view body);
 // The request's JSON: with binary == false, each input's "data" is a flat array of numbers and
 // every output comes back as JSON; with binary == true, each input says its "binary_data_size"
 // (its bytes follow the JSON, see binary_codec.h) and each named output is asked for as binary.
-std::string encode_infer_json(std::span<const InputTensor> inputs,
-                              std::span<const std::string> output_names, bool binary);
+std::string encode_infer_json(std::span<const InputTensor> inputs, std::span<const std::string> output_names,
+                              bool binary);
 
 // The response's JSON; outputs whose parameters give "binary_data_size" take their bytes, in
 // order, from `binary_tail` (empty for a plain JSON response). Every output's size must match
@@ -36,6 +36,6 @@ std::string encode_infer_json(std::span<const InputTensor> inputs,
 // (nesting, strings, booleans, a number its datatype cannot hold) takes the general path, so
 // both accept and refuse the same responses (fuzz_remote_codecs compares them).
 sdk::Error decode_infer_json(std::string_view json, std::span<const uint8_t> binary_tail,
-                             std::vector<OutputTensor> &out, bool fast_data = true);
+                             std::vector<OutputTensor>& out, bool fast_data = true);
 
 }  // namespace wasinn::oip

@@ -14,10 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-sdk::Error bad(const std::string &what) { return sdk::invalid(what); }
+sdk::Error bad(const std::string& what) { return sdk::invalid(what); }
 
 template <typename T>
-void write_numbers(std::string &s, const uint8_t *p, size_t n) {
+void write_numbers(std::string& s, const uint8_t* p, size_t n) {
   char buf[32];
   for (size_t i = 0; i < n; ++i) {
     if (i) s += ',';
@@ -34,11 +34,10 @@ void write_numbers(std::string &s, const uint8_t *p, size_t n) {
   }
 }
 
-
 }  // namespace
 
 // One JSON number as datatype's bytes. Integers must be integers in range; floats take any number.
-sdk::Error append_json_number(const json &v, std::string_view dt, std::string &out) {
+sdk::Error append_json_number(const json& v, std::string_view dt, std::string& out) {
   auto integer = [&]<typename T>(T) -> sdk::Error {
     if (v.is_boolean() && dt == "BOOL") {
       append_bytes<T>(out, v.get<bool>() ? 1 : 0);
@@ -64,7 +63,7 @@ sdk::Error append_json_number(const json &v, std::string_view dt, std::string &o
     if (v.is_number()) return v.get<double>();
     // Triton and numpy write non-finite floats as strings.
     if (v.is_string()) {
-      const std::string &s = v.get_ref<const std::string &>();
+      const std::string& s = v.get_ref<const std::string&>();
       if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
       if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
       if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
@@ -81,30 +80,35 @@ sdk::Error append_json_number(const json &v, std::string_view dt, std::string &o
   if (dt == "INT64") return integer(int64_t{});
   const auto d = real();
   if (!d) return bad(std::string(dt) + " data holds " + describe_json(v));
-  if (dt == "FP32") append_bytes<float>(out, static_cast<float>(*d));
-  else if (dt == "FP64") append_bytes<double>(out, *d);
-  else if (dt == "FP16") append_bytes<uint16_t>(out, float_to_half(static_cast<float>(*d)));
-  else if (dt == "BF16") append_bytes<uint16_t>(out, float_to_bf16(static_cast<float>(*d)));
-  else return bad("datatype \"" + std::string(dt) + "\" cannot be read from JSON");
+  if (dt == "FP32")
+    append_bytes<float>(out, static_cast<float>(*d));
+  else if (dt == "FP64")
+    append_bytes<double>(out, *d);
+  else if (dt == "FP16")
+    append_bytes<uint16_t>(out, float_to_half(static_cast<float>(*d)));
+  else if (dt == "BF16")
+    append_bytes<uint16_t>(out, float_to_bf16(static_cast<float>(*d)));
+  else
+    return bad("datatype \"" + std::string(dt) + "\" cannot be read from JSON");
   return {};
 }
 
 // Flattens nested arrays (the spec allows either form), depth-bounded against hostile input.
-sdk::Error flatten_json_data(const json &v, std::string_view dt, std::string &out, int depth) {
+sdk::Error flatten_json_data(const json& v, std::string_view dt, std::string& out, int depth) {
   if (depth > 64) return bad("data nested more than 64 deep");
   if (!v.is_array()) return append_json_number(v, dt, out);
-  for (const json &e : v)
+  for (const json& e : v)
     if (sdk::Error err = flatten_json_data(e, dt, out, depth + 1)) return err;
   return {};
 }
 
-std::string describe_json(const json &v) {
+std::string describe_json(const json& v) {
   if (v.is_array()) return "an array";
   if (v.is_object()) return "an object";
   return v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-void write_json_number(std::string &s, double d) {
+void write_json_number(std::string& s, double d) {
   char buf[32];
   if (!std::isfinite(d)) {
     s += std::isnan(d) ? "\"NaN\"" : (d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
@@ -114,20 +118,30 @@ void write_json_number(std::string &s, double d) {
   s.append(buf, r.ptr);
 }
 
-void write_json_data(std::string &s, std::string_view dt, std::span<const uint8_t> bytes) {
+void write_json_data(std::string& s, std::string_view dt, std::span<const uint8_t> bytes) {
   const size_t es = datatype_size(dt);
   const size_t n = es ? bytes.size() / es : 0;
-  const uint8_t *p = bytes.data();
-  if (dt == "FP32") write_numbers<float>(s, p, n);
-  else if (dt == "FP64") write_numbers<double>(s, p, n);
-  else if (dt == "INT8") write_numbers<int8_t>(s, p, n);
-  else if (dt == "INT16") write_numbers<int16_t>(s, p, n);
-  else if (dt == "INT32") write_numbers<int32_t>(s, p, n);
-  else if (dt == "INT64") write_numbers<int64_t>(s, p, n);
-  else if (dt == "UINT8") write_numbers<uint8_t>(s, p, n);
-  else if (dt == "UINT16") write_numbers<uint16_t>(s, p, n);
-  else if (dt == "UINT32") write_numbers<uint32_t>(s, p, n);
-  else if (dt == "UINT64") write_numbers<uint64_t>(s, p, n);
+  const uint8_t* p = bytes.data();
+  if (dt == "FP32")
+    write_numbers<float>(s, p, n);
+  else if (dt == "FP64")
+    write_numbers<double>(s, p, n);
+  else if (dt == "INT8")
+    write_numbers<int8_t>(s, p, n);
+  else if (dt == "INT16")
+    write_numbers<int16_t>(s, p, n);
+  else if (dt == "INT32")
+    write_numbers<int32_t>(s, p, n);
+  else if (dt == "INT64")
+    write_numbers<int64_t>(s, p, n);
+  else if (dt == "UINT8")
+    write_numbers<uint8_t>(s, p, n);
+  else if (dt == "UINT16")
+    write_numbers<uint16_t>(s, p, n);
+  else if (dt == "UINT32")
+    write_numbers<uint32_t>(s, p, n);
+  else if (dt == "UINT64")
+    write_numbers<uint64_t>(s, p, n);
   else if (dt == "BOOL") {
     for (size_t i = 0; i < n; ++i) s += i ? (p[i] ? ",true" : ",false") : (p[i] ? "true" : "false");
   } else if (dt == "FP16" || dt == "BF16") {
@@ -147,7 +161,7 @@ void write_json_data(std::string &s, std::string_view dt, std::span<const uint8_
   }
 }
 
-void write_json_shape(std::string &s, std::span<const int64_t> shape) {
+void write_json_shape(std::string& s, std::span<const int64_t> shape) {
   s += '[';
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ',';

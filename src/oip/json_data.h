@@ -20,31 +20,31 @@
 namespace wasinn::oip {
 
 template <typename T>
-void append_bytes(std::string &out, T v) {
+void append_bytes(std::string& out, T v) {
   const size_t at = out.size();
   out.resize(at + sizeof v);
   std::memcpy(out.data() + at, &v, sizeof v);
 }
 
 // One JSON value as datatype dt's little-endian bytes, appended to out.
-sdk::Error append_json_number(const nlohmann::json &v, std::string_view dt, std::string &out);
+sdk::Error append_json_number(const nlohmann::json& v, std::string_view dt, std::string& out);
 
 // A "data" value: a number, or arrays of them nested any way (the spec allows flat or
 // nested), flattened in row-major order; nesting deeper than 64 is refused.
-sdk::Error flatten_json_data(const nlohmann::json &v, std::string_view dt, std::string &out, int depth = 0);
+sdk::Error flatten_json_data(const nlohmann::json& v, std::string_view dt, std::string& out, int depth = 0);
 
 // A number as JSON; a non-finite one as the string Triton and numpy write ("NaN", "Infinity").
-void write_json_number(std::string &s, double d);
+void write_json_number(std::string& s, double d);
 
 // The elements of `bytes` (datatype dt, row-major) as comma-separated JSON numbers, without
 // the brackets; BOOL as true/false. A datatype with no fixed size writes nothing.
-void write_json_data(std::string &s, std::string_view dt, std::span<const uint8_t> bytes);
+void write_json_data(std::string& s, std::string_view dt, std::span<const uint8_t> bytes);
 
 // A JSON value for a message: a scalar as JSON writes it (bad UTF-8 replaced), an array or
 // object by its kind only: dumping a hostile value nested a million deep would recurse as deep.
-std::string describe_json(const nlohmann::json &v);
+std::string describe_json(const nlohmann::json& v);
 
 // [d0,d1,...]
-void write_json_shape(std::string &s, std::span<const int64_t> shape);
+void write_json_shape(std::string& s, std::span<const int64_t> shape);
 
 }  // namespace wasinn::oip

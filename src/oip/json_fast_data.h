@@ -19,13 +19,13 @@ namespace wasinn::oip {
 
 // `text` with every flat number array that is the value of a "data" key replaced by the marker
 // string numbered by its place in `arrays` (views into `text`), or `text` unchanged when it has none.
-std::string cut_data_arrays(std::string_view text, std::vector<std::string_view> &arrays);
+std::string cut_data_arrays(std::string_view text, std::vector<std::string_view>& arrays);
 
 // The cut-out array a parsed "data" value stands for, when it is one of the markers.
-std::optional<std::string_view> marked_array(const nlohmann::json &data, const std::vector<std::string_view> &arrays);
+std::optional<std::string_view> marked_array(const nlohmann::json& data, const std::vector<std::string_view>& arrays);
 
 // A cut-out array as datatype dt's little-endian bytes appended to out, exactly as
 // flatten_json_data would give them; false: take the general path (out may hold a part).
-bool read_fast(std::string_view array, std::string_view dt, std::string &out);
+bool read_fast(std::string_view array, std::string_view dt, std::string& out);
 
 }  // namespace wasinn::oip

@@ -9,38 +9,36 @@ namespace wasinn::oip {
 namespace {
 
 struct Datatype {
-  const char *name;
+  const char* name;
   size_t size;
   std::optional<wasinn_tensor_type> wasinn;
 };
 
 // Every datatype of the v2 spec, plus Triton's BF16.
 constexpr Datatype kDatatypes[] = {
-    {"BOOL", 1, std::nullopt},           {"UINT8", 1, WASINN_TYPE_U8},
-    {"UINT16", 2, std::nullopt},         {"UINT32", 4, std::nullopt},
-    {"UINT64", 8, std::nullopt},         {"INT8", 1, WASINN_TYPE_I8},
-    {"INT16", 2, std::nullopt},          {"INT32", 4, WASINN_TYPE_I32},
-    {"INT64", 8, WASINN_TYPE_I64},       {"FP16", 2, WASINN_TYPE_F16},
-    {"FP32", 4, WASINN_TYPE_F32},        {"FP64", 8, WASINN_TYPE_F64},
-    {"BF16", 2, WASINN_TYPE_BF16},       {"BYTES", 0, std::nullopt},
+    {"BOOL", 1, std::nullopt},     {"UINT8", 1, WASINN_TYPE_U8},  {"UINT16", 2, std::nullopt},
+    {"UINT32", 4, std::nullopt},   {"UINT64", 8, std::nullopt},   {"INT8", 1, WASINN_TYPE_I8},
+    {"INT16", 2, std::nullopt},    {"INT32", 4, WASINN_TYPE_I32}, {"INT64", 8, WASINN_TYPE_I64},
+    {"FP16", 2, WASINN_TYPE_F16},  {"FP32", 4, WASINN_TYPE_F32},  {"FP64", 8, WASINN_TYPE_F64},
+    {"BF16", 2, WASINN_TYPE_BF16}, {"BYTES", 0, std::nullopt},
 };
 
 }  // namespace
 
-const char *to_datatype(int32_t wasinn_type) {
-  for (const Datatype &d : kDatatypes)
+const char* to_datatype(int32_t wasinn_type) {
+  for (const Datatype& d : kDatatypes)
     if (d.wasinn && *d.wasinn == wasinn_type) return d.name;
   return nullptr;
 }
 
 std::optional<wasinn_tensor_type> from_datatype(std::string_view datatype) {
-  for (const Datatype &d : kDatatypes)
+  for (const Datatype& d : kDatatypes)
     if (datatype == d.name) return d.wasinn;
   return std::nullopt;
 }
 
 size_t datatype_size(std::string_view datatype) {
-  for (const Datatype &d : kDatatypes)
+  for (const Datatype& d : kDatatypes)
     if (datatype == d.name) return d.size;
   return 0;
 }
@@ -57,11 +55,11 @@ std::optional<size_t> tensor_bytes(std::string_view datatype, std::span<const in
   return n;
 }
 
-sdk::Error malformed_response(const std::string &what) {
+sdk::Error malformed_response(const std::string& what) {
   return sdk::runtime_error("remote: the server's response is malformed: " + what);
 }
 
-sdk::Error bytes_fit(const OutputTensor &t, size_t got, size_t want, bool as_bytes) {
+sdk::Error bytes_fit(const OutputTensor& t, size_t got, size_t want, bool as_bytes) {
   if (got == want) return {};
   if (as_bytes)
     return malformed_response("output \"" + t.name + "\" has " + std::to_string(got) +

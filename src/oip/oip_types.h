@@ -20,7 +20,7 @@
 namespace wasinn::oip {
 
 // The v2 datatype a wasinn type travels as ("FP32", "INT64", ...); nullptr for UNKNOWN.
-const char *to_datatype(int32_t wasinn_type);
+const char* to_datatype(int32_t wasinn_type);
 // The wasinn type of a v2 datatype, or nullopt when none has its layout (BOOL, UINT16, BYTES...).
 std::optional<wasinn_tensor_type> from_datatype(std::string_view datatype);
 // Bytes per element of a v2 datatype; 0 for BYTES and names the protocol does not define.
@@ -64,8 +64,8 @@ std::optional<size_t> tensor_bytes(std::string_view datatype, std::span<const in
 // The decoders' words for a response they refuse: RUNTIME_ERROR, "the server's response is
 // malformed: WHAT". bytes_fit: an output's bytes as its shape and datatype need them (`want`),
 // counted in bytes (`as_bytes`, raw data) or in elements (data the decoder converted).
-sdk::Error malformed_response(const std::string &what);
-sdk::Error bytes_fit(const OutputTensor &t, size_t got, size_t want, bool as_bytes);
+sdk::Error malformed_response(const std::string& what);
+sdk::Error bytes_fit(const OutputTensor& t, size_t got, size_t want, bool as_bytes);
 
 // IEEE half and bfloat16 <-> float, for JSON, which carries them as numbers.
 float half_to_float(uint16_t h);

@@ -15,22 +15,19 @@
 
 namespace wasinn::oip {
 
-void encode_infer_proto(const std::string &model, const std::string &version,
-                        std::span<const InputTensor> inputs,
-                        std::span<const std::string> output_names,
-                        inference::ModelInferRequest &out);
+void encode_infer_proto(const std::string& model, const std::string& version, std::span<const InputTensor> inputs,
+                        std::span<const std::string> output_names, inference::ModelInferRequest& out);
 
 // Takes the raw contents out of `response` (moved, not copied).
-sdk::Error decode_infer_proto(inference::ModelInferResponse &response,
-                              std::vector<OutputTensor> &out);
+sdk::Error decode_infer_proto(inference::ModelInferResponse& response, std::vector<OutputTensor>& out);
 
 // Typed contents (InferTensorContents) as raw little-endian bytes of datatype: as many
 // elements as the field holds (the caller checks them against the shape); false when the
 // datatype has no typed field (BYTES, an unknown name). FP16 and BF16 are read from
 // fp32_contents, as some servers send them.
-bool typed_contents_to_bytes(const inference::InferTensorContents &contents, const std::string &datatype,
-                             std::string &out);
+bool typed_contents_to_bytes(const inference::InferTensorContents& contents, const std::string& datatype,
+                             std::string& out);
 
-void decode_metadata_proto(const inference::ModelMetadataResponse &response, ModelMeta &out);
+void decode_metadata_proto(const inference::ModelMetadataResponse& response, ModelMeta& out);
 
 }  // namespace wasinn::oip

@@ -21,16 +21,15 @@ namespace wasinn::oip {
 // tail: the bytes after it, which the inputs whose parameters say "binary_data_size" take in
 // order, exactly. The inputs' data may view `tail`: it must outlive `out`. check_name judges each
 // input's name before its datatype, shape and data.
-sdk::Error decode_infer_request_json(std::string_view json, std::span<const uint8_t> tail, InferRequest &out,
-                                     const InputNameCheck &check_name = {});
+sdk::Error decode_infer_request_json(std::string_view json, std::span<const uint8_t> tail, InferRequest& out,
+                                     const InputNameCheck& check_name = {});
 
 // The response body; *json_length: the length of its JSON part, which is the whole body unless
 // an output is binary (then the server sends Inference-Header-Content-Length).
-std::string encode_infer_response_json(const std::string &model, const std::string &version,
-                                       const std::string &id, std::span<const ResponseOutput> outputs,
-                                       size_t *json_length);
+std::string encode_infer_response_json(const std::string& model, const std::string& version, const std::string& id,
+                                       std::span<const ResponseOutput> outputs, size_t* json_length);
 
-std::string encode_model_metadata_json(const ModelMeta &meta);
+std::string encode_model_metadata_json(const ModelMeta& meta);
 
 // {"error":"..."}; text that is not UTF-8 has its bad bytes replaced.
 std::string error_json(std::string_view message);

@@ -17,12 +17,12 @@ namespace wasinn::oip {
 
 // The inputs' data may view `request`'s raw contents: it must outlive `out`. check_name judges
 // each input's name before its datatype, shape and contents.
-sdk::Error decode_infer_request_proto(const inference::ModelInferRequest &request, InferRequest &out,
-                                      const InputNameCheck &check_name = {});
+sdk::Error decode_infer_request_proto(const inference::ModelInferRequest& request, InferRequest& out,
+                                      const InputNameCheck& check_name = {});
 
-void encode_infer_response_proto(const std::string &model, const std::string &version, const std::string &id,
-                                 std::span<const ResponseOutput> outputs, inference::ModelInferResponse &out);
+void encode_infer_response_proto(const std::string& model, const std::string& version, const std::string& id,
+                                 std::span<const ResponseOutput> outputs, inference::ModelInferResponse& out);
 
-void encode_metadata_proto(const ModelMeta &meta, inference::ModelMetadataResponse &out);
+void encode_metadata_proto(const ModelMeta& meta, inference::ModelMetadataResponse& out);
 
 }  // namespace wasinn::oip

@@ -31,11 +31,11 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
   }
   BackendManifest m;
   m.manifest_path = path;
-  if (!j.contains("name") || !j["name"].is_string() || !j.contains("library") ||
-      !j["library"].is_string() || !j.contains("encodings") || !j["encodings"].is_array()) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("{}: needs string \"name\", string \"library\" and array \"encodings\"",
-                                  path.string()));
+  if (!j.contains("name") || !j["name"].is_string() || !j.contains("library") || !j["library"].is_string() ||
+      !j.contains("encodings") || !j["encodings"].is_array()) {
+    return make_error(
+        Errc::invalid_argument,
+        fmt::format("{}: needs string \"name\", string \"library\" and array \"encodings\"", path.string()));
   }
   const auto v = j.find("abi_version");
   const int abi = (v != j.end() && v->is_number_integer()) ? v->get<int>() : 0;
@@ -55,8 +55,8 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
     m.encodings.push_back(*enc);
   }
   for (auto [key, flag] : {std::pair<const char*, bool*>{"isolate_load", &m.isolate_load},
-                            {"inputs_sized_by_data", &m.facts.inputs_sized_by_data},
-                            {"text_model", &m.facts.text_model}}) {
+                           {"inputs_sized_by_data", &m.facts.inputs_sized_by_data},
+                           {"text_model", &m.facts.text_model}}) {
     if (const auto v = j.find(key); v != j.end()) {
       if (!v->is_boolean()) {
         return make_error(Errc::invalid_argument, fmt::format("{}: \"{}\" must be true or false", path.string(), key));
@@ -65,8 +65,8 @@ Result<BackendManifest> read_manifest(const fs::path& path) {
     }
   }
   if (const auto keys = j.find("config_keys"); keys != j.end()) {
-    const bool strings = keys->is_array() && std::all_of(keys->begin(), keys->end(),
-                                                         [](const nlohmann::json& k) { return k.is_string(); });
+    const bool strings = keys->is_array() &&
+                         std::all_of(keys->begin(), keys->end(), [](const nlohmann::json& k) { return k.is_string(); });
     if (!strings) {
       return make_error(Errc::invalid_argument,
                         fmt::format("{}: \"config_keys\" must be an array of strings", path.string()));
@@ -119,8 +119,8 @@ BackendCatalog::BackendCatalog(std::vector<fs::path> dirs, std::map<std::string,
 BackendCatalog::Slot& BackendCatalog::load(Slot& slot) {
   std::call_once(slot.once, [&] {
     auto it = configs_.find(slot.manifest.name);
-    auto plugin = PluginLibrary::open(slot.manifest.library, it == configs_.end() ? "" : it->second,
-                                       slot.manifest.facts);
+    auto plugin =
+        PluginLibrary::open(slot.manifest.library, it == configs_.end() ? "" : it->second, slot.manifest.facts);
     if (plugin) {
       slot.plugin = std::move(*plugin);
     } else {
@@ -146,8 +146,8 @@ Result<std::shared_ptr<PluginLibrary>> BackendCatalog::plugin_for(Encoding encod
   std::string searched;
   for (const auto& d : dirs_) searched += (searched.empty() ? "" : ", ") + d.string();
   return make_error(Errc::invalid_encoding,
-                    fmt::format("no backend for encoding {} is installed (searched: {})",
-                                encoding_name(encoding), searched.empty() ? "nothing" : searched));
+                    fmt::format("no backend for encoding {} is installed (searched: {})", encoding_name(encoding),
+                                searched.empty() ? "nothing" : searched));
 }
 
 const BackendManifest* BackendCatalog::manifest_for(Encoding encoding) const {
@@ -191,9 +191,9 @@ Status BackendCatalog::check_configs(std::string_view option) {
       for (const auto& item : config.items()) {
         if (std::find(keys->begin(), keys->end(), item.key()) != keys->end()) continue;
         if (keys->empty()) {
-          return make_error(Errc::invalid_argument,
-                            fmt::format("{} {}: unknown key \"{}\": the {} backend takes no keys", option, name,
-                                        item.key(), name));
+          return make_error(
+              Errc::invalid_argument,
+              fmt::format("{} {}: unknown key \"{}\": the {} backend takes no keys", option, name, item.key(), name));
         }
         return make_error(Errc::invalid_argument,
                           fmt::format("{} {}: unknown key \"{}\"; the {} backend's keys are {}{}", option, name,
@@ -219,7 +219,8 @@ std::vector<BackendReport> BackendCatalog::probe_all() {
       r.description = s.plugin->description();
       r.devices = s.plugin->devices();
       for (Target t : {Target::gpu, Target::tpu}) {
-        if (std::string why = s.plugin->target_unavailable(t); !why.empty()) r.unavailable.emplace_back(t, std::move(why));
+        if (std::string why = s.plugin->target_unavailable(t); !why.empty())
+          r.unavailable.emplace_back(t, std::move(why));
       }
     }
     if (s.failure) r.problem = s.failure->detail;

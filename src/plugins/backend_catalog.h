@@ -39,12 +39,12 @@ struct BackendManifest {
 struct BackendReport {
   BackendManifest manifest;
   bool loaded = false;
-  std::string framework_version;  // when loaded
-  std::string description;        // when loaded: what the backend says it found, or ""
+  std::string framework_version;       // when loaded
+  std::string description;             // when loaded: what the backend says it found, or ""
   std::vector<BackendDevice> devices;  // when loaded: the devices it found
   // When loaded: the targets it cannot serve (gpu, tpu), each with the backend's reason.
   std::vector<std::pair<Target, std::string>> unavailable;
-  std::string problem;            // when it cannot load
+  std::string problem;  // when it cannot load
 };
 
 class BackendCatalog final : public BackendSource {

@@ -45,8 +45,7 @@ void write_framework_line(void* tag, int32_t level, const char* message, size_t 
   const auto host_level = own ? own_level_of(level & ~WASINN_LOG_OWN) : host_level_of(level);
   spdlog::logger& out = logger();
   if (!out.should_log(host_level)) return;
-  out.log(host_level, "[{}] {}", *static_cast<const std::string*>(tag),
-              std::string_view(message, length));
+  out.log(host_level, "[{}] {}", *static_cast<const std::string*>(tag), std::string_view(message, length));
 }
 
 // The lowest plugin level that the current host level shows.
@@ -86,19 +85,17 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::filesystem
   }
   auto entry = reinterpret_cast<wasinn_backend_entry_fn>(dlsym(handle, WASINN_PLUGIN_ENTRY_SYMBOL));
   if (!entry) {
-    return make_error(Errc::unsupported_operation,
-                      fmt::format("{} is not a wasinn backend: it lacks {}", library.string(),
-                                  WASINN_PLUGIN_ENTRY_SYMBOL));
+    return make_error(Errc::unsupported_operation, fmt::format("{} is not a wasinn backend: it lacks {}",
+                                                               library.string(), WASINN_PLUGIN_ENTRY_SYMBOL));
   }
   const wasinn_backend_api* api = entry();
   if (!api || api->abi_version != WASINN_PLUGIN_ABI_VERSION) {
     return make_error(Errc::unsupported_operation,
-                      fmt::format("{} speaks plugin ABI version {}, this wasinn speaks {}",
-                                  library.string(), api ? api->abi_version : 0,
-                                  WASINN_PLUGIN_ABI_VERSION));
+                      fmt::format("{} speaks plugin ABI version {}, this wasinn speaks {}", library.string(),
+                                  api ? api->abi_version : 0, WASINN_PLUGIN_ABI_VERSION));
   }
-  if (api->struct_size < offsetof(wasinn_backend_api, compute_single) || !api->backend_create ||
-      !api->graph_load || !api->context_create || !api->set_input || !api->compute || !api->get_output) {
+  if (api->struct_size < offsetof(wasinn_backend_api, compute_single) || !api->backend_create || !api->graph_load ||
+      !api->context_create || !api->set_input || !api->compute || !api->get_output) {
     return make_error(Errc::unsupported_operation,
                       fmt::format("{} has an incomplete function table", library.string()));
   }
@@ -109,8 +106,8 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::filesystem
   install_log_sink(*api, plugin->name_);  // first: frameworks may log from any call
   plugin->framework_version_ = api->framework_version ? api->framework_version() : "unknown";
   PluginDiag diag;
-  const int status = api->backend_create(config_json.empty() ? nullptr : config_json.data(),
-                                         config_json.size(), &plugin->backend_, diag.get());
+  const int status = api->backend_create(config_json.empty() ? nullptr : config_json.data(), config_json.size(),
+                                         &plugin->backend_, diag.get());
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("starting backend {}", plugin->name_));
   return plugin;
 }

@@ -22,8 +22,8 @@ class PluginLibrary final : public LoadedBackend {
  public:
   // Loads the library, checks its ABI version and creates the backend object.
   // facts: what its manifest says of its models.
-  static Result<std::shared_ptr<PluginLibrary>> open(const std::filesystem::path& library,
-                                                     std::string_view config_json, BackendFacts facts);
+  static Result<std::shared_ptr<PluginLibrary>> open(const std::filesystem::path& library, std::string_view config_json,
+                                                     BackendFacts facts);
   ~PluginLibrary();
   PluginLibrary(const PluginLibrary&) = delete;
   PluginLibrary& operator=(const PluginLibrary&) = delete;

@@ -30,10 +30,10 @@ Status check_model_paths(const NamedModel& model, const std::string& flag, const
     if (fs::is_directory(status) && model.encoding != Encoding::tensorflow) {
       auto inside = resolve_model_files(std::span(&p, 1), model.encoding);
       std::string found;
-      for (const auto& f : inside ? inside->paths : std::vector<fs::path>{}) found += (found.empty() ? "" : ":") + f.string();
-      return make_error(Errc::invalid_argument,
-                        fmt::format("{}: {} is a directory; give the model file{}", flag, p.string(),
-                                    found.empty() ? " in it" : " in it: " + found));
+      for (const auto& f : inside ? inside->paths : std::vector<fs::path>{})
+        found += (found.empty() ? "" : ":") + f.string();
+      return make_error(Errc::invalid_argument, fmt::format("{}: {} is a directory; give the model file{}", flag,
+                                                            p.string(), found.empty() ? " in it" : " in it: " + found));
     }
   }
   return {};
@@ -44,7 +44,8 @@ Status check_model_paths(const NamedModel& model, const std::string& flag, const
 // before any guest runs. Nothing is contacted.
 Status check_remote_spec(BackendSource& backends, const NamedModel& model) {
   auto backend = backends.backend_for(model.encoding);
-  if (!backend) return make_error(backend.error().code, fmt::format("remote model '{}': {}", model.name, backend.error().detail));
+  if (!backend)
+    return make_error(backend.error().code, fmt::format("remote model '{}': {}", model.name, backend.error().detail));
   if (Status checked = (*backend)->check_model_spec(model.remote_spec); !checked.ok())
     return make_error(Errc::invalid_argument, fmt::format("remote model '{}': {}", model.name, checked.error().detail));
   return {};
@@ -59,9 +60,8 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
   env_options.limits = options.limits;
   const auto isolation = parse_isolation_mode(options.isolate_loads);
   if (!isolation) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("{} '{}': expected auto, always or never", options.option_names.isolate_loads,
-                                  options.isolate_loads));
+    return make_error(Errc::invalid_argument, fmt::format("{} '{}': expected auto, always or never",
+                                                          options.option_names.isolate_loads, options.isolate_loads));
   }
   env_options.isolation.mode = *isolation;
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;

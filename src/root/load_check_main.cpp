@@ -47,8 +47,8 @@ constexpr int kCheckerError = 64;  // EX_USAGE
 int report_fd = 1;
 
 [[noreturn]] void finish(const nlohmann::json& report, int code) {
-  const std::string line = report.dump(-1, ' ', /*ensure_ascii=*/false,
-                                       nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line =
+      report.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace) + "\n";
   size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(report_fd, line.data() + done, line.size() - done);
@@ -113,29 +113,33 @@ int main(int argc, char** argv) {
   // the crash and its assertion line, not a backtrace.
   setenv("GGML_NO_BACKTRACE", "1", /*overwrite=*/0);
 
-  CLI::App app{"wasinn-load-check: load a model with a wasinn backend plugin in this process and report "
-               "the outcome as one JSON line (what wasinn runs before loading with an isolated backend)"};
+  CLI::App app{
+      "wasinn-load-check: load a model with a wasinn backend plugin in this process and report "
+      "the outcome as one JSON line (what wasinn runs before loading with an isolated backend)"};
   std::string encoding_text = "autodetect", target_text = "cpu", config, config_file;
   std::vector<std::string> backend_dirs, backend_configs, backend_config_files, models;
   int64_t max_as_mb = -1;
   bool bytes_only = false;
-  app.add_option("--encoding", encoding_text, "onnx, openvino, pytorch, tensorflowlite, tensorflow, ggml or "
-                                              "autodetect (default)");
+  app.add_option("--encoding", encoding_text,
+                 "onnx, openvino, pytorch, tensorflowlite, tensorflow, ggml or "
+                 "autodetect (default)");
   app.add_option("--target", target_text, "cpu (default), gpu, tpu or auto");
   app.add_option("--backend-dir", backend_dirs, "Directory of backend manifests; repeatable (default: as wasinn)")
-      ->type_name("DIR")->allow_extra_args(false);
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   app.add_option("--backend-config", backend_configs, "NAME=JSON for one backend's backend_create; repeatable")
-      ->type_name("NAME=JSON")->allow_extra_args(false);
+      ->type_name("NAME=JSON")
+      ->allow_extra_args(false);
   app.add_option("--backend-config-file", backend_config_files, "NAME=FILE: as --backend-config, read from FILE")
-      ->type_name("NAME=FILE")->allow_extra_args(false);
+      ->type_name("NAME=FILE")
+      ->allow_extra_args(false);
   app.add_option("--config", config, "The load's config text (load_by_name_with_config)");
   app.add_option("--config-file", config_file, "As --config, read from FILE")->type_name("FILE");
   app.add_option("--max-address-space-mb", max_as_mb,
                  "RLIMIT_AS of this process in MiB; 0: none; default: 3072 + 4 x the model's MiB (as wasinn)");
   app.add_flag("--bytes-only", bytes_only,
                "Give the backend the files' bytes but not their paths, as a guest's load() does");
-  app.add_option("models", models, "The model's files (or a SavedModel directory), as graph builders")
-      ->required();
+  app.add_option("models", models, "The model's files (or a SavedModel directory), as graph builders")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -173,8 +177,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto graph = env.load_graph(*encoding, *target, mapped->builders(),
                               bytes_only ? std::span<const std::filesystem::path>() : std::span(paths), config);
-  const double load_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!graph) {
     finish({{"ok", false},
             {"errc", std::string(wasinn::errc_name(graph.error().code))},

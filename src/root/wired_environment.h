@@ -19,8 +19,8 @@
 namespace wasinn {
 
 struct EnvironmentOptions {
-  std::vector<std::filesystem::path> backend_dirs;   // empty: BackendCatalog::default_dirs()
-  std::map<std::string, std::string> backend_configs; // backend name -> JSON
+  std::vector<std::filesystem::path> backend_dirs;     // empty: BackendCatalog::default_dirs()
+  std::map<std::string, std::string> backend_configs;  // backend name -> JSON
   Limits limits;
   IsolationOptions isolation;  // which backends load a model in a checked child first
 };

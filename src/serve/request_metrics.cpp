@@ -12,9 +12,9 @@ namespace wasinn {
 
 void RequestMetrics::record(int status, uint64_t micros) {
   const double seconds = static_cast<double>(micros) / 1e6;
-  const size_t bucket = static_cast<size_t>(
-      std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
-      kComputeSecondsBuckets.begin());
+  const size_t bucket =
+      static_cast<size_t>(std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
+                          kComputeSecondsBuckets.begin());
   std::lock_guard lock(mu_);
   ++by_status_[status];
   ++buckets_[bucket];
@@ -26,7 +26,8 @@ std::string RequestMetrics::render(const Gauges& gauges) const {
   auto it = std::back_inserter(out);
   std::lock_guard lock(mu_);
   append_family_header(out, "wasinn_http_requests_total", "counter", "HTTP requests answered, by status code.");
-  for (const auto& [status, n] : by_status_) fmt::format_to(it, "wasinn_http_requests_total{{code=\"{}\"}} {}\n", status, n);
+  for (const auto& [status, n] : by_status_)
+    fmt::format_to(it, "wasinn_http_requests_total{{code=\"{}\"}} {}\n", status, n);
   append_family_header(out, "wasinn_http_request_duration_seconds", "histogram",
                        "From a request's arrival to its answer's last byte, queueing included.");
   const uint64_t count = append_histogram_buckets(out, "wasinn_http_request_duration_seconds", "", buckets_);
@@ -38,7 +39,8 @@ std::string RequestMetrics::render(const Gauges& gauges) const {
   fmt::format_to(it, "wasinn_http_guests_running {}\n", gauges.running);
   append_family_header(out, "wasinn_http_requests_queued", "gauge", "Requests waiting for a worker.");
   fmt::format_to(it, "wasinn_http_requests_queued {}\n", gauges.queued);
-  append_family_header(out, "wasinn_http_requests_rejected_total", "counter", "Requests answered 503 because the queue was full.");
+  append_family_header(out, "wasinn_http_requests_rejected_total", "counter",
+                       "Requests answered 503 because the queue was full.");
   fmt::format_to(it, "wasinn_http_requests_rejected_total {}\n", gauges.rejected);
   return out;
 }

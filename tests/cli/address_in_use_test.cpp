@@ -87,16 +87,29 @@ TEST(AddressInUse, EachListeningFlagRefusesItNamingTheAddress) {
     bool reuseport = false;
   };
   const std::vector<Case> cases = {
-      {"--metrics-addr", [&](const std::string& t) {
+      {"--metrics-addr",
+       [&](const std::string& t) {
          return with({"run", "--metrics-addr", t}, {guest("wasi_probe"), "exit", "0"});
        }},
-      {"--addr", [&](const std::string& t) { return std::vector<std::string>{"serve", "--addr", t, guest("wasi_probe")}; }},
-      {"--metrics-addr", [&](const std::string& t) {
+      {"--addr",
+       [&](const std::string& t) {
+         return std::vector<std::string>{"serve", "--addr", t, guest("wasi_probe")};
+       }},
+      {"--metrics-addr",
+       [&](const std::string& t) {
          return std::vector<std::string>{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", t, guest("wasi_probe")};
        }},
-      {"--oip-http", [&](const std::string& t) { return with({"serve", "--oip-http", t}, model); }},
-      {"--oip-grpc", [&](const std::string& t) { return with({"serve", "--oip-grpc", t}, model); }, true},
-      {"--metrics-addr", [&](const std::string& t) {
+      {"--oip-http",
+       [&](const std::string& t) {
+         return with({"serve", "--oip-http", t}, model);
+       }},
+      {"--oip-grpc",
+       [&](const std::string& t) {
+         return with({"serve", "--oip-grpc", t}, model);
+       },
+       true},
+      {"--metrics-addr",
+       [&](const std::string& t) {
          return with({"serve", "--oip-http", "127.0.0.1:0", "--metrics-addr", t}, model);
        }},
   };
@@ -144,9 +157,13 @@ TEST(AddressInUse, ASecondGrpcServerOnThePortIsRefused) {
   EXPECT_EQ(bind_reuseport(static_cast<uint16_t>(std::stoi(port))), EADDRINUSE) << "the gRPC listener shares its port";
   const ChildResult second = wasinn(with({"serve", "--oip-grpc", "127.0.0.1:" + port}, fake_model(other)));
   EXPECT_EQ(second.exit_code, 1) << second.describe();
-  EXPECT_EQ(first_line(second.err), "wasinn: error: --oip-grpc 127.0.0.1:" + port + ": cannot listen there: the address "
-                                    "is in use (another server listens on port " + port + ": stop it, or choose another "
-                                    "port)") << second.describe();
+  EXPECT_EQ(first_line(second.err), "wasinn: error: --oip-grpc 127.0.0.1:" + port +
+                                        ": cannot listen there: the address "
+                                        "is in use (another server listens on port " +
+                                        port +
+                                        ": stop it, or choose another "
+                                        "port)")
+      << second.describe();
 }
 
 TEST(AddressInUse, TwoFlagsOnOnePortAreRefusedByName) {
@@ -160,7 +177,8 @@ TEST(AddressInUse, TwoFlagsOnOnePortAreRefusedByName) {
   const ChildResult r = wasinn(with({"serve", "--oip-http", at, "--oip-grpc", at}, fake_model(dir)));
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_EQ(first_line(r.err), "wasinn: error: --oip-grpc " + at + ": cannot listen there: --oip-http " + at +
-                                   " takes that port already; give each flag a port of its own") << r.describe();
+                                   " takes that port already; give each flag a port of its own")
+      << r.describe();
 }
 
 }  // namespace

@@ -64,8 +64,10 @@ TEST(BackendsList, ShowsEncodingsIsolationLibraryAndConfigKeys) {
   const ChildResult r = wasinn({"backends", "--backend-dir", dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\\nBACKEND +ENCODINGS +ISOLATE +LIBRARY +CONFIG KEYS\\n"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\\nkeyed +onnx +yes +libkeyed\\.so +threads, cache_dir\\n"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\\nkeyless +onnx +no +libkeyless\\.so \\(missing\\) +\\(none\\)\\n")))
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\\nkeyed +onnx +yes +libkeyed\\.so +threads, cache_dir\\n")))
+      << r.out;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("\\nkeyless +onnx +no +libkeyless\\.so \\(missing\\) +\\(none\\)\\n")))
       << r.out;
   EXPECT_NE(r.out.find("wasinn backends --check"), std::string::npos) << "the way to the versions is shown";
 }
@@ -102,7 +104,8 @@ TEST(BackendsList, CheckShowsEachBackendsDevicesAndWhyATargetIsUnavailable) {
   args.insert(args.end(), dir.begin(), dir.end());
   const ChildResult r = wasinn(args);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\\nBACKEND +TARGET +API +DEVICE +MEMORY\\nfake +cpu +CPU +fake CPU +1\\.0 GiB\\n")))
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\\nBACKEND +TARGET +API +DEVICE +MEMORY\\nfake +cpu +CPU +fake CPU +1\\.0 GiB\\n")))
       << r.out;
   EXPECT_NE(r.out.find("\nfake: no gpu: the fake backend has only its CPU\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("no tpu"), std::string::npos) << "no backend has a TPU: the line would only repeat\n" << r.out;
@@ -138,8 +141,9 @@ TEST(BackendsList, AManifestWithBadConfigKeysIsReported) {
   write_manifest(dir.path(), "bad", R"(, "config_keys": "threads")");
   const ChildResult r = wasinn({"backends", "--backend-dir", dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_NE(r.out.find("bad manifest: " + (dir / "bad.json").string() + ": \"config_keys\" must be an array of strings"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("bad manifest: " + (dir / "bad.json").string() + ": \"config_keys\" must be an array of strings"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\ngood "), std::string::npos) << r.out;
 }

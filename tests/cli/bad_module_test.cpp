@@ -34,7 +34,7 @@ class BadModules : public ::testing::Test {
     // A component preamble followed by a section cut short: components run, broken ones do not.
     write_text(dir_ / "component.wasm", std::string("\0asm\x0d\0\x01\0\x01\x7f", 10));
     write_text(dir_ / "broken.wat", "(module (func (export \"_start\") (i32.add)))");  // parses, invalid
-    write_text(dir_ / "syntax.wat", "(module (func (export \"_start\")");                // does not parse
+    write_text(dir_ / "syntax.wat", "(module (func (export \"_start\")");              // does not parse
     fs::create_directory(dir_ / "a_directory.wasm");
     // A sparse file one byte over the limit: refused from its size, before any read.
     const int fd = ::open((dir_ / "huge.wasm").c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);

@@ -28,8 +28,6 @@ size_t count_lines(const std::string& text) {
   return n + (!text.empty() && text.back() != '\n');
 }
 
-
-
 const char* const kHelloWat = R"((module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))

@@ -25,7 +25,7 @@ inline ChildResult wasinn(const std::vector<std::string>& args, const ChildOptio
   return wasinn_it::run_wasinn(args, options);
 }
 
-bool ort_plugin_built();                                        // the ORT plugin is in backend_dir()
+bool ort_plugin_built();                                       // the ORT plugin is in backend_dir()
 std::optional<fs::path> fixture(const std::string& relative);  // nullopt when not generated
 std::string read_text(const fs::path& path);
 size_t count_lines(const std::string& text);

@@ -54,24 +54,26 @@ TEST(BackendConfig, UnknownNameListsTheInstalledBackends) {
   EXPECT_NE(r.err.find("onnxruntime"), std::string::npos) << r.describe();
 
   ScratchDir empty;
-  const ChildResult none = run_probe_with({"--backend-dir", empty.path().string(), "--backend-config", "onnxruntime={}"});
+  const ChildResult none =
+      run_probe_with({"--backend-dir", empty.path().string(), "--backend-config", "onnxruntime={}"});
   EXPECT_EQ(none.exit_code, 2) << none.describe();
   EXPECT_NE(none.err.find("no backend is installed"), std::string::npos) << none.describe();
 }
 
 TEST(BackendConfig, AValidConfigForAnInstalledBackendRuns) {
-  const ChildResult r = run_probe_with({"--backend-config", "onnxruntime={\"intra_op_threads\":1}",
-                                        "--backend-config", "onnxruntime={\"inter_op_threads\":1}"});
+  const ChildResult r = run_probe_with({"--backend-config", "onnxruntime={\"intra_op_threads\":1}", "--backend-config",
+                                        "onnxruntime={\"inter_op_threads\":1}"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.out, "argc=2\nargv[0]=wasi_probe.wasm\nargv[1]=args\n");
 }
 
 TEST(BackendConfig, AnUnknownKeyIsRefusedNamingTheKnownOnes) {
   if (!ort_plugin_built()) GTEST_SKIP() << "the ONNX Runtime plugin is not built";
-  const std::string message = "--backend-config onnxruntime: unknown key \"intra_op_thread\"; the onnxruntime "
-                              "backend's keys are intra_op_threads, inter_op_threads, graph_optimization_level";
-  for (const std::vector<std::string>& command : std::vector<std::vector<std::string>>{
-           {"run"}, {"backends"}, {"backends", "--check"}, {"models", "inspect"}}) {
+  const std::string message =
+      "--backend-config onnxruntime: unknown key \"intra_op_thread\"; the onnxruntime "
+      "backend's keys are intra_op_threads, inter_op_threads, graph_optimization_level";
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"run"}, {"backends"}, {"backends", "--check"}, {"models", "inspect"}}) {
     std::vector<std::string> args = command;
     args.insert(args.end(), {"--backend-config", R"(onnxruntime={"intra_op_threads":1,"intra_op_thread":1})"});
     if (command[0] == "run") args.insert(args.end(), {guest("wasi_probe"), "args"});
@@ -86,8 +88,8 @@ TEST(BackendConfig, AnUnknownKeyIsRefusedNamingTheKnownOnes) {
 TEST(BackendConfig, KeysAreCheckedOnlyWhereTheManifestListsThem) {
   ScratchDir dir;
   const auto manifest = [&](const std::string& name, const std::string& keys) {
-    write_text(dir / (name + ".json"), "{\"name\": \"" + name + "\", \"abi_version\": 1, \"library\": \"lib" +
-                                           name + ".so\", \"encodings\": [\"onnx\"]" + keys + "}");
+    write_text(dir / (name + ".json"), "{\"name\": \"" + name + "\", \"abi_version\": 1, \"library\": \"lib" + name +
+                                           ".so\", \"encodings\": [\"onnx\"]" + keys + "}");
   };
   manifest("keyless", R"(, "config_keys": [])");
   manifest("listed", R"(, "config_keys": ["threads"])");
@@ -104,8 +106,8 @@ TEST(BackendConfig, KeysAreCheckedOnlyWhereTheManifestListsThem) {
   const ChildResult silent = run_probe_with({"--backend-dir", backend_dir, "--backend-config", R"(silent={"any":1})"});
   EXPECT_EQ(silent.exit_code, 0) << silent.describe();
   // Keys given twice are merged before the check, and the file's are checked the same way.
-  const ChildResult merged = run_probe_with({"--backend-dir", backend_dir, "--backend-config", R"(listed={"threads":2})",
-                                             "--backend-config", R"(listed={"thread":2})"});
+  const ChildResult merged = run_probe_with({"--backend-dir", backend_dir, "--backend-config",
+                                             R"(listed={"threads":2})", "--backend-config", R"(listed={"thread":2})"});
   EXPECT_EQ(merged.exit_code, 2) << merged.describe();
   EXPECT_NE(merged.err.find("unknown key \"thread\"; the listed backend's keys are threads"), std::string::npos)
       << merged.describe();
@@ -121,13 +123,19 @@ TEST(Limits, NegativeNonNumericAndAbsurdValuesAreRefusedByName) {
     std::string value;
   };
   const std::vector<Case> cases = {
-      {"--max-graphs", "-1"},          {"--max-graphs", "0"},
-      {"--max-graphs", "1.5"},         {"--max-graphs", "99999999999"},
-      {"--max-contexts", "-3"},        {"--max-model-bytes", "-1"},
+      {"--max-graphs", "-1"},
+      {"--max-graphs", "0"},
+      {"--max-graphs", "1.5"},
+      {"--max-graphs", "99999999999"},
+      {"--max-contexts", "-3"},
+      {"--max-model-bytes", "-1"},
       {"--max-model-bytes", "18446744073709551615"},
-      {"--max-tensor-bytes", "1e9"},   {"--max-compute-ms", "-5"},
+      {"--max-tensor-bytes", "1e9"},
+      {"--max-compute-ms", "-5"},
       {"--max-compute-ms", "99999999999999"},
-      {"--timeout", "-1"},             {"--timeout", "ten"},            {"--timeout", "10x"},
+      {"--timeout", "-1"},
+      {"--timeout", "ten"},
+      {"--timeout", "10x"},
       {"--isolated-load-max-mb", "-1"},
   };
   for (const auto& c : cases) {
@@ -137,8 +145,11 @@ TEST(Limits, NegativeNonNumericAndAbsurdValuesAreRefusedByName) {
     EXPECT_EQ(r.out, "") << r.describe();
   }
   // Sensible values run; = and separate forms alike.
-  for (const auto& ok : std::vector<std::vector<std::string>>{{"--max-graphs", "2"}, {"--max-graphs=2"},
-                                                              {"--max-compute-ms", "0"}, {"--timeout=0"}, {"--timeout", "10"},
+  for (const auto& ok : std::vector<std::vector<std::string>>{{"--max-graphs", "2"},
+                                                              {"--max-graphs=2"},
+                                                              {"--max-compute-ms", "0"},
+                                                              {"--timeout=0"},
+                                                              {"--timeout", "10"},
                                                               {"--max-compute-ms", "2s"},
                                                               {"--max-model-bytes", "1048576"}}) {
     const ChildResult r = run_probe_with(ok);
@@ -160,8 +171,10 @@ class ConfigFile : public ::testing::Test {
     const std::string saved = old ? old : "";
     ::setenv("XDG_CONFIG_HOME", (dir_ / "xdg").string().c_str(), 1);
     const ChildResult r = wasinn(args);
-    if (old) ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-    else ::unsetenv("XDG_CONFIG_HOME");
+    if (old)
+      ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else
+      ::unsetenv("XDG_CONFIG_HOME");
     return r;
   }
   ScratchDir dir_;
@@ -178,9 +191,11 @@ TEST_F(ConfigFile, OptionsComeFromTheFileAndFlagsOverrideThem) {
   const ChildResult r = wasinn({"run", "--config", file, guest("wasi_probe"), "env", "FROM", "BOTH"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.out, "FROM=file\nBOTH=file\n");
-  const ChildResult over = wasinn({"run", "--config", file, "--env", "BOTH=flag", guest("wasi_probe"), "env", "FROM", "BOTH"});
+  const ChildResult over =
+      wasinn({"run", "--config", file, "--env", "BOTH=flag", guest("wasi_probe"), "env", "FROM", "BOTH"});
   EXPECT_EQ(over.out, "FROM=file\nBOTH=flag\n") << over.describe();
-  EXPECT_EQ(wasinn({"run", "--config", file, guest("wasi_probe"), "args"}).out, "argc=2\nargv[0]=from-file\nargv[1]=args\n");
+  EXPECT_EQ(wasinn({"run", "--config", file, guest("wasi_probe"), "args"}).out,
+            "argc=2\nargv[0]=from-file\nargv[1]=args\n");
   EXPECT_EQ(wasinn({"run", "--config", file, "--argv0", "flag", guest("wasi_probe"), "args"}).out,
             "argc=2\nargv[0]=flag\nargv[1]=args\n");
 }
@@ -233,21 +248,27 @@ TEST_F(ConfigFile, ABadPreloadPathNamesTheFileNotTheFlag) {
   const std::string file = write_toml("env = [\"A=1\"]\nnn-preload = [\"ghost:onnx:cpu:/x/nope.onnx\"]\n");
   const ChildResult r = wasinn({"run", "--config", file, guest("wasi_probe"), "args"});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
-  EXPECT_EQ(first_line(r.err), "wasinn: error: " + file + ":2: \"nn-preload\" 'ghost:onnx:cpu:/x/nope.onnx': "
-                               "/x/nope.onnx does not exist") << r.describe();
+  EXPECT_EQ(first_line(r.err), "wasinn: error: " + file +
+                                   ":2: \"nn-preload\" 'ghost:onnx:cpu:/x/nope.onnx': "
+                                   "/x/nope.onnx does not exist")
+      << r.describe();
   EXPECT_EQ(r.err.find("--nn-preload"), std::string::npos) << r.describe();
   const std::string json = write(R"({"nn-preload": ["bad-spec"]})");
   const ChildResult malformed = wasinn({"run", "--config", json, guest("wasi_probe"), "args"});
-  EXPECT_EQ(first_line(malformed.err), "wasinn: error: " + json + ":1: \"nn-preload\" 'bad-spec': expected "
-                                       "NAME:ENCODING:TARGET:PATH[:PATH...]") << malformed.describe();
+  EXPECT_EQ(first_line(malformed.err), "wasinn: error: " + json +
+                                           ":1: \"nn-preload\" 'bad-spec': expected "
+                                           "NAME:ENCODING:TARGET:PATH[:PATH...]")
+      << malformed.describe();
   // The file's entries come first; one from the command line is still the flag's.
   const auto digits = fixture("digits/model.onnx");
   if (!digits) GTEST_SKIP() << "needs the digits fixture";
   const std::string good = write_toml("nn-preload = [\"digits:onnx:cpu:" + digits->string() + "\"]\n");
-  const ChildResult flag = wasinn({"run", "--config", good, "--nn-preload", "ghost:onnx:cpu:/x/nope.onnx",
-                                   guest("wasi_probe"), "args"});
-  EXPECT_EQ(first_line(flag.err), "wasinn: error: --nn-preload 'ghost:onnx:cpu:/x/nope.onnx': /x/nope.onnx does not "
-                                  "exist") << flag.describe();
+  const ChildResult flag =
+      wasinn({"run", "--config", good, "--nn-preload", "ghost:onnx:cpu:/x/nope.onnx", guest("wasi_probe"), "args"});
+  EXPECT_EQ(first_line(flag.err),
+            "wasinn: error: --nn-preload 'ghost:onnx:cpu:/x/nope.onnx': /x/nope.onnx does not "
+            "exist")
+      << flag.describe();
 }
 
 TEST_F(ConfigFile, TheDefaultLocationIsReadWhenItExists) {
@@ -294,7 +315,8 @@ intra_op_threads = 1
 
 TEST_F(ConfigFile, TomlTablesAreWasmtimeStyleGroups) {
   // Wasmtime's own config file spells -W timeout=300ms and -S inherit-env as tables.
-  const std::string file = write_toml("log-level = \"off\"\n\n[wasm]\ntimeout = \"300ms\"\n\n[wasi]\ninherit-env = true\n");
+  const std::string file =
+      write_toml("log-level = \"off\"\n\n[wasm]\ntimeout = \"300ms\"\n\n[wasi]\ninherit-env = true\n");
   const ChildResult r = wasinn({"run", "--config", file, guest("wasi_probe"), "spin"});
   EXPECT_EQ(r.exit_code, 134) << r.describe();
   ::setenv("WASINN_TOML_TEST", "inherited", 1);

@@ -65,7 +65,8 @@ std::vector<std::string> words_of(const std::string& path) {
 
 TEST(Help, EveryOptionOfEveryCommandHasADescription) {
   const auto commands = options_by_command();
-  ASSERT_TRUE(commands.count("run") && commands.count("serve") && commands.count("backends") && commands.count("models inspect"))
+  ASSERT_TRUE(commands.count("run") && commands.count("serve") && commands.count("backends") &&
+              commands.count("models inspect"))
       << "the completion script no longer lists the commands";
   for (const auto& [path, options] : commands) {
     if (path == "help") continue;  // `wasinn help` itself: answered before parsing, it has no flags
@@ -74,7 +75,8 @@ TEST(Help, EveryOptionOfEveryCommandHasADescription) {
     const ChildResult r = wasinn(args);
     ASSERT_EQ(r.exit_code, 0) << path << "\n" << r.describe();
     EXPECT_NE(r.out.find("Usage: wasinn" + (path.empty() ? "" : " " + path)), std::string::npos)
-        << "the usage line names the whole command\n" << r.out;
+        << "the usage line names the whole command\n"
+        << r.out;
     const auto described = described_options(r.out);
     for (const auto& option : options) {
       const auto it = described.find(option);

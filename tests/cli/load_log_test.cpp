@@ -20,7 +20,8 @@ fs::path fake_model(const ScratchDir& dir, int ms) {
 }
 
 std::vector<std::string> inspect_fake(const fs::path& model, const std::vector<std::string>& flags) {
-  std::vector<std::string> args{wasinn_it::wasinn_binary(), "models", "inspect", "--backend-dir", WASINN_FAKE_BACKEND_DIR};
+  std::vector<std::string> args{wasinn_it::wasinn_binary(), "models", "inspect", "--backend-dir",
+                                WASINN_FAKE_BACKEND_DIR};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back(model.string());
   return args;
@@ -31,8 +32,8 @@ TEST(LoadLog, InfoLineForAFileModel) {
   if (!model || !ort_plugin_built()) GTEST_SKIP() << "needs the tiny fixture and the ONNX Runtime plugin";
   const ChildResult r = wasinn({"models", "inspect", "-v", model->string()});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  const std::regex line("wasinn: info: loaded " + std::regex_replace(model->string(), std::regex(R"([.^$|()\[\]{}*+?\\])"),
-                                                                     R"(\$&)") +
+  const std::regex line("wasinn: info: loaded " +
+                        std::regex_replace(model->string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
                         R"( \([0-9.]+ (B|KiB)\) with onnxruntime on cpu in [0-9]+ ms\n)");
   EXPECT_TRUE(std::regex_search(r.err, line)) << r.describe();
   EXPECT_EQ(wasinn({"models", "inspect", model->string()}).err, "") << "not at the default level";
@@ -41,13 +42,15 @@ TEST(LoadLog, InfoLineForAFileModel) {
 TEST(LoadLog, InfoLineForGuestBytes) {
   const auto digits = fixture("digits");
   if (!digits || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
-  const ChildResult r = wasinn({"run", "--log-level", "info", "--dir", digits->string() + "::/d", guest("classify_digits"),
-                                "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8"});
+  const ChildResult r = wasinn({"run", "--log-level", "info", "--dir", digits->string() + "::/d",
+                                guest("classify_digits"), "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(wasinn: info: loaded guest bytes \(19\.2 KiB\) with onnxruntime on cpu in [0-9]+ ms\n)")))
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex(R"(wasinn: info: loaded guest bytes \(19\.2 KiB\) with onnxruntime on cpu in [0-9]+ ms\n)")))
       << r.describe();
   size_t lines = 0;
-  for (size_t at = r.err.find("wasinn: info: load"); at != std::string::npos; at = r.err.find("wasinn: info: load", at + 1)) {
+  for (size_t at = r.err.find("wasinn: info: load"); at != std::string::npos;
+       at = r.err.find("wasinn: info: load", at + 1)) {
     ++lines;
   }
   EXPECT_EQ(lines, 1u) << "one line per load\n" << r.describe();
@@ -59,7 +62,10 @@ TEST(LoadLog, AFailedLoadIsOneInfoLineToo) {
   if (!garbage || !ort_plugin_built()) GTEST_SKIP() << "needs the corrupt fixtures and the ONNX Runtime plugin";
   const ChildResult r = wasinn({"models", "inspect", "-v", "--encoding", "onnx", garbage->string()});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
-  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(wasinn: info: loading .*garbage\.onnx \(4\.0 KiB\) with onnxruntime failed after [0-9]+ ms: .+\n)")))
+  EXPECT_TRUE(std::regex_search(
+      r.err,
+      std::regex(
+          R"(wasinn: info: loading .*garbage\.onnx \(4\.0 KiB\) with onnxruntime failed after [0-9]+ ms: .+\n)")))
       << r.describe();
 }
 
@@ -70,7 +76,8 @@ TEST(LoadProgress, ALongLoadOnATerminalSaysSoAndThenHowLongItTook) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const std::string loading = "wasinn: loading " + model.string() + " (20 B) with fake...\n";
   EXPECT_NE(r.output.find(loading), std::string::npos) << r.describe();
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(wasinn: loaded .*slow\.onnx \(20 B\) with fake on cpu in 1\.[0-9] s\n)")))
+  EXPECT_TRUE(std::regex_search(r.output,
+                                std::regex(R"(wasinn: loaded .*slow\.onnx \(20 B\) with fake on cpu in 1\.[0-9] s\n)")))
       << r.describe();
   EXPECT_LT(r.output.find(loading), r.output.find("wasinn: loaded")) << r.describe();
 

@@ -33,8 +33,8 @@ ChildResult run_digits(const std::vector<std::string>& cache_flags) {
   std::vector<std::string> args{"run", "--log-level", "debug"};
   args.insert(args.end(), cache_flags.begin(), cache_flags.end());
   const auto digits = fixture("digits");
-  const std::vector<std::string> rest{"--dir", digits->string() + "::/d", guest("classify_digits"),
-                                      "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8"};
+  const std::vector<std::string> rest{"--dir",         digits->string() + "::/d", guest("classify_digits"),
+                                      "/d/model.onnx", "/d/test_x.f32",           "/d/test_y.u8"};
   args.insert(args.end(), rest.begin(), rest.end());
   ChildResult r = wasinn(args);
   EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -47,7 +47,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 class ModuleCache : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fixture("digits") || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
+    if (!fixture("digits") || !ort_plugin_built())
+      GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
     ::chmod(scratch_.path().c_str(), 0700);
     dir_ = scratch_.path() / "modules";
   }
@@ -82,8 +83,8 @@ TEST_F(ModuleCache, AComponentIsKeptToo) {
     std::vector<std::string> args{"run", "--log-level", "debug"};
     const auto flags = at_dir();
     args.insert(args.end(), flags.begin(), flags.end());
-    const std::vector<std::string> rest{"--dir", fixture("digits")->string() + "::/d", component, "/d/model.onnx",
-                                        "/d/test_x.f32", "/d/test_y.u8"};
+    const std::vector<std::string> rest{
+        "--dir", fixture("digits")->string() + "::/d", component, "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8"};
     args.insert(args.end(), rest.begin(), rest.end());
     ChildResult r = wasinn(args);
     EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -135,9 +136,10 @@ TEST_F(ModuleCache, OtherEngineSettingsAreAnotherEntry) {
 }
 
 TEST_F(ModuleCache, EveryWayToTurnItOffWritesNothing) {
-  for (const auto& flags : std::vector<std::vector<std::string>>{
-           {"--module-cache", "off"}, {"--no-cache", "--module-cache", dir_.string()},
-           {"-C", "cache=n", "--module-cache", dir_.string()}, {"-Ccache=n", "--module-cache", dir_.string()}}) {
+  for (const auto& flags : std::vector<std::vector<std::string>>{{"--module-cache", "off"},
+                                                                 {"--no-cache", "--module-cache", dir_.string()},
+                                                                 {"-C", "cache=n", "--module-cache", dir_.string()},
+                                                                 {"-Ccache=n", "--module-cache", dir_.string()}}) {
     const ChildResult r = run_digits(flags);
     EXPECT_FALSE(contains(r.err, kStored)) << r.describe();
     EXPECT_FALSE(contains(r.err, kFromCache)) << r.describe();

@@ -30,7 +30,8 @@ TEST(LogLevel, QuietVerboseAndOff) {
     EXPECT_EQ(r.exit_code, 8) << hush[0] << "\n" << r.describe();
     EXPECT_EQ(r.err, "") << hush[0] << "\n" << r.describe();
   }
-  for (const auto& more : std::vector<std::vector<std::string>>{{"-v"}, {"-vv"}, {"--verbose"}, {"--log-level", "debug"}}) {
+  for (const auto& more :
+       std::vector<std::vector<std::string>>{{"-v"}, {"-vv"}, {"--verbose"}, {"--log-level", "debug"}}) {
     const ChildResult r = run_with_warning(more);
     EXPECT_EQ(r.exit_code, 8) << more[0] << "\n" << r.describe();
     EXPECT_NE(r.err.find("no model named 'ghost'"), std::string::npos) << more[0] << "\n" << r.describe();

@@ -25,9 +25,11 @@ TEST(ShortForms, AttachedAndSeparateWasiOptionsParseTheSame) {
 
 TEST(ShortForms, AttachedTimeoutStopsTheGuestLikeTheLongForm) {
   // The message names the flag as it was given.
-  for (const auto& form : std::vector<std::vector<std::string>>{
-           {"-Wtimeout=300ms"}, {"-W", "timeout=300ms"}, {"--wasm", "timeout=300ms"}, {"--wasm=timeout=300ms"},
-           {"--timeout", "300ms"}}) {
+  for (const auto& form : std::vector<std::vector<std::string>>{{"-Wtimeout=300ms"},
+                                                                {"-W", "timeout=300ms"},
+                                                                {"--wasm", "timeout=300ms"},
+                                                                {"--wasm=timeout=300ms"},
+                                                                {"--timeout", "300ms"}}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), form.begin(), form.end());
     args.insert(args.end(), {guest("wasi_probe"), "spin"});
@@ -35,7 +37,8 @@ TEST(ShortForms, AttachedTimeoutStopsTheGuestLikeTheLongForm) {
     EXPECT_EQ(r.exit_code, 134) << form[0] << "\n" << r.describe();
     EXPECT_EQ(r.out, "spinning\n") << form[0];
     const std::string flag = form[0] == "--timeout" ? "--timeout 300ms" : "-W timeout=300ms";
-    EXPECT_NE(r.err.find("ran longer than " + flag + " and was stopped"), std::string::npos) << form[0] << "\n" << r.describe();
+    EXPECT_NE(r.err.find("ran longer than " + flag + " and was stopped"), std::string::npos) << form[0] << "\n"
+                                                                                             << r.describe();
   }
 }
 
@@ -76,8 +79,7 @@ TEST(ShortForms, AttachedNnGraphRegistersTheModelLikeTheSeparateForm) {
 }
 
 TEST(GuestArguments, EverythingAfterTheModuleIsTheGuests) {
-  const ChildResult r =
-      wasinn({"run", guest("wasi_probe"), "args", "--dir", "x", "-Snn", "--help", "--", "-V", "run"});
+  const ChildResult r = wasinn({"run", guest("wasi_probe"), "args", "--dir", "x", "-Snn", "--help", "--", "-V", "run"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.out,
             "argc=9\nargv[0]=wasi_probe.wasm\nargv[1]=args\nargv[2]=--dir\nargv[3]=x\nargv[4]=-Snn\n"

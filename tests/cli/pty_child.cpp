@@ -47,7 +47,8 @@ PtyResult run_in_pty(const std::vector<std::string>& argv, const std::vector<std
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
   char buf[4096];
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       kill(pid, SIGKILL);

@@ -108,8 +108,8 @@ TEST(Environment, InheritEnvGivesEverythingAndEnvStillOverrides) {
            {"-Sinherit-env"}, {"-S", "inherit-env"}, {"--wasi", "inherit-env=y"}, {"--wasi=inherit-env"}}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), form.begin(), form.end());
-    args.insert(args.end(), {"--env", "OVERRIDDEN=mine", guest("wasi_probe"), "env", "WASINN_CLI_TEST_VAR",
-                             "OVERRIDDEN"});
+    args.insert(args.end(),
+                {"--env", "OVERRIDDEN=mine", guest("wasi_probe"), "env", "WASINN_CLI_TEST_VAR", "OVERRIDDEN"});
     ChildOptions options;
     ::setenv("OVERRIDDEN", "host", 1);
     const ChildResult r = wasinn(args, options);
@@ -138,10 +138,19 @@ TEST(WasmtimeKeys, MaxMemorySizeLimitsGrowth) {
 }
 
 TEST(WasmtimeKeys, AcceptedWhereWasinnHasTheFeature) {
-  for (const auto& form : std::vector<std::vector<std::string>>{
-           {"-S", "inherit-network=n"}, {"-Sinherit-network=n"}, {"-S", "tcp=n,udp=n"}, {"-S", "cli"},
-           {"-O", "opt-level=2"}, {"-Oopt-level=2"}, {"-C", "cache=n"}, {"-Ccache=n"}, {"--codegen", "cache=n"}, {"-C", "cache=y"},
-           {"--no-cache"}, {"-C", "compiler=cranelift"}, {"-S", "nn=yes"}}) {
+  for (const auto& form : std::vector<std::vector<std::string>>{{"-S", "inherit-network=n"},
+                                                                {"-Sinherit-network=n"},
+                                                                {"-S", "tcp=n,udp=n"},
+                                                                {"-S", "cli"},
+                                                                {"-O", "opt-level=2"},
+                                                                {"-Oopt-level=2"},
+                                                                {"-C", "cache=n"},
+                                                                {"-Ccache=n"},
+                                                                {"--codegen", "cache=n"},
+                                                                {"-C", "cache=y"},
+                                                                {"--no-cache"},
+                                                                {"-C", "compiler=cranelift"},
+                                                                {"-S", "nn=yes"}}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), form.begin(), form.end());
     args.insert(args.end(), {guest("wasi_probe"), "exit", "9"});

@@ -25,21 +25,23 @@ ChildResult run_probe(std::vector<std::string> options) {
 TEST(StartChecks, BadPreloadPathsAreErrorsNamingTheFlagGiven) {
   const ChildResult missing = run_probe({"--nn-preload", "digits:onnx:cpu:/x/nope.onnx"});
   EXPECT_EQ(missing.exit_code, 2) << missing.describe();
-  EXPECT_EQ(first_line(missing.err), "wasinn: error: --nn-preload 'digits:onnx:cpu:/x/nope.onnx': /x/nope.onnx does not exist");
+  EXPECT_EQ(first_line(missing.err),
+            "wasinn: error: --nn-preload 'digits:onnx:cpu:/x/nope.onnx': /x/nope.onnx does not exist");
 
   ScratchDir dir;
   write_text(dir / "model.onnx", "not read: the path is refused first");
   const std::string spec = "digits:onnx:cpu:" + dir.path().string();
   const ChildResult directory = run_probe({"--nn-preload", spec});
   EXPECT_EQ(directory.exit_code, 2) << directory.describe();
-  EXPECT_EQ(first_line(directory.err), "wasinn: error: --nn-preload '" + spec + "': " + dir.path().string() +
-                                           " is a directory; give the model file in it: " +
-                                           (dir / "model.onnx").string());
+  EXPECT_EQ(first_line(directory.err),
+            "wasinn: error: --nn-preload '" + spec + "': " + dir.path().string() +
+                " is a directory; give the model file in it: " + (dir / "model.onnx").string());
 
   const ChildResult graph = run_probe({"-S", "nn-graph=onnx::/nonexistent"});
   EXPECT_EQ(graph.exit_code, 2) << graph.describe();
-  EXPECT_EQ(first_line(graph.err), "wasinn: error: -S nn-graph 'onnx::/nonexistent': /nonexistent/model.onnx does not "
-                                   "exist (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)");
+  EXPECT_EQ(first_line(graph.err),
+            "wasinn: error: -S nn-graph 'onnx::/nonexistent': /nonexistent/model.onnx does not "
+            "exist (nn-graph=ENCODING::DIR reads Wasmtime's file name for ENCODING in DIR)");
 }
 
 // One duration rule for every flag (issue 41), Wasmtime's: a number alone is seconds, units as
@@ -49,16 +51,19 @@ TEST(StartChecks, DurationsAreReadOneWayAndABadOneSaysTheForms) {
            {"--timeout", "soon"}, {"--max-compute-ms", "2 parsecs"}, {"--nn-remote-timeout-ms", "-1"}}) {
     const ChildResult r = run_probe({flag, value});
     EXPECT_EQ(r.exit_code, 2) << flag << r.describe();
-    EXPECT_EQ(first_line(r.err), "wasinn: error: " + flag + ": '" + value + "' is not a duration: write a number and a "
-                                 "unit, e.g. 200ms, 2s, 1.5m or 1h (units ns, us, ms, s, m, h, d; a number alone is " +
-                                 (flag == "--timeout" ? "seconds" : "milliseconds") + ")")
+    EXPECT_EQ(first_line(r.err),
+              "wasinn: error: " + flag + ": '" + value +
+                  "' is not a duration: write a number and a "
+                  "unit, e.g. 200ms, 2s, 1.5m or 1h (units ns, us, ms, s, m, h, d; a number alone is " +
+                  (flag == "--timeout" ? "seconds" : "milliseconds") + ")")
         << r.describe();
   }
   for (const std::string flag : {"--request-timeout", "--shutdown-timeout"}) {
     const ChildResult r = wasinn({"serve", flag, "5x", "--addr", "127.0.0.1:0", guest("wasi_probe")});
     EXPECT_EQ(r.exit_code, 2) << flag << r.describe();
     EXPECT_NE(first_line(r.err).find(flag + ": '5x' is not a duration: write a number and a unit, e.g. 200ms, 2s"),
-              std::string::npos) << r.describe();
+              std::string::npos)
+        << r.describe();
   }
   const ChildResult w = run_probe({"-W", "timeout=soon"});
   EXPECT_EQ(w.exit_code, 2) << w.describe();
@@ -96,10 +101,11 @@ TEST(StartChecks, RemoteUrlsAreCheckedAtStartAndCredentialsNeverShown) {
             "grpc or grpcs)");
   const ChildResult secret = run_probe({"--nn-remote", "m=http://user:hunter2@127.0.0.1:8000/models/digits"});
   EXPECT_EQ(secret.exit_code, 2) << secret.describe();
-  EXPECT_EQ(first_line(secret.err).rfind("wasinn: error: remote model 'm': remote model URL "
-                                         "'http://***@127.0.0.1:8000/models/digits': credentials in the URL are not "
-                                         "accepted",
-                                         0),
+  EXPECT_EQ(first_line(secret.err)
+                .rfind("wasinn: error: remote model 'm': remote model URL "
+                       "'http://***@127.0.0.1:8000/models/digits': credentials in the URL are not "
+                       "accepted",
+                       0),
             0u)
       << secret.describe();
   EXPECT_EQ(secret.err.find("hunter2"), std::string::npos) << secret.describe();
@@ -109,20 +115,23 @@ TEST(StartChecks, BackendConfigValuesAreCheckedAtStartAndCheckIsAHealthCheck) {
   if (ort_plugin_built()) {
     const ChildResult threads = run_probe({"--backend-config", R"(onnxruntime={"intra_op_threads":-1})"});
     EXPECT_EQ(threads.exit_code, 2) << threads.describe();
-    EXPECT_EQ(first_line(threads.err).rfind("wasinn: error: --backend-config onnxruntime: backend config: "
-                                            "\"intra_op_threads\" must be between 0 and ",
-                                            0),
+    EXPECT_EQ(first_line(threads.err)
+                  .rfind("wasinn: error: --backend-config onnxruntime: backend config: "
+                         "\"intra_op_threads\" must be between 0 and ",
+                         0),
               0u)
         << threads.describe();
   }
   if (fs::exists(backend_dir() / "libwasinn_backend_remote.so")) {
     const ChildResult remote = run_probe({"--backend-config", R"(remote={"timeout_ms":"fast"})"});
     EXPECT_EQ(remote.exit_code, 2) << remote.describe();
-    EXPECT_EQ(first_line(remote.err), "wasinn: error: --backend-config remote: remote backend config: "
-                                      "\"timeout_ms\" must be an integer from 0 to 604800000, got \"fast\"");
+    EXPECT_EQ(first_line(remote.err),
+              "wasinn: error: --backend-config remote: remote backend config: "
+              "\"timeout_ms\" must be an integer from 0 to 604800000, got \"fast\"");
   }
   ScratchDir dir;
-  write_text(dir / "gone.json", R"({"name": "gone", "abi_version": 1, "library": "libgone.so", "encodings": ["onnx"]})");
+  write_text(dir / "gone.json",
+             R"({"name": "gone", "abi_version": 1, "library": "libgone.so", "encodings": ["onnx"]})");
   const ChildResult check = wasinn({"backends", "--check", "--backend-dir", dir.path().string()});
   EXPECT_EQ(check.exit_code, 1) << check.describe();
   EXPECT_EQ(first_line(check.err), "wasinn: error: 1 of 1 backends cannot load: gone");
@@ -147,16 +156,19 @@ TEST(StartChecks, ServeChecksItsAddressAndProgramAtStart) {
   faults.replace(faults.size() - 5, 5, ".component.wasm");
   const ChildResult addr = wasinn({"serve", "--addr", "localhost", guest("wasi_probe")});
   EXPECT_EQ(addr.exit_code, 2) << addr.describe();
-  EXPECT_EQ(first_line(addr.err), "wasinn: error: --addr 'localhost': expected HOST:PORT with a port from 0 to 65535, "
-                                  "e.g. 0.0.0.0:8080, 127.0.0.1:0 (any free port) or [::1]:8080");
+  EXPECT_EQ(first_line(addr.err),
+            "wasinn: error: --addr 'localhost': expected HOST:PORT with a port from 0 to 65535, "
+            "e.g. 0.0.0.0:8080, 127.0.0.1:0 (any free port) or [::1]:8080");
   const ChildResult core = wasinn({"serve", "--addr", "127.0.0.1:0", guest("wasi_probe")});
   EXPECT_EQ(core.exit_code, 1) << core.describe();
   EXPECT_NE(core.err.find("is a core module; wasinn serve runs a component that exports wasi:http/incoming-handler"),
-            std::string::npos) << core.describe();
+            std::string::npos)
+      << core.describe();
   const ChildResult args = wasinn({"serve", guest("wasi_probe"), "extra"});
   EXPECT_EQ(args.exit_code, 2) << args.describe();
-  EXPECT_EQ(first_line(args.err), "wasinn: error: serve takes one component, not 'extra' after it: a served guest has "
-                                  "no arguments");
+  EXPECT_EQ(first_line(args.err),
+            "wasinn: error: serve takes one component, not 'extra' after it: a served guest has "
+            "no arguments");
   if (!std::filesystem::exists(faults)) GTEST_SKIP() << faults << " was not built";
   const ChildResult away = wasinn({"serve", "--addr", "192.0.2.1:8080", faults});
   EXPECT_EQ(away.exit_code, 1) << away.describe();
@@ -175,15 +187,18 @@ TEST(StartChecks, ServeChecksItsAddressAndProgramAtStart) {
 TEST(StartChecks, ListeningAddressesAreCheckedAlike) {
   const ChildResult oip = wasinn({"serve", "--oip-http", "127.0.0.1:99999"});
   EXPECT_EQ(oip.exit_code, 2) << oip.describe();
-  EXPECT_EQ(first_line(oip.err), "wasinn: error: --oip-http '127.0.0.1:99999': expected HOST[:PORT] with a port from 0 "
-                                 "to 65535, e.g. 0.0.0.0:8000 or 127.0.0.1:0 (any free port)");
+  EXPECT_EQ(first_line(oip.err),
+            "wasinn: error: --oip-http '127.0.0.1:99999': expected HOST[:PORT] with a port from 0 "
+            "to 65535, e.g. 0.0.0.0:8000 or 127.0.0.1:0 (any free port)");
   const ChildResult grpc = wasinn({"serve", "--oip-grpc", ":8001"});
   EXPECT_EQ(grpc.exit_code, 2) << grpc.describe();
-  EXPECT_NE(first_line(grpc.err).find("--oip-grpc ':8001': expected HOST[:PORT]"), std::string::npos) << grpc.describe();
+  EXPECT_NE(first_line(grpc.err).find("--oip-grpc ':8001': expected HOST[:PORT]"), std::string::npos)
+      << grpc.describe();
   const ChildResult metrics = run_probe({"--metrics-addr", "127.0.0.1:port"});
   EXPECT_EQ(metrics.exit_code, 2) << metrics.describe();
-  EXPECT_EQ(first_line(metrics.err), "wasinn: error: --metrics-addr '127.0.0.1:port': expected HOST:PORT with a port "
-                                     "from 0 to 65535, e.g. 127.0.0.1:9464 or 127.0.0.1:0 (any free port)");
+  EXPECT_EQ(first_line(metrics.err),
+            "wasinn: error: --metrics-addr '127.0.0.1:port': expected HOST:PORT with a port "
+            "from 0 to 65535, e.g. 127.0.0.1:9464 or 127.0.0.1:0 (any free port)");
   const ChildResult v6 = run_probe({"--metrics-addr", "[::1]:9464"});
   EXPECT_EQ(v6.exit_code, 2) << v6.describe();
   EXPECT_NE(first_line(v6.err).find("the host must be an IPv4 address"), std::string::npos) << v6.describe();
@@ -202,8 +217,9 @@ TEST(StartChecks, TyposGetTheNearName) {
 
   const ChildResult sub = wasinn({"models", "inpsect", "m.onnx"});
   EXPECT_EQ(sub.exit_code, 2) << sub.describe();
-  EXPECT_EQ(first_line(sub.err),
-            "wasinn: error: 'wasinn models' has no command 'inpsect'; did you mean 'inspect'? (see 'wasinn models --help')");
+  EXPECT_EQ(
+      first_line(sub.err),
+      "wasinn: error: 'wasinn models' has no command 'inpsect'; did you mean 'inspect'? (see 'wasinn models --help')");
 
   ScratchDir dir;
   write_text(dir / "wasinn.toml", "max_graphs = 4\n");
@@ -228,10 +244,10 @@ TEST(SmallFixes, WitRunModelTakesTheTypeNamesModelsInspectPrints) {
   const auto digits = fixture("digits");
   if (!digits || !ort_plugin_built()) GTEST_SKIP() << "needs the digits fixture and the ONNX Runtime plugin";
   for (const std::string type : {"f32", "fp32"}) {
-    const ChildResult r = wasinn({"run", "--dir", digits->string() + "::/d", "--nn-preload",
-                                  "digits:onnx:cpu:" + (*digits / "model.onnx").string(),
-                                  guest("wit_run_model.component"), "--name", "digits", "--input",
-                                  "input:" + type + ":450x64:/d/test_x.f32"});
+    const ChildResult r =
+        wasinn({"run", "--dir", digits->string() + "::/d", "--nn-preload",
+                "digits:onnx:cpu:" + (*digits / "model.onnx").string(), guest("wit_run_model.component"), "--name",
+                "digits", "--input", "input:" + type + ":450x64:/d/test_x.f32"});
     EXPECT_EQ(r.exit_code, 0) << type << "\n" << r.describe();
   }
 }
@@ -276,10 +292,10 @@ TEST(Completion, ZshScriptIsZshsOwn) {
   EXPECT_EQ(script.out.rfind("#compdef wasinn\n", 0), 0u);
   write_text(dir / "_wasinn", script.out);
   auto complete = [&](const std::string& words) {
-    const std::string program = "compdef() { :; }; compadd() { [[ $1 == -a ]] && print -r -- ${(P)2}; }; "
-                                "_files() { print FILES; }; compset() { :; }; source '" +
-                                (dir / "_wasinn").string() + "'; words=(" + words +
-                                "); CURRENT=${#words}; _wasinn";
+    const std::string program =
+        "compdef() { :; }; compadd() { [[ $1 == -a ]] && print -r -- ${(P)2}; }; "
+        "_files() { print FILES; }; compset() { :; }; source '" +
+        (dir / "_wasinn").string() + "'; words=(" + words + "); CURRENT=${#words}; _wasinn";
     const ChildResult r = wasinn_it::run_child({zsh, "-f", "-c", program});
     EXPECT_EQ(r.exit_code, 0) << words << "\n" << r.describe();
     return r.out.substr(0, r.out.find('\n'));

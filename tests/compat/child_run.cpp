@@ -50,7 +50,8 @@ ChildResult run_child(const std::vector<std::string>& argv, int timeout_seconds)
   std::string* sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       r.timed_out = true;
       kill(pid, SIGKILL);

@@ -23,8 +23,9 @@ fs::path fixtures_root() {
 fs::path fixture(const std::string& relative) {
   const fs::path p = fixtures_root() / relative;
   if (!fs::exists(p)) {
-    throw std::runtime_error("fixture " + p.string() +
-                             " is missing: run .deps/venv/bin/python scripts/make_fixtures.py (or set WASINN_FIXTURES)");
+    throw std::runtime_error(
+        "fixture " + p.string() +
+        " is missing: run .deps/venv/bin/python scripts/make_fixtures.py (or set WASINN_FIXTURES)");
   }
   return p;
 }
@@ -49,7 +50,8 @@ struct DataDir {
     std::string templ = (fs::temp_directory_path() / "wasinn-compat-XXXXXX").string();
     if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
     path = templ;
-    for (const char* f : {"model.onnx", "test_x.f32", "test_y.u8"}) fs::copy_file(fixture(std::string("digits/") + f), path / f);
+    for (const char* f : {"model.onnx", "test_x.f32", "test_y.u8"})
+      fs::copy_file(fixture(std::string("digits/") + f), path / f);
     const auto model = read_bytes(fixture("digits/model.onnx"));
     fs::create_directory(path / "digits_u8");
     write_bytes(path / "digits_u8" / "model.onnx", make_u8_front_end(model, "input", kPixelScale));

@@ -11,7 +11,7 @@
 namespace wasinn_compat {
 
 struct DigitsAnswer {
-  std::string predictions;     // one ASCII digit per held-out row
+  std::string predictions;  // one ASCII digit per held-out row
   size_t correct = 0, total = 0;
   std::vector<float> logits0;  // the 10 logits of row 0
 };

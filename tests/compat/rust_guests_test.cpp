@@ -22,7 +22,8 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
 class RustGuest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!rust_guests_built()) GTEST_SKIP() << "no Rust toolchain at configure time: run scripts/fetch-deps.sh rust-guest";
+    if (!rust_guests_built())
+      GTEST_SKIP() << "no Rust toolchain at configure time: run scripts/fetch-deps.sh rust-guest";
   }
 };
 
@@ -58,8 +59,8 @@ TEST_F(RustGuest, WasiNn04ClassifiesF32) {
 TEST_F(RustGuest, WasiNn04SendsU8AsTwoTheOldNumbering) {
   // In the current numbering 2 is f64; wasinn tells them apart by the data length (one byte
   // per element here).
-  const auto r = run_guest({}, "compat_wasi_nn_04",
-                           std::vector<std::string>{"--model", "/data/digits_u8/model.onnx"} + kU8);
+  const auto r =
+      run_guest({}, "compat_wasi_nn_04", std::vector<std::string>{"--model", "/data/digits_u8/model.onnx"} + kU8);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(parse_report(r.out)["tensor type sent"], "2");
   expect_answer(r.out, native_u8_answer());
@@ -70,9 +71,9 @@ class WasmEdgeGuest : public RustGuest, public ::testing::WithParamInterface<con
 TEST_P(WasmEdgeGuest, LoadsByNameWithConfigThenUnloads) {
   // WasmEdge's command line: --nn-preload NAME:ENCODING:TARGET:PATH; the crate sends the config
   // with load_by_name_with_config and the ONNX Runtime backend applies it.
-  const auto r = run_guest({"--nn-preload", "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string()}, GetParam(),
-                           std::vector<std::string>{"--name", "digits", "--config", R"({"intra_op_threads":1})",
-                                                    "--cycles", "5"} + kF32);
+  const auto r = run_guest(
+      {"--nn-preload", "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string()}, GetParam(),
+      std::vector<std::string>{"--name", "digits", "--config", R"({"intra_op_threads":1})", "--cycles", "5"} + kF32);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   expect_answer(r.out, native_f32_answer());
   auto report = parse_report(r.out);
@@ -83,13 +84,14 @@ TEST_P(WasmEdgeGuest, LoadsByNameWithConfigThenUnloads) {
 
 TEST_P(WasmEdgeGuest, ConfigReachesTheBackend) {
   // A config the backend rejects must come back to the guest as an error from the load.
-  const auto r = run_guest({"--nn-preload", "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string()}, GetParam(),
-                           std::vector<std::string>{"--name", "digits", "--config", R"({"intra_op_threads":"many"})"} +
-                               kF32);
+  const auto r =
+      run_guest({"--nn-preload", "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string()}, GetParam(),
+                std::vector<std::string>{"--name", "digits", "--config", R"({"intra_op_threads":"many"})"} + kF32);
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.err.find("error in load_by_name_with_config: BackendError(InvalidArgument)"), std::string::npos)
       << r.describe();
-  EXPECT_NE(r.err.find("intra_op_threads"), std::string::npos) << "the host's detail names the bad key\n" << r.describe();
+  EXPECT_NE(r.err.find("intra_op_threads"), std::string::npos) << "the host's detail names the bad key\n"
+                                                               << r.describe();
 }
 
 TEST_P(WasmEdgeGuest, LoadsBytesWithAutodetect) {
@@ -106,9 +108,9 @@ TEST_P(WasmEdgeGuest, StreamsTheSameTokensAsOneShotCompute) {
   if (!fs::exists(backend_dir() / "libwasinn_backend_llamacpp.so")) GTEST_SKIP() << "the llamacpp backend is not built";
   const fs::path gguf = fixtures_root() / "llama" / "tiny.gguf";
   if (!fs::exists(gguf)) GTEST_SKIP() << gguf << " is missing (scripts/fixtures/export_gguf.py)";
-  const auto r = run_guest({"--nn-preload", "default:GGML:AUTO:" + gguf.string()}, GetParam(),
-                           {"stream", "default", R"({"temp":0,"seed":42,"n-predict":12,"ctx-size":128,"threads":1})",
-                            "Once upon a time"});
+  const auto r = run_guest(
+      {"--nn-preload", "default:GGML:AUTO:" + gguf.string()}, GetParam(),
+      {"stream", "default", R"({"temp":0,"seed":42,"n-predict":12,"ctx-size":128,"threads":1})", "Once upon a time"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   auto report = parse_report(r.out);
   EXPECT_GT(report["oneshot"].size(), 2u) << "no text generated:\n" << r.out;

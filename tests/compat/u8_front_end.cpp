@@ -89,11 +89,25 @@ class Writer {
 // ONNX field numbers used below (onnx.proto3).
 enum : uint32_t {
   kModelGraph = 7,
-  kGraphNode = 1, kGraphInitializer = 5, kGraphInput = 11,
-  kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4, kNodeAttribute = 5,
-  kAttrName = 1, kAttrInt = 3, kAttrType = 20,
-  kTensorDataType = 2, kTensorName = 8, kTensorRawData = 9,
-  kValueName = 1, kValueType = 2, kTypeTensor = 1, kTensorElemType = 1, kTensorShape = 2,
+  kGraphNode = 1,
+  kGraphInitializer = 5,
+  kGraphInput = 11,
+  kNodeInput = 1,
+  kNodeOutput = 2,
+  kNodeName = 3,
+  kNodeOpType = 4,
+  kNodeAttribute = 5,
+  kAttrName = 1,
+  kAttrInt = 3,
+  kAttrType = 20,
+  kTensorDataType = 2,
+  kTensorName = 8,
+  kTensorRawData = 9,
+  kValueName = 1,
+  kValueType = 2,
+  kTypeTensor = 1,
+  kTensorElemType = 1,
+  kTensorShape = 2,
 };
 constexpr uint64_t kOnnxFloat = 1, kOnnxUint8 = 2, kAttributeInt = 2;
 
@@ -118,8 +132,7 @@ std::string_view value_shape(std::string_view value_info) {
 
 }  // namespace
 
-std::vector<uint8_t> make_u8_front_end(const std::vector<uint8_t>& model, const std::string& input_name,
-                                       float scale) {
+std::vector<uint8_t> make_u8_front_end(const std::vector<uint8_t>& model, const std::string& input_name, float scale) {
   const std::string_view bytes(reinterpret_cast<const char*>(model.data()), model.size());
   const std::string pixels = input_name + "_u8", as_float = input_name + "_u8_as_f32",
                     scale_name = input_name + "_u8_scale";
@@ -132,15 +145,15 @@ std::vector<uint8_t> make_u8_front_end(const std::vector<uint8_t>& model, const 
     }
     // The new nodes come first so the graph stays topologically sorted.
     Writer graph;
-    graph.message(kGraphNode, Writer()
-                                  .bytes(kNodeInput, pixels)
-                                  .bytes(kNodeOutput, as_float)
-                                  .bytes(kNodeName, "u8_front_end_cast")
-                                  .bytes(kNodeOpType, "Cast")
-                                  .message(kNodeAttribute, Writer()
-                                                               .bytes(kAttrName, "to")
-                                                               .varint(kAttrInt, kOnnxFloat)
-                                                               .varint(kAttrType, kAttributeInt)));
+    graph.message(
+        kGraphNode,
+        Writer()
+            .bytes(kNodeInput, pixels)
+            .bytes(kNodeOutput, as_float)
+            .bytes(kNodeName, "u8_front_end_cast")
+            .bytes(kNodeOpType, "Cast")
+            .message(kNodeAttribute,
+                     Writer().bytes(kAttrName, "to").varint(kAttrInt, kOnnxFloat).varint(kAttrType, kAttributeInt)));
     graph.message(kGraphNode, Writer()
                                   .bytes(kNodeInput, as_float)
                                   .bytes(kNodeInput, scale_name)
@@ -155,9 +168,11 @@ std::vector<uint8_t> make_u8_front_end(const std::vector<uint8_t>& model, const 
                                          .bytes(kTensorRawData, std::string_view(scale_bytes, 4)));
     for (const auto& gf : fields(mf.payload)) {
       if (gf.number == kGraphInput && value_name(gf.payload) == input_name) {
-        const Writer tensor = Writer().varint(kTensorElemType, kOnnxUint8).raw(
-            Writer().bytes(kTensorShape, value_shape(gf.payload)).str());
-        graph.message(kGraphInput, Writer().bytes(kValueName, pixels).message(kValueType, Writer().message(kTypeTensor, tensor)));
+        const Writer tensor = Writer()
+                                  .varint(kTensorElemType, kOnnxUint8)
+                                  .raw(Writer().bytes(kTensorShape, value_shape(gf.payload)).str());
+        graph.message(kGraphInput,
+                      Writer().bytes(kValueName, pixels).message(kValueType, Writer().message(kTypeTensor, tensor)));
         replaced = true;
       } else {
         graph.raw(gf.whole);

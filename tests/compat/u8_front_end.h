@@ -14,8 +14,7 @@ namespace wasinn_compat {
 
 // model: the f32 ONNX model bytes; input_name: its f32 input, which must be [batch, features].
 // Throws std::runtime_error if the bytes are not the expected protobuf.
-std::vector<uint8_t> make_u8_front_end(const std::vector<uint8_t>& model, const std::string& input_name,
-                                       float scale);
+std::vector<uint8_t> make_u8_front_end(const std::vector<uint8_t>& model, const std::string& input_name, float scale);
 
 // Raw pixel values for features scaled by `scale`: round(x / scale); throws if any feature is
 // not such a value, since the u8 model would then not reproduce the f32 inputs.

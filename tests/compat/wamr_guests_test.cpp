@@ -31,8 +31,8 @@ TEST(WamrEphemeral, GarbagePaddingAfterTheTypeByte) {
 }
 
 TEST(WamrEphemeral, U8IsThreeWithGarbagePadding) {
-  const auto r = run_guest({}, "compat_wamr_ephemeral",
-                           std::vector<std::string>{"--model", "/data/digits_u8/model.onnx"} + kU8);
+  const auto r =
+      run_guest({}, "compat_wamr_ephemeral", std::vector<std::string>{"--model", "/data/digits_u8/model.onnx"} + kU8);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(parse_report(r.out)["tensor type sent"], "3 (padding a5 5a c3)");
   expect_answer(r.out, native_u8_answer());
@@ -66,8 +66,8 @@ TEST(WamrLegacy, ClassifiesWithOutputCountedInF32Elements) {
 }
 
 TEST(WamrLegacy, Up8IsTwo) {
-  const auto r = run_guest({}, "compat_wamr_legacy",
-                           std::vector<std::string>{"--model", "/data/digits_u8/model.onnx"} + kU8);
+  const auto r =
+      run_guest({}, "compat_wamr_legacy", std::vector<std::string>{"--model", "/data/digits_u8/model.onnx"} + kU8);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(parse_report(r.out)["tensor type sent"], "2");
   expect_answer(r.out, native_u8_answer());

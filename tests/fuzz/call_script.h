@@ -50,17 +50,17 @@ class CallScript {
     std::memcpy(&v, in_.data() + pos_, n);
     pos_ += n;
     switch (sel % 12) {
-      case 0: return v;                                   // anything
-      case 1: return v % 4;                               // handles, indexes, small enums
+      case 0: return v;      // anything
+      case 1: return v % 4;  // handles, indexes, small enums
       case 2: return handles_.empty() ? v % 4 : handles_[v % handles_.size()];
-      case 3: return v % g.size();                        // somewhere in memory
+      case 3: return v % g.size();  // somewhere in memory
       case 4: return items.empty() ? v : items[v % items.size()].addr;
       case 5: return items.empty() ? v : items[v % items.size()].len;
-      case 6: return g.size() - v % 64;                   // at or near the end of memory
-      case 7: return UINT32_MAX - v % 16;                 // wraps when a length is added
-      case 8: return v % 256;                             // enum values
+      case 6: return g.size() - v % 64;    // at or near the end of memory
+      case 7: return UINT32_MAX - v % 16;  // wraps when a length is added
+      case 8: return v % 256;              // enum values
       case 9: return items.empty() ? v : items[v % items.size()].addr + (v >> 16) % 8 - 4;  // just off an item
-      case 10: return 0x80000000u + v % 16;               // sign bit (a guest's negative i32)
+      case 10: return 0x80000000u + v % 16;  // sign bit (a guest's negative i32)
       default: return items.empty() ? v : items[v % items.size()].len + (v >> 16) % 3 - 1;  // off by one
     }
   }

@@ -109,7 +109,8 @@ AbiWorld make_world() {
   w.env = wire_environment(std::move(options)).env;
   const std::string dir = WASINN_FUZZ_NAMED_DIR;
   for (std::string_view n : kNamed) {
-    auto st = w.env->models().add({std::string(n), Encoding::onnx, Target::cpu, {dir + "/" + std::string(n) + ".fake"}});
+    auto st =
+        w.env->models().add({std::string(n), Encoding::onnx, Target::cpu, {dir + "/" + std::string(n) + ".fake"}});
     if (!st) invariant_failed("setup", "cannot register a named model");
   }
   (void)w.env->models().add({"missing", Encoding::onnx, Target::cpu, {dir + "/no_such_file.fake"}});

@@ -28,26 +28,26 @@ using namespace wasinn::remote;
 
 namespace {
 
-void check(const std::vector<OutputTensor> &out) {
-  for (const OutputTensor &t : out) {
+void check(const std::vector<OutputTensor>& out) {
+  for (const OutputTensor& t : out) {
     const auto want = tensor_bytes(t.datatype, t.shape);
     if (!want || *want != t.data.size()) std::abort();  // a decoder let a mismatch through
   }
 }
 
 // A decoded request: every input's bytes exactly what its shape and datatype need.
-void check(const wasinn::oip::InferRequest &r) {
-  for (const auto &in : r.inputs) {
+void check(const wasinn::oip::InferRequest& r) {
+  for (const auto& in : r.inputs) {
     const auto want = tensor_bytes(in.datatype, in.shape);
     if (!want || *want != in.data.size()) std::abort();
   }
 }
 
-void write_seed(const std::string &dir, const std::string &name, uint8_t kind, const std::string &body) {
+void write_seed(const std::string& dir, const std::string& name, uint8_t kind, const std::string& body) {
   std::ofstream(dir + "/" + name, std::ios::binary) << static_cast<char>(kind) << body;
 }
 
-void write_seeds(const std::string &dir) {
+void write_seeds(const std::string& dir) {
   write_seed(dir, "json_types", 0,
              R"({"outputs":[{"name":"a","datatype":"INT8","shape":[3],"data":[-128, 0 ,127]},)"
              R"({"name":"b","datatype":"UINT64","shape":[2],"data":[18446744073709551615,-0]},)"
@@ -66,12 +66,12 @@ void write_seeds(const std::string &dir) {
   bin += header + std::string("\x01\x00\x00\x00\xff\xff\xff\xff", 8);
   write_seed(dir, "binary", 1, bin);
   inference::ModelInferResponse r;
-  auto *o = r.add_outputs();
+  auto* o = r.add_outputs();
   o->set_name("y");
   o->set_datatype("FP16");
   o->add_shape(2);
   r.add_raw_output_contents(std::string("\x00\x3c\x00\xc0", 4));
-  auto *t = r.add_outputs();
+  auto* t = r.add_outputs();
   t->set_name("t");
   t->set_datatype("UINT16");
   t->add_shape(1);
@@ -80,9 +80,10 @@ void write_seeds(const std::string &dir) {
   r.mutable_outputs(0)->mutable_contents()->add_fp32_contents(1.0f);
   r.mutable_outputs(0)->mutable_contents()->add_fp32_contents(-2.0f);
   write_seed(dir, "proto_typed", 2, r.SerializeAsString());
-  write_seed(dir, "metadata", 3,
-             R"({"name":"m","versions":["1"],"platform":"p","inputs":[{"name":"x","datatype":"FP32","shape":[-1,3]}],)"
-             R"("outputs":[{"name":"y","datatype":"BF16","shape":[1]}],"extensions":["binary_tensor_data"],"error":"e"})");
+  write_seed(
+      dir, "metadata", 3,
+      R"({"name":"m","versions":["1"],"platform":"p","inputs":[{"name":"x","datatype":"FP32","shape":[-1,3]}],)"
+      R"("outputs":[{"name":"y","datatype":"BF16","shape":[1]}],"extensions":["binary_tensor_data"],"error":"e"})");
   const std::string request =
       R"({"id":"r","parameters":{"binary_data_output":true,"k":1},"inputs":[{"name":"a","datatype":"INT8","shape":[3],)"
       R"("data":[-128,0,127]},{"name":"b","datatype":"FP32","shape":[1,2],"parameters":{"binary_data_size":8}}],)"
@@ -93,7 +94,7 @@ void write_seeds(const std::string &dir) {
   req += request + std::string("\x00\x00\x80\x3f\x00\x00\x00\x40", 8);
   write_seed(dir, "server_request", 4, req);
   inference::ModelInferRequest pr;
-  auto *pi = pr.add_inputs();
+  auto* pi = pr.add_inputs();
   pi->set_name("x");
   pi->set_datatype("INT32");
   pi->add_shape(2);
@@ -107,15 +108,15 @@ void write_seeds(const std::string &dir) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  if (const char *dir = std::getenv("WASINN_FUZZ_SEEDS_OUT")) {
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (const char* dir = std::getenv("WASINN_FUZZ_SEEDS_OUT")) {
     write_seeds(dir);
     std::exit(0);
   }
   return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t kind = data[0] % 6;
   ++data;
@@ -125,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 0: {
       // The fast reading of "data" arrays must accept and refuse exactly what the general one
       // does, with the same bytes.
-      const std::string_view text(reinterpret_cast<const char *>(data), size);
+      const std::string_view text(reinterpret_cast<const char*>(data), size);
       std::vector<OutputTensor> general;
       const bool fast_ok = !decode_infer_json(text, {}, out, true);
       const bool general_ok = !decode_infer_json(text, {}, general, false);
@@ -150,7 +151,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
     case 3: {
-      const std::string_view text(reinterpret_cast<const char *>(data), size);
+      const std::string_view text(reinterpret_cast<const char*>(data), size);
       ModelMeta m;
       (void)decode_model_metadata_json(text, m);
       (void)decode_server_extensions_json(text);
@@ -160,7 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 4: {
       if (size < 2) return 0;
       const size_t header = std::min(size - 2, data[0] | (static_cast<size_t>(data[1]) << 8));
-      const std::string_view json(reinterpret_cast<const char *>(data + 2), header);
+      const std::string_view json(reinterpret_cast<const char*>(data + 2), header);
       wasinn::oip::InferRequest r;
       if (!wasinn::oip::decode_infer_request_json(json, {data + 2 + header, size - 2 - header}, r)) check(r);
       break;

@@ -26,7 +26,7 @@ std::shared_ptr<ExecutionContext> make_context() {
   EnvironmentOptions options;
   options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
   auto env = wire_environment(std::move(options)).env;
-  const char *fixtures = std::getenv("WASINN_FIXTURES");
+  const char* fixtures = std::getenv("WASINN_FIXTURES");
   const std::string path = std::string(fixtures ? fixtures : WASINN_FIXTURES_DEFAULT) + "/whisper/tiny-en.bin";
   std::ifstream in(path, std::ios::binary);
   static const std::vector<uint8_t> model((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -43,7 +43,7 @@ std::shared_ptr<ExecutionContext> make_context() {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::shared_ptr<ExecutionContext> ctx = make_context();
   const uint32_t dims[2] = {1, static_cast<uint32_t>(size)};
   // libFuzzer passes a heap copy of exactly `size` bytes: ASan sees any read past the end.

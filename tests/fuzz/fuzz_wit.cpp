@@ -27,18 +27,37 @@ namespace wit = wasinn::wit_nn;
 namespace {
 
 enum Op : uint32_t {
-  kTensorNew, kTensorRead, kTensorDrop, kLoad, kLoadByName, kInit, kDropGraph, kDropContext, kCompute,
-  kSetInput, kComputeOld, kGetOutput, kErrorRead, kErrorDrop,
+  kTensorNew,
+  kTensorRead,
+  kTensorDrop,
+  kLoad,
+  kLoadByName,
+  kInit,
+  kDropGraph,
+  kDropContext,
+  kCompute,
+  kSetInput,
+  kComputeOld,
+  kGetOutput,
+  kErrorRead,
+  kErrorDrop,
   // wasinn:nn-ext (beyond the spec); after kErrorDrop, so older inputs keep their meaning
-  kDescribe, kListProperties, kGetProperty, kSetProperty, kPromptInit, kPromptCompute, kPromptSet, kOpCount
+  kDescribe,
+  kListProperties,
+  kGetProperty,
+  kSetProperty,
+  kPromptInit,
+  kPromptCompute,
+  kPromptSet,
+  kOpCount
 };
 
 constexpr std::string_view kTypeCases[] = {"FP16", "FP32", "FP64", "BF16", "U8", "I32", "I64", "fp32", "f32", ""};
-constexpr std::string_view kEncodings[] = {"openvino", "onnx", "tensorflow", "pytorch", "tensorflowlite",
-                                           "ggml", "autodetect", "ONNX", "nope"};
+constexpr std::string_view kEncodings[] = {"openvino", "onnx",       "tensorflow", "pytorch", "tensorflowlite",
+                                           "ggml",     "autodetect", "ONNX",       "nope"};
 constexpr std::string_view kTargets[] = {"cpu", "gpu", "tpu", "CPU", "auto", ""};
-constexpr std::string_view kNames[] = {"input", "x", "prompt", "metadata", "logits", "a", "b", "",
-                                       "backend", "temp", "seed", "0.5", "hot"};
+constexpr std::string_view kNames[] = {"input", "x",       "prompt", "metadata", "logits", "a",  "b",
+                                       "",      "backend", "temp",   "seed",     "0.5",    "hot"};
 
 wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
 
@@ -63,8 +82,10 @@ struct Table {
       if (!wit::decode_error_code({static_cast<const char*>(e.data), e.len})) {
         invariant_failed(call, "error code outside the WIT enum");
       }
-      if (t.error_data(guest(), err, &e) != WASINN_WIT_OK || e.len == 0) invariant_failed(call, "error without a detail");
-      if (t.drop(guest(), WASINN_WIT_ERROR, err, &e) != WASINN_WIT_OK) invariant_failed(call, "an error that cannot be dropped");
+      if (t.error_data(guest(), err, &e) != WASINN_WIT_OK || e.len == 0)
+        invariant_failed(call, "error without a detail");
+      if (t.drop(guest(), WASINN_WIT_ERROR, err, &e) != WASINN_WIT_OK)
+        invariant_failed(call, "an error that cannot be dropped");
       return false;
     }
     if (status != WASINN_WIT_OK) invariant_failed(call, "a status outside the table's three");
@@ -73,7 +94,8 @@ struct Table {
   // The prompt interface's: ERR is a string ("<error-code>: <detail>"), not an error resource.
   bool ok_text(wasinn_wit_status status, const char* call) {
     if (status == WASINN_WIT_OK) return true;
-    if (status != WASINN_WIT_ERR && status != WASINN_WIT_TRAP) invariant_failed(call, "a status outside the table's three");
+    if (status != WASINN_WIT_ERR && status != WASINN_WIT_TRAP)
+      invariant_failed(call, "a status outside the table's three");
     if (out.message.len == 0) invariant_failed(call, "an error or trap without a reason");
     if (status == WASINN_WIT_ERR) {
       const std::string_view m(out.message.data, out.message.len);
@@ -102,7 +124,9 @@ struct Reader {
     return {b.begin(), b.end()};
   }
   template <size_t N>
-  std::string_view pick(const std::string_view (&cases)[N]) { return cases[arg() % N]; }
+  std::string_view pick(const std::string_view (&cases)[N]) {
+    return cases[arg() % N];
+  }
 };
 
 void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<GuestItem>& items) {
@@ -121,8 +145,9 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         auto data = r.bytes(1 << 16);
         if (!wit::decode_tensor_type(type)) break;  // the component model never lifts a case the enum lacks
         const size_t before = wit.live_tensors();
-        const bool made = t.ok(t.t.tensor_new(t.guest(), dims.data(), dims.size(), str(type), {data.data(), data.size()},
-                                              &out), "tensor constructor");
+        const bool made =
+            t.ok(t.t.tensor_new(t.guest(), dims.data(), dims.size(), str(type), {data.data(), data.size()}, &out),
+                 "tensor constructor");
         if (wit.live_tensors() != before + (made ? 1 : 0)) invariant_failed("tensor constructor", "live tensor count");
         if (made) script.remember_handle(out.rep);
         break;

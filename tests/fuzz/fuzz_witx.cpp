@@ -25,10 +25,28 @@ using namespace wasinn::fuzz;
 namespace {
 
 enum Op : uint32_t {
-  kLoad, kLoadByName, kLoadByNameWithConfig, kInit, kSetInput, kCompute, kGetOutput, kComputeSingle,
-  kGetOutputSingle, kFiniSingle, kUnload, kFinalize, kPoke,
+  kLoad,
+  kLoadByName,
+  kLoadByNameWithConfig,
+  kInit,
+  kSetInput,
+  kCompute,
+  kGetOutput,
+  kComputeSingle,
+  kGetOutputSingle,
+  kFiniSingle,
+  kUnload,
+  kFinalize,
+  kPoke,
   // wasinn's own, beyond the spec (abi/ephemeral_nn_ext.h); after kPoke, so older inputs keep their meaning
-  kIoCount, kIoInfo, kListProperties, kGetProperty, kSetProperty, kSetContextProperty, kPrompt, kOpCount
+  kIoCount,
+  kIoInfo,
+  kListProperties,
+  kGetProperty,
+  kSetProperty,
+  kSetContextProperty,
+  kPrompt,
+  kOpCount
 };
 
 // A new graph or context exists exactly when the call succeeded, and its handle was stored.
@@ -94,12 +112,22 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   {  // beyond the spec: describe, properties (a model name is no property), prompt on a tensor model
     ScriptWriter s = load();
     s.op(kIoCount).raw(0).raw(0).item("slot2").op(kIoCount).raw(0).raw(1).item("slot2");
-    s.op(kIoInfo).raw(0).raw(0).raw(0).item("output").raw(64).item("slot").item("slot2").item("output").raw(4).item("slot2");
-    s.op(kIoInfo).raw(0).raw(1).raw(0).item("output").raw(0).item("slot").item("slot2").item("output").raw(0).item("slot2");
+    s.op(kIoInfo).raw(0).raw(0).raw(0).item("output").raw(64).item("slot").item("slot2").item("output").raw(4).item(
+        "slot2");
+    s.op(kIoInfo).raw(0).raw(1).raw(0).item("output").raw(0).item("slot").item("slot2").item("output").raw(0).item(
+        "slot2");
     s.op(kListProperties).raw(0).item("output").item_len("output").item("slot");
     s.op(kGetProperty).raw(0).item("name").item_len("name").item("output").item_len("output").item("slot");
     s.op(kSetProperty).raw(0).item("name").item_len("name").item("config").item_len("config");
-    s.op(kInit).raw(0).item("slot2").op(kSetContextProperty).raw(0).item("name").item_len("name").item("config").item_len("config");
+    s.op(kInit)
+        .raw(0)
+        .item("slot2")
+        .op(kSetContextProperty)
+        .raw(0)
+        .item("name")
+        .item_len("name")
+        .item("config")
+        .item_len("config");
     s.op(kPrompt).raw(0).item("name").item_len("name").item("output").item_len("output").item("slot");
     out.push_back(std::move(s));
   }
@@ -128,7 +156,9 @@ void run_script(const AbiWorld& world, CallScript& script, FuzzGuest& g, NnSessi
   const auto& items = world.layout.items();
   const nn::Call call{session, g.view()};
   auto a = [&] { return script.arg(g, items); };
-  const auto snapshot = [&] { if (exclusive) g.snapshot(); };
+  const auto snapshot = [&] {
+    if (exclusive) g.snapshot();
+  };
   const auto writes_within = [&](std::initializer_list<FuzzGuest::Range> ranges, const char* name) {
     if (exclusive) g.expect_writes_within(ranges, name);
   };
@@ -255,7 +285,8 @@ void run_script(const AbiWorld& world, CallScript& script, FuzzGuest& g, NnSessi
         snapshot();
         check_status(nn::graph_io_info(call, graph, side, index, name, name_max, name_len, type, dims, dims_max, rank),
                      "graph_io_info");
-        writes_within({{name, name_max}, {name_len, 4}, {type, 4}, {dims, dims_max * 8ull}, {rank, 4}}, "graph_io_info");
+        writes_within({{name, name_max}, {name_len, 4}, {type, 4}, {dims, dims_max * 8ull}, {rank, 4}},
+                      "graph_io_info");
         break;
       }
       case kListProperties:

@@ -46,8 +46,8 @@ inline uint32_t witx_tensor(GuestLayout& l, const std::vector<uint32_t>& dims, u
   if (!dims.empty()) std::memcpy(raw_dims.data(), dims.data(), raw_dims.size());
   const uint32_t dims_ptr = l.place(raw_dims, dims_align);
   const uint32_t data_ptr = l.place(data, 8);
-  const uint32_t rec = l.place_u32s({dims_ptr, static_cast<uint32_t>(dims.size()), 0xA5A5A500u | type, data_ptr,
-                                     static_cast<uint32_t>(data.size())});
+  const uint32_t rec = l.place_u32s(
+      {dims_ptr, static_cast<uint32_t>(dims.size()), 0xA5A5A500u | type, data_ptr, static_cast<uint32_t>(data.size())});
   l.name(rec, 20, role);
   return rec;
 }

@@ -67,7 +67,8 @@ AbiWorld make_world() {
   const auto x = read_fixture("digits/test_x.f32");
   if (x.size() < 3 * 64 * 4) invariant_failed("setup", "digits/test_x.f32 is too short");
   for (auto [name, enc] : {std::pair{"digits", Encoding::onnx}, std::pair{"digits_auto", Encoding::autodetect}}) {
-    if (!w.env->models().add({name, enc, Target::cpu, {model_path}})) invariant_failed("setup", "cannot register digits");
+    if (!w.env->models().add({name, enc, Target::cpu, {model_path}}))
+      invariant_failed("setup", "cannot register digits");
   }
   (void)w.env->models().add({"missing", Encoding::onnx, Target::cpu, {fixture_path("no_such_model.onnx")}});
   w.layout = make_layout(model, x);

@@ -99,7 +99,8 @@ TEST(CApi, ExitCodeAndFailuresAreResultsNotCrashes) {
   ProgramPtr bad(wasinn_program_create_bytes(junk, sizeof junk, "junk"));
   r.reset(wasinn_host_run(host.get(), bad.get()));
   EXPECT_EQ(wasinn_result_exit_code(r.get()), 1);
-  EXPECT_NE(std::string(wasinn_result_message(r.get())).find("junk"), std::string::npos) << wasinn_result_message(r.get());
+  EXPECT_NE(std::string(wasinn_result_message(r.get())).find("junk"), std::string::npos)
+      << wasinn_result_message(r.get());
 
   ProgramPtr missing(wasinn_program_create_path("/nonexistent/guest.wasm"));
   r.reset(wasinn_host_run(host.get(), missing.get()));
@@ -176,7 +177,8 @@ TEST(CApi, ThreadsGuestWithCapturedOutputThreadLimitAndMetrics) {
   ResultPtr r(wasinn_host_run(host.get(), shared.get()));
   EXPECT_EQ(wasinn_result_exit_code(r.get()), 0) << wasinn_result_message(r.get()) << out_of(r.get(), true);
   EXPECT_NE(out_of(r.get()).find("shared: 2 threads x 200 computes on one context: 400 done, busy 0, wrong 0"),
-            std::string::npos) << out_of(r.get());
+            std::string::npos)
+      << out_of(r.get());
   char* metrics = wasinn_host_metrics_text(host.get());
   ASSERT_NE(metrics, nullptr);
   // 450 single-threaded computes on the main thread, then 400 on the two threads.
@@ -215,8 +217,10 @@ TEST(CApi, BadOptionIsAnErrorString) {
   wasinn_options_destroy(o);
   EXPECT_EQ(host, nullptr);
   ASSERT_NE(error, nullptr);
-  EXPECT_EQ(std::string(error).rfind("wasinn_options_set_backend_config nosuchbackend: no backend named nosuchbackend", 0),
-            0u) << error;
+  EXPECT_EQ(
+      std::string(error).rfind("wasinn_options_set_backend_config nosuchbackend: no backend named nosuchbackend", 0),
+      0u)
+      << error;
   EXPECT_EQ(std::string(error).find("--"), std::string::npos) << error;
   wasinn_free(error);
 }
@@ -251,8 +255,9 @@ TEST(CApi, AMissingPreloadFileFailsCreate) {
   wasinn_options_destroy(o);
   EXPECT_EQ(host, nullptr);
   ASSERT_NE(error, nullptr);
-  EXPECT_EQ(std::string(error), "wasinn_options_add_preload 'ghost:onnx:cpu:/nonexistent/model.onnx': "
-                                "/nonexistent/model.onnx does not exist");
+  EXPECT_EQ(std::string(error),
+            "wasinn_options_add_preload 'ghost:onnx:cpu:/nonexistent/model.onnx': "
+            "/nonexistent/model.onnx does not exist");
   wasinn_free(error);
 }
 

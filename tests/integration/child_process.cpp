@@ -54,8 +54,8 @@ std::string clip(const std::string& s) { return s.size() > 4000 ? s.substr(0, 40
 }  // namespace
 
 std::string ChildResult::describe() const {
-  return (timed_out ? std::string("timed out") : "exit " + std::to_string(exit_code)) + "\n--- stdout:\n" +
-         clip(out) + "\n--- stderr:\n" + clip(err);
+  return (timed_out ? std::string("timed out") : "exit " + std::to_string(exit_code)) + "\n--- stdout:\n" + clip(out) +
+         "\n--- stderr:\n" + clip(err);
 }
 
 RunningChild::RunningChild(const std::vector<std::string>& argv, const ChildOptions& options)
@@ -105,7 +105,8 @@ RunningChild::~RunningChild() {
 void RunningChild::pump(const std::function<bool()>& stop) {
   // Feed stdin and drain both outputs together, so a chatty child never blocks on a full pipe.
   while ((out_ >= 0 || err_ >= 0) && !stop()) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result_.timed_out = true;
       kill(pid_, SIGKILL);
@@ -157,8 +158,10 @@ ChildResult RunningChild::finish(const std::string& text) {
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
-  if (WIFEXITED(status)) result_.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result_.exit_code = 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    result_.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result_.exit_code = 128 + WTERMSIG(status);
   return result_;
 }
 

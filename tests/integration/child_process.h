@@ -12,17 +12,17 @@
 namespace wasinn_it {
 
 struct ChildOptions {
-  std::string stdin_text;                // fed to the child's stdin, then closed
-  std::vector<std::string> unset_env;    // removed from the inherited environment
-  int timeout_seconds = 60;              // the child is killed after this long
-  std::string cwd;                       // the child's working directory ("": the test's)
+  std::string stdin_text;              // fed to the child's stdin, then closed
+  std::vector<std::string> unset_env;  // removed from the inherited environment
+  int timeout_seconds = 60;            // the child is killed after this long
+  std::string cwd;                     // the child's working directory ("": the test's)
 };
 
 struct ChildResult {
-  int exit_code = -1;    // the exit status, or 128 + signal number if a signal ended it
+  int exit_code = -1;  // the exit status, or 128 + signal number if a signal ended it
   bool timed_out = false;
-  std::string out;       // everything written to stdout
-  std::string err;       // everything written to stderr
+  std::string out;  // everything written to stdout
+  std::string err;  // everything written to stderr
   // "exit 3, stdout: ..., stderr: ..." for assertion messages.
   std::string describe() const;
 };

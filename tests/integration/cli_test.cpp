@@ -70,9 +70,8 @@ TEST(Cli, BackendsListsOnnxRuntimeWithItsFrameworkVersion) {
   const ChildResult r = run_wasinn({"backends", "--check"});  // --check loads each plugin for its version
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   // The version the plugin reports must be the library this test links (1.29.0 when written).
-  const std::regex line("(^|\\n)onnxruntime +onnx +" + std::regex_replace(NativeOrtModel::version(),
-                                                                          std::regex(R"(\.)"), R"(\.)") +
-                        " +ok\\n");
+  const std::regex line("(^|\\n)onnxruntime +onnx +" +
+                        std::regex_replace(NativeOrtModel::version(), std::regex(R"(\.)"), R"(\.)") + " +ok\\n");
   EXPECT_TRUE(std::regex_search(r.out, line)) << "expected version " << NativeOrtModel::version() << "\n"
                                               << r.describe();
   EXPECT_NE(r.out.find("searched: " + backend_dir().string()), std::string::npos) << r.describe();

@@ -75,17 +75,17 @@ INSTANTIATE_TEST_SUITE_P(Components, EveryRcVersion,
                          ::testing::Values("wit_classify_digits", "wit_digits_0819", "wit_digits_0625"));
 
 TEST(Components, NamedModelsServeComponentsAsModules) {
-  const ChildResult r = run_component(
-      "wit_classify_digits", {"--nn-preload", "digits:onnx:cpu:" + fixture("digits/model.onnx").string()},
-      {"name:digits", "/d/test_x.f32", "/d/test_y.u8"});
+  const ChildResult r =
+      run_component("wit_classify_digits", {"--nn-preload", "digits:onnx:cpu:" + fixture("digits/model.onnx").string()},
+                    {"name:digits", "/d/test_x.f32", "/d/test_y.u8"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.out, witx_digits_stdout());
 }
 
 TEST(Components, ALibraryComponentRunsWithInvoke) {
   const auto& native = native_digit_logits();
-  const int expected = static_cast<int>(std::max_element(native.begin(), native.begin() + kDigitClasses) -
-                                        native.begin());
+  const int expected =
+      static_cast<int>(std::max_element(native.begin(), native.begin() + kDigitClasses) - native.begin());
   const ChildResult r = run_component(
       "wit_library", {"--nn-preload", "digits:onnx:cpu:" + fixture("digits/model.onnx").string(), "--invoke", "run"},
       {});
@@ -101,16 +101,16 @@ TEST(Components, ALibraryComponentRunsWithInvoke) {
 TEST(Components, EveryErrorIsAnErrorResourceAndTheGuestThenComputesRight) {
   const ChildResult r = run_component("wit_errors", {}, {"/d/model.onnx", "/d/test_x.f32"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  for (const char* line : {
-           "case unknown-input: invalid-argument: the model has no input named 'no-such-input'; the model's inputs "
-           "are input (f32 [?, 64])",
-           "case duplicate-input: invalid-argument: input 'input' is given twice",
-           "case no-inputs: invalid-argument: input 'input' is missing",
-           "case wrong-type: invalid-argument: input 'input' is u8, but the model takes f32",
-           "case bad-length: invalid-argument: input \"input\": f32 [1, 64] needs 256 bytes of data, got 10",
-           "case garbage-load: invalid-argument: loading the ONNX model",
-           "case unknown-name: not-found: no model named 'wit-errors-no-such-model' is registered",
-           "errors: 7/7 cases failed as they should, 7/7 recoveries right"}) {
+  for (const char* line :
+       {"case unknown-input: invalid-argument: the model has no input named 'no-such-input'; the model's inputs "
+        "are input (f32 [?, 64])",
+        "case duplicate-input: invalid-argument: input 'input' is given twice",
+        "case no-inputs: invalid-argument: input 'input' is missing",
+        "case wrong-type: invalid-argument: input 'input' is u8, but the model takes f32",
+        "case bad-length: invalid-argument: input \"input\": f32 [1, 64] needs 256 bytes of data, got 10",
+        "case garbage-load: invalid-argument: loading the ONNX model",
+        "case unknown-name: not-found: no model named 'wit-errors-no-such-model' is registered",
+        "errors: 7/7 cases failed as they should, 7/7 recoveries right"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.describe();
   }
 }
@@ -118,10 +118,10 @@ TEST(Components, EveryErrorIsAnErrorResourceAndTheGuestThenComputesRight) {
 TEST(Components, AComputePastMaxComputeMsIsTimeout) {
   // mobilenet stays past the budget of 5 ms (slow_ort). Its 600 KB input goes in as a tensor.
   std::vector<std::string> host = slow_ort();
-  host.insert(host.end(), {"--max-compute-ms", "5", "--dir", fixture("mobilenet_v2").string() + "::/m",
-                           "--nn-preload", "mobilenet:onnx:cpu:" + fixture("mobilenet_v2/model.onnx").string()});
-  const ChildResult r = run_component("wit_run_model", host,
-                                      {"--name", "mobilenet", "--input", "input:fp32:1x3x224x224:/m/input.f32"});
+  host.insert(host.end(), {"--max-compute-ms", "5", "--dir", fixture("mobilenet_v2").string() + "::/m", "--nn-preload",
+                           "mobilenet:onnx:cpu:" + fixture("mobilenet_v2/model.onnx").string()});
+  const ChildResult r =
+      run_component("wit_run_model", host, {"--name", "mobilenet", "--input", "input:fp32:1x3x224x224:/m/input.f32"});
   EXPECT_EQ(r.exit_code, 1) << r.describe();  // the guest's exit 3 reaches a host as 1
   EXPECT_NE(r.out.find("error timeout: compute exceeded its budget of 5 ms"), std::string::npos) << r.describe();
 }
@@ -195,9 +195,9 @@ TEST(Components, PolicyRefusalsAreSecurityAndLlmCodesMapToTheNearestWitCode) {
   EXPECT_NE(refused.out.find("error security: load: a guest may not name a host file"), std::string::npos)
       << refused.describe();
   // WasmEdge's context_full (errno 101 on the witx path) is WIT's too-large, its detail kept.
-  const ChildResult full = run_wasinn({"run", "--nn-preload", "default:ggml:cpu:" + fixture("llama/tiny.gguf").string(),
-                                       component("wit_chat"), "--config",
-                                       R"({"temp":0,"n-predict":64,"ctx-size":16})", "hello", "there"});
+  const ChildResult full =
+      run_wasinn({"run", "--nn-preload", "default:ggml:cpu:" + fixture("llama/tiny.gguf").string(),
+                  component("wit_chat"), "--config", R"({"temp":0,"n-predict":64,"ctx-size":16})", "hello", "there"});
   EXPECT_EQ(full.exit_code, 1) << full.describe();
   EXPECT_NE(full.err.find("compute failed: too-large: the context is full (16 tokens)"), std::string::npos)
       << full.describe();
@@ -246,8 +246,8 @@ TEST(Components, InvokeTakesWasmtimesCallForm) {
 }
 
 TEST(Components, ACommandsFailureIsExitStatusOne) {
-  const ChildResult r = run_component("wit_classify_digits", {}, {"/d/no_such_model.onnx", "/d/test_x.f32",
-                                                                  "/d/test_y.u8"});
+  const ChildResult r =
+      run_component("wit_classify_digits", {}, {"/d/no_such_model.onnx", "/d/test_x.f32", "/d/test_y.u8"});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
 }
 
@@ -265,7 +265,8 @@ TEST(Components, AComponentWithoutRunNeedsInvoke) {
   const ChildResult r = run_component("wit_library", {}, {});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.err.find("is a WebAssembly component without a wasi:cli/run export: not a command (use --invoke NAME"),
-            std::string::npos) << r.describe();
+            std::string::npos)
+      << r.describe();
 }
 
 }  // namespace

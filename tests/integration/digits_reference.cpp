@@ -26,7 +26,8 @@ size_t correct_count(const std::vector<float>& logits, const std::vector<uint8_t
   for (size_t i = 0; i < labels.size(); ++i) {
     const float* row = logits.data() + i * kDigitClasses;
     size_t best = 0;
-    for (size_t k = 1; k < kDigitClasses; ++k) if (row[k] > row[best]) best = k;
+    for (size_t k = 1; k < kDigitClasses; ++k)
+      if (row[k] > row[best]) best = k;
     correct += best == labels[i];
   }
   return correct;

@@ -20,9 +20,9 @@ void check_guest_run(const std::vector<std::string>& host_args, const std::strin
   args.insert(args.end(), host_args.begin(), host_args.end());
   const auto ort = single_thread_ort();
   args.insert(args.end(), ort.begin(), ort.end());
-  args.insert(args.end(), {"--dir", fixture("digits").string() + "::/digits", "--dir", out.path().string() + "::/out",
-                           guest("classify_digits"), model_arg, "/digits/test_x.f32", "/digits/test_y.u8",
-                           "/out/logits.f32"});
+  args.insert(args.end(),
+              {"--dir", fixture("digits").string() + "::/digits", "--dir", out.path().string() + "::/out",
+               guest("classify_digits"), model_arg, "/digits/test_x.f32", "/digits/test_y.u8", "/out/logits.f32"});
   const ChildResult r = run_wasinn(args);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
 
@@ -37,8 +37,8 @@ void check_guest_run(const std::vector<std::string>& host_args, const std::strin
   for (size_t i = 0; i < native.size(); ++i) {
     if (std::memcmp(&native[i], &guest_logits[i], sizeof(float)) != 0 && differing++ == 0) first = i;
   }
-  EXPECT_EQ(differing, 0u) << "first difference at logit " << first << ": guest " << guest_logits[first]
-                           << ", native " << native[first];
+  EXPECT_EQ(differing, 0u) << "first difference at logit " << first << ": guest " << guest_logits[first] << ", native "
+                           << native[first];
 
   const size_t correct = correct_count(guest_logits, labels);
   EXPECT_GE(correct * 100, labels.size() * 95) << correct << "/" << labels.size() << " correct";
@@ -47,9 +47,7 @@ void check_guest_run(const std::vector<std::string>& host_args, const std::strin
   EXPECT_NE(r.out.find(expected_line), std::string::npos) << r.describe();
 }
 
-TEST(Digits, LoadedByPathMatchesNativeOrtBitExactly) {
-  check_guest_run({}, "/digits/model.onnx");
-}
+TEST(Digits, LoadedByPathMatchesNativeOrtBitExactly) { check_guest_run({}, "/digits/model.onnx"); }
 
 TEST(Digits, PreloadedByNameMatchesNativeOrtBitExactly) {
   check_guest_run({"--nn-preload", "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string()}, "name:digits");

@@ -15,9 +15,13 @@ namespace wasinn_it {
 namespace {
 
 ChildResult run_error_guest() {
-  std::vector<std::string> args{"run", "--nn-preload", "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string(),
-                                "--dir", fixture("digits").parent_path().string() + "::/f",
-                                guest("nn_error_paths"), "/f"};
+  std::vector<std::string> args{"run",
+                                "--nn-preload",
+                                "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string(),
+                                "--dir",
+                                fixture("digits").parent_path().string() + "::/f",
+                                guest("nn_error_paths"),
+                                "/f"};
   return run_wasinn(args);
 }
 

@@ -11,10 +11,14 @@ namespace {
 std::vector<std::string> digits_run(const std::vector<std::string>& host_flags) {
   std::vector<std::string> args = {"run"};
   args.insert(args.end(), host_flags.begin(), host_flags.end());
-  const std::vector<std::string> rest = {"--backend-dir", backend_dir().string(), "--dir",
+  const std::vector<std::string> rest = {"--backend-dir",
+                                         backend_dir().string(),
+                                         "--dir",
                                          fixture("digits").string() + "::/digits",
-                                         guest("classify_digits"), "/digits/model.onnx",
-                                         "/digits/test_x.f32", "/digits/test_y.u8"};
+                                         guest("classify_digits"),
+                                         "/digits/model.onnx",
+                                         "/digits/test_x.f32",
+                                         "/digits/test_y.u8"};
   args.insert(args.end(), rest.begin(), rest.end());
   return args;
 }
@@ -45,10 +49,10 @@ TEST(FrameworkLog, BackendsCheckAtDebugShowsTaggedFrameworkLinesAndOffIsSilent) 
 TEST(FrameworkLog, TfliteRunAtLevelOffPrintsOnlyItsResult) {
   const std::string model = (fixture("tflite") / "digits_f32.tflite").string();
   for (const char* level : {"off", "warn"}) {
-    const ChildResult r = run_wasinn({"run", "--log-level", level, "--backend-dir", backend_dir().string(),
-                                      "--nn-preload", "digits:tensorflowlite:cpu:" + model, "--dir",
-                                      fixture("digits").string() + "::/digits", guest("classify_digits"),
-                                      "name:digits", "/digits/test_x.f32", "/digits/test_y.u8"});
+    const ChildResult r =
+        run_wasinn({"run", "--log-level", level, "--backend-dir", backend_dir().string(), "--nn-preload",
+                    "digits:tensorflowlite:cpu:" + model, "--dir", fixture("digits").string() + "::/digits",
+                    guest("classify_digits"), "name:digits", "/digits/test_x.f32", "/digits/test_y.u8"});
     ASSERT_EQ(r.exit_code, 0) << level << ": " << r.describe();
     EXPECT_NE(r.out.find("accuracy"), std::string::npos) << level << ": " << r.describe();
     EXPECT_EQ(r.err, "") << level << ": " << r.describe();

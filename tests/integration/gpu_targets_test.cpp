@@ -31,7 +31,7 @@ struct Row {
 };
 
 // The classifiers of the reference digits (64 features, 10 classes), one row per framework.
-const std::vector<Row> &classifiers() {
+const std::vector<Row>& classifiers() {
   static const std::vector<Row> rows = {
       {"onnxruntime", "onnx", {"digits/model.onnx"}, {}},
       {"openvino", "openvino", {"digits/openvino/model.xml", "digits/openvino/model.bin"}, {"GPU"}},
@@ -63,85 +63,82 @@ class GpuTargets : public ::testing::Test {
   }
 
   // Skips unless this build has the backend's plugin, and unless the devices are really hidden.
-  void require(const Row &row) {
-    const char *icd = std::getenv("VK_ICD_FILENAMES");
-    if (!icd || fs::exists(icd))
-      GTEST_SKIP() << "runs with VK_ICD_FILENAMES naming no file (ctest sets it)";
-    for (const auto &b : host_->list_backends())
+  void require(const Row& row) {
+    const char* icd = std::getenv("VK_ICD_FILENAMES");
+    if (!icd || fs::exists(icd)) GTEST_SKIP() << "runs with VK_ICD_FILENAMES naming no file (ctest sets it)";
+    for (const auto& b : host_->list_backends())
       if (b.name == row.backend && b.library_found) return;
     GTEST_SKIP() << row.backend << " is not built here";
   }
 
-  static std::vector<std::string> paths(const Row &row) {
+  static std::vector<std::string> paths(const Row& row) {
     std::vector<std::string> out;
-    for (const auto &f : row.files) out.push_back(fixture(f).string());
+    for (const auto& f : row.files) out.push_back(fixture(f).string());
     return out;
   }
 
   // The backend's device report (`backends --check`) lists no gpu device and says why, for
   // backends that report devices; then a gpu load of the row's model is refused, with its reason.
-  void expect_gpu_refused(const Row &row) {
-    for (const auto &b : host_->probe_backends()) {
+  void expect_gpu_refused(const Row& row) {
+    for (const auto& b : host_->probe_backends()) {
       if (b.name != row.backend || b.devices.empty()) continue;
-      for (const auto &d : b.devices) EXPECT_NE(d.target, "gpu") << row.backend << ": " << d.name;
+      for (const auto& d : b.devices) EXPECT_NE(d.target, "gpu") << row.backend << ": " << d.name;
       bool said = false;
-      for (const auto &[target, why] : b.unavailable_targets) said |= target == "gpu" && !why.empty();
+      for (const auto& [target, why] : b.unavailable_targets) said |= target == "gpu" && !why.empty();
       EXPECT_TRUE(said) << row.backend << " reports devices but not why gpu is unavailable";
     }
     wasinn::ModelInfo info;
     std::string error;
     EXPECT_FALSE(host_->inspect_model(paths(row), row.encoding, &info, &error, "gpu"))
-        << row.backend << " loaded for gpu on a machine without one; device: "
-        << device_of(info);
+        << row.backend << " loaded for gpu on a machine without one; device: " << device_of(info);
     EXPECT_EQ(error.rfind("unsupported_operation", 0), 0u) << row.backend << ": " << error;
     std::string lower = error;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     EXPECT_NE(lower.find("gpu"), std::string::npos) << row.backend << ": " << error;
-    for (const auto &word : row.reasons)
+    for (const auto& word : row.reasons)
       EXPECT_NE(error.find(word), std::string::npos) << row.backend << " should say " << word << ": " << error;
   }
 
   // An auto load of the row's model reports the CPU.
-  void expect_auto_on_cpu(const Row &row) {
+  void expect_auto_on_cpu(const Row& row) {
     wasinn::ModelInfo info;
     std::string error;
-    ASSERT_TRUE(host_->inspect_model(paths(row), row.encoding, &info, &error, "auto"))
-        << row.backend << ": " << error;
+    ASSERT_TRUE(host_->inspect_model(paths(row), row.encoding, &info, &error, "auto")) << row.backend << ": " << error;
     EXPECT_EQ(device_of(info), "cpu") << row.backend;
   }
 
-  static std::string device_of(const wasinn::ModelInfo &info) {
-    for (const auto &p : info.properties)
+  static std::string device_of(const wasinn::ModelInfo& info) {
+    for (const auto& p : info.properties)
       if (p.name == "device") return p.value;
     return "<no device property>";
   }
 
   // A guest's whole standard output.
-  static wasinn::RunOutcome run(wasinn::Program program, std::string &out) {
+  static wasinn::RunOutcome run(wasinn::Program program, std::string& out) {
     out.clear();
     program.on_stdout = [&out](std::string_view s) { out.append(s); };
     return host_->run(program);
   }
 
-  static wasinn::Host *host_;
+  static wasinn::Host* host_;
 };
 
-wasinn::Host *GpuTargets::host_ = nullptr;
+wasinn::Host* GpuTargets::host_ = nullptr;
 
 TEST_F(GpuTargets, ClassifiersRefuseGpuAndRunAutoOnTheCpu) {
   constexpr size_t kRows = 10, kFeatures = 64, kClasses = 10;
-  const char *icd = std::getenv("VK_ICD_FILENAMES");
+  const char* icd = std::getenv("VK_ICD_FILENAMES");
   if (!icd || fs::exists(icd)) GTEST_SKIP() << "runs with VK_ICD_FILENAMES naming no file (ctest sets it)";
   ScratchDir dir;
   const auto x = read_array<float>(fixture("digits/test_x.f32"));
   const auto labels = read_bytes(fixture("digits/test_y.u8"));
   ASSERT_GE(x.size(), kRows * kFeatures);
   write_bytes(dir / "x.f32", x.data(), kRows * kFeatures * sizeof(float));
-  for (const Row &row : classifiers()) {
+  for (const Row& row : classifiers()) {
     SCOPED_TRACE(row.backend);
     bool built = false;
-    for (const auto &b : host_->list_backends()) built |= b.name == row.backend && b.library_found;
+    for (const auto& b : host_->list_backends()) built |= b.name == row.backend && b.library_found;
     if (!built) continue;  // the others still run; each row stands alone
     expect_gpu_refused(row);
     expect_auto_on_cpu(row);
@@ -149,9 +146,9 @@ TEST_F(GpuTargets, ClassifiersRefuseGpuAndRunAutoOnTheCpu) {
     wasinn::Program p;
     p.wasm_path = guest("run_model");
     std::string models;
-    for (const auto &f : row.files) models += (models.empty() ? "" : ",") + ("/f/" + f);
-    p.args = {"--model", models, "--encoding", row.encoding, "--target", "auto",
-              "--input", "0:f32:10x64:/o/x.f32", "--output", "0:/o/" + row.backend + ".f32"};
+    for (const auto& f : row.files) models += (models.empty() ? "" : ",") + ("/f/" + f);
+    p.args = {"--model", models,    "--encoding",           row.encoding, "--target",
+              "auto",    "--input", "0:f32:10x64:/o/x.f32", "--output",   "0:/o/" + row.backend + ".f32"};
     p.dirs = {{fixture("").string(), "/f"}, {dir.path().string(), "/o"}};
     std::string out;
     const auto r = run(p, out);
@@ -159,7 +156,7 @@ TEST_F(GpuTargets, ClassifiersRefuseGpuAndRunAutoOnTheCpu) {
     const auto logits = read_array<float>(dir / (row.backend + ".f32"));
     ASSERT_EQ(logits.size(), kRows * kClasses);
     for (size_t i = 0; i < kRows; ++i) {
-      const auto *l = logits.data() + i * kClasses;
+      const auto* l = logits.data() + i * kClasses;
       EXPECT_EQ(static_cast<size_t>(std::max_element(l, l + kClasses) - l), labels[i]) << "digit " << i;
     }
   }
@@ -170,7 +167,7 @@ TEST_F(GpuTargets, LlamaRefusesGpuAndRunsAutoOnTheCpu) {
   expect_gpu_refused(kLlama);
   expect_auto_on_cpu(kLlama);
   // auto's greedy answer is the CPU's.
-  auto answer = [&](const std::string &target) {
+  auto answer = [&](const std::string& target) {
     wasinn::HostOptions options;
     options.backend_dirs = {backend_dir().string()};
     options.isolate_loads = "never";
@@ -182,7 +179,7 @@ TEST_F(GpuTargets, LlamaRefusesGpuAndRunsAutoOnTheCpu) {
     wasinn::Program p;
     p.wasm_path = guest("chat");
     p.args = {"--name", "tiny", "--config", R"({"temp": 0, "ctx-size": 128, "n-predict": 12, "threads": 1})",
-              "Once", "upon", "a", "time"};
+              "Once",   "upon", "a",        "time"};
     std::string out;
     p.on_stdout = [&out](std::string_view s) { out.append(s); };
     const auto r = host->run(p);
@@ -198,7 +195,7 @@ TEST_F(GpuTargets, WhisperRefusesGpuAndRunsAutoOnTheCpu) {
   require(kWhisper);
   expect_gpu_refused(kWhisper);
   expect_auto_on_cpu(kWhisper);
-  auto transcript = [&](const std::string &target) {
+  auto transcript = [&](const std::string& target) {
     wasinn::HostOptions options;
     options.backend_dirs = {backend_dir().string()};
     options.isolate_loads = "never";
@@ -209,8 +206,7 @@ TEST_F(GpuTargets, WhisperRefusesGpuAndRunsAutoOnTheCpu) {
     if (!host) return std::string();
     wasinn::Program p;
     p.wasm_path = guest("transcribe");
-    p.args = {"--config", R"({"threads": 2, "beam-size": 1, "best-of": 1, "temperature-inc": 0})",
-              "/w/speech.wav"};
+    p.args = {"--config", R"({"threads": 2, "beam-size": 1, "best-of": 1, "temperature-inc": 0})", "/w/speech.wav"};
     p.dirs = {{fixture("whisper").string(), "/w"}};
     std::string out;
     p.on_stdout = [&out](std::string_view s) { out.append(s); };

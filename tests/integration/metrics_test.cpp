@@ -49,8 +49,8 @@ double sample(const std::map<std::string, double>& all, const std::string& key) 
 }
 
 std::vector<std::string> metrics_run(const std::vector<std::string>& guest_and_args) {
-  std::vector<std::string> argv{wasinn_binary(), "run", "--metrics-addr", "127.0.0.1:0", "--dir",
-                                fixture("digits").string() + "::/d"};
+  std::vector<std::string> argv{wasinn_binary(), "run",   "--metrics-addr",
+                                "127.0.0.1:0",   "--dir", fixture("digits").string() + "::/d"};
   const auto ort = single_thread_ort();
   argv.insert(argv.end(), ort.begin(), ort.end());
   argv.insert(argv.end(), guest_and_args.begin(), guest_and_args.end());
@@ -79,8 +79,9 @@ TEST(Metrics, ScrapedWhileTheGuestRuns) {
 
   // The guest's bytes are labelled by their digest: find it from the one loads line.
   std::smatch label;
-  ASSERT_TRUE(std::regex_search(body, label,
-                                std::regex(R"re(wasinn_nn_loads_total\{backend="onnxruntime",graph="(onnx:[0-9a-f]{12})",device="cpu"\})re")))
+  ASSERT_TRUE(std::regex_search(
+      body, label,
+      std::regex(R"re(wasinn_nn_loads_total\{backend="onnxruntime",graph="(onnx:[0-9a-f]{12})",device="cpu"\})re")))
       << body;
   const std::string graph = R"(backend="onnxruntime",graph=")" + label[1].str() + R"(",device="cpu")";
   const auto all = samples(body);
@@ -108,14 +109,16 @@ TEST(Metrics, ScrapedWhileTheGuestRuns) {
   std::string expected;
   for (int row = 0; row < kComputes; ++row) {
     const auto y = model.run(std::vector<float>(x.begin() + row * 64, x.begin() + (row + 1) * 64), {1, 64});
-    expected += "row " + std::to_string(row) + ": " + std::to_string(std::max_element(y.begin(), y.end()) - y.begin()) + "\n";
+    expected +=
+        "row " + std::to_string(row) + ": " + std::to_string(std::max_element(y.begin(), y.end()) - y.begin()) + "\n";
   }
   EXPECT_EQ(done.out, expected + "ready\n");
   EXPECT_NE(curl(endpoint).exit_code, 0) << "the endpoint stops with the run";
 }
 
 TEST(Metrics, BadAddressesStopBeforeTheGuestRuns) {
-  for (const std::string addr : {"9464", "127.0.0.1", "example.com:80", "[::1]:9464", "127.0.0.1:65536", "127.0.0.1:x"}) {
+  for (const std::string addr :
+       {"9464", "127.0.0.1", "example.com:80", "[::1]:9464", "127.0.0.1:65536", "127.0.0.1:x"}) {
     const ChildResult r = run_wasinn({"run", "--metrics-addr", addr, guest("echo_args"), "ran"});
     EXPECT_EQ(r.exit_code, 2) << addr << ": " << r.describe();
     EXPECT_NE(r.err.find("--metrics-addr '" + addr + "'"), std::string::npos) << r.describe();

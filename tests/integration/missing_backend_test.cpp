@@ -70,27 +70,28 @@ TEST(MissingFramework, GuestsWithoutWasiNnStillRun) {
   ScratchDir dir;
   ASSERT_NO_FATAL_FAILURE(install_plugin_without_ort(dir.path()));
   // Even with a model preloaded for the broken backend: plugins load on first use, not at start.
-  const ChildResult r = run_wasinn({"run", "--backend-dir", dir.path().string(), "--nn-preload",
-                                    "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string(), guest("wasi_probe"),
-                                    "args", "still", "running"},
-                                   without_library_path());
+  const ChildResult r = run_wasinn(
+      {"run", "--backend-dir", dir.path().string(), "--nn-preload",
+       "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string(), guest("wasi_probe"), "args", "still", "running"},
+      without_library_path());
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.out, "argc=4\nargv[0]=wasi_probe.wasm\nargv[1]=args\nargv[2]=still\nargv[3]=running\n");
 }
 
 TEST(MissingFramework, ManifestNamingAMissingPluginIsReported) {
   ScratchDir dir;
-  write_text(dir / "onnxruntime.json",
-             R"({"name": "onnxruntime", "abi_version": 1, "library": "libwasinn_backend_gone.so", "encodings": ["onnx"]})");
+  write_text(
+      dir / "onnxruntime.json",
+      R"({"name": "onnxruntime", "abi_version": 1, "library": "libwasinn_backend_gone.so", "encodings": ["onnx"]})");
   for (const char* mode : {"--check", "--json"}) {  // the reason when loaded; the path in any listing
     const ChildResult r = run_wasinn({"backends", mode, "--backend-dir", dir.path().string()});
     ASSERT_EQ(r.exit_code, std::string(mode) == "--check" ? 1 : 0) << r.describe();
     EXPECT_NE(r.out.find("libwasinn_backend_gone.so"), std::string::npos) << r.describe();
   }
 
-  const ChildResult run = run_wasinn({"run", "--backend-dir", dir.path().string(), "--dir",
-                                      fixture("tiny").string() + "::/t", guest("run_model"), "--model",
-                                      "/t/model.onnx"});
+  const ChildResult run =
+      run_wasinn({"run", "--backend-dir", dir.path().string(), "--dir", fixture("tiny").string() + "::/t",
+                  guest("run_model"), "--model", "/t/model.onnx"});
   EXPECT_EQ(run.exit_code, 6) << run.describe();
   EXPECT_NE(run.err.find("libwasinn_backend_gone.so"), std::string::npos) << run.describe();
 }
@@ -100,9 +101,9 @@ TEST(MissingFramework, NoBackendForAnEncodingIsInvalidEncoding) {
   const ChildResult list = run_wasinn({"backends", "--backend-dir", empty.path().string()});
   EXPECT_NE(list.out.find("no backend plugins found"), std::string::npos) << list.describe();
 
-  const ChildResult run = run_wasinn({"run", "--backend-dir", empty.path().string(), "--dir",
-                                      fixture("tiny").string() + "::/t", guest("run_model"), "--model",
-                                      "/t/model.onnx"});
+  const ChildResult run =
+      run_wasinn({"run", "--backend-dir", empty.path().string(), "--dir", fixture("tiny").string() + "::/t",
+                  guest("run_model"), "--model", "/t/model.onnx"});
   EXPECT_EQ(run.exit_code, 2) << run.describe();
   EXPECT_NE(run.err.find("no backend for encoding onnx is installed"), std::string::npos) << run.describe();
 }

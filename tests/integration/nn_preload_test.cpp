@@ -17,8 +17,8 @@ ChildResult run_named_digits(const std::string& preload, const ScratchDir& out) 
   const auto ort = single_thread_ort();
   args.insert(args.end(), ort.begin(), ort.end());
   args.insert(args.end(), {"--dir", fixture("digits").string() + "::/d", "--dir", out.path().string() + "::/out",
-                           guest("run_model"), "--name", "digits", "--input", "0:f32:450x64:/d/test_x.f32",
-                           "--output", "0:/out/logits.f32"});
+                           guest("run_model"), "--name", "digits", "--input", "0:f32:450x64:/d/test_x.f32", "--output",
+                           "0:/out/logits.f32"});
   return run_wasinn(args);
 }
 
@@ -26,7 +26,8 @@ TEST(NnPreload, EncodingAndTargetAreCaseInsensitiveAndAutoIsAllowed) {
   const std::string model = fixture("digits/model.onnx").string();
   NativeOrtModel native_model(read_bytes(model), 1);
   const auto native = native_model.run(read_array<float>(fixture("digits/test_x.f32")), {450, 64});
-  for (const std::string spec : {"digits:ONNX:AUTO:", "digits:onnx:auto:", "digits:Onnx:Cpu:", "digits:autodetect:CPU:"}) {
+  for (const std::string spec :
+       {"digits:ONNX:AUTO:", "digits:onnx:auto:", "digits:Onnx:Cpu:", "digits:autodetect:CPU:"}) {
     ScratchDir out;
     const ChildResult r = run_named_digits(spec + model, out);
     ASSERT_EQ(r.exit_code, 0) << spec << "\n" << r.describe();
@@ -51,8 +52,7 @@ TEST(NnPreload, EachPathBecomesOneGraphBuilder) {
   const ChildResult r = run_named_digits("digits:ONNX:AUTO:" + model + ":" + model, out);
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.out.find("errno 1 in load_by_name"), std::string::npos) << r.describe();
-  EXPECT_NE(r.err.find("exactly one graph builder (the .onnx model bytes), got 2"), std::string::npos)
-      << r.describe();
+  EXPECT_NE(r.err.find("exactly one graph builder (the .onnx model bytes), got 2"), std::string::npos) << r.describe();
 }
 
 TEST(NnPreload, UnregisteredNameIsNotFound) {
@@ -84,8 +84,8 @@ TEST(NnPreload, MalformedSpecsAreRejectedBeforeTheGuestRuns) {
 
 TEST(NnPreload, MissingFileIsAnErrorAtStart) {
   // A typo in a path is said before any guest runs (exit 2), not at the guest's load_by_name.
-  const ChildResult r =
-      run_wasinn({"run", "--nn-preload", "digits:ONNX:AUTO:/nonexistent/model.onnx", guest("run_model"), "--name", "digits"});
+  const ChildResult r = run_wasinn(
+      {"run", "--nn-preload", "digits:ONNX:AUTO:/nonexistent/model.onnx", guest("run_model"), "--name", "digits"});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_EQ(r.out, "") << r.describe();
   EXPECT_NE(r.err.find("/nonexistent/model.onnx does not exist"), std::string::npos) << r.describe();

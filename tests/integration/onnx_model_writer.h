@@ -58,8 +58,10 @@ inline std::vector<uint8_t> identity_model(const std::vector<int64_t>& elem_type
     graph.message(1, Message().bytes(1, "in_" + n).bytes(2, "out_" + n).bytes(4, "Identity"));
   }
   graph.bytes(2, "identity_witx");
-  for (size_t i = 0; i < elem_types.size(); ++i) graph.message(11, tensor_value("in_" + std::to_string(i), elem_types[i], dims));
-  for (size_t i = 0; i < elem_types.size(); ++i) graph.message(12, tensor_value("out_" + std::to_string(i), elem_types[i], dims));
+  for (size_t i = 0; i < elem_types.size(); ++i)
+    graph.message(11, tensor_value("in_" + std::to_string(i), elem_types[i], dims));
+  for (size_t i = 0; i < elem_types.size(); ++i)
+    graph.message(12, tensor_value("out_" + std::to_string(i), elem_types[i], dims));
   Message model;
   model.varint(1, 7).bytes(2, "wasinn-integration-test").message(7, graph);
   model.message(8, Message().bytes(1, "").varint(2, 13));

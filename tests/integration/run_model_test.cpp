@@ -35,9 +35,8 @@ class RunModel : public ::testing::Test {
   ChildResult run(const std::vector<std::string>& guest_args, const std::vector<std::string>& host_args = {}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), host_args.begin(), host_args.end());
-    args.insert(args.end(), {"--dir", fixture("types").string() + "::/t", "--dir",
-                             fixture("digits").string() + "::/d", "--dir", dir_.path().string() + "::/s",
-                             guest("run_model")});
+    args.insert(args.end(), {"--dir", fixture("types").string() + "::/t", "--dir", fixture("digits").string() + "::/d",
+                             "--dir", dir_.path().string() + "::/s", guest("run_model")});
     args.insert(args.end(), guest_args.begin(), guest_args.end());
     return run_wasinn(args);
   }
@@ -71,8 +70,8 @@ TEST_F(RunModel, EmptyDimsReachTheHostAsRankZero) {
   // usual "errno N in STEP" line and exit status N.
   const float one = 1.0f;
   write_bytes(dir_ / "x4", &one, sizeof one);
-  const ChildResult rank0 = run({"--model", "/t/scale_by_scalar.onnx", "--input", "0:f32::/s/x4", "--input",
-                                 "1:i64::/s/s.i64"});
+  const ChildResult rank0 =
+      run({"--model", "/t/scale_by_scalar.onnx", "--input", "0:f32::/s/x4", "--input", "1:i64::/s/s.i64"});
   EXPECT_EQ(rank0.exit_code, 1) << rank0.describe();
   EXPECT_NE(rank0.out.find("errno 1 in set_input"), std::string::npos) << rank0.describe();
   EXPECT_NE(rank0.err.find("expected f32 [?], got f32 []"), std::string::npos) << rank0.describe();
@@ -109,9 +108,8 @@ TEST_F(RunModel, IoFileRunOfDigitsEqualsTheExplicitRunAndNativeOrt) {
                                   ort);
   ASSERT_EQ(by_name.exit_code, 0) << by_name.describe();
   EXPECT_NE(by_name.out.find("input 0 'input': f32 [450, 64]"), std::string::npos) << by_name.describe();
-  const ChildResult explicit_form = run({"--model", "/d/model.onnx", "--input", "0:f32:450x64:/d/test_x.f32",
-                                         "--output", "0:/s/explicit.f32"},
-                                        ort);
+  const ChildResult explicit_form =
+      run({"--model", "/d/model.onnx", "--input", "0:f32:450x64:/d/test_x.f32", "--output", "0:/s/explicit.f32"}, ort);
   ASSERT_EQ(explicit_form.exit_code, 0) << explicit_form.describe();
 
   const auto got = read_array<float>(dir_ / "by_name.f32");
@@ -125,7 +123,8 @@ TEST_F(RunModel, HandWrittenIoFileWithColonsInNamesAndExtraKeys) {
   // What other backends' inspect output looks like: names with ':' (TensorFlow's "x:0"),
   // "framework_type", escapes, keys run_model does not use. The names only map to indexes, so
   // the real model need not share them.
-  write_text(dir_ / "io.json", R"({"backend": "tensorflow", "files": ["/m/a.pb"], "extra": {"n": [1, 2.5e3, true, null]},
+  write_text(dir_ / "io.json",
+             R"({"backend": "tensorflow", "files": ["/m/a.pb"], "extra": {"n": [1, 2.5e3, true, null]},
     "inputs": [
       {"index": 0, "name": "\u0078:0", "type": "f32", "shape": [-1], "framework_type": "DT_FLOAT"},
       {"framework_type": "TorchScript int", "shape": [], "type": "i64", "name": "s:0", "index": 1}
@@ -178,7 +177,8 @@ TEST_F(RunModel, EveryMalformedArgumentIsOneLineAndExitTwo) {
       {{"--model", m, "--input", "1:i64::"}, "--input '1:i64::': no FILE after DIMS"},
       {{"--model", m, "--input", "one:i64::/s/s.i64"}, "INDEX 'one' is not a number"},
       {{"--model", m, "--input", "4294967296:i64::/s/s.i64"}, "INDEX '4294967296' is not a number"},
-      {{"--model", m, "--input", "1:int64::/s/s.i64"}, "unknown TYPE 'int64' (f16 f32 f64 u8 i32 i64, or a number 0-255)"},
+      {{"--model", m, "--input", "1:int64::/s/s.i64"},
+       "unknown TYPE 'int64' (f16 f32 f64 u8 i32 i64, or a number 0-255)"},
       {{"--model", m, "--input", "1:256::/s/s.i64"}, "unknown TYPE '256'"},
       {{"--model", m, "--input", "0:f32:3y1:/s/x.f32"}, "DIMS '3y1': dimension 1 ('3y1') is not a number"},
       {{"--model", m, "--input", "0:f32:3x:/s/x.f32"}, "DIMS '3x': dimension 2 ('') is not a number"},
@@ -199,8 +199,7 @@ TEST_F(RunModel, EveryMalformedArgumentIsOneLineAndExitTwo) {
        "input 's' i64 [] needs 8 bytes, /s/five.f32 has 20"},
       {{"--model", m, "--io", "/s/io.json", "--input", "x:4=/s/x.f32"},
        "input 'x' f32 [4] needs 16 bytes, /s/x.f32 has 12"},
-      {{"--model", m, "--io", "/s/io.json", "--input", "x:1x3=/s/x.f32"},
-       "DIMS [1, 3] do not fit input 'x' f32 [?]"},
+      {{"--model", m, "--io", "/s/io.json", "--input", "x:1x3=/s/x.f32"}, "DIMS [1, 3] do not fit input 'x' f32 [?]"},
       {{"--model", m, "--io", "/s/io.json", "--input", "s:1=/s/s.i64"}, "DIMS [1] do not fit input 's' i64 []"},
       {{"--model", m, "--io", "/s/two_dynamic.json", "--input", "x=/s/x.f32"},
        "input 'x' f32 [?, ?] has 2 dynamic dimensions; give them all: --input x:DIMS=/s/x.f32"},
@@ -212,7 +211,8 @@ TEST_F(RunModel, EveryMalformedArgumentIsOneLineAndExitTwo) {
       {{"--model", m, "--io", "/s/missing.json"}, "cannot open --io file /s/missing.json: No such file"},
       {{"--model", m, "--io", "/s/text.json"}, "--io /s/text.json: line 1, column 1: expected '{'"},
       {{"--model", m, "--io", "/s/truncated.json"}, "--io /s/truncated.json: line 1, column 37: expected ',' or '}'"},
-      {{"--model", m, "--io", "/s/trailing.json"}, "--io /s/trailing.json: line 1, column 31: text after the JSON object"},
+      {{"--model", m, "--io", "/s/trailing.json"},
+       "--io /s/trailing.json: line 1, column 31: text after the JSON object"},
       {{"--model", m, "--io", "/s/no_outputs.json"}, "no \"inputs\" or no \"outputs\" list"},
       {{"--model", m, "--io", "/s/no_shape.json"}, "a tensor needs \"index\", \"name\", \"type\" and \"shape\""},
       // --output

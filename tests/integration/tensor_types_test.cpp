@@ -74,11 +74,15 @@ TEST(TensorTypes, IdentityAllAcceptsEachWitxTypeAtItsDeclaredIndex) {
   for (size_t i = 0; i < std::size(kWitxTypes); ++i) {
     const auto bytes = pattern(kElements * kWitxTypes[i].size, static_cast<uint32_t>(i));
     write_bytes(dir / kWitxTypes[i].name, bytes.data(), bytes.size());
-    args.insert(args.end(), {"--input", std::to_string(index_of[i]) + ":" + kWitxTypes[i].name + ":2x3:/s/" +
-                                            kWitxTypes[i].name});
+    args.insert(args.end(),
+                {"--input", std::to_string(index_of[i]) + ":" + kWitxTypes[i].name + ":2x3:/s/" + kWitxTypes[i].name});
   }
-  std::vector<std::string> cmd{"run", "--dir", fixture("types").parent_path().string() + "::/f", "--dir",
-                               dir.path().string() + "::/s", guest("run_model")};
+  std::vector<std::string> cmd{"run",
+                               "--dir",
+                               fixture("types").parent_path().string() + "::/f",
+                               "--dir",
+                               dir.path().string() + "::/s",
+                               guest("run_model")};
   cmd.insert(cmd.end(), args.begin(), args.end());
   const ChildResult r = run_wasinn(cmd);
   EXPECT_EQ(r.exit_code, 1) << r.describe();
@@ -132,10 +136,22 @@ TEST(TensorTypes, TwoInputsOfDifferentTypes) {
   const int64_t b[3] = {4, -5, 1ll << 40};
   write_bytes(dir / "a", a, sizeof a);
   write_bytes(dir / "b", b, sizeof b);
-  std::vector<std::string> cmd{"run", "--dir", fixture("types").string() + "::/t", "--dir",
-                               dir.path().string() + "::/s", guest("run_model"), "--model", "/t/two_inputs.onnx",
-                               "--input", "0:f32:1x3:/s/a", "--input", "1:i64:1x3:/s/b", "--output", "0:/s/sum",
-                               "--output", "1:/s/twice"};
+  std::vector<std::string> cmd{"run",
+                               "--dir",
+                               fixture("types").string() + "::/t",
+                               "--dir",
+                               dir.path().string() + "::/s",
+                               guest("run_model"),
+                               "--model",
+                               "/t/two_inputs.onnx",
+                               "--input",
+                               "0:f32:1x3:/s/a",
+                               "--input",
+                               "1:i64:1x3:/s/b",
+                               "--output",
+                               "0:/s/sum",
+                               "--output",
+                               "1:/s/twice"};
   const ChildResult r = run_wasinn(cmd);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(read_array<float>(dir / "sum"), (std::vector<float>{5.5f, -3.0f, -3.25f + static_cast<float>(1ll << 40)}));
@@ -147,9 +163,18 @@ TEST(TensorTypes, TinyModelKnownAnswer) {
   ScratchDir dir;
   const float x[4] = {0.5f, -1.0f, 2.25f, 100.0f};
   write_bytes(dir / "x", x, sizeof x);
-  std::vector<std::string> cmd{"run", "--dir", fixture("tiny").string() + "::/t", "--dir",
-                               dir.path().string() + "::/s", guest("run_model"), "--model", "/t/model.onnx",
-                               "--input", "0:f32:1x4:/s/x", "--output", "0:/s/y"};
+  std::vector<std::string> cmd{"run",
+                               "--dir",
+                               fixture("tiny").string() + "::/t",
+                               "--dir",
+                               dir.path().string() + "::/s",
+                               guest("run_model"),
+                               "--model",
+                               "/t/model.onnx",
+                               "--input",
+                               "0:f32:1x4:/s/x",
+                               "--output",
+                               "0:/s/y"};
   const ChildResult r = run_wasinn(cmd);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(read_array<float>(dir / "y"), (std::vector<float>{1.5f, 1.0f, 5.25f, 104.0f}));

@@ -19,8 +19,9 @@ fs::path fixture(const std::string& relative) {
   const fs::path root = env && *env ? fs::path(env) : fs::path(WASINN_FIXTURES_DEFAULT);
   const fs::path p = root / relative;
   if (!fs::exists(p)) {
-    throw std::runtime_error("fixture " + p.string() +
-                             " is missing: run .deps/venv/bin/python scripts/make_fixtures.py (or set WASINN_FIXTURES)");
+    throw std::runtime_error(
+        "fixture " + p.string() +
+        " is missing: run .deps/venv/bin/python scripts/make_fixtures.py (or set WASINN_FIXTURES)");
   }
   return p;
 }
@@ -59,9 +60,7 @@ ChildResult run_wasinn(const std::vector<std::string>& args, const ChildOptions&
   return run_child(argv, own);
 }
 
-std::vector<std::string> single_thread_ort() {
-  return {"--backend-config", R"(onnxruntime={"intra_op_threads":1})"};
-}
+std::vector<std::string> single_thread_ort() { return {"--backend-config", R"(onnxruntime={"intra_op_threads":1})"}; }
 
 std::vector<std::string> slow_ort() {
   return {"--backend-config", R"(onnxruntime={"intra_op_threads":1,"graph_optimization_level":"disable"})"};

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 std::string wasinn_binary();
 std::string guest(const std::string& name);  // "nn_error_paths" -> <guest dir>/nn_error_paths.wasm
-fs::path backend_dir();                       // the build's lib/wasinn/backends
-fs::path ort_library_dir();                   // where libonnxruntime.so.1 lives
+fs::path backend_dir();                      // the build's lib/wasinn/backends
+fs::path ort_library_dir();                  // where libonnxruntime.so.1 lives
 
 // A fixture file or directory; throws with a hint to run make_fixtures.py if it is missing.
 fs::path fixture(const std::string& relative);

@@ -43,7 +43,8 @@ TEST(Threads, FourThreadsOnTheirOwnContextsGiveTheSingleThreadedAndNativeOutputs
   const ChildResult r = run_threads({}, args, out.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("parallel: 4 threads, 1800 computes, every output equal to the single-threaded one: yes"),
-            std::string::npos) << r.describe();
+            std::string::npos)
+      << r.describe();
   // The single-threaded outputs every thread matched are native ONNX Runtime's, bit for bit.
   const auto guest_logits = read_array<float>(out / "logits.f32");
   const auto& native = native_digit_logits();
@@ -51,7 +52,8 @@ TEST(Threads, FourThreadsOnTheirOwnContextsGiveTheSingleThreadedAndNativeOutputs
   EXPECT_EQ(std::memcmp(guest_logits.data(), native.data(), native.size() * sizeof(float)), 0);
   const auto labels = read_bytes(fixture("digits/test_y.u8"));
   EXPECT_NE(r.out.find("single thread: accuracy " + std::to_string(correct_count(native, labels)) + "/450"),
-            std::string::npos) << r.describe();
+            std::string::npos)
+      << r.describe();
 }
 
 TEST(Threads, ASecondThreadOnAContextInUseIsToldBusy) {
@@ -63,8 +65,8 @@ TEST(Threads, ASecondThreadOnAContextInUseIsToldBusy) {
 TEST(Threads, WithContextWaitTwoThreadsOnOneContextBothGetRightAnswers) {
   const ChildResult r = run_threads({"--nn-context-wait"}, with_digits({"shared", "2"}));
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_NE(r.out.find("shared: 2 threads x 200 computes on one context: 400 done, busy 0, wrong 0"),
-            std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("shared: 2 threads x 200 computes on one context: 400 done, busy 0, wrong 0"), std::string::npos)
+      << r.describe();
 }
 
 TEST(Threads, UnloadAndFinalizeWhileOtherThreadsComputeIsSafe) {

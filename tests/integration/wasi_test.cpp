@@ -20,9 +20,8 @@ TEST(Wasi, ArgumentsArriveVerbatim) {
 }
 
 TEST(Wasi, EnvironmentHoldsOnlyWhatEnvGives) {
-  const ChildResult r =
-      run_wasinn({"run", "--env", "GREETING=hello world", "--env", "EMPTY=", "--env", "EQ=a=b", guest("wasi_probe"),
-                  "env", "GREETING", "EMPTY", "EQ", "HOME", "PATH"});
+  const ChildResult r = run_wasinn({"run", "--env", "GREETING=hello world", "--env", "EMPTY=", "--env", "EQ=a=b",
+                                    guest("wasi_probe"), "env", "GREETING", "EMPTY", "EQ", "HOME", "PATH"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   // The host's own environment (HOME, PATH) is not passed through.
   EXPECT_EQ(r.out, "GREETING=hello world\nEMPTY=\nEQ=a=b\nHOME is unset\nPATH is unset\n");
@@ -40,16 +39,16 @@ TEST(Wasi, StdioIsInherited) {
 TEST(Wasi, PreopenedDirectoryIsReadableAndWritableAtItsGuestPath) {
   ScratchDir dir;
   write_text(dir / "in.txt", "from the host\n");
-  const ChildResult read = run_wasinn({"run", "--dir", dir.path().string() + "::/data", guest("wasi_probe"), "cat",
-                                       "/data/in.txt"});
+  const ChildResult read =
+      run_wasinn({"run", "--dir", dir.path().string() + "::/data", guest("wasi_probe"), "cat", "/data/in.txt"});
   ASSERT_EQ(read.exit_code, 0) << read.describe();
   EXPECT_EQ(read.out, "from the host\n");
 
-  const ChildResult write = run_wasinn({"run", "--dir", dir.path().string() + "::/data", guest("wasi_probe"),
-                                        "write", "/data/out.txt", "from the guest"});
+  const ChildResult write = run_wasinn({"run", "--dir", dir.path().string() + "::/data", guest("wasi_probe"), "write",
+                                        "/data/out.txt", "from the guest"});
   ASSERT_EQ(write.exit_code, 0) << write.describe();
-  EXPECT_EQ(read_bytes(dir / "out.txt"), (std::vector<uint8_t>{'f', 'r', 'o', 'm', ' ', 't', 'h', 'e', ' ', 'g',
-                                                               'u', 'e', 's', 't'}));
+  EXPECT_EQ(read_bytes(dir / "out.txt"),
+            (std::vector<uint8_t>{'f', 'r', 'o', 'm', ' ', 't', 'h', 'e', ' ', 'g', 'u', 'e', 's', 't'}));
 }
 
 TEST(Wasi, DirWithoutGuestPathKeepsTheHostPath) {
@@ -66,12 +65,14 @@ TEST(Wasi, NothingOutsideThePreopensIsReachable) {
   fs::create_directory(dir / "shared");
   write_text(dir / "secret.txt", "host secret");
   const std::string shared = (dir / "shared").string() + "::/shared";
-  for (const std::string& path : std::vector<std::string>{"/shared/../secret.txt", (dir / "secret.txt").string(), "/etc/passwd"}) {
+  for (const std::string& path :
+       std::vector<std::string>{"/shared/../secret.txt", (dir / "secret.txt").string(), "/etc/passwd"}) {
     const ChildResult r = run_wasinn({"run", "--dir", shared, guest("wasi_probe"), "cat", path});
     EXPECT_EQ(r.exit_code, 3) << path << "\n" << r.describe();
     EXPECT_EQ(r.out.find("host secret"), std::string::npos) << r.describe();
   }
-  const ChildResult w = run_wasinn({"run", "--dir", shared, guest("wasi_probe"), "write", "/shared/../planted.txt", "x"});
+  const ChildResult w =
+      run_wasinn({"run", "--dir", shared, guest("wasi_probe"), "write", "/shared/../planted.txt", "x"});
   EXPECT_EQ(w.exit_code, 3) << w.describe();
   EXPECT_FALSE(fs::exists(dir / "planted.txt"));
 }
@@ -99,8 +100,7 @@ TEST(Wasi, SpinningGuestIsStoppedByTimeout) {
   EXPECT_FALSE(r.timed_out) << r.describe();
   EXPECT_EQ(r.exit_code, 134) << r.describe();
   EXPECT_EQ(r.out, "spinning\n");
-  EXPECT_NE(r.err.find("the guest ran longer than --timeout 300ms and was stopped"), std::string::npos)
-      << r.describe();
+  EXPECT_NE(r.err.find("the guest ran longer than --timeout 300ms and was stopped"), std::string::npos) << r.describe();
   EXPECT_LT(took, std::chrono::seconds(20)) << "stopped long after its deadline";
 }
 

@@ -55,7 +55,8 @@ struct FakeModel {
           if (fail) return make_error(Errc::runtime_error, "the backend failed");
           std::vector<NamedTensor> out;
           for (const auto& in : inputs) {
-            OwnedTensor t{in.tensor.type, {in.tensor.dims.begin(), in.tensor.dims.end()},
+            OwnedTensor t{in.tensor.type,
+                          {in.tensor.dims.begin(), in.tensor.dims.end()},
                           {in.tensor.data.begin(), in.tensor.data.end()}};
             if (in.name == "x") {
               std::lock_guard lock(mu);
@@ -93,19 +94,19 @@ TEST(DynamicBatcher, JoinsOnlyWhatCanShareACompute) {
   const Rows one(1, 4, 0), three(3, 4, 0), five(5, 4, 0), wide(1, 32, 0);
   std::vector<uint32_t> scalar_dims;
   const float scalar = 1;
-  const NamedInput rank0{"x", TensorView{TensorType::f32, scalar_dims,
-                                         {reinterpret_cast<const uint8_t*>(&scalar), sizeof scalar}}};
-  EXPECT_FALSE(batcher.join({}));                                            // no input
-  EXPECT_FALSE(batcher.join(std::span(&rank0, 1)));                          // rank 0: no batch dimension
+  const NamedInput rank0{
+      "x", TensorView{TensorType::f32, scalar_dims, {reinterpret_cast<const uint8_t*>(&scalar), sizeof scalar}}};
+  EXPECT_FALSE(batcher.join({}));                    // no input
+  EXPECT_FALSE(batcher.join(std::span(&rank0, 1)));  // rank 0: no batch dimension
   const NamedInput mixed[] = {one.input("x"), three.input("w")};
-  EXPECT_FALSE(batcher.join(mixed));                                         // rows differ between inputs
+  EXPECT_FALSE(batcher.join(mixed));  // rows differ between inputs
   const NamedInput too_many = five.input("x");
-  EXPECT_FALSE(batcher.join(std::span(&too_many, 1)));                       // 5 rows > max_batch_size 4
+  EXPECT_FALSE(batcher.join(std::span(&too_many, 1)));  // 5 rows > max_batch_size 4
   const NamedInput too_big = wide.input("x");
-  EXPECT_FALSE(batcher.join(std::span(&too_big, 1)));                        // 128 bytes > max_input_bytes 64
+  EXPECT_FALSE(batcher.join(std::span(&too_big, 1)));  // 128 bytes > max_input_bytes 64
   NamedInput short_data = three.input("x");
   short_data.tensor.data = short_data.tensor.data.first(8);
-  EXPECT_FALSE(batcher.join(std::span(&short_data, 1)));                     // bytes do not fill the shape
+  EXPECT_FALSE(batcher.join(std::span(&short_data, 1)));  // bytes do not fill the shape
   EXPECT_EQ(batcher.queued(), 0u);
   const NamedInput fits = three.input("x");
   auto ticket = batcher.join(std::span(&fits, 1));

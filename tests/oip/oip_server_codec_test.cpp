@@ -19,9 +19,7 @@ namespace {
 
 using namespace wasinn;
 
-std::span<const uint8_t> bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> bytes(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 std::vector<float> floats(std::span<const uint8_t> data) {
   std::vector<float> out(data.size() / 4);
@@ -57,7 +55,8 @@ TEST(OipServerJson, DecodesJsonData) {
 }
 
 TEST(OipServerJson, DecodesBinaryTail) {
-  const std::string json = R"({"inputs":[{"name":"a","datatype":"UINT8","shape":[3],"parameters":{"binary_data_size":3}},
+  const std::string json =
+      R"({"inputs":[{"name":"a","datatype":"UINT8","shape":[3],"parameters":{"binary_data_size":3}},
                                          {"name":"b","datatype":"INT32","shape":[1],"parameters":{"binary_data_size":4}}]})";
   const std::string tail("\x01\x02\x03\x05\x00\x00\x00", 7);
   oip::InferRequest r;
@@ -118,17 +117,23 @@ TEST(OipServerJson, RefusesMalformedRequests) {
       {R"({"inputs":[{"name":"x","datatype":"FP32","data":[1]}]})", "", "shape"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[-1],"data":[1]}]})", "", "not a size"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1.5],"data":[1]}]})", "", "not a size"},
-      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[4294967296,4294967296,4294967296],"data":[]}]})", "", "overflows"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[4294967296,4294967296,4294967296],"data":[]}]})", "",
+       "overflows"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[2],"data":[1]}]})", "", "elements"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[true]}]})", "", "FP32 data holds"},
       {R"({"inputs":[{"name":"x","datatype":"UINT8","shape":[1],"data":[256]}]})", "", "out of range"},
       {R"({"inputs":[{"name":"x","datatype":"INT8","shape":[1],"data":[1.5]}]})", "", "INT8 data holds"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1]}]})", "", "neither"},
-      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[2],"parameters":{"binary_data_size":8}}]})", "", "only 0 follow"},
-      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"parameters":{"binary_data_size":8}}]})", eight, "need 4"},
-      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"parameters":{"binary_data_size":-4}}]})", eight, "not a count"},
-      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]})", eight, "no input's binary_data_size claims"},
-      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1],"parameters":{"binary_data_size":4}}]})", eight, "both"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[2],"parameters":{"binary_data_size":8}}]})", "",
+       "only 0 follow"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"parameters":{"binary_data_size":8}}]})", eight,
+       "need 4"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"parameters":{"binary_data_size":-4}}]})", eight,
+       "not a count"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]})", eight,
+       "no input's binary_data_size claims"},
+      {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1],"parameters":{"binary_data_size":4}}]})",
+       eight, "both"},
       {R"({"inputs":[],"parameters":[]})", "", "\"parameters\""},
       {R"({"inputs":[],"parameters":{"binary_data_output":1}})", "", "binary_data_output"},
       {R"({"inputs":[],"outputs":[{"name":"y","parameters":{"binary_data":"yes"}}]})", "", "binary_data"},
@@ -161,17 +166,21 @@ TEST(OipServerJson, ASyntaxErrorSaysWhereAndWhatWasExpected) {
     std::string json, says;
   };
   const std::vector<Case> cases = {
-      {"not json", "the request is not valid JSON: syntax error at byte 2 (line 1, column 2): invalid literal; "
-                   "last read: 'no'"},
-      {R"({"inputs":[{"name":"x")", "the request is not valid JSON: syntax error at byte 23 (line 1, column 23): "
-                                      "unexpected end of input; expected '}'"},
-      {"{\n \"inputs\": [1,,2]}", "syntax error at byte 17 (line 2, column 15): unexpected ','; expected '[', '{', "
-                                 "or a literal"},
+      {"not json",
+       "the request is not valid JSON: syntax error at byte 2 (line 1, column 2): invalid literal; "
+       "last read: 'no'"},
+      {R"({"inputs":[{"name":"x")",
+       "the request is not valid JSON: syntax error at byte 23 (line 1, column 23): "
+       "unexpected end of input; expected '}'"},
+      {"{\n \"inputs\": [1,,2]}",
+       "syntax error at byte 17 (line 2, column 15): unexpected ','; expected '[', '{', "
+       "or a literal"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e999]}]})",
        "the request is not valid JSON: number overflow parsing '1e999'"},
       {R"({"id":")" + std::string(10000, 'a'),
        "syntax error at byte 10008 (line 1, column 10008): invalid string: missing closing quote; last read: "
-       "'..." + std::string(24, 'a') + "'"},
+       "'..." +
+           std::string(24, 'a') + "'"},
   };
   for (const auto& c : cases) {
     oip::InferRequest r;
@@ -192,8 +201,8 @@ TEST(OipServerJson, AnInputsNameIsJudgedBeforeItsData) {
   sdk::Error e = oip::decode_infer_request_json(
       R"({"inputs":[{"name":"nope","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {}, r, only_x);
   EXPECT_EQ(e.detail, "the model has no input named 'nope'");
-  e = oip::decode_infer_request_json(R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {},
-                                     r, only_x);
+  e = oip::decode_infer_request_json(R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1,4],"data":[1,2]}]})", {}, r,
+                                     only_x);
   EXPECT_EQ(e.detail, "input 'x' has 2 elements; its shape needs 4");
   inference::ModelInferRequest req;
   auto* in = req.add_inputs();
@@ -383,7 +392,7 @@ TEST_F(Repository, FlatOpenVinoSavedModelAndPipeline) {
   EXPECT_EQ((*found)[0].model.paths[1], dir_ / "model.bin");
   std::filesystem::remove_all(dir_);
   write("saved_model.pb", "x");
-  write("fingerprint.pb", "x");              // TensorFlow 2's, part of the SavedModel
+  write("fingerprint.pb", "x");             // TensorFlow 2's, part of the SavedModel
   write("variables/variables.index", "x");  // a SavedModel's own directory, not a Triton model
   found = oip_server::scan_model_repository(dir_, "flowers");
   ASSERT_TRUE(found) << found.error().detail;

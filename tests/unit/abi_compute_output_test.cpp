@@ -54,7 +54,8 @@ TEST_F(AbiComputeOutput, BufferTooSmallCopiesNothingAndSaysHowMuch) {
   compute_add1();
   for (uint32_t max : {15u, 1u, 0u}) {
     auto o = get_output(ctx_, 0, max);
-    EXPECT_TRUE(has_errno(o.status, 7, "get_output: output f32 [1, 4] is 16 bytes, the buffer holds " + std::to_string(max)));
+    EXPECT_TRUE(
+        has_errno(o.status, 7, "get_output: output f32 [1, 4] is 16 bytes, the buffer holds " + std::to_string(max)));
     EXPECT_EQ(o.written, 16u) << "the required size, as WasmEdge reports it";
     EXPECT_EQ(guest_.bytes_at(o.buffer, max), std::vector<uint8_t>(max, 0xEE)) << "no partial copy";
   }
@@ -65,12 +66,14 @@ TEST_F(AbiComputeOutput, OutputBufferOutOfBounds) {
   const uint32_t written = guest_.out_u32();
   EXPECT_TRUE(has_errno(nn::get_output(call(), ctx_, 0, kWildPtr, 32, written), 1,
                         "get_output: output buffer: 32 bytes at guest address 0xfffffff0"));
-  EXPECT_TRUE(has_errno(nn::get_output(call(), ctx_, 0, FakeGuest::kSize - 8, 16, written), 1, "get_output: output buffer"));
+  EXPECT_TRUE(
+      has_errno(nn::get_output(call(), ctx_, 0, FakeGuest::kSize - 8, 16, written), 1, "get_output: output buffer"));
   EXPECT_TRUE(has_errno(nn::get_output(call(), ctx_, 0, guest_.buffer(16), 0xFFFFFFFF, written), 1,
                         "get_output: output buffer: 4294967295 bytes"));
   EXPECT_EQ(guest_.u32_at(written), kSentinel);
   guest_.write_at(FakeGuest::kSize - 16, std::string(16, '\0'));
-  EXPECT_TRUE(has_errno(nn::get_output(call(), ctx_, 0, FakeGuest::kSize - 16, 16, written), 0)) << "flush with the end";
+  EXPECT_TRUE(has_errno(nn::get_output(call(), ctx_, 0, FakeGuest::kSize - 16, 16, written), 0))
+      << "flush with the end";
   EXPECT_EQ(guest_.f32s_at(FakeGuest::kSize - 16, 4), (std::vector<float>{2, 3, 4, 5}));
 }
 

@@ -124,11 +124,15 @@ TEST_F(AbiConcurrency, ContendedContextOnlyEverSaysOkOrBusy) {
       for (int i = 0; i < kRounds; ++i) {
         for (int32_t e : {nn::errno_of(nn::set_input(call(), ctx, 0, tensor)), nn::errno_of(nn::compute(call(), ctx)),
                           nn::errno_of(nn::get_output(call(), ctx, 0, bufs[t], 16, writtens[t]))}) {
-          if (e == 0) ++ok;
-          else if (e == 4) ++busy;
+          if (e == 0)
+            ++ok;
+          else if (e == 4)
+            ++busy;
           // Another thread's set_input came between compute and get_output: no outputs yet, invalid_argument.
-          else if (e == 1) ++no_output;
-          else ++other;
+          else if (e == 1)
+            ++no_output;
+          else
+            ++other;
         }
       }
     });

@@ -36,7 +36,8 @@ TEST_F(AbiHandles, ContextHandlesCountFromZeroPerTable) {
 TEST_F(AbiHandles, InitOutPointerOutOfBoundsCreatesNoContext) {
   const uint32_t g = load_model("fake:add1");
   for (uint32_t out : {kWildPtr, FakeGuest::kSize - 1}) {
-    EXPECT_TRUE(has_errno(nn::init_execution_context(call(), g, out), 1, "init_execution_context: context out-pointer"));
+    EXPECT_TRUE(
+        has_errno(nn::init_execution_context(call(), g, out), 1, "init_execution_context: context out-pointer"));
   }
   EXPECT_EQ(stats().live_contexts, 0);
   EXPECT_EQ(session_->live_contexts(), 0u);
@@ -46,7 +47,8 @@ TEST_F(AbiHandles, InitOutPointerOutOfBoundsCreatesNoContext) {
 TEST_F(AbiHandles, InitOnUnknownGraph) {
   const uint32_t out = guest_.out_u32();
   EXPECT_TRUE(has_errno(nn::init_execution_context(call(), 0, out), 1, "graph handle 0 was never created"));
-  EXPECT_TRUE(has_errno(nn::init_execution_context(call(), UINT32_MAX, out), 1, "graph handle 4294967295 was never created"));
+  EXPECT_TRUE(
+      has_errno(nn::init_execution_context(call(), UINT32_MAX, out), 1, "graph handle 4294967295 was never created"));
   const uint32_t g = load_model("fake:add1");
   ASSERT_TRUE(has_errno(nn::unload(call(), g), 0));
   EXPECT_TRUE(has_errno(nn::init_execution_context(call(), g, out), 1, "graph handle 0 was already released"));

@@ -69,7 +69,8 @@ TEST_F(AbiByName, LoadsOnceAndSharesAcrossSessions) {
 TEST_F(AbiByName, CStringNulNotCounted) {
   const uint32_t out = guest_.out_u32();
   const uint32_t name = guest_.put(std::string_view("add1\0", 5));
-  EXPECT_TRUE(has_errno(nn::load_by_name(call(), name, 4, out), 0)) << "the Rust crate passes a C string, len without NUL";
+  EXPECT_TRUE(has_errno(nn::load_by_name(call(), name, 4, out), 0))
+      << "the Rust crate passes a C string, len without NUL";
   EXPECT_TRUE(has_errno(nn::load_by_name(call(), name, 5, out), 1, "NUL byte at offset 4"));
 }
 

@@ -54,7 +54,8 @@ TEST_F(AbiLoad, OutPointerOutOfBoundsLoadsNothing) {
 
 TEST_F(AbiLoad, ZeroBuilders) {
   const uint32_t out = guest_.out_u32();
-  EXPECT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:add1"}), 0, 1, 0, out), 1, "load: no graph builders given"));
+  EXPECT_TRUE(
+      has_errno(nn::load(call(), guest_.builders({"fake:add1"}), 0, 1, 0, out), 1, "load: no graph builders given"));
   EXPECT_EQ(guest_.u32_at(out), kSentinel);
 }
 
@@ -90,8 +91,9 @@ TEST_F(AbiLoad, BuilderBytesOutOfBounds) {
       {{{model, 9}, {kWildPtr, 16}}, "load: builder 1"},
   };
   for (const auto& c : cases) {
-    EXPECT_TRUE(has_errno(nn::load(call(), guest_.builder_array(c.pairs), static_cast<uint32_t>(c.pairs.size()), 1, 0, out),
-                          1, c.detail));
+    EXPECT_TRUE(
+        has_errno(nn::load(call(), guest_.builder_array(c.pairs), static_cast<uint32_t>(c.pairs.size()), 1, 0, out), 1,
+                  c.detail));
   }
   EXPECT_EQ(stats().graph_loads, loads);
   EXPECT_EQ(session_->live_graphs(), 0u);
@@ -102,9 +104,9 @@ TEST_F(AbiLoad, ModelFlushAgainstTheEndOfMemory) {
   const uint32_t out = guest_.out_u32();
   guest_.write_at(FakeGuest::kSize - 9, "fake:add1");
   EXPECT_TRUE(has_errno(nn::load(call(), guest_.builder_array({{FakeGuest::kSize - 9, 9}}), 1, 1, 0, out), 0));
-  EXPECT_TRUE(has_errno(nn::load(call(), guest_.builder_array({{FakeGuest::kSize, 0}, {FakeGuest::kSize - 9, 9}}), 2, 1,
-                             0, out),
-                        1, "fake: not a fake model"))
+  EXPECT_TRUE(has_errno(
+      nn::load(call(), guest_.builder_array({{FakeGuest::kSize, 0}, {FakeGuest::kSize - 9, 9}}), 2, 1, 0, out), 1,
+      "fake: not a fake model"))
       << "an empty builder at the very end is in bounds; the backend then refuses it";
 }
 
@@ -112,7 +114,8 @@ TEST_F(AbiLoad, UnknownEncodings) {
   const uint32_t out = guest_.out_u32();
   const uint32_t arr = guest_.builders({"fake:add1"});
   for (uint32_t enc : {7u, 255u, 0xFFFFFFFFu}) {
-    EXPECT_TRUE(has_errno(nn::load(call(), arr, 1, enc, 0, out), 2, "graph encoding " + std::to_string(enc) + " is not supported"));
+    EXPECT_TRUE(has_errno(nn::load(call(), arr, 1, enc, 0, out), 2,
+                          "graph encoding " + std::to_string(enc) + " is not supported"));
   }
   EXPECT_EQ(guest_.u32_at(out), kSentinel);
 }
@@ -149,7 +152,8 @@ TEST_F(AbiLoad, AutodetectFiveAndSix) {
 
 TEST_F(AbiLoad, BackendRefusals) {
   const uint32_t out = guest_.out_u32();
-  EXPECT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:fail_load"}), 1, 1, 0, out), 5, "fake: load failed as asked"));
+  EXPECT_TRUE(
+      has_errno(nn::load(call(), guest_.builders({"fake:fail_load"}), 1, 1, 0, out), 5, "fake: load failed as asked"));
   EXPECT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:nonsense"}), 1, 1, 0, out), 1,
                         "fake: unknown model op 'nonsense'"));
   EXPECT_EQ(guest_.u32_at(out), kSentinel);
@@ -241,8 +245,8 @@ TEST_F(AbiLoad, ASharedGraphDiesWithItsLastHandleAndAFailedLoadIsNotShared) {
 
   const uint32_t out = guest_.out_u32();
   for (int i = 0; i < 2; ++i) {  // each attempt reaches the backend and gets its error again
-    EXPECT_TRUE(has_errno(nn::load(call(), guest_.builders({"fake:fail_load"}), 1, 1, 0, out), 5,
-                          "load failed as asked"));
+    EXPECT_TRUE(
+        has_errno(nn::load(call(), guest_.builders({"fake:fail_load"}), 1, 1, 0, out), 5, "load failed as asked"));
   }
   EXPECT_EQ(stats().graph_loads - before, 2);
 }

@@ -168,7 +168,8 @@ TEST_F(AbiNnExt, AGraphKnobIsThisHandlesDefaultForLaterContexts) {
   NnSession other(env_);
   FakeGuest other_guest;
   const uint32_t out = other_guest.out_u32();
-  ASSERT_TRUE(has_errno(nn::load(nn::Call{other, other_guest.view()}, other_guest.builders({"fake:add1"}), 1, 1, 0, out), 0));
+  ASSERT_TRUE(
+      has_errno(nn::load(nn::Call{other, other_guest.view()}, other_guest.builders({"fake:add1"}), 1, 1, 0, out), 0));
   auto value = other.get_property(other_guest.u32_at(out), "scale");
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(*value, "1");

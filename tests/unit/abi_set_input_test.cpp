@@ -98,8 +98,9 @@ TEST_F(AbiSetInput, DataOutOfBounds) {
 
 TEST_F(AbiSetInput, TypeOutOfRange) {
   for (int type : {6, 7, 255}) {
-    EXPECT_TRUE(has_errno(set(guest_.tensor(std::vector<uint32_t>{4}, static_cast<uint8_t>(type), std::vector<uint8_t>(4))), 1,
-                          "tensor type " + std::to_string(type) + " is not a witx tensor_type"));
+    EXPECT_TRUE(
+        has_errno(set(guest_.tensor(std::vector<uint32_t>{4}, static_cast<uint8_t>(type), std::vector<uint8_t>(4))), 1,
+                  "tensor type " + std::to_string(type) + " is not a witx tensor_type"));
   }
 }
 
@@ -111,8 +112,8 @@ TEST_F(AbiSetInput, DimsProductOverflow) {
                         "overflows 64 bits"));
   // The element count fits in 64 bits, the byte count does not.
   const uint32_t huge2 = guest_.put_u32s({0xFFFFFFFF, 0xFFFFFFFF});
-  EXPECT_TRUE(has_errno(set(guest_.tensor_record(huge2, 2, 1, data, 4)), 1,
-                        "f32 [4294967295, 4294967295] overflow 64 bits"));
+  EXPECT_TRUE(
+      has_errno(set(guest_.tensor_record(huge2, 2, 1, data, 4)), 1, "f32 [4294967295, 4294967295] overflow 64 bits"));
 }
 
 TEST_F(AbiSetInput, DataLengthMustMatchDims) {
@@ -128,13 +129,16 @@ TEST_F(AbiSetInput, TensorBytesLimit) {
   limits.max_tensor_bytes = 12;
   start(limits);
   ctx_ = context_on("fake:add1");
-  EXPECT_TRUE(has_errno(set(guest_.f32_tensor({1, 4}, {1, 2, 3, 4})), 7, "input 0: 16 bytes exceed the tensor limit of 12"));
+  EXPECT_TRUE(
+      has_errno(set(guest_.f32_tensor({1, 4}, {1, 2, 3, 4})), 7, "input 0: 16 bytes exceed the tensor limit of 12"));
   EXPECT_TRUE(has_errno(set(guest_.f32_tensor({3}, {1, 2, 3})), 0));
 }
 
 TEST_F(AbiSetInput, BackendRefusals) {
-  EXPECT_TRUE(has_errno(set(guest_.tensor({4}, 4, std::vector<uint8_t>(16))), 1, "fake: input must be f32, got type 5"));
-  EXPECT_TRUE(has_errno(nn::set_input(call(), ctx_, 1, guest_.f32_tensor({1}, {1})), 1, "input index 1 is out of range: the only valid index is 0"));
+  EXPECT_TRUE(
+      has_errno(set(guest_.tensor({4}, 4, std::vector<uint8_t>(16))), 1, "fake: input must be f32, got type 5"));
+  EXPECT_TRUE(has_errno(nn::set_input(call(), ctx_, 1, guest_.f32_tensor({1}, {1})), 1,
+                        "input index 1 is out of range: the only valid index is 0"));
   EXPECT_TRUE(has_errno(nn::compute(call(), ctx_), 1, "fake: input 0 is not set")) << "refused inputs were not kept";
 }
 

@@ -77,14 +77,16 @@ TEST_F(AbiStreaming, OutputSinglePointersOutOfBounds) {
                         "get_output_single: output buffer: 32 bytes at guest address 0xfffffff0"));
   EXPECT_TRUE(has_errno(nn::get_output_single(call(), ctx_, 0, buf, 0xFFFFFFFF, written), 1,
                         "get_output_single: output buffer"));
-  EXPECT_TRUE(has_errno(nn::get_output_single(call(), ctx_, 0, buf, 64, kWildPtr), 1, "get_output_single: bytes_written"));
+  EXPECT_TRUE(
+      has_errno(nn::get_output_single(call(), ctx_, 0, buf, 64, kWildPtr), 1, "get_output_single: bytes_written"));
   EXPECT_EQ(guest_.u32_at(written), kSentinel);
   EXPECT_EQ(guest_.bytes_at(buf, 64), std::vector<uint8_t>(64, 0xEE));
 }
 
 TEST_F(AbiStreaming, OutputSingleUnknownIndex) {
   ASSERT_TRUE(has_errno(nn::compute_single(call(), ctx_), 0));
-  EXPECT_TRUE(has_errno(get_output_single(ctx_, 1, 64).status, 1, "output index 1 is out of range: the only valid index is 0"));
+  EXPECT_TRUE(
+      has_errno(get_output_single(ctx_, 1, 64).status, 1, "output index 1 is out of range: the only valid index is 0"));
 }
 
 TEST_F(AbiStreaming, ModelThatDoesNotStream) {
@@ -98,7 +100,8 @@ TEST_F(AbiStreaming, BackendWithoutStreamingFunctions) {
                         "compute_single: the fake_nostream backend does not stream tokens"));
   EXPECT_TRUE(has_errno(get_output_single(ctx, 0, 64).status, 6,
                         "get_output_single: the fake_nostream backend does not stream tokens"));
-  EXPECT_TRUE(has_errno(nn::fini_single(call(), ctx), 6, "fini_single: the fake_nostream backend does not stream tokens"));
+  EXPECT_TRUE(
+      has_errno(nn::fini_single(call(), ctx), 6, "fini_single: the fake_nostream backend does not stream tokens"));
   EXPECT_EQ(FakePlugin::nostream().stats().calls_past_struct, 0)
       << "the host must not call fields past the plugin's struct_size";
   // The plugin still does everything else.

@@ -144,9 +144,9 @@ TEST_F(Catalog, ConfigKeysAreReadFromTheManifest) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto manifest = [&](const std::string& name, const std::string& keys) {
-    std::ofstream(dir / (name + ".json")) << R"({"name": ")" << name
-                                          << R"(", "abi_version": 1, "library": "libx.so", "encodings": ["onnx"])"
-                                          << keys << "}";
+    std::ofstream(dir / (name + ".json"))
+        << R"({"name": ")" << name << R"(", "abi_version": 1, "library": "libx.so", "encodings": ["onnx"])" << keys
+        << "}";
   };
   manifest("a_listed", R"(, "config_keys": ["threads", "cache_dir"])");
   manifest("b_none", R"(, "config_keys": [])");

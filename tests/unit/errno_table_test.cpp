@@ -41,14 +41,22 @@ TEST(ErrnoTable, PluginStatusesKeepTheirMeaning) {
   struct Case {
     int status;
     Errc code;
-  } cases[] = {{WASINN_INVALID_ARGUMENT, Errc::invalid_argument}, {WASINN_INVALID_ENCODING, Errc::invalid_encoding},
-               {WASINN_MISSING_MEMORY, Errc::missing_memory},     {WASINN_BUSY, Errc::busy},
-               {WASINN_RUNTIME_ERROR, Errc::runtime_error},       {WASINN_UNSUPPORTED_OPERATION, Errc::unsupported_operation},
-               {WASINN_TOO_LARGE, Errc::too_large},               {WASINN_NOT_FOUND, Errc::not_found},
-               {WASINN_TIMEOUT, Errc::timeout},                   {WASINN_SECURITY, Errc::security},
-               {WASINN_UNKNOWN, Errc::unknown},                   {WASINN_END_OF_SEQUENCE, Errc::end_of_sequence},
-               {WASINN_CONTEXT_FULL, Errc::context_full},         {WASINN_PROMPT_TOO_LONG, Errc::prompt_too_long},
-               {WASINN_MODEL_NOT_FOUND, Errc::model_not_found},   {42, Errc::unknown},
+  } cases[] = {{WASINN_INVALID_ARGUMENT, Errc::invalid_argument},
+               {WASINN_INVALID_ENCODING, Errc::invalid_encoding},
+               {WASINN_MISSING_MEMORY, Errc::missing_memory},
+               {WASINN_BUSY, Errc::busy},
+               {WASINN_RUNTIME_ERROR, Errc::runtime_error},
+               {WASINN_UNSUPPORTED_OPERATION, Errc::unsupported_operation},
+               {WASINN_TOO_LARGE, Errc::too_large},
+               {WASINN_NOT_FOUND, Errc::not_found},
+               {WASINN_TIMEOUT, Errc::timeout},
+               {WASINN_SECURITY, Errc::security},
+               {WASINN_UNKNOWN, Errc::unknown},
+               {WASINN_END_OF_SEQUENCE, Errc::end_of_sequence},
+               {WASINN_CONTEXT_FULL, Errc::context_full},
+               {WASINN_PROMPT_TOO_LONG, Errc::prompt_too_long},
+               {WASINN_MODEL_NOT_FOUND, Errc::model_not_found},
+               {42, Errc::unknown},
                {-1, Errc::unknown}};
   for (const auto& c : cases) EXPECT_EQ(errc_from_plugin_status(c.status), c.code) << c.status;
 }

@@ -57,8 +57,8 @@ TEST_F(GraphTest, LoadFailuresCarryThePluginDetail) {
                         "fake: load failed as asked"));
   const std::string_view junk = "not a model";
   const std::span<const uint8_t> j(reinterpret_cast<const uint8_t*>(junk.data()), junk.size());
-  EXPECT_TRUE(has_errno(env_->load_graph(Encoding::onnx, Target::cpu, std::span(&j, 1), {}, {}), 1,
-                        "fake: not a fake model"));
+  EXPECT_TRUE(
+      has_errno(env_->load_graph(Encoding::onnx, Target::cpu, std::span(&j, 1), {}, {}), 1, "fake: not a fake model"));
   EXPECT_EQ(FakePlugin::main().stats().live_graphs, 0);
 }
 
@@ -106,10 +106,12 @@ TEST_F(GraphTest, MalformedPluginOutputIsRefused) {
   auto lease = ctx->acquire();
   const uint32_t dims[] = {1, 4};
   const float x[] = {1, 2, 3, 4};
-  ASSERT_TRUE(ctx->set_input({0, std::nullopt}, {TensorType::f32, dims, {reinterpret_cast<const uint8_t*>(x), 16}},
-                             UINT64_MAX).ok());
+  ASSERT_TRUE(
+      ctx->set_input({0, std::nullopt}, {TensorType::f32, dims, {reinterpret_cast<const uint8_t*>(x), 16}}, UINT64_MAX)
+          .ok());
   ASSERT_TRUE(ctx->compute().ok());
-  EXPECT_TRUE(has_errno(ctx->get_output({0, std::nullopt}), 5, "get_output: backend returned f32 [1, 4] with 12 bytes"));
+  EXPECT_TRUE(
+      has_errno(ctx->get_output({0, std::nullopt}), 5, "get_output: backend returned f32 [1, 4] with 12 bytes"));
 }
 
 TEST_F(GraphTest, CancelStopsABlockedCompute) {

@@ -188,8 +188,8 @@ TEST(NnMetrics, GraphLabels) {
 TEST(NnMetrics, HistogramBucketsAreInclusiveUpperBounds) {
   GraphMetrics g("b", "g");
   using std::chrono::microseconds;
-  g.count_compute({}, microseconds(100));   // exactly the first bound: in it
-  g.count_compute({}, microseconds(101));   // the second
+  g.count_compute({}, microseconds(100));         // exactly the first bound: in it
+  g.count_compute({}, microseconds(101));         // the second
   g.count_compute({}, std::chrono::seconds(61));  // past the last: +Inf
   const auto s = g.snapshot();
   EXPECT_EQ(s.compute_buckets[0], 1u);
@@ -222,7 +222,8 @@ TEST(PrometheusText, RendersEveryFamilyInTheTextFormat) {
       "# TYPE wasinn_nn_loads_total counter\nwasinn_nn_loads_total" + l + "} 1\n",
       "# TYPE wasinn_nn_load_errors_total counter\nwasinn_nn_load_errors_total" + l + R"(,code="too_large"} 1)" + "\n",
       "# TYPE wasinn_nn_computes_total counter\nwasinn_nn_computes_total" + l + "} 2\n",
-      "# TYPE wasinn_nn_compute_errors_total counter\nwasinn_nn_compute_errors_total" + l + R"(,code="timeout"} 1)" + "\n",
+      "# TYPE wasinn_nn_compute_errors_total counter\nwasinn_nn_compute_errors_total" + l + R"(,code="timeout"} 1)" +
+          "\n",
       "wasinn_nn_input_bytes_total" + l + "} 256\n",
       "wasinn_nn_output_bytes_total" + l + "} 40\n",
       "# TYPE wasinn_nn_live_graphs gauge\nwasinn_nn_live_graphs" + l + "} 1\n",
@@ -267,7 +268,8 @@ TEST(PrometheusText, ComputesAreLabelledByDevice) {
   const std::string text = render_prometheus_text(series);
   EXPECT_CONTAINS(text, "wasinn_nn_computes_total{backend=\"llamacpp\",graph=\"chat\",device=\"cpu\"} 1\n");
   EXPECT_CONTAINS(text, "wasinn_nn_computes_total{backend=\"llamacpp\",graph=\"chat\",device=\"gpu: Vulkan0\"} 2\n");
-  EXPECT_CONTAINS(text, "wasinn_nn_compute_seconds_count{backend=\"llamacpp\",graph=\"chat\",device=\"gpu: Vulkan0\"} 2\n");
+  EXPECT_CONTAINS(text,
+                  "wasinn_nn_compute_seconds_count{backend=\"llamacpp\",graph=\"chat\",device=\"gpu: Vulkan0\"} 2\n");
   NnMetrics m;
   EXPECT_NE(m.series("llamacpp", "chat", "cpu"), m.series("llamacpp", "chat", "gpu: Vulkan0"));
 }

@@ -15,9 +15,7 @@
 namespace wasinn::unit {
 namespace {
 
-std::span<const uint8_t> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> as_bytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 std::optional<Encoding> detect(std::initializer_list<std::string_view> builders) {
   std::vector<std::span<const uint8_t>> spans;
@@ -127,8 +125,8 @@ TEST(CheckEncodingFits, EveryWrongEncodingNamesWhatTheBytesAre) {
       {"a TensorFlow Lite FlatBuffer", Encoding::tensorflowlite, {"tflite/digits_f32.tflite"}},
       {"a GGUF model", Encoding::ggml, {"llama/tiny.gguf"}},
   };
-  const Encoding all[] = {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch,
-                          Encoding::tensorflowlite, Encoding::ggml};
+  const Encoding all[] = {Encoding::openvino, Encoding::onnx,           Encoding::tensorflow,
+                          Encoding::pytorch,  Encoding::tensorflowlite, Encoding::ggml};
   for (const auto& f : formats) {
     std::vector<std::vector<uint8_t>> bytes;
     for (const char* file : f.files) bytes.push_back(read_fixture(file));

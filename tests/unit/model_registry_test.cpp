@@ -45,15 +45,16 @@ TEST_F(Registry, AddListContains) {
   EXPECT_FALSE(r.contains("add"));
   ASSERT_EQ(r.list().size(), 1u);
   EXPECT_EQ(r.list()[0].name, "add1");
-  EXPECT_TRUE(has_errno(r.add(named("add1", {model_file("add1", "fake:add1")})), 1,
-                        "model name 'add1' is registered twice"));
+  EXPECT_TRUE(
+      has_errno(r.add(named("add1", {model_file("add1", "fake:add1")})), 1, "model name 'add1' is registered twice"));
 }
 
 TEST_F(Registry, MissingFilesFailAtUseNotAtRegistration) {
   ModelRegistry& r = env_->models();
   ASSERT_TRUE(r.add(named("ghost", {"/nonexistent/ghost.onnx"})).ok()) << "files are checked at first use";
   ASSERT_TRUE(r.add(named("ghost_llm", {"/nonexistent/ghost.gguf"}, Encoding::ggml)).ok());
-  EXPECT_TRUE(has_errno(env_->load_named("ghost", ""), 8, "model 'ghost': file /nonexistent/ghost.onnx does not exist"));
+  EXPECT_TRUE(
+      has_errno(env_->load_named("ghost", ""), 8, "model 'ghost': file /nonexistent/ghost.onnx does not exist"));
   // WasmEdge's GGML guests test for model_not_found (103) here.
   EXPECT_TRUE(has_errno(env_->load_named("ghost_llm", ""), 103, "file /nonexistent/ghost.gguf does not exist"));
 }
@@ -154,8 +155,8 @@ TEST_F(Registry, FailedLoadIsNotCached) {
   ASSERT_TRUE(env_->models().add(named("flaky", {model_file("flaky", "fake:add1")})).ok());
   int calls = 0;
   const GraphLoader flaky = [&](Encoding e, Target t, std::span<const std::span<const uint8_t>> b,
-                                std::span<const std::filesystem::path> p, std::string_view c)
-      -> Result<std::shared_ptr<Graph>> {
+                                std::span<const std::filesystem::path> p,
+                                std::string_view c) -> Result<std::shared_ptr<Graph>> {
     if (++calls == 1) return make_error(Errc::runtime_error, "first try fails");
     return env_->load_graph(e, t, b, p, c);
   };
@@ -178,8 +179,8 @@ TEST_F(Registry, BackendSeesFileBytesPathsAndTarget) {
   auto out = (*ctx)->get_output(TensorId{0, std::nullopt});
   ASSERT_TRUE(out.ok());
   const std::string text(reinterpret_cast<const char*>(out->data.data()), out->data.size());
-  EXPECT_EQ(text, "builders=2 target=1 encoding=onnx config={} paths=" + xml.string() + "," + bin.string() +
-                      " b1=WEIGHTS");
+  EXPECT_EQ(text,
+            "builders=2 target=1 encoding=onnx config={} paths=" + xml.string() + "," + bin.string() + " b1=WEIGHTS");
 }
 
 }  // namespace

@@ -27,16 +27,16 @@ TEST(ModelName, InvalidUtf8) {
     std::string_view name;
     const char* detail;
   } cases[] = {
-      {"ab\xFF", "not valid UTF-8 (byte 2)"},            // never valid in UTF-8
-      {"\x80x", "not valid UTF-8 (byte 0)"},             // lone continuation byte
-      {"x\xC3", "not valid UTF-8 (byte 1)"},             // truncated 2-byte sequence
-      {"\xE2\x82", "not valid UTF-8 (byte 0)"},          // truncated 3-byte sequence
-      {"\xC3\x28", "not valid UTF-8 (byte 0)"},          // bad continuation
-      {"\xC0\x80", "not valid UTF-8 (byte 0)"},          // overlong NUL
-      {"\xE0\x80\xAF", "not valid UTF-8 (byte 0)"},      // overlong '/'
-      {"\xF0\x82\x82\xAC", "not valid UTF-8 (byte 0)"},  // overlong 4-byte
-      {"ok\xED\xA0\x80", "not valid UTF-8 (byte 2)"},    // UTF-16 surrogate
-      {"\xF4\x90\x80\x80", "not valid UTF-8 (byte 0)"},  // past U+10FFFF
+      {"ab\xFF", "not valid UTF-8 (byte 2)"},                // never valid in UTF-8
+      {"\x80x", "not valid UTF-8 (byte 0)"},                 // lone continuation byte
+      {"x\xC3", "not valid UTF-8 (byte 1)"},                 // truncated 2-byte sequence
+      {"\xE2\x82", "not valid UTF-8 (byte 0)"},              // truncated 3-byte sequence
+      {"\xC3\x28", "not valid UTF-8 (byte 0)"},              // bad continuation
+      {"\xC0\x80", "not valid UTF-8 (byte 0)"},              // overlong NUL
+      {"\xE0\x80\xAF", "not valid UTF-8 (byte 0)"},          // overlong '/'
+      {"\xF0\x82\x82\xAC", "not valid UTF-8 (byte 0)"},      // overlong 4-byte
+      {"ok\xED\xA0\x80", "not valid UTF-8 (byte 2)"},        // UTF-16 surrogate
+      {"\xF4\x90\x80\x80", "not valid UTF-8 (byte 0)"},      // past U+10FFFF
       {"\xF8\x88\x80\x80\x80", "not valid UTF-8 (byte 0)"},  // 5-byte form
   };
   for (const auto& c : cases) EXPECT_TRUE(has_errno(check_model_name(c.name), 1, c.detail)) << c.detail;

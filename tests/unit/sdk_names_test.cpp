@@ -20,7 +20,7 @@ std::vector<IoDesc> named(std::vector<std::string> names) {
   return io;
 }
 
-wasinn::sdk::Error resolve(const std::vector<IoDesc> &io, Side side, const std::string &name, size_t &index) {
+wasinn::sdk::Error resolve(const std::vector<IoDesc>& io, Side side, const std::string& name, size_t& index) {
   const wasinn_tensor_id id{0, name.data(), name.size()};
   return wasinn::sdk::resolve_id(io, side, id, index);
 }
@@ -37,7 +37,7 @@ TEST(SdkNames, UnnamedOutputsGoByOutputI) {
   EXPECT_FALSE(resolve(io, Side::output, "scores", index));
   EXPECT_EQ(index, 1u);
   // output1 has a name of its own; output3 does not exist; no leading zeros or other spellings.
-  for (const char *bad : {"output1", "output3", "output00", "output", "Output0", "output0 ", "output-1"}) {
+  for (const char* bad : {"output1", "output3", "output00", "output", "Output0", "output0 ", "output-1"}) {
     const auto e = resolve(io, Side::output, bad, index);
     EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << bad;
     EXPECT_EQ(e.detail, std::string("no output named \"") + bad +
@@ -62,7 +62,7 @@ TEST(SdkNames, ParseAcceptsOnlyTheCanonicalSpelling) {
   EXPECT_EQ(i, 7u);
   EXPECT_TRUE(wasinn::sdk::parse_default_output_name("output10", i));
   EXPECT_EQ(i, 10u);
-  for (const char *bad : {"output", "output07", "outputx", "output1x", "output9999999999", "input0"})
+  for (const char* bad : {"output", "output07", "outputx", "output1x", "output9999999999", "input0"})
     EXPECT_FALSE(wasinn::sdk::parse_default_output_name(bad, i)) << bad;
 }
 

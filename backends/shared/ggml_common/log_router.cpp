@@ -9,7 +9,7 @@
 namespace wasinn::ggml_common {
 namespace {
 
-thread_local LogScope *current_scope = nullptr;
+thread_local LogScope* current_scope = nullptr;
 
 // The line the framework is writing on this thread. It can arrive in pieces (GGML_LOG_LEVEL_CONT),
 // e.g. the load's progress dots, and is handed on whole, at the level of its first piece.
@@ -19,7 +19,7 @@ struct OpenLine {
 };
 thread_local OpenLine open_line;
 
-constexpr size_t kMaxLine = 4096;    // a line that never ends is handed on at this length
+constexpr size_t kMaxLine = 4096;   // a line that never ends is handed on at this length
 constexpr size_t kMaxErrors = 600;  // enough for a detail line; the rest is noise
 
 wasinn_log_level to_wasinn_level(ggml_log_level level) {
@@ -36,7 +36,7 @@ wasinn_log_level to_wasinn_level(ggml_log_level level) {
 // Befriended by LogScope.
 struct Router {
   static void emit(std::string_view text, wasinn_log_level level) {
-    const LogScope *scope = current_scope;
+    const LogScope* scope = current_scope;
     const wasinn_log_level at = shown_level(level, scope && scope->show_);
     if (sdk::log_enabled(at)) sdk::log(at, text);
   }
@@ -47,9 +47,9 @@ struct Router {
     open_line.text.clear();
   }
 
-  static void keep_error(LogScope &scope, ggml_log_level level, const char *text) {
+  static void keep_error(LogScope& scope, ggml_log_level level, const char* text) {
     if (level == GGML_LOG_LEVEL_ERROR || (level == GGML_LOG_LEVEL_CONT && scope.error_open_)) {
-      std::string &errors = scope.errors_;
+      std::string& errors = scope.errors_;
       if (level == GGML_LOG_LEVEL_ERROR && !errors.empty()) errors += "; ";
       if (errors.size() < kMaxErrors) errors += sdk::one_line(text);
       scope.error_open_ = true;
@@ -58,14 +58,14 @@ struct Router {
     }
   }
 
-  static void line(ggml_log_level level, const char *text) {
+  static void line(ggml_log_level level, const char* text) {
     if (!text) return;
-    if (LogScope *scope = current_scope) keep_error(*scope, level, text);
+    if (LogScope* scope = current_scope) keep_error(*scope, level, text);
     if (level != GGML_LOG_LEVEL_CONT) {
       flush();
       open_line.level = to_wasinn_level(level);
     }
-    std::string &open = open_line.text;
+    std::string& open = open_line.text;
     open += text;
     for (size_t end; (end = open.find('\n')) != std::string::npos;) {
       emit(std::string_view(open).substr(0, end), open_line.level);
@@ -76,7 +76,7 @@ struct Router {
 };
 
 namespace {
-void callback(ggml_log_level level, const char *text, void *) { Router::line(level, text); }
+void callback(ggml_log_level level, const char* text, void*) { Router::line(level, text); }
 }  // namespace
 
 void install_log_router(LogSetter set) {

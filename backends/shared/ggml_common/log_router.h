@@ -19,7 +19,7 @@ namespace wasinn::ggml_common {
 
 // Installs the router through the framework's setter (llama_log_set, whisper_log_set).
 // Idempotent and thread-safe; call it before the framework's first call that may log.
-using LogSetter = void (*)(ggml_log_callback callback, void *user_data);
+using LogSetter = void (*)(ggml_log_callback callback, void* user_data);
 void install_log_router(LogSetter set);
 
 class LogScope {
@@ -27,18 +27,18 @@ class LogScope {
   // show: the call's enable-log; raises the framework's lines on this thread to be shown.
   explicit LogScope(bool show);
   ~LogScope();  // flushes a line the framework left open on this thread
-  LogScope(const LogScope &) = delete;
-  LogScope &operator=(const LogScope &) = delete;
+  LogScope(const LogScope&) = delete;
+  LogScope& operator=(const LogScope&) = delete;
 
   // The errors the framework logged on this thread during the scope, joined by "; "; "" if none.
-  const std::string &errors() const { return errors_; }
+  const std::string& errors() const { return errors_; }
 
  private:
   friend struct Router;
   bool show_;
   bool error_open_ = false;  // the last line was an error, so a continuation line extends it
   std::string errors_;
-  LogScope *outer_;
+  LogScope* outer_;
 };
 
 // The level a line of `level` is logged at: itself, or, when `show` (enable-log,
@@ -46,16 +46,14 @@ class LogScope {
 wasinn_log_level shown_level(wasinn_log_level level, bool show);
 
 // Whether a plugin note of `level` would reach the host, so callers build it only then.
-inline bool note_wanted(wasinn_log_level level, bool show) {
-  return sdk::log_enabled(shown_level(level, show));
-}
+inline bool note_wanted(wasinn_log_level level, bool show) { return sdk::log_enabled(shown_level(level, show)); }
 
 // One of the plugin's own lines (ignored config keys, debug steps), through the host's logger.
 void note(wasinn_log_level level, std::string_view message, bool show = false);
 
 // A debug step, built by message() only when it will be shown (show: enable-debug-log).
 template <typename F>
-void debug_note(bool show, F &&message) {
+void debug_note(bool show, F&& message) {
   if (note_wanted(WASINN_LOG_DEBUG, show)) note(WASINN_LOG_DEBUG, message(), show);
 }
 

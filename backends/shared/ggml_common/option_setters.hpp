@@ -24,24 +24,23 @@ namespace wasinn::ggml_common {
 using json = nlohmann::json;
 
 template <typename Options>
-using Setter = std::function<sdk::Error(const json &, std::string_view source, Options &)>;
+using Setter = std::function<sdk::Error(const json&, std::string_view source, Options&)>;
 template <typename Options>
 using SetterTable = std::map<std::string, Setter<Options>, std::less<>>;
 
-inline std::string shown(const json &v) {
+inline std::string shown(const json& v) {
   std::string s = v.dump();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }
 
-inline sdk::Error bad_value(std::string_view source, std::string_view key, std::string_view expected,
-                            const json &v) {
+inline sdk::Error bad_value(std::string_view source, std::string_view key, std::string_view expected, const json& v) {
   return sdk::invalid(std::string(source) + ": \"" + std::string(key) + "\" must be " + std::string(expected) +
                       ", got " + shown(v));
 }
 
 // An integer, also written as an integral float (512.0), as JSON writers differ.
-inline std::optional<int64_t> as_integer(const json &v) {
+inline std::optional<int64_t> as_integer(const json& v) {
   if (v.is_number_unsigned()) {
     const auto u = v.get<uint64_t>();
     if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
@@ -57,7 +56,7 @@ inline std::optional<int64_t> as_integer(const json &v) {
 
 template <typename Options>
 Setter<Options> boolean(bool Options::*field, std::string key) {
-  return [field, key](const json &v, std::string_view source, Options &o) -> sdk::Error {
+  return [field, key](const json& v, std::string_view source, Options& o) -> sdk::Error {
     if (!v.is_boolean()) return bad_value(source, key, "true or false", v);
     o.*field = v.get<bool>();
     return {};
@@ -66,7 +65,7 @@ Setter<Options> boolean(bool Options::*field, std::string key) {
 
 template <typename Options, typename T>
 Setter<Options> integer(T Options::*field, std::string key, int64_t lo, int64_t hi) {
-  return [=](const json &v, std::string_view source, Options &o) -> sdk::Error {
+  return [=](const json& v, std::string_view source, Options& o) -> sdk::Error {
     auto n = as_integer(v);
     if (!n || *n < lo || *n > hi)
       return bad_value(source, key, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi), v);
@@ -77,7 +76,7 @@ Setter<Options> integer(T Options::*field, std::string key, int64_t lo, int64_t 
 
 template <typename Options>
 Setter<Options> number(double Options::*field, std::string key, double lo, double hi) {
-  return [=](const json &v, std::string_view source, Options &o) -> sdk::Error {
+  return [=](const json& v, std::string_view source, Options& o) -> sdk::Error {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
       return bad_value(source, key, "a number from " + json(lo).dump() + " to " + json(hi).dump(), v);
     o.*field = v.get<double>();
@@ -87,7 +86,7 @@ Setter<Options> number(double Options::*field, std::string key, double lo, doubl
 
 template <typename Options>
 Setter<Options> text(std::string Options::*field, std::string key) {
-  return [field, key](const json &v, std::string_view source, Options &o) -> sdk::Error {
+  return [field, key](const json& v, std::string_view source, Options& o) -> sdk::Error {
     if (!v.is_string()) return bad_value(source, key, "a string", v);
     o.*field = v.get<std::string>();
     return {};

@@ -18,13 +18,14 @@ inline constexpr std::string_view kPreloadPrefix = "preload:";
 // nullopt when `builder` is not a preload reference; else the path, and in `error` why it may not
 // be loaded: SECURITY when not allowed, INVALID_ARGUMENT for no path, MODEL_NOT_FOUND for no file.
 inline std::optional<std::string> preload_path(std::string_view builder, bool allowed, std::string_view backend,
-                                               sdk::Error &error) {
+                                               sdk::Error& error) {
   if (builder.substr(0, kPreloadPrefix.size()) != kPreloadPrefix) return std::nullopt;
   std::string path(builder.substr(kPreloadPrefix.size()));
   if (!allowed) {
     error = {WASINN_SECURITY, "load: a guest may not name a host file ('preload:" + path +
                                   "'); register the model with --nn-preload and use load_by_name, or allow it with "
-                                  "--backend-config " + std::string(backend) + "={\"allow-preload-paths\":true}"};
+                                  "--backend-config " +
+                                  std::string(backend) + "={\"allow-preload-paths\":true}"};
     return path;
   }
   std::error_code ec;

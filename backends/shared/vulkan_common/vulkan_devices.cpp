@@ -25,8 +25,8 @@ namespace {
 // The loader's variables that choose drivers: when one is set, it is likely the cause.
 std::string driver_env() {
   std::string s;
-  for (const char *name : {"VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES"}) {
-    if (const char *v = std::getenv(name)) s += std::string(s.empty() ? " (" : ", ") + name + "=" + v;
+  for (const char* name : {"VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES"}) {
+    if (const char* v = std::getenv(name)) s += std::string(s.empty() ? " (" : ", ") + name + "=" + v;
   }
   return s.empty() ? s : s + ")";
 }
@@ -44,16 +44,12 @@ std::string vk_result(VkResult r) {
 
 // Dawn's Vulkan backend turns an adapter away ("Vulkan shaderUniform*ArrayDynamicIndexing
 // required") unless it has all four; Debian 12's lavapipe (Mesa 22.3) lacks the two image ones.
-std::vector<std::string> missing_for_dawn(const VkPhysicalDeviceFeatures &f) {
+std::vector<std::string> missing_for_dawn(const VkPhysicalDeviceFeatures& f) {
   std::vector<std::string> missing;
-  if (!f.shaderUniformBufferArrayDynamicIndexing)
-    missing.push_back("shaderUniformBufferArrayDynamicIndexing");
-  if (!f.shaderSampledImageArrayDynamicIndexing)
-    missing.push_back("shaderSampledImageArrayDynamicIndexing");
-  if (!f.shaderStorageBufferArrayDynamicIndexing)
-    missing.push_back("shaderStorageBufferArrayDynamicIndexing");
-  if (!f.shaderStorageImageArrayDynamicIndexing)
-    missing.push_back("shaderStorageImageArrayDynamicIndexing");
+  if (!f.shaderUniformBufferArrayDynamicIndexing) missing.push_back("shaderUniformBufferArrayDynamicIndexing");
+  if (!f.shaderSampledImageArrayDynamicIndexing) missing.push_back("shaderSampledImageArrayDynamicIndexing");
+  if (!f.shaderStorageBufferArrayDynamicIndexing) missing.push_back("shaderStorageBufferArrayDynamicIndexing");
+  if (!f.shaderStorageImageArrayDynamicIndexing) missing.push_back("shaderStorageImageArrayDynamicIndexing");
   return missing;
 }
 
@@ -63,15 +59,14 @@ VulkanDevices find_vulkan_devices() {
   VulkanDevices out;
   // Never closed: Vulkan drivers do not expect their loader to go away, and the GPU accelerator
   // opens the same library again.
-  void *lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    out.error = std::string("no Vulkan loader (libvulkan.so.1: ") + dlerror() +
-                "; install libvulkan1 and a Vulkan driver)";
+    out.error =
+        std::string("no Vulkan loader (libvulkan.so.1: ") + dlerror() + "; install libvulkan1 and a Vulkan driver)";
     return out;
   }
   auto get = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
-  auto create = get ? reinterpret_cast<PFN_vkCreateInstance>(get(nullptr, "vkCreateInstance"))
-                    : nullptr;
+  auto create = get ? reinterpret_cast<PFN_vkCreateInstance>(get(nullptr, "vkCreateInstance")) : nullptr;
   if (!create) {
     out.error = "libvulkan.so.1 has no vkCreateInstance";
     return out;
@@ -90,15 +85,12 @@ VulkanDevices find_vulkan_devices() {
                     : "creating a Vulkan instance failed: " + vk_result(r) + driver_env();
     return out;
   }
-  auto fn = [&](const char *name) { return get(instance, name); };
+  auto fn = [&](const char* name) { return get(instance, name); };
   auto destroy = reinterpret_cast<PFN_vkDestroyInstance>(fn("vkDestroyInstance"));
-  auto enumerate =
-      reinterpret_cast<PFN_vkEnumeratePhysicalDevices>(fn("vkEnumeratePhysicalDevices"));
-  auto properties2 =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(fn("vkGetPhysicalDeviceProperties2"));
+  auto enumerate = reinterpret_cast<PFN_vkEnumeratePhysicalDevices>(fn("vkEnumeratePhysicalDevices"));
+  auto properties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(fn("vkGetPhysicalDeviceProperties2"));
   auto features = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures>(fn("vkGetPhysicalDeviceFeatures"));
-  auto memory = reinterpret_cast<PFN_vkGetPhysicalDeviceMemoryProperties>(
-      fn("vkGetPhysicalDeviceMemoryProperties"));
+  auto memory = reinterpret_cast<PFN_vkGetPhysicalDeviceMemoryProperties>(fn("vkGetPhysicalDeviceMemoryProperties"));
   uint32_t n = 0;
   std::vector<VkPhysicalDevice> physical;
   if (enumerate && properties2 && features && memory && enumerate(instance, &n, nullptr) == VK_SUCCESS) {

@@ -13,8 +13,8 @@
 namespace wasinn::vulkan {
 
 struct VulkanDevice {
-  std::string name;        // "llvmpipe (LLVM 15.0.6, 256 bits)"
-  std::string driver;      // "Mesa 22.3.6 (LLVM 15.0.6)", when the driver says
+  std::string name;           // "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string driver;         // "Mesa 22.3.6 (LLVM 15.0.6)", when the driver says
   uint64_t memory_bytes = 0;  // the largest device-local heap
   bool software = false;      // a CPU device (lavapipe, SwiftShader): Dawn prefers any other
   // The features WebGPU's Vulkan backend (Dawn) requires of an adapter that this device lacks,

@@ -24,31 +24,36 @@ enum { WAMR_LEGACY_SUCCESS = 0, WAMR_LEGACY_INVALID_ARGUMENT = 1, WAMR_LEGACY_TO
 
 enum { WAMR_LEGACY_TYPE_FP16 = 0, WAMR_LEGACY_TYPE_FP32 = 1, WAMR_LEGACY_TYPE_UP8 = 2, WAMR_LEGACY_TYPE_IP32 = 3 };
 
-enum { WAMR_LEGACY_ENCODING_OPENVINO = 0, WAMR_LEGACY_ENCODING_ONNX = 1, WAMR_LEGACY_ENCODING_TENSORFLOW = 2,
-       WAMR_LEGACY_ENCODING_PYTORCH = 3, WAMR_LEGACY_ENCODING_TENSORFLOWLITE = 4 };
+enum {
+  WAMR_LEGACY_ENCODING_OPENVINO = 0,
+  WAMR_LEGACY_ENCODING_ONNX = 1,
+  WAMR_LEGACY_ENCODING_TENSORFLOW = 2,
+  WAMR_LEGACY_ENCODING_PYTORCH = 3,
+  WAMR_LEGACY_ENCODING_TENSORFLOWLITE = 4
+};
 
 enum { WAMR_LEGACY_TARGET_CPU = 0 };
 
 typedef struct {
-  uint8_t *buf;
+  uint8_t* buf;
   uint32_t size;
 } wamr_legacy_graph_builder;
 
 typedef struct {
-  wamr_legacy_graph_builder *buf;
+  wamr_legacy_graph_builder* buf;
   uint32_t size;
 } wamr_legacy_graph_builder_array;
 
 typedef struct {
-  uint32_t *buf;
+  uint32_t* buf;
   uint32_t size;
 } wamr_legacy_tensor_dimensions;
 
 typedef struct {
-  wamr_legacy_tensor_dimensions *dimensions;
+  wamr_legacy_tensor_dimensions* dimensions;
   uint8_t type;
   uint8_t _pad[3];
-  uint8_t *data;
+  uint8_t* data;
 } wamr_legacy_tensor;
 
 _Static_assert(sizeof(wamr_legacy_tensor) == 12, "the legacy tensor record is 12 bytes");
@@ -56,18 +61,18 @@ _Static_assert(sizeof(wamr_legacy_tensor) == 12, "the legacy tensor record is 12
 #define WAMR_LEGACY_IMPORT(name) __attribute__((import_module("wasi_nn"), import_name(name)))
 
 WAMR_LEGACY_IMPORT("load")
-int32_t wamr_legacy_load(wamr_legacy_graph_builder_array *builder, uint32_t encoding, uint32_t target,
-                         wamr_legacy_graph *g);
+int32_t wamr_legacy_load(wamr_legacy_graph_builder_array* builder, uint32_t encoding, uint32_t target,
+                         wamr_legacy_graph* g);
 WAMR_LEGACY_IMPORT("load_by_name")
-int32_t wamr_legacy_load_by_name(const char *name, uint32_t name_len, wamr_legacy_graph *g);
+int32_t wamr_legacy_load_by_name(const char* name, uint32_t name_len, wamr_legacy_graph* g);
 WAMR_LEGACY_IMPORT("init_execution_context")
-int32_t wamr_legacy_init_execution_context(wamr_legacy_graph g, wamr_legacy_context *ctx);
+int32_t wamr_legacy_init_execution_context(wamr_legacy_graph g, wamr_legacy_context* ctx);
 WAMR_LEGACY_IMPORT("set_input")
-int32_t wamr_legacy_set_input(wamr_legacy_context ctx, uint32_t index, wamr_legacy_tensor *tensor);
+int32_t wamr_legacy_set_input(wamr_legacy_context ctx, uint32_t index, wamr_legacy_tensor* tensor);
 WAMR_LEGACY_IMPORT("compute")
 int32_t wamr_legacy_compute(wamr_legacy_context ctx);
 WAMR_LEGACY_IMPORT("get_output")
-int32_t wamr_legacy_get_output(wamr_legacy_context ctx, uint32_t index, uint8_t *out, uint32_t *size_in_f32);
+int32_t wamr_legacy_get_output(wamr_legacy_context ctx, uint32_t index, uint8_t* out, uint32_t* size_in_f32);
 
 #undef WAMR_LEGACY_IMPORT
 

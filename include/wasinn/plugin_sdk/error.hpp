@@ -19,21 +19,19 @@ struct Error {
 };
 
 inline Error invalid(std::string detail) { return {WASINN_INVALID_ARGUMENT, std::move(detail)}; }
-inline Error unsupported(std::string detail) {
-  return {WASINN_UNSUPPORTED_OPERATION, std::move(detail)};
-}
+inline Error unsupported(std::string detail) { return {WASINN_UNSUPPORTED_OPERATION, std::move(detail)}; }
 inline Error runtime_error(std::string detail) { return {WASINN_RUNTIME_ERROR, std::move(detail)}; }
 
 // Details are one line: frameworks' messages often carry stacks and trailing newlines.
 inline std::string one_line(std::string text) {
-  for (char &c : text)
+  for (char& c : text)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
 
 // Reports err through diag and returns its status: the last step of every entry point.
-inline int report(wasinn_diag *diag, const Error &err) {
+inline int report(wasinn_diag* diag, const Error& err) {
   if (err) wasinn_diag_set(diag, err.detail.c_str());
   return err.status;
 }

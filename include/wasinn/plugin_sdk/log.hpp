@@ -24,7 +24,7 @@ __attribute__((visibility("hidden"))) inline wasinn_log_sink log_sink{};
 __attribute__((visibility("hidden"))) inline std::atomic<bool> log_sink_set{false};
 }  // namespace detail
 
-inline void set_log_sink(const wasinn_log_sink *sink) noexcept {
+inline void set_log_sink(const wasinn_log_sink* sink) noexcept {
   if (!sink || !sink->write || detail::log_sink_set.load(std::memory_order_acquire)) return;
   detail::log_sink = *sink;
   detail::log_sink_set.store(true, std::memory_order_release);
@@ -41,8 +41,7 @@ inline bool log_enabled(wasinn_log_level level) noexcept { return level >= log_t
 
 // One framework line (trailing newlines are dropped; the host adds the backend's tag).
 inline void log(wasinn_log_level level, std::string_view message) noexcept {
-  while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
-    message.remove_suffix(1);
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.remove_suffix(1);
   if (message.empty()) return;
   if (detail::log_sink_set.load(std::memory_order_acquire)) {
     detail::log_sink.write(detail::log_sink.host_data, level, message.data(), message.size());
@@ -55,8 +54,7 @@ inline void log(wasinn_log_level level, std::string_view message) noexcept {
 // line is shown one level lower. For what an operator must see, e.g. a fallback that leaves an
 // accelerator unused.
 inline void log_own(wasinn_log_level level, std::string_view message) noexcept {
-  while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
-    message.remove_suffix(1);
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.remove_suffix(1);
   if (message.empty()) return;
   if (detail::log_sink_set.load(std::memory_order_acquire)) {
     detail::log_sink.write(detail::log_sink.host_data, level | WASINN_LOG_OWN, message.data(), message.size());

@@ -66,16 +66,14 @@ std::string format_dims(std::span<const Dim> dims) {
   }
   return s + "]";
 }
-inline std::string format_dims(const std::vector<int64_t> &dims) {
-  return format_dims(std::span<const int64_t>(dims));
-}
-inline std::string format_dims(const wasinn_tensor &t) {
+inline std::string format_dims(const std::vector<int64_t>& dims) { return format_dims(std::span<const int64_t>(dims)); }
+inline std::string format_dims(const wasinn_tensor& t) {
   return format_dims(std::span<const uint32_t>(t.dims, t.dims ? t.rank : 0));
 }
 
 // product(dims) * element_size into out; false when it overflows size_t. Dims must be >= 0.
 template <typename Dim>
-bool byte_size(std::span<const Dim> dims, size_t element, size_t &out) {
+bool byte_size(std::span<const Dim> dims, size_t element, size_t& out) {
   size_t n = element;
   for (Dim d : dims) {
     const auto ud = static_cast<size_t>(d);
@@ -108,7 +106,7 @@ struct IoDesc {
 };
 
 enum class Side { input, output };
-constexpr const char *noun(Side side) { return side == Side::input ? "input" : "output"; }
+constexpr const char* noun(Side side) { return side == Side::input ? "input" : "output"; }
 
 // What a graph declares, kept for its whole life (graph_io_info hands out pointers into it).
 // Graph classes derive from it and fill inputs_ and outputs_ while they load; make_api reads
@@ -134,7 +132,7 @@ inline std::string io_label(std::span<const IoDesc> io, Side side, size_t index)
 inline std::string default_output_name(size_t index) { return "output" + std::to_string(index); }
 
 // The index in "output<index>" (digits without a leading zero), or false for any other text.
-inline bool parse_default_output_name(std::string_view name, size_t &index) {
+inline bool parse_default_output_name(std::string_view name, size_t& index) {
   constexpr std::string_view prefix = "output";
   if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return false;
   const std::string_view digits = name.substr(prefix.size());
@@ -157,20 +155,17 @@ inline std::string valid_ids(std::span<const IoDesc> io, Side side, bool by_name
                           : "valid indices are 0.." + std::to_string(io.size() - 1);
   std::string names;
   for (size_t i = 0; i < io.size(); ++i) {
-    const std::string name = io[i].name.empty() && side == Side::output ? default_output_name(i)
-                                                                         : io[i].name;
+    const std::string name = io[i].name.empty() && side == Side::output ? default_output_name(i) : io[i].name;
     if (!name.empty()) names += (names.empty() ? "\"" : ", \"") + name + "\"";
   }
-  if (names.empty())
-    return std::string("the model's ") + noun(side) + "s have no names; address them by index";
+  if (names.empty()) return std::string("the model's ") + noun(side) + "s have no names; address them by index";
   return std::string("the model's ") + noun(side) + "s are " + names;
 }
 
 // Resolves a tensor id (index, or name when id.name != NULL) against declared inputs or
-// outputs: a name is the model's own, or "output<index>" for an output without one. An id the model does not have is INVALID_ARGUMENT naming the valid ones: the one
-// rule of backend_plugin.h, for every backend.
-inline Error resolve_id(std::span<const IoDesc> io, Side side, const wasinn_tensor_id &id,
-                        size_t &index) {
+// outputs: a name is the model's own, or "output<index>" for an output without one. An id the model does not have is
+// INVALID_ARGUMENT naming the valid ones: the one rule of backend_plugin.h, for every backend.
+inline Error resolve_id(std::span<const IoDesc> io, Side side, const wasinn_tensor_id& id, size_t& index) {
   if (!id.name) {
     if (id.index < io.size()) {
       index = id.index;
@@ -187,8 +182,8 @@ inline Error resolve_id(std::span<const IoDesc> io, Side side, const wasinn_tens
       return {};
     }
   size_t positional = 0;
-  if (side == Side::output && parse_default_output_name(wanted, positional) &&
-      positional < io.size() && io[positional].name.empty()) {
+  if (side == Side::output && parse_default_output_name(wanted, positional) && positional < io.size() &&
+      io[positional].name.empty()) {
     index = positional;
     return {};
   }
@@ -200,8 +195,8 @@ inline Error resolve_id(std::span<const IoDesc> io, Side side, const wasinn_tens
 // rank the declared rank, and each static dimension equal (dynamic ones and undeclared shapes
 // take anything); its bytes must be product(dims) * element size. INVALID_ARGUMENT otherwise,
 // TOO_LARGE when the size overflows, UNSUPPORTED_OPERATION for a slot no tensor fits.
-inline Error check_input(std::span<const IoDesc> io, size_t index, const wasinn_tensor &t) {
-  const IoDesc &d = io[index];
+inline Error check_input(std::span<const IoDesc> io, size_t index, const wasinn_tensor& t) {
+  const IoDesc& d = io[index];
   auto label = [&] { return io_label(io, Side::input, index); };
   if (!d.carries_tensors())
     return unsupported(label() + " is " + d.describe() + ": no wasinn tensor can be passed to it");
@@ -209,25 +204,23 @@ inline Error check_input(std::span<const IoDesc> io, size_t index, const wasinn_
   bool fits = t.type == d.type;
   if (fits && d.rank >= 0) {
     fits = t.rank == static_cast<uint32_t>(d.rank);
-    for (uint32_t i = 0; fits && i < t.rank; ++i)
-      fits = d.dims[i] < 0 || d.dims[i] == static_cast<int64_t>(t.dims[i]);
+    for (uint32_t i = 0; fits && i < t.rank; ++i) fits = d.dims[i] < 0 || d.dims[i] == static_cast<int64_t>(t.dims[i]);
   }
   if (!fits)
-    return invalid(label() + ": expected " + d.describe() + ", got " + type_name(t.type) + " " +
-                   format_dims(t));
+    return invalid(label() + ": expected " + d.describe() + ", got " + type_name(t.type) + " " + format_dims(t));
   size_t bytes = 0;
   if (!byte_size(std::span<const uint32_t>(t.dims, t.rank), element_size(t.type), bytes))
     return {WASINN_TOO_LARGE, label() + ": the tensor's byte size overflows"};
   if (t.data_length != bytes)
-    return invalid(label() + ": data is " + std::to_string(t.data_length) +
-                   " bytes, its shape needs " + std::to_string(bytes));
+    return invalid(label() + ": data is " + std::to_string(t.data_length) + " bytes, its shape needs " +
+                   std::to_string(bytes));
   if (bytes > 0 && !t.data) return invalid(label() + ": the tensor has no data");
   return {};
 }
 
 // The "inputs not set: input 0 ("x"), ..." detail for compute, or no error when all are set.
 template <typename IsSet>
-Error check_all_set(std::span<const IoDesc> io, IsSet &&is_set) {
+Error check_all_set(std::span<const IoDesc> io, IsSet&& is_set) {
   std::string missing;
   for (size_t i = 0; i < io.size(); ++i)
     if (!is_set(i)) missing += (missing.empty() ? "" : ", ") + io_label(io, Side::input, i);
@@ -235,7 +228,7 @@ Error check_all_set(std::span<const IoDesc> io, IsSet &&is_set) {
   return invalid("inputs not set: " + missing);
 }
 
-inline void fill_io_info(const IoDesc &d, wasinn_io_info &out) {
+inline void fill_io_info(const IoDesc& d, wasinn_io_info& out) {
   out.name = d.name.c_str();
   out.type = d.carries_tensors() ? d.type : WASINN_TYPE_UNKNOWN;
   out.rank = d.rank;
@@ -244,7 +237,7 @@ inline void fill_io_info(const IoDesc &d, wasinn_io_info &out) {
 
 // An output of raw bytes (text, JSON) as get_output hands it out: u8 with dims [size]. `dim`
 // holds the size and, like `bytes`, must stay valid as long as the view (backend_plugin.h).
-inline void bytes_output(std::string_view bytes, uint32_t &dim, wasinn_tensor &out) {
+inline void bytes_output(std::string_view bytes, uint32_t& dim, wasinn_tensor& out) {
   dim = static_cast<uint32_t>(bytes.size());
   out.type = WASINN_TYPE_U8;
   out.rank = 1;

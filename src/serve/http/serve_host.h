@@ -29,42 +29,42 @@ extern "C" {
 
 typedef struct wasinn_serve_record {
   wasinn_wit_str method;
-  wasinn_wit_str path;     /* with the query */
+  wasinn_wit_str path; /* with the query */
   uint16_t status;
-  uint64_t bytes_in;       /* the request's body */
-  uint64_t bytes_out;      /* the answer's body, as sent */
-  uint64_t micros;         /* from arrival to the answer's last byte */
-  wasinn_wit_str note;     /* why the host answered for the guest (trap, timeout, full queue), or empty */
+  uint64_t bytes_in;   /* the request's body */
+  uint64_t bytes_out;  /* the answer's body, as sent */
+  uint64_t micros;     /* from arrival to the answer's last byte */
+  wasinn_wit_str note; /* why the host answered for the guest (trap, timeout, full queue), or empty */
 } wasinn_serve_record;
 
 typedef struct wasinn_serve_stats {
-  uint64_t in_flight;  /* arrived and not yet answered whole */
-  uint64_t running;    /* guests executing */
-  uint64_t queued;     /* waiting for a worker */
-  uint64_t rejected;   /* answered 503 because the queue was full, since start */
+  uint64_t in_flight; /* arrived and not yet answered whole */
+  uint64_t running;   /* guests executing */
+  uint64_t queued;    /* waiting for a worker */
+  uint64_t rejected;  /* answered 503 because the queue was full, since start */
 } wasinn_serve_stats;
 
 typedef struct wasinn_serve_config {
-  const wasm_engine_t* engine;  /* with epoch interruption, ticked by the caller */
+  const wasm_engine_t* engine; /* with epoch interruption, ticked by the caller */
   const wasmtime_component_t* component;
   const wasinn_wit_host* nn;
-  wasinn_wit_str addr;          /* HOST:PORT; port 0: any free port */
-  size_t workers;               /* guests run at once */
-  size_t max_queue;             /* requests waiting for a worker beyond which 503 */
-  uint64_t request_timeout_ms;  /* 0: none; past it 504 and the guest is stopped */
-  uint64_t max_request_bytes;   /* 0: no limit; past it 413 before the guest runs */
-  uint64_t max_memory_bytes;    /* per linear memory; 0: no limit */
-  size_t hostcall_fuel;         /* bytes one host call may lift (wit_host.h) */
-  uint64_t timeout_ticks;       /* a guest's epoch deadline, in the caller's ticks; 0: none */
-  const wasinn_wit_str* env;    /* NAME, VALUE pairs: 2 x env_count */
+  wasinn_wit_str addr;         /* HOST:PORT; port 0: any free port */
+  size_t workers;              /* guests run at once */
+  size_t max_queue;            /* requests waiting for a worker beyond which 503 */
+  uint64_t request_timeout_ms; /* 0: none; past it 504 and the guest is stopped */
+  uint64_t max_request_bytes;  /* 0: no limit; past it 413 before the guest runs */
+  uint64_t max_memory_bytes;   /* per linear memory; 0: no limit */
+  size_t hostcall_fuel;        /* bytes one host call may lift (wit_host.h) */
+  uint64_t timeout_ticks;      /* a guest's epoch deadline, in the caller's ticks; 0: none */
+  const wasinn_wit_str* env;   /* NAME, VALUE pairs: 2 x env_count */
   size_t env_count;
-  const wasinn_wit_str* dirs;   /* HOST_DIR, GUEST_DIR pairs: 2 x dir_count */
+  const wasinn_wit_str* dirs; /* HOST_DIR, GUEST_DIR pairs: 2 x dir_count */
   size_t dir_count;
-  bool inherit_stdio;           /* the guest's stdout and stderr are the process's */
+  bool inherit_stdio; /* the guest's stdout and stderr are the process's */
   void* user;
-  void* (*guest_new)(void* user);  /* a request's GuestState (the table's `guest`); NULL: 500 */
+  void* (*guest_new)(void* user); /* a request's GuestState (the table's `guest`); NULL: 500 */
   void (*guest_free)(void* user, void* guest);
-  void (*on_request)(void* user, const wasinn_serve_record* record);  /* may be NULL */
+  void (*on_request)(void* user, const wasinn_serve_record* record); /* may be NULL */
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

@@ -90,8 +90,8 @@ void answered(void* user, const wasinn_serve_record* r) noexcept {
   impl->metrics.record(r->status, r->micros);
   if (!impl->on_request) return;
   try {
-    impl->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,
-                                   view(r->note)});
+    impl->on_request(
+        RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros, view(r->note)});
   } catch (...) {
     // The contract says it must not throw; a log line lost is all it costs.
   }
@@ -111,8 +111,10 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     auto kind = binary_kind(*binary, name);
     if (!kind) return fail(kind.error().detail);
     if (*kind != BinaryKind::component) {
-      return fail(fmt::format("{} is a core module; wasinn serve runs a component that exports "
-                              "wasi:http/incoming-handler (the wasi:http/proxy world)", name));
+      return fail(
+          fmt::format("{} is a core module; wasinn serve runs a component that exports "
+                      "wasi:http/incoming-handler (the wasi:http/proxy world)",
+                      name));
     }
     // Every registered model is loaded now, before the server listens: one that cannot load is
     // a start error rather than each request's 500, and no request pays a load. A remote
@@ -125,8 +127,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
                       graph.error().detail);
         continue;
       }
-      return fail(fmt::format("cannot serve {}: the model '{}' does not load: {}", name, model.name,
-                              graph.error().detail));
+      return fail(
+          fmt::format("cannot serve {}: the model '{}' does not load: {}", name, model.name, graph.error().detail));
     }
     auto impl = std::make_unique<Server::Impl>();
     impl->engine = make_serve_engine(options, impl_->max_memory_bytes);
@@ -170,8 +172,9 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.
       if (message.find("no exported instance named `wasi:http/incoming-handler") != std::string::npos) {
-        message += ": it is not a wasi:http/proxy component; a command component (one exporting wasi:cli/run) "
-                   "runs with `wasinn run`";
+        message +=
+            ": it is not a wasi:http/proxy component; a command component (one exporting wasi:cli/run) "
+            "runs with `wasinn run`";
       }
       return fail(fmt::format("cannot serve {}: {}", name, message));
     }

@@ -75,7 +75,9 @@ Status check_batch_dimension(const Graph& graph, const BatchingOptions& options)
     return make_error(Errc::invalid_argument,
                       "dynamic batching needs the model's inputs and outputs described, each with a dynamic (-1) "
                       "dimension 0; its backend describes none");
-  auto batched = [](const std::optional<std::vector<int64_t>>& dims) { return dims && !dims->empty() && (*dims)[0] < 0; };
+  auto batched = [](const std::optional<std::vector<int64_t>>& dims) {
+    return dims && !dims->empty() && (*dims)[0] < 0;
+  };
   for (const IoInfo& in : graph.inputs())
     if (!batched(in.dims)) return refuse("input", in.name, in.dims);
   for (size_t i = 0; i < graph.outputs().size(); ++i)
@@ -88,8 +90,7 @@ void set_thread_wait_listener(WaitListener* listener) { t_wait_listener = listen
 DynamicBatcher::DynamicBatcher(BatchingOptions options, Compute compute, Executed executed)
     : options_(options), compute_(std::move(compute)), executed_(std::move(executed)) {}
 
-DynamicBatcher::Ticket::Ticket(Ticket&& other) noexcept
-    : batcher_(other.batcher_), item_(std::move(other.item_)) {}
+DynamicBatcher::Ticket::Ticket(Ticket&& other) noexcept : batcher_(other.batcher_), item_(std::move(other.item_)) {}
 
 DynamicBatcher::Ticket& DynamicBatcher::Ticket::operator=(Ticket&& other) noexcept {
   if (this != &other) {
@@ -202,8 +203,9 @@ std::vector<std::shared_ptr<DynamicBatcher::Item>> DynamicBatcher::gather(std::u
   uint64_t rows = 0, bytes = 0;
   for (auto it = queue_.begin(); it != queue_.end();) {
     Item& item = **it;
-    const bool fits = batch.empty() || (item.key == key && rows + item.rows <= options_.max_batch_size &&
-                                        (!options_.max_input_bytes || bytes + item.largest_input <= options_.max_input_bytes));
+    const bool fits =
+        batch.empty() || (item.key == key && rows + item.rows <= options_.max_batch_size &&
+                          (!options_.max_input_bytes || bytes + item.largest_input <= options_.max_input_bytes));
     if (!fits) {
       ++it;
       continue;

@@ -61,7 +61,7 @@ Status check_batch_dimension(const Graph& graph, const BatchingOptions& options)
 
 // One compute of a batch, for the statistics (Triton's execution_count and batch_stats).
 struct BatchExecution {
-  uint32_t rows = 0;     // every request's rows together: Triton's batch size
+  uint32_t rows = 0;  // every request's rows together: Triton's batch size
   size_t requests = 0;
   uint64_t input_ns = 0, compute_ns = 0, output_ns = 0;  // concatenating, computing, splitting
   bool ok = false;

@@ -9,20 +9,14 @@ int http_status(Errc code) {
     case Errc::invalid_encoding:
     case Errc::unsupported_operation:
     case Errc::prompt_too_long:
-    case Errc::end_of_sequence:
-      return 400;
+    case Errc::end_of_sequence: return 400;
     case Errc::not_found:
-    case Errc::model_not_found:
-      return 404;
-    case Errc::too_large:
-      return 413;
+    case Errc::model_not_found: return 404;
+    case Errc::too_large: return 413;
     case Errc::busy:
-    case Errc::context_full:
-      return 503;
-    case Errc::timeout:
-      return 504;
-    default:
-      return 500;
+    case Errc::context_full: return 503;
+    case Errc::timeout: return 504;
+    default: return 500;
   }
 }
 

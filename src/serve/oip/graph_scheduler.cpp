@@ -37,7 +37,10 @@ ModelDescription describe(const Graph& graph) {
 
 GraphScheduler::GraphScheduler(SchedulerHost& model, std::shared_ptr<NnEnvironment> env, std::string name,
                                std::string config, size_t max_idle, BatchingOptions batching)
-    : model_(model), env_(env), name_(std::move(name)), config_(std::move(config)),
+    : model_(model),
+      env_(env),
+      name_(std::move(name)),
+      config_(std::move(config)),
       pool_(model, std::move(env), name_, config_, max_idle) {
   if (!batching.enabled()) return;
   // A batch computes on a runner of its own, as one request would.
@@ -49,7 +52,8 @@ GraphScheduler::GraphScheduler(SchedulerHost& model, std::shared_ptr<NnEnvironme
     return tensors;
   };
   auto executed = [this](const BatchExecution& b) {
-    if (b.ok) model_.stats_recorder().count_execution(b.rows, b.input_ns, b.compute_ns, b.output_ns);  // else its requests fail
+    if (b.ok)
+      model_.stats_recorder().count_execution(b.rows, b.input_ns, b.compute_ns, b.output_ns);  // else its requests fail
   };
   batcher_ = std::make_unique<DynamicBatcher>(batching, std::move(compute), std::move(executed));
 }
@@ -102,7 +106,8 @@ std::vector<std::pair<std::string, std::string>> GraphScheduler::knobs_of(const 
   return knobs;
 }
 
-DynamicBatcher::Ticket GraphScheduler::join_batch(const oip::InferRequest& request, std::span<const NamedInput> inputs) {
+DynamicBatcher::Ticket GraphScheduler::join_batch(const oip::InferRequest& request,
+                                                  std::span<const NamedInput> inputs) {
   if (!batcher_ || !model_.check_ready() || !loaded_graph()) return {};
   if (!knobs_of(request).empty()) return {};  // a context of its own, set for it alone
   return batcher_->join(inputs);

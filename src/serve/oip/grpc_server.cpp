@@ -217,7 +217,8 @@ class Service final : public inference::GRPCInferenceService::Service {
     } catch (const std::exception& e) {
       status = grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("internal error: {}", e.what()));
     }
-    static constexpr int kHttpOf[] = {200, 499, 500, 400, 504, 404, 409, 403, 413, 400, 409, 400, 501, 500, 503, 500, 401};
+    static constexpr int kHttpOf[] = {200, 499, 500, 400, 504, 404, 409, 403, 413,
+                                      400, 409, 400, 501, 500, 503, 500, 401};
     const int code = static_cast<int>(status.error_code());
     const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
                                            : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
@@ -254,8 +255,10 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, co
   builder.SetMaxSendMessageSize(INT32_MAX);
   impl->server = builder.BuildAndStart();
   if (!impl->server || port == 0)
-    return make_error(Errc::invalid_argument, fmt::format("--oip-grpc {}: cannot listen there (is the port taken, or the "
-                                                          "address not one of this machine's?)", address));
+    return make_error(Errc::invalid_argument,
+                      fmt::format("--oip-grpc {}: cannot listen there (is the port taken, or the "
+                                  "address not one of this machine's?)",
+                                  address));
   std::unique_ptr<GrpcServer> server(new GrpcServer(std::move(impl)));
   server->address_ = fmt::format("{}:{}", address.substr(0, address.rfind(':')), port);
   return server;

@@ -8,9 +8,7 @@ std::string_view oip_type_name(TensorType type) {
   return name ? name : "BYTES";  // a type no guest ABI expresses: the protocol's opaque type
 }
 
-std::string oip_datatype(std::optional<TensorType> type) {
-  return std::string(type ? oip_type_name(*type) : "BYTES");
-}
+std::string oip_datatype(std::optional<TensorType> type) { return std::string(type ? oip_type_name(*type) : "BYTES"); }
 
 oip::ModelMeta model_metadata(const std::string& name, const std::string& version, const ModelDescription* described) {
   oip::ModelMeta m;
@@ -31,8 +29,8 @@ ModelConfigInfo model_config(const std::string& name, const ModelDescription* de
   ModelConfigInfo c{name, meta.platform, "", {}, {}};
   if (described) c.backend = described->backend;
   for (size_t i = 0; i < meta.inputs.size(); ++i)
-    c.inputs.push_back({meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape,
-                        described->inputs[i].optional});
+    c.inputs.push_back(
+        {meta.inputs[i].name, "TYPE_" + meta.inputs[i].datatype, meta.inputs[i].shape, described->inputs[i].optional});
   for (const auto& o : meta.outputs) c.outputs.push_back({o.name, "TYPE_" + o.datatype, o.shape, false});
   if (batching.enabled()) {
     // Triton's form of a batching model: the batch dimension is max_batch_size's, not the dims'.

@@ -40,16 +40,20 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
   for (const auto& [key, value] : j.items()) {
     if (key == "encoding") {
       const auto e = value.is_string() ? parse_encoding(value.get<std::string>()) : std::nullopt;
-      if (!e || *e == Encoding::remote) return bad("\"encoding\" is not an encoding of a model file (onnx, openvino, ...)");
+      if (!e || *e == Encoding::remote)
+        return bad("\"encoding\" is not an encoding of a model file (onnx, openvino, ...)");
       m.model.encoding = *e;
     } else if (key == "target") {
       const auto t = value.is_string() ? parse_target(value.get<std::string>()) : std::nullopt;
       if (!t) return bad("\"target\" is not cpu, gpu, tpu or auto");
       m.model.target = *t;
     } else if (key == "config") {
-      if (value.is_string()) m.config = value.get<std::string>();
-      else if (value.is_object()) m.config = value.dump();
-      else return bad("\"config\" is neither a JSON object nor a string");
+      if (value.is_string())
+        m.config = value.get<std::string>();
+      else if (value.is_object())
+        m.config = value.dump();
+      else
+        return bad("\"config\" is neither a JSON object nor a string");
     } else if (key == "max_batch_size") {
       auto n = whole(value, key, kMaxBatchSize);
       if (!n) return n.take_error();
@@ -72,8 +76,8 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
 std::vector<fs::path> loose_model_files(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
-  const bool saved_model = fs::is_regular_file(dir / "saved_model.pb", ec) ||
-                           fs::is_regular_file(dir / "saved_model.pbtxt", ec);
+  const bool saved_model =
+      fs::is_regular_file(dir / "saved_model.pb", ec) || fs::is_regular_file(dir / "saved_model.pbtxt", ec);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name[0] == '.' || name == "config.json") continue;
@@ -168,8 +172,9 @@ Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir, 
       if (Status s = read_config(model_dir / "config.json", m); !s) return s.take_error();
     const std::optional<uint64_t> best = highest_version(model_dir);
     if (!best)
-      return make_error(Errc::not_found, fmt::format("--model-repository: {} has no version directory (NAME/1/model.onnx)",
-                                                     model_dir.string()));
+      return make_error(
+          Errc::not_found,
+          fmt::format("--model-repository: {} has no version directory (NAME/1/model.onnx)", model_dir.string()));
     m.version = std::to_string(*best);
     const fs::path version_dir = model_dir / m.version;
     if (fs::is_regular_file(version_dir / "model.wasm", ec)) {

@@ -26,12 +26,12 @@
 namespace wasinn::oip_server {
 
 struct RepositoryModel {
-  NamedModel model;    // registered under its directory's name
-  std::string version;  // the VERSION directory served
-  std::string config;   // the graph config, "" for none
+  NamedModel model;                // registered under its directory's name
+  std::string version;             // the VERSION directory served
+  std::string config;              // the graph config, "" for none
   std::filesystem::path pipeline;  // VERSION/model.wasm: a pipeline component (model is unused)
-  BatchingOptions batching;  // max_batch_size 0: none
-  bool flat = false;  // DIR's own files (no NAME/VERSION directories)
+  BatchingOptions batching;        // max_batch_size 0: none
+  bool flat = false;               // DIR's own files (no NAME/VERSION directories)
 };
 
 // One entry per model directory, or the one entry of a flat DIR (named flat_name, "" for the

@@ -38,7 +38,9 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
     models_[name] = std::make_shared<ServedModel>(
         name, it == options_.repository.end() ? "1" : it->second.first,
         // Init-captures: clang before 16 cannot capture a structured binding (the sanitizer trees' clang-14).
-        [name = name, pipeline = pipeline](SchedulerHost&) { return std::make_unique<PipelineScheduler>(name, pipeline); });
+        [name = name, pipeline = pipeline](SchedulerHost&) {
+          return std::make_unique<PipelineScheduler>(name, pipeline);
+        });
   }
   std::lock_guard lock(mu_);
   idle_ = options_.workers;
@@ -73,8 +75,10 @@ void ModelSet::work() {
     --active_;
     ++idle_;
     // A place is free: one waiting thread may start a queued job (all of them when stopping).
-    if (stopping_) cv_.notify_all();
-    else if (!queue_.empty()) cv_.notify_one();
+    if (stopping_)
+      cv_.notify_all();
+    else if (!queue_.empty())
+      cv_.notify_one();
   }
 }
 
@@ -91,9 +95,7 @@ void ModelSet::resumed() {
   ++active_;
 }
 
-size_t ModelSet::free_places_locked() const {
-  return options_.workers > active_ ? options_.workers - active_ : 0;
-}
+size_t ModelSet::free_places_locked() const { return options_.workers > active_ ? options_.workers - active_ : 0; }
 
 void ModelSet::start_threads_locked() {
   // Spare threads stay for later waits; bounded, past that a job waits for a thread as before.

@@ -17,7 +17,8 @@ void ModelStatsRecorder::count(bool ok, uint64_t ns, const RequestTiming& t) {
     if (!t.batched) count_execution_locked(t.batch_size, t.input_ns, t.compute_ns, t.output_ns);
   }
   stats_.last_inference_ms = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 void ModelStatsRecorder::count_execution(uint64_t rows, uint64_t input_ns, uint64_t compute_ns, uint64_t output_ns) {

@@ -21,9 +21,9 @@ struct ModelStats {
   uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
   uint64_t queue_count = 0, queue_ns = 0;  // waiting for a worker
   uint64_t compute_count = 0;
-  uint64_t input_ns = 0;   // checks, a context, the inputs decoded: arrival to compute
-  uint64_t compute_ns = 0;  // set_input + compute + the outputs copied (the core's compute_named)
-  uint64_t output_ns = 0;  // the answer's outputs chosen
+  uint64_t input_ns = 0;           // checks, a context, the inputs decoded: arrival to compute
+  uint64_t compute_ns = 0;         // set_input + compute + the outputs copied (the core's compute_named)
+  uint64_t output_ns = 0;          // the answer's outputs chosen
   uint64_t last_inference_ms = 0;  // since the epoch; 0: none yet
   // Computes, and their times by batch size (rows for a batching model, else 1): batch_stats.
   struct Batch {
@@ -38,7 +38,7 @@ struct RequestTiming {
   std::chrono::steady_clock::time_point started;  // infer began: input_ns runs from here to the compute
   uint64_t queue_ns = 0, input_ns = 0, compute_ns = 0, output_ns = 0;
   bool computed = false;
-  bool batched = false;  // its execution was counted with its batch (count_execution)
+  bool batched = false;        // its execution was counted with its batch (count_execution)
   uint64_t batch_wait_ns = 0;  // waiting for a batch: queue time, as Triton counts its batcher's delay
   uint64_t batch_size = 1;
 };

@@ -25,11 +25,11 @@
 namespace wasinn::oip_server {
 
 struct OipServerOptions {
-  std::string http_address;  // HOST:PORT, or "" for no REST
-  std::string grpc_address;  // HOST:PORT, or "" for no gRPC
-  size_t workers = 0;        // computes at once; 0: the machine's hardware threads
-  size_t max_queue = 64;     // requests that wait for a worker; past it 503/UNAVAILABLE
-  uint64_t max_request_bytes = 64ull << 20;  // past it 413/RESOURCE_EXHAUSTED; 0: no limit
+  std::string http_address;                              // HOST:PORT, or "" for no REST
+  std::string grpc_address;                              // HOST:PORT, or "" for no gRPC
+  size_t workers = 0;                                    // computes at once; 0: the machine's hardware threads
+  size_t max_queue = 64;                                 // requests that wait for a worker; past it 503/UNAVAILABLE
+  uint64_t max_request_bytes = 64ull << 20;              // past it 413/RESOURCE_EXHAUSTED; 0: no limit
   std::function<void(const RequestRecord&)> on_request;  // the access log; any thread
   // --model-repository's models: version and graph config by name (add_repository_models).
   std::map<std::string, std::pair<std::string, std::string>> repository;

@@ -16,7 +16,7 @@ namespace wasinn::oip_server {
 class Pipeline {
  public:
   virtual ~Pipeline() = default;
-  virtual const std::vector<IoInfo>& inputs() const = 0;   // every IoInfo has a type and dims
+  virtual const std::vector<IoInfo>& inputs() const = 0;  // every IoInfo has a type and dims
   virtual const std::vector<IoInfo>& outputs() const = 0;
   // invalid_argument: the request does not fit (400); other codes as the core's.
   virtual Result<std::vector<NamedTensor>> infer(std::span<const NamedInput> inputs) = 0;

@@ -57,8 +57,8 @@ Status PipelineScheduler::check_request(const oip::InferRequest& request) const 
         return make_error(Errc::invalid_argument, fmt::format("input '{}' is given twice", in.name));
     const std::string want = oip_datatype(described_->inputs[it - names.begin()].type);
     if (in.datatype != want)
-      return make_error(Errc::invalid_argument, fmt::format("input '{}' has datatype {}; pipeline '{}' takes {}", in.name,
-                                                            in.datatype, name_, want));
+      return make_error(Errc::invalid_argument, fmt::format("input '{}' has datatype {}; pipeline '{}' takes {}",
+                                                            in.name, in.datatype, name_, want));
   }
   for (const std::string& n : names) {
     bool given = false;
@@ -68,8 +68,9 @@ Status PipelineScheduler::check_request(const oip::InferRequest& request) const 
   return {};
 }
 
-Result<std::vector<NamedTensor>> PipelineScheduler::compute(const oip::InferRequest&, std::span<const NamedInput> inputs,
-                                                            DynamicBatcher::Ticket*, RequestTiming& timing) {
+Result<std::vector<NamedTensor>> PipelineScheduler::compute(const oip::InferRequest&,
+                                                            std::span<const NamedInput> inputs, DynamicBatcher::Ticket*,
+                                                            RequestTiming& timing) {
   const auto compute_started = Clock::now();
   timing.input_ns = ns_between(timing.started, compute_started);
   auto tensors = pipeline_->infer(inputs);

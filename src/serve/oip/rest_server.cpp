@@ -34,7 +34,9 @@ struct Reply {
 };
 
 Reply ok_json(const json& j) { return {200, dump(j), std::nullopt, ""}; }
-Reply error_reply(int status, const std::string& message) { return {status, oip::error_json(message), std::nullopt, message}; }
+Reply error_reply(int status, const std::string& message) {
+  return {status, oip::error_json(message), std::nullopt, message};
+}
 Reply error_reply(const Error& e) { return error_reply(http_status(e.code), e.detail); }
 
 json config_json(const ModelConfigInfo& c) {
@@ -104,8 +106,10 @@ std::optional<ModelRoute> model_route(std::string_view rest) {
     r.version = parts[2];
     i = 3;
   }
-  if (parts.size() == i + 1) r.action = parts[i];
-  else if (parts.size() != i) return std::nullopt;
+  if (parts.size() == i + 1)
+    r.action = parts[i];
+  else if (parts.size() != i)
+    return std::nullopt;
   return r;
 }
 
@@ -130,7 +134,8 @@ class Handler {
             left -= static_cast<uint64_t>(n);
           }
         }
-        return error_reply(413, fmt::format("the request's body of {} bytes exceeds --max-request-bytes {}", length, limit));
+        return error_reply(413,
+                           fmt::format("the request's body of {} bytes exceeds --max-request-bytes {}", length, limit));
       }
       body.resize(length);
       size_t got = 0;
@@ -232,13 +237,14 @@ class Handler {
       const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), json_length);
       if (ec != std::errc() || end != v.data() + v.size() || json_length > body.size())
         return error_reply(400, fmt::format("Inference-Header-Content-Length '{}' is not a length within the body's {} "
-                                            "bytes", v, body.size()));
+                                            "bytes",
+                                            v, body.size()));
     }
     oip::InferRequest request;
     const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
     if (sdk::Error e = oip::decode_infer_request_json(std::string_view(body).substr(0, json_length),
-                                                     std::span(bytes + json_length, body.size() - json_length), request,
-                                                     input_name_check(**model)))
+                                                      std::span(bytes + json_length, body.size() - json_length),
+                                                      request, input_name_check(**model)))
       return error_reply(400, e.detail);
     // The compute and the answer's encoding run on a worker (ModelSet::run): this thread's stack
     // is civetweb's 100 KiB.
@@ -252,8 +258,8 @@ class Handler {
           reply = error_reply(answer.error());
           return;
         }
-        reply.body = oip::encode_infer_response_json((*model)->name(), (*model)->version(), request.id,
-                                                     answer->outputs, &json_length);
+        reply.body = oip::encode_infer_response_json((*model)->name(), (*model)->version(), request.id, answer->outputs,
+                                                     &json_length);
         if (json_length != reply.body.size()) reply.json_length = json_length;
       } catch (const std::exception& e) {
         reply = error_reply(500, fmt::format("internal error: {}", e.what()));
@@ -282,9 +288,12 @@ int handle(mg_connection* conn, void* data) {
   const bool draining = ctx.stopping.load();
   if (draining) ctx.working.fetch_sub(1);
   try {
-    if (draining && path != "/v2/health/live") reply = error_reply(503, "the server is stopping");
-    else if (auto refused = handler.read_body(body)) reply = std::move(*refused);
-    else reply = handler.route(method, path, body, &bytes_in);
+    if (draining && path != "/v2/health/live")
+      reply = error_reply(503, "the server is stopping");
+    else if (auto refused = handler.read_body(body))
+      reply = std::move(*refused);
+    else
+      reply = handler.route(method, path, body, &bytes_in);
   } catch (const std::exception& e) {  // std::bad_alloc for a body the machine cannot hold
     reply = error_reply(500, fmt::format("internal error: {}", e.what()));
   }
@@ -314,19 +323,29 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
   // keep_alive_timeout_ms: civetweb's mg_stop waits for its threads, and a thread on an idle
   // keep-alive connection notices the stop only when that connection times out: 5 s (Node's
   // default too) bounds what an idle client adds to a SIGTERM.
-  const char* options[] = {"listening_ports", address.c_str(), "num_threads", thread_count.c_str(),
-                           "enable_keep_alive", "yes", "keep_alive_timeout_ms", "5000", "tcp_nodelay", "1", nullptr};
+  const char* options[] = {"listening_ports",
+                           address.c_str(),
+                           "num_threads",
+                           thread_count.c_str(),
+                           "enable_keep_alive",
+                           "yes",
+                           "keep_alive_timeout_ms",
+                           "5000",
+                           "tcp_nodelay",
+                           "1",
+                           nullptr};
   mg_callbacks callbacks{};
   mg_init_library(0);
   // civetweb ignores SIGPIPE process-wide; keep the process as it was (its writes use MSG_NOSIGNAL).
-  struct sigaction sigpipe{};
+  struct sigaction sigpipe {};
   sigaction(SIGPIPE, nullptr, &sigpipe);
   server->server_ = mg_start(&callbacks, nullptr, options);
   sigaction(SIGPIPE, &sigpipe, nullptr);
   if (!server->server_) {
     mg_exit_library();
     return make_error(Errc::invalid_argument, fmt::format("--oip-http {}: cannot listen there (is the port taken, or "
-                                                          "the address not one of this machine's?)", address));
+                                                          "the address not one of this machine's?)",
+                                                          address));
   }
   mg_set_request_handler(server->server_, "/", handle, &context);
   mg_server_port port{};

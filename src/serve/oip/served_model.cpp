@@ -16,9 +16,7 @@ uint64_t ns_since(Clock::time_point t) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
 }
 
-std::string shape_text(std::span<const int64_t> dims) {
-  return fmt::format("[{}]", fmt::join(dims, ", "));
-}
+std::string shape_text(std::span<const int64_t> dims) { return fmt::format("[{}]", fmt::join(dims, ", ")); }
 
 // A checked request's inputs as the core's views: names and bytes view the request; the dims
 // are the core's uint32_t, held here.
@@ -33,7 +31,8 @@ InputViews input_views(const oip::InferRequest& request) {
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const auto& in = request.inputs[i];
     v.dims[i].assign(in.shape.begin(), in.shape.end());
-    v.inputs.push_back({in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), v.dims[i], in.data}});
+    v.inputs.push_back(
+        {in.name, TensorView{static_cast<TensorType>(*oip::from_datatype(in.datatype)), v.dims[i], in.data}});
   }
   return v;
 }
@@ -112,17 +111,20 @@ Status ServedModel::check_inputs(const oip::InferRequest& request) const {
   for (const DeclaredTensor& out : described->outputs) output_names.push_back(out.name);
   for (const auto& in : request.inputs) {
     if (!oip::from_datatype(in.datatype))
-      return make_error(Errc::invalid_argument,
-                        fmt::format("input '{}' has datatype {}, which no wasinn backend takes (FP16, FP32, FP64, BF16, "
-                                    "UINT8, INT8, INT32, INT64)", in.name, in.datatype));
+      return make_error(
+          Errc::invalid_argument,
+          fmt::format("input '{}' has datatype {}, which no wasinn backend takes (FP16, FP32, FP64, BF16, "
+                      "UINT8, INT8, INT32, INT64)",
+                      in.name, in.datatype));
     for (const DeclaredTensor& declared : described->inputs) {
       if (declared.name != in.name || !declared.dims) continue;
       const auto& dims = *declared.dims;
       bool fits = dims.size() == in.shape.size();
       for (size_t i = 0; fits && i < dims.size(); ++i) fits = dims[i] < 0 || dims[i] == in.shape[i];
       if (!fits)
-        return make_error(Errc::invalid_argument, fmt::format("input '{}' has shape {}; model '{}' takes {} (-1: any size)",
-                                                              in.name, shape_text(in.shape), name_, shape_text(dims)));
+        return make_error(Errc::invalid_argument,
+                          fmt::format("input '{}' has shape {}; model '{}' takes {} (-1: any size)", in.name,
+                                      shape_text(in.shape), name_, shape_text(dims)));
     }
     for (int64_t d : in.shape)
       if (d > UINT32_MAX)
@@ -170,12 +172,13 @@ Result<InferAnswer> ServedModel::infer(const oip::InferRequest& request, uint64_
   return selected;
 }
 
-Result<InferAnswer> ServedModel::select_outputs(const oip::InferRequest& request, std::vector<NamedTensor> tensors) const {
+Result<InferAnswer> ServedModel::select_outputs(const oip::InferRequest& request,
+                                                std::vector<NamedTensor> tensors) const {
   InferAnswer answer;
   answer.tensors = std::move(tensors);
   auto add = [&](const NamedTensor& t, bool binary) {
-    answer.outputs.push_back({t.name, oip_datatype(t.tensor.type), std::vector<int64_t>(t.tensor.dims.begin(), t.tensor.dims.end()),
-                              t.tensor.data, binary});
+    answer.outputs.push_back({t.name, oip_datatype(t.tensor.type),
+                              std::vector<int64_t>(t.tensor.dims.begin(), t.tensor.dims.end()), t.tensor.data, binary});
   };
   if (request.outputs.empty()) {
     for (const auto& t : answer.tensors) add(t, request.binary_output);
@@ -185,7 +188,8 @@ Result<InferAnswer> ServedModel::select_outputs(const oip::InferRequest& request
     const NamedTensor* found = nullptr;
     for (const auto& t : answer.tensors)
       if (t.name == want.name) found = &t;
-    if (!found) return make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name));
+    if (!found)
+      return make_error(Errc::invalid_argument, fmt::format("model '{}' gave no output '{}'", name_, want.name));
     add(*found, want.binary.value_or(request.binary_output));
   }
   return answer;

@@ -20,7 +20,7 @@ namespace wasinn::oip_server {
 
 struct ServerContext {
   ModelSet& models;
-  uint64_t max_request_bytes = 0;  // 0: no limit
+  uint64_t max_request_bytes = 0;                        // 0: no limit
   std::function<void(const RequestRecord&)> on_request;  // may be empty
   RequestMetrics& metrics;
   std::atomic<bool> stopping{false};

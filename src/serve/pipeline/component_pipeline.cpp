@@ -100,7 +100,9 @@ const std::vector<std::string>& ComponentPipeline::models() const { return impl_
 Result<std::unique_ptr<ComponentPipeline>> ComponentPipeline::open(std::shared_ptr<NnEnvironment> env,
                                                                    const std::string& path,
                                                                    const PipelineOptions& options) {
-  auto fail = [&](std::string why) { return make_error(Errc::invalid_argument, fmt::format("pipeline {}: {}", path, why)); };
+  auto fail = [&](std::string why) {
+    return make_error(Errc::invalid_argument, fmt::format("pipeline {}: {}", path, why));
+  };
   Program program;
   program.wasm_path = path;
   auto bytes = program_binary(program);  // text converted, as for `wasinn run`
@@ -108,8 +110,9 @@ Result<std::unique_ptr<ComponentPipeline>> ComponentPipeline::open(std::shared_p
   auto kind = binary_kind(*bytes, path);
   if (!kind) return kind.take_error();
   if (*kind != BinaryKind::component)
-    return fail("is a core module; a pipeline is a component that exports wasinn:pipeline/model@0.1.0 "
-                "(wit/wasinn-pipeline/pipeline.wit)");
+    return fail(
+        "is a core module; a pipeline is a component that exports wasinn:pipeline/model@0.1.0 "
+        "(wit/wasinn-pipeline/pipeline.wit)");
 
   auto impl = std::make_unique<Impl>();
   wasm_config_t* config = wasm_config_new();
@@ -168,7 +171,10 @@ Result<std::vector<NamedTensor>> ComponentPipeline::infer(std::span<const NamedI
   for (const NamedInput& in : inputs) {
     auto type = wit_nn::tensor_type_case(in.tensor.type);
     if (!type) return type.take_error();
-    args.push_back({wit_str(in.name), in.tensor.dims.data(), in.tensor.dims.size(), wit_str(*type),
+    args.push_back({wit_str(in.name),
+                    in.tensor.dims.data(),
+                    in.tensor.dims.size(),
+                    wit_str(*type),
                     {in.tensor.data.data(), in.tensor.data.size()}});
   }
   wasinn_pipeline_answer a{};
@@ -176,16 +182,13 @@ Result<std::vector<NamedTensor>> ComponentPipeline::infer(std::span<const NamedI
   const std::string message(view(a.message));
   switch (a.status) {
     case 0: break;
-    case 1:
-      impl_->give_back(std::move(instance));
-      return make_error(Errc::invalid_argument, message);
-    case 2:
-      impl_->give_back(std::move(instance));
-      return make_error(Errc::runtime_error, message);
+    case 1: impl_->give_back(std::move(instance)); return make_error(Errc::invalid_argument, message);
+    case 2: impl_->give_back(std::move(instance)); return make_error(Errc::runtime_error, message);
     default: {
       // The instance is done; the next request makes a new one.
       if (past_deadline(message))
-        return make_error(Errc::timeout, fmt::format("the pipeline ran past its deadline ({} ms)", impl_->options.timeout_ms));
+        return make_error(Errc::timeout,
+                          fmt::format("the pipeline ran past its deadline ({} ms)", impl_->options.timeout_ms));
       return make_error(Errc::runtime_error, fmt::format("the pipeline failed: {}", message));
     }
   }

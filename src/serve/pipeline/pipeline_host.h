@@ -29,12 +29,12 @@ extern "C" {
 #endif
 
 typedef struct wasinn_pipeline_config {
-  const wasm_engine_t* engine;  /* with epoch interruption, ticked by the caller */
+  const wasm_engine_t* engine; /* with epoch interruption, ticked by the caller */
   const wasmtime_component_t* component;
   const wasinn_wit_host* nn;
-  uint64_t max_memory_bytes;  /* per linear memory; 0: no limit */
-  size_t hostcall_fuel;       /* bytes one host call may lift (wit_host.h) */
-  bool inherit_stdio;         /* the guest's stdout and stderr are the process's */
+  uint64_t max_memory_bytes; /* per linear memory; 0: no limit */
+  size_t hostcall_fuel;      /* bytes one host call may lift (wit_host.h) */
+  bool inherit_stdio;        /* the guest's stdout and stderr are the process's */
   void* user;
   void (*guest_free)(void* user, void* guest);
 } wasinn_pipeline_config;
@@ -60,7 +60,7 @@ typedef struct wasinn_pipeline_answer {
   int32_t status;
   const wasinn_pipeline_tensor* tensors; /* infer's outputs */
   size_t count;
-  const wasinn_pipeline_spec* specs;     /* describe's: `inputs` inputs, then `outputs` outputs */
+  const wasinn_pipeline_spec* specs; /* describe's: `inputs` inputs, then `outputs` outputs */
   size_t inputs;
   size_t outputs;
   wasinn_wit_str message;
@@ -80,8 +80,7 @@ void wasinn_pipeline_free(wasinn_pipeline* pipeline);
 wasmtime_error_t* wasinn_pipeline_instantiate(const wasinn_pipeline* pipeline, void* guest, uint64_t deadline_ticks,
                                               wasinn_pipeline_instance** out);
 void wasinn_pipeline_instance_free(wasinn_pipeline_instance* instance);
-void wasinn_pipeline_describe(wasinn_pipeline_instance* instance, uint64_t deadline_ticks,
-                              wasinn_pipeline_answer* out);
+void wasinn_pipeline_describe(wasinn_pipeline_instance* instance, uint64_t deadline_ticks, wasinn_pipeline_answer* out);
 void wasinn_pipeline_infer(wasinn_pipeline_instance* instance, const wasinn_pipeline_tensor* inputs, size_t count,
                            uint64_t deadline_ticks, wasinn_pipeline_answer* out);
 

@@ -10,21 +10,20 @@
 #include <fstream>
 #include <iterator>
 
-extern char **environ;
+extern char** environ;
 
 namespace wasinn_test {
 
-std::string scratch_dir(const std::string &name) {
-  const char *tmp = std::getenv("TMPDIR");
-  auto dir = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") /
-             ("wasinn-test-" + std::to_string(getpid())) / name;
+std::string scratch_dir(const std::string& name) {
+  const char* tmp = std::getenv("TMPDIR");
+  auto dir = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") / ("wasinn-test-" + std::to_string(getpid())) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
 }
 
-GuestRun run_guest(const std::vector<std::string> &host_args, const std::string &guest,
-                   const std::vector<std::string> &guest_args) {
+GuestRun run_guest(const std::vector<std::string>& host_args, const std::string& guest,
+                   const std::vector<std::string>& guest_args) {
   std::vector<std::string> args = {"run", "--backend-dir", WASINN_BACKEND_DIR};
   args.insert(args.end(), host_args.begin(), host_args.end());
   args.push_back(std::string(WASINN_GUEST_DIR) + "/" + guest + ".wasm");
@@ -34,11 +33,11 @@ GuestRun run_guest(const std::vector<std::string> &host_args, const std::string 
 
 namespace {
 
-GuestRun spawn_wasinn(const std::vector<std::string> &args, const std::string &log_name, bool split) {
+GuestRun spawn_wasinn(const std::vector<std::string>& args, const std::string& log_name, bool split) {
   std::vector<std::string> argv = {WASINN_CLI};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char *> raw;
-  for (auto &a : argv) raw.push_back(a.data());
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
   raw.push_back(nullptr);
 
   const std::string log = scratch_dir("logs") + "/" + log_name + ".log";
@@ -73,11 +72,11 @@ GuestRun spawn_wasinn(const std::vector<std::string> &args, const std::string &l
 
 }  // namespace
 
-GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name) {
+GuestRun run_wasinn(const std::vector<std::string>& args, const std::string& log_name) {
   return spawn_wasinn(args, log_name, false);
 }
 
-GuestRun run_wasinn_split(const std::vector<std::string> &args, const std::string &log_name) {
+GuestRun run_wasinn_split(const std::vector<std::string>& args, const std::string& log_name) {
   return spawn_wasinn(args, log_name, true);
 }
 

@@ -15,16 +15,16 @@ struct GuestRun {
 };
 
 // `wasinn run --backend-dir <built backends> <host_args...> <guest>.wasm <guest_args...>`.
-GuestRun run_guest(const std::vector<std::string> &host_args, const std::string &guest,
-                   const std::vector<std::string> &guest_args);
+GuestRun run_guest(const std::vector<std::string>& host_args, const std::string& guest,
+                   const std::vector<std::string>& guest_args);
 
 // `wasinn <args...>` (any command: "models", "inspect", ...), its output logged as <log_name>.log.
-GuestRun run_wasinn(const std::vector<std::string> &args, const std::string &log_name);
+GuestRun run_wasinn(const std::vector<std::string>& args, const std::string& log_name);
 
 // run_wasinn with stdout (output) and stderr (errors) apart, for byte comparisons of stdout.
-GuestRun run_wasinn_split(const std::vector<std::string> &args, const std::string &log_name);
+GuestRun run_wasinn_split(const std::vector<std::string>& args, const std::string& log_name);
 
 // A fresh empty directory under the test's temporary directory.
-std::string scratch_dir(const std::string &name);
+std::string scratch_dir(const std::string& name);
 
 }  // namespace wasinn_test

@@ -34,8 +34,8 @@ const std::string kGreedy = greedy_config(128, kTokens);
 // Every line the plugin logs, down to debug, so llama.cpp's own placement lines can be checked.
 class LogCapture {
  public:
-  static void write(void *self, int32_t, const char *message, size_t length) {
-    auto *c = static_cast<LogCapture *>(self);
+  static void write(void* self, int32_t, const char* message, size_t length) {
+    auto* c = static_cast<LogCapture*>(self);
     std::lock_guard lock(c->mu_);
     c->text_.append(message, length).push_back('\n');
   }
@@ -48,14 +48,14 @@ class LogCapture {
   std::mutex mu_;
   std::string text_;
 };
-LogCapture &host_log() {
+LogCapture& host_log() {
   static LogCapture capture;
   return capture;
 }
 
-const wasinn_backend_api &llama() {
-  static const wasinn_backend_api &table = []() -> const wasinn_backend_api & {
-    const wasinn_backend_api &t = plugin_api("llamacpp");
+const wasinn_backend_api& llama() {
+  static const wasinn_backend_api& table = []() -> const wasinn_backend_api& {
+    const wasinn_backend_api& t = plugin_api("llamacpp");
     const wasinn_log_sink sink{&host_log(), LogCapture::write, WASINN_LOG_TRACE};
     t.set_log_sink(&sink);
     return t;
@@ -63,15 +63,15 @@ const wasinn_backend_api &llama() {
   return table;
 }
 
-Backend &backend() {
+Backend& backend() {
   static Backend b(llama());
   return b;
 }
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Whether this process has mapped a library whose path contains `name`.
-bool mapped(const std::string &name) {
+bool mapped(const std::string& name) {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line))
@@ -85,7 +85,7 @@ struct Loaded {
   std::string detail;
 };
 
-Loaded load_tiny(int32_t target, const std::string &config = kGreedy) {
+Loaded load_tiny(int32_t target, const std::string& config = kGreedy) {
   LoadArgs args = model_args("ggml", {read_file(tiny_model())});
   args.paths = {tiny_model()};
   args.target = target;
@@ -97,7 +97,7 @@ Loaded load_tiny(int32_t target, const std::string &config = kGreedy) {
   return r;
 }
 
-std::string property(const Graph &g, const std::string &name) {
+std::string property(const Graph& g, const std::string& name) {
   for (size_t i = 0; i < llama().graph_property_count(g.ptr); ++i) {
     wasinn_property p{};
     if (llama().graph_property_info(g.ptr, i, &p) == WASINN_OK && p.name == name) return p.value;
@@ -117,12 +117,12 @@ std::vector<std::string> reported_devices() {
 }
 
 std::string gpu_unavailable() {
-  const char *why = llama().backend_target_unavailable(backend().ptr, WASINN_TARGET_GPU);
+  const char* why = llama().backend_target_unavailable(backend().ptr, WASINN_TARGET_GPU);
   return why ? why : "";
 }
 
 // Input 0 of `c` is the test's prompt.
-void set_prompt(const Context &c) {
+void set_prompt(const Context& c) {
   const std::vector<uint8_t> prompt(kPrompt.begin(), kPrompt.end());
   Diag d;
   EXPECT_EQ(set_input(llama(), c.ptr, by_index(0), WASINN_TYPE_U8, {static_cast<uint32_t>(prompt.size())}, prompt, d),
@@ -130,7 +130,7 @@ void set_prompt(const Context &c) {
       << d.detail;
 }
 
-std::string generate(const Graph &g) {
+std::string generate(const Graph& g) {
   Context c(llama(), g.ptr);
   set_prompt(c);
   Diag d;
@@ -140,7 +140,7 @@ std::string generate(const Graph &g) {
 }
 
 // compute_single until the sequence ends, the pieces joined.
-std::string stream(const Graph &g, int *end) {
+std::string stream(const Graph& g, int* end) {
   Context c(llama(), g.ptr);
   set_prompt(c);
   Diag d;
@@ -149,12 +149,12 @@ std::string stream(const Graph &g, int *end) {
     const wasinn_tensor_id id = by_index(0);
     wasinn_tensor t{};
     EXPECT_EQ(llama().get_output_single(c.ptr, &id, &t, &d), WASINN_OK) << d.detail;
-    text.append(static_cast<const char *>(t.data), t.data_length);
+    text.append(static_cast<const char*>(t.data), t.data_length);
   }
   return text;
 }
 
-const NativeRun &native_cpu() {
+const NativeRun& native_cpu() {
   static const NativeRun run = [] {
     NativeSettings s;
     s.n_ctx = 128;
@@ -164,8 +164,8 @@ const NativeRun &native_cpu() {
   return run;
 }
 
-std::string env(const char *name) {
-  const char *v = std::getenv(name);
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
   return v ? v : "";
 }
 
@@ -226,7 +226,7 @@ TEST_F(LlamaGpuCheck, GreedyTextEqualsTheCpusAndTimesBoth) {
   Loaded cpu = load_tiny(WASINN_TARGET_CPU), gpu = load_tiny(WASINN_TARGET_GPU);
   ASSERT_EQ(cpu.status, WASINN_OK) << cpu.detail;
   ASSERT_EQ(gpu.status, WASINN_OK) << gpu.detail;
-  auto timed = [](const Graph &g, double *ms) {
+  auto timed = [](const Graph& g, double* ms) {
     const auto start = std::chrono::steady_clock::now();
     std::string text = generate(g);
     *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -235,10 +235,11 @@ TEST_F(LlamaGpuCheck, GreedyTextEqualsTheCpusAndTimesBoth) {
   double cpu_ms = 0, gpu_ms = 0;
   const std::string cpu_text = timed(cpu.graph, &cpu_ms), gpu_text = timed(gpu.graph, &gpu_ms);
   EXPECT_EQ(gpu_text, cpu_text);
-  std::printf("GPU-CHECK llamacpp tiny.gguf, %d greedy tokens: %s, same text as the cpu: %s, cpu %.1f ms, gpu %.1f ms, "
-              "speedup %.2fx\n",
-              kTokens, property(gpu.graph, "device").c_str(), gpu_text == cpu_text ? "yes" : "NO", cpu_ms, gpu_ms,
-              gpu_ms > 0 ? cpu_ms / gpu_ms : 0.0);
+  std::printf(
+      "GPU-CHECK llamacpp tiny.gguf, %d greedy tokens: %s, same text as the cpu: %s, cpu %.1f ms, gpu %.1f ms, "
+      "speedup %.2fx\n",
+      kTokens, property(gpu.graph, "device").c_str(), gpu_text == cpu_text ? "yes" : "NO", cpu_ms, gpu_ms,
+      gpu_ms > 0 ? cpu_ms / gpu_ms : 0.0);
 }
 
 TEST_F(LlamaGpu, StreamingEqualsNativeCpu) {
@@ -299,13 +300,19 @@ TEST_F(LlamaGpu, WitComponentOnGpuEqualsNativeCpu) {
   // The load check runs in a child as usual, its verdict kept for this run only: the on-disk
   // verdict cache's key holds no environment, so another case's refusal could answer for it.
   // At debug level llama.cpp says where the layers went; the plugin says so from info up.
-  std::vector<std::string> host = {"--dir", in + "::/in", "--log-level", "debug", "--isolated-load-cache", "memory",
-                                   "--nn-preload", "tinygpu:GGML:GPU:" + tiny_model()};
-  const WitModelRun run = run_wit_model(
-      "llama_gpu_wit", host,
-      {"--name", "tinygpu",
-       "--input", wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt"),
-       "--input", wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json")});
+  std::vector<std::string> host = {"--dir",
+                                   in + "::/in",
+                                   "--log-level",
+                                   "debug",
+                                   "--isolated-load-cache",
+                                   "memory",
+                                   "--nn-preload",
+                                   "tinygpu:GGML:GPU:" + tiny_model()};
+  const WitModelRun run =
+      run_wit_model("llama_gpu_wit", host,
+                    {"--name", "tinygpu", "--input",
+                     wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt"), "--input",
+                     wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json")});
   ASSERT_EQ(run.run.exit_code, 0) << run.run.output;
   ASSERT_FALSE(run.outputs.empty()) << run.run.output;
   EXPECT_EQ(std::string(run.outputs[0].data.begin(), run.outputs[0].data.end()), native_cpu().text());
@@ -313,10 +320,10 @@ TEST_F(LlamaGpu, WitComponentOnGpuEqualsNativeCpu) {
   EXPECT_TRUE(has(run.run.output, "offloaded 3/3 layers to GPU")) << run.run.output;
 
   // In process (no load check): `inspect` has no option to keep verdicts out of the disk cache.
-  const GuestRun inspect = run_wasinn_split(
-      {"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--isolate-loads", "never", "--json", "--target", "gpu",
-       "--encoding", "ggml", tiny_model()},
-      "llama_gpu_inspect");
+  const GuestRun inspect =
+      run_wasinn_split({"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--isolate-loads", "never", "--json",
+                        "--target", "gpu", "--encoding", "ggml", tiny_model()},
+                       "llama_gpu_inspect");
   ASSERT_EQ(inspect.exit_code, 0) << inspect.output << inspect.errors;
   const auto j = nlohmann::json::parse(inspect.output, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << inspect.output;
@@ -362,10 +369,10 @@ TEST_F(LlamaNoDevice, GpuIsUnsupportedWithTheReasonAndAutoRunsOnTheCpu) {
 
 // The same refusal through the host: `models inspect --target gpu` fails with the reason.
 TEST_F(LlamaNoDevice, InspectForGpuIsRefused) {
-  const GuestRun inspect = run_wasinn_split(
-      {"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--isolate-loads", "never", "--json", "--target", "gpu",
-       "--encoding", "ggml", tiny_model()},
-      "llama_nodevice_inspect");
+  const GuestRun inspect =
+      run_wasinn_split({"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--isolate-loads", "never", "--json",
+                        "--target", "gpu", "--encoding", "ggml", tiny_model()},
+                       "llama_nodevice_inspect");
   EXPECT_NE(inspect.exit_code, 0);
   EXPECT_TRUE(has(inspect.errors, "no GPU device")) << inspect.output << inspect.errors;
 }

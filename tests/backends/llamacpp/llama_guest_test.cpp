@@ -30,7 +30,9 @@ NativeSettings settings(uint32_t n_ctx, int n_predict, uint32_t threads = 1) {
   return s;
 }
 
-std::string describe(const ProbeResult &r) { return "guest exit " + std::to_string(r.exit_code) + " " + r.message + "\n" + r.raw; }
+std::string describe(const ProbeResult& r) {
+  return "guest exit " + std::to_string(r.exit_code) + " " + r.message + "\n" + r.raw;
+}
 
 TEST(LlamaGuest, ComputeEqualsNativeGreedy) {
   const NativeRun native = native_generate(tiny_model(), kPrompt, settings(128, 24));
@@ -38,7 +40,7 @@ TEST(LlamaGuest, ComputeEqualsNativeGreedy) {
   const ProbeResult r = run_probe({"--load", "name:tiny", "--config", greedy_config(128, 24), "--prompt", kPrompt});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   ASSERT_EQ(r.loads, std::vector<int>{0}) << describe(r);
-  const ProbeContext &c = r.contexts.at(0);
+  const ProbeContext& c = r.contexts.at(0);
   EXPECT_EQ(c.compute, 0) << describe(r);
   EXPECT_EQ(c.text, native.text());
   EXPECT_EQ(metadata_field(c.metadata, "input_tokens"), static_cast<long>(native.n_prompt));
@@ -59,7 +61,7 @@ TEST(LlamaGuest, StreamingEqualsNativeTokenForToken) {
   const ProbeResult r =
       run_probe({"--load", "name:tiny", "--config", greedy_config(128, 24), "--mode", "stream", "--prompt", kPrompt});
   ASSERT_EQ(r.loads, std::vector<int>{0}) << describe(r);
-  const ProbeContext &c = r.contexts.at(0);
+  const ProbeContext& c = r.contexts.at(0);
   EXPECT_EQ(c.pieces, native.pieces);
   EXPECT_EQ(c.stream_end, 100) << "after n-predict tokens the sequence ends";
   EXPECT_EQ(metadata_field(c.metadata, "output_tokens"), 24);
@@ -78,11 +80,11 @@ TEST(LlamaGuest, PromptLongerThanContextIs102) {
   std::string long_prompt;
   for (int i = 0; i < 40; ++i) long_prompt += "many words here ";
   ASSERT_GE(native_token_count(tiny_model(), long_prompt), 32u);
-  for (const char *mode : {"compute", "stream"}) {
+  for (const char* mode : {"compute", "stream"}) {
     const ProbeResult r =
         run_probe({"--load", "name:tiny", "--config", greedy_config(32, 8), "--mode", mode, "--prompt", long_prompt});
     ASSERT_EQ(r.loads, std::vector<int>{0}) << describe(r);
-    const ProbeContext &c = r.contexts.at(0);
+    const ProbeContext& c = r.contexts.at(0);
     EXPECT_EQ(std::string(mode) == "compute" ? c.compute : c.stream_end, 102) << mode << "\n" << describe(r);
   }
 }
@@ -91,7 +93,8 @@ TEST(LlamaGuest, RunningOutOfContextIs101WithNativeTokens) {
   // n-predict -1: generate until the 48-token context is full.
   const NativeRun native = native_generate(tiny_model(), kPrompt, settings(48, -1));
   ASSERT_EQ(native.end, 101);
-  const ProbeResult compute = run_probe({"--load", "name:tiny", "--config", greedy_config(48, -1), "--prompt", kPrompt});
+  const ProbeResult compute =
+      run_probe({"--load", "name:tiny", "--config", greedy_config(48, -1), "--prompt", kPrompt});
   ASSERT_EQ(compute.loads, std::vector<int>{0}) << describe(compute);
   EXPECT_EQ(compute.contexts.at(0).compute, 101);
   EXPECT_EQ(compute.contexts.at(0).text, native.text()) << "the text up to the full context is kept";
@@ -134,11 +137,12 @@ TEST(LlamaGuest, EmbeddingEqualsNative) {
   const std::vector<float> native = native_embedding(tiny_model(), kPrompt, settings(128, 0));
   // The probe reads floats: f32 asked for (witx's default is WasmEdge's JSON text, which
   // llamacpp_schema_test checks with a WasmEdge guest).
-  const ProbeResult r = run_probe({"--load", "name:tiny", "--config",
-                                   "{\"embedding\": true, \"embedding-output\": \"f32\", \"ctx-size\": 128, \"threads\": 1}",
-                                   "--mode", "embedding", "--prompt", kPrompt});
+  const ProbeResult r =
+      run_probe({"--load", "name:tiny", "--config",
+                 "{\"embedding\": true, \"embedding-output\": \"f32\", \"ctx-size\": 128, \"threads\": 1}", "--mode",
+                 "embedding", "--prompt", kPrompt});
   ASSERT_EQ(r.loads, std::vector<int>{0}) << describe(r);
-  const ProbeContext &c = r.contexts.at(0);
+  const ProbeContext& c = r.contexts.at(0);
   EXPECT_EQ(c.compute, 0) << describe(r);
   ASSERT_EQ(c.embedding.size(), native.size());
   double norm = 0;
@@ -152,8 +156,9 @@ TEST(LlamaGuest, EmbeddingEqualsNative) {
 TEST(LlamaGuest, MetadataOnInputOneOverridesTheLoadConfigPerContext) {
   // Loaded with n-predict 4; the context's metadata asks for 12 tokens and greedy sampling.
   const NativeRun native = native_generate(tiny_model(), kPrompt, settings(128, 12));
-  const ProbeResult r = run_probe({"--load", "name:tiny", "--config", "{\"n-predict\": 4, \"threads\": 1}", "--metadata",
-                                   "{\"n-predict\": 12, \"temp\": 0.0, \"ctx-size\": 128}", "--prompt", kPrompt});
+  const ProbeResult r =
+      run_probe({"--load", "name:tiny", "--config", "{\"n-predict\": 4, \"threads\": 1}", "--metadata",
+                 "{\"n-predict\": 12, \"temp\": 0.0, \"ctx-size\": 128}", "--prompt", kPrompt});
   ASSERT_EQ(r.loads, std::vector<int>{0}) << describe(r);
   EXPECT_EQ(r.contexts.at(0).compute, 0);
   EXPECT_EQ(r.contexts.at(0).text, native.text());
@@ -166,10 +171,10 @@ TEST(LlamaGuest, WronglyTypedConfigIsInvalidArgumentAndUnknownKeysAreIgnored) {
       {"--load", "name:tiny", "--config", greedy_config(32, 1), "--metadata", "{\"temp\": \"hot\"}", "--prompt", "hi"});
   EXPECT_NE(meta.raw.find("ctx 0 set_metadata 1"), std::string::npos) << describe(meta);
   const NativeRun native = native_generate(tiny_model(), kPrompt, settings(128, 6));
-  const ProbeResult unknown = run_probe(
-      {"--load", "name:tiny", "--config", "{\"temp\": 0, \"n-predict\": 6, \"ctx-size\": 128, \"threads\": 1, "
+  const ProbeResult unknown = run_probe({"--load", "name:tiny", "--config",
+                                         "{\"temp\": 0, \"n-predict\": 6, \"ctx-size\": 128, \"threads\": 1, "
                                          "\"no-such-key\": [1, 2], \"tensor-split\": \"3,2\"}",
-       "--prompt", kPrompt});
+                                         "--prompt", kPrompt});
   ASSERT_EQ(unknown.loads, std::vector<int>{0}) << describe(unknown);
   EXPECT_EQ(unknown.contexts.at(0).text, native.text());
 }
@@ -189,15 +194,15 @@ TEST(LlamaGuest, GuestMayNotNameHostFilesByDefault) {
 
 TEST(LlamaGuest, LoadInferUnloadFiveTimes) {
   // WasmEdge's test/unload guest: load, infer and unload in a loop.
-  const ProbeResult r = run_probe({"--load", "bytes:/models/tiny.gguf", "--config", greedy_config(64, 4), "--unload-loop",
-                                   "5", "--prompt", kPrompt});
+  const ProbeResult r = run_probe({"--load", "bytes:/models/tiny.gguf", "--config", greedy_config(64, 4),
+                                   "--unload-loop", "5", "--prompt", kPrompt});
   EXPECT_EQ(r.loads, std::vector<int>(5, 0)) << describe(r);
   EXPECT_EQ(r.unloads, std::vector<int>(5, 0)) << describe(r);
   EXPECT_EQ(r.contexts.at(0).compute, 0);
 }
 
 // wasinn's own log lines ("wasinn: error: ...") share the guest's output: drop them.
-std::string without_host_log(const std::string &out) {
+std::string without_host_log(const std::string& out) {
   std::istringstream in(out);
   std::string kept, line;
   while (std::getline(in, line)) {

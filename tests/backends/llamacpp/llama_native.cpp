@@ -13,14 +13,14 @@
 namespace wasinn_test {
 namespace {
 
-void quiet(ggml_log_level, const char *, void *) {}
+void quiet(ggml_log_level, const char*, void*) {}
 
 struct ModelDeleter {
-  void operator()(llama_model *m) const { llama_model_free(m); }
+  void operator()(llama_model* m) const { llama_model_free(m); }
 };
 
 // One model per path for the whole test binary: loading is the slow part.
-llama_model *model_for(const std::string &path) {
+llama_model* model_for(const std::string& path) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<llama_model, ModelDeleter>> models;
   std::lock_guard lock(mu);
@@ -36,17 +36,17 @@ llama_model *model_for(const std::string &path) {
   static ggml_backend_dev_t no_gpu[] = {nullptr};
   mp.devices = no_gpu;
   mp.n_gpu_layers = 0;
-  llama_model *m = llama_model_load_from_file(path.c_str(), mp);
+  llama_model* m = llama_model_load_from_file(path.c_str(), mp);
   if (!m) throw std::runtime_error("native llama.cpp could not load " + path);
   models[path].reset(m);
   return m;
 }
 
 struct CtxDeleter {
-  void operator()(llama_context *c) const { llama_free(c); }
+  void operator()(llama_context* c) const { llama_free(c); }
 };
 
-std::unique_ptr<llama_context, CtxDeleter> make_context(llama_model *m, const NativeSettings &s, bool embeddings) {
+std::unique_ptr<llama_context, CtxDeleter> make_context(llama_model* m, const NativeSettings& s, bool embeddings) {
   llama_context_params p = llama_context_default_params();
   p.n_ctx = s.n_ctx;
   p.n_batch = std::min(s.n_batch, s.n_ctx);
@@ -55,12 +55,12 @@ std::unique_ptr<llama_context, CtxDeleter> make_context(llama_model *m, const Na
   p.n_threads = static_cast<int32_t>(s.threads);
   p.n_threads_batch = static_cast<int32_t>(s.threads);
   p.embeddings = embeddings;
-  llama_context *c = llama_init_from_model(m, p);
+  llama_context* c = llama_init_from_model(m, p);
   if (!c) throw std::runtime_error("native llama.cpp could not create a context");
   return std::unique_ptr<llama_context, CtxDeleter>(c);
 }
 
-std::vector<llama_token> tokenize(const llama_vocab *vocab, const std::string &text) {
+std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& text) {
   std::vector<llama_token> t(text.size() + 8);
   int n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), t.data(),
                          static_cast<int32_t>(t.size()), true, true);
@@ -69,7 +69,7 @@ std::vector<llama_token> tokenize(const llama_vocab *vocab, const std::string &t
   return t;
 }
 
-void decode(llama_context *c, std::vector<llama_token> tokens) {
+void decode(llama_context* c, std::vector<llama_token> tokens) {
   const size_t batch = llama_n_batch(c);
   for (size_t at = 0; at < tokens.size(); at += batch) {
     const auto n = static_cast<int32_t>(std::min(batch, tokens.size() - at));
@@ -79,7 +79,7 @@ void decode(llama_context *c, std::vector<llama_token> tokens) {
   }
 }
 
-std::string piece(const llama_vocab *vocab, llama_token t) {
+std::string piece(const llama_vocab* vocab, llama_token t) {
   char buf[256];
   const int n = llama_token_to_piece(vocab, t, buf, sizeof buf, 0, true);
   if (n < 0) throw std::runtime_error("native token_to_piece failed");
@@ -90,17 +90,17 @@ std::string piece(const llama_vocab *vocab, llama_token t) {
 
 std::string NativeRun::text() const {
   std::string s;
-  for (const auto &p : pieces) s += p;
+  for (const auto& p : pieces) s += p;
   return s;
 }
 
-size_t native_token_count(const std::string &model_path, const std::string &prompt) {
+size_t native_token_count(const std::string& model_path, const std::string& prompt) {
   return tokenize(llama_model_get_vocab(model_for(model_path)), prompt).size();
 }
 
-NativeRun native_generate(const std::string &model_path, const std::string &prompt, const NativeSettings &s) {
-  llama_model *m = model_for(model_path);
-  const llama_vocab *vocab = llama_model_get_vocab(m);
+NativeRun native_generate(const std::string& model_path, const std::string& prompt, const NativeSettings& s) {
+  llama_model* m = model_for(model_path);
+  const llama_vocab* vocab = llama_model_get_vocab(m);
   auto ctx = make_context(m, s, false);
   const auto prompt_tokens = tokenize(vocab, prompt);
   NativeRun run;
@@ -113,7 +113,7 @@ NativeRun native_generate(const std::string &model_path, const std::string &prom
       run.end = 100;
       break;
     }
-    const float *logits = llama_get_logits_ith(ctx.get(), -1);
+    const float* logits = llama_get_logits_ith(ctx.get(), -1);
     llama_token best = 0;
     for (llama_token t = 1; t < n_vocab; ++t) {
       if (logits[t] > logits[best]) best = t;
@@ -135,12 +135,11 @@ NativeRun native_generate(const std::string &model_path, const std::string &prom
   return run;
 }
 
-std::vector<float> native_embedding(const std::string &model_path, const std::string &prompt,
-                                    const NativeSettings &s) {
-  llama_model *m = model_for(model_path);
+std::vector<float> native_embedding(const std::string& model_path, const std::string& prompt, const NativeSettings& s) {
+  llama_model* m = model_for(model_path);
   auto ctx = make_context(m, s, true);
   decode(ctx.get(), tokenize(llama_model_get_vocab(m), prompt));
-  const float *v = llama_get_embeddings_ith(ctx.get(), -1);
+  const float* v = llama_get_embeddings_ith(ctx.get(), -1);
   if (!v) throw std::runtime_error("native llama.cpp returned no embedding");
   const int32_t n = llama_model_n_embd(m);
   double norm = 0;

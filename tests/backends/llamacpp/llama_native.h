@@ -22,18 +22,17 @@ struct NativeRun {
   size_t n_prompt = 0;
   std::vector<int32_t> tokens;
   std::vector<std::string> pieces;  // each token's text, special tokens rendered
-  int end = 0;  // 100: end of generation or n_predict reached; 101: the context is full
+  int end = 0;                      // 100: end of generation or n_predict reached; 101: the context is full
   std::string text() const;
 };
 
-NativeRun native_generate(const std::string &model_path, const std::string &prompt, const NativeSettings &s);
+NativeRun native_generate(const std::string& model_path, const std::string& prompt, const NativeSettings& s);
 
 // The embedding as the backend defines it: the last token's hidden state (llama has no pooling),
 // L2-normalised.
-std::vector<float> native_embedding(const std::string &model_path, const std::string &prompt,
-                                    const NativeSettings &s);
+std::vector<float> native_embedding(const std::string& model_path, const std::string& prompt, const NativeSettings& s);
 
 // Prompt length in tokens (BOS included).
-size_t native_token_count(const std::string &model_path, const std::string &prompt);
+size_t native_token_count(const std::string& model_path, const std::string& prompt);
 
 }  // namespace wasinn_test

@@ -31,8 +31,8 @@ struct LogLine {
 };
 class LogCapture {
  public:
-  static void write(void *self, int32_t level, const char *message, size_t length) {
-    auto *c = static_cast<LogCapture *>(self);
+  static void write(void* self, int32_t level, const char* message, size_t length) {
+    auto* c = static_cast<LogCapture*>(self);
     std::lock_guard lock(c->mu_);
     c->lines_.push_back({level, std::string(message, length)});
   }
@@ -46,15 +46,15 @@ class LogCapture {
   std::mutex mu_;
   std::vector<LogLine> lines_;
 };
-LogCapture &host_log() {
+LogCapture& host_log() {
   static LogCapture capture;
   return capture;
 }
 
 // The plugin's table, with the log sink installed before any backend exists, as the host does.
-const wasinn_backend_api &api() {
-  static const wasinn_backend_api &table = []() -> const wasinn_backend_api & {
-    const wasinn_backend_api &t = plugin_api("llamacpp");
+const wasinn_backend_api& api() {
+  static const wasinn_backend_api& table = []() -> const wasinn_backend_api& {
+    const wasinn_backend_api& t = plugin_api("llamacpp");
     const wasinn_log_sink sink{&host_log(), LogCapture::write, WASINN_LOG_WARN};
     t.set_log_sink(&sink);
     return t;
@@ -62,13 +62,13 @@ const wasinn_backend_api &api() {
   return table;
 }
 
-Backend &backend() {  // no config: guests may not name host files
+Backend& backend() {  // no config: guests may not name host files
   static Backend b(api());
   return b;
 }
 
-std::vector<uint8_t> bytes(const std::string &s) { return {s.begin(), s.end()}; }
-std::string file_text(const std::string &path) {
+std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::string file_text(const std::string& path) {
   const auto b = read_file(path);
   return {b.begin(), b.end()};
 }
@@ -80,7 +80,7 @@ struct Loaded {
 };
 
 // Loads by path, as the host does for a preloaded model (the bytes are the mapped file).
-Loaded load_path(const std::string &path, const std::string &config, Backend &b = backend()) {
+Loaded load_path(const std::string& path, const std::string& config, Backend& b = backend()) {
   LoadArgs args = model_args("ggml", {read_file(path)});
   args.paths = {path};
   args.config = config;
@@ -92,9 +92,9 @@ Loaded load_path(const std::string &path, const std::string &config, Backend &b 
 }
 
 // Loads from builders given as strings (model bytes, "preload:...", a config JSON).
-Loaded load_builders(const std::vector<std::string> &builders, Backend &b = backend()) {
+Loaded load_builders(const std::vector<std::string>& builders, Backend& b = backend()) {
   std::vector<std::vector<uint8_t>> raw;
-  for (const auto &s : builders) raw.push_back(bytes(s));
+  for (const auto& s : builders) raw.push_back(bytes(s));
   Loaded r;
   Diag d;
   r.status = load(b, model_args("ggml", std::move(raw)), r.graph, d);
@@ -102,47 +102,47 @@ Loaded load_builders(const std::vector<std::string> &builders, Backend &b = back
   return r;
 }
 
-Graph tiny(const std::string &config = kGreedy) {
+Graph tiny(const std::string& config = kGreedy) {
   Loaded r = load_path(tiny_model(), config);
   EXPECT_EQ(r.status, WASINN_OK) << r.detail;
   return std::move(r.graph);
 }
 
-int set_text(wasinn_context *c, wasinn_tensor_id id, const std::string &text, std::string *detail = nullptr) {
+int set_text(wasinn_context* c, wasinn_tensor_id id, const std::string& text, std::string* detail = nullptr) {
   Diag d;
   const int s = set_input(api(), c, id, WASINN_TYPE_U8, {static_cast<uint32_t>(text.size())}, bytes(text), d);
   if (detail) *detail = d.detail;
   return s;
 }
-int set_text(wasinn_context *c, uint32_t index, const std::string &text, std::string *detail = nullptr) {
+int set_text(wasinn_context* c, uint32_t index, const std::string& text, std::string* detail = nullptr) {
   return set_text(c, by_index(index), text, detail);
 }
 
-int compute(wasinn_context *c, std::string *detail = nullptr) {
+int compute(wasinn_context* c, std::string* detail = nullptr) {
   Diag d;
   const int s = api().compute(c, &d);
   if (detail) *detail = d.detail;
   return s;
 }
 
-int compute_single(wasinn_context *c, std::string *detail = nullptr) {
+int compute_single(wasinn_context* c, std::string* detail = nullptr) {
   Diag d;
   const int s = api().compute_single(c, &d);
   if (detail) *detail = d.detail;
   return s;
 }
 
-std::string output_text(wasinn_context *c, uint32_t index) {
+std::string output_text(wasinn_context* c, uint32_t index) {
   const auto b = output_bytes(api(), c, by_index(index), WASINN_TYPE_U8);
   return {b.begin(), b.end()};
 }
 
-std::string output_single(wasinn_context *c) {
+std::string output_single(wasinn_context* c) {
   const wasinn_tensor_id id = by_index(0);
   wasinn_tensor t{};
   Diag d;
   EXPECT_EQ(api().get_output_single(c, &id, &t, &d), WASINN_OK) << d.detail;
-  return std::string(static_cast<const char *>(t.data), t.data_length);
+  return std::string(static_cast<const char*>(t.data), t.data_length);
 }
 
 // Resident memory of this process in bytes (VmRSS).
@@ -156,19 +156,19 @@ size_t resident_bytes() {
 }
 
 // The streamed pieces of one sequence, and the status that ended it.
-std::vector<std::string> stream_all(wasinn_context *c, int *end) {
+std::vector<std::string> stream_all(wasinn_context* c, int* end) {
   std::vector<std::string> pieces;
   while ((*end = compute_single(c)) == WASINN_OK) pieces.push_back(output_single(c));
   return pieces;
 }
 
-std::string joined(const std::vector<std::string> &pieces) {
+std::string joined(const std::vector<std::string>& pieces) {
   std::string s;
-  for (const auto &p : pieces) s += p;
+  for (const auto& p : pieces) s += p;
   return s;
 }
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(LlamaPlugin, DescribesItsInputsAndOutputs) {
   Graph g = tiny();
@@ -217,7 +217,7 @@ TEST(LlamaPlugin, UnknownKeysAreLoggedAndIgnored) {
   Graph g = tiny("{\"temp\": 0, \"n-predict\": 4, \"threads\": 1, \"no-such-key\": true, \"tensor-split\": \"3,2\"}");
   ASSERT_TRUE(g.ptr);
   std::string log;
-  for (const LogLine &l : host_log().take())
+  for (const LogLine& l : host_log().take())
     if (has(l.text, "ignoring config key")) {
       EXPECT_EQ(l.level, WASINN_LOG_WARN) << l.text;
       log += l.text + "\n";
@@ -244,8 +244,9 @@ TEST(LlamaPlugin, LlamaLogLinesGoToTheHostNotToStderr) {
   }
   const std::vector<LogLine> quiet = host_log().take();
   {
-    Graph loud = tiny("{\"temp\": 0, \"ctx-size\": 128, \"n-predict\": 4, \"threads\": 1, \"enable-log\": true, "
-                      "\"enable-debug-log\": true}");
+    Graph loud = tiny(
+        "{\"temp\": 0, \"ctx-size\": 128, \"n-predict\": 4, \"threads\": 1, \"enable-log\": true, "
+        "\"enable-debug-log\": true}");
     Context c(api(), loud.ptr);
     ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
     ASSERT_EQ(compute(c.ptr), WASINN_OK);
@@ -256,14 +257,14 @@ TEST(LlamaPlugin, LlamaLogLinesGoToTheHostNotToStderr) {
   const std::string stderr_text = testing::internal::GetCapturedStderr();
   EXPECT_EQ(stderr_text, "") << "a plugin with a log sink writes nothing to stderr";
 
-  auto joined_lines = [](const std::vector<LogLine> &lines) {
+  auto joined_lines = [](const std::vector<LogLine>& lines) {
     std::string s;
-    for (const LogLine &l : lines) s += std::to_string(l.level) + " " + l.text + "\n";
+    for (const LogLine& l : lines) s += std::to_string(l.level) + " " + l.text + "\n";
     return s;
   };
   EXPECT_FALSE(has(joined_lines(quiet), "llama_model_loader")) << "info lines stay below a warn sink";
   bool loader = false, perf = false, step = false;
-  for (const LogLine &l : loud) {
+  for (const LogLine& l : loud) {
     EXPECT_GE(l.level, WASINN_LOG_WARN) << l.text;
     EXPECT_FALSE(has(l.text, "\n")) << "one line per call";
     loader = loader || has(l.text, "llama_model_loader");
@@ -274,11 +275,11 @@ TEST(LlamaPlugin, LlamaLogLinesGoToTheHostNotToStderr) {
 
   EXPECT_EQ(corrupt.status, WASINN_INVALID_ARGUMENT);
   std::string first_error;
-  for (const LogLine &l : failed)
+  for (const LogLine& l : failed)
     if (l.level == WASINN_LOG_ERROR && first_error.empty()) first_error = l.text;
   ASSERT_FALSE(first_error.empty()) << joined_lines(failed);
-  EXPECT_NE(corrupt.detail.find(first_error.substr(0, 40)), std::string::npos)
-      << corrupt.detail << "\n" << joined_lines(failed);
+  EXPECT_NE(corrupt.detail.find(first_error.substr(0, 40)), std::string::npos) << corrupt.detail << "\n"
+                                                                               << joined_lines(failed);
 }
 
 TEST(LlamaPlugin, BadIndicesAndMissingPromptAreInvalidArgument) {
@@ -464,7 +465,7 @@ TEST(LlamaPlugin, ReversePromptEndsTheAnswer) {
   // Stop at the third piece's text: the answer ends with the first piece that completes it.
   const std::string stop = pieces[2];
   std::string expected;
-  for (const auto &p : pieces) {
+  for (const auto& p : pieces) {
     expected += p;
     if (expected.find(stop) != std::string::npos) break;
   }
@@ -504,7 +505,7 @@ TEST(LlamaPlugin, ModelSourcesAndCorruptModels) {
   EXPECT_EQ(r.status, WASINN_SECURITY) << "guests may not name host files unless the backend config allows it";
 
   const std::string bad_config = "{\"allow-preload-paths\": 1}";
-  wasinn_backend *refused = nullptr;
+  wasinn_backend* refused = nullptr;
   Diag d;
   EXPECT_EQ(api().backend_create(bad_config.data(), bad_config.size(), &refused, &d), WASINN_INVALID_ARGUMENT);
   EXPECT_NE(d.detail.find("allow-preload-paths"), std::string::npos) << d.detail;

@@ -26,7 +26,8 @@ using json = nlohmann::json;
 const std::string kPrompt = "The quick brown fox jumps over the lazy dog. Once upon a time";
 const std::string kPersonPrompt = "A person, as JSON:";
 
-// As WasmEdge's guests send it, text, in this key order. name: at most 6 characters; age: an integer from 0 to 120; pet: one of three; nothing else.
+// As WasmEdge's guests send it, text, in this key order. name: at most 6 characters; age: an integer from 0 to 120;
+// pet: one of three; nothing else.
 const std::string kSchemaText = R"({
   "type": "object",
   "properties": {
@@ -39,22 +40,23 @@ const std::string kSchemaText = R"({
 })";
 const json kSchema = json::parse(kSchemaText);
 
-size_t utf8_length(const std::string &s) {
+size_t utf8_length(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
 }
 
 // "" when `text` is JSON that kSchema accepts, else why not.
-std::string schema_violation(const std::string &text) {
+std::string schema_violation(const std::string& text) {
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return "not JSON: " + text;
   if (!doc.is_object()) return "not an object: " + text;
-  for (const auto &[key, value] : doc.items())
+  for (const auto& [key, value] : doc.items())
     if (key != "name" && key != "age" && key != "pet") return "extra key " + key + ": " + text;
   if (!doc.contains("name") || !doc["name"].is_string() || utf8_length(doc["name"].get<std::string>()) > 6)
     return "name is not a string of at most 6 characters: " + text;
-  if (!doc.contains("age") || !doc["age"].is_number_integer() || doc["age"].get<long>() < 0 || doc["age"].get<long>() > 120)
+  if (!doc.contains("age") || !doc["age"].is_number_integer() || doc["age"].get<long>() < 0 ||
+      doc["age"].get<long>() > 120)
     return "age is not an integer from 0 to 120: " + text;
   if (!doc.contains("pet") || !doc["pet"].is_string()) return "pet is not a string: " + text;
   const std::string pet = doc["pet"].get<std::string>();
@@ -62,7 +64,7 @@ std::string schema_violation(const std::string &text) {
   return "";
 }
 
-std::string greedy_with(const json &extra) {
+std::string greedy_with(const json& extra) {
   json config = {{"temp", 0}, {"ctx-size", 128}, {"n-predict", 96}, {"threads", 1}};
   if (extra.is_object()) config.update(extra);  // {} arrives as null
   return config.dump();
@@ -70,9 +72,9 @@ std::string greedy_with(const json &extra) {
 
 // ---- the plugin's C table ----
 
-const wasinn_backend_api &llama() { return plugin_api("llamacpp"); }
+const wasinn_backend_api& llama() { return plugin_api("llamacpp"); }
 
-Backend &backend() {
+Backend& backend() {
   static Backend b(llama());
   return b;
 }
@@ -83,7 +85,7 @@ struct Loaded {
   std::string detail;
 };
 
-Loaded load_tiny(const std::string &config) {
+Loaded load_tiny(const std::string& config) {
   LoadArgs args = model_args("ggml", {read_file(tiny_model())});
   args.paths = {tiny_model()};
   args.config = config;
@@ -94,7 +96,7 @@ Loaded load_tiny(const std::string &config) {
   return r;
 }
 
-int set_text(wasinn_context *c, uint32_t index, const std::string &text, std::string *detail = nullptr) {
+int set_text(wasinn_context* c, uint32_t index, const std::string& text, std::string* detail = nullptr) {
   Diag d;
   const int s = set_input(llama(), c, by_index(index), WASINN_TYPE_U8, {static_cast<uint32_t>(text.size())},
                           std::vector<uint8_t>(text.begin(), text.end()), d);
@@ -103,7 +105,7 @@ int set_text(wasinn_context *c, uint32_t index, const std::string &text, std::st
 }
 
 // set_input 0, compute, output 0 as text.
-std::string answer(wasinn_context *c, const std::string &prompt) {
+std::string answer(wasinn_context* c, const std::string& prompt) {
   EXPECT_EQ(set_text(c, 0, prompt), WASINN_OK);
   Diag d;
   EXPECT_EQ(llama().compute(c, &d), WASINN_OK) << d.detail;
@@ -111,13 +113,13 @@ std::string answer(wasinn_context *c, const std::string &prompt) {
   return {b.begin(), b.end()};
 }
 
-int set_property(wasinn_graph *g, wasinn_context *c, const std::string &name, const std::string &value) {
+int set_property(wasinn_graph* g, wasinn_context* c, const std::string& name, const std::string& value) {
   Diag d;
   return llama().property_set(g, c, name.data(), name.size(), value.data(), value.size(), &d);
 }
 
 TEST(LlamaSchemaPlugin, SchemaAsStringOrObjectConstrainsTheAnswer) {
-  for (const json &form : {json(kSchemaText), kSchema}) {
+  for (const json& form : {json(kSchemaText), kSchema}) {
     Loaded r = load_tiny(greedy_with({{"json-schema", form}}));
     ASSERT_EQ(r.status, WASINN_OK) << r.detail;
     Context c(llama(), r.graph.ptr);
@@ -125,8 +127,10 @@ TEST(LlamaSchemaPlugin, SchemaAsStringOrObjectConstrainsTheAnswer) {
     EXPECT_EQ(schema_violation(out), "") << "form " << form.type_name();
     // The string goes to llama.cpp as written, so its keys keep the schema's order (WasmEdge's);
     // the object was read into a sorted map with the config.
-    if (form.is_string()) EXPECT_LT(out.find("\"name\""), out.find("\"age\"")) << out;
-    else EXPECT_LT(out.find("\"age\""), out.find("\"name\"")) << out;
+    if (form.is_string())
+      EXPECT_LT(out.find("\"name\""), out.find("\"age\"")) << out;
+    else
+      EXPECT_LT(out.find("\"age\""), out.find("\"name\"")) << out;
   }
   // Unconstrained, the same prompt gives no such JSON: the grammar made the difference.
   Loaded free = load_tiny(greedy_with({{"n-predict", 24}}));
@@ -154,11 +158,13 @@ TEST(LlamaSchemaPlugin, SchemaWinsOverGrammarInOneConfigAndTheLaterConfigWins) {
 }
 
 TEST(LlamaSchemaPlugin, BadSchemasAreInvalidArgumentNamingTheKey) {
-  const std::vector<json> bad = {
-      "{oops", 42, json::array({1, 2}), "[1, 2]",
-      json::parse(R"({"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}})"),
-      json::parse(R"({"type": "string", "pattern": "^(a$"})")};
-  for (const json &schema : bad) {
+  const std::vector<json> bad = {"{oops",
+                                 42,
+                                 json::array({1, 2}),
+                                 "[1, 2]",
+                                 json::parse(R"({"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}})"),
+                                 json::parse(R"({"type": "string", "pattern": "^(a$"})")};
+  for (const json& schema : bad) {
     Loaded r = load_tiny(json{{"json-schema", schema}}.dump());
     EXPECT_EQ(r.status, WASINN_INVALID_ARGUMENT) << schema.dump();
     EXPECT_NE(r.detail.find("load config: \"json-schema\""), std::string::npos) << r.detail;
@@ -173,8 +179,10 @@ TEST(LlamaSchemaPlugin, BadSchemasAreInvalidArgumentNamingTheKey) {
 }
 
 TEST(LlamaSchemaPlugin, KeysThatWouldChangeTheAnswerAreRefusedOthersIgnored) {
-  for (const char *key : {"mmproj", "image", "tts", "rope-freq-base"}) {
-    const json value = std::string(key) == "tts" ? json(true) : std::string(key) == "rope-freq-base" ? json(1e4) : json("x");
+  for (const char* key : {"mmproj", "image", "tts", "rope-freq-base"}) {
+    const json value = std::string(key) == "tts"              ? json(true)
+                       : std::string(key) == "rope-freq-base" ? json(1e4)
+                                                              : json("x");
     Loaded r = load_tiny(json{{key, value}}.dump());
     EXPECT_EQ(r.status, WASINN_UNSUPPORTED_OPERATION) << key;
     EXPECT_NE(r.detail.find(std::string("\"") + key + "\" cannot be honoured"), std::string::npos) << r.detail;
@@ -188,7 +196,7 @@ TEST(LlamaSchemaPlugin, KeysThatWouldChangeTheAnswerAreRefusedOthersIgnored) {
 }
 
 // The embedding as get_output(0) gives it, and its type.
-std::vector<uint8_t> embedding_output(wasinn_context *c, int32_t want_type) {
+std::vector<uint8_t> embedding_output(wasinn_context* c, int32_t want_type) {
   EXPECT_EQ(set_text(c, 0, kPrompt), WASINN_OK);
   Diag d;
   EXPECT_EQ(llama().compute(c, &d), WASINN_OK) << d.detail;
@@ -230,7 +238,8 @@ TEST(LlamaSchemaPlugin, EmbeddingIsWasmEdgeJsonUnlessTypedOrAskedForF32) {
   for (size_t i = 0; i < llama().graph_property_count(plain.graph.ptr); ++i) {
     wasinn_property p{};
     ASSERT_EQ(llama().graph_property_info(plain.graph.ptr, i, &p), WASINN_OK);
-    if (std::string(p.name) == WASINN_PROPERTY_TYPED_OUTPUTS) listed = p.settable == 1 && std::string(p.value) == "false";
+    if (std::string(p.name) == WASINN_PROPERTY_TYPED_OUTPUTS)
+      listed = p.settable == 1 && std::string(p.value) == "false";
   }
   EXPECT_TRUE(listed);
 }
@@ -245,20 +254,21 @@ class WasmEdgeGuest : public ::testing::Test {
     if (!std::filesystem::exists(std::string(WASINN_GUEST_DIR) + "/" + kWasmEdgeGuest + ".wasm"))
       GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
   }
-  GuestRun run(const std::vector<std::string> &args) {
+  GuestRun run(const std::vector<std::string>& args) {
     return run_guest(llama_host_args(scratch_dir("llama_wasmedge_out")), kWasmEdgeGuest, args);
   }
 };
 
 // The guest's "output hex: ..." line, decoded.
-std::string output_of(const GuestRun &r) {
+std::string output_of(const GuestRun& r) {
   std::istringstream in(r.output);
   std::string line;
   const std::string tag = "output hex: ";
   while (std::getline(in, line)) {
     if (line.rfind(tag, 0) != 0) continue;
     std::string bytes;
-    for (size_t i = tag.size(); i + 1 < line.size(); i += 2) bytes += static_cast<char>(std::stoi(line.substr(i, 2), nullptr, 16));
+    for (size_t i = tag.size(); i + 1 < line.size(); i += 2)
+      bytes += static_cast<char>(std::stoi(line.substr(i, 2), nullptr, 16));
     return bytes;
   }
   return "";
@@ -299,7 +309,8 @@ TEST_F(WasmEdgeGuest, BadSchemaAndImageKeysAreErrorsWithADetail) {
   EXPECT_NE(bad.output.find("\"json-schema\" is not valid JSON"), std::string::npos) << bad.output;
   const GuestRun typed = run({"schema", "tiny", greedy_with({}), R"({"json-schema": 7})", kPersonPrompt});
   EXPECT_EQ(typed.exit_code, 1) << typed.output;
-  EXPECT_NE(typed.output.find("error in set_input(1): BackendError(InvalidArgument)"), std::string::npos) << typed.output;
+  EXPECT_NE(typed.output.find("error in set_input(1): BackendError(InvalidArgument)"), std::string::npos)
+      << typed.output;
   const GuestRun image = run({"schema", "tiny", greedy_with({}), R"({"image": "cat.png"})", kPersonPrompt});
   EXPECT_EQ(image.exit_code, 1) << image.output;
   EXPECT_NE(image.output.find("error in set_input(1)"), std::string::npos) << image.output;

@@ -18,8 +18,8 @@ namespace {
 
 const std::string kPrompt = "The quick brown fox jumps over the lazy dog. Once upon a time";
 
-std::vector<uint8_t> bytes_of(const std::string &s) { return {s.begin(), s.end()}; }
-std::string text_of(const std::vector<uint8_t> &b) { return {b.begin(), b.end()}; }
+std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
 
 TEST(LlamaWit, NamedPromptAndMetadataMatchNative) {
   const InspectedIo io = inspect_io({"--encoding", "ggml", tiny_model()});
@@ -44,12 +44,11 @@ TEST(LlamaWit, NamedPromptAndMetadataMatchNative) {
   host.insert(host.end(), {"--dir", in + "::/in", "--log-level", "error", "--nn-preload",
                            "tinycfg:GGML:AUTO:" + tiny_model() + ":" + in + "/config.json"});
   const std::string prompt = wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt");
-  const std::string metadata =
-      wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json");
+  const std::string metadata = wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json");
 
   // metadata given (before prompt: names, not order, bind them), by name.
-  const WitModelRun named = run_wit_model("llama_wit_named", host,
-                                          {"--name", "tiny", "--input", metadata, "--input", prompt});
+  const WitModelRun named =
+      run_wit_model("llama_wit_named", host, {"--name", "tiny", "--input", metadata, "--input", prompt});
   ASSERT_EQ(named.run.exit_code, 0) << named.run.output;
   EXPECT_EQ(named.names(), io.outputs);
   ASSERT_EQ(named.outputs.size(), 2u);
@@ -71,9 +70,9 @@ TEST(LlamaWit, NamedPromptAndMetadataMatchNative) {
   const WitModelRun no_prompt = run_wit_model("llama_wit_no_prompt", host, {"--name", "tiny", "--input", metadata});
   EXPECT_NE(no_prompt.run.output.find("error invalid-argument"), std::string::npos) << no_prompt.run.output;
   EXPECT_NE(no_prompt.run.output.find("input 'prompt' is missing"), std::string::npos) << no_prompt.run.output;
-  const WitModelRun unknown = run_wit_model(
-      "llama_wit_unknown", host,
-      {"--name", "tiny", "--input", prompt, "--input", wit_input("text", "u8", {1}, "/in/prompt.txt")});
+  const WitModelRun unknown =
+      run_wit_model("llama_wit_unknown", host,
+                    {"--name", "tiny", "--input", prompt, "--input", wit_input("text", "u8", {1}, "/in/prompt.txt")});
   EXPECT_NE(unknown.run.output.find("the model has no input named 'text'"), std::string::npos) << unknown.run.output;
 }
 
@@ -89,10 +88,11 @@ TEST(LlamaWit, EmbeddingIsAnF32TensorEqualToNative) {
   write_file(in + "/config.json", bytes_of(config));
   auto host = llama_host_args(scratch_dir("llama_wit_embed_out"));
   host.insert(host.end(), {"--dir", in + "::/in", "--log-level", "error"});
-  const WitModelRun r = run_wit_model(
-      "llama_wit_embed", host,
-      {"--name", "tiny", "--input", wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt"),
-       "--input", wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json")});
+  const WitModelRun r =
+      run_wit_model("llama_wit_embed", host,
+                    {"--name", "tiny", "--input",
+                     wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt"), "--input",
+                     wit_input("metadata", "u8", {static_cast<uint32_t>(config.size())}, "/in/config.json")});
   ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
   ASSERT_FALSE(r.outputs.empty());
   EXPECT_EQ(r.outputs[0].type, "fp32");

@@ -12,13 +12,14 @@
 namespace wasinn_test {
 namespace {
 
-std::string from_hex(const std::string &hex) {
+std::string from_hex(const std::string& hex) {
   std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
 }
 
-void parse_line(const std::string &line, ProbeResult &r) {
+void parse_line(const std::string& line, ProbeResult& r) {
   std::istringstream in(line);
   std::string first;
   in >> first;
@@ -34,19 +35,25 @@ void parse_line(const std::string &line, ProbeResult &r) {
   std::string what, rest;
   in >> i >> what;
   std::getline(in >> std::ws, rest);
-  ProbeContext &c = r.contexts[i];
-  if (what == "set_input") c.set_input = std::stoi(rest);
-  else if (what == "compute") c.compute = std::stoi(rest);
-  else if (what == "stream_end") c.stream_end = std::stoi(rest);
-  else if (what == "text") c.text = from_hex(rest);
-  else if (what == "piece") c.pieces.push_back(from_hex(rest));
-  else if (what == "metadata") c.metadata = rest;
+  ProbeContext& c = r.contexts[i];
+  if (what == "set_input")
+    c.set_input = std::stoi(rest);
+  else if (what == "compute")
+    c.compute = std::stoi(rest);
+  else if (what == "stream_end")
+    c.stream_end = std::stoi(rest);
+  else if (what == "text")
+    c.text = from_hex(rest);
+  else if (what == "piece")
+    c.pieces.push_back(from_hex(rest));
+  else if (what == "metadata")
+    c.metadata = rest;
   else if (what == "embedding") {
     std::istringstream v(rest);
     size_t n = 0;
     v >> n;
     c.embedding.resize(n);
-    for (auto &x : c.embedding) v >> x;
+    for (auto& x : c.embedding) v >> x;
   }
 }
 
@@ -54,11 +61,9 @@ void parse_line(const std::string &line, ProbeResult &r) {
 
 std::string tiny_model() { return (fixtures_dir() / "llama/tiny.gguf").string(); }
 
-std::vector<std::string> llama_host_args(const std::string &out_dir) {
+std::vector<std::string> llama_host_args(const std::string& out_dir) {
   const std::string llama = (fixtures_dir() / "llama").string();
-  return {"--nn-preload", "tiny:GGML:AUTO:" + tiny_model(),
-          "--dir",        llama + "::/models",
-          "--dir",        out_dir + "::/out"};
+  return {"--nn-preload", "tiny:GGML:AUTO:" + tiny_model(), "--dir", llama + "::/models", "--dir", out_dir + "::/out"};
 }
 
 std::string greedy_config(unsigned ctx_size, int n_predict, unsigned threads) {
@@ -66,13 +71,13 @@ std::string greedy_config(unsigned ctx_size, int n_predict, unsigned threads) {
          ", \"threads\": " + std::to_string(threads) + "}";
 }
 
-long metadata_field(const std::string &metadata, const std::string &key) {
+long metadata_field(const std::string& metadata, const std::string& key) {
   const auto j = nlohmann::json::parse(metadata, nullptr, false);
   if (j.is_discarded() || !j.contains(key) || !j[key].is_number_integer()) return -1;
   return j[key].get<long>();
 }
 
-std::string run_capturing_stdout(const std::string &guest, const std::vector<std::string> &args, int *exit_code) {
+std::string run_capturing_stdout(const std::string& guest, const std::vector<std::string>& args, int* exit_code) {
   auto host = llama_host_args(scratch_dir("llama_stdout"));
   // Only errors: a warning (the 100 that ends a stream) would land amid the guest's output.
   host.insert(host.end(), {"--log-level", "error"});
@@ -81,7 +86,7 @@ std::string run_capturing_stdout(const std::string &guest, const std::vector<std
   return run.output;
 }
 
-ProbeResult run_probe(const std::vector<std::string> &args) {
+ProbeResult run_probe(const std::vector<std::string>& args) {
   const std::string out_dir = scratch_dir("llama_probe");
   std::vector<std::string> guest_args = args;
   guest_args.insert(guest_args.end(), {"--out", "/out/result.txt"});

@@ -33,20 +33,20 @@ struct ProbeResult {
 // The host arguments of every llama guest run: "tiny" is the test model, "missing" is
 // registered as GGML but its file does not exist; the fixtures' llama/ directory is /models and
 // `out_dir` is /out.
-std::vector<std::string> llama_host_args(const std::string &out_dir);
+std::vector<std::string> llama_host_args(const std::string& out_dir);
 
 // Runs llama_probe.wasm with `args` (the guest's argv[1..]); the guest writes its result into a
 // fresh directory mapped at /out.
-ProbeResult run_probe(const std::vector<std::string> &args);
+ProbeResult run_probe(const std::vector<std::string>& args);
 
 // Runs a guest from WASINN_GUEST_DIR on the same host arguments, with the host logging errors
 // only, and returns what it wrote to stdout (and stderr).
-std::string run_capturing_stdout(const std::string &guest, const std::vector<std::string> &args, int *exit_code);
+std::string run_capturing_stdout(const std::string& guest, const std::vector<std::string>& args, int* exit_code);
 
 // The config JSON for greedy decoding with the given settings.
 std::string greedy_config(unsigned ctx_size, int n_predict, unsigned threads = 1);
 
 // Integer field of the metadata JSON, -1 if absent.
-long metadata_field(const std::string &metadata, const std::string &key);
+long metadata_field(const std::string& metadata, const std::string& key);
 
 }  // namespace wasinn_test

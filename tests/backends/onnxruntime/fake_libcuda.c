@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mode_is(const char *m) {
-  const char *v = getenv("FAKE_CUDA");
+static int mode_is(const char* m) {
+  const char* v = getenv("FAKE_CUDA");
   return v && strcmp(v, m) == 0;
 }
 
-int cuDriverGetVersion(int *v) {
+int cuDriverGetVersion(int* v) {
   *v = mode_is("old") ? 12040 : 13000;
   return 0;
 }
@@ -24,26 +24,28 @@ int cuInit(unsigned flags) {
   if (mode_is("old")) return 35;       /* CUDA_ERROR_INSUFFICIENT_DRIVER */
   return 0;
 }
-int cuDeviceGetCount(int *n) {
+int cuDeviceGetCount(int* n) {
   *n = 1;
   return 0;
 }
-int cuDeviceGet(int *dev, int ordinal) {
+int cuDeviceGet(int* dev, int ordinal) {
   *dev = ordinal;
   return 0;
 }
-int cuDeviceGetName(char *name, int len, int dev) {
+int cuDeviceGetName(char* name, int len, int dev) {
   (void)dev;
   strncpy(name, "Fake GPU", (size_t)len);
   return 0;
 }
-int cuDeviceTotalMem_v2(size_t *bytes, int dev) {
+int cuDeviceTotalMem_v2(size_t* bytes, int dev) {
   (void)dev;
   *bytes = (size_t)8 << 30;
   return 0;
 }
-int cuGetErrorString(int r, const char **s) {
-  *s = r == 100 ? "no CUDA-capable device is detected" : r == 34 ? "CUDA driver is a stub library"
-     : r == 35 ? "CUDA driver version is insufficient for CUDA runtime version" : "fake error";
+int cuGetErrorString(int r, const char** s) {
+  *s = r == 100  ? "no CUDA-capable device is detected"
+       : r == 34 ? "CUDA driver is a stub library"
+       : r == 35 ? "CUDA driver version is insufficient for CUDA runtime version"
+                 : "fake error";
   return 0;
 }

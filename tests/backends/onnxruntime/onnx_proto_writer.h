@@ -16,19 +16,19 @@ enum : int64_t { FLOAT = 1, INT64 = 7, BOOL = 9 };
 
 class Msg {
  public:
-  Msg &varint(int field, uint64_t v) {
+  Msg& varint(int field, uint64_t v) {
     key(field, 0);
     put_varint(v);
     return *this;
   }
-  Msg &bytes(int field, const std::string &s) {
+  Msg& bytes(int field, const std::string& s) {
     key(field, 2);
     put_varint(s.size());
     buf_ += s;
     return *this;
   }
-  Msg &msg(int field, const Msg &m) { return bytes(field, m.buf_); }
-  const std::string &str() const { return buf_; }
+  Msg& msg(int field, const Msg& m) { return bytes(field, m.buf_); }
+  const std::string& str() const { return buf_; }
 
  private:
   void key(int field, int wire) { put_varint(static_cast<uint64_t>(field) << 3 | wire); }
@@ -43,7 +43,7 @@ class Msg {
 };
 
 // TypeProto for a tensor; has_shape false leaves the shape undeclared (any rank).
-inline Msg tensor_type(int64_t elem, const std::vector<int64_t> &dims, bool has_shape = true) {
+inline Msg tensor_type(int64_t elem, const std::vector<int64_t>& dims, bool has_shape = true) {
   Msg t;
   t.varint(1, elem);
   if (has_shape) {
@@ -54,31 +54,28 @@ inline Msg tensor_type(int64_t elem, const std::vector<int64_t> &dims, bool has_
   return Msg().msg(1, t);
 }
 
-inline Msg sequence_of(const Msg &elem_type) { return Msg().msg(4, Msg().msg(1, elem_type)); }
+inline Msg sequence_of(const Msg& elem_type) { return Msg().msg(4, Msg().msg(1, elem_type)); }
 
-inline Msg value_info(const std::string &name, const Msg &type) {
-  return Msg().bytes(1, name).msg(2, type);
-}
+inline Msg value_info(const std::string& name, const Msg& type) { return Msg().bytes(1, name).msg(2, type); }
 
-inline Msg node(const std::string &op, const std::vector<std::string> &in,
-                const std::vector<std::string> &out) {
+inline Msg node(const std::string& op, const std::vector<std::string>& in, const std::vector<std::string>& out) {
   Msg n;
-  for (const auto &s : in) n.bytes(1, s);
-  for (const auto &s : out) n.bytes(2, s);
+  for (const auto& s : in) n.bytes(1, s);
+  for (const auto& s : out) n.bytes(2, s);
   return n.bytes(4, op);
 }
 
 // ModelProto at IR version 7, opset 13, like the generated fixtures.
-inline std::vector<uint8_t> model(const std::vector<Msg> &nodes, const std::vector<Msg> &inputs,
-                                  const std::vector<Msg> &outputs) {
+inline std::vector<uint8_t> model(const std::vector<Msg>& nodes, const std::vector<Msg>& inputs,
+                                  const std::vector<Msg>& outputs) {
   Msg g;
-  for (const auto &n : nodes) g.msg(1, n);
+  for (const auto& n : nodes) g.msg(1, n);
   g.bytes(2, "test_graph");
-  for (const auto &i : inputs) g.msg(11, i);
-  for (const auto &o : outputs) g.msg(12, o);
+  for (const auto& i : inputs) g.msg(11, i);
+  for (const auto& o : outputs) g.msg(12, o);
   Msg m;
   m.varint(1, 7).bytes(2, "wasinn-test").msg(7, g).msg(8, Msg().bytes(1, "").varint(2, 13));
-  const std::string &s = m.str();
+  const std::string& s = m.str();
   return {s.begin(), s.end()};
 }
 

@@ -12,8 +12,8 @@ namespace wasinn_test {
 namespace {
 
 // Runs `rows` rows starting at `first` through ctx and returns the logits.
-std::vector<float> run_digits(wasinn_context *ctx, const std::vector<float> &x, size_t first,
-                              uint32_t rows, int *status) {
+std::vector<float> run_digits(wasinn_context* ctx, const std::vector<float>& x, size_t first, uint32_t rows,
+                              int* status) {
   const std::vector<float> batch(x.begin() + first * 64, x.begin() + (first + rows) * 64);
   Diag d;
   *status = set_input(ctx, by_index(0), WASINN_TYPE_F32, {rows, 64}, batch, d);
@@ -23,7 +23,7 @@ std::vector<float> run_digits(wasinn_context *ctx, const std::vector<float> &x, 
   const auto id = by_index(0);
   *status = api().get_output(ctx, &id, &t, &d);
   if (*status != WASINN_OK) return {};
-  const auto *p = static_cast<const float *>(t.data);
+  const auto* p = static_cast<const float*>(t.data);
   return {p, p + t.data_length / sizeof(float)};
 }
 
@@ -49,7 +49,7 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
   }
 
   TestContext ctx0(g.ptr), ctx1(g.ptr);
-  wasinn_context *ctxs[2] = {ctx0.ptr, ctx1.ptr};
+  wasinn_context* ctxs[2] = {ctx0.ptr, ctx1.ptr};
   std::atomic<int> ready{0};
   std::atomic<int> mismatches{0}, failures{0};
   auto worker = [&](int t) {
@@ -58,9 +58,9 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
     for (int iter = 0; iter < 2000; ++iter) {
       int st = 0;
       auto got = run_digits(ctxs[t], x, t * 200, kRows, &st);
-      if (st != WASINN_OK) failures.fetch_add(1);
-      else if (got.size() != want[t].size() ||
-               std::memcmp(got.data(), want[t].data(), got.size() * sizeof(float)) != 0)
+      if (st != WASINN_OK)
+        failures.fetch_add(1);
+      else if (got.size() != want[t].size() || std::memcmp(got.data(), want[t].data(), got.size() * sizeof(float)) != 0)
         mismatches.fetch_add(1);
     }
   };
@@ -79,8 +79,7 @@ TEST(OrtPluginConcurrency, CancelStopsComputeWithTimeout) {
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
   TestContext c(g.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK) << d.detail;
 
   // A cancel before compute belongs to no run and must not stop the next one.
   api().cancel(c.ptr);

@@ -31,8 +31,8 @@ namespace fs = std::filesystem;
 // The CUDA variant's lib folder, as the build found it ("" when it is not installed).
 const fs::path kCudaLibDir = WASINN_ORT_CUDA_LIB_DIR;
 
-#define SKIP_WITHOUT_VARIANT()                                                              \
-  if (kCudaLibDir.empty())                                                                \
+#define SKIP_WITHOUT_VARIANT()                                                               \
+  if (kCudaLibDir.empty())                                                                   \
   GTEST_SKIP() << "the ONNX Runtime CUDA variant is not installed (scripts/setup.sh --gpu, " \
                   "then rebuild)"
 
@@ -42,10 +42,10 @@ bool have_driver() {
 }
 
 // What `ldd` says of each library `lib` needs: "name => path" or "name => not found".
-std::vector<std::pair<std::string, std::string>> ldd(const fs::path &lib) {
+std::vector<std::pair<std::string, std::string>> ldd(const fs::path& lib) {
   std::vector<std::pair<std::string, std::string>> out;
   // No LD_LIBRARY_PATH: only the library's own RUNPATH and the system's folders count.
-  FILE *p = popen(("env -u LD_LIBRARY_PATH ldd '" + lib.string() + "' 2>&1").c_str(), "r");
+  FILE* p = popen(("env -u LD_LIBRARY_PATH ldd '" + lib.string() + "' 2>&1").c_str(), "r");
   if (!p) return out;
   std::array<char, 1024> line{};
   while (fgets(line.data(), line.size(), p)) {
@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, std::string>> ldd(const fs::path &lib) {
   return out;
 }
 
-std::string property(wasinn_graph *g, const std::string &name) {
+std::string property(wasinn_graph* g, const std::string& name) {
   for (size_t i = 0; i < api().graph_property_count(g); ++i) {
     wasinn_property p{};
     if (api().graph_property_info(g, i, &p) == WASINN_OK && name == p.name) return p.value;
@@ -71,8 +71,8 @@ std::string property(wasinn_graph *g, const std::string &name) {
 }
 
 // The digits model's logits for the first `rows` test rows, loaded for `target` with `config`.
-std::vector<float> digits_logits(Backend &b, int32_t target, const std::string &config, size_t rows,
-                                 std::string *device = nullptr, double *ms_per_run = nullptr) {
+std::vector<float> digits_logits(Backend& b, int32_t target, const std::string& config, size_t rows,
+                                 std::string* device = nullptr, double* ms_per_run = nullptr) {
   Graph g;
   Diag d;
   EXPECT_EQ(load(b, {read_fixture("digits/model.onnx")}, g, d, target, config), WASINN_OK) << d.detail;
@@ -97,7 +97,7 @@ TEST(OrtCuda, LibrariesResolve) {
   SKIP_WITHOUT_VARIANT();
   // The plugin loads the ORT core from the CUDA variant, beside the provider.
   bool core_found = false;
-  for (const auto &[name, where] : ldd(fs::path(WASINN_BACKEND_DIR) / "libwasinn_backend_onnxruntime.so")) {
+  for (const auto& [name, where] : ldd(fs::path(WASINN_BACKEND_DIR) / "libwasinn_backend_onnxruntime.so")) {
     EXPECT_NE(where, "not found") << "the plugin needs " << name;
     if (name == "libonnxruntime.so.1") {
       core_found = true;
@@ -107,12 +107,12 @@ TEST(OrtCuda, LibrariesResolve) {
   EXPECT_TRUE(core_found);
   // The provider and the libraries ORT and cuDNN dlopen at run time: all resolve from the
   // variant's folder, except libcuda.so.1, which only the NVIDIA driver installs.
-  for (const char *lib : {"libonnxruntime_providers_cuda.so", "libonnxruntime_providers_shared.so",
-                          "libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9",
-                          "libcufft.so.12", "libnvrtc.so.13"}) {
+  for (const char* lib :
+       {"libonnxruntime_providers_cuda.so", "libonnxruntime_providers_shared.so", "libcudnn.so.9",
+        "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcufft.so.12", "libnvrtc.so.13"}) {
     ASSERT_TRUE(fs::exists(kCudaLibDir / lib)) << lib;
     size_t deps = 0;
-    for (const auto &[name, where] : ldd(kCudaLibDir / lib)) {
+    for (const auto& [name, where] : ldd(kCudaLibDir / lib)) {
       ++deps;
       if (name == "libcuda.so.1") continue;  // the driver's
       EXPECT_NE(where, "not found") << lib << " needs " << name;
@@ -133,7 +133,7 @@ TEST(OrtCuda, GpuRefusedNamingTheCause) {
   EXPECT_CONTAINS(d.detail, "\"fallback\": \"cpu\"");
   std::printf("refusal: %s\n", d.detail.c_str());
   // The backend's device report says the same for `wasinn backends --check`: the CPU alone.
-  const char *why = api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU);
+  const char* why = api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU);
   ASSERT_NE(why, nullptr);
   EXPECT_CONTAINS(why, "no NVIDIA driver: libcuda.so.1");
   EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_AUTO), nullptr);
@@ -170,7 +170,7 @@ TEST(OrtCuda, FallbackConfigChecked) {
 
 // The causes a machine without a GPU cannot show, through a stand-in driver (fake_libcuda.c),
 // found first on LD_LIBRARY_PATH by the ctest onnxruntime_cuda_fake_driver_test.
-class OrtCudaFakeDriver : public ::testing::TestWithParam<std::pair<const char *, const char *>> {
+class OrtCudaFakeDriver : public ::testing::TestWithParam<std::pair<const char*, const char*>> {
  protected:
   // cuBLAS, cuBLASLt and cuRAND carry a static libstdc++, whose exception pool (72704 bytes
   // each) they allocate when loaded; ORT unloads them with its environment and LeakSanitizer
@@ -178,7 +178,7 @@ class OrtCudaFakeDriver : public ::testing::TestWithParam<std::pair<const char *
   // (the provider's DT_NEEDED resolves to these), their pools stay reachable.
   static void SetUpTestSuite() {
     if (kCudaLibDir.empty()) return;
-    for (const char *lib : {"libcublasLt.so.13", "libcublas.so.13", "libcurand.so.10"})
+    for (const char* lib : {"libcublasLt.so.13", "libcublas.so.13", "libcurand.so.10"})
       dlopen((kCudaLibDir / lib).c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   }
 };
@@ -209,7 +209,7 @@ INSTANTIATE_TEST_SUITE_P(
         // The probe passes, so ORT loads its CUDA provider with this core (the pair works); the
         // CUDA runtime then finds no real driver behind the stand-in.
         std::make_pair("one", "ONNX Runtime's CUDA provider loaded but offers no device")),
-    [](const auto &info) { return std::string(info.param.first); });
+    [](const auto& info) { return std::string(info.param.first); });
 
 // On an NVIDIA machine (scripts/gpu-check.sh): CUDA runs the digits and agrees with the CPU.
 TEST(OrtCuda, GpuMatchesCpu) {

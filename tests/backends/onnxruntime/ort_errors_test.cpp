@@ -10,18 +10,18 @@ namespace {
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "detail: " << (haystack)
 
-#define EXPECT_FAILS(call, status, substr)     \
-  do {                                         \
-    Diag d_;                                   \
-    Diag &d = d_;                              \
-    EXPECT_EQ((call), (status)) << d.detail;   \
-    EXPECT_CONTAINS(d.detail, substr);  \
+#define EXPECT_FAILS(call, status, substr)   \
+  do {                                       \
+    Diag d_;                                 \
+    Diag& d = d_;                            \
+    EXPECT_EQ((call), (status)) << d.detail; \
+    EXPECT_CONTAINS(d.detail, substr);       \
   } while (0)
 
 TEST(OrtPluginErrors, BackendConfig) {
   struct Case {
-    const char *config;
-    const char *substr;
+    const char* config;
+    const char* substr;
   } cases[] = {
       {"{not json", "malformed JSON"},
       {"[1, 2]", "JSON object"},
@@ -32,11 +32,10 @@ TEST(OrtPluginErrors, BackendConfig) {
       {R"({"graph_optimization_level": 3})", "graph_optimization_level"},
       {R"({"graph_optimization_level": "fast"})", "graph_optimization_level"},
   };
-  for (const Case &c : cases) {
-    wasinn_backend *b = nullptr;
+  for (const Case& c : cases) {
+    wasinn_backend* b = nullptr;
     Diag d;
-    EXPECT_EQ(api().backend_create(c.config, strlen(c.config), &b, &d), WASINN_INVALID_ARGUMENT)
-        << c.config;
+    EXPECT_EQ(api().backend_create(c.config, strlen(c.config), &b, &d), WASINN_INVALID_ARGUMENT) << c.config;
     EXPECT_CONTAINS(d.detail, c.substr) << c.config;
     EXPECT_EQ(b, nullptr);
   }
@@ -46,8 +45,7 @@ TEST(OrtPluginErrors, GraphConfig) {
   TestBackend b;
   Graph g;
   Diag d;
-  EXPECT_EQ(load(b, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_CPU,
-                 R"({"intra_op_threads": true})"),
+  EXPECT_EQ(load(b, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_CPU, R"({"intra_op_threads": true})"),
             WASINN_INVALID_ARGUMENT);
   EXPECT_CONTAINS(d.detail, "intra_op_threads");
   EXPECT_EQ(g.ptr, nullptr);
@@ -64,7 +62,7 @@ TEST(OrtPluginErrors, BuilderCount) {
 
 TEST(OrtPluginErrors, CorruptModels) {
   TestBackend b;
-  for (const char *name : {"corrupt/garbage.onnx", "corrupt/truncated.onnx", "corrupt/empty.onnx"}) {
+  for (const char* name : {"corrupt/garbage.onnx", "corrupt/truncated.onnx", "corrupt/empty.onnx"}) {
     Graph g;
     Diag d;
     const int st = load(b, {read_fixture(name)}, g, d);
@@ -84,8 +82,7 @@ TEST(OrtPluginErrors, AcceleratorTargets) {
   EXPECT_FAILS(load(b, {tiny}, gpu, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION,
                "target gpu is not available: this ONNX Runtime has no CUDA execution provider");
   EXPECT_FAILS(load(b, {tiny}, gpu, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION, "--gpu");
-  EXPECT_FAILS(load(b, {tiny}, tpu, d, WASINN_TARGET_TPU), WASINN_UNSUPPORTED_OPERATION,
-               "target tpu is not available");
+  EXPECT_FAILS(load(b, {tiny}, tpu, d, WASINN_TARGET_TPU), WASINN_UNSUPPORTED_OPERATION, "target tpu is not available");
   EXPECT_EQ(gpu.ptr, nullptr);
   EXPECT_EQ(tpu.ptr, nullptr);
   Graph g;
@@ -107,7 +104,7 @@ class DigitsErrors : public ::testing::Test {
     ASSERT_NE(g_.ptr, nullptr);
     c_ = std::make_unique<TestContext>(g_.ptr);
   }
-  wasinn_context *ctx() { return c_->ptr; }
+  wasinn_context* ctx() { return c_->ptr; }
   TestBackend b_;
   Graph g_;
   std::unique_ptr<TestContext> c_;
@@ -117,27 +114,24 @@ class DigitsErrors : public ::testing::Test {
 TEST_F(DigitsErrors, WrongType) {
   const std::vector<int32_t> ints(64, 1);
   Diag d;
-  EXPECT_EQ(set_input(ctx(), by_index(0), WASINN_TYPE_I32, {1, 64}, ints, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(ctx(), by_index(0), WASINN_TYPE_I32, {1, 64}, ints, d), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(d.detail, R"(input 0 ("input"): expected f32 [?, 64], got i32 [1, 64])");
 }
 
 TEST_F(DigitsErrors, WrongShape) {
   const std::vector<float> short_row(63, 0.5f);
-  EXPECT_FAILS(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 63}, short_row, d),
-               WASINN_INVALID_ARGUMENT, "expected f32 [?, 64], got f32 [1, 63]");
-  EXPECT_FAILS(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {64}, row_, d),
-               WASINN_INVALID_ARGUMENT, "got f32 [64]");
-  EXPECT_FAILS(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 1, 64}, row_, d),
-               WASINN_INVALID_ARGUMENT, "got f32 [1, 1, 64]");
+  EXPECT_FAILS(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 63}, short_row, d), WASINN_INVALID_ARGUMENT,
+               "expected f32 [?, 64], got f32 [1, 63]");
+  EXPECT_FAILS(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {64}, row_, d), WASINN_INVALID_ARGUMENT, "got f32 [64]");
+  EXPECT_FAILS(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 1, 64}, row_, d), WASINN_INVALID_ARGUMENT,
+               "got f32 [1, 1, 64]");
 }
 
 TEST_F(DigitsErrors, RejectedInputKeepsPrevious) {
   Diag d0;
   ASSERT_EQ(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 64}, row_, d0), WASINN_OK);
   const std::vector<float> wrong(63, 0.f);
-  EXPECT_EQ(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 63}, wrong, d0),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(ctx(), by_index(0), WASINN_TYPE_F32, {1, 63}, wrong, d0), WASINN_INVALID_ARGUMENT);
   ASSERT_EQ(api().compute(ctx(), &d0), WASINN_OK) << d0.detail;
   std::vector<uint32_t> dims;
   output_as<float>(ctx(), by_index(0), WASINN_TYPE_F32, &dims);
@@ -145,10 +139,10 @@ TEST_F(DigitsErrors, RejectedInputKeepsPrevious) {
 }
 
 TEST_F(DigitsErrors, BadInputId) {
-  EXPECT_FAILS(set_input(ctx(), by_index(1), WASINN_TYPE_F32, {1, 64}, row_, d),
-               WASINN_INVALID_ARGUMENT, "the only valid index is 0");
-  EXPECT_FAILS(set_input(ctx(), by_name("inputs"), WASINN_TYPE_F32, {1, 64}, row_, d),
-               WASINN_INVALID_ARGUMENT, R"(no input named "inputs": the model's inputs are "input")");
+  EXPECT_FAILS(set_input(ctx(), by_index(1), WASINN_TYPE_F32, {1, 64}, row_, d), WASINN_INVALID_ARGUMENT,
+               "the only valid index is 0");
+  EXPECT_FAILS(set_input(ctx(), by_name("inputs"), WASINN_TYPE_F32, {1, 64}, row_, d), WASINN_INVALID_ARGUMENT,
+               R"(no input named "inputs": the model's inputs are "input")");
   // A name is matched by its length, not a NUL: "inputXYZ" cut to 5 bytes is "input".
   const std::string longer = "inputXYZ";
   const wasinn_tensor_id prefix{0, longer.data(), 5};
@@ -165,8 +159,7 @@ TEST_F(DigitsErrors, ComputeBeforeSetInput) {
 TEST_F(DigitsErrors, GetOutputBeforeCompute) {
   wasinn_tensor out{};
   const auto id = by_index(0);
-  EXPECT_FAILS(api().get_output(ctx(), &id, &out, &d), WASINN_INVALID_ARGUMENT,
-               "no outputs yet: call compute first");
+  EXPECT_FAILS(api().get_output(ctx(), &id, &out, &d), WASINN_INVALID_ARGUMENT, "no outputs yet: call compute first");
 }
 
 TEST_F(DigitsErrors, BadOutputId) {
@@ -186,8 +179,7 @@ TEST(OrtPluginErrors, MissingInputsAreNamed) {
   Graph g = load_fixture(b, "types/two_inputs.onnx");
   TestContext c(g.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_name("a"), WASINN_TYPE_F32, {1, 3}, std::vector<float>{1, 2, 3}, d),
-            WASINN_OK);
+  ASSERT_EQ(set_input(c.ptr, by_name("a"), WASINN_TYPE_F32, {1, 3}, std::vector<float>{1, 2, 3}, d), WASINN_OK);
   EXPECT_EQ(api().compute(c.ptr, &d), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(d.detail, R"(inputs not set: input 1 ("b"))");
 }
@@ -198,10 +190,8 @@ std::vector<uint8_t> odd_outputs_model() {
   using namespace onnx_proto;
   return model({node("Greater", {"x", "y"}, {"gt"}), node("SequenceConstruct", {"x", "y"}, {"seq"}),
                 node("Add", {"x", "y"}, {"sum"})},
-               {value_info("x", tensor_type(FLOAT, {2})),
-                value_info("y", tensor_type(FLOAT, {}, /*has_shape=*/false))},
-               {value_info("gt", tensor_type(BOOL, {2})),
-                value_info("seq", sequence_of(tensor_type(FLOAT, {}, false))),
+               {value_info("x", tensor_type(FLOAT, {2})), value_info("y", tensor_type(FLOAT, {}, /*has_shape=*/false))},
+               {value_info("gt", tensor_type(BOOL, {2})), value_info("seq", sequence_of(tensor_type(FLOAT, {}, false))),
                 value_info("sum", tensor_type(FLOAT, {2}))});
 }
 
@@ -232,8 +222,7 @@ TEST(OrtPluginErrors, UnexpressibleOutputs) {
   EXPECT_FAILS(api().get_output(c.ptr, &gt, &out, &d), WASINN_UNSUPPORTED_OPERATION, "bool");
   EXPECT_FAILS(api().get_output(c.ptr, &seq, &out, &d), WASINN_UNSUPPORTED_OPERATION, "sequence");
   std::vector<uint32_t> dims;
-  EXPECT_EQ(output_as<float>(c.ptr, by_name("sum"), WASINN_TYPE_F32, &dims),
-            (std::vector<float>{3, 8}));
+  EXPECT_EQ(output_as<float>(c.ptr, by_name("sum"), WASINN_TYPE_F32, &dims), (std::vector<float>{3, 8}));
   EXPECT_EQ(dims, (std::vector<uint32_t>{1, 2}));
 }
 
@@ -250,8 +239,7 @@ TEST(OrtPluginErrors, UnexpressibleInput) {
       << d.detail;
   TestContext c(g.ptr);
   const std::vector<uint8_t> flags = {0, 1};
-  EXPECT_FAILS(set_input(c.ptr, by_index(0), WASINN_TYPE_U8, {2}, flags, d),
-               WASINN_UNSUPPORTED_OPERATION, "bool");
+  EXPECT_FAILS(set_input(c.ptr, by_index(0), WASINN_TYPE_U8, {2}, flags, d), WASINN_UNSUPPORTED_OPERATION, "bool");
 }
 
 TEST(OrtPluginErrors, RunFailureIsRuntimeError) {
@@ -261,10 +249,8 @@ TEST(OrtPluginErrors, RunFailureIsRuntimeError) {
   Diag d;
   ASSERT_EQ(load(b, {odd_outputs_model()}, g, d), WASINN_OK) << d.detail;
   TestContext c(g.ptr);
-  ASSERT_EQ(set_input(c.ptr, by_name("x"), WASINN_TYPE_F32, {2}, std::vector<float>{1, 2}, d),
-            WASINN_OK);
-  ASSERT_EQ(set_input(c.ptr, by_name("y"), WASINN_TYPE_F32, {3}, std::vector<float>{1, 2, 3}, d),
-            WASINN_OK);
+  ASSERT_EQ(set_input(c.ptr, by_name("x"), WASINN_TYPE_F32, {2}, std::vector<float>{1, 2}, d), WASINN_OK);
+  ASSERT_EQ(set_input(c.ptr, by_name("y"), WASINN_TYPE_F32, {3}, std::vector<float>{1, 2, 3}, d), WASINN_OK);
   EXPECT_FAILS(api().compute(c.ptr, &d), WASINN_RUNTIME_ERROR, "running the model");
   // A failed run leaves no outputs behind.
   wasinn_tensor out{};

@@ -13,7 +13,7 @@ namespace wasinn_test {
 namespace {
 
 TEST(OrtPlugin, ApiTable) {
-  const wasinn_backend_api &a = api();
+  const wasinn_backend_api& a = api();
   EXPECT_EQ(a.abi_version, WASINN_PLUGIN_ABI_VERSION);
   EXPECT_EQ(a.struct_size, sizeof(wasinn_backend_api));
   EXPECT_STREQ(a.name, "onnxruntime");
@@ -46,7 +46,7 @@ TEST(OrtPlugin, IoInfoDigits) {
   EXPECT_EQ(out.dims[1], 10);
 }
 
-const char *const kTypeNames[] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
+const char* const kTypeNames[] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
 const int32_t kTypes[] = {WASINN_TYPE_F16, WASINN_TYPE_F32, WASINN_TYPE_F64, WASINN_TYPE_BF16,
                           WASINN_TYPE_U8,  WASINN_TYPE_I32, WASINN_TYPE_I64};
 const size_t kSizes[] = {2, 4, 8, 2, 1, 4, 8};
@@ -80,12 +80,11 @@ TEST(OrtPlugin, IdentityAllTypesBitExact) {
   std::vector<std::vector<uint8_t>> data(7);
   for (uint32_t i = 0; i < 7; ++i) {
     data[i].resize(6 * kSizes[i]);
-    for (auto &byte : data[i]) byte = static_cast<uint8_t>(rng());
+    for (auto& byte : data[i]) byte = static_cast<uint8_t>(rng());
     Diag d;
     // Alternate index and name addressing.
     const std::string name = std::string("in_") + kTypeNames[i];
-    ASSERT_EQ(set_input(c.ptr, i % 2 ? by_name(name) : by_index(i), kTypes[i], {2, 3}, data[i], d),
-              WASINN_OK)
+    ASSERT_EQ(set_input(c.ptr, i % 2 ? by_name(name) : by_index(i), kTypes[i], {2, 3}, data[i], d), WASINN_OK)
         << d.detail;
   }
   Diag d;
@@ -95,8 +94,7 @@ TEST(OrtPlugin, IdentityAllTypesBitExact) {
     auto got = output_as<uint8_t>(c.ptr, by_index(i), kTypes[i], &dims);
     EXPECT_EQ(dims, (std::vector<uint32_t>{2, 3})) << kTypeNames[i];
     EXPECT_EQ(got, data[i]) << kTypeNames[i];
-    auto by_name_got =
-        output_as<uint8_t>(c.ptr, by_name(std::string("out_") + kTypeNames[i]), kTypes[i]);
+    auto by_name_got = output_as<uint8_t>(c.ptr, by_name(std::string("out_") + kTypeNames[i]), kTypes[i]);
     EXPECT_EQ(by_name_got, data[i]) << kTypeNames[i];
   }
 }
@@ -143,7 +141,7 @@ TEST(OrtPlugin, TinyKnownAnswerAndRepeat) {
 }
 
 // The same model, inputs and thread count through the plain ORT C++ API.
-std::vector<float> native_digits(const std::vector<uint8_t> &model, const float *x, size_t rows) {
+std::vector<float> native_digits(const std::vector<uint8_t>& model, const float* x, size_t rows) {
   static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "native");
   Ort::SessionOptions opts;
   opts.SetIntraOpNumThreads(1);
@@ -151,11 +149,11 @@ std::vector<float> native_digits(const std::vector<uint8_t> &model, const float 
   Ort::Session session(env, model.data(), model.size(), opts);
   const auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
   const int64_t shape[] = {static_cast<int64_t>(rows), 64};
-  Ort::Value in = Ort::Value::CreateTensor<float>(mem, const_cast<float *>(x), rows * 64, shape, 2);
-  const char *in_names[] = {"input"};
-  const char *out_names[] = {"logits"};
+  Ort::Value in = Ort::Value::CreateTensor<float>(mem, const_cast<float*>(x), rows * 64, shape, 2);
+  const char* in_names[] = {"input"};
+  const char* out_names[] = {"logits"};
   auto outs = session.Run(Ort::RunOptions{}, in_names, &in, 1, out_names, 1);
-  const float *p = outs[0].GetTensorData<float>();
+  const float* p = outs[0].GetTensorData<float>();
   return {p, p + rows * 10};
 }
 
@@ -174,8 +172,7 @@ TEST(OrtPlugin, DigitsMatchesNativeOrt) {
   // Batch 1, the full 450, then 1 again: the input buffer grows, then is reused smaller.
   for (uint32_t rows : {1u, 450u, 7u, 1u}) {
     const std::vector<float> batch(x.begin(), x.begin() + rows * 64);
-    ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {rows, 64}, batch, d), WASINN_OK)
-        << d.detail;
+    ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {rows, 64}, batch, d), WASINN_OK) << d.detail;
     ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
     std::vector<uint32_t> dims;
     auto got = output_as<float>(c.ptr, by_name("logits"), WASINN_TYPE_F32, &dims);
@@ -201,19 +198,15 @@ TEST(OrtPlugin, ConfigKeysAccepted) {
   TestBackend b(R"({"intra_op_threads": 2, "inter_op_threads": 1,
                 "graph_optimization_level": "basic", "some_other_backend_key": [1, 2]})");
   ASSERT_NE(b.ptr, nullptr);
-  for (const char *level : {"disable", "basic", "extended", "all"}) {
-    const std::string cfg = std::string(R"({"intra_op_threads": 1, "graph_optimization_level": ")") +
-                            level + "\"}";
+  for (const char* level : {"disable", "basic", "extended", "all"}) {
+    const std::string cfg = std::string(R"({"intra_op_threads": 1, "graph_optimization_level": ")") + level + "\"}";
     Graph g = load_fixture(b, "tiny/model.onnx", cfg);
     ASSERT_NE(g.ptr, nullptr) << level;
     TestContext c(g.ptr);
     Diag d;
-    ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 4},
-                        std::vector<float>{1, 1, 1, 1}, d),
-              WASINN_OK);
+    ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 4}, std::vector<float>{1, 1, 1, 1}, d), WASINN_OK);
     ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
-    EXPECT_EQ(output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32),
-              (std::vector<float>{2, 3, 4, 5}));
+    EXPECT_EQ(output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32), (std::vector<float>{2, 3, 4, 5}));
   }
 }
 
@@ -221,8 +214,7 @@ TEST(OrtPlugin, AutoTargetRunsOnCpu) {
   TestBackend b;
   Graph g;
   Diag d;
-  ASSERT_EQ(load(b, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_AUTO), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(load(b, {read_fixture("tiny/model.onnx")}, g, d, WASINN_TARGET_AUTO), WASINN_OK) << d.detail;
 }
 
 // Tolerance, not bit-exactness: the reference is torch's, computed with different kernels.
@@ -235,8 +227,7 @@ TEST(OrtPlugin, MobilenetCloseToTorch) {
   ASSERT_EQ(x.size(), 3u * 224 * 224);
   TestContext c(g.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK) << d.detail;
   ASSERT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
   auto got = output_as<float>(c.ptr, by_index(0), WASINN_TYPE_F32);
   ASSERT_EQ(got.size(), want.size());

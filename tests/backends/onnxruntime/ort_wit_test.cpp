@@ -25,8 +25,8 @@ struct NativeOutput {
 };
 
 // One native ORT run: inputs by name (f32 or i64 [1, 3]), every output in the session's order.
-std::vector<NativeOutput> native_run(const std::string &model, const std::vector<float> &a,
-                                     const std::vector<int64_t> &b) {
+std::vector<NativeOutput> native_run(const std::string& model, const std::vector<float>& a,
+                                     const std::vector<int64_t>& b) {
   static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "wasinn-wit-test");
   Ort::SessionOptions options;
   options.SetIntraOpNumThreads(1);
@@ -35,22 +35,20 @@ std::vector<NativeOutput> native_run(const std::string &model, const std::vector
   const auto memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
   const int64_t dims[] = {1, 3};
   std::vector<Ort::Value> in;
-  in.push_back(Ort::Value::CreateTensor<float>(memory, const_cast<float *>(a.data()), a.size(), dims, 2));
-  in.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t *>(b.data()), b.size(), dims, 2));
-  const char *in_names[] = {"a", "b"};
+  in.push_back(Ort::Value::CreateTensor<float>(memory, const_cast<float*>(a.data()), a.size(), dims, 2));
+  in.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(b.data()), b.size(), dims, 2));
+  const char* in_names[] = {"a", "b"};
   Ort::AllocatorWithDefaultOptions alloc;
   std::vector<std::string> names;
-  for (size_t i = 0; i < session.GetOutputCount(); ++i)
-    names.push_back(session.GetOutputNameAllocated(i, alloc).get());
-  std::vector<const char *> out_names;
-  for (const auto &n : names) out_names.push_back(n.c_str());
-  auto outs = session.Run(Ort::RunOptions{nullptr}, in_names, in.data(), in.size(), out_names.data(),
-                          out_names.size());
+  for (size_t i = 0; i < session.GetOutputCount(); ++i) names.push_back(session.GetOutputNameAllocated(i, alloc).get());
+  std::vector<const char*> out_names;
+  for (const auto& n : names) out_names.push_back(n.c_str());
+  auto outs = session.Run(Ort::RunOptions{nullptr}, in_names, in.data(), in.size(), out_names.data(), out_names.size());
   std::vector<NativeOutput> result;
   for (size_t i = 0; i < outs.size(); ++i) {
     const auto info = outs[i].GetTensorTypeAndShapeInfo();
     const size_t elem = info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ? 8 : 4;
-    const auto *p = static_cast<const uint8_t *>(outs[i].GetTensorRawData());
+    const auto* p = static_cast<const uint8_t*>(outs[i].GetTensorRawData());
     result.push_back({names[i], {p, p + info.GetElementCount() * elem}});
   }
   return result;
@@ -76,9 +74,9 @@ TEST(OrtWit, TwoInputsByNameMatchNative) {
   const std::string in_a = wit_input("a", "fp32", {1, 3}, "/in/a.f32");
   const std::string in_b = wit_input("b", "i64", {1, 3}, "/in/b.i64");
   for (bool reversed : {false, true}) {
-    const WitModelRun r = run_wit_model(reversed ? "two_inputs_ba" : "two_inputs_ab", host,
-                                        {"--model", "/fx/types/two_inputs.onnx", "--input",
-                                         reversed ? in_b : in_a, "--input", reversed ? in_a : in_b});
+    const WitModelRun r = run_wit_model(
+        reversed ? "two_inputs_ba" : "two_inputs_ab", host,
+        {"--model", "/fx/types/two_inputs.onnx", "--input", reversed ? in_b : in_a, "--input", reversed ? in_a : in_b});
     ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
     EXPECT_EQ(r.names(), io.outputs);
     ASSERT_EQ(r.outputs.size(), want.size());
@@ -128,7 +126,7 @@ TEST(OrtWit, A64MiBModelByBytesAnd16MiBTensorsMatchNative) {
   Ort::Value in = Ort::Value::CreateTensor<float>(memory, xs.data(), xs.size(), dims, 1);
   const char *in_name = "x", *out_name = "y";
   auto outs = session.Run(Ort::RunOptions{nullptr}, &in_name, &in, 1, &out_name, 1);
-  const auto *y = static_cast<const uint8_t *>(outs[0].GetTensorRawData());
+  const auto* y = static_cast<const uint8_t*>(outs[0].GetTensorRawData());
   const std::vector<uint8_t> want(y, y + x.size());
 
   const WitModelRun r = run_wit_model(
@@ -145,8 +143,9 @@ TEST(OrtWit, A64MiBModelByBytesAnd16MiBTensorsMatchNative) {
 // tensor's refusal comes from the compute that uses it), never a trap, and computes right after.
 TEST(OrtWit, PastTheSizeLimitsIsTooLargeThenTheGuestComputes) {
   const std::string digits = (fixtures_dir() / "digits").string();
-  const GuestRun r = run_guest({"--max-tensor-bytes", "4096", "--max-model-bytes", "1048576", "--dir", digits + "::/d"},
-                                "wit_errors.component", {"/d/model.onnx", "/d/test_x.f32", "--limits", "4096", "1048576"});
+  const GuestRun r =
+      run_guest({"--max-tensor-bytes", "4096", "--max-model-bytes", "1048576", "--dir", digits + "::/d"},
+                "wit_errors.component", {"/d/model.onnx", "/d/test_x.f32", "--limits", "4096", "1048576"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("case too-large-tensor: too-large: tensor of 4352 bytes exceeds the tensor limit "
                                   "of 4096 (--max-tensor-bytes)"));

@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-size_t file_count(const fs::path &dir) {
+size_t file_count(const fs::path& dir) {
   size_t n = 0;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
@@ -38,22 +38,23 @@ struct TempDir {
 struct ScopedEnv {
   std::string name;
   std::optional<std::string> old;
-  ScopedEnv(std::string n, const std::string &value) : name(std::move(n)) {
-    if (const char *v = std::getenv(name.c_str())) old = v;
+  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) old = v;
     setenv(name.c_str(), value.c_str(), 1);
   }
   ~ScopedEnv() { old ? setenv(name.c_str(), old->c_str(), 1) : unsetenv(name.c_str()); }
 };
 
-double load_ms(Backend &b, Graph &g, const std::string &config) {
-  const auto xml = read_fixture("mobilenet_v2/openvino/model.xml"), bin = read_fixture("mobilenet_v2/openvino/model.bin");
+double load_ms(Backend& b, Graph& g, const std::string& config) {
+  const auto xml = read_fixture("mobilenet_v2/openvino/model.xml"),
+             bin = read_fixture("mobilenet_v2/openvino/model.bin");
   Diag d;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(load_bytes(b, {xml, bin}, g, d, WASINN_TARGET_CPU, config), WASINN_OK) << d.detail;
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<float> run_mobilenet(wasinn_graph *g) {
+std::vector<float> run_mobilenet(wasinn_graph* g) {
   const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
   Context c(api(), g);
   Diag d;

@@ -22,12 +22,12 @@ const std::string kMobilenet = "mobilenet_v2/openvino/model";
 const std::string kOneThread = R"({"inference_precision":"f32","cache_dir":"","num_threads":1})";
 constexpr int kComputes = 20;
 
-const std::vector<float> &mobilenet_input() {
+const std::vector<float>& mobilenet_input() {
   static const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
   return x;
 }
 
-const std::vector<float> &native_answer() {
+const std::vector<float>& native_answer() {
   static const auto want = [] {
     auto native = native_compile(fixture_path(kMobilenet + ".xml"), 1);
     return native_run(native, {1, 3, 224, 224}, mobilenet_input().data());
@@ -35,7 +35,7 @@ const std::vector<float> &native_answer() {
   return want;
 }
 
-Graph load_mobilenet(Backend &b, uint32_t flags, const std::string &graph_config = "") {
+Graph load_mobilenet(Backend& b, uint32_t flags, const std::string& graph_config = "") {
   LoadArgs a = model_args("openvino", {read_fixture(kMobilenet + ".xml"), read_fixture(kMobilenet + ".bin")});
   a.flags = flags;
   a.config = graph_config;
@@ -54,11 +54,11 @@ struct CancelStorm {
 // kComputes computes on one context while another thread calls cancel() every 2 ms, then one
 // more compute without cancels, which must succeed with the native answer (a cancel leaves the
 // context usable).
-CancelStorm compute_under_cancels(wasinn_graph *g) {
+CancelStorm compute_under_cancels(wasinn_graph* g) {
   CancelStorm r;
   Context c(api(), g);
   Diag d;
-  const auto &x = mobilenet_input();
+  const auto& x = mobilenet_input();
   EXPECT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x.data(), x.size(), d), WASINN_OK)
       << d.detail;
   std::atomic<bool> stop{false};
@@ -87,7 +87,7 @@ CancelStorm compute_under_cancels(wasinn_graph *g) {
   return r;
 }
 
-void expect_cancellable(const CancelStorm &r) {
+void expect_cancellable(const CancelStorm& r) {
   EXPECT_EQ(r.other, 0) << r.detail;
   EXPECT_EQ(r.wrong_answers, 0);
   EXPECT_GT(r.cancelled, 0) << "no compute was cancelled: the plugin ran them synchronously";
@@ -95,7 +95,7 @@ void expect_cancellable(const CancelStorm &r) {
   ::testing::Test::RecordProperty("computes_cancelled", r.cancelled);
 }
 
-void expect_synchronous(const CancelStorm &r) {
+void expect_synchronous(const CancelStorm& r) {
   EXPECT_EQ(r.other, 0) << r.detail;
   EXPECT_EQ(r.cancelled, 0) << "a compute was cancelled: the plugin ran it asynchronously";
   EXPECT_EQ(r.ok, kComputes);

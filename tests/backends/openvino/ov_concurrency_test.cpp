@@ -11,7 +11,7 @@ namespace wasinn_test {
 namespace {
 
 // Native logits for digits rows [first, first + batch), the reference every context must match.
-std::vector<float> reference(const std::vector<float> &x, uint32_t first, uint32_t batch) {
+std::vector<float> reference(const std::vector<float>& x, uint32_t first, uint32_t batch) {
   static auto native = native_compile(fixture_path("digits/openvino/model.xml"));
   return native_run(native, {batch, 64}, x.data() + first * 64);
 }
@@ -65,7 +65,7 @@ TEST(OvConcurrency, ContextsOnThreadsMatchReference) {
           ++mismatches;
       }
     });
-  for (auto &th : threads) th.join();
+  for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
 }
@@ -81,7 +81,7 @@ TEST(OvConcurrency, ConcurrentLoadsOnOneBackend) {
       Diag d;
       if (load_bytes(b, {xml, bin}, g, d) == WASINN_OK && g.ptr) ++ok;
     });
-  for (auto &th : threads) th.join();
+  for (auto& th : threads) th.join();
   EXPECT_EQ(ok.load(), 3);
 }
 

@@ -12,7 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // A good load and inference on `b` after whatever failed before.
-void expect_still_works(Backend &b) {
+void expect_still_works(Backend& b) {
   Graph g = load_ir(b, "tiny/openvino/dynamic");
   ASSERT_NE(g.ptr, nullptr);
   Context c(api(), g.ptr);
@@ -25,8 +25,8 @@ void expect_still_works(Backend &b) {
   EXPECT_EQ(output_as<int32_t>(c.ptr, by_index(1), WASINN_TYPE_I32), std::vector<int32_t>{42});
 }
 
-int load_status(Backend &b, const std::vector<std::vector<uint8_t>> &builders, Diag &d,
-                int32_t target = WASINN_TARGET_CPU, const std::string &config = "") {
+int load_status(Backend& b, const std::vector<std::vector<uint8_t>>& builders, Diag& d,
+                int32_t target = WASINN_TARGET_CPU, const std::string& config = "") {
   Graph g;
   const int st = load_bytes(b, builders, g, d, target, config);
   EXPECT_EQ(st == WASINN_OK, g.ptr != nullptr);
@@ -88,8 +88,8 @@ TEST(OvErrors, GarbageAndEmptyInOneBuilder) {
   expect_still_works(b);
 }
 
-bool native_has(const std::string &device) {
-  for (const auto &d : native_core().get_available_devices())
+bool native_has(const std::string& device) {
+  for (const auto& d : native_core().get_available_devices())
     if (d == device || d.rfind(device + ".", 0) == 0) return true;
   return false;
 }
@@ -99,7 +99,7 @@ bool native_has(const std::string &device) {
 TEST(OvErrors, MissingDevices) {
   Backend b(api(), kF32);
   std::string found;
-  for (const auto &dev : native_core().get_available_devices()) found += (found.empty() ? "" : ", ") + dev;
+  for (const auto& dev : native_core().get_available_devices()) found += (found.empty() ? "" : ", ") + dev;
   // The device report lists what OpenVINO found, each with the target that reaches it.
   std::string reported;
   for (size_t i = 0; i < api().backend_device_count(b.ptr); ++i) {
@@ -108,12 +108,13 @@ TEST(OvErrors, MissingDevices) {
     reported += std::string(dev.api) + " -> " + std::to_string(dev.target) + "; ";
   }
   EXPECT_THAT(reported, HasSubstr("OpenVINO CPU -> 0"));
-  for (auto [target, device] : {std::pair<int32_t, const char *>{WASINN_TARGET_GPU, "GPU"}, {WASINN_TARGET_TPU, "NPU"}}) {
-    const char *why = api().backend_target_unavailable(b.ptr, target);
+  for (auto [target, device] :
+       {std::pair<int32_t, const char*>{WASINN_TARGET_GPU, "GPU"}, {WASINN_TARGET_TPU, "NPU"}}) {
+    const char* why = api().backend_target_unavailable(b.ptr, target);
     EXPECT_EQ(why == nullptr, native_has(device)) << device;
     Diag d;
-    const int st = load_status(b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")},
-                               d, target, kF32);
+    const int st = load_status(
+        b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")}, d, target, kF32);
     if (native_has(device)) {
       EXPECT_EQ(st, WASINN_OK) << d.detail;
       continue;
@@ -126,9 +127,9 @@ TEST(OvErrors, MissingDevices) {
     EXPECT_THAT(d.detail, HasSubstr("use target cpu or auto"));
   }
   Diag d;
-  EXPECT_EQ(load_status(b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")},
-                        d, 7),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      load_status(b, {read_fixture("digits/openvino/model.xml"), read_fixture("digits/openvino/model.bin")}, d, 7),
+      WASINN_INVALID_ARGUMENT);
   EXPECT_THAT(d.detail, HasSubstr("unknown execution target 7"));
   expect_still_works(b);
 }
@@ -155,7 +156,8 @@ TEST(OvErrors, WrongTypeOrShapeNamesExpectedAndReceived) {
   Diag d;
   std::vector<float> x(2 * 64, 0.5f);
   std::vector<uint16_t> half(64);
-  EXPECT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F16, {1, 64}, half.data(), half.size(), d), WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F16, {1, 64}, half.data(), half.size(), d),
+            WASINN_INVALID_ARGUMENT);
   EXPECT_THAT(d.detail, HasSubstr("input 0 (\"input\"): expected f32 [?, 64], got f16 [1, 64]"));
   EXPECT_EQ(set_input_of(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 63}, x.data(), 63, d), WASINN_INVALID_ARGUMENT);
   EXPECT_THAT(d.detail, HasSubstr("expected f32 [?, 64], got f32 [1, 63]"));
@@ -230,11 +232,16 @@ TEST(OvErrors, UnknownNamesAreInvalidArgumentListingTheModelsNames) {
 }
 
 TEST(OvErrors, BadConfigs) {
-  const char *bad[] = {"{", "[1]", R"({"num_threads":-1})", R"({"num_threads":1.5})",
-                       R"({"inference_precision":"f8"})", R"({"cache_dir":3})", R"({"performance_hint":"fast"})",
+  const char* bad[] = {"{",
+                       "[1]",
+                       R"({"num_threads":-1})",
+                       R"({"num_threads":1.5})",
+                       R"({"inference_precision":"f8"})",
+                       R"({"cache_dir":3})",
+                       R"({"performance_hint":"fast"})",
                        R"({"cancellable":"yes"})"};
-  for (const char *cfg : bad) {
-    wasinn_backend *ptr = nullptr;
+  for (const char* cfg : bad) {
+    wasinn_backend* ptr = nullptr;
     Diag d;
     EXPECT_EQ(api().backend_create(cfg, std::strlen(cfg), &ptr, &d), WASINN_INVALID_ARGUMENT) << cfg;
     EXPECT_THAT(d.detail, HasSubstr("openvino backend config")) << cfg;

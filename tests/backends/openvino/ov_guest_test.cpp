@@ -17,10 +17,10 @@ namespace {
 using ::testing::HasSubstr;
 
 // wasinn run with the fixtures at /f, a scratch directory at /out and f32 math.
-GuestRun wasinn_run(const std::vector<std::string> &host_args, const std::string &guest,
-                    const std::vector<std::string> &guest_args, const std::string &out_dir) {
-  std::vector<std::string> host = {"--dir", fixtures_dir().string() + "::/f", "--dir",
-                                   out_dir + "::/out", "--backend-config", "openvino=" + kF32};
+GuestRun wasinn_run(const std::vector<std::string>& host_args, const std::string& guest,
+                    const std::vector<std::string>& guest_args, const std::string& out_dir) {
+  std::vector<std::string> host = {
+      "--dir", fixtures_dir().string() + "::/f", "--dir", out_dir + "::/out", "--backend-config", "openvino=" + kF32};
   host.insert(host.end(), host_args.begin(), host_args.end());
   return run_guest(host, guest, guest_args);
 }
@@ -28,21 +28,18 @@ GuestRun wasinn_run(const std::vector<std::string> &host_args, const std::string
 class OvGuest : public ::testing::Test {
  protected:
   void SetUp() override {
-    out_ = scratch_dir(std::string("ov_guest_") +
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    out_ = scratch_dir(std::string("ov_guest_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
   void TearDown() override {
     std::error_code ec;
     std::filesystem::remove_all(out_, ec);
   }
-  std::vector<float> read_out(const std::string &name) {
-    return as_vector<float>(read_file(out_ + "/" + name));
-  }
+  std::vector<float> read_out(const std::string& name) { return as_vector<float>(read_file(out_ + "/" + name)); }
   std::string out_;
 };
 
 // Native OpenVINO, one row per inference as the guest does it.
-std::vector<float> native_rows(const std::string &model, const std::vector<float> &x, size_t n) {
+std::vector<float> native_rows(const std::string& model, const std::vector<float>& x, size_t n) {
   auto compiled = native_compile(fixture_path(model));
   std::vector<float> all;
   for (size_t i = 0; i < n; ++i) {
@@ -72,10 +69,10 @@ TEST_F(OvGuest, DigitsGuestMatchesNativeBitForBit) {
 }
 
 TEST_F(OvGuest, PreloadedIrByName) {
-  const auto r = wasinn_run({"--nn-preload", "digits:openvino:cpu:" + fixture_path("digits/openvino/model.xml") + ":" +
-                                                fixture_path("digits/openvino/model.bin")},
-                            "ov_digits_guest",
-                            {"name:digits", "-", "/f/digits/test_x.f32", "/f/digits/test_y.u8", "/out/logits.f32"}, out_);
+  const auto r = wasinn_run(
+      {"--nn-preload", "digits:openvino:cpu:" + fixture_path("digits/openvino/model.xml") + ":" +
+                           fixture_path("digits/openvino/model.bin")},
+      "ov_digits_guest", {"name:digits", "-", "/f/digits/test_x.f32", "/f/digits/test_y.u8", "/out/logits.f32"}, out_);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto x = read_fixture_as<float>("digits/test_x.f32");
   const auto y = read_fixture("digits/test_y.u8");
@@ -90,12 +87,13 @@ TEST_F(OvGuest, RunModelBatchIrAndOnnx) {
   const auto x = read_fixture_as<float>("digits/test_x.f32");
   const auto y = read_fixture("digits/test_y.u8");
   const std::string dims = std::to_string(y.size()) + "x64";
-  for (auto [model, native_model] : {std::pair<std::string, std::string>{"/f/digits/openvino/model.xml,/f/digits/openvino/model.bin",
-                                                                         "digits/openvino/model.xml"},
-                                     {"/f/digits/model.onnx", "digits/model.onnx"}}) {
+  for (auto [model, native_model] :
+       {std::pair<std::string, std::string>{"/f/digits/openvino/model.xml,/f/digits/openvino/model.bin",
+                                            "digits/openvino/model.xml"},
+        {"/f/digits/model.onnx", "digits/model.onnx"}}) {
     const auto r = wasinn_run({}, "run_model",
-                              {"--model", model, "--encoding", "0", "--input", "0:f32:" + dims + ":/f/digits/test_x.f32",
-                               "--output", "0:/out/batch.f32"},
+                              {"--model", model, "--encoding", "0", "--input",
+                               "0:f32:" + dims + ":/f/digits/test_x.f32", "--output", "0:/out/batch.f32"},
                               out_);
     ASSERT_EQ(r.exit_code, 0) << model << "\n" << r.output;
     auto compiled = native_compile(fixture_path(native_model));
@@ -108,11 +106,11 @@ TEST_F(OvGuest, RunModelBatchIrAndOnnx) {
 }
 
 struct ErrorCase {
-  const char *what;
+  const char* what;
   std::vector<std::string> args;
   int errno_value;
-  const char *step;
-  const char *detail;
+  const char* step;
+  const char* detail;
 };
 
 // Each ends the guest with the errno as its exit status; the host prints the detail and lives.
@@ -123,28 +121,47 @@ TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
   // plugin's type and shape checks answer.
   std::ofstream(out_ + "/in128.bin", std::ios::binary) << std::string(128, '\0');
   bool has_gpu = false, has_npu = false;
-  for (const auto &d : native_core().get_available_devices()) {
+  for (const auto& d : native_core().get_available_devices()) {
     has_gpu |= d.rfind("GPU", 0) == 0;
     has_npu |= d.rfind("NPU", 0) == 0;
   }
   std::vector<ErrorCase> cases = {
       {"one builder of XML", {"--model", xml, "--encoding", "0"}, 1, "load", "needs two graph builders"},
-      {"corrupt XML", {"--model", "/f/corrupt/openvino_bad.xml," + bin, "--encoding", "0"}, 1, "load",
+      {"corrupt XML",
+       {"--model", "/f/corrupt/openvino_bad.xml," + bin, "--encoding", "0"},
+       1,
+       "load",
        "the OpenVINO IR cannot be read"},
-      {"short weights", {"--model", xml + ",/f/corrupt/openvino_short.bin", "--encoding", "0"}, 1, "load",
+      {"short weights",
+       {"--model", xml + ",/f/corrupt/openvino_short.bin", "--encoding", "0"},
+       1,
+       "load",
        "Incorrect weights in bin file"},
-      {"f16 input for f32", {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f16:1x64:/out/in128.bin"},
-       1, "set_input", "expected f32 [?, 64], got f16 [1, 64]"},
-      {"wrong width", {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f32:1x32:/out/in128.bin"}, 1,
-       "set_input", "expected f32 [?, 64], got f32 [1, 32]"},
+      {"f16 input for f32",
+       {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f16:1x64:/out/in128.bin"},
+       1,
+       "set_input",
+       "expected f32 [?, 64], got f16 [1, 64]"},
+      {"wrong width",
+       {"--model", xml + "," + bin, "--encoding", "0", "--input", "0:f32:1x32:/out/in128.bin"},
+       1,
+       "set_input",
+       "expected f32 [?, 64], got f32 [1, 32]"},
   };
   if (!has_gpu)
-    cases.push_back({"gpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "1", "--input", in1}, 6,
-                     "load", "OpenVINO device GPU, which this machine lacks (OpenVINO's GPU plugin runs on an Intel GPU through OpenCL"});
+    cases.push_back(
+        {"gpu target",
+         {"--model", xml + "," + bin, "--encoding", "0", "--target", "1", "--input", in1},
+         6,
+         "load",
+         "OpenVINO device GPU, which this machine lacks (OpenVINO's GPU plugin runs on an Intel GPU through OpenCL"});
   if (!has_npu)
-    cases.push_back({"tpu target", {"--model", xml + "," + bin, "--encoding", "0", "--target", "2", "--input", in1}, 6,
-                     "load", "OpenVINO device NPU, which this machine lacks"});
-  for (const auto &c : cases) {
+    cases.push_back({"tpu target",
+                     {"--model", xml + "," + bin, "--encoding", "0", "--target", "2", "--input", in1},
+                     6,
+                     "load",
+                     "OpenVINO device NPU, which this machine lacks"});
+  for (const auto& c : cases) {
     const auto r = wasinn_run({}, "run_model", c.args, out_);
     EXPECT_EQ(r.exit_code, c.errno_value) << c.what << "\n" << r.output;
     EXPECT_THAT(r.output, HasSubstr("errno " + std::to_string(c.errno_value) + " in " + c.step)) << c.what;
@@ -154,7 +171,7 @@ TEST_F(OvGuest, ErrorPathsGiveDocumentedErrno) {
 
 // `wasinn run` with LD_DEBUG=files, so that the output lists every library the dynamic loader
 // opens (OpenVINO dlopens one library per device plugin).
-GuestRun run_listing_libraries(const std::vector<std::string> &args, const std::string &out_dir) {
+GuestRun run_listing_libraries(const std::vector<std::string>& args, const std::string& out_dir) {
   setenv("LD_DEBUG", "files", 1);
   GuestRun r = wasinn_run({}, "run_model", args, out_dir);
   unsetenv("LD_DEBUG");
@@ -162,7 +179,7 @@ GuestRun run_listing_libraries(const std::vector<std::string> &args, const std::
 }
 
 // The output without the loader's lines ("  1234:\tfile=..."), for failure messages.
-std::string without_loader_lines(const std::string &output) {
+std::string without_loader_lines(const std::string& output) {
   std::string kept;
   size_t start = 0;
   while (start < output.size()) {
@@ -184,16 +201,18 @@ std::string without_loader_lines(const std::string &output) {
 // gpu and tpu targets still ask, so their errors can list the devices found.
 TEST_F(OvGuest, CpuTargetLoadsOnlyTheCpuDevicePlugin) {
   const std::string model = "/f/digits/openvino/model.xml,/f/digits/openvino/model.bin";
-  const std::string input = "0:f32:" + std::to_string(read_fixture("digits/test_y.u8").size()) + "x64:/f/digits/test_x.f32";
+  const std::string input =
+      "0:f32:" + std::to_string(read_fixture("digits/test_y.u8").size()) + "x64:/f/digits/test_x.f32";
   const auto cpu = run_listing_libraries({"--model", model, "--encoding", "0", "--input", input}, out_);
   ASSERT_EQ(cpu.exit_code, 0) << without_loader_lines(cpu.output);
   // LD_DEBUG reached the run:
   EXPECT_NE(cpu.output.find("libopenvino_intel_cpu_plugin.so"), std::string::npos);
-  for (const char *lib : {"libopenvino_intel_gpu_plugin", "libopenvino_intel_npu_plugin", "libopenvino_auto_plugin",
+  for (const char* lib : {"libopenvino_intel_gpu_plugin", "libopenvino_intel_npu_plugin", "libopenvino_auto_plugin",
                           "libopenvino_hetero_plugin", "libOpenCL"})
     EXPECT_EQ(cpu.output.find(lib), std::string::npos) << lib << " was loaded for a CPU model";
 
-  const auto gpu = run_listing_libraries({"--model", model, "--encoding", "0", "--target", "1", "--input", input}, out_);
+  const auto gpu =
+      run_listing_libraries({"--model", model, "--encoding", "0", "--target", "1", "--input", input}, out_);
   EXPECT_NE(gpu.output.find("libopenvino_intel_gpu_plugin.so"), std::string::npos)
       << "a gpu target no longer asks OpenVINO for its devices";
   if (gpu.exit_code != 0) {

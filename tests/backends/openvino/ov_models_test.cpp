@@ -11,7 +11,7 @@ namespace wasinn_test {
 namespace {
 
 TEST(OvPlugin, ApiTable) {
-  const wasinn_backend_api &a = api();
+  const wasinn_backend_api& a = api();
   EXPECT_EQ(a.abi_version, WASINN_PLUGIN_ABI_VERSION);
   EXPECT_EQ(a.struct_size, sizeof(wasinn_backend_api));
   EXPECT_STREQ(a.name, "openvino");
@@ -44,7 +44,7 @@ TEST(OvPlugin, IoInfoDigitsKeepsDynamicBatch) {
 
 // All 450 held-out digits in one batch, through the plugin and through native OpenVINO: the
 // same compiled kernels on the same bytes, so the logits must be bit-identical.
-void expect_digits_match_native(wasinn_graph *g, const std::string &native_model) {
+void expect_digits_match_native(wasinn_graph* g, const std::string& native_model) {
   const auto x = read_fixture_as<float>("digits/test_x.f32");
   const auto y = read_fixture("digits/test_y.u8");
   ASSERT_EQ(x.size(), y.size() * 64);
@@ -60,7 +60,8 @@ void expect_digits_match_native(wasinn_graph *g, const std::string &native_model
   auto native = native_compile(fixture_path(native_model));
   const auto want = native_run(native, {n, 64}, x.data());
   ASSERT_EQ(got.size(), want.size());
-  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << "logits differ from native OpenVINO";
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+      << "logits differ from native OpenVINO";
   const size_t correct = count_correct(got, y, 10);
   EXPECT_GE(correct * 100, n * 95u) << correct << "/" << n;
   ::testing::Test::RecordProperty("accuracy", std::to_string(correct) + "/" + std::to_string(n));
@@ -144,7 +145,7 @@ TEST(OvPlugin, DynamicShapesKnownAnswers) {
   }
 }
 
-const char *const kTypeNames[] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
+const char* const kTypeNames[] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
 const int32_t kTypes[] = {WASINN_TYPE_F16, WASINN_TYPE_F32, WASINN_TYPE_F64, WASINN_TYPE_BF16,
                           WASINN_TYPE_U8,  WASINN_TYPE_I32, WASINN_TYPE_I64};
 const size_t kSizes[] = {2, 4, 8, 2, 1, 4, 8};
@@ -152,7 +153,7 @@ const size_t kSizes[] = {2, 4, 8, 2, 1, 4, 8};
 // Random bytes through Identity for every type, inputs and outputs by index in model order.
 // OpenVINO's CPU plugin runs i64 as i32, so i64 values are kept within the i32 range (a value
 // beyond it comes back truncated: documented in docs/backends/openvino.md).
-void expect_identity_all_types(wasinn_graph *g) {
+void expect_identity_all_types(wasinn_graph* g) {
   for (int is_output = 0; is_output < 2; ++is_output) {
     ASSERT_EQ(api().graph_io_count(g, is_output), 7u);
     for (size_t i = 0; i < 7; ++i) {
@@ -169,7 +170,7 @@ void expect_identity_all_types(wasinn_graph *g) {
   Diag d;
   for (uint32_t i = 0; i < 7; ++i) {
     data[i].resize(6 * kSizes[i]);
-    for (auto &byte : data[i]) byte = static_cast<uint8_t>(rng());
+    for (auto& byte : data[i]) byte = static_cast<uint8_t>(rng());
     if (kTypes[i] == WASINN_TYPE_I64)
       for (size_t k = 0; k < 6; ++k) {
         const int64_t v = static_cast<int32_t>(rng());

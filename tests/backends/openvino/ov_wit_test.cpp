@@ -14,8 +14,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-const char *const kWitTypes[] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
-const char *const kSuffixes[] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
+const char* const kWitTypes[] = {"fp16", "fp32", "fp64", "bf16", "u8", "i32", "i64"};
+const char* const kSuffixes[] = {"f16", "f32", "f64", "bf16", "u8", "i32", "i64"};
 const ov::element::Type kOvTypes[] = {ov::element::f16, ov::element::f32, ov::element::f64, ov::element::bf16,
                                       ov::element::u8,  ov::element::i32, ov::element::i64};
 const size_t kElemSizes[] = {2, 4, 8, 2, 1, 4, 8};
@@ -37,14 +37,14 @@ TEST(OvWit, IdentityAllTypesByNameMatchNative) {
   const std::string in = scratch_dir("identity_all_in");
   std::mt19937 rng(7);
   std::vector<std::vector<uint8_t>> data(7);
-  std::vector<std::string> guest = {"--model", "/fx/types/openvino/identity_all.xml,/fx/types/openvino/identity_all.bin",
-                                    "--encoding", "openvino"};
+  std::vector<std::string> guest = {
+      "--model", "/fx/types/openvino/identity_all.xml,/fx/types/openvino/identity_all.bin", "--encoding", "openvino"};
   ov::CompiledModel native = native_compile(xml, 1);
   ov::InferRequest req = native.create_infer_request();
   for (int i = 6; i >= 0; --i) {
     data[i].resize(6 * kElemSizes[i]);
-    for (auto &byte : data[i]) byte = static_cast<uint8_t>(rng() % 100);  // no NaN or infinity
-    if (kOvTypes[i] == ov::element::i64)  // within the i32 range: high halves zero
+    for (auto& byte : data[i]) byte = static_cast<uint8_t>(rng() % 100);  // no NaN or infinity
+    if (kOvTypes[i] == ov::element::i64)                                  // within the i32 range: high halves zero
       for (size_t k = 0; k < 6; ++k) std::memset(data[i].data() + k * 8 + 4, 0, 4);
     const std::string file = std::string("/in/") + kSuffixes[i] + ".bin";
     write_file(in + "/" + kSuffixes[i] + ".bin", data[i]);
@@ -54,15 +54,16 @@ TEST(OvWit, IdentityAllTypesByNameMatchNative) {
     req.set_tensor(io.inputs[i], t);
   }
   req.infer();
-  const WitModelRun r = run_wit_model("identity_all", {"--dir", fixtures_dir().string() + "::/fx", "--dir",
-                                                       in + "::/in", "--backend-config", "openvino=" + kF32},
-                                      guest);
+  const WitModelRun r = run_wit_model(
+      "identity_all",
+      {"--dir", fixtures_dir().string() + "::/fx", "--dir", in + "::/in", "--backend-config", "openvino=" + kF32},
+      guest);
   ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
   EXPECT_EQ(r.names(), io.outputs);
   ASSERT_EQ(r.outputs.size(), 7u);
   for (size_t i = 0; i < 7; ++i) {
     const ov::Tensor want = req.get_tensor(io.outputs[i]);
-    const auto *p = static_cast<const uint8_t *>(want.data());
+    const auto* p = static_cast<const uint8_t*>(want.data());
     EXPECT_EQ(r.outputs[i].type, kWitTypes[i]) << io.outputs[i];
     EXPECT_EQ(r.outputs[i].dims, "2x3") << io.outputs[i];
     EXPECT_EQ(r.outputs[i].data, std::vector<uint8_t>(p, p + want.get_byte_size()))
@@ -76,9 +77,9 @@ TEST(OvWit, IdentityAllTypesByNameMatchNative) {
 TEST(OvWit, DigitsComponentMatchesWitxGuest) {
   const std::string xml = fixture_path("digits/openvino/model.xml");
   InspectedIo io;
-  expect_digits_component_matches_witx(
-      "digits_ov", "digits:openvino:cpu:" + xml + ":" + fixture_path("digits/openvino/model.bin"), {xml},
-      {"--backend-config", "openvino=" + kF32}, &io);
+  expect_digits_component_matches_witx("digits_ov",
+                                       "digits:openvino:cpu:" + xml + ":" + fixture_path("digits/openvino/model.bin"),
+                                       {xml}, {"--backend-config", "openvino=" + kF32}, &io);
   EXPECT_THAT(io.inputs, ElementsAre("input"));
   EXPECT_THAT(io.outputs, ElementsAre("logits"));
 }

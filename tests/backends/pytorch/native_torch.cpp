@@ -43,28 +43,28 @@ int32_t type_of(c10::ScalarType t) {
   }
 }
 
-HostTensor to_host(const torch::Tensor &t, std::string name = {}) {
+HostTensor to_host(const torch::Tensor& t, std::string name = {}) {
   const torch::Tensor c = t.contiguous();
   HostTensor h;
   h.type = type_of(c.scalar_type());
   for (int64_t d : c.sizes()) h.dims.push_back(static_cast<uint32_t>(d));
-  const auto *p = static_cast<const uint8_t *>(c.data_ptr());
+  const auto* p = static_cast<const uint8_t*>(c.data_ptr());
   h.bytes.assign(p, p + c.nbytes());
   h.name = std::move(name);
   return h;
 }
 
-HostTensor scalar_to_host(int32_t type, const void *value, size_t size) {
+HostTensor scalar_to_host(int32_t type, const void* value, size_t size) {
   HostTensor h;
   h.type = type;
-  const auto *p = static_cast<const uint8_t *>(value);
+  const auto* p = static_cast<const uint8_t*>(value);
   h.bytes.assign(p, p + size);
   return h;
 }
 
-void flatten(const torch::jit::IValue &v, std::vector<HostTensor> &out) {
+void flatten(const torch::jit::IValue& v, std::vector<HostTensor>& out) {
   if (v.isTuple()) {
-    for (const auto &e : v.toTupleRef().elements()) flatten(e, out);
+    for (const auto& e : v.toTupleRef().elements()) flatten(e, out);
   } else if (v.isInt()) {
     const int64_t i = v.toInt();
     out.push_back(scalar_to_host(WASINN_TYPE_I64, &i, sizeof i));
@@ -81,34 +81,37 @@ void flatten(const torch::jit::IValue &v, std::vector<HostTensor> &out) {
 
 }  // namespace
 
-std::vector<HostTensor> native_forward_args(const std::string &path,
-                                            const std::vector<NativeArg> &inputs) {
+std::vector<HostTensor> native_forward_args(const std::string& path, const std::vector<NativeArg>& inputs) {
   torch::jit::Module m = torch::jit::load(path);
   m.eval();
   std::vector<torch::jit::IValue> args;
-  for (const NativeArg &arg : inputs) {
-    if (const auto *in = std::get_if<HostTensor>(&arg)) {
+  for (const NativeArg& arg : inputs) {
+    if (const auto* in = std::get_if<HostTensor>(&arg)) {
       std::vector<int64_t> sizes(in->dims.begin(), in->dims.end());
-      args.emplace_back(torch::from_blob(const_cast<uint8_t *>(in->bytes.data()), sizes,
+      args.emplace_back(torch::from_blob(const_cast<uint8_t*>(in->bytes.data()), sizes,
                                          torch::TensorOptions().dtype(dtype_of(in->type)))
                             .clone());
     } else {
-      std::visit([&](const auto &v) {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) args.emplace_back();  // None
-        else if constexpr (!std::is_same_v<T, HostTensor>) args.emplace_back(v);
-      }, arg);
+      std::visit(
+          [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::monostate>)
+              args.emplace_back();  // None
+            else if constexpr (!std::is_same_v<T, HostTensor>)
+              args.emplace_back(v);
+          },
+          arg);
     }
   }
   torch::NoGradGuard no_grad;
   const torch::jit::IValue r = m.forward(args);
   std::vector<HostTensor> out;
   if (r.isList()) {
-    for (const auto &e : r.toListRef()) out.push_back(to_host(e.toTensor()));
+    for (const auto& e : r.toListRef()) out.push_back(to_host(e.toTensor()));
   } else if (r.isGenericDict()) {
     std::map<std::string, torch::Tensor> sorted;
-    for (const auto &e : r.toGenericDict()) sorted[e.key().toStringRef()] = e.value().toTensor();
-    for (const auto &[k, v] : sorted) out.push_back(to_host(v, k));
+    for (const auto& e : r.toGenericDict()) sorted[e.key().toStringRef()] = e.value().toTensor();
+    for (const auto& [k, v] : sorted) out.push_back(to_host(v, k));
   } else if (r.isTensor() || r.isTuple() || r.isInt() || r.isDouble() || r.isBool()) {
     flatten(r, out);
   } else {
@@ -117,14 +120,13 @@ std::vector<HostTensor> native_forward_args(const std::string &path,
   return out;
 }
 
-std::vector<HostTensor> native_forward(const std::string &path,
-                                       const std::vector<HostTensor> &inputs) {
+std::vector<HostTensor> native_forward(const std::string& path, const std::vector<HostTensor>& inputs) {
   return native_forward_args(path, std::vector<NativeArg>(inputs.begin(), inputs.end()));
 }
 
 void native_set_threads(int n) { at::set_num_threads(n); }
 
-std::vector<uint8_t> native_script_archive(const std::string &source) {
+std::vector<uint8_t> native_script_archive(const std::string& source) {
   torch::jit::Module m("Scripted");
   m.define(source);
   std::ostringstream out;
@@ -133,7 +135,7 @@ std::vector<uint8_t> native_script_archive(const std::string &source) {
   return {bytes.begin(), bytes.end()};
 }
 
-void native_warn_on_new_thread(const std::string &message) {
+void native_warn_on_new_thread(const std::string& message) {
   std::thread([&] { TORCH_WARN(message); }).join();
 }
 

@@ -24,8 +24,7 @@ TEST(TorchConcurrency, TwoContextsOnTwoThreadsMatchNative) {
   native_set_threads(1);
   const std::string path = (fixtures_dir() / "digits/model.pt").string();
   const HostTensor inputs[2] = {digits_rows(0, 200), digits_rows(200, 250)};
-  const HostTensor want[2] = {native_forward(path, {inputs[0]})[0],
-                              native_forward(path, {inputs[1]})[0]};
+  const HostTensor want[2] = {native_forward(path, {inputs[0]})[0], native_forward(path, {inputs[1]})[0]};
   Backend b(api());
   Graph g = load_model(b, "digits/model.pt");
   ASSERT_NE(g.ptr, nullptr);
@@ -72,7 +71,8 @@ TEST(TorchConcurrency, ForwardsOfOneGraphOverlap) {
       if (output(c.ptr, by_index(0)).bytes != x.bytes) ++wrong;  // x times identity, 300 times
       const int64_t reported = output(c.ptr, by_index(1)).as<int64_t>().at(0);
       int64_t seen = peak.load();
-      while (reported > seen && !peak.compare_exchange_weak(seen, reported)) {}
+      while (reported > seen && !peak.compare_exchange_weak(seen, reported)) {
+      }
     }
   };
   std::thread t0(worker), t1(worker);

@@ -8,14 +8,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-int load_file(Backend &b, const std::string &rel, Graph &g, Diag &d,
-              int32_t target = WASINN_TARGET_CPU, const std::string &config = "") {
+int load_file(Backend& b, const std::string& rel, Graph& g, Diag& d, int32_t target = WASINN_TARGET_CPU,
+              const std::string& config = "") {
   return load_bytes(b, {read_fixture(rel)}, g, d, target, config);
 }
 
 TEST(TorchErrors, CorruptArchivesAreInvalidArgument) {
   Backend b(api());
-  for (const char *rel : {"corrupt/garbage.pt", "corrupt/truncated.pt"}) {
+  for (const char* rel : {"corrupt/garbage.pt", "corrupt/truncated.pt"}) {
     Graph g;
     Diag d;
     EXPECT_EQ(load_file(b, rel, g, d), WASINN_INVALID_ARGUMENT) << rel;
@@ -43,8 +43,7 @@ TEST(TorchErrors, BuilderCountAndEncoding) {
   EXPECT_EQ(load_bytes(b, {model}, g, d, WASINN_TARGET_CPU, "", "onnx"), WASINN_INVALID_ENCODING);
   EXPECT_EQ(load_bytes(b, {model}, g, d, WASINN_TARGET_CPU, "[1]"), WASINN_INVALID_ARGUMENT);
   EXPECT_THAT(d.detail, HasSubstr("expected a JSON object"));
-  EXPECT_EQ(load_bytes(b, {model}, g, d, WASINN_TARGET_CPU, "{\"num_threads\": 2}"),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(load_bytes(b, {model}, g, d, WASINN_TARGET_CPU, "{\"num_threads\": 2}"), WASINN_INVALID_ARGUMENT);
   EXPECT_THAT(d.detail, HasSubstr("process-wide"));
   EXPECT_EQ(g.ptr, nullptr);
 }
@@ -53,13 +52,11 @@ TEST(TorchErrors, TargetsWithoutHardwareAreUnsupported) {
   Backend b(api());
   Graph g;
   Diag d;
-  EXPECT_EQ(load_file(b, "digits/model.pt", g, d, WASINN_TARGET_GPU),
-            WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_EQ(load_file(b, "digits/model.pt", g, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION);
   // Debian's libtorch is a CPU build: the reason says so, and what would serve gpu.
   EXPECT_THAT(d.detail, HasSubstr("is a CPU build, without CUDA"));
   EXPECT_THAT(d.detail, HasSubstr("use target cpu or auto"));
-  EXPECT_EQ(load_file(b, "digits/model.pt", g, d, WASINN_TARGET_TPU),
-            WASINN_UNSUPPORTED_OPERATION);
+  EXPECT_EQ(load_file(b, "digits/model.pt", g, d, WASINN_TARGET_TPU), WASINN_UNSUPPORTED_OPERATION);
   EXPECT_THAT(d.detail, HasSubstr("tpu"));
   EXPECT_EQ(load_file(b, "digits/model.pt", g, d, 9), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(g.ptr, nullptr);
@@ -182,7 +179,7 @@ TEST(TorchErrors, OutputsBeforeComputeAndOutOfRange) {
 }
 
 TEST(TorchErrors, BadBackendConfig) {
-  const std::pair<const char *, const char *> cases[] = {
+  const std::pair<const char*, const char*> cases[] = {
       {"{", "malformed JSON"},
       {"[]", "expected a JSON object"},
       {"{\"num_threads\": 100000}", "\"num_threads\" must be between 0 and"},
@@ -191,10 +188,9 @@ TEST(TorchErrors, BadBackendConfig) {
       {"{\"interop_threads\": -1}", "\"interop_threads\" must be between 0 and"},
   };
   for (auto [config, want] : cases) {
-    wasinn_backend *b = nullptr;
+    wasinn_backend* b = nullptr;
     Diag d;
-    EXPECT_EQ(api().backend_create(config, std::strlen(config), &b, &d), WASINN_INVALID_ARGUMENT)
-        << config;
+    EXPECT_EQ(api().backend_create(config, std::strlen(config), &b, &d), WASINN_INVALID_ARGUMENT) << config;
     EXPECT_THAT(d.detail, HasSubstr(want)) << config;
     EXPECT_EQ(b, nullptr);
   }
@@ -228,7 +224,7 @@ TEST(TorchErrors, UnknownNamesListTheModelsNames) {
 // different size is refused with the reason, the same size is accepted.
 TEST(TorchErrors, InteropThreadsAreSizedOnce) {
   { Backend first(api(), "{\"interop_threads\": 1}"); }
-  wasinn_backend *b = nullptr;
+  wasinn_backend* b = nullptr;
   Diag d;
   const std::string two = "{\"interop_threads\": 2}";
   EXPECT_EQ(api().backend_create(two.data(), two.size(), &b, &d), WASINN_INVALID_ARGUMENT);

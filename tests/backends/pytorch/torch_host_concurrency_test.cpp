@@ -31,9 +31,11 @@ TEST(TorchHostConcurrency, TwoGuestsComputeAtTheSameTime) {
     wasinn::Program p;
     p.wasm_path = std::string(WASINN_GUEST_DIR) + "/run_model.wasm";
     p.dirs = {{out, "/out"}};
-    p.args = {"--name", "probe", "--input", input_arg(0, "f32", {64, 64}, "/out/x.f32"),
-              "--output", "0:/out/y" + std::to_string(k), "--output",
-              "1:/out/peak" + std::to_string(k), "--repeat", "40"};
+    p.args = {"--name",   "probe",
+              "--input",  input_arg(0, "f32", {64, 64}, "/out/x.f32"),
+              "--output", "0:/out/y" + std::to_string(k),
+              "--output", "1:/out/peak" + std::to_string(k),
+              "--repeat", "40"};
     outcomes[k] = host->run(p);
   };
   std::thread t0(guest, 0), t1(guest, 1);

@@ -25,21 +25,21 @@ struct LogLines {
   std::mutex mutex;
   std::vector<Line> lines;
 
-  static void write(void *self, int32_t level, const char *message, size_t length) {
-    auto *log = static_cast<LogLines *>(self);
+  static void write(void* self, int32_t level, const char* message, size_t length) {
+    auto* log = static_cast<LogLines*>(self);
     std::lock_guard<std::mutex> lock(log->mutex);
     log->lines.push_back({level, std::string(message, length)});
   }
-  bool has(int32_t level, const std::string &part) {
+  bool has(int32_t level, const std::string& part) {
     std::lock_guard<std::mutex> lock(mutex);
-    for (const Line &l : lines)
+    for (const Line& l : lines)
       if (l.level == level && l.text.find(part) != std::string::npos) return true;
     return false;
   }
   std::string all() {
     std::lock_guard<std::mutex> lock(mutex);
     std::string s;
-    for (const Line &l : lines) s += std::to_string(l.level) + " " + l.text + "\n";
+    for (const Line& l : lines) s += std::to_string(l.level) + " " + l.text + "\n";
     return s;
   }
 };

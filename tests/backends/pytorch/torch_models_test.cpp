@@ -10,23 +10,23 @@
 namespace wasinn_test {
 namespace {
 
-std::string fixture_path(const std::string &rel) { return (fixtures_dir() / rel).string(); }
+std::string fixture_path(const std::string& rel) { return (fixtures_dir() / rel).string(); }
 
 // Bitwise equality of type, dims and bytes, reported per element index on failure.
-void expect_same(const HostTensor &got, const HostTensor &want, const std::string &what) {
+void expect_same(const HostTensor& got, const HostTensor& want, const std::string& what) {
   EXPECT_EQ(got.type, want.type) << what;
   EXPECT_EQ(got.dims, want.dims) << what;
   ASSERT_EQ(got.bytes.size(), want.bytes.size()) << what;
   for (size_t i = 0; i < got.bytes.size(); ++i)
     if (got.bytes[i] != want.bytes[i]) {
-      ADD_FAILURE() << what << ": byte " << i << " differs (" << int(got.bytes[i]) << " vs "
-                    << int(want.bytes[i]) << ")";
+      ADD_FAILURE() << what << ": byte " << i << " differs (" << int(got.bytes[i]) << " vs " << int(want.bytes[i])
+                    << ")";
       return;
     }
 }
 
 TEST(TorchPlugin, ApiTable) {
-  const wasinn_backend_api &a = api();
+  const wasinn_backend_api& a = api();
   EXPECT_EQ(a.abi_version, WASINN_PLUGIN_ABI_VERSION);
   EXPECT_EQ(a.struct_size, sizeof(wasinn_backend_api));
   EXPECT_STREQ(a.name, "pytorch");
@@ -35,8 +35,7 @@ TEST(TorchPlugin, ApiTable) {
   EXPECT_EQ(a.cancel, nullptr);
   const std::string manifest = std::string(WASINN_BACKEND_DIR) + "/pytorch.json";
   const auto text = read_file(manifest);
-  EXPECT_NE(std::string(text.begin(), text.end()).find("\"encodings\": [\"pytorch\"]"),
-            std::string::npos);
+  EXPECT_NE(std::string(text.begin(), text.end()).find("\"encodings\": [\"pytorch\"]"), std::string::npos);
 }
 
 TEST(TorchPlugin, IoInfoFromForwardSchema) {
@@ -44,7 +43,7 @@ TEST(TorchPlugin, IoInfoFromForwardSchema) {
   Graph g = load_model(b, "types/two_in_three_out.pt");
   ASSERT_NE(g.ptr, nullptr);
   ASSERT_EQ(api().graph_io_count(g.ptr, 0), 2u);
-  const char *names[] = {"a", "b"};
+  const char* names[] = {"a", "b"};
   for (size_t i = 0; i < 2; ++i) {
     wasinn_io_info info{};
     ASSERT_EQ(api().graph_io_info(g.ptr, 0, i, &info), WASINN_OK);
@@ -114,8 +113,7 @@ TEST(TorchPlugin, ShapeChangesBetweenComputes) {
     Diag d;
     ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << d.detail;
     ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
-    expect_same(output(c.ptr, by_index(0)),
-                native_forward(fixture_path("digits/model.pt"), {x})[0],
+    expect_same(output(c.ptr, by_index(0)), native_forward(fixture_path("digits/model.pt"), {x})[0],
                 "batch of " + std::to_string(count));
   }
 }
@@ -136,8 +134,7 @@ TEST(TorchPlugin, TwoInputsThreeOutputsMatchNative) {
   for (uint32_t i = 0; i < 3; ++i) expect_same(output(c.ptr, by_index(i)), want[i], "output " + std::to_string(i));
 
   // Known answers, element by element, so native itself is checked too.
-  EXPECT_EQ(output(c.ptr, by_index(0)).as<float>(),
-            (std::vector<float>{4, -2, 3, 2.5f, 4, 74}));
+  EXPECT_EQ(output(c.ptr, by_index(0)).as<float>(), (std::vector<float>{4, -2, 3, 2.5f, 4, 74}));
   EXPECT_EQ(output(c.ptr, by_index(1)).as<int64_t>(), (std::vector<int64_t>{17, 182}));
   const HostTensor pos = output(c.ptr, by_index(2));
   EXPECT_EQ(pos.type, WASINN_TYPE_U8);
@@ -159,7 +156,7 @@ TEST(TorchPlugin, DictOutputsInSortedKeyOrder) {
   EXPECT_EQ(output(c.ptr, by_name("zeta")).as<float>(), (std::vector<float>{2, 4, 8}));
   const auto want = native_forward(fixture_path("types/dict_out.pt"), {x});
   ASSERT_EQ(want.size(), 3u);
-  const char *keys[] = {"alpha", "mid", "zeta"};
+  const char* keys[] = {"alpha", "mid", "zeta"};
   for (uint32_t i = 0; i < 3; ++i) {
     EXPECT_EQ(want[i].name, keys[i]);
     expect_same(output(c.ptr, by_index(i)), want[i], keys[i]);
@@ -187,16 +184,16 @@ TEST(TorchPlugin, EveryDtypePassesThrough) {
   Backend b(api());
   Graph g = load_model(b, "types/identity_types.pt");
   Context c(api(), g.ptr);
-  const std::pair<int32_t, size_t> types[] = {
-      {WASINN_TYPE_F16, 2}, {WASINN_TYPE_BF16, 2}, {WASINN_TYPE_F32, 4}, {WASINN_TYPE_F64, 8},
-      {WASINN_TYPE_U8, 1},  {WASINN_TYPE_I32, 4},  {WASINN_TYPE_I64, 8}, {WASINN_TYPE_I8, 1}};
+  const std::pair<int32_t, size_t> types[] = {{WASINN_TYPE_F16, 2}, {WASINN_TYPE_BF16, 2}, {WASINN_TYPE_F32, 4},
+                                              {WASINN_TYPE_F64, 8}, {WASINN_TYPE_U8, 1},   {WASINN_TYPE_I32, 4},
+                                              {WASINN_TYPE_I64, 8}, {WASINN_TYPE_I8, 1}};
   std::mt19937 rng(7);
   for (auto [type, size] : types) {
     HostTensor x;
     x.type = type;
     x.dims = {2, 3};
     x.bytes.resize(6 * size);
-    for (auto &byte : x.bytes) byte = static_cast<uint8_t>(rng());
+    for (auto& byte : x.bytes) byte = static_cast<uint8_t>(rng());
     Diag d;
     ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << type << ": " << d.detail;
     ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << type << ": " << d.detail;

@@ -14,7 +14,7 @@
 #include "guest_runner.h"
 #include "native_torch.h"
 
-extern char **environ;
+extern char** environ;
 
 namespace wasinn_test {
 namespace {
@@ -23,9 +23,13 @@ using ::testing::HasSubstr;
 
 const std::string kModel = "types/scalar_args.pt";
 
-std::vector<std::string> host_args(const std::string &out) {
-  return {"--dir", fixtures_dir().string() + "::/fx", "--dir", out + "::/out",
-          "--backend-config", R"(pytorch={"num_threads": 1})"};
+std::vector<std::string> host_args(const std::string& out) {
+  return {"--dir",
+          fixtures_dir().string() + "::/fx",
+          "--dir",
+          out + "::/out",
+          "--backend-config",
+          R"(pytorch={"num_threads": 1})"};
 }
 
 template <typename T>
@@ -37,7 +41,7 @@ std::vector<uint8_t> bytes_of(T value) {
 
 // x f32 [2, 2], scale f64 [1], offset (i64 or i32) [1], flip u8 [1] unless flip < 0 (unset).
 struct GuestCase {
-  const char *name;
+  const char* name;
   int64_t offset;
   bool offset_as_i32;
   int flip;
@@ -46,18 +50,16 @@ struct GuestCase {
 TEST(TorchScalarsGuest, ScalarArgumentsAndOutputsMatchNative) {
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {2, 2}, {1, -2, 0.5f, 4});
   const double scale = 2.5;
-  for (const GuestCase &k : {GuestCase{"default flip", 3, false, -1},
-                             GuestCase{"i32 offset, flip set", -4, true, 1}}) {
+  for (const GuestCase& k : {GuestCase{"default flip", 3, false, -1}, GuestCase{"i32 offset, flip set", -4, true, 1}}) {
     const std::string out = scratch_dir(std::string("scalars_") + (k.flip < 0 ? "a" : "b"));
     write_file(out + "/x.f32", x.bytes);
     write_file(out + "/scale.f64", bytes_of(scale));
-    write_file(out + "/offset", k.offset_as_i32 ? bytes_of(static_cast<int32_t>(k.offset))
-                                                : bytes_of(k.offset));
-    std::vector<std::string> args = {
-        "--model", "/fx/" + kModel, "--encoding", "3",
-        "--input", input_arg(0, "f32", {2, 2}, "/out/x.f32"),
-        "--input", input_arg(1, "f64", {1}, "/out/scale.f64"),
-        "--input", input_arg(2, k.offset_as_i32 ? "i32" : "i64", {1}, "/out/offset")};
+    write_file(out + "/offset", k.offset_as_i32 ? bytes_of(static_cast<int32_t>(k.offset)) : bytes_of(k.offset));
+    std::vector<std::string> args = {"--model",    "/fx/" + kModel,
+                                     "--encoding", "3",
+                                     "--input",    input_arg(0, "f32", {2, 2}, "/out/x.f32"),
+                                     "--input",    input_arg(1, "f64", {1}, "/out/scale.f64"),
+                                     "--input",    input_arg(2, k.offset_as_i32 ? "i32" : "i64", {1}, "/out/offset")};
     if (k.flip >= 0) {
       write_file(out + "/flip.u8", {static_cast<uint8_t>(k.flip)});
       args.insert(args.end(), {"--input", input_arg(3, "u8", {1}, "/out/flip.u8")});
@@ -78,8 +80,8 @@ TEST(TorchScalarsGuest, ScalarArgumentsAndOutputsMatchNative) {
     const float sign = k.flip == 1 ? -1.f : 1.f, off = static_cast<float>(k.offset);
     HostTensor y = want[0];
     y.bytes = read_file(out + "/o0");
-    EXPECT_EQ(y.as<float>(), (std::vector<float>{sign * (2.5f + off), sign * (-5 + off),
-                                                 sign * (1.25f + off), sign * (10 + off)}))
+    EXPECT_EQ(y.as<float>(),
+              (std::vector<float>{sign * (2.5f + off), sign * (-5 + off), sign * (1.25f + off), sign * (10 + off)}))
         << k.name;
     EXPECT_EQ(read_file(out + "/o1"), bytes_of<int64_t>(k.offset * 3)) << k.name;
     EXPECT_EQ(read_file(out + "/o2"), bytes_of(0.625)) << k.name;
@@ -93,7 +95,7 @@ TEST(TorchScalarsGuest, RefusedScalarsReachTheGuestAsInvalidArgument) {
   write_file(out + "/pair.i64", std::vector<uint8_t>(16, 0));
   const struct {
     std::string input;
-    const char *detail;
+    const char* detail;
   } cases[] = {
       {input_arg(3, "u8", {1}, "/out/two.u8"),
        "input 3 (\"flip\") is a TorchScript bool, which takes one u8 element, 0 or 1, got u8 2"},
@@ -101,9 +103,9 @@ TEST(TorchScalarsGuest, RefusedScalarsReachTheGuestAsInvalidArgument) {
        "input 2 (\"offset\") is a TorchScript int, which takes one i64, i32, i8 or u8 element, "
        "got i64 [2] (2 elements)"},
   };
-  for (const auto &c : cases) {
-    const GuestRun r = run_guest(host_args(out), "run_model",
-                                 {"--model", "/fx/" + kModel, "--encoding", "3", "--input", c.input});
+  for (const auto& c : cases) {
+    const GuestRun r =
+        run_guest(host_args(out), "run_model", {"--model", "/fx/" + kModel, "--encoding", "3", "--input", c.input});
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_THAT(r.output, HasSubstr("errno 1 in set_input"));
     EXPECT_THAT(r.output, HasSubstr(c.detail));
@@ -116,11 +118,11 @@ struct CliRun {
 };
 
 // `wasinn <args...>` with stdout and stderr kept apart (the JSON is stdout alone).
-CliRun run_wasinn(const std::vector<std::string> &args) {
+CliRun run_wasinn(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {WASINN_CLI};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char *> raw;
-  for (auto &a : argv) raw.push_back(a.data());
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
   raw.push_back(nullptr);
   const std::string dir = scratch_dir("cli");
   const std::string out = dir + "/stdout", err = dir + "/stderr";
@@ -162,7 +164,7 @@ TEST(TorchScalarsCli, InspectShowsTorchScriptTypes) {
                           {"output1", "i64", "TorchScript int", nlohmann::json::array()},
                           {"output2", "f64", "TorchScript float", nlohmann::json::array()},
                           {"output3", "u8", "TorchScript bool", nlohmann::json::array()}};
-  auto check = [&](const nlohmann::json &got, const Want *want, size_t n, const char *side) {
+  auto check = [&](const nlohmann::json& got, const Want* want, size_t n, const char* side) {
     ASSERT_TRUE(got.is_array()) << side;
     ASSERT_EQ(got.size(), n) << side;
     for (size_t i = 0; i < n; ++i) {
@@ -180,7 +182,7 @@ TEST(TorchScalarsCli, InspectShowsTorchScriptTypes) {
   // The table shows the same words beside each name, not "? ?".
   const CliRun text = run_wasinn({"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, model});
   ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
-  for (const char *words : {"scale  (TorchScript float)", "offset  (TorchScript int)",
+  for (const char* words : {"scale  (TorchScript float)", "offset  (TorchScript int)",
                             "flip  (TorchScript bool (optional, default False))", "x  (TorchScript Tensor)"})
     EXPECT_THAT(text.out, HasSubstr(words));
 }

@@ -10,7 +10,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string fixture_path(const std::string &rel) { return (fixtures_dir() / rel).string(); }
+std::string fixture_path(const std::string& rel) { return (fixtures_dir() / rel).string(); }
 
 // A one-element tensor of `type` holding `value`, with the given dims (rank 0 by default).
 template <typename T>
@@ -18,21 +18,20 @@ HostTensor one(int32_t type, T value, std::vector<uint32_t> dims = {}) {
   return make_tensor<T>(type, std::move(dims), {value});
 }
 
-void expect_same(const HostTensor &got, const HostTensor &want, const std::string &what) {
+void expect_same(const HostTensor& got, const HostTensor& want, const std::string& what) {
   EXPECT_EQ(got.type, want.type) << what;
   EXPECT_EQ(got.dims, want.dims) << what;
   EXPECT_TRUE(got.bytes == want.bytes) << what << " differs from native libtorch";
 }
 
-std::vector<HostTensor> outputs(wasinn_context *c, uint32_t n) {
+std::vector<HostTensor> outputs(wasinn_context* c, uint32_t n) {
   std::vector<HostTensor> out;
   for (uint32_t i = 0; i < n; ++i) out.push_back(output(c, by_index(i)));
   return out;
 }
 
 // The four outputs of scalar_args.pt: y, offset * 3, scale / 4, not flip.
-void expect_scalar_args_outputs(wasinn_context *c, const std::vector<NativeArg> &args,
-                                const std::string &what) {
+void expect_scalar_args_outputs(wasinn_context* c, const std::vector<NativeArg>& args, const std::string& what) {
   const auto got = outputs(c, 4);
   const auto want = native_forward_args(fixture_path("types/scalar_args.pt"), args);
   ASSERT_EQ(want.size(), 4u) << what;
@@ -51,10 +50,8 @@ TEST(TorchScalars, ArgumentsFromOneElementTensorsMatchNative) {
   Context c(api(), g.ptr);
   Diag d;
   ASSERT_EQ(set_input(c.ptr, by_name("x"), kX, d), WASINN_OK) << d.detail;
-  ASSERT_EQ(set_input(c.ptr, by_name("scale"), one<double>(WASINN_TYPE_F64, 2.5), d), WASINN_OK)
-      << d.detail;
-  ASSERT_EQ(set_input(c.ptr, by_index(2), one<int64_t>(WASINN_TYPE_I64, 3), d), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_name("scale"), one<double>(WASINN_TYPE_F64, 2.5), d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_index(2), one<int64_t>(WASINN_TYPE_I64, 3), d), WASINN_OK) << d.detail;
   // flip is left unset: its default, False.
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
   expect_scalar_args_outputs(c.ptr, {kX, 2.5, int64_t{3}}, "flip at its default");
@@ -64,8 +61,7 @@ TEST(TorchScalars, ArgumentsFromOneElementTensorsMatchNative) {
   EXPECT_EQ(output(c.ptr, by_index(2)).as<double>(), std::vector<double>{0.625});
   EXPECT_EQ(output(c.ptr, by_index(3)).bytes, std::vector<uint8_t>{1});
 
-  ASSERT_EQ(set_input(c.ptr, by_name("flip"), one<uint8_t>(WASINN_TYPE_U8, 1), d), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_name("flip"), one<uint8_t>(WASINN_TYPE_U8, 1), d), WASINN_OK) << d.detail;
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
   expect_scalar_args_outputs(c.ptr, {kX, 2.5, int64_t{3}, true}, "flipped");
   EXPECT_EQ(output(c.ptr, by_index(0)).as<float>(), (std::vector<float>{-5.5f, 2, -4.25f, -13}));
@@ -85,13 +81,11 @@ TEST(TorchScalars, EveryCompatibleTypeAndOneElementShape) {
       one<uint16_t>(WASINN_TYPE_F16, 0xBD00),   // -1.25 in IEEE half
       one<uint16_t>(WASINN_TYPE_BF16, 0xBFA0),  // -1.25 in bfloat16
   };
-  const HostTensor offsets[] = {
-      one<int64_t>(WASINN_TYPE_I64, -7, {1}), one<int32_t>(WASINN_TYPE_I32, -7, {1, 1}),
-      one<int8_t>(WASINN_TYPE_I8, -7), one<uint8_t>(WASINN_TYPE_U8, 200)};
-  for (const HostTensor &scale : scales)
-    for (const HostTensor &offset : offsets) {
-      const std::string what = "scale " + std::to_string(scale.type) + ", offset " +
-                               std::to_string(offset.type);
+  const HostTensor offsets[] = {one<int64_t>(WASINN_TYPE_I64, -7, {1}), one<int32_t>(WASINN_TYPE_I32, -7, {1, 1}),
+                                one<int8_t>(WASINN_TYPE_I8, -7), one<uint8_t>(WASINN_TYPE_U8, 200)};
+  for (const HostTensor& scale : scales)
+    for (const HostTensor& offset : offsets) {
+      const std::string what = "scale " + std::to_string(scale.type) + ", offset " + std::to_string(offset.type);
       ASSERT_EQ(set_input(c.ptr, by_index(1), scale, d), WASINN_OK) << what << ": " << d.detail;
       ASSERT_EQ(set_input(c.ptr, by_index(2), offset, d), WASINN_OK) << what << ": " << d.detail;
       ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << what << ": " << d.detail;
@@ -110,7 +104,7 @@ TEST(TorchScalars, WrongTypeCountOrValueIsInvalidArgument) {
   struct Case {
     uint32_t index;
     HostTensor tensor;
-    const char *detail;
+    const char* detail;
   } cases[] = {
       {1, one<int64_t>(WASINN_TYPE_I64, 2),
        "input 1 (\"scale\") is a TorchScript float, which takes one f64, f32, f16 or bf16 "
@@ -122,13 +116,12 @@ TEST(TorchScalars, WrongTypeCountOrValueIsInvalidArgument) {
        "input 2 (\"offset\") is a TorchScript int, which takes one i64, i32, i8 or u8 element, "
        "got i64 [2] (2 elements)"},
       {2, make_tensor<int64_t>(WASINN_TYPE_I64, {1, 0}, {}), "got i64 [1, 0] (0 elements)"},
-      {1, make_tensor<double>(WASINN_TYPE_F64, {2, 3}, std::vector<double>(6, 1)),
-       "got f64 [2, 3] (6 elements)"},
+      {1, make_tensor<double>(WASINN_TYPE_F64, {2, 3}, std::vector<double>(6, 1)), "got f64 [2, 3] (6 elements)"},
       {3, one<uint8_t>(WASINN_TYPE_U8, 2),
        "input 3 (\"flip\") is a TorchScript bool, which takes one u8 element, 0 or 1, got u8 2"},
       {3, one<int64_t>(WASINN_TYPE_I64, 1), "input 3 (\"flip\") is a TorchScript bool"},
   };
-  for (const Case &k : cases) {
+  for (const Case& k : cases) {
     EXPECT_EQ(set_input(c.ptr, by_index(k.index), k.tensor, d), WASINN_INVALID_ARGUMENT) << k.detail;
     EXPECT_THAT(d.detail, HasSubstr(k.detail));
   }
@@ -147,8 +140,7 @@ TEST(TorchScalars, WrongTypeCountOrValueIsInvalidArgument) {
   // A refused value keeps the one set before it.
   ASSERT_EQ(set_input(c.ptr, by_index(1), one<double>(WASINN_TYPE_F64, 2.5), d), WASINN_OK);
   ASSERT_EQ(set_input(c.ptr, by_index(2), one<int64_t>(WASINN_TYPE_I64, 3), d), WASINN_OK);
-  EXPECT_EQ(set_input(c.ptr, by_index(2), one<float>(WASINN_TYPE_F32, 100), d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(c.ptr, by_index(2), one<float>(WASINN_TYPE_F32, 100), d), WASINN_INVALID_ARGUMENT);
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
   EXPECT_EQ(output(c.ptr, by_index(1)).as<int64_t>(), std::vector<int64_t>{9});
 }
@@ -182,24 +174,23 @@ TEST(TorchScalars, IoInfoDeclaresScalarsAndTorchScriptTypes) {
   ASSERT_NE(api().graph_io_framework_type, nullptr);
   Backend b(api());
   struct Slot {
-    const char *name;
+    const char* name;
     int32_t type;
     int32_t rank;
-    const char *framework_type;
+    const char* framework_type;
   };
-  auto expect_io = [&](const char *model, int is_output, std::vector<Slot> want) {
+  auto expect_io = [&](const char* model, int is_output, std::vector<Slot> want) {
     Graph g = load_model(b, model);
     ASSERT_NE(g.ptr, nullptr) << model;
     ASSERT_EQ(api().graph_io_count(g.ptr, is_output), want.size()) << model;
     for (size_t i = 0; i < want.size(); ++i) {
-      const std::string what = std::string(model) + (is_output ? " output " : " input ") +
-                               std::to_string(i);
+      const std::string what = std::string(model) + (is_output ? " output " : " input ") + std::to_string(i);
       wasinn_io_info info{};
       ASSERT_EQ(api().graph_io_info(g.ptr, is_output, i, &info), WASINN_OK) << what;
       EXPECT_STREQ(info.name, want[i].name) << what;
       EXPECT_EQ(info.type, want[i].type) << what;
       EXPECT_EQ(info.rank, want[i].rank) << what;
-      const char *words = api().graph_io_framework_type(g.ptr, is_output, i);
+      const char* words = api().graph_io_framework_type(g.ptr, is_output, i);
       ASSERT_NE(words, nullptr) << what;
       EXPECT_STREQ(words, want[i].framework_type) << what;
     }
@@ -218,8 +209,7 @@ TEST(TorchScalars, IoInfoDeclaresScalarsAndTorchScriptTypes) {
              {"output2", WASINN_TYPE_F64, 0, "TorchScript float"},
              {"output3", WASINN_TYPE_U8, 0, "TorchScript bool"}});
   expect_io("types/named_scalars.pt", 0,
-            {{"x", U, -1, "TorchScript Tensor"},
-             {"limit", WASINN_TYPE_I64, 0, "TorchScript Optional[int]"}});
+            {{"x", U, -1, "TorchScript Tensor"}, {"limit", WASINN_TYPE_I64, 0, "TorchScript Optional[int]"}});
   // Summary(head: Tensor, stats: Stats(count: int, mean: float, any_negative: bool)): the
   // field paths name the outputs.
   expect_io("types/named_scalars.pt", 1,
@@ -246,14 +236,13 @@ TEST(TorchScalars, NamedTupleFieldsNameNestedOutputs) {
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
   auto want = native_forward_args(fixture_path("types/named_scalars.pt"), {x});
   ASSERT_EQ(want.size(), 4u);
-  const char *names[] = {"stats.count", "stats.mean", "stats.any_negative"};
+  const char* names[] = {"stats.count", "stats.mean", "stats.any_negative"};
   for (uint32_t i = 0; i < 4; ++i) expect_same(output(c.ptr, by_index(i)), want[i], "limit None");
   EXPECT_EQ(output(c.ptr, by_name(names[0])).as<int64_t>(), std::vector<int64_t>{4});
   EXPECT_EQ(output(c.ptr, by_name(names[1])).as<double>(), std::vector<double>{3.0});
   EXPECT_EQ(output(c.ptr, by_name(names[2])).bytes, std::vector<uint8_t>{1});
 
-  ASSERT_EQ(set_input(c.ptr, by_name("limit"), one<int32_t>(WASINN_TYPE_I32, 1), d), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_name("limit"), one<int32_t>(WASINN_TYPE_I32, 1), d), WASINN_OK) << d.detail;
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
   want = native_forward_args(fixture_path("types/named_scalars.pt"), {x, int64_t{1}});
   ASSERT_EQ(want.size(), 4u);
@@ -345,13 +334,11 @@ TEST(TorchScalars, DefaultedIntArgumentCanBeSetOrLeft) {
   ASSERT_EQ(set_input(c.ptr, by_index(0), x, d), WASINN_OK) << d.detail;
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;  // scale 2
   EXPECT_EQ(output(c.ptr, by_index(0)).as<float>(), (std::vector<float>{2, 4}));
-  ASSERT_EQ(set_input(c.ptr, by_name("scale"), one<int64_t>(WASINN_TYPE_I64, -3), d), WASINN_OK)
-      << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_name("scale"), one<int64_t>(WASINN_TYPE_I64, -3), d), WASINN_OK) << d.detail;
   ASSERT_EQ(compute(c.ptr, d), WASINN_OK) << d.detail;
   EXPECT_EQ(output(c.ptr, by_index(0)).as<float>(), (std::vector<float>{-3, -6}));
   expect_same(output(c.ptr, by_index(0)),
-              native_forward_args(fixture_path("types/optional_input.pt"),
-                                  {x, std::monostate{}, int64_t{-3}})[0],
+              native_forward_args(fixture_path("types/optional_input.pt"), {x, std::monostate{}, int64_t{-3}})[0],
               "scale -3");
 }
 

@@ -15,15 +15,14 @@ using ::testing::HasSubstr;
 
 const std::string kOneThread = R"(pytorch={"num_threads": 1})";
 
-std::vector<std::string> host_args(const std::string &out) {
-  return {"--dir", fixtures_dir().string() + "::/fx", "--dir", out + "::/in", "--backend-config",
-          kOneThread};
+std::vector<std::string> host_args(const std::string& out) {
+  return {"--dir", fixtures_dir().string() + "::/fx", "--dir", out + "::/in", "--backend-config", kOneThread};
 }
 
 // Each output under the name, type and dims native libtorch gives it, byte for byte.
-void expect_native_outputs(const WitModelRun &r, const std::vector<HostTensor> &want,
-                           const std::vector<std::string> &names, const std::vector<std::string> &types,
-                           const std::vector<std::string> &dims) {
+void expect_native_outputs(const WitModelRun& r, const std::vector<HostTensor>& want,
+                           const std::vector<std::string>& names, const std::vector<std::string>& types,
+                           const std::vector<std::string>& dims) {
   ASSERT_EQ(r.outputs.size(), want.size()) << r.run.output;
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(r.outputs[i].name, names[i]) << i;
@@ -52,14 +51,12 @@ TEST(TorchWit, TwoInputsThreeOutputsByNameMatchNative) {
   const std::string in_a = wit_input("a", "fp32", {2, 3}, "/in/a.f32");
   const std::string in_b = wit_input("b", "i64", {2, 3}, "/in/b.i64");
   for (bool reversed : {false, true}) {
-    const WitModelRun r = run_wit_model(
-        reversed ? "two_in_three_out_ba" : "two_in_three_out_ab", host_args(in),
-        {"--model", "/fx/types/two_in_three_out.pt", "--encoding", "pytorch", "--input",
-         reversed ? in_b : in_a, "--input", reversed ? in_a : in_b});
+    const WitModelRun r = run_wit_model(reversed ? "two_in_three_out_ba" : "two_in_three_out_ab", host_args(in),
+                                        {"--model", "/fx/types/two_in_three_out.pt", "--encoding", "pytorch", "--input",
+                                         reversed ? in_b : in_a, "--input", reversed ? in_a : in_b});
     ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
     EXPECT_EQ(r.names(), io.outputs);
-    expect_native_outputs(r, want, {"output0", "output1", "output2"}, {"fp32", "i64", "u8"},
-                          {"2x3", "2", "2x3"});
+    expect_native_outputs(r, want, {"output0", "output1", "output2"}, {"fp32", "i64", "u8"}, {"2x3", "2", "2x3"});
   }
 }
 
@@ -106,18 +103,17 @@ TEST(TorchWit, OptionalAndDefaultedInputsMayBeLeftOut) {
   const HostTensor x = make_tensor<float>(WASINN_TYPE_F32, {3}, {1.5f, -2, 4});
   write_file(in + "/x.f32", x.bytes);
   write_file(in + "/scale.i64", as_bytes(std::vector<int64_t>{5}));
-  const std::vector<std::string> base = {"--model", "/fx/types/optional_input.pt", "--encoding",
-                                         "pytorch", "--input", wit_input("x", "fp32", {3}, "/in/x.f32")};
+  const std::vector<std::string> base = {"--model", "/fx/types/optional_input.pt",           "--encoding", "pytorch",
+                                         "--input", wit_input("x", "fp32", {3}, "/in/x.f32")};
   struct Case {
-    const char *name;
+    const char* name;
     std::vector<std::string> more;
     std::vector<NativeArg> native;
   } cases[] = {
-      {"bias_left_out", {"--input", wit_input("scale", "i64", {}, "/in/scale.i64")},
-       {x, std::monostate{}, int64_t{5}}},
+      {"bias_left_out", {"--input", wit_input("scale", "i64", {}, "/in/scale.i64")}, {x, std::monostate{}, int64_t{5}}},
       {"bias_and_scale_left_out", {}, {x}},
   };
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     std::vector<std::string> args = base;
     args.insert(args.end(), c.more.begin(), c.more.end());
     const WitModelRun r = run_wit_model(c.name, host_args(in), args);
@@ -127,8 +123,8 @@ TEST(TorchWit, OptionalAndDefaultedInputsMayBeLeftOut) {
     expect_native_outputs(r, want, {"output0"}, {"fp32"}, {"3"});
   }
   // x has no default: leaving it out is the host's invalid-argument naming the inputs.
-  const WitModelRun missing = run_wit_model("x_left_out", host_args(in),
-                                            {"--model", "/fx/types/optional_input.pt", "--encoding", "pytorch"});
+  const WitModelRun missing =
+      run_wit_model("x_left_out", host_args(in), {"--model", "/fx/types/optional_input.pt", "--encoding", "pytorch"});
   EXPECT_THAT(missing.run.output, HasSubstr("error invalid-argument"));
   EXPECT_THAT(missing.run.output, HasSubstr("input 'x' is missing"));
 }
@@ -136,20 +132,17 @@ TEST(TorchWit, OptionalAndDefaultedInputsMayBeLeftOut) {
 // `types/<stem>.pt` of one input x (f32) through wit_run_model, its outputs compared with native
 // libtorch's under `names`, each fp32 with `dims`; `models inspect` declares none (a list's or a
 // dict's length is known only after a compute).
-void expect_x_model_matches_native(const std::string &stem, const HostTensor &x,
-                                   const std::vector<std::string> &names,
-                                   const std::vector<std::string> &dims,
-                                   std::vector<HostTensor> *native = nullptr) {
+void expect_x_model_matches_native(const std::string& stem, const HostTensor& x, const std::vector<std::string>& names,
+                                   const std::vector<std::string>& dims, std::vector<HostTensor>* native = nullptr) {
   const std::string model = (fixtures_dir() / ("types/" + stem + ".pt")).string();
   const InspectedIo io = inspect_io({"--encoding", "pytorch", model});
   ASSERT_EQ(io.error, "");
   EXPECT_TRUE(io.outputs.empty()) << stem;
   const std::string in = scratch_dir(stem + "_in");
   write_file(in + "/x.f32", x.bytes);
-  const WitModelRun r = run_wit_model(
-      stem, host_args(in),
-      {"--model", "/fx/types/" + stem + ".pt", "--encoding", "pytorch", "--input",
-       wit_input("x", "fp32", x.dims, "/in/x.f32")});
+  const WitModelRun r = run_wit_model(stem, host_args(in),
+                                      {"--model", "/fx/types/" + stem + ".pt", "--encoding", "pytorch", "--input",
+                                       wit_input("x", "fp32", x.dims, "/in/x.f32")});
   ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
   const auto want = native_forward(model, {x});
   if (native) *native = want;
@@ -180,8 +173,8 @@ TEST(TorchWit, DigitsComponentMatchesWitxGuest) {
   // digits/digits_mlp.pt is a state_dict, not TorchScript: model.pt is the digits model.
   const std::string model = (fixtures_dir() / "digits/model.pt").string();
   InspectedIo io;
-  expect_digits_component_matches_witx("digits_pt", "digits:pytorch:cpu:" + model,
-                                       {"--encoding", "pytorch", model}, {"--backend-config", kOneThread}, &io);
+  expect_digits_component_matches_witx("digits_pt", "digits:pytorch:cpu:" + model, {"--encoding", "pytorch", model},
+                                       {"--backend-config", kOneThread}, &io);
   EXPECT_THAT(io.inputs, ElementsAre("input"));
   EXPECT_THAT(io.outputs, ElementsAre("output0"));
 }

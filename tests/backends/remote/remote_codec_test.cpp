@@ -15,8 +15,8 @@
 namespace wasinn::remote {
 namespace {
 
-std::span<const uint8_t> bytes_of(const std::string &s) {
-  return {reinterpret_cast<const uint8_t *>(s.data()), s.size()};
+std::span<const uint8_t> bytes_of(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
 TEST(RemoteUrl, ParsesEachSchemeAndVersion) {
@@ -38,10 +38,9 @@ TEST(RemoteUrl, ParsesEachSchemeAndVersion) {
 
 TEST(RemoteUrl, RefusesWhatItCannotUse) {
   RemoteUrl u;
-  for (const char *bad : {"ftp://h/models/m", "http://h:0/models/m", "http://h:99999/models/m",
-                          "http://h/m", "http://h/models/", "http://h/models/a b",
-                          "http://user:pw@h/models/m", "http:///models/m", "h:8000/models/m",
-                          "http://h/models/m/versions/../x"}) {
+  for (const char* bad : {"ftp://h/models/m", "http://h:0/models/m", "http://h:99999/models/m", "http://h/m",
+                          "http://h/models/", "http://h/models/a b", "http://user:pw@h/models/m", "http:///models/m",
+                          "h:8000/models/m", "http://h/models/m/versions/../x"}) {
     const sdk::Error e = parse_remote_url(bad, u);
     EXPECT_EQ(e.status, WASINN_INVALID_ARGUMENT) << bad;
   }
@@ -50,7 +49,8 @@ TEST(RemoteUrl, RefusesWhatItCannotUse) {
 TEST(RemoteOptions, UrlAloneOrJsonMergedOverDefaults) {
   RemoteOptions defaults, spec;
   ASSERT_FALSE(parse_remote_options(R"({"timeout_ms": 10, "headers": {"A": "1"}})", "d", defaults));
-  ASSERT_FALSE(parse_remote_options(R"({"url": "grpc://h:1/models/m", "headers": {"B": "2"}, "retries": 0})", "s", spec));
+  ASSERT_FALSE(
+      parse_remote_options(R"({"url": "grpc://h:1/models/m", "headers": {"B": "2"}, "retries": 0})", "s", spec));
   ModelTarget t;
   ASSERT_FALSE(resolve_target(defaults.merged_with(spec), t));
   EXPECT_EQ(t.timeout_ms, 10u);
@@ -76,12 +76,12 @@ TEST(RemoteOptions, MistakesNameTheKeyNeverAHeaderValue) {
 TEST(Datatypes, EveryWasinnTypeRoundTrips) {
   for (int32_t t : {WASINN_TYPE_F16, WASINN_TYPE_F32, WASINN_TYPE_F64, WASINN_TYPE_BF16, WASINN_TYPE_U8,
                     WASINN_TYPE_I32, WASINN_TYPE_I64, WASINN_TYPE_I8}) {
-    const char *dt = to_datatype(t);
+    const char* dt = to_datatype(t);
     ASSERT_NE(dt, nullptr) << t;
     EXPECT_EQ(from_datatype(dt), t) << dt;
   }
   EXPECT_EQ(to_datatype(WASINN_TYPE_UNKNOWN), nullptr);
-  for (const char *dt : {"BOOL", "UINT16", "UINT32", "UINT64", "INT16", "BYTES", "NOPE"})
+  for (const char* dt : {"BOOL", "UINT16", "UINT32", "UINT64", "INT16", "BYTES", "NOPE"})
     EXPECT_FALSE(from_datatype(dt)) << dt;
   EXPECT_EQ(tensor_bytes("FP32", std::vector<int64_t>{2, 3}), 24u);
   EXPECT_FALSE(tensor_bytes("FP32", std::vector<int64_t>{-1}));
@@ -100,7 +100,7 @@ TEST(Datatypes, HalfAndBfloat16Conversions) {
 
 TEST(JsonCodec, RequestCarriesDataOrBinarySizes) {
   const std::vector<float> x = {1.5f, -2.0f};
-  const InputTensor in{"x", "FP32", {1, 2}, {reinterpret_cast<const uint8_t *>(x.data()), 8}};
+  const InputTensor in{"x", "FP32", {1, 2}, {reinterpret_cast<const uint8_t*>(x.data()), 8}};
   const std::vector<std::string> outs = {"y"};
   EXPECT_EQ(encode_infer_json({&in, 1}, outs, false),
             R"({"inputs":[{"name":"x","datatype":"FP32","shape":[1,2],"data":[1.5,-2]}]})");
@@ -119,7 +119,8 @@ TEST(JsonCodec, DecodesFlatAndNestedDataInEveryType) {
       {"name":"a","datatype":"INT64","shape":[2,2],"data":[[1,-2],[3,4]]},
       {"name":"b","datatype":"FP16","shape":[1],"data":[1.0]},
       {"name":"c","datatype":"UINT8","shape":[2],"data":[0,255]},
-      {"name":"d","datatype":"FP32","shape":[1],"data":["NaN"]}]})", {}, out));
+      {"name":"d","datatype":"FP32","shape":[1],"data":["NaN"]}]})",
+                                 {}, out));
   ASSERT_EQ(out.size(), 4u);
   int64_t v[4];
   std::memcpy(v, out[0].data.data(), 32);
@@ -133,14 +134,13 @@ TEST(JsonCodec, DecodesFlatAndNestedDataInEveryType) {
 
 TEST(JsonCodec, RefusesMismatchesAndGarbage) {
   std::vector<OutputTensor> out;
-  for (const char *bad : {
-           "", "[]", "{}", R"({"outputs":{}})", R"({"outputs":[1]})",
-           R"({"outputs":[{"name":"a","datatype":"FP32","shape":[4],"data":[1,2,3]}]})",
-           R"({"outputs":[{"name":"a","datatype":"UINT8","shape":[1],"data":[256]}]})",
-           R"({"outputs":[{"name":"a","datatype":"INT32","shape":[1],"data":[1.5]}]})",
-           R"({"outputs":[{"name":"a","datatype":"BYTES","shape":[1],"data":["x"]}]})",
-           R"({"outputs":[{"name":"a","datatype":"FP32","shape":[-1],"data":[1]}]})",
-           R"({"outputs":[{"name":"a","datatype":"FP32","shape":[1]}]})"}) {
+  for (const char* bad : {"", "[]", "{}", R"({"outputs":{}})", R"({"outputs":[1]})",
+                          R"({"outputs":[{"name":"a","datatype":"FP32","shape":[4],"data":[1,2,3]}]})",
+                          R"({"outputs":[{"name":"a","datatype":"UINT8","shape":[1],"data":[256]}]})",
+                          R"({"outputs":[{"name":"a","datatype":"INT32","shape":[1],"data":[1.5]}]})",
+                          R"({"outputs":[{"name":"a","datatype":"BYTES","shape":[1],"data":["x"]}]})",
+                          R"({"outputs":[{"name":"a","datatype":"FP32","shape":[-1],"data":[1]}]})",
+                          R"({"outputs":[{"name":"a","datatype":"FP32","shape":[1]}]})"}) {
     const sdk::Error e = decode_infer_json(bad, {}, out);
     EXPECT_EQ(e.status, WASINN_RUNTIME_ERROR) << bad;
   }
@@ -150,23 +150,23 @@ TEST(JsonCodec, RefusesMismatchesAndGarbage) {
 }
 
 TEST(JsonCodec, FastDataReadingEqualsTheGeneralOne) {
-  for (const char *doc : {
-           R"({"outputs":[{"name":"a","datatype":"INT8","shape":[3],"data":[-128, 0 ,127]},)"
-           R"({"name":"b","datatype":"UINT64","shape":[2],"data":[18446744073709551615,-0]},)"
-           R"({"name":"c","datatype":"FP16","shape":[3],"data":[1e-8,-0,65504.5]},)"
-           R"({"name":"d","datatype":"FP64","shape":[3],"data":[1.7976931348623157e308,-0.0,-0]},)"
-           R"({"name":"e","datatype":"BF16","shape":[1],"parameters":{"data":[1]},"data":[3.5]},)"
-           R"({"name":"f","datatype":"BOOL","shape":[2],"data":[1,0]}]})",
-           R"({"outputs":[{"data":[1,2],"name":"late","shape":[2],"datatype":"INT32"}]})",
-           R"({"outputs":[{"name":"x","datatype":"UINT8","shape":[1],"data":[256]}]})",
-           R"({"outputs":[{"name":"x","datatype":"INT32","shape":[1],"data":[1.0]}]})",
-           R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e400]}]})",
-           R"({"outputs":[{"name":"x","datatype":"FP32","shape":[2],"data":[1,]}]})",
-           R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":"wasinn-data:0"}]})",
-           // Found by fuzz_remote_codecs: a repeated "data" key whose discarded (first) array holds
-           // a number past a double's range: both readings must refuse the document.
-           R"({"outputs":[{"name":"a","datatype":"UINT16","shape":[2],"data":[1.7994383176623158e308,-0.0],)"
-           R"("datatype":"BOOL","shape":[2],"data":[true,0]}]})"}) {
+  for (const char* doc :
+       {R"({"outputs":[{"name":"a","datatype":"INT8","shape":[3],"data":[-128, 0 ,127]},)"
+        R"({"name":"b","datatype":"UINT64","shape":[2],"data":[18446744073709551615,-0]},)"
+        R"({"name":"c","datatype":"FP16","shape":[3],"data":[1e-8,-0,65504.5]},)"
+        R"({"name":"d","datatype":"FP64","shape":[3],"data":[1.7976931348623157e308,-0.0,-0]},)"
+        R"({"name":"e","datatype":"BF16","shape":[1],"parameters":{"data":[1]},"data":[3.5]},)"
+        R"({"name":"f","datatype":"BOOL","shape":[2],"data":[1,0]}]})",
+        R"({"outputs":[{"data":[1,2],"name":"late","shape":[2],"datatype":"INT32"}]})",
+        R"({"outputs":[{"name":"x","datatype":"UINT8","shape":[1],"data":[256]}]})",
+        R"({"outputs":[{"name":"x","datatype":"INT32","shape":[1],"data":[1.0]}]})",
+        R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1e400]}]})",
+        R"({"outputs":[{"name":"x","datatype":"FP32","shape":[2],"data":[1,]}]})",
+        R"({"outputs":[{"name":"x","datatype":"FP32","shape":[1],"data":"wasinn-data:0"}]})",
+        // Found by fuzz_remote_codecs: a repeated "data" key whose discarded (first) array holds
+        // a number past a double's range: both readings must refuse the document.
+        R"({"outputs":[{"name":"a","datatype":"UINT16","shape":[2],"data":[1.7994383176623158e308,-0.0],)"
+        R"("datatype":"BOOL","shape":[2],"data":[true,0]}]})"}) {
     std::vector<OutputTensor> fast, general;
     const sdk::Error ef = decode_infer_json(doc, {}, fast, true);
     const sdk::Error eg = decode_infer_json(doc, {}, general, false);
@@ -176,8 +176,8 @@ TEST(JsonCodec, FastDataReadingEqualsTheGeneralOne) {
   }
   // The first document's values, read the fast way.
   std::vector<OutputTensor> out;
-  ASSERT_FALSE(decode_infer_json(R"({"outputs":[{"name":"d","datatype":"FP64","shape":[2],"data":[-0, 2.5]}]})",
-                                 {}, out));
+  ASSERT_FALSE(
+      decode_infer_json(R"({"outputs":[{"name":"d","datatype":"FP64","shape":[2],"data":[-0, 2.5]}]})", {}, out));
   double d[2];
   std::memcpy(d, out[0].data.data(), 16);
   EXPECT_FALSE(std::signbit(d[0]));  // "-0" is the integer 0, as nlohmann reads it
@@ -185,10 +185,11 @@ TEST(JsonCodec, FastDataReadingEqualsTheGeneralOne) {
 }
 
 TEST(BinaryCodec, SplitsHeaderAndTensors) {
-  const std::string json = R"({"outputs":[{"name":"y","datatype":"INT32","shape":[2],"parameters":{"binary_data_size":8}}]})";
+  const std::string json =
+      R"({"outputs":[{"name":"y","datatype":"INT32","shape":[2],"parameters":{"binary_data_size":8}}]})";
   std::string body = json;
   const int32_t v[2] = {7, -9};
-  body.append(reinterpret_cast<const char *>(v), 8);
+  body.append(reinterpret_cast<const char*>(v), 8);
   std::vector<OutputTensor> out;
   ASSERT_FALSE(decode_infer_response(bytes_of(body), json.size(), out));
   ASSERT_EQ(out.size(), 1u);
@@ -197,24 +198,25 @@ TEST(BinaryCodec, SplitsHeaderAndTensors) {
   EXPECT_TRUE(decode_infer_response(bytes_of(body.substr(0, body.size() - 1)), json.size(), out));
   EXPECT_TRUE(decode_infer_response(bytes_of(body + "x"), json.size(), out));
   EXPECT_TRUE(decode_infer_response(bytes_of(body), body.size() + 1, out));
-  std::string wrong = R"({"outputs":[{"name":"y","datatype":"INT32","shape":[3],"parameters":{"binary_data_size":8}}]})";
+  std::string wrong =
+      R"({"outputs":[{"name":"y","datatype":"INT32","shape":[3],"parameters":{"binary_data_size":8}}]})";
   EXPECT_TRUE(decode_infer_response(bytes_of(wrong + std::string(8, '\0')), wrong.size(), out));
 }
 
 TEST(ProtoCodec, RawAndTypedOutputs) {
   inference::ModelInferResponse r;
-  auto *a = r.add_outputs();
+  auto* a = r.add_outputs();
   a->set_name("a");
   a->set_datatype("FP32");
   a->add_shape(2);
   const float f[2] = {1.5f, 2.5f};
-  r.add_raw_output_contents(std::string(reinterpret_cast<const char *>(f), 8));
+  r.add_raw_output_contents(std::string(reinterpret_cast<const char*>(f), 8));
   std::vector<OutputTensor> out;
   ASSERT_FALSE(decode_infer_proto(r, out));
   EXPECT_EQ(std::memcmp(out[0].data.data(), f, 8), 0);
 
   inference::ModelInferResponse typed;
-  auto *b = typed.add_outputs();
+  auto* b = typed.add_outputs();
   b->set_name("b");
   b->set_datatype("INT64");
   b->add_shape(3);
@@ -231,7 +233,7 @@ TEST(ProtoCodec, RawAndTypedOutputs) {
 
 TEST(ProtoCodec, RequestHasRawContentsInOrder) {
   const std::vector<int32_t> x = {1, 2, 3};
-  const InputTensor in{"x", "INT32", {3}, {reinterpret_cast<const uint8_t *>(x.data()), 12}};
+  const InputTensor in{"x", "INT32", {3}, {reinterpret_cast<const uint8_t*>(x.data()), 12}};
   inference::ModelInferRequest req;
   const std::vector<std::string> outs = {"y", "z"};
   encode_infer_proto("m", "2", {&in, 1}, outs, req);

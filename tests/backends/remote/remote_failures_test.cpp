@@ -22,7 +22,7 @@ using namespace wasinn_remote_test;
 using wasinn_test::run_guest;
 using wasinn_test::scratch_dir;
 
-std::string fake_url(const Server &s, const std::string &model) {
+std::string fake_url(const Server& s, const std::string& model) {
   return "m=http://127.0.0.1:" + std::to_string(s.http) + "/models/" + model;
 }
 
@@ -34,7 +34,7 @@ class FakeServer : public ::testing::Test {
     dir_ = scratch_dir(std::string("fake_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     write_file(dir_ + "/a", std::vector<float>{1, 2, 3, 4});
   }
-  wasinn_test::GuestRun compute(const std::string &model, std::vector<std::string> extra = {}) {
+  wasinn_test::GuestRun compute(const std::string& model, std::vector<std::string> extra = {}) {
     std::vector<std::string> a = {"--nn-remote", fake_url(server_, model), "--dir", dir_ + "::/w"};
     a.insert(a.end(), extra.begin(), extra.end());
     return run_guest(a, "run_model", {"--name", "m", "--input", "0:f32:4:/w/a", "--output", "0:/w/o"});
@@ -84,13 +84,13 @@ TEST_F(FakeServer, HeaderValuesAreNeverShown) {
 TEST_F(FakeServer, SpecBackendConfigAndConfigFileCarryTheOptions) {
   const std::string url = "http://127.0.0.1:" + std::to_string(server_.http) + "/models/huge";
   const std::vector<std::string> guest = {"--name", "m", "--input", "0:f32:4:/w/a", "--output", "0:/w/o"};
-  auto preload = run_guest({"--nn-preload", "m:remote:cpu:{\"url\": \"" + url + "\", \"max_message_bytes\": 65536}",
-                            "--dir", dir_ + "::/w"},
-                           "run_model", guest);
+  auto preload = run_guest(
+      {"--nn-preload", "m:remote:cpu:{\"url\": \"" + url + "\", \"max_message_bytes\": 65536}", "--dir", dir_ + "::/w"},
+      "run_model", guest);
   EXPECT_EQ(preload.exit_code, 7) << preload.output;
-  auto backend_config = run_guest({"--nn-remote", "m=" + url, "--backend-config", "remote={\"max_message_bytes\": 65536}",
-                                   "--dir", dir_ + "::/w"},
-                                  "run_model", guest);
+  auto backend_config = run_guest(
+      {"--nn-remote", "m=" + url, "--backend-config", "remote={\"max_message_bytes\": 65536}", "--dir", dir_ + "::/w"},
+      "run_model", guest);
   EXPECT_EQ(backend_config.exit_code, 7) << backend_config.output;
   const std::string toml = dir_ + "/config.toml";
   std::ofstream(toml) << "nn-remote = [\"m=" << url << "\"]\nnn-remote-max-message-bytes = 65536\n";
@@ -102,11 +102,11 @@ TEST_F(FakeServer, SpecBackendConfigAndConfigFileCarryTheOptions) {
 }
 
 TEST(RemoteOptionsCli, MistakesAreUsageErrors) {
-  for (const std::vector<std::string> &bad :
-       {std::vector<std::string>{"--nn-remote", "noequals"}, {"--nn-remote", "m=ftp://h/models/x"},
-        {"--nn-remote", "m=http://h/models/x", "--nn-remote-header", "novalue"},
-        {"--nn-remote", "m=http://h/models/x", "--nn-remote-cert", "c.pem"},
-        {"--backend-config", "remote={\"retries\": 99}"}}) {
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--nn-remote", "noequals"},
+                                              {"--nn-remote", "m=ftp://h/models/x"},
+                                              {"--nn-remote", "m=http://h/models/x", "--nn-remote-header", "novalue"},
+                                              {"--nn-remote", "m=http://h/models/x", "--nn-remote-cert", "c.pem"},
+                                              {"--backend-config", "remote={\"retries\": 99}"}}) {
     auto run = run_guest(bad, "run_model", {"--name", "m"});
     EXPECT_NE(run.exit_code, 0) << bad[1] << ": " << run.output;
   }
@@ -118,8 +118,9 @@ TEST_F(FakeServer, HeadersReachTheServer) {
   auto without = run_guest({"--nn-remote", url, "--dir", dir_ + "::/w"}, "run_model", guest);
   EXPECT_NE(without.exit_code, 0) << without.output;
   EXPECT_NE(without.output.find("HTTP 401: no valid Authorization header"), std::string::npos) << without.output;
-  auto with = run_guest({"--nn-remote", url, "--nn-remote-header", "Authorization: Bearer t0k3n", "--dir", dir_ + "::/w"},
-                        "run_model", guest);
+  auto with =
+      run_guest({"--nn-remote", url, "--nn-remote-header", "Authorization: Bearer t0k3n", "--dir", dir_ + "::/w"},
+                "run_model", guest);
   ASSERT_EQ(with.exit_code, 0) << with.output;
   EXPECT_EQ(read_file<float>(dir_ + "/o"), (std::vector<float>{1, 2, 3, 4}));
   EXPECT_EQ(with.output.find("t0k3n"), std::string::npos) << with.output;
@@ -135,15 +136,16 @@ TEST(RemoteTls, CaAndClientCertificate) {
   write_file(dir + "/a", std::vector<float>{1, 2, 3, 4});
   const std::string url = "m=https://127.0.0.1:" + std::to_string(s.http) + "/models/mtls";
   const std::vector<std::string> guest = {"--name", "m", "--input", "0:f32:4:/w/a", "--output", "0:/w/o"};
-  auto untrusted = run_guest({"--nn-remote", url, "--nn-remote-retries", "0", "--dir", dir + "::/w"}, "run_model", guest);
+  auto untrusted =
+      run_guest({"--nn-remote", url, "--nn-remote-retries", "0", "--dir", dir + "::/w"}, "run_model", guest);
   EXPECT_EQ(untrusted.exit_code, 5) << untrusted.output;
   EXPECT_NE(untrusted.output.find("certificate"), std::string::npos) << untrusted.output;
-  auto no_cert = run_guest({"--nn-remote", url, "--nn-remote-ca", pki + "/ca.pem", "--dir", dir + "::/w"}, "run_model",
-                           guest);
+  auto no_cert =
+      run_guest({"--nn-remote", url, "--nn-remote-ca", pki + "/ca.pem", "--dir", dir + "::/w"}, "run_model", guest);
   EXPECT_NE(no_cert.exit_code, 0) << no_cert.output;
   EXPECT_NE(no_cert.output.find("HTTP 403: no client certificate"), std::string::npos) << no_cert.output;
-  auto mtls = run_guest({"--nn-remote", url, "--nn-remote-ca", pki + "/ca.pem", "--nn-remote-cert",
-                         pki + "/client.pem", "--nn-remote-key", pki + "/client.key", "--dir", dir + "::/w"},
+  auto mtls = run_guest({"--nn-remote", url, "--nn-remote-ca", pki + "/ca.pem", "--nn-remote-cert", pki + "/client.pem",
+                         "--nn-remote-key", pki + "/client.key", "--dir", dir + "::/w"},
                         "run_model", guest);
   ASSERT_EQ(mtls.exit_code, 0) << mtls.output;
   EXPECT_EQ(read_file<float>(dir + "/o"), (std::vector<float>{1, 2, 3, 4}));
@@ -154,9 +156,9 @@ int free_port() {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
   socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   close(fd);
   return ntohs(a.sin_port);
 }
@@ -178,9 +180,12 @@ TEST(RemoteDown, ConnectionRefusedIsRuntimeErrorWithoutHanging) {
                        {"--name", "m"});
   EXPECT_EQ(run.exit_code, 5) << run.output;
   EXPECT_NE(run.output.find("wasinn: info: loading remote model 'm' at " + url + " with remote failed after "),
-            std::string::npos) << run.output;
-  EXPECT_NE(run.output.find(" ms: remote: http://127.0.0.1:" + std::to_string(port) + "/v2: Couldn't connect to server"),
-            std::string::npos) << run.output;
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(
+      run.output.find(" ms: remote: http://127.0.0.1:" + std::to_string(port) + "/v2: Couldn't connect to server"),
+      std::string::npos)
+      << run.output;
   EXPECT_EQ(run.output.find("guest bytes"), std::string::npos) << run.output;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
 }
@@ -206,15 +211,15 @@ TEST_P(Restart, GuestRecoversWhenTheServerComesBack) {
   // server is down from 1.2 s for 2-3 s.
   auto guest = std::async(std::launch::async, [&] {
     std::vector<std::string> a = {"run", "--backend-dir", WASINN_BACKEND_DIR};
-    for (auto &h : t.host_args(s, "m", "identity_fp32")) a.push_back(h);
+    for (auto& h : t.host_args(s, "m", "identity_fp32")) a.push_back(h);
     a.insert(a.end(), {std::string(WASINN_GUEST_DIR) + "/remote_loop.wasm", "m", "400", "50", "16", "3"});
     return wasinn_test::run_wasinn(a, "remote_loop_" + GetParam());
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   std::system((serve + "stop " + state + " --kill > /dev/null 2>&1").c_str());  // a crash mid-run
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
-  const std::string restart = serve + "start mlserver " + state + " --http " + std::to_string(s.http) +
-                              " --grpc " + std::to_string(s.grpc) + " > " + dir + "/restart.log 2>&1";
+  const std::string restart = serve + "start mlserver " + state + " --http " + std::to_string(s.http) + " --grpc " +
+                              std::to_string(s.grpc) + " > " + dir + "/restart.log 2>&1";
   const int restarted = std::system(restart.c_str());
   auto run = guest.get();
   std::system((serve + "stop " + state + " > /dev/null 2>&1").c_str());
@@ -222,7 +227,7 @@ TEST_P(Restart, GuestRecoversWhenTheServerComesBack) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("iter 0 ok"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("errno"), std::string::npos) << "no compute failed while the server was down:\n"
-                                                          << run.output;
+                                                         << run.output;
   const size_t last = run.output.rfind("iter ");
   ASSERT_NE(last, std::string::npos) << run.output;
   EXPECT_NE(run.output.find(" ok", last), std::string::npos) << "the guest did not recover:\n" << run.output;
@@ -231,6 +236,6 @@ TEST_P(Restart, GuestRecoversWhenTheServerComesBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Restart, ::testing::Values("rest_json", "grpc"),
-                         [](const auto &info) { return info.param; });
+                         [](const auto& info) { return info.param; });
 
 }  // namespace

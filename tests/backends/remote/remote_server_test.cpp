@@ -32,7 +32,7 @@ class RemoteServer : public ::testing::TestWithParam<std::string> {
     dir_ = scratch_dir(server_.kind + "_" + GetParam() + "_" +
                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
-  std::vector<std::string> args(const std::string &model) {
+  std::vector<std::string> args(const std::string& model) {
     auto a = transport_.host_args(server_, "m", model);
     a.insert(a.end(), {"--dir", dir_ + "::/w"});
     return a;
@@ -44,7 +44,7 @@ class RemoteServer : public ::testing::TestWithParam<std::string> {
 
 // a + b and a - b as numpy computes them in each dtype (wrapping for u8; f16 rounded from f32).
 template <typename T>
-void check_add_sub(RemoteServer &t, const std::string &model, const std::string &witx_type) {
+void check_add_sub(RemoteServer& t, const std::string& model, const std::string& witx_type) {
   const std::vector<double> av = {1.5, -2.0, 3.25, 100.0}, bv = {0.5, 4.0, -1.0, 27.0};
   std::vector<T> a, b, sum, diff;
   for (size_t i = 0; i < 4; ++i) {
@@ -74,8 +74,8 @@ void check_add_sub(RemoteServer &t, const std::string &model, const std::string 
   std::filesystem::remove(t.dir_ + "/sum");
   std::filesystem::remove(t.dir_ + "/diff");
   auto run = run_guest(t.args(model), "run_model",
-                       {"--name", "m", "--input", "0:" + witx_type + ":4:/w/a", "--input",
-                        "1:" + witx_type + ":4:/w/b", "--output", "0:/w/sum", "--output", "1:/w/diff"});
+                       {"--name", "m", "--input", "0:" + witx_type + ":4:/w/a", "--input", "1:" + witx_type + ":4:/w/b",
+                        "--output", "0:/w/sum", "--output", "1:/w/diff"});
   ASSERT_EQ(run.exit_code, 0) << model << ": " << run.output;
   EXPECT_EQ(read_file<T>(t.dir_ + "/sum"), sum) << model;
   EXPECT_EQ(read_file<T>(t.dir_ + "/diff"), diff) << model;
@@ -122,8 +122,8 @@ TEST_P(RemoteServer, DigitsEqualLocalOnnxRuntime) {
 }
 
 TEST_P(RemoteServer, InspectShowsMetadataNamesTypesShapes) {
-  std::vector<std::string> a = {"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--json",
-                                transport_.url(server_, "digits")};
+  std::vector<std::string> a = {"models",           "inspect", "--backend-dir",
+                                WASINN_BACKEND_DIR, "--json",  transport_.url(server_, "digits")};
   if (GetParam() == "rest_json") a.push_back("--nn-remote-json");
   auto run = run_wasinn(a, "inspect_" + GetParam());
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -138,10 +138,12 @@ TEST_P(RemoteServer, InspectShowsMetadataNamesTypesShapes) {
   EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::array({-1, 10}));
   // Which encoding the REST transport chose: binary only where the server lists the extension.
   const std::string placement = j["placement"];
-  if (GetParam() == "grpc") EXPECT_NE(placement.find("gRPC"), std::string::npos) << placement;
+  if (GetParam() == "grpc")
+    EXPECT_NE(placement.find("gRPC"), std::string::npos) << placement;
   else if (GetParam() == "rest_binary" && server_.kind == "triton")
     EXPECT_NE(placement.find("REST binary"), std::string::npos) << placement;
-  else EXPECT_NE(placement.find("REST JSON"), std::string::npos) << placement;
+  else
+    EXPECT_NE(placement.find("REST JSON"), std::string::npos) << placement;
 }
 
 // wasinn's extensions on a remote model (docs/compatibility.md, "Beyond the spec"): both describe
@@ -150,8 +152,8 @@ TEST_P(RemoteServer, InspectShowsMetadataNamesTypesShapes) {
 TEST_P(RemoteServer, GuestsDescribeTheServedModelAndComputeFromIt) {
   const std::string model = (wasinn_test::fixtures_dir() / "digits/model.onnx").string();
   if (!std::filesystem::exists(model)) GTEST_SKIP() << "no " << model << " (scripts/make_fixtures.py)";
-  std::vector<std::string> inspect = {"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, "--json",
-                                      transport_.url(server_, "digits")};
+  std::vector<std::string> inspect = {"models",           "inspect", "--backend-dir",
+                                      WASINN_BACKEND_DIR, "--json",  transport_.url(server_, "digits")};
   if (GetParam() == "rest_json") inspect.push_back("--nn-remote-json");
   auto info = run_wasinn(inspect, "inspect_ext_" + GetParam());
   ASSERT_EQ(info.exit_code, 0) << info.output;
@@ -162,11 +164,12 @@ TEST_P(RemoteServer, GuestsDescribeTheServedModelAndComputeFromIt) {
     ASSERT_EQ(run.exit_code, 0) << guest << ": " << run.output;
     const auto described = nlohmann::json::parse(run.output.substr(run.output.find('{')), nullptr, false);
     ASSERT_FALSE(described.is_discarded()) << guest << ": " << run.output;
-    for (const char *side : {"inputs", "outputs"}) {
+    for (const char* side : {"inputs", "outputs"}) {
       ASSERT_EQ(described[side].size(), expected[side].size()) << guest << " " << side;
       for (size_t i = 0; i < expected[side].size(); ++i) {
-        for (const char *field : {"name", "type", "shape"}) {
-          EXPECT_EQ(described[side][i][field], expected[side][i][field]) << guest << " " << side << "[" << i << "]." << field;
+        for (const char* field : {"name", "type", "shape"}) {
+          EXPECT_EQ(described[side][i][field], expected[side][i][field])
+              << guest << " " << side << "[" << i << "]." << field;
         }
       }
     }
@@ -178,7 +181,8 @@ TEST_P(RemoteServer, GuestsDescribeTheServedModelAndComputeFromIt) {
     ASSERT_EQ(remote_logits.size(), 10u) << guest;
     ASSERT_EQ(local_logits.size(), 10u);
     for (size_t i = 0; i < 10; ++i)
-      EXPECT_NEAR(remote_logits[i], local_logits[i], 1e-4f * (1 + std::fabs(local_logits[i]))) << guest << " logit " << i;
+      EXPECT_NEAR(remote_logits[i], local_logits[i], 1e-4f * (1 + std::fabs(local_logits[i])))
+          << guest << " logit " << i;
   }
 }
 
@@ -247,9 +251,9 @@ TEST_P(RemoteServer, ContextsInFlightDoNotSerialize) {
   const std::string spec = nlohmann::json{{"url", transport_.url(server_, "sleep2_fp32")},
                                           {"binary_tensors", GetParam() == "rest_json" ? "never" : "auto"}}
                                .dump();
-  ASSERT_EQ(wasinn_test::load(b, {std::vector<uint8_t>(spec.begin(), spec.end())}, g, d, WASINN_TARGET_CPU, "",
-                              "remote"),
-            WASINN_OK)
+  ASSERT_EQ(
+      wasinn_test::load(b, {std::vector<uint8_t>(spec.begin(), spec.end())}, g, d, WASINN_TARGET_CPU, "", "remote"),
+      WASINN_OK)
       << d.detail;
   wasinn_test::TestContext c1(g.ptr), c2(g.ptr);
   const std::vector<float> x1 = {1, 2, 3, 4}, x2 = {5, 6, 7, 8};
@@ -281,6 +285,6 @@ TEST_P(RemoteServer, ContextsInFlightDoNotSerialize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, RemoteServer, ::testing::Values("rest_json", "rest_binary", "grpc"),
-                         [](const auto &info) { return info.param; });
+                         [](const auto& info) { return info.param; });
 
 }  // namespace

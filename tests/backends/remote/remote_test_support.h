@@ -24,9 +24,9 @@ struct Server {
 };
 
 // The server a fixture started, from the state file named by env var `var`.
-inline Server server_from_env(const char *var) {
+inline Server server_from_env(const char* var) {
   Server s;
-  const char *path = std::getenv(var);
+  const char* path = std::getenv(var);
   if (!path) {
     s.skip = std::string(var) + " is not set: run the test through ctest, whose fixture starts the server";
     return s;
@@ -50,14 +50,13 @@ inline Server server_from_env(const char *var) {
 // How a test reaches a model: a scheme and the options that go with it.
 struct Transport {
   std::string name;  // "rest_json", "rest_binary", "grpc"
-  std::string url(const Server &s, const std::string &model) const {
+  std::string url(const Server& s, const std::string& model) const {
     return (name == "grpc" ? "grpc://127.0.0.1:" + std::to_string(s.grpc)
                            : "http://127.0.0.1:" + std::to_string(s.http)) +
            "/models/" + model;
   }
   // --nn-remote NAME=URL, plus --nn-remote-json for rest_json.
-  std::vector<std::string> host_args(const Server &s, const std::string &name,
-                                     const std::string &model) const {
+  std::vector<std::string> host_args(const Server& s, const std::string& name, const std::string& model) const {
     std::vector<std::string> a = {"--nn-remote", name + "=" + url(s, model)};
     if (this->name == "rest_json") a.push_back("--nn-remote-json");
     return a;
@@ -65,13 +64,13 @@ struct Transport {
 };
 
 template <typename T>
-void write_file(const std::string &path, const std::vector<T> &v) {
+void write_file(const std::string& path, const std::vector<T>& v) {
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char *>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+      .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
 }
 
 template <typename T>
-std::vector<T> read_file(const std::string &path) {
+std::vector<T> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<T> v(bytes.size() / sizeof(T));

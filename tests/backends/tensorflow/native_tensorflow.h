@@ -21,14 +21,14 @@ struct NativeTfTensor {
 class NativeTensorFlow {
  public:
   // A SavedModel directory (tags {"serve"}), or a frozen GraphDef.
-  static std::unique_ptr<NativeTensorFlow> saved_model(const std::string &dir);
-  static std::unique_ptr<NativeTensorFlow> graph_def(const std::vector<uint8_t> &bytes);
+  static std::unique_ptr<NativeTensorFlow> saved_model(const std::string& dir);
+  static std::unique_ptr<NativeTensorFlow> graph_def(const std::vector<uint8_t>& bytes);
   ~NativeTensorFlow();
 
-  const std::string &error() const { return error_; }
+  const std::string& error() const { return error_; }
   // One TF_SessionRun; tensors named "op:index". Empty result and error() set on failure.
-  std::vector<NativeTfTensor> run(const std::vector<std::pair<std::string, NativeTfTensor>> &feeds,
-                                  const std::vector<std::string> &fetches);
+  std::vector<NativeTfTensor> run(const std::vector<std::pair<std::string, NativeTfTensor>>& feeds,
+                                  const std::vector<std::string>& fetches);
 
  private:
   NativeTensorFlow();

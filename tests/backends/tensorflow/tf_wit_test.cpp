@@ -21,7 +21,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string fixture_path(const std::string &rel) { return (fixtures_dir() / rel).string(); }
+std::string fixture_path(const std::string& rel) { return (fixtures_dir() / rel).string(); }
 
 // two_io: (offset i32 [3], x f32 [?, 3]) -> (count i64 [], total f32 [?, 3]), signature keys as
 // names, in sorted-name order; each output equal to TensorFlow's own run and to the fixture's.
@@ -37,10 +37,10 @@ TEST(TensorflowWit, TwoIoSignatureNamesMatchNative) {
   ASSERT_FALSE(sig.is_discarded());
   auto native = NativeTensorFlow::saved_model(fixture_path("tensorflow/two_io"));
   ASSERT_EQ(native->error(), "");
-  const auto want = native->run(
-      {{sig["inputs"]["x"], {TF_FLOAT, {4, 3}, read_fixture("tensorflow/two_io_x.f32")}},
-       {sig["inputs"]["offset"], {TF_INT32, {3}, read_fixture("tensorflow/two_io_offset.i32")}}},
-      {sig["outputs"]["count"], sig["outputs"]["total"]});
+  const auto want =
+      native->run({{sig["inputs"]["x"], {TF_FLOAT, {4, 3}, read_fixture("tensorflow/two_io_x.f32")}},
+                   {sig["inputs"]["offset"], {TF_INT32, {3}, read_fixture("tensorflow/two_io_offset.i32")}}},
+                  {sig["outputs"]["count"], sig["outputs"]["total"]});
   ASSERT_EQ(want.size(), 2u) << native->error();
 
   const std::vector<std::string> host = {"--dir", fixtures_dir().string() + "::/f", "--nn-preload",
@@ -48,9 +48,9 @@ TEST(TensorflowWit, TwoIoSignatureNamesMatchNative) {
   const std::string x = wit_input("x", "fp32", {4, 3}, "/f/tensorflow/two_io_x.f32");
   const std::string offset = wit_input("offset", "i32", {3}, "/f/tensorflow/two_io_offset.i32");
   for (bool reversed : {false, true}) {
-    const WitModelRun r = run_wit_model(reversed ? "two_io_rev" : "two_io", host,
-                                        {"--name", "two", "--input", reversed ? offset : x,
-                                         "--input", reversed ? x : offset});
+    const WitModelRun r =
+        run_wit_model(reversed ? "two_io_rev" : "two_io", host,
+                      {"--name", "two", "--input", reversed ? offset : x, "--input", reversed ? x : offset});
     ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
     EXPECT_EQ(r.names(), io.outputs);
     ASSERT_EQ(r.outputs.size(), 2u);
@@ -65,10 +65,10 @@ TEST(TensorflowWit, TwoIoSignatureNamesMatchNative) {
   }
 
   // A name the signature lacks: invalid-argument naming the model's inputs.
-  const WitModelRun bad = run_wit_model("two_io_bad", host,
-                                        {"--name", "two", "--input", x, "--input",
-                                         wit_input("serving_default_offset:0", "i32", {3},
-                                                   "/f/tensorflow/two_io_offset.i32")});
+  const WitModelRun bad =
+      run_wit_model("two_io_bad", host,
+                    {"--name", "two", "--input", x, "--input",
+                     wit_input("serving_default_offset:0", "i32", {3}, "/f/tensorflow/two_io_offset.i32")});
   EXPECT_THAT(bad.run.output, HasSubstr("error invalid-argument"));
   EXPECT_THAT(bad.run.output, HasSubstr("no input named 'serving_default_offset:0'"));
 }

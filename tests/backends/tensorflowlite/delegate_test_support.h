@@ -25,9 +25,9 @@ struct DelegateStats {
 // The counters of the copy of the test delegate the plugin loaded (dlopen of the same file
 // returns the same library).
 inline DelegateStats delegate_stats() {
-  using StatsFn = void (*)(uint64_t *, uint64_t *, uint64_t *);
+  using StatsFn = void (*)(uint64_t*, uint64_t*, uint64_t*);
   static StatsFn fn = [] {
-    void *h = dlopen(kTestDelegate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* h = dlopen(kTestDelegate.c_str(), RTLD_NOW | RTLD_LOCAL);
     return h ? reinterpret_cast<StatsFn>(dlsym(h, "wasinn_test_delegate_stats")) : nullptr;
   }();
   DelegateStats s;
@@ -37,40 +37,35 @@ inline DelegateStats delegate_stats() {
 
 // One delegate entry: {"name": NAME, "path": PATH, "target": TARGET, "options": {OPTIONS}EXTRA}.
 // OPTIONS is the inside of a JSON object ("\"ops\": \"add\""); EXTRA more keys (", \"fallback\": \"cpu\"").
-inline std::string delegate_entry(const std::string &name, const std::string &path,
-                                  const std::string &target, const std::string &options = "",
-                                  const std::string &extra = "") {
-  return "{\"name\": \"" + name + "\", \"path\": \"" + path + "\", \"target\": \"" + target +
-         "\", \"options\": {" + options + "}" + extra + "}";
+inline std::string delegate_entry(const std::string& name, const std::string& path, const std::string& target,
+                                  const std::string& options = "", const std::string& extra = "") {
+  return "{\"name\": \"" + name + "\", \"path\": \"" + path + "\", \"target\": \"" + target + "\", \"options\": {" +
+         options + "}" + extra + "}";
 }
 
-inline std::string delegates_config(const std::vector<std::string> &entries) {
+inline std::string delegates_config(const std::vector<std::string>& entries) {
   std::string list;
-  for (const auto &e : entries) list += (list.empty() ? "" : ", ") + e;
+  for (const auto& e : entries) list += (list.empty() ? "" : ", ") + e;
   return "{\"delegates\": [" + list + "]}";
 }
 
 // The usual: the test delegate as the NPU ("tpu"), named "test".
-inline std::string test_delegate_config(const std::string &options = "",
-                                        const std::string &extra = "",
-                                        const std::string &target = "tpu") {
+inline std::string test_delegate_config(const std::string& options = "", const std::string& extra = "",
+                                        const std::string& target = "tpu") {
   return delegates_config({delegate_entry("test", kTestDelegate, target, options, extra)});
 }
 
 // set_input(0) + compute + get_output(0) of `type`, on a context of `g`. Empty on failure, with
 // the status and detail of the failing call in `status` / `d`.
-inline std::vector<uint8_t> run_once(const wasinn_backend_api &api, wasinn_context *c,
-                                     int32_t type, const std::vector<uint32_t> &dims,
-                                     const std::vector<uint8_t> &x, int32_t out_type, int &status,
-                                     Diag &d) {
+inline std::vector<uint8_t> run_once(const wasinn_backend_api& api, wasinn_context* c, int32_t type,
+                                     const std::vector<uint32_t>& dims, const std::vector<uint8_t>& x, int32_t out_type,
+                                     int& status, Diag& d) {
   status = set_input(api, c, by_index(0), type, dims, x, d);
   if (status == WASINN_OK) status = api.compute(c, &d);
   if (status != WASINN_OK) return {};
   return output_bytes(api, c, by_index(0), out_type);
 }
 
-inline bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace wasinn_test

@@ -27,7 +27,7 @@ double median(std::vector<double> v) {
 }
 
 struct Case {
-  const char *name;
+  const char* name;
   std::string model;
   int32_t type;
   std::vector<uint32_t> dims;
@@ -39,8 +39,8 @@ struct Row {
   uint64_t nodes_per_infer;
 };
 
-Row measure(const Case &c, const std::string &config, int32_t target, double seconds) {
-  const auto &api = plugin_api("tensorflowlite");
+Row measure(const Case& c, const std::string& config, int32_t target, double seconds) {
+  const auto& api = plugin_api("tensorflowlite");
   const auto model = read_fixture(c.model);
   std::vector<double> loads;
   for (int i = 0; i < 15; ++i) {
@@ -85,7 +85,7 @@ Row measure(const Case &c, const std::string &config, int32_t target, double sec
 }  // namespace
 }  // namespace wasinn_test
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   using namespace wasinn_test;
   const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
   const auto x = read_fixture("digits/test_x.f32");
@@ -93,12 +93,17 @@ int main(int argc, char **argv) {
   const std::vector<Case> cases = {
       {"digits (f32, 2 FC)", "tflite/digits_f32.tflite", WASINN_TYPE_F32, {1, 64}, {x.begin(), x.begin() + 256}},
       {"digits_int8 (2 FC)", "tflite/digits_int8.tflite", WASINN_TYPE_I8, {1, 64}, {q.begin(), q.begin() + 64}},
-      {"mobilenet_v2 (10 ADD + 1 FC on the delegate)", "tflite/mobilenet_v2.tflite", WASINN_TYPE_F32, {1, 224, 224, 3},
+      {"mobilenet_v2 (10 ADD + 1 FC on the delegate)",
+       "tflite/mobilenet_v2.tflite",
+       WASINN_TYPE_F32,
+       {1, 224, 224, 3},
        read_fixture("tflite/mobilenet_v2_input.f32")},
   };
-  std::printf("| model | path | load (median) | per inference (median) | outside the delegate's kernels | delegate node runs per inference |\n");
+  std::printf(
+      "| model | path | load (median) | per inference (median) | outside the delegate's kernels | delegate node runs "
+      "per inference |\n");
   std::printf("|---|---|---:|---:|---:|---:|\n");
-  for (const auto &c : cases) {
+  for (const auto& c : cases) {
     const Row cpu = measure(c, "", WASINN_TARGET_CPU, seconds);
     const Row npu = measure(c, test_delegate_config(), WASINN_TARGET_TPU, seconds);
     std::printf("| %s | CPU (XNNPACK) | %.2f ms | %.2f µs | - | 0 |\n", c.name, cpu.load_ms, cpu.infer_us);

@@ -10,21 +10,22 @@
 namespace wasinn_test {
 
 struct NativeLiteRt::State {
-  void *model_bytes = nullptr;  // LiteRT reads the model from here for the model's life
+  void* model_bytes = nullptr;  // LiteRT reads the model from here for the model's life
   LiteRtEnvironment env = nullptr;
   LiteRtModel model = nullptr;
   LiteRtCompiledModel compiled = nullptr;
   LiteRtSignature signature = nullptr;
-  std::vector<size_t> input_position, output_position;  // subgraph index -> signature index
+  std::vector<size_t> input_position, output_position;            // subgraph index -> signature index
   std::vector<LiteRtRankedTensorType> input_types, output_types;  // in subgraph order
   // The previous run's buffers: the compiled model may refer to them until the next run binds
   // new ones, so they are released one run late.
   std::vector<LiteRtTensorBuffer> last_buffers;
-  std::vector<void *> last_memory;
+  std::vector<void*> last_memory;
 
-  void retire(std::vector<LiteRtTensorBuffer> buffers, std::vector<void *> memory) {
-    for (auto b : last_buffers) if (b) LiteRtDestroyTensorBuffer(b);
-    for (void *p : last_memory) std::free(p);
+  void retire(std::vector<LiteRtTensorBuffer> buffers, std::vector<void*> memory) {
+    for (auto b : last_buffers)
+      if (b) LiteRtDestroyTensorBuffer(b);
+    for (void* p : last_memory) std::free(p);
     last_buffers = std::move(buffers);
     last_memory = std::move(memory);
   }
@@ -41,9 +42,9 @@ struct NativeLiteRt::State {
 namespace {
 
 // Zeroed 64-byte-aligned memory (LiteRT's host buffer alignment), with `n` bytes of src if any.
-void *aligned_copy(const uint8_t *src, size_t n, size_t &capacity) {
+void* aligned_copy(const uint8_t* src, size_t n, size_t& capacity) {
   capacity = (n + 63) / 64 * 64 + 64;
-  auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, capacity));
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, capacity));
   std::memset(p, 0, capacity);
   if (src) std::copy(src, src + n, p);
   return p;
@@ -67,7 +68,7 @@ size_t element_size(LiteRtElementType t) {
 
 }  // namespace
 
-NativeLiteRt::NativeLiteRt(const std::vector<uint8_t> &model) : s_(std::make_unique<State>()) {
+NativeLiteRt::NativeLiteRt(const std::vector<uint8_t>& model) : s_(std::make_unique<State>()) {
   size_t cap = 0;
   s_->model_bytes = aligned_copy(model.data(), model.size(), cap);
   LiteRtSubgraph sub = nullptr;
@@ -75,21 +76,18 @@ NativeLiteRt::NativeLiteRt(const std::vector<uint8_t> &model) : s_(std::make_uni
   LiteRtOptions options = nullptr;
   if (LiteRtCreateEnvironment(0, nullptr, &s_->env) ||
       LiteRtCreateModelFromBuffer(s_->env, s_->model_bytes, model.size(), &s_->model) ||
-      LiteRtGetModelSignature(s_->model, 0, &s_->signature) ||
-      LiteRtGetSignatureSubgraph(s_->signature, &sub) ||
+      LiteRtGetModelSignature(s_->model, 0, &s_->signature) || LiteRtGetSignatureSubgraph(s_->signature, &sub) ||
       LiteRtGetNumSubgraphInputs(sub, &n_in) || LiteRtGetNumSubgraphOutputs(sub, &n_out) ||
       LiteRtGetNumSignatureInputs(s_->signature, &n_sig_in) ||
-      LiteRtGetNumSignatureOutputs(s_->signature, &n_sig_out) || n_in != n_sig_in ||
-      n_out != n_sig_out || LiteRtCreateOptions(&options) ||
-      LiteRtSetOptionsHardwareAccelerators(options, kLiteRtHwAcceleratorCpu) ||
+      LiteRtGetNumSignatureOutputs(s_->signature, &n_sig_out) || n_in != n_sig_in || n_out != n_sig_out ||
+      LiteRtCreateOptions(&options) || LiteRtSetOptionsHardwareAccelerators(options, kLiteRtHwAcceleratorCpu) ||
       LiteRtCreateCompiledModel(s_->env, s_->model, options, &s_->compiled)) {
     if (options) LiteRtDestroyOptions(options);
     error_ = "native LiteRT could not load the model";
     return;
   }
   LiteRtDestroyOptions(options);
-  auto map = [&](bool out, LiteRtParamIndex n, std::vector<size_t> &pos,
-                 std::vector<LiteRtRankedTensorType> &types) {
+  auto map = [&](bool out, LiteRtParamIndex n, std::vector<size_t>& pos, std::vector<LiteRtRankedTensorType>& types) {
     for (LiteRtParamIndex i = 0; i < n; ++i) {
       LiteRtTensor t = nullptr;
       out ? LiteRtGetSubgraphOutput(sub, i, &t) : LiteRtGetSubgraphInput(sub, i, &t);
@@ -112,13 +110,13 @@ NativeLiteRt::NativeLiteRt(const std::vector<uint8_t> &model) : s_(std::make_uni
 
 NativeLiteRt::~NativeLiteRt() = default;
 
-std::vector<NativeTensor> NativeLiteRt::run(const std::vector<NativeTensor> &inputs) {
+std::vector<NativeTensor> NativeLiteRt::run(const std::vector<NativeTensor>& inputs) {
   if (!error_.empty()) return {};
   if (inputs.size() != s_->input_types.size()) {
     error_ = "native LiteRT: wrong number of inputs";
     return {};
   }
-  std::vector<void *> memory;
+  std::vector<void*> memory;
   std::vector<LiteRtTensorBuffer> in(inputs.size()), out(s_->output_types.size());
   std::vector<NativeTensor> result(out.size());
   auto cleanup = [&] {

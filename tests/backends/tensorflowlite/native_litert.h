@@ -19,15 +19,15 @@ struct NativeTensor {
 class NativeLiteRt {
  public:
   // CPU, signature 0. error() is non-empty when the model could not be loaded.
-  explicit NativeLiteRt(const std::vector<uint8_t> &model);
+  explicit NativeLiteRt(const std::vector<uint8_t>& model);
   ~NativeLiteRt();
-  NativeLiteRt(const NativeLiteRt &) = delete;
-  NativeLiteRt &operator=(const NativeLiteRt &) = delete;
+  NativeLiteRt(const NativeLiteRt&) = delete;
+  NativeLiteRt& operator=(const NativeLiteRt&) = delete;
 
-  const std::string &error() const { return error_; }
+  const std::string& error() const { return error_; }
   // One inference; inputs and outputs in subgraph order (TFLite's interpreter order).
   // Returns no outputs and sets error() on failure.
-  std::vector<NativeTensor> run(const std::vector<NativeTensor> &inputs);
+  std::vector<NativeTensor> run(const std::vector<NativeTensor>& inputs);
 
  private:
   struct State;

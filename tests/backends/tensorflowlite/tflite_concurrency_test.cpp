@@ -12,7 +12,7 @@ namespace wasinn_test {
 namespace {
 
 TEST(TfliteConcurrency, ContextsOfOneGraphRunInParallel) {
-  const auto &api = plugin_api("tensorflowlite");
+  const auto& api = plugin_api("tensorflowlite");
   Backend b(api);
   Graph g;
   Diag d;
@@ -21,7 +21,7 @@ TEST(TfliteConcurrency, ContextsOfOneGraphRunInParallel) {
   const auto x = read_fixture("digits/test_x.f32");
   const size_t rows = 100;
 
-  auto classify = [&](size_t first, std::vector<uint8_t> &out) {
+  auto classify = [&](size_t first, std::vector<uint8_t>& out) {
     Context c(api, g.ptr);
     Diag cd;
     for (size_t i = first; i < first + rows; ++i) {

@@ -17,7 +17,7 @@
 namespace wasinn_test {
 namespace {
 
-const wasinn_backend_api &api() { return plugin_api("tensorflowlite"); }
+const wasinn_backend_api& api() { return plugin_api("tensorflowlite"); }
 
 struct Digits {
   std::string model;  // fixture
@@ -31,13 +31,11 @@ Digits digits_f32() {
   return {"tflite/digits_f32.tflite", WASINN_TYPE_F32, read_fixture("digits/test_x.f32"), 64 * 4, 10 * 4};
 }
 Digits digits_int8() {
-  return {"tflite/digits_int8.tflite", WASINN_TYPE_I8, read_fixture("tflite/digits_int8_input.i8"), 64,
-          10};
+  return {"tflite/digits_int8.tflite", WASINN_TYPE_I8, read_fixture("tflite/digits_int8_input.i8"), 64, 10};
 }
 
 // Every row of `m`, one compute each, on a graph loaded from `b` with `target` and `config`.
-std::vector<uint8_t> classify(Backend &b, const Digits &m, int32_t target,
-                              const std::string &config = "") {
+std::vector<uint8_t> classify(Backend& b, const Digits& m, int32_t target, const std::string& config = "") {
   Graph g;
   Diag d;
   if (load(b, {read_fixture(m.model)}, g, d, target, config) != WASINN_OK) {
@@ -61,16 +59,15 @@ std::vector<uint8_t> classify(Backend &b, const Digits &m, int32_t target,
 }
 
 template <typename T>
-size_t argmax_disagreements(const std::vector<T> &a, const std::vector<T> &b, size_t classes) {
+size_t argmax_disagreements(const std::vector<T>& a, const std::vector<T>& b, size_t classes) {
   size_t n = 0;
   for (size_t i = 0; i + classes <= std::min(a.size(), b.size()); i += classes)
-    n += std::max_element(&a[i], &a[i] + classes) - &a[i] !=
-         std::max_element(&b[i], &b[i] + classes) - &b[i];
+    n += std::max_element(&a[i], &a[i] + classes) - &a[i] != std::max_element(&b[i], &b[i] + classes) - &b[i];
   return n;
 }
 
 // The host still serves after a failure: a CPU load and compute on the same backend work.
-void expect_still_serving(Backend &b) {
+void expect_still_serving(Backend& b) {
   const Digits m = digits_f32();
   Graph g;
   Diag d;
@@ -123,7 +120,7 @@ TEST(TfliteDelegate, WholeBatchResizeRunsOnTheDelegate) {
   // [450, 64] into a [?, 64] model: LiteRT undoes and redoes the delegate for the new shape.
   const Digits m = digits_f32();
   Backend cpu(api()), npu(api(), test_delegate_config());
-  auto run = [&](Backend &b, int32_t target) {
+  auto run = [&](Backend& b, int32_t target) {
     Graph g;
     Diag d;
     EXPECT_EQ(load(b, {read_fixture(m.model)}, g, d, target), WASINN_OK) << d.detail;
@@ -145,7 +142,7 @@ TEST(TfliteDelegate, MobilenetRunsPartlyOnTheDelegateAndPartlyOnXnnpack) {
   // The delegate takes MobileNetV2's 10 residual ADDs and its classifier (FULLY_CONNECTED);
   // XNNPACK, registered after it, takes the convolutions between them.
   const auto x = read_fixture("tflite/mobilenet_v2_input.f32");
-  auto run = [&](Backend &b, int32_t target) {
+  auto run = [&](Backend& b, int32_t target) {
     Graph g;
     Diag d;
     EXPECT_EQ(load(b, {read_fixture("tflite/mobilenet_v2.tflite")}, g, d, target), WASINN_OK) << d.detail;
@@ -176,15 +173,13 @@ TEST(TfliteDelegate, TargetCpuStaysOnTheCpuAndAutoPrefersTheNpuDelegate) {
   // delegates' accelerator): target cpu must still give exactly what it gives without them.
   EXPECT_EQ(classify(b, m, WASINN_TARGET_CPU), classify(plain, m, WASINN_TARGET_CPU));
   EXPECT_EQ(delegate_stats().invocations, before) << "target cpu must not use the NPU delegate";
-  classify(b, {m.model, m.type, {m.x.begin(), m.x.begin() + 256}, m.row_bytes, m.out_row_bytes},
-           WASINN_TARGET_AUTO);
+  classify(b, {m.model, m.type, {m.x.begin(), m.x.begin() + 256}, m.row_bytes, m.out_row_bytes}, WASINN_TARGET_AUTO);
   EXPECT_EQ(delegate_stats().invocations - before, 2u) << "auto takes the configured NPU delegate";
   // No GPU delegate and no GPU here: gpu is refused, naming how to configure one.
   Graph g;
   Diag d;
   EXPECT_EQ(load(b, {read_fixture(m.model)}, g, d, WASINN_TARGET_GPU), WASINN_UNSUPPORTED_OPERATION);
-  EXPECT_TRUE(contains(d.detail, "no external delegate is configured") ||
-              contains(d.detail, "found no device"))
+  EXPECT_TRUE(contains(d.detail, "no external delegate is configured") || contains(d.detail, "found no device"))
       << d.detail;
 }
 
@@ -192,8 +187,7 @@ TEST(TfliteDelegate, OptionsReachTheDelegate) {
   const std::string file = scratch_dir("delegate_options") + "/count";
   Backend b(api(), test_delegate_config("\"count_file\": \"" + file + "\", \"answer\": 42, \"fast\": true"));
   const Digits m = digits_f32();
-  classify(b, {m.model, m.type, {m.x.begin(), m.x.begin() + 256}, m.row_bytes, m.out_row_bytes},
-           WASINN_TARGET_TPU);
+  classify(b, {m.model, m.type, {m.x.begin(), m.x.begin() + 256}, m.row_bytes, m.out_row_bytes}, WASINN_TARGET_TPU);
   const auto text = read_file(file);
   const std::string s(text.begin(), text.end());
   EXPECT_TRUE(contains(s, "answer=42") && contains(s, "fast=true")) << s;
@@ -201,7 +195,7 @@ TEST(TfliteDelegate, OptionsReachTheDelegate) {
 }
 
 struct Failure {
-  const char *what;
+  const char* what;
   std::string config;
   int status;
   std::vector<std::string> words;  // each must appear in the detail
@@ -213,23 +207,33 @@ TEST(TfliteDelegate, EveryFailureAtLoadIsAnErrorWithItsReason) {
        delegates_config({delegate_entry("gone", "/nonexistent/libnope.so", "tpu")}),
        WASINN_INVALID_ARGUMENT,
        {"delegate \"gone\"", "/nonexistent/libnope.so", "cannot be loaded"}},
-      {"not a delegate", delegates_config({delegate_entry("plain", kNotADelegate, "tpu")}),
+      {"not a delegate",
+       delegates_config({delegate_entry("plain", kNotADelegate, "tpu")}),
        WASINN_INVALID_ARGUMENT,
        {"delegate \"plain\"", kNotADelegate, "not a TensorFlow Lite external delegate",
         "tflite_plugin_create_delegate"}},
-      {"not even a library", delegates_config({delegate_entry("text", __FILE__, "tpu")}),
+      {"not even a library",
+       delegates_config({delegate_entry("text", __FILE__, "tpu")}),
        WASINN_INVALID_ARGUMENT,
        {"cannot be loaded"}},
-      {"create fails", test_delegate_config("\"fail_create\": \"true\""), WASINN_RUNTIME_ERROR,
+      {"create fails",
+       test_delegate_config("\"fail_create\": \"true\""),
+       WASINN_RUNTIME_ERROR,
        {"delegate \"test\"", kTestDelegate, "creating it failed", "refused to create (fail_create)"}},
-      {"claims no node", test_delegate_config("\"ops\": \"add\""), WASINN_INVALID_ARGUMENT,
+      {"claims no node",
+       test_delegate_config("\"ops\": \"add\""),
+       WASINN_INVALID_ARGUMENT,
        {"delegate \"test\"", "took none of the 2 nodes"}},
-      {"prepare fails", test_delegate_config("\"fail_prepare\": \"true\""), WASINN_RUNTIME_ERROR,
+      {"prepare fails",
+       test_delegate_config("\"fail_prepare\": \"true\""),
+       WASINN_RUNTIME_ERROR,
        {"delegate \"test\"", "Prepare failed"}},
-      {"opaque-API delegate", test_delegate_config("\"opaque\": \"true\""), WASINN_RUNTIME_ERROR,
+      {"opaque-API delegate",
+       test_delegate_config("\"opaque\": \"true\""),
+       WASINN_RUNTIME_ERROR,
        {"opaque delegate API"}},
   };
-  for (const auto &f : failures) {
+  for (const auto& f : failures) {
     Backend b(api(), f.config);
     ASSERT_NE(b.ptr, nullptr) << f.what << ": a delegate is opened at its first load, not at start";
     for (int attempt = 0; attempt < 2; ++attempt) {  // the same answer again, nothing cached wrong
@@ -238,7 +242,7 @@ TEST(TfliteDelegate, EveryFailureAtLoadIsAnErrorWithItsReason) {
       EXPECT_EQ(load(b, {read_fixture("tflite/digits_f32.tflite")}, g, d, WASINN_TARGET_TPU), f.status)
           << f.what << ": " << d.detail;
       EXPECT_EQ(g.ptr, nullptr) << f.what;
-      for (const auto &w : f.words) EXPECT_TRUE(contains(d.detail, w)) << f.what << ": " << d.detail;
+      for (const auto& w : f.words) EXPECT_TRUE(contains(d.detail, w)) << f.what << ": " << d.detail;
     }
     expect_still_serving(b);
   }
@@ -250,8 +254,7 @@ TEST(TfliteDelegate, ThePrepareFailureQuotesTheDelegate) {
   Backend b(api(), test_delegate_config("\"fail_prepare\": \"true\""));
   Graph g;
   Diag d;
-  EXPECT_EQ(load(b, {read_fixture("tflite/digits_f32.tflite")}, g, d, WASINN_TARGET_TPU),
-            WASINN_RUNTIME_ERROR);
+  EXPECT_EQ(load(b, {read_fixture("tflite/digits_f32.tflite")}, g, d, WASINN_TARGET_TPU), WASINN_RUNTIME_ERROR);
   EXPECT_TRUE(contains(d.detail, "Prepare failed on purpose (fail_prepare)")) << d.detail;
 }
 
@@ -275,8 +278,7 @@ TEST(TfliteDelegate, FallbackCpuRunsTheModelWithoutTheDelegate) {
   const Digits m = digits_f32();
   Backend cpu(api());
   const auto want = classify(cpu, m, WASINN_TARGET_CPU);
-  for (const char *failing : {"\"fail_create\": \"true\"", "\"ops\": \"add\"",
-                                     "\"fail_prepare\": \"true\""}) {
+  for (const char* failing : {"\"fail_create\": \"true\"", "\"ops\": \"add\"", "\"fail_prepare\": \"true\""}) {
     // Host-side: the delegate entry says "fallback": "cpu".
     Backend b(api(), test_delegate_config(failing, ", \"fallback\": \"cpu\""));
     const uint64_t before = delegate_stats().invocations;
@@ -287,8 +289,8 @@ TEST(TfliteDelegate, FallbackCpuRunsTheModelWithoutTheDelegate) {
     EXPECT_EQ(classify(g, m, WASINN_TARGET_TPU, "{\"fallback\": \"cpu\"}"), want) << failing;
   }
   // A missing library falls back too.
-  Backend gone(api(), delegates_config({delegate_entry("gone", "/nonexistent/lib.so", "tpu", "",
-                                                       ", \"fallback\": \"cpu\"")}));
+  Backend gone(api(),
+               delegates_config({delegate_entry("gone", "/nonexistent/lib.so", "tpu", "", ", \"fallback\": \"cpu\"")}));
   EXPECT_EQ(classify(gone, m, WASINN_TARGET_TPU), want);
 }
 
@@ -320,11 +322,11 @@ TEST(TfliteDelegate, AGraphConfigPicksAConfiguredDelegateByNameOnly) {
       {WASINN_TARGET_TPU, "{\"delegate\": 3}", {"\"delegate\" must be a string"}},
       {WASINN_TARGET_TPU, "{\"fallback\": \"gpu\"}", {"\"fallback\" must be one of"}},
   };
-  for (const auto &x : bad) {
+  for (const auto& x : bad) {
     Graph g;
     Diag d;
     EXPECT_EQ(load(b, {read_fixture(m.model)}, g, d, x.target, x.config), WASINN_INVALID_ARGUMENT) << x.config;
-    for (const auto &w : x.words) EXPECT_TRUE(contains(d.detail, w)) << x.config << ": " << d.detail;
+    for (const auto& w : x.words) EXPECT_TRUE(contains(d.detail, w)) << x.config << ": " << d.detail;
   }
   // "none" with target cpu or auto: no delegate.
   before = delegate_stats().invocations;
@@ -343,8 +345,8 @@ TEST(TfliteDelegate, BadBackendConfigsAreRefusedAtStart) {
       {"{\"delegates\": [{\"path\": \"/a/libx.so\"}, {\"path\": \"/b/libx.so\"}]}", "a second delegate named \"x\""},
       {"{\"threads\": 2}", "unknown tensorflowlite setting \"threads\" (known: delegates)"},
   };
-  for (const auto &[config, words] : bad) {
-    wasinn_backend *ptr = nullptr;
+  for (const auto& [config, words] : bad) {
+    wasinn_backend* ptr = nullptr;
     Diag d;
     EXPECT_EQ(api().backend_create(config.data(), config.size(), &ptr, &d), WASINN_INVALID_ARGUMENT) << config;
     EXPECT_EQ(ptr, nullptr);

@@ -13,24 +13,24 @@
 namespace wasinn_test {
 namespace {
 
-const wasinn_backend_api &api() { return plugin_api("tensorflowlite"); }
+const wasinn_backend_api& api() { return plugin_api("tensorflowlite"); }
 
-int load_bytes(Backend &b, std::vector<std::vector<uint8_t>> builders, Graph &g, Diag &d,
-               int32_t target = WASINN_TARGET_CPU, const std::string &config = "") {
+int load_bytes(Backend& b, std::vector<std::vector<uint8_t>> builders, Graph& g, Diag& d,
+               int32_t target = WASINN_TARGET_CPU, const std::string& config = "") {
   LoadArgs args = model_args("tensorflowlite", std::move(builders));
   args.target = target;
   args.config = config;
   return load(b, args, g, d);
 }
 
-Graph load_ok(Backend &b, const std::string &fixture) {
+Graph load_ok(Backend& b, const std::string& fixture) {
   Graph g;
   Diag d;
   EXPECT_EQ(load_bytes(b, {read_fixture(fixture)}, g, d), WASINN_OK) << d.detail;
   return g;
 }
 
-bool has(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(TfliteErrors, TypeMismatchNamesBothTypes) {
   Backend b(api());
@@ -38,8 +38,7 @@ TEST(TfliteErrors, TypeMismatchNamesBothTypes) {
   Context c(api(), g.ptr);
   Diag d;
   const std::vector<uint8_t> f32(64 * 4);
-  EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_F32, {1, 64}, f32, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_F32, {1, 64}, f32, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "i8 [?, 64]")) << d.detail;
   EXPECT_TRUE(has(d.detail, "f32 [1, 64]")) << d.detail;
   EXPECT_TRUE(has(d.detail, "zero point -128")) << "quantization shown: " << d.detail;
@@ -55,11 +54,9 @@ TEST(TfliteErrors, ShapeMismatchNamesBothShapes) {
   Context c(api(), g.ptr);
   Diag d;
   const std::vector<uint8_t> img(784);
-  EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_U8, {1, 28, 28}, img, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_U8, {1, 28, 28}, img, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "u8 [1, 28, 28, 1]") && has(d.detail, "u8 [1, 28, 28]")) << d.detail;
-  EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_U8, {1, 28, 14, 2}, img, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_U8, {1, 28, 14, 2}, img, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "[1, 28, 14, 2]")) << d.detail;
   // The right shape still works after the rejected ones.
   EXPECT_EQ(set_input(api(), c.ptr, by_index(0), WASINN_TYPE_U8, {1, 28, 28, 1}, img, d), WASINN_OK);
@@ -89,8 +86,7 @@ TEST(TfliteErrors, GpuAndTpuAreUnsupportedWithAReason) {
   }
   Graph g;
   Diag d;
-  EXPECT_EQ(load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g, d, WASINN_TARGET_AUTO),
-            WASINN_OK)
+  EXPECT_EQ(load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g, d, WASINN_TARGET_AUTO), WASINN_OK)
       << "auto uses what is there: " << d.detail;
 }
 
@@ -102,7 +98,7 @@ TEST(TfliteErrors, BrokenModelsAreRejected) {
   std::vector<uint8_t> fake_header = garbage;  // right identifier, nonsense flatbuffer
   std::copy_n("TFL3", 4, fake_header.begin() + 4);
   struct Case {
-    const char *what;
+    const char* what;
     std::vector<uint8_t> bytes;
   } cases[] = {{"empty", {}},
                {"garbage", garbage},
@@ -110,7 +106,7 @@ TEST(TfliteErrors, BrokenModelsAreRejected) {
                {"truncated to 8 bytes", {good.begin(), good.begin() + 8}},
                {"truncated to half", {good.begin(), good.begin() + good.size() / 2}},
                {"truncated by one byte", {good.begin(), good.end() - 1}}};
-  for (const auto &c : cases) {
+  for (const auto& c : cases) {
     Graph g;
     Diag d;
     EXPECT_EQ(load_bytes(b, {c.bytes}, g, d), WASINN_INVALID_ARGUMENT) << c.what;
@@ -136,15 +132,13 @@ TEST(TfliteErrors, IdsAndCallOrder) {
   EXPECT_TRUE(has(d.detail, "call compute first")) << d.detail;
 
   const std::vector<uint8_t> row(256);
-  EXPECT_EQ(set_input(api(), c.ptr, by_index(1), WASINN_TYPE_F32, {1, 64}, row, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(api(), c.ptr, by_index(1), WASINN_TYPE_F32, {1, 64}, row, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "out of range")) << d.detail;
-  EXPECT_EQ(set_input(api(), c.ptr, by_name("nope"), WASINN_TYPE_F32, {1, 64}, row, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(api(), c.ptr, by_name("nope"), WASINN_TYPE_F32, {1, 64}, row, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "\"input\"")) << "lists the names: " << d.detail;
   // Signature name and tensor name both address the input.
-  EXPECT_EQ(set_input(api(), c.ptr, by_name("serving_default_input:0"), WASINN_TYPE_F32, {1, 64}, row, d),
-            WASINN_OK) << d.detail;
+  EXPECT_EQ(set_input(api(), c.ptr, by_name("serving_default_input:0"), WASINN_TYPE_F32, {1, 64}, row, d), WASINN_OK)
+      << d.detail;
   EXPECT_EQ(set_input(api(), c.ptr, by_name("input"), WASINN_TYPE_F32, {1, 64}, row, d), WASINN_OK);
   EXPECT_EQ(api().compute(c.ptr, &d), WASINN_OK) << d.detail;
   std::vector<uint32_t> dims;
@@ -160,8 +154,7 @@ TEST(TfliteErrors, UnknownNamesAreInvalidArgumentsListingTheNames) {
   Context c(api(), g.ptr);
   Diag d;
   const std::vector<uint8_t> i64x4(32), i32x4(16);
-  EXPECT_EQ(set_input(api(), c.ptr, by_name("c"), WASINN_TYPE_I32, {1, 4}, i32x4, d),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_input(api(), c.ptr, by_name("c"), WASINN_TYPE_I32, {1, 4}, i32x4, d), WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "\"c\"") && has(d.detail, "\"b\", \"a\"")) << d.detail;
 
   ASSERT_EQ(set_input(api(), c.ptr, by_name("b"), WASINN_TYPE_I64, {1, 4}, i64x4, d), WASINN_OK) << d.detail;
@@ -182,15 +175,15 @@ TEST(TfliteErrors, ConfigChoosesSignatureOrSaysWhy) {
   Diag d;
   EXPECT_EQ(load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g, d, WASINN_TARGET_CPU,
                        R"({"signature":"serving_default"})"),
-            WASINN_OK) << d.detail;
+            WASINN_OK)
+      << d.detail;
   Graph g2;
-  EXPECT_EQ(load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g2, d, WASINN_TARGET_CPU,
-                       R"({"signature":"train"})"),
-            WASINN_NOT_FOUND);
+  EXPECT_EQ(
+      load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g2, d, WASINN_TARGET_CPU, R"({"signature":"train"})"),
+      WASINN_NOT_FOUND);
   EXPECT_TRUE(has(d.detail, "\"serving_default\"")) << d.detail;
   Graph g3;
-  EXPECT_EQ(load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g3, d, WASINN_TARGET_CPU,
-                       R"({"threads":2})"),
+  EXPECT_EQ(load_bytes(b, {read_fixture("tflite/digits_f32.tflite")}, g3, d, WASINN_TARGET_CPU, R"({"threads":2})"),
             WASINN_INVALID_ARGUMENT);
   EXPECT_TRUE(has(d.detail, "threads")) << d.detail;
 }
@@ -204,13 +197,12 @@ TEST(TfliteErrors, GuestSeesErrnoAndHostShowsDetail) {
   EXPECT_EQ(gpu.exit_code, 6) << gpu.output;  // unsupported_operation
   EXPECT_TRUE(has(gpu.output, "errno 6 in load") && has(gpu.output, "no GPU")) << gpu.output;
 
-  GuestRun mismatch = run_guest({"--dir", fix + "::/f", "--dir", out + "::/o"}, "run_model",
-                                {"--model", "/f/tflite/digits_int8.tflite", "--encoding", "4",
-                                 "--input", "0:f32:1x64:/o/row.f32"});
+  GuestRun mismatch =
+      run_guest({"--dir", fix + "::/f", "--dir", out + "::/o"}, "run_model",
+                {"--model", "/f/tflite/digits_int8.tflite", "--encoding", "4", "--input", "0:f32:1x64:/o/row.f32"});
   EXPECT_EQ(mismatch.exit_code, 1) << mismatch.output;  // invalid_argument
   EXPECT_TRUE(has(mismatch.output, "errno 1 in set_input")) << mismatch.output;
-  EXPECT_TRUE(has(mismatch.output, "i8 [?, 64]") && has(mismatch.output, "f32 [1, 64]"))
-      << mismatch.output;
+  EXPECT_TRUE(has(mismatch.output, "i8 [?, 64]") && has(mismatch.output, "f32 [1, 64]")) << mismatch.output;
 }
 
 }  // namespace

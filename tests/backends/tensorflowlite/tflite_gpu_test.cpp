@@ -24,11 +24,11 @@
 namespace wasinn_test {
 namespace {
 
-const wasinn_backend_api &api() { return plugin_api("tensorflowlite"); }
+const wasinn_backend_api& api() { return plugin_api("tensorflowlite"); }
 
-bool has(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-std::string property(const Graph &g, const std::string &name) {
+std::string property(const Graph& g, const std::string& name) {
   for (size_t i = 0; i < api().graph_property_count(g.ptr); ++i) {
     wasinn_property p{};
     if (api().graph_property_info(g.ptr, i, &p) == WASINN_OK && p.name == name) return p.value;
@@ -36,7 +36,7 @@ std::string property(const Graph &g, const std::string &name) {
   return {};
 }
 
-std::vector<float> classify(Backend &b, int32_t target, std::string *device = nullptr) {
+std::vector<float> classify(Backend& b, int32_t target, std::string* device = nullptr) {
   Graph g;
   Diag d;
   EXPECT_EQ(load(b, {read_fixture("tflite/mobilenet_v2.tflite")}, g, d, target), WASINN_OK) << d.detail;
@@ -51,20 +51,20 @@ std::vector<float> classify(Backend &b, int32_t target, std::string *device = nu
   return as_vector<float>(output_bytes(api(), c.ptr, by_index(0), WASINN_TYPE_F32));
 }
 
-size_t argmax(const std::vector<float> &v) {
+size_t argmax(const std::vector<float>& v) {
   return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
 }
 
 // The ICD this ctest entry chose, when it names a file that is there.
 bool icd_present() {
-  const char *icd = std::getenv("VK_ICD_FILENAMES");
+  const char* icd = std::getenv("VK_ICD_FILENAMES");
   return icd && std::filesystem::exists(icd);
 }
 
 // LiteRT's GPU accelerator computes in half precision by default: mobilenet_v2's 1000 logits
 // (about -5..15) differ from XNNPACK's float32 ones by up to ~0.1. Within 0.25 each, same class.
 // Returns the largest difference.
-double expect_gpu_near_cpu(const std::vector<float> &gpu, const std::vector<float> &cpu) {
+double expect_gpu_near_cpu(const std::vector<float>& gpu, const std::vector<float>& cpu) {
   EXPECT_EQ(gpu.size(), 1000u);
   EXPECT_EQ(cpu.size(), gpu.size());
   if (gpu.size() != 1000u || cpu.size() != gpu.size()) return -1;
@@ -108,8 +108,8 @@ TEST(TfliteGpu, MobilenetOnLavapipeMatchesTheCpu) {
   const std::vector<float> auto_out = classify(b, WASINN_TARGET_AUTO, &auto_device);
   EXPECT_EQ(auto_device, device);
   EXPECT_EQ(auto_out, gpu);
-  std::printf("GPU-CHECK tensorflowlite mobilenet_v2: %s, max |gpu-cpu| = %.4f over %zu logits, class %zu\n", device.c_str(),
-              worst, gpu.size(), argmax(gpu));
+  std::printf("GPU-CHECK tensorflowlite mobilenet_v2: %s, max |gpu-cpu| = %.4f over %zu logits, class %zu\n",
+              device.c_str(), worst, gpu.size(), argmax(gpu));
 }
 
 // Contexts of one gpu graph computing in two threads at once (the plugin ABI allows it): each
@@ -121,7 +121,7 @@ TEST(TfliteGpu, TwoContextsOnLavapipeInTwoThreads) {
   Diag d;
   ASSERT_EQ(load(b, {read_fixture("tflite/mobilenet_v2.tflite")}, g, d, WASINN_TARGET_GPU), WASINN_OK) << d.detail;
   const auto x = read_fixture("tflite/mobilenet_v2_input.f32");
-  auto run = [&](std::vector<uint8_t> &out) {
+  auto run = [&](std::vector<uint8_t>& out) {
     Context c(api(), g.ptr);
     Diag cd;
     for (int i = 0; i < 3; ++i) {
@@ -148,26 +148,26 @@ TEST(TfliteGpu, TwoContextsOnLavapipeInTwoThreads) {
 // run`, and `wasinn models inspect --target gpu` shows where it runs.
 TEST(TfliteGpu, GuestOnLavapipeMatchesTheCpu) {
   if (!icd_present()) GTEST_SKIP() << "Mesa 25.0's lavapipe is not installed (scripts/fetch-deps.sh lavapipe)";
-  auto run = [](const std::string &target) {
+  auto run = [](const std::string& target) {
     const std::string out = scratch_dir("gpu_guest_" + target);
-    const GuestRun r = run_guest({"--dir", fixtures_dir().string() + "::/f", "--dir", out + "::/o"}, "run_model",
-                                 {"--model", "/f/tflite/mobilenet_v2.tflite", "--encoding", "tensorflowlite",
-                                  "--target", target, "--input", "0:f32:1x224x224x3:/f/tflite/mobilenet_v2_input.f32",
-                                  "--output", "0:/o/logits.f32"});
+    const GuestRun r =
+        run_guest({"--dir", fixtures_dir().string() + "::/f", "--dir", out + "::/o"}, "run_model",
+                  {"--model", "/f/tflite/mobilenet_v2.tflite", "--encoding", "tensorflowlite", "--target", target,
+                   "--input", "0:f32:1x224x224x3:/f/tflite/mobilenet_v2_input.f32", "--output", "0:/o/logits.f32"});
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return as_vector<float>(read_file(out + "/logits.f32"));
   };
   const auto cpu = run("cpu"), gpu = run("gpu");
   expect_gpu_near_cpu(gpu, cpu);
-  const GuestRun inspect = run_wasinn(
-      {"models", "inspect", "--target", "gpu", (fixtures_dir() / "tflite/mobilenet_v2.tflite").string()},
-      "gpu_inspect");
+  const GuestRun inspect =
+      run_wasinn({"models", "inspect", "--target", "gpu", (fixtures_dir() / "tflite/mobilenet_v2.tflite").string()},
+                 "gpu_inspect");
   EXPECT_EQ(inspect.exit_code, 0) << inspect.output;
   EXPECT_TRUE(has(inspect.output, "device             gpu: WebGPU (Vulkan) llvmpipe")) << inspect.output;
 }
 
 TEST(TfliteGpu, NoDeviceGpuIsRefusedAndAutoRunsOnTheCpu) {
-  const char *icd = std::getenv("VK_ICD_FILENAMES");
+  const char* icd = std::getenv("VK_ICD_FILENAMES");
   if (icd_present() || !icd) GTEST_SKIP() << "this case runs with VK_ICD_FILENAMES naming no file";
   Backend b(api());
   // The device report: the CPU only, and why not gpu.
@@ -175,7 +175,7 @@ TEST(TfliteGpu, NoDeviceGpuIsRefusedAndAutoRunsOnTheCpu) {
   wasinn_device dev{};
   ASSERT_EQ(api().backend_device_info(b.ptr, 0, &dev), WASINN_OK);
   EXPECT_EQ(dev.target, WASINN_TARGET_CPU);
-  const char *why = api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU);
+  const char* why = api().backend_target_unavailable(b.ptr, WASINN_TARGET_GPU);
   ASSERT_NE(why, nullptr);
   EXPECT_TRUE(has(why, "no Vulkan device for LiteRT's WebGPU accelerator")) << why;
   EXPECT_EQ(api().backend_target_unavailable(b.ptr, WASINN_TARGET_AUTO), nullptr);
@@ -194,9 +194,9 @@ TEST(TfliteGpu, NoDeviceGpuIsRefusedAndAutoRunsOnTheCpu) {
   const std::vector<float> cpu = classify(b, WASINN_TARGET_CPU);
   EXPECT_EQ(auto_out, cpu) << "auto is the CPU here, bit for bit";
   // A guest's gpu load gets errno 6 (unsupported_operation) and the host prints the reason.
-  const GuestRun r = run_guest({"--dir", fixtures_dir().string() + "::/f"}, "run_model",
-                               {"--model", "/f/tflite/mobilenet_v2.tflite", "--encoding", "tensorflowlite",
-                                "--target", "gpu"});
+  const GuestRun r =
+      run_guest({"--dir", fixtures_dir().string() + "::/f"}, "run_model",
+                {"--model", "/f/tflite/mobilenet_v2.tflite", "--encoding", "tensorflowlite", "--target", "gpu"});
   EXPECT_EQ(r.exit_code, 6) << r.output;
   EXPECT_TRUE(has(r.output, "errno 6 in load")) << r.output;
   EXPECT_TRUE(has(r.output, "no Vulkan device")) << r.output;

@@ -18,24 +18,24 @@ namespace {
 
 const std::string kFix = "/f";  // where the guests see the fixtures directory
 
-std::vector<std::string> dirs(const std::string &out) {
+std::vector<std::string> dirs(const std::string& out) {
   return {"--dir", fixtures_dir().string() + "::" + kFix, "--dir", out + "::/o"};
 }
 
 template <typename T>
-size_t argmax(const T *row, size_t n) {
+size_t argmax(const T* row, size_t n) {
   return static_cast<size_t>(std::max_element(row, row + n) - row);
 }
 
 template <typename T>
-double accuracy(const std::vector<T> &scores, const std::vector<uint8_t> &labels, size_t classes) {
+double accuracy(const std::vector<T>& scores, const std::vector<uint8_t>& labels, size_t classes) {
   size_t right = 0;
   for (size_t i = 0; i < labels.size(); ++i) right += argmax(&scores[i * classes], classes) == labels[i];
   return labels.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(labels.size());
 }
 
 template <typename T>
-double max_abs_diff(const std::vector<T> &a, const std::vector<T> &b) {
+double max_abs_diff(const std::vector<T>& a, const std::vector<T>& b) {
   EXPECT_EQ(a.size(), b.size());
   double m = 0;
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
@@ -43,19 +43,18 @@ double max_abs_diff(const std::vector<T> &a, const std::vector<T> &b) {
   return m;
 }
 
-std::vector<uint8_t> slice(const std::vector<uint8_t> &v, size_t offset, size_t n) {
-  return {v.begin() + static_cast<std::ptrdiff_t>(offset),
-          v.begin() + static_cast<std::ptrdiff_t>(offset + n)};
+std::vector<uint8_t> slice(const std::vector<uint8_t>& v, size_t offset, size_t n) {
+  return {v.begin() + static_cast<std::ptrdiff_t>(offset), v.begin() + static_cast<std::ptrdiff_t>(offset + n)};
 }
 
 TEST(TfliteModels, DigitsFloatOneRowAtATimeMatchesNative) {
   const std::string out = scratch_dir("digits_f32");
   auto host = dirs(out);
-  host.insert(host.end(), {"--nn-preload", "digits:tensorflowlite:cpu:" +
-                                               (fixtures_dir() / "tflite/digits_f32.tflite").string()});
-  const GuestRun run = run_guest(host, "classify_digits",
-                                 {"name:digits", kFix + "/digits/test_x.f32",
-                                  kFix + "/digits/test_y.u8", "/o/logits.f32"});
+  host.insert(host.end(),
+              {"--nn-preload", "digits:tensorflowlite:cpu:" + (fixtures_dir() / "tflite/digits_f32.tflite").string()});
+  const GuestRun run =
+      run_guest(host, "classify_digits",
+                {"name:digits", kFix + "/digits/test_x.f32", kFix + "/digits/test_y.u8", "/o/logits.f32"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto guest = as_vector<float>(read_file(out + "/logits.f32"));
   const auto x = read_fixture("digits/test_x.f32");
@@ -81,9 +80,8 @@ TEST(TfliteModels, DigitsFloatWholeBatchMatchesNative) {
   // 450 rows in one tensor: the model's batch dimension is dynamic (-1), so the plugin resizes.
   const std::string out = scratch_dir("digits_f32_batch");
   const GuestRun run = run_guest(dirs(out), "run_model",
-                                 {"--model", kFix + "/tflite/digits_f32.tflite", "--encoding", "4",
-                                  "--input", "0:f32:450x64:" + kFix + "/digits/test_x.f32",
-                                  "--output", "0:/o/logits.f32"});
+                                 {"--model", kFix + "/tflite/digits_f32.tflite", "--encoding", "4", "--input",
+                                  "0:f32:450x64:" + kFix + "/digits/test_x.f32", "--output", "0:/o/logits.f32"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto guest = as_vector<float>(read_file(out + "/logits.f32"));
   NativeLiteRt native(read_fixture("tflite/digits_f32.tflite"));
@@ -98,10 +96,10 @@ TEST(TfliteModels, DigitsInt8PassesRawIntegersAndMatchesNative) {
   // witx has no i8: the guest sends the int8 model its quantized bytes typed u8, and gets the
   // int8 logits back as raw bytes, with no dequantizing on the way.
   const std::string out = scratch_dir("digits_int8");
-  const GuestRun run = run_guest(dirs(out), "run_model",
-                                 {"--model", kFix + "/tflite/digits_int8.tflite", "--encoding", "4",
-                                  "--input", "0:u8:450x64:" + kFix + "/tflite/digits_int8_input.i8",
-                                  "--output", "0:/o/logits.i8"});
+  const GuestRun run =
+      run_guest(dirs(out), "run_model",
+                {"--model", kFix + "/tflite/digits_int8.tflite", "--encoding", "4", "--input",
+                 "0:u8:450x64:" + kFix + "/tflite/digits_int8_input.i8", "--output", "0:/o/logits.i8"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto guest = as_vector<int8_t>(read_file(out + "/logits.i8"));
   NativeLiteRt native(read_fixture("tflite/digits_int8.tflite"));
@@ -117,8 +115,8 @@ TEST(TfliteModels, CrateMnistUint8ClassifiesItsReferenceDigits) {
   // data/MNISTnet_uint8_quant.tflite and data/mnist10.bin of the crates.io crate tflite 0.9.8.
   const std::string out = scratch_dir("mnist_u8");
   const GuestRun run = run_guest(dirs(out), "classify_samples",
-                                 {kFix + "/tflite_mnist/MNISTnet_uint8_quant.tflite", "4", "3",
-                                  "1x28x28x1", kFix + "/tflite_mnist/mnist10.u8", "/o/scores.u8"});
+                                 {kFix + "/tflite_mnist/MNISTnet_uint8_quant.tflite", "4", "3", "1x28x28x1",
+                                  kFix + "/tflite_mnist/mnist10.u8", "/o/scores.u8"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto guest = read_file(out + "/scores.u8");
   const auto labels = read_fixture("tflite_mnist/mnist10_labels.u8");
@@ -137,10 +135,10 @@ TEST(TfliteModels, CrateMnistUint8ClassifiesItsReferenceDigits) {
 
 TEST(TfliteModels, MobilenetV2MatchesNative) {
   const std::string out = scratch_dir("mobilenet");
-  const GuestRun run = run_guest(dirs(out), "run_model",
-                                 {"--model", kFix + "/tflite/mobilenet_v2.tflite", "--encoding", "4",
-                                  "--input", "0:f32:1x224x224x3:" + kFix + "/tflite/mobilenet_v2_input.f32",
-                                  "--output", "0:/o/logits.f32"});
+  const GuestRun run =
+      run_guest(dirs(out), "run_model",
+                {"--model", kFix + "/tflite/mobilenet_v2.tflite", "--encoding", "4", "--input",
+                 "0:f32:1x224x224x3:" + kFix + "/tflite/mobilenet_v2_input.f32", "--output", "0:/o/logits.f32"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto guest = as_vector<float>(read_file(out + "/logits.f32"));
   NativeLiteRt native(read_fixture("tflite/mobilenet_v2.tflite"));
@@ -155,7 +153,7 @@ TEST(TfliteModels, MobilenetV2MatchesNative) {
 
 TEST(TfliteModels, Int32AndInt64TensorsInInterpreterOrder) {
   // Index order is the subgraph's, as TFLite's interpreter reports: here b (i64) before a (i32).
-  const auto &api = plugin_api("tensorflowlite");
+  const auto& api = plugin_api("tensorflowlite");
   Backend b(api);
   Graph g;
   Diag d;
@@ -176,16 +174,14 @@ TEST(TfliteModels, Int32AndInt64TensorsInInterpreterOrder) {
   const std::string out = scratch_dir("types_int");
   write_file(out + "/a.i32", as_bytes(a));
   write_file(out + "/b.i64", as_bytes(bv));
-  const GuestRun run = run_guest(dirs(out), "run_model",
-                                 {"--model", kFix + "/tflite/types_int.tflite", "--encoding", "4",
-                                  "--input", "0:i64:1x4:/o/b.i64", "--input", "1:i32:1x4:/o/a.i32",
-                                  "--output", "0:/o/b_out.i64", "--output", "1:/o/a_out.i32"});
+  const GuestRun run =
+      run_guest(dirs(out), "run_model",
+                {"--model", kFix + "/tflite/types_int.tflite", "--encoding", "4", "--input", "0:i64:1x4:/o/b.i64",
+                 "--input", "1:i32:1x4:/o/a.i32", "--output", "0:/o/b_out.i64", "--output", "1:/o/a_out.i32"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_EQ(as_vector<int32_t>(read_file(out + "/a_out.i32")),
-            (std::vector<int32_t>{2, -7, 899, 5999999}));
+  EXPECT_EQ(as_vector<int32_t>(read_file(out + "/a_out.i32")), (std::vector<int32_t>{2, -7, 899, 5999999}));
   EXPECT_EQ(as_vector<int64_t>(read_file(out + "/b_out.i64")),
-            (std::vector<int64_t>{5000000002LL, 4999999996LL, 11000000000LL,
-                                  5000000000LL - (1LL << 41)}));
+            (std::vector<int64_t>{5000000002LL, 4999999996LL, 11000000000LL, 5000000000LL - (1LL << 41)}));
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ using json = nlohmann::json;
 const std::string kGreedy = R"({"threads": 2, "beam-size": 1, "best-of": 1, "temperature-inc": 0})";
 const std::vector<std::string> kGreedyCli = {"-t", "2", "-bs", "1", "-bo", "1", "-nf"};
 
-std::string fixture(const std::string &name) { return (fixtures_dir() / "whisper" / name).string(); }
+std::string fixture(const std::string& name) { return (fixtures_dir() / "whisper" / name).string(); }
 
-std::string read_text(const std::string &path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -42,11 +42,11 @@ struct Native {
   json doc;
   std::string srt, lrc;
 };
-Native native(const std::string &audio, const std::vector<std::string> &extra, const std::string &name) {
+Native native(const std::string& audio, const std::vector<std::string>& extra, const std::string& name) {
   const std::string prefix = scratch_dir("native-" + name) + "/out";
   std::string cmd = std::string(WASINN_WHISPER_CLI) + " -m " + fixture("tiny-en.bin") + " -f " + fixture(audio) +
                     " -np -oj -osrt -olrc -of " + prefix;
-  for (const auto &a : extra) cmd += " " + a;
+  for (const auto& a : extra) cmd += " " + a;
   cmd += " >" + prefix + ".stdout 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n" << read_text(prefix + ".stdout");
   Native n;
@@ -57,9 +57,9 @@ Native native(const std::string &audio, const std::vector<std::string> &extra, c
 }
 
 // The transcript WasmEdge's plugin writes, from whisper-cli's segments.
-std::string expected_text(const Native &n, bool timestamps) {
+std::string expected_text(const Native& n, bool timestamps) {
   std::string out;
-  for (const auto &seg : n.doc.at("transcription")) {
+  for (const auto& seg : n.doc.at("transcription")) {
     if (timestamps) {
       std::string from = seg.at("timestamps").at("from"), to = seg.at("timestamps").at("to");
       from[8] = '.', to[8] = '.';  // SRT's comma, WasmEdge's dot
@@ -71,12 +71,10 @@ std::string expected_text(const Native &n, bool timestamps) {
   return out;
 }
 
-std::string preload(const std::string &model = "tiny-en.bin") {
-  return "default:Whisper:AUTO:" + fixture(model);
-}
+std::string preload(const std::string& model = "tiny-en.bin") { return "default:Whisper:AUTO:" + fixture(model); }
 
 // The transcript between the guest's "--- transcript FILE ---" and "--- end ---" lines.
-std::string between(const std::string &out, const std::string &open) {
+std::string between(const std::string& out, const std::string& open) {
   const size_t start = out.find(open);
   if (start == std::string::npos) return "<no '" + open + "' in output>";
   const size_t body = out.find('\n', start) + 1;
@@ -84,9 +82,14 @@ std::string between(const std::string &out, const std::string &open) {
   return end == std::string::npos ? "<unterminated>" : out.substr(body, end - body);
 }
 
-GuestRun transcribe(const std::vector<std::string> &guest_args, const std::string &log) {
-  std::vector<std::string> args = {"run", "--backend-dir", WASINN_BACKEND_DIR, "--nn-preload", preload(),
-                                   "--dir", (fixtures_dir() / "whisper").string() + "::/w",
+GuestRun transcribe(const std::vector<std::string>& guest_args, const std::string& log) {
+  std::vector<std::string> args = {"run",
+                                   "--backend-dir",
+                                   WASINN_BACKEND_DIR,
+                                   "--nn-preload",
+                                   preload(),
+                                   "--dir",
+                                   (fixtures_dir() / "whisper").string() + "::/w",
                                    std::string(WASINN_GUEST_DIR) + "/transcribe.wasm"};
   args.insert(args.end(), guest_args.begin(), guest_args.end());
   return run_wasinn_split(args, log);
@@ -119,7 +122,7 @@ TEST(WhisperGuest, StreamedSegmentsEqualTheComputedTranscript) {
 
 TEST(WhisperGuest, OutputsSrtLrcJsonEqualWhisperCliFiles) {
   const Native n = native("speech.wav", kGreedyCli, "files");
-  for (const auto &[index, expected] : std::vector<std::pair<std::string, std::string>>{{"1", n.srt}, {"2", n.lrc}}) {
+  for (const auto& [index, expected] : std::vector<std::pair<std::string, std::string>>{{"1", n.srt}, {"2", n.lrc}}) {
     const GuestRun r = transcribe({"--config", kGreedy, "--output", index, "/w/speech.wav"}, "file" + index);
     ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
     EXPECT_EQ(between(r.output, "--- output " + index), expected) << "output " << index;
@@ -145,7 +148,9 @@ TEST(WhisperGuest, OutputsSrtLrcJsonEqualWhisperCliFiles) {
 TEST(WhisperGuest, StereoIsMixedAsWasmEdgeDoesAndDiarizeNamesTheSpeakingChannel) {
   const Native n = native("stereo.wav", kGreedyCli, "stereo");
   const GuestRun r = transcribe({"--config", kGreedy, "--metadata", R"({"threads": 2, "beam-size": 1, "best-of": 1,
-                                 "temperature-inc": 0, "diarize": true})", "/w/stereo.wav"}, "stereo");
+                                 "temperature-inc": 0, "diarize": true})",
+                                 "/w/stereo.wav"},
+                                "stereo");
   ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
   std::string text = between(r.output, "--- transcript");
   size_t named = 0;
@@ -205,9 +210,10 @@ TEST(WhisperGuest, EveryBadInputIsAnErrnoWithADetailThenTheGuestTranscribes) {
       {"llama-beside-whisper", 0, ""},  // llama.cpp's ggml and whisper.cpp's in one process
       {"transcribe", 0, ""},
   };
-  for (const auto &[name, errno_, detail] : cases) {
+  for (const auto& [name, errno_, detail] : cases) {
     EXPECT_NE(r.output.find(name + " errno " + std::to_string(errno_) + "\n"), std::string::npos)
-        << name << " should give errno " << errno_ << "\n" << r.output;
+        << name << " should give errno " << errno_ << "\n"
+        << r.output;
     if (!detail.empty()) {
       EXPECT_NE(r.errors.find(detail), std::string::npos) << name << ": no '" << detail << "' in\n" << r.errors;
     }
@@ -222,7 +228,7 @@ TEST(WhisperGuest, EveryBadInputIsAnErrnoWithADetailThenTheGuestTranscribes) {
 const std::string kWasmEdgeCrateGuest = std::string(WASINN_GUEST_DIR) + "/compat_wasmedge_wasi_nn_08.wasm";
 
 // The transcript the crate guest printed as "transcript hex: ...", decoded.
-std::string crate_transcript(const GuestRun &r) {
+std::string crate_transcript(const GuestRun& r) {
   const size_t at = r.output.find("transcript hex: ");
   if (at == std::string::npos) return "<no transcript line>";
   const std::string hex = r.output.substr(at + 16, r.output.find('\n', at) - at - 16);
@@ -251,10 +257,10 @@ TEST(WhisperGuest, WasmEdgeCommandLineWithDirDotColonDot) {
   const Native n = native("speech.wav", kGreedyCli, "crate-dot");
   const auto previous = std::filesystem::current_path();
   std::filesystem::current_path(fixtures_dir() / "whisper");
-  const GuestRun r = run_wasinn_split({"run", "--backend-dir", WASINN_BACKEND_DIR, "--dir", ".:.", "--nn-preload",
-                                       "default:Whisper:AUTO:tiny-en.bin", kWasmEdgeCrateGuest, "whisper", "default",
-                                       kGreedy, "speech.wav"},
-                                      "crate-dot");
+  const GuestRun r = run_wasinn_split(
+      {"run", "--backend-dir", WASINN_BACKEND_DIR, "--dir", ".:.", "--nn-preload", "default:Whisper:AUTO:tiny-en.bin",
+       kWasmEdgeCrateGuest, "whisper", "default", kGreedy, "speech.wav"},
+      "crate-dot");
   std::filesystem::current_path(previous);
   ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
   EXPECT_EQ(crate_transcript(r), expected_text(n, true));
@@ -268,11 +274,12 @@ TEST(WhisperGuest, ComponentLoadsAWhisperModelAsGgmlAndGetsTheSameTranscript) {
   std::ofstream(config_dir + "/greedy.json") << kGreedy;
   const auto size = static_cast<uint32_t>(std::filesystem::file_size(fixture("speech.wav")));
   for (const std::string encoding : {"ggml", "autodetect"}) {
-    const WitModelRun r = run_wit_model(
-        "whisper-wit-" + encoding,
-        {"--dir", (fixtures_dir() / "whisper").string() + "::/w", "--dir", config_dir + "::/c"},
-        {"--model", "/w/tiny-en.bin", "--encoding", encoding, "--input", wit_input("audio", "u8", {1, size}, "/w/speech.wav"),
-         "--input", wit_input("metadata", "u8", {static_cast<uint32_t>(kGreedy.size())}, "/c/greedy.json")});
+    const WitModelRun r =
+        run_wit_model("whisper-wit-" + encoding,
+                      {"--dir", (fixtures_dir() / "whisper").string() + "::/w", "--dir", config_dir + "::/c"},
+                      {"--model", "/w/tiny-en.bin", "--encoding", encoding, "--input",
+                       wit_input("audio", "u8", {1, size}, "/w/speech.wav"), "--input",
+                       wit_input("metadata", "u8", {static_cast<uint32_t>(kGreedy.size())}, "/c/greedy.json")});
     ASSERT_EQ(r.run.exit_code, 0) << encoding << ": " << r.run.output;
     ASSERT_FALSE(r.outputs.empty()) << r.run.output;
     EXPECT_EQ(r.outputs[0].name, "text");
@@ -281,11 +288,11 @@ TEST(WhisperGuest, ComponentLoadsAWhisperModelAsGgmlAndGetsTheSameTranscript) {
 }
 
 TEST(WhisperGuest, ModelsInspectShowsTheHyperParametersAndLanguages) {
-  const GuestRun r = run_wasinn_split({"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, fixture("tiny-en.bin")},
-                                      "inspect");
+  const GuestRun r =
+      run_wasinn_split({"models", "inspect", "--backend-dir", WASINN_BACKEND_DIR, fixture("tiny-en.bin")}, "inspect");
   ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
-  for (const char *want : {"whisper", "whisper.n_vocab", "51864", "whisper.audio.n_state", "whisper.languages",
-                           "audio", "metadata", "text", "srt", "beam-size"})
+  for (const char* want : {"whisper", "whisper.n_vocab", "51864", "whisper.audio.n_state", "whisper.languages", "audio",
+                           "metadata", "text", "srt", "beam-size"})
     EXPECT_NE(r.output.find(want), std::string::npos) << want << " in\n" << r.output;
 }
 

@@ -16,13 +16,14 @@ uint32_t CaseRun::fixture_builders(const std::vector<std::string>& files) {
 }
 
 uint32_t CaseRun::graph(Backend backend) {
-  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper) backend = Backend::onnxruntime;
+  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper)
+    backend = Backend::onnxruntime;
   const auto files = HostUnderTest::digits_model(backend);
   const uint32_t out = guest.out_u32();
-  const Status st = nn::load(call(), fixture_builders(files), static_cast<uint32_t>(files.size()),
-                             witx_encoding(backend), 0, out);
-  EXPECT_TRUE(st.ok()) << "setup: load of the " << backend_name(backend) << " digits model: errno "
-                       << nn::errno_of(st) << " " << (st.ok() ? "" : st.error().detail);
+  const Status st =
+      nn::load(call(), fixture_builders(files), static_cast<uint32_t>(files.size()), witx_encoding(backend), 0, out);
+  EXPECT_TRUE(st.ok()) << "setup: load of the " << backend_name(backend) << " digits model: errno " << nn::errno_of(st)
+                       << " " << (st.ok() ? "" : st.error().detail);
   if (!st.ok()) return kSentinel;
   track_graph(guest.u32_at(out));
   return guest.u32_at(out);

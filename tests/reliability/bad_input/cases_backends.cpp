@@ -52,13 +52,17 @@ std::vector<MatrixCase> tensor_cases(Backend b) {
   const int32_t mismatch = b == Backend::pytorch ? kRuntimeError : kInvalidArgument;
   return {
       {g, "wrong_shape", E, b, mismatch, "set_input f32 [1, 63] for the digits input f32 [?, 64]" + then,
-       [b](CaseRun& r) { return mismatched(r, b, {1, 63}, 1, 252); }},
+       [b](CaseRun& r) {
+         return mismatched(r, b, {1, 63}, 1, 252);
+       }},
       // torch.nn.Linear takes an unbatched [64] as well: TorchScript computes it.
       {g, "wrong_rank", E, b, b == Backend::pytorch ? kSuccess : kInvalidArgument,
        "set_input f32 [64] (rank 1) for a rank-2 input" + (b == Backend::pytorch ? then + " (Linear takes it)" : ""),
        [b](CaseRun& r) { return mismatched(r, b, {64}, 1, 256); }},
       {g, "wrong_type_i32", E, b, mismatch, "set_input i32 [1, 64] (256 bytes) for an f32 input" + then,
-       [b](CaseRun& r) { return mismatched(r, b, {1, 64}, 4, 256); }},
+       [b](CaseRun& r) {
+         return mismatched(r, b, {1, 64}, 4, 256);
+       }},
       {g, "input_index_out_of_range", E, b, kInvalidArgument, "set_input index 1 of a one-input model",
        [b](CaseRun& r) { return nn::set_input(r.call(), r.context(b), 1, r.digit_tensor()); }},
       {g, "compute_without_input", E, b, kInvalidArgument, "compute before any set_input",
@@ -70,7 +74,8 @@ std::vector<MatrixCase> tensor_cases(Backend b) {
       {g, "output_buffer_too_small", E, b, kTooLarge, "get_output into 16 bytes for 40 bytes of logits",
        [b](CaseRun& r) { return output(r, r.computed_context(b), 0, 16); }},
       // This machine has no GPU: every plugin refuses rather than silently running on the CPU.
-      {g, "target_gpu_unavailable", E, b, kUnsupportedOperation, "load with execution_target 1 (gpu) on a host without a GPU",
+      {g, "target_gpu_unavailable", E, b, kUnsupportedOperation,
+       "load with execution_target 1 (gpu) on a host without a GPU",
        [b](CaseRun& r) {
          const auto files = HostUnderTest::digits_model(b);
          const uint32_t out = r.guest.out_u32();
@@ -86,15 +91,16 @@ std::vector<MatrixCase> tensor_cases(Backend b) {
 
 const struct BackendTensorCases {
   BackendTensorCases() {
-    for (Backend b : {Backend::onnxruntime, Backend::openvino, Backend::pytorch, Backend::tensorflowlite,
-                      Backend::tensorflow}) {
+    for (Backend b :
+         {Backend::onnxruntime, Backend::openvino, Backend::pytorch, Backend::tensorflowlite, Backend::tensorflow}) {
       for (auto& c : tensor_cases(b)) all_cases().push_back(std::move(c));
     }
   }
 } backend_tensor_cases;
 
 // A llama context on the tiny model with a short greedy config, through load_by_name_with_config.
-uint32_t llama_context(CaseRun& r, const std::string& config = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})") {
+uint32_t llama_context(CaseRun& r,
+                       const std::string& config = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})") {
   const std::string name = HostUnderTest::kTinyLlama;
   const uint32_t g = r.guest.out_u32();
   const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(name), static_cast<uint32_t>(name.size()),
@@ -109,7 +115,8 @@ uint32_t text(CaseRun& r, const std::string& s) {
   return r.guest.tensor({static_cast<uint32_t>(s.size())}, 3, {reinterpret_cast<const uint8_t*>(s.data()), s.size()});
 }
 
-uint32_t prompted(CaseRun& r, const std::string& config = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})") {
+uint32_t prompted(CaseRun& r,
+                  const std::string& config = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})") {
   const uint32_t c = llama_context(r, config);
   EXPECT_TRUE(nn::set_input(r.call(), c, 0, text(r, "Once upon a time")).ok()) << "setup: prompt";
   return c;
@@ -208,7 +215,9 @@ const CaseList llama_cases{
        const uint32_t g = r.guest.out_u32();
        const std::string cfg = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})";
        EXPECT_TRUE(r.tracked_graph(nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), 4, r.guest.put(cfg),
-                                                                static_cast<uint32_t>(cfg.size()), g), g).ok());
+                                                                static_cast<uint32_t>(cfg.size()), g),
+                                   g)
+                       .ok());
        const uint32_t c = r.guest.out_u32();
        EXPECT_TRUE(r.tracked_context(nn::init_execution_context(r.call(), r.guest.u32_at(g), c), c).ok());
        EXPECT_TRUE(nn::unload(r.call(), r.guest.u32_at(g)).ok());

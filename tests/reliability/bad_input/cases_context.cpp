@@ -63,8 +63,9 @@ const CaseList handle_cases{
      "init_execution_context: context out-pointer is where the graph handle was stored",
      [](CaseRun& r) {
        const uint32_t out = r.guest.out_u32();
-       EXPECT_EQ(nn::errno_of(r.tracked_graph(nn::load(r.call(), r.fixture_builders({"digits/model.onnx"}), 1, 1, 0,
-                                                        out), out)), kSuccess);
+       EXPECT_EQ(nn::errno_of(
+                     r.tracked_graph(nn::load(r.call(), r.fixture_builders({"digits/model.onnx"}), 1, 1, 0, out), out)),
+                 kSuccess);
        return r.tracked_context(nn::init_execution_context(r.call(), r.guest.u32_at(out), out), out);
      }},
     {"ephemeral_handles", "graph_table_full", E, kOrt, kTooLarge,
@@ -113,8 +114,7 @@ const CaseList handle_cases{
     {"ephemeral_handles", "finalize_never_created", E, kNone, kInvalidArgument,
      "finalize_execution_context on handle 1000000",
      [](CaseRun& r) { return nn::finalize_execution_context(r.call(), kNeverCreated); }},
-    {"ephemeral_handles", "set_input_after_finalize", E, kOrt, kInvalidArgument,
-     "set_input on a finalized context",
+    {"ephemeral_handles", "set_input_after_finalize", E, kOrt, kInvalidArgument, "set_input on a finalized context",
      [](CaseRun& r) {
        const uint32_t c = r.context(kOrt);
        EXPECT_EQ(nn::errno_of(nn::finalize_execution_context(r.call(), c)), kSuccess);
@@ -161,13 +161,13 @@ const CaseList compute_cases{
     {"ephemeral_compute", "compute_single_on_onnx", E, kOrt, kUnsupportedOperation,
      "compute_single (token streaming) on an ONNX context",
      [](CaseRun& r) { return nn::compute_single(r.call(), r.fed_context(kOrt)); }},
-    {"ephemeral_compute", "fini_single_on_onnx", E, kOrt, kUnsupportedOperation,
-     "fini_single on an ONNX context", [](CaseRun& r) { return nn::fini_single(r.call(), r.fed_context(kOrt)); }},
+    {"ephemeral_compute", "fini_single_on_onnx", E, kOrt, kUnsupportedOperation, "fini_single on an ONNX context",
+     [](CaseRun& r) { return nn::fini_single(r.call(), r.fed_context(kOrt)); }},
 };
 
 const CaseList output_cases{
-    {"ephemeral_get_output", "before_compute", E, kOrt, kInvalidArgument,
-     "get_output after set_input, before compute", [](CaseRun& r) { return output(r, r.fed_context(kOrt), 0, 64); }},
+    {"ephemeral_get_output", "before_compute", E, kOrt, kInvalidArgument, "get_output after set_input, before compute",
+     [](CaseRun& r) { return output(r, r.fed_context(kOrt), 0, 64); }},
     {"ephemeral_get_output", "buffer_one_byte_short", E, kOrt, kTooLarge,
      "get_output: 39-byte buffer for 40 bytes of logits (bytes_written must say 40, buffer untouched)",
      [](CaseRun& r) {
@@ -183,8 +183,7 @@ const CaseList output_cases{
        EXPECT_EQ(r.guest.u32_at(c.written), 40u) << "bytes_written must report the needed size";
        return st;
      }},
-    {"ephemeral_get_output", "buffer_out_of_range", E, kOrt, kInvalidArgument,
-     "get_output: buffer pointer 0xFFFFFFF0",
+    {"ephemeral_get_output", "buffer_out_of_range", E, kOrt, kInvalidArgument, "get_output: buffer pointer 0xFFFFFFF0",
      [](CaseRun& r) {
        const uint32_t written = r.guest.out_u32();
        const Status st = nn::get_output(r.call(), r.computed_context(kOrt), 0, kWildPtr, 64, written);

@@ -60,8 +60,8 @@ Status legacy_output(CaseRun& r, uint32_t ctx, uint32_t index, uint32_t capacity
 }
 
 const CaseList legacy_cases{
-    {"legacy_load", "header_out_of_range", L, kNone, kInvalidArgument, "wasi_nn.load: builder header pointer 0xFFFFFFF0",
-     [](CaseRun& r) { return legacy_load(r, kWildPtr); }},
+    {"legacy_load", "header_out_of_range", L, kNone, kInvalidArgument,
+     "wasi_nn.load: builder header pointer 0xFFFFFFF0", [](CaseRun& r) { return legacy_load(r, kWildPtr); }},
     {"legacy_load", "header_straddles_memory_end", L, kNone, kInvalidArgument,
      "wasi_nn.load: 8-byte header at memory size - 4", [](CaseRun& r) { return legacy_load(r, r.memory_size() - 4); }},
     {"legacy_load", "builder_count_zero", L, kNone, kInvalidArgument, "wasi_nn.load: header {array, 0}",
@@ -108,8 +108,8 @@ const CaseList legacy_cases{
        return r.tracked_context(st, out);
      }},
 
-    {"legacy_set_input", "tensor_out_of_range", L, kOrt, kInvalidArgument, "wasi_nn.set_input: tensor pointer 0xFFFFFFF0",
-     [](CaseRun& r) { return legacy_set(r, kWildPtr); }},
+    {"legacy_set_input", "tensor_out_of_range", L, kOrt, kInvalidArgument,
+     "wasi_nn.set_input: tensor pointer 0xFFFFFFF0", [](CaseRun& r) { return legacy_set(r, kWildPtr); }},
     {"legacy_set_input", "dims_header_out_of_range", L, kOrt, kInvalidArgument,
      "wasi_nn.set_input: record's dims struct pointer 0xFFFFFFF0",
      [](CaseRun& r) {
@@ -118,30 +118,47 @@ const CaseList legacy_cases{
     {"legacy_set_input", "dims_out_of_range", L, kOrt, kInvalidArgument, "wasi_nn.set_input: dims {0xFFFFFFF0, 2}",
      [](CaseRun& r) { return legacy_set(r, r.legacy_tensor_raw(kWildPtr, 2, 1, r.guest.alloc(256))); }},
     {"legacy_set_input", "rank_u32_max", L, kOrt, kInvalidArgument, "wasi_nn.set_input: rank 0xFFFFFFFF",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor_raw(r.guest.put_u32s({1, 64}), 0xFFFFFFFF, 1, r.guest.alloc(256))); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor_raw(r.guest.put_u32s({1, 64}), 0xFFFFFFFF, 1, r.guest.alloc(256)));
+     }},
     {"legacy_set_input", "dims_bytes_overflow_32_bits", L, kOrt, kInvalidArgument,
      "wasi_nn.set_input: fp32 [65536, 65536] (16 GiB implied by dims, no data length)",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({65536, 65536}, 1, r.guest.alloc(256))); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({65536, 65536}, 1, r.guest.alloc(256)));
+     }},
     {"legacy_set_input", "dims_wrap_to_256_bytes_in_32_bits", L, kOrt, kInvalidArgument,
      "wasi_nn.set_input: fp32 [67108865, 64]: 2^34 + 256 bytes, 256 modulo 2^32",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({67108865, 64}, 1, r.guest.alloc(256))); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({67108865, 64}, 1, r.guest.alloc(256)));
+     }},
     {"legacy_set_input", "dims_product_overflows_64_bits", L, kOrt, kInvalidArgument,
      "wasi_nn.set_input: fp32 [0xFFFFFFFF x 3]",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 1, r.guest.alloc(256))); }},
-    {"legacy_set_input", "type_unknown_4", L, kOrt, kInvalidArgument, "wasi_nn.set_input: tensor type 4 (legacy has 0-3)",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({1, 64}, 4, r.guest.alloc(256))); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 1, r.guest.alloc(256)));
+     }},
+    {"legacy_set_input", "type_unknown_4", L, kOrt, kInvalidArgument,
+     "wasi_nn.set_input: tensor type 4 (legacy has 0-3)",
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({1, 64}, 4, r.guest.alloc(256)));
+     }},
     {"legacy_set_input", "type_garbage_high_bytes", L, kOrt, kSuccess,
      "wasi_nn.set_input: type 0xABCD0001 (u8 type + garbage padding: fp32)",
      [](CaseRun& r) {
        return legacy_set(r, r.legacy_tensor({1, 64}, 0xABCD0001, r.guest.put_f32s(r.host.digit(r.sample).pixels)));
      }},
     {"legacy_set_input", "wrong_type_up8", L, kOrt, kInvalidArgument, "wasi_nn.set_input: up8 [1, 64] for an f32 input",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({1, 64}, 2, r.guest.alloc(64))); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({1, 64}, 2, r.guest.alloc(64)));
+     }},
     {"legacy_set_input", "data_past_memory_end", L, kOrt, kInvalidArgument,
      "wasi_nn.set_input: fp32 [1, 64] whose 256 bytes start 100 bytes before the end",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({1, 64}, 1, r.memory_size() - 100)); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({1, 64}, 1, r.memory_size() - 100));
+     }},
     {"legacy_set_input", "zero_sized_features", L, kOrt, kInvalidArgument, "wasi_nn.set_input: fp32 [1, 0]",
-     [](CaseRun& r) { return legacy_set(r, r.legacy_tensor({1, 0}, 1, r.guest.alloc(4))); }},
+     [](CaseRun& r) {
+       return legacy_set(r, r.legacy_tensor({1, 0}, 1, r.guest.alloc(4)));
+     }},
     {"legacy_set_input", "index_out_of_range", L, kOrt, kInvalidArgument, "wasi_nn.set_input index 3",
      [](CaseRun& r) { return legacy::set_input(r.call(), legacy_context(r), 3, r.legacy_digit_tensor()); }},
 

@@ -18,9 +18,8 @@ const std::string kGreedy = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "thre
 // load_by_name_with_config of the tiny model; the detail must name `key`.
 Status load_with(CaseRun& r, const std::string& config, const std::string& key) {
   const uint32_t out = r.guest.out_u32();
-  const Status st =
-      nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
-                                   r.guest.put(config), static_cast<uint32_t>(config.size()), out);
+  const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
+                                                 r.guest.put(config), static_cast<uint32_t>(config.size()), out);
   if (!st.ok()) {
     EXPECT_TRUE(r.untouched(out));
     EXPECT_NE(st.error().detail.find("\"" + key + "\""), std::string::npos) << st.error().detail;
@@ -32,9 +31,8 @@ Status load_with(CaseRun& r, const std::string& config, const std::string& key) 
 // name `key`.
 Status metadata_with(CaseRun& r, const std::string& metadata, const std::string& key) {
   const uint32_t g = r.guest.out_u32();
-  const Status loaded =
-      nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
-                                   r.guest.put(kGreedy), static_cast<uint32_t>(kGreedy.size()), g);
+  const Status loaded = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
+                                                     r.guest.put(kGreedy), static_cast<uint32_t>(kGreedy.size()), g);
   EXPECT_TRUE(r.tracked_graph(loaded, g).ok()) << "setup: load tiny";
   const uint32_t c = r.guest.out_u32();
   EXPECT_TRUE(r.tracked_context(nn::init_execution_context(r.call(), r.guest.u32_at(g), c), c).ok());
@@ -79,7 +77,8 @@ const CaseList llama_schema_cases{
     {"llama_schema", "metadata_schema_not_json", E, kLlama, kInvalidArgument,
      "set_input 1 (metadata) {\"json-schema\": \"[oops\"}",
      [](CaseRun& r) { return metadata_with(r, R"({"json-schema": "[oops"})", "json-schema"); }},
-    {"llama_schema", "metadata_schema_a_bool", E, kLlama, kInvalidArgument, "set_input 1 (metadata) {\"json-schema\": true}",
+    {"llama_schema", "metadata_schema_a_bool", E, kLlama, kInvalidArgument,
+     "set_input 1 (metadata) {\"json-schema\": true}",
      [](CaseRun& r) { return metadata_with(r, R"({"json-schema": true})", "json-schema"); }},
     {"llama_schema", "mmproj_key", E, kLlama, kUnsupportedOperation,
      "load config {\"mmproj\": \"proj.gguf\"} (a text-only build cannot describe images)",

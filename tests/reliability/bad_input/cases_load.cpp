@@ -55,13 +55,25 @@ const std::string kDigits = HostUnderTest::kDigitsOnnx;
 const CaseList load_cases{
     {"ephemeral_load", "graph_out_out_of_range", E, kOrt, kInvalidArgument,
      "load: graph out-pointer 0xFFFFFFF0, past the memory",
-     [](CaseRun& r) { auto a = digits_load(r); a.out = kWildPtr; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.out = kWildPtr;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "graph_out_straddles_memory_end", E, kOrt, kInvalidArgument,
      "load: graph out-pointer at memory size - 2",
-     [](CaseRun& r) { auto a = digits_load(r); a.out = r.memory_size() - 2; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.out = r.memory_size() - 2;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "builder_array_out_of_range", E, kNone, kInvalidArgument,
      "load: builder array pointer 0xFFFFFFF0",
-     [](CaseRun& r) { auto a = digits_load(r); a.builders = kWildPtr; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.builders = kWildPtr;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "builder_array_wraps_32_bits", E, kNone, kInvalidArgument,
      "load: builder array at 0xFFFFFFF8 with 2 entries (end wraps past 2^32)",
      [](CaseRun& r) {
@@ -72,7 +84,11 @@ const CaseList load_cases{
      }},
     {"ephemeral_load", "builder_data_out_of_range", E, kNone, kInvalidArgument,
      "load: builder {ptr 0xFFFFFFF0, len 100}",
-     [](CaseRun& r) { auto a = digits_load(r); a.builders = r.guest.builder_array({{kWildPtr, 100}}); return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.builders = r.guest.builder_array({{kWildPtr, 100}});
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "builder_length_past_memory_end", E, kNone, kInvalidArgument,
      "load: builder of a real model with len 0xFFFFFF00",
      [](CaseRun& r) {
@@ -81,11 +97,18 @@ const CaseList load_cases{
        return load_expect_untouched(r, a);
      }},
     {"ephemeral_load", "builder_count_zero", E, kNone, kInvalidArgument, "load: 0 graph builders",
-     [](CaseRun& r) { auto a = digits_load(r); a.count = 0; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.count = 0;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "builder_count_huge", E, kNone, kInvalidArgument, "load: 0xFFFFFFFF graph builders",
-     [](CaseRun& r) { auto a = digits_load(r); a.count = 0xFFFFFFFF; return load_expect_untouched(r, a); }},
-    {"ephemeral_load", "builder_count_over_limit", E, kNone, kInvalidArgument,
-     "load: 65 in-bounds builders (limit 64)",
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.count = 0xFFFFFFFF;
+       return load_expect_untouched(r, a);
+     }},
+    {"ephemeral_load", "builder_count_over_limit", E, kNone, kInvalidArgument, "load: 65 in-bounds builders (limit 64)",
      [](CaseRun& r) {
        auto a = digits_load(r);
        const uint32_t model = r.put(r.host.fixture("digits/model.onnx"));
@@ -94,13 +117,29 @@ const CaseList load_cases{
        return load_expect_untouched(r, a);
      }},
     {"ephemeral_load", "encoding_unknown_7", E, kNone, kInvalidEncoding, "load: graph_encoding 7",
-     [](CaseRun& r) { auto a = digits_load(r); a.encoding = 7; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.encoding = 7;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "encoding_u32_max", E, kNone, kInvalidEncoding, "load: graph_encoding 0xFFFFFFFF",
-     [](CaseRun& r) { auto a = digits_load(r); a.encoding = 0xFFFFFFFF; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.encoding = 0xFFFFFFFF;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "target_unknown_4", E, kNone, kInvalidArgument, "load: execution_target 4",
-     [](CaseRun& r) { auto a = digits_load(r); a.target = 4; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.target = 4;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "target_u32_max", E, kNone, kInvalidArgument, "load: execution_target 0xFFFFFFFF",
-     [](CaseRun& r) { auto a = digits_load(r); a.target = 0xFFFFFFFF; return load_expect_untouched(r, a); }},
+     [](CaseRun& r) {
+       auto a = digits_load(r);
+       a.target = 0xFFFFFFFF;
+       return load_expect_untouched(r, a);
+     }},
     {"ephemeral_load", "autodetect_garbage", E, kNone, kInvalidEncoding,
      "load: encoding 5 (autodetect) over 4 KiB of random bytes",
      [](CaseRun& r) {
@@ -154,8 +193,7 @@ const CaseList by_name_cases{
      "load_by_name: overlong \"\\xC0\\xAF\" before the name",
      [](CaseRun& r) { return by_name(r, "\xC0\xAF" + kDigits); }},
     {"ephemeral_load_by_name", "name_utf16_surrogate", E, kNone, kInvalidArgument,
-     "load_by_name: CESU surrogate \"\\xED\\xA0\\x80\"",
-     [](CaseRun& r) { return by_name(r, "\xED\xA0\x80"); }},
+     "load_by_name: CESU surrogate \"\\xED\\xA0\\x80\"", [](CaseRun& r) { return by_name(r, "\xED\xA0\x80"); }},
     {"ephemeral_load_by_name", "name_lone_continuation", E, kNone, kInvalidArgument, "load_by_name: \"\\x80\"",
      [](CaseRun& r) { return by_name(r, "\x80"); }},
     {"ephemeral_load_by_name", "name_empty", E, kNone, kInvalidArgument, "load_by_name: name_len 0",
@@ -195,8 +233,8 @@ const CaseList with_config_cases{
      "load_by_name_with_config: config_len 0xFFFFFFFF (limit 16 MiB)",
      [](CaseRun& r) {
        const uint32_t out = r.guest.out_u32();
-       const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(kDigits), 6, r.guest.put("{}"),
-                                                      0xFFFFFFFF, out);
+       const Status st =
+           nn::load_by_name_with_config(r.call(), r.guest.put(kDigits), 6, r.guest.put("{}"), 0xFFFFFFFF, out);
        EXPECT_TRUE(r.untouched(out));
        return r.tracked_graph(st, out);
      }},

@@ -65,7 +65,8 @@ Status load_fixture_as(CaseRun& r, const std::string& file, uint32_t encoding) {
 // The OpenVINO digits IR, with its XML and weights passed through `xml_fn` and `bin_fn`.
 template <class XmlFn, class BinFn>
 Status openvino(CaseRun& r, XmlFn&& xml_fn, BinFn&& bin_fn) {
-  return load_as(r, {xml_fn(r.host.fixture("digits/openvino/model.xml")), bin_fn(r.host.fixture("digits/openvino/model.bin"))}, 0);
+  return load_as(
+      r, {xml_fn(r.host.fixture("digits/openvino/model.xml")), bin_fn(r.host.fixture("digits/openvino/model.bin"))}, 0);
 }
 Bytes same(Bytes b) { return b; }
 
@@ -171,18 +172,23 @@ const CaseList model_cases{
     // ONNX Runtime
     {"model_onnxruntime", "garbage_fixture", E, kOrt, kInvalidArgument, "corrupt/garbage.onnx: 4 KiB of random bytes",
      [](CaseRun& r) { return load_fixture_as(r, "corrupt/garbage.onnx", 1); }},
-    {"model_onnxruntime", "truncated_fixture", E, kOrt, kInvalidArgument, "corrupt/truncated.onnx: half the digits model",
+    {"model_onnxruntime", "truncated_fixture", E, kOrt, kInvalidArgument,
+     "corrupt/truncated.onnx: half the digits model",
      [](CaseRun& r) { return load_fixture_as(r, "corrupt/truncated.onnx", 1); }},
     {"model_onnxruntime", "empty_fixture", E, kOrt, kInvalidArgument, "corrupt/empty.onnx: a 0-byte builder",
      [](CaseRun& r) { return load_fixture_as(r, "corrupt/empty.onnx", 1); }},
-    {"model_onnxruntime", "header_flipped", E, kOrt, kInvalidArgument, "digits model.onnx with its first 16 bytes inverted",
+    {"model_onnxruntime", "header_flipped", E, kOrt, kInvalidArgument,
+     "digits model.onnx with its first 16 bytes inverted",
      [](CaseRun& r) { return load_as(r, {flip_header(r.host.fixture(kOnnx))}, 1); }},
     {"model_onnxruntime", "cut_to_16_bytes", E, kOrt, kInvalidArgument, "digits model.onnx cut to 16 bytes",
      [](CaseRun& r) { return load_as(r, {head(r.host.fixture(kOnnx), 16)}, 1); }},
 
     // OpenVINO: an IR is two builders, XML then weights
     {"model_openvino", "bad_xml_fixture", E, kOv, kInvalidArgument, "corrupt/openvino_bad.xml with the real weights",
-     [](CaseRun& r) { return openvino(r, [&](Bytes) { return r.host.fixture("corrupt/openvino_bad.xml"); }, same); }},
+     [](CaseRun& r) {
+       return openvino(
+           r, [&](Bytes) { return r.host.fixture("corrupt/openvino_bad.xml"); }, same);
+     }},
     {"model_openvino", "short_bin_fixture", E, kOv, kInvalidArgument, "the real XML with corrupt/openvino_short.bin",
      [](CaseRun& r) { return openvino(r, same, [&](Bytes) { return r.host.fixture("corrupt/openvino_short.bin"); }); }},
     {"model_openvino", "xml_truncated", E, kOv, kInvalidArgument, "the XML cut to half, real weights",
@@ -243,7 +249,8 @@ const CaseList model_cases{
     // TensorFlow (frozen GraphDef protobuf)
     {"model_tensorflow", "truncated", E, kTf, kInvalidArgument, "digits_frozen.pb cut to half",
      [](CaseRun& r) { return load_as(r, {half(r.host.fixture(kPb))}, 2); }},
-    {"model_tensorflow", "header_flipped", E, kTf, kInvalidArgument, "digits_frozen.pb with its first 16 bytes inverted",
+    {"model_tensorflow", "header_flipped", E, kTf, kInvalidArgument,
+     "digits_frozen.pb with its first 16 bytes inverted",
      [](CaseRun& r) { return load_as(r, {flip_header(r.host.fixture(kPb))}, 2); }},
     {"model_tensorflow", "garbage", E, kTf, kInvalidArgument, "corrupt/garbage.onnx's random bytes as a GraphDef",
      [](CaseRun& r) { return load_fixture_as(r, "corrupt/garbage.onnx", 2); }},
@@ -251,8 +258,8 @@ const CaseList model_cases{
      [](CaseRun& r) { return load_as(r, {Bytes{}}, 2); }},
 
     // llama.cpp (GGUF); encoding 6 is WasmEdge's ggml
-    {"model_llamacpp", "truncated_fixture", E, kLlama, kInvalidArgument, "llama/truncated.gguf: the first 4 KiB of tiny.gguf",
-     [](CaseRun& r) { return load_fixture_as(r, kGgufHead, 6); }},
+    {"model_llamacpp", "truncated_fixture", E, kLlama, kInvalidArgument,
+     "llama/truncated.gguf: the first 4 KiB of tiny.gguf", [](CaseRun& r) { return load_fixture_as(r, kGgufHead, 6); }},
     {"model_llamacpp", "magic_flipped", E, kLlama, kInvalidArgument, "truncated.gguf with its first 16 bytes inverted",
      [](CaseRun& r) { return load_as(r, {flip_header(r.host.fixture(kGgufHead))}, 6); }},
     {"model_llamacpp", "version_99", E, kLlama, kInvalidArgument, "GGUF header declaring version 99",
@@ -327,18 +334,18 @@ const CaseList model_cases{
      "malformed/torchscript_unknown_op.pt"},
     {"model_pytorch", "buffer_declaration_fixture", E, kTorch, kInvalidArgument,
      "malformed/torchscript_buffer.pt: code declaring __buffer__ instead of __buffers__",
-     [](CaseRun& r) { return load_fixture_as(r, "malformed/torchscript_buffer.pt", 3); },
-     "libtorch (SIGSEGV at load)", true, "", "malformed/torchscript_buffer.pt"},
+     [](CaseRun& r) { return load_fixture_as(r, "malformed/torchscript_buffer.pt", 3); }, "libtorch (SIGSEGV at load)",
+     true, "", "malformed/torchscript_buffer.pt"},
     {"model_llamacpp", "block_count_1000_fixture", E, kLlama, kInvalidArgument,
      "malformed/llama_block_count.gguf as guest bytes: a GGUF header claiming 1000 blocks",
-     [](CaseRun& r) { return load_fixture_as(r, "malformed/llama_block_count.gguf", 6); },
-     "", true, "", "malformed/llama_block_count.gguf"},
+     [](CaseRun& r) { return load_fixture_as(r, "malformed/llama_block_count.gguf", 6); }, "", true, "",
+     "malformed/llama_block_count.gguf"},
 
     // one format loaded as another: the host tells the format from the bytes before any framework sees them
-    {"model_cross_format", "onnx_as_tflite", E, kNone, kInvalidEncoding, "digits model.onnx with encoding 4 (tensorflowlite)",
-     [](CaseRun& r) { return load_fixture_as(r, kOnnx, 4); }},
-    {"model_cross_format", "tflite_as_pytorch", E, kNone, kInvalidEncoding, "digits_f32.tflite with encoding 3 (pytorch)",
-     [](CaseRun& r) { return load_fixture_as(r, kTflite, 3); }},
+    {"model_cross_format", "onnx_as_tflite", E, kNone, kInvalidEncoding,
+     "digits model.onnx with encoding 4 (tensorflowlite)", [](CaseRun& r) { return load_fixture_as(r, kOnnx, 4); }},
+    {"model_cross_format", "tflite_as_pytorch", E, kNone, kInvalidEncoding,
+     "digits_f32.tflite with encoding 3 (pytorch)", [](CaseRun& r) { return load_fixture_as(r, kTflite, 3); }},
     {"model_cross_format", "gguf_as_onnx", E, kNone, kInvalidEncoding, "truncated.gguf with encoding 1 (onnx)",
      [](CaseRun& r) { return load_fixture_as(r, kGgufHead, 1); }},
     {"model_cross_format", "whole_gguf_as_onnx_by_name", E, kNone, kInvalidEncoding,
@@ -347,18 +354,21 @@ const CaseList model_cases{
     {"model_cross_format", "onnx_as_ggml_by_name", E, kNone, kInvalidEncoding,
      "digits model.onnx registered as ggml, load_by_name",
      [](CaseRun& r) { return by_name(r, "onnx_as_ggml", Encoding::ggml, r.host.fixture_path(kOnnx)); }},
-    {"model_cross_format", "onnx_as_tensorflow", E, kNone, kInvalidEncoding, "digits model.onnx with encoding 2 (tensorflow)",
-     [](CaseRun& r) { return load_fixture_as(r, kOnnx, 2); }},
+    {"model_cross_format", "onnx_as_tensorflow", E, kNone, kInvalidEncoding,
+     "digits model.onnx with encoding 2 (tensorflow)", [](CaseRun& r) { return load_fixture_as(r, kOnnx, 2); }},
     {"model_cross_format", "graphdef_as_onnx", E, kNone, kInvalidEncoding, "digits_frozen.pb with encoding 1 (onnx)",
      [](CaseRun& r) { return load_fixture_as(r, kPb, 1); }},
-    {"model_cross_format", "pytorch_as_tflite", E, kNone, kInvalidEncoding, "digits model.pt with encoding 4 (tensorflowlite)",
-     [](CaseRun& r) { return load_fixture_as(r, kPt, 4); }},
+    {"model_cross_format", "pytorch_as_tflite", E, kNone, kInvalidEncoding,
+     "digits model.pt with encoding 4 (tensorflowlite)", [](CaseRun& r) { return load_fixture_as(r, kPt, 4); }},
     {"model_cross_format", "tflite_as_openvino", E, kNone, kInvalidEncoding,
      "digits_f32.tflite as the XML and the weights of an OpenVINO IR",
-     [](CaseRun& r) { return load_as(r, {r.host.fixture(kTflite), r.host.fixture(kTflite)}, 0); }},
-    {"model_cross_format", "pytorch_as_tensorflow", E, kNone, kInvalidEncoding, "digits model.pt with encoding 2 (tensorflow)",
-     [](CaseRun& r) { return load_fixture_as(r, kPt, 2); }},
-    {"model_cross_format", "openvino_xml_as_pytorch", E, kNone, kInvalidEncoding, "the OpenVINO XML with encoding 3 (pytorch)",
+     [](CaseRun& r) {
+       return load_as(r, {r.host.fixture(kTflite), r.host.fixture(kTflite)}, 0);
+     }},
+    {"model_cross_format", "pytorch_as_tensorflow", E, kNone, kInvalidEncoding,
+     "digits model.pt with encoding 2 (tensorflow)", [](CaseRun& r) { return load_fixture_as(r, kPt, 2); }},
+    {"model_cross_format", "openvino_xml_as_pytorch", E, kNone, kInvalidEncoding,
+     "the OpenVINO XML with encoding 3 (pytorch)",
      [](CaseRun& r) { return load_fixture_as(r, "digits/openvino/model.xml", 3); }},
 };
 

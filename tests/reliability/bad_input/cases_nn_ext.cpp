@@ -18,7 +18,8 @@ constexpr uint32_t kNeverCreated = 1000000;
 Status io_info(CaseRun& r, uint32_t graph, uint32_t side, uint32_t index, uint32_t name, uint32_t name_max,
                uint32_t dims, uint32_t dims_max) {
   const uint32_t name_len = r.guest.out_u32(), type = r.guest.out_u32(), rank = r.guest.out_u32();
-  const Status st = nn::graph_io_info(r.call(), graph, side, index, name, name_max, name_len, type, dims, dims_max, rank);
+  const Status st =
+      nn::graph_io_info(r.call(), graph, side, index, name, name_max, name_len, type, dims, dims_max, rank);
   if (!st.ok() && nn::errno_of(st) != kTooLarge) {
     EXPECT_TRUE(r.untouched(name_len));
     EXPECT_TRUE(r.untouched(type));
@@ -80,8 +81,8 @@ const CaseList nn_ext_cases{
      [](CaseRun& r) {
        const uint32_t name = r.guest.buffer(8), name_len = r.guest.out_u32(), type = r.guest.out_u32(),
                       rank = r.guest.out_u32();
-       const Status st = nn::graph_io_info(r.call(), r.graph(kOrt), 0, 0, name, 2, name_len, type,
-                                           r.guest.buffer(64), 8, rank);
+       const Status st =
+           nn::graph_io_info(r.call(), r.graph(kOrt), 0, 0, name, 2, name_len, type, r.guest.buffer(64), 8, rank);
        EXPECT_TRUE(r.untouched(name, 8)) << "no partial name";
        EXPECT_EQ(r.guest.u32_at(name_len), 5u);
        EXPECT_EQ(r.guest.u32_at(rank), 2u);
@@ -108,8 +109,7 @@ const CaseList nn_ext_cases{
     {"ephemeral_nn_ext", "get_property_buffer_too_small", E, kOrt, kTooLarge,
      "graph_get_property: \"backend\" into a 3-byte buffer (the needed 11 bytes are written)",
      [](CaseRun& r) { return get_property(r, r.graph(kOrt), "backend", 3); }},
-    {"ephemeral_nn_ext", "set_property_read_only", E, kOrt, kInvalidArgument,
-     "graph_set_property: \"backend\", a fact",
+    {"ephemeral_nn_ext", "set_property_read_only", E, kOrt, kInvalidArgument, "graph_set_property: \"backend\", a fact",
      [](CaseRun& r) { return set_property(r, r.graph(kOrt), "backend", "x", false); }},
     {"ephemeral_nn_ext", "set_context_property_stale_context", E, kOrt, kInvalidArgument,
      "context_set_property on a finalized context",

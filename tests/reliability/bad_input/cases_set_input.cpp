@@ -67,10 +67,14 @@ const CaseList set_input_cases{
      }},
     {"ephemeral_set_input", "dims_product_overflows_32_bits", E, kOrt, kInvalidArgument,
      "set_input: f32 [65536, 65536, 64] (2^38 elements) with 256 bytes of data",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {65536, 65536, 64}, 1, 256); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {65536, 65536, 64}, 1, 256);
+                      }); }},
     {"ephemeral_set_input", "dims_product_wraps_to_64_in_32_bits", E, kOrt, kInvalidArgument,
      "set_input: f32 [67108865, 64]: 2^32 + 64 elements, 64 modulo 2^32, with 256 bytes",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {67108865, 64}, 1, 256); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {67108865, 64}, 1, 256);
+                      }); }},
     {"ephemeral_set_input", "dims_product_overflows_64_bits", E, kOrt, kInvalidArgument,
      "set_input: f32 [0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF]",
      [](CaseRun& r) {
@@ -78,7 +82,9 @@ const CaseList set_input_cases{
      }},
     {"ephemeral_set_input", "byte_size_overflows_64_bits", E, kOrt, kInvalidArgument,
      "set_input: f32 [2^31, 2^31]: 2^62 elements fit, 2^64 bytes do not",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {0x80000000u, 0x80000000u}, 1, 256); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {0x80000000u, 0x80000000u}, 1, 256);
+                      }); }},
     {"ephemeral_set_input", "zero_dim_with_huge_dims", E, kOrt, kInvalidArgument,
      "set_input: f32 [0, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF] (zero elements; not the model's shape)",
      [](CaseRun& r) {
@@ -119,7 +125,9 @@ const CaseList set_input_cases{
      }},
     {"ephemeral_set_input", "zero_sized_features", E, kOrt, kInvalidArgument,
      "set_input: f32 [1, 0], 0 bytes (the model needs 64 features)",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 0}, 1, 0); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 0}, 1, 0);
+                      }); }},
     {"ephemeral_set_input", "scalar_for_matrix_input", E, kOrt, kInvalidArgument,
      "set_input: rank-0 f32 scalar for a rank-2 input",
      [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {}, 1, 4); }); }},
@@ -140,30 +148,48 @@ const CaseList set_input_cases{
      }},
     {"ephemeral_set_input", "wrong_type_i64_same_bytes", E, kOrt, kInvalidArgument,
      "set_input: i64 [1, 32] (256 bytes) for an f32 [?, 64] input",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 32}, 5, 256); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 32}, 5, 256);
+                      }); }},
     {"ephemeral_set_input", "wrong_type_u8", E, kOrt, kInvalidArgument,
      "set_input: u8 [1, 64] (type 3, 64 bytes) for an f32 input",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 64}, 3, 64); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 64}, 3, 64);
+                      }); }},
     {"ephemeral_set_input", "wrong_type_f16", E, kOrt, kInvalidArgument,
      "set_input: f16 [1, 64] with 128 bytes for an f32 input",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 64}, 0, 128); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 64}, 0, 128);
+                      }); }},
     {"ephemeral_set_input", "type_byte_6", E, kOrt, kInvalidArgument, "set_input: tensor type 6 (witx has 0-5)",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 64}, 6, 256); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 64}, 6, 256);
+                      }); }},
     {"ephemeral_set_input", "type_byte_255", E, kOrt, kInvalidArgument, "set_input: tensor type 255",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 64}, 255, 256); }); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 64}, 255, 256);
+                      }); }},
     {"ephemeral_set_input", "data_len_short", E, kOrt, kInvalidArgument,
      "set_input: f32 [1, 64] with 252 bytes of data",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 64}, 1, 252); }); }},
-    {"ephemeral_set_input", "data_len_long", E, kOrt, kInvalidArgument,
-     "set_input: f32 [1, 64] with 260 bytes of data",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return record(r, {1, 64}, 1, 260); }); }},
-    {"ephemeral_set_input", "index_out_of_range", E, kOrt, kInvalidArgument,
-     "set_input index 1 of a one-input model",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return r.digit_tensor(); }, 1); }},
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 64}, 1, 252);
+                      }); }},
+    {"ephemeral_set_input", "data_len_long", E, kOrt, kInvalidArgument, "set_input: f32 [1, 64] with 260 bytes of data",
+     [](CaseRun& r) { return set(r, [](CaseRun& r) {
+                        return record(r, {1, 64}, 1, 260);
+                      }); }},
+    {"ephemeral_set_input", "index_out_of_range", E, kOrt, kInvalidArgument, "set_input index 1 of a one-input model",
+     [](CaseRun& r) {
+       return set(
+           r, [](CaseRun& r) { return r.digit_tensor(); }, 1);
+     }},
     {"ephemeral_set_input", "index_u32_max", E, kOrt, kInvalidArgument, "set_input index 0xFFFFFFFF",
-     [](CaseRun& r) { return set(r, [](CaseRun& r) { return r.digit_tensor(); }, 0xFFFFFFFF); }},
-    {"ephemeral_set_input", "context_never_created", E, Backend::none, kInvalidArgument,
-     "set_input on context 1000000", [](CaseRun& r) { return nn::set_input(r.call(), 1000000, 0, r.digit_tensor()); }},
+     [](CaseRun& r) {
+       return set(
+           r, [](CaseRun& r) { return r.digit_tensor(); }, 0xFFFFFFFF);
+     }},
+    {"ephemeral_set_input", "context_never_created", E, Backend::none, kInvalidArgument, "set_input on context 1000000",
+     [](CaseRun& r) { return nn::set_input(r.call(), 1000000, 0, r.digit_tensor()); }},
     {"ephemeral_set_input", "dims_overlap_record", E, kOrt, kInvalidArgument,
      "set_input: dims pointer is the record itself (dims read as [dims_ptr, 2])",
      [](CaseRun& r) {

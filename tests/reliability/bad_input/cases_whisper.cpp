@@ -49,7 +49,8 @@ Status input(CaseRun& r, uint32_t index, const Bytes& data, uint32_t d0 = 1) {
   EXPECT_TRUE(load_config(r, R"({"threads": 1})", &g).ok()) << "setup: load " << kName;
   const uint32_t c = r.guest.out_u32();
   EXPECT_TRUE(r.tracked_context(nn::init_execution_context(r.call(), r.guest.u32_at(g), c), c).ok());
-  const uint32_t tensor = r.guest.tensor({d0, static_cast<uint32_t>(data.size())}, 1, data);  // f32, as WasmEdge's guests say
+  const uint32_t tensor =
+      r.guest.tensor({d0, static_cast<uint32_t>(data.size())}, 1, data);  // f32, as WasmEdge's guests say
   return nn::set_input(r.call(), r.guest.u32_at(c), index, tensor);
 }
 
@@ -84,7 +85,9 @@ const CaseList whisper_cases{
     {"model_whisper", "empty", E, kWhisper, kInvalidEncoding, "a 0-byte builder",
      [](CaseRun& r) { return load_bytes(r, {}); }},
     {"model_whisper", "magic_only", E, kWhisper, kInvalidArgument, "the 4-byte magic alone",
-     [](CaseRun& r) { return load_bytes(r, {0x6c, 0x6d, 0x67, 0x67}); }},
+     [](CaseRun& r) {
+       return load_bytes(r, {0x6c, 0x6d, 0x67, 0x67});
+     }},
     {"model_whisper", "truncated_fixture", E, kWhisper, kInvalidArgument,
      "whisper/truncated.bin: the first 4 KiB of tiny-en.bin (whisper.cpp would load it as an empty model)",
      [](CaseRun& r) { return load_bytes(r, r.host.fixture("whisper/truncated.bin")); }},
@@ -120,8 +123,8 @@ const CaseList whisper_cases{
      [](CaseRun& r) { return input(r, 1, text(R"({"translate": 1})")); }},
 
     // Audio
-    {"audio_whisper", "valid_half_second", E, kWhisper, kSuccess, "input 0: half a second of speech.wav (valid: the control)",
-     [](CaseRun& r) { return input(r, 0, speech(r)); }},
+    {"audio_whisper", "valid_half_second", E, kWhisper, kSuccess,
+     "input 0: half a second of speech.wav (valid: the control)", [](CaseRun& r) { return input(r, 0, speech(r)); }},
     {"audio_whisper", "not_riff", E, kWhisper, kInvalidArgument, "input 0: 22 bytes of text",
      [](CaseRun& r) { return input(r, 0, text("not a wave file at all")); }},
     {"audio_whisper", "empty", E, kWhisper, kInvalidArgument, "input 0: 0 bytes",
@@ -138,7 +141,8 @@ const CaseList whisper_cases{
        std::memset(b.data() + 4, 0xff, 4);
        return input(r, 0, b);
      }},
-    {"audio_whisper", "header_only", E, kWhisper, kInvalidArgument, "input 0: speech.wav's 44-byte header, sizes 36 and 0",
+    {"audio_whisper", "header_only", E, kWhisper, kInvalidArgument,
+     "input 0: speech.wav's 44-byte header, sizes 36 and 0",
      [](CaseRun& r) {
        Bytes b = speech(r);
        b.resize(44);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The WIT ABI (wasi:nn@0.2.0-rc-*, abi/wit_nn through the engine's table, engine/wit_host.h):
-// what a component can still get wrong once Wasmtime has lifted its values: names (unknown, twice, missing), a tensor whose type or bytes
-// do not fit the model, handles used after compute consumed or the guest dropped them, enum
-// cases no backend serves, outputs asked for before compute. The expected errno is the witx
-// one of the same core error; each body also checks the WIT error-code the guest would see.
+// what a component can still get wrong once Wasmtime has lifted its values: names (unknown, twice, missing), a tensor
+// whose type or bytes do not fit the model, handles used after compute consumed or the guest dropped them, enum cases
+// no backend serves, outputs asked for before compute. The expected errno is the witx one of the same core error; each
+// body also checks the WIT error-code the guest would see.
 #include <cstring>
 
 #include "abi/wit_nn.h"
@@ -149,11 +149,13 @@ const CaseList kWitCases{
        const uint32_t ctx = g.context();
        return as_wit(g.compute(ctx, {{"input", g.digit(r)}, {"input", g.digit(r)}}), "invalid-argument");
      }},
-    {"wit", "compute_without_the_required_input", W, kNone, kInvalidArgument, "compute([])", [](CaseRun&) {
+    {"wit", "compute_without_the_required_input", W, kNone, kInvalidArgument, "compute([])",
+     [](CaseRun&) {
        WitGuest g;
        return as_wit(g.compute(g.context(), {}), "invalid-argument");
      }},
-    {"wit", "compute_wrong_tensor_type", W, kNone, kInvalidArgument, "U8 [1, 64] for an f32 input", [](CaseRun&) {
+    {"wit", "compute_wrong_tensor_type", W, kNone, kInvalidArgument, "U8 [1, 64] for an f32 input",
+     [](CaseRun&) {
        WitGuest g;
        const uint32_t ctx = g.context();
        return as_wit(g.compute(ctx, {{"input", g.tensor(TensorType::u8, {1, 64}, std::vector<uint8_t>(64))}}),
@@ -210,11 +212,13 @@ const CaseList kWitCases{
        const std::span<const uint8_t> b(garbage);
        return as_wit(g.load(std::span(&b, 1), "autodetect", "cpu"), "invalid-encoding");
      }},
-    {"wit", "load_no_builders", W, kNone, kInvalidArgument, "load([], onnx, cpu)", [](CaseRun&) {
+    {"wit", "load_no_builders", W, kNone, kInvalidArgument, "load([], onnx, cpu)",
+     [](CaseRun&) {
        WitGuest g;
        return as_wit(g.load({}, "onnx", "cpu"), "invalid-argument");
      }},
-    {"wit", "load_by_name_unregistered", W, kNone, kNotFound, "load-by-name(\"no-such-model\")", [](CaseRun&) {
+    {"wit", "load_by_name_unregistered", W, kNone, kNotFound, "load-by-name(\"no-such-model\")",
+     [](CaseRun&) {
        WitGuest g;
        return as_wit(g.load_by_name("no-such-model"), "not-found");
      }},
@@ -243,7 +247,8 @@ const CaseList kWitCases{
        WitGuest g;
        return as_wit(g.set_input(1000000, "input", g.digit(r)), "invalid-argument");
      }},
-    {"wit", "error_read_after_drop", W, kNone, kInvalidArgument, "error.data() after the error's drop", [](CaseRun&) {
+    {"wit", "error_read_after_drop", W, kNone, kInvalidArgument, "error.data() after the error's drop",
+     [](CaseRun&) {
        WitGuest g;
        // An error resource the guest got from a failed call, dropped, then read.
        wasinn_wit_out out{};

@@ -31,7 +31,7 @@ uint32_t witx_encoding(Backend backend);
 
 // A test sample every digits model classifies as its label.
 struct Digit {
-  uint32_t index;           // row in digits/test_x.f32
+  uint32_t index;             // row in digits/test_x.f32
   std::vector<float> pixels;  // 64 values in [0, 1]
   uint8_t label;
 };
@@ -70,8 +70,8 @@ class HostUnderTest {
   void add_named(const std::string& name, Encoding encoding, std::vector<std::filesystem::path> paths);
 
   // Named models every run registers.
-  static constexpr const char* kDigitsOnnx = "digits";  // digits/model.onnx, onnx
-  static constexpr const char* kTinyLlama = "tiny";     // llama/tiny.gguf, ggml
+  static constexpr const char* kDigitsOnnx = "digits";         // digits/model.onnx, onnx
+  static constexpr const char* kTinyLlama = "tiny";            // llama/tiny.gguf, ggml
   static constexpr const char* kTinyWhisper = "tiny-whisper";  // whisper/tiny-en.bin, whisper
 
  private:

@@ -30,12 +30,12 @@ inline constexpr int32_t kModelNotFound = 103;
 std::string errno_name(int32_t value);
 
 struct MatrixCase {
-  std::string group;     // gtest suite: "ephemeral_load", "legacy", "model_onnxruntime", ...
-  std::string name;      // gtest name, unique within the group
+  std::string group;  // gtest suite: "ephemeral_load", "legacy", "model_onnxruntime", ...
+  std::string name;   // gtest name, unique within the group
   Abi abi;
-  Backend backend;       // whose plugin sees the input (none: the host rejects it first)
-  int32_t expected;      // the witx errno the call under test must return
-  std::string input;     // the bad input, in a few words, for the table
+  Backend backend;    // whose plugin sees the input (none: the host rejects it first)
+  int32_t expected;   // the witx errno the call under test must return
+  std::string input;  // the bad input, in a few words, for the table
   // Sends the bad call and returns its status; checks side effects (out-pointers) itself.
   std::function<Status(CaseRun&)> body;
   // Non-empty: the named framework kills the process on this input (docs/reliability.md). Such

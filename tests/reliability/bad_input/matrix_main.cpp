@@ -26,11 +26,19 @@ bool disabled(const MatrixCase& c) {
 }
 
 std::string errno_name(int32_t value) {
-  static const std::map<int32_t, const char*> names = {
-      {0, "success"},       {1, "invalid_argument"},      {2, "invalid_encoding"}, {3, "missing_memory"},
-      {4, "busy"},          {5, "runtime_error"},         {6, "unsupported_operation"}, {7, "too_large"},
-      {8, "not_found"},     {100, "end_of_sequence"},     {101, "context_full"},   {102, "prompt_too_long"},
-      {103, "model_not_found"}};
+  static const std::map<int32_t, const char*> names = {{0, "success"},
+                                                       {1, "invalid_argument"},
+                                                       {2, "invalid_encoding"},
+                                                       {3, "missing_memory"},
+                                                       {4, "busy"},
+                                                       {5, "runtime_error"},
+                                                       {6, "unsupported_operation"},
+                                                       {7, "too_large"},
+                                                       {8, "not_found"},
+                                                       {100, "end_of_sequence"},
+                                                       {101, "context_full"},
+                                                       {102, "prompt_too_long"},
+                                                       {103, "model_not_found"}};
   auto it = names.find(value);
   return std::to_string(value) + " " + (it == names.end() ? "?" : it->second);
 }
@@ -128,17 +136,20 @@ void write_table(const std::string& path) {
       row.result = "not run: crashes in " + c.crashes_in +
                    (c.fixed_by_load_isolation ? " (runs with load isolation)" : " (load isolation does not cover it)");
     }
-    if (row.result == "pass") ++passed;
-    else if (row.result.rfind("**FAIL", 0) == 0) ++failed;
-    else ++not_run;
+    if (row.result == "pass")
+      ++passed;
+    else if (row.result.rfind("**FAIL", 0) == 0)
+      ++failed;
+    else
+      ++not_run;
     if (!c.host_bug.empty()) row.result += " (host bug: " + c.host_bug + ")";
     out << "| " << ++n << " | `" << full_name(c) << "` | " << abi_name(c.abi) << " | " << backend_name(c.backend)
         << " | " << cell(c.input) << " | " << errno_name(c.expected) << " | " << row.observed << " | "
         << cell(row.result) << " |\n";
   }
   out << "\n" << n << " cases: " << passed << " pass, " << failed << " fail, " << not_run << " not run.\n";
-  std::cout << "bad-input matrix written to " << path << " (" << passed << " pass, " << failed << " fail, "
-            << not_run << " not run)\n";
+  std::cout << "bad-input matrix written to " << path << " (" << passed << " pass, " << failed << " fail, " << not_run
+            << " not run)\n";
 }
 
 }  // namespace

@@ -14,14 +14,14 @@ namespace {
 
 std::string detail(const Status& s) { return s.ok() ? "" : s.error().detail; }
 
-#define REQUIRE_CALL_OK(what, expr)                                                                     \
-  do {                                                                                                 \
-    const Status call_status_ = (expr);                                                                \
-    if (!call_status_.ok()) {                                                                          \
-      ADD_FAILURE() << "valid request after the case: " << what << " failed with errno "               \
-                    << nn::errno_of(call_status_) << ": " << detail(call_status_);                     \
-      return;                                                                                          \
-    }                                                                                                  \
+#define REQUIRE_CALL_OK(what, expr)                                                                                    \
+  do {                                                                                                                 \
+    const Status call_status_ = (expr);                                                                                \
+    if (!call_status_.ok()) {                                                                                          \
+      ADD_FAILURE() << "valid request after the case: " << what << " failed with errno " << nn::errno_of(call_status_) \
+                    << ": " << detail(call_status_);                                                                   \
+      return;                                                                                                          \
+    }                                                                                                                  \
   } while (0)
 
 // The handles a valid request made, released even when it stops early.
@@ -54,7 +54,7 @@ void serve_ephemeral(HostUnderTest& host, Backend backend, uint32_t sample) {
   const auto files = HostUnderTest::digits_model(backend);
   const uint32_t graph_out = run.guest.out_u32();
   REQUIRE_CALL_OK("load", nn::load(run.call(), run.fixture_builders(files), static_cast<uint32_t>(files.size()),
-                                  witx_encoding(backend), 0, graph_out));
+                                   witx_encoding(backend), 0, graph_out));
   h.graph = run.guest.u32_at(graph_out);
   const uint32_t ctx_out = run.guest.out_u32();
   REQUIRE_CALL_OK("init_execution_context", nn::init_execution_context(run.call(), h.graph, ctx_out));
@@ -91,7 +91,8 @@ void serve_legacy(HostUnderTest& host, Backend backend, uint32_t sample) {
 }  // namespace
 
 void expect_serves_digit(HostUnderTest& host, Backend backend, Abi abi, uint32_t sample) {
-  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper) backend = Backend::onnxruntime;
+  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper)
+    backend = Backend::onnxruntime;
   if (abi == Abi::ephemeral) {
     serve_ephemeral(host, backend, sample);
   } else {
@@ -107,17 +108,15 @@ void expect_serves_llama(HostUnderTest& host) {
   const std::string config = R"({"temp": 0, "ctx-size": 64, "n-predict": 6, "threads": 1})";
   const uint32_t graph_out = run.guest.out_u32();
   REQUIRE_CALL_OK("load_by_name_with_config",
-                 nn::load_by_name_with_config(run.call(), run.guest.put(name), static_cast<uint32_t>(name.size()),
-                                              run.guest.put(config), static_cast<uint32_t>(config.size()),
-                                              graph_out));
+                  nn::load_by_name_with_config(run.call(), run.guest.put(name), static_cast<uint32_t>(name.size()),
+                                               run.guest.put(config), static_cast<uint32_t>(config.size()), graph_out));
   h.graph = run.guest.u32_at(graph_out);
   const uint32_t ctx_out = run.guest.out_u32();
   REQUIRE_CALL_OK("init_execution_context", nn::init_execution_context(run.call(), h.graph, ctx_out));
   h.context = run.guest.u32_at(ctx_out);
   const std::string prompt = "Once upon a time";
-  const uint32_t tensor =
-      run.guest.tensor({static_cast<uint32_t>(prompt.size())}, 3,
-                       {reinterpret_cast<const uint8_t*>(prompt.data()), prompt.size()});
+  const uint32_t tensor = run.guest.tensor({static_cast<uint32_t>(prompt.size())}, 3,
+                                           {reinterpret_cast<const uint8_t*>(prompt.data()), prompt.size()});
   REQUIRE_CALL_OK("set_input (prompt)", nn::set_input(run.call(), h.context, 0, tensor));
   REQUIRE_CALL_OK("compute", nn::compute(run.call(), h.context));
   const uint32_t buf = run.guest.buffer(4096);

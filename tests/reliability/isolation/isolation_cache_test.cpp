@@ -39,7 +39,7 @@ bool backend_built(const std::string& name) {
 
 // An environment as a Host makes one with --isolate-loads auto and --isolated-load-cache `cache`.
 std::unique_ptr<wasinn::WiredEnvironment> isolated_env(const std::string& cache,
-                                            std::map<std::string, std::string> backend_configs = {}) {
+                                                       std::map<std::string, std::string> backend_configs = {}) {
   wasinn::EnvironmentOptions options;
   options.backend_dirs = {backend_dir()};
   options.backend_configs = std::move(backend_configs);
@@ -321,8 +321,8 @@ TEST(VerdictCache, CorruptOrForeignEntriesAreIgnoredAndRebuilt) {
       {"empty", ""},
       {"not JSON", "\x01\x02garbage"},
       {"another format", R"({"format":"something else","key":")" + good_entry.stem().string() + R"(","ok":true})"},
-      {"a failure without its error", R"({"format":"wasinn load-check verdict 1","key":")" +
-                                          good_entry.stem().string() + R"(","ok":false})"},
+      {"a failure without its error",
+       R"({"format":"wasinn load-check verdict 1","key":")" + good_entry.stem().string() + R"(","ok":false})"},
   };
   for (const auto& [what, text] : corruptions) {
     write_text(good_entry, text);
@@ -494,10 +494,9 @@ TEST(VerdictCacheCli, ASecondRunUsesTheFirstRunsVerdict) {
   ScratchDir scratch;
   const fs::path model = fixture("digits/model.pt");
   auto run = [&](const std::string& cache) {
-    return run_wasinn({"run", "--log-level", "debug", "--backend-dir", backend_dir().string(),
-                       "--isolated-load-cache", cache, "--dir", model.parent_path().string() + "::/m",
-                       guest("run_model"), "--model", "/m/model.pt", "--encoding", "3", "--input",
-                       "0:f32:450x64:/m/test_x.f32"});
+    return run_wasinn({"run", "--log-level", "debug", "--backend-dir", backend_dir().string(), "--isolated-load-cache",
+                       cache, "--dir", model.parent_path().string() + "::/m", guest("run_model"), "--model",
+                       "/m/model.pt", "--encoding", "3", "--input", "0:f32:450x64:/m/test_x.f32"});
   };
   const std::string dir = (scratch / "verdicts").string();
   const auto first = run(dir);

@@ -23,7 +23,7 @@ struct Crasher {
   const char* backend;   // plugin that must be built
   const char* encoding;  // in the --nn-preload spec
   const char* fixture;
-  int signal;            // what the framework dies of without isolation
+  int signal;  // what the framework dies of without isolation
   const char* signal_name;
 };
 
@@ -58,8 +58,7 @@ void expect_digits_served(wasinn::Host& host, const std::string& name, const Scr
   p.wasm_path = guest("run_model");
   p.args = {"--name", name, "--input", "0:f32:450x64:/d/test_x.f32", "--output", "0:/o/" + name + ".f32"};
   // Canonical: WASI refuses a preopened path that leaves its directory through a symlink.
-  p.dirs = {{fs::canonical(fixture("digits/test_x.f32")).parent_path().string(), "/d"},
-            {out.path().string(), "/o"}};
+  p.dirs = {{fs::canonical(fixture("digits/test_x.f32")).parent_path().string(), "/d"}, {out.path().string(), "/o"}};
   const auto run = host.run(p);
   ASSERT_EQ(run.exit_code, 0) << name << ": " << run.message;
   const auto logits = read_array<float>(out / (name + ".f32"));
@@ -95,7 +94,8 @@ TEST_P(Isolation, HostRefusesTheModelStaysUpAndServesTheNextRequest) {
   options.backend_dirs = {backend_dir().string()};
   options.preloads = {bad_spec(), "digits:onnx:cpu:" + fixture("digits/model.onnx").string()};
   const bool tflite = backend_built("tensorflowlite");
-  if (tflite) options.preloads.push_back("digits_tfl:tensorflowlite:cpu:" + fixture("tflite/digits_f32.tflite").string());
+  if (tflite)
+    options.preloads.push_back("digits_tfl:tensorflowlite:cpu:" + fixture("tflite/digits_f32.tflite").string());
   std::string error;
   auto host = wasinn::Host::create(options, &error);
   ASSERT_TRUE(host) << error;
@@ -130,8 +130,8 @@ TEST_P(Isolation, CliGuestGetsErrnoAndDetail) {
 
 TEST_P(Isolation, WithoutIsolationTheFrameworkCrashesTheHost) {
   // In a child `wasinn`: this is the crash isolation prevents.
-  const auto r = run_wasinn({"run", "--isolate-loads", "never", "--backend-dir", backend_dir().string(),
-                             "--nn-preload", bad_spec(), guest("run_model"), "--name", "bad"});
+  const auto r = run_wasinn({"run", "--isolate-loads", "never", "--backend-dir", backend_dir().string(), "--nn-preload",
+                             bad_spec(), guest("run_model"), "--name", "bad"});
   EXPECT_EQ(r.exit_code, 128 + GetParam().signal) << r.describe();
   EXPECT_EQ(r.out.find("errno"), std::string::npos) << "the guest never got an answer: " << r.describe();
   EXPECT_EQ(r.err.find("trap"), std::string::npos) << "a signal, not a wasm trap: " << r.describe();
@@ -146,9 +146,9 @@ INSTANTIATE_TEST_SUITE_P(Crashers, Isolation, ::testing::ValuesIn(kCrashers),
 TEST(IsolationGuestBytes, CrasherFromGuestMemoryIsRefused) {
   if (!backend_built("pytorch")) GTEST_SKIP() << "pytorch plugin not built";
   const fs::path bad = fixture("malformed/torchscript_buffer.pt");
-  const auto r = run_wasinn({"run", "--backend-dir", backend_dir().string(), "--dir",
-                             bad.parent_path().string() + "::/m", guest("run_model"), "--model",
-                             "/m/" + bad.filename().string(), "--encoding", "3"});
+  const auto r =
+      run_wasinn({"run", "--backend-dir", backend_dir().string(), "--dir", bad.parent_path().string() + "::/m",
+                  guest("run_model"), "--model", "/m/" + bad.filename().string(), "--encoding", "3"});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.out.find("errno 1 in load"), std::string::npos) << r.describe();
   EXPECT_NE(r.err.find("pytorch: loading this model crashed the framework in an isolated check (SIGSEGV)"),

@@ -82,9 +82,10 @@ TEST_P(LoadOverhead, Measured) {
     cached_ms += load_ms(*remembering, model, c.encoding) / kTimedLoads;
   }
 
-  std::printf("[isolation overhead] %s (%s, %zu bytes): in-process load %.1f ms; with its isolated check "
-              "%.1f ms (+%.1f ms); repeat load of a checked file (verdict remembered) %.1f ms\n",
-              c.backend, c.fixture, bytes.size(), plain_ms, isolated_ms, isolated_ms - plain_ms, cached_ms);
+  std::printf(
+      "[isolation overhead] %s (%s, %zu bytes): in-process load %.1f ms; with its isolated check "
+      "%.1f ms (+%.1f ms); repeat load of a checked file (verdict remembered) %.1f ms\n",
+      c.backend, c.fixture, bytes.size(), plain_ms, isolated_ms, isolated_ms - plain_ms, cached_ms);
   RecordProperty("in_process_ms", std::to_string(plain_ms));
   RecordProperty("isolated_ms", std::to_string(isolated_ms));
   RecordProperty("cached_ms", std::to_string(cached_ms));

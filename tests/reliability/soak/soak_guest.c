@@ -38,25 +38,25 @@ static struct {
   wasi_nn_graph_builder builders[3];
   uint32_t n_builders, encoding, batch;
   /* digits mode */
-  float *x;
+  float* x;
   uint8_t labels[MAX_SAMPLES];
   uint32_t n_samples;
   /* text mode */
-  const char *prompt;
-  uint8_t *first_text; /* the first cycle's output, the reference for all later cycles */
+  const char* prompt;
+  uint8_t* first_text; /* the first cycle's output, the reference for all later cycles */
   uint32_t first_len;
   uint64_t cycles_done;
 } s;
 
 static uint8_t out_buf[TEXT_MAX];
 
-static int32_t fail(int32_t code, const char *step) {
+static int32_t fail(int32_t code, const char* step) {
   fprintf(stderr, "soak_guest: cycle %llu: %s failed (%d)\n", (unsigned long long)s.cycles_done, step, code);
   return code;
 }
 
-static int32_t read_all(const char *path, uint8_t **data, uint32_t *len) {
-  FILE *f = fopen(path, "rb");
+static int32_t read_all(const char* path, uint8_t** data, uint32_t* len) {
+  FILE* f = fopen(path, "rb");
   if (!f) return fail(SOAK_IO, path);
   long n = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
   if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
@@ -76,19 +76,19 @@ static int32_t read_all(const char *path, uint8_t **data, uint32_t *len) {
 }
 
 /* Reactors get no argv in main; read it from WASI. The strings live as long as the instance. */
-static int32_t wasi_argv(int *argc, char ***argv) {
+static int32_t wasi_argv(int* argc, char*** argv) {
   __wasi_size_t count = 0, bytes = 0;
   if (__wasi_args_sizes_get(&count, &bytes) != 0) return SOAK_USAGE;
-  *argv = malloc((count + 1) * sizeof(char *));
-  char *buf = malloc(bytes ? bytes : 1);
+  *argv = malloc((count + 1) * sizeof(char*));
+  char* buf = malloc(bytes ? bytes : 1);
   if (!*argv || !buf) return SOAK_NO_MEMORY;
-  if (__wasi_args_get((uint8_t **)*argv, (uint8_t *)buf) != 0) return SOAK_USAGE;
+  if (__wasi_args_get((uint8_t**)*argv, (uint8_t*)buf) != 0) return SOAK_USAGE;
   (*argv)[count] = NULL;
   *argc = (int)count;
   return 0;
 }
 
-static int32_t read_digits(char *spec, uint32_t wanted) {
+static int32_t read_digits(char* spec, uint32_t wanted) {
   char *x_path = strtok(spec, ","), *y_path = strtok(NULL, ",");
   if (!x_path || !y_path || wanted == 0 || wanted > MAX_SAMPLES) return fail(SOAK_USAGE, "--digits/--samples");
   uint8_t *x, *y;
@@ -96,8 +96,9 @@ static int32_t read_digits(char *spec, uint32_t wanted) {
   int32_t rc = read_all(x_path, &x, &x_len);
   if (rc) return rc;
   if ((rc = read_all(y_path, &y, &y_len))) return rc;
-  if (y_len < wanted || x_len < wanted * N_FEATURES * sizeof(float)) return fail(SOAK_USAGE, "fewer samples than --samples");
-  s.x = (float *)x;
+  if (y_len < wanted || x_len < wanted * N_FEATURES * sizeof(float))
+    return fail(SOAK_USAGE, "fewer samples than --samples");
+  s.x = (float*)x;
   memcpy(s.labels, y, wanted);
   free(y);
   s.n_samples = wanted;
@@ -106,34 +107,42 @@ static int32_t read_digits(char *spec, uint32_t wanted) {
 
 __attribute__((export_name("soak_setup"))) int32_t soak_setup(void) {
   int argc;
-  char **argv;
+  char** argv;
   int32_t rc = wasi_argv(&argc, &argv);
   if (rc) return fail(rc, "argv");
   char *models = NULL, *digits = NULL;
-  const char *config = NULL;
+  const char* config = NULL;
   uint32_t samples = 0;
   s.encoding = WASI_NN_ENCODING_ONNX;
   s.batch = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    char *v = argv[i + 1];
-    if (!strcmp(argv[i], "--model")) models = v;
-    else if (!strcmp(argv[i], "--encoding")) s.encoding = (uint32_t)atoi(v);
-    else if (!strcmp(argv[i], "--config")) config = v;
-    else if (!strcmp(argv[i], "--batch")) s.batch = (uint32_t)atoi(v);
-    else if (!strcmp(argv[i], "--digits")) digits = v;
-    else if (!strcmp(argv[i], "--samples")) samples = (uint32_t)atoi(v);
-    else if (!strcmp(argv[i], "--prompt")) s.prompt = v;
-    else return fail(SOAK_USAGE, argv[i]);
+    char* v = argv[i + 1];
+    if (!strcmp(argv[i], "--model"))
+      models = v;
+    else if (!strcmp(argv[i], "--encoding"))
+      s.encoding = (uint32_t)atoi(v);
+    else if (!strcmp(argv[i], "--config"))
+      config = v;
+    else if (!strcmp(argv[i], "--batch"))
+      s.batch = (uint32_t)atoi(v);
+    else if (!strcmp(argv[i], "--digits"))
+      digits = v;
+    else if (!strcmp(argv[i], "--samples"))
+      samples = (uint32_t)atoi(v);
+    else if (!strcmp(argv[i], "--prompt"))
+      s.prompt = v;
+    else
+      return fail(SOAK_USAGE, argv[i]);
   }
   if (!models || s.batch == 0 || (!digits == !s.prompt)) return fail(SOAK_USAGE, "arguments");
-  for (char *f = strtok(models, ","); f; f = strtok(NULL, ",")) {
+  for (char* f = strtok(models, ","); f; f = strtok(NULL, ",")) {
     if (s.n_builders == 2) return fail(SOAK_USAGE, "more than two model files");
-    uint8_t *data;
+    uint8_t* data;
     if ((rc = read_all(f, &data, &s.builders[s.n_builders].size))) return rc;
     s.builders[s.n_builders++].buf = data;
   }
   if (config) {
-    s.builders[s.n_builders].buf = (const uint8_t *)config;
+    s.builders[s.n_builders].buf = (const uint8_t*)config;
     s.builders[s.n_builders++].size = (uint32_t)strlen(config);
   }
   if (digits && (rc = read_digits(digits, samples))) return rc;
@@ -146,12 +155,12 @@ static int32_t set_cycle_input(wasi_nn_context ctx) {
   wasi_nn_tensor t;
   if (s.prompt) {
     dims[0] = (uint32_t)strlen(s.prompt);
-    t = (wasi_nn_tensor){dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t *)s.prompt, dims[0]};
+    t = (wasi_nn_tensor){dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t*)s.prompt, dims[0]};
   } else {
-    const float *row = s.x + (s.cycles_done % s.n_samples) * N_FEATURES;
+    const float* row = s.x + (s.cycles_done % s.n_samples) * N_FEATURES;
     dims[0] = 1;
     dims[1] = N_FEATURES;
-    t = (wasi_nn_tensor){dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t *)row, N_FEATURES * sizeof(float)};
+    t = (wasi_nn_tensor){dims, 2, WASI_NN_TYPE_F32, {0, 0, 0}, (const uint8_t*)row, N_FEATURES * sizeof(float)};
   }
   return wasi_nn_set_input(ctx, 0, &t);
 }

@@ -15,9 +15,9 @@ namespace wasinn_soak {
 namespace {
 
 uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace
@@ -77,8 +77,8 @@ SoakFigures SoakMeter::figures() const {
   SoakFigures f;
   if (samples_.empty()) return f;
   // The first sample at or past the warm-up is the baseline.
-  auto warm = std::find_if(samples_.begin(), samples_.end(),
-                           [&](const Sample& s) { return s.cycles >= warmup_cycles_; });
+  auto warm =
+      std::find_if(samples_.begin(), samples_.end(), [&](const Sample& s) { return s.cycles >= warmup_cycles_; });
   if (warm == samples_.end()) warm = samples_.end() - 1;
   const Sample& last = samples_.back();
   f.cycles = last.cycles;
@@ -105,8 +105,8 @@ SoakFigures SoakMeter::figures() const {
 std::string SoakMeter::describe(const std::string& label, const SoakFigures& f) {
   char line[640];
   std::snprintf(line, sizeof line,
-                "SOAK %s: cycles %" PRIu64 ", RSS after warm-up (%" PRIu64 " cycles) %" PRIu64
-                " KiB, final %" PRIu64 " KiB, peak %" PRIu64 " KiB, growth %+" PRId64
+                "SOAK %s: cycles %" PRIu64 ", RSS after warm-up (%" PRIu64 " cycles) %" PRIu64 " KiB, final %" PRIu64
+                " KiB, peak %" PRIu64 " KiB, growth %+" PRId64
                 " KiB (%+.3f%%, %+.1f B/cycle), %.1f cycles/s, fds %" PRIu64 " -> %" PRIu64 ", threads %" PRIu64
                 " -> %" PRIu64,
                 label.c_str(), f.cycles, f.warmup_cycles, f.warmup_rss_kib, f.final_rss_kib, f.peak_rss_kib,

@@ -21,14 +21,14 @@ uint64_t thread_count();
 
 struct SoakFigures {
   uint64_t cycles = 0;
-  uint64_t warmup_cycles = 0;       // cycles done at the end of the warm-up
-  uint64_t warmup_rss_kib = 0;      // the highest sample up to then
+  uint64_t warmup_cycles = 0;   // cycles done at the end of the warm-up
+  uint64_t warmup_rss_kib = 0;  // the highest sample up to then
   uint64_t final_rss_kib = 0;
-  uint64_t peak_rss_kib = 0;        // highest sample after the warm-up
-  int64_t growth_kib = 0;           // final - warm-up
-  double growth_percent = 0;        // growth_kib / warmup_rss_kib
-  double bytes_per_cycle = 0;       // growth spread over the cycles after the warm-up
-  double cycles_per_second = 0;     // over the whole run
+  uint64_t peak_rss_kib = 0;     // highest sample after the warm-up
+  int64_t growth_kib = 0;        // final - warm-up
+  double growth_percent = 0;     // growth_kib / warmup_rss_kib
+  double bytes_per_cycle = 0;    // growth spread over the cycles after the warm-up
+  double cycles_per_second = 0;  // over the whole run
   uint64_t warmup_fds = 0, final_fds = 0;
   uint64_t warmup_threads = 0, final_threads = 0;  // warmup_threads: the most seen up to the warm-up
 };

@@ -43,17 +43,28 @@ struct Options {
 bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if (k == "--no-cpu-arena") o->cpu_arena = false;
-    else if (k == "--no-mem-pattern") o->mem_pattern = false;
-    else if (k == "--trim") o->trim = true;
-    else if (k == "--no-telemetry") o->telemetry = false;
-    else if (i + 1 >= argc) return false;
-    else if (k == "--cycles") o->cycles = std::strtoull(argv[++i], nullptr, 10);
-    else if (k == "--batch") o->batch = std::strtoull(argv[++i], nullptr, 10);
-    else if (k == "--warmup-percent") o->warmup_percent = std::atof(argv[++i]);
-    else if (k == "--trace") o->trace = argv[++i];
-    else if (k == "--threads") o->threads = std::atoi(argv[++i]);
-    else return false;
+    if (k == "--no-cpu-arena")
+      o->cpu_arena = false;
+    else if (k == "--no-mem-pattern")
+      o->mem_pattern = false;
+    else if (k == "--trim")
+      o->trim = true;
+    else if (k == "--no-telemetry")
+      o->telemetry = false;
+    else if (i + 1 >= argc)
+      return false;
+    else if (k == "--cycles")
+      o->cycles = std::strtoull(argv[++i], nullptr, 10);
+    else if (k == "--batch")
+      o->batch = std::strtoull(argv[++i], nullptr, 10);
+    else if (k == "--warmup-percent")
+      o->warmup_percent = std::atof(argv[++i]);
+    else if (k == "--trace")
+      o->trace = argv[++i];
+    else if (k == "--threads")
+      o->threads = std::atoi(argv[++i]);
+    else
+      return false;
   }
   if (o->cycles == 0) return false;
   if (o->batch == 0) o->batch = o->cycles >= 100 ? o->cycles / 100 : 1;
@@ -97,8 +108,9 @@ bool one_cycle(Ort::Env& env, const Options& o, const std::vector<uint8_t>& mode
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) {
-    std::fprintf(stderr, "usage: soak_native_ort [--cycles N] [--batch N] [--warmup-percent P] [--trace FILE] "
-                         "[--no-cpu-arena] [--no-mem-pattern] [--trim] [--no-telemetry] [--threads N]\n");
+    std::fprintf(stderr,
+                 "usage: soak_native_ort [--cycles N] [--batch N] [--warmup-percent P] [--trace FILE] "
+                 "[--no-cpu-arena] [--no-mem-pattern] [--trim] [--no-telemetry] [--threads N]\n");
     return 2;
   }
   try {

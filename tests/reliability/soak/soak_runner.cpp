@@ -54,8 +54,7 @@ const std::vector<BackendCase>& cases() {
       {"pytorch", {"digits/model.pt"}, 3, nullptr, nullptr},
       {"tensorflowlite", {"tflite/digits_f32.tflite"}, 4, nullptr, nullptr},
       {"tensorflow", {"tensorflow/digits_frozen.pb"}, 2, nullptr, nullptr},
-      {"llamacpp", {"llama/tiny.gguf"}, 6, R"({"temp":0,"n-predict":8,"ctx-size":128})",
-       "Once upon a time"},
+      {"llamacpp", {"llama/tiny.gguf"}, 6, R"({"temp":0,"n-predict":8,"ctx-size":128})", "Once upon a time"},
   };
   return all;
 }
@@ -70,8 +69,8 @@ struct Options {
   uint64_t cycles = 10000;
   uint64_t batch = 0;  // 0: cycles / 100
   double warmup_percent = 10;
-  double max_growth_percent = 1.0;   // negative: not checked
-  double max_bytes_per_cycle = -1;   // negative: not checked
+  double max_growth_percent = 1.0;  // negative: not checked
+  double max_bytes_per_cycle = -1;  // negative: not checked
   std::string trace;
   std::string backend_config;
   std::string isolate_loads = "never";
@@ -92,18 +91,30 @@ bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
-    if (k == "--backend") o->backend = v;
-    else if (k == "--cycles") o->cycles = std::strtoull(v, nullptr, 10);
-    else if (k == "--batch") o->batch = std::strtoull(v, nullptr, 10);
-    else if (k == "--warmup-percent") o->warmup_percent = std::atof(v);
-    else if (k == "--max-growth-percent") o->max_growth_percent = std::atof(v);
-    else if (k == "--max-bytes-per-cycle") o->max_bytes_per_cycle = std::atof(v);
-    else if (k == "--trace") o->trace = v;
-    else if (k == "--backend-config") o->backend_config = v;
-    else if (k == "--isolate-loads") o->isolate_loads = v;
-    else if (k == "--isolated-load-cache") o->isolated_load_cache = v;
-    else if (k == "--component") o->component = std::string(v) == "1";
-    else return false;
+    if (k == "--backend")
+      o->backend = v;
+    else if (k == "--cycles")
+      o->cycles = std::strtoull(v, nullptr, 10);
+    else if (k == "--batch")
+      o->batch = std::strtoull(v, nullptr, 10);
+    else if (k == "--warmup-percent")
+      o->warmup_percent = std::atof(v);
+    else if (k == "--max-growth-percent")
+      o->max_growth_percent = std::atof(v);
+    else if (k == "--max-bytes-per-cycle")
+      o->max_bytes_per_cycle = std::atof(v);
+    else if (k == "--trace")
+      o->trace = v;
+    else if (k == "--backend-config")
+      o->backend_config = v;
+    else if (k == "--isolate-loads")
+      o->isolate_loads = v;
+    else if (k == "--isolated-load-cache")
+      o->isolated_load_cache = v;
+    else if (k == "--component")
+      o->component = std::string(v) == "1";
+    else
+      return false;
   }
   if (argc % 2 == 0 || o->backend.empty() || o->cycles == 0) return false;
   if (o->batch == 0) o->batch = o->cycles >= 100 ? o->cycles / 100 : 1;
@@ -117,18 +128,17 @@ std::vector<std::string> guest_args(const BackendCase& c, uint64_t batch) {
     if (!models.empty()) models += ',';
     models += std::string(kGuestFixtures) + "/" + f;
   }
-  std::vector<std::string> args{"--model", models, "--encoding", std::to_string(c.encoding), "--batch",
-                                std::to_string(batch)};
+  std::vector<std::string> args{
+      "--model", models, "--encoding", std::to_string(c.encoding), "--batch", std::to_string(batch)};
   if (c.config) args.insert(args.end(), {"--config", c.config});
   if (c.prompt) {
     args.insert(args.end(), {"--prompt", c.prompt});
   } else {
     fixture("digits/test_x.f32");
     fixture("digits/test_y.u8");
-    args.insert(args.end(), {"--digits",
-                             std::string(kGuestFixtures) + "/digits/test_x.f32," + kGuestFixtures +
-                                 "/digits/test_y.u8",
-                             "--samples", std::to_string(kSamples)});
+    args.insert(args.end(),
+                {"--digits", std::string(kGuestFixtures) + "/digits/test_x.f32," + kGuestFixtures + "/digits/test_y.u8",
+                 "--samples", std::to_string(kSamples)});
   }
   return args;
 }
@@ -187,8 +197,10 @@ bool run_component_cycles(wasinn::Host& host, const Options& o, wasinn_soak::Soa
         line += ch;
         continue;
       }
-      if (line.rfind("at ", 0) == 0) meter.record(std::strtoull(line.c_str() + 3, nullptr, 10));
-      else err_text += line + "\n";
+      if (line.rfind("at ", 0) == 0)
+        meter.record(std::strtoull(line.c_str() + 3, nullptr, 10));
+      else
+        err_text += line + "\n";
       line.clear();
     }
   };
@@ -231,7 +243,6 @@ int run(const Options& o) {
     return 1;
   }
   if (trace) std::fclose(trace);
-
 
   const auto f = meter.figures();
   std::printf("%s\n", wasinn_soak::SoakMeter::describe(o.backend, f).c_str());

@@ -72,12 +72,12 @@ class FakeBackend {
  public:
   using Graph = FakeGraph;
   using Context = FakeContext;
-  static constexpr const char *kName = FAKE_NAME;
+  static constexpr const char* kName = FAKE_NAME;
 
-  static const char *framework_version() noexcept { return "fake-1.0"; }
+  static const char* framework_version() noexcept { return "fake-1.0"; }
 
   // The operator's --backend-config for this backend: {"fail": true} makes it fail.
-  static Error create(std::string_view config, std::unique_ptr<FakeBackend> &out) {
+  static Error create(std::string_view config, std::unique_ptr<FakeBackend>& out) {
     const std::string_view source = "fake backend config";
     nlohmann::json json;
     std::optional<bool> fail;
@@ -88,11 +88,11 @@ class FakeBackend {
     return {};
   }
 
-  Error load(const sdk::LoadRequest &request, std::unique_ptr<FakeGraph> &out);
+  Error load(const sdk::LoadRequest& request, std::unique_ptr<FakeGraph>& out);
 
   // What `wasinn backends --check` shows of a backend's devices, with fixed answers.
-  const std::vector<sdk::Device> &devices() const { return devices_; }
-  const char *target_unavailable(int32_t target) const {
+  const std::vector<sdk::Device>& devices() const { return devices_; }
+  const char* target_unavailable(int32_t target) const {
     return target == WASINN_TARGET_CPU || target == WASINN_TARGET_AUTO ? nullptr : "the fake backend has only its CPU";
   }
 
@@ -106,14 +106,12 @@ class FakeBackend {
 class FakeGraph : public sdk::DeclaredIo {
  public:
   FakeGraph(Model m, std::string description)
-      : model(std::move(m)),
-        tokens(split_tokens(model.arg)),
-        load_description(std::move(description)) {
+      : model(std::move(m)), tokens(split_tokens(model.arg)), load_description(std::move(description)) {
     inputs_ = declared_io(model.op, Side::input);
     outputs_ = declared_io(model.op, Side::output);
   }
 
-  Error create_context(std::unique_ptr<FakeContext> &out);
+  Error create_context(std::unique_ptr<FakeContext>& out);
 
   // Properties: one fact and one settable knob, "scale" (a number; compute multiplies by it).
   std::span<const sdk::Property> properties() const { return properties_; }
@@ -121,10 +119,10 @@ class FakeGraph : public sdk::DeclaredIo {
     float unused = 0;
     return parse_scale(name, value, unused);
   }
-  static Error parse_scale(std::string_view name, std::string_view value, float &out) {
+  static Error parse_scale(std::string_view name, std::string_view value, float& out) {
     if (name != "scale") return sdk::invalid("fake: \"" + std::string(name) + "\" is not settable");
     const std::string text(value);
-    char *end = nullptr;
+    char* end = nullptr;
     out = std::strtof(text.c_str(), &end);
     if (text.empty() || *end) return sdk::invalid("fake: \"scale\" must be a number, got \"" + text + "\"");
     return {};
@@ -140,13 +138,12 @@ class FakeGraph : public sdk::DeclaredIo {
 };
 
 // The request and its bytes are valid only during this call: the graph keeps copies.
-Error FakeBackend::load(const sdk::LoadRequest &request, std::unique_ptr<FakeGraph> &out) {
+Error FakeBackend::load(const sdk::LoadRequest& request, std::unique_ptr<FakeGraph>& out) {
   if (request.builders().empty()) return sdk::invalid("fake: no builders");
-  const wasinn_bytes &b0 = request.builders()[0];
+  const wasinn_bytes& b0 = request.builders()[0];
   Model model;
-  if (Error e = parse_model({reinterpret_cast<const char *>(b0.data), b0.length}, model)) return e;
-  if (model.name == "slow_load")
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(model.arg.c_str())));
+  if (Error e = parse_model({reinterpret_cast<const char*>(b0.data), b0.length}, model)) return e;
+  if (model.name == "slow_load") std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(model.arg.c_str())));
   // Framework log lines go to the host through sdk::log at the framework's own level; the
   // fake logs one per load, as a framework might.
   if (sdk::log_enabled(WASINN_LOG_DEBUG)) sdk::log(WASINN_LOG_DEBUG, "loaded model " + model.name);
@@ -159,20 +156,19 @@ Error FakeBackend::load(const sdk::LoadRequest &request, std::unique_ptr<FakeGra
 // Used by one thread at a time (the host guarantees it), except cancel().
 class FakeContext {
  public:
-  explicit FakeContext(const FakeGraph &graph) : graph_(graph) {}
+  explicit FakeContext(const FakeGraph& graph) : graph_(graph) {}
 
   // The host checked the pointers, the type's range and the limits before this call.
-  Error set_input(const wasinn_tensor_id &id, const wasinn_tensor &t) {
+  Error set_input(const wasinn_tensor_id& id, const wasinn_tensor& t) {
     size_t index = 0;
     if (Error e = sdk::resolve_id(graph_.io(Side::input), Side::input, id, index)) return e;
     if (wants_f32(graph_.model.op) && t.type != WASINN_TYPE_F32)
       return sdk::invalid("fake: input must be f32, got type " + std::to_string(t.type));
     // The host checked the length too; a mismatch here is a host bug worth seeing.
     size_t bytes = 0;
-    if (!sdk::byte_size(std::span(t.dims, t.rank), sdk::element_size(t.type), bytes) ||
-        bytes != t.data_length)
+    if (!sdk::byte_size(std::span(t.dims, t.rank), sdk::element_size(t.type), bytes) || bytes != t.data_length)
       return sdk::runtime_error("fake: the host passed a tensor whose length does not match");
-    const auto *data = static_cast<const uint8_t *>(t.data);
+    const auto* data = static_cast<const uint8_t*>(t.data);
     input_ = Tensor{t.type, {t.dims, t.dims + t.rank}, {data, data + t.data_length}};
     outputs_.clear();  // the views get_output handed out end here, as the ABI says
     return {};
@@ -180,15 +176,14 @@ class FakeContext {
 
   Error compute() {
     const Op op = graph_.model.op;
-    if (op == Op::block && !wait_at_gate(cancelled_))
-      return {WASINN_TIMEOUT, "fake: compute cancelled"};
+    if (op == Op::block && !wait_at_gate(cancelled_)) return {WASINN_TIMEOUT, "fake: compute cancelled"};
     if (op == Op::fail_compute) return sdk::runtime_error("fake: compute failed as asked");
     outputs_.clear();
     if (op == Op::describe_load) {
       outputs_.push_back(Tensor::text(graph_.load_description));
     } else if (op == Op::stream) {
       std::string all;
-      for (const std::string &token : graph_.tokens) all += token;
+      for (const std::string& token : graph_.tokens) all += token;
       outputs_.push_back(Tensor::text(all));
     } else {
       if (!input_) return sdk::invalid("fake: input 0 is not set");
@@ -206,7 +201,7 @@ class FakeContext {
     return {};
   }
 
-  Error get_output(const wasinn_tensor_id &id, wasinn_tensor &out) {
+  Error get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
     if (outputs_.empty()) return sdk::invalid("fake: no outputs yet: call compute first");
     size_t index = 0;
     if (Error e = sdk::resolve_id(graph_.io(Side::output), Side::output, id, index)) return e;
@@ -235,7 +230,7 @@ class FakeContext {
     return {};
   }
 
-  Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out) {
+  Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out) {
     if (!token_) return sdk::invalid("fake: no token yet: call compute_single first");
     size_t index = 0;
     if (Error e = sdk::resolve_id(graph_.io(Side::output), Side::output, id, index)) return e;
@@ -250,7 +245,7 @@ class FakeContext {
   }
 
  private:
-  const FakeGraph &graph_;  // released by the host only after all its contexts
+  const FakeGraph& graph_;  // released by the host only after all its contexts
   std::optional<Tensor> input_;
   std::vector<Tensor> outputs_;  // of the last compute; empty before one
   size_t next_token_ = 0;
@@ -260,7 +255,7 @@ class FakeContext {
   LiveCount live_{live_contexts};
 };
 
-Error FakeGraph::create_context(std::unique_ptr<FakeContext> &out) {
+Error FakeGraph::create_context(std::unique_ptr<FakeContext>& out) {
   if (model.op == Op::fail_context) return sdk::runtime_error("fake: context_create failed as asked");
   out = std::make_unique<FakeContext>(*this);
   return {};
@@ -276,7 +271,7 @@ static_assert(sdk::WithProperties<FakeGraph> && sdk::SettableContext<FakeContext
 #if defined(FAKE_ABI_VERSION) || defined(FAKE_NO_STREAMING)
 // The test variants: the SDK's table, altered as a plugin of another ABI version or an older,
 // shorter one would have it (so not constexpr, unlike WASINN_PLUGIN_DEFINE's).
-extern "C" WASINN_PLUGIN_EXPORT const wasinn_backend_api *wasinn_backend_api_v1(void) {
+extern "C" WASINN_PLUGIN_EXPORT const wasinn_backend_api* wasinn_backend_api_v1(void) {
   static const wasinn_backend_api api = [] {
     wasinn_backend_api a = wasinn::sdk::make_api<wasinn::fake::FakeBackend>();
 #ifdef FAKE_ABI_VERSION

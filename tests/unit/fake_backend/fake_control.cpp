@@ -19,20 +19,20 @@ uint64_t gate_generation = 0;  // bumped by every fake_open_gate
 
 std::atomic<int64_t> calls_past_struct{0};
 
-int past_struct(wasinn_context *, wasinn_diag *) {
+int past_struct(wasinn_context*, wasinn_diag*) {
   ++calls_past_struct;
   return WASINN_OK;
 }
-int past_struct_get(wasinn_context *, const wasinn_tensor_id *, wasinn_tensor *, wasinn_diag *) {
+int past_struct_get(wasinn_context*, const wasinn_tensor_id*, wasinn_tensor*, wasinn_diag*) {
   ++calls_past_struct;
   return WASINN_OK;
 }
-void past_struct_cancel(wasinn_context *) { ++calls_past_struct; }
-void past_struct_log_sink(const wasinn_log_sink *) { ++calls_past_struct; }
+void past_struct_cancel(wasinn_context*) { ++calls_past_struct; }
+void past_struct_log_sink(const wasinn_log_sink*) { ++calls_past_struct; }
 
 }  // namespace
 
-bool wait_at_gate(std::atomic<bool> &cancelled) {
+bool wait_at_gate(std::atomic<bool>& cancelled) {
   std::unique_lock lock(gate_mu);
   const uint64_t generation = gate_generation;
   cancelled.store(false);
@@ -43,13 +43,13 @@ bool wait_at_gate(std::atomic<bool> &cancelled) {
   return !cancelled.exchange(false);
 }
 
-void cancel_gate_wait(std::atomic<bool> &cancelled) noexcept {
+void cancel_gate_wait(std::atomic<bool>& cancelled) noexcept {
   std::lock_guard lock(gate_mu);
   cancelled.store(true);
   gate_cv.notify_all();
 }
 
-void fill_past_struct_size(wasinn_backend_api &api) {
+void fill_past_struct_size(wasinn_backend_api& api) {
   api.compute_single = past_struct;
   api.get_output_single = past_struct_get;
   api.fini_single = past_struct;
@@ -65,16 +65,13 @@ extern "C" {
 
 WASINN_PLUGIN_EXPORT fake_stats fake_get_stats(void) {
   std::lock_guard lock(gate_mu);
-  return fake_stats{live_backends.load(), live_graphs.load(), live_contexts.load(),
-                    graph_loads.load(),   blocked,             calls_past_struct.load()};
+  return fake_stats{live_backends.load(),    live_graphs.load(), live_contexts.load(), graph_loads.load(), blocked,
+                    calls_past_struct.load()};
 }
 
 WASINN_PLUGIN_EXPORT int fake_wait_blocked(int64_t count, int timeout_ms) {
   std::unique_lock lock(gate_mu);
-  return gate_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                          [&] { return blocked >= count; })
-             ? 1
-             : 0;
+  return gate_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return blocked >= count; }) ? 1 : 0;
 }
 
 WASINN_PLUGIN_EXPORT void fake_open_gate(void) {

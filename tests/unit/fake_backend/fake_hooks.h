@@ -17,22 +17,22 @@ inline std::atomic<int64_t> live_backends{0}, live_graphs{0}, live_contexts{0}, 
 // Counts one live object in `count` for as long as the member holding it lives.
 class LiveCount {
  public:
-  explicit LiveCount(std::atomic<int64_t> &count) : count_(count) { ++count_; }
+  explicit LiveCount(std::atomic<int64_t>& count) : count_(count) { ++count_; }
   ~LiveCount() { --count_; }
-  LiveCount(const LiveCount &) = delete;
-  LiveCount &operator=(const LiveCount &) = delete;
+  LiveCount(const LiveCount&) = delete;
+  LiveCount& operator=(const LiveCount&) = delete;
 
  private:
-  std::atomic<int64_t> &count_;
+  std::atomic<int64_t>& count_;
 };
 
 // Waits until a test opens the gate (true) or cancel_gate_wait(cancelled) is called (false). A
 // cancel from before the wait is forgotten: cancel affects only a compute already running.
-bool wait_at_gate(std::atomic<bool> &cancelled);
-void cancel_gate_wait(std::atomic<bool> &cancelled) noexcept;
+bool wait_at_gate(std::atomic<bool>& cancelled);
+void cancel_gate_wait(std::atomic<bool>& cancelled) noexcept;
 
 // For FAKE_NO_STREAMING: fills the fields past api.struct_size with functions that only count
 // their calls (fake_stats.calls_past_struct), which a host honouring struct_size never makes.
-void fill_past_struct_size(wasinn_backend_api &api);
+void fill_past_struct_size(wasinn_backend_api& api);
 
 }  // namespace wasinn::fake

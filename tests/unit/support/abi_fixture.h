@@ -48,8 +48,7 @@ template <class T>
   return has_errno(r.ok() ? Status{} : Status{r.error()}, expected, part);
 }
 
-inline std::shared_ptr<NnEnvironment> make_env(Limits limits = {},
-                                               std::filesystem::path dir = WASINN_UNIT_FAKE_DIR,
+inline std::shared_ptr<NnEnvironment> make_env(Limits limits = {}, std::filesystem::path dir = WASINN_UNIT_FAKE_DIR,
                                                std::map<std::string, std::string> configs = {}) {
   EnvironmentOptions options;
   options.backend_dirs = {std::move(dir)};
@@ -97,7 +96,9 @@ class AbiTest : public ::testing::Test {
     return guest_.u32_at(out);
   }
   // A context on a freshly loaded model.
-  uint32_t context_on(const std::string& model, uint32_t encoding = 1) { return new_context(load_model(model, encoding)); }
+  uint32_t context_on(const std::string& model, uint32_t encoding = 1) {
+    return new_context(load_model(model, encoding));
+  }
   Status set_f32(uint32_t ctx, const std::vector<uint32_t>& dims, const std::vector<float>& values) {
     return nn::set_input(call(), ctx, 0, guest_.f32_tensor(dims, values));
   }

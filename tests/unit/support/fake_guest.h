@@ -82,8 +82,8 @@ class FakeGuest {
   }
 
   // The 20-byte witx tensor record; padding bytes 9-11 hold garbage, as Rust guests leave them.
-  uint32_t tensor_record(uint32_t dims_ptr, uint32_t dims_len, uint8_t type, uint32_t data_ptr,
-                         uint32_t data_len, uint8_t padding = 0xA5) {
+  uint32_t tensor_record(uint32_t dims_ptr, uint32_t dims_len, uint8_t type, uint32_t data_ptr, uint32_t data_len,
+                         uint8_t padding = 0xA5) {
     const uint32_t at = alloc(20, 4);
     std::memcpy(mem_.data() + at, &dims_ptr, 4);
     std::memcpy(mem_.data() + at + 4, &dims_len, 4);
@@ -122,17 +122,13 @@ class FakeGuest {
     std::memcpy(&v, mem_.data() + at, 4);
     return v;
   }
-  std::vector<uint8_t> bytes_at(uint32_t at, uint32_t n) const {
-    return {mem_.begin() + at, mem_.begin() + at + n};
-  }
+  std::vector<uint8_t> bytes_at(uint32_t at, uint32_t n) const { return {mem_.begin() + at, mem_.begin() + at + n}; }
   std::vector<float> f32s_at(uint32_t at, uint32_t count) const {
     std::vector<float> out(count);
     std::memcpy(out.data(), mem_.data() + at, count * 4);
     return out;
   }
-  std::string text_at(uint32_t at, uint32_t n) const {
-    return {reinterpret_cast<const char*>(mem_.data() + at), n};
-  }
+  std::string text_at(uint32_t at, uint32_t n) const { return {reinterpret_cast<const char*>(mem_.data() + at), n}; }
 
  private:
   std::vector<uint8_t> mem_;

@@ -57,7 +57,11 @@ impl Args {
         let (mut model, mut x, mut y, mut input_u8, mut config, mut cycles) = (None, None, None, false, None, 0);
         let mut i = 0;
         while i < argv.len() {
-            let value = || argv.get(i + 1).cloned().unwrap_or_else(|| fail(&format!("{} needs a value", argv[i])));
+            let value = || {
+                argv.get(i + 1)
+                    .cloned()
+                    .unwrap_or_else(|| fail(&format!("{} needs a value", argv[i])))
+            };
             match argv[i].as_str() {
                 "--model" => model = Some(ModelRef::File(value())),
                 "--name" => model = Some(ModelRef::Name(value())),
@@ -101,14 +105,26 @@ impl Digits {
         let x = read(&args.x_path);
         let width = if args.input_u8 { 1 } else { 4 };
         if x.len() != labels.len() * FEATURES * width {
-            fail(&format!("{} holds {} bytes, expected {} rows of {} features", args.x_path, x.len(),
-                          labels.len(), FEATURES));
+            fail(&format!(
+                "{} holds {} bytes, expected {} rows of {} features",
+                args.x_path,
+                x.len(),
+                labels.len(),
+                FEATURES
+            ));
         }
-        let mut d = Digits { f32_rows: Vec::new(), u8_rows: Vec::new(), labels };
+        let mut d = Digits {
+            f32_rows: Vec::new(),
+            u8_rows: Vec::new(),
+            labels,
+        };
         if args.input_u8 {
             d.u8_rows = x;
         } else {
-            d.f32_rows = x.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            d.f32_rows = x
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
         }
         d
     }
@@ -119,7 +135,11 @@ impl Digits {
 
     pub fn row(&self, i: usize) -> Row<'_> {
         let r = i * FEATURES..(i + 1) * FEATURES;
-        if self.u8_rows.is_empty() { Row::F32(&self.f32_rows[r]) } else { Row::U8(&self.u8_rows[r]) }
+        if self.u8_rows.is_empty() {
+            Row::F32(&self.f32_rows[r])
+        } else {
+            Row::U8(&self.u8_rows[r])
+        }
     }
 }
 

@@ -13,7 +13,10 @@ fn main() {
         ModelRef::File(path) => path,
         ModelRef::Name(_) => fail("wasi-nn 0.4 has no load_by_name: give --model FILE"),
     };
-    let graph = check("load", GraphBuilder::new(GraphEncoding::Onnx, ExecutionTarget::CPU).build_from_files([path]));
+    let graph = check(
+        "load",
+        GraphBuilder::new(GraphEncoding::Onnx, ExecutionTarget::CPU).build_from_files([path]),
+    );
     let mut ctx = check("init_execution_context", graph.init_execution_context());
     let ty = if args.input_u8 { TensorType::U8 } else { TensorType::F32 };
     println!("tensor type sent: {}", ty as u32);
@@ -26,7 +29,9 @@ fn main() {
         .map_err(|e| format!("set_input: {:?}", e))?;
         ctx.compute().map_err(|e| format!("compute: {:?}", e))?;
         let mut out = [0f32; 16];
-        let n = ctx.get_output(0, &mut out).map_err(|e| format!("get_output: {:?}", e))?;
+        let n = ctx
+            .get_output(0, &mut out)
+            .map_err(|e| format!("get_output: {:?}", e))?;
         logits_from(&out, n)
     });
 }

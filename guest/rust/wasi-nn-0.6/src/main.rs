@@ -26,7 +26,9 @@ fn main() {
         .map_err(|e| format!("set_input: {:?}", e))?;
         ctx.compute().map_err(|e| format!("compute: {:?}", e))?;
         let mut out = [0f32; 16];
-        let n = ctx.get_output(0, &mut out).map_err(|e| format!("get_output: {:?}", e))?;
+        let n = ctx
+            .get_output(0, &mut out)
+            .map_err(|e| format!("get_output: {:?}", e))?;
         logits_from(&out, n)
     });
 }

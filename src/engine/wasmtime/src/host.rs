@@ -31,7 +31,10 @@ pub struct WitStr {
 
 impl WitStr {
     pub fn of(s: &str) -> WitStr {
-        WitStr { data: s.as_ptr(), len: s.len() }
+        WitStr {
+            data: s.as_ptr(),
+            len: s.len(),
+        }
     }
     /// The C++ side's string, copied.
     ///
@@ -84,7 +87,10 @@ impl Default for WitOut {
             rep: 0,
             data: std::ptr::null(),
             len: 0,
-            message: WitStr { data: std::ptr::null(), len: 0 },
+            message: WitStr {
+                data: std::ptr::null(),
+                len: 0,
+            },
         }
     }
 }

@@ -10,14 +10,14 @@ pub use wasmtime_c_api::*;
 mod host;
 mod nn_ext;
 mod pipeline;
-mod serve;
-mod wit_nn;
 #[cfg(test)]
 mod pipeline_tests;
+mod serve;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]
 mod tests;
+mod wit_nn;
 
 pub use host::*;
 pub use wit_nn::{wasinn_store_set_hostcall_fuel, wasinn_wit_define};

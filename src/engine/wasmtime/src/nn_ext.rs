@@ -64,24 +64,34 @@ fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), S
 
 pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     let mut d = linker.instance(&format!("wasinn:nn-ext/describe@{VERSION}"))?;
-    d.func_wrap("inputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| Ok((describe(host, &cx, g.rep(), 0)?,)))?;
-    d.func_wrap("outputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| Ok((describe(host, &cx, g.rep(), 1)?,)))?;
+    d.func_wrap("inputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
+        Ok((describe(host, &cx, g.rep(), 0)?,))
+    })?;
+    d.func_wrap("outputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
+        Ok((describe(host, &cx, g.rep(), 1)?,))
+    })?;
 
     let mut p = linker.instance(&format!("wasinn:nn-ext/properties@{VERSION}"))?;
     p.func_wrap("list-properties", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
         let out = method(host.list_properties, &cx, g.rep(), "list-properties")?;
         // SAFETY: the table hands back `len` strings, valid until the next call.
-        let names = unsafe { out.slice::<WitStr>() }.iter().map(|s| unsafe { s.to_string_lossy() }).collect::<Vec<_>>();
+        let names = unsafe { out.slice::<WitStr>() }
+            .iter()
+            .map(|s| unsafe { s.to_string_lossy() })
+            .collect::<Vec<_>>();
         Ok((names,))
     })?;
-    p.func_wrap("get-property", move |cx: Cx<'_, T>, (g, name): (Resource<Graph<V>>, String)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.get_property)(guest(&cx), g.rep(), WitStr::of(&name), &mut out) };
-        let value = call(status, &out)?
-            .map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned())
-            .map_err(Resource::<NnError<V>>::new_own);
-        Ok((value,))
-    })?;
+    p.func_wrap(
+        "get-property",
+        move |cx: Cx<'_, T>, (g, name): (Resource<Graph<V>>, String)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.get_property)(guest(&cx), g.rep(), WitStr::of(&name), &mut out) };
+            let value = call(status, &out)?
+                .map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned())
+                .map_err(Resource::<NnError<V>>::new_own);
+            Ok((value,))
+        },
+    )?;
     p.func_wrap(
         "set-property",
         move |cx: Cx<'_, T>, (g, name, value): (Resource<Graph<V>>, String, String)| {
@@ -114,7 +124,8 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         move |cx: Cx<'_, T>, (c, prompt): (Resource<PromptContext>, String)| {
             let mut out = WitOut::default();
             let status = unsafe { (host.prompt_compute)(guest(&cx), c.rep(), WitStr::of(&prompt), &mut out) };
-            let text = text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
+            let text =
+                text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
             Ok((text,))
         },
     )?;
@@ -122,8 +133,9 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         "[method]context.set-property",
         move |cx: Cx<'_, T>, (c, name, value): (Resource<PromptContext>, String, String)| {
             let mut out = WitOut::default();
-            let status =
-                unsafe { (host.prompt_set_property)(guest(&cx), c.rep(), WitStr::of(&name), WitStr::of(&value), &mut out) };
+            let status = unsafe {
+                (host.prompt_set_property)(guest(&cx), c.rep(), WitStr::of(&name), WitStr::of(&value), &mut out)
+            };
             Ok((text_err(status, &out)?,))
         },
     )?;

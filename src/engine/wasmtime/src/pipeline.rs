@@ -7,7 +7,9 @@
 //! answer's lifted with one. The C contract is `src/serve/pipeline/pipeline_host.h`.
 use std::ffi::c_void;
 
-use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc};
+use wasmtime::component::{
+    ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc,
+};
 use wasmtime::{format_err, AsContextMut, Result, Store, StoreContext};
 use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
@@ -148,7 +150,10 @@ impl Drop for PipelineState {
 
 impl WasiView for PipelineState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
@@ -178,12 +183,16 @@ pub struct PipelineInstance {
 impl Pipeline {
     fn new(cfg: &PipelineConfig) -> Result<Pipeline> {
         if cfg.engine.is_null() || cfg.component.is_null() || cfg.nn.is_null() {
-            return Err(format_err!("wasinn_pipeline_new: null engine, component or wasi:nn table"));
+            return Err(format_err!(
+                "wasinn_pipeline_new: null engine, component or wasi:nn table"
+            ));
         }
         let engine = engine_of(cfg.engine);
         let component = component_of(cfg.component);
         let iface = component.get_export_index(None, INTERFACE).ok_or_else(|| {
-            format_err!("the component exports no {INTERFACE} (a pipeline exports the model interface of wit/wasinn-pipeline)")
+            format_err!(
+                "the component exports no {INTERFACE} (a pipeline exports the model interface of wit/wasinn-pipeline)"
+            )
         })?;
         let export = |name: &str| {
             component
@@ -242,7 +251,9 @@ impl Pipeline {
             Some(index) => Some(
                 instance
                     .get_typed_func::<(), (Vec<String>,)>(&mut store, index)
-                    .map_err(|e| format_err!("{INTERFACE}'s models has another type than wit/wasinn-pipeline's: {e}"))?,
+                    .map_err(|e| {
+                        format_err!("{INTERFACE}'s models has another type than wit/wasinn-pipeline's: {e}")
+                    })?,
             ),
             None => None,
         };
@@ -331,7 +342,12 @@ impl PipelineInstance {
         self.specs = self
             .spec_data
             .iter()
-            .map(|s| PipelineSpec { name: WitStr::of(&s.name), ty: WitStr::of(s.tensor_type.name()), dims: s.dimensions.as_ptr(), rank: s.dimensions.len() })
+            .map(|s| PipelineSpec {
+                name: WitStr::of(&s.name),
+                ty: WitStr::of(s.tensor_type.name()),
+                dims: s.dimensions.as_ptr(),
+                rank: s.dimensions.len(),
+            })
             .collect();
         let mut a = self.answer(0);
         a.inputs = inputs;
@@ -352,10 +368,20 @@ impl PipelineInstance {
                 self.message = format!("no tensor-type {ty_name}");
                 return self.answer(3);
             };
-            let slice = |p: *const u8, n: usize| if n == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(p, n) } };
+            let slice = |p: *const u8, n: usize| {
+                if n == 0 {
+                    &[][..]
+                } else {
+                    unsafe { std::slice::from_raw_parts(p, n) }
+                }
+            };
             args.push(TensorIn {
                 name: std::str::from_utf8(slice(t.name.data, t.name.len)).unwrap_or(""),
-                dimensions: if t.rank == 0 { &[] } else { unsafe { std::slice::from_raw_parts(t.dims, t.rank) } },
+                dimensions: if t.rank == 0 {
+                    &[]
+                } else {
+                    unsafe { std::slice::from_raw_parts(t.dims, t.rank) }
+                },
                 tensor_type: ty,
                 data: slice(t.data.data, t.data.len),
             });
@@ -385,7 +411,10 @@ impl PipelineInstance {
                         dims: t.dimensions.as_ptr(),
                         rank: t.dimensions.len(),
                         ty: WitStr::of(t.tensor_type.name()),
-                        data: WitBytes { data: t.data.as_ptr(), len: t.data.len() },
+                        data: WitBytes {
+                            data: t.data.as_ptr(),
+                            len: t.data.len(),
+                        },
                     })
                     .collect();
                 self.answer(0)
@@ -408,7 +437,10 @@ fn c_error(e: wasmtime::Error) -> Option<Box<wasmtime_error_t>> {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn wasinn_pipeline_new(cfg: *const PipelineConfig, out: *mut *mut Pipeline) -> Option<Box<wasmtime_error_t>> {
+pub unsafe extern "C" fn wasinn_pipeline_new(
+    cfg: *const PipelineConfig,
+    out: *mut *mut Pipeline,
+) -> Option<Box<wasmtime_error_t>> {
     match Pipeline::new(&*cfg) {
         Ok(p) => {
             *out = Box::into_raw(Box::new(p));
@@ -450,7 +482,11 @@ pub unsafe extern "C" fn wasinn_pipeline_instance_free(i: *mut PipelineInstance)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn wasinn_pipeline_describe(i: *mut PipelineInstance, deadline_ticks: u64, out: *mut PipelineAnswer) {
+pub unsafe extern "C" fn wasinn_pipeline_describe(
+    i: *mut PipelineInstance,
+    deadline_ticks: u64,
+    out: *mut PipelineAnswer,
+) {
     *out = (*i).describe(deadline_ticks);
 }
 
@@ -462,6 +498,10 @@ pub unsafe extern "C" fn wasinn_pipeline_infer(
     deadline_ticks: u64,
     out: *mut PipelineAnswer,
 ) {
-    let inputs = if count == 0 { &[][..] } else { std::slice::from_raw_parts(inputs, count) };
+    let inputs = if count == 0 {
+        &[][..]
+    } else {
+        std::slice::from_raw_parts(inputs, count)
+    };
     *out = (*i).infer(inputs, deadline_ticks);
 }

@@ -153,7 +153,12 @@ struct Tensor {
 }
 
 fn tensor(name: &str, dims: &[u32], ty: &str, data: Vec<u8>) -> Tensor {
-    Tensor { name: name.into(), dims: dims.to_vec(), ty: ty.into(), data }
+    Tensor {
+        name: name.into(),
+        dims: dims.to_vec(),
+        ty: ty.into(),
+        data,
+    }
 }
 
 struct Answer {
@@ -218,7 +223,12 @@ impl Pipe {
         if let Some(e) = unsafe { wasinn_pipeline_new(&config, &mut pipeline) } {
             return Err(message_of(e));
         }
-        Ok(Pipe { pipeline, guests_freed, _component: component, engine })
+        Ok(Pipe {
+            pipeline,
+            guests_freed,
+            _component: component,
+            engine,
+        })
     }
 
     fn instance(&self) -> Result<Inst<'_>, String> {
@@ -230,7 +240,10 @@ impl Pipe {
         let mut raw = std::ptr::null_mut();
         match unsafe { wasinn_pipeline_instantiate(self.pipeline, guest, deadline_ticks, &mut raw) } {
             Some(e) => Err(message_of(e)),
-            None => Ok(Inst { raw, _pipe: PhantomData }),
+            None => Ok(Inst {
+                raw,
+                _pipe: PhantomData,
+            }),
         }
     }
 
@@ -257,7 +270,10 @@ impl Drop for Inst<'_> {
 }
 
 fn blank() -> PipelineAnswer {
-    let none = WitStr { data: std::ptr::null(), len: 0 };
+    let none = WitStr {
+        data: std::ptr::null(),
+        len: 0,
+    };
     PipelineAnswer {
         status: -1,
         tensors: std::ptr::null(),
@@ -280,7 +296,10 @@ impl Inst<'_> {
                 dims: t.dims.as_ptr(),
                 rank: t.dims.len(),
                 ty: WitStr::of(&t.ty),
-                data: WitBytes { data: t.data.as_ptr(), len: t.data.len() },
+                data: WitBytes {
+                    data: t.data.as_ptr(),
+                    len: t.data.len(),
+                },
             })
             .collect();
         let mut a = blank();
@@ -295,7 +314,11 @@ impl Inst<'_> {
                     data: slice(t.data.data, t.data.len).to_vec(),
                 })
                 .collect();
-            Answer { status: a.status, message: a.message.to_string_lossy(), tensors }
+            Answer {
+                status: a.status,
+                message: a.message.to_string_lossy(),
+                tensors,
+            }
         }
     }
 
@@ -307,7 +330,10 @@ impl Inst<'_> {
             if a.status != 0 {
                 return Err((a.status, a.message.to_string_lossy()));
             }
-            Ok(slice(a.models, a.model_count).iter().map(|m| m.to_string_lossy()).collect())
+            Ok(slice(a.models, a.model_count)
+                .iter()
+                .map(|m| m.to_string_lossy())
+                .collect())
         }
     }
 
@@ -323,10 +349,20 @@ impl Inst<'_> {
             if a.status != 0 {
                 return Err((a.status, a.message.to_string_lossy()));
             }
-            assert_eq!((a.count, a.message.len), (0, 0), "describe's answer holds an earlier infer's");
+            assert_eq!(
+                (a.count, a.message.len),
+                (0, 0),
+                "describe's answer holds an earlier infer's"
+            );
             let specs: Vec<Spec> = slice(a.specs, a.inputs + a.outputs)
                 .iter()
-                .map(|s| (s.name.to_string_lossy(), s.ty.to_string_lossy(), slice(s.dims, s.rank).to_vec()))
+                .map(|s| {
+                    (
+                        s.name.to_string_lossy(),
+                        s.ty.to_string_lossy(),
+                        slice(s.dims, s.rank).to_vec(),
+                    )
+                })
                 .collect();
             let (inputs, outputs) = specs.split_at(a.inputs);
             Ok((inputs.to_vec(), outputs.to_vec()))
@@ -344,7 +380,10 @@ fn describe_gives_the_specs_as_the_guest_wrote_them() {
     let mut i = pipe.instance().expect("instantiate");
     let (inputs, outputs) = i.describe().expect("describe");
     assert_eq!(inputs, vec![spec("image", "U8", &[-1, 3, 224, 224])]);
-    assert_eq!(outputs, vec![spec("scores", "FP32", &[1, 1000]), spec("label", "I64", &[])]);
+    assert_eq!(
+        outputs,
+        vec![spec("scores", "FP32", &[1, 1000]), spec("label", "I64", &[])]
+    );
     // An infer's deadline that has passed since does not interrupt describe.
     assert_eq!(i.infer(&x(), 1).status, 0);
     for _ in 0..3 {
@@ -374,8 +413,11 @@ fn with_models() -> String {
             "  (func $models (result (list string)) (canon lift (core func $i \"models\") (memory $mem)))
   (func $describe (result $description)",
         )
-        .replace("    (export \"describe\" (func $describe))", "    (export \"describe\" (func $describe))
-    (export \"models\" (func $models))")
+        .replace(
+            "    (export \"describe\" (func $describe))",
+            "    (export \"describe\" (func $describe))
+    (export \"models\" (func $models))",
+        )
 }
 
 #[test]
@@ -394,12 +436,22 @@ fn infer_hands_mebibytes_and_several_inputs_over_and_back() {
     let pipe = Pipe::open(PIPELINE, 0).expect("open");
     let mut i = pipe.instance().expect("instantiate");
     let inputs = vec![
-        tensor("x", &[4, 1024, 1024], "U8", (0..4 << 20).map(|i: u32| (i * 7) as u8).collect()),
+        tensor(
+            "x",
+            &[4, 1024, 1024],
+            "U8",
+            (0..4 << 20).map(|i: u32| (i * 7) as u8).collect(),
+        ),
         tensor("y", &[2, 3], "FP32", (0..24).collect()),
         tensor("z", &[0], "I64", vec![]),
     ];
-    let expected: Vec<Tensor> =
-        inputs.iter().map(|t| Tensor { data: t.data.iter().map(|b| b.wrapping_add(1)).collect(), ..t.clone() }).collect();
+    let expected: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| Tensor {
+            data: t.data.iter().map(|b| b.wrapping_add(1)).collect(),
+            ..t.clone()
+        })
+        .collect();
     // Twice on one instance: the second request reuses the memory the first grew.
     for round in 0..2 {
         let a = i.infer(&inputs, 0);
@@ -407,7 +459,10 @@ fn infer_hands_mebibytes_and_several_inputs_over_and_back() {
         let names: Vec<&str> = a.tensors.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["x", "y", "z"]);
         // Not assert_eq: a mismatch would print 4 MiB.
-        assert!(a.tensors == expected, "round {round}: the answer differs from the inputs + 1");
+        assert!(
+            a.tensors == expected,
+            "round {round}: the answer differs from the inputs + 1"
+        );
     }
     let a = i.infer(&[], 0);
     assert_eq!((a.status, a.tensors.len()), (0, 0), "{}", a.message);
@@ -418,11 +473,21 @@ fn the_guests_errors_are_statuses_1_and_2_and_the_instance_serves_on() {
     let pipe = Pipe::open(PIPELINE, 0).expect("open");
     let mut i = pipe.instance().expect("instantiate");
     let a = i.infer(&[tensor("invalid", &[], "U8", vec![])], 0);
-    assert_eq!((a.status, a.message.as_str(), a.tensors.len()), (1, "the guest refuses this input", 0));
+    assert_eq!(
+        (a.status, a.message.as_str(), a.tensors.len()),
+        (1, "the guest refuses this input", 0)
+    );
     let a = i.infer(&[tensor("failed", &[], "U8", vec![])], 0);
-    assert_eq!((a.status, a.message.as_str(), a.tensors.len()), (2, "the guest failed on purpose", 0));
+    assert_eq!(
+        (a.status, a.message.as_str(), a.tensors.len()),
+        (2, "the guest failed on purpose", 0)
+    );
     let a = i.infer(&x(), 0);
-    assert_eq!((a.status, a.message.as_str()), (0, ""), "the error's message outlived it");
+    assert_eq!(
+        (a.status, a.message.as_str()),
+        (0, ""),
+        "the error's message outlived it"
+    );
     assert_eq!(a.tensors[0].data, [2, 3]);
 }
 
@@ -435,7 +500,10 @@ fn a_trap_is_status_3_and_the_instance_answers_nothing_else() {
     assert!(a.message.contains("unreachable"), "{}", a.message);
     let a = i.infer(&x(), 0);
     assert_eq!(a.status, 3, "an instance that trapped answered: {}", a.message);
-    assert_eq!(i.describe().map(|_| ()), Err((3, "this pipeline instance trapped before".into())));
+    assert_eq!(
+        i.describe().map(|_| ()),
+        Err((3, "this pipeline instance trapped before".into()))
+    );
     drop(i);
     let mut fresh = pipe.instance().expect("instantiate");
     assert_eq!(fresh.infer(&x(), 0).status, 0);
@@ -463,7 +531,8 @@ fn ticking<R>(pipe: &Pipe, f: impl FnOnce() -> R) -> R {
 
 /// A spin of 2^32 steps (seconds), so that a deadline that does not fire fails a test instead of
 /// hanging it.
-const SPIN: &str = "(local.set $k (i32.const -1)) (loop $spin (br_if $spin (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))";
+const SPIN: &str =
+    "(local.set $k (i32.const -1)) (loop $spin (br_if $spin (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))";
 
 #[test]
 fn the_deadline_stops_a_spinning_guest() {
@@ -478,7 +547,11 @@ fn the_deadline_stops_a_spinning_guest() {
     assert_eq!(a.status, 3, "{}", a.message);
     // What component_pipeline.cpp tells a deadline from another failure by.
     assert!(a.message.contains("interrupt"), "{}", a.message);
-    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "stopped after {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
@@ -493,7 +566,11 @@ fn a_start_function_or_describe_that_spins_stops_at_the_deadline() {
     let made = ticking(&pipe, || pipe.instance_within(20).map(|_| ()));
     let e = made.expect_err("the start function spins");
     assert!(e.contains("interrupt"), "{e}");
-    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "stopped after {:?}",
+        started.elapsed()
+    );
     assert_eq!(pipe.guests_freed(), 1, "a failed instantiation frees its guest");
 
     let describe = PIPELINE.replace(
@@ -506,7 +583,11 @@ fn a_start_function_or_describe_that_spins_stops_at_the_deadline() {
     let (status, message) = ticking(&pipe, || i.describe_within(20)).expect_err("describe spins");
     assert_eq!(status, 3, "{message}");
     assert!(message.contains("interrupt"), "{message}");
-    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "stopped after {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

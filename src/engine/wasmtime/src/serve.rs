@@ -100,9 +100,14 @@ pub(crate) fn component_of(p: *const wasmtime_component_t) -> Component {
 /// # Safety
 /// `cfg` is valid for the call; its engine, component, table and callbacks outlive the server.
 #[no_mangle]
-pub unsafe extern "C" fn wasinn_serve_start(cfg: *const ServeConfig, out: *mut *mut Server) -> Option<Box<wasmtime_error_t>> {
+pub unsafe extern "C" fn wasinn_serve_start(
+    cfg: *const ServeConfig,
+    out: *mut *mut Server,
+) -> Option<Box<wasmtime_error_t>> {
     if cfg.is_null() || out.is_null() {
-        return Some(Box::new(wasmtime_error_t::from(format_err!("wasinn_serve_start: null argument"))));
+        return Some(Box::new(wasmtime_error_t::from(format_err!(
+            "wasinn_serve_start: null argument"
+        ))));
     }
     match Server::start(&*cfg) {
         Ok(s) => {

@@ -17,7 +17,14 @@ unsafe fn fake(guest: Guest) -> &'static mut FakeGuest {
     &mut *(guest as *mut FakeGuest)
 }
 
-unsafe extern "C" fn tensor_new(g: Guest, _d: *const u32, rank: usize, ty: WitStr, data: WitBytes, out: *mut WitOut) -> WitStatus {
+unsafe extern "C" fn tensor_new(
+    g: Guest,
+    _d: *const u32,
+    rank: usize,
+    ty: WitStr,
+    data: WitBytes,
+    out: *mut WitOut,
+) -> WitStatus {
     if rank > 4 {
         (*out).message = WitStr::of("rank over the fake's limit");
         return WitStatus::Trap;
@@ -41,16 +48,36 @@ unsafe extern "C" fn by_rep(_: Guest, _: u32, out: *mut WitOut) -> WitStatus {
     (*out).message = WitStr::of("not in this test");
     WitStatus::Trap
 }
-unsafe extern "C" fn error_new(_: Guest, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn load(_: Guest, _: *const WitBytes, _: usize, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn by_name(_: Guest, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn compute_named(_: Guest, _: u32, _: *const WitNamed, _: usize, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn named(_: Guest, _: u32, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn set_input(_: Guest, _: u32, _: WitStr, _: u32, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn describe(_: Guest, _: u32, _: i32, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn set_property(_: Guest, _: u32, _: i32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn set_named(_: Guest, _: u32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus { by_rep(std::ptr::null_mut(), 0, out) }
-unsafe extern "C" fn drop_resource(_: Guest, _: WitResource, _: u32, _: *mut WitOut) -> WitStatus { WitStatus::Ok }
+unsafe extern "C" fn error_new(_: Guest, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn load(_: Guest, _: *const WitBytes, _: usize, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn by_name(_: Guest, _: WitStr, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn compute_named(_: Guest, _: u32, _: *const WitNamed, _: usize, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn named(_: Guest, _: u32, _: WitStr, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn set_input(_: Guest, _: u32, _: WitStr, _: u32, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn describe(_: Guest, _: u32, _: i32, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn set_property(_: Guest, _: u32, _: i32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn set_named(_: Guest, _: u32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
+    by_rep(std::ptr::null_mut(), 0, out)
+}
+unsafe extern "C" fn drop_resource(_: Guest, _: WitResource, _: u32, _: *mut WitOut) -> WitStatus {
+    WitStatus::Ok
+}
 
 pub(crate) const TABLE: WitHost = WitHost {
     tensor_new,

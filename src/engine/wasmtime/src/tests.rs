@@ -78,7 +78,9 @@ fn run(n: u32, rank: u32) -> (wasmtime::Result<i32>, FakeGuest) {
         let mut cx = wasmtime_store_context(&mut store);
         let component = Component::new(cx.engine(), COMPONENT).expect("the test component compiles");
         let instance = linker.instantiate(&mut cx, &component).expect("instantiate");
-        let f = instance.get_typed_func::<(u32, u32), (i32,)>(&mut cx, "run").expect("run");
+        let f = instance
+            .get_typed_func::<(u32, u32), (i32,)>(&mut cx, "run")
+            .expect("run");
         f.call(&mut cx, (n, rank)).map(|(r,)| r)
     };
     drop(store);

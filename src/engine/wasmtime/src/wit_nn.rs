@@ -117,7 +117,9 @@ pub(crate) fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Resul
 pub(crate) fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
     match call(status, out)? {
         Ok(()) => Ok(()),
-        Err(_) => Err(format_err!("wasi:nn {what}: the host answered an error where WIT has none")),
+        Err(_) => Err(format_err!(
+            "wasi:nn {what}: the host answered an error where WIT has none"
+        )),
     }
 }
 
@@ -126,10 +128,15 @@ fn made<R: 'static, const V: u8>(
     status: WitStatus,
     out: &WitOut,
 ) -> Result<std::result::Result<Resource<R>, Resource<NnError<V>>>> {
-    Ok(call(status, out)?.map(|()| Resource::new_own(out.rep)).map_err(Resource::new_own))
+    Ok(call(status, out)?
+        .map(|()| Resource::new_own(out.rep))
+        .map_err(Resource::new_own))
 }
 
-pub(crate) fn unit<const V: u8>(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
+pub(crate) fn unit<const V: u8>(
+    status: WitStatus,
+    out: &WitOut,
+) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
     Ok(call(status, out)?.map_err(Resource::new_own))
 }
 
@@ -144,7 +151,9 @@ pub(crate) fn case_opt<C: Cases + PartialEq>(name: &str, what: &str) -> Result<O
     if name.is_empty() {
         return Ok(None);
     }
-    C::from_name(name).map(Some).ok_or_else(|| format_err!("{what}: '{name}' is not a case of the WIT enum"))
+    C::from_name(name)
+        .map(Some)
+        .ok_or_else(|| format_err!("{what}: '{name}' is not a case of the WIT enum"))
 }
 
 type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
@@ -176,21 +185,31 @@ fn define_errors<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: W
         drop_resource(host, cx, WitResource::Error, rep)
     })?;
     if V == V_06_25 {
-        i.func_wrap("[constructor]error", move |cx: Cx<'_, T>, (code, data): (ErrorCode, String)| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.error_new)(guest(&cx), WitStr::of(code.name()), WitStr::of(&data), &mut out) };
-            must(status, &out, "error constructor")?;
-            Ok((Resource::<NnError<V>>::new_own(out.rep),))
-        })?;
+        i.func_wrap(
+            "[constructor]error",
+            move |cx: Cx<'_, T>, (code, data): (ErrorCode, String)| {
+                let mut out = WitOut::default();
+                let status =
+                    unsafe { (host.error_new)(guest(&cx), WitStr::of(code.name()), WitStr::of(&data), &mut out) };
+                must(status, &out, "error constructor")?;
+                Ok((Resource::<NnError<V>>::new_own(out.rep),))
+            },
+        )?;
     }
-    i.func_wrap("[method]error.code", move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
-        let out = method(host.error_code, &cx, e.rep(), "error.code")?;
-        Ok((case::<ErrorCode>(&out, "error.code")?,))
-    })?;
-    i.func_wrap("[method]error.data", move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
-        let out = method(host.error_data, &cx, e.rep(), "error.data")?;
-        Ok((String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned(),))
-    })
+    i.func_wrap(
+        "[method]error.code",
+        move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
+            let out = method(host.error_code, &cx, e.rep(), "error.code")?;
+            Ok((case::<ErrorCode>(&out, "error.code")?,))
+        },
+    )?;
+    i.func_wrap(
+        "[method]error.data",
+        move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
+            let out = method(host.error_data, &cx, e.rep(), "error.data")?;
+            Ok((String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned(),))
+        },
+    )
 }
 
 fn define_tensor<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
@@ -211,7 +230,10 @@ fn define_tensor<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: W
                     dims.as_ptr(),
                     dims.len(),
                     WitStr::of(ty.name()),
-                    WitBytes { data: data.as_ptr(), len: data.len() },
+                    WitBytes {
+                        data: data.as_ptr(),
+                        len: data.len(),
+                    },
                     &mut out,
                 )
             };
@@ -219,21 +241,30 @@ fn define_tensor<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: W
             Ok((Resource::<Tensor<V>>::new_own(out.rep),))
         },
     )?;
-    i.func_wrap("[method]tensor.dimensions", move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-        let out = method(host.tensor_dimensions, &cx, t.rep(), "tensor.dimensions")?;
-        Ok((unsafe { out.slice::<u32>() }.to_vec(),))
-    })?;
-    i.func_wrap("[method]tensor.ty", move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-        let out = method(host.tensor_type, &cx, t.rep(), "tensor.ty")?;
-        Ok((case::<TensorType>(&out, "tensor.ty")?,))
-    })?;
-    i.func_wrap("[method]tensor.data", move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-        let out = method(host.tensor_data, &cx, t.rep(), "tensor.data")?;
-        // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
-        // store's end, so they outlive the lowering into guest memory that follows this return.
-        let bytes: &'static [u8] = unsafe { out.slice::<u8>() };
-        Ok((bytes,))
-    })
+    i.func_wrap(
+        "[method]tensor.dimensions",
+        move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
+            let out = method(host.tensor_dimensions, &cx, t.rep(), "tensor.dimensions")?;
+            Ok((unsafe { out.slice::<u32>() }.to_vec(),))
+        },
+    )?;
+    i.func_wrap(
+        "[method]tensor.ty",
+        move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
+            let out = method(host.tensor_type, &cx, t.rep(), "tensor.ty")?;
+            Ok((case::<TensorType>(&out, "tensor.ty")?,))
+        },
+    )?;
+    i.func_wrap(
+        "[method]tensor.data",
+        move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
+            let out = method(host.tensor_data, &cx, t.rep(), "tensor.data")?;
+            // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
+            // store's end, so they outlive the lowering into guest memory that follows this return.
+            let bytes: &'static [u8] = unsafe { out.slice::<u8>() };
+            Ok((bytes,))
+        },
+    )
 }
 
 fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
@@ -242,15 +273,21 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
     })?;
     i.func_wrap(
         "load",
-        move |mut cx: Cx<'_, T>, (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget)| {
+        move |mut cx: Cx<'_, T>,
+              (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget)| {
             let g = guest(&cx);
-            let lists = builders.iter(cx.as_context_mut())?.collect::<Result<Vec<WasmList<u8>>>>()?;
+            let lists = builders
+                .iter(cx.as_context_mut())?
+                .collect::<Result<Vec<WasmList<u8>>>>()?;
             // Each builder is read where it lies: no copy in the host (the framework keeps its own).
             let spans: Vec<WitBytes> = lists
                 .iter()
                 .map(|l| {
                     let s = l.as_le_slice(&cx);
-                    WitBytes { data: s.as_ptr(), len: s.len() }
+                    WitBytes {
+                        data: s.as_ptr(),
+                        len: s.len(),
+                    }
                 })
                 .collect();
             let mut out = WitOut::default();
@@ -272,31 +309,46 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
         let status = unsafe { (host.load_by_name)(guest(&cx), WitStr::of(&name), &mut out) };
         Ok((made::<Graph<V>, V>(status, &out)?,))
     })?;
-    i.func_wrap("[method]graph.init-execution-context", move |cx: Cx<'_, T>, (graph,): (Resource<Graph<V>>,)| {
-        let (status, out) = by_rep(host.init_execution_context, &cx, graph.rep());
-        Ok((made::<Context<V>, V>(status, &out)?,))
-    })
+    i.func_wrap(
+        "[method]graph.init-execution-context",
+        move |cx: Cx<'_, T>, (graph,): (Resource<Graph<V>>,)| {
+            let (status, out) = by_rep(host.init_execution_context, &cx, graph.rep());
+            Ok((made::<Context<V>, V>(status, &out)?,))
+        },
+    )
 }
 
 type NamedTensors<const V: u8> = Vec<(String, Resource<Tensor<V>>)>;
 
 fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
-    i.resource("graph-execution-context", ResourceType::host::<Context<V>>(), move |cx, rep| {
-        drop_resource(host, cx, WitResource::Context, rep)
-    })?;
+    i.resource(
+        "graph-execution-context",
+        ResourceType::host::<Context<V>>(),
+        move |cx, rep| drop_resource(host, cx, WitResource::Context, rep),
+    )?;
     if V == V_10_28 {
         i.func_wrap(
             "[method]graph-execution-context.compute",
             move |cx: Cx<'_, T>, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>)| {
-                let named: Vec<WitNamed> =
-                    inputs.iter().map(|(n, t)| WitNamed { name: WitStr::of(n), tensor: t.rep() }).collect();
+                let named: Vec<WitNamed> = inputs
+                    .iter()
+                    .map(|(n, t)| WitNamed {
+                        name: WitStr::of(n),
+                        tensor: t.rep(),
+                    })
+                    .collect();
                 let mut out = WitOut::default();
                 let status =
                     unsafe { (host.compute_named)(guest(&cx), ctx.rep(), named.as_ptr(), named.len(), &mut out) };
                 let outputs = call(status, &out)?.map(|()| {
                     unsafe { out.slice::<WitNamed>() }
                         .iter()
-                        .map(|o| (unsafe { o.name.to_string_lossy() }, Resource::<Tensor<V>>::new_own(o.tensor)))
+                        .map(|o| {
+                            (
+                                unsafe { o.name.to_string_lossy() },
+                                Resource::<Tensor<V>>::new_own(o.tensor),
+                            )
+                        })
                         .collect::<NamedTensors<V>>()
                 });
                 Ok((outputs.map_err(Resource::<NnError<V>>::new_own),))
@@ -312,10 +364,13 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
             Ok((unit::<V>(status, &out)?,))
         },
     )?;
-    i.func_wrap("[method]graph-execution-context.compute", move |cx: Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
-        let (status, out) = by_rep(host.compute, &cx, ctx.rep());
-        Ok((unit::<V>(status, &out)?,))
-    })?;
+    i.func_wrap(
+        "[method]graph-execution-context.compute",
+        move |cx: Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
+            let (status, out) = by_rep(host.compute, &cx, ctx.rep());
+            Ok((unit::<V>(status, &out)?,))
+        },
+    )?;
     i.func_wrap(
         "[method]graph-execution-context.get-output",
         move |cx: Cx<'_, T>, (ctx, name): (Resource<Context<V>>, String)| {
@@ -351,7 +406,9 @@ pub unsafe extern "C" fn wasinn_wit_define(
     host: *const WitHost,
 ) -> Option<Box<wasmtime_error_t>> {
     if linker.is_null() || host.is_null() {
-        return Some(Box::new(wasmtime_error_t::from(format_err!("wasinn_wit_define: null argument"))));
+        return Some(Box::new(wasmtime_error_t::from(format_err!(
+            "wasinn_wit_define: null argument"
+        ))));
     }
     let linker = &mut *(linker as *mut Linker<WasmtimeStoreData>);
     define(linker, *host).err().map(|e| Box::new(wasmtime_error_t::from(e)))

@@ -25,17 +25,17 @@
 
 #define MAX_CTX 4
 static uint8_t buf[1 << 20];
-static FILE *out;
+static FILE* out;
 
-static void hex_line(int ctx, const char *what, const uint8_t *p, uint32_t n) {
+static void hex_line(int ctx, const char* what, const uint8_t* p, uint32_t n) {
   fprintf(out, "ctx %d %s ", ctx, what);
   for (uint32_t i = 0; i < n; ++i) fprintf(out, "%02x", p[i]);
   fprintf(out, "\n");
 }
 
-static int32_t load(const char *spec, const char *config, wasi_nn_graph *g) {
+static int32_t load(const char* spec, const char* config, wasi_nn_graph* g) {
   if (!strncmp(spec, "name:", 5)) {
-    const char *name = spec + 5;
+    const char* name = spec + 5;
     if (config) return wasi_nn_load_by_name_with_config(name, strlen(name), config, strlen(config), g);
     return wasi_nn_load_by_name(name, strlen(name), g);
   }
@@ -44,50 +44,68 @@ static int32_t load(const char *spec, const char *config, wasi_nn_graph *g) {
   if (!strncmp(spec, "bytes:", 6)) {
     b[0].buf = guest_read_file(spec + 6, &b[0].size);
   } else {
-    b[0].buf = (const uint8_t *)spec + 5;
+    b[0].buf = (const uint8_t*)spec + 5;
     b[0].size = strlen(spec + 5);
   }
   n = 1;
   if (config) {
-    b[1].buf = (const uint8_t *)config;
+    b[1].buf = (const uint8_t*)config;
     b[1].size = strlen(config);
     n = 2;
   }
   return wasi_nn_load(b, n, WASI_NN_ENCODING_GGML, WASI_NN_TARGET_CPU, g);
 }
 
-static int32_t set_bytes(wasi_nn_context c, uint32_t index, const char *s, int dims_one) {
+static int32_t set_bytes(wasi_nn_context c, uint32_t index, const char* s, int dims_one) {
   static uint32_t dims[1];
   dims[0] = dims_one ? 1 : (uint32_t)strlen(s);
-  wasi_nn_tensor t = {dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t *)s, (uint32_t)strlen(s)};
+  wasi_nn_tensor t = {dims, 1, WASI_NN_TYPE_U8, {0, 0, 0}, (const uint8_t*)s, (uint32_t)strlen(s)};
   return wasi_nn_set_input(c, index, &t);
 }
 
 static void metadata_line(int i, wasi_nn_context c) {
   uint32_t n = 0;
   int32_t rc = wasi_nn_get_output(c, 1, buf, sizeof buf - 1, &n);
-  if (rc) fprintf(out, "ctx %d metadata_errno %d\n", i, rc);
-  else fprintf(out, "ctx %d metadata %.*s\n", i, (int)n, (const char *)buf);
+  if (rc)
+    fprintf(out, "ctx %d metadata_errno %d\n", i, rc);
+  else
+    fprintf(out, "ctx %d metadata %.*s\n", i, (int)n, (const char*)buf);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const char *spec = NULL, *config = NULL, *metadata = NULL, *mode = "compute", *out_path = NULL;
-  const char *prompts[MAX_CTX];
+  const char* prompts[MAX_CTX];
   int n_prompts = 0, dims_one = 0, unload_loop = 1;
   for (int i = 1; i < argc; ++i) {
-    const char *v = i + 1 < argc ? argv[i + 1] : "";
-    if (!strcmp(argv[i], "--dims-one")) { dims_one = 1; continue; }
-    if (!strcmp(argv[i], "--load")) spec = v;
-    else if (!strcmp(argv[i], "--config")) config = v;
-    else if (!strcmp(argv[i], "--metadata")) metadata = v;
-    else if (!strcmp(argv[i], "--prompt") && n_prompts < MAX_CTX) prompts[n_prompts++] = v;
-    else if (!strcmp(argv[i], "--mode")) mode = v;
-    else if (!strcmp(argv[i], "--unload-loop")) unload_loop = atoi(v);
-    else if (!strcmp(argv[i], "--out")) out_path = v;
-    else { fprintf(stderr, "llama_probe: unknown option %s\n", argv[i]); return 2; }
+    const char* v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(argv[i], "--dims-one")) {
+      dims_one = 1;
+      continue;
+    }
+    if (!strcmp(argv[i], "--load"))
+      spec = v;
+    else if (!strcmp(argv[i], "--config"))
+      config = v;
+    else if (!strcmp(argv[i], "--metadata"))
+      metadata = v;
+    else if (!strcmp(argv[i], "--prompt") && n_prompts < MAX_CTX)
+      prompts[n_prompts++] = v;
+    else if (!strcmp(argv[i], "--mode"))
+      mode = v;
+    else if (!strcmp(argv[i], "--unload-loop"))
+      unload_loop = atoi(v);
+    else if (!strcmp(argv[i], "--out"))
+      out_path = v;
+    else {
+      fprintf(stderr, "llama_probe: unknown option %s\n", argv[i]);
+      return 2;
+    }
     ++i;
   }
-  if (!spec || !out_path) { fprintf(stderr, "llama_probe: --load and --out are required\n"); return 2; }
+  if (!spec || !out_path) {
+    fprintf(stderr, "llama_probe: --load and --out are required\n");
+    return 2;
+  }
   out = fopen(out_path, "w");
   if (!out) return 2;
 
@@ -100,7 +118,11 @@ int main(int argc, char **argv) {
     int active[MAX_CTX] = {0};
     for (int i = 0; i < n_prompts; ++i) {
       rc = wasi_nn_init_execution_context(g, &ctx[i]);
-      if (rc) { fprintf(out, "ctx %d init %d\n", i, rc); fclose(out); return 0; }
+      if (rc) {
+        fprintf(out, "ctx %d init %d\n", i, rc);
+        fclose(out);
+        return 0;
+      }
       if (metadata) fprintf(out, "ctx %d set_metadata %d\n", i, set_bytes(ctx[i], 1, metadata, dims_one));
       rc = set_bytes(ctx[i], 0, prompts[i], dims_one);
       fprintf(out, "ctx %d set_input %d\n", i, rc);
@@ -119,7 +141,11 @@ int main(int argc, char **argv) {
           }
           uint32_t n = 0;
           rc = wasi_nn_get_output_single(ctx[i], 0, buf, sizeof buf, &n);
-          if (rc) { fprintf(out, "ctx %d piece_errno %d\n", i, rc); active[i] = 0; continue; }
+          if (rc) {
+            fprintf(out, "ctx %d piece_errno %d\n", i, rc);
+            active[i] = 0;
+            continue;
+          }
           hex_line(i, "piece", buf, n);
           any = 1;
         }
@@ -135,7 +161,10 @@ int main(int argc, char **argv) {
         fprintf(out, "ctx %d compute %d\n", i, rc);
         uint32_t n = 0;
         rc = wasi_nn_get_output(ctx[i], 0, buf, sizeof buf, &n);
-        if (rc) { fprintf(out, "ctx %d output_errno %d\n", i, rc); continue; }
+        if (rc) {
+          fprintf(out, "ctx %d output_errno %d\n", i, rc);
+          continue;
+        }
         if (!strcmp(mode, "embedding")) {
           float v;
           fprintf(out, "ctx %d embedding %u", i, n / 4);

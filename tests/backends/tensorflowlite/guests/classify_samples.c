@@ -16,13 +16,13 @@
 
 #include "wasi_nn.h"
 
-static unsigned char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
+static unsigned char* read_all(const char* path, size_t* len) {
+  FILE* f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+  unsigned char* buf = malloc(n > 0 ? (size_t)n : 1);
   if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
     free(buf);
     buf = NULL;
@@ -32,7 +32,7 @@ static unsigned char *read_all(const char *path, size_t *len) {
   return buf;
 }
 
-static void check(int32_t err, const char *step) {
+static void check(int32_t err, const char* step) {
   if (err != WASI_NN_SUCCESS) {
     printf("errno %d in %s\n", err, step);
     exit(err);
@@ -41,7 +41,7 @@ static void check(int32_t err, const char *step) {
 
 static const uint32_t kElementSize[] = {2, 4, 8, 1, 4, 8}; /* f16 f32 f64 u8 i32 i64 */
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 7 && argc != 8) {
     fprintf(stderr, "usage: classify_samples MODEL|name:NAME ENCODING TYPE DIMS X.bin OUT.bin [CONFIG]\n");
     return 2;
@@ -51,12 +51,12 @@ int main(int argc, char **argv) {
   if (type > 5) return 2;
   uint32_t dims[8], rank = 0;
   size_t sample_bytes = kElementSize[type];
-  for (char *d = strtok(argv[4], "x"); d && rank < 8; d = strtok(NULL, "x")) {
+  for (char* d = strtok(argv[4], "x"); d && rank < 8; d = strtok(NULL, "x")) {
     dims[rank] = (uint32_t)atoi(d);
     sample_bytes *= dims[rank++];
   }
   size_t x_len = 0;
-  unsigned char *x = read_all(argv[5], &x_len);
+  unsigned char* x = read_all(argv[5], &x_len);
   if (!x || sample_bytes == 0 || x_len % sample_bytes != 0) {
     fprintf(stderr, "classify_samples: %s is not a whole number of %zu-byte samples\n", argv[5], sample_bytes);
     return 2;
@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     check(wasi_nn_load_by_name(argv[1] + 5, (uint32_t)strlen(argv[1] + 5), &graph), "load_by_name");
   } else {
     size_t model_len = 0;
-    unsigned char *model = read_all(argv[1], &model_len);
+    unsigned char* model = read_all(argv[1], &model_len);
     if (!model) return 2;
     wasi_nn_graph_builder builder = {model, (uint32_t)model_len};
     check(wasi_nn_load(&builder, 1, encoding, WASI_NN_TARGET_CPU, &graph), "load");
@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
   wasi_nn_context ctx;
   check(wasi_nn_init_execution_context(graph, &ctx), "init_execution_context");
 
-  FILE *out = fopen(argv[6], "wb");
+  FILE* out = fopen(argv[6], "wb");
   if (!out) return 2;
   static uint8_t buf[1 << 20];
   uint32_t first = 0;

@@ -38,7 +38,10 @@ impl Tracked {
         Tracked {
             shared: shared.clone(),
             method: req.method().to_string(),
-            path: req.uri().path_and_query().map_or_else(|| req.uri().path().to_string(), |p| p.to_string()),
+            path: req
+                .uri()
+                .path_and_query()
+                .map_or_else(|| req.uri().path().to_string(), |p| p.to_string()),
             start: Instant::now(),
             bytes_in: 0,
             bytes_out: 0,
@@ -120,7 +123,13 @@ impl Body for CountedBody {
 pub(super) fn guest_response(resp: Response<ServeBody>, mut tracked: Tracked) -> Response<CountedBody> {
     tracked.status = resp.status().as_u16();
     let (parts, body) = resp.into_parts();
-    Response::from_parts(parts, CountedBody { inner: body, tracked: Some(tracked) })
+    Response::from_parts(
+        parts,
+        CountedBody {
+            inner: body,
+            tracked: Some(tracked),
+        },
+    )
 }
 
 /// An answer the host gives itself (health, 400, 413, 503, 504, 500): a line of text for the
@@ -133,16 +142,24 @@ pub(super) struct HostAnswer {
 
 impl HostAnswer {
     pub(super) fn new(status: StatusCode, text: impl Into<String>, note: impl Into<String>) -> HostAnswer {
-        HostAnswer { status, text: text.into(), note: note.into() }
+        HostAnswer {
+            status,
+            text: text.into(),
+            note: note.into(),
+        }
     }
 
     pub(super) fn respond(self, mut tracked: Tracked) -> Response<CountedBody> {
         tracked.status = self.status.as_u16();
         tracked.note = self.note;
         let text = self.text;
-        let mut resp = Response::new(CountedBody { inner: full(format!("{text}\n")), tracked: Some(tracked) });
+        let mut resp = Response::new(CountedBody {
+            inner: full(format!("{text}\n")),
+            tracked: Some(tracked),
+        });
         *resp.status_mut() = self.status;
-        resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+        resp.headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             resp.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
         }
@@ -151,5 +168,7 @@ impl HostAnswer {
 }
 
 fn full(bytes: impl Into<Bytes>) -> ServeBody {
-    Full::new(bytes.into()).map_err(|never: Infallible| match never {}).boxed_unsync()
+    Full::new(bytes.into())
+        .map_err(|never: Infallible| match never {})
+        .boxed_unsync()
 }

@@ -20,7 +20,10 @@ pub(super) async fn read_whole(
     max: u64,
     tracked: &mut Tracked,
 ) -> Result<Request<Full<Bytes>>, HostAnswer> {
-    let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max.saturating_add(DRAIN)) {
         tracked.bytes_in = declared.unwrap_or(0);
         return Err(too_large(max));
@@ -33,7 +36,11 @@ pub(super) async fn read_whole(
             Ok(f) => f,
             Err(e) => {
                 tracked.bytes_in = seen;
-                return Err(HostAnswer::new(StatusCode::BAD_REQUEST, "the request body could not be read", e.to_string()));
+                return Err(HostAnswer::new(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read",
+                    e.to_string(),
+                ));
             }
         };
         if let Some(data) = frame.data_ref() {

@@ -39,7 +39,11 @@ macro_rules! until_stopped {
 
 /// HTTP/1.1, or HTTP/2 when the client opens with HTTP/2's preface (prior knowledge, as
 /// `curl --http2-prior-knowledge` and gRPC clients do; no h2c upgrade, no TLS).
-pub(super) async fn serve_connection(shared: Arc<Shared>, stream: tokio::net::TcpStream, mut stop: watch::Receiver<bool>) {
+pub(super) async fn serve_connection(
+    shared: Arc<Shared>,
+    stream: tokio::net::TcpStream,
+    mut stop: watch::Receiver<bool>,
+) {
     let _ = stream.set_nodelay(true);
     let mut first = [0u8; 3];
     let h2 = matches!(stream.peek(&mut first).await, Ok(3) if &first == b"PRI");
@@ -51,7 +55,9 @@ pub(super) async fn serve_connection(shared: Arc<Shared>, stream: tokio::net::Tc
         );
     } else {
         until_stopped!(
-            hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), service),
+            hyper::server::conn::http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service),
             stop
         );
     }

@@ -46,9 +46,11 @@ impl Shared {
     fn health(&self, path: &str) -> Option<HostAnswer> {
         match path {
             "/healthz" => Some(HostAnswer::new(StatusCode::OK, "ok", String::new())),
-            "/readyz" if self.draining.load(Relaxed) => {
-                Some(HostAnswer::new(StatusCode::SERVICE_UNAVAILABLE, "draining", String::new()))
-            }
+            "/readyz" if self.draining.load(Relaxed) => Some(HostAnswer::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "draining",
+                String::new(),
+            )),
             "/readyz" => Some(HostAnswer::new(StatusCode::OK, "ready", String::new())),
             _ => None,
         }
@@ -82,15 +84,23 @@ impl Shared {
             let out = store.data_mut().http().new_response_outparam(tx)?;
             Ok((store, req, out))
         })();
-        let (mut store, req, out) = started
-            .map_err(|e| HostAnswer::new(StatusCode::INTERNAL_SERVER_ERROR, "the request could not start", one_line(&e)))?;
+        let (mut store, req, out) = started.map_err(|e| {
+            HostAnswer::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the request could not start",
+                one_line(&e),
+            )
+        })?;
         let pre = self.pre.clone();
         let shared = self.clone();
         shared.running.fetch_add(1, Relaxed);
         let task = self.guest_rt.spawn(async move {
             let result = async {
                 let proxy = pre.instantiate_async(&mut store).await?;
-                proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out).await
+                proxy
+                    .wasi_http_incoming_handler()
+                    .call_handle(&mut store, req, out)
+                    .await
             }
             .await;
             drop(store); // the guest's state goes before its worker is given back
@@ -125,12 +135,19 @@ impl Shared {
                     Ok(Ok(())) => "the guest returned without setting a response".to_string(),
                     Err(e) => format!("the guest's task failed: {e}"),
                 };
-                Err(HostAnswer::new(StatusCode::INTERNAL_SERVER_ERROR, "the guest failed this request", why))
+                Err(HostAnswer::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the guest failed this request",
+                    why,
+                ))
             }
             Err(limit) => Err(HostAnswer::new(
                 StatusCode::GATEWAY_TIMEOUT,
                 "the guest did not answer in time",
-                format!("no answer within the request timeout ({} ms); the guest is stopped", limit.as_millis()),
+                format!(
+                    "no answer within the request timeout ({} ms); the guest is stopped",
+                    limit.as_millis()
+                ),
             )),
         }
     }
@@ -143,7 +160,10 @@ pub(crate) fn one_line(e: &wasmtime::Error) -> String {
         return format!("{e}").lines().next().unwrap_or("").to_string();
     };
     let place = e.downcast_ref::<wasmtime::WasmBacktrace>().and_then(|bt| {
-        bt.frames().first().map(|f| f.func_name().map_or_else(|| format!("function {}", f.func_index()), str::to_string))
+        bt.frames().first().map(|f| {
+            f.func_name()
+                .map_or_else(|| format!("function {}", f.func_index()), str::to_string)
+        })
     });
     match place {
         Some(f) => format!("the guest trapped in {f}: {trap}"),

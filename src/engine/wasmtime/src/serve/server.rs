@@ -38,7 +38,9 @@ fn resolve(addr: &str) -> Result<SocketAddr> {
 impl Server {
     pub(super) fn start(cfg: &ServeConfig) -> Result<Server> {
         if cfg.engine.is_null() || cfg.component.is_null() || cfg.nn.is_null() {
-            return Err(format_err!("wasinn_serve_start: null engine, component or wasi:nn table"));
+            return Err(format_err!(
+                "wasinn_serve_start: null engine, component or wasi:nn table"
+            ));
         }
         let engine = engine_of(cfg.engine);
         let component = component_of(cfg.component);
@@ -65,8 +67,11 @@ impl Server {
             .thread_name("wasinn-guest")
             .enable_all()
             .build()?;
-        let io_rt =
-            tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("wasinn-http").enable_all().build()?;
+        let io_rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("wasinn-http")
+            .enable_all()
+            .build()?;
         let shared = Arc::new(Shared {
             engine,
             pre,
@@ -103,7 +108,14 @@ impl Server {
                 }
             })
         };
-        Ok(Server { shared, address, stop, accept: Some(accept), io_rt: Some(io_rt), guest_rt: Some(guest_rt) })
+        Ok(Server {
+            shared,
+            address,
+            stop,
+            accept: Some(accept),
+            io_rt: Some(io_rt),
+            guest_rt: Some(guest_rt),
+        })
     }
 
     pub(super) fn address(&self) -> &str {

@@ -29,7 +29,12 @@ unsafe impl Sync for Callbacks {}
 
 impl Callbacks {
     pub(super) fn of(cfg: &ServeConfig) -> Callbacks {
-        Callbacks { user: cfg.user, guest_new: cfg.guest_new, guest_free: cfg.guest_free, on_request: cfg.on_request }
+        Callbacks {
+            user: cfg.user,
+            guest_new: cfg.guest_new,
+            guest_free: cfg.guest_free,
+            on_request: cfg.on_request,
+        }
     }
 }
 
@@ -53,8 +58,16 @@ impl Settings {
             workers: cfg.workers.max(1),
             max_queue: cfg.max_queue as u64,
             request_timeout: (cfg.request_timeout_ms > 0).then(|| Duration::from_millis(cfg.request_timeout_ms)),
-            timeout_ticks: if cfg.timeout_ticks > 0 { cfg.timeout_ticks } else { u64::MAX / 4 },
-            max_request_bytes: if cfg.max_request_bytes == 0 { u64::MAX / 2 } else { cfg.max_request_bytes },
+            timeout_ticks: if cfg.timeout_ticks > 0 {
+                cfg.timeout_ticks
+            } else {
+                u64::MAX / 4
+            },
+            max_request_bytes: if cfg.max_request_bytes == 0 {
+                u64::MAX / 2
+            } else {
+                cfg.max_request_bytes
+            },
             max_memory_bytes: cfg.max_memory_bytes,
             hostcall_fuel: cfg.hostcall_fuel,
             env: string_pairs(cfg.env, cfg.env_count),
@@ -69,7 +82,9 @@ fn string_pairs(ptr: *const WitStr, pairs: usize) -> Vec<(String, String)> {
         return Vec::new();
     }
     let all = unsafe { std::slice::from_raw_parts(ptr, pairs * 2) };
-    all.chunks(2).map(|p| unsafe { (p[0].to_string_lossy(), p[1].to_string_lossy()) }).collect()
+    all.chunks(2)
+        .map(|p| unsafe { (p[0].to_string_lossy(), p[1].to_string_lossy()) })
+        .collect()
 }
 
 /// What every request shares: the pre-instantiated component and the counters.
