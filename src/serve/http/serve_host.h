@@ -4,9 +4,10 @@
  * wit_host.h table. serve/http/wasi_http_server.cpp drives it.
  *
  * Ownership: the config is read during wasinn_serve_start only (strings copied); its engine,
- * component, table and user pointer must outlive the server. A server is freed with
+ * component, table, admission policy and user pointer must outlive the server. A server is freed with
  * wasinn_serve_free, which stops it at once if it still runs.
- * Threads: guest_new, guest_free and on_request are called from the server's threads, several at
+ * Threads: guest_new, guest_free, on_request and the admission's functions are called from the
+ * server's threads, several at
  * once; the record passed to on_request is valid for that call only. wasinn_serve_stop and
  * wasinn_serve_stats may be called from any thread; wasinn_serve_wait and wasinn_serve_free
  * from one thread, after which nothing else touches the server.
@@ -37,20 +38,39 @@ typedef struct wasinn_serve_record {
   wasinn_wit_str note; /* why the host answered for the guest (trap, timeout, full queue), or empty */
 } wasinn_serve_record;
 
+/* What the server counts; the admission counts the queue and its refusals. */
 typedef struct wasinn_serve_stats {
   uint64_t in_flight; /* arrived and not yet answered whole */
   uint64_t running;   /* guests executing */
-  uint64_t queued;    /* waiting for a worker */
-  uint64_t rejected;  /* answered 503 because the queue was full, since start */
 } wasinn_serve_stats;
+
+/* The admission policy the server asks for a worker per request: serve/admission.h's, which the
+ * OIP server admits by too. enter: ADMITTED, a worker is held now; QUEUED, granted(waiter, admitted)
+ * is called exactly once later, from any thread, unless withdraw(ticket) returns true first;
+ * REFUSED, the queue is full (503). A worker held (admitted, or granted with true) is given back
+ * with leave. close ends every wait (granted with false) and refuses from then on. Every function
+ * may be called from any thread. */
+typedef enum wasinn_admission_entry {
+  WASINN_ADMISSION_ADMITTED = 0,
+  WASINN_ADMISSION_QUEUED = 1,
+  WASINN_ADMISSION_REFUSED = 2,
+} wasinn_admission_entry;
+
+typedef struct wasinn_serve_admission {
+  void* policy;
+  int (*enter)(void* policy, void (*granted)(void* waiter, bool admitted), void* waiter, uint64_t* ticket);
+  bool (*withdraw)(void* policy, uint64_t ticket);
+  void (*leave)(void* policy);
+  void (*close)(void* policy);
+} wasinn_serve_admission;
 
 typedef struct wasinn_serve_config {
   const wasm_engine_t* engine; /* with epoch interruption, ticked by the caller */
   const wasmtime_component_t* component;
   const wasinn_wit_host* nn;
-  wasinn_wit_str addr;         /* HOST:PORT; port 0: any free port */
-  size_t workers;              /* guests run at once */
-  size_t max_queue;            /* requests waiting for a worker beyond which 503 */
+  wasinn_wit_str addr; /* HOST:PORT; port 0: any free port */
+  size_t workers;      /* threads that run guests: the admission's workers */
+  wasinn_serve_admission admission;
   uint64_t request_timeout_ms; /* 0: none; past it 504 and the guest is stopped */
   uint64_t max_request_bytes;  /* 0: no limit; past it 413 before the guest runs */
   uint64_t max_memory_bytes;   /* per linear memory; 0: no limit */

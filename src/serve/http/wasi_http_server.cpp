@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "serve/admission.h"
 #include "serve/request_metrics.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"
@@ -37,6 +38,7 @@ struct Server::Impl {
   ComponentPtr component;  // the server's pre-instantiation keeps its own reference too
   std::function<void(const RequestRecord&)> on_request;
   RequestMetrics metrics;
+  std::unique_ptr<Admission> admission;  // the policy the Rust server asks (serve_host.h)
   wasinn_server* server = nullptr;
   std::string address;
   std::mutex mu;
@@ -84,6 +86,26 @@ EnginePtr make_serve_engine(const ServeOptions& options, uint64_t max_memory_byt
 }
 
 void free_guest(void*, void* guest) noexcept { delete static_cast<GuestState*>(guest); }
+
+// serve_host.h's admission table over Admission.
+int admission_enter(void* self, void (*granted)(void*, bool), void* waiter, uint64_t* ticket) noexcept {
+  try {
+    switch (
+        static_cast<Admission*>(self)->enter([granted, waiter](bool admitted) { granted(waiter, admitted); }, ticket)) {
+      case Admission::Entry::admitted: return WASINN_ADMISSION_ADMITTED;
+      case Admission::Entry::queued: return WASINN_ADMISSION_QUEUED;
+      case Admission::Entry::refused: break;
+    }
+  } catch (...) {
+    // Out of memory for the wait: refused, as a full queue.
+  }
+  return WASINN_ADMISSION_REFUSED;
+}
+bool admission_withdraw(void* self, uint64_t ticket) noexcept {
+  return static_cast<Admission*>(self)->withdraw(ticket);
+}
+void admission_leave(void* self) noexcept { static_cast<Admission*>(self)->leave(); }
+void admission_close(void* self) noexcept { static_cast<Admission*>(self)->close(); }
 
 void answered(void* user, const wasinn_serve_record* r) noexcept {
   auto* impl = static_cast<Server::Impl*>(user);
@@ -152,7 +174,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.nn = &wit_host_table();
     config.addr = view(options.address);
     config.workers = options.workers ? options.workers : cores;
-    config.max_queue = options.max_queue;
+    impl->admission = std::make_unique<Admission>(config.workers, options.max_queue);
+    config.admission = {impl->admission.get(), admission_enter, admission_withdraw, admission_leave, admission_close};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
     config.max_memory_bytes = impl_->max_memory_bytes;
@@ -210,7 +233,8 @@ uint64_t Server::wait(uint64_t grace_ms) {
 std::string Server::metrics_text() const {
   wasinn_serve_stats stats{};
   wasinn_serve_read_stats(impl_->server, &stats);
-  return impl_->metrics.render({stats.in_flight, stats.running, stats.queued, stats.rejected});
+  const Admission::Gauges admission = impl_->admission->gauges();
+  return impl_->metrics.render({stats.in_flight, stats.running, admission.queued, admission.refused});
 }
 
 }  // namespace wasinn

@@ -15,7 +15,9 @@
 namespace wasinn::oip_server {
 
 ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
-    : env_(std::move(env)), options_(std::move(options)) {
+    : env_(std::move(env)),
+      options_(std::move(options)),
+      admission_(options_.workers ? options_.workers : 1, options_.max_queue) {
   if (options_.workers == 0) options_.workers = 1;
   for (const NamedModel& m : env_->models().list()) {
     std::string version = "1", config;
@@ -60,48 +62,42 @@ void ModelSet::work() {
   set_thread_wait_listener(this);
   std::unique_lock lock(mu_);
   for (;;) {
-    // A job starts only on a free place: `workers` jobs compute at once, however many threads.
-    cv_.wait(lock, [&] { return (!queue_.empty() && active_ < options_.workers) || (stopping_ && queue_.empty()); });
+    // Every job here holds a place of the admission: a thread only runs it.
+    cv_.wait(lock, [&] { return !ready_.empty() || stopping_; });
     --idle_;
-    if (queue_.empty()) return;  // stopping, and nothing left
-    std::function<void()> job = std::move(queue_.front());
-    queue_.pop_front();
+    if (ready_.empty()) return;  // stopping, and nothing left
+    std::function<void()> job = std::move(ready_.front());
+    ready_.pop_front();
     ++running_;
-    ++active_;
     lock.unlock();
     job();
+    admission_.leave();  // the next waiter's grant hands its job to ready_
     lock.lock();
     --running_;
-    --active_;
     ++idle_;
-    // A place is free: one waiting thread may start a queued job (all of them when stopping).
-    if (stopping_)
-      cv_.notify_all();
-    else if (!queue_.empty())
-      cv_.notify_one();
   }
 }
 
+void ModelSet::start(std::function<void()> job) {
+  {
+    std::lock_guard lock(mu_);
+    ready_.push_back(std::move(job));
+    start_threads_locked();
+  }
+  cv_.notify_one();
+}
+
 void ModelSet::waiting() {
-  std::lock_guard lock(mu_);
-  --active_;
-  start_threads_locked();
-  if (!queue_.empty()) cv_.notify_one();
+  // Its place goes to a waiter, whose job may need a thread of its own.
+  admission_.pause();
 }
 
-void ModelSet::resumed() {
-  // Back only to hand over its answer: it may pass `workers` for that while, not compute.
-  std::lock_guard lock(mu_);
-  ++active_;
-}
-
-size_t ModelSet::free_places_locked() const { return options_.workers > active_ ? options_.workers - active_ : 0; }
+void ModelSet::resumed() { admission_.resume(); }
 
 void ModelSet::start_threads_locked() {
   // Spare threads stay for later waits; bounded, past that a job waits for a thread as before.
   const size_t most = options_.workers * 2 + options_.max_queue;
-  const size_t startable = std::min(queue_.size(), free_places_locked());
-  while (!stopping_ && idle_ < startable && workers_.size() < most) {
+  while (!stopping_ && idle_ < ready_.size() && workers_.size() < most) {
     ++idle_;  // counted from now, so that a second call does not start another for the same job
     workers_.emplace_back([this] { work(); });
   }
@@ -110,26 +106,24 @@ void ModelSet::start_threads_locked() {
 bool ModelSet::run(const std::function<void(uint64_t)>& job) {
   const auto queued = std::chrono::steady_clock::now();
   // Shared: the worker still holds the promise while it wakes this thread.
-  auto done = std::make_shared<std::promise<void>>();
-  std::future<void> finished = done->get_future();
-  {
-    std::lock_guard lock(mu_);
-    // Free places take jobs at once; past them max_queue may wait. A job waiting for another
-    // worker's batch holds no place.
-    if (stopping_ || queue_.size() >= free_places_locked() + options_.max_queue) {
-      ++rejected_;
-      return false;
-    }
-    queue_.push_back([&, done] {
-      job(static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - queued).count()));
-      done->set_value();
-    });
-    start_threads_locked();
+  auto done = std::make_shared<std::promise<bool>>();
+  std::future<bool> finished = done->get_future();
+  auto run_job = [&job, done, queued] {
+    job(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - queued).count()));
+    done->set_value(true);
+  };
+  switch (admission_.enter([this, run_job, done](bool admitted) {
+    if (admitted)
+      start(run_job);
+    else
+      done->set_value(false);
+  })) {
+    case Admission::Entry::refused: return false;
+    case Admission::Entry::admitted: start(run_job); break;
+    case Admission::Entry::queued: break;
   }
-  cv_.notify_one();
-  finished.wait();
-  return true;
+  return finished.get();
 }
 
 Status ModelSet::load_all() {
@@ -187,8 +181,9 @@ Status ModelSet::unload(std::string_view name) {
 }
 
 ModelSet::Gauges ModelSet::gauges() const {
+  const Admission::Gauges admission = admission_.gauges();
   std::lock_guard lock(mu_);
-  return {running_, queue_.size(), rejected_};
+  return {running_, admission.queued + ready_.size(), admission.refused};
 }
 
 }  // namespace wasinn::oip_server

@@ -2,11 +2,12 @@
 // ModelSet: the models an OIP server answers for (every model registered in the process's
 // NnEnvironment: --nn-preload, -S nn-graph, --nn-remote, the config file, --model-repository),
 // found by name and version, and the worker pool every inference runs on: `workers` threads of
-// the server's own compute, and `max_queue` requests wait; past that the answer is
-// 503/UNAVAILABLE at once, as `wasinn serve` answers a full queue. Computes never run on the
+// the server's own compute, admitted by serve/admission.h's policy as `wasinn serve`'s requests
+// are (`max_queue` wait; past that 503/UNAVAILABLE at once). Computes never run on the
 // transports' threads: civetweb's have 100 KiB stacks (fixed when Debian built it), too small
 // for a framework's compute. A worker waiting for rows another worker's batch computes gives its
-// place to a spare thread (DynamicBatcher's WaitListener), so `workers` jobs still run. Thread-safe.
+// place to a waiter, on a spare thread (DynamicBatcher's WaitListener), so `workers` jobs still
+// run. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -22,6 +23,7 @@
 
 #include "core/error.h"
 #include "core/nn_environment.h"
+#include "serve/admission.h"
 #include "serve/oip/pipeline.h"
 #include "serve/oip/served_model.h"
 
@@ -71,21 +73,20 @@ class ModelSet : private WaitListener {
   std::shared_ptr<NnEnvironment> env_;
   ModelSetOptions options_;
   void work();
+  // Hands a job that holds a place to a thread.
+  void start(std::function<void()> job);
   void waiting() override;
   void resumed() override;
-  // Jobs that may start computing now (`workers` less the active ones); mu_ held.
-  size_t free_places_locked() const;
-  // Threads for the jobs that may start now (a free place each) when too few are idle; mu_ held.
+  // Threads for the ready jobs when too few are idle; mu_ held.
   void start_threads_locked();
 
   std::map<std::string, std::shared_ptr<ServedModel>, std::less<>> models_;
+  Admission admission_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  size_t running_ = 0;  // jobs started and not finished
-  size_t active_ = 0;   // of them, not waiting for another worker's batch: what `workers` bounds
-  size_t idle_ = 0;     // threads waiting for a job (or just started)
-  uint64_t rejected_ = 0;
+  std::deque<std::function<void()>> ready_;  // admitted, waiting for a thread
+  size_t running_ = 0;                       // jobs started and not finished
+  size_t idle_ = 0;                          // threads waiting for a job (or just started)
   bool stopping_ = false;
   std::vector<std::thread> workers_;  // last: started once the rest is there; grows under mu_
 };

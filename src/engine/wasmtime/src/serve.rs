@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `wasinn serve`: a `wasi:http/proxy` component behind an HTTP/1.1 server, a fresh instance per
 //! request from one pre-instantiated component (as `wasmtime serve`). Requests are admitted to a
-//! fixed number of guest workers through a bounded queue; the HTTP side (accepting, reading
+//! fixed number of guest workers by the C++ side's admission policy (a bounded queue, the OIP
+//! server's too); the HTTP side (accepting, reading
 //! bodies, answering 413/503/504, health) runs on runtime threads of its own, so a busy guest
 //! never stops the server from answering. wasi:nn is the C++ side's (the `WitHost` table); so
 //! is each request's guest state, made and freed through the config's callbacks.
@@ -9,7 +10,7 @@
 //! This file is the C contract, `src/serve/http/serve_host.h`: its types and entry points. The rest:
 //! `server` (listening, stopping, draining), `connection` (one client connection), `shared`
 //! (what every request shares), `request` (one request's steps), `body` (its body, read under
-//! the limit), `admission` (workers and the queue), `store` (its store), `answer` (what the
+//! the limit), `admission` (a worker, asked of the policy), `store` (its store), `answer` (what the
 //! client gets, and the record of it).
 use std::ffi::c_void;
 use std::time::Duration;
@@ -50,9 +51,25 @@ pub struct ServeRecord {
 pub struct ServeStats {
     pub in_flight: u64,
     pub running: u64,
-    pub queued: u64,
-    pub rejected: u64,
 }
+
+/// `wasinn_admission_entry`.
+pub const ADMISSION_ADMITTED: i32 = 0;
+pub const ADMISSION_QUEUED: i32 = 1;
+
+/// `wasinn_serve_admission`: the C++ side's admission policy (serve/admission.h).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AdmissionTable {
+    pub policy: *mut c_void,
+    pub enter: unsafe extern "C" fn(*mut c_void, unsafe extern "C" fn(*mut c_void, bool), *mut c_void, *mut u64) -> i32,
+    pub withdraw: unsafe extern "C" fn(*mut c_void, u64) -> bool,
+    pub leave: unsafe extern "C" fn(*mut c_void),
+    pub close: unsafe extern "C" fn(*mut c_void),
+}
+// Its functions may be called from any thread (serve_host.h).
+unsafe impl Send for AdmissionTable {}
+unsafe impl Sync for AdmissionTable {}
 
 #[repr(C)]
 pub struct ServeConfig {
@@ -61,7 +78,7 @@ pub struct ServeConfig {
     pub nn: *const WitHost,
     pub addr: WitStr,
     pub workers: usize,
-    pub max_queue: usize,
+    pub admission: AdmissionTable,
     pub request_timeout_ms: u64,
     pub max_request_bytes: u64,
     pub max_memory_bytes: u64,

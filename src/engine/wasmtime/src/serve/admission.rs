@@ -1,44 +1,106 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! Admission to the guest workers (serve_host.h's `workers` and `max_queue`, and the `running`,
-//! `queued` and `rejected` counts): a request whose body was read takes a free worker, else
-//! waits in a bounded queue; a full queue is answered 503 at once.
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+//! A worker for a request whose body was read, asked of the C++ side's admission policy
+//! (serve_host.h's `wasinn_serve_admission`, serve/admission.h: the one the OIP server uses too):
+//! a free worker at once, else a wait in its bounded queue, else 503 at once. This file only
+//! turns the policy's callback into an awaited answer and gives the worker back on drop.
+use std::ffi::c_void;
 
 use hyper::StatusCode;
-use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::oneshot;
 
 use super::answer::HostAnswer;
 use super::shared::Shared;
+use super::{AdmissionTable, ADMISSION_ADMITTED, ADMISSION_QUEUED};
 
-impl Shared {
-    /// A worker for one request, held until its guest's state is freed; 503 when the queue is
-    /// full, or when the server shuts down while the request waits.
-    pub(super) async fn admit(&self) -> Result<OwnedSemaphorePermit, HostAnswer> {
-        if let Ok(worker) = self.guests.clone().try_acquire_owned() {
-            return Ok(worker);
-        }
-        if self.queued.fetch_add(1, Relaxed) >= self.settings.max_queue {
-            self.queued.fetch_sub(1, Relaxed);
-            self.rejected.fetch_add(1, Relaxed);
-            return Err(HostAnswer::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "every worker is busy and the queue is full; retry later",
-                "queue full",
-            ));
-        }
-        let waiting = Waiting(&self.queued);
-        let worker = self.guests.clone().acquire_owned().await;
-        drop(waiting);
-        worker.map_err(|_| HostAnswer::new(StatusCode::SERVICE_UNAVAILABLE, "shutting down", String::new()))
+/// A worker held; given back to the policy when dropped (once the guest's state is freed).
+pub(super) struct Worker(AdmissionTable);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        unsafe { (self.0.leave)(self.0.policy) }
     }
 }
 
-/// A request in the queue, counted out however the wait ends: a client that leaves drops the
-/// waiting future.
-struct Waiting<'a>(&'a AtomicU64);
+/// What a queued request waits on: the policy's grant sends the worker (or None: closed). A
+/// worker sent to a request that no longer waits is dropped with the message, so given back.
+type Waiter = (oneshot::Sender<Option<Worker>>, AdmissionTable);
 
-impl Drop for Waiting<'_> {
+unsafe extern "C" fn granted(waiter: *mut c_void, admitted: bool) {
+    let (tx, table) = *Box::from_raw(waiter as *mut Waiter);
+    let _ = tx.send(admitted.then_some(Worker(table)));
+}
+
+/// A request's place in the queue, withdrawn however the wait ends unanswered (a client that
+/// leaves drops the waiting future). Owns the waiter's box until the policy's grant takes it.
+struct Waiting {
+    table: AdmissionTable,
+    ticket: u64,
+    waiter: Option<*mut Waiter>,
+}
+
+// The box is handed only to the policy's thread-safe functions (serve_host.h).
+unsafe impl Send for Waiting {}
+
+impl Drop for Waiting {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Relaxed);
+        if let Some(waiter) = self.waiter {
+            if unsafe { (self.table.withdraw)(self.table.policy, self.ticket) } {
+                // Withdrawn before its grant: the box is ours again.
+                drop(unsafe { Box::from_raw(waiter) });
+            }
+        }
+    }
+}
+
+/// Asks the policy; Ok(worker) when admitted at once, Err((waiting, answer)) when queued.
+fn enter(table: AdmissionTable) -> Result<Worker, Option<(Waiting, oneshot::Receiver<Option<Worker>>)>> {
+    let (tx, rx) = oneshot::channel();
+    let waiter = Box::into_raw(Box::new((tx, table)));
+    let mut ticket = 0u64;
+    match unsafe { (table.enter)(table.policy, granted, waiter as *mut c_void, &mut ticket) } {
+        ADMISSION_QUEUED => Err(Some((
+            Waiting {
+                table,
+                ticket,
+                waiter: Some(waiter),
+            },
+            rx,
+        ))),
+        entry => {
+            // Not queued: the policy keeps nothing of the box.
+            drop(unsafe { Box::from_raw(waiter) });
+            if entry == ADMISSION_ADMITTED {
+                Ok(Worker(table))
+            } else {
+                Err(None)
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// A worker for one request; 503 when the queue is full, or when the server shuts down
+    /// while the request waits.
+    pub(super) async fn admit(&self) -> Result<Worker, HostAnswer> {
+        match enter(self.callbacks.admission) {
+            Ok(worker) => Ok(worker),
+            Err(Some((mut waiting, answer))) => {
+                let answer = answer.await;
+                waiting.waiter = None; // answered: the grant took the box
+                match answer {
+                    Ok(Some(worker)) => Ok(worker),
+                    _ => Err(HostAnswer::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "shutting down",
+                        String::new(),
+                    )),
+                }
+            }
+            Err(None) => Err(HostAnswer::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "every worker is busy and the queue is full; retry later",
+                "queue full",
+            )),
+        }
     }
 }

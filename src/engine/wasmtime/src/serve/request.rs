@@ -11,11 +11,12 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
-use tokio::sync::{oneshot, OwnedSemaphorePermit};
+use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
 use wasmtime_wasi_http::p2::body::HyperOutgoingBody;
 use wasmtime_wasi_http::WasiHttpView;
 
+use super::admission::Worker;
 use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked};
 use super::body::read_whole;
 use super::shared::Shared;
@@ -72,11 +73,7 @@ impl Shared {
     /// Makes the request's store and runs the guest on `worker`: a fresh instance of the
     /// component, its handler called with the request. The worker is given back once the
     /// guest's state is freed.
-    fn start_guest(
-        self: &Arc<Shared>,
-        req: Request<Full<Bytes>>,
-        worker: OwnedSemaphorePermit,
-    ) -> Result<RunningGuest, HostAnswer> {
+    fn start_guest(self: &Arc<Shared>, req: Request<Full<Bytes>>, worker: Worker) -> Result<RunningGuest, HostAnswer> {
         let (tx, response) = oneshot::channel();
         let started = (|| -> wasmtime::Result<_> {
             let mut store = self.new_store()?;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use wasmtime::component::Linker;
 use wasmtime::{format_err, Result};
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
@@ -76,15 +76,12 @@ impl Server {
             engine,
             pre,
             callbacks: Callbacks::of(cfg),
-            guests: Arc::new(Semaphore::new(settings.workers)),
             settings,
             guest_rt: guest_rt.handle().clone(),
             draining: AtomicBool::new(false),
             cutting: AtomicBool::new(false),
             in_flight: AtomicU64::new(0),
             running: AtomicU64::new(0),
-            queued: AtomicU64::new(0),
-            rejected: AtomicU64::new(0),
             idle: tokio::sync::Notify::new(),
         });
         let (stop, stop_rx) = watch::channel(false);
@@ -150,7 +147,8 @@ impl Server {
         });
         let cut = self.shared.in_flight.load(Relaxed);
         self.shared.cutting.store(true, Relaxed);
-        self.shared.guests.close();
+        // Requests still waiting for a worker are answered 503 (admission.rs).
+        unsafe { (self.shared.callbacks.admission.close)(self.shared.callbacks.admission.policy) };
         if let Some(rt) = self.io_rt.take() {
             rt.shutdown_timeout(Duration::from_millis(100));
         }
@@ -171,8 +169,6 @@ impl Server {
         ServeStats {
             in_flight: s.in_flight.load(Relaxed),
             running: s.running.load(Relaxed),
-            queued: s.queued.load(Relaxed),
-            rejected: s.rejected.load(Relaxed),
         }
     }
 }

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! What every request of a server shares (serve_host.h): the config read once at start (its
-//! strings copied, its callbacks kept), the pre-instantiated component, the workers, and the
-//! counters `wasinn_serve_read_stats` reads.
+//! strings copied, its callbacks and admission table kept), the pre-instantiated component, and
+//! the counters `wasinn_serve_read_stats` reads.
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
 
 use super::store::RequestState;
-use super::{ServeConfig, ServeRecord};
+use super::{AdmissionTable, ServeConfig, ServeRecord};
 use crate::host::*;
 
 /// The callbacks and user pointer of the C++ side, which promises they may be called from any
@@ -23,6 +21,7 @@ pub(super) struct Callbacks {
     pub(super) guest_new: unsafe extern "C" fn(*mut c_void) -> Guest,
     pub(super) guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
+    pub(super) admission: AdmissionTable,
 }
 unsafe impl Send for Callbacks {}
 unsafe impl Sync for Callbacks {}
@@ -34,6 +33,7 @@ impl Callbacks {
             guest_new: cfg.guest_new,
             guest_free: cfg.guest_free,
             on_request: cfg.on_request,
+            admission: cfg.admission,
         }
     }
 }
@@ -41,7 +41,6 @@ impl Callbacks {
 /// The config's limits and the guest's environment, with its zeros ("none") made values.
 pub(super) struct Settings {
     pub(super) workers: usize,
-    pub(super) max_queue: u64,
     pub(super) request_timeout: Option<Duration>,
     pub(super) timeout_ticks: u64,
     pub(super) max_request_bytes: u64,
@@ -56,7 +55,6 @@ impl Settings {
     pub(super) fn of(cfg: &ServeConfig) -> Settings {
         Settings {
             workers: cfg.workers.max(1),
-            max_queue: cfg.max_queue as u64,
             request_timeout: (cfg.request_timeout_ms > 0).then(|| Duration::from_millis(cfg.request_timeout_ms)),
             timeout_ticks: if cfg.timeout_ticks > 0 {
                 cfg.timeout_ticks
@@ -93,15 +91,11 @@ pub(super) struct Shared {
     pub(super) pre: ProxyPre<RequestState>,
     pub(super) settings: Settings,
     pub(super) callbacks: Callbacks,
-    /// One permit per guest worker (admission.rs).
-    pub(super) guests: Arc<Semaphore>,
     pub(super) guest_rt: tokio::runtime::Handle,
     pub(super) draining: AtomicBool,
     /// The drain's grace is over: what is still in flight is cut by the server, not its client.
     pub(super) cutting: AtomicBool,
     pub(super) in_flight: AtomicU64,
     pub(super) running: AtomicU64,
-    pub(super) queued: AtomicU64,
-    pub(super) rejected: AtomicU64,
     pub(super) idle: tokio::sync::Notify,
 }
