@@ -107,10 +107,22 @@ constexpr OutputCall kGetOutput{"get_output", "get_output: bytes_written", "get_
 constexpr OutputCall kGetOutputSingle{"get_output_single", "get_output_single: bytes_written",
                                       "get_output_single: output buffer"};
 
+// WasmEdge's rule for a text model's output, which LlamaEdge's llama-core relies on: it passes an
+// empty Vec (length 0, a large capacity) and reads what WasmEdge's releases wrote there. A
+// zero-length buffer of a text model's graph (the plugin's "text_model" fact) takes the output
+// where the guest's memory holds it from out_ptr; it lands in the guest's own memory, bounds-checked.
+uint32_t wasmedge_text_buffer(const GuestMemoryView& m, const HeldOutput& held, uint32_t out_ptr, uint32_t out_max) {
+  const size_t size = held.view.data.size();
+  if (out_max != 0 || size == 0 || size > UINT32_MAX || !held.context->graph().plugin().facts().text_model)
+    return out_max;
+  return m.in_bounds(out_ptr, size) ? static_cast<uint32_t>(size) : out_max;
+}
+
 Status copy_output(const GuestMemoryView& m, Result<HeldOutput> held, uint32_t out_ptr, uint32_t out_max,
                    uint32_t written_out, const OutputCall& k) {
   if (!held) return held.take_error();
   const TensorView& view = held->view;
+  out_max = wasmedge_text_buffer(m, *held, out_ptr, out_max);
   WASINN_TRY(write_output(m, view.data, out_ptr, out_max, written_out, k, "output",
                           [&] { return " " + describe_tensor(view.type, view.dims); }));
   held->context->graph().metrics().add_output_bytes(view.data.size());

@@ -233,6 +233,22 @@ TEST(LlamaGuest, StreamStdoutPrintsTheAnswerOnTheHost) {
   EXPECT_EQ(without_host_log(out), native.text());
 }
 
+// LlamaEdge's llama-core asks for the text with an empty Vec (declared length 0, capacity behind
+// it), which WasmEdge's releases filled: a text model's output takes that buffer too.
+TEST(LlamaGuest, ZeroLengthBufferTakesTheTextAsLlamaEdgeExpects) {
+  const NativeRun native = native_generate(tiny_model(), kPrompt, settings(128, 12));
+  const ProbeResult whole = run_probe(
+      {"--load", "name:tiny", "--config", greedy_config(128, 12), "--zero-length-buffer", "--prompt", kPrompt});
+  ASSERT_EQ(whole.exit_code, 0) << describe(whole);
+  EXPECT_EQ(whole.contexts.at(0).compute, 0) << describe(whole);
+  EXPECT_EQ(whole.contexts.at(0).text, native.text()) << describe(whole);
+  const ProbeResult stream = run_probe({"--load", "name:tiny", "--config", greedy_config(128, 12), "--mode", "stream",
+                                        "--zero-length-buffer", "--prompt", kPrompt});
+  ASSERT_EQ(stream.exit_code, 0) << describe(stream);
+  EXPECT_EQ(stream.contexts.at(0).pieces, native.pieces) << describe(stream);
+  EXPECT_EQ(stream.contexts.at(0).stream_end, 100) << describe(stream);
+}
+
 // WasmEdge's Rust guests send the prompt and metadata as U8 tensors with dims [1] whatever
 // their length. The backend takes the bytes as they are, but the host's set_input currently
 // rejects data_len != product(dims) before the backend sees it: enable once the host lets GGML

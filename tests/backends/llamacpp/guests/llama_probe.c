@@ -6,13 +6,15 @@
  *
  *   llama_probe --load name:NAME | bytes:FILE | text:STRING  [--config JSON]
  *               [--metadata JSON] [--prompt TEXT]... [--mode compute|stream|embedding]
- *               [--dims-one] [--unload-loop N] --out FILE
+ *               [--dims-one] [--zero-length-buffer] [--unload-loop N] --out FILE
  *
  * --load name: uses load_by_name_with_config when --config is given, else load_by_name;
  * bytes: passes the file's bytes to load (encoding ggml), with the config as an extra builder;
  * text: passes STRING itself as builder 0 (e.g. "preload:/path").
  * --mode stream runs the contexts' compute_single loops interleaved, one token each in turn.
  * --dims-one sends the prompt with dims [1], as WasmEdge's Rust guests do.
+ * --zero-length-buffer asks for the text with a buffer of declared length 0 (a large one behind it),
+ * as LlamaEdge's llama-core does (an empty Vec with capacity).
  * Result lines: "load E", "ctx I set_input E", "ctx I compute E", "ctx I text HEX",
  * "ctx I metadata JSON", "ctx I piece HEX", "ctx I stream_end E", "ctx I embedding N v0 v1 ...".
  */
@@ -75,9 +77,13 @@ static void metadata_line(int i, wasi_nn_context c) {
 int main(int argc, char** argv) {
   const char *spec = NULL, *config = NULL, *metadata = NULL, *mode = "compute", *out_path = NULL;
   const char* prompts[MAX_CTX];
-  int n_prompts = 0, dims_one = 0, unload_loop = 1;
+  int n_prompts = 0, dims_one = 0, zero_length = 0, unload_loop = 1;
   for (int i = 1; i < argc; ++i) {
     const char* v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(argv[i], "--zero-length-buffer")) {
+      zero_length = 1;
+      continue;
+    }
     if (!strcmp(argv[i], "--dims-one")) {
       dims_one = 1;
       continue;
@@ -140,7 +146,7 @@ int main(int argc, char** argv) {
             continue;
           }
           uint32_t n = 0;
-          rc = wasi_nn_get_output_single(ctx[i], 0, buf, sizeof buf, &n);
+          rc = wasi_nn_get_output_single(ctx[i], 0, buf, zero_length ? 0 : sizeof buf, &n);
           if (rc) {
             fprintf(out, "ctx %d piece_errno %d\n", i, rc);
             active[i] = 0;
@@ -160,7 +166,7 @@ int main(int argc, char** argv) {
         rc = wasi_nn_compute(ctx[i]);
         fprintf(out, "ctx %d compute %d\n", i, rc);
         uint32_t n = 0;
-        rc = wasi_nn_get_output(ctx[i], 0, buf, sizeof buf, &n);
+        rc = wasi_nn_get_output(ctx[i], 0, buf, zero_length ? 0 : sizeof buf, &n);
         if (rc) {
           fprintf(out, "ctx %d output_errno %d\n", i, rc);
           continue;
