@@ -22,6 +22,8 @@ class GuestMemoryView {
   GuestMemoryView(uint8_t* base, uint64_t size) : base_(base), size_(size) {}
 
   uint64_t size() const { return size_; }
+  // Whether `count` bytes at `ptr` lie inside the memory: a question, with no error to format.
+  bool in_bounds(uint64_t ptr, uint64_t count) const { return ptr <= size_ && count <= size_ - ptr; }
 
   // The `count` bytes at `ptr`, or invalid_argument naming `what`.
   Result<std::span<uint8_t>> bytes(uint32_t ptr, uint64_t count, std::string_view what) const {
@@ -72,7 +74,6 @@ class GuestMemoryView {
   }
 
  private:
-  bool in_bounds(uint64_t ptr, uint64_t count) const { return ptr <= size_ && count <= size_ - ptr; }
   uint8_t* base_;
   uint64_t size_;
 };
