@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "engine/call_outcome.h"
 #include "engine/epoch_ticker.h"
+#include "engine/logging_imports.h"
 #include "engine/nn_imports.h"
 
 namespace wasinn {
@@ -99,6 +100,7 @@ Status GuestThreads::link() {
   }
   Status nn = define_ephemeral_nn(linker_.get());
   if (nn.ok()) nn = define_legacy_nn(linker_.get());
+  if (nn.ok()) nn = define_wasi_logging(linker_.get());
   if (!nn.ok()) return nn;
   wasm_valtype_vec_t params, results;
   wasm_valtype_vec_new_uninitialized(&params, 1);

@@ -20,6 +20,7 @@
 #include "engine/instance_impl.h"
 #include "engine/module_bytes.h"
 #include "engine/module_instance.h"
+#include "engine/logging_imports.h"
 #include "engine/nn_imports.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -63,6 +64,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   impl->component_linker.reset(wasmtime_component_linker_new(impl->engine.get()));
   Status nn = define_ephemeral_nn(impl->linker.get());
   if (nn.ok()) nn = define_legacy_nn(impl->linker.get());
+  if (nn.ok()) nn = define_wasi_logging(impl->linker.get());
   if (nn.ok()) nn = define_component_imports(impl->component_linker.get());
   if (auto s = std::move(nn); !s.ok()) {
     if (error) *error = s.error().detail;

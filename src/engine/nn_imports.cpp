@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -110,22 +111,6 @@ constexpr ImportSpec kLegacyImports[] = {
      [](Call c, const wasmtime_val_raw_t* a) { return legacy_nn::get_output(c, u(a[0]), u(a[1]), u(a[2]), u(a[3])); }},
 };
 
-// Finds the guest's memory: the cached export, else the caller's "memory" export.
-bool guest_memory(wasmtime_caller_t* caller, GuestState& state, wasmtime_memory_t* out) {
-  if (state.memory) {
-    *out = *state.memory;
-    return true;
-  }
-  wasmtime_extern_t item;
-  if (!wasmtime_caller_export_get(caller, "memory", 6, &item)) return false;
-  if (item.kind != WASMTIME_EXTERN_MEMORY) {
-    wasmtime_extern_delete(&item);
-    return false;
-  }
-  *out = item.of.memory;
-  return true;
-}
-
 wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t* args, size_t) {
   const auto* spec = static_cast<const ImportSpec*>(env);
   wasmtime_context_t* cx = wasmtime_caller_context(caller);
@@ -142,19 +127,12 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
   } counted(state ? state->nn_calls : nullptr);
   // No C++ exception may unwind into Wasmtime's frames: every one becomes an errno.
   try {
-    wasmtime_memory_t mem;
     if (!state || !state->session) {
       status = make_error(Errc::runtime_error, "wasi-nn is not enabled for this store");
-    } else if (state->shared_memory) {
-      // A shared memory never moves; it may grow in another thread, which only adds bytes.
-      GuestMemoryView view(wasmtime_sharedmemory_data(state->shared_memory),
-                           wasmtime_sharedmemory_data_size(state->shared_memory));
-      status = spec->handler(Call{*state->session, view}, args);
-    } else if (!guest_memory(caller, *state, &mem)) {
+    } else if (std::optional<GuestMemoryView> view = caller_memory(caller, *state); !view) {
       status = make_error(Errc::missing_memory, "the guest exports no memory named \"memory\"");
     } else {
-      GuestMemoryView view(wasmtime_memory_data(cx, &mem), wasmtime_memory_data_size(cx, &mem));
-      status = spec->handler(Call{*state->session, view}, args);
+      status = spec->handler(Call{*state->session, *view}, args);
     }
   } catch (const std::bad_alloc&) {
     status = make_error(Errc::too_large, "the host ran out of memory");
@@ -188,6 +166,29 @@ Status define_imports(wasmtime_linker_t* linker, std::span<const ImportSpec> imp
 }
 
 }  // namespace
+
+std::optional<GuestMemoryView> caller_memory(wasmtime_caller_t* caller, GuestState& state) {
+  if (state.shared_memory) {
+    // A shared memory never moves; it may grow in another thread, which only adds bytes.
+    return GuestMemoryView(wasmtime_sharedmemory_data(state.shared_memory),
+                           wasmtime_sharedmemory_data_size(state.shared_memory));
+  }
+  // The cached export, else the caller's "memory" export.
+  wasmtime_memory_t mem;
+  if (state.memory) {
+    mem = *state.memory;
+  } else {
+    wasmtime_extern_t item;
+    if (!wasmtime_caller_export_get(caller, "memory", 6, &item)) return std::nullopt;
+    if (item.kind != WASMTIME_EXTERN_MEMORY) {
+      wasmtime_extern_delete(&item);
+      return std::nullopt;
+    }
+    mem = item.of.memory;
+  }
+  wasmtime_context_t* cx = wasmtime_caller_context(caller);
+  return GuestMemoryView(wasmtime_memory_data(cx, &mem), wasmtime_memory_data_size(cx, &mem));
+}
 
 Status define_ephemeral_nn(wasmtime_linker_t* linker) { return define_imports(linker, kEphemeralImports); }
 Status define_legacy_nn(wasmtime_linker_t* linker) { return define_imports(linker, kLegacyImports); }

@@ -4,15 +4,24 @@
 // ABI layer; nothing a guest passes can make it trap or throw.
 #pragma once
 
+#include <optional>
+
 #include <wasmtime.h>
 
+#include "abi/guest_memory.h"
 #include "core/error.h"
 
 namespace wasinn {
+
+struct GuestState;
 
 // Module `wasi_ephemeral_nn`: the twelve witx functions (standard plus WasmEdge extensions).
 Status define_ephemeral_nn(wasmtime_linker_t* linker);
 // Module `wasi_nn`: WAMR's legacy six functions.
 Status define_legacy_nn(wasmtime_linker_t* linker);
+
+// The calling guest's linear memory (its shared memory, the cached export or its "memory"
+// export), or nullopt when it exports none; the host functions' one way to it.
+std::optional<GuestMemoryView> caller_memory(wasmtime_caller_t* caller, GuestState& state);
 
 }  // namespace wasinn

@@ -40,6 +40,54 @@ TEST(LogLevel, QuietVerboseAndOff) {
   EXPECT_EQ(both.exit_code, 2) << both.describe();
 }
 
+// wasi:logging for core modules (LlamaEdge's llama-api-server imports it): each call one line of
+// wasinn's log at the guest's level; a context is a label, never a file; bad calls are dropped.
+TEST(WasiLogging, EachCallIsALineOfTheLogAtTheGuestsLevel) {
+  const ChildResult normal = wasinn({"run", guest("wasi_logging")});
+  ASSERT_EQ(normal.exit_code, 0) << normal.describe();
+  EXPECT_EQ(normal.out, "done\n");
+  // run's default level is warn: warn, error and critical show.
+  EXPECT_EQ(normal.err,
+            "wasinn: warning: guest: probe: warn line\n"
+            "wasinn: error: guest: probe: error line\n"
+            "wasinn: critical: guest: probe: critical line\n")
+      << normal.describe();
+  const ChildResult all = wasinn({"run", "--log-level", "trace", guest("wasi_logging")});
+  ASSERT_EQ(all.exit_code, 0) << all.describe();
+  for (const char* line : {"trace: guest: probe: trace line\n", "debug: guest: probe: debug line\n",
+                           "info: guest: probe: info line\n", "info: guest: no context\n"})
+    EXPECT_NE(all.err.find(line), std::string::npos) << line << "\n" << all.describe();
+}
+
+TEST(WasiLogging, QuietKeepsOnlyTheGuestsErrors) {
+  const ChildResult text = wasinn({"run", "-q", guest("wasi_logging")});
+  EXPECT_EQ(text.err, "wasinn: error: guest: probe: error line\nwasinn: critical: guest: probe: critical line\n")
+      << text.describe();
+}
+
+TEST(WasiLogging, BadCallsAreDroppedWithAWarningAndTheGuestGoesOn) {
+  const ChildResult r = wasinn({"run", "--log-level", "info", guest("wasi_logging"), "bad"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_NE(r.err.find("wasi:logging/logging.log: context: 100 bytes at guest address 0xfffffff0 lie outside"),
+            std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.err.find("wasi:logging/logging.log: message: 100 bytes at guest address 0xfffffff0 lie outside"),
+            std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.err.find("level 9 is none of trace (0) to critical (5)"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("info: guest: probe: after\n"), std::string::npos) << r.describe();
+}
+
+TEST(WasiLogging, AContextNamingAFileIsALabelNotAPathToWrite) {
+  const fs::path file = "/tmp/wasinn-logging-file";
+  fs::remove(file);
+  const ChildResult r = wasinn({"run", "--log-level", "info", guest("wasi_logging"), "file"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("info: guest: /tmp/wasinn-logging-file: not into a file\n"), std::string::npos) << r.describe();
+  EXPECT_FALSE(fs::exists(file));
+}
+
 // Manifests whose plugins are missing: names of any length, each row with its reason.
 void write_manifest(const fs::path& dir, const std::string& name, const std::string& encodings) {
   write_text(dir / (name + ".json"), "{\"name\": \"" + name + "\", \"abi_version\": 1, \"library\": \"lib" + name +
