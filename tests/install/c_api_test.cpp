@@ -13,6 +13,7 @@
 #include <iterator>
 #include <mutex>
 #include <string>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -373,6 +374,35 @@ TEST(CApi, ServesAProxyComponentAndStopsCleanly) {
   wasinn_server_destroy(server);
   std::lock_guard lock(seen.mu);
   EXPECT_EQ(seen.lines, (std::vector<std::string>{"GET /ok 200", "GET /healthz 200", "GET /nowhere 404"}));
+}
+
+// A guest still running at the drain's end is cut, and may finish after its server and host are
+// destroyed: what it calls back then (its guest state's release, its worker given back to the
+// admission) must still be there (serve_host.h's release; ASan sees a use after free otherwise).
+TEST(CApi, AGuestCutAtTheDrainsEndMayOutliveItsServer) {
+  const std::string faults = std::string(WASINN_GUEST_DIR) + "/http_faults.component.wasm";
+  if (!std::ifstream(faults)) GTEST_SKIP() << faults << " was not built (component guests off)";
+  HostPtr host = make_host();
+  ProgramPtr p(wasinn_program_create_path(faults.c_str()));
+  wasinn_serve_options_t* options = wasinn_serve_options_create();
+  wasinn_serve_options_set_address(options, "127.0.0.1:0");
+  wasinn_serve_options_set_workers(options, 1);
+  char* error = nullptr;
+  wasinn_server_t* server = wasinn_host_serve(host.get(), p.get(), options, &error);
+  wasinn_serve_options_destroy(options);
+  ASSERT_TRUE(server) << error;
+  const std::string address = wasinn_server_address(server);
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  // Busy for 1.5 s without yielding to the host: nothing can stop it before it ends.
+  std::thread client([port] { http_get(port, "/sleep?ms=1500"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  wasinn_server_stop(server);
+  EXPECT_EQ(wasinn_server_wait(server, 0), 1u);
+  wasinn_server_destroy(server);
+  host.reset();
+  client.join();
+  // The guest ends about now and gives back its state and its worker.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1800));
 }
 
 TEST(CApi, ServingACoreModuleIsAnErrorString) {

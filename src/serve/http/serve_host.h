@@ -4,8 +4,11 @@
  * wit_host.h table. serve/http/wasi_http_server.cpp drives it.
  *
  * Ownership: the config is read during wasinn_serve_start only (strings copied); its engine,
- * component, table, admission policy and user pointer must outlive the server. A server is freed with
- * wasinn_serve_free, which stops it at once if it still runs.
+ * component and table must outlive the server. Its user pointer and admission policy are the
+ * server's from wasinn_serve_start on, success or failure: release(user) is called exactly once,
+ * from any thread, when nothing will call back any more (on failure, before wasinn_serve_start
+ * returns; else after wasinn_serve_free and the last guest cut at the drain's end, which may end
+ * later). A server is freed with wasinn_serve_free, which stops it at once if it still runs.
  * Threads: guest_new, guest_free, on_request and the admission's functions are called from the
  * server's threads, several at
  * once; the record passed to on_request is valid for that call only. wasinn_serve_stop and
@@ -85,6 +88,7 @@ typedef struct wasinn_serve_config {
   void* (*guest_new)(void* user); /* a request's GuestState (the table's `guest`); NULL: 500 */
   void (*guest_free)(void* user, void* guest);
   void (*on_request)(void* user, const wasinn_serve_record* record); /* may be NULL */
+  void (*release)(void* user); /* may be NULL: the user outlives the server some other way */
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

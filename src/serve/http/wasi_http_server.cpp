@@ -27,6 +27,24 @@
 
 namespace wasinn {
 
+namespace {
+
+// What the Rust server calls back into (serve_host.h's user and admission policy): the server's
+// from its start until its release, since a guest cut at the drain's end may finish, and call
+// back, after the Server is gone.
+struct ServeUser {
+  std::shared_ptr<NnEnvironment> env;
+  std::function<void(const RequestRecord&)> on_request;
+  RequestMetrics metrics;
+  Admission admission;
+
+  ServeUser(std::shared_ptr<NnEnvironment> e, std::function<void(const RequestRecord&)> r, size_t workers,
+            size_t max_queue)
+      : env(std::move(e)), on_request(std::move(r)), admission(workers, max_queue) {}
+};
+
+}  // namespace
+
 struct Server::Impl {
   // An engine of the server's own: its code checks epochs (a request's timeout stops its
   // guest), ticked while it lives; with the pooling allocator, instances come from
@@ -34,11 +52,8 @@ struct Server::Impl {
   EnginePtr engine;
   std::unique_ptr<EpochTicker> ticker;
   std::unique_ptr<ComponentCache> component_cache;
-  std::shared_ptr<NnEnvironment> env;
-  ComponentPtr component;  // the server's pre-instantiation keeps its own reference too
-  std::function<void(const RequestRecord&)> on_request;
-  RequestMetrics metrics;
-  std::unique_ptr<Admission> admission;  // the policy the Rust server asks (serve_host.h)
+  ComponentPtr component;     // the server's pre-instantiation keeps its own reference too
+  ServeUser* user = nullptr;  // the server's (released by it); valid while `server` lives
   wasinn_server* server = nullptr;
   std::string address;
   std::mutex mu;
@@ -65,7 +80,7 @@ std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 
 void* new_guest(void* user) noexcept {
   try {
-    return GuestState::for_component(static_cast<Server::Impl*>(user)->env).release();
+    return GuestState::for_component(static_cast<ServeUser*>(user)->env).release();
   } catch (...) {
     return nullptr;
   }
@@ -106,13 +121,14 @@ bool admission_withdraw(void* self, uint64_t ticket) noexcept {
 }
 void admission_leave(void* self) noexcept { static_cast<Admission*>(self)->leave(); }
 void admission_close(void* self) noexcept { static_cast<Admission*>(self)->close(); }
+void release_user(void* user) noexcept { delete static_cast<ServeUser*>(user); }
 
 void answered(void* user, const wasinn_serve_record* r) noexcept {
-  auto* impl = static_cast<Server::Impl*>(user);
-  impl->metrics.record(r->status, r->micros);
-  if (!impl->on_request) return;
+  auto* served = static_cast<ServeUser*>(user);
+  served->metrics.record(r->status, r->micros);
+  if (!served->on_request) return;
   try {
-    impl->on_request(
+    served->on_request(
         RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros, view(r->note)});
   } catch (...) {
     // The contract says it must not throw; a log line lost is all it costs.
@@ -161,9 +177,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     auto component =
         impl->component_cache->get(*binary, [&] { return compile_component(impl->engine.get(), *binary, name); });
     if (!component) return fail(component.error().detail);
-    impl->env = impl_->env;
     impl->component = std::move(*component);
-    impl->on_request = options.on_request;
     std::vector<wasinn_wit_str> env, dirs;
     for (const auto& [k, v] : program.env) env.insert(env.end(), {view(k), view(v)});
     for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
@@ -174,8 +188,9 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.nn = &wit_host_table();
     config.addr = view(options.address);
     config.workers = options.workers ? options.workers : cores;
-    impl->admission = std::make_unique<Admission>(config.workers, options.max_queue);
-    config.admission = {impl->admission.get(), admission_enter, admission_withdraw, admission_leave, admission_close};
+    // Handed over at start, success or failure: the server releases it (release_user).
+    auto* user = new ServeUser(impl_->env, options.on_request, config.workers, options.max_queue);
+    config.admission = {&user->admission, admission_enter, admission_withdraw, admission_leave, admission_close};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
     config.max_memory_bytes = impl_->max_memory_bytes;
@@ -187,10 +202,11 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.dirs = dirs.data();
     config.dir_count = program.dirs.size();
     config.inherit_stdio = true;
-    config.user = impl.get();
+    config.user = user;
     config.guest_new = new_guest;
     config.guest_free = free_guest;
     config.on_request = answered;
+    config.release = release_user;
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.
@@ -201,6 +217,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
       }
       return fail(fmt::format("cannot serve {}: {}", name, message));
     }
+    impl->user = user;
     impl->address = std::string(view(wasinn_serve_address(impl->server)));
     return std::make_unique<Server>(std::move(impl));
   } catch (const std::exception& e) {
@@ -233,8 +250,8 @@ uint64_t Server::wait(uint64_t grace_ms) {
 std::string Server::metrics_text() const {
   wasinn_serve_stats stats{};
   wasinn_serve_read_stats(impl_->server, &stats);
-  const Admission::Gauges admission = impl_->admission->gauges();
-  return impl_->metrics.render({stats.in_flight, stats.running, admission.queued, admission.refused});
+  const Admission::Gauges admission = impl_->user->admission.gauges();
+  return impl_->user->metrics.render({stats.in_flight, stats.running, admission.queued, admission.refused});
 }
 
 }  // namespace wasinn

@@ -95,6 +95,7 @@ pub struct ServeConfig {
     pub guest_new: unsafe extern "C" fn(*mut c_void) -> Guest,
     pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
+    pub release: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 
 // `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`
@@ -115,7 +116,8 @@ pub(crate) fn component_of(p: *const wasmtime_component_t) -> Component {
 /// Starts serving: binds the address and returns once it listens (serve_host.h).
 ///
 /// # Safety
-/// `cfg` is valid for the call; its engine, component, table and callbacks outlive the server.
+/// `cfg` is valid for the call; its engine, component and table outlive the server; its user and
+/// admission policy are the server's from now on, released through `release` (serve_host.h).
 #[no_mangle]
 pub unsafe extern "C" fn wasinn_serve_start(
     cfg: *const ServeConfig,

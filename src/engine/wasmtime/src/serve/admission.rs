@@ -4,36 +4,38 @@
 //! a free worker at once, else a wait in its bounded queue, else 503 at once. This file only
 //! turns the policy's callback into an awaited answer and gives the worker back on drop.
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use hyper::StatusCode;
 use tokio::sync::oneshot;
 
 use super::answer::HostAnswer;
-use super::shared::Shared;
-use super::{AdmissionTable, ADMISSION_ADMITTED, ADMISSION_QUEUED};
+use super::shared::{Callbacks, Shared};
+use super::{ADMISSION_ADMITTED, ADMISSION_QUEUED};
 
-/// A worker held; given back to the policy when dropped (once the guest's state is freed).
-pub(super) struct Worker(AdmissionTable);
+/// A worker held; given back to the policy when dropped (once the guest's state is freed). It
+/// keeps the callbacks, and with them the policy, alive.
+pub(super) struct Worker(Arc<Callbacks>);
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        unsafe { (self.0.leave)(self.0.policy) }
+        unsafe { (self.0.admission.leave)(self.0.admission.policy) }
     }
 }
 
 /// What a queued request waits on: the policy's grant sends the worker (or None: closed). A
 /// worker sent to a request that no longer waits is dropped with the message, so given back.
-type Waiter = (oneshot::Sender<Option<Worker>>, AdmissionTable);
+type Waiter = (oneshot::Sender<Option<Worker>>, Arc<Callbacks>);
 
 unsafe extern "C" fn granted(waiter: *mut c_void, admitted: bool) {
-    let (tx, table) = *Box::from_raw(waiter as *mut Waiter);
-    let _ = tx.send(admitted.then_some(Worker(table)));
+    let (tx, callbacks) = *Box::from_raw(waiter as *mut Waiter);
+    let _ = tx.send(admitted.then_some(Worker(callbacks)));
 }
 
 /// A request's place in the queue, withdrawn however the wait ends unanswered (a client that
 /// leaves drops the waiting future). Owns the waiter's box until the policy's grant takes it.
 struct Waiting {
-    table: AdmissionTable,
+    callbacks: Arc<Callbacks>,
     ticket: u64,
     waiter: Option<*mut Waiter>,
 }
@@ -44,7 +46,8 @@ unsafe impl Send for Waiting {}
 impl Drop for Waiting {
     fn drop(&mut self) {
         if let Some(waiter) = self.waiter {
-            if unsafe { (self.table.withdraw)(self.table.policy, self.ticket) } {
+            let table = &self.callbacks.admission;
+            if unsafe { (table.withdraw)(table.policy, self.ticket) } {
                 // Withdrawn before its grant: the box is ours again.
                 drop(unsafe { Box::from_raw(waiter) });
             }
@@ -53,14 +56,15 @@ impl Drop for Waiting {
 }
 
 /// Asks the policy; Ok(worker) when admitted at once, Err((waiting, answer)) when queued.
-fn enter(table: AdmissionTable) -> Result<Worker, Option<(Waiting, oneshot::Receiver<Option<Worker>>)>> {
+fn enter(callbacks: &Arc<Callbacks>) -> Result<Worker, Option<(Waiting, oneshot::Receiver<Option<Worker>>)>> {
     let (tx, rx) = oneshot::channel();
-    let waiter = Box::into_raw(Box::new((tx, table)));
+    let waiter = Box::into_raw(Box::new((tx, callbacks.clone())));
     let mut ticket = 0u64;
+    let table = &callbacks.admission;
     match unsafe { (table.enter)(table.policy, granted, waiter as *mut c_void, &mut ticket) } {
         ADMISSION_QUEUED => Err(Some((
             Waiting {
-                table,
+                callbacks: callbacks.clone(),
                 ticket,
                 waiter: Some(waiter),
             },
@@ -70,7 +74,7 @@ fn enter(table: AdmissionTable) -> Result<Worker, Option<(Waiting, oneshot::Rece
             // Not queued: the policy keeps nothing of the box.
             drop(unsafe { Box::from_raw(waiter) });
             if entry == ADMISSION_ADMITTED {
-                Ok(Worker(table))
+                Ok(Worker(callbacks.clone()))
             } else {
                 Err(None)
             }
@@ -82,7 +86,7 @@ impl Shared {
     /// A worker for one request; 503 when the queue is full, or when the server shuts down
     /// while the request waits.
     pub(super) async fn admit(&self) -> Result<Worker, HostAnswer> {
-        match enter(self.callbacks.admission) {
+        match enter(&self.callbacks) {
             Ok(worker) => Ok(worker),
             Err(Some((mut waiting, answer))) => {
                 let answer = answer.await;

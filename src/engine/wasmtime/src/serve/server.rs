@@ -37,6 +37,7 @@ fn resolve(addr: &str) -> Result<SocketAddr> {
 
 impl Server {
     pub(super) fn start(cfg: &ServeConfig) -> Result<Server> {
+        let callbacks = Callbacks::of(cfg);
         if cfg.engine.is_null() || cfg.component.is_null() || cfg.nn.is_null() {
             return Err(format_err!(
                 "wasinn_serve_start: null engine, component or wasi:nn table"
@@ -75,7 +76,7 @@ impl Server {
         let shared = Arc::new(Shared {
             engine,
             pre,
-            callbacks: Callbacks::of(cfg),
+            callbacks,
             settings,
             guest_rt: guest_rt.handle().clone(),
             draining: AtomicBool::new(false),

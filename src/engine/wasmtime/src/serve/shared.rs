@@ -4,6 +4,7 @@
 //! the counters `wasinn_serve_read_stats` reads.
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
 use std::time::Duration;
 
 use wasmtime::Engine;
@@ -14,26 +15,39 @@ use super::{AdmissionTable, ServeConfig, ServeRecord};
 use crate::host::*;
 
 /// The callbacks and user pointer of the C++ side, which promises they may be called from any
-/// thread (serve_host.h).
-#[derive(Clone, Copy)]
+/// thread (serve_host.h). Shared by everything that may call back (the server, each request's
+/// store, each worker held); the last of them to go releases the user (serve_host.h's `release`),
+/// so a guest cut at the drain's end that ends after `wasinn_serve_free` still calls into a user
+/// that lives.
 pub(super) struct Callbacks {
     pub(super) user: *mut c_void,
     pub(super) guest_new: unsafe extern "C" fn(*mut c_void) -> Guest,
     pub(super) guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub(super) admission: AdmissionTable,
+    release: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 unsafe impl Send for Callbacks {}
 unsafe impl Sync for Callbacks {}
 
 impl Callbacks {
-    pub(super) fn of(cfg: &ServeConfig) -> Callbacks {
-        Callbacks {
+    /// Taken first thing at start, so that every way out, an error too, releases the user once.
+    pub(super) fn of(cfg: &ServeConfig) -> Arc<Callbacks> {
+        Arc::new(Callbacks {
             user: cfg.user,
             guest_new: cfg.guest_new,
             guest_free: cfg.guest_free,
             on_request: cfg.on_request,
             admission: cfg.admission,
+            release: cfg.release,
+        })
+    }
+}
+
+impl Drop for Callbacks {
+    fn drop(&mut self) {
+        if let Some(release) = self.release {
+            unsafe { release(self.user) }
         }
     }
 }
@@ -90,7 +104,7 @@ pub(super) struct Shared {
     pub(super) engine: Engine,
     pub(super) pre: ProxyPre<RequestState>,
     pub(super) settings: Settings,
-    pub(super) callbacks: Callbacks,
+    pub(super) callbacks: Arc<Callbacks>,
     pub(super) guest_rt: tokio::runtime::Handle,
     pub(super) draining: AtomicBool,
     /// The drain's grace is over: what is still in flight is cut by the server, not its client.

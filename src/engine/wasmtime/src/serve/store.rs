@@ -2,6 +2,8 @@
 //! A request's store (serve_host.h's `guest_new` and `guest_free`, its limits and WASI): WASI
 //! 0.2, wasi:http, and the C++ guest state wasi:nn calls use, made fresh for every request and
 //! freed with it.
+use std::sync::Arc;
+
 use wasmtime::component::ResourceTable;
 use wasmtime::{format_err, AsContextMut, Result, StoreContext};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
@@ -18,7 +20,7 @@ pub struct RequestState {
     table: ResourceTable,
     limits: wasmtime::StoreLimits,
     guest: Guest,
-    callbacks: Callbacks,
+    callbacks: Arc<Callbacks>,
 }
 // The guest state is used by the store's thread only, one call at a time (wit_host.h).
 unsafe impl Send for RequestState {}
@@ -82,7 +84,7 @@ impl Shared {
             table: ResourceTable::new(),
             limits: limits.build(),
             guest,
-            callbacks: self.callbacks,
+            callbacks: self.callbacks.clone(),
         };
         let mut store = wasmtime::Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
