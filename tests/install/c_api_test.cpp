@@ -310,6 +310,24 @@ struct Seen {
 
 }  // namespace
 
+// `program` served on a free port of 127.0.0.1 by `workers`, with `on_request` when given; NULL
+// and *error when it cannot start.
+wasinn_server_t* serve_on_free_port(wasinn_host_t* host, const wasinn_program_t* program, size_t workers, char** error,
+                                    wasinn_request_fn on_request = nullptr, void* user = nullptr) {
+  wasinn_serve_options_t* options = wasinn_serve_options_create();
+  wasinn_serve_options_set_address(options, "127.0.0.1:0");
+  wasinn_serve_options_set_workers(options, workers);
+  if (on_request) wasinn_serve_options_set_request_callback(options, on_request, user);
+  wasinn_server_t* server = wasinn_host_serve(host, program, options, error);
+  wasinn_serve_options_destroy(options);
+  return server;
+}
+
+int port_of(const wasinn_server_t* server) {
+  const std::string address = wasinn_server_address(server);
+  return std::stoi(address.substr(address.rfind(':') + 1));
+}
+
 // A serve that cannot start says why without naming the command line's flags (--dir, --addr).
 TEST(CApi, ServeErrorsNameNoCommandLineFlags) {
   const std::string faults = std::string(WASINN_GUEST_DIR) + "/http_faults.component.wasm";
@@ -343,24 +361,18 @@ TEST(CApi, ServesAProxyComponentAndStopsCleanly) {
   if (!std::ifstream(faults)) GTEST_SKIP() << faults << " was not built (component guests off)";
   HostPtr host = make_host();
   ProgramPtr p(wasinn_program_create_path(faults.c_str()));
-  wasinn_serve_options_t* options = wasinn_serve_options_create();
-  wasinn_serve_options_set_address(options, "127.0.0.1:0");
-  wasinn_serve_options_set_workers(options, 2);
   Seen seen;
-  wasinn_serve_options_set_request_callback(
-      options,
+  char* error = nullptr;
+  wasinn_server_t* server = serve_on_free_port(
+      host.get(), p.get(), 2, &error,
       [](void* user, const char* method, const char* path, int status, uint64_t, uint64_t, uint64_t, const char*) {
         auto* s = static_cast<Seen*>(user);
         std::lock_guard lock(s->mu);
         s->lines.push_back(std::string(method) + " " + path + " " + std::to_string(status));
       },
       &seen);
-  char* error = nullptr;
-  wasinn_server_t* server = wasinn_host_serve(host.get(), p.get(), options, &error);
-  wasinn_serve_options_destroy(options);
   ASSERT_TRUE(server) << error;
-  const std::string address = wasinn_server_address(server);
-  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  const int port = port_of(server);
   EXPECT_NE(http_get(port, "/ok").find("200 OK"), std::string::npos);
   EXPECT_NE(http_get(port, "/healthz").find("200 OK"), std::string::npos);
   EXPECT_NE(http_get(port, "/nowhere").find("404"), std::string::npos);
@@ -384,15 +396,10 @@ TEST(CApi, AGuestCutAtTheDrainsEndMayOutliveItsServer) {
   if (!std::ifstream(faults)) GTEST_SKIP() << faults << " was not built (component guests off)";
   HostPtr host = make_host();
   ProgramPtr p(wasinn_program_create_path(faults.c_str()));
-  wasinn_serve_options_t* options = wasinn_serve_options_create();
-  wasinn_serve_options_set_address(options, "127.0.0.1:0");
-  wasinn_serve_options_set_workers(options, 1);
   char* error = nullptr;
-  wasinn_server_t* server = wasinn_host_serve(host.get(), p.get(), options, &error);
-  wasinn_serve_options_destroy(options);
+  wasinn_server_t* server = serve_on_free_port(host.get(), p.get(), 1, &error);
   ASSERT_TRUE(server) << error;
-  const std::string address = wasinn_server_address(server);
-  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  const int port = port_of(server);
   // Busy for 1.5 s without yielding to the host: nothing can stop it before it ends.
   std::thread client([port] { http_get(port, "/sleep?ms=1500"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
