@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "engine/logging_imports.h"
 
-#include <exception>
 #include <string>
 #include <string_view>
 
@@ -11,7 +10,6 @@
 #include "base/log.h"
 #include "engine/guest_state.h"
 #include "engine/nn_imports.h"
-#include "engine/wasmtime_ptr.h"
 
 namespace wasinn {
 
@@ -70,18 +68,7 @@ wasm_trap_t* log_trampoline(void*, wasmtime_caller_t* caller, wasmtime_val_raw_t
 }  // namespace
 
 Status define_wasi_logging(wasmtime_linker_t* linker) {
-  static constexpr std::string_view kModule = "wasi:logging/logging", kName = "log";
-  wasm_valtype_vec_t params, results;
-  wasm_valtype_vec_new_uninitialized(&params, 5);
-  for (size_t i = 0; i < 5; ++i) params.data[i] = wasm_valtype_new(WASM_I32);
-  wasm_valtype_vec_new_empty(&results);
-  wasm_functype_t* type = wasm_functype_new(&params, &results);
-  ErrorPtr err(wasmtime_linker_define_func_unchecked(linker, kModule.data(), kModule.size(), kName.data(), kName.size(),
-                                                     type, log_trampoline, nullptr, nullptr));
-  wasm_functype_delete(type);
-  if (err)
-    return make_error(Errc::runtime_error, fmt::format("defining {}::{}: {}", kModule, kName, message_of(err.get())));
-  return {};
+  return define_i32_func(linker, "wasi:logging/logging", "log", 5, 0, log_trampoline, nullptr);
 }
 
 }  // namespace wasinn

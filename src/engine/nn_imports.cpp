@@ -147,25 +147,29 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
 
 Status define_imports(wasmtime_linker_t* linker, std::span<const ImportSpec> imports) {
   for (const auto& spec : imports) {
-    wasm_valtype_vec_t params, results;
-    wasm_valtype_vec_new_uninitialized(&params, spec.params);
-    for (size_t i = 0; i < spec.params; ++i) params.data[i] = wasm_valtype_new(WASM_I32);
-    wasm_valtype_vec_new_uninitialized(&results, 1);
-    results.data[0] = wasm_valtype_new(WASM_I32);
-    wasm_functype_t* type = wasm_functype_new(&params, &results);
-    ErrorPtr err(wasmtime_linker_define_func_unchecked(linker, spec.module.data(), spec.module.size(), spec.name.data(),
-                                                       spec.name.size(), type, trampoline,
-                                                       const_cast<ImportSpec*>(&spec), nullptr));
-    wasm_functype_delete(type);
-    if (err) {
-      return make_error(Errc::runtime_error,
-                        fmt::format("defining {}::{}: {}", spec.module, spec.name, message_of(err.get())));
-    }
+    WASINN_TRY(
+        define_i32_func(linker, spec.module, spec.name, spec.params, 1, trampoline, const_cast<ImportSpec*>(&spec)));
   }
   return {};
 }
 
 }  // namespace
+
+Status define_i32_func(wasmtime_linker_t* linker, std::string_view module, std::string_view name, size_t params,
+                       size_t results, wasmtime_func_unchecked_callback_t callback, void* env) {
+  wasm_valtype_vec_t param_types, result_types;
+  wasm_valtype_vec_new_uninitialized(&param_types, params);
+  for (size_t i = 0; i < params; ++i) param_types.data[i] = wasm_valtype_new(WASM_I32);
+  wasm_valtype_vec_new_uninitialized(&result_types, results);
+  for (size_t i = 0; i < results; ++i) result_types.data[i] = wasm_valtype_new(WASM_I32);
+  wasm_functype_t* type = wasm_functype_new(&param_types, &result_types);
+  ErrorPtr err(wasmtime_linker_define_func_unchecked(linker, module.data(), module.size(), name.data(), name.size(),
+                                                     type, callback, env, nullptr));
+  wasm_functype_delete(type);
+  if (err)
+    return make_error(Errc::runtime_error, fmt::format("defining {}::{}: {}", module, name, message_of(err.get())));
+  return {};
+}
 
 std::optional<GuestMemoryView> caller_memory(wasmtime_caller_t* caller, GuestState& state) {
   if (state.shared_memory) {

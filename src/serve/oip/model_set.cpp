@@ -15,9 +15,7 @@
 namespace wasinn::oip_server {
 
 ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
-    : env_(std::move(env)),
-      options_(std::move(options)),
-      admission_(options_.workers ? options_.workers : 1, options_.max_queue) {
+    : env_(std::move(env)), options_(std::move(options)), admission_(options_.workers, options_.max_queue) {
   if (options_.workers == 0) options_.workers = 1;
   for (const NamedModel& m : env_->models().list()) {
     std::string version = "1", config;
