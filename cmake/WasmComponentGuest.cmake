@@ -21,10 +21,13 @@
 #           include/wasinn_pipeline.h has the exports' layouts), WIT 0.2.0-rc-2024-10-28 only.
 #   WORLD   a world of guest/components/worlds.wit or of the version's WIT (default guest-<KIND>).
 #   EXT     the guest imports wasinn:nn-ext@0.1.0 too (wit/wasinn-nn-ext; guest/include/
-#           wasinn_nn_ext_wit.h), KIND command and WIT 0.2.0-rc-2024-10-28 only: the world is
-#           guest-command-ext of guest/components/worlds_ext.wit, a package of its own with both
+#           wasinn_nn_ext_wit.h), KIND command or http and WIT 0.2.0-rc-2024-10-28 only: the world
+#           is guest-command-ext of guest/components/worlds_ext.wit (http: guest-http-ext of
+#           worlds_http_ext.wit, with wasi:http's packages too), a package of its own with both
 #           packages nested after it (nn-ext uses wasi:nn's types, so its world cannot be one of
 #           the wasi:nn package's as worlds.wit's are).
+#   STDIO   (KIND http) the core module may use libc's stdio (C++ guests: libc++ writes to stderr
+#           on abort): jco's preview1 reactor adapter turns those calls into WASI 0.2 ones.
 # Every guest links guest/components/cabi_realloc.c, unless OWN_CABI_REALLOC says it has its own.
 # Without node or jco (or with -DWASINN_COMPONENT_GUESTS=OFF) the guests are skipped with a
 # STATUS message, and WASINN_HAVE_COMPONENT_GUESTS is OFF (tests that need them check it).
@@ -92,7 +95,7 @@ if(WASINN_HAVE_COMPONENT_GUESTS)
 endif()
 
 function(wasinn_add_component_guest)
-  cmake_parse_arguments(G "OWN_CABI_REALLOC;EXT" "NAME;WIT;WORLD;KIND" "SOURCES;FLAGS" ${ARGN})
+  cmake_parse_arguments(G "OWN_CABI_REALLOC;EXT;STDIO" "NAME;WIT;WORLD;KIND" "SOURCES;FLAGS" ${ARGN})
   if(NOT WASINN_HAVE_COMPONENT_GUESTS)
     return()
   endif()
@@ -117,14 +120,19 @@ function(wasinn_add_component_guest)
   set(wit_args --wit ${wit_file} --wit ${components_dir}/worlds.wit)
   set(wit_depends ${wit_file} ${components_dir}/worlds.wit)
   if(G_EXT)
-    if(NOT G_KIND STREQUAL "command" OR NOT G_WIT STREQUAL "0.2.0-rc-2024-10-28")
-      message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): EXT needs KIND command and WIT 0.2.0-rc-2024-10-28")
+    if(NOT (G_KIND STREQUAL "command" OR G_KIND STREQUAL "http") OR NOT G_WIT STREQUAL "0.2.0-rc-2024-10-28")
+      message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): EXT needs KIND command or http and WIT "
+                          "0.2.0-rc-2024-10-28")
     endif()
     set(ext_wit ${CMAKE_SOURCE_DIR}/wit/wasinn-nn-ext/nn-ext.wit)
-    set(wit_args --wit ${components_dir}/worlds_ext.wit --wit-deps ${wit_file} --wit-deps ${ext_wit})
-    set(wit_depends ${wit_file} ${components_dir}/worlds_ext.wit ${ext_wit})
+    set(ext_worlds ${components_dir}/worlds_ext.wit)
+    if(G_KIND STREQUAL "http")
+      set(ext_worlds ${components_dir}/worlds_http_ext.wit)
+    endif()
+    set(wit_args --wit ${ext_worlds} --wit-deps ${wit_file} --wit-deps ${ext_wit})
+    set(wit_depends ${wit_file} ${ext_worlds} ${ext_wit})
     if(NOT G_WORLD)
-      set(G_WORLD guest-command-ext)
+      set(G_WORLD guest-${G_KIND}-ext)
     endif()
   endif()
   if(G_KIND STREQUAL "pipeline")
@@ -159,12 +167,23 @@ function(wasinn_add_component_guest)
     set(kind_flags -mexec-model=reactor)
     set(kind_sources ${components_dir}/http_guest.c)
     set(adapter none)
-    set(world_file ${components_dir}/worlds_http.wit)
     file(GLOB http_wit_deps ${WASINN_WASI_HTTP_WIT_DIR}/deps/*.wit)
-    set(extra_wit --wit ${world_file} --wit-deps ${WASINN_WASI_HTTP_WIT_DIR}/deps)
-    set(extra_depends ${world_file} ${http_wit_deps})
+    if(G_EXT)  # the world is worlds_http_ext.wit's, in wit_args
+      set(extra_wit --wit-deps ${WASINN_WASI_HTTP_WIT_DIR}/deps)
+      set(extra_depends ${http_wit_deps})
+    else()
+      set(world_file ${components_dir}/worlds_http.wit)
+      set(extra_wit --wit ${world_file} --wit-deps ${WASINN_WASI_HTTP_WIT_DIR}/deps)
+      set(extra_depends ${world_file} ${http_wit_deps})
+    endif()
   else()
     message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): KIND must be command, library, http or pipeline")
+  endif()
+  if(G_STDIO)
+    if(NOT G_KIND STREQUAL "http")
+      message(FATAL_ERROR "wasinn_add_component_guest(${G_NAME}): STDIO is for KIND http")
+    endif()
+    set(adapter reactor)
   endif()
   if(NOT G_OWN_CABI_REALLOC)
     list(APPEND kind_sources ${components_dir}/cabi_realloc.c)

@@ -5,7 +5,7 @@
 // and handed over as source text.
 //
 //   node componentize.mjs --core IN.wasm --wit FILE.wit [--wit MORE.wit ...] [--wit-deps DIR|FILE ...]
-//                         --world NAME --adapter command|none --out OUT.wasm [--jco PREFIX]
+//                         --world NAME --adapter command|reactor|none --out OUT.wasm [--jco PREFIX]
 //
 // --wit: the first file declares the package (wit/wasi-nn/<version>/wasi-nn.wit); further files
 //   hold only more worlds or interfaces of that package, with no `package` line, and are
@@ -17,8 +17,9 @@
 //   two would depend on each other): then the first file is a package holding only the world
 //   (guest/components/worlds_ext.wit), and every package it uses comes through --wit-deps.
 // --adapter command: the core module is a WASI preview1 command; jco's
-//   wasi_snapshot_preview1.command.wasm adapts it to WASI 0.2. none: the module must import no
-//   wasi_snapshot_preview1 function at all.
+//   wasi_snapshot_preview1.command.wasm adapts it to WASI 0.2. reactor: a preview1 reactor (no
+//   _start; libc's stdio for what libc++ writes on abort), through the reactor adapter. none: the
+//   module must import no wasi_snapshot_preview1 function at all.
 // --jco: the prefix that scripts/deps/jco.sh installed into (default $WASINN_JCO, else
 //   ~/.cache/wasinn/deps/jco-1.35.0).
 import { readFileSync, readdirSync, writeFileSync, existsSync, renameSync, statSync } from "node:fs";
@@ -40,7 +41,7 @@ function parseArgs(argv) {
     if (a === "--help" || a === "-h") {
       process.stdout.write(
         "usage: componentize.mjs --core IN.wasm --wit FILE.wit [--wit MORE.wit] [--wit-deps DIR|FILE]... --world NAME " +
-          "--adapter command|none --out OUT.wasm [--jco PREFIX]\n");
+          "--adapter command|reactor|none --out OUT.wasm [--jco PREFIX]\n");
       process.exit(0);
     }
     if (a !== "--wit" && a !== "--wit-deps" && !single.has(a)) fail(`unknown argument '${a}' (try --help)`);
@@ -51,7 +52,9 @@ function parseArgs(argv) {
   }
   for (const k of ["core", "world", "adapter", "out"]) if (!opts[k]) fail(`--${k} is required`);
   if (opts.wit.length === 0) fail("--wit is required");
-  if (!["command", "none"].includes(opts.adapter)) fail(`--adapter must be command or none, not '${opts.adapter}'`);
+  if (!["command", "reactor", "none"].includes(opts.adapter)) {
+    fail(`--adapter must be command, reactor or none, not '${opts.adapter}'`);
+  }
   return opts;
 }
 
@@ -119,8 +122,8 @@ try {
   fail(`embedding world '${opts.world}' of ${opts.wit.join(" + ")} into ${opts.core}: ${e.payload ?? e.message ?? e}`);
 }
 const adapters = [];
-if (opts.adapter === "command") {
-  const adapterPath = join(prefix, "node_modules/@bytecodealliance/jco/lib/wasi_snapshot_preview1.command.wasm");
+if (opts.adapter === "command" || opts.adapter === "reactor") {
+  const adapterPath = join(prefix, `node_modules/@bytecodealliance/jco/lib/wasi_snapshot_preview1.${opts.adapter}.wasm`);
   adapters.push(["wasi_snapshot_preview1", readOrFail(adapterPath, "WASI adapter")]);
 }
 let component;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "backend.h"
+#include "chat_template.h"
 #include "devices.h"
 #include "embedding.h"
 #include "graph.h"
@@ -20,6 +21,7 @@ using ggml_common::note;
 namespace {
 
 constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, or the text
+constexpr size_t kMessages = 2;  // input 2: a chat, which the model's template makes the prompt
 
 bool abort_requested(void* data) { return static_cast<std::atomic<bool>*>(data)->load(std::memory_order_relaxed); }
 
@@ -141,8 +143,12 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     options_ = std::move(updated);  // takes effect at the next generation
     return {};
   }
+  std::string chat;
+  if (slot == kMessages) {
+    if (Error e = format_chat(graph_->model(), bytes, chat)) return e;
+  }
   std::vector<llama_token> tokens;
-  if (Error e = tokenize(bytes, tokens)) return e;
+  if (Error e = tokenize(slot == kMessages ? std::string_view(chat) : bytes, tokens)) return e;
   prompt_ = std::move(tokens);
   has_prompt_ = true;
   stream_.reset();  // a new prompt ends any sequence in progress

@@ -27,8 +27,9 @@ sdk::IoDesc bytes_slot(const char* name, const char* words) {
 // Function statics: built once, thread-safely, and alive for the process, so every graph's
 // io() (and the names and dims graph_io_info hands out) points into them.
 const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
-  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("prompt", "UTF-8 text"),
-                                                  bytes_slot("metadata", "optional JSON object")};
+  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("prompt", "UTF-8 text (optional when messages is given)"),
+                                                  bytes_slot("metadata", "optional JSON object"),
+                                                  bytes_slot("messages", "optional JSON chat messages")};
   static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 text"),
                                                    bytes_slot("metadata", "JSON object")};
   return side == sdk::Side::input ? inputs : outputs;

@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +89,21 @@ typedef struct {
 } wnx_result_context_string_;
 _Static_assert(sizeof(wnx_result_context_string_) == 12, "result<context, string> is 12 bytes");
 
+/* result<option<string>, string>: discriminant at 0; ok: option's discriminant at 4, its string
+ * at 8; err: the string at 4. */
+typedef struct {
+  uint8_t is_err;
+  union {
+    struct {
+      uint8_t is_some;
+      wnn_string s;
+    } ok;
+    wnn_string err;
+  } val;
+} wnx_result_option_string_string_;
+_Static_assert(sizeof(wnx_result_option_string_string_) == 16, "result<option<string>, string> is 16 bytes");
+_Static_assert(offsetof(wnx_result_option_string_string_, val.ok.s) == 8, "the option's string at 8");
+
 /* --- raw imports ------------------------------------------------------------------------- */
 
 WNX_IMPORT("describe", "inputs")
@@ -113,6 +130,13 @@ void wnx_import_prompt_compute_(wnx_prompt_context self, const char* prompt, siz
 WNX_IMPORT("prompt", "[method]context.set-property")
 void wnx_import_prompt_set_property_(wnx_prompt_context self, const char* name, size_t name_len, const char* value,
                                      size_t value_len, wnx_result_string_string_* ret);
+WNX_IMPORT("prompt", "[method]context.start")
+void wnx_import_prompt_start_(wnx_prompt_context self, const char* input, size_t input_len, const char* text,
+                              size_t text_len, wnx_result_string_string_* ret);
+WNX_IMPORT("prompt", "[method]context.next")
+void wnx_import_prompt_next_(wnx_prompt_context self, wnx_result_option_string_string_* ret);
+WNX_IMPORT("prompt", "[method]context.metadata")
+void wnx_import_prompt_metadata_(wnx_prompt_context self, wnx_result_string_string_* ret);
 WNX_IMPORT("prompt", "[resource-drop]context")
 void wnx_import_prompt_context_drop_(wnx_prompt_context self);
 
@@ -226,6 +250,49 @@ static inline int wnx_prompt_set_property(wnx_prompt_context c, const char* name
   } else if (r.is_err) {
     free(r.s.ptr);
   }
+  return r.is_err ? 1 : 0;
+}
+/* Starts a streamed answer; INPUT is "prompt" or "messages". On failure *err is the error
+ * (free(err->ptr)). */
+static inline int wnx_prompt_start(wnx_prompt_context c, const char* input, const char* text, uint32_t text_len,
+                                   wnn_string* err) {
+  wnx_result_string_string_ r;
+  r.is_err = 0;
+  r.s.ptr = 0;
+  r.s.len = 0;
+  wnx_import_prompt_start_(c, input, strlen(input), text, text_len, &r);
+  if (err) {
+    err->ptr = r.is_err ? r.s.ptr : 0;
+    err->len = r.is_err ? r.s.len : 0;
+  } else if (r.is_err) {
+    free(r.s.ptr);
+  }
+  return r.is_err ? 1 : 0;
+}
+/* 0 with *piece the next piece (*has 1), or *has 0 once the answer is complete; 1 with *piece
+ * the error. Either way free(piece->ptr). */
+static inline int wnx_prompt_next(wnx_prompt_context c, int* has, wnn_string* piece) {
+  wnx_result_option_string_string_ r;
+  memset(&r, 0, sizeof r);
+  wnx_import_prompt_next_(c, &r);
+  if (r.is_err) {
+    *has = 0;
+    *piece = r.val.err;
+    return 1;
+  }
+  *has = r.val.ok.is_some;
+  piece->ptr = r.val.ok.is_some ? r.val.ok.s.ptr : 0;
+  piece->len = r.val.ok.is_some ? r.val.ok.s.len : 0;
+  return 0;
+}
+/* The answer's metadata (JSON text), or the error; either way free(out->ptr). */
+static inline int wnx_prompt_metadata(wnx_prompt_context c, wnn_string* out) {
+  wnx_result_string_string_ r;
+  r.is_err = 0;
+  r.s.ptr = 0;
+  r.s.len = 0;
+  wnx_import_prompt_metadata_(c, &r);
+  *out = r.s;
   return r.is_err ? 1 : 0;
 }
 static inline void wnx_prompt_context_drop(wnx_prompt_context c) { wnx_import_prompt_context_drop_(c); }

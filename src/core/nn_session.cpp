@@ -239,6 +239,60 @@ Result<std::string> NnSession::prompt(uint32_t context, std::string_view text) {
   });
 }
 
+namespace {
+std::string text_of(const TensorView& view) {
+  return std::string(reinterpret_cast<const char*>(view.data.data()), view.data.size());
+}
+}  // namespace
+
+Status NnSession::prompt_start(uint32_t context, std::string_view input, std::string_view text) {
+  if (input != "prompt" && input != "messages") {
+    return make_error(
+        Errc::invalid_argument,
+        fmt::format("prompt: input '{}' is neither \"prompt\" (text) nor \"messages\" (a JSON chat)", input));
+  }
+  return with_context(context, [&](ExecutionContext& c) -> Status {
+    WASINN_TRY(require_text_model(c.graph()));
+    const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
+    const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
+    // A new input ends a generation in progress; the first prompt_next starts this one.
+    WASINN_TRY(c.set_input(TensorId{0, input}, in, env_->limits().max_tensor_bytes));
+    std::lock_guard lock(settings_mu_);
+    pieces_[context] = Utf8Pieces();
+    return {};
+  });
+}
+
+Result<std::optional<std::string>> NnSession::prompt_next(uint32_t context) {
+  return with_context(context, [&](ExecutionContext& c) -> Result<std::optional<std::string>> {
+    WASINN_TRY(require_text_model(c.graph()));
+    if (Status step = run_bounded(c, &ExecutionContext::compute_single); !step) {
+      const Errc code = step.error().code;
+      if (code != Errc::end_of_sequence && code != Errc::context_full) return step.take_error();
+      // The end: what an unfinished character held back, then none.
+      std::lock_guard lock(settings_mu_);
+      std::string rest = pieces_[context].finish();
+      if (rest.empty()) return std::optional<std::string>();
+      return std::optional<std::string>(std::move(rest));
+    }
+    auto piece = c.get_output_single(TensorId{0, std::nullopt});
+    if (!piece) return piece.take_error();
+    c.graph().metrics().add_output_bytes(piece->data.size());
+    const std::string_view bytes(reinterpret_cast<const char*>(piece->data.data()), piece->data.size());
+    std::lock_guard lock(settings_mu_);
+    return std::optional<std::string>(pieces_[context].take(bytes));
+  });
+}
+
+Result<std::string> NnSession::prompt_metadata(uint32_t context) {
+  return with_context(context, [&](ExecutionContext& c) -> Result<std::string> {
+    WASINN_TRY(require_text_model(c.graph()));
+    auto meta = c.get_output_single(TensorId{1, std::nullopt});
+    if (!meta) return meta.take_error();
+    return text_of(*meta);
+  });
+}
+
 Status NnSession::check_context(uint32_t context) const {
   auto c = contexts_.get(context);
   if (!c) return c.take_error();
@@ -256,6 +310,8 @@ Status NnSession::unload(uint32_t graph) {
 Status NnSession::finalize_execution_context(uint32_t context) {
   auto c = contexts_.erase(context);
   if (!c) return c.take_error();
+  std::lock_guard lock(settings_mu_);
+  pieces_.erase(context);
   return {};
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8_pieces.h"
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/handle_table.h"
@@ -69,6 +71,13 @@ class NnSession {
   // A text model (ggml) in one call, under one hold of the context: the prompt's bytes as input
   // 0, compute under the budget, output 0 as text.
   Result<std::string> prompt(uint32_t context, std::string_view text);
+  // The same answer a piece at a time (the plugin's compute_single): prompt_start sets `input`
+  // ("prompt", or "messages" for the model's chat template) to `text`; each prompt_next gives
+  // the next piece, none once the answer is complete (the model ended it, n-predict, or a full
+  // context); prompt_metadata, the plugin's "metadata" output of the generation so far.
+  Status prompt_start(uint32_t context, std::string_view input, std::string_view text);
+  Result<std::optional<std::string>> prompt_next(uint32_t context);
+  Result<std::string> prompt_metadata(uint32_t context);
 
   // invalid_argument when the guest holds no such context.
   Status check_context(uint32_t context) const;
@@ -90,6 +99,8 @@ class NnSession {
   // set_graph_property's knobs by graph handle, in the order set; gone with the handle.
   mutable std::mutex settings_mu_;
   std::unordered_map<uint32_t, std::vector<std::pair<std::string, std::string>>> settings_;
+  // prompt_next's pieces by context handle, each ending on a character; gone with the handle.
+  std::unordered_map<uint32_t, Utf8Pieces> pieces_;
 };
 
 }  // namespace wasinn

@@ -109,6 +109,13 @@ typedef struct wasinn_wit_host {
   wasinn_wit_status (*prompt_compute)(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out);
   wasinn_wit_status (*prompt_set_property)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
                                            wasinn_wit_out* out);
+  /* The prompt context's streaming (errors as above): prompt_start sets `input` ("prompt" or
+   * "messages") to `text`; prompt_next's rep is 1 with the next piece's chars, or 0 once the answer
+   * is complete; prompt_metadata gives the generation's metadata output as chars. */
+  wasinn_wit_status (*prompt_start)(void* guest, uint32_t context, wasinn_wit_str input, wasinn_wit_str text,
+                                    wasinn_wit_out* out);
+  wasinn_wit_status (*prompt_next)(void* guest, uint32_t context, wasinn_wit_out* out);
+  wasinn_wit_status (*prompt_metadata)(void* guest, uint32_t context, wasinn_wit_out* out);
 } wasinn_wit_host;
 
 /* Defined by the Rust side. Adds wasi:nn@0.2.0-rc-2024-06-25, -08-19 and -10-28 to a component

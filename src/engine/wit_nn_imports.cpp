@@ -328,15 +328,52 @@ wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_
   });
 }
 
+wasinn_wit_status prompt_start(void* guest, uint32_t context, wasinn_wit_str input, wasinn_wit_str text,
+                               wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.start", out, [&](const Call& c) {
+    NnSession& s = c.wit->session();
+    must(s.check_context(context));
+    Status started = s.prompt_start(context, view(input), view(text));
+    return started ? WASINN_WIT_OK : c.refuse_text(started.take_error());
+  });
+}
+
+wasinn_wit_status prompt_next(void* guest, uint32_t context, wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.next", out, [&](const Call& c) {
+    NnSession& s = c.wit->session();
+    must(s.check_context(context));
+    auto piece = s.prompt_next(context);
+    if (!piece) return c.refuse_text(piece.take_error());
+    if (!*piece) {
+      c.out->rep = 0;
+      return WASINN_WIT_OK;
+    }
+    lent.text = std::move(**piece);
+    c.out->rep = 1;
+    return c.chars(lent.text);
+  });
+}
+
+wasinn_wit_status prompt_metadata(void* guest, uint32_t context, wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.metadata", out, [&](const Call& c) {
+    NnSession& s = c.wit->session();
+    must(s.check_context(context));
+    auto meta = s.prompt_metadata(context);
+    if (!meta) return c.refuse_text(meta.take_error());
+    lent.text = std::move(*meta);
+    return c.chars(lent.text);
+  });
+}
+
 }  // namespace
 
 const wasinn_wit_host& wit_host_table() {
   static const wasinn_wit_host table{
-      tensor_new,     tensor_dimensions,  tensor_type,  tensor_data,  error_new,
-      error_code,     error_data,         load,         load_by_name, init_execution_context,
-      compute_named,  set_input,          compute,      get_output,   drop,
-      describe,       list_properties,    get_property, set_property, prompt_init,
-      prompt_compute, prompt_set_property};
+      tensor_new,     tensor_dimensions,   tensor_type,  tensor_data,  error_new,
+      error_code,     error_data,          load,         load_by_name, init_execution_context,
+      compute_named,  set_input,           compute,      get_output,   drop,
+      describe,       list_properties,     get_property, set_property, prompt_init,
+      prompt_compute, prompt_set_property, prompt_start, prompt_next,  prompt_metadata};
   return table;
 }
 

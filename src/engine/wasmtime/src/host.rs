@@ -136,4 +136,7 @@ pub struct WitHost {
     pub prompt_init: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
     pub prompt_compute: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
     pub prompt_set_property: unsafe extern "C" fn(Guest, u32, WitStr, WitStr, Out) -> WitStatus,
+    pub prompt_start: unsafe extern "C" fn(Guest, u32, WitStr, WitStr, Out) -> WitStatus,
+    pub prompt_next: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
+    pub prompt_metadata: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
 }

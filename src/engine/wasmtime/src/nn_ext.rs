@@ -139,5 +139,35 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
             Ok((text_err(status, &out)?,))
         },
     )?;
+    q.func_wrap(
+        "[method]context.start",
+        move |cx: Cx<'_, T>, (c, input, text): (Resource<PromptContext>, String, String)| {
+            let mut out = WitOut::default();
+            let status =
+                unsafe { (host.prompt_start)(guest(&cx), c.rep(), WitStr::of(&input), WitStr::of(&text), &mut out) };
+            Ok((text_err(status, &out)?,))
+        },
+    )?;
+    q.func_wrap(
+        "[method]context.next",
+        move |cx: Cx<'_, T>, (c,): (Resource<PromptContext>,)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.prompt_next)(guest(&cx), c.rep(), &mut out) };
+            // SAFETY: on OK, rep 1 hands back the piece's chars, valid until the next call.
+            let piece = text_err(status, &out)?
+                .map(|()| (out.rep == 1).then(|| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()));
+            Ok((piece,))
+        },
+    )?;
+    q.func_wrap(
+        "[method]context.metadata",
+        move |cx: Cx<'_, T>, (c,): (Resource<PromptContext>,)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.prompt_metadata)(guest(&cx), c.rep(), &mut out) };
+            let text =
+                text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
+            Ok((text,))
+        },
+    )?;
     Ok(())
 }

@@ -102,4 +102,7 @@ pub(crate) const TABLE: WitHost = WitHost {
     prompt_init: by_rep,
     prompt_compute: named,
     prompt_set_property: set_named,
+    prompt_start: set_named,
+    prompt_next: by_rep,
+    prompt_metadata: by_rep,
 };
