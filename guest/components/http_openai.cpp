@@ -11,6 +11,10 @@
  *   POST /v1/completions        prompt -> the answer
  *   POST /v1/embeddings         input (a string or a list of strings) -> one embedding each
  *
+ * The environment variable NN_OPTIONS (a JSON object of the graph's settable properties, e.g.
+ * {"ctx-size": 4096, "threads": 8}) is set on every session and context before the request's own
+ * fields; a bad one answers 500 naming it.
+ *
  * Generation: max_tokens (or max_completion_tokens), temperature, top_p, seed, presence_penalty,
  * frequency_penalty become the session's properties; stop (a string or up to 4) ends the answer
  * before the first stop text, which is left out, as OpenAI does; "stream": true answers with
@@ -164,6 +168,27 @@ bool load_model(const json& body, wh_response_outparam out, Model& m) {
   return true;
 }
 
+// NN_OPTIONS's properties, each given to `set` (name, JSON value); false with `why` on failure.
+template <class Set>
+bool apply_env_options(Set set, std::string& why) {
+  const std::string text = env_value("NN_OPTIONS");
+  if (text.empty()) return true;
+  const json options = json::parse(text, nullptr, false);
+  if (!options.is_object()) {
+    why = "NN_OPTIONS must be a JSON object of properties, e.g. {\"ctx-size\": 4096}";
+    return false;
+  }
+  for (auto it = options.begin(); it != options.end(); ++it) {
+    const std::string value = it.value().is_string() ? it.value().get<std::string>() : dump(it.value());
+    std::string failed = set(it.key(), value);
+    if (!failed.empty()) {
+      why = "NN_OPTIONS: setting " + it.key() + " failed: " + failed;
+      return false;
+    }
+  }
+  return true;
+}
+
 struct Generation {
   bool stream = false;
   bool include_usage = false;
@@ -229,6 +254,20 @@ bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_contex
                         {"presence_penalty", "presence-penalty", -2, 2},
                         {"frequency_penalty", "frequency-penalty", -2, 2},
                         {"seed", "seed", 0, 4294967295.0}};
+  std::string why;
+  const bool env_ok = apply_env_options(
+      [&](const std::string& name, const std::string& value) {
+        wnn_string err{};
+        if (!wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                                     static_cast<uint32_t>(value.size()), &err))
+          return std::string();
+        return take(err);
+      },
+      why);
+  if (!env_ok) {
+    respond_error(out, 500, why);
+    return false;
+  }
   std::vector<std::pair<std::string, std::string>> props;
   props.emplace_back("n-predict", std::to_string(g.max_tokens));
   for (const Knob& k : knobs) {
@@ -531,6 +570,21 @@ void embeddings(const json& body, wh_response_outparam out) {
   wnn_error err;
   if (wnn_init_execution_context(m.graph, &ctx, &err)) {
     respond_error(out, 500, "init-execution-context failed: " + nn_error_text(err));
+    return;
+  }
+  std::string why;
+  const bool env_ok = apply_env_options(
+      [&](const std::string& name, const std::string& value) {
+        wnn_error e;
+        if (!wnx_set_context_property(ctx, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                                      static_cast<uint32_t>(value.size()), &e))
+          return std::string();
+        return nn_error_text(e);
+      },
+      why);
+  if (!env_ok) {
+    wnn_context_drop(ctx);
+    respond_error(out, 500, why);
     return;
   }
   static const char config[] = "{\"embedding\": true}";

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cli/serve_command.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -197,6 +199,12 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
   }
   check_can_listen(listens);  // before the component compiles and any model loads
+
+  // Requests allocate and free large buffers (a text model's KV cache each) on many worker
+  // threads: glibc's dynamic mmap threshold would move them into the heap arenas after the first
+  // free, where they fragment and RSS grows with every round of requests. A fixed threshold
+  // (glibc's initial 128 KiB) hands them back at free. MALLOC_MMAP_THRESHOLD_ set by the user wins.
+  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
   auto host = make_host(o.guest.host);
   std::string error;

@@ -94,6 +94,26 @@ std::string NativeRun::text() const {
   return s;
 }
 
+std::string native_chat_prompt(const std::string& model_path,
+                               const std::vector<std::pair<std::string, std::string>>& messages) {
+  llama_model* m = model_for(model_path);
+  std::vector<llama_chat_message> chat;
+  size_t total = 0;
+  for (const auto& [role, content] : messages) {
+    chat.push_back({role.c_str(), content.c_str()});
+    total += role.size() + content.size();
+  }
+  const char* tmpl = llama_model_chat_template(m, nullptr);
+  std::vector<char> buf(total * 2 + 256);
+  int n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), true, buf.data(), static_cast<int32_t>(buf.size()));
+  if (n > static_cast<int>(buf.size())) {
+    buf.resize(static_cast<size_t>(n));
+    n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), true, buf.data(), n);
+  }
+  if (n < 0) throw std::runtime_error("native llama_chat_apply_template does not know the model's template");
+  return std::string(buf.data(), static_cast<size_t>(n));
+}
+
 size_t native_token_count(const std::string& model_path, const std::string& prompt) {
   return tokenize(llama_model_get_vocab(model_for(model_path)), prompt).size();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wasinn_test {
@@ -31,6 +32,11 @@ NativeRun native_generate(const std::string& model_path, const std::string& prom
 // The embedding as the backend defines it: the last token's hidden state (llama has no pooling),
 // L2-normalised.
 std::vector<float> native_embedding(const std::string& model_path, const std::string& prompt, const NativeSettings& s);
+
+// The prompt llama.cpp's llama_chat_apply_template makes of (role, content) messages with the
+// model's chat template (chatml when the GGUF has none), ending where the answer begins.
+std::string native_chat_prompt(const std::string& model_path,
+                               const std::vector<std::pair<std::string, std::string>>& messages);
 
 // Prompt length in tokens (BOS included).
 size_t native_token_count(const std::string& model_path, const std::string& prompt);

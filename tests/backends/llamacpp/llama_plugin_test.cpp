@@ -172,7 +172,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 TEST(LlamaPlugin, DescribesItsInputsAndOutputs) {
   Graph g = tiny();
-  ASSERT_EQ(api().graph_io_count(g.ptr, 0), 2u);
+  ASSERT_EQ(api().graph_io_count(g.ptr, 0), 3u);
   ASSERT_EQ(api().graph_io_count(g.ptr, 1), 2u);
   wasinn_io_info info{};
   ASSERT_EQ(api().graph_io_info(g.ptr, 0, 0, &info), WASINN_OK);
@@ -180,6 +180,8 @@ TEST(LlamaPlugin, DescribesItsInputsAndOutputs) {
   EXPECT_EQ(info.type, WASINN_TYPE_U8);
   ASSERT_EQ(api().graph_io_info(g.ptr, 0, 1, &info), WASINN_OK);
   EXPECT_STREQ(info.name, "metadata");
+  ASSERT_EQ(api().graph_io_info(g.ptr, 0, 2, &info), WASINN_OK);
+  EXPECT_STREQ(info.name, "messages");
   ASSERT_EQ(api().graph_io_info(g.ptr, 1, 0, &info), WASINN_OK);
   EXPECT_STREQ(info.name, "text");
   ASSERT_EQ(api().graph_io_info(g.ptr, 1, 1, &info), WASINN_OK);
@@ -288,8 +290,8 @@ TEST(LlamaPlugin, BadIndicesAndMissingPromptAreInvalidArgument) {
   std::string detail;
   EXPECT_EQ(compute(c.ptr, &detail), WASINN_INVALID_ARGUMENT);
   EXPECT_NE(detail.find("prompt"), std::string::npos) << detail;
-  EXPECT_EQ(set_text(c.ptr, 2, "x", &detail), WASINN_INVALID_ARGUMENT);
-  EXPECT_NE(detail.find("input index 2"), std::string::npos) << detail;
+  EXPECT_EQ(set_text(c.ptr, 3, "x", &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("input index 3"), std::string::npos) << detail;
   const wasinn_tensor_id id = by_index(7);
   wasinn_tensor t{};
   Diag d;
@@ -364,6 +366,33 @@ TEST(LlamaPlugin, ArbitraryBytesAreAnErrorOrAPromptNeverACrash) {
   ASSERT_EQ(set_text(c.ptr, 0, ""), WASINN_OK) << "an empty prompt is BOS alone";
   EXPECT_EQ(compute(c.ptr), WASINN_OK);
   EXPECT_NE(output_text(c.ptr, 1).find("\"input_tokens\": 1"), std::string::npos);
+}
+
+// Input 2: a chat through the model's template. The tiny GGUF has none, so llama.cpp uses
+// chatml, whose text is known: the answer equals the one to that text given as the prompt.
+TEST(LlamaPlugin, MessagesGoThroughTheChatTemplate) {
+  Graph g = tiny();
+  Context chat(api(), g.ptr), plain(api(), g.ptr);
+  const std::string messages = R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}])";
+  ASSERT_EQ(set_text(chat.ptr, by_name("messages"), messages), WASINN_OK);
+  ASSERT_EQ(compute(chat.ptr), WASINN_OK);
+  const std::string chatml =
+      "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n";
+  ASSERT_EQ(set_text(plain.ptr, 0, chatml), WASINN_OK);
+  ASSERT_EQ(compute(plain.ptr), WASINN_OK);
+  const std::string answer = output_text(chat.ptr, 0);
+  EXPECT_FALSE(answer.empty());
+  EXPECT_EQ(answer, output_text(plain.ptr, 0));
+  EXPECT_EQ(output_text(chat.ptr, 1), output_text(plain.ptr, 1)) << "the same prompt tokens";
+
+  // Not a chat: invalid-argument saying what to give, and the context still answers after it.
+  std::string detail;
+  for (const char* bad : {"{", "[]", "{}", R"([{"role": "user"}])", R"([{"role": 1, "content": "x"}])", "[1]"}) {
+    EXPECT_EQ(set_text(chat.ptr, 2, bad, &detail), WASINN_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(detail.find("messages"), std::string::npos) << detail;
+  }
+  ASSERT_EQ(compute(chat.ptr), WASINN_OK);
+  EXPECT_EQ(output_text(chat.ptr, 0), answer);
 }
 
 TEST(LlamaPlugin, StreamEqualsComputeAndRestartsAfterFini) {
