@@ -49,6 +49,10 @@ enum Op : uint32_t {
   kPromptInit,
   kPromptCompute,
   kPromptSet,
+  // the prompt's streaming (start, next, metadata); after kPromptSet, likewise
+  kPromptStart,
+  kPromptNext,
+  kPromptMetadata,
   kOpCount
 };
 
@@ -56,8 +60,9 @@ constexpr std::string_view kTypeCases[] = {"FP16", "FP32", "FP64", "BF16", "U8",
 constexpr std::string_view kEncodings[] = {"openvino", "onnx",       "tensorflow", "pytorch", "tensorflowlite",
                                            "ggml",     "autodetect", "ONNX",       "nope"};
 constexpr std::string_view kTargets[] = {"cpu", "gpu", "tpu", "CPU", "auto", ""};
-constexpr std::string_view kNames[] = {"input", "x",       "prompt", "metadata", "logits", "a",  "b",
-                                       "",      "backend", "temp",   "seed",     "0.5",    "hot"};
+constexpr std::string_view kNames[] = {"input", "x",   "prompt", "metadata", "logits",
+                                       "a",     "b",   "",       "backend",  "temp",
+                                       "seed",  "0.5", "hot",    "messages", R"([{"role": "user", "content": "hi"}])"};
 
 wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
 
@@ -289,6 +294,27 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         (void)t.ok_text(t.t.prompt_set_property(t.guest(), ctx, str(name), str(value), &out), "prompt set-property");
         break;
       }
+      case kPromptStart: {
+        const uint32_t ctx = r.arg();
+        const std::string input = r.text(), text = r.text();
+        (void)t.ok_text(t.t.prompt_start(t.guest(), ctx, str(input), str(text), &out), "prompt start");
+        break;
+      }
+      case kPromptNext: {
+        // At most a few pieces a call, so an input cannot spend its time on one long answer.
+        const uint32_t ctx = r.arg(), pieces = r.arg() % 4 + 1;
+        for (uint32_t i = 0; i < pieces; ++i) {
+          out = {};
+          if (!t.ok_text(t.t.prompt_next(t.guest(), ctx, &out), "prompt next")) break;
+          if (out.rep > 1) invariant_failed("prompt next", "neither some (1) nor none (0)");
+          if (out.rep == 0) break;
+        }
+        break;
+      }
+      case kPromptMetadata: {
+        (void)t.ok_text(t.t.prompt_metadata(t.guest(), r.arg(), &out), "prompt metadata");
+        break;
+      }
     }
   }
 }
@@ -306,6 +332,8 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   ext.op(kGetProperty).raw(0).raw(1).raw(8).op(kSetProperty).raw(0).raw(0).raw(1).raw(9).raw(1).raw(11);
   ext.op(kPromptInit).raw(0).op(kInit).raw(0).op(kSetProperty).raw(1).raw(1).raw(1).raw(10).raw(1).raw(12);
   ext.op(kPromptCompute).raw(1).raw(1).raw(2).op(kPromptSet).raw(1).raw(1).raw(9).raw(1).raw(11);
+  ext.op(kPromptStart).raw(1).raw(1).raw(13).raw(1).raw(14).op(kPromptNext).raw(1).raw(3).op(kPromptMetadata).raw(1);
+  ext.op(kPromptStart).raw(1).raw(1).raw(2).raw(1).raw(14).op(kPromptNext).raw(1).raw(2);
   out.push_back(std::move(ext));
   return out;
 }
