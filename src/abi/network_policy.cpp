@@ -165,7 +165,15 @@ Result<NetworkPolicy> NetworkPolicy::make(const std::vector<std::string>& listen
   return p;
 }
 
-bool NetworkPolicy::matches(const std::vector<Rule>& rules, const SocketAddress& a) {
+bool NetworkPolicy::matches(const std::vector<Rule>& rules, const SocketAddress& given) {
+  // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is the IPv4 address it maps.
+  SocketAddress a = given;
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (a.v6 && std::memcmp(a.addr, kMapped, 12) == 0) {
+    a.v6 = false;
+    std::memmove(a.addr, a.addr + 12, 4);
+    std::memset(a.addr + 4, 0, 12);
+  }
   for (const Rule& r : rules) {
     if (!r.any_port && r.port != a.port) continue;
     for (const SocketAddress& b : r.addresses) {

@@ -40,6 +40,11 @@ TEST(NetworkPolicy, AllowsExactlyWhatItNames) {
   six.port = 9000;
   EXPECT_TRUE(p->allows_bind(six));
   EXPECT_TRUE(p->allows_connect(v4(10, 1, 2, 3, 1)));
+  SocketAddress mapped;  // ::ffff:10.1.2.3
+  mapped.v6 = true;
+  mapped.addr[10] = mapped.addr[11] = 0xff;
+  mapped.addr[12] = 10, mapped.addr[13] = 1, mapped.addr[14] = 2, mapped.addr[15] = 3;
+  EXPECT_TRUE(p->allows_connect(mapped));
   EXPECT_TRUE(p->allows_connect(v4(127, 0, 0, 1, 5432)));
   EXPECT_FALSE(p->allows_connect(v4(127, 0, 0, 1, 5433)));
   EXPECT_FALSE(p->allows_connect(v4(127, 0, 0, 1, 8080)));  // a listen address is not a connect host
