@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <optional>
 
@@ -109,8 +110,18 @@ uint32_t poll_oneoff(Call c, uint32_t in, uint32_t out, uint32_t nsubscriptions,
       std::memcpy(&id, s + 16, 4);
       std::memcpy(&timeout, s + 24, 8);
       std::memcpy(&flags, s + 40, 2);
-      if ((id == 0 || id == 1) && (flags & 1) == 0) {  // realtime or monotonic, relative
+      const bool absolute = (flags & 1) != 0;
+      if ((id == 0 || id == 1) && !absolute) {  // realtime or monotonic, relative
         const auto ns = std::chrono::nanoseconds(std::min<uint64_t>(timeout, uint64_t{1} << 62));
+        clocks.push_back(ClockSub{userdata, start + std::chrono::duration_cast<Clock::duration>(ns)});
+        continue;
+      }
+      if (id == 0 && absolute) {  // a realtime instant (the crate's timeouts): the host's realtime clock is WASI's
+        timespec now{};
+        ::clock_gettime(CLOCK_REALTIME, &now);
+        const uint64_t now_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+        const auto ns =
+            std::chrono::nanoseconds(timeout > now_ns ? std::min<uint64_t>(timeout - now_ns, 1ull << 62) : 0);
         clocks.push_back(ClockSub{userdata, start + std::chrono::duration_cast<Clock::duration>(ns)});
         continue;
       }

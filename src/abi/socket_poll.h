@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // poll_oneoff over WasmEdge-ABI sockets (abi/wasmedge_sockets.h) mixed with everything else a
-// core module may poll: its relative realtime and monotonic clocks are timed here; its other
-// subscriptions (Wasmtime's fds, absolute and CPU-time clocks) go to Wasmtime's own
+// core module may poll: its relative realtime and monotonic clocks and its absolute realtime
+// ones (the crate wasmedge_wasi_socket's timeouts) are timed here; its other subscriptions
+// (Wasmtime's fds, absolute monotonic and CPU-time clocks) go to Wasmtime's own
 // poll_oneoff through OtherPoll. While it waits it blocks only in the OS's poll of the sockets,
 // for at most `slice` when other subscriptions are pending, asking Wasmtime after each slice
 // (without waiting) whether they are ready: a socket wakes it at once, another fd within a slice,

@@ -231,6 +231,9 @@ const Spec kSpecs[] = {
        return ours(c.u(0)) || ours(c.u(1)) ? uint32_t{ws::kBadf} : pass(c, SocketGuest::kFdRenumber, 2);
      }},
     {"poll_oneoff", 4, poll_oneoff},
+    // WasmEdge's edge-triggered poll (the crate's `epoll` feature), served level-triggered: a
+    // guest sees a ready fd again until it reads or writes it, which mio-style loops tolerate.
+    {"epoll_oneoff", 4, poll_oneoff},
 };
 
 wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t* args, size_t) {
@@ -264,7 +267,7 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
 // WasmEdge-only names: a module importing one of them speaks WasmEdge's socket ABI.
 constexpr std::string_view kWasmEdgeOnly[] = {
     "sock_open",       "sock_bind",       "sock_connect",     "sock_listen",    "sock_getlocaladdr", "sock_getpeeraddr",
-    "sock_getsockopt", "sock_setsockopt", "sock_getaddrinfo", "sock_recv_from", "sock_send_to"};
+    "sock_getsockopt", "sock_setsockopt", "sock_getaddrinfo", "sock_recv_from", "sock_send_to",      "epoll_oneoff"};
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <cstring>
 #include <vector>
 
@@ -183,6 +184,21 @@ TEST(WasmEdgeSocketsAbi, PollWaitsForASocketAndLooksAtWasmtimesFdsEachSlice) {
   EXPECT_EQ(m.u32(2048), 1u);
   EXPECT_EQ(event_userdata(m, 1024), 9u);
   EXPECT_GE(ms, 25);
+  // A realtime instant (the crate's timeouts) is timed here too: Wasmtime is not asked.
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const uint64_t at = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec + 30000000ull;
+  subscribe_clock(m, 48, 10, at);
+  m.u32(48 + 16, 0);     // CLOCK_REALTIME
+  m.bytes[48 + 40] = 1;  // ABSTIME
+  looks = 0;
+  t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(ws::poll_oneoff(c, 0, 1024, 2, 2048, others), ws::kSuccess);
+  ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(event_userdata(m, 1024), 10u);
+  EXPECT_GE(ms, 25);
+  EXPECT_EQ(looks, 0);
+  m.bytes[48 + 40] = 0;
   // No socket among the subscriptions: the whole call is Wasmtime's.
   subscribe_fd(m, 0, 7, 1, 0);
   EXPECT_EQ(ws::poll_oneoff(c, 0, 1024, 2, 2048, others), ws::kNoSockets);
