@@ -94,6 +94,12 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   auto module =
       compile_module(threads_engine->engine.get(), *threads_engine->module_cache, *exported ? **exported : wasm, name);
   if (!module) return fail(module.error().detail);
+  if (imports_wasmedge_sockets(module->get())) {
+    return fail(
+        fmt::format("{} is a wasi-threads guest that imports WasmEdge's socket ABI: wasinn serves those "
+                    "sockets to single-threaded modules only",
+                    name));
+  }
   auto memory = shared_memory_import(module->get());
   if (!memory) return fail(fmt::format("{} imports no shared memory Wasmtime can read", name));
   GuestThreads::Settings settings;
