@@ -226,5 +226,24 @@ TEST(WasmEdgeSockets, BadOptionValuesAreCaughtAtStart) {
   }
 }
 
+TEST(WasmEdgeSockets, OnlyModulesSpeakingWasmEdgesAbiGetIt) {
+  ScratchDir dir;
+  // Wasmtime's three-parameter sock_accept: the plain linker, as before.
+  write_text(dir / "wasmtime_accept.wat",
+             "(module (import \"wasi_snapshot_preview1\" \"sock_accept\" (func (param i32 i32 i32) (result i32)))\n"
+             "  (memory (export \"memory\") 1) (func (export \"_start\")))");
+  const ChildResult plain = wasinn({"run", (dir / "wasmtime_accept.wat").string()});
+  EXPECT_EQ(plain.exit_code, 0) << plain.describe();
+  // A wasi-threads guest: refused, saying why.
+  write_text(dir / "threads.wat",
+             "(module (import \"env\" \"memory\" (memory 1 1 shared))\n"
+             "  (import \"wasi_snapshot_preview1\" \"sock_open\" (func (param i32 i32 i32) (result i32)))\n"
+             "  (func (export \"_start\")))");
+  const ChildResult threads = wasinn({"run", "--listen", "127.0.0.1:*", (dir / "threads.wat").string()});
+  EXPECT_EQ(threads.exit_code, 1) << threads.describe();
+  EXPECT_NE(threads.err.find("wasinn serves those sockets to single-threaded modules only"), std::string::npos)
+      << threads.describe();
+}
+
 }  // namespace
 }  // namespace wasinn_cli_test
