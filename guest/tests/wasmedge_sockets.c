@@ -6,13 +6,15 @@
 //                   requests (HTTP/1.0, the body echoes the request line), each awaited with
 //                   poll_oneoff (socket + a 20 s clock); errno E of a call: "NAME: errno E", exit 2
 //   connect PORT    connect to 127.0.0.1:PORT, send "ping\n", print the answer
-//   poll PORT       poll_oneoff mixing a listening socket, a clock and stdout (a Wasmtime fd)
+//   poll PORT [FILE] poll_oneoff mixing a listening socket, a clock, stdout and FILE (Wasmtime's fds)
 //   bad             bad pointers, fds and enums: prints "CASE=ERRNO" per case
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 #include <wasi/api.h>
 
 #define WASMEDGE(name) __attribute__((import_module("wasi_snapshot_preview1"), import_name(#name)))
@@ -170,7 +172,7 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int poll_mixed(uint32_t port) {
+static int poll_mixed(uint32_t port, const char* file) {
   const uint32_t fd = stream_socket();
   wasi_address_t addr = {kLoopback, 4};
   CHECK("sock_bind", we_sock_bind(fd, &addr, port));
@@ -208,6 +210,20 @@ static int poll_mixed(uint32_t port) {
   printf("kept: %llu %u %llu %u %llu\n", (unsigned long long)subs[0].userdata,
          (uint32_t)subs[0].u.u.fd_read.file_descriptor == fd, (unsigned long long)subs[1].userdata,
          subs[1].u.u.fd_write.file_descriptor, (unsigned long long)subs[2].userdata);
+  // 3b. A file (a Wasmtime fd) read with the socket and a 5 s clock: the file, at once.
+  if (file) {
+    const int ffd = open(file, O_RDONLY);
+    if (ffd < 0) fail("open", 0);
+    subs[1].userdata = 14;
+    subs[1].u.tag = __WASI_EVENTTYPE_FD_READ;
+    subs[1].u.u.fd_read.file_descriptor = (__wasi_fd_t)ffd;
+    t0 = now_ns();
+    CHECK("poll_oneoff", __wasi_poll_oneoff(subs, events, 3, &n));
+    ms = (now_ns() - t0) / 1000000;
+    printf("file: n=%u userdata=%llu type=%u quick=%d\n", (unsigned)n, (unsigned long long)events[0].userdata,
+           events[0].type, ms < 1000);
+    close(ffd);
+  }
   // 4. Non-blocking: an accept with nobody waiting is EAGAIN (6).
   CHECK("fd_fdstat_set_flags", __wasi_fd_fdstat_set_flags(fd, __WASI_FDFLAGS_NONBLOCK));
   __wasi_fdstat_t st;
@@ -284,7 +300,8 @@ static int bad(void) {
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "serve") == 0 && argc == 4) return serve(atoi(argv[2]), atoi(argv[3]));
   if (argc >= 2 && strcmp(argv[1], "connect") == 0 && argc == 3) return connect_to(atoi(argv[2]));
-  if (argc >= 2 && strcmp(argv[1], "poll") == 0 && argc == 3) return poll_mixed(atoi(argv[2]));
+  if (argc >= 2 && strcmp(argv[1], "poll") == 0 && (argc == 3 || argc == 4))
+    return poll_mixed(atoi(argv[2]), argc == 4 ? argv[3] : NULL);
   if (argc == 2 && strcmp(argv[1], "bad") == 0) return bad();
   fprintf(stderr, "usage: wasmedge_sockets serve PORT N | connect PORT | poll PORT | bad\n");
   return 64;

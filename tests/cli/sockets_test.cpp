@@ -164,11 +164,15 @@ TEST(WasmEdgeSockets, AnOutboundConnectIsAllowedOnlyToAConnectHost) {
 
 TEST(WasmEdgeSockets, PollOneoffMixesASocketAClockAndAWasmtimeFd) {
   const std::string port = std::to_string(free_port());
-  const ChildResult r = run_guest({"--listen", "127.0.0.1:" + port}, {"poll", port});
+  ScratchDir dir;
+  write_text(dir / "file.txt", "some bytes\n");
+  const ChildResult r = run_guest({"--listen", "127.0.0.1:" + port, "--dir", dir.path().string() + "::/d"},
+                                  {"poll", port, "/d/file.txt"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("clock: n=1 userdata=11 type=0 waited_enough=1"), std::string::npos) << r.describe();
   EXPECT_NE(r.out.find("stdout: n=1 userdata=12 type=2 quick=1"), std::string::npos) << r.describe();
   EXPECT_NE(r.out.find("kept: 10 1 12 1 13"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("file: n=1 userdata=14 type=1 quick=1"), std::string::npos) << r.describe();
   EXPECT_NE(r.out.find("nonblocking: flags=4 accept=6"), std::string::npos) << r.describe();
 }
 
