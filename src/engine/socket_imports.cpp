@@ -44,7 +44,8 @@ constexpr size_t kOriginalParams[SocketGuest::kOriginalCount] = {4, 4, 1, 2, 2, 
 // Instantiates the trampoline in the caller's store over its memory and Wasmtime's functions.
 bool make_forwarders(Ctx& ctx) {
   SocketGuest& net = ctx.net;
-  if (net.forwarders_made) return true;
+  if (net.forwarders_made || net.forwarders_failed) return net.forwarders_made;
+  net.forwarders_failed = true;  // until made: a guest that cannot have them is told once
   std::vector<wasmtime_extern_t> imports;
   wasmtime_extern_t memory;
   if (!wasmtime_caller_export_get(ctx.caller, "memory", 6, &memory)) return false;
@@ -85,6 +86,7 @@ bool make_forwarders(Ctx& ctx) {
     if (ok) wasmtime_extern_delete(&item);
   }
   net.forwarders_made = ok;
+  net.forwarders_failed = !ok;
   return ok;
 }
 

@@ -48,6 +48,7 @@ struct SocketGuest {
   const wasmtime_linker_t* wasi_linker;  // the plain linker, whose WASI functions are Wasmtime's
   const wasmtime_module_t* trampoline;   // the Host's, compiled once
   bool forwarders_made = false;
+  bool forwarders_failed = false;  // then every fd but a socket's is NOSYS
   wasmtime_func_t forwarders[kOriginalCount] = {};
 };
 
