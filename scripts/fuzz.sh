@@ -5,7 +5,8 @@
 # SECONDS with a corpus kept under ~/.cache/wasinn/fuzz.
 #   scripts/fuzz.sh SECONDS [TARGET...|all]
 # No target: the ABI targets (the witx ones also in their two-thread mode, TARGET@2:
-# WASINN_FUZZ_THREADS=2), fuzz_load_onnxruntime (the test suite's short run) and
+# WASINN_FUZZ_THREADS=2; fuzz_sockets: WasmEdge's socket ABI over loopback sockets),
+# fuzz_load_onnxruntime (the test suite's short run) and
 # fuzz_remote_codecs (the remote backend's response decoders) and fuzz_whisper_audio (the whisper
 # plugin's WAV input). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
@@ -24,7 +25,7 @@ WORK=${WASINN_FUZZ_DIR:-$HOME/.cache/wasinn/fuzz}
 FIXTURES=${WASINN_FIXTURES:-$HOME/.cache/wasinn/fixtures}
 export WASINN_FIXTURES=$FIXTURES
 
-ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real)
+ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
                  fuzz_whisper_audio)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow

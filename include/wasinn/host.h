@@ -38,6 +38,21 @@ struct OptionNames {
   std::string timeout = "HostOptions::timeout_ms";
   std::string max_memory = "HostOptions::max_memory_bytes";
   std::string invoke = "Program::invoke";
+  std::string listen = "HostOptions::network.listen";
+  std::string connect = "HostOptions::network.connect";
+};
+
+// What a core module's sockets may reach. wasinn serves WasmEdge's socket ABI (sock_open,
+// sock_bind, ... in wasi_snapshot_preview1, as LlamaEdge's llama-api-server imports it) to the
+// modules that import it; with nothing here their bind, connect and name lookups are refused
+// (ACCES, and a log line naming the option that allows them). Bad entries fail Host::create.
+struct NetworkOptions {
+  // ADDR:PORT a guest may bind and listen on: ADDR an IPv4 address, [IPv6] or localhost; PORT a
+  // number or * (any port, including one the system picks).
+  std::vector<std::string> listen;
+  // HOST[:PORT] a guest may connect to: an address, [IPv6] or a name (resolved when the Host is
+  // created, and the one kind of name a guest may look up, with localhost); no PORT: any port.
+  std::vector<std::string> connect;
 };
 
 struct HostOptions {
@@ -76,6 +91,8 @@ struct HostOptions {
   // the Host is destroyed. wasinn has one logger per process: while several Hosts have a
   // callback, each gets every line. The callback must not throw.
   std::function<void(LogLevel level, std::string_view message)> log;
+  // What core modules' sockets (WasmEdge's socket ABI) may reach: nothing by default.
+  NetworkOptions network;
   OptionNames option_names;
 };
 

@@ -78,6 +78,14 @@ void wasinn_options_set_max_threads(wasinn_options_t* options, size_t max_thread
 /* Nonzero: a thread using an execution context another thread of its guest is using waits its
  * turn instead of getting the busy errno. */
 void wasinn_options_set_nn_context_wait(wasinn_options_t* options, int wait);
+/* What a core module speaking WasmEdge's socket ABI (sock_open, sock_bind, ...: LlamaEdge's
+ * llama-api-server) may reach; nothing unless added. An address it may bind and listen on:
+ * "ADDR:PORT" (ADDR an IPv4 address, "[IPv6]" or "localhost"; PORT a number or "*" for any);
+ * repeatable. */
+void wasinn_options_add_listen(wasinn_options_t* options, const char* addr_port);
+/* A host it may connect to (and look up): "HOST[:PORT]" (an address, "[IPv6]" or a name, resolved
+ * when the host is created; no port: any); repeatable. */
+void wasinn_options_add_connect(wasinn_options_t* options, const char* host_port);
 /* The most bytes one linear memory of a guest may grow to (0: no limit). */
 void wasinn_options_set_max_memory_bytes(wasinn_options_t* options, uint64_t max_bytes);
 /* Loads whose framework may crash on a malformed model first run in a child process,

@@ -25,6 +25,8 @@ wasinn::HostOptions c_host_options() {
   options.option_names.timeout = "wasinn_options_set_timeout_ms";
   options.option_names.max_memory = "wasinn_options_set_max_memory_bytes";
   options.option_names.invoke = "wasinn_program_set_invoke";
+  options.option_names.listen = "wasinn_options_add_listen";
+  options.option_names.connect = "wasinn_options_add_connect";
   return options;
 }
 
@@ -94,6 +96,12 @@ void wasinn_options_set_backend_config(wasinn_options_t* o, const char* backend,
   o->options.backend_configs[str(backend)] = str(json);
 }
 void wasinn_options_add_preload(wasinn_options_t* o, const char* spec) { o->options.preloads.push_back(str(spec)); }
+void wasinn_options_add_listen(wasinn_options_t* o, const char* addr_port) {
+  o->options.network.listen.push_back(str(addr_port));
+}
+void wasinn_options_add_connect(wasinn_options_t* o, const char* host_port) {
+  o->options.network.connect.push_back(str(host_port));
+}
 void wasinn_options_set_timeout_ms(wasinn_options_t* o, uint64_t timeout_ms) { o->options.timeout_ms = timeout_ms; }
 void wasinn_options_set_max_threads(wasinn_options_t* o, size_t max_threads) { o->options.max_threads = max_threads; }
 void wasinn_options_set_nn_context_wait(wasinn_options_t* o, int wait) {

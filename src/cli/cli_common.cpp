@@ -174,6 +174,8 @@ void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {
   host.option_names.timeout = "--timeout";  // run_command names -W timeout= when that set it
   host.option_names.max_memory = "-W max-memory-size";
   host.option_names.invoke = "--invoke";
+  host.option_names.listen = "--listen";
+  host.option_names.connect = "--connect";
   if (const auto from_file = o.config_sources.find("nn-preload"); from_file != o.config_sources.end())
     host.option_names.preload_sources = from_file->second;
   host.backend_dirs = o.backend_dirs;

@@ -88,6 +88,16 @@ void add_run_options(CLI::App* run, RunOptions& o, CommonOptions& common) {
                   "limit); as -W timeout=")
       ->type_name("DURATION")
       ->check(duration());
+  add_list(run, "--listen", o.host.network.listen,
+           "Let a core module that speaks WasmEdge's socket ABI (sock_open, sock_bind, ...: LlamaEdge's "
+           "llama-api-server) bind and listen on this address: ADDR:PORT, ADDR an IPv4 address, [IPv6] or "
+           "localhost, PORT a number or * for any; repeatable. Without it a guest's bind is refused (errno 2)")
+      ->type_name("ADDR:PORT");
+  add_list(run, "--connect", o.host.network.connect,
+           "Let such a module connect to this host: HOST[:PORT], an address, [IPv6] or a name (resolved at start; "
+           "the guest may look it up too); no PORT: any port; repeatable. Without it a guest's connect is refused "
+           "(errno 2)")
+      ->type_name("HOST[:PORT]");
   add_guest_options(run, o, common, "while the guest runs");
 }
 

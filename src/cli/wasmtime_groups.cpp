@@ -136,11 +136,15 @@ const std::vector<Group>& groups() {
         fixed_bool("cli", true, "WASI command-line APIs (always on)", "the WASI CLI APIs are always on in wasinn"),
         fixed_bool("common", true, "Deprecated alias of cli", "the WASI CLI APIs are always on in wasinn"),
         fixed_bool("inherit-network", false, "The host's network (wasinn gives guests none: only =n)",
-                   "wasinn gives guests no network access"),
-        fixed_bool("tcp", false, "TCP sockets (none in wasinn: only =n)", "wasinn gives guests no sockets"),
-        fixed_bool("udp", false, "UDP sockets (none in wasinn: only =n)", "wasinn gives guests no sockets"),
+                   "wasinn gives guests no network access (a core module speaking WasmEdge's socket ABI "
+                   "reaches what --listen and --connect name)"),
+        fixed_bool("tcp", false, "TCP sockets (none in wasinn: only =n)",
+                   "wasinn gives guests no WASI sockets (WasmEdge's socket ABI: --listen, --connect)"),
+        fixed_bool("udp", false, "UDP sockets (none in wasinn: only =n)",
+                   "wasinn gives guests no WASI sockets (WasmEdge's socket ABI: --listen, --connect)"),
         fixed_bool("allow-ip-name-lookup", false, "Name lookups (none in wasinn: only =n)",
-                   "wasinn gives guests no network access")},
+                   "wasinn gives guests no network access (a core module speaking WasmEdge's socket ABI "
+                   "may look up the hosts --connect names)")},
        "cli-exit-with-code http http-outgoing-body-buffer-chunks http-outgoing-body-chunk-size config "
        "keyvalue listenfd tcplisten tls preview2 network-error-code preview0 config-var keyvalue-in-memory-data "
        "p3 max-resources hostcall-fuel max-random-size max-http-fields-size",

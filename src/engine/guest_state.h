@@ -15,6 +15,8 @@
 
 namespace wasinn {
 
+struct SocketGuest;
+
 struct GuestState {
   std::shared_ptr<NnSession> session;
   // A component guest's WIT resources (over `session`), else null.
@@ -29,6 +31,8 @@ struct GuestState {
   // The tensor whose bytes a component's last tensor.data lent out: they are lowered into guest
   // memory after the host call returns, so they must live until then (engine/wit_host.h).
   std::shared_ptr<const OwnedTensor> lent_tensor;
+  // A core module that imports WasmEdge's socket ABI: its sockets (engine/socket_imports.h), else null.
+  std::shared_ptr<SocketGuest> sockets;
 
   // A component guest's state: a session over `env` and its WIT resources.
   static std::unique_ptr<GuestState> for_component(std::shared_ptr<NnEnvironment> env) {

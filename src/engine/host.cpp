@@ -22,6 +22,7 @@
 #include "engine/module_instance.h"
 #include "engine/logging_imports.h"
 #include "engine/nn_imports.h"
+#include "engine/socket_imports.h"
 #include "engine/wasmtime_ptr.h"
 
 namespace wasinn {
@@ -66,6 +67,15 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   if (nn.ok()) nn = define_legacy_nn(impl->linker.get());
   if (nn.ok()) nn = define_wasi_logging(impl->linker.get());
   if (nn.ok()) nn = define_component_imports(impl->component_linker.get());
+  if (nn.ok()) {
+    auto network = NetworkPolicy::make(options.network.listen, options.network.connect,
+                                       {options.option_names.listen, options.option_names.connect});
+    if (network) {
+      impl->network = std::make_shared<const NetworkPolicy>(std::move(*network));
+    } else {
+      nn = network.take_error();
+    }
+  }
   if (auto s = std::move(nn); !s.ok()) {
     if (error) *error = s.error().detail;
     return nullptr;
@@ -106,6 +116,37 @@ const Host::Impl::ThreadsEngine* Host::Impl::threads_engine() {
     threads_engine_ = std::move(made);
   });
   return threads_engine_.get();
+}
+
+const Host::Impl::SocketLinker* Host::Impl::socket_linker(std::string* error) {
+  std::call_once(socket_linker_once, [this] {
+    // The plain linker's imports, with WasmEdge's sockets over some of WASI's.
+    auto made = std::make_unique<SocketLinker>();
+    made->linker.reset(wasmtime_linker_new(engine.get()));
+    wasmtime_linker_allow_shadowing(made->linker.get(), true);
+    Status s;
+    if (ErrorPtr err(wasmtime_linker_define_wasi(made->linker.get())); err) {
+      s = make_error(Errc::runtime_error, "defining WASI: " + message_of(err.get()));
+    }
+    if (s.ok()) s = define_ephemeral_nn(made->linker.get());
+    if (s.ok()) s = define_legacy_nn(made->linker.get());
+    if (s.ok()) s = define_wasi_logging(made->linker.get());
+    if (s.ok()) s = define_wasmedge_sockets(made->linker.get());
+    if (s.ok()) {
+      if (auto trampoline = compile_socket_trampoline(engine.get())) {
+        made->trampoline = std::move(*trampoline);
+      } else {
+        s = trampoline.take_error();
+      }
+    }
+    if (s.ok()) {
+      socket_linker_ = std::move(made);
+    } else {
+      socket_linker_error = s.error().detail;
+    }
+  });
+  if (!socket_linker_ && error) *error = socket_linker_error;
+  return socket_linker_.get();
 }
 
 std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "abi/network_policy.h"
 #include "base/log.h"
 #include "core/nn_environment.h"
 #include "plugins/backend_catalog.h"
@@ -23,6 +24,9 @@ struct Host::Impl {
   EnginePtr engine;
   LinkerPtr linker;                     // shared by all programs: a Wasmtime linker may instantiate concurrently
   ComponentLinkerPtr component_linker;  // the same for components
+  // What the sockets of modules importing WasmEdge's socket ABI may reach (nothing unless
+  // HostOptions::network says).
+  std::shared_ptr<const NetworkPolicy> network;
   std::shared_ptr<NnEnvironment> env;
   std::shared_ptr<BackendCatalog> catalog;  // env's backends, for listing and probing them
   uint64_t timeout_ms = 0;
@@ -47,11 +51,23 @@ struct Host::Impl {
   // Made on first use; nullptr when it cannot be made.
   const ThreadsEngine* threads_engine();
 
+  // The linker of modules that import WasmEdge's socket ABI and its trampoline module
+  // (engine/socket_imports.h). Made on first use; nullptr (and *error) when it cannot be made.
+  struct SocketLinker {
+    LinkerPtr linker;
+    ModulePtr trampoline;
+  };
+  const SocketLinker* socket_linker(std::string* error);
+
   std::filesystem::path module_cache_dir;
+  std::once_flag socket_linker_once;
+  std::unique_ptr<SocketLinker> socket_linker_;
+  std::string socket_linker_error;
   std::once_flag threads_engine_once;
   std::unique_ptr<ThreadsEngine> threads_engine_;
 
   ~Impl() {
+    socket_linker_.reset();
     threads_engine_.reset();
     ticker.reset();
   }

@@ -21,6 +21,7 @@
 #include "engine/instance_impl.h"
 #include "engine/memory_export.h"
 #include "engine/module_bytes.h"
+#include "engine/socket_imports.h"
 #include "engine/wasmtime_ptr.h"
 
 namespace wasinn {
@@ -93,6 +94,12 @@ std::unique_ptr<Instance> instantiate_threads(Host::Impl& host, const Program& p
   auto module =
       compile_module(threads_engine->engine.get(), *threads_engine->module_cache, *exported ? **exported : wasm, name);
   if (!module) return fail(module.error().detail);
+  if (imports_wasmedge_sockets(module->get())) {
+    return fail(
+        fmt::format("{} is a wasi-threads guest that imports WasmEdge's socket ABI: wasinn serves those "
+                    "sockets to single-threaded modules only",
+                    name));
+  }
   auto memory = shared_memory_import(module->get());
   if (!memory) return fail(fmt::format("{} imports no shared memory Wasmtime can read", name));
   GuestThreads::Settings settings;
@@ -139,6 +146,15 @@ std::unique_ptr<Instance> instantiate_module(Host::Impl& host, const Program& pr
   impl->option_names = host.option_names;
   impl->state = std::make_unique<GuestState>();
   impl->state->session = std::make_shared<NnSession>(host.env);
+  // A module speaking WasmEdge's socket ABI gets its sockets and the socket linker.
+  wasmtime_linker_t* linker = host.linker.get();
+  if (imports_wasmedge_sockets(impl->module.get())) {
+    std::string why;
+    const Host::Impl::SocketLinker* sockets = host.socket_linker(&why);
+    if (!sockets) return fail(fmt::format("cannot serve {} WasmEdge's socket ABI: {}", name, why));
+    impl->state->sockets = std::make_shared<SocketGuest>(host.network, host.linker.get(), sockets->trampoline.get());
+    linker = sockets->linker.get();
+  }
   impl->store.reset(wasmtime_store_new(host.engine.get(), impl->state.get(), nullptr));
   EpochTicker::limit_memory(impl->store.get(), host.max_memory_bytes);
   wasmtime_context_t* cx = wasmtime_store_context(impl->store.get());
@@ -149,7 +165,7 @@ std::unique_ptr<Instance> instantiate_module(Host::Impl& host, const Program& pr
   if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
 
   wasm_trap_t* trap = nullptr;
-  ErrorPtr err(wasmtime_linker_instantiate(host.linker.get(), cx, impl->module.get(), &impl->instance, &trap));
+  ErrorPtr err(wasmtime_linker_instantiate(linker, cx, impl->module.get(), &impl->instance, &trap));
   if (err) return fail(fmt::format("cannot instantiate {}: {}", name, message_of(err.get())));
   if (trap) {
     TrapPtr t(trap);

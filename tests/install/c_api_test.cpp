@@ -202,6 +202,15 @@ TEST(CApi, BadOptionIsAnErrorString) {
   wasinn_free(error);
 
   o = wasinn_options_create();
+  wasinn_options_add_listen(o, "8080");
+  host = wasinn_host_create(o, &error);
+  wasinn_options_destroy(o);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(std::string(error).rfind("wasinn_options_add_listen '8080': expected ADDR:PORT", 0), 0u) << error;
+  wasinn_free(error);
+
+  o = wasinn_options_create();
   wasinn_options_set_isolate_loads(o, "sometimes");
   error = nullptr;
   host = wasinn_host_create(o, &error);
