@@ -2,7 +2,8 @@
 //! A Spin http component as spin-sdk's llm example writes one, for `wasinn serve`'s
 //! `fermyon:spin/llm@2.0.0` (tests/spin/):
 //!   POST /infer?model=NAME[&max-tokens=N&temperature=T&top-k=K&top-p=P&repeat-penalty=R&repeat-last-n=N]
-//!     body: the prompt -> 200 the text, the usage in `x-prompt-tokens` and `x-generated-tokens`
+//!     body: the prompt -> 200 the text, the usage in `x-prompt-tokens` and `x-generated-tokens`;
+//!     spin-sdk's defaults for the parameters not given; `&defaults`: no parameters at all
 //!   POST /embed?model=NAME   body: one text per line -> 200 one embedding per line, its floats
 //!     comma-separated; the usage in `x-prompt-tokens`
 //! An llm error answers 404 (model-not-supported), 400 (invalid-input) or 500 (runtime-error), its
@@ -49,11 +50,17 @@ fn failed(e: llm::Error) -> Response {
 }
 
 fn infer(model: &str, query: &str, prompt: &str) -> Response {
-    let options = match params(query) {
-        Ok(p) => p,
-        Err(m) => return Response::new(400, m),
+    let model = llm::InferencingModel::Other(model);
+    // `?defaults`: no infer-params at all (spin_sdk::llm::infer), the host's settings stand.
+    let answer = if param(query, "defaults").is_some() || query.split('&').any(|kv| kv == "defaults") {
+        llm::infer(model, prompt)
+    } else {
+        match params(query) {
+            Ok(options) => llm::infer_with_options(model, prompt, options),
+            Err(m) => return Response::new(400, m),
+        }
     };
-    match llm::infer_with_options(llm::InferencingModel::Other(model), prompt, options) {
+    match answer {
         Ok(r) => Response::builder()
             .status(200)
             .header("x-prompt-tokens", r.usage.prompt_token_count.to_string())
