@@ -11,8 +11,9 @@ Cases (ctest runs each as spin.CASE, see CMakeLists.txt here):
   infer       spin_llm's infer_with_options at temperature 0 answers native llama.cpp's greedy
               text (as UTF-8: see utf8()), for 24 tokens and for 4, and its usage counts the
               native prompt and generated tokens; infer without params answers too
-  errors      a model name no preload has is Spin's model-not-supported; a top-p the plugin
-              refuses is invalid-input; the server goes on answering after both
+  errors      a model name no preload has, and a preload that is no text model (ONNX), are Spin's
+              model-not-supported; a top-p the plugin refuses is invalid-input; the server goes
+              on answering after them
   embeddings  generate-embeddings of two texts: each equals native llama.cpp's embedding (the
               plugin's definition: the last token's hidden state, L2-normalised), and the usage
               counts both prompts' tokens
@@ -122,9 +123,17 @@ def case_infer(ctx):
 
 
 def case_errors(ctx):
-    with ctx.server("spin_llm", ctx.preload()) as server:
+    # A preload that is no text model (the digits ONNX classifier), where ONNX Runtime is built.
+    onnx = os.path.join(ctx.fixtures, "digits", "model.onnx")
+    with_onnx = os.path.exists(onnx) and os.path.exists(os.path.join(ctx.args.backend_dir or "", "onnxruntime.json"))
+    extra = ["--nn-preload", f"digits:onnx:cpu:{onnx}"] if with_onnx else []
+    with ctx.server("spin_llm", ctx.preload() + extra) as server:
         r = request(server, "POST", "/infer?model=no-such-model&max-tokens=4&temperature=0", b"hi")
         check(r.status == 404 and r.body == b"model-not-supported", f"an unknown model name: {r!r}")
+        if with_onnx:
+            for route in ("infer", "embed"):
+                r = request(server, "POST", f"/{route}?model=digits&max-tokens=4", b"hi")
+                check(r.status == 404 and r.body == b"model-not-supported", f"{route} on an ONNX model: {r!r}")
         r = request(server, "POST", "/embed?model=no-such-model", b"hi")
         check(r.status == 404 and r.body == b"model-not-supported", f"an unknown embedding model: {r!r}")
         r = request(server, "POST", "/infer?model=tiny&max-tokens=4&top-p=2", b"hi")

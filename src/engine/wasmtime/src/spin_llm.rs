@@ -158,10 +158,7 @@ impl Calls {
             WitStatus::Err | WitStatus::Trap => {
                 let message = unsafe { out.message.to_string_lossy() };
                 let (code, detail) = message.split_once(": ").unwrap_or((message.as_str(), ""));
-                Err(match code {
-                    "unsupported-operation" => LlmError::ModelNotSupported,
-                    _ => llm_error(code, detail),
-                })
+                Err(llm_error(code, detail))
             }
         }
     }
@@ -179,7 +176,10 @@ impl Calls {
     fn prompt_context(&mut self, graph: u32) -> Answer<u32> {
         let mut out = WitOut::default();
         let status = unsafe { (self.host.prompt_init)(self.guest, graph, &mut out) };
-        self.text(status, &out)?;
+        self.text(status, &out).map_err(|e| match e {
+            LlmError::RuntimeError(m) if m.starts_with("unsupported-operation") => LlmError::ModelNotSupported,
+            other => other,
+        })?;
         self.owned.push((WitResource::Context, out.rep));
         Ok(out.rep)
     }
@@ -350,7 +350,7 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
 
 /// Whether an import is one of Spin's interfaces that wasinn does not serve.
 fn refused(name: &str) -> bool {
-    let spin = name.starts_with("fermyon:spin/") || name.starts_with("fermyon:spin@") || name.starts_with("spin:");
+    let spin = name.starts_with("fermyon:spin/") || name.starts_with("spin:");
     // A later 2.0.x of the llm interface is matched to 2.0.0 by the linker, as WASI's are.
     spin && !name.starts_with("fermyon:spin/llm@2.0.")
 }
