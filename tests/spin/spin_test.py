@@ -9,8 +9,9 @@ tests' llama_native.cpp). Standard library only; the server harness is serve_tes
 
 Cases (ctest runs each as spin.CASE, see CMakeLists.txt here):
   infer       spin_llm's infer_with_options at temperature 0 answers native llama.cpp's greedy
-              text (as UTF-8: see utf8()), for 24 tokens and for 4, and its usage counts the
-              native prompt and generated tokens; infer without params answers too
+              text (as UTF-8: see utf8()), for 24 tokens and for 4, also two requests at once, and
+              its usage counts the native prompt and generated tokens; infer without params
+              answers too
   errors      a model name no preload has, and a preload that is no text model (ONNX), are Spin's
               model-not-supported; a top-p the plugin refuses is invalid-input; the server goes
               on answering after them
@@ -35,7 +36,7 @@ import traceback
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
 from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
-from serve_test import Server, log, request  # noqa: E402
+from serve_test import Server, log, request, run_threads  # noqa: E402
 
 PROMPT = "The quick brown fox jumps over the lazy dog. Once upon a time"
 N_PREDICT = 24
@@ -66,7 +67,8 @@ class Context:
         return path
 
     def server(self, guest, args=()):
-        return Server([self.args.wasinn, "serve"], list(args), self.guest(guest), env=self.env, name=guest)
+        return Server([self.args.wasinn, "serve", "--workers", "2"], list(args), self.guest(guest), env=self.env,
+                      name=guest)
 
     def preload(self):
         return ["--nn-preload", f"tiny:GGML:AUTO:{self.gguf()}"]
@@ -105,9 +107,10 @@ def case_infer(ctx):
         check(header(r, "x-generated-tokens") == N_PREDICT,
               f"generated-token-count {r.headers['x-generated-tokens']}, want {N_PREDICT}")
         log(f"infer: {len(r.body)} bytes, {N_PREDICT} tokens, equal to native llama.cpp's greedy text")
-        # The same app asking twice gets the same answer (nothing of the first request is kept).
-        again = request(server, "POST", path, PROMPT.encode(), timeout=240)
-        check(again.status == 200 and again.body == want, f"a second request: {again!r}")
+        # Asked again, twice at once (two workers, two contexts on the one preloaded model): the same
+        # answer each time (nothing of a request is kept, nothing is shared but the model).
+        for again in run_threads(2, lambda i: request(server, "POST", path, PROMPT.encode(), timeout=240)):
+            check(again.status == 200 and again.body == want, f"a concurrent request: {again!r}")
         # max-tokens bounds the answer: 4 tokens are the first 4 of the 24.
         short, short_counts = ctx.reference("generate", PROMPT, 4, N_CTX, ctx.threads)
         short = utf8(short)
