@@ -24,6 +24,11 @@ fi
 out=${2:?usage: build.sh CARGO_WASM OUT_DIR [TARGET_DIR]}
 # In the cache by default, so a fresh build tree reuses the compiled std and crates.
 target=${3:-$cache/rust-web-target/spin}
+# Checkouts share the target dir: hold it from the build to the copy, or another checkout's build
+# could replace a guest between the two (as scripts/build-engine.sh does for the engine).
+mkdir -p "$target"
+exec 9>"$target/.build.lock"
+flock 9
 "$cargo" build --quiet --offline --locked --release --target wasm32-wasip2 -j "${WASINN_RUST_JOBS:-2}" \
   --manifest-path "$here/Cargo.toml" --target-dir "$target"
 mkdir -p "$out"
