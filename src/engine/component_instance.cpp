@@ -143,6 +143,8 @@ bool served(std::string_view import) {
        {"wasi:cli/", "wasi:io/", "wasi:clocks/", "wasi:filesystem/", "wasi:random/", "wasi:sockets/"}) {
     if (import.starts_with(package) && import.find("@0.2.") != std::string_view::npos) return true;
   }
+  // Spin's llm interface (src/engine/wasmtime/src/spin_llm.rs), 2.0.x.
+  if (import.starts_with("fermyon:spin/llm@2.0.")) return true;
   for (wit_nn::Version v : wit_nn::kVersions) {
     for (std::string_view iface : {"tensor", "graph", "inference", "errors"}) {
       if (import == fmt::format("wasi:nn/{}@{}", iface, wit_nn::version_name(v))) return true;
@@ -162,7 +164,8 @@ std::string instantiate_failure(const wasmtime_component_t* component, const was
   if (missing.empty()) return fmt::format("cannot instantiate {}: {}", name, wasmtime_says);
   return fmt::format(
       "cannot instantiate {}: it imports {}, which wasinn does not provide (it serves WASI 0.2's cli, "
-      "io, clocks, filesystem, random and sockets, and wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25)"
+      "io, clocks, filesystem, random and sockets, wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25, and of "
+      "Spin's interfaces fermyon:spin/llm@2.0.0 only)"
       "\n(Wasmtime: {})",
       name, fmt::join(missing, ", "), wasmtime_says);
 }

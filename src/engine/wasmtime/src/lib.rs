@@ -13,6 +13,7 @@ mod pipeline;
 #[cfg(test)]
 mod pipeline_tests;
 mod serve;
+mod spin_llm;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]

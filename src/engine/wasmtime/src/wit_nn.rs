@@ -393,7 +393,8 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     define_version::<T, 0>(linker, host)?;
     define_version::<T, 1>(linker, host)?;
     define_version::<T, 2>(linker, host)?;
-    crate::nn_ext::define(linker, host)
+    crate::nn_ext::define(linker, host)?;
+    crate::spin_llm::define(linker, host)
 }
 
 /// Adds every served wasi:nn version to a component linker made by the C API (wit_host.h).

@@ -17,7 +17,7 @@ use super::connection::serve_connection;
 use super::shared::{Callbacks, Settings, Shared};
 use super::store::RequestState;
 use super::{component_of, engine_of, ServeConfig, ServeStats};
-use crate::wit_nn;
+use crate::{spin_llm, wit_nn};
 
 pub struct Server {
     shared: Arc<Shared>,
@@ -45,6 +45,7 @@ impl Server {
         }
         let engine = engine_of(cfg.engine);
         let component = component_of(cfg.component);
+        spin_llm::check_imports(&engine, &component)?;
         let mut linker: Linker<RequestState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
