@@ -24,6 +24,7 @@ Cases (ctest runs each as spin.CASE, see CMakeLists.txt here):
 Exit status: 0 passed, 1 failed, 77 skipped (ctest's SKIP_RETURN_CODE).
 """
 import argparse
+import json
 import os
 import shutil
 import struct
@@ -73,12 +74,21 @@ class Context:
     def preload(self):
         return ["--nn-preload", f"tiny:GGML:AUTO:{self.gguf()}"]
 
-    def reference(self, mode, *args):
-        """Native llama.cpp: (stdout bytes, {count name: value}) of llama_reference."""
-        r = subprocess.run([self.args.reference, self.gguf(), mode, *map(str, args)], capture_output=True)
+    def reference(self, mode, text, *args):
+        """Native llama.cpp (wasinn_llama_reference, JSON): (the greedy text's bytes, or the
+        embedding's f32 bytes; {"n_prompt": N, "n_generated": M})."""
+        if mode == "generate":
+            n_predict, n_ctx, threads = args
+            argv = ["--prompt", text, "--n", n_predict, "--ctx", n_ctx, "--threads", threads]
+        else:
+            n_ctx, threads = args
+            argv = ["--embedding", text, "--ctx", n_ctx, "--threads", threads]
+        r = subprocess.run([self.args.reference, self.gguf(), *map(str, argv)], capture_output=True)
         check(r.returncode == 0, f"llama_reference {mode} failed: {r.stderr.decode(errors='replace')}")
-        words = r.stderr.decode().split()
-        return r.stdout, {words[i]: int(words[i + 1]) for i in range(0, len(words) - 1, 2)}
+        out = json.loads(r.stdout)
+        if mode == "generate":
+            return bytes.fromhex(out["text_hex"]), {"n_prompt": out["n_prompt"], "n_generated": out["n_tokens"]}
+        return struct.pack(f"<{len(out['embedding'])}f", *out["embedding"]), {"n_prompt": out["n_prompt"]}
 
 
 def utf8(text):

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Native llama.cpp's answer (llama_native.h, greedy) as JSON, for tests that drive wasinn through
 // a client of their own (tests/serve/openai_test.py):
-//   llama_reference MODEL --prompt TEXT [--n N] [--ctx N]      {"text_hex", "n_prompt", "n_tokens"}
-//   llama_reference MODEL --messages JSON [--n N] [--ctx N]    the same, through the chat template
-//   llama_reference MODEL --embedding TEXT                      {"embedding": [...], "n_prompt"}
+//   llama_reference MODEL --prompt TEXT [OPTIONS]     {"text_hex", "n_prompt", "n_tokens", "prompt"}
+//   llama_reference MODEL --messages JSON [OPTIONS]   the same, through the chat template
+//   llama_reference MODEL --embedding TEXT [OPTIONS]  {"embedding": [...], "n_prompt"}
+// OPTIONS: --n N (tokens; default until the end), --ctx N (512), --threads N (1).
 // text_hex: the answer's bytes in hex (a token may end mid-character).
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
   if (argc < 4) {
     std::fprintf(stderr,
                  "usage: llama_reference MODEL (--prompt TEXT | --messages JSON | --embedding TEXT) [--n N] "
-                 "[--ctx N]\n");
+                 "[--ctx N] [--threads N]\n");
     return 2;
   }
   try {
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
         s.n_predict = std::atoi(argv[i + 1]);
       else if (k == "--ctx")
         s.n_ctx = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+      else if (k == "--threads")
+        s.threads = static_cast<uint32_t>(std::atoi(argv[i + 1]));
       else
         throw std::runtime_error("unknown option " + k);
     }
