@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# The modern Rust route for guests that need a current Rust (guest/spin: spin-sdk): Debian 12's
+# The modern Rust route for guests that need a current Rust (guest/rust-web: spin-sdk, wasmedge_wasi_socket): Debian 12's
 # rustc-web 1.96 with its standard library's source, std rebuilt for wasm32-wasip1/-wasip2 with
 # -Zbuild-std (RUSTC_BOOTSTRAP=1), unpacked from the .debs into $DEPS/rust-web rather than
 # installed (no clash with rustup's toolchain or the rust-guest route). rustup's toolchains here
@@ -10,7 +10,7 @@
 #     never runs the constructors, so on wasip2 no preopened directory is ever found);
 #   - libc.a: a copy with stubs (scripts/deps/rust-web/wasi_stubs.c) for the symbols Rust 1.96's
 #     std links and that wasi-libc lacks (pthread_create, chmod, realpath, sockets...).
-# Also fetches the crates of every guest built this way (guest/spin/build.sh --fetch-only), std's
+# Also fetches the crates of every guest built this way (guest/rust-web/build.sh --fetch-only), std's
 # own crates included, so the build needs no network.
 # Sourced by scripts/fetch-deps.sh, which provides say, $ROOT, $DEPS, $CACHE and $DL.
 RUST_WEB_DEB_VERSION=1.96.0+dfsg1-1~deb12u2
@@ -59,7 +59,7 @@ install_rust_web() {
     say "rust-web: rustc $RUST_WEB_DEB_VERSION (wasm32-wasip1, wasm32-wasip2 by -Zbuild-std) -> $prefix"
   fi
   # Fetch the guests' crates (and std's) now so that building them needs no network.
-  bash "$ROOT/guest/spin/build.sh" --fetch-only "$prefix/bin/cargo-wasm"
+  bash "$ROOT/guest/rust-web/build.sh" --fetch-only "$prefix/bin/cargo-wasm"
 }
 
 # rust_web_sysroot_fixes PREFIX FIXES: Debian's wasi-libc archives for each wasm32 target, with
@@ -87,7 +87,7 @@ rust_web_sysroot_fixes() {
 # cargo-wasm [cargo ARGS]: the unpacked cargo and rustc with their libraries, std rebuilt from
 # source for the wasm target (RUSTC_BOOTSTRAP=1 allows -Zbuild-std on a stable rustc), lld-22's
 # wasm-ld found on the PATH by wasm-component-ld (wasip2) and rustc (wasip1), crates under
-# ~/.cache/wasinn/cargo-web. guest/spin/build.sh drives it.
+# ~/.cache/wasinn/cargo-web. guest/rust-web/build.sh drives it.
 rust_web_wrapper() {
   cat <<'WRAPPER'
 #!/usr/bin/env bash

@@ -3,7 +3,8 @@
 // guest/tests/wasmedge_sockets.c): an HTTP server on an allowed loopback port answering this test
 // (and curl when it is installed), the same refused without --listen, an outbound connect
 // allowed and refused, poll_oneoff mixing a socket, a clock and a Wasmtime fd, and bad pointers,
-// fds and enums answered with errnos.
+// fds and enums answered with errnos. And a Rust guest on crates.io's wasmedge_wasi_socket, the
+// crate WasmEdge's Rust guests use (guest/rust-web/wasmedge-sockets), serving and connecting.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -104,6 +106,41 @@ TEST(WasmEdgeSockets, ServesHttpOnAnAllowedLoopbackPort) {
   const ChildResult r = server.finish();
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("served 2"), std::string::npos) << r.describe();
+}
+
+// The crate's own layouts (its WasiAddress, its address and port out-parameters) on the same ABI.
+TEST(WasmEdgeSockets, TheWasmEdgeCratesRustGuestServesAndConnects) {
+  const std::string rust = guest("wasmedge_sockets_rust");
+  if (!std::filesystem::exists(rust)) GTEST_SKIP() << rust << " is not built (scripts/fetch-deps.sh rust-web)";
+  const uint16_t port = free_port();
+  ASSERT_NE(port, 0);
+  const std::string addr = "127.0.0.1:" + std::to_string(port), p = std::to_string(port);
+  wasinn_it::RunningChild server({wasinn_it::wasinn_binary(), "run", "--listen", addr, rust, "serve", p, "2"});
+  std::string out_seen;
+  ASSERT_TRUE(server.wait_until([&](const std::string& out, const std::string&) {
+    out_seen = out;
+    return out.find("listening on port " + p + "\n") != std::string::npos;
+  })) << out_seen;
+  const std::string first = exchange(port, "GET /first HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(first.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << first;
+  EXPECT_NE(first.find("\r\n\r\nGET /first HTTP/1.0 on port " + p + "\n"), std::string::npos) << first;
+  // The crate's client, allowed by --connect, to the crate's server.
+  const ChildResult client = wasinn({"run", "--connect", addr, rust, "get", p, "/second"});
+  EXPECT_EQ(client.exit_code, 0) << client.describe();
+  EXPECT_EQ(client.out, "GET /second HTTP/1.0 on port " + p + "\n") << client.describe();
+  const ChildResult r = server.finish();
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("served 2"), std::string::npos) << r.describe();
+
+  // Neither without its flag: the crate sees PermissionDenied, the log names the flag.
+  const ChildResult no_listen = wasinn({"run", rust, "serve", p, "1"});
+  EXPECT_EQ(no_listen.exit_code, 2) << no_listen.describe();
+  EXPECT_NE(no_listen.out.find("error: bind:"), std::string::npos) << no_listen.describe();
+  EXPECT_NE(no_listen.err.find("run with --listen " + addr), std::string::npos) << no_listen.describe();
+  const ChildResult no_connect = wasinn({"run", rust, "get", p, "/"});
+  EXPECT_EQ(no_connect.exit_code, 2) << no_connect.describe();
+  EXPECT_NE(no_connect.out.find("error: connect:"), std::string::npos) << no_connect.describe();
+  EXPECT_NE(no_connect.err.find("--connect"), std::string::npos) << no_connect.describe();
 }
 
 TEST(WasmEdgeSockets, AListenNotAllowedIsRefusedNamingTheFlag) {

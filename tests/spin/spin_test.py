@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Spin apps on `wasinn serve` (issue 43): the Spin guests of guest/spin, built with spin-sdk
+"""Spin apps on `wasinn serve` (issue 43): the Spin guests of guest/rust-web/spin, built with spin-sdk
 5.2.0 from crates.io, served with the tiny GGUF fixture preloaded as `tiny` on the real llama.cpp
 plugin. fermyon:spin/llm's answers are compared with native llama.cpp's (--reference: the C++
 tests' llama_native.cpp). Standard library only; the server harness is serve_test.py's.
