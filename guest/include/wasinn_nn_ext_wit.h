@@ -211,6 +211,16 @@ static inline int wnx_set_context_property(wnn_context c, const char* name, uint
 }
 
 /* prompt: errors are strings ("CODE-NAME: ..."), the guest's to free(). */
+/* A result<_, string>: 0, or 1 with *err the error (or freed when err is NULL). */
+static inline int wnx_unit_result_(const wnx_result_string_string_* r, wnn_string* err) {
+  if (err) {
+    err->ptr = r->is_err ? r->s.ptr : 0;
+    err->len = r->is_err ? r->s.len : 0;
+  } else if (r->is_err) {
+    free(r->s.ptr);
+  }
+  return r->is_err ? 1 : 0;
+}
 static inline int wnx_prompt_init(wnn_graph g, wnx_prompt_context* ctx, wnn_string* err) {
   wnx_result_context_string_ r;
   r.is_err = 0;
@@ -244,13 +254,7 @@ static inline int wnx_prompt_set_property(wnx_prompt_context c, const char* name
   r.s.ptr = 0;
   r.s.len = 0;
   wnx_import_prompt_set_property_(c, name, name_len, value, value_len, &r);
-  if (err) {
-    err->ptr = r.is_err ? r.s.ptr : 0;
-    err->len = r.is_err ? r.s.len : 0;
-  } else if (r.is_err) {
-    free(r.s.ptr);
-  }
-  return r.is_err ? 1 : 0;
+  return wnx_unit_result_(&r, err);
 }
 /* Starts a streamed answer; INPUT is "prompt" or "messages". On failure *err is the error
  * (free(err->ptr)). */
@@ -261,13 +265,7 @@ static inline int wnx_prompt_start(wnx_prompt_context c, const char* input, cons
   r.s.ptr = 0;
   r.s.len = 0;
   wnx_import_prompt_start_(c, input, strlen(input), text, text_len, &r);
-  if (err) {
-    err->ptr = r.is_err ? r.s.ptr : 0;
-    err->len = r.is_err ? r.s.len : 0;
-  } else if (r.is_err) {
-    free(r.s.ptr);
-  }
-  return r.is_err ? 1 : 0;
+  return wnx_unit_result_(&r, err);
 }
 /* 0 with *piece the next piece (*has 1), or *has 0 once the answer is complete; 1 with *piece
  * the error. Either way free(piece->ptr). */

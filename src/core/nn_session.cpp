@@ -216,6 +216,18 @@ Status require_text_model(const Graph& g) {
                                                              "serves ggml graphs)",
                                                              encoding_name(g.encoding())));
 }
+
+// A text model's input: the text's bytes as a U8 tensor [len].
+Status set_text(ExecutionContext& c, const TensorId& id, std::string_view text, uint64_t max_tensor_bytes) {
+  const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
+  const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
+  return c.set_input(id, in, max_tensor_bytes);
+}
+
+// A text model's output as text, valid while the view is.
+std::string_view text_of(const TensorView& view) {
+  return {reinterpret_cast<const char*>(view.data.data()), view.data.size()};
+}
 }  // namespace
 
 Result<uint32_t> NnSession::init_prompt_context(uint32_t graph_handle) {
@@ -228,22 +240,14 @@ Result<uint32_t> NnSession::init_prompt_context(uint32_t graph_handle) {
 Result<std::string> NnSession::prompt(uint32_t context, std::string_view text) {
   return with_context(context, [&](ExecutionContext& c) -> Result<std::string> {
     WASINN_TRY(require_text_model(c.graph()));
-    const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
-    const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
-    WASINN_TRY(c.set_input(TensorId{0, std::nullopt}, in, env_->limits().max_tensor_bytes));
+    WASINN_TRY(set_text(c, TensorId{0, std::nullopt}, text, env_->limits().max_tensor_bytes));
     WASINN_TRY(run_bounded(c, &ExecutionContext::compute));
     auto out = c.get_output(TensorId{0, std::nullopt});
     if (!out) return out.take_error();
     c.graph().metrics().add_output_bytes(out->data.size());
-    return std::string(reinterpret_cast<const char*>(out->data.data()), out->data.size());
+    return std::string(text_of(*out));
   });
 }
-
-namespace {
-std::string text_of(const TensorView& view) {
-  return std::string(reinterpret_cast<const char*>(view.data.data()), view.data.size());
-}
-}  // namespace
 
 Status NnSession::prompt_start(uint32_t context, std::string_view input, std::string_view text) {
   if (input != "prompt" && input != "messages") {
@@ -253,10 +257,8 @@ Status NnSession::prompt_start(uint32_t context, std::string_view input, std::st
   }
   return with_context(context, [&](ExecutionContext& c) -> Status {
     WASINN_TRY(require_text_model(c.graph()));
-    const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
-    const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
     // A new input ends a generation in progress; the first prompt_next starts this one.
-    WASINN_TRY(c.set_input(TensorId{0, input}, in, env_->limits().max_tensor_bytes));
+    WASINN_TRY(set_text(c, TensorId{0, input}, text, env_->limits().max_tensor_bytes));
     std::lock_guard lock(settings_mu_);
     pieces_[context] = Utf8Pieces();
     return {};
@@ -278,9 +280,8 @@ Result<std::optional<std::string>> NnSession::prompt_next(uint32_t context) {
     auto piece = c.get_output_single(TensorId{0, std::nullopt});
     if (!piece) return piece.take_error();
     c.graph().metrics().add_output_bytes(piece->data.size());
-    const std::string_view bytes(reinterpret_cast<const char*>(piece->data.data()), piece->data.size());
     std::lock_guard lock(settings_mu_);
-    return std::optional<std::string>(pieces_[context].take(bytes));
+    return std::optional<std::string>(pieces_[context].take(text_of(*piece)));
   });
 }
 
@@ -289,7 +290,7 @@ Result<std::string> NnSession::prompt_metadata(uint32_t context) {
     WASINN_TRY(require_text_model(c.graph()));
     auto meta = c.get_output_single(TensorId{1, std::nullopt});
     if (!meta) return meta.take_error();
-    return text_of(*meta);
+    return std::string(text_of(*meta));
   });
 }
 
