@@ -34,12 +34,11 @@ import re
 import sys
 import threading
 import time
-import traceback
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
+from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
 from serve_test import Server, log, metrics_url  # noqa: E402
 
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Name a colour."}]
@@ -305,19 +304,11 @@ def main():
     p.add_argument("--backend-dir")
     args = p.parse_args()
     try:
-        CASES[args.case](Ctx(args))
+        ctx = Ctx(args)
     except Skipped as e:
-        print(f"SKIPPED: {e}")
+        print(f"SKIP {args.case}: {e}")
         return SKIP
-    except Failure as e:
-        print(f"FAILED: {e}")
-        return 1
-    except Exception:  # noqa: BLE001
-        traceback.print_exc()
-        return 1
-    print("PASSED")
-    return 0
-
+    return run_cases(CASES, [args.case], ctx)
 
 if __name__ == "__main__":
     sys.exit(main())

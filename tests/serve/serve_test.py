@@ -63,11 +63,10 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
+from case_checks import Failure, Skipped, check, run_cases  # noqa: E402
 
 READY_SECONDS = 60
 SERVING = re.compile(r"Serving HTTP on http://([^/\s]+):(\d+)/")
@@ -890,20 +889,7 @@ def main():
     args = p.parse_args()
     ctx = Context(args)
     names = sorted(CASES) if args.case == "all" else [args.case]
-    status = 0
-    for name in names:
-        try:
-            CASES[name](ctx)
-            log(f"PASS {name}")
-        except Skipped as e:
-            log(f"SKIP {name}: {e}")
-            status = status or (SKIP if len(names) == 1 else 0)
-        except Failure as e:
-            log(f"FAIL {name}: {e}")
-            status = 1
-        except Exception:  # noqa: BLE001 - a client error (refused, reset, timeout) fails the case
-            log(f"FAIL {name}:\n{traceback.format_exc()}")
-            status = 1
+    status = run_cases(CASES, names, ctx)
     shutil.rmtree(ctx.tmp, ignore_errors=True)
     return status
 

@@ -32,11 +32,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
-from case_checks import SKIP, Failure, Skipped, check  # noqa: E402
+from case_checks import Skipped, check, run_cases  # noqa: E402
 from serve_test import Server, log, request, run_threads  # noqa: E402
 
 PROMPT = "The quick brown fox jumps over the lazy dog. Once upon a time"
@@ -212,20 +211,7 @@ def main():
     args = p.parse_args()
     ctx = Context(args)
     names = sorted(CASES) if args.case == "all" else [args.case]
-    status = 0
-    for name in names:
-        try:
-            CASES[name](ctx)
-            log(f"PASS {name}")
-        except Skipped as e:
-            log(f"SKIP {name}: {e}")
-            status = status or (SKIP if len(names) == 1 else 0)
-        except Failure as e:
-            log(f"FAIL {name}: {e}")
-            status = 1
-        except Exception:  # noqa: BLE001 - a client error (refused, reset, timeout) fails the case
-            log(f"FAIL {name}:\n{traceback.format_exc()}")
-            status = 1
+    status = run_cases(CASES, names, ctx)
     shutil.rmtree(ctx.tmp, ignore_errors=True)
     return status
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""What the standalone end-to-end scripts (tests/serve, tests/nn_ext) share: one ctest test per
+"""What the standalone end-to-end scripts (tests/serve, tests/spin, tests/nn_ext) share: one ctest test per
 case, exit 0 passed, 1 failed, SKIP (ctest's SKIP_RETURN_CODE) skipped with the reason."""
 
 SKIP = 77
@@ -16,3 +16,25 @@ class Skipped(Exception):
 def check(cond, message):
     if not cond:
         raise Failure(message)
+
+
+def run_cases(cases, names, ctx):
+    """Runs the named cases on ctx, a PASS, SKIP or FAIL line each. The exit status: 1 if one
+    failed, SKIP if the only case asked for skipped, else 0."""
+    import traceback
+
+    status = 0
+    for name in names:
+        try:
+            cases[name](ctx)
+            print(f"PASS {name}", flush=True)
+        except Skipped as e:
+            print(f"SKIP {name}: {e}", flush=True)
+            status = status or (SKIP if len(names) == 1 else 0)
+        except Failure as e:
+            print(f"FAIL {name}: {e}", flush=True)
+            status = 1
+        except Exception:  # noqa: BLE001 - a client error (refused, reset, timeout) fails the case
+            print(f"FAIL {name}:\n{traceback.format_exc()}", flush=True)
+            status = 1
+    return status
