@@ -260,34 +260,41 @@ uint16_t sock_accept(Call c, uint32_t fd, uint32_t fd_out) {
 
 namespace {
 
-uint16_t receive(Call c, uint32_t fd, uint32_t iovs, uint32_t iovs_len, int flags, uint32_t* n, bool* truncated) {
+// The socket behind a guest fd and the guest's iovecs (ptr, len pairs, bounds-checked) as a
+// message over them, for recvmsg/sendmsg.
+struct GuestMessage {
+  int os_fd = -1;
+  std::vector<iovec> iov;
+  msghdr msg{};
+};
+uint16_t guest_message(Call c, uint32_t fd, uint32_t iovs, uint32_t iovs_len, GuestMessage* m) {
   SocketTable::Entry* e = c.table.find(fd);
   if (!e) return kBadf;
-  std::vector<iovec> v;
-  if (const uint16_t rc = guest_iovs(c.memory, iovs, iovs_len, &v); rc != kSuccess) return rc;
-  msghdr msg{};
-  msg.msg_iov = v.data();
-  msg.msg_iovlen = v.size();
+  if (const uint16_t rc = guest_iovs(c.memory, iovs, iovs_len, &m->iov); rc != kSuccess) return rc;
+  m->os_fd = e->os_fd;
+  m->msg.msg_iov = m->iov.data();
+  m->msg.msg_iovlen = m->iov.size();
+  return kSuccess;
+}
+
+uint16_t receive(Call c, uint32_t fd, uint32_t iovs, uint32_t iovs_len, int flags, uint32_t* n, bool* truncated) {
+  GuestMessage m;
+  if (const uint16_t rc = guest_message(c, fd, iovs, iovs_len, &m); rc != kSuccess) return rc;
   ssize_t got;
-  do got = ::recvmsg(e->os_fd, &msg, flags);
+  do got = ::recvmsg(m.os_fd, &m.msg, flags);
   while (got < 0 && errno == EINTR);
   if (got < 0) return last_errno();
   *n = static_cast<uint32_t>(got);
-  *truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+  *truncated = (m.msg.msg_flags & MSG_TRUNC) != 0;
   return kSuccess;
 }
 
 uint16_t transmit(Call c, uint32_t fd, uint32_t iovs, uint32_t iovs_len, uint32_t* n) {
-  SocketTable::Entry* e = c.table.find(fd);
-  if (!e) return kBadf;
-  std::vector<iovec> v;
-  if (const uint16_t rc = guest_iovs(c.memory, iovs, iovs_len, &v); rc != kSuccess) return rc;
-  msghdr msg{};
-  msg.msg_iov = v.data();
-  msg.msg_iovlen = v.size();
+  GuestMessage m;
+  if (const uint16_t rc = guest_message(c, fd, iovs, iovs_len, &m); rc != kSuccess) return rc;
   ssize_t sent;
   // MSG_NOSIGNAL: a peer gone is EPIPE for the guest, never SIGPIPE for the host.
-  do sent = ::sendmsg(e->os_fd, &msg, MSG_NOSIGNAL);
+  do sent = ::sendmsg(m.os_fd, &m.msg, MSG_NOSIGNAL);
   while (sent < 0 && errno == EINTR);
   if (sent < 0) return last_errno();
   *n = static_cast<uint32_t>(sent);
