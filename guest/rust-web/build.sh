@@ -4,7 +4,7 @@
 # route (scripts/deps/rust-web.sh): the Spin apps into wasm32-wasip2 components, the WasmEdge
 # socket guest into a wasm32-wasip1 module.
 #   build.sh CARGO_WASM OUT_DIR [TARGET_DIR]   -> OUT_DIR/spin_llm.wasm, spin_key_value.wasm,
-#                                                 wasmedge_sockets_rust.wasm
+#                                                 wasmedge_sockets_rust.wasm, p3_nn.wasm
 #   build.sh --fetch-only CARGO_WASM           -> crates (std's too) fetched, nothing built
 # Building runs offline from what --fetch-only fetched (scripts/fetch-deps.sh rust-web).
 set -euo pipefail
@@ -16,7 +16,8 @@ cargo=${1:?usage: build.sh [--fetch-only] CARGO_WASM [OUT_DIR [TARGET_DIR]]}
 cache=${WASINN_CACHE:-$HOME/.cache/wasinn}
 # package -> target, output file
 guests=("spin-llm wasm32-wasip2 spin_llm" "spin-key-value wasm32-wasip2 spin_key_value"
-        "wasmedge-sockets-rust wasm32-wasip1 wasmedge_sockets_rust")
+        "wasmedge-sockets-rust wasm32-wasip1 wasmedge_sockets_rust" "p3-nn wasm32-wasip2 p3_nn" "p3-http wasm32-wasip2 p3_http"
+        "p3-classify wasm32-wasip2 p3_classify")
 
 if [[ $fetch_only == 1 ]]; then
   # Every platform's crates (the host's build dependencies and proc macros included), then std's

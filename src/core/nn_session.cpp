@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -50,11 +51,18 @@ Result<uint32_t> NnSession::init_execution_context(uint32_t graph_handle) {
   return contexts_.insert(std::move(*ctx));
 }
 
+namespace {
+thread_local bool t_wait_for_busy_context = false;
+}  // namespace
+
+NnSession::WaitForBusyContext::WaitForBusyContext() : before_(std::exchange(t_wait_for_busy_context, true)) {}
+NnSession::WaitForBusyContext::~WaitForBusyContext() { t_wait_for_busy_context = before_; }
+
 template <class Fn>
 auto NnSession::with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>())) {
   auto ctx = contexts_.get(handle);
   if (!ctx) return ctx.take_error();
-  auto lease = (*ctx)->acquire(env_->limits().wait_for_busy_context);
+  auto lease = (*ctx)->acquire(env_->limits().wait_for_busy_context || t_wait_for_busy_context);
   if (!lease) return lease.take_error();
   return fn(**ctx);
 }
@@ -87,6 +95,14 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
   }
   c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
   return status;
+}
+
+Status NnSession::cancel(uint32_t context) {
+  // No lease: the context is busy with the very compute this stops.
+  auto ctx = contexts_.get(context);
+  if (!ctx) return ctx.take_error();
+  (*ctx)->cancel();
+  return {};
 }
 
 Status NnSession::compute(uint32_t context) { return run_bounded(context, &ExecutionContext::compute); }

@@ -79,6 +79,23 @@ class NnSession {
   Result<std::optional<std::string>> prompt_next(uint32_t context);
   Result<std::string> prompt_metadata(uint32_t context);
 
+  // Asks the compute running on `context`, if any, to stop (the plugin's cancel); any thread.
+  Status cancel(uint32_t context);
+
+  // Within its scope, this thread's calls wait for a busy context instead of failing with busy,
+  // whatever --nn-context-wait says: an async call (wasinn:nn-async) queues behind the one before
+  // it on the same context, which a cancel is ending.
+  class WaitForBusyContext {
+   public:
+    WaitForBusyContext();
+    ~WaitForBusyContext();
+    WaitForBusyContext(const WaitForBusyContext&) = delete;
+    WaitForBusyContext& operator=(const WaitForBusyContext&) = delete;
+
+   private:
+    bool before_;
+  };
+
   // invalid_argument when the guest holds no such context.
   Status check_context(uint32_t context) const;
 

@@ -100,14 +100,15 @@ struct ComponentInstance final : Instance::Impl {
   // Calls a function of no parameters; results land in `out`.
   std::optional<RunOutcome> invoke(const wasmtime_component_func_t& func, ValsOwner& out) {
     arm_deadline();
-    ErrorPtr err(wasmtime_component_func_call(&func, wasmtime_store_context(store.get()), nullptr, 0, out.vals.data(),
-                                              out.vals.size()));
+    auto* call = p3 ? wasinn_component_func_call_p3 : wasmtime_component_func_call;
+    ErrorPtr err(call(&func, wasmtime_store_context(store.get()), nullptr, 0, out.vals.data(), out.vals.size()));
     if (err) return error_outcome(std::move(err), timeout_ms, option_names.timeout);
     return std::nullopt;
   }
   Result<wasmtime_component_func_t> root_func(const std::string& name, size_t* nresults);
 
   uint64_t timeout_ms = 0;
+  bool p3 = false;           // a WASI 0.3 component: instantiated and called asynchronously
   OptionNames option_names;  // the host's, for the run's messages
   const wasm_engine_t* engine = nullptr;
   std::unique_ptr<GuestState> state;  // the store's data pointer: must outlive the store
@@ -136,12 +137,21 @@ std::vector<std::string> item_names(const wasmtime_component_t* component, const
   return names;
 }
 
-// Whether the component linker serves an import: WASI 0.2's interfaces (semver-compatible, as
-// Wasmtime's add_wasip2 defines them) and wasi:nn's four interfaces in the versions wit_nn serves.
+constexpr std::string_view kWasiPackages[] = {"wasi:cli/",        "wasi:io/",     "wasi:clocks/",
+                                              "wasi:filesystem/", "wasi:random/", "wasi:sockets/"};
+
+// Whether the component linker serves an import: WASI 0.2's and 0.3's interfaces
+// (semver-compatible, as Wasmtime's add_wasip2 and p3::add_to_linker define them), wasi:nn's four
+// interfaces in the versions wit_nn serves, and wasinn's own packages.
 bool served(std::string_view import) {
-  for (std::string_view package :
-       {"wasi:cli/", "wasi:io/", "wasi:clocks/", "wasi:filesystem/", "wasi:random/", "wasi:sockets/"}) {
-    if (import.starts_with(package) && import.find("@0.2.") != std::string_view::npos) return true;
+  for (std::string_view package : kWasiPackages) {
+    if (import.starts_with(package) && (import.find("@0.2.") != std::string_view::npos ||
+                                        (import.find("@0.3.") != std::string_view::npos && package != "wasi:io/"))) {
+      return true;
+    }
+  }
+  for (std::string_view own : {"wasinn:nn-ext/", "wasinn:nn-async/"}) {
+    if (import.starts_with(own) && import.ends_with("@0.1.0")) return true;
   }
   // Spin's llm interface (src/engine/wasmtime/src/spin_llm.rs), 2.0.x.
   if (import.starts_with("fermyon:spin/llm@2.0.")) return true;
@@ -164,18 +174,33 @@ std::string instantiate_failure(const wasmtime_component_t* component, const was
   if (missing.empty()) return fmt::format("cannot instantiate {}: {}", name, wasmtime_says);
   return fmt::format(
       "cannot instantiate {}: it imports {}, which wasinn does not provide (it serves WASI 0.2's cli, "
-      "io, clocks, filesystem, random and sockets, wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25, and of "
+      "io, clocks, filesystem, random and sockets, WASI 0.3's cli, clocks, filesystem, random and sockets, "
+      "wasi:nn@0.2.0-rc-2024-10-28, -08-19 and -06-25, wasinn:nn-ext and wasinn:nn-async 0.1.0, and of "
       "Spin's interfaces fermyon:spin/llm@2.0.0 only)"
       "\n(Wasmtime: {})",
       name, fmt::join(missing, ", "), wasmtime_says);
 }
 
 std::string ComponentInstance::run_interface() const {
-  // Semver-compatible: any 0.2.x of the interface.
+  // Semver-compatible: any 0.2.x or 0.3.x of the interface.
   for (const auto& export_name : item_names(component.get(), engine, false)) {
-    if (export_name.rfind("wasi:cli/run@0.2.", 0) == 0) return export_name;
+    if (export_name.starts_with("wasi:cli/run@0.2.") || export_name.starts_with("wasi:cli/run@0.3.")) {
+      return export_name;
+    }
   }
   return "";
+}
+
+// A WASI 0.3 component: it imports or exports a 0.3 interface, or wasinn's async wasi-nn. Its
+// async-lifted exports and concurrent imports need Wasmtime's async instantiation and calls.
+bool is_p3(const wasmtime_component_t* component, const wasm_engine_t* engine) {
+  for (bool imports : {true, false}) {
+    for (const auto& name : item_names(component, engine, imports)) {
+      if (name.starts_with("wasinn:nn-async/")) return true;
+      if (name.starts_with("wasi:") && name.find("@0.3.") != std::string::npos) return true;
+    }
+  }
+  return false;
 }
 
 Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string& name, size_t* nresults) {
@@ -292,9 +317,15 @@ size_t hostcall_fuel_for(const Limits& limits) {
   return static_cast<size_t>(std::min<uint64_t>(most + (1u << 20), SIZE_MAX));
 }
 
-Status define_component_imports(wasmtime_component_linker_t* linker) {
-  if (ErrorPtr err(wasmtime_component_linker_add_wasip2(linker)); err) {
+Status define_component_imports(wasmtime_component_linker_t* linker, bool p3) {
+  auto* add_wasip2 = p3 ? wasmtime_component_linker_add_wasip2_async : wasmtime_component_linker_add_wasip2;
+  if (ErrorPtr err(add_wasip2(linker)); err) {
     return make_error(Errc::runtime_error, "defining WASI 0.2: " + message_of(err.get()));
+  }
+  if (p3) {
+    if (ErrorPtr err(wasinn_component_linker_add_wasip3(linker)); err) {
+      return make_error(Errc::runtime_error, "defining WASI 0.3: " + message_of(err.get()));
+    }
   }
   return define_wit_nn(linker);
 }
@@ -325,9 +356,10 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   if (!wasi) return fail(wasi.error().detail);
   // wasmtime_context_set_wasi takes ownership of the config, even on error.
   if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
-  if (ErrorPtr err(wasmtime_component_linker_instantiate(host.component_linker.get(), cx, impl->component.get(),
-                                                         &impl->instance));
-      err) {
+  impl->p3 = is_p3(impl->component.get(), host.engine.get());
+  auto* instantiate = impl->p3 ? wasinn_component_linker_instantiate_p3 : wasmtime_component_linker_instantiate;
+  const auto& linker = impl->p3 ? host.component_linker_p3 : host.component_linker;
+  if (ErrorPtr err(instantiate(linker.get(), cx, impl->component.get(), &impl->instance)); err) {
     return fail(instantiate_failure(impl->component.get(), host.engine.get(), name, one_line(message_of(err.get()))));
   }
   return std::make_unique<Instance>(std::move(impl));

@@ -14,8 +14,10 @@
 
 namespace wasinn {
 
-// What a component linker serves: WASI 0.2 (any 0.2.x a component imports) and wasi:nn.
-Status define_component_imports(wasmtime_component_linker_t* linker);
+// What a component linker serves: WASI 0.2 (any 0.2.x a component imports), wasi:nn and wasinn's
+// packages; with p3, WASI 0.2 in its async form and WASI 0.3, for 0.3 components (their calls run
+// inside a tokio runtime, where 0.2's blocking form cannot).
+Status define_component_imports(wasmtime_component_linker_t* linker, bool p3);
 
 Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::vector<uint8_t>& bytes,
                                        const std::string& name);

@@ -31,6 +31,9 @@ struct GuestState {
   // The tensor whose bytes a component's last tensor.data lent out: they are lowered into guest
   // memory after the host call returns, so they must live until then (engine/wit_host.h).
   std::shared_ptr<const OwnedTensor> lent_tensor;
+  // A share for wasinn:nn-async's calls on another thread (wit_host.h's guest_share): its calls
+  // wait for a busy context (a cancelled compute still ending) instead of failing.
+  bool waits_for_busy_context = false;
   // A core module that imports WasmEdge's socket ABI: its sockets (engine/socket_imports.h), else null.
   std::shared_ptr<SocketGuest> sockets;
 

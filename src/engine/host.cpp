@@ -63,10 +63,12 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
     return nullptr;
   }
   impl->component_linker.reset(wasmtime_component_linker_new(impl->engine.get()));
+  impl->component_linker_p3.reset(wasmtime_component_linker_new(impl->engine.get()));
   Status nn = define_ephemeral_nn(impl->linker.get());
   if (nn.ok()) nn = define_legacy_nn(impl->linker.get());
   if (nn.ok()) nn = define_wasi_logging(impl->linker.get());
-  if (nn.ok()) nn = define_component_imports(impl->component_linker.get());
+  if (nn.ok()) nn = define_component_imports(impl->component_linker.get(), false);
+  if (nn.ok()) nn = define_component_imports(impl->component_linker_p3.get(), true);
   if (nn.ok()) {
     auto network = NetworkPolicy::make(options.network.listen, options.network.connect,
                                        {options.option_names.listen, options.option_names.connect});

@@ -24,6 +24,9 @@ struct Host::Impl {
   EnginePtr engine;
   LinkerPtr linker;                     // shared by all programs: a Wasmtime linker may instantiate concurrently
   ComponentLinkerPtr component_linker;  // the same for components
+  // WASI 0.3 components': WASI 0.2 in its async form beside 0.3 (they run inside a tokio
+  // runtime, where 0.2's blocking form cannot), wasi:nn and wasinn's packages.
+  ComponentLinkerPtr component_linker_p3;
   // What the sockets of modules importing WasmEdge's socket ABI may reach (nothing unless
   // HostOptions::network says).
   std::shared_ptr<const NetworkPolicy> network;

@@ -116,6 +116,14 @@ typedef struct wasinn_wit_host {
                                     wasinn_wit_out* out);
   wasinn_wit_status (*prompt_next)(void* guest, uint32_t context, wasinn_wit_out* out);
   wasinn_wit_status (*prompt_metadata)(void* guest, uint32_t context, wasinn_wit_out* out);
+  /* wasinn:nn-async (WASI 0.3 guests) runs a call's framework work on another thread.
+   * guest_share: a share of the guest's wasi-nn state (out->data) that any thread may pass as
+   * `guest` to compute_named, prompt_start, prompt_next, drop and cancel, concurrently with the
+   * store's own calls; it outlives the store until guest_release. cancel: asks the compute
+   * running on `context` (if any) to stop; callable from any thread. */
+  wasinn_wit_status (*guest_share)(void* guest, wasinn_wit_out* out);
+  void (*guest_release)(void* shared);
+  wasinn_wit_status (*cancel)(void* guest, uint32_t context, wasinn_wit_out* out);
 } wasinn_wit_host;
 
 /* Defined by the Rust side. Adds wasi:nn@0.2.0-rc-2024-06-25, -08-19 and -10-28 to a component
@@ -125,6 +133,19 @@ wasmtime_error_t* wasinn_wit_define(wasmtime_component_linker_t* linker, const w
 /* How many bytes one host call may lift out of the guest (Wasmtime's hostcall fuel, 128 MiB by
  * default), so that wasinn's own limits are the only ones a component meets. */
 void wasinn_store_set_hostcall_fuel(wasmtime_context_t* context, size_t bytes);
+/* WASI 0.3 components (src/engine/wasmtime/src/p3.rs). add_wasip3 adds WASI 0.3's interfaces
+ * beside the C API's WASI 0.2 (both read the store's WASI context). A component that imports a
+ * concurrent function or exports an async one is instantiated and called with the _p3 twins of
+ * wasmtime_component_linker_instantiate and wasmtime_component_func_call, which run it to
+ * completion on the calling thread. */
+wasmtime_error_t* wasinn_component_linker_add_wasip3(wasmtime_component_linker_t* linker);
+wasmtime_error_t* wasinn_component_linker_instantiate_p3(const wasmtime_component_linker_t* linker,
+                                                         wasmtime_context_t* context,
+                                                         const wasmtime_component_t* component,
+                                                         wasmtime_component_instance_t* instance_out);
+wasmtime_error_t* wasinn_component_func_call_p3(const wasmtime_component_func_t* func, wasmtime_context_t* context,
+                                                const wasmtime_component_val_t* args, size_t args_len,
+                                                wasmtime_component_val_t* results, size_t results_len);
 
 #ifdef __cplusplus
 }

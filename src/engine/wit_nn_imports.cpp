@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,8 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
   try {
     auto* state = static_cast<GuestState*>(guest);
     if (!state || !state->wit) throw Trap{"wasi-nn is not enabled for this store"};
+    std::optional<NnSession::WaitForBusyContext> waits;
+    if (state->waits_for_busy_context) waits.emplace();
     return body(Call{interface, function, state->wit.get(), state, out});
   } catch (const Trap& t) {
     return trap(t.message);
@@ -365,6 +368,28 @@ wasinn_wit_status prompt_metadata(void* guest, uint32_t context, wasinn_wit_out*
   });
 }
 
+// A GuestState of the session and WIT resources alone (no memory), for another thread: it
+// keeps them alive while a framework call runs there, even past the store's end.
+wasinn_wit_status guest_share(void* guest, wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-async", "share", out, [&](const Call& c) {
+    auto shared = std::make_unique<GuestState>();
+    shared->session = c.state->session;
+    shared->wit = c.state->wit;
+    shared->waits_for_busy_context = true;
+    c.out->data = shared.release();
+    return WASINN_WIT_OK;
+  });
+}
+
+void guest_release(void* shared) { delete static_cast<GuestState*>(shared); }
+
+wasinn_wit_status cancel(void* guest, uint32_t context, wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-async/inference", "cancel", out, [&](const Call& c) {
+    must(c.wit->session().cancel(context));  // an unknown handle traps, as for every borrow
+    return WASINN_WIT_OK;
+  });
+}
+
 }  // namespace
 
 const wasinn_wit_host& wit_host_table() {
@@ -373,7 +398,8 @@ const wasinn_wit_host& wit_host_table() {
       error_code,     error_data,          load,         load_by_name, init_execution_context,
       compute_named,  set_input,           compute,      get_output,   drop,
       describe,       list_properties,     get_property, set_property, prompt_init,
-      prompt_compute, prompt_set_property, prompt_start, prompt_next,  prompt_metadata};
+      prompt_compute, prompt_set_property, prompt_start, prompt_next,  prompt_metadata,
+      guest_share,    guest_release,       cancel};
   return table;
 }
 

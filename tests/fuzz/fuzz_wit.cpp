@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "abi/wit_nn.h"
@@ -53,6 +54,9 @@ enum Op : uint32_t {
   kPromptStart,
   kPromptNext,
   kPromptMetadata,
+  // wasinn:nn-async: compute through a share of the guest on another thread, and cancel
+  kAsyncCompute,
+  kCancel,
   kOpCount
 };
 
@@ -138,6 +142,9 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
   Reader r{script, g, items};
   wit::WitSession& wit = t.wit();
   wasinn_wit_out& out = t.out;
+  // kAsyncCompute's outputs, copied off the worker's thread (what it lent dies with it).
+  std::vector<std::string> async_names;
+  std::vector<wasinn_wit_named> async_outputs;
   uint32_t op;
   while (script.next_op(kOpCount, op)) {
     out = {};
@@ -195,7 +202,8 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       }
       case kDropGraph: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_GRAPH, r.arg(), &out), "graph drop"); break;
       case kDropContext: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_CONTEXT, r.arg(), &out), "context drop"); break;
-      case kCompute: {
+      case kCompute:
+      case kAsyncCompute: {
         const uint32_t ctx = r.arg();
         const uint32_t n = r.arg() % 4;
         std::vector<std::string> names;
@@ -207,7 +215,42 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         std::vector<wasinn_wit_named> inputs;
         for (uint32_t i = 0; i < n; ++i) inputs.push_back({str(names[i]), reps[i]});
         const size_t before = wit.live_tensors();
-        const bool computed = t.ok(t.t.compute_named(t.guest(), ctx, inputs.data(), inputs.size(), &out), "compute");
+        bool computed = false;
+        if (op == kCompute) {
+          computed = t.ok(t.t.compute_named(t.guest(), ctx, inputs.data(), inputs.size(), &out), "compute");
+        } else {
+          // As nn-async runs it: on another thread, through a share of the guest, with a cancel
+          // from the guest's thread racing it when the script says so.
+          const bool cancel = r.arg() % 2;
+          wasinn_wit_out share{};
+          if (t.t.guest_share(t.guest(), &share) != WASINN_WIT_OK)
+            invariant_failed("share", "the guest cannot be shared");
+          wasinn_wit_status status{};
+          std::vector<uint32_t> out_reps;
+          std::string message;
+          async_names.clear();
+          std::thread worker([&] {
+            status = t.t.compute_named(share.data, ctx, inputs.data(), inputs.size(), &out);
+            for (size_t i = 0; status == WASINN_WIT_OK && i < out.len; ++i) {
+              const auto& o = static_cast<const wasinn_wit_named*>(out.data)[i];
+              async_names.emplace_back(o.name.data, o.name.len);
+              out_reps.push_back(o.tensor);
+            }
+            message.assign(out.message.data ? out.message.data : "", out.message.len);
+          });
+          if (cancel) {
+            wasinn_wit_out c{};
+            (void)t.t.cancel(t.guest(), ctx, &c);
+          }
+          worker.join();
+          async_outputs.clear();
+          for (size_t i = 0; i < out_reps.size(); ++i) async_outputs.push_back({str(async_names[i]), out_reps[i]});
+          out.message = str(message);
+          out.data = async_outputs.data();
+          out.len = async_outputs.size();
+          computed = t.ok(status, "async compute");
+          t.t.guest_release(share.data);
+        }
         const size_t made = computed ? out.len : 0;
         // Every input handle is consumed whatever the outcome; outputs are new and readable.
         if (wit.live_tensors() > before + made) invariant_failed("compute", "tensors leaked");
@@ -315,6 +358,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         (void)t.ok_text(t.t.prompt_metadata(t.guest(), r.arg(), &out), "prompt metadata");
         break;
       }
+      case kCancel: (void)t.ok(t.t.cancel(t.guest(), r.arg(), &out), "cancel"); break;
     }
   }
 }
@@ -335,6 +379,13 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   ext.op(kPromptStart).raw(1).raw(1).raw(13).raw(1).raw(14).op(kPromptNext).raw(1).raw(3).op(kPromptMetadata).raw(1);
   ext.op(kPromptStart).raw(1).raw(1).raw(2).raw(1).raw(14).op(kPromptNext).raw(1).raw(2);
   out.push_back(std::move(ext));
+  ScriptWriter async(l);  // wasinn:nn-async: a compute on another thread, cancelled or not
+  async.op(kLoadByName).raw(1).op(kInit).raw(0);
+  async.op(kTensorNew).raw(2).raw(1).raw(64).raw(1).item("tensor").raw(256);
+  async.op(kAsyncCompute).raw(0).raw(1).raw(1).raw(0).raw(0).op(kCancel).raw(0);
+  async.op(kTensorNew).raw(2).raw(1).raw(64).raw(1).item("tensor").raw(256);
+  async.op(kAsyncCompute).raw(0).raw(1).raw(1).raw(0).raw(1).op(kCancel).raw(7);
+  out.push_back(std::move(async));
   return out;
 }
 

@@ -139,4 +139,7 @@ pub struct WitHost {
     pub prompt_start: unsafe extern "C" fn(Guest, u32, WitStr, WitStr, Out) -> WitStatus,
     pub prompt_next: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
     pub prompt_metadata: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
+    pub guest_share: unsafe extern "C" fn(Guest, Out) -> WitStatus,
+    pub guest_release: unsafe extern "C" fn(Guest),
+    pub cancel: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
 }

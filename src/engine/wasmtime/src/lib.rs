@@ -8,7 +8,9 @@
 pub use wasmtime_c_api::*;
 
 mod host;
+mod nn_async;
 mod nn_ext;
+mod p3;
 mod pipeline;
 #[cfg(test)]
 mod pipeline_tests;

@@ -25,6 +25,7 @@ mod admission;
 mod answer;
 mod body;
 mod connection;
+mod p3_guest;
 mod request;
 mod server;
 mod shared;

@@ -394,6 +394,7 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     define_version::<T, 1>(linker, host)?;
     define_version::<T, 2>(linker, host)?;
     crate::nn_ext::define(linker, host)?;
+    crate::nn_async::define(linker, host)?;
     crate::spin_llm::define(linker, host)
 }
 

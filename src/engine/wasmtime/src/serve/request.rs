@@ -19,15 +19,35 @@ use wasmtime_wasi_http::WasiHttpView;
 use super::admission::Worker;
 use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked};
 use super::body::read_whole;
-use super::shared::Shared;
+use super::p3_guest;
+use super::shared::{GuestPre, Shared};
 
-/// What the guest sets its response-outparam to.
+/// What a 0.2 guest sets its response-outparam to.
 type GuestResponse = Result<Response<HyperOutgoingBody>, ErrorCode>;
+
+/// Where a guest's response arrives: a 0.2 guest's outparam, or a 0.3 guest's result (its error
+/// code, printed).
+enum Answer {
+    P2(oneshot::Receiver<GuestResponse>),
+    P3(oneshot::Receiver<Result<Response<ServeBody>, String>>),
+}
+
+impl Answer {
+    async fn get(self) -> Result<Result<Response<ServeBody>, String>, oneshot::error::RecvError> {
+        match self {
+            Answer::P2(rx) => Ok(rx.await?.map_err(|code| format!("{code:?}")).map(|resp| {
+                let (parts, body) = resp.into_parts();
+                Response::from_parts(parts, body.map_err(|e| -> BoxError { Box::new(e) }).boxed_unsync())
+            })),
+            Answer::P3(rx) => rx.await,
+        }
+    }
+}
 
 /// A guest handling a request on a worker: its task, and where its response arrives.
 struct RunningGuest {
     task: tokio::task::JoinHandle<wasmtime::Result<()>>,
-    response: oneshot::Receiver<GuestResponse>,
+    response: Answer,
 }
 
 impl Shared {
@@ -74,33 +94,43 @@ impl Shared {
     /// component, its handler called with the request. The worker is given back once the
     /// guest's state is freed.
     fn start_guest(self: &Arc<Shared>, req: Request<Full<Bytes>>, worker: Worker) -> Result<RunningGuest, HostAnswer> {
-        let (tx, response) = oneshot::channel();
-        let started = (|| -> wasmtime::Result<_> {
-            let mut store = self.new_store()?;
-            let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
-            let out = store.data_mut().http().new_response_outparam(tx)?;
-            Ok((store, req, out))
-        })();
-        let (mut store, req, out) = started.map_err(|e| {
-            HostAnswer::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the request could not start",
-                one_line(&e),
-            )
-        })?;
-        let pre = self.pre.clone();
+        let could_not_start =
+            |e: wasmtime::Error| HostAnswer::new(StatusCode::INTERNAL_SERVER_ERROR, "the request could not start", one_line(&e));
+        let mut store = self.new_store().map_err(could_not_start)?;
         let shared = self.clone();
         shared.running.fetch_add(1, Relaxed);
-        let task = self.guest_rt.spawn(async move {
-            let result = async {
-                let proxy = pre.instantiate_async(&mut store).await?;
-                proxy
-                    .wasi_http_incoming_handler()
-                    .call_handle(&mut store, req, out)
-                    .await
+        let (task, response) = match self.pre.clone() {
+            GuestPre::P2(pre) => {
+                let (tx, response) = oneshot::channel();
+                let started = (|| -> wasmtime::Result<_> {
+                    let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+                    let out = store.data_mut().http().new_response_outparam(tx)?;
+                    Ok((req, out))
+                })();
+                let (req, out) = started.map_err(|e| {
+                    shared.running.fetch_sub(1, Relaxed);
+                    could_not_start(e)
+                })?;
+                let task = self.guest_rt.spawn(async move {
+                    let result = async {
+                        let proxy = pre.instantiate_async(&mut store).await?;
+                        proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out).await
+                    }
+                    .await;
+                    drop(store);
+                    result
+                });
+                (task, Answer::P2(response))
             }
-            .await;
-            drop(store); // the guest's state goes before its worker is given back
+            GuestPre::P3(pre) => {
+                let (tx, response) = oneshot::channel();
+                let task = self.guest_rt.spawn(p3_guest::run(pre, store, req, tx));
+                (task, Answer::P3(response))
+            }
+        };
+        // Each task drops its store (the guest's state) before it ends, so before the worker goes.
+        let task = self.guest_rt.spawn(async move {
+            let result = task.await.unwrap_or_else(|e| Err(wasmtime::format_err!("the guest's task failed: {e}")));
             shared.running.fetch_sub(1, Relaxed);
             drop(worker);
             result
@@ -111,19 +141,15 @@ impl Shared {
     /// The guest's response, else the host's 500 (it failed) or 504 (past the request timeout).
     async fn guest_answer(&self, guest: RunningGuest) -> Result<Response<ServeBody>, HostAnswer> {
         let answered = match self.settings.request_timeout {
-            Some(limit) => tokio::time::timeout(limit, guest.response).await.map_err(|_| limit),
-            None => Ok(guest.response.await),
+            Some(limit) => tokio::time::timeout(limit, guest.response.get()).await.map_err(|_| limit),
+            None => Ok(guest.response.get().await),
         };
         match answered {
-            Ok(Ok(Ok(resp))) => {
-                let (parts, body) = resp.into_parts();
-                let body = body.map_err(|e| -> BoxError { Box::new(e) }).boxed_unsync();
-                Ok(Response::from_parts(parts, body))
-            }
+            Ok(Ok(Ok(resp))) => Ok(resp),
             Ok(Ok(Err(code))) => Err(HostAnswer::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "the guest failed this request",
-                format!("the guest answered the error {code:?}"),
+                format!("the guest answered the error {code}"),
             )),
             Ok(Err(_)) => {
                 // The guest ended without answering: a trap, or it returned without setting.

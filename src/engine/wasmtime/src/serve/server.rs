@@ -12,9 +12,10 @@ use tokio::sync::watch;
 use wasmtime::component::Linker;
 use wasmtime::{format_err, Result};
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
+use wasmtime_wasi_http::p3::bindings::ServicePre;
 
 use super::connection::serve_connection;
-use super::shared::{Callbacks, Settings, Shared};
+use super::shared::{Callbacks, GuestPre, Settings, Shared};
 use super::store::RequestState;
 use super::{component_of, engine_of, ServeConfig, ServeStats};
 use crate::{spin_llm, wit_nn};
@@ -49,8 +50,15 @@ impl Server {
         let mut linker: Linker<RequestState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+        wasmtime_wasi::p3::add_to_linker(&mut linker)?;
+        wasmtime_wasi_http::p3::add_to_linker(&mut linker)?;
         wit_nn::define(&mut linker, unsafe { *cfg.nn })?;
-        let pre = ProxyPre::new(linker.instantiate_pre(&component)?)?;
+        // Told apart by the export, as `wasmtime serve` does: wasi:http/handler@0.3.0, else 0.2's.
+        let instance = linker.instantiate_pre(&component)?;
+        let pre = match ServicePre::new(instance.clone()) {
+            Ok(p3) => GuestPre::P3(p3),
+            Err(_) => GuestPre::P2(ProxyPre::new(instance)?),
+        };
         let settings = Settings::of(cfg);
         for (host, _) in &settings.dirs {
             if !std::path::Path::new(host).is_dir() {

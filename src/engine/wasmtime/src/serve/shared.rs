@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use wasmtime::Engine;
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
+use wasmtime_wasi_http::p3::bindings::ServicePre;
 
 use super::store::RequestState;
 use super::{AdmissionTable, ServeConfig, ServeRecord};
@@ -99,10 +100,17 @@ fn string_pairs(ptr: *const WitStr, pairs: usize) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The component, pre-instantiated: a wasi:http@0.2 proxy or a wasi:http@0.3 service.
+#[derive(Clone)]
+pub(super) enum GuestPre {
+    P2(ProxyPre<RequestState>),
+    P3(ServicePre<RequestState>),
+}
+
 /// What every request shares: the pre-instantiated component and the counters.
 pub(super) struct Shared {
     pub(super) engine: Engine,
-    pub(super) pre: ProxyPre<RequestState>,
+    pub(super) pre: GuestPre,
     pub(super) settings: Settings,
     pub(super) callbacks: Arc<Callbacks>,
     pub(super) guest_rt: tokio::runtime::Handle,

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! p3_classify: a WASI 0.3 command (wasi:cli/run@0.3.0) that classifies the digits through the
+//! spec's wasi:nn@0.2.0-rc-2024-10-28, as guest/components/wit_classify_digits.c does:
+//!   p3_classify MODEL X.f32 Y.u8 [LOGITS_OUT.f32]   or   p3_classify name:GRAPH X.f32 Y.u8 [...]
+//! MODEL is loaded (onnx) from a preopened file, name:GRAPH by load-by-name (Wasmtime's
+//! `-S nn-graph=onnx::DIR` names the graph after DIR). Each row is one compute on a [1, 64] FP32
+//! tensor named "input"; stdout is wit_classify_digits's (the first ten rows, the accuracy), and
+//! LOGITS_OUT, if given, receives every logit. Exit 0; 2 for bad arguments or files; 1 for a
+//! wasi:nn error ("p3_classify: WHAT: CODE: DATA" on stderr).
+wit_bindgen::generate!({
+    world: "wasinn:p3-guests/classify",
+    path: [
+        "../../../wit/wasi-nn/0.2.0-rc-2024-10-28",
+        "../../../wit/wasinn-nn-ext",
+        "../../../wit/wasinn-nn-async",
+        "../wasi-p3/wit",
+    ],
+    generate_all,
+});
+
+use wasi::nn::errors::Error;
+use wasi::nn::graph::{load, load_by_name, ExecutionTarget, GraphEncoding};
+use wasi::nn::tensor::{Tensor, TensorType};
+
+fn nn_err(what: &str, e: Error) -> (u8, String) {
+    (1, format!("p3_classify: {what}: {:?}: {}", e.code(), e.data()))
+}
+
+fn read(path: &str) -> Result<Vec<u8>, (u8, String)> {
+    std::fs::read(path).map_err(|e| (2, format!("p3_classify: cannot read {path}: {e}")))
+}
+
+fn classify(args: &[String]) -> Result<(), (u8, String)> {
+    if args.len() < 3 {
+        return Err((2, "usage: p3_classify MODEL|name:GRAPH X.f32 Y.u8 [LOGITS_OUT.f32]".into()));
+    }
+    let graph = match args[0].strip_prefix("name:") {
+        Some(name) => load_by_name(name).map_err(|e| nn_err("load-by-name", e))?,
+        None => load(&[read(&args[0])?], GraphEncoding::Onnx, ExecutionTarget::Cpu).map_err(|e| nn_err("load", e))?,
+    };
+    let (x, y) = (read(&args[1])?, read(&args[2])?);
+    let n = y.len();
+    if x.len() != n * 256 {
+        return Err((2, format!("p3_classify: {} holds {} bytes, not {n} rows of 64 floats", args[1], x.len())));
+    }
+    let ctx = graph.init_execution_context().map_err(|e| nn_err("init-execution-context", e))?;
+    let mut logits_out = Vec::with_capacity(n * 40);
+    let mut correct = 0;
+    for i in 0..n {
+        let input = Tensor::new(&[1, 64], TensorType::Fp32, &x[i * 256..(i + 1) * 256]);
+        let outputs = ctx.compute(vec![("input".to_string(), input)]).map_err(|e| nn_err("compute", e))?;
+        let Some((_, logits)) = outputs.into_iter().next() else {
+            return Err((1, "p3_classify: compute gave no output".into()));
+        };
+        let bytes = logits.data();
+        let v: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let predicted = (0..v.len()).fold(0, |best, k| if v[k] > v[best] { k } else { best });
+        correct += (predicted == y[i] as usize) as usize;
+        if i < 10 {
+            let wrong = if predicted == y[i] as usize { "" } else { "  <- wrong" };
+            println!("digit {i:2}: predicted {predicted}, label {}{wrong}", y[i]);
+        }
+        logits_out.extend_from_slice(&bytes);
+    }
+    println!("accuracy: {correct}/{n} = {:.2}%", 100.0 * correct as f64 / n as f64);
+    if let Some(path) = args.get(3) {
+        std::fs::write(path, &logits_out).map_err(|e| (2, format!("p3_classify: cannot write {path}: {e}")))?;
+    }
+    Ok(())
+}
+
+struct Command;
+
+impl wasip3::exports::cli::run::Guest for Command {
+    async fn run() -> Result<(), ()> {
+        let args = wasip3::cli::environment::get_arguments();
+        match classify(args.get(1..).unwrap_or(&[])) {
+            Ok(()) => Ok(()),
+            Err((code, msg)) => {
+                eprintln!("{msg}");
+                wasip3::cli::exit::exit_with_code(code);
+                Err(())
+            }
+        }
+    }
+}
+
+wasip3::cli::command::export!(Command);

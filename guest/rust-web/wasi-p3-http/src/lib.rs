@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! p3_http: a wasi:http@0.3.0 service over wasi:nn and wasinn:nn-async (tests/p3/, the 0.3 twin
+//! of guest/components/http_classify.c and http_chat.c):
+//!   POST /infer/<graph>?dims=1,64   body: the input, little-endian f32 (4 x the product of dims)
+//!       load-by-name(<graph>), one async compute on input "0" (the first); 200 text/plain: the
+//!       first output's floats, one per line ("%.9g" as Rust's shortest round-trip form)
+//!   POST /generate/<graph>?n=N      body: the prompt; greedy (temp 0), n-predict N (default 32)
+//!       200 text/plain, streamed: the answer's pieces as nn-async's generate gives them
+//!   anything else: 404; a wasi:nn failure: 500 "WHAT: CODE: DATA" (400 for invalid-argument)
+use wasip3::http::types::{ErrorCode, Fields, Method, Request, Response};
+use wasip3::wit_bindgen;
+// The body's stream<u8> and trailers' future are wasip3's types, not this crate's bindings'.
+use wasip3::{spawn, wit_future as http_future, wit_stream as http_stream};
+
+wit_bindgen::generate!({
+    world: "wasinn:p3-guests/http",
+    path: [
+        "../../../wit/wasi-nn/0.2.0-rc-2024-10-28",
+        "../../../wit/wasinn-nn-ext",
+        "../../../wit/wasinn-nn-async",
+        "../wasi-p3/wit",
+    ],
+    generate_all,
+});
+
+use wasi::nn::errors::{Error, ErrorCode as NnCode};
+use wasi::nn::graph::load_by_name;
+use wasi::nn::tensor::{Tensor, TensorType};
+use wasinn::nn_async::{generate, inference as nn_async};
+use wasinn::nn_ext::properties;
+
+struct Service;
+
+/// A response whose body is `text`, written by a task of the guest's own.
+fn text(status: u16, body: String) -> Result<Response, ErrorCode> {
+    let (mut tx, rx) = http_stream::new();
+    let (trailers_tx, trailers_rx) = http_future::new(|| Ok(None));
+    drop(trailers_tx);
+    let headers = Fields::from_list(&[("content-type".into(), b"text/plain".to_vec())]).map_err(|_| ErrorCode::InternalError(None))?;
+    let (resp, _done) = Response::new(headers, Some(rx), trailers_rx);
+    resp.set_status_code(status).map_err(|_| ErrorCode::InternalError(None))?;
+    spawn(async move {
+        tx.write_all(body.into_bytes()).await;
+    });
+    Ok(resp)
+}
+
+fn nn_failure(what: &str, e: Error) -> Result<Response, ErrorCode> {
+    let status = if e.code() == NnCode::InvalidArgument { 400 } else { 500 };
+    text(status, format!("{what}: {:?}: {}\n", e.code(), e.data()))
+}
+
+fn param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+    query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+async fn body_of(req: Request) -> Vec<u8> {
+    let (rx, _trailers) = Request::consume_body(req, http_future::new(|| Ok(())).1);
+    rx.collect().await
+}
+
+async fn infer(graph: &str, query: &str, req: Request) -> Result<Response, ErrorCode> {
+    let dims: Option<Vec<u32>> = param(query, "dims").and_then(|d| d.split(',').map(|x| x.parse().ok()).collect());
+    let Some(dims) = dims else {
+        return text(400, "dims=D0,D1,... is required\n".into());
+    };
+    let body = body_of(req).await;
+    let want = dims.iter().map(|d| *d as usize).product::<usize>() * 4;
+    if body.len() != want {
+        return text(400, format!("the body holds {} bytes; dims say {want}\n", body.len()));
+    }
+    let g = match load_by_name(graph) {
+        Ok(g) => g,
+        Err(e) => return nn_failure("load-by-name", e),
+    };
+    let ctx = match g.init_execution_context() {
+        Ok(c) => c,
+        Err(e) => return nn_failure("init-execution-context", e),
+    };
+    let input = Tensor::new(&dims, TensorType::Fp32, &body);
+    let outputs = match nn_async::compute(&ctx, vec![("0".into(), input)]).await {
+        Ok(o) => o,
+        Err(e) => return nn_failure("compute", e),
+    };
+    let Some((_, first)) = outputs.into_iter().next() else {
+        return text(500, "compute gave no output\n".into());
+    };
+    let lines: String = first
+        .data()
+        .chunks_exact(4)
+        .map(|c| format!("{}\n", f32::from_le_bytes(c.try_into().unwrap())))
+        .collect();
+    text(200, lines)
+}
+
+async fn generate_text(graph: &str, query: &str, req: Request) -> Result<Response, ErrorCode> {
+    let n = param(query, "n").unwrap_or("32");
+    let prompt = String::from_utf8_lossy(&body_of(req).await).into_owned();
+    let g = match load_by_name(graph) {
+        Ok(g) => g,
+        Err(e) => return nn_failure("load-by-name", e),
+    };
+    let ctx = match g.init_execution_context() {
+        Ok(c) => c,
+        Err(e) => return nn_failure("init-execution-context", e),
+    };
+    for (k, v) in [("temp", "0"), ("repeat-penalty", "1"), ("n-predict", n), ("ctx-size", "4096"), ("threads", "1")] {
+        if let Err(e) = properties::set_context_property(&ctx, k, v) {
+            return nn_failure("set-context-property", e);
+        }
+    }
+    let mut pieces = match generate::generate(&ctx, "prompt".into(), prompt).await {
+        Ok(p) => p,
+        Err(e) => return text(500, format!("generate: {e}\n")),
+    };
+    let (mut tx, rx) = http_stream::new();
+    let (trailers_tx, trailers_rx) = http_future::new(|| Ok(None));
+    drop(trailers_tx);
+    let (resp, _done) = Response::new(Fields::new(), Some(rx), trailers_rx);
+    // Each piece goes out as it comes; a client that leaves drops the body, then the pieces.
+    spawn(async move {
+        let _ctx = ctx;
+        while let Some(piece) = pieces.next().await {
+            if !tx.write_all(piece.into_bytes()).await.is_empty() {
+                break;
+            }
+        }
+    });
+    Ok(resp)
+}
+
+impl wasip3::exports::http::handler::Guest for Service {
+    async fn handle(req: Request) -> Result<Response, ErrorCode> {
+        let path_query = req.get_path_with_query().unwrap_or_default();
+        let (path, query) = path_query.split_once('?').unwrap_or((&path_query, ""));
+        let (path, query) = (path.to_string(), query.to_string());
+        if !matches!(req.get_method(), Method::Post) {
+            return text(405, "POST only\n".into());
+        }
+        if let Some(graph) = path.strip_prefix("/infer/") {
+            infer(graph, &query, req).await
+        } else if let Some(graph) = path.strip_prefix("/generate/") {
+            generate_text(graph, &query, req).await
+        } else {
+            text(404, format!("no route {path}\n"))
+        }
+    }
+}
+
+wasip3::http::service::export!(Service);

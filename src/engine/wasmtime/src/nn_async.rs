@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! `wasinn:nn-async@0.1.0` (wit/wasinn-nn-async/nn-async.wit), for WASI 0.3 guests: compute as an
+//! async function and a text model's answer as a `stream<string>`. The framework's work runs on
+//! tokio's blocking pool through a share of the guest's wasi-nn state (the table's
+//! `guest_share`: its session, which outlives the store if it must), so the guest's other tasks
+//! go on; dropping the call, or the stream's reader, cancels through the plugin's cancel.
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use tokio::sync::{mpsc, oneshot};
+use wasmtime::component::{
+    Accessor, Destination, Linker, Resource, StreamProducer, StreamReader, StreamResult,
+};
+use wasmtime::{format_err, AsContext, Result, StoreContextMut};
+
+use crate::host::*;
+use crate::wit_nn::{call, NnStore, V_10_28};
+use crate::wit_nn::{Context, NnError, Tensor};
+
+const VERSION: &str = "0.1.0";
+const V: u8 = V_10_28;
+
+/// A share of one guest's wasi-nn state that another thread may use (wit_host.h: guest_share).
+struct SharedGuest {
+    host: WitHost,
+    guest: Guest,
+}
+// The shared state is the C++ session, whose functions may be called from any thread.
+unsafe impl Send for SharedGuest {}
+unsafe impl Sync for SharedGuest {}
+
+impl Drop for SharedGuest {
+    fn drop(&mut self) {
+        unsafe { (self.host.guest_release)(self.guest) }
+    }
+}
+
+impl SharedGuest {
+    fn of<T: NnStore>(host: WitHost, accessor: &Accessor<T>) -> Result<Arc<SharedGuest>> {
+        accessor.with(|access| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.guest_share)(T::nn_guest(access.as_context()), &mut out) };
+            crate::wit_nn::must(status, &out, "nn-async")?;
+            Ok(Arc::new(SharedGuest {
+                host,
+                guest: out.data as Guest,
+            }))
+        })
+    }
+
+    fn cancel(&self, context: u32) {
+        let mut out = WitOut::default();
+        // An unknown context (the guest dropped it) has nothing running to stop.
+        let _ = unsafe { (self.host.cancel)(self.guest, context, &mut out) };
+    }
+
+    fn drop_tensors(&self, reps: &[(String, u32)]) {
+        for (_, rep) in reps {
+            let mut out = WitOut::default();
+            let _ = unsafe { (self.host.drop)(self.guest, WitResource::Tensor, *rep, &mut out) };
+        }
+    }
+}
+
+/// Cancels the context's work when dropped before `done`: the guest gave up on the call or stream.
+struct CancelOnDrop {
+    shared: Arc<SharedGuest>,
+    context: u32,
+    done: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.done {
+            self.shared.cancel(self.context);
+        }
+    }
+}
+
+/// A compute's outcome, copied off the blocking thread: outputs, an error's rep, or a trap's message.
+type Computed = std::result::Result<std::result::Result<Vec<(String, u32)>, u32>, String>;
+
+fn compute_blocking(shared: &SharedGuest, context: u32, inputs: &[(String, u32)]) -> Computed {
+    let named: Vec<WitNamed> = inputs
+        .iter()
+        .map(|(n, t)| WitNamed {
+            name: WitStr::of(n),
+            tensor: *t,
+        })
+        .collect();
+    let mut out = WitOut::default();
+    let status =
+        unsafe { (shared.host.compute_named)(shared.guest, context, named.as_ptr(), named.len(), &mut out) };
+    match call(status, &out) {
+        Ok(Ok(())) => Ok(Ok(unsafe { out.slice::<WitNamed>() }
+            .iter()
+            .map(|o| (unsafe { o.name.to_string_lossy() }, o.tensor))
+            .collect())),
+        Ok(Err(rep)) => Ok(Err(rep)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The text the table handed back in `out` (chars).
+fn chars(out: &WitOut) -> String {
+    String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()
+}
+
+/// The pieces of one generation, fed by its blocking thread; dropped, it stops the generation.
+struct Pieces {
+    rx: mpsc::Receiver<String>,
+    cancel: CancelOnDrop,
+}
+
+impl<D> StreamProducer<D> for Pieces {
+    type Item = String;
+    type Buffer = Option<String>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        store: StoreContextMut<'a, D>,
+        mut dst: Destination<'a, Self::Item, Self::Buffer>,
+        finish: bool,
+    ) -> Poll<Result<StreamResult>> {
+        let this = self.get_mut();
+        // A zero-length read asks whether a piece is ready; a piece is not taken for it.
+        if dst.remaining(store) == Some(0) {
+            return Poll::Ready(Ok(StreamResult::Completed));
+        }
+        match this.rx.poll_recv(cx) {
+            Poll::Ready(Some(piece)) => {
+                dst.set_buffer(Some(piece));
+                Poll::Ready(Ok(StreamResult::Completed))
+            }
+            Poll::Ready(None) => {
+                this.cancel.done = true;
+                Poll::Ready(Ok(StreamResult::Dropped))
+            }
+            Poll::Pending if finish => Poll::Ready(Ok(StreamResult::Cancelled)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// Generates on the blocking pool until the answer ends, fails, or the reader is gone.
+fn generate_blocking(shared: Arc<SharedGuest>, context: u32, tx: mpsc::Sender<String>) {
+    loop {
+        let mut out = WitOut::default();
+        let status = unsafe { (shared.host.prompt_next)(shared.guest, context, &mut out) };
+        match status {
+            WitStatus::Ok if out.rep == 0 => return,
+            WitStatus::Ok => {
+                if tx.blocking_send(chars(&out)).is_err() {
+                    return; // the reader was dropped: CancelOnDrop has asked the plugin to stop
+                }
+            }
+            // Logged by the C++ side; a stream<string> has no error value, so it ends here.
+            _ => return,
+        }
+    }
+}
+
+type NamedTensors = Vec<(String, Resource<Tensor<V>>)>;
+type ComputeResult = std::result::Result<NamedTensors, Resource<NnError<V>>>;
+
+pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
+    let mut i = linker.instance(&format!("wasinn:nn-async/inference@{VERSION}"))?;
+    i.func_wrap_concurrent(
+        "compute",
+        move |accessor: &Accessor<T>, (ctx, inputs): (Resource<Context<V>>, NamedTensors)| {
+            Box::pin(async move {
+                let shared = SharedGuest::of(host, accessor)?;
+                let context = ctx.rep();
+                let inputs: Vec<(String, u32)> = inputs.into_iter().map(|(n, t)| (n, t.rep())).collect();
+                let (tx, rx) = oneshot::channel::<Computed>();
+                let mut cancel = CancelOnDrop {
+                    shared: shared.clone(),
+                    context,
+                    done: false,
+                };
+                let worker = shared.clone();
+                tokio::task::spawn_blocking(move || {
+                    let computed = compute_blocking(&worker, context, &inputs);
+                    // The caller gave up: its outputs would stay in the guest's table unowned.
+                    if let Err(Ok(Ok(outputs))) = tx.send(computed) {
+                        worker.drop_tensors(&outputs);
+                    }
+                });
+                let computed = rx.await.map_err(|_| format_err!("nn-async compute: its worker ended early"))?;
+                cancel.done = true;
+                let outcome: ComputeResult = computed
+                    .map_err(|m| format_err!("{m}"))?
+                    .map(|outs| outs.into_iter().map(|(n, r)| (n, Resource::new_own(r))).collect())
+                    .map_err(Resource::new_own);
+                Ok((outcome,))
+            })
+        },
+    )?;
+    i.func_wrap("cancel", move |cx: crate::wit_nn::Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.cancel)(crate::wit_nn::guest(&cx), ctx.rep(), &mut out) };
+        crate::wit_nn::must(status, &out, "nn-async cancel")
+    })?;
+
+    let mut g = linker.instance(&format!("wasinn:nn-async/generate@{VERSION}"))?;
+    g.func_wrap_concurrent(
+        "generate",
+        move |accessor: &Accessor<T>, (ctx, input, text): (Resource<Context<V>>, String, String)| {
+            Box::pin(async move {
+                let shared = SharedGuest::of(host, accessor)?;
+                let context = ctx.rep();
+                let starter = shared.clone();
+                // The prompt is read (and a chat template applied) off the guest's thread too.
+                let started = tokio::task::spawn_blocking(move || {
+                    let mut out = WitOut::default();
+                    let status = unsafe {
+                        (starter.host.prompt_start)(
+                            starter.guest,
+                            context,
+                            WitStr::of(&input),
+                            WitStr::of(&text),
+                            &mut out,
+                        )
+                    };
+                    match status {
+                        WitStatus::Ok => Ok(Ok(())),
+                        WitStatus::Err => Ok(Err(unsafe { out.message.to_string_lossy() })),
+                        WitStatus::Trap => Err(unsafe { out.message.to_string_lossy() }),
+                    }
+                })
+                .await
+                .map_err(|e| format_err!("nn-async generate: {e}"))?
+                .map_err(|m| format_err!("{m}"))?;
+                if let Err(message) = started {
+                    return Ok((Err(message),));
+                }
+                // One piece ahead at most: the model runs no further than the reader reads.
+                let (tx, rx) = mpsc::channel(1);
+                let worker = shared.clone();
+                tokio::task::spawn_blocking(move || generate_blocking(worker, context, tx));
+                let pieces = Pieces {
+                    rx,
+                    cancel: CancelOnDrop {
+                        shared,
+                        context,
+                        done: false,
+                    },
+                };
+                let reader = accessor.with(|mut access| StreamReader::new(&mut access, pieces))?;
+                Ok((Ok(reader),))
+            })
+        },
+    )?;
+    Ok(())
+}

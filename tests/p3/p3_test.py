@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""WASI 0.3 components on wasinn (issue 44): the Rust guests of guest/rust-web/wasi-p3* (built with
+wasip3 0.7.1 and wit-bindgen 0.57 from crates.io) on `wasinn run` and `wasinn serve`, answers
+compared with native ONNX Runtime (the venv's onnxruntime) and native llama.cpp
+(wasinn_llama_reference, greedy).
+
+    p3_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --reference REF [options]
+
+Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
+  command   p3_classify (a wasi:cli@0.3.0 command over the spec's wasi:nn) and p3_nn classify
+            (nn-async's compute, and --sync) classify the digits: every logit equals native ONNX
+            Runtime's and stdout equals the 0.2 component wit_classify_digits's
+  peer      p3_classify on Wasmtime's own CLI 48 (scripts/bench-peers.sh builds it; skipped
+            without it): the same stdout and logits as on wasinn
+  overlap   two nn-async computes in flight on two contexts of the tiny GGUF: the short one, started
+            second, ends first, and each answer equals native llama.cpp's
+  cancel    a 100000-token compute dropped after 200 ms returns at once, and the context answers
+            the next prompt as native llama.cpp does; nn-async's generate streams the native
+            answer piece by piece, and dropping its reader frees the context for the next compute
+  serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
+            streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
+            generation, and bad requests get 400/404
+  errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
+            a missing model file, an unknown graph name: an error, never a crash
+
+Exit status: 0 passed, 1 failed, 77 skipped (ctest's SKIP_RETURN_CODE).
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
+from case_checks import Skipped, check, run_cases  # noqa: E402
+from serve_test import Server, log, request  # noqa: E402
+
+
+class Context:
+    def __init__(self, args):
+        self.args = args
+        self.env = dict(os.environ)
+        self.env.pop("WASINN_BACKEND_PATH", None)  # the build's own plugins are under test
+        self.fixtures = os.environ.get("WASINN_FIXTURES") or args.fixtures
+        self.tmp = tempfile.mkdtemp(prefix="wasinn-p3-test-")
+
+    def guest(self, name):
+        path = os.path.join(self.args.guests, f"{name}.wasm")
+        if not os.path.exists(path):
+            raise Skipped(f"{path} is missing: the WASI 0.3 guests need scripts/fetch-deps.sh rust-web")
+        return path
+
+    def backend(self, name):
+        if not os.path.exists(os.path.join(self.args.backend_dir, f"{name}.json")):
+            raise Skipped(f"the {name} backend is not built")
+
+    def digits(self):
+        self.backend("onnxruntime")
+        return os.path.join(self.fixtures, "digits")
+
+    def gguf(self):
+        self.backend("llamacpp")
+        path = os.path.join(self.fixtures, "llama", "tiny.gguf")
+        check(os.path.exists(path), f"fixture {path} is missing: run .deps/venv/bin/python scripts/make_fixtures.py")
+        return path
+
+    def run(self, argv, timeout=600):
+        start = time.monotonic()
+        r = subprocess.run(argv, capture_output=True, env=self.env, timeout=timeout)
+        r.elapsed = time.monotonic() - start
+        return r
+
+    def wasinn(self, *args, timeout=600):
+        return self.run([self.args.wasinn, "run", *args], timeout=timeout)
+
+    def reference(self, prompt, n):
+        """Native llama.cpp's greedy answer (bytes) to PROMPT, N tokens, as the guests ask for it."""
+        r = subprocess.run([self.args.reference, self.gguf(), "--prompt", prompt, "--n", str(n), "--ctx", "4096",
+                            "--threads", "1"], capture_output=True)
+        check(r.returncode == 0, f"llama_reference failed: {r.stderr.decode(errors='replace')}")
+        return bytes.fromhex(json.loads(r.stdout)["text_hex"])
+
+
+def utf8(b):
+    """Native bytes as a WIT string carries them (a token ending mid-character: U+FFFD)."""
+    return b.decode("utf-8", "replace")
+
+
+def native_digits_logits(digits):
+    """Every row of test_x through native ONNX Runtime, one [1, 64] run each, as the guests do."""
+    import numpy as np
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(os.path.join(digits, "model.onnx"), options, providers=["CPUExecutionProvider"])
+    x = np.fromfile(os.path.join(digits, "test_x.f32"), dtype="<f4").reshape(-1, 64)
+    rows = [session.run(None, {"input": x[i:i + 1]})[0] for i in range(len(x))]
+    return np.concatenate(rows).astype("<f4").tobytes()
+
+
+def classify(ctx, runner, guest, *pre):
+    """Runs a digits guest; its (stdout, logits bytes)."""
+    digits = ctx.digits()
+    out = os.path.join(ctx.tmp, f"{os.path.basename(guest)}.logits")
+    if os.path.exists(out):
+        os.remove(out)
+    r = runner(guest, digits, out, *pre)
+    check(r.returncode == 0, f"{guest} failed (exit {r.returncode}):\n{r.stdout.decode()}{r.stderr.decode()}")
+    check(os.path.exists(out), f"{guest} wrote no logits")
+    with open(out, "rb") as f:
+        return r.stdout, f.read(), r.elapsed
+
+
+def on_wasinn(ctx):
+    def runner(guest, digits, out, *pre):
+        return ctx.wasinn("--dir", f"{digits}::/d", "--dir", f"{ctx.tmp}::/out",
+                          "--backend-config", 'onnxruntime={"intra_op_threads": 1}',
+                          ctx.guest(guest), *pre, "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8",
+                          f"/out/{os.path.basename(out)}")
+    return runner
+
+
+def case_command(ctx):
+    want = native_digits_logits(ctx.digits())
+    ref_out, ref_logits, _ = classify(ctx, on_wasinn(ctx), "wit_classify_digits.component")
+    check(ref_logits == want, "the 0.2 component's logits differ from native ONNX Runtime's")
+    for guest, pre in (("p3_classify", ()), ("p3_nn", ("classify",)), ("p3_nn", ("classify", "--sync"))):
+        out, logits, elapsed = classify(ctx, on_wasinn(ctx), guest, *pre)
+        label = " ".join((guest,) + pre)
+        check(logits == want, f"{label}: its logits differ from native ONNX Runtime's")
+        check(out == ref_out, f"{label}: stdout differs from wit_classify_digits's:\n{out.decode()}\n---\n"
+                              f"{ref_out.decode()}")
+        log(f"{label}: {len(want) // 40} rows, logits equal to native ONNX Runtime's, in {elapsed:.2f} s")
+
+
+def peer_wasmtime():
+    peers = os.path.expanduser("~/.cache/wasinn/peers")
+    found = []
+    for root, _dirs, files in os.walk(peers):
+        if "wasmtime" in files and root.endswith("/bin"):
+            found.append(os.path.join(root, "wasmtime"))
+    if not found:
+        raise Skipped(f"Wasmtime's CLI is not built ({peers}): scripts/bench-peers.sh builds it")
+    return max(found, key=os.path.getmtime)
+
+
+def case_peer(ctx):
+    wasmtime = peer_wasmtime()
+    ort_libs = os.path.realpath(os.path.join(ctx.args.deps, "onnxruntime", "lib"))
+    mine, mine_logits, _ = classify(ctx, on_wasinn(ctx), "p3_classify")
+
+    def runner(guest, digits, out, *pre):
+        env = dict(ctx.env, LD_LIBRARY_PATH=ort_libs)
+        argv = [wasmtime, "run", "-S", "p3", "-W", "component-model-async", "-S", "nn", "-S", "cli",
+                "--dir", f"{digits}::/d", "--dir", f"{ctx.tmp}::/out", ctx.guest(guest), *pre,
+                "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8", f"/out/{os.path.basename(out)}"]
+        start = time.monotonic()
+        r = subprocess.run(argv, capture_output=True, env=env, timeout=600)
+        r.elapsed = time.monotonic() - start
+        return r
+
+    out, logits, elapsed = classify(ctx, runner, "p3_classify")
+    check(out == mine, f"Wasmtime's stdout differs from wasinn's:\n{out.decode()}\n---\n{mine.decode()}")
+    check(logits == mine_logits, "Wasmtime's logits differ from wasinn's")
+    log(f"p3_classify on Wasmtime 48 ({wasmtime}): the same stdout and logits as on wasinn, in {elapsed:.2f} s")
+
+
+def llama_run(ctx, *args, timeout=600):
+    gguf = ctx.gguf()
+    d = os.path.dirname(gguf)
+    r = ctx.wasinn("--dir", f"{d}::/m", ctx.guest("p3_nn"), *[a.replace(gguf, "/m/" + os.path.basename(gguf))
+                                                             for a in args], timeout=timeout)
+    check(r.returncode == 0, f"p3_nn {' '.join(args[:1])} failed (exit {r.returncode}):\n"
+                             f"{r.stdout.decode()}{r.stderr.decode()}")
+    return r.stdout.decode()
+
+
+def field(out, name):
+    for line in out.splitlines():
+        if line.startswith(name + ": "):
+            return line[len(name) + 2:]
+    raise AssertionError(f"no '{name}:' line in:\n{out}")
+
+
+def case_overlap(ctx):
+    out = llama_run(ctx, "overlap", ctx.gguf())
+    check(field(out, "order") == "B A", f"the short compute, started second, did not end first:\n{out}")
+    log(f"overlap: {field(out, 'order')}; {field(out, 'A')}")
+
+
+def case_cancel(ctx):
+    hello = utf8(ctx.reference("Hello", 8))
+    out = llama_run(ctx, "cancel", ctx.gguf())
+    check(field(out, "reuse") == hello.split("\n")[0], f"the reused context's answer differs from native's "
+                                                       f"{hello!r}:\n{out}")
+    log(f"cancel: {out.splitlines()[0]}")
+    # nn-async's generate: the native answer, a piece per token.
+    prompt = "Once upon a time"
+    want = utf8(ctx.reference(prompt, 24))
+    out = llama_run(ctx, "generate", ctx.gguf(), "24", prompt)
+    check(out.split("text: ", 1)[1].rstrip("\n") == want.rstrip("\n"),
+          f"the streamed answer differs from native llama.cpp's {want!r}:\n{out}")
+    check(int(field(out, "pieces")) == 24, f"not a piece per token:\n{out}")
+    out = llama_run(ctx, "generate-drop", ctx.gguf(), "Hello")
+    check(field(out, "reuse") == hello.split("\n")[0], f"after dropping the stream, the context's answer differs "
+                                                       f"from native's {hello!r}:\n{out}")
+    log(f"generate: 24 pieces equal to native; after a dropped stream: {out.splitlines()[0]}")
+
+
+def case_serve(ctx):
+    import numpy as np
+
+    digits = ctx.digits()
+    gguf = ctx.gguf()
+    x = np.fromfile(os.path.join(digits, "test_x.f32"), dtype="<f4").reshape(-1, 64)
+    want = native_digits_logits(digits)[:40]
+    preload = ["--nn-preload", f"digits:onnx:cpu:{digits}/model.onnx", "--nn-preload", f"tiny:GGML:AUTO:{gguf}",
+               "--backend-config", 'onnxruntime={"intra_op_threads": 1}']
+    with Server([ctx.args.wasinn, "serve", "--workers", "2"], preload, ctx.guest("p3_http"), env=ctx.env,
+                name="p3_http") as server:
+        r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
+        check(r.status == 200, f"/infer: {r!r}\n{server.tail()}")
+        got = struct.pack("<10f", *[float(v) for v in r.body.decode().split()])
+        check(got == want, f"/infer's logits differ from native ONNX Runtime's: {r.body!r}")
+        prompt = "Once upon a time"
+        native = utf8(ctx.reference(prompt, 24))
+        url = f"http://{server.host}:{server.port}/generate/tiny?n=24"
+        c = subprocess.run(["curl", "-sS", "-N", "--data-binary", prompt, url], capture_output=True, timeout=300)
+        check(c.returncode == 0 and c.stdout.decode() == native,
+              f"curl /generate: {c.stdout!r} (exit {c.returncode}), native {native!r}\n{server.tail()}")
+        # A client that leaves mid-stream: the server goes on answering at once.
+        c = subprocess.run(["curl", "-sS", "-N", "--max-time", "1", "--data-binary", prompt,
+                            url.replace("n=24", "n=100000")], capture_output=True, timeout=60)
+        start = time.monotonic()
+        r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
+        check(r.status == 200, f"after a client left: {r!r}\n{server.tail()}")
+        for path, body, status in (("/infer/digits?dims=1,63", x[0:1].tobytes(), 400),
+                                   ("/nowhere", b"", 404), ("/infer/no-such-graph?dims=1,64", x[0:1].tobytes(), 500)):
+            r = request(server, "POST", path, body)
+            check(r.status == status, f"POST {path}: {r!r}, want {status}")
+        log(f"serve: /infer equal to native ORT; /generate streamed native llama.cpp's answer; after a client "
+            f"left, the next request took {time.monotonic() - start:.2f} s; errors answered")
+
+
+def case_errors(ctx):
+    r = ctx.wasinn(ctx.guest("p3_classify"), "/no/such/model.onnx", "x", "y")
+    err = r.stderr.decode()
+    check(r.returncode == 2 and "cannot read /no/such/model.onnx" in err, f"a missing file: exit {r.returncode}\n{err}")
+    r = ctx.wasinn(ctx.guest("p3_classify"), "name:nothing", "x", "y")
+    err = r.stderr.decode()
+    check(r.returncode == 1 and "load-by-name" in err and "not-found" in err.lower().replace("notfound", "not-found"),
+          f"an unknown graph: exit {r.returncode}\n{err}")
+    # The http service is no command: refused with what to do, never a trap.
+    r = ctx.wasinn(ctx.guest("p3_http"))
+    err = r.stderr.decode()
+    check(r.returncode != 0 and "wasi:http" in err, f"running an http service as a command: exit {r.returncode}\n{err}")
+    log(f"errors: a missing file, an unknown graph, an http service run as a command: {err.strip().splitlines()[-1]}")
+
+
+CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
+         "serve": case_serve, "errors": case_errors}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", action="append", choices=sorted(CASES), help="a case to run (default: all)")
+    p.add_argument("--wasinn", required=True)
+    p.add_argument("--guests", required=True)
+    p.add_argument("--fixtures", default=os.path.expanduser("~/.cache/wasinn/fixtures"))
+    p.add_argument("--backend-dir", required=True)
+    p.add_argument("--reference", required=True, help="wasinn_llama_reference")
+    p.add_argument("--deps", required=True, help="the .deps folder (ONNX Runtime's libraries, for the peer)")
+    args = p.parse_args()
+    return run_cases(CASES, args.case or list(CASES), Context(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
