@@ -32,7 +32,10 @@ fn read(path: &str) -> Result<Vec<u8>, (u8, String)> {
 
 fn classify(args: &[String]) -> Result<(), (u8, String)> {
     if args.len() < 3 {
-        return Err((2, "usage: p3_classify MODEL|name:GRAPH X.f32 Y.u8 [LOGITS_OUT.f32]".into()));
+        return Err((
+            2,
+            "usage: p3_classify MODEL|name:GRAPH X.f32 Y.u8 [LOGITS_OUT.f32]".into(),
+        ));
     }
     let graph = match args[0].strip_prefix("name:") {
         Some(name) => load_by_name(name).map_err(|e| nn_err("load-by-name", e))?,
@@ -41,19 +44,33 @@ fn classify(args: &[String]) -> Result<(), (u8, String)> {
     let (x, y) = (read(&args[1])?, read(&args[2])?);
     let n = y.len();
     if x.len() != n * 256 {
-        return Err((2, format!("p3_classify: {} holds {} bytes, not {n} rows of 64 floats", args[1], x.len())));
+        return Err((
+            2,
+            format!(
+                "p3_classify: {} holds {} bytes, not {n} rows of 64 floats",
+                args[1],
+                x.len()
+            ),
+        ));
     }
-    let ctx = graph.init_execution_context().map_err(|e| nn_err("init-execution-context", e))?;
+    let ctx = graph
+        .init_execution_context()
+        .map_err(|e| nn_err("init-execution-context", e))?;
     let mut logits_out = Vec::with_capacity(n * 40);
     let mut correct = 0;
     for i in 0..n {
         let input = Tensor::new(&[1, 64], TensorType::Fp32, &x[i * 256..(i + 1) * 256]);
-        let outputs = ctx.compute(vec![("input".to_string(), input)]).map_err(|e| nn_err("compute", e))?;
+        let outputs = ctx
+            .compute(vec![("input".to_string(), input)])
+            .map_err(|e| nn_err("compute", e))?;
         let Some((_, logits)) = outputs.into_iter().next() else {
             return Err((1, "p3_classify: compute gave no output".into()));
         };
         let bytes = logits.data();
-        let v: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let v: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         let predicted = (0..v.len()).fold(0, |best, k| if v[k] > v[best] { k } else { best });
         correct += (predicted == y[i] as usize) as usize;
         if i < 10 {

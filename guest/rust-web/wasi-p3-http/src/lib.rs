@@ -36,9 +36,11 @@ fn text(status: u16, body: String) -> Result<Response, ErrorCode> {
     let (mut tx, rx) = http_stream::new();
     let (trailers_tx, trailers_rx) = http_future::new(|| Ok(None));
     drop(trailers_tx);
-    let headers = Fields::from_list(&[("content-type".into(), b"text/plain".to_vec())]).map_err(|_| ErrorCode::InternalError(None))?;
+    let headers = Fields::from_list(&[("content-type".into(), b"text/plain".to_vec())])
+        .map_err(|_| ErrorCode::InternalError(None))?;
     let (resp, _done) = Response::new(headers, Some(rx), trailers_rx);
-    resp.set_status_code(status).map_err(|_| ErrorCode::InternalError(None))?;
+    resp.set_status_code(status)
+        .map_err(|_| ErrorCode::InternalError(None))?;
     spawn(async move {
         tx.write_all(body.into_bytes()).await;
     });
@@ -51,7 +53,11 @@ fn nn_failure(what: &str, e: Error) -> Result<Response, ErrorCode> {
 }
 
 fn param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
-    query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == key).map(|(_, v)| v)
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v)
 }
 
 async fn body_of(req: Request) -> Vec<u8> {
@@ -104,7 +110,13 @@ async fn generate_text(graph: &str, query: &str, req: Request) -> Result<Respons
         Ok(c) => c,
         Err(e) => return nn_failure("init-execution-context", e),
     };
-    for (k, v) in [("temp", "0"), ("repeat-penalty", "1"), ("n-predict", n), ("ctx-size", "4096"), ("threads", "1")] {
+    for (k, v) in [
+        ("temp", "0"),
+        ("repeat-penalty", "1"),
+        ("n-predict", n),
+        ("ctx-size", "4096"),
+        ("threads", "1"),
+    ] {
         if let Err(e) = properties::set_context_property(&ctx, k, v) {
             return nn_failure("set-context-property", e);
         }

@@ -54,7 +54,9 @@ fn load_model(path: &str, encoding: GraphEncoding) -> Result<Graph, Failure> {
 }
 
 fn context(graph: &Graph) -> Result<GraphExecutionContext, Failure> {
-    graph.init_execution_context().map_err(|e| nn_err("init-execution-context", e))
+    graph
+        .init_execution_context()
+        .map_err(|e| nn_err("init-execution-context", e))
 }
 
 fn u8_tensor(bytes: &[u8]) -> Tensor {
@@ -72,7 +74,12 @@ async fn classify(args: &[String]) -> Result<(), Failure> {
     let (x, y) = (read(&args[1])?, read(&args[2])?);
     let n = y.len();
     if x.len() != n * 64 * 4 {
-        return Err(bad(format!("{} holds {} bytes, not {} rows of 64 floats", args[1], x.len(), n)));
+        return Err(bad(format!(
+            "{} holds {} bytes, not {} rows of 64 floats",
+            args[1],
+            x.len(),
+            n
+        )));
     }
     let ctx = context(&graph)?;
     let mut logits_out = Vec::with_capacity(n * 40);
@@ -83,13 +90,18 @@ async fn classify(args: &[String]) -> Result<(), Failure> {
         let outputs = if sync {
             ctx.compute(inputs).map_err(|e| nn_err("compute", e))?
         } else {
-            nn_async::compute(&ctx, inputs).await.map_err(|e| nn_err("compute", e))?
+            nn_async::compute(&ctx, inputs)
+                .await
+                .map_err(|e| nn_err("compute", e))?
         };
         let Some((_, logits)) = outputs.into_iter().next() else {
             return Err(Failure(1, "p3_nn: compute gave no output".into()));
         };
         let bytes = logits.data();
-        let values: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let values: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         let predicted = (0..values.len()).fold(0, |best, k| if values[k] > values[best] { k } else { best });
         if predicted == y[i] as usize {
             correct += 1;
@@ -109,8 +121,12 @@ async fn classify(args: &[String]) -> Result<(), Failure> {
 
 /// A greedy answer to `prompt` of at most `n` tokens, by nn-async's compute.
 async fn answer(ctx: &GraphExecutionContext, prompt: &str, n: u32) -> Result<String, Failure> {
-    let config = format!("{{\"n-predict\": {n}, \"ctx-size\": 4096, \"temp\": 0, \"repeat-penalty\": 1, \"threads\": 1}}");
-    let inputs = vec![("prompt".to_string(), u8_tensor(prompt.as_bytes())), ("metadata".to_string(), u8_tensor(config.as_bytes()))];
+    let config =
+        format!("{{\"n-predict\": {n}, \"ctx-size\": 4096, \"temp\": 0, \"repeat-penalty\": 1, \"threads\": 1}}");
+    let inputs = vec![
+        ("prompt".to_string(), u8_tensor(prompt.as_bytes())),
+        ("metadata".to_string(), u8_tensor(config.as_bytes())),
+    ];
     let outputs = nn_async::compute(ctx, inputs).await.map_err(|e| nn_err("compute", e))?;
     let text = outputs
         .into_iter()
@@ -152,7 +168,12 @@ async fn overlap(model: &str) -> Result<(), Failure> {
     ra.0?;
     rb.0?;
     println!("order: {}", order.join(" "));
-    println!("A: {} B: {} wall: {}", millis(ra.1), millis(rb.1), millis(start.elapsed()));
+    println!(
+        "A: {} B: {} wall: {}",
+        millis(ra.1),
+        millis(rb.1),
+        millis(start.elapsed())
+    );
     Ok(())
 }
 
@@ -168,20 +189,33 @@ async fn cancel(model: &str) -> Result<(), Failure> {
     match select(long, Box::pin(sleep(Duration::from_millis(200)))).await {
         Either::Left((r, _)) => {
             r?;
-            return Err(Failure(1, "p3_nn: the long compute ended before it was cancelled".into()));
+            return Err(Failure(
+                1,
+                "p3_nn: the long compute ended before it was cancelled".into(),
+            ));
         }
         // The compute's future is dropped here: the subtask is cancelled.
         Either::Right(((), _)) => {}
     }
     let dropped = started.elapsed();
     let reuse = answer(&ctx, "Hello", 8).await?;
-    println!("cancelled after {}; reused after {}", millis(dropped), millis(started.elapsed()));
+    println!(
+        "cancelled after {}; reused after {}",
+        millis(dropped),
+        millis(started.elapsed())
+    );
     println!("reuse: {reuse}");
     Ok(())
 }
 
 fn greedy(ctx: &GraphExecutionContext, n: u32) -> Result<(), Failure> {
-    let settings = [("temp", "0".to_string()), ("repeat-penalty", "1".into()), ("n-predict", n.to_string()), ("ctx-size", "4096".into()), ("threads", "1".into())];
+    let settings = [
+        ("temp", "0".to_string()),
+        ("repeat-penalty", "1".into()),
+        ("n-predict", n.to_string()),
+        ("ctx-size", "4096".into()),
+        ("threads", "1".into()),
+    ];
     for (k, v) in settings {
         properties::set_context_property(ctx, k, &v).map_err(|e| nn_err("set-context-property", e))?;
     }
@@ -243,7 +277,9 @@ impl wasip3::exports::cli::run::Guest for Command {
             Some("cancel") if rest.len() == 1 => cancel(&rest[0]).await,
             Some("generate") => generate_text(rest).await,
             Some("generate-drop") => generate_drop(rest).await,
-            _ => Err(bad("usage: p3_nn classify|overlap|cancel|generate|generate-drop ARGS (see its source)".into())),
+            _ => Err(bad(
+                "usage: p3_nn classify|overlap|cancel|generate|generate-drop ARGS (see its source)".into(),
+            )),
         };
         match outcome {
             Ok(()) => Ok(()),

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use tokio::sync::{mpsc, oneshot};
-use wasmtime::component::{
-    Accessor, Destination, Linker, Resource, StreamProducer, StreamReader, StreamResult,
-};
+use wasmtime::component::{Accessor, Destination, Linker, Resource, StreamProducer, StreamReader, StreamResult};
 use wasmtime::{format_err, AsContext, Result, StoreContextMut};
 
 use crate::host::*;
@@ -90,8 +88,7 @@ fn compute_blocking(shared: &SharedGuest, context: u32, inputs: &[(String, u32)]
         })
         .collect();
     let mut out = WitOut::default();
-    let status =
-        unsafe { (shared.host.compute_named)(shared.guest, context, named.as_ptr(), named.len(), &mut out) };
+    let status = unsafe { (shared.host.compute_named)(shared.guest, context, named.as_ptr(), named.len(), &mut out) };
     match call(status, &out) {
         Ok(Ok(())) => Ok(Ok(unsafe { out.slice::<WitNamed>() }
             .iter()
@@ -188,7 +185,9 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
                         worker.drop_tensors(&outputs);
                     }
                 });
-                let computed = rx.await.map_err(|_| format_err!("nn-async compute: its worker ended early"))?;
+                let computed = rx
+                    .await
+                    .map_err(|_| format_err!("nn-async compute: its worker ended early"))?;
                 cancel.done = true;
                 let outcome: ComputeResult = computed
                     .map_err(|m| format_err!("{m}"))?
@@ -198,11 +197,14 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
             })
         },
     )?;
-    i.func_wrap("cancel", move |cx: crate::wit_nn::Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
-        let mut out = WitOut::default();
-        let status = unsafe { (host.cancel)(crate::wit_nn::guest(&cx), ctx.rep(), &mut out) };
-        crate::wit_nn::must(status, &out, "nn-async cancel")
-    })?;
+    i.func_wrap(
+        "cancel",
+        move |cx: crate::wit_nn::Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.cancel)(crate::wit_nn::guest(&cx), ctx.rep(), &mut out) };
+            crate::wit_nn::must(status, &out, "nn-async cancel")
+        },
+    )?;
 
     let mut g = linker.instance(&format!("wasinn:nn-async/generate@{VERSION}"))?;
     g.func_wrap_concurrent(

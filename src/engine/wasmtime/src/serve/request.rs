@@ -94,8 +94,13 @@ impl Shared {
     /// component, its handler called with the request. The worker is given back once the
     /// guest's state is freed.
     fn start_guest(self: &Arc<Shared>, req: Request<Full<Bytes>>, worker: Worker) -> Result<RunningGuest, HostAnswer> {
-        let could_not_start =
-            |e: wasmtime::Error| HostAnswer::new(StatusCode::INTERNAL_SERVER_ERROR, "the request could not start", one_line(&e));
+        let could_not_start = |e: wasmtime::Error| {
+            HostAnswer::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the request could not start",
+                one_line(&e),
+            )
+        };
         let mut store = self.new_store().map_err(could_not_start)?;
         let shared = self.clone();
         shared.running.fetch_add(1, Relaxed);
@@ -114,7 +119,10 @@ impl Shared {
                 let task = self.guest_rt.spawn(async move {
                     let result = async {
                         let proxy = pre.instantiate_async(&mut store).await?;
-                        proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out).await
+                        proxy
+                            .wasi_http_incoming_handler()
+                            .call_handle(&mut store, req, out)
+                            .await
                     }
                     .await;
                     drop(store);
@@ -130,7 +138,9 @@ impl Shared {
         };
         // Each task drops its store (the guest's state) before it ends, so before the worker goes.
         let task = self.guest_rt.spawn(async move {
-            let result = task.await.unwrap_or_else(|e| Err(wasmtime::format_err!("the guest's task failed: {e}")));
+            let result = task
+                .await
+                .unwrap_or_else(|e| Err(wasmtime::format_err!("the guest's task failed: {e}")));
             shared.running.fetch_sub(1, Relaxed);
             drop(worker);
             result
@@ -141,7 +151,9 @@ impl Shared {
     /// The guest's response, else the host's 500 (it failed) or 504 (past the request timeout).
     async fn guest_answer(&self, guest: RunningGuest) -> Result<Response<ServeBody>, HostAnswer> {
         let answered = match self.settings.request_timeout {
-            Some(limit) => tokio::time::timeout(limit, guest.response.get()).await.map_err(|_| limit),
+            Some(limit) => tokio::time::timeout(limit, guest.response.get())
+                .await
+                .map_err(|_| limit),
             None => Ok(guest.response.get().await),
         };
         match answered {
