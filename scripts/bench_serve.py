@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""`wasinn serve` against `wasmtime serve`: one wasi:http component (guest http_classify), the
+"""`wasinn serve` against `wasmtime serve`: one wasi:http component (guest http_classify, or with --p3
+the wasi:http@0.3.0 service p3_http_spec, scripts/bench-p3.sh), the
 same model flags (-S nn -S nn-graph=onnx::DIR, which both hosts take), the same client (wrk, with
 --latency), concurrency 1, 8 and 32, the hosts taking turns within each level. Reports requests
 per second and p50/p99 latency per host and their ratios, checks first that both answer the same
@@ -125,10 +126,10 @@ def fmt_ms(s):
 
 def report(results, meta):
     lines = [
-        "## Serving: `wasinn serve` against `wasmtime serve`",
+        f"## Serving: `wasinn serve` against `wasmtime serve`{meta['title']}",
         "",
-        f"Measured by `scripts/bench-peers.sh` (`scripts/bench_serve.py`) on {meta['date']}: {meta['machine']}. "
-        "One wasi:http component (guest `http_classify`: the request body is the input tensor, the answer the "
+        f"Measured by `{meta['script']}` (`scripts/bench_serve.py`) on {meta['date']}: {meta['machine']}. "
+        f"One wasi:http component ({meta['guest']}: the request body is the input tensor, the answer the "
         "scores as JSON), the same flags for both hosts (`-S nn -S nn-graph=onnx::DIR`), wrk on the same "
         f"machine (`--latency`, {meta['seconds']} s per round, {meta['rounds']} rounds per host and level, the hosts "
         "taking turns; the median round is reported). Both hosts' answers were checked against the native "
@@ -149,10 +150,10 @@ def report(results, meta):
     return "\n".join(lines) + "\n"
 
 
-def write_doc(doc, section):
+def write_doc(doc, section, name):
     text = Path(doc).read_text() if Path(doc).exists() else ""
-    start = "<!-- serve:begin -->"
-    end = "<!-- serve:end -->"
+    start = f"<!-- {name}:begin -->"
+    end = f"<!-- {name}:end -->"
     block = f"{start}\n{section}{end}"
     if start in text and end in text:
         text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
@@ -174,6 +175,8 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--json")
     ap.add_argument("--doc")
+    ap.add_argument("--section", default="serve", help="the doc's section (its markers' name)")
+    ap.add_argument("--p3", action="store_true", help="the guest is a wasi:http@0.3.0 service (p3_http_spec)")
     args = ap.parse_args()
     fixtures = Path(args.fixtures)
     work = Path(tempfile.mkdtemp(prefix="wasinn-bench-serve-"))
@@ -237,13 +240,17 @@ def main():
         "machine": f"{os.cpu_count()} cores, {os.uname().sysname} {os.uname().release}",
         "seconds": args.seconds,
         "rounds": args.rounds,
+        "title": ", WASI 0.3" if args.p3 else "",
+        "script": "scripts/bench-p3.sh" if args.p3 else "scripts/bench-peers.sh",
+        "guest": ("guest `p3_http_spec`, a `wasi:http@0.3.0` service in Rust on wasip3, the spec's wasi:nn only"
+                  if args.p3 else "guest `http_classify`"),
     }
     if args.json:
         Path(args.json).write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     section = report(results, meta)
     print(section)
     if args.doc:
-        write_doc(args.doc, section)
+        write_doc(args.doc, section, args.section)
 
 
 if __name__ == "__main__":

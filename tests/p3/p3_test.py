@@ -226,7 +226,7 @@ def case_serve(ctx):
                 name="p3_http") as server:
         r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
         check(r.status == 200, f"/infer: {r!r}\n{server.tail()}")
-        got = struct.pack("<10f", *[float(v) for v in r.body.decode().split()])
+        got = struct.pack("<10f", *json.loads(r.body)["outputs"][0]["data"])
         check(got == want, f"/infer's logits differ from native ONNX Runtime's: {r.body!r}")
         prompt = "Once upon a time"
         native = utf8(ctx.reference(prompt, 24))

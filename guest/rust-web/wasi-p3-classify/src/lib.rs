@@ -7,6 +7,9 @@
 //! tensor named "input"; stdout is wit_classify_digits's (the first ten rows, the accuracy), and
 //! LOGITS_OUT, if given, receives every logit. Exit 0; 2 for bad arguments or files; 1 for a
 //! wasi:nn error ("p3_classify: WHAT: CODE: DATA" on stderr).
+//!   p3_classify run MODEL INPUT_NAME DIMS X.bin REPEAT   (scripts/bench-p3.sh: wit_run_model's
+//!       `--repeat N --fetch each` in 0.3) compute REPEAT times on one FP32 input (DIMS like
+//!       1x3x224x224), each with a fresh tensor, every output read; prints "outputs: N".
 wit_bindgen::generate!({
     world: "wasinn:p3-guests/classify",
     path: [
@@ -86,12 +89,51 @@ fn classify(args: &[String]) -> Result<(), (u8, String)> {
     Ok(())
 }
 
+fn run_model(args: &[String]) -> Result<(), (u8, String)> {
+    let [model, name, dims, x, repeat] = args else {
+        return Err((2, "usage: p3_classify run MODEL INPUT_NAME DIMS X.bin REPEAT".into()));
+    };
+    let dims: Vec<u32> = dims
+        .split('x')
+        .map(|d| {
+            d.parse()
+                .map_err(|_| (2, format!("p3_classify: DIMS: '{d}' is not a number")))
+        })
+        .collect::<Result<_, _>>()?;
+    let repeat: u32 = repeat
+        .parse()
+        .map_err(|_| (2, format!("p3_classify: REPEAT: '{repeat}'")))?;
+    let graph = load(&[read(model)?], GraphEncoding::Onnx, ExecutionTarget::Cpu).map_err(|e| nn_err("load", e))?;
+    let x = read(x)?;
+    let ctx = graph
+        .init_execution_context()
+        .map_err(|e| nn_err("init-execution-context", e))?;
+    let mut count = 0;
+    for _ in 0..repeat {
+        let input = Tensor::new(&dims, TensorType::Fp32, &x);
+        let outputs = ctx
+            .compute(vec![(name.clone(), input)])
+            .map_err(|e| nn_err("compute", e))?;
+        count = outputs.len();
+        for (_, t) in outputs {
+            std::hint::black_box(t.data());
+        }
+    }
+    println!("outputs: {count}");
+    Ok(())
+}
+
 struct Command;
 
 impl wasip3::exports::cli::run::Guest for Command {
     async fn run() -> Result<(), ()> {
         let args = wasip3::cli::environment::get_arguments();
-        match classify(args.get(1..).unwrap_or(&[])) {
+        let rest = args.get(1..).unwrap_or(&[]);
+        let outcome = match rest.first().map(String::as_str) {
+            Some("run") => run_model(&rest[1..]),
+            _ => classify(rest),
+        };
+        match outcome {
             Ok(()) => Ok(()),
             Err((code, msg)) => {
                 eprintln!("{msg}");

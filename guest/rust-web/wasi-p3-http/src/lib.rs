@@ -2,11 +2,13 @@
 //! p3_http: a wasi:http@0.3.0 service over wasi:nn and wasinn:nn-async (tests/p3/, the 0.3 twin
 //! of guest/components/http_classify.c and http_chat.c):
 //!   POST /infer/<graph>?dims=1,64   body: the input, little-endian f32 (4 x the product of dims)
-//!       load-by-name(<graph>), one async compute on input "0" (the first); 200 text/plain: the
-//!       first output's floats, one per line ("%.9g" as Rust's shortest round-trip form)
+//!       load-by-name(<graph>), one async compute on input "0" (the first); 200 application/json
+//!       as http_classify answers: {"outputs":[{"name":..,"type":"fp32","dims":[..],"data":[..]}]}
+//!       (fp32 outputs' floats in Rust's shortest round-trip form, NaN and infinities as null)
 //!   POST /generate/<graph>?n=N      body: the prompt; greedy (temp 0), n-predict N (default 32)
 //!       200 text/plain, streamed: the answer's pieces as nn-async's generate gives them
-//!   anything else: 404; a wasi:nn failure: 500 "WHAT: CODE: DATA" (400 for invalid-argument)
+//!   anything else: 404 (so is /generate when built with the feature spec-only, which imports
+//!       the spec's wasi:nn alone and computes with its blocking compute); a wasi:nn failure: 500 "WHAT: CODE: DATA" (400 for invalid-argument)
 use wasip3::http::types::{ErrorCode, Fields, Method, Request, Response};
 use wasip3::wit_bindgen;
 // The body's stream<u8> and trailers' future are wasip3's types, not this crate's bindings'.
@@ -26,7 +28,9 @@ wit_bindgen::generate!({
 use wasi::nn::errors::{Error, ErrorCode as NnCode};
 use wasi::nn::graph::load_by_name;
 use wasi::nn::tensor::{Tensor, TensorType};
+#[cfg(not(feature = "spec-only"))]
 use wasinn::nn_async::{generate, inference as nn_async};
+#[cfg(not(feature = "spec-only"))]
 use wasinn::nn_ext::properties;
 
 struct Service;
@@ -84,21 +88,38 @@ async fn infer(graph: &str, query: &str, req: Request) -> Result<Response, Error
         Err(e) => return nn_failure("init-execution-context", e),
     };
     let input = Tensor::new(&dims, TensorType::Fp32, &body);
-    let outputs = match nn_async::compute(&ctx, vec![("0".into(), input)]).await {
+    #[cfg(not(feature = "spec-only"))]
+    let computed = nn_async::compute(&ctx, vec![("0".into(), input)]).await;
+    #[cfg(feature = "spec-only")]
+    let computed = ctx.compute(vec![("0".into(), input)]);
+    let outputs = match computed {
         Ok(o) => o,
         Err(e) => return nn_failure("compute", e),
     };
-    let Some((_, first)) = outputs.into_iter().next() else {
-        return text(500, "compute gave no output\n".into());
-    };
-    let lines: String = first
-        .data()
-        .chunks_exact(4)
-        .map(|c| format!("{}\n", f32::from_le_bytes(c.try_into().unwrap())))
-        .collect();
-    text(200, lines)
+    let mut json = String::from("{\"outputs\":[");
+    for (k, (name, t)) in outputs.into_iter().enumerate() {
+        let dims: Vec<String> = t.dimensions().iter().map(|d| d.to_string()).collect();
+        let (ty, data) = match t.ty() {
+            TensorType::Fp32 => {
+                let values: Vec<String> = t
+                    .data()
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                    .map(|v| if v.is_finite() { format!("{v}") } else { "null".into() })
+                    .collect();
+                ("fp32", values.join(","))
+            }
+            // Other types' bytes, as numbers: the routes here serve fp32 models.
+            _ => ("u8", t.data().iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")),
+        };
+        let sep = if k > 0 { "," } else { "" };
+        json += &format!("{sep}{{\"name\":\"{name}\",\"type\":\"{ty}\",\"dims\":[{}],\"data\":[{data}]}}", dims.join(","));
+    }
+    json += "]}";
+    text(200, json)
 }
 
+#[cfg(not(feature = "spec-only"))]
 async fn generate_text(graph: &str, query: &str, req: Request) -> Result<Response, ErrorCode> {
     let n = param(query, "n").unwrap_or("32");
     let prompt = String::from_utf8_lossy(&body_of(req).await).into_owned();
@@ -150,12 +171,13 @@ impl wasip3::exports::http::handler::Guest for Service {
             return text(405, "POST only\n".into());
         }
         if let Some(graph) = path.strip_prefix("/infer/") {
-            infer(graph, &query, req).await
-        } else if let Some(graph) = path.strip_prefix("/generate/") {
-            generate_text(graph, &query, req).await
-        } else {
-            text(404, format!("no route {path}\n"))
+            return infer(graph, &query, req).await;
         }
+        #[cfg(not(feature = "spec-only"))]
+        if let Some(graph) = path.strip_prefix("/generate/") {
+            return generate_text(graph, &query, req).await;
+        }
+        text(404, format!("no route {path}\n"))
     }
 }
 

@@ -75,6 +75,11 @@ unsafe extern "C" fn set_property(_: Guest, _: u32, _: i32, _: WitStr, _: WitStr
 unsafe extern "C" fn set_named(_: Guest, _: u32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
     by_rep(std::ptr::null_mut(), 0, out)
 }
+unsafe extern "C" fn guest_share(g: Guest, out: *mut WitOut) -> WitStatus {
+    (*out).data = g as *const std::ffi::c_void;
+    WitStatus::Ok
+}
+unsafe extern "C" fn guest_release(_: Guest) {}
 unsafe extern "C" fn drop_resource(_: Guest, _: WitResource, _: u32, _: *mut WitOut) -> WitStatus {
     WitStatus::Ok
 }
@@ -105,4 +110,7 @@ pub(crate) const TABLE: WitHost = WitHost {
     prompt_start: set_named,
     prompt_next: by_rep,
     prompt_metadata: by_rep,
+    guest_share,
+    guest_release,
+    cancel: by_rep,
 };
