@@ -60,7 +60,8 @@ class ServeUsageFormatter : public CLI::Formatter {
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: wasinn serve [OPTIONS] <WASM>\n"
            "       wasinn serve --oip-http [HOST[:PORT]] --oip-grpc [HOST[:PORT]] [OPTIONS]\n\n"
-           "The component exports wasi:http/incoming-handler@0.2.x; each request gets a fresh instance of it "
+           "The component exports wasi:http/handler@0.3.0 (WASI 0.3) or wasi:http/incoming-handler@0.2.x; each "
+           "request gets a fresh instance of it "
            "(nothing a request leaves behind reaches the next), while models registered with --nn-preload, "
            "--nn-remote or -S nn-graph are loaded once and shared. GET /healthz and /readyz are answered by "
            "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: "
@@ -153,8 +154,9 @@ int main(int argc, char** argv) {
   BackendsOptions backends_options;
   ServeCommandOptions serve_options;
   auto* serve = app.add_subcommand("serve",
-                                   "Serve HTTP with a wasi:http/proxy component (one exporting "
-                                   "wasi:http/incoming-handler), a fresh instance per request, wasi-nn available; "
+                                   "Serve HTTP with a wasi:http component (one exporting wasi:http/handler@0.3.0 "
+                                   "or wasi:http/incoming-handler@0.2.x), a fresh instance per request, wasi-nn "
+                                   "available; "
                                    "or, with --oip-http/--oip-grpc, the registered models with the Open Inference "
                                    "Protocol (KServe v2, Triton, MLServer clients)");
   serve->formatter(std::make_shared<ServeUsageFormatter>());

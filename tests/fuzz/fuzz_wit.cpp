@@ -225,12 +225,13 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           wasinn_wit_out share{};
           if (t.t.guest_share(t.guest(), &share) != WASINN_WIT_OK)
             invariant_failed("share", "the guest cannot be shared");
+          void* shared = const_cast<void*>(share.data);
           wasinn_wit_status status{};
           std::vector<uint32_t> out_reps;
           std::string message;
           async_names.clear();
           std::thread worker([&] {
-            status = t.t.compute_named(share.data, ctx, inputs.data(), inputs.size(), &out);
+            status = t.t.compute_named(shared, ctx, inputs.data(), inputs.size(), &out);
             for (size_t i = 0; status == WASINN_WIT_OK && i < out.len; ++i) {
               const auto& o = static_cast<const wasinn_wit_named*>(out.data)[i];
               async_names.emplace_back(o.name.data, o.name.len);
@@ -249,7 +250,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           out.data = async_outputs.data();
           out.len = async_outputs.size();
           computed = t.ok(status, "async compute");
-          t.t.guest_release(share.data);
+          t.t.guest_release(shared);
         }
         const size_t made = computed ? out.len : 0;
         // Every input handle is consumed whatever the outcome; outputs are new and readable.

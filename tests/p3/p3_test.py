@@ -18,6 +18,10 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
   cancel    a 100000-token compute dropped after 200 ms returns at once, and the context answers
             the next prompt as native llama.cpp does; nn-async's generate streams the native
             answer piece by piece, and dropping its reader frees the context for the next compute
+  cancel_onnx  a looping ONNX model (y = x·W^n, written here with the onnx package) computing
+            n = 10^9 is dropped after 200 ms: ONNX Runtime's terminate flag stops it, and the next
+            compute on the context (n = 1) is done within a second of the drop and equals native
+            ONNX Runtime's
   serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
             streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
             generation, and bad requests get 400/404
@@ -213,6 +217,59 @@ def case_cancel(ctx):
     log(f"generate: 24 pieces equal to native; after a dropped stream: {out.splitlines()[0]}")
 
 
+def looping_model(path):
+    """y = x·W^n as an ONNX Loop (n an i64 [1]): long for a large n, with a node boundary (where
+    ONNX Runtime checks its terminate flag) at every step."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = numpy_helper.from_array((np.eye(256) * 0.5 + 0.001).astype(np.float32), "W")
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("MatMul", ["x_in", "W"], ["x_out"])],
+        "step",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [256, 256])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x_out", TensorProto.FLOAT, [256, 256])])
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["scalar"], value=helper.make_tensor("s", TensorProto.INT64, [0], [])),
+         helper.make_node("Reshape", ["n", "scalar"], ["m"]),
+         helper.make_node("Constant", [], ["true"], value=helper.make_tensor("t", TensorProto.BOOL, [], [True])),
+         helper.make_node("Loop", ["m", "true", "x"], ["y"], body=body)],
+        "looping",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 256]),
+         helper.make_tensor_value_info("n", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 256])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def case_cancel_onnx(ctx):
+    import numpy as np
+    import onnxruntime as ort
+
+    ctx.backend("onnxruntime")
+    model = os.path.join(ctx.tmp, "looping.onnx")
+    looping_model(model)
+    x = ((np.arange(256 * 256) % 7).astype(np.float32) * np.float32(0.01)).reshape(256, 256)  # as the guest makes it
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x, "n": np.array([1], dtype=np.int64)})[0].astype("<f4").tobytes()
+    r = ctx.wasinn("--dir", f"{ctx.tmp}::/w", "--backend-config", 'onnxruntime={"intra_op_threads": 1}',
+                   ctx.guest("p3_nn"), "cancel-onnx", "/w/looping.onnx", "/w/y.f32", timeout=120)
+    out = r.stdout.decode()
+    check(r.returncode == 0, f"p3_nn cancel-onnx failed (exit {r.returncode}):\n{out}{r.stderr.decode()}")
+    with open(os.path.join(ctx.tmp, "y.f32"), "rb") as f:
+        check(f.read() == want, "the compute after the cancelled one differs from native ONNX Runtime's")
+    after = float(out.split("done ")[1].split(" ms")[0])
+    check(after < 1000, f"the context was busy {after} ms after the drop: the compute was not terminated\n{out}")
+    log(f"cancel_onnx: {out.strip()}")
+
+
 def case_serve(ctx):
     import numpy as np
 
@@ -264,6 +321,7 @@ def case_errors(ctx):
 
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
+         "cancel_onnx": case_cancel_onnx,
          "serve": case_serve, "errors": case_errors}
 
 

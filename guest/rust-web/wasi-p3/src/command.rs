@@ -11,6 +11,9 @@
 //!   p3_nn generate MODEL.gguf N PROMPT   the answer as a stream of pieces ("text: TEXT")
 //!   p3_nn generate-drop MODEL.gguf PROMPT   three pieces, the reader dropped, then the same
 //!       context answers PROMPT with 8 tokens by compute ("reuse: TEXT")
+//!   p3_nn cancel-onnx MODEL.onnx OUT.f32   (the test's looping model: y = x·W^n, x [256, 256],
+//!       n an i64 [1]) a compute of n = 10^9 dropped after 200 ms, then n = 1 on the same
+//!       context, its output written to OUT; prints how long the two took
 //! Answers are greedy (temp 0) so tests compare them with native llama.cpp's. Exit 0; 2 for bad
 //! arguments or files; 1 for a wasi:nn error, printed as "p3_nn: WHAT: CODE: DATA".
 use std::time::{Duration, Instant};
@@ -265,6 +268,48 @@ async fn generate_drop(args: &[String]) -> Result<(), Failure> {
     Ok(())
 }
 
+async fn cancel_onnx(args: &[String]) -> Result<(), Failure> {
+    let [model, out] = args else {
+        return Err(bad("usage: cancel-onnx MODEL.onnx OUT.f32".into()));
+    };
+    let graph = load_model(model, GraphEncoding::Onnx)?;
+    let ctx = context(&graph)?;
+    let x: Vec<u8> = (0..256 * 256)
+        .flat_map(|k| ((k % 7) as f32 * 0.01).to_le_bytes())
+        .collect();
+    let inputs = |n: i64| {
+        vec![
+            ("x".to_string(), Tensor::new(&[256, 256], TensorType::Fp32, &x)),
+            ("n".to_string(), Tensor::new(&[1], TensorType::I64, &n.to_le_bytes())),
+        ]
+    };
+    let started = Instant::now();
+    let long = Box::pin(nn_async::compute(&ctx, inputs(1_000_000_000)));
+    if let Either::Left((r, _)) = select(long, Box::pin(sleep(Duration::from_millis(200)))).await {
+        r.map_err(|e| nn_err("compute", e))?;
+        return Err(Failure(
+            1,
+            "p3_nn: the long compute ended before it was cancelled".into(),
+        ));
+    }
+    let dropped = Instant::now();
+    let outputs = nn_async::compute(&ctx, inputs(1))
+        .await
+        .map_err(|e| nn_err("compute", e))?;
+    let next = dropped.elapsed();
+    let (_, y) = outputs
+        .into_iter()
+        .next()
+        .ok_or_else(|| Failure(1, "p3_nn: no output".into()))?;
+    std::fs::write(out, y.data()).map_err(|e| bad(format!("cannot write {out}: {e}")))?;
+    println!(
+        "cancelled after {}; next compute done {} after the drop",
+        millis(dropped - started),
+        millis(next)
+    );
+    Ok(())
+}
+
 struct Command;
 
 impl wasip3::exports::cli::run::Guest for Command {
@@ -277,8 +322,9 @@ impl wasip3::exports::cli::run::Guest for Command {
             Some("cancel") if rest.len() == 1 => cancel(&rest[0]).await,
             Some("generate") => generate_text(rest).await,
             Some("generate-drop") => generate_drop(rest).await,
+            Some("cancel-onnx") => cancel_onnx(rest).await,
             _ => Err(bad(
-                "usage: p3_nn classify|overlap|cancel|generate|generate-drop ARGS (see its source)".into(),
+                "usage: p3_nn classify|overlap|cancel|generate|generate-drop|cancel-onnx ARGS (see its source)".into(),
             )),
         };
         match outcome {
