@@ -101,9 +101,17 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
   };
   try {
     auto* state = static_cast<GuestState*>(guest);
+    if (state) (void)state->published.load(std::memory_order_acquire);  // a share's hand-off (guest_state.h)
     if (!state || !state->wit) throw Trap{"wasi-nn is not enabled for this store"};
     std::optional<NnSession::WaitForBusyContext> waits;
     if (state->waits_for_busy_context) waits.emplace();
+    // A share's calls hand it on (to the next call's thread, to guest_release) through tokio too.
+    struct Republish {
+      GuestState* share;
+      ~Republish() {
+        if (share) share->published.store(true, std::memory_order_release);
+      }
+    } republish{state->waits_for_busy_context ? state : nullptr};
     return body(Call{interface, function, state->wit.get(), state, out});
   } catch (const Trap& t) {
     return trap(t.message);
@@ -376,12 +384,17 @@ wasinn_wit_status guest_share(void* guest, wasinn_wit_out* out) {
     shared->session = c.state->session;
     shared->wit = c.state->wit;
     shared->waits_for_busy_context = true;
+    shared->published.store(true, std::memory_order_release);
     c.out->data = shared.release();
     return WASINN_WIT_OK;
   });
 }
 
-void guest_release(void* shared) { delete static_cast<GuestState*>(shared); }
+void guest_release(void* shared) {
+  auto* share = static_cast<GuestState*>(shared);
+  (void)share->published.load(std::memory_order_acquire);  // after its last call (guest_state.h)
+  delete share;
+}
 
 wasinn_wit_status cancel(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-async/inference", "cancel", out, [&](const Call& c) {

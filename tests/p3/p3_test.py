@@ -80,7 +80,7 @@ class Context:
         return r
 
     def wasinn(self, *args, timeout=600):
-        return self.run([self.args.wasinn, "run", *args], timeout=timeout)
+        return self.run([self.args.wasinn, "run", *self.args.run_arg, *args], timeout=timeout)
 
     def reference(self, prompt, n):
         """Native llama.cpp's greedy answer (bytes) to PROMPT, N tokens, as the guests ask for it."""
@@ -334,6 +334,7 @@ def main():
     p.add_argument("--backend-dir", required=True)
     p.add_argument("--reference", required=True, help="wasinn_llama_reference")
     p.add_argument("--deps", required=True, help="the .deps folder (ONNX Runtime's libraries, for the peer)")
+    p.add_argument("--run-arg", action="append", default=[], help="an option for every `wasinn run`")
     args = p.parse_args()
     return run_cases(CASES, args.case or list(CASES), Context(args))
 
