@@ -66,6 +66,9 @@ install_llamacpp() {
   local stage=$prefix.new
   rm -rf "$stage"
   cmake --install "$work/build" --prefix "$stage" >/dev/null
+  # ggml's modules install into GGML_BACKEND_DIR, an absolute path into $prefix, whatever
+  # --prefix says: they go into the stage too, or the swap below would drop them.
+  cp -p "$prefix"/lib/libggml-{cpu,vulkan}.so "$stage/lib/"
   # llama-mtmd-cli: the native reference of the image tests; CMake's own ELF editor points its
   # runpath from the build tree to the installed libraries.
   mkdir -p "$stage/bin"
