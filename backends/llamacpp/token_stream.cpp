@@ -66,24 +66,37 @@ Error TokenStream::build_sampler(const LlamaOptions& o) {
 
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt,
                          uint32_t n_ctx, const LlamaOptions& options) {
+  Feed feed;
+  feed.n_tokens = feed.n_pos = prompt.size();
+  feed.decode = [prompt](llama_context* c, uint32_t& n_pos) -> Error {
+    std::vector<llama_token> tokens(prompt.begin(), prompt.end());  // llama_batch wants non-const
+    if (Error e = decode_tokens(c, tokens)) return e;
+    n_pos = static_cast<uint32_t>(tokens.size());
+    return {};
+  };
+  return begin(ctx, vocab, feed, n_ctx, options);
+}
+
+Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
+                         const LlamaOptions& options) {
   reset();
-  if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
-  if (prompt.size() >= n_ctx) {
-    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
+  if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
+  if (prompt.n_pos >= n_ctx) {
+    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.n_pos) + " tokens; the context holds " +
                                         std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
   }
   vocab_ = vocab;
   n_ctx_ = n_ctx;
   if (Error e = build_sampler(options)) return e;
   llama_memory_clear(llama_get_memory(ctx), true);
-  std::vector<llama_token> tokens(prompt.begin(), prompt.end());  // llama_batch wants non-const
-  if (Error e = decode_tokens(ctx, tokens)) {
+  uint32_t n_pos = 0;
+  if (Error e = prompt.decode(ctx, n_pos)) {
     reset();
     return e;
   }
   ctx_ = ctx;
-  n_past_ = static_cast<uint32_t>(prompt.size());
-  n_prompt_ = prompt.size();
+  n_past_ = n_pos;
+  n_prompt_ = prompt.n_tokens;
   n_predict_ = options.n_predict;
   reverse_prompt_ = options.reverse_prompt;
   return {};

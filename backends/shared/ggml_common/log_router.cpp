@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "wasinn/plugin_sdk/error.hpp"
 
@@ -80,8 +81,13 @@ void callback(ggml_log_level level, const char* text, void*) { Router::line(leve
 }  // namespace
 
 void install_log_router(LogSetter set) {
-  static std::once_flag once;
-  std::call_once(once, [set] { set(callback, nullptr); });
+  // Once per setter: a framework may have several (llama.cpp's, then libmtmd's).
+  static std::mutex mutex;
+  static std::vector<LogSetter> installed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (std::find(installed.begin(), installed.end(), set) != installed.end()) return;
+  set(callback, nullptr);
+  installed.push_back(set);
 }
 
 wasinn_log_level shown_level(wasinn_log_level level, bool show) {

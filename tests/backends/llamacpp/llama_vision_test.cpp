@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Images into text models, through the plugin's C table: the tiny llama with the tiny LLaVA
+// projector (scripts/fixtures/export_llava.py) must answer as native llama.cpp's llama-mtmd-cli
+// does on the same files, greedy, whichever way the image arrives (input 3, inline base64,
+// WasmEdge's "image" path), by compute and by compute_single; and bad input (a missing or
+// mismatched projector, bytes that are no image, marker counts, base64) is an error with a
+// reason, after which the same context answers correctly.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "plugin_harness.h"
+#include "probe_run.h"
+
+namespace wasinn_test {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kQuestion = "describe the picture";
+// llama-mtmd-cli's prompt for kQuestion with --chat-template vicuna (its marker before the
+// question, as it puts it when the prompt has none), in WasmEdge's marker.
+const std::string kPrompt = "USER: <image>" + kQuestion + "\nASSISTANT:";
+constexpr int kPredict = 16;
+
+std::string llava(const std::string& name) { return (fixtures_dir() / "llava" / name).string(); }
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Native llama.cpp: llama-mtmd-cli on the same files and settings, its stdout without the
+// newline it prints before the answer and the two after.
+std::string native_answer(const std::string& image, const std::string& mmproj = llava("mmproj-tiny.gguf")) {
+  static std::map<std::string, std::string> cache;
+  const std::string key = image + "|" + mmproj;
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const std::string cmd = "GGML_BACKEND_PATH=" + shell_quote(std::string(WASINN_GGML_MODULE_DIR) + "/libggml-cpu.so") +
+                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(tiny_model()) +
+                          " --mmproj " + shell_quote(mmproj) + " --image " + shell_quote(image) + " -p " +
+                          shell_quote(kQuestion) + " --chat-template vicuna --temp 0 -n " + std::to_string(kPredict) +
+                          " -t 1 -c 512 --seed 1 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr) << cmd;
+  if (!p) return "";
+  std::string out;
+  std::array<char, 4096> buf;
+  for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
+  const int status = pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << out;
+  EXPECT_TRUE(out.size() >= 3 && out.front() == '\n' && out.substr(out.size() - 2) == "\n\n") << out;
+  if (out.size() < 3) return "";
+  return cache[key] = out.substr(1, out.size() - 3);
+}
+
+std::string base64(const std::vector<uint8_t>& bytes) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    for (int s = 18; s >= 0; s -= 6) out += abc[(v >> s) & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const uint32_t v = bytes[i] << 16;
+    out += std::string{abc[(v >> 18) & 63], abc[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    const uint32_t v = (bytes[i] << 16) | (bytes[i + 1] << 8);
+    out += std::string{abc[(v >> 18) & 63], abc[(v >> 12) & 63], abc[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+const wasinn_backend_api& llama() { return plugin_api("llamacpp"); }
+
+// allow-preload-paths: "mmproj" and "image" are host paths the guest names.
+Backend& backend(bool allow_paths = true) {
+  static Backend allowed(llama(), R"({"allow-preload-paths": true})");
+  static Backend plain(llama());
+  return allow_paths ? allowed : plain;
+}
+
+struct Loaded {
+  Graph graph;
+  int status = -1;
+  std::string detail;
+};
+
+json greedy() { return {{"temp", 0}, {"ctx-size", 512}, {"n-predict", kPredict}, {"threads", 1}}; }
+
+Loaded load_tiny(const json& config, bool allow_paths = true) {
+  LoadArgs args = model_args("ggml", {read_file(tiny_model())});
+  args.paths = {tiny_model()};
+  args.config = config.dump();
+  Loaded r;
+  Diag d;
+  r.status = load(backend(allow_paths), args, r.graph, d);
+  r.detail = d.detail;
+  return r;
+}
+
+Loaded load_vision(json extra = json::object()) {
+  json config = greedy();
+  config["mmproj"] = llava("mmproj-tiny.gguf");
+  config.update(extra);
+  return load_tiny(config);
+}
+
+int set_bytes(wasinn_context* c, uint32_t index, const std::vector<uint8_t>& bytes, std::string* detail = nullptr) {
+  Diag d;
+  const int s = set_input(llama(), c, by_index(index), WASINN_TYPE_U8, {static_cast<uint32_t>(bytes.size())}, bytes, d);
+  if (detail) *detail = d.detail;
+  return s;
+}
+int set_text(wasinn_context* c, uint32_t index, const std::string& text, std::string* detail = nullptr) {
+  return set_bytes(c, index, std::vector<uint8_t>(text.begin(), text.end()), detail);
+}
+
+std::string compute_text(wasinn_context* c) {
+  Diag d;
+  EXPECT_EQ(llama().compute(c, &d), WASINN_OK) << d.detail;
+  const auto b = output_bytes(llama(), c, by_index(0), WASINN_TYPE_U8);
+  return {b.begin(), b.end()};
+}
+
+std::string streamed_text(wasinn_context* c) {
+  std::string text;
+  for (int i = 0; i < 100; ++i) {
+    Diag d;
+    const int st = llama().compute_single(c, &d);
+    if (st == WASINN_END_OF_SEQUENCE) break;
+    EXPECT_EQ(st, WASINN_OK) << d.detail;
+    if (st != WASINN_OK) break;
+    wasinn_tensor t{};
+    const wasinn_tensor_id id = by_index(0);
+    EXPECT_EQ(llama().get_output_single(c, &id, &t, &d), WASINN_OK) << d.detail;
+    text.append(static_cast<const char*>(t.data), t.data_length);
+  }
+  Diag d;
+  EXPECT_EQ(llama().fini_single(c, &d), WASINN_OK) << d.detail;
+  return text;
+}
+
+long input_tokens(wasinn_context* c) {
+  const auto b = output_bytes(llama(), c, by_index(1), WASINN_TYPE_U8);
+  return metadata_field(std::string(b.begin(), b.end()), "input_tokens");
+}
+
+TEST(LlamaVision, ImageAsInputTensorEqualsNativeMtmdCli) {
+  const std::string native = native_answer(llava("image.png"));
+  ASSERT_FALSE(native.empty());
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+  // 16 image tokens (56x56 in 14x14 patches) and the text's.
+  EXPECT_GT(input_tokens(c.ptr), 16);
+  // The same by name, the image after its prompt, and streamed token by token.
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  Diag d;
+  const auto png = read_file(llava("image.png"));
+  ASSERT_EQ(set_input(llama(), c.ptr, by_name("image"), WASINN_TYPE_U8, {1}, png, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(streamed_text(c.ptr), native);
+}
+
+TEST(LlamaVision, AnotherImageGivesNativesOtherAnswer) {
+  const std::string native1 = native_answer(llava("image.png"));
+  const std::string native2 = native_answer(llava("image2.png"));
+  ASSERT_NE(native1, native2) << "the projector must make the image matter";
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image2.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native2);
+}
+
+TEST(LlamaVision, InlineBase64ImageAsWasmEdgeTakesIt) {
+  const std::string native = native_answer(llava("image.png"));
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  const std::string tag = "<img src=\"data:image/png;base64," + base64(read_file(llava("image.png"))) + "\">";
+  ASSERT_EQ(set_text(c.ptr, 0, "USER: " + tag + kQuestion + "\nASSISTANT:"), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+  EXPECT_EQ(streamed_text(c.ptr), native);
+}
+
+TEST(LlamaVision, ImagePathInConfigAsWasmEdgesLlavaGuest) {
+  const std::string native = native_answer(llava("image.png"));
+  Loaded r = load_vision({{"image", llava("image.png")}});
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+  // In metadata, for the next prompt.
+  ASSERT_EQ(set_text(c.ptr, 1, json{{"image", llava("image2.png")}}.dump()), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native_answer(llava("image2.png")));
+}
+
+TEST(LlamaVision, TextPromptsStillWorkOnAVisionGraph) {
+  Loaded text_only = load_tiny(greedy());
+  ASSERT_EQ(text_only.status, WASINN_OK) << text_only.detail;
+  Context t(llama(), text_only.graph.ptr);
+  ASSERT_EQ(set_text(t.ptr, 0, "Once upon a time"), WASINN_OK);
+  const std::string expected = compute_text(t.ptr);
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_text(c.ptr, 0, "Once upon a time"), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), expected);
+}
+
+// ---- bad input: an error with a reason, then a correct answer ----
+
+TEST(LlamaVisionBadInput, MissingProjectorIsNotFoundThenALoadWithTheRightOneAnswers) {
+  Loaded r = load_vision({{"mmproj", llava("no-such-projector.gguf")}});
+  EXPECT_EQ(r.status, WASINN_NOT_FOUND);
+  EXPECT_NE(r.detail.find("\"mmproj\": projector file"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("no-such-projector.gguf"), std::string::npos) << r.detail;
+  Loaded ok = load_vision();
+  ASSERT_EQ(ok.status, WASINN_OK) << ok.detail;
+}
+
+TEST(LlamaVisionBadInput, ProjectorThatDoesNotMatchTheModelIsRefusedWithLibmtmdsReason) {
+  Loaded r = load_vision({{"mmproj", llava("mmproj-mismatch.gguf")}});
+  EXPECT_EQ(r.status, WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(r.detail.find("mismatch between text model (n_embd = 64) and mmproj (n_embd = 48)"), std::string::npos)
+      << r.detail;
+  // A GGUF that is a language model, not a projector.
+  Loaded llm = load_vision({{"mmproj", tiny_model()}});
+  EXPECT_EQ(llm.status, WASINN_INVALID_ARGUMENT) << llm.detail;
+  EXPECT_NE(llm.detail.find("libmtmd could not load"), std::string::npos) << llm.detail;
+}
+
+TEST(LlamaVisionBadInput, HostPathsNeedTheOperatorsConsent) {
+  json config = greedy();
+  config["mmproj"] = llava("mmproj-tiny.gguf");
+  Loaded r = load_tiny(config, /*allow_paths=*/false);
+  EXPECT_EQ(r.status, WASINN_SECURITY);
+  EXPECT_NE(r.detail.find("allow-preload-paths"), std::string::npos) << r.detail;
+}
+
+TEST(LlamaVisionBadInput, BytesThatAreNoImageThenARealOne) {
+  const std::string native = native_answer(llava("image.png"));
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  std::string detail;
+  EXPECT_EQ(set_bytes(c.ptr, 3, read_file(llava("not-an-image.png")), &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("input 3 (\"image\")"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("is not an image"), std::string::npos) << detail;
+  // A PNG cut short, an inline image that is not base64, and one whose bytes are text.
+  auto png = read_file(llava("image.png"));
+  png.resize(png.size() / 2);
+  EXPECT_EQ(set_bytes(c.ptr, 3, png, &detail), WASINN_INVALID_ARGUMENT) << detail;
+  EXPECT_EQ(set_text(c.ptr, 0, "USER: <img src=\"data:image/png;base64,@@@\">hi\nASSISTANT:", &detail),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("not valid base64"), std::string::npos) << detail;
+  EXPECT_EQ(set_text(c.ptr, 0, "USER: <img src=\"data:image/png;base64,aGVsbG8gd29ybGQ=\">hi\nASSISTANT:", &detail),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("inline image 1"), std::string::npos) << detail;
+  // An image path that does not exist.
+  EXPECT_EQ(set_text(c.ptr, 1, json{{"image", llava("no-such.png")}}.dump()), WASINN_OK);
+  EXPECT_EQ(set_text(c.ptr, 0, kPrompt, &detail), WASINN_NOT_FOUND);
+  EXPECT_NE(detail.find("no-such.png"), std::string::npos) << detail;
+  ASSERT_EQ(set_text(c.ptr, 1, R"({"image": ""})"), WASINN_OK);
+  // Then the same context answers as native.
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+}
+
+TEST(LlamaVisionBadInput, MarkersMustMatchImagesAndAGraphWithoutProjectorTakesNone) {
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  std::string detail;
+  EXPECT_EQ(set_text(c.ptr, 0, "no marker here", &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("0 image marker(s) \"<image>\" for 1 image(s)"), std::string::npos) << detail;
+  EXPECT_EQ(set_text(c.ptr, 0, "<image><image>", &detail), WASINN_INVALID_ARGUMENT);
+  // The projector is the graph's: metadata cannot change it.
+  EXPECT_EQ(set_text(c.ptr, 1, json{{"mmproj", llava("mmproj-mismatch.gguf")}}.dump(), &detail),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("applies when the model is loaded"), std::string::npos) << detail;
+
+  Loaded text_only = load_tiny(greedy());
+  ASSERT_EQ(text_only.status, WASINN_OK) << text_only.detail;
+  Context t(llama(), text_only.graph.ptr);
+  EXPECT_EQ(set_bytes(t.ptr, 3, read_file(llava("image.png")), &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("without a multimodal projector"), std::string::npos) << detail;
+  EXPECT_EQ(set_text(t.ptr, 1, json{{"image", llava("image.png")}}.dump()), WASINN_OK);
+  EXPECT_EQ(set_text(t.ptr, 0, kPrompt, &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("\"mmproj\""), std::string::npos) << detail;
+}
+
+}  // namespace
+}  // namespace wasinn_test
