@@ -76,8 +76,8 @@ class LlamaContext {
   ContextShape shape_;
   std::atomic<bool> cancel_requested_{false};
 
-  std::string prompt_text_;  // the prompt as given (or as the chat template made it)
-  BitmapPtr image_;           // input 3, until replaced or cleared with an empty tensor
+  std::string prompt_text_;          // the prompt as given (or as the chat template made it)
+  BitmapPtr image_;                  // input 3, until replaced or cleared with an empty tensor
   std::vector<llama_token> prompt_;  // a text prompt's tokens
   ChunksPtr chunks_;                 // or a prompt with images: its text and image chunks
   size_t n_prompt_tokens_ = 0;

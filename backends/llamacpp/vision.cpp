@@ -56,7 +56,8 @@ Error Projector::load(const std::string& path, const llama_model* model, uint32_
                       const LogScope& scope, std::unique_ptr<Projector>& out) {
   std::error_code ec;
   if (path.empty() || path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec)) {
-    return {WASINN_NOT_FOUND, "load config: \"mmproj\": projector file " + path + " does not exist or is not a regular file"};
+    return {WASINN_NOT_FOUND,
+            "load config: \"mmproj\": projector file " + path + " does not exist or is not a regular file"};
   }
   mtmd_context_params params = mtmd_context_params_default();
   params.media_marker = kImageMarker.data();  // copied by libmtmd
@@ -102,12 +103,14 @@ Error Projector::decode_file(const std::string& path, const LogScope& scope, Bit
 }
 
 Error Projector::tokenize(const std::string& prompt, const std::vector<const mtmd_bitmap*>& images,
-                         const LogScope& scope, ChunksPtr& out) const {
+                          const LogScope& scope, ChunksPtr& out) const {
   size_t markers = 0;
-  for (size_t at = prompt.find(kImageMarker); at != std::string::npos; at = prompt.find(kImageMarker, at + 1)) ++markers;
+  for (size_t at = prompt.find(kImageMarker); at != std::string::npos; at = prompt.find(kImageMarker, at + 1))
+    ++markers;
   if (markers != images.size()) {
-    return sdk::invalid("the prompt has " + std::to_string(markers) + " image marker(s) \"" + std::string(kImageMarker) +
-                        "\" for " + std::to_string(images.size()) + " image(s): put one where each image goes");
+    return sdk::invalid("the prompt has " + std::to_string(markers) + " image marker(s) \"" +
+                        std::string(kImageMarker) + "\" for " + std::to_string(images.size()) +
+                        " image(s): put one where each image goes");
   }
   mtmd_input_text text{prompt.data(), prompt.size(), /*add_special=*/true, /*parse_special=*/true};
   ChunksPtr chunks(mtmd_input_chunks_init());

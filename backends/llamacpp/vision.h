@@ -52,8 +52,7 @@ class Projector {
 
   // An image file's bytes (PNG, JPEG, BMP, GIF, ...: what stb_image reads) as a bitmap. `what`
   // names them in the detail. Bytes that are no image are INVALID_ARGUMENT.
-  Error decode(std::string_view bytes, std::string_view what, const ggml_common::LogScope& scope,
-               BitmapPtr& out) const;
+  Error decode(std::string_view bytes, std::string_view what, const ggml_common::LogScope& scope, BitmapPtr& out) const;
   // The file at `path`; NOT_FOUND when there is none.
   Error decode_file(const std::string& path, const ggml_common::LogScope& scope, BitmapPtr& out) const;
 

@@ -2,9 +2,10 @@
 // Images into text models, through the plugin's C table: the tiny llama with the tiny LLaVA
 // projector (scripts/fixtures/export_llava.py) must answer as native llama.cpp's llama-mtmd-cli
 // does on the same files, greedy, whichever way the image arrives (input 3, inline base64,
-// WasmEdge's "image" path), by compute and by compute_single; and bad input (a missing or
-// mismatched projector, bytes that are no image, marker counts, base64) is an error with a
-// reason, after which the same context answers correctly.
+// WasmEdge's "image" path), by compute and by compute_single, and through WasmEdge's llava
+// example rebuilt on its crates (guest/rust/wasmedge-ggml-llava) on the wasinn command; and bad
+// input (a missing or mismatched projector, bytes that are no image, marker counts, base64) is
+// an error with a reason, after which the same context answers correctly.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -12,9 +13,11 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "guest_runner.h"
 #include "plugin_harness.h"
 #include "probe_run.h"
 
@@ -44,9 +47,9 @@ std::string native_answer(const std::string& image, const std::string& mmproj = 
   const std::string key = image + "|" + mmproj;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const std::string cmd = "GGML_BACKEND_PATH=" + shell_quote(std::string(WASINN_GGML_MODULE_DIR) + "/libggml-cpu.so") +
-                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(tiny_model()) +
-                          " --mmproj " + shell_quote(mmproj) + " --image " + shell_quote(image) + " -p " +
-                          shell_quote(kQuestion) + " --chat-template vicuna --temp 0 -n " + std::to_string(kPredict) +
+                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(tiny_model()) + " --mmproj " +
+                          shell_quote(mmproj) + " --image " + shell_quote(image) + " -p " + shell_quote(kQuestion) +
+                          " --chat-template vicuna --temp 0 -n " + std::to_string(kPredict) +
                           " -t 1 -c 512 --seed 1 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   EXPECT_NE(p, nullptr) << cmd;
@@ -304,6 +307,69 @@ TEST(LlamaVisionBadInput, MarkersMustMatchImagesAndAGraphWithoutProjectorTakesNo
   EXPECT_EQ(set_text(t.ptr, 1, json{{"image", llava("image.png")}}.dump()), WASINN_OK);
   EXPECT_EQ(set_text(t.ptr, 0, kPrompt, &detail), WASINN_INVALID_ARGUMENT);
   EXPECT_NE(detail.find("\"mmproj\""), std::string::npos) << detail;
+}
+
+// ---- WasmEdge's llava example (guest/rust/wasmedge-ggml-llava) on the wasinn command ----
+
+const std::string kLlavaGuest = "compat_wasmedge_ggml_llava";
+
+class LlavaGuest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(std::string(WASINN_GUEST_DIR) + "/" + kLlavaGuest + ".wasm"))
+      GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
+  }
+  // The example's command line: the model preloaded as "default", the projector and image in
+  // its environment, greedy through wasinn's optional additions.
+  GuestRun run(const std::string& image, const std::string& prompt, std::vector<std::string> env = {},
+               bool allow_paths = true) {
+    std::vector<std::string> host = {"--nn-preload", "default:GGML:AUTO:" + tiny_model(),
+                                     "--env",        "mmproj=" + llava("mmproj-tiny.gguf"),
+                                     "--env",        "image=" + image};
+    for (const std::string& e : {"temp=0", "n_predict=16", "threads=1", "ctx_size=512"}) env.push_back(e);
+    for (const auto& e : env) host.insert(host.end(), {"--env", e});
+    if (allow_paths) host.insert(host.end(), {"--backend-config", R"(llamacpp={"allow-preload-paths":true})"});
+    return run_guest(host, kLlavaGuest, {"default", prompt});
+  }
+};
+
+std::string trimmed(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+TEST_F(LlavaGuest, AnswerEqualsNativeMtmdCli) {
+  for (const std::string& image : {llava("image.png"), llava("image2.png")}) {
+    const GuestRun r = run(image, kPrompt);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // The example prints the answer trimmed, on the line before the final token counts.
+    EXPECT_NE(r.output.find("Response:\n"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\n" + trimmed(native_answer(image)) + "\n[INFO] Number of input tokens: "),
+              std::string::npos)
+        << "native: " << native_answer(image) << "\n"
+        << r.output;
+    EXPECT_NE(r.output.find("[INFO] Number of output tokens: " + std::to_string(kPredict)), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("[INFO] llama_build_number: 11312"), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(LlavaGuest, BadInputIsAnErrorWithItsReason) {
+  // The example's expect() panics on the errno; the host's log has the reason.
+  const GuestRun bad = run(llava("not-an-image.png"), kPrompt);
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("Failed to set input: BackendError(InvalidArgument)"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("is not an image"), std::string::npos) << bad.output;
+  const GuestRun missing = run(llava("no-such.png"), kPrompt);
+  EXPECT_NE(missing.exit_code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("no-such.png does not exist"), std::string::npos) << missing.output;
+  const GuestRun refused = run(llava("image.png"), kPrompt, {}, /*allow_paths=*/false);
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_NE(refused.output.find("Failed to build graph"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("allow-preload-paths"), std::string::npos) << refused.output;
+  const GuestRun markers = run(llava("image.png"), "no marker");
+  EXPECT_NE(markers.exit_code, 0) << markers.output;
+  EXPECT_NE(markers.output.find("0 image marker(s)"), std::string::npos) << markers.output;
 }
 
 }  // namespace
