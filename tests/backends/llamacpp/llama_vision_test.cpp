@@ -20,6 +20,9 @@
 #include "guest_runner.h"
 #include "plugin_harness.h"
 #include "probe_run.h"
+#ifdef WASINN_HAVE_WIT_RUN_MODEL
+#include "wit_guest.h"
+#endif
 
 namespace wasinn_test {
 namespace {
@@ -371,6 +374,50 @@ TEST_F(LlavaGuest, BadInputIsAnErrorWithItsReason) {
   EXPECT_NE(markers.exit_code, 0) << markers.output;
   EXPECT_NE(markers.output.find("0 image marker(s)"), std::string::npos) << markers.output;
 }
+
+// ---- a WIT component (wasi:nn): the image as the input tensor named "image" ----
+
+#ifdef WASINN_HAVE_WIT_RUN_MODEL
+TEST(LlamaVisionWit, ImageTensorByNameEqualsNativeMtmdCli) {
+  const std::string in = scratch_dir("llama_vision_wit_in");
+  const json config = {
+      {"temp", 0}, {"ctx-size", 512}, {"n-predict", kPredict}, {"threads", 1}, {"mmproj", llava("mmproj-tiny.gguf")}};
+  const std::string config_text = config.dump();
+  write_file(in + "/config.json", std::vector<uint8_t>(config_text.begin(), config_text.end()));
+  write_file(in + "/prompt.txt", std::vector<uint8_t>(kPrompt.begin(), kPrompt.end()));
+  const auto png = read_file(llava("image.png"));
+  write_file(in + "/image.png", png);
+  const auto text = read_file(llava("not-an-image.png"));
+  write_file(in + "/text.png", text);
+  const std::vector<std::string> host = {"--nn-preload",
+                                         "vision:GGML:AUTO:" + tiny_model() + ":" + in + "/config.json",
+                                         "--dir",
+                                         in + "::/in",
+                                         "--log-level",
+                                         "error",
+                                         "--backend-config",
+                                         R"(llamacpp={"allow-preload-paths":true})"};
+  const std::string prompt = wit_input("prompt", "u8", {static_cast<uint32_t>(kPrompt.size())}, "/in/prompt.txt");
+  const std::string image = wit_input("image", "u8", {static_cast<uint32_t>(png.size())}, "/in/image.png");
+  // The image before its prompt and after it: names, not order, bind them.
+  for (const auto& order : {std::vector<std::string>{"--input", image, "--input", prompt},
+                            std::vector<std::string>{"--input", prompt, "--input", image}}) {
+    std::vector<std::string> args = {"--name", "vision"};
+    args.insert(args.end(), order.begin(), order.end());
+    const WitModelRun r = run_wit_model("llama_vision_wit", host, args);
+    ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
+    ASSERT_FALSE(r.outputs.empty()) << r.run.output;
+    EXPECT_EQ(std::string(r.outputs[0].data.begin(), r.outputs[0].data.end()), native_answer(llava("image.png")));
+  }
+  // Bytes that are no image: invalid-argument with the reason.
+  const WitModelRun bad =
+      run_wit_model("llama_vision_wit_bad", host,
+                    {"--name", "vision", "--input", prompt, "--input",
+                     wit_input("image", "u8", {static_cast<uint32_t>(text.size())}, "/in/text.png")});
+  EXPECT_NE(bad.run.output.find("error invalid-argument"), std::string::npos) << bad.run.output;
+  EXPECT_NE(bad.run.output.find("is not an image"), std::string::npos) << bad.run.output;
+}
+#endif
 
 }  // namespace
 }  // namespace wasinn_test
