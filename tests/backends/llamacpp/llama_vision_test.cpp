@@ -417,6 +417,29 @@ TEST(LlamaVisionWit, ImageTensorByNameEqualsNativeMtmdCli) {
   EXPECT_NE(bad.run.output.find("error invalid-argument"), std::string::npos) << bad.run.output;
   EXPECT_NE(bad.run.output.find("is not an image"), std::string::npos) << bad.run.output;
 }
+
+// wasinn:nn-ext's prompt (guest/components/wit_prompt): one call with the prompt's text, the
+// image inline as WasmEdge's base64 tag, on a graph whose config has "mmproj".
+TEST(LlamaVisionWit, NnExtPromptWithAnInlineImageEqualsNativeMtmdCli) {
+  const std::string in = scratch_dir("llama_vision_prompt_in");
+  const std::string config = json{{"mmproj", llava("mmproj-tiny.gguf")}}.dump();
+  write_file(in + "/config.json", std::vector<uint8_t>(config.begin(), config.end()));
+  const std::string prompt = "USER: <img src=\"data:image/png;base64," + base64(read_file(llava("image.png"))) + "\">" +
+                             kQuestion + "\nASSISTANT:";
+  const GuestRun r = run_guest({"--nn-preload", "vision:GGML:AUTO:" + tiny_model() + ":" + in + "/config.json",
+                                "--log-level", "error", "--backend-config", R"(llamacpp={"allow-preload-paths":true})"},
+                               "wit_prompt.component",
+                               {"--name", "vision", "--prompt", prompt, "--n-predict", std::to_string(kPredict),
+                                "--ctx-size", "512", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string tag = "\ntext greedy ";
+  const size_t at = r.output.find(tag);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string hex = r.output.substr(at + tag.size(), r.output.find('\n', at + 1) - at - tag.size());
+  std::string text;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  EXPECT_EQ(text, native_answer(llava("image.png"))) << r.output;
+}
 #endif
 
 }  // namespace
