@@ -7,8 +7,8 @@
 # No target: the ABI targets (the witx ones also in their two-thread mode, TARGET@2:
 # WASINN_FUZZ_THREADS=2; fuzz_sockets: WasmEdge's socket ABI over loopback sockets),
 # fuzz_load_onnxruntime (the test suite's short run) and
-# fuzz_remote_codecs (the remote backend's response decoders) and fuzz_whisper_audio (the whisper
-# plugin's WAV input). `all` adds
+# fuzz_remote_codecs (the remote backend's response decoders), fuzz_whisper_audio (the whisper
+# plugin's WAV input) and fuzz_llama_image (the llama.cpp plugin's images). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -27,7 +27,7 @@ export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
-                 fuzz_whisper_audio)
+                 fuzz_whisper_audio fuzz_llama_image)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp fuzz_load_whisper)
 

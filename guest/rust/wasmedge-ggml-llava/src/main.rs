@@ -8,7 +8,9 @@
 //! compute, compute, output 0, the metadata again. wasinn's additions, only read when set:
 //! `temp`, `n_predict` and `threads`, so a test can compare a greedy answer with native
 //! llama.cpp's (the example itself samples at llama.cpp's default temperature until the end of
-//! generation or a full context). Its interactive chat loop is left out.
+//! generation or a full context), and `stream`, which generates with compute_single and prints
+//! each piece as it comes, as the llava-base64-stream example does (for scripts/bench_vision.py).
+//! Its interactive chat loop is left out.
 use serde_json::Value;
 use std::collections::HashMap;
 use std::env;
@@ -56,6 +58,25 @@ fn metadata(ctx: &GraphExecutionContext) -> Value {
     serde_json::from_str(&output_text(ctx, 1)).expect("Failed to get metadata")
 }
 
+// compute_single until the end of the sequence, each piece printed and flushed as it comes.
+fn stream(ctx: &mut GraphExecutionContext) {
+    use std::io::Write;
+    let mut buffer = vec![0u8; 4096];
+    loop {
+        match ctx.compute_single() {
+            Ok(()) => {}
+            Err(wasmedge_wasi_nn::Error::BackendError(wasmedge_wasi_nn::BackendError::EndOfSequence)) => break,
+            Err(e) => panic!("Failed to compute_single: {:?}", e),
+        }
+        let n = ctx.get_output_single(0, &mut buffer).expect("Failed to get output");
+        let mut out = std::io::stdout();
+        out.write_all(&buffer[..n.min(buffer.len())]).expect("stdout");
+        out.flush().expect("stdout");
+    }
+    println!();
+    ctx.fini_single().expect("Failed to fini_single");
+}
+
 fn main() {
     let args: Vec<String> = env::args().collect();
     let options = options_from_env();
@@ -77,8 +98,12 @@ fn main() {
     println!("[INFO] llama_commit: {}", before["llama_commit"]);
     println!("[INFO] llama_build_number: {}", before["llama_build_number"]);
     println!("[INFO] Number of input tokens: {}", before["input_tokens"]);
-    ctx.compute().expect("Failed to compute");
-    println!("{}", output_text(&ctx, 0).trim());
+    if env::var("stream").is_ok() {
+        stream(&mut ctx);
+    } else {
+        ctx.compute().expect("Failed to compute");
+        println!("{}", output_text(&ctx, 0).trim());
+    }
     let after = metadata(&ctx);
     println!("[INFO] Number of input tokens: {}", after["input_tokens"]);
     println!("[INFO] Number of output tokens: {}", after["output_tokens"]);
