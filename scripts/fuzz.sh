@@ -87,6 +87,12 @@ EOF
       "$ROOT/.deps/venv/bin/python" "$ROOT/tests/fuzz/make_gguf_seed.py" "$dir/small.gguf" ;;
     fuzz_load_whisper)
       cp -f "$f/whisper/truncated.bin" "$dir/"; head -c 65536 "$f/whisper/tiny-en.bin" >"$dir/head.bin" ;;
+    fuzz_llama_image)  # the first byte picks the path (fuzz_llama_image.cpp): 0 image bytes, 1 prompt, 2 path
+      for img in image image2 not-an-image; do { printf '\x00'; cat "$f/llava/$img.png"; } >"$dir/bytes-$img"; done
+      { printf '\x01USER: <img src="data:image/png;base64,'; base64 -w0 "$f/llava/image2.png"
+        printf '">what is it?\nASSISTANT:'; } >"$dir/prompt-inline"
+      printf '\x01USER: <image><image> two markers\n' >"$dir/prompt-markers"
+      printf '\x02%s' "$f/llava/image2.png" >"$dir/path-image2" ;;
     fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
       for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done ;;
   esac
@@ -112,7 +118,7 @@ for t in "${targets[@]}"; do
   bin=${t%@2}  # TARGET@2: the same binary, two threads per input on one session
   threads=1
   [[ $t == *@2 ]] && threads=2
-  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio ]]; then
+  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio || $t == fuzz_llama_image ]]; then
     load_seeds "$t" "$dir/seeds"
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null
