@@ -36,7 +36,8 @@ std::shared_ptr<ExecutionContext> make_context() {
   EnvironmentOptions options;
   options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
   options.backend_configs["llamacpp"] = R"({"allow-preload-paths": true})";  // "mmproj" and "image" paths
-  static auto env = wire_environment(std::move(options)).env;
+  // Never destroyed, nor the context below: freeing them at exit only tests the order of exit.
+  static auto* env = new std::shared_ptr<NnEnvironment>(wire_environment(std::move(options)).env);
   const std::filesystem::path model = fixtures() + "/llama/tiny.gguf";
   const nlohmann::json config = {{"mmproj", fixtures() + "/llava/mmproj-tiny.gguf"},
                                  {"temp", 0},
@@ -46,7 +47,7 @@ std::shared_ptr<ExecutionContext> make_context() {
   const std::vector<uint8_t> none;
   const std::span<const uint8_t> builder(none);
   auto graph =
-      env->load_graph(Encoding::ggml, Target::cpu, std::span(&builder, 1), std::span(&model, 1), config.dump());
+      (*env)->load_graph(Encoding::ggml, Target::cpu, std::span(&builder, 1), std::span(&model, 1), config.dump());
   if (!graph) {
     std::fprintf(stderr, "fuzz_llama_image: cannot load %s: %s\n", model.c_str(), graph.error().detail.c_str());
     std::abort();
@@ -58,8 +59,7 @@ std::shared_ptr<ExecutionContext> make_context() {
 
 bool set(ExecutionContext& ctx, uint32_t index, std::span<const uint8_t> bytes) {
   const uint32_t dims[1] = {static_cast<uint32_t>(bytes.size())};
-  return ctx.set_input(TensorId{index, std::nullopt}, TensorView{TensorType::u8, dims, bytes}, uint64_t{1} << 30)
-      .has_value();
+  return ctx.set_input(TensorId{index, std::nullopt}, TensorView{TensorType::u8, dims, bytes}, uint64_t{1} << 30).ok();
 }
 bool set(ExecutionContext& ctx, uint32_t index, const std::string& text) {
   return set(ctx, index, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
@@ -68,7 +68,7 @@ bool set(ExecutionContext& ctx, uint32_t index, const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::shared_ptr<ExecutionContext> ctx = make_context();
+  static const std::shared_ptr<ExecutionContext>& ctx = *new std::shared_ptr<ExecutionContext>(make_context());
   if (size == 0) return 0;
   const std::span<const uint8_t> rest(data + 1, size - 1);
   const std::string prompt = "USER: <image>what is it?\nASSISTANT:";
