@@ -9,7 +9,8 @@
 //! `temp`, `n_predict` and `threads`, so a test can compare a greedy answer with native
 //! llama.cpp's (the example itself samples at llama.cpp's default temperature until the end of
 //! generation or a full context), and `stream`, which generates with compute_single and prints
-//! each piece as it comes, as the llava-base64-stream example does (for scripts/bench_vision.py).
+//! each piece as it comes, as the llava-base64-stream example does, `stream=2` twice on the same
+//! context, the second after an "Again:" line (for scripts/bench_vision.py).
 //! Its interactive chat loop is left out.
 use serde_json::Value;
 use std::collections::HashMap;
@@ -98,8 +99,15 @@ fn main() {
     println!("[INFO] llama_commit: {}", before["llama_commit"]);
     println!("[INFO] llama_build_number: {}", before["llama_build_number"]);
     println!("[INFO] Number of input tokens: {}", before["input_tokens"]);
-    if env::var("stream").is_ok() {
+    if let Ok(rounds) = env::var("stream") {
         stream(&mut ctx);
+        if rounds == "2" {
+            println!("Again:");
+            ctx.set_input(0, TensorType::U8, &[prompt.len()], prompt.as_bytes())
+                .expect("Failed to set input");
+            println!("[INFO] Number of input tokens: {}", metadata(&ctx)["input_tokens"]);
+            stream(&mut ctx);
+        }
     } else {
         ctx.compute().expect("Failed to compute");
         println!("{}", output_text(&ctx, 0).trim());
