@@ -4,14 +4,25 @@
 #include <mtmd-helper.h>
 
 #include <array>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include "ggml_common/log_router.h"
 
+// stb_image's header reader, which libmtmd compiles in and exports (with the stbi_load it decodes
+// images with): an image's size without decoding it.
+extern "C" int stbi_info_from_memory(const unsigned char* buffer, int len, int* x, int* y, int* comp);
+extern "C" const char* stbi_failure_reason(void);
+
 namespace wasinn::llamacpp {
 namespace {
+
+// A decoded image is 3 bytes a pixel, then copies in preprocessing: a few bytes of PNG could
+// otherwise inflate to gigabytes. 8192 x 8192 is above any projector's own input size.
+constexpr int64_t kMaxImagePixels = int64_t{8192} * 8192;
+constexpr int kMaxImageSide = 16384;
 
 using ggml_common::LogScope;
 
@@ -78,6 +89,19 @@ Error Projector::load(const std::string& path, const llama_model* model, uint32_
 
 Error Projector::decode(std::string_view bytes, std::string_view what, const LogScope& scope, BitmapPtr& out) const {
   if (bytes.empty()) return sdk::invalid(std::string(what) + " is empty, not an image");
+  int width = 0, height = 0, channels = 0;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !stbi_info_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()),
+                             &width, &height, &channels)) {
+    const char* reason = stbi_failure_reason();
+    return sdk::invalid(std::string(what) + " (" + std::to_string(bytes.size()) +
+                        " bytes) is not an image libmtmd can read (PNG, JPEG, BMP, GIF, ...)" +
+                        (reason ? std::string(": stb_image: ") + reason : std::string()));
+  }
+  if (width > kMaxImageSide || height > kMaxImageSide || int64_t{width} * height > kMaxImagePixels) {
+    return {WASINN_TOO_LARGE, std::string(what) + " is " + std::to_string(width) + "x" + std::to_string(height) +
+                                  " pixels: more than this backend decodes (8192x8192 pixels, 16384 a side)"};
+  }
   const mtmd_helper_bitmap_wrapper made =
       mtmd_helper_bitmap_init_from_buf(ctx_.get(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
                                        /*placeholder=*/false, mtmd_helper_init_opt_default());

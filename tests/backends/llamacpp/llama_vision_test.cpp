@@ -267,6 +267,9 @@ TEST(LlamaVisionBadInput, BytesThatAreNoImageThenARealOne) {
   EXPECT_EQ(set_bytes(c.ptr, 3, read_file(llava("not-an-image.png")), &detail), WASINN_INVALID_ARGUMENT);
   EXPECT_NE(detail.find("input 3 (\"image\")"), std::string::npos) << detail;
   EXPECT_NE(detail.find("is not an image"), std::string::npos) << detail;
+  // A PNG whose header promises 12000x12000 pixels (stb_image would take it): refused before decoding.
+  EXPECT_EQ(set_bytes(c.ptr, 3, read_file(llava("huge.png")), &detail), WASINN_TOO_LARGE);
+  EXPECT_NE(detail.find("12000x12000 pixels"), std::string::npos) << detail;
   // A PNG cut short, an inline image that is not base64, and one whose bytes are text.
   auto png = read_file(llava("image.png"));
   png.resize(png.size() / 2);
