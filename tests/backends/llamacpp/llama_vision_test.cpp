@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -226,6 +227,30 @@ TEST(LlamaVision, TextPromptsStillWorkOnAVisionGraph) {
   Context c(llama(), r.graph.ptr);
   ASSERT_EQ(set_text(c.ptr, 0, "Once upon a time"), WASINN_OK);
   EXPECT_EQ(compute_text(c.ptr), expected);
+}
+
+TEST(LlamaVision, TwoContextsOfOneGraphOnTwoThreadsAnswerAsNative) {
+  // One projector serves both: its encoder is taken in turns (vision.h), the rest runs at once.
+  const std::string native1 = native_answer(llava("image.png"));
+  const std::string native2 = native_answer(llava("image2.png"));
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  std::string got[2][3];
+  auto run = [&](int who) {
+    Context c(llama(), r.graph.ptr);
+    for (int round = 0; round < 3; ++round) {
+      EXPECT_EQ(set_bytes(c.ptr, 3, read_file(llava(who == 0 ? "image.png" : "image2.png"))), WASINN_OK);
+      EXPECT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+      got[who][round] = round == 1 ? streamed_text(c.ptr) : compute_text(c.ptr);
+    }
+  };
+  std::thread a(run, 0), b(run, 1);
+  a.join();
+  b.join();
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(got[0][round], native1) << round;
+    EXPECT_EQ(got[1][round], native2) << round;
+  }
 }
 
 // ---- bad input: an error with a reason, then a correct answer ----
