@@ -27,8 +27,8 @@ Error decode_status(int32_t rc, int32_t n) {
   return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
 }
 
-// One token at an explicit position: after a prompt with images the next position is the one
-// libmtmd returned, which M-RoPE models (Qwen2-VL) do not derive from the cache's last position.
+// One token at an explicit position: after a prompt with images, the one libmtmd returned (an
+// image may span more positions than tokens, or fewer: M-RoPE), as llama-mtmd-cli feeds it.
 Error decode_at(llama_context* ctx, llama_token token, llama_pos pos) {
   llama_seq_id seq = 0;
   llama_seq_id* seqs = &seq;

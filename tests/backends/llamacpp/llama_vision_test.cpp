@@ -46,12 +46,13 @@ std::string shell_quote(const std::string& s) {
 
 // Native llama.cpp: llama-mtmd-cli on the same files and settings, its stdout without the
 // newline it prints before the answer and the two after.
-std::string native_answer(const std::string& image, const std::string& mmproj = llava("mmproj-tiny.gguf")) {
+std::string native_answer(const std::string& image, const std::string& mmproj = llava("mmproj-tiny.gguf"),
+                          const std::string& model = tiny_model()) {
   static std::map<std::string, std::string> cache;
-  const std::string key = image + "|" + mmproj;
+  const std::string key = image + "|" + mmproj + "|" + model;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const std::string cmd = "GGML_BACKEND_PATH=" + shell_quote(std::string(WASINN_GGML_MODULE_DIR) + "/libggml-cpu.so") +
-                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(tiny_model()) + " --mmproj " +
+                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(model) + " --mmproj " +
                           shell_quote(mmproj) + " --image " + shell_quote(image) + " -p " + shell_quote(kQuestion) +
                           " --chat-template vicuna --temp 0 -n " + std::to_string(kPredict) +
                           " -t 1 -c 512 --seed 1 2>/dev/null";
@@ -227,6 +228,27 @@ TEST(LlamaVision, TextPromptsStillWorkOnAVisionGraph) {
   Context c(llama(), r.graph.ptr);
   ASSERT_EQ(set_text(c.ptr, 0, "Once upon a time"), WASINN_OK);
   EXPECT_EQ(compute_text(c.ptr), expected);
+}
+
+TEST(LlamaVision, Qwen2VlProjectorWithMRopeEqualsNativeMtmdCli) {
+  // Another projector type: Qwen2-VL's merger, with M-RoPE positions in the text model.
+  const std::string model = llava("tiny-qwen2vl.gguf"), mmproj = llava("mmproj-qwen2vl.gguf");
+  const std::string native = native_answer(llava("image.png"), mmproj, model);
+  ASSERT_FALSE(native.empty());
+  LoadArgs args = model_args("ggml", {read_file(model)});
+  args.paths = {model};
+  json config = greedy();
+  config["mmproj"] = mmproj;
+  args.config = config.dump();
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load(backend(), args, g, d), WASINN_OK) << d.detail;
+  Context c(llama(), g.ptr);
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+  EXPECT_EQ(streamed_text(c.ptr), native);
+  EXPECT_NE(native, native_answer(llava("image2.png"), mmproj, model));
 }
 
 TEST(LlamaVision, TwoContextsOfOneGraphOnTwoThreadsAnswerAsNative) {
