@@ -215,6 +215,14 @@ TEST(LlamaVision, ImagePathInConfigAsWasmEdgesLlavaGuest) {
   ASSERT_EQ(set_text(c.ptr, 1, json{{"image", llava("image2.png")}}.dump()), WASINN_OK);
   ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
   EXPECT_EQ(compute_text(c.ptr), native_answer(llava("image2.png")));
+  // As a context property (wasinn:nn-ext), likewise.
+  const std::string name = "image", value = llava("image.png");
+  Diag d;
+  ASSERT_EQ(llama().property_set(r.graph.ptr, c.ptr, name.data(), name.size(), value.data(), value.size(), &d),
+            WASINN_OK)
+      << d.detail;
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
 }
 
 TEST(LlamaVision, TextPromptsStillWorkOnAVisionGraph) {
