@@ -7,8 +7,8 @@
 # No target: the ABI targets (the witx ones also in their two-thread mode, TARGET@2:
 # WASINN_FUZZ_THREADS=2; fuzz_sockets: WasmEdge's socket ABI over loopback sockets),
 # fuzz_load_onnxruntime (the test suite's short run) and
-# fuzz_remote_codecs (the remote backend's response decoders) and fuzz_whisper_audio (the whisper
-# plugin's WAV input). `all` adds
+# fuzz_remote_codecs (the remote backend's response decoders), fuzz_whisper_audio (the whisper
+# plugin's WAV input) and fuzz_llama_image (the llama.cpp plugin's images). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -27,7 +27,7 @@ export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
-                 fuzz_whisper_audio)
+                 fuzz_whisper_audio fuzz_llama_image)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp fuzz_load_whisper)
 
@@ -87,6 +87,12 @@ EOF
       "$ROOT/.deps/venv/bin/python" "$ROOT/tests/fuzz/make_gguf_seed.py" "$dir/small.gguf" ;;
     fuzz_load_whisper)
       cp -f "$f/whisper/truncated.bin" "$dir/"; head -c 65536 "$f/whisper/tiny-en.bin" >"$dir/head.bin" ;;
+    fuzz_llama_image)  # the first byte picks the path (fuzz_llama_image.cpp): 0 image bytes, 1 prompt, 2 path
+      for img in image image2 not-an-image; do { printf '\x00'; cat "$f/llava/$img.png"; } >"$dir/bytes-$img"; done
+      { printf '\x01USER: <img src="data:image/png;base64,'; base64 -w0 "$f/llava/image2.png"
+        printf '">what is it?\nASSISTANT:'; } >"$dir/prompt-inline"
+      printf '\x01USER: <image><image> two markers\n' >"$dir/prompt-markers"
+      printf '\x02%s' "$f/llava/image2.png" >"$dir/path-image2" ;;
     fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
       for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done ;;
   esac
@@ -112,7 +118,7 @@ for t in "${targets[@]}"; do
   bin=${t%@2}  # TARGET@2: the same binary, two threads per input on one session
   threads=1
   [[ $t == *@2 ]] && threads=2
-  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio ]]; then
+  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio || $t == fuzz_llama_image ]]; then
     load_seeds "$t" "$dir/seeds"
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null

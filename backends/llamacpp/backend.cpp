@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include <llama.h>
+#include <mtmd-helper.h>
 
 #include <exception>
 #include <mutex>
@@ -38,6 +39,7 @@ Error LlamaBackend::create(std::string_view config, std::unique_ptr<LlamaBackend
   // llama_backend_init may log. The GPU modules wait for the first gpu/auto load or device
   // report (devices.h), so a process that only runs on the CPU never starts a Vulkan instance.
   ggml_common::install_log_router(llama_log_set);
+  ggml_common::install_log_router(mtmd_helper_log_set);  // libmtmd and its CLIP encoder (vision.cpp)
   try {
     backend->devices_ = &DeviceSet::get();
   } catch (const std::exception& e) {

@@ -48,6 +48,8 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["n-gpu-layers"] = integer(&LlamaOptions::n_gpu_layers, "n-gpu-layers", -1, 100000);
     t["main-gpu"] = integer(&LlamaOptions::main_gpu, "main-gpu", -1, 1024);
     t["use-mmap"] = boolean(&LlamaOptions::use_mmap, "use-mmap");
+    t["mmproj"] = text(&LlamaOptions::mmproj, "mmproj");
+    t["image"] = text(&LlamaOptions::image, "image");
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
@@ -113,8 +115,6 @@ struct WasmEdgeKey {
 };
 
 constexpr WasmEdgeKey kWasmEdgeKeys[] = {
-    {"mmproj", true, "a multimodal projector: this build of the backend is text-only"},
-    {"image", true, "an image input: this build of the backend is text-only"},
     {"tts", true, "text to speech: this build of the backend generates text only"},
     {"model-vocoder", true, "a text-to-speech vocoder: this build of the backend generates text only"},
     {"tts-output-file", true, "text to speech: this build of the backend generates text only"},
@@ -134,7 +134,7 @@ constexpr WasmEdgeKey kWasmEdgeKeys[] = {
     {"cpu-moe", false, "finer GPU placement: experts go where their layer goes"},
     {"n-cpu-moe", false, "finer GPU placement: experts go where their layer goes"},
     {"warmup", false, "a warm-up run changes no answer"},
-    {"always-regenerate-image-embd", false, "there are no image embeddings in a text-only build"},
+    {"always-regenerate-image-embd", false, "an image's embedding is computed at every generation anyway"},
 };
 
 const WasmEdgeKey* wasmedge_key(std::string_view key) {
@@ -163,6 +163,7 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"seed", o.seed == 0xFFFFFFFFu ? json(-1) : json(o.seed)},
                        {"n-predict", o.n_predict},
                        {"reverse-prompt", o.reverse_prompt},
+                       {"image", o.image},
                        {"grammar", o.grammar},
                        {"json-schema", o.json_schema},
                        {"embedding-output", o.embedding_output == EmbeddingOutput::json  ? "json"
@@ -191,9 +192,9 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
     options.typed_outputs = v.get<bool>();
     return {};
   }
-  // Every key the setters take, but the three fixed when the model is loaded.
+  // Every key the setters take, but the four fixed when the model is loaded.
   const auto it = setters().find(key);
-  if (it == setters().end() || key == "n-gpu-layers" || key == "main-gpu" || key == "use-mmap")
+  if (it == setters().end() || key == "n-gpu-layers" || key == "main-gpu" || key == "use-mmap" || key == "mmproj")
     return sdk::invalid("property \"" + std::string(key) +
                         "\" cannot be set: it is not one of llama.cpp's context options");
   LlamaOptions updated = options;

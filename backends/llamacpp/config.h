@@ -42,6 +42,11 @@ struct LlamaOptions {
   int64_t n_gpu_layers = -1;
   int64_t main_gpu = -1;
   bool use_mmap = true;
+  std::string mmproj;  // the multimodal projector's path (vision.h); "": a text-only graph
+
+  // Images (vision.h): an image file's path for every prompt of the context, as WasmEdge's
+  // "image"; "": none. The prompt marks where it goes with "<image>".
+  std::string image;
 
   // Context: changing one recreates only that context's llama_context, never the model.
   uint32_t ctx_size = 512;  // 0: the model's training context
@@ -79,7 +84,7 @@ struct IgnoredKey {
 // config", "metadata (input 1)"). Malformed JSON, a non-object, or a wrongly typed or
 // out-of-range value is INVALID_ARGUMENT naming the key, and leaves `options` unchanged; so is
 // a "json-schema" that does not convert to a grammar. A key of WasmEdge's that this build cannot
-// honour and whose absence would change the answer (an image, a projector, speech) is
+// honour and whose absence would change the answer (speech, RoPE scaling) is
 // UNSUPPORTED_OPERATION naming it. Keys whose absence changes nothing here (finer GPU placement),
 // and unknown keys, are skipped and listed in `ignored`. Within one object
 // "json-schema" wins over "grammar" (as in WasmEdge); across configs the later one wins.
@@ -98,7 +103,8 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 bool looks_like_json_object(std::string_view text);
 
 // The backend config (--backend-config llamacpp=...). Keys:
-//   "allow-preload-paths": bool, false: may a guest's load() name a host file ("preload:<path>")?
+//   "allow-preload-paths": bool, false: may a guest name a host file: a model ("preload:<path>"),
+//   a projector ("mmproj") or an image ("image")?
 struct BackendConfig {
   bool allow_preload_paths = false;
 };

@@ -2,6 +2,8 @@
 // set_input / compute / get_output, the streaming trio and cancel for one context.
 #include "context.h"
 
+#include <mtmd-helper.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -22,6 +24,13 @@ namespace {
 
 constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, or the text
 constexpr size_t kMessages = 2;  // input 2: a chat, which the model's template makes the prompt
+constexpr size_t kImage = 3;     // input 3: an image file's bytes, for a graph with a projector
+
+Error no_projector(std::string_view what) {
+  return sdk::invalid(std::string(what) +
+                      ": the model was loaded without a multimodal projector; give its path as \"mmproj\" in the "
+                      "load config");
+}
 
 bool abort_requested(void* data) { return static_cast<std::atomic<bool>*>(data)->load(std::memory_order_relaxed); }
 
@@ -106,7 +115,7 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& ou
 }
 
 void LlamaContext::set_metadata(wasinn_tensor& out) {
-  metadata_ = "{\"input_tokens\": " + std::to_string(prompt_.size()) +
+  metadata_ = "{\"input_tokens\": " + std::to_string(n_prompt_tokens_) +
               ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
               ", \"llama_commit\": \"" WASINN_LLAMA_COMMIT "\"}";
@@ -119,7 +128,73 @@ Error LlamaContext::start_generation(const LogScope& scope) {
   if (Error e = prepare_llama_context(scope)) return e;
   output_is_embedding_ = false;
   const uint32_t n_ctx = std::min(shape_.n_ctx, llama_n_ctx(llama_.get()));
-  return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_);
+  if (!chunks_) return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_);
+  TokenStream::Feed feed;
+  feed.n_tokens = mtmd_helper_get_n_tokens(chunks_.get());
+  feed.n_pos = static_cast<size_t>(mtmd_helper_get_n_pos(chunks_.get()));
+  feed.decode = [&](llama_context* c, uint32_t& n_pos) {
+    return graph_->projector()->eval(c, chunks_.get(), cancel_requested_, scope, n_pos);
+  };
+  return stream_.begin(llama_.get(), graph_->vocab(), feed, n_ctx, options_);
+}
+
+// The images of the next prompt, from one source: the prompt's inline images, else input 3, else
+// the "image" file. `owned` keeps the bitmaps decoded here alive.
+Error LlamaContext::collect_images(std::vector<std::string>& inline_images, const LogScope& scope,
+                                   std::vector<BitmapPtr>& owned, std::vector<const mtmd_bitmap*>& images) const {
+  const Projector* projector = graph_->projector();
+  if (!inline_images.empty()) {
+    if (!projector) return no_projector("the prompt's inline image");
+    for (size_t i = 0; i < inline_images.size(); ++i) {
+      BitmapPtr b;
+      if (Error e = projector->decode(inline_images[i], "the prompt's inline image " + std::to_string(i + 1), scope, b))
+        return e;
+      images.push_back(owned.emplace_back(std::move(b)).get());
+    }
+  } else if (image_) {
+    images.push_back(image_.get());
+  } else if (!options_.image.empty()) {
+    if (!projector) return no_projector("\"image\"");
+    if (!graph_->allow_host_paths()) {
+      return {WASINN_SECURITY, "\"image\": a guest may not name a host file ('" + options_.image +
+                                   "'); send its bytes as input 3 (\"image\") or inline in the prompt, or allow it "
+                                   "with --backend-config llamacpp={\"allow-preload-paths\":true}"};
+    }
+    BitmapPtr b;
+    if (Error e = projector->decode_file(options_.image, scope, b)) return e;
+    images.push_back(owned.emplace_back(std::move(b)).get());
+  }
+  return {};
+}
+
+// All or nothing: a prompt that fails leaves the previous one in place.
+Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope) {
+  std::string text = given;
+  std::vector<std::string> inline_images;
+  if (Error e = take_inline_images(text, inline_images)) return e;
+  std::vector<BitmapPtr> owned;
+  std::vector<const mtmd_bitmap*> images;
+  if (Error e = collect_images(inline_images, scope, owned, images)) return e;
+  std::vector<llama_token> tokens;
+  ChunksPtr chunks;
+  if (images.empty()) {
+    if (Error e = tokenize(text, tokens)) return e;
+  } else if (Error e = graph_->projector()->tokenize(text, images, scope, chunks)) {
+    return e;
+  }
+  prompt_text_ = given;
+  n_prompt_tokens_ = chunks ? mtmd_helper_get_n_tokens(chunks.get()) : tokens.size();
+  prompt_ = std::move(tokens);
+  chunks_ = std::move(chunks);
+  has_prompt_ = true;
+  stream_.reset();  // a new prompt ends any sequence in progress
+  streaming_ = false;
+  output_is_embedding_ = false;
+  debug_note(options_.enable_debug_log, [&] {
+    return "set_input: prompt of " + std::to_string(n_prompt_tokens_) + " tokens, " + std::to_string(images.size()) +
+           " image(s)";
+  });
+  return {};
 }
 
 Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
@@ -134,6 +209,10 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     std::vector<IgnoredKey> ignored;
     if (Error e = apply_config(bytes, "metadata (input 1)", updated, ignored)) return e;
     log_ignored(ignored, "metadata");
+    if (updated.mmproj != graph_->options().mmproj) {
+      return sdk::invalid(
+          "metadata (input 1): \"mmproj\" applies when the model is loaded: load the graph with it in its config");
+    }
     if (updated.n_gpu_layers != options_.n_gpu_layers || updated.main_gpu != options_.main_gpu ||
         updated.use_mmap != options_.use_mmap) {
       note(WASINN_LOG_WARN,
@@ -143,20 +222,28 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     options_ = std::move(updated);  // takes effect at the next generation
     return {};
   }
+  if (slot == kImage) {
+    BitmapPtr b;  // an empty tensor clears the image
+    if (!bytes.empty()) {
+      const Projector* projector = graph_->projector();
+      if (!projector) return no_projector("input 3 (\"image\")");
+      if (Error e = projector->decode(bytes, "input 3 (\"image\")", scope, b)) return e;
+    }
+    std::swap(image_, b);
+    // Either order: an image set after its prompt joins it (or is refused, and the old one stays).
+    if (has_prompt_) {
+      if (Error e = prepare_prompt(prompt_text_, scope)) {
+        std::swap(image_, b);
+        return e;
+      }
+    }
+    return {};
+  }
   std::string chat;
   if (slot == kMessages) {
     if (Error e = format_chat(graph_->model(), bytes, chat)) return e;
   }
-  std::vector<llama_token> tokens;
-  if (Error e = tokenize(slot == kMessages ? std::string_view(chat) : bytes, tokens)) return e;
-  prompt_ = std::move(tokens);
-  has_prompt_ = true;
-  stream_.reset();  // a new prompt ends any sequence in progress
-  streaming_ = false;
-  output_is_embedding_ = false;
-  debug_note(options_.enable_debug_log,
-             [&] { return "set_input: prompt of " + std::to_string(prompt_.size()) + " tokens"; });
-  return {};
+  return prepare_prompt(slot == kMessages ? chat : std::string(bytes), scope);
 }
 
 Error LlamaContext::compute() {
@@ -165,6 +252,7 @@ Error LlamaContext::compute() {
   streaming_ = false;
   if (options_.embedding) {
     if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
+    if (chunks_) return sdk::unsupported("\"embedding\": true embeds text; this prompt has images");
     if (Error e = prepare_llama_context(scope)) return e;
     stream_.reset();
     output_is_embedding_ = true;

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "token_stream.h"
+#include "vision.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::llamacpp {
@@ -63,6 +64,10 @@ class LlamaContext {
   Error prepare_llama_context(const ggml_common::LogScope& scope);
   Error start_generation(const ggml_common::LogScope& scope);
   Error tokenize(std::string_view text, std::vector<llama_token>& out) const;
+  // A prompt's text with this context's images, made the prompt to generate from.
+  Error prepare_prompt(const std::string& text, const ggml_common::LogScope& scope);
+  Error collect_images(std::vector<std::string>& inline_images, const ggml_common::LogScope& scope,
+                       std::vector<BitmapPtr>& owned, std::vector<const mtmd_bitmap*>& images) const;
   void set_metadata(wasinn_tensor& out);
 
   LlamaGraph* graph_;  // outlives the context (the host releases contexts first)
@@ -71,7 +76,11 @@ class LlamaContext {
   ContextShape shape_;
   std::atomic<bool> cancel_requested_{false};
 
-  std::vector<llama_token> prompt_;
+  std::string prompt_text_;          // the prompt as given (or as the chat template made it)
+  BitmapPtr image_;                  // input 3, until replaced or cleared with an empty tensor
+  std::vector<llama_token> prompt_;  // a text prompt's tokens
+  ChunksPtr chunks_;                 // or a prompt with images: its text and image chunks
+  size_t n_prompt_tokens_ = 0;
   bool has_prompt_ = false;
   TokenStream stream_;
   bool streaming_ = false;            // compute_single owns the stream until fini_single

@@ -29,7 +29,8 @@ sdk::IoDesc bytes_slot(const char* name, const char* words) {
 const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
   static const std::vector<sdk::IoDesc> inputs = {bytes_slot("prompt", "UTF-8 text (optional when messages is given)"),
                                                   bytes_slot("metadata", "optional JSON object"),
-                                                  bytes_slot("messages", "optional JSON chat messages")};
+                                                  bytes_slot("messages", "optional JSON chat messages"),
+                                                  bytes_slot("image", "optional image file (PNG, JPEG, ...)")};
   static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 text"),
                                                    bytes_slot("metadata", "JSON object")};
   return side == sdk::Side::input ? inputs : outputs;
@@ -65,6 +66,11 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
   log_ignored(ignored, "load");
 
   const LlamaOptions& o = graph->options_;
+  // A projector is a host path the guest names: the operator's consent, as for "preload:".
+  if (!o.mmproj.empty() && !backend.config().allow_preload_paths) {
+    return {WASINN_SECURITY, "load config: \"mmproj\": a guest may not name a host file ('" + o.mmproj +
+                                 "'); allow it with --backend-config llamacpp={\"allow-preload-paths\":true}"};
+  }
   Placement placement;
   if (Error e = place(backend.device_set(), request.target(), o, placement)) return e;
   LogScope scope(o.enable_log);
@@ -90,6 +96,13 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
   }
   graph->model_.reset(model);
   if (Error e = check_loaded_model(model)) return e;
+  if (!o.mmproj.empty()) {
+    // On the model's first GPU when its layers are there, else the CPU.
+    ggml_backend_dev_t device = placement.n_gpu_layers != 0 ? placement.devices.front() : nullptr;
+    const auto reading = backend.device_set().registry_reader();
+    if (Error e = Projector::load(o.mmproj, model, o.effective_threads(), device, scope, graph->projector_)) return e;
+  }
+  graph->allow_host_paths_ = backend.config().allow_preload_paths;
   graph->vocab_ = llama_model_get_vocab(model);
   graph->n_embd_ = llama_model_n_embd(model);
   const int32_t n_ctx_train = llama_model_n_ctx_train(model);

@@ -5,6 +5,8 @@
 // The slots guests address are fixed, the same for every model (WasmEdge's GGML convention):
 //   input 0 "prompt"      UTF-8 bytes, tokenized at set_input
 //   input 1 "metadata"    a JSON object of config keys for the context
+//   input 2 "messages"    a JSON chat, made the prompt by the model's template
+//   input 3 "image"       an image file's bytes, for a graph loaded with "mmproj" (vision.h)
 //   output 0 "text"       the generated text (u8), or with "embedding": true the embedding: f32
 //                         to a caller of typed tensors (WIT), else WasmEdge's JSON text (u8)
 //   output 1 "metadata"   JSON: token counts and the llama.cpp build
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "config.h"
+#include "vision.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::llamacpp {
@@ -50,6 +53,10 @@ class LlamaGraph {
   const LlamaOptions& options() const { return options_; }
   int32_t n_embd() const { return n_embd_; }
   uint32_t n_ctx_train() const { return n_ctx_train_; }
+  // The multimodal projector loaded with the model ("mmproj"), or null for a text-only graph.
+  Projector* projector() const { return projector_.get(); }
+  // The operator's allow-preload-paths: may a guest name a host file (an "image" path)?
+  bool allow_host_paths() const { return allow_host_paths_; }
 
  private:
   ModelPtr model_;
@@ -58,6 +65,8 @@ class LlamaGraph {
   int32_t n_embd_ = 0;
   uint32_t n_ctx_train_ = 0;
   std::vector<sdk::Property> properties_;
+  std::unique_ptr<Projector> projector_;  // freed before model_, which it reads
+  bool allow_host_paths_ = false;
 };
 
 }  // namespace wasinn::llamacpp

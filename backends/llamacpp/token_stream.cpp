@@ -17,19 +17,34 @@ std::string piece_of(const llama_vocab* vocab, llama_token token) {
   return big;
 }
 
+// llama_decode's code for a batch of n tokens as a status.
+Error decode_status(int32_t rc, int32_t n) {
+  if (rc == 0) return {};
+  if (rc == 1)
+    return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
+  if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
+  if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
+  return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
+}
+
+// One token at an explicit position: after a prompt with images, the one libmtmd returned (an
+// image may span more positions than tokens, or fewer: M-RoPE), as llama-mtmd-cli feeds it.
+Error decode_at(llama_context* ctx, llama_token token, llama_pos pos) {
+  llama_seq_id seq = 0;
+  llama_seq_id* seqs = &seq;
+  int32_t n_seq = 1;
+  int8_t output = 1;
+  const llama_batch batch{1, &token, nullptr, &pos, &n_seq, &seqs, &output};
+  return decode_status(llama_decode(ctx, batch), 1);
+}
+
 }  // namespace
 
 Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens) {
   const size_t batch = std::max<uint32_t>(1, llama_n_batch(ctx));
   for (size_t at = 0; at < tokens.size(); at += batch) {
     const auto n = static_cast<int32_t>(std::min(batch, tokens.size() - at));
-    const int32_t rc = llama_decode(ctx, llama_batch_get_one(tokens.data() + at, n));
-    if (rc == 0) continue;
-    if (rc == 1)
-      return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
-    if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
-    if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
-    return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
+    if (Error e = decode_status(llama_decode(ctx, llama_batch_get_one(tokens.data() + at, n)), n)) return e;
   }
   return {};
 }
@@ -66,24 +81,37 @@ Error TokenStream::build_sampler(const LlamaOptions& o) {
 
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt,
                          uint32_t n_ctx, const LlamaOptions& options) {
+  Feed feed;
+  feed.n_tokens = feed.n_pos = prompt.size();
+  feed.decode = [prompt](llama_context* c, uint32_t& n_pos) -> Error {
+    std::vector<llama_token> tokens(prompt.begin(), prompt.end());  // llama_batch wants non-const
+    if (Error e = decode_tokens(c, tokens)) return e;
+    n_pos = static_cast<uint32_t>(tokens.size());
+    return {};
+  };
+  return begin(ctx, vocab, feed, n_ctx, options);
+}
+
+Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
+                         const LlamaOptions& options) {
   reset();
-  if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
-  if (prompt.size() >= n_ctx) {
-    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
+  if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
+  if (prompt.n_pos >= n_ctx) {
+    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.n_pos) + " tokens; the context holds " +
                                         std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
   }
   vocab_ = vocab;
   n_ctx_ = n_ctx;
   if (Error e = build_sampler(options)) return e;
   llama_memory_clear(llama_get_memory(ctx), true);
-  std::vector<llama_token> tokens(prompt.begin(), prompt.end());  // llama_batch wants non-const
-  if (Error e = decode_tokens(ctx, tokens)) {
+  uint32_t n_pos = 0;
+  if (Error e = prompt.decode(ctx, n_pos)) {
     reset();
     return e;
   }
   ctx_ = ctx;
-  n_past_ = static_cast<uint32_t>(prompt.size());
-  n_prompt_ = prompt.size();
+  n_past_ = n_pos;
+  n_prompt_ = prompt.n_tokens;
   n_predict_ = options.n_predict;
   reverse_prompt_ = options.reverse_prompt;
   return {};
@@ -102,8 +130,7 @@ Error TokenStream::next() {
       ended_ = WASINN_CONTEXT_FULL;
       return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
     }
-    llama_token last = tokens_.back();
-    if (Error e = decode_tokens(ctx_, std::span<llama_token>(&last, 1))) return e;
+    if (Error e = decode_at(ctx_, tokens_.back(), static_cast<llama_pos>(n_past_))) return e;
     ++n_past_;
     pending_ = false;
   }

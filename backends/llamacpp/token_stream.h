@@ -10,6 +10,7 @@
 #include <llama.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +35,17 @@ class TokenStream {
   // Clears the context's memory, evaluates the prompt and builds the sampler from `options`.
   // PROMPT_TOO_LONG when the prompt leaves no room in a context of n_ctx tokens.
   Error begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt, uint32_t n_ctx,
+              const LlamaOptions& options);
+
+  // A prompt that is not only tokens (text with images, vision.h): its size in tokens (what the
+  // metadata counts) and context positions, and how it reaches the context's memory (from
+  // position 0, logits for its last token; n_pos: the next free position).
+  struct Feed {
+    size_t n_tokens = 0;
+    size_t n_pos = 0;
+    std::function<Error(llama_context* ctx, uint32_t& n_pos)> decode;
+  };
+  Error begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
               const LlamaOptions& options);
 
   // One more token. END_OF_SEQUENCE at an end-of-generation token, after n-predict tokens or

@@ -5,6 +5,7 @@
 # modules (GGML_BACKEND_DL) in $DEPS/llamacpp-dl/lib: the CPU one (portable x86-64-v3) and Vulkan
 # (any GPU, or Mesa's lavapipe on the CPU; Debian's libvulkan-dev and glslc, scripts/deps/vulkan.apt).
 # A CUDA module can be built beside them on request into $DEPS/llamacpp-cuda.
+# libmtmd (images into text models) and llama-mtmd-cli, its native reference, are built too.
 # Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
 LLAMACPP_PY_VERSION=0.3.36 # vendors ggml-org/llama.cpp at the commit below
 LLAMACPP_BUILD_NUMBER=11312 # the release tag b11312; the sdist has no git history to count
@@ -18,7 +19,7 @@ install_llamacpp() {
   local patch=$ROOT/scripts/deps/patches/llamacpp-vulkan-no-layer-settings.patch
   # The stamp holds every input of the build, so changing one of them rebuilds.
   local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER backend-dl cpu-x86-64-v3 vulkan"
-  key+=" rpath-origin common-lib patch-$(sha256sum "$patch" | cut -c1-12)"
+  key+=" rpath-origin common-lib mtmd patch-$(sha256sum "$patch" | cut -c1-12)"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   fetch "$LLAMACPP_SDIST_URL" "$sdist"
@@ -40,14 +41,16 @@ install_llamacpp() {
   # CPU module (no per-microarchitecture variants). The modules go beside libggml-base in lib/
   # (GGML_BACKEND_DIR) and the plugin loads them from there by path.
   # The $ORIGIN rpath lets libllama and the modules find libggml* beside themselves.
-  # LLAMA_BUILD_COMMON=ON only defines llama-common (tools, examples and tests stay off); the
-  # build names its targets, so nothing else that "all" may grow to is compiled.
+  # LLAMA_BUILD_COMMON=ON defines llama-common; LLAMA_BUILD_TOOLS=ON defines libmtmd and
+  # llama-mtmd-cli (the only switch that defines the CLI), and LLAMA_TOOLS_INSTALL=OFF keeps the
+  # other tools' install rules out, since they are never built: the build names its targets.
   cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
     -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
     -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=OFF -DGGML_VULKAN=ON \
     -DGGML_BACKEND_DIR="$(realpath -m "$prefix")/lib" \
-    -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
+    -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=ON \
+    -DLLAMA_TOOLS_INSTALL=OFF -DMTMD_VIDEO=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
     -DGGML_CCACHE=OFF >"$work/configure.log" ||
@@ -56,20 +59,37 @@ install_llamacpp() {
   # at configure; the build is what takes long.
   if [[ ${WASINN_CONFIGURE_ONLY:-0} == 1 ]]; then say "llama.cpp b$LLAMACPP_BUILD_NUMBER: configured (--configure-only: not built)"; return 0; fi
   cmake --build "$work/build" -j "${WASINN_JOBS:-2}" \
-    --target llama llama-common ggml-cpu ggml-vulkan >"$work/build.log" ||
+    --target llama llama-common ggml-cpu ggml-vulkan mtmd llama-mtmd-cli >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }
-  rm -rf "$prefix"
-  cmake --install "$work/build" >/dev/null
+  # Installed beside the prefix and swapped in, so the other worktrees sharing it never see it
+  # half-written.
+  local stage=$prefix.new
+  rm -rf "$stage"
+  cmake --install "$work/build" --prefix "$stage" >/dev/null
+  # ggml's modules install into GGML_BACKEND_DIR, an absolute path into $prefix, whatever
+  # --prefix says: they go into the stage too, or the swap below would drop them.
+  cp -p "$prefix"/lib/libggml-{cpu,vulkan}.so "$stage/lib/"
+  # llama-mtmd-cli: the native reference of the image tests; CMake's own ELF editor points its
+  # runpath from the build tree to the installed libraries.
+  mkdir -p "$stage/bin"
+  cp "$work/build/bin/llama-mtmd-cli" "$stage/bin/"
+  # shellcheck disable=SC2016
+  echo 'file(RPATH_SET FILE "${F}" NEW_RPATH "$ORIGIN/../lib")' >"$work/set-rpath.cmake"
+  cmake -DF="$stage/bin/llama-mtmd-cli" -P "$work/set-rpath.cmake"
   # The plugin calls json_schema_to_grammar; its header and the two it includes (common_json,
   # a pimpl over nlohmann, so no nlohmann header leaks) go in a folder of their own.
-  mkdir -p "$prefix/include/llama-common"
-  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h} "$prefix/include/llama-common/"
+  mkdir -p "$stage/include/llama-common"
+  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h} "$stage/include/llama-common/"
   # Vocab-only GGUF files: the fixture script copies a real tokenizer from them.
-  mkdir -p "$prefix/share/llamacpp/vocab"
-  cp "$src"/models/ggml-vocab-llama-spm.gguf "$prefix/share/llamacpp/vocab/"
+  mkdir -p "$stage/share/llamacpp/vocab"
+  cp "$src"/models/ggml-vocab-llama-spm.gguf "$stage/share/llamacpp/vocab/"
   printf '{"llama_build_number": %s, "llama_commit": "%s", "llama_cpp_python": "%s"}\n' \
     "$LLAMACPP_BUILD_NUMBER" "${LLAMACPP_COMMIT:0:9}" "$LLAMACPP_PY_VERSION" \
-    >"$prefix/share/llamacpp/build-info.json"
-  echo "$key" >"$stamp"
+    >"$stage/share/llamacpp/build-info.json"
+  echo "$key" >"$stage/.version"
+  rm -rf "$prefix.old"
+  [[ -e $prefix ]] && mv "$prefix" "$prefix.old"
+  mv "$stage" "$prefix"
+  rm -rf "$prefix.old"
   say "llama.cpp b$LLAMACPP_BUILD_NUMBER -> $prefix"
 }

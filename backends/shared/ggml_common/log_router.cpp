@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "wasinn/plugin_sdk/error.hpp"
 
@@ -16,8 +17,14 @@ thread_local LogScope* current_scope = nullptr;
 struct OpenLine {
   std::string text;
   wasinn_log_level level = WASINN_LOG_INFO;
+  ~OpenLine();
 };
 thread_local OpenLine open_line;
+// Set once open_line is destroyed (at thread or process exit): a framework object freed later, by
+// a static's destructor, still logs, and its lines are then handed on unbuffered. A bool needs
+// no destructor, so it is still there to read.
+thread_local bool open_line_gone = false;
+OpenLine::~OpenLine() { open_line_gone = true; }
 
 constexpr size_t kMaxLine = 4096;   // a line that never ends is handed on at this length
 constexpr size_t kMaxErrors = 600;  // enough for a detail line; the rest is noise
@@ -60,6 +67,10 @@ struct Router {
 
   static void line(ggml_log_level level, const char* text) {
     if (!text) return;
+    if (open_line_gone) {
+      emit(sdk::one_line(text), to_wasinn_level(level));
+      return;
+    }
     if (LogScope* scope = current_scope) keep_error(*scope, level, text);
     if (level != GGML_LOG_LEVEL_CONT) {
       flush();
@@ -80,8 +91,13 @@ void callback(ggml_log_level level, const char* text, void*) { Router::line(leve
 }  // namespace
 
 void install_log_router(LogSetter set) {
-  static std::once_flag once;
-  std::call_once(once, [set] { set(callback, nullptr); });
+  // Once per setter: a framework may have several (llama.cpp's, then libmtmd's).
+  static std::mutex mutex;
+  static std::vector<LogSetter> installed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (std::find(installed.begin(), installed.end(), set) != installed.end()) return;
+  set(callback, nullptr);
+  installed.push_back(set);
 }
 
 wasinn_log_level shown_level(wasinn_log_level level, bool show) {

@@ -18,7 +18,7 @@
 namespace wasinn::ggml_common {
 
 // Installs the router through the framework's setter (llama_log_set, whisper_log_set).
-// Idempotent and thread-safe; call it before the framework's first call that may log.
+// Idempotent per setter and thread-safe; call it before the framework's first call that may log.
 using LogSetter = void (*)(ggml_log_callback callback, void* user_data);
 void install_log_router(LogSetter set);
 

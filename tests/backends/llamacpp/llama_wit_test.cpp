@@ -24,7 +24,7 @@ std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}
 TEST(LlamaWit, NamedPromptAndMetadataMatchNative) {
   const InspectedIo io = inspect_io({"--encoding", "ggml", tiny_model()});
   ASSERT_EQ(io.error, "");
-  ASSERT_EQ(io.inputs, (std::vector<std::string>{"prompt", "metadata", "messages"}));
+  ASSERT_EQ(io.inputs, (std::vector<std::string>{"prompt", "metadata", "messages", "image"}));
   // prompt is optional only beside messages: left out alone, the plugin says it is missing.
   EXPECT_NE(io.input_framework_types[0].find("optional when messages"), std::string::npos);
   EXPECT_NE(io.input_framework_types[1].find("optional"), std::string::npos) << io.input_framework_types[1];

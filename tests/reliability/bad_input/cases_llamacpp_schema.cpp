@@ -2,7 +2,8 @@
 // The llama.cpp backend's "json-schema" key and the WasmEdge keys this build cannot honour: a
 // schema that is not JSON, of the wrong type, nested too deep or that llama.cpp's converter
 // refuses (it throws), at load and in metadata (set_input 1), is invalid_argument naming the
-// key; a multimodal key is unsupported_operation naming it. Never a crash.
+// key; a projector path without the operator's allow-preload-paths is security (witx 6), and an
+// image for a graph loaded without one invalid_argument, each naming the key. Never a crash.
 #include <string>
 
 #include "matrix_case.h"
@@ -28,8 +29,8 @@ Status load_with(CaseRun& r, const std::string& config, const std::string& key) 
 }
 
 // A context of the tiny model (greedy config), then set_input 1 with `metadata`; the detail must
-// name `key`.
-Status metadata_with(CaseRun& r, const std::string& metadata, const std::string& key) {
+// name `key`. `context`, when given, is the context's handle.
+Status metadata_with(CaseRun& r, const std::string& metadata, const std::string& key, uint32_t* context = nullptr) {
   const uint32_t g = r.guest.out_u32();
   const Status loaded = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
                                                      r.guest.put(kGreedy), static_cast<uint32_t>(kGreedy.size()), g);
@@ -39,6 +40,22 @@ Status metadata_with(CaseRun& r, const std::string& metadata, const std::string&
   const uint32_t tensor = r.guest.tensor({static_cast<uint32_t>(metadata.size())}, 3,
                                          {reinterpret_cast<const uint8_t*>(metadata.data()), metadata.size()});
   const Status st = nn::set_input(r.call(), r.guest.u32_at(c), 1, tensor);
+  if (context) *context = r.guest.u32_at(c);
+  if (!st.ok()) {
+    EXPECT_NE(st.error().detail.find("\"" + key + "\""), std::string::npos) << st.error().detail;
+  }
+  return st;
+}
+
+// metadata_with, then set_input 0 with a prompt that has an image's marker.
+Status prompt_after_metadata(CaseRun& r, const std::string& metadata, const std::string& key) {
+  uint32_t context = 0;
+  const Status meta = metadata_with(r, metadata, key, &context);
+  if (!meta.ok()) return meta;
+  const std::string prompt = "USER: <image>what is it?\nASSISTANT:";
+  const uint32_t tensor = r.guest.tensor({static_cast<uint32_t>(prompt.size())}, 3,
+                                         {reinterpret_cast<const uint8_t*>(prompt.data()), prompt.size()});
+  const Status st = nn::set_input(r.call(), context, 0, tensor);
   if (!st.ok()) {
     EXPECT_NE(st.error().detail.find("\"" + key + "\""), std::string::npos) << st.error().detail;
   }
@@ -81,11 +98,11 @@ const CaseList llama_schema_cases{
      "set_input 1 (metadata) {\"json-schema\": true}",
      [](CaseRun& r) { return metadata_with(r, R"({"json-schema": true})", "json-schema"); }},
     {"llama_schema", "mmproj_key", E, kLlama, kUnsupportedOperation,
-     "load config {\"mmproj\": \"proj.gguf\"} (a text-only build cannot describe images)",
+     "load config {\"mmproj\": \"proj.gguf\"} (a host path, without allow-preload-paths: security)",
      [](CaseRun& r) { return load_with(r, R"({"mmproj": "proj.gguf"})", "mmproj"); }},
-    {"llama_schema", "image_in_metadata", E, kLlama, kUnsupportedOperation,
-     "set_input 1 (metadata) {\"image\": \"cat.png\"}",
-     [](CaseRun& r) { return metadata_with(r, R"({"image": "cat.png"})", "image"); }},
+    {"llama_schema", "image_in_metadata", E, kLlama, kInvalidArgument,
+     "set_input 1 (metadata) {\"image\": \"cat.png\"}, then a prompt, on a graph loaded without \"mmproj\"",
+     [](CaseRun& r) { return prompt_after_metadata(r, R"({"image": "cat.png"})", "mmproj"); }},
     {"llama_schema", "embedding_output_unknown", E, kLlama, kInvalidArgument,
      "load config {\"embedding-output\": \"f64\"}",
      [](CaseRun& r) { return load_with(r, R"({"embedding-output": "f64"})", "embedding-output"); }},

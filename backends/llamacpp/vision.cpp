@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "vision.h"
+
+#include <mtmd-helper.h>
+
+#include <array>
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "ggml_common/log_router.h"
+
+// stb_image's header reader, which libmtmd compiles in and exports (with the stbi_load it decodes
+// images with): an image's size without decoding it.
+extern "C" int stbi_info_from_memory(const unsigned char* buffer, int len, int* x, int* y, int* comp);
+extern "C" const char* stbi_failure_reason(void);
+
+namespace wasinn::llamacpp {
+namespace {
+
+// A decoded image is 3 bytes a pixel, then copies in preprocessing: a few bytes of PNG could
+// otherwise inflate to gigabytes. 8192 x 8192 is above any projector's own input size.
+constexpr int64_t kMaxImagePixels = int64_t{8192} * 8192;
+constexpr int kMaxImageSide = 16384;
+
+using ggml_common::LogScope;
+
+constexpr std::string_view kTagPrefix = "<img src=\"data:image/";
+constexpr std::string_view kPayloadPrefix = ";base64,";
+constexpr std::string_view kTagSuffix = "\">";
+
+// libmtmd's error lines of this call, for the detail.
+std::string why(const LogScope& scope) { return scope.errors().empty() ? "" : ": " + scope.errors(); }
+
+// Standard base64 (RFC 4648 section 4), padding optional; nullopt-like false on any other byte.
+bool decode_base64(std::string_view text, std::string& out) {
+  static const std::array<int8_t, 256> value = [] {
+    std::array<int8_t, 256> v{};
+    v.fill(-1);
+    const std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < alphabet.size(); ++i) v[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
+    return v;
+  }();
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return false;
+  out.clear();
+  out.reserve(text.size() / 4 * 3 + 2);
+  uint32_t bits = 0;
+  int n_bits = 0;
+  for (char c : text) {
+    const int8_t v = value[static_cast<unsigned char>(c)];
+    if (v < 0) return false;
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    n_bits += 6;
+    if (n_bits >= 8) {
+      n_bits -= 8;
+      out.push_back(static_cast<char>((bits >> n_bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Error Projector::load(const std::string& path, const llama_model* model, uint32_t threads, ggml_backend_dev_t device,
+                      const LogScope& scope, std::unique_ptr<Projector>& out) {
+  std::error_code ec;
+  if (path.empty() || path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec)) {
+    return {WASINN_NOT_FOUND,
+            "load config: \"mmproj\": projector file " + path + " does not exist or is not a regular file"};
+  }
+  mtmd_context_params params = mtmd_context_params_default();
+  params.media_marker = kImageMarker.data();  // copied by libmtmd
+  params.use_gpu = device != nullptr;
+  params.device = device;
+  params.n_threads = static_cast<int>(threads);
+  params.print_timings = false;
+  auto projector = std::make_unique<Projector>();
+  projector->ctx_.reset(mtmd_init_from_file(path.c_str(), model, params));
+  if (!projector->ctx_) return sdk::invalid("load config: \"mmproj\": libmtmd could not load " + path + why(scope));
+  if (!mtmd_support_vision(projector->ctx_.get())) {
+    return sdk::unsupported("load config: \"mmproj\": " + path + " has no vision encoder (an audio projector?)");
+  }
+  projector->path_ = path;
+  out = std::move(projector);
+  return {};
+}
+
+Error Projector::decode(std::string_view bytes, std::string_view what, const LogScope& scope, BitmapPtr& out) const {
+  if (bytes.empty()) return sdk::invalid(std::string(what) + " is empty, not an image");
+  int width = 0, height = 0, channels = 0;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !stbi_info_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()),
+                             &width, &height, &channels)) {
+    const char* reason = stbi_failure_reason();
+    return sdk::invalid(std::string(what) + " (" + std::to_string(bytes.size()) +
+                        " bytes) is not an image libmtmd can read (PNG, JPEG, BMP, GIF, ...)" +
+                        (reason ? std::string(": stb_image: ") + reason : std::string()));
+  }
+  if (width > kMaxImageSide || height > kMaxImageSide || int64_t{width} * height > kMaxImagePixels) {
+    return {WASINN_TOO_LARGE, std::string(what) + " is " + std::to_string(width) + "x" + std::to_string(height) +
+                                  " pixels: more than this backend decodes (8192x8192 pixels, 16384 a side)"};
+  }
+  const mtmd_helper_bitmap_wrapper made =
+      mtmd_helper_bitmap_init_from_buf(ctx_.get(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                                       /*placeholder=*/false, mtmd_helper_init_opt_default());
+  BitmapPtr bitmap(made.bitmap);
+  if (!bitmap) {
+    return sdk::invalid(std::string(what) + " (" + std::to_string(bytes.size()) +
+                        " bytes) is not an image libmtmd can read (PNG, JPEG, BMP, GIF, ...)" + why(scope));
+  }
+  if (mtmd_bitmap_is_audio(bitmap.get())) return sdk::invalid(std::string(what) + " is audio, not an image");
+  out = std::move(bitmap);
+  return {};
+}
+
+Error Projector::decode_file(const std::string& path, const LogScope& scope, BitmapPtr& out) const {
+  std::error_code ec;
+  const std::string what = "image file " + path;
+  if (path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec))
+    return {WASINN_NOT_FOUND, "\"image\": " + what + " does not exist or is not a regular file"};
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return {WASINN_NOT_FOUND, "\"image\": " + what + " could not be read"};
+  return decode(bytes, "\"image\": " + what, scope, out);
+}
+
+Error Projector::tokenize(const std::string& prompt, const std::vector<const mtmd_bitmap*>& images,
+                          const LogScope& scope, ChunksPtr& out) const {
+  size_t markers = 0;
+  for (size_t at = prompt.find(kImageMarker); at != std::string::npos; at = prompt.find(kImageMarker, at + 1))
+    ++markers;
+  if (markers != images.size()) {
+    return sdk::invalid("the prompt has " + std::to_string(markers) + " image marker(s) \"" +
+                        std::string(kImageMarker) + "\" for " + std::to_string(images.size()) +
+                        " image(s): put one where each image goes");
+  }
+  mtmd_input_text text{prompt.data(), prompt.size(), /*add_special=*/true, /*parse_special=*/true};
+  ChunksPtr chunks(mtmd_input_chunks_init());
+  const int32_t rc = mtmd_tokenize(ctx_.get(), chunks.get(), &text, images.data(), images.size());
+  if (rc != 0) {
+    return sdk::invalid("libmtmd could not tokenize the prompt with its image(s) (code " + std::to_string(rc) + ")" +
+                        why(scope));
+  }
+  out = std::move(chunks);
+  return {};
+}
+
+Error Projector::eval(llama_context* ctx, const mtmd_input_chunks* chunks, const std::atomic<bool>& cancel,
+                      const LogScope& scope, uint32_t& n_pos) {
+  llama_pos next = 0;
+  int32_t rc = 0;
+  {
+    const std::lock_guard<std::mutex> lock(encoder_);
+    rc = mtmd_helper_eval_chunks(ctx_.get(), ctx, chunks, /*n_past=*/0, /*seq_id=*/0,
+                                 static_cast<int32_t>(llama_n_batch(ctx)), /*logits_last=*/true, &next);
+  }
+  if (rc != 0) {
+    if (cancel.load()) return {WASINN_TIMEOUT, "generation was cancelled"};
+    return sdk::runtime_error("libmtmd could not evaluate the prompt with its image(s) (code " + std::to_string(rc) +
+                              ")" + why(scope));
+  }
+  n_pos = static_cast<uint32_t>(next);
+  return {};
+}
+
+Error take_inline_images(std::string& prompt, std::vector<std::string>& images) {
+  size_t from = 0;
+  while (true) {
+    const size_t begin = prompt.find(kTagPrefix, from);
+    if (begin == std::string::npos) return {};
+    const size_t payload = prompt.find(kPayloadPrefix, begin);
+    if (payload == std::string::npos) return {};
+    const size_t end = prompt.find(kTagSuffix, payload);
+    if (end == std::string::npos) return {};
+    const size_t data = payload + kPayloadPrefix.size();
+    std::string bytes;
+    if (!decode_base64(std::string_view(prompt).substr(data, end - data), bytes)) {
+      return sdk::invalid("the prompt's inline image " + std::to_string(images.size() + 1) +
+                          " (<img src=\"data:image/...;base64,...\">) is not valid base64");
+    }
+    images.push_back(std::move(bytes));
+    prompt.replace(begin, end + kTagSuffix.size() - begin, kImageMarker);
+    from = begin + kImageMarker.size();
+  }
+}
+
+}  // namespace wasinn::llamacpp

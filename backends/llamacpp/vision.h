@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Images into text models: a graph's multimodal projector (llama.cpp's libmtmd, loaded from the
+// load config's "mmproj" path with the model) and the images of a prompt, taken as WasmEdge's
+// GGML plugin takes them: the prompt marks where each image goes with "<image>", and the image
+// is inline in the prompt (<img src="data:image/...;base64,...">), a file named by the "image"
+// key, or (wasinn's) the bytes of input 3 "image".
+#pragma once
+
+#include <llama.h>
+#include <mtmd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wasinn/plugin_sdk/error.hpp"
+
+namespace wasinn::ggml_common {
+class LogScope;
+}  // namespace wasinn::ggml_common
+namespace wasinn::llamacpp {
+
+using sdk::Error;
+
+struct BitmapDeleter {
+  void operator()(mtmd_bitmap* b) const noexcept { mtmd_bitmap_free(b); }
+};
+using BitmapPtr = std::unique_ptr<mtmd_bitmap, BitmapDeleter>;
+struct ChunksDeleter {
+  void operator()(mtmd_input_chunks* c) const noexcept { mtmd_input_chunks_free(c); }
+};
+using ChunksPtr = std::unique_ptr<mtmd_input_chunks, ChunksDeleter>;
+struct MtmdDeleter {
+  void operator()(mtmd_context* c) const noexcept { mtmd_free(c); }
+};
+
+// WasmEdge's marker of where an image goes in a prompt (its media_marker for libmtmd).
+inline constexpr std::string_view kImageMarker = "<image>";
+
+class Projector {
+ public:
+  // Loads the projector at `path` for `model`. A missing file is NOT_FOUND; a file libmtmd cannot
+  // load, or one whose output size is not the model's n_embd, INVALID_ARGUMENT with its reason.
+  // Every call takes the plugin call's log scope, whose error lines (libmtmd's) end the detail.
+  // `device`: a GPU to encode on, or null for the CPU.
+  static Error load(const std::string& path, const llama_model* model, uint32_t threads, ggml_backend_dev_t device,
+                    const ggml_common::LogScope& scope, std::unique_ptr<Projector>& out);
+
+  // An image file's bytes (PNG, JPEG, BMP, GIF, ...: what stb_image reads) as a bitmap. `what`
+  // names them in the detail. Bytes that are no image are INVALID_ARGUMENT.
+  Error decode(std::string_view bytes, std::string_view what, const ggml_common::LogScope& scope, BitmapPtr& out) const;
+  // The file at `path`; NOT_FOUND when there is none.
+  Error decode_file(const std::string& path, const ggml_common::LogScope& scope, BitmapPtr& out) const;
+
+  // The prompt (BOS and special tokens as for text) with each marker replaced by the next image.
+  // One image per marker, or INVALID_ARGUMENT saying how many of each there are.
+  Error tokenize(const std::string& prompt, const std::vector<const mtmd_bitmap*>& images,
+                 const ggml_common::LogScope& scope, ChunksPtr& out) const;
+
+  // Encodes the images and decodes every chunk into `ctx` from position 0, with logits for the
+  // last token; n_pos is then the next free position. libmtmd's encoder is not thread-safe, so
+  // contexts of one graph take turns here. A cancelled decode is TIMEOUT.
+  Error eval(llama_context* ctx, const mtmd_input_chunks* chunks, const std::atomic<bool>& cancel,
+             const ggml_common::LogScope& scope, uint32_t& n_pos);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::unique_ptr<mtmd_context, MtmdDeleter> ctx_;
+  std::mutex encoder_;
+  std::string path_;
+};
+
+// Takes WasmEdge's inline images, <img src="data:image/<type>;base64,<payload>">, out of the
+// prompt in order: each tag becomes the marker and its decoded bytes are appended to `images`.
+// A tag that is not closed, or has no ";base64,", stays text (as in WasmEdge); a payload that is
+// not base64 is INVALID_ARGUMENT.
+Error take_inline_images(std::string& prompt, std::vector<std::string>& images);
+
+}  // namespace wasinn::llamacpp

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// libFuzzer target fuzz_llama_image: a guest's images into the llama.cpp plugin (vision.cpp), on
+// the tiny llama loaded once with the tiny LLaVA projector (scripts/fixtures/export_llava.py).
+// The first byte picks the path the rest takes: input 3's image bytes, a prompt (markers and
+// WasmEdge's <img src="data:image/...;base64,..."> tags), or the "image" key's file path in
+// metadata. After a prompt is set, one token is generated, so libmtmd's preprocessing, encoder
+// and decode see every image that decodes.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/graph.h"
+#include "core/nn_environment.h"
+#include "core/types.h"
+#include "root/wired_environment.h"
+
+using namespace wasinn;
+
+namespace {
+
+std::string fixtures() {
+  const char* env = std::getenv("WASINN_FIXTURES");
+  return env && *env ? env : WASINN_FIXTURES_DEFAULT;
+}
+
+std::shared_ptr<ExecutionContext> make_context() {
+  EnvironmentOptions options;
+  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
+  options.backend_configs["llamacpp"] = R"({"allow-preload-paths": true})";  // "mmproj" and "image" paths
+  // Never destroyed, nor the context below: freeing them at exit only tests the order of exit.
+  static auto* env = new std::shared_ptr<NnEnvironment>(wire_environment(std::move(options)).env);
+  const std::filesystem::path model = fixtures() + "/llama/tiny.gguf";
+  const nlohmann::json config = {{"mmproj", fixtures() + "/llava/mmproj-tiny.gguf"},
+                                 {"temp", 0},
+                                 {"n-predict", 1},
+                                 {"ctx-size", 256},
+                                 {"threads", 1}};
+  const std::vector<uint8_t> none;
+  const std::span<const uint8_t> builder(none);
+  auto graph =
+      (*env)->load_graph(Encoding::ggml, Target::cpu, std::span(&builder, 1), std::span(&model, 1), config.dump());
+  if (!graph) {
+    std::fprintf(stderr, "fuzz_llama_image: cannot load %s: %s\n", model.c_str(), graph.error().detail.c_str());
+    std::abort();
+  }
+  auto ctx = (*graph)->create_context();
+  if (!ctx) std::abort();
+  return *ctx;
+}
+
+bool set(ExecutionContext& ctx, uint32_t index, std::span<const uint8_t> bytes) {
+  const uint32_t dims[1] = {static_cast<uint32_t>(bytes.size())};
+  return ctx.set_input(TensorId{index, std::nullopt}, TensorView{TensorType::u8, dims, bytes}, uint64_t{1} << 30).ok();
+}
+bool set(ExecutionContext& ctx, uint32_t index, const std::string& text) {
+  return set(ctx, index, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const std::shared_ptr<ExecutionContext>& ctx = *new std::shared_ptr<ExecutionContext>(make_context());
+  if (size == 0) return 0;
+  const std::span<const uint8_t> rest(data + 1, size - 1);
+  const std::string prompt = "USER: <image>what is it?\nASSISTANT:";
+  bool prompt_set = false;
+  switch (data[0] % 3) {
+    case 0:  // the bytes of an image file, as input 3
+      if (set(*ctx, 3, rest)) prompt_set = set(*ctx, 0, prompt);
+      (void)set(*ctx, 3, std::span<const uint8_t>());  // cleared for the next input
+      break;
+    case 1:  // a prompt: markers and inline base64 images
+      prompt_set = set(*ctx, 0, rest);
+      break;
+    default:  // the "image" key's path, then a prompt that uses it
+      if (set(*ctx, 1,
+              nlohmann::json{{"image", std::string(rest.begin(), rest.end())}}.dump(
+                  -1, ' ', false, nlohmann::json::error_handler_t::replace)))
+        prompt_set = set(*ctx, 0, prompt);
+      (void)set(*ctx, 1, std::string(R"({"image": ""})"));
+      break;
+  }
+  if (prompt_set) (void)ctx->compute();
+  return 0;
+}
