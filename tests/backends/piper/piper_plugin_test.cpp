@@ -2,7 +2,9 @@
 // The piper plugin driven through its C table as the host drives it, on the random-weight voice
 // piper/tiny.onnx: the WAV (and raw samples) it writes for each case of piper/reference.json
 // equal, byte for byte, piper-tts's (the native tool: same voice, same text, normalize_audio off,
-// as WasmEdge's plugin); and every bad input gets its status and reason, after which the same
+// as WasmEdge's plugin); for the "divergent" case, where piper-tts's espeak-ng fork phonemizes
+// otherwise than Debian's, piper-tts's synthesis of Debian's phonemes (the same ids in: equal at
+// the phoneme-id level); and every bad input gets its status and reason, after which the same
 // context still speaks correctly.
 #include <gtest/gtest.h>
 
@@ -87,6 +89,20 @@ TEST(Piper, EachCaseEqualsPiperTtsByteForByte) {
     ASSERT_EQ(speak(ctx.ptr, input.dump(), d), WASINN_OK) << d.detail;
     EXPECT_EQ(audio(ctx.ptr), std::vector<uint8_t>(want.begin() + 44, want.end()));
   }
+}
+
+TEST(Piper, WhereTheForkPhonemizesOtherwiseTheIdsOfDebiansPhonemesDecide) {
+  const json c = reference().at("cases").at("divergent");
+  ASSERT_NE(c.at("phonemes"), c.at("debian_phonemes")) << "the case no longer shows a difference";
+  TestBackend b(kAllow);
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load_voice(b, run_config(), g, d), WASINN_OK) << d.detail;
+  TestContext ctx(g.ptr);
+  ASSERT_EQ(speak(ctx.ptr, c.at("text"), d), WASINN_OK) << d.detail;
+  const std::vector<uint8_t> got = audio(ctx.ptr);
+  EXPECT_EQ(got, read_fixture("piper/ref-divergent.wav"));
+  EXPECT_NE(got, read_fixture("piper/ref-divergent-fork.wav"));
 }
 
 TEST(Piper, RunConfigOptionsAreTheDefaultsAndInputOverridesThem) {
