@@ -73,6 +73,22 @@ TEST(PiperGuest, WithoutTheOperatorsConsentAGuestNamesNoHostFile) {
   EXPECT_NE(r.errors.find("allow-host-paths"), std::string::npos) << r.errors;
 }
 
+// The Rust guest built against WasmEdge's own crate, wasmedge-wasi-nn 0.8.0 (guest/rust), making
+// its piper example's calls: GraphEncoding::Piper, build_from_bytes with the run config, the
+// text as U8 [len], get_output(0) into a 1 MiB buffer.
+TEST(PiperGuest, WasmEdgeCrateGuestSpeaksAsPiperTts) {
+  const std::string guest = std::string(WASINN_GUEST_DIR) + "/compat_wasmedge_wasi_nn_08.wasm";
+  if (!std::filesystem::exists(guest)) GTEST_SKIP() << guest << " not built (scripts/deps/rust-guest.sh)";
+  const std::string out = scratch_dir("piper-crate");
+  const GuestRun r = run_wasinn_split(
+      {"run", "--backend-dir", WASINN_BACKEND_DIR, "--backend-config", kAllow, "--dir", out + "::/out", guest, "piper",
+       R"({"model": ")" + fixture("tiny.onnx") + R"("})", kWelcome, "/out/welcome.wav"},
+      "piper-crate");
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
+  EXPECT_NE(r.output.find("library: wasmedge-wasi-nn 0.8.0"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(out + "/welcome.wav"), read_fixture("piper/ref-welcome.wav"));
+}
+
 // wit_run_model loads the run config's bytes with autodetect: the host tells it is a Piper run
 // config (a JSON object naming a .onnx "model") and the piper backend speaks it.
 TEST(PiperGuest, ComponentReachesTheVoiceThroughWasiNnAutodetect) {
