@@ -4,11 +4,14 @@
  * wasmedge-wasi-nn crate: GraphBuilder(Piper, CPU).build_from_bytes([run config JSON]),
  * init_execution_context, set_input(0, U8, [len], text), compute, get_output(0) -> a WAV file.
  *
- *   wasinn run --backend-config 'piper={"allow-host-paths":true}' --dir OUT::/out speak.wasm
- *       RUN_CONFIG_JSON TEXT_FILE /out/speech.wav [REPEAT]
+ *   wasinn run --nn-preload voice:piper:CPU:VOICE.onnx --dir DIR::/d speak.wasm
+ *       voice /d/text.txt /d/speech.wav [REPEAT]
+ *   wasinn run --backend-config 'piper={"allow-host-paths":true}' --dir DIR::/d speak.wasm
+ *       RUN_CONFIG_JSON /d/text.txt /d/speech.wav [REPEAT]
  *
- * RUN_CONFIG_JSON is WasmEdge's, e.g. {"model": "/voices/en_US-lessac-medium.onnx"} (host paths,
- * as WasmEdge takes them). With REPEAT, the text is spoken REPEAT times and each compute's
+ * The first argument is a voice the host registered (load_by_name), or WasmEdge's run config
+ * when it starts with '{', e.g. {"model": "/voices/en_US-lessac-medium.onnx"} (host paths, as
+ * WasmEdge takes them, which the operator must allow). With REPEAT, the text is spoken REPEAT times and each compute's
  * wall time printed as "compute ms: T" (benchmarks), the WAV written once.
  */
 #include <stdio.h>
@@ -34,7 +37,7 @@ static double now_ms(void) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: speak RUN_CONFIG_JSON TEXT_FILE OUT.wav [REPEAT]\n");
+    fprintf(stderr, "usage: speak VOICE_NAME|RUN_CONFIG_JSON TEXT_FILE OUT.wav [REPEAT]\n");
     return 2;
   }
   uint32_t text_len = 0;
@@ -44,7 +47,8 @@ int main(int argc, char** argv) {
   wasi_nn_graph_builder b = {(const uint8_t*)argv[1], (uint32_t)strlen(argv[1])};
   wasi_nn_graph g;
   wasi_nn_context ctx;
-  int32_t rc = wasi_nn_load(&b, 1, WASI_NN_ENCODING_PIPER, WASI_NN_TARGET_CPU, &g);
+  int32_t rc = argv[1][0] == '{' ? wasi_nn_load(&b, 1, WASI_NN_ENCODING_PIPER, WASI_NN_TARGET_CPU, &g)
+                                 : wasi_nn_load_by_name(argv[1], (uint32_t)strlen(argv[1]), &g);
   if (rc) fail("load", rc);
   if ((rc = wasi_nn_init_execution_context(g, &ctx))) fail("init_execution_context", rc);
   uint32_t dims[1] = {text_len};
