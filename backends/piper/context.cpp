@@ -30,9 +30,17 @@ Error PiperContext::compute() {
   if (Error e = graph_->settle(utterance_->options, scales, type)) return e;
   std::vector<std::string> sentences;
   if (Error e = graph_->phonemize(utterance_->text, sentences)) return e;
+  // A cancel aimed at an earlier compute must not stop this one.
+  cancel_requested_.store(false);
+  run_options_.UnsetTerminate();
   std::vector<float> audio;
-  for (const std::string& sentence : sentences)
-    if (Error e = graph_->synthesize(graph_->voice().phoneme_ids(sentence), scales, audio)) return e;
+  for (const std::string& sentence : sentences) {
+    Error e;
+    if (!cancel_requested_.load())
+      e = graph_->synthesize(graph_->voice().phoneme_ids(sentence), scales, run_options_, audio);
+    if (cancel_requested_.load()) return {WASINN_TIMEOUT, "compute was cancelled"};
+    if (e) return e;
+  }
   if (audio.size() > (uint32_t{1} << 30))
     return {WASINN_TOO_LARGE, "the audio is over 2^30 samples: more than a WAV file holds"};
   std::vector<uint8_t> out;
@@ -40,6 +48,14 @@ Error PiperContext::compute() {
   append_pcm16(audio, out);
   output_ = std::move(out);
   return {};
+}
+
+void PiperContext::cancel() noexcept {
+  cancel_requested_.store(true);  // first: a Run failing on the terminate below must see it
+  try {
+    run_options_.SetTerminate();
+  } catch (...) {  // the flag alone stops compute at the next sentence
+  }
 }
 
 Error PiperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {

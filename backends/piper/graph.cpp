@@ -157,7 +157,8 @@ Error PiperGraph::settle(const SynthesisOptions& over, Scales& scales, OutputTyp
   return {};
 }
 
-Error PiperGraph::synthesize(std::vector<int64_t> ids, const Scales& scales, std::vector<float>& audio) const {
+Error PiperGraph::synthesize(std::vector<int64_t> ids, const Scales& scales, const Ort::RunOptions& run,
+                             std::vector<float>& audio) const {
   const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
   const int64_t ids_shape[] = {1, static_cast<int64_t>(ids.size())};
   int64_t length = static_cast<int64_t>(ids.size()), length_shape = 1, scales_shape = 3, sid = scales.speaker_id;
@@ -174,7 +175,7 @@ Error PiperGraph::synthesize(std::vector<int64_t> ids, const Scales& scales, std
   const char* output = output_names_[0].c_str();
   std::vector<Ort::Value> outputs;
   try {
-    outputs = session_->Run(Ort::RunOptions{nullptr}, names.data(), inputs.data(), inputs.size(), &output, 1);
+    outputs = session_->Run(run, names.data(), inputs.data(), inputs.size(), &output, 1);
   } catch (const Ort::Exception& e) {
     return sdk::runtime_error("the voice model failed: " + sdk::one_line(e.what()));
   }

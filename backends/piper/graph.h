@@ -46,7 +46,9 @@ class PiperGraph {
   // The options of one synthesis: the voice's, then the run config's, then `over`'s.
   Error settle(const SynthesisOptions& over, Scales& scales, OutputType& type) const;
   // One sentence's phoneme ids through the model; appends its float samples to `audio`.
-  Error synthesize(std::vector<int64_t> ids, const Scales& scales, std::vector<float>& audio) const;
+  // `run` carries the context's terminate flag (cancel).
+  Error synthesize(std::vector<int64_t> ids, const Scales& scales, const Ort::RunOptions& run,
+                   std::vector<float>& audio) const;
 
  private:
   RunConfig run_;

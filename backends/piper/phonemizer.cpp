@@ -79,7 +79,7 @@ Error Phonemizer::use(const std::optional<std::string>& data_dir, const std::str
     espeak_ng_ClearErrorContext(&context);
     if (status == ENS_OK) status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nullptr);
     if (status != ENS_OK) {
-      if (status != ENS_OK) espeak_ng_Terminate();
+      espeak_ng_Terminate();
       return {WASINN_NOT_FOUND, "espeak-ng cannot start from " +
                                     (data_dir ? *data_dir : std::string("its default data")) + ": " +
                                     status_text(status)};
@@ -113,6 +113,7 @@ Error Phonemizer::phonemize(const std::optional<std::string>& data_dir, const st
   while (next && static_cast<const char*>(next) < text_end) {
     const char* start = static_cast<const char*>(next);
     const char* phonemes = espeak_TextToPhonemes(&next, espeakCHARS_AUTO, espeakPHONEMES_IPA);
+    if (next == start) break;  // no progress: never loop on what espeak-ng will not read
     const bool more = next != nullptr && static_cast<const char*>(next) < text_end;
     const char* stop = more ? static_cast<const char*>(next) : text_end;
     std::string terminator;

@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plugin_harness.h"
@@ -237,6 +239,38 @@ TEST(Piper, BadInputsGetAStatusAndAReasonThenTheContextStillSpeaks) {
   expect_refused(api().get_output(ctx.ptr, &out3, &out, &d), d, WASINN_INVALID_ARGUMENT, "out of range");
   ASSERT_EQ(speak(ctx.ptr, good, d), WASINN_OK) << d.detail;
   EXPECT_EQ(audio(ctx.ptr), read_fixture("piper/ref-welcome.wav"));
+}
+
+// The host's compute deadline: cancel from another thread stops a long compute with TIMEOUT, and
+// the context speaks correctly after.
+TEST(Piper, CancelStopsALongComputeAndTheContextSpeaksAfter) {
+  TestBackend b(kAllow);
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load_voice(b, json{{"model", fixture("bench.onnx")}}.dump(), g, d), WASINN_OK) << d.detail;
+  TestContext ctx(g.ptr);
+  std::string text;
+  while (text.size() < 60000) text += "Each sentence here is spoken by a voice of random weights. ";
+  const std::vector<uint8_t> bytes = text_bytes(text);
+  ASSERT_EQ(set_input(api(), ctx.ptr, by_index(0), WASINN_TYPE_U8, {static_cast<uint32_t>(bytes.size())}, bytes, d),
+            WASINN_OK)
+      << d.detail;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    api().cancel(ctx.ptr);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const int st = api().compute(ctx.ptr, &d);
+  const auto took = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  expect_refused(st, d, WASINN_TIMEOUT, "cancelled");
+  EXPECT_LT(took, std::chrono::seconds(5)) << "the whole text would take far longer";
+  Graph tiny;
+  ASSERT_EQ(load_voice(b, run_config(), tiny, d), WASINN_OK) << d.detail;
+  TestContext again(tiny.ptr);
+  ASSERT_EQ(speak(again.ptr, reference().at("cases").at("welcome").at("text"), d), WASINN_OK) << d.detail;
+  EXPECT_EQ(audio(again.ptr), read_fixture("piper/ref-welcome.wav"));
+  ASSERT_EQ(speak(ctx.ptr, "Short.", d), WASINN_OK) << d.detail;  // the cancelled context too
 }
 
 TEST(Piper, PlainTextThatIsNotUtf8IsRefused) {
