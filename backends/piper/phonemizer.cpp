@@ -62,36 +62,56 @@ Phonemizer& Phonemizer::instance() {
   return p;
 }
 
+// `dir` made canonical, so that two spellings of one directory are one.
+std::string canonical_dir(const std::string& dir) {
+  std::error_code ec;
+  const auto canonical = std::filesystem::weakly_canonical(dir, ec);
+  return ec ? dir : canonical.string();
+}
+
+// espeak-ng's built-in data directory (Debian's). Asked before espeak-ng starts only: setting the
+// path after would change where it reads voices from.
+std::string builtin_data_dir() {
+  espeak_ng_InitializePath(nullptr);
+  const char* path = nullptr;
+  espeak_Info(&path);
+  return path ? path : "";
+}
+
 Error Phonemizer::use(const std::optional<std::string>& data_dir, const std::string& voice) {
-  if (!initialized_ || data_dir_ != data_dir) {
-    if (data_dir) {
-      std::error_code ec;
-      if (!std::filesystem::is_directory(*data_dir, ec))
-        return {WASINN_NOT_FOUND, "espeak_data: " + *data_dir + " is not a directory (espeak-ng's data, e.g. " +
-                                      "/usr/lib/x86_64-linux-gnu/espeak-ng-data)"};
-    }
-    if (initialized_) espeak_ng_Terminate();
-    initialized_ = false;
-    voice_.clear();
-    espeak_ng_InitializePath(data_dir ? data_dir->c_str() : nullptr);
+  if (default_dir_.empty()) default_dir_ = canonical_dir(builtin_data_dir());  // before the first start
+  const std::string dir = data_dir ? canonical_dir(*data_dir) : default_dir_;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return {WASINN_NOT_FOUND, "espeak_data: " + (data_dir ? *data_dir : dir) +
+                                  " is not a directory (espeak-ng's data, e.g. " +
+                                  "/usr/lib/x86_64-linux-gnu/espeak-ng-data)"};
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "phontab", ec))
+    return {WASINN_NOT_FOUND, "espeak_data: " + dir + " holds no espeak-ng data (no phontab file)"};
+  if (initialized_ && dir != data_dir_)
+    // espeak-ng 1.51's espeak_ng_Terminate can deadlock with its own queue thread, and a second
+    // espeak_ng_Initialize leaks one: so the first directory a voice loaded with stays.
+    return {WASINN_UNSUPPORTED_OPERATION,
+            "espeak_data: espeak-ng runs from one data directory per process, and "
+            "this one started from " +
+                data_dir_ + ", not " + dir + "; load the voice without espeak_data, or with that directory"};
+  if (!initialized_) {
+    espeak_ng_InitializePath(dir.c_str());
     espeak_ng_ERROR_CONTEXT context = nullptr;
     espeak_ng_STATUS status = espeak_ng_Initialize(&context);
     espeak_ng_ClearErrorContext(&context);
-    if (status == ENS_OK) status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nullptr);
-    if (status != ENS_OK) {
-      espeak_ng_Terminate();
-      return {WASINN_NOT_FOUND, "espeak-ng cannot start from " +
-                                    (data_dir ? *data_dir : std::string("its default data")) + ": " +
-                                    status_text(status)};
-    }
+    // A failed espeak_ng_Initialize has started nothing (its queue thread comes last): a later
+    // load may try another directory.
+    if (status != ENS_OK) return {WASINN_NOT_FOUND, "espeak-ng cannot start from " + dir + ": " + status_text(status)};
+    status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nullptr);
+    if (status != ENS_OK) return sdk::runtime_error("espeak-ng cannot set up its output: " + status_text(status));
     initialized_ = true;
-    data_dir_ = data_dir;
+    data_dir_ = dir;
   }
   if (voice_ != voice) {
     if (espeak_ng_SetVoiceByName(voice.c_str()) != ENS_OK)
-      return {WASINN_NOT_FOUND, "espeak-ng has no voice \"" + voice + "\" in " +
-                                    (data_dir ? *data_dir : std::string("its default data")) +
-                                    " (the voice config's espeak.voice)"};
+      return {WASINN_NOT_FOUND,
+              "espeak-ng has no voice \"" + voice + "\" in " + dir + " (the voice config's espeak.voice)"};
     voice_ = voice;
   }
   return {};

@@ -2,8 +2,8 @@
 // Text to IPA phonemes with Debian's espeak-ng, grouped by sentence as piper groups them: each
 // clause's phonemes, then its punctuation (",", ":", ";" followed by a space), and a new sentence
 // after ".", "?" and "!". espeak-ng keeps one global state (its data directory and voice), so
-// the one Phonemizer of the process serializes every call and switches the data directory when
-// a graph names another. Thread-safe.
+// the one Phonemizer of the process serializes every call; its data directory is the first one
+// a voice loaded with (Debian's 1.51 cannot safely be terminated and started again). Thread-safe.
 #pragma once
 
 #include <mutex>
@@ -34,8 +34,9 @@ class Phonemizer {
 
   std::mutex mu_;
   bool initialized_ = false;
-  std::optional<std::string> data_dir_;  // what espeak-ng was initialized with
-  std::string voice_;                    // the voice set last
+  std::string data_dir_;     // the canonical directory espeak-ng was initialized with
+  std::string default_dir_;  // espeak-ng's built-in one, canonical
+  std::string voice_;        // the voice set last
 };
 
 // How piper ends a clause, from the text espeak-ng consumed for it: rhasspy's fork of espeak-ng

@@ -140,6 +140,9 @@ TEST(Piper, ARegisteredVoiceLoadsFromItsFileWithoutHostPaths) {
 TEST(Piper, BadLoadsGetAStatusAndAReason) {
   const std::string empty_dir = std::filesystem::temp_directory_path() / "wasinn-piper-empty-espeak";
   std::filesystem::create_directories(empty_dir);
+  const std::string other_data = std::filesystem::temp_directory_path() / "wasinn-piper-other-espeak";
+  std::filesystem::create_directories(other_data);
+  write_file(other_data + "/phontab", text_bytes("not read: refused before"));
   const std::string bad_voice = std::filesystem::temp_directory_path() / "wasinn-piper-bad-voice.onnx.json";
   {
     json v = json::parse(read_text_file(fixture("tiny.onnx.json")));
@@ -165,7 +168,10 @@ TEST(Piper, BadLoadsGetAStatusAndAReason) {
       {kAllow, run_config({{"config", "/no/such.json"}}), WASINN_NOT_FOUND, "/no/such.json does not exist"},
       {kAllow, run_config({{"config", fixture("tiny.onnx")}}), WASINN_INVALID_ARGUMENT, "malformed JSON"},
       {kAllow, run_config({{"espeak_data", "/no/such/espeak-ng-data"}}), WASINN_NOT_FOUND, "is not a directory"},
-      {kAllow, run_config({{"espeak_data", empty_dir}}), WASINN_NOT_FOUND, "espeak-ng cannot start from"},
+      {kAllow, run_config({{"espeak_data", empty_dir}}), WASINN_NOT_FOUND, "holds no espeak-ng data"},
+      // espeak-ng keeps the first data directory it started from (Debian's, by the loads above).
+      {kAllow, run_config({{"espeak_data", other_data}}), WASINN_UNSUPPORTED_OPERATION,
+       "one data directory per process"},
       {kAllow, run_config({{"config", bad_voice}}), WASINN_NOT_FOUND, "no voice \"xx-no-such-voice\""},
       {kAllow, json{{"model", fixture("tiny.onnx.json")}, {"config", fixture("tiny.onnx.json")}}.dump(),
        WASINN_INVALID_ARGUMENT, "ONNX Runtime cannot load the voice"},
@@ -239,6 +245,36 @@ TEST(Piper, BadInputsGetAStatusAndAReasonThenTheContextStillSpeaks) {
   expect_refused(api().get_output(ctx.ptr, &out3, &out, &d), d, WASINN_INVALID_ARGUMENT, "out of range");
   ASSERT_EQ(speak(ctx.ptr, good, d), WASINN_OK) << d.detail;
   EXPECT_EQ(audio(ctx.ptr), read_fixture("piper/ref-welcome.wav"));
+}
+
+// espeak-ng is one global state per process: contexts on several threads, on graphs with other
+// espeak data directories, each still get piper-tts's WAV.
+TEST(Piper, ThreadsAndDataDirectoriesDoNotMixUp) {
+  TestBackend b(kAllow);
+  Graph debian, explicit_dir;
+  Diag d;
+  ASSERT_EQ(load_voice(b, run_config(), debian, d), WASINN_OK) << d.detail;
+  const std::string data = "/usr/lib/x86_64-linux-gnu/espeak-ng-data";
+  ASSERT_EQ(load_voice(b, run_config({{"espeak_data", data}}), explicit_dir, d), WASINN_OK) << d.detail;
+  const json cases = reference().at("cases");
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(8);
+  for (size_t t = 0; t < failures.size(); ++t) {
+    threads.emplace_back([&, t] {
+      const json& c = cases.at(t % 2 ? "welcome" : "sentences");
+      const std::vector<uint8_t> want = read_fixture("piper/" + c.at("wav").get<std::string>());
+      TestContext ctx((t / 2) % 2 ? explicit_dir.ptr : debian.ptr);
+      Diag td;
+      for (int round = 0; round < 5 && failures[t].empty(); ++round) {
+        if (speak(ctx.ptr, c.at("text"), td) != WASINN_OK)
+          failures[t] = td.detail;
+        else if (audio(ctx.ptr) != want)
+          failures[t] = "a WAV differs from piper-tts's";
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t t = 0; t < failures.size(); ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 // The host's compute deadline: cancel from another thread stops a long compute with TIMEOUT, and
