@@ -66,14 +66,17 @@ void expect_refused(int status, const Diag& d, int want, const std::string& word
 
 TEST(Piper, EachCaseEqualsPiperTtsByteForByte) {
   TestBackend b(kAllow);
-  Graph plain, json_in;
-  Diag d;
-  ASSERT_EQ(load_voice(b, run_config(), plain, d), WASINN_OK) << d.detail;
-  ASSERT_EQ(load_voice(b, run_config({{"json_input", true}}), json_in, d), WASINN_OK) << d.detail;
   const json ref = reference();
   ASSERT_FALSE(ref.at("cases").empty());
   for (const auto& [name, c] : ref.at("cases").items()) {
     SCOPED_TRACE(name + ": " + c.at("text").get<std::string>());
+    Graph plain, json_in;
+    Diag d;
+    const json model = {{"model", fixture(c.at("voice"))}};
+    ASSERT_EQ(load_voice(b, model.dump(), plain, d), WASINN_OK) << d.detail;
+    json with_json_input = model;
+    with_json_input["json_input"] = true;
+    ASSERT_EQ(load_voice(b, with_json_input.dump(), json_in, d), WASINN_OK) << d.detail;
     const std::vector<uint8_t> want = read_fixture("piper/" + c.at("wav").get<std::string>());
     ASSERT_GT(want.size(), 44u);
     // As text when the case has no options, and always as WasmEdge's JSON input.
@@ -91,6 +94,40 @@ TEST(Piper, EachCaseEqualsPiperTtsByteForByte) {
     ASSERT_EQ(speak(ctx.ptr, input.dump(), d), WASINN_OK) << d.detail;
     EXPECT_EQ(audio(ctx.ptr), std::vector<uint8_t>(want.begin() + 44, want.end()));
   }
+}
+
+// A multi-speaker voice takes "sid": the run config's speaker_id is the default, the input's
+// overrides it, and one past the voice's speakers is refused; a single-speaker voice ignores it.
+TEST(Piper, SpeakerIdPicksTheSpeakerAndIsChecked) {
+  TestBackend b(kAllow);
+  Graph g, single;
+  Diag d;
+  ASSERT_EQ(
+      load_voice(b, json{{"model", fixture("speakers.onnx")}, {"speaker_id", 2}, {"json_input", true}}.dump(), g, d),
+      WASINN_OK)
+      << d.detail;
+  const std::string text = reference().at("cases").at("speaker-2").at("text");
+  TestContext ctx(g.ptr);
+  ASSERT_EQ(speak(ctx.ptr, json{{"text", text}}.dump(), d), WASINN_OK) << d.detail;
+  EXPECT_EQ(audio(ctx.ptr), read_fixture("piper/ref-speaker-2.wav"));
+  ASSERT_EQ(speak(ctx.ptr, json{{"text", text}, {"speaker_id", 0}}.dump(), d), WASINN_OK) << d.detail;
+  EXPECT_EQ(audio(ctx.ptr), read_fixture("piper/ref-speaker-0.wav"));
+  expect_refused(speak(ctx.ptr, json{{"text", text}, {"speaker_id", 3}}.dump(), d), d, WASINN_INVALID_ARGUMENT,
+                 "not below the voice's num_speakers 3");
+  Graph refused;
+  expect_refused(load_voice(b, json{{"model", fixture("speakers.onnx")}, {"speaker_id", 7}}.dump(), refused, d), d,
+                 WASINN_INVALID_ARGUMENT, "not below num_speakers 3");
+  ASSERT_EQ(load_voice(b, run_config({{"speaker_id", 7}}), single, d), WASINN_OK) << d.detail;
+  TestContext one(single.ptr);
+  ASSERT_EQ(speak(one.ptr, text, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(audio(one.ptr), read_fixture("piper/ref-welcome.wav"));
+  // A model whose inputs disagree with its config's speakers is refused at load.
+  const std::string mismatched = std::filesystem::temp_directory_path() / "wasinn-piper-one-speaker.onnx.json";
+  json v = json::parse(read_text_file(fixture("speakers.onnx.json")));
+  v["num_speakers"] = 1;
+  write_file(mismatched, text_bytes(v.dump()));
+  expect_refused(load_voice(b, json{{"model", fixture("speakers.onnx")}, {"config", mismatched}}.dump(), refused, d), d,
+                 WASINN_INVALID_ARGUMENT, "takes a speaker id");
 }
 
 TEST(Piper, WhereTheForkPhonemizesOtherwiseTheIdsOfDebiansPhonemesDecide) {
