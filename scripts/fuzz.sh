@@ -8,7 +8,8 @@
 # WASINN_FUZZ_THREADS=2; fuzz_sockets: WasmEdge's socket ABI over loopback sockets),
 # fuzz_load_onnxruntime (the test suite's short run) and
 # fuzz_remote_codecs (the remote backend's response decoders), fuzz_whisper_audio (the whisper
-# plugin's WAV input) and fuzz_llama_image (the llama.cpp plugin's images). `all` adds
+# plugin's WAV input), fuzz_llama_image (the llama.cpp plugin's images), fuzz_piper_input (the
+# piper plugin's text and JSON input, spoken to a WAV) and fuzz_load_piper (its run config). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -27,7 +28,7 @@ export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
-                 fuzz_whisper_audio fuzz_llama_image)
+                 fuzz_whisper_audio fuzz_llama_image fuzz_piper_input fuzz_load_piper)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp fuzz_load_whisper)
 
@@ -95,6 +96,12 @@ EOF
       printf '\x02%s' "$f/llava/image2.png" >"$dir/path-image2" ;;
     fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
       for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done ;;
+    fuzz_load_piper)  # WasmEdge's run configs (the load refuses their host paths: the parser is fuzzed)
+      printf '{"model": "%s/piper/tiny.onnx", "json_input": true, "noise_scale": 0.5}' "$f" >"$dir/run.json"
+      printf '{"model": "v.onnx", "output_type": "raw", "speaker_id": 2, "sentence_silence": 0.2}' >"$dir/keys.json" ;;
+    fuzz_piper_input)  # byte 0 picks the graph: even plain text, odd JSON input
+      printf '\x00Hello, world. How are you? I am fine; thanks: 3.5 apples' >"$dir/text"
+      printf '\x01{"text": "Welcome!", "noise_scale": 0.3, "output_type": "raw"}' >"$dir/json" ;;
   esac
 }
 
@@ -118,7 +125,7 @@ for t in "${targets[@]}"; do
   bin=${t%@2}  # TARGET@2: the same binary, two threads per input on one session
   threads=1
   [[ $t == *@2 ]] && threads=2
-  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio || $t == fuzz_llama_image ]]; then
+  if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio || $t == fuzz_llama_image || $t == fuzz_piper_input ]]; then
     load_seeds "$t" "$dir/seeds"
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null
@@ -131,6 +138,9 @@ for t in "${targets[@]}"; do
   [[ -n ${WASINN_FUZZ_FORK:-} ]] && args+=(-fork="$WASINN_FUZZ_FORK" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   log=$dir/last_run.log
   set +e
+  # Framework allocations made once per process (ONNX Runtime's CreateEnv, ...) are suppressed by
+  # the sanitizer run's list: libFuzzer's leak check after an input reports all unreachable memory.
+  LSAN_OPTIONS=suppressions=$ROOT/tests/sanitizers/lsan.supp:print_suppressions=0 \
   ASAN_OPTIONS=$(asan_options "$bin") UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TBB_ENABLE_SANITIZERS=1 \
     WASINN_FUZZ_THREADS=$threads "$BUILD/bin/$bin" "${args[@]}" "$dir/corpus" "$dir/seeds" >"$log" 2>&1
   rc=$?

@@ -41,8 +41,10 @@ typedef enum {
   WASI_NN_ENCODING_PYTORCH = 3,
   WASI_NN_ENCODING_TENSORFLOWLITE = 4,
   WASI_NN_ENCODING_AUTODETECT = 5,
-  WASI_NN_ENCODING_GGML = 6,   /* WasmEdge's number */
-  WASI_NN_ENCODING_WHISPER = 9 /* WasmEdge's number: whisper.cpp speech models */
+  WASI_NN_ENCODING_GGML = 6,    /* WasmEdge's number */
+  WASI_NN_ENCODING_WHISPER = 9, /* WasmEdge's number: whisper.cpp speech models */
+  WASI_NN_ENCODING_PIPER = 11,  /* WasmEdge's number: Piper text to speech (ONNX voices) */
+  WASI_NN_ENCODING_CHATTTS = 12 /* WasmEdge's number: ChatTTS, which wasinn does not serve */
 } wasi_nn_encoding;
 
 typedef enum {

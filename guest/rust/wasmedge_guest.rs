@@ -6,7 +6,8 @@
 // checks the handle is dead, then runs `--cycles N` load-infer-unload rounds like WasmEdge's
 // test/unload example. `stream NAME CONFIG PROMPT` instead generates text from a GGML model as
 // WasmEdge's llama-stream example does (stream_main); `whisper NAME CONFIG WAV` transcribes as
-// its whisper example does (0.8.0 only: whisper_main in each crate's main.rs). `schema NAME CONFIG METADATA PROMPT` and
+// its whisper example does (0.8.0 only: whisper_main in each crate's main.rs), `piper CONFIG TEXT
+// OUT` speaks as its piper example does (0.8.0 only: piper_main). `schema NAME CONFIG METADATA PROMPT` and
 // `embed NAME CONFIG PROMPT` run WasmEdge's json-schema and embedding examples' calls (one_answer).
 use compat_digits::{argmax, check, classify_and_report, fail, logits_from, Args, Digits, ModelRef, Row, FEATURES};
 use wasmedge_wasi_nn::{
@@ -132,6 +133,7 @@ fn main() {
         Some("schema") => return one_answer(&argv[1..], false),
         Some("embed") => return one_answer(&argv[1..], true),
         Some("whisper") => return whisper_main(&argv[1..]), // each crate's main.rs defines it
+        Some("piper") => return piper_main(&argv[1..]),     // likewise
         _ => {}
     }
     let args = Args::parse();

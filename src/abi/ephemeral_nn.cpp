@@ -73,12 +73,19 @@ Result<Encoding> decode_encoding(uint32_t raw, std::span<const std::span<const u
     return make_error(Errc::invalid_encoding, std::string(kNoKnownFormat));
   }
   if (raw == 9) return Encoding::whisper;  // WasmEdge's numbering (7 NeuralSpeed, 8 unused)
+  if (raw == 11) return Encoding::piper;   // WasmEdge's (10 MLX)
+  if (raw == 12) {
+    return make_error(Errc::invalid_encoding,
+                      "graph encoding 12 is WasmEdge's ChatTTS, which wasinn does not serve: ChatTTS runs as "
+                      "Python and PyTorch code at run time (WasmEdge embeds a Python interpreter for it); "
+                      "encoding 11, Piper, speaks text with ONNX voices");
+  }
   return make_error(
       Errc::invalid_encoding,
       fmt::format("graph encoding {} is not supported: 0 openvino, 1 onnx, 2 tensorflow, 3 pytorch, "
                   "4 tensorflowlite; 5 and 6 autodetect the format from the model bytes (hosts disagree on "
                   "which is ggml; 6, ggml for the Rust crates and WasmEdge, loads as ggml when the "
-                  "bytes tell nothing); 9 whisper, as WasmEdge numbers it",
+                  "bytes tell nothing); 9 whisper and 11 piper, as WasmEdge numbers them",
                   raw));
 }
 

@@ -69,6 +69,7 @@ std::string wasmtime_name(Encoding e) {
     case Encoding::tensorflowlite: return "model.tflite";
     case Encoding::ggml: return "model.gguf";
     case Encoding::whisper: return "model.bin";
+    case Encoding::piper: return "model.onnx";
     default: return "";
   }
 }

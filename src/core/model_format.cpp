@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace wasinn {
 
@@ -103,6 +104,17 @@ ModelFormat identify_protobuf(std::span<const uint8_t> b) {
   return ModelFormat::unknown;
 }
 
+// WasmEdge's Piper run config: a JSON object with a "model" string ending in ".onnx".
+bool is_piper_config(std::span<const uint8_t> b) {
+  size_t i = 0;
+  while (i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) ++i;
+  if (i == b.size() || b[i] != '{' || b.size() > (1u << 20)) return false;
+  const auto doc = nlohmann::json::parse(b.begin(), b.end(), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_string()) return false;
+  const std::string& model = doc["model"].get_ref<const std::string&>();
+  return model.size() > 5 && model.compare(model.size() - 5, 5, ".onnx") == 0;
+}
+
 }  // namespace
 
 ModelFormat identify_model(std::span<const std::span<const uint8_t>> builders) {
@@ -114,6 +126,7 @@ ModelFormat identify_model(std::span<const std::span<const uint8_t>> builders) {
   if (starts_with(first, "TFL3", 4)) return ModelFormat::tflite;
   if (starts_with(first, "PK\x03\x04")) return ModelFormat::torchscript;
   if (looks_like_xml(first)) return ModelFormat::openvino_ir;
+  if (is_piper_config(first)) return ModelFormat::piper_config;
   return identify_protobuf(first);
 }
 
@@ -128,6 +141,7 @@ std::string_view describe_format(ModelFormat format) {
     case ModelFormat::whisper_ggml: return "a whisper.cpp ggml model";
     case ModelFormat::tf_saved_model: return "a TensorFlow SavedModel's saved_model.pb";
     case ModelFormat::tf_graph_def: return "a TensorFlow GraphDef";
+    case ModelFormat::piper_config: return "a Piper run config (JSON naming a .onnx voice)";
     case ModelFormat::unknown: break;
   }
   return "of no format wasinn knows";
@@ -144,6 +158,7 @@ std::optional<Encoding> encoding_of(ModelFormat format) {
     case ModelFormat::whisper_ggml: return Encoding::whisper;
     case ModelFormat::tf_saved_model:
     case ModelFormat::tf_graph_def: return Encoding::tensorflow;
+    case ModelFormat::piper_config: return Encoding::piper;
     case ModelFormat::unknown: break;
   }
   return std::nullopt;
@@ -166,6 +181,8 @@ Status check_encoding_fits(Encoding requested, std::span<const std::span<const u
   if (!loader || *loader == requested || requested == Encoding::autodetect) return {};
   // WasmEdge's whisper guests name a host file with "preload:" too.
   if (requested == Encoding::whisper && format == ModelFormat::ggml_preload) return {};
+  // A Piper voice is an ONNX model (a registered voice's file is its builder).
+  if (requested == Encoding::piper && format == ModelFormat::onnx) return {};
   // OpenVINO reads ONNX files as well as its own IR.
   if (requested == Encoding::openvino && format == ModelFormat::onnx) return {};
   return make_error(Errc::invalid_encoding,

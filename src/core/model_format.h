@@ -27,6 +27,7 @@ enum class ModelFormat : uint8_t {
   whisper_ggml,    // whisper.cpp's legacy ggml file: magic 0x67676d6c ("lmgg" as bytes)
   tf_saved_model,  // a SavedModel's saved_model.pb
   tf_graph_def,    // a frozen GraphDef
+  piper_config,    // WasmEdge's Piper run config: a JSON object whose "model" names a .onnx voice
 };
 
 // Magic numbers decide first; a protobuf (ONNX, SavedModel, GraphDef) counts only when its whole
@@ -42,7 +43,7 @@ std::optional<Encoding> encoding_of(ModelFormat format);
 // The detail of an autodetect load whose bytes match nothing.
 inline constexpr std::string_view kNoKnownFormat =
     "autodetect: the model bytes match no known format (ONNX, OpenVINO IR, TorchScript, TensorFlow "
-    "SavedModel or GraphDef, TensorFlow Lite, GGUF, whisper.cpp ggml)";
+    "SavedModel or GraphDef, TensorFlow Lite, GGUF, whisper.cpp ggml, a Piper run config)";
 
 // identify_model's answer as an encoding, else the first bytes' best guess (ONNX's field-1 tag),
 // which is what a head of a file read for `models inspect` can give. nullopt when nothing fits.

@@ -79,6 +79,7 @@ Result<NamedModel> parse_wasmtime_graph_spec(std::string_view spec) {
     case Encoding::tensorflowlite: m.paths = {dir / "model.tflite"}; break;
     case Encoding::ggml: m.paths = {dir / "model.gguf"}; break;
     case Encoding::whisper: m.paths = {dir / "model.bin"}; break;
+    case Encoding::piper: m.paths = {dir / "model.onnx"}; break;  // its config: model.onnx.json
     default: m.paths = {dir}; break;
   }
   return m;

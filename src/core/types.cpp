@@ -58,6 +58,7 @@ std::string_view encoding_name(Encoding encoding) {
     case Encoding::autodetect: return "autodetect";
     case Encoding::remote: return "remote";
     case Encoding::whisper: return "whisper";
+    case Encoding::piper: return "piper";
   }
   return "?";
 }
@@ -65,7 +66,7 @@ std::string_view encoding_name(Encoding encoding) {
 std::optional<Encoding> parse_encoding(std::string_view name) {
   const std::string n = lower(name);
   for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch, Encoding::tensorflowlite,
-                 Encoding::ggml, Encoding::autodetect, Encoding::remote, Encoding::whisper}) {
+                 Encoding::ggml, Encoding::autodetect, Encoding::remote, Encoding::whisper, Encoding::piper}) {
     if (n == encoding_name(e)) return e;
   }
   if (n == "tflite") return Encoding::tensorflowlite;

@@ -28,6 +28,8 @@ bool is_valid_type(uint32_t raw);
 // remote (a model on an inference server, backends/remote) comes after autodetect: no guest ABI
 // numbers it, so guests reach a remote model only by load_by_name. whisper (whisper.cpp's ggml
 // speech models) is WasmEdge's witx encoding 9; WIT has no case for it (autodetect or ggml reach it).
+// piper (Piper's ONNX voices, text to speech) is WasmEdge's witx encoding 11; WIT's autodetect
+// reaches it from WasmEdge's run config (a JSON object naming a .onnx "model").
 enum class Encoding : uint8_t {
   openvino,
   onnx,
@@ -37,7 +39,8 @@ enum class Encoding : uint8_t {
   ggml,
   autodetect,
   remote,
-  whisper
+  whisper,
+  piper
 };
 std::string_view encoding_name(Encoding encoding);
 // Case-insensitive; accepts WasmEdge's spellings ("ONNX", "PyTorch", "GGML", "TensorflowLite").

@@ -40,6 +40,19 @@ class ReadmeExamples(unittest.TestCase):
         self.assertIn("--- end ---", r.stdout)
         self.assertLess(took, 30, f"the README's whisper example took {took:.1f} s")
 
+    def test_the_piper_example_writes_piper_tts_wav(self):
+        cmd = readme_example("speak.wasm")
+        self.assertIn("build/bin/wasinn ", cmd)
+        cmd = cmd.replace("build/bin/wasinn", str(BUILD / "bin/wasinn")).replace("build/guests/", str(BUILD / "guests") + "/")
+        out = Path("/tmp/speech.wav")
+        out.unlink(missing_ok=True)
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, HOME=str(Path.home())))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        fixtures = Path(os.environ.get("WASINN_FIXTURES", Path.home() / ".cache/wasinn/fixtures"))
+        self.assertEqual(out.read_bytes(), (fixtures / "piper/ref-welcome.wav").read_bytes(),
+                         "the WAV differs from piper-tts's on the same voice and text")
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

@@ -104,6 +104,18 @@ TEST(DecodeEncoding, FixedValuesAndAutodetect) {
   }
 }
 
+TEST(DecodeEncoding, WasmEdgesSpeechNumbers) {
+  const std::string_view json(R"({"model": "voice.onnx"})");
+  const std::span<const uint8_t> b(reinterpret_cast<const uint8_t*>(json.data()), json.size());
+  EXPECT_EQ(*ephemeral_nn::decode_encoding(9, std::span(&b, 1)), Encoding::whisper);
+  EXPECT_EQ(*ephemeral_nn::decode_encoding(11, std::span(&b, 1)), Encoding::piper);
+  EXPECT_TRUE(
+      has_errno(ephemeral_nn::decode_encoding(12, std::span(&b, 1)), 2, "ChatTTS, which wasinn does not serve"));
+  EXPECT_TRUE(has_errno(ephemeral_nn::decode_encoding(10, std::span(&b, 1)), 2, "11 piper"));
+  // 5 and 6 find WasmEdge's Piper run config by its .onnx model.
+  EXPECT_EQ(*ephemeral_nn::decode_encoding(5, std::span(&b, 1)), Encoding::piper);
+}
+
 TEST(DecodeTensorType, UnambiguousValues) {
   EXPECT_EQ(*ephemeral_nn::decode_tensor_type(0, 4, 8), TensorType::f16);
   EXPECT_EQ(*ephemeral_nn::decode_tensor_type(1, 4, 16), TensorType::f32);

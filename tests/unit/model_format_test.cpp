@@ -53,6 +53,25 @@ TEST(DetectEncoding, NothingFits) {
   EXPECT_EQ(detect({"   "}), std::nullopt) << "blanks alone are not XML";
 }
 
+TEST(DetectEncoding, PiperRunConfig) {
+  EXPECT_EQ(detect({R"({"model": "/voices/en_US-lessac-medium.onnx", "json_input": true})"}), Encoding::piper);
+  EXPECT_EQ(detect({" \n{\"model\":\"v.onnx\"}"}), Encoding::piper) << "leading blanks";
+  EXPECT_EQ(detect({R"({"model": "llama.gguf"})"}), std::nullopt) << "not an .onnx voice";
+  EXPECT_EQ(detect({R"({"model": 5})"}), std::nullopt);
+  EXPECT_EQ(detect({R"({"model": "v.onnx")"}), std::nullopt) << "malformed JSON";
+  EXPECT_EQ(detect({R"(["v.onnx"])"}), std::nullopt);
+}
+
+TEST(CheckEncodingFits, PiperTakesItsRunConfigAndAnOnnxVoice) {
+  const std::string_view config(R"({"model": "v.onnx"})"), onnx("\x08\x07\x3a\x00", 4);
+  const std::span<const uint8_t> c = as_bytes(config), o = as_bytes(onnx);
+  EXPECT_TRUE(check_encoding_fits(Encoding::piper, std::span(&c, 1)).ok());
+  EXPECT_TRUE(check_encoding_fits(Encoding::piper, std::span(&o, 1)).ok());
+  const Status wrong = check_encoding_fits(Encoding::onnx, std::span(&c, 1));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().detail.find("load them with encoding piper"), std::string::npos) << wrong.error().detail;
+}
+
 TEST(DetectEncoding, OnlyTheFirstBuilderDecides) {
   EXPECT_EQ(detect({"fake:add1", "GGUF"}), std::nullopt);
   EXPECT_EQ(detect({"GGUF", "<xml>"}), Encoding::ggml);

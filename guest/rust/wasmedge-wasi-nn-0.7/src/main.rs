@@ -8,3 +8,8 @@ include!("../../wasmedge_guest.rs");
 fn whisper_main(_argv: &[String]) {
     fail("whisper: wasmedge-wasi-nn 0.7.1 has no Whisper encoding; use the 0.8.0 guest");
 }
+
+// 0.7.1 has no GraphEncoding::Piper (0.8.0 added it).
+fn piper_main(_argv: &[String]) {
+    fail("piper: wasmedge-wasi-nn 0.7.1 has no Piper encoding; use the 0.8.0 guest");
+}

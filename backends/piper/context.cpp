@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// set_input / compute / get_output: text -> sentences of phonemes -> ids -> the model, sentence
+// by sentence as piper does, and the audio written once at the end.
+#include "context.h"
+
+#include "graph.h"
+#include "wav.h"
+
+namespace wasinn::piper {
+
+Error PiperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
+  size_t slot = 0;
+  if (Error e = sdk::resolve_id(graph_->io(sdk::Side::input), sdk::Side::input, id, slot)) return e;
+  // WasmEdge takes dims [bytes]; [1, bytes] is as plain, as the whisper guests send it.
+  if (!(tensor.rank == 1 || (tensor.rank == 2 && tensor.dims && tensor.dims[0] == 1)))
+    return sdk::invalid("input 0 (\"text\"): expected dims [bytes] holding the text, got rank " +
+                        std::to_string(tensor.rank));
+  const std::string_view bytes(static_cast<const char*>(tensor.data), tensor.data ? tensor.data_length : 0);
+  Utterance u;
+  if (Error e = parse_input(bytes, graph_->run_config().json_input, u)) return e;
+  utterance_ = std::move(u);
+  output_.reset();
+  return {};
+}
+
+Error PiperContext::compute() {
+  if (!utterance_) return sdk::invalid("no text: set input 0 (\"text\") first");
+  Scales scales{};
+  OutputType type{};
+  if (Error e = graph_->settle(utterance_->options, scales, type)) return e;
+  std::vector<std::string> sentences;
+  if (Error e = graph_->phonemize(utterance_->text, sentences)) return e;
+  // A cancel aimed at an earlier compute must not stop this one.
+  cancel_requested_.store(false);
+  run_options_.UnsetTerminate();
+  std::vector<float> audio;
+  for (const std::string& sentence : sentences) {
+    Error e;
+    if (!cancel_requested_.load())
+      e = graph_->synthesize(graph_->voice().phoneme_ids(sentence), scales, run_options_, audio);
+    if (cancel_requested_.load()) return {WASINN_TIMEOUT, "compute was cancelled"};
+    if (e) return e;
+  }
+  if (audio.size() > (uint32_t{1} << 30))
+    return {WASINN_TOO_LARGE, "the audio is over 2^30 samples: more than a WAV file holds"};
+  std::vector<uint8_t> out;
+  if (type == OutputType::wav) out = wav_header(graph_->voice().sample_rate, static_cast<uint32_t>(audio.size()));
+  append_pcm16(audio, out);
+  output_ = std::move(out);
+  return {};
+}
+
+void PiperContext::cancel() noexcept {
+  cancel_requested_.store(true);  // first: a Run failing on the terminate below must see it
+  try {
+    run_options_.SetTerminate();
+  } catch (...) {  // the flag alone stops compute at the next sentence
+  }
+}
+
+Error PiperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
+  size_t slot = 0;
+  if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
+  if (!output_) return sdk::invalid("no audio yet: call compute first");
+  sdk::bytes_output(std::string_view(reinterpret_cast<const char*>(output_->data()), output_->size()), out_dim_, out);
+  return {};
+}
+
+}  // namespace wasinn::piper

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// One execution context of a Piper voice: the text (and, with json_input, the options) of the
+// last set_input, the audio of the last compute, and the ORT run options through which cancel()
+// stops a running compute (the host's compute deadline). Used by one thread at a time, except
+// cancel().
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "options.h"
+#include "wasinn/plugin_sdk.hpp"
+
+namespace wasinn::piper {
+
+class PiperGraph;
+
+class PiperContext {
+ public:
+  explicit PiperContext(const PiperGraph& graph) : graph_(&graph) {}
+
+  WASINN_SDK_CONTEXT()
+  // Any thread, during compute: ORT stops the sentence it runs, compute returns TIMEOUT.
+  void cancel() noexcept;
+
+ private:
+  const PiperGraph* graph_;  // outlives the context (the host releases contexts first)
+  std::optional<Utterance> utterance_;
+  std::optional<std::vector<uint8_t>> output_;  // the last compute's WAV or raw samples
+  uint32_t out_dim_ = 0;
+  Ort::RunOptions run_options_;
+  // Set by cancel() so compute can tell "ORT stopped because we asked" from a real failure.
+  std::atomic<bool> cancel_requested_{false};
+};
+
+}  // namespace wasinn::piper
