@@ -110,10 +110,16 @@ async fn infer(graph: &str, query: &str, req: Request) -> Result<Response, Error
                 ("fp32", values.join(","))
             }
             // Other types' bytes, as numbers: the routes here serve fp32 models.
-            _ => ("u8", t.data().iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")),
+            _ => (
+                "u8",
+                t.data().iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","),
+            ),
         };
         let sep = if k > 0 { "," } else { "" };
-        json += &format!("{sep}{{\"name\":\"{name}\",\"type\":\"{ty}\",\"dims\":[{}],\"data\":[{data}]}}", dims.join(","));
+        json += &format!(
+            "{sep}{{\"name\":\"{name}\",\"type\":\"{ty}\",\"dims\":[{}],\"data\":[{data}]}}",
+            dims.join(",")
+        );
     }
     json += "]}";
     text(200, json)
