@@ -13,32 +13,20 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "core/nn_environment.h"
 #include "core/types.h"
-#include "root/wired_environment.h"
+#include "fuzz_fixtures.h"
+#include "plugin_context.h"
 
 using namespace wasinn;
 
 namespace {
 
 std::shared_ptr<ExecutionContext> make_context(bool json_input) {
-  EnvironmentOptions options;
-  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
-  options.backend_configs["piper"] = R"({"allow-host-paths": true})";
-  static auto env = wire_environment(std::move(options)).env;
-  const char* fixtures = std::getenv("WASINN_FIXTURES");
-  const std::string voice = std::string(fixtures ? fixtures : WASINN_FIXTURES_DEFAULT) + "/piper/tiny.onnx";
-  const std::string config =
-      std::string(R"({"model": ")") + voice + "\"" + (json_input ? R"(, "json_input": true})" : "}");
+  const std::string config = std::string(R"({"model": ")") + fuzz::fixture_path("piper/tiny.onnx") + "\"" +
+                             (json_input ? R"(, "json_input": true})" : "}");
   const std::span<const uint8_t> builder(reinterpret_cast<const uint8_t*>(config.data()), config.size());
-  auto graph = env->load_graph(Encoding::piper, Target::cpu, std::span(&builder, 1), {}, {});
-  if (!graph) {
-    std::fprintf(stderr, "fuzz_piper_input: cannot load %s: %s\n", voice.c_str(), graph.error().detail.c_str());
-    std::abort();
-  }
-  auto ctx = (*graph)->create_context();
-  if (!ctx) std::abort();
-  return *ctx;
+  return fuzz::plugin_context("fuzz_piper_input", Encoding::piper, builder,
+                              {{"piper", R"({"allow-host-paths": true})"}});
 }
 
 }  // namespace

@@ -14,31 +14,17 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "core/nn_environment.h"
 #include "core/types.h"
-#include "root/wired_environment.h"
+#include "fuzz_fixtures.h"
+#include "plugin_context.h"
 
 using namespace wasinn;
 
 namespace {
 
 std::shared_ptr<ExecutionContext> make_context() {
-  EnvironmentOptions options;
-  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
-  auto env = wire_environment(std::move(options)).env;
-  const char* fixtures = std::getenv("WASINN_FIXTURES");
-  const std::string path = std::string(fixtures ? fixtures : WASINN_FIXTURES_DEFAULT) + "/whisper/tiny-en.bin";
-  std::ifstream in(path, std::ios::binary);
-  static const std::vector<uint8_t> model((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::span<const uint8_t> builder(model);
-  auto graph = env->load_graph(Encoding::whisper, Target::cpu, std::span(&builder, 1), {}, {});
-  if (!graph) {
-    std::fprintf(stderr, "fuzz_whisper_audio: cannot load %s: %s\n", path.c_str(), graph.error().detail.c_str());
-    std::abort();
-  }
-  auto ctx = (*graph)->create_context();
-  if (!ctx) std::abort();
-  return *ctx;
+  static const std::vector<uint8_t> model = fuzz::read_fixture("whisper/tiny-en.bin");
+  return fuzz::plugin_context("fuzz_whisper_audio", Encoding::whisper, model);
 }
 
 }  // namespace

@@ -21,6 +21,9 @@ wit_bindgen::generate!({
     generate_all,
 });
 
+#[path = "../../wasi-p3/src/digits.rs"]
+mod digits;
+
 use wasi::nn::errors::Error;
 use wasi::nn::graph::{load, load_by_name, ExecutionTarget, GraphEncoding};
 use wasi::nn::tensor::{Tensor, TensorType};
@@ -33,7 +36,7 @@ fn read(path: &str) -> Result<Vec<u8>, (u8, String)> {
     std::fs::read(path).map_err(|e| (2, format!("p3_classify: cannot read {path}: {e}")))
 }
 
-fn classify(args: &[String]) -> Result<(), (u8, String)> {
+async fn classify(args: &[String]) -> Result<(), (u8, String)> {
     if args.len() < 3 {
         return Err((
             2,
@@ -45,44 +48,17 @@ fn classify(args: &[String]) -> Result<(), (u8, String)> {
         None => load(&[read(&args[0])?], GraphEncoding::Onnx, ExecutionTarget::Cpu).map_err(|e| nn_err("load", e))?,
     };
     let (x, y) = (read(&args[1])?, read(&args[2])?);
-    let n = y.len();
-    if x.len() != n * 256 {
-        return Err((
-            2,
-            format!(
-                "p3_classify: {} holds {} bytes, not {n} rows of 64 floats",
-                args[1],
-                x.len()
-            ),
-        ));
-    }
     let ctx = graph
         .init_execution_context()
         .map_err(|e| nn_err("init-execution-context", e))?;
-    let mut logits_out = Vec::with_capacity(n * 40);
-    let mut correct = 0;
-    for i in 0..n {
-        let input = Tensor::new(&[1, 64], TensorType::Fp32, &x[i * 256..(i + 1) * 256]);
-        let outputs = ctx
-            .compute(vec![("input".to_string(), input)])
-            .map_err(|e| nn_err("compute", e))?;
-        let Some((_, logits)) = outputs.into_iter().next() else {
-            return Err((1, "p3_classify: compute gave no output".into()));
-        };
-        let bytes = logits.data();
-        let v: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let predicted = (0..v.len()).fold(0, |best, k| if v[k] > v[best] { k } else { best });
-        correct += (predicted == y[i] as usize) as usize;
-        if i < 10 {
-            let wrong = if predicted == y[i] as usize { "" } else { "  <- wrong" };
-            println!("digit {i:2}: predicted {predicted}, label {}{wrong}", y[i]);
-        }
-        logits_out.extend_from_slice(&bytes);
-    }
-    println!("accuracy: {correct}/{n} = {:.2}%", 100.0 * correct as f64 / n as f64);
+    let compute = async |inputs| -> Result<Vec<u8>, Error> {
+        let outputs = ctx.compute(inputs)?;
+        Ok(outputs.into_iter().next().map(|(_, t)| t.data()).unwrap_or_default())
+    };
+    let logits_out = digits::classify(&x, &y, compute)
+        .await
+        .map_err(|e| (2, format!("p3_classify: {}: {e}", args[1])))?
+        .map_err(|e| nn_err("compute", e))?;
     if let Some(path) = args.get(3) {
         std::fs::write(path, &logits_out).map_err(|e| (2, format!("p3_classify: cannot write {path}: {e}")))?;
     }
@@ -131,7 +107,7 @@ impl wasip3::exports::cli::run::Guest for Command {
         let rest = args.get(1..).unwrap_or(&[]);
         let outcome = match rest.first().map(String::as_str) {
             Some("run") => run_model(&rest[1..]),
-            _ => classify(rest),
+            _ => classify(rest).await,
         };
         match outcome {
             Ok(()) => Ok(()),

@@ -27,6 +27,7 @@ wit_bindgen::generate!({
 
 use wasi::nn::errors::{Error, ErrorCode as NnCode};
 use wasi::nn::graph::load_by_name;
+use wasi::nn::inference::GraphExecutionContext;
 use wasi::nn::tensor::{Tensor, TensorType};
 #[cfg(not(feature = "spec-only"))]
 use wasinn::nn_async::{generate, inference as nn_async};
@@ -56,6 +57,13 @@ fn nn_failure(what: &str, e: Error) -> Result<Response, ErrorCode> {
     text(status, format!("{what}: {:?}: {}\n", e.code(), e.data()))
 }
 
+/// A context on the preloaded graph `graph`, else the answer saying why not.
+fn context_of(graph: &str) -> Result<GraphExecutionContext, Result<Response, ErrorCode>> {
+    let g = load_by_name(graph).map_err(|e| nn_failure("load-by-name", e))?;
+    g.init_execution_context()
+        .map_err(|e| nn_failure("init-execution-context", e))
+}
+
 fn param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
     query
         .split('&')
@@ -79,13 +87,9 @@ async fn infer(graph: &str, query: &str, req: Request) -> Result<Response, Error
     if body.len() != want {
         return text(400, format!("the body holds {} bytes; dims say {want}\n", body.len()));
     }
-    let g = match load_by_name(graph) {
-        Ok(g) => g,
-        Err(e) => return nn_failure("load-by-name", e),
-    };
-    let ctx = match g.init_execution_context() {
+    let ctx = match context_of(graph) {
         Ok(c) => c,
-        Err(e) => return nn_failure("init-execution-context", e),
+        Err(failure) => return failure,
     };
     let input = Tensor::new(&dims, TensorType::Fp32, &body);
     #[cfg(not(feature = "spec-only"))]
@@ -129,13 +133,9 @@ async fn infer(graph: &str, query: &str, req: Request) -> Result<Response, Error
 async fn generate_text(graph: &str, query: &str, req: Request) -> Result<Response, ErrorCode> {
     let n = param(query, "n").unwrap_or("32");
     let prompt = String::from_utf8_lossy(&body_of(req).await).into_owned();
-    let g = match load_by_name(graph) {
-        Ok(g) => g,
-        Err(e) => return nn_failure("load-by-name", e),
-    };
-    let ctx = match g.init_execution_context() {
+    let ctx = match context_of(graph) {
         Ok(c) => c,
-        Err(e) => return nn_failure("init-execution-context", e),
+        Err(failure) => return failure,
     };
     for (k, v) in [
         ("temp", "0"),

@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use futures::future::{select, Either};
 
+mod digits;
+
 wit_bindgen::generate!({
     world: "wasinn:p3-guests/nn",
     path: [
@@ -75,47 +77,18 @@ async fn classify(args: &[String]) -> Result<(), Failure> {
     }
     let graph = load_model(&args[0], GraphEncoding::Onnx)?;
     let (x, y) = (read(&args[1])?, read(&args[2])?);
-    let n = y.len();
-    if x.len() != n * 64 * 4 {
-        return Err(bad(format!(
-            "{} holds {} bytes, not {} rows of 64 floats",
-            args[1],
-            x.len(),
-            n
-        )));
-    }
     let ctx = context(&graph)?;
-    let mut logits_out = Vec::with_capacity(n * 40);
-    let mut correct = 0;
-    for i in 0..n {
-        let input = Tensor::new(&[1, 64], TensorType::Fp32, &x[i * 256..(i + 1) * 256]);
-        let inputs = vec![("input".to_string(), input)];
+    let logits_out = digits::classify(&x, &y, async |inputs| {
         let outputs = if sync {
-            ctx.compute(inputs).map_err(|e| nn_err("compute", e))?
+            ctx.compute(inputs)?
         } else {
-            nn_async::compute(&ctx, inputs)
-                .await
-                .map_err(|e| nn_err("compute", e))?
+            nn_async::compute(&ctx, inputs).await?
         };
-        let Some((_, logits)) = outputs.into_iter().next() else {
-            return Err(Failure(1, "p3_nn: compute gave no output".into()));
-        };
-        let bytes = logits.data();
-        let values: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let predicted = (0..values.len()).fold(0, |best, k| if values[k] > values[best] { k } else { best });
-        if predicted == y[i] as usize {
-            correct += 1;
-        }
-        if i < 10 {
-            let wrong = if predicted == y[i] as usize { "" } else { "  <- wrong" };
-            println!("digit {i:2}: predicted {predicted}, label {}{wrong}", y[i]);
-        }
-        logits_out.extend_from_slice(&bytes);
-    }
-    println!("accuracy: {correct}/{n} = {:.2}%", 100.0 * correct as f64 / n as f64);
+        Ok(outputs.into_iter().next().map(|(_, t)| t.data()).unwrap_or_default())
+    })
+    .await
+    .map_err(|e| bad(format!("{}: {e}", args[1])))?
+    .map_err(|e| nn_err("compute", e))?;
     if let Some(path) = args.get(3) {
         std::fs::write(path, &logits_out).map_err(|e| bad(format!("cannot write {path}: {e}")))?;
     }
@@ -225,6 +198,18 @@ fn greedy(ctx: &GraphExecutionContext, n: u32) -> Result<(), Failure> {
     Ok(())
 }
 
+/// nn-async's generate of `prompt` on `ctx`, greedy, at most `n` pieces.
+async fn pieces(
+    ctx: &GraphExecutionContext,
+    n: u32,
+    prompt: &str,
+) -> Result<wit_bindgen::StreamReader<String>, Failure> {
+    greedy(ctx, n)?;
+    generate::generate(ctx, "prompt".into(), prompt.into())
+        .await
+        .map_err(|e| Failure(1, format!("p3_nn: generate: {e}")))
+}
+
 async fn generate_text(args: &[String]) -> Result<(), Failure> {
     let [model, n, prompt] = args else {
         return Err(bad("usage: generate MODEL.gguf N PROMPT".into()));
@@ -232,10 +217,7 @@ async fn generate_text(args: &[String]) -> Result<(), Failure> {
     let n: u32 = n.parse().map_err(|_| bad(format!("N: '{n}' is not a number")))?;
     let graph = load_model(model, GraphEncoding::Ggml)?;
     let ctx = context(&graph)?;
-    greedy(&ctx, n)?;
-    let mut pieces = generate::generate(&ctx, "prompt".into(), prompt.clone())
-        .await
-        .map_err(|e| Failure(1, format!("p3_nn: generate: {e}")))?;
+    let mut pieces = pieces(&ctx, n, prompt).await?;
     let mut text = String::new();
     let mut count = 0;
     while let Some(piece) = pieces.next().await {
@@ -253,10 +235,7 @@ async fn generate_drop(args: &[String]) -> Result<(), Failure> {
     };
     let graph = load_model(model, GraphEncoding::Ggml)?;
     let ctx = context(&graph)?;
-    greedy(&ctx, 100000)?;
-    let mut pieces = generate::generate(&ctx, "prompt".into(), "Once upon a time".into())
-        .await
-        .map_err(|e| Failure(1, format!("p3_nn: generate: {e}")))?;
+    let mut pieces = pieces(&ctx, 100000, "Once upon a time").await?;
     for _ in 0..3 {
         pieces.next().await;
     }
