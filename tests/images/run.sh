@@ -50,7 +50,7 @@ digits_args=(run --dir /digits /guests/classify_digits.wasm /digits/model.onnx /
 echo "==> $CPU"
 check_output "cpu: backends --check: every backend ok" \
   '^whisper +whisper +whisper.cpp [^ ]+ +ok' run_locked "$CPU" backends --check
-check_output "cpu: every backend ok in the JSON list" '^8 8$' bash -c \
+check_output "cpu: every backend ok in the JSON list" '^9 9$' bash -c \
   "podman run --rm --network=none $CPU backends --check --json | python3 -c 'import json,sys; b=json.load(sys.stdin)[\"backends\"]; print(len(b), sum(bool(x[\"loadable\"]) for x in b))'"
 check_output "cpu: digits guest, read-only root, no network: 435/450" \
   '^accuracy: 435/450' run_locked "$CPU" "${digits_args[@]}"
