@@ -197,7 +197,10 @@ def main():
             wasinn_argv += ["--backend-dir", args.backend_dir]
         hosts = {
             "wasinn": Server("wasinn", [*wasinn_argv, "-q", args.guest], dict(os.environ), log),
-            "wasmtime": Server("wasmtime", [args.wasmtime, "serve", "--addr", "{ADDR}", *flags, args.guest],
+            # A 0.3 service built with Rust's std also imports WASI 0.2's cli and filesystem, which
+            # `wasmtime serve` links for it only with -S cli (wasinn serve links them always).
+            "wasmtime": Server("wasmtime", [args.wasmtime, "serve", "--addr", "{ADDR}", *flags,
+                                            *(["-S", "cli"] if args.p3 else []), args.guest],
                                dict(os.environ, LD_LIBRARY_PATH=args.onnxruntime_libs), log),
         }
         try:
