@@ -17,7 +17,8 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             second, ends first, and each answer equals native llama.cpp's
   cancel    a 100000-token compute dropped after 200 ms returns at once, and the context answers
             the next prompt as native llama.cpp does; nn-async's generate streams the native
-            answer piece by piece, and dropping its reader frees the context for the next compute
+            answer piece by piece, and dropping its reader frees the context for the next compute;
+            --timeout stops a long generation with its message
   cancel_onnx  a looping ONNX model (y = x·W^n, written here with the onnx package) computing
             n = 10^9 is dropped after 200 ms: ONNX Runtime's terminate flag stops it, and the next
             compute on the context (n = 1) is done within a second of the drop and equals native
@@ -215,6 +216,14 @@ def case_cancel(ctx):
     check(field(out, "reuse") == hello.split("\n")[0], f"after dropping the stream, the context's answer differs "
                                                        f"from native's {hello!r}:\n{out}")
     log(f"generate: 24 pieces equal to native; after a dropped stream: {out.splitlines()[0]}")
+    # --timeout stops a 0.3 guest as it stops a 0.2 one: between its awaits, with the usual message.
+    gguf = ctx.gguf()
+    r = ctx.wasinn("--timeout", "1s", "--dir", f"{os.path.dirname(gguf)}::/m", ctx.guest("p3_nn"), "generate",
+                   "/m/" + os.path.basename(gguf), "100000", prompt, timeout=60)
+    err = r.stderr.decode(errors="replace")
+    check(r.returncode != 0 and "ran longer than --timeout 1s" in err and r.elapsed < 20,
+          f"--timeout 1s on a long generation: exit {r.returncode} after {r.elapsed:.1f} s\n{err[-2000:]}")
+    log(f"--timeout 1s stopped a 100000-token generation after {r.elapsed:.1f} s (exit {r.returncode})")
 
 
 def looping_model(path):
