@@ -25,7 +25,7 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             ONNX Runtime's
   serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
             streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
-            generation, and bad requests get 400/404
+            generation (its compute steps stop growing in the metrics), and bad requests get 400/404
   errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
             a missing model file, an unknown graph name: an error, never a crash
 
@@ -279,6 +279,23 @@ def case_cancel_onnx(ctx):
     log(f"cancel_onnx: {out.strip()}")
 
 
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def computes(port):
+    """The server's count of compute steps (wasinn_nn_computes_total, every graph)."""
+    import urllib.request
+
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("wasinn_nn_computes_total"))
+
+
 def case_serve(ctx):
     import numpy as np
 
@@ -288,6 +305,8 @@ def case_serve(ctx):
     want = native_digits_logits(digits)[:40]
     preload = ["--nn-preload", f"digits:onnx:cpu:{digits}/model.onnx", "--nn-preload", f"tiny:GGML:AUTO:{gguf}",
                "--backend-config", 'onnxruntime={"intra_op_threads": 1}']
+    metrics_port = free_port()
+    preload += ["--metrics-addr", f"127.0.0.1:{metrics_port}"]
     with Server([ctx.args.wasinn, "serve", "--workers", "2"], preload, ctx.guest("p3_http"), env=ctx.env,
                 name="p3_http") as server:
         r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
@@ -301,8 +320,16 @@ def case_serve(ctx):
         check(c.returncode == 0 and c.stdout.decode() == native,
               f"curl /generate: {c.stdout!r} (exit {c.returncode}), native {native!r}\n{server.tail()}")
         # A client that leaves mid-stream: the server goes on answering at once.
-        c = subprocess.run(["curl", "-sS", "-N", "--max-time", "1", "--data-binary", prompt,
+        c = subprocess.run(["curl", "-sS", "-N", "--max-time", "0.5", "--data-binary", prompt,
                             url.replace("n=24", "n=100000")], capture_output=True, timeout=60)
+        # The client's leaving drops the request's store, and with it the stream: the generation
+        # stops at once (the plugin's compute steps, counted in the metrics, stop growing) instead
+        # of running on to the context's end.
+        steps = [computes(metrics_port)]
+        time.sleep(0.7)
+        steps.append(computes(metrics_port))
+        check(steps[0] == steps[1], f"the generation ran on after its client left: {steps[0]} then {steps[1]} steps\n"
+                                    f"{server.tail()}")
         start = time.monotonic()
         r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
         check(r.status == 200, f"after a client left: {r!r}\n{server.tail()}")
@@ -311,7 +338,8 @@ def case_serve(ctx):
             r = request(server, "POST", path, body)
             check(r.status == status, f"POST {path}: {r!r}, want {status}")
         log(f"serve: /infer equal to native ORT; /generate streamed native llama.cpp's answer; after a client "
-            f"left, the next request took {time.monotonic() - start:.2f} s; errors answered")
+            f"left, compute steps stayed at {steps[0]:.0f} and the next request took {time.monotonic() - start:.2f} s; "
+            f"errors answered")
 
 
 def case_errors(ctx):
