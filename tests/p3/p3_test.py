@@ -325,11 +325,12 @@ def case_serve(ctx):
         # The client's leaving drops the request's store, and with it the stream: the generation
         # stops at once (the plugin's compute steps, counted in the metrics, stop growing) instead
         # of running on to the context's end.
+        # A step in flight as the client goes may still finish (within one token); then none more.
         steps = [computes(metrics_port)]
         time.sleep(0.7)
         steps.append(computes(metrics_port))
-        check(steps[0] == steps[1], f"the generation ran on after its client left: {steps[0]} then {steps[1]} steps\n"
-                                    f"{server.tail()}")
+        check(steps[1] - steps[0] <= 1, f"the generation ran on after its client left: {steps[0]} then {steps[1]} "
+                                        f"steps\n{server.tail()}")
         start = time.monotonic()
         r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
         check(r.status == 200, f"after a client left: {r!r}\n{server.tail()}")
@@ -338,7 +339,7 @@ def case_serve(ctx):
             r = request(server, "POST", path, body)
             check(r.status == status, f"POST {path}: {r!r}, want {status}")
         log(f"serve: /infer equal to native ORT; /generate streamed native llama.cpp's answer; after a client "
-            f"left, compute steps stayed at {steps[0]:.0f} and the next request took {time.monotonic() - start:.2f} s; "
+            f"left, compute steps went {steps[0]:.0f} -> {steps[1]:.0f} and the next request took {time.monotonic() - start:.2f} s; "
             f"errors answered")
 
 
