@@ -226,15 +226,10 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
                             &mut out,
                         )
                     };
-                    match status {
-                        WitStatus::Ok => Ok(Ok(())),
-                        WitStatus::Err => Ok(Err(unsafe { out.message.to_string_lossy() })),
-                        WitStatus::Trap => Err(unsafe { out.message.to_string_lossy() }),
-                    }
+                    crate::nn_ext::text_err(status, &out)
                 })
                 .await
-                .map_err(|e| format_err!("nn-async generate: {e}"))?
-                .map_err(|m| format_err!("{m}"))?;
+                .map_err(|e| format_err!("nn-async generate: {e}"))??;
                 if let Err(message) = started {
                     return Ok((Err(message),));
                 }

@@ -53,7 +53,7 @@ fn describe<T: NnStore>(host: WitHost, cx: &Cx<'_, T>, graph: u32, outputs: i32)
 
 /// `result<_, string>` or `result<string, string>` of the prompt interface: ERR's text is
 /// `out.message`.
-fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), String>> {
+pub(crate) fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), String>> {
     match status {
         WitStatus::Ok => Ok(Ok(())),
         // SAFETY: the table's promise for the prompt functions' ERR.
