@@ -1,24 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Images into text models, through the plugin's C table: the tiny llama with the tiny LLaVA
-// projector (scripts/fixtures/export_llava.py) must answer as native llama.cpp's llama-mtmd-cli
-// does on the same files, greedy, whichever way the image arrives (input 3, inline base64,
-// WasmEdge's "image" path), by compute and by compute_single, and through WasmEdge's llava
-// example rebuilt on its crates (guest/rust/wasmedge-ggml-llava) on the wasinn command; and bad
-// input (a missing or mismatched projector, bytes that are no image, marker counts, base64) is
-// an error with a reason, after which the same context answers correctly.
+// projector (scripts/fixtures/export_llava.py), and the Qwen2-VL and Gemma 3 pairs, must answer
+// as native llama.cpp's llama-mtmd-cli does on the same files, greedy, whichever way the image
+// arrives (input 3, inline base64, WasmEdge's "image" path), by compute and by compute_single;
+// and bad input (a missing or mismatched projector, bytes that are no image, marker counts,
+// base64) is an error with a reason, after which the same context answers correctly. WasmEdge's
+// vision examples on the wasinn command: llama_vision_guests_test.cpp.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "guest_runner.h"
+#include "llama_vision_support.h"
 #include "plugin_harness.h"
 #include "probe_run.h"
 #ifdef WASINN_HAVE_WIT_RUN_MODEL
@@ -29,63 +25,6 @@ namespace wasinn_test {
 namespace {
 
 using json = nlohmann::json;
-
-const std::string kQuestion = "describe the picture";
-// llama-mtmd-cli's prompt for kQuestion with --chat-template vicuna (its marker before the
-// question, as it puts it when the prompt has none), in WasmEdge's marker.
-const std::string kPrompt = "USER: <image>" + kQuestion + "\nASSISTANT:";
-constexpr int kPredict = 16;
-
-std::string llava(const std::string& name) { return (fixtures_dir() / "llava" / name).string(); }
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Native llama.cpp: llama-mtmd-cli on the same files and settings, its stdout without the
-// newline it prints before the answer and the two after.
-std::string native_answer(const std::string& image, const std::string& mmproj = llava("mmproj-tiny.gguf"),
-                          const std::string& model = tiny_model()) {
-  static std::map<std::string, std::string> cache;
-  const std::string key = image + "|" + mmproj + "|" + model;
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  const std::string cmd = "GGML_BACKEND_PATH=" + shell_quote(std::string(WASINN_GGML_MODULE_DIR) + "/libggml-cpu.so") +
-                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(model) + " --mmproj " +
-                          shell_quote(mmproj) + " --image " + shell_quote(image) + " -p " + shell_quote(kQuestion) +
-                          " --chat-template vicuna --temp 0 -n " + std::to_string(kPredict) +
-                          " -t 1 -c 512 --seed 1 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr) << cmd;
-  if (!p) return "";
-  std::string out;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
-  const int status = pclose(p);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << out;
-  EXPECT_TRUE(out.size() >= 3 && out.front() == '\n' && out.substr(out.size() - 2) == "\n\n") << out;
-  if (out.size() < 3) return "";
-  return cache[key] = out.substr(1, out.size() - 3);
-}
-
-std::string base64(const std::vector<uint8_t>& bytes) {
-  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    for (int s = 18; s >= 0; s -= 6) out += abc[(v >> s) & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const uint32_t v = bytes[i] << 16;
-    out += std::string{abc[(v >> 18) & 63], abc[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == bytes.size()) {
-    const uint32_t v = (bytes[i] << 16) | (bytes[i + 1] << 8);
-    out += std::string{abc[(v >> 18) & 63], abc[(v >> 12) & 63], abc[(v >> 6) & 63], '='};
-  }
-  return out;
-}
 
 const wasinn_backend_api& llama() { return plugin_api("llamacpp"); }
 
@@ -104,15 +43,24 @@ struct Loaded {
 
 json greedy() { return {{"temp", 0}, {"ctx-size", 512}, {"n-predict", kPredict}, {"threads", 1}}; }
 
-Loaded load_tiny(const json& config, bool allow_paths = true) {
-  LoadArgs args = model_args("ggml", {read_file(tiny_model())});
-  args.paths = {tiny_model()};
+Loaded load_model(const std::string& model, const json& config, bool allow_paths = true) {
+  LoadArgs args = model_args("ggml", {read_file(model)});
+  args.paths = {model};
   args.config = config.dump();
   Loaded r;
   Diag d;
   r.status = load(backend(allow_paths), args, r.graph, d);
   r.detail = d.detail;
   return r;
+}
+
+Loaded load_tiny(const json& config, bool allow_paths = true) { return load_model(tiny_model(), config, allow_paths); }
+
+// A text model with its projector, greedy.
+Loaded load_pair(const std::string& model, const std::string& mmproj) {
+  json config = greedy();
+  config["mmproj"] = mmproj;
+  return load_model(model, config);
 }
 
 Loaded load_vision(json extra = json::object()) {
@@ -241,22 +189,43 @@ TEST(LlamaVision, TextPromptsStillWorkOnAVisionGraph) {
 TEST(LlamaVision, Qwen2VlProjectorWithMRopeEqualsNativeMtmdCli) {
   // Another projector type: Qwen2-VL's merger, with M-RoPE positions in the text model.
   const std::string model = llava("tiny-qwen2vl.gguf"), mmproj = llava("mmproj-qwen2vl.gguf");
-  const std::string native = native_answer(llava("image.png"), mmproj, model);
+  const std::string native = native_answer(llava("image.png"), kPrompt, model, mmproj);
   ASSERT_FALSE(native.empty());
-  LoadArgs args = model_args("ggml", {read_file(model)});
-  args.paths = {model};
-  json config = greedy();
-  config["mmproj"] = mmproj;
-  args.config = config.dump();
-  Graph g;
-  Diag d;
-  ASSERT_EQ(load(backend(), args, g, d), WASINN_OK) << d.detail;
-  Context c(llama(), g.ptr);
+  Loaded r = load_pair(model, mmproj);
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
   ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
   ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
   EXPECT_EQ(compute_text(c.ptr), native);
   EXPECT_EQ(streamed_text(c.ptr), native);
-  EXPECT_NE(native, native_answer(llava("image2.png"), mmproj, model));
+  EXPECT_NE(native, native_answer(llava("image2.png"), kPrompt, model, mmproj));
+}
+
+TEST(LlamaVision, Gemma3ProjectorAndModelEqualNativeMtmdCli) {
+  // Gemma 3: a SigLIP tower pooled 4x4, images decoded with non-causal attention, into a gemma3
+  // model whose layer 0 has a 32-token sliding window, shorter than these prompts. The prompt
+  // is the gemma-3 example's; libmtmd adds its own <start_of_image>/<end_of_image> around the
+  // image, inside the example's (as under WasmEdge).
+  const std::string model = llava("tiny-gemma3.gguf"), mmproj = llava("mmproj-gemma3.gguf");
+  const std::string turn = "<start_of_turn>user\n<start_of_image><image><end_of_image>" + kQuestion +
+                           "<end_of_turn>\n<start_of_turn>model\n";
+  const std::string native = native_answer(llava("image.png"), turn, model, mmproj);
+  ASSERT_FALSE(native.empty());
+  EXPECT_NE(native, native_answer(llava("image2.png"), turn, model, mmproj));
+  Loaded r = load_pair(model, mmproj);
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, turn), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+  // 16 image tokens, libmtmd's two markers and the text's.
+  EXPECT_GT(input_tokens(c.ptr), 18);
+  // The example's second turn: the whole conversation again, on the same context.
+  const std::string second = turn + trimmed(native) + "<end_of_turn>\n<start_of_turn>user\nwhat else<end_of_turn>\n" +
+                             "<start_of_turn>model\n";
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, second), WASINN_OK);
+  EXPECT_EQ(streamed_text(c.ptr), native_answer(llava("image.png"), second, model, mmproj));
 }
 
 TEST(LlamaVision, TwoContextsOfOneGraphOnTwoThreadsAnswerAsNative) {
@@ -368,69 +337,6 @@ TEST(LlamaVisionBadInput, MarkersMustMatchImagesAndAGraphWithoutProjectorTakesNo
   EXPECT_EQ(set_text(t.ptr, 1, json{{"image", llava("image.png")}}.dump()), WASINN_OK);
   EXPECT_EQ(set_text(t.ptr, 0, kPrompt, &detail), WASINN_INVALID_ARGUMENT);
   EXPECT_NE(detail.find("\"mmproj\""), std::string::npos) << detail;
-}
-
-// ---- WasmEdge's llava example (guest/rust/wasmedge-ggml-llava) on the wasinn command ----
-
-const std::string kLlavaGuest = "compat_wasmedge_ggml_llava";
-
-class LlavaGuest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!std::filesystem::exists(std::string(WASINN_GUEST_DIR) + "/" + kLlavaGuest + ".wasm"))
-      GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
-  }
-  // The example's command line: the model preloaded as "default", the projector and image in
-  // its environment, greedy through wasinn's optional additions.
-  GuestRun run(const std::string& image, const std::string& prompt, std::vector<std::string> env = {},
-               bool allow_paths = true) {
-    std::vector<std::string> host = {"--nn-preload", "default:GGML:AUTO:" + tiny_model(),
-                                     "--env",        "mmproj=" + llava("mmproj-tiny.gguf"),
-                                     "--env",        "image=" + image};
-    for (const std::string& e : {"temp=0", "n_predict=16", "threads=1", "ctx_size=512"}) env.push_back(e);
-    for (const auto& e : env) host.insert(host.end(), {"--env", e});
-    if (allow_paths) host.insert(host.end(), {"--backend-config", R"(llamacpp={"allow-preload-paths":true})"});
-    return run_guest(host, kLlavaGuest, {"default", prompt});
-  }
-};
-
-std::string trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-TEST_F(LlavaGuest, AnswerEqualsNativeMtmdCli) {
-  for (const std::string& image : {llava("image.png"), llava("image2.png")}) {
-    const GuestRun r = run(image, kPrompt);
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    // The example prints the answer trimmed, on the line before the final token counts.
-    EXPECT_NE(r.output.find("Response:\n"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("\n" + trimmed(native_answer(image)) + "\n[INFO] Number of input tokens: "),
-              std::string::npos)
-        << "native: " << native_answer(image) << "\n"
-        << r.output;
-    EXPECT_NE(r.output.find("[INFO] Number of output tokens: " + std::to_string(kPredict)), std::string::npos)
-        << r.output;
-    EXPECT_NE(r.output.find("[INFO] llama_build_number: 11312"), std::string::npos) << r.output;
-  }
-}
-
-TEST_F(LlavaGuest, BadInputIsAnErrorWithItsReason) {
-  // The example's expect() panics on the errno; the host's log has the reason.
-  const GuestRun bad = run(llava("not-an-image.png"), kPrompt);
-  EXPECT_NE(bad.exit_code, 0) << bad.output;
-  EXPECT_NE(bad.output.find("Failed to set input: BackendError(InvalidArgument)"), std::string::npos) << bad.output;
-  EXPECT_NE(bad.output.find("is not an image"), std::string::npos) << bad.output;
-  const GuestRun missing = run(llava("no-such.png"), kPrompt);
-  EXPECT_NE(missing.exit_code, 0) << missing.output;
-  EXPECT_NE(missing.output.find("no-such.png does not exist"), std::string::npos) << missing.output;
-  const GuestRun refused = run(llava("image.png"), kPrompt, {}, /*allow_paths=*/false);
-  EXPECT_NE(refused.exit_code, 0) << refused.output;
-  EXPECT_NE(refused.output.find("Failed to build graph"), std::string::npos) << refused.output;
-  EXPECT_NE(refused.output.find("allow-preload-paths"), std::string::npos) << refused.output;
-  const GuestRun markers = run(llava("image.png"), "no marker");
-  EXPECT_NE(markers.exit_code, 0) << markers.output;
-  EXPECT_NE(markers.output.find("0 image marker(s)"), std::string::npos) << markers.output;
 }
 
 // ---- a WIT component (wasi:nn): the image as the input tensor named "image" ----

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// WasmEdge-WASINN-examples' vision examples, rebuilt on their crates (guest/rust/wasmedge-ggml-*),
+// on the wasinn command with the tiny fixtures (scripts/fixtures/export_llava.py): llava and
+// qwen2vl (the picture from the "image" path), gemma-3 and its base64 binary, and
+// llava-base64-stream (the picture inline, the answer streamed by compute_single). Each answer,
+// one-shot or turn by turn of the examples' chat on stdin, must be native llama-mtmd-cli's on
+// the prompt the example builds, greedy (wasinn's optional temp/n_predict/threads).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "guest_runner.h"
+#include "llama_vision_support.h"
+#include "plugin_harness.h"
+#include "probe_run.h"
+
+namespace wasinn_test {
+namespace {
+
+struct Pair {
+  std::string model, mmproj;
+};
+Pair llava_pair() { return {tiny_model(), llava("mmproj-tiny.gguf")}; }
+Pair qwen2vl_pair() { return {llava("tiny-qwen2vl.gguf"), llava("mmproj-qwen2vl.gguf")}; }
+Pair gemma3_pair() { return {llava("tiny-gemma3.gguf"), llava("mmproj-gemma3.gguf")}; }
+
+// An example's chat format, as its source builds the prompt: the first turn with the picture,
+// what a later line appends, what a (trimmed) answer appends.
+struct Format {
+  std::function<std::string(const std::string&)> first, next, keep;
+};
+const std::string kSystem =
+    "You are a helpful, respectful and honest assistant. Always answer as short as possible, while being safe.";
+Format llava_format(const std::string& image) {
+  return {[=](const std::string& q) { return kSystem + "\nUSER:" + image + "\n" + q + "\nASSISTANT:"; },
+          [](const std::string& q) { return "\nUSER: " + q + "\nASSISTANT:"; },
+          [](const std::string& a) { return " " + a; }};
+}
+Format qwen2vl_format() {
+  return {[](const std::string& q) {
+            return "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
+                   "<|vision_start|><image><|vision_end|>" +
+                   q + "<|im_end|>\n<|im_start|>assistant\n";
+          },
+          [](const std::string& q) { return "<|im_start|>user\n" + q + "<|im_end|>\n<|im_start|>assistant\n"; },
+          [](const std::string& a) { return a + "<|im_end|>\n"; }};
+}
+Format gemma3_format(const std::string& image) {
+  return {[=](const std::string& q) {
+            return "<start_of_turn>user\n<start_of_image>" + image + "<end_of_image>" + q +
+                   "<end_of_turn>\n<start_of_turn>model\n";
+          },
+          [](const std::string& q) { return "<start_of_turn>user\n" + q + "<end_of_turn>\n<start_of_turn>model\n"; },
+          [](const std::string& a) { return a + "<end_of_turn>\n"; }};
+}
+
+const std::vector<std::string> kLines = {kQuestion, "what else is in it"};
+
+// Native's answers to the chat's turns: each prompt the whole conversation so far, the image
+// at WasmEdge's marker (`format` built with "<image>").
+std::vector<std::string> native_chat(const Format& format, const Pair& pair, const std::string& image) {
+  std::vector<std::string> answers;
+  std::string conversation;
+  for (const std::string& line : kLines) {
+    conversation += answers.empty() ? format.first(line) : format.next(line);
+    answers.push_back(native_answer(image, conversation, pair.model, pair.mmproj));
+    conversation += format.keep(trimmed(answers.back()));
+  }
+  return answers;
+}
+
+// The chat's transcript on stdout: the answer trimmed after "ASSISTANT:\n", or streamed as it
+// came and then a newline; "USER:" again at the end of stdin.
+std::string transcript(const std::vector<std::string>& answers, bool streamed) {
+  std::string out;
+  for (const std::string& a : answers) out += "USER:\nASSISTANT:\n" + (streamed ? a : trimmed(a)) + "\n";
+  return out + "USER:\n";
+}
+
+class VisionGuest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* g : {"compat_wasmedge_ggml_llava", "compat_wasmedge_ggml_qwen2vl", "compat_wasmedge_ggml_gemma_3",
+                          "compat_wasmedge_ggml_gemma_3_base64", "compat_wasmedge_ggml_llava_base64_stream"}) {
+      if (!std::filesystem::exists(std::string(WASINN_GUEST_DIR) + "/" + g + ".wasm"))
+        GTEST_SKIP() << "the Rust guests are not built (scripts/fetch-deps.sh rust-guest)";
+    }
+  }
+  // The examples' command line: the model preloaded as "default", the projector (and the image
+  // or its base64) in the environment, greedy through wasinn's optional additions.
+  static std::vector<std::string> host(const Pair& pair, std::vector<std::string> env, bool allow_paths = true) {
+    std::vector<std::string> args = {"--nn-preload", "default:GGML:AUTO:" + pair.model, "--env",
+                                     "mmproj=" + pair.mmproj};
+    for (const char* e : {"temp=0", "n_predict=16", "threads=1", "ctx_size=512"}) env.push_back(e);
+    for (const auto& e : env) args.insert(args.end(), {"--env", e});
+    if (allow_paths) args.insert(args.end(), {"--backend-config", R"(llamacpp={"allow-preload-paths":true})"});
+    return args;
+  }
+  static std::string chat_input() { return kLines[0] + "\n\n" + kLines[1] + "\n"; }
+  static std::string image_base64() { return "image_base64=" + base64(read_file(llava("image.png"))); }
+};
+
+// ---- llava: one-shot with the metadata, bad input, and its chat ----
+
+TEST_F(VisionGuest, LlavaOneShotEqualsNativeMtmdCli) {
+  for (const std::string& image : {llava("image.png"), llava("image2.png")}) {
+    const GuestRun r =
+        run_guest(host(llava_pair(), {"image=" + image}), "compat_wasmedge_ggml_llava", {"default", kPrompt});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // The example prints the answer trimmed, on the line before the final token counts.
+    EXPECT_NE(r.output.find("Response:\n"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\n" + trimmed(native_answer(image)) + "\n[INFO] Number of input tokens: "),
+              std::string::npos)
+        << "native: " << native_answer(image) << "\n"
+        << r.output;
+    EXPECT_NE(r.output.find("[INFO] Number of output tokens: " + std::to_string(kPredict)), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("[INFO] llama_build_number: 11312"), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(VisionGuest, LlavaBadInputIsAnErrorWithItsReason) {
+  auto run = [&](const std::string& image, const std::string& prompt, bool allow_paths = true) {
+    return run_guest(host(llava_pair(), {"image=" + image}, allow_paths), "compat_wasmedge_ggml_llava",
+                     {"default", prompt});
+  };
+  // The example's expect() panics on the errno; the host's log has the reason.
+  const GuestRun bad = run(llava("not-an-image.png"), kPrompt);
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("Failed to set input: BackendError(InvalidArgument)"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("is not an image"), std::string::npos) << bad.output;
+  const GuestRun missing = run(llava("no-such.png"), kPrompt);
+  EXPECT_NE(missing.exit_code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("no-such.png does not exist"), std::string::npos) << missing.output;
+  const GuestRun refused = run(llava("image.png"), kPrompt, /*allow_paths=*/false);
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_NE(refused.output.find("Failed to build graph"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("allow-preload-paths"), std::string::npos) << refused.output;
+  const GuestRun markers = run(llava("image.png"), "no marker");
+  EXPECT_NE(markers.exit_code, 0) << markers.output;
+  EXPECT_NE(markers.output.find("0 image marker(s)"), std::string::npos) << markers.output;
+}
+
+TEST_F(VisionGuest, LlavaChatTurnsEqualNativeMtmdCli) {
+  const auto answers = native_chat(llava_format("<image>"), llava_pair(), llava("image.png"));
+  const GuestRun r = run_guest_with_stdin(host(llava_pair(), {"image=" + llava("image.png")}),
+                                          "compat_wasmedge_ggml_llava", {"default"}, chat_input());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(transcript(answers, false)), std::string::npos) << transcript(answers, false) << r.output;
+}
+
+// ---- qwen2vl: Qwen2-VL's projector and M-RoPE model, ChatML turns ----
+
+TEST_F(VisionGuest, Qwen2VlChatTurnsAndOneShotEqualNativeMtmdCli) {
+  const auto answers = native_chat(qwen2vl_format(), qwen2vl_pair(), llava("image.png"));
+  const auto args = host(qwen2vl_pair(), {"image=" + llava("image.png")});
+  const GuestRun r = run_guest_with_stdin(args, "compat_wasmedge_ggml_qwen2vl", {"default"}, chat_input());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(transcript(answers, false)), std::string::npos) << transcript(answers, false) << r.output;
+  // One-shot: the first turn's prompt given whole, with the metadata after.
+  const GuestRun once = run_guest(args, "compat_wasmedge_ggml_qwen2vl", {"default", qwen2vl_format().first(kLines[0])});
+  ASSERT_EQ(once.exit_code, 0) << once.output;
+  EXPECT_NE(once.output.find("\n" + trimmed(answers[0]) + "\n[INFO] Number of input tokens: "), std::string::npos)
+      << once.output;
+}
+
+// ---- gemma-3: Gemma 3's projector and model; its two binaries, the picture by path and inline ----
+
+TEST_F(VisionGuest, Gemma3ChatTurnsEqualNativeMtmdCli) {
+  const auto answers = native_chat(gemma3_format("<image>"), gemma3_pair(), llava("image.png"));
+  const GuestRun r = run_guest_with_stdin(host(gemma3_pair(), {"image=" + llava("image.png")}),
+                                          "compat_wasmedge_ggml_gemma_3", {"default"}, chat_input());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(transcript(answers, false)), std::string::npos) << transcript(answers, false) << r.output;
+  const GuestRun inline_image = run_guest_with_stdin(host(gemma3_pair(), {image_base64()}),
+                                                     "compat_wasmedge_ggml_gemma_3_base64", {"default"}, chat_input());
+  ASSERT_EQ(inline_image.exit_code, 0) << inline_image.output;
+  EXPECT_NE(inline_image.output.find(transcript(answers, false)), std::string::npos) << inline_image.output;
+}
+
+TEST_F(VisionGuest, Gemma3WithoutItsImageSaysWhat) {
+  const GuestRun r = run_guest_with_stdin(host(gemma3_pair(), {}), "compat_wasmedge_ggml_gemma_3", {"default"}, "hi\n");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("Failed to get the target image."), std::string::npos) << r.output;
+  const GuestRun b64 =
+      run_guest_with_stdin(host(gemma3_pair(), {}), "compat_wasmedge_ggml_gemma_3_base64", {"default"}, "hi\n");
+  EXPECT_EQ(b64.exit_code, 1) << b64.output;
+  EXPECT_NE(b64.output.find("Failed to get image_base64"), std::string::npos) << b64.output;
+}
+
+// ---- llava-base64-stream: the picture inline, each answer streamed by compute_single ----
+
+TEST_F(VisionGuest, LlavaBase64StreamChatTurnsEqualNativeMtmdCli) {
+  const auto answers = native_chat(llava_format("<image>"), llava_pair(), llava("image.png"));
+  const GuestRun r = run_guest_with_stdin(host(llava_pair(), {image_base64()}),
+                                          "compat_wasmedge_ggml_llava_base64_stream", {"default"}, chat_input());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(transcript(answers, true)), std::string::npos) << transcript(answers, true) << r.output;
+}
+
+TEST_F(VisionGuest, LlavaBase64StreamOneShotTakesTheTagInThePrompt) {
+  // Its non-interactive mode computes once and prints the answer alone; the picture is the
+  // prompt's own inline tag.
+  const std::string tag = "<img src=\"data:image/png;base64," + base64(read_file(llava("image2.png"))) + "\">";
+  const GuestRun r = run_guest(host(llava_pair(), {}), "compat_wasmedge_ggml_llava_base64_stream",
+                               {"default", "USER: " + tag + kQuestion + "\nASSISTANT:"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Response:\n" + trimmed(native_answer(llava("image2.png"))) + "\n"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("[INFO]"), std::string::npos) << r.output;
+  // Not base64: the plugin's reason, the example's panic.
+  const GuestRun bad = run_guest(host(llava_pair(), {}), "compat_wasmedge_ggml_llava_base64_stream",
+                                 {"default", "USER: <img src=\"data:image/png;base64,@@\">hi\nASSISTANT:"});
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("not valid base64"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace wasinn_test

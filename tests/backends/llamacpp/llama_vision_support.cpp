@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "llama_vision_support.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <map>
+
+#include "plugin_harness.h"
+#include "probe_run.h"
+
+namespace wasinn_test {
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A chat template that is the prompt itself, so llama-mtmd-cli tokenizes what the guest sends.
+constexpr const char* kRawTemplate = "{% for message in messages %}{{ message['content'] }}{% endfor %}";
+
+}  // namespace
+
+std::string llava(const std::string& name) { return (fixtures_dir() / "llava" / name).string(); }
+
+std::string native_answer(const std::string& image, const std::string& prompt, const std::string& model,
+                          const std::string& mmproj) {
+  const std::string m = model.empty() ? tiny_model() : model;
+  const std::string p = mmproj.empty() ? llava("mmproj-tiny.gguf") : mmproj;
+  static std::map<std::string, std::string> cache;
+  const std::string key = image + "|" + prompt + "|" + m + "|" + p;
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  // llama-mtmd-cli's own marker; with none it would put the image first.
+  std::string raw = prompt;
+  const size_t at = raw.find("<image>");
+  EXPECT_NE(at, std::string::npos) << prompt;
+  if (at != std::string::npos) raw.replace(at, 7, "<__media__>");
+  const std::string cmd = "GGML_BACKEND_PATH=" + shell_quote(std::string(WASINN_GGML_MODULE_DIR) + "/libggml-cpu.so") +
+                          " " + shell_quote(WASINN_LLAMA_MTMD_CLI) + " -m " + shell_quote(m) + " --mmproj " +
+                          shell_quote(p) + " --image " + shell_quote(image) + " -p " + shell_quote(raw) +
+                          " --jinja --chat-template " + shell_quote(kRawTemplate) + " --temp 0 -n " +
+                          std::to_string(kPredict) + " -t 1 -c 512 --seed 1 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << cmd;
+  if (!pipe) return "";
+  std::string out;
+  std::array<char, 4096> buf;
+  for (size_t n; (n = fread(buf.data(), 1, buf.size(), pipe)) > 0;) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << out;
+  // Its stdout is the answer between the newline it prints before and the two after.
+  EXPECT_TRUE(out.size() >= 3 && out.front() == '\n' && out.substr(out.size() - 2) == "\n\n") << out;
+  if (out.size() < 3) return "";
+  return cache[key] = out.substr(1, out.size() - 3);
+}
+
+std::string base64(const std::vector<uint8_t>& bytes) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    for (int s = 18; s >= 0; s -= 6) out += abc[(v >> s) & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const uint32_t v = bytes[i] << 16;
+    out += std::string{abc[(v >> 18) & 63], abc[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    const uint32_t v = (bytes[i] << 16) | (bytes[i + 1] << 8);
+    out += std::string{abc[(v >> 18) & 63], abc[(v >> 12) & 63], abc[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+std::string trimmed(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+GuestRun run_guest_with_stdin(const std::vector<std::string>& host_args, const std::string& guest,
+                              const std::vector<std::string>& guest_args, const std::string& input) {
+  // The child inherits fd 0: point it at a file of `input` for the run, then restore it.
+  const std::string path = scratch_dir("stdin_" + guest) + "/input.txt";
+  write_file(path, std::vector<uint8_t>(input.begin(), input.end()));
+  const int file = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int saved = dup(0);
+  EXPECT_TRUE(file >= 0 && saved >= 0 && dup2(file, 0) == 0) << path;
+  GuestRun r = run_guest(host_args, guest, guest_args);
+  dup2(saved, 0);
+  close(saved);
+  close(file);
+  return r;
+}
+
+}  // namespace wasinn_test
