@@ -4,11 +4,14 @@
 // qwen2vl (the picture from the "image" path), gemma-3 and its base64 binary, and
 // llava-base64-stream (the picture inline, the answer streamed by compute_single). Each answer,
 // one-shot or turn by turn of the examples' chat on stdin, must be native llama-mtmd-cli's on
-// the prompt the example builds, greedy (wasinn's optional temp/n_predict/threads).
+// the prompt the example builds, greedy (wasinn's optional temp/n_predict/threads). With
+// WASINN_WASMEDGE_EXAMPLES naming a checkout of the examples, their own prebuilt .wasm files too.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <tuple>
 
 #include "guest_runner.h"
 #include "llama_vision_support.h"
@@ -214,6 +217,80 @@ TEST_F(VisionGuest, LlavaBase64StreamOneShotTakesTheTagInThePrompt) {
                                  {"default", "USER: <img src=\"data:image/png;base64,@@\">hi\nASSISTANT:"});
   EXPECT_NE(bad.exit_code, 0) << bad.output;
   EXPECT_NE(bad.output.find("not valid base64"), std::string::npos) << bad.output;
+}
+
+// ---- WasmEdge's own prebuilt .wasm files, unchanged (opt-in) ----
+// None can be fetched here and they are not ours to commit: WASINN_WASMEDGE_EXAMPLES names a
+// checkout of second-state/WasmEdge-WASINN-examples. They read no temp or n_predict, so the
+// preload's JSON config makes them greedy; their chats read on at the end of stdin, so
+// --timeout ends them after their turns.
+
+class PrebuiltWasmEdgeGuest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* dir = std::getenv("WASINN_WASMEDGE_EXAMPLES");
+    if (!dir || !*dir) GTEST_SKIP() << "WASINN_WASMEDGE_EXAMPLES (a WasmEdge-WASINN-examples checkout) is not set";
+    root_ = std::string(dir) + "/wasmedge-ggml/";
+    const std::string config = scratch_dir("prebuilt") + "/greedy.json";
+    const std::string greedy = R"({"temp": 0, "n-predict": 16, "threads": 1})";
+    write_file(config, std::vector<uint8_t>(greedy.begin(), greedy.end()));
+    config_ = config;
+  }
+  std::vector<std::string> host(const Pair& pair, const std::vector<std::string>& env) const {
+    std::vector<std::string> args = {"--nn-preload",     "default:GGML:AUTO:" + pair.model + ":" + config_,
+                                     "--timeout",        "10",
+                                     "--backend-config", R"(llamacpp={"allow-preload-paths":true})"};
+    for (const auto& e : {"mmproj=" + pair.mmproj, std::string("ctx_size=512")}) args.insert(args.end(), {"--env", e});
+    for (const auto& e : env) args.insert(args.end(), {"--env", e});
+    return args;
+  }
+  // The picture an example embeds in `source`, as a file for llama-mtmd-cli.
+  std::string embedded_picture(const std::string& source) const {
+    const auto text = read_file(root_ + source);
+    const std::string code(text.begin(), text.end()), start = "let image_base64_bytes = \"";
+    const size_t at = code.find(start), end = code.find('"', at + start.size());
+    std::vector<uint8_t> jpeg;
+    EXPECT_TRUE(at != std::string::npos && end != std::string::npos &&
+                decode_base64(code.substr(at + start.size(), end - at - start.size()), jpeg))
+        << source;
+    const std::string path = scratch_dir("prebuilt_" + std::filesystem::path(source).stem().string()) + "/picture.jpg";
+    write_file(path, jpeg);
+    return path;
+  }
+  std::string root_, config_;
+};
+
+TEST_F(PrebuiltWasmEdgeGuest, OneShotAnswersEqualNativeMtmdCli) {
+  const std::string image = llava("image.png");
+  const std::string qwen = qwen2vl_format().first(kQuestion), gemma = gemma3_format("<image>").first(kQuestion);
+  for (const auto& [wasm, pair, prompt] : {std::tuple{"llava/wasmedge-ggml-llava.wasm", llava_pair(), kPrompt},
+                                           std::tuple{"qwen2vl/wasmedge-ggml-qwen2vl.wasm", qwen2vl_pair(), qwen},
+                                           std::tuple{"gemma-3/wasmedge-ggml-gemma-3.wasm", gemma3_pair(), gemma}}) {
+    const GuestRun r = run_guest_with_stdin(host(pair, {"image=" + image}), root_ + wasm, {"default", prompt}, "");
+    ASSERT_EQ(r.exit_code, 0) << wasm << "\n" << r.output;
+    const std::string native = native_answer(image, prompt, pair.model, pair.mmproj);
+    EXPECT_NE(r.output.find("\n" + trimmed(native) + "\n[INFO] Number of input tokens: "), std::string::npos)
+        << wasm << "\nnative: " << native << "\n"
+        << r.output;
+  }
+}
+
+TEST_F(PrebuiltWasmEdgeGuest, Base64ChatsWithTheirOwnPicturesEqualNativeMtmdCli) {
+  struct Case {
+    std::string wasm, source;
+    Pair pair;
+    Format format;
+    bool streamed;
+  };
+  for (const Case& c : {Case{"llava-base64-stream/wasmedge-ggml-llava-base64-stream.wasm",
+                             "llava-base64-stream/src/main.rs", llava_pair(), llava_format("<image>"), true},
+                        Case{"gemma-3/wasmedge-ggml-gemma-3-base64.wasm", "gemma-3/src/base64.rs", gemma3_pair(),
+                             gemma3_format("<image>"), false}}) {
+    const auto answers = native_chat(c.format, c.pair, embedded_picture(c.source));
+    const GuestRun r =
+        run_guest_with_stdin(host(c.pair, {}), root_ + c.wasm, {"default"}, kLines[0] + "\n" + kLines[1] + "\n");
+    EXPECT_EQ(r.output.find(transcript(answers, c.streamed)), 0u) << c.wasm << "\n" << r.output;
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "plugin_harness.h"
@@ -78,6 +79,21 @@ std::string base64(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
+bool decode_base64(const std::string& text, std::vector<uint8_t>& out) {
+  static const std::string abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  out.clear();
+  uint32_t bits = 0;
+  int n = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    const size_t v = abc.find(c);
+    if (v == std::string::npos) return false;
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    if ((n += 6) >= 8) out.push_back(static_cast<uint8_t>((bits >> (n -= 8)) & 0xFF));
+  }
+  return true;
+}
+
 std::string trimmed(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -91,7 +107,16 @@ GuestRun run_guest_with_stdin(const std::vector<std::string>& host_args, const s
   const int file = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   const int saved = dup(0);
   EXPECT_TRUE(file >= 0 && saved >= 0 && dup2(file, 0) == 0) << path;
-  GuestRun r = run_guest(host_args, guest, guest_args);
+  GuestRun r;
+  if (guest.find('/') == std::string::npos) {
+    r = run_guest(host_args, guest, guest_args);
+  } else {
+    std::vector<std::string> args = {"run", "--backend-dir", WASINN_BACKEND_DIR};
+    args.insert(args.end(), host_args.begin(), host_args.end());
+    args.push_back(guest);
+    args.insert(args.end(), guest_args.begin(), guest_args.end());
+    r = run_wasinn(args, std::filesystem::path(guest).stem().string());
+  }
   dup2(saved, 0);
   close(saved);
   close(file);

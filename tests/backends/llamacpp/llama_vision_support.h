@@ -28,8 +28,12 @@ std::string native_answer(const std::string& image, const std::string& prompt = 
 std::string base64(const std::vector<uint8_t>& bytes);
 std::string trimmed(const std::string& s);
 
-// run_guest with `input` on the guest's stdin (the examples' chat reads it), then its end.
+// run_guest with `input` on the guest's stdin (the examples' chat reads it), then its end. A
+// `guest` with a '/' is a .wasm file's path, not one of WASINN_GUEST_DIR's names.
 GuestRun run_guest_with_stdin(const std::vector<std::string>& host_args, const std::string& guest,
                               const std::vector<std::string>& guest_args, const std::string& input);
+
+// Standard base64, padding optional; false on any other byte.
+bool decode_base64(const std::string& text, std::vector<uint8_t>& out);
 
 }  // namespace wasinn_test
