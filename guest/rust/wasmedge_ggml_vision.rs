@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! What WasmEdge-WASINN-examples' vision examples (wasmedge-ggml/llava, llava-base64-stream,
 //! qwen2vl, gemma-3) do alike, rebuilt on the crates.io crates they name (wasmedge-wasi-nn 0.7.1,
-//! serde_json) since no GitHub download reaches this machine; each crate's main.rs includes it
+//! serde_json) since no GitHub download reaches this machine; each example's binary includes it
 //! (`#[path]`) and keeps what is its own: its defaults, prompt format and stream or not.
 //!
 //! Their calls: the options from the environment as a JSON load config (`mmproj` required, and
@@ -76,6 +76,21 @@ pub fn options_from_env(example: &Example) -> HashMap<&'static str, Value> {
         }
     }
     options
+}
+
+/// An example's main: the graph preloaded as argv[1] and a context on it, then with a prompt
+/// argv[2] the non-interactive mode, without one the chat.
+pub fn run<O, C>(example: &Example, one_shot: O, chat: C)
+where
+    O: FnOnce(&mut GraphExecutionContext, &str),
+    C: FnOnce(&mut GraphExecutionContext),
+{
+    let args: Vec<String> = env::args().collect();
+    let (_graph, mut ctx) = init(example, &args[1]);
+    match args.get(2) {
+        Some(prompt) => one_shot(&mut ctx, prompt),
+        None => chat(&mut ctx),
+    }
 }
 
 /// The graph preloaded as `name`, with the example's options, and a context on it.
@@ -272,4 +287,40 @@ where
             saved += &(chat.keep)(answer.trim());
         }
     }
+}
+
+/// The chat of qwen2vl and gemma-3: each answer computed at once, an error the end of the guest.
+pub fn compute_chat<F, N, K>(ctx: &mut GraphExecutionContext, first: F, next: N, keep: K)
+where
+    F: Fn(&str) -> String,
+    N: Fn(&str) -> String,
+    K: Fn(&str) -> String,
+{
+    chat(
+        ctx,
+        Chat {
+            stream: false,
+            exit_on_error: true,
+            first,
+            next,
+            keep,
+        },
+    );
+}
+
+/// LLaVA's chat (llava, llava-base64-stream): the system prompt, then "USER:" with the picture
+/// (`image`: the marker or an inline tag) before the first line; an answer kept after a space.
+pub fn llava_chat(ctx: &mut GraphExecutionContext, image: &str, stream: bool) {
+    const SYSTEM: &str =
+        "You are a helpful, respectful and honest assistant. Always answer as short as possible, while being safe.";
+    chat(
+        ctx,
+        Chat {
+            stream,
+            exit_on_error: false,
+            first: |input: &str| format!("{}\nUSER:{}\n{}\nASSISTANT:", SYSTEM, image, input),
+            next: |input: &str| format!("\nUSER: {}\nASSISTANT:", input),
+            keep: |answer: &str| format!(" {}", answer),
+        },
+    );
 }

@@ -81,6 +81,22 @@ std::string transcript(const std::vector<std::string>& answers, bool streamed) {
   return out + "USER:\n";
 }
 
+// The chat's run: its end reached, each turn native's.
+void expect_chat(const GuestRun& r, const std::vector<std::string>& answers, bool streamed) {
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(transcript(answers, streamed)), std::string::npos)
+      << transcript(answers, streamed) << r.output;
+}
+
+// A one-shot run that prints the metadata: the answer trimmed, on the line before the final
+// token counts.
+void expect_one_shot(const GuestRun& r, const std::string& native) {
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\n" + trimmed(native) + "\n[INFO] Number of input tokens: "), std::string::npos)
+      << "native: " << native << "\n"
+      << r.output;
+}
+
 class VisionGuest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -110,13 +126,8 @@ TEST_F(VisionGuest, LlavaOneShotEqualsNativeMtmdCli) {
   for (const std::string& image : {llava("image.png"), llava("image2.png")}) {
     const GuestRun r =
         run_guest(host(llava_pair(), {"image=" + image}), "compat_wasmedge_ggml_llava", {"default", kPrompt});
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    // The example prints the answer trimmed, on the line before the final token counts.
+    expect_one_shot(r, native_answer(image));
     EXPECT_NE(r.output.find("Response:\n"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("\n" + trimmed(native_answer(image)) + "\n[INFO] Number of input tokens: "),
-              std::string::npos)
-        << "native: " << native_answer(image) << "\n"
-        << r.output;
     EXPECT_NE(r.output.find("[INFO] Number of output tokens: " + std::to_string(kPredict)), std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("[INFO] llama_build_number: 11312"), std::string::npos) << r.output;
@@ -147,10 +158,9 @@ TEST_F(VisionGuest, LlavaBadInputIsAnErrorWithItsReason) {
 
 TEST_F(VisionGuest, LlavaChatTurnsEqualNativeMtmdCli) {
   const auto answers = native_chat(llava_format("<image>"), llava_pair(), llava("image.png"));
-  const GuestRun r = run_guest_with_stdin(host(llava_pair(), {"image=" + llava("image.png")}),
-                                          "compat_wasmedge_ggml_llava", {"default"}, chat_input());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(transcript(answers, false)), std::string::npos) << transcript(answers, false) << r.output;
+  expect_chat(run_guest_with_stdin(host(llava_pair(), {"image=" + llava("image.png")}), "compat_wasmedge_ggml_llava",
+                                   {"default"}, chat_input()),
+              answers, false);
 }
 
 // ---- qwen2vl: Qwen2-VL's projector and M-RoPE model, ChatML turns ----
@@ -158,28 +168,22 @@ TEST_F(VisionGuest, LlavaChatTurnsEqualNativeMtmdCli) {
 TEST_F(VisionGuest, Qwen2VlChatTurnsAndOneShotEqualNativeMtmdCli) {
   const auto answers = native_chat(qwen2vl_format(), qwen2vl_pair(), llava("image.png"));
   const auto args = host(qwen2vl_pair(), {"image=" + llava("image.png")});
-  const GuestRun r = run_guest_with_stdin(args, "compat_wasmedge_ggml_qwen2vl", {"default"}, chat_input());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(transcript(answers, false)), std::string::npos) << transcript(answers, false) << r.output;
-  // One-shot: the first turn's prompt given whole, with the metadata after.
-  const GuestRun once = run_guest(args, "compat_wasmedge_ggml_qwen2vl", {"default", qwen2vl_format().first(kLines[0])});
-  ASSERT_EQ(once.exit_code, 0) << once.output;
-  EXPECT_NE(once.output.find("\n" + trimmed(answers[0]) + "\n[INFO] Number of input tokens: "), std::string::npos)
-      << once.output;
+  expect_chat(run_guest_with_stdin(args, "compat_wasmedge_ggml_qwen2vl", {"default"}, chat_input()), answers, false);
+  // One-shot: the first turn's prompt given whole.
+  expect_one_shot(run_guest(args, "compat_wasmedge_ggml_qwen2vl", {"default", qwen2vl_format().first(kLines[0])}),
+                  answers[0]);
 }
 
 // ---- gemma-3: Gemma 3's projector and model; its two binaries, the picture by path and inline ----
 
 TEST_F(VisionGuest, Gemma3ChatTurnsEqualNativeMtmdCli) {
   const auto answers = native_chat(gemma3_format("<image>"), gemma3_pair(), llava("image.png"));
-  const GuestRun r = run_guest_with_stdin(host(gemma3_pair(), {"image=" + llava("image.png")}),
-                                          "compat_wasmedge_ggml_gemma_3", {"default"}, chat_input());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(transcript(answers, false)), std::string::npos) << transcript(answers, false) << r.output;
-  const GuestRun inline_image = run_guest_with_stdin(host(gemma3_pair(), {image_base64()}),
-                                                     "compat_wasmedge_ggml_gemma_3_base64", {"default"}, chat_input());
-  ASSERT_EQ(inline_image.exit_code, 0) << inline_image.output;
-  EXPECT_NE(inline_image.output.find(transcript(answers, false)), std::string::npos) << inline_image.output;
+  expect_chat(run_guest_with_stdin(host(gemma3_pair(), {"image=" + llava("image.png")}), "compat_wasmedge_ggml_gemma_3",
+                                   {"default"}, chat_input()),
+              answers, false);
+  expect_chat(run_guest_with_stdin(host(gemma3_pair(), {image_base64()}), "compat_wasmedge_ggml_gemma_3_base64",
+                                   {"default"}, chat_input()),
+              answers, false);
 }
 
 TEST_F(VisionGuest, Gemma3WithoutItsImageSaysWhat) {
@@ -196,10 +200,9 @@ TEST_F(VisionGuest, Gemma3WithoutItsImageSaysWhat) {
 
 TEST_F(VisionGuest, LlavaBase64StreamChatTurnsEqualNativeMtmdCli) {
   const auto answers = native_chat(llava_format("<image>"), llava_pair(), llava("image.png"));
-  const GuestRun r = run_guest_with_stdin(host(llava_pair(), {image_base64()}),
-                                          "compat_wasmedge_ggml_llava_base64_stream", {"default"}, chat_input());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(transcript(answers, true)), std::string::npos) << transcript(answers, true) << r.output;
+  expect_chat(run_guest_with_stdin(host(llava_pair(), {image_base64()}), "compat_wasmedge_ggml_llava_base64_stream",
+                                   {"default"}, chat_input()),
+              answers, true);
 }
 
 TEST_F(VisionGuest, LlavaBase64StreamOneShotTakesTheTagInThePrompt) {
@@ -266,12 +269,9 @@ TEST_F(PrebuiltWasmEdgeGuest, OneShotAnswersEqualNativeMtmdCli) {
   for (const auto& [wasm, pair, prompt] : {std::tuple{"llava/wasmedge-ggml-llava.wasm", llava_pair(), kPrompt},
                                            std::tuple{"qwen2vl/wasmedge-ggml-qwen2vl.wasm", qwen2vl_pair(), qwen},
                                            std::tuple{"gemma-3/wasmedge-ggml-gemma-3.wasm", gemma3_pair(), gemma}}) {
-    const GuestRun r = run_guest_with_stdin(host(pair, {"image=" + image}), root_ + wasm, {"default", prompt}, "");
-    ASSERT_EQ(r.exit_code, 0) << wasm << "\n" << r.output;
-    const std::string native = native_answer(image, prompt, pair.model, pair.mmproj);
-    EXPECT_NE(r.output.find("\n" + trimmed(native) + "\n[INFO] Number of input tokens: "), std::string::npos)
-        << wasm << "\nnative: " << native << "\n"
-        << r.output;
+    SCOPED_TRACE(wasm);
+    expect_one_shot(run_guest_with_stdin(host(pair, {"image=" + image}), root_ + wasm, {"default", prompt}, ""),
+                    native_answer(image, prompt, pair.model, pair.mmproj));
   }
 }
 

@@ -110,6 +110,13 @@ long input_tokens(wasinn_context* c) {
   return metadata_field(std::string(b.begin(), b.end()), "input_tokens");
 }
 
+// The image file as input 3, then the prompt, then compute's answer.
+std::string answer(wasinn_context* c, const std::string& image, const std::string& prompt) {
+  EXPECT_EQ(set_bytes(c, 3, read_file(image)), WASINN_OK);
+  EXPECT_EQ(set_text(c, 0, prompt), WASINN_OK);
+  return compute_text(c);
+}
+
 TEST(LlamaVision, ImageAsInputTensorEqualsNativeMtmdCli) {
   const std::string native = native_answer(llava("image.png"));
   ASSERT_FALSE(native.empty());
@@ -194,9 +201,7 @@ TEST(LlamaVision, Qwen2VlProjectorWithMRopeEqualsNativeMtmdCli) {
   Loaded r = load_pair(model, mmproj);
   ASSERT_EQ(r.status, WASINN_OK) << r.detail;
   Context c(llama(), r.graph.ptr);
-  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
-  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
-  EXPECT_EQ(compute_text(c.ptr), native);
+  EXPECT_EQ(answer(c.ptr, llava("image.png"), kPrompt), native);
   EXPECT_EQ(streamed_text(c.ptr), native);
   EXPECT_NE(native, native_answer(llava("image2.png"), kPrompt, model, mmproj));
 }
@@ -215,9 +220,7 @@ TEST(LlamaVision, Gemma3ProjectorAndModelEqualNativeMtmdCli) {
   Loaded r = load_pair(model, mmproj);
   ASSERT_EQ(r.status, WASINN_OK) << r.detail;
   Context c(llama(), r.graph.ptr);
-  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
-  ASSERT_EQ(set_text(c.ptr, 0, turn), WASINN_OK);
-  EXPECT_EQ(compute_text(c.ptr), native);
+  EXPECT_EQ(answer(c.ptr, llava("image.png"), turn), native);
   // 16 image tokens, libmtmd's two markers and the text's.
   EXPECT_GT(input_tokens(c.ptr), 18);
   // The example's second turn: the whole conversation again, on the same context.

@@ -10,47 +10,34 @@
 mod vision;
 
 use std::env;
-use vision::{Chat, Example};
+use wasmedge_wasi_nn::GraphExecutionContext;
 
-const EXAMPLE: Example = Example {
+const EXAMPLE: vision::Example = vision::Example {
     image: true,
     ctx_size: 2048,
     debug_log: false,
 };
-const SYSTEM: &str =
-    "You are a helpful, respectful and honest assistant. Always answer as short as possible, while being safe.";
+
+// The non-interactive mode, or with `stream` wasinn's streamed one.
+fn one_shot(ctx: &mut GraphExecutionContext, prompt: &str) {
+    let rounds = match env::var("stream") {
+        Ok(rounds) => rounds,
+        Err(_) => return vision::one_shot(ctx, prompt, true),
+    };
+    vision::begin(ctx, prompt, true);
+    vision::stream(ctx);
+    if rounds == "2" {
+        println!("Again:");
+        vision::set_prompt(ctx, prompt).expect("Failed to set input");
+        println!(
+            "[INFO] Number of input tokens: {}",
+            vision::metadata(ctx)["input_tokens"]
+        );
+        vision::stream(ctx);
+    }
+    vision::end(ctx);
+}
 
 fn main() {
-    let args: Vec<String> = env::args().collect();
-    let (_graph, mut ctx) = vision::init(&EXAMPLE, &args[1]);
-    if args.len() < 3 {
-        return vision::chat(
-            &mut ctx,
-            Chat {
-                stream: false,
-                exit_on_error: false,
-                first: |input: &str| format!("{}\nUSER:<image>\n{}\nASSISTANT:", SYSTEM, input),
-                next: |input: &str| format!("\nUSER: {}\nASSISTANT:", input),
-                keep: |answer: &str| format!(" {}", answer),
-            },
-        );
-    }
-    let prompt = &args[2];
-    match env::var("stream") {
-        Err(_) => vision::one_shot(&mut ctx, prompt, true),
-        Ok(rounds) => {
-            vision::begin(&mut ctx, prompt, true);
-            vision::stream(&mut ctx);
-            if rounds == "2" {
-                println!("Again:");
-                vision::set_prompt(&mut ctx, prompt).expect("Failed to set input");
-                println!(
-                    "[INFO] Number of input tokens: {}",
-                    vision::metadata(&ctx)["input_tokens"]
-                );
-                vision::stream(&mut ctx);
-            }
-            vision::end(&ctx);
-        }
-    }
+    vision::run(&EXAMPLE, one_shot, |ctx| vision::llava_chat(ctx, "<image>", false));
 }

@@ -7,35 +7,29 @@
 #[path = "../../wasmedge_ggml_vision.rs"]
 mod vision;
 
-use std::env;
-use vision::{Chat, Example};
-
-const EXAMPLE: Example = Example {
+const EXAMPLE: vision::Example = vision::Example {
     image: true,
     ctx_size: 4096,
     debug_log: false,
 };
 
 fn main() {
-    let args: Vec<String> = env::args().collect();
-    let (_graph, mut ctx) = vision::init(&EXAMPLE, &args[1]);
-    if args.len() >= 3 {
-        return vision::one_shot(&mut ctx, &args[2], true);
-    }
-    vision::chat(
-        &mut ctx,
-        Chat {
-            stream: false,
-            exit_on_error: true,
-            first: |input: &str| {
-                format!(
-                    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n\
-                     <|vision_start|><image><|vision_end|>{}<|im_end|>\n<|im_start|>assistant\n",
-                    input
-                )
-            },
-            next: |input: &str| format!("<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n", input),
-            keep: |answer: &str| format!("{}<|im_end|>\n", answer),
+    vision::run(
+        &EXAMPLE,
+        |ctx, prompt| vision::one_shot(ctx, prompt, true),
+        |ctx| {
+            vision::compute_chat(
+                ctx,
+                |input: &str| {
+                    format!(
+                        "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n\
+                         <|vision_start|><image><|vision_end|>{}<|im_end|>\n<|im_start|>assistant\n",
+                        input
+                    )
+                },
+                |input: &str| format!("<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n", input),
+                |answer: &str| format!("{}<|im_end|>\n", answer),
+            )
         },
     );
 }
