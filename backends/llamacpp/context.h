@@ -63,7 +63,12 @@ class LlamaContext {
   ContextShape wanted_shape() const;
   Error prepare_llama_context(const ggml_common::LogScope& scope);
   Error start_generation(const ggml_common::LogScope& scope);
-  Error tokenize(std::string_view text, std::vector<llama_token>& out) const;
+  // parse_special always; add_special (BOS, as the vocabulary says) only for a prompt's start.
+  Error tokenize(std::string_view text, std::vector<llama_token>& out, bool add_special = true) const;
+  // Text to speech: the OuteTTS prompt of the text to speak (tts_prompt.h), as WasmEdge builds it.
+  Error tokenize_tts_prompt(std::string_view text, std::vector<llama_token>& out) const;
+  // Text to speech: the generated codes as the WAV of output 0, and the "tts-output-file".
+  Error speak();
   // A prompt's text with this context's images, made the prompt to generate from.
   Error prepare_prompt(const std::string& text, const ggml_common::LogScope& scope);
   Error collect_images(std::vector<std::string>& inline_images, const ggml_common::LogScope& scope,
@@ -88,6 +93,7 @@ class LlamaContext {
   std::vector<float> embedding_;
   std::string embedding_json_;  // output 0 as WasmEdge's JSON text, or "" for f32
   std::string metadata_;        // output 1, rebuilt on each request
+  std::string wav_;             // output 0 of a text-to-speech graph's last compute
   uint32_t out_dims_[1] = {0};
 };
 
