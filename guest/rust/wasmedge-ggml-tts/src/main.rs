@@ -7,7 +7,8 @@
 //! `n_predict` 4096, `ctx_size`, `batch_size` and `ubatch_size` 8192 and `n_gpu_layers` 100 by
 //! default), `build_from_cache(argv[1])`, one context, the text argv[2] as input 0, the metadata
 //! output 1 read before compute, compute, and output 0 (the WAV, read into a 1 MiB buffer as the
-//! example does) written to output-buffer.wav in the working directory.
+//! example does) written to output-buffer.wav in the working directory. wasinn's addition, only
+//! read when set: `threads`, so a benchmark can run both sides on the same thread count.
 use serde_json::Value;
 use std::collections::HashMap;
 use std::env;
@@ -53,7 +54,7 @@ fn options_from_env() -> HashMap<&'static str, Value> {
     for (var, key, default) in defaults {
         options.insert(key, env_json(var).unwrap_or(default));
     }
-    for (var, key) in [("seed", "seed"), ("temp", "temp")] {
+    for (var, key) in [("seed", "seed"), ("temp", "temp"), ("threads", "threads")] {
         if let Some(v) = env_json(var) {
             options.insert(key, v);
         }
