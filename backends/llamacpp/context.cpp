@@ -255,11 +255,17 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     if (Error e = apply_config(bytes, "metadata (input 1)", updated, ignored)) return e;
     log_ignored(ignored, "metadata");
     const LlamaOptions& loaded = graph_->options();
-    if (updated.mmproj != loaded.mmproj || updated.tts != loaded.tts || updated.model_vocoder != loaded.model_vocoder ||
-        updated.tts_speaker_file != loaded.tts_speaker_file || updated.tts_output_file != loaded.tts_output_file) {
-      return sdk::invalid(
-          "metadata (input 1): \"mmproj\", \"tts\", \"model-vocoder\", \"tts-speaker-file\" and \"tts-output-file\" "
-          "apply when the model is loaded: load the graph with them in its config");
+    const std::pair<const char*, bool> fixed[] = {
+        {"mmproj", updated.mmproj != loaded.mmproj},
+        {"tts", updated.tts != loaded.tts},
+        {"model-vocoder", updated.model_vocoder != loaded.model_vocoder},
+        {"tts-speaker-file", updated.tts_speaker_file != loaded.tts_speaker_file},
+        {"tts-output-file", updated.tts_output_file != loaded.tts_output_file}};
+    for (const auto& [key, changed] : fixed) {
+      if (changed) {
+        return sdk::invalid("metadata (input 1): \"" + std::string(key) +
+                            "\" applies when the model is loaded: load the graph with it in its config");
+      }
     }
     if (updated.n_gpu_layers != options_.n_gpu_layers || updated.main_gpu != options_.main_gpu ||
         updated.use_mmap != options_.use_mmap) {

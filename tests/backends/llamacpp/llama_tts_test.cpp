@@ -228,7 +228,7 @@ TEST(LlamaTts, OneContextSpeaksAfterEachRefusalAndAgainTheSame) {
   };
   EXPECT_EQ(llama().compute(ctx.ptr, &d), WASINN_INVALID_ARGUMENT) << "no prompt yet";
   EXPECT_EQ(set(1, R"({"tts": false})"), WASINN_INVALID_ARGUMENT);
-  EXPECT_NE(d.detail.find("apply when the model is loaded"), std::string::npos) << d.detail;
+  EXPECT_NE(d.detail.find("\"tts\" applies when the model is loaded"), std::string::npos) << d.detail;
   EXPECT_EQ(set(2, R"([{"role": "user", "content": "hi"}])"), WASINN_UNSUPPORTED_OPERATION);
   EXPECT_NE(d.detail.find("speaks the text of input 0"), std::string::npos) << d.detail;
   ASSERT_EQ(set(0, kText), WASINN_OK) << d.detail;
