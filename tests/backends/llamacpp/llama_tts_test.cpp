@@ -19,6 +19,9 @@
 #include "llama_native.h"
 #include "plugin_harness.h"
 #include "probe_run.h"
+#ifdef WASINN_HAVE_WIT_RUN_MODEL
+#include "wit_guest.h"
+#endif
 
 namespace wasinn_test {
 namespace {
@@ -261,6 +264,40 @@ TEST(LlamaTts, KeysThatNeedTtsAndTtsWithoutAVocoderAreRefusedAtLoad) {
     EXPECT_NE(d.detail.find(reason), std::string::npos) << reason << ": " << d.detail;
   }
 }
+
+// ---- a WIT component (wasi:nn): the text as the tensor "prompt", the WAV as the tensor "text" ----
+
+#ifdef WASINN_HAVE_WIT_RUN_MODEL
+TEST(LlamaTtsWit, PromptTensorSpeaksTheNativeWav) {
+  const std::string in = scratch_dir("llama_tts_wit_in");
+  const std::string config = json{
+      {"tts", true},
+      {"model-vocoder", outetts("wavtokenizer.gguf")},
+      {"tts-speaker-file", outetts("speaker.json")},
+      {"temp", 0},
+      {"n-predict", kPredict},
+      {"ctx-size", 2048},
+      {"batch-size", 2048},
+      {"threads", 1}}.dump();
+  write_file(in + "/config.json", std::vector<uint8_t>(config.begin(), config.end()));
+  write_file(in + "/text.txt", std::vector<uint8_t>(kText.begin(), kText.end()));
+  const std::vector<std::string> host = {"--nn-preload",
+                                         "tts:GGML:AUTO:" + outetts("tiny.gguf") + ":" + in + "/config.json",
+                                         "--dir",
+                                         in + "::/in",
+                                         "--log-level",
+                                         "error",
+                                         "--backend-config",
+                                         R"(llamacpp={"allow-preload-paths":true})"};
+  const WitModelRun r = run_wit_model(
+      "llama_tts_wit", host,
+      {"--name", "tts", "--input", wit_input("prompt", "u8", {static_cast<uint32_t>(kText.size())}, "/in/text.txt")});
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.output;
+  ASSERT_FALSE(r.outputs.empty()) << r.run.output;
+  EXPECT_EQ(r.outputs[0].name, "text");
+  EXPECT_TRUE(r.outputs[0].data == native_with_speaker_file().wav) << "the WAV differs from native llama.cpp's";
+}
+#endif
 
 }  // namespace
 }  // namespace wasinn_test
