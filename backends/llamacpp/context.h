@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config.h"
+#include "llama_handles.h"
 #include "token_stream.h"
 #include "vision.h"
 #include "wasinn/plugin_sdk.hpp"
@@ -27,11 +28,6 @@ namespace wasinn::ggml_common {
 class LogScope;
 }  // namespace wasinn::ggml_common
 namespace wasinn::llamacpp {
-
-struct ContextDeleter {
-  void operator()(llama_context* c) const noexcept { llama_free(c); }
-};
-using ContextPtr = std::unique_ptr<llama_context, ContextDeleter>;
 
 // The llama_context parameters that need a new llama_context when they change.
 struct ContextShape {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "config.h"
+#include "llama_handles.h"
 #include "tts_prompt.h"
 #include "vision.h"
 #include "vocoder.h"
@@ -33,11 +34,6 @@ namespace wasinn::llamacpp {
 
 class LlamaBackend;
 class LlamaContext;
-
-struct ModelDeleter {
-  void operator()(llama_model* m) const noexcept { llama_model_free(m); }
-};
-using ModelPtr = std::unique_ptr<llama_model, ModelDeleter>;
 
 class LlamaGraph {
  public:

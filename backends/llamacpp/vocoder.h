@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "llama_handles.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::ggml_common {
@@ -30,13 +31,6 @@ inline constexpr int32_t kTtsSampleRate = 24000;
 
 class Vocoder {
  public:
-  struct ModelDeleter {
-    void operator()(llama_model* m) const noexcept { llama_model_free(m); }
-  };
-  struct ContextDeleter {
-    void operator()(llama_context* c) const noexcept { llama_free(c); }
-  };
-
   // Loads the decoder at `path` with `params` (the text model's placement). A missing file is
   // NOT_FOUND; a GGUF that is not a wavtokenizer-dec model with 1282 outputs, INVALID_ARGUMENT.
   // `scope` is the plugin call's, whose error lines (llama.cpp's) end the detail.
@@ -53,9 +47,9 @@ class Vocoder {
   int32_t n_codes() const { return n_codes_; }
 
  private:
-  std::unique_ptr<llama_model, ModelDeleter> model_;
+  ModelPtr model_;
   std::mutex turn_;  // one speak() at a time: the llama_context below is one
-  std::unique_ptr<llama_context, ContextDeleter> ctx_;
+  ContextPtr ctx_;
   uint32_t ctx_tokens_ = 0;
   int32_t n_codes_ = 0;
 };
