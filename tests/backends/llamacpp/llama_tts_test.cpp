@@ -202,6 +202,18 @@ TEST_F(TtsGuest, BadInputIsAnErrorWithItsReason) {
   }
 }
 
+// The load config of the plugin-table and WIT tests: the fixtures, greedy, kPredict codes.
+json tts_config() {
+  return {{"tts", true},
+          {"model-vocoder", outetts("wavtokenizer.gguf")},
+          {"tts-speaker-file", outetts("speaker.json")},
+          {"temp", 0},
+          {"n-predict", kPredict},
+          {"ctx-size", 2048},
+          {"batch-size", 2048},
+          {"threads", 1}};
+}
+
 // ---- the plugin's C table: one context through errors ----
 
 const wasinn_backend_api& llama() { return plugin_api("llamacpp"); }
@@ -210,16 +222,7 @@ TEST(LlamaTts, OneContextSpeaksAfterEachRefusalAndAgainTheSame) {
   Backend backend(llama(), R"({"allow-preload-paths": true})");
   LoadArgs args = model_args("ggml", {read_file(outetts("tiny.gguf"))});
   args.paths = {outetts("tiny.gguf")};
-  args.config = json{
-      {"tts", true},
-      {"model-vocoder", outetts("wavtokenizer.gguf")},
-      {"tts-speaker-file", outetts("speaker.json")},
-      {"temp", 0},
-      {"n-predict", kPredict},
-      {"ctx-size", 2048},
-      {"batch-size", 2048},
-      {"threads",
-       1}}.dump();
+  args.config = tts_config().dump();
   Graph graph;
   Diag d;
   ASSERT_EQ(load(backend, args, graph, d), WASINN_OK) << d.detail;
@@ -270,15 +273,7 @@ TEST(LlamaTts, KeysThatNeedTtsAndTtsWithoutAVocoderAreRefusedAtLoad) {
 #ifdef WASINN_HAVE_WIT_RUN_MODEL
 TEST(LlamaTtsWit, PromptTensorSpeaksTheNativeWav) {
   const std::string in = scratch_dir("llama_tts_wit_in");
-  const std::string config = json{
-      {"tts", true},
-      {"model-vocoder", outetts("wavtokenizer.gguf")},
-      {"tts-speaker-file", outetts("speaker.json")},
-      {"temp", 0},
-      {"n-predict", kPredict},
-      {"ctx-size", 2048},
-      {"batch-size", 2048},
-      {"threads", 1}}.dump();
+  const std::string config = tts_config().dump();
   write_file(in + "/config.json", std::vector<uint8_t>(config.begin(), config.end()));
   write_file(in + "/text.txt", std::vector<uint8_t>(kText.begin(), kText.end()));
   const std::vector<std::string> host = {"--nn-preload",
