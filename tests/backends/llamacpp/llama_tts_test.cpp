@@ -136,7 +136,9 @@ class TtsGuest : public ::testing::Test {
   }
   // The example's command line (its README's), greedy through its own "temp" and "n_predict"; the
   // guest's working directory, where it writes output-buffer.wav, is dir_.
-  GuestRun run(std::vector<std::string> env, const std::string& model = outetts("tiny.gguf"), bool allow = true) {
+  // `wasm`: a .wasm path, else the rebuilt example in WASINN_GUEST_DIR.
+  GuestRun run(std::vector<std::string> env, const std::string& model = outetts("tiny.gguf"), bool allow = true,
+               const std::string& wasm = "") {
     std::vector<std::string> host = {"--dir", dir_ + "::.", "--nn-preload", "default:GGML:AUTO:" + model};
     for (const std::string& e :
          std::vector<std::string>{"temp=0", "n_predict=" + std::to_string(kPredict), "n_gpu_layers=0", "ctx_size=2048",
@@ -144,7 +146,11 @@ class TtsGuest : public ::testing::Test {
       env.push_back(e);
     for (const auto& e : env) host.insert(host.end(), {"--env", e});
     if (allow) host.insert(host.end(), {"--backend-config", R"(llamacpp={"allow-preload-paths":true})"});
-    return run_guest(host, kTtsGuest, {"default", kText});
+    if (wasm.empty()) return run_guest(host, kTtsGuest, {"default", kText});
+    std::vector<std::string> args = {"run", "--backend-dir", WASINN_BACKEND_DIR};
+    args.insert(args.end(), host.begin(), host.end());
+    args.insert(args.end(), {wasm, "default", kText});
+    return run_wasinn(args, "wasmedge_ggml_tts_prebuilt");
   }
   std::string dir_;
 };
@@ -171,6 +177,23 @@ TEST_F(TtsGuest, DefaultSpeakerIsOuteTtsEnFemale1AsWasmEdges) {
             std::string::npos)
       << r.output;
   EXPECT_TRUE(file_bytes(dir_ + "/output-buffer.wav") == native.wav) << "output 0 differs from native llama.cpp's";
+}
+
+// WasmEdge's own wasmedge-ggml-tts.wasm, which cannot be fetched here and is not ours to commit:
+// WASINN_WASMEDGE_EXAMPLES names a checkout of WasmEdge-WASINN-examples (as for the vision guests).
+// It reads no "threads"; the answer does not depend on it.
+TEST_F(TtsGuest, WasmEdgesOwnPrebuiltBinaryWritesTheNativeWav) {
+  const char* examples = std::getenv("WASINN_WASMEDGE_EXAMPLES");
+  if (!examples || !*examples)
+    GTEST_SKIP() << "WASINN_WASMEDGE_EXAMPLES (a WasmEdge-WASINN-examples checkout) is not set";
+  const std::string wasm = std::string(examples) + "/wasmedge-ggml/tts/wasmedge-ggml-tts.wasm";
+  ASSERT_TRUE(std::filesystem::exists(wasm)) << wasm;
+  const GuestRun r = run({"tts_output_file=" + dir_ + "/output.wav", "model_vocoder=" + outetts("wavtokenizer.gguf"),
+                          "tts_speaker_file=" + outetts("speaker.json")},
+                         outetts("tiny.gguf"), true, wasm);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(file_bytes(dir_ + "/output.wav") == native_with_speaker_file().wav);
+  EXPECT_TRUE(file_bytes(dir_ + "/output-buffer.wav") == native_with_speaker_file().wav);
 }
 
 TEST_F(TtsGuest, BadInputIsAnErrorWithItsReason) {
