@@ -17,7 +17,7 @@ CACHE=${WASINN_CACHE:-$HOME/.cache/wasinn}
 # rustup's toolchain, whatever the caller's PATH (a build started from an IDE, CI's shell).
 command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
 if ! command -v cargo >/dev/null; then
-  echo "build-engine.sh: cargo not found: install Rust 1.95 or later with rustup (see docs/dependencies.md)" >&2
+  echo "build-engine.sh: cargo not found: install Rust 1.95 or later with rustup (docs/setup.md: the machine image)" >&2
   exit 1
 fi
 # One build for every caller: the sanitizer trees configure with CC=clang-14, and a compiler or

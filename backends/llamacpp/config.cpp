@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -50,6 +51,10 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["use-mmap"] = boolean(&LlamaOptions::use_mmap, "use-mmap");
     t["mmproj"] = text(&LlamaOptions::mmproj, "mmproj");
     t["image"] = text(&LlamaOptions::image, "image");
+    t["tts"] = boolean(&LlamaOptions::tts, "tts");
+    t["model-vocoder"] = text(&LlamaOptions::model_vocoder, "model-vocoder");
+    t["tts-output-file"] = text(&LlamaOptions::tts_output_file, "tts-output-file");
+    t["tts-speaker-file"] = text(&LlamaOptions::tts_speaker_file, "tts-speaker-file");
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
@@ -115,10 +120,9 @@ struct WasmEdgeKey {
 };
 
 constexpr WasmEdgeKey kWasmEdgeKeys[] = {
-    {"tts", true, "text to speech: this build of the backend generates text only"},
-    {"model-vocoder", true, "a text-to-speech vocoder: this build of the backend generates text only"},
-    {"tts-output-file", true, "text to speech: this build of the backend generates text only"},
-    {"tts-speaker-file", true, "text to speech: this build of the backend generates text only"},
+    {"hf-repo-vocoder", true, "this backend downloads nothing: give the vocoder's path as \"model-vocoder\""},
+    {"hf-file-vocoder", true, "this backend downloads nothing: give the vocoder's path as \"model-vocoder\""},
+    {"model-url-vocoder", true, "this backend downloads nothing: give the vocoder's path as \"model-vocoder\""},
     {"rope-freq-base", true, "RoPE scaling is not implemented by this backend"},
     {"rope-freq-scale", true, "RoPE scaling is not implemented by this backend"},
     {"rope-scaling-type", true, "RoPE scaling is not implemented by this backend"},
@@ -192,15 +196,21 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
     options.typed_outputs = v.get<bool>();
     return {};
   }
-  // Every key the setters take, but the four fixed when the model is loaded.
+  // Every key the setters take, but those fixed when the model is loaded.
   const auto it = setters().find(key);
-  if (it == setters().end() || key == "n-gpu-layers" || key == "main-gpu" || key == "use-mmap" || key == "mmproj")
+  if (it == setters().end() || is_load_only_key(key))
     return sdk::invalid("property \"" + std::string(key) +
                         "\" cannot be set: it is not one of llama.cpp's context options");
   LlamaOptions updated = options;
   if (Error e = it->second(sdk::property_value_json(value), "set property", updated)) return e;
   options = std::move(updated);
   return {};
+}
+
+bool is_load_only_key(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {"n-gpu-layers", "main-gpu",      "use-mmap",        "mmproj",
+                                               "tts",          "model-vocoder", "tts-output-file", "tts-speaker-file"};
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 
 bool looks_like_json_object(std::string_view text) {

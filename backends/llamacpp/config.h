@@ -43,6 +43,12 @@ struct LlamaOptions {
   int64_t main_gpu = -1;
   bool use_mmap = true;
   std::string mmproj;  // the multimodal projector's path (vision.h); "": a text-only graph
+  // Text to speech (tts_prompt.h, vocoder.h), as WasmEdge's keys: the model is OuteTTS, the
+  // vocoder a WavTokenizer decoder; output 0 is a WAV, also written to tts_output_file if set.
+  bool tts = false;
+  std::string model_vocoder;
+  std::string tts_output_file;
+  std::string tts_speaker_file;  // an OuteTTS speaker profile; "": OuteTTS's en_female_1
 
   // Images (vision.h): an image file's path for every prompt of the context, as WasmEdge's
   // "image"; "": none. The prompt marks where it goes with "<image>".
@@ -84,7 +90,7 @@ struct IgnoredKey {
 // config", "metadata (input 1)"). Malformed JSON, a non-object, or a wrongly typed or
 // out-of-range value is INVALID_ARGUMENT naming the key, and leaves `options` unchanged; so is
 // a "json-schema" that does not convert to a grammar. A key of WasmEdge's that this build cannot
-// honour and whose absence would change the answer (speech, RoPE scaling) is
+// honour and whose absence would change the answer (a download, RoPE scaling) is
 // UNSUPPORTED_OPERATION naming it. Keys whose absence changes nothing here (finer GPU placement),
 // and unknown keys, are skipped and listed in `ignored`. Within one object
 // "json-schema" wins over "grammar" (as in WasmEdge); across configs the later one wins.
@@ -102,9 +108,14 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 // builder is told apart from model bytes (GGUF starts with "GGUF").
 bool looks_like_json_object(std::string_view text);
 
+// True for the keys that only the load config sets (the model's: where it runs, its projector,
+// its speech); metadata on input 1 that changes one is refused.
+bool is_load_only_key(std::string_view key);
+
 // The backend config (--backend-config llamacpp=...). Keys:
 //   "allow-preload-paths": bool, false: may a guest name a host file: a model ("preload:<path>"),
-//   a projector ("mmproj") or an image ("image")?
+//   a projector ("mmproj"), an image ("image"), a vocoder or speaker profile to read or a WAV to
+//   write ("model-vocoder", "tts-speaker-file", "tts-output-file")?
 struct BackendConfig {
   bool allow_preload_paths = false;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <iterator>
 
 #include "backend.h"
 #include "chat_template.h"
@@ -94,7 +95,7 @@ Error LlamaContext::prepare_llama_context(const LogScope& scope) {
   return {};
 }
 
-Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& out) const {
+Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& out, bool add_special) const {
   if (text.size() > static_cast<size_t>(INT32_MAX / 2)) {
     return {WASINN_TOO_LARGE, "the prompt of " + std::to_string(text.size()) + " bytes is too large to tokenize"};
   }
@@ -103,14 +104,54 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& ou
   // A first guess that fits most prompts; a longer prompt is measured by the first call, so a
   // huge input never makes a buffer of one token per byte.
   out.resize(std::min<size_t>(text.size() + 8, 4096));
-  int32_t n = llama_tokenize(vocab, text.data(), len, out.data(), static_cast<int32_t>(out.size()),
-                             /*add_special=*/true, /*parse_special=*/true);
+  int32_t n = llama_tokenize(vocab, text.data(), len, out.data(), static_cast<int32_t>(out.size()), add_special,
+                             /*parse_special=*/true);
   if (n < 0 && n != INT32_MIN) {
     out.resize(static_cast<size_t>(-n));
-    n = llama_tokenize(vocab, text.data(), len, out.data(), -n, true, true);
+    n = llama_tokenize(vocab, text.data(), len, out.data(), -n, add_special, true);
   }
   if (n < 0) return sdk::invalid("the prompt could not be tokenized");
   out.resize(static_cast<size_t>(n));
+  return {};
+}
+
+Error LlamaContext::tokenize_tts_prompt(std::string_view text, std::vector<llama_token>& out) const {
+  const SpeakerProfile& speaker = *graph_->speaker();
+  const std::string words = normalize_tts_text(text);
+  // Piece by piece, as WasmEdge tokenizes it: BPE merges never cross the pieces' bounds.
+  const std::string_view pieces[] = {"<|im_start|>\n", speaker.text, words, "<|text_end|>\n", speaker.data};
+  std::vector<llama_token> all, part;
+  for (size_t i = 0; i < std::size(pieces); ++i) {
+    if (Error e = tokenize(pieces[i], part, /*add_special=*/i == 0)) return e;
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  out = std::move(all);
+  return {};
+}
+
+Error LlamaContext::speak() {
+  // OuteTTS's codes among the generated tokens, as WasmEdge picks them (the rest are words and
+  // durations).
+  std::vector<llama_token> codes;
+  for (llama_token t : stream_.tokens())
+    if (t >= kFirstCodeToken && t <= kLastCodeToken) codes.push_back(t - kFirstCodeToken);
+  std::vector<float> audio;
+  if (Error e = graph_->vocoder()->speak(codes, options_.effective_threads(), cancel_requested_, audio)) return e;
+  std::vector<uint8_t> wav = tts_wav(audio, kTtsSampleRate);
+  wav_.assign(wav.begin(), wav.end());
+  debug_note(options_.enable_debug_log, [&] {
+    return "tts: " + std::to_string(codes.size()) + " codes of " + std::to_string(stream_.tokens().size()) +
+           " tokens, " + std::to_string(audio.size()) + " samples";
+  });
+  const std::string& path = options_.tts_output_file;
+  if (!path.empty()) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const bool written = f && std::fwrite(wav_.data(), 1, wav_.size(), f) == wav_.size();
+    if ((f && std::fclose(f) != 0) || !written) {
+      return sdk::runtime_error("\"tts-output-file\": could not write " + std::to_string(wav_.size()) + " bytes to " +
+                                path);
+    }
+  }
   return {};
 }
 
@@ -171,13 +212,17 @@ Error LlamaContext::collect_images(std::vector<std::string>& inline_images, cons
 Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope) {
   std::string text = given;
   std::vector<std::string> inline_images;
-  if (Error e = take_inline_images(text, inline_images)) return e;
   std::vector<BitmapPtr> owned;
   std::vector<const mtmd_bitmap*> images;
-  if (Error e = collect_images(inline_images, scope, owned, images)) return e;
+  if (!graph_->vocoder()) {  // text to speech takes the text as it is: no markup is an image
+    if (Error e = take_inline_images(text, inline_images)) return e;
+    if (Error e = collect_images(inline_images, scope, owned, images)) return e;
+  }
   std::vector<llama_token> tokens;
   ChunksPtr chunks;
-  if (images.empty()) {
+  if (graph_->vocoder()) {
+    if (Error e = tokenize_tts_prompt(text, tokens)) return e;
+  } else if (images.empty()) {
     if (Error e = tokenize(text, tokens)) return e;
   } else if (Error e = graph_->projector()->tokenize(text, images, scope, chunks)) {
     return e;
@@ -209,9 +254,18 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     std::vector<IgnoredKey> ignored;
     if (Error e = apply_config(bytes, "metadata (input 1)", updated, ignored)) return e;
     log_ignored(ignored, "metadata");
-    if (updated.mmproj != graph_->options().mmproj) {
-      return sdk::invalid(
-          "metadata (input 1): \"mmproj\" applies when the model is loaded: load the graph with it in its config");
+    const LlamaOptions& loaded = graph_->options();
+    const std::pair<const char*, bool> fixed[] = {
+        {"mmproj", updated.mmproj != loaded.mmproj},
+        {"tts", updated.tts != loaded.tts},
+        {"model-vocoder", updated.model_vocoder != loaded.model_vocoder},
+        {"tts-speaker-file", updated.tts_speaker_file != loaded.tts_speaker_file},
+        {"tts-output-file", updated.tts_output_file != loaded.tts_output_file}};
+    for (const auto& [key, changed] : fixed) {
+      if (changed) {
+        return sdk::invalid("metadata (input 1): \"" + std::string(key) +
+                            "\" applies when the model is loaded: load the graph with it in its config");
+      }
     }
     if (updated.n_gpu_layers != options_.n_gpu_layers || updated.main_gpu != options_.main_gpu ||
         updated.use_mmap != options_.use_mmap) {
@@ -240,6 +294,9 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     return {};
   }
   std::string chat;
+  if (slot == kMessages && graph_->vocoder()) {
+    return sdk::unsupported("input 2 (\"messages\"): a text-to-speech graph speaks the text of input 0 (\"prompt\")");
+  }
   if (slot == kMessages) {
     if (Error e = format_chat(graph_->model(), bytes, chat)) return e;
   }
@@ -250,6 +307,7 @@ Error LlamaContext::compute() {
   cancel_requested_.store(false);
   LogScope scope(options_.enable_log);
   streaming_ = false;
+  wav_.clear();
   if (options_.embedding) {
     if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
     if (chunks_) return sdk::unsupported("\"embedding\": true embeds text; this prompt has images");
@@ -283,6 +341,10 @@ Error LlamaContext::compute() {
     }
   }
   if (options_.enable_log) llama_perf_context_print(llama_.get());
+  // As WasmEdge: a full context still speaks the codes generated so far.
+  if (graph_->vocoder() && (!result || result.status == WASINN_CONTEXT_FULL)) {
+    return speak();
+  }
   return result;
 }
 
@@ -293,6 +355,8 @@ Error LlamaContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
     set_metadata(out);
   } else if (output_is_embedding_ && !embedding_json_.empty()) {
     sdk::bytes_output(embedding_json_, out_dims_[0], out);
+  } else if (graph_->vocoder()) {
+    sdk::bytes_output(wav_, out_dims_[0], out);
   } else if (output_is_embedding_) {
     out_dims_[0] = static_cast<uint32_t>(embedding_.size());
     out.type = WASINN_TYPE_F32;
@@ -312,6 +376,8 @@ Error LlamaContext::compute_single() {
   if (!streaming_) {
     if (options_.embedding)
       return sdk::unsupported("compute_single streams text; with \"embedding\": true use compute");
+    if (graph_->vocoder())
+      return sdk::unsupported("compute_single streams text; text to speech (\"tts\": true) makes its WAV with compute");
     if (Error e = start_generation(scope)) return e;
     streaming_ = true;
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config.h"
+#include "llama_handles.h"
 #include "token_stream.h"
 #include "vision.h"
 #include "wasinn/plugin_sdk.hpp"
@@ -27,11 +28,6 @@ namespace wasinn::ggml_common {
 class LogScope;
 }  // namespace wasinn::ggml_common
 namespace wasinn::llamacpp {
-
-struct ContextDeleter {
-  void operator()(llama_context* c) const noexcept { llama_free(c); }
-};
-using ContextPtr = std::unique_ptr<llama_context, ContextDeleter>;
 
 // The llama_context parameters that need a new llama_context when they change.
 struct ContextShape {
@@ -63,7 +59,12 @@ class LlamaContext {
   ContextShape wanted_shape() const;
   Error prepare_llama_context(const ggml_common::LogScope& scope);
   Error start_generation(const ggml_common::LogScope& scope);
-  Error tokenize(std::string_view text, std::vector<llama_token>& out) const;
+  // parse_special always; add_special (BOS, as the vocabulary says) only for a prompt's start.
+  Error tokenize(std::string_view text, std::vector<llama_token>& out, bool add_special = true) const;
+  // Text to speech: the OuteTTS prompt of the text to speak (tts_prompt.h), as WasmEdge builds it.
+  Error tokenize_tts_prompt(std::string_view text, std::vector<llama_token>& out) const;
+  // Text to speech: the generated codes as the WAV of output 0, and the "tts-output-file".
+  Error speak();
   // A prompt's text with this context's images, made the prompt to generate from.
   Error prepare_prompt(const std::string& text, const ggml_common::LogScope& scope);
   Error collect_images(std::vector<std::string>& inline_images, const ggml_common::LogScope& scope,
@@ -88,6 +89,7 @@ class LlamaContext {
   std::vector<float> embedding_;
   std::string embedding_json_;  // output 0 as WasmEdge's JSON text, or "" for f32
   std::string metadata_;        // output 1, rebuilt on each request
+  std::string wav_;             // output 0 of a text-to-speech graph's last compute
   uint32_t out_dims_[1] = {0};
 };
 

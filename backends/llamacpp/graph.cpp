@@ -3,6 +3,9 @@
 // slots every graph declares.
 #include "graph.h"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "backend.h"
@@ -52,6 +55,84 @@ std::vector<sdk::Property> gguf_properties(const llama_model* model) {
   return out;
 }
 
+Error host_file_refused(std::string_view key, const std::string& path) {
+  return {WASINN_SECURITY, "load config: \"" + std::string(key) + "\": a guest may not name a host file ('" + path +
+                               "'); allow it with --backend-config llamacpp={\"allow-preload-paths\":true}"};
+}
+
+// Text to speech's keys, checked before anything loads: they go together, and name host files.
+Error check_tts_options(const LlamaOptions& o, bool allow_host_paths) {
+  if (!o.tts) {
+    if (!o.model_vocoder.empty() || !o.tts_output_file.empty() || !o.tts_speaker_file.empty()) {
+      return sdk::invalid(
+          "load config: \"model-vocoder\", \"tts-speaker-file\" and \"tts-output-file\" are for text to speech: "
+          "set \"tts\": true");
+    }
+    return {};
+  }
+  if (o.model_vocoder.empty()) {
+    return sdk::invalid(
+        "load config: \"tts\": true needs \"model-vocoder\", the path of a WavTokenizer decoder (GGUF)");
+  }
+  if (o.embedding) return sdk::invalid("load config: \"tts\" and \"embedding\" exclude each other");
+  if (!o.mmproj.empty())
+    return sdk::unsupported("load config: \"tts\" with \"mmproj\": a speech model takes no images");
+  const std::pair<const char*, const std::string*> files[] = {{"model-vocoder", &o.model_vocoder},
+                                                              {"tts-speaker-file", &o.tts_speaker_file},
+                                                              {"tts-output-file", &o.tts_output_file}};
+  for (const auto& [key, path] : files)
+    if (!path->empty() && !allow_host_paths) return host_file_refused(key, *path);
+  if (Error e = Vocoder::check_path(o.model_vocoder)) return e;
+  if (!o.tts_output_file.empty()) {
+    const std::filesystem::path parent = std::filesystem::path(o.tts_output_file).parent_path();
+    std::error_code ec;
+    if (o.tts_output_file.find('\0') != std::string::npos ||
+        (!parent.empty() && !std::filesystem::is_directory(parent, ec))) {
+      return {WASINN_NOT_FOUND, "load config: \"tts-output-file\": no directory " + parent.string() + " to write '" +
+                                    o.tts_output_file + "' in"};
+    }
+  }
+  return {};
+}
+
+// The speaker profile: the file the guest names (at most 1 MiB), else OuteTTS's en_female_1.
+Error read_speaker(const std::string& path, std::unique_ptr<SpeakerProfile>& out) {
+  out = std::make_unique<SpeakerProfile>();
+  if (path.empty()) {
+    *out = default_speaker_profile();
+    return {};
+  }
+  constexpr std::uintmax_t kMaxBytes = 1 << 20;
+  std::error_code ec;
+  const std::string what = "load config: \"tts-speaker-file\": " + path;
+  if (path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec))
+    return {WASINN_NOT_FOUND, what + " does not exist or is not a regular file"};
+  if (std::filesystem::file_size(path, ec) > kMaxBytes) return sdk::invalid(what + " is over 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return sdk::runtime_error(what + " could not be read");
+  return parse_speaker_profile(text, what, *out);
+}
+
+// OuteTTS's audio codes sit at fixed token ids, which WasmEdge's code (and so this) assumes.
+Error check_outetts_vocab(const llama_vocab* vocab, const std::string& description) {
+  const int32_t last = kFirstCodeToken + kMaxSpeakerCode;
+  if (llama_vocab_n_tokens(vocab) <= last) {
+    return sdk::invalid("load config: \"tts\": " + description + " is not an OuteTTS model: it has " +
+                        std::to_string(llama_vocab_n_tokens(vocab)) + " tokens, and OuteTTS's audio codes are tokens " +
+                        std::to_string(kFirstCodeToken) + " to " + std::to_string(last));
+  }
+  for (int32_t code : {0, kMaxSpeakerCode}) {
+    const char* text = llama_vocab_get_text(vocab, kFirstCodeToken + code);
+    const std::string want = "<|" + std::to_string(code) + "|>";
+    if (!text || want != text) {
+      return sdk::invalid("load config: \"tts\": " + description + " is not an OuteTTS model: its token " +
+                          std::to_string(kFirstCodeToken + code) + " is '" + (text ? text : "") + "', not " + want);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::span<const sdk::IoDesc> LlamaGraph::io(sdk::Side side) const { return slots(side); }
@@ -67,9 +148,10 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
 
   const LlamaOptions& o = graph->options_;
   // A projector is a host path the guest names: the operator's consent, as for "preload:".
-  if (!o.mmproj.empty() && !backend.config().allow_preload_paths) {
-    return {WASINN_SECURITY, "load config: \"mmproj\": a guest may not name a host file ('" + o.mmproj +
-                                 "'); allow it with --backend-config llamacpp={\"allow-preload-paths\":true}"};
+  if (!o.mmproj.empty() && !backend.config().allow_preload_paths) return host_file_refused("mmproj", o.mmproj);
+  if (Error e = check_tts_options(o, backend.config().allow_preload_paths)) return e;
+  if (o.tts) {
+    if (Error e = read_speaker(o.tts_speaker_file, graph->speaker_)) return e;
   }
   Placement placement;
   if (Error e = place(backend.device_set(), request.target(), o, placement)) return e;
@@ -101,6 +183,11 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
     ggml_backend_dev_t device = placement.n_gpu_layers != 0 ? placement.devices.front() : nullptr;
     const auto reading = backend.device_set().registry_reader();
     if (Error e = Projector::load(o.mmproj, model, o.effective_threads(), device, scope, graph->projector_)) return e;
+  }
+  if (o.tts) {
+    if (Error e = check_outetts_vocab(llama_model_get_vocab(model), source.description())) return e;
+    const auto reading = backend.device_set().registry_reader();
+    if (Error e = Vocoder::load(o.model_vocoder, params, scope, graph->vocoder_)) return e;
   }
   graph->allow_host_paths_ = backend.config().allow_preload_paths;
   graph->vocab_ = llama_model_get_vocab(model);

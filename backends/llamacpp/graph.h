@@ -8,7 +8,8 @@
 //   input 2 "messages"    a JSON chat, made the prompt by the model's template
 //   input 3 "image"       an image file's bytes, for a graph loaded with "mmproj" (vision.h)
 //   output 0 "text"       the generated text (u8), or with "embedding": true the embedding: f32
-//                         to a caller of typed tensors (WIT), else WasmEdge's JSON text (u8)
+//                         to a caller of typed tensors (WIT), else WasmEdge's JSON text (u8);
+//                         with "tts": true the speech, a WAV file's bytes (vocoder.h)
 //   output 1 "metadata"   JSON: token counts and the llama.cpp build
 // Any element type and dims are taken as raw bytes: WasmEdge's guests send u8 with dims [1].
 #pragma once
@@ -23,18 +24,16 @@
 #include <vector>
 
 #include "config.h"
+#include "llama_handles.h"
+#include "tts_prompt.h"
 #include "vision.h"
+#include "vocoder.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::llamacpp {
 
 class LlamaBackend;
 class LlamaContext;
-
-struct ModelDeleter {
-  void operator()(llama_model* m) const noexcept { llama_model_free(m); }
-};
-using ModelPtr = std::unique_ptr<llama_model, ModelDeleter>;
 
 class LlamaGraph {
  public:
@@ -57,6 +56,9 @@ class LlamaGraph {
   Projector* projector() const { return projector_.get(); }
   // The operator's allow-preload-paths: may a guest name a host file (an "image" path)?
   bool allow_host_paths() const { return allow_host_paths_; }
+  // Text to speech ("tts": true): the vocoder and the speaker profile, else null.
+  Vocoder* vocoder() const { return vocoder_.get(); }
+  const SpeakerProfile* speaker() const { return speaker_.get(); }
 
  private:
   ModelPtr model_;
@@ -66,6 +68,8 @@ class LlamaGraph {
   uint32_t n_ctx_train_ = 0;
   std::vector<sdk::Property> properties_;
   std::unique_ptr<Projector> projector_;  // freed before model_, which it reads
+  std::unique_ptr<Vocoder> vocoder_;
+  std::unique_ptr<SpeakerProfile> speaker_;
   bool allow_host_paths_ = false;
 };
 

@@ -7,6 +7,9 @@
 #include "wav.h"
 
 namespace wasinn::piper {
+namespace {
+constexpr size_t kMaxSamples = size_t{1} << 30;  // 2 GiB of int16: a WAV's sizes are 32-bit
+}  // namespace
 
 Error PiperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor) {
   size_t slot = 0;
@@ -40,9 +43,12 @@ Error PiperContext::compute() {
       e = graph_->synthesize(graph_->voice().phoneme_ids(sentence), scales, run_options_, audio);
     if (cancel_requested_.load()) return {WASINN_TIMEOUT, "compute was cancelled"};
     if (e) return e;
+    // Checked per sentence, so a long text at a huge length_scale stops growing at the cap.
+    if (audio.size() > kMaxSamples)
+      return {WASINN_TOO_LARGE,
+              "the audio is over 2^30 samples: more than a WAV file holds (speak less text, or "
+              "a smaller length_scale)"};
   }
-  if (audio.size() > (uint32_t{1} << 30))
-    return {WASINN_TOO_LARGE, "the audio is over 2^30 samples: more than a WAV file holds"};
   std::vector<uint8_t> out;
   if (type == OutputType::wav) out = wav_header(graph_->voice().sample_rate, static_cast<uint32_t>(audio.size()));
   append_pcm16(audio, out);

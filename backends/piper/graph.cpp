@@ -70,7 +70,14 @@ Error resolve_run_config(const PiperBackend& backend, const sdk::LoadRequest& re
     if (c.model.empty()) c.model = voice;
     out = std::move(c);
   } else {
-    if (Error e = parse_run_config(sdk::builder_text(builders[0]), out, /*model_required=*/true)) return e;
+    const std::string_view text = sdk::builder_text(builders[0]);
+    // An ONNX ModelProto starts with field 1 (ir_version), tag byte 0x08: say so, not "malformed JSON".
+    if (!text.empty() && text[0] == '\x08')
+      return sdk::invalid(
+          "load: builder 0 is an ONNX model's bytes; the piper backend's builder 0 is WasmEdge's "
+          "JSON run config naming the voice, or register the voice with --nn-preload "
+          "NAME:piper:CPU:VOICE.onnx and use load_by_name");
+    if (Error e = parse_run_config(text, out, /*model_required=*/true)) return e;
     if (!backend.config().allow_host_paths) return refuse_host_path("model", out.model);
   }
   if (out.config.empty()) out.config = out.model + ".json";  // piper's and WasmEdge's default

@@ -24,7 +24,7 @@ Error bad_value(std::string_view source, std::string_view key, std::string_view 
 Error read_scale(const json& v, std::string_view source, const char* key, bool positive, std::optional<float>& out) {
   if (!v.is_number()) return bad_value(source, key, "a number", v);
   const double d = v.get<double>();
-  if (!std::isfinite(d) || d < 0 || (positive && d == 0) || d > 1000)
+  if (!scale_in_range(d, positive))
     return bad_value(source, key, positive ? "a number above 0 and at most 1000" : "a number from 0 to 1000", v);
   out = static_cast<float>(d);
   return {};
@@ -78,6 +78,10 @@ constexpr const char* kRunKeys =
     "model, config, espeak_data, json_input, output_type, speaker_id, noise_scale, length_scale, noise_w";
 
 }  // namespace
+
+bool scale_in_range(double v, bool positive) {
+  return std::isfinite(v) && v >= 0 && !(positive && v == 0) && v <= 1000;
+}
 
 void SynthesisOptions::merge(const SynthesisOptions& over) {
   if (over.output_type) output_type = over.output_type;

@@ -27,6 +27,10 @@ struct SynthesisOptions {
   void merge(const SynthesisOptions& over);
 };
 
+// Whether a noise_scale or noise_w (0 to 1000) or, `positive`, a length_scale (above 0, at most
+// 1000) holds: the bounds of every level, the voice config's included.
+bool scale_in_range(double v, bool positive);
+
 // WasmEdge's run config, builder 0 of load. Paths are host paths, as in WasmEdge.
 struct RunConfig {
   std::string model;                       // "model": the .onnx voice (required)

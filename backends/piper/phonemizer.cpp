@@ -103,8 +103,8 @@ Error Phonemizer::use(const std::optional<std::string>& data_dir, const std::str
     // A failed espeak_ng_Initialize has started nothing (its queue thread comes last): a later
     // load may try another directory.
     if (status != ENS_OK) return {WASINN_NOT_FOUND, "espeak-ng cannot start from " + dir + ": " + status_text(status)};
-    status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nullptr);
-    if (status != ENS_OK) return sdk::runtime_error("espeak-ng cannot set up its output: " + status_text(status));
+    // No espeak_ng_InitializeOutput: text to phonemes needs no audio, and Debian's 1.51 opens an
+    // audio device there (PulseAudio, then ALSA: a server connection, stderr noise in containers).
     initialized_ = true;
     data_dir_ = dir;
   }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "options.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::piper {
@@ -77,7 +78,11 @@ Error parse_voice(std::string_view text, std::string_view source, Voice& out) {
   for (auto [key, field] : {std::pair{"noise_scale", &v.noise_scale}, std::pair{"length_scale", &v.length_scale},
                             std::pair{"noise_w", &v.noise_w}}) {
     if (!inference.contains(key)) continue;
-    if (!inference[key].is_number()) return bad(source, std::string("inference.") + key + " must be a number");
+    const bool positive = std::string_view(key) == "length_scale";
+    // Bounded as the run config's scales: a double beyond float's range does not convert.
+    if (!inference[key].is_number() || !scale_in_range(inference[key].get<double>(), positive))
+      return bad(source, std::string("inference.") + key + " must be a number " +
+                             (positive ? "above 0 and at most 1000" : "from 0 to 1000"));
     *field = inference[key].get<float>();
   }
   const json map = doc.value("phoneme_id_map", json());

@@ -9,12 +9,13 @@
 #include <span>
 #include <vector>
 
+#include "audio_common/wav_header.h"
+
 namespace wasinn::piper {
 
 // Appends `samples` as little-endian int16 to `out`.
 void append_pcm16(std::span<const float> samples, std::vector<uint8_t>& out);
 
-// The header of a mono 16-bit PCM WAV holding `samples` samples at `sample_rate`.
-std::vector<uint8_t> wav_header(int32_t sample_rate, uint32_t samples);
+using audio_common::wav_header;
 
 }  // namespace wasinn::piper

@@ -19,7 +19,7 @@ install_llamacpp() {
   local patch=$ROOT/scripts/deps/patches/llamacpp-vulkan-no-layer-settings.patch
   # The stamp holds every input of the build, so changing one of them rebuilds.
   local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER backend-dl cpu-x86-64-v3 vulkan"
-  key+=" rpath-origin common-lib mtmd patch-$(sha256sum "$patch" | cut -c1-12)"
+  key+=" rpath-origin common-lib mtmd vocab-qwen2 patch-$(sha256sum "$patch" | cut -c1-12)"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   fetch "$LLAMACPP_SDIST_URL" "$sdist"
@@ -82,7 +82,7 @@ install_llamacpp() {
   cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h} "$stage/include/llama-common/"
   # Vocab-only GGUF files: the fixture script copies a real tokenizer from them.
   mkdir -p "$stage/share/llamacpp/vocab"
-  cp "$src"/models/ggml-vocab-llama-spm.gguf "$stage/share/llamacpp/vocab/"
+  cp "$src"/models/ggml-vocab-{llama-spm,qwen2}.gguf "$stage/share/llamacpp/vocab/"
   printf '{"llama_build_number": %s, "llama_commit": "%s", "llama_cpp_python": "%s"}\n' \
     "$LLAMACPP_BUILD_NUMBER" "${LLAMACPP_COMMIT:0:9}" "$LLAMACPP_PY_VERSION" \
     >"$stage/share/llamacpp/build-info.json"

@@ -189,6 +189,7 @@ _lic_cpu() {
   fi
 
   _lic_llamacpp
+  _lic_outetts
   _lic_whisper
   _lic_wasmtime || return 1
   _lic_rust_std
@@ -294,6 +295,20 @@ _lic_rust_std() {
   fi
 }
 
+# OuteTTS's en_female_1 speaker profile, embedded in the llama.cpp plugin (its text to speech's
+# default speaker), from the outetts wheel that scripts/deps/outetts.sh unpacks.
+_lic_outetts() {
+  local v
+  v=$(_lic_pin "$_LIC_ROOT/scripts/deps/outetts.sh" OUTETTS_VERSION)
+  if [[ -s $_LIC_DEPS/outetts/LICENSE ]]; then
+    mkdir -p "$_LIC_OUT/outetts" && cp "$_LIC_DEPS/outetts/LICENSE" "$_LIC_OUT/outetts/"
+    _lic_row "OuteTTS speaker profile en_female_1 (data, in the llamacpp plugin)" "$v" "Apache-2.0" "outetts/" \
+      "$(_lic_path "$_LIC_DEPS/outetts/LICENSE") (the outetts $v wheel's, kept by scripts/deps/outetts.sh)"
+  else
+    _lic_missing "OuteTTS speaker profile" "$v" Apache-2.0 "$(_lic_path "$_LIC_DEPS/outetts/LICENSE") is missing (scripts/fetch-deps.sh outetts)"
+  fi
+}
+
 # Header-only libraries compiled into wasinn itself: their Debian -dev packages are not in the
 # image, so their copyright files are copied from the build machine's.
 _lic_cxx_headers() {
@@ -310,6 +325,7 @@ _lic_cxx_headers() {
 libcli11-dev CLI11 BSD-3-Clause
 nlohmann-json3-dev nlohmann-json MIT
 libtoml11-dev toml11 MIT
+libkissfft-dev KissFFT BSD-3-Clause
 EOF
 }
 

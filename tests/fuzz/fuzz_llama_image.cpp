@@ -19,42 +19,23 @@
 #include <nlohmann/json.hpp>
 
 #include "core/graph.h"
-#include "core/nn_environment.h"
 #include "core/types.h"
-#include "root/wired_environment.h"
+#include "fuzz_fixtures.h"
+#include "plugin_context.h"
 
 using namespace wasinn;
 
 namespace {
 
-std::string fixtures() {
-  const char* env = std::getenv("WASINN_FIXTURES");
-  return env && *env ? env : WASINN_FIXTURES_DEFAULT;
-}
-
 std::shared_ptr<ExecutionContext> make_context() {
-  EnvironmentOptions options;
-  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
-  options.backend_configs["llamacpp"] = R"({"allow-preload-paths": true})";  // "mmproj" and "image" paths
-  // Never destroyed, nor the context below: freeing them at exit only tests the order of exit.
-  static auto* env = new std::shared_ptr<NnEnvironment>(wire_environment(std::move(options)).env);
-  const std::filesystem::path model = fixtures() + "/llama/tiny.gguf";
-  const nlohmann::json config = {{"mmproj", fixtures() + "/llava/mmproj-tiny.gguf"},
+  const nlohmann::json config = {{"mmproj", fuzz::fixture_path("llava/mmproj-tiny.gguf")},
                                  {"temp", 0},
                                  {"n-predict", 1},
                                  {"ctx-size", 256},
                                  {"threads", 1}};
-  const std::vector<uint8_t> none;
-  const std::span<const uint8_t> builder(none);
-  auto graph =
-      (*env)->load_graph(Encoding::ggml, Target::cpu, std::span(&builder, 1), std::span(&model, 1), config.dump());
-  if (!graph) {
-    std::fprintf(stderr, "fuzz_llama_image: cannot load %s: %s\n", model.c_str(), graph.error().detail.c_str());
-    std::abort();
-  }
-  auto ctx = (*graph)->create_context();
-  if (!ctx) std::abort();
-  return *ctx;
+  // allow-preload-paths: "mmproj" and "image" paths.
+  return fuzz::path_context("fuzz_llama_image", Encoding::ggml, fuzz::fixture_path("llama/tiny.gguf"), config.dump(),
+                            {{"llamacpp", R"({"allow-preload-paths": true})"}});
 }
 
 bool set(ExecutionContext& ctx, uint32_t index, std::span<const uint8_t> bytes) {

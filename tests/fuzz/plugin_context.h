@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <span>
@@ -31,6 +32,27 @@ inline std::shared_ptr<ExecutionContext> plugin_context(const char* target, Enco
   auto graph = env->load_graph(encoding, Target::cpu, std::span(&builder, 1), {}, {});
   if (!graph) {
     std::fprintf(stderr, "%s: cannot load its fixture: %s\n", target, graph.error().detail.c_str());
+    std::abort();
+  }
+  auto ctx = (*graph)->create_context();
+  if (!ctx) std::abort();
+  return *ctx;
+}
+
+// The same for a model the plugin reads from `model` (a host path) with a JSON load `config`.
+inline std::shared_ptr<ExecutionContext> path_context(const char* target, Encoding encoding,
+                                                      const std::filesystem::path& model, const std::string& config,
+                                                      std::map<std::string, std::string> backend_configs = {}) {
+  EnvironmentOptions options;
+  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
+  for (auto& [backend, cfg] : backend_configs) options.backend_configs[backend] = cfg;
+  static std::vector<std::shared_ptr<NnEnvironment>> kept;
+  const auto& env = kept.emplace_back(wire_environment(std::move(options)).env);
+  const std::vector<uint8_t> none;
+  const std::span<const uint8_t> builder(none);
+  auto graph = env->load_graph(encoding, Target::cpu, std::span(&builder, 1), std::span(&model, 1), config);
+  if (!graph) {
+    std::fprintf(stderr, "%s: cannot load %s: %s\n", target, model.c_str(), graph.error().detail.c_str());
     std::abort();
   }
   auto ctx = (*graph)->create_context();

@@ -5,8 +5,9 @@
 # seconds when nothing changed), then checks each one from the outside with real guests, models
 # and clients: the cpu image classifies the digits read-only and offline and serves HTTP to the
 # host; the nvidia image resolves every library but libcuda.so.1 and refuses `gpu` saying why;
-# the compile image builds guests that the cpu image runs. Ends with a ctest-style count line;
-# exits 77 (skipped) where podman cannot run containers.
+# the cpu image speaks with a Piper voice as piper-tts does; the compile image builds guests that
+# the cpu image runs. Ends with a ctest-style count line; exits 77 (skipped) where podman cannot
+# run containers.
 #   tests/images/run.sh [--no-build]    (--no-build: check the images as they are)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -72,6 +73,25 @@ check_output "cpu: wasinn's own licence (LICENSE, Apache-2.0 WITH LLVM-exception
 check_output "cpu: headers and CMake package for embedders" 'wasinnConfig.cmake' \
   podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
   'ls /opt/wasinn/include/wasinn/wasinn.h /opt/wasinn/lib/cmake/wasinn/wasinnConfig.cmake'
+
+# speak IMAGE: the piper backend in the image (Debian's espeak-ng and espeak-ng-data, ONNX
+# Runtime) speaks the piper tests' "welcome" case with the tiny voice, registered read-only, as a
+# user runs it locked down. Its WAV must equal piper-tts's (piper/ref-welcome.wav, the known
+# answer), and the run must say nothing else (no audio device probed, no missing data).
+speak() {
+  local out=$SCRATCH/speak
+  rm -rf "$out"; mkdir -p "$out"; chmod 777 "$out"
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cases"]["welcome"]["text"], end="")' \
+    "$FIXTURES/piper/reference.json" >"$out/text.txt" || return 1
+  podman run --rm --read-only --network=none -v "$FIXTURES/piper:/voices:ro" -v "$BUILD/guests:/guests:ro" \
+    -v "$out:/out" "$1" run --nn-preload voice:piper:CPU:/voices/tiny.onnx --dir /out \
+    /guests/speak.wasm voice /out/text.txt /out/speech.wav >"$out/stdout" 2>"$out/stderr" || { cat "$out"/std*; return 1; }
+  cat "$out/stdout"
+  [[ -s $out/stderr ]] && { echo "stderr:"; cat "$out/stderr"; return 1; }
+  cmp "$out/speech.wav" "$FIXTURES/piper/ref-welcome.wav" && echo "equal to piper-tts's WAV"
+}
+check_output "cpu: piper speaks, read-only, no network: the WAV equals piper-tts's" \
+  "^equal to piper-tts's WAV$" speak "$CPU"
 
 # run_published NAME READY_PATH ARGS...: `podman run -d ARGS` as NAME, read-only, its port 8080
 # published on a free loopback port; waits until READY_PATH answers and prints that port.
@@ -156,6 +176,8 @@ if podman image exists "$NVIDIA"; then
     'unsupported_operation \(6\): target gpu is not available: no NVIDIA driver.*no CUDA device is visible.*exit 6' \
     bash -c "$(declare -f run_locked gpu_refusal); FIXTURES=$FIXTURES BUILD=$BUILD NVIDIA=$NVIDIA; gpu_refusal | tr '\n' ' '"
   check_output "nvidia: target cpu still runs: 435/450" '^accuracy: 435/450' run_locked "$NVIDIA" "${digits_args[@]}"
+  check_output "nvidia: piper speaks on ONNX Runtime's CUDA build (CPU provider): piper-tts's WAV" \
+    "^equal to piper-tts's WAV$" speak "$NVIDIA"
   check "nvidia: ONNX Runtime's CUDA provider, ggml's Vulkan module, LiteRT's WebGPU accelerator" \
     podman run --rm --network=none --entrypoint /bin/sh "$NVIDIA" -c \
     'cd /opt/wasinn/lib && ls libonnxruntime_providers_cuda.so libggml-vulkan.so libLiteRtWebGpuAccelerator.so'

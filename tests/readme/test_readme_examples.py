@@ -53,6 +53,24 @@ class ReadmeExamples(unittest.TestCase):
         self.assertEqual(out.read_bytes(), (fixtures / "piper/ref-welcome.wav").read_bytes(),
                          "the WAV differs from piper-tts's on the same voice and text")
 
+    def test_the_outetts_example_writes_its_wav_twice(self):
+        cmd = readme_example("compat_wasmedge_ggml_tts.wasm")
+        self.assertIn("build/bin/wasinn ", cmd)
+        cmd = cmd.replace("build/bin/wasinn", str(BUILD / "bin/wasinn")).replace("build/guests/", str(BUILD / "guests") + "/")
+        out, buffer = Path("/tmp/speech-tts.wav"), Path("/tmp/output-buffer.wav")
+        out.unlink(missing_ok=True)
+        buffer.unlink(missing_ok=True)
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, HOME=str(Path.home())))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        wav = out.read_bytes()
+        # 150 codes of 320 samples, 16-bit, after a 44-byte header: the plugin's file and the
+        # guest's copy of output 0 (llamacpp_tts_test checks the samples against native llama.cpp).
+        self.assertEqual(len(wav), 44 + 150 * 320 * 2)
+        self.assertEqual(wav[:4] + wav[8:16], b"RIFFWAVEfmt ")
+        self.assertEqual(int.from_bytes(wav[24:28], "little"), 24000)
+        self.assertEqual(buffer.read_bytes(), wav)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

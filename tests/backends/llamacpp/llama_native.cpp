@@ -4,6 +4,7 @@
 #include <ggml-backend.h>
 #include <llama.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -60,10 +61,10 @@ std::unique_ptr<llama_context, CtxDeleter> make_context(llama_model* m, const Na
   return std::unique_ptr<llama_context, CtxDeleter>(c);
 }
 
-std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& text) {
+std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& text, bool add_special = true) {
   std::vector<llama_token> t(text.size() + 8);
   int n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), t.data(),
-                         static_cast<int32_t>(t.size()), true, true);
+                         static_cast<int32_t>(t.size()), add_special, true);
   if (n < 0) throw std::runtime_error("native tokenize failed");
   t.resize(static_cast<size_t>(n));
   return t;
@@ -118,11 +119,19 @@ size_t native_token_count(const std::string& model_path, const std::string& prom
   return tokenize(llama_model_get_vocab(model_for(model_path)), prompt).size();
 }
 
+std::vector<int32_t> native_tokenize(const std::string& model_path, const std::string& text, bool add_special) {
+  return tokenize(llama_model_get_vocab(model_for(model_path)), text, add_special);
+}
+
 NativeRun native_generate(const std::string& model_path, const std::string& prompt, const NativeSettings& s) {
+  return native_generate(model_path, tokenize(llama_model_get_vocab(model_for(model_path)), prompt), s);
+}
+
+NativeRun native_generate(const std::string& model_path, const std::vector<int32_t>& prompt_tokens,
+                          const NativeSettings& s) {
   llama_model* m = model_for(model_path);
   const llama_vocab* vocab = llama_model_get_vocab(m);
   auto ctx = make_context(m, s, false);
-  const auto prompt_tokens = tokenize(vocab, prompt);
   NativeRun run;
   run.n_prompt = prompt_tokens.size();
   decode(ctx.get(), prompt_tokens);
@@ -168,6 +177,28 @@ std::vector<float> native_embedding(const std::string& model_path, const std::st
   std::vector<float> out(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) out[i] = static_cast<float>(v[i] / norm);
   return out;
+}
+
+std::vector<float> native_spectra(const std::string& vocoder_path, const std::vector<int32_t>& codes) {
+  llama_model* m = model_for(vocoder_path);
+  NativeSettings s;
+  s.n_ctx = s.n_batch = s.n_ubatch = std::max<uint32_t>(static_cast<uint32_t>(codes.size()), 512);
+  auto ctx = make_context(m, s, true);
+  llama_batch batch = llama_batch_init(static_cast<int32_t>(codes.size()), 0, 1);
+  for (size_t i = 0; i < codes.size(); ++i) {
+    batch.token[i] = codes[i];
+    batch.pos[i] = static_cast<llama_pos>(i);
+    batch.n_seq_id[i] = 1;
+    batch.seq_id[i][0] = 0;
+    batch.logits[i] = 1;
+  }
+  batch.n_tokens = static_cast<int32_t>(codes.size());
+  const int rc = llama_encode(ctx.get(), batch);
+  llama_batch_free(batch);
+  if (rc != 0) throw std::runtime_error("native llama_encode of the vocoder failed");
+  const float* v = llama_get_embeddings(ctx.get());
+  const size_t n = codes.size() * static_cast<size_t>(llama_model_n_embd_out(m));
+  return std::vector<float>(v, v + n);
 }
 
 }  // namespace wasinn_test

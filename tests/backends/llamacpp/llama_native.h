@@ -28,6 +28,14 @@ struct NativeRun {
 };
 
 NativeRun native_generate(const std::string& model_path, const std::string& prompt, const NativeSettings& s);
+// From tokens: a prompt made of pieces tokenized apart.
+NativeRun native_generate(const std::string& model_path, const std::vector<int32_t>& prompt_tokens,
+                          const NativeSettings& s);
+std::vector<int32_t> native_tokenize(const std::string& model_path, const std::string& text, bool add_special);
+
+// A WavTokenizer decoder's (wavtokenizer-dec) output for `codes`: one spectrum of n_embd_out floats
+// per code, all codes in one llama_encode.
+std::vector<float> native_spectra(const std::string& vocoder_path, const std::vector<int32_t>& codes);
 
 // The embedding as the backend defines it: the last token's hidden state (llama has no pooling),
 // L2-normalised.

@@ -16,8 +16,7 @@ uint32_t CaseRun::fixture_builders(const std::vector<std::string>& files) {
 }
 
 uint32_t CaseRun::graph(Backend backend) {
-  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper)
-    backend = Backend::onnxruntime;
+  backend = HostUnderTest::digits_backend(backend);
   const auto files = HostUnderTest::digits_model(backend);
   const uint32_t out = guest.out_u32();
   const Status st =

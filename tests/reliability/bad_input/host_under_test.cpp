@@ -29,6 +29,7 @@ std::string_view backend_name(Backend backend) {
     case Backend::tensorflow: return "tensorflow";
     case Backend::llamacpp: return "llamacpp";
     case Backend::whisper: return "whisper";
+    case Backend::piper: return "piper";
   }
   return "?";
 }
@@ -42,6 +43,7 @@ uint32_t witx_encoding(Backend backend) {
     case Backend::tensorflowlite: return 4;
     case Backend::llamacpp: return 6;  // WasmEdge's ggml
     case Backend::whisper: return 9;   // WasmEdge's whisper
+    case Backend::piper: return 11;    // WasmEdge's piper
     case Backend::none: return 1;
   }
   return 1;
@@ -57,6 +59,7 @@ Encoding encoding_of(Backend backend) {
     case Backend::tensorflowlite: return Encoding::tensorflowlite;
     case Backend::llamacpp: return Encoding::ggml;
     case Backend::whisper: return Encoding::whisper;
+    case Backend::piper: return Encoding::piper;
     default: return Encoding::onnx;
   }
 }
@@ -99,6 +102,10 @@ HostUnderTest::HostUnderTest() {
   if (fs::exists(fixture_path("whisper/tiny-en.bin"))) {
     add_named(kTinyWhisper, Encoding::whisper, {fixture_path("whisper/tiny-en.bin")});
   }
+  // Its config piper/tiny.onnx.json beside it, as an operator registers a voice.
+  if (fs::exists(fixture_path("piper/tiny.onnx"))) {
+    add_named(kTinyPiper, Encoding::piper, {fixture_path("piper/tiny.onnx")});
+  }
 }
 
 fs::path HostUnderTest::fixture_path(const std::string& relative) const { return fixtures_root() / relative; }
@@ -127,9 +134,14 @@ std::vector<std::string> HostUnderTest::digits_model(Backend backend) {
     case Backend::tensorflowlite: return {"tflite/digits_f32.tflite"};
     case Backend::tensorflow: return {"tensorflow/digits_frozen.pb"};
     case Backend::llamacpp:
-    case Backend::whisper: return {};
+    case Backend::whisper:
+    case Backend::piper: return {};
     default: return {"digits/model.onnx"};
   }
+}
+
+Backend HostUnderTest::digits_backend(Backend backend) {
+  return digits_model(backend).empty() || backend == Backend::none ? Backend::onnxruntime : backend;
 }
 
 std::string HostUnderTest::recorded_logits(Backend backend) {
@@ -151,6 +163,9 @@ std::string HostUnderTest::unavailable(Backend backend) {
     auto files = digits_model(backend);
     if (backend == Backend::llamacpp) files = {"llama/tiny.gguf", "llama/truncated.gguf"};
     if (backend == Backend::whisper) files = {"whisper/tiny-en.bin", "whisper/speech.wav"};
+    if (backend == Backend::piper)
+      files = {"piper/tiny.onnx", "piper/tiny.onnx.json", "piper/speakers.onnx", "piper/reference.json",
+               "piper/ref-welcome.wav"};
     files.push_back("digits/test_x.f32");
     for (const auto& f : files) {
       if (!fs::exists(fixture_path(f))) {

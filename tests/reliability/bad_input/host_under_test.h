@@ -22,7 +22,7 @@ namespace wasinn::bad_input {
 
 enum class Abi { ephemeral, legacy, wit };
 // none: the host rejects the input before any backend sees it.
-enum class Backend { none, onnxruntime, openvino, pytorch, tensorflowlite, tensorflow, llamacpp, whisper };
+enum class Backend { none, onnxruntime, openvino, pytorch, tensorflowlite, tensorflow, llamacpp, whisper, piper };
 
 std::string_view abi_name(Abi abi);
 std::string_view backend_name(Backend backend);
@@ -55,8 +55,11 @@ class HostUnderTest {
 
   std::filesystem::path fixture_path(const std::string& relative) const;
   const std::vector<uint8_t>& fixture(const std::string& relative);
-  // The digits model files of a backend, in builder order (empty for llamacpp and whisper).
+  // The digits model files of a backend, in builder order (empty for llamacpp, whisper, piper).
   static std::vector<std::string> digits_model(Backend backend);
+  // The backend whose digits model a case's valid request and setup use: ONNX Runtime for the
+  // host and for the backends that serve no digits model.
+  static Backend digits_backend(Backend backend);
   // Logits the fixture generator recorded for every test sample (TFLite, TensorFlow), else empty.
   static std::string recorded_logits(Backend backend);
   const std::vector<float>& logits(const std::string& relative);
@@ -73,6 +76,7 @@ class HostUnderTest {
   static constexpr const char* kDigitsOnnx = "digits";         // digits/model.onnx, onnx
   static constexpr const char* kTinyLlama = "tiny";            // llama/tiny.gguf, ggml
   static constexpr const char* kTinyWhisper = "tiny-whisper";  // whisper/tiny-en.bin, whisper
+  static constexpr const char* kTinyPiper = "tiny-piper";      // piper/tiny.onnx (+ .json), piper
 
  private:
   HostUnderTest();

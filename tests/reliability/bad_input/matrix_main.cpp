@@ -99,6 +99,7 @@ class MatrixTest : public ::testing::Test {
 
     expect_serves_digit(host, c.backend, c.abi, ordinal_);
     if (c.backend == Backend::llamacpp) expect_serves_llama(host);
+    if (c.backend == Backend::piper) expect_serves_piper(host);
     row.observed = errno_name(observed);
     row.result = !case_ok ? "**FAIL**" : HasFailure() ? "**FAIL** (host unusable after it)" : "pass";
   }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -91,8 +93,7 @@ void serve_legacy(HostUnderTest& host, Backend backend, uint32_t sample) {
 }  // namespace
 
 void expect_serves_digit(HostUnderTest& host, Backend backend, Abi abi, uint32_t sample) {
-  if (backend == Backend::none || backend == Backend::llamacpp || backend == Backend::whisper)
-    backend = Backend::onnxruntime;
+  backend = HostUnderTest::digits_backend(backend);
   if (abi == Abi::ephemeral) {
     serve_ephemeral(host, backend, sample);
   } else {
@@ -126,6 +127,41 @@ void expect_serves_llama(HostUnderTest& host) {
   ASSERT_FALSE(text.empty()) << "the tiny llama model generated no text";
   if (first_text.empty()) first_text = text;
   EXPECT_EQ(text, first_text) << "greedy generation changed after the case";
+}
+
+const PiperReference& piper_welcome(HostUnderTest& host) {
+  static const PiperReference ref = [&host] {
+    const auto& bytes = host.fixture("piper/reference.json");
+    const auto welcome = nlohmann::json::parse(bytes.begin(), bytes.end()).at("cases").at("welcome");
+    return PiperReference{welcome.at("text").get<std::string>(),
+                          host.fixture("piper/" + welcome.at("wav").get<std::string>())};
+  }();
+  return ref;
+}
+
+void expect_serves_piper(HostUnderTest& host) {
+  const PiperReference& want = piper_welcome(host);
+  CaseRun run(host);
+  Handles h{host.session()};
+  const std::string name = HostUnderTest::kTinyPiper;
+  const uint32_t graph_out = run.guest.out_u32();
+  REQUIRE_CALL_OK("load_by_name (piper voice)",
+                  nn::load_by_name(run.call(), run.guest.put(name), static_cast<uint32_t>(name.size()), graph_out));
+  h.graph = run.guest.u32_at(graph_out);
+  const uint32_t ctx_out = run.guest.out_u32();
+  REQUIRE_CALL_OK("init_execution_context", nn::init_execution_context(run.call(), h.graph, ctx_out));
+  h.context = run.guest.u32_at(ctx_out);
+  const uint32_t tensor = run.guest.tensor({static_cast<uint32_t>(want.text.size())}, 3,
+                                           {reinterpret_cast<const uint8_t*>(want.text.data()), want.text.size()});
+  REQUIRE_CALL_OK("set_input (text)", nn::set_input(run.call(), h.context, 0, tensor));
+  REQUIRE_CALL_OK("compute", nn::compute(run.call(), h.context));
+  const auto capacity = static_cast<uint32_t>(want.wav.size() + 64);
+  const uint32_t buf = run.guest.buffer(capacity);
+  const uint32_t written = run.guest.out_u32();
+  REQUIRE_CALL_OK("get_output", nn::get_output(run.call(), h.context, 0, buf, capacity, written));
+  ASSERT_EQ(run.guest.u32_at(written), want.wav.size()) << "valid request after the case: WAV size";
+  EXPECT_TRUE(run.guest.bytes_at(buf, capacity - 64) == want.wav)
+      << "valid request after the case: the WAV differs from piper-tts's (piper/ref-welcome.wav)";
 }
 
 }  // namespace wasinn::bad_input

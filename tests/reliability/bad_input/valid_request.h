@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "host_under_test.h"
 
@@ -18,5 +19,17 @@ void expect_serves_digit(HostUnderTest& host, Backend backend, Abi abi, uint32_t
 // load_by_name_with_config of the tiny llama model, a prompt, compute, get_output: the greedy
 // text must be non-empty and the same every time.
 void expect_serves_llama(HostUnderTest& host);
+
+// load_by_name of the tiny piper voice, the "welcome" text of piper/reference.json, compute,
+// get_output: the WAV must equal piper-tts's for it (piper/ref-welcome.wav), byte for byte.
+void expect_serves_piper(HostUnderTest& host);
+
+// The known answer expect_serves_piper checks: the text and piper-tts's WAV of the fixtures'
+// "welcome" case (the one the piper backend's tests compare with).
+struct PiperReference {
+  std::string text;
+  std::vector<uint8_t> wav;
+};
+const PiperReference& piper_welcome(HostUnderTest& host);
 
 }  // namespace wasinn::bad_input
