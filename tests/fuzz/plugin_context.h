@@ -21,17 +21,21 @@
 
 namespace wasinn::fuzz {
 
-inline std::shared_ptr<ExecutionContext> plugin_context(const char* target, Encoding encoding,
-                                                        std::span<const uint8_t> builder,
-                                                        std::map<std::string, std::string> backend_configs = {}) {
+// A context of the graph loaded from `builder` and `paths` with `config`, in an environment of the
+// build's plugins with `backend_configs`; `what` names the model in the message of a failed load.
+inline std::shared_ptr<ExecutionContext> load_context(const char* target, const std::string& what, Encoding encoding,
+                                                      std::span<const uint8_t> builder,
+                                                      std::span<const std::filesystem::path> paths,
+                                                      const std::string& config,
+                                                      std::map<std::string, std::string> backend_configs) {
   EnvironmentOptions options;
   options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
-  for (auto& [backend, config] : backend_configs) options.backend_configs[backend] = config;
+  for (auto& [backend, cfg] : backend_configs) options.backend_configs[backend] = cfg;
   static std::vector<std::shared_ptr<NnEnvironment>> kept;
   const auto& env = kept.emplace_back(wire_environment(std::move(options)).env);
-  auto graph = env->load_graph(encoding, Target::cpu, std::span(&builder, 1), {}, {});
+  auto graph = env->load_graph(encoding, Target::cpu, std::span(&builder, 1), paths, config);
   if (!graph) {
-    std::fprintf(stderr, "%s: cannot load its fixture: %s\n", target, graph.error().detail.c_str());
+    std::fprintf(stderr, "%s: cannot load %s: %s\n", target, what.c_str(), graph.error().detail.c_str());
     std::abort();
   }
   auto ctx = (*graph)->create_context();
@@ -39,25 +43,17 @@ inline std::shared_ptr<ExecutionContext> plugin_context(const char* target, Enco
   return *ctx;
 }
 
+inline std::shared_ptr<ExecutionContext> plugin_context(const char* target, Encoding encoding,
+                                                        std::span<const uint8_t> builder,
+                                                        std::map<std::string, std::string> backend_configs = {}) {
+  return load_context(target, "its fixture", encoding, builder, {}, {}, std::move(backend_configs));
+}
+
 // The same for a model the plugin reads from `model` (a host path) with a JSON load `config`.
 inline std::shared_ptr<ExecutionContext> path_context(const char* target, Encoding encoding,
                                                       const std::filesystem::path& model, const std::string& config,
                                                       std::map<std::string, std::string> backend_configs = {}) {
-  EnvironmentOptions options;
-  options.backend_dirs = {WASINN_FUZZ_BACKEND_DIR};
-  for (auto& [backend, cfg] : backend_configs) options.backend_configs[backend] = cfg;
-  static std::vector<std::shared_ptr<NnEnvironment>> kept;
-  const auto& env = kept.emplace_back(wire_environment(std::move(options)).env);
-  const std::vector<uint8_t> none;
-  const std::span<const uint8_t> builder(none);
-  auto graph = env->load_graph(encoding, Target::cpu, std::span(&builder, 1), std::span(&model, 1), config);
-  if (!graph) {
-    std::fprintf(stderr, "%s: cannot load %s: %s\n", target, model.c_str(), graph.error().detail.c_str());
-    std::abort();
-  }
-  auto ctx = (*graph)->create_context();
-  if (!ctx) std::abort();
-  return *ctx;
+  return load_context(target, model.string(), encoding, {}, std::span(&model, 1), config, std::move(backend_configs));
 }
 
 }  // namespace wasinn::fuzz
