@@ -33,8 +33,6 @@ Error no_projector(std::string_view what) {
                       "load config");
 }
 
-bool abort_requested(void* data) { return static_cast<std::atomic<bool>*>(data)->load(std::memory_order_relaxed); }
-
 }  // namespace
 
 Error LlamaGraph::create_context(std::unique_ptr<LlamaContext>& out) {
@@ -137,8 +135,7 @@ Error LlamaContext::speak() {
     if (t >= kFirstCodeToken && t <= kLastCodeToken) codes.push_back(t - kFirstCodeToken);
   std::vector<float> audio;
   if (Error e = graph_->vocoder()->speak(codes, options_.effective_threads(), cancel_requested_, audio)) return e;
-  std::vector<uint8_t> wav = tts_wav(audio, kTtsSampleRate);
-  wav_.assign(wav.begin(), wav.end());
+  wav_ = tts_wav(audio, kTtsSampleRate);
   debug_note(options_.enable_debug_log, [&] {
     return "tts: " + std::to_string(codes.size()) + " codes of " + std::to_string(stream_.tokens().size()) +
            " tokens, " + std::to_string(audio.size()) + " samples";
@@ -356,7 +353,7 @@ Error LlamaContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
   } else if (output_is_embedding_ && !embedding_json_.empty()) {
     sdk::bytes_output(embedding_json_, out_dims_[0], out);
   } else if (graph_->vocoder()) {
-    sdk::bytes_output(wav_, out_dims_[0], out);
+    sdk::bytes_output({reinterpret_cast<const char*>(wav_.data()), wav_.size()}, out_dims_[0], out);
   } else if (output_is_embedding_) {
     out_dims_[0] = static_cast<uint32_t>(embedding_.size());
     out.type = WASINN_TYPE_F32;

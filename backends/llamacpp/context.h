@@ -89,7 +89,7 @@ class LlamaContext {
   std::vector<float> embedding_;
   std::string embedding_json_;  // output 0 as WasmEdge's JSON text, or "" for f32
   std::string metadata_;        // output 1, rebuilt on each request
-  std::string wav_;             // output 0 of a text-to-speech graph's last compute
+  std::vector<uint8_t> wav_;    // output 0 of a text-to-speech graph's last compute
   uint32_t out_dims_[1] = {0};
 };
 

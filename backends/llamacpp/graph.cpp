@@ -4,12 +4,11 @@
 #include "graph.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 #include "backend.h"
 #include "context.h"
+#include "host_file.h"
 #include "ggml_common/log_router.h"
 #include "model_checks.h"
 #include "model_source.h"
@@ -103,14 +102,12 @@ Error read_speaker(const std::string& path, std::unique_ptr<SpeakerProfile>& out
     return {};
   }
   constexpr std::uintmax_t kMaxBytes = 1 << 20;
-  std::error_code ec;
   const std::string what = "load config: \"tts-speaker-file\": " + path;
-  if (path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec))
-    return {WASINN_NOT_FOUND, what + " does not exist or is not a regular file"};
+  if (Error e = check_host_file(path, what)) return e;
+  std::error_code ec;
   if (std::filesystem::file_size(path, ec) > kMaxBytes) return sdk::invalid(what + " is over 1 MiB");
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) return sdk::runtime_error(what + " could not be read");
+  std::string text;
+  if (!read_host_file(path, text)) return sdk::runtime_error(what + " could not be read");
   return parse_speaker_profile(text, what, *out);
 }
 

@@ -38,9 +38,9 @@ std::string below_thousand(int n) {
   return out;
 }
 
-// A run of digits, with an optional ".digits" part, in words. An integer part beyond int32 is a
-// single space (WasmEdge's std::stoi throws there, and its catch answers " ").
-std::string number_in_words(std::string_view digits, std::string_view decimals, bool has_point) {
+// A run of digits, with the digits after its point if it has one, in words. An integer part
+// beyond int32 is a single space (WasmEdge's std::stoi throws there, and its catch answers " ").
+std::string number_in_words(std::string_view digits, std::string_view decimals) {
   int64_t n = 0;
   for (char c : digits) {
     n = n * 10 + (c - '0');
@@ -60,7 +60,7 @@ std::string number_in_words(std::string_view digits, std::string_view decimals, 
     }
     if (n > 0) out += below_thousand(static_cast<int>(n));
   }
-  if (has_point) {
+  if (!decimals.empty()) {
     out += " point";
     for (char c : decimals) out += std::string(" ") + kOnes[c - '0'];
   }
@@ -82,15 +82,13 @@ std::string numbers_in_words(std::string_view text) {
     const size_t start = i;
     while (i < text.size() && is_digit(text[i])) ++i;
     const std::string_view digits = text.substr(start, i - start);
-    std::string_view decimals;
-    bool has_point = false;
+    std::string_view decimals;  // a point counts only with a digit after it
     if (i + 1 < text.size() && text[i] == '.' && is_digit(text[i + 1])) {
       const size_t d = ++i;
       while (i < text.size() && is_digit(text[i])) ++i;
       decimals = text.substr(d, i - d);
-      has_point = true;
     }
-    out += number_in_words(digits, decimals, has_point);
+    out += number_in_words(digits, decimals);
   }
   return out;
 }

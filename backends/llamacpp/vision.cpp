@@ -5,11 +5,9 @@
 
 #include <array>
 #include <climits>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "ggml_common/log_router.h"
+#include "host_file.h"
 
 // stb_image's header reader, which libmtmd compiles in and exports (with the stbi_load it decodes
 // images with): an image's size without decoding it.
@@ -65,11 +63,7 @@ bool decode_base64(std::string_view text, std::string& out) {
 
 Error Projector::load(const std::string& path, const llama_model* model, uint32_t threads, ggml_backend_dev_t device,
                       const LogScope& scope, std::unique_ptr<Projector>& out) {
-  std::error_code ec;
-  if (path.empty() || path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec)) {
-    return {WASINN_NOT_FOUND,
-            "load config: \"mmproj\": projector file " + path + " does not exist or is not a regular file"};
-  }
+  if (Error e = check_host_file(path, "load config: \"mmproj\": projector file " + path)) return e;
   mtmd_context_params params = mtmd_context_params_default();
   params.media_marker = kImageMarker.data();  // copied by libmtmd
   params.use_gpu = device != nullptr;
@@ -116,13 +110,10 @@ Error Projector::decode(std::string_view bytes, std::string_view what, const Log
 }
 
 Error Projector::decode_file(const std::string& path, const LogScope& scope, BitmapPtr& out) const {
-  std::error_code ec;
   const std::string what = "image file " + path;
-  if (path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec))
-    return {WASINN_NOT_FOUND, "\"image\": " + what + " does not exist or is not a regular file"};
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) return {WASINN_NOT_FOUND, "\"image\": " + what + " could not be read"};
+  if (Error e = check_host_file(path, "\"image\": " + what)) return e;
+  std::string bytes;
+  if (!read_host_file(path, bytes)) return {WASINN_NOT_FOUND, "\"image\": " + what + " could not be read"};
   return decode(bytes, "\"image\": " + what, scope, out);
 }
 

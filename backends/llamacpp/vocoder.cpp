@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <filesystem>
 
 #include "audio_common/wav_header.h"
 #include "ggml_common/log_router.h"
+#include "host_file.h"
 #include "model_checks.h"
 
 namespace wasinn::llamacpp {
@@ -21,10 +21,6 @@ constexpr size_t kSpectrum = 2 * kBins;           // 1282: the decoder's output 
 constexpr size_t kHop = 320;                      // samples between frames
 constexpr size_t kPad = (kFft - kHop) / 2;        // 480: the centred frames' overhang, cut at the start
 constexpr size_t kSilenced = kTtsSampleRate / 4;  // the first quarter second is zeroed
-
-bool abort_requested(void* data) {
-  return static_cast<const std::atomic<bool>*>(data)->load(std::memory_order_relaxed);
-}
 
 // The periodic Hann window.
 const std::vector<double>& hann() {
@@ -82,12 +78,7 @@ std::vector<uint8_t> tts_wav(std::span<const float> audio, int32_t sample_rate) 
 }
 
 Error Vocoder::check_path(const std::string& path) {
-  std::error_code ec;
-  if (path.empty() || path.find('\0') != std::string::npos || !std::filesystem::is_regular_file(path, ec)) {
-    return {WASINN_NOT_FOUND,
-            "load config: \"model-vocoder\": vocoder file '" + path + "' does not exist or is not a regular file"};
-  }
-  return {};
+  return check_host_file(path, "load config: \"model-vocoder\": vocoder file '" + path + "'");
 }
 
 Error Vocoder::load(const std::string& path, const llama_model_params& params, const ggml_common::LogScope& scope,
