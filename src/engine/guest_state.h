@@ -34,10 +34,11 @@ struct GuestState {
   // A share for wasinn:nn-async's calls on another thread (wit_host.h's guest_share): its calls
   // wait for a busy context (a cancelled compute still ending) instead of failing.
   bool waits_for_busy_context = false;
-  // Set (release) once a share is filled and after each of its calls, read (acquire) at each
-  // call's start and at its release: a share crosses threads through tokio, whose synchronisation
-  // ThreadSanitizer cannot see, so the hand-offs are made visible here.
-  std::atomic<bool> published{false};
+  // Bumped (acq_rel) once a share is filled and after each of its calls, read (acquire) at each
+  // call's start and at its release: a share crosses threads through tokio and Rust's Arc, whose
+  // synchronisation ThreadSanitizer cannot see, so the hand-offs are made visible here. A bump,
+  // not a store: calls on two threads (a cancel and the compute it stops) must chain.
+  std::atomic<uint32_t> published{0};
   // A core module that imports WasmEdge's socket ABI: its sockets (engine/socket_imports.h), else null.
   std::shared_ptr<SocketGuest> sockets;
 

@@ -109,7 +109,7 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
     struct Republish {
       GuestState* share;
       ~Republish() {
-        if (share) share->published.store(true, std::memory_order_release);
+        if (share) share->published.fetch_add(1, std::memory_order_acq_rel);
       }
     } republish{state->waits_for_busy_context ? state : nullptr};
     return body(Call{interface, function, state->wit.get(), state, out});
@@ -384,7 +384,7 @@ wasinn_wit_status guest_share(void* guest, wasinn_wit_out* out) {
     shared->session = c.state->session;
     shared->wit = c.state->wit;
     shared->waits_for_busy_context = true;
-    shared->published.store(true, std::memory_order_release);
+    shared->published.fetch_add(1, std::memory_order_acq_rel);
     c.out->data = shared.release();
     return WASINN_WIT_OK;
   });
