@@ -36,7 +36,7 @@ install_llamacpp() {
     patch -d "$src" -p1 --quiet <"$patch"
     cp "$patch" "$src/.wasinn-patched"
   fi
-  say "building llama.cpp b$LLAMACPP_BUILD_NUMBER with Vulkan (up to 25 min on 2 busy cores; log in $work/build.log)"
+  say "configuring llama.cpp b$LLAMACPP_BUILD_NUMBER with Vulkan (log in $work/configure.log)"
   # GGML_NATIVE=OFF keeps the library portable; the AVX2/FMA/F16C defaults still apply, in one
   # CPU module (no per-microarchitecture variants). The modules go beside libggml-base in lib/
   # (GGML_BACKEND_DIR) and the plugin loads them from there by path.
@@ -58,6 +58,7 @@ install_llamacpp() {
   # scripts/setup.sh --configure-only (scripts/check-fresh.sh --stages): a missing package shows
   # at configure; the build is what takes long.
   if [[ ${WASINN_CONFIGURE_ONLY:-0} == 1 ]]; then say "llama.cpp b$LLAMACPP_BUILD_NUMBER: configured (--configure-only: not built)"; return 0; fi
+  say "building llama.cpp b$LLAMACPP_BUILD_NUMBER (up to 25 min on 2 busy cores; log in $work/build.log)"
   cmake --build "$work/build" -j "${WASINN_JOBS:-2}" \
     --target llama llama-common ggml-cpu ggml-vulkan mtmd llama-mtmd-cli >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }

