@@ -69,6 +69,8 @@ runtime_packages() {
 _runtime_packages_of() {
   local dir=$1
   local libpath="$dir/frameworks:$dir/gpu:$dir/wasinn/opt/wasinn/lib"
+  # Without it the pipeline below finds no ELF file and the image would lack its libraries.
+  command -v file >/dev/null || { echo "images: 'file' is missing: run bash scripts/setup.sh (scripts/images/images.apt)" >&2; return 1; }
   local needed
   needed=$(find "$dir" -type f \( -name '*.so*' -o -perm -u+x \) -print0 |
     xargs -0 file -L | awk -F: '/ELF/ {print $1}' |
