@@ -38,17 +38,10 @@ mkdir -p "$CARGO_HOME" "$CARGO_TARGET_DIR"
 # copy out (or to the tests' end), or another checkout's files could be built or linked mid-way.
 exec 9>"$CARGO_TARGET_DIR/.build-engine.lock"
 flock 9
+# As images/stage.sh keeps its contexts: no -t, so an unchanged file keeps its time; --delete, so
+# a file the checkout no longer has goes too.
 BUILT=$CARGO_TARGET_DIR/crate
-mkdir -p "$BUILT"
-(cd "$CRATE" && find . -type f \( -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock \) -print) | sort >"$BUILT.files"
-while read -r f; do
-  if ! cmp -s "$CRATE/$f" "$BUILT/$f"; then
-    mkdir -p "$BUILT/$(dirname "$f")"
-    cp "$CRATE/$f" "$BUILT/$f"
-  fi
-done <"$BUILT.files"
-# A file the checkout no longer has goes too (a stale module would still be in the copy's tree).
-(cd "$BUILT" && find . -type f -print) | sort | comm -23 - "$BUILT.files" | (cd "$BUILT" && xargs -r rm -f)
+rsync -r --checksum --delete "$CRATE/" "$BUILT/"
 CRATE=$BUILT
 
 if [[ $OUT == --test ]]; then
