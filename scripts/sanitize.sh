@@ -14,7 +14,7 @@ SUPP=$ROOT/tests/sanitizers
 
 printf '\n==> ASan+UBSan build -> %s\n' "$BUILD"
 bash "$ROOT/scripts/configure-sanitize.sh" "$BUILD"
-cmake --build "$BUILD"
+bash "$ROOT/scripts/build.sh" "$BUILD"
 
 # Wasmtime catches guest out-of-bounds accesses with its own SIGSEGV handler, so ASan must
 # leave SIGSEGV/SIGBUS to it. Framework leaks at exit are suppressed by name in lsan.supp.

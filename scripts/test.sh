@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs wasinn's whole test suite from any state: sets up what is missing (as scripts/setup.sh
-# does, without the example), builds, then runs
+# does, without the example), builds the tests, test guests and benchmarks, then runs
 #   1. every test with ctest (unit, integration, compat, backends, reliability),
 #   2. the container images' tests where podman works (tests/images/run.sh: builds the images with
 #      scripts/images.sh, incremental; skipped with the reason elsewhere),
@@ -21,6 +21,8 @@ bash "$ROOT/scripts/setup.sh" --no-example
 
 source "$ROOT/scripts/test-stages.sh"
 
+# setup.sh builds what a user runs; the tests, their guests and the benchmarks are built here.
+stage "Build: tests, test guests, benchmarks" bash "$ROOT/scripts/build.sh" "$BUILD"
 stage "Tests" bash -c 'cd "$1" && shift && ctest --output-on-failure --no-tests=error -j2 -LE soak "$@"' _ "$BUILD" "$@"
 if [[ $# -eq 0 ]]; then
   stage "Container images" bash "$ROOT/tests/images/run.sh"

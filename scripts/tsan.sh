@@ -20,7 +20,7 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
 fi
 # Only what the concurrency tests run: not every plugin and test of the suite.
 # (wasinn_cli, llama.cpp's plugin and the Rust guests: the WASI 0.3 cases, tests/p3/).
-cmake --build "$BUILD" --target wasinn_unit_tests wasinn_integration_test wasinn_threads_host_test \
+bash "$ROOT/scripts/build.sh" "$BUILD" wasinn_unit_tests wasinn_integration_test wasinn_threads_host_test \
   wasinn_backend_onnxruntime oip_dynamic_batcher_test wasinn_cli wasinn_backend_llamacpp rust_web_guests
 
 # halt_on_error: the first report fails the test that caused it (exit code 66).

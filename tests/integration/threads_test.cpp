@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// wasi-threads guests (guest/tests/threads_nn.c) on the real ONNX Runtime plugin: the threads of
+// wasi-threads guests (guest/examples/threads_nn.c) on the real ONNX Runtime plugin: the threads of
 // one guest share its wasi-nn handles, distinct contexts compute in parallel with the
 // single-threaded (and native) answers, one context used by two threads answers busy or, with
 // --nn-context-wait, serves both in turn; unload under running computes is safe; an exit or a
