@@ -11,8 +11,6 @@
 namespace wasinn::bad_input {
 namespace {
 
-constexpr auto E = Abi::ephemeral;
-
 // A witx f32 tensor over `dims` with `bytes` bytes of the case's digit (zero-padded).
 uint32_t tensor_of(CaseRun& r, const std::vector<uint32_t>& dims, uint8_t type, uint32_t bytes) {
   std::vector<uint8_t> data(bytes);
@@ -132,9 +130,6 @@ Status llama_output(CaseRun& r, uint32_t ctx, uint32_t index, uint32_t max) {
   return st;
 }
 
-const std::string kTiny = HostUnderTest::kTinyLlama;
-constexpr auto kLlama = Backend::llamacpp;
-
 const CaseList llama_cases{
     {"llama", "compute_without_prompt", E, kLlama, kInvalidArgument, "compute before the prompt is set",
      [](CaseRun& r) { return nn::compute(r.call(), llama_context(r)); }},
@@ -173,7 +168,8 @@ const CaseList llama_cases{
     {"llama", "config_not_json", E, kLlama, kInvalidArgument, "load_by_name_with_config(tiny, \"{oops\")",
      [](CaseRun& r) {
        const uint32_t out = r.guest.out_u32();
-       const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), 4, r.guest.put("{oops"), 5, out);
+       const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(HostUnderTest::kTinyLlama), 4,
+                                                      r.guest.put("{oops"), 5, out);
        EXPECT_TRUE(r.untouched(out));
        return r.tracked_graph(st, out);
      }},
@@ -182,8 +178,8 @@ const CaseList llama_cases{
      [](CaseRun& r) {
        const std::string cfg = R"({"ctx-size": 4294967296})";
        const uint32_t out = r.guest.out_u32();
-       const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), 4, r.guest.put(cfg),
-                                                      static_cast<uint32_t>(cfg.size()), out);
+       const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(HostUnderTest::kTinyLlama), 4,
+                                                      r.guest.put(cfg), static_cast<uint32_t>(cfg.size()), out);
        EXPECT_TRUE(r.untouched(out));
        return r.tracked_graph(st, out);
      }},
@@ -214,8 +210,8 @@ const CaseList llama_cases{
      [](CaseRun& r) {
        const uint32_t g = r.guest.out_u32();
        const std::string cfg = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})";
-       EXPECT_TRUE(r.tracked_graph(nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), 4, r.guest.put(cfg),
-                                                                static_cast<uint32_t>(cfg.size()), g),
+       EXPECT_TRUE(r.tracked_graph(nn::load_by_name_with_config(r.call(), r.guest.put(HostUnderTest::kTinyLlama), 4,
+                                                                r.guest.put(cfg), static_cast<uint32_t>(cfg.size()), g),
                                    g)
                        .ok());
        const uint32_t c = r.guest.out_u32();

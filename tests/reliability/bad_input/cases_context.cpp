@@ -9,9 +9,6 @@
 namespace wasinn::bad_input {
 namespace {
 
-constexpr auto E = Abi::ephemeral;
-constexpr auto kNone = Backend::none;
-constexpr auto kOrt = Backend::onnxruntime;
 constexpr uint32_t kNeverCreated = 1000000;  // handles count up from 0; no case makes a million
 
 struct OutputCall {

@@ -10,8 +10,6 @@ namespace wasinn::bad_input {
 namespace {
 
 constexpr auto L = Abi::legacy;
-constexpr auto kNone = Backend::none;
-constexpr auto kOrt = Backend::onnxruntime;
 
 Status legacy_load(CaseRun& r, uint32_t header, uint32_t encoding = 1, uint32_t target = 0) {
   const uint32_t out = r.guest.out_u32();

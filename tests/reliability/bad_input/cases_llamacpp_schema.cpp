@@ -10,17 +10,16 @@
 
 namespace wasinn::bad_input {
 namespace {
+const std::string kSchemaModel = HostUnderTest::kTinyLlama;
 
-constexpr auto E = Abi::ephemeral;
-constexpr auto kLlama = Backend::llamacpp;
-const std::string kTiny = HostUnderTest::kTinyLlama;
 const std::string kGreedy = R"({"temp": 0, "ctx-size": 64, "n-predict": 4, "threads": 1})";
 
 // load_by_name_with_config of the tiny model; the detail must name `key`.
 Status load_with(CaseRun& r, const std::string& config, const std::string& key) {
   const uint32_t out = r.guest.out_u32();
-  const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
-                                                 r.guest.put(config), static_cast<uint32_t>(config.size()), out);
+  const Status st =
+      nn::load_by_name_with_config(r.call(), r.guest.put(kSchemaModel), static_cast<uint32_t>(kSchemaModel.size()),
+                                   r.guest.put(config), static_cast<uint32_t>(config.size()), out);
   if (!st.ok()) {
     EXPECT_TRUE(r.untouched(out));
     EXPECT_NE(st.error().detail.find("\"" + key + "\""), std::string::npos) << st.error().detail;
@@ -32,8 +31,9 @@ Status load_with(CaseRun& r, const std::string& config, const std::string& key) 
 // name `key`. `context`, when given, is the context's handle.
 Status metadata_with(CaseRun& r, const std::string& metadata, const std::string& key, uint32_t* context = nullptr) {
   const uint32_t g = r.guest.out_u32();
-  const Status loaded = nn::load_by_name_with_config(r.call(), r.guest.put(kTiny), static_cast<uint32_t>(kTiny.size()),
-                                                     r.guest.put(kGreedy), static_cast<uint32_t>(kGreedy.size()), g);
+  const Status loaded =
+      nn::load_by_name_with_config(r.call(), r.guest.put(kSchemaModel), static_cast<uint32_t>(kSchemaModel.size()),
+                                   r.guest.put(kGreedy), static_cast<uint32_t>(kGreedy.size()), g);
   EXPECT_TRUE(r.tracked_graph(loaded, g).ok()) << "setup: load tiny";
   const uint32_t c = r.guest.out_u32();
   EXPECT_TRUE(r.tracked_context(nn::init_execution_context(r.call(), r.guest.u32_at(g), c), c).ok());

@@ -6,10 +6,6 @@
 namespace wasinn::bad_input {
 namespace {
 
-constexpr auto E = Abi::ephemeral;
-constexpr auto kNone = Backend::none;
-constexpr auto kOrt = Backend::onnxruntime;
-
 // load of the ORT digits model with one argument replaced; fails unless `ok`, then checks the
 // out-pointer was left alone.
 struct LoadArgs {

@@ -14,7 +14,6 @@
 namespace wasinn::bad_input {
 namespace {
 
-constexpr auto E = Abi::ephemeral;
 using Bytes = std::vector<uint8_t>;
 
 Bytes half(Bytes b) {
@@ -154,13 +153,10 @@ Status load_then_prompt(CaseRun& r, const std::string& name, uint32_t epsilon_bi
   return nn::compute(r.call(), r.guest.u32_at(ctx_out));
 }
 
-constexpr auto kNone = Backend::none;
-constexpr auto kOrt = Backend::onnxruntime;
 constexpr auto kOv = Backend::openvino;
 constexpr auto kTorch = Backend::pytorch;
 constexpr auto kTfl = Backend::tensorflowlite;
 constexpr auto kTf = Backend::tensorflow;
-constexpr auto kLlama = Backend::llamacpp;
 
 const char* kOnnx = "digits/model.onnx";
 const char* kPt = "digits/model.pt";

@@ -9,9 +9,6 @@
 namespace wasinn::bad_input {
 namespace {
 
-constexpr auto E = Abi::ephemeral;
-constexpr auto kNone = Backend::none;
-constexpr auto kOrt = Backend::onnxruntime;
 constexpr uint32_t kNeverCreated = 1000000;
 
 // graph_io_info into fresh buffers; on a refusal other than too_large nothing may change.

@@ -23,7 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Bytes = std::vector<uint8_t>;
-constexpr auto E = Abi::ephemeral;
 constexpr auto kPiper = Backend::piper;
 const std::string kTiny = HostUnderTest::kTinyPiper;
 

@@ -11,9 +11,6 @@
 namespace wasinn::bad_input {
 namespace {
 
-constexpr auto E = Abi::ephemeral;
-constexpr auto kOrt = Backend::onnxruntime;
-
 // set_input on a fresh ORT digits context with the record `make` builds.
 template <class Make>
 Status set(CaseRun& r, Make&& make, uint32_t index = 0) {

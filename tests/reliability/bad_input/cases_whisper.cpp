@@ -13,7 +13,6 @@ namespace wasinn::bad_input {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-constexpr auto E = Abi::ephemeral;
 constexpr auto kWhisper = Backend::whisper;
 const std::string kName = HostUnderTest::kTinyWhisper;
 

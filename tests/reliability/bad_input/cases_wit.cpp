@@ -15,7 +15,6 @@ namespace wasinn::bad_input {
 namespace {
 
 constexpr auto W = Abi::wit;
-constexpr auto kNone = Backend::none;
 
 // One component guest's resources over its own session in the shared environment, reached
 // through the engine's table (engine/wit_host.h) as the typed Rust imports reach them. A failed

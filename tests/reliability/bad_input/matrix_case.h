@@ -29,6 +29,12 @@ inline constexpr int32_t kModelNotFound = 103;
 
 std::string errno_name(int32_t value);
 
+// The short names every cases_*.cpp table uses.
+inline constexpr auto E = Abi::ephemeral;
+inline constexpr auto kNone = Backend::none;
+inline constexpr auto kOrt = Backend::onnxruntime;
+inline constexpr auto kLlama = Backend::llamacpp;
+
 struct MatrixCase {
   std::string group;  // gtest suite: "ephemeral_load", "legacy", "model_onnxruntime", ...
   std::string name;   // gtest name, unique within the group
