@@ -13,16 +13,26 @@ targets=()
 if [[ -t 1 ]]; then
   exec cmake --build "$BUILD" "${targets[@]}"
 fi
+# thin: ninja's status lines, one every WASINN_PROGRESS_SECONDS and the last; other lines whole. A
+# read loop rather than awk, whose input through a pipe is block-buffered (mawk's is).
+thin() {
+  local every=${WASINN_PROGRESS_SECONDS:-30} shown=-1000000 last= line
+  while IFS= read -r line; do
+    if [[ $line =~ ^\[[0-9]+/[0-9]+\]\  ]]; then
+      last=$line
+      if ((SECONDS - shown >= every)); then
+        printf '%s\n' "$line"
+        shown=$SECONDS last=
+      fi
+    else
+      printf '%s\n' "$line"
+    fi
+  done
+  [[ -z $last ]] || printf '%s\n' "$last"
+}
 start=$SECONDS
 rc=0
-cmake --build "$BUILD" "${targets[@]}" 2>&1 | awk -v every="${WASINN_PROGRESS_SECONDS:-30}" '
-  /^\[[0-9]+\/[0-9]+\] / {
-    last = $0
-    if (systime() - shown >= every) { print; fflush(); shown = systime(); last = "" }
-    next
-  }
-  { print; fflush() }
-  END { if (last != "") print last }' || rc=${PIPESTATUS[0]}
+cmake --build "$BUILD" "${targets[@]}" 2>&1 | thin || rc=${PIPESTATUS[0]}
 printf 'build: %s%s: %s in %d s\n' "$BUILD" "${1:+ ($*)}" "$([[ $rc == 0 ]] && echo done || echo "FAILED (exit $rc)")" \
   $((SECONDS - start))
 exit "$rc"
