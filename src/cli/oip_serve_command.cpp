@@ -34,7 +34,8 @@ namespace {
 
 // HOST[:PORT] with the protocol's default port ("-": the flag given without a value).
 HostPort oip_address(const std::string& given, const char* flag, uint16_t default_port) {
-  return parse_host_port(given == "-" ? "0.0.0.0" : given, flag, default_port,
+  // Loopback unless told otherwise: models on the network only when asked.
+  return parse_host_port(given == "-" ? "127.0.0.1" : given, flag, default_port,
                          fmt::format("0.0.0.0:{} or 127.0.0.1:0 (any free port)", default_port));
 }
 
@@ -140,6 +141,9 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
   }
   check_can_listen(listens);  // before any pipeline compiles and any model loads
+  options.keys = load_api_keys(o);
+  options.header_timeout_ms = parse_duration_ms(o.header_timeout);
+  warn_if_exposed_without_key(listens, options.keys != nullptr, "use every model");
 
   auto wired = wasinn::make_environment(o.guest.host);
   if (!wired) throw UsageError(wired.error().detail);
