@@ -222,6 +222,10 @@ struct ServeOptions {
   // 1 KiB/s or more past it; else the connection is closed (408 for a body). 0: no limit.
   uint64_t header_timeout_ms = 10000;
   size_t max_connections = 1024;  // open at once; past it a new one is closed at once (counted); 0: no limit
+  // HTTPS (HTTP/2 or HTTP/1.1 by ALPN): PEM files of the certificate chain and its private key
+  // (both empty: plain HTTP); client certificates signed by the CAs of tls_client_ca are
+  // required when it is given. A bad or mismatched file is serve's error, naming it.
+  std::string tls_cert, tls_key, tls_client_ca;
 };
 
 class Server;

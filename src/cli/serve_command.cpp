@@ -23,6 +23,7 @@
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/stderr_lines.h"
+#include "engine/tls_check.h"
 #include "base/install_layout.h"
 #include "base/log.h"
 
@@ -57,6 +58,17 @@ void log_request(const wasinn::RequestRecord& r) {
   if (!r.request_id.empty()) fields["request_id"] = r.request_id;
   if (!r.user_agent.empty()) fields["user_agent"] = r.user_agent;
   wasinn::log_with_fields(level, text, fields);
+}
+
+bool check_tls_options(const ServeCommandOptions& o) {
+  if (o.tls_cert.empty() != o.tls_key.empty())
+    throw UsageError(o.tls_cert.empty() ? "--tls-key needs --tls-cert (the certificate of that key)"
+                                        : "--tls-cert needs --tls-key (the certificate's private key)");
+  if (!o.tls_client_ca.empty() && o.tls_cert.empty())
+    throw UsageError("--tls-client-ca needs --tls-cert and --tls-key (mutual TLS is TLS first)");
+  if (o.tls_cert.empty()) return false;
+  if (auto problem = wasinn::tls_files_problem(o.tls_cert, o.tls_key, o.tls_client_ca)) throw UsageError(*problem);
+  return true;
 }
 
 std::shared_ptr<wasinn::ApiKeys> load_api_keys(const ServeCommandOptions& o) {
@@ -128,6 +140,18 @@ void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
                    "(wasinn_http_connections_refused_total) (0: no limit)")
       ->check(whole_number(0, 1u << 20))
       ->capture_default_str();
+  serve
+      ->add_option("--tls-cert", o.tls_cert,
+                   "Serve HTTPS with this PEM certificate chain (a component's server: HTTP/2 or HTTP/1.1 by ALPN; the "
+                   "OIP server: gRPC over TLS, --oip-grpc only); needs --tls-key. A bad or mismatched file stops the "
+                   "start")
+      ->type_name("FILE");
+  serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1)")
+      ->type_name("FILE");
+  serve
+      ->add_option("--tls-client-ca", o.tls_client_ca,
+                   "With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)")
+      ->type_name("FILE");
 }
 
 }  // namespace
@@ -262,6 +286,10 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   serve.max_request_bytes = o.max_request_bytes;
   serve.header_timeout_ms = parse_duration_ms(o.header_timeout);
   serve.max_connections = o.max_connections;
+  const bool tls = check_tls_options(o);
+  serve.tls_cert = o.tls_cert;
+  serve.tls_key = o.tls_key;
+  serve.tls_client_ca = o.tls_client_ca;
   if (applied->pooling_allocator) serve.pooling_allocator = *applied->pooling_allocator;
   std::string timeout_flag;
   if (applied->timeout_ms) {
@@ -279,7 +307,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   check_can_listen(listens);  // before the component compiles and any model loads
   const std::shared_ptr<wasinn::ApiKeys> keys = load_api_keys(o);
   if (keys) serve.authorize = [keys](std::string_view authorization) { return keys->check(authorization); };
-  warn_if_exposed_without_key(listens, keys != nullptr, "run the component");
+  // A client certificate authenticates as a key does.
+  warn_if_exposed_without_key(listens, keys != nullptr || !o.tls_client_ca.empty(), "run the component");
 
   // Requests allocate and free large buffers (a text model's KV cache each) on many worker
   // threads: glibc's dynamic mmap threshold would move them into the heap arenas after the first
@@ -297,7 +326,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   // After server: stops before it goes.
   auto metrics = start_metrics_endpoint(metrics_address,
                                         [&host, &server] { return host->metrics_text() + server->metrics_text(); });
-  print_notice(fmt::format("Serving HTTP on http://{}/", server->address()), {{"address", server->address()}});
+  print_notice(fmt::format("Serving HTTP on {}://{}/", tls ? "https" : "http", server->address()),
+               {{"address", server->address()}});
 
   await_stop_signal("no new connections", o.shutdown_timeout);
   server->stop();

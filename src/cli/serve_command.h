@@ -30,6 +30,7 @@ struct ServeCommandOptions {
   std::vector<std::string> api_key_files;  // --api-key-file, repeatable; reread on SIGHUP
   std::string header_timeout = "10s";      // DURATION
   size_t max_connections = 1024;
+  std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;
@@ -64,5 +65,10 @@ void log_request(const wasinn::RequestRecord& r);
 // nullptr when neither was given. With files, SIGHUP (blocked by serve_command since the start)
 // rereads them on a thread of its own, keeping the keys in use when a file has become bad.
 std::shared_ptr<wasinn::ApiKeys> load_api_keys(const ServeCommandOptions& o);
+
+// --tls-cert, --tls-key and --tls-client-ca checked together and read as the servers will: a
+// UsageError for a flag without its partner, an error naming a bad or mismatched file. Returns
+// whether TLS is on.
+bool check_tls_options(const ServeCommandOptions& o);
 
 }  // namespace wasinn_cli

@@ -3,7 +3,8 @@
 """`wasinn serve --oip-http/--oip-grpc --api-key` with Triton's own clients (tritonclient.http and
 .grpc, from .deps/venv-triton-0.7.0): without a key or with a wrong one every call but the health
 probes is refused (401 with `WWW-Authenticate: Bearer` and a JSON error; gRPC UNAUTHENTICATED);
-with the key the tiny MLP answers x + (1, 2, 3, 4) as before. Then `--oip-http --oip-grpc` with no
+with the key the tiny MLP answers x + (1, 2, 3, 4) as before, over plain HTTP and, with
+--tls-cert and a CA made by openssl at test time, over gRPC with TLS (REST has none yet). Then `--oip-http --oip-grpc` with no
 address listens on 127.0.0.1:8000 and :8001 only (skipped when those ports are taken, or the
 machine has no non-loopback address to try). Run by ctest (tests/oip/CMakeLists.txt: oip.auth).
 """
@@ -108,6 +109,49 @@ class Log(unittest.TestCase):
         self.assertNotIn("sk-wrong", text)
         self.assertRegex(text, r"GET /v2/models/digits 401 ")
         self.assertNotRegex(text, r"warning: .* 401 ")
+
+
+class Tls(unittest.TestCase):
+    """--tls-cert with a CA made by openssl at test time: Triton's gRPC client with ssl=True and
+    the key gets the same answer, without the key UNAUTHENTICATED; --oip-http with --tls-cert is
+    refused at start (REST has no TLS yet)."""
+
+    def test_grpc_over_tls(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+        from tls_files import make_tls_files
+        f = make_tls_files(tempfile.mkdtemp(prefix="wasinn-oip-tls-"))
+        tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
+        model = ["--backend-dir", ARGS.backend_dir, "--nn-preload", f"tiny:onnx:cpu:{ARGS.fixtures}/tiny/model.onnx"]
+        refused = subprocess.run([ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", *tls, *model],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertIn("TLS for --oip-grpc only", refused.stderr)
+        proc = subprocess.Popen([ARGS.wasinn, "serve", "--oip-grpc", "127.0.0.1:0", "--api-key", KEY, *tls, *model],
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            address = None
+            deadline = time.time() + 60
+            while address is None and time.time() < deadline:
+                line = proc.stderr.readline()
+                if not line:
+                    break
+                m = re.search(r"\(gRPC over TLS\) on (\S+)", line)
+                address = m.group(1) if m else None
+            self.assertIsNotNone(address, "no 'gRPC over TLS' line")
+            g = grpcclient.InferenceServerClient(url=address, ssl=True, root_certificates=f["ca.pem"])
+            x, inp = tiny_input(grpcclient)
+            r = g.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"})
+            np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+            with self.assertRaises(InferenceServerException) as e:
+                g.infer("tiny", [inp])
+            self.assertEqual(e.exception.status(), "StatusCode.UNAUTHENTICATED")
+            plain = grpcclient.InferenceServerClient(url=address)  # no TLS: the handshake fails
+            with self.assertRaises(InferenceServerException):
+                plain.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"}, client_timeout=10)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+            proc.stderr.close()
 
 
 def own_addresses():

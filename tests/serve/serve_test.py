@@ -49,6 +49,10 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
   network.default-bind  no --addr listens on 127.0.0.1:8080 only (refused on this machine's
                     other addresses; skipped without one, or with 8080 taken); --addr 0.0.0.0:0
                     without a key warns in exactly one line, with a key not at all
+  network.tls       --tls-cert/--tls-key with a CA made by openssl at test time: curl over HTTP/2 and
+                    HTTP/1.1 (ALPN) and Python's ssl get the answers; plain HTTP to the port fails;
+                    --tls-client-ca wants the client's certificate; bad, garbage and mismatched
+                    files stop the start naming them
   network.access-log  a 504 by --request-timeout, a client that left and the drain's cut log
                     cut:timeout, cut:client-left and cut:shutdown, with client, request id and
                     user agent
@@ -86,7 +90,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from case_checks import Failure, Skipped, check, run_cases  # noqa: E402
 
 READY_SECONDS = 60
-SERVING = re.compile(r"Serving HTTP on http://([^/\s]+):(\d+)/")
+SERVING = re.compile(r"Serving HTTP on https?://([^/\s]+):(\d+)/")
 TINY_BIAS = (1.0, 2.0, 3.0, 4.0)  # scripts/fixtures/onnx_graphs.py build_tiny: y = x + bias
 MOBILENET_DIMS = (1, 3, 224, 224)
 SINGLE_THREAD_ORT = ["--backend-config", 'onnxruntime={"intra_op_threads":1}']
@@ -1075,6 +1079,62 @@ def case_access_log(ctx):
     log("network.access-log: a request timeout, a client that left and the drain's cut each log their outcome, "
         "with the client's address, a request id and the user agent")
 
+def case_tls(ctx):
+    ctx.flavor.need("--tls-cert")
+    from tls_files import make_tls_files
+    f = make_tls_files(os.path.join(ctx.tmp, "tls"))
+    tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
+    component = ctx.component("http_faults")
+
+    def curl_tls(server, *extra):
+        argv = ["curl", "-sS", "--max-time", "30", "--cacert", f["ca.pem"], "-o", "-", "-w", "\n%{http_version}",
+                *extra, f"https://127.0.0.1:{server.port}/ok"]
+        return subprocess.run(argv, capture_output=True, text=True)
+
+    with ctx.server("http_faults", tls + ["--api-key", "k"]) as server:
+        with server.lock:
+            https = any("Serving HTTP on https://" in l for l in server.lines)
+        check(https, f"no https:// line\n{server.tail()}")
+        for flag, version in (("--http2", "2"), ("--http1.1", "1.1")):
+            r = curl_tls(server, flag, "-H", "Authorization: Bearer k")
+            check(r.returncode == 0 and r.stdout == f"ok\n{version}",
+                  f"curl {flag} over TLS: exit {r.returncode}, {r.stdout!r} {r.stderr}")
+        r = curl_tls(server, "--http2")
+        check(r.returncode == 0 and r.stdout.startswith('{"error"'), f"no key over TLS: {r.stdout!r} {r.stderr}")
+        import ssl
+        context = ssl.create_default_context(cafile=f["ca.pem"])
+        conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=context, timeout=30)
+        conn.request("GET", "/ok", headers={"Authorization": "Bearer k"})
+        answer = conn.getresponse()
+        check((answer.status, answer.read()) == (200, b"ok"), "Python's ssl and http.client over TLS")
+        conn.close()
+        # Plain HTTP to the TLS port fails at once, and the server goes on.
+        plain = subprocess.run(["curl", "-sS", "--max-time", "10", f"http://127.0.0.1:{server.port}/ok"],
+                               capture_output=True, text=True)
+        check(plain.returncode != 0 and plain.returncode != 28, f"plain HTTP to the TLS port: exit {plain.returncode} "
+              f"{plain.stdout!r} {plain.stderr}")
+        check(curl_tls(server, "-H", "Authorization: Bearer k").stdout.startswith("ok"), "an answer after that")
+    # Mutual TLS: no client certificate, no connection; the CA's client certificate, an answer.
+    with ctx.server("http_faults", tls + ["--tls-client-ca", f["ca.pem"]]) as server:
+        r = curl_tls(server)
+        check(r.returncode != 0, f"no client certificate with --tls-client-ca: {r.stdout!r}")
+        r = curl_tls(server, "--cert", f["client.pem"], "--key", f["client.key"])
+        check(r.returncode == 0 and r.stdout.startswith("ok"), f"the client certificate: {r.stdout!r} {r.stderr}")
+    # Bad files stop the start, naming the file.
+    for given, want in ((["--tls-cert", "/nonexistent/cert.pem", "--tls-key", f["server.key"]], "/nonexistent/cert.pem"),
+                        (["--tls-cert", f["garbage.pem"], "--tls-key", f["server.key"]], f["garbage.pem"]),
+                        (["--tls-cert", f["server.pem"], "--tls-key", f["other.key"]], "does not go with"),
+                        (["--tls-cert", f["server.pem"], "--tls-key", f["ca.pem"]], f["ca.pem"]),
+                        (["--tls-cert", f["server.pem"]], "--tls-cert needs --tls-key"),
+                        (["--tls-client-ca", f["ca.pem"]], "--tls-client-ca needs --tls-cert")):
+        r = subprocess.run(ctx.cmd + ["--addr", "127.0.0.1:0"] + given + [component], capture_output=True, text=True,
+                           env=ctx.env, timeout=60)
+        check(r.returncode != 0 and want in r.stderr and "Serving HTTP" not in r.stderr,
+              f"{given}: exit {r.returncode}, expected an error with {want!r}:\n{r.stderr}")
+    log("network.tls: HTTPS with a CA made by openssl: HTTP/2 and HTTP/1.1 by ALPN (curl), Python's ssl; plain HTTP "
+        "to the port fails; mutual TLS; bad, garbage and mismatched files stop the start naming them")
+
+
 def find_peer(args):
     if args.peer:
         return args.peer if os.path.exists(args.peer) else None
@@ -1149,6 +1209,7 @@ CASES = {
     "network.slow-clients": case_slow_clients,
     "network.default-bind": case_default_bind,
     "network.access-log": case_access_log,
+    "network.tls": case_tls,
 }
 
 

@@ -100,9 +100,15 @@ typedef struct wasinn_serve_config {
    * Authorization header's value (empty when absent) holds a key, else 401. Any thread. The guest
    * never sees the header then. */
   bool (*authorize)(void* user, wasinn_wit_str authorization);
-  uint64_t
-      header_timeout_ms;    /* request headers within it (an idle keep-alive too), a body at 1 KiB/s past it; 0: none */
+  /* Request headers within it (an idle keep-alive's too), a body at 1 KiB/s past it; 0: none. */
+  uint64_t header_timeout_ms;
   uint64_t max_connections; /* open at once; past it a new one is closed at once; 0: no limit */
+  /* HTTPS: PEM files of the certificate chain and its private key (both empty: plain HTTP), and
+   * of the CAs whose client certificates are required (empty: none asked). A bad or mismatched
+   * file is wasinn_serve_start's error, naming it. */
+  wasinn_wit_str tls_cert;
+  wasinn_wit_str tls_key;
+  wasinn_wit_str tls_client_ca;
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;
@@ -117,6 +123,9 @@ void wasinn_serve_stop(const wasinn_server* server);
 uint64_t wasinn_serve_wait(wasinn_server* server, uint64_t grace_ms);
 void wasinn_serve_read_stats(const wasinn_server* server, wasinn_serve_stats* out);
 void wasinn_serve_free(wasinn_server* server);
+/* The same TLS files checked as wasinn_serve_start would take them (for the OIP server's
+ * transports): NULL when good, else an error naming the file at fault. */
+wasmtime_error_t* wasinn_tls_check(wasinn_wit_str cert, wasinn_wit_str key, wasinn_wit_str client_ca);
 
 #ifdef __cplusplus
 }

@@ -220,6 +220,9 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.authorize = options.authorize ? authorized : nullptr;
     config.header_timeout_ms = options.header_timeout_ms;
     config.max_connections = options.max_connections;
+    config.tls_cert = view(options.tls_cert);
+    config.tls_key = view(options.tls_key);
+    config.tls_client_ca = view(options.tls_client_ca);
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.

@@ -4,6 +4,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -266,11 +268,25 @@ struct GrpcServer::Impl {
 GrpcServer::GrpcServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, const std::string& address,
-                                                      uint64_t handshake_timeout_ms) {
+                                                      uint64_t handshake_timeout_ms, const TlsFiles& tls) {
   auto impl = std::make_unique<Impl>(context);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!tls.cert.empty()) {
+    auto read = [](const std::string& path) {
+      std::ifstream in(path, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    // The files were checked at start (cli: check_tls_options); gRPC reads them once, here.
+    grpc::SslServerCredentialsOptions options(tls.client_ca.empty()
+                                                  ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                                  : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    options.pem_key_cert_pairs.push_back({read(tls.key), read(tls.cert)});
+    if (!tls.client_ca.empty()) options.pem_root_certs = read(tls.client_ca);
+    credentials = grpc::SslServerCredentials(options);
+  }
+  builder.AddListeningPort(address, credentials, &port);
   // gRPC sets SO_REUSEPORT by default, so a second server on a port in use bound it too and both
   // listened, each taking some of the connections: refuse the port instead, as REST does.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

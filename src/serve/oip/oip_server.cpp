@@ -61,7 +61,7 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
     s->rest_ = std::move(*rest);
   }
   if (!options.grpc_address.empty()) {
-    auto grpc = GrpcServer::start(*s->context_, options.grpc_address, options.header_timeout_ms);
+    auto grpc = GrpcServer::start(*s->context_, options.grpc_address, options.header_timeout_ms, options.tls);
     if (!grpc) return grpc.take_error();
     s->grpc_ = std::move(*grpc);
   }

@@ -22,6 +22,12 @@
 
 namespace wasinn::oip_server {
 
+// --tls-cert, --tls-key, --tls-client-ca: PEM files (cert empty: no TLS) for gRPC, checked
+// before the transports start (cli: check_tls_options).
+struct TlsFiles {
+  std::string cert, key, client_ca;
+};
+
 struct ServerContext {
   ModelSet& models;
   uint64_t max_request_bytes = 0;                        // 0: no limit

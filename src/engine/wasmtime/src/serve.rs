@@ -11,7 +11,7 @@
 //! `server` (listening, stopping, draining), `connection` (one client connection), `shared`
 //! (what every request shares), `request` (one request's steps), `body` (its body, read under
 //! the limit), `admission` (a worker, asked of the policy), `store` (its store), `answer` (what the
-//! client gets, and the record of it).
+//! client gets, and the record of it), `tls` (HTTPS).
 use std::ffi::c_void;
 use std::time::Duration;
 
@@ -30,6 +30,7 @@ mod request;
 mod server;
 mod shared;
 mod store;
+mod tls;
 
 pub(crate) use request::one_line;
 pub use server::Server;
@@ -113,6 +114,11 @@ pub struct ServeConfig {
     pub header_timeout_ms: u64,
     /// Connections open at once; past it a new one is closed at once. 0: no limit.
     pub max_connections: u64,
+    /// PEM files: the certificate chain and its private key (both empty: plain HTTP), and the
+    /// CAs whose client certificates are required (empty: none asked).
+    pub tls_cert: WitStr,
+    pub tls_key: WitStr,
+    pub tls_client_ca: WitStr,
 }
 
 // `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`

@@ -85,19 +85,36 @@ macro_rules! until_stopped {
 }
 
 /// HTTP/1.1, or HTTP/2 when the client opens with HTTP/2's preface (prior knowledge, as
-/// `curl --http2-prior-knowledge` and gRPC clients do; no h2c upgrade, no TLS). An HTTP/1.1
-/// request's headers must arrive within the header timeout, counted from the connection's start
-/// or, on a kept-alive connection, from the end of the previous answer (hyper's
-/// header_read_timeout), so the same limit closes idle keep-alive connections.
+/// `curl --http2-prior-knowledge` and gRPC clients do; no h2c upgrade) or, over TLS, asks for it
+/// by ALPN. An HTTP/1.1 request's headers must arrive within the header timeout, counted from the
+/// connection's start or, on a kept-alive connection, from the end of the previous answer (hyper's
+/// header_read_timeout), so the same limit closes idle keep-alive connections; a TLS handshake
+/// must end within it too.
 pub(super) async fn serve_connection(
     shared: Arc<Shared>,
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
     _open: OpenConnection,
 ) {
     let _ = stream.set_nodelay(true);
     let header_timeout = shared.settings.header_timeout;
+    if let Some(acceptor) = shared.tls.clone() {
+        // A client that does not speak TLS (plain HTTP to this port) fails here and is closed.
+        let handshake = acceptor.accept(stream);
+        let tls = match header_timeout {
+            Some(limit) => match tokio::time::timeout(limit, handshake).await {
+                Ok(Ok(tls)) => tls,
+                _ => return,
+            },
+            None => match handshake.await {
+                Ok(tls) => tls,
+                Err(_) => return,
+            },
+        };
+        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+        return serve_protocol(shared, TokioIo::new(tls), h2, peer, stop).await;
+    }
     let mut first = [0u8; 3];
     // A client that connects and sends nothing is closed at the header timeout too.
     let peeked = match header_timeout {
@@ -108,12 +125,20 @@ pub(super) async fn serve_connection(
         None => stream.peek(&mut first).await,
     };
     let h2 = matches!(peeked, Ok(3) if &first == b"PRI");
+    serve_protocol(shared, TokioIo::new(stream), h2, peer, stop).await
+}
+
+async fn serve_protocol<I>(shared: Arc<Shared>, io: I, h2: bool, peer: SocketAddr, mut stop: watch::Receiver<bool>)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let header_timeout = shared.settings.header_timeout;
     let service = hyper::service::service_fn(move |req| shared.clone().handle(req, peer));
     if h2 {
         until_stopped!(
             hyper::server::conn::http2::Builder::new(TokioExecutor)
                 .timer(TokioTimer)
-                .serve_connection(TokioIo::new(stream), service),
+                .serve_connection(io, service),
             stop
         );
     } else {
@@ -122,7 +147,7 @@ pub(super) async fn serve_connection(
                 .keep_alive(true)
                 .timer(TokioTimer)
                 .header_read_timeout(header_timeout)
-                .serve_connection(TokioIo::new(stream), service),
+                .serve_connection(io, service),
             stop
         );
     }

@@ -138,7 +138,12 @@ impl Shared {
             GuestPre::P2(pre) => {
                 let (tx, response) = oneshot::channel();
                 let started = (|| -> wasmtime::Result<_> {
-                    let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+                    let scheme = if self.tls.is_some() {
+                        Scheme::Https
+                    } else {
+                        Scheme::Http
+                    };
+                    let req = store.data_mut().http().new_incoming_request(scheme, req)?;
                     let out = store.data_mut().http().new_response_outparam(tx)?;
                     Ok((req, out))
                 })();

@@ -66,6 +66,19 @@ impl Server {
                 return Err(format_err!("preopened directory {host}: no such directory"));
             }
         }
+        // The certificate's files are read before anything listens: a bad one is the start's error.
+        let (cert, key, client_ca) = unsafe {
+            (
+                cfg.tls_cert.to_string_lossy(),
+                cfg.tls_key.to_string_lossy(),
+                cfg.tls_client_ca.to_string_lossy(),
+            )
+        };
+        let tls = if cert.is_empty() && key.is_empty() {
+            None
+        } else {
+            Some(super::tls::acceptor(&cert, &key, &client_ca)?)
+        };
         let addr_text = unsafe { cfg.addr.to_string_lossy() };
         let addr = resolve(&addr_text)?;
         let listener = std::net::TcpListener::bind(addr)
@@ -99,6 +112,7 @@ impl Server {
             // std's per-process random hash keys: request ids of two runs do not collide.
             id_prefix: std::collections::hash_map::RandomState::new().hash_one(std::process::id()),
             requests: AtomicU64::new(0),
+            tls,
         });
         let (stop, stop_rx) = watch::channel(false);
         let accept = {

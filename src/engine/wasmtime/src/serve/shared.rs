@@ -136,4 +136,6 @@ pub(super) struct Shared {
     /// The server's request ids: a per-process random prefix and a count.
     pub(super) id_prefix: u64,
     pub(super) requests: AtomicU64,
+    /// HTTPS: the handshake every connection makes first (None: plain HTTP).
+    pub(super) tls: Option<tokio_rustls::TlsAcceptor>,
 }
