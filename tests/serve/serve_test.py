@@ -893,7 +893,14 @@ def case_bad_keys(ctx):
         check(r.returncode != 0 and want in r.stderr and "Serving HTTP" not in r.stderr,
               f"{given}: exit {r.returncode}, expected an error with {want!r}:\n{r.stderr}")
         check("a key with spaces" not in r.stderr, f"the key is repeated in the error: {r.stderr}")
-    log("network.bad-keys: a missing, empty or malformed key file and an empty key stop the start, naming the file")
+    # The config file's keys are the flags' (docs/cli.md, "Config file").
+    config = ctx.file("serve.toml", f'api-key-file = ["{empty}"]\n'.encode())
+    r = subprocess.run(ctx.cmd + ["--config", config, "--addr", "127.0.0.1:0", component], capture_output=True, text=True,
+                       env=ctx.env, timeout=60)
+    check(r.returncode != 0 and f"--api-key-file {empty}: holds no key" in r.stderr,
+          f"api-key-file in the config file: exit {r.returncode}:\n{r.stderr}")
+    log("network.bad-keys: a missing, empty or malformed key file and an empty key stop the start, naming the file; "
+        "api-key-file in the config file too")
 
 
 def open_raw(server, first_bytes=b""):
