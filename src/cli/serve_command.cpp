@@ -129,7 +129,7 @@ void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
                    "Close a connection whose request headers have not arrived in this long, counted from its start "
                    "or the end of its previous answer (so an idle keep-alive connection too: 200ms, 10s; a number "
                    "alone is seconds); a request body gets this long plus a second per KiB that arrived, else 408 "
-                   "(gRPC: the HTTP/2 handshake's deadline). 0: no limit")
+                   "(the OIP server: each REST read's bound, and gRPC's HTTP/2 handshake deadline). 0: no limit")
       ->type_name("DURATION")
       ->check(duration())
       ->capture_default_str();

@@ -1073,6 +1073,7 @@ def case_access_log(ctx):
         wait_in_flight(server, url, 1)
         server.proc.send_signal(signal.SIGTERM)
         server.wait_exit(15)
+        wait_line(server, r'"path":"/sleep\?ms=20000"')  # the reader thread may lag the exit
         logged(server)
     want = {"/spin": ("cut:timeout", 504), "/sleep?ms=3000": ("cut:client-left", 499),
             "/sleep?ms=20000": ("cut:shutdown", 503)}

@@ -94,6 +94,10 @@ impl Tracked {
 impl Drop for Tracked {
     fn drop(&mut self) {
         let cutting = self.shared.cutting.load(Relaxed);
+        // No answer at all (a HEAD's too) is a cut however little its body was.
+        if self.status == 0 {
+            self.body_done = false;
+        }
         if self.status == 0 && cutting {
             // Dropped at the end of the drain: the server cut it, and the client got no answer.
             self.status = 503;
