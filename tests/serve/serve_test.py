@@ -44,8 +44,8 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
                     the file
   network.slow-clients  beside 400 connections that sent half a request line an /ok is answered
                     in under 1 s and they are closed within --header-timeout 2s + 5 s; a body
-                    trickled under 1 KiB/s gets 408; past --max-connections a connection is closed
-                    at once and counted
+                    trickled under 1 KiB/s gets 408; 5,000 headers get hyper's 431; past
+                    --max-connections a connection is closed at once and counted
   network.default-bind  no --addr listens on 127.0.0.1:8080 only (refused on this machine's
                     other addresses; skipped without one, or with 8080 taken); --addr 0.0.0.0:0
                     without a key warns in exactly one line, with a key not at all
@@ -965,6 +965,17 @@ def case_slow_clients(ctx):
               f"a trickled body: {answer[:200]!r} after {cut_after:.1f} s (want a 408 after about 2 s)")
         line = wait_line(server, r"POST /ok 408 .*cut:timeout")
         check(line, f"no access-log line of the 408 saying cut:timeout\n{server.tail()}")
+        # A flood of headers is refused by hyper's limits (431 or the connection closed), not read on.
+        flood = open_raw(server, b"GET /ok HTTP/1.1\r\nHost: x\r\n" +
+                         b"".join(b"X-Flood-%d: %s\r\n" % (i, b"y" * 100) for i in range(5000)) + b"\r\n")
+        flood.settimeout(5)
+        try:
+            head = flood.recv(65536)
+        except OSError:
+            head = b""
+        flood.close()
+        check(head == b"" or head.startswith(b"HTTP/1.1 431"), f"5,000 headers: {head[:80]!r}")
+        check(request(server, "GET", "/ok", timeout=10).status == 200, "an answer after the header flood")
     with ctx.server("http_faults", ["--max-connections", "10", "--header-timeout", "60s", "--metrics-addr",
                                     "127.0.0.1:0"]) as server:
         url = metrics_url(server)
@@ -1116,6 +1127,11 @@ def case_tls(ctx):
         answer = conn.getresponse()
         check((answer.status, answer.read()) == (200, b"ok"), "Python's ssl and http.client over TLS")
         conn.close()
+        # A handshake of garbage is closed, and the server goes on.
+        junk = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        junk.sendall(bytes(random.Random(53).randrange(256) for _ in range(4096)))
+        check(closed_within([junk], 5) == 1, "a TLS handshake of garbage was not closed")
+        junk.close()
         # Plain HTTP to the TLS port fails at once, and the server goes on.
         plain = subprocess.run(["curl", "-sS", "--max-time", "10", f"http://127.0.0.1:{server.port}/ok"],
                                capture_output=True, text=True)
