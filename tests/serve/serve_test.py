@@ -50,8 +50,8 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
                     other addresses; skipped without one, or with 8080 taken); --addr 0.0.0.0:0
                     without a key warns in exactly one line, with a key not at all
   network.tls       --tls-cert/--tls-key with a CA made by openssl at test time: curl over HTTP/2 and
-                    HTTP/1.1 (ALPN) and Python's ssl get the answers; plain HTTP to the port fails;
-                    --tls-client-ca wants the client's certificate; bad, garbage and mismatched
+                    HTTP/1.1 (ALPN) and Python's ssl get the answers; plain HTTP to the port and a
+                    handshake of garbage fail; --tls-client-ca wants the client's certificate; bad, garbage and mismatched
                     files stop the start naming them
   network.access-log  a 504 by --request-timeout, a client that left and the drain's cut log
                     cut:timeout, cut:client-left and cut:shutdown, with client, request id and
