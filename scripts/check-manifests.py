@@ -31,6 +31,8 @@ KINDS = {
     ("apps/v1", "Deployment"): k8s.V1Deployment,
     ("v1", "Service"): k8s.V1Service,
     ("v1", "ConfigMap"): k8s.V1ConfigMap,
+    ("v1", "Secret"): k8s.V1Secret,
+    ("networking.k8s.io/v1", "NetworkPolicy"): k8s.V1NetworkPolicy,
     ("serving.kserve.io/v1alpha1", "ServingRuntime"): kserve.V1alpha1ServingRuntime,
     ("serving.kserve.io/v1alpha1", "ClusterServingRuntime"): kserve.V1alpha1ClusterServingRuntime,
     ("serving.kserve.io/v1beta1", "InferenceService"): kserve.V1beta1InferenceService,

@@ -201,7 +201,9 @@ struct ModelInfo {
 };
 
 struct ServeOptions {
-  std::string address = "0.0.0.0:8080";      // HOST:PORT; port 0: any free port
+  // HOST:PORT; port 0: any free port. Loopback unless told otherwise: an unauthenticated server
+  // is on the network only when asked (0.0.0.0:8080, as `wasmtime serve`'s default, is not).
+  std::string address = "127.0.0.1:8080";
   size_t workers = 0;                        // guests that run at once; 0: the machine's cores
   size_t max_queue = 64;                     // requests that wait for a worker; past it 503 + Retry-After
   uint64_t request_timeout_ms = 0;           // 0: none; past it 504, and the guest is stopped
@@ -212,6 +214,18 @@ struct ServeOptions {
   // Called once per request when its answer is sent (or the client left), from the server's
   // threads, several at once; must be thread-safe and must not throw.
   std::function<void(const RequestRecord&)> on_request;
+  // Empty: no key needed. Else every request but /healthz and /readyz is asked whether its
+  // Authorization header's value ("" when absent) holds a key, and answered 401 when not; the
+  // guest never sees the header. From the server's threads; must be thread-safe, not throw.
+  std::function<bool(std::string_view authorization)> authorize;
+  // Request headers must arrive within it (an idle keep-alive connection too), and a body at
+  // 1 KiB/s or more past it; else the connection is closed (408 for a body). 0: no limit.
+  uint64_t header_timeout_ms = 10000;
+  size_t max_connections = 1024;  // open at once; past it a new one is closed at once (counted); 0: no limit
+  // HTTPS (HTTP/2 or HTTP/1.1 by ALPN): PEM files of the certificate chain and its private key
+  // (both empty: plain HTTP); client certificates signed by the CAs of tls_client_ca are
+  // required when it is given. A bad or mismatched file is serve's error, naming it.
+  std::string tls_cert, tls_key, tls_client_ca;
 };
 
 class Server;

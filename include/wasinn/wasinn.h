@@ -150,7 +150,8 @@ const char* wasinn_result_value(const wasinn_result_t* result, size_t index); /*
 /* ---- Serving HTTP (as `wasinn serve`; the C++ Host::serve) ---- */
 wasinn_serve_options_t* wasinn_serve_options_create(void);
 void wasinn_serve_options_destroy(wasinn_serve_options_t* options);
-/* HOST:PORT (default "0.0.0.0:8080"; port 0 picks a free port, see wasinn_server_address). */
+/* HOST:PORT (default "127.0.0.1:8080": loopback; "0.0.0.0:8080" for every interface; port 0 picks a
+ * free port, see wasinn_server_address). */
 void wasinn_serve_options_set_address(wasinn_serve_options_t* options, const char* address);
 /* Guests that run at once (0, the default: the machine's cores). */
 void wasinn_serve_options_set_workers(wasinn_serve_options_t* options, size_t workers);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cli/listen_check.h"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -12,6 +13,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 namespace wasinn_cli {
 
@@ -98,6 +101,43 @@ void check_can_listen(const std::vector<ListenAddress>& addresses) {
     }
     if (!bound) throw fail(why(first_error ? first_error : EADDRNOTAVAIL, host, a.address.port));
   }
+}
+
+bool reachable_from_other_machines(const HostPort& address) {
+  std::string host = address.host;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return true;
+  std::unique_ptr<addrinfo, AddrInfoFree> list(found);
+  for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+    if (ai->ai_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(ai->ai_addr);
+      if ((ntohl(in->sin_addr.s_addr) >> 24) != 127) return true;
+    } else if (ai->ai_family == AF_INET6) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(ai->ai_addr);
+      if (!IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) return true;
+    } else {
+      return true;
+    }
+  }
+  return false;
+}
+
+void warn_if_exposed_without_key(const std::vector<ListenAddress>& addresses, bool keyed, const char* what) {
+  if (keyed) return;
+  std::vector<std::string> exposed;
+  for (const ListenAddress& a : addresses)
+    if (a.flag != "--metrics-addr" && reachable_from_other_machines(a.address))
+      exposed.push_back(fmt::format("{} {}", a.flag, a.address.text()));
+  if (exposed.empty()) return;
+  spdlog::warn(
+      "{} {} reachable from other machines and no --api-key is set: anyone who reaches {} can {} (give "
+      "--api-key or --api-key-file, or listen on 127.0.0.1)",
+      fmt::join(exposed, " and "), exposed.size() == 1 ? "is" : "are", exposed.size() == 1 ? "it" : "them", what);
 }
 
 }  // namespace wasinn_cli

@@ -22,4 +22,13 @@ struct ListenAddress {
 // port) is always possible and not bound here.
 void check_can_listen(const std::vector<ListenAddress>& addresses);
 
+// Whether other machines may reach a server listening there: any address the host names is not
+// loopback (127.0.0.0/8, ::1); 0.0.0.0 and :: are every interface. A name that does not resolve
+// counts as reachable.
+bool reachable_from_other_machines(const HostPort& address);
+
+// The one warning line when some of `addresses` are reachable from other machines and no API key
+// is set (`what`: what anyone who reaches them may do).
+void warn_if_exposed_without_key(const std::vector<ListenAddress>& addresses, bool keyed, const char* what);
+
 }  // namespace wasinn_cli

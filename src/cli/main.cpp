@@ -67,11 +67,16 @@ class ServeUsageFormatter : public CLI::Formatter {
            "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: "
            "stop accepting, finish the answers "
            "in progress (--shutdown-timeout), exit 0.\n\n"
+           "Without --addr it listens on 127.0.0.1:8080, this machine only; on another address give --api-key or "
+           "--api-key-file (every request but the health checks then needs 'Authorization: Bearer KEY'), and "
+           "--tls-cert and --tls-key for HTTPS. --header-timeout and --max-connections bound slow and idle "
+           "clients.\n\n"
            "With --oip-http and/or --oip-grpc and no component: every registered model (--model-repository, "
            "--nn-preload, --nn-remote, -S nn-graph, the config file) served with the Open Inference Protocol "
            "(KServe v2, Triton's REST and gRPC API, MLServer's): health, metadata, infer (JSON and binary "
            "tensors), the model repository, Triton's model configuration and statistics; --workers, --max-queue, "
-           "--max-request-bytes, --shutdown-timeout, --log-format and --metrics-addr as for a component "
+           "--max-request-bytes, --shutdown-timeout, --log-format, --metrics-addr, --api-key, --api-key-file and "
+           "--header-timeout as for a component "
            "(docs/oip-server.md).\n";
   }
 };

@@ -34,7 +34,8 @@ namespace {
 
 // HOST[:PORT] with the protocol's default port ("-": the flag given without a value).
 HostPort oip_address(const std::string& given, const char* flag, uint16_t default_port) {
-  return parse_host_port(given == "-" ? "0.0.0.0" : given, flag, default_port,
+  // Loopback unless told otherwise: models on the network only when asked.
+  return parse_host_port(given == "-" ? "127.0.0.1" : given, flag, default_port,
                          fmt::format("0.0.0.0:{} or 127.0.0.1:0 (any free port)", default_port));
 }
 
@@ -140,6 +141,18 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
   }
   check_can_listen(listens);  // before any pipeline compiles and any model loads
+  options.keys = load_api_keys(o);
+  options.header_timeout_ms = parse_duration_ms(o.header_timeout);
+  if (check_tls_options(o)) {
+    // Debian 12's civetweb 1.15 loads OpenSSL 3 by name and calls a function it did not find
+    // (a worker crashed on the first HTTPS request): no TLS for REST until it can be done right.
+    if (!o.oip_http.empty())
+      throw UsageError(
+          "--tls-cert: the OIP server has TLS for --oip-grpc only; for REST over HTTPS put a TLS proxy in front of "
+          "--oip-http (docs/deployment.md), or serve it without --tls-cert");
+    options.tls = {o.tls_cert, o.tls_key, o.tls_client_ca};
+  }
+  warn_if_exposed_without_key(listens, options.keys != nullptr || !o.tls_client_ca.empty(), "use every model");
 
   auto wired = wasinn::make_environment(o.guest.host);
   if (!wired) throw UsageError(wired.error().detail);
@@ -186,7 +199,8 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
         fmt::format("Serving the Open Inference Protocol (REST) on http://{}/v2 ({})", oip.http_address(), models),
         {{"protocol", "rest"}, {"address", oip.http_address()}, {"models", oip.model_count()}});
   if (!oip.grpc_address().empty())
-    print_notice(fmt::format("Serving the Open Inference Protocol (gRPC) on {} ({})", oip.grpc_address(), models),
+    print_notice(fmt::format("Serving the Open Inference Protocol (gRPC{}) on {} ({})",
+                             o.tls_cert.empty() ? "" : " over TLS", oip.grpc_address(), models),
                  {{"protocol", "grpc"}, {"address", oip.grpc_address()}, {"models", oip.model_count()}});
 
   await_stop_signal("not ready", o.shutdown_timeout);

@@ -23,6 +23,7 @@
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/stderr_lines.h"
+#include "engine/tls_check.h"
 #include "base/install_layout.h"
 #include "base/log.h"
 
@@ -30,17 +31,66 @@ namespace wasinn_cli {
 
 void log_request(const wasinn::RequestRecord& r) {
   const double ms = static_cast<double>(r.micros) / 1000.0;
-  const std::string text = fmt::format("{} {} {} in={}B out={}B {:.3f}ms{}{}", r.method, r.path, r.status, r.bytes_in,
-                                       r.bytes_out, ms, r.note.empty() ? "" : ": ", r.note);
-  const auto level = r.status >= 500 ? spdlog::level::warn : spdlog::level::info;
+  const bool cut = !r.outcome.empty() && r.outcome != "completed";
+  std::string text = fmt::format("{}{}{} {} {} in={}B out={}B {:.3f}ms", r.client, r.client.empty() ? "" : " ",
+                                 r.method, r.path, r.status, r.bytes_in, r.bytes_out, ms);
+  if (!r.request_id.empty()) text += fmt::format(" id={}", r.request_id);
+  if (!r.user_agent.empty()) text += fmt::format(" ua={:?}", r.user_agent);
+  if (cut) text += fmt::format(" {}", r.outcome);
+  if (!r.note.empty()) text += fmt::format(": {}", r.note);
+  // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the
+  // warnings. The server's failures, and answers it cut, are warnings.
+  const auto level =
+      r.status >= 500 || (cut && r.outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
   if (wasinn::log_format() == wasinn::LogFormat::text) {
     spdlog::log(level, "{}", text);
     return;
   }
-  nlohmann::json fields = {{"method", r.method},     {"path", r.path},           {"status", r.status},
-                           {"bytes_in", r.bytes_in}, {"bytes_out", r.bytes_out}, {"duration_ms", ms}};
+  nlohmann::json fields = {{"method", r.method},
+                           {"path", r.path},
+                           {"status", r.status},
+                           {"bytes_in", r.bytes_in},
+                           {"bytes_out", r.bytes_out},
+                           {"duration_ms", ms},
+                           {"outcome", r.outcome.empty() ? "completed" : r.outcome}};
   if (!r.note.empty()) fields["note"] = r.note;
+  if (!r.client.empty()) fields["client"] = r.client;
+  if (!r.request_id.empty()) fields["request_id"] = r.request_id;
+  if (!r.user_agent.empty()) fields["user_agent"] = r.user_agent;
   wasinn::log_with_fields(level, text, fields);
+}
+
+bool check_tls_options(const ServeCommandOptions& o) {
+  if (o.tls_cert.empty() != o.tls_key.empty())
+    throw UsageError(o.tls_cert.empty() ? "--tls-key needs --tls-cert (the certificate of that key)"
+                                        : "--tls-cert needs --tls-key (the certificate's private key)");
+  if (!o.tls_client_ca.empty() && o.tls_cert.empty())
+    throw UsageError("--tls-client-ca needs --tls-cert and --tls-key (mutual TLS is TLS first)");
+  if (o.tls_cert.empty()) return false;
+  if (auto problem = wasinn::tls_files_problem(o.tls_cert, o.tls_key, o.tls_client_ca)) throw UsageError(*problem);
+  return true;
+}
+
+std::shared_ptr<wasinn::ApiKeys> load_api_keys(const ServeCommandOptions& o) {
+  if (o.api_keys.empty() && o.api_key_files.empty()) return nullptr;
+  auto keys = wasinn::ApiKeys::make(o.api_keys, o.api_key_files);
+  if (!keys) throw UsageError(keys.error().detail);
+  if (o.api_key_files.empty()) return *keys;
+  std::thread([keys = *keys] {
+    sigset_t hup;
+    sigemptyset(&hup);
+    sigaddset(&hup, SIGHUP);
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&hup, &sig) != 0) return;
+      auto reloaded = keys->reload();
+      if (reloaded)
+        spdlog::info("SIGHUP: {} API key(s) in use, --api-key-file reread", *reloaded);
+      else
+        spdlog::warn("SIGHUP: the keys in use stay: {}", reloaded.error().detail);
+    }
+  }).detach();
+  return *keys;
 }
 
 namespace {
@@ -59,6 +109,51 @@ sigset_t stop_signal_set() {
   return set;
 }
 
+// Both modes' --api-key, --header-timeout and --max-connections (docs/serving.md, "On a network").
+void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
+  serve
+      ->add_option("--api-key", o.api_keys,
+                   "Answer 401 to every request but /healthz, /readyz and /v2/health/* that does not show this key as "
+                   "'Authorization: Bearer KEY' (gRPC: the authorization metadata); repeatable. The guest does not "
+                   "see the header. A key on the command line shows in ps: prefer --api-key-file")
+      ->type_name("KEY")
+      ->allow_extra_args(false);  // one value each time: the component after it is not a key
+  serve
+      ->add_option("--api-key-file", o.api_key_files,
+                   "As --api-key, with the keys of FILE: one a line ('#' starts a comment); reread on SIGHUP "
+                   "(a file that has become bad keeps the keys in use); repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  serve
+      ->add_option("--header-timeout", o.header_timeout,
+                   "Close a connection whose request headers have not arrived in this long, counted from its start "
+                   "or the end of its previous answer (so an idle keep-alive connection too: 200ms, 10s; a number "
+                   "alone is seconds); a request body gets this long plus a second per KiB that arrived, else 408 "
+                   "(the OIP server: each REST read's bound, and gRPC's HTTP/2 handshake deadline). 0: no limit")
+      ->type_name("DURATION")
+      ->check(duration())
+      ->capture_default_str();
+  serve
+      ->add_option("--max-connections", o.max_connections,
+                   "Client connections open at once (a component's server; the OIP server's REST connections are "
+                   "its threads, the rest wait in its queue); past it a new connection is closed at once and counted "
+                   "(wasinn_http_connections_refused_total) (0: no limit)")
+      ->check(whole_number(0, 1u << 20))
+      ->capture_default_str();
+  serve
+      ->add_option("--tls-cert", o.tls_cert,
+                   "Serve HTTPS with this PEM certificate chain (a component's server: HTTP/2 or HTTP/1.1 by ALPN; the "
+                   "OIP server: gRPC over TLS, --oip-grpc only); needs --tls-key. A bad or mismatched file stops the "
+                   "start")
+      ->type_name("FILE");
+  serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1)")
+      ->type_name("FILE");
+  serve
+      ->add_option("--tls-client-ca", o.tls_client_ca,
+                   "With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)")
+      ->type_name("FILE");
+}
+
 }  // namespace
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common) {
@@ -67,6 +162,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                    "Listen on this address: HOST:PORT (port 0 picks a free one; the address is printed on stderr)")
       ->type_name("HOST:PORT")
       ->capture_default_str();
+  add_network_options(serve, o);
   serve->add_option("--workers", o.workers, "Guests that run at once, each on a worker thread (0: the machine's cores)")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
@@ -103,10 +199,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->capture_default_str();
   add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics", "info");
   serve
-      ->add_option("--oip-http", o.oip_http,
-                   "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
-                   "here instead of a component: HOST[:PORT], port 8000 when omitted (0: any free port, printed "
-                   "on stderr); docs/oip-server.md")
+      ->add_option(
+          "--oip-http", o.oip_http,
+          "Serve the registered models with the Open Inference Protocol (KServe v2, Triton's HTTP/REST API) "
+          "here instead of a component: HOST[:PORT] (HOST 127.0.0.1, port 8000 when omitted; 0.0.0.0 for every "
+          "interface; port 0: any free port, printed on stderr); docs/oip-server.md")
       ->option_text("[HOST[:PORT]]")
       ->expected(0, 1)
       ->default_str("-");
@@ -114,7 +211,8 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->add_option(
           "--oip-grpc", o.oip_grpc,
           "Serve the registered models with the Open Inference Protocol's gRPC API "
-          "(inference.GRPCInferenceService) here: HOST[:PORT], port 8001 when omitted; with or without --oip-http")
+          "(inference.GRPCInferenceService) here: HOST[:PORT] (HOST 127.0.0.1, port 8001 when omitted); with or "
+          "without --oip-http")
       ->option_text("[HOST[:PORT]]")
       ->expected(0, 1)
       ->default_str("-");
@@ -154,8 +252,10 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
 int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std::string& wasm) {
   // SIGTERM and SIGINT are taken by this thread with sigwait: blocked before any thread starts,
   // so every thread inherits the mask and none is interrupted by them.
-  const sigset_t stop_signals = stop_signal_set();
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t blocked = stop_signal_set();
+  // SIGHUP rereads --api-key-file (load_api_keys' thread); without one it ends the process as ever.
+  if (!o.api_key_files.empty()) sigaddset(&blocked, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
 
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
     if (!wasm.empty())
@@ -184,6 +284,12 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   serve.workers = o.workers;
   serve.max_queue = o.max_queue;
   serve.max_request_bytes = o.max_request_bytes;
+  serve.header_timeout_ms = parse_duration_ms(o.header_timeout);
+  serve.max_connections = o.max_connections;
+  const bool tls = check_tls_options(o);
+  serve.tls_cert = o.tls_cert;
+  serve.tls_key = o.tls_key;
+  serve.tls_client_ca = o.tls_client_ca;
   if (applied->pooling_allocator) serve.pooling_allocator = *applied->pooling_allocator;
   std::string timeout_flag;
   if (applied->timeout_ms) {
@@ -199,6 +305,10 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
   }
   check_can_listen(listens);  // before the component compiles and any model loads
+  const std::shared_ptr<wasinn::ApiKeys> keys = load_api_keys(o);
+  if (keys) serve.authorize = [keys](std::string_view authorization) { return keys->check(authorization); };
+  // A client certificate authenticates as a key does.
+  warn_if_exposed_without_key(listens, keys != nullptr || !o.tls_client_ca.empty(), "run the component");
 
   // Requests allocate and free large buffers (a text model's KV cache each) on many worker
   // threads: glibc's dynamic mmap threshold would move them into the heap arenas after the first
@@ -216,7 +326,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   // After server: stops before it goes.
   auto metrics = start_metrics_endpoint(metrics_address,
                                         [&host, &server] { return host->metrics_text() + server->metrics_text(); });
-  print_notice(fmt::format("Serving HTTP on http://{}/", server->address()), {{"address", server->address()}});
+  print_notice(fmt::format("Serving HTTP on {}://{}/", tls ? "https" : "http", server->address()),
+               {{"address", server->address()}});
 
   await_stop_signal("no new connections", o.shutdown_timeout);
   server->stop();

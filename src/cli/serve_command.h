@@ -12,18 +12,25 @@
 
 #include "cli/cli_common.h"
 #include "cli/run_command.h"
+#include "serve/api_keys.h"
 
 namespace wasinn_cli {
 
 struct ServeCommandOptions {
-  RunOptions guest;  // what serve shares with run
-  std::string addr = "0.0.0.0:8080";
+  RunOptions guest;                     // what serve shares with run
+  std::string addr = "127.0.0.1:8080";  // loopback: other machines only when asked
   size_t workers = 0;
   size_t max_queue = 64;
   std::string request_timeout;  // DURATION; -W timeout= wins
   uint64_t max_request_bytes = 64ull << 20;
   std::string shutdown_timeout = "30s";
   std::string log_format = "text";
+  // Both modes' network safety (docs/serving.md, "On a network").
+  std::vector<std::string> api_keys;       // --api-key, repeatable
+  std::vector<std::string> api_key_files;  // --api-key-file, repeatable; reread on SIGHUP
+  std::string header_timeout = "10s";      // DURATION
+  size_t max_connections = 1024;
+  std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;
@@ -53,5 +60,15 @@ int drain_exit(uint64_t cut, const std::string& shutdown_timeout);
 // One access-log line at info (warn for 500 and above): the text for people; in the JSON
 // format, the record's fields too (method, path, status, bytes_in, bytes_out, duration_ms, note).
 void log_request(const wasinn::RequestRecord& r);
+
+// --api-key and --api-key-file's keys, the files read now (a bad one is a UsageError naming it);
+// nullptr when neither was given. With files, SIGHUP (blocked by serve_command since the start)
+// rereads them on a thread of its own, keeping the keys in use when a file has become bad.
+std::shared_ptr<wasinn::ApiKeys> load_api_keys(const ServeCommandOptions& o);
+
+// --tls-cert, --tls-key and --tls-client-ca checked together and read as the servers will: a
+// UsageError for a flag without its partner, an error naming a bad or mismatched file. Returns
+// whether TLS is on.
+bool check_tls_options(const ServeCommandOptions& o);
 
 }  // namespace wasinn_cli

@@ -10,13 +10,17 @@
 
 namespace wasinn {
 
-void RequestMetrics::record(int status, uint64_t micros) {
+void RequestMetrics::record(int status, uint64_t micros, std::string_view outcome) {
   const double seconds = static_cast<double>(micros) / 1e6;
   const size_t bucket =
       static_cast<size_t>(std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
                           kComputeSecondsBuckets.begin());
   std::lock_guard lock(mu_);
   ++by_status_[status];
+  if (auto it = by_outcome_.find(outcome); it != by_outcome_.end())
+    ++it->second;
+  else
+    by_outcome_.emplace(std::string(outcome), 1);
   ++buckets_[bucket];
   micros_ += micros;
 }
@@ -28,6 +32,11 @@ std::string RequestMetrics::render(const Gauges& gauges) const {
   append_family_header(out, "wasinn_http_requests_total", "counter", "HTTP requests answered, by status code.");
   for (const auto& [status, n] : by_status_)
     fmt::format_to(it, "wasinn_http_requests_total{{code=\"{}\"}} {}\n", status, n);
+  append_family_header(out, "wasinn_http_request_outcomes_total", "counter",
+                       "HTTP requests by how they ended: completed, or cut (cut:timeout, cut:client-left, "
+                       "cut:shutdown), whatever status was sent before.");
+  for (const auto& [outcome, n] : by_outcome_)
+    fmt::format_to(it, "wasinn_http_request_outcomes_total{{outcome=\"{}\"}} {}\n", outcome, n);
   append_family_header(out, "wasinn_http_request_duration_seconds", "histogram",
                        "From a request's arrival to its answer's last byte, queueing included.");
   const uint64_t count = append_histogram_buckets(out, "wasinn_http_request_duration_seconds", "", buckets_);
@@ -42,6 +51,13 @@ std::string RequestMetrics::render(const Gauges& gauges) const {
   append_family_header(out, "wasinn_http_requests_rejected_total", "counter",
                        "Requests answered 503 because the queue was full.");
   fmt::format_to(it, "wasinn_http_requests_rejected_total {}\n", gauges.rejected);
+  if (gauges.has_connections) {
+    append_family_header(out, "wasinn_http_connections_open", "gauge", "Client connections open.");
+    fmt::format_to(it, "wasinn_http_connections_open {}\n", gauges.connections);
+    append_family_header(out, "wasinn_http_connections_refused_total", "counter",
+                         "Connections closed at once because --max-connections were open.");
+    fmt::format_to(it, "wasinn_http_connections_refused_total {}\n", gauges.connections_refused);
+  }
   return out;
 }
 

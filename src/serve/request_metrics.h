@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "core/nn_metrics.h"
 
@@ -17,17 +18,23 @@ namespace wasinn {
 
 class RequestMetrics {
  public:
-  void record(int status, uint64_t micros);
+  // outcome: "completed", or how the answer was cut (cut:timeout, cut:client-left, cut:shutdown).
+  void record(int status, uint64_t micros, std::string_view outcome = "completed");
 
   // What the server knows at the moment of a scrape.
   struct Gauges {
     uint64_t in_flight = 0, running = 0, queued = 0, rejected = 0;
+    // Connections open, and those refused at once past --max-connections (a server without the
+    // limit, the OIP server's, leaves both out: has_connections false).
+    bool has_connections = false;
+    uint64_t connections = 0, connections_refused = 0;
   };
   std::string render(const Gauges& gauges) const;
 
  private:
   mutable std::mutex mu_;
   std::map<int, uint64_t> by_status_;
+  std::map<std::string, uint64_t, std::less<>> by_outcome_;
   // The compute buckets serve requests too: a request is at least one compute.
   std::array<uint64_t, kComputeSecondsBuckets.size() + 1> buckets_{};  // last: +Inf; not cumulative
   uint64_t micros_ = 0;

@@ -46,10 +46,10 @@ class Server:
             if not line:
                 raise RuntimeError("wasinn serve ended before listening:\n" + "".join(self.lines))
             self.lines.append(line)
-            m = re.search(r"\(REST\) on http://([^/]+)/v2", line)
+            m = re.search(r"\(REST\) on https?://([^/]+)/v2", line)
             if m:
                 self.http = m.group(1)
-            m = re.search(r"\(gRPC\) on (\S+)", line)
+            m = re.search(r"\(gRPC[^)]*\) on (\S+)", line)
             if m:
                 self.grpc = m.group(1)
             m = re.search(r"metrics at (http://\S+)", line)

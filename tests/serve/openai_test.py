@@ -19,8 +19,12 @@ Cases (ctest runs each as serve.openai.CASE):
                embedding; encoding_format float too
   models       models.list gives the names in MODELS; errors: an unknown model is NotFoundError,
                bad fields BadRequestError, a wrong path 404
-  disconnect   a client that leaves mid-stream: the server's live contexts return to 0 and the
-               next request is answered
+  disconnect   a client that leaves mid-stream: the server's live contexts return to 0, the 200's
+               access-log line says cut:client-left, and the next request is answered
+  auth         --api-key: no key and a wrong key are openai.AuthenticationError, the right key answers the
+               reference
+  tls          --tls-cert with a CA made by openssl: the same answer over HTTPS; plain HTTP to the port
+               is APIConnectionError
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
                warm-up rounds (each worker thread's first allocations) within 15% of after them
 
@@ -39,7 +43,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
-from serve_test import Server, log, metrics_url  # noqa: E402
+from serve_test import Server, log, metrics_url, wait_line  # noqa: E402
 
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Name a colour."}]
 PROMPT = "Once upon a time"
@@ -83,9 +87,9 @@ def run_reference(binary, model, *args):
     return json.loads(p.stdout)
 
 
-def client(server, **kw):
+def client(server, api_key="unused", **kw):
     import openai
-    return openai.OpenAI(base_url=server.url("/v1"), api_key="unused", max_retries=0, timeout=120, **kw)
+    return openai.OpenAI(base_url=server.url("/v1"), api_key=api_key, max_retries=0, timeout=120, **kw)
 
 
 def chat_reference(ctx, n):
@@ -244,9 +248,68 @@ def case_disconnect(ctx):
         left = live_contexts(url)
         check(left == 0, f"{left} contexts still alive 5 s after the client left\n{server.tail()}")
         freed_in = time.monotonic() - left_at
+        # The stream went out as 200: its access-log line says it was cut, not just 200.
+        line = wait_line(server, r"POST /v1/chat/completions 200 .*cut:client-left")
+        check(line, f"no access-log line saying the 200 stream was cut:client-left\n{server.tail()}")
         ok = client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=4, temperature=0)
         check(ok.choices[0].message.content == chat_reference(ctx, 4)["text"], "the next answer is wrong")
     log(f"disconnect: the context was freed {freed_in:.2f} s after the client left; the next request answered")
+
+
+def case_auth(ctx):
+    """--api-key: the client's own AuthenticationError without a key and with a wrong one; the
+    right key answers as before (the greedy reference)."""
+    import openai
+    ref = chat_reference(ctx, 8)
+    with ctx.server(extra=["--api-key", "sk-wasinn-test"]) as server:
+        # No key at all: the client insists on one, so a hook takes its Authorization header off.
+        no_key = openai.DefaultHttpxClient(event_hooks={"request": [lambda r: r.headers.pop("Authorization", None)]})
+        for key, http_client in (("sk-any", no_key), ("sk-wrong", None)):
+            try:
+                extra = {"http_client": http_client} if http_client else {}
+                client(server, api_key=key, **extra).chat.completions.create(model="default", messages=MESSAGES,
+                                                                             max_tokens=8, temperature=0)
+                raise Failure(f"answered with the key {key!r}")
+            except openai.AuthenticationError as e:
+                want = "missing_api_key" if http_client else "invalid_api_key"
+                check(e.status_code == 401 and e.code == want, f"key {key!r}: status {e.status_code}, code {e.code}")
+        try:
+            client(server, api_key="sk-wrong").models.list()
+            raise Failure("models listed with a wrong key")
+        except openai.AuthenticationError:
+            pass
+        r = client(server, api_key="sk-wasinn-test").chat.completions.create(model="default", messages=MESSAGES,
+                                                                             max_tokens=8, temperature=0)
+        check(r.choices[0].message.content == ref["text"], f"with the key: {r.choices[0].message.content!r} != "
+              f"{ref['text']!r}")
+    log("auth: no key and a wrong key are the client's AuthenticationError (401); the right key answers the "
+        "greedy reference")
+
+
+def case_tls(ctx):
+    """--tls-cert with a CA made by openssl at test time: the client, trusting that CA, gets the
+    same answer over HTTPS; plain HTTP to the port is the client's APIConnectionError."""
+    import openai
+    import ssl
+    import tempfile
+    from tls_files import make_tls_files
+    ref = chat_reference(ctx, 8)
+    f = make_tls_files(tempfile.mkdtemp(prefix="wasinn-openai-tls-"))
+    with ctx.server(extra=["--api-key", "sk-tls", "--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]) as server:
+        base = f"https://127.0.0.1:{server.port}/v1"
+        c = openai.OpenAI(base_url=base, api_key="sk-tls", max_retries=0, timeout=120,
+                          http_client=openai.DefaultHttpxClient(verify=ssl.create_default_context(cafile=f["ca.pem"])))
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0)
+        check(r.choices[0].message.content == ref["text"], f"over HTTPS: {r.choices[0].message.content!r}")
+        plain = openai.OpenAI(base_url=f"http://127.0.0.1:{server.port}/v1", api_key="sk-tls", max_retries=0,
+                              timeout=30)
+        try:
+            plain.models.list()
+            raise Failure("plain HTTP to the TLS port was answered")
+        except openai.APIConnectionError:
+            pass
+    log("tls: over HTTPS (a CA made at test time) the client gets the greedy reference; plain HTTP to the port is "
+        "APIConnectionError")
 
 
 def case_concurrent(ctx):
@@ -291,7 +354,7 @@ def case_concurrent(ctx):
 
 CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completions": case_completions,
          "embeddings": case_embeddings, "models": case_models, "disconnect": case_disconnect,
-         "concurrent": case_concurrent}
+         "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls}
 
 
 def main():

@@ -37,6 +37,25 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
                     `wasinn run` of guest wit_chat with the same prompt and config
   rss               10,000 /ok requests: VmRSS after the last 5,000 less than 10% over VmRSS
                     after the first 5,000
+  network.auth      --api-key and --api-key-file: 401 (curl: the Bearer challenge, a JSON error, a
+                    request id) without or with a wrong key, 200 with either key, health open, the
+                    file reread on SIGHUP, no key in the output, the 401s logged at info
+  network.bad-keys  a missing, empty or malformed key file and an empty key stop the start, naming
+                    the file
+  network.slow-clients  beside 400 connections that sent half a request line an /ok is answered
+                    in under 1 s and they are closed within --header-timeout 2s + 5 s; a body
+                    trickled under 1 KiB/s gets 408; 5,000 headers get hyper's 431; past
+                    --max-connections a connection is closed at once and counted
+  network.default-bind  no --addr listens on 127.0.0.1:8080 only (refused on this machine's
+                    other addresses; skipped without one, or with 8080 taken); --addr 0.0.0.0:0
+                    without a key warns in exactly one line, with a key not at all
+  network.tls       --tls-cert/--tls-key with a CA made by openssl at test time: curl over HTTP/2 and
+                    HTTP/1.1 (ALPN) and Python's ssl get the answers; plain HTTP to the port and a
+                    handshake of garbage fail; --tls-client-ca wants the client's certificate; bad, garbage and mismatched
+                    files stop the start naming them
+  network.access-log  a 504 by --request-timeout, a client that left and the drain's cut log
+                    cut:timeout, cut:client-left and cut:shutdown, with client, request id and
+                    user agent
   peer              http_classify on Wasmtime's own `wasmtime serve -S nn -S nn-graph=onnx::DIR`
                     gives the same answers as on wasinn serve (skipped without the binary)
 
@@ -54,9 +73,11 @@ import json
 import os
 import random
 import re
+import select
 import shlex
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -69,7 +90,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from case_checks import Failure, Skipped, check, run_cases  # noqa: E402
 
 READY_SECONDS = 60
-SERVING = re.compile(r"Serving HTTP on http://([^/\s]+):(\d+)/")
+SERVING = re.compile(r"Serving HTTP on https?://([^/\s]+):(\d+)/")
 TINY_BIAS = (1.0, 2.0, 3.0, 4.0)  # scripts/fixtures/onnx_graphs.py build_tiny: y = x + bias
 MOBILENET_DIMS = (1, 3, 224, 224)
 SINGLE_THREAD_ORT = ["--backend-config", 'onnxruntime={"intra_op_threads":1}']
@@ -799,6 +820,345 @@ def case_rss(ctx, total=10000, concurrency=8):
         log(f"rss: VmRSS {first} kB after {total // 2} requests, {second} kB after {total} ({growth:+.1%})")
 
 
+# --- on a network: keys, slow clients, the default address, the access log -------------------
+
+
+def json_lines(server, pattern):
+    """The server's JSON stderr lines (--log-format json) whose text matches PATTERN."""
+    with server.lock:
+        lines = [l for l in server.err_lines if re.search(pattern, l)]
+    return [json.loads(l) for l in lines]
+
+
+def case_auth(ctx):
+    ctx.flavor.need("--api-key")
+    keys = ctx.file("keys", b"# the team's keys\nsk-file-one\n")
+    args = ["--api-key", "sk-flag-secret", "--api-key-file", keys, "--log-format", "json"]
+    with ctx.server("http_faults", args) as server:
+        # The 401's shape, with the real curl: the challenge, OpenAI's error object, the request id.
+        for extra, code in (((), "missing_api_key"), (("-H", "Authorization: Bearer wrong"), "invalid_api_key")):
+            status, head, body = curl(server, "/ok", extra=extra)
+            check(status == 401, f"no key / a wrong key: expected 401, got {status} {head}")
+            check(re.search(r"(?im)^www-authenticate: Bearer\b", head), f"no 'WWW-Authenticate: Bearer' in {head}")
+            check(re.search(r"(?im)^x-request-id: \S+", head), f"no X-Request-Id in {head}")
+            check(re.search(r"(?im)^content-type: application/json", head), f"not JSON: {head}")
+            err = json.loads(body)["error"]
+            check(set(err) >= {"message", "type", "code"} and err["code"] == code,
+                  f"the 401's body: {body!r} (expected the code {code})")
+        for header in ("Bearer sk-flag-secret", "bearer sk-file-one"):
+            r = request(server, "GET", "/ok", headers={"Authorization": header})
+            check((r.status, r.body) == (200, b"ok"), f"the right key ({header.split()[0]}): {r!r}")
+        for path in ("/healthz", "/readyz"):
+            check(request(server, "GET", path).status == 200, f"{path} needs no key")
+        # A client's X-Request-Id is echoed; a server-made one otherwise.
+        r = request(server, "GET", "/ok", headers={"Authorization": "Bearer sk-flag-secret", "X-Request-Id": "req-42"})
+        check(r.headers.get("x-request-id") == "req-42", f"X-Request-Id not echoed: {r.headers}")
+        # SIGHUP rereads the file: its new key in, its old one out, the flag's kept.
+        with open(keys, "w") as f:
+            f.write("sk-file-two\n")
+        server.proc.send_signal(signal.SIGHUP)
+        check(wait_line(server, r"SIGHUP: 2 API key\(s\) in use"), f"no line for the reread keys\n{server.tail()}")
+        check(request(server, "GET", "/ok", headers={"Authorization": "Bearer sk-file-two"}).status == 200,
+              "the reread file's new key")
+        check(request(server, "GET", "/ok", headers={"Authorization": "Bearer sk-file-one"}).status == 401,
+              "the reread file's old key")
+        check(request(server, "GET", "/ok", headers={"Authorization": "Bearer sk-flag-secret"}).status == 200,
+              "the flag's key after the reread")
+        time.sleep(0.3)
+        with server.lock:
+            everything = "\n".join(server.lines)
+        for secret in ("sk-flag-secret", "sk-file-one", "sk-file-two"):
+            check(secret not in everything, f"the key {secret!r} is in the server's output\n{server.tail()}")
+        refused = json_lines(server, r'"status":401')
+        check(refused and all(l["level"] == "info" for l in refused),
+              f"the 401s' access-log lines are not at info: {refused}")
+        req42 = json_lines(server, r'"request_id":"req-42"')
+        check(req42 and req42[0]["client"].startswith("127.0.0.1:") and req42[0]["outcome"] == "completed",
+              f"the access-log line of the request req-42: {req42}")
+    log("network.auth: 401 with the Bearer challenge and a JSON error without or with a wrong key (curl), 200 with "
+        "either key, health open, the file reread on SIGHUP, no key in the log")
+
+
+def case_bad_keys(ctx):
+    ctx.flavor.need("--api-key-file")
+    empty = ctx.file("empty-keys", b"# no key here\n")
+    spaced = ctx.file("spaced-keys", b"a key with spaces\n")
+    component = ctx.component("http_faults")
+    for given, want in ((["--api-key-file", "/nonexistent/keys"], "--api-key-file /nonexistent/keys: cannot read it"),
+                        (["--api-key-file", empty], f"--api-key-file {empty}: holds no key"),
+                        (["--api-key-file", spaced], f"--api-key-file {spaced} line 1: an API key may not contain"),
+                        (["--api-key", ""], "--api-key: an API key may not be empty")):
+        r = subprocess.run(ctx.cmd + ["--addr", "127.0.0.1:0"] + given + [component], capture_output=True, text=True,
+                           env=ctx.env, timeout=60)
+        check(r.returncode != 0 and want in r.stderr and "Serving HTTP" not in r.stderr,
+              f"{given}: exit {r.returncode}, expected an error with {want!r}:\n{r.stderr}")
+        check("a key with spaces" not in r.stderr, f"the key is repeated in the error: {r.stderr}")
+    # The config file's keys are the flags' (docs/cli.md, "Config file").
+    config = ctx.file("serve.toml", f'api-key-file = ["{empty}"]\n'.encode())
+    r = subprocess.run(ctx.cmd + ["--config", config, "--addr", "127.0.0.1:0", component], capture_output=True, text=True,
+                       env=ctx.env, timeout=60)
+    check(r.returncode != 0 and f"--api-key-file {empty}: holds no key" in r.stderr,
+          f"api-key-file in the config file: exit {r.returncode}:\n{r.stderr}")
+    log("network.bad-keys: a missing, empty or malformed key file and an empty key stop the start, naming the file; "
+        "api-key-file in the config file too")
+
+
+def open_raw(server, first_bytes=b""):
+    s = socket.create_connection((server.host, server.port), timeout=30)
+    if first_bytes:
+        s.sendall(first_bytes)
+    return s
+
+
+def closed_within(socks, seconds):
+    """How many of SOCKS the server closed within SECONDS (each read until its end)."""
+    pending = set(socks)
+    deadline = time.monotonic() + seconds
+    while pending and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(pending), [], [], 0.2)
+        for s in ready:
+            try:
+                if not s.recv(65536):
+                    pending.discard(s)
+            except OSError:
+                pending.discard(s)
+    return len(socks) - len(pending)
+
+
+def case_slow_clients(ctx):
+    ctx.flavor.need("--header-timeout and --max-connections")
+    args = ["--header-timeout", "2s", "--metrics-addr", "127.0.0.1:0"]
+    with ctx.server("http_faults", args) as server:
+        url = metrics_url(server)
+        # 400 connections that send half a request line and stop.
+        slow = [open_raw(server, b"GET /ok HT") for _ in range(400)]
+        started = time.monotonic()
+        r = request(server, "GET", "/ok", timeout=10)
+        took = time.monotonic() - started
+        check((r.status, r.body) == (200, b"ok") and took < 1.0,
+              f"a normal request beside 400 slow ones: {r!r} in {took:.2f} s (want under 1 s)")
+        closed = closed_within(slow, 2 + 5)
+        waited = time.monotonic() - started
+        for s in slow:
+            s.close()
+        check(closed == 400, f"{closed} of the 400 half-sent connections closed within --header-timeout 2s + 5 s")
+        # A body that trickles slower than 1 KiB/s past the header timeout is cut with 408.
+        s = open_raw(server, b"POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+        body_start = time.monotonic()
+        answer = b""
+        s.settimeout(0.5)
+        while time.monotonic() - body_start < 15 and b"\r\n\r\n" not in answer:
+            try:
+                s.sendall(b"x" * 8)
+            except OSError:
+                pass
+            try:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+            except socket.timeout:
+                pass
+        s.close()
+        cut_after = time.monotonic() - body_start
+        check(answer.startswith(b"HTTP/1.1 408") and cut_after < 6,
+              f"a trickled body: {answer[:200]!r} after {cut_after:.1f} s (want a 408 after about 2 s)")
+        line = wait_line(server, r"POST /ok 408 .*cut:timeout")
+        check(line, f"no access-log line of the 408 saying cut:timeout\n{server.tail()}")
+        # A flood of headers is refused by hyper's limits (431 or the connection closed), not read on.
+        flood = open_raw(server, b"GET /ok HTTP/1.1\r\nHost: x\r\n" +
+                         b"".join(b"X-Flood-%d: %s\r\n" % (i, b"y" * 100) for i in range(5000)) + b"\r\n")
+        flood.settimeout(5)
+        try:
+            head = flood.recv(65536)
+        except OSError:
+            head = b""
+        flood.close()
+        check(head == b"" or head.startswith(b"HTTP/1.1 431"), f"5,000 headers: {head[:80]!r}")
+        check(request(server, "GET", "/ok", timeout=10).status == 200, "an answer after the header flood")
+    with ctx.server("http_faults", ["--max-connections", "10", "--header-timeout", "60s", "--metrics-addr",
+                                    "127.0.0.1:0"]) as server:
+        url = metrics_url(server)
+        idle = [open_raw(server) for _ in range(10)]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "wasinn_http_connections_open 10" not in \
+                urllib.request.urlopen(url, timeout=10).read().decode():
+            time.sleep(0.05)
+        extra = open_raw(server)
+        refused_at_once = closed_within([extra], 2) == 1
+        extra.close()
+        text = urllib.request.urlopen(url, timeout=10).read().decode()
+        check(refused_at_once and re.search(r"^wasinn_http_connections_refused_total [1-9]", text, re.M),
+              f"the 11th connection past --max-connections 10: closed at once {refused_at_once}\n{text}")
+        for s in idle:
+            s.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                if request(server, "GET", "/ok", timeout=5).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise Failure("no answer once the 10 idle connections closed")
+    log(f"network.slow-clients: beside 400 half-sent request lines an /ok took {took * 1000:.0f} ms, the 400 were "
+        f"closed {waited:.1f} s after (--header-timeout 2s); a trickled body got 408 after {cut_after:.1f} s; the "
+        f"11th connection past --max-connections 10 was closed at once and counted")
+
+
+def own_addresses():
+    """This machine's non-loopback IPv4 addresses (`ip -4 addr`)."""
+    try:
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=10).stdout
+    except OSError:
+        return []
+    found = re.findall(r"\binet (\d+\.\d+\.\d+\.\d+)/", out)
+    return [a for a in found if not a.startswith("127.")]
+
+
+def case_default_bind(ctx):
+    ctx.flavor.need("the loopback default")
+    addresses = own_addresses()
+    if not addresses:
+        raise Skipped("this machine has no non-loopback IPv4 address to try the default bind from")
+    probe = socket.socket()
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", 8080))
+    except OSError as e:
+        raise Skipped(f"port 8080, the default, is taken here ({e})")
+    finally:
+        probe.close()
+    component = ctx.component("http_faults")
+    server = Server(ctx.cmd, [], component, env=ctx.env, name="wasinn serve (no --addr)")
+    server.argv = list(ctx.cmd) + [component]  # no --addr: the default
+    with server:
+        check((server.host, server.port) == ("127.0.0.1", 8080), f"listens on {server.host}:{server.port}")
+        check(request(server, "GET", "/ok").status == 200, "the loopback address answers")
+        for a in addresses:
+            try:
+                socket.create_connection((a, 8080), timeout=5).close()
+                reached = True
+            except OSError:
+                reached = False
+            check(not reached, f"the default address is reachable on {a}:8080")
+        time.sleep(0.2)
+        with server.lock:
+            warned = any("reachable from other machines" in l for l in server.lines)
+        check(not warned, f"a warning on loopback\n{server.tail()}")
+    # Every interface without a key: exactly one line says so; with a key, none.
+    for extra, want in (([], 1), (["--api-key", "k"], 0)):
+        s = Server(ctx.cmd, extra, component, env=ctx.env, name="wasinn serve --addr 0.0.0.0:0")
+        s.argv = list(ctx.cmd) + ["--addr", "0.0.0.0:0"] + extra + [component]
+        with s:
+            time.sleep(0.2)
+            with s.lock:
+                warned = [l for l in s.lines if "reachable from other machines" in l]
+            check(len(warned) == want, f"--addr 0.0.0.0:0 {extra}: {len(warned)} warning lines, want {want}\n{s.tail()}")
+    log(f"network.default-bind: no --addr listens on 127.0.0.1:8080, refused on {', '.join(addresses)}; 0.0.0.0 "
+        f"without a key warns once, with one not at all")
+
+
+def case_access_log(ctx):
+    ctx.flavor.need("the access log's outcome")
+    by_path = {}
+
+    def logged(server):
+        time.sleep(0.2)
+        for l in json_lines(server, r'"method"'):
+            by_path.setdefault(l["path"], l)
+
+    with ctx.server("http_faults", ["--log-format", "json", "--request-timeout", "500ms"]) as server:
+        check(request(server, "GET", "/spin", headers={"User-Agent": "wasinn-test/1"}).status == 504, "/spin's 504")
+        logged(server)
+    args = ["--log-format", "json", "--shutdown-timeout", "1s", "--metrics-addr", "127.0.0.1:0"]
+    with ctx.server("http_faults", args) as server:
+        url = metrics_url(server)
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        conn.request("GET", "/sleep?ms=3000")
+        time.sleep(0.5)
+        conn.sock.shutdown(socket.SHUT_RDWR)
+        conn.close()
+        slow = threading.Thread(target=lambda: request(server, "GET", "/sleep?ms=20000", timeout=60), daemon=True)
+        slow.start()
+        wait_in_flight(server, url, 1)
+        server.proc.send_signal(signal.SIGTERM)
+        server.wait_exit(15)
+        wait_line(server, r'"path":"/sleep\?ms=20000"')  # the reader thread may lag the exit
+        logged(server)
+    want = {"/spin": ("cut:timeout", 504), "/sleep?ms=3000": ("cut:client-left", 499),
+            "/sleep?ms=20000": ("cut:shutdown", 503)}
+    for path, (outcome, status) in want.items():
+        got = by_path.get(path)
+        check(got and (got["outcome"], got["status"]) == (outcome, status), f"{path}: expected {outcome} {status}, "
+              f"logged {got}")
+        check(got["client"].startswith("127.0.0.1:") and got["request_id"], f"{path}: client and id in {got}")
+    check(by_path["/spin"].get("user_agent") == "wasinn-test/1", f"the user agent: {by_path['/spin']}")
+    check(by_path["/sleep?ms=3000"]["level"] == "info", f"a client that left is not a warning: {by_path}")
+    log("network.access-log: a request timeout, a client that left and the drain's cut each log their outcome, "
+        "with the client's address, a request id and the user agent")
+
+def case_tls(ctx):
+    ctx.flavor.need("--tls-cert")
+    from tls_files import make_tls_files
+    f = make_tls_files(os.path.join(ctx.tmp, "tls"))
+    tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
+    component = ctx.component("http_faults")
+
+    def curl_tls(server, *extra):
+        argv = ["curl", "-sS", "--max-time", "30", "--cacert", f["ca.pem"], "-o", "-", "-w", "\n%{http_version}",
+                *extra, f"https://127.0.0.1:{server.port}/ok"]
+        return subprocess.run(argv, capture_output=True, text=True)
+
+    with ctx.server("http_faults", tls + ["--api-key", "k"]) as server:
+        with server.lock:
+            https = any("Serving HTTP on https://" in l for l in server.lines)
+        check(https, f"no https:// line\n{server.tail()}")
+        for flag, version in (("--http2", "2"), ("--http1.1", "1.1")):
+            r = curl_tls(server, flag, "-H", "Authorization: Bearer k")
+            check(r.returncode == 0 and r.stdout == f"ok\n{version}",
+                  f"curl {flag} over TLS: exit {r.returncode}, {r.stdout!r} {r.stderr}")
+        r = curl_tls(server, "--http2")
+        check(r.returncode == 0 and r.stdout.startswith('{"error"'), f"no key over TLS: {r.stdout!r} {r.stderr}")
+        import ssl
+        context = ssl.create_default_context(cafile=f["ca.pem"])
+        conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=context, timeout=30)
+        conn.request("GET", "/ok", headers={"Authorization": "Bearer k"})
+        answer = conn.getresponse()
+        check((answer.status, answer.read()) == (200, b"ok"), "Python's ssl and http.client over TLS")
+        conn.close()
+        # A handshake of garbage is closed, and the server goes on.
+        junk = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        junk.sendall(bytes(random.Random(53).randrange(256) for _ in range(4096)))
+        check(closed_within([junk], 5) == 1, "a TLS handshake of garbage was not closed")
+        junk.close()
+        # Plain HTTP to the TLS port fails at once, and the server goes on.
+        plain = subprocess.run(["curl", "-sS", "--max-time", "10", f"http://127.0.0.1:{server.port}/ok"],
+                               capture_output=True, text=True)
+        check(plain.returncode != 0 and plain.returncode != 28, f"plain HTTP to the TLS port: exit {plain.returncode} "
+              f"{plain.stdout!r} {plain.stderr}")
+        check(curl_tls(server, "-H", "Authorization: Bearer k").stdout.startswith("ok"), "an answer after that")
+    # Mutual TLS: no client certificate, no connection; the CA's client certificate, an answer.
+    with ctx.server("http_faults", tls + ["--tls-client-ca", f["ca.pem"]]) as server:
+        r = curl_tls(server)
+        check(r.returncode != 0, f"no client certificate with --tls-client-ca: {r.stdout!r}")
+        r = curl_tls(server, "--cert", f["client.pem"], "--key", f["client.key"])
+        check(r.returncode == 0 and r.stdout.startswith("ok"), f"the client certificate: {r.stdout!r} {r.stderr}")
+    # Bad files stop the start, naming the file.
+    for given, want in ((["--tls-cert", "/nonexistent/cert.pem", "--tls-key", f["server.key"]], "/nonexistent/cert.pem"),
+                        (["--tls-cert", f["garbage.pem"], "--tls-key", f["server.key"]], f["garbage.pem"]),
+                        (["--tls-cert", f["server.pem"], "--tls-key", f["other.key"]], "does not go with"),
+                        (["--tls-cert", f["server.pem"], "--tls-key", f["ca.pem"]], f["ca.pem"]),
+                        (["--tls-cert", f["server.pem"]], "--tls-cert needs --tls-key"),
+                        (["--tls-client-ca", f["ca.pem"]], "--tls-client-ca needs --tls-cert")):
+        r = subprocess.run(ctx.cmd + ["--addr", "127.0.0.1:0"] + given + [component], capture_output=True, text=True,
+                           env=ctx.env, timeout=60)
+        check(r.returncode != 0 and want in r.stderr and "Serving HTTP" not in r.stderr,
+              f"{given}: exit {r.returncode}, expected an error with {want!r}:\n{r.stderr}")
+    log("network.tls: HTTPS with a CA made by openssl: HTTP/2 and HTTP/1.1 by ALPN (curl), Python's ssl; plain HTTP "
+        "to the port fails; mutual TLS; bad, garbage and mismatched files stop the start naming them")
+
+
 def find_peer(args):
     if args.peer:
         return args.peer if os.path.exists(args.peer) else None
@@ -868,6 +1228,12 @@ CASES = {
     "chat": case_chat,
     "rss": case_rss,
     "peer": case_peer,
+    "network.auth": case_auth,
+    "network.bad-keys": case_bad_keys,
+    "network.slow-clients": case_slow_clients,
+    "network.default-bind": case_default_bind,
+    "network.access-log": case_access_log,
+    "network.tls": case_tls,
 }
 
 

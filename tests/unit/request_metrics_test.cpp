@@ -35,6 +35,22 @@ TEST(RequestMetrics, CountsByStatusAndBucketsTheLatency) {
   EXPECT_NE(text.find("# TYPE wasinn_http_requests_rejected_total counter\n"), std::string::npos);
 }
 
+TEST(RequestMetrics, CountsOutcomesAndConnections) {
+  RequestMetrics m;
+  m.record(200, 50);
+  m.record(200, 50, "cut:client-left");
+  m.record(504, 50, "cut:timeout");
+  const std::string without = m.render({});
+  EXPECT_NE(without.find("wasinn_http_request_outcomes_total{outcome=\"completed\"} 1\n"), std::string::npos)
+      << without;
+  EXPECT_NE(without.find("wasinn_http_request_outcomes_total{outcome=\"cut:client-left\"} 1\n"), std::string::npos);
+  EXPECT_NE(without.find("wasinn_http_request_outcomes_total{outcome=\"cut:timeout\"} 1\n"), std::string::npos);
+  EXPECT_EQ(without.find("wasinn_http_connections"), std::string::npos);  // a server that does not count them
+  const std::string with = m.render({0, 0, 0, 0, true, 5, 12});
+  EXPECT_NE(with.find("wasinn_http_connections_open 5\n"), std::string::npos) << with;
+  EXPECT_NE(with.find("wasinn_http_connections_refused_total 12\n"), std::string::npos);
+}
+
 TEST(RequestMetrics, RecordsFromManyThreadsWithoutLosingOne) {
   RequestMetrics m;
   std::vector<std::thread> threads;

@@ -35,16 +35,23 @@ typedef struct wasinn_serve_record {
   wasinn_wit_str method;
   wasinn_wit_str path; /* with the query */
   uint16_t status;
-  uint64_t bytes_in;   /* the request's body */
-  uint64_t bytes_out;  /* the answer's body, as sent */
-  uint64_t micros;     /* from arrival to the answer's last byte */
-  wasinn_wit_str note; /* why the host answered for the guest (trap, timeout, full queue), or empty */
+  uint64_t bytes_in;         /* the request's body */
+  uint64_t bytes_out;        /* the answer's body, as sent */
+  uint64_t micros;           /* from arrival to the answer's last byte */
+  wasinn_wit_str note;       /* why the host answered for the guest (trap, timeout, full queue), or empty */
+  wasinn_wit_str client;     /* the client's HOST:PORT */
+  wasinn_wit_str request_id; /* the client's X-Request-Id when usable, else the server's; echoed */
+  wasinn_wit_str user_agent; /* at most 256 bytes of it, or empty */
+  /* "completed", or how the answer was cut: cut:timeout, cut:client-left, cut:shutdown, cut:error */
+  wasinn_wit_str outcome;
 } wasinn_serve_record;
 
 /* What the server counts; the admission counts the queue and its refusals. */
 typedef struct wasinn_serve_stats {
-  uint64_t in_flight; /* arrived and not yet answered whole */
-  uint64_t running;   /* guests executing */
+  uint64_t in_flight;           /* arrived and not yet answered whole */
+  uint64_t running;             /* guests executing */
+  uint64_t connections;         /* open */
+  uint64_t connections_refused; /* closed at once past max_connections */
 } wasinn_serve_stats;
 
 /* The admission policy the server asks for a worker per request: serve/admission.h's, which the
@@ -89,6 +96,19 @@ typedef struct wasinn_serve_config {
   void (*guest_free)(void* user, void* guest);
   void (*on_request)(void* user, const wasinn_serve_record* record); /* may be NULL */
   void (*release)(void* user); /* may be NULL: the user outlives the server some other way */
+  /* NULL: no key needed. Else every request but /healthz and /readyz is asked: true when the
+   * Authorization header's value (empty when absent) holds a key, else 401. Any thread. The guest
+   * never sees the header then. */
+  bool (*authorize)(void* user, wasinn_wit_str authorization);
+  /* Request headers within it (an idle keep-alive's too), a body at 1 KiB/s past it; 0: none. */
+  uint64_t header_timeout_ms;
+  uint64_t max_connections; /* open at once; past it a new one is closed at once; 0: no limit */
+  /* HTTPS: PEM files of the certificate chain and its private key (both empty: plain HTTP), and
+   * of the CAs whose client certificates are required (empty: none asked). A bad or mismatched
+   * file is wasinn_serve_start's error, naming it. */
+  wasinn_wit_str tls_cert;
+  wasinn_wit_str tls_key;
+  wasinn_wit_str tls_client_ca;
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;
@@ -103,6 +123,9 @@ void wasinn_serve_stop(const wasinn_server* server);
 uint64_t wasinn_serve_wait(wasinn_server* server, uint64_t grace_ms);
 void wasinn_serve_read_stats(const wasinn_server* server, wasinn_serve_stats* out);
 void wasinn_serve_free(wasinn_server* server);
+/* The same TLS files checked as wasinn_serve_start would take them (for the OIP server's
+ * transports): NULL when good, else an error naming the file at fault. */
+wasmtime_error_t* wasinn_tls_check(wasinn_wit_str cert, wasinn_wit_str key, wasinn_wit_str client_ca);
 
 #ifdef __cplusplus
 }

@@ -35,12 +35,13 @@ namespace {
 struct ServeUser {
   std::shared_ptr<NnEnvironment> env;
   std::function<void(const RequestRecord&)> on_request;
+  std::function<bool(std::string_view)> authorize;
   RequestMetrics metrics;
   Admission admission;
 
-  ServeUser(std::shared_ptr<NnEnvironment> e, std::function<void(const RequestRecord&)> r, size_t workers,
-            size_t max_queue)
-      : env(std::move(e)), on_request(std::move(r)), admission(workers, max_queue) {}
+  ServeUser(std::shared_ptr<NnEnvironment> e, std::function<void(const RequestRecord&)> r,
+            std::function<bool(std::string_view)> a, size_t workers, size_t max_queue)
+      : env(std::move(e)), on_request(std::move(r)), authorize(std::move(a)), admission(workers, max_queue) {}
 };
 
 }  // namespace
@@ -123,13 +124,22 @@ void admission_leave(void* self) noexcept { static_cast<Admission*>(self)->leave
 void admission_close(void* self) noexcept { static_cast<Admission*>(self)->close(); }
 void release_user(void* user) noexcept { delete static_cast<ServeUser*>(user); }
 
+bool authorized(void* user, wasinn_wit_str authorization) noexcept {
+  try {
+    return static_cast<ServeUser*>(user)->authorize(view(authorization));
+  } catch (...) {
+    return false;  // the contract says it must not throw; refusing is the safe answer
+  }
+}
+
 void answered(void* user, const wasinn_serve_record* r) noexcept {
   auto* served = static_cast<ServeUser*>(user);
-  served->metrics.record(r->status, r->micros);
+  served->metrics.record(r->status, r->micros, view(r->outcome));
   if (!served->on_request) return;
   try {
-    served->on_request(
-        RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros, view(r->note)});
+    served->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,
+                                     view(r->note), view(r->client), view(r->request_id), view(r->user_agent),
+                                     view(r->outcome)});
   } catch (...) {
     // The contract says it must not throw; a log line lost is all it costs.
   }
@@ -189,7 +199,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.addr = view(options.address);
     config.workers = options.workers ? options.workers : cores;
     // Handed over at start, success or failure: the server releases it (release_user).
-    auto* user = new ServeUser(impl_->env, options.on_request, config.workers, options.max_queue);
+    auto* user = new ServeUser(impl_->env, options.on_request, options.authorize, config.workers, options.max_queue);
     config.admission = {&user->admission, admission_enter, admission_withdraw, admission_leave, admission_close};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
@@ -207,6 +217,12 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.guest_free = free_guest;
     config.on_request = answered;
     config.release = release_user;
+    config.authorize = options.authorize ? authorized : nullptr;
+    config.header_timeout_ms = options.header_timeout_ms;
+    config.max_connections = options.max_connections;
+    config.tls_cert = view(options.tls_cert);
+    config.tls_key = view(options.tls_key);
+    config.tls_client_ca = view(options.tls_client_ca);
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.
@@ -251,7 +267,8 @@ std::string Server::metrics_text() const {
   wasinn_serve_stats stats{};
   wasinn_serve_read_stats(impl_->server, &stats);
   const Admission::Gauges admission = impl_->user->admission.gauges();
-  return impl_->user->metrics.render({stats.in_flight, stats.running, admission.queued, admission.refused});
+  return impl_->user->metrics.render({stats.in_flight, stats.running, admission.queued, admission.refused, true,
+                                      stats.connections, stats.connections_refused});
 }
 
 }  // namespace wasinn

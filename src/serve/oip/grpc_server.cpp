@@ -3,6 +3,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "inference.grpc.pb.h"
@@ -21,23 +26,23 @@ class Service final : public inference::GRPCInferenceService::Service {
  public:
   explicit Service(ServerContext& ctx) : ctx_(ctx) {}
 
-  grpc::Status ServerLive(grpc::ServerContext*, const inference::ServerLiveRequest*,
+  grpc::Status ServerLive(grpc::ServerContext* call, const inference::ServerLiveRequest*,
                           inference::ServerLiveResponse* out) override {
-    return logged("ServerLive", "", 0, [&] {
+    return logged(call, "ServerLive", "", 0, [&] {
       out->set_live(true);
       return grpc::Status::OK;
     });
   }
-  grpc::Status ServerReady(grpc::ServerContext*, const inference::ServerReadyRequest*,
+  grpc::Status ServerReady(grpc::ServerContext* call, const inference::ServerReadyRequest*,
                            inference::ServerReadyResponse* out) override {
-    return logged("ServerReady", "", 0, [&] {
+    return logged(call, "ServerReady", "", 0, [&] {
       out->set_ready(!ctx_.stopping);
       return grpc::Status::OK;
     });
   }
-  grpc::Status ServerMetadata(grpc::ServerContext*, const inference::ServerMetadataRequest*,
+  grpc::Status ServerMetadata(grpc::ServerContext* call, const inference::ServerMetadataRequest*,
                               inference::ServerMetadataResponse* out) override {
-    return logged("ServerMetadata", "", 0, [&] {
+    return logged(call, "ServerMetadata", "", 0, [&] {
       out->set_name("wasinn");
       out->set_version(WASINN_VERSION_STRING);
       for (const char* e : {"binary_tensor_data", "model_repository", "model_configuration", "statistics"})
@@ -45,27 +50,27 @@ class Service final : public inference::GRPCInferenceService::Service {
       return grpc::Status::OK;
     });
   }
-  grpc::Status ModelReady(grpc::ServerContext*, const inference::ModelReadyRequest* in,
+  grpc::Status ModelReady(grpc::ServerContext* call, const inference::ModelReadyRequest* in,
                           inference::ModelReadyResponse* out) override {
-    return logged("ModelReady", in->name(), 0, [&] {
+    return logged(call, "ModelReady", in->name(), 0, [&] {
       auto m = ctx_.models.find(in->name(), in->version(), false);
       if (!m) return to_grpc(m.error());
       out->set_ready((*m)->ready());
       return grpc::Status::OK;
     });
   }
-  grpc::Status ModelMetadata(grpc::ServerContext*, const inference::ModelMetadataRequest* in,
+  grpc::Status ModelMetadata(grpc::ServerContext* call, const inference::ModelMetadataRequest* in,
                              inference::ModelMetadataResponse* out) override {
-    return logged("ModelMetadata", in->name(), 0, [&] {
+    return logged(call, "ModelMetadata", in->name(), 0, [&] {
       auto m = ctx_.models.find(in->name(), in->version(), false);
       if (!m) return to_grpc(m.error());
       oip::encode_metadata_proto((*m)->metadata(), *out);
       return grpc::Status::OK;
     });
   }
-  grpc::Status ModelInfer(grpc::ServerContext*, const inference::ModelInferRequest* in,
+  grpc::Status ModelInfer(grpc::ServerContext* call, const inference::ModelInferRequest* in,
                           inference::ModelInferResponse* out) override {
-    return logged("ModelInfer", in->model_name(), in->ByteSizeLong(), [&] {
+    return logged(call, "ModelInfer", in->model_name(), in->ByteSizeLong(), [&] {
       auto m = ctx_.models.find(in->model_name(), in->model_version(), true);
       if (!m) return to_grpc(m.error());
       oip::InferRequest request;
@@ -92,9 +97,9 @@ class Service final : public inference::GRPCInferenceService::Service {
       return status;
     });
   }
-  grpc::Status ModelConfig(grpc::ServerContext*, const inference::ModelConfigRequest* in,
+  grpc::Status ModelConfig(grpc::ServerContext* call, const inference::ModelConfigRequest* in,
                            inference::ModelConfigResponse* out) override {
-    return logged("ModelConfig", in->name(), 0, [&] {
+    return logged(call, "ModelConfig", in->name(), 0, [&] {
       auto m = ctx_.models.find(in->name(), in->version(), false);
       if (!m) return to_grpc(m.error());
       const ModelConfigInfo c = (*m)->config();
@@ -129,9 +134,9 @@ class Service final : public inference::GRPCInferenceService::Service {
       return grpc::Status::OK;
     });
   }
-  grpc::Status ModelStatistics(grpc::ServerContext*, const inference::ModelStatisticsRequest* in,
+  grpc::Status ModelStatistics(grpc::ServerContext* call, const inference::ModelStatisticsRequest* in,
                                inference::ModelStatisticsResponse* out) override {
-    return logged("ModelStatistics", in->name(), 0, [&] {
+    return logged(call, "ModelStatistics", in->name(), 0, [&] {
       std::vector<std::shared_ptr<ServedModel>> models;
       if (in->name().empty()) {
         models = ctx_.models.all();
@@ -174,9 +179,9 @@ class Service final : public inference::GRPCInferenceService::Service {
       return grpc::Status::OK;
     });
   }
-  grpc::Status RepositoryIndex(grpc::ServerContext*, const inference::RepositoryIndexRequest* in,
+  grpc::Status RepositoryIndex(grpc::ServerContext* call, const inference::RepositoryIndexRequest* in,
                                inference::RepositoryIndexResponse* out) override {
-    return logged("RepositoryIndex", "", 0, [&] {
+    return logged(call, "RepositoryIndex", "", 0, [&] {
       for (const auto& m : ctx_.models.all()) {
         const bool ready = m->ready();
         if (in->ready() && !ready) continue;
@@ -189,16 +194,16 @@ class Service final : public inference::GRPCInferenceService::Service {
       return grpc::Status::OK;
     });
   }
-  grpc::Status RepositoryModelLoad(grpc::ServerContext*, const inference::RepositoryModelLoadRequest* in,
+  grpc::Status RepositoryModelLoad(grpc::ServerContext* call, const inference::RepositoryModelLoadRequest* in,
                                    inference::RepositoryModelLoadResponse*) override {
-    return logged("RepositoryModelLoad", in->model_name(), 0, [&] {
+    return logged(call, "RepositoryModelLoad", in->model_name(), 0, [&] {
       Status s = ctx_.models.load(in->model_name());
       return s ? grpc::Status::OK : to_grpc(s.error());
     });
   }
-  grpc::Status RepositoryModelUnload(grpc::ServerContext*, const inference::RepositoryModelUnloadRequest* in,
+  grpc::Status RepositoryModelUnload(grpc::ServerContext* call, const inference::RepositoryModelUnloadRequest* in,
                                      inference::RepositoryModelUnloadResponse*) override {
-    return logged("RepositoryModelUnload", in->model_name(), 0, [&] {
+    return logged(call, "RepositoryModelUnload", in->model_name(), 0, [&] {
       Status s = ctx_.models.unload(in->model_name());
       return s ? grpc::Status::OK : to_grpc(s.error());
     });
@@ -207,13 +212,34 @@ class Service final : public inference::GRPCInferenceService::Service {
  private:
   // Runs one call, with its access-log line ("gRPC /inference.../ModelInfer model=NAME") and
   // count; HTTP's number for the status, so both transports log and count alike.
-  template <class Call>
-  grpc::Status logged(const char* method, const std::string& model, uint64_t bytes_in, Call&& call) {
+  // With keys (--api-key), every method but ServerLive and ServerReady (the probes) needs the
+  // `authorization` metadata, else UNAUTHENTICATED.
+  template <class Body>
+  grpc::Status logged(grpc::ServerContext* call, std::string_view method, const std::string& model, uint64_t bytes_in,
+                      Body&& body) {
     const auto started = Clock::now();
     ctx_.in_flight.fetch_add(1);
+    const auto& metadata = call->client_metadata();
+    auto meta = [&](const char* key) {
+      const auto it = metadata.find(key);
+      return it == metadata.end() ? std::string_view() : std::string_view(it->second.data(), it->second.size());
+    };
+    std::string peer = call->peer();  // "ipv4:127.0.0.1:5555"
+    if (const auto colon = peer.find(':'); peer.starts_with("ipv") && colon != std::string::npos)
+      peer = peer.substr(colon + 1);
+    const ServerContext::Client client{peer, ctx_.request_id(meta("x-request-id")), std::string(meta("user-agent"))};
+    call->AddInitialMetadata("x-request-id", client.request_id);
+    const bool probe = method == "ServerLive" || method == "ServerReady";
     grpc::Status status;
     try {
-      status = call();
+      if (ctx_.keys && !probe && !ctx_.keys->check(meta("authorization")))
+        status =
+            grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                         metadata.count("authorization")
+                             ? "the API key is not one this server takes"
+                             : "this server needs an API key: send it as the metadata 'authorization: Bearer KEY'");
+      else
+        status = body();
     } catch (const std::exception& e) {
       status = grpc::Status(grpc::StatusCode::INTERNAL, fmt::format("internal error: {}", e.what()));
     }
@@ -223,7 +249,7 @@ class Service final : public inference::GRPCInferenceService::Service {
     const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
                                            : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
     ctx_.record("gRPC", path, code >= 0 && code <= 16 ? kHttpOf[code] : 500, bytes_in, 0, started,
-                status.error_message());
+                status.error_message(), client, call->IsCancelled() ? "cut:client-left" : "completed");
     ctx_.in_flight.fetch_sub(1);
     return status;
   }
@@ -241,14 +267,35 @@ struct GrpcServer::Impl {
 
 GrpcServer::GrpcServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, const std::string& address) {
+Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, const std::string& address,
+                                                      uint64_t handshake_timeout_ms, const TlsFiles& tls) {
   auto impl = std::make_unique<Impl>(context);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!tls.cert.empty()) {
+    auto read = [](const std::string& path) {
+      std::ifstream in(path, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    // The files were checked at start (cli: check_tls_options); gRPC reads them once, here.
+    grpc::SslServerCredentialsOptions options(tls.client_ca.empty()
+                                                  ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                                  : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    options.pem_key_cert_pairs.push_back({read(tls.key), read(tls.cert)});
+    if (!tls.client_ca.empty()) options.pem_root_certs = read(tls.client_ca);
+    credentials = grpc::SslServerCredentials(options);
+  }
+  builder.AddListeningPort(address, credentials, &port);
   // gRPC sets SO_REUSEPORT by default, so a second server on a port in use bound it too and both
   // listened, each taking some of the connections: refuse the port instead, as REST does.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // A connection that has not finished its HTTP/2 handshake in time is closed (--header-timeout),
+  // and one with no call for a minute too (clients reconnect when they call again).
+  if (handshake_timeout_ms)
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                               static_cast<int>(std::min<uint64_t>(handshake_timeout_ms, INT32_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 60000);
   builder.RegisterService(&impl->service);
   const uint64_t limit = context.max_request_bytes;
   builder.SetMaxReceiveMessageSize(limit == 0 || limit > INT32_MAX ? INT32_MAX : static_cast<int>(limit));

@@ -16,7 +16,10 @@ namespace wasinn::oip_server {
 
 class GrpcServer {
  public:
-  static Result<std::unique_ptr<GrpcServer>> start(ServerContext& context, const std::string& address);
+  // handshake_timeout_ms: a connection's HTTP/2 handshake must end within it (0: gRPC's default).
+  // tls: TLS (grpc's SslServerCredentials) when tls.cert is given.
+  static Result<std::unique_ptr<GrpcServer>> start(ServerContext& context, const std::string& address,
+                                                   uint64_t handshake_timeout_ms = 0, const TlsFiles& tls = {});
   ~GrpcServer();  // shuts down at once (in-flight calls are cancelled)
   // Stops accepting calls, waits up to grace_ms for those in progress, then cancels the rest.
   void shutdown(uint64_t grace_ms);

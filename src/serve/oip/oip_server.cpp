@@ -51,15 +51,17 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
       env, ModelSetOptions{workers, options.max_queue, options.repository, options.pipelines, options.batching});
   if (Status loaded = s->models_->load_all(); !loaded) return loaded.take_error();
   s->context_.reset(new ServerContext{*s->models_, options.max_request_bytes, options.on_request, s->metrics_});
+  s->context_->keys = options.keys;
   if (!options.http_address.empty()) {
     // Connections beyond the computes: a health probe or metadata call is answered while every
     // worker computes, and a request past the queue gets its 503 at once.
-    auto rest = RestServer::start(*s->context_, options.http_address, workers + options.max_queue + 4);
+    auto rest = RestServer::start(*s->context_, options.http_address, workers + options.max_queue + 4,
+                                  options.header_timeout_ms);
     if (!rest) return rest.take_error();
     s->rest_ = std::move(*rest);
   }
   if (!options.grpc_address.empty()) {
-    auto grpc = GrpcServer::start(*s->context_, options.grpc_address);
+    auto grpc = GrpcServer::start(*s->context_, options.grpc_address, options.header_timeout_ms, options.tls);
     if (!grpc) return grpc.take_error();
     s->grpc_ = std::move(*grpc);
   }

@@ -31,6 +31,11 @@ struct OipServerOptions {
   size_t max_queue = 64;                                 // requests that wait for a worker; past it 503/UNAVAILABLE
   uint64_t max_request_bytes = 64ull << 20;              // past it 413/RESOURCE_EXHAUSTED; 0: no limit
   std::function<void(const RequestRecord&)> on_request;  // the access log; any thread
+  std::shared_ptr<ApiKeys> keys;                         // nullptr: no key needed
+  // A request's headers within it (REST: civetweb's per-read timeout; gRPC: the HTTP/2
+  // handshake's deadline); 0: the libraries' defaults.
+  uint64_t header_timeout_ms = 10000;
+  TlsFiles tls;  // gRPC over TLS when tls.cert is given (REST has none: the CLI refuses the pair)
   // --model-repository's models: version and graph config by name (add_repository_models).
   std::map<std::string, std::pair<std::string, std::string>> repository;
   // Pipelines (pipeline.h) served as models, by name.

@@ -30,8 +30,24 @@ struct Reply {
   int status = 200;
   std::string body;
   std::optional<size_t> json_length;
-  std::string note;  // for the access log: why it failed
+  std::string note;                 // for the access log: why it failed
+  const char* challenge = nullptr;  // a 401's WWW-Authenticate
 };
+
+// 401 (--api-key): RFC 6750's challenge, and an error object as OpenAI-style clients read it.
+Reply unauthorized(bool presented) {
+  Reply r;
+  r.status = 401;
+  r.note = presented ? "the API key is not one this server takes" : "no API key";
+  const json error = {{"error",
+                       {{"message", presented ? "the API key is not one this server takes"
+                                              : "this server needs an API key: send it as 'Authorization: Bearer KEY'"},
+                        {"type", "invalid_request_error"},
+                        {"code", presented ? "invalid_api_key" : "missing_api_key"}}}};
+  r.body = dump(error);
+  r.challenge = presented ? "Bearer realm=\"wasinn\", error=\"invalid_token\"" : "Bearer realm=\"wasinn\"";
+  return r;
+}
 
 Reply ok_json(const json& j) { return {200, dump(j), std::nullopt, ""}; }
 Reply error_reply(int status, const std::string& message) {
@@ -280,6 +296,14 @@ int handle(mg_connection* conn, void* data) {
   const mg_request_info* info = mg_get_request_info(conn);
   const std::string method = info->request_method ? info->request_method : "";
   const std::string path = info->local_uri ? info->local_uri : "";
+  auto header = [conn](const char* name) {
+    const char* v = mg_get_header(conn, name);
+    return std::string_view(v ? v : "");
+  };
+  const ServerContext::Client client{fmt::format("{}:{}", info->remote_addr, info->remote_port),
+                                     ctx.request_id(header("X-Request-Id")), std::string(header("User-Agent"))};
+  // Health stays open: probes carry no key.
+  const bool needs_key = ctx.keys && !path.starts_with("/v2/health/");
   Handler handler(ctx, conn);
   std::string body;
   uint64_t bytes_in = 0;
@@ -288,7 +312,9 @@ int handle(mg_connection* conn, void* data) {
   const bool draining = ctx.stopping.load();
   if (draining) ctx.working.fetch_sub(1);
   try {
-    if (draining && path != "/v2/health/live")
+    if (needs_key && !ctx.keys->check(header("Authorization")))
+      reply = unauthorized(mg_get_header(conn, "Authorization") != nullptr);
+    else if (draining && path != "/v2/health/live")
       reply = error_reply(503, "the server is stopping");
     else if (auto refused = handler.read_body(body))
       reply = std::move(*refused);
@@ -302,11 +328,15 @@ int handle(mg_connection* conn, void* data) {
   mg_response_header_add(conn, "Content-Length", std::to_string(reply.body.size()).c_str(), -1);
   if (reply.json_length)
     mg_response_header_add(conn, "Inference-Header-Content-Length", std::to_string(*reply.json_length).c_str(), -1);
-  // A 413's body was not read; once stopping, connections are not kept for more requests.
-  if (reply.status == 413 || draining) mg_response_header_add(conn, "Connection", "close", -1);
-  mg_response_header_send(conn);
-  if (method != "HEAD") mg_write(conn, reply.body.data(), reply.body.size());
-  ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note);
+  if (reply.challenge) mg_response_header_add(conn, "WWW-Authenticate", reply.challenge, -1);
+  mg_response_header_add(conn, "X-Request-Id", client.request_id.c_str(), -1);
+  // A 413's or a 401's body was not read; once stopping, connections are not kept for more requests.
+  if (reply.status == 413 || reply.status == 401 || draining) mg_response_header_add(conn, "Connection", "close", -1);
+  const bool sent = mg_response_header_send(conn) >= 0 &&
+                    (method == "HEAD" || reply.body.empty() ||
+                     mg_write(conn, reply.body.data(), reply.body.size()) == static_cast<int>(reply.body.size()));
+  ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client,
+             sent ? "completed" : "cut:client-left");
   if (!draining) ctx.working.fetch_sub(1);
   ctx.in_flight.fetch_sub(1);
   return reply.status;
@@ -315,9 +345,12 @@ int handle(mg_connection* conn, void* data) {
 }  // namespace
 
 Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, const std::string& address,
-                                                      size_t threads) {
+                                                      size_t threads, uint64_t read_timeout_ms) {
   std::unique_ptr<RestServer> server(new RestServer(context));
   const std::string thread_count = std::to_string(threads);
+  // request_timeout_ms: civetweb's bound on each read and write of a connection, so a client
+  // that stops sending its headers or body frees its thread (civetweb's default is 30 s).
+  const std::string read_timeout = std::to_string(read_timeout_ms ? read_timeout_ms : 30000);
   // tcp_nodelay: an answer's headers and body are two writes; with Nagle's algorithm the body
   // waits for the client's delayed ACK of the headers (40 ms on Linux) on every keep-alive request.
   // keep_alive_timeout_ms: civetweb's mg_stop waits for its threads, and a thread on an idle
@@ -333,6 +366,8 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
                            "5000",
                            "tcp_nodelay",
                            "1",
+                           "request_timeout_ms",
+                           read_timeout.c_str(),
                            nullptr};
   mg_callbacks callbacks{};
   mg_init_library(0);

@@ -17,8 +17,10 @@ namespace wasinn::oip_server {
 
 class RestServer {
  public:
-  // address: HOST:PORT (port 0: any free one); threads: connections served at once.
-  static Result<std::unique_ptr<RestServer>> start(ServerContext& context, const std::string& address, size_t threads);
+  // address: HOST:PORT (port 0: any free one); threads: connections served at once;
+  // read_timeout_ms: the longest a read (of a request's headers or body) may wait (0: civetweb's).
+  static Result<std::unique_ptr<RestServer>> start(ServerContext& context, const std::string& address, size_t threads,
+                                                   uint64_t read_timeout_ms = 0);
   ~RestServer();  // stops listening, then waits for the requests in progress
   RestServer(const RestServer&) = delete;
   RestServer& operator=(const RestServer&) = delete;

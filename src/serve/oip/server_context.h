@@ -5,18 +5,28 @@
 // reference for as long as they run.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <memory>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 
+#include "serve/api_keys.h"
 #include "serve/request_metrics.h"
 #include "serve/oip/model_set.h"
 #include "wasinn/request_record.h"
 
 namespace wasinn::oip_server {
+
+// --tls-cert, --tls-key, --tls-client-ca: PEM files (cert empty: no TLS) for gRPC, checked
+// before the transports start (cli: check_tls_options).
+struct TlsFiles {
+  std::string cert, key, client_ca;
+};
 
 struct ServerContext {
   ModelSet& models;
@@ -30,15 +40,40 @@ struct ServerContext {
   // A request counts itself, then looks at `stopping` (both seq_cst), so the stop either sees
   // it here or the request sees the stop and answers 503 instead.
   std::atomic<uint64_t> working{0};
+  // --api-key, --api-key-file: every route but health needs one (nullptr: none needed).
+  std::shared_ptr<ApiKeys> keys = nullptr;
+  std::atomic<uint64_t> requests{0};  // for request ids the server makes
+
+  // Who asked, for the access log: the client's address, its X-Request-Id (or one made here,
+  // echoed in the answer), its user agent.
+  struct Client {
+    std::string address, request_id, user_agent;
+  };
+  // A client's X-Request-Id is kept if it is a plain token of at most 128 bytes (it goes into the
+  // log and the answer), else the server makes one.
+  std::string request_id(std::string_view given) {
+    const bool plain = !given.empty() && given.size() <= 128 && std::all_of(given.begin(), given.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("-_.:/+=@").find(c) != std::string_view::npos;
+    });
+    if (plain) return std::string(given);
+    return std::to_string(started_ns) + "-" + std::to_string(requests.fetch_add(1));
+  }
 
   // One access-log line and one count per request, from the transport's thread.
   void record(std::string_view method, std::string_view path, int status, uint64_t bytes_in, uint64_t bytes_out,
-              std::chrono::steady_clock::time_point started, std::string_view note) {
+              std::chrono::steady_clock::time_point started, std::string_view note, const Client& client = {},
+              std::string_view outcome = "completed") {
     const auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
-    metrics.record(status, micros);
-    if (on_request) on_request(RequestRecord{method, path, status, bytes_in, bytes_out, micros, note});
+    metrics.record(status, micros, outcome);
+    if (on_request)
+      on_request(RequestRecord{method, path, status, bytes_in, bytes_out, micros, note, client.address,
+                               client.request_id, std::string_view(client.user_agent).substr(0, 256), outcome});
   }
+
+  // Request ids of two runs do not collide: the clock at start leads them.
+  uint64_t started_ns = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
 };
 
 }  // namespace wasinn::oip_server

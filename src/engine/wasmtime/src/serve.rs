@@ -11,7 +11,7 @@
 //! `server` (listening, stopping, draining), `connection` (one client connection), `shared`
 //! (what every request shares), `request` (one request's steps), `body` (its body, read under
 //! the limit), `admission` (a worker, asked of the policy), `store` (its store), `answer` (what the
-//! client gets, and the record of it).
+//! client gets, and the record of it), `tls` (HTTPS).
 use std::ffi::c_void;
 use std::time::Duration;
 
@@ -30,6 +30,7 @@ mod request;
 mod server;
 mod shared;
 mod store;
+mod tls;
 
 pub(crate) use request::one_line;
 pub use server::Server;
@@ -45,6 +46,14 @@ pub struct ServeRecord {
     pub micros: u64,
     /// Why the host answered for the guest (a trap, a timeout, a full queue), else empty.
     pub note: WitStr,
+    /// The client's address, HOST:PORT.
+    pub client: WitStr,
+    /// The client's `X-Request-Id` if it sent a usable one, else the server's; echoed in the answer.
+    pub request_id: WitStr,
+    pub user_agent: WitStr,
+    /// `completed`, or how the answer was cut: `cut:timeout`, `cut:client-left`, `cut:shutdown`,
+    /// `cut:error` (the guest's body failed midway).
+    pub outcome: WitStr,
 }
 
 #[repr(C)]
@@ -52,6 +61,8 @@ pub struct ServeRecord {
 pub struct ServeStats {
     pub in_flight: u64,
     pub running: u64,
+    pub connections: u64,
+    pub connections_refused: u64,
 }
 
 /// `wasinn_admission_entry`.
@@ -97,6 +108,17 @@ pub struct ServeConfig {
     pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub release: Option<unsafe extern "C" fn(*mut c_void)>,
+    /// Whether an Authorization header's value ("" when absent) holds a key; None: no key needed.
+    pub authorize: Option<unsafe extern "C" fn(*mut c_void, WitStr) -> bool>,
+    /// A connection's request headers must have arrived within this; 0: no limit.
+    pub header_timeout_ms: u64,
+    /// Connections open at once; past it a new one is closed at once. 0: no limit.
+    pub max_connections: u64,
+    /// PEM files: the certificate chain and its private key (both empty: plain HTTP), and the
+    /// CAs whose client certificates are required (empty: none asked).
+    pub tls_cert: WitStr,
+    pub tls_key: WitStr,
+    pub tls_client_ca: WitStr,
 }
 
 // `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`

@@ -3,6 +3,7 @@
 //! count): a request is tracked from its arrival until its answer's body is sent whole or
 //! dropped, then reported once, whoever answered it: the guest, or the host for it.
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,7 +11,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+use hyper::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT, WWW_AUTHENTICATE};
 use hyper::{Request, Response, StatusCode};
 
 use super::shared::Shared;
@@ -20,21 +21,49 @@ use crate::host::*;
 pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub(super) type ServeBody = UnsyncBoxBody<Bytes, BoxError>;
 
+pub(super) const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
 /// Counts a request from its arrival until its answer's body is sent (or dropped), then logs it.
 pub(super) struct Tracked {
     shared: Arc<Shared>,
     method: String,
     path: String,
+    client: String,
+    pub(super) request_id: String,
+    user_agent: String,
     start: Instant,
     pub(super) bytes_in: u64,
     bytes_out: u64,
     status: u16,
     note: String,
+    /// How the answer was cut, when the host knows (a timeout); else decided at the end.
+    pub(super) cut: Option<&'static str>,
+    /// The answer's body was sent whole.
+    body_done: bool,
+    /// The answer's Content-Length: hyper stops polling a body once that much is sent.
+    declared: Option<u64>,
+}
+
+/// A client's X-Request-Id is kept if it is a plain token (it goes into the log and the answer).
+fn usable_request_id(v: &HeaderValue) -> Option<String> {
+    let b = v.as_bytes();
+    let plain = |c: &u8| c.is_ascii_alphanumeric() || b"-_.:/+=@".contains(c);
+    (!b.is_empty() && b.len() <= 128 && b.iter().all(plain)).then(|| String::from_utf8_lossy(b).into_owned())
 }
 
 impl Tracked {
-    pub(super) fn new(shared: &Arc<Shared>, req: &Request<Incoming>) -> Tracked {
+    pub(super) fn new(shared: &Arc<Shared>, req: &Request<Incoming>, peer: SocketAddr) -> Tracked {
         shared.in_flight.fetch_add(1, Relaxed);
+        let request_id = req
+            .headers()
+            .get(X_REQUEST_ID)
+            .and_then(usable_request_id)
+            .unwrap_or_else(|| format!("{:016x}-{}", shared.id_prefix, shared.requests.fetch_add(1, Relaxed)));
+        // At most 256 bytes of it, as text: the log's line stays a line.
+        let user_agent = req.headers().get(USER_AGENT).map_or_else(String::new, |v| {
+            let b = v.as_bytes();
+            String::from_utf8_lossy(&b[..b.len().min(256)]).into_owned()
+        });
         Tracked {
             shared: shared.clone(),
             method: req.method().to_string(),
@@ -42,18 +71,34 @@ impl Tracked {
                 .uri()
                 .path_and_query()
                 .map_or_else(|| req.uri().path().to_string(), |p| p.to_string()),
+            client: peer.to_string(),
+            request_id,
+            user_agent,
             start: Instant::now(),
             bytes_in: 0,
             bytes_out: 0,
             status: 0,
             note: String::new(),
+            cut: None,
+            // A HEAD's answer has no body to send.
+            body_done: req.method() == hyper::Method::HEAD,
+            declared: None,
         }
+    }
+
+    fn request_id_header(&self) -> Option<HeaderValue> {
+        HeaderValue::from_str(&self.request_id).ok()
     }
 }
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        if self.status == 0 && self.shared.cutting.load(Relaxed) {
+        let cutting = self.shared.cutting.load(Relaxed);
+        // No answer at all (a HEAD's too) is a cut however little its body was.
+        if self.status == 0 {
+            self.body_done = false;
+        }
+        if self.status == 0 && cutting {
             // Dropped at the end of the drain: the server cut it, and the client got no answer.
             self.status = 503;
             self.note = "cut by the server: still in progress at the end of --shutdown-timeout".into();
@@ -62,6 +107,16 @@ impl Drop for Tracked {
             self.status = 499;
             self.note = "the client left before the answer".into();
         }
+        // An answer whose body was not sent whole was cut, whatever status went first.
+        if self.declared.is_some_and(|n| self.bytes_out >= n) {
+            self.body_done = true;
+        }
+        let outcome = match self.cut {
+            Some(how) => how,
+            None if self.body_done => "completed",
+            None if cutting => "cut:shutdown",
+            None => "cut:client-left",
+        };
         let record = ServeRecord {
             method: WitStr::of(&self.method),
             path: WitStr::of(&self.path),
@@ -70,6 +125,10 @@ impl Drop for Tracked {
             bytes_out: self.bytes_out,
             micros: self.start.elapsed().as_micros() as u64,
             note: WitStr::of(&self.note),
+            client: WitStr::of(&self.client),
+            request_id: WitStr::of(&self.request_id),
+            user_agent: WitStr::of(&self.user_agent),
+            outcome: WitStr::of(outcome),
         };
         if let Some(f) = self.shared.callbacks.on_request {
             unsafe { f(self.shared.callbacks.user, &record) };
@@ -103,10 +162,22 @@ impl Body for CountedBody {
             std::task::Poll::Ready(Some(Err(e))) => {
                 if let Some(t) = self.tracked.as_mut() {
                     t.note = format!("the answer's body failed: {e}");
+                    // The guest stopped at --request-timeout (its epoch deadline), or failed.
+                    let timed_out = t
+                        .shared
+                        .settings
+                        .request_timeout
+                        .is_some_and(|l| t.start.elapsed() >= l);
+                    t.cut = Some(if timed_out { "cut:timeout" } else { "cut:error" });
                 }
                 self.tracked = None;
             }
-            std::task::Poll::Ready(None) => self.tracked = None,
+            std::task::Poll::Ready(None) => {
+                if let Some(t) = self.tracked.as_mut() {
+                    t.body_done = true;
+                }
+                self.tracked = None;
+            }
             std::task::Poll::Pending => {}
         }
         polled
@@ -119,10 +190,28 @@ impl Body for CountedBody {
     }
 }
 
+impl Drop for CountedBody {
+    fn drop(&mut self) {
+        // hyper may drop an empty body (a HEAD's, a 204's) without polling it to its end.
+        if let Some(t) = self.tracked.as_mut() {
+            if self.inner.is_end_stream() {
+                t.body_done = true;
+            }
+        }
+    }
+}
+
 /// The guest's own answer, as it sent it.
 pub(super) fn guest_response(resp: Response<ServeBody>, mut tracked: Tracked) -> Response<CountedBody> {
     tracked.status = resp.status().as_u16();
-    let (parts, body) = resp.into_parts();
+    let (mut parts, body) = resp.into_parts();
+    tracked.declared = parts
+        .headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    if let Some(id) = tracked.request_id_header() {
+        parts.headers.insert(X_REQUEST_ID, id);
+    }
     Response::from_parts(
         parts,
         CountedBody {
@@ -132,12 +221,16 @@ pub(super) fn guest_response(resp: Response<ServeBody>, mut tracked: Tracked) ->
     )
 }
 
-/// An answer the host gives itself (health, 400, 413, 503, 504, 500): a line of text for the
-/// client, and the note for the record (why the host answered for the guest), often empty.
+/// An answer the host gives itself (health, 400, 401, 408, 413, 503, 504, 500): a line of text
+/// (or a JSON error) for the client, and the note for the record (why the host answered for the
+/// guest), often empty.
 pub(super) struct HostAnswer {
     status: StatusCode,
     text: String,
     note: String,
+    json: bool,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    cut: Option<&'static str>,
 }
 
 impl HostAnswer {
@@ -146,22 +239,83 @@ impl HostAnswer {
             status,
             text: text.into(),
             note: note.into(),
+            json: false,
+            headers: Vec::new(),
+            cut: None,
         }
+    }
+
+    /// 401 for a request without a key, or with a wrong one (--api-key): RFC 6750's challenge,
+    /// and the error in OpenAI's shape, which its clients read (`AuthenticationError`).
+    pub(super) fn unauthorized(presented: bool) -> HostAnswer {
+        let (message, code, challenge) = if presented {
+            (
+                "the API key is not one this server takes",
+                "invalid_api_key",
+                "Bearer realm=\"wasinn\", error=\"invalid_token\"",
+            )
+        } else {
+            (
+                "this server needs an API key: send it as 'Authorization: Bearer KEY'",
+                "missing_api_key",
+                "Bearer realm=\"wasinn\"",
+            )
+        };
+        let body = format!(
+            "{{\"error\":{{\"message\":\"{message}\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"{code}\"}}}}"
+        );
+        let mut answer = HostAnswer::new(StatusCode::UNAUTHORIZED, body, String::new());
+        answer.json = true;
+        answer
+            .headers
+            .push((WWW_AUTHENTICATE, HeaderValue::from_static(challenge)));
+        answer
+    }
+
+    /// The answer ends the connection (its request's body was not read whole).
+    pub(super) fn closing(mut self) -> HostAnswer {
+        self.headers.push((CONNECTION, HeaderValue::from_static("close")));
+        self
+    }
+
+    /// The request was cut, and how (for the access log's outcome).
+    pub(super) fn cut(mut self, how: &'static str) -> HostAnswer {
+        self.cut = Some(how);
+        self
     }
 
     pub(super) fn respond(self, mut tracked: Tracked) -> Response<CountedBody> {
         tracked.status = self.status.as_u16();
         tracked.note = self.note;
-        let text = self.text;
+        if self.cut.is_some() {
+            tracked.cut = self.cut;
+        }
+        let request_id = tracked.request_id_header();
+        let text = if self.json {
+            self.text
+        } else {
+            format!("{}\n", self.text)
+        };
         let mut resp = Response::new(CountedBody {
-            inner: full(format!("{text}\n")),
+            inner: full(text),
             tracked: Some(tracked),
         });
         *resp.status_mut() = self.status;
+        let content_type = if self.json {
+            "application/json"
+        } else {
+            "text/plain; charset=utf-8"
+        };
         resp.headers_mut()
-            .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+            .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             resp.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        for (name, value) in self.headers {
+            resp.headers_mut().insert(name, value);
+        }
+        if let Some(id) = request_id {
+            resp.headers_mut().insert(X_REQUEST_ID, id);
         }
         resp
     }

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! One client connection (serve_host.h's `wasinn_serve_stop`: answers in progress go on): its
-//! protocol, and its graceful end when the server stops.
+//! One client connection (serve_host.h's `wasinn_serve_stop`: answers in progress go on;
+//! `header_timeout_ms` and `max_connections`): its protocol, the time its request headers may
+//! take, and its graceful end when the server stops.
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use wasmtime_wasi_http::io::TokioIo;
@@ -22,6 +28,47 @@ where
     }
 }
 
+/// hyper's timers (its header read timeout) on tokio's clock: hyper-util's `TokioTimer`, which
+/// this crate does not otherwise need.
+#[derive(Clone, Copy)]
+struct TokioTimer;
+
+struct TokioSleep(Pin<Box<tokio::time::Sleep>>);
+
+impl std::future::Future for TokioSleep {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.0.as_mut().poll(cx)
+    }
+}
+
+impl hyper::rt::Sleep for TokioSleep {}
+
+impl hyper::rt::Timer for TokioTimer {
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(TokioSleep(Box::pin(tokio::time::sleep(duration))))
+    }
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(TokioSleep(Box::pin(tokio::time::sleep_until(deadline.into()))))
+    }
+}
+
+/// A connection counted open (for `max_connections` and the metrics) until it is dropped.
+pub(super) struct OpenConnection(Arc<Shared>);
+
+impl OpenConnection {
+    pub(super) fn new(shared: &Arc<Shared>) -> OpenConnection {
+        shared.connections.fetch_add(1, Relaxed);
+        OpenConnection(shared.clone())
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Relaxed);
+    }
+}
+
 /// Serves one connection until it ends; on stop, finishes what is in progress on it, then closes.
 macro_rules! until_stopped {
     ($conn:expr, $stop:expr) => {{
@@ -38,26 +85,69 @@ macro_rules! until_stopped {
 }
 
 /// HTTP/1.1, or HTTP/2 when the client opens with HTTP/2's preface (prior knowledge, as
-/// `curl --http2-prior-knowledge` and gRPC clients do; no h2c upgrade, no TLS).
+/// `curl --http2-prior-knowledge` and gRPC clients do; no h2c upgrade) or, over TLS, asks for it
+/// by ALPN. An HTTP/1.1 request's headers must arrive within the header timeout, counted from the
+/// connection's start or, on a kept-alive connection, from the end of the previous answer (hyper's
+/// header_read_timeout), so the same limit closes idle keep-alive connections; a TLS handshake
+/// must end within it too.
 pub(super) async fn serve_connection(
     shared: Arc<Shared>,
     stream: tokio::net::TcpStream,
-    mut stop: watch::Receiver<bool>,
+    peer: SocketAddr,
+    stop: watch::Receiver<bool>,
+    _open: OpenConnection,
 ) {
     let _ = stream.set_nodelay(true);
+    let header_timeout = shared.settings.header_timeout;
+    if let Some(acceptor) = shared.tls.clone() {
+        // A client that does not speak TLS (plain HTTP to this port) fails here and is closed.
+        let handshake = acceptor.accept(stream);
+        let tls = match header_timeout {
+            Some(limit) => match tokio::time::timeout(limit, handshake).await {
+                Ok(Ok(tls)) => tls,
+                _ => return,
+            },
+            None => match handshake.await {
+                Ok(tls) => tls,
+                Err(_) => return,
+            },
+        };
+        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+        return serve_protocol(shared, TokioIo::new(tls), h2, peer, stop).await;
+    }
     let mut first = [0u8; 3];
-    let h2 = matches!(stream.peek(&mut first).await, Ok(3) if &first == b"PRI");
-    let service = hyper::service::service_fn(move |req| shared.clone().handle(req));
+    // A client that connects and sends nothing is closed at the header timeout too.
+    let peeked = match header_timeout {
+        Some(limit) => match tokio::time::timeout(limit, stream.peek(&mut first)).await {
+            Ok(p) => p,
+            Err(_) => return,
+        },
+        None => stream.peek(&mut first).await,
+    };
+    let h2 = matches!(peeked, Ok(3) if &first == b"PRI");
+    serve_protocol(shared, TokioIo::new(stream), h2, peer, stop).await
+}
+
+async fn serve_protocol<I>(shared: Arc<Shared>, io: I, h2: bool, peer: SocketAddr, mut stop: watch::Receiver<bool>)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let header_timeout = shared.settings.header_timeout;
+    let service = hyper::service::service_fn(move |req| shared.clone().handle(req, peer));
     if h2 {
         until_stopped!(
-            hyper::server::conn::http2::Builder::new(TokioExecutor).serve_connection(TokioIo::new(stream), service),
+            hyper::server::conn::http2::Builder::new(TokioExecutor)
+                .timer(TokioTimer)
+                .serve_connection(io, service),
             stop
         );
     } else {
         until_stopped!(
             hyper::server::conn::http1::Builder::new()
                 .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service),
+                .timer(TokioTimer)
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, service),
             stop
         );
     }

@@ -4,12 +4,14 @@
 //! instance of the component handles it on that worker, and its response, or the host's answer
 //! for a guest that failed or took too long, goes back to the client.
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
+use hyper::header::{HeaderValue, AUTHORIZATION};
 use hyper::{Request, Response, StatusCode};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
@@ -17,10 +19,11 @@ use wasmtime_wasi_http::p2::body::HyperOutgoingBody;
 use wasmtime_wasi_http::WasiHttpView;
 
 use super::admission::Worker;
-use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked};
+use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked, X_REQUEST_ID};
 use super::body::read_whole;
 use super::p3_guest;
 use super::shared::{GuestPre, Shared};
+use crate::host::WitStr;
 
 /// What a 0.2 guest sets its response-outparam to.
 type GuestResponse = Result<Response<HyperOutgoingBody>, ErrorCode>;
@@ -52,10 +55,21 @@ struct RunningGuest {
 
 impl Shared {
     /// hyper's service: every request is answered, by the guest or by the host for it.
-    pub(super) async fn handle(self: Arc<Shared>, req: Request<Incoming>) -> Result<Response<CountedBody>, Infallible> {
-        let mut tracked = Tracked::new(&self, &req);
+    pub(super) async fn handle(
+        self: Arc<Shared>,
+        mut req: Request<Incoming>,
+        peer: SocketAddr,
+    ) -> Result<Response<CountedBody>, Infallible> {
+        let mut tracked = Tracked::new(&self, &req, peer);
         if let Some(health) = self.health(req.uri().path()) {
             return Ok(health.respond(tracked));
+        }
+        if let Some(refused) = self.authorize(&mut req) {
+            return Ok(refused.respond(tracked));
+        }
+        // The guest sees the id the answer and the log carry.
+        if let Ok(id) = HeaderValue::from_str(&tracked.request_id) {
+            req.headers_mut().insert(X_REQUEST_ID, id);
         }
         Ok(match self.answer_by_guest(req, &mut tracked).await {
             Ok(resp) => guest_response(resp, tracked),
@@ -77,6 +91,22 @@ impl Shared {
         }
     }
 
+    /// With keys (--api-key): None when the request shows one, else the 401. The Authorization
+    /// header is taken off either way: the key is the server's business, not the guest's.
+    fn authorize(&self, req: &mut Request<Incoming>) -> Option<HostAnswer> {
+        let check = self.callbacks.authorize?;
+        let given = req.headers_mut().remove(AUTHORIZATION);
+        let value = given.as_ref().map_or(&b""[..], |v| v.as_bytes());
+        let text = WitStr {
+            data: value.as_ptr(),
+            len: value.len(),
+        };
+        if unsafe { check(self.callbacks.user, text) } {
+            return None;
+        }
+        Some(HostAnswer::unauthorized(given.is_some()))
+    }
+
     /// The guest's answer to a request that is not health: each step (the body, a worker, the
     /// guest's start, its response) may end in the host's answer instead.
     async fn answer_by_guest(
@@ -84,7 +114,7 @@ impl Shared {
         req: Request<Incoming>,
         tracked: &mut Tracked,
     ) -> Result<Response<ServeBody>, HostAnswer> {
-        let req = read_whole(req, self.settings.max_request_bytes, tracked).await?;
+        let req = read_whole(req, &self.settings, tracked).await?;
         let worker = self.admit().await?;
         let guest = self.start_guest(req, worker)?;
         self.guest_answer(guest).await
@@ -108,7 +138,12 @@ impl Shared {
             GuestPre::P2(pre) => {
                 let (tx, response) = oneshot::channel();
                 let started = (|| -> wasmtime::Result<_> {
-                    let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+                    let scheme = if self.tls.is_some() {
+                        Scheme::Https
+                    } else {
+                        Scheme::Http
+                    };
+                    let req = store.data_mut().http().new_incoming_request(scheme, req)?;
                     let out = store.data_mut().http().new_response_outparam(tx)?;
                     Ok((req, out))
                 })();
@@ -183,7 +218,8 @@ impl Shared {
                     "no answer within the request timeout ({} ms); the guest is stopped",
                     limit.as_millis()
                 ),
-            )),
+            )
+            .cut("cut:timeout")),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! the component pre-instantiated with its imports, the address bound, the guest workers' and
 //! the HTTP side's runtimes started, the accept loop; then stopping, and draining what is in
 //! flight within the grace.
+use std::hash::BuildHasher;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use wasmtime::{format_err, Result};
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 
-use super::connection::serve_connection;
+use super::connection::{serve_connection, OpenConnection};
 use super::shared::{Callbacks, GuestPre, Settings, Shared};
 use super::store::RequestState;
 use super::{component_of, engine_of, ServeConfig, ServeStats};
@@ -31,7 +32,7 @@ pub struct Server {
 
 fn resolve(addr: &str) -> Result<SocketAddr> {
     addr.to_socket_addrs()
-        .map_err(|e| format_err!("listening address {addr}: {e} (expected HOST:PORT, e.g. 0.0.0.0:8080)"))?
+        .map_err(|e| format_err!("listening address {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?
         .next()
         .ok_or_else(|| format_err!("listening address {addr}: the name resolves to no address"))
 }
@@ -65,6 +66,19 @@ impl Server {
                 return Err(format_err!("preopened directory {host}: no such directory"));
             }
         }
+        // The certificate's files are read before anything listens: a bad one is the start's error.
+        let (cert, key, client_ca) = unsafe {
+            (
+                cfg.tls_cert.to_string_lossy(),
+                cfg.tls_key.to_string_lossy(),
+                cfg.tls_client_ca.to_string_lossy(),
+            )
+        };
+        let tls = if cert.is_empty() && key.is_empty() {
+            None
+        } else {
+            Some(super::tls::acceptor(&cert, &key, &client_ca)?)
+        };
         let addr_text = unsafe { cfg.addr.to_string_lossy() };
         let addr = resolve(&addr_text)?;
         let listener = std::net::TcpListener::bind(addr)
@@ -93,6 +107,12 @@ impl Server {
             in_flight: AtomicU64::new(0),
             running: AtomicU64::new(0),
             idle: tokio::sync::Notify::new(),
+            connections: AtomicU64::new(0),
+            connections_refused: AtomicU64::new(0),
+            // std's per-process random hash keys: request ids of two runs do not collide.
+            id_prefix: std::collections::hash_map::RandomState::new().hash_one(std::process::id()),
+            requests: AtomicU64::new(0),
+            tls,
         });
         let (stop, stop_rx) = watch::channel(false);
         let accept = {
@@ -104,8 +124,16 @@ impl Server {
                 loop {
                     tokio::select! {
                         accepted = listener.accept() => match accepted {
-                            Ok((stream, _)) => {
-                                tokio::spawn(serve_connection(shared.clone(), stream, stop_rx.clone()));
+                            Ok((stream, peer)) => {
+                                // Past --max-connections a connection is closed at once and counted: a
+                                // client that opens many cannot hold every descriptor and task.
+                                if shared.connections.load(Relaxed) >= shared.settings.max_connections {
+                                    shared.connections_refused.fetch_add(1, Relaxed);
+                                    drop(stream);
+                                    continue;
+                                }
+                                let open = OpenConnection::new(&shared);
+                                tokio::spawn(serve_connection(shared.clone(), stream, peer, stop_rx.clone(), open));
                             }
                             // Out of descriptors, say: wait a little instead of spinning.
                             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -179,6 +207,8 @@ impl Server {
         ServeStats {
             in_flight: s.in_flight.load(Relaxed),
             running: s.running.load(Relaxed),
+            connections: s.connections.load(Relaxed),
+            connections_refused: s.connections_refused.load(Relaxed),
         }
     }
 }

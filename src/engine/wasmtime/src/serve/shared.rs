@@ -26,6 +26,7 @@ pub(super) struct Callbacks {
     pub(super) guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub(super) admission: AdmissionTable,
+    pub(super) authorize: Option<unsafe extern "C" fn(*mut c_void, WitStr) -> bool>,
     release: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 unsafe impl Send for Callbacks {}
@@ -40,6 +41,7 @@ impl Callbacks {
             guest_free: cfg.guest_free,
             on_request: cfg.on_request,
             admission: cfg.admission,
+            authorize: cfg.authorize,
             release: cfg.release,
         })
     }
@@ -64,6 +66,8 @@ pub(super) struct Settings {
     pub(super) env: Vec<(String, String)>,
     pub(super) dirs: Vec<(String, String)>,
     pub(super) inherit_stdio: bool,
+    pub(super) header_timeout: Option<Duration>,
+    pub(super) max_connections: u64,
 }
 
 impl Settings {
@@ -86,6 +90,12 @@ impl Settings {
             env: string_pairs(cfg.env, cfg.env_count),
             dirs: string_pairs(cfg.dirs, cfg.dir_count),
             inherit_stdio: cfg.inherit_stdio,
+            header_timeout: (cfg.header_timeout_ms > 0).then(|| Duration::from_millis(cfg.header_timeout_ms)),
+            max_connections: if cfg.max_connections == 0 {
+                u64::MAX
+            } else {
+                cfg.max_connections
+            },
         }
     }
 }
@@ -120,4 +130,12 @@ pub(super) struct Shared {
     pub(super) in_flight: AtomicU64,
     pub(super) running: AtomicU64,
     pub(super) idle: tokio::sync::Notify,
+    /// Connections open, and those closed at once past `max_connections`.
+    pub(super) connections: AtomicU64,
+    pub(super) connections_refused: AtomicU64,
+    /// The server's request ids: a per-process random prefix and a count.
+    pub(super) id_prefix: u64,
+    pub(super) requests: AtomicU64,
+    /// HTTPS: the handshake every connection makes first (None: plain HTTP).
+    pub(super) tls: Option<tokio_rustls::TlsAcceptor>,
 }

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""`wasinn serve --oip-http/--oip-grpc --api-key` with Triton's own clients (tritonclient.http and
+.grpc, from .deps/venv-triton-0.7.0): without a key or with a wrong one every call but the health
+probes is refused (401 with `WWW-Authenticate: Bearer` and a JSON error; gRPC UNAUTHENTICATED);
+with the key the tiny MLP answers x + (1, 2, 3, 4) as before, over plain HTTP and, with
+--tls-cert and a CA made by openssl at test time, over gRPC with TLS (REST has none yet). Then `--oip-http --oip-grpc` with no
+address listens on 127.0.0.1:8000 and :8001 only (skipped when those ports are taken, or the
+machine has no non-loopback address to try). Run by ctest (tests/oip/CMakeLists.txt: oip.auth).
+"""
+import http.client
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+try:
+    import numpy as np
+    import tritonclient.grpc as grpcclient
+    import tritonclient.http as httpclient
+    from tritonclient.utils import InferenceServerException
+except ImportError as e:  # the venv scripts/remote-servers.sh installs is not there
+    print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
+    sys.exit(77)
+
+from oip_server_process import Server, parse_args, run_tests
+
+KEY = "sk-oip-test-key"
+ARGS = None
+SERVER = None
+TINY_BIAS = np.array([[1.0, 2.0, 3.0, 4.0]], np.float32)  # scripts/fixtures/onnx_graphs.py: y = x + bias
+
+
+def tiny_input(module):
+    x = np.array([[0.5, -1.5, 2.25, 8.0]], np.float32)
+    inp = module.InferInput("x", [1, 4], "FP32")
+    inp.set_data_from_numpy(x)
+    return x, inp
+
+
+class Rest(unittest.TestCase):
+    def test_refused_without_the_key(self):
+        c = httpclient.InferenceServerClient(url=SERVER.http)
+        self.assertTrue(c.is_server_live())  # the probes need no key
+        self.assertTrue(c.is_server_ready())
+        for headers in (None, {"Authorization": "Bearer sk-wrong"}):
+            with self.assertRaises(InferenceServerException) as e:
+                c.get_model_metadata("digits", headers=headers)
+            self.assertEqual(e.exception.status(), "401")
+            _, inp = tiny_input(httpclient)
+            with self.assertRaises(InferenceServerException) as e:
+                c.infer("tiny", [inp], headers=headers)
+            self.assertEqual(e.exception.status(), "401")
+
+    def test_the_401s_shape(self):
+        host, port = SERVER.http.rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        conn.request("GET", "/v2/models/digits")
+        r = conn.getresponse()
+        body = json.loads(r.read())
+        self.assertEqual(r.status, 401)
+        self.assertTrue(r.getheader("WWW-Authenticate", "").startswith("Bearer"))
+        self.assertTrue(r.getheader("X-Request-Id"))
+        self.assertEqual(sorted(body["error"]), ["code", "message", "type"])
+        self.assertEqual(body["error"]["code"], "missing_api_key")
+
+    def test_answers_with_the_key(self):
+        c = httpclient.InferenceServerClient(url=SERVER.http)
+        x, inp = tiny_input(httpclient)
+        r = c.infer("tiny", [inp], headers={"Authorization": f"Bearer {KEY}"})
+        np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+        self.assertEqual(c.get_model_metadata("digits", headers={"Authorization": f"Bearer {KEY}"})["name"], "digits")
+
+
+class Grpc(unittest.TestCase):
+    def test_unauthenticated_without_the_key(self):
+        c = grpcclient.InferenceServerClient(url=SERVER.grpc)
+        self.assertTrue(c.is_server_live())
+        for headers in (None, {"authorization": "Bearer sk-wrong"}):
+            with self.assertRaises(InferenceServerException) as e:
+                c.get_model_metadata("digits", headers=headers)
+            self.assertEqual(e.exception.status(), "StatusCode.UNAUTHENTICATED")
+            _, inp = tiny_input(grpcclient)
+            with self.assertRaises(InferenceServerException) as e:
+                c.infer("tiny", [inp], headers=headers)
+            self.assertEqual(e.exception.status(), "StatusCode.UNAUTHENTICATED")
+
+    def test_answers_with_the_key(self):
+        c = grpcclient.InferenceServerClient(url=SERVER.grpc)
+        x, inp = tiny_input(grpcclient)
+        r = c.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"})
+        np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+
+
+class Log(unittest.TestCase):
+    def test_no_key_in_the_log_and_refusals_at_info(self):
+        host, port = SERVER.http.rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        conn.request("GET", "/v2/models/digits", headers={"Authorization": "Bearer sk-wrong"})
+        self.assertEqual(conn.getresponse().status, 401)
+        time.sleep(0.3)
+        text = "".join(SERVER.lines)
+        self.assertNotIn(KEY, text)
+        self.assertNotIn("sk-wrong", text)
+        self.assertRegex(text, r"GET /v2/models/digits 401 ")
+        self.assertNotRegex(text, r"warning: .* 401 ")
+
+
+class Tls(unittest.TestCase):
+    """--tls-cert with a CA made by openssl at test time: Triton's gRPC client with ssl=True and
+    the key gets the same answer, without the key UNAUTHENTICATED; --oip-http with --tls-cert is
+    refused at start (REST has no TLS yet)."""
+
+    def test_grpc_over_tls(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+        from tls_files import make_tls_files
+        f = make_tls_files(tempfile.mkdtemp(prefix="wasinn-oip-tls-"))
+        tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
+        model = ["--backend-dir", ARGS.backend_dir, "--nn-preload", f"tiny:onnx:cpu:{ARGS.fixtures}/tiny/model.onnx"]
+        refused = subprocess.run([ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", *tls, *model],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertIn("TLS for --oip-grpc only", refused.stderr)
+        proc = subprocess.Popen([ARGS.wasinn, "serve", "--oip-grpc", "127.0.0.1:0", "--api-key", KEY, *tls, *model],
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            address = None
+            deadline = time.time() + 60
+            while address is None and time.time() < deadline:
+                line = proc.stderr.readline()
+                if not line:
+                    break
+                m = re.search(r"\(gRPC over TLS\) on (\S+)", line)
+                address = m.group(1) if m else None
+            self.assertIsNotNone(address, "no 'gRPC over TLS' line")
+            g = grpcclient.InferenceServerClient(url=address, ssl=True, root_certificates=f["ca.pem"])
+            x, inp = tiny_input(grpcclient)
+            r = g.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"})
+            np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+            with self.assertRaises(InferenceServerException) as e:
+                g.infer("tiny", [inp])
+            self.assertEqual(e.exception.status(), "StatusCode.UNAUTHENTICATED")
+            plain = grpcclient.InferenceServerClient(url=address)  # no TLS: the handshake fails
+            with self.assertRaises(InferenceServerException):
+                plain.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"}, client_timeout=10)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+            proc.stderr.close()
+
+
+def own_addresses():
+    try:
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=10).stdout
+    except OSError:
+        return []
+    return [a for a in re.findall(r"\binet (\d+\.\d+\.\d+\.\d+)/", out) if not a.startswith("127.")]
+
+
+class DefaultBind(unittest.TestCase):
+    def test_loopback_unless_told(self):
+        addresses = own_addresses()
+        if not addresses:
+            self.skipTest("this machine has no non-loopback IPv4 address")
+        for port in (8000, 8001):
+            s = socket.socket()
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("127.0.0.1", port))
+            except OSError as e:
+                self.skipTest(f"port {port}, a default, is taken here ({e})")
+            finally:
+                s.close()
+        cmd = [ARGS.wasinn, "serve", "--oip-http", "--oip-grpc", "--backend-dir", ARGS.backend_dir,
+               "--nn-preload", f"tiny:onnx:cpu:{ARGS.fixtures}/tiny/model.onnx"]
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        lines = []
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline and sum("Serving the Open Inference Protocol" in l for l in lines) < 2:
+                line = proc.stderr.readline()
+                if not line:
+                    break
+                lines.append(line)
+            text = "".join(lines)
+            self.assertIn("(REST) on http://127.0.0.1:8000/v2", text)
+            self.assertIn("(gRPC) on 127.0.0.1:8001", text)
+            self.assertNotIn("reachable from other machines", text)
+            for a in addresses:
+                for port in (8000, 8001):
+                    with self.assertRaises(OSError, msg=f"{a}:{port} answered"):
+                        socket.create_connection((a, port), timeout=5).close()
+            socket.create_connection(("127.0.0.1", 8000), timeout=5).close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+            proc.stderr.close()
+
+
+def main():
+    global ARGS, SERVER
+    ARGS, rest = parse_args()
+    keys = tempfile.NamedTemporaryFile("w", prefix="wasinn-oip-keys-", delete=False)
+    keys.write(f"# a key file\n{KEY}\n")
+    keys.close()
+    try:
+        SERVER = Server(ARGS, extra=("--api-key-file", keys.name))
+        return run_tests(SERVER, rest)
+    finally:
+        os.unlink(keys.name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
