@@ -332,7 +332,8 @@ def case_stress(ctx):
           f"a cancelled compute was warned about (seed {seed}):\n{err[-2000:]}")
     for kind in ("compute", "generate"):
         times = [float(x["next"].split()[0]) for x in rounds if x["head"].split()[2] == kind]
-        log(f"stress (llama.cpp, seed {seed}): {kind} dropped, drop to the next call's end: {latencies(times)}")
+        log(f"stress (llama.cpp, seed {seed}): {kind} dropped, from the drop to the next call's end: "
+            f"{latencies(times)}")
     ended = sum("ended first" in x["head"] for x in rounds)
     log(f"stress: {len(rounds)} rounds ({ended} whose work ended before its drop) in {r.elapsed:.1f} s, every "
         f"answer equal to native llama.cpp's")
@@ -370,7 +371,8 @@ def case_stress_onnx(ctx):
     warned = [line for line in err.splitlines() if "warn" in line.lower() and "set-context-property" not in line]
     check(not warned, f"a cancelled compute was warned about (seed {seed}):\n" + "\n".join(warned[:5]))
     times = [float(x["next"].split()[0]) for x in rounds]
-    log(f"stress (ONNX Runtime, seed {seed}): compute dropped, drop to the next call's end: {latencies(times)}")
+    log(f"stress (ONNX Runtime, seed {seed}): compute dropped, from the drop to the next call's end: "
+        f"{latencies(times)}")
     ended = sum("ended first" in x["head"] for x in rounds)
     log(f"stress_onnx: {len(rounds)} rounds ({ended} whose work ended before its drop) in {r.elapsed:.1f} s, every "
         f"answer equal to native ONNX Runtime's")

@@ -3,8 +3,8 @@
 //! each drop followed at once by the calls a guest makes next on the same context.
 //!   p3_nn stress MODEL.gguf ROUNDS SEED PROMPT   each round a 100000-token compute or generate
 //!       dropped after 1-500 ms, then at once a set-context-property, an 8-token compute and an
-//!       8-token generate of PROMPT; one line per round: what was dropped, how long the property
-//!       call took after the drop, each call's outcome (answers as hex of their UTF-8)
+//!       8-token generate of PROMPT; one line per round: what was dropped, the time from the drop's
+//!       start to the property call's end ("next"), each call's outcome (answers as hex of UTF-8)
 //!   p3_nn stress-onnx MODEL.onnx ROUNDS SEED OUT.f32   (the test's looping model) a compute of
 //!       n = 10^9 dropped after 1-500 ms, then a set-context-property and a compute of n = 1,
 //!       compared with the first such compute, written to OUT before the rounds
@@ -43,8 +43,9 @@ fn hex(bytes: &[u8]) -> String {
 
 const LONG_PROMPT: &str = "Once upon a time";
 
-/// Starts the long work of `kind` on `ctx` and drops it after `delay`; whether it ended first.
-async fn drop_after(ctx: &GraphExecutionContext, kind: &str, delay: Duration) -> bool {
+/// Starts the long work of `kind` on `ctx` and drops it after `delay`: whether it ended first, and
+/// when the drop began (the drop itself is part of the time to the next call).
+async fn drop_after(ctx: &GraphExecutionContext, kind: &str, delay: Duration) -> (bool, Instant) {
     let long: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Failure>>>> = if kind == "compute" {
         Box::pin(async { answer(ctx, LONG_PROMPT, 100000).await.map(|_| ()) })
     } else {
@@ -54,9 +55,13 @@ async fn drop_after(ctx: &GraphExecutionContext, kind: &str, delay: Duration) ->
             Ok(())
         })
     };
-    // Dropping the future here cancels the subtask, or drops the stream's reader (mid-read, often).
     // Work that ended first (a full context) is no failure: the round's checks come after it.
-    matches!(select(long, Box::pin(sleep(delay))).await, Either::Left(_))
+    let raced = select(long, Box::pin(sleep(delay))).await;
+    let dropping = Instant::now();
+    let ended_first = matches!(raced, Either::Left(_));
+    // Cancels the subtask, or drops the stream's reader (mid-read, often).
+    drop(raced);
+    (ended_first, dropping)
 }
 
 /// An 8-token generate of `prompt`, all its pieces.
@@ -87,8 +92,7 @@ pub async fn stress(args: &[String]) -> Result<(), Failure> {
     for round in 0..rounds {
         let kind = if rng.below(2) == 0 { "compute" } else { "generate" };
         let delay = 1 + rng.below(500);
-        let ended_first = drop_after(&ctx, kind, Duration::from_millis(delay)).await;
-        let dropped = Instant::now();
+        let (ended_first, dropped) = drop_after(&ctx, kind, Duration::from_millis(delay)).await;
         let property = properties::set_context_property(&ctx, "n-predict", "8");
         let next = dropped.elapsed();
         let property = match property {
@@ -140,12 +144,11 @@ pub async fn stress_onnx(args: &[String]) -> Result<(), Failure> {
     for round in 0..rounds {
         let delay = 1 + rng.below(500);
         let long = Box::pin(looping(&ctx, &x, 1_000_000_000));
-        let ended_first = matches!(
-            select(long, Box::pin(sleep(Duration::from_millis(delay)))).await,
-            Either::Left(_)
-        );
+        let raced = select(long, Box::pin(sleep(Duration::from_millis(delay)))).await;
         let dropped = Instant::now();
-        // ONNX Runtime has no settable knob: the known answer is its refusal, not "in use".
+        let ended_first = matches!(raced, Either::Left(_));
+        drop(raced); // the subtask's cancel
+                     // ONNX Runtime has no settable knob: the known answer is its refusal, not "in use".
         let property = properties::set_context_property(&ctx, "threads", "1");
         let next = dropped.elapsed();
         let property = match property {
