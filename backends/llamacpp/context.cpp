@@ -302,7 +302,7 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
 
 Error LlamaContext::compute() {
   cancel_requested_.store(false);
-  LogScope scope(options_.enable_log);
+  LogScope scope(options_.enable_log, &cancel_requested_);
   streaming_ = false;
   wav_.clear();
   if (options_.embedding) {
@@ -369,7 +369,7 @@ Error LlamaContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
 
 Error LlamaContext::compute_single() {
   cancel_requested_.store(false);
-  LogScope scope(options_.enable_log);
+  LogScope scope(options_.enable_log, &cancel_requested_);
   if (!streaming_) {
     if (options_.embedding)
       return sdk::unsupported("compute_single streams text; with \"embedding\": true use compute");

@@ -29,12 +29,22 @@ OrtLoggingLevel threshold_for_ort() {
   }
 }
 
+thread_local const std::atomic<bool>* t_run_cancelled = nullptr;
+
 void route_ort_line(void*, OrtLoggingLevel severity, const char*, const char*, const char* where, const char* message) {
-  sdk::log(to_wasinn_level(severity),
-           std::string(message ? message : "") + (where && *where ? std::string(" (") + where + ")" : ""));
+  wasinn_log_level level = to_wasinn_level(severity);
+  if (t_run_cancelled && t_run_cancelled->load()) level = WASINN_LOG_DEBUG;
+  if (!sdk::log_enabled(level)) return;
+  sdk::log(level, std::string(message ? message : "") + (where && *where ? std::string(" (") + where + ")" : ""));
 }
 
 }  // namespace
+
+CancellableRunLog::CancellableRunLog(const std::atomic<bool>& cancelled) : before_(t_run_cancelled) {
+  t_run_cancelled = &cancelled;
+}
+
+CancellableRunLog::~CancellableRunLog() { t_run_cancelled = before_; }
 
 const char* OrtBackend::framework_version() noexcept { return OrtGetApiBase()->GetVersionString(); }
 

@@ -5,6 +5,7 @@
 // without locking.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string_view>
 
@@ -21,6 +22,19 @@ namespace wasinn::onnxruntime {
 
 class OrtGraph;
 class OrtContext;
+
+// While it lives, ONNX Runtime's lines on this thread are logged at debug once `cancelled` is
+// set: the complaint of a run that its context's cancel stopped is no error (its caller gave up).
+class CancellableRunLog {
+ public:
+  explicit CancellableRunLog(const std::atomic<bool>& cancelled);
+  ~CancellableRunLog();
+  CancellableRunLog(const CancellableRunLog&) = delete;
+  CancellableRunLog& operator=(const CancellableRunLog&) = delete;
+
+ private:
+  const std::atomic<bool>* before_;
+};
 
 class OrtBackend {
  public:

@@ -105,6 +105,7 @@ Error OrtContext::compute() {
   cancel_requested_.store(false);
   if (Error e = take_status(api->RunOptionsUnsetTerminate(run_options_.get()), "resetting run options")) return e;
 
+  const CancellableRunLog quiet_if_cancelled(cancel_requested_);
   OrtStatus* st =
       api->Run(graph_->session(), run_options_.get(), graph_->input_names().data(), input_values_.data(),
                input_values_.size(), graph_->output_names().data(), graph_->output_names().size(), outputs_.data());

@@ -5,10 +5,11 @@
 
 namespace wasinn {
 
-void log_nn_refusal(std::string_view module, std::string_view function, const Error& error, std::string_view code) {
+void log_nn_refusal(std::string_view module, std::string_view function, const Error& error, std::string_view code,
+                    bool cancelled) {
   const Errc e = error.code;
-  const auto level = (e == Errc::end_of_sequence || e == Errc::context_full || e == Errc::busy) ? spdlog::level::debug
-                                                                                                : spdlog::level::warn;
+  const bool quiet = cancelled || e == Errc::end_of_sequence || e == Errc::context_full || e == Errc::busy;
+  const auto level = quiet ? spdlog::level::debug : spdlog::level::warn;
   logger().log(level, "{}::{} -> {} ({}): {}", module, function, errc_name(e), code, error.detail);
 }
 

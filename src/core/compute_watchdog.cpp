@@ -28,17 +28,37 @@ ComputeWatchdog::~ComputeWatchdog() {
 }
 
 ComputeWatchdog::Watch ComputeWatchdog::watch(ExecutionContext& ctx, std::chrono::milliseconds budget) {
-  if (budget.count() <= 0) return Watch();
   uint64_t id;
-  const auto deadline = Clock::now() + budget;
+  const bool bounded = budget.count() > 0;
+  const auto deadline = bounded ? Clock::now() + budget : Clock::time_point::max();
   {
     std::lock_guard lock(mu_);
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (bounded) start_locked();
     id = next_id_++;
-    entries_.emplace(id, Entry{deadline, &ctx});
+    entries_.emplace(id, Entry{deadline, &ctx, deadline});
+  }
+  if (bounded) cv_.notify_all();
+  // Unbounded watches are registered too, for hurry(); only a budget makes overran() true.
+  return Watch(this, id, deadline);
+}
+
+void ComputeWatchdog::hurry(const ExecutionContext& ctx) {
+  {
+    std::lock_guard lock(mu_);
+    bool found = false;
+    for (auto& [id, e] : entries_) {
+      if (e.ctx != &ctx) continue;
+      e.next = Clock::now();
+      found = true;
+    }
+    if (!found) return;
+    start_locked();
   }
   cv_.notify_all();
-  return Watch(this, id, deadline);
+}
+
+void ComputeWatchdog::start_locked() {
+  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
 }
 
 void ComputeWatchdog::unregister(uint64_t id) {
@@ -54,8 +74,13 @@ void ComputeWatchdog::run() {
     for (auto& [id, e] : entries_) {
       if (e.next <= now) {
         // Under the lock, so the Watch (and with it the context's use) cannot end meanwhile.
-        e.ctx->cancel();
-        e.next = now + kCancelRepeat;
+        if (now >= e.deadline) {
+          e.ctx->cancel();
+          e.next = now + kCancelRepeat;
+        } else {
+          // Hurried: repeated while the context's holder is cancelling, then back to its deadline.
+          e.next = e.ctx->repeat_cancel() ? now + kCancelRepeat : e.deadline;
+        }
       }
       wake = std::min(wake, e.next);
     }

@@ -3,7 +3,8 @@
 // background thread per watchdog, started on first use; thread-safe. A Watch registers one
 // compute for its lifetime; past the deadline the watchdog calls ExecutionContext::cancel()
 // every few milliseconds until the Watch ends (a cancel that lands before the backend starts
-// its run would otherwise be lost).
+// its run would otherwise be lost). hurry() does the same at once for a compute cancelled by its
+// caller (wasinn:nn-async), whatever its budget.
 #pragma once
 
 #include <atomic>
@@ -46,14 +47,18 @@ class ComputeWatchdog {
   ComputeWatchdog(const ComputeWatchdog&) = delete;
   ComputeWatchdog& operator=(const ComputeWatchdog&) = delete;
 
-  // Watches `ctx` for `budget`; a zero budget watches nothing. ctx must outlive the Watch.
+  // Watches `ctx` for `budget` (zero: no budget, only hurry()). ctx must outlive the Watch.
   Watch watch(ExecutionContext& ctx, std::chrono::milliseconds budget);
+  // Repeats the plugin's cancel on `ctx`'s computes under watch while ctx stays cancelling.
+  void hurry(const ExecutionContext& ctx);
 
  private:
   struct Entry {
     Clock::time_point next;  // deadline, then the time of the next repeated cancel
     ExecutionContext* ctx;
+    Clock::time_point deadline;  // max: no budget
   };
+  void start_locked();
   void run();
   void unregister(uint64_t id);
 

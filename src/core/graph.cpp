@@ -77,16 +77,32 @@ ExecutionContext::~ExecutionContext() {
   graph_->metrics_->context_closed();
 }
 
-Result<ExecutionContext::Lease> ExecutionContext::acquire(bool wait) {
-  while (in_use_.exchange(true, std::memory_order_acquire)) {
-    if (!wait) {
+Result<ExecutionContext::Lease> ExecutionContext::acquire(bool wait, Holder holder) {
+  std::unique_lock lock(mu_);
+  while (in_use_) {
+    if (holder.stop && holder.stop->load(std::memory_order_acquire)) {
+      return make_error(Errc::timeout, "compute was cancelled");
+    }
+    if (!wait && !cancelling_.load(std::memory_order_relaxed)) {
       return make_error(Errc::busy,
                         "execution context is in use by another thread (--nn-context-wait makes "
                         "the second caller wait instead)");
     }
-    in_use_.wait(true, std::memory_order_relaxed);
+    freed_.wait(lock);
   }
+  in_use_ = true;
+  holder_ = holder.tag;
   return Lease(this);
+}
+
+void ExecutionContext::release() {
+  {
+    std::lock_guard lock(mu_);
+    in_use_ = false;
+    holder_ = nullptr;
+    cancelling_.store(false, std::memory_order_release);
+  }
+  freed_.notify_all();
 }
 
 namespace {
@@ -195,9 +211,24 @@ Status ExecutionContext::fini_single() {
   return {};
 }
 
-void ExecutionContext::cancel() {
+bool ExecutionContext::cancel(const void* tag) {
+  std::lock_guard lock(mu_);
+  // Under the lock: a waiter between its check of `stop` and its wait would miss a bare notify.
+  freed_.notify_all();
+  if (!in_use_ || (tag && holder_ != tag)) return false;
+  cancelling_.store(true, std::memory_order_release);
+  // Under the lock, so it cannot reach the next holder's compute.
   const auto& api = graph_->plugin_->api();
   if (WASINN_PLUGIN_HAS(api, cancel)) api.cancel(handle_);
+  return true;
+}
+
+bool ExecutionContext::repeat_cancel() {
+  std::lock_guard lock(mu_);
+  if (!in_use_ || !cancelling_.load(std::memory_order_relaxed)) return false;
+  const auto& api = graph_->plugin_->api();
+  if (WASINN_PLUGIN_HAS(api, cancel)) api.cancel(handle_);
+  return true;
 }
 
 }  // namespace wasinn

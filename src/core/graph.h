@@ -3,16 +3,20 @@
 //
 // A Graph is immutable after load and thread-safe; it is shared (shared_ptr) by its contexts
 // and, for named models, by every guest instance in the process. An ExecutionContext keeps its
-// Graph alive. It is used by one thread at a time: callers take a ContextLease first, and a
-// second thread asking for a lease on a context in use gets `busy` at once, without waiting.
+// Graph alive. It is used by one thread at a time: callers take a Lease first, and a second
+// thread asking for a lease on a context in use gets `busy` at once, unless it asked to wait or
+// the holder's work was cancelled (then the context is free in a moment, and it waits).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/backend_ports.h"
@@ -80,6 +84,13 @@ class Graph : public std::enable_shared_from_this<Graph> {
   std::shared_ptr<GraphMetrics> metrics_;
 };
 
+// Who holds an ExecutionContext's lease, for a cancel aimed at one call (wasinn:nn-async's): any
+// address unique to the call while it lives, or null. `stop`, if given, ends a wait once true.
+struct LeaseHolder {
+  const void* tag = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+};
+
 class ExecutionContext {
  public:
   ExecutionContext(std::shared_ptr<Graph> graph, wasinn_context* handle);
@@ -87,23 +98,24 @@ class ExecutionContext {
   ExecutionContext(const ExecutionContext&) = delete;
   ExecutionContext& operator=(const ExecutionContext&) = delete;
 
-  // Exclusive use of a context for the length of one call.
+  // Exclusive use of a context for the length of one call (or, for a generation, of several).
   class Lease {
    public:
     explicit Lease(ExecutionContext* ctx) : ctx_(ctx) {}
     Lease(Lease&& other) noexcept : ctx_(std::exchange(other.ctx_, nullptr)) {}
     Lease& operator=(Lease&&) = delete;
     ~Lease() {
-      if (!ctx_) return;
-      ctx_->in_use_.store(false, std::memory_order_release);
-      ctx_->in_use_.notify_one();
+      if (ctx_) ctx_->release();
     }
 
    private:
     ExecutionContext* ctx_;
   };
-  // `busy` when another thread holds the context, or with `wait`, once that thread is done.
-  Result<Lease> acquire(bool wait = false);
+  using Holder = LeaseHolder;
+  // `busy` when another thread holds the context, unless the holder was cancelled (a cancel is
+  // ending it) or `wait`: then once that thread is done. `cancelled` when the holder's `stop`
+  // became true while it waited.
+  Result<Lease> acquire(bool wait = false, Holder holder = {});
 
   // Each of these requires a live Lease on this context.
   Status set_input(const TensorId& id, const TensorView& tensor, uint64_t max_tensor_bytes);
@@ -116,16 +128,30 @@ class ExecutionContext {
   // A settable knob of the graph, for this context's next compute (checked as check_setting).
   Status set_property(std::string_view name, std::string_view value);
 
-  // Asks a running compute to stop; callable from any thread without a lease.
-  void cancel();
+  // Asks the work of the lease's holder to stop: the plugin's cancel now, and the holder's next
+  // compute is refused (cancelling()). Callable from any thread without a lease. With a tag, only
+  // that holder's work. Whether a lease was held (and so cancelled). Wakes the waiters of
+  // acquire, so that one whose `stop` became true returns.
+  bool cancel(const void* tag = nullptr);
+  // The plugin's cancel again, if the holder is still cancelling: a cancel that lands before the
+  // backend starts its run is lost (backend_plugin.h), so the watchdog repeats it. Whether it
+  // was still cancelling.
+  bool repeat_cancel();
+  // Whether the lease's holder was cancelled; the holder's own question, between its steps.
+  bool cancelling() const { return cancelling_.load(std::memory_order_acquire); }
 
   const Graph& graph() const { return *graph_; }
 
  private:
   Result<TensorView> view_of(const wasinn_tensor& t, const char* what);
+  void release();  // the Lease's end
   std::shared_ptr<Graph> graph_;
   wasinn_context* handle_;
-  std::atomic<bool> in_use_{false};
+  std::mutex mu_;
+  std::condition_variable freed_;
+  bool in_use_ = false;                  // under mu_
+  const void* holder_ = nullptr;         // the lease's Holder::tag, under mu_
+  std::atomic<bool> cancelling_{false};  // written under mu_
 };
 
 }  // namespace wasinn

@@ -61,6 +61,22 @@ class HandleTable {
     return value;
   }
 
+  // Calls fn on every live object, under the shared lock (fn must not touch the table).
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    std::shared_lock lock(mu_);
+    for (const auto& [handle, value] : entries_) fn(*value);
+  }
+
+  // Frees every handle; the objects go outside the lock, on this thread unless shared elsewhere.
+  void clear() {
+    std::unordered_map<uint32_t, std::shared_ptr<T>> gone;
+    {
+      std::unique_lock lock(mu_);
+      gone.swap(entries_);
+    }
+  }
+
   size_t size() const {
     std::shared_lock lock(mu_);
     return entries_.size();

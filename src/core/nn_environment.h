@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/loaded_graphs.h"
+#include "core/async_call.h"
 #include "core/nn_metrics.h"
 #include "wasinn/limits.h"
 #include "core/model_registry.h"
@@ -32,6 +33,8 @@ class NnEnvironment {
   ModelRegistry& models() { return models_; }
   const Limits& limits() const { return limits_; }
   ComputeWatchdog& watchdog() { return watchdog_; }
+  // wasinn:nn-async's live calls in every session of the process (core/async_call.h).
+  const std::shared_ptr<AsyncCallCount>& async_calls() const { return async_calls_; }
   NnMetrics& metrics() { return metrics_; }
 
   // Loads a graph from builders with the plugin for `encoding` (autodetect: sniffed from the
@@ -59,6 +62,7 @@ class NnEnvironment {
   ComputeWatchdog watchdog_;
   std::shared_ptr<LoadGate> gate_;
   LoadedGraphs loaded_graphs_;
+  std::shared_ptr<AsyncCallCount> async_calls_ = std::make_shared<AsyncCallCount>();
 };
 
 }  // namespace wasinn

@@ -11,6 +11,7 @@ namespace wasinn {
 
 NnSession::NnSession(std::shared_ptr<NnEnvironment> env)
     : env_(std::move(env)),
+      async_(std::make_shared<AsyncCalls>(env_->async_calls())),
       graphs_("graph", env_->limits().max_graphs, "--max-graphs"),
       contexts_("execution context", env_->limits().max_contexts, "--max-contexts") {}
 
@@ -52,19 +53,44 @@ Result<uint32_t> NnSession::init_execution_context(uint32_t graph_handle) {
 }
 
 namespace {
-thread_local bool t_wait_for_busy_context = false;
+thread_local AsyncCall* t_async_call = nullptr;
+
+Error cancelled_error() { return make_error(Errc::timeout, "compute was cancelled"); }
 }  // namespace
 
-NnSession::WaitForBusyContext::WaitForBusyContext() : before_(std::exchange(t_wait_for_busy_context, true)) {}
-NnSession::WaitForBusyContext::~WaitForBusyContext() { t_wait_for_busy_context = before_; }
+NnSession::AsyncScope::AsyncScope(NnSession& session, AsyncCall& call)
+    : session_(session), entered_(session.async_->enter()), before_(t_async_call) {
+  if (entered_) t_async_call = &call;
+}
+
+NnSession::AsyncScope::~AsyncScope() {
+  if (!entered_) return;
+  t_async_call = before_;
+  session_.async_->leave();
+}
+
+Result<std::pair<std::shared_ptr<ExecutionContext>, ExecutionContext::Lease>> NnSession::hold(uint32_t handle) {
+  AsyncCall* call = t_async_call;
+  auto ctx = contexts_.get(handle);
+  if (!ctx) return ctx.take_error();
+  const bool wait = call || env_->limits().wait_for_busy_context;
+  auto lease = (*ctx)->acquire(wait, call ? call->holder() : ExecutionContext::Holder{});
+  if (!lease) return lease.take_error();
+  // Cancelled while it waited: a cancel aimed at this call found no lease of it to stop.
+  if (call && call->cancelled()) return cancelled_error();
+  return std::pair{std::move(*ctx), std::move(*lease)};
+}
 
 template <class Fn>
 auto NnSession::with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>())) {
-  auto ctx = contexts_.get(handle);
-  if (!ctx) return ctx.take_error();
-  auto lease = (*ctx)->acquire(env_->limits().wait_for_busy_context || t_wait_for_busy_context);
-  if (!lease) return lease.take_error();
-  return fn(**ctx);
+  if (AsyncCall* call = t_async_call) {
+    if (call->cancelled()) return cancelled_error();
+    // A generation's step: the context is the generation's already.
+    if (ExecutionContext* held = call->claimed(handle)) return fn(*held);
+  }
+  auto held = hold(handle);
+  if (!held) return held.take_error();
+  return fn(*held->first);
 }
 
 Status NnSession::set_input(uint32_t context, const TensorId& id, const TensorView& tensor) {
@@ -85,6 +111,8 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
   // Started before the watch, so a compute the watchdog stops is timed at no less than its budget.
   const auto started = std::chrono::steady_clock::now();
   auto watch = env_->watchdog().watch(c, budget);
+  // After the watch: a cancel from now on is repeated (ComputeWatchdog::hurry) until it lands.
+  if (c.cancelling()) return cancelled_error();
   Status status = (c.*run)();
   if (watch.overran(std::chrono::steady_clock::now())) {
     status =
@@ -99,10 +127,25 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
 
 Status NnSession::cancel(uint32_t context) {
   // No lease: the context is busy with the very compute this stops.
+  AsyncCall* call = t_async_call;
+  if (call) call->cancel();
   auto ctx = contexts_.get(context);
   if (!ctx) return ctx.take_error();
-  (*ctx)->cancel();
+  if ((*ctx)->cancel(call)) env_->watchdog().hurry(**ctx);
   return {};
+}
+
+void NnSession::close_async_calls() {
+  async_->close([this] {
+    contexts_.for_each([this](ExecutionContext& c) {
+      if (c.cancel()) env_->watchdog().hurry(c);
+    });
+  });
+  contexts_.clear();
+  graphs_.clear();
+  std::lock_guard lock(settings_mu_);
+  settings_.clear();
+  pieces_.clear();
 }
 
 Status NnSession::compute(uint32_t context) { return run_bounded(context, &ExecutionContext::compute); }
@@ -271,17 +314,41 @@ Status NnSession::prompt_start(uint32_t context, std::string_view input, std::st
         Errc::invalid_argument,
         fmt::format("prompt: input '{}' is neither \"prompt\" (text) nor \"messages\" (a JSON chat)", input));
   }
-  return with_context(context, [&](ExecutionContext& c) -> Status {
+  auto start = [&](ExecutionContext& c) -> Status {
     WASINN_TRY(require_text_model(c.graph()));
     // A new input ends a generation in progress; the first prompt_next starts this one.
     WASINN_TRY(set_text(c, TensorId{0, input}, text, env_->limits().max_tensor_bytes));
     std::lock_guard lock(settings_mu_);
     pieces_[context] = Utf8Pieces();
     return {};
-  });
+  };
+  AsyncCall* call = t_async_call;
+  if (!call) return with_context(context, start);
+  // An async generation holds its context until its end (prompt_next), so no other call's step
+  // comes between two of its tokens.
+  if (call->cancelled()) return cancelled_error();
+  call->end_generation();  // the call's own earlier one, whose lease it would wait for
+  auto held = hold(context);
+  if (!held) return held.take_error();
+  WASINN_TRY(start(*held->first));
+  call->claim(context, std::move(held->first), std::move(held->second));
+  return {};
 }
 
 Result<std::optional<std::string>> NnSession::prompt_next(uint32_t context) {
+  AsyncCall* call = t_async_call;
+  if (!call) return next_piece(context);
+  if (!call->claimed(context)) {
+    return make_error(
+        call->cancelled() ? Errc::timeout : Errc::invalid_argument,
+        call->cancelled() ? "compute was cancelled" : "prompt: no generation was started on this context");
+  }
+  auto piece = next_piece(context);
+  if (!piece || !*piece) call->end_generation();
+  return piece;
+}
+
+Result<std::optional<std::string>> NnSession::next_piece(uint32_t context) {
   return with_context(context, [&](ExecutionContext& c) -> Result<std::optional<std::string>> {
     WASINN_TRY(require_text_model(c.graph()));
     if (Status step = run_bounded(c, &ExecutionContext::compute_single); !step) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/utf8_pieces.h"
+#include "core/async_call.h"
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/handle_table.h"
@@ -80,21 +81,32 @@ class NnSession {
   Result<std::string> prompt_metadata(uint32_t context);
 
   // Asks the compute running on `context`, if any, to stop (the plugin's cancel); any thread.
+  // Within an AsyncScope, the scope's call is cancelled, and only its own work on the context.
   Status cancel(uint32_t context);
 
-  // Within its scope, this thread's calls wait for a busy context instead of failing with busy,
-  // whatever --nn-context-wait says: an async call (wasinn:nn-async) queues behind the one before
-  // it on the same context, which a cancel is ending.
-  class WaitForBusyContext {
+  // wasinn:nn-async (core/async_call.h): a call whose steps run on other threads than the guest's.
+  Result<std::shared_ptr<AsyncCall>> begin_async_call() { return async_->begin(); }
+  // Within its scope, this thread's calls are steps of `call`: they wait for a busy context
+  // instead of failing with busy (they queue behind the call before, which a cancel may be
+  // ending), stop once the call is cancelled, and a generation (prompt_start, prompt_next)
+  // holds its context from its start to its end. entered() is false once the session closed.
+  class AsyncScope {
    public:
-    WaitForBusyContext();
-    ~WaitForBusyContext();
-    WaitForBusyContext(const WaitForBusyContext&) = delete;
-    WaitForBusyContext& operator=(const WaitForBusyContext&) = delete;
+    AsyncScope(NnSession& session, AsyncCall& call);
+    ~AsyncScope();
+    AsyncScope(const AsyncScope&) = delete;
+    AsyncScope& operator=(const AsyncScope&) = delete;
+    bool entered() const { return entered_; }
 
    private:
-    bool before_;
+    NnSession& session_;
+    bool entered_;
+    AsyncCall* before_;
   };
+  // At the guest's end (its store is gone): cancels every async call, waits until none of their
+  // steps is left in a framework, then frees the session's contexts and graphs on this thread,
+  // not on the thread that happens to drop the session last.
+  void close_async_calls();
 
   // invalid_argument when the guest holds no such context.
   Status check_context(uint32_t context) const;
@@ -107,10 +119,15 @@ class NnSession {
   // Runs compute or compute_single under the max_compute_ms budget.
   Status run_bounded(uint32_t context, Status (ExecutionContext::*run)());
   Status run_bounded(ExecutionContext& c, Status (ExecutionContext::*run)());
+  Result<std::optional<std::string>> next_piece(uint32_t context);
   template <class Fn>
   auto with_context(uint32_t handle, Fn&& fn) -> decltype(fn(std::declval<ExecutionContext&>()));
 
+  // The context handle's lease: waiting as --nn-context-wait (an async call always waits).
+  Result<std::pair<std::shared_ptr<ExecutionContext>, ExecutionContext::Lease>> hold(uint32_t handle);
+
   std::shared_ptr<NnEnvironment> env_;
+  std::shared_ptr<AsyncCalls> async_;
   HandleTable<Graph> graphs_;
   HandleTable<ExecutionContext> contexts_;
   // set_graph_property's knobs by graph handle, in the order set; gone with the handle.

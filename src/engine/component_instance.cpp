@@ -82,7 +82,11 @@ RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms, std::string_view tim
 }
 
 struct ComponentInstance final : Instance::Impl {
-  ~ComponentInstance() override { store.reset(); }  // before the state its host calls use
+  ~ComponentInstance() override {
+    store.reset();  // before the state its host calls use
+    // Before the run's end is reported: no framework may still run for the guest at exit.
+    if (state) state->end_async_calls();
+  }
   RunOutcome run(std::shared_ptr<Instance> self, const Program& program) override;
   bool call(const std::string& export_name, int32_t* result, std::string* error) override;
 

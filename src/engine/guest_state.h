@@ -31,9 +31,9 @@ struct GuestState {
   // The tensor whose bytes a component's last tensor.data lent out: they are lowered into guest
   // memory after the host call returns, so they must live until then (engine/wit_host.h).
   std::shared_ptr<const OwnedTensor> lent_tensor;
-  // A share for wasinn:nn-async's calls on another thread (wit_host.h's guest_share): its calls
-  // wait for a busy context (a cancelled compute still ending) instead of failing.
-  bool waits_for_busy_context = false;
+  // A share for one wasinn:nn-async call on other threads (wit_host.h's guest_share), else null:
+  // its table calls are the call's steps (NnSession::AsyncScope).
+  std::shared_ptr<AsyncCall> async_call;
   // Bumped (acq_rel) once a share is filled and after each of its calls, read (acquire) at each
   // call's start and at its release: a share crosses threads through tokio and Rust's Arc, whose
   // synchronisation ThreadSanitizer cannot see, so the hand-offs are made visible here. A bump,
@@ -41,6 +41,12 @@ struct GuestState {
   std::atomic<uint32_t> published{0};
   // A core module that imports WasmEdge's socket ABI: its sockets (engine/socket_imports.h), else null.
   std::shared_ptr<SocketGuest> sockets;
+
+  // The store that owns this state is gone: the guest's async calls are cancelled and their
+  // framework work waited for (NnSession::close_async_calls). For a component's own state only.
+  void end_async_calls() const {
+    if (session && !async_call) session->close_async_calls();
+  }
 
   // A component guest's state: a session over `env` and its WIT resources.
   static std::unique_ptr<GuestState> for_component(std::shared_ptr<NnEnvironment> env) {

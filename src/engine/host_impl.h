@@ -3,6 +3,7 @@
 // (listing backends, inspecting models).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -70,6 +71,9 @@ struct Host::Impl {
   std::unique_ptr<ThreadsEngine> threads_engine_;
 
   ~Impl() {
+    // wasinn:nn-async's calls end (their stores are gone, so they are cancelled) before any
+    // framework may be torn down; bounded, for a backend that cannot be cancelled.
+    if (env) (void)env->async_calls()->wait_idle(std::chrono::seconds(30));
     socket_linker_.reset();
     threads_engine_.reset();
     ticker.reset();

@@ -65,8 +65,10 @@ struct Call {
   wasinn_wit_out* out = nullptr;
 
   // A failed wasi-nn call: logged as every ABI logs one, handed to the guest as an error resource.
+  // A call its caller gave up (wasinn:nn-async) ends without a warning: nobody waits for it.
+  bool cancelled() const { return state->async_call && state->async_call->cancelled(); }
   wasinn_wit_status refuse(Error error) const {
-    log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code));
+    log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code), cancelled());
     out->rep = must(wit->keep_error(std::move(error)));
     return WASINN_WIT_ERR;
   }
@@ -78,7 +80,7 @@ struct Call {
   wasinn_wit_status done(Status s) const { return s ? WASINN_WIT_OK : refuse(s.take_error()); }
   // The prompt interface's refusal: a string, "<error-code>: <detail>".
   wasinn_wit_status refuse_text(Error error) const {
-    log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code));
+    log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code), cancelled());
     lent.message = fmt::format("{}: {}", wit_nn::error_code_case(error.code), error.detail);
     out->message = str(lent.message);
     return WASINN_WIT_ERR;
@@ -103,15 +105,18 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
     auto* state = static_cast<GuestState*>(guest);
     if (state) (void)state->published.load(std::memory_order_acquire);  // a share's hand-off (guest_state.h)
     if (!state || !state->wit) throw Trap{"wasi-nn is not enabled for this store"};
-    std::optional<NnSession::WaitForBusyContext> waits;
-    if (state->waits_for_busy_context) waits.emplace();
+    std::optional<NnSession::AsyncScope> step;
+    if (state->async_call) {
+      step.emplace(*state->session, *state->async_call);
+      if (!step->entered()) throw Trap{"compute was cancelled: the guest has ended"};
+    }
     // A share's calls hand it on (to the next call's thread, to guest_release) through tokio too.
     struct Republish {
       GuestState* share;
       ~Republish() {
         if (share) share->published.fetch_add(1, std::memory_order_acq_rel);
       }
-    } republish{state->waits_for_busy_context ? state : nullptr};
+    } republish{state->async_call ? state : nullptr};
     return body(Call{interface, function, state->wit.get(), state, out});
   } catch (const Trap& t) {
     return trap(t.message);
@@ -383,7 +388,7 @@ wasinn_wit_status guest_share(void* guest, wasinn_wit_out* out) {
     auto shared = std::make_unique<GuestState>();
     shared->session = c.state->session;
     shared->wit = c.state->wit;
-    shared->waits_for_busy_context = true;
+    shared->async_call = must(c.state->session->begin_async_call());
     shared->published.fetch_add(1, std::memory_order_acq_rel);
     c.out->data = shared.release();
     return WASINN_WIT_OK;
@@ -393,7 +398,11 @@ wasinn_wit_status guest_share(void* guest, wasinn_wit_out* out) {
 void guest_release(void* shared) {
   auto* share = static_cast<GuestState*>(shared);
   (void)share->published.load(std::memory_order_acquire);  // after its last call (guest_state.h)
+  // The call goes last: once it is gone (AsyncCallCount), the host may tear the frameworks down,
+  // so the session this share held must already be let go.
+  std::shared_ptr<AsyncCall> call = std::move(share->async_call);
   delete share;
+  call.reset();
 }
 
 wasinn_wit_status cancel(void* guest, uint32_t context, wasinn_wit_out* out) {

@@ -23,6 +23,15 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             n = 10^9 is dropped after 200 ms: ONNX Runtime's terminate flag stops it, and the next
             compute on the context (n = 1) is done within a second of the drop and equals native
             ONNX Runtime's
+  stress    (issue 54) p3_nn stress on the tiny GGUF: --rounds rounds of a long compute or generate
+            dropped after a random 1-500 ms, each followed at once by a set-context-property, an
+            8-token compute and an 8-token generate: no call answers "in use", every answer equals
+            native llama.cpp's greedy one, the run exits 0; prints the drop-to-next-call times
+  stress_onnx  the same on ONNX Runtime (the looping model, n = 10^9 dropped; then n = 1, which
+            must equal native ONNX Runtime's; the property call gets ONNX Runtime's refusal)
+  exit      --exit-runs runs of p3_nn drop-exit: a long compute or generate dropped (or left in
+            flight) and the guest exits at once with code 3: every run exits 3, never by a signal;
+            and p3_nn generate-drop as many times: every run exits 0 with native's answer
   serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
             streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
             generation (its compute steps stop growing in the metrics), and bad requests get 400/404
@@ -279,6 +288,116 @@ def case_cancel_onnx(ctx):
     log(f"cancel_onnx: {out.strip()}")
 
 
+def latencies(times):
+    """'n=…, median …, p99 …, max … ms' of drop-to-next-call times."""
+    times = sorted(times)
+    if not times:
+        return "none"
+    return (f"n={len(times)}, median {times[len(times) // 2]:.2f} ms, p99 {times[min(len(times) - 1, len(times) * 99 // 100)]:.2f}"
+            f" ms, max {times[-1]:.2f} ms")
+
+
+def rounds_of(out, want_fields):
+    """The round lines of a stress run: a dict per round of its fields ('next', 'property', ...)."""
+    rounds = []
+    for line in out.splitlines():
+        if not line.startswith("round "):
+            continue
+        head, *parts = line.split("; ")
+        fields = {"head": head}
+        for part in parts:
+            key, _, value = part.partition(" ")
+            fields[key] = value
+        check(all(k in fields for k in want_fields), f"a round line without {want_fields}: {line}")
+        rounds.append(fields)
+    return rounds
+
+
+def case_stress(ctx):
+    gguf = ctx.gguf()
+    prompt = "Hello"
+    want = utf8(ctx.reference(prompt, 8)).encode().hex()
+    seed = int(os.environ.get("WASINN_STRESS_SEED") or time.time_ns() % 1000000007)
+    r = ctx.wasinn("--dir", f"{os.path.dirname(gguf)}::/m", ctx.guest("p3_nn"), "stress",
+                   "/m/" + os.path.basename(gguf), str(ctx.args.rounds), str(seed), prompt, timeout=1800)
+    out, err = r.stdout.decode(), r.stderr.decode(errors="replace")
+    check(r.returncode == 0, f"p3_nn stress (seed {seed}) exited {r.returncode}:\n{out[-3000:]}{err[-3000:]}")
+    rounds = rounds_of(out, ("next", "property", "compute", "generate"))
+    check(len(rounds) == ctx.args.rounds, f"{len(rounds)} of {ctx.args.rounds} rounds (seed {seed}):\n{out[-3000:]}")
+    in_use = [x for x in rounds if "in use" in " ".join(x.values())]
+    wrong = [x for x in rounds if x["property"] != "ok" or x["compute"] != want or x["generate"] != want]
+    check(not in_use, f"{len(in_use)} rounds met 'in use' (seed {seed}): {in_use[:3]}")
+    check(not wrong, f"{len(wrong)} rounds answered other than native's {want} (seed {seed}): {wrong[:3]}")
+    check("graph_compute" not in err and "warn" not in err.lower(),
+          f"a cancelled compute was warned about (seed {seed}):\n{err[-2000:]}")
+    for kind in ("compute", "generate"):
+        times = [float(x["next"].split()[0]) for x in rounds if x["head"].split()[2] == kind]
+        log(f"stress (llama.cpp, seed {seed}): {kind} dropped, from the drop to the next call's end: "
+            f"{latencies(times)}")
+    ended = sum("ended first" in x["head"] for x in rounds)
+    log(f"stress: {len(rounds)} rounds ({ended} whose work ended before its drop) in {r.elapsed:.1f} s, every "
+        f"answer equal to native llama.cpp's")
+
+
+def case_stress_onnx(ctx):
+    import numpy as np
+    import onnxruntime as ort
+
+    ctx.backend("onnxruntime")
+    model = os.path.join(ctx.tmp, "looping.onnx")
+    looping_model(model)
+    x = ((np.arange(256 * 256) % 7).astype(np.float32) * np.float32(0.01)).reshape(256, 256)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x, "n": np.array([1], dtype=np.int64)})[0].astype("<f4").tobytes()
+    seed = int(os.environ.get("WASINN_STRESS_SEED") or time.time_ns() % 1000000007)
+    r = ctx.wasinn("--dir", f"{ctx.tmp}::/w", "--backend-config", 'onnxruntime={"intra_op_threads": 1}',
+                   ctx.guest("p3_nn"), "stress-onnx", "/w/looping.onnx", str(ctx.args.rounds), str(seed), "/w/y.f32",
+                   timeout=1800)
+    out, err = r.stdout.decode(), r.stderr.decode(errors="replace")
+    check(r.returncode == 0, f"p3_nn stress-onnx (seed {seed}) exited {r.returncode}:\n{out[-3000:]}{err[-3000:]}")
+    with open(os.path.join(ctx.tmp, "y.f32"), "rb") as f:
+        check(f.read() == want, "the clean compute differs from native ONNX Runtime's")
+    rounds = rounds_of(out, ("next", "property", "compute"))
+    check(len(rounds) == ctx.args.rounds, f"{len(rounds)} of {ctx.args.rounds} rounds (seed {seed}):\n{out[-3000:]}")
+    in_use = [x for x in rounds if "in use" in " ".join(x.values())]
+    # The known answer of a property call on ONNX Runtime, which has no settable knob.
+    refusal = "ERR ErrorCode::InvalidArgument: graph has no property 'threads'"
+    wrong = [x for x in rounds if not x["property"].startswith(refusal) or x["compute"] != "same"]
+    check(not in_use, f"{len(in_use)} rounds met 'in use' (seed {seed}): {in_use[:3]}")
+    check(not wrong, f"{len(wrong)} rounds answered wrong (seed {seed}): {wrong[:3]}")
+    # The property call's refusal is warned about, as every refused call is; nothing else is.
+    warned = [line for line in err.splitlines() if "warn" in line.lower() and "set-context-property" not in line]
+    check(not warned, f"a cancelled compute was warned about (seed {seed}):\n" + "\n".join(warned[:5]))
+    times = [float(x["next"].split()[0]) for x in rounds]
+    log(f"stress (ONNX Runtime, seed {seed}): compute dropped, from the drop to the next call's end: "
+        f"{latencies(times)}")
+    ended = sum("ended first" in x["head"] for x in rounds)
+    log(f"stress_onnx: {len(rounds)} rounds ({ended} whose work ended before its drop) in {r.elapsed:.1f} s, every "
+        f"answer equal to native ONNX Runtime's")
+
+
+def case_exit(ctx):
+    gguf = ctx.gguf()
+    d, name = os.path.dirname(gguf), "/m/" + os.path.basename(gguf)
+    hello = utf8(ctx.reference("Hello", 8)).split("\n")[0]
+    bad = []
+    start = time.monotonic()
+    for k in range(ctx.args.exit_runs):
+        kind = ("compute", "generate", "keep")[k % 3]
+        ms = str(5 + (k * 37) % 200)
+        r = ctx.wasinn("--dir", f"{d}::/m", ctx.guest("p3_nn"), "drop-exit", name, kind, ms, "3", timeout=120)
+        if r.returncode != 3:
+            bad.append(f"drop-exit {kind} {ms}: exit {r.returncode}\n{r.stderr.decode(errors='replace')[-1500:]}")
+        r = ctx.wasinn("--dir", f"{d}::/m", ctx.guest("p3_nn"), "generate-drop", name, "Hello", timeout=120)
+        if r.returncode != 0 or f"reuse: {hello}" not in r.stdout.decode():
+            bad.append(f"generate-drop: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode(errors='replace')[-1500:]}")
+    check(not bad, f"{len(bad)} of {2 * ctx.args.exit_runs} runs ended wrong:\n" + "\n".join(bad[:5]))
+    log(f"exit: {ctx.args.exit_runs} drop-exit runs exited 3 and {ctx.args.exit_runs} generate-drop runs answered "
+        f"native's, in {time.monotonic() - start:.1f} s")
+
+
 def free_port():
     import socket
 
@@ -359,7 +478,7 @@ def case_errors(ctx):
 
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
-         "cancel_onnx": case_cancel_onnx,
+         "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
          "serve": case_serve, "errors": case_errors}
 
 
@@ -373,6 +492,8 @@ def main():
     p.add_argument("--reference", required=True, help="wasinn_llama_reference")
     p.add_argument("--deps", required=True, help="the .deps folder (ONNX Runtime's libraries, for the peer)")
     p.add_argument("--run-arg", action="append", default=[], help="an option for every `wasinn run`")
+    p.add_argument("--rounds", type=int, default=500, help="stress, stress_onnx: rounds of drops")
+    p.add_argument("--exit-runs", type=int, default=30, help="exit: runs of each kind")
     args = p.parse_args()
     return run_cases(CASES, args.case or list(CASES), Context(args))
 

@@ -44,6 +44,7 @@ wasinn_log_level to_wasinn_level(ggml_log_level level) {
 struct Router {
   static void emit(std::string_view text, wasinn_log_level level) {
     const LogScope* scope = current_scope;
+    if (scope && scope->cancelled_ && scope->cancelled_->load() && level > WASINN_LOG_DEBUG) level = WASINN_LOG_DEBUG;
     const wasinn_log_level at = shown_level(level, scope && scope->show_);
     if (sdk::log_enabled(at)) sdk::log(at, text);
   }
@@ -110,7 +111,10 @@ void note(wasinn_log_level level, std::string_view message, bool show) {
   if (sdk::log_enabled(at)) sdk::log(at, message);
 }
 
-LogScope::LogScope(bool show) : show_(show), outer_(current_scope) { current_scope = this; }
+LogScope::LogScope(bool show, const std::atomic<bool>* cancelled)
+    : show_(show), cancelled_(cancelled), outer_(current_scope) {
+  current_scope = this;
+}
 
 LogScope::~LogScope() {
   Router::flush();

@@ -8,6 +8,7 @@
 // are raised to a level the host shows.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -25,7 +26,9 @@ void install_log_router(LogSetter set);
 class LogScope {
  public:
   // show: the call's enable-log; raises the framework's lines on this thread to be shown.
-  explicit LogScope(bool show);
+  // cancelled: the call's cancel flag; once set, the framework's complaints about the work it
+  // was made to stop (a decode aborted by the abort callback) are logged at debug, not as errors.
+  explicit LogScope(bool show, const std::atomic<bool>* cancelled = nullptr);
   ~LogScope();  // flushes a line the framework left open on this thread
   LogScope(const LogScope&) = delete;
   LogScope& operator=(const LogScope&) = delete;
@@ -36,6 +39,7 @@ class LogScope {
  private:
   friend struct Router;
   bool show_;
+  const std::atomic<bool>* cancelled_;
   bool error_open_ = false;  // the last line was an error, so a continuation line extends it
   std::string errors_;
   LogScope* outer_;

@@ -101,7 +101,12 @@ EnginePtr make_serve_engine(const ServeOptions& options, uint64_t max_memory_byt
   return EnginePtr(wasm_engine_new_with_config(config));
 }
 
-void free_guest(void*, void* guest) noexcept { delete static_cast<GuestState*>(guest); }
+// The request's store is gone: its nn-async work is cancelled and waited for first.
+void free_guest(void*, void* guest) noexcept {
+  auto* state = static_cast<GuestState*>(guest);
+  state->end_async_calls();
+  delete state;
+}
 
 // serve_host.h's admission table over Admission.
 int admission_enter(void* self, void (*granted)(void*, bool), void* waiter, uint64_t* ticket) noexcept {

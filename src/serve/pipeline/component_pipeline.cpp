@@ -24,7 +24,12 @@ namespace {
 std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 wasinn_wit_str wit_str(std::string_view s) { return {s.data(), s.size()}; }
 
-void free_guest(void*, void* guest) noexcept { delete static_cast<GuestState*>(guest); }
+// The store is gone: any nn-async work of its guest is cancelled and waited for first.
+void free_guest(void*, void* guest) noexcept {
+  auto* state = static_cast<GuestState*>(guest);
+  state->end_async_calls();
+  delete state;
+}
 
 // pipeline_host.h: a call stopped at its deadline says "interrupt" (instantiate's error, or an
 // answer's message with status 3).

@@ -14,6 +14,7 @@
 //!   p3_nn cancel-onnx MODEL.onnx OUT.f32   (the test's looping model: y = x·W^n, x [256, 256],
 //!       n an i64 [1]) a compute of n = 10^9 dropped after 200 ms, then n = 1 on the same
 //!       context, its output written to OUT; prints how long the two took
+//!   p3_nn stress | stress-onnx | drop-exit ARGS   cancellation under stress (src/stress.rs)
 //! Answers are greedy (temp 0) so tests compare them with native llama.cpp's. Exit 0; 2 for bad
 //! arguments or files; 1 for a wasi:nn error, printed as "p3_nn: WHAT: CODE: DATA".
 use std::time::{Duration, Instant};
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 use futures::future::{select, Either};
 
 mod digits;
+mod stress;
 
 wit_bindgen::generate!({
     world: "wasinn:p3-guests/nn",
@@ -302,8 +304,13 @@ impl wasip3::exports::cli::run::Guest for Command {
             Some("generate") => generate_text(rest).await,
             Some("generate-drop") => generate_drop(rest).await,
             Some("cancel-onnx") => cancel_onnx(rest).await,
+            Some("stress") => stress::stress(rest).await,
+            Some("stress-onnx") => stress::stress_onnx(rest).await,
+            Some("drop-exit") => stress::drop_exit(rest).await,
             _ => Err(bad(
-                "usage: p3_nn classify|overlap|cancel|generate|generate-drop|cancel-onnx ARGS (see its source)".into(),
+                "usage: p3_nn classify|overlap|cancel|generate|generate-drop|cancel-onnx|stress|stress-onnx|drop-exit \
+                 ARGS (see its source)"
+                    .into(),
             )),
         };
         match outcome {
