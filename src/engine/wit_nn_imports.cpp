@@ -105,18 +105,19 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
     auto* state = static_cast<GuestState*>(guest);
     if (state) (void)state->published.load(std::memory_order_acquire);  // a share's hand-off (guest_state.h)
     if (!state || !state->wit) throw Trap{"wasi-nn is not enabled for this store"};
-    std::optional<NnSession::AsyncScope> step;
-    if (state->async_call) {
-      step.emplace(*state->session, *state->async_call);
-      if (!step->entered()) throw Trap{"compute was cancelled: the guest has ended"};
-    }
     // A share's calls hand it on (to the next call's thread, to guest_release) through tokio too.
+    // Made before the step, so its bump comes after the step's end, which it hands on as well.
     struct Republish {
       GuestState* share;
       ~Republish() {
         if (share) share->published.fetch_add(1, std::memory_order_acq_rel);
       }
     } republish{state->async_call ? state : nullptr};
+    std::optional<NnSession::AsyncScope> step;
+    if (state->async_call) {
+      step.emplace(*state->session, *state->async_call);
+      if (!step->entered()) throw Trap{"compute was cancelled: the guest has ended"};
+    }
     return body(Call{interface, function, state->wit.get(), state, out});
   } catch (const Trap& t) {
     return trap(t.message);
