@@ -23,6 +23,27 @@ namespace {
 struct AddrInfoFree {
   void operator()(addrinfo* a) const { freeaddrinfo(a); }
 };
+using AddrInfoList = std::unique_ptr<addrinfo, AddrInfoFree>;
+
+// The host as getaddrinfo takes it: "[::1]" as ::1.
+std::string bare_host(const HostPort& address) {
+  const std::string& host = address.host;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') return host.substr(1, host.size() - 2);
+  return host;
+}
+
+// The addresses a server would bind for `host`, as getaddrinfo's passive lookup gives them;
+// getaddrinfo's code, 0 when `out` holds the list.
+int passive_lookup(const std::string& host, const char* port, AddrInfoList& out) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), port, &hints, &found);
+  if (rc == 0) out.reset(found);
+  return rc;
+}
 
 // 0, or the errno of binding and listening on `ai` as the servers do (SO_REUSEADDR, so a
 // previous run's connections in TIME_WAIT do not count, and never SO_REUSEPORT, which would let
@@ -67,25 +88,19 @@ void check_can_listen(const std::vector<ListenAddress>& addresses) {
   } closer{held};
   for (const ListenAddress& a : addresses) {
     if (a.address.port == 0) continue;
-    std::string host = a.address.host;
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    addrinfo* found = nullptr;
+    const std::string host = bare_host(a.address);
     const std::string port = std::to_string(a.address.port);
     const auto fail = [&](const std::string& reason) {
       return std::runtime_error(fmt::format("{} {}: cannot listen there: {}", a.flag, a.address.text(), reason));
     };
-    if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+    AddrInfoList found;
+    if (const int rc = passive_lookup(host, port.c_str(), found); rc != 0)
       throw fail(fmt::format("{} does not resolve ({})", host, gai_strerror(rc)));
-    std::unique_ptr<addrinfo, AddrInfoFree> list(found);
     // A name may stand for several addresses (localhost: 127.0.0.1 and ::1); one in use is a
     // clash, but one this machine lacks (::1 without IPv6) is not, if another binds.
     int first_error = 0;
     bool bound = false;
-    for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+    for (const addrinfo* ai = found.get(); ai; ai = ai->ai_next) {
       const int err = try_listen(*ai, held);
       if (err == EADDRINUSE) {
         for (const ListenAddress* before = addresses.data(); before != &a; ++before)
@@ -104,16 +119,9 @@ void check_can_listen(const std::vector<ListenAddress>& addresses) {
 }
 
 bool reachable_from_other_machines(const HostPort& address) {
-  std::string host = address.host;
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return true;
-  std::unique_ptr<addrinfo, AddrInfoFree> list(found);
-  for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+  AddrInfoList found;
+  if (passive_lookup(bare_host(address), nullptr, found) != 0) return true;
+  for (const addrinfo* ai = found.get(); ai; ai = ai->ai_next) {
     if (ai->ai_family == AF_INET) {
       const auto* in = reinterpret_cast<const sockaddr_in*>(ai->ai_addr);
       if ((ntohl(in->sin_addr.s_addr) >> 24) != 127) return true;
