@@ -79,8 +79,10 @@ bool unload_is_reported(const char* self, const char* module) {
                   err.find("Direct leak of 128 byte(s)") != std::string::npos &&
                   err.find("<unknown module>") != std::string::npos;
   if (!reported)
-    std::fprintf(stderr, "FAIL: a block held by a module unloaded for real was not reported as LeakSanitizer "
-                         "reports it on a new machine (exit status %d):\n%s\n", status, err.c_str());
+    std::fprintf(stderr,
+                 "FAIL: a block held by a module unloaded for real was not reported as LeakSanitizer "
+                 "reports it on a new machine (exit status %d):\n%s\n",
+                 status, err.c_str());
   return reported;
 }
 
@@ -93,7 +95,8 @@ int main(int argc, char** argv) {
   }
   if (argc > 2 && std::strcmp(argv[2], "--unload") == 0) return hold_and_close(argv[1], true);
   if (!unload_is_reported(argv[0], argv[1])) return 1;
-  std::printf("a module unloaded for real: its held block reported from <unknown module> (the new machine's failure)\n");
+  std::printf(
+      "a module unloaded for real: its held block reported from <unknown module> (the new machine's failure)\n");
   if (int rc = hold_and_close(argv[1], false)) return rc;
   vulkan_probe();
   std::printf("with the executable's dlclose: nothing to report (LeakSanitizer runs at this exit)\n");
