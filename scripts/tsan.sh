@@ -19,9 +19,11 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
     { cat "$BUILD/configure.log" >&2; exit 1; }
 fi
 # Only what the concurrency tests run: not every plugin and test of the suite.
-# (wasinn_cli, llama.cpp's plugin and the Rust guests: the WASI 0.3 cases, tests/p3/).
+# (wasinn_cli, llama.cpp's plugin, native llama.cpp's reference and the Rust guests: the WASI 0.3
+# cases, tests/p3/).
 bash "$ROOT/scripts/build.sh" "$BUILD" wasinn_unit_tests wasinn_integration_test wasinn_threads_host_test \
-  wasinn_backend_onnxruntime oip_dynamic_batcher_test wasinn_cli wasinn_backend_llamacpp rust_web_guests
+  wasinn_backend_onnxruntime oip_dynamic_batcher_test wasinn_cli wasinn_backend_llamacpp wasinn_llama_reference \
+  rust_web_guests
 
 # halt_on_error: the first report fails the test that caused it (exit code 66).
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizers/tsan.supp"
