@@ -44,15 +44,15 @@ Status ApiKeys::add_key(std::string_view key, const std::string& where, std::vec
 }
 
 Status ApiKeys::read_file(const std::string& path, std::vector<Digest>& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const auto unreadable = [&] {
     return make_error(Errc::invalid_argument,
                       fmt::format("--api-key-file {}: cannot read it: {}", path, std::strerror(errno)));
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unreadable();
   std::stringstream text;
   text << in.rdbuf();
-  if (in.bad())
-    return make_error(Errc::invalid_argument,
-                      fmt::format("--api-key-file {}: cannot read it: {}", path, std::strerror(errno)));
+  if (in.bad()) return unreadable();
   const size_t before = out.size();
   std::string line;
   for (size_t n = 1; std::getline(text, line); ++n) {
