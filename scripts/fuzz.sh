@@ -19,6 +19,7 @@
 # default ~/.cache/wasinn/fuzz), WASINN_FIXTURES, WASINN_FUZZ_FORK=N (libFuzzer fork mode with N
 # jobs: keeps going after a crash and counts them all; for long runs of crashing backends),
 # WASINN_FUZZ_SKIP_BUILD=1 (run what the build dir holds, e.g. several fuzz.sh runs at once).
+# WASINN_FUZZ_JOBS=N (targets run at once, default the number of cores).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -120,9 +121,9 @@ asan_options() {
   echo "$opts"
 }
 
-failed=0
-printf '\n%-26s %12s %8s %s\n' target executions crashes notes
-for t in "${targets[@]}"; do
+# One target: its seeds, its run, its row (printed when it ends); exits 1 when it found something.
+fuzz_one() {
+  local t=$1 status=0
   dir=$WORK/$t
   mkdir -p "$dir/corpus" "$dir/seeds" "$dir/crashes"
   rm -f "$dir/seeds"/*
@@ -159,13 +160,27 @@ for t in "${targets[@]}"; do
   new=$(find "$dir/crashes" -type f -newer "$dir/.run_start" | wc -l)
   notes=""
   if [[ $rc -ne 0 || $new -gt 0 ]]; then
-    failed=1
+    status=1
     [[ $new -eq 0 ]] && new=1
     notes="FAILED (exit $rc; ${kinds:-no input saved}): $(grep -a -m1 -o 'ERROR: [A-Za-z]*: [a-z-]*\|runtime error: .*\|fuzz invariant: .*\|GGML_ASSERT.*' "$log" || echo 'see log')"
     notes+="; inputs in $dir/crashes, log $log"
   fi
   printf '%-26s %12s %8s %s\n' "$t" "${execs:-?}" "$new" "$notes"
+  return $status
+}
+
+# Targets run side by side, WASINN_FUZZ_JOBS at a time (default: the cores), so the suite's short run
+# takes half the wall time on 2 cores; rows come in the order targets end.
+jobs_max=${WASINN_FUZZ_JOBS:-$(nproc)}
+failed=0
+printf '\n%-26s %12s %8s %s\n' target executions crashes notes
+pids=()
+for t in "${targets[@]}"; do
+  while [[ $(jobs -rp | wc -l) -ge $jobs_max ]]; do wait -n || true; done
+  fuzz_one "$t" &
+  pids+=($!)
 done
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 
 if [[ $failed -ne 0 ]]; then
   echo

@@ -213,7 +213,8 @@ TEST(TfliteDelegate, EveryFailureAtLoadIsAnErrorWithItsReason) {
        {"delegate \"plain\"", kNotADelegate, "not a TensorFlow Lite external delegate",
         "tflite_plugin_create_delegate"}},
       {"not even a library",
-       delegates_config({delegate_entry("text", __FILE__, "tpu")}),
+       // A file that exists and is text (__FILE__ is relative in a unity build).
+       delegates_config({delegate_entry("text", "/etc/passwd", "tpu")}),
        WASINN_INVALID_ARGUMENT,
        {"cannot be loaded"}},
       {"create fails",
