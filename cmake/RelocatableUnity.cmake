@@ -7,7 +7,7 @@
 # wasinn_relocatable_unity(DIR [BATCH_SIZE N]) rewrites every target under DIR after it is defined:
 # its C++ sources, in their order, eight to a unit (unit_N.cpp in the target's build folder);
 # sources marked SKIP_UNITY_BUILD_INCLUSION, generated sources and generator expressions compile
-# on their own, as with CMake's unity builds.
+# on their own, as with CMake's unity builds; a target with UNITY_BUILD OFF is left alone.
 
 function(_wasinn_unity_write target binary_dir index files out_var)
   set(unit ${binary_dir}/unity/${target}_${index}.cpp)
@@ -32,6 +32,10 @@ function(wasinn_relocatable_unity dir)
     get_target_property(type ${target} TYPE)
     if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
       continue()
+    endif()
+    get_target_property(unity ${target} UNITY_BUILD)
+    if(NOT unity STREQUAL "unity-NOTFOUND" AND NOT unity)
+      continue()  # the target said UNITY_BUILD OFF
     endif()
     get_target_property(sources ${target} SOURCES)
     get_target_property(source_dir ${target} SOURCE_DIR)
