@@ -41,6 +41,8 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             take =n only; -S max-resources=100 fails p3_nn many-tasks 1000 with Wasmtime's
             "resource table has no free keys" (as Wasmtime's p3_cli_many_tasks) and lets 50 tasks
             and 200 dropped streams (p3_cli_many_stream) run
+  invoke    (issue 54) --invoke answer, p3_nn's async-lifted root export (it awaits a 0.3 wait-for):
+            prints the known answer, as Wasmtime's CLI prints a string; answer() the same
   errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
             a missing model file, an unknown graph name: an error, never a crash
 
@@ -519,6 +521,17 @@ def case_switches(ctx):
         f"max-resources=100: {bounded}; 50 tasks, 1000 unbounded and 200 streams run")
 
 
+def case_invoke(ctx):
+    guest = ctx.guest("p3_nn")
+    for name in ("answer", "answer()"):
+        r = ctx.wasinn("--invoke", name, guest, timeout=120)
+        check(r.returncode == 0 and r.stdout == b'"42 from an async export"\n',
+              f"--invoke {name}: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    r = ctx.wasinn("--invoke", "no-such-export", guest, timeout=120)
+    check(r.returncode == 1 and "no-such-export" in r.stderr.decode(), f"an unknown export: exit {r.returncode}")
+    log("invoke: --invoke answer and answer() print the async export's answer; an unknown name is an error")
+
+
 def case_errors(ctx):
     r = ctx.wasinn(ctx.guest("p3_classify"), "/no/such/model.onnx", "x", "y")
     err = r.stderr.decode()
@@ -536,7 +549,7 @@ def case_errors(ctx):
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "errors": case_errors, "switches": case_switches}
+         "serve": case_serve, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
 
 
 def main():

@@ -16,6 +16,8 @@
 //!       context, its output written to OUT; prints how long the two took
 //!   p3_nn stress | stress-onnx | drop-exit ARGS   cancellation under stress (src/stress.rs)
 //!   p3_nn many-tasks | many-streams N   resource-table use, for -S max-resources (src/resources.rs)
+//! Beside run it exports `answer: async func() -> string` (`wasinn run --invoke answer`): an
+//! async-lifted root export that awaits a 0.3 import before it answers.
 //! Answers are greedy (temp 0) so tests compare them with native llama.cpp's. Exit 0; 2 for bad
 //! arguments or files; 1 for a wasi:nn error, printed as "p3_nn: WHAT: CODE: DATA".
 use std::time::{Duration, Instant};
@@ -329,3 +331,14 @@ impl wasip3::exports::cli::run::Guest for Command {
 }
 
 wasip3::cli::command::export!(Command);
+
+// The world's own export, `answer`, for --invoke.
+impl Guest for Command {
+    async fn answer() -> String {
+        // A 0.3 import awaited first: the call really suspends and resumes.
+        wasip3::clocks::monotonic_clock::wait_for(1_000_000).await;
+        "42 from an async export".to_string()
+    }
+}
+
+export!(Command);
