@@ -130,7 +130,7 @@ const std::vector<Group>& groups() {
                    "The async builtins beyond 0.3's (off, as Wasmtime's default: only =n)",
                    "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)"),
         fixed_bool("component-model-async-builtins", false,
-                   "the name of component-model-more-async-builtins before Wasmtime 45 (only =n)",
+                   "The name of component-model-more-async-builtins before Wasmtime 45 (only =n)",
                    "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)"),
         fixed_bool("component-model-async-stackful", false,
                    "Stackful async lifts (off, as Wasmtime's default: only =n)",
