@@ -116,6 +116,13 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& ou
 Error LlamaContext::tokenize_tts_prompt(std::string_view text, std::vector<llama_token>& out) const {
   const SpeakerProfile& speaker = *graph_->speaker();
   const std::string words = normalize_tts_text(text);
+  // Without words the model speaks the speaker prompt alone (2 s of someone else's audio):
+  // refused, as an empty prompt is for text generation.
+  if (words.empty()) {
+    return sdk::invalid(
+        "text to speech got no words to speak (input 0 is empty or holds only spaces and "
+        "punctuation)");
+  }
   // Piece by piece, as WasmEdge tokenizes it: BPE merges never cross the pieces' bounds.
   const std::string_view pieces[] = {"<|im_start|>\n", speaker.text, words, "<|text_end|>\n", speaker.data};
   std::vector<llama_token> all, part;
@@ -379,6 +386,9 @@ Error LlamaContext::compute_single() {
     streaming_ = true;
   }
   Error e = stream_.next();
+  // WasmEdge's rule, which LlamaEdge's llama-chat streams by: the token sampled when no slot is
+  // left is answered with CONTEXT_FULL, not streamed (compute's text still ends with it).
+  if (!e) e = stream_.end_if_no_slot();
   if (e && e.status != WASINN_END_OF_SEQUENCE && e.status != WASINN_CONTEXT_FULL) {
     // A failed or cancelled decode may leave part of a batch in the KV cache: the next call
     // starts the sequence over rather than continue from an unknown state.

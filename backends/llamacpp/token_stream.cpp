@@ -151,6 +151,12 @@ Error TokenStream::next() {
   return {};
 }
 
+Error TokenStream::end_if_no_slot() {
+  if (ended_ != WASINN_OK || !pending_ || n_past_ < n_ctx_) return {};
+  ended_ = WASINN_CONTEXT_FULL;
+  return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
+}
+
 void TokenStream::reset() {
   ctx_ = nullptr;
   sampler_.reset();

@@ -3,7 +3,7 @@
 // at a time. compute() drives it to the end; compute_single() advances it by one token.
 //
 // A sampled token is fed back to the model lazily, at the start of the next step, so the last
-// token of a sequence never costs a decode and every token sampled reaches the guest, even
+// token of a sequence never costs a decode and compute's text holds every token sampled, even
 // the one after which the context is full (the next step then answers CONTEXT_FULL).
 #pragma once
 
@@ -52,6 +52,11 @@ class TokenStream {
   // once the text holds the reverse prompt; CONTEXT_FULL when the previous token cannot be fed
   // back. Either stays the answer until begin() or reset().
   Error next();
+
+  // CONTEXT_FULL (and ended) when the token next() just sampled has no slot to be fed back in;
+  // OK otherwise. compute_single asks at once, as WasmEdge, which feeds a token back in the
+  // call that sampled it: its stream never carries that last token.
+  Error end_if_no_slot();
 
   // Forgets the sequence and frees the sampler (the context's memory is left as it is).
   void reset();

@@ -96,6 +96,8 @@ int main(int argc, char** argv) {
          load_json(config(", \"espeak_data\": \"/no/such/espeak-ng-data\""), WASI_NN_ENCODING_PIPER, &bad));
   report("load-missing-voice", load_json("{\"model\": \"/no/such/voice.onnx\"}", WASI_NN_ENCODING_PIPER, &bad));
   report("load-chattts", load_json(config(""), WASI_NN_ENCODING_CHATTTS, &bad));
+  /* As WasmEdge's prebuilt ChatTTS example loads: no builders at all. */
+  report("load-chattts-no-builders", wasi_nn_load(NULL, 0, WASI_NN_ENCODING_CHATTTS, WASI_NN_TARGET_CPU, &bad));
   report("load-as-onnx", load_json(config(""), WASI_NN_ENCODING_ONNX, &bad));
 
   /* Inputs and calls a context refuses. */

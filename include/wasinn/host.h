@@ -37,6 +37,7 @@ struct OptionNames {
   std::string isolate_loads = "HostOptions::isolate_loads";
   std::string timeout = "HostOptions::timeout_ms";
   std::string max_memory = "HostOptions::max_memory_bytes";
+  std::string wasi_p3 = "HostOptions::wasi_p3";  // what turned WASI 0.3 off (in its refusal)
   std::string invoke = "Program::invoke";
   std::string listen = "HostOptions::network.listen";
   std::string connect = "HostOptions::network.connect";
@@ -79,6 +80,14 @@ struct HostOptions {
   // The most bytes one linear memory of a guest may grow to (memory.grow fails beyond it, as
   // with Wasmtime's -W max-memory-size); 0: no limit.
   uint64_t max_memory_bytes = 0;
+  // WASI 0.3 components (and wasinn:nn-async, which needs 0.3's async calls); false: such a
+  // component is refused (RunOutcome exit code 2, naming option_names.wasi_p3), as Wasmtime's
+  // -S p3=n / -W component-model-async=n leave its imports unserved.
+  bool wasi_p3 = true;
+  // The most entries a guest's resource tables may hold at once (WASI's handles, a 0.3
+  // component's tasks, streams and futures), as Wasmtime's -S max-resources: the call that
+  // would create one more fails, ending the guest. 0: no bound.
+  size_t max_resources = 0;
   // The most threads one wasi-threads guest may have spawned and running at once (beyond it,
   // wasi.thread-spawn returns an error to the guest).
   size_t max_threads = 64;
@@ -131,7 +140,8 @@ struct Program {
 
 struct RunOutcome {
   // The guest's exit code; 1 when the module cannot be read, compiled or instantiated (or the
-  // export to run is missing): message says why; 134 for a trap; 128 for an exit status
+  // export to run is missing): message says why; 2 when an option refuses it (wasi_p3 false
+  // and a WASI 0.3 component), as a usage error; 134 for a trap; 128 for an exit status
   // WASI cannot carry (126 and above).
   int exit_code = 0;
   bool trapped = false;  // the guest trapped (message holds the wasm backtrace)
@@ -280,6 +290,8 @@ class Host {
  private:
   explicit Host(std::unique_ptr<Impl> impl);
   RunOutcome run_unguarded(const Program& program);
+  // Host::instantiate's body; *exit_code: the RunOutcome exit code of a failure.
+  std::unique_ptr<Instance> instantiate(const Program& program, std::string* error, int* exit_code);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -228,6 +228,11 @@ std::optional<GroupSettings> apply_guest_options(RunOptions& o, const CommonOpti
     return std::nullopt;
   }
   if (groups.max_memory_bytes) o.host.max_memory_bytes = *groups.max_memory_bytes;
+  if (!groups.p3_off_by.empty()) {
+    o.host.wasi_p3 = false;
+    o.host.option_names.wasi_p3 = groups.p3_off_by;
+  }
+  if (groups.max_resources) o.host.max_resources = *groups.max_resources;
   if (o.no_cache || groups.cache == false) o.host.module_cache = "off";
   for (auto& g : groups.nn_graphs) o.host.wasmtime_graphs.push_back(std::move(g));
   for (const auto& d : o.dirs) program.dirs.push_back(parse_dir(d));

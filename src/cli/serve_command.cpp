@@ -273,6 +273,10 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
+  // Serving's stores are made by its own engine (src/serve), which does not take these yet:
+  // refused rather than silently dropped.
+  if (!applied->p3_off_by.empty()) throw UsageError(applied->p3_off_by + ": wasinn serve always serves WASI 0.3");
+  if (applied->max_resources) throw UsageError("-S max-resources: wasinn serve does not bound resource tables yet");
   if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};
   program.wasm_path = wasm;

@@ -59,6 +59,13 @@ uint64_t parse_size(const Value& v) {
   return n;
 }
 
+// WASI 0.3 on (y, the default) or off (n): the last such key given wins, as in Wasmtime.
+Key p3_switch(const char* flag_and_name, const char* doc) {
+  return Key{flag_and_name + 3, "[=y|n]", doc, [flag_and_name](const Value& v, GroupSettings& s) {
+               s.p3_off_by = parse_bool(v) ? "" : std::string(flag_and_name) + "=n";
+             }};
+}
+
 // A key accepted only with the value wasinn always has (its behaviour cannot be changed).
 Key fixed_bool(const char* name, bool wasinn_value, const char* doc, const char* refusal) {
   return Key{name, "[=y|n]", doc, [wasinn_value, refusal](const Value& v, GroupSettings&) {
@@ -114,12 +121,31 @@ const std::vector<Group>& groups() {
            s.max_memory_bytes = n;
          }},
         fixed_bool("threads", true, "Atomics and shared memory (always on in wasinn)",
-                   "wasinn always runs wasi-threads guests")},
+                   "wasinn always runs wasi-threads guests"),
+        p3_switch("-W component-model-async",
+                  "The component model's async (WASI 0.3 components); on by default, =n refuses 0.3 components"),
+        p3_switch("-W concurrency-support", "Wasmtime's concurrency support; as component-model-async"),
+        // Off in Wasmtime 48 unless asked for, and off in wasinn: =n is what both do.
+        fixed_bool("component-model-more-async-builtins", false,
+                   "The async builtins beyond 0.3's (off, as Wasmtime's default: only =n)",
+                   "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)"),
+        fixed_bool("component-model-async-builtins", false,
+                   "The name of component-model-more-async-builtins before Wasmtime 45 (only =n)",
+                   "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)"),
+        fixed_bool("component-model-async-stackful", false,
+                   "Stackful async lifts (off, as Wasmtime's default: only =n)",
+                   "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)"),
+        fixed_bool("component-model-threading", false, "Component-model threads (off, as Wasmtime's default: only =n)",
+                   "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)"),
+        fixed_bool("component-model-error-context", false,
+                   "The error-context type (off, as Wasmtime's default: only =n)",
+                   "wasinn validates components with Wasmtime's default component-model features (see docs/cli.md)")},
        "nan-canonicalization fuel epoch-interruption max-wasm-stack async-stack-size async-stack-zeroing "
        "unknown-exports-allow unknown-imports-trap unknown-imports-default wmemcheck max-table-elements "
        "max-instances max-tables max-memories trap-on-grow-failure all-proposals bulk-memory multi-memory "
        "multi-value reference-types simd relaxed-simd relaxed-simd-deterministic tail-call "
-       "shared-memory shared-everything-threads memory64 component-model component-model-async "
+       "shared-memory shared-everything-threads memory64 component-model component-model-gc component-model-map "
+       "component-model-memory64 component-model-fixed-length-lists component-model-implements "
        "function-references stack-switching gc custom-page-sizes wide-arithmetic extended-const exceptions "
        "gc-support",
        &GroupValues::wasm},
@@ -134,6 +160,17 @@ const std::vector<Group>& groups() {
         fixed_bool("threads", true, "wasi-threads: wasi.thread-spawn (always on in wasinn)",
                    "wasinn always serves wasi-threads"),
         fixed_bool("cli", true, "WASI command-line APIs (always on)", "the WASI CLI APIs are always on in wasinn"),
+        p3_switch("-S p3", "WASI 0.3's APIs (on by default); =n refuses WASI 0.3 components"),
+        {"max-resources", "=N",
+         "Most entries a guest's resource tables hold at once (WASI handles, a 0.3 component's tasks, "
+         "streams and futures); the call making one more fails, ending the guest",
+         [](const Value& v, GroupSettings& s) {
+           const uint64_t n = parse_size(v);
+           if (n == 0)
+             throw std::invalid_argument(
+                 "0 entries would fail the guest's first WASI handle (leave the option out for no bound)");
+           s.max_resources = static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX));
+         }},
         fixed_bool("common", true, "Deprecated alias of cli", "the WASI CLI APIs are always on in wasinn"),
         fixed_bool("inherit-network", false, "The host's network (wasinn gives guests none: only =n)",
                    "wasinn gives guests no network access (a core module speaking WasmEdge's socket ABI "
@@ -147,7 +184,7 @@ const std::vector<Group>& groups() {
                    "may look up the hosts --connect names)")},
        "cli-exit-with-code http http-outgoing-body-buffer-chunks http-outgoing-body-chunk-size config "
        "keyvalue listenfd tcplisten tls preview2 network-error-code preview0 config-var keyvalue-in-memory-data "
-       "p3 max-resources hostcall-fuel max-random-size max-http-fields-size",
+       "hostcall-fuel max-random-size max-http-fields-size",
        &GroupValues::wasi},
   };
   return kGroups;

@@ -25,6 +25,10 @@ struct GroupSettings {
   std::optional<bool> cache;                 // -C cache
   std::optional<bool> pooling_allocator;     // -O pooling-allocator (serve)
   std::vector<std::string> nn_graphs;        // -S nn-graph=ENCODING::DIR
+  // -S p3=n, -W component-model-async=n or -W concurrency-support=n: the flag that turned WASI
+  // 0.3 off (named in the refusal of a 0.3 component); empty: 0.3 is on.
+  std::string p3_off_by;
+  std::optional<size_t> max_resources;  // -S max-resources
 };
 
 // Applies every KEY[=VALUE]; throws UsageError naming the flag and key of a refused or malformed

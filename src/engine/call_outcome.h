@@ -16,6 +16,7 @@ namespace wasinn {
 
 inline constexpr int kTrapExit = 134;               // a trap, told apart from a host failure
 inline constexpr int kHostFailureExit = 1;          // the module cannot be read, compiled or run
+inline constexpr int kRefusedByOptionExit = 2;      // an option refuses the program (a usage error)
 inline constexpr int kInvalidExitStatusExit = 128;  // an exit status WASI preview1 cannot carry (126+)
 
 // "the guest ran longer than OPTION (N ms) and was stopped": timeout_option is how the caller

@@ -335,7 +335,7 @@ Status define_component_imports(wasmtime_component_linker_t* linker, bool p3) {
 }
 
 std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program& program,
-                                                const std::vector<uint8_t>& wasm, std::string* error) {
+                                                const std::vector<uint8_t>& wasm, std::string* error, int* exit_code) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
     if (error) *error = std::move(msg);
     return nullptr;
@@ -361,6 +361,15 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   // wasmtime_context_set_wasi takes ownership of the config, even on error.
   if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
   impl->p3 = is_p3(impl->component.get(), host.engine.get());
+  if (impl->p3 && !host.wasi_p3) {
+    if (exit_code) *exit_code = kRefusedByOptionExit;
+    return fail(
+        fmt::format("{} is a WASI 0.3 component (it imports or exports a 0.3 interface or "
+                    "wasinn:nn-async) and {} turned WASI 0.3 off: leave it out (0.3 is on by "
+                    "default) or give =y to run it",
+                    name, host.option_names.wasi_p3));
+  }
+  if (host.max_resources > 0) wasinn_store_set_max_resources(cx, host.max_resources);
   auto* instantiate = impl->p3 ? wasinn_component_linker_instantiate_p3 : wasmtime_component_linker_instantiate;
   const auto& linker = impl->p3 ? host.component_linker_p3 : host.component_linker;
   if (ErrorPtr err(instantiate(linker.get(), cx, impl->component.get(), &impl->instance)); err) {

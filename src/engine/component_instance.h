@@ -26,8 +26,10 @@ Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::v
 // wasinn's own limits, so those are the only ones a component meets; wasi:nn reads in place.
 size_t hostcall_fuel_for(const Limits& limits);
 
-// wasm: the component's binary. nullptr with *error set when it cannot be compiled or instantiated.
+// wasm: the component's binary. nullptr with *error set when it cannot be compiled or instantiated
+// (*exit_code, when given: kRefusedByOptionExit for a 0.3 component with HostOptions::wasi_p3 off).
 std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program& program,
-                                                const std::vector<uint8_t>& wasm, std::string* error);
+                                                const std::vector<uint8_t>& wasm, std::string* error,
+                                                int* exit_code = nullptr);
 
 }  // namespace wasinn

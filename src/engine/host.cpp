@@ -46,6 +46,8 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   impl->timeout_ms = options.timeout_ms;
   impl->option_names = options.option_names;
   impl->max_memory_bytes = options.max_memory_bytes;
+  impl->wasi_p3 = options.wasi_p3;
+  impl->max_resources = options.max_resources;
   impl->max_threads = options.max_threads;
   // Epoch checks cost a little in every loop, so they are compiled in only when asked for.
   if (impl->timeout_ms > 0) wasmtime_config_epoch_interruption_set(config, true);
@@ -152,6 +154,11 @@ const Host::Impl::SocketLinker* Host::Impl::socket_linker(std::string* error) {
 }
 
 std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error) {
+  int exit_code = kHostFailureExit;
+  return instantiate(program, error, &exit_code);
+}
+
+std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string* error, int* exit_code) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
     if (error) *error = std::move(msg);
     return nullptr;
@@ -161,7 +168,7 @@ std::unique_ptr<Instance> Host::instantiate(const Program& program, std::string*
     if (!binary) return fail(binary.error().detail);
     auto kind = binary_kind(*binary, program_name(program, "the module"));
     if (!kind) return fail(kind.error().detail);
-    if (*kind == BinaryKind::component) return instantiate_component(*impl_, program, *binary, error);
+    if (*kind == BinaryKind::component) return instantiate_component(*impl_, program, *binary, error, exit_code);
     return instantiate_module(*impl_, program, *binary, error);
   } catch (const std::exception& e) {
     return fail(fmt::format("cannot run {}: {}", program_name(program, "the module"), e.what()));
@@ -182,8 +189,9 @@ RunOutcome Host::run(const Program& program) {
 
 RunOutcome Host::run_unguarded(const Program& program) {
   std::string error;
-  std::shared_ptr<Instance> instance = instantiate(program, &error);
-  if (!instance) return RunOutcome{kHostFailureExit, false, error, {}};
+  int exit_code = kHostFailureExit;
+  std::shared_ptr<Instance> instance = instantiate(program, &error, &exit_code);
+  if (!instance) return RunOutcome{exit_code, false, error, {}};
   Instance::Impl& impl = *instance->impl_;
   return impl.run(std::move(instance), program);
 }

@@ -35,6 +35,8 @@ struct Host::Impl {
   std::shared_ptr<BackendCatalog> catalog;  // env's backends, for listing and probing them
   uint64_t timeout_ms = 0;
   uint64_t max_memory_bytes = 0;
+  bool wasi_p3 = true;       // HostOptions::wasi_p3
+  size_t max_resources = 0;  // HostOptions::max_resources; 0: no bound
   OptionNames option_names;  // what the run's messages call the caller's options
   size_t max_threads = 0;
   std::unique_ptr<EpochTicker> ticker;              // only when timeout_ms > 0; stopped before the engine dies

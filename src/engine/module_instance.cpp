@@ -23,6 +23,7 @@
 #include "engine/module_bytes.h"
 #include "engine/socket_imports.h"
 #include "engine/wasmtime_ptr.h"
+#include "engine/wit_host.h"
 
 namespace wasinn {
 
@@ -163,6 +164,7 @@ std::unique_ptr<Instance> instantiate_module(Host::Impl& host, const Program& pr
   if (!wasi) return fail(wasi.error().detail);
   // wasmtime_context_set_wasi takes ownership of the config, even on error.
   if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
+  if (host.max_resources > 0) wasinn_store_set_max_resources(cx, host.max_resources);  // p1's open files
 
   wasm_trap_t* trap = nullptr;
   ErrorPtr err(wasmtime_linker_instantiate(linker, cx, impl->module.get(), &impl->instance, &trap));

@@ -137,6 +137,10 @@ wasmtime_error_t* wasinn_wit_define(wasmtime_component_linker_t* linker, const w
 /* How many bytes one host call may lift out of the guest (Wasmtime's hostcall fuel, 128 MiB by
  * default), so that wasinn's own limits are the only ones a component meets. */
 void wasinn_store_set_hostcall_fuel(wasmtime_context_t* context, size_t bytes);
+/* The most entries the store's resource tables may hold at once (WASI's, and a 0.3 component's
+ * tasks, streams and futures), as Wasmtime's -S max-resources: past it the call creating one
+ * fails ("resource table has no free keys"). Only after wasmtime_context_set_wasi. */
+void wasinn_store_set_max_resources(wasmtime_context_t* context, size_t max);
 /* WASI 0.3 components (src/engine/wasmtime/src/p3.rs). add_wasip3 adds WASI 0.3's interfaces
  * beside the C API's WASI 0.2 (both read the store's WASI context). A component that imports a
  * concurrent function or exports an async one is instantiated and called with the _p3 twins of

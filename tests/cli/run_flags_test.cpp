@@ -150,7 +150,13 @@ TEST(WasmtimeKeys, AcceptedWhereWasinnHasTheFeature) {
                                                                 {"-C", "cache=y"},
                                                                 {"--no-cache"},
                                                                 {"-C", "compiler=cranelift"},
-                                                                {"-S", "nn=yes"}}) {
+                                                                {"-S", "nn=yes"},
+                                                                // WASI 0.3's (a core module needs none of it)
+                                                                {"-Sp3", "-Wcomponent-model-async"},
+                                                                {"-S", "p3=n"},
+                                                                {"-W", "concurrency-support=n"},
+                                                                {"-S", "max-resources=100"},
+                                                                {"-W", "component-model-error-context=n"}}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), form.begin(), form.end());
     args.insert(args.end(), {guest("wasi_probe"), "exit", "9"});
@@ -179,6 +185,10 @@ TEST(WasmtimeKeys, RefusedByNameWhereItHasNot) {
       {{"-C", "cranelift-has-avx=true"}, "-C cranelift-has-avx"},
       {{"-D", "debug-info"}, "-D debug-info: wasinn does not support"},
       {{"-S", "inherit-env=maybe"}, "unknown boolean 'maybe'"},
+      {{"-S", "max-resources=0"}, "-S max-resources=0: 0 entries would fail"},
+      {{"-S", "max-resources=many"}, "-S max-resources=many: 'many' is not a whole number"},
+      {{"-W", "component-model-threading=y"}, "-W component-model-threading=y: wasinn validates components"},
+      {{"-S", "hostcall-fuel=1"}, "-S hostcall-fuel: wasinn does not support this Wasmtime option"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args{"run"};

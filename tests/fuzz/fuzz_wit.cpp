@@ -7,6 +7,7 @@
 // Linked with fake_world.cpp (fuzz_wit_fake) or ort_world.cpp (fuzz_wit_real); input format:
 // call_script.h, values read from the fuzzed guest memory image.
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -220,8 +221,22 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           computed = t.ok(t.t.compute_named(t.guest(), ctx, inputs.data(), inputs.size(), &out), "compute");
         } else {
           // As nn-async runs it: on another thread, through a share of the guest, with a cancel
-          // from the guest's thread racing it when the script says so.
-          const bool cancel = r.arg() % 2;
+          // (the guest dropping the call) from the guest's thread when the script says so, at a
+          // drop point it picks: bit 0 cancels; bits 1-2 say when (0: as the worker starts, the
+          // only point of older inputs; 1: before it starts; 2: after a wait of the script's
+          // choosing, 0-4 ms, mid-compute on a real backend; 3: after the compute ended, a
+          // cancel that must touch nothing). A second cancel at once when bit 3 is set.
+          const uint32_t drop = r.arg();
+          const bool cancel = drop & 1;
+          const uint32_t point = (drop >> 1) % 4;
+          const bool twice = drop & 8;
+          const auto wait = std::chrono::microseconds(point == 2 ? r.arg() % 4096 : 0);
+          auto drop_call = [&] {
+            for (int k = 0; k < (twice ? 2 : 1); ++k) {
+              wasinn_wit_out c{};
+              (void)t.t.cancel(t.guest(), ctx, &c);
+            }
+          };
           wasinn_wit_out share{};
           if (t.t.guest_share(t.guest(), &share) != WASINN_WIT_OK)
             invariant_failed("share", "the guest cannot be shared");
@@ -230,6 +245,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           std::vector<uint32_t> out_reps;
           std::string message;
           async_names.clear();
+          if (cancel && point == 1) drop_call();
           std::thread worker([&] {
             status = t.t.compute_named(shared, ctx, inputs.data(), inputs.size(), &out);
             for (size_t i = 0; status == WASINN_WIT_OK && i < out.len; ++i) {
@@ -239,11 +255,10 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
             }
             message.assign(out.message.data ? out.message.data : "", out.message.len);
           });
-          if (cancel) {
-            wasinn_wit_out c{};
-            (void)t.t.cancel(t.guest(), ctx, &c);
-          }
+          if (cancel && point == 2) std::this_thread::sleep_for(wait);
+          if (cancel && (point == 0 || point == 2)) drop_call();
           worker.join();
+          if (cancel && point == 3) drop_call();
           async_outputs.clear();
           for (size_t i = 0; i < out_reps.size(); ++i) async_outputs.push_back({str(async_names[i]), out_reps[i]});
           out.message = str(message);
@@ -386,6 +401,12 @@ std::vector<ScriptWriter> seeds(const GuestLayout& l) {
   async.op(kAsyncCompute).raw(0).raw(1).raw(1).raw(0).raw(0).op(kCancel).raw(0);
   async.op(kTensorNew).raw(2).raw(1).raw(64).raw(1).item("tensor").raw(256);
   async.op(kAsyncCompute).raw(0).raw(1).raw(1).raw(0).raw(1).op(kCancel).raw(7);
+  // Every drop point: before the compute, mid-compute after 300 us (twice), after it ended.
+  for (uint32_t drop : {3u, 5u + 8u, 7u}) {
+    async.op(kTensorNew).raw(2).raw(1).raw(64).raw(1).item("tensor").raw(256);
+    async.op(kAsyncCompute).raw(0).raw(1).raw(1).raw(0).raw(drop);
+    if (drop == 13u) async.raw(300);
+  }
   out.push_back(std::move(async));
   return out;
 }

@@ -35,6 +35,14 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
   serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
             streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
             generation (its compute steps stop growing in the metrics), and bad requests get 400/404
+  switches  (issue 54) Wasmtime's 0.3 switches: -S p3, -W component-model-async (and
+            concurrency-support) in each spelling run p3_nn; =n refuses it with exit 2 naming the
+            switch, and a 0.2 component still runs; the later switch wins; the proposals past 0.3
+            take =n only; -S max-resources=100 fails p3_nn many-tasks 1000 with Wasmtime's
+            "resource table has no free keys" (as Wasmtime's p3_cli_many_tasks) and lets 50 tasks
+            and 200 dropped streams (p3_cli_many_stream) run
+  invoke    (issue 54) --invoke answer, p3_nn's async-lifted root export (it awaits a 0.3 wait-for):
+            prints the known answer, as Wasmtime's CLI prints a string; answer() the same
   errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
             a missing model file, an unknown graph name: an error, never a crash
 
@@ -462,6 +470,68 @@ def case_serve(ctx):
             f"errors answered")
 
 
+def case_switches(ctx):
+    guest = ctx.guest("p3_nn")
+
+    def streams(*flags):
+        return ctx.wasinn(*flags, guest, "many-streams", "3", timeout=120)
+
+    on = (["-Sp3", "-Wcomponent-model-async"], ["-S", "p3=y", "-W", "component-model-async=yes"],
+          ["--wasi", "p3", "--wasm", "concurrency-support=y"], ["-Sp3=n", "-Sp3"],
+          ["-W", "component-model-error-context=n,component-model-more-async-builtins=n,"
+                 "component-model-async-stackful=n,component-model-threading=n,component-model-async-builtins=n"])
+    for flags in on:
+        r = streams(*flags)
+        check(r.returncode == 0 and r.stdout == b"3 streams\n",
+              f"{' '.join(flags)}: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    off = (("-Sp3=n", "-S p3=n"), ("-Wcomponent-model-async=n", "-W component-model-async=n"),
+           ("-Wconcurrency-support=false", "-W concurrency-support=n"), ("-Sp3,p3=no", "-S p3=n"))
+    for flag, named in off:
+        r = streams(flag)
+        err = r.stderr.decode()
+        check(r.returncode == 2 and named in err and "is a WASI 0.3 component" in err,
+              f"{flag}: exit {r.returncode}, wanted 2 naming {named}\n{err}")
+    refusal = err.strip().splitlines()[-1]
+    # A 0.2 component does not need 0.3: it runs as before.
+    digits = ctx.digits()
+    r = ctx.wasinn("-Sp3=n", "-Wcomponent-model-async=n", "--dir", f"{digits}::/d",
+                   ctx.guest("wit_classify_digits.component"), "/d/model.onnx", "/d/test_x.f32", "/d/test_y.u8")
+    check(r.returncode == 0, f"a 0.2 component with 0.3 off: exit {r.returncode}\n{r.stderr.decode()}")
+    r = streams("-Wcomponent-model-threading=y")
+    check(r.returncode == 2 and "-W component-model-threading=y" in r.stderr.decode(),
+          f"-W component-model-threading=y: exit {r.returncode}\n{r.stderr.decode()}")
+    # -S max-resources, as Wasmtime's own p3_cli_many_tasks and p3_cli_many_stream use it.
+    r = ctx.wasinn("-Smax-resources=100", "-Sp3", "-Wcomponent-model-async", guest, "many-tasks", "1000",
+                   timeout=120)
+    err = r.stderr.decode()
+    check(r.returncode not in (0, 2) and r.returncode > 0 and "resource table has no free keys" in err
+          and b"started" not in r.stdout, f"1000 tasks under max-resources=100: exit {r.returncode}\n{err}")
+    bounded = f"exit {r.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}"
+    for flags, n, want in ((["-Smax-resources=100"], "50", b"started 50 tasks\n"),
+                           ([], "1000", b"started 1000 tasks\n")):
+        r = ctx.wasinn(*flags, guest, "many-tasks", n, timeout=120)
+        check(r.returncode == 0 and r.stdout == want,
+              f"{flags} many-tasks {n}: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    r = ctx.wasinn("-Smax-resources=100", guest, "many-streams", "200", timeout=120)
+    check(r.returncode == 0 and r.stdout == b"200 streams\n",
+          f"200 streams under max-resources=100: exit {r.returncode}\n{r.stderr.decode()}")
+    r = ctx.wasinn("-Smax-resources=0", guest, "many-streams", "1")
+    check(r.returncode == 2 and "-S max-resources=0" in r.stderr.decode(), f"max-resources=0: exit {r.returncode}")
+    log(f"switches: {len(on)} spellings run, {len(off)} refuse ({refusal}); 1000 tasks under "
+        f"max-resources=100: {bounded}; 50 tasks, 1000 unbounded and 200 streams run")
+
+
+def case_invoke(ctx):
+    guest = ctx.guest("p3_nn")
+    for name in ("answer", "answer()"):
+        r = ctx.wasinn("--invoke", name, guest, timeout=120)
+        check(r.returncode == 0 and r.stdout == b'"42 from an async export"\n',
+              f"--invoke {name}: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    r = ctx.wasinn("--invoke", "no-such-export", guest, timeout=120)
+    check(r.returncode == 1 and "no-such-export" in r.stderr.decode(), f"an unknown export: exit {r.returncode}")
+    log("invoke: --invoke answer and answer() print the async export's answer; an unknown name is an error")
+
+
 def case_errors(ctx):
     r = ctx.wasinn(ctx.guest("p3_classify"), "/no/such/model.onnx", "x", "y")
     err = r.stderr.decode()
@@ -479,7 +549,7 @@ def case_errors(ctx):
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "errors": case_errors}
+         "serve": case_serve, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
 
 
 def main():

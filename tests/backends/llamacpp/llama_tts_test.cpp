@@ -260,6 +260,13 @@ TEST(LlamaTts, OneContextSpeaksAfterEachRefusalAndAgainTheSame) {
   EXPECT_NE(d.detail.find("\"tts\" applies when the model is loaded"), std::string::npos) << d.detail;
   EXPECT_EQ(set(2, R"([{"role": "user", "content": "hi"}])"), WASINN_UNSUPPORTED_OPERATION);
   EXPECT_NE(d.detail.find("speaks the text of input 0"), std::string::npos) << d.detail;
+  // No words (empty, or only spaces and punctuation): an error, not the speaker prompt spoken.
+  for (const std::string empty : {"", " ", " .,- "}) {
+    const int set_status = set(0, empty);
+    const int status = set_status != WASINN_OK ? set_status : llama().compute(ctx.ptr, &d);
+    EXPECT_EQ(status, WASINN_INVALID_ARGUMENT) << "'" << empty << "'";
+    EXPECT_NE(d.detail.find("no words to speak"), std::string::npos) << d.detail;
+  }
   ASSERT_EQ(set(0, kText), WASINN_OK) << d.detail;
   EXPECT_EQ(llama().compute_single(ctx.ptr, &d), WASINN_UNSUPPORTED_OPERATION);
   EXPECT_NE(d.detail.find("makes its WAV with compute"), std::string::npos) << d.detail;

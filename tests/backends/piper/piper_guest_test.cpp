@@ -38,6 +38,7 @@ TEST(PiperGuest, WasmEdgeExampleSpeaksAsPiperTtsAndEveryBadInputIsAnErrnoWithARe
       {"load-missing-espeak-data", 8, "/no/such/espeak-ng-data is not a directory"},
       {"load-missing-voice", 8, "/no/such/voice.onnx does not exist"},
       {"load-chattts", 2, "ChatTTS, which wasinn does not serve"},
+      {"load-chattts-no-builders", 2, "ChatTTS, which wasinn does not serve"},
       {"load-as-onnx", 2, "load them with encoding piper"},
       {"compute-without-text", 1, "no text"},
       {"output-before-compute", 1, "call compute first"},

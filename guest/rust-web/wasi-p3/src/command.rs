@@ -15,6 +15,9 @@
 //!       n an i64 [1]) a compute of n = 10^9 dropped after 200 ms, then n = 1 on the same
 //!       context, its output written to OUT; prints how long the two took
 //!   p3_nn stress | stress-onnx | drop-exit ARGS   cancellation under stress (src/stress.rs)
+//!   p3_nn many-tasks | many-streams N   resource-table use, for -S max-resources (src/resources.rs)
+//! Beside run it exports `answer: async func() -> string` (`wasinn run --invoke answer`): an
+//! async-lifted root export that awaits a 0.3 import before it answers.
 //! Answers are greedy (temp 0) so tests compare them with native llama.cpp's. Exit 0; 2 for bad
 //! arguments or files; 1 for a wasi:nn error, printed as "p3_nn: WHAT: CODE: DATA".
 use std::time::{Duration, Instant};
@@ -22,6 +25,7 @@ use std::time::{Duration, Instant};
 use futures::future::{select, Either};
 
 mod digits;
+mod resources;
 mod stress;
 
 wit_bindgen::generate!({
@@ -307,9 +311,11 @@ impl wasip3::exports::cli::run::Guest for Command {
             Some("stress") => stress::stress(rest).await,
             Some("stress-onnx") => stress::stress_onnx(rest).await,
             Some("drop-exit") => stress::drop_exit(rest).await,
+            Some("many-tasks") => resources::many_tasks(rest).await,
+            Some("many-streams") => resources::many_streams(rest).await,
             _ => Err(bad(
-                "usage: p3_nn classify|overlap|cancel|generate|generate-drop|cancel-onnx|stress|stress-onnx|drop-exit \
-                 ARGS (see its source)"
+                "usage: p3_nn classify|overlap|cancel|generate|generate-drop|cancel-onnx|stress|stress-onnx|drop-exit|\
+                 many-tasks|many-streams ARGS (see its source)"
                     .into(),
             )),
         };
@@ -325,3 +331,14 @@ impl wasip3::exports::cli::run::Guest for Command {
 }
 
 wasip3::cli::command::export!(Command);
+
+// The world's own export, `answer`, for --invoke.
+impl Guest for Command {
+    async fn answer() -> String {
+        // A 0.3 import awaited first: the call really suspends and resumes.
+        wasip3::clocks::monotonic_clock::wait_for(1_000_000).await;
+        "42 from an async export".to_string()
+    }
+}
+
+export!(Command);

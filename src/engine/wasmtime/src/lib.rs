@@ -23,4 +23,4 @@ mod tests;
 mod wit_nn;
 
 pub use host::*;
-pub use wit_nn::{wasinn_store_set_hostcall_fuel, wasinn_wit_define};
+pub use wit_nn::{wasinn_store_set_hostcall_fuel, wasinn_store_set_max_resources, wasinn_wit_define};

@@ -421,3 +421,15 @@ pub unsafe extern "C" fn wasinn_wit_define(
 pub extern "C" fn wasinn_store_set_hostcall_fuel(mut cx: WasmtimeStoreContextMut<'_>, bytes: usize) {
     cx.set_hostcall_fuel(bytes);
 }
+
+/// Bounds the entries of the store's resource tables, as Wasmtime's `-S max-resources` (wit_host.h).
+/// Only after wasmtime_context_set_wasi: the WASI context holds the table (0.2's and p1's).
+#[no_mangle]
+pub extern "C" fn wasinn_store_set_max_resources(mut cx: WasmtimeStoreContextMut<'_>, max: usize) {
+    use wasmtime_wasi::WasiView;
+    cx.data_mut().ctx().table.set_max_capacity(max);
+    // The table of a 0.3 component's tasks, streams, futures and waitables.
+    if let Some(table) = cx.concurrent_resource_table() {
+        table.set_max_capacity(max);
+    }
+}
