@@ -43,7 +43,8 @@ Error load_once() {
   void* library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);  // never closed, as the plugin
   // By name, dlopen searches the plugin's RUNPATH. Under AddressSanitizer its dlopen interceptor
   // becomes the caller and that RUNPATH is not searched, so the build's own directory is tried too.
-  if (!library) library = dlopen(WASINN_TF_LIB_DIR "/libtensorflow_cc.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    library = dlopen((std::string(WASINN_TF_LIB_DIR) + "/libtensorflow_cc.so.2").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char* why = dlerror();
     return sdk::runtime_error(std::string("cannot load TensorFlow: ") + (why ? why : kLibrary));

@@ -3,6 +3,8 @@
 
 #include <ggml-backend.h>
 
+#include <string>
+
 namespace llama_bench {
 namespace {
 void quiet(ggml_log_level, const char*, void*) {}
@@ -10,8 +12,10 @@ void quiet(ggml_log_level, const char*, void*) {}
 // ggml's backends are run-time modules (GGML_BACKEND_DL), loaded from llama.cpp's own build as
 // the plugin loads them; the plugin in this process may have loaded them already.
 void load_modules(bool gpu) {
-  if (!ggml_backend_reg_by_name("CPU")) ggml_backend_load(WASINN_GGML_MODULE_DIR "/libggml-cpu.so");
-  if (gpu && !ggml_backend_reg_by_name("Vulkan")) ggml_backend_load(WASINN_GGML_MODULE_DIR "/libggml-vulkan.so");
+  if (!ggml_backend_reg_by_name("CPU"))
+    ggml_backend_load((std::string(WASINN_GGML_MODULE_DIR) + "/libggml-cpu.so").c_str());
+  if (gpu && !ggml_backend_reg_by_name("Vulkan"))
+    ggml_backend_load((std::string(WASINN_GGML_MODULE_DIR) + "/libggml-vulkan.so").c_str());
 }
 
 ggml_backend_dev_t first_gpu() {

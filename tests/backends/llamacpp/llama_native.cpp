@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 namespace wasinn_test {
 namespace {
@@ -29,8 +30,9 @@ llama_model* model_for(const std::string& path) {
   llama_log_set(quiet, nullptr);
   // ggml's backends are run-time modules (GGML_BACKEND_DL): the reference needs only the CPU's,
   // unless the plugin in this process loaded it already (they share ggml's registry).
-  if (!ggml_backend_reg_by_name("CPU") && !ggml_backend_load(WASINN_GGML_MODULE_DIR "/libggml-cpu.so"))
-    throw std::runtime_error("native llama.cpp: no CPU module in " WASINN_GGML_MODULE_DIR);
+  const std::string module_dir = WASINN_GGML_MODULE_DIR;
+  if (!ggml_backend_reg_by_name("CPU") && !ggml_backend_load((module_dir + "/libggml-cpu.so").c_str()))
+    throw std::runtime_error("native llama.cpp: no CPU module in " + module_dir);
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
   // The CPU alone, even when the plugin in this process has loaded a GPU module.

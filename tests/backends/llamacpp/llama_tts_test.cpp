@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -35,7 +36,7 @@ const std::string kText = "Hello, world 42.";
 const std::string kWords = "hello<|text_sep|>world<|text_sep|>forty<|text_sep|>two";
 
 std::string outetts(const std::string& name) { return (fixtures_dir() / "outetts" / name).string(); }
-std::string default_speaker_file() { return WASINN_DEPS_DIR "/outetts/speakers/en_female_1.json"; }
+std::string default_speaker_file() { return std::string(WASINN_DEPS_DIR) + "/outetts/speakers/en_female_1.json"; }
 
 struct Speaker {
   std::string text, data;
