@@ -155,6 +155,7 @@ Error LlamaContext::speak() {
 void LlamaContext::set_metadata(wasinn_tensor& out) {
   metadata_ = "{\"input_tokens\": " + std::to_string(n_prompt_tokens_) +
               ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
+              ", \"context_size\": " + std::to_string(wanted_shape().n_ctx) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
               ", \"llama_commit\": \"" WASINN_LLAMA_COMMIT "\"}";
   sdk::bytes_output(metadata_, out_dims_[0], out);
