@@ -5,24 +5,32 @@
  * preloads (--nn-preload NAME:GGML:AUTO:model.gguf): a request's "model" is the preload's name.
  *
  *   GET  /v1/models             the names in the guest's environment variable MODELS (comma-
- *                               separated; `wasinn serve --env MODELS=a,b`), default "default"
+ *                               separated; `wasinn serve --env MODELS=a,b`), else the GGML
+ *                               models the server registered (WASINN_MODELS, NAME:ENCODING,...)
  *   POST /v1/chat/completions   messages -> the model's chat template (the plugin applies its
  *                               GGUF's tokenizer.chat_template as llama.cpp does) -> the answer
  *   POST /v1/completions        prompt -> the answer
  *   POST /v1/embeddings         input (a string or a list of strings) -> one embedding each
  *
- * The environment variable NN_OPTIONS (a JSON object of the graph's settable properties, e.g.
- * {"ctx-size": 4096, "threads": 8}) is set on every session and context before the request's own
- * fields; a bad one answers 500 naming it.
+ * A request without "model" uses the only one (400 when there are several). The environment
+ * variable NN_OPTIONS (a JSON object of the graph's settable properties, e.g. {"ctx-size": 4096,
+ * "threads": 8}) is set on every session and context before the request's own fields (`serve`
+ * checks it at start; a bad one here answers 500 naming it).
  *
- * Generation: max_tokens (or max_completion_tokens), temperature, top_p, seed, presence_penalty,
- * frequency_penalty become the session's properties; stop (a string or up to 4) ends the answer
- * before the first stop text, which is left out, as OpenAI does; "stream": true answers with
- * server-sent events (data: chunk, ..., data: [DONE]) a token at a time, and
- * stream_options.include_usage adds the usage chunk. A client that leaves mid-stream ends the
- * generation at its next token: the session (its KV cache) is dropped at once.
+ * Generation: max_tokens (or max_completion_tokens; at most MAX_TOKENS, default the context's
+ * size), temperature, top_p, seed, presence_penalty, frequency_penalty become the session's
+ * properties; the answer's length is what max_tokens and the context leave, so it never runs past
+ * the context, and its finish_reason is "length" when either ended it, "stop" when the model or a
+ * stop text did. stop (a string or up to 4) ends the answer before the first stop text, which is
+ * left out, as OpenAI does; "stream": true answers with server-sent events (data: chunk, ...,
+ * data: [DONE]) a token at a time, and stream_options.include_usage adds the usage chunk. A client
+ * that leaves mid-stream ends the generation at its next token: the session (its KV cache) is
+ * dropped at once. A stream ends before the server's deadline (the request header
+ * wasinn-deadline-ms) with finish_reason "length" and an error event saying why.
  * Errors are OpenAI's shape, {"error": {"message", "type", "param", "code"}}: 400 for a bad
- * request, 404 for an unknown model or path, 405 for a wrong method, 500 for a failed inference.
+ * request (context_length_exceeded for a prompt the context cannot hold, unsupported_parameter
+ * naming a field this endpoint does not implement), 404 for an unknown model or path, 405 for a
+ * wrong method, 500 for a failed inference.
  *
  * C++ for nlohmann/json (Debian's header-only library), built without exceptions: parsing never
  * throws (parse(..., false) gives a discarded value), every value is type-checked before use,
@@ -30,6 +38,7 @@
  */
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -80,6 +89,37 @@ std::string env_value(const char* name) {
     free(env.ptr[i].value.ptr);
   }
   free(env.ptr);
+  return found;
+}
+
+// wasi:http's request headers: headers() -> own<fields>; fields.get(name) -> list<field-value>.
+struct HeaderValue {
+  uint8_t* ptr;
+  uint32_t len;
+};
+struct HeaderValues {
+  HeaderValue* ptr;
+  uint32_t len;
+};
+extern "C" WH_IMPORT("wasi:http/types", "[method]incoming-request.headers") int32_t
+    wasi_request_headers(wh_incoming_request req);
+extern "C" WH_IMPORT("wasi:http/types", "[method]fields.get") void wasi_fields_get(int32_t fields, const char* name,
+                                                                                   uint32_t name_len,
+                                                                                   HeaderValues* ret);
+extern "C" WH_IMPORT("wasi:http/types", "[resource-drop]fields") void wasi_fields_drop(int32_t fields);
+
+// The request's first value of header `name` (lower case), "" when absent.
+std::string header_value(wh_incoming_request req, const char* name) {
+  const int32_t fields = wasi_request_headers(req);
+  HeaderValues values{nullptr, 0};
+  wasi_fields_get(fields, name, static_cast<uint32_t>(strlen(name)), &values);
+  std::string found;
+  for (uint32_t i = 0; i < values.len; ++i) {
+    if (i == 0) found.assign(reinterpret_cast<const char*>(values.ptr[i].ptr), values.ptr[i].len);
+    free(values.ptr[i].ptr);
+  }
+  free(values.ptr);
+  wasi_fields_drop(fields);
   return found;
 }
 
@@ -144,14 +184,51 @@ struct Model {
   }
 };
 
-// Loads body["model"] (default "default"); on failure answers and returns false.
+// The models this endpoint offers: MODELS (comma-separated names) when set, else the GGML models
+// the server registered (WASINN_MODELS, NAME:ENCODING,... set by `wasinn serve`).
+std::vector<std::string> known_models() {
+  const std::string given = env_value("MODELS");
+  const std::string text = given.empty() ? env_value("WASINN_MODELS") : given;
+  std::vector<std::string> names;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (!given.empty()) {
+      if (!item.empty()) names.push_back(item);
+      continue;
+    }
+    const size_t colon = item.rfind(':');
+    if (colon != std::string::npos && colon > 0 && item.compare(colon + 1, std::string::npos, "ggml") == 0)
+      names.push_back(item.substr(0, colon));
+  }
+  return names;
+}
+
+// Loads body["model"]; without one, the only model there is (400 when there are several); on
+// failure answers and returns false.
 bool load_model(const json& body, wh_response_outparam out, Model& m) {
   auto it = body.find("model");
-  if (it != body.end() && !it->is_string()) {
+  if (it != body.end() && !it->is_string() && !it->is_null()) {
     respond_error(out, 400, "model must be a string", nullptr, "model");
     return false;
   }
-  m.name = it == body.end() ? "default" : it->get<std::string>();
+  if (it == body.end() || it->is_null()) {
+    const std::vector<std::string> names = known_models();
+    if (names.size() > 1) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      respond_error(out, 400,
+                    "you must provide a model parameter: this server has " + std::to_string(names.size()) +
+                        " models (" + list + ")",
+                    "missing_required_parameter", "model");
+      return false;
+    }
+    m.name = names.empty() ? "default" : names[0];
+  } else {
+    m.name = it->get<std::string>();
+  }
   wnn_error err;
   if (wnn_load_by_name(m.name.data(), static_cast<uint32_t>(m.name.size()), &m.graph, &err)) {
     m.graph = 0;
@@ -189,22 +266,60 @@ bool apply_env_options(Set set, std::string& why) {
   return true;
 }
 
+enum class Kind { chat, completion };
+
 struct Generation {
   bool stream = false;
   bool include_usage = false;
-  int64_t max_tokens = -1;
+  int64_t max_tokens = -1;  // -1: as long as the context holds
+  std::string max_tokens_field = "max_tokens";
   std::vector<std::string> stops;
+  uint64_t started_ns = 0;   // the monotonic clock when the request arrived
+  uint64_t deadline_ms = 0;  // wasinn-deadline-ms: what the server gives this request; 0: no limit
 };
 
-// Reads the sampling and length fields into the session's properties and `g`; on a bad value
-// answers 400 and returns false.
-bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_context session, Generation& g) {
-  auto it = body.find("n");
-  if (it != body.end() && !(it->is_number_integer() && it->get<int64_t>() == 1)) {
-    respond_error(out, 400, "n must be 1: one answer per request", nullptr, "n");
+// A field this endpoint does not implement is refused naming it, never dropped: a client that
+// sent it expects its effect. Absent, null, false and empty values ask for nothing.
+bool refuse_unsupported(Kind kind, const json& body, wh_response_outparam out) {
+  auto given = [&](const char* field) {
+    auto it = body.find(field);
+    if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return false;
+    return !((it->is_array() || it->is_object()) && it->empty());
+  };
+  const char* chat_fields[] = {"tools",    "tool_choice",  "functions", "function_call", "logit_bias",
+                               "logprobs", "top_logprobs", "audio",     "prediction"};
+  const char* completion_fields[] = {"logit_bias", "logprobs", "suffix", "echo"};
+  const bool chat = kind == Kind::chat;
+  const size_t count =
+      chat ? sizeof chat_fields / sizeof *chat_fields : sizeof completion_fields / sizeof *completion_fields;
+  for (size_t i = 0; i < count; ++i) {
+    const char* field = chat ? chat_fields[i] : completion_fields[i];
+    if (!given(field)) continue;
+    respond_error(out, 400,
+                  std::string("Unsupported parameter: '") + field + "' is not supported by this server (wasinn's " +
+                      "http_openai); leave it out",
+                  "unsupported_parameter", field);
     return false;
   }
-  it = body.find("stream");
+  auto best_of = body.find("best_of");
+  if (!chat && best_of != body.end() && !best_of->is_null() && *best_of != 1) {
+    respond_error(out, 400, "Unsupported value: 'best_of' must be 1: one answer per request", "unsupported_value",
+                  "best_of");
+    return false;
+  }
+  auto n = body.find("n");
+  if (n != body.end() && !n->is_null() && !(n->is_number_integer() && n->get<int64_t>() == 1)) {
+    respond_error(out, 400, "Unsupported value: 'n' must be 1: one answer per request", "unsupported_value", "n");
+    return false;
+  }
+  return true;
+}
+
+// Reads the sampling and length fields into the session's properties and `g`; on a bad value
+// answers 400 and returns false. The length (n-predict) is set by generate(), which knows the
+// context's size.
+bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_context session, Generation& g) {
+  auto it = body.find("stream");
   if (it != body.end()) {
     if (!it->is_boolean() && !it->is_null()) {
       respond_error(out, 400, "stream must be true or false", nullptr, "stream");
@@ -220,11 +335,12 @@ bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_contex
   for (const char* key : {"max_tokens", "max_completion_tokens"}) {
     it = body.find(key);
     if (it == body.end() || it->is_null()) continue;
-    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > 1000000) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 1) {
       respond_error(out, 400, std::string(key) + " must be a whole number from 1", nullptr, key);
       return false;
     }
     g.max_tokens = it->get<int64_t>();
+    g.max_tokens_field = key;
   }
   it = body.find("stop");
   if (it != body.end() && !it->is_null()) {
@@ -240,6 +356,27 @@ bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_contex
     for (const auto& s : g.stops) ok = ok && !s.empty();
     if (!ok) {
       respond_error(out, 400, "stop must be a non-empty string or a list of up to 4", nullptr, "stop");
+      return false;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> props;
+  it = body.find("response_format");
+  if (it != body.end() && !it->is_null()) {
+    // Structured output: the plugin turns a JSON schema into the llama.cpp grammar sampling keeps to.
+    // (Iterators of different objects never compare: pointers to the parts instead.)
+    const json* type_field = it->is_object() && it->contains("type") ? &(*it)["type"] : nullptr;
+    const std::string type = type_field && type_field->is_string() ? type_field->get<std::string>() : "";
+    const json* spec = it->is_object() && it->contains("json_schema") ? &(*it)["json_schema"] : nullptr;
+    const json* schema = spec && spec->is_object() && spec->contains("schema") ? &(*spec)["schema"] : nullptr;
+    if (type == "json_object") {
+      props.emplace_back("json-schema", "{\"type\": \"object\"}");
+    } else if (type == "json_schema" && schema && schema->is_object()) {
+      props.emplace_back("json-schema", dump(*schema));
+    } else if (type != "text") {
+      respond_error(out, 400,
+                    "response_format must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
+                    "{\"type\": \"json_schema\", \"json_schema\": {\"name\": ..., \"schema\": {...}}}",
+                    "invalid_value", "response_format");
       return false;
     }
   }
@@ -268,8 +405,6 @@ bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_contex
     respond_error(out, 500, why);
     return false;
   }
-  std::vector<std::pair<std::string, std::string>> props;
-  props.emplace_back("n-predict", std::to_string(g.max_tokens));
   for (const Knob& k : knobs) {
     it = body.find(k.field);
     if (it == body.end() || it->is_null()) continue;
@@ -288,7 +423,8 @@ bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_contex
     wnn_string err{};
     if (wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
                                 static_cast<uint32_t>(value.size()), &err)) {
-      respond_error(out, 400, "setting " + name + " failed: " + take(err));
+      respond_error(out, 400, "setting " + name + " failed: " + take(err), nullptr,
+                    name == "json-schema" ? "response_format" : nullptr);
       return false;
     }
   }
@@ -342,6 +478,7 @@ class StopScan {
 
 struct Usage {
   int64_t prompt = 0, completion = 0;
+  int64_t context = 0;  // the context's size in tokens (0: the plugin does not say)
   json as_json() const {
     return {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
   }
@@ -355,14 +492,59 @@ Usage usage_of(wnx_prompt_context session) {
   if (failed) return u;
   const json j = json::parse(text, nullptr, false);
   if (j.is_object()) {
-    auto in = j.find("input_tokens"), out = j.find("output_tokens");
+    auto in = j.find("input_tokens"), out = j.find("output_tokens"), ctx = j.find("context_size");
     if (in != j.end() && in->is_number_integer()) u.prompt = in->get<int64_t>();
     if (out != j.end() && out->is_number_integer()) u.completion = out->get<int64_t>();
+    if (ctx != j.end() && ctx->is_number_integer()) u.context = ctx->get<int64_t>();
   }
   return u;
 }
 
-enum class Kind { chat, completion };
+// The largest max_tokens a request may ask: MAX_TOKENS (the guest's environment) if set, else the
+// context's size.
+int64_t max_tokens_limit(int64_t context) {
+  const std::string text = env_value("MAX_TOKENS");
+  char* end = nullptr;
+  const long long v = text.empty() ? 0 : strtoll(text.c_str(), &end, 10);
+  return v > 0 && end && !*end ? v : context;
+}
+
+uint64_t monotonic_ms() { return wh_monotonic_now() / 1000000; }
+
+// Sets the answer's length (n-predict) to what max_tokens and the context leave room for, so the
+// answer never runs past the context; false after answering 400 when either cannot be met.
+bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t& n_predict) {
+  const Usage at_start = usage_of(m.session);
+  n_predict = g.max_tokens;
+  if (at_start.context > 0) {
+    const int64_t room = at_start.context - at_start.prompt;
+    if (room <= 0) {
+      respond_error(out, 400,
+                    "This model's maximum context length is " + std::to_string(at_start.context) +
+                        " tokens, but the prompt has " + std::to_string(at_start.prompt) +
+                        " tokens (raise ctx-size in NN_OPTIONS or shorten the prompt)",
+                    "context_length_exceeded", "messages");
+      return false;
+    }
+    const int64_t limit = max_tokens_limit(at_start.context);
+    if (g.max_tokens > limit) {
+      respond_error(out, 400,
+                    g.max_tokens_field + " is " + std::to_string(g.max_tokens) + ", over this server's limit of " +
+                        std::to_string(limit) + " tokens" +
+                        (limit == at_start.context ? " (the model's context size)" : " (MAX_TOKENS)"),
+                    "invalid_value", g.max_tokens_field.c_str());
+      return false;
+    }
+    n_predict = g.max_tokens > 0 ? std::min(g.max_tokens, room) : room;
+  }
+  const std::string value = std::to_string(n_predict);
+  wnn_string err{};
+  if (wnx_prompt_set_property(m.session, "n-predict", 9, value.data(), static_cast<uint32_t>(value.size()), &err)) {
+    respond_error(out, 500, "setting n-predict failed: " + take(err));
+    return false;
+  }
+  return true;
+}
 
 // Runs one generation and answers it, whole or as server-sent events.
 void generate(Kind kind, Model& m, const Generation& g, const char* input, const std::string& text,
@@ -373,6 +555,8 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     respond_error(out, why.rfind("invalid-argument", 0) == 0 ? 400 : 500, "the model refused the input: " + why);
     return;
   }
+  int64_t n_predict = -1;
+  if (!set_length(m, g, out, n_predict)) return;
   const bool chat = kind == Kind::chat;
   const std::string id = new_id(chat ? "chatcmpl-" : "cmpl-");
   const uint64_t created = now_seconds();
@@ -394,26 +578,50 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     return json{{"id", id}, {"object", object}, {"created", created}, {"model", m.name}, {"choices", choices}};
   };
 
+  // One token's piece; false at the end or on failure (then `failure` says why).
+  std::string failure;
+  uint64_t slowest_ms = 0;
+  auto next = [&](std::string& piece) {
+    const uint64_t before = monotonic_ms();
+    int has = 0;
+    wnn_string p{};
+    if (wnx_prompt_next(m.session, &has, &p)) {
+      failure = take(p);
+      return false;
+    }
+    slowest_ms = std::max(slowest_ms, monotonic_ms() - before);
+    if (!has) return false;
+    piece = take(p);
+    return true;
+  };
+  // The first token before the status: a prompt the model cannot take is still a 4xx or 5xx.
+  std::string piece;
+  bool more = next(piece);
+  if (!more && !failure.empty()) {
+    if (failure.find("prompt-too-long") != std::string::npos || failure.find("the context holds") != std::string::npos)
+      return respond_error(out, 400, failure, "context_length_exceeded", "messages");
+    return respond_error(out, 500, "generation failed: " + failure);
+  }
+
   hg_stream s{};
   if (g.stream) hg_stream_begin(out, 200, "text/event-stream", &s);
   auto send_event = [&](const json& j) {
     const std::string line = "data: " + dump(j) + "\n\n";
     return hg_stream_write(&s, line.data(), line.size()) == 0;
   };
+  // A stream ends before the server's deadline, while it can still say so: two of the slowest
+  // token's time and 100 ms ahead of it.
+  auto out_of_time = [&] {
+    if (!g.stream || !g.deadline_ms) return false;
+    const uint64_t now = monotonic_ms(), end = g.started_ns / 1000000 + g.deadline_ms;
+    return now + 2 * slowest_ms + 100 >= end;
+  };
 
   StopScan scan(g.stops);
   std::string whole;
-  bool first = true, gone = false;
-  std::string failure;
-  while (!scan.stopped()) {
-    int has = 0;
-    wnn_string piece{};
-    if (wnx_prompt_next(m.session, &has, &piece)) {
-      failure = take(piece);
-      break;
-    }
-    if (!has) break;
-    const std::string sendable = scan.add(take(piece));
+  bool first = true, gone = false, cut = false;
+  for (; more && !scan.stopped(); more = next(piece)) {
+    const std::string sendable = scan.add(piece);
     if (!g.stream) {
       whole += sendable;
     } else if (!sendable.empty() || first) {
@@ -423,6 +631,10 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
       }
       first = false;
     }
+    if (out_of_time()) {
+      cut = true;
+      break;
+    }
   }
   if (gone) {
     hg_stream_end(&s);
@@ -430,7 +642,8 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   }
   const std::string rest = scan.stopped() ? std::string() : scan.rest();
   const Usage usage = usage_of(m.session);
-  const bool at_length = !scan.stopped() && g.max_tokens > 0 && usage.completion >= g.max_tokens;
+  // "length": max_tokens, the context or the deadline ended it; "stop": the model or a stop text.
+  const bool at_length = cut || (!scan.stopped() && n_predict > 0 && usage.completion >= n_predict);
   const json finish = at_length ? "length" : "stop";
   if (!g.stream) {
     if (!failure.empty()) {
@@ -443,7 +656,11 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     return;
   }
   if (!failure.empty()) {  // the status is sent: the error goes in the stream, as OpenAI's do
-    send_event({{"error", {{"message", "generation failed: " + failure}, {"type", "server_error"}}}});
+    send_event({{"error",
+                 {{"message", "generation failed: " + failure},
+                  {"type", "server_error"},
+                  {"param", nullptr},
+                  {"code", nullptr}}}});
     hg_stream_end(&s);
     return;
   }
@@ -453,6 +670,14 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     json u = envelope(json::array());
     u["usage"] = usage.as_json();
     send_event(u);
+  }
+  if (cut) {  // after the final chunk, so a client sees both the text so far and why it ends
+    send_event({{"error",
+                 {{"message", "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
+                                  " ms, wasinn serve --request-timeout)"},
+                  {"type", "server_error"},
+                  {"param", nullptr},
+                  {"code", "timeout"}}}});
   }
   const char done[] = "data: [DONE]\n\n";
   hg_stream_write(&s, done, sizeof done - 1);
@@ -480,7 +705,8 @@ bool content_text(const json& content, std::string& text) {
   return true;
 }
 
-void completions(Kind kind, const json& body, wh_response_outparam out) {
+void completions(Kind kind, const json& body, wh_response_outparam out, Generation g) {
+  if (!refuse_unsupported(kind, body, out)) return;
   std::string text;
   const char* input = "prompt";
   if (kind == Kind::chat) {
@@ -519,7 +745,6 @@ void completions(Kind kind, const json& body, wh_response_outparam out) {
     respond_error(out, 400, "model `" + m.name + "` cannot generate text: " + take(err), nullptr, "model");
     return;
   }
-  Generation g;
   if (!apply_options(body, out, m.session, g)) return;
   generate(kind, m, g, input, text, out);
 }
@@ -637,22 +862,17 @@ void embeddings(const json& body, wh_response_outparam out) {
 }
 
 void models(wh_response_outparam out) {
-  std::string names = env_value("MODELS");
-  if (names.empty()) names = "default";
   json data = json::array();
-  for (size_t start = 0; start <= names.size();) {
-    size_t end = names.find(',', start);
-    if (end == std::string::npos) end = names.size();
-    if (end > start) {
-      data.push_back(
-          {{"id", names.substr(start, end - start)}, {"object", "model"}, {"created", 0}, {"owned_by", "wasinn"}});
-    }
-    start = end + 1;
-  }
+  for (const auto& name : known_models())
+    data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "wasinn"}});
   respond_json(out, 200, {{"object", "list"}, {"data", data}});
 }
 
 void route(wh_incoming_request req, wh_response_outparam out, const hg_request* r) {
+  Generation g;
+  g.started_ns = wh_monotonic_now();
+  // The server's deadline for this request (docs/serving.md), ahead of wasi:http saying one.
+  g.deadline_ms = strtoull(header_value(req, "wasinn-deadline-ms").c_str(), nullptr, 10);
   const std::string path = r->path;
   const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
   if (path == "/v1/models") {
@@ -674,7 +894,7 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   hg_buf_free(&raw);
   if (body.is_discarded() || !body.is_object()) return respond_error(out, 400, "the body must be a JSON object");
   if (path == "/v1/embeddings") return embeddings(body, out);
-  completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out);
+  completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out, g);
 }
 
 }  // namespace
