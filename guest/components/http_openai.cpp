@@ -26,7 +26,9 @@
  * data: [DONE]) a token at a time, and stream_options.include_usage adds the usage chunk. A client
  * that leaves mid-stream ends the generation at its next token: the session (its KV cache) is
  * dropped at once. A stream ends before the server's deadline (the request header
- * wasinn-deadline-ms) with finish_reason "length" and an error event saying why.
+ * wasinn-deadline-ms) with finish_reason "length" and an error event saying why. response_format
+ * json_object / json_schema become the plugin's json-schema grammar; logprobs (and top_logprobs)
+ * come from the plugin's n-probs metadata, token by token.
  * Errors are OpenAI's shape, {"error": {"message", "type", "param", "code"}}: 400 for a bad
  * request (context_length_exceeded for a prompt the context cannot hold, unsupported_parameter
  * naming a field this endpoint does not implement), 404 for an unknown model or path, 405 for a
@@ -276,6 +278,8 @@ struct Generation {
   std::vector<std::string> stops;
   uint64_t started_ns = 0;   // the monotonic clock when the request arrived
   uint64_t deadline_ms = 0;  // wasinn-deadline-ms: what the server gives this request; 0: no limit
+  bool logprobs = false;     // each token's log-probability (the plugin's n-probs) ...
+  int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
 };
 
 // A field this endpoint does not implement is refused naming it, never dropped: a client that
@@ -286,9 +290,9 @@ bool refuse_unsupported(Kind kind, const json& body, wh_response_outparam out) {
     if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return false;
     return !((it->is_array() || it->is_object()) && it->empty());
   };
-  const char* chat_fields[] = {"tools",    "tool_choice",  "functions", "function_call", "logit_bias",
-                               "logprobs", "top_logprobs", "audio",     "prediction"};
-  const char* completion_fields[] = {"logit_bias", "logprobs", "suffix", "echo"};
+  const char* chat_fields[] = {"tools",      "tool_choice", "functions", "function_call",
+                               "logit_bias", "audio",       "prediction"};
+  const char* completion_fields[] = {"logit_bias", "suffix", "echo"};
   const bool chat = kind == Kind::chat;
   const size_t count =
       chat ? sizeof chat_fields / sizeof *chat_fields : sizeof completion_fields / sizeof *completion_fields;
@@ -360,6 +364,30 @@ bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_contex
     }
   }
   std::vector<std::pair<std::string, std::string>> props;
+  // logprobs: chat's true with top_logprobs 0..20; completions' a number 0..5 (OpenAI's ranges).
+  it = body.find("logprobs");
+  auto top = body.find("top_logprobs");
+  const bool chat = body.contains("messages");
+  if (it != body.end() && !it->is_null()) {
+    const bool ok =
+        chat ? it->is_boolean() : it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= 5;
+    if (!ok) {
+      respond_error(out, 400, chat ? "logprobs must be true or false" : "logprobs must be a whole number from 0 to 5",
+                    "invalid_value", "logprobs");
+      return false;
+    }
+    g.logprobs = chat ? it->get<bool>() : true;
+    if (!chat) g.top_logprobs = it->get<int64_t>();
+  }
+  if (chat && top != body.end() && !top->is_null()) {
+    if (!top->is_number_integer() || top->get<int64_t>() < 0 || top->get<int64_t>() > 20 || !g.logprobs) {
+      respond_error(out, 400, "top_logprobs must be a whole number from 0 to 20, with logprobs true", "invalid_value",
+                    "top_logprobs");
+      return false;
+    }
+    g.top_logprobs = top->get<int64_t>();
+  }
+  if (g.logprobs) props.emplace_back("n-probs", std::to_string(std::max<int64_t>(1, g.top_logprobs)));
   it = body.find("response_format");
   if (it != body.end() && !it->is_null()) {
     // Structured output: the plugin turns a JSON schema into the llama.cpp grammar sampling keeps to.
@@ -561,11 +589,59 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   const std::string id = new_id(chat ? "chatcmpl-" : "cmpl-");
   const uint64_t created = now_seconds();
   const char* object = chat ? (g.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+  // Each token's logprobs (the plugin's metadata after it), until a choice sends them.
+  std::vector<json> pending_lp;
+  int64_t lp_tokens = 0;
+  int64_t text_offset = 0;
+  auto note_logprobs = [&] {
+    const Usage u = usage_of(m.session);
+    if (u.completion <= lp_tokens) return;  // no new token (a character's held-back end)
+    lp_tokens = u.completion;
+    wnn_string meta{};
+    const int failed = wnx_prompt_metadata(m.session, &meta);
+    const json j = json::parse(take(meta), nullptr, false);
+    if (!failed && j.is_object() && j.contains("logprobs") && j["logprobs"].is_object())
+      pending_lp.push_back(j["logprobs"]);
+  };
+  auto bytes_of = [](const std::string& t) {
+    json b = json::array();
+    for (unsigned char c : t) b.push_back(c);
+    return b;
+  };
+  // OpenAI's shapes: chat's {"content": [{token, logprob, bytes, top_logprobs}]}, completions'
+  // {tokens, token_logprobs, top_logprobs, text_offset}.
+  auto take_logprobs = [&]() -> json {
+    if (!g.logprobs) return nullptr;
+    json content = json::array(), tokens = json::array(), token_lps = json::array(), tops = json::array(),
+         offsets = json::array();
+    for (const json& lp : pending_lp) {
+      const std::string token = lp.value("token", "");
+      const double logprob = lp.value("logprob", 0.0);
+      json top_list = json::array(), top_map = json::object();
+      const json& cands = lp.contains("top") ? lp["top"] : json::array();
+      for (size_t i = 0; i < cands.size() && static_cast<int64_t>(i) < g.top_logprobs; ++i) {
+        const std::string t = cands[i][0].is_string() ? cands[i][0].get<std::string>() : "";
+        const double l = cands[i][1].is_number() ? cands[i][1].get<double>() : 0.0;
+        top_list.push_back({{"token", t}, {"logprob", l}, {"bytes", bytes_of(t)}});
+        top_map[t] = l;
+      }
+      content.push_back(
+          {{"token", token}, {"logprob", logprob}, {"bytes", bytes_of(token)}, {"top_logprobs", top_list}});
+      tokens.push_back(token);
+      token_lps.push_back(logprob);
+      tops.push_back(top_map);
+      offsets.push_back(text_offset);
+      text_offset += static_cast<int64_t>(token.size());
+    }
+    pending_lp.clear();
+    if (chat) return {{"content", content}};
+    return {{"tokens", tokens}, {"token_logprobs", token_lps}, {"top_logprobs", tops}, {"text_offset", offsets}};
+  };
   auto choice = [&](const std::string& piece, const json& finish, bool first) {
     json c = {{"index", 0}, {"finish_reason", finish}};
+    c["logprobs"] = take_logprobs();
     if (!chat) {
       c["text"] = piece;
-      c["logprobs"] = nullptr;
     } else if (g.stream) {
       c["delta"] = first ? json{{"role", "assistant"}, {"content", piece}} : json{{"content", piece}};
       if (!finish.is_null()) c["delta"] = json::object();
@@ -621,6 +697,7 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   std::string whole;
   bool first = true, gone = false, cut = false;
   for (; more && !scan.stopped(); more = next(piece)) {
+    if (g.logprobs) note_logprobs();
     const std::string sendable = scan.add(piece);
     if (!g.stream) {
       whole += sendable;

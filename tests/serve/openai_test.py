@@ -29,10 +29,12 @@ Cases (ctest runs each as serve.openai.CASE):
                stop at a stop text; whole and streamed
   errors       OpenAI's error JSON and the client's typed errors for context_length_exceeded, max_tokens
                over the limit, 404, and the host's 413, 503 (Retry-After) and 504
-  unsupported  tools, tool_choice, logit_bias, logprobs, response_format, n 2, ... are 400 naming the field
+  unsupported  tools, tool_choice, logit_bias, n 2, echo, best_of, ... are 400 naming the field
   deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event
   preloaded    without MODELS, /v1/models lists the preloads; no model: the only one, or 400 with two
   bad-options  a bad NN_OPTIONS key or value stops serve at start with exit 2, naming the nearest key
+  logprobs     logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
+               llama.cpp's log-softmax within 1e-4
   structured   response_format json_schema / json_object: the answer validates (jsonschema), whole and
                streamed
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
@@ -480,7 +482,7 @@ def case_errors(ctx):
 
 
 UNSUPPORTED = {"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
-               "tool_choice": "auto", "logit_bias": {"50256": -100}, "logprobs": True, "top_logprobs": 2, "n": 2}
+               "tool_choice": "auto", "logit_bias": {"50256": -100}, "n": 2}
 
 
 def case_unsupported(ctx):
@@ -494,7 +496,7 @@ def case_unsupported(ctx):
                 raise Failure(f"{field}={value!r} was answered")
             except openai.BadRequestError as e:
                 check(e.param == field and field in e.message, f"{field}: param {e.param!r}, message {e.message!r}")
-        for field, value in (("logprobs", 2), ("echo", True), ("best_of", 2), ("logit_bias", {"1": 1})):
+        for field, value in (("echo", True), ("best_of", 2), ("logit_bias", {"1": 1})):
             try:
                 c.completions.create(model="default", prompt=PROMPT, max_tokens=2, **{field: value})
                 raise Failure(f"completions {field}={value!r} was answered")
@@ -504,7 +506,7 @@ def case_unsupported(ctx):
         r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0,
                                       response_format={"type": "text"}, n=1, logprobs=False)
         check(r.choices[0].message.content is not None, "defaults refused")
-    log(f"unsupported: {', '.join(UNSUPPORTED)} (chat) and logprobs, echo, best_of, logit_bias (completions) are "
+    log(f"unsupported: {', '.join(UNSUPPORTED)} (chat) and echo, best_of, logit_bias (completions) are "
         "400 naming the field")
 
 
@@ -623,11 +625,63 @@ def case_structured(ctx):
         f"({finish}: {obj[:40]!r}...)")
 
 
+def case_logprobs(ctx):
+    """logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
+    llama.cpp's log-softmax of the logits at temperature 0 within 1e-4, candidates in order."""
+    ref = ctx.reference("--messages", json.dumps(MESSAGES), "--n", 8, "--logprobs", 3)
+    cref = ctx.reference("--prompt", PROMPT, "--n", 8, "--logprobs", 2)
+    worst = 0.0
+
+    def near(a, b, what):
+        nonlocal worst
+        worst = max(worst, abs(a - b))
+        check(abs(a - b) < 1e-4, f"{what}: {a} != native {b}")
+
+    def check_chat(content, what):
+        check(len(content) == len(ref["logprobs"]), f"{what}: {len(content)} tokens' logprobs for {ref['n_tokens']}")
+        for i, (lp, want) in enumerate(zip(content, ref["logprobs"])):
+            check(lp.token == ref["tokens"][i] and bytes(lp.bytes) == lp.token.encode(), f"{what}: token {i} {lp!r}")
+            near(lp.logprob, want, f"{what}: token {i}")
+            check([t.token for t in lp.top_logprobs] == [t for t, _ in ref["top"][i]], f"{what}: top of token {i}: "
+                  f"{[t.token for t in lp.top_logprobs]} != {[t for t, _ in ref['top'][i]]}")
+            for t, (_, l) in zip(lp.top_logprobs, ref["top"][i]):
+                near(t.logprob, l, f"{what}: candidate {t.token!r} of token {i}")
+
+    with ctx.server() as server:
+        c = client(server)
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0, logprobs=True,
+                                      top_logprobs=3)
+        check(r.choices[0].message.content == ref["text"], "with logprobs: not the reference answer")
+        check_chat(r.choices[0].logprobs.content, "chat")
+        content = []
+        for ch in c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0,
+                                            logprobs=True, top_logprobs=3, stream=True):
+            for x in ch.choices:
+                content += x.logprobs.content if x.logprobs and x.logprobs.content else []
+        check_chat(content, "streamed chat")
+        r = c.completions.create(model="default", prompt=PROMPT, max_tokens=8, temperature=0, logprobs=2)
+        lp = r.choices[0].logprobs
+        check(lp.tokens == cref["tokens"], f"completions tokens {lp.tokens} != {cref['tokens']}")
+        for i, (got, want) in enumerate(zip(lp.token_logprobs, cref["logprobs"])):
+            near(got, want, f"completions token {i}")
+            # A JSON object: its candidates unordered.
+            check(sorted(lp.top_logprobs[i]) == sorted(t for t, _ in cref["top"][i]), f"completions top {i}: "
+                  f"{lp.top_logprobs[i]} != {cref['top'][i]}")
+            for t, l in cref["top"][i]:
+                near(lp.top_logprobs[i][t], l, f"completions candidate {t!r} of token {i}")
+        check(lp.text_offset[0] == 0 and lp.text_offset[1] == len(lp.tokens[0]), f"text_offset {lp.text_offset}")
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0)
+        check(r.choices[0].logprobs is None, "logprobs without asking")
+    log(f"logprobs: chat (whole, streamed) and completions equal native llama.cpp's log-softmax; worst difference "
+        f"{worst:.2e}")
+
+
 CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completions": case_completions,
          "embeddings": case_embeddings, "models": case_models, "disconnect": case_disconnect,
          "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls, "finish": case_finish,
          "errors": case_errors, "unsupported": case_unsupported, "deadline": case_deadline,
-         "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured}
+         "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured,
+         "logprobs": case_logprobs}
 
 
 def main():
