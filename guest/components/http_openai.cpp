@@ -11,6 +11,7 @@
  *                               GGUF's tokenizer.chat_template as llama.cpp does) -> the answer
  *   POST /v1/completions        prompt -> the answer
  *   POST /v1/embeddings         input (a string or a list of strings) -> one embedding each
+ *   GET  /                      a chat page on the above (http_openai_page.cpp)
  *
  * A request without "model" uses the only one (400 when there are several). The environment
  * variable NN_OPTIONS (a JSON object of the graph's settable properties, e.g. {"ctx-size": 4096,
@@ -356,6 +357,7 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   g.deadline_ms = strtoull(header_value(req, "wasinn-deadline-ms").c_str(), nullptr, 10);
   const std::string path = r->path;
   const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
+  if (path == "/" && r->method == WH_GET) return chat_page(out);
   if (path == "/v1/models") {
     if (r->method != WH_GET) return respond_error(out, 405, "use GET /v1/models");
     return models(out);

@@ -86,4 +86,7 @@ struct Generation {
 // and the answer generated, whole or streamed.
 void completions(Kind kind, const json& body, wh_response_outparam out, Generation g);
 
+// GET /: the chat page (http_openai_page.cpp).
+void chat_page(wh_response_outparam out);
+
 }  // namespace openai

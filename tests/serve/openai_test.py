@@ -35,6 +35,8 @@ Cases (ctest runs each as serve.openai.CASE):
   bad-options  a bad NN_OPTIONS key or value stops serve at start with exit 2, naming the nearest key
   logprobs     logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
                llama.cpp's log-softmax within 1e-4
+  page         the chat page (GET /) in headless Chromium driven by selenium: no console error, the
+               models listed, a typed message shows the greedy reference; Stop stops
   structured   response_format json_schema / json_object: the answer validates (jsonschema), whole and
                streamed
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
@@ -676,12 +678,71 @@ def case_logprobs(ctx):
         f"{worst:.2e}")
 
 
+def case_page(ctx):
+    """The chat page (GET /) in a real headless browser (Debian's Chromium, PyPI's selenium): it
+    loads with no console error, lists the models, and a typed message shows native llama.cpp's
+    greedy answer streamed in; Stop ends a long answer. OPENAI_PAGE_SCREENSHOT=PATH keeps a
+    screenshot (docs/serving-chat-page.png is one)."""
+    import shutil
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import WebDriverWait
+    except ImportError:
+        raise Skipped("PyPI's selenium is not installed in this Python (scripts/deps/openai.pip)")
+    browser, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not browser or not driver_path:
+        raise Skipped("no chromium and chromedriver (Debian's chromium, chromium-driver: scripts/deps/browser.apt)")
+    ref = chat_reference(ctx, 16)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = browser
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,700"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+        driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
+        try:
+            wait = WebDriverWait(driver, 60)
+            driver.get(server.url("/"))
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#model option")) == 2)
+            names = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#model option")]
+            check(names == ["default", "second"], f"the page's models: {names}")
+            for field, value in (("temperature", "0"), ("max-tokens", "16")):
+                driver.find_element(By.ID, field).clear()
+                driver.find_element(By.ID, field).send_keys(value)
+            driver.find_element(By.ID, "system").send_keys(MESSAGES[0]["content"])
+            driver.find_element(By.ID, "message").send_keys(MESSAGES[1]["content"])
+            driver.find_element(By.ID, "send").click()
+            wait.until(lambda d: d.find_element(By.ID, "status").text.startswith(("done", "failed")))
+            answer = driver.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1].get_property("textContent")
+            check(answer == ref["text"], f"the page shows {answer!r}, native llama.cpp answers {ref['text']!r}")
+            shot = os.environ.get("OPENAI_PAGE_SCREENSHOT")
+            if shot:
+                driver.save_screenshot(shot)
+            # A long answer, stopped: the page says so and takes the next message.
+            driver.find_element(By.ID, "max-tokens").clear()
+            driver.find_element(By.ID, "max-tokens").send_keys("8000")
+            driver.find_element(By.ID, "message").send_keys("Tell a long story.")
+            driver.find_element(By.ID, "send").click()
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1].text) > 20)
+            driver.find_element(By.ID, "stop").click()
+            wait.until(lambda d: d.find_element(By.ID, "status").text in ("stopped", "done (length)", "done (stop)"))
+            check(driver.find_element(By.ID, "status").text == "stopped",
+                  f"after Stop: {driver.find_element(By.ID, 'status').text!r}")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, f"console errors: {errors}")
+        finally:
+            driver.quit()
+    log(f"page: Chromium loaded it with no console error, listed the models, showed {ref['text']!r} (native "
+        "llama.cpp's) streamed in, and Stop ended a long answer")
+
+
 CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completions": case_completions,
          "embeddings": case_embeddings, "models": case_models, "disconnect": case_disconnect,
          "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls, "finish": case_finish,
          "errors": case_errors, "unsupported": case_unsupported, "deadline": case_deadline,
          "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured,
-         "logprobs": case_logprobs}
+         "logprobs": case_logprobs, "page": case_page}
 
 
 def main():
