@@ -67,8 +67,21 @@ class TokenStream {
   const std::string& text() const { return text_; }
   std::string_view last_piece() const { return std::string_view(text_).substr(last_piece_at_); }
 
+  // With options.n_probs > 0: the last token's log-probability and its n_probs likeliest
+  // candidates' (each a token and its text), the log-softmax of the raw logits it was sampled from.
+  struct Candidate {
+    std::string piece;
+    float logprob = 0;
+  };
+  struct Logprobs {
+    Candidate chosen;
+    std::vector<Candidate> top;
+  };
+  const Logprobs& last_logprobs() const { return last_logprobs_; }
+
  private:
   Error build_sampler(const LlamaOptions& options);
+  void note_logprobs(const std::vector<float>& logits, llama_token token);
 
   llama_context* ctx_ = nullptr;
   const llama_vocab* vocab_ = nullptr;
@@ -83,6 +96,8 @@ class TokenStream {
   std::vector<llama_token> tokens_;
   std::string text_;
   size_t last_piece_at_ = 0;
+  uint32_t n_probs_ = 0;
+  Logprobs last_logprobs_;
 };
 
 }  // namespace wasinn::llamacpp

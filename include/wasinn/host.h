@@ -277,6 +277,10 @@ class Host {
   // not served, or the address cannot be bound). GET /healthz and /readyz are answered by the
   // host. The Host must outlive the Server.
   std::unique_ptr<Server> serve(const Program& program, const ServeOptions& options, std::string* error);
+  // The guest's NN_OPTIONS (--env NN_OPTIONS=JSON, the properties http_openai sets on each of a
+  // model's contexts) against every registered GGML model's settable properties, loading them:
+  // false with `error` naming the key and the nearest valid one, or the value a model refuses.
+  bool check_nn_options(const Program& program, std::string* error);
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;
   // The wasi-nn metrics of every guest this Host has run or runs now, per backend and graph

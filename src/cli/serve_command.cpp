@@ -322,6 +322,11 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
 
   auto host = make_host(o.guest.host);
   std::string error;
+  // A bad NN_OPTIONS is the command line's mistake: said now, before the server says it listens.
+  if (!host->check_nn_options(program, &error)) {
+    print_error(error);
+    return kExitUsage;
+  }
   auto server = host->serve(program, serve, &error);
   if (!server) {
     print_error(error);

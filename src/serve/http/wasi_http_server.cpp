@@ -2,6 +2,7 @@
 // Host::serve and Server: the C++ side of the engine's HTTP server (serve_host.h). It compiles
 // the component on the serve engine, gives each request a GuestState over the Host's shared
 // NnEnvironment (so a preloaded graph is loaded once per process), and counts requests.
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -195,6 +196,20 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     impl->component = std::move(*component);
     std::vector<wasinn_wit_str> env, dirs;
     for (const auto& [k, v] : program.env) env.insert(env.end(), {view(k), view(v)});
+    // The guest learns the models it may load by name: WASINN_MODELS=NAME:ENCODING,... (what
+    // http_openai's /v1/models lists), unless the command line sets it.
+    const std::string models_key = "WASINN_MODELS";
+    std::string models_value;
+    for (const auto& model : impl_->env->models().list()) {
+      Encoding encoding = model.encoding;
+      if (encoding != Encoding::remote) {  // loaded above: the graph says what AUTO became
+        if (auto graph = impl_->env->load_named(model.name, "")) encoding = (*graph)->encoding();
+      }
+      models_value += fmt::format("{}{}:{}", models_value.empty() ? "" : ",", model.name, encoding_name(encoding));
+    }
+    const bool models_given =
+        std::any_of(program.env.begin(), program.env.end(), [&](const auto& kv) { return kv.first == models_key; });
+    if (!models_given) env.insert(env.end(), {view(models_key), view(models_value)});
     for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
     wasinn_serve_config config{};
@@ -213,7 +228,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     // The epoch deadline lies two ticks past the answer's, so the 504 goes out before the trap.
     config.timeout_ticks = options.request_timeout_ms ? EpochTicker::ticks_for(options.request_timeout_ms) + 2 : 0;
     config.env = env.data();
-    config.env_count = program.env.size();
+    config.env_count = env.size() / 2;
     config.dirs = dirs.data();
     config.dir_count = program.dirs.size();
     config.inherit_stdio = true;

@@ -291,8 +291,12 @@ impl HostAnswer {
             tracked.cut = self.cut;
         }
         let request_id = tracked.request_id_header();
+        // Under /v1/ the clients are OpenAI's: they read only its error shape.
+        let json = self.json || tracked.path.starts_with("/v1/");
         let text = if self.json {
             self.text
+        } else if json {
+            openai_error(self.status, &self.text)
         } else {
             format!("{}\n", self.text)
         };
@@ -301,14 +305,14 @@ impl HostAnswer {
             tracked: Some(tracked),
         });
         *resp.status_mut() = self.status;
-        let content_type = if self.json {
+        let content_type = if json {
             "application/json"
         } else {
             "text/plain; charset=utf-8"
         };
         resp.headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+        if self.status == StatusCode::SERVICE_UNAVAILABLE || self.status == StatusCode::TOO_MANY_REQUESTS {
             resp.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
         }
         for (name, value) in self.headers {
@@ -319,6 +323,38 @@ impl HostAnswer {
         }
         resp
     }
+}
+
+/// The host's own answer as OpenAI's error object, with the type and code its clients expect for
+/// the status (the client raises its typed error by status and shows `message`).
+fn openai_error(status: StatusCode, message: &str) -> String {
+    let (kind, code) = match status.as_u16() {
+        408 => ("invalid_request_error", "request_timeout"),
+        413 => ("invalid_request_error", "request_too_large"),
+        429 => ("requests", "rate_limit_exceeded"),
+        503 => ("server_error", "server_overloaded"),
+        504 => ("server_error", "timeout"),
+        s if s >= 500 => ("server_error", "server_error"),
+        _ => ("invalid_request_error", "invalid_request"),
+    };
+    format!(
+        "{{\"error\":{{\"message\":\"{}\",\"type\":\"{kind}\",\"param\":null,\"code\":\"{code}\"}}}}",
+        json_escaped(message)
+    )
+}
+
+/// `text` as the inside of a JSON string (RFC 8259: quote, backslash and control characters).
+fn json_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn full(bytes: impl Into<Bytes>) -> ServeBody {

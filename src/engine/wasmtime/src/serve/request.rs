@@ -11,7 +11,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, AUTHORIZATION};
+use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use hyper::{Request, Response, StatusCode};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
@@ -24,6 +24,9 @@ use super::body::read_whole;
 use super::p3_guest;
 use super::shared::{GuestPre, Shared};
 use crate::host::WitStr;
+
+/// The request's time in milliseconds from the guest's start until the server stops it.
+const WASINN_DEADLINE_MS: HeaderName = HeaderName::from_static("wasinn-deadline-ms");
 
 /// What a 0.2 guest sets its response-outparam to.
 type GuestResponse = Result<Response<HyperOutgoingBody>, ErrorCode>;
@@ -70,6 +73,13 @@ impl Shared {
         // The guest sees the id the answer and the log carry.
         if let Ok(id) = HeaderValue::from_str(&tracked.request_id) {
             req.headers_mut().insert(X_REQUEST_ID, id);
+        }
+        // And its time (--request-timeout) from its start, so a stream can end in time, saying why
+        // (docs/serving.md); a client's own value is never passed on.
+        req.headers_mut().remove(WASINN_DEADLINE_MS);
+        if let Some(limit) = self.settings.request_timeout {
+            req.headers_mut()
+                .insert(WASINN_DEADLINE_MS, HeaderValue::from(limit.as_millis() as u64));
         }
         Ok(match self.answer_by_guest(req, &mut tracked).await {
             Ok(resp) => guest_response(resp, tracked),
