@@ -13,6 +13,7 @@ cp "$ROOT/docs/ARCHITECTURE.md" "$tmp/docs/"
 # One header in each layer's directory, and the public headers the plants name.
 for dir in base core abi plugins isolation root engine capi oip serve serve/http serve/pipeline serve/oip cli \
            ../backends/shared/ggml_common ../backends/shared/vulkan_common ../backends/shared/audio_common \
+           ../backends/shared/plugin_common \
            ../backends/remote ../backends/onnxruntime ../backends/tensorflow; do
   mkdir -p "$tmp/src/$dir" && : > "$tmp/src/$dir/x.h"
 done
@@ -42,6 +43,7 @@ plants=(
   "backends/shared/ggml_common core/x.h"
   "backends/shared/vulkan_common ggml_common/x.h"
   "backends/shared/audio_common wasinn/backend_plugin.h"
+  "backends/shared/plugin_common ggml_common/x.h"
   "backends/remote core/x.h"
   "backends/onnxruntime tensorflow/x.h"
 )
