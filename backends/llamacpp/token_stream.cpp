@@ -95,6 +95,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
                          const LlamaOptions& options) {
   reset();
+  began_at_ = std::chrono::steady_clock::now();
   if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
   if (prompt.n_pos >= n_ctx) {
     return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.n_pos) + " tokens; the context holds " +
@@ -112,6 +113,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
   ctx_ = ctx;
   n_past_ = n_pos;
   n_prompt_ = prompt.n_tokens;
+  stats_.prompt_tokens += prompt.n_tokens;
   n_predict_ = options.n_predict;
   reverse_prompt_ = options.reverse_prompt;
   return {};
@@ -141,6 +143,7 @@ Error TokenStream::next() {
   }
   tokens_.push_back(token);
   pending_ = true;
+  count_token();
   last_piece_at_ = text_.size();
   text_ += piece_of(vocab_, token);
   if (!reverse_prompt_.empty()) {
@@ -149,6 +152,22 @@ Error TokenStream::next() {
     if (text_.find(reverse_prompt_, from) != std::string::npos) ended_ = WASINN_END_OF_SEQUENCE;
   }
   return {};
+}
+
+void TokenStream::count_token() noexcept {
+  const auto now = std::chrono::steady_clock::now();
+  const auto nanos = [](auto d) {
+    return static_cast<uint64_t>(std::max<int64_t>(0, std::chrono::nanoseconds(d).count()));
+  };
+  ++stats_.generated_tokens;
+  if (tokens_.size() == 1) {
+    stats_.first_tokens = 1;
+    stats_.first_token_nanos = nanos(now - began_at_);
+  } else {
+    ++stats_.decode_tokens;
+    stats_.decode_nanos += nanos(now - last_token_at_);
+  }
+  last_token_at_ = now;
 }
 
 void TokenStream::reset() {

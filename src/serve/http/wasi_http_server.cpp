@@ -139,7 +139,7 @@ bool authorized(void* user, wasinn_wit_str authorization) noexcept {
 
 void answered(void* user, const wasinn_serve_record* r) noexcept {
   auto* served = static_cast<ServeUser*>(user);
-  served->metrics.record(r->status, r->micros, view(r->outcome));
+  served->metrics.record(r->status, r->micros, view(r->outcome), view(r->path));
   if (!served->on_request) return;
   try {
     served->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,

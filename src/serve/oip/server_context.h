@@ -66,7 +66,7 @@ struct ServerContext {
               std::string_view outcome = "completed") {
     const auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
-    metrics.record(status, micros, outcome);
+    metrics.record(status, micros, outcome, path);
     if (on_request)
       on_request(RequestRecord{method, path, status, bytes_in, bytes_out, micros, note, client.address,
                                client.request_id, std::string_view(client.user_agent).substr(0, 256), outcome});
