@@ -50,8 +50,7 @@ TEST(SdkTokenStats, AnOlderHostsShorterStructIsWrittenNoFurther) {
   // No room even for struct_size, or no struct: refused without a take.
   out.struct_size = 2;
   EXPECT_EQ(Entries::context_take_token_stats(reinterpret_cast<wasinn_context*>(&c), &out), WASINN_INVALID_ARGUMENT);
-  EXPECT_EQ(Entries::context_take_token_stats(reinterpret_cast<wasinn_context*>(&c), nullptr),
-            WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(Entries::context_take_token_stats(reinterpret_cast<wasinn_context*>(&c), nullptr), WASINN_INVALID_ARGUMENT);
   EXPECT_EQ(c.takes, 1);
 }
 

@@ -56,7 +56,7 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
     // Connections beyond the computes: a health probe or metadata call is answered while every
     // worker computes, and a request past the queue gets its 503 at once.
     auto rest = RestServer::start(*s->context_, options.http_address, workers + options.max_queue + 4,
-                                  options.header_timeout_ms);
+                                  options.header_timeout_ms, options.tls);
     if (!rest) return rest.take_error();
     s->rest_ = std::move(*rest);
   }

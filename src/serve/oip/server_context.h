@@ -22,7 +22,7 @@
 
 namespace wasinn::oip_server {
 
-// --tls-cert, --tls-key, --tls-client-ca: PEM files (cert empty: no TLS) for gRPC, checked
+// --tls-cert, --tls-key, --tls-client-ca: PEM files (cert empty: no TLS) for REST and gRPC, checked
 // before the transports start (cli: check_tls_options).
 struct TlsFiles {
   std::string cert, key, client_ca;
