@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import sys
 import unittest
 
@@ -179,6 +180,11 @@ class Faults(unittest.TestCase):
 
     def test_a_spinning_guest_is_stopped_at_the_deadline(self):
         self.expect(4, "504", "StatusCode.DEADLINE_EXCEEDED", f"the pipeline ran past its deadline ({TIMEOUT_MS} ms)")
+        # The access log says the deadline cut them, over REST and gRPC alike.
+        time.sleep(0.3)
+        text = "".join(SERVER.lines)
+        self.assertRegex(text, r"POST /v2/models/faults/infer 504 .*cut:timeout")
+        self.assertRegex(text, r"gRPC /inference.GRPCInferenceService/ModelInfer model=faults 504 .*cut:timeout")
 
 
 class StartErrors(unittest.TestCase):

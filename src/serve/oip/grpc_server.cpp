@@ -248,8 +248,11 @@ class Service final : public inference::GRPCInferenceService::Service {
     const int code = static_cast<int>(status.error_code());
     const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
                                            : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
+    const char* outcome = call->IsCancelled()                                          ? "cut:client-left"
+                          : status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ? "cut:timeout"
+                                                                                       : "completed";
     ctx_.record("gRPC", path, code >= 0 && code <= 16 ? kHttpOf[code] : 500, bytes_in, 0, started,
-                status.error_message(), client, call->IsCancelled() ? "cut:client-left" : "completed");
+                status.error_message(), client, outcome);
     ctx_.in_flight.fetch_sub(1);
     return status;
   }

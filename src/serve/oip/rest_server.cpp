@@ -338,8 +338,9 @@ int handle(mg_connection* conn, void* data) {
   const bool sent = mg_response_header_send(conn) >= 0 &&
                     (method == "HEAD" || reply.body.empty() ||
                      mg_write(conn, reply.body.data(), reply.body.size()) == static_cast<int>(reply.body.size()));
-  ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client,
-             sent ? "completed" : "cut:client-left");
+  // A 504 is the compute's deadline (--request-timeout, --max-compute-ms) cutting the request.
+  const char* outcome = !sent ? "cut:client-left" : reply.status == 504 ? "cut:timeout" : "completed";
+  ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client, outcome);
   if (!draining) ctx.working.fetch_sub(1);
   ctx.in_flight.fetch_sub(1);
   return reply.status;
