@@ -307,6 +307,7 @@ int handle(mg_connection* conn, void* data) {
                                      ctx.request_id(header("X-Request-Id")), std::string(header("User-Agent"))};
   // Health stays open: probes carry no key.
   const bool needs_key = ctx.keys && !path.starts_with("/v2/health/");
+  const uint64_t ticket = ctx.begin_pending(method, path, client, started);
   Handler handler(ctx, conn);
   std::string body;
   uint64_t bytes_in = 0;
@@ -340,7 +341,9 @@ int handle(mg_connection* conn, void* data) {
                      mg_write(conn, reply.body.data(), reply.body.size()) == static_cast<int>(reply.body.size()));
   // A 504 is the compute's deadline (--request-timeout, --max-compute-ms) cutting the request.
   const char* outcome = !sent ? "cut:client-left" : reply.status == 504 ? "cut:timeout" : "completed";
-  ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client, outcome);
+  // Unless the drain's end logged it already (cut_pending).
+  if (ctx.end_pending(ticket))
+    ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client, outcome);
   if (!draining) ctx.working.fetch_sub(1);
   ctx.in_flight.fetch_sub(1);
   return reply.status;
