@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "serve/api_keys.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
@@ -63,12 +62,10 @@ struct wasinn_serve_options_t {
   wasinn_request_fn on_request = nullptr;
   wasinn_request_record_fn on_record = nullptr;  // instead of on_request when set
   void* user_data = nullptr;
-  std::vector<std::string> api_keys, api_key_files;
 };
 
 struct wasinn_server_t {
   std::unique_ptr<wasinn::Server> server;
-  std::shared_ptr<wasinn::ApiKeys> keys;  // nullptr: no key needed
 };
 
 namespace {
@@ -271,10 +268,10 @@ void wasinn_serve_options_set_request_record_callback(wasinn_serve_options_t* o,
   o->user_data = user_data;
 }
 void wasinn_serve_options_add_api_key(wasinn_serve_options_t* o, const char* key) {
-  if (key) o->api_keys.emplace_back(key);
+  if (key) o->options.api_keys.emplace_back(key);
 }
 void wasinn_serve_options_add_api_key_file(wasinn_serve_options_t* o, const char* path) {
-  if (path) o->api_key_files.emplace_back(path);
+  if (path) o->options.api_key_files.emplace_back(path);
 }
 void wasinn_serve_options_set_header_timeout_ms(wasinn_serve_options_t* o, uint64_t ms) {
   o->options.header_timeout_ms = ms;
@@ -294,16 +291,6 @@ wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* 
       return nullptr;
     }
     wasinn::ServeOptions opts = options ? options->options : wasinn::ServeOptions{};
-    std::shared_ptr<wasinn::ApiKeys> keys;
-    if (options && (!options->api_keys.empty() || !options->api_key_files.empty())) {
-      auto made = wasinn::ApiKeys::make(options->api_keys, options->api_key_files);
-      if (!made) {
-        set_error(errptr, without_flag_names(made.error().detail));
-        return nullptr;
-      }
-      keys = std::move(*made);
-      opts.authorize = [keys](std::string_view authorization) { return keys->check(authorization); };
-    }
     if (options && options->on_record) {
       opts.on_request = [fn = options->on_record, user = options->user_data](const wasinn::RequestRecord& r) {
         const std::string method(r.method), path(r.path), note(r.note), client(r.client), id(r.request_id),
@@ -332,10 +319,10 @@ wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* 
     std::string error;
     auto server = host->host->serve(program->program, opts, &error);
     if (!server) {
-      set_error(errptr, error);
+      set_error(errptr, without_flag_names(error));
       return nullptr;
     }
-    return new wasinn_server_t{std::move(server), std::move(keys)};
+    return new wasinn_server_t{std::move(server)};
   } catch (const std::exception& e) {
     set_error(errptr, e.what());
     return nullptr;
@@ -348,16 +335,13 @@ uint64_t wasinn_server_wait(wasinn_server_t* server, uint64_t grace_ms) { return
 
 size_t wasinn_server_reload_api_keys(wasinn_server_t* server, char** errptr) {
   try {
-    if (!server->keys) {
-      set_error(errptr, "the server takes no API keys (none were added)");
+    std::string error;
+    const std::optional<size_t> keys = server->server->reload_api_keys(&error);
+    if (!keys) {
+      set_error(errptr, without_flag_names(error));
       return 0;
     }
-    auto reloaded = server->keys->reload();
-    if (!reloaded) {
-      set_error(errptr, without_flag_names(reloaded.error().detail));
-      return 0;
-    }
-    return *reloaded;
+    return *keys;
   } catch (const std::exception& e) {
     set_error(errptr, e.what());
     return 0;
