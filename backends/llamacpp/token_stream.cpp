@@ -96,6 +96,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
                          const LlamaOptions& options) {
   reset();
+  began_at_ = std::chrono::steady_clock::now();
   if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
   if (prompt.n_pos >= n_ctx) {
     return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.n_pos) + " tokens; the context holds " +
@@ -113,6 +114,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
   ctx_ = ctx;
   n_past_ = n_pos;
   n_prompt_ = prompt.n_tokens;
+  stats_.prompt_tokens += prompt.n_tokens;
   n_predict_ = options.n_predict;
   n_probs_ = options.n_probs;
   reverse_prompt_ = options.reverse_prompt;
@@ -150,6 +152,7 @@ Error TokenStream::next() {
   if (n_probs_ > 0) note_logprobs(logits, token);
   tokens_.push_back(token);
   pending_ = true;
+  count_token();
   last_piece_at_ = text_.size();
   text_ += piece_of(vocab_, token);
   if (!reverse_prompt_.empty()) {
@@ -182,6 +185,22 @@ void TokenStream::note_logprobs(const std::vector<float>& logits, llama_token to
   last_logprobs_.top.clear();
   for (size_t i = 0; i < k; ++i)
     last_logprobs_.top.push_back({piece_of(vocab_, order[i]), logits[order[i]] - log_norm});
+}
+
+void TokenStream::count_token() noexcept {
+  const auto now = std::chrono::steady_clock::now();
+  const auto nanos = [](auto d) {
+    return static_cast<uint64_t>(std::max<int64_t>(0, std::chrono::nanoseconds(d).count()));
+  };
+  ++stats_.generated_tokens;
+  if (tokens_.size() == 1) {
+    stats_.first_tokens = 1;
+    stats_.first_token_nanos = nanos(now - began_at_);
+  } else {
+    ++stats_.decode_tokens;
+    stats_.decode_nanos += nanos(now - last_token_at_);
+  }
+  last_token_at_ = now;
 }
 
 void TokenStream::reset() {

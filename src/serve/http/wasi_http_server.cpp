@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "serve/admission.h"
+#include "serve/api_keys.h"
 #include "serve/request_metrics.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"
@@ -62,6 +63,7 @@ struct Server::Impl {
   std::condition_variable stopped;
   bool stop_requested = false;
   bool drained = false;
+  std::shared_ptr<ApiKeys> keys;  // ServeOptions::api_keys and api_key_files, when given
 
   ~Impl() {
     if (server) {
@@ -140,7 +142,7 @@ bool authorized(void* user, wasinn_wit_str authorization) noexcept {
 
 void answered(void* user, const wasinn_serve_record* r) noexcept {
   auto* served = static_cast<ServeUser*>(user);
-  served->metrics.record(r->status, r->micros, view(r->outcome));
+  served->metrics.record(r->status, r->micros, view(r->outcome), view(r->path));
   if (!served->on_request) return;
   try {
     served->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,
@@ -218,8 +220,15 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.nn = &wit_host_table();
     config.addr = view(options.address);
     config.workers = options.workers ? options.workers : cores;
+    std::function<bool(std::string_view)> authorize = options.authorize;
+    if (!authorize && (!options.api_keys.empty() || !options.api_key_files.empty())) {
+      auto keys = ApiKeys::make(options.api_keys, options.api_key_files);
+      if (!keys) return fail(keys.error().detail);
+      impl->keys = *keys;
+      authorize = [keys = *keys](std::string_view authorization) { return keys->check(authorization); };
+    }
     // Handed over at start, success or failure: the server releases it (release_user).
-    auto* user = new ServeUser(impl_->env, options.on_request, options.authorize, config.workers, options.max_queue);
+    auto* user = new ServeUser(impl_->env, options.on_request, authorize, config.workers, options.max_queue);
     config.admission = {&user->admission, admission_enter, admission_withdraw, admission_leave, admission_close};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
@@ -237,7 +246,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.guest_free = free_guest;
     config.on_request = answered;
     config.release = release_user;
-    config.authorize = options.authorize ? authorized : nullptr;
+    config.authorize = authorize ? authorized : nullptr;
     config.header_timeout_ms = options.header_timeout_ms;
     config.max_connections = options.max_connections;
     config.tls_cert = view(options.tls_cert);
@@ -281,6 +290,17 @@ uint64_t Server::wait(uint64_t grace_ms) {
   const uint64_t cut = wasinn_serve_wait(impl_->server, grace_ms);
   impl_->drained = true;
   return cut;
+}
+
+std::optional<size_t> Server::reload_api_keys(std::string* error) {
+  auto fail = [&](std::string message) -> std::optional<size_t> {
+    if (error) *error = std::move(message);
+    return std::nullopt;
+  };
+  if (!impl_->keys) return fail("the server was given no API keys to reload");
+  auto reloaded = impl_->keys->reload();
+  if (!reloaded) return fail(reloaded.error().detail);
+  return *reloaded;
 }
 
 std::string Server::metrics_text() const {

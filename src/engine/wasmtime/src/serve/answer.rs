@@ -4,7 +4,8 @@
 //! dropped, then reported once, whoever answered it: the guest, or the host for it.
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,6 +43,9 @@ pub(super) struct Tracked {
     body_done: bool,
     /// The answer's Content-Length: hyper stops polling a body once that much is sent.
     declared: Option<u64>,
+    /// Set by the guest's task when the guest failed (a trap; the --request-timeout deadline
+    /// is one), before its store goes: a streamed body then ends as if whole, but was cut.
+    pub(super) guest_failed: Arc<AtomicBool>,
 }
 
 /// A client's X-Request-Id is kept if it is a plain token (it goes into the log and the answer).
@@ -83,6 +87,7 @@ impl Tracked {
             // A HEAD's answer has no body to send.
             body_done: req.method() == hyper::Method::HEAD,
             declared: None,
+            guest_failed: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -111,8 +116,20 @@ impl Drop for Tracked {
         if self.declared.is_some_and(|n| self.bytes_out >= n) {
             self.body_done = true;
         }
+        // A body sent whole by a guest that then failed (its store dropped mid-stream ends the
+        // body cleanly) was cut: by the deadline, the drain, or the guest's own error.
+        let failed = self.guest_failed.load(Acquire) && !self.declared.is_some_and(|n| self.bytes_out >= n);
+        let timed_out = || {
+            self.shared
+                .settings
+                .request_timeout
+                .is_some_and(|l| self.start.elapsed() >= l)
+        };
         let outcome = match self.cut {
             Some(how) => how,
+            None if self.body_done && failed && timed_out() => "cut:timeout",
+            None if self.body_done && failed && cutting => "cut:shutdown",
+            None if self.body_done && failed => "cut:error",
             None if self.body_done => "completed",
             None if cutting => "cut:shutdown",
             None => "cut:client-left",

@@ -5,7 +5,8 @@
 //! for a guest that failed or took too long, goes back to the client.
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Relaxed, Release};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -126,14 +127,19 @@ impl Shared {
     ) -> Result<Response<ServeBody>, HostAnswer> {
         let req = read_whole(req, &self.settings, tracked).await?;
         let worker = self.admit().await?;
-        let guest = self.start_guest(req, worker)?;
+        let guest = self.start_guest(req, worker, tracked.guest_failed.clone())?;
         self.guest_answer(guest).await
     }
 
     /// Makes the request's store and runs the guest on `worker`: a fresh instance of the
     /// component, its handler called with the request. The worker is given back once the
     /// guest's state is freed.
-    fn start_guest(self: &Arc<Shared>, req: Request<Full<Bytes>>, worker: Worker) -> Result<RunningGuest, HostAnswer> {
+    fn start_guest(
+        self: &Arc<Shared>,
+        req: Request<Full<Bytes>>,
+        worker: Worker,
+        failed: Arc<AtomicBool>,
+    ) -> Result<RunningGuest, HostAnswer> {
         let could_not_start = |e: wasmtime::Error| {
             HostAnswer::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -170,6 +176,10 @@ impl Shared {
                             .await
                     }
                     .await;
+                    // Before the store (and with it the answer's body) goes: the access log reads it.
+                    if result.is_err() {
+                        failed.store(true, Release);
+                    }
                     drop(store);
                     result
                 });
@@ -177,7 +187,7 @@ impl Shared {
             }
             GuestPre::P3(pre) => {
                 let (tx, response) = oneshot::channel();
-                let task = self.guest_rt.spawn(p3_guest::run(pre, store, req, tx));
+                let task = self.guest_rt.spawn(p3_guest::run(pre, store, req, tx, failed));
                 (task, Answer::P3(response))
             }
         };
