@@ -72,6 +72,9 @@ struct LlamaOptions {
   uint32_t seed = 0xFFFFFFFFu;  // LLAMA_DEFAULT_SEED: a random seed per generation
   std::string grammar;          // GBNF; empty: unconstrained. "json-schema" sets it too
   std::string json_schema;      // the schema "json-schema" was given (JSON text), "" if the grammar is not from one
+  // Log-probabilities (log-softmax of the raw logits) of each token and of the n_probs likeliest
+  // candidates, in the metadata's "logprobs" (OpenAI's logprobs); 0: not computed.
+  uint32_t n_probs = 0;
 
   uint32_t effective_threads() const;
   bool embedding_as_json() const {

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <iterator>
 
+#include <nlohmann/json.hpp>
+
 #include "backend.h"
 #include "chat_template.h"
 #include "devices.h"
@@ -162,8 +164,19 @@ Error LlamaContext::speak() {
 void LlamaContext::set_metadata(wasinn_tensor& out) {
   metadata_ = "{\"input_tokens\": " + std::to_string(n_prompt_tokens_) +
               ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
+              ", \"context_size\": " + std::to_string(wanted_shape().n_ctx) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
               ", \"llama_commit\": \"" WASINN_LLAMA_COMMIT "\"}";
+  if (options_.n_probs > 0 && !stream_.tokens().empty()) {  // "n-probs": the last token's logprobs
+    const auto& lp = stream_.last_logprobs();
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& c : lp.top) top.push_back({c.piece, c.logprob});
+    metadata_.pop_back();
+    metadata_ += ", \"logprobs\": " +
+                 nlohmann::json{{"token", lp.chosen.piece}, {"logprob", lp.chosen.logprob}, {"top", top}}.dump(
+                     -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                 "}";
+  }
   sdk::bytes_output(metadata_, out_dims_[0], out);
 }
 

@@ -50,6 +50,8 @@ class LlamaContext {
   Error fini_single();
   // llama_decode polls the flag between graph nodes (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
+  // The token metrics since the last take (context_take_token_stats).
+  void take_token_stats(wasinn_token_stats& out) noexcept { stream_.take_stats(out); }
   // A context option as a property (wasinn:nn-ext), for the next compute.
   Error set_property(std::string_view name, std::string_view value) {
     return set_context_option(name, value, options_);

@@ -2,6 +2,7 @@
 #include "token_stream.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace wasinn::llamacpp {
 namespace {
@@ -95,6 +96,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
                          const LlamaOptions& options) {
   reset();
+  began_at_ = std::chrono::steady_clock::now();
   if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
   if (prompt.n_pos >= n_ctx) {
     return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.n_pos) + " tokens; the context holds " +
@@ -112,7 +114,9 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
   ctx_ = ctx;
   n_past_ = n_pos;
   n_prompt_ = prompt.n_tokens;
+  stats_.prompt_tokens += prompt.n_tokens;
   n_predict_ = options.n_predict;
+  n_probs_ = options.n_probs;
   reverse_prompt_ = options.reverse_prompt;
   return {};
 }
@@ -134,13 +138,21 @@ Error TokenStream::next() {
     ++n_past_;
     pending_ = false;
   }
+  // The raw logits, before the sampler's own changes: what OpenAI's logprobs report.
+  std::vector<float> logits;
+  if (n_probs_ > 0) {
+    const float* raw = llama_get_logits_ith(ctx_, -1);
+    logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
+  }
   const llama_token token = llama_sampler_sample(sampler_.get(), ctx_, -1);
   if (llama_vocab_is_eog(vocab_, token)) {
     ended_ = WASINN_END_OF_SEQUENCE;
     return {ended_, "the model ended the sequence"};
   }
+  if (n_probs_ > 0) note_logprobs(logits, token);
   tokens_.push_back(token);
   pending_ = true;
+  count_token();
   last_piece_at_ = text_.size();
   text_ += piece_of(vocab_, token);
   if (!reverse_prompt_.empty()) {
@@ -157,6 +169,40 @@ Error TokenStream::end_if_no_slot() {
   return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
 }
 
+void TokenStream::note_logprobs(const std::vector<float>& logits, llama_token token) {
+  const float top = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (float l : logits) sum += std::exp(static_cast<double>(l - top));
+  const auto log_norm = static_cast<float>(top + std::log(sum));
+  std::vector<llama_token> order(logits.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<llama_token>(i);
+  const size_t k = std::min<size_t>(n_probs_, order.size());
+  // The likeliest first; equal logits in token order, as the greedy sampler picks.
+  std::partial_sort(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+      [&](llama_token a, llama_token b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  last_logprobs_.chosen = {piece_of(vocab_, token), logits[token] - log_norm};
+  last_logprobs_.top.clear();
+  for (size_t i = 0; i < k; ++i)
+    last_logprobs_.top.push_back({piece_of(vocab_, order[i]), logits[order[i]] - log_norm});
+}
+
+void TokenStream::count_token() noexcept {
+  const auto now = std::chrono::steady_clock::now();
+  const auto nanos = [](auto d) {
+    return static_cast<uint64_t>(std::max<int64_t>(0, std::chrono::nanoseconds(d).count()));
+  };
+  ++stats_.generated_tokens;
+  if (tokens_.size() == 1) {
+    stats_.first_tokens = 1;
+    stats_.first_token_nanos = nanos(now - began_at_);
+  } else {
+    ++stats_.decode_tokens;
+    stats_.decode_nanos += nanos(now - last_token_at_);
+  }
+  last_token_at_ = now;
+}
+
 void TokenStream::reset() {
   ctx_ = nullptr;
   sampler_.reset();
@@ -167,6 +213,7 @@ void TokenStream::reset() {
   tokens_.clear();
   text_.clear();
   last_piece_at_ = 0;
+  last_logprobs_ = {};
 }
 
 }  // namespace wasinn::llamacpp

@@ -9,6 +9,7 @@
 
 #include <llama.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "config.h"
+#include "wasinn/backend_plugin.h"
 
 namespace wasinn::llamacpp {
 
@@ -61,14 +63,35 @@ class TokenStream {
   // Forgets the sequence and frees the sampler (the context's memory is left as it is).
   void reset();
 
+  // The tokens evaluated and generated since the last take, and their times (the host's token
+  // metrics, context_take_token_stats); kept across reset(), so a sequence cut short still counts.
+  void take_stats(wasinn_token_stats& out) noexcept {
+    out = stats_;
+    stats_ = {};
+  }
+
   bool started() const { return ctx_ != nullptr; }
   size_t prompt_tokens() const { return n_prompt_; }
   const std::vector<llama_token>& tokens() const { return tokens_; }
   const std::string& text() const { return text_; }
   std::string_view last_piece() const { return std::string_view(text_).substr(last_piece_at_); }
 
+  // With options.n_probs > 0: the last token's log-probability and its n_probs likeliest
+  // candidates' (each a token and its text), the log-softmax of the raw logits it was sampled from.
+  struct Candidate {
+    std::string piece;
+    float logprob = 0;
+  };
+  struct Logprobs {
+    Candidate chosen;
+    std::vector<Candidate> top;
+  };
+  const Logprobs& last_logprobs() const { return last_logprobs_; }
+
  private:
   Error build_sampler(const LlamaOptions& options);
+  void note_logprobs(const std::vector<float>& logits, llama_token token);
+  void count_token() noexcept;  // into stats_, for the token just generated
 
   llama_context* ctx_ = nullptr;
   const llama_vocab* vocab_ = nullptr;
@@ -83,6 +106,10 @@ class TokenStream {
   std::vector<llama_token> tokens_;
   std::string text_;
   size_t last_piece_at_ = 0;
+  uint32_t n_probs_ = 0;
+  Logprobs last_logprobs_;
+  wasinn_token_stats stats_{};
+  std::chrono::steady_clock::time_point began_at_, last_token_at_;  // for stats_' times
 };
 
 }  // namespace wasinn::llamacpp

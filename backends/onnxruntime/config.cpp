@@ -7,17 +7,14 @@
 
 #include <string>
 
+#include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::onnxruntime {
 
 SessionConfig SessionConfig::merged_with(const SessionConfig& over) const {
-  SessionConfig r = *this;
-  if (over.intra_op_threads) r.intra_op_threads = over.intra_op_threads;
-  if (over.inter_op_threads) r.inter_op_threads = over.inter_op_threads;
-  if (over.optimization_level) r.optimization_level = over.optimization_level;
-  if (over.fallback_cpu) r.fallback_cpu = over.fallback_cpu;
-  return r;
+  return plugin_common::layered(*this, over, &SessionConfig::intra_op_threads, &SessionConfig::inter_op_threads,
+                                &SessionConfig::optimization_level, &SessionConfig::fallback_cpu);
 }
 
 Error parse_session_config(std::string_view text, std::string_view source, SessionConfig& out) {

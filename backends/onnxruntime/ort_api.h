@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "plugin_common/table_handle.hpp"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::onnxruntime {
@@ -25,13 +26,7 @@ const OrtApi* ort_api();
 
 // Owning handle for any Ort* object: Handle<OrtSession, &OrtApi::ReleaseSession>.
 template <typename T, void (*OrtApi::*Release)(T*)>
-struct OrtDeleter {
-  void operator()(T* p) const {
-    if (p) (ort_api()->*Release)(p);
-  }
-};
-template <typename T, void (*OrtApi::*Release)(T*)>
-using Handle = std::unique_ptr<T, OrtDeleter<T, Release>>;
+using Handle = plugin_common::TableHandle<T, &ort_api, Release>;
 
 using EnvPtr = Handle<OrtEnv, &OrtApi::ReleaseEnv>;
 using SessionPtr = Handle<OrtSession, &OrtApi::ReleaseSession>;

@@ -8,18 +8,14 @@
 #include <filesystem>
 #include <system_error>
 
+#include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::openvino {
 
 Config Config::merged_with(const Config& over) const {
-  Config r = *this;
-  if (over.cache_dir) r.cache_dir = over.cache_dir;
-  if (over.num_threads) r.num_threads = over.num_threads;
-  if (over.inference_precision) r.inference_precision = over.inference_precision;
-  if (over.performance_hint) r.performance_hint = over.performance_hint;
-  if (over.cancellable) r.cancellable = over.cancellable;
-  return r;
+  return plugin_common::layered(*this, over, &Config::cache_dir, &Config::num_threads, &Config::inference_precision,
+                                &Config::performance_hint, &Config::cancellable);
 }
 
 Error parse_config(std::string_view text, std::string_view source, Config& out) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
 #include "wasinn/plugin_sdk/log.hpp"
 
@@ -168,14 +169,7 @@ Error parse_input(std::string_view bytes, bool json_input, Utterance& out) {
 }
 
 Error parse_backend_config(std::string_view text, BackendConfig& out) {
-  constexpr std::string_view source = "backend config";
-  json obj;
-  if (Error e = sdk::parse_config_object(text, source, obj)) return e;
-  if (Error e = sdk::refuse_unknown_keys(obj, source, "piper", {"allow-host-paths"})) return e;
-  std::optional<bool> allow;
-  if (Error e = sdk::read_bool(obj, "allow-host-paths", source, allow)) return e;
-  out.allow_host_paths = allow.value_or(false);
-  return {};
+  return plugin_common::read_one_flag_config(text, "backend config", "piper", "allow-host-paths", out.allow_host_paths);
 }
 
 }  // namespace wasinn::piper

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "plugin_common/text_lines.hpp"
+
 namespace wasinn::pytorch {
 // Reads an ErrorReport's message into *out (see the specialization below).
 struct ReportText {
@@ -28,12 +30,6 @@ const ErrorReport& operator<< <wasinn::pytorch::ReportText>(const ErrorReport& e
 
 namespace wasinn::pytorch {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // "RuntimeError: mat1 and mat2 must have the same dtype" style: an identifier ending in
 // "Error" or "Exception", then ": ".
@@ -65,17 +61,10 @@ std::string exception_summary(const std::exception& e) {
 
   // The interpreter's traceback ends with the original error; take the last such line.
   std::string_view last_error, first_line;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trim(text.substr(pos, end - pos));
-    if (!line.empty()) {
-      if (first_line.empty()) first_line = line;
-      if (is_python_error_line(line)) last_error = line;
-    }
-    pos = end + 1;
-  }
+  plugin_common::for_each_nonblank_line(text, [&](std::string_view line) {
+    if (first_line.empty()) first_line = line;
+    if (is_python_error_line(line)) last_error = line;
+  });
   const std::string_view pick = !last_error.empty() ? last_error : first_line;
   return pick.empty() ? std::string("unknown libtorch error") : std::string(pick);
 }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::remote {
@@ -23,16 +24,10 @@ sdk::Error read_count(const nlohmann::json& j, const char* key, std::string_view
 }  // namespace
 
 RemoteOptions RemoteOptions::merged_with(const RemoteOptions& o) const {
-  RemoteOptions r = *this;
-  if (o.url) r.url = o.url;
-  if (o.timeout_ms) r.timeout_ms = o.timeout_ms;
-  if (o.connect_timeout_ms) r.connect_timeout_ms = o.connect_timeout_ms;
-  if (o.retries) r.retries = o.retries;
-  if (o.max_message_bytes) r.max_message_bytes = o.max_message_bytes;
-  if (o.ca_file) r.ca_file = o.ca_file;
-  if (o.cert_file) r.cert_file = o.cert_file;
-  if (o.key_file) r.key_file = o.key_file;
-  if (o.binary_tensors) r.binary_tensors = o.binary_tensors;
+  using R = RemoteOptions;
+  RemoteOptions r =
+      plugin_common::layered(*this, o, &R::url, &R::timeout_ms, &R::connect_timeout_ms, &R::retries,
+                             &R::max_message_bytes, &R::ca_file, &R::cert_file, &R::key_file, &R::binary_tensors);
   if (o.headers) {
     // Headers add up: a model's token beside the backend's defaults; the model's value wins.
     auto h = r.headers.value_or(std::map<std::string, std::string>{});

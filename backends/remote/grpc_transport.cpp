@@ -181,10 +181,7 @@ sdk::Error GrpcCall::infer(std::span<const InputTensor> inputs, std::span<const 
 }  // namespace
 
 sdk::Error make_grpc_transport(const ModelTarget& target, std::unique_ptr<Transport>& out) {
-  auto t = std::make_unique<GrpcTransport>(target);
-  if (sdk::Error e = t->start()) return e;
-  out = std::move(t);
-  return {};
+  return start_transport<GrpcTransport>(target, out);
 }
 
 }  // namespace wasinn::remote

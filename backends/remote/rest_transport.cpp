@@ -312,10 +312,7 @@ sdk::Error RestCall::infer(std::span<const InputTensor> inputs, std::span<const 
 }  // namespace
 
 sdk::Error make_rest_transport(const ModelTarget& target, std::unique_ptr<Transport>& out) {
-  auto t = std::make_unique<RestTransport>(target);
-  if (sdk::Error e = t->start()) return e;
-  out = std::move(t);
-  return {};
+  return start_transport<RestTransport>(target, out);
 }
 
 }  // namespace wasinn::remote

@@ -68,6 +68,15 @@ class Transport {
 sdk::Error make_rest_transport(const ModelTarget& target, std::unique_ptr<Transport>& out);
 sdk::Error make_grpc_transport(const ModelTarget& target, std::unique_ptr<Transport>& out);
 
+// What both do: a transport T for the target, started (T::start(): its first contact), or why not.
+template <typename T>
+sdk::Error start_transport(const ModelTarget& target, std::unique_ptr<Transport>& out) {
+  auto t = std::make_unique<T>(target);
+  if (sdk::Error e = t->start()) return e;
+  out = std::move(t);
+  return {};
+}
+
 // Sleeps before retry number `attempt` (1, 2, ...): 100 ms doubling, at most 2 s.
 void backoff_sleep(unsigned attempt);
 

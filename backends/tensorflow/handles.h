@@ -6,19 +6,14 @@
 
 #include <memory>
 
+#include "plugin_common/table_handle.hpp"
 #include "tf_api.h"
 
 namespace wasinn::tensorflow {
 
 // Deletes through the loaded table: Owned<TF_Graph, &TfApi::TF_DeleteGraph>.
 template <typename T, auto Delete>
-struct TfDeleter {
-  void operator()(T* p) const {
-    if (p) (tf().*Delete)(p);
-  }
-};
-template <typename T, auto Delete>
-using Owned = std::unique_ptr<T, TfDeleter<T, Delete>>;
+using Owned = plugin_common::TableHandle<T, &tf, Delete>;
 
 using StatusPtr = Owned<TF_Status, &TfApi::TF_DeleteStatus>;
 using GraphPtr = Owned<TF_Graph, &TfApi::TF_DeleteGraph>;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "ggml_common/option_setters.hpp"
+#include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::whisper {
@@ -148,15 +149,9 @@ Error set_option(std::string_view key, std::string_view value, WhisperOptions& o
 }
 
 Error parse_backend_config(std::string_view text, BackendConfig& out) {
-  static constexpr std::string_view source = "whisper backend config";
   out = {};
-  json doc;
-  if (Error e = sdk::parse_config_object(text, source, doc)) return e;
-  if (Error e = sdk::refuse_unknown_keys(doc, source, "whisper", {"allow-preload-paths"})) return e;
-  std::optional<bool> allow;
-  if (Error e = sdk::read_bool(doc, "allow-preload-paths", source, allow)) return e;
-  out.allow_preload_paths = allow.value_or(false);
-  return {};
+  return plugin_common::read_one_flag_config(text, "whisper backend config", "whisper", "allow-preload-paths",
+                                             out.allow_preload_paths);
 }
 
 }  // namespace wasinn::whisper

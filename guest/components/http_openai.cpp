@@ -5,30 +5,44 @@
  * preloads (--nn-preload NAME:GGML:AUTO:model.gguf): a request's "model" is the preload's name.
  *
  *   GET  /v1/models             the names in the guest's environment variable MODELS (comma-
- *                               separated; `wasinn serve --env MODELS=a,b`), default "default"
+ *                               separated; `wasinn serve --env MODELS=a,b`), else the GGML
+ *                               models the server registered (WASINN_MODELS, NAME:ENCODING,...)
  *   POST /v1/chat/completions   messages -> the model's chat template (the plugin applies its
  *                               GGUF's tokenizer.chat_template as llama.cpp does) -> the answer
  *   POST /v1/completions        prompt -> the answer
  *   POST /v1/embeddings         input (a string or a list of strings) -> one embedding each
+ *   GET  /                      a chat page on the above (http_openai_page.cpp)
  *
- * The environment variable NN_OPTIONS (a JSON object of the graph's settable properties, e.g.
- * {"ctx-size": 4096, "threads": 8}) is set on every session and context before the request's own
- * fields; a bad one answers 500 naming it.
+ * A request without "model" uses the only one (400 when there are several). The environment
+ * variable NN_OPTIONS (a JSON object of the graph's settable properties, e.g. {"ctx-size": 4096,
+ * "threads": 8}) is set on every session and context before the request's own fields (`serve`
+ * checks it at start; a bad one here answers 500 naming it).
  *
- * Generation: max_tokens (or max_completion_tokens), temperature, top_p, seed, presence_penalty,
- * frequency_penalty become the session's properties; stop (a string or up to 4) ends the answer
- * before the first stop text, which is left out, as OpenAI does; "stream": true answers with
- * server-sent events (data: chunk, ..., data: [DONE]) a token at a time, and
- * stream_options.include_usage adds the usage chunk. A client that leaves mid-stream ends the
- * generation at its next token: the session (its KV cache) is dropped at once.
+ * Generation: max_tokens (or max_completion_tokens; at most MAX_TOKENS, default the context's
+ * size), temperature, top_p, seed, presence_penalty, frequency_penalty become the session's
+ * properties; the answer's length is what max_tokens and the context leave, so it never runs past
+ * the context, and its finish_reason is "length" when either ended it, "stop" when the model or a
+ * stop text did. stop (a string or up to 4) ends the answer before the first stop text, which is
+ * left out, as OpenAI does; "stream": true answers with server-sent events (data: chunk, ...,
+ * data: [DONE]) a token at a time, and stream_options.include_usage adds the usage chunk. A client
+ * that leaves mid-stream ends the generation at its next token: the session (its KV cache) is
+ * dropped at once. A stream ends before the server's deadline (the request header
+ * wasinn-deadline-ms) with finish_reason "length" and an error event saying why. response_format
+ * json_object / json_schema become the plugin's json-schema grammar; logprobs (and top_logprobs)
+ * come from the plugin's n-probs metadata, token by token.
  * Errors are OpenAI's shape, {"error": {"message", "type", "param", "code"}}: 400 for a bad
- * request, 404 for an unknown model or path, 405 for a wrong method, 500 for a failed inference.
+ * request (context_length_exceeded for a prompt the context cannot hold, unsupported_parameter
+ * naming a field this endpoint does not implement), 404 for an unknown model or path, 405 for a
+ * wrong method, 500 for a failed inference.
+ *
+ * The parts: http_openai.h (what they share), this file (routes, models, embeddings) and
+ * http_openai_generation.cpp (completions).
  *
  * C++ for nlohmann/json (Debian's header-only library), built without exceptions: parsing never
  * throws (parse(..., false) gives a discarded value), every value is type-checked before use,
  * and dump() replaces invalid UTF-8 instead of throwing.
  */
-#include <nlohmann/json.hpp>
+#include "http_openai.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -36,15 +50,7 @@
 #include <string>
 #include <vector>
 
-extern "C" {
-#include "http_guest.h"
-#include "wasi_nn_wit.h"
-#include "wasinn_nn_ext_wit.h"
-}
-
-using nlohmann::json;
-
-namespace {
+namespace openai {
 
 // --- WASI imports beyond http_guest.h: the environment and the wall clock -----------------------
 
@@ -83,6 +89,37 @@ std::string env_value(const char* name) {
   return found;
 }
 
+// wasi:http's request headers: headers() -> own<fields>; fields.get(name) -> list<field-value>.
+struct HeaderValue {
+  uint8_t* ptr;
+  uint32_t len;
+};
+struct HeaderValues {
+  HeaderValue* ptr;
+  uint32_t len;
+};
+extern "C" WH_IMPORT("wasi:http/types", "[method]incoming-request.headers") int32_t
+    wasi_request_headers(wh_incoming_request req);
+extern "C" WH_IMPORT("wasi:http/types", "[method]fields.get") void wasi_fields_get(int32_t fields, const char* name,
+                                                                                   uint32_t name_len,
+                                                                                   HeaderValues* ret);
+extern "C" WH_IMPORT("wasi:http/types", "[resource-drop]fields") void wasi_fields_drop(int32_t fields);
+
+// The request's first value of header `name` (lower case), "" when absent.
+std::string header_value(wh_incoming_request req, const char* name) {
+  const int32_t fields = wasi_request_headers(req);
+  HeaderValues values{nullptr, 0};
+  wasi_fields_get(fields, name, static_cast<uint32_t>(strlen(name)), &values);
+  std::string found;
+  for (uint32_t i = 0; i < values.len; ++i) {
+    if (i == 0) found.assign(reinterpret_cast<const char*>(values.ptr[i].ptr), values.ptr[i].len);
+    free(values.ptr[i].ptr);
+  }
+  free(values.ptr);
+  wasi_fields_drop(fields);
+  return found;
+}
+
 uint64_t now_seconds() {
   Datetime d{0, 0};
   wasi_wall_now(&d);
@@ -99,8 +136,8 @@ void respond_json(wh_response_outparam out, int status, const json& body) {
 }
 
 // OpenAI's error object.
-void respond_error(wh_response_outparam out, int status, const std::string& message, const char* code = nullptr,
-                   const char* param = nullptr) {
+void respond_error(wh_response_outparam out, int status, const std::string& message, const char* code,
+                   const char* param) {
   const char* type = status >= 500 ? "server_error" : "invalid_request_error";
   respond_json(out, status,
                {{"error",
@@ -133,25 +170,51 @@ std::string new_id(const char* prefix) {
 
 // --- the request ----------------------------------------------------------------------------------
 
-// One graph and, for generation, one prompt session on it; both dropped with this.
-struct Model {
-  std::string name;
-  wnn_graph graph = 0;
-  wnx_prompt_context session = 0;
-  ~Model() {
-    if (session) wnx_prompt_context_drop(session);
-    if (graph) wnn_graph_drop(graph);
+// The models this endpoint offers: MODELS (comma-separated names) when set, else the GGML models
+// the server registered (WASINN_MODELS, NAME:ENCODING,... set by `wasinn serve`).
+std::vector<std::string> known_models() {
+  const std::string given = env_value("MODELS");
+  const std::string text = given.empty() ? env_value("WASINN_MODELS") : given;
+  std::vector<std::string> names;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (!given.empty()) {
+      if (!item.empty()) names.push_back(item);
+      continue;
+    }
+    const size_t colon = item.rfind(':');
+    if (colon != std::string::npos && colon > 0 && item.compare(colon + 1, std::string::npos, "ggml") == 0)
+      names.push_back(item.substr(0, colon));
   }
-};
+  return names;
+}
 
-// Loads body["model"] (default "default"); on failure answers and returns false.
+// Loads body["model"]; without one, the only model there is (400 when there are several); on
+// failure answers and returns false.
 bool load_model(const json& body, wh_response_outparam out, Model& m) {
   auto it = body.find("model");
-  if (it != body.end() && !it->is_string()) {
+  if (it != body.end() && !it->is_string() && !it->is_null()) {
     respond_error(out, 400, "model must be a string", nullptr, "model");
     return false;
   }
-  m.name = it == body.end() ? "default" : it->get<std::string>();
+  if (it == body.end() || it->is_null()) {
+    const std::vector<std::string> names = known_models();
+    if (names.size() > 1) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      respond_error(out, 400,
+                    "you must provide a model parameter: this server has " + std::to_string(names.size()) +
+                        " models (" + list + ")",
+                    "missing_required_parameter", "model");
+      return false;
+    }
+    m.name = names.empty() ? "default" : names[0];
+  } else {
+    m.name = it->get<std::string>();
+  }
   wnn_error err;
   if (wnn_load_by_name(m.name.data(), static_cast<uint32_t>(m.name.size()), &m.graph, &err)) {
     m.graph = 0;
@@ -166,362 +229,6 @@ bool load_model(const json& body, wh_response_outparam out, Model& m) {
     return false;
   }
   return true;
-}
-
-// NN_OPTIONS's properties, each given to `set` (name, JSON value); false with `why` on failure.
-template <class Set>
-bool apply_env_options(Set set, std::string& why) {
-  const std::string text = env_value("NN_OPTIONS");
-  if (text.empty()) return true;
-  const json options = json::parse(text, nullptr, false);
-  if (!options.is_object()) {
-    why = "NN_OPTIONS must be a JSON object of properties, e.g. {\"ctx-size\": 4096}";
-    return false;
-  }
-  for (auto it = options.begin(); it != options.end(); ++it) {
-    const std::string value = it.value().is_string() ? it.value().get<std::string>() : dump(it.value());
-    std::string failed = set(it.key(), value);
-    if (!failed.empty()) {
-      why = "NN_OPTIONS: setting " + it.key() + " failed: " + failed;
-      return false;
-    }
-  }
-  return true;
-}
-
-struct Generation {
-  bool stream = false;
-  bool include_usage = false;
-  int64_t max_tokens = -1;
-  std::vector<std::string> stops;
-};
-
-// Reads the sampling and length fields into the session's properties and `g`; on a bad value
-// answers 400 and returns false.
-bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_context session, Generation& g) {
-  auto it = body.find("n");
-  if (it != body.end() && !(it->is_number_integer() && it->get<int64_t>() == 1)) {
-    respond_error(out, 400, "n must be 1: one answer per request", nullptr, "n");
-    return false;
-  }
-  it = body.find("stream");
-  if (it != body.end()) {
-    if (!it->is_boolean() && !it->is_null()) {
-      respond_error(out, 400, "stream must be true or false", nullptr, "stream");
-      return false;
-    }
-    g.stream = it->is_boolean() && it->get<bool>();
-  }
-  it = body.find("stream_options");
-  if (it != body.end() && it->is_object()) {
-    auto u = it->find("include_usage");
-    g.include_usage = u != it->end() && u->is_boolean() && u->get<bool>();
-  }
-  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
-    it = body.find(key);
-    if (it == body.end() || it->is_null()) continue;
-    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > 1000000) {
-      respond_error(out, 400, std::string(key) + " must be a whole number from 1", nullptr, key);
-      return false;
-    }
-    g.max_tokens = it->get<int64_t>();
-  }
-  it = body.find("stop");
-  if (it != body.end() && !it->is_null()) {
-    if (it->is_string()) {
-      g.stops.push_back(it->get<std::string>());
-    } else if (it->is_array() && it->size() <= 4) {
-      for (const auto& s : *it) {
-        if (!s.is_string()) break;
-        g.stops.push_back(s.get<std::string>());
-      }
-    }
-    bool ok = (it->is_string() || g.stops.size() == it->size());
-    for (const auto& s : g.stops) ok = ok && !s.empty();
-    if (!ok) {
-      respond_error(out, 400, "stop must be a non-empty string or a list of up to 4", nullptr, "stop");
-      return false;
-    }
-  }
-  struct Knob {
-    const char* field;
-    const char* property;
-    double lo, hi;
-  };
-  // OpenAI's ranges; llama.cpp's property names.
-  const Knob knobs[] = {{"temperature", "temp", 0, 2},
-                        {"top_p", "top-p", 0, 1},
-                        {"presence_penalty", "presence-penalty", -2, 2},
-                        {"frequency_penalty", "frequency-penalty", -2, 2},
-                        {"seed", "seed", 0, 4294967295.0}};
-  std::string why;
-  const bool env_ok = apply_env_options(
-      [&](const std::string& name, const std::string& value) {
-        wnn_string err{};
-        if (!wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
-                                     static_cast<uint32_t>(value.size()), &err))
-          return std::string();
-        return take(err);
-      },
-      why);
-  if (!env_ok) {
-    respond_error(out, 500, why);
-    return false;
-  }
-  std::vector<std::pair<std::string, std::string>> props;
-  props.emplace_back("n-predict", std::to_string(g.max_tokens));
-  for (const Knob& k : knobs) {
-    it = body.find(k.field);
-    if (it == body.end() || it->is_null()) continue;
-    const bool integral = !strcmp(k.field, "seed");
-    if (!it->is_number() || (integral && !it->is_number_integer()) || it->get<double>() < k.lo ||
-        it->get<double>() > k.hi) {
-      respond_error(out, 400, std::string(k.field) + " must be a number in [" + dump(k.lo) + ", " + dump(k.hi) + "]",
-                    nullptr, k.field);
-      return false;
-    }
-    props.emplace_back(k.property, dump(*it));
-  }
-  for (const auto& prop : props) {
-    const std::string& name = prop.first;
-    const std::string& value = prop.second;
-    wnn_string err{};
-    if (wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
-                                static_cast<uint32_t>(value.size()), &err)) {
-      respond_error(out, 400, "setting " + name + " failed: " + take(err));
-      return false;
-    }
-  }
-  return true;
-}
-
-// The text generated so far, with the stop texts applied: what may be sent now, and whether a stop
-// text has ended the answer.
-class StopScan {
- public:
-  explicit StopScan(const std::vector<std::string>& stops) : stops_(stops) {}
-  // Adds a piece; returns the text that is now safe to send (never part of a stop text).
-  std::string add(const std::string& piece) {
-    held_ += piece;
-    for (const auto& s : stops_) {
-      const size_t at = held_.find(s);
-      if (at != std::string::npos) {
-        stopped_ = true;
-        std::string sendable = held_.substr(0, at);
-        held_.clear();
-        return sendable;
-      }
-    }
-    // Hold back the longest tail that could begin a stop text.
-    size_t keep = 0;
-    for (const auto& s : stops_) {
-      for (size_t n = std::min(s.size() - 1, held_.size()); n > keep; --n) {
-        if (!held_.compare(held_.size() - n, n, s, 0, n)) {
-          keep = n;
-          break;
-        }
-      }
-    }
-    std::string sendable = held_.substr(0, held_.size() - keep);
-    held_.erase(0, held_.size() - keep);
-    return sendable;
-  }
-  // At the end: what was held back for a stop text that never came.
-  std::string rest() {
-    std::string r = std::move(held_);
-    held_.clear();
-    return r;
-  }
-  bool stopped() const { return stopped_; }
-
- private:
-  const std::vector<std::string>& stops_;
-  std::string held_;
-  bool stopped_ = false;
-};
-
-struct Usage {
-  int64_t prompt = 0, completion = 0;
-  json as_json() const {
-    return {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
-  }
-};
-
-Usage usage_of(wnx_prompt_context session) {
-  wnn_string meta{};
-  const int failed = wnx_prompt_metadata(session, &meta);
-  const std::string text = take(meta);
-  Usage u;
-  if (failed) return u;
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_object()) {
-    auto in = j.find("input_tokens"), out = j.find("output_tokens");
-    if (in != j.end() && in->is_number_integer()) u.prompt = in->get<int64_t>();
-    if (out != j.end() && out->is_number_integer()) u.completion = out->get<int64_t>();
-  }
-  return u;
-}
-
-enum class Kind { chat, completion };
-
-// Runs one generation and answers it, whole or as server-sent events.
-void generate(Kind kind, Model& m, const Generation& g, const char* input, const std::string& text,
-              wh_response_outparam out) {
-  wnn_string err{};
-  if (wnx_prompt_start(m.session, input, text.data(), static_cast<uint32_t>(text.size()), &err)) {
-    const std::string why = take(err);
-    respond_error(out, why.rfind("invalid-argument", 0) == 0 ? 400 : 500, "the model refused the input: " + why);
-    return;
-  }
-  const bool chat = kind == Kind::chat;
-  const std::string id = new_id(chat ? "chatcmpl-" : "cmpl-");
-  const uint64_t created = now_seconds();
-  const char* object = chat ? (g.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
-  auto choice = [&](const std::string& piece, const json& finish, bool first) {
-    json c = {{"index", 0}, {"finish_reason", finish}};
-    if (!chat) {
-      c["text"] = piece;
-      c["logprobs"] = nullptr;
-    } else if (g.stream) {
-      c["delta"] = first ? json{{"role", "assistant"}, {"content", piece}} : json{{"content", piece}};
-      if (!finish.is_null()) c["delta"] = json::object();
-    } else {
-      c["message"] = {{"role", "assistant"}, {"content", piece}};
-    }
-    return c;
-  };
-  auto envelope = [&](json choices) {
-    return json{{"id", id}, {"object", object}, {"created", created}, {"model", m.name}, {"choices", choices}};
-  };
-
-  hg_stream s{};
-  if (g.stream) hg_stream_begin(out, 200, "text/event-stream", &s);
-  auto send_event = [&](const json& j) {
-    const std::string line = "data: " + dump(j) + "\n\n";
-    return hg_stream_write(&s, line.data(), line.size()) == 0;
-  };
-
-  StopScan scan(g.stops);
-  std::string whole;
-  bool first = true, gone = false;
-  std::string failure;
-  while (!scan.stopped()) {
-    int has = 0;
-    wnn_string piece{};
-    if (wnx_prompt_next(m.session, &has, &piece)) {
-      failure = take(piece);
-      break;
-    }
-    if (!has) break;
-    const std::string sendable = scan.add(take(piece));
-    if (!g.stream) {
-      whole += sendable;
-    } else if (!sendable.empty() || first) {
-      if (!send_event(envelope(json::array({choice(sendable, nullptr, first)})))) {
-        gone = true;  // the client has left: stop generating; ~Model drops the session
-        break;
-      }
-      first = false;
-    }
-  }
-  if (gone) {
-    hg_stream_end(&s);
-    return;
-  }
-  const std::string rest = scan.stopped() ? std::string() : scan.rest();
-  const Usage usage = usage_of(m.session);
-  const bool at_length = !scan.stopped() && g.max_tokens > 0 && usage.completion >= g.max_tokens;
-  const json finish = at_length ? "length" : "stop";
-  if (!g.stream) {
-    if (!failure.empty()) {
-      respond_error(out, 500, "generation failed: " + failure);
-      return;
-    }
-    json answer = envelope(json::array({choice(whole + rest, finish, true)}));
-    answer["usage"] = usage.as_json();
-    respond_json(out, 200, answer);
-    return;
-  }
-  if (!failure.empty()) {  // the status is sent: the error goes in the stream, as OpenAI's do
-    send_event({{"error", {{"message", "generation failed: " + failure}, {"type", "server_error"}}}});
-    hg_stream_end(&s);
-    return;
-  }
-  if (!rest.empty()) send_event(envelope(json::array({choice(rest, nullptr, first)})));
-  send_event(envelope(json::array({choice("", finish, false)})));
-  if (g.include_usage) {
-    json u = envelope(json::array());
-    u["usage"] = usage.as_json();
-    send_event(u);
-  }
-  const char done[] = "data: [DONE]\n\n";
-  hg_stream_write(&s, done, sizeof done - 1);
-  hg_stream_end(&s);
-}
-
-// A message's content: a string, or OpenAI's list of parts of which the text ones are joined.
-bool content_text(const json& content, std::string& text) {
-  if (content.is_string()) {
-    text = content.get<std::string>();
-    return true;
-  }
-  if (content.is_null()) {
-    text.clear();
-    return true;
-  }
-  if (!content.is_array()) return false;
-  text.clear();
-  for (const auto& part : content) {
-    auto type = part.is_object() ? part.find("type") : part.end();
-    auto t = part.is_object() ? part.find("text") : part.end();
-    if (type == part.end() || *type != "text" || t == part.end() || !t->is_string()) return false;
-    text += t->get<std::string>();
-  }
-  return true;
-}
-
-void completions(Kind kind, const json& body, wh_response_outparam out) {
-  std::string text;
-  const char* input = "prompt";
-  if (kind == Kind::chat) {
-    auto msgs = body.find("messages");
-    if (msgs == body.end() || !msgs->is_array() || msgs->empty()) {
-      respond_error(out, 400, "messages must be a non-empty list", nullptr, "messages");
-      return;
-    }
-    json plain = json::array();
-    for (const auto& msg : *msgs) {
-      auto role = msg.is_object() ? msg.find("role") : msg.end();
-      auto content = msg.is_object() ? msg.find("content") : msg.end();
-      std::string t;
-      if (role == msg.end() || !role->is_string() || content == msg.end() || !content_text(*content, t)) {
-        respond_error(out, 400, "each message needs a role and a text content", nullptr, "messages");
-        return;
-      }
-      plain.push_back({{"role", *role}, {"content", t}});
-    }
-    text = dump(plain);
-    input = "messages";
-  } else {
-    auto p = body.find("prompt");
-    if (p != body.end() && p->is_array() && p->size() == 1 && (*p)[0].is_string()) p = p->begin();
-    if (p == body.end() || !p->is_string()) {
-      respond_error(out, 400, "prompt must be a string (or a list of one)", nullptr, "prompt");
-      return;
-    }
-    text = p->get<std::string>();
-  }
-  Model m;
-  if (!load_model(body, out, m)) return;
-  wnn_string err{};
-  if (wnx_prompt_init(m.graph, &m.session, &err)) {
-    m.session = 0;
-    respond_error(out, 400, "model `" + m.name + "` cannot generate text: " + take(err), nullptr, "model");
-    return;
-  }
-  Generation g;
-  if (!apply_options(body, out, m.session, g)) return;
-  generate(kind, m, g, input, text, out);
 }
 
 std::string base64(const std::vector<float>& v) {
@@ -637,24 +344,20 @@ void embeddings(const json& body, wh_response_outparam out) {
 }
 
 void models(wh_response_outparam out) {
-  std::string names = env_value("MODELS");
-  if (names.empty()) names = "default";
   json data = json::array();
-  for (size_t start = 0; start <= names.size();) {
-    size_t end = names.find(',', start);
-    if (end == std::string::npos) end = names.size();
-    if (end > start) {
-      data.push_back(
-          {{"id", names.substr(start, end - start)}, {"object", "model"}, {"created", 0}, {"owned_by", "wasinn"}});
-    }
-    start = end + 1;
-  }
+  for (const auto& name : known_models())
+    data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "wasinn"}});
   respond_json(out, 200, {{"object", "list"}, {"data", data}});
 }
 
 void route(wh_incoming_request req, wh_response_outparam out, const hg_request* r) {
+  Generation g;
+  g.started_ns = wh_monotonic_now();
+  // The server's deadline for this request (docs/serving.md), ahead of wasi:http saying one.
+  g.deadline_ms = strtoull(header_value(req, "wasinn-deadline-ms").c_str(), nullptr, 10);
   const std::string path = r->path;
   const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
+  if (path == "/" && r->method == WH_GET) return chat_page(out);
   if (path == "/v1/models") {
     if (r->method != WH_GET) return respond_error(out, 405, "use GET /v1/models");
     return models(out);
@@ -674,11 +377,11 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   hg_buf_free(&raw);
   if (body.is_discarded() || !body.is_object()) return respond_error(out, 400, "the body must be a JSON object");
   if (path == "/v1/embeddings") return embeddings(body, out);
-  completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out);
+  completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out, g);
 }
 
-}  // namespace
+}  // namespace openai
 
 extern "C" WH_EXPORT_HANDLE void handle(wh_incoming_request req, wh_response_outparam out) {
-  hg_handle(req, out, route);
+  hg_handle(req, out, openai::route);
 }

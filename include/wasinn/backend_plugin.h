@@ -220,6 +220,21 @@ typedef struct wasinn_load_request {
    interruptible one. */
 #define WASINN_LOAD_MAY_CANCEL 1u
 
+/* What a context's language model did since the host last asked (context_take_token_stats): the
+   tokens it evaluated and generated and how long they took, for the host's token metrics. The host
+   sets struct_size to its sizeof and zeroes the rest; a plugin writes only the fields that fit in
+   struct_size, so either side may be older. Times are the plugin's own (steady clock), from the
+   start of the compute or compute_single that began the generation; the host's queueing is not in them. */
+typedef struct wasinn_token_stats {
+  uint32_t struct_size;
+  uint32_t first_tokens;      /* generations whose first token came in this span (0 or 1 per call) */
+  uint64_t prompt_tokens;     /* prompt tokens evaluated */
+  uint64_t generated_tokens;  /* tokens generated (sampled and handed to the guest) */
+  uint64_t first_token_nanos; /* with first_tokens 1: from the generation's start to its first token */
+  uint64_t decode_tokens;     /* generated tokens after a generation's first one */
+  uint64_t decode_nanos;      /* the time those took, summed (each from the token before it) */
+} wasinn_token_stats;
+
 typedef struct wasinn_backend wasinn_backend;
 typedef struct wasinn_graph wasinn_graph;
 typedef struct wasinn_context wasinn_context;
@@ -311,6 +326,13 @@ typedef struct wasinn_backend_api {
      than a model file (the remote backend's JSON of a URL and options): WASINN_INVALID_ARGUMENT
      with a detail when graph_load would refuse it. Loads nothing and contacts nothing. */
   int (*model_spec_check)(const wasinn_backend* backend, const char* spec, size_t spec_length, wasinn_diag* diag);
+
+  /* Optional, added after model_spec_check (hosts check struct_size): the token counts and times of
+     `context` since the previous call (wasinn_token_stats), which start again from zero. The host
+     calls it after each compute, compute_single and fini_single, whatever they returned (a cut
+     generation still generated tokens), from the thread that holds the context. A plugin that
+     does not run language models leaves it NULL. */
+  int (*context_take_token_stats)(wasinn_context* context, wasinn_token_stats* out);
 } wasinn_backend_api;
 
 typedef const wasinn_backend_api* (*wasinn_backend_entry_fn)(void);

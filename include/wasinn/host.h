@@ -228,6 +228,10 @@ struct ServeOptions {
   // Authorization header's value ("" when absent) holds a key, and answered 401 when not; the
   // guest never sees the header. From the server's threads; must be thread-safe, not throw.
   std::function<bool(std::string_view authorization)> authorize;
+  // Or, with no authorize, the keys `wasinn serve --api-key` and `--api-key-file` take: these keys
+  // and the files' (one a line; blank lines and '#' comments skipped), compared in constant time.
+  // A file that cannot be read or holds no key is serve's error; Server::reload_api_keys rereads them.
+  std::vector<std::string> api_keys, api_key_files;
   // Request headers must arrive within it (an idle keep-alive connection too), and a body at
   // 1 KiB/s or more past it; else the connection is closed (408 for a body). 0: no limit.
   uint64_t header_timeout_ms = 10000;
@@ -277,6 +281,10 @@ class Host {
   // not served, or the address cannot be bound). GET /healthz and /readyz are answered by the
   // host. The Host must outlive the Server.
   std::unique_ptr<Server> serve(const Program& program, const ServeOptions& options, std::string* error);
+  // The guest's NN_OPTIONS (--env NN_OPTIONS=JSON, the properties http_openai sets on each of a
+  // model's contexts) against every registered GGML model's settable properties, loading them:
+  // false with `error` naming the key and the nearest valid one, or the value a model refuses.
+  bool check_nn_options(const Program& program, std::string* error);
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;
   // The wasi-nn metrics of every guest this Host has run or runs now, per backend and graph
@@ -311,6 +319,10 @@ class Server {
   // Its request metrics (count by status, latency, in flight, queued, rejected) as Prometheus
   // text; any thread.
   std::string metrics_text() const;
+  // Rereads ServeOptions::api_key_files (its api_keys stay), as `wasinn serve` on SIGHUP; any
+  // thread. The keys in use after it, or nullopt and *error (the keys in use then stay; a server
+  // given no keys has none to reload).
+  std::optional<size_t> reload_api_keys(std::string* error);
 
   struct Impl;
   explicit Server(std::unique_ptr<Impl> impl);

@@ -48,7 +48,9 @@
 // classes receive references.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -143,6 +145,14 @@ concept Streaming = requires(C& c, const wasinn_tensor_id& id, wasinn_tensor& t)
   { c.compute_single() } -> std::same_as<Error>;
   { c.get_output_single(id, t) } -> std::same_as<Error>;
   { c.fini_single() } -> std::same_as<Error>;
+};
+
+// A context that counts its language model's tokens (context_take_token_stats): fills every
+// field of a wasinn_token_stats and starts again from zero; the SDK copies what fits the host's.
+template <typename C>
+concept TokenCounting = requires(C& c, wasinn_token_stats& s) {
+  { c.take_token_stats(s) }
+  noexcept;
 };
 
 // The C entry points for backend class B. The opaque C handles are B, B::Graph and B::Context
@@ -258,6 +268,16 @@ struct Entries {
       return context(c)->fini_single();
     });
   }
+  static int context_take_token_stats(wasinn_context* c, wasinn_token_stats* out) noexcept {
+    if (!c || !out || out->struct_size < sizeof(uint32_t)) return WASINN_INVALID_ARGUMENT;
+    wasinn_token_stats all{};
+    context(c)->take_token_stats(all);
+    // An older host's struct is a prefix of this one: copy what fits, keep its struct_size.
+    const uint32_t size = out->struct_size;
+    std::memcpy(reinterpret_cast<char*>(out) + sizeof(uint32_t), reinterpret_cast<const char*>(&all) + sizeof(uint32_t),
+                std::min<size_t>(size, sizeof all) - sizeof(uint32_t));
+    return WASINN_OK;
+  }
   static void cancel(wasinn_context* c) noexcept {
     if (c) context(c)->cancel();
   }
@@ -360,6 +380,7 @@ constexpr wasinn_backend_api make_api() {
     api.fini_single = E::fini_single;
   }
   if constexpr (Cancellable<C>) api.cancel = E::cancel;
+  if constexpr (TokenCounting<C>) api.context_take_token_stats = E::context_take_token_stats;
   api.set_log_sink = E::set_log_sink;
   api.graph_io_framework_type = E::graph_io_framework_type;
   if constexpr (Described<B>) api.backend_description = E::backend_description;

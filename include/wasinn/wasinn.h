@@ -168,6 +168,49 @@ void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t* options,
 typedef void (*wasinn_request_fn)(void* user_data, const char* method, const char* path, int status, uint64_t bytes_in,
                                   uint64_t bytes_out, uint64_t micros, const char* note);
 void wasinn_serve_options_set_request_callback(wasinn_serve_options_t* options, wasinn_request_fn fn, void* user_data);
+/* What the access log holds of one answered request (wasinn_serve_options_set_request_record_callback).
+ * struct_size is sizeof the struct libwasinn filled: fields may be added at its end, and a caller
+ * built against an older header reads only the ones it knows. Strings are valid during the call. */
+typedef struct wasinn_request_record_t {
+  uint32_t struct_size;
+  const char* method;
+  const char* path;
+  int status;
+  uint64_t bytes_in, bytes_out, micros;
+  const char* note;       /* why the host answered for the guest, or "" */
+  const char* client;     /* the client's address, HOST:PORT */
+  const char* request_id; /* the client's X-Request-Id, or the one the server made (echoed back) */
+  const char* user_agent; /* "" when none */
+  /* "completed", or how the answer was cut: "cut:timeout", "cut:client-left", "cut:shutdown",
+   * "cut:error" (a stream cut after its status went out is never just its status). */
+  const char* outcome;
+} wasinn_request_record_t;
+typedef void (*wasinn_request_record_fn)(void* user_data, const wasinn_request_record_t* record);
+/* As wasinn_serve_options_set_request_callback, with the whole record; replaces it. */
+void wasinn_serve_options_set_request_record_callback(wasinn_serve_options_t* options, wasinn_request_record_fn fn,
+                                                      void* user_data);
+
+/* Safe on a network (docs/serving.md, "On a network"; the defaults are those of `wasinn serve`).
+ * A key (repeatable; NULL ignored): every request but /healthz and /readyz then needs
+ * `Authorization: Bearer KEY`, else 401 with `WWW-Authenticate: Bearer` and a JSON error; keys
+ * are compared in constant time, never logged, and the guest never sees the header. */
+void wasinn_serve_options_add_api_key(wasinn_serve_options_t* options, const char* key);
+/* A file of keys (repeatable): one a line, blank lines and lines starting with '#' skipped. Read
+ * by wasinn_host_serve (an unreadable file, or one with no key, is its error) and again by
+ * wasinn_server_reload_api_keys. */
+void wasinn_serve_options_add_api_key_file(wasinn_serve_options_t* options, const char* path);
+/* Request headers must arrive within it, an idle keep-alive connection is closed after it, and
+ * a body slower than 1 KiB/s past it gets 408 (default 10000; 0: no limit). */
+void wasinn_serve_options_set_header_timeout_ms(wasinn_serve_options_t* options, uint64_t timeout_ms);
+/* Connections open at once (default 1024; 0: no limit); past it a new one is closed at once and
+ * counted in the metrics (wasinn_http_connections_refused_total). */
+void wasinn_serve_options_set_max_connections(wasinn_serve_options_t* options, size_t max_connections);
+/* HTTPS (HTTP/2 or HTTP/1.1 by ALPN) with these PEM files: the certificate chain and its private
+ * key; with client_ca_file (NULL or "": none) a client must show a certificate of those CAs
+ * (mutual TLS). cert_file NULL or "": plain HTTP, the default. A bad or mismatched file is
+ * wasinn_host_serve's error, naming the file. */
+void wasinn_serve_options_set_tls(wasinn_serve_options_t* options, const char* cert_file, const char* key_file,
+                                  const char* client_ca_file);
 /* Serves the program, a component exporting wasi:http/incoming-handler@0.2.x, a fresh instance
  * per request; returns once it listens. Its env and dirs are every instance's. NULL and
  * *errptr when it is not such a component or the address cannot be bound. */
@@ -180,6 +223,10 @@ void wasinn_server_stop(wasinn_server_t* server);
 /* Blocks until stopped, then waits up to grace_ms for the answers in progress; returns how
  * many were cut (0: all finished). */
 uint64_t wasinn_server_wait(wasinn_server_t* server, uint64_t grace_ms);
+/* Rereads the API key files (the keys added one by one stay), as `wasinn serve` does on SIGHUP;
+ * any thread. Returns how many keys are in use after it; 0 and *errptr when a file cannot be
+ * read or holds no key (the keys in use then stay) or the server takes no keys. */
+size_t wasinn_server_reload_api_keys(wasinn_server_t* server, char** errptr);
 /* Its request metrics as Prometheus text; any thread. Freed with wasinn_free. */
 char* wasinn_server_metrics_text(const wasinn_server_t* server);
 /* Stops at once if wasinn_server_wait has not returned. */

@@ -203,6 +203,16 @@ Status init_execution_context(Call c, uint32_t graph, uint32_t ctx_out) {
                       "init_execution_context: context out-pointer");
 }
 
+Result<std::span<const uint32_t>> read_tensor_dims(Call c, uint32_t dims_ptr, uint32_t rank) {
+  const auto& limits = c.session.environment().limits();
+  if (rank > limits.max_rank) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("set_input: rank {} exceeds the limit of {}", rank, limits.max_rank));
+  }
+  thread_local std::vector<uint32_t> dims_scratch;
+  return c.memory.u32_array(dims_ptr, rank, dims_scratch, "set_input: tensor dims");
+}
+
 Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
   // The 20-byte witx tensor: dims {ptr, len}, type (one byte; the 3 padding bytes may be
   // garbage), data {ptr, len}.
@@ -215,13 +225,7 @@ Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
   std::memcpy(&data_ptr, rec->data() + 12, 4);
   std::memcpy(&data_len, rec->data() + 16, 4);
 
-  const auto& limits = c.session.environment().limits();
-  if (dims_len > limits.max_rank) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("set_input: rank {} exceeds the limit of {}", dims_len, limits.max_rank));
-  }
-  thread_local std::vector<uint32_t> dims_scratch;
-  auto dims = c.memory.u32_array(dims_ptr, dims_len, dims_scratch, "set_input: tensor dims");
+  auto dims = read_tensor_dims(c, dims_ptr, dims_len);
   if (!dims) return dims.take_error();
   auto data = c.memory.bytes(data_ptr, data_len, "set_input: tensor data");
   if (!data) return data.take_error();

@@ -35,6 +35,10 @@ struct Call {
   const GuestMemoryView& memory;
 };
 
+// A tensor's dims from guest memory, both ABIs' way: `rank` u32s at dims_ptr, the rank within
+// the environment's limit. The span stays valid until the thread's next call.
+Result<std::span<const uint32_t>> read_tensor_dims(Call c, uint32_t dims_ptr, uint32_t rank);
+
 Status load(Call c, uint32_t builders_ptr, uint32_t builders_len, uint32_t encoding, uint32_t target,
             uint32_t graph_out);
 Status load_by_name(Call c, uint32_t name_ptr, uint32_t name_len, uint32_t graph_out);

@@ -54,13 +54,7 @@ Status set_input(Call c, uint32_t ctx, uint32_t index, uint32_t tensor_ptr) {
   std::memcpy(&dims_ptr, dims_header->data(), 4);
   std::memcpy(&rank, dims_header->data() + 4, 4);
 
-  const auto& limits = c.session.environment().limits();
-  if (rank > limits.max_rank) {
-    return make_error(Errc::invalid_argument,
-                      fmt::format("set_input: rank {} exceeds the limit of {}", rank, limits.max_rank));
-  }
-  thread_local std::vector<uint32_t> dims_scratch;
-  auto dims = c.memory.u32_array(dims_ptr, rank, dims_scratch, "set_input: tensor dims");
+  auto dims = ephemeral_nn::read_tensor_dims(c, dims_ptr, rank);
   if (!dims) return dims.take_error();
   auto type = decode_tensor_type(raw_type);
   if (!type) return type.take_error();

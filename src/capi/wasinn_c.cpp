@@ -11,6 +11,8 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wasinn/host.h"
@@ -58,6 +60,7 @@ struct wasinn_backend_list_t {
 struct wasinn_serve_options_t {
   wasinn::ServeOptions options;
   wasinn_request_fn on_request = nullptr;
+  wasinn_request_record_fn on_record = nullptr;  // instead of on_request when set
   void* user_data = nullptr;
 };
 
@@ -79,6 +82,15 @@ void set_error(char** errptr, const std::string& message) {
 }
 
 std::string str(const char* s) { return s ? std::string(s) : std::string(); }
+
+// ApiKeys' messages name `wasinn serve`'s flags; a C caller gave no flags.
+std::string without_flag_names(std::string message) {
+  for (const auto& [flag, words] : {std::pair<std::string, std::string>{"--api-key-file ", "API key file "},
+                                    std::pair<std::string, std::string>{"--api-key", "API key"}}) {
+    for (size_t at; (at = message.find(flag)) != std::string::npos;) message.replace(at, flag.size(), words);
+  }
+  return message;
+}
 
 }  // namespace
 
@@ -246,7 +258,29 @@ void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t* o, int p
 }
 void wasinn_serve_options_set_request_callback(wasinn_serve_options_t* o, wasinn_request_fn fn, void* user_data) {
   o->on_request = fn;
+  o->on_record = nullptr;
   o->user_data = user_data;
+}
+void wasinn_serve_options_set_request_record_callback(wasinn_serve_options_t* o, wasinn_request_record_fn fn,
+                                                      void* user_data) {
+  o->on_record = fn;
+  o->on_request = nullptr;
+  o->user_data = user_data;
+}
+void wasinn_serve_options_add_api_key(wasinn_serve_options_t* o, const char* key) {
+  if (key) o->options.api_keys.emplace_back(key);
+}
+void wasinn_serve_options_add_api_key_file(wasinn_serve_options_t* o, const char* path) {
+  if (path) o->options.api_key_files.emplace_back(path);
+}
+void wasinn_serve_options_set_header_timeout_ms(wasinn_serve_options_t* o, uint64_t ms) {
+  o->options.header_timeout_ms = ms;
+}
+void wasinn_serve_options_set_max_connections(wasinn_serve_options_t* o, size_t n) { o->options.max_connections = n; }
+void wasinn_serve_options_set_tls(wasinn_serve_options_t* o, const char* cert, const char* key, const char* client_ca) {
+  o->options.tls_cert = str(cert);
+  o->options.tls_key = str(key);
+  o->options.tls_client_ca = str(client_ca);
 }
 
 wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* program,
@@ -257,6 +291,25 @@ wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* 
       return nullptr;
     }
     wasinn::ServeOptions opts = options ? options->options : wasinn::ServeOptions{};
+    if (options && options->on_record) {
+      opts.on_request = [fn = options->on_record, user = options->user_data](const wasinn::RequestRecord& r) {
+        const std::string method(r.method), path(r.path), note(r.note), client(r.client), id(r.request_id),
+            agent(r.user_agent), outcome(r.outcome);
+        const wasinn_request_record_t record{sizeof(wasinn_request_record_t),
+                                             method.c_str(),
+                                             path.c_str(),
+                                             r.status,
+                                             r.bytes_in,
+                                             r.bytes_out,
+                                             r.micros,
+                                             note.c_str(),
+                                             client.c_str(),
+                                             id.c_str(),
+                                             agent.c_str(),
+                                             outcome.c_str()};
+        fn(user, &record);
+      };
+    }
     if (options && options->on_request) {
       opts.on_request = [fn = options->on_request, user = options->user_data](const wasinn::RequestRecord& r) {
         const std::string method(r.method), path(r.path), note(r.note);
@@ -266,7 +319,7 @@ wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* 
     std::string error;
     auto server = host->host->serve(program->program, opts, &error);
     if (!server) {
-      set_error(errptr, error);
+      set_error(errptr, without_flag_names(error));
       return nullptr;
     }
     return new wasinn_server_t{std::move(server)};
@@ -279,6 +332,21 @@ wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* 
 const char* wasinn_server_address(const wasinn_server_t* server) { return server->server->address().c_str(); }
 void wasinn_server_stop(wasinn_server_t* server) { server->server->stop(); }
 uint64_t wasinn_server_wait(wasinn_server_t* server, uint64_t grace_ms) { return server->server->wait(grace_ms); }
+
+size_t wasinn_server_reload_api_keys(wasinn_server_t* server, char** errptr) {
+  try {
+    std::string error;
+    const std::optional<size_t> keys = server->server->reload_api_keys(&error);
+    if (!keys) {
+      set_error(errptr, without_flag_names(error));
+      return 0;
+    }
+    return *keys;
+  } catch (const std::exception& e) {
+    set_error(errptr, e.what());
+    return 0;
+  }
+}
 
 char* wasinn_server_metrics_text(const wasinn_server_t* server) {
   try {

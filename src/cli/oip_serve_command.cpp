@@ -143,15 +143,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   check_can_listen(listens);  // before any pipeline compiles and any model loads
   options.keys = load_api_keys(o);
   options.header_timeout_ms = parse_duration_ms(o.header_timeout);
-  if (check_tls_options(o)) {
-    // Debian 12's civetweb 1.15 loads OpenSSL 3 by name and calls a function it did not find
-    // (a worker crashed on the first HTTPS request): no TLS for REST until it can be done right.
-    if (!o.oip_http.empty())
-      throw UsageError(
-          "--tls-cert: the OIP server has TLS for --oip-grpc only; for REST over HTTPS put a TLS proxy in front of "
-          "--oip-http (docs/deployment.md), or serve it without --tls-cert");
-    options.tls = {o.tls_cert, o.tls_key, o.tls_client_ca};
-  }
+  if (check_tls_options(o)) options.tls = {o.tls_cert, o.tls_key, o.tls_client_ca};
   warn_if_exposed_without_key(listens, options.keys != nullptr || !o.tls_client_ca.empty(), "use every model");
 
   auto wired = wasinn::make_environment(o.guest.host);
@@ -195,9 +187,9 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   });
   const std::string models = fmt::format("{} model{}", oip.model_count(), oip.model_count() == 1 ? "" : "s");
   if (!oip.http_address().empty())
-    print_notice(
-        fmt::format("Serving the Open Inference Protocol (REST) on http://{}/v2 ({})", oip.http_address(), models),
-        {{"protocol", "rest"}, {"address", oip.http_address()}, {"models", oip.model_count()}});
+    print_notice(fmt::format("Serving the Open Inference Protocol (REST) on {}://{}/v2 ({})",
+                             o.tls_cert.empty() ? "http" : "https", oip.http_address(), models),
+                 {{"protocol", "rest"}, {"address", oip.http_address()}, {"models", oip.model_count()}});
   if (!oip.grpc_address().empty())
     print_notice(fmt::format("Serving the Open Inference Protocol (gRPC{}) on {} ({})",
                              o.tls_cert.empty() ? "" : " over TLS", oip.grpc_address(), models),

@@ -143,8 +143,8 @@ void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
   serve
       ->add_option("--tls-cert", o.tls_cert,
                    "Serve HTTPS with this PEM certificate chain (a component's server: HTTP/2 or HTTP/1.1 by ALPN; the "
-                   "OIP server: gRPC over TLS, --oip-grpc only); needs --tls-key. A bad or mismatched file stops the "
-                   "start")
+                   "OIP server: HTTPS with HTTP/1.1 for --oip-http, gRPC over TLS for --oip-grpc); needs --tls-key. A "
+                   "bad or mismatched file stops the start")
       ->type_name("FILE");
   serve->add_option("--tls-key", o.tls_key, "The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1)")
       ->type_name("FILE");
@@ -322,6 +322,11 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
 
   auto host = make_host(o.guest.host);
   std::string error;
+  // A bad NN_OPTIONS is the command line's mistake: said now, before the server says it listens.
+  if (!host->check_nn_options(program, &error)) {
+    print_error(error);
+    return kExitUsage;
+  }
   auto server = host->serve(program, serve, &error);
   if (!server) {
     print_error(error);

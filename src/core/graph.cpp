@@ -45,6 +45,8 @@ Graph::Graph(std::shared_ptr<LoadedBackend> plugin, wasinn_graph* handle, Encodi
       properties_(std::move(properties)),
       metrics_(std::move(metrics)) {
   metrics_->graph_opened();
+  // A language model's graph lists its token series (zeros until it generates) from its load.
+  if (WASINN_PLUGIN_HAS(plugin_->api(), context_take_token_stats)) metrics_->mark_counts_tokens();
   inputs_ = query_io(plugin_->api(), handle_, 0);
   outputs_ = query_io(plugin_->api(), handle_, 1);
   if (WASINN_PLUGIN_HAS(plugin_->api(), graph_description)) {
@@ -141,9 +143,21 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
   return {};
 }
 
+void ExecutionContext::take_token_stats() {
+  const auto& api = graph_->plugin_->api();
+  if (!WASINN_PLUGIN_HAS(api, context_take_token_stats)) return;
+  wasinn_token_stats t{};
+  t.struct_size = sizeof t;
+  if (api.context_take_token_stats(handle_, &t) != WASINN_OK) return;
+  if (!t.prompt_tokens && !t.generated_tokens && !t.first_tokens && !t.decode_tokens) return;
+  graph_->metrics_->count_tokens(TokenCounts{t.prompt_tokens, t.generated_tokens, t.first_tokens != 0,
+                                             t.first_token_nanos, t.decode_tokens, t.decode_nanos});
+}
+
 Status ExecutionContext::compute() {
   PluginDiag diag;
   const int status = graph_->plugin_->api().compute(handle_, diag.get());
+  take_token_stats();
   if (status != WASINN_OK) return diag.to_error(status, "compute");
   return {};
 }
@@ -185,6 +199,7 @@ Status ExecutionContext::compute_single() {
   if (!WASINN_PLUGIN_HAS(api, compute_single)) return unsupported_streaming(*graph_->plugin_, "compute_single");
   PluginDiag diag;
   const int status = api.compute_single(handle_, diag.get());
+  take_token_stats();
   if (status != WASINN_OK) return diag.to_error(status, "compute_single");
   return {};
 }
@@ -207,6 +222,7 @@ Status ExecutionContext::fini_single() {
   if (!WASINN_PLUGIN_HAS(api, fini_single)) return unsupported_streaming(*graph_->plugin_, "fini_single");
   PluginDiag diag;
   const int status = api.fini_single(handle_, diag.get());
+  take_token_stats();
   if (status != WASINN_OK) return diag.to_error(status, "fini_single");
   return {};
 }

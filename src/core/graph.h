@@ -145,6 +145,8 @@ class ExecutionContext {
  private:
   Result<TensorView> view_of(const wasinn_tensor& t, const char* what);
   void release();  // the Lease's end
+  // Moves what the plugin counted of its language model's tokens into the graph's metrics.
+  void take_token_stats();
   std::shared_ptr<Graph> graph_;
   wasinn_context* handle_;
   std::mutex mu_;

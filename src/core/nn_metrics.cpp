@@ -11,6 +11,13 @@ namespace {
 constexpr std::string_view kOtherGraph = "other";
 
 uint64_t read(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
+
+// The bucket of `seconds` among upper bounds `bounds` (inclusive, Prometheus' `le`); past the last
+// one, +Inf's.
+template <size_t N>
+size_t bucket_of(const std::array<double, N>& bounds, double seconds) {
+  return static_cast<size_t>(std::lower_bound(bounds.begin(), bounds.end(), seconds) - bounds.begin());
+}
 }  // namespace
 
 GraphMetrics::GraphMetrics(std::string backend, std::string graph, std::string device)
@@ -29,14 +36,29 @@ void GraphMetrics::count_compute(const Status& outcome, std::chrono::steady_cloc
       static_cast<uint64_t>(std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()));
   const double seconds = static_cast<double>(nanos) * 1e-9;
   // Buckets are upper bounds, inclusive (Prometheus' `le`); past the last one is +Inf.
-  const size_t bucket =
-      static_cast<size_t>(std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
-                          kComputeSecondsBuckets.begin());
+  const size_t bucket = bucket_of(kComputeSecondsBuckets, seconds);
   computes_.fetch_add(1, std::memory_order_relaxed);
   compute_buckets_[bucket].fetch_add(1, std::memory_order_relaxed);
   compute_nanos_.fetch_add(nanos, std::memory_order_relaxed);
   if (!outcome.ok()) {
     compute_errors_[static_cast<size_t>(outcome.error().code)].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void GraphMetrics::count_tokens(const TokenCounts& t) {
+  counts_tokens_.store(true, std::memory_order_relaxed);
+  prompt_tokens_.fetch_add(t.prompt_tokens, std::memory_order_relaxed);
+  generated_tokens_.fetch_add(t.generated_tokens, std::memory_order_relaxed);
+  if (t.first_token) {
+    first_token_buckets_[bucket_of(kFirstTokenSecondsBuckets, static_cast<double>(t.first_token_nanos) * 1e-9)]
+        .fetch_add(1, std::memory_order_relaxed);
+    first_token_nanos_.fetch_add(t.first_token_nanos, std::memory_order_relaxed);
+  }
+  if (t.decode_tokens) {
+    // One observation per token, each the span's mean: exact when a span is one token (streaming).
+    const double mean = static_cast<double>(t.decode_nanos) * 1e-9 / static_cast<double>(t.decode_tokens);
+    token_buckets_[bucket_of(kTokenSecondsBuckets, mean)].fetch_add(t.decode_tokens, std::memory_order_relaxed);
+    token_nanos_.fetch_add(t.decode_nanos, std::memory_order_relaxed);
   }
 }
 
@@ -58,6 +80,13 @@ GraphMetrics::Snapshot GraphMetrics::snapshot() const {
   }
   for (size_t i = 0; i < compute_buckets_.size(); ++i) s.compute_buckets[i] = read(compute_buckets_[i]);
   s.compute_nanos = read(compute_nanos_);
+  s.counts_tokens = counts_tokens_.load(std::memory_order_relaxed);
+  s.prompt_tokens = read(prompt_tokens_);
+  s.generated_tokens = read(generated_tokens_);
+  for (size_t i = 0; i < first_token_buckets_.size(); ++i) s.first_token_buckets[i] = read(first_token_buckets_[i]);
+  for (size_t i = 0; i < token_buckets_.size(); ++i) s.token_buckets[i] = read(token_buckets_[i]);
+  s.first_token_nanos = read(first_token_nanos_);
+  s.token_nanos = read(token_nanos_);
   return s;
 }
 

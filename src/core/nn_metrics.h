@@ -34,6 +34,24 @@ namespace wasinn {
 inline constexpr std::array<double, 18> kComputeSecondsBuckets = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
+// Upper bounds (seconds) of a generation's time to its first token (prompt evaluation included),
+// vLLM's buckets: 1 ms to 80 s.
+inline constexpr std::array<double, 19> kFirstTokenSecondsBuckets = {
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80};
+// Upper bounds (seconds) of the time per output token after the first: vLLM's, with 1-5 ms added
+// below for small models on a CPU.
+inline constexpr std::array<double, 18> kTokenSecondsBuckets = {
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10};
+
+// What a backend's language model reported for one span of a context (the plugin ABI's
+// wasinn_token_stats, field for field).
+struct TokenCounts {
+  uint64_t prompt_tokens = 0, generated_tokens = 0;
+  bool first_token = false;  // a generation's first token came in this span
+  uint64_t first_token_nanos = 0;
+  uint64_t decode_tokens = 0, decode_nanos = 0;  // tokens after a first one, and their time summed
+};
+
 // One (backend, graph, device) series. Record through its methods; read with snapshot().
 // device is where the graph's loads run (its "device" property), "" for failed loads.
 class GraphMetrics {
@@ -48,6 +66,10 @@ class GraphMetrics {
   // One compute (or compute_single) that reached the graph, whatever its outcome: counted,
   // timed into the histogram, and its error (if any) counted by code.
   void count_compute(const Status& outcome, std::chrono::steady_clock::duration took);
+  // Tokens a backend's language model evaluated and generated (the token families); the series
+  // is listed in them from then on, or from mark_counts_tokens() (a graph whose plugin counts).
+  void count_tokens(const TokenCounts& t);
+  void mark_counts_tokens() { counts_tokens_.store(true, std::memory_order_relaxed); }
   void add_input_bytes(uint64_t n) { input_bytes_.fetch_add(n, std::memory_order_relaxed); }
   void add_output_bytes(uint64_t n) { output_bytes_.fetch_add(n, std::memory_order_relaxed); }
   void graph_opened() {
@@ -68,6 +90,11 @@ class GraphMetrics {
     std::array<uint64_t, kErrcCount> load_errors{}, compute_errors{};
     std::array<uint64_t, kComputeSecondsBuckets.size() + 1> compute_buckets{};  // per bucket, last +Inf; not cumulative
     uint64_t compute_nanos = 0;
+    bool counts_tokens = false;  // listed in the token families
+    uint64_t prompt_tokens = 0, generated_tokens = 0;
+    std::array<uint64_t, kFirstTokenSecondsBuckets.size() + 1> first_token_buckets{};  // not cumulative
+    std::array<uint64_t, kTokenSecondsBuckets.size() + 1> token_buckets{};             // not cumulative
+    uint64_t first_token_nanos = 0, token_nanos = 0;
   };
   Snapshot snapshot() const;
 
@@ -79,6 +106,10 @@ class GraphMetrics {
   std::atomic<bool> had_graph_{false};
   std::array<Counter, kErrcCount> load_errors_{}, compute_errors_{};
   std::array<Counter, kComputeSecondsBuckets.size() + 1> compute_buckets_{};
+  std::atomic<bool> counts_tokens_{false};
+  Counter prompt_tokens_{0}, generated_tokens_{0}, first_token_nanos_{0}, token_nanos_{0};
+  std::array<Counter, kFirstTokenSecondsBuckets.size() + 1> first_token_buckets_{};
+  std::array<Counter, kTokenSecondsBuckets.size() + 1> token_buckets_{};
 };
 
 class NnMetrics {

@@ -63,6 +63,33 @@ void histogram_family(std::string& out, std::span<const Snapshot> series) {
   }
 }
 
+// The token families (docs/metrics.md): only series whose backend counts tokens.
+void token_families(std::string& out, std::span<const Snapshot> series) {
+  auto it = std::back_inserter(out);
+  auto counter = [&](std::string_view name, std::string_view help, uint64_t Snapshot::*value) {
+    append_family_header(out, name, "counter", help);
+    for (const auto& s : series)
+      if (s.counts_tokens) fmt::format_to(it, "{}{} {}\n", name, labels(s), s.*value);
+  };
+  counter("wasinn_nn_prompt_tokens_total", "Prompt tokens a language model evaluated.", &Snapshot::prompt_tokens);
+  counter("wasinn_nn_generated_tokens_total", "Tokens a language model generated.", &Snapshot::generated_tokens);
+  auto histogram = [&](std::string_view name, std::string_view help, auto buckets, uint64_t Snapshot::*nanos,
+                       std::span<const double> bounds) {
+    append_family_header(out, name, "histogram", help);
+    for (const auto& s : series) {
+      if (!s.counts_tokens) continue;
+      const uint64_t count = append_histogram_buckets(out, name, series_labels(s), s.*buckets, bounds);
+      fmt::format_to(it, "{}_sum{} {:.9f}\n", name, labels(s), static_cast<double>(s.*nanos) * 1e-9);
+      fmt::format_to(it, "{}_count{} {}\n", name, labels(s), count);
+    }
+  };
+  histogram("wasinn_nn_time_to_first_token_seconds",
+            "From a generation's start (its compute) to its first token, prompt evaluation included.",
+            &Snapshot::first_token_buckets, &Snapshot::first_token_nanos, kFirstTokenSecondsBuckets);
+  histogram("wasinn_nn_time_per_output_token_seconds", "Time of each generated token after a generation's first.",
+            &Snapshot::token_buckets, &Snapshot::token_nanos, kTokenSecondsBuckets);
+}
+
 }  // namespace
 
 void append_family_header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
@@ -71,11 +98,15 @@ void append_family_header(std::string& out, std::string_view name, std::string_v
 
 uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::string_view labels,
                                   std::span<const uint64_t> buckets) {
+  return append_histogram_buckets(out, name, labels, buckets, kComputeSecondsBuckets);
+}
+
+uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::string_view labels,
+                                  std::span<const uint64_t> buckets, std::span<const double> bounds) {
   uint64_t cumulative = 0;
   for (size_t i = 0; i < buckets.size(); ++i) {
     cumulative += buckets[i];
-    const std::string le = i < kComputeSecondsBuckets.size() ? fmt::format("le=\"{}\"", kComputeSecondsBuckets[i])
-                                                             : std::string("le=\"+Inf\"");
+    const std::string le = i < bounds.size() ? fmt::format("le=\"{}\"", bounds[i]) : std::string("le=\"+Inf\"");
     fmt::format_to(std::back_inserter(out), "{}_bucket{{{}{}{}}} {}\n", name, labels, labels.empty() ? "" : ",", le,
                    cumulative);
   }
@@ -120,6 +151,7 @@ std::string render_prometheus_text(std::span<const Snapshot> series) {
   family(out, series, "wasinn_nn_live_contexts", "gauge", "Execution contexts alive now.",
          [](const Snapshot& s) { return s.live_contexts; });
   histogram_family(out, series);
+  token_families(out, series);
   return out;
 }
 

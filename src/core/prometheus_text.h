@@ -24,6 +24,9 @@ void append_family_header(std::string& out, std::string_view name, std::string_v
 // the last +Inf, not cumulative. Returns the total, the histogram's _count.
 uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::string_view labels,
                                   std::span<const uint64_t> buckets);
+// The same over other upper bounds `bounds` (buckets: bounds.size() + 1 counts).
+uint64_t append_histogram_buckets(std::string& out, std::string_view name, std::string_view labels,
+                                  std::span<const uint64_t> buckets, std::span<const double> bounds);
 
 // A label value as the format quotes it: backslash, double quote and newline escaped.
 std::string escape_label_value(std::string_view value);

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/name_table.h"
+
 namespace wasinn {
 
 size_t element_size(TensorType type) {
@@ -47,51 +49,37 @@ std::string lower(std::string_view s) {
 }
 }  // namespace
 
-std::string_view encoding_name(Encoding encoding) {
-  switch (encoding) {
-    case Encoding::openvino: return "openvino";
-    case Encoding::onnx: return "onnx";
-    case Encoding::tensorflow: return "tensorflow";
-    case Encoding::pytorch: return "pytorch";
-    case Encoding::tensorflowlite: return "tensorflowlite";
-    case Encoding::ggml: return "ggml";
-    case Encoding::autodetect: return "autodetect";
-    case Encoding::remote: return "remote";
-    case Encoding::whisper: return "whisper";
-    case Encoding::piper: return "piper";
-  }
-  return "?";
-}
+constexpr NameTable<Encoding, 10> kEncodings{{{{Encoding::openvino, "openvino"},
+                                               {Encoding::onnx, "onnx"},
+                                               {Encoding::tensorflow, "tensorflow"},
+                                               {Encoding::pytorch, "pytorch"},
+                                               {Encoding::tensorflowlite, "tensorflowlite"},
+                                               {Encoding::ggml, "ggml"},
+                                               {Encoding::autodetect, "autodetect"},
+                                               {Encoding::remote, "remote"},
+                                               {Encoding::whisper, "whisper"},
+                                               {Encoding::piper, "piper"}}}};
+static_assert(kEncodings.entries.size() == static_cast<size_t>(Encoding::piper) + 1, "an encoding has no name");
+
+std::string_view encoding_name(Encoding encoding) { return kEncodings.name_of(encoding); }
 
 std::optional<Encoding> parse_encoding(std::string_view name) {
   const std::string n = lower(name);
-  for (auto e : {Encoding::openvino, Encoding::onnx, Encoding::tensorflow, Encoding::pytorch, Encoding::tensorflowlite,
-                 Encoding::ggml, Encoding::autodetect, Encoding::remote, Encoding::whisper, Encoding::piper}) {
-    if (n == encoding_name(e)) return e;
-  }
   if (n == "tflite") return Encoding::tensorflowlite;
   if (n == "torch") return Encoding::pytorch;
   if (n == "auto") return Encoding::autodetect;
-  return std::nullopt;
+  return kEncodings.value_of(n);
 }
 
-std::string_view target_name(Target target) {
-  switch (target) {
-    case Target::cpu: return "cpu";
-    case Target::gpu: return "gpu";
-    case Target::tpu: return "tpu";
-    case Target::autodetect: return "auto";
-  }
-  return "?";
-}
+constexpr NameTable<Target, 4> kTargets{
+    {{{Target::cpu, "cpu"}, {Target::gpu, "gpu"}, {Target::tpu, "tpu"}, {Target::autodetect, "auto"}}}};
+
+std::string_view target_name(Target target) { return kTargets.name_of(target); }
 
 std::optional<Target> parse_target(std::string_view name) {
   const std::string n = lower(name);
-  if (n == "cpu") return Target::cpu;
-  if (n == "gpu") return Target::gpu;
-  if (n == "tpu" || n == "npu") return Target::tpu;
-  if (n == "auto") return Target::autodetect;
-  return std::nullopt;
+  if (n == "npu") return Target::tpu;
+  return kTargets.value_of(n);
 }
 
 std::string TensorId::describe() const {

@@ -13,6 +13,7 @@
 
 #include "base/install_layout.h"
 #include "base/log.h"
+#include "core/name_table.h"
 #include "isolation/checker_process.h"
 #include "isolation/crash_report.h"
 #include "isolation/file_identity.h"
@@ -33,21 +34,12 @@ std::optional<Errc> errc_from_name(std::string_view name) {
 
 }  // namespace
 
-std::optional<IsolationMode> parse_isolation_mode(std::string_view text) {
-  if (text == "auto") return IsolationMode::by_manifest;
-  if (text == "always") return IsolationMode::always;
-  if (text == "never") return IsolationMode::never;
-  return std::nullopt;
-}
+constexpr NameTable<IsolationMode, 3> kIsolationModes{
+    {{{IsolationMode::by_manifest, "auto"}, {IsolationMode::always, "always"}, {IsolationMode::never, "never"}}}};
 
-std::string_view isolation_mode_name(IsolationMode mode) {
-  switch (mode) {
-    case IsolationMode::by_manifest: return "auto";
-    case IsolationMode::always: return "always";
-    case IsolationMode::never: return "never";
-  }
-  return "?";
-}
+std::optional<IsolationMode> parse_isolation_mode(std::string_view text) { return kIsolationModes.value_of(text); }
+
+std::string_view isolation_mode_name(IsolationMode mode) { return kIsolationModes.name_of(mode); }
 
 void set_verdict_cache(IsolationOptions& options, std::string_view setting) {
   options.remember_verdicts = setting != "off";

@@ -10,7 +10,12 @@
 
 namespace wasinn {
 
-void RequestMetrics::record(int status, uint64_t micros, std::string_view outcome) {
+std::string RequestMetrics::route_of(int status, std::string_view path) {
+  if (status == 404) return "unmatched";
+  return std::string(path.substr(0, std::min<size_t>(path.find('?'), 128)));
+}
+
+void RequestMetrics::record(int status, uint64_t micros, std::string_view outcome, std::string_view path) {
   const double seconds = static_cast<double>(micros) / 1e6;
   const size_t bucket =
       static_cast<size_t>(std::lower_bound(kComputeSecondsBuckets.begin(), kComputeSecondsBuckets.end(), seconds) -
@@ -23,6 +28,15 @@ void RequestMetrics::record(int status, uint64_t micros, std::string_view outcom
     by_outcome_.emplace(std::string(outcome), 1);
   ++buckets_[bucket];
   micros_ += micros;
+  if (path.empty()) return;
+  std::string route = route_of(status, path);
+  if (!routes_.contains(route)) {
+    if (routes_.size() >= kMaxRoutes)
+      route = "other";
+    else
+      routes_.insert(route);
+  }
+  ++by_route_[{std::move(route), std::string(outcome)}];
 }
 
 std::string RequestMetrics::render(const Gauges& gauges) const {
@@ -37,6 +51,12 @@ std::string RequestMetrics::render(const Gauges& gauges) const {
                        "cut:shutdown), whatever status was sent before.");
   for (const auto& [outcome, n] : by_outcome_)
     fmt::format_to(it, "wasinn_http_request_outcomes_total{{outcome=\"{}\"}} {}\n", outcome, n);
+  append_family_header(out, "wasinn_http_route_requests_total", "counter",
+                       "HTTP requests by route (the path without its query; unmatched: answered 404) and outcome.");
+  for (const auto& [key, n] : by_route_) {
+    fmt::format_to(it, "wasinn_http_route_requests_total{{route=\"{}\",outcome=\"{}\"}} {}\n",
+                   escape_label_value(key.first), key.second, n);
+  }
   append_family_header(out, "wasinn_http_request_duration_seconds", "histogram",
                        "From a request's arrival to its answer's last byte, queueing included.");
   const uint64_t count = append_histogram_buckets(out, "wasinn_http_request_duration_seconds", "", buckets_);

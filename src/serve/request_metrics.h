@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/nn_metrics.h"
 
@@ -19,7 +21,15 @@ namespace wasinn {
 class RequestMetrics {
  public:
   // outcome: "completed", or how the answer was cut (cut:timeout, cut:client-left, cut:shutdown).
-  void record(int status, uint64_t micros, std::string_view outcome = "completed");
+  // path: the request's, for the route label (route_of); empty leaves the request out of it.
+  void record(int status, uint64_t micros, std::string_view outcome = "completed", std::string_view path = {});
+
+  // Distinct routes kept; past them a new path counts as route "other", so a client asking for
+  // ever new paths cannot grow the server.
+  static constexpr size_t kMaxRoutes = 100;
+  // The route label of a request: its path without the query, at most 128 bytes; "unmatched" for
+  // a 404 (nothing serves that path: a scanner's guesses must not take the kMaxRoutes slots).
+  static std::string route_of(int status, std::string_view path);
 
   // What the server knows at the moment of a scrape.
   struct Gauges {
@@ -35,6 +45,8 @@ class RequestMetrics {
   mutable std::mutex mu_;
   std::map<int, uint64_t> by_status_;
   std::map<std::string, uint64_t, std::less<>> by_outcome_;
+  std::map<std::pair<std::string, std::string>, uint64_t> by_route_;  // (route, outcome)
+  std::set<std::string, std::less<>> routes_;                         // the distinct routes in by_route_
   // The compute buckets serve requests too: a request is at least one compute.
   std::array<uint64_t, kComputeSecondsBuckets.size() + 1> buckets_{};  // last: +Inf; not cumulative
   uint64_t micros_ = 0;

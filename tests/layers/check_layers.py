@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Checks every #include "..." of wasinn's own sources against the layer table (src/layers.txt),
-and that docs/ARCHITECTURE.md shows that table as it is.
+"""Checks every #include of wasinn's own sources against the layer table (src/layers.txt), and
+that docs/ARCHITECTURE.md shows that table as it is.
 
   check_layers.py [ROOT]       exit 0: every include is allowed; 1: each one that is not, as
                                FILE:LINE: LAYER may not include TARGET (LAYER may include: ...)
@@ -11,15 +11,23 @@ plugin directory of backends/ ("backends/onnxruntime"; "backends/*" in the table
 plugin) or a library the plugins share, below backends/shared/ ("backends/shared/ggml_common",
 included as "ggml_common/log_router.h"). An include "core/graph.h" names the layer core;
 "wasinn/host.h" a public header of include/; a bare "x.h" must be beside the including file
-(another layer's file is included by its path, "oip/json_codec.h", so that the layer shows). Generated protobuf headers (*.pb.h) are
-src/oip's. Includes with <...> are not checked: they are other projects'.
+(another layer's file is included by its path, "oip/json_codec.h", so that the layer shows).
+Generated protobuf headers (*.pb.h) are src/oip's.
+
+An include is resolved as the compiler would find it: "..." beside the file first, then (as
+<...>) in the include directories the targets use (src/, include/, backends/shared/, backends/);
+the file it reaches decides its layer, so neither <engine/host.h> nor "../engine/host.h" slips
+past. A "../" that leaves the file's layer fails even where the layer is allowed (include it by
+its path). A <...> that reaches no file of the tree is another project's and is not checked.
 """
 import fnmatch
 import os
 import re
 import sys
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+(?:"([^"]+)"|<([^>]+)>)', re.M)
+# Where the targets look for <...> (and "..." not beside the file), in the compilers' order.
+INCLUDE_DIRS = ("src", "include", "backends/shared", "backends")
 SOURCES = (".c", ".cc", ".cpp", ".h", ".hpp")
 
 
@@ -67,14 +75,35 @@ def allowed_for(table, layer):
     return None
 
 
-def target_of(table, root, rel, include):
-    """What an include names: a layer, 'wasinn/FILE', or None for the file's own directory."""
-    here = os.path.dirname(rel)
-    if os.path.exists(os.path.join(root, here, include)):
-        return None  # beside it (also "sub/x.h" below it)
+def layer_of_path(table, path):
+    """The layer a file of the tree belongs to, or 'wasinn/FILE' for a public header of include/."""
+    if path.startswith("include/"):
+        return path[len("include/"):]
+    return layer_of(table, path)
+
+
+def target_of(table, root, rel, include, angle):
+    """What an include names: a layer, 'wasinn/FILE', '?...' for a bad include, '..' for a "../"
+    that leaves the layer, or None for another project's header."""
+    bases = ([] if angle else [os.path.dirname(rel)]) + list(INCLUDE_DIRS)
+    for base in bases:
+        path = os.path.normpath(os.path.join(base, include))
+        if path.startswith(".."):
+            return "?" + include  # above the tree
+        if os.path.isfile(os.path.join(root, path)):
+            target = layer_of_path(table, path)
+            if ".." in include.split("/") and target != layer_of(table, rel):
+                return ".." + include
+            if base == bases[0] and not angle and target == layer_of(table, rel):
+                return None  # beside it (also "sub/x.h" below it)
+            return target
     first = include.split("/", 1)[0]
+    if ".." in include.split("/"):
+        return "?" + include
     if first == "wasinn":
-        return include
+        return include  # generated ones too (wasinn/version.h)
+    if angle:
+        return None  # another project's
     if "/" in include:
         if os.path.isdir(os.path.join(root, "src", first)):
             return deepest_layer(table, include.split("/")[:-1])
@@ -109,18 +138,22 @@ def main():
         allowed = allowed_for(table, layer)
         text = open(os.path.join(root, rel), errors="replace").read()
         for m in INCLUDE.finditer(text):
-            target = target_of(table, root, rel, m.group(1))
+            include = m.group(1) or m.group(2)
+            target = target_of(table, root, rel, include, angle=m.group(1) is None)
             if target is None or target == layer:
                 continue
             checked += 1
             line = text.count("\n", 0, m.start()) + 1
             if allowed is None:
                 problems.append(f"{rel}:{line}: layer {layer} is not in {os.path.relpath(table_path, root)}")
+            elif target.startswith(".."):
+                problems.append(f"{rel}:{line}: \"{include}\" leaves the layer {layer} by \"..\": include it by "
+                                "its path (oip/json_codec.h)")
             elif target.startswith("?"):
-                problems.append(f"{rel}:{line}: \"{m.group(1)}\" is not beside it: include it by its path "
+                problems.append(f"{rel}:{line}: \"{include}\" is not beside it: include it by its path "
                                 "(oip/json_codec.h, ggml_common/log_router.h)")
             elif not matches(target, allowed):
-                problems.append(f"{rel}:{line}: {layer} may not include {m.group(1)} "
+                problems.append(f"{rel}:{line}: {layer} may not include {include} "
                                 f"({layer} may include: {' '.join(allowed) or 'nothing of another layer'})")
     # ARCHITECTURE.md shows the table's lines, in a ```text block, as they are.
     doc = open(os.path.join(root, "docs", "ARCHITECTURE.md")).read()

@@ -1,26 +1,81 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# check_layers.py is seen to catch what it is for, in a scratch tree with the real table: the
-# core including the engine, another directory's file by a bare name, and a stale table copy in
-# ARCHITECTURE.md.
+# check_layers.py is seen to catch what it is for, in a scratch tree with the real table: for
+# every layer of the table, an include it may not make; the two loopholes an include check by
+# text alone leaves (<engine/host_impl.h> and "../engine/host_impl.h" in the core); another
+# directory's file by a bare name; and a stale table copy in ARCHITECTURE.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src/core" "$tmp/src/engine" "$tmp/src/oip" "$tmp/docs"
+mkdir -p "$tmp/src" "$tmp/docs" "$tmp/include/wasinn"
 cp "$ROOT/src/layers.txt" "$tmp/src/"
 cp "$ROOT/docs/ARCHITECTURE.md" "$tmp/docs/"
-echo '#include "core/graph.h"' > "$tmp/src/engine/host.cpp"   # allowed
-: > "$tmp/src/core/graph.h"
-: > "$tmp/src/engine/host.h"
-: > "$tmp/src/oip/json_codec.h"
-python3 "$ROOT/tests/layers/check_layers.py" "$tmp" >/dev/null || { echo "a clean scratch tree failed"; exit 1; }
-echo '#include "engine/host.h"' > "$tmp/src/core/wrong.cpp"
+# One header in each layer's directory, and the public headers the plants name.
+for dir in base core abi plugins isolation root engine capi oip serve serve/http serve/pipeline serve/oip cli \
+           ../backends/shared/ggml_common ../backends/shared/vulkan_common ../backends/shared/audio_common \
+           ../backends/shared/plugin_common \
+           ../backends/remote ../backends/onnxruntime ../backends/tensorflow; do
+  mkdir -p "$tmp/src/$dir" && : > "$tmp/src/$dir/x.h"
+done
+: > "$tmp/src/engine/host_impl.h"
+: > "$tmp/include/wasinn/backend_plugin.h"
+echo '#include "core/x.h"' > "$tmp/src/engine/allowed.cpp"
+printf '#include <vector>\n#include <wasinn/backend_plugin.h>\n' > "$tmp/backends/onnxruntime/allowed.cpp"
+python3 "$ROOT/tests/layers/check_layers.py" "$tmp" >/dev/null || {
+  echo "a clean scratch tree failed:"; python3 "$ROOT/tests/layers/check_layers.py" "$tmp"; exit 1; }
+
+# LAYER-DIRECTORY INCLUDE: a crossing per layer of the table (backends/onnxruntime stands for backends/*).
+plants=(
+  "src/base core/x.h"
+  "src/core engine/host_impl.h"
+  "src/abi engine/x.h"
+  "src/plugins isolation/x.h"
+  "src/isolation plugins/x.h"
+  "src/root engine/x.h"
+  "src/engine cli/x.h"
+  "src/capi core/x.h"
+  "src/oip core/x.h"
+  "src/serve engine/x.h"
+  "src/serve/http cli/x.h"
+  "src/serve/pipeline serve/oip/x.h"
+  "src/serve/oip engine/x.h"
+  "src/cli abi/x.h"
+  "backends/shared/ggml_common core/x.h"
+  "backends/shared/vulkan_common ggml_common/x.h"
+  "backends/shared/audio_common wasinn/backend_plugin.h"
+  "backends/shared/plugin_common ggml_common/x.h"
+  "backends/remote core/x.h"
+  "backends/onnxruntime tensorflow/x.h"
+)
+want=()
+for plant in "${plants[@]}"; do
+  read -r dir include <<<"$plant"
+  echo "#include \"$include\"" > "$tmp/$dir/crossing.cpp"
+  layer=${dir#src/}
+  want+=("$dir/crossing.cpp:1: $layer may not include $include")
+done
+# Every layer the table names has its plant (a new layer gets one here).
+while read -r layer; do
+  case "$layer" in "backends/*") layer=backends/onnxruntime ;; esac
+  printf '%s\n' "${plants[@]}" | grep -q "^\(src/\)\?$layer " || { echo "no planted crossing for layer $layer"; exit 1; }
+done < <(sed -e 's/#.*//' -e '/^\s*$/d' -e 's/:.*//' "$ROOT/src/layers.txt")
+
+# The loopholes: a crossing by <...> and by "../", and a "../" out of the layer even where allowed.
+printf '#include <engine/host_impl.h>\n#include "../engine/host_impl.h"\n#include "core/../engine/x.h"\n' \
+  > "$tmp/src/core/loopholes.cpp"
+echo '#include "../x.h"' > "$tmp/src/serve/http/up.cpp"
+want+=("src/core/loopholes.cpp:1: core may not include engine/host_impl.h"
+       "src/core/loopholes.cpp:2: \"../engine/host_impl.h\" leaves the layer core"
+       "src/core/loopholes.cpp:3: \"core/../engine/x.h\" leaves the layer core"
+       "src/serve/http/up.cpp:1: \"../x.h\" leaves the layer serve/http")
+echo '#include "x.h"' > "$tmp/src/engine/bare_ok.cpp"   # beside it: allowed
 echo '#include "json_codec.h"' > "$tmp/src/engine/bare.cpp"
 echo 'core: wasinn/everything' >> "$tmp/src/layers.txt"
+want+=("src/engine/bare.cpp:1: \"json_codec.h\" is not beside it" "its copy of src/layers.txt differs")
+
 out=$(python3 "$ROOT/tests/layers/check_layers.py" "$tmp") && { echo "check_layers passed a broken tree:"; echo "$out"; exit 1; }
-for want in "src/core/wrong.cpp:1: core may not include engine/host.h" \
-            "src/engine/bare.cpp:1: \"json_codec.h\" is not beside it" \
-            "its copy of src/layers.txt differs"; do
-  grep -qF "$want" <<<"$out" || { echo "missing: $want"; echo "$out"; exit 1; }
+for w in "${want[@]}"; do
+  grep -qF "$w" <<<"$out" || { echo "missing: $w"; echo "$out"; exit 1; }
 done
-echo "check_layers caught all three"
+[[ $(grep -c . <<<"$out") -eq $((${#want[@]} + 1)) ]] || { echo "more problems than planted:"; echo "$out"; exit 1; }
+echo "check_layers caught all ${#want[@]}"

@@ -4,7 +4,8 @@
 .grpc, from .deps/venv-triton-0.7.0): without a key or with a wrong one every call but the health
 probes is refused (401 with `WWW-Authenticate: Bearer` and a JSON error; gRPC UNAUTHENTICATED);
 with the key the tiny MLP answers x + (1, 2, 3, 4) as before, over plain HTTP and, with
---tls-cert and a CA made by openssl at test time, over gRPC with TLS (REST has none yet). Then `--oip-http --oip-grpc` with no
+--tls-cert and a CA made by openssl at test time, over HTTPS and gRPC with TLS (and with
+--tls-client-ca, only to a client with a certificate of that CA). Then `--oip-http --oip-grpc` with no
 address listens on 127.0.0.1:8000 and :8001 only (skipped when those ports are taken, or the
 machine has no non-loopback address to try). Run by ctest (tests/oip/CMakeLists.txt: oip.auth).
 """
@@ -111,21 +112,105 @@ class Log(unittest.TestCase):
         self.assertNotRegex(text, r"warning: .* 401 ")
 
 
+def tls_files():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    from tls_files import make_tls_files
+    return make_tls_files(tempfile.mkdtemp(prefix="wasinn-oip-tls-"))
+
+
+def start_serving(args, pattern):
+    """`wasinn serve ARGS` and the first match of PATTERN (a group: the address) on its stderr."""
+    proc = subprocess.Popen([ARGS.wasinn, "serve", *args], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        m = re.search(pattern, line)
+        if m:
+            return proc, m.group(1)
+    proc.terminate()
+    proc.wait(timeout=60)
+    raise AssertionError(f"no line matching {pattern!r}")
+
+
+def stop_serving(proc):
+    proc.terminate()
+    proc.wait(timeout=60)
+    proc.stderr.close()
+
+
 class Tls(unittest.TestCase):
-    """--tls-cert with a CA made by openssl at test time: Triton's gRPC client with ssl=True and
-    the key gets the same answer, without the key UNAUTHENTICATED; --oip-http with --tls-cert is
-    refused at start (REST has no TLS yet)."""
+    """--tls-cert with a CA made by openssl at test time: Triton's HTTP client (ssl=True) and gRPC
+    client (ssl=True) with the key get the same answer, without the key 401 and UNAUTHENTICATED;
+    a client without TLS fails cleanly and the server goes on; --tls-client-ca admits only a client
+    with a certificate of that CA."""
+
+    MODEL = property(lambda self: ["--backend-dir", ARGS.backend_dir, "--nn-preload",
+                                   f"tiny:onnx:cpu:{ARGS.fixtures}/tiny/model.onnx"])
+
+    @staticmethod
+    def https_client(address, f, client_cert=False):
+        import gevent.ssl
+        options = {"ca_certs": f["ca.pem"]}
+        if client_cert:
+            options.update(certfile=f["client.pem"], keyfile=f["client.key"])
+        return httpclient.InferenceServerClient(url=address, ssl=True, ssl_options=options,
+                                                ssl_context_factory=gevent.ssl.create_default_context)
+
+    def test_rest_over_tls(self):
+        f = tls_files()
+        tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
+        proc, address = start_serving(["--oip-http", "127.0.0.1:0", "--api-key", KEY, *tls, *self.MODEL],
+                                      r"\(REST\) on https://(\S+)/v2")
+        try:
+            c = self.https_client(address, f)
+            self.assertTrue(c.is_server_live())
+            x, inp = tiny_input(httpclient)
+            r = c.infer("tiny", [inp], headers={"Authorization": f"Bearer {KEY}"})
+            np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+            with self.assertRaises(InferenceServerException) as e:
+                c.infer("tiny", [inp])
+            self.assertEqual(e.exception.status(), "401")
+            # Plain HTTP to the TLS port: the handshake fails, the connection closes, no answer.
+            host, port = address.rsplit(":", 1)
+            plain = http.client.HTTPConnection(host, int(port), timeout=10)
+            with self.assertRaises((http.client.HTTPException, OSError)):
+                plain.request("GET", "/v2/health/live")
+                plain.getresponse()
+            plain.close()
+            # A handshake of garbage, then the server still answers.
+            with socket.create_connection((host, int(port)), timeout=10) as s:
+                s.sendall(os.urandom(4096))
+                s.settimeout(10)
+                try:
+                    while s.recv(4096):
+                        pass
+                except OSError:
+                    pass
+            r = self.https_client(address, f).infer("tiny", [inp], headers={"Authorization": f"Bearer {KEY}"})
+            np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+            self.assertIsNone(proc.poll(), "the server died")
+        finally:
+            stop_serving(proc)
+
+    def test_rest_mutual_tls(self):
+        f = tls_files()
+        tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"], "--tls-client-ca", f["ca.pem"]]
+        proc, address = start_serving(["--oip-http", "127.0.0.1:0", *tls, *self.MODEL], r"\(REST\) on https://(\S+)/v2")
+        try:
+            x, inp = tiny_input(httpclient)
+            r = self.https_client(address, f, client_cert=True).infer("tiny", [inp])
+            np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+            with self.assertRaises(Exception):  # no client certificate: the handshake is refused
+                self.https_client(address, f).infer("tiny", [inp])
+        finally:
+            stop_serving(proc)
 
     def test_grpc_over_tls(self):
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-        from tls_files import make_tls_files
-        f = make_tls_files(tempfile.mkdtemp(prefix="wasinn-oip-tls-"))
+        f = tls_files()
         tls = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
-        model = ["--backend-dir", ARGS.backend_dir, "--nn-preload", f"tiny:onnx:cpu:{ARGS.fixtures}/tiny/model.onnx"]
-        refused = subprocess.run([ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", *tls, *model],
-                                 capture_output=True, text=True, timeout=60)
-        self.assertEqual(refused.returncode, 2, refused.stderr)
-        self.assertIn("TLS for --oip-grpc only", refused.stderr)
+        model = self.MODEL
         proc = subprocess.Popen([ARGS.wasinn, "serve", "--oip-grpc", "127.0.0.1:0", "--api-key", KEY, *tls, *model],
                                 stderr=subprocess.PIPE, text=True)
         try:

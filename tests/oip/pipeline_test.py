@@ -17,8 +17,10 @@ import concurrent.futures
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import sys
 import unittest
 
@@ -179,6 +181,48 @@ class Faults(unittest.TestCase):
 
     def test_a_spinning_guest_is_stopped_at_the_deadline(self):
         self.expect(4, "504", "StatusCode.DEADLINE_EXCEEDED", f"the pipeline ran past its deadline ({TIMEOUT_MS} ms)")
+        # The access log says the deadline cut them, over REST and gRPC alike.
+        time.sleep(0.3)
+        text = "".join(SERVER.lines)
+        self.assertRegex(text, r"POST /v2/models/faults/infer 504 .*cut:timeout")
+        self.assertRegex(text, r"gRPC /inference.GRPCInferenceService/ModelInfer model=faults 504 .*cut:timeout")
+
+
+class Drain(unittest.TestCase):
+    def test_requests_still_running_at_the_drains_end_are_logged_cut_shutdown(self):
+        """A spinning pipeline over REST and over gRPC when SIGTERM comes, --shutdown-timeout 500ms:
+        both are logged as cut by the server before it exits, not lost."""
+        cmd = [ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--oip-grpc", "127.0.0.1:0", "--backend-dir",
+               ARGS.backend_dir, "--pipeline", f"faults={guest('pipeline_faults')}", "--request-timeout", "20s",
+               "--shutdown-timeout", "500ms"]
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        lines, addresses = [], {}
+        try:
+            while len(addresses) < 2:
+                line = proc.stderr.readline()
+                self.assertTrue(line, "the server ended before it listened:\n" + "".join(lines))
+                lines.append(line)
+                m = re.search(r"\((REST|gRPC)\) on (?:http://)?([^/\s]+)", line)
+                if m:
+                    addresses[m.group(1)] = m.group(2)
+            spinning = [httpclient.InferenceServerClient(url=addresses["REST"], network_timeout=30),
+                        grpcclient.InferenceServerClient(url=addresses["gRPC"])]
+            pool = concurrent.futures.ThreadPoolExecutor(2)
+            calls = [pool.submit(infer, c, "faults", "mode", np.array([4], np.int32), "INT32") for c in spinning]
+            time.sleep(1.0)  # both are computing
+            proc.send_signal(signal.SIGTERM)
+            _, rest = proc.communicate(timeout=30)
+            text = "".join(lines) + rest
+            self.assertRegex(text, r"POST /v2/models/faults/infer 503 .*cut:shutdown")
+            self.assertRegex(text, r"gRPC /inference.GRPCInferenceService/ModelInfer model=faults \d+ .*cut:shutdown")
+            for call in calls:
+                with self.assertRaises(Exception):  # the server went away under them
+                    call.result(timeout=30)
+            pool.shutdown()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 class StartErrors(unittest.TestCase):

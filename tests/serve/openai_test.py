@@ -25,6 +25,20 @@ Cases (ctest runs each as serve.openai.CASE):
                reference
   tls          --tls-cert with a CA made by openssl: the same answer over HTTPS; plain HTTP to the port
                is APIConnectionError
+  finish       finish_reason length at max_tokens and at the context's end (usage totals the context),
+               stop at a stop text; whole and streamed
+  errors       OpenAI's error JSON and the client's typed errors for context_length_exceeded, max_tokens
+               over the limit, 404, and the host's 413, 503 (Retry-After) and 504
+  unsupported  tools, tool_choice, logit_bias, n 2, echo, best_of, ... are 400 naming the field
+  deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event
+  preloaded    without MODELS, /v1/models lists the preloads; no model: the only one, or 400 with two
+  bad-options  a bad NN_OPTIONS key or value stops serve at start with exit 2, naming the nearest key
+  logprobs     logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
+               llama.cpp's log-softmax within 1e-4
+  page         the chat page (GET /) in headless Chromium driven by selenium: no console error, the
+               models listed, a typed message shows the greedy reference; Stop stops
+  structured   response_format json_schema / json_object: the answer validates (jsonschema), whole and
+               streamed
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
                warm-up rounds (each worker thread's first allocations) within 15% of after them
 
@@ -67,7 +81,8 @@ class Ctx:
 
     def server(self, extra=(), models="default,second", nn_options=NN_OPTIONS):
         preload = ["--nn-preload", f"default:GGML:AUTO:{self.model}", "--nn-preload", f"second:GGML:AUTO:{self.model}"]
-        args = preload + ["--env", f"MODELS={models}", "--env", f"NN_OPTIONS={nn_options}"] + list(extra)
+        args = preload + (["--env", f"MODELS={models}"] if models else []) + ["--env", f"NN_OPTIONS={nn_options}"]
+        args += list(extra)
         if self.args.backend_dir:
             args += ["--backend-dir", self.args.backend_dir]
         return Server([self.args.wasinn, "serve"], args, self.component, name="wasinn serve")
@@ -352,9 +367,382 @@ def case_concurrent(ctx):
         "later")
 
 
+def raw_request(server, method, path, body=None, headers=None):
+    """(status, headers, parsed JSON or None) of one request by http.client."""
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+    conn.request(method, path, body=body, headers=headers or {})
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        parsed = None
+    return r.status, r.headers, parsed
+
+
+def check_error_shape(body, what):
+    err = body.get("error") if isinstance(body, dict) else None
+    check(isinstance(err, dict) and set(err) >= {"message", "type", "param", "code"} and err["message"],
+          f"{what}: not OpenAI's error shape: {body!r}")
+    return err
+
+
+def case_finish(ctx):
+    """Each finish reason as OpenAI defines it: "length" when max_tokens ends the answer, "length"
+    when the context does (and usage totals the context's size, never more), "stop" for a stop
+    text; whole and streamed."""
+    ref = chat_reference(ctx, 8)
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 64}') as server:
+        c = client(server)
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0)
+        check(r.choices[0].finish_reason == "length" and r.usage.completion_tokens == 8,
+              f"max_tokens 8: finish {r.choices[0].finish_reason!r}, usage {r.usage!r}")
+        check(r.choices[0].message.content == ref["text"], "max_tokens 8: not the reference")
+        # No max_tokens, and max_tokens the whole context: the context ends the answer.
+        for kw in ({}, {"max_tokens": 64}):
+            r = c.chat.completions.create(model="default", messages=MESSAGES, temperature=0, **kw)
+            check(r.choices[0].finish_reason == "length", f"{kw}: at the context's end, finish "
+                  f"{r.choices[0].finish_reason!r} (usage {r.usage!r})")
+            check(r.usage.total_tokens == 64, f"{kw}: usage {r.usage!r} is not the context's 64 tokens")
+            full = ctx.reference("--messages", json.dumps(MESSAGES), "--n", 64 - r.usage.prompt_tokens, "--ctx", 64)
+            check(r.choices[0].message.content == full["text"], f"{kw}: the answer to the context's end differs "
+                  f"from native llama.cpp's: {r.choices[0].message.content!r} != {full['text']!r}")
+        finishes, usage = [], None
+        for ch in c.chat.completions.create(model="default", messages=MESSAGES, temperature=0, stream=True,
+                                            stream_options={"include_usage": True}):
+            usage = ch.usage or usage
+            finishes += [x.finish_reason for x in ch.choices if x.finish_reason]
+        check(finishes == ["length"] and usage.total_tokens == 64, f"streamed to the context's end: {finishes}, "
+              f"{usage!r}")
+        stop = ref["text"][2:5]
+        r = c.completions.create(model="default", prompt=PROMPT, max_tokens=8, temperature=0)
+        check(r.choices[0].finish_reason == "length", f"completions max_tokens: {r.choices[0].finish_reason!r}")
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0, stop=stop)
+        check(r.choices[0].finish_reason == "stop", f"stop text {stop!r}: {r.choices[0].finish_reason!r}")
+    log("finish: length at max_tokens and at the context's end (usage 64 of a 64-token context), stop at a stop "
+        "text; whole and streamed")
+
+
+def case_errors(ctx):
+    """Every error under /v1/ is OpenAI's JSON shape with its status and code, the guest's and the
+    host's own: 400 context_length_exceeded, 400 max_tokens over the limit, 404, 413, 503 with
+    Retry-After, 504; the client raises its typed errors."""
+    import openai
+    long_prompt = "word " * 200
+    with ctx.server(extra=["--max-request-bytes", "4096"], nn_options='{"threads": 1, "ctx-size": 128}') as server:
+        c = client(server)
+        for create in (lambda: c.chat.completions.create(model="default", max_tokens=4,
+                                                         messages=[{"role": "user", "content": long_prompt}]),
+                       lambda: c.completions.create(model="default", prompt=long_prompt, max_tokens=4),
+                       lambda: c.completions.create(model="default", prompt=long_prompt, max_tokens=4, stream=True)):
+            try:
+                create()
+                raise Failure("a prompt longer than the context was answered")
+            except openai.BadRequestError as e:
+                check(e.code == "context_length_exceeded", f"code {e.code!r}: {e}")
+                check("ctx-size" in e.message and "128" in e.message, f"the message lost its advice: {e.message}")
+        try:
+            c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=10000000)
+            raise Failure("max_tokens 10000000 was answered")
+        except openai.BadRequestError as e:
+            check("128" in e.message and e.param == "max_tokens", f"the limit is not named: {e.message} ({e.param})")
+        status, _, body = raw_request(server, "GET", "/v1/nothing")
+        check(status == 404 and check_error_shape(body, "404")["code"] == "unknown_url", f"404: {status} {body}")
+        try:
+            c.completions.create(model="default", prompt="x" * 5000, max_tokens=2)
+            raise Failure("a body over --max-request-bytes was answered")
+        except openai.APIStatusError as e:
+            check(e.status_code == 413 and e.code == "request_too_large", f"413: {e.status_code} {e.code} {e}")
+        # The host's answers outside /v1/ stay as they were.
+        status, headers, body = raw_request(server, "POST", "/other", b"y" * 5000)
+        check(status == 413 and body is None and headers["content-type"].startswith("text/plain"),
+              f"413 outside /v1/: {status} {headers['content-type']}")
+    with ctx.server(extra=["--workers", "1", "--max-queue", "0"],
+                    nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+        # One long stream holds the only worker; the next request finds no room.
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+        conn.request("POST", "/v1/chat/completions", headers={"content-type": "application/json"},
+                     body=json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": 8000, "stream": True}))
+        held = conn.getresponse()
+        check(held.status == 200 and held.readline().startswith(b"data: "), "the long stream did not start")
+        try:
+            client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=2)
+            raise Failure("answered while the only worker is busy and the queue is 0")
+        except openai.APIStatusError as e:
+            check(e.status_code == 503 and e.code == "server_overloaded", f"queue full: {e.status_code} {e.code}")
+            check(e.response.headers.get("retry-after"), f"503 without Retry-After: {dict(e.response.headers)}")
+        conn.close()
+    with ctx.server(extra=["--request-timeout", "700ms"], nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+        try:
+            client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000)
+            raise Failure("8000 tokens answered within a 700 ms --request-timeout")
+        except openai.APIStatusError as e:
+            check(e.status_code == 504 and e.code == "timeout", f"timeout: {e.status_code} {e.code} {e}")
+    log("errors: context_length_exceeded (whole and streamed), max_tokens over the limit, 404, 413, 503 with "
+        "Retry-After and 504 are the client's typed errors with OpenAI's codes; outside /v1/ the host's text stays")
+
+
+UNSUPPORTED = {"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+               "tool_choice": "auto", "logit_bias": {"50256": -100}, "n": 2}
+
+
+def case_unsupported(ctx):
+    """A field the endpoint does not implement is a 400 naming it, never silently dropped."""
+    import openai
+    with ctx.server() as server:
+        c = client(server)
+        for field, value in UNSUPPORTED.items():
+            try:
+                c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, **{field: value})
+                raise Failure(f"{field}={value!r} was answered")
+            except openai.BadRequestError as e:
+                check(e.param == field and field in e.message, f"{field}: param {e.param!r}, message {e.message!r}")
+        for field, value in (("echo", True), ("best_of", 2), ("logit_bias", {"1": 1})):
+            try:
+                c.completions.create(model="default", prompt=PROMPT, max_tokens=2, **{field: value})
+                raise Failure(f"completions {field}={value!r} was answered")
+            except openai.BadRequestError as e:
+                check(e.param == field, f"completions {field}: param {e.param!r}")
+        # What asks for nothing is taken: the default response_format, an empty tools list, n 1.
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0,
+                                      response_format={"type": "text"}, n=1, logprobs=False)
+        check(r.choices[0].message.content is not None, "defaults refused")
+    log(f"unsupported: {', '.join(UNSUPPORTED)} (chat) and echo, best_of, logit_bias (completions) are "
+        "400 naming the field")
+
+
+def case_deadline(ctx):
+    """A stream longer than --request-timeout ends in time and says so: a final chunk with
+    finish_reason "length", then an error event the client's iterator raises."""
+    import openai
+    with ctx.server(extra=["--request-timeout", "2s"], nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+        pieces, finishes, started = [], [], time.monotonic()
+        try:
+            for ch in client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000,
+                                                             temperature=0, stream=True):
+                for x in ch.choices:
+                    pieces.append(x.delta.content or "")
+                    if x.finish_reason:
+                        finishes.append(x.finish_reason)
+            raise Failure(f"the cut stream ended without an error ({len(pieces)} pieces, {finishes})")
+        except openai.APIError as e:
+            took = time.monotonic() - started
+            check(finishes == ["length"], f"finish_reasons before the error: {finishes}")
+            check(e.body and e.body.get("code") == "timeout", f"error event {e.body!r}")
+            check(len(pieces) > 10 and took < 2.5, f"{len(pieces)} pieces in {took:.2f} s")
+        # The client raises at the error event and leaves (cut:client-left); the server never had
+        # to stop the guest (cut:timeout).
+        line = wait_line(server, r"POST /v1/chat/completions 200 ")
+        check(line and "cut:timeout" not in line, f"the stream was stopped by the server, not ended: {line}")
+    log(f"deadline: {len(pieces)} pieces, then finish_reason length and the error event at {took:.2f} s of a 2 s "
+        "--request-timeout; the client raised APIError (code timeout)")
+
+
+def case_preloaded(ctx):
+    """Without MODELS, /v1/models lists the GGML models the server preloaded (WASINN_MODELS); a
+    request without a model is answered by the only one, and is 400 when there are several."""
+    import openai
+    ref = chat_reference(ctx, 4)
+    with ctx.server(models=None) as server:
+        c = client(server)
+        ids = [m.id for m in c.models.list()]
+        check(ids == ["default", "second"], f"models without MODELS: {ids}")
+        status, _, body = raw_request(server, "POST", "/v1/chat/completions",
+                                      json.dumps({"messages": MESSAGES, "max_tokens": 4}).encode())
+        err = check_error_shape(body, "no model, two preloaded")
+        check(status == 400 and err["param"] == "model" and "default, second" in err["message"],
+              f"no model with two: {status} {body}")
+    preload = ["--nn-preload", f"only:GGML:AUTO:{ctx.model}", "--env", f"NN_OPTIONS={NN_OPTIONS}"]
+    if ctx.args.backend_dir:
+        preload += ["--backend-dir", ctx.args.backend_dir]
+    with Server([ctx.args.wasinn, "serve"], preload, ctx.component, name="wasinn serve") as server:
+        check([m.id for m in client(server).models.list()] == ["only"], "one preload: not listed")
+        status, _, body = raw_request(server, "POST", "/v1/chat/completions",
+                                      json.dumps({"messages": MESSAGES, "max_tokens": 4, "temperature": 0}).encode())
+        check(status == 200 and body["model"] == "only" and body["choices"][0]["message"]["content"] == ref["text"],
+              f"no model with one preload: {status} {body}")
+    log("preloaded: /v1/models lists the preloads without MODELS; no model uses the only one, 400 with two")
+
+
+def case_bad_options(ctx):
+    """A bad NN_OPTIONS key or value stops `serve` at start (exit 2), before it says it listens,
+    naming the key and the nearest valid one."""
+    import subprocess
+    for options, want in (('{"ctx-sise": 1024}', ["'ctx-sise'", "'ctx-size'"]),
+                          ('{"threads": 1, "temp": "hot"}', ["'temp'", "hot"]),
+                          ('[1]', ["JSON object"])):
+        args = [ctx.args.wasinn, "serve", "--addr", "127.0.0.1:0", "--nn-preload", f"default:GGML:AUTO:{ctx.model}",
+                "--env", f"NN_OPTIONS={options}"]
+        if ctx.args.backend_dir:
+            args += ["--backend-dir", ctx.args.backend_dir]
+        p = subprocess.run(args + [ctx.component], capture_output=True, text=True, timeout=120)
+        said = p.stdout + p.stderr
+        check(p.returncode == 2, f"NN_OPTIONS={options}: exit {p.returncode}\n{said}")
+        check(all(w in said for w in want), f"NN_OPTIONS={options}: the error does not name {want}: {said}")
+        check("Serving" not in said, f"NN_OPTIONS={options}: it said it listens: {said}")
+    log("bad-options: a misspelt key (naming the nearest), a refused value and a non-object stop serve with exit 2")
+
+
+COLOUR_SCHEMA = {"type": "object", "properties": {"colour": {"type": "string", "maxLength": 12},
+                                                  "shade": {"type": "integer", "minimum": 0, "maximum": 9}},
+                 "required": ["colour", "shade"], "additionalProperties": False}
+
+
+def case_structured(ctx):
+    """response_format json_schema and json_object through llama.cpp's grammar: the answer parses
+    and validates against the schema (PyPI jsonschema), whole and streamed; a schema the plugin
+    cannot turn into a grammar is 400 naming response_format."""
+    import jsonschema
+    import openai
+    fmt = {"type": "json_schema", "json_schema": {"name": "colour", "schema": COLOUR_SCHEMA}}
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 1024}') as server:
+        c = client(server)
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=200, temperature=0,
+                                      response_format=fmt)
+        text = r.choices[0].message.content
+        check(r.choices[0].finish_reason == "stop", f"json_schema: finish {r.choices[0].finish_reason!r}: {text!r}")
+        jsonschema.validate(json.loads(text), COLOUR_SCHEMA)
+        streamed = "".join(ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
+            model="default", messages=MESSAGES, max_tokens=200, temperature=0, response_format=fmt, stream=True)
+            if ch.choices)
+        check(streamed == text, f"streamed {streamed!r} != whole {text!r}")
+        # The tiny GGUF's weights are random: within the grammar of any JSON object it seldom closes
+        # one, so the answer is an object's start cut at max_tokens ("length"), or a whole object.
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=60, temperature=0,
+                                      response_format={"type": "json_object"})
+        obj, finish = r.choices[0].message.content, r.choices[0].finish_reason
+        check(obj.lstrip().startswith("{"), f"json_object: not an object: {obj!r}")
+        if finish == "stop":
+            check(isinstance(json.loads(obj), dict), f"json_object: a finished answer that is not an object: {obj!r}")
+        else:
+            check(finish == "length" and r.usage.completion_tokens == 60, f"json_object: {finish!r} {r.usage!r}")
+        try:
+            c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=4, response_format={
+                "type": "json_schema", "json_schema": {"name": "bad", "schema": {"type": "no-such-type"}}})
+            raise Failure("a schema with no grammar was answered")
+        except openai.BadRequestError as e:
+            check(e.param == "response_format", f"bad schema: param {e.param!r}: {e}")
+    log(f"structured: json_schema {text!r} validates (whole and streamed alike); json_object starts an object "
+        f"({finish}: {obj[:40]!r}...)")
+
+
+def case_logprobs(ctx):
+    """logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
+    llama.cpp's log-softmax of the logits at temperature 0 within 1e-4, candidates in order."""
+    ref = ctx.reference("--messages", json.dumps(MESSAGES), "--n", 8, "--logprobs", 3)
+    cref = ctx.reference("--prompt", PROMPT, "--n", 8, "--logprobs", 2)
+    worst = 0.0
+
+    def near(a, b, what):
+        nonlocal worst
+        worst = max(worst, abs(a - b))
+        check(abs(a - b) < 1e-4, f"{what}: {a} != native {b}")
+
+    def check_chat(content, what):
+        check(len(content) == len(ref["logprobs"]), f"{what}: {len(content)} tokens' logprobs for {ref['n_tokens']}")
+        for i, (lp, want) in enumerate(zip(content, ref["logprobs"])):
+            check(lp.token == ref["tokens"][i] and bytes(lp.bytes) == lp.token.encode(), f"{what}: token {i} {lp!r}")
+            near(lp.logprob, want, f"{what}: token {i}")
+            check([t.token for t in lp.top_logprobs] == [t for t, _ in ref["top"][i]], f"{what}: top of token {i}: "
+                  f"{[t.token for t in lp.top_logprobs]} != {[t for t, _ in ref['top'][i]]}")
+            for t, (_, l) in zip(lp.top_logprobs, ref["top"][i]):
+                near(t.logprob, l, f"{what}: candidate {t.token!r} of token {i}")
+
+    with ctx.server() as server:
+        c = client(server)
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0, logprobs=True,
+                                      top_logprobs=3)
+        check(r.choices[0].message.content == ref["text"], "with logprobs: not the reference answer")
+        check_chat(r.choices[0].logprobs.content, "chat")
+        content = []
+        for ch in c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0,
+                                            logprobs=True, top_logprobs=3, stream=True):
+            for x in ch.choices:
+                content += x.logprobs.content if x.logprobs and x.logprobs.content else []
+        check_chat(content, "streamed chat")
+        r = c.completions.create(model="default", prompt=PROMPT, max_tokens=8, temperature=0, logprobs=2)
+        lp = r.choices[0].logprobs
+        check(lp.tokens == cref["tokens"], f"completions tokens {lp.tokens} != {cref['tokens']}")
+        for i, (got, want) in enumerate(zip(lp.token_logprobs, cref["logprobs"])):
+            near(got, want, f"completions token {i}")
+            # A JSON object: its candidates unordered.
+            check(sorted(lp.top_logprobs[i]) == sorted(t for t, _ in cref["top"][i]), f"completions top {i}: "
+                  f"{lp.top_logprobs[i]} != {cref['top'][i]}")
+            for t, l in cref["top"][i]:
+                near(lp.top_logprobs[i][t], l, f"completions candidate {t!r} of token {i}")
+        check(lp.text_offset[0] == 0 and lp.text_offset[1] == len(lp.tokens[0]), f"text_offset {lp.text_offset}")
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0)
+        check(r.choices[0].logprobs is None, "logprobs without asking")
+    log(f"logprobs: chat (whole, streamed) and completions equal native llama.cpp's log-softmax; worst difference "
+        f"{worst:.2e}")
+
+
+def case_page(ctx):
+    """The chat page (GET /) in a real headless browser (Debian's Chromium, PyPI's selenium): it
+    loads with no console error, lists the models, and a typed message shows native llama.cpp's
+    greedy answer streamed in; Stop ends a long answer. OPENAI_PAGE_SCREENSHOT=PATH keeps a
+    screenshot (docs/serving-chat-page.png is one)."""
+    import shutil
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import WebDriverWait
+    except ImportError:
+        raise Skipped("PyPI's selenium is not installed in this Python (scripts/deps/openai.pip)")
+    browser, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not browser or not driver_path:
+        raise Skipped("no chromium and chromedriver (Debian's chromium, chromium-driver: scripts/deps/browser.apt)")
+    ref = chat_reference(ctx, 16)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = browser
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,700"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+        driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
+        try:
+            wait = WebDriverWait(driver, 60)
+            driver.get(server.url("/"))
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#model option")) == 2)
+            names = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#model option")]
+            check(names == ["default", "second"], f"the page's models: {names}")
+            for field, value in (("temperature", "0"), ("max-tokens", "16")):
+                driver.find_element(By.ID, field).clear()
+                driver.find_element(By.ID, field).send_keys(value)
+            driver.find_element(By.ID, "system").send_keys(MESSAGES[0]["content"])
+            driver.find_element(By.ID, "message").send_keys(MESSAGES[1]["content"])
+            driver.find_element(By.ID, "send").click()
+            wait.until(lambda d: d.find_element(By.ID, "status").text.startswith(("done", "failed")))
+            answer = driver.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1].get_property("textContent")
+            check(answer == ref["text"], f"the page shows {answer!r}, native llama.cpp answers {ref['text']!r}")
+            shot = os.environ.get("OPENAI_PAGE_SCREENSHOT")
+            if shot:
+                driver.save_screenshot(shot)
+            # A long answer, stopped: the page says so and takes the next message.
+            driver.find_element(By.ID, "max-tokens").clear()
+            driver.find_element(By.ID, "max-tokens").send_keys("8000")
+            driver.find_element(By.ID, "message").send_keys("Tell a long story.")
+            driver.find_element(By.ID, "send").click()
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1].text) > 20)
+            driver.find_element(By.ID, "stop").click()
+            wait.until(lambda d: d.find_element(By.ID, "status").text in ("stopped", "done (length)", "done (stop)"))
+            check(driver.find_element(By.ID, "status").text == "stopped",
+                  f"after Stop: {driver.find_element(By.ID, 'status').text!r}")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, f"console errors: {errors}")
+        finally:
+            driver.quit()
+    log(f"page: Chromium loaded it with no console error, listed the models, showed {ref['text']!r} (native "
+        "llama.cpp's) streamed in, and Stop ended a long answer")
+
+
 CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completions": case_completions,
          "embeddings": case_embeddings, "models": case_models, "disconnect": case_disconnect,
-         "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls}
+         "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls, "finish": case_finish,
+         "errors": case_errors, "unsupported": case_unsupported, "deadline": case_deadline,
+         "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured,
+         "logprobs": case_logprobs, "page": case_page}
 
 
 def main():

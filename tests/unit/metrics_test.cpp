@@ -274,6 +274,42 @@ TEST(PrometheusText, ComputesAreLabelledByDevice) {
   EXPECT_NE(m.series("llamacpp", "chat", "cpu"), m.series("llamacpp", "chat", "gpu: Vulkan0"));
 }
 
+TEST(PrometheusText, TokenFamiliesCountTokensAndTimeThem) {
+  GraphMetrics llm("llamacpp", "chat", "cpu"), other("onnxruntime", "digits", "cpu");
+  llm.graph_opened();
+  other.graph_opened();
+  // A whole generation (compute): 5 prompt tokens, 4 generated, the first after 30 ms, the 3
+  // others 12 ms apiece; then a streamed token (one compute_single) of 2 ms.
+  llm.count_tokens({5, 4, true, 30'000'000, 3, 36'000'000});
+  llm.count_tokens({0, 1, false, 0, 1, 2'000'000});
+  const std::vector<GraphMetrics::Snapshot> series{llm.snapshot(), other.snapshot()};
+  const std::string text = render_prometheus_text(series);
+  const std::string l = R"({backend="llamacpp",graph="chat",device="cpu")";
+  EXPECT_CONTAINS(text, "# TYPE wasinn_nn_prompt_tokens_total counter\nwasinn_nn_prompt_tokens_total" + l + "} 5\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_generated_tokens_total" + l + "} 5\n");
+  EXPECT_CONTAINS(text, "# TYPE wasinn_nn_time_to_first_token_seconds histogram\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_to_first_token_seconds_bucket" + l + R"(,le="0.02"} 0)" + "\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_to_first_token_seconds_bucket" + l + R"(,le="0.04"} 1)" + "\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_to_first_token_seconds_count" + l + "} 1\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_to_first_token_seconds_sum" + l + "} 0.030000000\n");
+  // Three tokens at their mean, 12 ms (le 0.025), and one of 2 ms (le 0.0025).
+  EXPECT_CONTAINS(text, "wasinn_nn_time_per_output_token_seconds_bucket" + l + R"(,le="0.0025"} 1)" + "\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_per_output_token_seconds_bucket" + l + R"(,le="0.01"} 1)" + "\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_per_output_token_seconds_bucket" + l + R"(,le="0.025"} 4)" + "\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_per_output_token_seconds_count" + l + "} 4\n");
+  EXPECT_CONTAINS(text, "wasinn_nn_time_per_output_token_seconds_sum" + l + "} 0.038000000\n");
+  // A graph whose backend counts no tokens is in none of the token families.
+  EXPECT_EQ(text.find("tokens_total{backend=\"onnxruntime\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("token_seconds_count{backend=\"onnxruntime\""), std::string::npos) << text;
+  // Marked by its load (its plugin counts tokens), a graph lists zeros before its first generation.
+  GraphMetrics fresh("llamacpp", "idle", "cpu");
+  fresh.graph_opened();
+  fresh.mark_counts_tokens();
+  const std::vector<GraphMetrics::Snapshot> idle{fresh.snapshot()};
+  EXPECT_CONTAINS(render_prometheus_text(idle),
+                  "wasinn_nn_generated_tokens_total{backend=\"llamacpp\",graph=\"idle\",device=\"cpu\"} 0\n");
+}
+
 TEST(PrometheusText, NoSeriesStillDeclaresTheFamilies) {
   const std::string text = render_prometheus_text({});
   EXPECT_CONTAINS(text, "# TYPE wasinn_nn_computes_total counter\n");

@@ -51,6 +51,27 @@ TEST(RequestMetrics, CountsOutcomesAndConnections) {
   EXPECT_NE(with.find("wasinn_http_connections_refused_total 12\n"), std::string::npos);
 }
 
+TEST(RequestMetrics, CountsRoutesByOutcomeAndBoundsThem) {
+  RequestMetrics m;
+  m.record(200, 50, "completed", "/v1/chat/completions?x=1");
+  m.record(200, 50, "cut:timeout", "/v1/chat/completions");
+  m.record(404, 50, "completed", "/wp-admin");
+  m.record(200, 50);  // no path: counted, but in no route
+  for (size_t i = 0; i < RequestMetrics::kMaxRoutes + 5; ++i) m.record(200, 50, "completed", "/p" + std::to_string(i));
+  const std::string text = m.render({});
+  EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"/v1/chat/completions\",outcome=\"completed\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"/v1/chat/completions\",outcome=\"cut:timeout\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"unmatched\",outcome=\"completed\"} 1\n"),
+            std::string::npos);
+  // The chat route and 98 of the /pN took the 100 slots ("unmatched" is one too); 7 more count as "other".
+  EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"other\",outcome=\"completed\"} 7\n"),
+            std::string::npos);
+  EXPECT_EQ(text.find("route=\"/p99\""), std::string::npos);
+}
+
 TEST(RequestMetrics, RecordsFromManyThreadsWithoutLosingOne) {
   RequestMetrics m;
   std::vector<std::thread> threads;

@@ -2,6 +2,7 @@
 // Host::serve and Server: the C++ side of the engine's HTTP server (serve_host.h). It compiles
 // the component on the serve engine, gives each request a GuestState over the Host's shared
 // NnEnvironment (so a preloaded graph is loaded once per process), and counts requests.
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "base/log.h"
 #include "serve/admission.h"
+#include "serve/api_keys.h"
 #include "serve/request_metrics.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"
@@ -61,6 +63,7 @@ struct Server::Impl {
   std::condition_variable stopped;
   bool stop_requested = false;
   bool drained = false;
+  std::shared_ptr<ApiKeys> keys;  // ServeOptions::api_keys and api_key_files, when given
 
   ~Impl() {
     if (server) {
@@ -139,7 +142,7 @@ bool authorized(void* user, wasinn_wit_str authorization) noexcept {
 
 void answered(void* user, const wasinn_serve_record* r) noexcept {
   auto* served = static_cast<ServeUser*>(user);
-  served->metrics.record(r->status, r->micros, view(r->outcome));
+  served->metrics.record(r->status, r->micros, view(r->outcome), view(r->path));
   if (!served->on_request) return;
   try {
     served->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,
@@ -195,6 +198,20 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     impl->component = std::move(*component);
     std::vector<wasinn_wit_str> env, dirs;
     for (const auto& [k, v] : program.env) env.insert(env.end(), {view(k), view(v)});
+    // The guest learns the models it may load by name: WASINN_MODELS=NAME:ENCODING,... (what
+    // http_openai's /v1/models lists), unless the command line sets it.
+    const std::string models_key = "WASINN_MODELS";
+    std::string models_value;
+    for (const auto& model : impl_->env->models().list()) {
+      Encoding encoding = model.encoding;
+      if (encoding != Encoding::remote) {  // loaded above: the graph says what AUTO became
+        if (auto graph = impl_->env->load_named(model.name, "")) encoding = (*graph)->encoding();
+      }
+      models_value += fmt::format("{}{}:{}", models_value.empty() ? "" : ",", model.name, encoding_name(encoding));
+    }
+    const bool models_given =
+        std::any_of(program.env.begin(), program.env.end(), [&](const auto& kv) { return kv.first == models_key; });
+    if (!models_given) env.insert(env.end(), {view(models_key), view(models_value)});
     for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
     wasinn_serve_config config{};
@@ -203,8 +220,15 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.nn = &wit_host_table();
     config.addr = view(options.address);
     config.workers = options.workers ? options.workers : cores;
+    std::function<bool(std::string_view)> authorize = options.authorize;
+    if (!authorize && (!options.api_keys.empty() || !options.api_key_files.empty())) {
+      auto keys = ApiKeys::make(options.api_keys, options.api_key_files);
+      if (!keys) return fail(keys.error().detail);
+      impl->keys = *keys;
+      authorize = [keys = *keys](std::string_view authorization) { return keys->check(authorization); };
+    }
     // Handed over at start, success or failure: the server releases it (release_user).
-    auto* user = new ServeUser(impl_->env, options.on_request, options.authorize, config.workers, options.max_queue);
+    auto* user = new ServeUser(impl_->env, options.on_request, authorize, config.workers, options.max_queue);
     config.admission = {&user->admission, admission_enter, admission_withdraw, admission_leave, admission_close};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
@@ -213,7 +237,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     // The epoch deadline lies two ticks past the answer's, so the 504 goes out before the trap.
     config.timeout_ticks = options.request_timeout_ms ? EpochTicker::ticks_for(options.request_timeout_ms) + 2 : 0;
     config.env = env.data();
-    config.env_count = program.env.size();
+    config.env_count = env.size() / 2;
     config.dirs = dirs.data();
     config.dir_count = program.dirs.size();
     config.inherit_stdio = true;
@@ -222,7 +246,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.guest_free = free_guest;
     config.on_request = answered;
     config.release = release_user;
-    config.authorize = options.authorize ? authorized : nullptr;
+    config.authorize = authorize ? authorized : nullptr;
     config.header_timeout_ms = options.header_timeout_ms;
     config.max_connections = options.max_connections;
     config.tls_cert = view(options.tls_cert);
@@ -266,6 +290,17 @@ uint64_t Server::wait(uint64_t grace_ms) {
   const uint64_t cut = wasinn_serve_wait(impl_->server, grace_ms);
   impl_->drained = true;
   return cut;
+}
+
+std::optional<size_t> Server::reload_api_keys(std::string* error) {
+  auto fail = [&](std::string message) -> std::optional<size_t> {
+    if (error) *error = std::move(message);
+    return std::nullopt;
+  };
+  if (!impl_->keys) return fail("the server was given no API keys to reload");
+  auto reloaded = impl_->keys->reload();
+  if (!reloaded) return fail(reloaded.error().detail);
+  return *reloaded;
 }
 
 std::string Server::metrics_text() const {

@@ -229,6 +229,9 @@ class Service final : public inference::GRPCInferenceService::Service {
       peer = peer.substr(colon + 1);
     const ServerContext::Client client{peer, ctx_.request_id(meta("x-request-id")), std::string(meta("user-agent"))};
     call->AddInitialMetadata("x-request-id", client.request_id);
+    const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
+                                           : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
+    const uint64_t ticket = ctx_.begin_pending("gRPC", path, client, started);
     const bool probe = method == "ServerLive" || method == "ServerReady";
     grpc::Status status;
     try {
@@ -246,10 +249,13 @@ class Service final : public inference::GRPCInferenceService::Service {
     static constexpr int kHttpOf[] = {200, 499, 500, 400, 504, 404, 409, 403, 413,
                                       400, 409, 400, 501, 500, 503, 500, 401};
     const int code = static_cast<int>(status.error_code());
-    const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
-                                           : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
-    ctx_.record("gRPC", path, code >= 0 && code <= 16 ? kHttpOf[code] : 500, bytes_in, 0, started,
-                status.error_message(), client, call->IsCancelled() ? "cut:client-left" : "completed");
+    const char* outcome = call->IsCancelled() ? ctx_.cutting ? "cut:shutdown" : "cut:client-left"
+                          : status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ? "cut:timeout"
+                                                                                       : "completed";
+    // Unless the drain's end logged it already (cut_pending).
+    if (ctx_.end_pending(ticket))
+      ctx_.record("gRPC", path, code >= 0 && code <= 16 ? kHttpOf[code] : 500, bytes_in, 0, started,
+                  status.error_message(), client, outcome);
     ctx_.in_flight.fetch_sub(1);
     return status;
   }

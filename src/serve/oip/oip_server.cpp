@@ -56,7 +56,7 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
     // Connections beyond the computes: a health probe or metadata call is answered while every
     // worker computes, and a request past the queue gets its 503 at once.
     auto rest = RestServer::start(*s->context_, options.http_address, workers + options.max_queue + 4,
-                                  options.header_timeout_ms);
+                                  options.header_timeout_ms, options.tls);
     if (!rest) return rest.take_error();
     s->rest_ = std::move(*rest);
   }
@@ -92,6 +92,8 @@ uint64_t OipServer::stop_and_wait(uint64_t grace_ms) {
     // listener closes.
     while (context_->working.load() > 0 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Past the deadline, a gRPC call that gRPC cancels was cut by the server.
+    if (std::chrono::steady_clock::now() >= deadline) context_->cutting = true;
     if (context_->working.load() == 0) rest_.reset();
     grpc_stop.join();
     if (!rest_) done->set_value();
@@ -101,6 +103,9 @@ uint64_t OipServer::stop_and_wait(uint64_t grace_ms) {
     stopper_.join();
     return 0;
   }
+  // What is still in progress (REST or gRPC) is cut: logged now, as the process will not wait for it.
+  context_->cutting = true;
+  context_->cut_pending();
   return std::max<uint64_t>(1, context_->working.load());
 }
 

@@ -35,7 +35,7 @@ struct OipServerOptions {
   // A request's headers within it (REST: civetweb's per-read timeout; gRPC: the HTTP/2
   // handshake's deadline); 0: the libraries' defaults.
   uint64_t header_timeout_ms = 10000;
-  TlsFiles tls;  // gRPC over TLS when tls.cert is given (REST has none: the CLI refuses the pair)
+  TlsFiles tls;  // HTTPS and gRPC over TLS when tls.cert is given
   // --model-repository's models: version and graph config by name (add_repository_models).
   std::map<std::string, std::pair<std::string, std::string>> repository;
   // Pipelines (pipeline.h) served as models, by name.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "serve/oip/rest_server.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include <civetweb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -304,6 +307,7 @@ int handle(mg_connection* conn, void* data) {
                                      ctx.request_id(header("X-Request-Id")), std::string(header("User-Agent"))};
   // Health stays open: probes carry no key.
   const bool needs_key = ctx.keys && !path.starts_with("/v2/health/");
+  const uint64_t ticket = ctx.begin_pending(method, path, client, started);
   Handler handler(ctx, conn);
   std::string body;
   uint64_t bytes_in = 0;
@@ -335,18 +339,72 @@ int handle(mg_connection* conn, void* data) {
   const bool sent = mg_response_header_send(conn) >= 0 &&
                     (method == "HEAD" || reply.body.empty() ||
                      mg_write(conn, reply.body.data(), reply.body.size()) == static_cast<int>(reply.body.size()));
-  ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client,
-             sent ? "completed" : "cut:client-left");
+  // A 504 is the compute's deadline (--request-timeout, --max-compute-ms) cutting the request.
+  const char* outcome = !sent ? "cut:client-left" : reply.status == 504 ? "cut:timeout" : "completed";
+  // Unless the drain's end logged it already (cut_pending).
+  if (ctx.end_pending(ticket))
+    ctx.record(method, path, reply.status, bytes_in, reply.body.size(), started, reply.note, client, outcome);
   if (!draining) ctx.working.fetch_sub(1);
   ctx.in_flight.fetch_sub(1);
   return reply.status;
 }
 
+// OpenSSL's last error as text, for a TLS file's message.
+std::string openssl_error() {
+  char text[256] = "unknown error";
+  if (const unsigned long e = ERR_get_error()) ERR_error_string_n(e, text, sizeof text);
+  ERR_clear_error();
+  return text;
+}
+
+// Loads the stand-ins for libssl.so and libcrypto.so (civetweb_openssl_shim.c) before civetweb
+// looks for OpenSSL, once per process; "" or why they cannot be loaded.
+std::string load_openssl_shims() {
+  static const std::string failed = [] {
+    for (const char* lib : {"libwasinn_civetweb_crypto.so", "libwasinn_civetweb_ssl.so"}) {
+      if (!dlopen(lib, RTLD_NOW | RTLD_GLOBAL)) return std::string(dlerror());
+    }
+    return std::string();
+  }();
+  return failed;
+}
+
 }  // namespace
 
+// civetweb's init_ssl: the certificate, key and client CA set on civetweb's SSL_CTX by OpenSSL
+// itself (civetweb wants the certificate and key in one file, and reads no CA list when a
+// callback did the work). 1: done; -1: refused (tls_error_ says why).
+int RestServer::init_tls(void* ssl_ctx, void* self_ptr) {
+  auto* self = static_cast<RestServer*>(self_ptr);
+  auto* ctx = static_cast<SSL_CTX*>(ssl_ctx);
+  const TlsFiles& tls = self->tls_;
+  auto fail = [&](const std::string& flag, const std::string& file, const char* what) {
+    self->tls_error_ = fmt::format("{} {}: {} ({})", flag, file, what, openssl_error());
+    return -1;
+  };
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  if (SSL_CTX_use_certificate_chain_file(ctx, tls.cert.c_str()) != 1)
+    return fail("--tls-cert", tls.cert, "not a PEM certificate");
+  if (SSL_CTX_use_PrivateKey_file(ctx, tls.key.c_str(), SSL_FILETYPE_PEM) != 1)
+    return fail("--tls-key", tls.key, "not a PEM private key");
+  if (SSL_CTX_check_private_key(ctx) != 1) return fail("--tls-key", tls.key, "does not match --tls-cert");
+  if (!tls.client_ca.empty()) {
+    if (SSL_CTX_load_verify_locations(ctx, tls.client_ca.c_str(), nullptr) != 1)
+      return fail("--tls-client-ca", tls.client_ca, "not a PEM certificate");
+    if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(tls.client_ca.c_str()))
+      SSL_CTX_set_client_CA_list(ctx, names);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  }
+  return 1;
+}
+
 Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, const std::string& address,
-                                                      size_t threads, uint64_t read_timeout_ms) {
+                                                      size_t threads, uint64_t read_timeout_ms, const TlsFiles& tls) {
   std::unique_ptr<RestServer> server(new RestServer(context));
+  server->tls_ = tls;
+  const bool https = !tls.cert.empty();
+  // civetweb serves TLS on a port whose number ends in "s".
+  const std::string listening = https ? address + "s" : address;
   const std::string thread_count = std::to_string(threads);
   // request_timeout_ms: civetweb's bound on each read and write of a connection, so a client
   // that stops sending its headers or body frees its thread (civetweb's default is 30 s).
@@ -357,7 +415,7 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
   // keep-alive connection notices the stop only when that connection times out: 5 s (Node's
   // default too) bounds what an idle client adds to a SIGTERM.
   const char* options[] = {"listening_ports",
-                           address.c_str(),
+                           listening.c_str(),
                            "num_threads",
                            thread_count.c_str(),
                            "enable_keep_alive",
@@ -370,14 +428,26 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
                            read_timeout.c_str(),
                            nullptr};
   mg_callbacks callbacks{};
-  mg_init_library(0);
+  if (https) {
+    if (std::string why = load_openssl_shims(); !why.empty())
+      return make_error(Errc::runtime_error,
+                        fmt::format("--oip-http over TLS: cannot load OpenSSL for civetweb: {}", why));
+    if (!(mg_init_library(MG_FEATURES_TLS) & MG_FEATURES_TLS)) {
+      mg_exit_library();
+      return make_error(Errc::runtime_error, "--oip-http over TLS: civetweb could not start OpenSSL");
+    }
+    callbacks.init_ssl = &RestServer::init_tls;
+  } else {
+    mg_init_library(0);
+  }
   // civetweb ignores SIGPIPE process-wide; keep the process as it was (its writes use MSG_NOSIGNAL).
   struct sigaction sigpipe {};
   sigaction(SIGPIPE, nullptr, &sigpipe);
-  server->server_ = mg_start(&callbacks, nullptr, options);
+  server->server_ = mg_start(&callbacks, server.get(), options);
   sigaction(SIGPIPE, &sigpipe, nullptr);
   if (!server->server_) {
     mg_exit_library();
+    if (!server->tls_error_.empty()) return make_error(Errc::invalid_argument, server->tls_error_);
     return make_error(Errc::invalid_argument, fmt::format("--oip-http {}: cannot listen there (is the port taken, or "
                                                           "the address not one of this machine's?)",
                                                           address));

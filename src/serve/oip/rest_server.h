@@ -6,6 +6,7 @@
 // computes pass ModelSet's admission. Errors are {"error": "..."} with error_status.h's status.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/error.h"
@@ -18,9 +19,11 @@ namespace wasinn::oip_server {
 class RestServer {
  public:
   // address: HOST:PORT (port 0: any free one); threads: connections served at once;
-  // read_timeout_ms: the longest a read (of a request's headers or body) may wait (0: civetweb's).
+  // read_timeout_ms: the longest a read (of a request's headers or body) may wait (0: civetweb's);
+  // tls: HTTPS (HTTP/1.1, TLS 1.2 and later; client certificates with tls.client_ca) when
+  // tls.cert is given.
   static Result<std::unique_ptr<RestServer>> start(ServerContext& context, const std::string& address, size_t threads,
-                                                   uint64_t read_timeout_ms = 0);
+                                                   uint64_t read_timeout_ms = 0, const TlsFiles& tls = {});
   ~RestServer();  // stops listening, then waits for the requests in progress
   RestServer(const RestServer&) = delete;
   RestServer& operator=(const RestServer&) = delete;
@@ -29,9 +32,12 @@ class RestServer {
 
  private:
   explicit RestServer(ServerContext& context) : context_(context) {}
+  static int init_tls(void* ssl_ctx, void* self);
   ServerContext& context_;
   mg_context* server_ = nullptr;
   std::string address_;
+  TlsFiles tls_;           // read by civetweb's init_ssl during mg_start
+  std::string tls_error_;  // what init_ssl found wrong, for start's error
 };
 
 }  // namespace wasinn::oip_server

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -22,7 +24,7 @@
 
 namespace wasinn::oip_server {
 
-// --tls-cert, --tls-key, --tls-client-ca: PEM files (cert empty: no TLS) for gRPC, checked
+// --tls-cert, --tls-key, --tls-client-ca: PEM files (cert empty: no TLS) for REST and gRPC, checked
 // before the transports start (cli: check_tls_options).
 struct TlsFiles {
   std::string cert, key, client_ca;
@@ -66,14 +68,51 @@ struct ServerContext {
               std::string_view outcome = "completed") {
     const auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
-    metrics.record(status, micros, outcome);
+    metrics.record(status, micros, outcome, path);
     if (on_request)
       on_request(RequestRecord{method, path, status, bytes_in, bytes_out, micros, note, client.address,
                                client.request_id, std::string_view(client.user_agent).substr(0, 256), outcome});
   }
 
+  // REST requests in progress, so that those still running at the end of --shutdown-timeout are
+  // logged (cut:shutdown) before the process exits without them. begin_pending's ticket goes to
+  // end_pending, which says false when cut_pending logged the request already.
+  uint64_t begin_pending(std::string_view method, std::string_view path, const Client& client,
+                         std::chrono::steady_clock::time_point started) {
+    std::lock_guard lock(pending_mu);
+    pending.emplace(++last_ticket, Pending{std::string(method), std::string(path), client, started});
+    return last_ticket;
+  }
+  bool end_pending(uint64_t ticket) {
+    std::lock_guard lock(pending_mu);
+    return pending.erase(ticket) == 1;
+  }
+  // At the end of the drain (OipServer::stop_and_wait): every request still in progress, as a 503.
+  void cut_pending() {
+    std::map<uint64_t, Pending> cut;
+    {
+      std::lock_guard lock(pending_mu);
+      cut.swap(pending);
+    }
+    for (const auto& [ticket, p] : cut)
+      record(p.method, p.path, 503, 0, 0, p.started,
+             "cut by the server: still in progress at the end of --shutdown-timeout", p.client, "cut:shutdown");
+  }
+  // Set at the end of the drain: a gRPC call cancelled then was cut by the server, not its client.
+  std::atomic<bool> cutting{false};
+
   // Request ids of two runs do not collide: the clock at start leads them.
   uint64_t started_ns = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+
+  // The pending registry's own (ServerContext stays an aggregate): use the functions above.
+  struct Pending {
+    std::string method, path;
+    Client client;
+    std::chrono::steady_clock::time_point started;
+  };
+  std::mutex pending_mu;
+  std::map<uint64_t, Pending> pending;  // under pending_mu
+  uint64_t last_ticket = 0;             // under pending_mu
 };
 
 }  // namespace wasinn::oip_server

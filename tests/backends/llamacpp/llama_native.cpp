@@ -155,6 +155,18 @@ NativeRun native_generate(const std::string& model_path, const std::vector<int32
     }
     run.tokens.push_back(best);
     run.pieces.push_back(piece(vocab, best));
+    if (s.n_probs > 0) {  // log-softmax in double, on its own
+      double sum = 0;
+      for (llama_token t = 0; t < n_vocab; ++t) sum += std::exp(double(logits[t]) - double(logits[best]));
+      const double norm = double(logits[best]) + std::log(sum);
+      run.logprobs.push_back(float(double(logits[best]) - norm));
+      std::vector<llama_token> order(n_vocab);
+      for (llama_token t = 0; t < n_vocab; ++t) order[t] = t;
+      std::stable_sort(order.begin(), order.end(), [&](llama_token a, llama_token b) { return logits[a] > logits[b]; });
+      run.top.emplace_back();
+      for (int i = 0; i < s.n_probs && i < n_vocab; ++i)
+        run.top.back().emplace_back(piece(vocab, order[i]), float(double(logits[order[i]]) - norm));
+    }
     if (s.n_predict >= 0 && run.tokens.size() >= static_cast<size_t>(s.n_predict)) continue;
     if (n_past >= s.n_ctx) {  // no room to feed the token back
       run.end = 101;

@@ -17,6 +17,7 @@ struct NativeSettings {
   uint32_t n_ubatch = 512;
   uint32_t threads = 1;
   int n_predict = -1;  // -1: until end of generation or a full context
+  int n_probs = 0;     // > 0: each token's log-softmax and that many likeliest candidates' (NativeRun)
 };
 
 struct NativeRun {
@@ -24,6 +25,8 @@ struct NativeRun {
   std::vector<int32_t> tokens;
   std::vector<std::string> pieces;  // each token's text, special tokens rendered
   int end = 0;                      // 100: end of generation or n_predict reached; 101: the context is full
+  std::vector<float> logprobs;      // with n_probs: each token's log-probability (log-softmax of the logits)
+  std::vector<std::vector<std::pair<std::string, float>>> top;  // and its n_probs likeliest candidates'
   std::string text() const;
 };
 

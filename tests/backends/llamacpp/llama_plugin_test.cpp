@@ -416,6 +416,55 @@ TEST(LlamaPlugin, StreamEqualsComputeAndRestartsAfterFini) {
   EXPECT_EQ(again, pieces) << "after fini_single the same prompt starts over";
 }
 
+// The token metrics the host reads after each call (context_take_token_stats): a compute's whole
+// generation at once, a stream a token a call, each counted once.
+TEST(LlamaPlugin, TokenStatsCountEachGenerationOnce) {
+  ASSERT_NE(api().context_take_token_stats, nullptr);
+  Graph g = tiny();
+  Context c(api(), g.ptr);
+  auto take = [&] {
+    wasinn_token_stats t{};
+    t.struct_size = sizeof t;
+    EXPECT_EQ(api().context_take_token_stats(c.ptr, &t), WASINN_OK);
+    return t;
+  };
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(take().generated_tokens, 0u) << "nothing generated yet";
+  ASSERT_EQ(compute(c.ptr), WASINN_OK);
+  const auto meta = nlohmann::json::parse(output_text(c.ptr, 1));
+  const uint64_t n_prompt = meta["input_tokens"];
+  wasinn_token_stats t = take();
+  EXPECT_EQ(t.prompt_tokens, n_prompt);
+  EXPECT_EQ(t.generated_tokens, 16u);
+  EXPECT_EQ(t.first_tokens, 1u);
+  EXPECT_GT(t.first_token_nanos, 0u);
+  EXPECT_EQ(t.decode_tokens, 15u);
+  EXPECT_GT(t.decode_nanos, 0u);
+  t = take();
+  EXPECT_EQ(t.prompt_tokens + t.generated_tokens + t.first_tokens + t.decode_tokens, 0u) << "taken once";
+  // Streamed: the first call evaluates the prompt and makes the first token, each next one a token.
+  ASSERT_EQ(compute_single(c.ptr), WASINN_OK);
+  t = take();
+  EXPECT_EQ(t.prompt_tokens, n_prompt);
+  EXPECT_EQ(t.generated_tokens, 1u);
+  EXPECT_EQ(t.first_tokens, 1u);
+  EXPECT_EQ(t.decode_tokens, 0u);
+  ASSERT_EQ(compute_single(c.ptr), WASINN_OK);
+  t = take();
+  EXPECT_EQ(t.prompt_tokens, 0u);
+  EXPECT_EQ(t.generated_tokens, 1u);
+  EXPECT_EQ(t.first_tokens, 0u);
+  EXPECT_EQ(t.decode_tokens, 1u);
+  // The end of the sequence generates nothing more.
+  int end = 0;
+  const auto rest = stream_all(c.ptr, &end);
+  EXPECT_EQ(take().generated_tokens, rest.size());
+  EXPECT_EQ(rest.size(), 14u);
+  Diag d;
+  ASSERT_EQ(api().fini_single(c.ptr, &d), WASINN_OK);
+  EXPECT_EQ(take().generated_tokens, 0u);
+}
+
 TEST(LlamaPlugin, ContextsOnTwoThreadsMatchSequentialRuns) {
   Graph g = tiny();
   const std::string other = "In a hole in the ground there lived a hobbit.";

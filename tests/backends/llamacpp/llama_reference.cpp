@@ -4,7 +4,8 @@
 //   llama_reference MODEL --prompt TEXT [OPTIONS]     {"text_hex", "n_prompt", "n_tokens", "prompt"}
 //   llama_reference MODEL --messages JSON [OPTIONS]   the same, through the chat template
 //   llama_reference MODEL --embedding TEXT [OPTIONS]  {"embedding": [...], "n_prompt"}
-// OPTIONS: --n N (tokens; default until the end), --ctx N (512), --threads N (1).
+// OPTIONS: --n N (tokens; default until the end), --ctx N (512), --threads N (1), --logprobs K (each
+// token's log-softmax, "logprobs", its text, "tokens", and its K likeliest candidates', "top").
 // text_hex: the answer's bytes in hex (a token may end mid-character).
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
         s.n_predict = std::atoi(argv[i + 1]);
       else if (k == "--ctx")
         s.n_ctx = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+      else if (k == "--logprobs")
+        s.n_probs = std::atoi(argv[i + 1]);
       else if (k == "--threads")
         s.threads = static_cast<uint32_t>(std::atoi(argv[i + 1]));
       else
@@ -61,6 +64,11 @@ int main(int argc, char** argv) {
         text_hex += hex[c & 15];
       }
       out = {{"text_hex", text_hex}, {"n_prompt", run.n_prompt}, {"n_tokens", run.tokens.size()}, {"prompt", prompt}};
+      if (s.n_probs > 0) {
+        out["logprobs"] = run.logprobs;
+        out["tokens"] = run.pieces;
+        out["top"] = run.top;
+      }
     }
     std::puts(out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     return 0;

@@ -4,7 +4,8 @@
 //! dropped, then reported once, whoever answered it: the guest, or the host for it.
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,6 +43,9 @@ pub(super) struct Tracked {
     body_done: bool,
     /// The answer's Content-Length: hyper stops polling a body once that much is sent.
     declared: Option<u64>,
+    /// Set by the guest's task when the guest failed (a trap; the --request-timeout deadline
+    /// is one), before its store goes: a streamed body then ends as if whole, but was cut.
+    pub(super) guest_failed: Arc<AtomicBool>,
 }
 
 /// A client's X-Request-Id is kept if it is a plain token (it goes into the log and the answer).
@@ -83,6 +87,7 @@ impl Tracked {
             // A HEAD's answer has no body to send.
             body_done: req.method() == hyper::Method::HEAD,
             declared: None,
+            guest_failed: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -111,8 +116,20 @@ impl Drop for Tracked {
         if self.declared.is_some_and(|n| self.bytes_out >= n) {
             self.body_done = true;
         }
+        // A body sent whole by a guest that then failed (its store dropped mid-stream ends the
+        // body cleanly) was cut: by the deadline, the drain, or the guest's own error.
+        let failed = self.guest_failed.load(Acquire) && !self.declared.is_some_and(|n| self.bytes_out >= n);
+        let timed_out = || {
+            self.shared
+                .settings
+                .request_timeout
+                .is_some_and(|l| self.start.elapsed() >= l)
+        };
         let outcome = match self.cut {
             Some(how) => how,
+            None if self.body_done && failed && timed_out() => "cut:timeout",
+            None if self.body_done && failed && cutting => "cut:shutdown",
+            None if self.body_done && failed => "cut:error",
             None if self.body_done => "completed",
             None if cutting => "cut:shutdown",
             None => "cut:client-left",
@@ -291,8 +308,12 @@ impl HostAnswer {
             tracked.cut = self.cut;
         }
         let request_id = tracked.request_id_header();
+        // Under /v1/ the clients are OpenAI's: they read only its error shape.
+        let json = self.json || tracked.path.starts_with("/v1/");
         let text = if self.json {
             self.text
+        } else if json {
+            openai_error(self.status, &self.text)
         } else {
             format!("{}\n", self.text)
         };
@@ -301,14 +322,14 @@ impl HostAnswer {
             tracked: Some(tracked),
         });
         *resp.status_mut() = self.status;
-        let content_type = if self.json {
+        let content_type = if json {
             "application/json"
         } else {
             "text/plain; charset=utf-8"
         };
         resp.headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+        if self.status == StatusCode::SERVICE_UNAVAILABLE || self.status == StatusCode::TOO_MANY_REQUESTS {
             resp.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
         }
         for (name, value) in self.headers {
@@ -319,6 +340,38 @@ impl HostAnswer {
         }
         resp
     }
+}
+
+/// The host's own answer as OpenAI's error object, with the type and code its clients expect for
+/// the status (the client raises its typed error by status and shows `message`).
+fn openai_error(status: StatusCode, message: &str) -> String {
+    let (kind, code) = match status.as_u16() {
+        408 => ("invalid_request_error", "request_timeout"),
+        413 => ("invalid_request_error", "request_too_large"),
+        429 => ("requests", "rate_limit_exceeded"),
+        503 => ("server_error", "server_overloaded"),
+        504 => ("server_error", "timeout"),
+        s if s >= 500 => ("server_error", "server_error"),
+        _ => ("invalid_request_error", "invalid_request"),
+    };
+    format!(
+        "{{\"error\":{{\"message\":\"{}\",\"type\":\"{kind}\",\"param\":null,\"code\":\"{code}\"}}}}",
+        json_escaped(message)
+    )
+}
+
+/// `text` as the inside of a JSON string (RFC 8259: quote, backslash and control characters).
+fn json_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn full(bytes: impl Into<Bytes>) -> ServeBody {

@@ -6,6 +6,8 @@
 //! dropped, or the client leaves before the response.
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering::Release};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -50,6 +52,7 @@ pub(super) async fn run(
     mut store: Store<RequestState>,
     req: Request<Full<Bytes>>,
     mut tx: oneshot::Sender<Result<Response<ServeBody>, String>>,
+    failed: Arc<AtomicBool>,
 ) -> wasmtime::Result<()> {
     let result = async {
         let service = pre.instantiate_async(&mut store).await?;
@@ -87,6 +90,10 @@ pub(super) async fn run(
             .await?
     }
     .await;
+    // Before the store (and the answer's body) goes, for the access log's outcome.
+    if result.is_err() {
+        failed.store(true, Release);
+    }
     drop(store);
     result
 }

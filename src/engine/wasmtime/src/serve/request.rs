@@ -5,13 +5,14 @@
 //! for a guest that failed or took too long, goes back to the client.
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Relaxed, Release};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, AUTHORIZATION};
+use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use hyper::{Request, Response, StatusCode};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
@@ -24,6 +25,9 @@ use super::body::read_whole;
 use super::p3_guest;
 use super::shared::{GuestPre, Shared};
 use crate::host::WitStr;
+
+/// The request's time in milliseconds from the guest's start until the server stops it.
+const WASINN_DEADLINE_MS: HeaderName = HeaderName::from_static("wasinn-deadline-ms");
 
 /// What a 0.2 guest sets its response-outparam to.
 type GuestResponse = Result<Response<HyperOutgoingBody>, ErrorCode>;
@@ -71,6 +75,13 @@ impl Shared {
         if let Ok(id) = HeaderValue::from_str(&tracked.request_id) {
             req.headers_mut().insert(X_REQUEST_ID, id);
         }
+        // And its time (--request-timeout) from its start, so a stream can end in time, saying why
+        // (docs/serving.md); a client's own value is never passed on.
+        req.headers_mut().remove(WASINN_DEADLINE_MS);
+        if let Some(limit) = self.settings.request_timeout {
+            req.headers_mut()
+                .insert(WASINN_DEADLINE_MS, HeaderValue::from(limit.as_millis() as u64));
+        }
         Ok(match self.answer_by_guest(req, &mut tracked).await {
             Ok(resp) => guest_response(resp, tracked),
             Err(host) => host.respond(tracked),
@@ -116,14 +127,19 @@ impl Shared {
     ) -> Result<Response<ServeBody>, HostAnswer> {
         let req = read_whole(req, &self.settings, tracked).await?;
         let worker = self.admit().await?;
-        let guest = self.start_guest(req, worker)?;
+        let guest = self.start_guest(req, worker, tracked.guest_failed.clone())?;
         self.guest_answer(guest).await
     }
 
     /// Makes the request's store and runs the guest on `worker`: a fresh instance of the
     /// component, its handler called with the request. The worker is given back once the
     /// guest's state is freed.
-    fn start_guest(self: &Arc<Shared>, req: Request<Full<Bytes>>, worker: Worker) -> Result<RunningGuest, HostAnswer> {
+    fn start_guest(
+        self: &Arc<Shared>,
+        req: Request<Full<Bytes>>,
+        worker: Worker,
+        failed: Arc<AtomicBool>,
+    ) -> Result<RunningGuest, HostAnswer> {
         let could_not_start = |e: wasmtime::Error| {
             HostAnswer::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -160,6 +176,10 @@ impl Shared {
                             .await
                     }
                     .await;
+                    // Before the store (and with it the answer's body) goes: the access log reads it.
+                    if result.is_err() {
+                        failed.store(true, Release);
+                    }
                     drop(store);
                     result
                 });
@@ -167,7 +187,7 @@ impl Shared {
             }
             GuestPre::P3(pre) => {
                 let (tx, response) = oneshot::channel();
-                let task = self.guest_rt.spawn(p3_guest::run(pre, store, req, tx));
+                let task = self.guest_rt.spawn(p3_guest::run(pre, store, req, tx, failed));
                 (task, Answer::P3(response))
             }
         };

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// http_openai's parts (http_openai.cpp: the routes, models and embeddings; http_openai_generation.cpp:
+// chat and text completions): the answers, the environment and the model they share.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "http_guest.h"
+#include "wasi_nn_wit.h"
+#include "wasinn_nn_ext_wit.h"
+}
+
+namespace openai {
+
+using nlohmann::json;
+
+// The guest's environment variable `name`, "" when unset.
+std::string env_value(const char* name);
+uint64_t now_seconds();
+// JSON text; invalid UTF-8 replaced, never thrown.
+std::string dump(const json& j);
+void respond_json(wh_response_outparam out, int status, const json& body);
+// OpenAI's error object.
+void respond_error(wh_response_outparam out, int status, const std::string& message, const char* code = nullptr,
+                   const char* param = nullptr);
+// A WIT string's text; frees it.
+std::string take(wnn_string s);
+std::string new_id(const char* prefix);
+
+// One graph and, for generation, one prompt session on it; both dropped with this.
+struct Model {
+  std::string name;
+  wnn_graph graph = 0;
+  wnx_prompt_context session = 0;
+  ~Model() {
+    if (session) wnx_prompt_context_drop(session);
+    if (graph) wnn_graph_drop(graph);
+  }
+};
+
+// Loads body["model"]; without one, the only model there is (400 when there are several); on
+// failure answers and returns false.
+bool load_model(const json& body, wh_response_outparam out, Model& m);
+
+// NN_OPTIONS's properties, each given to `set` (name, JSON value); false with `why` on failure.
+template <class Set>
+bool apply_env_options(Set set, std::string& why) {
+  const std::string text = env_value("NN_OPTIONS");
+  if (text.empty()) return true;
+  const json options = json::parse(text, nullptr, false);
+  if (!options.is_object()) {
+    why = "NN_OPTIONS must be a JSON object of properties, e.g. {\"ctx-size\": 4096}";
+    return false;
+  }
+  for (auto it = options.begin(); it != options.end(); ++it) {
+    const std::string value = it.value().is_string() ? it.value().get<std::string>() : dump(it.value());
+    std::string failed = set(it.key(), value);
+    if (!failed.empty()) {
+      why = "NN_OPTIONS: setting " + it.key() + " failed: " + failed;
+      return false;
+    }
+  }
+  return true;
+}
+
+enum class Kind { chat, completion };
+
+struct Generation {
+  bool stream = false;
+  bool include_usage = false;
+  int64_t max_tokens = -1;  // -1: as long as the context holds
+  std::string max_tokens_field = "max_tokens";
+  std::vector<std::string> stops;
+  uint64_t started_ns = 0;   // the monotonic clock when the request arrived
+  uint64_t deadline_ms = 0;  // wasinn-deadline-ms: what the server gives this request; 0: no limit
+  bool logprobs = false;     // each token's log-probability (the plugin's n-probs) ...
+  int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
+};
+
+// POST /v1/chat/completions and /v1/completions: the body checked, the model's session set up,
+// and the answer generated, whole or streamed.
+void completions(Kind kind, const json& body, wh_response_outparam out, Generation g);
+
+// GET /: the chat page (http_openai_page.cpp).
+void chat_page(wh_response_outparam out);
+
+}  // namespace openai

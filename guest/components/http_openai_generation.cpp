@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// http_openai's completions (POST /v1/chat/completions, /v1/completions): the request's fields as
+// the prompt session's properties, the answer's length within the context, stop texts, finish
+// reasons, logprobs and the server's deadline, answered whole or as server-sent events.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "http_openai.h"
+
+namespace openai {
+namespace {
+
+// A field this endpoint does not implement is refused naming it, never dropped: a client that
+// sent it expects its effect. Absent, null, false and empty values ask for nothing.
+bool refuse_unsupported(Kind kind, const json& body, wh_response_outparam out) {
+  auto given = [&](const char* field) {
+    auto it = body.find(field);
+    if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return false;
+    return !((it->is_array() || it->is_object()) && it->empty());
+  };
+  const char* chat_fields[] = {"tools",      "tool_choice", "functions", "function_call",
+                               "logit_bias", "audio",       "prediction"};
+  const char* completion_fields[] = {"logit_bias", "suffix", "echo"};
+  const bool chat = kind == Kind::chat;
+  const size_t count =
+      chat ? sizeof chat_fields / sizeof *chat_fields : sizeof completion_fields / sizeof *completion_fields;
+  for (size_t i = 0; i < count; ++i) {
+    const char* field = chat ? chat_fields[i] : completion_fields[i];
+    if (!given(field)) continue;
+    respond_error(out, 400,
+                  std::string("Unsupported parameter: '") + field + "' is not supported by this server (wasinn's " +
+                      "http_openai); leave it out",
+                  "unsupported_parameter", field);
+    return false;
+  }
+  auto best_of = body.find("best_of");
+  if (!chat && best_of != body.end() && !best_of->is_null() && *best_of != 1) {
+    respond_error(out, 400, "Unsupported value: 'best_of' must be 1: one answer per request", "unsupported_value",
+                  "best_of");
+    return false;
+  }
+  auto n = body.find("n");
+  if (n != body.end() && !n->is_null() && !(n->is_number_integer() && n->get<int64_t>() == 1)) {
+    respond_error(out, 400, "Unsupported value: 'n' must be 1: one answer per request", "unsupported_value", "n");
+    return false;
+  }
+  return true;
+}
+
+// Reads the sampling and length fields into the session's properties and `g`; on a bad value
+// answers 400 and returns false. The length (n-predict) is set by generate(), which knows the
+// context's size.
+bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_context session, Generation& g) {
+  auto it = body.find("stream");
+  if (it != body.end()) {
+    if (!it->is_boolean() && !it->is_null()) {
+      respond_error(out, 400, "stream must be true or false", nullptr, "stream");
+      return false;
+    }
+    g.stream = it->is_boolean() && it->get<bool>();
+  }
+  it = body.find("stream_options");
+  if (it != body.end() && it->is_object()) {
+    auto u = it->find("include_usage");
+    g.include_usage = u != it->end() && u->is_boolean() && u->get<bool>();
+  }
+  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+    it = body.find(key);
+    if (it == body.end() || it->is_null()) continue;
+    if (!it->is_number_integer() || it->get<int64_t>() < 1) {
+      respond_error(out, 400, std::string(key) + " must be a whole number from 1", nullptr, key);
+      return false;
+    }
+    g.max_tokens = it->get<int64_t>();
+    g.max_tokens_field = key;
+  }
+  it = body.find("stop");
+  if (it != body.end() && !it->is_null()) {
+    if (it->is_string()) {
+      g.stops.push_back(it->get<std::string>());
+    } else if (it->is_array() && it->size() <= 4) {
+      for (const auto& s : *it) {
+        if (!s.is_string()) break;
+        g.stops.push_back(s.get<std::string>());
+      }
+    }
+    bool ok = (it->is_string() || g.stops.size() == it->size());
+    for (const auto& s : g.stops) ok = ok && !s.empty();
+    if (!ok) {
+      respond_error(out, 400, "stop must be a non-empty string or a list of up to 4", nullptr, "stop");
+      return false;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> props;
+  // logprobs: chat's true with top_logprobs 0..20; completions' a number 0..5 (OpenAI's ranges).
+  it = body.find("logprobs");
+  auto top = body.find("top_logprobs");
+  const bool chat = body.contains("messages");
+  if (it != body.end() && !it->is_null()) {
+    const bool ok =
+        chat ? it->is_boolean() : it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= 5;
+    if (!ok) {
+      respond_error(out, 400, chat ? "logprobs must be true or false" : "logprobs must be a whole number from 0 to 5",
+                    "invalid_value", "logprobs");
+      return false;
+    }
+    g.logprobs = chat ? it->get<bool>() : true;
+    if (!chat) g.top_logprobs = it->get<int64_t>();
+  }
+  if (chat && top != body.end() && !top->is_null()) {
+    if (!top->is_number_integer() || top->get<int64_t>() < 0 || top->get<int64_t>() > 20 || !g.logprobs) {
+      respond_error(out, 400, "top_logprobs must be a whole number from 0 to 20, with logprobs true", "invalid_value",
+                    "top_logprobs");
+      return false;
+    }
+    g.top_logprobs = top->get<int64_t>();
+  }
+  if (g.logprobs) props.emplace_back("n-probs", std::to_string(std::max<int64_t>(1, g.top_logprobs)));
+  it = body.find("response_format");
+  if (it != body.end() && !it->is_null()) {
+    // Structured output: the plugin turns a JSON schema into the llama.cpp grammar sampling keeps to.
+    // (Iterators of different objects never compare: pointers to the parts instead.)
+    const json* type_field = it->is_object() && it->contains("type") ? &(*it)["type"] : nullptr;
+    const std::string type = type_field && type_field->is_string() ? type_field->get<std::string>() : "";
+    const json* spec = it->is_object() && it->contains("json_schema") ? &(*it)["json_schema"] : nullptr;
+    const json* schema = spec && spec->is_object() && spec->contains("schema") ? &(*spec)["schema"] : nullptr;
+    if (type == "json_object") {
+      props.emplace_back("json-schema", "{\"type\": \"object\"}");
+    } else if (type == "json_schema" && schema && schema->is_object()) {
+      props.emplace_back("json-schema", dump(*schema));
+    } else if (type != "text") {
+      respond_error(out, 400,
+                    "response_format must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
+                    "{\"type\": \"json_schema\", \"json_schema\": {\"name\": ..., \"schema\": {...}}}",
+                    "invalid_value", "response_format");
+      return false;
+    }
+  }
+  struct Knob {
+    const char* field;
+    const char* property;
+    double lo, hi;
+  };
+  // OpenAI's ranges; llama.cpp's property names.
+  const Knob knobs[] = {{"temperature", "temp", 0, 2},
+                        {"top_p", "top-p", 0, 1},
+                        {"presence_penalty", "presence-penalty", -2, 2},
+                        {"frequency_penalty", "frequency-penalty", -2, 2},
+                        {"seed", "seed", 0, 4294967295.0}};
+  std::string why;
+  const bool env_ok = apply_env_options(
+      [&](const std::string& name, const std::string& value) {
+        wnn_string err{};
+        if (!wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                                     static_cast<uint32_t>(value.size()), &err))
+          return std::string();
+        return take(err);
+      },
+      why);
+  if (!env_ok) {
+    respond_error(out, 500, why);
+    return false;
+  }
+  for (const Knob& k : knobs) {
+    it = body.find(k.field);
+    if (it == body.end() || it->is_null()) continue;
+    const bool integral = !strcmp(k.field, "seed");
+    if (!it->is_number() || (integral && !it->is_number_integer()) || it->get<double>() < k.lo ||
+        it->get<double>() > k.hi) {
+      respond_error(out, 400, std::string(k.field) + " must be a number in [" + dump(k.lo) + ", " + dump(k.hi) + "]",
+                    nullptr, k.field);
+      return false;
+    }
+    props.emplace_back(k.property, dump(*it));
+  }
+  for (const auto& prop : props) {
+    const std::string& name = prop.first;
+    const std::string& value = prop.second;
+    wnn_string err{};
+    if (wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                                static_cast<uint32_t>(value.size()), &err)) {
+      respond_error(out, 400, "setting " + name + " failed: " + take(err), nullptr,
+                    name == "json-schema" ? "response_format" : nullptr);
+      return false;
+    }
+  }
+  return true;
+}
+
+// The text generated so far, with the stop texts applied: what may be sent now, and whether a stop
+// text has ended the answer.
+class StopScan {
+ public:
+  explicit StopScan(const std::vector<std::string>& stops) : stops_(stops) {}
+  // Adds a piece; returns the text that is now safe to send (never part of a stop text).
+  std::string add(const std::string& piece) {
+    held_ += piece;
+    for (const auto& s : stops_) {
+      const size_t at = held_.find(s);
+      if (at != std::string::npos) {
+        stopped_ = true;
+        std::string sendable = held_.substr(0, at);
+        held_.clear();
+        return sendable;
+      }
+    }
+    // Hold back the longest tail that could begin a stop text.
+    size_t keep = 0;
+    for (const auto& s : stops_) {
+      for (size_t n = std::min(s.size() - 1, held_.size()); n > keep; --n) {
+        if (!held_.compare(held_.size() - n, n, s, 0, n)) {
+          keep = n;
+          break;
+        }
+      }
+    }
+    std::string sendable = held_.substr(0, held_.size() - keep);
+    held_.erase(0, held_.size() - keep);
+    return sendable;
+  }
+  // At the end: what was held back for a stop text that never came.
+  std::string rest() {
+    std::string r = std::move(held_);
+    held_.clear();
+    return r;
+  }
+  bool stopped() const { return stopped_; }
+
+ private:
+  const std::vector<std::string>& stops_;
+  std::string held_;
+  bool stopped_ = false;
+};
+
+struct Usage {
+  int64_t prompt = 0, completion = 0;
+  int64_t context = 0;  // the context's size in tokens (0: the plugin does not say)
+  json as_json() const {
+    return {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+  }
+};
+
+Usage usage_of(wnx_prompt_context session) {
+  wnn_string meta{};
+  const int failed = wnx_prompt_metadata(session, &meta);
+  const std::string text = take(meta);
+  Usage u;
+  if (failed) return u;
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_object()) {
+    auto in = j.find("input_tokens"), out = j.find("output_tokens"), ctx = j.find("context_size");
+    if (in != j.end() && in->is_number_integer()) u.prompt = in->get<int64_t>();
+    if (out != j.end() && out->is_number_integer()) u.completion = out->get<int64_t>();
+    if (ctx != j.end() && ctx->is_number_integer()) u.context = ctx->get<int64_t>();
+  }
+  return u;
+}
+
+// The largest max_tokens a request may ask: MAX_TOKENS (the guest's environment) if set, else the
+// context's size.
+int64_t max_tokens_limit(int64_t context) {
+  const std::string text = env_value("MAX_TOKENS");
+  char* end = nullptr;
+  const long long v = text.empty() ? 0 : strtoll(text.c_str(), &end, 10);
+  return v > 0 && end && !*end ? v : context;
+}
+
+uint64_t monotonic_ms() { return wh_monotonic_now() / 1000000; }
+
+// Sets the answer's length (n-predict) to what max_tokens and the context leave room for, so the
+// answer never runs past the context; false after answering 400 when either cannot be met.
+bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t& n_predict) {
+  const Usage at_start = usage_of(m.session);
+  n_predict = g.max_tokens;
+  if (at_start.context > 0) {
+    const int64_t room = at_start.context - at_start.prompt;
+    if (room <= 0) {
+      respond_error(out, 400,
+                    "This model's maximum context length is " + std::to_string(at_start.context) +
+                        " tokens, but the prompt has " + std::to_string(at_start.prompt) +
+                        " tokens (raise ctx-size in NN_OPTIONS or shorten the prompt)",
+                    "context_length_exceeded", "messages");
+      return false;
+    }
+    const int64_t limit = max_tokens_limit(at_start.context);
+    if (g.max_tokens > limit) {
+      respond_error(out, 400,
+                    g.max_tokens_field + " is " + std::to_string(g.max_tokens) + ", over this server's limit of " +
+                        std::to_string(limit) + " tokens" +
+                        (limit == at_start.context ? " (the model's context size)" : " (MAX_TOKENS)"),
+                    "invalid_value", g.max_tokens_field.c_str());
+      return false;
+    }
+    n_predict = g.max_tokens > 0 ? std::min(g.max_tokens, room) : room;
+  }
+  const std::string value = std::to_string(n_predict);
+  wnn_string err{};
+  if (wnx_prompt_set_property(m.session, "n-predict", 9, value.data(), static_cast<uint32_t>(value.size()), &err)) {
+    respond_error(out, 500, "setting n-predict failed: " + take(err));
+    return false;
+  }
+  return true;
+}
+
+// Runs one generation and answers it, whole or as server-sent events.
+void generate(Kind kind, Model& m, const Generation& g, const char* input, const std::string& text,
+              wh_response_outparam out) {
+  wnn_string err{};
+  if (wnx_prompt_start(m.session, input, text.data(), static_cast<uint32_t>(text.size()), &err)) {
+    const std::string why = take(err);
+    respond_error(out, why.rfind("invalid-argument", 0) == 0 ? 400 : 500, "the model refused the input: " + why);
+    return;
+  }
+  int64_t n_predict = -1;
+  if (!set_length(m, g, out, n_predict)) return;
+  const bool chat = kind == Kind::chat;
+  const std::string id = new_id(chat ? "chatcmpl-" : "cmpl-");
+  const uint64_t created = now_seconds();
+  const char* object = chat ? (g.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+  // Each token's logprobs (the plugin's metadata after it), until a choice sends them.
+  std::vector<json> pending_lp;
+  int64_t lp_tokens = 0;
+  int64_t text_offset = 0;
+  auto note_logprobs = [&] {
+    const Usage u = usage_of(m.session);
+    if (u.completion <= lp_tokens) return;  // no new token (a character's held-back end)
+    lp_tokens = u.completion;
+    wnn_string meta{};
+    const int failed = wnx_prompt_metadata(m.session, &meta);
+    const json j = json::parse(take(meta), nullptr, false);
+    if (!failed && j.is_object() && j.contains("logprobs") && j["logprobs"].is_object())
+      pending_lp.push_back(j["logprobs"]);
+  };
+  auto bytes_of = [](const std::string& t) {
+    json b = json::array();
+    for (unsigned char c : t) b.push_back(c);
+    return b;
+  };
+  // OpenAI's shapes: chat's {"content": [{token, logprob, bytes, top_logprobs}]}, completions'
+  // {tokens, token_logprobs, top_logprobs, text_offset}.
+  auto take_logprobs = [&]() -> json {
+    if (!g.logprobs) return nullptr;
+    json content = json::array(), tokens = json::array(), token_lps = json::array(), tops = json::array(),
+         offsets = json::array();
+    for (const json& lp : pending_lp) {
+      const std::string token = lp.value("token", "");
+      const double logprob = lp.value("logprob", 0.0);
+      json top_list = json::array(), top_map = json::object();
+      const json& cands = lp.contains("top") ? lp["top"] : json::array();
+      for (size_t i = 0; i < cands.size() && static_cast<int64_t>(i) < g.top_logprobs; ++i) {
+        const std::string t = cands[i][0].is_string() ? cands[i][0].get<std::string>() : "";
+        const double l = cands[i][1].is_number() ? cands[i][1].get<double>() : 0.0;
+        top_list.push_back({{"token", t}, {"logprob", l}, {"bytes", bytes_of(t)}});
+        top_map[t] = l;
+      }
+      content.push_back(
+          {{"token", token}, {"logprob", logprob}, {"bytes", bytes_of(token)}, {"top_logprobs", top_list}});
+      tokens.push_back(token);
+      token_lps.push_back(logprob);
+      tops.push_back(top_map);
+      offsets.push_back(text_offset);
+      text_offset += static_cast<int64_t>(token.size());
+    }
+    pending_lp.clear();
+    if (chat) return {{"content", content}};
+    return {{"tokens", tokens}, {"token_logprobs", token_lps}, {"top_logprobs", tops}, {"text_offset", offsets}};
+  };
+  auto choice = [&](const std::string& piece, const json& finish, bool first) {
+    json c = {{"index", 0}, {"finish_reason", finish}};
+    c["logprobs"] = take_logprobs();
+    if (!chat) {
+      c["text"] = piece;
+    } else if (g.stream) {
+      c["delta"] = first ? json{{"role", "assistant"}, {"content", piece}} : json{{"content", piece}};
+      if (!finish.is_null()) c["delta"] = json::object();
+    } else {
+      c["message"] = {{"role", "assistant"}, {"content", piece}};
+    }
+    return c;
+  };
+  auto envelope = [&](json choices) {
+    return json{{"id", id}, {"object", object}, {"created", created}, {"model", m.name}, {"choices", choices}};
+  };
+
+  // One token's piece; false at the end or on failure (then `failure` says why).
+  std::string failure;
+  uint64_t slowest_ms = 0;
+  auto next = [&](std::string& piece) {
+    const uint64_t before = monotonic_ms();
+    int has = 0;
+    wnn_string p{};
+    if (wnx_prompt_next(m.session, &has, &p)) {
+      failure = take(p);
+      return false;
+    }
+    slowest_ms = std::max(slowest_ms, monotonic_ms() - before);
+    if (!has) return false;
+    piece = take(p);
+    return true;
+  };
+  // The first token before the status: a prompt the model cannot take is still a 4xx or 5xx.
+  std::string piece;
+  bool more = next(piece);
+  if (!more && !failure.empty()) {
+    if (failure.find("prompt-too-long") != std::string::npos || failure.find("the context holds") != std::string::npos)
+      return respond_error(out, 400, failure, "context_length_exceeded", "messages");
+    return respond_error(out, 500, "generation failed: " + failure);
+  }
+
+  hg_stream s{};
+  if (g.stream) hg_stream_begin(out, 200, "text/event-stream", &s);
+  auto send_event = [&](const json& j) {
+    const std::string line = "data: " + dump(j) + "\n\n";
+    return hg_stream_write(&s, line.data(), line.size()) == 0;
+  };
+  // A stream ends before the server's deadline, while it can still say so: two of the slowest
+  // token's time and 100 ms ahead of it.
+  auto out_of_time = [&] {
+    if (!g.stream || !g.deadline_ms) return false;
+    const uint64_t now = monotonic_ms(), end = g.started_ns / 1000000 + g.deadline_ms;
+    return now + 2 * slowest_ms + 100 >= end;
+  };
+
+  StopScan scan(g.stops);
+  std::string whole;
+  bool first = true, gone = false, cut = false;
+  for (; more && !scan.stopped(); more = next(piece)) {
+    if (g.logprobs) note_logprobs();
+    const std::string sendable = scan.add(piece);
+    if (!g.stream) {
+      whole += sendable;
+    } else if (!sendable.empty() || first) {
+      if (!send_event(envelope(json::array({choice(sendable, nullptr, first)})))) {
+        gone = true;  // the client has left: stop generating; ~Model drops the session
+        break;
+      }
+      first = false;
+    }
+    if (out_of_time()) {
+      cut = true;
+      break;
+    }
+  }
+  if (gone) {
+    hg_stream_end(&s);
+    return;
+  }
+  const std::string rest = scan.stopped() ? std::string() : scan.rest();
+  const Usage usage = usage_of(m.session);
+  // "length": max_tokens, the context or the deadline ended it; "stop": the model or a stop text.
+  const bool at_length = cut || (!scan.stopped() && n_predict > 0 && usage.completion >= n_predict);
+  const json finish = at_length ? "length" : "stop";
+  if (!g.stream) {
+    if (!failure.empty()) {
+      respond_error(out, 500, "generation failed: " + failure);
+      return;
+    }
+    json answer = envelope(json::array({choice(whole + rest, finish, true)}));
+    answer["usage"] = usage.as_json();
+    respond_json(out, 200, answer);
+    return;
+  }
+  if (!failure.empty()) {  // the status is sent: the error goes in the stream, as OpenAI's do
+    send_event({{"error",
+                 {{"message", "generation failed: " + failure},
+                  {"type", "server_error"},
+                  {"param", nullptr},
+                  {"code", nullptr}}}});
+    hg_stream_end(&s);
+    return;
+  }
+  if (!rest.empty()) send_event(envelope(json::array({choice(rest, nullptr, first)})));
+  send_event(envelope(json::array({choice("", finish, false)})));
+  if (g.include_usage) {
+    json u = envelope(json::array());
+    u["usage"] = usage.as_json();
+    send_event(u);
+  }
+  if (cut) {  // after the final chunk, so a client sees both the text so far and why it ends
+    send_event({{"error",
+                 {{"message", "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
+                                  " ms, wasinn serve --request-timeout)"},
+                  {"type", "server_error"},
+                  {"param", nullptr},
+                  {"code", "timeout"}}}});
+  }
+  const char done[] = "data: [DONE]\n\n";
+  hg_stream_write(&s, done, sizeof done - 1);
+  hg_stream_end(&s);
+}
+
+// A message's content: a string, or OpenAI's list of parts of which the text ones are joined.
+bool content_text(const json& content, std::string& text) {
+  if (content.is_string()) {
+    text = content.get<std::string>();
+    return true;
+  }
+  if (content.is_null()) {
+    text.clear();
+    return true;
+  }
+  if (!content.is_array()) return false;
+  text.clear();
+  for (const auto& part : content) {
+    auto type = part.is_object() ? part.find("type") : part.end();
+    auto t = part.is_object() ? part.find("text") : part.end();
+    if (type == part.end() || *type != "text" || t == part.end() || !t->is_string()) return false;
+    text += t->get<std::string>();
+  }
+  return true;
+}
+
+}  // namespace
+
+void completions(Kind kind, const json& body, wh_response_outparam out, Generation g) {
+  if (!refuse_unsupported(kind, body, out)) return;
+  std::string text;
+  const char* input = "prompt";
+  if (kind == Kind::chat) {
+    auto msgs = body.find("messages");
+    if (msgs == body.end() || !msgs->is_array() || msgs->empty()) {
+      respond_error(out, 400, "messages must be a non-empty list", nullptr, "messages");
+      return;
+    }
+    json plain = json::array();
+    for (const auto& msg : *msgs) {
+      auto role = msg.is_object() ? msg.find("role") : msg.end();
+      auto content = msg.is_object() ? msg.find("content") : msg.end();
+      std::string t;
+      if (role == msg.end() || !role->is_string() || content == msg.end() || !content_text(*content, t)) {
+        respond_error(out, 400, "each message needs a role and a text content", nullptr, "messages");
+        return;
+      }
+      plain.push_back({{"role", *role}, {"content", t}});
+    }
+    text = dump(plain);
+    input = "messages";
+  } else {
+    auto p = body.find("prompt");
+    if (p != body.end() && p->is_array() && p->size() == 1 && (*p)[0].is_string()) p = p->begin();
+    if (p == body.end() || !p->is_string()) {
+      respond_error(out, 400, "prompt must be a string (or a list of one)", nullptr, "prompt");
+      return;
+    }
+    text = p->get<std::string>();
+  }
+  Model m;
+  if (!load_model(body, out, m)) return;
+  wnn_string err{};
+  if (wnx_prompt_init(m.graph, &m.session, &err)) {
+    m.session = 0;
+    respond_error(out, 400, "model `" + m.name + "` cannot generate text: " + take(err), nullptr, "model");
+    return;
+  }
+  if (!apply_options(body, out, m.session, g)) return;
+  generate(kind, m, g, input, text, out);
+}
+
+}  // namespace openai

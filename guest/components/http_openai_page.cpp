@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// http_openai's chat page (GET /): a person picks a model, types, and sees the answer stream in
+// from /v1/chat/completions; stop button, system prompt, temperature. Everything is in the
+// component (no CDN, no other request but the API's), so it works where the server is offline.
+#include <cstring>
+
+#include "http_openai.h"
+
+namespace openai {
+namespace {
+
+const char kPage[] = R"PAGE(<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>wasinn chat</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2230; }
+  header { background: #1d2230; color: #fff; padding: 10px 16px; display: flex; gap: 14px; align-items: center;
+           flex-wrap: wrap; }
+  header h1 { font-size: 17px; margin: 0 8px 0 0; }
+  header label { font-size: 13px; display: flex; gap: 6px; align-items: center; }
+  header input, header select { font: inherit; padding: 2px 4px; }
+  #temperature, #max-tokens { width: 64px; }
+  main { max-width: 860px; margin: 0 auto; padding: 12px 16px 120px; }
+  #system { width: 100%; box-sizing: border-box; font: inherit; padding: 6px; min-height: 38px; }
+  .msg { white-space: pre-wrap; padding: 9px 12px; border-radius: 8px; margin: 10px 0; }
+  .user { background: #dbe7ff; margin-left: 18%; }
+  .assistant { background: #fff; margin-right: 18%; border: 1px solid #dde; }
+  .error { background: #ffe0e0; }
+  footer { position: fixed; bottom: 0; left: 0; right: 0; background: #fff; border-top: 1px solid #ccd;
+           padding: 10px 16px; }
+  footer form { max-width: 860px; margin: 0 auto; display: flex; gap: 8px; }
+  #message { flex: 1; font: inherit; padding: 8px; }
+  button { font: inherit; padding: 6px 14px; }
+  #status { font-size: 12px; color: #667; max-width: 860px; margin: 4px auto 0; }
+</style>
+</head>
+<body>
+<header>
+  <h1>wasinn chat</h1>
+  <label>model <select id="model"></select></label>
+  <label>temperature <input id="temperature" type="number" min="0" max="2" step="0.1" value="0.7"></label>
+  <label>max tokens <input id="max-tokens" type="number" min="1" step="1" value="256"></label>
+  <label>API key <input id="api-key" type="password" placeholder="if the server needs one"></label>
+</header>
+<main>
+  <textarea id="system" placeholder="System prompt (optional)"></textarea>
+  <div id="log"></div>
+</main>
+<footer>
+  <form id="form">
+    <input id="message" placeholder="Type a message" autocomplete="off">
+    <button id="send" type="submit">Send</button>
+    <button id="stop" type="button" disabled>Stop</button>
+  </form>
+  <div id="status">loading models...</div>
+</footer>
+<script>
+"use strict";
+const $ = (id) => document.getElementById(id);
+const history = [];
+let running = null;
+
+function headers() {
+  const h = { "content-type": "application/json" };
+  const key = $("api-key").value.trim();
+  if (key) h["authorization"] = "Bearer " + key;
+  return h;
+}
+
+function say(role, text) {
+  const div = document.createElement("div");
+  div.className = "msg " + role;
+  div.textContent = text;
+  $("log").appendChild(div);
+  div.scrollIntoView({ block: "end" });
+  return div;
+}
+
+async function loadModels() {
+  try {
+    const r = await fetch("/v1/models", { headers: headers() });
+    const body = await r.json();
+    if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
+    $("model").replaceChildren(...body.data.map((m) => new Option(m.id, m.id)));
+    $("status").textContent = body.data.length + " model(s)";
+  } catch (e) {
+    $("status").textContent = "cannot list the models: " + e.message;
+  }
+}
+
+async function send(text) {
+  const messages = [];
+  const system = $("system").value.trim();
+  if (system) messages.push({ role: "system", content: system });
+  history.push({ role: "user", content: text });
+  say("user", text);
+  const out = say("assistant", "");
+  running = new AbortController();
+  $("send").disabled = true;
+  $("stop").disabled = false;
+  $("status").textContent = "answering...";
+  let answer = "", finish = "";
+  try {
+    const r = await fetch("/v1/chat/completions", {
+      method: "POST", headers: headers(), signal: running.signal,
+      body: JSON.stringify({ model: $("model").value, messages: messages.concat(history), stream: true,
+                             temperature: Number($("temperature").value),
+                             max_tokens: Number($("max-tokens").value) }),
+    });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({}));
+      throw new Error(body.error ? body.error.message : r.status + " " + r.statusText);
+    }
+    const reader = r.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (!event.startsWith("data: ") || event === "data: [DONE]") continue;
+        const chunk = JSON.parse(event.slice(6));
+        if (chunk.error) throw new Error(chunk.error.message);
+        for (const c of chunk.choices || []) {
+          if (c.delta && c.delta.content) out.textContent = answer += c.delta.content;
+          if (c.finish_reason) finish = c.finish_reason;
+        }
+      }
+    }
+    $("status").textContent = "done (" + (finish || "stop") + ")";
+  } catch (e) {
+    if (e.name === "AbortError") {
+      $("status").textContent = "stopped";
+    } else {
+      out.classList.add("error");
+      out.textContent = answer + (answer ? "\n" : "") + e.message;
+      $("status").textContent = "failed";
+    }
+  }
+  history.push({ role: "assistant", content: answer });
+  running = null;
+  $("send").disabled = false;
+  $("stop").disabled = true;
+}
+
+$("form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("message").value.trim();
+  if (!text || running) return;
+  $("message").value = "";
+  send(text);
+});
+$("stop").addEventListener("click", () => running && running.abort());
+$("api-key").addEventListener("change", loadModels);
+loadModels();
+</script>
+</body>
+</html>
+)PAGE";
+
+}  // namespace
+
+void chat_page(wh_response_outparam out) { hg_respond(out, 200, "text/html; charset=utf-8", kPage, sizeof kPage - 1); }
+
+}  // namespace openai

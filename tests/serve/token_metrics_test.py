@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Token metrics (docs/metrics.md): the OpenAI-compatible component under `wasinn serve
+--metrics-addr`, on the tiny GGUF, driven by PyPI's `openai`; the llama.cpp plugin reports its
+tokens through the plugin ABI (context_take_token_stats) and the scrape must agree with what the
+client received.
+
+    token_metrics_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --fixtures DIR
+                          --reference BUILD/bin/wasinn_llama_reference
+
+Cases (ctest runs each as serve.token-metrics.CASE):
+  counts    a chat answer, a streamed chat answer (one chunk per token) and a completion:
+            wasinn_nn_prompt_tokens_total and wasinn_nn_generated_tokens_total equal the usage the
+            client got (and the streamed chunks), per model; the time-to-first-token histogram
+            counts one per request, the per-token one the tokens after each first
+  outcomes  a stream cut by --request-timeout, a stream whose client left and a completed answer:
+            wasinn_http_route_requests_total counts each outcome on /v1/chat/completions, and the
+            cut streams' tokens are counted too (one first token each)
+
+Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402,F401
+from openai_test import MESSAGES, PROMPT, Ctx, client  # noqa: E402
+from serve_test import log, metrics_url, wait_line  # noqa: E402
+
+
+def scrape(url):
+    return urllib.request.urlopen(url, timeout=10).read().decode()
+
+
+def sample(text, name, **labels):
+    """The value of the one series NAME whose labels include LABELS (0 when there is none)."""
+    total, found = 0.0, False
+    for m in re.finditer(rf"^{re.escape(name)}\{{([^}}]*)\}} (\S+)$", text, re.M):
+        have = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(1)))
+        if all(have.get(k) == v for k, v in labels.items()):
+            total += float(m.group(2))
+            found = True
+    return total if found else 0.0
+
+
+def case_counts(ctx):
+    with ctx.server(extra=["--metrics-addr", "127.0.0.1:0"]) as server:
+        url = metrics_url(server)
+        before = scrape(url)
+        check(sample(before, "wasinn_nn_generated_tokens_total", graph="default") == 0,
+              f"tokens counted before any request\n{before}")
+        c = client(server)
+        chat = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=12, temperature=0)
+        pieces, usage = 0, None
+        for chunk in c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=10, temperature=0,
+                                               stream=True, stream_options={"include_usage": True}):
+            if chunk.usage:
+                usage = chunk.usage
+            pieces += sum(1 for ch in chunk.choices if ch.delta and ch.delta.content)
+        check(usage is not None, "no usage chunk in the stream")
+        done = c.completions.create(model="second", prompt=PROMPT, max_tokens=7, temperature=0)
+        text = scrape(url)
+        prompt_default = chat.usage.prompt_tokens + usage.prompt_tokens
+        gen_default = chat.usage.completion_tokens + usage.completion_tokens
+        got = {k: sample(text, f"wasinn_nn_{k}_tokens_total", graph="default") for k in ("prompt", "generated")}
+        check(got["prompt"] == prompt_default,
+              f"prompt tokens of 'default': scraped {got['prompt']}, the client got {prompt_default}")
+        check(got["generated"] == gen_default,
+              f"generated tokens of 'default': scraped {got['generated']}, the client got {gen_default}")
+        # The tiny model's tokens are one streamed chunk each.
+        check(pieces == usage.completion_tokens, f"{pieces} content chunks for {usage.completion_tokens} tokens")
+        second = {k: sample(text, f"wasinn_nn_{k}_tokens_total", graph="second") for k in ("prompt", "generated")}
+        check(second == {"prompt": done.usage.prompt_tokens, "generated": done.usage.completion_tokens},
+              f"'second': scraped {second}, the client got {done.usage}")
+        ttft = sample(text, "wasinn_nn_time_to_first_token_seconds_count", graph="default")
+        check(ttft == 2, f"time to first token counted {ttft} times for 2 requests on 'default'")
+        check(sample(text, "wasinn_nn_time_to_first_token_seconds_bucket", graph="default", le="+Inf") == 2,
+              "the +Inf bucket is not the count")
+        check(sample(text, "wasinn_nn_time_to_first_token_seconds_sum", graph="default") > 0, "no TTFT sum")
+        tpot = sample(text, "wasinn_nn_time_per_output_token_seconds_count", graph="default")
+        check(tpot == gen_default - 2, f"per-token histogram counted {tpot}, want {gen_default - 2} (tokens after "
+              f"each first)")
+        check(sample(text, "wasinn_nn_time_to_first_token_seconds_count", graph="second") == 1, "'second': TTFT")
+        # Both chat requests on their route; the non-streamed one completed. (The streamed one may log
+        # cut:client-left: PyPI openai closes once it has read `data: [DONE]`, before the chunked body's end.)
+        route = sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions")
+        check(route == 2, f"route /v1/chat/completions counted {route}, want 2")
+        check(sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome="completed") >= 1,
+              "the chat answer is not counted completed")
+        check(sample(text, "wasinn_http_route_requests_total", route="/v1/completions", outcome="completed") == 1,
+              "the completion is not counted on /v1/completions")
+    log(f"counts: 'default' {int(got['prompt'])} prompt and {int(got['generated'])} generated tokens, as the client "
+        f"got ({pieces} streamed chunks); TTFT 2, per-token {int(tpot)}; 'second' {second}")
+
+
+def stream_request(server, max_tokens):
+    body = json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": max_tokens, "temperature": 0,
+                       "stream": True}).encode()
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+    conn.request("POST", "/v1/chat/completions", body=body, headers={"content-type": "application/json"})
+    return conn, conn.getresponse()
+
+
+def case_outcomes(ctx):
+    # 8,000 tokens: many seconds of the tiny model, so --request-timeout or the client's leaving ends it.
+    nn = '{"threads": 1, "ctx-size": 8192}'
+    with ctx.server(extra=["--metrics-addr", "127.0.0.1:0", "--request-timeout", "2s"], nn_options=nn) as server:
+        url = metrics_url(server)
+        conn, r = stream_request(server, 8000)
+        check(r.status == 200, f"stream status {r.status}")
+        check(r.readline().startswith(b"data: "), "no first event")
+        conn.sock.shutdown(2)
+        conn.close()
+        check(wait_line(server, r"POST /v1/chat/completions 200 .*cut:client-left"),
+              f"no cut:client-left line\n{server.tail()}")
+        conn, r = stream_request(server, 8000)
+        check(r.status == 200, f"stream status {r.status}")
+        try:
+            while r.readline():
+                pass
+        except (http.client.HTTPException, OSError):
+            pass  # the cut may end the chunked body short
+        conn.close()
+        check(wait_line(server, r"POST /v1/chat/completions 200 .*cut:timeout"), f"no cut:timeout line\n{server.tail()}")
+        ok = client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=4, temperature=0)
+        deadline = time.monotonic() + 10
+        while True:
+            text = scrape(url)
+            outcomes = {o: sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome=o)
+                        for o in ("completed", "cut:timeout", "cut:client-left")}
+            ttft = sample(text, "wasinn_nn_time_to_first_token_seconds_count", graph="default")
+            if outcomes == {"completed": 1, "cut:timeout": 1, "cut:client-left": 1} and ttft == 3:
+                break
+            check(time.monotonic() < deadline, f"outcomes {outcomes}, TTFT count {ttft}\n{text}")
+            time.sleep(0.2)
+        gen = sample(text, "wasinn_nn_generated_tokens_total", graph="default")
+        check(gen > ok.usage.completion_tokens + 2, f"generated {gen}: the cut streams' tokens are not counted")
+        check(sample(text, "wasinn_http_request_outcomes_total", outcome="cut:timeout") == 1, "outcomes family")
+    log(f"outcomes: completed, cut:timeout and cut:client-left counted on /v1/chat/completions; {int(gen)} tokens "
+        f"generated, TTFT counted 3 times")
+
+
+CASES = {"counts": case_counts, "outcomes": case_outcomes}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--wasinn", required=True)
+    p.add_argument("--guests", required=True)
+    p.add_argument("--fixtures", required=True)
+    p.add_argument("--reference", required=True)
+    p.add_argument("--backend-dir")
+    args = p.parse_args()
+    try:
+        ctx = Ctx(args)
+    except Skipped as e:
+        print(f"SKIP {args.case}: {e}")
+        return SKIP
+    return run_cases(CASES, [args.case], ctx)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
