@@ -21,8 +21,8 @@ use wasmtime_wasi_http::WasiHttpView;
 use super::admission::Worker;
 use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked, X_REQUEST_ID};
 use super::body::read_whole;
-use super::p3_guest;
 use super::shared::{GuestPre, Shared};
+use super::{p3_guest, p3_reuse};
 use crate::host::WitStr;
 
 /// What a 0.2 guest sets its response-outparam to.
@@ -131,6 +131,20 @@ impl Shared {
                 one_line(&e),
             )
         };
+        if let Some(instances) = &self.p3_instances {
+            // A reused instance: the request's hold on its worker ends with the response's body.
+            let (tx, response) = oneshot::channel();
+            let busy = p3_reuse::Busy::new(self.clone(), worker);
+            let req = req.map(|b| {
+                b.map_err(|e: Infallible| -> wasmtime_wasi_http::Error { match e {} })
+                    .boxed_unsync()
+            });
+            let task = self.guest_rt.spawn(p3_reuse::handle(instances.clone(), req, busy, tx));
+            return Ok(RunningGuest {
+                task,
+                response: Answer::P3(response),
+            });
+        }
         let mut store = self.new_store().map_err(could_not_start)?;
         let shared = self.clone();
         shared.running.fetch_add(1, Relaxed);
