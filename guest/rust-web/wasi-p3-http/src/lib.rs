@@ -8,6 +8,8 @@
 //!   POST /generate/<graph>?n=N      body: the prompt; greedy (temp 0), n-predict N (default 32)
 //!       200 text/plain, streamed: the answer's pieces as nn-async's generate gives them
 //!   GET|POST /hello                 200 "hello\n" (the serving benchmark's smallest request)
+//!   GET|POST /count                 200 "N\n": the requests this instance has handled, this one
+//!       included (1 each time when every request gets a fresh instance)
 //!   POST /echo                      200, the request body streamed back as it arrives (the guest
 //!       hands the request's body stream to the response: nothing is held whole)
 //!   POST /trap                      the guest traps (a Rust panic): the host answers 500
@@ -39,6 +41,9 @@ use wasinn::nn_async::{generate, inference as nn_async};
 use wasinn::nn_ext::properties;
 
 struct Service;
+
+/// Requests this instance has handled: what tells a reused instance from a fresh one.
+static HANDLED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// A response whose body is `text`, written by a task of the guest's own.
 fn text(status: u16, body: String) -> Result<Response, ErrorCode> {
@@ -188,6 +193,10 @@ impl wasip3::exports::http::handler::Guest for Service {
         let path_query = req.get_path_with_query().unwrap_or_default();
         let (path, query) = path_query.split_once('?').unwrap_or((&path_query, ""));
         let (path, query) = (path.to_string(), query.to_string());
+        let handled = HANDLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if path == "/count" {
+            return text(200, format!("{handled}\n"));
+        }
         if path == "/hello" {
             return text(200, "hello\n".into());
         }
