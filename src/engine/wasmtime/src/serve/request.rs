@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! One request, from arrival to answer (serve_host.h's per-request behaviour: health, 413, 503,
 //! 500 and 504): health answered at once; else the body is read, a worker admits it, a fresh
-//! instance of the component handles it on that worker, and its response, or the host's answer
-//! for a guest that failed or took too long, goes back to the client.
+//! instance of the component handles it on that worker (a reused 0.3 instance reads the body as
+//! it arrives instead, p3_reuse.rs), and its response, or the host's answer for a guest that
+//! failed or took too long, goes back to the client.
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
