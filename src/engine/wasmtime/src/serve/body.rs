@@ -163,35 +163,44 @@ impl Body for Streamed {
     type Data = Bytes;
     type Error = BodyError;
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
-        let seen = self.seen.load(Relaxed);
-        let polled = match self.first.take() {
-            Some(frame) => Poll::Ready(Some(Ok(frame))),
-            None if self.ended => Poll::Ready(None),
-            None => Pin::new(&mut self.inner).poll_frame(cx),
-        };
-        match polled {
-            Poll::Ready(Some(Ok(frame))) => {
-                let n = frame.data_ref().map_or(0, |d| d.len() as u64);
-                self.seen.store(seen + n, Relaxed);
-                if seen + n > self.max {
-                    return Poll::Ready(Some(Err(BodyError::HttpRequestBodySize(Some(self.max)))));
+        loop {
+            let seen = self.seen.load(Relaxed);
+            let polled = match self.first.take() {
+                Some(frame) => Poll::Ready(Some(Ok(frame))),
+                None if self.ended => Poll::Ready(None),
+                None => Pin::new(&mut self.inner).poll_frame(cx),
+            };
+            let too_large = BodyError::HttpRequestBodySize(Some(self.max));
+            match polled {
+                Poll::Ready(Some(Ok(frame))) => {
+                    let now = seen + frame.data_ref().map_or(0, |d| d.len() as u64);
+                    self.seen.store(now, Relaxed);
+                    if now <= self.max {
+                        return Poll::Ready(Some(Ok(frame)));
+                    }
+                    // Past the limit: read on and throw away up to DRAIN more, as read_whole does (a
+                    // client still sending then reads the 413, not a reset); then the read fails.
+                    if now <= self.max.saturating_add(DRAIN) {
+                        continue;
+                    }
+                    return Poll::Ready(Some(Err(too_large)));
                 }
-                Poll::Ready(Some(Ok(frame)))
-            }
-            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(BodyError::Hyper(e)))),
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => {
-                let Some(grace) = self.grace else {
-                    return Poll::Pending;
-                };
-                let allowed = grace + Duration::from_millis(seen.saturating_mul(1000) / MIN_BODY_BYTES_PER_SECOND);
-                let deadline = tokio::time::Instant::from_std(self.start + allowed);
-                if self.cut.deadline() != deadline {
-                    self.cut.as_mut().reset(deadline);
-                }
-                match self.cut.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Some(Err(BodyError::ConnectionReadTimeout))),
-                    Poll::Pending => Poll::Pending,
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(BodyError::Hyper(e)))),
+                Poll::Ready(None) if seen > self.max => return Poll::Ready(Some(Err(too_large))),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => {
+                    let Some(grace) = self.grace else {
+                        return Poll::Pending;
+                    };
+                    let allowed = grace + Duration::from_millis(seen.saturating_mul(1000) / MIN_BODY_BYTES_PER_SECOND);
+                    let deadline = tokio::time::Instant::from_std(self.start + allowed);
+                    if self.cut.deadline() != deadline {
+                        self.cut.as_mut().reset(deadline);
+                    }
+                    return match self.cut.as_mut().poll(cx) {
+                        Poll::Ready(()) => Poll::Ready(Some(Err(BodyError::ConnectionReadTimeout))),
+                        Poll::Pending => Poll::Pending,
+                    };
                 }
             }
         }
