@@ -34,6 +34,12 @@ MODELS = {
     "mobilenet_v2": ("mobilenet_v2", "1,3,224,224", "mobilenet_v2/input.f32", "mobilenet_v2/expected.f32"),
 }
 TINY_INPUT = np.array([0.5, -1.5, 2.25, 8.0], dtype=np.float32)
+# With --p3, requests that need no model (p3_http's own routes): key -> (path, body bytes). The
+# echo's body is random, so each host's answer is checked byte for byte.
+NO_MODEL = {
+    "hello": ("/hello", 0),
+    "echo10m": ("/echo", 10 << 20),
+}
 
 LUA = """
 wrk.method = "POST"
@@ -172,7 +178,10 @@ def main():
     ap.add_argument("--backend-dir", default="", help="wasinn's backend manifests (default: its own lookup)")
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help=f"of {', '.join(MODELS)}; with --p3 also {', '.join(NO_MODEL)}")
+    ap.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)), help="wrk's connections, e.g. 1,16")
+    ap.add_argument("--wasinn-arg", action="append", default=[], help="one more argument for wasinn serve")
     ap.add_argument("--json")
     ap.add_argument("--doc")
     ap.add_argument("--section", default="serve", help="the doc's section (its markers' name)")
@@ -185,14 +194,20 @@ def main():
     log = open(work / "servers.log", "w")
     results = []
     for model in args.models.split(","):
-        graph_dir, dims, input_rel, expected_rel = MODELS[model]
-        body = work / f"{model}.f32"
-        if input_rel:
-            body.write_bytes((fixtures / input_rel).read_bytes())
+        body = work / f"{model}.body"
+        if model in NO_MODEL:
+            path, size = NO_MODEL[model]
+            body.write_bytes(os.urandom(size))
+            flags = ["-S", "nn"]
         else:
-            TINY_INPUT.tofile(body)
-        flags = ["-S", "nn", "-S", f"nn-graph=onnx::{fixtures / graph_dir}"]
-        wasinn_argv = [args.wasinn, "serve", "--addr", "{ADDR}", *flags]
+            graph_dir, dims, input_rel, expected_rel = MODELS[model]
+            path = f"/infer/{Path(graph_dir).name}?dims={dims}"
+            if input_rel:
+                body.write_bytes((fixtures / input_rel).read_bytes())
+            else:
+                TINY_INPUT.tofile(body)
+            flags = ["-S", "nn", "-S", f"nn-graph=onnx::{fixtures / graph_dir}"]
+        wasinn_argv = [args.wasinn, "serve", "--addr", "{ADDR}", *flags, *args.wasinn_arg]
         if args.backend_dir:
             wasinn_argv += ["--backend-dir", args.backend_dir]
         hosts = {
@@ -204,22 +219,28 @@ def main():
                                dict(os.environ, LD_LIBRARY_PATH=args.onnxruntime_libs), log),
         }
         try:
-            path = f"/infer/{Path(graph_dir).name}?dims={dims}"
             answers = {}
             for name, server in hosts.items():
                 status, answer = post(server.url(path), body.read_bytes())
                 if status != 200:
                     raise RuntimeError(f"{name}: {status} {answer[:200]!r}")
-                answers[name] = scores(answer)
-            if expected_rel:
+                if model in NO_MODEL:
+                    want = body.read_bytes() if path == "/echo" else b"hello\n"
+                    if answer != want:
+                        raise RuntimeError(f"{name}: {path} answered {len(answer)} bytes, not the {len(want)} expected")
+                else:
+                    answers[name] = scores(answer)
+            if model in NO_MODEL:
+                pass
+            elif expected_rel:
                 expected = np.fromfile(fixtures / expected_rel, dtype=np.float32)
                 for name, got in answers.items():
                     if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-4, atol=1e-5):
                         raise RuntimeError(f"{name}'s answer differs from the native framework's")
-            if not np.array_equal(answers["wasinn"], answers["wasmtime"]):
+            if answers and not np.array_equal(answers["wasinn"], answers["wasmtime"]):
                 diff = float(np.max(np.abs(answers["wasinn"] - answers["wasmtime"])))
                 print(f"note: {model}: the hosts' answers differ by at most {diff:g}", file=sys.stderr)
-            for c in CONCURRENCY:
+            for c in map(int, args.concurrency.split(",")):
                 rounds = {name: [] for name in hosts}
                 for r in range(args.rounds):
                     order = list(hosts) if r % 2 == 0 else list(reversed(hosts))

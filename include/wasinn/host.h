@@ -240,6 +240,13 @@ struct ServeOptions {
   // (both empty: plain HTTP); client certificates signed by the CAs of tls_client_ca are
   // required when it is given. A bad or mismatched file is serve's error, naming it.
   std::string tls_cert, tls_key, tls_client_ca;
+  // A wasi:http@0.3 component's instances are reused, as `wasmtime serve` 48+ does: each takes at
+  // most this many requests in all (0: Wasmtime's 128; 1: a fresh instance per request, for
+  // isolation) and this many at once (0: Wasmtime's 16), and an idle one is dropped after
+  // idle_instance_timeout_ms (0: Wasmtime's 1 s). A 0.2 component gets a fresh instance per request.
+  size_t max_instance_reuse_count = 0;
+  size_t max_instance_concurrent_reuse_count = 0;
+  uint64_t idle_instance_timeout_ms = 0;
 };
 
 class Server;

@@ -178,6 +178,26 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("DURATION")
       ->check(duration());
   serve
+      ->add_option("--max-instance-reuse-count", o.max_instance_reuse_count,
+                   "Requests one instance of a WASI 0.3 (wasi:http@0.3) component handles before it is dropped, as "
+                   "`wasmtime serve`'s flag (0: its default, 128; 1: a fresh instance per request, for isolation). A "
+                   "0.2 component gets a fresh instance per request. An instance that traps is dropped at once")
+      ->check(whole_number(0, 1u << 30))
+      ->capture_default_str();
+  serve
+      ->add_option("--max-instance-concurrent-reuse-count", o.max_instance_concurrent_reuse_count,
+                   "Requests one instance of a WASI 0.3 component handles at once (0: Wasmtime's default, 16); "
+                   "--workers still bounds the requests running in all")
+      ->check(whole_number(0, 4096))
+      ->capture_default_str();
+  serve
+      ->add_option("--idle-instance-timeout", o.idle_instance_timeout,
+                   "Keep an idle WASI 0.3 instance this long for the next request, as `wasmtime serve` (200ms, 1s; a "
+                   "number alone is seconds)")
+      ->type_name("DURATION")
+      ->check(duration())
+      ->capture_default_str();
+  serve
       ->add_option("--max-request-bytes", o.max_request_bytes,
                    "Answer 413 to a request whose body is larger, before the guest runs (0: no limit)")
       ->check(whole_number(0, 1ull << 40))
@@ -290,6 +310,9 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   serve.max_request_bytes = o.max_request_bytes;
   serve.header_timeout_ms = parse_duration_ms(o.header_timeout);
   serve.max_connections = o.max_connections;
+  serve.max_instance_reuse_count = o.max_instance_reuse_count;
+  serve.max_instance_concurrent_reuse_count = o.max_instance_concurrent_reuse_count;
+  serve.idle_instance_timeout_ms = std::max<uint64_t>(1, parse_duration_ms(o.idle_instance_timeout));
   const bool tls = check_tls_options(o);
   serve.tls_cert = o.tls_cert;
   serve.tls_key = o.tls_key;

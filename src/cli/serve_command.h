@@ -30,6 +30,10 @@ struct ServeCommandOptions {
   std::vector<std::string> api_key_files;  // --api-key-file, repeatable; reread on SIGHUP
   std::string header_timeout = "10s";      // DURATION
   size_t max_connections = 1024;
+  // A 0.3 component's instance reuse (`wasmtime serve`'s flags); 0: Wasmtime's defaults.
+  size_t max_instance_reuse_count = 0;
+  size_t max_instance_concurrent_reuse_count = 0;
+  std::string idle_instance_timeout = "1s";      // DURATION
   std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;

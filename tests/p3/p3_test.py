@@ -35,6 +35,16 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
   serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
             streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
             generation (its compute steps stop growing in the metrics), and bad requests get 400/404
+  reuse     (issue 54) p3_http's instances reused as `wasmtime serve` reuses them: 300 /count
+            requests one after another see counts past 1 and never past --max-instance-reuse-count
+            (default 128; 3 when asked: 1,2,3,1,...), 16 clients at once get their random bodies
+            echoed whole, a /trap is answered 500 and the next request gets a fresh instance (count
+            1) and its right answer; --max-instance-reuse-count 1 (isolation) gives every request a
+            fresh instance (count always 1)
+  stream    (issue 54) a request body streamed into a reused 0.3 instance as it arrives: 1 GiB
+            uploaded with curl (chunked) to /echo comes back whole while the server's peak RSS grows
+            under 64 MiB; curl's `Expect: 100-continue` upload gets its go-ahead at once; a chunked
+            body past --max-request-bytes is answered 413
   switches  (issue 54) Wasmtime's 0.3 switches: -S p3, -W component-model-async (and
             concurrency-support) in each spelling run p3_nn; =n refuses it with exit 2 naming the
             switch, and a 0.2 component still runs; the later switch wins; the proposals past 0.3
@@ -547,9 +557,101 @@ def case_errors(ctx):
     log(f"errors: a missing file, an unknown graph, an http service run as a command: {err.strip().splitlines()[-1]}")
 
 
+def case_reuse(ctx):
+    import concurrent.futures
+    import random
+
+    def counts(server, n):
+        got = []
+        for _ in range(n):
+            r = request(server, "GET", "/count")
+            check(r.status == 200, f"/count: {r!r}\n{server.tail()}")
+            got.append(int(r.body))
+        return got
+
+    with Server([ctx.args.wasinn, "serve", "--workers", "4"], [], ctx.guest("p3_http"), env=ctx.env,
+                name="p3_http") as server:
+        seen = counts(server, 300)
+        # One request at a time: one instance takes them in turn until its 128th, then the next.
+        check(seen[:128] == list(range(1, 129)) and max(seen) == 128,
+              f"300 requests one after another: counts {seen[:5]}...{seen[-5:]}, want 1..128 then again\n{server.tail()}")
+
+        def echo(k):
+            body = random.Random(k).randbytes(1000 + 997 * k)
+            r = request(server, "POST", "/echo", body)
+            return r.status == 200 and r.body == body
+
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            echoed = list(pool.map(echo, range(160)))
+        check(all(echoed), f"16 clients at once: {echoed.count(False)} of 160 echoes wrong\n{server.tail()}")
+        time.sleep(1.5)  # past --idle-instance-timeout (1 s): every idle instance is gone
+        before = counts(server, 2)
+        r = request(server, "POST", "/trap")
+        check(r.status == 500, f"/trap: {r!r}\n{server.tail()}")
+        after = counts(server, 2)
+        r = request(server, "GET", "/hello")
+        check(before == [1, 2] and after == [1, 2] and r.status == 200 and r.body == b"hello\n",
+              f"around a trap: counts {before} then {after} (want [1, 2] both: the trapped instance was dropped), "
+              f"then /hello {r!r}\n{server.tail()}")
+    with Server([ctx.args.wasinn, "serve", "--max-instance-reuse-count", "3"], [], ctx.guest("p3_http"),
+                env=ctx.env, name="p3_http reuse 3") as server:
+        bounded = counts(server, 9)
+        check(bounded == [1, 2, 3] * 3, f"--max-instance-reuse-count 3: counts {bounded}\n{server.tail()}")
+    with Server([ctx.args.wasinn, "serve", "--max-instance-reuse-count", "1"], [], ctx.guest("p3_http"),
+                env=ctx.env, name="p3_http isolated") as server:
+        isolated = counts(server, 20)
+        r = request(server, "POST", "/trap")
+        check(isolated == [1] * 20 and r.status == 500 and counts(server, 1) == [1],
+              f"--max-instance-reuse-count 1: counts {isolated}, /trap {r.status}\n{server.tail()}")
+    log(f"reuse: 300 requests on 3 instances (counts up to {max(seen)}), 160 echoes at 16 at once whole, "
+        f"a trap answered 500 and the next request on a fresh instance; bound 3 -> {bounded}; isolation -> all 1")
+
+
+def rss_kib(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+
+def case_stream(ctx):
+    with Server([ctx.args.wasinn, "serve", "--max-request-bytes", "2147483648"], [], ctx.guest("p3_http"),
+                env=ctx.env, name="p3_http") as server:
+        url = server.url("/echo")
+        small = os.urandom(3 << 20)
+        start = time.monotonic()
+        c = subprocess.run(["curl", "-sS", "--data-binary", "@-", url], input=small, capture_output=True, timeout=60)
+        took = time.monotonic() - start
+        # curl waits 1 s for a 100 Continue that never comes before sending anyway.
+        check(c.returncode == 0 and c.stdout == small and took < 0.9,
+              f"3 MiB with Expect: 100-continue: exit {c.returncode}, {len(c.stdout)} bytes in {took:.2f} s\n{server.tail()}")
+        before = rss_kib(server.proc.pid, "VmRSS")
+        size = 1 << 30
+        zeros = subprocess.Popen(["head", "-c", str(size), "/dev/zero"], stdout=subprocess.PIPE)
+        curl = subprocess.Popen(["curl", "-sS", "-T", "-", "-X", "POST", url], stdin=zeros.stdout,
+                                stdout=subprocess.PIPE)
+        zeros.stdout.close()
+        got, wrong, start = 0, 0, time.monotonic()
+        while chunk := curl.stdout.read(1 << 20):
+            got += len(chunk)
+            wrong += len(chunk) - chunk.count(0)
+        curl.wait(timeout=300)
+        took = time.monotonic() - start
+        peak = rss_kib(server.proc.pid, "VmHWM")
+        check(curl.returncode == 0 and got == size and wrong == 0,
+              f"1 GiB echo: curl exit {curl.returncode}, {got} bytes back, {wrong} wrong\n{server.tail()}")
+        check(peak - before < 64 << 10, f"1 GiB echo: RSS {before} KiB before, peak {peak} KiB\n{server.tail()}")
+    with Server([ctx.args.wasinn, "serve", "--max-request-bytes", "1048576"], [], ctx.guest("p3_http"),
+                env=ctx.env, name="p3_http 1 MiB") as server:
+        r = request(server, "POST", "/infer/none?dims=1,4", os.urandom(3 << 20), chunked=True)
+        check(r.status == 413, f"a chunked 3 MiB body past a 1 MiB limit: {r!r}\n{server.tail()}")
+        r = request(server, "GET", "/hello")
+        check(r.status == 200, f"after a 413: {r!r}\n{server.tail()}")
+    log(f"stream: 1 GiB echoed whole in {took:.1f} s, peak RSS {peak - before} KiB over the {before} KiB before; "
+        f"100-continue answered at once; a chunked body past the limit 413")
+
+
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
+         "serve": case_serve, "reuse": case_reuse, "stream": case_stream, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
 
 
 def main():

@@ -109,6 +109,12 @@ typedef struct wasinn_serve_config {
   wasinn_wit_str tls_cert;
   wasinn_wit_str tls_key;
   wasinn_wit_str tls_client_ca;
+  /* A wasi:http@0.3 component's instance reuse (`wasmtime serve`'s knobs): requests per instance in
+   * all (0: 128; 1: a fresh instance per request) and at once (0: 16), and how long an idle one
+   * is kept (0: 1000 ms). A 0.2 component: a fresh instance per request whatever these say. */
+  size_t max_instance_reuse_count;
+  size_t max_instance_concurrent_reuse_count;
+  uint64_t idle_instance_timeout_ms;
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

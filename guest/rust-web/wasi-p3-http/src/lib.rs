@@ -7,6 +7,12 @@
 //!       (fp32 outputs' floats in Rust's shortest round-trip form, NaN and infinities as null)
 //!   POST /generate/<graph>?n=N      body: the prompt; greedy (temp 0), n-predict N (default 32)
 //!       200 text/plain, streamed: the answer's pieces as nn-async's generate gives them
+//!   GET|POST /hello                 200 "hello\n" (the serving benchmark's smallest request)
+//!   GET|POST /count                 200 "N\n": the requests this instance has handled, this one
+//!       included (1 each time when every request gets a fresh instance)
+//!   POST /echo                      200, the request body streamed back as it arrives (the guest
+//!       hands the request's body stream to the response: nothing is held whole)
+//!   POST /trap                      the guest traps (a Rust panic): the host answers 500
 //!   anything else: 404 (so is /generate when built with the feature spec-only, which imports
 //!       the spec's wasi:nn alone and computes with its blocking compute); a wasi:nn failure: 500 "WHAT: CODE: DATA" (400 for invalid-argument)
 use wasip3::http::types::{ErrorCode, Fields, Method, Request, Response};
@@ -36,6 +42,9 @@ use wasinn::nn_ext::properties;
 
 struct Service;
 
+/// Requests this instance has handled: what tells a reused instance from a fresh one.
+static HANDLED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// A response whose body is `text`, written by a task of the guest's own.
 fn text(status: u16, body: String) -> Result<Response, ErrorCode> {
     let (mut tx, rx) = http_stream::new();
@@ -49,6 +58,17 @@ fn text(status: u16, body: String) -> Result<Response, ErrorCode> {
     spawn(async move {
         tx.write_all(body.into_bytes()).await;
     });
+    Ok(resp)
+}
+
+/// The request's body as the response's, stream to stream: the host feeds it as it arrives.
+fn echo(req: Request) -> Result<Response, ErrorCode> {
+    let (trailers_tx, trailers_rx) = http_future::new(|| Ok(None));
+    drop(trailers_tx);
+    let (body, _trailers) = Request::consume_body(req, http_future::new(|| Ok(())).1);
+    let headers = Fields::from_list(&[("content-type".into(), b"application/octet-stream".to_vec())])
+        .map_err(|_| ErrorCode::InternalError(None))?;
+    let (resp, _done) = Response::new(headers, Some(body), trailers_rx);
     Ok(resp)
 }
 
@@ -173,8 +193,21 @@ impl wasip3::exports::http::handler::Guest for Service {
         let path_query = req.get_path_with_query().unwrap_or_default();
         let (path, query) = path_query.split_once('?').unwrap_or((&path_query, ""));
         let (path, query) = (path.to_string(), query.to_string());
+        let handled = HANDLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if path == "/count" {
+            return text(200, format!("{handled}\n"));
+        }
+        if path == "/hello" {
+            return text(200, "hello\n".into());
+        }
         if !matches!(req.get_method(), Method::Post) {
             return text(405, "POST only\n".into());
+        }
+        if path == "/echo" {
+            return echo(req);
+        }
+        if path == "/trap" {
+            panic!("p3_http: /trap asked for a trap");
         }
         if let Some(graph) = path.strip_prefix("/infer/") {
             return infer(graph, &query, req).await;

@@ -26,6 +26,7 @@ mod answer;
 mod body;
 mod connection;
 mod p3_guest;
+mod p3_reuse;
 mod request;
 mod server;
 mod shared;
@@ -119,6 +120,11 @@ pub struct ServeConfig {
     pub tls_cert: WitStr,
     pub tls_key: WitStr,
     pub tls_client_ca: WitStr,
+    /// A 0.3 component's instance reuse: requests per instance in all (0: 128; 1: one each) and
+    /// at once (0: 16), and how long an idle instance is kept (0: 1000 ms).
+    pub max_instance_reuse_count: usize,
+    pub max_instance_concurrent_reuse_count: usize,
+    pub idle_instance_timeout_ms: u64,
 }
 
 // `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`

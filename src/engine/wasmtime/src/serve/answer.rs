@@ -34,6 +34,8 @@ pub(super) struct Tracked {
     user_agent: String,
     start: Instant,
     pub(super) bytes_in: u64,
+    /// A body streamed to the guest: its bytes so far (bytes_in is taken from it at the end).
+    pub(super) streamed_in: Option<Arc<std::sync::atomic::AtomicU64>>,
     bytes_out: u64,
     status: u16,
     note: String,
@@ -80,6 +82,7 @@ impl Tracked {
             user_agent,
             start: Instant::now(),
             bytes_in: 0,
+            streamed_in: None,
             bytes_out: 0,
             status: 0,
             note: String::new(),
@@ -98,6 +101,9 @@ impl Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
+        if let Some(seen) = &self.streamed_in {
+            self.bytes_in = seen.load(Relaxed);
+        }
         let cutting = self.shared.cutting.load(Relaxed);
         // No answer at all (a HEAD's too) is a cut however little its body was.
         if self.status == 0 {

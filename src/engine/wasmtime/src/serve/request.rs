@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! One request, from arrival to answer (serve_host.h's per-request behaviour: health, 413, 503,
 //! 500 and 504): health answered at once; else the body is read, a worker admits it, a fresh
-//! instance of the component handles it on that worker, and its response, or the host's answer
-//! for a guest that failed or took too long, goes back to the client.
+//! instance of the component handles it on that worker (a reused 0.3 instance reads the body as
+//! it arrives instead, p3_reuse.rs), and its response, or the host's answer for a guest that
+//! failed or took too long, goes back to the client.
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
@@ -17,13 +18,14 @@ use hyper::{Request, Response, StatusCode};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
 use wasmtime_wasi_http::p2::body::HyperOutgoingBody;
-use wasmtime_wasi_http::WasiHttpView;
+use wasmtime_wasi_http::{WasiBody, WasiHttpView};
 
 use super::admission::Worker;
 use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked, X_REQUEST_ID};
-use super::body::read_whole;
-use super::p3_guest;
+use super::body::{declared_too_large, read_whole, streamed, too_large};
+use super::p3_reuse::Instancer;
 use super::shared::{GuestPre, Shared};
+use super::{p3_guest, p3_reuse};
 use crate::host::WitStr;
 
 /// The request's time in milliseconds from the guest's start until the server stops it.
@@ -125,10 +127,36 @@ impl Shared {
         req: Request<Incoming>,
         tracked: &mut Tracked,
     ) -> Result<Response<ServeBody>, HostAnswer> {
+        if let Some(instances) = &self.p3_instances {
+            if !declared_too_large(&req, &self.settings) {
+                // A reused 0.3 instance reads the body as it arrives (body.rs: the same limits).
+                let req = streamed(req, &self.settings, tracked).await?;
+                let seen = tracked.streamed_in.clone().unwrap_or_default();
+                let worker = self.admit().await?;
+                let guest = self.start_reused(instances, req, worker);
+                let answer = self.guest_answer(guest).await?;
+                // A body past the limit before the guest answered: the host's 413, as for a whole one.
+                if seen.load(Relaxed) > self.settings.max_request_bytes {
+                    return Err(too_large(self.settings.max_request_bytes));
+                }
+                return Ok(answer);
+            }
+        }
         let req = read_whole(req, &self.settings, tracked).await?;
         let worker = self.admit().await?;
         let guest = self.start_guest(req, worker, tracked.guest_failed.clone())?;
         self.guest_answer(guest).await
+    }
+
+    /// Hands the request to a reused 0.3 instance; its hold on `worker` ends with the response's body.
+    fn start_reused(self: &Arc<Shared>, instances: &Instancer, req: Request<WasiBody>, worker: Worker) -> RunningGuest {
+        let (tx, response) = oneshot::channel();
+        let busy = p3_reuse::Busy::new(self.clone(), worker);
+        let task = self.guest_rt.spawn(p3_reuse::handle(instances.clone(), req, busy, tx));
+        RunningGuest {
+            task,
+            response: Answer::P3(response),
+        }
     }
 
     /// Makes the request's store and runs the guest on `worker`: a fresh instance of the

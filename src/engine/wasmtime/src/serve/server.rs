@@ -12,10 +12,12 @@ use std::time::Duration;
 use tokio::sync::watch;
 use wasmtime::component::Linker;
 use wasmtime::{format_err, Result};
+use wasmtime_wasi_http::handler::ProxyHandler;
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 
 use super::connection::{serve_connection, OpenConnection};
+use super::p3_reuse::Instances;
 use super::shared::{Callbacks, GuestPre, Settings, Shared};
 use super::store::RequestState;
 use super::{component_of, engine_of, ServeConfig, ServeStats};
@@ -96,8 +98,16 @@ impl Server {
             .thread_name("wasinn-http")
             .enable_all()
             .build()?;
-        let shared = Arc::new(Shared {
+        let shared = Arc::new_cyclic(|weak| Shared {
             engine,
+            p3_instances: match &pre {
+                GuestPre::P3(p3) if settings.reuse.total > 1 => Some(ProxyHandler::new(Instances {
+                    shared: weak.clone(),
+                    pre: p3.clone(),
+                    reuse: settings.reuse,
+                })),
+                _ => None,
+            },
             pre,
             callbacks,
             settings,

@@ -11,6 +11,7 @@ use wasmtime::Engine;
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 
+use super::p3_reuse::{Instancer, Reuse};
 use super::store::RequestState;
 use super::{AdmissionTable, ServeConfig, ServeRecord};
 use crate::host::*;
@@ -68,6 +69,7 @@ pub(super) struct Settings {
     pub(super) inherit_stdio: bool,
     pub(super) header_timeout: Option<Duration>,
     pub(super) max_connections: u64,
+    pub(super) reuse: Reuse,
 }
 
 impl Settings {
@@ -96,6 +98,11 @@ impl Settings {
             } else {
                 cfg.max_connections
             },
+            reuse: Reuse::of(
+                cfg.max_instance_reuse_count,
+                cfg.max_instance_concurrent_reuse_count,
+                cfg.idle_instance_timeout_ms,
+            ),
         }
     }
 }
@@ -121,6 +128,8 @@ pub(super) enum GuestPre {
 pub(super) struct Shared {
     pub(super) engine: Engine,
     pub(super) pre: GuestPre,
+    /// A 0.3 component's reused instances (None: 0.2, or one instance per request asked).
+    pub(super) p3_instances: Option<Instancer>,
     pub(super) settings: Settings,
     pub(super) callbacks: Arc<Callbacks>,
     pub(super) guest_rt: tokio::runtime::Handle,

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! Reused wasi:http@0.3.0 instances, as `wasmtime serve` 48+ reuses them (its
+//! --max-instance-reuse-count, --max-instance-concurrent-reuse-count, --idle-instance-timeout):
+//! wasmtime-wasi-http's `ProxyHandler` keeps instances, each in its own store and event loop,
+//! gives a request to one with room, else makes one. A store that traps is dropped with its
+//! instance (the requests it held get 500); the next request gets a fresh one.
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, SizeHint};
+use hyper::{Request, Response};
+use tokio::sync::oneshot;
+use wasmtime::component::GuestTaskId;
+use wasmtime::{format_err, Result, Store, StoreContextMut};
+use wasmtime_wasi_http::handler::{
+    HandlerState, Instance, Proxy, ProxyHandler, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
+};
+use wasmtime_wasi_http::p3::bindings::http::types::ErrorCode;
+use wasmtime_wasi_http::p3::bindings::ServicePre;
+use wasmtime_wasi_http::WasiBody;
+
+use super::admission::Worker;
+use super::answer::{BoxError, ServeBody};
+use super::shared::Shared;
+use super::store::RequestState;
+
+/// Wasmtime's defaults for a 0.3 component (src/commands/serve.rs).
+const DEFAULT_REUSE: usize = 128;
+const DEFAULT_AT_ONCE: usize = 16;
+const DEFAULT_IDLE: Duration = Duration::from_secs(1);
+
+/// How far an instance is reused: requests in all, at once, and how long it waits idle.
+#[derive(Clone, Copy)]
+pub(super) struct Reuse {
+    pub(super) total: usize,
+    pub(super) at_once: usize,
+    pub(super) idle: Duration,
+}
+
+impl Reuse {
+    /// From the config's numbers, 0 meaning Wasmtime's default.
+    pub(super) fn of(total: usize, at_once: usize, idle_ms: u64) -> Reuse {
+        Reuse {
+            total: if total == 0 { DEFAULT_REUSE } else { total },
+            at_once: if at_once == 0 { DEFAULT_AT_ONCE } else { at_once },
+            idle: if idle_ms == 0 {
+                DEFAULT_IDLE
+            } else {
+                Duration::from_millis(idle_ms)
+            },
+        }
+    }
+}
+
+/// What makes the instances: the server (weakly: it owns the handler) and the component.
+pub(super) struct Instances {
+    pub(super) shared: Weak<Shared>,
+    pub(super) pre: ServicePre<RequestState>,
+    pub(super) reuse: Reuse,
+}
+
+pub(super) type Instancer = ProxyHandler<Instances>;
+
+impl HandlerState for Instances {
+    type StoreData = RequestState;
+    type WorkerExpiration = Expiry;
+    type WorkerState = Limits;
+
+    async fn instantiate(&self) -> Result<Instance<RequestState, Expiry, Limits>> {
+        let shared = self
+            .shared
+            .upgrade()
+            .ok_or_else(|| format_err!("the server has stopped"))?;
+        // The store's limits are a request's, as with an instance per request (store.rs).
+        let mut store = shared.new_store()?;
+        let service = self.pre.instantiate_async(&mut store).await?;
+        let request_timeout = shared.settings.request_timeout;
+        Ok(Instance {
+            store,
+            proxy: Proxy::P3(service),
+            view: <RequestState as wasmtime_wasi_http::WasiHttpView>::http,
+            expiration: Expiry {
+                idle: self.reuse.idle,
+                request: request_timeout.unwrap_or(Duration::MAX),
+                sleep: Box::pin(tokio::time::sleep(Duration::MAX / 4)),
+            },
+            state: Limits {
+                reuse: self.reuse,
+                timeout_ticks: shared.settings.timeout_ticks,
+                request_timeout,
+            },
+        })
+    }
+}
+
+/// When an instance goes: idle past the idle timeout, or busy past the request timeout (the
+/// handler polls this outside the store's loop, so a guest stuck in one call is caught too).
+pub(super) struct Expiry {
+    idle: Duration,
+    request: Duration,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl WorkerExpiration for Expiry {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>, status: WorkerStatus, start: Instant) -> Poll<()> {
+        let limit = match status {
+            WorkerStatus::Idle => self.idle,
+            WorkerStatus::Requests | WorkerStatus::PostReturn => self.request,
+        };
+        let Some(deadline) = start.checked_add(limit) else {
+            return Poll::Pending;
+        };
+        let deadline = tokio::time::Instant::from_std(deadline);
+        if self.sleep.deadline() != deadline {
+            self.sleep.as_mut().reset(deadline);
+        }
+        self.sleep.as_mut().poll(cx)
+    }
+}
+
+/// One instance's bounds, and what each request it takes starts with.
+pub(super) struct Limits {
+    reuse: Reuse,
+    timeout_ticks: u64,
+    request_timeout: Option<Duration>,
+}
+
+impl WorkerState for Limits {
+    type StoreData = RequestState;
+    type RequestData = ();
+
+    fn should_accept_request(&self, at_once: usize, total: usize) -> ShouldAccept {
+        if total >= self.reuse.total {
+            ShouldAccept::Never
+        } else if at_once >= self.reuse.at_once {
+            ShouldAccept::No
+        } else {
+            ShouldAccept::Yes
+        }
+    }
+
+    fn on_request_start(
+        &self,
+        mut store: StoreContextMut<'_, RequestState>,
+        _: (),
+        _: GuestTaskId,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
+        // Each request gets the whole epoch deadline, not what the instance's earlier ones left.
+        store.set_epoch_deadline(self.timeout_ticks);
+        match self.request_timeout {
+            Some(limit) => Box::pin(tokio::time::sleep(limit)),
+            None => Box::pin(std::future::pending()),
+        }
+    }
+
+    fn drop(&self, store: Store<RequestState>, _result: Result<()>) {
+        // A trap's requests were answered 500 with it; the store (the guest's wasi-nn state) goes.
+        drop(store);
+    }
+}
+
+/// A request's hold on the server while its guest works on it: its worker (admission) and its
+/// place in the running count, kept until the response's body is done or dropped.
+pub(super) struct Busy {
+    shared: Arc<Shared>,
+    _worker: Worker,
+}
+
+impl Busy {
+    pub(super) fn new(shared: Arc<Shared>, worker: Worker) -> Busy {
+        shared.running.fetch_add(1, Relaxed);
+        Busy {
+            shared,
+            _worker: worker,
+        }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.shared.running.fetch_sub(1, Relaxed);
+    }
+}
+
+/// The response's body, holding the request's `Busy` until it ends.
+struct Holding {
+    inner: ServeBody,
+    busy: Option<Busy>,
+}
+
+impl Body for Holding {
+    type Data = Bytes;
+    type Error = BoxError;
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(None) | Poll::Ready(Some(Err(_))) = polled {
+            self.busy.take();
+        }
+        polled
+    }
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// One request to a reused instance; its response (or the error code the guest answered) goes
+/// to `tx`. An error returned is the instance's (a trap, a failed instantiation): no answer sent.
+pub(super) async fn handle(
+    instances: Instancer,
+    req: Request<WasiBody>,
+    busy: Busy,
+    tx: oneshot::Sender<Result<Response<ServeBody>, String>>,
+) -> Result<()> {
+    match instances.handle((), req).await {
+        Ok(resp) => {
+            let resp = resp.map(|b| {
+                Holding {
+                    inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),
+                    busy: Some(busy),
+                }
+                .boxed_unsync()
+            });
+            let _ = tx.send(Ok(resp));
+            Ok(())
+        }
+        Err(e) => match e.downcast_ref::<ErrorCode>() {
+            Some(code) => {
+                let _ = tx.send(Err(format!("{code:?}")));
+                Ok(())
+            }
+            None => Err(e),
+        },
+    }
+}
