@@ -110,9 +110,9 @@ struct ServerContext {
     Client client;
     std::chrono::steady_clock::time_point started;
   };
-  std::mutex pending_mu;
-  std::map<uint64_t, Pending> pending;  // under pending_mu
-  uint64_t last_ticket = 0;             // under pending_mu
+  std::mutex pending_mu{};
+  std::map<uint64_t, Pending> pending{};  // under pending_mu
+  uint64_t last_ticket = 0;               // under pending_mu
 };
 
 }  // namespace wasinn::oip_server
