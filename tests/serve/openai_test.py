@@ -745,9 +745,11 @@ CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completio
          "logprobs": case_logprobs, "page": case_page}
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=sorted(CASES))
+def main(cases=None, doc=__doc__):
+    """The command line of this file's cases, or of another file's on the same server (token_metrics_test)."""
+    cases = cases or CASES
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", required=True, choices=sorted(cases))
     p.add_argument("--wasinn", required=True)
     p.add_argument("--guests", required=True)
     p.add_argument("--fixtures", required=True)
@@ -759,7 +761,7 @@ def main():
     except Skipped as e:
         print(f"SKIP {args.case}: {e}")
         return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return run_cases(cases, [args.case], ctx)
 
 if __name__ == "__main__":
     sys.exit(main())

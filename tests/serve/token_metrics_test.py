@@ -19,7 +19,6 @@ Cases (ctest runs each as serve.token-metrics.CASE):
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
-import argparse
 import http.client
 import json
 import os
@@ -30,8 +29,9 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402,F401
-from openai_test import MESSAGES, PROMPT, Ctx, client  # noqa: E402
+from case_checks import check  # noqa: E402
+from openai_test import MESSAGES, PROMPT, client  # noqa: E402
+from openai_test import main as openai_main  # noqa: E402
 from serve_test import log, metrics_url, wait_line  # noqa: E402
 
 
@@ -152,20 +152,7 @@ CASES = {"counts": case_counts, "outcomes": case_outcomes}
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--guests", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--reference", required=True)
-    p.add_argument("--backend-dir")
-    args = p.parse_args()
-    try:
-        ctx = Ctx(args)
-    except Skipped as e:
-        print(f"SKIP {args.case}: {e}")
-        return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return openai_main(CASES, __doc__)
 
 
 if __name__ == "__main__":
