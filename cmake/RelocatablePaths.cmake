@@ -10,6 +10,8 @@
 # compile line. Code reads the macro as before, as a `const char*` (not a string literal: no
 # literal concatenation).
 
+include(${CMAKE_CURRENT_LIST_DIR}/CompiledTargets.cmake)
+
 function(_wasinn_paths_rewrite target property id header_var source_var rewrote_var)
   set(${rewrote_var} OFF PARENT_SCOPE)
   get_target_property(defs ${target} ${property})
@@ -46,12 +48,8 @@ function(_wasinn_paths_rewrite target property id header_var source_var rewrote_
 endfunction()
 
 function(wasinn_relocatable_paths dir)
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  wasinn_compiled_targets(${dir} targets)
   foreach(target IN LISTS targets)
-    get_target_property(type ${target} TYPE)
-    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
-      continue()
-    endif()
     string(MAKE_C_IDENTIFIER ${target} id)
     set(header "")
     set(source "")
@@ -72,9 +70,5 @@ function(wasinn_relocatable_paths dir)
     if(public)
       set_property(TARGET ${target} APPEND PROPERTY INTERFACE_COMPILE_OPTIONS "SHELL:-include ${base}.h")
     endif()
-  endforeach()
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(sub IN LISTS subdirs)
-    wasinn_relocatable_paths(${sub})
   endforeach()
 endfunction()

@@ -9,6 +9,8 @@
 # sources marked SKIP_UNITY_BUILD_INCLUSION, generated sources and generator expressions compile
 # on their own, as with CMake's unity builds; a target with UNITY_BUILD OFF is left alone.
 
+include(${CMAKE_CURRENT_LIST_DIR}/CompiledTargets.cmake)
+
 function(_wasinn_unity_write target binary_dir index files out_var)
   set(unit ${binary_dir}/unity/${target}_${index}.cpp)
   get_filename_component(unit_dir ${unit} DIRECTORY)
@@ -27,12 +29,8 @@ function(wasinn_relocatable_unity dir)
   if(NOT ARG_BATCH_SIZE)
     set(ARG_BATCH_SIZE 8)
   endif()
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  wasinn_compiled_targets(${dir} targets)
   foreach(target IN LISTS targets)
-    get_target_property(type ${target} TYPE)
-    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
-      continue()
-    endif()
     get_target_property(unity ${target} UNITY_BUILD)
     if(NOT unity STREQUAL "unity-NOTFOUND" AND NOT unity)
       continue()  # the target said UNITY_BUILD OFF
@@ -76,9 +74,5 @@ function(wasinn_relocatable_unity dir)
       list(APPEND units ${unit})
     endif()
     set_property(TARGET ${target} PROPERTY SOURCES ${kept} ${units})
-  endforeach()
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(sub IN LISTS subdirs)
-    wasinn_relocatable_unity(${sub} BATCH_SIZE ${ARG_BATCH_SIZE})
   endforeach()
 endfunction()

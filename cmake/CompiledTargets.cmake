@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# wasinn_compiled_targets(DIR OUT_VAR): every target defined under DIR (its subdirectories too)
+# that compiles sources: executables and libraries, not custom or imported targets. For the
+# passes that rewrite targets after they are defined (RelocatableUnity, RelocatablePaths).
+function(wasinn_compiled_targets dir out_var)
+  set(found "")
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+      list(APPEND found ${target})
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    wasinn_compiled_targets(${sub} below)
+    list(APPEND found ${below})
+  endforeach()
+  set(${out_var} ${found} PARENT_SCOPE)
+endfunction()
