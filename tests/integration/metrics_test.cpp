@@ -60,8 +60,9 @@ std::vector<std::string> metrics_run(const std::vector<std::string>& guest_and_a
 TEST(Metrics, ScrapedWhileTheGuestRuns) {
   constexpr int kComputes = 7;
   constexpr double kInputBytes = 64 * 4, kOutputBytes = 10 * 4;
-  RunningChild child(metrics_run({guest("metrics_guest"), "/d/model.onnx", "/d/test_x.f32", std::to_string(kComputes)}),
-                     ChildOptions{.stdin_text = {}, .unset_env = {"WASINN_BACKEND_PATH"}, .timeout_seconds = 60});
+  RunningChild child(
+      metrics_run({guest("metrics_guest"), "/d/model.onnx", "/d/test_x.f32", std::to_string(kComputes)}),
+      ChildOptions{.stdin_text = {}, .unset_env = {"WASINN_BACKEND_PATH"}, .timeout_seconds = 60, .cwd = {}});
   std::smatch url;
   const std::regex url_line(R"(wasinn: metrics at (http://127\.0\.0\.1:([0-9]+)/metrics)\n)");
   ASSERT_TRUE(child.wait_until([&](const std::string& out, const std::string& err) {

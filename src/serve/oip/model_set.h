@@ -41,7 +41,7 @@ struct ModelSetOptions {
   std::map<std::string, BatchingOptions> batching;
 };
 
-class ModelSet : private WaitListener {
+class ModelSet final : private WaitListener {
  public:
   ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options);
   ~ModelSet();  // finishes the queued jobs, then joins the workers

@@ -19,7 +19,9 @@ const std::string kName = HostUnderTest::kTinyWhisper;
 Status load_bytes(CaseRun& r, const Bytes& model) {
   const uint32_t out = r.guest.out_u32();
   const Status st = nn::load(r.call(), r.builders({model}), 1, witx_encoding(kWhisper), 0, out);
-  if (!st.ok()) EXPECT_TRUE(r.untouched(out));
+  if (!st.ok()) {
+    EXPECT_TRUE(r.untouched(out));
+  }
   return r.tracked_graph(st, out);
 }
 
@@ -38,7 +40,9 @@ Status load_config(CaseRun& r, const std::string& config, uint32_t* graph_out = 
   if (graph_out) *graph_out = out;
   const Status st = nn::load_by_name_with_config(r.call(), r.guest.put(kName), static_cast<uint32_t>(kName.size()),
                                                  r.guest.put(config), static_cast<uint32_t>(config.size()), out);
-  if (!st.ok()) EXPECT_TRUE(r.untouched(out));
+  if (!st.ok()) {
+    EXPECT_TRUE(r.untouched(out));
+  }
   return r.tracked_graph(st, out);
 }
 
