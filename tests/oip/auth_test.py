@@ -44,19 +44,24 @@ def tiny_input(module):
     return x, inp
 
 
+def assert_refused(test, c, client_module, header, status):
+    """No key and a wrong key: metadata and inference are both refused with `status`."""
+    for headers in (None, {header: "Bearer sk-wrong"}):
+        with test.assertRaises(InferenceServerException) as e:
+            c.get_model_metadata("digits", headers=headers)
+        test.assertEqual(e.exception.status(), status)
+        _, inp = tiny_input(client_module)
+        with test.assertRaises(InferenceServerException) as e:
+            c.infer("tiny", [inp], headers=headers)
+        test.assertEqual(e.exception.status(), status)
+
+
 class Rest(unittest.TestCase):
     def test_refused_without_the_key(self):
         c = httpclient.InferenceServerClient(url=SERVER.http)
         self.assertTrue(c.is_server_live())  # the probes need no key
         self.assertTrue(c.is_server_ready())
-        for headers in (None, {"Authorization": "Bearer sk-wrong"}):
-            with self.assertRaises(InferenceServerException) as e:
-                c.get_model_metadata("digits", headers=headers)
-            self.assertEqual(e.exception.status(), "401")
-            _, inp = tiny_input(httpclient)
-            with self.assertRaises(InferenceServerException) as e:
-                c.infer("tiny", [inp], headers=headers)
-            self.assertEqual(e.exception.status(), "401")
+        assert_refused(self, c, httpclient, "Authorization", "401")
 
     def test_the_401s_shape(self):
         host, port = SERVER.http.rsplit(":", 1)
@@ -82,14 +87,7 @@ class Grpc(unittest.TestCase):
     def test_unauthenticated_without_the_key(self):
         c = grpcclient.InferenceServerClient(url=SERVER.grpc)
         self.assertTrue(c.is_server_live())
-        for headers in (None, {"authorization": "Bearer sk-wrong"}):
-            with self.assertRaises(InferenceServerException) as e:
-                c.get_model_metadata("digits", headers=headers)
-            self.assertEqual(e.exception.status(), "StatusCode.UNAUTHENTICATED")
-            _, inp = tiny_input(grpcclient)
-            with self.assertRaises(InferenceServerException) as e:
-                c.infer("tiny", [inp], headers=headers)
-            self.assertEqual(e.exception.status(), "StatusCode.UNAUTHENTICATED")
+        assert_refused(self, c, grpcclient, "authorization", "StatusCode.UNAUTHENTICATED")
 
     def test_answers_with_the_key(self):
         c = grpcclient.InferenceServerClient(url=SERVER.grpc)
