@@ -22,19 +22,20 @@ use wasmtime_wasi_http::WasiHttpView;
 use super::answer::{BoxError, ServeBody};
 use super::store::RequestState;
 
-/// The response's body, telling the guest's loop when the client is done with it.
-struct Watched {
-    inner: ServeBody,
-    done: Option<oneshot::Sender<()>>,
+/// A response body that holds `T` until it ends or fails, then drops it: the guest's loop learns
+/// the client is done (a oneshot sender), a reused instance's request leaves its worker (`Busy`).
+pub(super) struct HeldUntilEnd<T> {
+    pub(super) inner: ServeBody,
+    pub(super) held: Option<T>,
 }
 
-impl Body for Watched {
+impl<T: Unpin> Body for HeldUntilEnd<T> {
     type Data = Bytes;
     type Error = BoxError;
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
         if let Poll::Ready(None) | Poll::Ready(Some(Err(_))) = polled {
-            self.done.take();
+            self.held.take();
         }
         polled
     }
@@ -73,11 +74,11 @@ pub(super) async fn run(
                     }
                 };
                 let resp = accessor.with(|mut store| resp.into_http(&mut store, req_io))?;
-                let (done, body_done) = oneshot::channel();
+                let (done, body_done) = oneshot::channel::<()>();
                 let resp = resp.map(|b| {
-                    Watched {
+                    HeldUntilEnd {
                         inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),
-                        done: Some(done),
+                        held: Some(done),
                     }
                     .boxed_unsync()
                 });

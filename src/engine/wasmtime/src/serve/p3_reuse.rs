@@ -11,9 +11,7 @@ use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use http_body_util::BodyExt;
-use hyper::body::{Body, Frame, SizeHint};
 use hyper::{Request, Response};
 use tokio::sync::oneshot;
 use wasmtime::component::GuestTaskId;
@@ -27,6 +25,7 @@ use wasmtime_wasi_http::WasiBody;
 
 use super::admission::Worker;
 use super::answer::{BoxError, ServeBody};
+use super::p3_guest::HeldUntilEnd;
 use super::shared::Shared;
 use super::store::RequestState;
 
@@ -188,30 +187,6 @@ impl Drop for Busy {
     }
 }
 
-/// The response's body, holding the request's `Busy` until it ends.
-struct Holding {
-    inner: ServeBody,
-    busy: Option<Busy>,
-}
-
-impl Body for Holding {
-    type Data = Bytes;
-    type Error = BoxError;
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(None) | Poll::Ready(Some(Err(_))) = polled {
-            self.busy.take();
-        }
-        polled
-    }
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 /// One request to a reused instance; its response (or the error code the guest answered) goes
 /// to `tx`. An error returned is the instance's (a trap, a failed instantiation): no answer sent.
 pub(super) async fn handle(
@@ -223,9 +198,9 @@ pub(super) async fn handle(
     match instances.handle((), req).await {
         Ok(resp) => {
             let resp = resp.map(|b| {
-                Holding {
+                HeldUntilEnd {
                     inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),
-                    busy: Some(busy),
+                    held: Some(busy),
                 }
                 .boxed_unsync()
             });
