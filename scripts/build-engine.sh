@@ -4,6 +4,7 @@
 # imports, one shared library) with cargo, from crates.io only, and installs it for one build tree:
 #   build-engine.sh OUT_DIR    -> OUT_DIR/lib/libwasinn_wasmtime.so and OUT_DIR/include/ (wasmtime.h)
 #   build-engine.sh --test     the crate's own tests (cargo test --release: the same objects)
+#   WASINN_ENGINE_TARGET_DIR=DIR  use DIR as cargo's target directory instead of the shared cache
 # Cargo's target directory is cached in ~/.cache/wasinn/engine, keyed by the lock file, the
 # manifest (its features) and the toolchain, so every build tree of a clone (plain, ASan, TSan)
 # and every clone share one build: ~5 min on 2 cores the first time, seconds after an edit of the
@@ -29,7 +30,9 @@ fi
 unset CC CXX CFLAGS CXXFLAGS CPPFLAGS LDFLAGS RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_RUSTFLAGS
 export CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home}
 key=$(cat "$CRATE/Cargo.lock" "$CRATE/Cargo.toml" <(rustc -vV) | sha256sum | cut -c1-16)
-export CARGO_TARGET_DIR=$CACHE/engine/target-$key
+# WASINN_ENGINE_TARGET_DIR: a checkout of its own (a copy of the shared one), for work that edits the
+# crate beside another checkout that does too: the shared copy would rebuild at each turn.
+export CARGO_TARGET_DIR=${WASINN_ENGINE_TARGET_DIR:-$CACHE/engine/target-$key}
 mkdir -p "$CARGO_HOME" "$CARGO_TARGET_DIR"
 [[ -f $CARGO_TARGET_DIR/release/libwasinn_wasmtime.so ]] ||
   echo "build-engine.sh: building Wasmtime $(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$CRATE/Cargo.toml") with cargo into $CARGO_TARGET_DIR (the first time: about 6 min on 2 cores)" >&2
