@@ -87,6 +87,10 @@ fi
 for f in /etc/npmrc /usr/etc/npmrc; do [[ -f $f ]] && mkdir -p "$RFS$(dirname "$f")" && cp "$f" "$RFS$f"; done
 [[ -f $HOME/.npmrc ]] && cp "$HOME/.npmrc" "$RFS/root/.npmrc"
 
+# The root a mount point of its own, before anything is mounted inside it: runc makes the
+# container's "/" a slave mount, which fails ("mount /, flags: 0x84000: invalid argument") when the
+# chroot's "/" is a plain directory, and the images' stage could not run here.
+mount --bind "$RFS" "$RFS"; mounts+=("$RFS")
 bind /proc "$RFS/proc"; bind /sys "$RFS/sys"; bind /dev "$RFS/dev"; bind /dev/pts "$RFS/dev/pts"
 mkdir -p "$RFS/dev/shm"; mount -t tmpfs tmpfs "$RFS/dev/shm"; mounts+=("$RFS/dev/shm")
 bind "$RUSTUP_HOME_HOST" "$RFS/root/.rustup" ro
