@@ -359,6 +359,17 @@ int handle(mg_connection* conn, void* data) {
   return reply.status;
 }
 
+// civetweb's init_thread, on each of its threads: SIGPIPE blocked there. Its own writes use
+// MSG_NOSIGNAL, but OpenSSL's (an answer or close_notify over TLS to a client that has gone) are
+// plain write()s, whose SIGPIPE would end the process; blocked, the write fails with EPIPE.
+void* block_sigpipe(const mg_context*, int) {
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+  return nullptr;
+}
+
 // OpenSSL's last error as text, for a TLS file's message.
 std::string openssl_error() {
   char text[256] = "unknown error";
@@ -485,6 +496,7 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
       return make_error(Errc::runtime_error, "--oip-http over TLS: civetweb could not start OpenSSL");
     }
     callbacks.init_ssl = &RestServer::init_tls;
+    callbacks.init_thread = &block_sigpipe;
   } else {
     mg_init_library(0);
   }
