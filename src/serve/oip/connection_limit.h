@@ -34,7 +34,7 @@ class ConnectionLimit {
   std::atomic<uint64_t> open_{0}, refused_{0};
   std::mutex log_mu_;
   std::chrono::steady_clock::time_point last_log_{};  // under log_mu_
-  uint64_t unlogged_ = 0;                              // refusals since the last line, under log_mu_
+  uint64_t unlogged_ = 0;                             // refusals since the last line, under log_mu_
 };
 
 }  // namespace wasinn::oip_server
