@@ -52,6 +52,16 @@ Result<std::unique_ptr<GrpcListener>> GrpcListener::bind(const std::string& addr
   std::string host = address.substr(0, colon);
   const std::string port = colon == std::string::npos ? "" : address.substr(colon + 1);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  // gRPC's own listener takes 0.0.0.0 as every address of both families (its "::" socket takes
+  // IPv4 too); so does this one, on a machine without IPv6 as 0.0.0.0 alone.
+  if (host == "0.0.0.0") {
+    if (auto both = bind_host("::", port, address)) return both;
+  }
+  return bind_host(host, port, address);
+}
+
+Result<std::unique_ptr<GrpcListener>> GrpcListener::bind_host(const std::string& host, const std::string& port,
+                                                              const std::string& address) {
   auto fail = [&](const std::string& why) {
     return make_error(Errc::invalid_argument, fmt::format("--oip-grpc {}: cannot listen there: {}", address, why));
   };
@@ -152,8 +162,13 @@ void GrpcListener::accept_all(int listening) {
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-      // Out of descriptors, say: wait a little rather than spin on the ready listener.
-      logger().warn("gRPC's listener: accept: {}", std::strerror(errno));
+      // Out of descriptors, say: wait a little rather than spin on the ready listener, and say
+      // so once a minute at most.
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_accept_warning_ > std::chrono::minutes(1)) {
+        logger().warn("gRPC's listener cannot accept a connection: {}", std::strerror(errno));
+        last_accept_warning_ = now;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       return;
     }

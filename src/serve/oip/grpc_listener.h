@@ -10,6 +10,7 @@
 
 #include <grpcpp/server_builder.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +39,8 @@ class GrpcListener {
 
  private:
   GrpcListener() = default;
+  static Result<std::unique_ptr<GrpcListener>> bind_host(const std::string& host, const std::string& port,
+                                                         const std::string& address);
   void run();
   void accept_all(int listening);
 
@@ -47,6 +50,7 @@ class GrpcListener {
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   ConnectionLimit* limit_ = nullptr;
   std::unordered_set<int> watched_;  // the duplicates of open connections; the thread's own
+  std::chrono::steady_clock::time_point last_accept_warning_{};
   std::thread thread_;
 };
 
