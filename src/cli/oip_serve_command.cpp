@@ -126,6 +126,12 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     options.grpc_address = listens.back().address.text();
   }
   options.workers = o.workers;
+  options.max_connections = o.max_connections;
+  if (!o.oip_http.empty() && o.max_connections > wasinn::oip_server::RestServer::kMaxConnections)
+    throw UsageError(
+        fmt::format("--max-connections {}: the OIP server serves each REST connection on a thread of its "
+                    "own: at most {} (0: no limit, the connections past its threads wait)",
+                    o.max_connections, wasinn::oip_server::RestServer::kMaxConnections));
   options.max_queue = o.max_queue;
   options.max_request_bytes = o.max_request_bytes;
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);

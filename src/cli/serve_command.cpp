@@ -135,8 +135,8 @@ void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
       ->capture_default_str();
   serve
       ->add_option("--max-connections", o.max_connections,
-                   "Client connections open at once (a component's server; the OIP server's REST connections are "
-                   "its threads, the rest wait in its queue); past it a new connection is closed at once and counted "
+                   "Client connections open at once (the OIP server: REST's and gRPC's each, REST's at most 16384); "
+                   "past it a new connection is closed at once (the OIP server's REST: answered 503 first) and counted "
                    "(wasinn_http_connections_refused_total) (0: no limit)")
       ->check(whole_number(0, 1u << 20))
       ->capture_default_str();

@@ -34,8 +34,8 @@ class RequestMetrics {
   // What the server knows at the moment of a scrape.
   struct Gauges {
     uint64_t in_flight = 0, running = 0, queued = 0, rejected = 0;
-    // Connections open, and those refused at once past --max-connections (a server without the
-    // limit, the OIP server's, leaves both out: has_connections false).
+    // Connections open, and those refused at once past --max-connections (a server that does
+    // not count them leaves both out: has_connections false).
     bool has_connections = false;
     uint64_t connections = 0, connections_refused = 0;
   };

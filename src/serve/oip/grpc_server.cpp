@@ -12,6 +12,7 @@
 
 #include "inference.grpc.pb.h"
 #include "serve/oip/error_status.h"
+#include "serve/oip/grpc_listener.h"
 #include "oip/server_proto.h"
 #include "wasinn/version.h"
 
@@ -268,16 +269,21 @@ class Service final : public inference::GRPCInferenceService::Service {
 struct GrpcServer::Impl {
   explicit Impl(ServerContext& ctx) : service(ctx) {}
   Service service;
+  std::unique_ptr<GrpcListener> listener;  // stops before the server
   std::unique_ptr<grpc::Server> server;
 };
 
 GrpcServer::GrpcServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, const std::string& address,
-                                                      uint64_t handshake_timeout_ms, const TlsFiles& tls) {
+                                                      uint64_t handshake_timeout_ms, const TlsFiles& tls,
+                                                      ConnectionLimit* connections) {
+  static ConnectionLimit no_limit("gRPC", 0);  // counts, limits nothing
   auto impl = std::make_unique<Impl>(context);
+  auto listener = GrpcListener::bind(address);
+  if (!listener) return listener.take_error();
+  impl->listener = std::move(*listener);
   grpc::ServerBuilder builder;
-  int port = 0;
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!tls.cert.empty()) {
     auto read = [](const std::string& path) {
@@ -292,10 +298,9 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, co
     if (!tls.client_ca.empty()) options.pem_root_certs = read(tls.client_ca);
     credentials = grpc::SslServerCredentials(options);
   }
-  builder.AddListeningPort(address, credentials, &port);
-  // gRPC sets SO_REUSEPORT by default, so a second server on a port in use bound it too and both
-  // listened, each taking some of the connections: refuse the port instead, as REST does.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // The listening sockets are GrpcListener's (--max-connections); gRPC serves what it accepts.
+  auto acceptor = builder.experimental().AddExternalConnectionAcceptor(
+      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, credentials);
   // A connection that has not finished its HTTP/2 handshake in time is closed (--header-timeout),
   // and one with no call for a minute too (clients reconnect when they call again).
   if (handshake_timeout_ms)
@@ -307,17 +312,17 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, co
   builder.SetMaxReceiveMessageSize(limit == 0 || limit > INT32_MAX ? INT32_MAX : static_cast<int>(limit));
   builder.SetMaxSendMessageSize(INT32_MAX);
   impl->server = builder.BuildAndStart();
-  if (!impl->server || port == 0)
-    return make_error(Errc::invalid_argument,
-                      fmt::format("--oip-grpc {}: cannot listen there (is the port taken, or the "
-                                  "address not one of this machine's?)",
-                                  address));
+  if (!impl->server)
+    return make_error(Errc::runtime_error, fmt::format("--oip-grpc {}: gRPC's server did not start", address));
+  const int port = impl->listener->port();
+  impl->listener->start(std::move(acceptor), connections ? *connections : no_limit);
   std::unique_ptr<GrpcServer> server(new GrpcServer(std::move(impl)));
   server->address_ = fmt::format("{}:{}", address.substr(0, address.rfind(':')), port);
   return server;
 }
 
 void GrpcServer::shutdown(uint64_t grace_ms) {
+  if (impl_->listener) impl_->listener->stop();  // no new connection reaches a server shutting down
   if (!impl_->server) return;
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(grace_ms));
   impl_->server->Wait();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "serve/oip/connection_limit.h"
 #include "serve/oip/server_context.h"
 
 namespace wasinn::oip_server {
@@ -17,9 +18,12 @@ namespace wasinn::oip_server {
 class GrpcServer {
  public:
   // handshake_timeout_ms: a connection's HTTP/2 handshake must end within it (0: gRPC's default).
-  // tls: TLS (grpc's SslServerCredentials) when tls.cert is given.
+  // tls: TLS (grpc's SslServerCredentials) when tls.cert is given. connections: --max-connections
+  // (OipServer's, outliving this server): past it a new connection is closed as it is accepted
+  // (GrpcListener).
   static Result<std::unique_ptr<GrpcServer>> start(ServerContext& context, const std::string& address,
-                                                   uint64_t handshake_timeout_ms = 0, const TlsFiles& tls = {});
+                                                   uint64_t handshake_timeout_ms = 0, const TlsFiles& tls = {},
+                                                   ConnectionLimit* connections = nullptr);
   ~GrpcServer();  // shuts down at once (in-flight calls are cancelled)
   // Stops accepting calls, waits up to grace_ms for those in progress, then cancels the rest.
   void shutdown(uint64_t grace_ms);

@@ -53,15 +53,26 @@ Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironmen
   s->context_.reset(new ServerContext{*s->models_, options.max_request_bytes, options.on_request, s->metrics_});
   s->context_->keys = options.keys;
   if (!options.http_address.empty()) {
-    // Connections beyond the computes: a health probe or metadata call is answered while every
-    // worker computes, and a request past the queue gets its 503 at once.
-    auto rest = RestServer::start(*s->context_, options.http_address, workers + options.max_queue + 4,
-                                  options.header_timeout_ms, options.tls);
+    const uint64_t limit = options.max_connections;
+    if (limit > RestServer::kMaxConnections)
+      return make_error(Errc::invalid_argument,
+                        fmt::format("--max-connections {}: the OIP server's REST connections are a thread each: at "
+                                    "most {}",
+                                    limit, RestServer::kMaxConnections));
+    // A thread for every connection --max-connections lets in, so none waits in civetweb's queue.
+    // With no limit: connections beyond the computes, so a health probe or metadata call is
+    // answered while every worker computes, and a request past the queue gets its 503 at once.
+    const size_t threads = limit ? limit + RestServer::kSpareThreads : workers + options.max_queue + 4;
+    s->rest_connections_ = std::make_unique<ConnectionLimit>("REST", limit);
+    auto rest = RestServer::start(*s->context_, options.http_address, threads, options.header_timeout_ms, options.tls,
+                                  s->rest_connections_.get());
     if (!rest) return rest.take_error();
     s->rest_ = std::move(*rest);
   }
   if (!options.grpc_address.empty()) {
-    auto grpc = GrpcServer::start(*s->context_, options.grpc_address, options.header_timeout_ms, options.tls);
+    s->grpc_connections_ = std::make_unique<ConnectionLimit>("gRPC", options.max_connections);
+    auto grpc = GrpcServer::start(*s->context_, options.grpc_address, options.header_timeout_ms, options.tls,
+                                  s->grpc_connections_.get());
     if (!grpc) return grpc.take_error();
     s->grpc_ = std::move(*grpc);
   }
@@ -111,7 +122,14 @@ uint64_t OipServer::stop_and_wait(uint64_t grace_ms) {
 
 std::string OipServer::metrics_text() const {
   const auto g = models_->gauges();
-  return metrics_.render(RequestMetrics::Gauges{context_->in_flight.load(), g.running, g.queued, g.rejected});
+  RequestMetrics::Gauges gauges{context_->in_flight.load(), g.running, g.queued, g.rejected};
+  gauges.has_connections = true;  // REST's and gRPC's together
+  for (const ConnectionLimit* c : {rest_connections_.get(), grpc_connections_.get()}) {
+    if (!c) continue;
+    gauges.connections += c->open();
+    gauges.connections_refused += c->refused();
+  }
+  return metrics_.render(gauges);
 }
 
 }  // namespace wasinn::oip_server

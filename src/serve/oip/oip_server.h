@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/nn_environment.h"
 #include "serve/request_metrics.h"
+#include "serve/oip/connection_limit.h"
 #include "serve/oip/grpc_server.h"
 #include "serve/oip/model_set.h"
 #include "serve/oip/rest_server.h"
@@ -35,6 +36,9 @@ struct OipServerOptions {
   // A request's headers within it (REST: civetweb's per-read timeout; gRPC: the HTTP/2
   // handshake's deadline); 0: the libraries' defaults.
   uint64_t header_timeout_ms = 10000;
+  // Client connections open at once, REST's and gRPC's each; past it a new one is refused at once
+  // and counted (REST: 503; gRPC: closed); 0: no limit. REST's: at most RestServer::kMaxConnections.
+  uint64_t max_connections = 1024;
   TlsFiles tls;  // HTTPS and gRPC over TLS when tls.cert is given
   // --model-repository's models: version and graph config by name (add_repository_models).
   std::map<std::string, std::pair<std::string, std::string>> repository;
@@ -78,6 +82,8 @@ class OipServer {
   std::unique_ptr<ModelSet> models_;
   RequestMetrics metrics_;
   std::unique_ptr<ServerContext> context_;
+  // --max-connections, REST's and gRPC's (here: a scrape reads them while the transports stop).
+  std::unique_ptr<ConnectionLimit> rest_connections_, grpc_connections_;
   std::unique_ptr<RestServer> rest_;
   std::unique_ptr<GrpcServer> grpc_;
   std::string no_address_;

@@ -292,7 +292,17 @@ class Handler {
   mg_connection* conn_;
 };
 
+// A connection's mark (civetweb's user connection data, set by RestServer::init_connection): counted
+// as open, or refused past --max-connections (answered 503 already).
+char counted_mark, refused_mark;
+
 int handle(mg_connection* conn, void* data) {
+  // A refused connection's request, come after its 503: no second answer, and not an access-log
+  // line (the refusal was counted and logged); the connection closes.
+  if (mg_get_user_connection_data(conn) == &refused_mark) {
+    mg_disable_connection_keep_alive(conn);  // again: civetweb clears it as each request begins
+    return 503;
+  }
   auto& ctx = *static_cast<ServerContext*>(data);
   const auto started = Clock::now();
   ctx.in_flight.fetch_add(1);
@@ -349,6 +359,17 @@ int handle(mg_connection* conn, void* data) {
   return reply.status;
 }
 
+// civetweb's init_thread, on each of its threads: SIGPIPE blocked there. Its own writes use
+// MSG_NOSIGNAL, but OpenSSL's (an answer or close_notify over TLS to a client that has gone) are
+// plain write()s, whose SIGPIPE would end the process; blocked, the write fails with EPIPE.
+void* block_sigpipe(const mg_context*, int) {
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+  return nullptr;
+}
+
 // OpenSSL's last error as text, for a TLS file's message.
 std::string openssl_error() {
   char text[256] = "unknown error";
@@ -370,6 +391,39 @@ std::string load_openssl_shims() {
 }
 
 }  // namespace
+
+// civetweb's init_connection, on the worker that has just taken the connection (over TLS, once its
+// handshake is done): within --max-connections it counts as open until connection_close;
+// past it the 503 goes out at once, before any request (a client waiting for its answer reads it,
+// an idle one sees it), and the connection closes when its client closes it or sends a request,
+// or at --header-timeout. Writing here is what civetweb's const discourages, but the socket (or
+// TLS session) is ready: mg_write only sends.
+int RestServer::init_connection(const mg_connection* conn, void** conn_data) {
+  auto* self = static_cast<RestServer*>(mg_get_user_data(mg_get_context(conn)));
+  // The client's address is not known yet here (civetweb gives no request info before a request).
+  if (self->connections_->admit("")) {
+    *conn_data = &counted_mark;
+    return 0;
+  }
+  *conn_data = &refused_mark;
+  auto* writable = const_cast<mg_connection*>(conn);
+  mg_disable_connection_keep_alive(writable);
+  const std::string body = oip::error_json(
+      fmt::format("too many connections: --max-connections {} are open; try again later", self->connections_->limit()));
+  const std::string answer = fmt::format(
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
+      "Retry-After: 1\r\nConnection: close\r\n\r\n{}",
+      body.size(), body);
+  mg_write(writable, answer.data(), answer.size());
+  return 0;
+}
+
+// civetweb's connection_close: a connection init_connection counted is no longer open (one whose TLS
+// handshake failed never was: its mark is null).
+void RestServer::connection_close(const mg_connection* conn) {
+  if (mg_get_user_connection_data(conn) != &counted_mark) return;
+  static_cast<RestServer*>(mg_get_user_data(mg_get_context(conn)))->connections_->closed();
+}
 
 // civetweb's init_ssl: the certificate, key and client CA set on civetweb's SSL_CTX by OpenSSL
 // itself (civetweb wants the certificate and key in one file, and reads no CA list when a
@@ -399,8 +453,9 @@ int RestServer::init_tls(void* ssl_ctx, void* self_ptr) {
 }
 
 Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, const std::string& address,
-                                                      size_t threads, uint64_t read_timeout_ms, const TlsFiles& tls) {
-  std::unique_ptr<RestServer> server(new RestServer(context));
+                                                      size_t threads, uint64_t read_timeout_ms, const TlsFiles& tls,
+                                                      ConnectionLimit* connections) {
+  std::unique_ptr<RestServer> server(new RestServer(context, connections));
   server->tls_ = tls;
   const bool https = !tls.cert.empty();
   // civetweb serves TLS on a port whose number ends in "s".
@@ -428,6 +483,10 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
                            read_timeout.c_str(),
                            nullptr};
   mg_callbacks callbacks{};
+  if (connections) {
+    callbacks.init_connection = &RestServer::init_connection;
+    callbacks.connection_close = &RestServer::connection_close;
+  }
   if (https) {
     if (std::string why = load_openssl_shims(); !why.empty())
       return make_error(Errc::runtime_error,
@@ -437,6 +496,7 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
       return make_error(Errc::runtime_error, "--oip-http over TLS: civetweb could not start OpenSSL");
     }
     callbacks.init_ssl = &RestServer::init_tls;
+    callbacks.init_thread = &block_sigpipe;
   } else {
     mg_init_library(0);
   }

@@ -10,30 +10,44 @@
 #include <string>
 
 #include "core/error.h"
+#include "serve/oip/connection_limit.h"
 #include "serve/oip/server_context.h"
 
 struct mg_context;
+struct mg_connection;
 
 namespace wasinn::oip_server {
 
 class RestServer {
  public:
-  // address: HOST:PORT (port 0: any free one); threads: connections served at once;
-  // read_timeout_ms: the longest a read (of a request's headers or body) may wait (0: civetweb's);
-  // tls: HTTPS (HTTP/1.1, TLS 1.2 and later; client certificates with tls.client_ca) when
-  // tls.cert is given.
+  // address: HOST:PORT (port 0: any free one); threads: connections served at once (more wait
+  // in civetweb's queue); read_timeout_ms: the longest a read (of a request's headers or body)
+  // may wait (0: civetweb's); tls: HTTPS (HTTP/1.1, TLS 1.2 and later; client certificates with
+  // tls.client_ca) when tls.cert is given; connections: --max-connections (OipServer's, outliving
+  // this server): past it a new connection is answered 503 and closed as it reaches a thread
+  // (threads should exceed the limit).
   static Result<std::unique_ptr<RestServer>> start(ServerContext& context, const std::string& address, size_t threads,
-                                                   uint64_t read_timeout_ms = 0, const TlsFiles& tls = {});
+                                                   uint64_t read_timeout_ms = 0, const TlsFiles& tls = {},
+                                                   ConnectionLimit* connections = nullptr);
   ~RestServer();  // stops listening, then waits for the requests in progress
   RestServer(const RestServer&) = delete;
   RestServer& operator=(const RestServer&) = delete;
 
   const std::string& address() const { return address_; }  // HOST:PORT, with the port chosen
 
+  // civetweb's threads for --max-connections N: N, and these beside them for the connections
+  // being refused or in their TLS handshake (neither counts as open), so a new connection reaches
+  // a thread at once; at most kMaxConnections (each is a thread: 100 KiB of stack, 16 KiB used).
+  static constexpr size_t kSpareThreads = 32;
+  static constexpr size_t kMaxConnections = 16384;
+
  private:
-  explicit RestServer(ServerContext& context) : context_(context) {}
+  RestServer(ServerContext& context, ConnectionLimit* connections) : context_(context), connections_(connections) {}
   static int init_tls(void* ssl_ctx, void* self);
+  static int init_connection(const mg_connection* conn, void** conn_data);
+  static void connection_close(const mg_connection* conn);
   ServerContext& context_;
+  ConnectionLimit* connections_;  // nullptr: no limit, none counted
   mg_context* server_ = nullptr;
   std::string address_;
   TlsFiles tls_;           // read by civetweb's init_ssl during mg_start
