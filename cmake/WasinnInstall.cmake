@@ -6,7 +6,8 @@
 #   <libdir>/wasinn/backends/*.so + *.json       plugins (installed by wasinn_add_backend)
 #   <libdir>/cmake/wasinn/                       find_package(wasinn): target wasinn::wasinn
 #   <libdir>/pkgconfig/wasinn.pc                 pkg-config --cflags --libs wasinn
-#   include/wasinn/                              host.h, limits.h, version.h, wasinn.h, plugin SDK
+#   include/wasinn/                              host.h, host_options.h, server.h, request_record.h,
+#                                                limits.h, version.h, wasinn.h, plugin SDK
 #   share/man/man1/wasinn.1                      when help2man made it
 # Frameworks are not copied: plugins keep an absolute RUNPATH to them (docs/embedding.md).
 include(CMakePackageConfigHelpers)
@@ -28,6 +29,8 @@ install(FILES ${WASINN_ENGINE_LIB} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT
 # needs nlohmann_json, stays in the source tree for the plugins built here).
 install(FILES
   ${CMAKE_SOURCE_DIR}/include/wasinn/host.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/host_options.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/server.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/limits.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/request_record.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/wasinn.h

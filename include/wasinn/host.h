@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,93 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "wasinn/limits.h"
-#include "wasinn/request_record.h"
+#include "wasinn/host_options.h"
 
 namespace wasinn {
-
-enum class LogLevel { trace, debug, info, warn, error, critical };
-
-// What the host's messages (Host::create's errors, a RunOutcome's message) call the options
-// they are about, so that an error points at what the caller wrote: by default this API's own fields; the C API names
-// its functions, the command line its flags. A message names an entry as NAME 'ENTRY': "--nn-preload 'm:onnx:...'".
-struct OptionNames {
-  std::string preload = "HostOptions::preloads";
-  // Per entry of preloads: when given and not empty, what names that entry instead of `preload`
-  // (the command line's config file: "FILE:LINE: \"nn-preload\"").
-  std::vector<std::string> preload_sources;
-  std::string wasmtime_graph = "HostOptions::wasmtime_graphs";
-  std::string backend_config = "HostOptions::backend_configs";
-  std::string isolate_loads = "HostOptions::isolate_loads";
-  std::string timeout = "HostOptions::timeout_ms";
-  std::string max_memory = "HostOptions::max_memory_bytes";
-  std::string wasi_p3 = "HostOptions::wasi_p3";  // what turned WASI 0.3 off (in its refusal)
-  std::string invoke = "Program::invoke";
-  std::string listen = "HostOptions::network.listen";
-  std::string connect = "HostOptions::network.connect";
-};
-
-// What a core module's sockets may reach. wasinn serves WasmEdge's socket ABI (sock_open,
-// sock_bind, ... in wasi_snapshot_preview1, as LlamaEdge's llama-api-server imports it) to the
-// modules that import it; with nothing here their bind, connect and name lookups are refused
-// (ACCES, and a log line naming the option that allows them). Bad entries fail Host::create.
-struct NetworkOptions {
-  // ADDR:PORT a guest may bind and listen on: ADDR an IPv4 address, [IPv6] or localhost; PORT a
-  // number or * (any port, including one the system picks).
-  std::vector<std::string> listen;
-  // HOST[:PORT] a guest may connect to: an address, [IPv6] or a name (resolved when the Host is
-  // created, and the one kind of name a guest may look up, with localhost); no PORT: any port.
-  std::vector<std::string> connect;
-};
-
-struct HostOptions {
-  // Empty: $WASINN_BACKEND_PATH, then wasinn/backends/ beside libwasinn.so (<libdir>/wasinn/backends).
-  std::vector<std::string> backend_dirs;
-  std::map<std::string, std::string> backend_configs;  // backend name -> JSON for that backend
-  std::vector<std::string> preloads;                   // NAME:ENCODING:TARGET:PATH[:PATH...]
-  std::vector<std::string> wasmtime_graphs;            // Wasmtime's nn-graph ENCODING::DIR
-  Limits limits;
-  // Stops a guest whose run (or exported call) lasts longer, via Wasmtime's epoch
-  // interruption; 0: no limit. Time spent inside a host call counts too, but the guest is
-  // stopped only once it runs wasm code again (use limits.max_compute_ms for computes).
-  uint64_t timeout_ms = 0;
-  // Loads with a backend whose framework is known to crash on some malformed models (manifest
-  // "isolate_load": true: llama.cpp, LiteRT, libtorch) first run in a child process,
-  // wasinn-load-check, so that a crash there refuses the model instead of ending the host.
-  // "auto" (those backends), "always" (every backend) or "never".
-  std::string isolate_loads = "auto";
-  // The child's address-space limit (RLIMIT_AS) in MiB; 0: 3072 + 4 x the model's size in MiB.
-  uint64_t isolated_load_max_mb = 0;
-  // Where those checks' verdicts are kept, so a model is checked once: "" for ~/.cache/wasinn/
-  // load-checks (or under $XDG_CACHE_HOME), a directory, "memory" (this process) or "off".
-  std::string isolated_load_cache;
-  // The most bytes one linear memory of a guest may grow to (memory.grow fails beyond it, as
-  // with Wasmtime's -W max-memory-size); 0: no limit.
-  uint64_t max_memory_bytes = 0;
-  // WASI 0.3 components (and wasinn:nn-async, which needs 0.3's async calls); false: such a
-  // component is refused (RunOutcome exit code 2, naming option_names.wasi_p3), as Wasmtime's
-  // -S p3=n / -W component-model-async=n leave its imports unserved.
-  bool wasi_p3 = true;
-  // The most entries a guest's resource tables may hold at once (WASI's handles, a 0.3
-  // component's tasks, streams and futures), as Wasmtime's -S max-resources: the call that
-  // would create one more fails, ending the guest. 0: no bound.
-  size_t max_resources = 0;
-  // The most threads one wasi-threads guest may have spawned and running at once (beyond it,
-  // wasi.thread-spawn returns an error to the guest).
-  size_t max_threads = 64;
-  // Where compiled guests are kept so the next run of the same module skips compiling (as
-  // Wasmtime's default cache): "" for ~/.cache/wasinn/modules (or under $XDG_CACHE_HOME), a
-  // directory, or "off". Used only if no other user can write it.
-  std::string module_cache;
-  // When set, wasinn's log lines (its own and the frameworks', info and above, the bare message)
-  // go here instead of stderr, from whichever thread logs, one call at a time, from create until
-  // the Host is destroyed. wasinn has one logger per process: while several Hosts have a
-  // callback, each gets every line. The callback must not throw.
-  std::function<void(LogLevel level, std::string_view message)> log;
-  // What core modules' sockets (WasmEdge's socket ABI) may reach: nothing by default.
-  NetworkOptions network;
-  OptionNames option_names;
-};
 
 // Module files larger than this are refused before they are read.
 inline constexpr uint64_t kMaxModuleBytes = 1ull << 30;
@@ -210,46 +125,8 @@ struct ModelInfo {
   std::vector<PropertyInfo> properties;  // facts (backend, device, the model's metadata), then knobs
 };
 
-struct ServeOptions {
-  // HOST:PORT; port 0: any free port. Loopback unless told otherwise: an unauthenticated server
-  // is on the network only when asked (0.0.0.0:8080, as `wasmtime serve`'s default, is not).
-  std::string address = "127.0.0.1:8080";
-  size_t workers = 0;                        // guests that run at once; 0: the machine's cores
-  size_t max_queue = 64;                     // requests that wait for a worker; past it 503 + Retry-After
-  uint64_t request_timeout_ms = 0;           // 0: none; past it 504, and the guest is stopped
-  uint64_t max_request_bytes = 64ull << 20;  // past it 413 before the guest runs; 0: no limit
-  // Instances from preallocated slots (Wasmtime's pooling allocator, as `wasmtime serve`), not
-  // mapped afresh for each request.
-  bool pooling_allocator = true;
-  // Called once per request when its answer is sent (or the client left), from the server's
-  // threads, several at once; must be thread-safe and must not throw.
-  std::function<void(const RequestRecord&)> on_request;
-  // Empty: no key needed. Else every request but /healthz and /readyz is asked whether its
-  // Authorization header's value ("" when absent) holds a key, and answered 401 when not; the
-  // guest never sees the header. From the server's threads; must be thread-safe, not throw.
-  std::function<bool(std::string_view authorization)> authorize;
-  // Or, with no authorize, the keys `wasinn serve --api-key` and `--api-key-file` take: these keys
-  // and the files' (one a line; blank lines and '#' comments skipped), compared in constant time.
-  // A file that cannot be read or holds no key is serve's error; Server::reload_api_keys rereads them.
-  std::vector<std::string> api_keys, api_key_files;
-  // Request headers must arrive within it (an idle keep-alive connection too), and a body at
-  // 1 KiB/s or more past it; else the connection is closed (408 for a body). 0: no limit.
-  uint64_t header_timeout_ms = 10000;
-  size_t max_connections = 1024;  // open at once; past it a new one is closed at once (counted); 0: no limit
-  // HTTPS (HTTP/2 or HTTP/1.1 by ALPN): PEM files of the certificate chain and its private key
-  // (both empty: plain HTTP); client certificates signed by the CAs of tls_client_ca are
-  // required when it is given. A bad or mismatched file is serve's error, naming it.
-  std::string tls_cert, tls_key, tls_client_ca;
-  // A wasi:http@0.3 component's instances are reused, as `wasmtime serve` 48+ does: each takes at
-  // most this many requests in all (0: Wasmtime's 128; 1: a fresh instance per request, for
-  // isolation) and this many at once (0: Wasmtime's 16), and an idle one is dropped after
-  // idle_instance_timeout_ms (0: Wasmtime's 1 s). A 0.2 component gets a fresh instance per request.
-  size_t max_instance_reuse_count = 0;
-  size_t max_instance_concurrent_reuse_count = 0;
-  uint64_t idle_instance_timeout_ms = 0;
-};
-
-class Server;
+class Server;  // wasinn/server.h, with ServeOptions: include it to serve
+struct ServeOptions;
 class Instance;
 
 class Host {
@@ -307,34 +184,6 @@ class Host {
   RunOutcome run_unguarded(const Program& program);
   // Host::instantiate's body; *exit_code: the RunOutcome exit code of a failure.
   std::unique_ptr<Instance> instantiate(const Program& program, std::string* error, int* exit_code);
-  std::unique_ptr<Impl> impl_;
-};
-
-// A running server (Host::serve). stop() may be called from any thread (not from a signal
-// handler); wait() and the destructor from the thread that owns it.
-class Server {
- public:
-  ~Server();  // stops at once, cutting answers in progress, unless wait() has returned
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
-  const std::string& address() const;  // HOST:PORT it listens on
-  // Stops accepting connections; answers in progress go on, /readyz answers 503.
-  void stop();
-  // Blocks until stop() is called, then waits up to grace_ms for the answers in progress.
-  // Returns how many were cut (0: all finished).
-  uint64_t wait(uint64_t grace_ms);
-  // Its request metrics (count by status, latency, in flight, queued, rejected) as Prometheus
-  // text; any thread.
-  std::string metrics_text() const;
-  // Rereads ServeOptions::api_key_files (its api_keys stay), as `wasinn serve` on SIGHUP; any
-  // thread. The keys in use after it, or nullopt and *error (the keys in use then stay; a server
-  // given no keys has none to reload).
-  std::optional<size_t> reload_api_keys(std::string* error);
-
-  struct Impl;
-  explicit Server(std::unique_ptr<Impl> impl);
-
- private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -42,6 +42,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wasinn/request_record.h"
+
+/* This header's version; wasinn_c_api_version() says the library's. 2: the request callback takes
+ * the record (wasinn_request_record_t) instead of its fields as arguments. */
+#define WASINN_C_API_VERSION 2
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,6 +62,8 @@ typedef struct wasinn_server_t wasinn_server_t;
 
 /* The library's version, "MAJOR.MINOR.PATCH" (static storage). */
 const char* wasinn_version(void);
+/* The C API version the library implements (WASINN_C_API_VERSION of the header it was built with). */
+int wasinn_c_api_version(void);
 /* Frees a string wasinn allocated for the caller (an *errptr). */
 void wasinn_free(void* ptr);
 
@@ -163,32 +171,11 @@ void wasinn_serve_options_set_request_timeout_ms(wasinn_serve_options_t* options
 void wasinn_serve_options_set_max_request_bytes(wasinn_serve_options_t* options, uint64_t max_bytes);
 /* Nonzero (the default): instances from preallocated slots (Wasmtime's pooling allocator). */
 void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t* options, int pooling);
-/* Called once per answered request, from the server's threads, several at once; the strings
- * are valid during the call only; note says why the host answered for the guest, or "". */
-typedef void (*wasinn_request_fn)(void* user_data, const char* method, const char* path, int status, uint64_t bytes_in,
-                                  uint64_t bytes_out, uint64_t micros, const char* note);
+/* Called once per answered request, from the server's threads, several at once, with the
+ * request's record (wasinn/request_record.h: a growable struct, read through struct_size; its
+ * strings valid during the call only). Before C API version 2 the fields came as arguments. */
+typedef void (*wasinn_request_fn)(void* user_data, const wasinn_request_record_t* record);
 void wasinn_serve_options_set_request_callback(wasinn_serve_options_t* options, wasinn_request_fn fn, void* user_data);
-/* What the access log holds of one answered request (wasinn_serve_options_set_request_record_callback).
- * struct_size is sizeof the struct libwasinn filled: fields may be added at its end, and a caller
- * built against an older header reads only the ones it knows. Strings are valid during the call. */
-typedef struct wasinn_request_record_t {
-  uint32_t struct_size;
-  const char* method;
-  const char* path;
-  int status;
-  uint64_t bytes_in, bytes_out, micros;
-  const char* note;       /* why the host answered for the guest, or "" */
-  const char* client;     /* the client's address, HOST:PORT */
-  const char* request_id; /* the client's X-Request-Id, or the one the server made (echoed back) */
-  const char* user_agent; /* "" when none */
-  /* "completed", or how the answer was cut: "cut:timeout", "cut:client-left", "cut:shutdown",
-   * "cut:error" (a stream cut after its status went out is never just its status). */
-  const char* outcome;
-} wasinn_request_record_t;
-typedef void (*wasinn_request_record_fn)(void* user_data, const wasinn_request_record_t* record);
-/* As wasinn_serve_options_set_request_callback, with the whole record; replaces it. */
-void wasinn_serve_options_set_request_record_callback(wasinn_serve_options_t* options, wasinn_request_record_fn fn,
-                                                      void* user_data);
 
 /* Safe on a network (docs/serving.md, "On a network"; the defaults are those of `wasinn serve`).
  * A key (repeatable; NULL ignored): every request but /healthz and /readyz then needs

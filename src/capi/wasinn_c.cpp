@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "wasinn/host.h"
+#include "wasinn/server.h"
 #include "wasinn/version.h"
 
 // The host's messages name the C functions that set an option, not the C++ fields or CLI flags.
@@ -60,7 +61,6 @@ struct wasinn_backend_list_t {
 struct wasinn_serve_options_t {
   wasinn::ServeOptions options;
   wasinn_request_fn on_request = nullptr;
-  wasinn_request_record_fn on_record = nullptr;  // instead of on_request when set
   void* user_data = nullptr;
 };
 
@@ -97,6 +97,7 @@ std::string without_flag_names(std::string message) {
 extern "C" {
 
 const char* wasinn_version(void) { return WASINN_VERSION_STRING; }
+int wasinn_c_api_version(void) { return WASINN_C_API_VERSION; }
 void wasinn_free(void* ptr) { std::free(ptr); }
 
 wasinn_options_t* wasinn_options_create(void) { return new (std::nothrow) wasinn_options_t(); }
@@ -258,13 +259,6 @@ void wasinn_serve_options_set_pooling_allocator(wasinn_serve_options_t* o, int p
 }
 void wasinn_serve_options_set_request_callback(wasinn_serve_options_t* o, wasinn_request_fn fn, void* user_data) {
   o->on_request = fn;
-  o->on_record = nullptr;
-  o->user_data = user_data;
-}
-void wasinn_serve_options_set_request_record_callback(wasinn_serve_options_t* o, wasinn_request_record_fn fn,
-                                                      void* user_data) {
-  o->on_record = fn;
-  o->on_request = nullptr;
   o->user_data = user_data;
 }
 void wasinn_serve_options_add_api_key(wasinn_serve_options_t* o, const char* key) {
@@ -291,29 +285,10 @@ wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* 
       return nullptr;
     }
     wasinn::ServeOptions opts = options ? options->options : wasinn::ServeOptions{};
-    if (options && options->on_record) {
-      opts.on_request = [fn = options->on_record, user = options->user_data](const wasinn::RequestRecord& r) {
-        const std::string method(r.method), path(r.path), note(r.note), client(r.client), id(r.request_id),
-            agent(r.user_agent), outcome(r.outcome);
-        const wasinn_request_record_t record{sizeof(wasinn_request_record_t),
-                                             method.c_str(),
-                                             path.c_str(),
-                                             r.status,
-                                             r.bytes_in,
-                                             r.bytes_out,
-                                             r.micros,
-                                             note.c_str(),
-                                             client.c_str(),
-                                             id.c_str(),
-                                             agent.c_str(),
-                                             outcome.c_str()};
-        fn(user, &record);
-      };
-    }
     if (options && options->on_request) {
+      // The C++ record is the C struct (wasinn/request_record.h): passed on as it is.
       opts.on_request = [fn = options->on_request, user = options->user_data](const wasinn::RequestRecord& r) {
-        const std::string method(r.method), path(r.path), note(r.note);
-        fn(user, method.c_str(), path.c_str(), r.status, r.bytes_in, r.bytes_out, r.micros, note.c_str());
+        fn(user, &r);
       };
     }
     std::string error;

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include <fmt/chrono.h>
@@ -29,34 +31,39 @@
 
 namespace wasinn_cli {
 
-void log_request(const wasinn::RequestRecord& r) {
-  const double ms = static_cast<double>(r.micros) / 1000.0;
-  const bool cut = !r.outcome.empty() && r.outcome != "completed";
-  std::string text = fmt::format("{}{}{} {} {} in={}B out={}B {:.3f}ms", r.client, r.client.empty() ? "" : " ",
-                                 r.method, r.path, r.status, r.bytes_in, r.bytes_out, ms);
-  if (!r.request_id.empty()) text += fmt::format(" id={}", r.request_id);
-  if (!r.user_agent.empty()) text += fmt::format(" ua={:?}", r.user_agent);
-  if (cut) text += fmt::format(" {}", r.outcome);
-  if (!r.note.empty()) text += fmt::format(": {}", r.note);
+void log_request(const wasinn::RequestRecord& record) {
+  // The record's C strings as views, so that comparing them compares text.
+  const auto text_of = [](const char* s) { return std::string_view(s ? s : ""); };
+  const std::string_view method = text_of(record.method), path = text_of(record.path), note = text_of(record.note),
+                         client = text_of(record.client), request_id = text_of(record.request_id),
+                         user_agent = text_of(record.user_agent), outcome = text_of(record.outcome);
+  const double ms = static_cast<double>(record.micros) / 1000.0;
+  const bool cut = !outcome.empty() && outcome != "completed";
+  std::string text = fmt::format("{}{}{} {} {} in={}B out={}B {:.3f}ms", client, client.empty() ? "" : " ", method,
+                                 path, record.status, record.bytes_in, record.bytes_out, ms);
+  if (!request_id.empty()) text += fmt::format(" id={}", request_id);
+  if (!user_agent.empty()) text += fmt::format(" ua={:?}", user_agent);
+  if (cut) text += fmt::format(" {}", outcome);
+  if (!note.empty()) text += fmt::format(": {}", note);
   // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the
   // warnings. The server's failures, and answers it cut, are warnings.
   const auto level =
-      r.status >= 500 || (cut && r.outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
+      record.status >= 500 || (cut && outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
   if (wasinn::log_format() == wasinn::LogFormat::text) {
     spdlog::log(level, "{}", text);
     return;
   }
-  nlohmann::json fields = {{"method", r.method},
-                           {"path", r.path},
-                           {"status", r.status},
-                           {"bytes_in", r.bytes_in},
-                           {"bytes_out", r.bytes_out},
+  nlohmann::json fields = {{"method", method},
+                           {"path", path},
+                           {"status", record.status},
+                           {"bytes_in", record.bytes_in},
+                           {"bytes_out", record.bytes_out},
                            {"duration_ms", ms},
-                           {"outcome", r.outcome.empty() ? "completed" : r.outcome}};
-  if (!r.note.empty()) fields["note"] = r.note;
-  if (!r.client.empty()) fields["client"] = r.client;
-  if (!r.request_id.empty()) fields["request_id"] = r.request_id;
-  if (!r.user_agent.empty()) fields["user_agent"] = r.user_agent;
+                           {"outcome", outcome.empty() ? "completed" : outcome}};
+  if (!note.empty()) fields["note"] = note;
+  if (!client.empty()) fields["client"] = client;
+  if (!request_id.empty()) fields["request_id"] = request_id;
+  if (!user_agent.empty()) fields["user_agent"] = user_agent;
   wasinn::log_with_fields(level, text, fields);
 }
 

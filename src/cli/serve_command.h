@@ -13,6 +13,7 @@
 #include "cli/cli_common.h"
 #include "cli/run_command.h"
 #include "serve/api_keys.h"
+#include "wasinn/server.h"
 
 namespace wasinn_cli {
 

@@ -22,10 +22,15 @@
 #include "engine/module_instance.h"
 #include "engine/logging_imports.h"
 #include "engine/nn_imports.h"
+#include "engine/serving.h"
 #include "engine/socket_imports.h"
 #include "engine/wasmtime_ptr.h"
 
 namespace wasinn {
+
+ServedHost served_host(const Host::Impl& host) {
+  return ServedHost{host.env, host.max_memory_bytes, host.module_cache_dir};
+}
 
 Instance::Instance(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Instance::~Instance() = default;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/module_bytes.h"  // program_name, for the peers
 #include "wasinn/host.h"
 
 namespace wasinn {
@@ -21,11 +22,5 @@ struct Instance::Impl {
   virtual bool call(const std::string& export_name, int32_t* result, std::string* error) = 0;
   static Impl& of(Instance& instance) { return *instance.impl_; }
 };
-
-// How messages name a program: its path, or `unnamed` ("the module", "the component") when its
-// bytes came from memory.
-inline std::string program_name(const Program& p, const char* unnamed) {
-  return p.wasm_path.empty() ? std::string(unnamed) : p.wasm_path;
-}
 
 }  // namespace wasinn

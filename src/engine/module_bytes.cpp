@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "engine/instance_impl.h"
 #include "engine/wasmtime_ptr.h"
 #include "wasinn/host.h"
 
@@ -125,6 +124,10 @@ Result<BinaryKind> binary_kind(const std::vector<uint8_t>& bytes, const std::str
     return BinaryKind::component;
   }
   return BinaryKind::core_module;
+}
+
+std::string program_name(const Program& program, const char* unnamed) {
+  return program.wasm_path.empty() ? std::string(unnamed) : program.wasm_path;
 }
 
 Result<std::vector<uint8_t>> program_binary(const Program& program) {

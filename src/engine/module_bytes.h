@@ -24,6 +24,9 @@ Result<std::vector<uint8_t>> text_to_binary(const std::vector<uint8_t>& text, co
 std::string one_line(const std::string& msg);
 
 struct Program;
+// How messages name a program: its path, or `unnamed` ("the module", "the component") when its
+// bytes came from memory.
+std::string program_name(const Program& program, const char* unnamed);
 // A program's binary: Program::wasm_bytes or its file, text converted; errors name it.
 Result<std::vector<uint8_t>> program_binary(const Program& program);
 

@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "root/wired_environment.h"
-#include "wasinn/host.h"
+#include "wasinn/host_options.h"
 
 namespace wasinn {
 

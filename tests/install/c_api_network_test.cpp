@@ -137,7 +137,7 @@ TEST(CApiNetwork, KeysTimeoutsConnectionCapAndTheRecord) {
   wasinn_serve_options_set_header_timeout_ms(options.get(), 700);
   wasinn_serve_options_set_max_connections(options.get(), 2);
   Records records;
-  wasinn_serve_options_set_request_record_callback(options.get(), &Records::add, &records);
+  wasinn_serve_options_set_request_callback(options.get(), &Records::add, &records);
   char* error = nullptr;
   wasinn_server_t* server = wasinn_host_serve(host.get(), program.get(), options.get(), &error);
   ASSERT_TRUE(server) << error;

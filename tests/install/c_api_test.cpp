@@ -57,6 +57,9 @@ std::string out_of(const wasinn_result_t* r, bool err = false) {
   return std::string(s, n);
 }
 
+// The library implements the C API version of the header the caller was built with.
+TEST(CApi, ApiVersionIsTheHeaders) { EXPECT_EQ(wasinn_c_api_version(), WASINN_C_API_VERSION); }
+
 TEST(CApi, StdinFromMemoryAndCapturedOutput) {
   HostPtr host = make_host();
   ProgramPtr p(wasinn_program_create_path(guest("wasi_probe").c_str()));
@@ -374,10 +377,10 @@ TEST(CApi, ServesAProxyComponentAndStopsCleanly) {
   char* error = nullptr;
   wasinn_server_t* server = serve_on_free_port(
       host.get(), p.get(), 2, &error,
-      [](void* user, const char* method, const char* path, int status, uint64_t, uint64_t, uint64_t, const char*) {
+      [](void* user, const wasinn_request_record_t* r) {
         auto* s = static_cast<Seen*>(user);
         std::lock_guard lock(s->mu);
-        s->lines.push_back(std::string(method) + " " + path + " " + std::to_string(status));
+        s->lines.push_back(std::string(r->method) + " " + r->path + " " + std::to_string(r->status));
       },
       &seen);
   ASSERT_TRUE(server) << error;

@@ -13,6 +13,7 @@ static void log_line(void* user_data, wasinn_log_level_t level, const char* mess
 }
 
 any_fn wasinn_c_header_check[] = {(any_fn)wasinn_version,
+                                  (any_fn)wasinn_c_api_version,
                                   (any_fn)wasinn_free,
                                   (any_fn)wasinn_options_create,
                                   (any_fn)wasinn_options_destroy,

@@ -19,6 +19,8 @@ An include is resolved as the compiler would find it: "..." beside the file firs
 the file it reaches decides its layer, so neither <engine/host.h> nor "../engine/host.h" slips
 past. A "../" that leaves the file's layer fails even where the layer is allowed (include it by
 its path). A <...> that reaches no file of the tree is another project's and is not checked.
+A layer's *_impl.h headers (engine/host_impl.h) are its own: no other layer includes them,
+whatever the table allows it.
 """
 import fnmatch
 import os
@@ -84,7 +86,8 @@ def layer_of_path(table, path):
 
 def target_of(table, root, rel, include, angle):
     """What an include names: a layer, 'wasinn/FILE', '?...' for a bad include, '..' for a "../"
-    that leaves the layer, or None for another project's header."""
+    that leaves the layer, '!LAYER' for another layer's private *_impl.h, or None for another
+    project's header."""
     bases = ([] if angle else [os.path.dirname(rel)]) + list(INCLUDE_DIRS)
     for base in bases:
         path = os.path.normpath(os.path.join(base, include))
@@ -94,6 +97,8 @@ def target_of(table, root, rel, include, angle):
             target = layer_of_path(table, path)
             if ".." in include.split("/") and target != layer_of(table, rel):
                 return ".." + include
+            if path.endswith("_impl.h") and target != layer_of(table, rel):
+                return "!" + target  # another layer's private header
             if base == bases[0] and not angle and target == layer_of(table, rel):
                 return None  # beside it (also "sub/x.h" below it)
             return target
@@ -149,10 +154,13 @@ def main():
             elif target.startswith(".."):
                 problems.append(f"{rel}:{line}: \"{include}\" leaves the layer {layer} by \"..\": include it by "
                                 "its path (oip/json_codec.h)")
+            elif target.startswith("!") and matches(target[1:], allowed):
+                problems.append(f"{rel}:{line}: \"{include}\" is private to {target[1:]} (a layer's *_impl.h is "
+                                "its own): use what that layer exports")
             elif target.startswith("?"):
                 problems.append(f"{rel}:{line}: \"{include}\" is not beside it: include it by its path "
                                 "(oip/json_codec.h, ggml_common/log_router.h)")
-            elif not matches(target, allowed):
+            elif not matches(target.lstrip("!"), allowed):
                 problems.append(f"{rel}:{line}: {layer} may not include {include} "
                                 f"({layer} may include: {' '.join(allowed) or 'nothing of another layer'})")
     # ARCHITECTURE.md shows the table's lines, in a ```text block, as they are.

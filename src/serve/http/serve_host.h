@@ -26,25 +26,11 @@
 #include <wasmtime.h>
 
 #include "engine/wit_host.h"
+#include "wasinn/request_record.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct wasinn_serve_record {
-  wasinn_wit_str method;
-  wasinn_wit_str path; /* with the query */
-  uint16_t status;
-  uint64_t bytes_in;         /* the request's body */
-  uint64_t bytes_out;        /* the answer's body, as sent */
-  uint64_t micros;           /* from arrival to the answer's last byte */
-  wasinn_wit_str note;       /* why the host answered for the guest (trap, timeout, full queue), or empty */
-  wasinn_wit_str client;     /* the client's HOST:PORT */
-  wasinn_wit_str request_id; /* the client's X-Request-Id when usable, else the server's; echoed */
-  wasinn_wit_str user_agent; /* at most 256 bytes of it, or empty */
-  /* "completed", or how the answer was cut: cut:timeout, cut:client-left, cut:shutdown, cut:error */
-  wasinn_wit_str outcome;
-} wasinn_serve_record;
 
 /* What the server counts; the admission counts the queue and its refusals. */
 typedef struct wasinn_serve_stats {
@@ -94,7 +80,8 @@ typedef struct wasinn_serve_config {
   void* user;
   void* (*guest_new)(void* user); /* a request's GuestState (the table's `guest`); NULL: 500 */
   void (*guest_free)(void* user, void* guest);
-  void (*on_request)(void* user, const wasinn_serve_record* record); /* may be NULL */
+  /* The record (wasinn/request_record.h) of each answered request; may be NULL. */
+  void (*on_request)(void* user, const wasinn_request_record_t* record);
   void (*release)(void* user); /* may be NULL: the user outlives the server some other way */
   /* NULL: no key needed. Else every request but /healthz and /readyz is asked: true when the
    * Authorization header's value (empty when absent) holds a key, else 401. Any thread. The guest

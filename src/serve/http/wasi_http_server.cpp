@@ -19,13 +19,13 @@
 #include "engine/epoch_ticker.h"
 #include "engine/module_cache.h"
 #include "engine/guest_state.h"
-#include "engine/host_impl.h"
-#include "engine/instance_impl.h"
 #include "engine/module_bytes.h"
+#include "engine/serving.h"
 #include "serve/http/serve_host.h"
 #include "engine/wasmtime_ptr.h"
 #include "engine/wit_nn_imports.h"
 #include "wasinn/host.h"
+#include "wasinn/server.h"
 
 namespace wasinn {
 
@@ -140,14 +140,12 @@ bool authorized(void* user, wasinn_wit_str authorization) noexcept {
   }
 }
 
-void answered(void* user, const wasinn_serve_record* r) noexcept {
+void answered(void* user, const wasinn_request_record_t* r) noexcept {
   auto* served = static_cast<ServeUser*>(user);
-  served->metrics.record(r->status, r->micros, view(r->outcome), view(r->path));
+  served->metrics.record(r->status, r->micros, r->outcome, r->path);
   if (!served->on_request) return;
   try {
-    served->on_request(RequestRecord{view(r->method), view(r->path), r->status, r->bytes_in, r->bytes_out, r->micros,
-                                     view(r->note), view(r->client), view(r->request_id), view(r->user_agent),
-                                     view(r->outcome)});
+    served->on_request(*r);
   } catch (...) {
     // The contract says it must not throw; a log line lost is all it costs.
   }
@@ -161,6 +159,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     return nullptr;
   };
   try {
+    const ServedHost host = served_host(*impl_);
     const std::string name = program_name(program, "the component");
     auto binary = program_binary(program);
     if (!binary) return fail(binary.error().detail);
@@ -175,8 +174,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     // Every registered model is loaded now, before the server listens: one that cannot load is
     // a start error rather than each request's 500, and no request pays a load. A remote
     // model's server may come up later: warned about, then tried again by the requests.
-    for (const auto& model : impl_->env->models().list()) {
-      auto graph = impl_->env->load_named(model.name, "");
+    for (const auto& model : host.env->models().list()) {
+      auto graph = host.env->load_named(model.name, "");
       if (graph) continue;
       if (model.encoding == Encoding::remote) {
         logger().warn("the remote model '{}' is not reachable yet ({}); requests for it will try again", model.name,
@@ -187,11 +186,11 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
           fmt::format("cannot serve {}: the model '{}' does not load: {}", name, model.name, graph.error().detail));
     }
     auto impl = std::make_unique<Server::Impl>();
-    impl->engine = make_serve_engine(options, impl_->max_memory_bytes);
+    impl->engine = make_serve_engine(options, host.max_memory_bytes);
     if (!impl->engine) return fail("cannot create the WebAssembly engine for serving");
     impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
-    impl->component_cache = std::make_unique<ComponentCache>(impl->engine.get(), impl_->module_cache_dir,
-                                                             "epoch-interruption=true,serve=y");
+    impl->component_cache =
+        std::make_unique<ComponentCache>(impl->engine.get(), host.module_cache_dir, "epoch-interruption=true,serve=y");
     auto component =
         impl->component_cache->get(*binary, [&] { return compile_component(impl->engine.get(), *binary, name); });
     if (!component) return fail(component.error().detail);
@@ -202,10 +201,10 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     // http_openai's /v1/models lists), unless the command line sets it.
     const std::string models_key = "WASINN_MODELS";
     std::string models_value;
-    for (const auto& model : impl_->env->models().list()) {
+    for (const auto& model : host.env->models().list()) {
       Encoding encoding = model.encoding;
       if (encoding != Encoding::remote) {  // loaded above: the graph says what AUTO became
-        if (auto graph = impl_->env->load_named(model.name, "")) encoding = (*graph)->encoding();
+        if (auto graph = host.env->load_named(model.name, "")) encoding = (*graph)->encoding();
       }
       models_value += fmt::format("{}{}:{}", models_value.empty() ? "" : ",", model.name, encoding_name(encoding));
     }
@@ -228,12 +227,12 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
       authorize = [keys = *keys](std::string_view authorization) { return keys->check(authorization); };
     }
     // Handed over at start, success or failure: the server releases it (release_user).
-    auto* user = new ServeUser(impl_->env, options.on_request, authorize, config.workers, options.max_queue);
+    auto* user = new ServeUser(host.env, options.on_request, authorize, config.workers, options.max_queue);
     config.admission = {&user->admission, admission_enter, admission_withdraw, admission_leave, admission_close};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
-    config.max_memory_bytes = impl_->max_memory_bytes;
-    config.hostcall_fuel = hostcall_fuel_for(impl_->env->limits());
+    config.max_memory_bytes = host.max_memory_bytes;
+    config.hostcall_fuel = hostcall_fuel_for(host.env->limits());
     // The epoch deadline lies two ticks past the answer's, so the 504 goes out before the trap.
     config.timeout_ticks = options.request_timeout_ms ? EpochTicker::ticks_for(options.request_timeout_ms) + 2 : 0;
     config.env = env.data();

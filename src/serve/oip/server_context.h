@@ -69,9 +69,13 @@ struct ServerContext {
     const auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
     metrics.record(status, micros, outcome, path);
-    if (on_request)
-      on_request(RequestRecord{method, path, status, bytes_in, bytes_out, micros, note, client.address,
-                               client.request_id, std::string_view(client.user_agent).substr(0, 256), outcome});
+    if (!on_request) return;
+    // The record's strings are C strings (wasinn/request_record.h): copies that end in NUL.
+    const std::string c_method(method), c_path(path), c_note(note), c_agent(client.user_agent.substr(0, 256)),
+        c_outcome(outcome);
+    on_request(RequestRecord{sizeof(RequestRecord), status, bytes_in, bytes_out, micros, c_method.c_str(),
+                             c_path.c_str(), c_note.c_str(), client.address.c_str(), client.request_id.c_str(),
+                             c_agent.c_str(), c_outcome.c_str()});
   }
 
   // REST requests in progress, so that those still running at the end of --shutdown-timeout are

@@ -22,5 +22,8 @@ mod test_support;
 mod tests;
 mod wit_nn;
 
+// abi_layouts.def's sizes and field offsets, asserted of the C structs' Rust mirrors (build.rs).
+include!(concat!(env!("OUT_DIR"), "/abi_layouts.rs"));
+
 pub use host::*;
 pub use wit_nn::{wasinn_store_set_hostcall_fuel, wasinn_store_set_max_resources, wasinn_wit_define};

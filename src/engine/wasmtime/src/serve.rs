@@ -36,25 +36,24 @@ mod tls;
 pub(crate) use request::one_line;
 pub use server::Server;
 
-/// One finished request, for the access log and the request metrics (serve_host.h).
+/// One finished request, for the access log and the request metrics: `wasinn_request_record_t`
+/// (include/wasinn/request_record.h, the one definition, which says what each field holds). Its
+/// layout is checked against `src/engine/abi_layouts.def` in the build (build.rs). The strings
+/// are NUL-terminated, valid during the call.
 #[repr(C)]
 pub struct ServeRecord {
-    pub method: WitStr,
-    pub path: WitStr,
-    pub status: u16,
+    pub struct_size: u32,
+    pub status: i32,
     pub bytes_in: u64,
     pub bytes_out: u64,
     pub micros: u64,
-    /// Why the host answered for the guest (a trap, a timeout, a full queue), else empty.
-    pub note: WitStr,
-    /// The client's address, HOST:PORT.
-    pub client: WitStr,
-    /// The client's `X-Request-Id` if it sent a usable one, else the server's; echoed in the answer.
-    pub request_id: WitStr,
-    pub user_agent: WitStr,
-    /// `completed`, or how the answer was cut: `cut:timeout`, `cut:client-left`, `cut:shutdown`,
-    /// `cut:error` (the guest's body failed midway).
-    pub outcome: WitStr,
+    pub method: *const std::ffi::c_char,
+    pub path: *const std::ffi::c_char,
+    pub note: *const std::ffi::c_char,
+    pub client: *const std::ffi::c_char,
+    pub request_id: *const std::ffi::c_char,
+    pub user_agent: *const std::ffi::c_char,
+    pub outcome: *const std::ffi::c_char,
 }
 
 #[repr(C)]

@@ -17,7 +17,6 @@ use hyper::{Request, Response, StatusCode};
 
 use super::shared::Shared;
 use super::ServeRecord;
-use crate::host::*;
 
 pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub(super) type ServeBody = UnsyncBoxBody<Bytes, BoxError>;
@@ -140,18 +139,37 @@ impl Drop for Tracked {
             None if cutting => "cut:shutdown",
             None => "cut:client-left",
         };
+        // The record's strings as C strings in one buffer (a NUL inside one ends it there).
+        let texts = [
+            self.method.as_str(),
+            &self.path,
+            &self.note,
+            &self.client,
+            &self.request_id,
+            &self.user_agent,
+            outcome,
+        ];
+        let mut buf = Vec::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
+        let mut at = [0usize; 7];
+        for (start, text) in at.iter_mut().zip(texts) {
+            *start = buf.len();
+            buf.extend_from_slice(text.as_bytes());
+            buf.push(0);
+        }
+        let c = |i: usize| buf[at[i]..].as_ptr() as *const std::ffi::c_char;
         let record = ServeRecord {
-            method: WitStr::of(&self.method),
-            path: WitStr::of(&self.path),
-            status: self.status,
+            struct_size: std::mem::size_of::<ServeRecord>() as u32,
+            status: i32::from(self.status),
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
             micros: self.start.elapsed().as_micros() as u64,
-            note: WitStr::of(&self.note),
-            client: WitStr::of(&self.client),
-            request_id: WitStr::of(&self.request_id),
-            user_agent: WitStr::of(&self.user_agent),
-            outcome: WitStr::of(outcome),
+            method: c(0),
+            path: c(1),
+            note: c(2),
+            client: c(3),
+            request_id: c(4),
+            user_agent: c(5),
+            outcome: c(6),
         };
         if let Some(f) = self.shared.callbacks.on_request {
             unsafe { f(self.shared.callbacks.user, &record) };

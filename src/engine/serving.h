@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// What serve/http's Host::serve reads of a Host, in place of the engine's private Host::Impl
+// (host_impl.h, which no other layer includes): the wasi-nn environment every served guest
+// shares and the settings a served guest inherits.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+
+#include "core/nn_environment.h"
+#include "wasinn/host.h"
+
+namespace wasinn {
+
+struct ServedHost {
+  std::shared_ptr<NnEnvironment> env;      // the named models, loaded once for every request
+  uint64_t max_memory_bytes = 0;           // per linear memory (HostOptions::max_memory_bytes); 0: none
+  std::filesystem::path module_cache_dir;  // where compiled components are kept; empty: not kept
+};
+
+// A copy of those parts of the Host (host.cpp).
+ServedHost served_host(const Host::Impl& host);
+
+}  // namespace wasinn
