@@ -30,7 +30,8 @@ Cases (ctest runs each as serve.openai.CASE):
   errors       OpenAI's error JSON and the client's typed errors for context_length_exceeded, max_tokens
                over the limit, 404, and the host's 413, 503 (Retry-After) and 504
   unsupported  tools, tool_choice, logit_bias, n 2, echo, best_of, ... are 400 naming the field
-  deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event
+  deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event; the
+               access log and the outcome metric say cut:timeout
   preloaded    without MODELS, /v1/models lists the preloads; no model: the only one, or 400 with two
   bad-options  a bad NN_OPTIONS key or value stops serve at start with exit 2, naming the nearest key
   logprobs     logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
@@ -233,6 +234,17 @@ def case_models(ctx):
         ok = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0)
         check(ok.choices[0].message.content is not None, "no answer after the errors")
     log("models: listed; unknown model 404, bad fields 400, bad JSON 400, wrong path 404")
+
+
+def sample(text, name, **labels):
+    """The value of the one series NAME whose labels include LABELS (0 when there is none)."""
+    total, found = 0.0, False
+    for m in re.finditer(rf"^{re.escape(name)}\{{([^}}]*)\}} (\S+)$", text, re.M):
+        have = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(1)))
+        if all(have.get(k) == v for k, v in labels.items()):
+            total += float(m.group(2))
+            found = True
+    return total if found else 0.0
 
 
 def live_contexts(url):
@@ -514,9 +526,11 @@ def case_unsupported(ctx):
 
 def case_deadline(ctx):
     """A stream longer than --request-timeout ends in time and says so: a final chunk with
-    finish_reason "length", then an error event the client's iterator raises."""
+    finish_reason "length", then an error event the client's iterator raises; the operator sees it
+    as cut (the guest's wasinn-cut trailer): access log and outcome metric cut:timeout."""
     import openai
-    with ctx.server(extra=["--request-timeout", "2s"], nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+    extra = ["--request-timeout", "2s", "--metrics-addr", "127.0.0.1:0"]
+    with ctx.server(extra=extra, nn_options='{"threads": 1, "ctx-size": 8192}') as server:
         pieces, finishes, started = [], [], time.monotonic()
         try:
             for ch in client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000,
@@ -531,12 +545,41 @@ def case_deadline(ctx):
             check(finishes == ["length"], f"finish_reasons before the error: {finishes}")
             check(e.body and e.body.get("code") == "timeout", f"error event {e.body!r}")
             check(len(pieces) > 10 and took < 2.5, f"{len(pieces)} pieces in {took:.2f} s")
-        # The client raises at the error event and leaves (cut:client-left); the server never had
-        # to stop the guest (cut:timeout).
+        # The guest ended the stream itself, before the server had to stop it; its 200 went out whole,
+        # but the answer was cut, and the log and the metrics say so.
         line = wait_line(server, r"POST /v1/chat/completions 200 ")
-        check(line and "cut:timeout" not in line, f"the stream was stopped by the server, not ended: {line}")
+        check(line and "cut:timeout" in line and "request's deadline" in line,
+              f"the stream the deadline ended is not logged cut:timeout: {line}\n{server.tail()}")
+        text = urllib.request.urlopen(metrics_url(server), timeout=10).read().decode()
+        counted = sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome="cut:timeout")
+        check(counted == 1, f"wasinn_http_route_requests_total cut:timeout {counted}\n{text}")
+        # The trailer is the server's: a client that takes trailers gets none (the chunked body's plain end).
+        import socket
+        with socket.create_connection((server.host, server.port), timeout=60) as sock:
+            body = json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": 8000, "stream": True}).encode()
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTE: trailers\r\nConnection: close\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            raw = b""
+            while chunk := sock.recv(65536):
+                raw += chunk
+        check(raw.endswith(b"data: [DONE]\n\n\r\n0\r\n\r\n") and b"wasinn-cut" not in raw,
+              f"the cut stream's end as a client reads it: {raw[-120:]!r}")
+        # A stream that finishes in time is completed.
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+        conn.request("POST", "/v1/chat/completions", headers={"content-type": "application/json", "te": "trailers"},
+                     body=json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": 4, "stream": True}))
+        r = conn.getresponse()
+        whole = r.read()
+        conn.close()
+        check(r.status == 200 and whole.endswith(b"data: [DONE]\n\n"), f"a short stream: {r.status} {whole[-60:]!r}")
+        deadline = time.monotonic() + 10
+        while (done := sample(urllib.request.urlopen(metrics_url(server), timeout=10).read().decode(),
+                              "wasinn_http_route_requests_total", route="/v1/chat/completions",
+                              outcome="completed")) != 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(done == 1, f"the short stream: completed {done}\n{server.tail()}")
     log(f"deadline: {len(pieces)} pieces, then finish_reason length and the error event at {took:.2f} s of a 2 s "
-        "--request-timeout; the client raised APIError (code timeout)")
+        "--request-timeout; the client raised APIError (code timeout); logged and counted cut:timeout")
 
 
 def case_preloaded(ctx):
