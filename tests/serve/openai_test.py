@@ -38,8 +38,9 @@ Cases (ctest runs each as serve.openai.CASE):
                llama.cpp's log-softmax within 1e-4
   page         the chat page (GET /) in headless Chromium driven by selenium: no console error, the
                models listed, a typed message shows the greedy reference; Stop stops
-  structured   response_format json_schema / json_object: the answer validates (jsonschema), whole and
-               streamed
+  structured   response_format json_schema: the answer validates (jsonschema); json_object: a finished
+               ("stop") answer parses to an object, a cut ("length") one is an object's start (jiter's
+               partial mode); whole and streamed alike
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
                warm-up rounds (each worker thread's first allocations) within 15% of after them
 
@@ -633,41 +634,71 @@ COLOUR_SCHEMA = {"type": "object", "properties": {"colour": {"type": "string", "
 
 
 def case_structured(ctx):
-    """response_format json_schema and json_object through llama.cpp's grammar: the answer parses
-    and validates against the schema (PyPI jsonschema), whole and streamed; a schema the plugin
+    """response_format through llama.cpp's grammar. json_schema: the greedy answer finishes ("stop"),
+    parses and validates against the schema (PyPI jsonschema), whole and streamed. json_object, as
+    OpenAI documents JSON mode: an answer that finished ("stop") parses to an object; one cut by
+    max_tokens ("length") need not parse, but is the start of an object (PyPI jiter's partial mode,
+    the openai client's own JSON reader). The tiny GGUF's weights are random: it seldom closes a
+    string, so sampled answers (temperature 1, fixed seeds) give both kinds. A schema the plugin
     cannot turn into a grammar is 400 naming response_format."""
+    import jiter
     import jsonschema
     import openai
     fmt = {"type": "json_schema", "json_schema": {"name": "colour", "schema": COLOUR_SCHEMA}}
     with ctx.server(nn_options='{"threads": 1, "ctx-size": 1024}') as server:
         c = client(server)
-        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=200, temperature=0,
-                                      response_format=fmt)
-        text = r.choices[0].message.content
-        check(r.choices[0].finish_reason == "stop", f"json_schema: finish {r.choices[0].finish_reason!r}: {text!r}")
+
+        def ask(stream, **kw):
+            """(text, finish_reason, completion tokens) of one chat answer, whole or streamed."""
+            if not stream:
+                r = c.chat.completions.create(model="default", messages=MESSAGES, **kw)
+                return r.choices[0].message.content, r.choices[0].finish_reason, r.usage.completion_tokens
+            pieces, finish, usage = [], None, None
+            for ch in c.chat.completions.create(model="default", messages=MESSAGES, stream=True,
+                                                stream_options={"include_usage": True}, **kw):
+                usage = ch.usage or usage
+                for x in ch.choices:
+                    pieces.append(x.delta.content or "")
+                    finish = x.finish_reason or finish
+            return "".join(pieces), finish, usage.completion_tokens
+
+        text, finish, _ = ask(False, max_tokens=200, temperature=0, response_format=fmt)
+        check(finish == "stop", f"json_schema: finish {finish!r}: {text!r}")
         jsonschema.validate(json.loads(text), COLOUR_SCHEMA)
-        streamed = "".join(ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
-            model="default", messages=MESSAGES, max_tokens=200, temperature=0, response_format=fmt, stream=True)
-            if ch.choices)
-        check(streamed == text, f"streamed {streamed!r} != whole {text!r}")
-        # The tiny GGUF's weights are random: within the grammar of any JSON object it seldom closes
-        # one, so the answer is an object's start cut at max_tokens ("length"), or a whole object.
-        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=60, temperature=0,
-                                      response_format={"type": "json_object"})
-        obj, finish = r.choices[0].message.content, r.choices[0].finish_reason
-        check(obj.lstrip().startswith("{"), f"json_object: not an object: {obj!r}")
-        if finish == "stop":
-            check(isinstance(json.loads(obj), dict), f"json_object: a finished answer that is not an object: {obj!r}")
-        else:
-            check(finish == "length" and r.usage.completion_tokens == 60, f"json_object: {finish!r} {r.usage!r}")
+        streamed, s_finish, _ = ask(True, max_tokens=200, temperature=0, response_format=fmt)
+        check((streamed, s_finish) == (text, finish), f"streamed {streamed!r} ({s_finish}) != whole {text!r}")
+        jsonschema.validate(json.loads(streamed), COLOUR_SCHEMA)
+
+        budget, seen = 24, {"stop": [], "length": []}
+        for seed in range(32):
+            kw = {"max_tokens": budget, "temperature": 1, "seed": seed, "response_format": {"type": "json_object"}}
+            whole, streamed = ask(False, **kw), ask(True, **kw)
+            check(streamed == whole, f"json_object seed {seed}: streamed {streamed} != whole {whole}")
+            obj, finish, tokens = whole
+            check(finish in seen, f"json_object seed {seed}: finish {finish!r}")
+            if finish == "stop":
+                check(isinstance(json.loads(obj), dict), f"json_object seed {seed}: a finished answer that is not an "
+                      f"object: {obj!r}")
+            else:
+                check(tokens == budget, f"json_object seed {seed}: cut at {tokens} tokens of {budget}")
+            try:
+                start = jiter.from_json(obj.encode(), partial_mode="trailing-strings")
+            except ValueError as e:
+                raise Failure(f"json_object seed {seed} ({finish}): not the start of a JSON object: {obj!r}: {e}")
+            check(isinstance(start, dict), f"json_object seed {seed}: not an object: {obj!r}")
+            seen[finish].append(obj)
+            if len(seen["stop"]) >= 2 and len(seen["length"]) >= 2:
+                break
+        check(seen["stop"] and seen["length"], f"json_object: 32 seeds gave {len(seen['stop'])} finished and "
+              f"{len(seen['length'])} cut answers; the case needs both")
         try:
             c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=4, response_format={
                 "type": "json_schema", "json_schema": {"name": "bad", "schema": {"type": "no-such-type"}}})
             raise Failure("a schema with no grammar was answered")
         except openai.BadRequestError as e:
             check(e.param == "response_format", f"bad schema: param {e.param!r}: {e}")
-    log(f"structured: json_schema {text!r} validates (whole and streamed alike); json_object starts an object "
-        f"({finish}: {obj[:40]!r}...)")
+    log(f"structured: json_schema {text!r} validates (whole and streamed alike); json_object, {seed + 1} seeds: "
+        f"finished {seen['stop']} parse, cut ones are objects' starts ({seen['length'][0][:30]!r}...)")
 
 
 def case_logprobs(ctx):
