@@ -28,7 +28,8 @@ Cases (ctest runs each as serve.openai.CASE):
   finish       finish_reason length at max_tokens and at the context's end (usage totals the context),
                stop at a stop text; whole and streamed
   errors       OpenAI's error JSON and the client's typed errors for context_length_exceeded, max_tokens
-               over the limit, 404, and the host's 413, 503 (Retry-After) and 504
+               over the limit, 404, and the host's 413, 503 (Retry-After, which the client's retry waits)
+               and 504
   unsupported  tools, tool_choice, logit_bias, n 2, echo, best_of, ... are 400 naming the field
   deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event; the
                access log and the outcome metric say cut:timeout
@@ -106,7 +107,7 @@ def run_reference(binary, model, *args):
 
 def client(server, api_key="unused", **kw):
     import openai
-    return openai.OpenAI(base_url=server.url("/v1"), api_key=api_key, max_retries=0, timeout=120, **kw)
+    return openai.OpenAI(base_url=server.url("/v1"), api_key=api_key, **{"max_retries": 0, "timeout": 120, **kw})
 
 
 def chat_reference(ctx, n):
@@ -482,10 +483,24 @@ def case_errors(ctx):
         try:
             client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=2)
             raise Failure("answered while the only worker is busy and the queue is 0")
-        except openai.APIStatusError as e:
+        except openai.InternalServerError as e:  # the client's typed error for a 5xx: APIStatusError's
             check(e.status_code == 503 and e.code == "server_overloaded", f"queue full: {e.status_code} {e.code}")
-            check(e.response.headers.get("retry-after"), f"503 without Retry-After: {dict(e.response.headers)}")
-        conn.close()
+            check(e.response.headers.get("retry-after") == "1", f"503's Retry-After: {dict(e.response.headers)}")
+        # With its retries on, the client waits what Retry-After says (1 s; its own backoff would be
+        # 0.375-0.5 s), then is answered: the held stream leaves at the first 503.
+        sent, got = [], []
+
+        def on_response(r):
+            got.append((r.status_code, time.monotonic()))
+            if r.status_code == 503:
+                conn.close()
+        hooks = {"request": [lambda r: sent.append(time.monotonic())], "response": [on_response]}
+        r = client(server, max_retries=1, http_client=openai.DefaultHttpxClient(event_hooks=hooks)).chat.completions \
+            .create(model="default", messages=MESSAGES, max_tokens=2, temperature=0)
+        check([status for status, _ in got] == [503, 200] and len(sent) == 2 and r.choices[0].message.content,
+              f"the retried request: {got}")
+        waited = sent[1] - got[0][1]
+        check(1.0 <= waited < 2.0, f"the client retried {waited:.2f} s after the 503, not after its Retry-After (1 s)")
     with ctx.server(extra=["--request-timeout", "700ms"], nn_options='{"threads": 1, "ctx-size": 8192}') as server:
         try:
             client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000)
@@ -493,7 +508,8 @@ def case_errors(ctx):
         except openai.APIStatusError as e:
             check(e.status_code == 504 and e.code == "timeout", f"timeout: {e.status_code} {e.code} {e}")
     log("errors: context_length_exceeded (whole and streamed), max_tokens over the limit, 404, 413, 503 with "
-        "Retry-After and 504 are the client's typed errors with OpenAI's codes; outside /v1/ the host's text stays")
+        f"Retry-After (the client's retry came {waited:.2f} s after it) and 504 are the client's typed errors with "
+        "OpenAI's codes; outside /v1/ the host's text stays")
 
 
 UNSUPPORTED = {"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
