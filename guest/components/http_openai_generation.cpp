@@ -478,8 +478,8 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     hg_stream_end(&s);
     return;
   }
-  // The stream's end in one write, the body finished at once after it: a client stops reading
-  // at the error event or [DONE], and what the server logs must not depend on that race.
+  // The stream's end in one write, the body finished right after it: a client stops reading at the
+  // error event or [DONE], and the guest's end (the server's log) should follow that closely.
   std::string tail;
   auto add_event = [&](const json& j) { tail += "data: " + dump(j) + "\n\n"; };
   if (!rest.empty()) add_event(envelope(json::array({choice(rest, nullptr, first)})));

@@ -471,3 +471,37 @@ fn full(bytes: impl Into<Bytes>) -> ServeBody {
         .map_err(|never: Infallible| match never {})
         .boxed_unsync()
 }
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    fn trailer_after(values: &[&str]) -> (bool, Vec<String>) {
+        let mut headers = hyper::HeaderMap::new();
+        for v in values {
+            headers.append(TRAILER, HeaderValue::from_str(v).unwrap());
+        }
+        let declared = take_declared_cut(&mut headers);
+        let left = headers
+            .get_all(TRAILER)
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .collect();
+        (declared, left)
+    }
+
+    #[test]
+    fn the_cut_trailer_is_taken_out_of_the_trailer_header_and_the_others_kept() {
+        assert_eq!(trailer_after(&["wasinn-cut"]), (true, vec![]));
+        assert_eq!(
+            trailer_after(&["Server-Timing, Wasinn-Cut"]),
+            (true, vec!["server-timing".to_string()])
+        );
+        assert_eq!(trailer_after(&["a", "wasinn-cut, b"]), (true, vec!["a, b".to_string()]));
+        assert_eq!(
+            trailer_after(&["server-timing"]),
+            (false, vec!["server-timing".to_string()])
+        );
+        assert_eq!(trailer_after(&[]), (false, vec![]));
+    }
+}
