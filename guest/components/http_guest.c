@@ -237,10 +237,11 @@ int hg_read_body(wh_incoming_request req, hg_buf* body) {
 /* A response with STATUS and the given headers; its body handle in *body. The response is
  * handed to the host (outparam set) before any body is written, so a large body streams. */
 static void start(wh_response_outparam out, int status, const char* content_type, long content_length,
-                  wh_outgoing_body* body) {
+                  const char* trailer, wh_outgoing_body* body) {
   hg_buf length = {0};
-  wh_field fields[2];
+  wh_field fields[3];
   uint32_t count = 0;
+  if (trailer) fields[count++] = (wh_field){"trailer", 7, (const uint8_t*)trailer, (uint32_t)strlen(trailer)};
   if (content_type) {
     fields[count++] = (wh_field){"content-type", 12, (const uint8_t*)content_type, (uint32_t)strlen(content_type)};
   }
@@ -267,15 +268,18 @@ static wh_output_stream body_stream(wh_outgoing_body body) {
   return r.handle;
 }
 
-static void finish(wh_outgoing_body body) {
+/* TRAILERS: a fields handle, or -1 for none. */
+static void finish_with(wh_outgoing_body body, wh_fields trailers) {
   wh_result_error_code_ r;
-  wh_outgoing_body_finish_(body, 0, 0, &r);
+  wh_outgoing_body_finish_(body, trailers >= 0, trailers >= 0 ? trailers : 0, &r);
   /* An error here (the client went away, or a length mismatch) has no one left to tell. */
 }
 
+static void finish(wh_outgoing_body body) { finish_with(body, -1); }
+
 void hg_respond(wh_response_outparam out, int status, const char* content_type, const void* data, size_t len) {
   wh_outgoing_body body;
-  start(out, status, content_type, (long)len, &body);
+  start(out, status, content_type, (long)len, NULL, &body);
   wh_output_stream stream = body_stream(body);
   wh_write_all(stream, data, len);
   wh_output_stream_drop(stream);
@@ -292,7 +296,12 @@ void hg_respond_error(wh_response_outparam out, int status, const char* message)
 }
 
 void hg_stream_begin(wh_response_outparam out, int status, const char* content_type, hg_stream* s) {
-  start(out, status, content_type, -1, &s->body);
+  hg_stream_begin_with_trailer(out, status, content_type, NULL, s);
+}
+
+void hg_stream_begin_with_trailer(wh_response_outparam out, int status, const char* content_type, const char* trailer,
+                                  hg_stream* s) {
+  start(out, status, content_type, -1, trailer, &s->body);
   s->stream = body_stream(s->body);
   s->failed = 0;
 }
@@ -306,6 +315,15 @@ int hg_stream_write(hg_stream* s, const void* data, size_t len) {
 void hg_stream_end(hg_stream* s) {
   wh_output_stream_drop(s->stream);
   finish(s->body);
+}
+
+void hg_stream_end_with_trailer(hg_stream* s, const char* name, const char* value) {
+  wh_output_stream_drop(s->stream);
+  wh_field field = {name, (uint32_t)strlen(name), (const uint8_t*)value, (uint32_t)strlen(value)};
+  wh_result_handle_ r;
+  wh_fields_from_list_(&field, 1, &r);
+  if (r.is_err) __builtin_trap(); /* a trailer this guest wrote is invalid: a bug here */
+  finish_with(s->body, r.handle);
 }
 
 void hg_buf_nn_code(hg_buf* b, int32_t code) {

@@ -70,7 +70,13 @@ typedef struct {
   int failed;
 } hg_stream;
 void hg_stream_begin(wh_response_outparam out, int status, const char* content_type, hg_stream* s);
+/* begin, declaring (HTTP's Trailer header) the trailer field TRAILER that end_with_trailer may send. */
+void hg_stream_begin_with_trailer(wh_response_outparam out, int status, const char* content_type, const char* trailer,
+                                  hg_stream* s);
 int hg_stream_write(hg_stream* s, const void* data, size_t len);
 void hg_stream_end(hg_stream* s);
+/* end, with one trailer field after the body (wasinn serve takes its own, wasinn-cut, off and logs
+ * the answer as cut: docs/serving.md); declare it at begin. */
+void hg_stream_end_with_trailer(hg_stream* s, const char* name, const char* value);
 
 #endif /* HTTP_GUEST_H_ */

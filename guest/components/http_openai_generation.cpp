@@ -412,7 +412,12 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   }
 
   hg_stream s{};
-  if (g.stream) hg_stream_begin(out, 200, "text/event-stream", &s);
+  // A stream that may end at the deadline says so up front: the server then learns how it ended
+  // even from a client that stops reading at the error event (docs/serving.md).
+  if (g.stream && g.deadline_ms)
+    hg_stream_begin_with_trailer(out, 200, "text/event-stream", "wasinn-cut", &s);
+  else if (g.stream)
+    hg_stream_begin(out, 200, "text/event-stream", &s);
   auto send_event = [&](const json& j) {
     const std::string line = "data: " + dump(j) + "\n\n";
     return hg_stream_write(&s, line.data(), line.size()) == 0;
@@ -473,24 +478,32 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     hg_stream_end(&s);
     return;
   }
-  if (!rest.empty()) send_event(envelope(json::array({choice(rest, nullptr, first)})));
-  send_event(envelope(json::array({choice("", finish, false)})));
+  // The stream's end in one write, the body finished right after it: a client stops reading at the
+  // error event or [DONE], and the guest's end (the server's log) should follow that closely.
+  std::string tail;
+  auto add_event = [&](const json& j) { tail += "data: " + dump(j) + "\n\n"; };
+  if (!rest.empty()) add_event(envelope(json::array({choice(rest, nullptr, first)})));
+  add_event(envelope(json::array({choice("", finish, false)})));
   if (g.include_usage) {
     json u = envelope(json::array());
     u["usage"] = usage.as_json();
-    send_event(u);
+    add_event(u);
   }
   if (cut) {  // after the final chunk, so a client sees both the text so far and why it ends
-    send_event({{"error",
-                 {{"message", "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
-                                  " ms, wasinn serve --request-timeout)"},
-                  {"type", "server_error"},
-                  {"param", nullptr},
-                  {"code", "timeout"}}}});
+    add_event({{"error",
+                {{"message", "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
+                                 " ms, wasinn serve --request-timeout)"},
+                 {"type", "server_error"},
+                 {"param", nullptr},
+                 {"code", "timeout"}}}});
   }
-  const char done[] = "data: [DONE]\n\n";
-  hg_stream_write(&s, done, sizeof done - 1);
-  hg_stream_end(&s);
+  tail += "data: [DONE]\n\n";
+  hg_stream_write(&s, tail.data(), tail.size());
+  // The server logs the answer as cut (cut:timeout), not completed: the trailer tells it why.
+  if (cut)
+    hg_stream_end_with_trailer(&s, "wasinn-cut", "timeout");
+  else
+    hg_stream_end(&s);
 }
 
 // A message's content: a string, or OpenAI's list of parts of which the text ones are joined.

@@ -28,17 +28,20 @@ Cases (ctest runs each as serve.openai.CASE):
   finish       finish_reason length at max_tokens and at the context's end (usage totals the context),
                stop at a stop text; whole and streamed
   errors       OpenAI's error JSON and the client's typed errors for context_length_exceeded, max_tokens
-               over the limit, 404, and the host's 413, 503 (Retry-After) and 504
+               over the limit, 404, and the host's 413, 503 (Retry-After, which the client's retry waits)
+               and 504
   unsupported  tools, tool_choice, logit_bias, n 2, echo, best_of, ... are 400 naming the field
-  deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event
+  deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event; the
+               access log and the outcome metric say cut:timeout
   preloaded    without MODELS, /v1/models lists the preloads; no model: the only one, or 400 with two
   bad-options  a bad NN_OPTIONS key or value stops serve at start with exit 2, naming the nearest key
   logprobs     logprobs/top_logprobs (chat, whole and streamed) and logprobs (completions) equal native
                llama.cpp's log-softmax within 1e-4
   page         the chat page (GET /) in headless Chromium driven by selenium: no console error, the
                models listed, a typed message shows the greedy reference; Stop stops
-  structured   response_format json_schema / json_object: the answer validates (jsonschema), whole and
-               streamed
+  structured   response_format json_schema: the answer validates (jsonschema); json_object: a finished
+               ("stop") answer parses to an object, a cut ("length") one is an object's start (jiter's
+               partial mode); whole and streamed alike
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
                warm-up rounds (each worker thread's first allocations) within 15% of after them
 
@@ -104,7 +107,7 @@ def run_reference(binary, model, *args):
 
 def client(server, api_key="unused", **kw):
     import openai
-    return openai.OpenAI(base_url=server.url("/v1"), api_key=api_key, max_retries=0, timeout=120, **kw)
+    return openai.OpenAI(base_url=server.url("/v1"), api_key=api_key, **{"max_retries": 0, "timeout": 120, **kw})
 
 
 def chat_reference(ctx, n):
@@ -233,6 +236,17 @@ def case_models(ctx):
         ok = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0)
         check(ok.choices[0].message.content is not None, "no answer after the errors")
     log("models: listed; unknown model 404, bad fields 400, bad JSON 400, wrong path 404")
+
+
+def sample(text, name, **labels):
+    """The value of the one series NAME whose labels include LABELS (0 when there is none)."""
+    total, found = 0.0, False
+    for m in re.finditer(rf"^{re.escape(name)}\{{([^}}]*)\}} (\S+)$", text, re.M):
+        have = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(1)))
+        if all(have.get(k) == v for k, v in labels.items()):
+            total += float(m.group(2))
+            found = True
+    return total if found else 0.0
 
 
 def live_contexts(url):
@@ -469,10 +483,24 @@ def case_errors(ctx):
         try:
             client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=2)
             raise Failure("answered while the only worker is busy and the queue is 0")
-        except openai.APIStatusError as e:
+        except openai.InternalServerError as e:  # the client's typed error for a 5xx: APIStatusError's
             check(e.status_code == 503 and e.code == "server_overloaded", f"queue full: {e.status_code} {e.code}")
-            check(e.response.headers.get("retry-after"), f"503 without Retry-After: {dict(e.response.headers)}")
-        conn.close()
+            check(e.response.headers.get("retry-after") == "1", f"503's Retry-After: {dict(e.response.headers)}")
+        # With its retries on, the client waits what Retry-After says (1 s; its own backoff would be
+        # 0.375-0.5 s), then is answered: the held stream leaves at the first 503.
+        sent, got = [], []
+
+        def on_response(r):
+            got.append((r.status_code, time.monotonic()))
+            if r.status_code == 503:
+                conn.close()
+        hooks = {"request": [lambda r: sent.append(time.monotonic())], "response": [on_response]}
+        r = client(server, max_retries=1, http_client=openai.DefaultHttpxClient(event_hooks=hooks)).chat.completions \
+            .create(model="default", messages=MESSAGES, max_tokens=2, temperature=0)
+        check([status for status, _ in got] == [503, 200] and len(sent) == 2 and r.choices[0].message.content,
+              f"the retried request: {got}")
+        waited = sent[1] - got[0][1]
+        check(1.0 <= waited < 2.0, f"the client retried {waited:.2f} s after the 503, not after its Retry-After (1 s)")
     with ctx.server(extra=["--request-timeout", "700ms"], nn_options='{"threads": 1, "ctx-size": 8192}') as server:
         try:
             client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000)
@@ -480,7 +508,8 @@ def case_errors(ctx):
         except openai.APIStatusError as e:
             check(e.status_code == 504 and e.code == "timeout", f"timeout: {e.status_code} {e.code} {e}")
     log("errors: context_length_exceeded (whole and streamed), max_tokens over the limit, 404, 413, 503 with "
-        "Retry-After and 504 are the client's typed errors with OpenAI's codes; outside /v1/ the host's text stays")
+        f"Retry-After (the client's retry came {waited:.2f} s after it) and 504 are the client's typed errors with "
+        "OpenAI's codes; outside /v1/ the host's text stays")
 
 
 UNSUPPORTED = {"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
@@ -514,9 +543,11 @@ def case_unsupported(ctx):
 
 def case_deadline(ctx):
     """A stream longer than --request-timeout ends in time and says so: a final chunk with
-    finish_reason "length", then an error event the client's iterator raises."""
+    finish_reason "length", then an error event the client's iterator raises; the operator sees it
+    as cut (the guest's wasinn-cut trailer): access log and outcome metric cut:timeout."""
     import openai
-    with ctx.server(extra=["--request-timeout", "2s"], nn_options='{"threads": 1, "ctx-size": 8192}') as server:
+    extra = ["--request-timeout", "2s", "--metrics-addr", "127.0.0.1:0"]
+    with ctx.server(extra=extra, nn_options='{"threads": 1, "ctx-size": 8192}') as server:
         pieces, finishes, started = [], [], time.monotonic()
         try:
             for ch in client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000,
@@ -531,12 +562,41 @@ def case_deadline(ctx):
             check(finishes == ["length"], f"finish_reasons before the error: {finishes}")
             check(e.body and e.body.get("code") == "timeout", f"error event {e.body!r}")
             check(len(pieces) > 10 and took < 2.5, f"{len(pieces)} pieces in {took:.2f} s")
-        # The client raises at the error event and leaves (cut:client-left); the server never had
-        # to stop the guest (cut:timeout).
+        # The guest ended the stream itself, before the server had to stop it; its 200 went out whole,
+        # but the answer was cut, and the log and the metrics say so.
         line = wait_line(server, r"POST /v1/chat/completions 200 ")
-        check(line and "cut:timeout" not in line, f"the stream was stopped by the server, not ended: {line}")
+        check(line and "cut:timeout" in line and "request's deadline" in line,
+              f"the stream the deadline ended is not logged cut:timeout: {line}\n{server.tail()}")
+        text = urllib.request.urlopen(metrics_url(server), timeout=10).read().decode()
+        counted = sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome="cut:timeout")
+        check(counted == 1, f"wasinn_http_route_requests_total cut:timeout {counted}\n{text}")
+        # The trailer is the server's: a client that takes trailers gets none (the chunked body's plain end).
+        import socket
+        with socket.create_connection((server.host, server.port), timeout=60) as sock:
+            body = json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": 8000, "stream": True}).encode()
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTE: trailers\r\nConnection: close\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            raw = b""
+            while chunk := sock.recv(65536):
+                raw += chunk
+        check(raw.endswith(b"data: [DONE]\n\n\r\n0\r\n\r\n") and b"wasinn-cut" not in raw,
+              f"the cut stream's end as a client reads it: {raw[-120:]!r}")
+        # A stream that finishes in time is completed.
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+        conn.request("POST", "/v1/chat/completions", headers={"content-type": "application/json", "te": "trailers"},
+                     body=json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": 4, "stream": True}))
+        r = conn.getresponse()
+        whole = r.read()
+        conn.close()
+        check(r.status == 200 and whole.endswith(b"data: [DONE]\n\n"), f"a short stream: {r.status} {whole[-60:]!r}")
+        deadline = time.monotonic() + 10
+        while (done := sample(urllib.request.urlopen(metrics_url(server), timeout=10).read().decode(),
+                              "wasinn_http_route_requests_total", route="/v1/chat/completions",
+                              outcome="completed")) != 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(done == 1, f"the short stream: completed {done}\n{server.tail()}")
     log(f"deadline: {len(pieces)} pieces, then finish_reason length and the error event at {took:.2f} s of a 2 s "
-        "--request-timeout; the client raised APIError (code timeout)")
+        "--request-timeout; the client raised APIError (code timeout); logged and counted cut:timeout")
 
 
 def case_preloaded(ctx):
@@ -590,41 +650,71 @@ COLOUR_SCHEMA = {"type": "object", "properties": {"colour": {"type": "string", "
 
 
 def case_structured(ctx):
-    """response_format json_schema and json_object through llama.cpp's grammar: the answer parses
-    and validates against the schema (PyPI jsonschema), whole and streamed; a schema the plugin
+    """response_format through llama.cpp's grammar. json_schema: the greedy answer finishes ("stop"),
+    parses and validates against the schema (PyPI jsonschema), whole and streamed. json_object, as
+    OpenAI documents JSON mode: an answer that finished ("stop") parses to an object; one cut by
+    max_tokens ("length") need not parse, but is the start of an object (PyPI jiter's partial mode,
+    the openai client's own JSON reader). The tiny GGUF's weights are random: it seldom closes a
+    string, so sampled answers (temperature 1, fixed seeds) give both kinds. A schema the plugin
     cannot turn into a grammar is 400 naming response_format."""
+    import jiter
     import jsonschema
     import openai
     fmt = {"type": "json_schema", "json_schema": {"name": "colour", "schema": COLOUR_SCHEMA}}
     with ctx.server(nn_options='{"threads": 1, "ctx-size": 1024}') as server:
         c = client(server)
-        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=200, temperature=0,
-                                      response_format=fmt)
-        text = r.choices[0].message.content
-        check(r.choices[0].finish_reason == "stop", f"json_schema: finish {r.choices[0].finish_reason!r}: {text!r}")
+
+        def ask(stream, **kw):
+            """(text, finish_reason, completion tokens) of one chat answer, whole or streamed."""
+            if not stream:
+                r = c.chat.completions.create(model="default", messages=MESSAGES, **kw)
+                return r.choices[0].message.content, r.choices[0].finish_reason, r.usage.completion_tokens
+            pieces, finish, usage = [], None, None
+            for ch in c.chat.completions.create(model="default", messages=MESSAGES, stream=True,
+                                                stream_options={"include_usage": True}, **kw):
+                usage = ch.usage or usage
+                for x in ch.choices:
+                    pieces.append(x.delta.content or "")
+                    finish = x.finish_reason or finish
+            return "".join(pieces), finish, usage.completion_tokens
+
+        text, finish, _ = ask(False, max_tokens=200, temperature=0, response_format=fmt)
+        check(finish == "stop", f"json_schema: finish {finish!r}: {text!r}")
         jsonschema.validate(json.loads(text), COLOUR_SCHEMA)
-        streamed = "".join(ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
-            model="default", messages=MESSAGES, max_tokens=200, temperature=0, response_format=fmt, stream=True)
-            if ch.choices)
-        check(streamed == text, f"streamed {streamed!r} != whole {text!r}")
-        # The tiny GGUF's weights are random: within the grammar of any JSON object it seldom closes
-        # one, so the answer is an object's start cut at max_tokens ("length"), or a whole object.
-        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=60, temperature=0,
-                                      response_format={"type": "json_object"})
-        obj, finish = r.choices[0].message.content, r.choices[0].finish_reason
-        check(obj.lstrip().startswith("{"), f"json_object: not an object: {obj!r}")
-        if finish == "stop":
-            check(isinstance(json.loads(obj), dict), f"json_object: a finished answer that is not an object: {obj!r}")
-        else:
-            check(finish == "length" and r.usage.completion_tokens == 60, f"json_object: {finish!r} {r.usage!r}")
+        streamed, s_finish, _ = ask(True, max_tokens=200, temperature=0, response_format=fmt)
+        check((streamed, s_finish) == (text, finish), f"streamed {streamed!r} ({s_finish}) != whole {text!r}")
+        jsonschema.validate(json.loads(streamed), COLOUR_SCHEMA)
+
+        budget, seen = 24, {"stop": [], "length": []}
+        for seed in range(32):
+            kw = {"max_tokens": budget, "temperature": 1, "seed": seed, "response_format": {"type": "json_object"}}
+            whole, streamed = ask(False, **kw), ask(True, **kw)
+            check(streamed == whole, f"json_object seed {seed}: streamed {streamed} != whole {whole}")
+            obj, finish, tokens = whole
+            check(finish in seen, f"json_object seed {seed}: finish {finish!r}")
+            if finish == "stop":
+                check(isinstance(json.loads(obj), dict), f"json_object seed {seed}: a finished answer that is not an "
+                      f"object: {obj!r}")
+            else:
+                check(tokens == budget, f"json_object seed {seed}: cut at {tokens} tokens of {budget}")
+            try:
+                start = jiter.from_json(obj.encode(), partial_mode="trailing-strings")
+            except ValueError as e:
+                raise Failure(f"json_object seed {seed} ({finish}): not the start of a JSON object: {obj!r}: {e}")
+            check(isinstance(start, dict), f"json_object seed {seed}: not an object: {obj!r}")
+            seen[finish].append(obj)
+            if len(seen["stop"]) >= 2 and len(seen["length"]) >= 2:
+                break
+        check(seen["stop"] and seen["length"], f"json_object: 32 seeds gave {len(seen['stop'])} finished and "
+              f"{len(seen['length'])} cut answers; the case needs both")
         try:
             c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=4, response_format={
                 "type": "json_schema", "json_schema": {"name": "bad", "schema": {"type": "no-such-type"}}})
             raise Failure("a schema with no grammar was answered")
         except openai.BadRequestError as e:
             check(e.param == "response_format", f"bad schema: param {e.param!r}: {e}")
-    log(f"structured: json_schema {text!r} validates (whole and streamed alike); json_object starts an object "
-        f"({finish}: {obj[:40]!r}...)")
+    log(f"structured: json_schema {text!r} validates (whole and streamed alike); json_object, {seed + 1} seeds: "
+        f"finished {seen['stop']} parse, cut ones are objects' starts ({seen['length'][0][:30]!r}...)")
 
 
 def case_logprobs(ctx):

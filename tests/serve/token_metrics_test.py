@@ -22,7 +22,6 @@ Exit status: 0 passed, 1 failed, 77 skipped.
 import http.client
 import json
 import os
-import re
 import sys
 import time
 import urllib.request
@@ -30,24 +29,13 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from case_checks import check  # noqa: E402
-from openai_test import MESSAGES, PROMPT, client  # noqa: E402
+from openai_test import MESSAGES, PROMPT, client, sample  # noqa: E402
 from openai_test import main as openai_main  # noqa: E402
 from serve_test import log, metrics_url, wait_line  # noqa: E402
 
 
 def scrape(url):
     return urllib.request.urlopen(url, timeout=10).read().decode()
-
-
-def sample(text, name, **labels):
-    """The value of the one series NAME whose labels include LABELS (0 when there is none)."""
-    total, found = 0.0, False
-    for m in re.finditer(rf"^{re.escape(name)}\{{([^}}]*)\}} (\S+)$", text, re.M):
-        have = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(1)))
-        if all(have.get(k) == v for k, v in labels.items()):
-            total += float(m.group(2))
-            found = True
-    return total if found else 0.0
 
 
 def case_counts(ctx):

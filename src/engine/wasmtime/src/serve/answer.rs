@@ -7,12 +7,14 @@ use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT, WWW_AUTHENTICATE};
+use hyper::header::{
+    HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, RETRY_AFTER, TRAILER, USER_AGENT, WWW_AUTHENTICATE,
+};
 use hyper::{Request, Response, StatusCode};
 
 use super::shared::Shared;
@@ -22,6 +24,12 @@ pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub(super) type ServeBody = UnsyncBoxBody<Bytes, BoxError>;
 
 pub(super) const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+/// A trailer by which the guest says it ended its own answer early (`timeout`: at the request's
+/// deadline, `wasinn-deadline-ms`); the host logs the cut and never sends the field on.
+const WASINN_CUT: HeaderName = HeaderName::from_static("wasinn-cut");
+/// How long a body whose guest declared `wasinn-cut` is still read after its client left, for the
+/// guest's end: its next frame ends the wait (data: it was not ending; the trailer: it cut).
+const GUEST_END_GRACE: Duration = Duration::from_millis(500);
 
 /// Counts a request from its arrival until its answer's body is sent (or dropped), then logs it.
 pub(super) struct Tracked {
@@ -44,6 +52,8 @@ pub(super) struct Tracked {
     body_done: bool,
     /// The answer's Content-Length: hyper stops polling a body once that much is sent.
     declared: Option<u64>,
+    /// The guest declared the `wasinn-cut` trailer (`Trailer: wasinn-cut`): it may end early.
+    may_cut: bool,
     /// Set by the guest's task when the guest failed (a trap; the --request-timeout deadline
     /// is one), before its store goes: a streamed body then ends as if whole, but was cut.
     pub(super) guest_failed: Arc<AtomicBool>,
@@ -89,7 +99,24 @@ impl Tracked {
             // A HEAD's answer has no body to send.
             body_done: req.method() == hyper::Method::HEAD,
             declared: None,
+            may_cut: false,
             guest_failed: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The guest's `wasinn-cut` trailer: its answer looked whole but was cut, and why.
+    fn cut_by_guest(&mut self, said: &HeaderValue) {
+        match said.as_bytes() {
+            b"timeout" => {
+                self.cut = Some("cut:timeout");
+                self.note = "the guest ended its answer at the request's deadline (wasinn-deadline-ms)".into();
+            }
+            other => {
+                self.note = format!(
+                    "the guest's wasinn-cut trailer {:?} is not one wasinn knows (timeout)",
+                    String::from_utf8_lossy(other)
+                )
+            }
         }
     }
 
@@ -193,7 +220,19 @@ impl Body for CountedBody {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<std::result::Result<Frame<Bytes>, BoxError>>> {
-        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        let mut polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if let std::task::Poll::Ready(Some(Ok(frame))) = &mut polled {
+            if let Some(trailers) = frame.trailers_mut() {
+                let said = trailers.remove(WASINN_CUT);
+                if let (Some(t), Some(said)) = (self.tracked.as_mut(), said) {
+                    t.cut_by_guest(&said);
+                }
+                // Nothing left for the client: the body ends as if the guest sent no trailers.
+                if trailers.is_empty() {
+                    polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+                }
+            }
+        }
         match &polled {
             std::task::Poll::Ready(Some(Ok(frame))) => {
                 if let (Some(t), Some(data)) = (self.tracked.as_mut(), frame.data_ref()) {
@@ -233,12 +272,33 @@ impl Body for CountedBody {
 
 impl Drop for CountedBody {
     fn drop(&mut self) {
+        let Some(t) = self.tracked.as_mut() else {
+            return;
+        };
         // hyper may drop an empty body (a HEAD's, a 204's) without polling it to its end.
-        if let Some(t) = self.tracked.as_mut() {
-            if self.inner.is_end_stream() {
-                t.body_done = true;
-            }
+        if self.inner.is_end_stream() {
+            t.body_done = true;
+            return;
         }
+        // Dropped because the client left. One that stops reading at a stream's error event (PyPI
+        // openai) often leaves before hyper has taken the guest's end, though the guest was ending:
+        // a guest that may cut its answer gets a moment to say so, its next frame read (not sent).
+        if !t.may_cut {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (Some(mut tracked), mut inner) = (self.tracked.take(), std::mem::replace(&mut self.inner, full(""))) else {
+            return;
+        };
+        runtime.spawn(async move {
+            if let Ok(Some(Ok(frame))) = tokio::time::timeout(GUEST_END_GRACE, inner.frame()).await {
+                if let Some(said) = frame.trailers_ref().and_then(|t| t.get(WASINN_CUT)) {
+                    tracked.cut_by_guest(said);
+                }
+            }
+        });
     }
 }
 
@@ -250,6 +310,7 @@ pub(super) fn guest_response(resp: Response<ServeBody>, mut tracked: Tracked) ->
         .headers
         .get(hyper::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse().ok());
+    tracked.may_cut = take_declared_cut(&mut parts.headers);
     if let Some(id) = tracked.request_id_header() {
         parts.headers.insert(X_REQUEST_ID, id);
     }
@@ -260,6 +321,31 @@ pub(super) fn guest_response(resp: Response<ServeBody>, mut tracked: Tracked) ->
             tracked: Some(tracked),
         },
     )
+}
+
+/// Takes `wasinn-cut` out of the guest's `Trailer` header (the field is the server's, never sent
+/// on); whether it was there.
+fn take_declared_cut(headers: &mut hyper::HeaderMap) -> bool {
+    let declared: Vec<String> = headers
+        .get_all(TRAILER)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect();
+    if !declared.iter().any(|name| name == WASINN_CUT.as_str()) {
+        return false;
+    }
+    headers.remove(TRAILER);
+    let others: Vec<String> = declared
+        .into_iter()
+        .filter(|name| name != WASINN_CUT.as_str())
+        .collect();
+    if let (false, Ok(v)) = (others.is_empty(), HeaderValue::from_str(&others.join(", "))) {
+        headers.insert(TRAILER, v);
+    }
+    true
 }
 
 /// An answer the host gives itself (health, 400, 401, 408, 413, 503, 504, 500): a line of text
@@ -402,4 +488,38 @@ fn full(bytes: impl Into<Bytes>) -> ServeBody {
     Full::new(bytes.into())
         .map_err(|never: Infallible| match never {})
         .boxed_unsync()
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    fn trailer_after(values: &[&str]) -> (bool, Vec<String>) {
+        let mut headers = hyper::HeaderMap::new();
+        for v in values {
+            headers.append(TRAILER, HeaderValue::from_str(v).unwrap());
+        }
+        let declared = take_declared_cut(&mut headers);
+        let left = headers
+            .get_all(TRAILER)
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .collect();
+        (declared, left)
+    }
+
+    #[test]
+    fn the_cut_trailer_is_taken_out_of_the_trailer_header_and_the_others_kept() {
+        assert_eq!(trailer_after(&["wasinn-cut"]), (true, vec![]));
+        assert_eq!(
+            trailer_after(&["Server-Timing, Wasinn-Cut"]),
+            (true, vec!["server-timing".to_string()])
+        );
+        assert_eq!(trailer_after(&["a", "wasinn-cut, b"]), (true, vec!["a, b".to_string()]));
+        assert_eq!(
+            trailer_after(&["server-timing"]),
+            (false, vec!["server-timing".to_string()])
+        );
+        assert_eq!(trailer_after(&[]), (false, vec![]));
+    }
 }
