@@ -66,16 +66,15 @@ std::string format_value(const Val& v) {
   }
 }
 
-// A call's error: an exit (wasi:cli/exit), a trap (it has a wasm backtrace) or a host failure.
+// A call's error, by Wasmtime's CLI's rule: an exit (wasi:cli/exit), a Wasmtime Trap (134: an
+// instruction's trap, the timeout's interrupt) or any other error (1), a host call's failure
+// under a wasm frame among them; either message keeps the wasm backtrace, as Wasmtime prints it.
 RunOutcome error_outcome(ErrorPtr err, uint64_t timeout_ms, std::string_view timeout_option) {
   int status = 0;
   if (wasmtime_error_exit_status(err.get(), &status)) return RunOutcome{status, false, {}, {}};
   std::string msg = message_of(err.get());
-  wasm_frame_vec_t trace;
-  wasmtime_error_wasm_trace(err.get(), &trace);
-  const bool trapped = trace.size > 0 || msg.find("wasm trap") != std::string::npos;
-  wasm_frame_vec_delete(&trace);
-  if (timeout_ms > 0 && msg.find("interrupt") != std::string::npos) {
+  const bool trapped = wasinn_error_is_trap(err.get());
+  if (trapped && timeout_ms > 0 && msg.find("interrupt") != std::string::npos) {
     msg = fmt::format("{}\n{}", timeout_words(timeout_ms, timeout_option), msg);
   }
   return RunOutcome{trapped ? kTrapExit : kHostFailureExit, trapped, msg, {}};
@@ -195,8 +194,9 @@ std::string ComponentInstance::run_interface() const {
   return "";
 }
 
-// A WASI 0.3 component: it imports or exports a 0.3 interface, or wasinn's async wasi-nn. Its
-// async-lifted exports and concurrent imports need Wasmtime's async instantiation and calls.
+// A WASI 0.3 component: it imports or exports a 0.3 interface, wasinn's async wasi-nn, or a
+// function typed async (an async export with 0.2's imports or none is one too). Its async-lifted
+// exports and concurrent imports need Wasmtime's async instantiation and calls.
 bool is_p3(const wasmtime_component_t* component, const wasm_engine_t* engine) {
   for (bool imports : {true, false}) {
     for (const auto& name : item_names(component, engine, imports)) {
@@ -204,7 +204,7 @@ bool is_p3(const wasmtime_component_t* component, const wasm_engine_t* engine) {
       if (name.starts_with("wasi:") && name.find("@0.3.") != std::string::npos) return true;
     }
   }
-  return false;
+  return wasinn_component_has_async_func(engine, component);
 }
 
 Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string& name, size_t* nresults) {
@@ -364,8 +364,8 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   if (impl->p3 && !host.wasi_p3) {
     if (exit_code) *exit_code = kRefusedByOptionExit;
     return fail(
-        fmt::format("{} is a WASI 0.3 component (it imports or exports a 0.3 interface or "
-                    "wasinn:nn-async) and {} turned WASI 0.3 off: leave it out (0.3 is on by "
+        fmt::format("{} is a WASI 0.3 component (it imports or exports a 0.3 interface, "
+                    "wasinn:nn-async or an async function) and {} turned WASI 0.3 off: leave it out (0.3 is on by "
                     "default) or give =y to run it",
                     name, host.option_names.wasi_p3));
   }

@@ -154,6 +154,11 @@ wasmtime_error_t* wasinn_component_linker_instantiate_p3(const wasmtime_componen
 wasmtime_error_t* wasinn_component_func_call_p3(const wasmtime_component_func_t* func, wasmtime_context_t* context,
                                                 const wasmtime_component_val_t* args, size_t args_len,
                                                 wasmtime_component_val_t* results, size_t results_len);
+/* src/engine/wasmtime/src/component_kind.rs: whether a component imports or exports a function
+ * typed `async` (it then needs the _p3 twins above, whatever interfaces it names), and whether a
+ * call's error is a Wasmtime Trap (Wasmtime's CLI exits 134 on those, 1 on any other error). */
+bool wasinn_component_has_async_func(const wasm_engine_t* engine, const wasmtime_component_t* component);
+bool wasinn_error_is_trap(const wasmtime_error_t* error);
 
 #ifdef __cplusplus
 }

@@ -49,10 +49,12 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             concurrency-support) in each spelling run p3_nn; =n refuses it with exit 2 naming the
             switch, and a 0.2 component still runs; the later switch wins; the proposals past 0.3
             take =n only; -S max-resources=100 fails p3_nn many-tasks 1000 with Wasmtime's
-            "resource table has no free keys" (as Wasmtime's p3_cli_many_tasks) and lets 50 tasks
-            and 200 dropped streams (p3_cli_many_stream) run
+            "resource table has no free keys" and exit 1 (as Wasmtime's p3_cli_many_tasks) and lets
+            50 tasks and 200 dropped streams (p3_cli_many_stream) run; a core module opening 200
+            files under -S max-resources=50 exits 1 with the same message, as on Wasmtime
   invoke    (issue 54) --invoke answer, p3_nn's async-lifted root export (it awaits a 0.3 wait-for):
-            prints the known answer, as Wasmtime's CLI prints a string; answer() the same
+            prints the known answer, as Wasmtime's CLI prints a string; answer() the same; a component
+            whose only 0.3 feature is an async export (ASYNC_EXPORT_WAT, no 0.3 import) prints 42
   errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
             a missing model file, an unknown graph name: an error, never a crash
 
@@ -480,6 +482,37 @@ def case_serve(ctx):
             f"errors answered")
 
 
+# A WASI p1 command opening the file /f 200 times, keeping each: exits 10 + errno if an open fails.
+MANY_FDS_WAT = """(module
+  (import "wasi_snapshot_preview1" "path_open"
+    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "f")
+  (func (export "_start")
+    (local $i i32) (local $e i32)
+    (loop $l
+      (local.set $e (call $path_open (i32.const 3) (i32.const 1) (i32.const 16) (i32.const 1)
+                      (i32.const 0) (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 32)))
+      (if (local.get $e) (then (call $proc_exit (i32.add (i32.const 10) (local.get $e)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 200))))))
+"""
+
+# A component whose one 0.3 feature is an async-lifted export (no WASI 0.3 import): `answer`
+# returns 42 through task.return. Wasmtime 49's CLI prints 42 for --invoke 'answer()'.
+ASYNC_EXPORT_WAT = """(component
+  (core func $task_return (canon task.return (result u32)))
+  (core module $m
+    (import "" "task.return" (func $task_return (param i32)))
+    (func (export "answer") (result i32) (call $task_return (i32.const 42)) (i32.const 0))
+    (func (export "callback") (param i32 i32 i32) (result i32) unreachable))
+  (core instance $i (instantiate $m (with "" (instance (export "task.return" (func $task_return))))))
+  (func (export "answer") async (result u32)
+    (canon lift (core func $i "answer") async (callback (func $i "callback")))))
+"""
+
+
 def case_switches(ctx):
     guest = ctx.guest("p3_nn")
 
@@ -511,10 +544,12 @@ def case_switches(ctx):
     check(r.returncode == 2 and "-W component-model-threading=y" in r.stderr.decode(),
           f"-W component-model-threading=y: exit {r.returncode}\n{r.stderr.decode()}")
     # -S max-resources, as Wasmtime's own p3_cli_many_tasks and p3_cli_many_stream use it.
+    # Exhausting it is a host call's error, not a Wasmtime Trap: exit 1, as Wasmtime's CLI, with
+    # the wasm backtrace; a real trap stays 134 (tests/integration, cli).
     r = ctx.wasinn("-Smax-resources=100", "-Sp3", "-Wcomponent-model-async", guest, "many-tasks", "1000",
                    timeout=120)
     err = r.stderr.decode()
-    check(r.returncode not in (0, 2) and r.returncode > 0 and "resource table has no free keys" in err
+    check(r.returncode == 1 and "resource table has no free keys" in err and "wasm backtrace" in err
           and b"started" not in r.stdout, f"1000 tasks under max-resources=100: exit {r.returncode}\n{err}")
     bounded = f"exit {r.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}"
     for flags, n, want in ((["-Smax-resources=100"], "50", b"started 50 tasks\n"),
@@ -527,8 +562,23 @@ def case_switches(ctx):
           f"200 streams under max-resources=100: exit {r.returncode}\n{r.stderr.decode()}")
     r = ctx.wasinn("-Smax-resources=0", guest, "many-streams", "1")
     check(r.returncode == 2 and "-S max-resources=0" in r.stderr.decode(), f"max-resources=0: exit {r.returncode}")
+    # A core module's WASI p1 table: 200 files opened and kept, as Wasmtime 49's CLI runs this
+    # module (exit 1 with the same message under -S max-resources=50, 0 without).
+    files = os.path.join(ctx.tmp, "fds")
+    os.makedirs(files, exist_ok=True)
+    open(os.path.join(files, "f"), "wb").close()
+    many_fds = os.path.join(ctx.tmp, "many_fds.wat")
+    with open(many_fds, "w") as f:
+        f.write(MANY_FDS_WAT)
+    r = ctx.wasinn("-Smax-resources=50", "--dir", f"{files}::/", many_fds, timeout=120)
+    err = r.stderr.decode()
+    check(r.returncode == 1 and "resource table has no free keys" in err and "wasm backtrace" in err,
+          f"a core module's 200 files under max-resources=50: exit {r.returncode}\n{err}")
+    r = ctx.wasinn("--dir", f"{files}::/", many_fds, timeout=120)
+    check(r.returncode == 0, f"a core module's 200 files, no bound: exit {r.returncode}\n{r.stderr.decode()}")
     log(f"switches: {len(on)} spellings run, {len(off)} refuse ({refusal}); 1000 tasks under "
-        f"max-resources=100: {bounded}; 50 tasks, 1000 unbounded and 200 streams run")
+        f"max-resources=100: {bounded}; 50 tasks, 1000 unbounded and 200 streams run; a core module's "
+        f"files past max-resources=50: exit 1")
 
 
 def case_invoke(ctx):
@@ -539,7 +589,19 @@ def case_invoke(ctx):
               f"--invoke {name}: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
     r = ctx.wasinn("--invoke", "no-such-export", guest, timeout=120)
     check(r.returncode == 1 and "no-such-export" in r.stderr.decode(), f"an unknown export: exit {r.returncode}")
-    log("invoke: --invoke answer and answer() print the async export's answer; an unknown name is an error")
+    # An async export is what makes a component 0.3, whatever it imports.
+    async_only = os.path.join(ctx.tmp, "async_export.wat")
+    with open(async_only, "w") as f:
+        f.write(ASYNC_EXPORT_WAT)
+    r = ctx.wasinn("--invoke", "answer()", async_only, timeout=120)
+    check(r.returncode == 0 and r.stdout == b"42\n",
+          f"an async export alone: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    r = ctx.wasinn("-Wcomponent-model-async=n", "--invoke", "answer", async_only, timeout=120)
+    err = r.stderr.decode()
+    check(r.returncode == 2 and "is a WASI 0.3 component" in err and "an async function" in err,
+          f"an async export with component-model-async=n: exit {r.returncode}\n{err}")
+    log("invoke: --invoke answer and answer() print the async export's answer; an unknown name is an error; "
+        "a component whose only 0.3 feature is an async export answers 42")
 
 
 def case_errors(ctx):

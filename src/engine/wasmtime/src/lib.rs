@@ -7,6 +7,7 @@
 // Every `#[no_mangle]` function of the C API, exported from this library as from Wasmtime's own.
 pub use wasmtime_c_api::*;
 
+mod component_kind;
 mod host;
 mod nn_async;
 mod nn_ext;
@@ -25,5 +26,6 @@ mod wit_nn;
 // abi_layouts.def's sizes and field offsets, asserted of the C structs' Rust mirrors (build.rs).
 include!(concat!(env!("OUT_DIR"), "/abi_layouts.rs"));
 
+pub use component_kind::{wasinn_component_has_async_func, wasinn_error_is_trap};
 pub use host::*;
 pub use wit_nn::{wasinn_store_set_hostcall_fuel, wasinn_store_set_max_resources, wasinn_wit_define};
