@@ -102,8 +102,7 @@ Error PiperGraph::create_context(std::unique_ptr<PiperContext>& out) {
 }
 
 Error PiperGraph::load(PiperBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<PiperGraph>& out) {
-  if (const char* why = PiperBackend::target_unavailable(request.target()))
-    return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) + ": " + why);
+  if (Error e = backend.check_target(request.target())) return e;
   auto graph = std::make_unique<PiperGraph>();
   if (Error e = resolve_run_config(backend, request, graph->run_)) return e;
   const RunConfig& run = graph->run_;
