@@ -43,9 +43,7 @@ class WhisperContext {
   WhisperContext& operator=(const WhisperContext&) = delete;
 
   WASINN_SDK_CONTEXT()
-  Error compute_single();
-  Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out);
-  Error fini_single();
+  WASINN_SDK_STREAMING()
   // whisper.cpp polls the flag between graph computations (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
   // An option as a property (wasinn:nn-ext), for the next transcription.
