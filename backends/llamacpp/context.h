@@ -45,9 +45,7 @@ class LlamaContext {
   LlamaContext& operator=(const LlamaContext&) = delete;
 
   WASINN_SDK_CONTEXT()
-  Error compute_single();
-  Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out);
-  Error fini_single();
+  WASINN_SDK_STREAMING()
   // llama_decode polls the flag between graph nodes (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
   // The token metrics since the last take (context_take_token_stats).

@@ -8,17 +8,12 @@
 #include <atomic>
 #include <memory>
 
+#include "plugin_common/c_handles.hpp"
+
 namespace wasinn::llamacpp {
 
-struct ModelDeleter {
-  void operator()(llama_model* m) const noexcept { llama_model_free(m); }
-};
-using ModelPtr = std::unique_ptr<llama_model, ModelDeleter>;
-
-struct ContextDeleter {
-  void operator()(llama_context* c) const noexcept { llama_free(c); }
-};
-using ContextPtr = std::unique_ptr<llama_context, ContextDeleter>;
+using ModelPtr = plugin_common::FunctionHandle<llama_model, llama_model_free>;
+using ContextPtr = plugin_common::FunctionHandle<llama_context, llama_free>;
 
 // llama_context_params.abort_callback on a std::atomic<bool> cancel flag (its data), which
 // llama.cpp polls between graph nodes.

@@ -10,14 +10,12 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "plugin_common/c_handles.hpp"
+
 namespace wasinn::llamacpp {
 namespace {
 
 constexpr uint64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS, internal to llama.cpp
-
-struct GgufFree {
-  void operator()(gguf_context* c) const { gguf_free(c); }
-};
 
 // An integer metadata value, if the key holds one.
 bool integer_value(const gguf_context* ctx, int64_t key, int64_t& out) {
@@ -66,7 +64,7 @@ Error check_gguf_header(const char* path) {
   gguf_init_params params{};
   params.no_alloc = true;
   params.ctx = nullptr;
-  std::unique_ptr<gguf_context, GgufFree> ctx(gguf_init_from_file(path, params));
+  plugin_common::FunctionHandle<gguf_context, gguf_free> ctx(gguf_init_from_file(path, params));
   if (!ctx) return {};
   if (Error e = check_vocabulary(ctx.get())) return e;
   const int64_t arch_key = gguf_find_key(ctx.get(), "general.architecture");

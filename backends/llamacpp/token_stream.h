@@ -19,14 +19,12 @@
 #include <vector>
 
 #include "config.h"
+#include "plugin_common/c_handles.hpp"
 #include "wasinn/backend_plugin.h"
 
 namespace wasinn::llamacpp {
 
-struct SamplerDeleter {
-  void operator()(llama_sampler* s) const noexcept { llama_sampler_free(s); }
-};
-using SamplerPtr = std::unique_ptr<llama_sampler, SamplerDeleter>;
+using SamplerPtr = plugin_common::FunctionHandle<llama_sampler, llama_sampler_free>;
 
 // Feeds tokens to the context in chunks of its batch size, mapping llama_decode's codes to
 // statuses (2, aborted by cancel(), is TIMEOUT).

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plugin_common/c_handles.hpp"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::ggml_common {
@@ -26,17 +27,8 @@ namespace wasinn::llamacpp {
 
 using sdk::Error;
 
-struct BitmapDeleter {
-  void operator()(mtmd_bitmap* b) const noexcept { mtmd_bitmap_free(b); }
-};
-using BitmapPtr = std::unique_ptr<mtmd_bitmap, BitmapDeleter>;
-struct ChunksDeleter {
-  void operator()(mtmd_input_chunks* c) const noexcept { mtmd_input_chunks_free(c); }
-};
-using ChunksPtr = std::unique_ptr<mtmd_input_chunks, ChunksDeleter>;
-struct MtmdDeleter {
-  void operator()(mtmd_context* c) const noexcept { mtmd_free(c); }
-};
+using BitmapPtr = plugin_common::FunctionHandle<mtmd_bitmap, mtmd_bitmap_free>;
+using ChunksPtr = plugin_common::FunctionHandle<mtmd_input_chunks, mtmd_input_chunks_free>;
 
 // WasmEdge's marker of where an image goes in a prompt (its media_marker for libmtmd).
 inline constexpr std::string_view kImageMarker = "<image>";
@@ -70,7 +62,7 @@ class Projector {
   const std::string& path() const { return path_; }
 
  private:
-  std::unique_ptr<mtmd_context, MtmdDeleter> ctx_;
+  plugin_common::FunctionHandle<mtmd_context, mtmd_free> ctx_;
   std::mutex encoder_;
   std::string path_;
 };

@@ -135,12 +135,9 @@ Error read_metadata(OrtSession* session, const std::string& device, std::vector<
 
 Error OrtGraph::load(OrtBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<OrtGraph>& out) {
   const OrtApi* api = ort_api();
-  if (!req.encoding().empty() && req.encoding() != "onnx")
-    return {WASINN_INVALID_ENCODING,
-            "the onnxruntime backend loads only \"onnx\", not \"" + std::string(req.encoding()) + "\""};
-  if (req.builders().size() != 1)
-    return sdk::invalid("the onnx encoding expects exactly one graph builder (the .onnx model bytes), got " +
-                        std::to_string(req.builders().size()));
+  if (Error e = req.expect_encoding(OrtBackend::kName, "onnx")) return e;
+  if (Error e = req.expect_one_builder("the onnx encoding expects exactly one graph builder (the .onnx model bytes)"))
+    return e;
   SessionConfig graph_cfg;
   if (Error e = parse_session_config(req.config(), "graph config", graph_cfg)) return e;
   const SessionConfig cfg = backend.defaults().merged_with(graph_cfg);

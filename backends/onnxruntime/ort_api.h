@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "plugin_common/table_handle.hpp"
+#include "plugin_common/c_handles.hpp"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::onnxruntime {

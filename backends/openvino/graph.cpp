@@ -74,9 +74,7 @@ std::string execution_devices(const ov::CompiledModel& compiled, const std::stri
 }  // namespace
 
 Error OvGraph::load(OvBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<OvGraph>& out) {
-  if (!req.encoding().empty() && req.encoding() != "openvino")
-    return {WASINN_INVALID_ENCODING,
-            "load: the openvino backend serves encoding openvino, not " + std::string(req.encoding())};
+  if (Error e = req.expect_encoding(OvBackend::kName, "openvino")) return e;
   const std::string device = device_for_target(req.target());
   if (device.empty())
     return sdk::invalid("load: unknown execution target " + std::to_string(req.target()) +

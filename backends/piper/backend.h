@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "options.h"
+#include "plugin_common/cpu_only_devices.hpp"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::piper {
@@ -17,23 +18,21 @@ namespace wasinn::piper {
 class PiperGraph;
 class PiperContext;
 
-class PiperBackend {
+// Piper's voices run on the CPU here (ONNX Runtime's CPU provider, as WasmEdge's plugin).
+class PiperBackend : public plugin_common::CpuOnlyDevices {
  public:
   WASINN_SDK_BACKEND(PiperBackend, PiperGraph, PiperContext, "piper")
+  PiperBackend()
+      : CpuOnlyDevices("CPU (ONNX Runtime)",
+                       "the piper backend runs voices on ONNX Runtime's CPU provider only; load with target cpu or "
+                       "auto") {}
 
   const BackendConfig& config() const { return config_; }
   Ort::Env& env() { return *env_; }
-  const std::vector<sdk::Device>& devices() const { return devices_; }
-  // Piper's voices run on the CPU here (ONNX Runtime's CPU provider, as WasmEdge's plugin).
-  static const char* target_unavailable(int32_t target) {
-    if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
-    return "the piper backend runs voices on ONNX Runtime's CPU provider only; load with target cpu or auto";
-  }
 
  private:
   BackendConfig config_;
   std::unique_ptr<Ort::Env> env_;
-  std::vector<sdk::Device> devices_{{"CPU", "CPU (ONNX Runtime)", 0, WASINN_TARGET_CPU}};
 };
 
 }  // namespace wasinn::piper

@@ -51,10 +51,7 @@ Error read_file(const std::string& path, const char* what, std::string& out) {
 // Builder 0 is WasmEdge's run config, or the host mapped a registered voice's .onnx into it (its
 // path given) and the run config, all keys optional, comes as the load's config.
 Error resolve_run_config(const PiperBackend& backend, const sdk::LoadRequest& request, RunConfig& out) {
-  const auto builders = request.builders();
-  if (builders.size() != 1)
-    return sdk::invalid("load: expected one graph builder, WasmEdge's JSON run config, got " +
-                        std::to_string(builders.size()));
+  if (Error e = request.expect_one_builder("load: expected one graph builder, WasmEdge's JSON run config")) return e;
   if (const char* voice = request.path(0)) {
     RunConfig c;
     if (!request.config().empty())
@@ -70,7 +67,7 @@ Error resolve_run_config(const PiperBackend& backend, const sdk::LoadRequest& re
     if (c.model.empty()) c.model = voice;
     out = std::move(c);
   } else {
-    const std::string_view text = sdk::builder_text(builders[0]);
+    const std::string_view text = sdk::builder_text(request.builders()[0]);
     // An ONNX ModelProto starts with field 1 (ir_version), tag byte 0x08: say so, not "malformed JSON".
     if (!text.empty() && text[0] == '\x08')
       return sdk::invalid(
@@ -102,8 +99,7 @@ Error PiperGraph::create_context(std::unique_ptr<PiperContext>& out) {
 }
 
 Error PiperGraph::load(PiperBackend& backend, const sdk::LoadRequest& request, std::unique_ptr<PiperGraph>& out) {
-  if (const char* why = PiperBackend::target_unavailable(request.target()))
-    return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) + ": " + why);
+  if (Error e = backend.check_target(request.target())) return e;
   auto graph = std::make_unique<PiperGraph>();
   if (Error e = resolve_run_config(backend, request, graph->run_)) return e;
   const RunConfig& run = graph->run_;

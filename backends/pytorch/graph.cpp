@@ -144,12 +144,10 @@ TorchGraph::TorchGraph() = default;
 TorchGraph::~TorchGraph() = default;
 
 Error TorchGraph::load(const TorchBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<TorchGraph>& out) {
-  if (!req.encoding().empty() && req.encoding() != "pytorch")
-    return {WASINN_INVALID_ENCODING,
-            "the pytorch backend loads only \"pytorch\", not \"" + std::string(req.encoding()) + "\""};
-  if (req.builders().size() != 1)
-    return sdk::invalid("the pytorch encoding expects exactly one graph builder (a TorchScript archive), got " +
-                        std::to_string(req.builders().size()));
+  if (Error e = req.expect_encoding(TorchBackend::kName, "pytorch")) return e;
+  if (Error e =
+          req.expect_one_builder("the pytorch encoding expects exactly one graph builder (a TorchScript archive)"))
+    return e;
   const wasinn_bytes& archive = req.builders()[0];
   if (!archive.data || archive.length == 0) return sdk::invalid("the TorchScript archive is empty (0 bytes)");
   if (Error e = check_graph_config(req.config())) return e;

@@ -9,6 +9,7 @@
 #include <vector>
 #include <string_view>
 
+#include "plugin_common/cpu_only_devices.hpp"
 #include "tf_api.h"
 #include "wasinn/plugin_sdk.hpp"
 
@@ -17,25 +18,21 @@ namespace wasinn::tensorflow {
 class TfGraph;
 class TfContext;
 
-class TfBackend {
+// The one device is the CPU: the CPU-only build of TensorFlow (PyPI tensorflow-cpu).
+class TfBackend : public plugin_common::CpuOnlyDevices {
  public:
   // The version the plugin was built with (TensorFlow is loaded only by create).
   WASINN_SDK_BACKEND(TfBackend, TfGraph, TfContext, "tensorflow")
+  TfBackend()
+      : CpuOnlyDevices("CPU (tensorflow-cpu)",
+                       "this TensorFlow is the CPU-only build (PyPI tensorflow-cpu), which has no GPU or TPU "
+                       "kernels; use target cpu or auto") {}
 
   // A serialized ConfigProto (thread pool sizes) for TF_SetConfig; empty for TF's defaults.
   const std::string& session_config() const { return session_config_; }
-  // The one device: the CPU.
-  const std::vector<sdk::Device>& devices() const { return devices_; }
-  // Why target gpu/tpu cannot run here (always: the CPU-only build), or nullptr.
-  static const char* target_unavailable(int32_t target) {
-    if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
-    return "this TensorFlow is the CPU-only build (PyPI tensorflow-cpu), which has no GPU or TPU "
-           "kernels; use target cpu or auto";
-  }
 
  private:
   std::string session_config_;
-  std::vector<sdk::Device> devices_{{"CPU", "CPU (tensorflow-cpu)", 0, WASINN_TARGET_CPU}};
 };
 
 }  // namespace wasinn::tensorflow

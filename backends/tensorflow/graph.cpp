@@ -189,13 +189,10 @@ void sort_by_name(std::vector<TfIo>& v) {
 }  // namespace
 
 Error TfGraph::load(TfBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<TfGraph>& out) {
-  if (req.builders().size() != 1)
-    return sdk::invalid(
-        "a TensorFlow model is one graph builder (a frozen GraphDef, or a preloaded SavedModel), "
-        "got " +
-        std::to_string(req.builders().size()));
-  if (const char* why = TfBackend::target_unavailable(req.target()))
-    return sdk::unsupported(std::string("target ") + sdk::target_name(req.target()) + ": " + why);
+  if (Error e = req.expect_one_builder(
+          "a TensorFlow model is one graph builder (a frozen GraphDef, or a preloaded SavedModel)"))
+    return e;
+  if (Error e = backend.check_target(req.target())) return e;
   GraphConfig config;
   if (Error e = parse_graph_config(req.config(), config)) return e;
 

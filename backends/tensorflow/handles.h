@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "plugin_common/table_handle.hpp"
+#include "plugin_common/c_handles.hpp"
 #include "tf_api.h"
 
 namespace wasinn::tensorflow {

@@ -251,9 +251,7 @@ Error TfliteGraph::compile_first(int32_t target) {
 }
 
 Error TfliteGraph::load(TfliteBackend& backend, const sdk::LoadRequest& req, std::unique_ptr<TfliteGraph>& out) {
-  if (req.builders().size() != 1)
-    return sdk::invalid("a TensorFlow Lite model is one graph builder (the .tflite bytes), got " +
-                        std::to_string(req.builders().size()));
+  if (Error e = req.expect_one_builder("a TensorFlow Lite model is one graph builder (the .tflite bytes)")) return e;
   GraphConfig config;
   if (Error e = parse_graph_config(req.config(), config)) return e;
 

@@ -10,17 +10,13 @@
 #include <type_traits>
 
 #include "litert_c_api.h"
+#include "plugin_common/c_handles.hpp"
 
 namespace wasinn::tensorflowlite {
 
-template <typename T, void (*Destroy)(T)>
-struct LiteRtDeleter {
-  void operator()(T p) const {
-    if (p) Destroy(p);
-  }
-};
+// A LiteRT handle type is a pointer: Owned<LiteRtModel, LiteRtDestroyModel>.
 template <typename Handle, void (*Destroy)(Handle)>
-using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, LiteRtDeleter<Handle, Destroy>>;
+using Owned = plugin_common::FunctionHandle<std::remove_pointer_t<Handle>, Destroy>;
 
 using EnvironmentPtr = Owned<LiteRtEnvironment, LiteRtDestroyEnvironment>;
 using ModelPtr = Owned<LiteRtModel, LiteRtDestroyModel>;

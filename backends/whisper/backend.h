@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "options.h"
+#include "plugin_common/cpu_only_devices.hpp"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::whisper {
@@ -16,24 +17,19 @@ namespace wasinn::whisper {
 class WhisperGraph;
 class WhisperContext;
 
-class WhisperBackend {
+// The one device is the CPU: scripts/deps/whisper.sh builds ggml's CPU backend alone.
+class WhisperBackend : public plugin_common::CpuOnlyDevices {
  public:
   WASINN_SDK_BACKEND(WhisperBackend, WhisperGraph, WhisperContext, "whisper")
+  WhisperBackend()
+      : CpuOnlyDevices("CPU (ggml)",
+                       "this whisper.cpp build runs on the CPU only (built with ggml's CPU backend alone, "
+                       "without its Vulkan or CUDA backends); load with target cpu or auto") {}
 
   const BackendConfig& config() const { return config_; }
-  // The one device: the CPU.
-  const std::vector<sdk::Device>& devices() const { return devices_; }
-  // Why target gpu/tpu cannot run here (always: scripts/deps/whisper.sh builds ggml's CPU
-  // backend alone), or nullptr.
-  static const char* target_unavailable(int32_t target) {
-    if (target != WASINN_TARGET_GPU && target != WASINN_TARGET_TPU) return nullptr;
-    return "this whisper.cpp build runs on the CPU only (built with ggml's CPU backend alone, "
-           "without its Vulkan or CUDA backends); load with target cpu or auto";
-  }
 
  private:
   BackendConfig config_;
-  std::vector<sdk::Device> devices_{{"CPU", "CPU (ggml)", 0, WASINN_TARGET_CPU}};
 };
 
 }  // namespace wasinn::whisper

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "options.h"
+#include "plugin_common/c_handles.hpp"
 #include "transcript.h"
 #include "wasinn/plugin_sdk.hpp"
 #include "wav.h"
@@ -32,10 +33,7 @@ namespace wasinn::whisper {
 
 class WhisperGraph;
 
-struct StateDeleter {
-  void operator()(whisper_state* s) const noexcept { whisper_free_state(s); }
-};
-using StatePtr = std::unique_ptr<whisper_state, StateDeleter>;
+using StatePtr = plugin_common::FunctionHandle<whisper_state, whisper_free_state>;
 
 class WhisperContext {
  public:
@@ -45,9 +43,7 @@ class WhisperContext {
   WhisperContext& operator=(const WhisperContext&) = delete;
 
   WASINN_SDK_CONTEXT()
-  Error compute_single();
-  Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out);
-  Error fini_single();
+  WASINN_SDK_STREAMING()
   // whisper.cpp polls the flag between graph computations (its abort callback).
   void cancel() noexcept { cancel_requested_.store(true); }
   // An option as a property (wasinn:nn-ext), for the next transcription.

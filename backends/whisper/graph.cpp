@@ -109,8 +109,7 @@ Error WhisperGraph::settle_language(WhisperOptions& o) const {
 
 Error WhisperGraph::load(const WhisperBackend& backend, const sdk::LoadRequest& request,
                          std::unique_ptr<WhisperGraph>& out) {
-  if (const char* why = WhisperBackend::target_unavailable(request.target()))
-    return sdk::unsupported(std::string("target ") + sdk::target_name(request.target()) + ": " + why);
+  if (Error e = backend.check_target(request.target())) return e;
   Source source;
   if (Error e = resolve_source(request, backend.config().allow_preload_paths, source)) return e;
   auto graph = std::make_unique<WhisperGraph>();

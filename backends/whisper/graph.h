@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "options.h"
+#include "plugin_common/c_handles.hpp"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::whisper {
@@ -30,10 +31,7 @@ namespace wasinn::whisper {
 class WhisperBackend;
 class WhisperContext;
 
-struct ModelDeleter {
-  void operator()(whisper_context* c) const noexcept { whisper_free(c); }
-};
-using ModelPtr = std::unique_ptr<whisper_context, ModelDeleter>;
+using ModelPtr = plugin_common::FunctionHandle<whisper_context, whisper_free>;
 
 class WhisperGraph {
  public:

@@ -39,6 +39,7 @@
 //     // Optional, with the graph's properties(): Error set_property(name, value);
 //     // Optional, all three or none: Error compute_single(); Error fini_single();
 //     //   Error get_output_single(const wasinn_tensor_id &id, wasinn_tensor &out);
+//     //   (WASINN_SDK_STREAMING(), below, declares these three)
 //   };
 //   WASINN_PLUGIN_DEFINE(MyBackend)     // exports wasinn_backend_api_v1
 //
@@ -408,7 +409,9 @@ constexpr wasinn_backend_api make_api() {
 //     ...                              // the backend's own members
 //   };
 // declares Graph, Context, kName, framework_version(), create() and load(); the backend
-// defines the last three. WASINN_SDK_CONTEXT() declares set_input, compute and get_output.
+// defines the last three. WASINN_SDK_CONTEXT() declares set_input, compute and get_output;
+// WASINN_SDK_STREAMING(), in a context that streams, compute_single, get_output_single and
+// fini_single (sdk::Streaming takes all three or none).
 #define WASINN_SDK_BACKEND(Self, GraphClass, ContextClass, name)                           \
   using Graph = GraphClass;                                                                \
   using Context = ContextClass;                                                            \
@@ -421,6 +424,11 @@ constexpr wasinn_backend_api make_api() {
   ::wasinn::sdk::Error set_input(const wasinn_tensor_id& id, const wasinn_tensor& tensor); \
   ::wasinn::sdk::Error compute();                                                          \
   ::wasinn::sdk::Error get_output(const wasinn_tensor_id& id, wasinn_tensor& out);
+
+#define WASINN_SDK_STREAMING()                                                            \
+  ::wasinn::sdk::Error compute_single();                                                  \
+  ::wasinn::sdk::Error get_output_single(const wasinn_tensor_id& id, wasinn_tensor& out); \
+  ::wasinn::sdk::Error fini_single();
 
 // Exports the plugin's entry point for backend class BackendClass (one per plugin).
 #define WASINN_PLUGIN_DEFINE(BackendClass)                                                \

@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "wasinn/backend_plugin.h"
+#include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::sdk {
 
@@ -56,6 +58,19 @@ class LoadRequest {
                                                                         : true;
   }
   const wasinn_load_request& raw() const { return raw_; }
+
+  // INVALID_ENCODING unless the request names `expected` or no encoding: the host picks the
+  // plugin by its manifest, so another one is a caller's mistake, said the same by each backend.
+  Error expect_encoding(std::string_view backend, std::string_view expected) const {
+    if (encoding().empty() || encoding() == expected) return {};
+    return {WASINN_INVALID_ENCODING, "the " + std::string(backend) + " backend loads only \"" + std::string(expected) +
+                                         "\", not \"" + std::string(encoding()) + "\""};
+  }
+  // INVALID_ARGUMENT unless the model is exactly one builder; the detail is "<rule>, got N".
+  Error expect_one_builder(std::string_view rule) const {
+    if (builders().size() == 1) return {};
+    return invalid(std::string(rule) + ", got " + std::to_string(builders().size()));
+  }
 
  private:
   // A field exists only if it lies wholly inside the host's struct_size.
