@@ -60,9 +60,14 @@ cleanup() {
   if [[ $keep == 0 ]]; then rm -rf "$DIR"; else echo "check-fresh.sh: kept $RFS"; fi
 }
 trap cleanup EXIT
-bind() {  # SRC DEST [ro]
+bind() {  # SRC DEST [ro|rec]  (rec: with the mounts below SRC, kept from reaching back to the host)
   if [[ -d $1 ]]; then mkdir -p "$2"; else mkdir -p "$(dirname "$2")"; : >"$2"; fi
-  mount --bind "$1" "$2"; mounts+=("$2")
+  if [[ ${3:-} == rec ]]; then
+    mount --rbind "$1" "$2"; mount --make-rslave "$2"
+  else
+    mount --bind "$1" "$2"
+  fi
+  mounts+=("$2")
   [[ ${3:-} != ro ]] || mount -o remount,bind,ro "$2"
 }
 
@@ -91,7 +96,8 @@ for f in /etc/npmrc /usr/etc/npmrc; do [[ -f $f ]] && mkdir -p "$RFS$(dirname "$
 # container's "/" a slave mount, which fails ("mount /, flags: 0x84000: invalid argument") when the
 # chroot's "/" is a plain directory, and the images' stage could not run here.
 mount --bind "$RFS" "$RFS"; mounts+=("$RFS")
-bind /proc "$RFS/proc"; bind /sys "$RFS/sys"; bind /dev "$RFS/dev"; bind /dev/pts "$RFS/dev/pts"
+# /sys with its cgroup mounts: runc finds none in a plain bind ("no cgroup mount found in mountinfo").
+bind /proc "$RFS/proc"; bind /sys "$RFS/sys" rec; bind /dev "$RFS/dev"; bind /dev/pts "$RFS/dev/pts"
 mkdir -p "$RFS/dev/shm"; mount -t tmpfs tmpfs "$RFS/dev/shm"; mounts+=("$RFS/dev/shm")
 bind "$RUSTUP_HOME_HOST" "$RFS/root/.rustup" ro
 bind "$CARGO_BIN_HOST" "$RFS/root/.cargo/bin" ro
