@@ -412,12 +412,10 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   }
 
   hg_stream s{};
-  // A stream that may end at the deadline says so up front: the server then learns how it ended
-  // even from a client that stops reading at the error event (docs/serving.md).
-  if (g.stream && g.deadline_ms)
-    hg_stream_begin_with_trailer(out, 200, "text/event-stream", "wasinn-cut", &s);
-  else if (g.stream)
-    hg_stream_begin(out, 200, "text/event-stream", &s);
+  // Every stream says up front that it tells the server how it ends (whole, or the wasinn-cut
+  // trailer): the server then learns it even from a client that leaves at [DONE] or an error
+  // event, before the body's end reached it (docs/serving.md).
+  if (g.stream) hg_stream_begin_with_trailer(out, 200, "text/event-stream", "wasinn-cut", &s);
   auto send_event = [&](const json& j) {
     const std::string line = "data: " + dump(j) + "\n\n";
     return hg_stream_write(&s, line.data(), line.size()) == 0;
@@ -475,7 +473,8 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
                   {"type", "server_error"},
                   {"param", nullptr},
                   {"code", nullptr}}}});
-    hg_stream_end(&s);
+    // Its 200 went out, but the answer failed: the server logs it cut:error, not completed.
+    hg_stream_end_with_trailer(&s, "wasinn-cut", "error");
     return;
   }
   // The stream's end in one write, the body finished right after it: a client stops reading at the

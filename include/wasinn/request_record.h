@@ -33,7 +33,8 @@ typedef struct wasinn_request_record_t {
   const char* request_id; /* the client's X-Request-Id when usable, else the server's; echoed in the answer */
   const char* user_agent; /* at most 256 bytes of it, or "" */
   /* "completed", or how the answer was cut, whatever status went first: "cut:timeout",
-   * "cut:client-left", "cut:shutdown", "cut:error" (the answer's body failed midway). */
+   * "cut:client-left", "cut:shutdown", "cut:error" (the answer's body failed midway, or its guest
+   * said its work did). */
   const char* outcome;
 } wasinn_request_record_t;
 

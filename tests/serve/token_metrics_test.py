@@ -16,13 +16,20 @@ Cases (ctest runs each as serve.token-metrics.CASE):
   outcomes  a whole answer cut by --request-timeout (504), a stream whose client left and a completed
             answer: wasinn_http_route_requests_total counts each outcome on /v1/chat/completions, and
             the cut answers' tokens are counted too (one first token each)
+  stream-outcomes
+            streams as PyPI openai reads them: 10 read to [DONE] are all completed (access log and
+            metric) though the client closes there; one left midway is cut:client-left; one whose
+            generation fails midway (a token past --max-compute-ms) ends with an error event and
+            is cut:error
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
 import http.client
 import json
 import os
+import signal
 import sys
+import threading
 import time
 import urllib.request
 
@@ -76,12 +83,12 @@ def case_counts(ctx):
         check(tpot == gen_default - 2, f"per-token histogram counted {tpot}, want {gen_default - 2} (tokens after "
               f"each first)")
         check(sample(text, "wasinn_nn_time_to_first_token_seconds_count", graph="second") == 1, "'second': TTFT")
-        # Both chat requests on their route; the non-streamed one completed. (The streamed one may log
-        # cut:client-left: PyPI openai closes once it has read `data: [DONE]`, before the chunked body's end.)
+        # Both chat requests on their route, both completed: the streamed one too, though PyPI openai
+        # closes once it has read `data: [DONE]`, before the chunked body's end (stream-outcomes).
         route = sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions")
         check(route == 2, f"route /v1/chat/completions counted {route}, want 2")
-        check(sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome="completed") >= 1,
-              "the chat answer is not counted completed")
+        completed = sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome="completed")
+        check(completed == 2, f"{completed} of the 2 chat answers counted completed\n{text}")
         check(sample(text, "wasinn_http_route_requests_total", route="/v1/completions", outcome="completed") == 1,
               "the completion is not counted on /v1/completions")
     log(f"counts: 'default' {int(got['prompt'])} prompt and {int(got['generated'])} generated tokens, as the client "
@@ -136,7 +143,90 @@ def case_outcomes(ctx):
         f"generated, TTFT counted 3 times")
 
 
-CASES = {"counts": case_counts, "outcomes": case_outcomes}
+def chat_lines(server):
+    with server.lock:
+        return [line for line in server.lines if "POST /v1/chat/completions 200 " in line]
+
+
+def wait_outcomes(server, want, timeout=10):
+    """The route's outcome counts once they are WANT (else the failure names what they were)."""
+    url, deadline = metrics_url(server), time.monotonic() + timeout
+    while True:
+        text = scrape(url)
+        got = {o: sample(text, "wasinn_http_route_requests_total", route="/v1/chat/completions", outcome=o)
+               for o in ("completed", "cut:client-left", "cut:error", "cut:timeout")}
+        if all(got[o] == n for o, n in want.items()) or time.monotonic() > deadline:
+            check(all(got[o] == n for o, n in want.items()), f"outcomes {got}, want {want}\n{server.tail()}")
+            return text
+        time.sleep(0.2)
+
+
+def case_stream_outcomes(ctx):
+    """Streams as PyPI openai reads them: read to [DONE] (the client closes there, before the
+    chunked body's end), each is completed; left midway, cut:client-left; failed midway, cut:error."""
+    import openai
+    runs = 10
+    # 8,000 tokens: many seconds of the tiny model, so the midway cases happen midway.
+    nn = '{"threads": 1, "ctx-size": 8192}'
+    with ctx.server(extra=["--metrics-addr", "127.0.0.1:0"], nn_options=nn) as server:
+        c = client(server)
+        for i in range(runs):
+            events = list(c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=16, temperature=0,
+                                                    stream=True))
+            check(events and events[-1].choices[0].finish_reason, f"run {i}: the stream has no final chunk")
+        wait_outcomes(server, {"completed": runs, "cut:client-left": 0})
+        lines = chat_lines(server)
+        check(len(lines) == runs and not any("cut:" in line for line in lines),
+              f"{runs} streams read to [DONE], logged:\n" + "\n".join(lines))
+        # Left midway: the client closes after a few chunks of a long answer.
+        stream = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000, stream=True)
+        for _, _ in zip(range(5), stream):
+            pass
+        stream.close()
+        check(wait_line(server, r"POST /v1/chat/completions 200 .*cut:client-left"),
+              f"the stream left midway is not logged cut:client-left\n{server.tail()}")
+        wait_outcomes(server, {"completed": runs, "cut:client-left": 1})
+    # Failed midway: a compute (one token) past --max-compute-ms fails, and the server is paused in
+    # the middle of one (SIGSTOP, SIGCONT): llama.cpp's decode outlives its budget, the generation
+    # fails, and the guest ends its 200 stream with an error event. 1 s: no token of the tiny model
+    # takes that long, even on a busy machine.
+    extra = ["--metrics-addr", "127.0.0.1:0", "--max-compute-ms", "1s"]
+    with ctx.server(extra=extra, nn_options=nn) as server:
+        stream = client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000,
+                                                        stream=True)
+        raised, chunks, pauses = [], 0, 0
+
+        def read():
+            nonlocal chunks
+            try:
+                for _ in stream:
+                    chunks += 1
+            except openai.APIError as e:
+                raised.append(e)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        while chunks < 3 and reader.is_alive():
+            time.sleep(0.01)
+        # A pause may land between two tokens (no compute runs long): the next one tries again.
+        while reader.is_alive() and pauses < 20:
+            os.kill(server.proc.pid, signal.SIGSTOP)
+            time.sleep(1.5)
+            os.kill(server.proc.pid, signal.SIGCONT)
+            pauses += 1
+            reader.join(1.0)
+        reader.join(30)
+        check(raised and "generation failed" in str(raised[0]),
+              f"after {pauses} pauses of 1.5 s: {raised!r}, {chunks} chunks\n{server.tail()}")
+        line = wait_line(server, r"POST /v1/chat/completions 200 .*cut:error")
+        check(line and "failed midway" in line, f"the failed stream is not logged cut:error: {line}\n{server.tail()}")
+        text = wait_outcomes(server, {"completed": 0, "cut:client-left": 0, "cut:error": 1})
+        check(sample(text, "wasinn_http_request_outcomes_total", outcome="cut:error") == 1, "outcomes family")
+    log(f"stream-outcomes: {runs} of {runs} streams read to [DONE] by openai logged and counted completed; one left "
+        f"midway cut:client-left; one whose generation failed ({pauses} pause(s) past --max-compute-ms) cut:error")
+
+
+CASES = {"counts": case_counts, "outcomes": case_outcomes, "stream-outcomes": case_stream_outcomes}
 
 
 def main():

@@ -25,10 +25,12 @@ pub(super) type ServeBody = UnsyncBoxBody<Bytes, BoxError>;
 
 pub(super) const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 /// A trailer by which the guest says it ended its own answer early (`timeout`: at the request's
-/// deadline, `wasinn-deadline-ms`); the host logs the cut and never sends the field on.
+/// deadline, `wasinn-deadline-ms`; `error`: its work failed midway, after the status went out);
+/// the host logs the cut and never sends the field on.
 const WASINN_CUT: HeaderName = HeaderName::from_static("wasinn-cut");
 /// How long a body whose guest declared `wasinn-cut` is still read after its client left, for the
-/// guest's end: its next frame ends the wait (data: it was not ending; the trailer: it cut).
+/// guest's end: its next frame ends the wait (data: it was not ending; the end or the trailer: it
+/// was, whole or cut).
 const GUEST_END_GRACE: Duration = Duration::from_millis(500);
 
 /// Counts a request from its arrival until its answer's body is sent (or dropped), then logs it.
@@ -52,7 +54,8 @@ pub(super) struct Tracked {
     body_done: bool,
     /// The answer's Content-Length: hyper stops polling a body once that much is sent.
     declared: Option<u64>,
-    /// The guest declared the `wasinn-cut` trailer (`Trailer: wasinn-cut`): it may end early.
+    /// The guest declared the `wasinn-cut` trailer (`Trailer: wasinn-cut`): it says how its
+    /// answer ends, so its end is worth a moment's wait after the client left.
     may_cut: bool,
     /// Set by the guest's task when the guest failed (a trap; the --request-timeout deadline
     /// is one), before its store goes: a streamed body then ends as if whole, but was cut.
@@ -111,9 +114,13 @@ impl Tracked {
                 self.cut = Some("cut:timeout");
                 self.note = "the guest ended its answer at the request's deadline (wasinn-deadline-ms)".into();
             }
+            b"error" => {
+                self.cut = Some("cut:error");
+                self.note = "the guest's work failed midway; it ended its answer with the error".into();
+            }
             other => {
                 self.note = format!(
-                    "the guest's wasinn-cut trailer {:?} is not one wasinn knows (timeout)",
+                    "the guest's wasinn-cut trailer {:?} is not one wasinn knows (timeout, error)",
                     String::from_utf8_lossy(other)
                 )
             }
@@ -280,9 +287,10 @@ impl Drop for CountedBody {
             t.body_done = true;
             return;
         }
-        // Dropped because the client left. One that stops reading at a stream's error event (PyPI
-        // openai) often leaves before hyper has taken the guest's end, though the guest was ending:
-        // a guest that may cut its answer gets a moment to say so, its next frame read (not sent).
+        // Dropped because the client left. One that stops reading at a stream's last event (PyPI
+        // openai at [DONE] or an error event) often leaves before hyper has taken the guest's end,
+        // though the guest was ending: a guest that says how it ends gets a moment to, its next
+        // frames read (never sent).
         if !t.may_cut {
             return;
         }
@@ -293,13 +301,41 @@ impl Drop for CountedBody {
             return;
         };
         runtime.spawn(async move {
-            if let Ok(Some(Ok(frame))) = tokio::time::timeout(GUEST_END_GRACE, inner.frame()).await {
-                if let Some(said) = frame.trailers_ref().and_then(|t| t.get(WASINN_CUT)) {
-                    tracked.cut_by_guest(said);
-                }
+            match guest_end(&mut inner, GUEST_END_GRACE).await {
+                GuestEnd::Whole => tracked.body_done = true,
+                GuestEnd::Cut(said) => tracked.cut_by_guest(&said),
+                GuestEnd::NotEnding => {}
             }
+            // Logged here, as it ended; the body goes after it, which tells a guest still
+            // writing that its client left.
+            drop(tracked);
         });
     }
+}
+
+/// How a guest's body goes on after its client left, from its next frames (read, never sent).
+#[derive(Debug, PartialEq)]
+enum GuestEnd {
+    /// It ended as it does when whole: everything it wrote had gone out, so its answer did too.
+    Whole,
+    /// It ended with a `wasinn-cut` trailer.
+    Cut(HeaderValue),
+    /// More data (it was still answering), a failure, or nothing within the grace.
+    NotEnding,
+}
+
+async fn guest_end(body: &mut ServeBody, grace: Duration) -> GuestEnd {
+    let until = tokio::time::Instant::now() + grace;
+    while let Ok(next) = tokio::time::timeout_at(until, body.frame()).await {
+        return match next.map(|f| f.map(Frame::into_trailers)) {
+            None => GuestEnd::Whole,
+            Some(Ok(Ok(mut trailers))) => trailers.remove(WASINN_CUT).map_or(GuestEnd::Whole, GuestEnd::Cut),
+            // An empty write says nothing yet.
+            Some(Ok(Err(frame))) if frame.data_ref().is_some_and(Bytes::is_empty) => continue,
+            Some(Ok(Err(_)) | Err(_)) => GuestEnd::NotEnding,
+        };
+    }
+    GuestEnd::NotEnding
 }
 
 /// The guest's own answer, as it sent it.
@@ -506,6 +542,59 @@ mod unit {
             .map(|v| v.to_str().unwrap().to_string())
             .collect();
         (declared, left)
+    }
+
+    /// A guest's body as frames in order; past them, none yet (Pending) or its end.
+    struct Frames(std::collections::VecDeque<Result<Frame<Bytes>, BoxError>>, bool);
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = BoxError;
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+            match self.0.pop_front() {
+                Some(frame) => std::task::Poll::Ready(Some(frame)),
+                None if self.1 => std::task::Poll::Ready(None),
+                None => std::task::Poll::Pending,
+            }
+        }
+    }
+
+    fn data(text: &'static str) -> Result<Frame<Bytes>, BoxError> {
+        Ok(Frame::data(Bytes::from_static(text.as_bytes())))
+    }
+
+    fn trailers(fields: &[(&'static str, &'static str)]) -> Result<Frame<Bytes>, BoxError> {
+        let mut map = hyper::HeaderMap::new();
+        for (name, value) in fields {
+            map.insert(HeaderName::from_static(name), HeaderValue::from_static(value));
+        }
+        Ok(Frame::trailers(map))
+    }
+
+    async fn end_of(frames: Vec<Result<Frame<Bytes>, BoxError>>, ends: bool) -> GuestEnd {
+        let mut body = Frames(frames.into(), ends).boxed_unsync();
+        guest_end(&mut body, Duration::from_millis(50)).await
+    }
+
+    #[tokio::test]
+    async fn a_guest_that_ends_after_its_client_left_is_whole_or_cut_as_it_says() {
+        assert_eq!(end_of(vec![], true).await, GuestEnd::Whole);
+        assert_eq!(end_of(vec![data("")], true).await, GuestEnd::Whole);
+        assert_eq!(
+            end_of(vec![trailers(&[("server-timing", "x")])], true).await,
+            GuestEnd::Whole
+        );
+        assert_eq!(
+            end_of(vec![trailers(&[("wasinn-cut", "error")])], true).await,
+            GuestEnd::Cut(HeaderValue::from_static("error"))
+        );
+        // Still answering, failed, or silent past the grace: the client left before the end.
+        assert_eq!(end_of(vec![data("data: {}\n\n")], true).await, GuestEnd::NotEnding);
+        assert_eq!(end_of(vec![Err("broken".into())], true).await, GuestEnd::NotEnding);
+        assert_eq!(end_of(vec![data("")], false).await, GuestEnd::NotEnding);
     }
 
     #[test]
