@@ -509,7 +509,7 @@ ASYNC_EXPORT_WAT = """(component
     (func (export "callback") (param i32 i32 i32) (result i32) unreachable))
   (core instance $i (instantiate $m (with "" (instance (export "task.return" (func $task_return))))))
   (func (export "answer") async (result u32)
-    (canon lift (core func $i "answer") async (callback (func $i "callback")))))
+    (canon lift (core func $i "answer") async (callback (core func $i "callback")))))
 """
 
 
