@@ -73,7 +73,7 @@ mod tests {
             (func (export "callback") (param i32 i32 i32) (result i32) unreachable))
           (core instance $i (instantiate $m (with "" (instance (export "task.return" (func $task_return))))))
           (instance $api (export "answer" (func async (result u32)
-            (canon lift (core func $i "answer") async (callback (func $i "callback"))))))
+            (canon lift (core func $i "answer") async (callback (core func $i "callback"))))))
           (export "api" (instance $api)))"#;
         let sync_export = r#"(component
           (core module $m (func (export "answer") (result i32) (i32.const 42)))
