@@ -72,8 +72,9 @@ mod tests {
             (func (export "answer") (result i32) (call $task_return (i32.const 42)) (i32.const 0))
             (func (export "callback") (param i32 i32 i32) (result i32) unreachable))
           (core instance $i (instantiate $m (with "" (instance (export "task.return" (func $task_return))))))
-          (instance $api (export "answer" (func async (result u32)
-            (canon lift (core func $i "answer") async (callback (core func $i "callback"))))))
+          (func $answer async (result u32)
+            (canon lift (core func $i "answer") async (callback (core func $i "callback"))))
+          (instance $api (export "answer" (func $answer)))
           (export "api" (instance $api)))"#;
         let sync_export = r#"(component
           (core module $m (func (export "answer") (result i32) (i32.const 42)))
