@@ -28,7 +28,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import parse_args
+from oip_server_process import parse_args, start_serve
 
 ARGS = None
 LIMIT = 8
@@ -42,22 +42,7 @@ class Serving:
         cmd = [ARGS.wasinn, "serve", "--oip-http", "127.0.0.1:0", "--oip-grpc", "127.0.0.1:0", "--metrics-addr",
                "127.0.0.1:0", "--backend-dir", ARGS.backend_dir, "--nn-preload",
                f"tiny:onnx:cpu:{ARGS.fixtures}/tiny/model.onnx", "--header-timeout", "60s", *flags]
-        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-        self.lines = []
-        self.http = self.grpc = self.metrics = None
-        deadline = time.time() + 60
-        while time.time() < deadline and not (self.http and self.grpc and self.metrics):
-            line = self.proc.stderr.readline()
-            if not line:
-                raise RuntimeError("wasinn serve ended before listening:\n" + "".join(self.lines))
-            self.lines.append(line)
-            if m := re.search(r"\(REST\) on https?://([^/]+)/v2", line):
-                self.http = m.group(1)
-            if m := re.search(r"\(gRPC[^)]*\) on (\S+)", line):
-                self.grpc = m.group(1)
-            if m := re.search(r"metrics at (http://\S+)", line):
-                self.metrics = m.group(1)
-        threading.Thread(target=lambda: self.lines.extend(self.proc.stderr), daemon=True).start()
+        self.proc, self.lines, self.http, self.grpc, self.metrics = start_serve(cmd)
 
     def gauge(self, name):
         text = urllib.request.urlopen(self.metrics, timeout=10).read().decode()

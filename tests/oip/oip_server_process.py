@@ -20,6 +20,28 @@ import time
 MAX_REQUEST_BYTES = 1_000_000
 
 
+def start_serve(cmd):
+    """Starts `wasinn serve` (cmd) and reads its REST, gRPC and metrics addresses from its stderr;
+    returns (process, the stderr lines, http, grpc, metrics), the lines kept growing by a thread."""
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    lines = []
+    http = grpc = metrics = None
+    deadline = time.time() + 60
+    while time.time() < deadline and not (http and grpc and metrics):
+        line = proc.stderr.readline()
+        if not line:
+            raise RuntimeError("wasinn serve ended before listening:\n" + "".join(lines))
+        lines.append(line)
+        if m := re.search(r"\(REST\) on https?://([^/]+)/v2", line):
+            http = m.group(1)
+        if m := re.search(r"\(gRPC[^)]*\) on (\S+)", line):
+            grpc = m.group(1)
+        if m := re.search(r"metrics at (http://\S+)", line):
+            metrics = m.group(1)
+    threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()
+    return proc, lines, http, grpc, metrics
+
+
 class Server:
     def __init__(self, args, extra=()):
         f = args.fixtures
@@ -37,29 +59,7 @@ class Server:
                "--nn-preload", f"two_inputs:onnx:cpu:{f}/types/two_inputs.onnx",
                "--nn-preload", f"scale:onnx:cpu:{f}/types/scale_by_scalar.onnx",
                "--max-request-bytes", str(MAX_REQUEST_BYTES), "--workers", "4", "--metrics-addr", "127.0.0.1:0", *extra]
-        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-        self.lines = []
-        self.http = self.grpc = self.metrics = None
-        deadline = time.time() + 60
-        while time.time() < deadline and not (self.http and self.grpc and self.metrics):
-            line = self.proc.stderr.readline()
-            if not line:
-                raise RuntimeError("wasinn serve ended before listening:\n" + "".join(self.lines))
-            self.lines.append(line)
-            m = re.search(r"\(REST\) on https?://([^/]+)/v2", line)
-            if m:
-                self.http = m.group(1)
-            m = re.search(r"\(gRPC[^)]*\) on (\S+)", line)
-            if m:
-                self.grpc = m.group(1)
-            m = re.search(r"metrics at (http://\S+)", line)
-            if m:
-                self.metrics = m.group(1)
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            self.lines.append(line)
+        self.proc, self.lines, self.http, self.grpc, self.metrics = start_serve(cmd)
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
