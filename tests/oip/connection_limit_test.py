@@ -134,13 +134,17 @@ class Limit(unittest.TestCase):
         self.assertIn("503", str(e.exception))
         self.assertEqual(s.gauge("wasinn_http_connections_refused_total"), refused + 3)
         self.assertEqual(s.gauge("wasinn_http_connections_open"), LIMIT)
+        self.release_then_infer(s, idle, httpclient, s.http)
+        self.assertRegex("".join(s.lines), r"info: REST connection refused: --max-connections 8 are open")
+
+    def release_then_infer(self, s, idle, client, url):
+        """Closes the held connections; once none is open, the tiny model answers through `client`."""
         for sock in idle:
             sock.close()
         s.wait_open(self, 0)
-        x, inp = tiny_input(httpclient)
-        r = httpclient.InferenceServerClient(url=s.http).infer("tiny", [inp])
+        x, inp = tiny_input(client)
+        r = client.InferenceServerClient(url=url).infer("tiny", [inp])
         np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
-        self.assertRegex("".join(s.lines), r"info: REST connection refused: --max-connections 8 are open")
 
     def test_grpc(self):
         s = self.server
@@ -157,12 +161,7 @@ class Limit(unittest.TestCase):
         with self.assertRaises(Exception):
             grpcclient.InferenceServerClient(url=s.grpc).infer("tiny", [tiny_input(grpcclient)[1]], client_timeout=5)
         self.assertGreater(s.gauge("wasinn_http_connections_refused_total"), refused + 1)
-        for sock in idle:
-            sock.close()
-        s.wait_open(self, 0)
-        x, inp = tiny_input(grpcclient)
-        r = grpcclient.InferenceServerClient(url=s.grpc).infer("tiny", [inp])
-        np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+        self.release_then_infer(s, idle, grpcclient, s.grpc)
         self.assertRegex("".join(s.lines), r"info: gRPC connection from 127\.0\.0\.1:\d+ refused: --max-connections 8")
 
     def test_gauge_follows_a_grpc_client(self):
