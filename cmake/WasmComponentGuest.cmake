@@ -52,12 +52,12 @@ else()
 endif()
 
 # wasi:http's WIT for the HTTP guests: not kept here but taken from the crate the engine build
-# fetches (wasmtime-wasi-http, at the version src/engine/wasmtime/Cargo.toml pins), in the cargo
+# fetches (wasmtime-wasi-http, at the version src/Cargo.toml pins), in the cargo
 # home scripts/build-engine.sh uses (or ~/.cargo). -DWASINN_WASI_HTTP_WIT_DIR=DIR overrides: a
 # directory with deps/http.wit, deps/io.wit, ... (one package a file).
 set(WASINN_HAVE_HTTP_GUESTS OFF)
 if(WASINN_HAVE_COMPONENT_GUESTS)
-  file(STRINGS ${CMAKE_SOURCE_DIR}/src/engine/wasmtime/Cargo.toml _wasi_http_line REGEX "^wasmtime-wasi-http = ")
+  file(STRINGS ${CMAKE_SOURCE_DIR}/src/Cargo.toml _wasi_http_line REGEX "^wasmtime-wasi-http = ")
   string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" _wasi_http_version "${_wasi_http_line}")
   if(NOT DEFINED CACHE{WASINN_WASI_HTTP_WIT_DIR} OR NOT WASINN_WASI_HTTP_WIT_DIR)
     set(_cargo_homes "")

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Builds wasinn's Wasmtime (src/engine/wasmtime: Wasmtime's C API and the typed wasi:nn component
-# imports, one shared library) with cargo, from crates.io only, and installs it for one build tree:
+# Builds wasinn's Wasmtime (the Cargo workspace src/Cargo.toml: the engine binding
+# src/engine/wasmtime, with Wasmtime's C API and the typed wasi:nn component imports, and
+# serving's crates src/serve/http and src/serve/pipeline, linked into one shared library by
+# src/wasmtime_library) with cargo, from crates.io only, and installs it for one build tree:
 #   build-engine.sh OUT_DIR    -> OUT_DIR/lib/libwasinn_wasmtime.so and OUT_DIR/include/ (wasmtime.h)
-#   build-engine.sh --test     the crate's own tests (cargo test --release: the same objects)
+#   build-engine.sh --test     every member's own tests (cargo test --release: the same objects)
 #   WASINN_ENGINE_TARGET_DIR=DIR  use DIR as cargo's target directory instead of the shared cache
 # Cargo's target directory is cached in ~/.cache/wasinn/engine, keyed by the lock file, the
-# manifest (its features) and the toolchain, so every build tree of a clone (plain, ASan, TSan)
+# manifests (their features) and the toolchain, so every build tree of a clone (plain, ASan, TSan)
 # and every clone share one build: ~5 min on 2 cores the first time, seconds after an edit of the
-# crate's own files, a no-op otherwise. Cargo builds a copy of the crate kept at one path beside
-# that target directory, rewritten only where a file's bytes changed: cargo keys a path crate by
-# its path and its files' times, so building a fresh clone's own copy would recompile the crate
-# (about 3 min, and 4 more for its tests) every time. Files are copied out with their times, so
-# an unchanged library or header never makes the C++ side rebuild or relink.
+# workspace's own files, a no-op otherwise. Cargo builds a copy of the workspace's Rust parts kept
+# at one path beside that target directory, rewritten only where a file's bytes changed: cargo
+# keys a path crate by its path and its files' times, so building a fresh clone's own copy would
+# recompile the crates (about 3 min, and 4 more for their tests) every time. Files are copied out
+# with their times, so an unchanged library or header never makes the C++ side rebuild or relink.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CRATE=$ROOT/src/engine/wasmtime
+WORKSPACE=$ROOT/src
 OUT=${1:?usage: build-engine.sh OUT_DIR | --test}
 CACHE=${WASINN_CACHE:-$HOME/.cache/wasinn}
 # rustup's toolchain, whatever the caller's PATH (a build started from an IDE, CI's shell).
@@ -29,32 +31,36 @@ fi
 # Wasmtime and everything above it) each time a plain and a sanitizer tree take turns.
 unset CC CXX CFLAGS CXXFLAGS CPPFLAGS LDFLAGS RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_RUSTFLAGS
 export CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home}
-key=$(cat "$CRATE/Cargo.lock" "$CRATE/Cargo.toml" <(rustc -vV) | sha256sum | cut -c1-16)
+# Every Cargo.toml below src/ is the workspace's or a member's (src/Cargo.toml lists them).
+mapfile -t manifests < <(cd "$WORKSPACE" && find . -name Cargo.toml | LC_ALL=C sort)
+key=$(cd "$WORKSPACE" && cat Cargo.lock "${manifests[@]}" <(rustc -vV) | sha256sum | cut -c1-16)
 # WASINN_ENGINE_TARGET_DIR: a checkout of its own (a copy of the shared one), for work that edits the
-# crate beside another checkout that does too: the shared copy would rebuild at each turn.
+# crates beside another checkout that does too: the shared copy would rebuild at each turn.
 export CARGO_TARGET_DIR=${WASINN_ENGINE_TARGET_DIR:-$CACHE/engine/target-$key}
 mkdir -p "$CARGO_HOME" "$CARGO_TARGET_DIR"
 [[ -f $CARGO_TARGET_DIR/release/libwasinn_wasmtime.so ]] ||
-  echo "build-engine.sh: building Wasmtime $(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$CRATE/Cargo.toml") with cargo into $CARGO_TARGET_DIR (the first time: about 6 min on 2 cores)" >&2
+  echo "build-engine.sh: building Wasmtime $(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$WORKSPACE/Cargo.toml") with cargo into $CARGO_TARGET_DIR (the first time: about 6 min on 2 cores)" >&2
 
-# Checkouts share the crate's copy and the target directory: hold them from the copy in to the
+# Checkouts share the workspace's copy and the target directory: hold them from the copy in to the
 # copy out (or to the tests' end), or another checkout's files could be built or linked mid-way.
 exec 9>"$CARGO_TARGET_DIR/.build-engine.lock"
 flock 9
 # As images/stage.sh keeps its contexts: no -t, so an unchanged file keeps its time; --delete, so
-# a file the checkout no longer has goes too.
-BUILT=$CARGO_TARGET_DIR/crate
-rsync -r --checksum --delete "$CRATE/" "$BUILT/"
-CRATE=$BUILT
+# a file the checkout no longer has goes too. Only src/'s Rust parts: the manifests, the lock
+# file, the sources and abi_layouts.def (which build.rs reads).
+BUILT=$CARGO_TARGET_DIR/workspace
+rsync -r --checksum --delete --delete-excluded --prune-empty-dirs --include='*/' --include=Cargo.toml \
+  --include=Cargo.lock --include='*.rs' --include=abi_layouts.def --exclude='*' "$WORKSPACE/" "$BUILT/"
 
 if [[ $OUT == --test ]]; then
-  exec cargo test --release --locked --lib --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}"
+  exec cargo test --release --locked --workspace --lib --manifest-path "$BUILT/Cargo.toml" \
+    -j"${WASINN_CARGO_JOBS:-$(nproc)}"
 fi
 # The C API crate's build script writes its headers (with conf.h for the features built) into
 # its OUT_DIR; cargo's JSON messages say where (a file of this caller's own).
 mkdir -p "$OUT"
 msgs=$OUT/build-messages.json
-cargo build --release --locked --manifest-path "$CRATE/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
+cargo build --release --locked --manifest-path "$BUILT/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
   --message-format=json-render-diagnostics >"$msgs"
 include=$(python3 -c '
 import json, sys

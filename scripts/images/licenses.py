@@ -87,7 +87,7 @@ def cmd_crates(tree, registry, out, generic, fallback_llvm):
             continue
         pkg, lic = line.split("|", 1)
         parts = pkg.split()
-        if len(parts) > 2:  # "name vX (path)": the engine crate itself, wasinn's own code
+        if len(parts) > 2:  # "name vX (path)": a crate of wasinn's workspace, wasinn's own code
             continue
         name, version = parts[0], parts[1].lstrip("v")
         if (name, version) in seen:

@@ -87,7 +87,7 @@ _lic_listing() { find "$1" -printf '%P %s %T@\n' | sort | sha256sum | cut -c1-16
 _lic_inputs() {
   echo "$1"
   cat "$_LIC_ROOT/LICENSE" "$_LIC_ROOT/scripts/images/licenses.sh" "$_LIC_ROOT/scripts/images/licenses.py" \
-    "$_LIC_ROOT/src/engine/wasmtime/Cargo.lock" "$_LIC_ROOT/src/engine/wasmtime/Cargo.toml" \
+    "$_LIC_ROOT/src/Cargo.lock" "$_LIC_ROOT"/src/Cargo.toml "$_LIC_ROOT"/src/*/Cargo.toml "$_LIC_ROOT"/src/*/*/Cargo.toml \
     "$_LIC_ROOT"/scripts/deps/{onnxruntime,openvino,tensorflow,tensorflowlite,llamacpp,whisper,jco}.sh \
     "$_LIC_DEPS"/jco-*/.version "$_LIC_DEPS"/onnxruntime-cuda-*/.version "$_LIC_ROOT/guest/rust/Cargo.lock" 2>/dev/null
   ls "$_LIC_CACHE"/cargo/vendor 2>/dev/null
@@ -241,12 +241,13 @@ _lic_whisper() {
   fi
 }
 
-# Wasmtime and every crate linked into libwasinn_wasmtime.so (normal dependencies of the engine
-# crate for this target, no build scripts or proc macros: cargo tree over its Cargo.lock), with
+# Wasmtime and every crate linked into libwasinn_wasmtime.so (normal dependencies of its crate,
+# src/wasmtime_library, for this target, no build scripts or proc macros: cargo tree over the
+# workspace's Cargo.lock), with
 # the texts from the crates cargo unpacked, and the Rust standard library linked into it.
 _lic_wasmtime() {
-  local crate=$_LIC_ROOT/src/engine/wasmtime
-  local v; v=$(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$crate/Cargo.toml")
+  local crate=$_LIC_ROOT/src/wasmtime_library
+  local v; v=$(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$_LIC_ROOT/src/Cargo.toml")
   command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
   local home=${WASINN_CARGO_HOME:-$_LIC_CACHE/engine/cargo-home}
   local registry; registry=$(_lic_first "$home"/registry/src/index.crates.io-*)
@@ -272,7 +273,7 @@ _lic_wasmtime() {
   local n; n=$(grep -vc '^#' "$_LIC_OUT/rust-crates/INDEX")
   _lic_row "Rust crates linked into libwasinn_wasmtime.so ($n, listed in rust-crates/INDEX)" "Cargo.lock" \
     "per crate (rust-crates/INDEX)" "rust-crates/" \
-    "src/engine/wasmtime/Cargo.lock via cargo tree; texts from $(_lic_path "$registry")"
+    "src/Cargo.lock via cargo tree; texts from $(_lic_path "$registry")"
   _LIC_DECLARED+=("$_LIC_OUT/rust-crates/INDEX")
   grep -q $'\tMISSING' "$_LIC_OUT/rust-crates/INDEX" && _lic_missing "some Rust crates" "-" "-" "see rust-crates/INDEX"
   return 0

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The TLS files of --tls-cert, --tls-key and --tls-client-ca checked at start, as the engine's
-// rustls (src/engine/wasmtime/src/serve/tls.rs) reads them for a component's server: for the
+// The TLS files of --tls-cert, --tls-key and --tls-client-ca checked at start, as serve/http's
+// rustls (src/serve/http/src/tls.rs) reads them for a component's server: for the
 // CLI, so a bad or mismatched file stops either server before any model loads, naming the file.
 #pragma once
 

@@ -21,11 +21,16 @@ past. A "../" that leaves the file's layer fails even where the layer is allowed
 its path). A <...> that reaches no file of the tree is another project's and is not checked.
 A layer's *_impl.h headers (engine/host_impl.h) are its own: no other layer includes them,
 whatever the table allows it.
+
+The Rust crates of the Cargo workspace below src/ are held to the same table: a crate's layer is
+its directory's (src/serve/http/Cargo.toml: serve/http), and each of its wasinn dependencies (a
+path, or a workspace dependency that src/Cargo.toml gives a path) must be a layer it may use.
 """
 import fnmatch
 import os
 import re
 import sys
+import tomllib
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+(?:"([^"]+)"|<([^>]+)>)', re.M)
 # Where the targets look for <...> (and "..." not beside the file), in the compilers' order.
@@ -126,6 +131,29 @@ def matches(target, allowed):
     return any(fnmatch.fnmatch(target, a) for a in allowed)
 
 
+def crate_dependencies(root):
+    """(manifest, dependency name, the directory it is at) for every wasinn crate a member of the
+    workspace below src/ depends on, in any section (dev- and build-dependencies too)."""
+    workspace = os.path.join(root, "src", "Cargo.toml")
+    shared = {}
+    if os.path.isfile(workspace):
+        deps = tomllib.load(open(workspace, "rb")).get("workspace", {}).get("dependencies", {})
+        shared = {n: os.path.join("src", d["path"]) for n, d in deps.items() if isinstance(d, dict) and "path" in d}
+    for dirpath, _, names in os.walk(os.path.join(root, "src")):
+        rel = os.path.relpath(os.path.join(dirpath, "Cargo.toml"), root)
+        if "Cargo.toml" not in names or rel == os.path.join("src", "Cargo.toml"):
+            continue
+        manifest = tomllib.load(open(os.path.join(root, rel), "rb"))
+        for section in ("dependencies", "dev-dependencies", "build-dependencies"):
+            for name, dep in manifest.get(section, {}).items():
+                if not isinstance(dep, dict):
+                    continue
+                if "path" in dep:
+                    yield rel, name, os.path.normpath(os.path.join(os.path.dirname(rel), dep["path"]))
+                elif dep.get("workspace") and name in shared:
+                    yield rel, name, os.path.normpath(shared[name])
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
     table_path = os.path.join(root, "src", "layers.txt")
@@ -163,6 +191,20 @@ def main():
             elif not matches(target.lstrip("!"), allowed):
                 problems.append(f"{rel}:{line}: {layer} may not include {include} "
                                 f"({layer} may include: {' '.join(allowed) or 'nothing of another layer'})")
+    # The Rust crates' dependencies on each other, by the same table.
+    crate_deps = 0
+    for rel, name, path in crate_dependencies(root):
+        crate_deps += 1
+        layer = layer_of(table, rel)
+        target = layer_of(table, os.path.join(path, "Cargo.toml"))
+        if target == layer:
+            continue
+        allowed = allowed_for(table, layer)
+        if allowed is None:
+            problems.append(f"{rel}: layer {layer} is not in {os.path.relpath(table_path, root)}")
+        elif target is None or not matches(target, allowed):
+            problems.append(f"{rel}: {layer} may not depend on the crate {name} ({path}; {layer} may use: "
+                            f"{' '.join(allowed) or 'nothing of another layer'})")
     # ARCHITECTURE.md shows the table's lines, in a ```text block, as they are.
     doc = open(os.path.join(root, "docs", "ARCHITECTURE.md")).read()
     rows = [l.rstrip() for l in open(table_path) if l.strip() and not l.lstrip().startswith("#")]
@@ -173,7 +215,8 @@ def main():
         problems.append("docs/ARCHITECTURE.md: its copy of src/layers.txt differs from the file: copy the table again")
     for p in problems:
         print(p)
-    print(f"check_layers: {checked} includes across layers in {len(files)} files; {len(problems)} problem(s)")
+    print(f"check_layers: {checked} includes across layers in {len(files)} files, {crate_deps} dependencies "
+          f"among the Rust crates; {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

@@ -3,8 +3,9 @@
 # check_layers.py is seen to catch what it is for, in a scratch tree with the real table: for
 # every layer of the table, an include it may not make; the two loopholes an include check by
 # text alone leaves (<engine/host_impl.h> and "../engine/host_impl.h" in the core); another
-# layer's private *_impl.h; another directory's file by a bare name; and a stale table copy in
-# ARCHITECTURE.md.
+# layer's private *_impl.h; another directory's file by a bare name; a Rust crate depending on a
+# crate of a layer it may not use (by path and as a workspace dependency); and a stale table copy
+# in ARCHITECTURE.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -12,7 +13,7 @@ mkdir -p "$tmp/src" "$tmp/docs" "$tmp/include/wasinn"
 cp "$ROOT/src/layers.txt" "$tmp/src/"
 cp "$ROOT/docs/ARCHITECTURE.md" "$tmp/docs/"
 # One header in each layer's directory, and the public headers the plants name.
-for dir in base core abi plugins isolation root engine engine/wasmtime capi oip serve serve/http serve/pipeline serve/oip cli \
+for dir in base core abi plugins isolation root engine capi oip serve serve/http serve/pipeline serve/oip cli wasmtime_library \
            ../backends/shared/ggml_common ../backends/shared/vulkan_common ../backends/shared/audio_common \
            ../backends/shared/plugin_common \
            ../backends/remote ../backends/onnxruntime ../backends/tensorflow; do
@@ -34,7 +35,6 @@ plants=(
   "src/isolation plugins/x.h"
   "src/root engine/x.h"
   "src/engine cli/x.h"
-  "src/engine/wasmtime cli/x.h"
   "src/capi core/x.h"
   "src/oip core/x.h"
   "src/serve engine/x.h"
@@ -42,6 +42,7 @@ plants=(
   "src/serve/pipeline serve/oip/x.h"
   "src/serve/oip engine/x.h"
   "src/cli abi/x.h"
+  "src/wasmtime_library cli/x.h"
   "backends/shared/ggml_common core/x.h"
   "backends/shared/vulkan_common ggml_common/x.h"
   "backends/shared/audio_common wasinn/backend_plugin.h"
@@ -73,6 +74,15 @@ want+=("src/core/loopholes.cpp:1: core may not include engine/host_impl.h"
 # Another layer's private header, where that layer is allowed (serve/http may include engine).
 echo '#include "engine/host_impl.h"' > "$tmp/src/serve/http/private.cpp"
 want+=("src/serve/http/private.cpp:1: \"engine/host_impl.h\" is private to engine")
+# Rust: the engine's crate on serving's (as a workspace dependency), serve/pipeline's on
+# serve/http's (by path, for its tests); serve/http's on the engine's is allowed.
+printf '[workspace.dependencies]\nwasinn-serve-http = { path = "serve/http" }\n' > "$tmp/src/Cargo.toml"
+mkdir -p "$tmp/src/engine/wasmtime"
+printf '[dependencies]\nwasinn-serve-http.workspace = true\n' > "$tmp/src/engine/wasmtime/Cargo.toml"
+printf '[dependencies]\nwasinn-engine = { path = "../../engine/wasmtime" }\n' > "$tmp/src/serve/http/Cargo.toml"
+printf '[dev-dependencies]\nwasinn-serve-http = { path = "../http" }\n' > "$tmp/src/serve/pipeline/Cargo.toml"
+want+=("src/engine/wasmtime/Cargo.toml: engine may not depend on the crate wasinn-serve-http (src/serve/http;"
+       "src/serve/pipeline/Cargo.toml: serve/pipeline may not depend on the crate wasinn-serve-http (src/serve/http;")
 echo '#include "x.h"' > "$tmp/src/engine/bare_ok.cpp"   # beside it: allowed
 echo '#include "json_codec.h"' > "$tmp/src/engine/bare.cpp"
 echo 'core: wasinn/everything' >> "$tmp/src/layers.txt"

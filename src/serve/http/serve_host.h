@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-/* The HTTP server of the engine's Rust binding (src/engine/wasmtime/src/serve.rs): a
+/* serve/http's Rust half, the HTTP server (the crate src/serve/http, its lib.rs): a
  * wasi:http/proxy component, a fresh instance per request, wasi:nn served through the
  * wit_host.h table. serve/http/wasi_http_server.cpp drives it.
  *

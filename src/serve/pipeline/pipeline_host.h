@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-/* Pipelines of the engine's Rust binding (src/engine/wasmtime/src/pipeline.rs): a component
+/* serve/pipeline's Rust half, the pipeline host (the crate src/serve/pipeline): a component
  * exporting wasinn:pipeline/model@0.1.0 (wit/wasinn-pipeline), with WASI 0.2 and wasi:nn (served
  * through the wit_host.h table) linked in. serve/pipeline/component_pipeline.cpp drives it.
  *

@@ -7,8 +7,10 @@ use wasmtime::component::Component;
 use wasmtime::Engine;
 use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
 
+use crate::handles::{component_of, engine_of};
+
 // `wasmtime_error_t` is `#[repr(C)]` with the Error its only field (48.0.8; private to the C
-// API's crate), as serve.rs's handles are.
+// API's crate), as handles.rs's handles are.
 const _: () = assert!(std::mem::size_of::<wasmtime_error_t>() == std::mem::size_of::<wasmtime::Error>());
 
 fn has_async_func(engine: &Engine, item: &ComponentItem) -> bool {
@@ -33,7 +35,7 @@ pub unsafe extern "C" fn wasinn_component_has_async_func(
     if engine.is_null() || component.is_null() {
         return false;
     }
-    component_has_async_func(&crate::serve::engine_of(engine), &crate::serve::component_of(component))
+    component_has_async_func(&engine_of(engine), &component_of(component))
 }
 
 fn component_has_async_func(engine: &Engine, component: &Component) -> bool {

@@ -66,7 +66,7 @@ pub unsafe extern "C" fn wasinn_component_linker_instantiate_p3(
         return null_argument("wasinn_component_linker_instantiate_p3");
     }
     let linker = &*(linker as *const Linker<WasmtimeStoreData>);
-    let component = crate::serve::component_of(component);
+    let component = crate::handles::component_of(component);
     match runtime().block_on(linker.instantiate_async(&mut cx, &component)) {
         Ok(instance) => {
             *out = instance;

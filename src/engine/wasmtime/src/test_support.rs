@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! Fakes shared by the crate's tests: a `WitHost` table over a `FakeGuest` that makes tensors
-//! and reads their data back, and traps on everything else (the C++ rules are tested by the C++
-//! suite).
+//! Fakes shared by the crate's tests and serving's (the `test-support` feature): a `WitHost`
+//! table over a `FakeGuest` that makes tensors and reads their data back, and traps on everything
+//! else (the C++ rules are tested by the C++ suite).
 use std::ffi::c_void;
 
 use crate::host::*;
 
 /// What the fake table keeps for one guest.
 #[derive(Default)]
-pub(crate) struct FakeGuest {
-    pub(crate) tensors: Vec<Vec<u8>>,
-    pub(crate) constructed_from: Vec<usize>, // where each tensor's bytes were read: guest memory, in place
+pub struct FakeGuest {
+    pub tensors: Vec<Vec<u8>>,
+    pub constructed_from: Vec<usize>, // where each tensor's bytes were read: guest memory, in place
 }
 
 unsafe fn fake(guest: Guest) -> &'static mut FakeGuest {
@@ -84,7 +84,7 @@ unsafe extern "C" fn drop_resource(_: Guest, _: WitResource, _: u32, _: *mut Wit
     WitStatus::Ok
 }
 
-pub(crate) const TABLE: WitHost = WitHost {
+pub const TABLE: WitHost = WitHost {
     tensor_new,
     tensor_dimensions: by_rep,
     tensor_type: by_rep,

@@ -22,7 +22,7 @@ const _: () = assert!(size_of::<wasmtime_component_linker_t>() == size_of::<Link
 const _: () = assert!(align_of::<wasmtime_component_linker_t>() == align_of::<Linker<WasmtimeStoreData>>());
 
 /// A store whose data leads to the C++ guest state the table's functions take: the C API's
-/// stores (`wasinn run`) and the server's per-request stores (serve.rs).
+/// stores (`wasinn run`) and the server's per-request stores (src/serve/http).
 pub trait NnStore: Sized + Send + 'static {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest;
 }
@@ -47,7 +47,7 @@ pub struct Context<const V: u8>;
 pub struct NnError<const V: u8>;
 
 /// A WIT enum whose cases the C++ side knows by name.
-pub(crate) trait Cases: Sized + Copy + 'static {
+pub trait Cases: Sized + Copy + 'static {
     const ALL: &'static [(Self, &'static str)];
     fn name(self) -> &'static str
     where

@@ -15,9 +15,12 @@
 use std::ffi::c_void;
 use std::time::Duration;
 
-use wasmtime::component::Component;
-use wasmtime::{format_err, Engine};
+use wasmtime::format_err;
 use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
+
+// The engine crate's parts the server builds on, by the names it had inside that crate.
+use wasinn_engine::handles::{component_of, engine_of};
+use wasinn_engine::{host, spin_llm, wit_nn};
 
 use crate::host::*;
 
@@ -33,12 +36,11 @@ mod shared;
 mod store;
 mod tls;
 
-pub(crate) use request::one_line;
 pub use server::Server;
 
 /// One finished request, for the access log and the request metrics: `wasinn_request_record_t`
 /// (include/wasinn/request_record.h, the one definition, which says what each field holds). Its
-/// layout is checked against `src/engine/abi_layouts.def` in the build (build.rs). The strings
+/// layout is checked against `src/wasmtime_library/abi_layouts.def` in the build (its build.rs). The strings
 /// are NUL-terminated, valid during the call.
 #[repr(C)]
 pub struct ServeRecord {
@@ -124,21 +126,6 @@ pub struct ServeConfig {
     pub max_instance_reuse_count: usize,
     pub max_instance_concurrent_reuse_count: usize,
     pub idle_instance_timeout_ms: u64,
-}
-
-// `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`
-// `#[repr(transparent)]` over the Component (48.0.8; fields private to the C API's crate).
-const _: () = assert!(std::mem::size_of::<wasm_engine_t>() == std::mem::size_of::<Engine>());
-const _: () = assert!(std::mem::size_of::<wasmtime_component_t>() == std::mem::size_of::<Component>());
-
-/// The Engine and Component behind the C API's handles (the layouts checked above); the server
-/// and the pipelines (pipeline.rs) keep clones.
-pub(crate) fn engine_of(p: *const wasm_engine_t) -> Engine {
-    unsafe { (*(p as *const Engine)).clone() }
-}
-
-pub(crate) fn component_of(p: *const wasmtime_component_t) -> Component {
-    unsafe { (*(p as *const Component)).clone() }
 }
 
 /// Starts serving: binds the address and returns once it listens (serve_host.h).

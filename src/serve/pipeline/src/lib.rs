@@ -14,9 +14,12 @@ use wasmtime::{format_err, AsContextMut, Result, Store, StoreContext};
 use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::host::*;
-use crate::serve::{component_of, engine_of};
-use crate::wit_nn::{self, Cases, NnStore, TensorType};
+use wasinn_engine::handles::{component_of, engine_of, one_line};
+use wasinn_engine::host::*;
+use wasinn_engine::wit_nn::{self, Cases, NnStore, TensorType};
+
+#[cfg(test)]
+mod tests;
 
 const INTERFACE: &str = "wasinn:pipeline/model@0.1.0";
 
@@ -297,7 +300,7 @@ impl PipelineInstance {
 
     fn failed(&mut self, e: &wasmtime::Error) -> PipelineAnswer {
         self.dead = true;
-        self.message = crate::serve::one_line(e);
+        self.message = one_line(e);
         self.answer(3)
     }
 

@@ -27,6 +27,7 @@ use super::p3_reuse::Instancer;
 use super::shared::{GuestPre, Shared};
 use super::{p3_guest, p3_reuse};
 use crate::host::WitStr;
+use wasinn_engine::handles::one_line;
 
 /// The request's time in milliseconds from the guest's start until the server stops it.
 const WASINN_DEADLINE_MS: HeaderName = HeaderName::from_static("wasinn-deadline-ms");
@@ -269,23 +270,5 @@ impl Shared {
             )
             .cut("cut:timeout")),
         }
-    }
-}
-
-/// Why a guest failed, in one line: a trap with the function it happened in, else the error's
-/// first line.
-pub(crate) fn one_line(e: &wasmtime::Error) -> String {
-    let Some(trap) = e.downcast_ref::<wasmtime::Trap>() else {
-        return format!("{e}").lines().next().unwrap_or("").to_string();
-    };
-    let place = e.downcast_ref::<wasmtime::WasmBacktrace>().and_then(|bt| {
-        bt.frames().first().map(|f| {
-            f.func_name()
-                .map_or_else(|| format!("function {}", f.func_index()), str::to_string)
-        })
-    });
-    match place {
-        Some(f) => format!("the guest trapped in {f}: {trap}"),
-        None => format!("the guest trapped: {trap}"),
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! Pipelines (pipeline.rs) through the C entry points component_pipeline.cpp calls, over a
+//! Pipelines (lib.rs) through the C entry points component_pipeline.cpp calls, over a
 //! component written in WAT, on an engine made by the C API as wasinn makes it (epoch
 //! interruption on). The guest imports nothing; the fake wasi:nn table only satisfies the linker.
 use std::ffi::c_void;
@@ -12,9 +12,9 @@ use wasmtime_c_api::{
     wasmtime_config_epoch_interruption_set, wasmtime_engine_increment_epoch, wasmtime_error_t,
 };
 
-use crate::host::*;
-use crate::pipeline::*;
-use crate::test_support::{FakeGuest, TABLE};
+use crate::*;
+use wasinn_engine::host::*;
+use wasinn_engine::test_support::{FakeGuest, TABLE};
 
 /// A pipeline whose first input's name picks what infer does, by its first letter: "invalid"
 /// and "failed" answer those errors, "trap" traps, "spin" spins (a few seconds, then fails),
