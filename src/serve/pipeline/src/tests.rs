@@ -13,7 +13,6 @@ use wasmtime_c_api::{
 };
 
 use crate::*;
-use wasinn_engine::host::*;
 use wasinn_engine::test_support::{FakeGuest, TABLE};
 
 /// A pipeline whose first input's name picks what infer does, by its first letter: "invalid"
