@@ -170,7 +170,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("HOST:PORT")
       ->capture_default_str();
   add_network_options(serve, o);
-  serve->add_option("--workers", o.workers, "Guests that run at once, each on a worker thread (0: the machine's cores)")
+  serve
+      ->add_option("--workers", o.workers,
+                   "Guests that run at once, each on a worker thread (0: the machine's cores); a reused WASI 0.3 "
+                   "instance takes --max-instance-concurrent-reuse-count requests on its thread, so then --workers x "
+                   "that many requests are admitted at once")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
   serve
@@ -193,8 +197,8 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->capture_default_str();
   serve
       ->add_option("--max-instance-concurrent-reuse-count", o.max_instance_concurrent_reuse_count,
-                   "Requests one instance of a WASI 0.3 component handles at once (0: Wasmtime's default, 16); "
-                   "--workers still bounds the requests running in all")
+                   "Requests one instance of a WASI 0.3 component handles at once (0: Wasmtime's default, 16); at most "
+                   "--workers x this many are admitted at once, the rest queue (--max-queue)")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
   serve
