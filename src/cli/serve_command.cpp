@@ -306,7 +306,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (!applied) return 0;
   // Serving's stores are made by its own engine (src/serve), which does not take these yet:
   // refused rather than silently dropped.
-  if (!applied->p3_off_by.empty()) throw UsageError(applied->p3_off_by + ": wasinn serve always serves WASI 0.3");
+  for (const std::string* off_by : {&applied->p3_off_by, &applied->async_off_by})
+    if (!off_by->empty()) throw UsageError(*off_by + ": wasinn serve always serves WASI 0.3");
   if (applied->max_resources) throw UsageError("-S max-resources: wasinn serve does not bound resource tables yet");
   if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};

@@ -60,7 +60,8 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             files under -S max-resources=50 exits 1 with the same message, as on Wasmtime
   invoke    (issue 54) --invoke answer, p3_nn's async-lifted root export (it awaits a 0.3 wait-for):
             prints the known answer, as Wasmtime's CLI prints a string; answer() the same; a component
-            whose only 0.3 feature is an async export (ASYNC_EXPORT_WAT, no 0.3 import) prints 42
+            whose only 0.3 feature is an async export (ASYNC_EXPORT_WAT, no 0.3 import) prints 42,
+            under -S p3=n too (as Wasmtime 49.0.3), and is refused under -W component-model-async=n
   errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
             a missing model file, an unknown graph name: an error, never a crash
 
@@ -606,8 +607,15 @@ def case_invoke(ctx):
     err = r.stderr.decode()
     check(r.returncode == 2 and "is a WASI 0.3 component" in err and "an async function" in err,
           f"an async export with component-model-async=n: exit {r.returncode}\n{err}")
+    # -S p3=n turns WASI 0.3's APIs off, not the async ABI: Wasmtime 49.0.3 runs this one (42).
+    r = ctx.wasinn("-Sp3=n", "--invoke", "answer()", async_only, timeout=120)
+    check(r.returncode == 0 and r.stdout == b"42\n",
+          f"an async export alone under -S p3=n: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    r = ctx.wasinn("-Sp3=n", "-Wcomponent-model-async=y", "--invoke", "answer", guest, timeout=120)
+    check(r.returncode == 2 and "-S p3=n" in r.stderr.decode(),
+          f"p3_nn (0.3 imports) under -S p3=n: exit {r.returncode}\n{r.stderr.decode()}")
     log("invoke: --invoke answer and answer() print the async export's answer; an unknown name is an error; "
-        "a component whose only 0.3 feature is an async export answers 42")
+        "a component whose only 0.3 feature is an async export answers 42, under -S p3=n too")
 
 
 def case_errors(ctx):
