@@ -39,16 +39,18 @@ void log_request(const wasinn::RequestRecord& record) {
                          user_agent = text_of(record.user_agent), outcome = text_of(record.outcome);
   const double ms = static_cast<double>(record.micros) / 1000.0;
   const bool cut = !outcome.empty() && outcome != "completed";
+  // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the
+  // warnings. The server's failures, and answers it cut, are warnings.
+  const auto level =
+      record.status >= 500 || (cut && outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
+  // Under -q no line is written: none is made (a request's formatting is a few allocations).
+  if (!spdlog::should_log(level)) return;
   std::string text = fmt::format("{}{}{} {} {} in={}B out={}B {:.3f}ms", client, client.empty() ? "" : " ", method,
                                  path, record.status, record.bytes_in, record.bytes_out, ms);
   if (!request_id.empty()) text += fmt::format(" id={}", request_id);
   if (!user_agent.empty()) text += fmt::format(" ua={:?}", user_agent);
   if (cut) text += fmt::format(" {}", outcome);
   if (!note.empty()) text += fmt::format(": {}", note);
-  // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the
-  // warnings. The server's failures, and answers it cut, are warnings.
-  const auto level =
-      record.status >= 500 || (cut && outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
   if (wasinn::log_format() == wasinn::LogFormat::text) {
     spdlog::log(level, "{}", text);
     return;
