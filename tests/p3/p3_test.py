@@ -714,15 +714,25 @@ def end_echo(sock):
 def case_at_once(ctx):
     import concurrent.futures
 
+    def queued(port):
+        import urllib.request
+
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+        return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("wasinn_http_requests_queued "))
+
     at_once = 4
+    metrics_port = free_port()
     with Server([ctx.args.wasinn, "serve", "--workers", "1", "--max-queue", "1",
-                 "--max-instance-concurrent-reuse-count", str(at_once)], [], ctx.guest("p3_http"), env=ctx.env,
-                name="p3_http 1 worker, 4 at once") as server:
+                 "--max-instance-concurrent-reuse-count", str(at_once), "--metrics-addr", f"127.0.0.1:{metrics_port}"],
+                [], ctx.guest("p3_http"), env=ctx.env, name="p3_http 1 worker, 4 at once") as server:
         held = [held_echo(server, b"piece %d" % i) for i in range(at_once)]
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             waiting = pool.submit(request, server, "GET", "/count")
-            time.sleep(0.5)
-            check(not waiting.done(), f"a request past {at_once} at once was not queued\n{server.tail()}")
+            deadline = time.monotonic() + 5  # within --header-timeout (10 s): the held bodies stay alive
+            while queued(metrics_port) != 1 and not waiting.done() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            check(not waiting.done() and queued(metrics_port) == 1,
+                  f"a request past {at_once} at once was not queued\n{server.tail()}")
             refused = request(server, "GET", "/hello")
             check(refused.status == 503 and refused.headers.get("retry-after") == "1",
                   f"past the bound and the queue: {refused!r}, want 503 with Retry-After: 1\n{server.tail()}")
