@@ -30,6 +30,7 @@ struct OptionNames {
   std::string timeout = "HostOptions::timeout_ms";
   std::string max_memory = "HostOptions::max_memory_bytes";
   std::string wasi_p3 = "HostOptions::wasi_p3";  // what turned WASI 0.3 off (in its refusal)
+  std::string component_model_async = "HostOptions::component_model_async";  // likewise, the async ABI
   std::string invoke = "Program::invoke";
   std::string listen = "HostOptions::network.listen";
   std::string connect = "HostOptions::network.connect";
@@ -72,10 +73,15 @@ struct HostOptions {
   // The most bytes one linear memory of a guest may grow to (memory.grow fails beyond it, as
   // with Wasmtime's -W max-memory-size); 0: no limit.
   uint64_t max_memory_bytes = 0;
-  // WASI 0.3 components (and wasinn:nn-async, which needs 0.3's async calls); false: such a
-  // component is refused (RunOutcome exit code 2, naming option_names.wasi_p3), as Wasmtime's
-  // -S p3=n / -W component-model-async=n leave its imports unserved.
+  // WASI 0.3's APIs (a @0.3 interface, and wasinn:nn-async, which needs 0.3's async calls);
+  // false: a component importing or exporting one is refused (RunOutcome exit code 2, naming
+  // option_names.wasi_p3), where Wasmtime's -S p3=n leaves its imports unserved. A component
+  // whose only 0.3 feature is an async function runs, as on Wasmtime.
   bool wasi_p3 = true;
+  // The component model's async ABI; false: every 0.3 component, and any component with an
+  // async function, is refused (exit code 2, naming option_names.component_model_async), where
+  // Wasmtime's -W component-model-async=n fails to compile it.
+  bool component_model_async = true;
   // The most entries a guest's resource tables may hold at once (WASI's handles, a 0.3
   // component's tasks, streams and futures), as Wasmtime's -S max-resources: the call that
   // would create one more fails, ending the guest. 0: no bound.

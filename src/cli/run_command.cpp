@@ -232,6 +232,10 @@ std::optional<GroupSettings> apply_guest_options(RunOptions& o, const CommonOpti
     o.host.wasi_p3 = false;
     o.host.option_names.wasi_p3 = groups.p3_off_by;
   }
+  if (!groups.async_off_by.empty()) {
+    o.host.component_model_async = false;
+    o.host.option_names.component_model_async = groups.async_off_by;
+  }
   if (groups.max_resources) o.host.max_resources = *groups.max_resources;
   if (o.no_cache || groups.cache == false) o.host.module_cache = "off";
   for (auto& g : groups.nn_graphs) o.host.wasmtime_graphs.push_back(std::move(g));

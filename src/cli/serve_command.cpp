@@ -39,16 +39,18 @@ void log_request(const wasinn::RequestRecord& record) {
                          user_agent = text_of(record.user_agent), outcome = text_of(record.outcome);
   const double ms = static_cast<double>(record.micros) / 1000.0;
   const bool cut = !outcome.empty() && outcome != "completed";
+  // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the
+  // warnings. The server's failures, and answers it cut, are warnings.
+  const auto level =
+      record.status >= 500 || (cut && outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
+  // Under -q no line is written: none is made (a request's formatting is a few allocations).
+  if (!spdlog::should_log(level)) return;
   std::string text = fmt::format("{}{}{} {} {} in={}B out={}B {:.3f}ms", client, client.empty() ? "" : " ", method,
                                  path, record.status, record.bytes_in, record.bytes_out, ms);
   if (!request_id.empty()) text += fmt::format(" id={}", request_id);
   if (!user_agent.empty()) text += fmt::format(" ua={:?}", user_agent);
   if (cut) text += fmt::format(" {}", outcome);
   if (!note.empty()) text += fmt::format(": {}", note);
-  // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the
-  // warnings. The server's failures, and answers it cut, are warnings.
-  const auto level =
-      record.status >= 500 || (cut && outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
   if (wasinn::log_format() == wasinn::LogFormat::text) {
     spdlog::log(level, "{}", text);
     return;
@@ -170,7 +172,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("HOST:PORT")
       ->capture_default_str();
   add_network_options(serve, o);
-  serve->add_option("--workers", o.workers, "Guests that run at once, each on a worker thread (0: the machine's cores)")
+  serve
+      ->add_option("--workers", o.workers,
+                   "Guests that run at once, each on a worker thread (0: the machine's cores); a reused WASI 0.3 "
+                   "instance takes --max-instance-concurrent-reuse-count requests on its thread, so then --workers x "
+                   "that many requests are admitted at once")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
   serve
@@ -193,8 +199,8 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->capture_default_str();
   serve
       ->add_option("--max-instance-concurrent-reuse-count", o.max_instance_concurrent_reuse_count,
-                   "Requests one instance of a WASI 0.3 component handles at once (0: Wasmtime's default, 16); "
-                   "--workers still bounds the requests running in all")
+                   "Requests one instance of a WASI 0.3 component handles at once (0: Wasmtime's default, 16); at most "
+                   "--workers x this many are admitted at once, the rest queue (--max-queue)")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
   serve
@@ -302,7 +308,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (!applied) return 0;
   // Serving's stores are made by its own engine (src/serve), which does not take these yet:
   // refused rather than silently dropped.
-  if (!applied->p3_off_by.empty()) throw UsageError(applied->p3_off_by + ": wasinn serve always serves WASI 0.3");
+  for (const std::string* off_by : {&applied->p3_off_by, &applied->async_off_by})
+    if (!off_by->empty()) throw UsageError(*off_by + ": wasinn serve always serves WASI 0.3");
   if (applied->max_resources) throw UsageError("-S max-resources: wasinn serve does not bound resource tables yet");
   if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};

@@ -59,10 +59,11 @@ uint64_t parse_size(const Value& v) {
   return n;
 }
 
-// WASI 0.3 on (y, the default) or off (n): the last such key given wins, as in Wasmtime.
-Key p3_switch(const char* flag_and_name, const char* doc) {
-  return Key{flag_and_name + 3, "[=y|n]", doc, [flag_and_name](const Value& v, GroupSettings& s) {
-               s.p3_off_by = parse_bool(v) ? "" : std::string(flag_and_name) + "=n";
+// WASI 0.3's APIs (-S p3) or the component model's async (-W component-model-async) on (y, the
+// default) or off (n, remembered as the flag that said so in `off_by`): the last given wins.
+Key p3_switch(const char* flag_and_name, std::string GroupSettings::*off_by, const char* doc) {
+  return Key{flag_and_name + 3, "[=y|n]", doc, [flag_and_name, off_by](const Value& v, GroupSettings& s) {
+               s.*off_by = parse_bool(v) ? "" : std::string(flag_and_name) + "=n";
              }};
 }
 
@@ -122,9 +123,11 @@ const std::vector<Group>& groups() {
          }},
         fixed_bool("threads", true, "Atomics and shared memory (always on in wasinn)",
                    "wasinn always runs wasi-threads guests"),
-        p3_switch("-W component-model-async",
-                  "The component model's async (WASI 0.3 components); on by default, =n refuses 0.3 components"),
-        p3_switch("-W concurrency-support", "Wasmtime's concurrency support; as component-model-async"),
+        p3_switch("-W component-model-async", &GroupSettings::async_off_by,
+                  "The component model's async (WASI 0.3 components); on by default, =n refuses 0.3 components "
+                  "and any component with an async function"),
+        p3_switch("-W concurrency-support", &GroupSettings::async_off_by,
+                  "Wasmtime's concurrency support; as component-model-async"),
         // Off in Wasmtime 48 unless asked for, and off in wasinn: =n is what both do.
         fixed_bool("component-model-more-async-builtins", false,
                    "The async builtins beyond 0.3's (off, as Wasmtime's default: only =n)",
@@ -160,7 +163,9 @@ const std::vector<Group>& groups() {
         fixed_bool("threads", true, "wasi-threads: wasi.thread-spawn (always on in wasinn)",
                    "wasinn always serves wasi-threads"),
         fixed_bool("cli", true, "WASI command-line APIs (always on)", "the WASI CLI APIs are always on in wasinn"),
-        p3_switch("-S p3", "WASI 0.3's APIs (on by default); =n refuses WASI 0.3 components"),
+        p3_switch("-S p3", &GroupSettings::p3_off_by,
+                  "WASI 0.3's APIs (on by default); =n refuses a component importing or exporting them (one whose "
+                  "only 0.3 feature is an async function still runs, as on Wasmtime)"),
         {"max-resources", "=N",
          "Most entries a guest's resource tables hold at once (WASI handles, a 0.3 component's tasks, "
          "streams and futures); the call making one more fails, ending the guest",

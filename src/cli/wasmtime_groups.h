@@ -25,9 +25,12 @@ struct GroupSettings {
   std::optional<bool> cache;                 // -C cache
   std::optional<bool> pooling_allocator;     // -O pooling-allocator (serve)
   std::vector<std::string> nn_graphs;        // -S nn-graph=ENCODING::DIR
-  // -S p3=n, -W component-model-async=n or -W concurrency-support=n: the flag that turned WASI
-  // 0.3 off (named in the refusal of a 0.3 component); empty: 0.3 is on.
+  // -S p3=n: WASI 0.3's APIs off (a component importing or exporting them is refused, naming
+  // the flag); empty: on. Wasmtime's switches are two, each the last of its own spellings.
   std::string p3_off_by;
+  // -W component-model-async=n or -W concurrency-support=n: the component model's async off (a
+  // component with an async function, or 0.3's APIs, is refused naming it); empty: on.
+  std::string async_off_by;
   std::optional<size_t> max_resources;  // -S max-resources
 };
 

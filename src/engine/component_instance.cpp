@@ -194,17 +194,16 @@ std::string ComponentInstance::run_interface() const {
   return "";
 }
 
-// A WASI 0.3 component: it imports or exports a 0.3 interface, wasinn's async wasi-nn, or a
-// function typed async (an async export with 0.2's imports or none is one too). Its async-lifted
-// exports and concurrent imports need Wasmtime's async instantiation and calls.
-bool is_p3(const wasmtime_component_t* component, const wasm_engine_t* engine) {
+// Whether a component imports or exports a WASI 0.3 interface or wasinn's async wasi-nn: what
+// -S p3=n turns off.
+bool uses_p3_apis(const wasmtime_component_t* component, const wasm_engine_t* engine) {
   for (bool imports : {true, false}) {
     for (const auto& name : item_names(component, engine, imports)) {
       if (name.starts_with("wasinn:nn-async/")) return true;
       if (name.starts_with("wasi:") && name.find("@0.3.") != std::string::npos) return true;
     }
   }
-  return wasinn_component_has_async_func(engine, component);
+  return false;
 }
 
 Result<wasmtime_component_func_t> ComponentInstance::root_func(const std::string& name, size_t* nresults) {
@@ -360,14 +359,21 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   if (!wasi) return fail(wasi.error().detail);
   // wasmtime_context_set_wasi takes ownership of the config, even on error.
   if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
-  impl->p3 = is_p3(impl->component.get(), host.engine.get());
-  if (impl->p3 && !host.wasi_p3) {
+  // A WASI 0.3 component: it uses 0.3's APIs, or has a function typed async (an async export
+  // with 0.2's imports or none is one too). Its async-lifted exports and concurrent imports need
+  // Wasmtime's async instantiation and calls.
+  const bool p3_apis = uses_p3_apis(impl->component.get(), host.engine.get());
+  impl->p3 = p3_apis || wasinn_component_has_async_func(host.engine.get(), impl->component.get());
+  const std::string* off_by = impl->p3 && !host.component_model_async ? &host.option_names.component_model_async
+                              : p3_apis && !host.wasi_p3              ? &host.option_names.wasi_p3
+                                                                      : nullptr;
+  if (off_by) {
     if (exit_code) *exit_code = kRefusedByOptionExit;
     return fail(
         fmt::format("{} is a WASI 0.3 component (it imports or exports a 0.3 interface, "
                     "wasinn:nn-async or an async function) and {} turned WASI 0.3 off: leave it out (0.3 is on by "
                     "default) or give =y to run it",
-                    name, host.option_names.wasi_p3));
+                    name, *off_by));
   }
   if (host.max_resources > 0) wasinn_store_set_max_resources(cx, host.max_resources);
   auto* instantiate = impl->p3 ? wasinn_component_linker_instantiate_p3 : wasmtime_component_linker_instantiate;

@@ -52,6 +52,7 @@ std::unique_ptr<Host> Host::create(HostOptions options, std::string* error) {
   impl->option_names = options.option_names;
   impl->max_memory_bytes = options.max_memory_bytes;
   impl->wasi_p3 = options.wasi_p3;
+  impl->component_model_async = options.component_model_async;
   impl->max_resources = options.max_resources;
   impl->max_threads = options.max_threads;
   // Epoch checks cost a little in every loop, so they are compiled in only when asked for.

@@ -35,9 +35,10 @@ struct Host::Impl {
   std::shared_ptr<BackendCatalog> catalog;  // env's backends, for listing and probing them
   uint64_t timeout_ms = 0;
   uint64_t max_memory_bytes = 0;
-  bool wasi_p3 = true;       // HostOptions::wasi_p3
-  size_t max_resources = 0;  // HostOptions::max_resources; 0: no bound
-  OptionNames option_names;  // what the run's messages call the caller's options
+  bool wasi_p3 = true;                // HostOptions::wasi_p3
+  bool component_model_async = true;  // HostOptions::component_model_async
+  size_t max_resources = 0;           // HostOptions::max_resources; 0: no bound
+  OptionNames option_names;           // what the run's messages call the caller's options
   size_t max_threads = 0;
   std::unique_ptr<EpochTicker> ticker;              // only when timeout_ms > 0; stopped before the engine dies
   std::unique_ptr<ModuleCache> module_cache;        // declared after engine: never outlives it

@@ -5,7 +5,7 @@
 
 namespace wasinn {
 
-Admission::Admission(size_t workers, size_t max_queue) : workers_(workers ? workers : 1), max_queue_(max_queue) {}
+Admission::Admission(size_t workers, size_t max_queue) : max_queue_(max_queue), workers_(workers ? workers : 1) {}
 
 Admission::Entry Admission::enter(Grant grant, uint64_t* ticket) {
   std::lock_guard lock(mu_);
@@ -67,6 +67,19 @@ void Admission::close() {
     ended.swap(waiting_);
   }
   for (Waiter& w : ended) w.grant(false);
+}
+
+void Admission::resize(size_t places) {
+  std::list<Waiter> let_in;
+  {
+    std::lock_guard lock(mu_);
+    workers_ = places ? places : 1;
+    while (!closed_ && !waiting_.empty() && holding_ < workers_) {
+      let_in.splice(let_in.end(), waiting_, waiting_.begin());
+      ++holding_;
+    }
+  }
+  for (Waiter& w : let_in) w.grant(true);
 }
 
 Admission::Gauges Admission::gauges() const {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Admission: the one policy by which both servers admit requests to their workers (the wasi:http
 // front through serve_host.h's admission table, the OIP server through ModelSet): `workers`
-// places; a request takes a free place at once, else waits in a queue of at most `max_queue`, else
-// is refused (the 503/UNAVAILABLE, counted); a place given back goes to the oldest waiter; close()
-// (the drain's end) refuses what arrives and ends every wait.
+// places (the wasi:http front may set more once it knows its component: resize()); a request
+// takes a free place at once, else waits in a queue of at most `max_queue`, else is refused (the
+// 503/UNAVAILABLE, counted); a place given back goes to the oldest waiter; close() (the drain's
+// end) refuses what arrives and ends every wait.
 // Thread-safe. A waiter's grant runs exactly once (unless withdrawn first), with no lock held, on
 // the thread that gave a place back or closed; it must be quick and may re-enter Admission.
 #pragma once
@@ -37,6 +38,9 @@ class Admission {
   void resume();
   // Refuses from now on; every waiter's grant runs with false.
   void close();
+  // The places from now on (0 is taken as 1): more let waiters in, oldest first; fewer take none
+  // back (holders leave as they end). The wasi:http front sets them at start (serve_host.h).
+  void resize(size_t places);
 
   struct Gauges {
     uint64_t holding = 0;  // places held (resumed holders included)
@@ -50,7 +54,8 @@ class Admission {
     uint64_t ticket;
     Grant grant;
   };
-  const size_t workers_, max_queue_;
+  const size_t max_queue_;
+  size_t workers_;  // the places (mu_)
   mutable std::mutex mu_;
   size_t holding_ = 0;
   std::list<Waiter> waiting_;

@@ -41,6 +41,12 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             echoed whole, a /trap is answered 500 and the next request gets a fresh instance (count
             1) and its right answer; --max-instance-reuse-count 1 (isolation) gives every request a
             fresh instance (count always 1)
+  at_once   (issue 54) a reused 0.3 instance's concurrent requests are admitted past --workers, up
+            to --workers x --max-instance-concurrent-reuse-count: under --workers 1 and 4 at once, 4
+            clients whose /echo bodies are still coming each get their first chunk echoed (4 in the
+            guest together), a 5th request waits in the queue (--max-queue 1), a 6th gets 503 with
+            Retry-After and its access-log line; one body ended lets the 5th in, on the same instance
+            (/count 5)
   stream    (issue 54) a request body streamed into a reused 0.3 instance as it arrives: 1 GiB
             uploaded with curl (chunked) to /echo comes back whole while the server's peak RSS grows
             under 64 MiB; curl's `Expect: 100-continue` upload gets its go-ahead at once; a chunked
@@ -54,7 +60,8 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             files under -S max-resources=50 exits 1 with the same message, as on Wasmtime
   invoke    (issue 54) --invoke answer, p3_nn's async-lifted root export (it awaits a 0.3 wait-for):
             prints the known answer, as Wasmtime's CLI prints a string; answer() the same; a component
-            whose only 0.3 feature is an async export (ASYNC_EXPORT_WAT, no 0.3 import) prints 42
+            whose only 0.3 feature is an async export (ASYNC_EXPORT_WAT, no 0.3 import) prints 42,
+            under -S p3=n too (as Wasmtime 49.0.3), and is refused under -W component-model-async=n
   errors    bad input: a 0.3 component importing what wasinn does not serve is refused naming it;
             a missing model file, an unknown graph name: an error, never a crash
 
@@ -600,8 +607,15 @@ def case_invoke(ctx):
     err = r.stderr.decode()
     check(r.returncode == 2 and "is a WASI 0.3 component" in err and "an async function" in err,
           f"an async export with component-model-async=n: exit {r.returncode}\n{err}")
+    # -S p3=n turns WASI 0.3's APIs off, not the async ABI: Wasmtime 49.0.3 runs this one (42).
+    r = ctx.wasinn("-Sp3=n", "--invoke", "answer()", async_only, timeout=120)
+    check(r.returncode == 0 and r.stdout == b"42\n",
+          f"an async export alone under -S p3=n: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+    r = ctx.wasinn("-Sp3=n", "-Wcomponent-model-async=y", "--invoke", "answer", guest, timeout=120)
+    check(r.returncode == 2 and "-S p3=n" in r.stderr.decode(),
+          f"p3_nn (0.3 imports) under -S p3=n: exit {r.returncode}\n{r.stderr.decode()}")
     log("invoke: --invoke answer and answer() print the async export's answer; an unknown name is an error; "
-        "a component whose only 0.3 feature is an async export answers 42")
+        "a component whose only 0.3 feature is an async export answers 42, under -S p3=n too")
 
 
 def case_errors(ctx):
@@ -669,6 +683,79 @@ def case_reuse(ctx):
         f"a trap answered 500 and the next request on a fresh instance; bound 3 -> {bounded}; isolation -> all 1")
 
 
+def held_echo(server, piece):
+    """A POST /echo whose chunked body has begun (PIECE) and not ended: the socket, once PIECE came
+    back in the answer's first chunk (so the guest holds the request)."""
+    import socket
+
+    sock = socket.create_connection((server.host, server.port), timeout=30)
+    sock.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 + b"%x\r\n%s\r\n" % (len(piece), piece))
+    got = b""
+    while piece not in got:
+        data = sock.recv(4096)
+        check(data, f"the held /echo closed before echoing: {got!r}\n{server.tail()}")
+        got += data
+    check(got.startswith(b"HTTP/1.1 200"), f"the held /echo: {got!r}")
+    return sock
+
+
+def end_echo(sock):
+    """Ends a held /echo's body and reads its answer to the end (the last chunk)."""
+    sock.sendall(b"0\r\n\r\n")
+    got = b""
+    while not got.endswith(b"0\r\n\r\n"):
+        data = sock.recv(4096)
+        check(data, f"the /echo closed before its last chunk: {got!r}")
+        got += data
+    sock.close()
+
+
+def case_at_once(ctx):
+    import concurrent.futures
+
+    def queued(port):
+        import urllib.request
+
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+        return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("wasinn_http_requests_queued "))
+
+    at_once = 4
+    metrics_port = free_port()
+    with Server([ctx.args.wasinn, "serve", "--workers", "1", "--max-queue", "1",
+                 "--max-instance-concurrent-reuse-count", str(at_once), "--metrics-addr", f"127.0.0.1:{metrics_port}"],
+                [], ctx.guest("p3_http"), env=ctx.env, name="p3_http 1 worker, 4 at once") as server:
+        held = [held_echo(server, b"piece %d" % i) for i in range(at_once)]
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(request, server, "GET", "/count")
+            deadline = time.monotonic() + 5  # within --header-timeout (10 s): the held bodies stay alive
+            while queued(metrics_port) != 1 and not waiting.done() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            check(not waiting.done() and queued(metrics_port) == 1,
+                  f"a request past {at_once} at once was not queued\n{server.tail()}")
+            refused = request(server, "GET", "/hello")
+            check(refused.status == 503 and refused.headers.get("retry-after") == "1",
+                  f"past the bound and the queue: {refused!r}, want 503 with Retry-After: 1\n{server.tail()}")
+            end_echo(held.pop(0))
+            counted = waiting.result(timeout=30)
+            check(counted.status == 200 and counted.body == b"%d\n" % (at_once + 1),
+                  f"the queued request once a place was free: {counted!r}, want /count {at_once + 1} (the "
+                  f"instance that holds the {at_once})\n{server.tail()}")
+        for sock in held:
+            end_echo(sock)
+        r = request(server, "GET", "/hello")
+        check(r.status == 200, f"after the held requests ended: {r!r}\n{server.tail()}")
+        time.sleep(0.3)  # the access log's last lines
+        with server.lock:
+            lines = list(server.lines)
+        refusals = [line for line in lines if "GET /hello 503" in line]
+        echoes = [line for line in lines if "POST /echo 200" in line]
+        check(len(refusals) == 1 and "queue full" in refusals[0] and len(echoes) == at_once,
+              f"the access log: {len(refusals)} refusal lines, {len(echoes)} echo lines\n{server.tail()}")
+    log(f"at_once: {at_once} requests in the guest at once under --workers 1, the next queued, the one after 503 "
+        f"(Retry-After: 1, logged); a freed place let the queued one in on the same instance")
+
+
 def rss_kib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
@@ -713,7 +800,7 @@ def case_stream(ctx):
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "reuse": case_reuse, "stream": case_stream, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
+         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
 
 
 def main():

@@ -101,6 +101,26 @@ TEST(Admission, APausedHolderLetsAWaiterInAndResumesPastWorkers) {
   EXPECT_EQ(a.gauges().holding, 0u);
 }
 
+TEST(Admission, ResizeLetsWaitersInOldestFirstAndBoundsFromThenOn) {
+  Admission a(1, 4);
+  std::vector<int> order;
+  ASSERT_EQ(a.enter([](bool) {}), Entry::admitted);
+  for (int i = 1; i <= 3; ++i)
+    ASSERT_EQ(a.enter([&order, i](bool admitted) { order.push_back(admitted ? i : -i); }), Entry::queued);
+  a.resize(3);  // two more places: the two oldest waiters get them
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_EQ(a.gauges().holding, 3u);
+  EXPECT_EQ(a.gauges().queued, 1u);
+  a.resize(1);  // fewer: nobody is put out, but a place given back goes to nobody until below 1
+  a.leave();
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  a.leave();
+  a.leave();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(a.gauges().holding, 1u);
+  EXPECT_EQ(a.enter([](bool) {}), Entry::queued);
+}
+
 TEST(Admission, ManyThreadsNeverHoldMoreThanWorkersAndEveryRequestEnds) {
   constexpr size_t kWorkers = 3;
   Admission a(kWorkers, 1000);

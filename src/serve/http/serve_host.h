@@ -40,12 +40,15 @@ typedef struct wasinn_serve_stats {
   uint64_t connections_refused; /* closed at once past max_connections */
 } wasinn_serve_stats;
 
-/* The admission policy the server asks for a worker per request: serve/admission.h's, which the
- * OIP server admits by too. enter: ADMITTED, a worker is held now; QUEUED, granted(waiter, admitted)
+/* The admission policy the server asks for a place per request: serve/admission.h's, which the
+ * OIP server admits by too. enter: ADMITTED, a place is held now; QUEUED, granted(waiter, admitted)
  * is called exactly once later, from any thread, unless withdraw(ticket) returns true first;
- * REFUSED, the queue is full (503). A worker held (admitted, or granted with true) is given back
- * with leave. close ends every wait (granted with false) and refuses from then on. Every function
- * may be called from any thread. */
+ * REFUSED, the queue is full (503). A place held (admitted, or granted with true) is given back
+ * with leave. close ends every wait (granted with false) and refuses from then on. resize is
+ * called once by wasinn_serve_start, before it listens, with the requests the server runs at once:
+ * workers, or workers x max_instance_concurrent_reuse_count when it reuses a wasi:http@0.3
+ * component's instances (a guest thread runs one instance at a time; an instance takes that many
+ * requests at once, the others waiting on I/O). Every function may be called from any thread. */
 typedef enum wasinn_admission_entry {
   WASINN_ADMISSION_ADMITTED = 0,
   WASINN_ADMISSION_QUEUED = 1,
@@ -58,6 +61,7 @@ typedef struct wasinn_serve_admission {
   bool (*withdraw)(void* policy, uint64_t ticket);
   void (*leave)(void* policy);
   void (*close)(void* policy);
+  void (*resize)(void* policy, size_t places);
 } wasinn_serve_admission;
 
 typedef struct wasinn_serve_config {
@@ -65,7 +69,7 @@ typedef struct wasinn_serve_config {
   const wasmtime_component_t* component;
   const wasinn_wit_host* nn;
   wasinn_wit_str addr; /* HOST:PORT; port 0: any free port */
-  size_t workers;      /* threads that run guests: the admission's workers */
+  size_t workers;      /* threads that run guests (the admission's places: resize) */
   wasinn_serve_admission admission;
   uint64_t request_timeout_ms; /* 0: none; past it 504 and the guest is stopped */
   uint64_t max_request_bytes;  /* 0: no limit; past it 413 before the guest runs */

@@ -130,6 +130,7 @@ bool admission_withdraw(void* self, uint64_t ticket) noexcept {
 }
 void admission_leave(void* self) noexcept { static_cast<Admission*>(self)->leave(); }
 void admission_close(void* self) noexcept { static_cast<Admission*>(self)->close(); }
+void admission_resize(void* self, size_t places) noexcept { static_cast<Admission*>(self)->resize(places); }
 void release_user(void* user) noexcept { delete static_cast<ServeUser*>(user); }
 
 bool authorized(void* user, wasinn_wit_str authorization) noexcept {
@@ -228,7 +229,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     }
     // Handed over at start, success or failure: the server releases it (release_user).
     auto* user = new ServeUser(host.env, options.on_request, authorize, config.workers, options.max_queue);
-    config.admission = {&user->admission, admission_enter, admission_withdraw, admission_leave, admission_close};
+    config.admission = {&user->admission, admission_enter, admission_withdraw,
+                        admission_leave,  admission_close, admission_resize};
     config.request_timeout_ms = options.request_timeout_ms;
     config.max_request_bytes = options.max_request_bytes;
     config.max_memory_bytes = host.max_memory_bytes;

@@ -80,6 +80,7 @@ pub struct AdmissionTable {
     pub withdraw: unsafe extern "C" fn(*mut c_void, u64) -> bool,
     pub leave: unsafe extern "C" fn(*mut c_void),
     pub close: unsafe extern "C" fn(*mut c_void),
+    pub resize: unsafe extern "C" fn(*mut c_void, usize),
 }
 // Its functions may be called from any thread (serve_host.h).
 unsafe impl Send for AdmissionTable {}

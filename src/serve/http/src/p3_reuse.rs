@@ -13,13 +13,11 @@ use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
 use hyper::{Request, Response};
-use tokio::sync::oneshot;
 use wasmtime::component::GuestTaskId;
 use wasmtime::{format_err, Result, Store, StoreContextMut};
 use wasmtime_wasi_http::handler::{
     HandlerState, Instance, Proxy, ProxyHandler, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
 };
-use wasmtime_wasi_http::p3::bindings::http::types::ErrorCode;
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 use wasmtime_wasi_http::WasiBody;
 
@@ -132,7 +130,9 @@ pub(super) struct Limits {
 
 impl WorkerState for Limits {
     type StoreData = RequestState;
-    type RequestData = ();
+    /// The request's hold on its place, kept by the instance until the guest answered (or the
+    /// request expired), even when the client left first.
+    type RequestData = Arc<Busy>;
 
     fn should_accept_request(&self, at_once: usize, total: usize) -> ShouldAccept {
         if total >= self.reuse.total {
@@ -147,15 +147,20 @@ impl WorkerState for Limits {
     fn on_request_start(
         &self,
         mut store: StoreContextMut<'_, RequestState>,
-        _: (),
+        held: Arc<Busy>,
         _: GuestTaskId,
     ) -> Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
         // Each request gets the whole epoch deadline, not what the instance's earlier ones left.
         store.set_epoch_deadline(self.timeout_ticks);
-        match self.request_timeout {
-            Some(limit) => Box::pin(tokio::time::sleep(limit)),
-            None => Box::pin(std::future::pending()),
-        }
+        // The handler drops this future once the guest answered or the request expired.
+        let limit = self.request_timeout;
+        Box::pin(async move {
+            let _held = held;
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        })
     }
 
     fn drop(&self, store: Store<RequestState>, _result: Result<()>) {
@@ -187,32 +192,28 @@ impl Drop for Busy {
     }
 }
 
-/// One request to a reused instance; its response (or the error code the guest answered) goes
-/// to `tx`. An error returned is the instance's (a trap, a failed instantiation): no answer sent.
+/// One request to a reused instance, awaited where it arrived (no task of its own): its response
+/// with a body that holds `busy` to its end, or the error the guest answered (ErrorCode) or the
+/// instance's (a trap, a failed instantiation). A new instance's task goes to the guest threads.
 pub(super) async fn handle(
-    instances: Instancer,
+    instances: &Instancer,
     req: Request<WasiBody>,
     busy: Busy,
-    tx: oneshot::Sender<Result<Response<ServeBody>, String>>,
-) -> Result<()> {
-    match instances.handle((), req).await {
-        Ok(resp) => {
-            let resp = resp.map(|b| {
-                HeldUntilEnd {
-                    inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),
-                    held: Some(busy),
-                }
-                .boxed_unsync()
-            });
-            let _ = tx.send(Ok(resp));
-            Ok(())
+    guest_rt: &tokio::runtime::Handle,
+) -> Result<Response<ServeBody>> {
+    let busy = Arc::new(busy);
+    let mut handled = std::pin::pin!(instances.handle(busy.clone(), req));
+    // ProxyHandler starts an instance with tokio::spawn, in the runtime it is polled in.
+    let resp = std::future::poll_fn(|cx| {
+        let _guest_rt = guest_rt.enter();
+        handled.as_mut().poll(cx)
+    })
+    .await?;
+    Ok(resp.map(|b| {
+        HeldUntilEnd {
+            inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),
+            held: Some(busy),
         }
-        Err(e) => match e.downcast_ref::<ErrorCode>() {
-            Some(code) => {
-                let _ = tx.send(Err(format!("{code:?}")));
-                Ok(())
-            }
-            None => Err(e),
-        },
-    }
+        .boxed_unsync()
+    }))
 }

@@ -18,6 +18,7 @@ use hyper::{Request, Response, StatusCode};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
 use wasmtime_wasi_http::p2::body::HyperOutgoingBody;
+use wasmtime_wasi_http::p3::bindings::http::types::ErrorCode as ErrorCodeP3;
 use wasmtime_wasi_http::{WasiBody, WasiHttpView};
 
 use super::admission::Worker;
@@ -134,8 +135,7 @@ impl Shared {
                 let req = streamed(req, &self.settings, tracked).await?;
                 let seen = tracked.streamed_in.clone().unwrap_or_default();
                 let worker = self.admit().await?;
-                let guest = self.start_reused(instances, req, worker);
-                let answer = self.guest_answer(guest).await?;
+                let answer = self.reused_answer(instances, req, worker).await?;
                 // A body past the limit before the guest answered: the host's 413, as for a whole one.
                 if seen.load(Relaxed) > self.settings.max_request_bytes {
                     return Err(too_large(self.settings.max_request_bytes));
@@ -149,14 +149,32 @@ impl Shared {
         self.guest_answer(guest).await
     }
 
-    /// Hands the request to a reused 0.3 instance; its hold on `worker` ends with the response's body.
-    fn start_reused(self: &Arc<Shared>, instances: &Instancer, req: Request<WasiBody>, worker: Worker) -> RunningGuest {
-        let (tx, response) = oneshot::channel();
+    /// A reused 0.3 instance's answer, else the host's 500 (the guest answered an error code, or
+    /// its instance failed) or 504; the request holds `worker` until the guest answered and the
+    /// response's body is done.
+    async fn reused_answer(
+        self: &Arc<Shared>,
+        instances: &Instancer,
+        req: Request<WasiBody>,
+        worker: Worker,
+    ) -> Result<Response<ServeBody>, HostAnswer> {
         let busy = p3_reuse::Busy::new(self.clone(), worker);
-        let task = self.guest_rt.spawn(p3_reuse::handle(instances.clone(), req, busy, tx));
-        RunningGuest {
-            task,
-            response: Answer::P3(response),
+        let handled = p3_reuse::handle(instances, req, busy, &self.guest_rt);
+        let answered = match self.settings.request_timeout {
+            Some(limit) => tokio::time::timeout(limit, handled).await.map_err(|_| limit),
+            None => Ok(handled.await),
+        };
+        match answered {
+            Ok(Ok(resp)) => Ok(resp),
+            Ok(Err(e)) => Err(HostAnswer::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the guest failed this request",
+                match e.downcast_ref::<ErrorCodeP3>() {
+                    Some(code) => format!("the guest answered the error {code:?}"),
+                    None => one_line(&e),
+                },
+            )),
+            Err(limit) => Err(timed_out(limit)),
         }
     }
 
@@ -260,15 +278,20 @@ impl Shared {
                     why,
                 ))
             }
-            Err(limit) => Err(HostAnswer::new(
-                StatusCode::GATEWAY_TIMEOUT,
-                "the guest did not answer in time",
-                format!(
-                    "no answer within the request timeout ({} ms); the guest is stopped",
-                    limit.as_millis()
-                ),
-            )
-            .cut("cut:timeout")),
+            Err(limit) => Err(timed_out(limit)),
         }
     }
+}
+
+/// The host's 504 for a guest past the request timeout.
+fn timed_out(limit: std::time::Duration) -> HostAnswer {
+    HostAnswer::new(
+        StatusCode::GATEWAY_TIMEOUT,
+        "the guest did not answer in time",
+        format!(
+            "no answer within the request timeout ({} ms); the guest is stopped",
+            limit.as_millis()
+        ),
+    )
+    .cut("cut:timeout")
 }

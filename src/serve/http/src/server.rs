@@ -98,10 +98,19 @@ impl Server {
             .thread_name("wasinn-http")
             .enable_all()
             .build()?;
+        // The requests admitted at once: a guest thread's one at a time, or a reused 0.3
+        // instance's concurrent ones (those waiting on I/O hold no thread), as serve_host.h says.
+        let reused = matches!(&pre, GuestPre::P3(_)) && settings.reuse.total > 1;
+        let places = if reused {
+            settings.workers.saturating_mul(settings.reuse.at_once)
+        } else {
+            settings.workers
+        };
+        unsafe { (callbacks.admission.resize)(callbacks.admission.policy, places) };
         let shared = Arc::new_cyclic(|weak| Shared {
             engine,
             p3_instances: match &pre {
-                GuestPre::P3(p3) if settings.reuse.total > 1 => Some(ProxyHandler::new(Instances {
+                GuestPre::P3(p3) if reused => Some(ProxyHandler::new(Instances {
                     shared: weak.clone(),
                     pre: p3.clone(),
                     reuse: settings.reuse,
