@@ -106,10 +106,10 @@ if want cpu; then
   stage_runtime "$CONTEXTS/cpu"
   stage_licenses cpu "$CONTEXTS/cpu/LICENSES"
   # libvulkan1: the Vulkan loader the llama.cpp and TFLite plugins ask for GPUs (none here; the
-  # nvidia image's GPU modules need it too, and it is 0.4 MB). espeak-ng-data: the dictionaries and
-  # voices libespeak-ng reads when the piper plugin phonemizes, which no ldd closure shows.
+  # nvidia image's GPU modules need it too, and it is 0.4 MB). The piper plugin links espeak-ng
+  # in and its data lies beside it (lib/wasinn/backends/piper-espeak-ng-data, by cmake --install).
   runtime_pkgs=$(runtime_packages "$CONTEXTS/cpu")
-  base=$(ensure_rootfs runtime $runtime_pkgs libvulkan1 espeak-ng-data)
+  base=$(ensure_rootfs runtime $runtime_pkgs libvulkan1)
   build_image cpu "$ROOT/images/Containerfile.cpu" "$CONTEXTS/cpu" "BASE=$base" \
     "LICENSES_SPDX=$(licenses_spdx cpu)"
   built+=(cpu)

@@ -61,7 +61,7 @@ Error parse_input(std::string_view bytes, bool json_input, Utterance& out);
 // The backend config (--backend-config piper=...). Keys:
 //   "allow-host-paths": bool, false: may a guest's run config name host files (WasmEdge's model,
 //   config and espeak_data)? Without it a guest loads only voices the operator registered
-//   (--nn-preload NAME:piper:CPU:VOICE.onnx), with Debian's espeak-ng data.
+//   (--nn-preload NAME:piper:CPU:VOICE.onnx), with the plugin's own espeak-ng data.
 struct BackendConfig {
   bool allow_host_paths = false;
 };

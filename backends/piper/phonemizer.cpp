@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "phonemizer.h"
 
+#include <dlfcn.h>
 #include <espeak-ng/espeak_ng.h>
 #include <espeak-ng/speak_lib.h>
 
@@ -69,28 +70,29 @@ std::string canonical_dir(const std::string& dir) {
   return ec ? dir : canonical.string();
 }
 
-// espeak-ng's built-in data directory (Debian's). Asked before espeak-ng starts only: setting the
-// path after would change where it reads voices from.
-std::string builtin_data_dir() {
-  espeak_ng_InitializePath(nullptr);
-  const char* path = nullptr;
-  espeak_Info(&path);
-  return path ? path : "";
+// The espeak-ng data the build lays beside this plugin (backends/piper/CMakeLists.txt), from the
+// plugin's own path: the same in the build tree, an install and an image.
+std::string own_data_dir() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&own_data_dir), &info) || !info.dli_fname) return "piper-espeak-ng-data";
+  return (std::filesystem::path(info.dli_fname).parent_path() / "piper-espeak-ng-data").string();
 }
 
 Error Phonemizer::use(const std::optional<std::string>& data_dir, const std::string& voice) {
-  if (default_dir_.empty()) default_dir_ = canonical_dir(builtin_data_dir());  // before the first start
+  if (default_dir_.empty()) default_dir_ = canonical_dir(own_data_dir());
   const std::string dir = data_dir ? canonical_dir(*data_dir) : default_dir_;
   std::error_code ec;
+  const bool has_data = std::filesystem::is_regular_file(std::filesystem::path(dir) / "phontab", ec);
+  if (!data_dir && !has_data)
+    return {WASINN_NOT_FOUND, "the piper plugin's espeak-ng data is missing from " + dir +
+                                  ": it is installed with the plugin (cmake --install), or name it with espeak_data"};
   if (!std::filesystem::is_directory(dir, ec))
-    return {WASINN_NOT_FOUND, "espeak_data: " + (data_dir ? *data_dir : dir) +
-                                  " is not a directory (espeak-ng's data, e.g. " +
-                                  "/usr/lib/x86_64-linux-gnu/espeak-ng-data)"};
-  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "phontab", ec))
-    return {WASINN_NOT_FOUND, "espeak_data: " + dir + " holds no espeak-ng data (no phontab file)"};
+    return {WASINN_NOT_FOUND, "espeak_data: " + *data_dir + " is not a directory (espeak-ng " + espeak_Info(nullptr) +
+                                  " data, as the plugin's own: " + default_dir_ + ")"};
+  if (!has_data) return {WASINN_NOT_FOUND, "espeak_data: " + dir + " holds no espeak-ng data (no phontab file)"};
   if (initialized_ && dir != data_dir_)
-    // espeak-ng 1.51's espeak_ng_Terminate can deadlock with its own queue thread, and a second
-    // espeak_ng_Initialize leaks one: so the first directory a voice loaded with stays.
+    // espeak-ng is one global state: starting it again from another directory would change the
+    // phonemes of every voice already loaded. So the first directory a voice loaded with stays.
     return {WASINN_UNSUPPORTED_OPERATION,
             "espeak_data: espeak-ng runs from one data directory per process, and "
             "this one started from " +
@@ -100,11 +102,10 @@ Error Phonemizer::use(const std::optional<std::string>& data_dir, const std::str
     espeak_ng_ERROR_CONTEXT context = nullptr;
     espeak_ng_STATUS status = espeak_ng_Initialize(&context);
     espeak_ng_ClearErrorContext(&context);
-    // A failed espeak_ng_Initialize has started nothing (its queue thread comes last): a later
-    // load may try another directory.
+    // A failed espeak_ng_Initialize has kept nothing: a later load may try another directory.
     if (status != ENS_OK) return {WASINN_NOT_FOUND, "espeak-ng cannot start from " + dir + ": " + status_text(status)};
-    // No espeak_ng_InitializeOutput: text to phonemes needs no audio, and Debian's 1.51 opens an
-    // audio device there (PulseAudio, then ALSA: a server connection, stderr noise in containers).
+    // No espeak_ng_InitializeOutput: text to phonemes needs no audio (the build has no audio
+    // output and no queue thread).
     initialized_ = true;
     data_dir_ = dir;
   }

@@ -24,7 +24,8 @@ WASINN_OWN_SPDX="Apache-2.0 WITH LLVM-exception"
 # TensorFlow, Boost's BSL-1.0 in ONNX Runtime), and the Debian packages' (their copyright files).
 _LIC_IDS_CPU=(
   "$WASINN_OWN_SPDX" MIT Apache-2.0 BSD-3-Clause BSD-2-Clause
-  ISC Zlib Unicode-3.0 CDLA-Permissive-2.0 MPL-2.0 BSL-1.0 Unlicense LicenseRef-Debian-packages
+  ISC Zlib Unicode-3.0 CDLA-Permissive-2.0 MPL-2.0 BSL-1.0 Unlicense GPL-3.0-or-later
+  LicenseRef-Debian-packages
 )
 _LIC_IDS_NVIDIA=("${_LIC_IDS_CPU[@]}" LicenseRef-NVIDIA-CUDA-EULA LicenseRef-NVIDIA-cuDNN-SLA)
 _LIC_IDS_COMPILE=(
@@ -88,7 +89,7 @@ _lic_inputs() {
   echo "$1"
   cat "$_LIC_ROOT/LICENSE" "$_LIC_ROOT/scripts/images/licenses.sh" "$_LIC_ROOT/scripts/images/licenses.py" \
     "$_LIC_ROOT/src/Cargo.lock" "$_LIC_ROOT"/src/Cargo.toml "$_LIC_ROOT"/src/*/Cargo.toml "$_LIC_ROOT"/src/*/*/Cargo.toml \
-    "$_LIC_ROOT"/scripts/deps/{onnxruntime,openvino,tensorflow,tensorflowlite,llamacpp,whisper,jco}.sh \
+    "$_LIC_ROOT"/scripts/deps/{onnxruntime,openvino,tensorflow,tensorflowlite,llamacpp,whisper,espeak-ng,jco}.sh \
     "$_LIC_DEPS"/jco-*/.version "$_LIC_DEPS"/onnxruntime-cuda-*/.version "$_LIC_ROOT/guest/rust/Cargo.lock" 2>/dev/null
   ls "$_LIC_CACHE"/cargo/vendor 2>/dev/null
   grep -h '^project(' "$_LIC_ROOT/CMakeLists.txt"
@@ -191,6 +192,7 @@ _lic_cpu() {
   _lic_llamacpp
   _lic_outetts
   _lic_whisper
+  _lic_espeak_ng
   _lic_wasmtime || return 1
   _lic_rust_std
   _lic_cxx_headers
@@ -238,6 +240,23 @@ _lic_whisper() {
     _lic_row "whisper.cpp (with its ggml)" "$v" "MIT" "whisper.cpp/" "$(_lic_path "$_LIC_DEPS/whisper/share/whisper/LICENSE")"
   else
     _lic_missing "whisper.cpp" "$v" MIT "$(_lic_path "$f") is not in the download cache (scripts/fetch-deps.sh whisper)"
+  fi
+}
+
+# espeak-ng, linked into the piper plugin (its data beside it): built from the source the crate
+# espeak-rs-sys carries, which has no licence text; espeak-ng is GPL-3.0-or-later (its sources'
+# headers say so), and scripts/deps/espeak-ng.sh installs the GPL's text with it.
+_lic_espeak_ng() {
+  local pins=$_LIC_ROOT/scripts/deps/espeak-ng.sh v crate f
+  v=$(_lic_pin "$pins" ESPEAK_NG_VERSION)
+  crate=$(_lic_pin "$pins" ESPEAK_NG_CRATE_VERSION)
+  f=$_LIC_DEPS/espeak-ng/share/espeak-ng/COPYING
+  if [[ -s $f ]]; then
+    mkdir -p "$_LIC_OUT/espeak-ng" && cp "$f" "$_LIC_OUT/espeak-ng/COPYING"
+    _lic_row "espeak-ng (in the piper plugin, with its data)" "$v" "GPL-3.0-or-later" "espeak-ng/" \
+      "$(_lic_path "$f") (the GPL's text; the source is the crate espeak-rs-sys $crate, crates.io)"
+  else
+    _lic_missing "espeak-ng" "$v" GPL-3.0-or-later "$(_lic_path "$f") is missing (scripts/fetch-deps.sh espeak-ng)"
   fi
 }
 

@@ -74,8 +74,8 @@ check_output "cpu: headers and CMake package for embedders" 'wasinnConfig.cmake'
   podman run --rm --network=none --entrypoint /bin/sh "$CPU" -c \
   'ls /opt/wasinn/include/wasinn/wasinn.h /opt/wasinn/lib/cmake/wasinn/wasinnConfig.cmake'
 
-# speak IMAGE: the piper backend in the image (Debian's espeak-ng and espeak-ng-data, ONNX
-# Runtime) speaks the piper tests' "welcome" case with the tiny voice, registered read-only, as a
+# speak IMAGE: the piper backend in the image (espeak-ng linked in, its data installed beside the
+# plugin, ONNX Runtime) speaks the piper tests' "welcome" case with the tiny voice, registered read-only, as a
 # user runs it locked down. Its WAV must equal piper-tts's (piper/ref-welcome.wav, the known
 # answer), and the run must say nothing else (no audio device probed, no missing data).
 speak() {
