@@ -18,7 +18,7 @@ ESPEAK_NG_CRATE_SHA256=2d45d148019084e930df6cc3964a58c4c211342451ec5d3c328d8a6cc
 
 install_espeak_ng() {
   local prefix=$DEPS/espeak-ng stamp=$DEPS/espeak-ng/.version
-  local key="espeak-ng $ESPEAK_NG_VERSION espeak-rs-sys $ESPEAK_NG_CRATE_VERSION static-pic no-async no-audio data"
+  local key="espeak-ng $ESPEAK_NG_VERSION espeak-rs-sys $ESPEAK_NG_CRATE_VERSION static-pic no-async no-audio no-ctest data"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local crate=espeak-rs-sys-$ESPEAK_NG_CRATE_VERSION.crate
   fetch "https://static.crates.io/crates/espeak-rs-sys/$crate" "$crate"
@@ -30,8 +30,11 @@ install_espeak_ng() {
     tar -xzf "$DL/$crate" -C "$work"
   fi
   say "configuring espeak-ng $ESPEAK_NG_VERSION (log in $work/configure.log)"
+  # A new tree each time (the build takes seconds): no cache entry of another configuration stays.
   # SONIC_LIB/SONIC_INC set: otherwise its CMake clones sonic from GitHub even with sonic off.
-  cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  # BUILD_TESTING off: CTest would look for valgrind, which the setup does not install.
+  rm -rf "$work/build"
+  cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DUSE_ASYNC=OFF \
     -DUSE_MBROLA=OFF -DUSE_LIBSONIC=OFF -DSONIC_LIB=unused -DSONIC_INC=unused -DUSE_LIBPCAUDIO=OFF \
     -DUSE_KLATT=OFF -DUSE_SPEECHPLAYER=OFF -DENABLE_TESTS=OFF -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
