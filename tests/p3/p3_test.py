@@ -51,6 +51,12 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             uploaded with curl (chunked) to /echo comes back whole while the server's peak RSS grows
             under 64 MiB; curl's `Expect: 100-continue` upload gets its go-ahead at once; a chunked
             body past --max-request-bytes is answered 413
+  busy      (issue 54) guests of reused 0.3 instances run on the HTTP side's runtime, so ones that
+            hold their thread must not hold the server: while two guests spin 2 s each (GET /spin, a
+            busy loop) and, on p3_http_spec, two blocking wasi:nn computes run (a slow ONNX Loop),
+            /healthz is answered within 300 ms every time and another request is served; under
+            --request-timeout 1s a 10 s spin is answered 504 within 3 s and the next request gets
+            a fresh instance
   switches  (issue 54) Wasmtime's 0.3 switches: -S p3, -W component-model-async (and
             concurrency-support) in each spelling run p3_nn; =n refuses it with exit 2 naming the
             switch, and a 0.2 component still runs; the later switch wins; the proposals past 0.3
@@ -756,6 +762,95 @@ def case_at_once(ctx):
         f"(Retry-After: 1, logged); a freed place let the queued one in on the same instance")
 
 
+def slow_model(path, steps):
+    """y = x·W^steps as an ONNX Loop over a [256, 256] x, the step count a constant: one input, as
+    p3_http's /infer sets, and a compute of about a second that blocks the thread it runs on."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = numpy_helper.from_array((np.eye(256) * 0.5 + 0.001).astype(np.float32), "W")
+    n = numpy_helper.from_array(np.array(steps, dtype=np.int64), "n")
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("MatMul", ["x_in", "W"], ["x_out"])],
+        "step",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [256, 256])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x_out", TensorProto.FLOAT, [256, 256])])
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["true"], value=helper.make_tensor("t", TensorProto.BOOL, [], [True])),
+         helper.make_node("Loop", ["n", "true", "x"], ["y"], body=body)],
+        "slow", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 256])], [w, n])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def health_while(server, busy, what):
+    """/healthz latencies (s) while the requests `busy` (callables, each run on a thread of its own)
+    are in the guest; checks each is answered in 300 ms and a /hello is served meanwhile."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(len(busy)) as pool:
+        running = [pool.submit(f) for f in busy]
+        time.sleep(0.3)  # the guests have started
+        waits = []
+        while not all(r.done() for r in running) and len(waits) < 40:
+            start = time.monotonic()
+            r = request(server, "GET", "/healthz")
+            waits.append(time.monotonic() - start)
+            check(r.status == 200, f"/healthz while {what}: {r!r}\n{server.tail()}")
+            time.sleep(0.05)
+        hello = request(server, "GET", "/hello")
+        answers = [r.result(timeout=120) for r in running]
+    check(len(waits) >= 5, f"the {what} ended within {len(waits)} health checks: too short to tell\n{server.tail()}")
+    check(max(waits) < 0.3, f"/healthz while {what}: the slowest took {max(waits) * 1e3:.0f} ms (of {len(waits)})"
+                            f"\n{server.tail()}")
+    check(hello.status == 200 and all(a.status == 200 for a in answers),
+          f"while {what}: /hello {hello!r}, the busy ones {[a.status for a in answers]}\n{server.tail()}")
+    return waits
+
+
+def case_busy(ctx):
+    import numpy as np
+
+    spin = lambda: request(ctx.spin_server, "GET", "/spin?ms=2000")  # noqa: E731
+    with Server([ctx.args.wasinn, "serve", "--workers", "2"], [], ctx.guest("p3_http"), env=ctx.env,
+                name="p3_http") as server:
+        ctx.spin_server = server
+        spins = health_while(server, [spin, spin], "two guests spin 2 s")
+    with Server([ctx.args.wasinn, "serve", "--workers", "2", "--request-timeout", "1s"], [], ctx.guest("p3_http"),
+                env=ctx.env, name="p3_http 1s") as server:
+        start = time.monotonic()
+        r = request(server, "GET", "/spin?ms=10000")
+        took = time.monotonic() - start
+        check(r.status == 504 and took < 3, f"a 10 s spin under --request-timeout 1s: {r.status} after {took:.1f} s, "
+                                             f"want 504 within 3 s\n{server.tail()}")
+        r = request(server, "GET", "/count")
+        check(r.status == 200 and r.body == b"1\n", f"after the 504: /count {r!r}, want 1 (a fresh instance)\n"
+                                                    f"{server.tail()}")
+    ctx.backend("onnxruntime")
+    model = os.path.join(ctx.tmp, "slow.onnx")
+    slow_model(model, 6000)
+    x = (np.eye(256, dtype="<f4") * 0.01).tobytes()
+    preload = ["--nn-preload", f"slow:onnx:cpu:{model}", "--backend-config", 'onnxruntime={"intra_op_threads": 1}']
+    with Server([ctx.args.wasinn, "serve", "--workers", "2"], preload, ctx.guest("p3_http_spec"), env=ctx.env,
+                name="p3_http_spec") as server:
+        infer = lambda: request(server, "POST", "/infer/slow?dims=256,256", x)  # noqa: E731
+        start = time.monotonic()
+        r = infer()
+        one = time.monotonic() - start
+        check(r.status == 200, f"/infer/slow: {r!r}\n{server.tail()}")
+        check(one > 0.8, f"one /infer/slow took {one:.2f} s: too short to tell")
+        computes = health_while(server, [infer, infer], "two blocking computes run")
+    log(f"busy: /healthz within {max(spins) * 1e3:.0f} ms while two guests spun 2 s ({len(spins)} checks), within "
+        f"{max(computes) * 1e3:.0f} ms while two blocking computes of {one:.1f} s ran ({len(computes)}); a 10 s spin "
+        f"504 in {took:.1f} s under --request-timeout 1s, then a fresh instance")
+
+
 def rss_kib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
@@ -800,7 +895,7 @@ def case_stream(ctx):
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
+         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "busy": case_busy, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
 
 
 def main():

@@ -47,7 +47,7 @@ typedef struct wasinn_serve_stats {
  * with leave. close ends every wait (granted with false) and refuses from then on. resize is
  * called once by wasinn_serve_start, before it listens, with the requests the server runs at once:
  * workers, or workers x max_instance_concurrent_reuse_count when it reuses a wasi:http@0.3
- * component's instances (a guest thread runs one instance at a time; an instance takes that many
+ * component's instances (a thread runs one instance at a time; an instance takes that many
  * requests at once, the others waiting on I/O). Every function may be called from any thread. */
 typedef enum wasinn_admission_entry {
   WASINN_ADMISSION_ADMITTED = 0,

@@ -13,6 +13,8 @@
 //!   POST /echo                      200, the request body streamed back as it arrives (the guest
 //!       hands the request's body stream to the response: nothing is held whole)
 //!   POST /trap                      the guest traps (a Rust panic): the host answers 500
+//!   GET /spin?ms=N                  the guest computes for N ms without awaiting (a busy loop),
+//!       then answers 200 "spun N ms\n": what a CPU-bound handler does to the thread it runs on
 //!   anything else: 404 (so is /generate when built with the feature spec-only, which imports
 //!       the spec's wasi:nn alone and computes with its blocking compute); a wasi:nn failure: 500 "WHAT: CODE: DATA" (400 for invalid-argument)
 use wasip3::http::types::{ErrorCode, Fields, Method, Request, Response};
@@ -199,6 +201,15 @@ impl wasip3::exports::http::handler::Guest for Service {
         }
         if path == "/hello" {
             return text(200, "hello\n".into());
+        }
+        if path == "/spin" {
+            let ms: u64 = query.strip_prefix("ms=").and_then(|v| v.parse().ok()).unwrap_or(100);
+            let start = std::time::Instant::now();
+            let mut x = 0u64;
+            while start.elapsed() < std::time::Duration::from_millis(ms) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+            return text(200, format!("spun {ms} ms\n"));
         }
         if !matches!(req.get_method(), Method::Post) {
             return text(405, "POST only\n".into());

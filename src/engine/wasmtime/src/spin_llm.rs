@@ -336,13 +336,15 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     i.func_wrap(
         "infer",
         move |cx: Cx<'_, T>, (model, prompt, params): (String, String, Option<InferencingParams>)| {
-            Ok((infer(Calls::new(host, &cx), &model, &prompt, params),))
+            let calls = Calls::new(host, &cx);
+            Ok((T::may_block(|| infer(calls, &model, &prompt, params)),))
         },
     )?;
     i.func_wrap(
         "generate-embeddings",
         move |cx: Cx<'_, T>, (model, texts): (String, Vec<String>)| {
-            Ok((embeddings(Calls::new(host, &cx), &model, &texts),))
+            let calls = Calls::new(host, &cx);
+            Ok((T::may_block(|| embeddings(calls, &model, &texts)),))
         },
     )?;
     Ok(())

@@ -25,6 +25,12 @@ const _: () = assert!(align_of::<wasmtime_component_linker_t>() == align_of::<Li
 /// stores (`wasinn run`) and the server's per-request stores (src/serve/http).
 pub trait NnStore: Sized + Send + 'static {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest;
+    /// Runs a call that may block for long (a load, a compute, a generation): the server's
+    /// stores, polled on its HTTP runtime, hand that runtime's other tasks to another thread
+    /// meanwhile (tokio's block_in_place); the C API's stores run it as is.
+    fn may_block<R>(call: impl FnOnce() -> R) -> R {
+        call()
+    }
 }
 
 impl NnStore for WasmtimeStoreData {
@@ -291,7 +297,7 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
                 })
                 .collect();
             let mut out = WitOut::default();
-            let status = unsafe {
+            let status = T::may_block(|| unsafe {
                 (host.load)(
                     g,
                     spans.as_ptr(),
@@ -300,13 +306,14 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
                     WitStr::of(target.name()),
                     &mut out,
                 )
-            };
+            });
             Ok((made::<Graph<V>, V>(status, &out)?,))
         },
     )?;
     i.func_wrap("load-by-name", move |cx: Cx<'_, T>, (name,): (String,)| {
         let mut out = WitOut::default();
-        let status = unsafe { (host.load_by_name)(guest(&cx), WitStr::of(&name), &mut out) };
+        let g = guest(&cx);
+        let status = T::may_block(|| unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) });
         Ok((made::<Graph<V>, V>(status, &out)?,))
     })?;
     i.func_wrap(
@@ -338,8 +345,10 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
                     })
                     .collect();
                 let mut out = WitOut::default();
-                let status =
-                    unsafe { (host.compute_named)(guest(&cx), ctx.rep(), named.as_ptr(), named.len(), &mut out) };
+                let g = guest(&cx);
+                let status = T::may_block(|| unsafe {
+                    (host.compute_named)(g, ctx.rep(), named.as_ptr(), named.len(), &mut out)
+                });
                 let outputs = call(status, &out)?.map(|()| {
                     unsafe { out.slice::<WitNamed>() }
                         .iter()
@@ -367,7 +376,7 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
     i.func_wrap(
         "[method]graph-execution-context.compute",
         move |cx: Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
-            let (status, out) = by_rep(host.compute, &cx, ctx.rep());
+            let (status, out) = T::may_block(|| by_rep(host.compute, &cx, ctx.rep()));
             Ok((unit::<V>(status, &out)?,))
         },
     )?;

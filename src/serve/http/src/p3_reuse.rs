@@ -74,8 +74,13 @@ impl HandlerState for Instances {
             .shared
             .upgrade()
             .ok_or_else(|| format_err!("the server has stopped"))?;
-        // The store's limits are a request's, as with an instance per request (store.rs).
+        // The store's limits are a request's, as with an instance per request (store.rs); its guest
+        // yields to the runtime at every epoch tick instead of trapping at the deadline: a busy
+        // guest leaves the HTTP side's other tasks their turn, and the request timeout is kept
+        // by the handler's expiry (below) and the connection's 504.
         let mut store = shared.new_store()?;
+        store.epoch_deadline_async_yield_and_update(1);
+        store.set_epoch_deadline(1);
         let service = self.pre.instantiate_async(&mut store).await?;
         let request_timeout = shared.settings.request_timeout;
         Ok(Instance {
@@ -89,7 +94,6 @@ impl HandlerState for Instances {
             },
             state: Limits {
                 reuse: self.reuse,
-                timeout_ticks: shared.settings.timeout_ticks,
                 request_timeout,
             },
         })
@@ -124,7 +128,6 @@ impl WorkerExpiration for Expiry {
 /// One instance's bounds, and what each request it takes starts with.
 pub(super) struct Limits {
     reuse: Reuse,
-    timeout_ticks: u64,
     request_timeout: Option<Duration>,
 }
 
@@ -146,13 +149,12 @@ impl WorkerState for Limits {
 
     fn on_request_start(
         &self,
-        mut store: StoreContextMut<'_, RequestState>,
+        _: StoreContextMut<'_, RequestState>,
         held: Arc<Busy>,
         _: GuestTaskId,
     ) -> Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
-        // Each request gets the whole epoch deadline, not what the instance's earlier ones left.
-        store.set_epoch_deadline(self.timeout_ticks);
-        // The handler drops this future once the guest answered or the request expired.
+        // Each request gets the whole request timeout, from its own start. The handler drops
+        // this future once the guest answered or the request expired.
         let limit = self.request_timeout;
         Box::pin(async move {
             let _held = held;
@@ -194,21 +196,15 @@ impl Drop for Busy {
 
 /// One request to a reused instance, awaited where it arrived (no task of its own): its response
 /// with a body that holds `busy` to its end, or the error the guest answered (ErrorCode) or the
-/// instance's (a trap, a failed instantiation). A new instance's task goes to the guest threads.
-pub(super) async fn handle(
-    instances: &Instancer,
-    req: Request<WasiBody>,
-    busy: Busy,
-    guest_rt: &tokio::runtime::Handle,
-) -> Result<Response<ServeBody>> {
+/// instance's (a trap, a failed instantiation). The instances' tasks run on the HTTP side's
+/// runtime, where the request arrived (as `wasmtime serve` runs them): handing each request to a
+/// thread of another runtime and its answer back cost two thread wake-ups per request, half of
+/// the throughput at one connection (docs/benchmarks.md). Guests yield at every epoch tick and
+/// long host calls leave the runtime's other tasks to another thread (store.rs), so health,
+/// 503s and deadlines are still answered while guests compute.
+pub(super) async fn handle(instances: &Instancer, req: Request<WasiBody>, busy: Busy) -> Result<Response<ServeBody>> {
     let busy = Arc::new(busy);
-    let mut handled = std::pin::pin!(instances.handle(busy.clone(), req));
-    // ProxyHandler starts an instance with tokio::spawn, in the runtime it is polled in.
-    let resp = std::future::poll_fn(|cx| {
-        let _guest_rt = guest_rt.enter();
-        handled.as_mut().poll(cx)
-    })
-    .await?;
+    let resp = instances.handle(busy.clone(), req).await?;
     Ok(resp.map(|b| {
         HeldUntilEnd {
             inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),

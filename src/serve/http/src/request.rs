@@ -159,7 +159,7 @@ impl Shared {
         worker: Worker,
     ) -> Result<Response<ServeBody>, HostAnswer> {
         let busy = p3_reuse::Busy::new(self.clone(), worker);
-        let handled = p3_reuse::handle(instances, req, busy, &self.guest_rt);
+        let handled = p3_reuse::handle(instances, req, busy);
         let answered = match self.settings.request_timeout {
             Some(limit) => tokio::time::timeout(limit, handled).await.map_err(|_| limit),
             None => Ok(handled.await),

@@ -88,19 +88,25 @@ impl Server {
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?.to_string();
 
+        // A reused 0.3 instance runs on the HTTP side's runtime (p3_reuse.rs), which then has a
+        // thread per worker; an instance per request runs on a guest thread.
+        let reused = matches!(&pre, GuestPre::P3(_)) && settings.reuse.total > 1;
         let guest_rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(settings.workers)
+            .worker_threads(if reused { 1 } else { settings.workers })
             .thread_name("wasinn-guest")
             .enable_all()
             .build()?;
+        // A guest polled there runs until it awaits or the next epoch tick (10 ms); tokio looks
+        // for new connections and bytes every `event_interval` polls (61 by default: 0.6 s behind
+        // two busy guests), so here every 4th.
         let io_rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(if reused { settings.workers.max(2) } else { 2 })
+            .event_interval(if reused { 4 } else { 61 })
             .thread_name("wasinn-http")
             .enable_all()
             .build()?;
         // The requests admitted at once: a guest thread's one at a time, or a reused 0.3
         // instance's concurrent ones (those waiting on I/O hold no thread), as serve_host.h says.
-        let reused = matches!(&pre, GuestPre::P3(_)) && settings.reuse.total > 1;
         let places = if reused {
             settings.workers.saturating_mul(settings.reuse.at_once)
         } else {

@@ -54,6 +54,18 @@ impl NnStore for RequestState {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest {
         cx.data().guest
     }
+
+    /// A reused 0.3 instance runs on the HTTP side's runtime (p3_reuse.rs): a long load or
+    /// compute hands that runtime's other tasks (health, other connections, deadlines) to another
+    /// thread while it blocks this one. An instance per request runs on a guest thread: the same.
+    fn may_block<R>(call: impl FnOnce() -> R) -> R {
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) if rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(call)
+            }
+            _ => call(),
+        }
+    }
 }
 
 impl Shared {
