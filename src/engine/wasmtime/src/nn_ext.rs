@@ -116,7 +116,7 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         drop_resource(host, cx, WitResource::Context, rep)
     })?;
     q.func_wrap("init", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
-        let (status, out) = T::may_block(|| by_rep(host.prompt_init, &cx, g.rep()));
+        let (status, out) = cx.data().may_block(|| by_rep(host.prompt_init, &cx, g.rep()));
         Ok((text_err(status, &out)?.map(|()| Resource::<PromptContext>::new_own(out.rep)),))
     })?;
     q.func_wrap(
@@ -124,7 +124,9 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         move |cx: Cx<'_, T>, (c, prompt): (Resource<PromptContext>, String)| {
             let mut out = WitOut::default();
             let g = guest(&cx);
-            let status = T::may_block(|| unsafe { (host.prompt_compute)(g, c.rep(), WitStr::of(&prompt), &mut out) });
+            let status = cx
+                .data()
+                .may_block(|| unsafe { (host.prompt_compute)(g, c.rep(), WitStr::of(&prompt), &mut out) });
             let text =
                 text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
             Ok((text,))
@@ -145,7 +147,7 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         move |cx: Cx<'_, T>, (c, input, text): (Resource<PromptContext>, String, String)| {
             let mut out = WitOut::default();
             let g = guest(&cx);
-            let status = T::may_block(|| unsafe {
+            let status = cx.data().may_block(|| unsafe {
                 (host.prompt_start)(g, c.rep(), WitStr::of(&input), WitStr::of(&text), &mut out)
             });
             Ok((text_err(status, &out)?,))
@@ -156,7 +158,9 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         move |cx: Cx<'_, T>, (c,): (Resource<PromptContext>,)| {
             let mut out = WitOut::default();
             let g = guest(&cx);
-            let status = T::may_block(|| unsafe { (host.prompt_next)(g, c.rep(), &mut out) });
+            let status = cx
+                .data()
+                .may_block(|| unsafe { (host.prompt_next)(g, c.rep(), &mut out) });
             // SAFETY: on OK, rep 1 hands back the piece's chars, valid until the next call.
             let piece = text_err(status, &out)?
                 .map(|()| (out.rep == 1).then(|| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()));

@@ -337,14 +337,14 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         "infer",
         move |cx: Cx<'_, T>, (model, prompt, params): (String, String, Option<InferencingParams>)| {
             let calls = Calls::new(host, &cx);
-            Ok((T::may_block(|| infer(calls, &model, &prompt, params)),))
+            Ok((cx.data().may_block(|| infer(calls, &model, &prompt, params)),))
         },
     )?;
     i.func_wrap(
         "generate-embeddings",
         move |cx: Cx<'_, T>, (model, texts): (String, Vec<String>)| {
             let calls = Calls::new(host, &cx);
-            Ok((T::may_block(|| embeddings(calls, &model, &texts)),))
+            Ok((cx.data().may_block(|| embeddings(calls, &model, &texts)),))
         },
     )?;
     Ok(())

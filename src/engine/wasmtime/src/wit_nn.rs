@@ -26,9 +26,9 @@ const _: () = assert!(align_of::<wasmtime_component_linker_t>() == align_of::<Li
 pub trait NnStore: Sized + Send + 'static {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest;
     /// Runs a call that may block for long (a load, a compute, a generation): the server's
-    /// stores, polled on its HTTP runtime, hand that runtime's other tasks to another thread
-    /// meanwhile (tokio's block_in_place); the C API's stores run it as is.
-    fn may_block<R>(call: impl FnOnce() -> R) -> R {
+    /// reused instances, polled on its HTTP runtime, may hand that runtime's other tasks to
+    /// another thread meanwhile (serve/http's store.rs); the C API's stores run it as is.
+    fn may_block<R>(&self, call: impl FnOnce() -> R) -> R {
         call()
     }
 }
@@ -297,7 +297,7 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
                 })
                 .collect();
             let mut out = WitOut::default();
-            let status = T::may_block(|| unsafe {
+            let status = cx.data().may_block(|| unsafe {
                 (host.load)(
                     g,
                     spans.as_ptr(),
@@ -313,7 +313,9 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
     i.func_wrap("load-by-name", move |cx: Cx<'_, T>, (name,): (String,)| {
         let mut out = WitOut::default();
         let g = guest(&cx);
-        let status = T::may_block(|| unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) });
+        let status = cx
+            .data()
+            .may_block(|| unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) });
         Ok((made::<Graph<V>, V>(status, &out)?,))
     })?;
     i.func_wrap(
@@ -346,9 +348,9 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
                     .collect();
                 let mut out = WitOut::default();
                 let g = guest(&cx);
-                let status = T::may_block(|| unsafe {
-                    (host.compute_named)(g, ctx.rep(), named.as_ptr(), named.len(), &mut out)
-                });
+                let status = cx
+                    .data()
+                    .may_block(|| unsafe { (host.compute_named)(g, ctx.rep(), named.as_ptr(), named.len(), &mut out) });
                 let outputs = call(status, &out)?.map(|()| {
                     unsafe { out.slice::<WitNamed>() }
                         .iter()
@@ -376,7 +378,7 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
     i.func_wrap(
         "[method]graph-execution-context.compute",
         move |cx: Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
-            let (status, out) = T::may_block(|| by_rep(host.compute, &cx, ctx.rep()));
+            let (status, out) = cx.data().may_block(|| by_rep(host.compute, &cx, ctx.rep()));
             Ok((unit::<V>(status, &out)?,))
         },
     )?;

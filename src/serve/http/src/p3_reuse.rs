@@ -81,6 +81,7 @@ impl HandlerState for Instances {
         let mut store = shared.new_store()?;
         store.epoch_deadline_async_yield_and_update(1);
         store.set_epoch_deadline(1);
+        store.data_mut().hand_off_long_calls();
         let service = self.pre.instantiate_async(&mut store).await?;
         let request_timeout = shared.settings.request_timeout;
         Ok(Instance {

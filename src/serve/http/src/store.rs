@@ -2,7 +2,9 @@
 //! A request's store (serve_host.h's `guest_new` and `guest_free`, its limits and WASI): WASI
 //! 0.2, wasi:http, and the C++ guest state wasi:nn calls use, made fresh for every request and
 //! freed with it.
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
+use std::time::Instant;
 
 use wasmtime::component::ResourceTable;
 use wasmtime::{format_err, AsContextMut, Result, StoreContext};
@@ -21,6 +23,8 @@ pub struct RequestState {
     limits: wasmtime::StoreLimits,
     guest: Guest,
     callbacks: Arc<Callbacks>,
+    /// Set for a reused 0.3 instance (on the HTTP side's runtime): its long wasi:nn calls' time.
+    long_calls: Option<RecentCalls>,
 }
 // The guest state is used by the store's thread only, one call at a time (wit_host.h).
 unsafe impl Send for RequestState {}
@@ -50,6 +54,13 @@ impl WasiHttpView for RequestState {
     }
 }
 
+/// A reused instance's wasi:nn calls that may block (loads, computes, generation steps): an
+/// average of their recent times, in microseconds, which starts at the bound.
+struct RecentCalls(AtomicU64);
+
+/// Calls at least this long on average hand the runtime's other tasks to another thread first.
+const HAND_OFF_MICROS: u64 = 1000;
+
 impl NnStore for RequestState {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest {
         cx.data().guest
@@ -57,14 +68,36 @@ impl NnStore for RequestState {
 
     /// A reused 0.3 instance runs on the HTTP side's runtime (p3_reuse.rs): a long load or
     /// compute hands that runtime's other tasks (health, other connections, deadlines) to another
-    /// thread while it blocks this one. An instance per request runs on a guest thread: the same.
-    fn may_block<R>(call: impl FnOnce() -> R) -> R {
-        match tokio::runtime::Handle::try_current() {
-            Ok(rt) if rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+    /// thread while it blocks this one (tokio's block_in_place). That hand-off costs a thread
+    /// wake-up, as long as a small model's whole compute: so an instance whose recent calls took
+    /// under 1 ms on average runs the next in place (its first call, not yet timed, hands off).
+    /// An instance per request runs on a guest thread of its own, where blocking is the design.
+    fn may_block<R>(&self, call: impl FnOnce() -> R) -> R {
+        let Some(RecentCalls(recent)) = &self.long_calls else {
+            return call();
+        };
+        let start = Instant::now();
+        let out = match tokio::runtime::Handle::try_current() {
+            Ok(rt)
+                if recent.load(Relaxed) >= HAND_OFF_MICROS
+                    && rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
+            {
                 tokio::task::block_in_place(call)
             }
             _ => call(),
-        }
+        };
+        let took = u64::try_from(start.elapsed().as_micros())
+            .unwrap_or(u64::MAX / 4)
+            .min(u64::MAX / 4);
+        recent.store((recent.load(Relaxed) * 3 + took) / 4, Relaxed);
+        out
+    }
+}
+
+impl RequestState {
+    /// For a reused instance's store: its long wasi:nn calls may leave the runtime to others.
+    pub(super) fn hand_off_long_calls(&mut self) {
+        self.long_calls = Some(RecentCalls(AtomicU64::new(HAND_OFF_MICROS)));
     }
 }
 
@@ -97,6 +130,7 @@ impl Shared {
             limits: limits.build(),
             guest,
             callbacks: self.callbacks.clone(),
+            long_calls: None,
         };
         let mut store = wasmtime::Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
