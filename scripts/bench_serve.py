@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -87,10 +86,13 @@ class Server:
                 self.proc.wait()
 
 
-def post(url, body):
-    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/octet-stream"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return r.status, r.read()
+def post(url, body_file):
+    """curl's answer: it reads the answer while it sends (urllib sends the whole body first, and a
+    streamed 10 MiB /echo then fills both sides' socket buffers on every host: a stall)."""
+    r = subprocess.run(["curl", "-sS", "--max-time", "120", "-H", "Content-Type: application/octet-stream",
+                        "--data-binary", f"@{body_file}", "-o", "-", "-w", "%{http_code}", url],
+                       capture_output=True, check=True)
+    return int(r.stdout[-3:]), r.stdout[:-3]
 
 
 def scores(answer):
@@ -221,7 +223,7 @@ def main():
         try:
             answers = {}
             for name, server in hosts.items():
-                status, answer = post(server.url(path), body.read_bytes())
+                status, answer = post(server.url(path), body)
                 if status != 200:
                     raise RuntimeError(f"{name}: {status} {answer[:200]!r}")
                 if model in NO_MODEL:
