@@ -199,8 +199,8 @@ impl Drop for Busy {
 /// with a body that holds `busy` to its end, or the error the guest answered (ErrorCode) or the
 /// instance's (a trap, a failed instantiation). The instances' tasks run on the HTTP side's
 /// runtime, where the request arrived (as `wasmtime serve` runs them): handing each request to a
-/// thread of another runtime and its answer back cost two thread wake-ups per request, half of
-/// the throughput at one connection (docs/benchmarks.md). Guests yield at every epoch tick and
+/// thread of another runtime and its answer back cost two thread wake-ups per request (on a
+/// loaded machine, half of the throughput at one connection: docs/benchmarks.md). Guests yield at every epoch tick and
 /// long host calls leave the runtime's other tasks to another thread (store.rs), so health,
 /// 503s and deadlines are still answered while guests compute.
 pub(super) async fn handle(instances: &Instancer, req: Request<WasiBody>, busy: Busy) -> Result<Response<ServeBody>> {
