@@ -32,6 +32,12 @@ fetch() {
   fi
 }
 
+# verified_fetch URL FILE SHA256: fetch, then stop unless the file has the pinned hash.
+verified_fetch() {
+  fetch "$1" "$2"
+  echo "$3  $DL/$2" | sha256sum -c --quiet - || { echo "checksum mismatch for $DL/$2" >&2; exit 1; }
+}
+
 
 # A Python environment for fixture generation: Debian's torch/sklearn/onnx plus any PyPI
 # packages the exporters need (scripts/deps/*.pip), installed from cached wheels.

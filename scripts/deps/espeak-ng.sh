@@ -11,7 +11,7 @@
 # (ctypes); and espeak-ng-data compiled by this very build (the data of 1.51 does not match 1.52's
 # code: stress and Chinese differ). No audio output, no async queue thread, no MBROLA or sonic.
 # espeak-ng is GPL-3.0-or-later (the crate has no licence text: Debian's GPL-3 is installed).
-# Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS, $CACHE and $DL.
+# Sourced by scripts/fetch-deps.sh, which provides say, verified_fetch, $DEPS, $CACHE and $DL.
 ESPEAK_NG_VERSION=1.52.0.1
 ESPEAK_NG_CRATE_VERSION=0.2.0 # espeak-rs-sys
 ESPEAK_NG_CRATE_SHA256=2d45d148019084e930df6cc3964a58c4c211342451ec5d3c328d8a6cc6b3464d
@@ -21,8 +21,7 @@ install_espeak_ng() {
   local key="espeak-ng $ESPEAK_NG_VERSION espeak-rs-sys $ESPEAK_NG_CRATE_VERSION static-pic no-async no-audio no-ctest data"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local crate=espeak-rs-sys-$ESPEAK_NG_CRATE_VERSION.crate
-  fetch "https://static.crates.io/crates/espeak-rs-sys/$crate" "$crate"
-  echo "$ESPEAK_NG_CRATE_SHA256  $DL/$crate" | sha256sum -c --quiet - || { echo "checksum mismatch for $DL/$crate" >&2; exit 1; }
+  verified_fetch "https://static.crates.io/crates/espeak-rs-sys/$crate" "$crate" "$ESPEAK_NG_CRATE_SHA256"
   local work=$CACHE/build/espeak-ng-$ESPEAK_NG_VERSION
   local src=$work/espeak-rs-sys-$ESPEAK_NG_CRATE_VERSION/espeak-ng
   if [[ ! -f $src/CMakeLists.txt ]]; then

@@ -6,7 +6,7 @@
 # (any GPU, or Mesa's lavapipe on the CPU; Debian's libvulkan-dev and glslc, scripts/deps/vulkan.apt).
 # A CUDA module can be built beside them on request into $DEPS/llamacpp-cuda.
 # libmtmd (images into text models) and llama-mtmd-cli, its native reference, are built too.
-# Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
+# Sourced by scripts/fetch-deps.sh, which provides say, fetch, verified_fetch, $DEPS and $DL.
 LLAMACPP_PY_VERSION=0.3.36 # vendors ggml-org/llama.cpp at the commit below
 LLAMACPP_BUILD_NUMBER=11312 # the release tag b11312; the sdist has no git history to count
 LLAMACPP_COMMIT=0c1e57098bba43ac29e6e3b677cdceebdd22334f
@@ -22,9 +22,7 @@ install_llamacpp() {
   key+=" rpath-origin common-lib mtmd vocab-qwen2 patch-$(sha256sum "$patch" | cut -c1-12)"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
-  fetch "$LLAMACPP_SDIST_URL" "$sdist"
-  echo "$LLAMACPP_SDIST_SHA256  $DL/$sdist" | sha256sum -c --quiet - ||
-    { echo "checksum mismatch for $DL/$sdist" >&2; exit 1; }
+  verified_fetch "$LLAMACPP_SDIST_URL" "$sdist" "$LLAMACPP_SDIST_SHA256"
   # The source and build tree stay in the cache (one per version), so a change of build flags
   # rebuilds incrementally instead of from scratch.
   # The patched source is a tree of its own, not the one the CPU-only build above used.

@@ -3,7 +3,7 @@
 # text to speech (backends/llamacpp/tts.cpp) speaks with en_female_1 when a guest names no
 # "tts-speaker-file", as WasmEdge's GGML plugin does; the build embeds that file. Only the JSON
 # files are taken out of the wheel; no OuteTTS code is installed or run.
-# Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS and $DL.
+# Sourced by scripts/fetch-deps.sh, which provides say, fetch, verified_fetch, $DEPS and $DL.
 OUTETTS_VERSION=0.2.3 # the last release with the v1 (OuteTTS 0.2) default speakers
 OUTETTS_WHEEL_SHA256=95dfaf69e56f9ba757a1b69c4f76bf4ab9455e976c9be8bb2822375214dfdeff
 OUTETTS_WHEEL_URL=https://files.pythonhosted.org/packages/5f/dc/84a82b975498ceb7186875950a825b745bfdae2aeeebf3d5572ad68dc9c6/outetts-$OUTETTS_VERSION-py3-none-any.whl
@@ -12,9 +12,7 @@ install_outetts() {
   local prefix=$DEPS/outetts stamp=$DEPS/outetts/.version key="outetts $OUTETTS_VERSION speakers"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local wheel=outetts-$OUTETTS_VERSION-py3-none-any.whl
-  fetch "$OUTETTS_WHEEL_URL" "$wheel"
-  echo "$OUTETTS_WHEEL_SHA256  $DL/$wheel" | sha256sum -c --quiet - ||
-    { echo "checksum mismatch for $DL/$wheel" >&2; exit 1; }
+  verified_fetch "$OUTETTS_WHEEL_URL" "$wheel" "$OUTETTS_WHEEL_SHA256"
   local stage=$prefix.new
   rm -rf "$stage" && mkdir -p "$stage/speakers"
   # A wheel is a zip; Python's zipfile is always here, unzip may not be.

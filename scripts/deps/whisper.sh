@@ -7,7 +7,7 @@
 # Also the real tokenizer and mel filters of OpenAI's whisper (the PyPI sdist of openai-whisper),
 # from which scripts/fixtures/export_whisper.py writes a tiny random-weights model.
 # whisper.cpp is MIT; its licence is installed as share/whisper/LICENSE.
-# Sourced by scripts/fetch-deps.sh, which provides say, fetch, $DEPS, $CACHE and $DL.
+# Sourced by scripts/fetch-deps.sh, which provides say, fetch, verified_fetch, $DEPS, $CACHE and $DL.
 PYWHISPERCPP_VERSION=1.5.1 # carries ggml-org/whisper.cpp 1.8.5
 WHISPERCPP_VERSION=1.8.5
 PYWHISPERCPP_SDIST_SHA256=5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5
@@ -15,12 +15,6 @@ PYWHISPERCPP_SDIST_URL=https://files.pythonhosted.org/packages/9f/35/610787a277e
 OPENAI_WHISPER_VERSION=20250625
 OPENAI_WHISPER_SDIST_SHA256=37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96
 OPENAI_WHISPER_SDIST_URL=https://files.pythonhosted.org/packages/35/8e/d36f8880bcf18ec026a55807d02fe4c7357da9f25aebd92f85178000c0dc/openai_whisper-$OPENAI_WHISPER_VERSION.tar.gz
-
-# verified_fetch URL FILE SHA256
-verified_fetch() {
-  fetch "$1" "$2"
-  echo "$3  $DL/$2" | sha256sum -c --quiet - || { echo "checksum mismatch for $DL/$2" >&2; exit 1; }
-}
 
 install_whisper() {
   local prefix=$DEPS/whisper stamp=$DEPS/whisper/.version
