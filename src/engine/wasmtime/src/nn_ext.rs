@@ -123,10 +123,9 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         "[method]context.compute",
         move |cx: Cx<'_, T>, (c, prompt): (Resource<PromptContext>, String)| {
             let mut out = WitOut::default();
-            let g = guest(&cx);
             let status = cx
                 .data()
-                .may_block(|| unsafe { (host.prompt_compute)(g, c.rep(), WitStr::of(&prompt), &mut out) });
+                .may_block(|| unsafe { (host.prompt_compute)(guest(&cx), c.rep(), WitStr::of(&prompt), &mut out) });
             let text =
                 text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
             Ok((text,))
@@ -146,9 +145,8 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         "[method]context.start",
         move |cx: Cx<'_, T>, (c, input, text): (Resource<PromptContext>, String, String)| {
             let mut out = WitOut::default();
-            let g = guest(&cx);
             let status = cx.data().may_block(|| unsafe {
-                (host.prompt_start)(g, c.rep(), WitStr::of(&input), WitStr::of(&text), &mut out)
+                (host.prompt_start)(guest(&cx), c.rep(), WitStr::of(&input), WitStr::of(&text), &mut out)
             });
             Ok((text_err(status, &out)?,))
         },
@@ -157,10 +155,9 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         "[method]context.next",
         move |cx: Cx<'_, T>, (c,): (Resource<PromptContext>,)| {
             let mut out = WitOut::default();
-            let g = guest(&cx);
             let status = cx
                 .data()
-                .may_block(|| unsafe { (host.prompt_next)(g, c.rep(), &mut out) });
+                .may_block(|| unsafe { (host.prompt_next)(guest(&cx), c.rep(), &mut out) });
             // SAFETY: on OK, rep 1 hands back the piece's chars, valid until the next call.
             let piece = text_err(status, &out)?
                 .map(|()| (out.rep == 1).then(|| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()));

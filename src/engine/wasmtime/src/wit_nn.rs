@@ -312,10 +312,9 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
     )?;
     i.func_wrap("load-by-name", move |cx: Cx<'_, T>, (name,): (String,)| {
         let mut out = WitOut::default();
-        let g = guest(&cx);
         let status = cx
             .data()
-            .may_block(|| unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) });
+            .may_block(|| unsafe { (host.load_by_name)(guest(&cx), WitStr::of(&name), &mut out) });
         Ok((made::<Graph<V>, V>(status, &out)?,))
     })?;
     i.func_wrap(
@@ -347,10 +346,9 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
                     })
                     .collect();
                 let mut out = WitOut::default();
-                let g = guest(&cx);
-                let status = cx
-                    .data()
-                    .may_block(|| unsafe { (host.compute_named)(g, ctx.rep(), named.as_ptr(), named.len(), &mut out) });
+                let status = cx.data().may_block(|| unsafe {
+                    (host.compute_named)(guest(&cx), ctx.rep(), named.as_ptr(), named.len(), &mut out)
+                });
                 let outputs = call(status, &out)?.map(|()| {
                     unsafe { out.slice::<WitNamed>() }
                         .iter()

@@ -2,7 +2,7 @@
 //! A request's store (serve_host.h's `guest_new` and `guest_free`, its limits and WASI): WASI
 //! 0.2, wasi:http, and the C++ guest state wasi:nn calls use, made fresh for every request and
 //! freed with it.
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,8 +23,9 @@ pub struct RequestState {
     limits: wasmtime::StoreLimits,
     guest: Guest,
     callbacks: Arc<Callbacks>,
-    /// Set for a reused 0.3 instance (on the HTTP side's runtime): its long wasi:nn calls' time.
-    long_calls: Option<RecentCalls>,
+    /// Set for a reused 0.3 instance (on the HTTP side's runtime): the average time, in
+    /// microseconds, of its wasi:nn calls that may block (loads, computes, generation steps).
+    recent_call_micros: Option<Cell<u64>>,
 }
 // The guest state is used by the store's thread only, one call at a time (wit_host.h).
 unsafe impl Send for RequestState {}
@@ -54,10 +55,6 @@ impl WasiHttpView for RequestState {
     }
 }
 
-/// A reused instance's wasi:nn calls that may block (loads, computes, generation steps): an
-/// average of their recent times, in microseconds, which starts at the bound.
-struct RecentCalls(AtomicU64);
-
 /// Calls at least this long on average hand the runtime's other tasks to another thread first.
 const HAND_OFF_MICROS: u64 = 1000;
 
@@ -73,23 +70,22 @@ impl NnStore for RequestState {
     /// under 1 ms on average runs the next in place (its first call, not yet timed, hands off).
     /// An instance per request runs on a guest thread of its own, where blocking is the design.
     fn may_block<R>(&self, call: impl FnOnce() -> R) -> R {
-        let Some(RecentCalls(recent)) = &self.long_calls else {
+        let Some(recent) = &self.recent_call_micros else {
             return call();
         };
         let start = Instant::now();
         let out = match tokio::runtime::Handle::try_current() {
             Ok(rt)
-                if recent.load(Relaxed) >= HAND_OFF_MICROS
+                if recent.get() >= HAND_OFF_MICROS
                     && rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
             {
                 tokio::task::block_in_place(call)
             }
             _ => call(),
         };
-        let took = u64::try_from(start.elapsed().as_micros())
-            .unwrap_or(u64::MAX / 4)
-            .min(u64::MAX / 4);
-        recent.store((recent.load(Relaxed) * 3 + took) / 4, Relaxed);
+        // Bounded so that the average's arithmetic cannot overflow.
+        let took = start.elapsed().as_micros().min(u128::from(u64::MAX / 4)) as u64;
+        recent.set((recent.get() * 3 + took) / 4);
         out
     }
 }
@@ -97,7 +93,8 @@ impl NnStore for RequestState {
 impl RequestState {
     /// For a reused instance's store: its long wasi:nn calls may leave the runtime to others.
     pub(super) fn hand_off_long_calls(&mut self) {
-        self.long_calls = Some(RecentCalls(AtomicU64::new(HAND_OFF_MICROS)));
+        // It starts at the bound: the first call, not yet timed, hands off.
+        self.recent_call_micros = Some(Cell::new(HAND_OFF_MICROS));
     }
 }
 
@@ -130,7 +127,7 @@ impl Shared {
             limits: limits.build(),
             guest,
             callbacks: self.callbacks.clone(),
-            long_calls: None,
+            recent_call_micros: None,
         };
         let mut store = wasmtime::Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
