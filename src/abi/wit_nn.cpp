@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
+#include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -30,6 +33,41 @@ constexpr TypeCase kTypeCases[] = {{"FP16", TensorType::f16},  {"FP32", TensorTy
 constexpr std::string_view kErrorCases[] = {
     "invalid-argument", "invalid-encoding", "timeout",  "runtime-error", "unsupported-operation",
     "too-large",        "not-found",        "security", "unknown"};
+
+}  // namespace
+
+// The bytes of the guest's last tensor, kept when it is dropped for the guest's next one: a
+// serving guest makes a tensor of the same size per request, each a fresh allocation otherwise
+// (for an image, above glibc's mmap threshold: mapped, faulted in page by page and unmapped).
+// At most one buffer of at most kMaxKept bytes per session. Locked: the last holder of a tensor
+// (a pending input, a compute) may drop it on another thread.
+struct SpareBytes {
+  static constexpr size_t kMaxKept = size_t{16} << 20;
+  std::mutex mu;
+  std::vector<uint8_t> bytes;
+
+  std::vector<uint8_t> take() {
+    std::lock_guard lock(mu);
+    return std::exchange(bytes, {});
+  }
+  void give(std::vector<uint8_t>&& freed) {
+    if (freed.capacity() > kMaxKept) return;
+    std::lock_guard lock(mu);
+    if (freed.capacity() > bytes.capacity()) bytes = std::move(freed);
+  }
+};
+
+namespace {
+
+// A guest tensor's deleter: its bytes go back to the session's spare.
+struct GiveBytesBack {
+  std::shared_ptr<SpareBytes> spare;
+  void operator()(const OwnedTensor* tensor) const {
+    auto* owned = const_cast<OwnedTensor*>(tensor);  // made non-const by new_tensor
+    spare->give(std::move(owned->data));
+    delete owned;
+  }
+};
 
 }  // namespace
 
@@ -110,6 +148,7 @@ Result<Errc> decode_error_code(std::string_view case_name) {
 
 WitSession::WitSession(std::shared_ptr<NnSession> session)
     : session_(std::move(session)),
+      spare_(std::make_shared<SpareBytes>()),
       tensors_("tensor", session_->environment().limits().max_tensors, "--max-tensors"),
       errors_("error", session_->environment().limits().max_tensors, "--max-tensors") {}
 
@@ -128,12 +167,13 @@ std::optional<Error> WitSession::over_limits(size_t rank, size_t bytes) const {
 
 Result<uint32_t> WitSession::new_tensor(TensorView tensor) {
   auto refusal = over_limits(tensor.dims.size(), tensor.data.size());
-  OwnedTensor kept{tensor.type, {}, {}};
+  auto kept = std::make_unique<OwnedTensor>(OwnedTensor{tensor.type, {}, {}});
   if (!refusal) {
-    kept.dims.assign(tensor.dims.begin(), tensor.dims.end());
-    kept.data.assign(tensor.data.begin(), tensor.data.end());  // the one copy of the guest's bytes
+    kept->dims.assign(tensor.dims.begin(), tensor.dims.end());
+    kept->data = spare_->take();
+    kept->data.assign(tensor.data.begin(), tensor.data.end());  // the one copy of the guest's bytes
   }
-  auto rep = tensors_.insert(std::make_shared<const OwnedTensor>(std::move(kept)));
+  auto rep = tensors_.insert(std::shared_ptr<const OwnedTensor>(kept.release(), GiveBytesBack{spare_}));
   if (rep && refusal) refused_.emplace(*rep, std::move(*refusal));
   return rep;
 }

@@ -40,6 +40,8 @@ Result<Target> decode_target(std::string_view case_name);
 std::string_view error_code_case(Errc code);
 Result<Errc> decode_error_code(std::string_view case_name);
 
+struct SpareBytes;
+
 struct NamedRep {
   std::string name;
   uint32_t tensor;
@@ -93,6 +95,7 @@ class WitSession {
   std::optional<Error> over_limits(size_t rank, size_t bytes) const;
 
   std::shared_ptr<NnSession> session_;
+  std::shared_ptr<SpareBytes> spare_;  // shared with the tensors, which may outlive the session
   HandleTable<const OwnedTensor> tensors_;
   HandleTable<const Error> errors_;
   std::unordered_map<uint32_t, Error> refused_;  // tensors made over the limits, by rep
