@@ -46,8 +46,11 @@ struct SpareBytes {
   std::mutex mu;
   std::vector<uint8_t> bytes;
 
-  std::vector<uint8_t> take() {
+  // The spare, if it fits `need` bytes without more than doubling them (a small tensor kept long
+  // must not pin a large buffer).
+  std::vector<uint8_t> take(size_t need) {
     std::lock_guard lock(mu);
+    if (bytes.capacity() < need || bytes.capacity() / 2 > need) return {};
     return std::exchange(bytes, {});
   }
   void give(std::vector<uint8_t>&& freed) {
@@ -170,7 +173,7 @@ Result<uint32_t> WitSession::new_tensor(TensorView tensor) {
   auto kept = std::make_unique<OwnedTensor>(OwnedTensor{tensor.type, {}, {}});
   if (!refusal) {
     kept->dims.assign(tensor.dims.begin(), tensor.dims.end());
-    kept->data = spare_->take();
+    kept->data = spare_->take(tensor.data.size());
     kept->data.assign(tensor.data.begin(), tensor.data.end());  // the one copy of the guest's bytes
   }
   auto rep = tensors_.insert(std::shared_ptr<const OwnedTensor>(kept.release(), GiveBytesBack{spare_}));

@@ -46,6 +46,18 @@ TEST_F(WitTensorBytes, ATensorStillHeldKeepsItsBytes) {
   EXPECT_EQ(next->data, a);
 }
 
+TEST_F(WitTensorBytes, ASmallTensorDoesNotTakeALargeBuffer) {
+  const std::vector<uint8_t> large(600 * 1024, 1), small(16, 2);
+  uint32_t rep = 0;
+  const uint8_t* first = make(large, rep)->data.data();
+  ASSERT_TRUE(wit_.drop_tensor(rep).ok());
+  auto little = make(small, rep);
+  EXPECT_NE(little->data.data(), first);
+  EXPECT_LT(little->data.capacity(), large.size());
+  auto next = make(large, rep);  // the large buffer is still spare
+  EXPECT_EQ(next->data.data(), first);
+}
+
 TEST_F(WitTensorBytes, ATensorOutlivesItsSession) {
   uint32_t rep = 0;
   std::shared_ptr<const OwnedTensor> kept;
