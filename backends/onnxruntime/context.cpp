@@ -67,27 +67,29 @@ Error OrtContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& ten
   // Fast path, the steady state of a serving loop: same shape as last time, so the existing
   // OrtValue already describes the buffer and only the bytes change. No allocation.
   if (slot.value && same_dims(slot.dims, tensor)) {
-    if (bytes) std::memcpy(slot.data, tensor.data, bytes);
+    if (bytes) std::memcpy(slot.buffer.get(), tensor.data, bytes);
     return {};
   }
 
-  // The shape changed: a new tensor from the session's arena. A context per request (the usual
-  // serving guest) lands here every time; from the arena, its bytes are pages already in use.
+  // The shape changed: describe the new one, growing the buffer only if it must.
   input_values_[index] = nullptr;
-  slot.value.reset();
-  slot.data = nullptr;
+  slot.value.reset();  // views the buffer, so it goes first
   slot.dims.assign(tensor.dims, tensor.dims + tensor.rank);
+  if (bytes > slot.capacity || !slot.buffer) {
+    slot.buffer.reset();
+    // At least one byte, so an empty tensor still has a non-null address for ORT.
+    const size_t cap = bytes ? bytes : 1;
+    slot.buffer.reset(static_cast<std::byte*>(::operator new[](cap, std::align_val_t{64})));
+    slot.capacity = cap;
+  }
+  if (bytes) std::memcpy(slot.buffer.get(), tensor.data, bytes);
+
   OrtValue* v = nullptr;
-  auto label = [&] { return sdk::io_label(declared, sdk::Side::input, index); };
-  if (OrtStatus* st = api->CreateTensorAsOrtValue(graph_->input_allocator(), slot.dims.data(), slot.dims.size(),
-                                                  graph_->input_kind(index).onnx_type, &v))
-    return take_status(st, label());
-  ValuePtr value(v);
-  void* data = nullptr;
-  if (OrtStatus* st = api->GetTensorMutableData(v, &data)) return take_status(st, label());
-  if (bytes) std::memcpy(data, tensor.data, bytes);
-  slot.value = std::move(value);
-  slot.data = data;
+  if (OrtStatus* st = api->CreateTensorWithDataAsOrtValue(graph_->backend().cpu_memory(), slot.buffer.get(), bytes,
+                                                          slot.dims.data(), slot.dims.size(),
+                                                          graph_->input_kind(index).onnx_type, &v))
+    return take_status(st, sdk::io_label(declared, sdk::Side::input, index));
+  slot.value.reset(v);
   input_values_[index] = v;
   return {};
 }

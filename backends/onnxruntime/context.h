@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "ort_api.h"
@@ -17,12 +18,17 @@ namespace wasinn::onnxruntime {
 
 class OrtGraph;
 
-// One input: a tensor in the session's arena (64-byte aligned, as ORT's kernels want), which
-// holds the copy of the caller's bytes.
+// Host memory for one input, 64-byte aligned so ORT's vectorised kernels read it at full speed.
+struct AlignedFree {
+  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
+};
+using AlignedBytes = std::unique_ptr<std::byte[], AlignedFree>;
+
 struct InputSlot {
+  AlignedBytes buffer;
+  size_t capacity = 0;        // bytes allocated in buffer
   std::vector<int64_t> dims;  // shape of `value`
-  ValuePtr value;             // null until the input is set
-  void* data = nullptr;       // value's bytes
+  ValuePtr value;             // tensor over buffer; null until the input is set
 };
 
 class OrtContext {

@@ -171,11 +171,6 @@ Error OrtGraph::load(OrtBackend& backend, const sdk::LoadRequest& req, std::uniq
                             "loading the ONNX model"))
     return e;
   graph->session_.reset(session);
-  OrtAllocator* allocator = nullptr;
-  if (Error e = take_status(api->CreateAllocator(session, backend.cpu_memory(), &allocator),
-                            "getting the session's CPU allocator"))
-    return e;
-  graph->input_allocator_.reset(allocator);
   if (Error e = check_placement(backend, req.target(), fallback_cpu, session, placement)) return e;
   graph->description_ = placement.description;
   sdk::log_own(WASINN_LOG_DEBUG, std::string("target ") + sdk::target_name(req.target()) + ": the graph runs on " +

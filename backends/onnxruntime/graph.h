@@ -39,9 +39,6 @@ class OrtGraph : public sdk::DeclaredIo {
 
   OrtBackend& backend() const { return *backend_; }
   OrtSession* session() const { return session_.get(); }
-  // The session's own CPU allocator (ORT's arena, thread-safe), which inputs are copied into:
-  // a request's input then reuses arena memory instead of fresh pages from the kernel.
-  OrtAllocator* input_allocator() const { return input_allocator_.get(); }
   const OrtIo& input_kind(size_t i) const { return input_kinds_[i]; }
   // NUL-terminated names in declared order, as Run wants them; point into the IoDescs.
   const std::vector<const char*>& input_names() const { return input_names_; }
@@ -50,7 +47,6 @@ class OrtGraph : public sdk::DeclaredIo {
  private:
   OrtBackend* backend_ = nullptr;  // outlives every graph
   SessionPtr session_;
-  AllocatorPtr input_allocator_;  // wraps the session's allocator: declared after it, released first
   std::vector<OrtIo> input_kinds_;
   std::vector<const char*> input_names_, output_names_;
   std::vector<sdk::Property> properties_;

@@ -35,7 +35,6 @@ using ValuePtr = Handle<OrtValue, &OrtApi::ReleaseValue>;
 using RunOptionsPtr = Handle<OrtRunOptions, &OrtApi::ReleaseRunOptions>;
 using MemoryInfoPtr = Handle<OrtMemoryInfo, &OrtApi::ReleaseMemoryInfo>;
 using TypeInfoPtr = Handle<OrtTypeInfo, &OrtApi::ReleaseTypeInfo>;
-using AllocatorPtr = Handle<OrtAllocator, &OrtApi::ReleaseAllocator>;
 
 // Maps ORT's error code to the closest wasinn status. Model-parsing failures are the caller's
 // bytes being wrong (INVALID_ARGUMENT); engine/EP failures are RUNTIME_ERROR.
