@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use http_body_util::BodyExt;
 use hyper::{Request, Response};
 use wasmtime::component::GuestTaskId;
-use wasmtime::{format_err, Result, Store, StoreContextMut};
+use wasmtime::{format_err, Result, Store, StoreContextMut, UpdateDeadline};
 use wasmtime_wasi_http::handler::{
     HandlerState, Instance, Proxy, ProxyHandler, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
 };
@@ -77,9 +77,11 @@ impl HandlerState for Instances {
         // The store's limits are a request's, as with an instance per request (store.rs); its guest
         // yields to the runtime at every epoch tick instead of trapping at the deadline: a busy
         // guest leaves the HTTP side's other tasks their turn, and the request timeout is kept
-        // by the handler's expiry (below) and the connection's 504.
+        // by the handler's expiry (below) and the connection's 504. tokio's yield_now, unlike a
+        // plain re-wake, runs the thread's other tasks and polls for I/O before the guest's next
+        // turn, so health checks and new connections are not left behind busy guests.
         let mut store = shared.new_store()?;
-        store.epoch_deadline_async_yield_and_update(1);
+        store.epoch_deadline_callback(|_| Ok(UpdateDeadline::YieldCustom(1, Box::pin(tokio::task::yield_now()))));
         store.set_epoch_deadline(1);
         store.data_mut().hand_off_long_calls();
         let service = self.pre.instantiate_async(&mut store).await?;

@@ -96,18 +96,11 @@ impl Server {
             .thread_name("wasinn-guest")
             .enable_all()
             .build()?;
-        let mut io_rt = tokio::runtime::Builder::new_multi_thread();
-        io_rt
+        let io_rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(if reused { settings.workers.max(2) } else { 2 })
             .thread_name("wasinn-http")
-            .enable_all();
-        if reused {
-            // A guest polled there runs until it awaits or the next epoch tick (10 ms); tokio
-            // looks for new connections and bytes every `event_interval` polls (61 by default:
-            // 0.6 s behind two busy guests), so here every 4th.
-            io_rt.event_interval(4);
-        }
-        let io_rt = io_rt.build()?;
+            .enable_all()
+            .build()?;
         // The requests admitted at once: a guest thread's one at a time, or a reused 0.3
         // instance's concurrent ones (those waiting on I/O hold no thread), as serve_host.h says.
         let places = if reused {
