@@ -25,6 +25,14 @@ bool same_dims(const std::vector<int64_t>& a, const wasinn_tensor& t) {
 
 Error OrtGraph::create_context(std::unique_ptr<OrtContext>& out) { return OrtContext::create(*this, out); }
 
+OrtContext::~OrtContext() {
+  clear_outputs();
+  for (InputSlot& slot : inputs_) {
+    slot.value.reset();  // views the buffer, so it goes first
+    graph_->spare_inputs().give(std::move(slot.buffer));
+  }
+}
+
 void OrtContext::clear_outputs() {
   const OrtApi* api = ort_api();
   for (OrtValue*& v : outputs_) {
@@ -67,7 +75,7 @@ Error OrtContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& ten
   // Fast path, the steady state of a serving loop: same shape as last time, so the existing
   // OrtValue already describes the buffer and only the bytes change. No allocation.
   if (slot.value && same_dims(slot.dims, tensor)) {
-    if (bytes) std::memcpy(slot.buffer.get(), tensor.data, bytes);
+    if (bytes) std::memcpy(slot.buffer.bytes.get(), tensor.data, bytes);
     return {};
   }
 
@@ -75,18 +83,15 @@ Error OrtContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& ten
   input_values_[index] = nullptr;
   slot.value.reset();  // views the buffer, so it goes first
   slot.dims.assign(tensor.dims, tensor.dims + tensor.rank);
-  if (bytes > slot.capacity || !slot.buffer) {
-    slot.buffer.reset();
-    // At least one byte, so an empty tensor still has a non-null address for ORT.
-    const size_t cap = bytes ? bytes : 1;
-    slot.buffer.reset(static_cast<std::byte*>(::operator new[](cap, std::align_val_t{64})));
-    slot.capacity = cap;
+  if (bytes > slot.buffer.capacity || !slot.buffer.bytes) {
+    graph_->spare_inputs().give(std::move(slot.buffer));
+    slot.buffer = graph_->spare_inputs().take(bytes);
   }
-  if (bytes) std::memcpy(slot.buffer.get(), tensor.data, bytes);
+  if (bytes) std::memcpy(slot.buffer.bytes.get(), tensor.data, bytes);
 
   OrtValue* v = nullptr;
-  if (OrtStatus* st = api->CreateTensorWithDataAsOrtValue(graph_->backend().cpu_memory(), slot.buffer.get(), bytes,
-                                                          slot.dims.data(), slot.dims.size(),
+  if (OrtStatus* st = api->CreateTensorWithDataAsOrtValue(graph_->backend().cpu_memory(), slot.buffer.bytes.get(),
+                                                          bytes, slot.dims.data(), slot.dims.size(),
                                                           graph_->input_kind(index).onnx_type, &v))
     return take_status(st, sdk::io_label(declared, sdk::Side::input, index));
   slot.value.reset(v);

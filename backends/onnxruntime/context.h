@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <new>
 #include <vector>
 
+#include "input_buffers.h"
 #include "ort_api.h"
 #include "wasinn/plugin_sdk.hpp"
 
@@ -18,15 +18,8 @@ namespace wasinn::onnxruntime {
 
 class OrtGraph;
 
-// Host memory for one input, 64-byte aligned so ORT's vectorised kernels read it at full speed.
-struct AlignedFree {
-  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
-};
-using AlignedBytes = std::unique_ptr<std::byte[], AlignedFree>;
-
 struct InputSlot {
-  AlignedBytes buffer;
-  size_t capacity = 0;        // bytes allocated in buffer
+  InputBuffer buffer;
   std::vector<int64_t> dims;  // shape of `value`
   ValuePtr value;             // tensor over buffer; null until the input is set
 };
@@ -37,7 +30,8 @@ class OrtContext {
   OrtContext() = default;
   OrtContext(const OrtContext&) = delete;
   OrtContext& operator=(const OrtContext&) = delete;
-  ~OrtContext() { clear_outputs(); }
+  // Its input buffers go to the graph's spares, for the graph's next context.
+  ~OrtContext();
 
   WASINN_SDK_CONTEXT()
   void cancel() noexcept;

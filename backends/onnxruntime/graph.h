@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded ONNX model: one OrtSession shared by all contexts of the graph, plus the declared
 // inputs and outputs cached at load so io queries and set_input checks never call into ORT.
-// Immutable after load; ORT documents OrtSession::Run as safe to call concurrently, so contexts
-// of one graph run in parallel without a lock.
+// Immutable after load but for its spare input buffers (which lock); ORT documents
+// OrtSession::Run as safe to call concurrently, so contexts of one graph run in parallel.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "input_buffers.h"
 #include "ort_api.h"
 #include "wasinn/plugin_sdk.hpp"
 
@@ -43,6 +44,8 @@ class OrtGraph : public sdk::DeclaredIo {
   // NUL-terminated names in declared order, as Run wants them; point into the IoDescs.
   const std::vector<const char*>& input_names() const { return input_names_; }
   const std::vector<const char*>& output_names() const { return output_names_; }
+  // Ended contexts' input buffers, for the next ones (input_buffers.h).
+  SpareInputBuffers& spare_inputs() { return spare_inputs_; }
 
  private:
   OrtBackend* backend_ = nullptr;  // outlives every graph
@@ -51,6 +54,7 @@ class OrtGraph : public sdk::DeclaredIo {
   std::vector<const char*> input_names_, output_names_;
   std::vector<sdk::Property> properties_;
   std::string description_;
+  SpareInputBuffers spare_inputs_;
 };
 
 // "a sequence", "a map", ...: what an ONNX value that is not a tensor is.

@@ -71,6 +71,47 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+// A server's guest makes a context per request: an ended context's input buffer goes to the graph's
+// next context (input_buffers.h), often on the other thread. Batches of 25, 13 and 5 rows take
+// turns, so kept buffers are both taken (13 rows fit 25's) and passed over (5 rows would more than
+// halve one); every answer stays the one-context reference.
+TEST(OrtPluginConcurrency, ContextPerRequestOnTwoThreads) {
+  const auto x = read_fixture_as<float>("digits/test_x.f32");
+  ASSERT_EQ(x.size(), 450u * 64);
+  TestBackend b(R"({"intra_op_threads": 1})");
+  Graph g = load_fixture(b, "digits/model.onnx");
+  ASSERT_NE(g.ptr, nullptr);
+  constexpr uint32_t kRows[3] = {25, 13, 5};
+  std::vector<float> want[2][3];
+  {
+    TestContext ref(g.ptr);
+    int st = 0;
+    for (int t = 0; t < 2; ++t)
+      for (int r = 0; r < 3; ++r) {
+        want[t][r] = run_digits(ref.ptr, x, t * 200, kRows[r], &st);
+        ASSERT_EQ(st, WASINN_OK);
+      }
+  }
+  std::atomic<int> mismatches{0}, failures{0};
+  auto worker = [&](int t) {
+    for (int iter = 0; iter < 600; ++iter) {
+      const int r = iter % 3;
+      TestContext c(g.ptr);
+      int st = 0;
+      auto got = run_digits(c.ptr, x, t * 200, kRows[r], &st);
+      if (st != WASINN_OK)
+        failures.fetch_add(1);
+      else if (got != want[t][r])
+        mismatches.fetch_add(1);
+    }
+  };
+  std::thread t0(worker, 0), t1(worker, 1);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
 TEST(OrtPluginConcurrency, CancelStopsComputeWithTimeout) {
   // Mobilenet at one thread takes tens of milliseconds: long enough to be caught mid-run.
   TestBackend b(R"({"intra_op_threads": 1})");
