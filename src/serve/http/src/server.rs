@@ -32,6 +32,20 @@ pub struct Server {
     guest_rt: Option<tokio::runtime::Runtime>,
 }
 
+/// On each of the server's threads: SIGPIPE blocked there, so a write to a client that has gone
+/// fails with EPIPE instead of ending the process. The host is C++ (the signal's default stands,
+/// unlike in a Rust program) and tokio's vectored writes, hyper's and rustls', are writev()s,
+/// which have no MSG_NOSIGNAL. Thread by thread, as the OIP server's civetweb threads: the
+/// embedding process's own handling of SIGPIPE is left as it was.
+fn block_sigpipe() {
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 fn resolve(addr: &str) -> Result<SocketAddr> {
     addr.to_socket_addrs()
         .map_err(|e| format_err!("listening address {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?
@@ -94,11 +108,13 @@ impl Server {
         let guest_rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(if reused { 1 } else { settings.workers })
             .thread_name("wasinn-guest")
+            .on_thread_start(block_sigpipe)
             .enable_all()
             .build()?;
         let io_rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(if reused { settings.workers.max(2) } else { 2 })
             .thread_name("wasinn-http")
+            .on_thread_start(block_sigpipe)
             .enable_all()
             .build()?;
         // The requests admitted at once: a guest thread's one at a time, or a reused 0.3
