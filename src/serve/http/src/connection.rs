@@ -53,6 +53,12 @@ impl hyper::rt::Timer for TokioTimer {
     }
 }
 
+/// hyper's read buffer grows to this (its default is about 400 KiB): below the 128 KiB mmap
+/// threshold `wasinn serve` fixes (serve_command.cpp), so a body's buffers come from the heap
+/// instead of being mapped, faulted in and unmapped per request (a 10 MiB echo: about 250 page
+/// faults a request, now under 10). It bounds the bytes hyper queues to write as well.
+const MAX_BUFFER: usize = 120 << 10;
+
 /// A tokio stream as hyper's I/O, its vectored writes passed on (wasmtime-wasi-http's `TokioIo`
 /// does not): hyper then queues an answer's head and body chunks and sends them with one writev,
 /// where it would copy every body byte into one growing buffer first (10 MiB for a 10 MiB echo,
@@ -189,6 +195,7 @@ where
     } else {
         until_stopped!(
             hyper::server::conn::http1::Builder::new()
+                .max_buf_size(MAX_BUFFER)
                 .keep_alive(true)
                 .timer(TokioTimer)
                 .header_read_timeout(header_timeout)
