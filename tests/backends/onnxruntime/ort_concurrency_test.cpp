@@ -27,14 +27,45 @@ std::vector<float> run_digits(wasinn_context* ctx, const std::vector<float>& x, 
   return {p, p + t.data_length / sizeof(float)};
 }
 
-TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
-  const auto x = read_fixture_as<float>("digits/test_x.f32");
-  ASSERT_EQ(x.size(), 450u * 64);
-  // One intra-op thread per run so results are deterministic whatever runs beside them.
-  TestBackend b(R"({"intra_op_threads": 1})");
-  Graph g = load_fixture(b, "digits/model.onnx");
-  ASSERT_NE(g.ptr, nullptr);
+// digits' 450 rows of 64 features and its model, on one intra-op thread per run so that results
+// are deterministic whatever runs beside them.
+class OrtPluginConcurrency : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(x.size(), 450u * 64);
+    ASSERT_NE(g.ptr, nullptr);
+  }
+  // `rounds` runs on each of two threads started together: run(thread, round, &status) gives the
+  // logits, which must equal want(thread, round) bit for bit; no run may fail.
+  template <class Run, class Want>
+  static void on_two_threads(int rounds, Run run, Want want) {
+    std::atomic<int> ready{0}, mismatches{0}, failures{0};
+    auto worker = [&](int t) {
+      ready.fetch_add(1);
+      while (ready.load() < 2) std::this_thread::yield();
+      for (int i = 0; i < rounds; ++i) {
+        int st = 0;
+        const std::vector<float> got = run(t, i, &st);
+        const std::vector<float>& w = want(t, i);
+        if (st != WASINN_OK)
+          failures.fetch_add(1);
+        else if (got.size() != w.size() || std::memcmp(got.data(), w.data(), got.size() * sizeof(float)) != 0)
+          mismatches.fetch_add(1);
+      }
+    };
+    std::thread t0(worker, 0), t1(worker, 1);
+    t0.join();
+    t1.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(mismatches.load(), 0);
+  }
 
+  const std::vector<float> x = read_fixture_as<float>("digits/test_x.f32");
+  TestBackend backend{R"({"intra_op_threads": 1})"};
+  Graph g = load_fixture(backend, "digits/model.onnx");
+};
+
+TEST_F(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
   // Reference answers, computed one at a time. Two disjoint row ranges, one per thread, so a
   // context that saw the other's inputs or outputs would give a wrong answer.
   constexpr uint32_t kRows = 25;
@@ -50,37 +81,16 @@ TEST(OrtPluginConcurrency, TwoContextsComputeAtOnce) {
 
   TestContext ctx0(g.ptr), ctx1(g.ptr);
   wasinn_context* ctxs[2] = {ctx0.ptr, ctx1.ptr};
-  std::atomic<int> ready{0};
-  std::atomic<int> mismatches{0}, failures{0};
-  auto worker = [&](int t) {
-    ready.fetch_add(1);
-    while (ready.load() < 2) std::this_thread::yield();  // start together
-    for (int iter = 0; iter < 2000; ++iter) {
-      int st = 0;
-      auto got = run_digits(ctxs[t], x, t * 200, kRows, &st);
-      if (st != WASINN_OK)
-        failures.fetch_add(1);
-      else if (got.size() != want[t].size() || std::memcmp(got.data(), want[t].data(), got.size() * sizeof(float)) != 0)
-        mismatches.fetch_add(1);
-    }
-  };
-  std::thread t0(worker, 0), t1(worker, 1);
-  t0.join();
-  t1.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(mismatches.load(), 0);
+  on_two_threads(
+      2000, [&](int t, int, int* st) { return run_digits(ctxs[t], x, t * 200, kRows, st); },
+      [&](int t, int) -> const std::vector<float>& { return want[t]; });
 }
 
 // A server's guest makes a context per request: an ended context's input buffer goes to the graph's
 // next context (input_buffers.h), often on the other thread. Batches of 25, 13 and 5 rows take
 // turns, so kept buffers are both taken (13 rows fit 25's) and passed over (5 rows would more than
 // halve one); every answer stays the one-context reference.
-TEST(OrtPluginConcurrency, ContextPerRequestOnTwoThreads) {
-  const auto x = read_fixture_as<float>("digits/test_x.f32");
-  ASSERT_EQ(x.size(), 450u * 64);
-  TestBackend b(R"({"intra_op_threads": 1})");
-  Graph g = load_fixture(b, "digits/model.onnx");
-  ASSERT_NE(g.ptr, nullptr);
+TEST_F(OrtPluginConcurrency, ContextPerRequestOnTwoThreads) {
   constexpr uint32_t kRows[3] = {25, 13, 5};
   std::vector<float> want[2][3];
   {
@@ -92,35 +102,23 @@ TEST(OrtPluginConcurrency, ContextPerRequestOnTwoThreads) {
         ASSERT_EQ(st, WASINN_OK);
       }
   }
-  std::atomic<int> mismatches{0}, failures{0};
-  auto worker = [&](int t) {
-    for (int iter = 0; iter < 600; ++iter) {
-      const int r = iter % 3;
-      TestContext c(g.ptr);
-      int st = 0;
-      auto got = run_digits(c.ptr, x, t * 200, kRows[r], &st);
-      if (st != WASINN_OK)
-        failures.fetch_add(1);
-      else if (got != want[t][r])
-        mismatches.fetch_add(1);
-    }
-  };
-  std::thread t0(worker, 0), t1(worker, 1);
-  t0.join();
-  t1.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(mismatches.load(), 0);
+  on_two_threads(
+      600,
+      [&](int t, int i, int* st) {
+        TestContext c(g.ptr);  // a context per request
+        return run_digits(c.ptr, x, t * 200, kRows[i % 3], st);
+      },
+      [&](int t, int i) -> const std::vector<float>& { return want[t][i % 3]; });
 }
 
-TEST(OrtPluginConcurrency, CancelStopsComputeWithTimeout) {
+TEST_F(OrtPluginConcurrency, CancelStopsComputeWithTimeout) {
   // Mobilenet at one thread takes tens of milliseconds: long enough to be caught mid-run.
-  TestBackend b(R"({"intra_op_threads": 1})");
-  Graph g = load_fixture(b, "mobilenet_v2/model.onnx");
-  ASSERT_NE(g.ptr, nullptr);
-  const auto x = read_fixture_as<float>("mobilenet_v2/input.f32");
-  TestContext c(g.ptr);
+  Graph mobilenet = load_fixture(backend, "mobilenet_v2/model.onnx");
+  ASSERT_NE(mobilenet.ptr, nullptr);
+  const auto image = read_fixture_as<float>("mobilenet_v2/input.f32");
+  TestContext c(mobilenet.ptr);
   Diag d;
-  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, x, d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_input(c.ptr, by_index(0), WASINN_TYPE_F32, {1, 3, 224, 224}, image, d), WASINN_OK) << d.detail;
 
   // A cancel before compute belongs to no run and must not stop the next one.
   api().cancel(c.ptr);
