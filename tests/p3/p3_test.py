@@ -480,8 +480,10 @@ def case_serve(ctx):
                             url.replace("n=24", "n=100000")], capture_output=True, timeout=60)
         # The client's leaving drops the request's store, and with it the stream: the generation
         # stops at once (the plugin's compute steps, counted in the metrics, stop growing) instead
-        # of running on to the context's end.
-        # A step in flight as the client goes may still finish (within one token); then none more.
+        # of running on to the context's end. Counted from 300 ms after the client went: on a
+        # loaded machine the server may see the close a step or two after curl exits (once, 2 steps
+        # ran between curl's exit and the first count); after that, at most a step in flight.
+        time.sleep(0.3)
         steps = [computes(metrics_port)]
         time.sleep(0.7)
         steps.append(computes(metrics_port))
