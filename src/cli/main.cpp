@@ -4,10 +4,12 @@
 // before the module and everything after it is the guest's, exit codes are Wasmtime's (usage
 // errors 2, a module that cannot be read or started 1, the guest's own code, 134 for a trap).
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -133,9 +135,13 @@ std::string version_text() {
   return text;
 }
 
-}  // namespace
+// wasinn's own output (help, lists, scripts) to a reader that stopped reading: it has what it wanted.
+bool reader_gone(const std::exception& e) {
+  const auto* sys = dynamic_cast<const std::system_error*>(&e);
+  return sys && sys->code() == std::errc::broken_pipe;
+}
 
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   set_command_line(argc, argv);
   // wasinn's own logger (base/log.h) as the default, so the CLI's spdlog::set_level reaches it.
   spdlog::set_default_logger(wasinn::shared_logger());
@@ -331,6 +337,22 @@ int main(int argc, char** argv) {
     print_error(e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
+    if (reader_gone(e)) return 0;
+    print_error(e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // As Wasmtime's CLI (Rust ignores SIGPIPE): a write to a reader that has gone is EPIPE for its
+  // writer, so `wasinn run app.wasm | head` exits with the guest's code, and no server dies of it.
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {  // help and version, printed before run_main's own catch
+    if (reader_gone(e)) return 0;
     print_error(e.what());
     return kExitFailure;
   }

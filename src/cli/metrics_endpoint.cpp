@@ -2,7 +2,6 @@
 #include "cli/metrics_endpoint.h"
 
 #include <arpa/inet.h>
-#include <signal.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -63,12 +62,9 @@ MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, std::function<st
   const char* options[] = {"listening_ports", listen.c_str(), "num_threads", "2", nullptr};
   mg_callbacks callbacks{};
   mg_init_library(0);
-  // civetweb ignores SIGPIPE process-wide; keep the guest's process as it was (civetweb's own
-  // writes use MSG_NOSIGNAL).
-  struct sigaction sigpipe {};
-  sigaction(SIGPIPE, nullptr, &sigpipe);
+  // civetweb's master thread sets SIGPIPE to ignored for the whole process as it starts (after
+  // mg_start returns, so it cannot be undone here); the CLI ignores it from its start (main.cpp).
   server_ = mg_start(&callbacks, nullptr, options);
-  sigaction(SIGPIPE, &sigpipe, nullptr);
   if (!server_) {
     mg_exit_library();
     throw std::runtime_error(

@@ -188,5 +188,38 @@ TEST(Completion, ScriptsAreGeneratedFromTheParser) {
   EXPECT_EQ(wasinn({"completion", "tcsh"}).exit_code, 2);
 }
 
+// `wasinn ARGS... | reader` where the reader has closed its end before wasinn writes (wasinn's
+// start is far slower): the exit code is wasinn's own, SIGPIPE's 141 if a signal ended it. The
+// test process ignores SIGPIPE, and an ignored signal stays ignored across exec: env resets it.
+ChildResult into_closed_reader(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"/usr/bin/env",
+                                "--default-signal=PIPE",
+                                "/bin/bash",
+                                "-c",
+                                R"("$0" "$@" | { exec 0<&-; sleep 0.3; }; exit "${PIPESTATUS[0]}")",
+                                wasinn_it::wasinn_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return wasinn_it::run_child(argv);
+}
+
+// As with Wasmtime's CLI: the guest's write to a reader that has gone fails (EPIPE, the guest's
+// to handle), and `wasinn run app.wasm | head` exits with the guest's code.
+TEST(ClosedReader, TheGuestsExitCodeIsStillWasinns) {
+  ScratchDir dir;
+  write_text(dir / "hello.wat", kHelloWat);
+  const ChildResult r = into_closed_reader({"run", (dir / "hello.wat").string()});
+  EXPECT_EQ(r.exit_code, 7) << r.describe();
+}
+
+// wasinn's own output to a reader that has gone: the reader has what it wanted; no error.
+TEST(ClosedReader, WasinnsOwnOutputEndsQuietly) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--help-all"}, {"run", "--help"}, {"completion", "bash"}, {"backends", "--json"}}) {
+    const ChildResult r = into_closed_reader(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << "\n" << r.describe();
+    EXPECT_EQ(r.err, "") << args[0] << "\n" << r.describe();
+  }
+}
+
 }  // namespace
 }  // namespace wasinn_cli_test

@@ -500,11 +500,9 @@ Result<std::unique_ptr<RestServer>> RestServer::start(ServerContext& context, co
   } else {
     mg_init_library(0);
   }
-  // civetweb ignores SIGPIPE process-wide; keep the process as it was (its writes use MSG_NOSIGNAL).
-  struct sigaction sigpipe {};
-  sigaction(SIGPIPE, nullptr, &sigpipe);
+  // civetweb's master thread sets SIGPIPE to ignored for the whole process as it starts (after
+  // mg_start returns, so it cannot be undone here); the CLI ignores it from its start (main.cpp).
   server->server_ = mg_start(&callbacks, server.get(), options);
-  sigaction(SIGPIPE, &sigpipe, nullptr);
   if (!server->server_) {
     mg_exit_library();
     if (!server->tls_error_.empty()) return make_error(Errc::invalid_argument, server->tls_error_);
