@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C API's options for serving on a network (include/wasinn/wasinn.h): API keys given and
 // from a file (reloaded), the header timeout, the connection cap, the whole request record with
-// its outcome, HTTPS with a CA made at test time, and errors that name files, not flags.
+// its outcome, HTTPS with a CA made at test time, errors that name files, not flags, and clients
+// that leave mid-body in a process whose SIGPIPE keeps its default action.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -200,6 +202,42 @@ TEST(CApiNetwork, KeysTimeoutsConnectionCapAndTheRecord) {
   ASSERT_GE(records.lines.size(), 4u);
   EXPECT_EQ(records.lines[0], "401 /ok completed 127.0.0.1 id");
   EXPECT_EQ(records.lines[3], "200 /ok completed 127.0.0.1 id");
+}
+
+// An embedding process keeps SIGPIPE's default action (wasinn's CLI ignores it; a library must not
+// decide for its host). A client that sends half its body and closes leaves the answer's second
+// write to fail with EPIPE, and hyper writes with writev(), which cannot ask for no signal: the
+// server's threads block SIGPIPE, so only that connection ends, never the embedding process.
+TEST(CApiNetwork, ClientsLeavingMidBodyEndOnlyTheirConnections) {
+  // A WASI 0.3 service: its answer's head and body go out in writes of their own.
+  const std::string component = std::string(WASINN_GUEST_DIR) + "/p3_http.wasm";
+  if (!fs::exists(component)) GTEST_SKIP() << component << " was not built";
+  struct sigaction before {};
+  struct sigaction by_default {};
+  by_default.sa_handler = SIG_DFL;
+  ::sigaction(SIGPIPE, &by_default, &before);
+  HostPtr host = make_host();
+  ProgramPtr program(wasinn_program_create_path(component.c_str()));
+  OptionsPtr options(wasinn_serve_options_create());
+  wasinn_serve_options_set_address(options.get(), "127.0.0.1:0");
+  char* error = nullptr;
+  wasinn_server_t* server = wasinn_host_serve(host.get(), program.get(), options.get(), &error);
+  ASSERT_TRUE(server) << error;
+  const int port = server_port(server);
+  const std::string half =
+      "POST /hello HTTP/1.1\r\nHost: localhost\r\nContent-Length: 256\r\n\r\n" + std::string(128, 'x');
+  for (int i = 0; i < 40; ++i) {
+    const int fd = connect_to(port);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(::write(fd, half.data(), half.size()), static_cast<ssize_t>(half.size()));
+    ::close(fd);
+    ::usleep(50 * 1000);
+  }
+  EXPECT_NE(http_get(port, "/hello").find("200 OK"), std::string::npos) << "the server still answers";
+  wasinn_server_stop(server);
+  EXPECT_EQ(wasinn_server_wait(server, 5000), 0u);
+  wasinn_server_destroy(server);
+  ::sigaction(SIGPIPE, &before, nullptr);
 }
 
 TEST(CApiNetwork, HttpsWithACaMadeAtTestTime) {

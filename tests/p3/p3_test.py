@@ -867,8 +867,9 @@ def case_stream(ctx):
         # Clients that send half their body and close: the server answers a connection the client
         # has closed, and its second write fails (EPIPE: the client's reset met a half-closed
         # connection). It fails there, never as a SIGPIPE that ends the server (its writes are
-        # writev()s, which cannot ask for no signal). Without the fix, 1-9 such clients ended it.
-        # (No --metrics-addr here: civetweb's endpoint ignores SIGPIPE for the whole process.)
+        # writev()s, which cannot ask for no signal). Before the CLI ignored SIGPIPE and the server's
+        # threads blocked it, 1-9 such clients ended it (an embedding process keeping SIGPIPE's
+        # default: install.CApiNetwork.ClientsLeavingMidBodyEndOnlyTheirConnections).
         half = b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 256\r\n\r\n" + bytes(128)
         for _ in range(40):
             with socket.create_connection((server.host, server.port), timeout=30) as s:

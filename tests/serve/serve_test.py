@@ -1144,7 +1144,7 @@ def case_tls(ctx):
         check(curl_tls(server, "-H", "Authorization: Bearer k").stdout.startswith("ok"), "an answer after that")
         # Clients that send half their body and close: the server's answer meets a closed connection,
         # and rustls' writes are writev()s, which cannot ask for no SIGPIPE: before the server's
-        # threads blocked it, the first such client ended the server.
+        # threads blocked it (and the CLI ignored it), the first such client ended the server.
         half = b"POST /ok HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Length: 256\r\n\r\n" + bytes(128)
         for _ in range(20):
             with context.wrap_socket(socket.create_connection(("127.0.0.1", server.port), timeout=30),
