@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+// hyper-util's TokioIo, not wasmtime-wasi-http's copy: it passes vectored writes on, so hyper
+// sends an answer's head and body chunks with one writev instead of copying every body byte into
+// one growing buffer (mapped and faulted in per request above the mmap threshold).
+use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
 
 use super::shared::Shared;
@@ -59,51 +62,6 @@ impl hyper::rt::Timer for TokioTimer {
 /// faults a request before, now about 10 at 16 connections and 35-60 at one). It bounds the bytes
 /// hyper queues to write as well.
 const MAX_BUFFER: usize = 120 << 10;
-
-/// A tokio stream as hyper's I/O, its vectored writes passed on (wasmtime-wasi-http's `TokioIo`
-/// does not): hyper then queues an answer's head and body chunks and sends them with one writev,
-/// where it would copy every body byte into one growing buffer first (10 MiB for a 10 MiB echo,
-/// above the mmap threshold `wasinn serve` fixes, so mapped and faulted in every request).
-struct Io<T>(T);
-
-impl<T: AsyncRead + Unpin> hyper::rt::Read for Io<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        mut buf: hyper::rt::ReadBufCursor<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        // SAFETY: ReadBuf::uninit only tracks what the read filled, and exactly that is advanced.
-        unsafe {
-            let mut dst = ReadBuf::uninit(buf.as_mut());
-            let res = Pin::new(&mut self.0).poll_read(cx, &mut dst);
-            let filled = dst.filled().len();
-            buf.advance(filled);
-            res
-        }
-    }
-}
-
-impl<T: AsyncWrite + Unpin> hyper::rt::Write for Io<T> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
-    }
-    fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-}
 
 /// A connection counted open (for `max_connections` and the metrics) until it is dropped.
 pub(super) struct OpenConnection(Arc<Shared>);
@@ -165,7 +123,7 @@ pub(super) async fn serve_connection(
             },
         };
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        return serve_protocol(shared, Io(tls), h2, peer, stop).await;
+        return serve_protocol(shared, TokioIo::new(tls), h2, peer, stop).await;
     }
     let mut first = [0u8; 3];
     // A client that connects and sends nothing is closed at the header timeout too.
@@ -177,7 +135,7 @@ pub(super) async fn serve_connection(
         None => stream.peek(&mut first).await,
     };
     let h2 = matches!(peeked, Ok(3) if &first == b"PRI");
-    serve_protocol(shared, Io(stream), h2, peer, stop).await
+    serve_protocol(shared, TokioIo::new(stream), h2, peer, stop).await
 }
 
 async fn serve_protocol<I>(shared: Arc<Shared>, io: I, h2: bool, peer: SocketAddr, mut stop: watch::Receiver<bool>)
