@@ -139,11 +139,11 @@ Error TokenStream::next() {
     pending_ = false;
   }
   // The raw logits, before the sampler's own changes: what OpenAI's logprobs report.
+  // None when the last decode asked for none (a prompt ending in an image): the sampler would abort.
+  const float* raw = llama_get_logits_ith(ctx_, -1);
+  if (!raw) return sdk::runtime_error("the model gave no logits to sample the next token from");
   std::vector<float> logits;
-  if (n_probs_ > 0) {
-    const float* raw = llama_get_logits_ith(ctx_, -1);
-    logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
-  }
+  if (n_probs_ > 0) logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
   const llama_token token = llama_sampler_sample(sampler_.get(), ctx_, -1);
   if (llama_vocab_is_eog(vocab_, token)) {
     ended_ = WASINN_END_OF_SEQUENCE;

@@ -3,6 +3,7 @@
 
 #include <mtmd-helper.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 
@@ -134,12 +135,22 @@ Error Projector::tokenize(const std::string& prompt, const std::vector<const mtm
     return sdk::invalid("libmtmd could not tokenize the prompt with its image(s) (code " + std::to_string(rc) + ")" +
                         why(scope));
   }
+  // The next token is sampled from the last text token's logits: an image's embeddings give none.
+  const size_t n_chunks = mtmd_input_chunks_size(chunks.get());
+  const mtmd_input_chunk* last = n_chunks ? mtmd_input_chunks_get(chunks.get(), n_chunks - 1) : nullptr;
+  if (!last || mtmd_input_chunk_get_type(last) != MTMD_INPUT_CHUNK_TYPE_TEXT ||
+      mtmd_input_chunk_get_n_tokens(last) == 0) {
+    return sdk::invalid(
+        "the prompt ends with an image: the model answers after text, so put some (such as "
+        "\"ASSISTANT:\") after the last image");
+  }
   out = std::move(chunks);
   return {};
 }
 
 Error Projector::eval(llama_context* ctx, const mtmd_input_chunks* chunks, const std::atomic<bool>& cancel,
                       const LogScope& scope, uint32_t& n_pos) {
+  if (Error e = check_micro_batch(ctx, chunks)) return e;
   llama_pos next = 0;
   int32_t rc = 0;
   {
@@ -153,6 +164,25 @@ Error Projector::eval(llama_context* ctx, const mtmd_input_chunks* chunks, const
                               ")" + why(scope));
   }
   n_pos = static_cast<uint32_t>(next);
+  return {};
+}
+
+// Gemma 3's images attend both ways, so llama.cpp must decode each batch of an image's embeddings
+// in one micro-batch; it aborts the process when ubatch-size is smaller.
+Error Projector::check_micro_batch(llama_context* ctx, const mtmd_input_chunks* chunks) const {
+  const size_t n_batch = llama_n_batch(ctx), n_ubatch = llama_n_ubatch(ctx);
+  for (size_t i = 0; i < mtmd_input_chunks_size(chunks); ++i) {
+    const mtmd_input_chunk* chunk = mtmd_input_chunks_get(chunks, i);
+    if (mtmd_input_chunk_get_type(chunk) == MTMD_INPUT_CHUNK_TYPE_TEXT) continue;
+    if (!mtmd_decode_use_non_causal(ctx_.get(), chunk)) continue;
+    const size_t needed = std::min(mtmd_input_chunk_get_n_tokens(chunk), n_batch);
+    if (needed > n_ubatch) {
+      return sdk::invalid("this projector's image of " + std::to_string(mtmd_input_chunk_get_n_tokens(chunk)) +
+                          " tokens must be decoded " + std::to_string(needed) +
+                          " tokens at a time, more than \"ubatch-size\" " + std::to_string(n_ubatch) +
+                          " allows: raise \"ubatch-size\" to at least " + std::to_string(needed));
+    }
+  }
   return {};
 }
 

@@ -62,6 +62,9 @@ class Projector {
   const std::string& path() const { return path_; }
 
  private:
+  // INVALID_ARGUMENT when an image must be decoded in one micro-batch larger than ctx's.
+  Error check_micro_batch(llama_context* ctx, const mtmd_input_chunks* chunks) const;
+
   plugin_common::FunctionHandle<mtmd_context, mtmd_free> ctx_;
   std::mutex encoder_;
   std::string path_;

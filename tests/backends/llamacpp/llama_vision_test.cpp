@@ -318,6 +318,44 @@ TEST(LlamaVisionBadInput, BytesThatAreNoImageThenARealOne) {
   EXPECT_EQ(compute_text(c.ptr), native);
 }
 
+// An image's embeddings give no logits to sample from: a prompt must end with text. The fuzzer
+// found this (tests/fuzz/regressions/llamacpp): llama.cpp's sampler aborted the host.
+TEST(LlamaVisionBadInput, PromptEndingWithAnImageIsRefusedThenTheContextAnswers) {
+  const std::string native = native_answer(llava("image.png"));
+  Loaded r = load_vision();
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  std::string detail;
+  const std::string tag = "<img src=\"data:image/png;base64," + base64(read_file(llava("image.png"))) + "\">";
+  EXPECT_EQ(set_text(c.ptr, 0, "USER: " + tag, &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("ends with an image"), std::string::npos) << detail;
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  EXPECT_EQ(set_text(c.ptr, 0, "USER: <image>", &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(detail.find("ends with an image"), std::string::npos) << detail;
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+}
+
+// Gemma 3's 16 image tokens attend both ways: llama.cpp aborts when they do not fit one
+// micro-batch, so a smaller "ubatch-size" is the guest's error, named at compute.
+TEST(LlamaVisionBadInput, Gemma3ImageLargerThanTheMicroBatchIsAnErrorThenALargerOneAnswers) {
+  const std::string model = llava("tiny-gemma3.gguf"), mmproj = llava("mmproj-gemma3.gguf");
+  const std::string turn = "<start_of_turn>user\n<start_of_image><image><end_of_image>" + kQuestion +
+                           "<end_of_turn>\n<start_of_turn>model\n";
+  const std::string native = native_answer(llava("image.png"), turn, model, mmproj);
+  Loaded r = load_pair(model, mmproj);
+  ASSERT_EQ(r.status, WASINN_OK) << r.detail;
+  Context c(llama(), r.graph.ptr);
+  ASSERT_EQ(set_text(c.ptr, 1, R"({"ubatch-size": 8})"), WASINN_OK);
+  ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, turn), WASINN_OK);
+  Diag d;
+  EXPECT_EQ(llama().compute(c.ptr, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(d.detail.find("raise \"ubatch-size\" to at least 16"), std::string::npos) << d.detail;
+  ASSERT_EQ(set_text(c.ptr, 1, R"({"ubatch-size": 512})"), WASINN_OK);  // the default, as native's
+  EXPECT_EQ(compute_text(c.ptr), native);
+}
+
 TEST(LlamaVisionBadInput, MarkersMustMatchImagesAndAGraphWithoutProjectorTakesNone) {
   Loaded r = load_vision();
   ASSERT_EQ(r.status, WASINN_OK) << r.detail;
