@@ -175,12 +175,13 @@ Error Projector::check_micro_batch(llama_context* ctx, const mtmd_input_chunks* 
     const mtmd_input_chunk* chunk = mtmd_input_chunks_get(chunks, i);
     if (mtmd_input_chunk_get_type(chunk) == MTMD_INPUT_CHUNK_TYPE_TEXT) continue;
     if (!mtmd_decode_use_non_causal(ctx_.get(), chunk)) continue;
-    const size_t needed = std::min(mtmd_input_chunk_get_n_tokens(chunk), n_batch);
+    const size_t n_tokens = mtmd_input_chunk_get_n_tokens(chunk);
+    const size_t needed = std::min(n_tokens, n_batch);
     if (needed > n_ubatch) {
-      return sdk::invalid("this projector's image of " + std::to_string(mtmd_input_chunk_get_n_tokens(chunk)) +
-                          " tokens must be decoded " + std::to_string(needed) +
-                          " tokens at a time, more than \"ubatch-size\" " + std::to_string(n_ubatch) +
-                          " allows: raise \"ubatch-size\" to at least " + std::to_string(needed));
+      return sdk::invalid("this projector's image of " + std::to_string(n_tokens) + " tokens must be decoded " +
+                          std::to_string(needed) + " tokens at a time, more than \"ubatch-size\" " +
+                          std::to_string(n_ubatch) + " allows: raise \"ubatch-size\" to at least " +
+                          std::to_string(needed));
     }
   }
   return {};

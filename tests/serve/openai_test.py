@@ -375,7 +375,7 @@ def case_concurrent(ctx):
             log(f"measured round {i + 1}: VmRSS {server.rss_kb()} kB")
         second = server.rss_kb()
         # Bounded, not leaking: 20 rounds on 2 cores crept up about 25% over the first dozen and then
-        # stayed flat (docs/serving.md), up to 16% in these five; a leak of a context per stream
+        # stayed flat (docs/serving.md), 16-18% in these five here; a leak of a context per stream
         # would add a GB here (about 6x).
         check(second < first * 1.5, f"VmRSS grew from {first} kB to {second} kB over five more rounds of {n} streams")
     log(f"concurrent: rounds of {n} streams, all right; VmRSS {first} kB after the warm-up, {second} kB five rounds "

@@ -41,6 +41,11 @@ struct Loaded {
   std::string detail;
 };
 
+// The gemma-3 example's prompt; libmtmd adds its own <start_of_image>/<end_of_image> around the
+// image, inside the example's (as under WasmEdge).
+const std::string kGemma3Turn =
+    "<start_of_turn>user\n<start_of_image><image><end_of_image>" + kQuestion + "<end_of_turn>\n<start_of_turn>model\n";
+
 json greedy() { return {{"temp", 0}, {"ctx-size", 512}, {"n-predict", kPredict}, {"threads", 1}}; }
 
 Loaded load_model(const std::string& model, const json& config, bool allow_paths = true) {
@@ -208,24 +213,20 @@ TEST(LlamaVision, Qwen2VlProjectorWithMRopeEqualsNativeMtmdCli) {
 
 TEST(LlamaVision, Gemma3ProjectorAndModelEqualNativeMtmdCli) {
   // Gemma 3: a SigLIP tower pooled 4x4, images decoded with non-causal attention, into a gemma3
-  // model whose layer 0 has a 32-token sliding window, shorter than these prompts. The prompt
-  // is the gemma-3 example's; libmtmd adds its own <start_of_image>/<end_of_image> around the
-  // image, inside the example's (as under WasmEdge).
+  // model whose layer 0 has a 32-token sliding window, shorter than these prompts (kGemma3Turn).
   const std::string model = llava("tiny-gemma3.gguf"), mmproj = llava("mmproj-gemma3.gguf");
-  const std::string turn = "<start_of_turn>user\n<start_of_image><image><end_of_image>" + kQuestion +
-                           "<end_of_turn>\n<start_of_turn>model\n";
-  const std::string native = native_answer(llava("image.png"), turn, model, mmproj);
+  const std::string native = native_answer(llava("image.png"), kGemma3Turn, model, mmproj);
   ASSERT_FALSE(native.empty());
-  EXPECT_NE(native, native_answer(llava("image2.png"), turn, model, mmproj));
+  EXPECT_NE(native, native_answer(llava("image2.png"), kGemma3Turn, model, mmproj));
   Loaded r = load_pair(model, mmproj);
   ASSERT_EQ(r.status, WASINN_OK) << r.detail;
   Context c(llama(), r.graph.ptr);
-  EXPECT_EQ(answer(c.ptr, llava("image.png"), turn), native);
+  EXPECT_EQ(answer(c.ptr, llava("image.png"), kGemma3Turn), native);
   // 16 image tokens, libmtmd's two markers and the text's.
   EXPECT_GT(input_tokens(c.ptr), 18);
   // The example's second turn: the whole conversation again, on the same context.
-  const std::string second = turn + trimmed(native) + "<end_of_turn>\n<start_of_turn>user\nwhat else<end_of_turn>\n" +
-                             "<start_of_turn>model\n";
+  const std::string second = kGemma3Turn + trimmed(native) +
+                             "<end_of_turn>\n<start_of_turn>user\nwhat else<end_of_turn>\n" + "<start_of_turn>model\n";
   ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
   ASSERT_EQ(set_text(c.ptr, 0, second), WASINN_OK);
   EXPECT_EQ(streamed_text(c.ptr), native_answer(llava("image.png"), second, model, mmproj));
@@ -340,15 +341,13 @@ TEST(LlamaVisionBadInput, PromptEndingWithAnImageIsRefusedThenTheContextAnswers)
 // micro-batch, so a smaller "ubatch-size" is the guest's error, named at compute.
 TEST(LlamaVisionBadInput, Gemma3ImageLargerThanTheMicroBatchIsAnErrorThenALargerOneAnswers) {
   const std::string model = llava("tiny-gemma3.gguf"), mmproj = llava("mmproj-gemma3.gguf");
-  const std::string turn = "<start_of_turn>user\n<start_of_image><image><end_of_image>" + kQuestion +
-                           "<end_of_turn>\n<start_of_turn>model\n";
-  const std::string native = native_answer(llava("image.png"), turn, model, mmproj);
+  const std::string native = native_answer(llava("image.png"), kGemma3Turn, model, mmproj);
   Loaded r = load_pair(model, mmproj);
   ASSERT_EQ(r.status, WASINN_OK) << r.detail;
   Context c(llama(), r.graph.ptr);
   ASSERT_EQ(set_text(c.ptr, 1, R"({"ubatch-size": 8})"), WASINN_OK);
   ASSERT_EQ(set_bytes(c.ptr, 3, read_file(llava("image.png"))), WASINN_OK);
-  ASSERT_EQ(set_text(c.ptr, 0, turn), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kGemma3Turn), WASINN_OK);
   Diag d;
   EXPECT_EQ(llama().compute(c.ptr, &d), WASINN_INVALID_ARGUMENT);
   EXPECT_NE(d.detail.find("raise \"ubatch-size\" to at least 16"), std::string::npos) << d.detail;
