@@ -2,8 +2,8 @@
 #include "cli_test_env.h"
 
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
+#include "support/stream_bytes.h"
 
 namespace wasinn_cli_test {
 
@@ -19,7 +19,7 @@ std::optional<fs::path> fixture(const std::string& relative) {
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return wasinn_test::stream_bytes<std::string>(in);
 }
 
 size_t count_lines(const std::string& text) {

@@ -3,10 +3,10 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include "u8_front_end.h"
+#include "support/stream_bytes.h"
 
 namespace wasinn_compat {
 
@@ -33,7 +33,7 @@ fs::path fixture(const std::string& relative) {
 std::vector<uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  return wasinn_test::stream_bytes(in);
 }
 
 void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
+#include "support/stream_bytes.h"
 
 namespace wasinn::fuzz {
 
@@ -25,7 +25,7 @@ inline std::vector<uint8_t> read_fixture(const std::string& relative) {
     std::fprintf(stderr, "fuzz: fixture %s is missing; run scripts/make_fixtures.py\n", path.c_str());
     std::exit(2);
   }
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return wasinn_test::stream_bytes(in);
 }
 
 }  // namespace wasinn::fuzz

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "wasinn/wasinn.h"
+#include "support/stream_bytes.h"
 
 // Named: the unity build compiles this file with c_api_test.cpp, whose helpers share these names.
 namespace c_api_network {
@@ -279,7 +280,7 @@ TEST(CApiNetwork, HttpsWithACaMadeAtTestTime) {
   const std::string curl = "curl -s --max-time 10 --cacert " + d + "/ca.pem -o " + out + " " + url;
   EXPECT_EQ(std::system(curl.c_str()), 0) << curl;
   std::ifstream answer(out);
-  std::string body((std::istreambuf_iterator<char>(answer)), std::istreambuf_iterator<char>());
+  const std::string body = wasinn_test::stream_bytes<std::string>(answer);
   EXPECT_EQ(body.substr(0, 2), "ok");
   // Plain HTTP to the TLS port gets no answer.
   EXPECT_EQ(http_get(server_port(server), "/ok").find("200 OK"), std::string::npos);

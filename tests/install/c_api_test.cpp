@@ -10,7 +10,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <string>
 #include <chrono>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "wasinn/wasinn.h"
+#include "support/stream_bytes.h"
 
 namespace {
 
@@ -77,7 +77,7 @@ TEST(CApi, StdinFromMemoryAndCapturedOutput) {
 
 TEST(CApi, ModuleFromBytesWithArgsAndEnv) {
   std::ifstream f(guest("wasi_probe"), std::ios::binary);
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> bytes = wasinn_test::stream_bytes(f);
   ASSERT_FALSE(bytes.empty());
   HostPtr host = make_host();
   ProgramPtr p(wasinn_program_create_bytes(bytes.data(), bytes.size(), "probe"));

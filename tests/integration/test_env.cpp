@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
+#include "support/stream_bytes.h"
 
 namespace wasinn_it {
 
@@ -29,7 +29,7 @@ fs::path fixture(const std::string& relative) {
 std::vector<uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  return wasinn_test::stream_bytes(in);
 }
 
 void write_bytes(const fs::path& path, const void* data, size_t size) {

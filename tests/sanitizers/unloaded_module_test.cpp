@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <string>
+#include "support/stream_bytes.h"
 
 extern char** environ;
 
@@ -73,7 +73,7 @@ bool unload_is_reported(const char* self, const char* module) {
   posix_spawn_file_actions_destroy(&actions);
   close(fd);
   std::ifstream in(path);
-  std::string err{std::istreambuf_iterator<char>(in), {}};
+  const std::string err = wasinn_test::stream_bytes<std::string>(in);
   unlink(path);
   bool reported = ran && WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
                   err.find("Direct leak of 128 byte(s)") != std::string::npos &&

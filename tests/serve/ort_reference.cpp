@@ -9,13 +9,13 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "native_ort.h"
+#include "support/stream_bytes.h"
 
 int main(int argc, char** argv) {
   if (argc != 5) {
@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
   try {
     std::ifstream model_in(argv[1], std::ios::binary), input_in(argv[2], std::ios::binary);
     if (!model_in || !input_in) throw std::runtime_error("cannot read the model or the input");
-    const std::vector<uint8_t> model((std::istreambuf_iterator<char>(model_in)), {});
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(input_in)), {});
+    const std::vector<uint8_t> model = wasinn_test::stream_bytes(model_in);
+    const std::vector<uint8_t> bytes = wasinn_test::stream_bytes(input_in);
     std::vector<float> input(bytes.size() / sizeof(float));
     std::memcpy(input.data(), bytes.data(), input.size() * sizeof(float));
     std::vector<int64_t> dims;

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "core/model_format.h"
 #include "support/abi_fixture.h"
+#include "support/stream_bytes.h"
 
 namespace wasinn::unit {
 namespace {
@@ -85,7 +85,7 @@ std::vector<uint8_t> read_fixture(const std::string& rel) {
     ADD_FAILURE() << "missing fixture " << (dir / rel) << " (run scripts/make_fixtures.py or set WASINN_FIXTURES)";
     return {};
   }
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  return wasinn_test::stream_bytes(f);
 }
 
 TEST(DetectEncoding, RealFixtureFiles) {

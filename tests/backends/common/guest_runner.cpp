@@ -8,7 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include "support/stream_bytes.h"
 
 extern char** environ;
 
@@ -62,10 +62,10 @@ GuestRun spawn_wasinn(const std::vector<std::string>& args, const std::string& l
   }
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::ifstream f(log);
-  run.output.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  run.output = stream_bytes<std::string>(f);
   if (split) {
     std::ifstream e(err_log);
-    run.errors.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+    run.errors = stream_bytes<std::string>(e);
   }
   return run;
 }

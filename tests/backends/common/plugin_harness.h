@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "wasinn/backend_plugin.h"
+#include "support/stream_bytes.h"
 
 namespace wasinn_test {
 
@@ -67,7 +67,7 @@ inline std::vector<uint8_t> read_file(const std::filesystem::path& path) {
     ADD_FAILURE() << "missing " << path << " (generate fixtures with scripts/make_fixtures.py or set WASINN_FIXTURES)";
     return {};
   }
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  return stream_bytes(f);
 }
 inline std::vector<uint8_t> read_fixture(const std::string& rel) { return read_file(fixtures_dir() / rel); }
 

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +21,7 @@
 #include "probe_run.h"
 #ifdef WASINN_HAVE_WIT_RUN_MODEL
 #include "wit_guest.h"
+#include "support/stream_bytes.h"
 #endif
 
 namespace wasinn_test {
@@ -121,7 +121,7 @@ const NativeSpeech& native_with_speaker_file() {
 
 std::vector<uint8_t> file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return stream_bytes(in);
 }
 
 // ---- WasmEdge's tts example on the wasinn command ----

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "guest_runner.h"
+#include "support/stream_bytes.h"
 
 namespace wasinn_remote_test {
 
@@ -72,7 +72,7 @@ void write_file(const std::string& path, const std::vector<T>& v) {
 template <typename T>
 std::vector<T> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> bytes = wasinn_test::stream_bytes(f);
   std::vector<T> v(bytes.size() / sizeof(T));
   if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
   return v;
