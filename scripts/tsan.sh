@@ -12,12 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_TSAN_BUILD_DIR:-$ROOT/build-tsan}
 
 printf '\n==> ThreadSanitizer build -> %s\n' "$BUILD"
-if [[ ! -f $BUILD/CMakeCache.txt ]]; then
-  mkdir -p "$BUILD"
-  CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DWASINN_TSAN=ON -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=OFF >"$BUILD/configure.log" 2>&1 ||
-    { cat "$BUILD/configure.log" >&2; exit 1; }
-fi
+bash "$ROOT/scripts/configure-sanitize.sh" "$BUILD" tsan
 # Only what the concurrency tests run: not every plugin and test of the suite.
 # (wasinn_cli, llama.cpp's plugin, native llama.cpp's reference and the Rust guests: the WASI 0.3
 # cases, tests/p3/).
