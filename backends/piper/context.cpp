@@ -28,14 +28,15 @@ Error PiperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
 
 Error PiperContext::compute() {
   if (!utterance_) return sdk::invalid("no text: set input 0 (\"text\") first");
+  // A cancel aimed at an earlier compute must not stop this one; one that comes while this one
+  // phonemizes (a long text takes a while) must.
+  cancel_requested_.store(false);
+  run_options_.UnsetTerminate();
   Scales scales{};
   OutputType type{};
   if (Error e = graph_->settle(utterance_->options, scales, type)) return e;
   std::vector<std::string> sentences;
   if (Error e = graph_->phonemize(utterance_->text, sentences)) return e;
-  // A cancel aimed at an earlier compute must not stop this one.
-  cancel_requested_.store(false);
-  run_options_.UnsetTerminate();
   std::vector<float> audio;
   for (const std::string& sentence : sentences) {
     Error e;
