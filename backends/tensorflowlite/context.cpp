@@ -195,10 +195,11 @@ Error TfliteContext::compute() {
     return e;
 
   has_outputs_ = false;
+  // A cancel aimed at an earlier compute must not stop this one; one during the outputs'
+  // set-up must.
+  cancel_requested_.store(false);
   if (outputs_stale_)
     if (Error e = prepare_outputs()) return e;
-  // A cancel aimed at an earlier compute must not stop this one.
-  cancel_requested_.store(false);
   LiteRtErrorCapture errors;  // a delegate kernel's failure reaches us only as a LiteRT log line
   const LiteRtStatus st = LiteRtRunCompiledModel(compiled_.get(), g.signature(), run_inputs_.size(), run_inputs_.data(),
                                                  run_outputs_.size(), run_outputs_.data());

@@ -173,8 +173,8 @@ Error WhisperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out)
 Error WhisperContext::compute_single() {
   if (!streaming_) {
     if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to a WAV file first");
+    cancel_requested_.store(false);  // before the state's set-up, so a cancel during it lands
     if (Error e = prepare_state()) return e;
-    cancel_requested_.store(false);
     stream_run_ = Run{options_, {}, -1};
     queue_.clear();
     worker_done_ = false;
