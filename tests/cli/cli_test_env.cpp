@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <stdexcept>
+
 #include "support/stream_bytes.h"
 
 namespace wasinn_cli_test {

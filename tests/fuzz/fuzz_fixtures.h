@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
 #include "support/stream_bytes.h"
 
 namespace wasinn::fuzz {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+
 #include "support/stream_bytes.h"
 
 namespace wasinn_it {

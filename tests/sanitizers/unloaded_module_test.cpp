@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+
 #include "support/stream_bytes.h"
 
 extern char** environ;

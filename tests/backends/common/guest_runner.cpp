@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+
 #include "support/stream_bytes.h"
 
 extern char** environ;

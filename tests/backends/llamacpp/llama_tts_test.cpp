@@ -19,9 +19,9 @@
 #include "llama_native.h"
 #include "plugin_harness.h"
 #include "probe_run.h"
+#include "support/stream_bytes.h"
 #ifdef WASINN_HAVE_WIT_RUN_MODEL
 #include "wit_guest.h"
-#include "support/stream_bytes.h"
 #endif
 
 namespace wasinn_test {
