@@ -174,9 +174,10 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
   add_network_options(serve, o);
   serve
       ->add_option("--workers", o.workers,
-                   "Guests that run at once, each on a worker thread (0: the machine's cores); a reused WASI 0.3 "
-                   "instance takes --max-instance-concurrent-reuse-count requests on its thread, so then --workers x "
-                   "that many requests are admitted at once")
+                   "Guests that run at once, each on a worker thread (0: the machine's cores). With reused WASI 0.3 "
+                   "instances, each worker thread serves the connections dealt to it in turn with instances of its "
+                   "own, each taking --max-instance-concurrent-reuse-count requests, so --workers x that many "
+                   "requests are admitted at once")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
   serve

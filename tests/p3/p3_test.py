@@ -659,13 +659,7 @@ def case_reuse(ctx):
             got.append(int(r.body))
         return got
 
-    with Server([ctx.args.wasinn, "serve", "--workers", "4"], [], ctx.guest("p3_http"), env=ctx.env,
-                name="p3_http") as server:
-        seen = counts(server, 300)
-        # One request at a time: one instance takes them in turn until its 128th, then the next.
-        check(seen[:128] == list(range(1, 129)) and max(seen) == 128,
-              f"300 requests one after another: counts {seen[:5]}...{seen[-5:]}, want 1..128 then again\n{server.tail()}")
-
+    def echoes(server):
         def echo(k):
             body = random.Random(k).randbytes(1000 + 997 * k)
             r = request(server, "POST", "/echo", body)
@@ -674,6 +668,16 @@ def case_reuse(ctx):
         with concurrent.futures.ThreadPoolExecutor(16) as pool:
             echoed = list(pool.map(echo, range(160)))
         check(all(echoed), f"16 clients at once: {echoed.count(False)} of 160 echoes wrong\n{server.tail()}")
+
+    # Each worker thread (lane) keeps instances of its own, for the connections dealt to it in
+    # turn (docs/serving.md): with one, the requests meet the instances as on `wasmtime serve`.
+    with Server([ctx.args.wasinn, "serve", "--workers", "1"], [], ctx.guest("p3_http"), env=ctx.env,
+                name="p3_http") as server:
+        seen = counts(server, 300)
+        # One request at a time: one instance takes them in turn until its 128th, then the next.
+        check(seen[:128] == list(range(1, 129)) and max(seen) == 128,
+              f"300 requests one after another: counts {seen[:5]}...{seen[-5:]}, want 1..128 then again\n{server.tail()}")
+        echoes(server)
         time.sleep(1.5)  # past --idle-instance-timeout (1 s): every idle instance is gone
         before = counts(server, 2)
         r = request(server, "POST", "/trap")
@@ -683,18 +687,26 @@ def case_reuse(ctx):
         check(before == [1, 2] and after == [1, 2] and r.status == 200 and r.body == b"hello\n",
               f"around a trap: counts {before} then {after} (want [1, 2] both: the trapped instance was dropped), "
               f"then /hello {r!r}\n{server.tail()}")
-    with Server([ctx.args.wasinn, "serve", "--max-instance-reuse-count", "3"], [], ctx.guest("p3_http"),
+    with Server([ctx.args.wasinn, "serve", "--workers", "4"], [], ctx.guest("p3_http"), env=ctx.env,
+                name="p3_http 4 workers") as server:
+        lanes = counts(server, 12)
+        check(lanes == [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3],
+              f"--workers 4, 12 connections one after another: counts {lanes}, want each of 4 instances "
+              f"(one per worker thread) to count 1, 2, 3\n{server.tail()}")
+        echoes(server)
+    with Server([ctx.args.wasinn, "serve", "--workers", "1", "--max-instance-reuse-count", "3"], [], ctx.guest("p3_http"),
                 env=ctx.env, name="p3_http reuse 3") as server:
         bounded = counts(server, 9)
         check(bounded == [1, 2, 3] * 3, f"--max-instance-reuse-count 3: counts {bounded}\n{server.tail()}")
-    with Server([ctx.args.wasinn, "serve", "--max-instance-reuse-count", "1"], [], ctx.guest("p3_http"),
+    with Server([ctx.args.wasinn, "serve", "--workers", "1", "--max-instance-reuse-count", "1"], [], ctx.guest("p3_http"),
                 env=ctx.env, name="p3_http isolated") as server:
         isolated = counts(server, 20)
         r = request(server, "POST", "/trap")
         check(isolated == [1] * 20 and r.status == 500 and counts(server, 1) == [1],
               f"--max-instance-reuse-count 1: counts {isolated}, /trap {r.status}\n{server.tail()}")
     log(f"reuse: 300 requests on 3 instances (counts up to {max(seen)}), 160 echoes at 16 at once whole, "
-        f"a trap answered 500 and the next request on a fresh instance; bound 3 -> {bounded}; isolation -> all 1")
+        f"a trap answered 500 and the next request on a fresh instance; 4 workers -> {lanes}; bound 3 -> {bounded}; "
+        f"isolation -> all 1")
 
 
 def held_echo(server, piece):
@@ -827,9 +839,37 @@ def case_busy(ctx):
         check(r.status == 200, f"/infer/slow: {r!r}\n{server.tail()}")
         check(one > 0.4, f"one /infer/slow took {one:.2f} s: too short to tell")
         computes = health_while(server, [infer, infer], "two blocking computes run")
+    # A compute whose request is past --request-timeout is cancelled with its instance: the
+    # server's CPU time stops growing once the 504 is out (it ran on the lane's blocking pool).
+    longer = os.path.join(ctx.tmp, "slower.onnx")
+    looping_model(longer, steps=8000 * max(8, round(6 / one)))
+    preload = ["--nn-preload", f"slower:onnx:cpu:{longer}", "--backend-config", 'onnxruntime={"intra_op_threads": 1}']
+    with Server([ctx.args.wasinn, "serve", "--workers", "1", "--request-timeout", "1s"], preload,
+                ctx.guest("p3_http_spec"), env=ctx.env, name="p3_http_spec 1s") as server:
+        start = time.monotonic()
+        r = request(server, "POST", "/infer/slower?dims=256,256", x)
+        cut = time.monotonic() - start
+        check(r.status == 504 and cut < 3, f"a compute of about {one * max(8, round(6 / one)):.0f} s under "
+                                           f"--request-timeout 1s: {r.status} after {cut:.1f} s\n{server.tail()}")
+        time.sleep(0.3)  # the cancel lands within ONNX Runtime's next node
+        before = cpu_seconds(server.proc.pid)
+        time.sleep(1.5)
+        after_cut = cpu_seconds(server.proc.pid) - before
+        check(after_cut < 0.5, f"after the 504 the server used {after_cut:.2f} CPU-s in 1.5 s: the compute went on "
+                               f"(want it cancelled)\n{server.tail()}")
+        r = request(server, "GET", "/hello")
+        check(r.status == 200, f"/hello after the cut compute: {r!r}\n{server.tail()}")
     log(f"busy: /healthz within {max(spins) * 1e3:.0f} ms while two guests spun 2 s ({len(spins)} checks), within "
         f"{max(computes) * 1e3:.0f} ms while two blocking computes of {one:.1f} s ran ({len(computes)}); a 10 s spin "
-        f"504 in {took:.1f} s under --request-timeout 1s, then a fresh instance")
+        f"504 in {took:.1f} s under --request-timeout 1s, then a fresh instance; a long compute 504 in {cut:.1f} s, "
+        f"then {after_cut:.2f} CPU-s in 1.5 s (cancelled)")
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of a process, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kib(pid, field):

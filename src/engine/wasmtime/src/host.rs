@@ -55,6 +55,15 @@ pub struct WitBytes {
     pub len: usize,
 }
 
+impl WitBytes {
+    pub fn of(b: &[u8]) -> WitBytes {
+        WitBytes {
+            data: b.as_ptr(),
+            len: b.len(),
+        }
+    }
+}
+
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct WitNamed {

@@ -11,6 +11,7 @@ pub use wasmtime_c_api::*;
 mod component_kind;
 pub mod handles;
 pub mod host;
+pub mod long_call;
 mod nn_async;
 mod nn_ext;
 mod p3;

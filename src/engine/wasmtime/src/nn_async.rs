@@ -10,71 +10,16 @@ use std::task::{Context as TaskContext, Poll};
 
 use tokio::sync::{mpsc, oneshot};
 use wasmtime::component::{Accessor, Destination, Linker, Resource, StreamProducer, StreamReader, StreamResult};
-use wasmtime::{format_err, AsContext, Result, StoreContextMut};
+use wasmtime::{format_err, Result, StoreContextMut};
 
 use crate::host::*;
+use crate::long_call::{CancelOnDrop, SharedGuest};
+use crate::nn_ext::chars;
 use crate::wit_nn::{call, NnStore, V_10_28};
 use crate::wit_nn::{Context, NnError, Tensor};
 
 const VERSION: &str = "0.1.0";
 const V: u8 = V_10_28;
-
-/// A share of one guest's wasi-nn state that another thread may use (wit_host.h: guest_share).
-struct SharedGuest {
-    host: WitHost,
-    guest: Guest,
-}
-// The shared state is the C++ session, whose functions may be called from any thread.
-unsafe impl Send for SharedGuest {}
-unsafe impl Sync for SharedGuest {}
-
-impl Drop for SharedGuest {
-    fn drop(&mut self) {
-        unsafe { (self.host.guest_release)(self.guest) }
-    }
-}
-
-impl SharedGuest {
-    fn of<T: NnStore>(host: WitHost, accessor: &Accessor<T>) -> Result<Arc<SharedGuest>> {
-        accessor.with(|access| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.guest_share)(T::nn_guest(access.as_context()), &mut out) };
-            crate::wit_nn::must(status, &out, "nn-async")?;
-            Ok(Arc::new(SharedGuest {
-                host,
-                guest: out.data as Guest,
-            }))
-        })
-    }
-
-    fn cancel(&self, context: u32) {
-        let mut out = WitOut::default();
-        // An unknown context (the guest dropped it) has nothing running to stop.
-        let _ = unsafe { (self.host.cancel)(self.guest, context, &mut out) };
-    }
-
-    fn drop_tensors(&self, reps: &[(String, u32)]) {
-        for (_, rep) in reps {
-            let mut out = WitOut::default();
-            let _ = unsafe { (self.host.drop)(self.guest, WitResource::Tensor, *rep, &mut out) };
-        }
-    }
-}
-
-/// Cancels the context's work when dropped before `done`: the guest gave up on the call or stream.
-struct CancelOnDrop {
-    shared: Arc<SharedGuest>,
-    context: u32,
-    done: bool,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if !self.done {
-            self.shared.cancel(self.context);
-        }
-    }
-}
 
 /// A compute's outcome, copied off the blocking thread: outputs, an error's rep, or a trap's message.
 type Computed = std::result::Result<std::result::Result<Vec<(String, u32)>, u32>, String>;
@@ -97,11 +42,6 @@ fn compute_blocking(shared: &SharedGuest, context: u32, inputs: &[(String, u32)]
         Ok(Err(rep)) => Ok(Err(rep)),
         Err(e) => Err(e.to_string()),
     }
-}
-
-/// The text the table handed back in `out` (chars).
-fn chars(out: &WitOut) -> String {
-    String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()
 }
 
 /// The pieces of one generation, fed by its blocking thread; dropped, it stops the generation.

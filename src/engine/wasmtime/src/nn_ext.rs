@@ -8,7 +8,8 @@ use wasmtime::component::{ComponentType, Linker, Lower, Resource, ResourceType};
 use wasmtime::{format_err, Result};
 
 use crate::host::*;
-use crate::wit_nn::{by_rep, call, case_opt, drop_resource, guest, method, unit, Cx, NnStore, V_10_28};
+use crate::long_call::{define_long, LongCalls};
+use crate::wit_nn::{call, case_opt, drop_resource, guest, method, unit, Cx, NnStore, V_10_28};
 use crate::wit_nn::{Context, Graph, NnError, TensorType};
 
 const VERSION: &str = "0.1.0";
@@ -51,6 +52,11 @@ fn describe<T: NnStore>(host: WitHost, cx: &Cx<'_, T>, graph: u32, outputs: i32)
         .collect()
 }
 
+/// The text the table handed back in `out` (chars), copied.
+pub(crate) fn chars(out: &WitOut) -> String {
+    String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()
+}
+
 /// `result<_, string>` or `result<string, string>` of the prompt interface: ERR's text is
 /// `out.message`.
 pub(crate) fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::Result<(), String>> {
@@ -62,7 +68,7 @@ pub(crate) fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::R
     }
 }
 
-pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
+pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
     let mut d = linker.instance(&format!("wasinn:nn-ext/describe@{VERSION}"))?;
     d.func_wrap("inputs", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
         Ok((describe(host, &cx, g.rep(), 0)?,))
@@ -87,7 +93,7 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
             let mut out = WitOut::default();
             let status = unsafe { (host.get_property)(guest(&cx), g.rep(), WitStr::of(&name), &mut out) };
             let value = call(status, &out)?
-                .map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned())
+                .map(|()| chars(&out))
                 .map_err(Resource::<NnError<V>>::new_own);
             Ok((value,))
         },
@@ -115,20 +121,30 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
     q.resource("context", ResourceType::host::<PromptContext>(), move |cx, rep| {
         drop_resource(host, cx, WitResource::Context, rep)
     })?;
-    q.func_wrap("init", move |cx: Cx<'_, T>, (g,): (Resource<Graph<V>>,)| {
-        let (status, out) = cx.data().may_block(|| by_rep(host.prompt_init, &cx, g.rep()));
-        Ok((text_err(status, &out)?.map(|()| Resource::<PromptContext>::new_own(out.rep)),))
-    })?;
-    q.func_wrap(
-        "[method]context.compute",
-        move |cx: Cx<'_, T>, (c, prompt): (Resource<PromptContext>, String)| {
+    define_long(
+        &mut q,
+        mode,
+        host,
+        "init",
+        |_| None,
+        |_, (g,): (Resource<Graph<V>>,), _| Ok(g.rep()),
+        |host, guest, g| {
             let mut out = WitOut::default();
-            let status = cx
-                .data()
-                .may_block(|| unsafe { (host.prompt_compute)(guest(&cx), c.rep(), WitStr::of(&prompt), &mut out) });
-            let text =
-                text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
-            Ok((text,))
+            let status = unsafe { (host.prompt_init)(guest, g, &mut out) };
+            Ok((text_err(status, &out)?.map(|()| Resource::<PromptContext>::new_own(out.rep)),))
+        },
+    )?;
+    define_long(
+        &mut q,
+        mode,
+        host,
+        "[method]context.compute",
+        |(c, _)| Some(*c),
+        |_, (c, prompt): (Resource<PromptContext>, String), _| Ok((c.rep(), prompt)),
+        |host, guest, (c, prompt)| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.prompt_compute)(guest, c, WitStr::of(&prompt), &mut out) };
+            Ok((text_err(status, &out)?.map(|()| chars(&out)),))
         },
     )?;
     q.func_wrap(
@@ -141,27 +157,31 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
             Ok((text_err(status, &out)?,))
         },
     )?;
-    q.func_wrap(
+    define_long(
+        &mut q,
+        mode,
+        host,
         "[method]context.start",
-        move |cx: Cx<'_, T>, (c, input, text): (Resource<PromptContext>, String, String)| {
+        |(c, _, _)| Some(*c),
+        |_, (c, input, text): (Resource<PromptContext>, String, String), _| Ok((c.rep(), input, text)),
+        |host, guest, (c, input, text)| {
             let mut out = WitOut::default();
-            let status = cx.data().may_block(|| unsafe {
-                (host.prompt_start)(guest(&cx), c.rep(), WitStr::of(&input), WitStr::of(&text), &mut out)
-            });
+            let status = unsafe { (host.prompt_start)(guest, c, WitStr::of(&input), WitStr::of(&text), &mut out) };
             Ok((text_err(status, &out)?,))
         },
     )?;
-    q.func_wrap(
+    define_long(
+        &mut q,
+        mode,
+        host,
         "[method]context.next",
-        move |cx: Cx<'_, T>, (c,): (Resource<PromptContext>,)| {
+        |c| Some(*c),
+        |_, (c,): (Resource<PromptContext>,), _| Ok(c.rep()),
+        |host, guest, c| {
             let mut out = WitOut::default();
-            let status = cx
-                .data()
-                .may_block(|| unsafe { (host.prompt_next)(guest(&cx), c.rep(), &mut out) });
-            // SAFETY: on OK, rep 1 hands back the piece's chars, valid until the next call.
-            let piece = text_err(status, &out)?
-                .map(|()| (out.rep == 1).then(|| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()));
-            Ok((piece,))
+            let status = unsafe { (host.prompt_next)(guest, c, &mut out) };
+            // On OK, rep 1 hands back the piece's chars, valid until the next call.
+            Ok((text_err(status, &out)?.map(|()| (out.rep == 1).then(|| chars(&out))),))
         },
     )?;
     q.func_wrap(
@@ -169,8 +189,7 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
         move |cx: Cx<'_, T>, (c,): (Resource<PromptContext>,)| {
             let mut out = WitOut::default();
             let status = unsafe { (host.prompt_metadata)(guest(&cx), c.rep(), &mut out) };
-            let text =
-                text_err(status, &out)?.map(|()| String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned());
+            let text = text_err(status, &out)?.map(|()| chars(&out));
             Ok((text,))
         },
     )?;

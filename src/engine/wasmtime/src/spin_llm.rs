@@ -15,7 +15,8 @@ use wasmtime::component::{Component, ComponentType, Lift, Linker, Lower};
 use wasmtime::{format_err, Engine, Result};
 
 use crate::host::*;
-use crate::wit_nn::{guest, Cx, NnStore};
+use crate::long_call::{define_long, LongCalls};
+use crate::wit_nn::NnStore;
 
 /// The one Spin interface served, and the version its WIT has.
 pub const LLM: &str = "fermyon:spin/llm@2.0.0";
@@ -114,10 +115,10 @@ impl Drop for Calls {
 }
 
 impl Calls {
-    fn new<T: NnStore>(host: WitHost, cx: &Cx<'_, T>) -> Calls {
+    fn new(host: WitHost, guest: Guest) -> Calls {
         Calls {
             host,
-            guest: guest(cx),
+            guest,
             owned: Vec::new(),
         }
     }
@@ -331,23 +332,26 @@ fn embeddings(mut calls: Calls, model: &str, texts: &[String]) -> Answer<Embeddi
     })
 }
 
-pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
+pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
     let mut i = linker.instance(LLM)?;
-    i.func_wrap(
+    define_long(
+        &mut i,
+        mode,
+        host,
         "infer",
-        move |cx: Cx<'_, T>, (model, prompt, params): (String, String, Option<InferencingParams>)| {
-            let calls = Calls::new(host, &cx);
-            Ok((cx.data().may_block(|| infer(calls, &model, &prompt, params)),))
-        },
+        |_| None,
+        |_, args: (String, String, Option<InferencingParams>), _| Ok(args),
+        |host, guest, (model, prompt, params)| Ok((infer(Calls::new(host, guest), &model, &prompt, params),)),
     )?;
-    i.func_wrap(
+    define_long(
+        &mut i,
+        mode,
+        host,
         "generate-embeddings",
-        move |cx: Cx<'_, T>, (model, texts): (String, Vec<String>)| {
-            let calls = Calls::new(host, &cx);
-            Ok((cx.data().may_block(|| embeddings(calls, &model, &texts)),))
-        },
-    )?;
-    Ok(())
+        |_| None,
+        |_, args: (String, Vec<String>), _| Ok(args),
+        |host, guest, (model, texts)| Ok((embeddings(Calls::new(host, guest), &model, &texts),)),
+    )
 }
 
 /// Whether an import is one of Spin's interfaces that wasinn does not serve.

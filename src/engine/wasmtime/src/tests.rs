@@ -74,7 +74,7 @@ fn run(n: u32, rank: u32) -> (wasmtime::Result<i32>, FakeGuest) {
         let mut linker_box = wasmtime_component_linker_new(&engine);
         // SAFETY: the layout wit_nn.rs checks at compile time.
         let linker = unsafe { &mut *(&mut *linker_box as *mut _ as *mut Linker<wasmtime_c_api::WasmtimeStoreData>) };
-        wit_nn::define(linker, TABLE).expect("define");
+        wit_nn::define(linker, TABLE, crate::long_call::LongCalls::InPlace).expect("define");
         let mut cx = wasmtime_store_context(&mut store);
         let component = Component::new(cx.engine(), COMPONENT).expect("the test component compiles");
         let instance = linker.instantiate(&mut cx, &component).expect("instantiate");

@@ -14,6 +14,7 @@ use wasmtime_c_api::{
 };
 
 use crate::host::*;
+use crate::long_call::{define_long, LongCalls};
 
 // `wasmtime_component_linker_t` is `#[repr(transparent)]` over this Linker in 48.0.8; its field
 // is private to the C API's crate, so the cast below stands on that layout. Checked again here
@@ -25,12 +26,13 @@ const _: () = assert!(align_of::<wasmtime_component_linker_t>() == align_of::<Li
 /// stores (`wasinn run`) and the server's per-request stores (src/serve/http).
 pub trait NnStore: Sized + Send + 'static {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest;
-    /// Runs a call that may block for long (a load, a compute, a generation): the server's
-    /// reused instances, polled on its HTTP runtime, may hand that runtime's other tasks to
-    /// another thread meanwhile (serve/http's store.rs); the C API's stores run it as is.
-    fn may_block<R>(&self, call: impl FnOnce() -> R) -> R {
-        call()
+    /// For `LongCalls::OffThread` (long_call.rs): whether the next call of a long function (a
+    /// load, a compute, a generation step) runs where it is, its store's recent ones having been
+    /// short, and how long one took (serve/http's store.rs).
+    fn long_call_inline(&self, _function: &'static str) -> bool {
+        false
     }
+    fn long_call_took(&self, _function: &'static str, _took: std::time::Duration) {}
 }
 
 impl NnStore for WasmtimeStoreData {
@@ -273,50 +275,65 @@ fn define_tensor<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: W
     )
 }
 
-fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
+fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost, mode: LongCalls) -> Result<()> {
     i.resource("graph", ResourceType::host::<Graph<V>>(), move |cx, rep| {
         drop_resource(host, cx, WitResource::Graph, rep)
     })?;
-    i.func_wrap(
+    define_long(
+        i,
+        mode,
+        host,
         "load",
-        move |mut cx: Cx<'_, T>,
-              (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget)| {
-            let g = guest(&cx);
+        |_| None,
+        |mut cx, (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget), off_thread| {
             let lists = builders
                 .iter(cx.as_context_mut())?
                 .collect::<Result<Vec<WasmList<u8>>>>()?;
-            // Each builder is read where it lies: no copy in the host (the framework keeps its own).
-            let spans: Vec<WitBytes> = lists
-                .iter()
-                .map(|l| {
-                    let s = l.as_le_slice(&cx);
-                    WitBytes {
-                        data: s.as_ptr(),
-                        len: s.len(),
-                    }
-                })
-                .collect();
+            // Read where they lie (the framework keeps its own copy), unless the load leaves the
+            // store's thread: guest memory is the guest's again once the store's borrow ends.
+            let owned: Vec<Vec<u8>> = match off_thread {
+                true => lists.iter().map(|l| l.as_le_slice(&cx).to_vec()).collect(),
+                false => Vec::new(),
+            };
+            let spans = match off_thread {
+                true => owned.iter().map(|b| WitBytes::of(b)).collect(),
+                false => lists.iter().map(|l| WitBytes::of(l.as_le_slice(&cx))).collect(),
+            };
+            Ok(Builders {
+                spans,
+                _owned: owned,
+                encoding,
+                target,
+            })
+        },
+        |host, g, b| {
             let mut out = WitOut::default();
-            let status = cx.data().may_block(|| unsafe {
+            let status = unsafe {
                 (host.load)(
                     g,
-                    spans.as_ptr(),
-                    spans.len(),
-                    WitStr::of(encoding.name()),
-                    WitStr::of(target.name()),
+                    b.spans.as_ptr(),
+                    b.spans.len(),
+                    WitStr::of(b.encoding.name()),
+                    WitStr::of(b.target.name()),
                     &mut out,
                 )
-            });
+            };
             Ok((made::<Graph<V>, V>(status, &out)?,))
         },
     )?;
-    i.func_wrap("load-by-name", move |cx: Cx<'_, T>, (name,): (String,)| {
-        let mut out = WitOut::default();
-        let status = cx
-            .data()
-            .may_block(|| unsafe { (host.load_by_name)(guest(&cx), WitStr::of(&name), &mut out) });
-        Ok((made::<Graph<V>, V>(status, &out)?,))
-    })?;
+    define_long(
+        i,
+        mode,
+        host,
+        "load-by-name",
+        |_| None,
+        |_, (name,): (String,), _| Ok(name),
+        |host, g, name| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) };
+            Ok((made::<Graph<V>, V>(status, &out)?,))
+        },
+    )?;
     i.func_wrap(
         "[method]graph.init-execution-context",
         move |cx: Cx<'_, T>, (graph,): (Resource<Graph<V>>,)| {
@@ -328,27 +345,51 @@ fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: Wi
 
 type NamedTensors<const V: u8> = Vec<(String, Resource<Tensor<V>>)>;
 
-fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
+/// load's graph builders: spans of guest memory, or of copies (`_owned`) when the load runs off
+/// the store's thread.
+struct Builders {
+    spans: Vec<WitBytes>,
+    _owned: Vec<Vec<u8>>,
+    encoding: GraphEncoding,
+    target: ExecutionTarget,
+}
+// The spans point into `_owned`, which moves with them, or into guest memory for a call that
+// stays on the store's thread.
+unsafe impl Send for Builders {}
+
+fn define_inference<T: NnStore, const V: u8>(
+    i: &mut LinkerInstance<'_, T>,
+    host: WitHost,
+    mode: LongCalls,
+) -> Result<()> {
     i.resource(
         "graph-execution-context",
         ResourceType::host::<Context<V>>(),
         move |cx, rep| drop_resource(host, cx, WitResource::Context, rep),
     )?;
     if V == V_10_28 {
-        i.func_wrap(
+        define_long(
+            i,
+            mode,
+            host,
             "[method]graph-execution-context.compute",
-            move |cx: Cx<'_, T>, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>)| {
+            |(ctx, _)| Some(*ctx),
+            |_, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>), _| {
+                Ok((
+                    ctx.rep(),
+                    inputs.into_iter().map(|(n, t)| (n, t.rep())).collect::<Vec<_>>(),
+                ))
+            },
+            |host, g, (ctx, inputs)| {
                 let named: Vec<WitNamed> = inputs
                     .iter()
                     .map(|(n, t)| WitNamed {
                         name: WitStr::of(n),
-                        tensor: t.rep(),
+                        tensor: *t,
                     })
                     .collect();
                 let mut out = WitOut::default();
-                let status = cx.data().may_block(|| unsafe {
-                    (host.compute_named)(guest(&cx), ctx.rep(), named.as_ptr(), named.len(), &mut out)
-                });
+                let status = unsafe { (host.compute_named)(g, ctx, named.as_ptr(), named.len(), &mut out) };
                 let outputs = call(status, &out)?.map(|()| {
                     unsafe { out.slice::<WitNamed>() }
                         .iter()
@@ -373,10 +414,16 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
             Ok((unit::<V>(status, &out)?,))
         },
     )?;
-    i.func_wrap(
+    define_long(
+        i,
+        mode,
+        host,
         "[method]graph-execution-context.compute",
-        move |cx: Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
-            let (status, out) = cx.data().may_block(|| by_rep(host.compute, &cx, ctx.rep()));
+        |ctx| Some(*ctx),
+        |_, (ctx,): (Resource<Context<V>>,), _| Ok(ctx.rep()),
+        |host, g, ctx| {
+            let mut out = WitOut::default();
+            let status = unsafe { (host.compute)(g, ctx, &mut out) };
             Ok((unit::<V>(status, &out)?,))
         },
     )?;
@@ -390,21 +437,26 @@ fn define_inference<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host
     )
 }
 
-fn define_version<T: NnStore, const V: u8>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
+fn define_version<T: NnStore, const V: u8>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
     let version = VERSIONS[V as usize];
     define_errors::<T, V>(&mut linker.instance(&format!("wasi:nn/errors@{version}"))?, host)?;
     define_tensor::<T, V>(&mut linker.instance(&format!("wasi:nn/tensor@{version}"))?, host)?;
-    define_graph::<T, V>(&mut linker.instance(&format!("wasi:nn/graph@{version}"))?, host)?;
-    define_inference::<T, V>(&mut linker.instance(&format!("wasi:nn/inference@{version}"))?, host)
+    define_graph::<T, V>(&mut linker.instance(&format!("wasi:nn/graph@{version}"))?, host, mode)?;
+    define_inference::<T, V>(
+        &mut linker.instance(&format!("wasi:nn/inference@{version}"))?,
+        host,
+        mode,
+    )
 }
 
-pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
-    define_version::<T, 0>(linker, host)?;
-    define_version::<T, 1>(linker, host)?;
-    define_version::<T, 2>(linker, host)?;
-    crate::nn_ext::define(linker, host)?;
+/// Adds every served wasi:nn version and wasinn's extensions, their long calls as `mode` says.
+pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
+    define_version::<T, 0>(linker, host, mode)?;
+    define_version::<T, 1>(linker, host, mode)?;
+    define_version::<T, 2>(linker, host, mode)?;
+    crate::nn_ext::define(linker, host, mode)?;
     crate::nn_async::define(linker, host)?;
-    crate::spin_llm::define(linker, host)
+    crate::spin_llm::define(linker, host, mode)
 }
 
 /// Adds every served wasi:nn version to a component linker made by the C API (wit_host.h).
@@ -422,7 +474,9 @@ pub unsafe extern "C" fn wasinn_wit_define(
         ))));
     }
     let linker = &mut *(linker as *mut Linker<WasmtimeStoreData>);
-    define(linker, *host).err().map(|e| Box::new(wasmtime_error_t::from(e)))
+    define(linker, *host, LongCalls::InPlace)
+        .err()
+        .map(|e| Box::new(wasmtime_error_t::from(e)))
 }
 
 /// Sets how many bytes one host call may lift out of the guest (wit_host.h).

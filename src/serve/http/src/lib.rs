@@ -8,7 +8,8 @@
 //! is each request's guest state, made and freed through the config's callbacks.
 //!
 //! This file is the C contract, `src/serve/http/serve_host.h`: its types and entry points. The rest:
-//! `server` (listening, stopping, draining), `connection` (one client connection), `shared`
+//! `server` (listening, stopping, draining), `connection` (one client connection), `lanes` (the
+//! threads a reused 0.3 instance's connections run on), `shared`
 //! (what every request shares), `request` (one request's steps), `body` (its body, read under
 //! the limit), `admission` (a worker, asked of the policy), `store` (its store), `answer` (what the
 //! client gets, and the record of it), `tls` (HTTPS).
@@ -20,7 +21,7 @@ use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
 
 // The engine crate's parts the server builds on, by the names it had inside that crate.
 use wasinn_engine::handles::{component_of, engine_of};
-use wasinn_engine::{host, spin_llm, wit_nn};
+use wasinn_engine::{host, long_call, spin_llm, wit_nn};
 
 use crate::host::*;
 
@@ -28,6 +29,7 @@ mod admission;
 mod answer;
 mod body;
 mod connection;
+mod lanes;
 mod p3_guest;
 mod p3_reuse;
 mod request;

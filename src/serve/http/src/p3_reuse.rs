@@ -76,7 +76,7 @@ impl HandlerState for Instances {
             .ok_or_else(|| format_err!("the server has stopped"))?;
         // The store's limits are a request's, as with an instance per request (store.rs); its guest
         // yields to the runtime at every epoch tick instead of trapping at the deadline: a busy
-        // guest leaves the HTTP side's other tasks their turn, and the request timeout is kept
+        // guest leaves its lane's other tasks their turn, and the request timeout is kept
         // by the handler's expiry (below) and the connection's 504. tokio's yield_now, unlike a
         // plain re-wake, runs the thread's other tasks and polls for I/O before the guest's next
         // turn, so health checks and new connections are not left behind busy guests.
@@ -199,12 +199,11 @@ impl Drop for Busy {
 
 /// One request to a reused instance, awaited where it arrived (no task of its own): its response
 /// with a body that holds `busy` to its end, or the error the guest answered (ErrorCode) or the
-/// instance's (a trap, a failed instantiation). The instances' tasks run on the HTTP side's
-/// runtime, where the request arrived (as `wasmtime serve` runs them): handing each request to a
-/// thread of another runtime and its answer back cost two thread wake-ups per request (on a
-/// loaded machine, half of the throughput at one connection: docs/benchmarks.md). Guests yield at every epoch tick and
-/// long host calls leave the runtime's other tasks to another thread (store.rs), so health,
-/// 503s and deadlines are still answered while guests compute.
+/// instance's (a trap, a failed instantiation). The instances' tasks run on the lane where the
+/// request arrived (lanes.rs): handing each request to a thread of another runtime and its answer
+/// back cost two thread wake-ups per request (on a loaded machine, half of the throughput at one
+/// connection: docs/benchmarks.md). Guests yield at every epoch tick and long wasi:nn calls leave
+/// the lane (store.rs), so health, 503s and deadlines are still answered while guests compute.
 pub(super) async fn handle(instances: &Instancer, req: Request<WasiBody>, busy: Busy) -> Result<Response<ServeBody>> {
     let busy = Arc::new(busy);
     let resp = instances.handle(busy.clone(), req).await?;

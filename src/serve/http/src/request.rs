@@ -129,7 +129,7 @@ impl Shared {
         req: Request<Incoming>,
         tracked: &mut Tracked,
     ) -> Result<Response<ServeBody>, HostAnswer> {
-        if let Some(instances) = &self.p3_instances {
+        if let Some(instances) = self.lane_instances() {
             if !declared_too_large(&req, &self.settings) {
                 // A reused 0.3 instance reads the body as it arrives (body.rs: the same limits).
                 let req = streamed(req, &self.settings, tracked).await?;

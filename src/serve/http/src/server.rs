@@ -5,7 +5,7 @@
 //! flight within the grace.
 use std::hash::BuildHasher;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,10 +17,13 @@ use wasmtime_wasi_http::p2::bindings::ProxyPre;
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 
 use super::connection::{serve_connection, OpenConnection};
+use super::lanes::{End, Lanes};
 use super::p3_reuse::Instances;
 use super::shared::{Callbacks, GuestPre, Settings, Shared};
 use super::store::RequestState;
 use super::{component_of, engine_of, ServeConfig, ServeStats};
+use crate::host::WitHost;
+use crate::long_call::LongCalls;
 use crate::{spin_llm, wit_nn};
 
 pub struct Server {
@@ -30,6 +33,8 @@ pub struct Server {
     accept: Option<tokio::task::JoinHandle<()>>,
     io_rt: Option<tokio::runtime::Runtime>,
     guest_rt: Option<tokio::runtime::Runtime>,
+    /// A reused 0.3 instance's connections (None: they run on io_rt).
+    lanes: Option<Lanes>,
 }
 
 /// On each of the server's threads: SIGPIPE blocked there, so a write to a client that has gone
@@ -44,6 +49,18 @@ fn block_sigpipe() {
         libc::sigaddset(&mut set, libc::SIGPIPE);
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
     }
+}
+
+/// The imports a served component may use: WASI 0.2 and 0.3, wasi:http, wasi:nn (its long calls
+/// as `long` says).
+fn linker(engine: &wasmtime::Engine, nn: WitHost, long: LongCalls) -> Result<Linker<RequestState>> {
+    let mut linker: Linker<RequestState> = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+    wasmtime_wasi::p3::add_to_linker(&mut linker)?;
+    wasmtime_wasi_http::p3::add_to_linker(&mut linker)?;
+    wit_nn::define(&mut linker, nn, long)?;
+    Ok(linker)
 }
 
 fn resolve(addr: &str) -> Result<SocketAddr> {
@@ -64,19 +81,18 @@ impl Server {
         let engine = engine_of(cfg.engine);
         let component = component_of(cfg.component);
         spin_llm::check_imports(&engine, &component)?;
-        let mut linker: Linker<RequestState> = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
-        wasmtime_wasi::p3::add_to_linker(&mut linker)?;
-        wasmtime_wasi_http::p3::add_to_linker(&mut linker)?;
-        wit_nn::define(&mut linker, unsafe { *cfg.nn })?;
+        let nn = unsafe { *cfg.nn };
+        let instance = linker(&engine, nn, LongCalls::InPlace)?.instantiate_pre(&component)?;
+        let settings = Settings::of(cfg);
         // Told apart by the export, as `wasmtime serve` does: wasi:http/handler@0.3.0, else 0.2's.
-        let instance = linker.instantiate_pre(&component)?;
+        // A reused 0.3 instance runs on a lane (lanes.rs), where long wasi:nn calls leave the thread.
         let pre = match ServicePre::new(instance.clone()) {
+            Ok(_) if settings.reuse.total > 1 => GuestPre::P3(ServicePre::new(
+                linker(&engine, nn, LongCalls::OffThread)?.instantiate_pre(&component)?,
+            )?),
             Ok(p3) => GuestPre::P3(p3),
             Err(_) => GuestPre::P2(ProxyPre::new(instance)?),
         };
-        let settings = Settings::of(cfg);
         for (host, _) in &settings.dirs {
             if !std::path::Path::new(host).is_dir() {
                 return Err(format_err!("preopened directory {host}: no such directory"));
@@ -102,9 +118,14 @@ impl Server {
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?.to_string();
 
-        // A reused 0.3 instance runs on the HTTP side's runtime (p3_reuse.rs), which then has a
-        // thread per worker; an instance per request runs on a guest thread.
+        // A reused 0.3 instance runs where its connection is, on a lane per worker (lanes.rs), and
+        // io_rt only accepts; an instance per request runs on a guest thread.
         let reused = matches!(&pre, GuestPre::P3(_)) && settings.reuse.total > 1;
+        let lanes = if reused {
+            Some(Lanes::start(settings.workers, block_sigpipe)?)
+        } else {
+            None
+        };
         let guest_rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(if reused { 1 } else { settings.workers })
             .thread_name("wasinn-guest")
@@ -112,7 +133,7 @@ impl Server {
             .enable_all()
             .build()?;
         let io_rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(if reused { settings.workers.max(2) } else { 2 })
+            .worker_threads(if reused { 1 } else { 2 })
             .thread_name("wasinn-http")
             .on_thread_start(block_sigpipe)
             .enable_all()
@@ -127,13 +148,17 @@ impl Server {
         unsafe { (callbacks.admission.resize)(callbacks.admission.policy, places) };
         let shared = Arc::new_cyclic(|weak| Shared {
             engine,
-            p3_instances: match &pre {
-                GuestPre::P3(p3) if reused => Some(ProxyHandler::new(Instances {
-                    shared: weak.clone(),
-                    pre: p3.clone(),
-                    reuse: settings.reuse,
-                })),
-                _ => None,
+            p3_instances: match (&pre, &lanes) {
+                (GuestPre::P3(p3), Some(lanes)) => (0..lanes.count())
+                    .map(|_| {
+                        ProxyHandler::new(Instances {
+                            shared: weak.clone(),
+                            pre: p3.clone(),
+                            reuse: settings.reuse,
+                        })
+                    })
+                    .collect(),
+                _ => Vec::new(),
             },
             pre,
             callbacks,
@@ -154,6 +179,8 @@ impl Server {
         let (stop, stop_rx) = watch::channel(false);
         let accept = {
             let shared = shared.clone();
+            let lane_handles: Vec<tokio::runtime::Handle> = lanes.as_ref().map(Lanes::handles).unwrap_or_default();
+            let next_lane = AtomicUsize::new(0);
             let _guard = io_rt.enter();
             let listener = tokio::net::TcpListener::from_std(listener)?;
             io_rt.spawn(async move {
@@ -170,7 +197,12 @@ impl Server {
                                     continue;
                                 }
                                 let open = OpenConnection::new(&shared);
-                                tokio::spawn(serve_connection(shared.clone(), stream, peer, stop_rx.clone(), open));
+                                let conn = serve_connection(shared.clone(), stream, peer, stop_rx.clone(), open);
+                                // Round robin over the lanes, if any; a connection stays on its lane.
+                                match lane_handles.len() {
+                                    0 => tokio::spawn(conn),
+                                    n => lane_handles[next_lane.fetch_add(1, Relaxed) % n].spawn(conn),
+                                };
                             }
                             // Out of descriptors, say: wait a little instead of spinning.
                             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -187,6 +219,7 @@ impl Server {
             accept: Some(accept),
             io_rt: Some(io_rt),
             guest_rt: Some(guest_rt),
+            lanes,
         })
     }
 
@@ -226,6 +259,9 @@ impl Server {
         unsafe { (self.shared.callbacks.admission.close)(self.shared.callbacks.admission.policy) };
         if let Some(rt) = self.io_rt.take() {
             rt.shutdown_timeout(Duration::from_millis(100));
+        }
+        if let Some(mut lanes) = self.lanes.take() {
+            lanes.stop(if cut == 0 { End::Drained } else { End::Cut });
         }
         if let Some(rt) = self.guest_rt.take() {
             if cut == 0 {

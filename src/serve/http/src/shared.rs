@@ -124,12 +124,21 @@ pub(super) enum GuestPre {
     P3(ServicePre<RequestState>),
 }
 
+impl Shared {
+    /// The reused instances of the lane this thread is, if any: a request's instance runs on
+    /// its connection's thread.
+    pub(super) fn lane_instances(&self) -> Option<&Instancer> {
+        self.p3_instances.get(super::lanes::current()?)
+    }
+}
+
 /// What every request shares: the pre-instantiated component and the counters.
 pub(super) struct Shared {
     pub(super) engine: Engine,
     pub(super) pre: GuestPre,
-    /// A 0.3 component's reused instances (None: 0.2, or one instance per request asked).
-    pub(super) p3_instances: Option<Instancer>,
+    /// A 0.3 component's reused instances, a set per lane (lanes.rs; empty: 0.2, or one instance
+    /// per request asked).
+    pub(super) p3_instances: Vec<Instancer>,
     pub(super) settings: Settings,
     pub(super) callbacks: Arc<Callbacks>,
     pub(super) guest_rt: tokio::runtime::Handle,

@@ -2,9 +2,10 @@
 //! A request's store (serve_host.h's `guest_new` and `guest_free`, its limits and WASI): WASI
 //! 0.2, wasi:http, and the C++ guest state wasi:nn calls use, made fresh for every request and
 //! freed with it.
-use std::cell::Cell;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 use wasmtime::component::ResourceTable;
 use wasmtime::{format_err, AsContextMut, Result, StoreContext};
@@ -23,9 +24,10 @@ pub struct RequestState {
     limits: wasmtime::StoreLimits,
     guest: Guest,
     callbacks: Arc<Callbacks>,
-    /// Set for a reused 0.3 instance (on the HTTP side's runtime): the average time, in
-    /// microseconds, of its wasi:nn calls that may block (loads, computes, generation steps).
-    recent_call_micros: Option<Cell<u64>>,
+    /// Set for a reused 0.3 instance (on a lane): the average time, in microseconds, of each of
+    /// its wasi:nn functions that may block (load, compute, a generation step), by name: a fast
+    /// load-by-name says nothing of the compute after it.
+    recent_call_micros: Option<RefCell<HashMap<&'static str, u64>>>,
 }
 // The guest state is used by the store's thread only, one call at a time (wit_host.h).
 unsafe impl Send for RequestState {}
@@ -55,7 +57,7 @@ impl WasiHttpView for RequestState {
     }
 }
 
-/// Calls at least this long on average hand the runtime's other tasks to another thread first.
+/// Calls at least this long on average leave the lane for the blocking pool (long_call_inline).
 const HAND_OFF_MICROS: u64 = 1000;
 
 impl NnStore for RequestState {
@@ -63,38 +65,35 @@ impl NnStore for RequestState {
         cx.data().guest
     }
 
-    /// A reused 0.3 instance runs on the HTTP side's runtime (p3_reuse.rs): a long load or
-    /// compute hands that runtime's other tasks (health, other connections, deadlines) to another
-    /// thread while it blocks this one (tokio's block_in_place). That hand-off costs a thread
-    /// wake-up, as long as a small model's whole compute: so an instance whose recent calls took
-    /// under 1 ms on average runs the next in place (its first call, not yet timed, hands off).
-    /// An instance per request runs on a guest thread of its own, where blocking is the design.
-    fn may_block<R>(&self, call: impl FnOnce() -> R) -> R {
-        let Some(recent) = &self.recent_call_micros else {
-            return call();
-        };
-        let start = Instant::now();
-        let out = match tokio::runtime::Handle::try_current() {
-            Ok(rt)
-                if recent.get() >= HAND_OFF_MICROS
-                    && rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
-            {
-                tokio::task::block_in_place(call)
-            }
-            _ => call(),
-        };
-        // Bounded so that the average's arithmetic cannot overflow.
-        let took = start.elapsed().as_micros().min(u128::from(u64::MAX / 4)) as u64;
-        recent.set((recent.get() * 3 + took) / 4);
-        out
+    /// A long call (a load, a compute) of a reused 0.3 instance leaves its lane (lanes.rs) for
+    /// tokio's blocking pool (the engine's long_call.rs), so the lane's other connections go on.
+    /// That hand-off costs two thread wake-ups, as long as a small model's whole compute: so a
+    /// function whose recent calls on this instance took under 1 ms on average runs in place (its
+    /// first call, not yet timed, hands off). An instance per request runs on a guest thread of
+    /// its own, where blocking is the design.
+    fn long_call_inline(&self, function: &'static str) -> bool {
+        self.recent_call_micros
+            .as_ref()
+            .is_some_and(|r| r.borrow().get(function).is_some_and(|&micros| micros < HAND_OFF_MICROS))
+    }
+
+    fn long_call_took(&self, function: &'static str, took: Duration) {
+        if let Some(recent) = &self.recent_call_micros {
+            // Bounded so that the average's arithmetic cannot overflow.
+            let took = took.as_micros().min(u128::from(u64::MAX / 4)) as u64;
+            // The first call of a function, not yet timed, counts as at the bound.
+            let mut recent = recent.borrow_mut();
+            let average = recent.entry(function).or_insert(HAND_OFF_MICROS);
+            *average = (*average * 3 + took) / 4;
+        }
     }
 }
 
 impl RequestState {
-    /// For a reused instance's store: its long wasi:nn calls may leave the runtime to others.
+    /// For a reused instance's store: its long wasi:nn calls may leave the lane to others.
     pub(super) fn hand_off_long_calls(&mut self) {
         // It starts at the bound: the first call, not yet timed, hands off.
-        self.recent_call_micros = Some(Cell::new(HAND_OFF_MICROS));
+        self.recent_call_micros = Some(RefCell::new(HashMap::new()));
     }
 }
 

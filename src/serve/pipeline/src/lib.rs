@@ -16,6 +16,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use wasinn_engine::handles::{component_of, engine_of, one_line};
 use wasinn_engine::host::*;
+use wasinn_engine::long_call::LongCalls;
 use wasinn_engine::wit_nn::{self, Cases, NnStore, TensorType};
 
 #[cfg(test)]
@@ -208,7 +209,7 @@ impl Pipeline {
         let infer = export("infer")?;
         let mut linker: Linker<PipelineState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
-        wit_nn::define(&mut linker, unsafe { *cfg.nn })?;
+        wit_nn::define(&mut linker, unsafe { *cfg.nn }, LongCalls::InPlace)?;
         let pre = linker.instantiate_pre(&component)?;
         Ok(Pipeline {
             pre,

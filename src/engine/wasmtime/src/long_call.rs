@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! The wasi:nn calls that may block for long (a load, a compute, a generation step), defined once
+//! for both kinds of store. `LongCalls::InPlace`: a plain host function that blocks its thread
+//! (the C API's stores, a server's instance per request on a guest thread). `LongCalls::OffThread`:
+//! an async host function for stores that run on a current-thread runtime (the server's reused
+//! 0.3 instances, src/serve/http/src/lanes.rs), where nothing could take the thread's other
+//! connections over: its work runs on tokio's blocking pool through a share of the guest's
+//! wasi-nn state, unless the store's recent calls were short, and the guest waits meanwhile.
+//! (Not a concurrent one: Wasmtime lets those satisfy only `async func` imports.)
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::component::{Accessor, ComponentNamedList, Lift, LinkerInstance, Lower};
+use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContextMut};
+
+use crate::host::*;
+use crate::wit_nn::NnStore;
+
+/// How a linker's long wasi:nn calls are defined (see the module's comment).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LongCalls {
+    InPlace,
+    OffThread,
+}
+
+/// A share of one guest's wasi-nn state that another thread may use (wit_host.h: guest_share).
+pub(crate) struct SharedGuest {
+    pub(crate) host: WitHost,
+    pub(crate) guest: Guest,
+}
+// The shared state is the C++ session, whose functions may be called from any thread.
+unsafe impl Send for SharedGuest {}
+unsafe impl Sync for SharedGuest {}
+
+impl Drop for SharedGuest {
+    fn drop(&mut self) {
+        unsafe { (self.host.guest_release)(self.guest) }
+    }
+}
+
+impl SharedGuest {
+    pub(crate) fn of<T: NnStore>(host: WitHost, accessor: &Accessor<T>) -> Result<Arc<SharedGuest>> {
+        accessor.with(|access| SharedGuest::of_guest(host, T::nn_guest(access.as_context())))
+    }
+
+    /// A share of `guest`, a store's guest state.
+    pub(crate) fn of_guest(host: WitHost, guest: Guest) -> Result<Arc<SharedGuest>> {
+        let mut out = WitOut::default();
+        let status = unsafe { (host.guest_share)(guest, &mut out) };
+        crate::wit_nn::must(status, &out, "share")?;
+        Ok(Arc::new(SharedGuest {
+            host,
+            guest: out.data as Guest,
+        }))
+    }
+
+    pub(crate) fn cancel(&self, context: u32) {
+        let mut out = WitOut::default();
+        // An unknown context (the guest dropped it) has nothing running to stop.
+        let _ = unsafe { (self.host.cancel)(self.guest, context, &mut out) };
+    }
+
+    pub(crate) fn drop_tensors(&self, reps: &[(String, u32)]) {
+        for (_, rep) in reps {
+            let mut out = WitOut::default();
+            let _ = unsafe { (self.host.drop)(self.guest, WitResource::Tensor, *rep, &mut out) };
+        }
+    }
+}
+
+/// Cancels the context's work when dropped before `done`: the caller gave up on the call (the
+/// guest dropped it, or its store is going).
+pub(crate) struct CancelOnDrop {
+    pub(crate) shared: Arc<SharedGuest>,
+    pub(crate) context: u32,
+    pub(crate) done: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.done {
+            self.shared.cancel(self.context);
+        }
+    }
+}
+
+/// A guest state pointer that a long call's work takes to the blocking pool (the share's).
+struct SendGuest(Guest);
+unsafe impl Send for SendGuest {}
+
+/// Defines `name` as a long call. `prepare` runs on the store's thread with the store (it reads
+/// guest memory; `off_thread` says whether what it makes must outlive the store's borrow), then
+/// `work` makes the answer from the guest state; `context` names the execution context a drop of
+/// the call cancels, if any.
+pub(crate) fn define_long<T, P, Q, R>(
+    i: &mut LinkerInstance<'_, T>,
+    mode: LongCalls,
+    host: WitHost,
+    name: &'static str,
+    context: fn(&Q) -> Option<u32>,
+    prepare: fn(StoreContextMut<'_, T>, P, bool) -> Result<Q>,
+    work: fn(WitHost, Guest, Q) -> Result<R>,
+) -> Result<()>
+where
+    T: NnStore,
+    P: ComponentNamedList + Lift + Send + 'static,
+    Q: Send + 'static,
+    R: ComponentNamedList + Lower + Send + 'static,
+{
+    if mode == LongCalls::InPlace {
+        return i.func_wrap(name, move |mut cx: StoreContextMut<'_, T>, params: P| {
+            let guest = T::nn_guest(cx.as_context());
+            work(host, guest, prepare(cx.as_context_mut(), params, false)?)
+        });
+    }
+    // An async host function: the guest (its whole store) waits, the lane's thread does not.
+    i.func_wrap_async(name, move |mut cx: StoreContextMut<'_, T>, params: P| {
+        Box::new(async move {
+            let start = Instant::now();
+            let result = if cx.data().long_call_inline(name) {
+                let guest = T::nn_guest(cx.as_context());
+                work(host, guest, prepare(cx.as_context_mut(), params, false)?)
+            } else {
+                let q = prepare(cx.as_context_mut(), params, true)?;
+                let shared = SharedGuest::of_guest(host, T::nn_guest(cx.as_context()))?;
+                // Dropped before the answer (the store is going: a trap, a deadline, the
+                // server's end), the call stops the framework's work on its context.
+                let mut cancel = context(&q).map(|c| CancelOnDrop {
+                    shared: shared.clone(),
+                    context: c,
+                    done: false,
+                });
+                let guest = SendGuest(shared.guest);
+                let done = tokio::task::spawn_blocking(move || {
+                    let guest = guest;
+                    let answer = work(host, guest.0, q);
+                    drop(shared); // released on this thread, after its last call (wit_host.h)
+                    answer
+                })
+                .await
+                .map_err(|e| format_err!("wasi:nn {name}: its worker thread failed: {e}"));
+                if let Some(c) = cancel.as_mut() {
+                    c.done = true;
+                }
+                done?
+            };
+            cx.data().long_call_took(name, start.elapsed());
+            result
+        })
+    })
+}

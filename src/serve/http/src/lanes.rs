@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! The HTTP side of a server whose 0.3 instances are reused: one current-thread tokio runtime per
+//! worker (a lane), each on a thread of its own with its own connections and its own reused
+//! instances (Shared::p3_instances), so none of a request's wake-ups crosses to another thread
+//! (docs/benchmarks.md: a multi-thread runtime woke a sibling worker for every request with a
+//! body). A lane has no block_in_place: its long wasi:nn calls are concurrent host functions whose
+//! work runs on the lane's blocking pool (engine's long_call.rs), so the lane serves its other
+//! connections, health checks included, meanwhile.
+use std::cell::Cell;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+use wasmtime::{format_err, Result};
+
+thread_local! {
+    static LANE: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// The lane whose thread this is, if any.
+pub(super) fn current() -> Option<usize> {
+    LANE.with(Cell::get)
+}
+
+/// How the lanes end: drained (their blocking work gets a few seconds to finish) or cut.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum End {
+    Drained,
+    Cut,
+}
+
+pub(super) struct Lanes {
+    handles: Vec<Handle>,
+    threads: Vec<JoinHandle<()>>,
+    end: watch::Sender<Option<End>>,
+}
+
+impl Lanes {
+    /// Starts `count` lanes, each thread first running `on_start`.
+    pub(super) fn start(count: usize, on_start: fn()) -> Result<Lanes> {
+        let (end, end_rx) = watch::channel(None);
+        let mut lanes = Lanes {
+            handles: Vec::with_capacity(count),
+            threads: Vec::with_capacity(count),
+            end,
+        };
+        for lane in 0..count {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .thread_name("wasinn-http-block")
+                .on_thread_start(on_start)
+                .enable_all()
+                .build()?;
+            lanes.handles.push(rt.handle().clone());
+            let mut end_rx = end_rx.clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("wasinn-http-{lane}"))
+                .spawn(move || {
+                    on_start();
+                    LANE.with(|l| l.set(Some(lane)));
+                    // The lane's tasks run while its thread waits here for the end.
+                    let end = rt.block_on(async {
+                        match end_rx.wait_for(Option::is_some).await {
+                            Ok(end) => end.unwrap_or(End::Cut),
+                            Err(_) => End::Cut,
+                        }
+                    });
+                    match end {
+                        // Drained: no guest runs, so its blocking threads end at once.
+                        End::Drained => rt.shutdown_timeout(Duration::from_secs(5)),
+                        // Guests still running were cut: nothing waits for them (the CLI then exits).
+                        End::Cut => rt.shutdown_background(),
+                    }
+                })
+                .map_err(|e| format_err!("starting an HTTP thread: {e}"))?;
+            lanes.threads.push(thread);
+        }
+        Ok(lanes)
+    }
+
+    pub(super) fn count(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// Where each lane's tasks are spawned, by lane.
+    pub(super) fn handles(&self) -> Vec<Handle> {
+        self.handles.clone()
+    }
+
+    /// Ends every lane (its connections and instances dropped there) and joins its thread.
+    pub(super) fn stop(&mut self, how: End) {
+        let _ = self.end.send(Some(how));
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        self.stop(End::Cut);
+    }
+}
