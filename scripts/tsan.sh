@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the concurrency tests with ThreadSanitizer (clang-14) in their own build directory and
 # runs them: the core and ABI under several threads (fake backend), the engine's wasi-threads
-# guests and several guests in one Host on the real ONNX Runtime plugin, and the OIP server's
-# dynamic batcher. Any report fails the run. Frameworks and Wasmtime are not instrumented: TSan
+# guests and several guests in one Host on the real ONNX Runtime plugin, the OIP server's dynamic
+# batcher, WASI 0.3's async calls and `wasinn serve`'s lanes. Any report fails the run. Frameworks and Wasmtime are not instrumented: TSan
 # sees wasinn's own accesses.
 #   scripts/tsan.sh [ctest args...]
 # Environment: WASINN_TSAN_BUILD_DIR (default build-tsan).

@@ -465,8 +465,8 @@ def case_serve(ctx):
                "--backend-config", 'onnxruntime={"intra_op_threads": 1}']
     metrics_port = free_port()
     preload += ["--metrics-addr", f"127.0.0.1:{metrics_port}"]
-    with Server([ctx.args.wasinn, "serve", "--workers", "2"], preload, ctx.guest("p3_http"), env=ctx.env,
-                name="p3_http") as server:
+    with Server([ctx.args.wasinn, "serve", *ctx.args.serve_arg, "--workers", "2"], preload, ctx.guest("p3_http"),
+                env=ctx.env, name="p3_http") as server:
         r = request(server, "POST", "/infer/digits?dims=1,64", x[0:1].astype("<f4").tobytes())
         check(r.status == 200, f"/infer: {r!r}\n{server.tail()}")
         got = struct.pack("<10f", *json.loads(r.body)["outputs"][0]["data"])
@@ -945,6 +945,7 @@ def main():
     p.add_argument("--reference", required=True, help="wasinn_llama_reference")
     p.add_argument("--deps", required=True, help="the .deps folder (ONNX Runtime's libraries, for the peer)")
     p.add_argument("--run-arg", action="append", default=[], help="an option for every `wasinn run`")
+    p.add_argument("--serve-arg", action="append", default=[], help="an option for the serve case's `wasinn serve`")
     p.add_argument("--rounds", type=int, default=500, help="stress, stress_onnx: rounds of drops")
     p.add_argument("--exit-runs", type=int, default=30, help="exit: runs of each kind")
     args = p.parse_args()
