@@ -134,7 +134,8 @@ where
                 let done = tokio::task::spawn_blocking(move || {
                     let guest = guest;
                     let answer = work(host, guest.0, q);
-                    drop(shared); // released on this thread, after its last call (wit_host.h)
+                    // Held to the work's end, even when the caller gave up and its future is gone.
+                    drop(shared);
                     answer
                 })
                 .await
