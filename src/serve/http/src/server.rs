@@ -197,12 +197,23 @@ impl Server {
                                     continue;
                                 }
                                 let open = OpenConnection::new(&shared);
-                                let conn = serve_connection(shared.clone(), stream, peer, stop_rx.clone(), open);
-                                // Round robin over the lanes, if any; a connection stays on its lane.
+                                let (shared, stop_rx) = (shared.clone(), stop_rx.clone());
                                 match lane_handles.len() {
-                                    0 => tokio::spawn(conn),
-                                    n => lane_handles[next_lane.fetch_add(1, Relaxed) % n].spawn(conn),
-                                };
+                                    0 => {
+                                        tokio::spawn(serve_connection(shared, stream, peer, stop_rx, open));
+                                    }
+                                    // Round robin over the lanes; the socket is registered again with
+                                    // its lane's own I/O driver, or every readiness event would reach
+                                    // the lane through this runtime's thread (a wake-up per event).
+                                    n => {
+                                        let Ok(socket) = stream.into_std() else { continue };
+                                        lane_handles[next_lane.fetch_add(1, Relaxed) % n].spawn(async move {
+                                            if let Ok(stream) = tokio::net::TcpStream::from_std(socket) {
+                                                serve_connection(shared, stream, peer, stop_rx, open).await;
+                                            }
+                                        });
+                                    }
+                                }
                             }
                             // Out of descriptors, say: wait a little instead of spinning.
                             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
