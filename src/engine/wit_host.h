@@ -116,15 +116,17 @@ typedef struct wasinn_wit_host {
                                     wasinn_wit_out* out);
   wasinn_wit_status (*prompt_next)(void* guest, uint32_t context, wasinn_wit_out* out);
   wasinn_wit_status (*prompt_metadata)(void* guest, uint32_t context, wasinn_wit_out* out);
-  /* wasinn:nn-async (WASI 0.3 guests) runs a call's framework work on another thread.
-   * guest_share: a share of the guest's wasi-nn state (out->data) for ONE async call, that any
-   * thread may pass as `guest` to compute_named, prompt_start, prompt_next, drop and cancel,
-   * concurrently with the store's own calls; it outlives the store until guest_release. Its
-   * calls are the call's steps (core/async_call.h): they wait for a busy context, a generation
-   * holds its context from prompt_start to the end of prompt_next, and once the store's owner
-   * has ended the guest's async calls they TRAP at once. cancel: asks the compute running on
-   * `context` (if any) to stop, callable from any thread; through a share, it cancels that call
-   * alone, even before its compute starts. */
+  /* wasinn:nn-async (WASI 0.3 guests) and serving's lanes run a call's framework work on another
+   * thread. guest_share: a share of the guest's wasi-nn state (out->data) for ONE call, that any
+   * thread may pass as `guest` to the table's functions that touch no guest memory (nn-async:
+   * compute_named, prompt_start, prompt_next, drop, cancel; the lanes' long calls: load with
+   * copied builders, load_by_name, compute, compute_named, prompt_init, prompt_compute,
+   * prompt_start, prompt_next), concurrently with the store's own calls; it outlives the store
+   * until guest_release. Its calls are the call's steps (core/async_call.h): they wait for a
+   * busy context, a generation holds its context from prompt_start to the end of prompt_next,
+   * and once the store's owner has ended the guest's async calls they TRAP at once. cancel: asks
+   * the compute running on `context` (if any) to stop, callable from any thread; through a
+   * share, it cancels that call alone, even before its compute starts. */
   wasinn_wit_status (*guest_share)(void* guest, wasinn_wit_out* out);
   void (*guest_release)(void* shared);
   wasinn_wit_status (*cancel)(void* guest, uint32_t context, wasinn_wit_out* out);
