@@ -3,8 +3,8 @@
 //! worker (a lane), each on a thread of its own with its own connections and its own reused
 //! instances (Shared::p3_instances), so none of a request's wake-ups crosses to another thread
 //! (docs/benchmarks.md: a multi-thread runtime woke a sibling worker for every request with a
-//! body). A lane has no block_in_place: its long wasi:nn calls are concurrent host functions whose
-//! work runs on the lane's blocking pool (engine's long_call.rs), so the lane serves its other
+//! body). A lane has no block_in_place: its long wasi:nn calls are async host functions whose work
+//! runs on the lane's blocking pool (engine's long_call.rs), so the lane serves its other
 //! connections, health checks included, meanwhile.
 use std::cell::Cell;
 use std::thread::JoinHandle;
@@ -23,11 +23,30 @@ pub(super) fn current() -> Option<usize> {
     LANE.with(Cell::get)
 }
 
-/// How the lanes end: drained (their blocking work gets a few seconds to finish) or cut.
+/// How a server's runtimes end: drained (their blocking work gets a few seconds to finish) or cut.
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum End {
     Drained,
     Cut,
+}
+
+impl End {
+    pub(super) fn of(cut: u64) -> End {
+        if cut == 0 {
+            End::Drained
+        } else {
+            End::Cut
+        }
+    }
+
+    pub(super) fn shut_down(self, rt: tokio::runtime::Runtime) {
+        match self {
+            // Drained: no guest runs, so its threads end at once and free what they hold.
+            End::Drained => rt.shutdown_timeout(Duration::from_secs(5)),
+            // Guests still running were cut: nothing waits for them (the CLI then exits).
+            End::Cut => rt.shutdown_background(),
+        }
+    }
 }
 
 pub(super) struct Lanes {
@@ -65,12 +84,7 @@ impl Lanes {
                             Err(_) => End::Cut,
                         }
                     });
-                    match end {
-                        // Drained: no guest runs, so its blocking threads end at once.
-                        End::Drained => rt.shutdown_timeout(Duration::from_secs(5)),
-                        // Guests still running were cut: nothing waits for them (the CLI then exits).
-                        End::Cut => rt.shutdown_background(),
-                    }
+                    end.shut_down(rt);
                 })
                 .map_err(|e| format_err!("starting an HTTP thread: {e}"))?;
             lanes.threads.push(thread);

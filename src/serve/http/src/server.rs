@@ -272,16 +272,10 @@ impl Server {
             rt.shutdown_timeout(Duration::from_millis(100));
         }
         if let Some(mut lanes) = self.lanes.take() {
-            lanes.stop(if cut == 0 { End::Drained } else { End::Cut });
+            lanes.stop(End::of(cut));
         }
         if let Some(rt) = self.guest_rt.take() {
-            if cut == 0 {
-                // Drained: no guest runs, so its threads end at once and free what they hold.
-                rt.shutdown_timeout(Duration::from_secs(5));
-            } else {
-                // Guests still running were cut: nothing waits for them (the CLI then exits).
-                rt.shutdown_background();
-            }
+            End::of(cut).shut_down(rt);
         }
         cut
     }
