@@ -161,6 +161,13 @@ CLI::Validator duration(BareNumber bare) {
   return validator_of([bare](std::string& s) { parse_duration_us(s, bare); });
 }
 
+CLI::Validator duration_at_most(uint64_t max_us, std::string max_text) {
+  return validator_of([max_us, max_text](std::string& s) {
+    if (parse_duration_us(s) > max_us)
+      throw std::invalid_argument(fmt::format("'{}' is more than {} (a number alone is seconds)", s, max_text));
+  });
+}
+
 CLI::Validator duration_as_ms() {
   return validator_of([](std::string& s) { s = std::to_string(parse_duration_ms(s, BareNumber::milliseconds)); });
 }

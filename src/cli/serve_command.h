@@ -35,6 +35,7 @@ struct ServeCommandOptions {
   size_t max_instance_reuse_count = 0;
   size_t max_instance_concurrent_reuse_count = 0;
   std::string idle_instance_timeout = "1s";      // DURATION
+  std::string busy_poll = "200us";               // DURATION, at most 10ms
   std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;

@@ -57,6 +57,10 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             /healthz is answered within 300 ms every time and another request is served; under
             --request-timeout 1s a 10 s spin is answered 504 within 3 s and the next request gets
             a fresh instance
+  busy_poll a lane's --busy-poll: 500 requests on one kept-alive connection answered right with
+            0, 200us (the default) and 10ms; 40 requests 50 ms apart then cost under 0.25 CPU-s and 2 s
+            idle under 0.05 (the window shrinks when polling would be waste); --busy-poll 200 (bare
+            seconds) exits 2 naming the 10ms bound
   switches  (issue 54) Wasmtime's 0.3 switches: -S p3, -W component-model-async (and
             concurrency-support) in each spelling run p3_nn; =n refuses it with exit 2 naming the
             switch, and a 0.2 component still runs; the later switch wins; the proposals past 0.3
@@ -709,6 +713,53 @@ def case_reuse(ctx):
         f"isolation -> all 1")
 
 
+def case_busy_poll(ctx):
+    import http.client
+
+    # A mistake is refused at start, before anything listens: a bare number is seconds.
+    r = subprocess.run([ctx.args.wasinn, "serve", "--busy-poll", "200", ctx.guest("p3_http")], env=ctx.env,
+                       capture_output=True, timeout=60)
+    err = r.stderr.decode()
+    check(r.returncode == 2 and "--busy-poll: '200' is more than 10ms" in err,
+          f"--busy-poll 200 (seconds): exit {r.returncode}\n{err}")
+
+    def one_connection(server, n, gap):
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        bodies = []
+        for _ in range(n):
+            conn.request("GET", "/hello")
+            bodies.append(conn.getresponse().read())
+            time.sleep(gap)
+        conn.close()
+        return bodies
+
+    spent = {}
+    for window in ("0", "200us", "10ms"):
+        with Server([ctx.args.wasinn, "serve", "--workers", "1", "--busy-poll", window], [], ctx.guest("p3_http"),
+                    env=ctx.env, name=f"p3_http --busy-poll {window}") as server:
+            dense = one_connection(server, 500, 0)
+            check(dense == [b"hello\n"] * 500, f"--busy-poll {window}: 500 requests on one connection: "
+                  f"{sum(b != b'hello' + bytes([10]) for b in dense)} wrong\n{server.tail()}")
+            # Requests 50 ms apart: polling would be waste, so the window shrinks to nothing. (First
+            # the lane sleeps: a thread's CPU time is read late while it runs without sleeping.)
+            time.sleep(0.5)
+            before, threads_before = cpu_seconds(server.proc.pid), thread_cpu(server.proc.pid)
+            one_connection(server, 40, 0.05)
+            sparse = cpu_seconds(server.proc.pid) - before
+            threads = {t: c - threads_before.get(t, 0) for t, c in thread_cpu(server.proc.pid).items()}
+            before = cpu_seconds(server.proc.pid)
+            time.sleep(2)
+            idle = cpu_seconds(server.proc.pid) - before
+            spent[window] = (sparse, idle)
+            # The sparse run's 40 requests cost a few ms without polling; 10 ms windows that never
+            # shrank would add 400 ms.
+            check(sparse < 0.25 and idle < 0.05, f"--busy-poll {window}: {sparse:.2f} CPU-s over 40 requests 50 ms "
+                  f"apart (by thread: {threads}), {idle:.2f} CPU-s idle for 2 s: the window does not shrink\n{server.tail()}")
+    log("busy_poll: --busy-poll 200 refused (seconds, past 10ms); 500 requests on one connection right at 0, 200us, "
+        "10ms; CPU-s over 40 requests 50 ms apart / 2 s idle: "
+        + ", ".join(f"{w} {a:.2f}/{b:.2f}" for w, (a, b) in spent.items()))
+
+
 def held_echo(server, piece):
     """A POST /echo whose chunked body has begun (PIECE) and not ended: the socket, once PIECE came
     back in the answer's first chunk (so the guest holds the request)."""
@@ -872,6 +923,20 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu(pid):
+    """CPU seconds by thread name and id."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                head, fields = f.read().rsplit(")", 1)
+        except FileNotFoundError:
+            continue
+        fields = fields.split()
+        out[f"{head.split('(', 1)[1]}/{tid}"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 def rss_kib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
@@ -932,7 +997,7 @@ def case_stream(ctx):
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "busy": case_busy, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
+         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "busy": case_busy, "busy_poll": case_busy_poll, "errors": case_errors, "switches": case_switches, "invoke": case_invoke}
 
 
 def main():

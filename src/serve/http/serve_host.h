@@ -106,6 +106,9 @@ typedef struct wasinn_serve_config {
   size_t max_instance_reuse_count;
   size_t max_instance_concurrent_reuse_count;
   uint64_t idle_instance_timeout_ms;
+  /* The longest a reused 0.3 instance's thread polls its sockets after its last work before it
+   * sleeps (adapting below it to how far apart requests come); 0: it sleeps at once. */
+  uint64_t busy_poll_us;
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

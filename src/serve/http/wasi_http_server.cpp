@@ -256,6 +256,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.max_instance_reuse_count = options.max_instance_reuse_count;
     config.max_instance_concurrent_reuse_count = options.max_instance_concurrent_reuse_count;
     config.idle_instance_timeout_ms = options.idle_instance_timeout_ms;
+    config.busy_poll_us = options.busy_poll_us;
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.

@@ -7,11 +7,14 @@
 //! runs on the lane's blocking pool (engine's long_call.rs), so the lane serves its other
 //! connections, health checks included, meanwhile.
 use std::cell::Cell;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use tokio::runtime::Handle;
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
+
+use super::busy_poll;
 use wasmtime::{format_err, Result};
 
 thread_local! {
@@ -56,8 +59,9 @@ pub(super) struct Lanes {
 }
 
 impl Lanes {
-    /// Starts `count` lanes, each thread first running `on_start`.
-    pub(super) fn start(count: usize, on_start: fn()) -> Result<Lanes> {
+    /// Starts `count` lanes, each thread first running `on_start` and polling for up to
+    /// `busy_poll` after its last work before it sleeps (busy_poll.rs; zero: never).
+    pub(super) fn start(count: usize, on_start: fn(), busy_poll: Duration) -> Result<Lanes> {
         let (end, end_rx) = watch::channel(None);
         let mut lanes = Lanes {
             handles: Vec::with_capacity(count),
@@ -65,9 +69,12 @@ impl Lanes {
             end,
         };
         for lane in 0..count {
+            let woke = Arc::new(Notify::new());
+            let woke_hook = woke.clone();
             let rt = tokio::runtime::Builder::new_current_thread()
                 .thread_name("wasinn-http-block")
                 .on_thread_start(on_start)
+                .on_thread_unpark(move || woke_hook.notify_one())
                 .enable_all()
                 .build()?;
             lanes.handles.push(rt.handle().clone());
@@ -79,9 +86,12 @@ impl Lanes {
                     LANE.with(|l| l.set(Some(lane)));
                     // The lane's tasks run while its thread waits here for the end.
                     let end = rt.block_on(async {
-                        match end_rx.wait_for(Option::is_some).await {
-                            Ok(end) => end.unwrap_or(End::Cut),
-                            Err(_) => End::Cut,
+                        tokio::select! {
+                            end = end_rx.wait_for(Option::is_some) => match end {
+                                Ok(end) => end.unwrap_or(End::Cut),
+                                Err(_) => End::Cut,
+                            },
+                            _ = busy_poll::run(busy_poll, &woke), if !busy_poll.is_zero() => End::Cut,
                         }
                     });
                     end.shut_down(rt);

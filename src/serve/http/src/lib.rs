@@ -28,6 +28,7 @@ use crate::host::*;
 mod admission;
 mod answer;
 mod body;
+mod busy_poll;
 mod connection;
 mod lanes;
 mod p3_guest;
@@ -129,6 +130,9 @@ pub struct ServeConfig {
     pub max_instance_reuse_count: usize,
     pub max_instance_concurrent_reuse_count: usize,
     pub idle_instance_timeout_ms: u64,
+    /// How long a lane (a reused 0.3 instance's thread) polls its sockets after its last work
+    /// before it sleeps, the most (busy_poll.rs); 0: it sleeps at once.
+    pub busy_poll_us: u64,
 }
 
 /// Starts serving: binds the address and returns once it listens (serve_host.h).

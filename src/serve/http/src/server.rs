@@ -122,7 +122,7 @@ impl Server {
         // io_rt only accepts; an instance per request runs on a guest thread.
         let reused = matches!(&pre, GuestPre::P3(_)) && settings.reuse.total > 1;
         let lanes = if reused {
-            Some(Lanes::start(settings.workers, block_sigpipe)?)
+            Some(Lanes::start(settings.workers, block_sigpipe, settings.busy_poll)?)
         } else {
             None
         };

@@ -70,6 +70,7 @@ pub(super) struct Settings {
     pub(super) header_timeout: Option<Duration>,
     pub(super) max_connections: u64,
     pub(super) reuse: Reuse,
+    pub(super) busy_poll: Duration,
 }
 
 impl Settings {
@@ -103,6 +104,7 @@ impl Settings {
                 cfg.max_instance_concurrent_reuse_count,
                 cfg.idle_instance_timeout_ms,
             ),
+            busy_poll: Duration::from_micros(cfg.busy_poll_us),
         }
     }
 }
