@@ -56,6 +56,9 @@ Cases (ctest runs each as serve.CASE, see CMakeLists.txt here):
   network.access-log  a 504 by --request-timeout, a client that left and the drain's cut log
                     cut:timeout, cut:client-left and cut:shutdown, with client, request id and
                     user agent
+  address-space     under `ulimit -v` 1 TiB (less than the pooling allocator's 4 TiB reservation,
+                    which once aborted serve) the start fails with exit 1 saying to raise it or
+                    pass -O pooling-allocator=n; with that flag /ok is served (not under sanitizers)
   peer              http_classify on Wasmtime's own `wasmtime serve -S nn -S nn-graph=onnx::DIR`
                     gives the same answers as on wasinn serve (skipped without the binary)
 
@@ -1016,6 +1019,23 @@ def own_addresses():
     return [a for a in found if not a.startswith("127.")]
 
 
+def case_address_space(ctx):
+    ctx.flavor.need("the pooling allocator's address-space check")
+    component = ctx.component("http_faults")
+    # 1 TiB: less than the pooling allocator's reservation (about 4 TiB), which once aborted serve.
+    limited = ["prlimit", f"--as={1 << 40}"] + ctx.cmd
+    r = subprocess.run(limited + ["--addr", "127.0.0.1:0", component], capture_output=True, text=True, env=ctx.env,
+                       timeout=60)
+    check(r.returncode == 1 and "ulimit -v" in r.stderr and "-O pooling-allocator=n" in r.stderr
+          and "panicked" not in r.stderr and "Serving HTTP" not in r.stderr,
+          f"serve under ulimit -v 1 TiB: exit {r.returncode}, want 1 and what to do:\n{r.stderr}")
+    with Server(limited, ["-O", "pooling-allocator=n"], component, env=ctx.env, name="serve -O pooling-allocator=n") as s:
+        r2 = request(s, "GET", "/ok")
+        check(r2.status == 200 and r2.body == b"ok", f"/ok under ulimit -v 1 TiB with -O pooling-allocator=n: {r2!r}")
+    log(f"address-space: under ulimit -v 1 TiB serve exits 1 with \"{r.stderr.strip().splitlines()[-1][:120]}...\"; "
+        "with -O pooling-allocator=n it serves")
+
+
 def case_default_bind(ctx):
     ctx.flavor.need("the loopback default")
     addresses = own_addresses()
@@ -1247,6 +1267,7 @@ CASES = {
     "network.bad-keys": case_bad_keys,
     "network.slow-clients": case_slow_clients,
     "network.default-bind": case_default_bind,
+    "address-space": case_address_space,
     "network.access-log": case_access_log,
     "network.tls": case_tls,
 }

@@ -2,6 +2,8 @@
 // Host::serve and Server: the C++ side of the engine's HTTP server (serve_host.h). It compiles
 // the component on the serve engine, gives each request a GuestState over the Host's shared
 // NnEnvironment (so a preloaded graph is loaded once per process), and counts requests.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -90,6 +92,24 @@ void* new_guest(void* user) noexcept {
   }
 }
 
+// Wasmtime's pooling allocator reserves address space for its 1000 memory slots at start (4 GiB
+// each, whatever --max-memory-size says: about 3.95 TiB measured) and aborts the process when it
+// cannot; a finite `ulimit -v` below that is said here instead, with what to do.
+constexpr uint64_t kPoolingReservation = 4ull << 40;
+
+std::string pooling_refusal(const ServeOptions& options) {
+  rlimit limit{};
+  if (!options.pooling_allocator || getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= kPoolingReservation) {
+    return {};
+  }
+  return fmt::format(
+      "the pooling allocator (-O pooling-allocator, on by default for serve) reserves about 4 TiB of address "
+      "space for its instances' memories, more than the {} GiB this process may map (ulimit -v): raise the limit, "
+      "or pass -O pooling-allocator=n to allocate each instance's memory when it is made",
+      limit.rlim_cur >> 30);
+}
+
 // The serve engine: epoch interruption always; the pooling allocator when asked, its linear
 // memories as large as --max-memory-size allows (Wasmtime's 4 GiB reservation otherwise).
 EnginePtr make_serve_engine(const ServeOptions& options, uint64_t max_memory_bytes) {
@@ -162,6 +182,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
   try {
     const ServedHost host = served_host(*impl_);
     const std::string name = program_name(program, "the component");
+    // Before the models load: checked at once.
+    if (std::string why = pooling_refusal(options); !why.empty()) return fail(fmt::format("cannot serve {}: {}", name, why));
     auto binary = program_binary(program);
     if (!binary) return fail(binary.error().detail);
     auto kind = binary_kind(*binary, name);

@@ -1,24 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! A lane's busy poll (`--busy-poll`): after it last ran anything, a lane keeps checking its
+//! A lane's busy poll (`--busy-poll`): after its connections last had work, a lane keeps checking its
 //! sockets for a short window instead of sleeping, so the next request on a kept-alive connection
 //! is read without its thread, and on a VM its vCPU, being put to sleep and woken again (on this
 //! 2-vCPU VM, whose kernel does not poll before halting, that wake-up was most of a small request's
 //! time: docs/benchmarks.md). The window adapts as Linux's guest halt-polling does: it shrinks
 //! while the lane's sleeps are longer than the longest window (polling would have been waste)
 //! and grows back when they are shorter.
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-/// A yield that took more of the thread's CPU than this ran other tasks in between: the lane was
-/// busy. (The thread's CPU clock, not the wall clock: being preempted is no work.)
-const OTHER_WORK: Duration = Duration::from_micros(5);
+thread_local! {
+    /// Polls of this lane's connections so far: what the lane counts as its work.
+    static WORK: Cell<u64> = const { Cell::new(0) };
+}
 
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // Cannot fail for this clock on Linux; a failure reads as no work.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+/// A connection's future (or an HTTP/2 stream's), counted as its lane's work each time it is
+/// polled: a request arriving, an answer going out. (Counting, not timing: on a VM a thread's
+/// clocks run on while the host has its vCPU elsewhere.)
+pub(super) struct Counted<F>(Pin<Box<F>>);
+
+impl<F: Future> Counted<F> {
+    pub(super) fn new(future: F) -> Counted<F> {
+        Counted(Box::pin(future))
+    }
+}
+
+impl<F: Future> Future for Counted<F> {
+    type Output = F::Output;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        WORK.with(|w| w.set(w.get() + 1));
+        self.0.as_mut().poll(cx)
+    }
+}
+
+fn work() -> u64 {
+    WORK.with(Cell::get)
 }
 
 /// The window an idle lane polls for, between 0 and `max`.
@@ -64,9 +85,9 @@ pub(super) async fn run(max: Duration, woke: &Notify) {
         window.after_sleep(last_work.elapsed());
         last_work = Instant::now();
         while last_work.elapsed() < window.get() {
-            let before = thread_cpu();
+            let before = work();
             tokio::task::yield_now().await;
-            if thread_cpu().saturating_sub(before) > OTHER_WORK {
+            if work() != before {
                 last_work = Instant::now();
             } else {
                 // Nothing came: a thread waiting for this CPU (another lane, a client) goes first.

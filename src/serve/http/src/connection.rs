@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
 
+use super::busy_poll::Counted;
 use super::shared::Shared;
 
 /// Spawns hyper's HTTP/2 tasks (a connection's streams) on the runtime that serves it.
@@ -27,7 +28,7 @@ where
     F::Output: Send + 'static,
 {
     fn execute(&self, future: F) {
-        tokio::spawn(future);
+        tokio::spawn(Counted::new(future));
     }
 }
 

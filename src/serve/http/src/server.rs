@@ -16,6 +16,7 @@ use wasmtime_wasi_http::handler::ProxyHandler;
 use wasmtime_wasi_http::p2::bindings::ProxyPre;
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 
+use super::busy_poll::Counted;
 use super::connection::{serve_connection, OpenConnection};
 use super::lanes::{End, Lanes};
 use super::p3_reuse::Instances;
@@ -207,11 +208,11 @@ impl Server {
                                     // the lane through this runtime's thread (a wake-up per event).
                                     n => {
                                         let Ok(socket) = stream.into_std() else { continue };
-                                        lane_handles[next_lane.fetch_add(1, Relaxed) % n].spawn(async move {
+                                        lane_handles[next_lane.fetch_add(1, Relaxed) % n].spawn(Counted::new(async move {
                                             if let Ok(stream) = tokio::net::TcpStream::from_std(socket) {
                                                 serve_connection(shared, stream, peer, stop_rx, open).await;
                                             }
-                                        });
+                                        }));
                                     }
                                 }
                             }
