@@ -183,7 +183,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     const ServedHost host = served_host(*impl_);
     const std::string name = program_name(program, "the component");
     // Before the models load: checked at once.
-    if (std::string why = pooling_refusal(options); !why.empty()) return fail(fmt::format("cannot serve {}: {}", name, why));
+    if (std::string why = pooling_refusal(options); !why.empty())
+      return fail(fmt::format("cannot serve {}: {}", name, why));
     auto binary = program_binary(program);
     if (!binary) return fail(binary.error().detail);
     auto kind = binary_kind(*binary, name);
