@@ -117,7 +117,8 @@ where
     i.func_wrap_async(name, move |mut cx: StoreContextMut<'_, T>, params: P| {
         Box::new(async move {
             let start = Instant::now();
-            let result = if cx.data().long_call_inline(name) {
+            let in_place = cx.data().long_call_inline(name);
+            let result = if in_place {
                 let guest = T::nn_guest(cx.as_context());
                 work(host, guest, prepare(cx.as_context_mut(), params, false)?)
             } else {
@@ -145,7 +146,7 @@ where
                 }
                 done?
             };
-            cx.data().long_call_took(name, start.elapsed());
+            cx.data().long_call_took(name, start.elapsed(), in_place);
             result
         })
     })

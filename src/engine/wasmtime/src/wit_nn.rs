@@ -28,11 +28,11 @@ pub trait NnStore: Sized + Send + 'static {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest;
     /// For `LongCalls::OffThread` (long_call.rs): whether the next call of a long function (a
     /// load, a compute, a generation step) runs where it is, its store's recent ones having been
-    /// short, and how long one took (serve/http's store.rs).
+    /// short, and how long one took, run there or not (serve/http's store.rs).
     fn long_call_inline(&self, _function: &'static str) -> bool {
         false
     }
-    fn long_call_took(&self, _function: &'static str, _took: std::time::Duration) {}
+    fn long_call_took(&self, _function: &'static str, _took: std::time::Duration, _in_place: bool) {}
 }
 
 impl NnStore for WasmtimeStoreData {

@@ -29,6 +29,7 @@ mod admission;
 mod answer;
 mod body;
 mod busy_poll;
+mod call_times;
 mod connection;
 mod lanes;
 mod p3_guest;

@@ -3,7 +3,6 @@
 //! 0.2, wasi:http, and the C++ guest state wasi:nn calls use, made fresh for every request and
 //! freed with it.
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +11,7 @@ use wasmtime::{format_err, AsContextMut, Result, StoreContext};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
+use super::call_times::CallTimes;
 use super::shared::{Callbacks, Shared};
 use crate::host::*;
 use crate::wit_nn::NnStore;
@@ -24,10 +24,9 @@ pub struct RequestState {
     limits: wasmtime::StoreLimits,
     guest: Guest,
     callbacks: Arc<Callbacks>,
-    /// Set for a reused 0.3 instance (on a lane): the average time, in microseconds, of each of
-    /// its wasi:nn functions that may block (load, compute, a generation step), by name: a fast
-    /// load-by-name says nothing of the compute after it.
-    recent_call_micros: Option<RefCell<HashMap<&'static str, u64>>>,
+    /// Set for a reused 0.3 instance (on a lane): how long its wasi:nn calls that may block (load,
+    /// compute, a generation step) took, by function.
+    call_times: Option<RefCell<CallTimes>>,
 }
 // The guest state is used by the store's thread only, one call at a time (wit_host.h).
 unsafe impl Send for RequestState {}
@@ -57,9 +56,6 @@ impl WasiHttpView for RequestState {
     }
 }
 
-/// Calls at least this long on average leave the lane for the blocking pool (long_call_inline).
-const HAND_OFF_MICROS: u64 = 1000;
-
 impl NnStore for RequestState {
     fn nn_guest(cx: StoreContext<'_, Self>) -> Guest {
         cx.data().guest
@@ -67,24 +63,15 @@ impl NnStore for RequestState {
 
     /// A long call (a load, a compute) of a reused 0.3 instance leaves its lane (lanes.rs) for
     /// tokio's blocking pool (the engine's long_call.rs), so the lane's other connections go on.
-    /// That hand-off costs two thread wake-ups, as long as a small model's whole compute: so a
-    /// function whose recent calls on this instance took under 1 ms on average runs in place (its
-    /// first call, not yet timed, hands off). An instance per request runs on a guest thread of
-    /// its own, where blocking is the design.
+    /// A function whose recent calls on this instance were short runs in place (call_times.rs).
+    /// An instance per request runs on a guest thread of its own, where blocking is the design.
     fn long_call_inline(&self, function: &'static str) -> bool {
-        self.recent_call_micros
-            .as_ref()
-            .is_some_and(|r| r.borrow().get(function).is_some_and(|&micros| micros < HAND_OFF_MICROS))
+        self.call_times.as_ref().is_some_and(|t| t.borrow().in_place(function))
     }
 
-    fn long_call_took(&self, function: &'static str, took: Duration) {
-        if let Some(recent) = &self.recent_call_micros {
-            // Bounded so that the average's arithmetic cannot overflow.
-            let took = took.as_micros().min(u128::from(u64::MAX / 4)) as u64;
-            // The first call of a function, not yet timed, counts as at the bound.
-            let mut recent = recent.borrow_mut();
-            let average = recent.entry(function).or_insert(HAND_OFF_MICROS);
-            *average = (*average * 3 + took) / 4;
+    fn long_call_took(&self, function: &'static str, took: Duration, in_place: bool) {
+        if let Some(times) = &self.call_times {
+            times.borrow_mut().took(function, took, in_place);
         }
     }
 }
@@ -92,8 +79,7 @@ impl NnStore for RequestState {
 impl RequestState {
     /// For a reused instance's store: its long wasi:nn calls may leave the lane to others.
     pub(super) fn hand_off_long_calls(&mut self) {
-        // It starts at the bound: the first call, not yet timed, hands off.
-        self.recent_call_micros = Some(RefCell::new(HashMap::new()));
+        self.call_times = Some(RefCell::new(CallTimes::default()));
     }
 }
 
@@ -126,7 +112,7 @@ impl Shared {
             limits: limits.build(),
             guest,
             callbacks: self.callbacks.clone(),
-            recent_call_micros: None,
+            call_times: None,
         };
         let mut store = wasmtime::Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
