@@ -916,11 +916,17 @@ def case_busy(ctx):
         f"then {after_cut:.2f} CPU-s in 1.5 s (cancelled)")
 
 
+def stat_cpu(path):
+    """A /proc .../stat file's name and its user and system CPU time, in seconds."""
+    with open(path) as f:
+        head, fields = f.read().rsplit(")", 1)
+    fields = fields.split()
+    return head.split("(", 1)[1], (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(pid):
     """User and system CPU time of a process, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return stat_cpu(f"/proc/{pid}/stat")[1]
 
 
 def thread_cpu(pid):
@@ -928,12 +934,10 @@ def thread_cpu(pid):
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                head, fields = f.read().rsplit(")", 1)
-        except FileNotFoundError:
+            name, seconds = stat_cpu(f"/proc/{pid}/task/{tid}/stat")
+        except FileNotFoundError:  # the thread ended
             continue
-        fields = fields.split()
-        out[f"{head.split('(', 1)[1]}/{tid}"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        out[f"{name}/{tid}"] = seconds
     return out
 
 
