@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use tokio::runtime::Handle;
 use tokio::sync::{watch, Notify};
+use wasmtime::{format_err, Result};
 
 use super::busy_poll;
-use wasmtime::{format_err, Result};
 
 thread_local! {
     static LANE: Cell<Option<usize>> = const { Cell::new(None) };
