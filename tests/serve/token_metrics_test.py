@@ -143,9 +143,16 @@ def case_outcomes(ctx):
         f"generated, TTFT counted 3 times")
 
 
-def chat_lines(server):
-    with server.lock:
-        return [line for line in server.lines if "POST /v1/chat/completions 200 " in line]
+def chat_lines(server, at_least=0, timeout=10):
+    """The access log's chat lines, once AT_LEAST are in: the test reads the server's output on a
+    thread of its own, so a line can come after the metric that counts its request."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with server.lock:
+            lines = [line for line in server.lines if "POST /v1/chat/completions 200 " in line]
+        if len(lines) >= at_least or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
 
 
 def wait_outcomes(server, want, timeout=10):
@@ -175,7 +182,7 @@ def case_stream_outcomes(ctx):
                                                     stream=True))
             check(events and events[-1].choices[0].finish_reason, f"run {i}: the stream has no final chunk")
         wait_outcomes(server, {"completed": runs, "cut:client-left": 0})
-        lines = chat_lines(server)
+        lines = chat_lines(server, at_least=runs)
         check(len(lines) == runs and not any("cut:" in line for line in lines),
               f"{runs} streams read to [DONE], logged:\n" + "\n".join(lines))
         # Left midway: the client closes after a few chunks of a long answer.
