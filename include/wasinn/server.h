@@ -59,8 +59,9 @@ struct ServeOptions {
   // After its last work, the thread that serves a reused 0.3 instance's connections polls them for
   // up to this long before it sleeps, so a client's next request is read without a wake-up (most
   // of a small request's time on a VM); the window shrinks to nothing while requests come further
-  // apart than this. 0: it sleeps at once.
+  // apart than this. 0: it sleeps at once; past kMaxBusyPollUs, serve's error.
   uint64_t busy_poll_us = 200;
+  static constexpr uint64_t kMaxBusyPollUs = 10'000;
 };
 
 // A running server (Host::serve). stop() may be called from any thread (not from a signal

@@ -198,8 +198,18 @@ void wasinn_serve_options_set_max_connections(wasinn_serve_options_t* options, s
  * wasinn_host_serve's error, naming the file. */
 void wasinn_serve_options_set_tls(wasinn_serve_options_t* options, const char* cert_file, const char* key_file,
                                   const char* client_ca_file);
-/* Serves the program, a component exporting wasi:http/incoming-handler@0.2.x, a fresh instance
- * per request; returns once it listens. Its env and dirs are every instance's. NULL and
+/* A wasi:http@0.3 component's instances are reused, as `wasmtime serve` does: each takes at most
+ * max_requests in all (--max-instance-reuse-count; 0, the default: 128; 1: a fresh instance per
+ * request, for isolation) and max_concurrent at once (--max-instance-concurrent-reuse-count; 0:
+ * 16); an idle one is dropped after idle_timeout_ms (--idle-instance-timeout; 0: 1000). */
+void wasinn_serve_options_set_instance_reuse(wasinn_serve_options_t* options, size_t max_requests,
+                                             size_t max_concurrent, uint64_t idle_timeout_ms);
+/* After its last work, a thread serving reused 0.3 instances polls its connections this many
+ * microseconds before it sleeps (--busy-poll; default 200; 0: it sleeps at once). Past 10000,
+ * wasinn_host_serve's error. */
+void wasinn_serve_options_set_busy_poll_us(wasinn_serve_options_t* options, uint64_t busy_poll_us);
+/* Serves the program, a component exporting wasi:http/incoming-handler: @0.2.x a fresh instance
+ * per request, @0.3 reused instances (above); returns once it listens. Its env and dirs are every instance's. NULL and
  * *errptr when it is not such a component or the address cannot be bound. */
 wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* program,
                                    const wasinn_serve_options_t* options, char** errptr);

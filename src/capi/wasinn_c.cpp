@@ -271,6 +271,13 @@ void wasinn_serve_options_set_header_timeout_ms(wasinn_serve_options_t* o, uint6
   o->options.header_timeout_ms = ms;
 }
 void wasinn_serve_options_set_max_connections(wasinn_serve_options_t* o, size_t n) { o->options.max_connections = n; }
+void wasinn_serve_options_set_instance_reuse(wasinn_serve_options_t* o, size_t max_requests, size_t max_concurrent,
+                                             uint64_t idle_timeout_ms) {
+  o->options.max_instance_reuse_count = max_requests;
+  o->options.max_instance_concurrent_reuse_count = max_concurrent;
+  o->options.idle_instance_timeout_ms = idle_timeout_ms;
+}
+void wasinn_serve_options_set_busy_poll_us(wasinn_serve_options_t* o, uint64_t us) { o->options.busy_poll_us = us; }
 void wasinn_serve_options_set_tls(wasinn_serve_options_t* o, const char* cert, const char* key, const char* client_ca) {
   o->options.tls_cert = str(cert);
   o->options.tls_key = str(key);

@@ -218,7 +218,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                    "request's time); less while requests come further apart (50us, 1ms; a number alone is "
                    "seconds; at most 10ms; 0: sleep at once, using no CPU while waiting)")
       ->type_name("DURATION")
-      ->check(duration_at_most(10'000, "10ms"))
+      ->check(duration_at_most(wasinn::ServeOptions::kMaxBusyPollUs, "10ms"))
       ->capture_default_str();
   serve
       ->add_option("--max-request-bytes", o.max_request_bytes,

@@ -2,7 +2,8 @@
 // The C API's options for serving on a network (include/wasinn/wasinn.h): API keys given and
 // from a file (reloaded), the header timeout, the connection cap, the whole request record with
 // its outcome, HTTPS with a CA made at test time, errors that name files, not flags, and clients
-// that leave mid-body in a process whose SIGPIPE keeps its default action.
+// that leave mid-body in a process whose SIGPIPE keeps its default action, and the reuse of
+// WASI 0.3 instances with serve's busy poll.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -288,6 +289,61 @@ TEST(CApiNetwork, HttpsWithACaMadeAtTestTime) {
   EXPECT_EQ(wasinn_server_wait(server, 5000), 0u);
   wasinn_server_destroy(server);
   fs::remove_all(dir);
+}
+
+// The body of GET path's chunked answer ("" when there is none).
+std::string chunked_body_of(int port, const std::string& path) {
+  const std::string answer = http_get(port, path);
+  size_t at = answer.find("\r\n\r\n");
+  if (at == std::string::npos) return "";
+  at += 4;  // at a chunk's size line
+  std::string body;
+  for (;;) {
+    const size_t line_end = answer.find("\r\n", at);
+    if (line_end == std::string::npos) break;
+    const size_t size = std::stoul(answer.substr(at, line_end - at), nullptr, 16);
+    if (size == 0) break;
+    body += answer.substr(line_end + 2, size);
+    at = line_end + 2 + size + 2;  // past the chunk's data and its CRLF
+  }
+  return body;
+}
+
+// /count answers how many requests its instance has handled: reuse counts up, isolation stays 1.
+TEST(CApiNetwork, InstanceReuseAndBusyPollAsServesFlags) {
+  const std::string component = std::string(WASINN_GUEST_DIR) + "/p3_http.wasm";
+  if (!fs::exists(component)) GTEST_SKIP() << component << " was not built";
+  HostPtr host = make_host();
+  ProgramPtr program(wasinn_program_create_path(component.c_str()));
+  for (const size_t reuse : {size_t{3}, size_t{1}}) {
+    OptionsPtr options(wasinn_serve_options_create());
+    wasinn_serve_options_set_address(options.get(), "127.0.0.1:0");
+    wasinn_serve_options_set_workers(options.get(), 1);  // one lane: one instance at a time
+    wasinn_serve_options_set_instance_reuse(options.get(), reuse, 1, 60000);
+    wasinn_serve_options_set_busy_poll_us(options.get(), 0);
+    char* error = nullptr;
+    wasinn_server_t* server = wasinn_host_serve(host.get(), program.get(), options.get(), &error);
+    ASSERT_TRUE(server) << error;
+    const int port = server_port(server);
+    std::vector<std::string> counts;
+    for (int i = 0; i < 4; ++i) counts.push_back(chunked_body_of(port, "/count"));
+    // One request at a time: 3 per instance, then a new one; or one each.
+    const std::vector<std::string> want = reuse == 3 ? std::vector<std::string>{"1\n", "2\n", "3\n", "1\n"}
+                                                     : std::vector<std::string>{"1\n", "1\n", "1\n", "1\n"};
+    EXPECT_EQ(counts, want) << "max requests per instance " << reuse;
+    wasinn_server_stop(server);
+    EXPECT_EQ(wasinn_server_wait(server, 5000), 0u);
+    wasinn_server_destroy(server);
+  }
+  OptionsPtr options(wasinn_serve_options_create());
+  wasinn_serve_options_set_address(options.get(), "127.0.0.1:0");
+  wasinn_serve_options_set_busy_poll_us(options.get(), 10001);
+  char* error = nullptr;
+  ASSERT_EQ(wasinn_host_serve(host.get(), program.get(), options.get(), &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  const std::string text = error;
+  wasinn_free(error);
+  EXPECT_NE(text.find("a busy poll of 10001 us is past the most, 10000 us"), std::string::npos) << text;
 }
 
 TEST(CApiNetwork, AnUnreadableKeyFileIsServesErrorNamingTheFile) {
