@@ -209,8 +209,8 @@ void wasinn_serve_options_set_instance_reuse(wasinn_serve_options_t* options, si
  * wasinn_host_serve's error. */
 void wasinn_serve_options_set_busy_poll_us(wasinn_serve_options_t* options, uint64_t busy_poll_us);
 /* Serves the program, a component exporting wasi:http/incoming-handler: @0.2.x a fresh instance
- * per request, @0.3 reused instances (above); returns once it listens. Its env and dirs are every instance's. NULL and
- * *errptr when it is not such a component or the address cannot be bound. */
+ * per request, @0.3 reused instances (above); returns once it listens. Its env and dirs are every
+ * instance's. NULL and *errptr when it is not such a component or the address cannot be bound. */
 wasinn_server_t* wasinn_host_serve(wasinn_host_t* host, const wasinn_program_t* program,
                                    const wasinn_serve_options_t* options, char** errptr);
 /* HOST:PORT it listens on. */

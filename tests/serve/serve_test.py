@@ -618,15 +618,23 @@ def wait_in_flight(server, url, n):
         time.sleep(0.01)
 
 
-def wait_line(server, pattern, timeout=10):
-    """The first line of the server's output matching PATTERN, waiting for it."""
+def wait_lines(server, pattern, at_least=1, timeout=10):
+    """The lines of the server's output matching PATTERN, once AT_LEAST are in (else those there are
+    at the timeout): the output is read on a thread of its own, so a line can come after the
+    answer or metric that reports its request."""
     deadline = time.monotonic() + timeout
     while True:
         with server.lock:
-            line = next((l for l in server.lines if re.search(pattern, l)), None)
-        if line or time.monotonic() > deadline:
-            return line
+            lines = [l for l in server.lines if re.search(pattern, l)]
+        if len(lines) >= at_least or time.monotonic() > deadline:
+            return lines
         time.sleep(0.05)
+
+
+def wait_line(server, pattern, timeout=10):
+    """The first line of the server's output matching PATTERN, waiting for it."""
+    lines = wait_lines(server, pattern, 1, timeout)
+    return lines[0] if lines else None
 
 
 def case_sigterm_twice(ctx):

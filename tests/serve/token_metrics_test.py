@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from case_checks import check  # noqa: E402
 from openai_test import MESSAGES, PROMPT, client, sample  # noqa: E402
 from openai_test import main as openai_main  # noqa: E402
-from serve_test import log, metrics_url, wait_line  # noqa: E402
+from serve_test import log, metrics_url, wait_line, wait_lines  # noqa: E402
 
 
 def scrape(url):
@@ -143,18 +143,6 @@ def case_outcomes(ctx):
         f"generated, TTFT counted 3 times")
 
 
-def chat_lines(server, at_least=0, timeout=10):
-    """The access log's chat lines, once AT_LEAST are in: the test reads the server's output on a
-    thread of its own, so a line can come after the metric that counts its request."""
-    deadline = time.monotonic() + timeout
-    while True:
-        with server.lock:
-            lines = [line for line in server.lines if "POST /v1/chat/completions 200 " in line]
-        if len(lines) >= at_least or time.monotonic() > deadline:
-            return lines
-        time.sleep(0.05)
-
-
 def wait_outcomes(server, want, timeout=10):
     """The route's outcome counts once they are WANT (else the failure names what they were)."""
     url, deadline = metrics_url(server), time.monotonic() + timeout
@@ -182,7 +170,7 @@ def case_stream_outcomes(ctx):
                                                     stream=True))
             check(events and events[-1].choices[0].finish_reason, f"run {i}: the stream has no final chunk")
         wait_outcomes(server, {"completed": runs, "cut:client-left": 0})
-        lines = chat_lines(server, at_least=runs)
+        lines = wait_lines(server, r"POST /v1/chat/completions 200 ", at_least=runs)
         check(len(lines) == runs and not any("cut:" in line for line in lines),
               f"{runs} streams read to [DONE], logged:\n" + "\n".join(lines))
         # Left midway: the client closes after a few chunks of a long answer.
