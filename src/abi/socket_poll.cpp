@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <cstring>
@@ -14,6 +15,9 @@ namespace wasinn::wasmedge_sockets {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long a look into Wasmtime's subscriptions may wait, after the first (see poll_oneoff).
+constexpr std::chrono::milliseconds kOtherWait{1};
 
 struct SocketSub {
   uint64_t userdata;
@@ -135,23 +139,37 @@ uint32_t poll_oneoff(Call c, uint32_t in, uint32_t out, uint32_t nsubscriptions,
     std::memcpy(other_subs.data() + other_subs.size() - kSubscriptionSize, &index, 8);
   }
   const uint32_t other_count = static_cast<uint32_t>(other_userdata.size());
-  if (other_count > 0) {  // a monotonic clock of 0 ns: Wasmtime only looks
+  if (other_count > 0) {  // a relative monotonic clock bounds Wasmtime's wait (0 ns: it only looks)
     uint8_t clock[kSubscriptionSize] = {};
     const uint64_t index = other_count;
     std::memcpy(clock, &index, 8);
     clock[16] = 1;
     other_subs.insert(other_subs.end(), clock, clock + kSubscriptionSize);
   }
+  // Wasmtime finds a file ready by reading it on its blocking pool, and forgets that read when
+  // its poll returns: a look that never waits can miss a readable file round after round on a
+  // busy machine. Looks after the first wait up to kOtherWait for such work.
+  const auto set_other_wait = [&](Clock::duration d) {
+    const uint64_t ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+    std::memcpy(other_subs.data() + other_subs.size() - kSubscriptionSize + 24, &ns, 8);
+  };
   std::optional<Clock::time_point> deadline;
   for (const ClockSub& k : clocks)
     if (!deadline || k.due < *deadline) deadline = k.due;
 
   std::vector<pollfd> fds(sockets.size());
   std::vector<PollEvent> events;
-  for (;;) {
+  for (bool first = true;; first = false) {
     events = known;
     poll_sockets(sockets, fds, Clock::duration::zero(), events);
     if (other_count > 0) {
+      Clock::duration other_wait = Clock::duration::zero();
+      if (!first && events.empty() && !c.table.force_nonblocking()) {
+        other_wait = kOtherWait;
+        if (deadline)
+          other_wait = std::clamp<Clock::duration>(*deadline - Clock::now(), Clock::duration::zero(), other_wait);
+      }
+      set_other_wait(other_wait);
       std::vector<PollEvent> theirs;
       const uint16_t rc = others(other_subs, other_count + 1, theirs);
       if (rc != kSuccess) return rc;

@@ -3,10 +3,11 @@
 // core module may poll: its relative realtime and monotonic clocks and its absolute realtime
 // ones (the crate wasmedge_wasi_socket's timeouts) are timed here; its other subscriptions
 // (Wasmtime's fds, absolute monotonic and CPU-time clocks) go to Wasmtime's own
-// poll_oneoff through OtherPoll. While it waits it blocks only in the OS's poll of the sockets,
-// for at most `slice` when other subscriptions are pending, asking Wasmtime after each slice
-// (without waiting) whether they are ready: a socket wakes it at once, another fd within a slice,
-// and nothing spins. The subscription (48 bytes) and event (32 bytes) layouts are WASI's.
+// poll_oneoff through OtherPoll. While it waits it blocks in the OS's poll of the sockets, for at
+// most `slice` when other subscriptions are pending, asking Wasmtime after each slice whether they
+// are ready (waiting there up to 1 ms, for a file's readiness, which Wasmtime learns by a read on
+// another thread): a socket wakes it within a millisecond, another fd within a slice, and nothing
+// spins. The subscription (48 bytes) and event (32 bytes) layouts are WASI's.
 #pragma once
 
 #include <chrono>
@@ -34,7 +35,8 @@ struct PollEvent {
 };
 
 // Wasmtime's poll_oneoff over `count` subscriptions laid out in `subscriptions` (the last a
-// monotonic clock of 0 ns, so it never waits); its errno, its events appended to `events`.
+// relative monotonic clock that bounds its wait: 0 ns on the first look); its errno, its events
+// appended to `events`.
 using OtherPoll =
     std::function<uint16_t(std::span<const uint8_t> subscriptions, uint32_t count, std::vector<PollEvent>& events)>;
 

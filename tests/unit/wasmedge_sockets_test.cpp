@@ -147,14 +147,19 @@ TEST(WasmEdgeSocketsAbi, PollWaitsForASocketAndLooksAtWasmtimesFdsEachSlice) {
   subscribe_fd(m, 48, 8, 1, 0);              // stdin: Wasmtime's
   subscribe_clock(m, 96, 9, 2000000000ull);  // 2 s
   const ws::Call c{table, m.view};
-  // Wasmtime's stdin becomes ready on its 6th look; each look hands it stdin and a 0 ns clock.
+  // Wasmtime's stdin becomes ready on its 6th look; each look hands it stdin and a clock bounding
+  // its wait: 0 ns on the first look, 1 ms after (time for a file's read on its blocking pool).
   int looks = 0;
   const ws::OtherPoll others = [&](std::span<const uint8_t> subs, uint32_t count,
                                    std::vector<ws::PollEvent>& events) -> uint16_t {
     EXPECT_EQ(count, 2u);
     EXPECT_EQ(subs.size(), 96u);
+    uint64_t wait_ns;
+    std::memcpy(&wait_ns, subs.data() + 48 + 24, 8);
+    EXPECT_EQ(subs[48 + 16], 1u) << "a monotonic clock";
+    EXPECT_EQ(wait_ns, looks <= 0 ? 0u : 1000000u) << "look " << looks;
     if (++looks >= 6) events.push_back(ws::PollEvent{0, 0, 1, 1, 0});
-    events.push_back(ws::PollEvent{1, 0, 0, 0, 0});  // the 0 ns clock
+    events.push_back(ws::PollEvent{1, 0, 0, 0, 0});  // the clock
     return 0;
   };
   auto t0 = std::chrono::steady_clock::now();
