@@ -161,10 +161,17 @@ CLI::Validator duration(BareNumber bare) {
   return validator_of([bare](std::string& s) { parse_duration_us(s, bare); });
 }
 
-CLI::Validator duration_at_most(uint64_t max_us, std::string max_text) {
-  return validator_of([max_us, max_text](std::string& s) {
+std::string duration_text(uint64_t us) {
+  if (us != 0 && us % 1'000'000 == 0) return fmt::format("{}s", us / 1'000'000);
+  if (us != 0 && us % 1'000 == 0) return fmt::format("{}ms", us / 1'000);
+  return fmt::format("{}us", us);
+}
+
+CLI::Validator duration_at_most(uint64_t max_us) {
+  return validator_of([max_us](std::string& s) {
     if (parse_duration_us(s) > max_us)
-      throw std::invalid_argument(fmt::format("'{}' is more than {} (a number alone is seconds)", s, max_text));
+      throw std::invalid_argument(
+          fmt::format("'{}' is more than {} (a number alone is seconds)", s, duration_text(max_us)));
   });
 }
 

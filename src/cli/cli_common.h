@@ -74,8 +74,10 @@ uint64_t parse_duration_ms(const std::string& text, BareNumber bare = BareNumber
 
 // A CLI11 validator for a DURATION kept as text (for messages that repeat it as given).
 CLI::Validator duration(BareNumber bare = BareNumber::seconds);
-// The same, refusing more than `max_us` (named `max_text` in the message).
-CLI::Validator duration_at_most(uint64_t max_us, std::string max_text);
+// The same, refusing more than `max_us`.
+CLI::Validator duration_at_most(uint64_t max_us);
+// A duration as a DURATION flag takes it: "10ms", "2s", "250us".
+std::string duration_text(uint64_t us);
 // A CLI11 transform for a --*-ms flag bound to a number: "2s" becomes "2000"; a bare number stays.
 CLI::Validator duration_as_ms();
 
