@@ -186,8 +186,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     if (std::string why = pooling_refusal(options); !why.empty())
       return fail(fmt::format("cannot serve {}: {}", name, why));
     if (options.busy_poll_us > ServeOptions::kMaxBusyPollUs) {
-      return fail(fmt::format("cannot serve {}: a busy poll of {} us is past the most, {} us (10 ms)", name,
-                              options.busy_poll_us, ServeOptions::kMaxBusyPollUs));
+      return fail(fmt::format("cannot serve {}: a busy poll of {} us is past the most, {} us ({} ms)", name,
+                              options.busy_poll_us, ServeOptions::kMaxBusyPollUs, ServeOptions::kMaxBusyPollUs / 1000));
     }
     auto binary = program_binary(program);
     if (!binary) return fail(binary.error().detail);
