@@ -6,7 +6,8 @@
 # The same build holds the libFuzzer targets (-DWASINN_FUZZ=ON), so scripts/fuzz.sh reuses it
 # instead of compiling everything a third time.
 #   scripts/sanitize.sh [ctest args...]     e.g. scripts/sanitize.sh -L unit
-# Environment: WASINN_SANITIZE_BUILD_DIR (default build-sanitize).
+# Environment: WASINN_SANITIZE_BUILD_DIR (default build-sanitize), WASINN_CTEST_JOBS (default 3,
+# as scripts/test.sh explains).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}
@@ -31,4 +32,4 @@ export TBB_ENABLE_SANITIZERS=1
 printf '\n==> Tests under ASan+UBSan\n'
 cd "$BUILD"
 set -o pipefail
-ctest --output-on-failure --no-tests=error -j2 -LE soak "$@" 2>&1 | tee "$BUILD/sanitize.log"
+ctest --output-on-failure --no-tests=error -j"${WASINN_CTEST_JOBS:-3}" -LE soak "$@" 2>&1 | tee "$BUILD/sanitize.log"
