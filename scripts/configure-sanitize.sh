@@ -6,6 +6,7 @@
 #   scripts/configure-sanitize.sh BUILD tsan   ThreadSanitizer (scripts/tsan.sh)
 # Both at -O1 with line tables only, as the sanitizers' docs advise: reports keep their file:line
 # stacks, and the build costs about an eighth less than -O2 -g (a cold CI run builds two of these).
+# The tests' own code builds at -O0 in both (tests/CMakeLists.txt): half the compile, same runs.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$1
