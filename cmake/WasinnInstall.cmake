@@ -37,6 +37,7 @@ install(FILES
   ${CMAKE_BINARY_DIR}/include/wasinn/version.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/backend_plugin.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_thread_limit.h
+  ${CMAKE_SOURCE_DIR}/include/wasinn/available_cpus.h
   ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_sdk.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wasinn COMPONENT dev)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/wasinn/plugin_sdk/

@@ -11,10 +11,10 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include "json_schema.h"
 #include "ggml_common/option_setters.hpp"
+#include "wasinn/available_cpus.h"
 #include "wasinn/backend_plugin.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
@@ -150,11 +150,7 @@ const WasmEdgeKey* wasmedge_key(std::string_view key) {
 
 }  // namespace
 
-uint32_t LlamaOptions::effective_threads() const {
-  if (threads > 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? hw : 1;
-}
+uint32_t LlamaOptions::effective_threads() const { return threads > 0 ? threads : available_cpus(); }
 
 std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions& o) {
   const json values = {{"temp", o.temp},

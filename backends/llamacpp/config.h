@@ -58,7 +58,7 @@ struct LlamaOptions {
   uint32_t ctx_size = 512;  // 0: the model's training context
   uint32_t batch_size = 512;
   uint32_t ubatch_size = 512;
-  uint32_t threads = 0;  // 0: one per hardware thread
+  uint32_t threads = 0;  // 0: one per CPU this process may use (available_cpus.h)
 
   // Sampling: the sampler is rebuilt from these at the start of every generation.
   double temp = 0.8;  // 0: greedy

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <thread>
 
 #include "ggml_common/option_setters.hpp"
 #include "plugin_common/layered_config.hpp"
+#include "wasinn/available_cpus.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::whisper {
@@ -92,11 +92,7 @@ Error unknown_key(std::string_view source, std::string_view key) {
 
 }  // namespace
 
-uint32_t WhisperOptions::effective_threads() const {
-  if (threads > 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return std::clamp(hw, 1u, 4u);
-}
+uint32_t WhisperOptions::effective_threads() const { return threads > 0 ? threads : std::min(available_cpus(), 4u); }
 
 Error apply_config(std::string_view text, std::string_view source, WhisperOptions& options) {
   json doc;

@@ -20,7 +20,7 @@ using sdk::Error;
 struct WhisperOptions {
   bool enable_log = false;        // whisper.cpp's lines raised to a level the host shows
   bool enable_debug_log = false;  // the plugin's step-by-step lines, likewise
-  uint32_t threads = 0;           // 0: min(4, hardware threads), WasmEdge's default
+  uint32_t threads = 0;           // 0: min(4, available_cpus()), WasmEdge's default
   int64_t offset_t_ms = 0;        // start offset into the audio
   int64_t duration_ms = 0;        // 0: to the end
   int64_t max_context = 16384;    // most tokens of past text the decoder is prompted with

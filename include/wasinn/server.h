@@ -20,9 +20,10 @@ struct ServeOptions {
   // HOST:PORT; port 0: any free port. Loopback unless told otherwise: an unauthenticated server
   // is on the network only when asked (0.0.0.0:8080, as `wasmtime serve`'s default, is not).
   std::string address = "127.0.0.1:8080";
-  // Guests that run at once, a worker thread each; 0: the machine's cores. Reused 0.3 instances
-  // take workers x max_instance_concurrent_reuse_count requests at once (those waiting on I/O
-  // hold no thread); past the bound a request waits in the queue.
+  // Guests that run at once, a worker thread each; 0: the CPUs the process may use (its affinity
+  // and cgroup CPU quota). Reused 0.3 instances take workers x max_instance_concurrent_reuse_count
+  // requests at once (those waiting on I/O hold no thread); past the bound a request waits in the
+  // queue.
   size_t workers = 0;
   size_t max_queue = 64;                     // requests that wait for a worker; past it 503 + Retry-After
   uint64_t request_timeout_ms = 0;           // 0: none; past it 504, and the guest is stopped

@@ -161,7 +161,8 @@ void wasinn_serve_options_destroy(wasinn_serve_options_t* options);
 /* HOST:PORT (default "127.0.0.1:8080": loopback; "0.0.0.0:8080" for every interface; port 0 picks a
  * free port, see wasinn_server_address). */
 void wasinn_serve_options_set_address(wasinn_serve_options_t* options, const char* address);
-/* Guests that run at once (0, the default: the machine's cores). */
+/* Guests that run at once (0, the default: the CPUs the process may use, from its affinity and
+ * cgroup CPU quota). */
 void wasinn_serve_options_set_workers(wasinn_serve_options_t* options, size_t workers);
 /* Requests that may wait for a worker (default 64); past it 503 with Retry-After. */
 void wasinn_serve_options_set_max_queue(wasinn_serve_options_t* options, size_t max_queue);

@@ -174,7 +174,8 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
   add_network_options(serve, o);
   serve
       ->add_option("--workers", o.workers,
-                   "Guests that run at once, each on a worker thread (0: the machine's cores). With reused WASI 0.3 "
+                   "Guests that run at once, each on a worker thread (0: the CPUs this process may use, from its "
+                   "affinity and cgroup CPU quota). With reused WASI 0.3 "
                    "instances, each worker thread serves the connections dealt to it in turn with instances of its "
                    "own, each taking --max-instance-concurrent-reuse-count requests, so --workers x that many "
                    "requests are admitted at once")

@@ -8,12 +8,12 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "wasinn/available_cpus.h"
 #include "serve/admission.h"
 #include "serve/api_keys.h"
 #include "serve/request_metrics.h"
@@ -240,7 +240,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
         std::any_of(program.env.begin(), program.env.end(), [&](const auto& kv) { return kv.first == models_key; });
     if (!models_given) env.insert(env.end(), {view(models_key), view(models_value)});
     for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t cores = available_cpus();
     wasinn_serve_config config{};
     config.engine = impl->engine.get();
     config.component = impl->component.get();

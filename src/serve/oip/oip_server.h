@@ -28,7 +28,7 @@ namespace wasinn::oip_server {
 struct OipServerOptions {
   std::string http_address;                              // HOST:PORT, or "" for no REST
   std::string grpc_address;                              // HOST:PORT, or "" for no gRPC
-  size_t workers = 0;                                    // computes at once; 0: the machine's hardware threads
+  size_t workers = 0;                                    // computes at once; 0: wasinn::available_cpus()
   size_t max_queue = 64;                                 // requests that wait for a worker; past it 503/UNAVAILABLE
   uint64_t max_request_bytes = 64ull << 20;              // past it 413/RESOURCE_EXHAUSTED; 0: no limit
   std::function<void(const RequestRecord&)> on_request;  // the access log; any thread
