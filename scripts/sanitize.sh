@@ -28,6 +28,7 @@ export LSAN_OPTIONS=suppressions=$SUPP/lsan.supp:print_suppressions=0
 # oneTBB (OpenVINO) dlopens libtbbbind with RTLD_DEEPBIND, which ASan refuses; this makes TBB
 # leave the flag out.
 export TBB_ENABLE_SANITIZERS=1
+export GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-1000}  # as scripts/test.sh says why
 
 printf '\n==> Tests under ASan+UBSan\n'
 cd "$BUILD"
