@@ -150,7 +150,7 @@ const WasmEdgeKey* wasmedge_key(std::string_view key) {
 
 }  // namespace
 
-uint32_t LlamaOptions::effective_threads() const { return threads > 0 ? threads : available_cpus(); }
+uint32_t LlamaOptions::effective_threads() const { return threads > 0 ? threads : available_cpus_once(); }
 
 std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOptions& o) {
   const json values = {{"temp", o.temp},

@@ -92,7 +92,9 @@ Error unknown_key(std::string_view source, std::string_view key) {
 
 }  // namespace
 
-uint32_t WhisperOptions::effective_threads() const { return threads > 0 ? threads : std::min(available_cpus(), 4u); }
+uint32_t WhisperOptions::effective_threads() const {
+  return threads > 0 ? threads : std::min(available_cpus_once(), 4u);
+}
 
 Error apply_config(std::string_view text, std::string_view source, WhisperOptions& options) {
   json doc;

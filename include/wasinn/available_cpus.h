@@ -47,6 +47,9 @@ inline unsigned from_cpu_max(std::string_view text) {
   return from_quota(text.substr(0, space), text.substr(space + 1));
 }
 
+// The tighter of two limits, 0 meaning none.
+inline unsigned tighter(unsigned a, unsigned b) { return a && (!b || a < b) ? a : b; }
+
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -65,9 +68,9 @@ inline std::string cgroup_dir(const std::string& mount_point, const std::string&
 inline unsigned smallest_quota_up(std::string dir, const std::string& top, bool v2) {
   unsigned best = 0;
   for (int depth = 0; depth < 64 && dir.size() >= top.size(); ++depth) {
-    const unsigned cpus = v2 ? from_cpu_max(read_text(dir + "/cpu.max"))
-                             : from_quota(read_text(dir + "/cpu.cfs_quota_us"), read_text(dir + "/cpu.cfs_period_us"));
-    if (cpus && (!best || cpus < best)) best = cpus;
+    best = tighter(v2 ? from_cpu_max(read_text(dir + "/cpu.max"))
+                      : from_quota(read_text(dir + "/cpu.cfs_quota_us"), read_text(dir + "/cpu.cfs_period_us")),
+                   best);
     if (dir == top) break;
     const size_t slash = dir.rfind('/');
     if (slash == std::string::npos || slash < top.size()) break;
@@ -80,7 +83,7 @@ inline unsigned smallest_quota_up(std::string dir, const std::string& top, bool 
 inline unsigned cgroup_quota_cpus() {
   // /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS... - FSTYPE SOURCE SUPER_OPTIONS".
   struct Mount {
-    std::string root, point, super_options;
+    std::string root, point;
   };
   Mount v2, v1_cpu;
   std::ifstream mountinfo("/proc/self/mountinfo");
@@ -92,14 +95,11 @@ inline unsigned cgroup_quota_cpus() {
     if (f.size() < 5 || dash == f.end() || f.end() - dash < 2) continue;
     const std::string& fstype = dash[1];
     const std::string super_options = f.end() - dash >= 4 ? dash[3] : "";
-    if (fstype == "cgroup2" && v2.point.empty()) v2 = {f[3], f[4], super_options};
+    if (fstype == "cgroup2" && v2.point.empty()) v2 = {f[3], f[4]};
     if (fstype == "cgroup" && v1_cpu.point.empty() && ("," + super_options + ",").find(",cpu,") != std::string::npos)
-      v1_cpu = {f[3], f[4], super_options};
+      v1_cpu = {f[3], f[4]};
   }
   unsigned best = 0;
-  const auto take = [&best](unsigned cpus) {
-    if (cpus && (!best || cpus < best)) best = cpus;
-  };
   // /proc/self/cgroup: "0::PATH" (v2), "N:CONTROLLER[,CONTROLLER]:PATH" (v1).
   std::ifstream cgroup("/proc/self/cgroup");
   for (std::string line; std::getline(cgroup, line);) {
@@ -107,16 +107,16 @@ inline unsigned cgroup_quota_cpus() {
     if (second == std::string::npos) continue;
     const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
     if (controllers.empty() && !v2.point.empty())
-      take(smallest_quota_up(cgroup_dir(v2.point, v2.root, path), v2.point, true));
+      best = tighter(smallest_quota_up(cgroup_dir(v2.point, v2.root, path), v2.point, true), best);
     else if (("," + controllers + ",").find(",cpu,") != std::string::npos && !v1_cpu.point.empty())
-      take(smallest_quota_up(cgroup_dir(v1_cpu.point, v1_cpu.root, path), v1_cpu.point, false));
+      best = tighter(smallest_quota_up(cgroup_dir(v1_cpu.point, v1_cpu.root, path), v1_cpu.point, false), best);
   }
   return best;
 }
 
 }  // namespace cpus_detail
 
-// At least 1. Read anew on each call (a few small files): call it at a start, not per request.
+// At least 1. Read anew on each call (a few small files): at a start; per request, the _once below.
 inline unsigned available_cpus() {
   unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
 #ifdef __linux__
@@ -124,9 +124,16 @@ inline unsigned available_cpus() {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
     cpus = std::min(cpus, static_cast<unsigned>(CPU_COUNT(&set)));
-  if (const unsigned quota = cpus_detail::cgroup_quota_cpus()) cpus = std::min(cpus, quota);
+  cpus = cpus_detail::tighter(cpus_detail::cgroup_quota_cpus(), cpus);
 #endif
   return std::max(1u, cpus);
+}
+
+// available_cpus() as first read by this library, for a default looked up on every request (a
+// plugin's thread count at each generation), where reading /proc each time would be hot-path I/O.
+inline unsigned available_cpus_once() {
+  static const unsigned cpus = available_cpus();
+  return cpus;
 }
 
 }  // namespace wasinn
