@@ -58,10 +58,13 @@ inline std::string read_text(const std::string& path) {
 }
 
 // The directory of this process's cgroup under a hierarchy mounted at `mount_point` whose root
-// is `mount_root` (a container sees its own cgroup as "/"), from /proc/self/cgroup's `path`.
+// is `mount_root` (a container sees its own cgroup as "/"), from /proc/self/cgroup's `path`. The
+// root is stripped only at a '/' boundary: root /a is no prefix of /ab.
 inline std::string cgroup_dir(const std::string& mount_point, const std::string& mount_root, std::string path) {
-  if (mount_root != "/" && path.compare(0, mount_root.size(), mount_root) == 0) path.erase(0, mount_root.size());
-  return mount_point + (path == "/" ? "" : path);
+  const bool under_root = path.compare(0, mount_root.size(), mount_root) == 0 &&
+                          (path.size() == mount_root.size() || path[mount_root.size()] == '/');
+  if (mount_root != "/" && under_root) path.erase(0, mount_root.size());
+  return mount_point + (path == "/" || path.empty() ? "" : path);
 }
 
 // The smallest quota from `dir` up to `top` (a parent's quota bounds its children); 0: none.

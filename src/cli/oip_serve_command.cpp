@@ -26,7 +26,6 @@
 #include "core/prometheus_text.h"
 #include "root/host_environment.h"
 #include "serve/oip/oip_server.h"
-#include "wasinn/available_cpus.h"
 
 namespace wasinn_cli {
 
@@ -167,7 +166,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   wasinn::PipelineOptions pipeline_options;
   pipeline_options.max_memory_bytes = o.guest.host.max_memory_bytes;
   if (!o.request_timeout.empty()) pipeline_options.timeout_ms = parse_duration_ms(o.request_timeout);
-  pipeline_options.max_idle = o.workers ? o.workers : wasinn::available_cpus();
+  pipeline_options.max_idle = options.effective_workers();
   options.pipelines = open_pipelines(pipelines, env, pipeline_options);
   if (env->models().list().empty() && options.pipelines.empty() && !o.model_repository.empty())
     throw UsageError(

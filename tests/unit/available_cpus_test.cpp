@@ -38,6 +38,9 @@ TEST(AvailableCpus, AContainersCgroupPathIsUnderItsMountsRoot) {
   EXPECT_EQ(cgroup_dir("/sys/fs/cgroup", "/", "/user.slice/app"), "/sys/fs/cgroup/user.slice/app");
   // A container whose mount's root is its own cgroup sees its path from the host's root.
   EXPECT_EQ(cgroup_dir("/sys/fs/cgroup/cpu", "/kubepods/pod1/c1", "/kubepods/pod1/c1"), "/sys/fs/cgroup/cpu");
+  EXPECT_EQ(cgroup_dir("/sys/fs/cgroup/cpu", "/kubepods/pod1", "/kubepods/pod1/c1"), "/sys/fs/cgroup/cpu/c1");
+  // The root is a prefix only at a '/': /pod1's mount says nothing of /pod10.
+  EXPECT_EQ(cgroup_dir("/sys/fs/cgroup/cpu", "/pod1", "/pod10/c1"), "/sys/fs/cgroup/cpu/pod10/c1");
 }
 
 TEST(AvailableCpus, AThreadPinnedToOneCpuHasOne) {

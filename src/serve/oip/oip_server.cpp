@@ -8,7 +8,6 @@
 
 #include "base/log.h"
 #include "serve/oip/model_repository.h"
-#include "wasinn/available_cpus.h"
 
 namespace wasinn::oip_server {
 
@@ -47,7 +46,7 @@ Status add_repository_models(NnEnvironment& env, const std::filesystem::path& di
 Result<std::unique_ptr<OipServer>> OipServer::start(std::shared_ptr<NnEnvironment> env, OipServerOptions options) {
   std::unique_ptr<OipServer> s(new OipServer());
   s->env_ = env;
-  const size_t workers = options.workers ? options.workers : available_cpus();
+  const size_t workers = options.effective_workers();
   s->models_ = std::make_unique<ModelSet>(
       env, ModelSetOptions{workers, options.max_queue, options.repository, options.pipelines, options.batching});
   if (Status loaded = s->models_->load_all(); !loaded) return loaded.take_error();

@@ -21,6 +21,7 @@
 #include "serve/oip/model_set.h"
 #include "serve/oip/rest_server.h"
 #include "serve/oip/server_context.h"
+#include "wasinn/available_cpus.h"
 #include "wasinn/request_record.h"
 
 namespace wasinn::oip_server {
@@ -46,6 +47,9 @@ struct OipServerOptions {
   std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
   // Dynamic batching by model name: a repository's config.json, then --dynamic-batching.
   std::map<std::string, BatchingOptions> batching;
+
+  // `workers`, or the CPUs this process may use when it is 0.
+  size_t effective_workers() const { return workers ? workers : available_cpus(); }
 };
 
 // Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, their versions
