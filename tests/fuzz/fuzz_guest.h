@@ -6,6 +6,7 @@
 // unit tests' FakeGuest asserts through gtest, which a fuzzer cannot link.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -103,20 +104,30 @@ class FuzzGuest {
     uint64_t length;
   };
   void snapshot() { std::memcpy(before_.data(), mem_.data(), mem_.size()); }
+  // memcmp over the bytes outside the ranges: a loop over every byte, each compare traced by the
+  // fuzzer's instrumentation, was most of an input's time (300 inputs a second instead of 3000+).
   void expect_writes_within(std::initializer_list<Range> allowed, const char* call) const {
-    if (std::memcmp(before_.data(), mem_.data(), mem_.size()) == 0) return;
-    for (size_t i = 0; i < mem_.size(); ++i) {
-      if (before_[i] == mem_[i]) continue;
-      bool ok = false;
-      for (const Range& r : allowed) ok |= i >= r.begin && i - r.begin < r.length;
-      if (!ok) {
-        std::fprintf(stderr, "fuzz invariant: %s wrote guest byte %#zx outside its out-pointers\n", call, i);
-        std::abort();
-      }
+    std::vector<Range> ranges(allowed);
+    std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+    const uint64_t size = mem_.size();
+    uint64_t from = 0;
+    for (const Range& r : ranges) {
+      const uint64_t begin = std::min(r.begin, size);
+      expect_unchanged(from, begin, call);
+      from = std::max(from, begin + std::min(r.length, size - begin));
     }
+    expect_unchanged(from, size, call);
   }
 
  private:
+  void expect_unchanged(uint64_t from, uint64_t to, const char* call) const {
+    if (from >= to || std::memcmp(before_.data() + from, mem_.data() + from, to - from) == 0) return;
+    while (before_[from] == mem_[from]) ++from;
+    std::fprintf(stderr, "fuzz invariant: %s wrote guest byte %#zx outside its out-pointers\n", call,
+                 static_cast<size_t>(from));
+    std::abort();
+  }
+
   std::vector<uint8_t> mem_;
   std::vector<uint8_t> before_;
   GuestMemoryView view_;
