@@ -16,7 +16,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
-FUZZ_SECONDS=${WASINN_FUZZ_SECONDS:-10}
+FUZZ_SECONDS=${WASINN_FUZZ_SECONDS:-6}
 # Three tests at a time on 2 cores: many tests wait on a server or a child for part of their time,
 # so the suite and its ASan run finish 15-20% sooner than at -j2 (measured in docs/setup.md).
 # Tests that time a wait against a compute take two slots (ctest's PROCESSORS 2).

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,7 +43,7 @@ struct Native {
   json doc;
   std::string srt, lrc;
 };
-Native native(const std::string& audio, const std::vector<std::string>& extra, const std::string& name) {
+Native run_native(const std::string& audio, const std::vector<std::string>& extra, const std::string& name) {
   const std::string prefix = scratch_dir("native-" + name) + "/out";
   std::string cmd = std::string(WASINN_WHISPER_CLI) + " -m " + fixture("tiny-en.bin") + " -f " + fixture(audio) +
                     " -np -oj -osrt -olrc -of " + prefix;
@@ -54,6 +55,16 @@ Native native(const std::string& audio, const std::vector<std::string>& extra, c
   n.srt = read_text(prefix + ".srt");
   n.lrc = read_text(prefix + ".lrc");
   return n;
+}
+
+// One whisper-cli run per audio and arguments: seven tests compare against the same greedy run.
+Native native(const std::string& audio, const std::vector<std::string>& extra, const std::string& name) {
+  static std::map<std::vector<std::string>, Native> runs;
+  std::vector<std::string> key = extra;
+  key.push_back(audio);
+  auto found = runs.find(key);
+  if (found == runs.end()) found = runs.emplace(key, run_native(audio, extra, name)).first;
+  return found->second;
 }
 
 // The transcript WasmEdge's plugin writes, from whisper-cli's segments.
