@@ -9,6 +9,7 @@
 
 #include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
+#include "wasinn/plugin_sdk/thread_defaults.hpp"
 
 namespace wasinn::onnxruntime {
 
@@ -35,10 +36,11 @@ Error parse_session_config(std::string_view text, std::string_view source, Sessi
 
 Error apply_session_config(const SessionConfig& cfg, OrtSessionOptions* options) {
   const OrtApi* api = ort_api();
-  // 0 is ORT's own "choose for me", so an unset count needs no call at all.
-  if (cfg.intra_op_threads)
-    if (Error e = take_status(api->SetIntraOpNumThreads(options, *cfg.intra_op_threads), "setting intra_op_threads"))
-      return e;
+  // 0 is ORT's own "choose for me" (a thread per physical core of the machine); unset, the
+  // CPUs this process may use where a quota or affinity limits it (sdk/thread_defaults.hpp).
+  const int intra = cfg.intra_op_threads ? *cfg.intra_op_threads : sdk::default_thread_count("intra_op_threads");
+  if (intra)
+    if (Error e = take_status(api->SetIntraOpNumThreads(options, intra), "setting intra_op_threads")) return e;
   if (cfg.inter_op_threads)
     if (Error e = take_status(api->SetInterOpNumThreads(options, *cfg.inter_op_threads), "setting inter_op_threads"))
       return e;

@@ -14,7 +14,9 @@
 namespace wasinn::onnxruntime {
 
 // Keys (all optional, unknown keys ignored so one config can serve several backends):
-//   "intra_op_threads":          int >= 0, 0 = ORT's default (one per physical core)
+//   "intra_op_threads":          int >= 0, 0 = ORT's default (one per physical core); unset:
+//                                ORT's default, or the CPUs this process may use where a cgroup
+//                                quota or affinity allows fewer than the machine has
 //   "inter_op_threads":          int >= 0, 0 = ORT's default
 //   "graph_optimization_level":  "disable" | "basic" | "extended" | "all"
 //   "fallback":                  "cpu" | "none" (default): what target gpu does when CUDA cannot

@@ -10,6 +10,7 @@
 
 #include "plugin_common/layered_config.hpp"
 #include "wasinn/plugin_sdk/json_config.hpp"
+#include "wasinn/plugin_sdk/thread_defaults.hpp"
 
 namespace wasinn::openvino {
 
@@ -59,8 +60,12 @@ Error compile_properties(const Config& cfg, const std::string& device, ov::AnyMa
     // The default directory is an optimisation only: without it, models compile every time.
   }
   // inference_num_threads is a CPU property; GPU and NPU reject it, AUTO hands it to the CPU.
-  if (cfg.num_threads && *cfg.num_threads > 0 && (device == "CPU" || device == "AUTO"))
-    out.emplace(ov::inference_num_threads(*cfg.num_threads));
+  // Unset: the CPUs this process may use where a quota or affinity limits it (OpenVINO's own
+  // choice reads no cgroup quota: sdk/thread_defaults.hpp).
+  if (device == "CPU" || device == "AUTO") {
+    const int threads = cfg.num_threads ? *cfg.num_threads : sdk::default_thread_count("num_threads");
+    if (threads > 0) out.emplace(ov::inference_num_threads(threads));
+  }
   if (cfg.inference_precision) out.emplace(ov::hint::inference_precision(*cfg.inference_precision));
   if (cfg.performance_hint) out.emplace(ov::hint::performance_mode(*cfg.performance_hint));
   return {};

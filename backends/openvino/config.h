@@ -17,7 +17,9 @@ namespace wasinn::openvino {
 // Keys (all optional; unknown keys are ignored so one config can serve several backends):
 //   "cache_dir":           string; compiled models are cached there; "" turns caching off.
 //                          Default: $XDG_CACHE_HOME/wasinn/openvino, else ~/.cache/wasinn/openvino.
-//   "num_threads":         int >= 0; threads of one inference on the CPU; 0 = OpenVINO's choice.
+//   "num_threads":         int >= 0; threads of one inference on the CPU; 0 = OpenVINO's choice;
+//                          unset: OpenVINO's, or the CPUs this process may use where a cgroup
+//                          quota or affinity allows fewer than the machine has.
 //   "inference_precision": "f32" | "f16" | "bf16"; unset = OpenVINO's choice, which is bf16 or
 //                          f16 on CPUs that have them, so set "f32" for results equal to f32 math.
 //   "performance_hint":    "latency" | "throughput"; unset = OpenVINO's (latency on the CPU).

@@ -10,6 +10,7 @@
 
 #include "torch_error.h"
 #include "wasinn/plugin_sdk/json_config.hpp"
+#include "wasinn/plugin_sdk/thread_defaults.hpp"
 
 namespace wasinn::pytorch {
 namespace {
@@ -28,12 +29,21 @@ Error parse_backend_config(std::string_view text, BackendConfig& out) {
 }
 
 Error apply_backend_config(const BackendConfig& config) {
-  // 0 is libtorch's own default, so it needs no call (at::set_num_threads(0) would throw).
-  if (config.num_threads.value_or(0) > 0) {
+  // 0 is libtorch's own default, so it needs no call (at::set_num_threads(0) would throw); unset,
+  // the CPUs this process may use where a quota or affinity limits it (sdk/thread_defaults.hpp).
+  const int threads = config.num_threads ? *config.num_threads : sdk::default_thread_count("num_threads");
+  if (threads > 0) {
     try {
-      at::set_num_threads(*config.num_threads);
+      at::set_num_threads(threads);
     } catch (const std::exception& e) {
       return sdk::runtime_error("setting num_threads: " + exception_summary(e));
+    }
+  }
+  if (!config.interop_threads && sdk::limited_cpus()) {
+    // A default only: a pool another libtorch user in the process already sized stays as it is.
+    try {
+      at::set_num_interop_threads(static_cast<int>(sdk::limited_cpus()));
+    } catch (const std::exception&) {
     }
   }
   if (config.interop_threads.value_or(0) > 0) {

@@ -16,8 +16,10 @@ using sdk::Error;
 //   "num_threads":      libtorch's intra-op threads (at::set_num_threads)
 //   "interop_threads":  libtorch's inter-op pool (at::set_num_interop_threads)
 // Each an integer from 0 (libtorch's default: no call) to max_config_threads(), the SDK's
-// rule. Both are process-wide in libtorch, not per graph: they also govern any other libtorch
-// user in the process, and the inter-op pool can be sized only once, before its first use.
+// rule; unset, libtorch's default, or the CPUs this process may use where a cgroup quota or
+// affinity allows fewer than the machine has (sdk/thread_defaults.hpp). Both are process-wide
+// in libtorch, not per graph: they also govern any other libtorch user in the process, and the
+// inter-op pool can be sized only once, before its first use.
 struct BackendConfig {
   std::optional<int> num_threads;
   std::optional<int> interop_threads;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "wasinn/plugin_sdk/json_config.hpp"
+#include "wasinn/plugin_sdk/thread_defaults.hpp"
 
 namespace wasinn::tensorflow {
 namespace {
@@ -49,8 +50,10 @@ Error parse_backend_config(std::string_view text, BackendConfig& out) {
   std::optional<int> intra, inter;
   if (Error e = sdk::read_thread_count(j, "intra_op_threads", kBackendSource, intra)) return e;
   if (Error e = sdk::read_thread_count(j, "inter_op_threads", kBackendSource, inter)) return e;
-  out.intra_op_threads = intra.value_or(0);
-  out.inter_op_threads = inter.value_or(0);
+  // Unset: the CPUs this process may use where a quota or affinity limits it (TensorFlow sizes
+  // both pools by the schedulable CPUs and reads no cgroup quota: sdk/thread_defaults.hpp).
+  out.intra_op_threads = intra ? *intra : sdk::default_thread_count("intra_op_threads");
+  out.inter_op_threads = inter ? *inter : static_cast<int>(sdk::limited_cpus());
   return {};
 }
 

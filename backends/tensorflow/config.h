@@ -14,8 +14,9 @@ namespace wasinn::tensorflow {
 
 using sdk::Error;
 
-// {"intra_op_threads": N, "inter_op_threads": N}, both optional; 0 or absent: TensorFlow's
-// default. Bounded by the SDK's thread limit (4 per hardware thread).
+// {"intra_op_threads": N, "inter_op_threads": N}, both optional; 0: TensorFlow's default;
+// absent: TensorFlow's, or the CPUs this process may use where a cgroup quota or affinity allows
+// fewer than the machine has. Bounded by the SDK's thread limit (4 per hardware thread).
 struct BackendConfig {
   int intra_op_threads = 0;
   int inter_op_threads = 0;
