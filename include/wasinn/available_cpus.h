@@ -2,9 +2,9 @@
 // The CPUs this process may run on: its affinity mask (taskset, a container's cpuset), bounded
 // by a cgroup CPU quota (v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`, rounded up),
 // the count Rust's available_parallelism and Go's GOMAXPROCS use. std::thread::hardware_concurrency
-// counts the machine's: a container given 2 CPUs on a 64-core host then ran 64 spinning framework
-// threads on a quota of 2. Header-only C++ for the host and plugins; thread-safe; Linux (elsewhere
-// hardware_concurrency).
+// counts the machine's: a container given 2 CPUs on a 64-core host would then run 64 spinning
+// framework threads on a quota of 2. Header-only C++ for the host and plugins; thread-safe; Linux
+// (elsewhere hardware_concurrency).
 #pragma once
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 //
 // ONNX Runtime, OpenVINO, libtorch and TensorFlow size their pools by the machine's cores and read
 // no cgroup CPU quota (onnxruntime#29510, openvino#37838), so in a container given 2 CPUs of a
-// 64-core host they ran 32-64 threads on a quota of 2. Where a quota or the affinity allows this
+// 64-core host they would run 32-64 threads on a quota of 2. Where a quota or the affinity allows this
 // process fewer CPUs than the machine has, the backend asks for that many; elsewhere it leaves the
 // framework's own default (often one thread per physical core) in charge. An explicit 0 in a
 // config still means the framework's default. Thread-safe.
