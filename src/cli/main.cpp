@@ -28,6 +28,7 @@
 #include "cli/wasmtime_groups.h"
 #include "base/log.h"
 #include "base/near_names.h"
+#include "engine/rust_heap.h"
 #include "wasinn/host.h"
 #include "wasinn/version.h"
 
@@ -132,6 +133,7 @@ std::string version_text() {
                      ", plugin ABI " + std::to_string(WASINN_PLUGIN_ABI) + ", commit " + info.commit + ")";
   text += "\nbuilt with:";
   for (const std::string& framework : info.frameworks) text += "\n  " + framework;
+  text += std::string("\nRust heap: ") + wasinn_rust_heap_name();
   return text;
 }
 

@@ -6,6 +6,8 @@ pub use wasinn_engine::*;
 pub use wasinn_serve_http::*;
 pub use wasinn_serve_pipeline::*;
 
+mod rust_heap;
+
 // The rooms abi_layouts.def names the mirrors by, for build.rs's asserts (`host` is the engine's).
 mod serve {
     pub use wasinn_serve_http::*;

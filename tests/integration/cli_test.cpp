@@ -17,6 +17,32 @@ TEST(Cli, VersionNamesWasinnAndWasmtime) {
       << r.describe();
 }
 
+// The Rust side's heap (src/wasmtime_library/rust_heap.rs): mimalloc, except where a sanitizer's
+// leak check must see every block, or where the user asks for the system's.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+TEST(Cli, VersionNamesTheRustHeap) {
+  ChildOptions unset;
+  unset.unset_env = {"WASINN_RUST_ALLOCATOR"};
+  const ChildResult chosen = run_wasinn({"--version"}, unset);
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.describe();
+  EXPECT_NE(chosen.out.find(kSanitized ? "\nRust heap: system\n" : "\nRust heap: mimalloc\n"), std::string::npos)
+      << chosen.describe();
+  const ChildResult asked = run_child({"/usr/bin/env", "WASINN_RUST_ALLOCATOR=system", wasinn_binary(), "--version"});
+  ASSERT_EQ(asked.exit_code, 0) << asked.describe();
+  EXPECT_NE(asked.out.find("\nRust heap: system\n"), std::string::npos) << asked.describe();
+}
+
 TEST(Cli, HelpListsTheSubcommands) {
   const ChildResult r = run_wasinn({"--help"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
