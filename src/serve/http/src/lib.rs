@@ -31,6 +31,7 @@ mod body;
 mod busy_poll;
 mod call_times;
 mod connection;
+mod first_frames;
 mod lanes;
 mod p3_guest;
 mod p3_reuse;

@@ -24,6 +24,7 @@ use wasmtime_wasi_http::{WasiBody, WasiHttpView};
 use super::admission::Worker;
 use super::answer::{guest_response, BoxError, CountedBody, HostAnswer, ServeBody, Tracked, X_REQUEST_ID};
 use super::body::{declared_too_large, read_whole, streamed, too_large};
+use super::first_frames::first_frames;
 use super::p3_reuse::Instancer;
 use super::shared::{GuestPre, Shared};
 use super::{p3_guest, p3_reuse};
@@ -87,6 +88,9 @@ impl Shared {
                 .insert(WASINN_DEADLINE_MS, HeaderValue::from(limit.as_millis() as u64));
         }
         Ok(match self.answer_by_guest(req, &mut tracked).await {
+            // A lane's guest runs on this thread: its short answer ends after one more turn
+            // (first_frames.rs).
+            Ok(resp) if self.lane_instances().is_some() => guest_response(first_frames(resp).await, tracked),
             Ok(resp) => guest_response(resp, tracked),
             Err(host) => host.respond(tracked),
         })
