@@ -88,7 +88,7 @@ impl Shared {
                 .insert(WASINN_DEADLINE_MS, HeaderValue::from(limit.as_millis() as u64));
         }
         Ok(match self.answer_by_guest(req, &mut tracked).await {
-            // A lane's guest runs on this thread: its short answer ends after one more turn
+            // A lane's guest runs on this thread: its short answer ends a few turns later
             // (first_frames.rs).
             Ok(resp) if self.lane_instances().is_some() => guest_response(first_frames(resp).await, tracked),
             Ok(resp) => guest_response(resp, tracked),
