@@ -5,6 +5,7 @@
 // log callback (HostOptions::log), those callbacks instead. Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -28,6 +29,14 @@ std::shared_ptr<spdlog::logger> shared_logger();
 enum class LogFormat { text, json };
 void set_log_format(LogFormat format, FILE* out);
 LogFormat log_format();
+
+// From now on, lines below warn wait up to INTERVAL to be written in one write with the lines
+// after them (a busy server's access log: one write per batch, not per request); a warning or an
+// error writes what waits and itself at once, so the order holds. Not on a terminal, which gets
+// each line at once; 0 turns it off. What waits is written at exit (atexit) and by flush_log.
+void batch_log_lines(std::chrono::microseconds interval);
+// Writes the lines batch_log_lines holds: before a direct write to stderr and before _exit.
+void flush_log();
 
 // MESSAGE at LEVEL with FIELDS, which the json format adds to the line's object and the text
 // format leaves out (MESSAGE says it all there). always: even when LEVEL is filtered out (the

@@ -80,7 +80,8 @@ class ServeUsageFormatter : public CLI::Formatter {
            "--nn-preload, --nn-remote, -S nn-graph, the config file) served with the Open Inference Protocol "
            "(KServe v2, Triton's REST and gRPC API, MLServer's): health, metadata, infer (JSON and binary "
            "tensors), the model repository, Triton's model configuration and statistics; --workers, --max-queue, "
-           "--max-request-bytes, --shutdown-timeout, --log-format, --metrics-addr, --api-key, --api-key-file and "
+           "--max-request-bytes, --shutdown-timeout, --log-format, --log-flush-interval, --metrics-addr, --api-key, "
+           "--api-key-file and "
            "--header-timeout as for a component "
            "(docs/oip-server.md).\n";
   }

@@ -105,7 +105,7 @@ void check_model_name(const std::string& name) {
 }  // namespace
 
 int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
-  if (o.log_format == "json") log_stderr_as_json();  // after serve_command blocked the stop signals
+  start_serve_log(o);      // after serve_command blocked the stop signals
   wasinn::Program unused;  // the guest flags (-S nn-graph, --env...) are read alike; only the models matter here
   auto applied = apply_guest_options(o.guest, common, unused);
   if (!applied) return 0;

@@ -30,6 +30,14 @@
 #include "base/log.h"
 
 namespace wasinn_cli {
+namespace {
+constexpr uint64_t kMaxLogFlushUs = 10'000'000;  // a line waits at most this long
+}  // namespace
+
+void start_serve_log(const ServeCommandOptions& o) {
+  if (o.log_format == "json") log_stderr_as_json();
+  wasinn::batch_log_lines(std::chrono::microseconds(parse_duration_us(o.log_flush_interval)));
+}
 
 void log_request(const wasinn::RequestRecord& record) {
   // The record's C strings as views, so that comparing them compares text.
@@ -45,14 +53,18 @@ void log_request(const wasinn::RequestRecord& record) {
       record.status >= 500 || (cut && outcome != "cut:client-left") ? spdlog::level::warn : spdlog::level::info;
   // Under -q no line is written: none is made (a request's formatting is a few allocations).
   if (!spdlog::should_log(level)) return;
-  std::string text = fmt::format("{}{}{} {} {} in={}B out={}B {:.3f}ms", client, client.empty() ? "" : " ", method,
-                                 path, record.status, record.bytes_in, record.bytes_out, ms);
-  if (!request_id.empty()) text += fmt::format(" id={}", request_id);
-  if (!user_agent.empty()) text += fmt::format(" ua={:?}", user_agent);
-  if (cut) text += fmt::format(" {}", outcome);
-  if (!note.empty()) text += fmt::format(": {}", note);
+  // One buffer for the line (a request's formatting is on its thread, at every request).
+  fmt::memory_buffer line;
+  auto out = std::back_inserter(line);
+  fmt::format_to(out, "{}{}{} {} {} in={}B out={}B {:.3f}ms", client, client.empty() ? "" : " ", method, path,
+                 record.status, record.bytes_in, record.bytes_out, ms);
+  if (!request_id.empty()) fmt::format_to(out, " id={}", request_id);
+  if (!user_agent.empty()) fmt::format_to(out, " ua={:?}", user_agent);
+  if (cut) fmt::format_to(out, " {}", outcome);
+  if (!note.empty()) fmt::format_to(out, ": {}", note);
+  const std::string_view text(line.data(), line.size());
   if (wasinn::log_format() == wasinn::LogFormat::text) {
-    spdlog::log(level, "{}", text);
+    wasinn::logger().log(level, spdlog::string_view_t(text.data(), text.size()));
     return;
   }
   nlohmann::json fields = {{"method", method},
@@ -243,6 +255,17 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  serve
+      ->add_option("--log-flush-interval", o.log_flush_interval,
+                   fmt::format("How long an info line (the access log's) may wait to be written in one write with "
+                               "the lines after it, so that a busy server writes a batch, not a line per request; "
+                               "a warning or an error writes the waiting lines and itself at once, and so do "
+                               "exit and SIGTERM's drain (10ms, 1s; a number alone is seconds; at most {}; 0: "
+                               "every line as it is logged, as on a terminal, which always gets them so)",
+                               duration_text(kMaxLogFlushUs)))
+      ->type_name("DURATION")
+      ->check(duration_at_most(kMaxLogFlushUs))
+      ->capture_default_str();
   add_guest_options(serve, o.guest, common, "while it serves, with the HTTP request metrics", "info");
   serve
       ->add_option(
@@ -311,7 +334,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
                       wasm));
     return oip_serve_command(o, common);
   }
-  if (o.log_format == "json") log_stderr_as_json();  // its reader thread too has them blocked
+  start_serve_log(o);  // its threads too have them blocked
   if (!o.model_repository.empty()) throw UsageError("--model-repository is for --oip-http/--oip-grpc");
   if (!o.model_name.empty()) throw UsageError("--model-name is for --oip-http/--oip-grpc with --model-repository");
   if (!o.pipelines.empty()) throw UsageError("--pipeline is for --oip-http/--oip-grpc");

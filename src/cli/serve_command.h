@@ -26,6 +26,7 @@ struct ServeCommandOptions {
   uint64_t max_request_bytes = 64ull << 20;
   std::string shutdown_timeout = "30s";
   std::string log_format = "text";
+  std::string log_flush_interval = "50ms";  // DURATION; 0: each line as it is logged
   // Both modes' network safety (docs/serving.md, "On a network").
   std::vector<std::string> api_keys;       // --api-key, repeatable
   std::vector<std::string> api_key_files;  // --api-key-file, repeatable; reread on SIGHUP
@@ -62,6 +63,9 @@ void await_stop_signal(const char* what, const std::string& shutdown_timeout);
 // The drain's exit code: 0 when no request was cut; otherwise says how many were and ends the
 // process at once (their work may still run on the server's threads).
 int drain_exit(uint64_t cut, const std::string& shutdown_timeout);
+
+// Both modes' stderr: JSON when asked, then info lines (the access log) written in batches.
+void start_serve_log(const ServeCommandOptions& o);
 
 // One access-log line at info (warn for 500 and above): the text for people; in the JSON
 // format, the record's fields too (method, path, status, bytes_in, bytes_out, duration_ms, note).

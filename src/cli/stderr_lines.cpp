@@ -87,13 +87,17 @@ void log_stderr_as_json() {
 
 void end_stderr_capture() {
   Capture& c = capture();
-  std::lock_guard lock(c.mu);
-  if (!c.active) return;
-  c.active = false;
-  std::fflush(stderr);
-  ::dup2(c.original, STDERR_FILENO);  // the pipe's last writer goes: the reader sees its end
-  ::close(c.original);
-  c.reader.join();
+  {
+    std::lock_guard lock(c.mu);
+    if (c.active) {
+      c.active = false;
+      std::fflush(stderr);
+      ::dup2(c.original, STDERR_FILENO);  // the pipe's last writer goes: the reader sees its end
+      ::close(c.original);
+      c.reader.join();
+    }
+  }
+  wasinn::flush_log();  // the lines held for a batch, the captured ones just logged among them
 }
 
 void print_error(std::string_view message) {
@@ -101,6 +105,7 @@ void print_error(std::string_view message) {
     wasinn::log_with_fields(spdlog::level::err, message, nlohmann::json::object(), /*always=*/true);
     return;
   }
+  wasinn::flush_log();  // after the lines logged before it
   fmt::print(stderr, "wasinn: error: {}\n", message);
 }
 
@@ -109,8 +114,10 @@ void print_notice(std::string_view text, const nlohmann::json& fields) {
     std::string_view message = text;
     if (message.substr(0, 8) == "wasinn: ") message.remove_prefix(8);
     wasinn::log_with_fields(spdlog::level::info, message, fields, /*always=*/true);
+    wasinn::flush_log();  // a notice is for now (where the server listens), not for the next batch
     return;
   }
+  wasinn::flush_log();
   fmt::print(stderr, "{}\n", text);
   std::fflush(stderr);
 }

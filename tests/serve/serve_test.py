@@ -1130,6 +1130,38 @@ def case_access_log(ctx):
     log("network.access-log: a request timeout, a client that left and the drain's cut each log their outcome, "
         "with the client's address, a request id and the user agent")
 
+def case_access_log_batches(ctx):
+    ctx.flavor.need("--log-flush-interval")
+    interval = 5  # s: far from the seconds a loaded machine takes to answer and read a line
+    args = ["--log-flush-interval", f"{interval}s", "--request-timeout", "300ms"]
+    with ctx.server("http_faults", args) as server:
+        start = time.monotonic()
+        check(request(server, "GET", "/ok?first").status == 200, "/ok")
+        time.sleep(1)
+        check(not wait_lines(server, r"GET /ok\?first 200", 1, timeout=0),
+              f"the access line was written before its batch was due\n{server.tail()}")
+        check(wait_line(server, r"GET /ok\?first 200", timeout=interval + 10), f"no access line\n{server.tail()}")
+        waited = time.monotonic() - start
+        check(interval - 1 <= waited, f"the line came after {waited:.1f} s, not after the interval ({interval} s)")
+        # A warning writes the lines held before it, then itself, at once.
+        start = time.monotonic()
+        check(request(server, "GET", "/ok?second").status == 200, "/ok")
+        check(request(server, "GET", "/spin").status == 504, "/spin's 504")
+        lines = wait_lines(server, r"GET /(ok\?second|spin) ", 2, timeout=interval - 2)
+        check(len(lines) == 2 and "/ok?second" in lines[0] and "/spin" in lines[1] and "warning" in lines[1],
+              f"after the warning, {time.monotonic() - start:.1f} s: {lines}\n{server.tail()}")
+        # SIGTERM's drain and exit write what is held.
+        check(request(server, "GET", "/ok?third").status == 200, "/ok")
+        server.proc.send_signal(signal.SIGTERM)
+        check(server.wait_exit(15) == 0, f"exit after SIGTERM\n{server.tail()}")
+        check(wait_line(server, r"GET /ok\?third 200", timeout=5), f"the held line lost at exit\n{server.tail()}")
+    bad = subprocess.run(ctx.cmd + ["--log-flush-interval", "11s", ctx.component("http_faults")], capture_output=True,
+                         text=True, env=ctx.env)
+    check(bad.returncode == 2 and "10s" in bad.stderr, f"--log-flush-interval 11s: exit {bad.returncode}: {bad.stderr}")
+    log(f"network.access-log-batches: with --log-flush-interval {interval}s a line waits {waited:.1f} s for its batch, "
+        "a warning writes the held lines and itself at once, in order, exit writes the rest; 11s is refused")
+
+
 def case_tls(ctx):
     ctx.flavor.need("--tls-cert")
     from tls_files import make_tls_files
@@ -1277,6 +1309,7 @@ CASES = {
     "network.default-bind": case_default_bind,
     "address-space": case_address_space,
     "network.access-log": case_access_log,
+    "network.access-log-batches": case_access_log_batches,
     "network.tls": case_tls,
 }
 
