@@ -141,7 +141,9 @@ def report(results, meta):
         "scores as JSON), the same flags for both hosts (`-S nn -S nn-graph=onnx::DIR`), wrk on the same "
         f"machine (`--latency`, {meta['seconds']} s per round, {meta['rounds']} rounds per host and level, the hosts "
         "taking turns; the median round is reported). Both hosts' answers were checked against the native "
-        "framework's before measuring. Ratios: wasinn / Wasmtime for throughput (above 1: wasinn serves more), "
+        "framework's before measuring. wasinn runs with its defaults, its access log on (a line per request, "
+        "written in batches to the servers' log file, `--log-flush-interval`); Wasmtime logs nothing per "
+        "request. Ratios: wasinn / Wasmtime for throughput (above 1: wasinn serves more), "
         "Wasmtime / wasinn for p99 (above 1: wasinn's tail is shorter).",
         "",
         "| model | concurrency | wasinn req/s | Wasmtime req/s | throughput ratio | wasinn p50 / p99 | Wasmtime p50 / p99 | p99 ratio | non-2xx |",
@@ -213,7 +215,8 @@ def main():
         if args.backend_dir:
             wasinn_argv += ["--backend-dir", args.backend_dir]
         hosts = {
-            "wasinn": Server("wasinn", [*wasinn_argv, "-q", args.guest], dict(os.environ), log),
+            # Its defaults, the access log included (batched into servers.log): what a user runs.
+            "wasinn": Server("wasinn", [*wasinn_argv, args.guest], dict(os.environ), log),
             # A 0.3 service built with Rust's std also imports WASI 0.2's cli and filesystem, which
             # `wasmtime serve` links for it only with -S cli (wasinn serve links them always).
             "wasmtime": Server("wasmtime", [args.wasmtime, "serve", "--addr", "{ADDR}", *flags,
