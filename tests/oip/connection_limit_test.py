@@ -49,6 +49,14 @@ class Serving:
         m = re.search(rf"^{name} (\d+)$", text, re.M)
         return int(m.group(1)) if m else None
 
+    def wait_logged(self, test, pattern):
+        """Until a stderr line matches `pattern`: the log writes its info lines in batches
+        (--log-flush-interval, 50 ms), and a thread reads them here."""
+        deadline = time.time() + 10
+        while time.time() < deadline and not re.search(pattern, "".join(self.lines)):
+            time.sleep(0.05)
+        test.assertRegex("".join(self.lines), pattern)
+
     def wait_open(self, test, count):
         """Until wasinn_http_connections_open is `count` (a connection counts once a thread or the
         listener has taken it: a moment after connect returns)."""
@@ -135,7 +143,7 @@ class Limit(unittest.TestCase):
         self.assertEqual(s.gauge("wasinn_http_connections_refused_total"), refused + 3)
         self.assertEqual(s.gauge("wasinn_http_connections_open"), LIMIT)
         self.release_then_infer(s, idle, httpclient, s.http)
-        self.assertRegex("".join(s.lines), r"info: REST connection refused: --max-connections 8 are open")
+        s.wait_logged(self, r"info: REST connection refused: --max-connections 8 are open")
 
     def release_then_infer(self, s, idle, client, url):
         """Closes the held connections; once none is open, the tiny model answers through `client`."""
@@ -165,7 +173,7 @@ class Limit(unittest.TestCase):
             grpcclient.InferenceServerClient(url=s.grpc).infer("tiny", [tiny_input(grpcclient)[1]], client_timeout=5)
         self.assertGreater(s.gauge("wasinn_http_connections_refused_total"), refused + 1)
         self.release_then_infer(s, idle, grpcclient, s.grpc)
-        self.assertRegex("".join(s.lines), r"info: gRPC connection from 127\.0\.0\.1:\d+ refused: --max-connections 8")
+        s.wait_logged(self, r"info: gRPC connection from 127\.0\.0\.1:\d+ refused: --max-connections 8")
 
     def test_gauge_follows_a_grpc_client(self):
         """A gRPC connection counts while its client holds it and stops counting when the client
