@@ -163,8 +163,10 @@ class Host {
   // The program's env and dirs are every instance's; its args and invoke are not used. Returns
   // once it listens (nullptr and *error when the program is not such a component, an import is
   // not served, or the address cannot be bound). GET /healthz and /readyz are answered by the
-  // host. The Host must outlive the Server.
-  std::unique_ptr<Server> serve(const Program& program, const ServeOptions& options, std::string* error);
+  // host. The Host must outlive the Server. *exit_code, when given: 2 when an option refuses the
+  // component (a WASI 0.3 one with HostOptions::wasi_p3 or component_model_async off), else 1.
+  std::unique_ptr<Server> serve(const Program& program, const ServeOptions& options, std::string* error,
+                                int* exit_code = nullptr);
   // The guest's NN_OPTIONS (--env NN_OPTIONS=JSON, the properties http_openai sets on each of a
   // model's contexts) against every registered GGML model's settable properties, loading them:
   // false with `error` naming the key and the nearest valid one, or the value a model refuses.

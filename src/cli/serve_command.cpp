@@ -342,11 +342,6 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
-  // Serving's stores are made by its own engine (src/serve), which does not take these yet:
-  // refused rather than silently dropped.
-  for (const std::string* off_by : {&applied->p3_off_by, &applied->async_off_by})
-    if (!off_by->empty()) throw UsageError(*off_by + ": wasinn serve always serves WASI 0.3");
-  if (applied->max_resources) throw UsageError("-S max-resources: wasinn serve does not bound resource tables yet");
   if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};
   program.wasm_path = wasm;
@@ -401,10 +396,11 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     print_error(error);
     return kExitUsage;
   }
-  auto server = host->serve(program, serve, &error);
+  int refused_exit = kExitFailure;
+  auto server = host->serve(program, serve, &error, &refused_exit);
   if (!server) {
     print_error(error);
-    return kExitFailure;
+    return refused_exit;
   }
   // After server: stops before it goes.
   auto metrics = start_metrics_endpoint(metrics_address,

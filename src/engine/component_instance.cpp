@@ -333,6 +333,27 @@ Status define_component_imports(wasmtime_component_linker_t* linker, bool p3) {
   return define_wit_nn(linker);
 }
 
+P3Check check_p3(const P3Switches& switches, const wasmtime_component_t* component, const wasm_engine_t* engine,
+                 const std::string& name) {
+  // A WASI 0.3 component: it uses 0.3's APIs, or has a function typed async (an async export
+  // with 0.2's imports or none is one too). Its async-lifted exports and concurrent imports need
+  // Wasmtime's async instantiation and calls.
+  const bool p3_apis = uses_p3_apis(component, engine);
+  P3Check check;
+  check.p3 = p3_apis || wasinn_component_has_async_func(engine, component);
+  const std::string* off_by = check.p3 && !switches.component_model_async ? &switches.async_by
+                              : p3_apis && !switches.wasi_p3              ? &switches.wasi_p3_by
+                                                                          : nullptr;
+  if (off_by) {
+    check.refusal = fmt::format(
+        "{} is a WASI 0.3 component (it imports or exports a 0.3 interface, "
+        "wasinn:nn-async or an async function) and {} turned WASI 0.3 off: leave it out (0.3 is on by "
+        "default) or give =y to run it",
+        name, *off_by);
+  }
+  return check;
+}
+
 std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program& program,
                                                 const std::vector<uint8_t>& wasm, std::string* error, int* exit_code) {
   auto fail = [&](std::string msg) -> std::unique_ptr<Instance> {
@@ -359,21 +380,11 @@ std::unique_ptr<Instance> instantiate_component(Host::Impl& host, const Program&
   if (!wasi) return fail(wasi.error().detail);
   // wasmtime_context_set_wasi takes ownership of the config, even on error.
   if (ErrorPtr err(wasmtime_context_set_wasi(cx, wasi->release())); err) return fail(message_of(err.get()));
-  // A WASI 0.3 component: it uses 0.3's APIs, or has a function typed async (an async export
-  // with 0.2's imports or none is one too). Its async-lifted exports and concurrent imports need
-  // Wasmtime's async instantiation and calls.
-  const bool p3_apis = uses_p3_apis(impl->component.get(), host.engine.get());
-  impl->p3 = p3_apis || wasinn_component_has_async_func(host.engine.get(), impl->component.get());
-  const std::string* off_by = impl->p3 && !host.component_model_async ? &host.option_names.component_model_async
-                              : p3_apis && !host.wasi_p3              ? &host.option_names.wasi_p3
-                                                                      : nullptr;
-  if (off_by) {
+  const P3Check p3 = check_p3(p3_switches(host), impl->component.get(), host.engine.get(), name);
+  impl->p3 = p3.p3;
+  if (!p3.refusal.empty()) {
     if (exit_code) *exit_code = kRefusedByOptionExit;
-    return fail(
-        fmt::format("{} is a WASI 0.3 component (it imports or exports a 0.3 interface, "
-                    "wasinn:nn-async or an async function) and {} turned WASI 0.3 off: leave it out (0.3 is on by "
-                    "default) or give =y to run it",
-                    name, *off_by));
+    return fail(p3.refusal);
   }
   if (host.max_resources > 0) wasinn_store_set_max_resources(cx, host.max_resources);
   auto* instantiate = impl->p3 ? wasinn_component_linker_instantiate_p3 : wasmtime_component_linker_instantiate;

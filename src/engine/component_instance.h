@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "engine/host_impl.h"
+#include "engine/serving.h"
 #include "engine/wasmtime_ptr.h"
 #include "wasinn/host.h"
 
@@ -25,6 +26,16 @@ Result<ComponentPtr> compile_component(const wasm_engine_t* engine, const std::v
 // How many bytes one host call may lift out of a component (Wasmtime's hostcall fuel): past
 // wasinn's own limits, so those are the only ones a component meets; wasi:nn reads in place.
 size_t hostcall_fuel_for(const Limits& limits);
+
+// Whether COMPONENT is a WASI 0.3 one (a 0.3 interface, wasinn:nn-async or an async function),
+// and, when SWITCHES turn off what it needs, the refusal naming the option that did; "" when
+// they do not. Run and serve alike.
+struct P3Check {
+  bool p3 = false;
+  std::string refusal;
+};
+P3Check check_p3(const P3Switches& switches, const wasmtime_component_t* component, const wasm_engine_t* engine,
+                 const std::string& name);
 
 // wasm: the component's binary. nullptr with *error set when it cannot be compiled or instantiated
 // (*exit_code, when given: kRefusedByOptionExit for a 0.3 component with HostOptions::wasi_p3 off).

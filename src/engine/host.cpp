@@ -29,7 +29,12 @@
 namespace wasinn {
 
 ServedHost served_host(const Host::Impl& host) {
-  return ServedHost{host.env, host.max_memory_bytes, host.module_cache_dir};
+  return ServedHost{host.env, host.max_memory_bytes, host.module_cache_dir, p3_switches(host), host.max_resources};
+}
+
+P3Switches p3_switches(const Host::Impl& host) {
+  return P3Switches{host.wasi_p3, host.component_model_async, host.option_names.wasi_p3,
+                    host.option_names.component_model_async};
 }
 
 Instance::Instance(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

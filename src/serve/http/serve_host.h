@@ -75,6 +75,7 @@ typedef struct wasinn_serve_config {
   uint64_t max_request_bytes;  /* 0: no limit; past it 413 before the guest runs */
   uint64_t max_memory_bytes;   /* per linear memory; 0: no limit */
   size_t hostcall_fuel;        /* bytes one host call may lift (wit_host.h) */
+  size_t max_resources;        /* a store's WASI table's most entries (-S max-resources); 0: none */
   uint64_t timeout_ticks;      /* a guest's epoch deadline, in the caller's ticks; 0: none */
   const wasinn_wit_str* env;   /* NAME, VALUE pairs: 2 x env_count */
   size_t env_count;

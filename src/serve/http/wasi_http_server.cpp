@@ -17,6 +17,7 @@
 #include "serve/admission.h"
 #include "serve/api_keys.h"
 #include "serve/request_metrics.h"
+#include "engine/call_outcome.h"
 #include "engine/component_instance.h"
 #include "engine/epoch_ticker.h"
 #include "engine/module_cache.h"
@@ -174,7 +175,9 @@ void answered(void* user, const wasinn_request_record_t* r) noexcept {
 
 }  // namespace
 
-std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& options, std::string* error) {
+std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& options, std::string* error,
+                                    int* exit_code) {
+  if (exit_code) *exit_code = 1;
   auto fail = [&](std::string msg) -> std::unique_ptr<Server> {
     if (error) *error = std::move(msg);
     return nullptr;
@@ -199,6 +202,22 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
                       "wasi:http/incoming-handler (the wasi:http/proxy world)",
                       name));
     }
+    auto impl = std::make_unique<Server::Impl>();
+    impl->engine = make_serve_engine(options, host.max_memory_bytes);
+    if (!impl->engine) return fail("cannot create the WebAssembly engine for serving");
+    impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
+    impl->component_cache =
+        std::make_unique<ComponentCache>(impl->engine.get(), host.module_cache_dir, "epoch-interruption=true,serve=y");
+    auto component =
+        impl->component_cache->get(*binary, [&] { return compile_component(impl->engine.get(), *binary, name); });
+    if (!component) return fail(component.error().detail);
+    impl->component = std::move(*component);
+    // -S p3=n, -W component-model-async=n: a 0.3 component is refused, as run refuses it; a 0.2
+    // one is served. Before the models load, so the mistake costs no load.
+    if (auto p3 = check_p3(host.p3, impl->component.get(), impl->engine.get(), name); !p3.refusal.empty()) {
+      if (exit_code) *exit_code = kRefusedByOptionExit;
+      return fail(p3.refusal);
+    }
     // Every registered model is loaded now, before the server listens: one that cannot load is
     // a start error rather than each request's 500, and no request pays a load. A remote
     // model's server may come up later: warned about, then tried again by the requests.
@@ -213,16 +232,6 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
       return fail(
           fmt::format("cannot serve {}: the model '{}' does not load: {}", name, model.name, graph.error().detail));
     }
-    auto impl = std::make_unique<Server::Impl>();
-    impl->engine = make_serve_engine(options, host.max_memory_bytes);
-    if (!impl->engine) return fail("cannot create the WebAssembly engine for serving");
-    impl->ticker = std::make_unique<EpochTicker>(impl->engine.get());
-    impl->component_cache =
-        std::make_unique<ComponentCache>(impl->engine.get(), host.module_cache_dir, "epoch-interruption=true,serve=y");
-    auto component =
-        impl->component_cache->get(*binary, [&] { return compile_component(impl->engine.get(), *binary, name); });
-    if (!component) return fail(component.error().detail);
-    impl->component = std::move(*component);
     std::vector<wasinn_wit_str> env, dirs;
     for (const auto& [k, v] : program.env) env.insert(env.end(), {view(k), view(v)});
     // The guest learns the models it may load by name: WASINN_MODELS=NAME:ENCODING,... (what
@@ -262,6 +271,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.max_request_bytes = options.max_request_bytes;
     config.max_memory_bytes = host.max_memory_bytes;
     config.hostcall_fuel = hostcall_fuel_for(host.env->limits());
+    config.max_resources = host.max_resources;
     // The epoch deadline lies two ticks past the answer's, so the 504 goes out before the trap.
     config.timeout_ticks = options.request_timeout_ms ? EpochTicker::ticks_for(options.request_timeout_ms) + 2 : 0;
     config.env = env.data();

@@ -103,6 +103,8 @@ pub struct ServeConfig {
     pub max_request_bytes: u64,
     pub max_memory_bytes: u64,
     pub hostcall_fuel: usize,
+    /// The most entries a store's WASI table holds at once (Wasmtime's `-S max-resources`); 0: no bound.
+    pub max_resources: usize,
     pub timeout_ticks: u64,
     /// NAME, VALUE pairs: 2 x env_count strings.
     pub env: *const WitStr,

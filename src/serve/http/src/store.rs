@@ -105,10 +105,15 @@ impl Shared {
         if s.max_memory_bytes > 0 {
             limits = limits.memory_size(s.max_memory_bytes as usize);
         }
+        // As `wasmtime serve -S max-resources`: the store's WASI table (0.3's task table unbounded).
+        let mut table = ResourceTable::new();
+        if s.max_resources > 0 {
+            table.set_max_capacity(s.max_resources);
+        }
         let state = RequestState {
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),
-            table: ResourceTable::new(),
+            table,
             limits: limits.build(),
             guest,
             callbacks: self.callbacks.clone(),
