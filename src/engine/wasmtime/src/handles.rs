@@ -21,10 +21,19 @@ pub fn component_of(p: *const wasmtime_component_t) -> Component {
 }
 
 /// Why a guest failed, in one line: a trap with the function it happened in, else the error's
-/// first line.
+/// first line (and its cause, when that line is only context).
 pub fn one_line(e: &wasmtime::Error) -> String {
     let Some(trap) = e.downcast_ref::<wasmtime::Trap>() else {
-        return format!("{e}").lines().next().unwrap_or("").to_string();
+        let text = format!("{e}");
+        let first = text.lines().next().unwrap_or("");
+        // Wasmtime's context for a host call's error ("error while executing at wasm backtrace:")
+        // ends with a colon: the cause says what failed ("resource table has no free keys").
+        return match e.chain().last() {
+            Some(cause) if first.ends_with(':') => {
+                format!("{first} {}", cause.to_string().lines().next().unwrap_or(""))
+            }
+            _ => first.to_string(),
+        };
     };
     let place = e.downcast_ref::<wasmtime::WasmBacktrace>().and_then(|bt| {
         bt.frames().first().map(|f| {
