@@ -177,7 +177,7 @@ void answered(void* user, const wasinn_request_record_t* r) noexcept {
 
 std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& options, std::string* error,
                                     int* exit_code) {
-  if (exit_code) *exit_code = 1;
+  if (exit_code) *exit_code = kHostFailureExit;
   auto fail = [&](std::string msg) -> std::unique_ptr<Server> {
     if (error) *error = std::move(msg);
     return nullptr;
