@@ -7,16 +7,18 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
 use hyper::{Request, Response};
+use wasinn_engine::handles::one_line;
 use wasmtime::component::GuestTaskId;
 use wasmtime::{format_err, Result, Store, StoreContextMut, UpdateDeadline};
 use wasmtime_wasi_http::handler::{
-    HandlerState, Instance, Proxy, ProxyHandler, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
+    HandlerState, Instance, Proxy, ProxyHandler, ShouldAccept, TrapOrPanicError, WorkerExpiration, WorkerState,
+    WorkerStatus,
 };
 use wasmtime_wasi_http::p3::bindings::ServicePre;
 use wasmtime_wasi_http::WasiBody;
@@ -98,6 +100,7 @@ impl HandlerState for Instances {
             state: Limits {
                 reuse: self.reuse,
                 request_timeout,
+                failure: Arc::default(),
             },
         })
     }
@@ -132,7 +135,12 @@ impl WorkerExpiration for Expiry {
 pub(super) struct Limits {
     reuse: Reuse,
     request_timeout: Option<Duration>,
+    /// Why the instance ended, if it failed: its requests get only wasmtime-wasi-http's
+    /// TrapOrPanicError, so each holds this to name the trap in its 500's log line.
+    failure: Failure,
 }
+
+type Failure = Arc<Mutex<Option<String>>>;
 
 impl WorkerState for Limits {
     type StoreData = RequestState;
@@ -159,6 +167,7 @@ impl WorkerState for Limits {
         // Each request gets the whole request timeout, from its own start. The handler drops
         // this future once the guest answered or the request expired.
         let limit = self.request_timeout;
+        let _ = held.instance_failure.set(self.failure.clone());
         Box::pin(async move {
             let _held = held;
             match limit {
@@ -168,8 +177,12 @@ impl WorkerState for Limits {
         })
     }
 
-    fn drop(&self, store: Store<RequestState>, _result: Result<()>) {
-        // A trap's requests were answered 500 with it; the store (the guest's wasi-nn state) goes.
+    fn drop(&self, store: Store<RequestState>, result: Result<()>) {
+        // A trap's requests are answered 500; the store (the guest's wasi-nn state) goes. On a lane
+        // this runs before those requests' tasks see their TrapOrPanicError (same thread).
+        if let Err(e) = result {
+            *self.failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(one_line(&e));
+        }
         drop(store);
     }
 }
@@ -179,6 +192,8 @@ impl WorkerState for Limits {
 pub(super) struct Busy {
     shared: Arc<Shared>,
     _worker: Worker,
+    /// The failure slot of the instance that took the request (Limits::failure).
+    instance_failure: OnceLock<Failure>,
 }
 
 impl Busy {
@@ -187,6 +202,7 @@ impl Busy {
         Busy {
             shared,
             _worker: worker,
+            instance_failure: OnceLock::new(),
         }
     }
 }
@@ -206,7 +222,17 @@ impl Drop for Busy {
 /// the lane (store.rs), so health, 503s and deadlines are still answered while guests compute.
 pub(super) async fn handle(instances: &Instancer, req: Request<WasiBody>, busy: Busy) -> Result<Response<ServeBody>> {
     let busy = Arc::new(busy);
-    let resp = instances.handle(busy.clone(), req).await?;
+    let resp = instances.handle(busy.clone(), req).await.map_err(|e| {
+        let cause = e
+            .downcast_ref::<TrapOrPanicError>()
+            .is_some()
+            .then(|| busy.instance_failure.get())
+            .flatten();
+        match cause.and_then(|f| f.lock().unwrap_or_else(|p| p.into_inner()).clone()) {
+            Some(cause) => format_err!("{cause}"),
+            None => e,
+        }
+    })?;
     Ok(resp.map(|b| {
         HeldUntilEnd {
             inner: b.map_err(|e| -> BoxError { format!("{e:?}").into() }).boxed_unsync(),
