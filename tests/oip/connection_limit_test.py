@@ -28,7 +28,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import parse_args, start_serve
+from oip_server_process import parse_args, start_serve, wait_logged
 
 ARGS = None
 LIMIT = 8
@@ -48,14 +48,6 @@ class Serving:
         text = urllib.request.urlopen(self.metrics, timeout=10).read().decode()
         m = re.search(rf"^{name} (\d+)$", text, re.M)
         return int(m.group(1)) if m else None
-
-    def wait_logged(self, test, pattern):
-        """Until a stderr line matches `pattern`: the log writes its info lines in batches
-        (--log-flush-interval, 50 ms), and a thread reads them here."""
-        deadline = time.time() + 10
-        while time.time() < deadline and not re.search(pattern, "".join(self.lines)):
-            time.sleep(0.05)
-        test.assertRegex("".join(self.lines), pattern)
 
     def wait_open(self, test, count):
         """Until wasinn_http_connections_open is `count` (a connection counts once a thread or the
@@ -143,7 +135,7 @@ class Limit(unittest.TestCase):
         self.assertEqual(s.gauge("wasinn_http_connections_refused_total"), refused + 3)
         self.assertEqual(s.gauge("wasinn_http_connections_open"), LIMIT)
         self.release_then_infer(s, idle, httpclient, s.http)
-        s.wait_logged(self, r"info: REST connection refused: --max-connections 8 are open")
+        wait_logged(s.lines, self, r"info: REST connection refused: --max-connections 8 are open")
 
     def release_then_infer(self, s, idle, client, url):
         """Closes the held connections; once none is open, the tiny model answers through `client`."""
@@ -173,7 +165,7 @@ class Limit(unittest.TestCase):
             grpcclient.InferenceServerClient(url=s.grpc).infer("tiny", [tiny_input(grpcclient)[1]], client_timeout=5)
         self.assertGreater(s.gauge("wasinn_http_connections_refused_total"), refused + 1)
         self.release_then_infer(s, idle, grpcclient, s.grpc)
-        s.wait_logged(self, r"info: gRPC connection from 127\.0\.0\.1:\d+ refused: --max-connections 8")
+        wait_logged(s.lines, self, r"info: gRPC connection from 127\.0\.0\.1:\d+ refused: --max-connections 8")
 
     def test_gauge_follows_a_grpc_client(self):
         """A gRPC connection counts while its client holds it and stops counting when the client

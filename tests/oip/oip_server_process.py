@@ -68,6 +68,19 @@ class Server:
         return code
 
 
+def wait_logged(lines, test, *patterns, timeout=10):
+    """Until every pattern matches a line of `lines` (a server's stderr, read on a thread of its
+    own), then asserts they do: the log writes its info lines in batches (--log-flush-interval,
+    50 ms), so a request's line can come a while after its answer."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and not all(re.search(p, "".join(lines)) for p in patterns):
+        time.sleep(0.05)
+    text = "".join(lines)
+    for p in patterns:
+        test.assertRegex(text, p)
+    return text
+
+
 def parse_args(*extra):
     """--wasinn, --backend-dir, --fixtures and the `extra` flags (all required); returns the
     arguments and what is left for unittest."""

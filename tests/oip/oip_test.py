@@ -34,7 +34,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import MAX_REQUEST_BYTES, Server, parse_args, run_tests
+from oip_server_process import MAX_REQUEST_BYTES, Server, parse_args, run_tests, wait_logged
 
 ARGS = None
 SERVER = None  # the Server every test shares
@@ -527,10 +527,8 @@ class AccessLog(unittest.TestCase):
     def test_one_line_per_request(self):
         raw_http("GET", "/v2/models/digits")
         grpc_client().get_model_metadata("digits")
-        time.sleep(0.3)
-        text = "".join(SERVER.lines)
-        self.assertRegex(text, r"GET /v2/models/digits 200 in=0B out=\d+B")
-        self.assertRegex(text, r"gRPC /inference.GRPCInferenceService/ModelMetadata model=digits 200")
+        wait_logged(SERVER.lines, self, r"GET /v2/models/digits 200 in=0B out=\d+B",
+                    r"gRPC /inference.GRPCInferenceService/ModelMetadata model=digits 200")
 
 
 def main():

@@ -34,7 +34,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import Server, parse_args, run_tests
+from oip_server_process import Server, parse_args, run_tests, wait_logged
 
 ARGS = None
 SERVER = None
@@ -182,10 +182,8 @@ class Faults(unittest.TestCase):
     def test_a_spinning_guest_is_stopped_at_the_deadline(self):
         self.expect(4, "504", "StatusCode.DEADLINE_EXCEEDED", f"the pipeline ran past its deadline ({TIMEOUT_MS} ms)")
         # The access log says the deadline cut them, over REST and gRPC alike.
-        time.sleep(0.3)
-        text = "".join(SERVER.lines)
-        self.assertRegex(text, r"POST /v2/models/faults/infer 504 .*cut:timeout")
-        self.assertRegex(text, r"gRPC /inference.GRPCInferenceService/ModelInfer model=faults 504 .*cut:timeout")
+        wait_logged(SERVER.lines, self, r"POST /v2/models/faults/infer 504 .*cut:timeout",
+                    r"gRPC /inference.GRPCInferenceService/ModelInfer model=faults 504 .*cut:timeout")
 
 
 class Drain(unittest.TestCase):
