@@ -73,9 +73,11 @@ def wait_logged(lines, test, *patterns, timeout=10):
     own), then asserts they do: the log writes its info lines in batches (--log-flush-interval,
     50 ms), so a request's line can come a while after its answer."""
     deadline = time.time() + timeout
-    while time.time() < deadline and not all(re.search(p, "".join(lines)) for p in patterns):
+    while True:
+        text = "".join(lines)
+        if all(re.search(p, text) for p in patterns) or time.time() >= deadline:
+            break
         time.sleep(0.05)
-    text = "".join(lines)
     for p in patterns:
         test.assertRegex(text, p)
     return text

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -140,7 +140,7 @@ pub(super) struct Limits {
     failure: Failure,
 }
 
-type Failure = Arc<Mutex<Option<String>>>;
+type Failure = Arc<OnceLock<String>>;
 
 impl WorkerState for Limits {
     type StoreData = RequestState;
@@ -181,7 +181,7 @@ impl WorkerState for Limits {
         // A trap's requests are answered 500; the store (the guest's wasi-nn state) goes. On a lane
         // this runs before those requests' tasks see their TrapOrPanicError (same thread).
         if let Err(e) = result {
-            *self.failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(one_line(&e));
+            let _ = self.failure.set(one_line(&e));
         }
         drop(store);
     }
@@ -223,14 +223,9 @@ impl Drop for Busy {
 pub(super) async fn handle(instances: &Instancer, req: Request<WasiBody>, busy: Busy) -> Result<Response<ServeBody>> {
     let busy = Arc::new(busy);
     let resp = instances.handle(busy.clone(), req).await.map_err(|e| {
-        let cause = e
-            .downcast_ref::<TrapOrPanicError>()
-            .is_some()
-            .then(|| busy.instance_failure.get())
-            .flatten();
-        match cause.and_then(|f| f.lock().unwrap_or_else(|p| p.into_inner()).clone()) {
-            Some(cause) => format_err!("{cause}"),
-            None => e,
+        match busy.instance_failure.get().and_then(|f| f.get()) {
+            Some(cause) if e.downcast_ref::<TrapOrPanicError>().is_some() => format_err!("{cause}"),
+            _ => e,
         }
     })?;
     Ok(resp.map(|b| {
