@@ -39,8 +39,10 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
             requests one after another see counts past 1 and never past --max-instance-reuse-count
             (default 128; 3 when asked: 1,2,3,1,...), 16 clients at once get their random bodies
             echoed whole, a /trap is answered 500 and the next request gets a fresh instance (count
-            1) and its right answer; --max-instance-reuse-count 1 (isolation) gives every request a
-            fresh instance (count always 1)
+            1) and its right answer; a trap after the answer is out (/trap-after) drops the instance
+            with no request in flight; each failure is a warning naming the trap, and stopping the
+            server (SIGTERM) warns of none; --max-instance-reuse-count 1 (isolation) gives every
+            request a fresh instance (count always 1)
   at_once   (issue 54) a reused 0.3 instance's concurrent requests are admitted past --workers, up
             to --workers x --max-instance-concurrent-reuse-count: under --workers 1 and 4 at once, 4
             clients whose /echo bodies are still coming each get their first chunk echoed (4 in the
@@ -80,6 +82,7 @@ Exit status: 0 passed, 1 failed, 77 skipped (ctest's SKIP_RETURN_CODE).
 import argparse
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -722,11 +725,26 @@ def case_reuse(ctx):
         # Its log line names the trap, not only wasmtime-wasi-http's "worker trapped or panicked".
         check(wait_line(server, r"POST /trap 500 .*wasm trap: wasm `unreachable` instruction executed"),
               f"/trap: the log does not name the trap\n{server.tail()}")
+        # The instance's end is a warning of its own (as `wasmtime serve`'s "worker failed").
+        failed = r"warning: a reused instance of the component failed and was dropped: .*wasm `unreachable`"
+        check(wait_line(server, failed), f"/trap: no warning of the failed instance\n{server.tail()}")
         after = counts(server, 2)
         r = request(server, "GET", "/hello")
         check(before == [1, 2] and after == [1, 2] and r.status == 200 and r.body == b"hello\n",
               f"around a trap: counts {before} then {after} (want [1, 2] both: the trapped instance was dropped), "
               f"then /hello {r!r}\n{server.tail()}")
+        # A trap once the answer is out: no request's line can tell, so only the warning does (and
+        # the next request, taken after it, gets a new instance).
+        r = request(server, "POST", "/trap-after")
+        warned = wait_lines(server, failed, 2)
+        fresh = counts(server, 1)
+        check(r.status == 200 and len(warned) == 2 and fresh == [1],
+              f"/trap-after: {r!r}, {len(warned)} warnings (want 2), then counts {fresh} (want [1])\n{server.tail()}")
+        # Stopping drops the idle instances mid-loop: that is no failure to warn of.
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(timeout=60)
+        stopped = wait_lines(server, failed, 3, timeout=1)
+        check(len(stopped) == 2, f"SIGTERM: {len(stopped) - 2} more warnings of failed instances\n{server.tail()}")
     with Server([ctx.args.wasinn, "serve", "--workers", "4"], [], ctx.guest("p3_http"), env=ctx.env,
                 name="p3_http 4 workers") as server:
         lanes = counts(server, 12)
@@ -745,7 +763,7 @@ def case_reuse(ctx):
         check(isolated == [1] * 20 and r.status == 500 and counts(server, 1) == [1],
               f"--max-instance-reuse-count 1: counts {isolated}, /trap {r.status}\n{server.tail()}")
     log(f"reuse: 300 requests on 3 instances (counts up to {max(seen)}), 160 echoes at 16 at once whole, "
-        f"a trap answered 500 and the next request on a fresh instance; 4 workers -> {lanes}; bound 3 -> {bounded}; "
+        f"a trap answered 500 and the next request on a fresh instance, a trap after the answer warned of; 4 workers -> {lanes}; bound 3 -> {bounded}; "
         f"isolation -> all 1")
 
 

@@ -110,6 +110,9 @@ typedef struct wasinn_serve_config {
   /* The longest a reused 0.3 instance's thread polls its sockets after its last work before it
    * sleeps (adapting below it to how far apart requests come); 0: it sleeps at once. */
   uint64_t busy_poll_us;
+  /* A line for the server's log at warning level: what went wrong outside any request's record
+   * (a reused 0.3 instance that failed). May be NULL; any thread; must not throw. */
+  void (*on_warning)(void* user, wasinn_wit_str line);
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

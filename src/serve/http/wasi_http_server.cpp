@@ -173,6 +173,14 @@ void answered(void* user, const wasinn_request_record_t* r) noexcept {
   }
 }
 
+void warned(void*, wasinn_wit_str line) noexcept {
+  try {
+    logger().warn("{}", view(line));
+  } catch (...) {
+    // The contract says it must not throw; the line is lost, nothing else.
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& options, std::string* error,
@@ -294,6 +302,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.max_instance_concurrent_reuse_count = options.max_instance_concurrent_reuse_count;
     config.idle_instance_timeout_ms = options.idle_instance_timeout_ms;
     config.busy_poll_us = options.busy_poll_us;
+    config.on_warning = warned;
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.

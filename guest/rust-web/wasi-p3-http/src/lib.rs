@@ -13,6 +13,8 @@
 //!   POST /echo                      200, the request body streamed back as it arrives (the guest
 //!       hands the request's body stream to the response: nothing is held whole)
 //!   POST /trap                      the guest traps (a Rust panic): the host answers 500
+//!   POST /trap-after                200, then the guest traps once the answer is out: the
+//!       instance fails with no request in flight
 //!   GET /spin?ms=N                  the guest computes for N ms without awaiting (a busy loop),
 //!       then answers 200 "spun N ms\n": what a CPU-bound handler does to the thread it runs on
 //!   anything else: 404 (so is /generate when built with the feature spec-only, which imports
@@ -71,6 +73,18 @@ fn echo(req: Request) -> Result<Response, ErrorCode> {
     let headers = Fields::from_list(&[("content-type".into(), b"application/octet-stream".to_vec())])
         .map_err(|_| ErrorCode::InternalError(None))?;
     let (resp, _done) = Response::new(headers, Some(body), trailers_rx);
+    Ok(resp)
+}
+
+/// An empty 200 whose instance traps once the host has sent it.
+fn trap_after_answer() -> Result<Response, ErrorCode> {
+    let (trailers_tx, trailers_rx) = http_future::new(|| Ok(None));
+    drop(trailers_tx);
+    let (resp, sent) = Response::new(Fields::new(), None, trailers_rx);
+    spawn(async move {
+        let _ = sent.await;
+        panic!("p3_http: /trap-after asked for a trap after its answer");
+    });
     Ok(resp)
 }
 
@@ -219,6 +233,9 @@ impl wasip3::exports::http::handler::Guest for Service {
         }
         if path == "/trap" {
             panic!("p3_http: /trap asked for a trap");
+        }
+        if path == "/trap-after" {
+            return trap_after_answer();
         }
         if let Some(graph) = path.strip_prefix("/infer/") {
             return infer(graph, &query, req).await;

@@ -137,6 +137,8 @@ pub struct ServeConfig {
     /// How long a lane (a reused 0.3 instance's thread) polls its sockets after its last work
     /// before it sleeps, the most (busy_poll.rs); 0: it sleeps at once.
     pub busy_poll_us: u64,
+    /// A line for the server's log at warning level (a failure no request's record carries).
+    pub on_warning: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
 }
 
 /// Starts serving: binds the address and returns once it listens (serve_host.h).

@@ -3,7 +3,7 @@
 //! --max-instance-reuse-count, --max-instance-concurrent-reuse-count, --idle-instance-timeout):
 //! wasmtime-wasi-http's `ProxyHandler` keeps instances, each in its own store and event loop,
 //! gives a request to one with room, else makes one. A store that traps is dropped with its
-//! instance (the requests it held get 500); the next request gets a fresh one.
+//! instance (the requests it held get 500, the log a warning); the next request gets a fresh one.
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering::Relaxed;
@@ -101,6 +101,7 @@ impl HandlerState for Instances {
                 reuse: self.reuse,
                 request_timeout,
                 failure: Arc::default(),
+                shared: self.shared.clone(),
             },
         })
     }
@@ -138,6 +139,8 @@ pub(super) struct Limits {
     /// Why the instance ended, if it failed: its requests get only wasmtime-wasi-http's
     /// TrapOrPanicError, so each holds this to name the trap in its 500's log line.
     failure: Failure,
+    /// Where a failure is logged: one with no request in flight is in no request's log line.
+    shared: Weak<Shared>,
 }
 
 type Failure = Arc<OnceLock<String>>;
@@ -181,7 +184,16 @@ impl WorkerState for Limits {
         // A trap's requests are answered 500; the store (the guest's wasi-nn state) goes. On a lane
         // this runs before those requests' tasks see their TrapOrPanicError (same thread).
         if let Err(e) = result {
-            let _ = self.failure.set(one_line(&e));
+            let cause = one_line(&e);
+            // Not while the server stops: its lanes then drop their instances mid-loop (which
+            // wasmtime-wasi-http reports as "worker panicked") with nothing gone wrong.
+            if let Some(shared) = self.shared.upgrade().filter(|s| !s.draining.load(Relaxed)) {
+                shared.callbacks.warn(&format!(
+                    "a reused instance of the component failed and was dropped: {cause} (any request it held \
+                     was answered 500; the next gets a new instance)"
+                ));
+            }
+            let _ = self.failure.set(cause);
         }
         drop(store);
     }

@@ -28,6 +28,7 @@ pub(super) struct Callbacks {
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub(super) admission: AdmissionTable,
     pub(super) authorize: Option<unsafe extern "C" fn(*mut c_void, WitStr) -> bool>,
+    on_warning: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
     release: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 unsafe impl Send for Callbacks {}
@@ -43,8 +44,16 @@ impl Callbacks {
             on_request: cfg.on_request,
             admission: cfg.admission,
             authorize: cfg.authorize,
+            on_warning: cfg.on_warning,
             release: cfg.release,
         })
+    }
+
+    /// A line for the server's log at warning level (serve_host.h's `on_warning`).
+    pub(super) fn warn(&self, line: &str) {
+        if let Some(f) = self.on_warning {
+            unsafe { f(self.user, WitStr::of(line)) }
+        }
     }
 }
 
