@@ -26,18 +26,11 @@
 #include <spdlog/spdlog.h>
 
 #include "base/log.h"
+#include "base/sanitizers.h"
 #include "isolation/isolated_load.h"
 #include "core/mapped_file.h"
 #include "core/nn_environment.h"
 #include "root/wired_environment.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define WASINN_LOAD_CHECK_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WASINN_LOAD_CHECK_ASAN 1
-#endif
-#endif
 
 namespace {
 
@@ -67,16 +60,13 @@ int report_fd = 1;
 // 0 under ASan, whose terabytes of shadow would read as a load that came near a limit it does not
 // have (limit_resources sets none there), and keep every refusal from being remembered.
 uint64_t vm_peak_mb() {
-#ifdef WASINN_LOAD_CHECK_ASAN
-  return 0;
-#else
+  if (wasinn::kAddressSanitizer) return 0;
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind("VmPeak:", 0) == 0) return std::stoull(line.substr(7)) / 1024;  // kB
   }
   return 0;
-#endif
 }
 
 std::string read_text(const std::string& path) {
@@ -90,15 +80,12 @@ std::string read_text(const std::string& path) {
 void limit_resources(uint64_t max_address_space_mb) {
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
-#ifndef WASINN_LOAD_CHECK_ASAN  // ASan reserves terabytes of shadow memory up front
-  if (max_address_space_mb > 0) {
+  // ASan reserves terabytes of shadow memory up front: no address-space limit there.
+  if (max_address_space_mb > 0 && !wasinn::kAddressSanitizer) {
     const rlim_t bytes = static_cast<rlim_t>(max_address_space_mb) << 20;
     rlimit as{bytes, bytes};
     if (setrlimit(RLIMIT_AS, &as) != 0) checker_error("setrlimit(RLIMIT_AS) failed");
   }
-#else
-  (void)max_address_space_mb;
-#endif
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "base/sanitizers.h"
 #include "native_ort.h"
 #include "test_env.h"
 
@@ -19,17 +20,7 @@ TEST(Cli, VersionNamesWasinnAndWasmtime) {
 
 // The Rust side's heap (src/wasmtime_library/rust_heap.rs): mimalloc, except where a sanitizer's
 // leak check must see every block, or where the user asks for the system's.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = wasinn::kAddressSanitizer || wasinn::kThreadSanitizer;
 
 TEST(Cli, VersionNamesTheRustHeap) {
   ChildOptions unset;
