@@ -21,10 +21,11 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORKSPACE=$ROOT/src
 OUT=${1:?usage: build-engine.sh OUT_DIR | --test}
 CACHE=${WASINN_CACHE:-$HOME/.cache/wasinn}
-# rustup's toolchain, whatever the caller's PATH (a build started from an IDE, CI's shell).
-command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
-if ! command -v cargo >/dev/null; then
-  echo "build-engine.sh: cargo not found: install Rust 1.95 or later with rustup (docs/setup.md: the machine image)" >&2
+# Debian's rustc-web 1.96 (Wasmtime 49 needs 1.96; rustup's stable here is 1.95), unpacked by
+# scripts/deps/rust-web.sh, whatever the caller's PATH (a build started from an IDE, CI's shell).
+CARGO=${WASINN_DEPS:-$ROOT/.deps}/rust-web/bin/cargo-host
+if [[ ! -x $CARGO ]]; then
+  echo "build-engine.sh: $CARGO not found: run scripts/fetch-deps.sh rust-web (scripts/setup.sh does)" >&2
   exit 1
 fi
 # One build for every caller: the sanitizer trees configure with CC=clang-14, and a compiler or
@@ -34,7 +35,7 @@ unset CC CXX CFLAGS CXXFLAGS CPPFLAGS LDFLAGS RUSTFLAGS CARGO_ENCODED_RUSTFLAGS 
 export CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home}
 # Every Cargo.toml below src/ is the workspace's or a member's (src/Cargo.toml lists them).
 mapfile -t manifests < <(cd "$WORKSPACE" && find . -name Cargo.toml | LC_ALL=C sort)
-key=$(cd "$WORKSPACE" && cat Cargo.lock "${manifests[@]}" <(rustc -vV) | sha256sum | cut -c1-16)
+key=$(cd "$WORKSPACE" && cat Cargo.lock "${manifests[@]}" <("$CARGO" --rustc -vV) | sha256sum | cut -c1-16)
 # WASINN_ENGINE_TARGET_DIR: a checkout of its own (a copy of the shared one), for work that edits the
 # crates beside another checkout that does too: the shared copy would rebuild at each turn.
 export CARGO_TARGET_DIR=${WASINN_ENGINE_TARGET_DIR:-$CACHE/engine/target-$key}
@@ -54,14 +55,14 @@ rsync -r --checksum --delete --delete-excluded --prune-empty-dirs --include='*/'
   --include=Cargo.lock --include='*.rs' --include=abi_layouts.def --exclude='*' "$WORKSPACE/" "$BUILT/"
 
 if [[ $OUT == --test ]]; then
-  exec cargo test --release --locked --workspace --exclude wasinn-wasmtime --lib --manifest-path "$BUILT/Cargo.toml" \
+  exec "$CARGO" test --release --locked --workspace --exclude wasinn-wasmtime --lib --manifest-path "$BUILT/Cargo.toml" \
     -j"${WASINN_CARGO_JOBS:-$(nproc)}"
 fi
 # The C API crate's build script writes its headers (with conf.h for the features built) into
 # its OUT_DIR; cargo's JSON messages say where (a file of this caller's own).
 mkdir -p "$OUT"
 msgs=$OUT/build-messages.json
-cargo build --release --locked --manifest-path "$BUILT/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
+"$CARGO" build --release --locked --manifest-path "$BUILT/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
   --message-format=json-render-diagnostics >"$msgs"
 include=$(python3 -c '
 import json, sys

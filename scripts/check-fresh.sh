@@ -23,7 +23,8 @@
 #   - pip's and npm's settings and the certificate variables (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE,
 #     ...) from the host's environment, and its npmrc files;
 #   - read-only, the two toolchains that every machine of this kind has but no reachable registry
-#     ships: rustup's Rust (~/.rustup, ~/.cargo/bin; the engine needs 1.95, Debian has 1.63) and
+#     ships: rustup's Rust (~/.rustup, ~/.cargo/bin; scripts/bench-peers.sh builds Wasmtime's CLI with it:
+#     the engine itself is built by Debian's rustc-web, which setup unpacks) and
 #     Node.js with npm (Debian's 18 is older than the machine's).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

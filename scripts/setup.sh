@@ -62,8 +62,8 @@ run_main_job() {
     /digits/model.onnx /digits/test_x.f32 /digits/test_y.u8
 }
 if [[ $main_job_first == 1 ]]; then
-  step "The main job's dependencies: ONNX Runtime and Wasmtime's crates"
-  bash "$ROOT/scripts/fetch-deps.sh" onnxruntime wasmtime
+  step "The main job's dependencies: ONNX Runtime, the Rust that builds Wasmtime, Wasmtime's crates"
+  bash "$ROOT/scripts/fetch-deps.sh" onnxruntime rust-web wasmtime
   step "The main job's model and data -> $FIXTURES/digits"
   /usr/bin/python3 "$ROOT/scripts/make_fixtures.py" --main-job --out "$FIXTURES"
   step "Build the main job -> $BUILD: the CLI, ONNX Runtime's plugin and the example guest (the engine by cargo first)"

@@ -48,8 +48,7 @@ install_rust_web() {
     local d
     for d in "$debs"/*.deb; do dpkg-deb -x "$d" "$prefix"; done
     rust_web_sysroot_fixes "$prefix" "$fixes" || return 1
-    rust_web_wrapper >"$prefix/bin/cargo-wasm"
-    chmod +x "$prefix/bin/cargo-wasm"
+    rust_web_wrappers "$prefix"
     if ! "$prefix/bin/cargo-wasm" --version >/dev/null ||
        [[ ! -d $prefix/usr/lib/rustlib/src/rust/library/std ]]; then
       say "rust-web: the unpacked toolchain in $prefix does not run"
@@ -58,6 +57,8 @@ install_rust_web() {
     echo "$want" >"$stamp"
     say "rust-web: rustc $RUST_WEB_DEB_VERSION (wasm32-wasip1, wasm32-wasip2 by -Zbuild-std) -> $prefix"
   fi
+  # Written every time, so a tree unpacked before a wrapper was added gets it too.
+  rust_web_wrappers "$prefix"
   # Fetch the guests' crates (and std's) now so that building them needs no network.
   bash "$ROOT/guest/rust-web/build.sh" --fetch-only "$prefix/bin/cargo-wasm"
 }
@@ -82,6 +83,36 @@ rust_web_sysroot_fixes() {
     llvm-ar-14 rs "$dir/libc.a" "$tmp/wasi_stubs.o"
   done
   rm -rf "$tmp"
+}
+
+# PREFIX/bin/cargo-wasm (guests) and PREFIX/bin/cargo-host (the engine: x86_64, Debian's own std).
+rust_web_wrappers() {
+  local prefix=$1
+  rust_web_wrapper >"$prefix/bin/cargo-wasm.tmp"
+  rust_web_host_wrapper >"$prefix/bin/cargo-host.tmp"
+  chmod +x "$prefix/bin/cargo-wasm.tmp" "$prefix/bin/cargo-host.tmp"
+  mv "$prefix/bin/cargo-wasm.tmp" "$prefix/bin/cargo-wasm"
+  mv "$prefix/bin/cargo-host.tmp" "$prefix/bin/cargo-host"
+}
+
+# cargo-host [cargo ARGS]: the unpacked cargo and rustc for this machine's own code (Wasmtime 49
+# needs Rust 1.96, newer than rustup's stable here: scripts/build-engine.sh); `cargo-host
+# --rustc ARGS` runs that rustc. CARGO_HOME is the caller's.
+rust_web_host_wrapper() {
+  cat <<'WRAPPER'
+#!/usr/bin/env bash
+set -euo pipefail
+prefix=$(cd "$(dirname "$0")/.." && pwd)
+export PATH=$prefix/usr/bin:$PATH
+export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export RUSTC=$prefix/usr/bin/rustc RUSTDOC=$prefix/usr/bin/rustdoc
+unset RUSTUP_TOOLCHAIN RUSTC_WRAPPER RUSTC_BOOTSTRAP CARGO_UNSTABLE_BUILD_STD CARGO_BUILD_TARGET
+if [[ ${1:-} == --rustc ]]; then
+  shift
+  exec "$RUSTC" "$@"
+fi
+exec "$prefix/usr/bin/cargo" "$@"
+WRAPPER
 }
 
 # cargo-wasm [cargo ARGS]: the unpacked cargo and rustc with their libraries, std rebuilt from

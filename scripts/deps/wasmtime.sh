@@ -1,19 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Wasmtime: built from crates.io by cargo as wasinn's own library (the workspace src/Cargo.toml,
 # pinned by its Cargo.lock; scripts/build-engine.sh, run by the CMake build). Here only the crates are
-# fetched, so that the build needs no network. Rust comes from rustup (1.95 builds Wasmtime 48).
-# Sourced by scripts/fetch-deps.sh, which provides say, $ROOT and $CACHE.
-WASMTIME_RUST_MIN=1.95
-
+# fetched, so that the build needs no network. Rust is Debian's rustc-web 1.96 (Wasmtime 49 needs
+# 1.96), unpacked by scripts/deps/rust-web.sh, which runs first.
+# Sourced by scripts/fetch-deps.sh, which provides say, $ROOT, $DEPS and $CACHE.
 install_wasmtime() {
-  command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
-  if ! command -v cargo >/dev/null; then
-    say "wasmtime: cargo not found: install Rust $WASMTIME_RUST_MIN or later with rustup"
-    return 1
-  fi
-  local have; have=$(rustc --version | awk '{print $2}')
-  if [[ $(printf '%s\n%s\n' "$WASMTIME_RUST_MIN" "$have" | sort -V | head -1) != "$WASMTIME_RUST_MIN" ]]; then
-    say "wasmtime: rustc $have is older than $WASMTIME_RUST_MIN, which Wasmtime 48 needs"
+  local cargo=$DEPS/rust-web/bin/cargo-host
+  if [[ ! -x $cargo ]]; then
+    say "wasmtime: $cargo not found: fetch rust-web first (scripts/fetch-deps.sh rust-web wasmtime)"
     return 1
   fi
   local stamp=$CACHE/engine/fetched-$(sha256sum "$ROOT/src/Cargo.lock" | cut -c1-16)
@@ -21,6 +15,6 @@ install_wasmtime() {
   say "wasmtime: fetching the engine's crates (src/Cargo.lock) from crates.io"
   mkdir -p "$CACHE/engine"
   CARGO_HOME=${WASINN_CARGO_HOME:-$CACHE/engine/cargo-home} \
-    cargo fetch -q --locked --manifest-path "$ROOT/src/Cargo.toml"
+    "$cargo" fetch -q --locked --manifest-path "$ROOT/src/Cargo.toml"
   touch "$stamp"
 }

@@ -129,12 +129,12 @@ std::vector<std::string> item_names(const wasmtime_component_t* component, const
   for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
     size_t len = 0;
-    wasmtime_component_item_t item{};
+    wasmtime_component_extern_t* item = nullptr;
     const bool got = imports ? wasmtime_component_type_import_nth(type, engine, i, &name, &len, &item)
                              : wasmtime_component_type_export_nth(type, engine, i, &name, &len, &item);
     if (!got) continue;
     names.emplace_back(name, len);
-    wasmtime_component_item_delete(&item);
+    if (item) wasmtime_component_extern_delete(item);
   }
   wasmtime_component_type_delete(type);
   return names;

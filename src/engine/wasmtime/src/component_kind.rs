@@ -9,7 +9,7 @@ use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
 
 use crate::handles::{component_of, engine_of};
 
-// `wasmtime_error_t` is `#[repr(C)]` with the Error its only field (48.0.8; private to the C
+// `wasmtime_error_t` is `#[repr(C)]` with the Error its only field (48.0.8, 49.0.5; private to the C
 // API's crate), as handles.rs's handles are.
 const _: () = assert!(std::mem::size_of::<wasmtime_error_t>() == std::mem::size_of::<wasmtime::Error>());
 

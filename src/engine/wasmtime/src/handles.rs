@@ -6,7 +6,7 @@ use wasmtime::Engine;
 use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t};
 
 // `wasm_engine_t` is `#[repr(C)]` with the Engine its only field, `wasmtime_component_t`
-// `#[repr(transparent)]` over the Component (48.0.8; fields private to the C API's crate).
+// `#[repr(transparent)]` over the Component (48.0.8, 49.0.5; fields private to the C API's crate).
 const _: () = assert!(std::mem::size_of::<wasm_engine_t>() == std::mem::size_of::<Engine>());
 const _: () = assert!(std::mem::size_of::<wasmtime_component_t>() == std::mem::size_of::<Component>());
 

@@ -16,7 +16,7 @@ use wasmtime_c_api::{
 use crate::host::*;
 use crate::long_call::{define_long, LongCalls};
 
-// `wasmtime_component_linker_t` is `#[repr(transparent)]` over this Linker in 48.0.8; its field
+// `wasmtime_component_linker_t` is `#[repr(transparent)]` over this Linker in 48.0.8 and 49.0.5; its field
 // is private to the C API's crate, so the cast below stands on that layout. Checked again here
 // at every build (a Wasmtime upgrade that changes it fails to compile).
 const _: () = assert!(size_of::<wasmtime_component_linker_t>() == size_of::<Linker<WasmtimeStoreData>>());
