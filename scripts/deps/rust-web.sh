@@ -56,9 +56,10 @@ install_rust_web() {
     fi
     echo "$want" >"$stamp"
     say "rust-web: rustc $RUST_WEB_DEB_VERSION (wasm32-wasip1, wasm32-wasip2 by -Zbuild-std) -> $prefix"
+  else
+    # Written on every run, so a tree unpacked before a wrapper was added gets it too.
+    rust_web_wrappers "$prefix"
   fi
-  # Written every time, so a tree unpacked before a wrapper was added gets it too.
-  rust_web_wrappers "$prefix"
   # Fetch the guests' crates (and std's) now so that building them needs no network.
   bash "$ROOT/guest/rust-web/build.sh" --fetch-only "$prefix/bin/cargo-wasm"
 }
