@@ -58,6 +58,13 @@ endif()
 set(WASINN_HAVE_HTTP_GUESTS OFF)
 if(WASINN_HAVE_COMPONENT_GUESTS)
   wasinn_pinned_crate_version(_wasi_http_version wasmtime-wasi-http)
+  # A path of another version's crate in a registry was found here by an earlier configure, before
+  # the pin moved (a user's own directory has no such shape): looked up again, not kept stale.
+  if(WASINN_WASI_HTTP_WIT_DIR MATCHES "/registry/src/[^/]+/wasmtime-wasi-http-[^/]+/wit$"
+     AND NOT WASINN_WASI_HTTP_WIT_DIR MATCHES "/wasmtime-wasi-http-${_wasi_http_version}/wit$")
+    message(STATUS "wasi:http WIT: ${WASINN_WASI_HTTP_WIT_DIR} is not wasmtime-wasi-http ${_wasi_http_version}'s; looking again")
+    unset(WASINN_WASI_HTTP_WIT_DIR CACHE)
+  endif()
   if(NOT DEFINED CACHE{WASINN_WASI_HTTP_WIT_DIR} OR NOT WASINN_WASI_HTTP_WIT_DIR)
     set(_cargo_homes "")
     if(DEFINED ENV{WASINN_CARGO_HOME})
