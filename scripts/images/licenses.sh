@@ -94,6 +94,7 @@ _lic_inputs() {
   ls "$_LIC_CACHE"/cargo/vendor 2>/dev/null
   grep -h '^project(' "$_LIC_ROOT/CMakeLists.txt"
   (command -v rustc >/dev/null || PATH=$HOME/.cargo/bin:$PATH; rustc --version 2>/dev/null)
+  "$_LIC_ROOT/.deps/rust-web/bin/cargo-host" --rustc --version 2>/dev/null
   dpkg-query -W libcli11-dev nlohmann-json3-dev libtoml11-dev 2>/dev/null
   find "$_LIC_DL" -maxdepth 2 \( -name '*.whl' -o -name '*.tgz' -o -name '*.tar.gz' \) -printf '%p %s %T@\n' 2>/dev/null | sort
   true
@@ -298,20 +299,23 @@ _lic_wasmtime() {
   return 0
 }
 
-# The Rust standard library, linked into libwasinn_wasmtime.so: the toolchain's own notices.
+# The Rust standard library, linked into libwasinn_wasmtime.so: Debian's rustc-web, which builds
+# the engine (scripts/build-engine.sh); its notices are Debian's copyright file of libstd-rust-web
+# and the Rust source's COPYRIGHT (scripts/deps/rust-web.sh unpacks both).
 _lic_rust_std() {
-  command -v rustc >/dev/null || PATH=$HOME/.cargo/bin:$PATH
   local sysroot rv
-  sysroot=$(rustc --print sysroot 2>/dev/null) && rv=$(rustc --version | awk '{print $2}')
-  local doc=$sysroot/share/doc/rust
-  if [[ -n $sysroot && -s $doc/COPYRIGHT-library.html ]]; then
+  sysroot=$("$_LIC_ROOT/.deps/rust-web/bin/cargo-host" --rustc --print sysroot 2>/dev/null) &&
+    rv=$("$_LIC_ROOT/.deps/rust-web/bin/cargo-host" --rustc --version | awk '{print $2}')
+  local debian; debian=$(_lic_first "$sysroot"/share/doc/libstd-rust-web-[0-9]*/copyright)
+  if [[ -n $sysroot && -s $debian && -s $sysroot/src/rustc-$rv/COPYRIGHT ]]; then
     mkdir -p "$_LIC_OUT/rust-std"
-    cp "$doc/COPYRIGHT-library.html" "$_LIC_OUT/rust-std/"
-    cp "$doc/licenses/Apache-2.0.txt" "$doc/licenses/MIT.txt" "$_LIC_OUT/rust-std/" 2>/dev/null || true
+    cp "$debian" "$_LIC_OUT/rust-std/copyright"
+    cp "$sysroot/src/rustc-$rv/COPYRIGHT" "$_LIC_OUT/rust-std/COPYRIGHT"
     _lic_row "Rust standard library (in libwasinn_wasmtime.so)" "$rv" "MIT OR Apache-2.0" "rust-std/" \
-      "the toolchain's share/doc/rust/ (COPYRIGHT-library.html, licenses/)"
+      "Debian's libstd-rust-web copyright and rustc-$rv/COPYRIGHT (scripts/deps/rust-web.sh)"
   else
-    _lic_missing "Rust standard library" "${rv:-?}" "MIT OR Apache-2.0" "no share/doc/rust/COPYRIGHT-library.html in the toolchain (rustup component rust-docs)"
+    _lic_missing "Rust standard library" "${rv:-?}" "MIT OR Apache-2.0" \
+      "no Debian copyright or COPYRIGHT in the engine's rustc-web toolchain (bash scripts/fetch-deps.sh rust-web)"
   fi
 }
 
