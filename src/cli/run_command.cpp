@@ -223,7 +223,7 @@ std::pair<std::string, std::string> parse_dir(const std::string& d) {
 
 std::optional<GroupSettings> apply_guest_options(RunOptions& o, const CommonOptions& common, wasinn::Program& program) {
   GroupSettings groups;
-  if (auto help = apply_groups(o.groups, groups)) {
+  if (auto help = apply_groups(o.groups, groups, /*with_environment=*/true)) {
     fmt::print("{}", *help);
     return std::nullopt;
   }

@@ -2,11 +2,15 @@
 #include "cli/wasmtime_groups.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
+#include <string_view>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -195,6 +199,11 @@ const std::vector<Group>& groups() {
   return kGroups;
 }
 
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::toupper(c); });
+  return text;
+}
+
 std::string group_help(const Group& g) {
   std::string out = fmt::format("-{} / --{} options wasinn takes:\n\n", g.flag, g.long_name);
   if (g.keys.empty()) out += "  (none: wasinn has no setting of this group)\n";
@@ -203,42 +212,92 @@ std::string group_help(const Group& g) {
   for (const auto& k : g.keys) {
     out += fmt::format("  -{} {:<{}} -- {}\n", g.flag, std::string(k.name) + k.value_help, width, k.doc);
   }
-  out += fmt::format("\nWasmtime's other -{} keys are refused by name.\n", g.flag);
+  out += fmt::format(
+      "\nWasmtime's other -{0} keys are refused by name. As in Wasmtime 49, the environment gives keys too "
+      "(WASMTIME_{1}=KEY[=VALUE],..., or WASMTIME_{1}_<KEY>=VALUE), taken before the flags, which win.\n",
+      g.flag, upper(g.long_name));
   return out;
+}
+
+// Applies one KEY[=VALUE] of group g; `variable` names the environment variable it came from
+// (empty: the command line), in its errors and as what turned 0.3 off.
+void apply_item(const Group& g, const std::string& item, const std::string& variable, GroupSettings& out) {
+  const std::string origin = variable.empty() ? "" : variable + " (environment): ";
+  const auto eq = item.find('=');
+  const std::string key = item.substr(0, eq);
+  const Value value = eq == std::string::npos ? Value{} : Value{item.substr(eq + 1)};
+  const auto k = std::find_if(g.keys.begin(), g.keys.end(), [&](const Key& x) { return key == x.name; });
+  if (k == g.keys.end()) {
+    std::stringstream known(g.wasmtime_keys);
+    std::string w;
+    bool wasmtime_has = false;
+    while (known >> w) wasmtime_has = wasmtime_has || w == key;
+    if (wasmtime_has || key.rfind("cranelift-", 0) == 0) {
+      throw UsageError(
+          fmt::format("{}-{} {}: wasinn does not support this Wasmtime option (-{} help lists "
+                      "the ones it does)",
+                      origin, g.flag, key, g.flag));
+    }
+    throw UsageError(fmt::format("{}unknown -{} / --{} option: {} (-{} help lists them)", origin, g.flag, g.long_name,
+                                 key.empty() ? "''" : key, g.flag));
+  }
+  try {
+    k->apply(value, out);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}-{} {}: {}", origin, g.flag, item, e.what()));
+  }
+  if (!variable.empty()) {
+    for (std::string* off_by : {&out.p3_off_by, &out.async_off_by})
+      if (off_by->rfind('-', 0) == 0) *off_by = fmt::format("{} (environment: {})", variable, item);
+  }
+}
+
+// Wasmtime 49's environment for group g, in its order: WASMTIME_WASI="p3,max-resources=8" (a
+// list, as -S takes), then one variable a key, WASMTIME_WASI_<KEY> (its key upper-cased, a '-'
+// kept: WASMTIME_WASI_MAX-RESOURCES=8). Each item with the variable it came from.
+std::vector<std::pair<std::string, std::string>> environment_items(const Group& g) {
+  std::vector<std::pair<std::string, std::string>> items;
+  const std::string prefix = "WASMTIME_" + upper(g.long_name);
+  if (const char* list = std::getenv(prefix.c_str())) {
+    std::stringstream each(list);
+    std::string item;
+    while (std::getline(each, item, ',')) items.emplace_back(prefix, item);
+  }
+  std::vector<std::string> names;
+  for (const auto& k : g.keys) names.emplace_back(k.name);
+  std::stringstream known(g.wasmtime_keys);
+  for (std::string w; known >> w;) names.push_back(w);
+  for (const auto& name : names) {
+    const std::string var = prefix + "_" + upper(name);
+    if (const char* v = std::getenv(var.c_str())) items.emplace_back(var, name + "=" + v);
+  }
+  return items;
 }
 
 }  // namespace
 
-std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings& out) {
+std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings& out, bool with_environment) {
+  // Wasmtime's sixth group, -R (recording an execution for `wasmtime replay`), has no twin here:
+  // refused from the environment too rather than dropped.
+  for (char** e = with_environment ? environ : nullptr; e && *e; ++e) {
+    const std::string_view kv(*e);
+    if (kv.size() > 15 && kv.rfind("WASMTIME_RECORD", 0) == 0 && (kv[15] == '=' || kv[15] == '_')) {
+      throw UsageError(
+          fmt::format("{} (environment): wasinn does not record executions (Wasmtime's -R / --record); "
+                      "unset it",
+                      kv.substr(0, kv.find('='))));
+    }
+  }
   for (const auto& g : groups()) {
+    if (with_environment) {
+      for (const auto& [var, item] : environment_items(g)) apply_item(g, item, var, out);
+    }
     for (const auto& given : values.*(g.values)) {
       std::stringstream items(given);
       std::string item;
       while (std::getline(items, item, ',')) {
         if (item == "help" || item == "help-long") return group_help(g);
-        const auto eq = item.find('=');
-        const std::string key = item.substr(0, eq);
-        const Value value = eq == std::string::npos ? Value{} : Value{item.substr(eq + 1)};
-        const auto k = std::find_if(g.keys.begin(), g.keys.end(), [&](const Key& x) { return key == x.name; });
-        if (k == g.keys.end()) {
-          std::stringstream known(g.wasmtime_keys);
-          std::string w;
-          bool wasmtime_has = false;
-          while (known >> w) wasmtime_has = wasmtime_has || w == key;
-          if (wasmtime_has || key.rfind("cranelift-", 0) == 0) {
-            throw UsageError(
-                fmt::format("-{} {}: wasinn does not support this Wasmtime option (-{} help lists "
-                            "the ones it does)",
-                            g.flag, key, g.flag));
-          }
-          throw UsageError(fmt::format("unknown -{} / --{} option: {} (-{} help lists them)", g.flag, g.long_name,
-                                       key.empty() ? "''" : key, g.flag));
-        }
-        try {
-          k->apply(value, out);
-        } catch (const std::invalid_argument& e) {
-          throw UsageError(fmt::format("-{} {}: {}", g.flag, item, e.what()));
-        }
+        apply_item(g, item, "", out);
       }
     }
   }

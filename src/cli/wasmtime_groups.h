@@ -35,7 +35,9 @@ struct GroupSettings {
 };
 
 // Applies every KEY[=VALUE]; throws UsageError naming the flag and key of a refused or malformed
-// one. Returns the help text to print instead of running when a group was given `help`.
-std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings& out);
+// one. Returns the help text to print instead of running when a group was given `help`. With
+// `with_environment`, Wasmtime 49's variables come first (WASMTIME_WASI="p3,max-resources=8",
+// WASMTIME_WASI_P3=y, as `wasmtime run` reads them), so the flags given win.
+std::optional<std::string> apply_groups(const GroupValues& values, GroupSettings& out, bool with_environment = false);
 
 }  // namespace wasinn_cli

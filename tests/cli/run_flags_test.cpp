@@ -165,6 +165,42 @@ TEST(WasmtimeKeys, AcceptedWhereWasinnHasTheFeature) {
   }
 }
 
+// Wasmtime 49 reads each group from the environment too, before the flags given (which win):
+// WASMTIME_WASI="KEY[=VALUE],..." and one variable a key, WASMTIME_WASI_<KEY>.
+TEST(WasmtimeKeys, TakenFromWasmtimesEnvironmentVariables) {
+  const auto run = [](std::vector<std::string> set_env, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ChildOptions options;
+    options.set_env = std::move(set_env);
+    return wasinn(argv, options);
+  };
+  const std::vector<std::string> probe{guest("wasi_probe"), "exit", "9"};
+  EXPECT_EQ(run({"WASMTIME_WASI=cli,tcp=n", "WASMTIME_WASI_INHERIT-NETWORK=n"}, probe).exit_code, 9);
+  // Refused as the flag would be, naming the variable.
+  for (const auto& [kv, message] : std::vector<std::pair<std::string, std::string>>{
+           {"WASMTIME_WASI=tcp", "WASMTIME_WASI (environment): -S tcp: wasinn gives guests no WASI sockets"},
+           {"WASMTIME_WASI_MAX-RESOURCES=many", "WASMTIME_WASI_MAX-RESOURCES (environment): -S max-resources=many"},
+           {"WASMTIME_WASI_HTTP=y", "WASMTIME_WASI_HTTP (environment): -S http: wasinn does not support"},
+           {"WASMTIME_WASM=frobnicate", "WASMTIME_WASM (environment): unknown -W / --wasm option: frobnicate"},
+           {"WASMTIME_RECORD_PATH=trace", "WASMTIME_RECORD_PATH (environment): wasinn does not record executions"}}) {
+    const ChildResult r = run({kv}, probe);
+    EXPECT_EQ(r.exit_code, 2) << kv << "\n" << r.describe();
+    EXPECT_NE(r.err.find(message), std::string::npos) << kv << "\n" << r.describe();
+  }
+  // 0.3 turned off there refuses a 0.3 component, naming the variable.
+  const ChildResult off = run({"WASMTIME_WASI_P3=n"}, {guest("p3_classify")});
+  EXPECT_EQ(off.exit_code, 2) << off.describe();
+  EXPECT_NE(off.err.find("WASMTIME_WASI_P3 (environment: p3=n) turned WASI 0.3 off"), std::string::npos)
+      << off.describe();
+  // One page is all grow.wat starts with: the variable's limit holds unless a flag lifts it.
+  ScratchDir dir;
+  write_text(dir / "grow.wat", kGrowWat);
+  const std::string grow = (dir / "grow.wat").string();
+  EXPECT_EQ(run({"WASMTIME_WASM=max-memory-size=65536"}, {grow}).exit_code, 3);
+  EXPECT_EQ(run({"WASMTIME_WASM=max-memory-size=65536"}, {"-W", "max-memory-size=0x20000", grow}).exit_code, 0);
+}
+
 TEST(WasmtimeKeys, RefusedByNameWhereItHasNot) {
   struct Case {
     std::vector<std::string> flag;

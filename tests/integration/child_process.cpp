@@ -39,13 +39,16 @@ struct Pipe {
   }
 };
 
-std::vector<std::string> child_environment(const std::vector<std::string>& unset) {
+std::vector<std::string> child_environment(const ChildOptions& options) {
+  std::vector<std::string> removed = options.unset_env;
+  for (const auto& kv : options.set_env) removed.push_back(kv.substr(0, kv.find('=')));
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string kv(*e);
     const std::string key = kv.substr(0, kv.find('='));
-    if (std::find(unset.begin(), unset.end(), key) == unset.end()) env.push_back(kv);
+    if (std::find(removed.begin(), removed.end(), key) == removed.end()) env.push_back(kv);
   }
+  env.insert(env.end(), options.set_env.begin(), options.set_env.end());
   return env;
 }
 
@@ -69,7 +72,7 @@ RunningChild::RunningChild(const std::vector<std::string>& argv, const ChildOpti
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const std::vector<std::string> env_strings = child_environment(options.unset_env);
+  const std::vector<std::string> env_strings = child_environment(options);
   std::vector<char*> env;
   for (const auto& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);

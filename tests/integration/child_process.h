@@ -14,6 +14,7 @@ namespace wasinn_it {
 struct ChildOptions {
   std::string stdin_text;              // fed to the child's stdin, then closed
   std::vector<std::string> unset_env;  // removed from the inherited environment
+  std::vector<std::string> set_env;    // NAME=VALUE, added to (or replacing in) the inherited environment
   int timeout_seconds = 60;            // the child is killed after this long
   std::string cwd;                     // the child's working directory ("": the test's)
 };
