@@ -11,7 +11,7 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
   command   p3_classify (a wasi:cli@0.3.0 command over the spec's wasi:nn) and p3_nn classify
             (nn-async's compute, and --sync) classify the digits: every logit equals native ONNX
             Runtime's and stdout equals the 0.2 component wit_classify_digits's
-  peer      p3_classify on Wasmtime's own CLI 48 (scripts/bench-peers.sh builds it; skipped
+  peer      p3_classify on Wasmtime's own CLI (scripts/bench-peers.sh builds it; skipped
             without it): the same stdout and logits as on wasinn
   overlap   two nn-async computes in flight on two contexts of the tiny GGUF: the short one, started
             second, ends first, and each answer equals native llama.cpp's
@@ -38,8 +38,9 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
   reuse     (issue 54) p3_http's instances reused as `wasmtime serve` reuses them: 300 /count
             requests one after another see counts past 1 and never past --max-instance-reuse-count
             (default 128; 3 when asked: 1,2,3,1,...), 16 clients at once get their random bodies
-            echoed whole, a /trap is answered 500 and the next request gets a fresh instance (count
-            1) and its right answer; a trap after the answer is out (/trap-after) drops the instance
+            echoed whole (with the request's Content-Length, as Wasmtime answers, or chunked when
+            it was), a /trap is answered 500 and the next request gets a fresh instance (count 1)
+            and its right answer; a trap after the answer is out (/trap-after) drops the instance
             with no request in flight; each failure is a warning naming the trap, and stopping the
             server (SIGTERM) warns of none; --max-instance-reuse-count 1 (isolation) gives every
             request a fresh instance (count always 1)
@@ -92,7 +93,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
 from case_checks import Skipped, check, run_cases  # noqa: E402
-from serve_test import Server, log, request, wait_line, wait_lines  # noqa: E402
+from serve_test import Server, find_peer, log, request, wait_line, wait_lines  # noqa: E402
 
 
 class Context:
@@ -193,19 +194,16 @@ def case_command(ctx):
         log(f"{label}: {len(want) // 40} rows, logits equal to native ONNX Runtime's, in {elapsed:.2f} s")
 
 
-def peer_wasmtime():
-    peers = os.path.expanduser("~/.cache/wasinn/peers")
-    found = []
-    for root, _dirs, files in os.walk(peers):
-        if "wasmtime" in files and root.endswith("/bin"):
-            found.append(os.path.join(root, "wasmtime"))
+def peer_wasmtime(ctx):
+    found = find_peer(ctx.args)
     if not found:
-        raise Skipped(f"Wasmtime's CLI is not built ({peers}): scripts/bench-peers.sh builds it")
-    return max(found, key=os.path.getmtime)
+        raise Skipped("Wasmtime's CLI is not built (~/.cache/wasinn/peers): scripts/bench-peers.sh --build-only "
+                      "builds it")
+    return found
 
 
 def case_peer(ctx):
-    wasmtime = peer_wasmtime()
+    wasmtime = peer_wasmtime(ctx)
     ort_libs = os.path.realpath(os.path.join(ctx.args.deps, "onnxruntime", "lib"))
     mine, mine_logits, _ = classify(ctx, on_wasinn(ctx), "p3_classify")
 
@@ -222,7 +220,7 @@ def case_peer(ctx):
     out, logits, elapsed = classify(ctx, runner, "p3_classify")
     check(out == mine, f"Wasmtime's stdout differs from wasinn's:\n{out.decode()}\n---\n{mine.decode()}")
     check(logits == mine_logits, "Wasmtime's logits differ from wasinn's")
-    log(f"p3_classify on Wasmtime 48 ({wasmtime}): the same stdout and logits as on wasinn, in {elapsed:.2f} s")
+    log(f"p3_classify on Wasmtime's CLI ({wasmtime}): the same stdout and logits as on wasinn, in {elapsed:.2f} s")
 
 
 def llama_run(ctx, *args, timeout=600):
@@ -700,10 +698,13 @@ def case_reuse(ctx):
         return got
 
     def echoes(server):
+        # The body handed on keeps the request's length (Content-Length, as `wasmtime serve`
+        # answers it); a chunked one stays chunked.
         def echo(k):
             body = random.Random(k).randbytes(1000 + 997 * k)
-            r = request(server, "POST", "/echo", body)
-            return r.status == 200 and r.body == body
+            r = request(server, "POST", "/echo", body, chunked=k % 4 == 0)
+            length = r.headers.get("content-length")
+            return r.status == 200 and r.body == body and length == (None if k % 4 == 0 else str(len(body)))
 
         with concurrent.futures.ThreadPoolExecutor(16) as pool:
             echoed = list(pool.map(echo, range(160)))

@@ -208,11 +208,18 @@ impl Body for Streamed {
     fn is_end_stream(&self) -> bool {
         self.ended || (self.first.is_none() && self.inner.is_end_stream())
     }
+    /// The request's own length, its first frame (already read) counted: a guest that hands the
+    /// body on to its answer answers with the same Content-Length, as on `wasmtime serve`.
     fn size_hint(&self) -> SizeHint {
-        if self.first.is_some() {
-            return SizeHint::default();
+        let rest = self.inner.size_hint();
+        let Some(first) = &self.first else { return rest };
+        let n = first.data_ref().map_or(0, |d| d.len() as u64);
+        let mut hint = SizeHint::new();
+        hint.set_lower(rest.lower().saturating_add(n));
+        if let Some(upper) = rest.upper() {
+            hint.set_upper(upper.saturating_add(n));
         }
-        self.inner.size_hint()
+        hint
     }
 }
 
