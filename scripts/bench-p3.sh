@@ -32,7 +32,8 @@ printf '\n==> WASI 0.3 against 0.2: per-inference cost, %s rounds\n' "$rounds" >
 "$ROOT/.deps/venv/bin/python" "$ROOT/scripts/bench_p3.py" --wasinn "$BUILD/bin/wasinn" --guests "$BUILD/guests" \
   --fixtures "$FIXTURES" --rounds "$rounds" "${doc[@]}"
 [[ $serve == 1 ]] || exit 0
-peer=$(ls -t "$HOME"/.cache/wasinn/peers/wasmtime-48.0.8-*/bin/wasmtime 2>/dev/null | head -1 || true)
+# scripts/bench-peers.sh's CLI, the newest built (its version is in bench/peers/wasmtime/Cargo.toml).
+peer=$(ls -t "$HOME"/.cache/wasinn/peers/wasmtime-*/bin/wasmtime 2>/dev/null | head -1 || true)
 wasmtime=${WASINN_WASMTIME:-$peer}
 if [[ -z $wasmtime ]]; then
   echo "bench-p3.sh: serving SKIPPED: Wasmtime's CLI is not built (scripts/bench-peers.sh builds it; or set WASINN_WASMTIME)" >&2

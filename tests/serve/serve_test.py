@@ -1235,19 +1235,20 @@ def case_tls(ctx):
 
 
 def find_peer(args):
-    if args.peer:
+    if getattr(args, "peer", None):
         return args.peer if os.path.exists(args.peer) else None
     home = os.path.expanduser("~/.cache/wasinn/peers")
-    # scripts/bench-peers.sh's copy (keyed by the peer's manifest), else cargo's own output.
-    found = sorted(glob.glob(os.path.join(home, "wasmtime-48.0.8-*", "bin", "wasmtime")), key=os.path.getmtime)
-    cargo_out = os.path.join(home, "wasmtime-48.0.8-target", "release", "wasmtime")
-    return found[-1] if found else cargo_out if os.path.exists(cargo_out) else None
+    # scripts/bench-peers.sh's copies (keyed by version and manifest; the newest built), else
+    # cargo's own output.
+    found = glob.glob(os.path.join(home, "wasmtime-*", "bin", "wasmtime"))
+    found = found or glob.glob(os.path.join(home, "wasmtime-*-target", "release", "wasmtime"))
+    return max(found, key=os.path.getmtime) if found else None
 
 
 def case_peer(ctx):
     peer = find_peer(ctx.args)
     if not peer:
-        raise Skipped("no Wasmtime CLI with serve (scripts/bench-peers.sh builds it into ~/.cache/wasinn/peers; "
+        raise Skipped("no Wasmtime CLI with serve (scripts/bench-peers.sh --build-only builds it into ~/.cache/wasinn/peers; "
                       "or give --peer PATH)")
     tiny_dir, mobilenet_dir = ctx.fixture("tiny"), ctx.fixture("mobilenet_v2")
     x = f32_bytes([0.25, -7.5, 1e-3, 1e6])
