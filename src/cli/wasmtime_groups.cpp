@@ -219,6 +219,14 @@ std::string group_help(const Group& g) {
   return out;
 }
 
+// Wasmtime's keys of group g that wasinn has no setting for.
+std::vector<std::string> wasmtime_only_keys(const Group& g) {
+  std::stringstream known(g.wasmtime_keys);
+  std::vector<std::string> keys;
+  for (std::string w; known >> w;) keys.push_back(w);
+  return keys;
+}
+
 // Applies one KEY[=VALUE] of group g; `variable` names the environment variable it came from
 // (empty: the command line), in its errors and as what turned 0.3 off.
 void apply_item(const Group& g, const std::string& item, const std::string& variable, GroupSettings& out) {
@@ -228,10 +236,8 @@ void apply_item(const Group& g, const std::string& item, const std::string& vari
   const Value value = eq == std::string::npos ? Value{} : Value{item.substr(eq + 1)};
   const auto k = std::find_if(g.keys.begin(), g.keys.end(), [&](const Key& x) { return key == x.name; });
   if (k == g.keys.end()) {
-    std::stringstream known(g.wasmtime_keys);
-    std::string w;
-    bool wasmtime_has = false;
-    while (known >> w) wasmtime_has = wasmtime_has || w == key;
+    const std::vector<std::string> wasmtime_keys = wasmtime_only_keys(g);
+    const bool wasmtime_has = std::find(wasmtime_keys.begin(), wasmtime_keys.end(), key) != wasmtime_keys.end();
     if (wasmtime_has || key.rfind("cranelift-", 0) == 0) {
       throw UsageError(
           fmt::format("{}-{} {}: wasinn does not support this Wasmtime option (-{} help lists "
@@ -241,14 +247,16 @@ void apply_item(const Group& g, const std::string& item, const std::string& vari
     throw UsageError(fmt::format("{}unknown -{} / --{} option: {} (-{} help lists them)", origin, g.flag, g.long_name,
                                  key.empty() ? "''" : key, g.flag));
   }
+  const std::string p3_off_by = out.p3_off_by, async_off_by = out.async_off_by;
   try {
     k->apply(value, out);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{}-{} {}: {}", origin, g.flag, item, e.what()));
   }
+  // A switch this variable turned off is named as the variable, not as a flag nobody gave.
   if (!variable.empty()) {
-    for (std::string* off_by : {&out.p3_off_by, &out.async_off_by})
-      if (off_by->rfind('-', 0) == 0) *off_by = fmt::format("{} (environment: {})", variable, item);
+    for (auto [now, before] : {std::pair{&out.p3_off_by, &p3_off_by}, std::pair{&out.async_off_by, &async_off_by}})
+      if (!now->empty() && *now != *before) *now = fmt::format("{} (environment: {})", variable, item);
   }
 }
 
@@ -265,8 +273,7 @@ std::vector<std::pair<std::string, std::string>> environment_items(const Group& 
   }
   std::vector<std::string> names;
   for (const auto& k : g.keys) names.emplace_back(k.name);
-  std::stringstream known(g.wasmtime_keys);
-  for (std::string w; known >> w;) names.push_back(w);
+  for (auto& w : wasmtime_only_keys(g)) names.push_back(std::move(w));
   for (const auto& name : names) {
     const std::string var = prefix + "_" + upper(name);
     if (const char* v = std::getenv(var.c_str())) items.emplace_back(var, name + "=" + v);

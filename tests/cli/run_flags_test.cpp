@@ -193,6 +193,10 @@ TEST(WasmtimeKeys, TakenFromWasmtimesEnvironmentVariables) {
   EXPECT_EQ(off.exit_code, 2) << off.describe();
   EXPECT_NE(off.err.find("WASMTIME_WASI_P3 (environment: p3=n) turned WASI 0.3 off"), std::string::npos)
       << off.describe();
+  // A flag that turned it off is named as the flag, whatever other keys the environment gave.
+  const ChildResult flag_off = run({"WASMTIME_WASI=cli"}, {"-W", "component-model-async=n", guest("p3_classify")});
+  EXPECT_EQ(flag_off.exit_code, 2) << flag_off.describe();
+  EXPECT_NE(flag_off.err.find("-W component-model-async=n turned"), std::string::npos) << flag_off.describe();
   // One page is all grow.wat starts with: the variable's limit holds unless a flag lifts it.
   ScratchDir dir;
   write_text(dir / "grow.wat", kGrowWat);
