@@ -12,6 +12,7 @@ namespace wasinn {
 
 std::string RequestMetrics::route_of(int status, std::string_view path) {
   if (status == 404) return "unmatched";
+  if (status == 401) return std::string(kOtherRoute);
   return std::string(path.substr(0, std::min<size_t>(path.find('?'), 128)));
 }
 
@@ -30,7 +31,7 @@ void RequestMetrics::record(int status, uint64_t micros, std::string_view outcom
   micros_ += micros;
   if (path.empty()) return;
   std::string route = route_of(status, path);
-  if (!routes_.contains(route)) {
+  if (route != kOtherRoute && !routes_.contains(route)) {
     if (routes_.size() >= kMaxRoutes)
       route = "other";
     else

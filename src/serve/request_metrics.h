@@ -21,14 +21,18 @@ namespace wasinn {
 class RequestMetrics {
  public:
   // outcome: "completed", or how the answer was cut (cut:timeout, cut:client-left, cut:shutdown).
-  // path: the request's, for the route label (route_of); empty leaves the request out of it.
+  // path: the request's, for the route label (route_of); empty leaves the request out of it;
+  // kOtherRoute: a path the server knows is none of its routes.
   void record(int status, uint64_t micros, std::string_view outcome = "completed", std::string_view path = {});
 
   // Distinct routes kept; past them a new path counts as route "other", so a client asking for
   // ever new paths cannot grow the server.
   static constexpr size_t kMaxRoutes = 100;
+  // The label of the paths that take no slot (a path starts with '/': none is read as this).
+  static constexpr std::string_view kOtherRoute = "other";
   // The route label of a request: its path without the query, at most 128 bytes; "unmatched" for
-  // a 404 (nothing serves that path: a scanner's guesses must not take the kMaxRoutes slots).
+  // a 404 (nothing serves that path: a scanner's guesses must not take the kMaxRoutes slots);
+  // "other" for a 401 (the path was not looked at: a client without a key takes no slot either).
   static std::string route_of(int status, std::string_view path);
 
   // What the server knows at the moment of a scrape.

@@ -56,7 +56,9 @@ TEST(RequestMetrics, CountsRoutesByOutcomeAndBoundsThem) {
   m.record(200, 50, "completed", "/v1/chat/completions?x=1");
   m.record(200, 50, "cut:timeout", "/v1/chat/completions");
   m.record(404, 50, "completed", "/wp-admin");
-  m.record(200, 50);  // no path: counted, but in no route
+  m.record(401, 50, "completed", "/made-up-without-a-key");     // the path was not looked at: "other"
+  m.record(405, 50, "completed", RequestMetrics::kOtherRoute);  // a path the server says is none of its routes
+  m.record(200, 50);                                            // no path: counted, but in no route
   for (size_t i = 0; i < RequestMetrics::kMaxRoutes + 5; ++i) m.record(200, 50, "completed", "/p" + std::to_string(i));
   const std::string text = m.render({});
   EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"/v1/chat/completions\",outcome=\"completed\"} 1\n"),
@@ -66,10 +68,12 @@ TEST(RequestMetrics, CountsRoutesByOutcomeAndBoundsThem) {
             std::string::npos);
   EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"unmatched\",outcome=\"completed\"} 1\n"),
             std::string::npos);
-  // The chat route and 98 of the /pN took the 100 slots ("unmatched" is one too); 7 more count as "other".
-  EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"other\",outcome=\"completed\"} 7\n"),
+  // The chat route and 98 of the /pN took the 100 slots ("unmatched" is one too, "other" none); 7 more
+  // count as "other", with the 401 and the 405.
+  EXPECT_NE(text.find("wasinn_http_route_requests_total{route=\"other\",outcome=\"completed\"} 9\n"),
             std::string::npos);
   EXPECT_EQ(text.find("route=\"/p99\""), std::string::npos);
+  EXPECT_EQ(text.find("made-up"), std::string::npos);
 }
 
 TEST(RequestMetrics, RecordsFromManyThreadsWithoutLosingOne) {
