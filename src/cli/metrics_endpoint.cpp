@@ -10,14 +10,32 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/cli_common.h"
 #include "cli/host_port.h"
+#include "cli/listen_check.h"
 #include "cli/stderr_lines.h"
 #include "core/prometheus_text.h"
 
 namespace wasinn_cli {
 
 namespace {
+
+// What a scrape that shows no key (or a wrong one) gets: RFC 6750's challenge, as the servers'.
+int refuse_unauthorized(mg_connection* conn, bool presented) {
+  const char* body = presented ? "the API key is not one this server takes\n"
+                               : "this server needs an API key: send it as 'Authorization: Bearer KEY'\n";
+  mg_response_header_start(conn, 401);
+  mg_response_header_add(conn, "Content-Type", "text/plain; charset=utf-8", -1);
+  mg_response_header_add(conn, "Content-Length", std::to_string(std::strlen(body)).c_str(), -1);
+  mg_response_header_add(conn, "WWW-Authenticate",
+                         presented ? "Bearer realm=\"wasinn\", error=\"invalid_token\"" : "Bearer realm=\"wasinn\"",
+                         -1);
+  mg_response_header_send(conn);
+  mg_write(conn, body, std::strlen(body));
+  return 401;
+}
 
 // A C callback on one of civetweb's threads: nothing may throw out of it.
 int serve_metrics(mg_connection* conn, void* data) noexcept {
@@ -28,7 +46,13 @@ int serve_metrics(mg_connection* conn, void* data) noexcept {
     return 405;
   }
   try {
-    const std::string text = (*static_cast<const std::function<std::string()>*>(data))();
+    const auto& served = *static_cast<const MetricsEndpoint::Served*>(data);
+    if (served.keys) {
+      const char* authorization = mg_get_header(conn, "Authorization");
+      if (!served.keys->check(authorization ? authorization : ""))
+        return refuse_unauthorized(conn, authorization != nullptr);
+    }
+    const std::string text = served.text();
     const std::string content_type(wasinn::kPrometheusTextContentType);
     mg_send_http_ok(conn, content_type.c_str(), static_cast<long long>(text.size()));
     if (!head) mg_write(conn, text.data(), text.size());
@@ -55,8 +79,9 @@ MetricsAddress parse_metrics_address(const std::string& text) {
   return out;
 }
 
-MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, std::function<std::string()> text)
-    : text_(std::move(text)) {
+MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, std::function<std::string()> text,
+                                 std::shared_ptr<const wasinn::ApiKeys> keys)
+    : served_{std::move(text), std::move(keys)} {
   const std::string listen = fmt::format("{}:{}", address.host, address.port);
   // Two threads: a scrape never waits for another; the guest's threads are not slowed by more.
   const char* options[] = {"listening_ports", listen.c_str(), "num_threads", "2", nullptr};
@@ -72,7 +97,7 @@ MetricsEndpoint::MetricsEndpoint(const MetricsAddress& address, std::function<st
                     "address not one of this machine's?)",
                     listen));
   }
-  mg_set_request_handler(server_, "/metrics$", serve_metrics, &text_);
+  mg_set_request_handler(server_, "/metrics$", serve_metrics, &served_);
   mg_server_port port{};
   const uint16_t chosen = mg_get_server_ports(server_, 1, &port) == 1 ? static_cast<uint16_t>(port.port) : address.port;
   url_ = fmt::format("http://{}:{}/metrics", address.host, chosen);
@@ -84,9 +109,19 @@ MetricsEndpoint::~MetricsEndpoint() {
 }
 
 std::unique_ptr<MetricsEndpoint> start_metrics_endpoint(const std::optional<MetricsAddress>& address,
-                                                        std::function<std::string()> text) {
+                                                        std::function<std::string()> text,
+                                                        std::shared_ptr<const wasinn::ApiKeys> keys) {
   if (!address) return nullptr;
-  auto endpoint = std::make_unique<MetricsEndpoint>(*address, std::move(text));
+  const HostPort where{address->host, address->port};
+  if (!reachable_from_other_machines(where)) {
+    keys = nullptr;
+  } else if (!keys) {
+    spdlog::warn(
+        "--metrics-addr {} is reachable from other machines and needs no key: anyone who reaches it can read the "
+        "metrics (model names, request counts and times); listen on 127.0.0.1, or let only Prometheus reach the port",
+        where.text());
+  }
+  auto endpoint = std::make_unique<MetricsEndpoint>(*address, std::move(text), std::move(keys));
   print_notice(fmt::format("wasinn: metrics at {}", endpoint->url()), {{"metrics_url", endpoint->url()}});
   return endpoint;
 }

@@ -147,6 +147,7 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   }
   check_can_listen(listens);  // before any pipeline compiles and any model loads
   options.keys = load_api_keys(o);
+  const std::shared_ptr<const wasinn::ApiKeys> api_keys = options.keys;  // the metrics port's too
   options.header_timeout_ms = parse_duration_ms(o.header_timeout);
   if (check_tls_options(o)) options.tls = {o.tls_cert, o.tls_key, o.tls_client_ca};
   warn_if_exposed_without_key(listens, options.keys != nullptr || !o.tls_client_ca.empty(), "use every model");
@@ -187,9 +188,10 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
   }
   auto& oip = **server;
   // After the server: stops before it goes.
-  auto metrics = start_metrics_endpoint(metrics_address, [&env, &oip] {
-    return wasinn::render_prometheus_text(env->metrics().snapshot()) + oip.metrics_text();
-  });
+  auto metrics = start_metrics_endpoint(
+      metrics_address,
+      [&env, &oip] { return wasinn::render_prometheus_text(env->metrics().snapshot()) + oip.metrics_text(); },
+      api_keys);
   const std::string models = fmt::format("{} model{}", oip.model_count(), oip.model_count() == 1 ? "" : "s");
   if (!oip.http_address().empty())
     print_notice(fmt::format("Serving the Open Inference Protocol (REST) on {}://{}/v2 ({})",

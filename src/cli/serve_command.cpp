@@ -149,8 +149,9 @@ void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
       ->add_option("--header-timeout", o.header_timeout,
                    "Close a connection whose request headers have not arrived in this long, counted from its start "
                    "or the end of its previous answer (so an idle keep-alive connection too: 200ms, 10s; a number "
-                   "alone is seconds); a request body gets this long plus a second per KiB that arrived, else 408 "
-                   "(the OIP server: each REST read's bound, and gRPC's HTTP/2 handshake deadline). 0: no limit")
+                   "alone is seconds); a request body gets this long plus a second per KiB that arrived, else 408; "
+                   "a TLS handshake this long (the OIP server: REST alike, gRPC's HTTP/2 handshake deadline). 0: no "
+                   "limit")
       ->type_name("DURATION")
       ->check(duration())
       ->capture_default_str();
@@ -403,8 +404,8 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     return refused_exit;
   }
   // After server: stops before it goes.
-  auto metrics = start_metrics_endpoint(metrics_address,
-                                        [&host, &server] { return host->metrics_text() + server->metrics_text(); });
+  auto metrics = start_metrics_endpoint(
+      metrics_address, [&host, &server] { return host->metrics_text() + server->metrics_text(); }, keys);
   print_notice(fmt::format("Serving HTTP on {}://{}/", tls ? "https" : "http", server->address()),
                {{"address", server->address()}});
 

@@ -62,13 +62,15 @@ struct ServerContext {
     return std::to_string(started_ns) + "-" + std::to_string(requests.fetch_add(1));
   }
 
-  // One access-log line and one count per request, from the transport's thread.
+  // One access-log line and one count per request, from the transport's thread. route: the
+  // metrics' route label for the path ("": the path; RequestMetrics::kOtherRoute for one that is
+  // not the server's, so that made-up paths take no label).
   void record(std::string_view method, std::string_view path, int status, uint64_t bytes_in, uint64_t bytes_out,
               std::chrono::steady_clock::time_point started, std::string_view note, const Client& client = {},
-              std::string_view outcome = "completed") {
+              std::string_view outcome = "completed", std::string_view route = {}) {
     const auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
-    metrics.record(status, micros, outcome, path);
+    metrics.record(status, micros, outcome, route.empty() ? path : route);
     if (!on_request) return;
     // The record's strings are C strings (wasinn/request_record.h): copies that end in NUL.
     const std::string c_method(method), c_path(path), c_note(note), c_agent(client.user_agent.substr(0, 256)),
