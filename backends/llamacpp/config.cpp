@@ -87,6 +87,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     };
     t["grammar"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       if (!v.is_string()) return bad(source, "grammar", "a string", v);
+      if (Error e = check_grammar_size(v.get_ref<const std::string&>(), "grammar", source)) return e;
       o.grammar = v.get<std::string>();
       o.json_schema.clear();  // one grammar constrains sampling: the later key wins
       return {};

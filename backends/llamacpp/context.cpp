@@ -99,6 +99,17 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& ou
   if (text.size() > static_cast<size_t>(INT32_MAX / 2)) {
     return {WASINN_TOO_LARGE, "the prompt of " + std::to_string(text.size()) + " bytes is too large to tokenize"};
   }
+  // Tokenizing cannot be interrupted, and a 10 MB prompt takes seconds: one that cannot fit the
+  // context whatever its tokens (no token covers more than longest_piece bytes; x4 for tokenizers
+  // that normalize text away) is refused before it starts.
+  const uint64_t n_ctx = wanted_shape().n_ctx;
+  if (text.size() > 4 * n_ctx * graph_->longest_piece() + 4096) {
+    return {WASINN_PROMPT_TOO_LONG, "the prompt of " + std::to_string(text.size()) +
+                                        " bytes cannot fit a context of " + std::to_string(n_ctx) +
+                                        " tokens (no token of this model covers more than " +
+                                        std::to_string(graph_->longest_piece()) +
+                                        " bytes); raise ctx-size before setting the prompt, or shorten it"};
+  }
   const auto len = static_cast<int32_t>(text.size());
   const llama_vocab* vocab = graph_->vocab();
   // A first guess that fits most prompts; a longer prompt is measured by the first call, so a
@@ -186,6 +197,7 @@ Error LlamaContext::start_generation(const LogScope& scope) {
   if (Error e = prepare_llama_context(scope)) return e;
   output_is_embedding_ = false;
   const uint32_t n_ctx = std::min(shape_.n_ctx, llama_n_ctx(llama_.get()));
+  stream_.stop_grammar_on(cancel_requested_);
   if (!chunks_) return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_);
   TokenStream::Feed feed;
   feed.n_tokens = mtmd_helper_get_n_tokens(chunks_.get());

@@ -3,6 +3,7 @@
 // slots every graph declares.
 #include "graph.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -130,6 +131,18 @@ Error check_outetts_vocab(const llama_vocab* vocab, const std::string& descripti
   return {};
 }
 
+// The most bytes one token's text takes (a pass over the vocabulary at load, milliseconds).
+size_t longest_piece_of(const llama_vocab* vocab) {
+  size_t longest = 1;
+  char buf[256];
+  for (llama_token t = 0, n = llama_vocab_n_tokens(vocab); t < n; ++t) {
+    const int32_t len = llama_token_to_piece(vocab, t, buf, sizeof buf, 0, /*special=*/true);
+    // Negative: longer than the buffer, by its size.
+    longest = std::max(longest, static_cast<size_t>(len < 0 ? -static_cast<int64_t>(len) : len));
+  }
+  return longest;
+}
+
 }  // namespace
 
 std::span<const sdk::IoDesc> LlamaGraph::io(sdk::Side side) const { return slots(side); }
@@ -189,6 +202,7 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
   graph->allow_host_paths_ = backend.config().allow_preload_paths;
   graph->vocab_ = llama_model_get_vocab(model);
   graph->n_embd_ = llama_model_n_embd(model);
+  graph->longest_piece_ = longest_piece_of(graph->vocab_);
   const int32_t n_ctx_train = llama_model_n_ctx_train(model);
   graph->n_ctx_train_ = n_ctx_train > 0 ? static_cast<uint32_t>(n_ctx_train) : 0;
   graph->properties_ = gguf_properties(model);

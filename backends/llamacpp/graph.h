@@ -52,6 +52,9 @@ class LlamaGraph {
   const LlamaOptions& options() const { return options_; }
   int32_t n_embd() const { return n_embd_; }
   uint32_t n_ctx_train() const { return n_ctx_train_; }
+  // The most bytes of text one token of the vocabulary stands for (special tokens included): a
+  // prompt longer than n_ctx times this cannot fit, and is refused before it is tokenized.
+  size_t longest_piece() const { return longest_piece_; }
   // The multimodal projector loaded with the model ("mmproj"), or null for a text-only graph.
   Projector* projector() const { return projector_.get(); }
   // The operator's allow-preload-paths: may a guest name a host file (an "image" path)?
@@ -66,6 +69,7 @@ class LlamaGraph {
   LlamaOptions options_;
   int32_t n_embd_ = 0;
   uint32_t n_ctx_train_ = 0;
+  size_t longest_piece_ = 1;
   std::vector<sdk::Property> properties_;
   std::unique_ptr<Projector> projector_;  // freed before model_, which it reads
   std::unique_ptr<Vocoder> vocoder_;

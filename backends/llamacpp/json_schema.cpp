@@ -41,6 +41,13 @@ std::string one_line(std::string text) {
 
 }  // namespace
 
+Error check_grammar_size(std::string_view gbnf, std::string_view key, std::string_view source) {
+  if (gbnf.size() <= kMaxGrammarBytes) return {};
+  return sdk::invalid(std::string(source) + ": \"" + std::string(key) + "\" makes a grammar of " +
+                      std::to_string(gbnf.size()) + " bytes, over the limit of " + std::to_string(kMaxGrammarBytes) +
+                      " (a schema with fewer alternatives, e.g. a shorter enum)");
+}
+
 Error grammar_from_json_schema(const json& value, std::string_view source, std::string& schema, std::string& gbnf) {
   json doc;
   if (value.is_string()) {
@@ -67,6 +74,7 @@ Error grammar_from_json_schema(const json& value, std::string_view source, std::
   try {
     std::string made = json_schema_to_grammar(common_json::parse(text));
     if (made.empty()) return refused(source, "gave an empty grammar");
+    if (Error e = check_grammar_size(made, "json-schema", source)) return e;
     schema = std::move(text);
     gbnf = std::move(made);
     return {};

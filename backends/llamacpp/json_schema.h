@@ -25,4 +25,11 @@ using sdk::Error;
 Error grammar_from_json_schema(const nlohmann::json& value, std::string_view source, std::string& schema,
                                std::string& gbnf);
 
+// The largest GBNF grammar taken ("grammar", or made from "json-schema"): a few KiB serve any
+// real schema, and llama.cpp prints the whole text of one it cannot parse to stderr.
+inline constexpr size_t kMaxGrammarBytes = 256 << 10;
+
+// INVALID_ARGUMENT naming `key` and `source` for a grammar past kMaxGrammarBytes.
+Error check_grammar_size(std::string_view gbnf, std::string_view key, std::string_view source);
+
 }  // namespace wasinn::llamacpp

@@ -3,9 +3,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+
+#include "llama_handles.h"
 
 namespace wasinn::llamacpp {
 namespace {
+
+// Grammar work on this thread for one scope: llama.cpp, patched by
+// scripts/deps/patches/llamacpp-grammar-bounds.patch, polls the cancel flag while it expands a
+// grammar's stacks and throws once it is set (a hostile grammar would otherwise hold the worker for
+// hours), or once one step holds more stacks than its cap.
+class GrammarWork {
+ public:
+  explicit GrammarWork(const std::atomic<bool>* cancel) {
+    if (cancel) llama_grammar_set_thread_abort_callback(abort_requested, const_cast<std::atomic<bool>*>(cancel));
+  }
+  ~GrammarWork() { llama_grammar_set_thread_abort_callback(nullptr, nullptr); }
+  GrammarWork(const GrammarWork&) = delete;
+  GrammarWork& operator=(const GrammarWork&) = delete;
+};
 
 // A token's text, with special tokens rendered as WasmEdge's plugin does.
 std::string piece_of(const llama_vocab* vocab, llama_token token) {
@@ -56,8 +73,18 @@ Error TokenStream::build_sampler(const LlamaOptions& o) {
   SamplerPtr chain(llama_sampler_chain_init(params));
   if (!chain) return sdk::runtime_error("could not create a sampler chain");
   if (!o.grammar.empty()) {
-    llama_sampler* g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
-    if (!g) return sdk::invalid("config key \"grammar\" is not a valid GBNF grammar with a 'root' rule");
+    llama_sampler* g = nullptr;
+    try {
+      GrammarWork bounded(cancel_);
+      g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
+    } catch (const std::exception& e) {
+      return grammar_failure(e);
+    }
+    if (!g) {
+      return sdk::invalid(
+          "config key \"grammar\" is not a valid GBNF grammar with a 'root' rule, or exceeds llama.cpp's limits "
+          "(at most 2000 repetitions of a rule, no left recursion)");
+    }
     llama_sampler_chain_add(chain.get(), g);
   }
   if (o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0) {
@@ -144,7 +171,13 @@ Error TokenStream::next() {
   if (!raw) return sdk::runtime_error("the model gave no logits to sample the next token from");
   std::vector<float> logits;
   if (n_probs_ > 0) logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
-  const llama_token token = llama_sampler_sample(sampler_.get(), ctx_, -1);
+  llama_token token = LLAMA_TOKEN_NULL;
+  try {
+    GrammarWork bounded(cancel_);
+    token = llama_sampler_sample(sampler_.get(), ctx_, -1);
+  } catch (const std::exception& e) {
+    return grammar_failure(e);  // the grammar's state is unknown now: the caller starts over
+  }
   if (llama_vocab_is_eog(vocab_, token)) {
     ended_ = WASINN_END_OF_SEQUENCE;
     return {ended_, "the model ended the sequence"};
@@ -161,6 +194,11 @@ Error TokenStream::next() {
     if (text_.find(reverse_prompt_, from) != std::string::npos) ended_ = WASINN_END_OF_SEQUENCE;
   }
   return {};
+}
+
+Error TokenStream::grammar_failure(const std::exception& e) const {
+  if (cancel_ && cancel_->load()) return {WASINN_TIMEOUT, "generation was cancelled"};
+  return sdk::invalid(std::string("\"grammar\" (or \"json-schema\") is too complex to sample with: ") + e.what());
 }
 
 Error TokenStream::end_if_no_slot() {

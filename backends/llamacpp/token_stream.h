@@ -9,6 +9,7 @@
 
 #include <llama.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -61,6 +62,10 @@ class TokenStream {
   // Forgets the sequence and frees the sampler (the context's memory is left as it is).
   void reset();
 
+  // The flag whose setting stops this stream's grammar work (building the sampler, sampling) as
+  // it stops llama_decode: TIMEOUT. Set once, by the context that owns both.
+  void stop_grammar_on(const std::atomic<bool>& cancel) { cancel_ = &cancel; }
+
   // The tokens evaluated and generated since the last take, and their times (the host's token
   // metrics, context_take_token_stats); kept across reset(), so a sequence cut short still counts.
   void take_stats(wasinn_token_stats& out) noexcept {
@@ -91,6 +96,10 @@ class TokenStream {
   void note_logprobs(const std::vector<float>& logits, llama_token token);
   void count_token() noexcept;  // into stats_, for the token just generated
 
+  // Grammar work that failed (cancelled, or past llama.cpp's patched stack cap) as a status.
+  Error grammar_failure(const std::exception& e) const;
+
+  const std::atomic<bool>* cancel_ = nullptr;
   llama_context* ctx_ = nullptr;
   const llama_vocab* vocab_ = nullptr;
   SamplerPtr sampler_;

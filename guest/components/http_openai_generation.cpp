@@ -312,6 +312,9 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   wnn_string err{};
   if (wnx_prompt_start(m.session, input, text.data(), static_cast<uint32_t>(text.size()), &err)) {
     const std::string why = take(err);
+    // too-large: a prompt refused before tokenizing, as it cannot fit the context.
+    if (why.rfind("too-large", 0) == 0)
+      return respond_error(out, 400, "the model refused the input: " + why, "context_length_exceeded", "messages");
     respond_error(out, why.rfind("invalid-argument", 0) == 0 ? 400 : 500, "the model refused the input: " + why);
     return;
   }
@@ -408,6 +411,11 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   if (!more && !failure.empty()) {
     if (failure.find("prompt-too-long") != std::string::npos || failure.find("the context holds") != std::string::npos)
       return respond_error(out, 400, failure, "context_length_exceeded", "messages");
+    // The request's own mistake (a grammar the sampler refuses: response_format's schema) is a 400.
+    if (failure.rfind("invalid-argument", 0) == 0) {
+      const bool grammar = failure.find("grammar") != std::string::npos;
+      return respond_error(out, 400, "generation failed: " + failure, nullptr, grammar ? "response_format" : nullptr);
+    }
     return respond_error(out, 500, "generation failed: " + failure);
   }
 

@@ -16,10 +16,13 @@ LLAMACPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ff
 install_llamacpp() {
   # A prefix of its own: the CPU-only build in $DEPS/llamacpp stays for checkouts still using it.
   local prefix=$DEPS/llamacpp-dl stamp=$DEPS/llamacpp-dl/.version
-  local patch=$ROOT/scripts/deps/patches/llamacpp-vulkan-no-layer-settings.patch
+  # Our patches, applied in name order: Debian 12's Vulkan headers (vulkan-no-layer-settings) and
+  # grammar work that a caller can stop and whose stacks are capped (grammar-bounds, issue 79).
+  local patches=("$ROOT"/scripts/deps/patches/llamacpp-*.patch) patch_sum
+  patch_sum=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
   # The stamp holds every input of the build, so changing one of them rebuilds.
   local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER backend-dl cpu-x86-64-v3 vulkan"
-  key+=" rpath-origin common-lib mtmd vocab-qwen2 patch-$(sha256sum "$patch" | cut -c1-12)"
+  key+=" rpath-origin common-lib mtmd vocab-qwen2 patches-$patch_sum"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   verified_fetch "$LLAMACPP_SDIST_URL" "$sdist" "$LLAMACPP_SDIST_SHA256"
@@ -28,11 +31,12 @@ install_llamacpp() {
   # The patched source is a tree of its own, not the one the CPU-only build above used.
   local work=$CACHE/build/llamacpp-dl-$LLAMACPP_PY_VERSION
   local src=$work/llama_cpp_python-$LLAMACPP_PY_VERSION/vendor/llama.cpp
-  if [[ ! -f $src/.wasinn-patched ]] || ! cmp -s "$patch" "$src/.wasinn-patched"; then
+  if [[ ! -f $src/.wasinn-patched ]] || [[ $(cat "$src/.wasinn-patched") != "$patch_sum" ]]; then
     rm -rf "$work" && mkdir -p "$work"
     tar -xzf "$DL/$sdist" -C "$work"
-    patch -d "$src" -p1 --quiet <"$patch"
-    cp "$patch" "$src/.wasinn-patched"
+    local p
+    for p in "${patches[@]}"; do patch -d "$src" -p1 --quiet <"$p"; done
+    echo "$patch_sum" >"$src/.wasinn-patched"
   fi
   say "configuring llama.cpp b$LLAMACPP_BUILD_NUMBER with Vulkan (log in $work/configure.log)"
   # GGML_NATIVE=OFF keeps the library portable; the AVX2/FMA/F16C defaults still apply, in one
