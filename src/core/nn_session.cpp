@@ -107,19 +107,28 @@ Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)(
 }
 
 Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*run)()) {
-  const auto budget = std::chrono::milliseconds(env_->limits().max_compute_ms);
+  auto budget = std::chrono::milliseconds(env_->limits().max_compute_ms);
   // Started before the watch, so a compute the watchdog stops is timed at no less than its budget.
   const auto started = std::chrono::steady_clock::now();
+  bool deadline_first = false;  // the request's end comes before max_compute_ms: it words the error
+  if (deadline_) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - started);
+    if (left <= std::chrono::milliseconds(0))
+      return make_error(Errc::timeout, "the request's deadline has passed; no compute starts after it");
+    deadline_first = budget.count() == 0 || left < budget;
+    if (deadline_first) budget = left;
+  }
   auto watch = env_->watchdog().watch(c, budget);
   // After the watch: a cancel from now on is repeated (ComputeWatchdog::hurry) until it lands.
   if (c.cancelling()) return cancelled_error();
   Status status = (c.*run)();
   if (watch.overran(std::chrono::steady_clock::now())) {
-    status =
-        make_error(Errc::timeout, fmt::format("compute exceeded its budget of {} ms and was stopped{}", budget.count(),
-                                              status.ok() ? " (the backend cannot be "
-                                                            "interrupted; it finished late)"
-                                                          : ""));
+    const char* late = status.ok() ? " (the backend cannot be interrupted; it finished late)" : "";
+    status = make_error(Errc::timeout, deadline_first
+                                           ? fmt::format("compute ran past the request's deadline and was stopped{}",
+                                                         late)
+                                           : fmt::format("compute exceeded its budget of {} ms and was stopped{}",
+                                                         budget.count(), late));
   }
   c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
   return status;

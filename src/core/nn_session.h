@@ -5,6 +5,7 @@
 // used by two threads at once answers `busy` to the second.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -111,6 +112,11 @@ class NnSession {
   // invalid_argument when the guest holds no such context.
   Status check_context(uint32_t context) const;
 
+  // The end of the request this session serves (wasinn serve's --request-timeout): a compute
+  // running then is cancelled as one past max_compute_ms is, and none starts after it. Set
+  // before the session is used; none by default.
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
   NnEnvironment& environment() { return *env_; }
   size_t live_graphs() const { return graphs_.size(); }
   size_t live_contexts() const { return contexts_.size(); }
@@ -127,6 +133,7 @@ class NnSession {
   Result<std::pair<std::shared_ptr<ExecutionContext>, ExecutionContext::Lease>> hold(uint32_t handle);
 
   std::shared_ptr<NnEnvironment> env_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::shared_ptr<AsyncCalls> async_;
   HandleTable<Graph> graphs_;
   HandleTable<ExecutionContext> contexts_;

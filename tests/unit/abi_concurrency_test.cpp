@@ -3,6 +3,7 @@
 // distinct contexts compute at the same time, and releasing handles during a compute is safe.
 // Blocking uses the fake's "fake:block" gate, so nothing here depends on timing luck.
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <thread>
 
@@ -107,6 +108,15 @@ TEST_F(AbiConcurrency, ComputeBudgetCancelsAStuckCompute) {
   ASSERT_TRUE(has_errno(set_f32(quick, {1}, {1}), 0));
   EXPECT_TRUE(has_errno(nn::compute(call(), quick), 0)) << "a compute within budget is untouched";
   EXPECT_TRUE(has_errno(set_f32(ctx, {1}, {1}), 0)) << "the stopped context is free and usable again";
+}
+
+// wasinn serve's --request-timeout for a 0.2 request: the session's deadline stops a compute that
+// has no max_compute_ms budget, and no compute starts once it has passed.
+TEST_F(AbiConcurrency, RequestDeadlineCancelsAStuckCompute) {
+  const uint32_t ctx = blocked_context();
+  session_->set_deadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+  EXPECT_TRUE(has_errno(nn::compute(call(), ctx), 5, "compute ran past the request's deadline and was stopped"));
+  EXPECT_TRUE(has_errno(nn::compute(call(), ctx), 5, "the request's deadline has passed"));
 }
 
 TEST_F(AbiConcurrency, ContendedContextOnlyEverSaysOkOrBusy) {

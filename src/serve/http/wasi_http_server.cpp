@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -39,6 +40,9 @@ namespace {
 // back, after the Server is gone.
 struct ServeUser {
   std::shared_ptr<NnEnvironment> env;
+  // A 0.2 request's instance lives for that request alone: its computes end with its
+  // --request-timeout (0: none; a reused 0.3 instance's nn-async calls are cancelled instead).
+  uint64_t request_deadline_ms = 0;
   std::function<void(const RequestRecord&)> on_request;
   std::function<bool(std::string_view)> authorize;
   RequestMetrics metrics;
@@ -87,7 +91,13 @@ std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 
 void* new_guest(void* user) noexcept {
   try {
-    return GuestState::for_component(static_cast<ServeUser*>(user)->env).release();
+    const auto* served = static_cast<ServeUser*>(user);
+    auto state = GuestState::for_component(served->env);
+    if (served->request_deadline_ms) {
+      state->session->set_deadline(std::chrono::steady_clock::now() +
+                                   std::chrono::milliseconds(served->request_deadline_ms));
+    }
+    return state.release();
   } catch (...) {
     return nullptr;
   }
@@ -222,7 +232,8 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     impl->component = std::move(*component);
     // -S p3=n, -W component-model-async=n: a 0.3 component is refused, as run refuses it; a 0.2
     // one is served. Before the models load, so the mistake costs no load.
-    if (auto p3 = check_p3(host.p3, impl->component.get(), impl->engine.get(), name); !p3.refusal.empty()) {
+    const P3Check p3 = check_p3(host.p3, impl->component.get(), impl->engine.get(), name);
+    if (!p3.refusal.empty()) {
       if (exit_code) *exit_code = kRefusedByOptionExit;
       return fail(p3.refusal);
     }
@@ -273,6 +284,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     }
     // Handed over at start, success or failure: the server releases it (release_user).
     auto* user = new ServeUser(host.env, options.on_request, authorize, config.workers, options.max_queue);
+    if (!p3.p3) user->request_deadline_ms = options.request_timeout_ms;
     config.admission = {&user->admission, admission_enter, admission_withdraw,
                         admission_leave,  admission_close, admission_resize};
     config.request_timeout_ms = options.request_timeout_ms;
