@@ -9,7 +9,8 @@
 # fuzz_load_onnxruntime (the test suite's short run) and
 # fuzz_remote_codecs (the remote backend's response decoders), fuzz_whisper_audio (the whisper
 # plugin's WAV input), fuzz_llama_image (the llama.cpp plugin's images), fuzz_llama_tts (its text to
-# speech, text to WAV), fuzz_piper_input (the
+# speech, text to WAV), fuzz_llama_schema (its JSON schemas to grammars, sampled under a budget),
+# fuzz_piper_input (the
 # piper plugin's text and JSON input, spoken to a WAV) and fuzz_load_piper (its run config). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
@@ -30,7 +31,7 @@ export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
-                 fuzz_whisper_audio fuzz_llama_image fuzz_llama_tts fuzz_piper_input fuzz_load_piper)
+                 fuzz_whisper_audio fuzz_llama_image fuzz_llama_tts fuzz_llama_schema fuzz_piper_input fuzz_load_piper)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp fuzz_load_whisper)
 
@@ -99,6 +100,12 @@ EOF
     fuzz_llama_tts)  # text to speak: numbers, punctuation, markers, bytes beyond ASCII
       printf 'Hello, world 42.' >"$dir/hello"
       printf 'In 2026, 3.14 and 1000000 (2147483648) -- caf\xc3\xa9_\\<|im_end|>\n' >"$dir/numbers" ;;
+    fuzz_llama_schema)  # response_format schemas: plain ones, and the kinds that once held a worker
+      printf '{"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "integer"}}}' >"$dir/object"
+      printf '{"type": "string", "pattern": "^((a{0,1000}){0,1000})$"}' >"$dir/nested-repetition"
+      printf '{"enum": ["red", "green", "blue"]}' >"$dir/enum"
+      printf '{"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}' >"$dir/ref-loop"
+      printf '{"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 5}' >"$dir/array" ;;
     fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
       for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done ;;
     fuzz_load_piper)  # WasmEdge's run configs (the load refuses their host paths: the parser is fuzzed)
@@ -131,7 +138,7 @@ fuzz_one() {
   threads=1
   [[ $t == *@2 ]] && threads=2
   if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio || $t == fuzz_llama_image || $t == fuzz_llama_tts ||
-        $t == fuzz_piper_input ]]; then
+        $t == fuzz_llama_schema || $t == fuzz_piper_input ]]; then
     load_seeds "$t" "$dir/seeds"
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null
