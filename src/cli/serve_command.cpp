@@ -42,7 +42,10 @@ void start_serve_log(const ServeCommandOptions& o) {
 void log_request(const wasinn::RequestRecord& record) {
   // The record's C strings as views, so that comparing them compares text.
   const auto text_of = [](const char* s) { return std::string_view(s ? s : ""); };
-  const std::string_view method = text_of(record.method), path = text_of(record.path), note = text_of(record.note),
+  // A key sent in the query string (?api_key=...) never reaches the log.
+  const std::string path_shown = wasinn::redact_query_secrets(text_of(record.path));
+  const std::string_view path = path_shown;
+  const std::string_view method = text_of(record.method), note = text_of(record.note),
                          client = text_of(record.client), request_id = text_of(record.request_id),
                          user_agent = text_of(record.user_agent), outcome = text_of(record.outcome);
   const double ms = static_cast<double>(record.micros) / 1000.0;

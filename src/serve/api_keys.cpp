@@ -3,6 +3,8 @@
 
 #include <nettle/memops.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -109,6 +111,41 @@ bool ApiKeys::check(std::string_view authorization) const {
   int found = 0;
   for (const auto& d : *digests) found |= memeql_sec(d.data(), presented.data(), d.size());
   return bearer && found != 0;
+}
+
+namespace {
+
+bool names_a_secret(std::string_view name) {
+  static constexpr std::string_view kSecretNames[] = {"api_key", "api-key", "apikey",       "key",
+                                                      "token",   "auth",    "access_token", "authorization",
+                                                      "password", "secret", "x-api-key"};
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(std::begin(kSecretNames), std::end(kSecretNames), lower) != std::end(kSecretNames);
+}
+
+}  // namespace
+
+std::string redact_query_secrets(std::string_view path_and_query) {
+  const size_t q = path_and_query.find('?');
+  if (q == std::string_view::npos) return std::string(path_and_query);
+  std::string out(path_and_query.substr(0, q + 1));
+  std::string_view query = path_and_query.substr(q + 1);
+  while (true) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && names_a_secret(pair.substr(0, eq))) {
+      out.append(pair.substr(0, eq + 1));
+      out += "REDACTED";
+    } else {
+      out.append(pair);
+    }
+    if (amp == std::string_view::npos) break;
+    out += '&';
+    query = query.substr(amp + 1);
+  }
+  return out;
 }
 
 }  // namespace wasinn

@@ -49,4 +49,9 @@ class ApiKeys {
   std::shared_ptr<const std::vector<Digest>> digests_;  // flags' and files', swapped whole by reload
 };
 
+// A request's path and query as the access log may show it: the values of query parameters that
+// commonly carry a secret (api_key, key, token, access_token, password, ...; any case) replaced by
+// REDACTED. A client that sends its key there must not find it in the server's logs.
+std::string redact_query_secrets(std::string_view path_and_query);
+
 }  // namespace wasinn

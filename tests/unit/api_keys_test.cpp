@@ -81,5 +81,15 @@ TEST(ApiKeys, ReloadTakesTheFileAgainAndKeepsTheKeysWhenItHasBecomeBad) {
   EXPECT_TRUE(keys.check("Bearer second"));  // a bad file keeps the keys in use
 }
 
+TEST(RedactQuerySecrets, HidesTheValuesOfKeyParametersOnly) {
+  EXPECT_EQ(redact_query_secrets("/v1/models"), "/v1/models");
+  EXPECT_EQ(redact_query_secrets("/v1/models?api_key=sk-secret"), "/v1/models?api_key=REDACTED");
+  EXPECT_EQ(redact_query_secrets("/x?a=1&KEY=sk-secret&b=&Token=t&c"), "/x?a=1&KEY=REDACTED&b=&Token=REDACTED&c");
+  EXPECT_EQ(redact_query_secrets("/x?access_token=t&password=p&keys=visible"),
+            "/x?access_token=REDACTED&password=REDACTED&keys=visible");
+  EXPECT_EQ(redact_query_secrets("/x?"), "/x?");
+  EXPECT_EQ(redact_query_secrets("/x?&&api-key=k&"), "/x?&&api-key=REDACTED&");
+}
+
 }  // namespace
 }  // namespace wasinn::unit
