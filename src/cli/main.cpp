@@ -22,6 +22,7 @@
 #include "cli/completion.h"
 #include "cli/config_file.h"
 #include "cli/inspect_command.h"
+#include "cli/pull_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/stderr_lines.h"
@@ -194,6 +195,9 @@ int run_main(int argc, char** argv) {
   inspect->allow_extras();
   models->allow_extras();
 
+  PullCommandOptions pull_options;
+  auto* pull = add_pull_command(app, pull_options);
+
   std::string shell;
   auto* completion = app.add_subcommand("completion",
                                         "Print a shell completion script: bash, zsh or fish "
@@ -243,14 +247,15 @@ int run_main(int argc, char** argv) {
     fmt::print("{}", shown->help());
     return 0;
   }
-  static const std::vector<std::string> kTopLevel = {"run", "serve",  "backends",   "models", "help",     "completion",
-                                                     "-h",  "--help", "--help-all", "-V",     "--version"};
+  static const std::vector<std::string> kTopLevel = {"run",    "serve",      "backends",   "models",
+                                                     "pull",   "help",       "completion", "-h",
+                                                     "--help", "--help-all", "-V",         "--version"};
   if (std::find(kTopLevel.begin(), kTopLevel.end(), args[0]) == kTopLevel.end()) {
     // A word that is no file but one typo from a command was meant as the command.
     std::error_code ec;
     if (args[0][0] != '-' && !std::filesystem::exists(args[0], ec)) {
       if (const auto near =
-              wasinn::nearest_name(args[0], {"run", "serve", "backends", "models", "help", "completion"})) {
+              wasinn::nearest_name(args[0], {"run", "serve", "backends", "models", "pull", "help", "completion"})) {
         fmt::print(stderr, "wasinn: error: no command or module named '{}'; did you mean '{}'? (see 'wasinn --help')\n",
                    args[0], *near);
         return kExitUsage;
@@ -305,6 +310,11 @@ int run_main(int argc, char** argv) {
     if (models->parsed()) {
       check_leftovers(models->remaining(), *models, "models");
       throw UsageError("models needs a subcommand: inspect");
+    }
+    if (pull->parsed()) {
+      check_leftovers(pull->remaining(), *pull, "pull");
+      check_leftovers(app.remaining(), *pull, "pull");
+      return pull_command(pull_options);
     }
     if (serve->parsed()) {
       // The component is the one plain word; anything else left is an unknown option.
