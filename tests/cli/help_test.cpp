@@ -66,7 +66,7 @@ std::vector<std::string> words_of(const std::string& path) {
 TEST(Help, EveryOptionOfEveryCommandHasADescription) {
   const auto commands = options_by_command();
   ASSERT_TRUE(commands.count("run") && commands.count("serve") && commands.count("backends") &&
-              commands.count("models inspect"))
+              commands.count("models inspect") && commands.count("pull"))
       << "the completion script no longer lists the commands";
   for (const auto& [path, options] : commands) {
     if (path == "help") continue;  // `wasinn help` itself: answered before parsing, it has no flags
@@ -106,7 +106,7 @@ TEST(Help, HelpAllAndTheManPageListEveryFlag) {
       }
     }
   }
-  for (const char* command : {"run", "serve", "backends", "models", "inspect", "completion"}) {
+  for (const char* command : {"run", "serve", "backends", "models", "inspect", "pull", "completion"}) {
     EXPECT_NE(all.out.find(command), std::string::npos) << command;
   }
 }
