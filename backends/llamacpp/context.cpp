@@ -104,9 +104,8 @@ Error LlamaContext::tokenize(std::string_view text, std::vector<llama_token>& ou
   // that normalize text away) is refused before it starts.
   const uint64_t n_ctx = wanted_shape().n_ctx;
   if (text.size() > 4 * n_ctx * graph_->longest_piece() + 4096) {
-    return {WASINN_PROMPT_TOO_LONG, "the prompt of " + std::to_string(text.size()) +
-                                        " bytes cannot fit a context of " + std::to_string(n_ctx) +
-                                        " tokens (no token of this model covers more than " +
+    return {WASINN_PROMPT_TOO_LONG, "the prompt of " + std::to_string(text.size()) + " bytes cannot fit a context of " +
+                                        std::to_string(n_ctx) + " tokens (no token of this model covers more than " +
                                         std::to_string(graph_->longest_piece()) +
                                         " bytes); raise ctx-size before setting the prompt, or shorten it"};
   }

@@ -45,9 +45,9 @@ void log_request(const wasinn::RequestRecord& record) {
   // A key sent in the query string (?api_key=...) never reaches the log.
   const std::string path_shown = wasinn::redact_query_secrets(text_of(record.path));
   const std::string_view path = path_shown;
-  const std::string_view method = text_of(record.method), note = text_of(record.note),
-                         client = text_of(record.client), request_id = text_of(record.request_id),
-                         user_agent = text_of(record.user_agent), outcome = text_of(record.outcome);
+  const std::string_view method = text_of(record.method), note = text_of(record.note), client = text_of(record.client),
+                         request_id = text_of(record.request_id), user_agent = text_of(record.user_agent),
+                         outcome = text_of(record.outcome);
   const double ms = static_cast<double>(record.micros) / 1000.0;
   const bool cut = !outcome.empty() && outcome != "completed";
   // A client's mistakes (400, 401, 404, a client that left) are info: a client cannot flood the

@@ -124,11 +124,10 @@ Status NnSession::run_bounded(ExecutionContext& c, Status (ExecutionContext::*ru
   Status status = (c.*run)();
   if (watch.overran(std::chrono::steady_clock::now())) {
     const char* late = status.ok() ? " (the backend cannot be interrupted; it finished late)" : "";
-    status = make_error(Errc::timeout, deadline_first
-                                           ? fmt::format("compute ran past the request's deadline and was stopped{}",
-                                                         late)
-                                           : fmt::format("compute exceeded its budget of {} ms and was stopped{}",
-                                                         budget.count(), late));
+    status = make_error(
+        Errc::timeout,
+        deadline_first ? fmt::format("compute ran past the request's deadline and was stopped{}", late)
+                       : fmt::format("compute exceeded its budget of {} ms and was stopped{}", budget.count(), late));
   }
   c.graph().metrics().count_compute(status, std::chrono::steady_clock::now() - started);
   return status;

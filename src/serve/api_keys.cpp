@@ -116,9 +116,9 @@ bool ApiKeys::check(std::string_view authorization) const {
 namespace {
 
 bool names_a_secret(std::string_view name) {
-  static constexpr std::string_view kSecretNames[] = {"api_key", "api-key", "apikey",       "key",
-                                                      "token",   "auth",    "access_token", "authorization",
-                                                      "password", "secret", "x-api-key"};
+  static constexpr std::string_view kSecretNames[] = {"api_key",  "api-key", "apikey",       "key",
+                                                      "token",    "auth",    "access_token", "authorization",
+                                                      "password", "secret",  "x-api-key"};
   std::string lower(name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return std::find(std::begin(kSecretNames), std::end(kSecretNames), lower) != std::end(kSecretNames);

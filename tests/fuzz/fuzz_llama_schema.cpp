@@ -28,8 +28,7 @@ namespace {
 
 std::shared_ptr<ExecutionContext> make_context() {
   const nlohmann::json config = {{"temp", 0}, {"n-predict", 2}, {"ctx-size", 128}, {"threads", 1}};
-  return fuzz::path_context("fuzz_llama_schema", Encoding::ggml, fuzz::fixture_path("llama/tiny.gguf"),
-                            config.dump());
+  return fuzz::path_context("fuzz_llama_schema", Encoding::ggml, fuzz::fixture_path("llama/tiny.gguf"), config.dump());
 }
 
 bool set_bytes(ExecutionContext& ctx, uint32_t index, std::string_view bytes) {
@@ -45,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static ComputeWatchdog& watchdog = *new ComputeWatchdog();
   // The schema as the text of "json-schema" (metadata, input 1): a string the plugin parses.
   const std::string schema(reinterpret_cast<const char*>(data), size);
-  const std::string metadata = nlohmann::json{{"json-schema", schema}}.dump(-1, ' ', false,
-                                                                            nlohmann::json::error_handler_t::replace);
+  const std::string metadata =
+      nlohmann::json{{"json-schema", schema}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!set_bytes(*ctx, 1, metadata)) return 0;  // not JSON, not a schema, too deep: refused is an answer
   if (!set_bytes(*ctx, 0, "Answer in JSON:")) std::abort();
   const auto started = std::chrono::steady_clock::now();
