@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION};
-use hyper::{Request, Response, StatusCode};
+use hyper::body::{Body as _, Incoming};
+use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION, HOST};
+use hyper::{Request, Response, StatusCode, Version};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
 use wasmtime_wasi_http::p2::body::HyperOutgoingBody;
@@ -73,7 +73,14 @@ impl Shared {
         if let Some(health) = self.health(req.uri().path()) {
             return Ok(health.respond(tracked));
         }
-        if let Some(refused) = self.authorize(&mut req) {
+        if let Some(refused) = self.malformed(&mut req).or_else(|| self.authorize(&mut req)) {
+            // Its body is never read: the connection ends with the answer, so a client that
+            // trickles one holds nothing.
+            let refused = if req.body().is_end_stream() {
+                refused
+            } else {
+                refused.closing()
+            };
             return Ok(refused.respond(tracked));
         }
         // The guest sees the id the answer and the log carry.
@@ -108,6 +115,40 @@ impl Shared {
             "/readyz" => Some(HostAnswer::new(StatusCode::OK, "ready", String::new())),
             _ => None,
         }
+    }
+
+    /// The host's 400 for a request whose headers it will not guess at: HTTP/1.1 without Host
+    /// (RFC 9112, 3.2), or two Authorization headers (which key counts?). (hyper itself refuses
+    /// two lengths and a malformed header, and reads Content-Length with Transfer-Encoding by its
+    /// chunks and then closes the connection, as RFC 9112, 6.1 says.) An HTTP/1.0 request
+    /// without Host is given the address the server listens on, and served.
+    fn malformed(&self, req: &mut Request<Incoming>) -> Option<HostAnswer> {
+        if req.headers().get_all(AUTHORIZATION).iter().nth(1).is_some() {
+            return Some(
+                HostAnswer::new(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: more than one Authorization header",
+                    "refused: more than one Authorization header",
+                )
+                .closing(),
+            );
+        }
+        if req.headers().contains_key(HOST) || req.uri().authority().is_some() {
+            return None;
+        }
+        if req.version() == Version::HTTP_11 {
+            return Some(HostAnswer::new(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: an HTTP/1.1 request needs a Host header",
+                "refused: no Host header",
+            ));
+        }
+        if req.version() < Version::HTTP_11 {
+            if let Some(host) = &self.host_for_http10 {
+                req.headers_mut().insert(HOST, host.clone());
+            }
+        }
+        None
     }
 
     /// With keys (--api-key): None when the request shows one, else the 401. The Authorization

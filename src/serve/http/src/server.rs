@@ -176,6 +176,7 @@ impl Server {
             id_prefix: std::collections::hash_map::RandomState::new().hash_one(std::process::id()),
             requests: AtomicU64::new(0),
             tls,
+            host_for_http10: hyper::header::HeaderValue::from_str(&address).ok(),
         });
         let (stop, stop_rx) = watch::channel(false);
         let accept = {

@@ -169,4 +169,7 @@ pub(super) struct Shared {
     pub(super) requests: AtomicU64,
     /// HTTPS: the handshake every connection makes first (None: plain HTTP).
     pub(super) tls: Option<tokio_rustls::TlsAcceptor>,
+    /// The Host an HTTP/1.0 request without one is given (the address listened on): the
+    /// guest's wasi:http request needs an authority.
+    pub(super) host_for_http10: Option<hyper::header::HeaderValue>,
 }
