@@ -64,9 +64,10 @@ class ServeUsageFormatter : public CLI::Formatter {
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: wasinn serve [OPTIONS] <WASM>\n"
            "       wasinn serve --oip-http [HOST[:PORT]] --oip-grpc [HOST[:PORT]] [OPTIONS]\n\n"
-           "The component exports wasi:http/handler@0.3.0 (WASI 0.3) or wasi:http/incoming-handler@0.2.x; each "
-           "request gets a fresh instance of it "
-           "(nothing a request leaves behind reaches the next), while models registered with --nn-preload, "
+           "The component exports wasi:http/handler@0.3.0 (WASI 0.3) or wasi:http/incoming-handler@0.2.x. A 0.2 "
+           "component's request gets a fresh instance (nothing a request leaves behind reaches the next); a 0.3 "
+           "component's instance serves up to --max-instance-reuse-count requests (128; 1: a fresh one each), as "
+           "wasmtime serve does, and reads their bodies as they arrive. Models registered with --nn-preload, "
            "--nn-remote or -S nn-graph are loaded once and shared. GET /healthz and /readyz are answered by "
            "wasinn itself (/readyz: 503 once stopping). HTTP/1.1, and HTTP/2 with prior knowledge. SIGTERM or SIGINT: "
            "stop accepting, finish the answers "
@@ -172,8 +173,8 @@ int run_main(int argc, char** argv) {
   ServeCommandOptions serve_options;
   auto* serve = app.add_subcommand("serve",
                                    "Serve HTTP with a wasi:http component (one exporting wasi:http/handler@0.3.0 "
-                                   "or wasi:http/incoming-handler@0.2.x), a fresh instance per request, wasi-nn "
-                                   "available; "
+                                   "or wasi:http/incoming-handler@0.2.x), a fresh instance per 0.2 request "
+                                   "(0.3: reused, as wasmtime serve), wasi-nn available; "
                                    "or, with --oip-http/--oip-grpc, the registered models with the Open Inference "
                                    "Protocol (KServe v2, Triton, MLServer clients)");
   serve->formatter(std::make_shared<ServeUsageFormatter>());
