@@ -4,6 +4,7 @@
 #include "miniaudio_wav.h"
 
 #include "wav.h"
+#include "wav_layout.h"
 
 #include <cstring>
 #include <string>
@@ -15,31 +16,7 @@ constexpr uint32_t kRate = 16000;
 constexpr char kSend[] = "; send a 16 kHz, 16-bit PCM WAV file (e.g. sox in.wav -r 16000 -b 16 out.wav)";
 
 uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
-
-// The RIFF chunks after the header, each within the file, and "fmt " and "data" among them.
-// miniaudio's chunk reader loops forever on a chunk size that wraps its offset backwards
-// (fuzz_whisper_audio found a 109-byte file), so it sees only a layout walked here first.
-sdk::Error check_chunks(std::span<const uint8_t> riff) {
-  bool fmt = false, data = false;
-  for (uint64_t at = 12; at < riff.size();) {
-    if (riff.size() - at < 8)
-      return sdk::invalid("input 0: the WAV file ends inside a chunk header" + std::string(kSend));
-    const uint32_t size = le32(riff.data() + at + 4);
-    const uint64_t end = at + 8 + size;  // a pad byte after an odd size may be left out at the end
-    if (end > riff.size()) {
-      std::string id(reinterpret_cast<const char*>(riff.data() + at), 4);
-      for (char& c : id) c = (c >= 32 && c < 127) ? c : '?';
-      return sdk::invalid("input 0: the WAV file's '" + id + "' chunk claims " + std::to_string(size) +
-                          " bytes, past the file's end" + std::string(kSend));
-    }
-    fmt = fmt || std::memcmp(riff.data() + at, "fmt ", 4) == 0;
-    data = data || std::memcmp(riff.data() + at, "data", 4) == 0;
-    at = end + (size & 1);
-  }
-  if (!fmt || !data)
-    return sdk::invalid(std::string("input 0: the WAV file has no '") + (fmt ? "data" : "fmt ") + "' chunk" + kSend);
-  return {};
-}
+uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
 
 struct Decoder {
   ma_decoder d{};
@@ -58,14 +35,19 @@ sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio& out) {
   if (riff_end > bytes.size())
     return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) + " bytes, " +
                         std::to_string(bytes.size()) + " were given");
-  // Bytes after the RIFF extent are not the file's: miniaudio reads on into them otherwise.
-  const std::span<const uint8_t> riff = bytes.first(static_cast<size_t>(riff_end));
-  if (sdk::Error e = check_chunks(riff)) return e;
+  // Bytes after the RIFF extent are not the file's. miniaudio sees only the file rebuilt from
+  // the checked "fmt " and "data" chunks: its own chunk reader can loop on a guest's sizes.
+  WavChunks chunks;
+  if (sdk::Error e = find_wav_chunks(bytes.first(static_cast<size_t>(riff_end)), chunks)) return e;
+  const std::vector<uint8_t> file = canonical_wav(chunks);
   Decoder dec;
   ma_decoder_config config = ma_decoder_config_init(ma_format_unknown, 0, 0);  // the file's own format
   config.encodingFormat = ma_encoding_format_wav;
-  if (ma_decoder_init_memory(riff.data(), riff.size(), &config, &dec.d) != MA_SUCCESS)
-    return sdk::invalid("input 0: the WAV file cannot be decoded (no PCM fmt/data chunks)" + std::string(kSend));
+  if (ma_decoder_init_memory(file.data(), file.size(), &config, &dec.d) != MA_SUCCESS)
+    return sdk::invalid("input 0: the WAV file's format cannot be decoded (format tag " +
+                        std::to_string(le16(chunks.fmt.data())) + ", " + std::to_string(le16(chunks.fmt.data() + 2)) +
+                        " channels, " + std::to_string(le16(chunks.fmt.data() + 14)) + " bits a sample)" +
+                        std::string(kSend));
   dec.open = true;
   ma_format format = ma_format_unknown;
   ma_uint32 channels = 0, rate = 0;
