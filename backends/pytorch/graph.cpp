@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "archive_check.h"
 #include "backend.h"
 #include "config.h"
 #include "context.h"
@@ -23,20 +24,34 @@ namespace {
 
 // libtorch's archive reader over the builder bytes in place: no copy of the model. The bytes
 // live only during graph_load, so load checks that libtorch kept no reference to this.
+// libtorch allocates each record before reading it, and a pickle may load one storage record
+// again and again (torch.jit.save memoizes each storage: once is what it writes), so reads stop
+// at twice the archive and 1 MiB: a real load reads each byte about once.
 class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
  public:
-  BytesReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  BytesReader(const uint8_t* data, size_t size) : data_(data), size_(size), budget_(2 * uint64_t{size} + (1 << 20)) {}
   size_t size() const override { return size_; }
   size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
     if (pos >= size_) return 0;
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - pos));
+    if (n > budget_) {
+      exhausted_ = true;
+      return 0;  // libtorch's zip reader fails the record: load says why from exhausted()
+    }
+    budget_ -= n;
+    read_ += n;
     std::memcpy(buf, data_ + pos, n);
     return n;
   }
+  bool exhausted() const { return exhausted_; }
+  uint64_t bytes_read() const { return read_; }
 
  private:
   const uint8_t* data_;
   size_t size_;
+  mutable uint64_t budget_;
+  mutable uint64_t read_ = 0;
+  mutable bool exhausted_ = false;
 };
 
 Error pick_device(const TorchBackend& backend, int32_t target, c10::Device& out) {
@@ -161,10 +176,16 @@ Error TorchGraph::load(const TorchBackend& backend, const sdk::LoadRequest& req,
     const char* path = req.path(0);
     const std::string what = path ? std::string(path) : "the model";
 
+    // Sizes libtorch would allocate before reading are checked first (archive_check.h).
+    if (Error e = check_archive({archive.data, archive.length})) return sdk::invalid(what + ": " + e.detail);
     auto reader = std::make_shared<BytesReader>(archive.data, archive.length);
     try {
       m.module = torch::jit::load(reader, m.device);
     } catch (const std::exception& e) {  // bad_alloc included: the bytes are the likelier culprit
+      if (reader->exhausted())
+        return sdk::invalid(what + ": a malformed TorchScript archive: libtorch read " +
+                            std::to_string(reader->bytes_read()) + " bytes of its " + std::to_string(archive.length) +
+                            " and asked for more (a pickle loading the same storage again and again?)");
       return sdk::invalid(what + ": not a TorchScript archive this libtorch can load: " + exception_summary(e));
     }
     if (reader.use_count() != 1)  // libtorch would read bytes the host is about to free
