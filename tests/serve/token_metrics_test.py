@@ -173,8 +173,10 @@ def case_stream_outcomes(ctx):
         lines = wait_lines(server, r"POST /v1/chat/completions 200 ", at_least=runs)
         check(len(lines) == runs and not any("cut:" in line for line in lines),
               f"{runs} streams read to [DONE], logged:\n" + "\n".join(lines))
-        # Left midway: the client closes after a few chunks of a long answer.
-        stream = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000, stream=True)
+        # Left midway: the client closes after a few chunks of a long answer (greedy: sampled, the
+        # tiny model may draw its end token within a few tokens).
+        stream = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000, temperature=0,
+                                           stream=True)
         for _, _ in zip(range(5), stream):
             pass
         stream.close()
@@ -183,12 +185,18 @@ def case_stream_outcomes(ctx):
         wait_outcomes(server, {"completed": runs, "cut:client-left": 1})
     # Failed midway: a compute (one token) past --max-compute-ms fails, and the server is paused in
     # the middle of one (SIGSTOP, SIGCONT): llama.cpp's decode outlives its budget, the generation
-    # fails, and the guest ends its 200 stream with an error event. 1 s: no token of the tiny model
-    # takes that long, even on a busy machine.
-    extra = ["--metrics-addr", "127.0.0.1:0", "--max-compute-ms", "1s"]
-    with ctx.server(extra=extra, nn_options=nn) as server:
-        stream = client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8000,
-                                                        stream=True)
+    # fails, and the guest ends its 200 stream with an error event. Once the stream is going, the
+    # server runs only in slices of a few ms between pauses of 1.2 s: a token of bench.gguf takes
+    # some 15 ms of compute, so the first one computed in slices spans a pause and ends past its
+    # 1 s budget, whatever the server was doing when the slicing began. (Single pauses missed: the
+    # server was often waiting on its client, not computing, and the tiny model's token takes under
+    # 2 ms. No token takes 1 s unpaused, even on a busy machine.) Greedy, so the answer cannot end
+    # first: sampled, the tiny model once drew its end token between two pauses.
+    bench = os.path.join(ctx.args.fixtures, "llama", "bench.gguf")
+    extra = ["--metrics-addr", "127.0.0.1:0", "--max-compute-ms", "1s", "--nn-preload", f"bench:GGML:AUTO:{bench}"]
+    with ctx.server(extra=extra, models="default,bench", nn_options='{"threads": 1, "ctx-size": 2048}') as server:
+        stream = client(server).chat.completions.create(model="bench", messages=MESSAGES, max_tokens=2000,
+                                                        temperature=0, stream=True)
         raised, chunks, pauses = [], 0, 0
 
         def read():
@@ -203,16 +211,15 @@ def case_stream_outcomes(ctx):
         reader.start()
         while chunks < 3 and reader.is_alive():
             time.sleep(0.01)
-        # A pause may land between two tokens (no compute runs long): the next one tries again.
-        while reader.is_alive() and pauses < 20:
+        while reader.is_alive() and pauses < 40:
             os.kill(server.proc.pid, signal.SIGSTOP)
-            time.sleep(1.5)
+            time.sleep(1.2)
             os.kill(server.proc.pid, signal.SIGCONT)
             pauses += 1
-            reader.join(1.0)
-        reader.join(30)
+            reader.join(0.002)  # the slice the server runs
+        reader.join(60)
         check(raised and "generation failed" in str(raised[0]),
-              f"after {pauses} pauses of 1.5 s: {raised!r}, {chunks} chunks\n{server.tail()}")
+              f"after {pauses} pauses of 1.2 s: {raised!r}, {chunks} chunks\n{server.tail()}")
         line = wait_line(server, r"POST /v1/chat/completions 200 .*cut:error")
         check(line and "failed midway" in line, f"the failed stream is not logged cut:error: {line}\n{server.tail()}")
         text = wait_outcomes(server, {"completed": 0, "cut:client-left": 0, "cut:error": 1})
