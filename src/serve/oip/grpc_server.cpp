@@ -4,14 +4,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "inference.grpc.pb.h"
 #include "serve/oip/error_status.h"
+#include "serve/oip/grpc_call_auth.h"
 #include "serve/oip/grpc_listener.h"
 #include "oip/server_proto.h"
 #include "wasinn/version.h"
@@ -213,8 +212,8 @@ class Service final : public inference::GRPCInferenceService::Service {
  private:
   // Runs one call, with its access-log line ("gRPC /inference.../ModelInfer model=NAME") and
   // count; HTTP's number for the status, so both transports log and count alike.
-  // With keys (--api-key), every method but ServerLive and ServerReady (the probes) needs the
-  // `authorization` metadata, else UNAUTHENTICATED.
+  // With keys (--api-key), the port's credentials (grpc_call_auth) refused a call without one
+  // before its message was read; the check here holds should a call get past them.
   template <class Body>
   grpc::Status logged(grpc::ServerContext* call, std::string_view method, const std::string& model, uint64_t bytes_in,
                       Body&& body) {
@@ -233,15 +232,11 @@ class Service final : public inference::GRPCInferenceService::Service {
     const std::string path = model.empty() ? fmt::format("/inference.GRPCInferenceService/{}", method)
                                            : fmt::format("/inference.GRPCInferenceService/{} model={}", method, model);
     const uint64_t ticket = ctx_.begin_pending("gRPC", path, client, started);
-    const bool probe = method == "ServerLive" || method == "ServerReady";
     grpc::Status status;
     try {
-      if (ctx_.keys && !probe && !ctx_.keys->check(meta("authorization")))
-        status =
-            grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                         metadata.count("authorization")
-                             ? "the API key is not one this server takes"
-                             : "this server needs an API key: send it as the metadata 'authorization: Bearer KEY'");
+      if (ctx_.keys && !grpc_method_is_probe(method) && !ctx_.keys->check(meta("authorization")))
+        status = grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                              grpc_unauthenticated_message(metadata.count("authorization") > 0));
       else
         status = body();
     } catch (const std::exception& e) {
@@ -284,20 +279,8 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, co
   if (!listener) return listener.take_error();
   impl->listener = std::move(*listener);
   grpc::ServerBuilder builder;
-  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (!tls.cert.empty()) {
-    auto read = [](const std::string& path) {
-      std::ifstream in(path, std::ios::binary);
-      return std::string(std::istreambuf_iterator<char>(in), {});
-    };
-    // The files were checked at start (cli: check_tls_options); gRPC reads them once, here.
-    grpc::SslServerCredentialsOptions options(tls.client_ca.empty()
-                                                  ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                                  : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-    options.pem_key_cert_pairs.push_back({read(tls.key), read(tls.cert)});
-    if (!tls.client_ca.empty()) options.pem_root_certs = read(tls.client_ca);
-    credentials = grpc::SslServerCredentials(options);
-  }
+  // Plaintext or TLS, the key checked as a call starts (with --api-key).
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc_port_credentials(context, tls);
   // The listening sockets are GrpcListener's (--max-connections); gRPC serves what it accepts.
   auto acceptor = builder.experimental().AddExternalConnectionAcceptor(
       grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, credentials);
@@ -307,6 +290,12 @@ Result<std::unique_ptr<GrpcServer>> GrpcServer::start(ServerContext& context, co
     builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
                                static_cast<int>(std::min<uint64_t>(handshake_timeout_ms, INT32_MAX)));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 60000);
+  // With keys, no BDP probing: with it gRPC grows the flow-control windows to megabytes, which a
+  // client may fill before its key is checked (24 refused 60 MB calls still grew RSS by 10 to 75
+  // MB, and not all of it came back); without it they stay near HTTP/2's 64 KiB (RSS +0.3 MB).
+  // The price: a large message gets about 1 MB a round trip (60 MB: 0.25 s on loopback either
+  // way, 2.7 s instead of 0.5 s at 40 ms). Without keys there is no check to come first.
+  if (context.keys) builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   builder.RegisterService(&impl->service);
   const uint64_t limit = context.max_request_bytes;
   builder.SetMaxReceiveMessageSize(limit == 0 || limit > INT32_MAX ? INT32_MAX : static_cast<int>(limit));

@@ -18,7 +18,7 @@ namespace wasinn::oip_server {
 class GrpcServer {
  public:
   // handshake_timeout_ms: a connection's HTTP/2 handshake must end within it (0: gRPC's default).
-  // tls: TLS (grpc's SslServerCredentials) when tls.cert is given. connections: --max-connections
+  // tls: TLS when tls.cert is given (grpc_call_auth: the port's credentials). connections: --max-connections
   // (OipServer's, outliving this server): past it a new connection is closed as it is accepted
   // (GrpcListener).
   static Result<std::unique_ptr<GrpcServer>> start(ServerContext& context, const std::string& address,
