@@ -103,11 +103,19 @@ std::string printable(std::string_view name) {
   return out;
 }
 
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A record libtorch may unpickle: data.pkl, constants.pkl, *.debug_pkl (miniz finds names
+// case-insensitively). Files under extra/ are the saver's own bytes, which a load never parses.
 bool is_pickle(std::string_view name) {
-  if (name.size() < 3) return false;
-  std::string tail(name.substr(name.size() - 3));
-  for (char& c : tail) c = static_cast<char>(c | 0x20);  // miniz finds names case-insensitively
-  return tail == "pkl";
+  const std::string n = lower(name);
+  const size_t slash = n.find('/');
+  if (slash != std::string::npos && n.compare(slash + 1, 6, "extra/") == 0) return false;
+  return n.size() >= 3 && n.compare(n.size() - 3, 3, "pkl") == 0;
 }
 
 // A deflated pickle's bytes, inflated into at most its declared size (already bounded).
@@ -169,12 +177,6 @@ std::optional<std::string> check_entry(std::span<const uint8_t> a, Entry& e) {
   if (auto why = contents(a, e, buffer, pickle)) return why;
   if (std::string why = scan_pickle(pickle); !why.empty()) return why;
   return std::nullopt;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // A version record as libtorch reads it (caffe2::stoull, then its supported range), CRC included:

@@ -24,8 +24,8 @@ constexpr uint64_t kDeflateMaxRatio = 1032;
 // it with its own message) or when, in the directory miniz reads (zip64 included), every entry
 // is stored or deflated, its local header and data lie within the archive, a stored entry's
 // uncompressed size equals its stored size and a deflated one's is at most kDeflateMaxRatio
-// times it; and every pickle (an entry named *pkl: data.pkl, constants.pkl, *.debug_pkl; deflated
-// ones inflated first, within their declared size) passes scan_pickle; and the archive has an
+// times it; and every pickle (an entry named *pkl outside extra/: data.pkl, constants.pkl,
+// *.debug_pkl; deflated ones inflated first, within their declared size) passes scan_pickle; and the archive has an
 // entry, the first in a folder, and a version record there whose CRC-32 holds and whose number
 // libtorch supports. Otherwise INVALID_ARGUMENT naming the entry and what is wrong.
 sdk::Error check_archive(std::span<const uint8_t> archive);

@@ -246,6 +246,15 @@ TEST(TorchArchive, EveryFuzzRegressionIsRefused) {
   expect_digits_load();
 }
 
+TEST(TorchArchive, ExtraFilesAreNotTakenForPickles) {
+  // torch.jit.save's _extra_files may be named anything, *.pkl too; a load never parses them.
+  Diag d;
+  EXPECT_EQ(load_archive(zip({{"archive/version", {'3', '\n'}}, {"archive/extra/notes.pkl", {'h', 'i'}}}), d),
+            WASINN_INVALID_ARGUMENT);
+  EXPECT_THAT(d.detail, ::testing::Not(HasSubstr("malformed TorchScript archive")));
+  EXPECT_THAT(d.detail, HasSubstr("constants.pkl"));  // libtorch's own reason: no constants
+}
+
 TEST(TorchArchive, EveryFixtureArchivePassesTheCheck) {
   // Real archives (torch.jit.save's, deflated code and debug pickles included) load as before.
   for (const char* rel : {"digits/model.pt", "types/two_in_three_out.pt", "types/dict_out.pt", "types/counter.pt"}) {
