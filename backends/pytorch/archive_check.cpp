@@ -120,6 +120,7 @@ bool is_pickle(std::string_view name) {
 
 // A deflated pickle's bytes, inflated into at most its declared size (already bounded).
 std::optional<std::string> inflate_entry(std::span<const uint8_t> in, uint64_t size, std::vector<uint8_t>& out) {
+  if (size > UINT32_MAX) return "it declares " + std::to_string(size) + " bytes, more than a pickle this check reads";
   out.assign(static_cast<size_t>(size), 0);
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return "zlib could not start";
