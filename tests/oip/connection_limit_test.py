@@ -29,7 +29,7 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
     print(f"skipped: {e} (run with .deps/venv-triton-0.7.0/bin/python)")
     sys.exit(77)
 
-from oip_server_process import parse_args, start_serve, wait_logged
+from oip_server_process import parse_args, run_unittests, start_serve, wait_logged
 
 ARGS = None
 LIMIT = 8
@@ -263,8 +263,7 @@ class NoLimit(unittest.TestCase):
 def main():
     global ARGS
     ARGS, rest = parse_args()
-    result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
-    return 0 if result.wasSuccessful() else 1
+    return run_unittests(rest)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,12 @@ def parse_args(*extra):
     return p.parse_known_args()
 
 
+def run_unittests(rest):
+    """Runs the test module's cases (unittest, ARGS already parsed): 0 when every one passed, else 1."""
+    result = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2).result
+    return 0 if result.wasSuccessful() else 1
+
+
 def run_tests(server, rest):
     """Runs the test module's cases against `server` (anything with stop() -> exit code and
     lines: its stderr), then stops it with SIGTERM. 0 when every case passed and it stopped
