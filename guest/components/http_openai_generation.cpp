@@ -273,6 +273,15 @@ uint64_t monotonic_ms() { return wh_monotonic_now() / 1000000; }
 
 // Sets the answer's length (n-predict) to what max_tokens and the context leave room for, so the
 // answer never runs past the context; false after answering 400 when either cannot be met.
+// The server's request deadline cancelled the compute (wasi-nn's timeout error).
+bool timed_out(const std::string& failure) { return failure.rfind("timeout", 0) == 0; }
+
+std::string deadline_message(const Generation& g) {
+  if (!g.deadline_ms) return "the answer was cut at the server's time limit for a compute";
+  return "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
+         " ms, wasinn serve --request-timeout)";
+}
+
 bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t& n_predict) {
   const Usage at_start = usage_of(m.session);
   n_predict = g.max_tokens;
@@ -416,6 +425,9 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
       const bool grammar = failure.find("grammar") != std::string::npos;
       return respond_error(out, 400, "generation failed: " + failure, nullptr, grammar ? "response_format" : nullptr);
     }
+    // The server's deadline cancelled the compute (NnSession's deadline): the 504 the server would
+    // give, answered by the guest a moment earlier.
+    if (timed_out(failure)) return respond_error(out, 504, deadline_message(g), "timeout");
     return respond_error(out, 500, "generation failed: " + failure);
   }
 
@@ -460,22 +472,21 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     hg_stream_end(&s);
     return;
   }
+  cut = cut || timed_out(failure);  // the deadline came before out_of_time foresaw it
   const std::string rest = scan.stopped() ? std::string() : scan.rest();
   const Usage usage = usage_of(m.session);
   // "length": max_tokens, the context or the deadline ended it; "stop": the model or a stop text.
   const bool at_length = cut || (!scan.stopped() && n_predict > 0 && usage.completion >= n_predict);
   const json finish = at_length ? "length" : "stop";
   if (!g.stream) {
-    if (!failure.empty()) {
-      respond_error(out, 500, "generation failed: " + failure);
-      return;
-    }
+    if (timed_out(failure)) return respond_error(out, 504, deadline_message(g), "timeout");
+    if (!failure.empty()) return respond_error(out, 500, "generation failed: " + failure);
     json answer = envelope(json::array({choice(whole + rest, finish, true)}));
     answer["usage"] = usage.as_json();
     respond_json(out, 200, answer);
     return;
   }
-  if (!failure.empty()) {  // the status is sent: the error goes in the stream, as OpenAI's do
+  if (!failure.empty() && !timed_out(failure)) {  // the status is sent: the error goes in the stream
     send_event({{"error",
                  {{"message", "generation failed: " + failure},
                   {"type", "server_error"},
@@ -497,12 +508,9 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     add_event(u);
   }
   if (cut) {  // after the final chunk, so a client sees both the text so far and why it ends
-    add_event({{"error",
-                {{"message", "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
-                                 " ms, wasinn serve --request-timeout)"},
-                 {"type", "server_error"},
-                 {"param", nullptr},
-                 {"code", "timeout"}}}});
+    add_event(
+        {{"error",
+          {{"message", deadline_message(g)}, {"type", "server_error"}, {"param", nullptr}, {"code", "timeout"}}}});
   }
   tail += "data: [DONE]\n\n";
   hg_stream_write(&s, tail.data(), tail.size());
