@@ -355,19 +355,26 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   g.started_ns = wh_monotonic_now();
   // The server's deadline for this request (docs/serving.md), ahead of wasi:http saying one.
   g.deadline_ms = strtoull(header_value(req, "wasinn-deadline-ms").c_str(), nullptr, 10);
-  const std::string path = r->path;
+  const std::string asked = r->path;
+  // Each API route answers with and without /v1, as llama-server's and Ollama's do.
+  const bool bare =
+      asked == "/chat/completions" || asked == "/completions" || asked == "/embeddings" || asked == "/models";
+  const std::string path = bare ? "/v1" + asked : asked;
   const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
   if (path == "/" && r->method == WH_GET) return chat_page(out);
   if (path == "/v1/models") {
-    if (r->method != WH_GET) return respond_error(out, 405, "use GET /v1/models");
+    if (r->method != WH_GET) return respond_error(out, 405, "use GET " + asked);
     return models(out);
   }
   if (!post_path) {
     return respond_error(out, 404,
-                         "no such path: POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET /v1/models",
+                         "no route for " + asked +
+                             "; this server answers POST /v1/chat/completions, /v1/completions and /v1/embeddings, "
+                             "GET /v1/models (each also without /v1: POST /chat/completions, /completions, "
+                             "/embeddings, GET /models) and GET / (the chat page)",
                          "unknown_url");
   }
-  if (r->method != WH_POST) return respond_error(out, 405, "use POST " + path);
+  if (r->method != WH_POST) return respond_error(out, 405, "use POST " + asked);
   hg_buf raw = {};
   if (hg_read_body(req, &raw)) {
     hg_buf_free(&raw);

@@ -44,6 +44,9 @@ Cases (ctest runs each as serve.openai.CASE):
                partial mode); whole and streamed alike
   concurrent   rounds of 100 streams at once: every answer right, and VmRSS five rounds after two
                warm-up rounds (each worker thread's first allocations) within 50% of after them
+  no-v1        the routes without /v1 (as llama-server and Ollama take them): the client on base_url
+               without /v1 gets the reference's chat and completion, the same embeddings and models as
+               under /v1; curl: an unknown path's 404 names it and lists every route, both forms; 405s
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -834,12 +837,65 @@ def case_page(ctx):
         "llama.cpp's) streamed in, and Stop ended a long answer")
 
 
+def curl(server, *args):
+    """(HTTP status, body) of one curl request to server; args are curl's after the URL's path."""
+    import subprocess
+    p = subprocess.run(["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", server.url(args[0]), *args[1:]],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"curl {' '.join(args)}: exit {p.returncode}: {p.stderr}")
+    body, _, status = p.stdout.rpartition("\n")
+    return int(status), body
+
+
+def case_no_v1(ctx):
+    """POST /chat/completions, /completions, /embeddings and GET /models answer as their /v1 forms;
+    a 404 names the path asked for and lists the routes in both forms."""
+    chat_ref = chat_reference(ctx, 16)
+    text_ref = ctx.reference("--prompt", PROMPT, "--n", 16)
+    with ctx.server() as server:
+        import openai
+        bare = openai.OpenAI(base_url=server.url(""), api_key="unused", max_retries=0, timeout=120)
+        r = bare.chat.completions.create(model="default", messages=MESSAGES, max_tokens=16, temperature=0)
+        check(r.choices[0].message.content == chat_ref["text"],
+              f"POST /chat/completions: {r.choices[0].message.content!r} != native {chat_ref['text']!r}")
+        pieces = [ch.choices[0].delta.content or "" for ch in bare.chat.completions.create(
+            model="default", messages=MESSAGES, max_tokens=16, temperature=0, stream=True) if ch.choices]
+        check("".join(pieces) == chat_ref["text"], f"streamed POST /chat/completions: {''.join(pieces)!r}")
+        r = bare.completions.create(model="default", prompt=PROMPT, max_tokens=16, temperature=0)
+        check(r.choices[0].text == text_ref["text"], f"POST /completions: {r.choices[0].text!r} != {text_ref['text']!r}")
+        got = bare.embeddings.create(model="default", input="hello world", encoding_format="float").data[0].embedding
+        want = client(server).embeddings.create(model="default", input="hello world",
+                                                encoding_format="float").data[0].embedding
+        check(got == want, "POST /embeddings differs from POST /v1/embeddings")
+        ids = [m.id for m in bare.models.list()]
+        check(ids == ["default", "second"], f"GET /models: {ids}")
+        # As a shell user sees them.
+        status, body = curl(server, "/chat/completions", "-H", "content-type: application/json", "-d",
+                            json.dumps({"model": "default", "messages": MESSAGES, "max_tokens": 16, "temperature": 0}))
+        check(status == 200 and json.loads(body)["choices"][0]["message"]["content"] == chat_ref["text"],
+              f"curl POST /chat/completions: {status} {body}")
+        for path in ("/chat/complete", "/v1/chat", "/v2/models"):
+            status, body = curl(server, path, "-d", "{}")
+            err = check_error_shape(json.loads(body), f"POST {path}")
+            check(status == 404 and err["code"] == "unknown_url", f"POST {path}: {status} {body}")
+            want = (f"no route for {path}; this server answers POST /v1/chat/completions, /v1/completions and "
+                    "/v1/embeddings, GET /v1/models (each also without /v1: POST /chat/completions, /completions, "
+                    "/embeddings, GET /models) and GET / (the chat page)")
+            check(err["message"] == want, f"POST {path}: the 404 says {err['message']!r}")
+        for method, path, want in (("GET", "/chat/completions", "use POST /chat/completions"),
+                                   ("POST", "/models", "use GET /models")):
+            status, body = curl(server, path, "-X", method)
+            check(status == 405 and json.loads(body)["error"]["message"] == want, f"{method} {path}: {status} {body}")
+    log("no-v1: /chat/completions (whole and streamed), /completions, /embeddings and /models answer as under "
+        "/v1; an unknown path's 404 names it and lists both forms; 405s name the path asked for")
+
+
 CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completions": case_completions,
          "embeddings": case_embeddings, "models": case_models, "disconnect": case_disconnect,
          "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls, "finish": case_finish,
          "errors": case_errors, "unsupported": case_unsupported, "deadline": case_deadline,
          "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured,
-         "logprobs": case_logprobs, "page": case_page}
+         "logprobs": case_logprobs, "page": case_page, "no-v1": case_no_v1}
 
 
 def main(cases=None, doc=__doc__):
