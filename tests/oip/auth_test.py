@@ -81,6 +81,9 @@ class Rest(unittest.TestCase):
         r = c.infer("tiny", [inp], headers={"Authorization": f"Bearer {KEY}"})
         np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
         self.assertEqual(c.get_model_metadata("digits", headers={"Authorization": f"Bearer {KEY}"})["name"], "digits")
+        # HTTP header names are case-insensitive: the lowercase form works too (docs/oip-server.md).
+        r = c.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"})
+        np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
 
 
 class Grpc(unittest.TestCase):
@@ -94,6 +97,17 @@ class Grpc(unittest.TestCase):
         x, inp = tiny_input(grpcclient)
         r = c.infer("tiny", [inp], headers={"authorization": f"Bearer {KEY}"})
         np.testing.assert_array_equal(r.as_numpy("y"), x + TINY_BIAS)
+
+    def test_an_uppercase_key_is_refused_by_grpc_itself(self):
+        # gRPC metadata keys are lowercase: the client's gRPC library refuses "Authorization" before
+        # anything is sent (INTERNAL "Invalid metadata"), whatever the server; docs/oip-server.md
+        # shows the lowercase form for gRPC.
+        c = grpcclient.InferenceServerClient(url=SERVER.grpc)
+        _, inp = tiny_input(grpcclient)
+        with self.assertRaises(InferenceServerException) as e:
+            c.infer("tiny", [inp], headers={"Authorization": f"Bearer {KEY}"})
+        self.assertEqual(e.exception.status(), "StatusCode.INTERNAL")
+        self.assertIn("Invalid metadata", e.exception.message())
 
 
 class Log(unittest.TestCase):
