@@ -32,6 +32,8 @@ Cases (ctest runs each as p3.CASE, see CMakeLists.txt here):
   exit      --exit-runs runs of p3_nn drop-exit: a long compute or generate dropped (or left in
             flight) and the guest exits at once with code 3: every run exits 3, never by a signal;
             and p3_nn generate-drop as many times: every run exits 0 with native's answer
+  docs      docs/compatibility.md's fenced 0.3 commands run as written: p3_classify prints what
+            wit_classify_digits prints, p3_nn --invoke answer its async answer
   serve     p3_http on `wasinn serve`: /infer classifies a digit as native ONNX Runtime does, /generate
             streams native llama.cpp's answer (curl), a client that leaves mid-stream stops the
             generation (its compute steps stop growing in the metrics), and bad requests get 400/404
@@ -83,6 +85,7 @@ Exit status: 0 passed, 1 failed, 77 skipped (ctest's SKIP_RETURN_CODE).
 import argparse
 import json
 import os
+import shlex
 import signal
 import struct
 import subprocess
@@ -192,6 +195,43 @@ def case_command(ctx):
         check(out == ref_out, f"{label}: stdout differs from wit_classify_digits's:\n{out.decode()}\n---\n"
                               f"{ref_out.decode()}")
         log(f"{label}: {len(want) // 40} rows, logits equal to native ONNX Runtime's, in {elapsed:.2f} s")
+
+
+def case_docs(ctx):
+    """docs/compatibility.md's fenced block of 0.3 commands, run as written from a checkout (the
+    build and the fixtures where this run has them): p3_classify prints what the 0.2 component
+    prints, p3_nn's answer its async answer. The build line is ctest's own build of the guests."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "compatibility.md")
+    blocks, block = [], None
+    with open(doc) as f:
+        for line in f:
+            if line.startswith("```"):  # a fence opens a block or closes the open one
+                if block is not None:
+                    blocks.append(block)
+                block = [] if block is None else None
+            elif block is not None and line.strip():
+                block.append(line.rstrip("\n"))
+    lines = next((b for b in blocks if any("p3_classify.wasm" in l for l in b)), None)
+    check(lines is not None, f"no fenced p3_classify command in {doc}")
+    check(lines[0] == "cmake --build build --target rust_web_guests", f"the build line: {lines[0]!r}")
+    runs = lines[1:]
+    check(len(runs) == 2, f"expected two run commands: {runs}")
+    ctx.digits(), ctx.guest("p3_classify"), ctx.guest("p3_nn")
+    wasinn = " ".join(shlex.quote(a) for a in [ctx.args.wasinn, "run", *ctx.args.run_arg])
+    outs = []
+    for line in runs:
+        check(line.startswith("build/bin/wasinn run "), f"not a wasinn run from the checkout: {line}")
+        command = (line.replace("build/bin/wasinn run", wasinn, 1)
+                   .replace("build/guests/", ctx.args.guests.rstrip("/") + "/")
+                   .replace("$HOME/.cache/wasinn/fixtures", ctx.fixtures))
+        r = subprocess.run(["bash", "-c", command], capture_output=True, env=ctx.env, timeout=300)
+        check(r.returncode == 0, f"{line}: exit {r.returncode}\n{r.stdout.decode()}{r.stderr.decode()}")
+        outs.append(r.stdout)
+    ref_out, _, _ = classify(ctx, on_wasinn(ctx), "wit_classify_digits.component")
+    check(outs[0] == ref_out, f"p3_classify's stdout differs from wit_classify_digits's:\n{outs[0].decode()}")
+    check(outs[1] == b'"42 from an async export"\n', f"p3_nn --invoke answer: {outs[1]!r}")
+    log("docs: compatibility.md's 0.3 commands run as written: p3_classify prints wit_classify_digits's "
+        "stdout, p3_nn's answer its async answer")
 
 
 def peer_wasmtime(ctx):
@@ -1056,7 +1096,7 @@ def case_stream(ctx):
 
 CASES = {"command": case_command, "peer": case_peer, "overlap": case_overlap, "cancel": case_cancel,
          "cancel_onnx": case_cancel_onnx, "stress": case_stress, "stress_onnx": case_stress_onnx, "exit": case_exit,
-         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "busy": case_busy, "busy_poll": case_busy_poll, "errors": case_errors, "switches": case_switches, "serve_switches": case_serve_switches, "invoke": case_invoke}
+         "serve": case_serve, "reuse": case_reuse, "at_once": case_at_once, "stream": case_stream, "busy": case_busy, "busy_poll": case_busy_poll, "errors": case_errors, "switches": case_switches, "serve_switches": case_serve_switches, "invoke": case_invoke, "docs": case_docs}
 
 
 def main():
