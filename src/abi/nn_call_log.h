@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The one log line of a refused wasi-nn call, the same for every guest ABI: a warning, except
-// for the outcomes that end every token stream or busy retries, and calls their caller
-// cancelled (debug).
+// The one log line of a refused wasi-nn call, the same for every guest ABI. A guest sees only an
+// error code, so the reason reaches the default level (a warning) without -v, bounded so that a
+// guest retrying in a loop cannot flood the log: each kind of refusal (module, function, outcome)
+// warns the first time it happens in the process and again at its 10th, 100th, 1,000th... time
+// with the count; every other one is debug (-vv). end_of_sequence (the end of every token stream)
+// and calls their caller cancelled are always debug.
 #pragma once
 
 #include <string_view>

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "base/log.h"
+#include "cli/guest_failure.h"
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 
@@ -303,8 +305,8 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
   for (const auto& r : outcome.results) fmt::print("{}\n", r);
   std::fflush(stdout);
   if (!outcome.message.empty()) {
-    // A trap's message holds the wasm backtrace; other failures are one line.
-    fmt::print(stderr, "wasinn: {}{}\n", outcome.trapped ? "" : "error: ", outcome.message);
+    // The reason first; of a wasm backtrace, its innermost frames unless -v (info) shows all.
+    fmt::print(stderr, "{}", guest_failure_text(outcome.message, wasinn::logger().should_log(spdlog::level::info)));
   }
   if (outcome.unstopped_threads > 0) {
     // Guest threads still parked in memory.atomic.wait: the process ends now, as Wasmtime's CLI

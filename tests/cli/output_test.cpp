@@ -40,6 +40,92 @@ TEST(LogLevel, QuietVerboseAndOff) {
   EXPECT_EQ(both.exit_code, 2) << both.describe();
 }
 
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+// A guest sees only an errno; the host says why at the default level. run_model on a GGUF
+// generates until the tiny model's context is full: the guest prints "errno 101 in compute" and
+// the reason is on stderr without -v.
+TEST(GuestVisibleFailures, TheReasonIsAWarningAtTheDefaultLevel) {
+  const auto gguf = fixture("llama/tiny.gguf");
+  if (!gguf || !fs::exists(backend_dir() / "libwasinn_backend_llamacpp.so"))
+    GTEST_SKIP() << "no llama fixture or llamacpp plugin";
+  ScratchDir dir;
+  const std::string prompt = "Once upon a time";
+  write_text(dir / "prompt.txt", prompt);
+  const ChildResult r =
+      wasinn({"run", "--dir", gguf->parent_path().string() + "::/m", "--dir", dir.path().string() + "::/o",
+              guest("run_model"), "--model", "/m/tiny.gguf", "--encoding", "ggml", "--input",
+              "0:u8:" + std::to_string(prompt.size()) + ":/o/prompt.txt", "--output", "0:/o/out.txt"});
+  EXPECT_EQ(r.exit_code, 101) << r.describe();
+  EXPECT_NE(r.out.find("errno 101 in compute"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("wasinn: warning: wasi_ephemeral_nn::compute -> context_full (101): the context is full"),
+            std::string::npos)
+      << r.describe();
+}
+
+// A guest making the same refused call again and again does not flood the log: each kind
+// (function and outcome) warns once, then at its 10th, 100th... time with the count; -vv shows
+// every one. nn_error_paths makes more than ten refused set_input calls (invalid_argument).
+TEST(GuestVisibleFailures, RepeatedRefusalsWarnOnceThenByCount) {
+  const auto fixtures = fixture("digits/model.onnx");
+  if (!fixtures || !ort_plugin_built()) GTEST_SKIP() << "no digits fixture or ONNX Runtime plugin";
+  const fs::path root = fixtures->parent_path().parent_path();
+  const auto run = [&](const std::vector<std::string>& level) {
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), level.begin(), level.end());
+    args.insert(args.end(), {"--nn-preload", "digits:ONNX:AUTO:" + fixtures->string(), "--dir", root.string() + "::/f",
+                             guest("nn_error_paths"), "/f"});
+    return wasinn(args);
+  };
+  const ChildResult normal = run({});
+  ASSERT_EQ(normal.exit_code, 0) << normal.describe();
+  const std::string first = "wasinn: warning: wasi_ephemeral_nn::set_input -> invalid_argument (1): ";
+  EXPECT_EQ(count_of(normal.err, first), 1u) << normal.describe();
+  EXPECT_EQ(count_of(normal.err,
+                     "wasi_ephemeral_nn::set_input -> invalid_argument (1), 10 times so far (-vv logs "
+                     "each): "),
+            1u)
+      << normal.describe();
+  const ChildResult all = run({"-vv"});
+  ASSERT_EQ(all.exit_code, 0) << all.describe();
+  EXPECT_GE(count_of(all.err, "wasi_ephemeral_nn::set_input -> invalid_argument (1)"), 10u) << all.describe();
+}
+
+// A trap's reason is its first line; the wasm backtrace follows, its three innermost frames
+// unless -v. trap_guest traps two calls below main: five frames.
+TEST(GuestVisibleFailures, ATrapsReasonComesFirstAndTheBacktraceIsShortUnlessVerbose) {
+  const ChildResult normal = wasinn({"run", guest("trap_guest")});
+  EXPECT_EQ(normal.exit_code, 134) << normal.describe();
+  EXPECT_TRUE(
+      normal.err.starts_with("wasinn: error: wasm trap: wasm `unreachable` instruction executed\n"
+                             "wasm backtrace:\n"))
+      << normal.describe();
+  EXPECT_NE(normal.err.find("wasinn_test_deliberate_trap"), std::string::npos) << normal.describe();
+  EXPECT_EQ(normal.err.find("_start.command_export"), std::string::npos) << normal.describe();
+  EXPECT_TRUE(normal.err.ends_with("    (2 more frames; -v shows all)\n")) << normal.describe();
+  EXPECT_EQ(count_lines(normal.err), 6u) << normal.describe();
+
+  const ChildResult verbose = wasinn({"run", "-v", guest("trap_guest")});
+  EXPECT_EQ(verbose.exit_code, 134) << verbose.describe();
+  EXPECT_TRUE(verbose.err.starts_with("wasinn: error: wasm trap: wasm `unreachable` instruction executed\n"))
+      << verbose.describe();
+  EXPECT_NE(verbose.err.find("_start.command_export"), std::string::npos) << verbose.describe();
+  EXPECT_NE(verbose.err.find("WASMTIME_BACKTRACE_DETAILS"), std::string::npos) << verbose.describe();
+  EXPECT_EQ(verbose.err.find("more frames"), std::string::npos) << verbose.describe();
+
+  // The timeout's own words stay first, the trap's cause after them.
+  const ChildResult spin = wasinn({"run", "--timeout", "200ms", guest("wasi_probe"), "spin"});
+  EXPECT_EQ(spin.exit_code, 134) << spin.describe();
+  EXPECT_TRUE(
+      spin.err.starts_with("wasinn: error: the guest ran longer than --timeout 200ms and was stopped\n"
+                           "wasm trap: interrupt\nwasm backtrace:\n"))
+      << spin.describe();
+}
+
 // wasi:logging for core modules (LlamaEdge's llama-api-server imports it): each call one line of
 // wasinn's log at the guest's level; a context is a label, never a file; bad calls are dropped.
 TEST(WasiLogging, EachCallIsALineOfTheLogAtTheGuestsLevel) {
