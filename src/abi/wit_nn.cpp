@@ -265,6 +265,8 @@ Result<std::vector<NamedRep>> WitSession::compute(uint32_t context, std::span<co
   if (!outputs) return outputs.take_error();
   std::vector<NamedRep> reps;
   for (auto& out : *outputs) {
+    // Every output is the guest's now, as a witx guest's get_output counts each it copies out.
+    session_->count_output_bytes(context, out.tensor.data.size());
     auto rep = new_tensor(std::move(out.tensor));
     if (!rep) {
       for (const auto& r : reps) (void)drop_tensor(r.tensor);
@@ -328,6 +330,7 @@ Result<uint32_t> WitSession::get_output(uint32_t context, std::string_view name)
     }
     copy = it->tensor;
   }
+  session_->count_output_bytes(context, copy.data.size());
   return new_tensor(std::move(copy));
 }
 

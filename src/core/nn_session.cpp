@@ -391,6 +391,10 @@ Status NnSession::check_context(uint32_t context) const {
   return {};
 }
 
+void NnSession::count_output_bytes(uint32_t context, uint64_t bytes) const {
+  if (auto c = contexts_.get(context); c) (*c)->graph().metrics().add_output_bytes(bytes);
+}
+
 Status NnSession::unload(uint32_t graph) {
   auto g = graphs_.erase(graph);
   if (!g) return g.take_error();

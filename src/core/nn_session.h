@@ -111,6 +111,9 @@ class NnSession {
 
   // invalid_argument when the guest holds no such context.
   Status check_context(uint32_t context) const;
+  // Adds BYTES handed to the guest to the context's graph's wasinn_nn_output_bytes_total: for the
+  // ABIs that copy compute_named's outputs out later (WIT's tensors), as get_output counts itself.
+  void count_output_bytes(uint32_t context, uint64_t bytes) const;
 
   // The end of the request this session serves (wasinn serve's --request-timeout): a compute
   // running then is cancelled as one past max_compute_ms is, and none starts after it. Set

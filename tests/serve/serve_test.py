@@ -713,7 +713,13 @@ def case_observability(ctx):
                      "wasinn_http_request_duration_seconds_count 2", "wasinn_http_requests_in_flight ",
                      "wasinn_http_requests_rejected_total 0", 'graph="tiny"'):
             check(want in text, f"{want!r} is not in the metrics:\n{text}")
-        log("observability: JSON access-log lines and the request and wasi-nn metrics on --metrics-addr")
+        # The component's one compute: its input and the output compute returned (y, fp32 [1, 4]),
+        # 16 bytes each, as a witx guest's set_input and get_output are counted.
+        for family in ("wasinn_nn_input_bytes_total", "wasinn_nn_output_bytes_total"):
+            check(re.search(family + r'\{[^}]*graph="tiny"[^}]*\} 16\n', text),
+                  f"{family} of the tiny graph is not 16:\n{text}")
+        log("observability: JSON access-log lines and the request and wasi-nn metrics (the component's bytes in and "
+            "out) on --metrics-addr")
 
 
 def case_json_log(ctx):
