@@ -9,7 +9,9 @@ requests (half tritonclient HTTP, half gRPC) each get what ONNX Runtime's Python
 that row alone on the batch-1 model, while the server's statistics (execution_count,
 batch_stats) and its metrics (wasinn_nn_computes_total) count fewer computes than requests.
 Requests of several rows share batches too; one with more rows than max_batch_size is computed
-alone. Asking batching of a model without a batch dimension is a start error that says why;
+alone. A repository model with Triton's own config.pbtxt (max_batch_size, dynamic_batching, input
+and output) batches as configured and names the fields wasinn ignores in one warning; one whose
+input dims are not the model's stops the start. Asking batching of a model without a batch dimension is a start error that says why;
 an unknown model name or a bad number is a usage error. Run by ctest (oip.batching) with the
 triton venv's python:
 
@@ -128,13 +130,13 @@ def computes(model):
     return int(m.group(1)) if m else 0
 
 
-def concurrently(model, input_name, inputs, output_name):
+def concurrently(model, input_name, inputs, output_name, http=None, grpc=None):
     """One request per array of `inputs`, all released at once from threads of their own,
-    alternating tritonclient HTTP and gRPC; the answers in order."""
+    alternating tritonclient HTTP and gRPC (to SERVER's unless given); the answers in order."""
     answers = [None] * len(inputs)
     errors = []
-    clients = [httpclient.InferenceServerClient(url=SERVER.http) if i % 2 == 0
-               else grpcclient.InferenceServerClient(url=SERVER.grpc) for i in range(len(inputs))]
+    clients = [httpclient.InferenceServerClient(url=http or SERVER.http) if i % 2 == 0
+               else grpcclient.InferenceServerClient(url=grpc or SERVER.grpc) for i in range(len(inputs))]
     start = threading.Barrier(len(inputs))
 
     def one(i):
@@ -264,6 +266,68 @@ class StartErrors(unittest.TestCase):
             code, err = start_error([*preload, "--dynamic-batching", flag])
             self.assertEqual(code, 2, err)
             self.assertIn(says, err)
+
+
+TINY_PBTXT = """name: "tiny_pbtxt"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "x" data_type: TYPE_FP32 dims: [ %s ] } ]
+output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+dynamic_batching { max_queue_delay_microseconds: 20000 preferred_batch_size: [ 4, 8 ] }
+instance_group [ { count: 1 kind: KIND_CPU } ]
+"""
+
+
+def pbtxt_repo(dims):
+    """A --model-repository whose tiny_pbtxt (tiny/model_batch.onnx) has Triton's config.pbtxt."""
+    repo = tempfile.mkdtemp(prefix="wasinn-pbtxt-repo-")
+    os.makedirs(os.path.join(repo, "tiny_pbtxt", "1"))
+    shutil.copy(fixture("tiny", "model_batch.onnx"), os.path.join(repo, "tiny_pbtxt", "1", "model.onnx"))
+    with open(os.path.join(repo, "tiny_pbtxt", "config.pbtxt"), "w") as f:
+        f.write(TINY_PBTXT % dims)
+    return repo
+
+
+class TritonConfigPbtxt(unittest.TestCase):
+    """Triton's own config.pbtxt: max_batch_size and dynamic_batching batch as config.json's keys
+    do, input/output are checked against the model, and the ignored fields are named at start."""
+
+    def test_batches_as_configured_and_names_what_it_ignores(self):
+        repo = pbtxt_repo("4")
+        proc, http, grpc, _, lines = serve([], repo)
+        try:
+            warning = next((l for l in lines if "config.pbtxt: ignored" in l), "")
+            self.assertIn("wasinn: warning: --model-repository: ", warning, "".join(lines))
+            for field in ("instance_group.kind (line 7)", "dynamic_batching.preferred_batch_size",
+                          "instance_group (wasinn's --workers sets the computes)"):
+                self.assertIn(field, warning)
+            cfg = httpclient.InferenceServerClient(url=http).get_model_config("tiny_pbtxt")
+            self.assertEqual(cfg["max_batch_size"], 8)
+            self.assertEqual(cfg["dynamic_batching"], {"max_queue_delay_microseconds": 20000})
+            self.assertEqual(cfg["input"][0]["dims"], [4])
+            rows = np.random.RandomState(11).standard_normal((16, 4)).astype(np.float32)
+            answers, errors = concurrently("tiny_pbtxt", "x", [rows[i:i + 1] for i in range(16)], "y", http, grpc)
+            self.assertEqual(errors, [])
+            bias = np.array([[1, 2, 3, 4]], dtype=np.float32)  # tiny is y = x + [1, 2, 3, 4]
+            for i in range(16):
+                np.testing.assert_array_equal(answers[i], rows[i:i + 1] + bias)
+            s = httpclient.InferenceServerClient(url=http).get_inference_statistics("tiny_pbtxt")["model_stats"][0]
+            self.assertEqual(s["inference_count"], 16)
+            self.assertLess(s["execution_count"], 16)  # batched
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=60)
+            shutil.rmtree(repo, ignore_errors=True)
+
+    def test_an_input_the_model_does_not_take_stops_the_start(self):
+        repo = pbtxt_repo("5")
+        try:
+            code, err = start_error([], repo)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
+        self.assertNotEqual(code, 0)
+        self.assertIn("model 'tiny_pbtxt': ", err)
+        self.assertIn("tiny_pbtxt/config.pbtxt: input 'x' has dims [5], the model's are [4]", err)
 
 
 def main():

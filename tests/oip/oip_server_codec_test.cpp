@@ -347,6 +347,102 @@ TEST_F(Repository, RefusesWhatIsNotAModel) {
   EXPECT_FALSE(oip_server::scan_model_repository(dir_ / "absent"));
 }
 
+// Triton's own config.pbtxt (protobuf text format): what maps onto wasinn is read, the rest named.
+TEST_F(Repository, ReadsTritonsConfigPbtxtAndNamesWhatItIgnores) {
+  write("tiny/1/model.onnx", "x");
+  write("tiny/config.pbtxt", R"(name: "tiny"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] reshape: { shape: [ 2, 2 ] } } ]
+output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+dynamic_batching { preferred_batch_size: [ 4 ] max_queue_delay_microseconds: 2000 }
+instance_group [ { count: 2 kind: KIND_CPU } ]
+version_policy: { latest: { num_versions: 1 } }
+)");
+  auto found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  ASSERT_EQ(found->size(), 1u);
+  const auto& m = (*found)[0];
+  EXPECT_EQ(m.model.encoding, Encoding::onnx);
+  EXPECT_EQ(m.batching.max_batch_size, 8u);
+  EXPECT_EQ(m.batching.max_queue_delay_us, 2000u);
+  ASSERT_TRUE(m.triton_io);
+  ASSERT_EQ(m.triton_io->inputs.size(), 1u);
+  EXPECT_EQ(m.triton_io->inputs[0].name, "x");
+  EXPECT_EQ(m.triton_io->inputs[0].data_type, "TYPE_FP32");
+  EXPECT_EQ(m.triton_io->inputs[0].dims, std::vector<int64_t>{4});
+  EXPECT_EQ(m.triton_io->max_batch_size, 8u);
+  EXPECT_EQ(m.ignored_fields,
+            (std::vector<std::string>{"input.reshape (line 4)", "instance_group.kind (line 7)",
+                                      "version_policy (line 8)", "dynamic_batching.preferred_batch_size",
+                                      "instance_group (wasinn's --workers sets the computes)"}));
+
+  // config.json's keys win where both set one.
+  write("tiny/config.json", R"({"max_batch_size": 16})");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].batching.max_batch_size, 16u);
+  EXPECT_EQ((*found)[0].batching.max_queue_delay_us, 2000u);
+  std::filesystem::remove(dir_ / "tiny/config.json");
+
+  // What Triton refuses too, each naming the file and what is wrong.
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"name: \"other\"", "name \"other\" is not the model's directory name 'tiny'"},
+           {"max_batch_size: -1", "max_batch_size -1 is not from 0 to 65536"},
+           {"dynamic_batching { }", "dynamic_batching needs a max_batch_size of 1 or more"},
+           {"max_batch_size: 4 dynamic_batching { max_queue_delay_microseconds: 20000000 }", "more than 10000000"},
+           {"input [ { name: \"x\" data_type: TYPE_NOPE } ]", "line 1, column"},
+           {"max_batch_size: {", "not Triton's model configuration (protobuf text format)"},
+           {"platform: \"onnxruntime_onnx\" backend: \"pytorch\"", "name different frameworks"}}) {
+    write("tiny/config.pbtxt", text);
+    found = oip_server::scan_model_repository(dir_);
+    ASSERT_FALSE(found) << text;
+    EXPECT_NE(found.error().detail.find("tiny/config.pbtxt: "), std::string::npos) << found.error().detail;
+    EXPECT_NE(found.error().detail.find(says), std::string::npos) << found.error().detail;
+  }
+  // A framework wasinn has no backend for is named, not refused: the files choose.
+  write("tiny/config.pbtxt", "backend: \"python\"");
+  found = oip_server::scan_model_repository(dir_);
+  ASSERT_TRUE(found) << found.error().detail;
+  EXPECT_EQ((*found)[0].model.encoding, Encoding::onnx);  // from model.onnx
+  ASSERT_EQ((*found)[0].ignored_fields.size(), 1u);
+  EXPECT_NE((*found)[0].ignored_fields[0].find("backend \"python\""), std::string::npos);
+}
+
+TEST(TritonIo, TheDeclaredTensorsMustBeTheModels) {
+  oip_server::ModelConfigInfo served;
+  served.inputs = {{"x", "TYPE_FP32", {-1, 4}, false}};
+  served.outputs = {{"y", "TYPE_FP32", {-1, 4}, false}};
+  oip_server::TritonIo io;
+  io.file = "repo/tiny/config.pbtxt";
+  io.max_batch_size = 8;  // dims without the batch dimension
+  io.inputs = {{"x", "TYPE_FP32", {4}, false}};
+  io.outputs = {{"y", "TYPE_FP32", {-1}, false}};
+  EXPECT_TRUE(oip_server::check_triton_io(io, served, /*batched=*/false));
+  io.inputs = {{"x", "TYPE_INT64", {4}, false}};
+  auto bad = oip_server::check_triton_io(io, served, false);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().detail, "repo/tiny/config.pbtxt: input 'x' has data_type TYPE_INT64, the model's is TYPE_FP32");
+  io.inputs = {{"x", "TYPE_FP32", {5}, false}};
+  bad = oip_server::check_triton_io(io, served, false);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().detail.find("input 'x' has dims [5], the model's are [4] (without the batch dimension"),
+            std::string::npos)
+      << bad.error().detail;
+  io.inputs = {{"input", "TYPE_FP32", {4}, false}};
+  bad = oip_server::check_triton_io(io, served, false);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().detail.find("input 'input' is not one of the model's (x)"), std::string::npos);
+  io.max_batch_size = 0;  // the whole shape
+  io.inputs = {{"x", "TYPE_FP32", {1, 4}, false}};
+  bad = oip_server::check_triton_io(io, served, false);
+  ASSERT_FALSE(bad);  // y's rank 1 was without the batch dimension
+  EXPECT_NE(bad.error().detail.find("output 'y' has dims [-1], the model's are [-1, 4]"), std::string::npos)
+      << bad.error().detail;
+  io.outputs = {{"y", "TYPE_FP32", {1, 4}, false}};
+  EXPECT_TRUE(oip_server::check_triton_io(io, served, false));
+}
+
 // Flat: DIR's own files are one model, as KServe's storage initializer leaves a single-file
 // storageUri in /mnt/models.
 TEST_F(Repository, ServesAFlatDirectorysOneModel) {

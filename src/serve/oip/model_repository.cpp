@@ -71,6 +71,21 @@ Status read_config(const fs::path& file, RepositoryModel& m) {
   return {};
 }
 
+// DIR/NAME/config.pbtxt and then DIR/NAME/config.json, each when it is there, into m.
+Status read_configs(const fs::path& dir, const std::string& name, RepositoryModel& m) {
+  std::error_code ec;
+  if (fs::exists(dir / "config.pbtxt", ec)) {
+    auto triton = read_triton_config(dir / "config.pbtxt", name);
+    if (!triton) return triton.take_error();
+    if (triton->encoding) m.model.encoding = *triton->encoding;
+    m.batching = triton->batching;
+    m.triton_io = std::move(triton->io);
+    m.ignored_fields = std::move(triton->ignored_fields);
+  }
+  if (fs::exists(dir / "config.json", ec)) return read_config(dir / "config.json", m);
+  return {};
+}
+
 // The files directly in DIR that are a model's (is_model_file's rules, or a .wasm pipeline),
 // sorted; hidden files and config.json are not, nor a SavedModel's other .pb (fingerprint.pb).
 std::vector<fs::path> loose_model_files(const fs::path& dir) {
@@ -80,7 +95,7 @@ std::vector<fs::path> loose_model_files(const fs::path& dir) {
       fs::is_regular_file(dir / "saved_model.pb", ec) || fs::is_regular_file(dir / "saved_model.pbtxt", ec);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name[0] == '.' || name == "config.json") continue;
+    if (name[0] == '.' || name == "config.json" || name == "config.pbtxt") continue;
     if (saved_model && e.path().extension() == ".pb" && name != "saved_model.pb") continue;
     if (is_model_file(e.path()) || (e.path().extension() == ".wasm" && fs::is_regular_file(e.path(), ec)))
       out.push_back(e.path());
@@ -127,12 +142,10 @@ Result<RepositoryModel> scan_flat(const fs::path& dir, const std::vector<fs::pat
   RepositoryModel m;
   m.flat = true;
   m.version = "1";
-  std::error_code ec;
-  if (fs::exists(dir / "config.json", ec))
-    if (Status s = read_config(dir / "config.json", m); !s) return s.take_error();
   const fs::path& file = loose.front();
   const bool saved_model = file.filename() == "saved_model.pb" || file.filename() == "saved_model.pbtxt";
   m.model.name = !flat_name.empty() ? flat_name : saved_model ? "model" : file.stem().string();
+  if (Status s = read_configs(dir, "", m); !s) return s.take_error();  // a flat model is named by the caller
   if (file.extension() == ".wasm") {
     m.pipeline = file;
     return m;
@@ -168,8 +181,7 @@ Result<std::vector<RepositoryModel>> scan_model_repository(const fs::path& dir, 
   for (const auto& model_dir : names) {
     RepositoryModel m;
     m.model.name = model_dir.filename().string();
-    if (fs::exists(model_dir / "config.json"))
-      if (Status s = read_config(model_dir / "config.json", m); !s) return s.take_error();
+    if (Status s = read_configs(model_dir, m.model.name, m); !s) return s.take_error();
     const std::optional<uint64_t> best = highest_version(model_dir);
     if (!best)
       return make_error(

@@ -8,6 +8,9 @@
 // guest's load-by-name config; max_batch_size (0 or absent: off) and max_queue_delay_us: dynamic
 // batching (dynamic_batcher.h). Read once at start; nothing here loads a model.
 //
+// A DIR/NAME/config.pbtxt (Triton's own model configuration) is read too (triton_config.h), before
+// config.json, whose keys win where both set one.
+//
 // Or flat: DIR holding one model's files directly (DIR/model.onnx, DIR/model.xml + model.bin, a
 // SavedModel, a model.wasm pipeline; an optional DIR/config.json as above), which is what KServe's
 // storage initializer leaves in /mnt/models for a storageUri naming a single file. Served as version
@@ -16,12 +19,14 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/model_registry.h"
 #include "serve/oip/dynamic_batcher.h"
+#include "serve/oip/triton_config.h"
 
 namespace wasinn::oip_server {
 
@@ -32,6 +37,10 @@ struct RepositoryModel {
   std::filesystem::path pipeline;  // VERSION/model.wasm: a pipeline component (model is unused)
   BatchingOptions batching;        // max_batch_size 0: none
   bool flat = false;               // DIR's own files (no NAME/VERSION directories)
+  // NAME/config.pbtxt (triton_config.h): the inputs and outputs it declares, checked once the
+  // model loads, and the fields of it wasinn ignores (warned at start).
+  std::optional<TritonIo> triton_io;
+  std::vector<std::string> ignored_fields;
 };
 
 // One entry per model directory, or the one entry of a flat DIR (named flat_name, "" for the

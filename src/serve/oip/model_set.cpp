@@ -20,8 +20,8 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
   for (const NamedModel& m : env_->models().list()) {
     std::string version = "1", config;
     if (auto it = options_.repository.find(m.name); it != options_.repository.end()) {
-      version = it->second.first;
-      config = it->second.second;
+      version = it->second.version;
+      config = it->second.config;
     }
     BatchingOptions batching;
     if (auto b = options_.batching.find(m.name); b != options_.batching.end()) {
@@ -36,7 +36,7 @@ ModelSet::ModelSet(std::shared_ptr<NnEnvironment> env, ModelSetOptions options)
   for (const auto& [name, pipeline] : options_.pipelines) {
     auto it = options_.repository.find(name);
     models_[name] = std::make_shared<ServedModel>(
-        name, it == options_.repository.end() ? "1" : it->second.first,
+        name, it == options_.repository.end() ? "1" : it->second.version,
         // Init-captures: clang before 16 cannot capture a structured binding (the sanitizer trees' clang-14).
         [name = name, pipeline = pipeline](SchedulerHost&) {
           return std::make_unique<PipelineScheduler>(name, pipeline);
@@ -127,7 +127,18 @@ bool ModelSet::run(const std::function<void(uint64_t)>& job) {
 Status ModelSet::load_all() {
   for (const NamedModel& m : env_->models().list()) {
     Status loaded = models_.at(m.name)->load();
-    if (loaded) continue;
+    if (loaded) {
+      // A config.pbtxt's inputs and outputs are the model's, or the start stops, as Triton's does.
+      auto entry = options_.repository.find(m.name);
+      if (entry == options_.repository.end() || !entry->second.triton_io) continue;
+      const ModelConfigInfo served = models_.at(m.name)->config();
+      if (Status same = check_triton_io(*entry->second.triton_io, served, served.max_batch_size > 0); !same) {
+        Error e = same.take_error();
+        e.detail = fmt::format("model '{}': {}", m.name, e.detail);
+        return e;
+      }
+      continue;
+    }
     if (m.encoding == Encoding::remote) {
       logger().warn("model '{}' (remote) is not ready: {}", m.name, loaded.error().detail);
       continue;

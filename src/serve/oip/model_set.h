@@ -26,15 +26,24 @@
 #include "serve/admission.h"
 #include "serve/oip/pipeline.h"
 #include "serve/oip/served_model.h"
+#include "serve/oip/triton_config.h"
 
 namespace wasinn::oip_server {
+
+// A --model-repository model's version, graph config and, from its config.pbtxt, the inputs and
+// outputs the model must have (checked once it loads).
+struct RepositoryEntry {
+  std::string version;
+  std::string config;
+  std::optional<TritonIo> triton_io;
+};
 
 struct ModelSetOptions {
   size_t workers = 1;
   size_t max_queue = 64;
-  // Versions and graph configs of --model-repository's models, by name; others are version "1"
-  // with no config.
-  std::map<std::string, std::pair<std::string, std::string>> repository;
+  // Versions, graph configs and declared inputs and outputs of --model-repository's models, by
+  // name; others are version "1" with no config.
+  std::map<std::string, RepositoryEntry> repository;
   // Pipelines served as models of their own, by name (none may share a registered model's).
   std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
   // Dynamic batching by model name (--dynamic-batching, a repository's config.json); others: none.

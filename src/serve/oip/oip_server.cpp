@@ -5,6 +5,7 @@
 #include <future>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/log.h"
 #include "serve/oip/model_repository.h"
@@ -12,7 +13,7 @@
 namespace wasinn::oip_server {
 
 Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir, const std::string& flat_name,
-                             std::map<std::string, std::pair<std::string, std::string>>& repository,
+                             std::map<std::string, RepositoryEntry>& repository,
                              std::map<std::string, std::filesystem::path>& pipelines,
                              std::map<std::string, BatchingOptions>* batching) {
   auto found = scan_model_repository(dir, flat_name);
@@ -22,7 +23,10 @@ Status add_repository_models(NnEnvironment& env, const std::filesystem::path& di
     logger().info("--model-name {}: not used: {} is in Triton's layout, whose models are named by their directories",
                   flat_name, dir.string());
   for (auto& m : *found) {
-    repository[m.model.name] = {m.version, m.config};
+    if (!m.ignored_fields.empty())
+      logger().warn("--model-repository: {}: ignored, as wasinn has no such setting: {}",
+                    m.triton_io ? m.triton_io->file.string() : m.model.name, fmt::join(m.ignored_fields, "; "));
+    repository[m.model.name] = {m.version, m.config, m.triton_io};
     if (!m.pipeline.empty()) {
       if (m.batching.enabled())
         return make_error(Errc::invalid_argument,

@@ -41,8 +41,9 @@ struct OipServerOptions {
   // and counted (REST: 503; gRPC: closed); 0: no limit. REST's: at most RestServer::kMaxConnections.
   uint64_t max_connections = 1024;
   TlsFiles tls;  // HTTPS and gRPC over TLS when tls.cert is given
-  // --model-repository's models: version and graph config by name (add_repository_models).
-  std::map<std::string, std::pair<std::string, std::string>> repository;
+  // --model-repository's models: version, graph config and config.pbtxt's inputs and outputs by
+  // name (add_repository_models).
+  std::map<std::string, RepositoryEntry> repository;
   // Pipelines (pipeline.h) served as models, by name.
   std::map<std::string, std::shared_ptr<Pipeline>> pipelines;
   // Dynamic batching by model name: a repository's config.json, then --dynamic-batching.
@@ -53,12 +54,13 @@ struct OipServerOptions {
 };
 
 // Registers DIR/NAME/VERSION/model.* (model_repository.h) in env's registry, their versions
-// and configs in *repository, and the dynamic batching their config.json asks for in *batching;
+// and configs in *repository, and the dynamic batching their config.json or config.pbtxt asks for
+// in *batching (a config.pbtxt's fields wasinn ignores: one warning per file, naming them);
 // the pipeline components (model.wasm) go to *pipelines instead, for the caller to open. A flat
 // DIR's one model is named flat_name ("": by its file); a DIR in Triton's layout names its models
 // by their directories, and says so at info when a flat_name was given.
 Status add_repository_models(NnEnvironment& env, const std::filesystem::path& dir, const std::string& flat_name,
-                             std::map<std::string, std::pair<std::string, std::string>>& repository,
+                             std::map<std::string, RepositoryEntry>& repository,
                              std::map<std::string, std::filesystem::path>& pipelines,
                              std::map<std::string, BatchingOptions>* batching = nullptr);
 
