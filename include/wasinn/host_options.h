@@ -67,6 +67,9 @@ struct HostOptions {
   std::string isolate_loads = "auto";
   // The child's address-space limit (RLIMIT_AS) in MiB; 0: 3072 + 4 x the model's size in MiB.
   uint64_t isolated_load_max_mb = 0;
+  // The child's time limit in ms (killed then, and the model refused); 0: none. A served
+  // request's deadline ends it sooner.
+  uint64_t isolated_load_timeout_ms = 300'000;
   // Where those checks' verdicts are kept, so a model is checked once: "" for ~/.cache/wasinn/
   // load-checks (or under $XDG_CACHE_HOME), a directory, "memory" (this process) or "off".
   std::string isolated_load_cache;

@@ -175,8 +175,8 @@ CLI::Validator duration_at_most(uint64_t max_us) {
   });
 }
 
-CLI::Validator duration_as_ms() {
-  return validator_of([](std::string& s) { s = std::to_string(parse_duration_ms(s, BareNumber::milliseconds)); });
+CLI::Validator duration_as_ms(BareNumber bare) {
+  return validator_of([bare](std::string& s) { s = std::to_string(parse_duration_ms(s, bare)); });
 }
 
 void apply_common(const CommonOptions& o, wasinn::HostOptions& host) {

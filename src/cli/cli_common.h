@@ -78,8 +78,9 @@ CLI::Validator duration(BareNumber bare = BareNumber::seconds);
 CLI::Validator duration_at_most(uint64_t max_us);
 // A duration as a DURATION flag takes it: "10ms", "2s", "250us".
 std::string duration_text(uint64_t us);
-// A CLI11 transform for a --*-ms flag bound to a number: "2s" becomes "2000"; a bare number stays.
-CLI::Validator duration_as_ms();
+// A CLI11 transform for a --*-ms flag bound to a number: "2s" becomes "2000"; a bare number stays
+// (milliseconds), or is `bare`'s unit for a flag whose name gives none.
+CLI::Validator duration_as_ms(BareNumber bare = BareNumber::milliseconds);
 
 // Sets the log level and copies the backend options into `host`; throws UsageError for a
 // malformed --backend-config (not NAME=JSON, JSON that does not parse or is not an object).

@@ -179,6 +179,14 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
       ->type_name("MIB")
       ->check(whole_number(0, 1ull << 24))
       ->capture_default_str();
+  run->add_option("--isolated-load-timeout", o.host.isolated_load_timeout_ms,
+                  "Stop that child process after this long and refuse the model (a model's load may run its own "
+                  "code, e.g. TorchScript's __setstate__, which may never end); a served request's deadline stops "
+                  "it sooner: 30s, 10m; a number alone is seconds (0: no limit)")
+      ->type_name("DURATION")
+      ->transform(duration_as_ms(BareNumber::seconds))
+      ->check(whole_number(0, kWeekMs))
+      ->default_str("5m");
   run->add_option("--isolated-load-cache", o.host.isolated_load_cache,
                   "Where the outcomes of those checks are kept, so a model (by its bytes, config and the "
                   "plugin's build) is checked once: a directory (default: $XDG_CACHE_HOME/wasinn/load-checks, "

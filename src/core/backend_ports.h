@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -91,6 +92,8 @@ struct LoadCheckRequest {
   // builders_digest(builders) (base/sha256.h) when the caller has it already: the key then costs
   // no second pass over the bytes.
   std::optional<std::array<uint8_t, 32>> bytes_digest;
+  // The caller's deadline (a served request's): the check ends there at the latest.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // A check a load passes before the framework sees it in this process (isolation: the same

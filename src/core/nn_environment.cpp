@@ -61,7 +61,8 @@ NnEnvironment::NnEnvironment(Limits limits, std::shared_ptr<BackendSource> backe
 Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Target target,
                                                          std::span<const std::span<const uint8_t>> builders,
                                                          std::span<const std::filesystem::path> paths,
-                                                         std::string_view config, std::string_view model_name) {
+                                                         std::string_view config, std::string_view model_name,
+                                                         std::optional<Deadline> deadline) {
   if (builders.size() > limits_.max_builders) {
     return make_error(Errc::invalid_argument,
                       fmt::format("{} graph builders exceed the limit of {}", builders.size(), limits_.max_builders));
@@ -111,7 +112,7 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
     // A framework that crashes on this model crashes a child, not the host.
     if (identity && gate_ && gate_->applies_to(*identity)) {
       WASINN_TRY(gate_->check({identity->name, encoding, target, builders, paths, config, identity->library,
-                               (*plugin)->framework_version(), bytes_digest}));
+                               (*plugin)->framework_version(), bytes_digest, deadline}));
     }
 
     std::vector<wasinn_bytes> raw;
@@ -153,11 +154,12 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
   return graph;
 }
 
-Result<std::shared_ptr<Graph>> NnEnvironment::load_named(std::string_view name, std::string_view config) {
+Result<std::shared_ptr<Graph>> NnEnvironment::load_named(std::string_view name, std::string_view config,
+                                                         std::optional<Deadline> deadline) {
   return models_.get(name, config,
-                     [this, name](Encoding e, Target t, std::span<const std::span<const uint8_t>> b,
-                                  std::span<const std::filesystem::path> p,
-                                  std::string_view c) { return load_graph(e, t, b, p, c, name); });
+                     [this, name, deadline](Encoding e, Target t, std::span<const std::span<const uint8_t>> b,
+                                            std::span<const std::filesystem::path> p,
+                                            std::string_view c) { return load_graph(e, t, b, p, c, name, deadline); });
 }
 
 void NnEnvironment::count_load(const Result<std::shared_ptr<Graph>>& graph, Encoding encoding, std::string_view name) {

@@ -5,9 +5,11 @@
 // process (or per embedding), and handed to each NnSession. Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +25,8 @@
 #include "core/model_registry.h"
 
 namespace wasinn {
+
+using Deadline = std::chrono::steady_clock::time_point;
 
 class NnEnvironment {
  public:
@@ -46,9 +50,12 @@ class NnEnvironment {
   Result<std::shared_ptr<Graph>> load_graph(Encoding encoding, Target target,
                                             std::span<const std::span<const uint8_t>> builders,
                                             std::span<const std::filesystem::path> paths, std::string_view config,
-                                            std::string_view model_name = {});
+                                            std::string_view model_name = {}, std::optional<Deadline> deadline = {});
 
-  Result<std::shared_ptr<Graph>> load_named(std::string_view name, std::string_view config);
+  // deadline: a served request's end; an isolated check (the slow part a load can be stopped in)
+  // ends there at the latest.
+  Result<std::shared_ptr<Graph>> load_named(std::string_view name, std::string_view config,
+                                            std::optional<Deadline> deadline = {});
 
   // Counts a guest's load in the metrics: into the graph's series, or a failure into the series
   // of the backend serving `encoding` (a named model: its registered encoding) and its label.

@@ -18,7 +18,7 @@ NnSession::NnSession(std::shared_ptr<NnEnvironment> env)
 Result<uint32_t> NnSession::load(std::span<const std::span<const uint8_t>> builders, Encoding encoding, Target target) {
   if (builders.empty()) return make_error(Errc::invalid_argument, "load: no graph builders given");
   if (Status room = graphs_.check_room(); !room) return room.error();
-  auto graph = env_->load_graph(encoding, target, builders, {}, {});
+  auto graph = env_->load_graph(encoding, target, builders, {}, {}, {}, deadline_);
   env_->count_load(graph, encoding);
   if (!graph) return graph.take_error();
   return graphs_.insert(std::move(*graph));
@@ -30,7 +30,7 @@ Result<uint32_t> NnSession::load_by_name(std::string_view name, std::string_view
                                                           env_->limits().max_name_bytes));
   }
   if (Status room = graphs_.check_room(); !room) return room.error();
-  auto graph = env_->load_named(name, config);
+  auto graph = env_->load_named(name, config, deadline_);
   env_->count_load(graph, Encoding::autodetect, name);
   if (!graph) return graph.take_error();
   return graphs_.insert(std::move(*graph));

@@ -116,7 +116,8 @@ class NnSession {
   void count_output_bytes(uint32_t context, uint64_t bytes) const;
 
   // The end of the request this session serves (wasinn serve's --request-timeout): a compute
-  // running then is cancelled as one past max_compute_ms is, and none starts after it. Set
+  // running then is cancelled as one past max_compute_ms is, and none starts after it; a load's
+  // isolated check still running then is killed (the load fails). Set
   // before the session is used; none by default.
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
 

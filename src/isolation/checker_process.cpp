@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -56,7 +57,8 @@ Result<Fd> memory_file(std::string_view name, std::span<const uint8_t> bytes) {
   return fd;
 }
 
-Result<ChildExit> run_checker(const std::vector<std::string>& argv, std::vector<Fd> passed) {
+Result<ChildExit> run_checker(const std::vector<std::string>& argv, std::vector<Fd> passed,
+                              std::optional<std::chrono::steady_clock::time_point> deadline) {
   const int first_free = 3 + static_cast<int>(passed.size());
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) return sys_error("pipe2");
@@ -115,9 +117,26 @@ Result<ChildExit> run_checker(const std::vector<std::string>& argv, std::vector<
   int open_count = 2;
   char buf[16384];
   while (open_count > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    int wait_ms = result.killed_at_deadline ? 5000 : -1;  // then a pipe held by no child of ours
+    if (deadline && !result.killed_at_deadline) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        // Its pipes close as it dies (a grandchild holding them would be the framework's own).
+        ::kill(pid, SIGKILL);
+        result.killed_at_deadline = true;
+        wait_ms = 5000;
+      } else {
+        wait_ms = static_cast<int>(std::min<int64_t>(left.count(), 60'000));
+      }
+    }
+    const int ready = poll(fds, 2, wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
+    }
+    if (ready == 0) {
+      if (result.killed_at_deadline) break;
+      continue;
     }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;

@@ -5,7 +5,9 @@
 // multithreaded. Internal to load isolation.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,10 +46,13 @@ struct ChildExit {
   int status = 0;  // as from waitpid
   std::string report;
   std::string stderr_tail;
+  bool killed_at_deadline = false;  // still running at `deadline`: killed (SIGKILL) then
 };
 
 // Spawns argv with `passed` at fds 3, 4, ... and collects its stdout (the report) and the
-// tail of its stderr until it exits.
-Result<ChildExit> run_checker(const std::vector<std::string>& argv, std::vector<Fd> passed);
+// tail of its stderr until it exits, or kills it at `deadline` (a load can run a model's own
+// code, e.g. TorchScript's __setstate__, which may never end).
+Result<ChildExit> run_checker(const std::vector<std::string>& argv, std::vector<Fd> passed,
+                              std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
 }  // namespace wasinn::isolation

@@ -201,8 +201,32 @@ IsolatedLoadChecker::Outcome IsolatedLoadChecker::run_child(const LoadCheckReque
   argv.push_back("--");
   argv.insert(argv.end(), models.begin(), models.end());
 
-  auto child = isolation::run_checker(argv, std::move(passed));
+  // The check ends at the earlier of its own limit and the caller's deadline.
+  std::optional<std::chrono::steady_clock::time_point> deadline = r.deadline;
+  bool own_limit = false;
+  if (options_.max_check_ms > 0) {
+    const auto own = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.max_check_ms);
+    own_limit = !deadline || own < *deadline;
+    if (own_limit) deadline = own;
+  }
+  auto child = isolation::run_checker(argv, std::move(passed), deadline);
   if (!child) return fail(child.take_error());
+  if (child->killed_at_deadline) {
+    // Not remembered: a slower moment, or a longer limit, may let the same load finish.
+    if (!own_limit) {
+      return fail(make_error(Errc::timeout, fmt::format("{}: the model's isolated load check ran past the request's "
+                                                        "deadline and was stopped",
+                                                        r.backend)));
+    }
+    return fail(make_error(
+        Errc::timeout,
+        fmt::format("{}: loading this model did not finish within {} in an isolated check, and the host refused it "
+                    "(a model's load may run its own code, e.g. TorchScript's __setstate__, which may never end; "
+                    "--isolated-load-timeout sets the limit)",
+                    r.backend,
+                    options_.max_check_ms % 1000 ? fmt::format("{} ms", options_.max_check_ms)
+                                                 : fmt::format("{} s", options_.max_check_ms / 1000))));
+  }
   const int status = child->status;
   const std::string limit_note = fmt::format("the check's address space was limited to {} MiB", limit_mb);
 

@@ -39,12 +39,18 @@ enum class IsolationMode : uint8_t {
 std::optional<IsolationMode> parse_isolation_mode(std::string_view text);  // auto, always, never
 std::string_view isolation_mode_name(IsolationMode mode);
 
+// Five minutes: a cold read of a model of tens of GB, far more than any real model's check here.
+inline constexpr uint64_t kDefaultMaxCheckMs = 300'000;
+
 struct IsolationOptions {
   // never by default in the core, so in-process harnesses (fuzzers, the bad-input matrix) see
   // the framework itself; Host (include/wasinn/host.h) defaults to by_manifest ("auto").
   IsolationMode mode = IsolationMode::never;
   std::filesystem::path checker;      // empty: find_load_checker()
   uint64_t max_address_space_mb = 0;  // the child's RLIMIT_AS; 0: default_address_space_mb()
+  // A check still running after this long is killed and the model refused (not remembered):
+  // a load may run the model's own code (TorchScript's __setstate__). 0: no limit.
+  uint64_t max_check_ms = kDefaultMaxCheckMs;
   // Verdicts are remembered in this process unless false, and on disk too when verdict_cache_dir
   // is set: in the core not by default; Host uses default_verdict_cache_dir().
   bool remember_verdicts = true;

@@ -65,6 +65,7 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
   }
   env_options.isolation.mode = *isolation;
   env_options.isolation.max_address_space_mb = options.isolated_load_max_mb;
+  env_options.isolation.max_check_ms = options.isolated_load_timeout_ms;
   set_verdict_cache(env_options.isolation, options.isolated_load_cache);
   WiredEnvironment wired = wire_environment(std::move(env_options));
   NnEnvironment* env = wired.env.get();

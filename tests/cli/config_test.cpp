@@ -137,6 +137,8 @@ TEST(Limits, NegativeNonNumericAndAbsurdValuesAreRefusedByName) {
       {"--timeout", "ten"},
       {"--timeout", "10x"},
       {"--isolated-load-max-mb", "-1"},
+      {"--isolated-load-timeout", "forever"},
+      {"--isolated-load-timeout", "-1s"},
   };
   for (const auto& c : cases) {
     const ChildResult r = run_probe_with({c.flag, c.value});

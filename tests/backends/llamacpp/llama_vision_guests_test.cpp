@@ -8,8 +8,12 @@
 // WASINN_WASMEDGE_EXAMPLES naming a checkout of the examples, their own prebuilt .wasm files too.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <tuple>
 
@@ -161,6 +165,37 @@ TEST_F(VisionGuest, LlavaChatTurnsEqualNativeMtmdCli) {
   expect_chat(run_guest_with_stdin(host(llava_pair(), {"image=" + llava("image.png")}), "compat_wasmedge_ggml_llava",
                                    {"default"}, chat_input()),
               answers, false);
+}
+
+// docs/backends/llamacpp.md's vision example (the fenced command running the llava guest), run
+// as written but for where the build and the fixtures are: its answer is native's.
+TEST_F(VisionGuest, TheDocumentedExampleRunsAsWritten) {
+  std::ifstream doc(WASINN_LLAMACPP_DOC);
+  std::string line, command;
+  for (bool fenced = false; std::getline(doc, line);) {
+    if (line.starts_with("```")) fenced = !fenced;
+    if (fenced && line.find("compat_wasmedge_ggml_llava.wasm") != std::string::npos) command = line;
+  }
+  ASSERT_FALSE(command.empty()) << "no fenced llava command in " << WASINN_LLAMACPP_DOC;
+  const std::string prompt = "USER: <image>describe the picture ASSISTANT:";
+  ASSERT_NE(command.find(" default '" + prompt + "'"), std::string::npos) << command;
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = command.find(from); at != std::string::npos; at = command.find(from, at + to.size()))
+      command.replace(at, from.size(), to);
+  };
+  replace_all("build/bin/wasinn run ", std::string(WASINN_CLI) + " run --backend-dir " + WASINN_BACKEND_DIR + " ");
+  replace_all("build/guests/", std::string(WASINN_GUEST_DIR) + "/");
+  replace_all("$HOME/.cache/wasinn/fixtures/",
+              std::filesystem::path(llava("")).parent_path().parent_path().string() + "/");
+  const std::string dir = scratch_dir("documented_vision");
+  { std::ofstream(dir + "/example.sh") << command << "\n"; }
+  const int status = std::system(("bash " + dir + "/example.sh >" + dir + "/out.txt 2>&1").c_str());
+  std::ifstream in(dir + "/out.txt");
+  GuestRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.output.assign(std::istreambuf_iterator<char>(in), {});
+  expect_one_shot(r, native_answer(llava("image.png"), prompt));
+  EXPECT_NE(r.output.find("[INFO] Number of output tokens: 16"), std::string::npos) << r.output;
 }
 
 // ---- qwen2vl: Qwen2-VL's projector and M-RoPE model, ChatML turns ----

@@ -512,5 +512,27 @@ TEST(VerdictCacheCli, ASecondRunUsesTheFirstRunsVerdict) {
   EXPECT_NE(off.err.find("isolated load check (pytorch): loaded in"), std::string::npos) << off.describe();
 }
 
+// F18's archive (its TorchScript __setstate__ never ends) loaded for a request whose deadline is
+// 1.5 s away: the check is killed there, well before --isolated-load-timeout (5 min), the load is
+// a timeout saying so, and the verdict is not remembered (the next load checks again).
+TEST(CheckDeadline, AnEndlessLoadEndsAtTheRequestsDeadlineAndIsNotRemembered) {
+  if (!backend_built("pytorch")) GTEST_SKIP() << "pytorch plugin not built";
+  auto env = isolated_env("memory");
+  const auto bytes = read_bytes(fixture("malformed/torchscript_setstate_loop.pt"));
+  const std::span<const uint8_t> builders[] = {bytes};
+  for (int i = 0; i < 2; ++i) {
+    const auto started = std::chrono::steady_clock::now();
+    auto graph = env->env->load_graph(Encoding::pytorch, wasinn::Target::cpu, builders, {}, "", {},
+                                      started + std::chrono::milliseconds(1500));
+    ASSERT_FALSE(graph);
+    EXPECT_EQ(graph.error().code, wasinn::Errc::timeout) << graph.error().detail;
+    EXPECT_NE(graph.error().detail.find("ran past the request's deadline and was stopped"), std::string::npos)
+        << graph.error().detail;
+    // Generous: the kill is at 1.5 s; a loaded machine may take a while to reap the child.
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  }
+  EXPECT_EQ(spawned(*env), 2u);
+}
+
 }  // namespace
 }  // namespace wasinn_it

@@ -214,6 +214,20 @@ TEST(IsolationPyTorch, UncompilableArchiveIsACleanErrorInProcess) {
                                 "TorchScript compile error: Unknown builtin op: aten::rel0", "digits/model.pt");
 }
 
+// F18: libtorch runs a class's TorchScript __setstate__ while loading; this one never ends. The
+// isolated check is killed at --isolated-load-timeout and the guest gets the load's error.
+TEST(IsolationPyTorch, EndlessSetstateIsStoppedAtTheTimeLimit) {
+  if (!backend_built("pytorch")) GTEST_SKIP() << "pytorch plugin not built";
+  const auto r = run_wasinn({"run", "--backend-dir", backend_dir().string(), "--isolated-load-timeout", "2s",
+                             "--isolated-load-cache", "off", "--nn-preload",
+                             "bad:pytorch:cpu:" + fixture("malformed/torchscript_setstate_loop.pt").string(),
+                             guest("run_model"), "--name", "bad"});
+  EXPECT_EQ(r.exit_code, 5) << r.describe();  // witx's nearest code to timeout, as the guest's exit status
+  EXPECT_NE(r.out.find("errno 5 in load_by_name"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("pytorch: loading this model did not finish within 2 s in an isolated check"), std::string::npos)
+      << r.describe();
+}
+
 TEST(IsolationOptions, UnknownModeIsRefusedAtCreate) {
   wasinn::HostOptions options;
   options.isolate_loads = "sometimes";
