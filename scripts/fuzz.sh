@@ -31,12 +31,10 @@ export WASINN_FIXTURES=$FIXTURES
 
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
-                 fuzz_whisper_audio fuzz_llama_image fuzz_llama_tts fuzz_piper_input fuzz_load_piper)
+                 fuzz_whisper_audio fuzz_llama_image fuzz_llama_tts fuzz_llama_schema fuzz_piper_input
+                 fuzz_load_piper)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
-                    fuzz_load_llamacpp fuzz_load_whisper
-                    # Not a default yet: its nested-repetition seed still outlasts libFuzzer's 30 s
-                    # under ASan (grammar work recursing in small steps the abort poll misses).
-                    fuzz_llama_schema)
+                    fuzz_load_llamacpp fuzz_load_whisper)
 
 usage() { echo "usage: scripts/fuzz.sh SECONDS [TARGET...|all]" >&2; exit 2; }
 [[ $# -ge 1 && $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || usage

@@ -13,6 +13,34 @@ LLAMACPP_COMMIT=0c1e57098bba43ac29e6e3b677cdceebdd22334f
 LLAMACPP_SDIST_SHA256=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
 LLAMACPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ffbf0ede6cb21b58c1258a8f6521aae45ca773a59fe7cf3/llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
 
+# The source patched anew: the patches applied last time (kept in SRC/.wasinn-patches) reversed,
+# the new ones applied, so only the files they touch are newer than the build tree, which stays:
+# a changed patch rebuilds a few objects, not the whole library and its Vulkan shaders (~20 min).
+# A source whose old patches do not reverse cleanly is extracted again, build tree and all.
+llamacpp_repatch() {
+  local work=$1 src=$2 sdist=$3 p
+  shift 3
+  local applied=$src/.wasinn-patches reversed=1
+  if [[ -d $applied ]]; then
+    local old=("$applied"/*.patch) i
+    for ((i = ${#old[@]} - 1; i >= 0; i--)); do
+      patch -d "$src" -p1 -R --quiet --dry-run <"${old[i]}" >/dev/null &&
+        patch -d "$src" -p1 -R --quiet <"${old[i]}" || { reversed=0; break; }
+    done
+  else
+    reversed=0
+  fi
+  if ((!reversed)); then
+    rm -rf "$work" && mkdir -p "$work"
+    tar -xzf "$sdist" -C "$work"
+  fi
+  rm -rf "$applied" && mkdir -p "$applied"
+  for p in "$@"; do
+    patch -d "$src" -p1 --quiet <"$p"
+    cp "$p" "$applied/"
+  done
+}
+
 install_llamacpp() {
   # A prefix of its own: the CPU-only build in $DEPS/llamacpp stays for checkouts still using it.
   local prefix=$DEPS/llamacpp-dl stamp=$DEPS/llamacpp-dl/.version
@@ -32,10 +60,7 @@ install_llamacpp() {
   local work=$CACHE/build/llamacpp-dl-$LLAMACPP_PY_VERSION
   local src=$work/llama_cpp_python-$LLAMACPP_PY_VERSION/vendor/llama.cpp
   if [[ ! -f $src/.wasinn-patched ]] || [[ $(cat "$src/.wasinn-patched") != "$patch_sum" ]]; then
-    rm -rf "$work" && mkdir -p "$work"
-    tar -xzf "$DL/$sdist" -C "$work"
-    local p
-    for p in "${patches[@]}"; do patch -d "$src" -p1 --quiet <"$p"; done
+    llamacpp_repatch "$work" "$src" "$DL/$sdist" "${patches[@]}"
     echo "$patch_sum" >"$src/.wasinn-patched"
   fi
   say "configuring llama.cpp b$LLAMACPP_BUILD_NUMBER with Vulkan (log in $work/configure.log)"
