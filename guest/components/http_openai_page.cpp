@@ -2,6 +2,8 @@
 // http_openai's chat page (GET /): a person picks a model, types, and sees the answer stream in
 // from /v1/chat/completions; stop button, system prompt, temperature. Everything is in the
 // component (no CDN, no other request but the API's), so it works where the server is offline.
+// Behind --api-key, its API calls carry the key typed into its key field; the page itself loads
+// without one where the server makes / public (wasinn serve --openai, --public-path /).
 #include <cstring>
 
 #include "http_openai.h"
@@ -80,15 +82,24 @@ function say(role, text) {
   return div;
 }
 
+// The server's 401 (wasinn serve --api-key): what the person should do about it.
+function keyProblem(r) {
+  if (r.status !== 401) return "";
+  return $("api-key").value.trim() ? "the server refused this API key: check the key field"
+                                   : "this server needs an API key: type it in the API key field";
+}
+
 async function loadModels() {
   try {
     const r = await fetch("/v1/models", { headers: headers() });
-    const body = await r.json();
-    if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(keyProblem(r) || (body.error ? body.error.message : r.status + " " + r.statusText));
     $("model").replaceChildren(...body.data.map((m) => new Option(m.id, m.id)));
     $("status").textContent = body.data.length + " model(s)";
   } catch (e) {
+    $("model").replaceChildren();
     $("status").textContent = "cannot list the models: " + e.message;
+    if (e.message.includes("API key")) $("api-key").focus();
   }
 }
 
@@ -113,7 +124,7 @@ async function send(text) {
     });
     if (!r.ok) {
       const body = await r.json().catch(() => ({}));
-      throw new Error(body.error ? body.error.message : r.status + " " + r.statusText);
+      throw new Error(keyProblem(r) || (body.error ? body.error.message : r.status + " " + r.statusText));
     }
     const reader = r.body.getReader();
     const decoder = new TextDecoder();

@@ -42,6 +42,10 @@ struct ServeOptions {
   // and the files' (one a line; blank lines and '#' comments skipped), compared in constant time.
   // A file that cannot be read or holds no key is serve's error; Server::reload_api_keys rereads them.
   std::vector<std::string> api_keys, api_key_files;
+  // With keys: paths a GET or HEAD request reaches without one (exact matches of the request's
+  // path, its query aside: "/" is the root alone), e.g. a chat page whose own API calls carry
+  // the key its user types. Every other request still needs a key.
+  std::vector<std::string> public_paths;
   // Request headers must arrive within it (an idle keep-alive connection too), and a body at
   // 1 KiB/s or more past it; else the connection is closed (408 for a body). 0: no limit.
   uint64_t header_timeout_ms = 10000;

@@ -63,7 +63,12 @@ class ServeUsageFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: wasinn serve [OPTIONS] <WASM>\n"
+           "       wasinn serve --openai [NAME=]MODEL... [OPTIONS]\n"
            "       wasinn serve --oip-http [HOST[:PORT]] --oip-grpc [HOST[:PORT]] [OPTIONS]\n\n"
+           "With --openai and no component: wasinn's OpenAI-compatible endpoint (/v1/...) and its chat page (/) "
+           "serve the GGUF models given, each a file or a Hugging Face model pulled at start "
+           "(wasinn serve --openai hf://OWNER/REPO:QUANT, wasinn serve --openai NAME=path/to/model.gguf); the "
+           "URLs of the API and the page are printed once it listens (docs/serving.md).\n\n"
            "The component exports wasi:http/handler@0.3.0 (WASI 0.3) or wasi:http/incoming-handler@0.2.x. A 0.2 "
            "component's request gets a fresh instance (nothing a request leaves behind reaches the next); a 0.3 "
            "component's instance serves up to --max-instance-reuse-count requests (128; 1: a fresh one each), as "

@@ -19,6 +19,7 @@
 #include "cli/host_port.h"
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
+#include "cli/model_refs.h"
 #include "cli/pipeline_models.h"
 #include "cli/serve_command.h"
 #include "cli/stderr_lines.h"
@@ -145,7 +146,8 @@ int oip_serve_command(ServeCommandOptions& o, const CommonOptions& common) {
     metrics_address = parse_metrics_address(o.guest.metrics_addr);
     listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
   }
-  check_can_listen(listens);  // before any pipeline compiles and any model loads
+  check_can_listen(listens);  // before any pipeline compiles and any model loads, or is pulled
+  pull_preload_refs(o.guest, common);
   options.keys = load_api_keys(o);
   const std::shared_ptr<const wasinn::ApiKeys> api_keys = options.keys;  // the metrics port's too
   options.header_timeout_ms = parse_duration_ms(o.header_timeout);

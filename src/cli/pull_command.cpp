@@ -223,4 +223,13 @@ int pull_command(const PullCommandOptions& o) {
   return 0;
 }
 
+wasinn::Result<std::vector<std::filesystem::path>> pull_showing_progress(const hub::HubRef& ref,
+                                                                         hub::PullOptions options, bool quiet) {
+  ProgressDisplay display(::isatty(STDERR_FILENO) == 1, quiet);
+  options.progress = [&display](const PullProgress& p) { display(p); };
+  auto got = hub::pull(ref, options);
+  display.end_bar();
+  return got;
+}
+
 }  // namespace wasinn_cli

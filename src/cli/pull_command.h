@@ -4,10 +4,13 @@
 // stdout, one a line, for MODEL=$(wasinn pull owner/repo:Q4_K_M).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "cli/hub_download.h"
 
 namespace wasinn_cli {
 
@@ -24,5 +27,11 @@ struct PullCommandOptions {
 CLI::App* add_pull_command(CLI::App& app, PullCommandOptions& o);
 // 0: every reference pulled; 1: one failed (the others after it are not tried); 2: a usage error.
 int pull_command(const PullCommandOptions& o);
+
+// hub::pull with `wasinn pull`'s progress display on stderr (a bar on a terminal, plain lines
+// otherwise; nothing when `quiet`): for the commands that pull a model where they take a model
+// file (model_refs.h). `options.progress` is the display's.
+wasinn::Result<std::vector<std::filesystem::path>> pull_showing_progress(const hub::HubRef& ref,
+                                                                         hub::PullOptions options, bool quiet);
 
 }  // namespace wasinn_cli

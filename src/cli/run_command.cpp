@@ -15,6 +15,7 @@
 #include "cli/guest_failure.h"
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
+#include "cli/model_refs.h"
 
 extern char** environ;
 
@@ -114,7 +115,9 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
       ->type_name("NAME[=VALUE]");
   add_list(run, "--nn-preload", o.host.preloads,
            "Register a model for load_by_name: NAME:ENCODING:TARGET:PATH[:PATH...] (WasmEdge's syntax; "
-           "encoding and target are case-insensitive, target AUTO allowed); repeatable")
+           "encoding and target are case-insensitive, target AUTO allowed); repeatable. PATH may be a Hugging "
+           "Face model, hf://owner/repo[:QUANT] or hf://owner/repo/FILE, or an https:// URL, pulled at start as "
+           "`wasinn pull` does (the cache's copy used without the network)")
       ->type_name("SPEC");
   add_remote_options(run, o.remote);
   add_list(run, "-S,--wasi", o.groups.wasi,
@@ -286,6 +289,7 @@ int run_command(RunOptions& o, const CommonOptions& common, const std::vector<st
     timeout_flag = "--timeout " + o.timeout;
   }
   if (module_and_args.empty()) throw UsageError("missing app.wasm: wasinn run [OPTIONS] app.wasm [ARGS...]");
+  pull_preload_refs(o, common);  // --nn-preload NAME:ENCODING:TARGET:hf://..., before the host is built
   program.wasm_path = module_and_args[0];
   program.args.assign(module_and_args.begin() + 1, module_and_args.end());
   program.argv0 = o.argv0;

@@ -24,6 +24,8 @@
 #include "cli/host_port.h"
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
+#include "cli/model_refs.h"
+#include "cli/openai_models.h"
 #include "cli/stderr_lines.h"
 #include "engine/tls_check.h"
 #include "base/install_layout.h"
@@ -136,10 +138,11 @@ sigset_t stop_signal_set() {
 // Both modes' --api-key, --header-timeout and --max-connections (docs/serving.md, "On a network").
 void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
   serve
-      ->add_option("--api-key", o.api_keys,
-                   "Answer 401 to every request but /healthz, /readyz and /v2/health/* that does not show this key as "
-                   "'Authorization: Bearer KEY' (gRPC: the authorization metadata); repeatable. The guest does not "
-                   "see the header. A key on the command line shows in ps: prefer --api-key-file")
+      ->add_option(
+          "--api-key", o.api_keys,
+          "Answer 401 to every request but /healthz, /readyz, /v2/health/* (and --public-path's GET and HEAD) that "
+          "does not show this key as 'Authorization: Bearer KEY' (gRPC: the authorization metadata); repeatable. "
+          "The guest does not see the header. A key on the command line shows in ps: prefer --api-key-file")
       ->type_name("KEY")
       ->allow_extra_args(false);  // one value each time: the component after it is not a key
   serve
@@ -182,12 +185,29 @@ void add_network_options(CLI::App* serve, ServeCommandOptions& o) {
 }  // namespace
 
 void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& common) {
+  serve->add_option("--openai", o.openai, kOpenaiHelp)
+      ->type_name("[NAME=]MODEL")
+      ->expected(0, CLI::detail::expected_max_vector_size);
   serve
       ->add_option("--addr", o.addr,
                    "Listen on this address: HOST:PORT (port 0 picks a free one; the address is printed on stderr)")
       ->type_name("HOST:PORT")
       ->capture_default_str();
   add_network_options(serve, o);
+  serve
+      ->add_option("--public-path", o.public_paths,
+                   "With --api-key: answer a GET or HEAD of exactly this path (the query aside; / is the root "
+                   "alone) without a key, e.g. a page whose own requests carry the key its user types; every other "
+                   "request still needs one; repeatable; a component's server only")
+      ->type_name("PATH")
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            if (path.empty() || path[0] != '/' || path.find_first_of("?# \t\r\n") != std::string::npos)
+              return "a path starts with '/' and has no '?', '#' or space: /, /index.html";
+            return {};
+          },
+          ""));  // the type name says PATH
   serve
       ->add_option("--workers", o.workers,
                    "Guests that run at once, each on a worker thread (0: the CPUs this process may use, from its "
@@ -330,7 +350,13 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (!o.api_key_files.empty()) sigaddset(&blocked, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
 
+  const bool openai = !o.openai.empty();
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
+    if (openai)
+      throw UsageError(
+          "--openai serves the OpenAI endpoint (a component), --oip-http/--oip-grpc the registered models with the "
+          "Open Inference Protocol: one or the other");
+    if (!o.public_paths.empty()) throw UsageError("--public-path is for a component's server, not --oip-*");
     if (!wasm.empty())
       throw UsageError(
           fmt::format("serve --oip-http/--oip-grpc serves the registered models, not a component: drop "
@@ -346,9 +372,19 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
-  if (wasm.empty()) throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --oip-http/--oip-grpc)");
+  std::vector<OpenaiModel> openai_served;
+  if (openai) {
+    if (!wasm.empty())
+      throw UsageError(fmt::format(
+          "--openai serves wasinn's own OpenAI component: drop '{}', or drop --openai to serve that component", wasm));
+    openai_served = parse_openai_models(o.openai);
+    program.wasm_path = openai_component().string();
+  } else if (wasm.empty()) {
+    throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --openai MODEL, or --oip-http/--oip-grpc)");
+  } else {
+    program.wasm_path = wasm;
+  }
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};
-  program.wasm_path = wasm;
   // An access log is what a server is run for: info unless the user chose a level.
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);
 
@@ -363,6 +399,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   serve.max_instance_concurrent_reuse_count = o.max_instance_concurrent_reuse_count;
   serve.idle_instance_timeout_ms = std::max<uint64_t>(1, parse_duration_ms(o.idle_instance_timeout));
   serve.busy_poll_us = parse_duration_us(o.busy_poll);
+  serve.public_paths = o.public_paths;
   const bool tls = check_tls_options(o);
   serve.tls_cert = o.tls_cert;
   serve.tls_key = o.tls_key;
@@ -381,7 +418,12 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     metrics_address = parse_metrics_address(o.guest.metrics_addr);
     listens.push_back({"--metrics-addr", {metrics_address->host, metrics_address->port}});
   }
-  check_can_listen(listens);  // before the component compiles and any model loads
+  check_can_listen(listens);  // before the component compiles and any model loads, or is pulled
+  pull_preload_refs(o.guest, common);
+  if (openai) {
+    pull_openai_models(openai_served, common.quiet > 0);
+    apply_openai_models(openai_served, o.guest.host, program, serve);
+  }
   const std::shared_ptr<wasinn::ApiKeys> keys = load_api_keys(o);
   if (keys) serve.authorize = [keys](std::string_view authorization) { return keys->check(authorization); };
   // A client certificate authenticates as a key does.
@@ -411,6 +453,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
       metrics_address, [&host, &server] { return host->metrics_text() + server->metrics_text(); }, keys);
   print_notice(fmt::format("Serving HTTP on {}://{}/", tls ? "https" : "http", server->address()),
                {{"address", server->address()}});
+  if (openai) print_openai_urls(tls ? "https" : "http", server->address(), openai_served);
 
   await_stop_signal("no new connections", o.shutdown_timeout);
   server->stop();

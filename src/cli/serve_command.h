@@ -30,6 +30,7 @@ struct ServeCommandOptions {
   // Both modes' network safety (docs/serving.md, "On a network").
   std::vector<std::string> api_keys;       // --api-key, repeatable
   std::vector<std::string> api_key_files;  // --api-key-file, repeatable; reread on SIGHUP
+  std::vector<std::string> public_paths;   // --public-path: GET and HEAD of these need no key
   std::string header_timeout = "10s";      // DURATION
   size_t max_connections = 1024;
   // A 0.3 component's instance reuse (`wasmtime serve`'s flags); 0: Wasmtime's defaults.
@@ -38,6 +39,8 @@ struct ServeCommandOptions {
   std::string idle_instance_timeout = "1s";      // DURATION
   std::string busy_poll = "200us";               // DURATION, at most 10ms
   std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
+  // --openai [NAME=]SOURCE...: the OpenAI endpoint (openai_models.h); given without a MODEL: {""}.
+  std::vector<std::string> openai;
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;

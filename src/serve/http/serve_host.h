@@ -113,6 +113,10 @@ typedef struct wasinn_serve_config {
   /* A line for the server's log at warning level: what went wrong outside any request's record
    * (a reused 0.3 instance that failed). May be NULL; any thread; must not throw. */
   void (*on_warning)(void* user, wasinn_wit_str line);
+  /* Paths a GET or HEAD request reaches without a key when authorize is set (exact matches of the
+   * request's path, its query aside): public_path_count strings; NULL, 0: none. */
+  const wasinn_wit_str* public_paths;
+  size_t public_path_count;
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

@@ -315,6 +315,10 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.idle_instance_timeout_ms = options.idle_instance_timeout_ms;
     config.busy_poll_us = options.busy_poll_us;
     config.on_warning = warned;
+    std::vector<wasinn_wit_str> public_paths;
+    for (const auto& path : options.public_paths) public_paths.push_back(view(path));
+    config.public_paths = public_paths.data();
+    config.public_path_count = public_paths.size();
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.

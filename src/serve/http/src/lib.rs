@@ -139,6 +139,10 @@ pub struct ServeConfig {
     pub busy_poll_us: u64,
     /// A line for the server's log at warning level (a failure no request's record carries).
     pub on_warning: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
+    /// Paths a GET or HEAD request reaches without a key (exact matches of the path, its query
+    /// aside): public_path_count strings.
+    pub public_paths: *const WitStr,
+    pub public_path_count: usize,
 }
 
 /// Starts serving: binds the address and returns once it listens (serve_host.h).

@@ -151,11 +151,15 @@ impl Shared {
         None
     }
 
-    /// With keys (--api-key): None when the request shows one, else the 401. The Authorization
-    /// header is taken off either way: the key is the server's business, not the guest's.
+    /// With keys (--api-key): None when the request shows one, or is a GET or HEAD of a public
+    /// path (--public-path), else the 401. The Authorization header is taken off either way: the
+    /// key is the server's business, not the guest's.
     fn authorize(&self, req: &mut Request<Incoming>) -> Option<HostAnswer> {
         let check = self.callbacks.authorize?;
         let given = req.headers_mut().remove(AUTHORIZATION);
+        if self.settings.is_public(req.method(), req.uri().path()) {
+            return None;
+        }
         let value = given.as_ref().map_or(&b""[..], |v| v.as_bytes());
         let text = WitStr {
             data: value.as_ptr(),

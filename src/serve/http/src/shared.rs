@@ -81,6 +81,8 @@ pub(super) struct Settings {
     pub(super) max_connections: u64,
     pub(super) reuse: Reuse,
     pub(super) busy_poll: Duration,
+    /// The paths a GET or HEAD reaches without a key (`--public-path`).
+    pub(super) public_paths: Vec<String>,
 }
 
 impl Settings {
@@ -116,8 +118,23 @@ impl Settings {
                 cfg.idle_instance_timeout_ms,
             ),
             busy_poll: Duration::from_micros(cfg.busy_poll_us),
+            public_paths: strings(cfg.public_paths, cfg.public_path_count),
         }
     }
+
+    /// Whether a request of `method` for `path` (without its query) is let through without a key:
+    /// a GET or HEAD of exactly a `--public-path`.
+    pub(super) fn is_public(&self, method: &hyper::Method, path: &str) -> bool {
+        (method == hyper::Method::GET || method == hyper::Method::HEAD) && self.public_paths.iter().any(|p| p == path)
+    }
+}
+
+fn strings(ptr: *const WitStr, count: usize) -> Vec<String> {
+    if ptr.is_null() || count == 0 {
+        return Vec::new();
+    }
+    let all = unsafe { std::slice::from_raw_parts(ptr, count) };
+    all.iter().map(|s| unsafe { s.to_string_lossy() }).collect()
 }
 
 fn string_pairs(ptr: *const WitStr, pairs: usize) -> Vec<(String, String)> {

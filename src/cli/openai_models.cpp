@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "cli/openai_models.h"
+
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/install_layout.h"
+#include "cli/hub_download.h"
+#include "cli/model_refs.h"
+#include "cli/stderr_lines.h"
+
+// The install's guests from its bin/ (src/CMakeLists.txt: GNUInstallDirs' DATADIR/wasinn/guests).
+#ifndef WASINN_BINDIR_TO_GUESTDIR
+#define WASINN_BINDIR_TO_GUESTDIR "../share/wasinn/guests"
+#endif
+
+namespace wasinn_cli {
+
+namespace fs = std::filesystem;
+
+const char* const kOpenaiHelp =
+    "Serve the OpenAI-compatible endpoint (/v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models) "
+    "and its chat page (GET /) with these GGUF models, no component given: MODEL is [NAME=]SOURCE, SOURCE a "
+    "local .gguf file or a Hugging Face model pulled now into the Hub's cache as `wasinn pull` does "
+    "(hf://owner/repo[:QUANT], owner/repo[:QUANT], owner/repo/FILE.gguf, an https:// URL); NAME (the "
+    "requests' \"model\") defaults to the file's name without .gguf. Sets --nn-preload NAME:GGML:AUTO:FILE, "
+    "--env MODELS=NAME,... and --public-path / (the chat page loads without --api-key's key, which its user "
+    "types into it); every other serve option applies. E.g. --openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, "
+    "--openai chat=models/model.gguf";
+
+namespace {
+
+constexpr const char* kComponent = "http_openai.component.wasm";
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  if (s.size() < tail.size()) return false;
+  return std::equal(tail.begin(), tail.end(), s.end() - static_cast<std::ptrdiff_t>(tail.size()),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+// A model name as a preload (NAME:...) and MODELS (a,b) hold it, and a request's "model" sends it.
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 256) return false;
+  return std::none_of(name.begin(), name.end(), [](char c) {
+    return c == ':' || c == ',' || c == '=' || static_cast<unsigned char>(c) <= ' ' || c == 0x7f;
+  });
+}
+
+// tiny-Q8_0.gguf -> tiny-Q8_0; a split model's first part, m-Q4_K_M-00001-of-00003.gguf -> m-Q4_K_M.
+std::string name_of_file(const fs::path& file) {
+  std::string name = file.filename().string();
+  if (ends_with(name, ".gguf")) name.resize(name.size() - 5);
+  static const std::regex split("-[0-9]{5}-of-[0-9]{5}$");
+  return std::regex_replace(name, split, "");
+}
+
+// A SOURCE that can only mean a file of this machine: a path that starts as one does, or a bare
+// file name. owner/repo and owner/repo/PATH are the Hub's (hub_download.h).
+bool looks_local(const std::string& source) {
+  if (source.find("://") != std::string::npos) return false;
+  if (source.rfind('/', 0) == 0 || source.rfind("./", 0) == 0 || source.rfind("../", 0) == 0 ||
+      source.rfind("~/", 0) == 0)
+    return true;
+  return std::count(source.begin(), source.end(), '/') < 2 && ends_with(source, ".gguf");
+}
+
+// Its files as a preload holds them (NAME:GGML:AUTO:FILE:FILE...).
+void check_path(const OpenaiModel& m) {
+  for (const auto& file : m.files) {
+    if (file.string().find(':') != std::string::npos)
+      throw UsageError(
+          fmt::format("--openai '{}': the path '{}' has a ':', which a preload cannot hold: move or "
+                      "link the file, or set HF_HOME to a directory without one",
+                      m.given, file.string()));
+  }
+}
+
+// A model's name, once known: one a request can send, and no other model's.
+void check_named(const OpenaiModel& m, const std::vector<OpenaiModel>& others) {
+  if (m.name.empty()) return;  // a Hub model's: known once pulled
+  if (!valid_name(m.name))
+    throw UsageError(
+        fmt::format("--openai '{}': the file's name '{}' cannot name a model (no ':', ',', '=', "
+                    "space): name it, e.g. --openai chat={}",
+                    m.given, m.name, m.source));
+  for (const auto& other : others) {
+    if (&other != &m && other.name == m.name)
+      throw UsageError(
+          fmt::format("--openai: two models named '{}' ('{}' and '{}'): name one of them, e.g. "
+                      "--openai {}-2={}",
+                      m.name, other.given, m.given, m.name, m.source));
+  }
+}
+
+std::string example_models() {
+  return "wasinn serve --openai path/to/model.gguf, or a model of the Hugging Face Hub: wasinn serve --openai "
+         "hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M (NAME=SOURCE names it: --openai chat=path/to/model.gguf)";
+}
+
+}  // namespace
+
+fs::path openai_component() {
+  const fs::path bin = wasinn::wasinn_bindir();
+  if (bin.empty()) throw std::runtime_error("--openai: cannot tell where wasinn is installed (no /proc/self/exe)");
+  const std::vector<fs::path> places = {(bin / WASINN_BINDIR_TO_GUESTDIR).lexically_normal(),  // an install
+                                        (bin / "../guests").lexically_normal()};               // the build tree
+  std::error_code ec;
+  for (const auto& dir : places) {
+    if (fs::is_regular_file(dir / kComponent, ec)) return dir / kComponent;
+  }
+  throw std::runtime_error(
+      fmt::format("--openai serves wasinn's own {}, which is neither in {} (an install's) nor in {} (a build "
+                  "tree's): build it (cmake --build BUILD --target guest_http_openai; scripts/setup.sh does) and "
+                  "install it with wasinn (cmake --install BUILD --prefix PREFIX), or serve it by its path: wasinn "
+                  "serve --nn-preload NAME:GGML:AUTO:model.gguf http_openai.component.wasm",
+                  kComponent, places[0].string(), places[1].string()));
+}
+
+std::vector<OpenaiModel> parse_openai_models(const std::vector<std::string>& given) {
+  std::vector<OpenaiModel> models;
+  std::error_code ec;
+  for (const auto& text : given) {
+    if (text.empty()) continue;  // --openai alone
+    if (ends_with(text, ".wasm") || ends_with(text, ".wat"))
+      throw UsageError(fmt::format(
+          "--openai serves wasinn's own OpenAI component with models, not '{}': drop it, or drop --openai to "
+          "serve that component (with --nn-preload NAME:GGML:AUTO:model.gguf)",
+          text));
+    OpenaiModel m;
+    m.given = text;
+    m.source = text;
+    const size_t eq = text.find('=');
+    // NAME=SOURCE, unless the whole is a file (a=b.gguf) or the '=' is a URL's (https://h/f?x=y).
+    if (!fs::exists(text, ec) && eq != std::string::npos && text.find_first_of("/:") > eq) {
+      m.name = text.substr(0, eq);
+      m.source = text.substr(eq + 1);
+      if (!valid_name(m.name))
+        throw UsageError(
+            fmt::format("--openai '{}': a model's NAME has no ':', ',', '=', space or control "
+                        "character (it is the requests' \"model\")",
+                        text));
+      if (m.source.empty())
+        throw UsageError(fmt::format("--openai '{}': no model after '=': {}", text, example_models()));
+    }
+    if (fs::exists(m.source, ec)) {
+      if (!fs::is_regular_file(m.source, ec))
+        throw UsageError(fmt::format("--openai '{}': '{}' is not a file: give a .gguf file", text, m.source));
+      m.files = {fs::absolute(m.source)};
+      check_path(m);
+      if (m.name.empty()) m.name = name_of_file(m.files.front());
+    } else if (looks_local(m.source)) {
+      throw UsageError(
+          fmt::format("--openai '{}': no such file '{}' (a model of the Hugging Face Hub is "
+                      "hf://owner/repo[:QUANT] or owner/repo/FILE.gguf)",
+                      text, m.source));
+    } else if (auto ref = hub::parse_ref(m.source, hub::options_from_environment().endpoint); !ref) {
+      throw UsageError(fmt::format("--openai '{}': no such file here, and {}", text, ref.error().detail));
+    }
+    check_named(m, models);
+    models.push_back(std::move(m));
+  }
+  if (models.empty()) throw UsageError("--openai needs a model: " + example_models());
+  return models;
+}
+
+void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet) {
+  for (OpenaiModel& m : models) {
+    if (!m.files.empty()) continue;  // a local file
+    for (auto& file : pull_model_ref(m.source, fmt::format("--openai '{}'", m.given), quiet)) {
+      if (ends_with(file.string(), ".gguf")) m.files.push_back(fs::absolute(file));
+    }
+    if (m.files.empty())
+      throw UsageError(
+          fmt::format("--openai '{}': {} holds no GGUF file: the OpenAI endpoint serves GGUF models "
+                      "(llama.cpp's); name a .gguf, e.g. owner/repo:Q4_K_M",
+                      m.given, m.source));
+    check_path(m);
+    if (m.name.empty()) m.name = name_of_file(m.files.front());
+    check_named(m, models);
+  }
+}
+
+void apply_openai_models(const std::vector<OpenaiModel>& models, wasinn::HostOptions& host, wasinn::Program& program,
+                         wasinn::ServeOptions& serve) {
+  std::string names;
+  for (const auto& m : models) {
+    std::string spec = m.name + ":GGML:AUTO";
+    for (const auto& file : m.files) spec += ":" + file.string();
+    host.preloads.push_back(spec);
+    names += (names.empty() ? "" : ",") + m.name;
+  }
+  const bool models_given =
+      std::any_of(program.env.begin(), program.env.end(), [](const auto& kv) { return kv.first == "MODELS"; });
+  if (!models_given) program.env.emplace_back("MODELS", names);
+  if (std::find(serve.public_paths.begin(), serve.public_paths.end(), "/") == serve.public_paths.end())
+    serve.public_paths.push_back("/");
+}
+
+void print_openai_urls(const std::string& scheme, const std::string& address, const std::vector<OpenaiModel>& models) {
+  const std::string base = fmt::format("{}://{}", scheme, address);
+  std::string names;
+  for (const auto& m : models) names += (names.empty() ? "" : ", ") + m.name;
+  print_notice(fmt::format("OpenAI API: {}/v1 (models: {})", base, names),
+               {{"api_url", base + "/v1"}, {"models", names}});
+  print_notice(fmt::format("Chat page: {}/", base), {{"chat_url", base + "/"}});
+}
+
+}  // namespace wasinn_cli

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// `wasinn serve --openai MODEL...`: the OpenAI-compatible endpoint in one command. The component
+// is wasinn's own http_openai guest, found beside the running wasinn (the build tree's guests/, an
+// install's share/wasinn/guests/); each MODEL, [NAME=]SOURCE, is a local GGUF file or a Hub
+// reference pulled at start (model_refs.h), registered as NAME:GGML:AUTO:FILE and listed by
+// /v1/models (MODELS=NAME,...); the chat page at GET / is public (--public-path /) so that a
+// browser loads it before its user types --api-key's key into it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "wasinn/host.h"
+#include "wasinn/server.h"
+
+namespace wasinn_cli {
+
+struct OpenaiModel {
+  std::string name;                          // the request's "model"
+  std::vector<std::filesystem::path> files;  // a split GGUF: its parts
+  std::string given;                         // as on the command line
+  std::string source;                        // the file or reference, NAME= aside
+};
+
+// The component --openai serves: http_openai.component.wasm in the install's share/wasinn/guests
+// or the build tree's guests/, relative to the running executable. Throws std::runtime_error
+// naming where it looked and how to build or install it.
+std::filesystem::path openai_component();
+
+// --openai's MODELs in order, each [NAME=]SOURCE: a path that exists is a file; else SOURCE is a
+// Hub reference or URL (hub::parse_ref's forms), pulled by pull_openai_models. NAME defaults to
+// the file's name without .gguf (and a split GGUF's -00001-of-0000N). Throws UsageError for no
+// MODEL (saying how to give one), a component path among them, a missing file, a bad NAME, or two
+// models of one name (those known before any pull).
+std::vector<OpenaiModel> parse_openai_models(const std::vector<std::string>& given);
+// Pulls the models given by reference (their files, their names when not given): a UsageError
+// for a bad reference, one that names no GGUF or a name taken; std::runtime_error for a failed pull.
+void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet);
+
+// What --openai sets: a preload per model (after host.preloads'), MODELS=NAME,... in the guest's
+// environment (unless --env sets it), and "/" public in `serve` (the chat page).
+void apply_openai_models(const std::vector<OpenaiModel>& models, wasinn::HostOptions& host, wasinn::Program& program,
+                         wasinn::ServeOptions& serve);
+
+// The lines printed once the server listens: the API's base URL (what an OpenAI client's base_url
+// takes) and the chat page's.
+void print_openai_urls(const std::string& scheme, const std::string& address, const std::vector<OpenaiModel>& models);
+
+// The --openai flag's help and the usage error's example.
+extern const char* const kOpenaiHelp;
+
+}  // namespace wasinn_cli
