@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/model_refs.h"
 #include "cli/text_table.h"
 
 namespace wasinn_cli {
@@ -81,7 +82,8 @@ void add_inspect_options(CLI::App* inspect, InspectOptions& o, CommonOptions& co
                    "(http[s]://HOST:PORT/models/M or grpc[s]://...: names, types and shapes from the server's "
                    "metadata), or the model: a file, an OpenVINO .xml (its .bin "
                    "beside it is found), a directory holding one model, a TensorFlow SavedModel directory or "
-                   "frozen .pb, or several files given as a guest's graph builders")
+                   "frozen .pb, several files given as a guest's graph builders, or a Hugging Face model "
+                   "(hf://owner/repo[:QUANT], hf://owner/repo/FILE), pulled first as `wasinn pull` does")
       ->required();
   inspect
       ->add_option("--encoding", o.encoding,
@@ -130,6 +132,12 @@ int inspect_command(InspectOptions& o, const CommonOptions& common) {
     // A URL is inspected as a remote model registered under a name of its own.
     o.host.preloads.push_back("remote-url:remote:cpu:" + remote_spec_json(o.remote, o.model[0]));
     o.model = {"remote-url"};
+  }
+  if (o.model.size() == 1 && o.model[0].starts_with("hf://")) {
+    // A Hub model is pulled first, as `wasinn pull` would (an https:// URL is a remote server here).
+    std::vector<std::string> files;
+    for (const auto& f : pull_model_ref(o.model[0], "MODEL '" + o.model[0] + "'", common.quiet > 0)) files.push_back(f);
+    o.model = std::move(files);
   }
   apply_remote_options(o.remote, o.host);
   auto host = make_host(o.host);

@@ -247,6 +247,10 @@ def case_preload(ctx):
     check(r.returncode == 0 and "hello" in r.stdout, f"run with the config's preload: exit {r.returncode}\n"
           f"{r.stdout}\n{r.stderr}")
     check("tiny-Q8_0.gguf: in the cache" in r.stderr, f"run did not say it used the cache:\n{r.stderr}")
+    # `models inspect` takes the same reference (offline too: the cache's copy) and reads the real GGUF.
+    r = ctx.run(["models", "inspect", "--json", f"hf://{REPO}:Q8_0"] + ctx.common()[2:], env=offline)
+    check(r.returncode == 0 and '"backend": "llamacpp"' in r.stdout,
+          f"models inspect hf://: exit {r.returncode}\n{r.stdout}\n{r.stderr}")
     # A pull that fails is the start's failure, naming the flag (or the file's line) and the reference.
     r = ctx.run(["run", "--nn-preload", "x:GGML:AUTO:hf://tester/not-there:Q4_K_M", guest])
     check(r.returncode == 1 and "--nn-preload 'x:GGML:AUTO:hf://tester/not-there:Q4_K_M': cannot pull "
@@ -262,7 +266,7 @@ def case_preload(ctx):
     check(r.returncode == 1 and "--nn-preload 'x:GGML:AUTO:hf://tester/not-there'" in r.stderr and refused(port),
           f"serve with a failed pull: exit {r.returncode}\n{r.stderr}")
     log("preload: hf:// in --nn-preload pulled and served; the config file's on run used the cache offline; "
-        "failed pulls stop the start naming where the reference was given")
+        "models inspect read it by its reference; failed pulls stop the start naming where the reference was given")
 
 
 def case_page_key(ctx):
