@@ -39,8 +39,9 @@ void log_nn_refusal(std::string_view module, std::string_view function, const Er
   if (n == 1) {
     logger().warn("{}::{} -> {} ({}): {}", module, function, errc_name(e), code, error.detail);
   } else if (power_of_ten(n)) {
-    logger().warn("{}::{} -> {} ({}), {} times so far (-vv logs each): {}", module, function, errc_name(e), code, n,
-                  error.detail);
+    // The same line with the count after it, so a reader of the log (or a grep) sees its form.
+    logger().warn("{}::{} -> {} ({}): {} ({} times so far; -vv logs each)", module, function, errc_name(e), code,
+                  error.detail, n);
   } else {
     logger().debug("{}::{} -> {} ({}): {}", module, function, errc_name(e), code, error.detail);
   }

@@ -14,8 +14,11 @@
 namespace wasinn_it {
 namespace {
 
+// At debug (-vv), where every refused call is a line of its own (the default level warns of each
+// kind once, then by count: tests/cli/output_test.cpp).
 ChildResult run_error_guest() {
   std::vector<std::string> args{"run",
+                                "-vv",
                                 "--nn-preload",
                                 "digits:ONNX:AUTO:" + fixture("digits/model.onnx").string(),
                                 "--dir",

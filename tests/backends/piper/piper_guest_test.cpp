@@ -27,9 +27,11 @@ std::string fixture(const std::string& name) { return (fixtures_dir() / "piper" 
 TEST(PiperGuest, WasmEdgeExampleSpeaksAsPiperTtsAndEveryBadInputIsAnErrnoWithAReason) {
   const std::string out = scratch_dir("piper-guest");
   const GuestRun r =
-      run_wasinn_split({"run", "--backend-dir", WASINN_BACKEND_DIR, "--backend-config", kAllow, "--dir", out + "::/out",
-                        std::string(WASINN_GUEST_DIR) + "/piper_tts.wasm", fixture("tiny.onnx"), "/out"},
-                       "piper-guest");
+      // -vv: every refused call's line (the default level warns of each kind once, then by count).
+      run_wasinn_split(
+          {"run", "-vv", "--backend-dir", WASINN_BACKEND_DIR, "--backend-config", kAllow, "--dir", out + "::/out",
+           std::string(WASINN_GUEST_DIR) + "/piper_tts.wasm", fixture("tiny.onnx"), "/out"},
+          "piper-guest");
   ASSERT_EQ(r.exit_code, 0) << r.output << r.errors;
   EXPECT_NE(r.output.find("done\n"), std::string::npos) << r.output;
   const std::vector<std::tuple<std::string, int, std::string>> cases = {

@@ -185,8 +185,9 @@ TEST(WhisperGuest, BytesLoadWithConfigBuilderEqualsNamedLoad) {
 // whisper.cpp's (inside the whisper plugin) do not bind to each other.
 TEST(WhisperGuest, EveryBadInputIsAnErrnoWithADetailThenTheGuestTranscribes) {
   const Native n = native("speech.wav", kGreedyCli, "errors");
+  // -vv: every refused call's line (the default level warns of each kind once, then by count).
   const GuestRun r = run_wasinn_split(
-      {"run", "--backend-dir", WASINN_BACKEND_DIR, "--nn-preload", preload(), "--nn-preload",
+      {"run", "-vv", "--backend-dir", WASINN_BACKEND_DIR, "--nn-preload", preload(), "--nn-preload",
        "tiny:GGML:AUTO:" + (fixtures_dir() / "llama/tiny.gguf").string(), "--dir",
        (fixtures_dir() / "whisper").string() + "::/w", "--dir", (fixtures_dir() / "llama").string() + "::/l",
        std::string(WASINN_GUEST_DIR) + "/whisper_errors.wasm", "/w", "/l/tiny.gguf"},
