@@ -361,7 +361,8 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
       asked == "/chat/completions" || asked == "/completions" || asked == "/embeddings" || asked == "/models";
   const std::string path = bare ? "/v1" + asked : asked;
   const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
-  if (path == "/" && r->method == WH_GET) return chat_page(out);
+  // HEAD too (--public-path / lets both through): the server sends HEAD's headers without the body.
+  if (path == "/" && (r->method == WH_GET || r->method == WH_HEAD)) return chat_page(out);
   if (path == "/v1/models") {
     if (r->method != WH_GET) return respond_error(out, 405, "use GET " + asked);
     return models(out);

@@ -61,7 +61,7 @@ struct HostOptions {
   // stopped only once it runs wasm code again (use limits.max_compute_ms for computes).
   uint64_t timeout_ms = 0;
   // Loads with a backend whose framework is known to crash on some malformed models (manifest
-  // "isolate_load": true: llama.cpp, LiteRT, libtorch) first run in a child process,
+  // "isolate_load": true: llama.cpp, whisper.cpp, LiteRT, libtorch) first run in a child process,
   // wasinn-load-check, so that a crash there refuses the model instead of ending the host.
   // "auto" (those backends), "always" (every backend) or "never".
   std::string isolate_loads = "auto";

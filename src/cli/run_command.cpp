@@ -171,7 +171,7 @@ void add_guest_options(CLI::App* run, RunOptions& o, CommonOptions& common, cons
   run->add_option("--isolate-loads", o.host.isolate_loads,
                   "Load models first in a child process (wasinn-load-check), so a framework that crashes "
                   "on a malformed model refuses it instead of ending wasinn: auto (the backends marked "
-                  "for it: llamacpp, tensorflowlite, pytorch), always, or never. Costs one process "
+                  "for it: llamacpp, whisper, tensorflowlite, pytorch), always, or never. Costs one process "
                   "start plus one extra load the first time a model is seen (see --isolated-load-cache)")
       ->type_name("MODE")
       ->check(CLI::IsMember({"auto", "always", "never"}))
