@@ -454,8 +454,9 @@ impl HostAnswer {
             tracked.cut = self.cut;
         }
         let request_id = tracked.request_id_header();
-        // Under /v1/ the clients are OpenAI's: they read only its error shape.
-        let json = self.json || tracked.path.starts_with("/v1/");
+        // Under /v1/ (and on OpenAI's routes without it, which llama-server and Ollama take too) the
+        // clients are OpenAI's: they read only its error shape.
+        let json = self.json || openai_path(&tracked.path);
         let text = if self.json {
             self.text
         } else if json {
@@ -486,6 +487,12 @@ impl HostAnswer {
         }
         resp
     }
+}
+
+/// A path OpenAI's clients call: under /v1/, or one of its routes without the prefix.
+fn openai_path(path: &str) -> bool {
+    const BARE: [&str; 4] = ["/chat/completions", "/completions", "/embeddings", "/models"];
+    path.starts_with("/v1/") || BARE.contains(&path)
 }
 
 /// The host's own answer as OpenAI's error object, with the type and code its clients expect for
@@ -610,5 +617,22 @@ mod unit {
             (false, vec!["server-timing".to_string()])
         );
         assert_eq!(trailer_after(&[]), (false, vec![]));
+    }
+
+    #[test]
+    fn openai_routes_get_openai_errors_with_or_without_v1() {
+        for path in [
+            "/v1/chat/completions",
+            "/v1/x",
+            "/chat/completions",
+            "/completions",
+            "/embeddings",
+            "/models",
+        ] {
+            assert!(openai_path(path), "{path}");
+        }
+        for path in ["/", "/hello", "/models/x", "/v1", "/chat", "/v2/models/m/infer"] {
+            assert!(!openai_path(path), "{path}");
+        }
     }
 }
