@@ -52,20 +52,18 @@ sys.path.insert(0, os.path.join(HERE, "..", "pull"))
 from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
 from fake_hub import FakeHub, Repo  # noqa: E402
 from serve_test import Server, log, request, wait_line  # noqa: E402
+import openai_test  # noqa: E402
 
 REPO = "tester/tiny-GGUF"
 KEY = "sk-wasinn-cli-test"
 NN_OPTIONS = '{"threads": 1}'
 
 
-class Ctx:
+class Ctx(openai_test.Ctx):
+    """openai_test's (the fixture, the guest and the openai client, or skipped), with a fake Hub."""
+
     def __init__(self, args):
-        self.args = args
-        self.model = os.path.join(args.fixtures, "llama", "tiny.gguf")
-        if not os.path.exists(self.model):
-            raise Skipped(f"no {self.model} (scripts/make_fixtures.py makes it)")
-        if not os.path.exists(os.path.join(args.guests, "http_openai.component.wasm")):
-            raise Skipped("no http_openai.component.wasm (built with the HTTP component guests)")
+        super().__init__(args)
         self.tmp = tempfile.mkdtemp(prefix="wasinn-openai-cli-")
         self._hub = None
         # The Hub's variables of whoever runs the test never reach wasinn.
