@@ -74,7 +74,7 @@ TEST(StartChecks, DurationsAreReadOneWayAndABadOneSaysTheForms) {
   }
   const ChildResult stopped = wasinn({"run", "-W", "timeout=1s", guest("wasi_probe"), "spin"});
   EXPECT_EQ(stopped.exit_code, 134) << stopped.describe();
-  EXPECT_EQ(first_line(stopped.err), "wasinn: the guest ran longer than -W timeout=1s and was stopped");
+  EXPECT_EQ(first_line(stopped.err), "wasinn: error: the guest ran longer than -W timeout=1s and was stopped");
 }
 
 // --timeout 1 is one second, as -W timeout=1 (it was refused as unit-less); 200ms is 200 ms.
@@ -84,7 +84,7 @@ TEST(StartChecks, ABareNumberIsSecondsAndAUnitSaysOtherwise) {
     const ChildResult r = wasinn({"run", "--timeout", value, guest("wasi_probe"), "spin"});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(r.exit_code, 134) << value << r.describe();
-    EXPECT_EQ(first_line(r.err), "wasinn: the guest ran longer than --timeout " + value + " and was stopped");
+    EXPECT_EQ(first_line(r.err), "wasinn: error: the guest ran longer than --timeout " + value + " and was stopped");
     return seconds;
   };
   EXPECT_GE(spin_for("1"), 0.95);

@@ -175,7 +175,8 @@ class SetupInstallsWhatIsUsed(unittest.TestCase):
     def test_every_readme_command_resolves_from_the_setup(self):
         text = (ROOT / "README.md").read_text()
         commands = set()
-        for block in re.findall(r"```\n(.*?)```", text, re.S):
+        # A fence may name its language (```sh); the closing one is bare, at a line's start.
+        for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M):
             for line in block.splitlines():
                 if line.strip():
                     commands.add(line.split()[0])
