@@ -273,13 +273,28 @@ uint64_t monotonic_ms() { return wh_monotonic_now() / 1000000; }
 
 // Sets the answer's length (n-predict) to what max_tokens and the context leave room for, so the
 // answer never runs past the context; false after answering 400 when either cannot be met.
-// The server's request deadline cancelled the compute (wasi-nn's timeout error).
-bool timed_out(const std::string& failure) { return failure.rfind("timeout", 0) == 0; }
+// The server's request deadline cancelled the compute (wasi-nn's timeout error), not a compute
+// past its own budget (--max-compute-ms: "exceeded its budget"), which is the generation's failure.
+bool timed_out(const std::string& failure) {
+  return failure.rfind("timeout", 0) == 0 && failure.find("exceeded its budget") == std::string::npos;
+}
 
 std::string deadline_message(const Generation& g) {
-  if (!g.deadline_ms) return "the answer was cut at the server's time limit for a compute";
+  if (!g.deadline_ms) return "the compute was cancelled before the answer was complete";
   return "the answer was cut at the server's request deadline (" + std::to_string(g.deadline_ms) +
          " ms, wasinn serve --request-timeout)";
+}
+
+// The 504 the server would give at the deadline, answered by the guest a moment before it: the
+// wasinn-cut trailer has the server log and count it as cut:timeout, as its own.
+void respond_timed_out(wh_response_outparam out, const Generation& g) {
+  const json body = {
+      {"error", {{"message", deadline_message(g)}, {"type", "server_error"}, {"param", nullptr}, {"code", "timeout"}}}};
+  const std::string text = dump(body);
+  hg_stream s{};
+  hg_stream_begin_with_trailer(out, 504, "application/json", "wasinn-cut", &s);
+  hg_stream_write(&s, text.data(), text.size());
+  hg_stream_end_with_trailer(&s, "wasinn-cut", "timeout");
 }
 
 bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t& n_predict) {
@@ -427,7 +442,7 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     }
     // The server's deadline cancelled the compute (NnSession's deadline): the 504 the server would
     // give, answered by the guest a moment earlier.
-    if (timed_out(failure)) return respond_error(out, 504, deadline_message(g), "timeout");
+    if (timed_out(failure)) return respond_timed_out(out, g);
     return respond_error(out, 500, "generation failed: " + failure);
   }
 
@@ -479,7 +494,7 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   const bool at_length = cut || (!scan.stopped() && n_predict > 0 && usage.completion >= n_predict);
   const json finish = at_length ? "length" : "stop";
   if (!g.stream) {
-    if (timed_out(failure)) return respond_error(out, 504, deadline_message(g), "timeout");
+    if (timed_out(failure)) return respond_timed_out(out, g);
     if (!failure.empty()) return respond_error(out, 500, "generation failed: " + failure);
     json answer = envelope(json::array({choice(whole + rest, finish, true)}));
     answer["usage"] = usage.as_json();
