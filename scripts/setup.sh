@@ -106,6 +106,11 @@ step "Build -> $BUILD (what a user runs: the CMake target product)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -UWASINN_BACKENDS \
   -DWASINN_BUILD_TESTS=ON -DWASINN_BUILD_BENCH=ON >/dev/null
 bash "$ROOT/scripts/build.sh" "$BUILD" product
+# The WASI 0.3 guests docs/compatibility.md runs (guest/rust-web: Rust's std for two wasm targets and
+# about 120 crates, so not in product): built here, after the main job's parts, for the docs'
+# commands to run as written; the test command would build them anyway.
+step "WASI 0.3 guests the docs run (guest/rust-web) -> $BUILD/guests"
+bash "$ROOT/scripts/build.sh" "$BUILD" rust_web_guests
 
 if [[ $run_example == 1 ]]; then
   # Exits 1 when a backend cannot load (a health check); the example needs only onnxruntime.

@@ -5,7 +5,7 @@ compiled every test, benchmark and test guest, about two thirds of a cold setup'
 Asks ninja for every command `product` needs in BUILD and fails when one compiles or links a
 test, a benchmark or a test guest: a source under tests/, bench/, guest/tests/ or guest/rust-web/
 (the Spin and WASI 0.3 test guests), or a program named like a test. It also checks that setup.sh
-builds that target and nothing else.
+builds that target and, after it, only the WASI 0.3 guests docs/compatibility.md runs.
 Run by ctest as setup.product: python3 test_product.py ROOT BUILD
 """
 import re
@@ -63,13 +63,16 @@ class Product(unittest.TestCase):
             self.assertIn(needed, outputs, f"`product` does not build {needed}, which the README runs")
 
     def test_setup_builds_only_product(self):
-        # Two builds: the main job's own targets on a new machine (its accuracy shows before the
-        # other frameworks are fetched), then `product`; the first must be a part of the second.
+        # Three builds: the main job's own targets on a new machine (its accuracy shows before the
+        # other frameworks are fetched), then `product` (the first must be a part of it), then the
+        # 0.3 guests the docs run.
         setup = (ROOT / "scripts/setup.sh").read_text()
         builds = re.findall(r"^[^#\n]*(?:cmake --build|scripts/build\.sh)[^\n]*$", setup, re.M)
-        self.assertEqual(len(builds), 2, f"scripts/setup.sh should build the main job, then product: {builds}")
-        main_job, whole = (b.rstrip() for b in builds)
+        self.assertEqual(len(builds), 3,
+                         f"scripts/setup.sh should build the main job, product, then the docs' 0.3 guests: {builds}")
+        main_job, whole, p3_guests = (b.rstrip() for b in builds)
         self.assertTrue(whole.endswith(" product"), f"scripts/setup.sh builds more than product: {whole}")
+        self.assertTrue(p3_guests.endswith('"$BUILD" rust_web_guests'), f"the third build: {p3_guests}")
         targets = main_job.split('"$BUILD"', 1)[1].split()
         self.assertEqual(set(targets), {"wasinn_cli", "wasinn_backend_onnxruntime", "guest_classify_digits"})
         product = set(product_commands())
