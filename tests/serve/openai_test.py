@@ -570,7 +570,9 @@ def case_deadline(ctx):
             took = time.monotonic() - started
             check(finishes == ["length"], f"finish_reasons before the error: {finishes}")
             check(e.body and e.body.get("code") == "timeout", f"error event {e.body!r}")
-            check(len(pieces) > 10 and took < 2.5, f"{len(pieces)} pieces in {took:.2f} s")
+            # The deadline is the server's (its log line below says the guest ended the answer at it);
+            # the client's own reading of the events adds its time on a loaded machine: a hang guard.
+            check(len(pieces) > 10 and took < 10, f"{len(pieces)} pieces in {took:.2f} s")
         # The guest ended the stream itself, before the server had to stop it; its 200 went out whole,
         # but the answer was cut, and the log and the metrics say so.
         line = wait_line(server, r"POST /v1/chat/completions 200 ")
