@@ -293,23 +293,12 @@ def case_page_key(ctx):
 
 
 def case_page_browser(ctx):
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.common.keys import Keys
-        from selenium.webdriver.support.ui import WebDriverWait
-    except ImportError:
-        raise Skipped("PyPI's selenium is not installed in this Python (scripts/deps/openai.pip)")
-    browser, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not browser or not driver_path:
-        raise Skipped("no chromium and chromedriver (Debian's chromium, chromium-driver: scripts/deps/browser.apt)")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = browser
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,700"):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    start_browser = openai_test.headless_chromium()
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
     with ctx.openai([f"chat={ctx.model}"], extra=["--api-key", KEY]) as server:
-        driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
+        driver = start_browser()
         try:
             wait = WebDriverWait(driver, 60)
             driver.get(server.url("/"))

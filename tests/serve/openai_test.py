@@ -780,29 +780,36 @@ def case_logprobs(ctx):
         f"{worst:.2e}")
 
 
-def case_page(ctx):
-    """The chat page (GET /) in a real headless browser (Debian's Chromium, PyPI's selenium): it
-    loads with no console error, lists the models, and a typed message shows native llama.cpp's
-    greedy answer streamed in; Stop ends a long answer. OPENAI_PAGE_SCREENSHOT=PATH keeps a
-    screenshot (docs/serving-chat-page.png is one)."""
+def headless_chromium():
+    """A function starting headless Chromium under selenium, its console log kept; Skipped without
+    them (PyPI's selenium, Debian's chromium and chromium-driver)."""
     import shutil
     try:
         from selenium import webdriver
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.support.ui import WebDriverWait
     except ImportError:
         raise Skipped("PyPI's selenium is not installed in this Python (scripts/deps/openai.pip)")
     browser, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if not browser or not driver_path:
         raise Skipped("no chromium and chromedriver (Debian's chromium, chromium-driver: scripts/deps/browser.apt)")
-    ref = chat_reference(ctx, 16)
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,700"):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return lambda: webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
+
+
+def case_page(ctx):
+    """The chat page (GET /) in a real headless browser (Debian's Chromium, PyPI's selenium): it
+    loads with no console error, lists the models, and a typed message shows native llama.cpp's
+    greedy answer streamed in; Stop ends a long answer. OPENAI_PAGE_SCREENSHOT=PATH keeps a
+    screenshot (docs/serving-chat-page.png is one)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    start_browser = headless_chromium()
+    ref = chat_reference(ctx, 16)
     with ctx.server(nn_options='{"threads": 1, "ctx-size": 8192}') as server:
-        driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
+        driver = start_browser()
         try:
             wait = WebDriverWait(driver, 60)
             driver.get(server.url("/"))
