@@ -39,6 +39,16 @@ std::vector<fs::path> pull_model_ref(const std::string& reference, const std::st
   return *got;
 }
 
+std::string preload_path(const fs::path& file, const std::string& what) {
+  std::string text = fs::absolute(file).string();
+  if (text.find(':') != std::string::npos)
+    throw UsageError(
+        fmt::format("{}: the path '{}' has a ':', which a preload cannot hold: move or link the file, or set "
+                    "HF_HOME (or HF_HUB_CACHE) to a directory without one",
+                    what, text));
+  return text;
+}
+
 void pull_preload_refs(RunOptions& o, const CommonOptions& common) {
   auto& preloads = o.host.preloads;
   const auto& sources = o.host.option_names.preload_sources;
@@ -55,13 +65,7 @@ void pull_preload_refs(RunOptions& o, const CommonOptions& common) {
     std::string local = spec.substr(0, c3 + 1);
     bool first = true;
     for (const auto& path : pull_model_ref(spec.substr(c3 + 1), what, common.quiet > 0)) {
-      const std::string text = fs::absolute(path).string();
-      if (text.find(':') != std::string::npos)
-        throw UsageError(
-            fmt::format("{}: the pulled file's path '{}' has a ':', which a preload cannot hold: set "
-                        "HF_HOME (or HF_HUB_CACHE) to a directory without one",
-                        what, text));
-      local += (first ? "" : ":") + text;
+      local += (first ? "" : ":") + preload_path(path, what);
       first = false;
     }
     preloads[i] = local;

@@ -27,6 +27,10 @@ bool is_model_ref(std::string_view path);
 // failed pull a std::runtime_error, each naming `what` and the reference.
 std::vector<std::filesystem::path> pull_model_ref(const std::string& reference, const std::string& what, bool quiet);
 
+// FILE as a preload's PATH holds it: absolute, and without a ':' (the spec's separator), else a
+// UsageError naming `what` and saying how to move the file or the Hub's cache.
+std::string preload_path(const std::filesystem::path& file, const std::string& what);
+
 // Rewrites each of o.host.preloads whose PATH part is a reference (NAME:ENCODING:TARGET:REF, the
 // encoding not remote) into NAME:ENCODING:TARGET:FILE[:FILE...], the pulled files (a split
 // GGUF's parts). A config file's entry is named by its file and line (apply_common's sources).

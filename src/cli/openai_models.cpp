@@ -71,13 +71,7 @@ bool looks_local(const std::string& source) {
 
 // Its files as a preload holds them (NAME:GGML:AUTO:FILE:FILE...).
 void check_path(const OpenaiModel& m) {
-  for (const auto& file : m.files) {
-    if (file.string().find(':') != std::string::npos)
-      throw UsageError(
-          fmt::format("--openai '{}': the path '{}' has a ':', which a preload cannot hold: move or "
-                      "link the file, or set HF_HOME to a directory without one",
-                      m.given, file.string()));
-  }
+  for (const auto& file : m.files) preload_path(file, fmt::format("--openai '{}'", m.given));
 }
 
 // A model's name, once known: one a request can send, and no other model's.
