@@ -5,7 +5,8 @@
 # modules (GGML_BACKEND_DL) in $DEPS/llamacpp-dl/lib: the CPU one (portable x86-64-v3) and Vulkan
 # (any GPU, or Mesa's lavapipe on the CPU; Debian's libvulkan-dev and glslc, scripts/deps/vulkan.apt).
 # A CUDA module can be built beside them on request into $DEPS/llamacpp-cuda.
-# libmtmd (images into text models) and llama-mtmd-cli, its native reference, are built too.
+# libmtmd (images into text models) and llama-mtmd-cli, its native reference, are built too, and
+# llama-server (the reference of the chat-template and tool-call tests, and of bench-openai.sh).
 # Sourced by scripts/fetch-deps.sh, which provides say, fetch, verified_fetch, $DEPS and $DL.
 LLAMACPP_PY_VERSION=0.3.36 # vendors ggml-org/llama.cpp at the commit below
 LLAMACPP_BUILD_NUMBER=11312 # the release tag b11312; the sdist has no git history to count
@@ -50,7 +51,7 @@ install_llamacpp() {
   patch_sum=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
   # The stamp holds every input of the build, so changing one of them rebuilds.
   local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER backend-dl cpu-x86-64-v3 vulkan"
-  key+=" rpath-origin common-lib mtmd vocab-qwen2 patches-$patch_sum"
+  key+=" rpath-origin common-lib mtmd vocab-qwen2 server chat-headers vocab-llama-bpe patches-$patch_sum"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   verified_fetch "$LLAMACPP_SDIST_URL" "$sdist" "$LLAMACPP_SDIST_SHA256"
@@ -71,6 +72,8 @@ install_llamacpp() {
   # LLAMA_BUILD_COMMON=ON defines llama-common; LLAMA_BUILD_TOOLS=ON defines libmtmd and
   # llama-mtmd-cli (the only switch that defines the CLI), and LLAMA_TOOLS_INSTALL=OFF keeps the
   # other tools' install rules out, since they are never built: the build names its targets.
+  # LLAMA_BUILD_SERVER=ON defines llama-server; its web UI is neither built (npm) nor downloaded
+  # (LLAMA_USE_PREBUILT_UI=OFF: no Hugging Face at build time), so it serves the API only.
   cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
     -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
@@ -78,7 +81,8 @@ install_llamacpp() {
     -DGGML_BACKEND_DIR="$(realpath -m "$prefix")/lib" \
     -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=ON \
     -DLLAMA_TOOLS_INSTALL=OFF -DMTMD_VIDEO=OFF \
-    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF \
+    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_UI=OFF \
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_BUILD_NUMBER="$LLAMACPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMACPP_COMMIT:0:9}" \
     -DGGML_CCACHE=OFF >"$work/configure.log" ||
     { cat "$work/configure.log" >&2; exit 1; }
@@ -87,7 +91,7 @@ install_llamacpp() {
   if [[ ${WASINN_CONFIGURE_ONLY:-0} == 1 ]]; then say "llama.cpp b$LLAMACPP_BUILD_NUMBER: configured (--configure-only: not built)"; return 0; fi
   say "building llama.cpp b$LLAMACPP_BUILD_NUMBER (up to 25 min on 2 busy cores; log in $work/build.log)"
   cmake --build "$work/build" -j "${WASINN_JOBS:-2}" \
-    --target llama llama-common ggml-cpu ggml-vulkan mtmd llama-mtmd-cli >"$work/build.log" ||
+    --target llama llama-common ggml-cpu ggml-vulkan mtmd llama-mtmd-cli llama-server >"$work/build.log" ||
     { tail -50 "$work/build.log" >&2; exit 1; }
   # Installed beside the prefix and swapped in, so the other worktrees sharing it never see it
   # half-written.
@@ -101,16 +105,25 @@ install_llamacpp() {
   # runpath from the build tree to the installed libraries.
   mkdir -p "$stage/bin"
   cp "$work/build/bin/llama-mtmd-cli" "$stage/bin/"
+  # llama-server (installed into bin/ by its own rule) and the shared library holding its HTTP
+  # side, which only LLAMA_TOOLS_INSTALL would install: the reference of the chat tests.
+  cp -P "$work/build/bin"/libllama-server-impl.so* "$stage/lib/"
   # shellcheck disable=SC2016
   echo 'file(RPATH_SET FILE "${F}" NEW_RPATH "$ORIGIN/../lib")' >"$work/set-rpath.cmake"
-  cmake -DF="$stage/bin/llama-mtmd-cli" -P "$work/set-rpath.cmake"
-  # The plugin calls json_schema_to_grammar; its header and the two it includes (common_json,
-  # a pimpl over nlohmann, so no nlohmann header leaks) go in a folder of their own.
-  mkdir -p "$stage/include/llama-common"
-  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h} "$stage/include/llama-common/"
+  local exe
+  for exe in llama-mtmd-cli llama-server; do
+    cmake -DF="$stage/bin/$exe" -P "$work/set-rpath.cmake"
+  done
+  # The plugin calls json_schema_to_grammar and the chat layer (chat.h: templates, tool-call
+  # parsers); their headers and the ones they include (common_json, a pimpl over nlohmann, so no
+  # nlohmann header leaks) go in a folder of their own.
+  mkdir -p "$stage/include/llama-common/jinja"
+  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h,common.h,chat.h,peg-parser.h} \
+    "$stage/include/llama-common/"
+  cp "$src"/common/jinja/*.h "$stage/include/llama-common/jinja/"
   # Vocab-only GGUF files: the fixture script copies a real tokenizer from them.
   mkdir -p "$stage/share/llamacpp/vocab"
-  cp "$src"/models/ggml-vocab-{llama-spm,qwen2}.gguf "$stage/share/llamacpp/vocab/"
+  cp "$src"/models/ggml-vocab-{llama-spm,qwen2,llama-bpe}.gguf "$stage/share/llamacpp/vocab/"
   printf '{"llama_build_number": %s, "llama_commit": "%s", "llama_cpp_python": "%s"}\n' \
     "$LLAMACPP_BUILD_NUMBER" "${LLAMACPP_COMMIT:0:9}" "$LLAMACPP_PY_VERSION" \
     >"$stage/share/llamacpp/build-info.json"
