@@ -98,8 +98,20 @@ Status NnSession::set_input(uint32_t context, const TensorId& id, const TensorVi
     return make_error(Errc::invalid_argument, fmt::format("input {}: rank {} exceeds the limit of {}", id.describe(),
                                                           tensor.dims.size(), env_->limits().max_rank));
   }
-  return with_context(context,
-                      [&](ExecutionContext& c) { return c.set_input(id, tensor, env_->limits().max_tensor_bytes); });
+  return with_context(context, [&](ExecutionContext& c) { return set_bounded_input(c, id, tensor); });
+}
+
+Status NnSession::set_bounded_input(ExecutionContext& c, const TensorId& id, const TensorView& tensor) {
+  // A backend's set_input does bounded work (each decoder is checked before its library sees the
+  // bytes) that no cancel reaches; the deadline decides whether it starts and whether its result counts.
+  if (deadline_ && std::chrono::steady_clock::now() >= *deadline_)
+    return make_error(Errc::timeout, "the request's deadline has passed; no set_input starts after it");
+  Status status = c.set_input(id, tensor, env_->limits().max_tensor_bytes);
+  if (status.ok() && deadline_ && std::chrono::steady_clock::now() > *deadline_)
+    return make_error(Errc::timeout, fmt::format("set_input of input {} ran past the request's deadline (the backend "
+                                                 "cannot be interrupted; it finished late)",
+                                                 id.describe()));
+  return status;
 }
 
 Status NnSession::run_bounded(uint32_t context, Status (ExecutionContext::*run)()) {
@@ -171,7 +183,7 @@ Result<std::vector<NamedTensor>> NnSession::compute_named(uint32_t context, std:
         return make_error(Errc::invalid_argument, fmt::format("input '{}': rank {} exceeds the limit of {}", in.name,
                                                               in.tensor.dims.size(), env_->limits().max_rank));
       }
-      Status set = c.set_input(input_id(graph, in.name), in.tensor, env_->limits().max_tensor_bytes);
+      Status set = set_bounded_input(c, input_id(graph, in.name), in.tensor);
       if (!set) {
         Error e = set.take_error();
         if (e.code == Errc::invalid_argument) e.detail += "; " + describe_inputs(graph, type_names);
@@ -284,18 +296,17 @@ Status require_text_model(const Graph& g) {
                                                              encoding_name(g.encoding())));
 }
 
-// A text model's input: the text's bytes as a U8 tensor [len].
-Status set_text(ExecutionContext& c, const TensorId& id, std::string_view text, uint64_t max_tensor_bytes) {
-  const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
-  const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
-  return c.set_input(id, in, max_tensor_bytes);
-}
-
 // A text model's output as text, valid while the view is.
 std::string_view text_of(const TensorView& view) {
   return {reinterpret_cast<const char*>(view.data.data()), view.data.size()};
 }
 }  // namespace
+
+Status NnSession::set_text(ExecutionContext& c, const TensorId& id, std::string_view text) {
+  const uint32_t dims[1] = {static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX))};
+  const TensorView in{TensorType::u8, dims, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}};
+  return set_bounded_input(c, id, in);
+}
 
 Result<uint32_t> NnSession::init_prompt_context(uint32_t graph_handle) {
   auto g = graphs_.get(graph_handle);
@@ -307,7 +318,7 @@ Result<uint32_t> NnSession::init_prompt_context(uint32_t graph_handle) {
 Result<std::string> NnSession::prompt(uint32_t context, std::string_view text) {
   return with_context(context, [&](ExecutionContext& c) -> Result<std::string> {
     WASINN_TRY(require_text_model(c.graph()));
-    WASINN_TRY(set_text(c, TensorId{0, std::nullopt}, text, env_->limits().max_tensor_bytes));
+    WASINN_TRY(set_text(c, TensorId{0, std::nullopt}, text));
     WASINN_TRY(run_bounded(c, &ExecutionContext::compute));
     auto out = c.get_output(TensorId{0, std::nullopt});
     if (!out) return out.take_error();
@@ -325,7 +336,7 @@ Status NnSession::prompt_start(uint32_t context, std::string_view input, std::st
   auto start = [&](ExecutionContext& c) -> Status {
     WASINN_TRY(require_text_model(c.graph()));
     // A new input ends a generation in progress; the first prompt_next starts this one.
-    WASINN_TRY(set_text(c, TensorId{0, input}, text, env_->limits().max_tensor_bytes));
+    WASINN_TRY(set_text(c, TensorId{0, input}, text));
     std::lock_guard lock(settings_mu_);
     pieces_[context] = Utf8Pieces();
     return {};

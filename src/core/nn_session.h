@@ -116,7 +116,8 @@ class NnSession {
   void count_output_bytes(uint32_t context, uint64_t bytes) const;
 
   // The end of the request this session serves (wasinn serve's --request-timeout): a compute
-  // running then is cancelled as one past max_compute_ms is, and none starts after it; a load's
+  // running then is cancelled as one past max_compute_ms is, and none starts after it (nor a
+  // set_input, whose result is refused when it ends past the deadline); a load's
   // isolated check still running then is killed (the load fails). Set
   // before the session is used; none by default.
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
@@ -126,6 +127,10 @@ class NnSession {
   size_t live_contexts() const { return contexts_.size(); }
 
  private:
+  // set_input under the request's deadline: none starts after it, and one that ends past it fails.
+  Status set_bounded_input(ExecutionContext& c, const TensorId& id, const TensorView& tensor);
+  // A text model's input: the text's bytes as a U8 tensor [len].
+  Status set_text(ExecutionContext& c, const TensorId& id, std::string_view text);
   // Runs compute or compute_single under the max_compute_ms budget.
   Status run_bounded(uint32_t context, Status (ExecutionContext::*run)());
   Status run_bounded(ExecutionContext& c, Status (ExecutionContext::*run)());

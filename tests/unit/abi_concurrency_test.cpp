@@ -119,6 +119,17 @@ TEST_F(AbiConcurrency, RequestDeadlineCancelsAStuckCompute) {
   EXPECT_TRUE(has_errno(nn::compute(call(), ctx), 5, "the request's deadline has passed"));
 }
 
+// The deadline bounds set_input too: none starts once it has passed, and one that ends past it
+// (a backend's set_input no cancel reaches) is refused rather than taken as if in time.
+TEST_F(AbiConcurrency, RequestDeadlineBoundsSetInput) {
+  const uint32_t slow = context_on("fake:slow_input:300");
+  session_->set_deadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+  EXPECT_TRUE(has_errno(set_f32(slow, {1}, {1}), 5, "set_input of input 0 ran past the request's deadline"));
+  EXPECT_TRUE(has_errno(set_f32(slow, {1}, {1}), 5, "the request's deadline has passed; no set_input starts"));
+  const uint32_t quick = context_on("fake:add1");
+  EXPECT_TRUE(has_errno(set_f32(quick, {1}, {1}), 5, "no set_input starts after it"));
+}
+
 TEST_F(AbiConcurrency, ContendedContextOnlyEverSaysOkOrBusy) {
   const uint32_t ctx = context_on("fake:add1");
   const uint32_t tensor = guest_.f32_tensor({1, 4}, {1, 2, 3, 4});

@@ -168,6 +168,8 @@ class FakeContext {
     size_t bytes = 0;
     if (!sdk::byte_size(std::span(t.dims, t.rank), sdk::element_size(t.type), bytes) || bytes != t.data_length)
       return sdk::runtime_error("fake: the host passed a tensor whose length does not match");
+    if (graph_.model.name == "slow_input")
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(graph_.model.arg.c_str())));
     const auto* data = static_cast<const uint8_t*>(t.data);
     input_ = Tensor{t.type, {t.dims, t.dims + t.rank}, {data, data + t.data_length}};
     outputs_.clear();  // the views get_output handed out end here, as the ABI says

@@ -24,7 +24,8 @@ enum class Op {
   describe_load,  // output 0 = text describing the load request (builders, target, config...)
 };
 // "fake:slow_load:MS" is add1 whose load first sleeps MS milliseconds (a long load, for the host's
-// progress line).
+// progress line); "fake:slow_input:MS" is add1 whose set_input sleeps MS milliseconds (work no cancel
+// reaches, for the request deadline).
 
 struct Model {
   Op op = Op::add1;
@@ -54,7 +55,8 @@ inline sdk::Error parse_model(std::string_view bytes, Model& out) {
               {"fail_compute", Op::fail_compute},
               {"bad_output", Op::bad_output},
               {"describe_load", Op::describe_load},
-              {"slow_load", Op::add1}};
+              {"slow_load", Op::add1},
+              {"slow_input", Op::add1}};
   for (const auto& k : kOps) {
     if (k.text == name) {
       out = Model{k.op, std::string(name), std::string(arg)};
