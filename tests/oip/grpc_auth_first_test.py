@@ -31,6 +31,9 @@ except ImportError as e:  # the venv scripts/remote-servers.sh installs is not t
 
 from oip_server_process import parse_args, run_unittests, start_serve
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from process_memory import mib, rss_bytes, settled_rss  # noqa: E402
+
 ARGS = None
 KEY = "sk-grpc-auth-first"
 MESSAGE_BYTES = 60_000_000  # under --max-request-bytes' default (64 MiB): gRPC would read it whole
@@ -46,27 +49,22 @@ NO_KEY = "this server needs an API key: send it as the metadata 'authorization: 
 WRONG_KEY = "the API key is not one this server takes"
 
 
-def rss(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return int(re.search(r"^VmRSS:\s+(\d+) kB", f.read(), re.M).group(1)) * 1024
-
-
 class PeakRss:
     """The highest RSS of `pid` seen while it runs (a thread reading it every 10 ms)."""
 
     def __init__(self, pid):
-        self.pid, self.peak, self._stop = pid, rss(pid), threading.Event()
+        self.pid, self.peak, self._stop = pid, rss_bytes(pid), threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self):
         while not self._stop.wait(0.01):
-            self.peak = max(self.peak, rss(self.pid))
+            self.peak = max(self.peak, rss_bytes(self.pid))
 
     def stop(self):
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, rss(self.pid))
+        self.peak = max(self.peak, rss_bytes(self.pid))
         return self.peak
 
 
@@ -96,7 +94,6 @@ class AuthFirst:
         flags = []
         cls.ca = None
         if cls.TLS:
-            sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
             from tls_files import make_tls_files
             f = make_tls_files(tempfile.mkdtemp(prefix="wasinn-grpc-auth-tls-"))
             flags = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"]]
@@ -155,7 +152,7 @@ class AuthFirst:
         self.assertEqual(e.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
         refused_before = counter(self.metrics, 401)
 
-        baseline = rss(self.proc.pid)
+        baseline = rss_bytes(self.proc.pid)
         peak = PeakRss(self.proc.pid)
         started = time.time()
         try:
@@ -174,12 +171,7 @@ class AuthFirst:
             top = peak.stop()
         took = time.time() - started
         channel.close()
-        # Back within 10% (what gRPC freed may take a moment to be given back).
-        deadline = time.time() + 10
-        while rss(self.proc.pid) > baseline * 1.1 and time.time() < deadline:
-            time.sleep(0.05)
-        after = rss(self.proc.pid)
-        mib = lambda n: f"{n / 2**20:.1f} MiB"
+        after = settled_rss(self.proc.pid, baseline)  # back within 10%
         print(f"\n{'TLS' if self.TLS else 'plaintext'}: RSS {mib(baseline)} before, peak {mib(top)} during "
               f"{CALLS} calls ({took:.2f} s), {mib(after)} after", end=" ")
         self.assertLessEqual(top - baseline, GROWTH_BOUND, f"RSS grew from {mib(baseline)} to {mib(top)}")

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Hostile clients of `wasinn serve`'s own HTTP front (hyper + rustls; issue 79), with a key and,
 where it matters, TLS: after every attack an authenticated /ok of the http_faults guest is answered
-within a second, and the attack's connections are gone.
+within a second, the attack's connections are gone, and the server's RSS is back within 10% of what
+it was after a first, warming request.
 
     hostile_http_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests [options]
 
@@ -30,28 +31,53 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from case_checks import check, run_cases  # noqa: E402
+from process_memory import mib, rss_bytes, settled_rss, unchecked_reason  # noqa: E402
 from serve_test import Context, closed_within, log, open_raw, request, wait_line  # noqa: E402
 
 KEY = "sk-hostile-test"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
-def answered_in_time(server, what, tls_context=None):
-    """An authenticated /ok is answered within a second (its time logged)."""
-    started = time.monotonic()
+def get_ok(server, tls_context=None):
+    """An authenticated GET /ok: (status, body)."""
     if tls_context is None:
         r = request(server, "GET", "/ok", headers=AUTH, timeout=10)
-        status, body = r.status, r.body
-    else:
-        import http.client
-        conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=tls_context, timeout=10)
-        conn.request("GET", "/ok", headers=AUTH)
-        answer = conn.getresponse()
-        status, body = answer.status, answer.read()
-        conn.close()
+        return r.status, r.body
+    import http.client
+    conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=tls_context, timeout=10)
+    conn.request("GET", "/ok", headers=AUTH)
+    answer = conn.getresponse()
+    status, body = answer.status, answer.read()
+    conn.close()
+    return status, body
+
+
+def warmed(server, tls_context=None):
+    """The server after 32 authenticated /oks, 8 at a time (its guest compiled, every worker thread's
+    heap warm: a cold server grows by a few MiB over its first requests), with the RSS every later
+    attack is held to."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: get_ok(server, tls_context), range(32)))
+    check(all(a == (200, b"ok") for a in answers), f"the warming /oks: {set(answers)}")
+    server.rss_baseline = rss_bytes(server.proc.pid)
+    log(f"warm: RSS {mib(server.rss_baseline)}")
+    return server
+
+
+def answered_in_time(server, what, tls_context=None):
+    """An authenticated /ok is answered within a second (its time logged), and the RSS is back
+    within 10% of the warm server's."""
+    started = time.monotonic()
+    status, body = get_ok(server, tls_context)
     took = time.monotonic() - started
     log(f"after {what}: /ok {status} in {took:.3f} s")
     check((status, body) == (200, b"ok") and took < 1.0, f"after {what}: {status} {body!r} in {took:.2f} s")
+    if unchecked_reason():
+        return log(f"after {what}: RSS not checked: {unchecked_reason()}")
+    after = settled_rss(server.proc.pid, server.rss_baseline)
+    log(f"after {what}: RSS {mib(after)} (warm: {mib(server.rss_baseline)})")
+    check(after <= server.rss_baseline * 1.1, f"after {what}: RSS {mib(after)}, warm {mib(server.rss_baseline)}")
 
 
 def exchange(server, raw, wait=5):
@@ -80,6 +106,7 @@ def statuses(answer):
 
 def case_framing(ctx):
     with ctx.server("http_faults", ["--api-key", KEY]) as server:
+        warmed(server)
         auth = f"Authorization: Bearer {KEY}\r\n".encode()
         smuggled = b"GET /ok HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n"
         attacks = {
@@ -113,6 +140,7 @@ def case_framing(ctx):
 
 def case_slow_401(ctx):
     with ctx.server("http_faults", ["--api-key", KEY, "--header-timeout", "2s"]) as server:
+        warmed(server)
         s = open_raw(server, b"POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nx")
         s.settimeout(0.5)
         started = time.monotonic()
@@ -148,12 +176,14 @@ def case_handshakes(ctx):
     args = ["--tls-cert", f["server.pem"], "--tls-key", f["server.key"], "--api-key", KEY, "--header-timeout", "2s"]
     with ctx.server("http_faults", args) as server:
         tls = ssl.create_default_context(cafile=f["ca.pem"])
+        warmed(server, tls)
         idle = [open_raw(server) for _ in range(100)]
         answered_in_time(server, "100 connections that never start their handshake", tls)
         closed = closed_within(idle, 2 + 5)
         for s in idle:
             s.close()
         check(closed == 100, f"{closed} of 100 never-handshaking connections closed within --header-timeout 2s + 5 s")
+        answered_in_time(server, "the never-handshaking connections' close", tls)
 
 
 def case_query_key(ctx):
