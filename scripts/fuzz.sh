@@ -11,7 +11,8 @@
 # plugin's WAV input), fuzz_llama_image (the llama.cpp plugin's images), fuzz_llama_tts (its text to
 # speech, text to WAV), fuzz_llama_schema (its JSON schemas to grammars, sampled under a budget),
 # fuzz_piper_input (the
-# piper plugin's text and JSON input, spoken to a WAV) and fuzz_load_piper (its run config). `all` adds
+# piper plugin's text and JSON input, spoken to a WAV), fuzz_load_piper (its run config) and
+# fuzz_openai_request (the OpenAI endpoint's request parser, natively). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -35,7 +36,7 @@ export WASINN_FIXTURES=$FIXTURES
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
                  fuzz_whisper_audio fuzz_llama_image fuzz_llama_tts fuzz_llama_schema fuzz_piper_input
-                 fuzz_load_piper)
+                 fuzz_load_piper fuzz_openai_request)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp fuzz_load_whisper)
 
@@ -115,6 +116,8 @@ EOF
     fuzz_load_piper)  # WasmEdge's run configs (the load refuses their host paths: the parser is fuzzed)
       printf '{"model": "%s/piper/tiny.onnx", "json_input": true, "noise_scale": 0.5}' "$f" >"$dir/run.json"
       printf '{"model": "v.onnx", "output_type": "raw", "speaker_id": 2, "sentence_silence": 0.2}' >"$dir/keys.json" ;;
+    fuzz_openai_request)  # request bodies the serve.openai tests send (tests/fuzz/seeds/openai_request)
+      cp -f "$ROOT"/tests/fuzz/seeds/openai_request/*.json "$dir/" ;;
     fuzz_piper_input)  # byte 0 picks the graph: even plain text, odd JSON input
       printf '\x00Hello, world. How are you? I am fine; thanks: 3.5 apples' >"$dir/text"
       printf '\x01{"text": "Welcome!", "noise_scale": 0.3, "output_type": "raw"}' >"$dir/json" ;;
@@ -168,7 +171,7 @@ fuzz_one() {
   threads=1
   [[ $t == *@2 ]] && threads=2
   if [[ $t == fuzz_load_* || $t == fuzz_whisper_audio || $t == fuzz_llama_image || $t == fuzz_llama_tts ||
-        $t == fuzz_llama_schema || $t == fuzz_piper_input ]]; then
+        $t == fuzz_llama_schema || $t == fuzz_piper_input || $t == fuzz_openai_request ]]; then
     load_seeds "$t" "$dir/seeds"
   else
     WASINN_FUZZ_SEEDS_OUT="$dir/seeds" "$BUILD/bin/$bin" >/dev/null

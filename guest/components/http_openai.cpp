@@ -138,14 +138,10 @@ void respond_json(wh_response_outparam out, int status, const json& body) {
 // OpenAI's error object.
 void respond_error(wh_response_outparam out, int status, const std::string& message, const char* code,
                    const char* param) {
-  const char* type = status >= 500 ? "server_error" : "invalid_request_error";
-  respond_json(out, status,
-               {{"error",
-                 {{"message", message},
-                  {"type", type},
-                  {"param", param ? json(param) : json(nullptr)},
-                  {"code", code ? json(code) : json(nullptr)}}}});
+  respond_refusal(out, Refusal{status, message, code ? code : "", param ? param : ""});
 }
+
+void respond_refusal(wh_response_outparam out, const Refusal& why) { respond_json(out, why.status, error_json(why)); }
 
 std::string take(wnn_string s) {
   std::string text(s.ptr ? s.ptr : "", s.len);
@@ -192,15 +188,10 @@ std::vector<std::string> known_models() {
   return names;
 }
 
-// Loads body["model"]; without one, the only model there is (400 when there are several); on
-// failure answers and returns false.
-bool load_model(const json& body, wh_response_outparam out, Model& m) {
-  auto it = body.find("model");
-  if (it != body.end() && !it->is_string() && !it->is_null()) {
-    respond_error(out, 400, "model must be a string", nullptr, "model");
-    return false;
-  }
-  if (it == body.end() || it->is_null()) {
+// Loads the model named `name`; without one (""), the only model there is (400 when there are
+// several); on failure answers and returns false.
+bool load_model(const std::string& name, wh_response_outparam out, Model& m) {
+  if (name.empty()) {
     const std::vector<std::string> names = known_models();
     if (names.size() > 1) {
       std::string list;
@@ -213,7 +204,7 @@ bool load_model(const json& body, wh_response_outparam out, Model& m) {
     }
     m.name = names.empty() ? "default" : names[0];
   } else {
-    m.name = it->get<std::string>();
+    m.name = name;
   }
   wnn_error err;
   if (wnn_load_by_name(m.name.data(), static_cast<uint32_t>(m.name.size()), &m.graph, &err)) {
@@ -271,8 +262,13 @@ void embeddings(const json& body, wh_response_outparam out) {
     }
     as_base64 = *f == "base64";
   }
+  auto model = body.find("model");
+  if (model != body.end() && !model->is_string() && !model->is_null()) {
+    respond_error(out, 400, "model must be a string", nullptr, "model");
+    return;
+  }
   Model m;
-  if (!load_model(body, out, m)) return;
+  if (!load_model(model != body.end() && model->is_string() ? model->get<std::string>() : "", out, m)) return;
   wnn_context ctx = 0;
   wnn_error err;
   if (wnn_init_execution_context(m.graph, &ctx, &err)) {
@@ -381,9 +377,11 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
     hg_buf_free(&raw);
     return respond_error(out, 400, "the request body could not be read");
   }
-  const json body = json::parse(std::string(raw.data ? raw.data : "", raw.len), nullptr, false);
+  json body;
+  Refusal why;
+  const bool parsed = parse_body(std::string(raw.data ? raw.data : "", raw.len), body, why);
   hg_buf_free(&raw);
-  if (body.is_discarded() || !body.is_object()) return respond_error(out, 400, "the body must be a JSON object");
+  if (!parsed) return respond_refusal(out, why);
   if (path == "/v1/embeddings") return embeddings(body, out);
   completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out, g);
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "openai_request.h"
+
 extern "C" {
 #include "http_guest.h"
 #include "wasi_nn_wit.h"
@@ -28,6 +30,7 @@ void respond_json(wh_response_outparam out, int status, const json& body);
 // OpenAI's error object.
 void respond_error(wh_response_outparam out, int status, const std::string& message, const char* code = nullptr,
                    const char* param = nullptr);
+void respond_refusal(wh_response_outparam out, const Refusal& why);
 // A WIT string's text; frees it.
 std::string take(wnn_string s);
 std::string new_id(const char* prefix);
@@ -43,9 +46,9 @@ struct Model {
   }
 };
 
-// Loads body["model"]; without one, the only model there is (400 when there are several); on
-// failure answers and returns false.
-bool load_model(const json& body, wh_response_outparam out, Model& m);
+// Loads the model named `name`; without one (""), the only model there is (400 when there are
+// several); on failure answers and returns false.
+bool load_model(const std::string& name, wh_response_outparam out, Model& m);
 
 // NN_OPTIONS's properties, each given to `set` (name, JSON value); false with `why` on failure.
 template <class Set>
@@ -68,22 +71,14 @@ bool apply_env_options(Set set, std::string& why) {
   return true;
 }
 
-enum class Kind { chat, completion };
-
-struct Generation {
-  bool stream = false;
-  bool include_usage = false;
-  int64_t max_tokens = -1;  // -1: as long as the context holds
-  std::string max_tokens_field = "max_tokens";
-  std::vector<std::string> stops;
+// A request (openai_request.h) and when it must be answered by.
+struct Generation : Request {
   uint64_t started_ns = 0;   // the monotonic clock when the request arrived
   uint64_t deadline_ms = 0;  // wasinn-deadline-ms: what the server gives this request; 0: no limit
-  bool logprobs = false;     // each token's log-probability (the plugin's n-probs) ...
-  int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
 };
 
-// POST /v1/chat/completions and /v1/completions: the body checked, the model's session set up,
-// and the answer generated, whole or streamed.
+// POST /v1/chat/completions and /v1/completions: the body checked (openai_request.h), the model's
+// session set up, and the answer generated, whole or streamed.
 void completions(Kind kind, const json& body, wh_response_outparam out, Generation g);
 
 // GET /: the chat page (http_openai_page.cpp).

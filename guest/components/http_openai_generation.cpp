@@ -10,183 +10,31 @@
 #include <vector>
 
 #include "http_openai.h"
+#include "openai_message.h"
 
 namespace openai {
 namespace {
 
-// A field this endpoint does not implement is refused naming it, never dropped: a client that
-// sent it expects its effect. Absent, null, false and empty values ask for nothing.
-bool refuse_unsupported(Kind kind, const json& body, wh_response_outparam out) {
-  auto given = [&](const char* field) {
-    auto it = body.find(field);
-    if (it == body.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) return false;
-    return !((it->is_array() || it->is_object()) && it->empty());
+// NN_OPTIONS, then the request's own properties, on the session; false after answering when one
+// is refused (a request's json-schema the converter refuses is its 400).
+bool set_properties(wnx_prompt_context session, const Request& req, wh_response_outparam out) {
+  auto set = [&](const std::string& name, const std::string& value) {
+    wnn_string err{};
+    if (!wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                                 static_cast<uint32_t>(value.size()), &err))
+      return std::string();
+    return take(err);
   };
-  const char* chat_fields[] = {"tools",      "tool_choice", "functions", "function_call",
-                               "logit_bias", "audio",       "prediction"};
-  const char* completion_fields[] = {"logit_bias", "suffix", "echo"};
-  const bool chat = kind == Kind::chat;
-  const size_t count =
-      chat ? sizeof chat_fields / sizeof *chat_fields : sizeof completion_fields / sizeof *completion_fields;
-  for (size_t i = 0; i < count; ++i) {
-    const char* field = chat ? chat_fields[i] : completion_fields[i];
-    if (!given(field)) continue;
-    respond_error(out, 400,
-                  std::string("Unsupported parameter: '") + field + "' is not supported by this server (wasinn's " +
-                      "http_openai); leave it out",
-                  "unsupported_parameter", field);
-    return false;
-  }
-  auto best_of = body.find("best_of");
-  if (!chat && best_of != body.end() && !best_of->is_null() && *best_of != 1) {
-    respond_error(out, 400, "Unsupported value: 'best_of' must be 1: one answer per request", "unsupported_value",
-                  "best_of");
-    return false;
-  }
-  auto n = body.find("n");
-  if (n != body.end() && !n->is_null() && !(n->is_number_integer() && n->get<int64_t>() == 1)) {
-    respond_error(out, 400, "Unsupported value: 'n' must be 1: one answer per request", "unsupported_value", "n");
-    return false;
-  }
-  return true;
-}
-
-// Reads the sampling and length fields into the session's properties and `g`; on a bad value
-// answers 400 and returns false. The length (n-predict) is set by generate(), which knows the
-// context's size.
-bool apply_options(const json& body, wh_response_outparam out, wnx_prompt_context session, Generation& g) {
-  auto it = body.find("stream");
-  if (it != body.end()) {
-    if (!it->is_boolean() && !it->is_null()) {
-      respond_error(out, 400, "stream must be true or false", nullptr, "stream");
-      return false;
-    }
-    g.stream = it->is_boolean() && it->get<bool>();
-  }
-  it = body.find("stream_options");
-  if (it != body.end() && it->is_object()) {
-    auto u = it->find("include_usage");
-    g.include_usage = u != it->end() && u->is_boolean() && u->get<bool>();
-  }
-  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
-    it = body.find(key);
-    if (it == body.end() || it->is_null()) continue;
-    if (!it->is_number_integer() || it->get<int64_t>() < 1) {
-      respond_error(out, 400, std::string(key) + " must be a whole number from 1", nullptr, key);
-      return false;
-    }
-    g.max_tokens = it->get<int64_t>();
-    g.max_tokens_field = key;
-  }
-  it = body.find("stop");
-  if (it != body.end() && !it->is_null()) {
-    if (it->is_string()) {
-      g.stops.push_back(it->get<std::string>());
-    } else if (it->is_array() && it->size() <= 4) {
-      for (const auto& s : *it) {
-        if (!s.is_string()) break;
-        g.stops.push_back(s.get<std::string>());
-      }
-    }
-    bool ok = (it->is_string() || g.stops.size() == it->size());
-    for (const auto& s : g.stops) ok = ok && !s.empty();
-    if (!ok) {
-      respond_error(out, 400, "stop must be a non-empty string or a list of up to 4", nullptr, "stop");
-      return false;
-    }
-  }
-  std::vector<std::pair<std::string, std::string>> props;
-  // logprobs: chat's true with top_logprobs 0..20; completions' a number 0..5 (OpenAI's ranges).
-  it = body.find("logprobs");
-  auto top = body.find("top_logprobs");
-  const bool chat = body.contains("messages");
-  if (it != body.end() && !it->is_null()) {
-    const bool ok =
-        chat ? it->is_boolean() : it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= 5;
-    if (!ok) {
-      respond_error(out, 400, chat ? "logprobs must be true or false" : "logprobs must be a whole number from 0 to 5",
-                    "invalid_value", "logprobs");
-      return false;
-    }
-    g.logprobs = chat ? it->get<bool>() : true;
-    if (!chat) g.top_logprobs = it->get<int64_t>();
-  }
-  if (chat && top != body.end() && !top->is_null()) {
-    if (!top->is_number_integer() || top->get<int64_t>() < 0 || top->get<int64_t>() > 20 || !g.logprobs) {
-      respond_error(out, 400, "top_logprobs must be a whole number from 0 to 20, with logprobs true", "invalid_value",
-                    "top_logprobs");
-      return false;
-    }
-    g.top_logprobs = top->get<int64_t>();
-  }
-  if (g.logprobs) props.emplace_back("n-probs", std::to_string(std::max<int64_t>(1, g.top_logprobs)));
-  it = body.find("response_format");
-  if (it != body.end() && !it->is_null()) {
-    // Structured output: the plugin turns a JSON schema into the llama.cpp grammar sampling keeps to.
-    // (Iterators of different objects never compare: pointers to the parts instead.)
-    const json* type_field = it->is_object() && it->contains("type") ? &(*it)["type"] : nullptr;
-    const std::string type = type_field && type_field->is_string() ? type_field->get<std::string>() : "";
-    const json* spec = it->is_object() && it->contains("json_schema") ? &(*it)["json_schema"] : nullptr;
-    const json* schema = spec && spec->is_object() && spec->contains("schema") ? &(*spec)["schema"] : nullptr;
-    if (type == "json_object") {
-      props.emplace_back("json-schema", "{\"type\": \"object\"}");
-    } else if (type == "json_schema" && schema && schema->is_object()) {
-      props.emplace_back("json-schema", dump(*schema));
-    } else if (type != "text") {
-      respond_error(out, 400,
-                    "response_format must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
-                    "{\"type\": \"json_schema\", \"json_schema\": {\"name\": ..., \"schema\": {...}}}",
-                    "invalid_value", "response_format");
-      return false;
-    }
-  }
-  struct Knob {
-    const char* field;
-    const char* property;
-    double lo, hi;
-  };
-  // OpenAI's ranges; llama.cpp's property names.
-  const Knob knobs[] = {{"temperature", "temp", 0, 2},
-                        {"top_p", "top-p", 0, 1},
-                        {"presence_penalty", "presence-penalty", -2, 2},
-                        {"frequency_penalty", "frequency-penalty", -2, 2},
-                        {"seed", "seed", 0, 4294967295.0}};
   std::string why;
-  const bool env_ok = apply_env_options(
-      [&](const std::string& name, const std::string& value) {
-        wnn_string err{};
-        if (!wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
-                                     static_cast<uint32_t>(value.size()), &err))
-          return std::string();
-        return take(err);
-      },
-      why);
-  if (!env_ok) {
+  if (!apply_env_options(set, why)) {
     respond_error(out, 500, why);
     return false;
   }
-  for (const Knob& k : knobs) {
-    it = body.find(k.field);
-    if (it == body.end() || it->is_null()) continue;
-    const bool integral = !strcmp(k.field, "seed");
-    if (!it->is_number() || (integral && !it->is_number_integer()) || it->get<double>() < k.lo ||
-        it->get<double>() > k.hi) {
-      respond_error(out, 400, std::string(k.field) + " must be a number in [" + dump(k.lo) + ", " + dump(k.hi) + "]",
-                    nullptr, k.field);
-      return false;
-    }
-    props.emplace_back(k.property, dump(*it));
-  }
-  for (const auto& prop : props) {
-    const std::string& name = prop.first;
-    const std::string& value = prop.second;
-    wnn_string err{};
-    if (wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
-                                static_cast<uint32_t>(value.size()), &err)) {
-      respond_error(out, 400, "setting " + name + " failed: " + take(err), nullptr,
-                    name == "json-schema" ? "response_format" : nullptr);
-      return false;
-    }
+  for (const Property& prop : req.properties) {
+    const std::string failed = set(prop.name, prop.value);
+    if (failed.empty()) continue;
+    respond_error(out, 400, "setting " + prop.name + " failed: " + failed, nullptr, prop.field.c_str());
+    return false;
   }
   return true;
 }
@@ -331,10 +179,9 @@ bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t
 }
 
 // Runs one generation and answers it, whole or as server-sent events.
-void generate(Kind kind, Model& m, const Generation& g, const char* input, const std::string& text,
-              wh_response_outparam out) {
+void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out) {
   wnn_string err{};
-  if (wnx_prompt_start(m.session, input, text.data(), static_cast<uint32_t>(text.size()), &err)) {
+  if (wnx_prompt_start(m.session, g.input.c_str(), g.text.data(), static_cast<uint32_t>(g.text.size()), &err)) {
     const std::string why = take(err);
     // too-large: a prompt refused before tokenizing, as it cannot fit the context.
     if (why.rfind("too-large", 0) == 0)
@@ -348,6 +195,8 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   const std::string id = new_id(chat ? "chatcmpl-" : "cmpl-");
   const uint64_t created = now_seconds();
   const char* object = chat ? (g.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+  // The message form: the assistant message the plugin parsed so far (its metadata's "message").
+  Message said;
   // Each token's logprobs (the plugin's metadata after it), until a choice sends them.
   std::vector<json> pending_lp;
   int64_t lp_tokens = 0;
@@ -405,9 +254,13 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
       c["delta"] = first ? json{{"role", "assistant"}, {"content", piece}} : json{{"content", piece}};
       if (!finish.is_null()) c["delta"] = json::object();
     } else {
-      c["message"] = {{"role", "assistant"}, {"content", piece}};
+      c["message"] = g.message_form ? message_json(said, piece) : json{{"role", "assistant"}, {"content", piece}};
     }
     return c;
+  };
+  // The message form's stream: one chunk per delta, as llama-server sends them.
+  auto delta_choice = [&](json delta) {
+    return json{{"index", 0}, {"finish_reason", nullptr}, {"logprobs", take_logprobs()}, {"delta", std::move(delta)}};
   };
   auto envelope = [&](json choices) {
     return json{{"id", id}, {"object", object}, {"created", created}, {"model", m.name}, {"choices", choices}};
@@ -464,19 +317,51 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   };
 
   StopScan scan(g.stops);
-  std::string whole;
+  std::string whole, raw;
   bool first = true, gone = false, cut = false;
+  // The message form's token: what the parsed message gained, each part its own chunk (content
+  // through the stop texts); the answer's text alone when the plugin gives no message.
+  auto message_events = [&](const std::string& piece) {
+    std::vector<json> events;
+    raw += piece;
+    wnn_string meta{};
+    const int failed = wnx_prompt_metadata(m.session, &meta);
+    Message now;
+    if (failed || !read_message(json::parse(take(meta), nullptr, false), now)) now.content = raw;
+    MessageDelta d;
+    if (!diff_messages(said, now, d)) return events;  // the plugin took something back: wait for more
+    said = now;
+    const std::string sendable = scan.add(d.content);
+    whole += sendable;
+    if (!g.stream) return events;
+    if (first) events.push_back(delta_choice({{"role", "assistant"}, {"content", nullptr}}));
+    first = false;
+    if (!d.reasoning.empty()) events.push_back(delta_choice({{"reasoning_content", d.reasoning}}));
+    if (!sendable.empty()) events.push_back(delta_choice({{"content", sendable}}));
+    for (json& call : d.tool_calls) events.push_back(delta_choice({{"tool_calls", json::array({std::move(call)})}}));
+    return events;
+  };
   for (; more && !scan.stopped(); more = next(piece)) {
     if (g.logprobs) note_logprobs();
-    const std::string sendable = scan.add(piece);
-    if (!g.stream) {
-      whole += sendable;
-    } else if (!sendable.empty() || first) {
-      if (!send_event(envelope(json::array({choice(sendable, nullptr, first)})))) {
-        gone = true;  // the client has left: stop generating; ~Model drops the session
-        break;
+    if (g.message_form) {
+      for (const json& c : message_events(piece)) {
+        if (!send_event(envelope(json::array({c})))) {
+          gone = true;
+          break;
+        }
       }
-      first = false;
+      if (gone) break;
+    } else {
+      const std::string sendable = scan.add(piece);
+      if (!g.stream) {
+        whole += sendable;
+      } else if (!sendable.empty() || first) {
+        if (!send_event(envelope(json::array({choice(sendable, nullptr, first)})))) {
+          gone = true;  // the client has left: stop generating; ~Model drops the session
+          break;
+        }
+        first = false;
+      }
     }
     if (out_of_time()) {
       cut = true;
@@ -490,9 +375,10 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
   cut = cut || timed_out(failure);  // the deadline came before out_of_time foresaw it
   const std::string rest = scan.stopped() ? std::string() : scan.rest();
   const Usage usage = usage_of(m.session);
-  // "length": max_tokens, the context or the deadline ended it; "stop": the model or a stop text.
+  // "length": max_tokens, the context or the deadline ended it; "stop": the model or a stop text;
+  // "tool_calls": the model ended an answer that calls tools (llama-server's rule too).
   const bool at_length = cut || (!scan.stopped() && n_predict > 0 && usage.completion >= n_predict);
-  const json finish = at_length ? "length" : "stop";
+  const json finish = at_length ? "length" : !said.tool_calls.empty() ? "tool_calls" : "stop";
   if (!g.stream) {
     if (timed_out(failure)) return respond_timed_out(out, g);
     if (!failure.empty()) return respond_error(out, 500, "generation failed: " + failure);
@@ -536,71 +422,21 @@ void generate(Kind kind, Model& m, const Generation& g, const char* input, const
     hg_stream_end(&s);
 }
 
-// A message's content: a string, or OpenAI's list of parts of which the text ones are joined.
-bool content_text(const json& content, std::string& text) {
-  if (content.is_string()) {
-    text = content.get<std::string>();
-    return true;
-  }
-  if (content.is_null()) {
-    text.clear();
-    return true;
-  }
-  if (!content.is_array()) return false;
-  text.clear();
-  for (const auto& part : content) {
-    auto type = part.is_object() ? part.find("type") : part.end();
-    auto t = part.is_object() ? part.find("text") : part.end();
-    if (type == part.end() || *type != "text" || t == part.end() || !t->is_string()) return false;
-    text += t->get<std::string>();
-  }
-  return true;
-}
-
 }  // namespace
 
 void completions(Kind kind, const json& body, wh_response_outparam out, Generation g) {
-  if (!refuse_unsupported(kind, body, out)) return;
-  std::string text;
-  const char* input = "prompt";
-  if (kind == Kind::chat) {
-    auto msgs = body.find("messages");
-    if (msgs == body.end() || !msgs->is_array() || msgs->empty()) {
-      respond_error(out, 400, "messages must be a non-empty list", nullptr, "messages");
-      return;
-    }
-    json plain = json::array();
-    for (const auto& msg : *msgs) {
-      auto role = msg.is_object() ? msg.find("role") : msg.end();
-      auto content = msg.is_object() ? msg.find("content") : msg.end();
-      std::string t;
-      if (role == msg.end() || !role->is_string() || content == msg.end() || !content_text(*content, t)) {
-        respond_error(out, 400, "each message needs a role and a text content", nullptr, "messages");
-        return;
-      }
-      plain.push_back({{"role", *role}, {"content", t}});
-    }
-    text = dump(plain);
-    input = "messages";
-  } else {
-    auto p = body.find("prompt");
-    if (p != body.end() && p->is_array() && p->size() == 1 && (*p)[0].is_string()) p = p->begin();
-    if (p == body.end() || !p->is_string()) {
-      respond_error(out, 400, "prompt must be a string (or a list of one)", nullptr, "prompt");
-      return;
-    }
-    text = p->get<std::string>();
-  }
+  Refusal why;
+  if (!parse_request(kind, body, g, why)) return respond_refusal(out, why);
   Model m;
-  if (!load_model(body, out, m)) return;
+  if (!load_model(g.model, out, m)) return;
   wnn_string err{};
   if (wnx_prompt_init(m.graph, &m.session, &err)) {
     m.session = 0;
     respond_error(out, 400, "model `" + m.name + "` cannot generate text: " + take(err), nullptr, "model");
     return;
   }
-  if (!apply_options(body, out, m.session, g)) return;
-  generate(kind, m, g, input, text, out);
+  if (!set_properties(m.session, g, out)) return;
+  generate(kind, m, g, out);
 }
 
 }  // namespace openai

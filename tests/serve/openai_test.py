@@ -30,7 +30,14 @@ Cases (ctest runs each as serve.openai.CASE):
   errors       OpenAI's error JSON and the client's typed errors for context_length_exceeded, max_tokens
                over the limit, 404, and the host's 413, 503 (Retry-After, which the client's retry waits)
                and 504
-  unsupported  tools, tool_choice, logit_bias, n 2, echo, best_of, ... are 400 naming the field
+  unsupported  audio, prediction, logit_bias, modalities other than text, n 2, echo, best_of, ... are 400
+               naming the field; unknown fields (typos, llama-server samplers the plugin lacks) OpenAI's
+               'Unrecognized request argument supplied: NAME'; user, metadata, store false, ... leave the greedy
+               answer as it was
+  extras       llama-server's extras: top_k 1 at temperature 1 is the greedy answer, n_probs native logprobs,
+               repeat_penalty changes the answer as llama-server's does
+  tools        tools with tool_choice required: a tool call (whole and streamed deltas), a tool result fed
+               back answered; bad tools, tool_choice and tool messages 400
   deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event; the
                access log and the outcome metric say cut:timeout
   preloaded    without MODELS, /v1/models lists the preloads; no model: the only one, or 400 with two
@@ -521,33 +528,209 @@ def case_errors(ctx):
         "OpenAI's codes; outside /v1/ the host's text stays")
 
 
-UNSUPPORTED = {"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
-               "tool_choice": "auto", "logit_bias": {"50256": -100}, "n": 2}
+# OpenAI's fields that do not apply here: 400 naming them (code, param), never dropped.
+UNSUPPORTED = {"logit_bias": ({"50256": -100}, "unsupported_parameter"), "n": (2, "unsupported_value"),
+               "audio": ({"voice": "alloy", "format": "wav"}, "unsupported_parameter"),
+               "prediction": ({"type": "content", "content": "x"}, "unsupported_parameter"),
+               "reasoning_effort": ("low", "unsupported_parameter"),
+               "modalities": (["text", "audio"], "unsupported_value"), "store": (True, "unsupported_value")}
+# Fields no route knows (a typo, llama-server's samplers the plugin has no property for): OpenAI's
+# own answer to an unknown field, naming it.
+UNKNOWN = {"foo": 1, "temprature": 0.5, "typical_p": 0.9, "dry_multiplier": 0.8, "mirostat": 2}
+# Known fields that change nothing about one answer: taken, and the answer is the greedy one.
+NO_EFFECT = {"user": "u-1", "metadata": {"k": "v"}, "store": False, "service_tier": "auto", "modalities": ["text"],
+             "prompt_cache_key": "k", "safety_identifier": "s", "n": 1, "response_format": {"type": "text"},
+             "logprobs": False}
 
 
 def case_unsupported(ctx):
-    """A field the endpoint does not implement is a 400 naming it, never silently dropped."""
+    """A field the endpoint does not implement is a 400 naming it, never silently dropped; an
+    unknown one is OpenAI's 'Unrecognized request argument supplied: NAME'; the fields that change
+    nothing about an answer are taken, and the answer is native llama.cpp's greedy one."""
     import openai
+    ref = chat_reference(ctx, 8)
+    cref = ctx.reference("--prompt", PROMPT, "--n", 8)
     with ctx.server() as server:
         c = client(server)
-        for field, value in UNSUPPORTED.items():
+        for field, (value, code) in UNSUPPORTED.items():
             try:
                 c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, **{field: value})
                 raise Failure(f"{field}={value!r} was answered")
             except openai.BadRequestError as e:
-                check(e.param == field and field in e.message, f"{field}: param {e.param!r}, message {e.message!r}")
-        for field, value in (("echo", True), ("best_of", 2), ("logit_bias", {"1": 1})):
+                check(e.param == field and field in e.message and e.code == code,
+                      f"{field}: param {e.param!r}, code {e.code!r}, message {e.message!r}")
+        for field, value in UNKNOWN.items():
+            for create in (lambda: c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2,
+                                                             extra_body={field: value}),
+                           lambda: c.completions.create(model="default", prompt=PROMPT, max_tokens=2,
+                                                        extra_body={field: value})):
+                try:
+                    create()
+                    raise Failure(f"the unknown field {field}={value!r} was answered")
+                except openai.BadRequestError as e:
+                    said = e.body.get("message") if isinstance(e.body, dict) else None
+                    check(e.param == field and said == f"Unrecognized request argument supplied: {field}",
+                          f"{field}: param {e.param!r}, message {said!r}")
+        for field, value in (("echo", True), ("best_of", 2), ("logit_bias", {"1": 1}), ("suffix", "x")):
             try:
                 c.completions.create(model="default", prompt=PROMPT, max_tokens=2, **{field: value})
                 raise Failure(f"completions {field}={value!r} was answered")
             except openai.BadRequestError as e:
                 check(e.param == field, f"completions {field}: param {e.param!r}")
-        # What asks for nothing is taken: the default response_format, an empty tools list, n 1.
-        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=2, temperature=0,
-                                      response_format={"type": "text"}, n=1, logprobs=False)
-        check(r.choices[0].message.content is not None, "defaults refused")
-    log(f"unsupported: {', '.join(UNSUPPORTED)} (chat) and echo, best_of, logit_bias (completions) are "
-        "400 naming the field")
+        # Chat's fields are not the completions' (OpenAI's legacy API has none of them).
+        for field, value in (("metadata", {"k": "v"}), ("top_logprobs", 2), ("tools", [])):
+            try:
+                c.completions.create(model="default", prompt=PROMPT, max_tokens=2, extra_body={field: value})
+                raise Failure(f"completions {field}={value!r} was answered")
+            except openai.BadRequestError as e:
+                check(e.param == field and "Unrecognized" in e.message, f"completions {field}: {e.message!r}")
+        # What asks for nothing is taken, and changes nothing: the greedy answer, whole and streamed.
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0,
+                                      extra_body={"cache_prompt": True}, **NO_EFFECT)
+        check(r.choices[0].message.content == ref["text"], f"with {sorted(NO_EFFECT)}: "
+              f"{r.choices[0].message.content!r} != native {ref['text']!r}")
+        text = "".join(ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
+            model="default", messages=MESSAGES, max_tokens=8, temperature=0, stream=True,
+            stream_options={"include_usage": False, "include_obfuscation": False}, **NO_EFFECT) if ch.choices)
+        check(text == ref["text"], f"streamed with {sorted(NO_EFFECT)}: {text!r} != native {ref['text']!r}")
+        r = c.completions.create(model="default", prompt=PROMPT, max_tokens=8, temperature=0, user="u-1", n=1,
+                                 best_of=1, echo=False)
+        check(r.choices[0].text == cref["text"], f"completions with user, n, best_of, echo: {r.choices[0].text!r}")
+    log(f"unsupported: {', '.join(UNSUPPORTED)} (chat) and echo, best_of, logit_bias, suffix (completions) are 400 "
+        f"naming the field; {', '.join(UNKNOWN)} are 'Unrecognized request argument supplied'; "
+        f"{', '.join(NO_EFFECT)} leave the greedy answer as it was")
+
+
+def llama_server_path(ctx):
+    """llama-server of the llama.cpp build the plugin uses (scripts/deps/llamacpp.sh), or None."""
+    path = ctx.args.llama_server or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".deps",
+                                                 "llamacpp-dl", "bin", "llama-server")
+    return path if os.path.exists(path) else None
+
+
+class LlamaServer:
+    """llama-server on the fixture (one slot, one thread, --jinja), for the openai client."""
+
+    def __init__(self, path, model, ctx_size):
+        import socket
+        import subprocess
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.proc = subprocess.Popen([path, "-m", model, "--host", "127.0.0.1", "--port", str(self.port), "-t", "1",
+                                      "-c", str(ctx_size), "-np", "1", "--jinja"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def __enter__(self):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=5).status == 200:
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        raise Failure("llama-server did not become healthy within 60 s")
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+    def client(self):
+        import openai
+        return openai.OpenAI(base_url=f"http://127.0.0.1:{self.port}/v1", api_key="unused", max_retries=0,
+                             timeout=120)
+
+
+def case_extras(ctx):
+    """llama-server's sampling extras reach the plugin's properties: top_k 1 at temperature 1 is
+    native llama.cpp's greedy answer (whatever the seed), min_p and n_probs are taken (n_probs as
+    logprobs, native llama.cpp's log-softmax); repeat_penalty over repeat_last_n 32 changes the
+    greedy answer exactly as llama-server's does on the same file and request."""
+    ref = ctx.reference("--messages", json.dumps(MESSAGES), "--n", 60, "--logprobs", 2)
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 512}') as server:
+        c = client(server)
+
+        def ask(cl, **kw):
+            return cl.chat.completions.create(model="default", messages=MESSAGES, max_tokens=60, **kw)
+        for seed in (1, 2):
+            got = ask(c, temperature=1, seed=seed, extra_body={"top_k": 1, "min_p": 0.05}).choices[0].message.content
+            check(got == ref["text"], f"top_k 1, seed {seed}: {got!r} != native greedy {ref['text']!r}")
+        r = ask(c, temperature=0, extra_body={"n_probs": 2})
+        lps = r.choices[0].logprobs.content
+        check(len(lps) == len(ref["logprobs"]) and all(abs(a.logprob - b) < 1e-4 for a, b in zip(lps, ref["logprobs"]))
+              and [len(a.top_logprobs) for a in lps] == [2] * len(lps), f"n_probs 2: {lps[:2]!r}")
+        penalised = {"repeat_penalty": 1.3, "repeat_last_n": 32}
+        got = ask(c, temperature=0, extra_body=penalised).choices[0].message.content
+        check(got != ref["text"], "repeat_penalty 1.3 left the greedy answer as it was")
+        path = llama_server_path(ctx)
+        if not path:
+            raise Skipped("top_k, min_p and n_probs checked; repeat_penalty needs llama-server "
+                          "(scripts/deps/llamacpp.sh builds it)")
+    with LlamaServer(path, ctx.model, 512) as ls:
+        want = ask(ls.client(), temperature=0, extra_body=penalised).choices[0].message.content
+        greedy = ask(ls.client(), temperature=0).choices[0].message.content
+    check(greedy == ref["text"], f"llama-server's greedy answer {greedy!r} is not native llama.cpp's {ref['text']!r}")
+    check(got == want, f"repeat_penalty 1.3, repeat_last_n 32: {got!r} != llama-server's {want!r}")
+    log(f"extras: top_k 1 is the greedy answer at temperature 1; n_probs are native llama.cpp's logprobs; "
+        f"repeat_penalty changes the answer as llama-server's does ({got[:40]!r}...)")
+
+
+WEATHER_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "The weather in a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+
+
+def case_tools(ctx):
+    """tools with tool_choice "required" on the tiny GGUF (random weights: the plugin's grammar
+    forces a call): the answer is a tool call (content null, finish_reason tool_calls) whose
+    arguments parse and name a city; streamed, the deltas (id and name first, then argument pieces)
+    join to the same call; the call and a tool result fed back are answered. Malformed tools,
+    tool_choice and tool messages are 400 naming the field."""
+    import openai
+    messages = [{"role": "user", "content": "What is the weather in Paris?"}]
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 1024}') as server:
+        c = client(server)
+        r = c.chat.completions.create(model="default", messages=messages, max_tokens=64, temperature=0,
+                                      tools=[WEATHER_TOOL], tool_choice="required")
+        choice = r.choices[0]
+        calls = choice.message.tool_calls or []
+        check(choice.finish_reason == "tool_calls" and len(calls) >= 1 and choice.message.content is None,
+              f"tool_choice required: {choice!r}")
+        call = calls[0]
+        args = json.loads(call.function.arguments)
+        check(call.type == "function" and call.function.name == "get_weather" and call.id and
+              isinstance(args.get("city"), str), f"the call: {call!r}")
+        streamed = {}
+        for ch in c.chat.completions.create(model="default", messages=messages, max_tokens=64, temperature=0,
+                                            tools=[WEATHER_TOOL], tool_choice="required", stream=True):
+            for x in ch.choices:
+                for d in x.delta.tool_calls or []:
+                    s = streamed.setdefault(d.index, {"id": None, "name": None, "arguments": ""})
+                    if d.id:
+                        check(s["id"] is None and d.function.name, f"a second head for call {d.index}: {d!r}")
+                        s["id"], s["name"] = d.id, d.function.name
+                    s["arguments"] += (d.function.arguments or "") if d.function else ""
+        first = streamed.get(0, {})
+        check(first.get("name") == "get_weather" and first.get("arguments") == call.function.arguments,
+              f"streamed call {first} != whole {call!r}")
+        fed = messages + [{"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                          {"role": "tool", "tool_call_id": call.id, "content": "sunny, 21 C"}]
+        r = c.chat.completions.create(model="default", messages=fed, max_tokens=8, temperature=0,
+                                      tools=[WEATHER_TOOL], tool_choice="none")
+        check(r.choices[0].finish_reason in ("stop", "length") and not r.choices[0].message.tool_calls,
+              f"the tool result fed back: {r.choices[0]!r}")
+        for kw, param in (({"tools": [{"type": "function", "function": {"name": "bad name"}}]}, "tools"),
+                          ({"tools": [WEATHER_TOOL], "tool_choice": {"type": "function",
+                                                                     "function": {"name": "other"}}}, "tool_choice"),
+                          ({"tool_choice": "auto"}, "tool_choice"),
+                          ({"messages": messages + [{"role": "tool", "content": "x"}]}, "messages")):
+            try:
+                c.chat.completions.create(model="default", max_tokens=2, **{"messages": messages, **kw})
+                raise Failure(f"{kw} was answered")
+            except openai.BadRequestError as e:
+                check(e.param == param, f"{kw}: param {e.param!r}: {e.message}")
+    log(f"tools: tool_choice required gave {call.function.name}({call.function.arguments}), finish_reason "
+        "tool_calls, the same streamed; the tool's result fed back was answered; bad tools refused")
 
 
 def case_deadline(ctx):
@@ -904,7 +1087,8 @@ CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completio
          "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls, "finish": case_finish,
          "errors": case_errors, "unsupported": case_unsupported, "deadline": case_deadline,
          "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured,
-         "logprobs": case_logprobs, "page": case_page, "no-v1": case_no_v1}
+         "logprobs": case_logprobs, "page": case_page, "no-v1": case_no_v1, "extras": case_extras,
+         "tools": case_tools}
 
 
 def main(cases=None, doc=__doc__):
@@ -917,6 +1101,7 @@ def main(cases=None, doc=__doc__):
     p.add_argument("--fixtures", required=True)
     p.add_argument("--reference", required=True)
     p.add_argument("--backend-dir")
+    p.add_argument("--llama-server", help="llama-server for the cases compared with it (default: .deps's)")
     args = p.parse_args()
     try:
         ctx = Ctx(args)

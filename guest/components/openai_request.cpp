@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// openai_request.h: every field of a chat or text completion request is honoured (as a llama.cpp
+// property, a stop text, the answer's shape), accepted because it changes nothing about the answer,
+// or refused naming it: a client that sent a field expects its effect, so none is dropped.
+#include "openai_request.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace openai {
+namespace {
+
+std::string text_of(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+bool refuse(Refusal& why, const std::string& message, const std::string& param, const std::string& code = "") {
+  why = Refusal{400, message, code, param};
+  return false;
+}
+
+// Null, false and an empty list or object ask for nothing.
+bool asks_something(const json& v) {
+  if (v.is_null() || (v.is_boolean() && !v.get<bool>())) return false;
+  return !((v.is_array() || v.is_object()) && v.empty());
+}
+
+bool whole_in(const json& v, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned())
+    return v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX) && lo <= v.get<int64_t>() && v.get<int64_t>() <= hi;
+  return v.is_number_integer() && lo <= v.get<int64_t>() && v.get<int64_t>() <= hi;
+}
+
+bool number_in(const json& v, double lo, double hi) {
+  return v.is_number() && std::isfinite(v.get<double>()) && lo <= v.get<double>() && v.get<double>() <= hi;
+}
+
+bool is_string(const json& o, const char* key) { return o.is_object() && o.contains(key) && o[key].is_string(); }
+
+// Everything the fields say, before the messages' form is chosen.
+struct Reading {
+  Reading(Request& q, Refusal& w) : req(q), why(w) {}
+  Request& req;
+  Refusal& why;
+  json messages;  // the messages, checked, each {role, content, ...}
+  bool messages_need_object = false;
+  json tools = json::array();
+  json tool_choice;  // null: not given
+  json parallel_tool_calls;
+  json chat_template_kwargs;
+  json reasoning_format;
+  const char* constraint = nullptr;  // the field that set a grammar: response_format, json_schema or grammar
+  bool has_n_probs = false;
+};
+
+using Reader = bool (*)(const json& v, const char* field, Reading& r);
+
+// A message's content: a string, null, or OpenAI's list of parts of which the text ones are joined.
+bool content_text(const json& content, std::string& text) {
+  text.clear();
+  if (content.is_string()) {
+    text = content.get<std::string>();
+    return true;
+  }
+  if (content.is_null()) return true;
+  if (!content.is_array()) return false;
+  for (const auto& part : content) {
+    if (!is_string(part, "type") || part["type"] != "text" || !is_string(part, "text")) return false;
+    text += part["text"].get<std::string>();
+  }
+  return true;
+}
+
+// An assistant message's tool calls, as OpenAI sends them back: [{id, type, function: {name, arguments}}].
+bool read_tool_calls(const json& calls, const std::string& where, json& out, Refusal& why) {
+  const std::string shape = where + ".tool_calls must be a list of {\"id\": ..., \"type\": \"function\", " +
+                            "\"function\": {\"name\": ..., \"arguments\": \"<JSON text>\"}}";
+  if (!calls.is_array()) return refuse(why, shape, "messages");
+  out = json::array();
+  for (const auto& c : calls) {
+    if (!is_string(c, "id") || !is_string(c, "type") || c["type"] != "function" || !c.contains("function"))
+      return refuse(why, shape, "messages");
+    const json& f = c["function"];
+    if (!is_string(f, "name") || !is_string(f, "arguments")) return refuse(why, shape, "messages");
+    out.push_back(
+        {{"id", c["id"]}, {"type", "function"}, {"function", {{"name", f["name"]}, {"arguments", f["arguments"]}}}});
+  }
+  return true;
+}
+
+bool read_messages(const json& v, const char*, Reading& r) {
+  if (!v.is_array() || v.empty()) return refuse(r.why, "messages must be a non-empty list", "messages");
+  r.messages = json::array();
+  size_t i = 0;
+  for (const auto& msg : v) {
+    const std::string where = "messages[" + std::to_string(i++) + "]";
+    std::string text;
+    const bool has_calls = msg.is_object() && msg.contains("tool_calls") && asks_something(msg["tool_calls"]);
+    // An assistant's message that only calls tools has no content (null, or no key), as OpenAI sends it.
+    const bool content_ok = msg.is_object() && msg.contains("content") ? content_text(msg["content"], text) : has_calls;
+    if (!is_string(msg, "role") || !content_ok)
+      return refuse(r.why, "each message needs a role and a text content", "messages");
+    const std::string role = msg["role"].get<std::string>();
+    json out = {{"role", role}, {"content", text}};
+    for (auto it = msg.begin(); it != msg.end(); ++it) {
+      const std::string& key = it.key();
+      if (key == "role" || key == "content" || key == "name" || !asks_something(*it)) continue;
+      if (key == "tool_calls" && role == "assistant") {
+        if (!read_tool_calls(*it, where, out["tool_calls"], r.why)) return false;
+      } else if (key == "reasoning_content" && role == "assistant" && it->is_string()) {
+        out[key] = *it;
+      } else if (key == "tool_call_id" && role == "tool" && it->is_string()) {
+        out[key] = *it;
+      } else {
+        return refuse(r.why, "Unrecognized request argument supplied: " + where + "." + key, "messages");
+      }
+      r.messages_need_object = true;
+    }
+    if (role == "tool") {
+      if (!out.contains("tool_call_id"))
+        return refuse(r.why, where + ": a tool message needs the tool_call_id it answers", "messages");
+      r.messages_need_object = true;
+    }
+    r.messages.push_back(std::move(out));
+  }
+  return true;
+}
+
+bool read_prompt(const json& v, const char*, Reading& r) {
+  const json* p = &v;
+  if (v.is_array() && v.size() == 1 && v[0].is_string()) p = &v[0];
+  if (!p->is_string()) return refuse(r.why, "prompt must be a string (or a list of one)", "prompt");
+  r.req.text = p->get<std::string>();
+  return true;
+}
+
+bool read_model(const json& v, const char*, Reading& r) {
+  if (!v.is_string()) return refuse(r.why, "model must be a string", "model");
+  r.req.model = v.get<std::string>();
+  return true;
+}
+
+bool read_stream(const json& v, const char*, Reading& r) {
+  if (!v.is_boolean()) return refuse(r.why, "stream must be true or false", "stream");
+  r.req.stream = v.get<bool>();
+  return true;
+}
+
+bool read_stream_options(const json& v, const char*, Reading& r) {
+  const char* shape = "stream_options must be {\"include_usage\": true|false}";
+  if (!v.is_object()) return refuse(r.why, shape, "stream_options");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    // include_obfuscation pads chunks against length side channels; an answer without it is the same.
+    if ((it.key() != "include_usage" && it.key() != "include_obfuscation") || !(it->is_boolean() || it->is_null()))
+      return refuse(r.why, shape, "stream_options");
+  }
+  r.req.include_usage =
+      v.contains("include_usage") && v["include_usage"].is_boolean() && v["include_usage"].get<bool>();
+  return true;
+}
+
+bool read_max_tokens(const json& v, const char* field, Reading& r) {
+  if (!whole_in(v, 1, INT64_MAX)) return refuse(r.why, std::string(field) + " must be a whole number from 1", field);
+  r.req.max_tokens = v.get<int64_t>();
+  r.req.max_tokens_field = field;
+  return true;
+}
+
+bool read_stop(const json& v, const char*, Reading& r) {
+  bool ok = v.is_string() || (v.is_array() && v.size() <= 4);
+  if (ok && v.is_string()) r.req.stops.push_back(v.get<std::string>());
+  if (ok && v.is_array()) {
+    for (const auto& s : v) {
+      ok = ok && s.is_string();
+      if (ok) r.req.stops.push_back(s.get<std::string>());
+    }
+  }
+  for (const auto& s : r.req.stops) ok = ok && !s.empty();
+  if (!ok) return refuse(r.why, "stop must be a non-empty string or a list of up to 4", "stop");
+  return true;
+}
+
+// A number field as a llama.cpp property, in OpenAI's range (llama-server's and the plugin's for
+// the llama.cpp extras).
+struct Knob {
+  const char* field;
+  const char* property;
+  double lo, hi;
+  bool integral;
+};
+const Knob kKnobs[] = {{"temperature", "temp", 0, 2, false},
+                       {"top_p", "top-p", 0, 1, false},
+                       {"presence_penalty", "presence-penalty", -2, 2, false},
+                       {"frequency_penalty", "frequency-penalty", -2, 2, false},
+                       {"seed", "seed", 0, 4294967295.0, true},
+                       {"top_k", "top-k", 0, 2147483647.0, true},
+                       {"min_p", "min-p", 0, 1, false},
+                       {"repeat_penalty", "repeat-penalty", 1e-6, 1e6, false},
+                       {"repeat_last_n", "repeat-last-n", -1, 1048576, true}};
+
+bool read_knob(const json& v, const char* field, Reading& r) {
+  for (const Knob& k : kKnobs) {
+    if (std::strcmp(k.field, field)) continue;
+    const bool ok =
+        k.integral ? whole_in(v, static_cast<int64_t>(k.lo), static_cast<int64_t>(k.hi)) : number_in(v, k.lo, k.hi);
+    if (!ok) {
+      return refuse(r.why,
+                    std::string(field) + " must be a " + (k.integral ? "whole number" : "number") + " in [" +
+                        text_of(k.lo) + ", " + text_of(k.hi) + "]",
+                    field);
+    }
+    r.req.properties.push_back({k.property, text_of(v), field});
+    return true;
+  }
+  return refuse(r.why, std::string("Unrecognized request argument supplied: ") + field, field);
+}
+
+// logprobs: chat's true or false; completions' a number 0..5 (OpenAI's ranges).
+bool read_logprobs(const json& v, const char*, Reading& r) {
+  if (r.req.kind == Kind::chat) {
+    if (!v.is_boolean()) return refuse(r.why, "logprobs must be true or false", "logprobs", "invalid_value");
+    r.req.logprobs = v.get<bool>();
+    return true;
+  }
+  if (!whole_in(v, 0, 5))
+    return refuse(r.why, "logprobs must be a whole number from 0 to 5", "logprobs", "invalid_value");
+  r.req.logprobs = true;
+  r.req.top_logprobs = v.get<int64_t>();
+  return true;
+}
+
+bool read_top_logprobs(const json& v, const char*, Reading& r) {
+  if (!whole_in(v, 0, 20))
+    return refuse(r.why, "top_logprobs must be a whole number from 0 to 20, with logprobs true", "top_logprobs",
+                  "invalid_value");
+  r.req.top_logprobs = v.get<int64_t>();
+  return true;
+}
+
+// llama-server's n_probs: logprobs with that many candidates (the plugin's n-probs, 0..100).
+bool read_n_probs(const json& v, const char*, Reading& r) {
+  if (!whole_in(v, 0, 100)) return refuse(r.why, "n_probs must be a whole number from 0 to 100", "n_probs");
+  r.has_n_probs = true;
+  r.req.logprobs = v.get<int64_t>() > 0;
+  r.req.top_logprobs = v.get<int64_t>();
+  return true;
+}
+
+bool set_constraint(Reading& r, const char* field, const char* property, const std::string& value) {
+  if (r.constraint)
+    return refuse(
+        r.why,
+        std::string("give one of response_format, json_schema and grammar, not ") + r.constraint + " and " + field,
+        field);
+  r.constraint = field;
+  r.req.properties.push_back({property, value, field});
+  return true;
+}
+
+// Structured output: the plugin turns a JSON schema into the llama.cpp grammar sampling keeps to.
+bool read_response_format(const json& v, const char* field, Reading& r) {
+  const std::string type = is_string(v, "type") ? v["type"].get<std::string>() : "";
+  const json* spec = v.is_object() && v.contains("json_schema") ? &v["json_schema"] : nullptr;
+  const json* schema = spec && spec->is_object() && spec->contains("schema") ? &(*spec)["schema"] : nullptr;
+  if (type == "text") return true;
+  if (type == "json_object") return set_constraint(r, field, "json-schema", "{\"type\": \"object\"}");
+  if (type == "json_schema" && schema && schema->is_object())
+    return set_constraint(r, field, "json-schema", text_of(*schema));
+  return refuse(r.why,
+                "response_format must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
+                "{\"type\": \"json_schema\", \"json_schema\": {\"name\": ..., \"schema\": {...}}}",
+                "response_format", "invalid_value");
+}
+
+// llama-server's json_schema (a schema object) and grammar (GBNF text).
+bool read_json_schema(const json& v, const char* field, Reading& r) {
+  if (!v.is_object()) return refuse(r.why, "json_schema must be a JSON schema object", field);
+  return set_constraint(r, field, "json-schema", text_of(v));
+}
+
+bool read_grammar(const json& v, const char* field, Reading& r) {
+  if (!v.is_string()) return refuse(r.why, "grammar must be a GBNF grammar's text", field);
+  if (v.get<std::string>().empty()) return true;
+  return set_constraint(r, field, "grammar", v.get<std::string>());
+}
+
+bool read_n(const json& v, const char* field, Reading& r) {
+  if (!whole_in(v, 1, 1))
+    return refuse(r.why, std::string("Unsupported value: '") + field + "' must be 1: one answer per request", field,
+                  "unsupported_value");
+  return true;
+}
+
+bool read_echo(const json& v, const char* field, Reading& r) {
+  if (!v.is_boolean()) return refuse(r.why, "echo must be true or false", field);
+  if (!v.get<bool>()) return true;
+  return refuse(r.why,
+                "Unsupported parameter: 'echo' is not supported by this server (wasinn's http_openai); leave it out",
+                field, "unsupported_parameter");
+}
+
+// A field OpenAI documents that this endpoint does not implement: taken when it asks for nothing.
+bool read_unsupported(const json& v, const char* field, Reading& r) {
+  if (!asks_something(v)) return true;
+  return refuse(r.why,
+                std::string("Unsupported parameter: '") + field +
+                    "' is not supported by this server (wasinn's http_openai); leave it out",
+                field, "unsupported_parameter");
+}
+
+// Fields that change nothing about one answer: a caller's own labels and hints.
+bool read_label(const json& v, const char* field, Reading& r) {
+  if (!v.is_string()) return refuse(r.why, std::string(field) + " must be a string", field);
+  return true;
+}
+
+bool read_metadata(const json& v, const char* field, Reading& r) {
+  bool ok = v.is_object();
+  for (auto it = ok ? v.begin() : v.end(); ok && it != v.end(); ++it) ok = it->is_string();
+  if (!ok) return refuse(r.why, "metadata must be an object of strings", field);
+  return true;
+}
+
+bool read_flag(const json& v, const char* field, Reading& r) {
+  if (!v.is_boolean()) return refuse(r.why, std::string(field) + " must be true or false", field);
+  return true;
+}
+
+// store: true asks OpenAI to keep the completion for later retrieval, which this server does not do.
+bool read_store(const json& v, const char* field, Reading& r) {
+  if (!v.is_boolean()) return refuse(r.why, "store must be true or false", field);
+  if (!v.get<bool>()) return true;
+  return refuse(r.why, "Unsupported value: 'store' must be false: this server keeps no completions", field,
+                "unsupported_value");
+}
+
+bool read_service_tier(const json& v, const char* field, Reading& r) {
+  if (v == "auto" || v == "default") return true;
+  return refuse(r.why, "Unsupported value: 'service_tier' must be \"auto\" or \"default\": this server has one tier",
+                field, "unsupported_value");
+}
+
+bool read_modalities(const json& v, const char* field, Reading& r) {
+  bool ok = v.is_array();
+  for (const auto& m : ok ? v : json::array()) ok = ok && m == "text";
+  if (!ok)
+    return refuse(r.why, "Unsupported value: 'modalities' must be [\"text\"]: this server answers with text only",
+                  field, "unsupported_value");
+  return true;
+}
+
+// OpenAI's function names: letters, digits, '_' and '-', at most 64.
+bool function_name(const json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+bool read_tools(const json& v, const char* field, Reading& r) {
+  const char* shape =
+      "tools must be a list of {\"type\": \"function\", \"function\": {\"name\": ..., \"description\": ..., "
+      "\"parameters\": {JSON schema}}}, each name letters, digits, '_' or '-' (at most 64)";
+  if (!v.is_array()) return refuse(r.why, shape, field);
+  for (const auto& t : v) {
+    if (!is_string(t, "type") || t["type"] != "function" || !t.contains("function") || !t["function"].is_object())
+      return refuse(r.why, shape, field);
+    const json& f = t["function"];
+    json out = {{"name", f.contains("name") ? f["name"] : json()}};
+    if (!function_name(out["name"])) return refuse(r.why, shape, field);
+    for (auto it = f.begin(); it != f.end(); ++it) {
+      const bool ok = it.key() == "name" || it->is_null() || (it.key() == "description" && it->is_string()) ||
+                      (it.key() == "parameters" && it->is_object()) || (it.key() == "strict" && it->is_boolean());
+      if (!ok) return refuse(r.why, shape, field);
+      if (it.key() != "name" && !it->is_null()) out[it.key()] = *it;
+    }
+    for (auto it = t.begin(); it != t.end(); ++it) {
+      if (it.key() != "type" && it.key() != "function") return refuse(r.why, shape, field);
+    }
+    r.tools.push_back({{"type", "function"}, {"function", out}});
+  }
+  return true;
+}
+
+bool read_tool_choice(const json& v, const char* field, Reading& r) {
+  if (v == "auto" || v == "none" || v == "required" ||
+      (is_string(v, "type") && v["type"] == "function" && v.contains("function") &&
+       function_name(v["function"].is_object() && v["function"].contains("name") ? v["function"]["name"] : json()))) {
+    r.tool_choice = v.is_string() ? v : json{{"type", "function"}, {"function", {{"name", v["function"]["name"]}}}};
+    return true;
+  }
+  return refuse(r.why,
+                "tool_choice must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": "
+                "{\"name\": ...}}",
+                field, "invalid_value");
+}
+
+bool read_parallel_tool_calls(const json& v, const char* field, Reading& r) {
+  if (!v.is_boolean()) return refuse(r.why, "parallel_tool_calls must be true or false", field);
+  r.parallel_tool_calls = v;
+  return true;
+}
+
+// llama-server's template arguments (e.g. {"enable_thinking": false}) and reasoning parser.
+bool read_chat_template_kwargs(const json& v, const char* field, Reading& r) {
+  if (!v.is_object()) return refuse(r.why, "chat_template_kwargs must be an object", field);
+  if (!v.empty()) r.chat_template_kwargs = v;
+  return true;
+}
+
+bool read_reasoning_format(const json& v, const char* field, Reading& r) {
+  if (v != "none" && v != "auto" && v != "deepseek" && v != "deepseek-legacy")
+    return refuse(r.why, "reasoning_format must be \"none\", \"auto\", \"deepseek\" or \"deepseek-legacy\"", field,
+                  "invalid_value");
+  r.reasoning_format = v;
+  return true;
+}
+
+constexpr unsigned kChat = 1, kCompletion = 2, kBoth = 3;
+struct Field {
+  const char* name;
+  unsigned kinds;
+  Reader read;
+};
+// Every field a route takes; any other is refused naming it. OpenAI's first, then llama-server's.
+const Field kFields[] = {
+    {"model", kBoth, read_model},
+    {"messages", kChat, read_messages},
+    {"prompt", kCompletion, read_prompt},
+    {"stream", kBoth, read_stream},
+    {"stream_options", kBoth, read_stream_options},
+    {"max_tokens", kBoth, read_max_tokens},
+    {"max_completion_tokens", kBoth, read_max_tokens},
+    {"stop", kBoth, read_stop},
+    {"temperature", kBoth, read_knob},
+    {"top_p", kBoth, read_knob},
+    {"presence_penalty", kBoth, read_knob},
+    {"frequency_penalty", kBoth, read_knob},
+    {"seed", kBoth, read_knob},
+    {"logprobs", kBoth, read_logprobs},
+    {"top_logprobs", kChat, read_top_logprobs},
+    {"response_format", kBoth, read_response_format},
+    {"n", kBoth, read_n},
+    {"best_of", kCompletion, read_n},
+    {"echo", kCompletion, read_echo},
+    {"tools", kChat, read_tools},
+    {"tool_choice", kChat, read_tool_choice},
+    {"parallel_tool_calls", kChat, read_parallel_tool_calls},
+    {"user", kBoth, read_label},
+    {"metadata", kChat, read_metadata},
+    {"store", kChat, read_store},
+    {"service_tier", kChat, read_service_tier},
+    {"modalities", kChat, read_modalities},
+    {"prompt_cache_key", kChat, read_label},
+    {"safety_identifier", kChat, read_label},
+    {"suffix", kCompletion, read_unsupported},
+    {"logit_bias", kBoth, read_unsupported},
+    {"audio", kChat, read_unsupported},
+    {"prediction", kChat, read_unsupported},
+    {"functions", kChat, read_unsupported},
+    {"function_call", kChat, read_unsupported},
+    {"reasoning_effort", kChat, read_unsupported},
+    {"verbosity", kChat, read_unsupported},
+    {"web_search_options", kChat, read_unsupported},
+    // llama-server's extras the plugin has properties for.
+    {"top_k", kBoth, read_knob},
+    {"min_p", kBoth, read_knob},
+    {"repeat_penalty", kBoth, read_knob},
+    {"repeat_last_n", kBoth, read_knob},
+    {"n_probs", kBoth, read_n_probs},
+    {"json_schema", kBoth, read_json_schema},
+    {"grammar", kBoth, read_grammar},
+    {"cache_prompt", kBoth, read_flag},  // reusing a cached prefix changes no answer
+    {"chat_template_kwargs", kChat, read_chat_template_kwargs},
+    {"reasoning_format", kChat, read_reasoning_format},
+};
+
+unsigned kind_bit(Kind k) { return k == Kind::chat ? kChat : kCompletion; }
+
+// The checks between fields, and the messages' form.
+bool finish(const json& body, Reading& r) {
+  Request& req = r.req;
+  const bool chat = req.kind == Kind::chat;
+  if (chat && !body.contains("messages"))
+    return refuse(r.why, "messages must be a non-empty list", "messages", "missing_required_parameter");
+  if (!chat && !body.contains("prompt"))
+    return refuse(r.why, "prompt must be a string (or a list of one)", "prompt", "missing_required_parameter");
+  if (body.contains("top_logprobs") && !body["top_logprobs"].is_null() && (!req.logprobs || r.has_n_probs))
+    return refuse(r.why, "top_logprobs must be a whole number from 0 to 20, with logprobs true", "top_logprobs",
+                  "invalid_value");
+  if (r.has_n_probs && body.contains("logprobs") && !body["logprobs"].is_null())
+    return refuse(r.why, "give logprobs (and top_logprobs) or llama-server's n_probs, not both", "n_probs");
+  if (req.logprobs)
+    req.properties.push_back({"n-probs", std::to_string(req.top_logprobs > 1 ? req.top_logprobs : 1),
+                              r.has_n_probs ? "n_probs" : "logprobs"});
+  if (!r.tool_choice.is_null() && r.tools.empty())
+    return refuse(r.why, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+                  "tool_choice", "invalid_value");
+  if (r.tool_choice.is_object()) {
+    bool known = false;
+    for (const auto& t : r.tools) known = known || t["function"]["name"] == r.tool_choice["function"]["name"];
+    if (!known)
+      return refuse(r.why, "tool_choice names a function that is not in tools", "tool_choice", "invalid_value");
+  }
+  if (!r.tools.empty() && r.constraint)
+    return refuse(r.why,
+                  std::string(r.constraint) + " cannot be combined with tools: tool calls have a grammar of their own",
+                  r.constraint);
+  if (!chat) {
+    req.input = "prompt";
+    return true;
+  }
+  req.input = "messages";
+  req.message_form =
+      r.messages_need_object || !r.tools.empty() || !r.chat_template_kwargs.is_null() || !r.reasoning_format.is_null();
+  if (!req.message_form) {
+    req.text = text_of(r.messages);
+    return true;
+  }
+  // The plugin's object form (tools, tool calls, template arguments): it renders the model's Jinja
+  // template and parses the answer into OpenAI's assistant message.
+  json object = {{"messages", r.messages}};
+  if (!r.tools.empty()) object["tools"] = r.tools;
+  if (!r.tool_choice.is_null()) object["tool_choice"] = r.tool_choice;
+  if (!r.parallel_tool_calls.is_null() && !r.tools.empty()) object["parallel_tool_calls"] = r.parallel_tool_calls;
+  if (!r.chat_template_kwargs.is_null()) object["chat_template_kwargs"] = r.chat_template_kwargs;
+  if (!r.reasoning_format.is_null()) object["reasoning_format"] = r.reasoning_format;
+  req.text = text_of(object);
+  return true;
+}
+
+}  // namespace
+
+json error_json(const Refusal& r) {
+  return {{"error",
+           {{"message", r.message},
+            {"type", r.status >= 500 ? "server_error" : "invalid_request_error"},
+            {"param", r.param.empty() ? json(nullptr) : json(r.param)},
+            {"code", r.code.empty() ? json(nullptr) : json(r.code)}}}};
+}
+
+bool parse_body(const std::string& text, json& body, Refusal& why) {
+  body = json::parse(text, nullptr, false);
+  if (!body.is_discarded() && body.is_object()) return true;
+  body = json();
+  return refuse(why, "the body must be a JSON object", "");
+}
+
+bool parse_request(Kind kind, const json& body, Request& req, Refusal& why) {
+  req = Request{};
+  req.kind = kind;
+  if (!body.is_object()) return refuse(why, "the body must be a JSON object", "");
+  Reading r{req, why};
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    const Field* field = nullptr;
+    for (const Field& f : kFields) {
+      if (it.key() == f.name && (f.kinds & kind_bit(kind))) field = &f;
+    }
+    if (it->is_null()) continue;  // null is absent, as OpenAI's SDKs send an unset field
+    if (!field) return refuse(why, "Unrecognized request argument supplied: " + it.key(), it.key());
+    if (!field->read(*it, field->name, r)) return false;
+  }
+  return finish(body, r);
+}
+
+const std::vector<std::string>& known_fields(Kind kind) {
+  static const std::vector<std::string>* lists[2] = {nullptr, nullptr};
+  const int i = kind == Kind::chat ? 0 : 1;
+  if (!lists[i]) {
+    auto* names = new std::vector<std::string>();
+    for (const Field& f : kFields) {
+      if (f.kinds & kind_bit(kind)) names->push_back(f.name);
+    }
+    lists[i] = names;
+  }
+  return *lists[i];
+}
+
+}  // namespace openai

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// An OpenAI request body checked into what http_openai sends the llama.cpp plugin, or refused as
+// OpenAI refuses (status, message, code, param). Pure: nlohmann/json only, no WIT and no WASI, so
+// the same code runs in the guest and natively (tests/fuzz/fuzz_openai_request.cpp). Never throws:
+// every value's type is checked before it is read.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace openai {
+
+using nlohmann::json;
+
+enum class Kind { chat, completion };
+
+// OpenAI's error: {"error": {"message", "type", "param", "code"}}; "" is null.
+struct Refusal {
+  int status = 400;
+  std::string message;
+  std::string code;
+  std::string param;
+};
+json error_json(const Refusal& r);
+
+// One of the prompt session's llama.cpp properties (backends/llamacpp/config.cpp) and its value
+// as the plugin reads it (a JSON number's text, a schema's JSON text).
+struct Property {
+  std::string name, value;
+  std::string field;  // the request's field that gave it (the param of its refusal)
+};
+
+struct Request {
+  Kind kind = Kind::chat;
+  std::string model;  // "" when the body has none (the only model answers)
+  // The plugin's input and its text: "messages" with a JSON array of {role, content}, or (tools,
+  // tool calls, template arguments) the object form whose answer is the plugin's parsed "message";
+  // "prompt" with the raw prompt.
+  std::string input = "prompt";
+  std::string text;
+  bool message_form = false;         // the object form: the answer is the metadata's "message"
+  std::vector<Property> properties;  // set in this order, after NN_OPTIONS
+  std::vector<std::string> stops;
+  int64_t max_tokens = -1;  // -1: as long as the context holds
+  std::string max_tokens_field = "max_tokens";
+  bool stream = false;
+  bool include_usage = false;
+  bool logprobs = false;     // each token's log-probability (the plugin's n-probs) ...
+  int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
+};
+
+// The request body's text as a JSON object, or the refusal of one that is not.
+bool parse_body(const std::string& text, json& body, Refusal& why);
+// `body` as a request of `kind`: true with `req` filled, false with `why`.
+bool parse_request(Kind kind, const json& body, Request& req, Refusal& why);
+
+// The fields each route honours or accepts (docs/serving.md lists them); for the fuzz target's
+// checks and the docs test.
+const std::vector<std::string>& known_fields(Kind kind);
+
+}  // namespace openai
