@@ -18,25 +18,27 @@
  * "threads": 8}) is set on every session and context before the request's own fields (`serve`
  * checks it at start; a bad one here answers 500 naming it).
  *
- * Generation: max_tokens (or max_completion_tokens; at most MAX_TOKENS, default the context's
- * size), temperature, top_p, seed, presence_penalty, frequency_penalty become the session's
- * properties; the answer's length is what max_tokens and the context leave, so it never runs past
- * the context, and its finish_reason is "length" when either ended it, "stop" when the model or a
- * stop text did. stop (a string or up to 4) ends the answer before the first stop text, which is
- * left out, as OpenAI does; "stream": true answers with server-sent events (data: chunk, ...,
- * data: [DONE]) a token at a time, and stream_options.include_usage adds the usage chunk. A client
- * that leaves mid-stream ends the generation at its next token: the session (its KV cache) is
- * dropped at once. A stream ends before the server's deadline (the request header
- * wasinn-deadline-ms) with finish_reason "length" and an error event saying why. response_format
+ * Generation: the body is checked by openai_request.cpp (no WIT: fuzzed natively), which turns
+ * max_tokens (or max_completion_tokens; at most MAX_TOKENS, default the context's size),
+ * temperature, top_p, seed, the penalties and llama-server's extras (top_k, min_p, ...) into the
+ * session's properties and refuses every field it does not honour; the answer's length is what max_tokens and the
+ * context leave, so it never runs past the context, and its finish_reason is "length" when either ended it, "stop" when
+ * the model or a stop text did. stop (a string or up to 4) ends the answer before the first stop text, which is left
+ * out, as OpenAI does; "stream": true answers with server-sent events (data: chunk, ..., data: [DONE]) a token at a
+ * time, and stream_options.include_usage adds the usage chunk. A client that leaves mid-stream ends the generation at
+ * its next token: the session (its KV cache) is dropped at once. A stream ends before the server's deadline (the
+ * request header wasinn-deadline-ms) with finish_reason "length" and an error event saying why. response_format
  * json_object / json_schema become the plugin's json-schema grammar; logprobs (and top_logprobs)
- * come from the plugin's n-probs metadata, token by token.
+ * come from the plugin's n-probs metadata, token by token. Tools go to the plugin in the messages'
+ * object form; the answer is then the plugin's parsed message (openai_message.cpp: its stream deltas).
  * Errors are OpenAI's shape, {"error": {"message", "type", "param", "code"}}: 400 for a bad
  * request (context_length_exceeded for a prompt the context cannot hold, unsupported_parameter
- * naming a field this endpoint does not implement), 404 for an unknown model or path, 405 for a
- * wrong method, 500 for a failed inference.
+ * naming a field this endpoint does not implement, "Unrecognized request argument supplied" for an
+ * unknown one), 404 for an unknown model or path, 405 for a wrong method, 500 for a failed inference.
  *
- * The parts: http_openai.h (what they share), this file (routes, models, embeddings) and
- * http_openai_generation.cpp (completions).
+ * The parts: http_openai.h (what they share), this file (routes, models, embeddings),
+ * http_openai_generation.cpp (completions), openai_request.cpp (the request's fields) and
+ * openai_message.cpp (the parsed message's deltas).
  *
  * C++ for nlohmann/json (Debian's header-only library), built without exceptions: parsing never
  * throws (parse(..., false) gives a discarded value), every value is type-checked before use,
