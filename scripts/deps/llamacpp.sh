@@ -51,7 +51,7 @@ install_llamacpp() {
   patch_sum=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
   # The stamp holds every input of the build, so changing one of them rebuilds.
   local key="llama-cpp-python $LLAMACPP_PY_VERSION b$LLAMACPP_BUILD_NUMBER backend-dl cpu-x86-64-v3 vulkan"
-  key+=" rpath-origin common-lib mtmd vocab-qwen2 server chat-headers vocab-llama-bpe patches-$patch_sum"
+  key+=" rpath-origin common-lib mtmd vocab-qwen2 server chat-headers log-header vocab-llama-bpe patches-$patch_sum"
   [[ -f $stamp && $(cat "$stamp") == "$key" ]] && return
   local sdist=llama_cpp_python-$LLAMACPP_PY_VERSION.tar.gz
   verified_fetch "$LLAMACPP_SDIST_URL" "$sdist" "$LLAMACPP_SDIST_SHA256"
@@ -116,9 +116,10 @@ install_llamacpp() {
   done
   # The plugin calls json_schema_to_grammar and the chat layer (chat.h: templates, tool-call
   # parsers); their headers and the ones they include (common_json, a pimpl over nlohmann, so no
-  # nlohmann header leaks) go in a folder of their own.
+  # nlohmann header leaks) go in a folder of their own, with log.h (the plugin quiets common's
+  # logger, which writes to stderr past the host's log levels).
   mkdir -p "$stage/include/llama-common/jinja"
-  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h,common.h,chat.h,peg-parser.h} \
+  cp "$src"/common/{json-schema-to-grammar.h,json-schema.h,json.h,common.h,chat.h,peg-parser.h,log.h} \
     "$stage/include/llama-common/"
   cp "$src"/common/jinja/*.h "$stage/include/llama-common/jinja/"
   # Vocab-only GGUF files: the fixture script copies a real tokenizer from them.
