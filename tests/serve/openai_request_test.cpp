@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The OpenAI endpoint's request parser and message deltas (guest/components/openai_request.cpp,
+// openai_message.cpp), natively: what the http_openai guest sends the llama.cpp plugin for a
+// request, the refusals OpenAI's clients read, and the stream deltas of a growing tool call as
+// llama-server sends them (tools/server: server_chat_msg_diff_to_json_oaicompat).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "openai_message.h"
+#include "openai_request.h"
+
+using nlohmann::json;
+using namespace openai;
+
+namespace {
+
+Request accepted(Kind kind, const char* body) {
+  Request r;
+  Refusal why;
+  EXPECT_TRUE(parse_request(kind, json::parse(body), r, why)) << body << ": " << why.message;
+  return r;
+}
+
+Refusal refused(Kind kind, const char* body) {
+  Request r;
+  Refusal why;
+  EXPECT_FALSE(parse_request(kind, json::parse(body), r, why)) << body;
+  return why;
+}
+
+std::string value_of(const Request& r, const std::string& property) {
+  for (const Property& p : r.properties) {
+    if (p.name == property) return p.value;
+  }
+  return "<unset>";
+}
+
+const char* kTool = R"({"type": "function", "function": {"name": "get_weather",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})";
+
+}  // namespace
+
+TEST(OpenAIRequest, PlainChatIsTheMessagesArrayAsBefore) {
+  const Request r = accepted(Kind::chat, R"({"model": "m", "messages": [{"role": "system", "content": "terse"},
+      {"role": "user", "content": [{"type": "text", "text": "a "}, {"type": "text", "text": "b"}], "name": "x"}],
+      "max_tokens": 16, "temperature": 0, "stop": "x", "stream": true, "stream_options": {"include_usage": true}})");
+  EXPECT_EQ(r.model, "m");
+  EXPECT_EQ(r.input, "messages");
+  EXPECT_FALSE(r.message_form);
+  EXPECT_EQ(r.text, R"([{"content":"terse","role":"system"},{"content":"a b","role":"user"}])");
+  EXPECT_EQ(value_of(r, "temp"), "0");
+  EXPECT_EQ(r.max_tokens, 16);
+  EXPECT_EQ(r.stops, std::vector<std::string>{"x"});
+  EXPECT_TRUE(r.stream && r.include_usage);
+}
+
+TEST(OpenAIRequest, LlamaServerExtrasAreThePluginsProperties) {
+  const Request r = accepted(Kind::completion, R"({"prompt": ["p"], "top_k": 1, "min_p": 0.05,
+      "repeat_penalty": 1.3, "repeat_last_n": 32, "seed": 7, "n_probs": 3, "cache_prompt": true})");
+  EXPECT_EQ(r.text, "p");
+  EXPECT_EQ(value_of(r, "top-k"), "1");
+  EXPECT_EQ(value_of(r, "min-p"), "0.05");
+  EXPECT_EQ(value_of(r, "repeat-penalty"), "1.3");
+  EXPECT_EQ(value_of(r, "repeat-last-n"), "32");
+  EXPECT_EQ(value_of(r, "seed"), "7");
+  EXPECT_EQ(value_of(r, "n-probs"), "3");
+  EXPECT_TRUE(r.logprobs);
+  EXPECT_EQ(r.top_logprobs, 3);
+}
+
+TEST(OpenAIRequest, UnknownAndInapplicableFieldsAreRefusedNamingThem) {
+  Refusal w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "foo": 1})");
+  EXPECT_EQ(w.message, "Unrecognized request argument supplied: foo");
+  EXPECT_EQ(w.param, "foo");
+  EXPECT_EQ(w.status, 400);
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "typical_p": 0.9})");
+  EXPECT_EQ(w.param, "typical_p");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "audio": {"voice": "alloy"}})");
+  EXPECT_EQ(w.param, "audio");
+  EXPECT_EQ(w.code, "unsupported_parameter");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "modalities": ["text", "audio"]})");
+  EXPECT_EQ(w.code, "unsupported_value");
+  w = refused(Kind::completion, R"({"prompt": "p", "metadata": {}})");
+  EXPECT_EQ(w.param, "metadata");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "top_k": -1})");
+  EXPECT_EQ(w.param, "top_k");
+  // What asks for nothing is taken: null anywhere, false, empty lists.
+  accepted(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "foo": null, "audio": null,
+      "logit_bias": {}, "functions": [], "store": false, "service_tier": "auto", "modalities": ["text"],
+      "user": "u", "metadata": {"a": "b"}})");
+}
+
+TEST(OpenAIRequest, ToolsGoInTheObjectForm) {
+  const std::string body = std::string(R"({"messages": [{"role": "user", "content": "weather?"},
+      {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+      {"role": "tool", "tool_call_id": "c1", "content": "sunny"}],
+      "tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "parallel_tool_calls": false,
+      "chat_template_kwargs": {"enable_thinking": false}, "tools": [)") +
+                           kTool + "]}";
+  const Request r = accepted(Kind::chat, body.c_str());
+  EXPECT_TRUE(r.message_form);
+  const json sent = json::parse(r.text);
+  EXPECT_EQ(sent["tools"][0]["function"]["name"], "get_weather");
+  EXPECT_EQ(sent["tool_choice"]["function"]["name"], "get_weather");
+  EXPECT_EQ(sent["parallel_tool_calls"], false);
+  EXPECT_EQ(sent["chat_template_kwargs"]["enable_thinking"], false);
+  EXPECT_EQ(sent["messages"][1]["content"], "");
+  EXPECT_EQ(sent["messages"][1]["tool_calls"][0]["function"]["arguments"], "{\"city\": \"Paris\"}");
+  EXPECT_EQ(sent["messages"][2]["tool_call_id"], "c1");
+}
+
+TEST(OpenAIRequest, BadToolsAreRefusedNamingTheField) {
+  const std::string tools = std::string(R"("tools": [)") + kTool + "]";
+  const std::string with_tools = R"({"messages": [{"role": "user", "content": "hi"}], )" + tools;
+  EXPECT_EQ(refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "tool_choice": "auto"})").param,
+            "tool_choice");
+  EXPECT_EQ(
+      refused(Kind::chat, (with_tools + R"(, "tool_choice": {"type": "function", "function": {"name": "x"}}})").c_str())
+          .param,
+      "tool_choice");
+  EXPECT_EQ(refused(Kind::chat, (with_tools + R"(, "response_format": {"type": "json_object"}})").c_str()).param,
+            "response_format");
+  EXPECT_EQ(refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}],
+      "tools": [{"type": "function", "function": {"name": "bad name"}}]})")
+                .param,
+            "tools");
+  EXPECT_EQ(refused(Kind::chat, R"({"messages": [{"role": "tool", "content": "x"}]})").param, "messages");
+  EXPECT_EQ(refused(Kind::chat, R"({"messages": [{"role": "assistant", "content": null,
+      "tool_calls": [{"type": "function", "function": {"name": "f"}}]}]})")
+                .param,
+            "messages");
+}
+
+TEST(OpenAIMessage, DeltasAreLlamaServers) {
+  auto message = [](const char* text) {
+    Message m;
+    EXPECT_TRUE(read_message(json{{"message", json::parse(text)}}, m));
+    return m;
+  };
+  const Message m0 = message(R"({"role": "assistant", "content": ""})");
+  const Message m1 = message(R"({"role": "assistant", "content": "Let me", "reasoning_content": "hm"})");
+  const Message m2 = message(R"({"role": "assistant", "content": "Let me", "reasoning_content": "hm",
+      "tool_calls": [{"type": "function", "id": "c1", "function": {"name": "get_weather", "arguments": "{\"ci"}}]})");
+  const Message m3 = message(R"({"role": "assistant", "content": "Let me", "reasoning_content": "hm",
+      "tool_calls": [{"type": "function", "id": "c1", "function": {"name": "get_weather", "arguments": "{\"city\": 1}"}},
+                     {"type": "function", "id": "c2", "function": {"name": "f", "arguments": ""}}]})");
+  MessageDelta d;
+  ASSERT_TRUE(diff_messages(m0, m1, d));
+  EXPECT_EQ(d.content, "Let me");
+  EXPECT_EQ(d.reasoning, "hm");
+  EXPECT_TRUE(d.tool_calls.empty());
+  ASSERT_TRUE(diff_messages(m1, m2, d));
+  EXPECT_EQ(d.content, "");
+  ASSERT_EQ(d.tool_calls.size(), 1u);
+  EXPECT_EQ(d.tool_calls[0], json::parse(R"({"index": 0, "id": "c1", "type": "function",
+                            "function": {"name": "get_weather", "arguments": "{\"ci"}})"));
+  ASSERT_TRUE(diff_messages(m2, m3, d));
+  ASSERT_EQ(d.tool_calls.size(), 2u);
+  EXPECT_EQ(d.tool_calls[0], json::parse(R"({"index": 0, "function": {"arguments": "ty\": 1}"}})"));
+  EXPECT_EQ(d.tool_calls[1], json::parse(R"({"index": 1, "id": "c2", "type": "function", "function": {"name": "f"}})"));
+  // A message that lost a call, or rewrote its text, is no delta.
+  EXPECT_FALSE(diff_messages(m3, m2, d));
+  EXPECT_FALSE(diff_messages(m1, message(R"({"content": "Other"})"), d));
+  // The whole answer: content null beside tool calls, as OpenAI sends it.
+  const json whole = message_json(m3, "");
+  EXPECT_TRUE(whole["content"].is_null());
+  EXPECT_EQ(whole["tool_calls"][1]["function"]["name"], "f");
+  EXPECT_EQ(whole["reasoning_content"], "hm");
+  EXPECT_EQ(message_json(m1, "Let me")["content"], "Let me");
+}
