@@ -109,9 +109,8 @@ bool read_messages(const json& v, const char*, Reading& r) {
       if (key == "role" || key == "content" || key == "name" || !asks_something(*it)) continue;
       if (key == "tool_calls" && role == "assistant") {
         if (!read_tool_calls(*it, where, out["tool_calls"], r.why)) return false;
-      } else if (key == "reasoning_content" && role == "assistant" && it->is_string()) {
-        out[key] = *it;
-      } else if (key == "tool_call_id" && role == "tool" && it->is_string()) {
+      } else if ((key == "reasoning_content" && role == "assistant") || (key == "tool_call_id" && role == "tool")) {
+        if (!it->is_string()) return refuse(r.why, where + "." + key + " must be a string", "messages");
         out[key] = *it;
       } else {
         return refuse(r.why, "Unrecognized request argument supplied: " + where + "." + key, "messages");
@@ -163,6 +162,8 @@ bool read_stream_options(const json& v, const char*, Reading& r) {
 
 bool read_max_tokens(const json& v, const char* field, Reading& r) {
   if (!whole_in(v, 1, INT64_MAX)) return refuse(r.why, std::string(field) + " must be a whole number from 1", field);
+  // Both given: max_completion_tokens, OpenAI's newer name, wins (fields are read in name order).
+  if (r.req.max_tokens_field == "max_completion_tokens") return true;
   r.req.max_tokens = v.get<int64_t>();
   r.req.max_tokens_field = field;
   return true;
