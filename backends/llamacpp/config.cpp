@@ -52,6 +52,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["use-mmap"] = boolean(&LlamaOptions::use_mmap, "use-mmap");
     t["mmproj"] = text(&LlamaOptions::mmproj, "mmproj");
     t["image"] = text(&LlamaOptions::image, "image");
+    t["chat-template"] = text(&LlamaOptions::chat_template, "chat-template");
     t["tts"] = boolean(&LlamaOptions::tts, "tts");
     t["model-vocoder"] = text(&LlamaOptions::model_vocoder, "model-vocoder");
     t["tts-output-file"] = text(&LlamaOptions::tts_output_file, "tts-output-file");
@@ -208,7 +209,8 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 
 bool is_load_only_key(std::string_view key) {
   static constexpr std::string_view kKeys[] = {"n-gpu-layers", "main-gpu",      "use-mmap",        "mmproj",
-                                               "tts",          "model-vocoder", "tts-output-file", "tts-speaker-file"};
+                                               "tts",          "model-vocoder", "tts-output-file", "tts-speaker-file",
+                                               "chat-template"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 

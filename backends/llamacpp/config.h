@@ -54,6 +54,10 @@ struct LlamaOptions {
   // "image"; "": none. The prompt marks where it goes with "<image>".
   std::string image;
 
+  // Chat (chat_template.h): the Jinja template input 2 is rendered with instead of the model's
+  // tokenizer.chat_template, as llama-server's --chat-template; "": the model's. Fixed at load.
+  std::string chat_template;
+
   // Context: changing one recreates only that context's llama_context, never the model.
   uint32_t ctx_size = 512;  // 0: the model's training context
   uint32_t batch_size = 512;

@@ -177,6 +177,18 @@ void LlamaContext::set_metadata(wasinn_tensor& out) {
               ", \"context_size\": " + std::to_string(wanted_shape().n_ctx) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
               ", \"llama_commit\": \"" WASINN_LLAMA_COMMIT "\"}";
+  if (reply_) {  // a generation from input 2: its message so far, parsed as llama-server parses it
+    const bool ended = stream_.has_ended() || !streaming_;
+    if (stream_.started()) reply_->update(stream_.chat_text(), ended);
+    metadata_.pop_back();
+    metadata_ += ", \"message\": " + reply_->json();
+    // As llama-server's finish_reason: the model (or a stop) ended an answer holding tool calls.
+    if (ended && stream_.stopped() && reply_->has_tool_calls()) metadata_ += ", \"finish\": \"tool_calls\"";
+    if (ended && !reply_->parse_error().empty())
+      metadata_ += ", \"parse_error\": " +
+                   nlohmann::json(reply_->parse_error()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    metadata_ += "}";
+  }
   if (options_.n_probs > 0 && !stream_.tokens().empty()) {  // "n-probs": the last token's logprobs
     const auto& lp = stream_.last_logprobs();
     nlohmann::json top = nlohmann::json::array();
@@ -197,14 +209,17 @@ Error LlamaContext::start_generation(const LogScope& scope) {
   output_is_embedding_ = false;
   const uint32_t n_ctx = std::min(shape_.n_ctx, llama_n_ctx(llama_.get()));
   stream_.stop_grammar_on(cancel_requested_);
-  if (!chunks_) return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_);
+  reply_.reset();
+  const ChatConstraints* chat = chat_ ? &chat_->constraints : nullptr;
+  if (chat_) reply_ = std::make_unique<ChatReply>(chat_->parser, chat_->constraints.stops);
+  if (!chunks_) return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_, chat);
   TokenStream::Feed feed;
   feed.n_tokens = mtmd_helper_get_n_tokens(chunks_.get());
   feed.n_pos = static_cast<size_t>(mtmd_helper_get_n_pos(chunks_.get()));
   feed.decode = [&](llama_context* c, uint32_t& n_pos) {
     return graph_->projector()->eval(c, chunks_.get(), cancel_requested_, scope, n_pos);
   };
-  return stream_.begin(llama_.get(), graph_->vocab(), feed, n_ctx, options_);
+  return stream_.begin(llama_.get(), graph_->vocab(), feed, n_ctx, options_, chat);
 }
 
 // The images of the next prompt, from one source: the prompt's inline images, else input 3, else
@@ -288,7 +303,8 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
         {"tts", updated.tts != loaded.tts},
         {"model-vocoder", updated.model_vocoder != loaded.model_vocoder},
         {"tts-speaker-file", updated.tts_speaker_file != loaded.tts_speaker_file},
-        {"tts-output-file", updated.tts_output_file != loaded.tts_output_file}};
+        {"tts-output-file", updated.tts_output_file != loaded.tts_output_file},
+        {"chat-template", updated.chat_template != loaded.chat_template}};
     for (const auto& [key, changed] : fixed) {
       if (changed) {
         return sdk::invalid("metadata (input 1): \"" + std::string(key) +
@@ -321,14 +337,21 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     }
     return {};
   }
-  std::string chat;
   if (slot == kMessages && graph_->vocoder()) {
     return sdk::unsupported("input 2 (\"messages\"): a text-to-speech graph speaks the text of input 0 (\"prompt\")");
   }
-  if (slot == kMessages) {
-    if (Error e = format_chat(graph_->model(), bytes, chat)) return e;
+  if (slot != kMessages) {
+    if (Error e = prepare_prompt(std::string(bytes), scope)) return e;
+    chat_.reset();
+    reply_.reset();
+    return {};
   }
-  return prepare_prompt(slot == kMessages ? chat : std::string(bytes), scope);
+  ChatTurn turn;
+  if (Error e = format_chat(*graph_->chat_templates(), graph_->vocab(), bytes, options_, turn)) return e;
+  if (Error e = prepare_prompt(turn.prompt, scope)) return e;
+  chat_ = std::move(turn);
+  reply_.reset();
+  return {};
 }
 
 Error LlamaContext::compute() {

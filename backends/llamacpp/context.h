@@ -10,10 +10,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "chat_message.h"
+#include "chat_template.h"
 #include "config.h"
 #include "llama_handles.h"
 #include "token_stream.h"
@@ -77,10 +80,12 @@ class LlamaContext {
   ContextShape shape_;
   std::atomic<bool> cancel_requested_{false};
 
-  std::string prompt_text_;          // the prompt as given (or as the chat template made it)
-  BitmapPtr image_;                  // input 3, until replaced or cleared with an empty tensor
-  std::vector<llama_token> prompt_;  // a text prompt's tokens
-  ChunksPtr chunks_;                 // or a prompt with images: its text and image chunks
+  std::string prompt_text_;           // the prompt as given (or as the chat template made it)
+  std::optional<ChatTurn> chat_;      // the chat layer's turn when the prompt came from input 2
+  std::unique_ptr<ChatReply> reply_;  // its answer's message, from the generation's start
+  BitmapPtr image_;                   // input 3, until replaced or cleared with an empty tensor
+  std::vector<llama_token> prompt_;   // a text prompt's tokens
+  ChunksPtr chunks_;                  // or a prompt with images: its text and image chunks
   size_t n_prompt_tokens_ = 0;
   bool has_prompt_ = false;
   TokenStream stream_;

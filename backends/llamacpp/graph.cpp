@@ -199,6 +199,11 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
     const auto reading = backend.device_set().registry_reader();
     if (Error e = Vocoder::load(o.model_vocoder, params, scope, graph->vocoder_)) return e;
   }
+  if (!o.tts) {
+    if (Error e = ChatTemplates::init(model, o.chat_template, graph->chat_templates_)) return e;
+  } else if (!o.chat_template.empty()) {
+    return sdk::invalid("load config: \"chat-template\" is for chats; a text-to-speech graph speaks input 0");
+  }
   graph->allow_host_paths_ = backend.config().allow_preload_paths;
   graph->vocab_ = llama_model_get_vocab(model);
   graph->n_embd_ = llama_model_n_embd(model);

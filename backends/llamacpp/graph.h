@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chat_template.h"
 #include "config.h"
 #include "llama_handles.h"
 #include "tts_prompt.h"
@@ -62,6 +63,8 @@ class LlamaGraph {
   // Text to speech ("tts": true): the vocoder and the speaker profile, else null.
   Vocoder* vocoder() const { return vocoder_.get(); }
   const SpeakerProfile* speaker() const { return speaker_.get(); }
+  // The chat templates input 2 is rendered with (null for a text-to-speech graph).
+  const ChatTemplates* chat_templates() const { return chat_templates_.get(); }
 
  private:
   ModelPtr model_;
@@ -74,6 +77,7 @@ class LlamaGraph {
   std::unique_ptr<Projector> projector_;  // freed before model_, which it reads
   std::unique_ptr<Vocoder> vocoder_;
   std::unique_ptr<SpeakerProfile> speaker_;
+  std::unique_ptr<ChatTemplates> chat_templates_;
   bool allow_host_paths_ = false;
 };
 

@@ -24,13 +24,14 @@ class GrammarWork {
   GrammarWork& operator=(const GrammarWork&) = delete;
 };
 
-// A token's text, with special tokens rendered as WasmEdge's plugin does.
-std::string piece_of(const llama_vocab* vocab, llama_token token) {
+// A token's text, with special tokens rendered as WasmEdge's plugin does (`special`), or left
+// out as llama-server leaves out those its chat layer did not preserve.
+std::string piece_of(const llama_vocab* vocab, llama_token token, bool special = true) {
   char small[64];
-  int32_t n = llama_token_to_piece(vocab, token, small, sizeof small, 0, /*special=*/true);
+  int32_t n = llama_token_to_piece(vocab, token, small, sizeof small, 0, special);
   if (n >= 0) return std::string(small, static_cast<size_t>(n));
   std::string big(static_cast<size_t>(-n), '\0');
-  n = llama_token_to_piece(vocab, token, big.data(), static_cast<int32_t>(big.size()), 0, true);
+  n = llama_token_to_piece(vocab, token, big.data(), static_cast<int32_t>(big.size()), 0, special);
   big.resize(n > 0 ? static_cast<size_t>(n) : 0);
   return big;
 }
@@ -67,25 +68,53 @@ Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens) {
   return {};
 }
 
-Error TokenStream::build_sampler(const LlamaOptions& o) {
+Error TokenStream::build_sampler(const LlamaOptions& o, const ChatConstraints* chat) {
   llama_sampler_chain_params params = llama_sampler_chain_default_params();
   params.no_perf = true;
   SamplerPtr chain(llama_sampler_chain_init(params));
   if (!chain) return sdk::runtime_error("could not create a sampler chain");
-  if (!o.grammar.empty()) {
-    llama_sampler* g = nullptr;
+  // The chat layer's grammar replaces the options' one, as in llama-server.
+  const bool from_chat = chat && !chat->grammar.empty();
+  const std::string& grammar = from_chat ? chat->grammar : o.grammar;
+  if (!grammar.empty()) {
+    SamplerPtr g;
     try {
       GrammarWork bounded(cancel_);
-      g = llama_sampler_init_grammar(vocab_, o.grammar.c_str(), "root");
+      if (from_chat && chat->grammar_lazy) {
+        std::vector<const char*> patterns;
+        for (const auto& p : chat->trigger_patterns) patterns.push_back(p.c_str());
+        g.reset(llama_sampler_init_grammar_lazy_patterns(vocab_, grammar.c_str(), "root", patterns.data(),
+                                                         patterns.size(), chat->trigger_tokens.data(),
+                                                         chat->trigger_tokens.size()));
+      } else {
+        g.reset(llama_sampler_init_grammar(vocab_, grammar.c_str(), "root"));
+      }
+      // llama-server's common_sampler: the chat layer's grammar, unless lazy, first accepts the
+      // generation prompt the template already wrote (the options' own grammar does not).
+      if (g && from_chat && !chat->grammar_lazy) {
+        try {
+          for (llama_token t : chat->prefill) llama_sampler_accept(g.get(), t);
+        } catch (const std::exception& e) {
+          if (cancel_ && cancel_->load()) throw;
+          // llama-server refuses such a request too ("Failed to initialize samplers").
+          return sdk::invalid(
+              "the grammar llama.cpp's chat layer made for this chat cannot accept the template's generation "
+              "prompt as this model's vocabulary tokenizes it (its markers are not special tokens here): " +
+              std::string(e.what()));
+        }
+      }
     } catch (const std::exception& e) {
       return grammar_failure(e);
+    }
+    if (!g && from_chat) {
+      return sdk::invalid("the grammar llama.cpp's chat layer made for this chat's tools could not be parsed");
     }
     if (!g) {
       return sdk::invalid(
           "config key \"grammar\" is not a valid GBNF grammar with a 'root' rule, or exceeds llama.cpp's limits "
           "(at most 2000 repetitions of a rule, no left recursion)");
     }
-    llama_sampler_chain_add(chain.get(), g);
+    llama_sampler_chain_add(chain.get(), g.release());
   }
   if (o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0) {
     const int32_t last_n = o.repeat_last_n < 0 ? static_cast<int32_t>(n_ctx_) : static_cast<int32_t>(o.repeat_last_n);
@@ -108,7 +137,7 @@ Error TokenStream::build_sampler(const LlamaOptions& o) {
 }
 
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt,
-                         uint32_t n_ctx, const LlamaOptions& options) {
+                         uint32_t n_ctx, const LlamaOptions& options, const ChatConstraints* chat) {
   Feed feed;
   feed.n_tokens = feed.n_pos = prompt.size();
   feed.decode = [prompt](llama_context* c, uint32_t& n_pos) -> Error {
@@ -117,11 +146,11 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
     n_pos = static_cast<uint32_t>(tokens.size());
     return {};
   };
-  return begin(ctx, vocab, feed, n_ctx, options);
+  return begin(ctx, vocab, feed, n_ctx, options, chat);
 }
 
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
-                         const LlamaOptions& options) {
+                         const LlamaOptions& options, const ChatConstraints* chat) {
   reset();
   began_at_ = std::chrono::steady_clock::now();
   if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
@@ -131,7 +160,12 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
   }
   vocab_ = vocab;
   n_ctx_ = n_ctx;
-  if (Error e = build_sampler(options)) return e;
+  if (Error e = build_sampler(options, chat)) return e;
+  chat_ = chat != nullptr;
+  if (chat) {
+    preserved_ = chat->preserved;
+    stops_ = chat->stops;
+  }
   llama_memory_clear(llama_get_memory(ctx), true);
   uint32_t n_pos = 0;
   if (Error e = prompt.decode(ctx, n_pos)) {
@@ -180,6 +214,7 @@ Error TokenStream::next() {
   }
   if (llama_vocab_is_eog(vocab_, token)) {
     ended_ = WASINN_END_OF_SEQUENCE;
+    stopped_ = true;
     return {ended_, "the model ended the sequence"};
   }
   if (n_probs_ > 0) note_logprobs(logits, token);
@@ -188,10 +223,29 @@ Error TokenStream::next() {
   count_token();
   last_piece_at_ = text_.size();
   text_ += piece_of(vocab_, token);
+  if (chat_) {
+    // As llama-server: a special token's text only when the chat layer preserved it, and the
+    // text ends before a stop string (which ends the answer).
+    const size_t at = chat_text_.size();
+    chat_text_ += piece_of(vocab_, token, preserved_.count(token) > 0);
+    for (const auto& stop : stops_) {
+      if (stop.empty()) continue;
+      const size_t from = at >= stop.size() ? at - stop.size() + 1 : 0;
+      const size_t found = chat_text_.find(stop, from);
+      if (found != std::string::npos) {
+        chat_text_.resize(found);
+        ended_ = WASINN_END_OF_SEQUENCE;
+        stopped_ = true;
+      }
+    }
+  }
   if (!reverse_prompt_.empty()) {
     // Only the tail can hold a new match: the new piece plus what could straddle into it.
     const size_t from = last_piece_at_ >= reverse_prompt_.size() ? last_piece_at_ - reverse_prompt_.size() + 1 : 0;
-    if (text_.find(reverse_prompt_, from) != std::string::npos) ended_ = WASINN_END_OF_SEQUENCE;
+    if (text_.find(reverse_prompt_, from) != std::string::npos) {
+      ended_ = WASINN_END_OF_SEQUENCE;
+      stopped_ = true;
+    }
   }
   return {};
 }
@@ -251,6 +305,11 @@ void TokenStream::reset() {
   tokens_.clear();
   text_.clear();
   last_piece_at_ = 0;
+  chat_ = false;
+  stopped_ = false;
+  preserved_.clear();
+  stops_.clear();
+  chat_text_.clear();
   last_logprobs_ = {};
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,21 @@ namespace wasinn::llamacpp {
 
 using SamplerPtr = plugin_common::FunctionHandle<llama_sampler, llama_sampler_free>;
 
+// How llama-server samples a chat's answer from llama.cpp's chat layer (chat_template.h): its
+// grammar (lazy until a trigger when tool_choice is "auto"), the special tokens whose text it
+// keeps, and the strings that end it.
+struct ChatConstraints {
+  std::string grammar;  // GBNF from the chat layer; "": the options' "grammar" applies
+  bool grammar_lazy = false;
+  std::vector<std::string> trigger_patterns;  // regexes over the text so far (words escaped)
+  std::vector<llama_token> trigger_tokens;
+  // The generation prompt's tokens, fed to a grammar that is not lazy before the first sample,
+  // as llama-server's common_sampler does for tool-call and JSON-schema grammars.
+  std::vector<llama_token> prefill;
+  std::set<llama_token> preserved;  // special tokens rendered in chat_text()
+  std::vector<std::string> stops;   // the chat layer's additional stops
+};
+
 // Feeds tokens to the context in chunks of its batch size, mapping llama_decode's codes to
 // statuses (2, aborted by cancel(), is TIMEOUT).
 Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens);
@@ -35,8 +51,9 @@ class TokenStream {
  public:
   // Clears the context's memory, evaluates the prompt and builds the sampler from `options`.
   // PROMPT_TOO_LONG when the prompt leaves no room in a context of n_ctx tokens.
+  // `chat` (may be null): the constraints of a prompt made from input 2.
   Error begin(llama_context* ctx, const llama_vocab* vocab, std::span<const llama_token> prompt, uint32_t n_ctx,
-              const LlamaOptions& options);
+              const LlamaOptions& options, const ChatConstraints* chat = nullptr);
 
   // A prompt that is not only tokens (text with images, vision.h): its size in tokens (what the
   // metadata counts) and context positions, and how it reaches the context's memory (from
@@ -47,7 +64,7 @@ class TokenStream {
     std::function<Error(llama_context* ctx, uint32_t& n_pos)> decode;
   };
   Error begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
-              const LlamaOptions& options);
+              const LlamaOptions& options, const ChatConstraints* chat = nullptr);
 
   // One more token. END_OF_SEQUENCE at an end-of-generation token, after n-predict tokens or
   // once the text holds the reverse prompt; CONTEXT_FULL when the previous token cannot be fed
@@ -74,10 +91,18 @@ class TokenStream {
   }
 
   bool started() const { return ctx_ != nullptr; }
+  // No token can follow (END_OF_SEQUENCE or CONTEXT_FULL was, or will be, the answer).
+  bool has_ended() const { return ended_ != WASINN_OK; }
+  // The answer ended itself: an end-of-generation token, the reverse prompt or a stop string
+  // (llama-server's stop types eos and word), not a limit.
+  bool stopped() const { return stopped_; }
   size_t prompt_tokens() const { return n_prompt_; }
   const std::vector<llama_token>& tokens() const { return tokens_; }
   const std::string& text() const { return text_; }
   std::string_view last_piece() const { return std::string_view(text_).substr(last_piece_at_); }
+  // With chat constraints: the text as llama-server's parser sees it (special tokens only when
+  // preserved, cut before a stop string); what the chat's message is parsed from.
+  const std::string& chat_text() const { return chat_text_; }
 
   // With options.n_probs > 0: the last token's log-probability and its n_probs likeliest
   // candidates' (each a token and its text), the log-softmax of the raw logits it was sampled from.
@@ -92,7 +117,7 @@ class TokenStream {
   const Logprobs& last_logprobs() const { return last_logprobs_; }
 
  private:
-  Error build_sampler(const LlamaOptions& options);
+  Error build_sampler(const LlamaOptions& options, const ChatConstraints* chat);
   void note_logprobs(const std::vector<float>& logits, llama_token token);
   void count_token() noexcept;  // into stats_, for the token just generated
 
@@ -113,6 +138,11 @@ class TokenStream {
   std::vector<llama_token> tokens_;
   std::string text_;
   size_t last_piece_at_ = 0;
+  bool chat_ = false;
+  bool stopped_ = false;
+  std::set<llama_token> preserved_;
+  std::vector<std::string> stops_;
+  std::string chat_text_;
   uint32_t n_probs_ = 0;
   Logprobs last_logprobs_;
   wasinn_token_stats stats_{};

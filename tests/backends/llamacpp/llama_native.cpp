@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "llama_native.h"
 
+#include <chat.h>
 #include <ggml-backend.h>
 #include <llama.h>
 
@@ -99,22 +100,21 @@ std::string NativeRun::text() const {
 
 std::string native_chat_prompt(const std::string& model_path,
                                const std::vector<std::pair<std::string, std::string>>& messages) {
-  llama_model* m = model_for(model_path);
-  std::vector<llama_chat_message> chat;
-  size_t total = 0;
+  // As llama-server --jinja renders a chat: llama.cpp's chat layer with the model's template
+  // (chatml when it has none).
+  const auto templates = common_chat_templates_init(model_for(model_path), "");
+  common_chat_templates_inputs inputs;
   for (const auto& [role, content] : messages) {
-    chat.push_back({role.c_str(), content.c_str()});
-    total += role.size() + content.size();
+    common_chat_msg m;
+    m.role = role;
+    m.content = content;
+    inputs.messages.push_back(std::move(m));
   }
-  const char* tmpl = llama_model_chat_template(m, nullptr);
-  std::vector<char> buf(total * 2 + 256);
-  int n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), true, buf.data(), static_cast<int32_t>(buf.size()));
-  if (n > static_cast<int>(buf.size())) {
-    buf.resize(static_cast<size_t>(n));
-    n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), true, buf.data(), n);
-  }
-  if (n < 0) throw std::runtime_error("native llama_chat_apply_template does not know the model's template");
-  return std::string(buf.data(), static_cast<size_t>(n));
+  inputs.use_jinja = true;
+  inputs.add_generation_prompt = true;
+  inputs.enable_thinking = common_chat_templates_support_enable_thinking(templates.get());
+  inputs.reasoning_format = COMMON_REASONING_FORMAT_DEEPSEEK;
+  return common_chat_templates_apply(templates.get(), inputs).prompt;
 }
 
 size_t native_token_count(const std::string& model_path, const std::string& prompt) {

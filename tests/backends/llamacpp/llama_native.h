@@ -44,8 +44,8 @@ std::vector<float> native_spectra(const std::string& vocoder_path, const std::ve
 // L2-normalised.
 std::vector<float> native_embedding(const std::string& model_path, const std::string& prompt, const NativeSettings& s);
 
-// The prompt llama.cpp's llama_chat_apply_template makes of (role, content) messages with the
-// model's chat template (chatml when the GGUF has none), ending where the answer begins.
+// The prompt llama-server --jinja makes of (role, content) messages: llama.cpp's chat layer with the
+// model's Jinja template (chatml when the GGUF has none), ending where the answer begins.
 std::string native_chat_prompt(const std::string& model_path,
                                const std::vector<std::pair<std::string, std::string>>& messages);
 

@@ -370,8 +370,10 @@ TEST(LlamaPlugin, ArbitraryBytesAreAnErrorOrAPromptNeverACrash) {
   EXPECT_NE(output_text(c.ptr, 1).find("\"input_tokens\": 1"), std::string::npos);
 }
 
-// Input 2: a chat through the model's template. The tiny GGUF has none, so llama.cpp uses
-// chatml, whose text is known: the answer equals the one to that text given as the prompt.
+// Input 2: a chat through the model's template. The tiny GGUF has none, so llama.cpp's chat
+// layer uses chatml, whose text is known: the answer equals the one to that text given as the
+// prompt, and the metadata adds the answer parsed as the assistant's message.
+// (llama_chat_test.cpp compares input 2 with llama-server.)
 TEST(LlamaPlugin, MessagesGoThroughTheChatTemplate) {
   Graph g = tiny();
   Context chat(api(), g.ptr), plain(api(), g.ptr);
@@ -385,7 +387,11 @@ TEST(LlamaPlugin, MessagesGoThroughTheChatTemplate) {
   const std::string answer = output_text(chat.ptr, 0);
   EXPECT_FALSE(answer.empty());
   EXPECT_EQ(answer, output_text(plain.ptr, 0));
-  EXPECT_EQ(output_text(chat.ptr, 1), output_text(plain.ptr, 1)) << "the same prompt tokens";
+  auto meta = nlohmann::json::parse(output_text(chat.ptr, 1));
+  const auto message = meta["message"];
+  meta.erase("message");
+  EXPECT_EQ(meta, nlohmann::json::parse(output_text(plain.ptr, 1))) << "the same prompt tokens";
+  EXPECT_EQ(message, (nlohmann::json{{"role", "assistant"}, {"content", answer}}));
 
   // Not a chat: invalid-argument saying what to give, and the context still answers after it.
   std::string detail;
