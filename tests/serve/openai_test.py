@@ -36,8 +36,8 @@ Cases (ctest runs each as serve.openai.CASE):
                answer as it was
   extras       llama-server's extras: top_k 1 at temperature 1 is the greedy answer, n_probs native logprobs,
                repeat_penalty changes the answer as llama-server's does
-  tools        tools with tool_choice required: a tool call (whole and streamed deltas), a tool result fed
-               back answered; bad tools, tool_choice and tool messages 400
+  tools        tools with tool_choice required on the Qwen 2.5 chat fixture: a tool call (whole and streamed
+               deltas), a tool result fed back answered; bad tools, tool_choice and tool messages 400
   deadline     a stream past --request-timeout ends in time: finish_reason length, then an error event; the
                access log and the outcome metric say cut:timeout
   preloaded    without MODELS, /v1/models lists the preloads; no model: the only one, or 400 with two
@@ -92,8 +92,9 @@ class Ctx:
         except ImportError:
             raise Skipped("PyPI's openai is not installed in this Python (scripts/deps/openai.pip)")
 
-    def server(self, extra=(), models="default,second", nn_options=NN_OPTIONS):
-        preload = ["--nn-preload", f"default:GGML:AUTO:{self.model}", "--nn-preload", f"second:GGML:AUTO:{self.model}"]
+    def server(self, extra=(), models="default,second", nn_options=NN_OPTIONS, model=None):
+        model = model or self.model
+        preload = ["--nn-preload", f"default:GGML:AUTO:{model}", "--nn-preload", f"second:GGML:AUTO:{model}"]
         args = preload + (["--env", f"MODELS={models}"] if models else []) + ["--env", f"NN_OPTIONS={nn_options}"]
         args += list(extra)
         if self.args.backend_dir:
@@ -677,20 +678,26 @@ def case_extras(ctx):
 
 WEATHER_TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "The weather in a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    # An enum: the grammar ends the arguments, which random weights would otherwise not.
+    "parameters": {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "Rome"]}},
+                   "required": ["city"]}}}
 
 
 def case_tools(ctx):
-    """tools with tool_choice "required" on the tiny GGUF (random weights: the plugin's grammar
-    forces a call): the answer is a tool call (content null, finish_reason tool_calls) whose
-    arguments parse and name a city; streamed, the deltas (id and name first, then argument pieces)
-    join to the same call; the call and a tool result fed back are answered. Malformed tools,
-    tool_choice and tool messages are 400 naming the field."""
+    """tools with tool_choice "required" on the Qwen 2.5 chat fixture (random weights, Qwen 2.5's
+    real template; the plugin's grammar makes a call): the answer is a tool call (content null,
+    finish_reason tool_calls) whose arguments parse and name a city; streamed, the deltas (id and
+    name first, then argument pieces) join to the same call; the call and a tool result fed back
+    are answered. Malformed tools, tool_choice and tool messages are 400 naming the field.
+    (serve.openai-tools.* compares every chat fixture's answers with llama-server's.)"""
     import openai
+    model = os.path.join(ctx.args.fixtures, "chat", "qwen2.5.gguf")
+    if not os.path.exists(model):
+        raise Skipped(f"no {model} (scripts/fixtures/export_chat_gguf.py makes it)")
     messages = [{"role": "user", "content": "What is the weather in Paris?"}]
-    with ctx.server(nn_options='{"threads": 1, "ctx-size": 1024}') as server:
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 4096}', model=model) as server:
         c = client(server)
-        r = c.chat.completions.create(model="default", messages=messages, max_tokens=64, temperature=0,
+        r = c.chat.completions.create(model="default", messages=messages, max_tokens=128, temperature=0,
                                       tools=[WEATHER_TOOL], tool_choice="required")
         choice = r.choices[0]
         calls = choice.message.tool_calls or []
@@ -699,9 +706,9 @@ def case_tools(ctx):
         call = calls[0]
         args = json.loads(call.function.arguments)
         check(call.type == "function" and call.function.name == "get_weather" and call.id and
-              isinstance(args.get("city"), str), f"the call: {call!r}")
+              args.get("city") in ("Paris", "Rome"), f"the call: {call!r}")
         streamed = {}
-        for ch in c.chat.completions.create(model="default", messages=messages, max_tokens=64, temperature=0,
+        for ch in c.chat.completions.create(model="default", messages=messages, max_tokens=128, temperature=0,
                                             tools=[WEATHER_TOOL], tool_choice="required", stream=True):
             for x in ch.choices:
                 for d in x.delta.tool_calls or []:
