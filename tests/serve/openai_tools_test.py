@@ -268,18 +268,20 @@ class Report:
             raise Failure(f"{len(self.mismatches)} mismatch(es):\n" + "\n".join(self.mismatches))
 
 
-def well_formed(answer, tools, what):
-    """llama-server's own answer is a call: the test means nothing on a fixture that writes text."""
+def well_formed(answer, tools, what, who="llama-server"):
+    """WHO's answer is a call of one of TOOLS (llama-server's own: the test means nothing on a fixture
+    that writes text)."""
     import jsonschema
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     check(answer["finish_reason"] == "tool_calls" and answer["tool_calls"],
-          f"{what}: llama-server made no tool call (the fixture's steering?): {json.dumps(answer)}")
+          f"{what}: {who} made no tool call{' (the fixture steers none?)' if who == 'llama-server' else ''}: "
+          f"{json.dumps(answer)}")
     for call in answer["tool_calls"]:
-        check(call["type"] == "function" and call["name"] in schemas, f"{what}: llama-server's call {call}")
+        check(call["type"] == "function" and call["name"] in schemas, f"{what}: {who}'s call {call}")
         try:
             jsonschema.validate(json.loads(call["arguments"]), schemas[call["name"]])
         except (ValueError, jsonschema.ValidationError) as e:
-            raise Failure(f"{what}: llama-server's arguments {call['arguments']!r}: {e}")
+            raise Failure(f"{what}: {who}'s arguments {call['arguments']!r}: {e}")
 
 
 def case_fixture(ctx):
@@ -329,7 +331,7 @@ def case_fixture(ctx):
         if ctx.args.subject == "wasinn":
             got = whole(client(sub), models[sub], req_two)
             try:
-                well_formed(got, [TIME], f"{name} named (two tools)")
+                well_formed(got, [TIME], f"{name} named (two tools)", who="the subject")
             except Failure as e:
                 report.mismatches.append(f"{e}\n  request: {json.dumps(req_two)}\n  subject: {json.dumps(got)}")
 
