@@ -865,6 +865,12 @@ def case_auth(ctx):
         for header in ("Bearer sk-flag-secret", "bearer sk-file-one"):
             r = request(server, "GET", "/ok", headers={"Authorization": header})
             check((r.status, r.body) == (200, b"ok"), f"the right key ({header.split()[0]}): {r!r}")
+        # Anthropic's clients send the key as x-api-key; the key once, in one header.
+        r = request(server, "GET", "/ok", headers={"x-api-key": "sk-file-one"})
+        check((r.status, r.body) == (200, b"ok"), f"the right key as x-api-key: {r!r}")
+        check(request(server, "GET", "/ok", headers={"x-api-key": "wrong"}).status == 401, "a wrong x-api-key")
+        both = request(server, "GET", "/ok", headers={"x-api-key": "sk-file-one", "Authorization": "Bearer sk-file-one"})
+        check(both.status == 400, f"a key in both Authorization and x-api-key: {both!r}")
         for path in ("/healthz", "/readyz"):
             check(request(server, "GET", path).status == 200, f"{path} needs no key")
         # A client's X-Request-Id is echoed; a server-made one otherwise.
@@ -894,7 +900,8 @@ def case_auth(ctx):
         check(req42 and req42[0]["client"].startswith("127.0.0.1:") and req42[0]["outcome"] == "completed",
               f"the access-log line of the request req-42: {req42}")
     log("network.auth: 401 with the Bearer challenge and a JSON error without or with a wrong key (curl), 200 with "
-        "either key, health open, the file reread on SIGHUP, no key in the log")
+        "either key (as Authorization: Bearer or x-api-key, 400 with both), health open, the file reread on SIGHUP, "
+        "no key in the log")
 
 
 def case_bad_keys(ctx):

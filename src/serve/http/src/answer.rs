@@ -419,7 +419,7 @@ impl HostAnswer {
             )
         } else {
             (
-                "this server needs an API key: send it as 'Authorization: Bearer KEY'",
+                "this server needs an API key: send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'",
                 "missing_api_key",
                 "Bearer realm=\"wasinn\"",
             )

@@ -14,6 +14,9 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body as _, Incoming};
 use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION, HOST};
+
+/// Anthropic's header for the API key (its SDKs send no Authorization).
+const X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
 use hyper::{Request, Response, StatusCode, Version};
 use tokio::sync::oneshot;
 use wasmtime_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
@@ -123,12 +126,14 @@ impl Shared {
     /// chunks and then closes the connection, as RFC 9112, 6.1 says.) An HTTP/1.0 request
     /// without Host is given the address the server listens on, and served.
     fn malformed(&self, req: &mut Request<Incoming>) -> Option<HostAnswer> {
-        if req.headers().get_all(AUTHORIZATION).iter().nth(1).is_some() {
+        let keys =
+            req.headers().get_all(AUTHORIZATION).iter().count() + req.headers().get_all(X_API_KEY).iter().count();
+        if keys > 1 {
             return Some(
                 HostAnswer::new(
                     StatusCode::BAD_REQUEST,
-                    "Bad Request: more than one Authorization header",
-                    "refused: more than one Authorization header",
+                    "Bad Request: more than one Authorization or x-api-key header",
+                    "refused: more than one Authorization or x-api-key header",
                 )
                 .closing(),
             );
@@ -152,15 +157,20 @@ impl Shared {
     }
 
     /// With keys (--api-key): None when the request shows one, or is a GET or HEAD of a public
-    /// path (--public-path), else the 401. The Authorization header is taken off either way: the
-    /// key is the server's business, not the guest's.
+    /// path (--public-path), else the 401. The key comes as `Authorization: Bearer KEY` or, as
+    /// Anthropic's clients send it, `x-api-key: KEY` (malformed() refused both at once). Both
+    /// headers are taken off either way: the key is the server's business, not the guest's.
     fn authorize(&self, req: &mut Request<Incoming>) -> Option<HostAnswer> {
         let check = self.callbacks.authorize?;
-        let given = req.headers_mut().remove(AUTHORIZATION);
+        let bearer = req.headers_mut().remove(AUTHORIZATION);
+        let x_api_key = req.headers_mut().remove(X_API_KEY);
         if self.settings.is_public(req.method(), req.uri().path()) {
             return None;
         }
-        let value = given.as_ref().map_or(&b""[..], |v| v.as_bytes());
+        let given = bearer
+            .map(|v| v.as_bytes().to_vec())
+            .or_else(|| x_api_key.map(|v| [&b"Bearer "[..], v.as_bytes()].concat()));
+        let value = given.as_deref().unwrap_or(&b""[..]);
         let text = WitStr {
             data: value.as_ptr(),
             len: value.len(),
