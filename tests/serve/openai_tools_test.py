@@ -18,16 +18,17 @@ both servers (greedy: temperature 0, seed 42; one thread, ctx 4096) and compares
               call (finish_reason tool_calls, a tool's name, arguments valid against its schema)
   stream      the same request streamed: the deltas reassembled (content, reasoning, each call's
               id, name and arguments by index) equal llama-server's (whose equal its whole answer,
-              but for content: "" there, none in the stream); the chunk shapes (which fields each delta carries, as the client's
-              models show them, repeats merged) equal llama-server's
+              but for content: "" there, none in the stream); the chunk shapes (which fields each
+              delta carries, as the client's models show them, repeats merged) equal llama-server's
   named       one tool, tool_choice {"type": "function", "function": {"name": ...}} to wasinn and
-              "required" to llama-server (which takes only strings there): the same answer, whole
-              and streamed; with two tools wasinn's call is the named one, its arguments valid
+              "required" to llama-server (which takes only strings there, and any other value as
+              "auto"): the same answer, whole and streamed (the chunk shapes too); with two tools
+              wasinn's call is the named one, its arguments valid (OpenAI's meaning of the object)
   round trip  the call (a fixed id, as Mistral's template wants 9 letters or digits) and a role
               "tool" result fed back, tool_choice "auto" (llama-3.1: "required"): the same greedy
               answer (Mistral: text; the others, steered after every generation prompt, call again,
               their arguments the greedy choice on the whole history) and prompt_tokens (the
-              template rendered the history alike), whole and streamed
+              template rendered the history alike), whole and streamed (the chunk shapes too)
 --subject llama-server puts a second llama-server in wasinn's place (the test's own sanity).
 
 Exit status: 0 passed, 1 failed, 77 skipped.
@@ -166,7 +167,8 @@ def whole(c, model, req):
     choice = r.choices[0]
     m = choice.message
     calls = m.tool_calls or []
-    return {"finish_reason": choice.finish_reason, "content": m.content, "reasoning_content": extra(m, "reasoning_content"),
+    return {"finish_reason": choice.finish_reason, "content": m.content,
+            "reasoning_content": extra(m, "reasoning_content"),
             "tool_calls": [{"type": t.type, "name": t.function.name, "arguments": t.function.arguments} for t in calls],
             "ids": [t.id for t in calls],
             "usage": {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens}}
@@ -249,7 +251,8 @@ class Report:
     def __init__(self):
         self.mismatches = []
 
-    def compare(self, what, req, ref, sub, keys=("finish_reason", "content", "reasoning_content", "tool_calls", "usage")):
+    def compare(self, what, req, ref, sub,
+                keys=("finish_reason", "content", "reasoning_content", "tool_calls", "usage")):
         diff = [k for k in keys if ref.get(k) != sub.get(k)]
         if diff:
             self.mismatches.append(f"{what}: {', '.join(diff)} differ\n  request: {json.dumps(req)}\n"
@@ -258,6 +261,13 @@ class Report:
         else:
             log(f"{what}: equal ({json.dumps({k: ref.get(k) for k in keys if ref.get(k) is not None})})")
         return not diff
+
+    def shapes(self, what, req, ref, sub):
+        if ref != sub:
+            self.mismatches.append(f"{what}: the chunk shapes differ\n  request: {json.dumps(req)}\n"
+                                   f"  llama-server: {ref}\n  subject:      {sub}")
+        else:
+            log(f"{what}: chunk shapes equal: {ref}")
 
     def ids(self, what, answer):
         if not all(isinstance(i, str) and i for i in answer["ids"]):
@@ -303,16 +313,13 @@ def case_fixture(ctx):
         report.ids(f"{name} required", got)
         (want_s, want_shapes), (got_s, got_shapes) = on_both(streamed, req)
         # llama-server's whole answer says content "" beside calls, its stream sends no content.
-        check({**want_s, "ids": None, "content": want_s["content"] or ""} == {**want, "ids": None, "content": want["content"] or ""}
-              and all(want_s["ids"]),
+        same = ({**want_s, "ids": None, "content": want_s["content"] or ""}
+                == {**want, "ids": None, "content": want["content"] or ""})
+        check(same and all(want_s["ids"]),
               f"{name}: llama-server's stream {json.dumps(want_s)} is not its whole answer {json.dumps(want)}")
         report.compare(f"{name} required, streamed", req, want_s, got_s)
         report.ids(f"{name} required, streamed", got_s)
-        if want_shapes != got_shapes:
-            report.mismatches.append(f"{name} required, streamed: the chunk shapes differ\n  request: {json.dumps(req)}\n"
-                                     f"  llama-server: {want_shapes}\n  subject:      {got_shapes}")
-        else:
-            log(f"{name} streamed: chunk shapes equal: {want_shapes}")
+        report.shapes(f"{name} required, streamed", req, want_shapes, got_shapes)
 
         # A named function: llama-server takes only a string tool_choice, so it gets "required" with
         # that one tool, which is the same constraint.
@@ -323,8 +330,9 @@ def case_fixture(ctx):
         want, got = on_both(whole, req_ref, req_sub)
         well_formed(want, [TIME], f"{name} named")
         report.compare(f"{name} named (one tool)", req_sub, want, got)
-        (want_s, _), (got_s, _) = on_both(streamed, req_ref, req_sub)
+        (want_s, want_shapes), (got_s, got_shapes) = on_both(streamed, req_ref, req_sub)
         report.compare(f"{name} named (one tool), streamed", req_sub, want_s, got_s)
+        report.shapes(f"{name} named (one tool), streamed", req_sub, want_shapes, got_shapes)
         # With both tools the subject's call is the named one (a known answer; llama-server, which
         # takes the object as "auto", has none).
         req_two = {**req_sub, "tools": [WEATHER, TIME]}
@@ -339,13 +347,16 @@ def case_fixture(ctx):
         call = want["tool_calls"][0]
         history = MESSAGES + [
             {"role": "assistant", "content": None, "tool_calls": [
-                {"id": CALL_ID, "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}]},
+                {"id": CALL_ID, "type": "function",
+                 "function": {"name": call["name"], "arguments": call["arguments"]}}]},
             {"role": "tool", "tool_call_id": CALL_ID, "content": TOOL_RESULT}]
-        req = {"messages": history, "tools": [WEATHER, TIME], "tool_choice": ROUND_TRIP_CHOICE.get(name, "auto"), **greedy}
+        req = {"messages": history, "tools": [WEATHER, TIME], "tool_choice": ROUND_TRIP_CHOICE.get(name, "auto"),
+               **greedy}
         want, got = on_both(whole, req)
         report.compare(f"{name} round trip", req, want, got)
-        (want_s, _), (got_s, _) = on_both(streamed, req)
+        (want_s, want_shapes), (got_s, got_shapes) = on_both(streamed, req)
         report.compare(f"{name} round trip, streamed", req, want_s, got_s)
+        report.shapes(f"{name} round trip, streamed", req, want_shapes, got_shapes)
     report.done()
 
 
