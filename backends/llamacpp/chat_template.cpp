@@ -165,7 +165,7 @@ Error take_sampling(const common_chat_params& p, const llama_vocab* vocab, ChatC
 
 }  // namespace
 
-Error ChatTemplates::init(const llama_model* model, const std::string& override_source,
+Error ChatTemplates::init(const llama_model* model, const std::string& override_source, std::string_view origin,
                           std::unique_ptr<ChatTemplates>& out) {
   // llama.cpp's common logger writes to stderr from a thread of its own, past the host's log
   // levels; what it would say about a chat comes back here as an exception, and so as a status.
@@ -179,7 +179,8 @@ Error ChatTemplates::init(const llama_model* model, const std::string& override_
     made->templates_ = templates.release();
   } catch (const std::exception& e) {
     if (!override_source.empty())
-      return sdk::invalid("load config: \"chat-template\" is not a template llama.cpp can use: " + one_line(e.what()));
+      return sdk::invalid("load config: " + std::string(origin) +
+                          " is not a template llama.cpp can use: " + one_line(e.what()));
     made->error_ = "the model's chat template (tokenizer.chat_template) is not a Jinja template llama.cpp can use (" +
                    one_line(e.what()) +
                    "); load the graph with a \"chat-template\", or format the chat yourself as input 0 (\"prompt\")";

@@ -30,9 +30,11 @@ namespace wasinn::llamacpp {
 class ChatTemplates {
  public:
   // The model's template, or `override_source` (a Jinja text) when not empty. An override that
-  // does not parse is INVALID_ARGUMENT; a model's own that does not parse is kept as an error
-  // that input 2 reports, so the model still serves prompts on input 0.
-  static Error init(const llama_model* model, const std::string& override_source, std::unique_ptr<ChatTemplates>& out);
+  // does not parse is INVALID_ARGUMENT naming `origin` (the config key it came from); a model's
+  // own that does not parse is kept as an error that input 2 reports, so the model still serves
+  // prompts on input 0.
+  static Error init(const llama_model* model, const std::string& override_source, std::string_view origin,
+                    std::unique_ptr<ChatTemplates>& out);
   ~ChatTemplates();
   const common_chat_templates* get() const { return templates_; }
   const std::string& error() const { return error_; }

@@ -53,6 +53,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["mmproj"] = text(&LlamaOptions::mmproj, "mmproj");
     t["image"] = text(&LlamaOptions::image, "image");
     t["chat-template"] = text(&LlamaOptions::chat_template, "chat-template");
+    t["chat-template-file"] = text(&LlamaOptions::chat_template_file, "chat-template-file");
     t["tts"] = boolean(&LlamaOptions::tts, "tts");
     t["model-vocoder"] = text(&LlamaOptions::model_vocoder, "model-vocoder");
     t["tts-output-file"] = text(&LlamaOptions::tts_output_file, "tts-output-file");
@@ -208,9 +209,9 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 }
 
 bool is_load_only_key(std::string_view key) {
-  static constexpr std::string_view kKeys[] = {"n-gpu-layers", "main-gpu",      "use-mmap",        "mmproj",
-                                               "tts",          "model-vocoder", "tts-output-file", "tts-speaker-file",
-                                               "chat-template"};
+  static constexpr std::string_view kKeys[] = {
+      "n-gpu-layers",  "main-gpu",        "use-mmap",         "mmproj",        "tts",
+      "model-vocoder", "tts-output-file", "tts-speaker-file", "chat-template", "chat-template-file"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 

@@ -57,6 +57,7 @@ struct LlamaOptions {
   // Chat (chat_template.h): the Jinja template input 2 is rendered with instead of the model's
   // tokenizer.chat_template, as llama-server's --chat-template; "": the model's. Fixed at load.
   std::string chat_template;
+  std::string chat_template_file;  // or a host file holding it (needs allow-preload-paths)
 
   // Context: changing one recreates only that context's llama_context, never the model.
   uint32_t ctx_size = 512;  // 0: the model's training context

@@ -304,7 +304,8 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
         {"model-vocoder", updated.model_vocoder != loaded.model_vocoder},
         {"tts-speaker-file", updated.tts_speaker_file != loaded.tts_speaker_file},
         {"tts-output-file", updated.tts_output_file != loaded.tts_output_file},
-        {"chat-template", updated.chat_template != loaded.chat_template}};
+        {"chat-template", updated.chat_template != loaded.chat_template},
+        {"chat-template-file", updated.chat_template_file != loaded.chat_template_file}};
     for (const auto& [key, changed] : fixed) {
       if (changed) {
         return sdk::invalid("metadata (input 1): \"" + std::string(key) +

@@ -112,6 +112,23 @@ Error read_speaker(const std::string& path, std::unique_ptr<SpeakerProfile>& out
   return parse_speaker_profile(text, what, *out);
 }
 
+// The operator's template: "chat-template", or the file "chat-template-file" names (a host file:
+// the operator's consent, at most 1 MiB), not both.
+Error chat_template_source(const LlamaOptions& o, bool allow_host_paths, std::string& out) {
+  out = o.chat_template;
+  if (o.chat_template_file.empty()) return {};
+  if (!o.chat_template.empty())
+    return sdk::invalid("load config: give \"chat-template\" or \"chat-template-file\", not both");
+  if (!allow_host_paths) return host_file_refused("chat-template-file", o.chat_template_file);
+  const std::string what = "load config: \"chat-template-file\": " + o.chat_template_file;
+  if (Error e = check_host_file(o.chat_template_file, what)) return e;
+  std::error_code ec;
+  if (std::filesystem::file_size(o.chat_template_file, ec) > (1u << 20)) return sdk::invalid(what + " is over 1 MiB");
+  if (!read_host_file(o.chat_template_file, out)) return sdk::runtime_error(what + " could not be read");
+  if (out.empty()) return sdk::invalid(what + " is empty");
+  return {};
+}
+
 // OuteTTS's audio codes sit at fixed token ids, which WasmEdge's code (and so this) assumes.
 Error check_outetts_vocab(const llama_vocab* vocab, const std::string& description) {
   const int32_t last = kFirstCodeToken + kMaxSpeakerCode;
@@ -200,8 +217,12 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
     if (Error e = Vocoder::load(o.model_vocoder, params, scope, graph->vocoder_)) return e;
   }
   if (!o.tts) {
-    if (Error e = ChatTemplates::init(model, o.chat_template, graph->chat_templates_)) return e;
-  } else if (!o.chat_template.empty()) {
+    std::string chat_template;
+    if (Error e = chat_template_source(o, backend.config().allow_preload_paths, chat_template)) return e;
+    const std::string origin = o.chat_template_file.empty() ? std::string("\"chat-template\"")
+                                                            : "\"chat-template-file\" (" + o.chat_template_file + ")";
+    if (Error e = ChatTemplates::init(model, chat_template, origin, graph->chat_templates_)) return e;
+  } else if (!o.chat_template.empty() || !o.chat_template_file.empty()) {
     return sdk::invalid("load config: \"chat-template\" is for chats; a text-to-speech graph speaks input 0");
   }
   graph->allow_host_paths_ = backend.config().allow_preload_paths;
