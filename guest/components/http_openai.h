@@ -19,7 +19,7 @@ extern "C" {
 
 namespace openai {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // openai_request.h's: keys in the order they came
 
 // The guest's environment variable `name`, "" when unset.
 std::string env_value(const char* name);

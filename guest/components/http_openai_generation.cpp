@@ -321,13 +321,15 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
   bool first = true, gone = false, cut = false;
   // The message form's token: what the parsed message gained, each part its own chunk (content
   // through the stop texts); the answer's text alone when the plugin gives no message.
-  auto message_events = [&](const std::string& piece) {
-    std::vector<json> events;
-    raw += piece;
+  auto metadata = [&] {
     wnn_string meta{};
     const int failed = wnx_prompt_metadata(m.session, &meta);
-    Message now;
-    if (failed || !read_message(json::parse(take(meta), nullptr, false), now)) now.content = raw;
+    const json j = json::parse(take(meta), nullptr, false);
+    return failed ? json() : j;
+  };
+  // What message `now` adds to the one said so far, as events (streamed) or to `whole`.
+  auto message_added = [&](const Message& now) {
+    std::vector<json> events;
     MessageDelta d;
     if (!diff_messages(said, now, d)) return events;  // the plugin took something back: wait for more
     said = now;
@@ -340,6 +342,12 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
     if (!sendable.empty()) events.push_back(delta_choice({{"content", sendable}}));
     for (json& call : d.tool_calls) events.push_back(delta_choice({{"tool_calls", json::array({std::move(call)})}}));
     return events;
+  };
+  auto message_events = [&](const std::string& piece) {
+    raw += piece;
+    Message now;
+    if (!read_message(metadata(), now)) now.content = raw;
+    return message_added(now);
   };
   for (; more && !scan.stopped(); more = next(piece)) {
     if (g.logprobs) note_logprobs();
@@ -366,6 +374,23 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
     if (out_of_time()) {
       cut = true;
       break;
+    }
+  }
+  // The message form's end: the plugin's whole parse, no longer partial, may add what the partial
+  // ones held back (a call's last arguments, a possible stop string's start). A text the template's
+  // format does not parse fails the answer, as llama-server's; one cut by max_tokens keeps its last
+  // partial message, with finish_reason "length".
+  if (g.message_form && !gone && !cut && failure.empty() && !scan.stopped()) {
+    const json j = metadata();
+    Message last;
+    const bool at_limit = n_predict > 0 && usage_of(m.session).completion >= n_predict;
+    if (j.is_object() && j.contains("parse_error") && j["parse_error"].is_string() && !at_limit) {
+      failure = "the model's answer does not match its chat template's format: " + j["parse_error"].get<std::string>();
+    } else if (read_message(j, last)) {
+      for (const json& c : message_added(last)) {
+        if (!send_event(envelope(json::array({c})))) gone = true;
+        if (gone) break;
+      }
     }
   }
   if (gone) {

@@ -13,7 +13,7 @@
 
 namespace openai {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // as openai_request.h's
 
 struct ToolCall {
   std::string id, name, arguments;

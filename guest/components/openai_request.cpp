@@ -503,10 +503,16 @@ bool finish(const json& body, Reading& r) {
     return refuse(r.why, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
                   "tool_choice", "invalid_value");
   if (r.tool_choice.is_object()) {
-    bool known = false;
-    for (const auto& t : r.tools) known = known || t["function"]["name"] == r.tool_choice["function"]["name"];
-    if (!known)
+    // OpenAI's named function, which llama.cpp's chat layer does not take (it reads it as "auto"):
+    // that tool alone, "required".
+    json named = json::array();
+    for (const auto& t : r.tools) {
+      if (t["function"]["name"] == r.tool_choice["function"]["name"]) named.push_back(t);
+    }
+    if (named.empty())
       return refuse(r.why, "tool_choice names a function that is not in tools", "tool_choice", "invalid_value");
+    r.tools = named;
+    r.tool_choice = "required";
   }
   if (!r.tools.empty() && r.constraint)
     return refuse(r.why,
@@ -545,11 +551,26 @@ json error_json(const Refusal& r) {
             {"code", r.code.empty() ? json(nullptr) : json(r.code)}}}};
 }
 
+// ordered_json finds a key by a linear search, so reading one object of n keys costs n^2: the body
+// is read first as a sorted (std::map) value, and in order only when that costs little.
 bool parse_body(const std::string& text, json& body, Refusal& why) {
-  body = json::parse(text, nullptr, false);
-  if (!body.is_discarded() && body.is_object()) return true;
   body = json();
-  return refuse(why, "the body must be a JSON object", "");
+  const nlohmann::json sorted = nlohmann::json::parse(text, nullptr, false);
+  if (sorted.is_discarded() || !sorted.is_object()) return refuse(why, "the body must be a JSON object", "");
+  uint64_t cost = 0;
+  std::vector<const nlohmann::json*> todo{&sorted};
+  while (!todo.empty()) {
+    const nlohmann::json* j = todo.back();
+    todo.pop_back();
+    if (j->is_object()) cost += static_cast<uint64_t>(j->size()) * j->size();
+    if (j->is_structured()) {
+      for (const auto& v : *j) todo.push_back(&v);
+    }
+  }
+  if (cost > (uint64_t{1} << 24))
+    return refuse(why, "the body's objects have too many keys (a few thousand at most each)", "");
+  body = json::parse(text, nullptr, false);
+  return true;
 }
 
 bool parse_request(Kind kind, const json& body, Request& req, Refusal& why) {

@@ -13,7 +13,9 @@
 
 namespace openai {
 
-using nlohmann::json;
+// JSON that keeps its keys in the order they came: a chat template renders the request's tools
+// with tojson, and a schema's property order is the order its grammar writes them in.
+using json = nlohmann::ordered_json;
 
 enum class Kind { chat, completion };
 
@@ -52,7 +54,8 @@ struct Request {
   int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
 };
 
-// The request body's text as a JSON object, or the refusal of one that is not.
+// The request body's text as a JSON object in its keys' order, or the refusal of one that is not
+// (or whose objects have so many keys that reading them in order would take long).
 bool parse_body(const std::string& text, json& body, Refusal& why);
 // `body` as a request of `kind`: true with `req` filled, false with `why`.
 bool parse_request(Kind kind, const json& body, Request& req, Refusal& why);

@@ -18,7 +18,6 @@
 #include "openai_message.h"
 #include "openai_request.h"
 
-using nlohmann::json;
 using namespace openai;
 
 namespace {

@@ -12,7 +12,6 @@
 #include "openai_message.h"
 #include "openai_request.h"
 
-using nlohmann::json;
 using namespace openai;
 
 namespace {
@@ -50,7 +49,7 @@ TEST(OpenAIRequest, PlainChatIsTheMessagesArrayAsBefore) {
   EXPECT_EQ(r.model, "m");
   EXPECT_EQ(r.input, "messages");
   EXPECT_FALSE(r.message_form);
-  EXPECT_EQ(r.text, R"([{"content":"terse","role":"system"},{"content":"a b","role":"user"}])");
+  EXPECT_EQ(r.text, R"([{"role":"system","content":"terse"},{"role":"user","content":"a b"}])");
   EXPECT_EQ(value_of(r, "temp"), "0");
   EXPECT_EQ(r.max_tokens, 16);
   EXPECT_EQ(r.stops, std::vector<std::string>{"x"});
@@ -93,6 +92,27 @@ TEST(OpenAIRequest, UnknownAndInapplicableFieldsAreRefusedNamingThem) {
       "user": "u", "metadata": {"a": "b"}})");
 }
 
+TEST(OpenAIRequest, KeysKeepTheirOrder) {
+  // A template renders tools with tojson; a schema's properties are written in its grammar's order.
+  const Request r = accepted(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}],
+      "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+        "properties": {"zeta": {"type": "string"}, "alpha": {"type": "number"}}, "required": ["zeta"]}}}]})");
+  EXPECT_NE(r.text.find(R"({"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"number"}})"),
+            std::string::npos)
+      << r.text;
+  const Request s = accepted(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "response_format":
+      {"type": "json_schema", "json_schema": {"name": "n", "schema": {"properties": {"b": {}, "a": {}}}}}})");
+  EXPECT_EQ(value_of(s, "json-schema"), R"({"properties":{"b":{},"a":{}}})");
+  // An object too large to read in order cheaply is refused, not read for minutes.
+  std::string big = R"({"messages": [{"role": "user", "content": "hi"}], "metadata": {)";
+  for (int i = 0; i < 5000; ++i) big += (i ? "," : "") + std::string("\"k") + std::to_string(i) + "\": \"v\"";
+  big += "}}";
+  json body;
+  Refusal why;
+  EXPECT_FALSE(parse_body(big, body, why));
+  EXPECT_EQ(why.status, 400);
+}
+
 TEST(OpenAIRequest, ToolsGoInTheObjectForm) {
   const std::string body = std::string(R"({"messages": [{"role": "user", "content": "weather?"},
       {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
@@ -105,7 +125,7 @@ TEST(OpenAIRequest, ToolsGoInTheObjectForm) {
   EXPECT_TRUE(r.message_form);
   const json sent = json::parse(r.text);
   EXPECT_EQ(sent["tools"][0]["function"]["name"], "get_weather");
-  EXPECT_EQ(sent["tool_choice"]["function"]["name"], "get_weather");
+  EXPECT_EQ(sent["tool_choice"], "required");  // the named function alone
   EXPECT_EQ(sent["parallel_tool_calls"], false);
   EXPECT_EQ(sent["chat_template_kwargs"]["enable_thinking"], false);
   EXPECT_EQ(sent["messages"][1]["content"], "");
