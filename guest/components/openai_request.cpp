@@ -260,15 +260,20 @@ bool set_constraint(Reading& r, const char* field, const char* property, const s
   return true;
 }
 
+// A schema as the "json-schema" property's value: a JSON string holding it, which the plugin gives
+// the converter as written (an object value it reads into a sorted map: the grammar would write
+// the properties in alphabetical order, not the schema's).
+std::string schema_text(const json& schema) { return text_of(json(text_of(schema))); }
+
 // Structured output: the plugin turns a JSON schema into the llama.cpp grammar sampling keeps to.
 bool read_response_format(const json& v, const char* field, Reading& r) {
   const std::string type = is_string(v, "type") ? v["type"].get<std::string>() : "";
   const json* spec = v.is_object() && v.contains("json_schema") ? &v["json_schema"] : nullptr;
   const json* schema = spec && spec->is_object() && spec->contains("schema") ? &(*spec)["schema"] : nullptr;
   if (type == "text") return true;
-  if (type == "json_object") return set_constraint(r, field, "json-schema", "{\"type\": \"object\"}");
+  if (type == "json_object") return set_constraint(r, field, "json-schema", schema_text(json{{"type", "object"}}));
   if (type == "json_schema" && schema && schema->is_object())
-    return set_constraint(r, field, "json-schema", text_of(*schema));
+    return set_constraint(r, field, "json-schema", schema_text(*schema));
   return refuse(r.why,
                 "response_format must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
                 "{\"type\": \"json_schema\", \"json_schema\": {\"name\": ..., \"schema\": {...}}}",
@@ -278,7 +283,7 @@ bool read_response_format(const json& v, const char* field, Reading& r) {
 // llama-server's json_schema (a schema object) and grammar (GBNF text).
 bool read_json_schema(const json& v, const char* field, Reading& r) {
   if (!v.is_object()) return refuse(r.why, "json_schema must be a JSON schema object", field);
-  return set_constraint(r, field, "json-schema", text_of(v));
+  return set_constraint(r, field, "json-schema", schema_text(v));
 }
 
 bool read_grammar(const json& v, const char* field, Reading& r) {
