@@ -290,8 +290,13 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
       return respond_error(out, 400, failure, "context_length_exceeded", "messages");
     // The request's own mistake (a grammar the sampler refuses: response_format's schema) is a 400.
     if (failure.rfind("invalid-argument", 0) == 0) {
-      const bool grammar = failure.find("grammar") != std::string::npos;
-      return respond_error(out, 400, "generation failed: " + failure, nullptr, grammar ? "response_format" : nullptr);
+      // The field that gave the grammar: response_format, or llama-server's json_schema or grammar.
+      const char* param = nullptr;
+      for (const Property& p : g.properties) {
+        if ((p.name == "grammar" || p.name == "json-schema") && failure.find("grammar") != std::string::npos)
+          param = p.field.c_str();
+      }
+      return respond_error(out, 400, "generation failed: " + failure, nullptr, param);
     }
     // The server's deadline cancelled the compute (NnSession's deadline): the 504 the server would
     // give, answered by the guest a moment earlier.

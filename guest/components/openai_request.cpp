@@ -289,7 +289,7 @@ bool read_json_schema(const json& v, const char* field, Reading& r) {
 bool read_grammar(const json& v, const char* field, Reading& r) {
   if (!v.is_string()) return refuse(r.why, "grammar must be a GBNF grammar's text", field);
   if (v.get<std::string>().empty()) return true;
-  return set_constraint(r, field, "grammar", v.get<std::string>());
+  return set_constraint(r, field, "grammar", text_of(v));  // a JSON string: GBNF text may look like JSON
 }
 
 bool read_n(const json& v, const char* field, Reading& r) {

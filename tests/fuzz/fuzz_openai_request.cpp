@@ -41,7 +41,7 @@ bool property_ok(const Property& p) {
   if (p.name == "repeat-last-n") return whole(-1, 1 << 20);
   if (p.name == "n-probs") return whole(1, 100);
   if (p.name == "json-schema") return v.is_string() && json::parse(v.get<std::string>(), nullptr, false).is_object();
-  if (p.name == "grammar") return !p.value.empty();
+  if (p.name == "grammar") return v.is_string() && !v.get<std::string>().empty();
   return false;
 }
 
