@@ -50,12 +50,25 @@ std::string without_partial_stop(const std::string& text, const std::vector<std:
   return text.substr(0, keep);
 }
 
+// The text without a last UTF-8 character whose bytes have not all come yet (a token can end
+// inside one), as llama-server holds such a tail back: parsed now it would read as U+FFFD, and
+// the next token would change that text instead of extending it.
+size_t complete_utf8(const std::string& text) {
+  for (size_t back = 1; back <= 4 && back <= text.size(); ++back) {
+    const auto c = static_cast<unsigned char>(text[text.size() - back]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    return need > back ? text.size() - back : text.size();
+  }
+  return text.size();
+}
+
 }  // namespace
 
 ChatReply::ChatReply(std::shared_ptr<const common_chat_parser_params> params, std::vector<std::string> stops)
     : params_(std::move(params)), stops_(std::move(stops)), msg_(std::make_unique<common_chat_msg>()) {
   msg_->role = "assistant";
-  json_ = msg_->to_json_oaicompat().dump();
+  json_ = msg_->to_json_oaicompat().dump_safe();
 }
 
 ChatReply::~ChatReply() = default;
@@ -69,11 +82,12 @@ void ChatReply::publish(common_chat_msg&& msg) {
     msg.tool_calls[i].id = ids_[i];
   }
   *msg_ = std::move(msg);
-  json_ = msg_->to_json_oaicompat().dump();
+  json_ = msg_->to_json_oaicompat().dump_safe();
 }
 
 void ChatReply::update(const std::string& generated, bool ended) {
-  const std::string text = ended ? generated : without_partial_stop(generated, stops_);
+  std::string text = ended ? generated : without_partial_stop(generated, stops_);
+  if (!ended) text.resize(complete_utf8(text));
   if (text == parsed_text_ && ended == parsed_ended_) return;
   parsed_text_ = text;
   parsed_ended_ = ended;

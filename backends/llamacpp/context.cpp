@@ -182,8 +182,14 @@ void LlamaContext::set_metadata(wasinn_tensor& out) {
     if (stream_.started()) reply_->update(stream_.chat_text(), ended);
     metadata_.pop_back();
     metadata_ += ", \"message\": " + reply_->json();
-    // As llama-server's finish_reason: the model (or a stop) ended an answer holding tool calls.
-    if (ended && stream_.stopped() && reply_->has_tool_calls()) metadata_ += ", \"finish\": \"tool_calls\"";
+    // As llama-server's finish_reason, once no token can follow: "tool_calls" or "stop" when the
+    // model (or a stop string) ended the answer, "length" at a limit (n-predict, a full context).
+    if (stream_.has_ended()) {
+      const char* finish = !stream_.stopped() ? "length" : reply_->has_tool_calls() ? "tool_calls" : "stop";
+      metadata_ += ", \"finish\": \"" + std::string(finish) + "\"";
+      // llama-server's completion_tokens also counts the end-of-generation token it sampled.
+      if (stream_.ended_at_eog()) metadata_ += ", \"eog\": true";
+    }
     if (ended && !reply_->parse_error().empty())
       metadata_ += ", \"parse_error\": " +
                    nlohmann::json(reply_->parse_error()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

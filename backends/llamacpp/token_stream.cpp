@@ -215,6 +215,7 @@ Error TokenStream::next() {
   if (llama_vocab_is_eog(vocab_, token)) {
     ended_ = WASINN_END_OF_SEQUENCE;
     stopped_ = true;
+    eog_ = true;
     return {ended_, "the model ended the sequence"};
   }
   if (n_probs_ > 0) note_logprobs(logits, token);
@@ -307,6 +308,7 @@ void TokenStream::reset() {
   last_piece_at_ = 0;
   chat_ = false;
   stopped_ = false;
+  eog_ = false;
   preserved_.clear();
   stops_.clear();
   chat_text_.clear();

@@ -96,6 +96,8 @@ class TokenStream {
   // The answer ended itself: an end-of-generation token, the reverse prompt or a stop string
   // (llama-server's stop types eos and word), not a limit.
   bool stopped() const { return stopped_; }
+  // It ended at an end-of-generation token (sampled, like any other, but not in tokens()).
+  bool ended_at_eog() const { return eog_; }
   size_t prompt_tokens() const { return n_prompt_; }
   const std::vector<llama_token>& tokens() const { return tokens_; }
   const std::string& text() const { return text_; }
@@ -140,6 +142,7 @@ class TokenStream {
   size_t last_piece_at_ = 0;
   bool chat_ = false;
   bool stopped_ = false;
+  bool eog_ = false;
   std::set<llama_token> preserved_;
   std::vector<std::string> stops_;
   std::string chat_text_;

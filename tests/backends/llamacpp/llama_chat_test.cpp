@@ -268,6 +268,31 @@ TEST_F(ChatTemplateTest, MalformedChatsAreInvalidArgument) {
   EXPECT_TRUE(metadata(c.ptr).contains("message"));
 }
 
+// Streamed on the tiny model's random text (SentencePiece byte tokens split UTF-8 characters):
+// every message is valid JSON extending the one before, the last equals compute's.
+TEST_F(ChatTemplateTest, StreamedMessagesOnlyGrow) {
+  Context whole(api(), graph_.ptr), streamed(api(), graph_.ptr);
+  for (Context* c : {&whole, &streamed}) {
+    ASSERT_EQ(set_text(c->ptr, 1, R"({"n-predict": 64})"), WASINN_OK);
+    ASSERT_EQ(set_text(c->ptr, 2, kMessages.dump()), WASINN_OK);
+  }
+  ASSERT_EQ(compute(whole.ptr), WASINN_OK);
+  const json want = metadata(whole.ptr)["message"];
+  std::string prev;
+  Diag d;
+  int status, n = 0;
+  while ((status = api().compute_single(streamed.ptr, &d)) == WASINN_OK) {
+    const std::string content = metadata_single(streamed.ptr)["message"].value("content", "");
+    EXPECT_EQ(content.compare(0, prev.size(), prev), 0) << "'" << prev << "' then '" << content << "'";
+    prev = content;
+    ++n;
+  }
+  EXPECT_EQ(status, WASINN_END_OF_SEQUENCE) << d.detail;
+  EXPECT_EQ(metadata_single(streamed.ptr)["message"], want);
+  EXPECT_EQ(want.value("content", ""), output_text(whole.ptr, 0)) << "no special token in this answer";
+  EXPECT_GT(n, 8);
+}
+
 // "chat-template-file": the same template read from a host file, with the operator's consent.
 TEST_F(ChatTemplateTest, TemplateFromAFileIsTheSame) {
   Backend allowed(api(), R"({"allow-preload-paths": true})");
@@ -360,7 +385,12 @@ class ChatAnswerTest : public ::testing::Test {
     EXPECT_EQ(calls_of(message), calls_of(want)) << message.dump() << "\nllama-server: " << want.dump();
     EXPECT_EQ(message.value("content", ""), want.value("content", "")) << message.dump();
     EXPECT_EQ(message.value("reasoning_content", ""), want.value("reasoning_content", "")) << message.dump();
-    EXPECT_EQ(meta.value("finish", "") == "tool_calls", reference["finish_reason"] == "tool_calls") << meta.dump();
+    EXPECT_EQ(meta.value("finish", ""), reference["finish_reason"]) << meta.dump();
+    // llama-server's usage: its completion tokens count the end-of-generation token too.
+    const json usage = json::parse(out)["usage"];
+    EXPECT_EQ(meta["input_tokens"], usage["prompt_tokens"]);
+    EXPECT_EQ(meta["output_tokens"].get<int>() + (meta.value("eog", false) ? 1 : 0), usage["completion_tokens"])
+        << meta.dump();
     EXPECT_FALSE(meta.contains("parse_error")) << meta.dump();
     final_ = message;
     if (!stream) return;

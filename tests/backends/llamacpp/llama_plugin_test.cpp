@@ -389,7 +389,9 @@ TEST(LlamaPlugin, MessagesGoThroughTheChatTemplate) {
   EXPECT_EQ(answer, output_text(plain.ptr, 0));
   auto meta = nlohmann::json::parse(output_text(chat.ptr, 1));
   const auto message = meta["message"];
+  EXPECT_EQ(meta["finish"], "length") << "16 tokens of n-predict 16";
   meta.erase("message");
+  meta.erase("finish");
   EXPECT_EQ(meta, nlohmann::json::parse(output_text(plain.ptr, 1))) << "the same prompt tokens";
   EXPECT_EQ(message, (nlohmann::json{{"role", "assistant"}, {"content", answer}}));
 
