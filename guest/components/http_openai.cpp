@@ -143,7 +143,17 @@ void respond_error(wh_response_outparam out, int status, const std::string& mess
   respond_refusal(out, Refusal{status, message, code ? code : "", param ? param : ""});
 }
 
-void respond_refusal(wh_response_outparam out, const Refusal& why) { respond_json(out, why.status, error_json(why)); }
+namespace {
+AnswerFormat* current_format = nullptr;
+}  // namespace
+
+FormatScope::FormatScope(AnswerFormat* f) { current_format = f; }
+FormatScope::~FormatScope() { current_format = nullptr; }
+AnswerFormat* FormatScope::current() { return current_format; }
+
+void respond_refusal(wh_response_outparam out, const Refusal& why) {
+  respond_json(out, why.status, current_format ? current_format->error(why) : error_json(why));
+}
 
 std::string take(wnn_string s) {
   std::string text(s.ptr ? s.ptr : "", s.len);
@@ -355,10 +365,12 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   g.deadline_ms = strtoull(header_value(req, "wasinn-deadline-ms").c_str(), nullptr, 10);
   const std::string asked = r->path;
   // Each API route answers with and without /v1, as llama-server's and Ollama's do.
-  const bool bare =
-      asked == "/chat/completions" || asked == "/completions" || asked == "/embeddings" || asked == "/models";
+  const bool bare = asked == "/chat/completions" || asked == "/completions" || asked == "/embeddings" ||
+                    asked == "/models" || asked == "/responses" || asked == "/messages" ||
+                    asked == "/messages/count_tokens";
   const std::string path = bare ? "/v1" + asked : asked;
-  const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
+  const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings" ||
+                         path == "/v1/responses" || path == "/v1/messages" || path == "/v1/messages/count_tokens";
   // HEAD too (--public-path / lets both through): the server sends HEAD's headers without the body.
   if (path == "/" && (r->method == WH_GET || r->method == WH_HEAD)) return chat_page(out);
   if (path == "/v1/models") {
@@ -368,9 +380,10 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   if (!post_path) {
     return respond_error(out, 404,
                          "no route for " + asked +
-                             "; this server answers POST /v1/chat/completions, /v1/completions and /v1/embeddings, "
-                             "GET /v1/models (each also without /v1: POST /chat/completions, /completions, "
-                             "/embeddings, GET /models) and GET / (the chat page)",
+                             "; this server answers POST /v1/chat/completions, /v1/completions, /v1/embeddings, "
+                             "/v1/responses, /v1/messages and /v1/messages/count_tokens, GET /v1/models (each also "
+                             "without /v1: POST /chat/completions, /completions, /embeddings, /responses, /messages, "
+                             "/messages/count_tokens, GET /models) and GET / (the chat page)",
                          "unknown_url");
   }
   if (r->method != WH_POST) return respond_error(out, 405, "use POST " + asked);
@@ -385,6 +398,9 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   hg_buf_free(&raw);
   if (!parsed) return respond_refusal(out, why);
   if (path == "/v1/embeddings") return embeddings(body, out);
+  if (path == "/v1/responses") return responses(body, out, g);
+  if (path == "/v1/messages") return messages(body, out, g);
+  if (path == "/v1/messages/count_tokens") return count_tokens(body, out, g);
   completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out, g);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // http_openai's parts (http_openai.cpp: the routes, models and embeddings; http_openai_generation.cpp:
-// chat and text completions): the answers, the environment and the model they share.
+// chat and text completions; http_openai_apis.cpp: the Responses and Messages APIs over them): the
+// answers, the environment and the model they share.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -77,9 +78,43 @@ struct Generation : Request {
   uint64_t deadline_ms = 0;  // wasinn-deadline-ms: what the server gives this request; 0: no limit
 };
 
+// Another API's answer made from chat completions' shapes (http_openai_apis.cpp: the Responses
+// and Messages APIs); none is chat completions' own.
+class AnswerFormat {
+ public:
+  virtual ~AnswerFormat() = default;
+  // An error in this API's shape (respond_refusal takes it while the format is current).
+  virtual json error(const Refusal& why) const = 0;
+  // A whole chat.completion as this API's answer; `stop` is the stop text that ended it, or "".
+  virtual json whole(const json& completion, const std::string& stop) = 0;
+  // The stream's server-sent events: its opening (the model's name, the usage so far: the prompt's
+  // tokens), each chat.completion.chunk's, and its end (the chat's finish_reason) or failure.
+  virtual std::string begin(const std::string& model, const json& usage) = 0;
+  virtual std::string chunk(const json& chunk) = 0;
+  virtual std::string finish(const std::string& finish_reason, const std::string& stop, const json& usage) = 0;
+  virtual std::string fail(int status, const std::string& code, const std::string& message) = 0;
+};
+
+// The format the current request is answered in (one request at a time in an instance), while
+// this lives.
+class FormatScope {
+ public:
+  explicit FormatScope(AnswerFormat* f);
+  ~FormatScope();
+  static AnswerFormat* current();
+};
+
 // POST /v1/chat/completions and /v1/completions: the body checked (openai_request.h), the model's
-// session set up, and the answer generated, whole or streamed.
+// session set up, and the answer generated, whole or streamed (in the current format).
 void completions(Kind kind, const json& body, wh_response_outparam out, Generation g);
+// The chat `body`'s prompt in tokens, as the model's template renders it (nothing generated);
+// false after answering when the request or the model refuses it.
+bool prompt_tokens(const json& body, wh_response_outparam out, Generation g, int64_t& tokens);
+
+// POST /v1/responses, /v1/messages and /v1/messages/count_tokens (http_openai_apis.cpp).
+void responses(const json& body, wh_response_outparam out, Generation g);
+void messages(const json& body, wh_response_outparam out, Generation g);
+void count_tokens(const json& body, wh_response_outparam out, Generation g);
 
 // GET /: the chat page (http_openai_page.cpp).
 void chat_page(wh_response_outparam out);

@@ -51,6 +51,7 @@ class StopScan {
       const size_t at = held_.find(s);
       if (at != std::string::npos) {
         stopped_ = true;
+        matched_ = s;
         std::string sendable = held_.substr(0, at);
         held_.clear();
         return sendable;
@@ -77,11 +78,14 @@ class StopScan {
     return r;
   }
   bool stopped() const { return stopped_; }
+  // The stop text that ended the answer, "" if none did.
+  const std::string& matched() const { return matched_; }
 
  private:
   const std::vector<std::string>& stops_;
   std::string held_;
   bool stopped_ = false;
+  std::string matched_;
 };
 
 struct Usage {
@@ -136,8 +140,10 @@ std::string deadline_message(const Generation& g) {
 // The 504 the server would give at the deadline, answered by the guest a moment before it: the
 // wasinn-cut trailer has the server log and count it as cut:timeout, as its own.
 void respond_timed_out(wh_response_outparam out, const Generation& g) {
-  const json body = {
+  json body = {
       {"error", {{"message", deadline_message(g)}, {"type", "server_error"}, {"param", nullptr}, {"code", "timeout"}}}};
+  if (const AnswerFormat* fmt = FormatScope::current())
+    body = fmt->error(Refusal{504, deadline_message(g), "timeout", ""});
   const std::string text = dump(body);
   hg_stream s{};
   hg_stream_begin_with_trailer(out, 504, "application/json", "wasinn-cut", &s);
@@ -178,17 +184,27 @@ bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t
   return true;
 }
 
-// Runs one generation and answers it, whole or as server-sent events.
-void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out) {
+// Gives the session the request's input (the model's template renders a chat); false after
+// answering when the model refuses it.
+bool start(Model& m, const Generation& g, wh_response_outparam out) {
   wnn_string err{};
-  if (wnx_prompt_start(m.session, g.input.c_str(), g.text.data(), static_cast<uint32_t>(g.text.size()), &err)) {
-    const std::string why = take(err);
-    // too-large: a prompt refused before tokenizing, as it cannot fit the context.
-    if (why.rfind("too-large", 0) == 0)
-      return respond_error(out, 400, "the model refused the input: " + why, "context_length_exceeded", "messages");
+  if (!wnx_prompt_start(m.session, g.input.c_str(), g.text.data(), static_cast<uint32_t>(g.text.size()), &err))
+    return true;
+  const std::string why = take(err);
+  // too-large: a prompt refused before tokenizing, as it cannot fit the context.
+  if (why.rfind("too-large", 0) == 0)
+    respond_error(out, 400, "the model refused the input: " + why, "context_length_exceeded", "messages");
+  else if (timed_out(why))  // the request's deadline came while the input was set (NnSession)
+    respond_timed_out(out, g);
+  else
     respond_error(out, why.rfind("invalid-argument", 0) == 0 ? 400 : 500, "the model refused the input: " + why);
-    return;
-  }
+  return false;
+}
+
+// Runs one generation and answers it, whole or as server-sent events, in the current format.
+void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out) {
+  if (!start(m, g, out)) return;
+  AnswerFormat* fmt = FormatScope::current();
   int64_t n_predict = -1;
   if (!set_length(m, g, out, n_predict)) return;
   const bool chat = kind == Kind::chat;
@@ -309,10 +325,14 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
   // trailer): the server then learns it even from a client that leaves at [DONE] or an error
   // event, before the body's end reached it (docs/serving.md).
   if (g.stream) hg_stream_begin_with_trailer(out, 200, "text/event-stream", "wasinn-cut", &s);
-  auto send_event = [&](const json& j) {
-    const std::string line = "data: " + dump(j) + "\n\n";
-    return hg_stream_write(&s, line.data(), line.size()) == 0;
+  auto write = [&](const std::string& text) {
+    return text.empty() || hg_stream_write(&s, text.data(), text.size()) == 0;
   };
+  auto send_event = [&](const json& j) { return write(fmt ? fmt->chunk(j) : "data: " + dump(j) + "\n\n"); };
+  if (g.stream && fmt && !write(fmt->begin(m.name, usage_of(m.session).as_json()))) {
+    hg_stream_end(&s);  // the client has left
+    return;
+  }
   // A stream ends before the server's deadline, while it can still say so: two of the slowest
   // token's time and 100 ms ahead of it.
   auto out_of_time = [&] {
@@ -414,7 +434,12 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
     if (!failure.empty()) return respond_error(out, 500, "generation failed: " + failure);
     json answer = envelope(json::array({choice(whole + rest, finish, true)}));
     answer["usage"] = usage.as_json();
-    respond_json(out, 200, answer);
+    respond_json(out, 200, fmt ? fmt->whole(answer, scan.matched()) : answer);
+    return;
+  }
+  if (!failure.empty() && !timed_out(failure) && fmt) {
+    write(fmt->fail(500, "server_error", "generation failed: " + failure));
+    hg_stream_end_with_trailer(&s, "wasinn-cut", "error");
     return;
   }
   if (!failure.empty() && !timed_out(failure)) {  // the status is sent: the error goes in the stream
@@ -431,6 +456,16 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
   // error event or [DONE], and the guest's end (the server's log) should follow that closely.
   std::string tail;
   auto add_event = [&](const json& j) { tail += "data: " + dump(j) + "\n\n"; };
+  if (fmt) {  // another API's end: its finish, or (cut at the deadline) its failure, which says why
+    if (!rest.empty()) tail += fmt->chunk(envelope(json::array({choice(rest, nullptr, first)})));
+    tail += cut ? fmt->fail(504, "timeout", deadline_message(g)) : fmt->finish(finish, scan.matched(), usage.as_json());
+    write(tail);
+    if (cut)
+      hg_stream_end_with_trailer(&s, "wasinn-cut", "timeout");
+    else
+      hg_stream_end(&s);
+    return;
+  }
   if (!rest.empty()) add_event(envelope(json::array({choice(rest, nullptr, first)})));
   add_event(envelope(json::array({choice("", finish, false)})));
   if (g.include_usage) {
@@ -454,19 +489,36 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
 
 }  // namespace
 
-void completions(Kind kind, const json& body, wh_response_outparam out, Generation g) {
+namespace {
+// The body checked as a request of `kind`, the model loaded and its prompt session set up; false
+// after answering when any step refuses.
+bool open_session(Kind kind, const json& body, wh_response_outparam out, Generation& g, Model& m) {
   Refusal why;
-  if (!parse_request(kind, body, g, why)) return respond_refusal(out, why);
-  Model m;
-  if (!load_model(g.model, out, m)) return;
+  if (!parse_request(kind, body, g, why)) {
+    respond_refusal(out, why);
+    return false;
+  }
+  if (!load_model(g.model, out, m)) return false;
   wnn_string err{};
   if (wnx_prompt_init(m.graph, &m.session, &err)) {
     m.session = 0;
     respond_error(out, 400, "model `" + m.name + "` cannot generate text: " + take(err), nullptr, "model");
-    return;
+    return false;
   }
-  if (!set_properties(m.session, g, out)) return;
-  generate(kind, m, g, out);
+  return set_properties(m.session, g, out);
+}
+}  // namespace
+
+void completions(Kind kind, const json& body, wh_response_outparam out, Generation g) {
+  Model m;
+  if (open_session(kind, body, out, g, m)) generate(kind, m, g, out);
+}
+
+bool prompt_tokens(const json& body, wh_response_outparam out, Generation g, int64_t& tokens) {
+  Model m;
+  if (!open_session(Kind::chat, body, out, g, m) || !start(m, g, out)) return false;
+  tokens = usage_of(m.session).prompt;
+  return true;
 }
 
 }  // namespace openai

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""OpenAI's Responses API and Anthropic's Messages API on the OpenAI-compatible component
+(guest/components/http_openai_apis.cpp) under `wasinn serve`, driven by their own clients (PyPI
+`openai`'s responses.*, PyPI `anthropic`'s messages.*), every answer checked against native
+llama.cpp's greedy one on the tiny GGUF (the same reference as openai_test.py's chat case).
+
+    openai_apis_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --fixtures DIR
+                        --reference BUILD/bin/wasinn_llama_reference
+
+Cases (ctest runs each as serve.openai-apis.CASE):
+  responses    responses.create (instructions + input items) is the reference's text, status
+               incomplete at max_output_tokens with its reason, usage in the Responses shape;
+               responses.stream's deltas join to it, the events in order to response.incomplete
+  messages     anthropic messages.create (system + messages) is the reference's text, stop_reason
+               max_tokens, usage; messages.stream's text_stream joins to it and its final message
+               agrees; count_tokens is the reference's prompt tokens; the key as x-api-key
+  errors       what each API cannot honour is a 400 in its own shape, naming the field, raised as its
+               client's BadRequestError: previous_response_id, store true, hosted tools, a chat field on
+               /v1/responses; a missing max_tokens, an unknown field, a server tool on /v1/messages;
+               a wrong key is anthropic.AuthenticationError
+
+Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from case_checks import Skipped, check  # noqa: E402
+from openai_test import MESSAGES, chat_reference, client  # noqa: E402
+from openai_test import main as openai_main  # noqa: E402
+from serve_test import log  # noqa: E402
+
+SYSTEM, USER = MESSAGES[0]["content"], MESSAGES[1]["content"]
+KEY = "sk-apis-test"
+
+
+def anthropic_client(server, api_key=KEY):
+    try:
+        import anthropic
+    except ImportError:
+        raise Skipped("PyPI's anthropic is not installed in this Python (scripts/deps/openai.pip)")
+    return anthropic.Anthropic(base_url=server.url(""), api_key=api_key, max_retries=0, timeout=120)
+
+
+def case_responses(ctx):
+    ref = chat_reference(ctx, 16)
+    cut = ref["n_tokens"] == 16
+    with ctx.server() as server:
+        c = client(server)
+        r = c.responses.create(model="default", instructions=SYSTEM, input=[{"role": "user", "content": USER}],
+                               max_output_tokens=16, temperature=0)
+        check(r.output_text == ref["text"], f"responses.create: {r.output_text!r} != native {ref['text']!r}")
+        check(r.status == ("incomplete" if cut else "completed"), f"status {r.status!r}")
+        if cut:
+            check(r.incomplete_details.reason == "max_output_tokens", f"incomplete_details {r.incomplete_details!r}")
+        check(r.usage.input_tokens == ref["n_prompt"] and r.usage.output_tokens == ref["n_tokens"],
+              f"usage {r.usage!r}")
+        check(r.object == "response" and r.model == "default" and r.output[0].type == "message", f"envelope {r!r}")
+        # A string input is the user's message.
+        r1 = c.responses.create(model="default", instructions=SYSTEM, input=USER, max_output_tokens=16, temperature=0)
+        check(r1.output_text == ref["text"], f"a string input: {r1.output_text!r}")
+
+        deltas, kinds, final = [], [], None
+        with c.responses.stream(model="default", instructions=SYSTEM, input=USER, max_output_tokens=16,
+                                temperature=0) as stream:
+            for event in stream:
+                kinds.append(event.type)
+                if event.type == "response.output_text.delta":
+                    deltas.append(event.delta)
+                if event.type in ("response.completed", "response.incomplete"):
+                    final = event.response  # (get_final_response() takes only response.completed)
+        check("".join(deltas) == ref["text"], f"streamed deltas {''.join(deltas)!r} != {ref['text']!r}")
+        check(final is not None and final.output_text == ref["text"], f"the stream's final response: {final!r}")
+        end = "response.incomplete" if cut else "response.completed"
+        want_start = ["response.created", "response.in_progress", "response.output_item.added",
+                      "response.content_part.added"]
+        want_end = ["response.output_text.done", "response.content_part.done", "response.output_item.done", end]
+        check(kinds[:4] == want_start and kinds[-4:] == want_end, f"the events: {kinds}")
+        check(final.usage.output_tokens == ref["n_tokens"], f"the stream's usage {final.usage!r}")
+    log(f"responses: create and stream equal native llama.cpp's greedy {ref['text']!r}, {len(kinds)} events")
+
+
+def case_messages(ctx):
+    ref = chat_reference(ctx, 16)
+    cut = ref["n_tokens"] == 16
+    with ctx.server(extra=["--api-key", KEY]) as server:
+        c = anthropic_client(server)  # it sends the key as x-api-key
+        # The client has no temperature (Anthropic's API dropped it); the server takes llama-server's.
+        greedy = {"extra_body": {"temperature": 0}}
+        m = c.messages.create(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
+                              max_tokens=16, **greedy)
+        text = "".join(b.text for b in m.content if b.type == "text")
+        check(text == ref["text"], f"messages.create: {text!r} != native {ref['text']!r}")
+        check(m.stop_reason == ("max_tokens" if cut else "end_turn"), f"stop_reason {m.stop_reason!r}")
+        check(m.usage.input_tokens == ref["n_prompt"] and m.usage.output_tokens == ref["n_tokens"],
+              f"usage {m.usage!r}")
+        check(m.role == "assistant" and m.type == "message" and m.model == "default", f"envelope {m!r}")
+
+        with c.messages.stream(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
+                               max_tokens=16, **greedy) as stream:
+            streamed = "".join(stream.text_stream)
+            final = stream.get_final_message()
+        check(streamed == ref["text"], f"text_stream {streamed!r} != {ref['text']!r}")
+        check(final.stop_reason == m.stop_reason and final.usage.output_tokens == ref["n_tokens"] and
+              final.usage.input_tokens == ref["n_prompt"], f"the stream's final message {final!r}")
+
+        counted = c.messages.count_tokens(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}])
+        check(counted.input_tokens == ref["n_prompt"], f"count_tokens {counted.input_tokens} != {ref['n_prompt']}")
+    log(f"messages: create, stream and count_tokens equal native llama.cpp's ({ref['text']!r}, "
+        f"{ref['n_prompt']} prompt tokens), the key sent as x-api-key")
+
+
+def case_errors(ctx):
+    import anthropic
+    import openai
+    with ctx.server(extra=["--api-key", KEY]) as server:
+        c = client(server, api_key=KEY)
+        for kwargs, param in (({"previous_response_id": "resp_1"}, "previous_response_id"),
+                              ({"store": True}, "store"),
+                              ({"tools": [{"type": "web_search"}]}, "tools"),
+                              ({"extra_body": {"messages": []}}, "messages")):
+            try:
+                c.responses.create(model="default", input=USER, max_output_tokens=4, **kwargs)
+                check(False, f"responses.create with {kwargs} was answered")
+            except openai.BadRequestError as e:
+                check(e.body.get("param") == param, f"{kwargs}: param {e.body.get('param')!r}: {e.message}")
+        a = anthropic_client(server)
+        for kwargs, field in (({}, "max_tokens"),
+                              ({"max_tokens": 4, "extra_body": {"foo": 1}}, "foo"),
+                              ({"max_tokens": 4, "tools": [{"type": "web_search_20250305", "name": "web_search"}]},
+                               "tools[0]")):
+            try:
+                a.messages.create(model="default", messages=[{"role": "user", "content": USER}], **kwargs)
+                check(False, f"messages.create with {kwargs} was answered")
+            except (anthropic.BadRequestError, TypeError) as e:
+                if isinstance(e, TypeError):  # the client itself insists on max_tokens
+                    check(field == "max_tokens", f"{kwargs}: {e}")
+                    continue
+                err = e.body.get("error", {}) if isinstance(e.body, dict) else {}
+                check(e.body.get("type") == "error" and err.get("type") == "invalid_request_error" and
+                      field in err.get("message", ""), f"{kwargs}: {e.body!r}")
+        try:
+            anthropic_client(server, api_key="sk-wrong").messages.create(
+                model="default", max_tokens=4, messages=[{"role": "user", "content": USER}])
+            check(False, "a wrong x-api-key was answered")
+        except anthropic.AuthenticationError:
+            pass
+        # The Messages API's own 400 for a body without max_tokens, past the client's check.
+        import http.client
+        import json
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn.request("POST", "/v1/messages", json.dumps({"model": "default", "messages": [
+            {"role": "user", "content": USER}]}), {"x-api-key": KEY, "content-type": "application/json"})
+        answer = conn.getresponse()
+        body = json.loads(answer.read())
+        check(answer.status == 400 and body["type"] == "error" and "max_tokens" in body["error"]["message"],
+              f"no max_tokens: {answer.status} {body}")
+    log("errors: each API's refusals in its own shape, naming the field, raised by its own client")
+
+
+CASES = {"responses": case_responses, "messages": case_messages, "errors": case_errors}
+
+if __name__ == "__main__":
+    sys.exit(openai_main(CASES, __doc__))
