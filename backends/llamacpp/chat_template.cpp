@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <exception>
 #include <mutex>
@@ -181,9 +182,11 @@ Error ChatTemplates::init(const llama_model* model, const std::string& override_
     if (!override_source.empty())
       return sdk::invalid("load config: " + std::string(origin) +
                           " is not a template llama.cpp can use: " + one_line(e.what()));
-    made->error_ = "the model's chat template (tokenizer.chat_template) is not a Jinja template llama.cpp can use (" +
-                   one_line(e.what()) +
-                   "); load the graph with a \"chat-template\", or format the chat yourself as input 0 (\"prompt\")";
+    made->error_ =
+        "the model's chat template (tokenizer.chat_template) is not a Jinja template llama.cpp can use (" +
+        one_line(e.what()) +
+        "); load the graph with a \"chat-template\" (or \"chat-template-file\"), or format the chat yourself as "
+        "input 0 (\"prompt\")";
   }
   out = std::move(made);
   return {};
