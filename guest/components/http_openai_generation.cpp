@@ -91,8 +91,11 @@ class StopScan {
 struct Usage {
   int64_t prompt = 0, completion = 0;
   int64_t context = 0;  // the context's size in tokens (0: the plugin does not say)
+  bool eog = false;     // an end-of-generation token ended the answer (not among `completion`)
+  // As llama-server counts, the end-of-generation token among the completion's: it was decoded.
   json as_json() const {
-    return {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+    const int64_t answered = completion + (eog ? 1 : 0);
+    return {{"prompt_tokens", prompt}, {"completion_tokens", answered}, {"total_tokens", prompt + answered}};
   }
 };
 
@@ -108,6 +111,8 @@ Usage usage_of(wnx_prompt_context session) {
     if (in != j.end() && in->is_number_integer()) u.prompt = in->get<int64_t>();
     if (out != j.end() && out->is_number_integer()) u.completion = out->get<int64_t>();
     if (ctx != j.end() && ctx->is_number_integer()) u.context = ctx->get<int64_t>();
+    auto eog = j.find("eog");
+    u.eog = eog != j.end() && eog->is_boolean() && eog->get<bool>();
   }
   return u;
 }

@@ -12,13 +12,14 @@ published chat template and its special tokens, steered to open and end a call).
 Cases (ctest runs each as serve.openai-tools.FIXTURE): qwen2.5, qwen3 (a thinking template:
 reasoning_content too), hermes-2-pro, llama-3.1, mistral-nemo. Each sends the same requests to
 both servers (greedy: temperature 0, seed 42; one thread, ctx 4096) and compares the answers:
-  required    two tools, tool_choice "required": finish_reason, content, reasoning_content, the
+  required    two tools, tool_choice "required": finish_reason, content (null, as OpenAI's, where
+              llama-server says "" beside calls and no text), reasoning_content, the
               tool calls' types, names and arguments (not their ids: each server makes its own;
               both must be non-empty strings), usage; llama-server's answer must be a well-formed
               call (finish_reason tool_calls, a tool's name, arguments valid against its schema)
   stream      the same request streamed: the deltas reassembled (content, reasoning, each call's
-              id, name and arguments by index) equal llama-server's (whose equal its whole answer,
-              but for content: "" there, none in the stream); the chunk shapes (which fields each
+              id, name and arguments by index) equal llama-server's (which equal its whole answer);
+              the chunk shapes (which fields each
               delta carries, as the client's models show them, repeats merged) equal llama-server's
   named       one tool, tool_choice {"type": "function", "function": {"name": ...}} to wasinn and
               "required" to llama-server (which takes only strings there, and any other value as
@@ -167,7 +168,10 @@ def whole(c, model, req):
     choice = r.choices[0]
     m = choice.message
     calls = m.tool_calls or []
-    return {"finish_reason": choice.finish_reason, "content": m.content,
+    # Beside tool calls and no text, OpenAI's message says content null, llama-server's "": the same
+    # answer (wasinn says null, as OpenAI documents).
+    content = None if calls and m.content == "" else m.content
+    return {"finish_reason": choice.finish_reason, "content": content,
             "reasoning_content": extra(m, "reasoning_content"),
             "tool_calls": [{"type": t.type, "name": t.function.name, "arguments": t.function.arguments} for t in calls],
             "ids": [t.id for t in calls],
@@ -312,9 +316,8 @@ def case_fixture(ctx):
         report.compare(f"{name} required", req, want, got)
         report.ids(f"{name} required", got)
         (want_s, want_shapes), (got_s, got_shapes) = on_both(streamed, req)
-        # llama-server's whole answer says content "" beside calls, its stream sends no content.
-        same = ({**want_s, "ids": None, "content": want_s["content"] or ""}
-                == {**want, "ids": None, "content": want["content"] or ""})
+        # Its stream sends no content beside calls (whole(): null, as OpenAI's).
+        same = {**want_s, "ids": None} == {**want, "ids": None}
         check(same and all(want_s["ids"]),
               f"{name}: llama-server's stream {json.dumps(want_s)} is not its whole answer {json.dumps(want)}")
         report.compare(f"{name} required, streamed", req, want_s, got_s)
