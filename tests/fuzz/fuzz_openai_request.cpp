@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// libFuzzer target fuzz_openai_request: the OpenAI endpoint's request parser
-// (guest/components/openai_request.cpp, compiled here natively as it is into the http_openai
-// guest). Each input is a request body, read as the guest reads it and parsed as a chat and as a
-// text completion request. The parser must never throw or crash; a refusal must be OpenAI's error
-// (400, a message); an accepted request must be what the guest sends the llama.cpp plugin: its
+// libFuzzer target fuzz_openai_request: the OpenAI endpoint's request parsers
+// (guest/components/openai_request.cpp, and the Responses and Messages APIs' translations to chat,
+// openai_responses.cpp and anthropic_messages.cpp; compiled here natively as they are into the
+// http_openai guest). Each input is a request body, read as the guest reads it and parsed as a chat
+// and as a text completion request, and translated from each other API. The parser must never throw or crash; a refusal
+// must be OpenAI's error (400, a message); an accepted request must be what the guest sends the llama.cpp plugin: its
 // messages or prompt text reads back to the same request, and every property is one the plugin
 // has, with a value in its range.
 #include <cmath>
@@ -15,8 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "anthropic_messages.h"
 #include "openai_message.h"
 #include "openai_request.h"
+#include "openai_responses.h"
 
 using namespace openai;
 
@@ -107,6 +110,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     check_accepted(r, text);
   }
+  // The other APIs: a translation is refused as a 400, or is a chat request that parse_request takes
+  // or refuses as any other; the body as a chat answer and as a stream's chunk never breaks their
+  // answers' writers.
+  for (int api = 0; api < 3; ++api) {
+    json chat;
+    Refusal refused;
+    const bool translated = api == 0   ? responses_api::to_chat(body, chat, refused)
+                            : api == 1 ? anthropic::to_chat(body, chat, refused)
+                                       : anthropic::to_chat(body, chat, refused, /*count_only=*/true);
+    if (!translated) {
+      if (refused.status != 400 || refused.message.empty()) fail("a translation's refusal", text);
+      continue;
+    }
+    Request r;
+    if (parse_request(Kind::chat, chat, r, why)) check_accepted(r, text);
+  }
+  (void)responses_api::from_chat(body, body).dump();
+  (void)anthropic::from_chat(body, "").dump();
+  responses_api::EventStream events(body, "resp_1", "m", 0);
+  anthropic::EventStream blocks("msg_1", "m");
+  (void)(events.begin() + events.chunk(body) + events.finish("stop", body) + blocks.begin(0) + blocks.chunk(body) +
+         blocks.finish("stop", "", body));
   // The body as the plugin's metadata: a message, and the same message grown by the body's text.
   Message before, after;
   if (read_message(body, before)) {
