@@ -15,6 +15,10 @@ Cases (ctest runs each as serve.openai-apis.CASE):
   messages     anthropic messages.create (system + messages) is the reference's text, stop_reason
                max_tokens, usage; messages.stream's text_stream joins to it and its final message
                agrees; count_tokens is the reference's prompt tokens; the key as x-api-key
+  tools        on the Qwen 2.5 chat fixture, tool_choice required/any: the function_call item and the
+               tool_use block (whole and streamed) are the chat endpoint's call on the same server
+               (serve.openai-tools.* hold that equal to llama-server's), the round trips with the
+               result answer as the chat's same history, count_tokens counts the tools
   errors       what each API cannot honour is a 400 in its own shape, naming the field, raised as its
                client's BadRequestError: previous_response_id, store true, hosted tools, a chat field on
                /v1/responses; a missing max_tokens, an unknown field, a server tool on /v1/messages;
@@ -160,7 +164,104 @@ def case_errors(ctx):
     log("errors: each API's refusals in its own shape, naming the field, raised by its own client")
 
 
-CASES = {"responses": case_responses, "messages": case_messages, "errors": case_errors}
+def case_tools(ctx):
+    """Tool calls through both APIs on the Qwen 2.5 chat fixture equal the chat endpoint's on the same
+    server (serve.openai-tools.qwen2.5 holds those equal to llama-server's): the call, whole and
+    streamed, the round trip with its result, and count_tokens with tools."""
+    import json
+    from openai_tools_test import CALL_ID, TOOL_RESULT, WEATHER
+    fixture = os.path.join(ctx.args.fixtures, "chat", "qwen2.5.gguf")
+    if not os.path.exists(fixture):
+        raise Skipped(f"no {fixture} (scripts/make_fixtures.py makes it)")
+    fn = WEATHER["function"]
+    with ctx.server(model=fixture, nn_options='{"threads": 1, "ctx-size": 4096}') as server:
+        c = client(server)
+        greedy = {"temperature": 0, "max_tokens": 128}
+        chat = c.chat.completions.create(model="default", messages=MESSAGES, tools=[WEATHER], tool_choice="required",
+                                         **greedy)
+        call = chat.choices[0].message.tool_calls[0].function
+        check(chat.choices[0].finish_reason == "tool_calls", f"the chat's reference: {chat!r}")
+
+        # Responses: its function tools are flat, its calls function_call items.
+        r_tool = {"type": "function", "name": fn["name"], "description": fn["description"],
+                  "parameters": fn["parameters"]}
+        r_req = {"model": "default", "instructions": SYSTEM, "tools": [r_tool], "tool_choice": "required",
+                 "max_output_tokens": 128, "temperature": 0}
+        r = c.responses.create(input=USER, **r_req)
+        calls = [o for o in r.output if o.type == "function_call"]
+        check(len(calls) == 1 and (calls[0].name, calls[0].arguments) == (call.name, call.arguments) and
+              r.status == "completed", f"responses.create: {r.output!r} != the chat's {call!r}")
+        args, done = "", None
+        with c.responses.stream(input=USER, **r_req) as stream:
+            for event in stream:
+                if event.type == "response.function_call_arguments.delta":
+                    args += event.delta
+                if event.type == "response.completed":
+                    done = event.response
+        check(args == call.arguments and done is not None and done.output[-1].arguments == call.arguments,
+              f"responses.stream: arguments {args!r}, final {done!r}")
+        # The round trip: the call and its output fed back answer as the chat's same history does.
+        history = MESSAGES + [{"role": "assistant", "content": None, "tool_calls": [
+            {"id": CALL_ID, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}]},
+            {"role": "tool", "tool_call_id": CALL_ID, "content": TOOL_RESULT}]
+        chat2 = c.chat.completions.create(model="default", messages=history, tools=[WEATHER], tool_choice="auto",
+                                          **greedy)
+        m2 = chat2.choices[0].message
+        r2 = c.responses.create(input=[{"role": "user", "content": USER},
+                                       {"type": "function_call", "call_id": CALL_ID, "name": call.name,
+                                        "arguments": call.arguments},
+                                       {"type": "function_call_output", "call_id": CALL_ID, "output": TOOL_RESULT}],
+                                **{**r_req, "tool_choice": "auto"})
+        got = [(o.name, o.arguments) for o in r2.output if o.type == "function_call"]
+        want = [(t.function.name, t.function.arguments) for t in m2.tool_calls or []]
+        check(got == want and r2.output_text == (m2.content or "") and
+              r2.usage.input_tokens == chat2.usage.prompt_tokens,
+              f"the Responses round trip {r2.output!r} != the chat's {m2!r}")
+
+        # Messages: tools with input_schema, calls as tool_use blocks with the arguments parsed.
+        a = anthropic_client(server, api_key="unused")
+        a_req = {"model": "default", "system": SYSTEM, "max_tokens": 128,
+                 "tools": [{"name": fn["name"], "description": fn["description"], "input_schema": fn["parameters"]}],
+                 "tool_choice": {"type": "any"}, "extra_body": {"temperature": 0}}
+        m = a.messages.create(messages=[{"role": "user", "content": USER}], **a_req)
+        uses = [b for b in m.content if b.type == "tool_use"]
+        check(len(uses) == 1 and uses[0].name == call.name and uses[0].input == json.loads(call.arguments) and
+              m.stop_reason == "tool_use" and m.usage.input_tokens == chat.usage.prompt_tokens,
+              f"messages.create: {m!r} != the chat's {call!r}")
+        with a.messages.stream(messages=[{"role": "user", "content": USER}], **a_req) as stream:
+            final = stream.get_final_message()
+        streamed = [b for b in final.content if b.type == "tool_use"]
+        check(len(streamed) == 1 and streamed[0].input == uses[0].input and final.stop_reason == "tool_use",
+              f"messages.stream: {final!r}")
+        turn = [{"role": "user", "content": USER},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": CALL_ID, "name": call.name,
+                                                   "input": json.loads(call.arguments)}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": CALL_ID,
+                                              "content": TOOL_RESULT}]}]
+        m3 = a.messages.create(messages=turn, **{**a_req, "tool_choice": {"type": "auto"}})
+        # Arguments re-serialized from `input` are compact JSON; the chat's history carries the
+        # model's own text, so the reference is the chat with the same compact arguments.
+        compact = json.dumps(json.loads(call.arguments), separators=(",", ":"))
+        chat3 = c.chat.completions.create(model="default", tools=[WEATHER], tool_choice="auto", **greedy,
+                                          messages=MESSAGES + [{"role": "assistant", "content": "", "tool_calls": [
+                                              {"id": CALL_ID, "type": "function",
+                                               "function": {"name": call.name, "arguments": compact}}]},
+                                              {"role": "tool", "tool_call_id": CALL_ID, "content": TOOL_RESULT}])
+        m4 = chat3.choices[0].message
+        got = [(b.name, b.input) for b in m3.content if b.type == "tool_use"]
+        want = [(t.function.name, json.loads(t.function.arguments)) for t in m4.tool_calls or []]
+        text = "".join(b.text for b in m3.content if b.type == "text")
+        check(got == want and text == (m4.content or "") and m3.usage.input_tokens == chat3.usage.prompt_tokens,
+              f"the Messages round trip {m3!r} != the chat's {m4!r}")
+        counted = a.messages.count_tokens(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
+                                          tools=a_req["tools"])
+        check(counted.input_tokens == chat.usage.prompt_tokens,
+              f"count_tokens with tools {counted.input_tokens} != the chat's prompt {chat.usage.prompt_tokens}")
+    log(f"tools: {call.name}({call.arguments}) through responses.* and messages.* as through chat, whole and "
+        "streamed; the round trips answer as the chat's; count_tokens counts the tools")
+
+
+CASES = {"responses": case_responses, "messages": case_messages, "errors": case_errors, "tools": case_tools}
 
 if __name__ == "__main__":
     sys.exit(openai_main(CASES, __doc__))
