@@ -14,7 +14,9 @@ Cases (ctest runs each as serve.openai-apis.CASE):
                responses.stream's deltas join to it, the events in order to response.incomplete
   messages     anthropic messages.create (system + messages) is the reference's text, stop_reason
                max_tokens, usage; messages.stream's text_stream joins to it and its final message
-               agrees; count_tokens is the reference's prompt tokens; the key as x-api-key
+               agrees; count_tokens is the reference's prompt tokens; a stop sequence from the middle
+               ends it with stop_reason stop_sequence naming it, whole and streamed; the key as
+               x-api-key
   tools        on the Qwen 2.5 chat fixture, tool_choice required/any: the function_call item and the
                tool_use block (whole and streamed) are the chat endpoint's call on the same server
                (serve.openai-tools.* hold that equal to llama-server's), the round trips with the
@@ -112,6 +114,23 @@ def case_messages(ctx):
 
         counted = c.messages.count_tokens(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}])
         check(counted.input_tokens == ref["n_prompt"], f"count_tokens {counted.input_tokens} != {ref['n_prompt']}")
+
+        # A stop sequence from the middle of the answer: the text before it, stop_reason stop_sequence
+        # and the sequence named, whole and streamed.
+        text = ref["text"]
+        stop = text[len(text) // 2:len(text) // 2 + 3]
+        for streamed in (False, True):
+            req = {"model": "default", "system": SYSTEM, "messages": [{"role": "user", "content": USER}],
+                   "max_tokens": 16, "stop_sequences": ["\x01never", stop], **greedy}
+            if streamed:
+                with c.messages.stream(**req) as stream:
+                    got = "".join(stream.text_stream)
+                    s = stream.get_final_message()
+            else:
+                s = c.messages.create(**req)
+                got = "".join(b.text for b in s.content if b.type == "text")
+            check(got == text[:text.find(stop)] and s.stop_reason == "stop_sequence" and s.stop_sequence == stop,
+                  f"stop_sequences {stop!r} (streamed: {streamed}): {got!r}, {s.stop_reason}, {s.stop_sequence!r}")
     log(f"messages: create, stream and count_tokens equal native llama.cpp's ({ref['text']!r}, "
         f"{ref['n_prompt']} prompt tokens), the key sent as x-api-key")
 
