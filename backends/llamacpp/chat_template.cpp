@@ -35,18 +35,6 @@ std::string one_line(std::string text) {
   return text;
 }
 
-bool nested_deeper_than(const nlohmann::json& root, size_t limit) {
-  std::vector<std::pair<const nlohmann::json*, size_t>> todo{{&root, 1}};
-  while (!todo.empty()) {
-    auto [v, depth] = todo.back();
-    todo.pop_back();
-    if (depth > limit) return true;
-    if (v->is_structured())
-      for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
-  }
-  return false;
-}
-
 const std::string_view kKeys[] = {
     "messages", "tools", "tool_choice", "parallel_tool_calls", "chat_template_kwargs", "reasoning_format"};
 

@@ -15,18 +15,6 @@ using json = nlohmann::json;
 // The converter recurses once per level: a guest's deeply nested schema must not reach it.
 constexpr size_t kMaxDepth = 64;
 
-bool nested_deeper_than(const json& root, size_t limit) {
-  std::vector<std::pair<const json*, size_t>> todo{{&root, 1}};
-  while (!todo.empty()) {
-    auto [v, depth] = todo.back();
-    todo.pop_back();
-    if (depth > limit) return true;
-    if (v->is_structured())
-      for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
-  }
-  return false;
-}
-
 Error refused(std::string_view source, std::string_view why) {
   return sdk::invalid(std::string(source) + ": \"json-schema\" " + std::string(why));
 }
@@ -40,6 +28,18 @@ std::string one_line(std::string text) {
 }
 
 }  // namespace
+
+bool nested_deeper_than(const nlohmann::json& root, size_t limit) {
+  std::vector<std::pair<const nlohmann::json*, size_t>> todo{{&root, 1}};
+  while (!todo.empty()) {
+    auto [v, depth] = todo.back();
+    todo.pop_back();
+    if (depth > limit) return true;
+    if (v->is_structured())
+      for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
 
 Error check_grammar_size(std::string_view gbnf, std::string_view key, std::string_view source) {
   if (gbnf.size() <= kMaxGrammarBytes) return {};

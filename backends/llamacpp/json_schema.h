@@ -29,6 +29,10 @@ Error grammar_from_json_schema(const nlohmann::json& value, std::string_view sou
 // real schema, and llama.cpp prints the whole text of one it cannot parse to stderr.
 inline constexpr size_t kMaxGrammarBytes = 256 << 10;
 
+// Whether `root` nests deeper than `limit` levels, found without recursing: llama.cpp's
+// converters and Jinja recurse once per level, so a guest's deep JSON must be refused first.
+bool nested_deeper_than(const nlohmann::json& root, size_t limit);
+
 // INVALID_ARGUMENT naming `key` and `source` for a grammar past kMaxGrammarBytes.
 Error check_grammar_size(std::string_view gbnf, std::string_view key, std::string_view source);
 
