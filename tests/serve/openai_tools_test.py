@@ -73,23 +73,24 @@ TOOL_RESULT = json.dumps({"temperature": 21, "unit": "celsius"})
 ROUND_TRIP_CHOICE = {"llama-3.1": "required"}
 
 
-class LlamaServer:
-    """llama.cpp's llama-server --jinja on 127.0.0.1, ready when /health answers 200."""
+class LlamaServer(Server):
+    """llama.cpp's llama-server --jinja on 127.0.0.1, ready when /health answers 200; its output kept
+    and the process stopped as serve_test's Server does."""
 
     def __init__(self, binary, model, name="llama-server"):
-        self.binary, self.model, self.name = binary, model, name
-        self.lines, self.lock, self.proc = [], threading.Lock(), None
+        super().__init__([binary], [], model, name=name)
+        self.binary, self.model = binary, model
 
     def __enter__(self):
         with socket.socket() as s:  # a free port (llama-server takes no port 0)
             s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+            self.host, self.port = "127.0.0.1", s.getsockname()[1]
         argv = [self.binary, "--jinja", "-m", self.model, "--host", "127.0.0.1", "--port", str(self.port),
                 "-t", str(THREADS), "-tb", str(THREADS), "-c", str(CTX), "-np", "1", "--seed", str(SEED),
                 "--no-webui"]
         log(f"{self.name}: {' '.join(argv)}")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        threading.Thread(target=self._drain, daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stdout, False), daemon=True).start()
         deadline = time.monotonic() + 60
         while True:
             if self.proc.poll() is not None:
@@ -103,27 +104,6 @@ class LlamaServer:
             if time.monotonic() > deadline:
                 raise Failure(f"{self.name} not healthy within 60 s\n{self.tail()}")
             time.sleep(0.1)
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None and not issubclass(exc_type, Skipped):
-            log(self.tail())
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        return False
-
-    def _drain(self):
-        for raw in iter(self.proc.stdout.readline, b""):
-            with self.lock:
-                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
-
-    def tail(self, n=30):
-        with self.lock:
-            lines = self.lines[-n:]
-        return f"--- {self.name}'s last {len(lines)} lines of output ---\n" + "\n".join(lines)
-
-    def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
 
 
 class Ctx:
