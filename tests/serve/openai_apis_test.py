@@ -21,6 +21,8 @@ Cases (ctest runs each as serve.openai-apis.CASE):
                tool_use block (whole and streamed) are the chat endpoint's call on the same server
                (serve.openai-tools.* hold that equal to llama-server's), the round trips with the
                result answer as the chat's same history, count_tokens counts the tools
+  metrics      the token metrics equal the usage both APIs' clients got, whole and streamed; each
+               answer's access-log line has its route, 200 and no cut
   errors       what each API cannot honour is a 400 in its own shape, naming the field, raised as its
                client's BadRequestError: previous_response_id, store true, hosted tools, a chat field on
                /v1/responses; a missing max_tokens, an unknown field, a server tool on /v1/messages;
@@ -280,7 +282,45 @@ def case_tools(ctx):
         "streamed; the round trips answer as the chat's; count_tokens counts the tools")
 
 
-CASES = {"responses": case_responses, "messages": case_messages, "errors": case_errors, "tools": case_tools}
+def case_metrics(ctx):
+    """Both APIs are counted as chat is: the plugin's token metrics are the usage each client got
+    (the end-of-generation token aside, which usage counts as llama-server's does), and each answer's
+    access-log line has its route, 200 and no cut."""
+    import urllib.request
+    from openai_test import sample
+    from serve_test import metrics_url, wait_lines
+    with ctx.server(extra=["--metrics-addr", "127.0.0.1:0"]) as server:
+        url = metrics_url(server)
+        c, a = client(server), anthropic_client(server, api_key="unused")
+        used = []
+        r = c.responses.create(model="default", instructions=SYSTEM, input=USER, max_output_tokens=8, temperature=0)
+        used.append((r.usage.input_tokens, r.usage.output_tokens))
+        with c.responses.stream(model="default", instructions=SYSTEM, input=USER, max_output_tokens=6,
+                                temperature=0) as stream:
+            done = [e.response for e in stream if e.type in ("response.completed", "response.incomplete")][-1]
+        used.append((done.usage.input_tokens, done.usage.output_tokens))
+        m = a.messages.create(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
+                              max_tokens=5, extra_body={"temperature": 0})
+        used.append((m.usage.input_tokens, m.usage.output_tokens))
+        with a.messages.stream(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
+                               max_tokens=7, extra_body={"temperature": 0}) as stream:
+            final = stream.get_final_message()
+        used.append((final.usage.input_tokens, final.usage.output_tokens))
+        stop_reasons = [r.status, done.status, m.stop_reason, final.stop_reason]
+        check(stop_reasons == ["incomplete", "incomplete", "max_tokens", "max_tokens"],
+              f"the answers ended otherwise than at their lengths: {stop_reasons} (no end token to leave aside)")
+        text = urllib.request.urlopen(url, timeout=10).read().decode()
+        got = {k: sample(text, f"wasinn_nn_{k}_tokens_total", graph="default") for k in ("prompt", "generated")}
+        want = {"prompt": sum(p for p, _ in used), "generated": sum(g for _, g in used)}
+        check(got == want, f"the token metrics {got} != what the clients got {want}")
+        for route in ("/v1/responses", "/v1/messages"):
+            lines = wait_lines(server, rf"POST {route} 200 ", at_least=2)
+            check(len(lines) == 2 and not any("cut:" in l for l in lines), f"{route}'s access-log lines: {lines}")
+    log(f"metrics: {want} tokens counted for two Responses and two Messages answers, as their clients got them")
+
+
+CASES = {"responses": case_responses, "messages": case_messages, "errors": case_errors, "tools": case_tools,
+         "metrics": case_metrics}
 
 if __name__ == "__main__":
     sys.exit(openai_main(CASES, __doc__))
