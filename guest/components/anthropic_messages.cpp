@@ -21,7 +21,7 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 
 // A base64 image block as the chat's data: URL part (the plugin takes or refuses it).
 bool image_part(const json& block, const std::string& param, json& out, Refusal& why) {
-  const json source = block.value("source", json::object());
+  const json source = field(block, "source", json::object());
   if (is_string(source, "type") && source.at("type") == "base64" && is_string(source, "data")) {
     const std::string media =
         is_string(source, "media_type") ? source.at("media_type").get<std::string>() : "image/png";
@@ -106,7 +106,7 @@ bool message_of(const json& msg, const std::string& param, json& messages, Refus
       if (b.contains("content") && !b.at("content").is_null() &&
           !text_content(b.at("content"), at + ".content", result, why))
         return false;
-      if (b.value("is_error", false) && result.is_string()) result = "Error: " + result.get<std::string>();
+      if (field(b, "is_error", false) && result.is_string()) result = "Error: " + result.get<std::string>();
       messages.push_back({{"role", "tool"}, {"tool_call_id", b.at("tool_use_id")}, {"content", result}});
     } else {
       return refuse(why, at,
@@ -192,7 +192,7 @@ bool to_chat(const json& body, json& chat, Refusal& why, bool count_only) {
                       "tool_choice must be {\"type\": \"auto\"}, {\"type\": \"any\"}, {\"type\": \"none\"} or "
                       "{\"type\": \"tool\", \"name\": ...}");
       }
-      if (v.is_object() && v.value("disable_parallel_tool_use", false)) parallel = false;
+      if (v.is_object() && field(v, "disable_parallel_tool_use", false)) parallel = false;
     } else if (key == "stream") {
       if (count_only) continue;
       chat["stream"] = v;
@@ -265,11 +265,11 @@ json usage_of(const json& chat_usage) {
   const json u = chat_usage.is_object() ? chat_usage : json::object();
   int64_t cached = 0;
   if (u.contains("prompt_tokens_details") && u.at("prompt_tokens_details").is_object())
-    cached = u.at("prompt_tokens_details").value("cached_tokens", int64_t{0});
-  return {{"input_tokens", u.value("prompt_tokens", int64_t{0}) - cached},
+    cached = field(u.at("prompt_tokens_details"), "cached_tokens", int64_t{0});
+  return {{"input_tokens", field(u, "prompt_tokens", int64_t{0}) - cached},
           {"cache_read_input_tokens", cached},
           {"cache_creation_input_tokens", 0},
-          {"output_tokens", u.value("completion_tokens", int64_t{0})}};
+          {"output_tokens", field(u, "completion_tokens", int64_t{0})}};
 }
 
 json tool_input(const std::string& arguments) {
@@ -283,7 +283,7 @@ json from_chat(const json& completion, const std::string& stop) {
       completion.contains("choices") && completion.at("choices").is_array() && !completion.at("choices").empty()
           ? completion.at("choices")[0]
           : json::object();
-  const json msg = choice.value("message", json::object());
+  const json msg = field(choice, "message", json::object());
   json content = json::array();
   if (is_string(msg, "reasoning_content") && !msg.at("reasoning_content").get<std::string>().empty())
     content.push_back({{"type", "thinking"}, {"thinking", msg.at("reasoning_content")}, {"signature", ""}});
@@ -291,25 +291,25 @@ json from_chat(const json& completion, const std::string& stop) {
     content.push_back({{"type", "text"}, {"text", msg.at("content")}});
   if (msg.contains("tool_calls") && msg.at("tool_calls").is_array()) {
     for (const auto& call : msg.at("tool_calls")) {
-      const json f = call.value("function", json::object());
+      const json f = field(call, "function", json::object());
       content.push_back({{"type", "tool_use"},
-                         {"id", call.value("id", std::string())},
-                         {"name", f.value("name", std::string())},
-                         {"input", tool_input(f.value("arguments", std::string()))}});
+                         {"id", field(call, "id", std::string())},
+                         {"name", field(f, "name", std::string())},
+                         {"input", tool_input(field(f, "arguments", std::string()))}});
     }
   }
-  const std::string id = completion.value("id", std::string("0"));
-  const std::string finish = choice.value("finish_reason", json("stop")).is_string()
-                                 ? choice.value("finish_reason", std::string("stop"))
+  const std::string id = field(completion, "id", std::string("0"));
+  const std::string finish = field(choice, "finish_reason", json("stop")).is_string()
+                                 ? field(choice, "finish_reason", std::string("stop"))
                                  : std::string("stop");
   return {{"id", "msg_" + id.substr(id.find('-') == std::string::npos ? 0 : id.find('-') + 1)},
           {"type", "message"},
           {"role", "assistant"},
-          {"model", completion.value("model", std::string())},
+          {"model", field(completion, "model", std::string())},
           {"content", content},
           {"stop_reason", stop_reason(finish, stop)},
           {"stop_sequence", stop.empty() ? json(nullptr) : json(stop)},
-          {"usage", usage_of(completion.value("usage", json::object()))}};
+          {"usage", usage_of(field(completion, "usage", json::object()))}};
 }
 
 std::string EventStream::event(const std::string& type, json data) {
@@ -349,7 +349,7 @@ std::string EventStream::close() {
 
 std::string EventStream::chunk(const json& chunk) {
   if (!chunk.contains("choices") || !chunk.at("choices").is_array() || chunk.at("choices").empty()) return {};
-  const json delta = chunk.at("choices")[0].value("delta", json::object());
+  const json delta = field(chunk.at("choices")[0], "delta", json::object());
   std::string out;
   if (is_string(delta, "reasoning_content") && !delta.at("reasoning_content").get<std::string>().empty()) {
     if (open_ != Block::thinking)
@@ -366,13 +366,13 @@ std::string EventStream::chunk(const json& chunk) {
   if (delta.contains("tool_calls") && delta.at("tool_calls").is_array()) {
     for (const auto& call : delta.at("tool_calls")) {
       if (!call.is_object()) continue;
-      const json f = call.value("function", json::object());
-      const int64_t index = call.value("index", int64_t{0});
+      const json f = field(call, "function", json::object());
+      const int64_t index = field(call, "index", int64_t{0});
       if (index >= 0 && static_cast<size_t>(index) >= calls_) {  // a new call: its block opens
         calls_ = static_cast<size_t>(index) + 1;
         out += open(Block::tool_use, {{"type", "tool_use"},
-                                      {"id", call.value("id", id_ + "_" + std::to_string(index))},
-                                      {"name", f.value("name", std::string())},
+                                      {"id", field(call, "id", id_ + "_" + std::to_string(index))},
+                                      {"name", field(f, "name", std::string())},
                                       {"input", json::object()}});
       }
       if (open_ == Block::tool_use && is_string(f, "arguments") && !f.at("arguments").get<std::string>().empty()) {

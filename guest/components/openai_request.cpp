@@ -548,6 +548,35 @@ bool finish(const json& body, Reading& r) {
 
 }  // namespace
 
+namespace {
+const json* field_at(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+}  // namespace
+
+json field(const json& j, const char* key, const json& fallback) {
+  const json* v = field_at(j, key);
+  return v ? *v : fallback;
+}
+std::string field(const json& j, const char* key, const std::string& fallback) {
+  const json* v = field_at(j, key);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+int64_t field(const json& j, const char* key, int64_t fallback) {
+  const json* v = field_at(j, key);
+  return v && v->is_number_integer() ? v->get<int64_t>() : fallback;
+}
+uint64_t field(const json& j, const char* key, uint64_t fallback) {
+  const json* v = field_at(j, key);
+  return v && v->is_number_unsigned() ? v->get<uint64_t>() : fallback;
+}
+bool field(const json& j, const char* key, bool fallback) {
+  const json* v = field_at(j, key);
+  return v && v->is_boolean() ? v->get<bool>() : fallback;
+}
+
 json error_json(const Refusal& r) {
   return {{"error",
            {{"message", r.message},

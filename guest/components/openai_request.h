@@ -57,6 +57,14 @@ struct Request {
 // The request body's text as a JSON object in its keys' order, or the refusal of one that is not
 // (or whose objects have so many keys that reading them in order would take long).
 bool parse_body(const std::string& text, json& body, Refusal& why);
+
+// `j[key]` when `j` is an object holding a value of the fallback's type there, else `fallback`:
+// nlohmann's value() throws on a wrong type (and aborts the guest, built without exceptions).
+json field(const json& j, const char* key, const json& fallback);
+std::string field(const json& j, const char* key, const std::string& fallback);
+int64_t field(const json& j, const char* key, int64_t fallback);
+uint64_t field(const json& j, const char* key, uint64_t fallback);
+bool field(const json& j, const char* key, bool fallback);
 // `body` as a request of `kind`: true with `req` filled, false with `why`.
 bool parse_request(Kind kind, const json& body, Request& req, Refusal& why);
 

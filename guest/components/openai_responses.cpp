@@ -52,7 +52,7 @@ bool content_of(const json& content, const std::string& param, json& out, Refusa
 
 // The last message if it is the assistant's, to which a function call or reasoning item belongs.
 json* assistant_turn(json& messages) {
-  if (messages.empty() || messages.back().value("role", "") != "assistant") return nullptr;
+  if (messages.empty() || field(messages.back(), "role", std::string()) != "assistant") return nullptr;
   return &messages.back();
 }
 
@@ -71,8 +71,8 @@ bool input_items(const json& input, json& messages, Refusal& why) {
       if (!content_of(item.at("content"), param + ".content", content, why)) return false;
       if (role == "assistant" && assistant_turn(messages) && content.is_string()) {
         json& turn = *assistant_turn(messages);
-        turn["content"] = turn.value("content", json("")).is_string()
-                              ? json(turn.value("content", std::string()) + content.get<std::string>())
+        turn["content"] = field(turn, "content", json("")).is_string()
+                              ? json(field(turn, "content", std::string()) + content.get<std::string>())
                               : content;
         continue;
       }
@@ -172,7 +172,7 @@ bool format_of(const json& text, json& chat, Refusal& why) {
     return true;
   }
   if (type == "json_schema" && f.contains("schema") && f.at("schema").is_object()) {
-    json spec = {{"name", f.value("name", std::string("response"))}, {"schema", f.at("schema")}};
+    json spec = {{"name", field(f, "name", std::string("response"))}, {"schema", f.at("schema")}};
     if (f.contains("strict") && !f.at("strict").is_null()) spec["strict"] = f.at("strict");
     chat["response_format"] = {{"type", "json_schema"}, {"json_schema", spec}};
     return true;
@@ -185,7 +185,7 @@ bool format_of(const json& text, json& chat, Refusal& why) {
 // Chat fields the Responses API does not have: refused as unknown, as OpenAI's Responses endpoint does.
 bool chat_only(const std::string& key) {
   for (const char* f : {"messages", "max_tokens", "max_completion_tokens", "response_format", "n", "stop", "logprobs",
-                        "functions", "function_call", "stream_options_include_usage", "echo", "suffix", "best_of"})
+                        "functions", "function_call", "echo", "suffix", "best_of"})
     if (key == f) return true;
   return false;
 }
@@ -287,10 +287,10 @@ namespace {
 
 json usage_of(const json& chat_usage) {
   const json u = chat_usage.is_object() ? chat_usage : json::object();
-  const int64_t in = u.value("prompt_tokens", int64_t{0}), out = u.value("completion_tokens", int64_t{0});
+  const int64_t in = field(u, "prompt_tokens", int64_t{0}), out = field(u, "completion_tokens", int64_t{0});
   int64_t cached = 0;
   if (u.contains("prompt_tokens_details") && u.at("prompt_tokens_details").is_object())
-    cached = u.at("prompt_tokens_details").value("cached_tokens", int64_t{0});
+    cached = field(u.at("prompt_tokens_details"), "cached_tokens", int64_t{0});
   return {{"input_tokens", in},
           {"input_tokens_details", {{"cached_tokens", cached}}},
           {"output_tokens", out},
@@ -339,15 +339,15 @@ std::string suffix_of(const std::string& chat_id) {
 }  // namespace
 
 json from_chat(const json& completion, const json& request) {
-  const std::string suffix = suffix_of(completion.value("id", std::string("0")));
+  const std::string suffix = suffix_of(field(completion, "id", std::string("0")));
   const json choice =
       completion.contains("choices") && completion.at("choices").is_array() && !completion.at("choices").empty()
           ? completion.at("choices")[0]
           : json::object();
-  const json msg = choice.value("message", json::object());
-  const bool cut = choice.value("finish_reason", json()) == "length";
-  json r = skeleton(request, "resp_" + suffix, completion.value("model", std::string()),
-                    completion.value("created", uint64_t{0}), cut ? "incomplete" : "completed");
+  const json msg = field(choice, "message", json::object());
+  const bool cut = field(choice, "finish_reason", json()) == "length";
+  json r = skeleton(request, "resp_" + suffix, field(completion, "model", std::string()),
+                    field(completion, "created", uint64_t{0}), cut ? "incomplete" : "completed");
   if (cut) r["incomplete_details"] = {{"reason", "max_output_tokens"}};
   json& output = r["output"];
   if (is_string(msg, "reasoning_content") && !msg.at("reasoning_content").get<std::string>().empty()) {
@@ -366,17 +366,17 @@ json from_chat(const json& completion, const json& request) {
   }
   if (msg.contains("tool_calls") && msg.at("tool_calls").is_array()) {
     for (const auto& call : msg.at("tool_calls")) {
-      const json f = call.value("function", json::object());
-      const std::string call_id = call.value("id", std::string());
+      const json f = field(call, "function", json::object());
+      const std::string call_id = field(call, "id", std::string());
       output.push_back({{"type", "function_call"},
                         {"id", "fc_" + call_id},
                         {"call_id", call_id},
-                        {"name", f.value("name", std::string())},
-                        {"arguments", f.value("arguments", std::string())},
+                        {"name", field(f, "name", std::string())},
+                        {"arguments", field(f, "arguments", std::string())},
                         {"status", "completed"}});
     }
   }
-  r["usage"] = usage_of(completion.value("usage", json::object()));
+  r["usage"] = usage_of(field(completion, "usage", json::object()));
   return r;
 }
 
@@ -414,10 +414,10 @@ std::string EventStream::open(Item kind, const json& tool_call) {
              {"status", "in_progress"},
              {"content", json::array()}};
   } else {
-    const std::string call_id = tool_call.value("id", "call_" + n + "_" + id_);
-    const json f = tool_call.value("function", json::object());
+    const std::string call_id = field(tool_call, "id", "call_" + n + "_" + id_);
+    const json f = field(tool_call, "function", json::object());
     item_ = {{"type", "function_call"}, {"id", "fc_" + call_id},
-             {"call_id", call_id},      {"name", f.value("name", std::string())},
+             {"call_id", call_id},      {"name", field(f, "name", std::string())},
              {"arguments", ""},         {"status", "in_progress"}};
   }
   out += event("response.output_item.added", {{"output_index", index}, {"item", item_}});
@@ -458,7 +458,7 @@ std::string EventStream::close() {
 
 std::string EventStream::chunk(const json& chunk) {
   if (!chunk.contains("choices") || !chunk.at("choices").is_array() || chunk.at("choices").empty()) return {};
-  const json delta = chunk.at("choices")[0].value("delta", json::object());
+  const json delta = field(chunk.at("choices")[0], "delta", json::object());
   std::string out;
   if (is_string(delta, "reasoning_content") && !delta.at("reasoning_content").get<std::string>().empty()) {
     if (open_ != Item::reasoning) out += open(Item::reasoning, {});
@@ -482,14 +482,14 @@ std::string EventStream::chunk(const json& chunk) {
   if (delta.contains("tool_calls") && delta.at("tool_calls").is_array()) {
     for (const auto& call : delta.at("tool_calls")) {
       if (!call.is_object()) continue;
-      const int64_t index = call.value("index", int64_t{0});
+      const int64_t index = field(call, "index", int64_t{0});
       // A call's first delta names it (id, name): it opens its item; the rest extend its arguments.
       if (index < 0 || index > 4096) continue;
-      if (static_cast<size_t>(index) >= call_items_.size()) {
+      if (static_cast<size_t>(index) >= calls_) {
         out += open(Item::function_call, call);
-        call_items_.resize(static_cast<size_t>(index) + 1, static_cast<int64_t>(output_.size()));
+        calls_ = static_cast<size_t>(index) + 1;
       }
-      const json f = call.value("function", json::object());
+      const json f = field(call, "function", json::object());
       if (open_ == Item::function_call && is_string(f, "arguments")) {
         const std::string piece = f.at("arguments");
         if (piece.empty()) continue;

@@ -55,8 +55,8 @@ class EventStream {
   json item_;         // the open item as output_item.done will show it
   std::string text_;  // its text or arguments so far
   std::vector<json> output_;
-  std::vector<int64_t> call_items_;  // output index of each chat tool call, by its index
-  int items_ = 0;                    // ids of this response's items: <prefix>_<id>_<n>
+  size_t calls_ = 0;  // the chat's tool calls opened so far (their indices)
+  int items_ = 0;     // ids of this response's items: <prefix>_<id>_<n>
 };
 
 }  // namespace responses_api
