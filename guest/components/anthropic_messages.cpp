@@ -317,7 +317,9 @@ std::string EventStream::event(const std::string& type, json data) {
   return "event: " + type + "\ndata: " + dump(data) + "\n\n";
 }
 
-std::string EventStream::begin(int64_t input_tokens) {
+std::string EventStream::begin(const json& usage) {
+  json u = usage_of(usage);
+  u["output_tokens"] = 0;
   return event("message_start", {{"message",
                                   {{"id", id_},
                                    {"type", "message"},
@@ -326,7 +328,7 @@ std::string EventStream::begin(int64_t input_tokens) {
                                    {"content", json::array()},
                                    {"stop_reason", nullptr},
                                    {"stop_sequence", nullptr},
-                                   {"usage", {{"input_tokens", input_tokens}, {"output_tokens", 0}}}}}});
+                                   {"usage", u}}}});
 }
 
 std::string EventStream::open(Block kind, const json& start) {

@@ -30,8 +30,9 @@ json from_chat(const json& completion, const std::string& stop);
 class EventStream {
  public:
   EventStream(std::string id, std::string model) : id_(std::move(id)), model_(std::move(model)) {}
-  // message_start, with the prompt's tokens.
-  std::string begin(int64_t input_tokens);
+  // message_start, with the prompt's tokens from the chat's `usage` so far (as llama-server's:
+  // input_tokens those not read from the prompt cache, cache_read_input_tokens those read).
+  std::string begin(const json& usage);
   // One chat.completion.chunk: its deltas as content blocks, each closed before the next opens.
   std::string chunk(const json& chunk);
   // The open block closed, message_delta (stop_reason, stop_sequence, usage) and message_stop.

@@ -45,7 +45,7 @@ class MessagesFormat : public AnswerFormat {
   }
   std::string begin(const std::string& model, const json& usage) override {
     stream_.reset(new anthropic::EventStream(new_id("msg_"), model));
-    return stream_->begin(field(usage, "prompt_tokens", int64_t{0}));
+    return stream_->begin(usage);
   }
   std::string chunk(const json& chunk) override { return stream_ ? stream_->chunk(chunk) : std::string(); }
   std::string finish(const std::string& finish_reason, const std::string& stop, const json& usage) override {

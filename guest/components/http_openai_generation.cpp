@@ -90,12 +90,17 @@ class StopScan {
 
 struct Usage {
   int64_t prompt = 0, completion = 0;
+  int64_t cached = 0;   // prompt tokens the plugin's prompt cache held, not evaluated again
   int64_t context = 0;  // the context's size in tokens (0: the plugin does not say)
   bool eog = false;     // an end-of-generation token ended the answer (not among `completion`)
   // As llama-server counts, the end-of-generation token among the completion's: it was decoded.
+  // prompt_tokens_details is always there, as llama-server and OpenAI send it (0: nothing cached).
   json as_json() const {
     const int64_t answered = completion + (eog ? 1 : 0);
-    return {{"prompt_tokens", prompt}, {"completion_tokens", answered}, {"total_tokens", prompt + answered}};
+    return {{"prompt_tokens", prompt},
+            {"completion_tokens", answered},
+            {"total_tokens", prompt + answered},
+            {"prompt_tokens_details", {{"cached_tokens", cached}}}};
   }
 };
 
@@ -107,10 +112,10 @@ Usage usage_of(wnx_prompt_context session) {
   if (failed) return u;
   const json j = json::parse(text, nullptr, false);
   if (j.is_object()) {
-    auto in = j.find("input_tokens"), out = j.find("output_tokens"), ctx = j.find("context_size");
-    if (in != j.end() && in->is_number_integer()) u.prompt = in->get<int64_t>();
-    if (out != j.end() && out->is_number_integer()) u.completion = out->get<int64_t>();
-    if (ctx != j.end() && ctx->is_number_integer()) u.context = ctx->get<int64_t>();
+    u.prompt = field(j, "input_tokens", int64_t{0});
+    u.completion = field(j, "output_tokens", int64_t{0});
+    u.cached = field(j, "cached_tokens", int64_t{0});  // absent: the plugin has no prompt cache
+    u.context = field(j, "context_size", int64_t{0});
     auto eog = j.find("eog");
     u.eog = eog != j.end() && eog->is_boolean() && eog->get<bool>();
   }

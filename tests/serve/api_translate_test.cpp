@@ -139,6 +139,35 @@ TEST(ResponsesAnswer, AWholeCompletion) {
   EXPECT_EQ(c["output"][0]["content"][0]["text"], "ab");
 }
 
+// The chat usage's prompt_tokens_details.cached_tokens (the plugin's prompt cache) as llama-server
+// words it in each API: always there, 0 when nothing was cached or the field is missing or malformed.
+json cached_usage(const json& details) {
+  json u = {{"prompt_tokens", 10}, {"completion_tokens", 5}, {"total_tokens", 15}};
+  if (!details.is_null()) u["prompt_tokens_details"] = details;
+  return u;
+}
+
+TEST(ResponsesAnswer, CachedPromptTokens) {
+  json completion = kToolCompletion;
+  completion["usage"] = cached_usage({{"cached_tokens", 7}});
+  const json r = openai::responses_api::from_chat(completion, {{"input", "x"}});
+  EXPECT_EQ(r["usage"]["input_tokens"], 10) << "input_tokens counts the cached ones too, as OpenAI's";
+  EXPECT_EQ(r["usage"]["input_tokens_details"]["cached_tokens"], 7);
+  for (const json& none : {json(), json::object(), json("7"), json{{"cached_tokens", "7"}}}) {
+    completion["usage"] = cached_usage(none);
+    EXPECT_EQ(openai::responses_api::from_chat(completion, {{"input", "x"}})["usage"]["input_tokens_details"],
+              json({{"cached_tokens", 0}}))
+        << none.dump();
+  }
+  openai::responses_api::EventStream s(json{{"input", "x"}}, "resp_1", "m", 7);
+  std::string sse = s.begin();
+  sse += s.chunk(chunk({{"content", "a"}}));
+  sse += s.finish("stop", cached_usage({{"cached_tokens", 7}}));
+  const json done = events(sse).back().second["response"];
+  EXPECT_EQ(done["usage"]["input_tokens"], 10);
+  EXPECT_EQ(done["usage"]["input_tokens_details"]["cached_tokens"], 7);
+}
+
 TEST(ResponsesStream, TextThenAToolCallAsTheirItems) {
   openai::responses_api::EventStream s(json{{"input", "x"}}, "resp_1", "m", 7);
   std::string sse = s.begin();
@@ -252,9 +281,38 @@ TEST(MessagesAnswer, WholeAndErrors) {
   EXPECT_EQ(openai::anthropic::error_json(504, "late")["error"]["type"], "timeout_error");
 }
 
+TEST(MessagesAnswer, CachedPromptTokens) {
+  json completion = kToolCompletion;
+  completion["usage"] = cached_usage({{"cached_tokens", 7}});
+  const json m = openai::anthropic::from_chat(completion, "");
+  // Anthropic's input_tokens are those after the last cache read (llama-server's: prompt - cached).
+  EXPECT_EQ(m["usage"]["input_tokens"], 3);
+  EXPECT_EQ(m["usage"]["cache_read_input_tokens"], 7);
+  EXPECT_EQ(m["usage"]["cache_creation_input_tokens"], 0);
+  EXPECT_EQ(m["usage"]["output_tokens"], 5);
+  for (const json& none : {json(), json("7"), json{{"cached_tokens", nullptr}}}) {
+    completion["usage"] = cached_usage(none);
+    const json u = openai::anthropic::from_chat(completion, "")["usage"];
+    EXPECT_EQ(u["input_tokens"], 10) << none.dump();
+    EXPECT_EQ(u["cache_read_input_tokens"], 0) << none.dump();
+  }
+  openai::anthropic::EventStream s("msg_1", "m");
+  std::string sse = s.begin(cached_usage({{"cached_tokens", 7}}));
+  sse += s.chunk(chunk({{"content", "a"}}));
+  sse += s.finish("stop", "", cached_usage({{"cached_tokens", 7}}));
+  const auto evs = events(sse);
+  const json start = evs.front().second["message"]["usage"];
+  EXPECT_EQ(start["input_tokens"], 3);
+  EXPECT_EQ(start["cache_read_input_tokens"], 7);
+  EXPECT_EQ(start["output_tokens"], 0) << "message_start comes before any output";
+  const json delta = evs[evs.size() - 2].second["usage"];
+  EXPECT_EQ(delta["cache_read_input_tokens"], 7);
+  EXPECT_EQ(delta["output_tokens"], 5);
+}
+
 TEST(MessagesStream, BlocksOpenAndCloseInOrder) {
   openai::anthropic::EventStream s("msg_1", "m");
-  std::string sse = s.begin(12);
+  std::string sse = s.begin({{"prompt_tokens", 12}});
   sse += s.chunk(chunk({{"role", "assistant"}, {"reasoning_content", "think"}}));
   sse += s.chunk(chunk({{"content", "Hi"}}));
   sse += s.chunk(chunk(json::parse(R"({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
