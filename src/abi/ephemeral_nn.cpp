@@ -14,25 +14,14 @@
 namespace wasinn::ephemeral_nn {
 
 int32_t errno_of(Errc code) {
-  switch (code) {
-    case Errc::invalid_argument: return 1;
-    case Errc::invalid_encoding: return 2;
-    case Errc::missing_memory: return 3;
-    case Errc::busy: return 4;
-    case Errc::runtime_error: return 5;
-    case Errc::unsupported_operation: return 6;
-    case Errc::too_large: return 7;
-    case Errc::not_found: return 8;
-    // witx has no timeout, security or unknown: the nearest codes, the detail says more.
-    case Errc::timeout: return 5;
-    case Errc::security: return 6;
-    case Errc::unknown: return 5;
-    case Errc::end_of_sequence: return 100;
-    case Errc::context_full: return 101;
-    case Errc::prompt_too_long: return 102;
-    case Errc::model_not_found: return 103;
+  switch (code) {  // core/errc.def's witx errno
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) \
+  case Errc::name:                                                                     \
+    return witx_errno;
+#include "core/errc.def"
+#undef WASINN_ERRC
   }
-  return 5;
+  return errno_of(Errc::unknown);  // not an Errc at all (a cast of a stray number)
 }
 
 int32_t errno_of(const Status& status) { return status.ok() ? 0 : errno_of(status.error().code); }

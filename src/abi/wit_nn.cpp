@@ -118,25 +118,14 @@ Result<Target> decode_target(std::string_view case_name) {
 }
 
 std::string_view error_code_case(Errc code) {
-  switch (code) {
-    case Errc::invalid_argument: return "invalid-argument";
-    case Errc::invalid_encoding: return "invalid-encoding";
-    case Errc::timeout: return "timeout";
-    case Errc::unsupported_operation: return "unsupported-operation";
-    case Errc::too_large: return "too-large";
-    case Errc::not_found: return "not-found";
-    case Errc::security: return "security";
-    case Errc::unknown: return "unknown";
-    // WasmEdge's LLM codes and the witx-only ones, to the nearest; the detail keeps the rest.
-    case Errc::context_full:
-    case Errc::prompt_too_long: return "too-large";
-    case Errc::model_not_found: return "not-found";
-    case Errc::missing_memory:
-    case Errc::busy:
-    case Errc::end_of_sequence:
-    case Errc::runtime_error: return "runtime-error";
+  switch (code) {  // core/errc.def's WIT error-code
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) \
+  case Errc::name:                                                                     \
+    return wit_case;
+#include "core/errc.def"
+#undef WASINN_ERRC
   }
-  return "unknown";
+  return "unknown";  // not an Errc at all (a cast of a stray number)
 }
 
 Result<Errc> decode_error_code(std::string_view case_name) {

@@ -5,23 +5,20 @@ namespace wasinn {
 
 std::string_view errc_name(Errc code) {
   switch (code) {
-    case Errc::invalid_argument: return "invalid_argument";
-    case Errc::invalid_encoding: return "invalid_encoding";
-    case Errc::missing_memory: return "missing_memory";
-    case Errc::busy: return "busy";
-    case Errc::runtime_error: return "runtime_error";
-    case Errc::unsupported_operation: return "unsupported_operation";
-    case Errc::too_large: return "too_large";
-    case Errc::not_found: return "not_found";
-    case Errc::timeout: return "timeout";
-    case Errc::security: return "security";
-    case Errc::unknown: return "unknown";
-    case Errc::end_of_sequence: return "end_of_sequence";
-    case Errc::context_full: return "context_full";
-    case Errc::prompt_too_long: return "prompt_too_long";
-    case Errc::model_not_found: return "model_not_found";
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) \
+  case Errc::name:                                                                     \
+    return #name;
+#include "core/errc.def"
+#undef WASINN_ERRC
   }
-  return "unknown";
+  return "unknown";  // not an Errc at all (a cast of a stray number)
+}
+
+std::optional<Errc> errc_from_name(std::string_view name) {
+  for (size_t i = 0; i < kErrcCount; ++i) {
+    if (errc_name(static_cast<Errc>(i)) == name) return static_cast<Errc>(i);
+  }
+  return std::nullopt;
 }
 
 }  // namespace wasinn

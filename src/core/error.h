@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,27 +13,22 @@
 
 namespace wasinn {
 
-// The host's own error codes. Each guest ABI maps them to its errno numbering.
+// The host's own error codes, one row each in core/errc.def with what each ABI and protocol
+// calls it. Each guest ABI maps them to its errno numbering.
 enum class Errc : uint8_t {
-  invalid_argument,
-  invalid_encoding,
-  missing_memory,
-  busy,
-  runtime_error,
-  unsupported_operation,
-  too_large,
-  not_found,
-  timeout,
-  security,
-  unknown,
-  end_of_sequence,
-  context_full,
-  prompt_too_long,
-  model_not_found,
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) name,
+#include "core/errc.def"
+#undef WASINN_ERRC
 };
-inline constexpr size_t kErrcCount = static_cast<size_t>(Errc::model_not_found) + 1;  // keep after the last code
+inline constexpr size_t kErrcCount = 0
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) +1
+#include "core/errc.def"
+#undef WASINN_ERRC
+    ;
 
 std::string_view errc_name(Errc code);
+// The code errc_name calls `name`, if any (a verdict cache's or a checker's text).
+std::optional<Errc> errc_from_name(std::string_view name);
 
 struct Error {
   Errc code;

@@ -12,23 +12,36 @@ PluginDiag::PluginDiag() {
   };
 }
 
-Errc errc_from_plugin_status(int status) {
+namespace {
+
+// Whether core/errc.def has a row for the status: a switch with no default, so that a status the
+// ABI gains without a row fails the build here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+constexpr bool has_row(wasinn_status status) {
   switch (status) {
-    case WASINN_INVALID_ARGUMENT: return Errc::invalid_argument;
-    case WASINN_INVALID_ENCODING: return Errc::invalid_encoding;
-    case WASINN_MISSING_MEMORY: return Errc::missing_memory;
-    case WASINN_BUSY: return Errc::busy;
-    case WASINN_RUNTIME_ERROR: return Errc::runtime_error;
-    case WASINN_UNSUPPORTED_OPERATION: return Errc::unsupported_operation;
-    case WASINN_TOO_LARGE: return Errc::too_large;
-    case WASINN_NOT_FOUND: return Errc::not_found;
-    case WASINN_TIMEOUT: return Errc::timeout;
-    case WASINN_SECURITY: return Errc::security;
-    case WASINN_END_OF_SEQUENCE: return Errc::end_of_sequence;
-    case WASINN_CONTEXT_FULL: return Errc::context_full;
-    case WASINN_PROMPT_TOO_LONG: return Errc::prompt_too_long;
-    case WASINN_MODEL_NOT_FOUND: return Errc::model_not_found;
-    default: return Errc::unknown;
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) case plugin_status:
+#include "core/errc.def"
+#undef WASINN_ERRC
+    return true;
+    case WASINN_OK: return false;  // not a failure
+  }
+  return false;
+}
+#pragma GCC diagnostic pop
+static_assert(has_row(WASINN_UNKNOWN) && !has_row(WASINN_OK));
+
+}  // namespace
+
+Errc errc_from_plugin_status(int status) {
+  // An int, not a wasinn_status: a plugin may return any number.
+  switch (status) {
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http_status, grpc_code) \
+  case plugin_status:                                                                  \
+    return Errc::name;
+#include "core/errc.def"
+#undef WASINN_ERRC
+    default: return Errc::unknown;  // OK, or a number outside the ABI (a newer or broken plugin's)
   }
 }
 

@@ -23,17 +23,6 @@ namespace wasinn {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::optional<Errc> errc_from_name(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(Errc::model_not_found); ++i) {
-    if (errc_name(static_cast<Errc>(i)) == name) return static_cast<Errc>(i);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 constexpr NameTable<IsolationMode, 3> kIsolationModes{
     {{{IsolationMode::by_manifest, "auto"}, {IsolationMode::always, "always"}, {IsolationMode::never, "never"}}}};
 

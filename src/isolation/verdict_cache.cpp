@@ -23,13 +23,6 @@ constexpr uint64_t kMaxEntryBytes = 64 * 1024;  // an entry is ~0.2-1 KB; anythi
 // not one of ours and is ignored.
 constexpr std::string_view kEntryFormat = "wasinn load-check verdict 1";
 
-std::optional<Errc> errc_from_name(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(Errc::model_not_found); ++i) {
-    if (errc_name(static_cast<Errc>(i)) == name) return static_cast<Errc>(i);
-  }
-  return std::nullopt;
-}
-
 bool is_key(std::string_view key) {
   return key.size() == 64 &&
          std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });

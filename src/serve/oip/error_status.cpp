@@ -3,32 +3,40 @@
 
 namespace wasinn::oip_server {
 
+namespace {
+
+// grpc::StatusCode's numbers, by its names, for core/errc.def's gRPC column.
+enum class Grpc : int {
+  INVALID_ARGUMENT = 3,
+  DEADLINE_EXCEEDED = 4,
+  NOT_FOUND = 5,
+  RESOURCE_EXHAUSTED = 8,
+  INTERNAL = 13,
+  UNAVAILABLE = 14,
+};
+
+}  // namespace
+
 int http_status(Errc code) {
-  switch (code) {
-    case Errc::invalid_argument:
-    case Errc::invalid_encoding:
-    case Errc::unsupported_operation:
-    case Errc::prompt_too_long:
-    case Errc::end_of_sequence: return 400;
-    case Errc::not_found:
-    case Errc::model_not_found: return 404;
-    case Errc::too_large: return 413;
-    case Errc::busy:
-    case Errc::context_full: return 503;
-    case Errc::timeout: return 504;
-    default: return 500;
+  switch (code) {  // core/errc.def's HTTP status
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http, grpc) \
+  case Errc::name:                                                         \
+    return http;
+#include "core/errc.def"
+#undef WASINN_ERRC
   }
+  return 500;  // not an Errc at all (a cast of a stray number)
 }
 
 int grpc_code(Errc code) {
-  switch (http_status(code)) {
-    case 400: return 3;   // INVALID_ARGUMENT
-    case 404: return 5;   // NOT_FOUND
-    case 413: return 8;   // RESOURCE_EXHAUSTED
-    case 503: return 14;  // UNAVAILABLE
-    case 504: return 4;   // DEADLINE_EXCEEDED
-    default: return 13;   // INTERNAL
+  switch (code) {  // core/errc.def's gRPC code
+#define WASINN_ERRC(name, plugin_status, witx_errno, wit_case, http, grpc) \
+  case Errc::name:                                                         \
+    return static_cast<int>(Grpc::grpc);
+#include "core/errc.def"
+#undef WASINN_ERRC
   }
+  return static_cast<int>(Grpc::INTERNAL);  // not an Errc at all (a cast of a stray number)
 }
 
 }  // namespace wasinn::oip_server
