@@ -24,6 +24,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int64_t kMaxTokens = 1 << 20;  // bounds ctx/batch sizes: a guest must not size a huge KV cache
+constexpr int64_t kMaxParallel = 64;     // sequences of a shared context (llama.cpp allows 256)
 
 // The shared wording and checks of the ggml plugins' options (ggml_common/option_setters.hpp).
 using ggml_common::as_integer;
@@ -61,6 +62,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
+    t["parallel"] = integer(&LlamaOptions::parallel, "parallel", 0, kMaxParallel);
     // The SDK's rule for every backend's thread counts: an integer from 0 to 4 per hardware thread.
     t["threads"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       std::optional<int> n;
@@ -197,6 +199,11 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
     options.typed_outputs = v.get<bool>();
     return {};
   }
+  if (key == WASINN_PROPERTY_CACHE_PARTITION) {  // the host's, set on a served request's contexts
+    if (value.size() > 256) return sdk::invalid("property \"" WASINN_PROPERTY_CACHE_PARTITION "\": at most 256 bytes");
+    options.cache_partition = std::string(value);
+    return {};
+  }
   // Every key the setters take, but those fixed when the model is loaded.
   const auto it = setters().find(key);
   if (it == setters().end() || is_load_only_key(key))
@@ -211,7 +218,7 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 bool is_load_only_key(std::string_view key) {
   static constexpr std::string_view kKeys[] = {
       "n-gpu-layers",  "main-gpu",        "use-mmap",         "mmproj",        "tts",
-      "model-vocoder", "tts-output-file", "tts-speaker-file", "chat-template", "chat-template-file"};
+      "model-vocoder", "tts-output-file", "tts-speaker-file", "chat-template", "chat-template-file", "parallel"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 
@@ -262,8 +269,13 @@ Error parse_backend_config(std::string_view text, BackendConfig& out, std::vecto
   std::optional<bool> allow;
   if (Error e = sdk::read_bool(doc, "allow-preload-paths", source, allow)) return e;
   out.allow_preload_paths = allow.value_or(false);
+  if (doc.contains("parallel")) {
+    LlamaOptions scratch;
+    if (Error e = setters().at("parallel")(doc["parallel"], source, scratch)) return e;
+    out.parallel = scratch.parallel;
+  }
   for (const auto& [key, value] : doc.items())
-    if (key != "allow-preload-paths") ignored.push_back({key, "unknown key"});
+    if (key != "allow-preload-paths" && key != "parallel") ignored.push_back({key, "unknown key"});
   return {};
 }
 

@@ -33,6 +33,9 @@ struct LlamaOptions {
   // Set by the host, never by a guest's JSON: this context's caller gets typed tensors (the
   // property WASINN_PROPERTY_TYPED_OUTPUTS, include/wasinn/backend_plugin.h).
   bool typed_outputs = false;
+  // Set by the host, never by a guest's JSON: whose KV this context's prompts may reuse (the
+  // property WASINN_PROPERTY_CACHE_PARTITION; one per API key). "": the host's default partition.
+  std::string cache_partition;
   int64_t n_predict = -1;      // most tokens per generation; -1: until end or full context
   std::string reverse_prompt;  // compute() stops once the text contains it
 
@@ -64,6 +67,9 @@ struct LlamaOptions {
   uint32_t batch_size = 512;
   uint32_t ubatch_size = 512;
   uint32_t threads = 0;  // 0: one per CPU this process may use (available_cpus.h)
+  // Generations decoded together in the graph's shared context (shared_context.h), each with
+  // ctx_size tokens: 0, sized from the memory available; fixed at load.
+  uint32_t parallel = 0;
 
   // Sampling: the sampler is rebuilt from these at the start of every generation.
   double temp = 0.8;  // 0: greedy
@@ -124,8 +130,10 @@ bool is_load_only_key(std::string_view key);
 //   "allow-preload-paths": bool, false: may a guest name a host file: a model ("preload:<path>"),
 //   a projector ("mmproj"), an image ("image"), a vocoder or speaker profile to read or a WAV to
 //   write ("model-vocoder", "tts-speaker-file", "tts-output-file")?
+//   "parallel": int, 0: the default of every graph's "parallel" load key.
 struct BackendConfig {
   bool allow_preload_paths = false;
+  uint32_t parallel = 0;
 };
 // Parses text ("" means no config); unknown keys are listed in `ignored`.
 Error parse_backend_config(std::string_view text, BackendConfig& out, std::vector<IgnoredKey>& ignored);

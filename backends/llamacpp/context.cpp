@@ -173,6 +173,7 @@ Error LlamaContext::speak() {
 
 void LlamaContext::set_metadata(wasinn_tensor& out) {
   metadata_ = "{\"input_tokens\": " + std::to_string(n_prompt_tokens_) +
+              ", \"cached_tokens\": " + std::to_string(stream_.cached_tokens()) +
               ", \"output_tokens\": " + std::to_string(stream_.tokens().size()) +
               ", \"context_size\": " + std::to_string(wanted_shape().n_ctx) +
               ", \"llama_build_number\": " + std::to_string(WASINN_LLAMA_BUILD_NUMBER) +
@@ -208,16 +209,38 @@ void LlamaContext::set_metadata(wasinn_tensor& out) {
   sdk::bytes_output(metadata_, out_dims_[0], out);
 }
 
-// Streams of compute() and compute_single() start the same way.
+void LlamaContext::print_perf() {
+  if (shared_used_) {
+    shared_used_->print_perf();
+  } else if (llama_) {
+    llama_perf_context_print(llama_.get());
+  }
+}
+
+// Streams of compute() and compute_single() start the same way: on a sequence of the graph's
+// shared context when the prompt is text of the shape it was made for and one is idle, else on
+// this context's own llama_context.
 Error LlamaContext::start_generation(const LogScope& scope) {
   if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
-  if (Error e = prepare_llama_context(scope)) return e;
   output_is_embedding_ = false;
-  const uint32_t n_ctx = std::min(shape_.n_ctx, llama_n_ctx(llama_.get()));
   stream_.stop_grammar_on(cancel_requested_);
   reply_.reset();
   const ChatConstraints* chat = chat_ ? &chat_->constraints : nullptr;
   if (chat_) reply_ = std::make_unique<ChatReply>(chat_->parser, chat_->constraints.stops);
+  const ContextShape want = wanted_shape();
+  shared_used_ = nullptr;
+  if (!chunks_ && !graph_->vocoder()) {
+    if (SharedContext* shared = graph_->shared_context(want, options_.effective_threads())) {
+      auto seq = std::make_unique<SharedContext::Sequence>();
+      if (shared->acquire(prompt_, options_.cache_partition, *seq)) {
+        const uint32_t n_ctx = std::min(want.n_ctx, shared->n_ctx_seq());
+        shared_used_ = shared;
+        return stream_.begin(std::move(seq), graph_->vocab(), prompt_, n_ctx, options_, chat);
+      }
+    }
+  }
+  if (Error e = prepare_llama_context(scope)) return e;
+  const uint32_t n_ctx = std::min(shape_.n_ctx, llama_n_ctx(llama_.get()));
   if (!chunks_) return stream_.begin(llama_.get(), graph_->vocab(), prompt_, n_ctx, options_, chat);
   TokenStream::Feed feed;
   feed.n_tokens = mtmd_helper_get_n_tokens(chunks_.get());
@@ -398,7 +421,9 @@ Error LlamaContext::compute() {
       std::fflush(stdout);
     }
   }
-  if (options_.enable_log) llama_perf_context_print(llama_.get());
+  // A cut generation's shared sequence is freed; a whole one's KV stays for the prompt cache.
+  stream_.release_sequence(!result || result.status == WASINN_CONTEXT_FULL);
+  if (options_.enable_log) print_perf();
   // As WasmEdge: a full context still speaks the codes generated so far.
   if (graph_->vocoder() && (!result || result.status == WASINN_CONTEXT_FULL)) {
     return speak();
@@ -464,7 +489,7 @@ Error LlamaContext::get_output_single(const wasinn_tensor_id& id, wasinn_tensor&
 
 Error LlamaContext::fini_single() {
   LogScope scope(options_.enable_log);
-  if (options_.enable_log && llama_) llama_perf_context_print(llama_.get());
+  if (options_.enable_log) print_perf();
   stream_.reset();
   streaming_ = false;
   if (llama_) llama_memory_clear(llama_get_memory(llama_.get()), true);

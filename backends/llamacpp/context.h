@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// One execution context of a graph: its own llama_context (KV cache) and sampler on the
-// graph's shared weights, its options (the graph's, plus metadata the guest sets on input 1),
+// One execution context of a graph: a sequence of the graph's shared llama_context for each
+// generation, or a llama_context (KV cache) of its own, and its sampler, on the graph's weights, its options (the graph's, plus metadata the guest sets on input 1),
 // the tokenized prompt and the outputs of the last generation. Used by one thread at a time,
 // except cancel().
 #pragma once
@@ -18,6 +18,7 @@
 #include "chat_message.h"
 #include "chat_template.h"
 #include "config.h"
+#include "graph.h"
 #include "llama_handles.h"
 #include "token_stream.h"
 #include "vision.h"
@@ -31,15 +32,6 @@ namespace wasinn::ggml_common {
 class LogScope;
 }  // namespace wasinn::ggml_common
 namespace wasinn::llamacpp {
-
-// The llama_context parameters that need a new llama_context when they change.
-struct ContextShape {
-  uint32_t n_ctx = 0;
-  uint32_t n_batch = 0;
-  uint32_t n_ubatch = 0;
-  bool embedding = false;
-  bool operator==(const ContextShape&) const = default;
-};
 
 class LlamaContext {
  public:
@@ -73,11 +65,13 @@ class LlamaContext {
   Error collect_images(std::vector<std::string>& inline_images, const ggml_common::LogScope& scope,
                        std::vector<BitmapPtr>& owned, std::vector<const mtmd_bitmap*>& images) const;
   void set_metadata(wasinn_tensor& out);
+  void print_perf();  // "enable-log": llama.cpp's perf counters of the context the generation ran on
 
   LlamaGraph* graph_;  // outlives the context (the host releases contexts first)
   LlamaOptions options_;
   ContextPtr llama_;  // made on first use, remade when the shape changes
   ContextShape shape_;
+  SharedContext* shared_used_ = nullptr;  // the graph's, when the last generation ran on it
   std::atomic<bool> cancel_requested_{false};
 
   std::string prompt_text_;           // the prompt as given (or as the chat template made it)

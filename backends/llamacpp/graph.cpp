@@ -168,6 +168,7 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
   ModelSource source;
   if (Error e = resolve_model_source(request, backend.config().allow_preload_paths, source)) return e;
   auto graph = std::make_unique<LlamaGraph>();
+  graph->options_.parallel = backend.config().parallel;
   std::vector<IgnoredKey> ignored;
   for (const auto& config : source.configs())
     if (Error e = apply_config(config, "load config", graph->options_, ignored)) return e;
@@ -244,6 +245,33 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
   note(WASINN_LOG_INFO, "load: " + source.description() + " runs on " + placement.label, o.enable_debug_log);
   out = std::move(graph);
   return {};
+}
+
+SharedContext* LlamaGraph::shared_context(const ContextShape& shape, uint32_t threads) {
+  if (shape.embedding) return nullptr;
+  std::lock_guard lock(shared_mu_);
+  if (!shared_tried_) {
+    shared_tried_ = true;
+    SharedContext::Params p;
+    p.n_ctx_seq = shape.n_ctx;
+    p.n_seq = options_.parallel > 0 ? options_.parallel : SharedContext::sequences_for_memory(model(), shape.n_ctx);
+    p.n_batch = shape.n_batch;
+    p.n_ubatch = shape.n_ubatch;
+    p.threads = threads;
+    p.perf = options_.enable_log;
+    LogScope scope(options_.enable_log);
+    if (Error e = SharedContext::create(model(), p, shared_)) {
+      // Each context makes its own then, as before there was a shared one.
+      note(WASINN_LOG_WARN, "no shared context: " + e.detail + (scope.errors().empty() ? "" : ": " + scope.errors()));
+      return nullptr;
+    }
+    shared_shape_ = shape;
+    debug_note(options_.enable_debug_log, [&] {
+      return "shared context: " + std::to_string(p.n_seq) + " sequences of " + std::to_string(shared_->n_ctx_seq()) +
+             " tokens";
+    });
+  }
+  return shared_ && shared_shape_ == shape ? shared_.get() : nullptr;
 }
 
 Error LlamaGraph::check_property(std::string_view name, std::string_view value) const {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A loaded GGUF model: one llama_model per graph, shared read-only by all of its contexts, so
-// two contexts cost one copy of the weights (plus a KV cache each). Immutable after load.
+// two contexts cost one copy of the weights, and one shared llama_context whose sequences their
+// generations are (shared_context.h); a context that cannot take a sequence (another shape, an
+// image, all busy) makes a llama_context of its own. Immutable after load but for that shared one.
 //
 // The slots guests address are fixed, the same for every model (WasmEdge's GGML convention):
 //   input 0 "prompt"      UTF-8 bytes, tokenized at set_input
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,6 +29,7 @@
 #include "chat_template.h"
 #include "config.h"
 #include "llama_handles.h"
+#include "shared_context.h"
 #include "tts_prompt.h"
 #include "vision.h"
 #include "vocoder.h"
@@ -35,6 +39,15 @@ namespace wasinn::llamacpp {
 
 class LlamaBackend;
 class LlamaContext;
+
+// The llama_context parameters that need a new llama_context when they change.
+struct ContextShape {
+  uint32_t n_ctx = 0;
+  uint32_t n_batch = 0;
+  uint32_t n_ubatch = 0;
+  bool embedding = false;
+  bool operator==(const ContextShape&) const = default;
+};
 
 class LlamaGraph {
  public:
@@ -65,6 +78,9 @@ class LlamaGraph {
   const SpeakerProfile* speaker() const { return speaker_.get(); }
   // The chat templates input 2 is rendered with (null for a text-to-speech graph).
   const ChatTemplates* chat_templates() const { return chat_templates_.get(); }
+  // The shared context for generations of `shape` (n_ctx per sequence), made by the first one
+  // with "parallel" sequences; null for any other shape, or when it could not be made.
+  SharedContext* shared_context(const ContextShape& shape, uint32_t threads);
 
  private:
   ModelPtr model_;
@@ -79,6 +95,10 @@ class LlamaGraph {
   std::unique_ptr<SpeakerProfile> speaker_;
   std::unique_ptr<ChatTemplates> chat_templates_;
   bool allow_host_paths_ = false;
+  std::mutex shared_mu_;
+  bool shared_tried_ = false;
+  ContextShape shared_shape_;
+  std::unique_ptr<SharedContext> shared_;  // freed first: it holds a llama_context of model_
 };
 
 }  // namespace wasinn::llamacpp

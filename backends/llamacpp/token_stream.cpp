@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 
 #include "llama_handles.h"
 
@@ -173,17 +174,92 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
     return e;
   }
   ctx_ = ctx;
-  n_past_ = n_pos;
-  n_prompt_ = prompt.n_tokens;
-  stats_.prompt_tokens += prompt.n_tokens;
-  n_predict_ = options.n_predict;
-  n_probs_ = options.n_probs;
-  reverse_prompt_ = options.reverse_prompt;
+  started(n_pos, prompt.n_tokens, options);
   return {};
 }
 
+Error TokenStream::begin(std::unique_ptr<SharedContext::Sequence> seq, const llama_vocab* vocab,
+                         std::span<const llama_token> prompt, uint32_t n_ctx, const LlamaOptions& options,
+                         const ChatConstraints* chat) {
+  reset();
+  began_at_ = std::chrono::steady_clock::now();
+  if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
+  if (prompt.size() >= n_ctx) {
+    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
+                                        std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
+  }
+  vocab_ = vocab;
+  n_ctx_ = n_ctx;
+  threads_ = options.effective_threads();
+  if (Error e = build_sampler(options, chat)) return e;
+  chat_ = chat != nullptr;
+  if (chat) {
+    preserved_ = chat->preserved;
+    stops_ = chat->stops;
+  }
+  // The prompt cache's part of the prompt is in the sequence's KV already.
+  const size_t cached = seq->cached();
+  if (Error e = seq->decode(prompt.subspan(cached), static_cast<llama_pos>(cached), *cancel_, threads_)) {
+    seq->release(false);
+    reset();
+    return e;
+  }
+  shared_ = std::move(seq);
+  n_cached_ = cached;
+  stats_.cached_prompt_tokens += cached;
+  stats_.prompt_cache_hits += cached > 0 ? 1 : 0;
+  started(static_cast<uint32_t>(prompt.size()), prompt.size(), options);
+  return {};
+}
+
+void TokenStream::started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options) {
+  started_ = true;
+  n_past_ = n_pos;
+  n_prompt_ = n_tokens;
+  stats_.prompt_tokens += n_tokens;
+  n_predict_ = options.n_predict;
+  n_probs_ = options.n_probs;
+  reverse_prompt_ = options.reverse_prompt;
+}
+
+const float* TokenStream::last_logits() const {
+  return shared_ ? shared_->logits() : llama_get_logits_ith(ctx_, -1);
+}
+
+Error TokenStream::feed_back(llama_token token, llama_pos pos) {
+  if (!shared_) return decode_at(ctx_, token, pos);
+  return shared_->decode(std::span<const llama_token>(&token, 1), pos, *cancel_, threads_);
+}
+
+llama_token TokenStream::sample(const float* logits) {
+  const auto n_vocab = static_cast<size_t>(llama_vocab_n_tokens(vocab_));
+  candidates_.resize(n_vocab);
+  for (size_t i = 0; i < n_vocab; ++i) candidates_[i] = {static_cast<llama_token>(i), logits[i], 0.0f};
+  llama_token_data_array cur{candidates_.data(), candidates_.size(), -1, false};
+  llama_sampler_apply(sampler_.get(), &cur);
+  if (cur.selected < 0 || static_cast<size_t>(cur.selected) >= cur.size) {
+    throw std::runtime_error("the sampler chain selected no token");
+  }
+  const llama_token token = cur.data[cur.selected].id;
+  llama_sampler_accept(sampler_.get(), token);
+  return token;
+}
+
+void TokenStream::release_sequence(bool keep_kv) {
+  if (shared_) shared_->release(keep_kv);
+  shared_.reset();
+}
+
 Error TokenStream::next() {
-  if (!ctx_) return sdk::invalid("no sequence has begun");
+  Error e = step();
+  // The shared sequence goes back as soon as no token can follow, or the answer is cut.
+  if (shared_ && (ended_ != WASINN_OK || (e && e.status != WASINN_END_OF_SEQUENCE && e.status != WASINN_CONTEXT_FULL)))
+    release_sequence(ended_ != WASINN_OK);
+  return e;
+}
+
+Error TokenStream::step() {
+  if (!started_) return sdk::invalid("no sequence has begun");
   if (ended_ == WASINN_END_OF_SEQUENCE) return {ended_, "the sequence has ended"};
   if (ended_ == WASINN_CONTEXT_FULL) return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
   if (n_predict_ >= 0 && tokens_.size() >= static_cast<size_t>(n_predict_)) {
@@ -195,20 +271,20 @@ Error TokenStream::next() {
       ended_ = WASINN_CONTEXT_FULL;
       return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
     }
-    if (Error e = decode_at(ctx_, tokens_.back(), static_cast<llama_pos>(n_past_))) return e;
+    if (Error e = feed_back(tokens_.back(), static_cast<llama_pos>(n_past_))) return e;
     ++n_past_;
     pending_ = false;
   }
   // The raw logits, before the sampler's own changes: what OpenAI's logprobs report.
   // None when the last decode asked for none (a prompt ending in an image): the sampler would abort.
-  const float* raw = llama_get_logits_ith(ctx_, -1);
+  const float* raw = last_logits();
   if (!raw) return sdk::runtime_error("the model gave no logits to sample the next token from");
   std::vector<float> logits;
   if (n_probs_ > 0) logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
   llama_token token = LLAMA_TOKEN_NULL;
   try {
     GrammarWork bounded(cancel_);
-    token = llama_sampler_sample(sampler_.get(), ctx_, -1);
+    token = sample(raw);
   } catch (const std::exception& e) {
     return grammar_failure(e);  // the grammar's state is unknown now: the caller starts over
   }
@@ -259,6 +335,7 @@ Error TokenStream::grammar_failure(const std::exception& e) const {
 Error TokenStream::end_if_no_slot() {
   if (ended_ != WASINN_OK || !pending_ || n_past_ < n_ctx_) return {};
   ended_ = WASINN_CONTEXT_FULL;
+  release_sequence(true);
   return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
 }
 
@@ -297,7 +374,10 @@ void TokenStream::count_token() noexcept {
 }
 
 void TokenStream::reset() {
+  release_sequence(true);
   ctx_ = nullptr;
+  started_ = false;
+  n_cached_ = 0;
   sampler_.reset();
   n_past_ = 0;
   pending_ = false;

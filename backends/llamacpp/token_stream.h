@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// One generated sequence on one llama_context: evaluates the prompt, then produces tokens one
-// at a time. compute() drives it to the end; compute_single() advances it by one token.
+// One generated sequence: evaluates the prompt, then produces tokens one at a time, on a
+// llama_context of its own (sequence 0, cleared at begin) or on a sequence of the graph's shared
+// context (shared_context.h), decoded in one batch with the other generations and starting from
+// the KV its prompt shares with the sequence's last one. compute() drives it to the end;
+// compute_single() advances it by one token.
 //
 // A sampled token is fed back to the model lazily, at the start of the next step, so the last
 // token of a sequence never costs a decode and compute's text holds every token sampled, even
@@ -22,6 +25,7 @@
 
 #include "config.h"
 #include "plugin_common/c_handles.hpp"
+#include "shared_context.h"
 #include "wasinn/backend_plugin.h"
 
 namespace wasinn::llamacpp {
@@ -65,6 +69,12 @@ class TokenStream {
   };
   Error begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
               const LlamaOptions& options, const ChatConstraints* chat = nullptr);
+  // On a sequence of the shared context, held until the answer ends (then its KV stays for the
+  // prompt cache) or is cut (then it is freed). The stop_grammar_on flag also stops its waits
+  // for a step.
+  Error begin(std::unique_ptr<SharedContext::Sequence> seq, const llama_vocab* vocab,
+              std::span<const llama_token> prompt, uint32_t n_ctx, const LlamaOptions& options,
+              const ChatConstraints* chat = nullptr);
 
   // One more token. END_OF_SEQUENCE at an end-of-generation token, after n-predict tokens or
   // once the text holds the reverse prompt; CONTEXT_FULL when the previous token cannot be fed
@@ -76,8 +86,12 @@ class TokenStream {
   // call that sampled it: its stream never carries that last token.
   Error end_if_no_slot();
 
-  // Forgets the sequence and frees the sampler (the context's memory is left as it is).
+  // Forgets the sequence and frees the sampler (the context's memory is left as it is; a shared
+  // sequence is given back with its KV for the prompt cache).
   void reset();
+  // Gives a shared sequence back before the stream ends: a generation cut short (cancelled, past
+  // its deadline, failed) frees its KV; one that ended (END_OF_SEQUENCE, CONTEXT_FULL) keeps it.
+  void release_sequence(bool keep_kv);
 
   // The flag whose setting stops this stream's grammar work (building the sampler, sampling) as
   // it stops llama_decode: TIMEOUT. Set once, by the context that owns both.
@@ -90,7 +104,7 @@ class TokenStream {
     stats_ = {};
   }
 
-  bool started() const { return ctx_ != nullptr; }
+  bool started() const { return started_; }
   // No token can follow (END_OF_SEQUENCE or CONTEXT_FULL was, or will be, the answer).
   bool has_ended() const { return ended_ != WASINN_OK; }
   // The answer ended itself: an end-of-generation token, the reverse prompt or a stop string
@@ -99,6 +113,8 @@ class TokenStream {
   // It ended at an end-of-generation token (sampled, like any other, but not in tokens()).
   bool ended_at_eog() const { return eog_; }
   size_t prompt_tokens() const { return n_prompt_; }
+  // Of those, the ones the prompt cache held (not evaluated again).
+  size_t cached_tokens() const { return n_cached_; }
   const std::vector<llama_token>& tokens() const { return tokens_; }
   const std::string& text() const { return text_; }
   std::string_view last_piece() const { return std::string_view(text_).substr(last_piece_at_); }
@@ -119,7 +135,15 @@ class TokenStream {
   const Logprobs& last_logprobs() const { return last_logprobs_; }
 
  private:
+  Error step();  // next() but for giving the shared sequence back
   Error build_sampler(const LlamaOptions& options, const ChatConstraints* chat);
+  // What begin() does once the prompt is in the KV (n_pos positions, n_tokens tokens).
+  void started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options);
+  // The token after the last decoded one: its logits, from the context's or the sequence's.
+  const float* last_logits() const;
+  // llama_sampler_sample on those logits (the shared context's may be another step's by now).
+  llama_token sample(const float* logits);
+  Error feed_back(llama_token token, llama_pos pos);
   void note_logprobs(const std::vector<float>& logits, llama_token token);
   void count_token() noexcept;  // into stats_, for the token just generated
 
@@ -127,7 +151,11 @@ class TokenStream {
   Error grammar_failure(const std::exception& e) const;
 
   const std::atomic<bool>* cancel_ = nullptr;
-  llama_context* ctx_ = nullptr;
+  llama_context* ctx_ = nullptr;                    // a context of its own, or
+  std::unique_ptr<SharedContext::Sequence> shared_;  // a sequence of the shared one
+  uint32_t threads_ = 1;
+  bool started_ = false;
+  std::vector<llama_token_data> candidates_;
   const llama_vocab* vocab_ = nullptr;
   SamplerPtr sampler_;
   uint32_t n_ctx_ = 0;
@@ -137,6 +165,7 @@ class TokenStream {
   int64_t n_predict_ = -1;
   std::string reverse_prompt_;
   size_t n_prompt_ = 0;
+  size_t n_cached_ = 0;
   std::vector<llama_token> tokens_;
   std::string text_;
   size_t last_piece_at_ = 0;

@@ -185,6 +185,12 @@ typedef struct wasinn_io_info {
    text WasmEdge's guests parse). Other plugins need do nothing. */
 #define WASINN_PROPERTY_TYPED_OUTPUTS "wasinn.typed-outputs"
 
+/* A knob the host itself sets on each context it makes for a served request: the partition of a
+   prompt cache the context's prompts may reuse KV from (text, at most 256 bytes; one per API key,
+   so one client can neither read nor time another's prompts). A guest can never set it (the host
+   refuses the name); a plugin without a prompt cache ignores it and need not declare it. */
+#define WASINN_PROPERTY_CACHE_PARTITION "wasinn.cache-partition"
+
 /* One property of a graph (graph_property_info). */
 typedef struct wasinn_property {
   const char* name;
@@ -233,6 +239,11 @@ typedef struct wasinn_token_stats {
   uint64_t first_token_nanos; /* with first_tokens 1: from the generation's start to its first token */
   uint64_t decode_tokens;     /* generated tokens after a generation's first one */
   uint64_t decode_nanos;      /* the time those took, summed (each from the token before it) */
+  /* Added after decode_nanos (struct_size tells): of prompt_tokens, those a prompt cache held, so
+     not evaluated again (llama-server's cached_tokens); prompt_cache_hits counts the generations
+     that reused any. */
+  uint64_t cached_prompt_tokens;
+  uint64_t prompt_cache_hits;
 } wasinn_token_stats;
 
 typedef struct wasinn_backend wasinn_backend;

@@ -151,7 +151,8 @@ void ExecutionContext::take_token_stats() {
   if (api.context_take_token_stats(handle_, &t) != WASINN_OK) return;
   if (!t.prompt_tokens && !t.generated_tokens && !t.first_tokens && !t.decode_tokens) return;
   graph_->metrics_->count_tokens(TokenCounts{t.prompt_tokens, t.generated_tokens, t.first_tokens != 0,
-                                             t.first_token_nanos, t.decode_tokens, t.decode_nanos});
+                                             t.first_token_nanos, t.decode_tokens, t.decode_nanos,
+                                             t.cached_prompt_tokens, t.prompt_cache_hits});
 }
 
 Status ExecutionContext::compute() {

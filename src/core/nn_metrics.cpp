@@ -49,6 +49,8 @@ void GraphMetrics::count_tokens(const TokenCounts& t) {
   counts_tokens_.store(true, std::memory_order_relaxed);
   prompt_tokens_.fetch_add(t.prompt_tokens, std::memory_order_relaxed);
   generated_tokens_.fetch_add(t.generated_tokens, std::memory_order_relaxed);
+  cached_prompt_tokens_.fetch_add(t.cached_prompt_tokens, std::memory_order_relaxed);
+  prompt_cache_hits_.fetch_add(t.prompt_cache_hits, std::memory_order_relaxed);
   if (t.first_token) {
     first_token_buckets_[bucket_of(kFirstTokenSecondsBuckets, static_cast<double>(t.first_token_nanos) * 1e-9)]
         .fetch_add(1, std::memory_order_relaxed);
@@ -83,6 +85,8 @@ GraphMetrics::Snapshot GraphMetrics::snapshot() const {
   s.counts_tokens = counts_tokens_.load(std::memory_order_relaxed);
   s.prompt_tokens = read(prompt_tokens_);
   s.generated_tokens = read(generated_tokens_);
+  s.cached_prompt_tokens = read(cached_prompt_tokens_);
+  s.prompt_cache_hits = read(prompt_cache_hits_);
   for (size_t i = 0; i < first_token_buckets_.size(); ++i) s.first_token_buckets[i] = read(first_token_buckets_[i]);
   for (size_t i = 0; i < token_buckets_.size(); ++i) s.token_buckets[i] = read(token_buckets_[i]);
   s.first_token_nanos = read(first_token_nanos_);

@@ -50,6 +50,7 @@ struct TokenCounts {
   bool first_token = false;  // a generation's first token came in this span
   uint64_t first_token_nanos = 0;
   uint64_t decode_tokens = 0, decode_nanos = 0;  // tokens after a first one, and their time summed
+  uint64_t cached_prompt_tokens = 0, prompt_cache_hits = 0;  // of prompt_tokens, those a prompt cache held
 };
 
 // One (backend, graph, device) series. Record through its methods; read with snapshot().
@@ -91,7 +92,7 @@ class GraphMetrics {
     std::array<uint64_t, kComputeSecondsBuckets.size() + 1> compute_buckets{};  // per bucket, last +Inf; not cumulative
     uint64_t compute_nanos = 0;
     bool counts_tokens = false;  // listed in the token families
-    uint64_t prompt_tokens = 0, generated_tokens = 0;
+    uint64_t prompt_tokens = 0, generated_tokens = 0, cached_prompt_tokens = 0, prompt_cache_hits = 0;
     std::array<uint64_t, kFirstTokenSecondsBuckets.size() + 1> first_token_buckets{};  // not cumulative
     std::array<uint64_t, kTokenSecondsBuckets.size() + 1> token_buckets{};             // not cumulative
     uint64_t first_token_nanos = 0, token_nanos = 0;
@@ -108,6 +109,7 @@ class GraphMetrics {
   std::array<Counter, kComputeSecondsBuckets.size() + 1> compute_buckets_{};
   std::atomic<bool> counts_tokens_{false};
   Counter prompt_tokens_{0}, generated_tokens_{0}, first_token_nanos_{0}, token_nanos_{0};
+  Counter cached_prompt_tokens_{0}, prompt_cache_hits_{0};
   std::array<Counter, kFirstTokenSecondsBuckets.size() + 1> first_token_buckets_{};
   std::array<Counter, kTokenSecondsBuckets.size() + 1> token_buckets_{};
 };

@@ -49,8 +49,21 @@ Result<uint32_t> NnSession::init_execution_context(uint32_t graph_handle) {
   for (const auto& [name, value] : knobs) {
     if (Status set = (*ctx)->set_property(name, value); !set) return set.take_error();
   }
+  if (!cache_partition_.empty() && (*graph)->plugin().facts().text_model) {
+    // A plugin without a prompt cache refuses the knob, and has nothing to partition.
+    (void)(*ctx)->set_property(WASINN_PROPERTY_CACHE_PARTITION, cache_partition_);
+  }
   return contexts_.insert(std::move(*ctx));
 }
+
+namespace {
+// The host's own knob: a guest that set it could reuse (and time) another key's prompts.
+Status refuse_host_knob(std::string_view name) {
+  if (name != WASINN_PROPERTY_CACHE_PARTITION) return {};
+  return make_error(Errc::invalid_argument,
+                    fmt::format("property \"{}\" is set by the host only", WASINN_PROPERTY_CACHE_PARTITION));
+}
+}  // namespace
 
 namespace {
 thread_local AsyncCall* t_async_call = nullptr;
@@ -274,6 +287,7 @@ Result<std::string> NnSession::get_property(uint32_t graph, std::string_view nam
 Status NnSession::set_graph_property(uint32_t graph, std::string_view name, std::string_view value) {
   auto g = graphs_.get(graph);
   if (!g) return g.take_error();
+  WASINN_TRY(refuse_host_knob(name));
   WASINN_TRY((*g)->check_setting(name, value));
   std::lock_guard lock(settings_mu_);
   auto& knobs = settings_[graph];
@@ -284,6 +298,7 @@ Status NnSession::set_graph_property(uint32_t graph, std::string_view name, std:
 }
 
 Status NnSession::set_context_property(uint32_t context, std::string_view name, std::string_view value) {
+  WASINN_TRY(refuse_host_knob(name));
   return with_context(context, [&](ExecutionContext& c) { return c.set_property(name, value); });
 }
 

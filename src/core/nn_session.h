@@ -121,6 +121,10 @@ class NnSession {
   // isolated check still running then is killed (the load fails). Set
   // before the session is used; none by default.
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  // The prompt-cache partition of the text-model contexts this session makes (the plugin ABI's
+  // WASINN_PROPERTY_CACHE_PARTITION): a served request's API key's, so its prompts reuse only KV
+  // its own key's requests left. A guest cannot set it. Set before the session is used; "" by default.
+  void set_cache_partition(std::string partition) { cache_partition_ = std::move(partition); }
 
   NnEnvironment& environment() { return *env_; }
   size_t live_graphs() const { return graphs_.size(); }
@@ -143,6 +147,7 @@ class NnSession {
 
   std::shared_ptr<NnEnvironment> env_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::string cache_partition_;
   std::shared_ptr<AsyncCalls> async_;
   HandleTable<Graph> graphs_;
   HandleTable<ExecutionContext> contexts_;

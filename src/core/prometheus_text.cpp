@@ -73,6 +73,11 @@ void token_families(std::string& out, std::span<const Snapshot> series) {
   };
   counter("wasinn_nn_prompt_tokens_total", "Prompt tokens a language model evaluated.", &Snapshot::prompt_tokens);
   counter("wasinn_nn_generated_tokens_total", "Tokens a language model generated.", &Snapshot::generated_tokens);
+  counter("wasinn_nn_prompt_cached_tokens_total",
+          "Of the prompt tokens, those a prompt cache held (KV kept from an earlier request), not evaluated again.",
+          &Snapshot::cached_prompt_tokens);
+  counter("wasinn_nn_prompt_cache_hits_total", "Generations whose prompt reused a prompt cache's tokens.",
+          &Snapshot::prompt_cache_hits);
   auto histogram = [&](std::string_view name, std::string_view help, auto buckets, uint64_t Snapshot::*nanos,
                        std::span<const double> bounds) {
     append_family_header(out, name, "histogram", help);

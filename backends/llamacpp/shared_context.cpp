@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "shared_context.h"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "devices.h"
+
+namespace wasinn::llamacpp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a step's leader waits for the sequences that are generating but have not asked for
+// their next token yet (their callers are sampling, or streaming the last one out), so that one
+// step takes them all rather than splitting into a step of one and a step of the rest. A share of
+// the last step's time, so it stays small beside the step itself.
+Clock::duration gather_time(Clock::duration last_step) {
+  return std::clamp<Clock::duration>(last_step / 8, std::chrono::microseconds(200), std::chrono::milliseconds(3));
+}
+
+size_t common_prefix(const std::vector<llama_token>& a, std::span<const llama_token> b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+// llama_decode's code for a step as a status (as token_stream.cpp's for a context's own decode).
+Error step_status(int32_t rc) {
+  if (rc == 0) return {};
+  if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in the shared context for this step"};
+  if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
+  if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
+  return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
+}
+
+// /proc/meminfo's MemAvailable, or 0.
+uint64_t memory_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+}  // namespace
+
+uint32_t SharedContext::sequences_for_memory(const llama_model* model, uint32_t n_ctx_seq) {
+  constexpr uint32_t kDefaultMax = 8;
+  const uint64_t n_head = std::max<int32_t>(1, llama_model_n_head(model));
+  const uint64_t n_embd_kv = static_cast<uint64_t>(llama_model_n_embd(model)) / n_head *
+                             static_cast<uint64_t>(std::max<int32_t>(1, llama_model_n_head_kv(model)));
+  const uint64_t per_seq = 2ull * 2 * static_cast<uint64_t>(llama_model_n_layer(model)) * n_embd_kv * n_ctx_seq;
+  const uint64_t budget = memory_available() / 4;
+  if (per_seq == 0 || budget == 0) return 1;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(budget / per_seq, 1, kDefaultMax));
+}
+
+Error SharedContext::create(llama_model* model, const Params& params, std::unique_ptr<SharedContext>& out) {
+  std::unique_ptr<SharedContext> s(new SharedContext());
+  s->params_ = params;
+  s->params_.n_batch = std::max(params.n_batch, params.n_seq);  // a step holds every sequence's token
+  llama_context_params p = llama_context_default_params();
+  p.n_ctx = params.n_seq * params.n_ctx_seq;
+  p.n_batch = s->params_.n_batch;
+  p.n_ubatch = std::min(params.n_ubatch, s->params_.n_batch);
+  p.n_seq_max = params.n_seq;
+  p.kv_unified = false;  // each sequence its own cells: no sequence's attention spans another's
+  p.n_threads = p.n_threads_batch = static_cast<int32_t>(params.threads);
+  p.abort_callback = all_cancelled;
+  p.abort_callback_data = s.get();
+  p.no_perf = !params.perf;
+  llama_context* made = nullptr;
+  {
+    const auto reading = DeviceSet::get().registry_reader();  // it reads ggml's device registry
+    made = llama_init_from_model(model, p);
+  }
+  if (!made) {
+    return sdk::runtime_error("could not create a shared llama context of " + std::to_string(params.n_seq) +
+                              " sequences of " + std::to_string(params.n_ctx_seq) +
+                              " tokens (lower \"parallel\" or \"ctx-size\")");
+  }
+  s->ctx_.reset(made);
+  s->n_ctx_seq_ = std::min(params.n_ctx_seq, llama_n_ctx_seq(made));
+  s->n_vocab_ = llama_vocab_n_tokens(llama_model_get_vocab(model));
+  s->batch_ = llama_batch_init(static_cast<int32_t>(s->params_.n_batch), 0, 1);
+  s->slots_.resize(params.n_seq);
+  s->threads_now_ = params.threads;
+  out = std::move(s);
+  return {};
+}
+
+SharedContext::~SharedContext() {
+  if (batch_.token) llama_batch_free(batch_);
+}
+
+void SharedContext::print_perf() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return !stepping_; });
+  llama_perf_context_print(ctx_.get());
+}
+
+bool SharedContext::acquire(std::span<const llama_token> prompt, const std::string& partition, Sequence& out) {
+  std::lock_guard lock(mu_);
+  int best = -1, oldest = -1;
+  size_t best_len = 0;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    if (s.busy) continue;
+    if (s.partition == partition) {
+      const size_t len = common_prefix(s.tokens, prompt);
+      if (len > best_len) best_len = len, best = static_cast<int>(i);
+    }
+    // The least recently used, an empty one first.
+    if (oldest < 0 || (s.tokens.empty() && !slots_[oldest].tokens.empty()) ||
+        (s.tokens.empty() == slots_[oldest].tokens.empty() && s.last_used < slots_[oldest].last_used))
+      oldest = static_cast<int>(i);
+  }
+  if (oldest < 0) return false;
+  const int chosen = best >= 0 ? best : oldest;
+  // The last prompt token is decoded again, whatever the cache holds: its logits are the first sample's.
+  const size_t reuse = best >= 0 ? std::min(best_len, prompt.empty() ? 0 : prompt.size() - 1) : 0;
+  Slot& slot = slots_[chosen];
+  slot.busy = true;
+  slot.partition = partition;
+  slot.last_used = ++use_clock_;
+  slot.tokens.resize(reuse);
+  slot.trim_from = static_cast<llama_pos>(reuse);
+  ++leased_;
+  out.release(false);
+  out.owner_ = this;
+  out.seq_ = static_cast<llama_seq_id>(chosen);
+  out.cached_ = reuse;
+  out.kv_.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(reuse));
+  out.kv_known_ = true;
+  return true;
+}
+
+void SharedContext::Sequence::release(bool keep) {
+  if (!owner_) return;
+  SharedContext& s = *owner_;
+  {
+    std::lock_guard lock(s.mu_);
+    Slot& slot = s.slots_[static_cast<size_t>(seq_)];
+    slot.busy = false;
+    slot.last_used = ++s.use_clock_;
+    if (keep && kv_known_) {
+      slot.tokens = std::move(kv_);
+    } else {
+      slot.tokens.clear();
+      slot.trim_from = 0;  // its cells are freed at the next step
+    }
+    --s.leased_;
+  }
+  s.cv_.notify_all();
+  owner_ = nullptr;
+  kv_.clear();
+  cached_ = 0;
+}
+
+Error SharedContext::Sequence::decode(std::span<const llama_token> tokens, llama_pos pos,
+                                      const std::atomic<bool>& cancel, uint32_t threads) {
+  if (!owner_) return sdk::invalid("no sequence is held");
+  if (tokens.empty()) return {};
+  SharedContext& s = *owner_;
+  Request r;
+  r.seq = seq_;
+  r.tokens = tokens;
+  r.pos = pos;
+  r.cancel = &cancel;
+  r.threads = threads;
+  r.logits = &logits_;
+  std::unique_lock lock(s.mu_);
+  Slot& slot = s.slots_[static_cast<size_t>(seq_)];
+  if (static_cast<size_t>(pos) < kv_.size() || !kv_known_) {
+    slot.trim_from = slot.trim_from < 0 ? pos : std::min(slot.trim_from, pos);
+  }
+  s.queue_.push_back(&r);
+  s.cv_.notify_all();  // a leader gathering a step counts this one in
+  while (!r.finished) {
+    if (!s.stepping_) {
+      s.lead_step(lock);
+      continue;
+    }
+    if (r.taken == 0 && cancel.load(std::memory_order_relaxed)) {
+      s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
+      break;
+    }
+    s.cv_.wait_for(lock, std::chrono::milliseconds(20));
+  }
+  if (r.result) {
+    kv_known_ = false;  // part of it may be in the KV, or a trim of it pending
+    return r.result;
+  }
+  kv_.resize(static_cast<size_t>(pos));
+  kv_.insert(kv_.end(), tokens.begin(), tokens.end());
+  return {};
+}
+
+void SharedContext::finish(Request& r, Error e) {
+  r.finished = true;
+  r.result = std::move(e);
+  queue_.erase(std::remove(queue_.begin(), queue_.end(), &r), queue_.end());
+}
+
+bool SharedContext::all_cancelled(void* self) {
+  const auto* s = static_cast<const SharedContext*>(self);
+  if (s->in_step_.empty()) return false;
+  for (const Request* r : s->in_step_)
+    if (!r->cancel->load(std::memory_order_relaxed)) return false;
+  return true;
+}
+
+void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
+  stepping_ = true;
+  const auto gather_until = Clock::now() + gather_time(last_step_);
+  while (queue_.size() < leased_ && Clock::now() < gather_until) cv_.wait_until(lock, gather_until);
+
+  llama_memory_t mem = llama_get_memory(ctx_.get());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].trim_from < 0) continue;
+    llama_memory_seq_rm(mem, static_cast<llama_seq_id>(i), slots_[i].trim_from, -1);
+    slots_[i].trim_from = -1;
+  }
+
+  // Each generation's one token first, then prompts in arrival order, chunked to what is left of
+  // n_batch: a long prompt never holds the other sequences' next tokens back by more than a step.
+  batch_.n_tokens = 0;
+  size_t budget = params_.n_batch;
+  uint32_t threads = 1;
+  in_step_.clear();
+  for (int pass = 0; pass < 2 && budget > 0; ++pass) {
+    for (Request* r : queue_) {
+      const size_t left = r->tokens.size() - r->done;
+      if ((pass == 0) != (left == 1) || r->taken > 0 || r->cancel->load(std::memory_order_relaxed)) continue;
+      const size_t take = std::min(left, budget);
+      if (take == 0) break;
+      for (size_t k = 0; k < take; ++k) {
+        const size_t at = r->done + k;
+        const int32_t i = batch_.n_tokens++;
+        batch_.token[i] = r->tokens[at];
+        batch_.pos[i] = r->pos + static_cast<llama_pos>(at);
+        batch_.n_seq_id[i] = 1;
+        batch_.seq_id[i][0] = r->seq;
+        batch_.logits[i] = at + 1 == r->tokens.size();
+        if (batch_.logits[i]) r->last_at = i;
+      }
+      r->taken = take;
+      budget -= take;
+      threads = std::max(threads, r->threads);
+      in_step_.push_back(r);
+    }
+  }
+  // Cancelled and not taken: their callers see it within their next wait.
+  if (in_step_.empty()) {
+    stepping_ = false;
+    cv_.notify_all();
+    lock.unlock();
+    std::this_thread::yield();
+    lock.lock();
+    return;
+  }
+
+  lock.unlock();
+  if (threads != threads_now_) {
+    llama_set_n_threads(ctx_.get(), static_cast<int32_t>(threads), static_cast<int32_t>(threads));
+    threads_now_ = threads;
+  }
+  const auto began = Clock::now();
+  const int32_t rc = llama_decode(ctx_.get(), batch_);
+  if (rc == 0) {
+    for (Request* r : in_step_) {
+      if (r->last_at < 0) continue;
+      const float* row = llama_get_logits_ith(ctx_.get(), r->last_at);
+      r->logits->assign(row, row + n_vocab_);
+    }
+  }
+  const auto took = Clock::now() - began;
+  lock.lock();
+  last_step_ = took;
+  const Error failed = step_status(rc);
+  for (Request* r : in_step_) {
+    const size_t taken = r->taken;
+    r->taken = 0;
+    r->last_at = -1;
+    if (failed) {
+      Slot& slot = slots_[static_cast<size_t>(r->seq)];
+      const llama_pos from = r->pos + static_cast<llama_pos>(r->done);
+      slot.trim_from = slot.trim_from < 0 ? from : std::min(slot.trim_from, from);
+      finish(*r, failed);
+      continue;
+    }
+    r->done += taken;
+    if (r->done == r->tokens.size()) finish(*r, {});
+  }
+  in_step_.clear();
+  stepping_ = false;
+  cv_.notify_all();
+}
+
+}  // namespace wasinn::llamacpp

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The graph's shared llama_context: its sequences are the generations of concurrent execution
+// contexts, decoded together, one batch per step (continuous batching, as llama-server's slots),
+// and each keeps the KV of its last generation for the next prompt that starts the same way (the
+// prompt cache).
+//
+// Threads: any number of callers, each holding one Sequence. There is no thread of its own: the
+// first caller to find no step running leads the next one (it gathers every waiting caller's
+// tokens into one llama_batch, decodes it, copies each caller's logits out) while the others wait.
+// Every llama_memory_* call happens inside a step, so nothing touches the KV while it decodes.
+//
+// Isolation: a sequence attends to its own KV cells only (llama.cpp's per-sequence masks; the
+// cache is not unified), and a prompt reuses only KV left in its own partition (the host's
+// wasinn.cache-partition, one per API key), so no client can read, or time, another's prompt.
+#pragma once
+
+#include <llama.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "llama_handles.h"
+#include "wasinn/plugin_sdk/error.hpp"
+
+namespace wasinn::llamacpp {
+
+using sdk::Error;
+
+class SharedContext {
+ public:
+  struct Params {
+    uint32_t n_seq = 1;      // sequences decoded together
+    uint32_t n_ctx_seq = 0;  // each one's context, in tokens
+    uint32_t n_batch = 0;    // the most tokens one step decodes (generation tokens first)
+    uint32_t n_ubatch = 0;
+    uint32_t threads = 1;
+    bool perf = false;  // llama.cpp's perf counters (for "enable-log")
+  };
+  static Error create(llama_model* model, const Params& params, std::unique_ptr<SharedContext>& out);
+  // "parallel": 0: as many sequences of n_ctx_seq tokens as a quarter of the memory available
+  // now holds the KV of (f16, as llama.cpp's default), from 1 to 8.
+  static uint32_t sequences_for_memory(const llama_model* model, uint32_t n_ctx_seq);
+  ~SharedContext();
+  SharedContext(const SharedContext&) = delete;
+  SharedContext& operator=(const SharedContext&) = delete;
+
+  const Params& params() const { return params_; }
+  // Tokens one sequence may hold: the context asked for, or less if llama.cpp gave less.
+  uint32_t n_ctx_seq() const { return n_ctx_seq_; }
+
+  // One generation's hold on a sequence. Released (its slot idle again, its KV kept for the
+  // prompt cache or cleared) by release() or the destructor.
+  class Sequence {
+   public:
+    Sequence() = default;
+    ~Sequence() { release(false); }
+    Sequence(const Sequence&) = delete;
+    Sequence& operator=(const Sequence&) = delete;
+    explicit operator bool() const { return owner_ != nullptr; }
+
+    // The prompt tokens already in this sequence's KV (the prompt cache's hit), at most
+    // prompt.size() - 1: the last prompt token is always decoded, for its logits.
+    size_t cached() const { return cached_; }
+    // Decodes `tokens` at positions pos, pos+1, ... (the KV from pos on is dropped first) and
+    // copies the last one's logits to logits(). Waits for the steps that take them: TIMEOUT once
+    // `cancel` is set (a step already running finishes for the others).
+    Error decode(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel,
+                 uint32_t threads);
+    const float* logits() const { return logits_.data(); }
+    // The slot is idle again. keep: its KV (every token decode() took, unless a step failed)
+    // stays for the prompt cache; otherwise (a cancel, an unknown end) it is cleared.
+    void release(bool keep);
+
+   private:
+    friend class SharedContext;
+    SharedContext* owner_ = nullptr;
+    llama_seq_id seq_ = 0;
+    size_t cached_ = 0;
+    std::vector<llama_token> kv_;
+    bool kv_known_ = true;  // false after a failed step: the KV may hold part of it
+    std::vector<float> logits_;
+  };
+
+  // llama.cpp's perf counters of the shared context (every sequence's), to its log; between steps.
+  void print_perf();
+
+  // An idle sequence for `prompt` in `partition`: the one whose KV shares the longest prefix with
+  // the prompt, else the least recently used one. False when every sequence is busy.
+  bool acquire(std::span<const llama_token> prompt, const std::string& partition, Sequence& out);
+
+ private:
+  SharedContext() = default;
+
+  // One caller's tokens waiting for (or in) steps.
+  struct Request {
+    llama_seq_id seq = 0;
+    std::span<const llama_token> tokens;
+    llama_pos pos = 0;
+    size_t done = 0;       // tokens decoded so far
+    size_t taken = 0;      // tokens of them in the running step
+    int32_t last_at = -1;  // the batch index of the last token, when the running step has it
+    bool finished = false;
+    Error result;
+    const std::atomic<bool>* cancel = nullptr;
+    uint32_t threads = 1;
+    std::vector<float>* logits = nullptr;
+  };
+  struct Slot {
+    bool busy = false;
+    std::string partition;
+    std::vector<llama_token> tokens;  // in its KV, positions 0..n-1
+    uint64_t last_used = 0;
+    llama_pos trim_from = -1;  // the KV from here on is dropped before the next step (-1: nothing)
+  };
+
+  // Runs one step as its leader; `lock` (on mu_) is released while llama_decode runs.
+  void lead_step(std::unique_lock<std::mutex>& lock);
+  void finish(Request& r, Error e);
+  static bool all_cancelled(void* self);
+
+  Params params_;
+  uint32_t n_ctx_seq_ = 0;
+  int32_t n_vocab_ = 0;
+  ContextPtr ctx_;
+  llama_batch batch_{};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Slot> slots_;
+  uint64_t use_clock_ = 0;
+  size_t leased_ = 0;       // sequences held
+  std::deque<Request*> queue_;
+  bool stepping_ = false;
+  std::vector<Request*> in_step_;  // read by all_cancelled while llama_decode runs
+  std::chrono::steady_clock::duration last_step_{};
+  uint32_t threads_now_ = 0;
+};
+
+}  // namespace wasinn::llamacpp
