@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One execution context of a graph: a sequence of the graph's shared llama_context for each
-// generation, or a llama_context (KV cache) of its own, and its sampler, on the graph's weights, its options (the graph's, plus metadata the guest sets on input 1),
-// the tokenized prompt and the outputs of the last generation. Used by one thread at a time,
-// except cancel().
+// generation, or a llama_context (KV cache) of its own, and its sampler, on the graph's weights, its options (the
+// graph's, plus metadata the guest sets on input 1), the tokenized prompt and the outputs of the last generation. Used
+// by one thread at a time, except cancel().
 #pragma once
 
 #include <llama.h>

@@ -72,8 +72,7 @@ class SharedContext {
     // Decodes `tokens` at positions pos, pos+1, ... (the KV from pos on is dropped first) and
     // copies the last one's logits to logits(). Waits for the steps that take them: TIMEOUT once
     // `cancel` is set (a step already running finishes for the others).
-    Error decode(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel,
-                 uint32_t threads);
+    Error decode(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
     const float* logits() const { return logits_.data(); }
     // The slot is idle again. keep: its KV (every token decode() took, unless a step failed)
     // stays for the prompt cache; otherwise (a cancel, an unknown end) it is cleared.
@@ -136,7 +135,7 @@ class SharedContext {
   std::condition_variable cv_;
   std::vector<Slot> slots_;
   uint64_t use_clock_ = 0;
-  size_t leased_ = 0;       // sequences held
+  size_t leased_ = 0;  // sequences held
   std::deque<Request*> queue_;
   bool stepping_ = false;
   std::vector<Request*> in_step_;  // read by all_cancelled while llama_decode runs

@@ -222,9 +222,7 @@ void TokenStream::started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& o
   reverse_prompt_ = options.reverse_prompt;
 }
 
-const float* TokenStream::last_logits() const {
-  return shared_ ? shared_->logits() : llama_get_logits_ith(ctx_, -1);
-}
+const float* TokenStream::last_logits() const { return shared_ ? shared_->logits() : llama_get_logits_ith(ctx_, -1); }
 
 Error TokenStream::feed_back(llama_token token, llama_pos pos) {
   if (!shared_) return decode_at(ctx_, token, pos);

@@ -151,7 +151,7 @@ class TokenStream {
   Error grammar_failure(const std::exception& e) const;
 
   const std::atomic<bool>* cancel_ = nullptr;
-  llama_context* ctx_ = nullptr;                    // a context of its own, or
+  llama_context* ctx_ = nullptr;                     // a context of its own, or
   std::unique_ptr<SharedContext::Sequence> shared_;  // a sequence of the shared one
   uint32_t threads_ = 1;
   bool started_ = false;

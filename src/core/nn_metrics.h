@@ -49,7 +49,7 @@ struct TokenCounts {
   uint64_t prompt_tokens = 0, generated_tokens = 0;
   bool first_token = false;  // a generation's first token came in this span
   uint64_t first_token_nanos = 0;
-  uint64_t decode_tokens = 0, decode_nanos = 0;  // tokens after a first one, and their time summed
+  uint64_t decode_tokens = 0, decode_nanos = 0;              // tokens after a first one, and their time summed
   uint64_t cached_prompt_tokens = 0, prompt_cache_hits = 0;  // of prompt_tokens, those a prompt cache held
 };
 
