@@ -217,8 +217,8 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 
 bool is_load_only_key(std::string_view key) {
   static constexpr std::string_view kKeys[] = {
-      "n-gpu-layers",  "main-gpu",        "use-mmap",         "mmproj",        "tts",
-      "model-vocoder", "tts-output-file", "tts-speaker-file", "chat-template", "chat-template-file", "parallel"};
+      "n-gpu-layers",     "main-gpu",      "use-mmap",           "mmproj",  "tts", "model-vocoder", "tts-output-file",
+      "tts-speaker-file", "chat-template", "chat-template-file", "parallel"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 
