@@ -44,6 +44,12 @@ SYSTEM, USER = MESSAGES[0]["content"], MESSAGES[1]["content"]
 KEY = "sk-apis-test"
 
 
+def prompt_of(usage):
+    """A Messages usage's prompt tokens: Anthropic's input_tokens leave out those read from the prompt
+    cache (as llama-server's), which a repeated prompt has (issue 82)."""
+    return usage.input_tokens + (usage.cache_read_input_tokens or 0)
+
+
 def anthropic_client(server, api_key=KEY):
     try:
         import anthropic
@@ -102,7 +108,7 @@ def case_messages(ctx):
         text = "".join(b.text for b in m.content if b.type == "text")
         check(text == ref["text"], f"messages.create: {text!r} != native {ref['text']!r}")
         check(m.stop_reason == ("max_tokens" if cut else "end_turn"), f"stop_reason {m.stop_reason!r}")
-        check(m.usage.input_tokens == ref["n_prompt"] and m.usage.output_tokens == ref["n_tokens"],
+        check(prompt_of(m.usage) == ref["n_prompt"] and m.usage.output_tokens == ref["n_tokens"],
               f"usage {m.usage!r}")
         check(m.role == "assistant" and m.type == "message" and m.model == "default", f"envelope {m!r}")
 
@@ -112,7 +118,7 @@ def case_messages(ctx):
             final = stream.get_final_message()
         check(streamed == ref["text"], f"text_stream {streamed!r} != {ref['text']!r}")
         check(final.stop_reason == m.stop_reason and final.usage.output_tokens == ref["n_tokens"] and
-              final.usage.input_tokens == ref["n_prompt"], f"the stream's final message {final!r}")
+              prompt_of(final.usage) == ref["n_prompt"], f"the stream's final message {final!r}")
 
         counted = c.messages.count_tokens(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}])
         check(counted.input_tokens == ref["n_prompt"], f"count_tokens {counted.input_tokens} != {ref['n_prompt']}")
@@ -247,7 +253,7 @@ def case_tools(ctx):
         m = a.messages.create(messages=[{"role": "user", "content": USER}], **a_req)
         uses = [b for b in m.content if b.type == "tool_use"]
         check(len(uses) == 1 and uses[0].name == call.name and uses[0].input == json.loads(call.arguments) and
-              m.stop_reason == "tool_use" and m.usage.input_tokens == chat.usage.prompt_tokens,
+              m.stop_reason == "tool_use" and prompt_of(m.usage) == chat.usage.prompt_tokens,
               f"messages.create: {m!r} != the chat's {call!r}")
         with a.messages.stream(messages=[{"role": "user", "content": USER}], **a_req) as stream:
             final = stream.get_final_message()
@@ -272,7 +278,7 @@ def case_tools(ctx):
         got = [(b.name, b.input) for b in m3.content if b.type == "tool_use"]
         want = [(t.function.name, json.loads(t.function.arguments)) for t in m4.tool_calls or []]
         text = "".join(b.text for b in m3.content if b.type == "text")
-        check(got == want and text == (m4.content or "") and m3.usage.input_tokens == chat3.usage.prompt_tokens,
+        check(got == want and text == (m4.content or "") and prompt_of(m3.usage) == chat3.usage.prompt_tokens,
               f"the Messages round trip {m3!r} != the chat's {m4!r}")
         counted = a.messages.count_tokens(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
                                           tools=a_req["tools"])
@@ -301,11 +307,11 @@ def case_metrics(ctx):
         used.append((done.usage.input_tokens, done.usage.output_tokens))
         m = a.messages.create(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
                               max_tokens=5, extra_body={"temperature": 0})
-        used.append((m.usage.input_tokens, m.usage.output_tokens))
+        used.append((prompt_of(m.usage), m.usage.output_tokens))
         with a.messages.stream(model="default", system=SYSTEM, messages=[{"role": "user", "content": USER}],
                                max_tokens=7, extra_body={"temperature": 0}) as stream:
             final = stream.get_final_message()
-        used.append((final.usage.input_tokens, final.usage.output_tokens))
+        used.append((prompt_of(final.usage), final.usage.output_tokens))
         stop_reasons = [r.status, done.status, m.stop_reason, final.stop_reason]
         check(stop_reasons == ["incomplete", "incomplete", "max_tokens", "max_tokens"],
               f"the answers ended otherwise than at their lengths: {stop_reasons} (no end token to leave aside)")
