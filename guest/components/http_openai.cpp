@@ -221,11 +221,14 @@ bool load_model(const std::string& name, wh_response_outparam out, Model& m) {
   wnn_error err;
   if (wnn_load_by_name(m.name.data(), static_cast<uint32_t>(m.name.size()), &m.graph, &err)) {
     m.graph = 0;
-    const bool missing = wnn_error_get_code(err) == WNN_ERROR_NOT_FOUND;
+    const int code = wnn_error_get_code(err);
     const std::string why = nn_error_text(err);
-    if (missing) {
+    if (code == WNN_ERROR_NOT_FOUND) {
       respond_error(out, 404, "The model `" + m.name + "` does not exist (wasinn serve --nn-preload registers models)",
                     "model_not_found", "model");
+    } else if (code == WNN_ERROR_TOO_LARGE) {
+      // The server has no room for it now (serve --models-max, memory): its reason, as a busy server's.
+      respond_error(out, 503, "The model `" + m.name + "` cannot be loaded now: " + why, "model_not_loaded", "model");
     } else {
       respond_error(out, 500, "loading model `" + m.name + "` failed: " + why);
     }

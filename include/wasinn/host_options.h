@@ -103,6 +103,23 @@ struct HostOptions {
   std::function<void(LogLevel level, std::string_view message)> log;
   // What core modules' sockets (WasmEdge's socket ABI) may reach: nothing by default.
   NetworkOptions network;
+  // Models loaded at their first use instead of a server's start, and unloaded again (`wasinn
+  // serve --models-dir`): GGUF models registered by name here (a name may hold ':', which a
+  // preload's cannot), preloads named in `names`, and the rules that keep them (0: no limit).
+  // Past max_loaded the least recently used idle one is unloaded; one unused for idle_timeout_ms
+  // is unloaded; a load whose estimate does not fit memory_limit_bytes (with those loaded), the
+  // memory available or the cgroup's limit is refused (docs/serving.md, "Many models").
+  struct OnDemandModels {
+    struct Gguf {
+      std::string name;
+      std::vector<std::string> files;  // a split GGUF: its parts, in order
+    };
+    std::vector<Gguf> gguf;
+    std::vector<std::string> names;
+    size_t max_loaded = 0;
+    uint64_t idle_timeout_ms = 0;
+    uint64_t memory_limit_bytes = 0;
+  } on_demand_models;
   OptionNames option_names;
 };
 

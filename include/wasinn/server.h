@@ -67,6 +67,10 @@ struct ServeOptions {
   // apart than this. 0: it sleeps at once; past kMaxBusyPollUs, serve's error.
   uint64_t busy_poll_us = 200;
   static constexpr uint64_t kMaxBusyPollUs = 10'000;
+  // The host answers GET /v1/models and /models (every named model with its state) and POST
+  // /models/load and /models/unload ({"model": NAME}) itself, from the Host's model registry,
+  // after the key check (`wasinn serve --models-dir`; docs/serving.md, "Many models").
+  bool model_routes = false;
 };
 
 // A running server (Host::serve). stop() may be called from any thread (not from a signal

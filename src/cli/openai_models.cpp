@@ -43,21 +43,8 @@ bool ends_with(const std::string& s, std::string_view tail) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
-// A model name as a preload (NAME:...) and MODELS (a,b) hold it, and a request's "model" sends it.
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 256) return false;
-  return std::none_of(name.begin(), name.end(), [](char c) {
-    return c == ':' || c == ',' || c == '=' || static_cast<unsigned char>(c) <= ' ' || c == 0x7f;
-  });
-}
-
-// tiny-Q8_0.gguf -> tiny-Q8_0; a split model's first part, m-Q4_K_M-00001-of-00003.gguf -> m-Q4_K_M.
-std::string name_of_file(const fs::path& file) {
-  std::string name = file.filename().string();
-  if (ends_with(name, ".gguf")) name.resize(name.size() - 5);
-  static const std::regex split("-[0-9]{5}-of-[0-9]{5}$");
-  return std::regex_replace(name, split, "");
-}
+bool valid_name(const std::string& name) { return valid_model_name(name); }
+std::string name_of_file(const fs::path& file) { return model_name_of_file(file); }
 
 // A SOURCE that can only mean a file of this machine: a path that starts as one does, or a bare
 // file name. owner/repo and owner/repo/PATH are the Hub's (hub_download.h).
@@ -97,6 +84,20 @@ std::string example_models() {
 }
 
 }  // namespace
+
+bool valid_model_name(const std::string& name, bool colon) {
+  if (name.empty() || name.size() > 256) return false;
+  return std::none_of(name.begin(), name.end(), [colon](char c) {
+    return (c == ':' && !colon) || c == ',' || c == '=' || static_cast<unsigned char>(c) <= ' ' || c == 0x7f;
+  });
+}
+
+std::string model_name_of_file(const fs::path& file) {
+  std::string name = file.filename().string();
+  if (ends_with(name, ".gguf")) name.resize(name.size() - 5);
+  static const std::regex split("-[0-9]{5}-of-[0-9]{5}$");
+  return std::regex_replace(name, split, "");
+}
 
 fs::path openai_component() {
   const fs::path bin = wasinn::wasinn_bindir();
@@ -179,13 +180,19 @@ void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet) {
   }
 }
 
-void apply_openai_models(const std::vector<OpenaiModel>& models, wasinn::HostOptions& host, wasinn::Program& program,
-                         wasinn::ServeOptions& serve) {
+void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vector<OpenaiModel>& on_demand,
+                         wasinn::HostOptions& host, wasinn::Program& program, wasinn::ServeOptions& serve) {
   std::string names;
   for (const auto& m : models) {
     std::string spec = m.name + ":GGML:AUTO";
     for (const auto& file : m.files) spec += ":" + file.string();
     host.preloads.push_back(spec);
+    names += (names.empty() ? "" : ",") + m.name;
+  }
+  for (const auto& m : on_demand) {
+    wasinn::HostOptions::OnDemandModels::Gguf gguf{m.name, {}};
+    for (const auto& file : m.files) gguf.files.push_back(file.string());
+    host.on_demand_models.gguf.push_back(std::move(gguf));
     names += (names.empty() ? "" : ",") + m.name;
   }
   const bool models_given =

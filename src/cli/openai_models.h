@@ -41,12 +41,19 @@ void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet);
 
 // What --openai sets: a preload per model (after host.preloads'), MODELS=NAME,... in the guest's
 // environment (unless --env sets it), and "/" public in `serve` (the chat page).
-void apply_openai_models(const std::vector<OpenaiModel>& models, wasinn::HostOptions& host, wasinn::Program& program,
-                         wasinn::ServeOptions& serve);
+// --models-dir's models (on_demand) are registered on demand, not as preloads, and listed too.
+void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vector<OpenaiModel>& on_demand,
+                         wasinn::HostOptions& host, wasinn::Program& program, wasinn::ServeOptions& serve);
 
 // The lines printed once the server listens: the API's base URL (what an OpenAI client's base_url
 // takes) and the chat page's.
 void print_openai_urls(const std::string& scheme, const std::string& address, const std::vector<OpenaiModel>& models);
+
+// A model name as a preload (NAME:...) and MODELS (a,b) hold it, and a request's "model" sends it:
+// 1 to 256 characters, no ',', '=', space or control character, and no ':' unless `colon`.
+bool valid_model_name(const std::string& name, bool colon = false);
+// tiny-Q8_0.gguf -> tiny-Q8_0; a split model's first part, m-Q4_K_M-00001-of-00003.gguf -> m-Q4_K_M.
+std::string model_name_of_file(const std::filesystem::path& file);
 
 // The --openai flag's help and the usage error's example.
 extern const char* const kOpenaiHelp;

@@ -25,6 +25,7 @@
 #include "cli/listen_check.h"
 #include "cli/metrics_endpoint.h"
 #include "cli/model_refs.h"
+#include "cli/models_dir.h"
 #include "cli/openai_models.h"
 #include "cli/stderr_lines.h"
 #include "engine/tls_check.h"
@@ -189,6 +190,40 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("[NAME=]MODEL")
       ->expected(0, CLI::detail::expected_max_vector_size);
   serve
+      ->add_option(
+          "--models-dir", o.models_dir,
+          "Serve every GGUF model of DIR with the OpenAI endpoint (as --openai, which may be given too): "
+          "DIR's *.gguf named by their file name without .gguf, and a Hugging Face Hub cache's "
+          "(models--OWNER--REPO/snapshots, as `wasinn pull` fills ~/.cache/huggingface/hub) as OWNER/REPO:QUANT "
+          "(mmproj files skipped). None loads at start: each loads at its first request, GET /v1/models "
+          "lists each with its state (unloaded, loading, loaded), POST /models/load and /models/unload "
+          "{\"model\": NAME} load and unload one (under --api-key); --openai's models are then loaded on "
+          "demand too")
+      ->type_name("DIR");
+  serve
+      ->add_option("--models-max", o.models_max,
+                   "With --models-dir (or --openai): at most N models loaded at once; a load past it first unloads "
+                   "the least recently used idle one (no request using it), else is refused with 503 and Retry-After "
+                   "(0: no limit)")
+      ->type_name("N")
+      ->check(whole_number(0, 1u << 20))
+      ->capture_default_str();
+  serve
+      ->add_option("--models-idle-timeout", o.models_idle_timeout,
+                   "With --models-dir (or --openai): unload a model no request has used for this long (30s, 10m; a "
+                   "number alone is seconds; checked every quarter of it, at most every second; default: never)")
+      ->type_name("DURATION")
+      ->check(duration());
+  serve
+      ->add_option("--models-memory-limit", o.models_memory_limit,
+                   "With --models-dir (or --openai): refuse (503, with the numbers) a load whose estimate (its files' "
+                   "bytes plus a quarter of them, at least 32 MiB, for its context) and the loaded models' would "
+                   "pass BYTES; whatever it says, a load that would not fit in MemAvailable or the cgroup's "
+                   "memory.max is refused so (0: only those)")
+      ->type_name("BYTES")
+      ->check(whole_number(0, 1ull << 60))
+      ->capture_default_str();
+  serve
       ->add_option("--addr", o.addr,
                    "Listen on this address: HOST:PORT (port 0 picks a free one; the address is printed on stderr)")
       ->type_name("HOST:PORT")
@@ -350,7 +385,14 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (!o.api_key_files.empty()) sigaddset(&blocked, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
 
-  const bool openai = !o.openai.empty();
+  const bool openai = !o.openai.empty() || !o.models_dir.empty();
+  // Any --models-* flag: models load on demand, and the host answers the model routes.
+  const bool on_demand =
+      !o.models_dir.empty() || o.models_max > 0 || !o.models_idle_timeout.empty() || o.models_memory_limit > 0;
+  if (on_demand && !openai)
+    throw UsageError(
+        "--models-max, --models-idle-timeout and --models-memory-limit are for the OpenAI endpoint's models: give "
+        "--models-dir DIR or --openai MODEL");
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
     if (openai)
       throw UsageError(
@@ -372,12 +414,14 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   wasinn::Program program;
   auto applied = apply_guest_options(o.guest, common, program);
   if (!applied) return 0;
-  std::vector<OpenaiModel> openai_served;
+  std::vector<OpenaiModel> openai_served, dir_models;
   if (openai) {
     if (!wasm.empty())
       throw UsageError(fmt::format(
           "--openai serves wasinn's own OpenAI component: drop '{}', or drop --openai to serve that component", wasm));
-    openai_served = parse_openai_models(o.openai);
+    if (!o.openai.empty() && !(o.openai.size() == 1 && o.openai[0].empty() && !o.models_dir.empty()))
+      openai_served = parse_openai_models(o.openai);
+    if (!o.models_dir.empty()) dir_models = scan_models_dir(o.models_dir);
     program.wasm_path = openai_component().string();
   } else if (wasm.empty()) {
     throw UsageError("missing app.wasm: wasinn serve [OPTIONS] app.wasm (or --openai MODEL, or --oip-http/--oip-grpc)");
@@ -422,7 +466,24 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   pull_preload_refs(o.guest, common);
   if (openai) {
     pull_openai_models(openai_served, common.quiet > 0);
-    apply_openai_models(openai_served, o.guest.host, program, serve);
+    for (const auto& m : dir_models) {
+      for (const auto& given : openai_served) {
+        if (given.name == m.name)
+          throw UsageError(fmt::format(
+              "two models named '{}': --openai '{}' and --models-dir's {}: name the --openai one, e.g. --openai "
+              "{}-2={}",
+              m.name, given.given, m.given, m.name, given.source));
+      }
+    }
+    apply_openai_models(openai_served, dir_models, o.guest.host, program, serve);
+    if (on_demand) {
+      auto& rules = o.guest.host.on_demand_models;
+      for (const auto& m : openai_served) rules.names.push_back(m.name);
+      rules.max_loaded = o.models_max;
+      rules.idle_timeout_ms = o.models_idle_timeout.empty() ? 0 : parse_duration_ms(o.models_idle_timeout);
+      rules.memory_limit_bytes = o.models_memory_limit;
+      serve.model_routes = true;
+    }
   }
   const std::shared_ptr<wasinn::ApiKeys> keys = load_api_keys(o);
   if (keys) serve.authorize = [keys](std::string_view authorization) { return keys->check(authorization); };
@@ -453,7 +514,11 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
       metrics_address, [&host, &server] { return host->metrics_text() + server->metrics_text(); }, keys);
   print_notice(fmt::format("Serving HTTP on {}://{}/", tls ? "https" : "http", server->address()),
                {{"address", server->address()}});
-  if (openai) print_openai_urls(tls ? "https" : "http", server->address(), openai_served);
+  if (openai) {
+    std::vector<OpenaiModel> all = openai_served;
+    all.insert(all.end(), dir_models.begin(), dir_models.end());
+    print_openai_urls(tls ? "https" : "http", server->address(), all);
+  }
 
   await_stop_signal("no new connections", o.shutdown_timeout);
   server->stop();

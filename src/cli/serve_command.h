@@ -41,6 +41,11 @@ struct ServeCommandOptions {
   std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
   // --openai [NAME=]SOURCE...: the OpenAI endpoint (openai_models.h); given without a MODEL: {""}.
   std::vector<std::string> openai;
+  // Many models (models_dir.h): DIR's GGUF models, loaded on demand, and the rules that keep them.
+  std::string models_dir;
+  size_t models_max = 0;             // 0: no limit
+  std::string models_idle_timeout;   // DURATION; "" or 0: off
+  uint64_t models_memory_limit = 0;  // bytes; 0: what the machine and the cgroup have
   // The Open Inference Protocol mode: "" not given; a flag given without a value is "-".
   std::string oip_http, oip_grpc;
   std::string model_repository;

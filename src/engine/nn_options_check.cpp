@@ -28,6 +28,7 @@ bool Host::check_nn_options(const Program& program, std::string* error) {
   }
   for (const auto& model : impl_->env->models().list()) {
     if (model.encoding != Encoding::ggml && model.encoding != Encoding::autodetect) continue;
+    if (model.on_demand) continue;  // not loaded at start (--models-dir): its first load says so
     auto graph = impl_->env->load_named(model.name, "");
     if (!graph) return fail(fmt::format("the model '{}' does not load: {}", model.name, graph.error().detail));
     if ((*graph)->encoding() != Encoding::ggml) continue;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "root/host_environment.h"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -96,8 +98,24 @@ Result<WiredEnvironment> make_environment(HostOptions& options) {
     Status checked = model->encoding == Encoding::remote ? check_remote_spec(*wired.catalog, *model)
                                                          : check_model_paths(*model, flag, hint);
     if (!checked.ok()) return checked.take_error();
+    const auto& lazy = options.on_demand_models.names;
+    model->on_demand = std::find(lazy.begin(), lazy.end(), model->name) != lazy.end();
     if (Status added = env->models().add(std::move(*model)); !added.ok()) return added.take_error();
   }
+  const auto& on_demand = options.on_demand_models;
+  for (const auto& gguf : on_demand.gguf) {
+    NamedModel model;
+    model.name = gguf.name;
+    model.encoding = Encoding::ggml;
+    model.target = Target::autodetect;
+    for (const auto& file : gguf.files) model.paths.emplace_back(file);
+    model.on_demand = true;
+    if (Status checked = check_model_paths(model, fmt::format("model '{}'", gguf.name), ""); !checked.ok())
+      return checked.take_error();
+    if (Status added = env->models().add(std::move(model)); !added.ok()) return added.take_error();
+  }
+  env->models().set_residency(
+      {on_demand.max_loaded, std::chrono::milliseconds(on_demand.idle_timeout_ms), on_demand.memory_limit_bytes});
   return wired;
 }
 

@@ -117,6 +117,15 @@ typedef struct wasinn_serve_config {
    * request's path, its query aside): public_path_count strings; NULL, 0: none. */
   const wasinn_wit_str* public_paths;
   size_t public_path_count;
+  /* Paths the host answers itself with host_route (exact matches of the path, its query aside),
+   * after the key check, in place of the guest: host_path_count strings; NULL, 0: none. The body
+   * is read whole first (max_request_bytes); host_route is called on a blocking thread (it may
+   * take long: a model's load) and calls answer(answer_ctx, status, json) once before it
+   * returns; an answer not given is a 500. */
+  const wasinn_wit_str* host_paths;
+  size_t host_path_count;
+  void (*host_route)(void* user, wasinn_wit_str method, wasinn_wit_str path, wasinn_wit_str body,
+                     void (*answer)(void* answer_ctx, uint32_t status, wasinn_wit_str json), void* answer_ctx);
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

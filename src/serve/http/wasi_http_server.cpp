@@ -17,6 +17,7 @@
 #include "wasinn/available_cpus.h"
 #include "serve/admission.h"
 #include "serve/api_keys.h"
+#include "serve/model_routes.h"
 #include "serve/request_metrics.h"
 #include "engine/call_outcome.h"
 #include "engine/component_instance.h"
@@ -183,6 +184,17 @@ void answered(void* user, const wasinn_request_record_t* r) noexcept {
   }
 }
 
+void host_route(void* user, wasinn_wit_str method, wasinn_wit_str path, wasinn_wit_str body,
+                void (*answer)(void*, uint32_t, wasinn_wit_str), void* answer_ctx) noexcept {
+  try {
+    const ModelRouteAnswer a =
+        answer_model_route(*static_cast<ServeUser*>(user)->env, view(method), view(path), view(body));
+    answer(answer_ctx, static_cast<uint32_t>(a.status), view(a.json));
+  } catch (...) {
+    // Out of memory for the answer: none given is the server's 500.
+  }
+}
+
 void warned(void*, wasinn_wit_str line) noexcept {
   try {
     logger().warn("{}", view(line));
@@ -241,6 +253,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     // a start error rather than each request's 500, and no request pays a load. A remote
     // model's server may come up later: warned about, then tried again by the requests.
     for (const auto& model : host.env->models().list()) {
+      if (model.on_demand) continue;  // loaded at its first use (--models-dir)
       auto graph = host.env->load_named(model.name, "");
       if (graph) continue;
       if (model.encoding == Encoding::remote) {
@@ -259,7 +272,9 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     std::string models_value;
     for (const auto& model : host.env->models().list()) {
       Encoding encoding = model.encoding;
-      if (encoding != Encoding::remote) {  // loaded above: the graph says what AUTO became
+      if (model.on_demand) {
+        encoding = Encoding::ggml;                // --models-dir registers GGUF files alone
+      } else if (encoding != Encoding::remote) {  // loaded above: the graph says what AUTO became
         if (auto graph = host.env->load_named(model.name, "")) encoding = (*graph)->encoding();
       }
       models_value += fmt::format("{}{}:{}", models_value.empty() ? "" : ",", model.name, encoding_name(encoding));
@@ -319,6 +334,13 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     for (const auto& path : options.public_paths) public_paths.push_back(view(path));
     config.public_paths = public_paths.data();
     config.public_path_count = public_paths.size();
+    std::vector<wasinn_wit_str> host_paths;
+    if (options.model_routes) {
+      for (const auto& path : model_route_paths()) host_paths.push_back(view(path));
+      config.host_route = host_route;
+    }
+    config.host_paths = host_paths.data();
+    config.host_path_count = host_paths.size();
     if (ErrorPtr err(wasinn_serve_start(&config, &impl->server)); err) {
       std::string message = one_line(message_of(err.get()));
       // A command component (wasi:cli/run) handed to serve: say which command runs it.

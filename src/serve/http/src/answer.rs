@@ -408,6 +408,13 @@ impl HostAnswer {
         }
     }
 
+    /// A JSON answer the C++ side wrote (host_routes.rs), as it wrote it.
+    pub(super) fn json(status: StatusCode, body: String) -> HostAnswer {
+        let mut answer = HostAnswer::new(status, body, String::new());
+        answer.json = true;
+        answer
+    }
+
     /// 401 for a request without a key, or with a wrong one (--api-key): RFC 6750's challenge,
     /// and the error in OpenAI's shape, which its clients read (`AuthenticationError`).
     pub(super) fn unauthorized(presented: bool) -> HostAnswer {

@@ -12,7 +12,7 @@
 //! threads a reused 0.3 instance's connections run on), `shared`
 //! (what every request shares), `request` (one request's steps), `body` (its body, read under
 //! the limit), `admission` (a worker, asked of the policy), `store` (its store), `answer` (what the
-//! client gets, and the record of it), `tls` (HTTPS).
+//! client gets, and the record of it), `tls` (HTTPS), `host_routes` (paths the C++ side answers).
 use std::ffi::c_void;
 use std::time::Duration;
 
@@ -32,6 +32,7 @@ mod busy_poll;
 mod call_times;
 mod connection;
 mod first_frames;
+mod host_routes;
 mod lanes;
 mod p3_guest;
 mod p3_reuse;
@@ -143,7 +144,22 @@ pub struct ServeConfig {
     /// aside): public_path_count strings.
     pub public_paths: *const WitStr,
     pub public_path_count: usize,
+    /// Paths the host answers itself, after the key check, through `host_route` (host_routes.rs):
+    /// host_path_count strings; NULL, 0: none.
+    pub host_paths: *const WitStr,
+    pub host_path_count: usize,
+    pub host_route: Option<HostRouteFn>,
 }
+
+/// serve_host.h's `host_route`: answers a request for one of `host_paths` by calling `answer` once.
+pub type HostRouteFn = unsafe extern "C" fn(
+    *mut c_void,
+    WitStr,
+    WitStr,
+    WitStr,
+    unsafe extern "C" fn(*mut c_void, u32, WitStr),
+    *mut c_void,
+);
 
 /// Starts serving: binds the address and returns once it listens (serve_host.h).
 ///

@@ -86,6 +86,10 @@ impl Shared {
             };
             return Ok(refused.respond(tracked));
         }
+        if self.is_host_path(req.uri().path()) {
+            let answer = self.answer_by_host(req, &mut tracked).await;
+            return Ok(answer.respond(tracked));
+        }
         // The guest sees the id the answer and the log carry.
         if let Ok(id) = HeaderValue::from_str(&tracked.request_id) {
             req.headers_mut().insert(X_REQUEST_ID, id);

@@ -28,6 +28,7 @@ pub(super) struct Callbacks {
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub(super) admission: AdmissionTable,
     pub(super) authorize: Option<unsafe extern "C" fn(*mut c_void, WitStr) -> bool>,
+    pub(super) host_route: Option<super::HostRouteFn>,
     on_warning: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
     release: Option<unsafe extern "C" fn(*mut c_void)>,
 }
@@ -44,6 +45,7 @@ impl Callbacks {
             on_request: cfg.on_request,
             admission: cfg.admission,
             authorize: cfg.authorize,
+            host_route: cfg.host_route,
             on_warning: cfg.on_warning,
             release: cfg.release,
         })
@@ -83,6 +85,8 @@ pub(super) struct Settings {
     pub(super) busy_poll: Duration,
     /// The paths a GET or HEAD reaches without a key (`--public-path`).
     pub(super) public_paths: Vec<String>,
+    /// The paths the C++ side answers (`host_route`; host_routes.rs).
+    pub(super) host_paths: Vec<String>,
 }
 
 impl Settings {
@@ -119,6 +123,7 @@ impl Settings {
             ),
             busy_poll: Duration::from_micros(cfg.busy_poll_us),
             public_paths: strings(cfg.public_paths, cfg.public_path_count),
+            host_paths: strings(cfg.host_paths, cfg.host_path_count),
         }
     }
 
