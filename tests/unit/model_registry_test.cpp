@@ -183,5 +183,102 @@ TEST_F(Registry, BackendSeesFileBytesPathsAndTarget) {
             "builders=2 target=1 encoding=onnx config={} paths=" + xml.string() + "," + bin.string() + " b1=WEIGHTS");
 }
 
+// --- models loaded on demand (serve --models-dir): room, idleness and unloading -----------------
+
+NamedModel on_demand(const std::string& name) {
+  NamedModel m = named(name, {model_file(name, "fake:add1")});
+  m.on_demand = true;
+  return m;
+}
+
+ModelState state_of(ModelRegistry& r, const std::string& name) {
+  for (const auto& s : r.statuses()) {
+    if (s.name == name) return s.state;
+  }
+  ADD_FAILURE() << "no status for " << name;
+  return ModelState::unloaded;
+}
+
+TEST_F(Registry, OnDemandPastMaxUnloadsTheLeastRecentlyUsedIdleModel) {
+  ModelRegistry& r = env_->models();
+  for (const char* name : {"lru_a", "lru_b", "lru_c"}) ASSERT_TRUE(r.add(on_demand(name)).ok());
+  r.set_residency({2, std::chrono::milliseconds(0), 0});
+  EXPECT_EQ(state_of(r, "lru_a"), ModelState::unloaded) << "nothing loads before it is asked for";
+  ASSERT_TRUE(env_->load_named("lru_a", "").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(env_->load_named("lru_b", "").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(env_->load_named("lru_a", "").ok());  // a used again: b is now the least recent
+  const int64_t live_before = FakePlugin::main().stats().live_graphs;
+  ASSERT_TRUE(env_->load_named("lru_c", "").ok());
+  EXPECT_EQ(state_of(r, "lru_a"), ModelState::loaded);
+  EXPECT_EQ(state_of(r, "lru_b"), ModelState::unloaded);
+  EXPECT_EQ(state_of(r, "lru_c"), ModelState::loaded);
+  EXPECT_EQ(FakePlugin::main().stats().live_graphs, live_before) << "b's graph was freed, c's made";
+}
+
+TEST_F(Registry, OnDemandPastMaxWithEveryModelInUseIsRefused) {
+  ModelRegistry& r = env_->models();
+  ASSERT_TRUE(r.add(on_demand("busy_a")).ok());
+  ASSERT_TRUE(r.add(on_demand("busy_b")).ok());
+  r.set_residency({1, std::chrono::milliseconds(0), 0});
+  auto held = env_->load_named("busy_a", "");  // a guest's handle
+  ASSERT_TRUE(held.ok());
+  auto refused = env_->load_named("busy_b", "");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, Errc::too_large);
+  EXPECT_NE(refused.error().detail.find("all are in use"), std::string::npos) << refused.error().detail;
+  EXPECT_EQ(state_of(r, "busy_b"), ModelState::unloaded);
+  // Unloading a model in use is refused too; once it is let go, both work.
+  Status unload = r.unload("busy_a", "request");
+  ASSERT_FALSE(unload.ok());
+  EXPECT_EQ(unload.error().code, Errc::busy);
+  held = make_error(Errc::unknown, "dropped");
+  EXPECT_TRUE(env_->load_named("busy_b", "").ok());
+  EXPECT_EQ(state_of(r, "busy_a"), ModelState::unloaded);
+}
+
+TEST_F(Registry, OnDemandUnloadOnRequest) {
+  ModelRegistry& r = env_->models();
+  ASSERT_TRUE(r.add(on_demand("gone")).ok());
+  ASSERT_TRUE(r.add(named("kept", {model_file("kept", "fake:add1")})).ok());
+  EXPECT_TRUE(r.unload("gone", "request").ok()) << "an unloaded model stays so";
+  ASSERT_TRUE(env_->load_named("gone", "").ok());
+  EXPECT_EQ(state_of(r, "gone"), ModelState::loaded);
+  EXPECT_TRUE(r.unload("gone", "request").ok());
+  EXPECT_EQ(state_of(r, "gone"), ModelState::unloaded);
+  EXPECT_EQ(r.unload("nope", "request").error().code, Errc::not_found);
+  EXPECT_EQ(r.unload("kept", "request").error().code, Errc::invalid_argument);
+}
+
+TEST_F(Registry, OnDemandLoadPastTheMemoryLimitIsRefusedWithTheNumbers) {
+  ModelRegistry& r = env_->models();
+  ASSERT_TRUE(r.add(on_demand("big")).ok());
+  r.set_residency({0, std::chrono::milliseconds(0), 1000});
+  const int64_t loads_before = FakePlugin::main().stats().graph_loads;
+  auto refused = env_->load_named("big", "");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, Errc::too_large);
+  EXPECT_NE(refused.error().detail.find("needs about 32 MiB"), std::string::npos) << refused.error().detail;
+  EXPECT_NE(refused.error().detail.find("limit of 1000 bytes"), std::string::npos) << refused.error().detail;
+  EXPECT_EQ(FakePlugin::main().stats().graph_loads, loads_before) << "not attempted";
+}
+
+TEST_F(Registry, OnDemandIdleModelIsUnloadedAfterTheTimeout) {
+  ModelRegistry& r = env_->models();
+  ASSERT_TRUE(r.add(on_demand("sleepy")).ok());
+  r.set_residency({0, std::chrono::milliseconds(50), 0});
+  {
+    auto held = env_->load_named("sleepy", "");
+    ASSERT_TRUE(held.ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_EQ(state_of(r, "sleepy"), ModelState::loaded) << "a model in use is not idle";
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (state_of(r, "sleepy") != ModelState::unloaded && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(state_of(r, "sleepy"), ModelState::unloaded);
+}
+
 }  // namespace
 }  // namespace wasinn::unit
