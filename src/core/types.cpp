@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "core/name_table.h"
+#include "wasinn/backend_plugin.h"
 
 namespace wasinn {
 
@@ -42,6 +43,30 @@ std::string_view type_name(TensorType type) {
 bool is_valid_type(uint32_t raw) { return raw <= static_cast<uint32_t>(TensorType::i8); }
 
 namespace {
+
+// TensorType crosses the plugin ABI by a cast (graph.cpp, served_model.cpp): each type's number
+// is asserted to be its wasinn_tensor_type, and a switch with no default makes a type added
+// without one fail to build.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#define WASINN_SAME_TYPE(type, c_type) \
+  case TensorType::type: static_assert(static_cast<int>(TensorType::type) == (c_type), #c_type); return c_type;
+[[maybe_unused]] constexpr wasinn_tensor_type plugin_type(TensorType type) {
+  switch (type) {
+    WASINN_SAME_TYPE(f16, WASINN_TYPE_F16)
+    WASINN_SAME_TYPE(f32, WASINN_TYPE_F32)
+    WASINN_SAME_TYPE(f64, WASINN_TYPE_F64)
+    WASINN_SAME_TYPE(bf16, WASINN_TYPE_BF16)
+    WASINN_SAME_TYPE(u8, WASINN_TYPE_U8)
+    WASINN_SAME_TYPE(i32, WASINN_TYPE_I32)
+    WASINN_SAME_TYPE(i64, WASINN_TYPE_I64)
+    WASINN_SAME_TYPE(i8, WASINN_TYPE_I8)
+  }
+  return WASINN_TYPE_UNKNOWN;
+}
+#undef WASINN_SAME_TYPE
+#pragma GCC diagnostic pop
+
 std::string lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });

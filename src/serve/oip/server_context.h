@@ -75,9 +75,20 @@ struct ServerContext {
     // The record's strings are C strings (wasinn/request_record.h): copies that end in NUL.
     const std::string c_method(method), c_path(path), c_note(note), c_agent(client.user_agent.substr(0, 256)),
         c_outcome(outcome);
-    on_request(RequestRecord{sizeof(RequestRecord), status, bytes_in, bytes_out, micros, c_method.c_str(),
-                             c_path.c_str(), c_note.c_str(), client.address.c_str(), client.request_id.c_str(),
-                             c_agent.c_str(), c_outcome.c_str()});
+    // By name: a field moved in the header fails here (designators keep its order) instead of
+    // carrying another field's string.
+    on_request(RequestRecord{.struct_size = sizeof(RequestRecord),
+                             .status = status,
+                             .bytes_in = bytes_in,
+                             .bytes_out = bytes_out,
+                             .micros = micros,
+                             .method = c_method.c_str(),
+                             .path = c_path.c_str(),
+                             .note = c_note.c_str(),
+                             .client = client.address.c_str(),
+                             .request_id = client.request_id.c_str(),
+                             .user_agent = c_agent.c_str(),
+                             .outcome = c_outcome.c_str()});
   }
 
   // REST requests in progress, so that those still running at the end of --shutdown-timeout are
