@@ -60,10 +60,13 @@ def ask(topic):
 
 def concurrent(ep, n):
     """(texts, tokens/s) of n requests at once: their completion tokens over the wall time."""
-    results = [None] * n
+    results, errors = [None] * n, []
 
     def run(i):
-        results[i] = ep.chat(ask(TOPICS[i % len(TOPICS)]), TOKENS)
+        try:
+            results[i] = ep.chat(ask(TOPICS[i % len(TOPICS)]), TOKENS)
+        except OSError as e:  # reported once below, with the servers' state
+            errors.append(e)
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
     start = time.perf_counter()
@@ -72,8 +75,8 @@ def concurrent(ep, n):
     for t in threads:
         t.join()
     wall = time.perf_counter() - start
-    if any(r is None for r in results):
-        sys.exit(f"bench_batching: a request to {ep.name} failed")
+    if errors:
+        raise errors[0]
     return [r[0] for r in results], sum(r[1]["completion_tokens"] for r in results) / wall, results
 
 
@@ -164,6 +167,10 @@ def main():
                 print(f"round {r + 1} {ep.name}: {rate:.1f} tok/s x{STREAMS}, "
                       f"{usage['completion_tokens'] / seconds:.1f} tok/s x1, next turn {seconds2:.3f} s "
                       f"({cached(u2)} of {u2['prompt_tokens']} prompt tokens cached)", file=sys.stderr)
+    except OSError as e:
+        states = ", ".join(f"{k} {'running' if p.poll() is None else f'exited with status {p.returncode}'}"
+                           for k, p in servers.items())
+        sys.exit(f"bench_batching: a request failed: {e} ({states}; their output: {work / 'servers.log'})")
     finally:
         for p in servers.values():
             p.terminate()
