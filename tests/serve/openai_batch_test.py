@@ -15,7 +15,8 @@ Cases (ctest runs them as serve.openai-batch.equal, serve.openai-batch.cancel, s
           by --request-timeout (504), the other five give their alone texts; then every context is freed
           and 8 at once again give the alone texts (the sequences' KV was given back)
   turns   a conversation's second turn (the first's messages, its answer and a new user turn) reports
-          usage.prompt_tokens_details.cached_tokens > 0 (and Anthropic's cache_read_input_tokens), the
+          usage.prompt_tokens_details.cached_tokens > 0, whole and in the streamed usage chunk (Responses'
+          input_tokens_details.cached_tokens and Anthropic's cache_read_input_tokens alike), the
           prompt-cache metrics rise by exactly that one hit and its tokens, and its text is the same
           request's on a fresh server; the same turn under another --api-key hits nothing
 
@@ -199,6 +200,18 @@ def case_turns(ctx):
         after = cache_metrics(url)
         check(after[0] - before[0] == 1 and after[1] - before[1] == cached,
               f"the prompt-cache metrics (hits, cached tokens) went from {before} to {after}: one hit of {cached}")
+        # The same turn streamed (the usage chunk) and through the Responses API: the cache read there too.
+        pieces, streamed = [], None
+        for chunk in a.chat.completions.create(model="default", messages=turn2, max_tokens=16, temperature=0,
+                                               stream=True, stream_options={"include_usage": True}):
+            pieces += [x.delta.content or "" for x in chunk.choices]
+            streamed = chunk.usage or streamed
+        check("".join(pieces) == cold2.choices[0].message.content and streamed and
+              (cached_tokens(streamed) or 0) > 0, f"streamed: {''.join(pieces)!r}, usage chunk {streamed}")
+        resp = a.responses.create(model="default", instructions=FIRST[0]["content"], input=turn2[1:],
+                                  max_output_tokens=16, temperature=0)
+        check(resp.output_text == cold2.choices[0].message.content and resp.usage.input_tokens == prompt and
+              resp.usage.input_tokens_details.cached_tokens > 0, f"Responses: {resp.output_text!r}, {resp.usage}")
         from openai_apis_test import anthropic_client
         m = anthropic_client(server, api_key="key-a").messages.create(
             model="default", system=FIRST[0]["content"], messages=turn2[1:], max_tokens=16,
@@ -209,7 +222,7 @@ def case_turns(ctx):
         check(m.content[0].text == cold2.choices[0].message.content, f"Anthropic's text {m.content!r}")
     log(f"turns: the second turn took {cached} of {prompt} prompt tokens from key A's cache and answered as a cold "
         f"server; key B's took none; the metrics counted one hit of {cached}; Anthropic's cache_read_input_tokens "
-        f"{u.cache_read_input_tokens}")
+        f"{u.cache_read_input_tokens}; streamed and Responses read it too")
 
 
 CASES = {"equal": case_equal, "cancel": case_cancel, "turns": case_turns}
