@@ -130,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)anthropic::from_chat(body, "").dump();
   responses_api::EventStream events(body, "resp_1", "m", 0);
   anthropic::EventStream blocks("msg_1", "m");
-  (void)(events.begin() + events.chunk(body) + events.finish("stop", body) + blocks.begin(0) + blocks.chunk(body) +
+  (void)(events.begin() + events.chunk(body) + events.finish("stop", body) + blocks.begin(body) + blocks.chunk(body) +
          blocks.finish("stop", "", body));
   // The body as the plugin's metadata: a message, and the same message grown by the body's text.
   Message before, after;
