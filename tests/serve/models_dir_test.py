@@ -21,9 +21,12 @@ Cases (ctest runs each as serve.models-dir.CASE):
             log says idle)
   routes    --api-key: POST /models/load and /models/unload 401 without the key, 200 with it and the
             new state; an unknown model 404; a body without "model" 400; GET /models/load 405;
-            unloading a model while a stream holds it 409; /healthz public
+            while a stream holds tiny, unloading it is 409 and, under --models-max 1, loading
+            another is 503 with Retry-After and the reason (by the route and by a chat); /healthz
+            public
   memory    --models-memory-limit 1000: a chat is refused with 503 naming the numbers (the client's
-            InternalServerError), POST /models/load too (with Retry-After), the model stays unloaded
+            InternalServerError), POST /models/load too (both with Retry-After), the model stays
+            unloaded and no load is attempted
   hub-cache a Hugging Face Hub cache as the models dir (models--tester--tiny-GGUF/snapshots/REV, refs/main,
             a projector beside): listed as tester/tiny-GGUF:Q8_0, answered under that name, no mmproj
   usage     a missing dir, an empty dir, a name both --openai and the dir give, --models-max without
@@ -230,8 +233,10 @@ def case_idle(ctx):
 
 
 def case_routes(ctx):
+    import openai
     d = ctx.models_dir(("tiny", "mistral-nemo"))
-    with ctx.serve(["--api-key", KEY, "--models-dir", d], nn_options='{"threads": 1, "ctx-size": 2048}') as server:
+    with ctx.serve(["--api-key", KEY, "--models-max", "1", "--models-dir", d],
+                   nn_options='{"threads": 1, "ctx-size": 2048}') as server:
         for method, path, body in (("POST", "/models/load", {"model": "tiny"}),
                                    ("POST", "/models/unload", {"model": "tiny"}), ("GET", "/v1/models", None),
                                    ("GET", "/models", None)):
@@ -267,6 +272,16 @@ def case_routes(ctx):
         next(chunks)
         status, _, body = http(server, "POST", "/models/unload", {"model": "tiny"}, key=KEY)
         check(status == 409 and body["error"]["code"] == "model_in_use", f"unload during a stream: {status} {body}")
+        # --models-max 1 and the one model in use: another is refused, by the route and by a chat.
+        status, headers, body = http(server, "POST", "/models/load", {"model": "mistral-nemo"}, key=KEY)
+        check(status == 503 and "all are in use" in body["error"]["message"] and headers.get("retry-after") == "1",
+              f"a load past --models-max with none idle: {status} {headers} {body}")
+        try:
+            chat(server, "mistral-nemo", KEY)
+            raise Failure("a chat past --models-max with none idle was answered")
+        except openai.InternalServerError as e:
+            check(e.status_code == 503 and "all are in use" in str(e), f"the chat's refusal: {e}")
+            check(e.response.headers.get("retry-after") == "1", f"the chat's 503 has no Retry-After: {e.response.headers}")
         check(next(chunks, None) is not None, "the stream ended with the refused unload")
         check(states(server, KEY)["tiny"] == "loaded", "the model went with the refused unload")
         stream.close()  # the client leaves: the generation ends at its next token, and lets the model go
@@ -278,7 +293,7 @@ def case_routes(ctx):
             time.sleep(0.1)
         check(status == 200 and body["status"]["value"] == "unloaded", f"unload after the stream: {status} {body}")
     log("routes: 401 without the key, load and unload with it, 404 unknown, 400 without model, 405 GET, "
-        "409 while a stream holds the model")
+        "409 while a stream holds the model, 503 for another past --models-max")
 
 
 def case_memory(ctx):
@@ -290,6 +305,7 @@ def case_memory(ctx):
             raise Failure("a chat past the memory limit was answered")
         except openai.InternalServerError as e:
             check(e.status_code == 503, f"status {e.status_code}: {e}")
+            check(e.response.headers.get("retry-after") == "1", f"no Retry-After: {e.response.headers}")
             message = e.body["message"] if isinstance(e.body, dict) else str(e)
             for want in ("not loaded", "needs about", "limit of 1000 bytes"):
                 check(want in message, f"the refusal does not say {want!r}: {message}")

@@ -347,6 +347,11 @@ pub(super) fn guest_response(resp: Response<ServeBody>, mut tracked: Tracked) ->
         .get(hyper::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse().ok());
     tracked.may_cut = take_declared_cut(&mut parts.headers);
+    // A guest's 503 says when to come back as the host's own do (the OpenAI component's model
+    // that `serve --models-max` or the memory check keeps out for now).
+    if parts.status == StatusCode::SERVICE_UNAVAILABLE && !parts.headers.contains_key(RETRY_AFTER) {
+        parts.headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     if let Some(id) = tracked.request_id_header() {
         parts.headers.insert(X_REQUEST_ID, id);
     }
