@@ -15,7 +15,7 @@ use wasmtime::{format_err, Result, StoreContextMut};
 use crate::host::*;
 use crate::long_call::{CancelOnDrop, SharedGuest};
 use crate::nn_ext::chars;
-use crate::wit_nn::{call, NnStore, V_10_28};
+use crate::wit_nn::{compute_named, NnStore, V_10_28};
 use crate::wit_nn::{Context, NnError, Tensor};
 
 const VERSION: &str = "0.1.0";
@@ -25,23 +25,7 @@ const V: u8 = V_10_28;
 type Computed = std::result::Result<std::result::Result<Vec<(String, u32)>, u32>, String>;
 
 fn compute_blocking(shared: &SharedGuest, context: u32, inputs: &[(String, u32)]) -> Computed {
-    let named: Vec<WitNamed> = inputs
-        .iter()
-        .map(|(n, t)| WitNamed {
-            name: WitStr::of(n),
-            tensor: *t,
-        })
-        .collect();
-    let mut out = WitOut::default();
-    let status = unsafe { (shared.host.compute_named)(shared.guest, context, named.as_ptr(), named.len(), &mut out) };
-    match call(status, &out) {
-        Ok(Ok(())) => Ok(Ok(unsafe { out.slice::<WitNamed>() }
-            .iter()
-            .map(|o| (unsafe { o.name.to_string_lossy() }, o.tensor))
-            .collect())),
-        Ok(Err(rep)) => Ok(Err(rep)),
-        Err(e) => Err(e.to_string()),
-    }
+    compute_named(&shared.host, shared.guest, context, inputs).map_err(|e| e.to_string())
 }
 
 /// The pieces of one generation, fed by its blocking thread; dropped, it stops the generation.

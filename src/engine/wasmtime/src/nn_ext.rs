@@ -53,6 +53,30 @@ fn describe<T: NnStore>(host: WitHost, cx: &Cx<'_, T>, graph: u32, outputs: i32)
 }
 
 /// The text the table handed back in `out` (chars), copied.
+/// The table's set_property on a graph (on_context 0) or a context (1).
+fn set_property<T: NnStore>(
+    host: WitHost,
+    cx: &Cx<'_, T>,
+    rep: u32,
+    on_context: i32,
+    name: &str,
+    value: &str,
+) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
+    let mut out = WitOut::default();
+    // SAFETY: the table's contract; `guest` is this store's data.
+    let status = unsafe {
+        (host.set_property)(
+            guest(cx),
+            rep,
+            on_context,
+            WitStr::of(name),
+            WitStr::of(value),
+            &mut out,
+        )
+    };
+    unit::<V>(status, &out)
+}
+
 pub(crate) fn chars(out: &WitOut) -> String {
     String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()
 }
@@ -101,19 +125,13 @@ pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls
     p.func_wrap(
         "set-property",
         move |cx: Cx<'_, T>, (g, name, value): (Resource<Graph<V>>, String, String)| {
-            let mut out = WitOut::default();
-            let status =
-                unsafe { (host.set_property)(guest(&cx), g.rep(), 0, WitStr::of(&name), WitStr::of(&value), &mut out) };
-            Ok((unit::<V>(status, &out)?,))
+            Ok((set_property(host, &cx, g.rep(), 0, &name, &value)?,))
         },
     )?;
     p.func_wrap(
         "set-context-property",
         move |cx: Cx<'_, T>, (c, name, value): (Resource<Context<V>>, String, String)| {
-            let mut out = WitOut::default();
-            let status =
-                unsafe { (host.set_property)(guest(&cx), c.rep(), 1, WitStr::of(&name), WitStr::of(&value), &mut out) };
-            Ok((unit::<V>(status, &out)?,))
+            Ok((set_property(host, &cx, c.rep(), 1, &name, &value)?,))
         },
     )?;
 

@@ -121,6 +121,32 @@ pub(crate) fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Resul
     }
 }
 
+/// The table's compute_named over (name, tensor rep) inputs: the outputs as (name, tensor rep), an
+/// error resource's rep for result::err, or a trap. Any thread, with a share of the guest.
+pub(crate) fn compute_named(
+    host: &WitHost,
+    g: Guest,
+    context: u32,
+    inputs: &[(String, u32)],
+) -> Result<std::result::Result<Vec<(String, u32)>, u32>> {
+    let named: Vec<WitNamed> = inputs
+        .iter()
+        .map(|(n, t)| WitNamed {
+            name: WitStr::of(n),
+            tensor: *t,
+        })
+        .collect();
+    let mut out = WitOut::default();
+    let status = unsafe { (host.compute_named)(g, context, named.as_ptr(), named.len(), &mut out) };
+    Ok(call(status, &out)?.map(|()| {
+        // SAFETY: the table's promise for compute_named's OK: wasinn_wit_named[len].
+        unsafe { out.slice::<WitNamed>() }
+            .iter()
+            .map(|o| (unsafe { o.name.to_string_lossy() }, o.tensor))
+            .collect()
+    }))
+}
+
 /// A call that has no error value in WIT: ERR is a bug of the table, reported as a trap.
 pub(crate) fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
     match call(status, out)? {
@@ -381,24 +407,10 @@ fn define_inference<T: NnStore, const V: u8>(
                 ))
             },
             |host, g, (ctx, inputs)| {
-                let named: Vec<WitNamed> = inputs
-                    .iter()
-                    .map(|(n, t)| WitNamed {
-                        name: WitStr::of(n),
-                        tensor: *t,
-                    })
-                    .collect();
-                let mut out = WitOut::default();
-                let status = unsafe { (host.compute_named)(g, ctx, named.as_ptr(), named.len(), &mut out) };
-                let outputs = call(status, &out)?.map(|()| {
-                    unsafe { out.slice::<WitNamed>() }
-                        .iter()
-                        .map(|o| {
-                            (
-                                unsafe { o.name.to_string_lossy() },
-                                Resource::<Tensor<V>>::new_own(o.tensor),
-                            )
-                        })
+                let outputs = compute_named(&host, g, ctx, &inputs)?.map(|outputs| {
+                    outputs
+                        .into_iter()
+                        .map(|(n, t)| (n, Resource::<Tensor<V>>::new_own(t)))
                         .collect::<NamedTensors<V>>()
                 });
                 Ok((outputs.map_err(Resource::<NnError<V>>::new_own),))

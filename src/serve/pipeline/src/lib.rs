@@ -440,14 +440,18 @@ fn c_error(e: wasmtime::Error) -> Option<Box<wasmtime_error_t>> {
     Some(Box::new(wasmtime_error_t::from(e)))
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasinn_pipeline_new(
-    cfg: *const PipelineConfig,
-    out: *mut *mut Pipeline,
-) -> Option<Box<wasmtime_error_t>> {
-    match Pipeline::new(&*cfg) {
-        Ok(p) => {
-            *out = Box::into_raw(Box::new(p));
+/// What boxed_into made, freed (NULL: nothing).
+unsafe fn free_boxed<T>(made: *mut T) {
+    if !made.is_null() {
+        drop(Box::from_raw(made));
+    }
+}
+
+/// A constructor's answer through the C contract: what it made, boxed into `out`, or its error.
+unsafe fn boxed_into<T>(made: wasmtime::Result<T>, out: *mut *mut T) -> Option<Box<wasmtime_error_t>> {
+    match made {
+        Ok(made) => {
+            *out = Box::into_raw(Box::new(made));
             None
         }
         Err(e) => c_error(e),
@@ -455,10 +459,16 @@ pub unsafe extern "C" fn wasinn_pipeline_new(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn wasinn_pipeline_new(
+    cfg: *const PipelineConfig,
+    out: *mut *mut Pipeline,
+) -> Option<Box<wasmtime_error_t>> {
+    boxed_into(Pipeline::new(&*cfg), out)
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn wasinn_pipeline_free(p: *mut Pipeline) {
-    if !p.is_null() {
-        drop(Box::from_raw(p));
-    }
+    free_boxed(p)
 }
 
 #[no_mangle]
@@ -468,21 +478,12 @@ pub unsafe extern "C" fn wasinn_pipeline_instantiate(
     deadline_ticks: u64,
     out: *mut *mut PipelineInstance,
 ) -> Option<Box<wasmtime_error_t>> {
-    let p = &*p;
-    match p.instantiate(guest, deadline_ticks) {
-        Ok(i) => {
-            *out = Box::into_raw(Box::new(i));
-            None
-        }
-        Err(e) => c_error(e),
-    }
+    boxed_into((*p).instantiate(guest, deadline_ticks), out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn wasinn_pipeline_instance_free(i: *mut PipelineInstance) {
-    if !i.is_null() {
-        drop(Box::from_raw(i));
-    }
+    free_boxed(i)
 }
 
 #[no_mangle]
