@@ -127,6 +127,9 @@ class ExecutionContext {
   Status fini_single();
   // A settable knob of the graph, for this context's next compute (checked as check_setting).
   Status set_property(std::string_view name, std::string_view value);
+  // The host's WASINN_PROPERTY_CACHE_PARTITION, which a plugin need not declare: one without a
+  // prompt cache refuses or ignores it, and is left alone.
+  void set_cache_partition(std::string_view partition);
 
   // Asks the work of the lease's holder to stop: the plugin's cancel now, and the holder's next
   // compute is refused (cancelling()). Callable from any thread without a lease. With a tag, only

@@ -85,4 +85,13 @@ Status ExecutionContext::set_property(std::string_view name, std::string_view va
   return graph_->apply_setting(handle_, name, value);
 }
 
+void ExecutionContext::set_cache_partition(std::string_view partition) {
+  const auto& api = graph_->plugin_->api();
+  if (!WASINN_PLUGIN_HAS(api, property_set)) return;
+  PluginDiag diag;
+  const std::string_view name = WASINN_PROPERTY_CACHE_PARTITION;
+  (void)api.property_set(graph_->handle_, handle_, name.data(), name.size(), partition.data(), partition.size(),
+                         diag.get());
+}
+
 }  // namespace wasinn

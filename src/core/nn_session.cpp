@@ -2,6 +2,7 @@
 #include "core/nn_session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <utility>
 
@@ -49,9 +50,11 @@ Result<uint32_t> NnSession::init_execution_context(uint32_t graph_handle) {
   for (const auto& [name, value] : knobs) {
     if (Status set = (*ctx)->set_property(name, value); !set) return set.take_error();
   }
-  if (!cache_partition_.empty() && (*graph)->plugin().facts().text_model) {
-    // A plugin without a prompt cache refuses the knob, and has nothing to partition.
-    (void)(*ctx)->set_property(WASINN_PROPERTY_CACHE_PARTITION, cache_partition_);
+  if ((isolate_cache_ || !cache_partition_.empty()) && (*graph)->plugin().facts().text_model) {
+    static std::atomic<uint64_t> isolated{0};
+    const std::string partition =
+        isolate_cache_ ? fmt::format("context:{}", isolated.fetch_add(1, std::memory_order_relaxed)) : cache_partition_;
+    (*ctx)->set_cache_partition(partition);
   }
   return contexts_.insert(std::move(*ctx));
 }

@@ -125,6 +125,9 @@ class NnSession {
   // WASINN_PROPERTY_CACHE_PARTITION): a served request's API key's, so its prompts reuse only KV
   // its own key's requests left. A guest cannot set it. Set before the session is used; "" by default.
   void set_cache_partition(std::string partition) { cache_partition_ = std::move(partition); }
+  // Each context a partition of its own instead: it reuses no other context's KV (a state that
+  // serves requests of different keys, or of none).
+  void isolate_cache() { isolate_cache_ = true; }
 
   NnEnvironment& environment() { return *env_; }
   size_t live_graphs() const { return graphs_.size(); }
@@ -148,6 +151,7 @@ class NnSession {
   std::shared_ptr<NnEnvironment> env_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::string cache_partition_;
+  bool isolate_cache_ = false;
   std::shared_ptr<AsyncCalls> async_;
   HandleTable<Graph> graphs_;
   HandleTable<ExecutionContext> contexts_;

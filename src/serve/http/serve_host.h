@@ -83,7 +83,11 @@ typedef struct wasinn_serve_config {
   size_t dir_count;
   bool inherit_stdio; /* the guest's stdout and stderr are the process's */
   void* user;
-  void* (*guest_new)(void* user); /* a request's GuestState (the table's `guest`); NULL: 500 */
+  /* A request's GuestState (the table's `guest`); NULL: 500. presented_key: the authorization the
+     request showed and authorize() accepted ("Bearer KEY"), "" for none and for a reused 0.3
+     instance's state (its requests may show any key): what keeps each key's prompts apart in a
+     prompt cache (NnSession::set_cache_partition). */
+  void* (*guest_new)(void* user, wasinn_wit_str presented_key);
   void (*guest_free)(void* user, void* guest);
   /* The record (wasinn/request_record.h) of each answered request; may be NULL. */
   void (*on_request)(void* user, const wasinn_request_record_t* record);

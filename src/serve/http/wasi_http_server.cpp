@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "base/sha256.h"
 #include "wasinn/available_cpus.h"
 #include "serve/admission.h"
 #include "serve/api_keys.h"
@@ -90,13 +91,23 @@ namespace {
 wasinn_wit_str view(const std::string& s) { return {s.data(), s.size()}; }
 std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 
-void* new_guest(void* user) noexcept {
+void* new_guest(void* user, wasinn_wit_str presented_key) noexcept {
   try {
     const auto* served = static_cast<ServeUser*>(user);
     auto state = GuestState::for_component(served->env);
     if (served->request_deadline_ms) {
       state->session->set_deadline(std::chrono::steady_clock::now() +
                                    std::chrono::milliseconds(served->request_deadline_ms));
+    }
+    // With keys, a request's prompts reuse only KV its own key's requests left: the partition is
+    // the key's digest (the key itself goes no further). A state without a key (a reused instance
+    // serves every key; a public path) shares KV with no other context.
+    if (!view(presented_key).empty()) {
+      Sha256 digest;
+      digest.field(view(presented_key));
+      state->session->set_cache_partition("key:" + digest.hex_digest());
+    } else if (served->authorize) {
+      state->session->isolate_cache();
     }
     return state.release();
   } catch (...) {

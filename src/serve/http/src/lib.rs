@@ -115,7 +115,7 @@ pub struct ServeConfig {
     pub dir_count: usize,
     pub inherit_stdio: bool,
     pub user: *mut c_void,
-    pub guest_new: unsafe extern "C" fn(*mut c_void) -> Guest,
+    pub guest_new: unsafe extern "C" fn(*mut c_void, WitStr) -> Guest,
     pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub release: Option<unsafe extern "C" fn(*mut c_void)>,

@@ -15,6 +15,11 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Body as _, Incoming};
 use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION, HOST};
 
+/// The key a request showed, for its guest's state (serve_host.h's guest_new): the host's prompt
+/// cache keeps each key's prompts apart.
+#[derive(Clone)]
+pub(super) struct PresentedKey(pub(super) Vec<u8>);
+
 /// Anthropic's header for the API key (its SDKs send no Authorization).
 const X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
 use hyper::{Request, Response, StatusCode, Version};
@@ -180,6 +185,9 @@ impl Shared {
             len: value.len(),
         };
         if unsafe { check(self.callbacks.user, text) } {
+            if let Some(key) = given {
+                req.extensions_mut().insert(PresentedKey(key));
+            }
             return None;
         }
         Some(HostAnswer::unauthorized(given.is_some()))
@@ -257,7 +265,12 @@ impl Shared {
                 one_line(&e),
             )
         };
-        let mut store = self.new_store().map_err(could_not_start)?;
+        let key = req
+            .extensions()
+            .get::<PresentedKey>()
+            .map(|k| k.0.clone())
+            .unwrap_or_default();
+        let mut store = self.new_store(&key).map_err(could_not_start)?;
         let shared = self.clone();
         shared.running.fetch_add(1, Relaxed);
         let (task, response) = match self.pre.clone() {

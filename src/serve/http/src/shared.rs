@@ -23,7 +23,7 @@ use crate::host::*;
 /// that lives.
 pub(super) struct Callbacks {
     pub(super) user: *mut c_void,
-    pub(super) guest_new: unsafe extern "C" fn(*mut c_void) -> Guest,
+    pub(super) guest_new: unsafe extern "C" fn(*mut c_void, WitStr) -> Guest,
     pub(super) guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub(super) admission: AdmissionTable,

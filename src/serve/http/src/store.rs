@@ -85,7 +85,9 @@ impl RequestState {
 
 impl Shared {
     /// A fresh store for one request, under the config's limits: memory, epoch deadline, hostcall fuel.
-    pub(super) fn new_store(&self) -> Result<wasmtime::Store<RequestState>> {
+    /// `presented_key`: the API key the request showed ("Bearer KEY"), empty for none or for a
+    /// reused instance's store, which serves requests of any key.
+    pub(super) fn new_store(&self, presented_key: &[u8]) -> Result<wasmtime::Store<RequestState>> {
         let s = &self.settings;
         let mut wasi = WasiCtxBuilder::new();
         if s.inherit_stdio {
@@ -97,7 +99,11 @@ impl Shared {
         for (host, guest) in &s.dirs {
             wasi.preopened_dir(host, guest, wasmtime_wasi::FsPerms::ReadWrite)?;
         }
-        let guest = unsafe { (self.callbacks.guest_new)(self.callbacks.user) };
+        let key = WitStr {
+            data: presented_key.as_ptr(),
+            len: presented_key.len(),
+        };
+        let guest = unsafe { (self.callbacks.guest_new)(self.callbacks.user, key) };
         if guest.is_null() {
             return Err(format_err!("the host could not make this request's wasi-nn state"));
         }
