@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The one mapping of a wasinn error to the protocol's statuses: HTTP for REST, a gRPC status
-// code for gRPC, so both transports answer the same failure alike (docs/oip-server.md's table).
+// A wasinn error as the protocol's statuses: HTTP for REST, a gRPC status code for gRPC, so both
+// transports answer the same failure alike; core/errc.def's columns (docs/oip-server.md's table).
 #pragma once
 
 #include "core/error.h"
