@@ -115,7 +115,9 @@ def case_cancel(ctx):
     # 2000 tokens of the bench model take longer than the deadline (memory-bound steps of its 118 MB),
     # the 16-token answers far less, even 8 at a time on a loaded machine.
     extra = ["--request-timeout", f"{timeout}s", "--metrics-addr", "127.0.0.1:0"]
-    with batch_server(ctx, model, '{"threads": 2, "ctx-size": 2048}', extra) as server:
+    # One thread: two would wait on each other at every step's barrier, for seconds when a busy
+    # machine deschedules one (16-token answers were seen taking 6-14 s so, past the deadline).
+    with batch_server(ctx, model, '{"threads": 1, "ctx-size": 2048}', extra) as server:
         url = metrics_url(server)
         c = client(server)
         alone = [text_of(c, p, short) for p in PROMPTS]
