@@ -217,7 +217,10 @@ Status ModelRegistry::unload(std::string_view name, std::string_view reason) {
 }
 
 Status ModelRegistry::reserve(Entry& entry) {
-  for (;;) {
+  // A model whose lock another request holds for a moment (handing out its loaded graph) is not
+  // taken for one in use at the first try: a few short waits, then the refusal.
+  constexpr int kTries = 5;
+  for (int tries = 1;; ++tries) {
     std::vector<Entry*> loaded;  // on-demand models that hold memory, the least recently used first
     {
       std::lock_guard lock(mu_);
@@ -264,6 +267,10 @@ Status ModelRegistry::reserve(Entry& entry) {
         freed = true;
         break;
       }
+    }
+    if (!freed && tries < kTries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
     }
     if (!freed) {
       return make_error(Errc::too_large,
