@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <new>
 #include <string>
 
 #include "devices.h"
@@ -271,13 +272,15 @@ void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
     threads_now_ = threads;
   }
   const auto began = Clock::now();
-  const int32_t rc = llama_decode(ctx_.get(), batch_);
-  if (rc == 0) {
+  int32_t rc = llama_decode(ctx_.get(), batch_);
+  try {
     for (Request* r : in_step_) {
-      if (r->last_at < 0) continue;
+      if (rc != 0 || r->last_at < 0) continue;
       const float* row = llama_get_logits_ith(ctx_.get(), r->last_at);
       r->logits->assign(row, row + n_vocab_);
     }
+  } catch (const std::bad_alloc&) {
+    rc = -3;  // every caller of the step fails; none waits for a leader that is gone
   }
   const auto took = Clock::now() - began;
   lock.lock();
