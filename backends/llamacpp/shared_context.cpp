@@ -234,8 +234,12 @@ void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
   size_t budget = params_.n_batch;
   uint32_t threads = 1;
   in_step_.clear();
+  // In sequence order: llama.cpp splits a batch of a cache that is not unified into physical
+  // batches of consecutive sequence ids, so sequences out of order cost a llama.cpp pass each.
+  std::vector<Request*> order(queue_.begin(), queue_.end());
+  std::stable_sort(order.begin(), order.end(), [](const Request* a, const Request* b) { return a->seq < b->seq; });
   for (int pass = 0; pass < 2 && budget > 0; ++pass) {
-    for (Request* r : queue_) {
+    for (Request* r : order) {
       const size_t left = r->tokens.size() - r->done;
       if ((pass == 0) != (left == 1) || r->taken > 0 || r->cancel->load(std::memory_order_relaxed)) continue;
       const size_t take = std::min(left, budget);
