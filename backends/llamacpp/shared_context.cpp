@@ -183,13 +183,14 @@ Error SharedContext::Sequence::decode(std::span<const llama_token> tokens, llama
   s.queue_.push_back(&r);
   s.cv_.notify_all();  // a leader gathering a step counts this one in
   while (!r.finished) {
-    if (!s.stepping_) {
-      s.lead_step(lock);
-      continue;
-    }
+    // Cancelled before a step took it: no step would (lead_step skips it), so it ends here.
     if (r.taken == 0 && cancel.load(std::memory_order_relaxed)) {
       s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
       break;
+    }
+    if (!s.stepping_) {
+      s.lead_step(lock);
+      continue;
     }
     s.cv_.wait_for(lock, std::chrono::milliseconds(20));
   }
@@ -260,13 +261,10 @@ void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
       in_step_.push_back(r);
     }
   }
-  // Cancelled and not taken: their callers see it within their next wait.
+  // Every waiting caller was cancelled: each ends its own wait (decode's first check).
   if (in_step_.empty()) {
     stepping_ = false;
     cv_.notify_all();
-    lock.unlock();
-    std::this_thread::yield();
-    lock.lock();
     return;
   }
 
