@@ -152,21 +152,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
 
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
                          const LlamaOptions& options, const ChatConstraints* chat) {
-  reset();
-  began_at_ = std::chrono::steady_clock::now();
-  if (prompt.n_tokens == 0) return sdk::invalid("the prompt has no tokens");
-  if (prompt.n_pos >= n_ctx) {
-    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.n_pos) + " tokens; the context holds " +
-                                        std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
-  }
-  vocab_ = vocab;
-  n_ctx_ = n_ctx;
-  if (Error e = build_sampler(options, chat)) return e;
-  chat_ = chat != nullptr;
-  if (chat) {
-    preserved_ = chat->preserved;
-    stops_ = chat->stops;
-  }
+  if (Error e = prepare(vocab, prompt.n_tokens, prompt.n_pos, n_ctx, options, chat)) return e;
   llama_memory_clear(llama_get_memory(ctx), true);
   uint32_t n_pos = 0;
   if (Error e = prompt.decode(ctx, n_pos)) {
@@ -174,29 +160,14 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
     return e;
   }
   ctx_ = ctx;
-  started(n_pos, prompt.n_tokens, options);
+  mark_started(n_pos, prompt.n_tokens, options);
   return {};
 }
 
 Error TokenStream::begin(std::unique_ptr<SharedContext::Sequence> seq, const llama_vocab* vocab,
                          std::span<const llama_token> prompt, uint32_t n_ctx, const LlamaOptions& options,
                          const ChatConstraints* chat) {
-  reset();
-  began_at_ = std::chrono::steady_clock::now();
-  if (prompt.empty()) return sdk::invalid("the prompt has no tokens");
-  if (prompt.size() >= n_ctx) {
-    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
-                                        std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
-  }
-  vocab_ = vocab;
-  n_ctx_ = n_ctx;
-  threads_ = options.effective_threads();
-  if (Error e = build_sampler(options, chat)) return e;
-  chat_ = chat != nullptr;
-  if (chat) {
-    preserved_ = chat->preserved;
-    stops_ = chat->stops;
-  }
+  if (Error e = prepare(vocab, prompt.size(), prompt.size(), n_ctx, options, chat)) return e;
   // The prompt cache's part of the prompt is in the sequence's KV already.
   const size_t cached = seq->cached();
   if (Error e = seq->decode(prompt.subspan(cached), static_cast<llama_pos>(cached), *cancel_, threads_)) {
@@ -208,11 +179,32 @@ Error TokenStream::begin(std::unique_ptr<SharedContext::Sequence> seq, const lla
   n_cached_ = cached;
   stats_.cached_prompt_tokens += cached;
   stats_.prompt_cache_hits += cached > 0 ? 1 : 0;
-  started(static_cast<uint32_t>(prompt.size()), prompt.size(), options);
+  mark_started(static_cast<uint32_t>(prompt.size()), prompt.size(), options);
   return {};
 }
 
-void TokenStream::started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options) {
+Error TokenStream::prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_pos, uint32_t n_ctx,
+                           const LlamaOptions& options, const ChatConstraints* chat) {
+  reset();
+  began_at_ = std::chrono::steady_clock::now();
+  if (n_tokens == 0) return sdk::invalid("the prompt has no tokens");
+  if (n_pos >= n_ctx) {
+    return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(n_pos) + " tokens; the context holds " +
+                                        std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
+  }
+  vocab_ = vocab;
+  n_ctx_ = n_ctx;
+  threads_ = options.effective_threads();
+  if (Error e = build_sampler(options, chat)) return e;
+  chat_ = chat != nullptr;
+  if (chat) {
+    preserved_ = chat->preserved;
+    stops_ = chat->stops;
+  }
+  return {};
+}
+
+void TokenStream::mark_started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options) {
   started_ = true;
   n_past_ = n_pos;
   n_prompt_ = n_tokens;

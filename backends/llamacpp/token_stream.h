@@ -137,8 +137,11 @@ class TokenStream {
  private:
   Error step();  // next() but for giving the shared sequence back
   Error build_sampler(const LlamaOptions& options, const ChatConstraints* chat);
+  // Both begin()s: the checks of a prompt of n_tokens tokens at n_pos positions, and the sampler.
+  Error prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_pos, uint32_t n_ctx, const LlamaOptions& options,
+                const ChatConstraints* chat);
   // What begin() does once the prompt is in the KV (n_pos positions, n_tokens tokens).
-  void started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options);
+  void mark_started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options);
   // The token after the last decoded one: its logits, from the context's or the sequence's.
   const float* last_logits() const;
   // llama_sampler_sample on those logits (the shared context's may be another step's by now).
