@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_doc import write_sections  # noqa: E402
-from bench_openai import free_port, wait_ready  # noqa: E402
+from bench_openai import add_server_args, free_port, wait_ready  # noqa: E402
 from fixtures.export_gguf import on_demand  # noqa: E402
 
 TOKENS = 64
@@ -106,10 +106,7 @@ def spread(values, fmt):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--wasinn", required=True)
-    ap.add_argument("--backend-dir", required=True)
-    ap.add_argument("--guest", required=True)
-    ap.add_argument("--llama-server", required=True)
+    add_server_args(ap)
     ap.add_argument("--fixtures", required=True, help="the fixtures directory, where bench-large.gguf is kept")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)

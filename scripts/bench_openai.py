@@ -62,12 +62,17 @@ def one_stream(client, model):
     return "".join(pieces), first - start, rate, n
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_server_args(ap):
+    """The binaries both OpenAI benchmarks start: wasinn with its plugins and guest, and llama-server."""
     ap.add_argument("--wasinn", required=True)
     ap.add_argument("--backend-dir", required=True)
     ap.add_argument("--guest", required=True)
     ap.add_argument("--llama-server", required=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    add_server_args(ap)
     ap.add_argument("--model", required=True)
     ap.add_argument("--requests", type=int, default=8)
     ap.add_argument("--threads", type=int, default=2)
