@@ -206,7 +206,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
                    "the least recently used idle one (no request using it), else is refused with 503 and Retry-After "
                    "(0: no limit)")
       ->type_name("N")
-      ->check(whole_number(0, 1u << 20))
+      ->check(whole_number(0, 4096))
       ->capture_default_str();
   serve
       ->add_option("--models-idle-timeout", o.models_idle_timeout,
