@@ -6,6 +6,8 @@
 #include <new>
 #include <string>
 
+#include <pthread.h>
+
 #include "devices.h"
 
 namespace wasinn::llamacpp {
@@ -13,7 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long a step's leader waits for the sequences that are generating but have not asked for
+// How long the stepping thread waits for the sequences that are generating but have not asked for
 // their next token yet (their callers are sampling, or streaming the last one out), so that one
 // step takes them all rather than splitting into a step of one and a step of the rest. A share of
 // the last step's time, so it stays small beside the step itself.
@@ -90,13 +92,40 @@ Error SharedContext::create(llama_model* model, const Params& params, std::uniqu
   s->n_vocab_ = llama_vocab_n_tokens(llama_model_get_vocab(model));
   s->batch_ = llama_batch_init(static_cast<int32_t>(s->params_.n_batch), 0, 1);
   s->slots_.resize(params.n_seq);
+  s->in_step_.reserve(params.n_seq);
+  s->order_.reserve(params.n_seq);
   s->threads_now_ = params.threads;
+  s->stepper_ = std::thread([self = s.get()] { self->run_steps(); });
   out = std::move(s);
   return {};
 }
 
 SharedContext::~SharedContext() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (stepper_.joinable()) stepper_.join();
   if (batch_.token) llama_batch_free(batch_);
+}
+
+bool SharedContext::has_work() const {
+  for (const Request* r : queue_)
+    if (!r->cancel->load(std::memory_order_relaxed)) return true;
+  return false;
+}
+
+void SharedContext::run_steps() {
+  pthread_setname_np(pthread_self(), "wasinn-llama");
+  std::unique_lock lock(mu_);
+  while (true) {
+    // A caller cancelled before a step took it ends its own wait (decode's loop), so cancelled
+    // requests alone are no work.
+    cv_.wait(lock, [&] { return stopping_ || has_work(); });
+    if (stopping_) return;
+    run_step(lock);
+  }
 }
 
 void SharedContext::print_perf() {
@@ -181,16 +210,12 @@ Error SharedContext::Sequence::decode(std::span<const llama_token> tokens, llama
     slot.trim_from = slot.trim_from < 0 ? pos : std::min(slot.trim_from, pos);
   }
   s.queue_.push_back(&r);
-  s.cv_.notify_all();  // a leader gathering a step counts this one in
+  s.cv_.notify_all();  // the stepping thread: a step to run, or one more for the step it gathers
   while (!r.finished) {
-    // Cancelled before a step took it: no step would (lead_step skips it), so it ends here.
+    // Cancelled before a step took it: no step would (run_step skips it), so it ends here.
     if (r.taken == 0 && cancel.load(std::memory_order_relaxed)) {
       s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
       break;
-    }
-    if (!s.stepping_) {
-      s.lead_step(lock);
-      continue;
     }
     s.cv_.wait_for(lock, std::chrono::milliseconds(20));
   }
@@ -217,7 +242,7 @@ bool SharedContext::all_cancelled(void* self) {
   return true;
 }
 
-void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
+void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
   stepping_ = true;
   const auto gather_until = Clock::now() + gather_time(last_step_);
   while (queue_.size() < leased_ && Clock::now() < gather_until) cv_.wait_until(lock, gather_until);
@@ -237,10 +262,10 @@ void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
   in_step_.clear();
   // In sequence order: llama.cpp splits a batch of a cache that is not unified into physical
   // batches of consecutive sequence ids, so sequences out of order cost a llama.cpp pass each.
-  std::vector<Request*> order(queue_.begin(), queue_.end());
-  std::stable_sort(order.begin(), order.end(), [](const Request* a, const Request* b) { return a->seq < b->seq; });
+  order_.assign(queue_.begin(), queue_.end());
+  std::sort(order_.begin(), order_.end(), [](const Request* a, const Request* b) { return a->seq < b->seq; });
   for (int pass = 0; pass < 2 && budget > 0; ++pass) {
-    for (Request* r : order) {
+    for (Request* r : order_) {
       const size_t left = r->tokens.size() - r->done;
       if ((pass == 0) != (left == 1) || r->taken > 0 || r->cancel->load(std::memory_order_relaxed)) continue;
       const size_t take = std::min(left, budget);
@@ -282,7 +307,7 @@ void SharedContext::lead_step(std::unique_lock<std::mutex>& lock) {
       r->logits->assign(row, row + n_vocab_);
     }
   } catch (const std::bad_alloc&) {
-    rc = -3;  // every caller of the step fails; none waits for a leader that is gone
+    rc = -3;  // every caller of the step fails, rather than one step thread ending the process
   }
   const auto took = Clock::now() - began;
   lock.lock();
