@@ -117,6 +117,7 @@ class SharedContext {
   };
   struct Slot {
     bool busy = false;
+    bool queued_once = false;  // its holder has asked for a step (not just acquired it)
     std::string partition;
     std::vector<llama_token> tokens;  // in its KV, positions 0..n-1
     uint64_t last_used = 0;
