@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${WASINN_BUILD_DIR:-$ROOT/build}
 CACHE=${WASINN_CACHE:-$HOME/.cache/wasinn}
 FIXTURES=${WASINN_FIXTURES:-$CACHE/fixtures}
-requests=8 threads=2 doc=$ROOT/docs/benchmarks.md batching=0 rounds=3
+requests=8 threads=2 doc=$ROOT/docs/benchmarks.md batching=0 rounds=5
 while [[ $# -gt 0 ]]; do
   case $1 in
     --requests) requests=$2; shift 2 ;;

@@ -8,7 +8,8 @@ stdlib (urllib) client, greedy chat completions:
   - 1 request x 64 tokens: the same;
   - the next turn of a conversation: a ~795-token first turn, then the second request (its
     messages, its answer and a short user turn) timed alone, as a cache of the first's prompt makes it.
-The servers take turns case by case, --rounds times; medians and ranges. The answers of both are
+Each case runs on both servers back to back (the first alternating by round), --rounds times;
+medians and ranges, and each case's ratio as the median of its rounds' ratios. The answers of both are
 compared (greedy, the same llama.cpp build and CPU flags). Run by `scripts/bench-openai.sh --batching`."""
 import argparse
 import json
@@ -109,7 +110,7 @@ def main():
     add_server_args(ap)
     ap.add_argument("--fixtures", required=True, help="the fixtures directory, where bench-large.gguf is kept")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--llama-build", default="?")
     ap.add_argument("--doc")
     args = ap.parse_args()
@@ -149,21 +150,28 @@ def main():
         for ep in endpoints:  # each prompt alone: the answers to compare, and the warm-up
             answers[ep.name]["alone"] = [ep.chat(ask(t), TOKENS)[0] for t in TOPICS[:STREAMS]]
         for r in range(args.rounds):
-            for ep in endpoints:
+            # Case by case, the servers back to back and the first of each pair alternating by round:
+            # the machine's drift then falls on both sides of each pair's ratio alike.
+            order = endpoints if r % 2 == 0 else endpoints[::-1]
+            for ep in order:
                 texts, rate, results = concurrent(ep, STREAMS)
                 runs[ep.name]["concurrent"].append(rate)
                 runs[ep.name]["tokens"] += [x[1]["completion_tokens"] for x in results]
                 answers[ep.name].setdefault("concurrent", texts)
+            for ep in order:
                 text, usage, seconds = ep.chat(ask(TOPICS[0]), TOKENS)
                 runs[ep.name]["single"].append(usage["completion_tokens"] / seconds)
+            for ep in order:
                 text2, seconds2, u2, u1 = next_turn(ep, r)
                 runs[ep.name]["turn"].append(seconds2)
                 runs[ep.name]["cached"].append(cached(u2))
                 runs[ep.name]["usage"] = (u1["prompt_tokens"], u2["prompt_tokens"])
                 answers[ep.name].setdefault("next turn", []).append(text2)
-                print(f"round {r + 1} {ep.name}: {rate:.1f} tok/s x{STREAMS}, "
-                      f"{usage['completion_tokens'] / seconds:.1f} tok/s x1, next turn {seconds2:.3f} s "
-                      f"({cached(u2)} of {u2['prompt_tokens']} prompt tokens cached)", file=sys.stderr)
+            for ep in endpoints:
+                x = runs[ep.name]
+                print(f"round {r + 1} {ep.name}: {x['concurrent'][-1]:.1f} tok/s x{STREAMS}, "
+                      f"{x['single'][-1]:.1f} tok/s x1, next turn {x['turn'][-1]:.3f} s "
+                      f"({x['cached'][-1]} of {x['usage'][1]} prompt tokens cached)", file=sys.stderr)
     except OSError as e:
         states = ", ".join(f"{k} {'running' if p.poll() is None else f'exited with status {p.returncode}'}"
                            for k, p in servers.items())
@@ -184,7 +192,9 @@ def main():
         print(f"answers equal ({case}): {same}", file=sys.stderr)
     print(f"token counts equal: {same_tokens} (completion tokens {sorted(set(w['tokens']))} and "
           f"{sorted(set(l['tokens']))}; next-turn prompts {w['usage']} and {l['usage']})", file=sys.stderr)
-    med = {k: {c: statistics.median(v[c]) for c in ("concurrent", "single", "turn")} for k, v in runs.items()}
+    # Each round's pair as a ratio (above 1 favours wasinn), and their median.
+    ratio = {c: statistics.median([a / b for a, b in zip(w[c], l[c])]) for c in ("concurrent", "single")}
+    ratio["turn"] = statistics.median([b / a for a, b in zip(w["turn"], l["turn"])])
     cpu = next((x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")), "?")
     first, second = l["usage"]
     body = "\n".join([
@@ -201,8 +211,9 @@ def main():
         f". One stdlib (urllib) client, `/v1/chat/completions` at temperature 0: {STREAMS} requests at once "
         f"(different prompts) and one alone, {TOKENS} tokens each, as completion tokens over the wall time; the "
         f"next turn of a conversation: a {first}-token first turn answered (4 tokens), then the {second}-token "
-        f"second (its messages, its answer and a short user turn; 4 tokens) timed. {args.rounds} rounds, the "
-        f"servers taking turns; median (range). Ratios above 1 favour wasinn. Answers equal: "
+        f"second (its messages, its answer and a short user turn; 4 tokens) timed. {args.rounds} rounds, each "
+        f"case run on both servers back to back (which goes first alternating by round); median (range); the "
+        f"ratio is the median of the rounds' ratios, above 1 favouring wasinn. Answers equal: "
         + ", ".join(f"{case} {'yes' if same else 'NO'}" for case, same in equal.items())
         + f"; token counts equal: {'yes' if same_tokens else 'NO'}; each server's {STREAMS} answers at once "
         f"equal to its answers alone: "
@@ -214,13 +225,11 @@ def main():
         "| case | wasinn | llama-server | ratio |",
         "|---|---|---|---|",
         f"| {STREAMS} concurrent requests x {TOKENS} tokens | {spread(w['concurrent'], '{:.1f}')} tok/s | "
-        f"{spread(l['concurrent'], '{:.1f}')} tok/s | "
-        f"{med['wasinn']['concurrent'] / med['llama-server']['concurrent']:.2f} |",
+        f"{spread(l['concurrent'], '{:.1f}')} tok/s | {ratio['concurrent']:.2f} |",
         f"| 1 request x {TOKENS} tokens | {spread(w['single'], '{:.1f}')} tok/s | {spread(l['single'], '{:.1f}')} "
-        f"tok/s | {med['wasinn']['single'] / med['llama-server']['single']:.2f} |",
+        f"tok/s | {ratio['single']:.2f} |",
         f"| the next turn: a {second}-token prompt extending the previous request's {first} | "
-        f"{spread(w['turn'], '{:.3f}')} s | {spread(l['turn'], '{:.3f}')} s | "
-        f"{med['llama-server']['turn'] / med['wasinn']['turn']:.2f} |",
+        f"{spread(w['turn'], '{:.3f}')} s | {spread(l['turn'], '{:.3f}')} s | {ratio['turn']:.2f} |",
         "",
     ])
     print(body)
