@@ -7,6 +7,8 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "base/log.h"
 
 namespace wasinn {
@@ -45,6 +47,19 @@ void log_nn_refusal(std::string_view module, std::string_view function, const Er
   } else {
     logger().debug("{}::{} -> {} ({}): {}", module, function, errc_name(e), code, error.detail);
   }
+}
+
+NnCallTrace::NnCallTrace(std::string_view module, std::string_view function, const std::string& request_id)
+    : on_(tracing()), scope_(request_id), function_(function) {
+  if (!on_) return;
+  module_ = module;
+  start_ = std::chrono::steady_clock::now();
+}
+
+NnCallTrace::~NnCallTrace() {
+  if (!on_) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  trace_line("nn", fmt::format("{}::{} -> {} in {:.3f} ms", module_, function_, outcome_, ms));
 }
 
 }  // namespace wasinn

@@ -62,7 +62,8 @@ Graph::~Graph() {
 Result<std::shared_ptr<ExecutionContext>> Graph::create_context() {
   PluginDiag diag;
   wasinn_context* ctx = nullptr;
-  const int status = plugin_->api().context_create(handle_, &ctx, diag.get());
+  const int status = call_plugin(plugin_->name(), "context_create",
+                                 [&] { return plugin_->api().context_create(handle_, &ctx, diag.get()); });
   if (status != WASINN_OK) return diag.to_error(status, "init_execution_context");
   if (!ctx) return make_error(Errc::runtime_error, "backend returned no execution context");
   return std::make_shared<ExecutionContext>(shared_from_this(), ctx);
@@ -137,7 +138,8 @@ Status ExecutionContext::set_input(const TensorId& id, const TensorView& tensor,
   const wasinn_tensor t{static_cast<int32_t>(tensor.type), static_cast<uint32_t>(tensor.dims.size()),
                         tensor.dims.data(), tensor.data.data(), tensor.data.size()};
   PluginDiag diag;
-  const int status = graph_->plugin_->api().set_input(handle_, &pid, &t, diag.get());
+  const int status = call_plugin(graph_->plugin_->name(), "set_input",
+                                 [&] { return graph_->plugin_->api().set_input(handle_, &pid, &t, diag.get()); });
   if (status != WASINN_OK) return diag.to_error(status, "set_input");
   graph_->metrics_->add_input_bytes(tensor.data.size());
   return {};
@@ -157,7 +159,8 @@ void ExecutionContext::take_token_stats() {
 
 Status ExecutionContext::compute() {
   PluginDiag diag;
-  const int status = graph_->plugin_->api().compute(handle_, diag.get());
+  const int status = call_plugin(graph_->plugin_->name(), "compute",
+                                 [&] { return graph_->plugin_->api().compute(handle_, diag.get()); });
   take_token_stats();
   if (status != WASINN_OK) return diag.to_error(status, "compute");
   return {};
@@ -183,7 +186,8 @@ Result<TensorView> ExecutionContext::get_output(const TensorId& id) {
   const wasinn_tensor_id pid = to_plugin_id(id);
   wasinn_tensor t{};
   PluginDiag diag;
-  const int status = graph_->plugin_->api().get_output(handle_, &pid, &t, diag.get());
+  const int status = call_plugin(graph_->plugin_->name(), "get_output",
+                                 [&] { return graph_->plugin_->api().get_output(handle_, &pid, &t, diag.get()); });
   if (status != WASINN_OK) return diag.to_error(status, "get_output");
   return view_of(t, "get_output");
 }
@@ -199,7 +203,8 @@ Status ExecutionContext::compute_single() {
   const auto& api = graph_->plugin_->api();
   if (!WASINN_PLUGIN_HAS(api, compute_single)) return unsupported_streaming(*graph_->plugin_, "compute_single");
   PluginDiag diag;
-  const int status = api.compute_single(handle_, diag.get());
+  const int status =
+      call_plugin(graph_->plugin_->name(), "compute_single", [&] { return api.compute_single(handle_, diag.get()); });
   take_token_stats();
   if (status != WASINN_OK) return diag.to_error(status, "compute_single");
   return {};
@@ -213,7 +218,8 @@ Result<TensorView> ExecutionContext::get_output_single(const TensorId& id) {
   const wasinn_tensor_id pid = to_plugin_id(id);
   wasinn_tensor t{};
   PluginDiag diag;
-  const int status = api.get_output_single(handle_, &pid, &t, diag.get());
+  const int status = call_plugin(graph_->plugin_->name(), "get_output_single",
+                                 [&] { return api.get_output_single(handle_, &pid, &t, diag.get()); });
   if (status != WASINN_OK) return diag.to_error(status, "get_output_single");
   return view_of(t, "get_output_single");
 }
@@ -222,7 +228,8 @@ Status ExecutionContext::fini_single() {
   const auto& api = graph_->plugin_->api();
   if (!WASINN_PLUGIN_HAS(api, fini_single)) return unsupported_streaming(*graph_->plugin_, "fini_single");
   PluginDiag diag;
-  const int status = api.fini_single(handle_, diag.get());
+  const int status =
+      call_plugin(graph_->plugin_->name(), "fini_single", [&] { return api.fini_single(handle_, diag.get()); });
   take_token_stats();
   if (status != WASINN_OK) return diag.to_error(status, "fini_single");
   return {};

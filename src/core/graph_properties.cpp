@@ -71,8 +71,9 @@ Status Graph::apply_setting(wasinn_context* context, std::string_view name, std:
     return make_error(Errc::invalid_argument, fmt::format("property '{}' cannot be set on this backend", name));
   }
   PluginDiag diag;
-  const int status =
-      api.property_set(handle_, context, name.data(), name.size(), value.data(), value.size(), diag.get());
+  const int status = call_plugin(plugin_->name(), "property_set", [&] {
+    return api.property_set(handle_, context, name.data(), name.size(), value.data(), value.size(), diag.get());
+  });
   if (status != WASINN_OK) return diag.to_error(status, fmt::format("set property '{}'", name));
   return {};
 }

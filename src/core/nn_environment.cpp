@@ -139,7 +139,8 @@ Result<std::shared_ptr<Graph>> NnEnvironment::load_graph(Encoding encoding, Targ
     PluginDiag diag;
     wasinn_graph* handle = nullptr;
     const auto& api = (*plugin)->api();
-    const int status = api.graph_load((*plugin)->backend(), &request, &handle, diag.get());
+    const int status = call_plugin((*plugin)->name(), "graph_load",
+                                   [&] { return api.graph_load((*plugin)->backend(), &request, &handle, diag.get()); });
     if (status != WASINN_OK) return diag.to_error(status, fmt::format("load ({})", encoding_str));
     if (!handle) return make_error(Errc::runtime_error, "backend returned no graph");
     std::vector<GraphProperty> properties = query_properties(**plugin, handle, encoding);

@@ -128,6 +128,10 @@ class NnSession {
   // Each context a partition of its own instead: it reuses no other context's KV (a state that
   // serves requests of different keys, or of none).
   void isolate_cache() { isolate_cache_ = true; }
+  // The request this session serves (the server's id for it), for the trace lines of its calls
+  // (core/request_trace.h); "" for none. Set before the guest runs.
+  void set_request_id(std::string id) { request_id_ = std::move(id); }
+  const std::string& request_id() const { return request_id_; }
 
   NnEnvironment& environment() { return *env_; }
   size_t live_graphs() const { return graphs_.size(); }
@@ -152,6 +156,7 @@ class NnSession {
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::string cache_partition_;
   bool isolate_cache_ = false;
+  std::string request_id_;
   std::shared_ptr<AsyncCalls> async_;
   HandleTable<Graph> graphs_;
   HandleTable<ExecutionContext> contexts_;

@@ -45,6 +45,14 @@ Errc errc_from_plugin_status(int status) {
   }
 }
 
+void trace_plugin_call(std::string_view backend, std::string_view function, int status,
+                       std::chrono::steady_clock::duration took) {
+  const double ms = std::chrono::duration<double, std::milli>(took).count();
+  trace_line("plugin", status == WASINN_OK ? fmt::format("{}.{} -> ok in {:.3f} ms", backend, function, ms)
+                                           : fmt::format("{}.{} -> {} ({}) in {:.3f} ms", backend, function,
+                                                         errc_name(errc_from_plugin_status(status)), status, ms));
+}
+
 Error PluginDiag::to_error(int status, std::string_view what) const {
   if (detail_.empty()) {
     return make_error(errc_from_plugin_status(status), fmt::format("{} failed with backend status {}", what, status));

@@ -12,6 +12,7 @@
 #include "abi/ephemeral_nn.h"
 #include "abi/ephemeral_nn_ext.h"
 #include "abi/legacy_nn.h"
+#include "abi/nn_call_log.h"
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
 
@@ -125,6 +126,8 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
       if (n) n->fetch_sub(1, std::memory_order_release);
     }
   } counted(state ? state->nn_calls : nullptr);
+  static const std::string kNoRequest;
+  NnCallTrace trace(spec->module, spec->name, state && state->session ? state->session->request_id() : kNoRequest);
   // No C++ exception may unwind into Wasmtime's frames: every one becomes an errno.
   try {
     if (!state || !state->session) {
@@ -142,6 +145,7 @@ wasm_trap_t* trampoline(void* env, wasmtime_caller_t* caller, wasmtime_val_raw_t
     status = make_error(Errc::runtime_error, "internal error");
   }
   args[0].i32 = ephemeral_nn::answer(status, spec->module, spec->name);
+  if (!status.ok()) trace.set_outcome(errc_name(status.error().code));
   return nullptr;
 }
 

@@ -63,12 +63,14 @@ struct Call {
   wit_nn::WitSession* wit = nullptr;
   GuestState* state = nullptr;
   wasinn_wit_out* out = nullptr;
+  NnCallTrace* trace = nullptr;
 
   // A failed wasi-nn call: logged as every ABI logs one, handed to the guest as an error resource.
   // A call its caller gave up (wasinn:nn-async) ends without a warning: nobody waits for it.
   bool cancelled() const { return state->async_call && state->async_call->cancelled(); }
   wasinn_wit_status refuse(Error error) const {
     log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code), cancelled());
+    trace->set_outcome(wit_nn::error_code_case(error.code));
     out->rep = must(wit->keep_error(std::move(error)));
     return WASINN_WIT_ERR;
   }
@@ -81,6 +83,7 @@ struct Call {
   // The prompt interface's refusal: a string, "<error-code>: <detail>".
   wasinn_wit_status refuse_text(Error error) const {
     log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code), cancelled());
+    trace->set_outcome(wit_nn::error_code_case(error.code));
     lent.message = fmt::format("{}: {}", wit_nn::error_code_case(error.code), error.detail);
     out->message = str(lent.message);
     return WASINN_WIT_ERR;
@@ -96,7 +99,10 @@ struct Call {
 template <class F>
 wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_view function, wasinn_wit_out* out,
                           F&& body) {
+  static const std::string kNoRequest;
+  std::optional<NnCallTrace> trace;  // its line is written as the call returns
   auto trap = [&](std::string msg) {
+    if (trace) trace->set_outcome("trap");
     lent.message = std::move(msg);
     out->message = str(lent.message);
     return WASINN_WIT_TRAP;
@@ -104,6 +110,8 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
   try {
     auto* state = static_cast<GuestState*>(guest);
     if (state) (void)state->published.load(std::memory_order_acquire);  // a share's hand-off (guest_state.h)
+    trace.emplace(tracing() ? qualified(interface) : std::string(), function,
+                  state && state->session ? state->session->request_id() : kNoRequest);
     if (!state || !state->wit) throw Trap{"wasi-nn is not enabled for this store"};
     // A share's calls hand it on (to the next call's thread, to guest_release) through tokio too.
     // Made before the step, so its bump comes after the step's end, which it hands on as well.
@@ -118,7 +126,7 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
       step.emplace(*state->session, *state->async_call);
       if (!step->entered()) throw Trap{"compute was cancelled: the guest has ended"};
     }
-    return body(Call{interface, function, state->wit.get(), state, out});
+    return body(Call{interface, function, state->wit.get(), state, out, &*trace});
   } catch (const Trap& t) {
     return trap(t.message);
   } catch (const std::bad_alloc&) {

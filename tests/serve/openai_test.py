@@ -54,6 +54,10 @@ Cases (ctest runs each as serve.openai.CASE):
   no-v1        the routes without /v1 (as llama-server and Ollama take them): the client on base_url
                without /v1 gets the reference's chat and completion, the same embeddings and models as
                under /v1; curl: an unknown path's 404 names it and lists every route, both forms; 405s
+               name the path asked for
+  trace        --log-level trace: each request's lines under its X-Request-Id, in order (the server's
+               steps, each wasi-nn call, the plugin calls under it), never another's, never the key; the
+               default level: the access line only
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -1090,13 +1094,72 @@ def case_no_v1(ctx):
         "/v1; an unknown path's 404 names it and lists both forms; 405s name the path asked for")
 
 
+def case_trace(ctx):
+    """--log-level trace (issue 84): one request's whole path under its X-Request-Id, each crossing
+    once, in order (the server's steps, each wasi-nn call, the plugin calls under them), the key
+    never in it; at the default level none of it."""
+    ref = chat_reference(ctx, 8)
+    key = "sk-trace-secret-key"
+    with ctx.server(extra=["--log-level", "trace", "--api-key", key]) as server:
+        c = client(server, api_key=key)
+        r = c.chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0,
+                                      extra_headers={"X-Request-Id": "trace-req-1"})
+        check(r.choices[0].message.content == ref["text"], f"chat: {r.choices[0].message.content!r}")
+        pieces = [ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
+            model="default", messages=MESSAGES, max_tokens=8, temperature=0, stream=True,
+            extra_headers={"X-Request-Id": "trace-req-2"}) if ch.choices]
+        check("".join(pieces) == ref["text"], f"stream: {''.join(pieces)!r}")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the record's line comes as the body ends
+            with server.lock:
+                if sum("answer ended" in ln for ln in server.err_lines) >= 2:
+                    break
+            time.sleep(0.05)
+        with server.lock:
+            lines = list(server.err_lines)
+    check(not any(key in ln for ln in lines), "the key appears in the trace log")
+    for rid in ("trace-req-1", "trace-req-2"):
+        mine = [ln for ln in lines if f"[{rid}]" in ln]
+        wanted = [f"serve [{rid}] POST /v1/chat/completions arrived from 127.0.0.1",
+                  f"serve [{rid}] body read: ", f"serve [{rid}] admitted after ",
+                  f"serve [{rid}] guest state made",
+                  f"nn [{rid}] wasi:nn/graph::load-by-name -> ok",
+                  f"plugin [{rid}] llamacpp.context_create -> ok",
+                  f"plugin [{rid}] llamacpp.compute_single -> ok",
+                  f"plugin [{rid}] llamacpp.compute_single -> end_of_sequence",
+                  f"serve [{rid}] answer ended: 200 completed"]
+        at = 0
+        for want in wanted:
+            found = next((i for i in range(at, len(mine)) if want in mine[i]), None)
+            check(found is not None, f"{rid}: no line with {want!r} after line {at} of its {len(mine)}:\n"
+                  + "\n".join(mine))
+            at = found + 1
+        # The response's head: after the guest started, before the body's end (a stream's comes first).
+        made = next(i for i, ln in enumerate(mine) if "guest state made" in ln)
+        head = [i for i, ln in enumerate(mine) if f"serve [{rid}] the guest answered 200 after " in ln]
+        ended = next(i for i, ln in enumerate(mine) if "answer ended" in ln)
+        check(len(head) == 1 and made < head[0] < ended, f"{rid}: the guest's answer line at {head}")
+        check(all(" -> " not in ln or " in " in ln for ln in mine), f"{rid}: a call line without its time")
+        other = "trace-req-2" if rid == "trace-req-1" else "trace-req-1"
+        check(not any(other in ln for ln in mine), f"{rid}'s lines name {other}")
+    with ctx.server() as server:
+        client(server).chat.completions.create(model="default", messages=MESSAGES, max_tokens=8, temperature=0,
+                                               extra_headers={"X-Request-Id": "trace-req-3"})
+        time.sleep(0.3)
+        with server.lock:
+            quiet = [ln for ln in server.err_lines if "trace-req-3" in ln]
+    check(len(quiet) == 1 and "info:" in quiet[0], f"at the default level: {quiet}")
+    log("trace: --log-level trace shows each request's path under its id (serve, wasi-nn, plugin, in order), "
+        "the key nowhere; the default level shows the access line only")
+
+
 CASES = {"chat": case_chat, "stream": case_stream, "stop": case_stop, "completions": case_completions,
          "embeddings": case_embeddings, "models": case_models, "disconnect": case_disconnect,
          "concurrent": case_concurrent, "auth": case_auth, "tls": case_tls, "finish": case_finish,
          "errors": case_errors, "unsupported": case_unsupported, "deadline": case_deadline,
          "preloaded": case_preloaded, "bad-options": case_bad_options, "structured": case_structured,
          "logprobs": case_logprobs, "page": case_page, "no-v1": case_no_v1, "extras": case_extras,
-         "tools": case_tools}
+         "tools": case_tools, "trace": case_trace}
 
 
 def main(cases=None, doc=__doc__):

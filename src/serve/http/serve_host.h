@@ -86,8 +86,9 @@ typedef struct wasinn_serve_config {
   /* A request's GuestState (the table's `guest`); NULL: 500. presented_key: the authorization the
      request showed and authorize() accepted ("Bearer KEY"), "" for none and for a reused 0.3
      instance's state (its requests may show any key): what keeps each key's prompts apart in a
-     prompt cache (NnSession::set_cache_partition). */
-  void* (*guest_new)(void* user, wasinn_wit_str presented_key);
+     prompt cache (NnSession::set_cache_partition). request_id: the request's id (its answer's
+     X-Request-Id), "" for a reused 0.3 instance's state, for the trace lines of its wasi-nn calls. */
+  void* (*guest_new)(void* user, wasinn_wit_str presented_key, wasinn_wit_str request_id);
   void (*guest_free)(void* user, void* guest);
   /* The record (wasinn/request_record.h) of each answered request; may be NULL. */
   void (*on_request)(void* user, const wasinn_request_record_t* record);
@@ -130,6 +131,10 @@ typedef struct wasinn_serve_config {
   size_t host_path_count;
   void (*host_route)(void* user, wasinn_wit_str method, wasinn_wit_str path, wasinn_wit_str body,
                      void (*answer)(void* answer_ctx, uint32_t status, wasinn_wit_str json), void* answer_ctx);
+  /* NULL: no trace. Else one line per crossing of a request's path through the server (arrived,
+   * body read, admitted, guest started, answered, ...), each naming the request's id, for the
+   * log at trace level; any thread; must not throw. */
+  void (*trace)(void* user, wasinn_wit_str line);
 } wasinn_serve_config;
 
 typedef struct wasinn_server wasinn_server;

@@ -12,9 +12,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "base/log.h"
 #include "base/sha256.h"
+#include "core/request_trace.h"
 #include "wasinn/available_cpus.h"
 #include "serve/admission.h"
 #include "serve/api_keys.h"
@@ -91,10 +93,11 @@ namespace {
 wasinn_wit_str view(const std::string& s) { return {s.data(), s.size()}; }
 std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 
-void* new_guest(void* user, wasinn_wit_str presented_key) noexcept {
+void* new_guest(void* user, wasinn_wit_str presented_key, wasinn_wit_str request_id) noexcept {
   try {
     const auto* served = static_cast<ServeUser*>(user);
     auto state = GuestState::for_component(served->env);
+    state->session->set_request_id(std::string(view(request_id)));
     if (served->request_deadline_ms) {
       state->session->set_deadline(std::chrono::steady_clock::now() +
                                    std::chrono::milliseconds(served->request_deadline_ms));
@@ -211,6 +214,20 @@ void warned(void*, wasinn_wit_str line) noexcept {
     logger().warn("{}", view(line));
   } catch (...) {
     // The contract says it must not throw; the line is lost, nothing else.
+  }
+}
+
+// A line of the server's trace, "serve [ID] ...": json logs get the id as a field too.
+void traced(void*, wasinn_wit_str line) noexcept {
+  try {
+    const std::string_view text = view(line);
+    std::string_view id;
+    if (text.starts_with("serve [")) {
+      if (const size_t end = text.find("] "); end != std::string_view::npos) id = text.substr(7, end - 7);
+    }
+    log_with_fields(spdlog::level::trace, text, {{"request_id", id}, {"layer", "serve"}});
+  } catch (...) {
+    // As warned: the line is lost, nothing else.
   }
 }
 
@@ -341,6 +358,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.idle_instance_timeout_ms = options.idle_instance_timeout_ms;
     config.busy_poll_us = options.busy_poll_us;
     config.on_warning = warned;
+    config.trace = tracing() ? traced : nullptr;
     std::vector<wasinn_wit_str> public_paths;
     for (const auto& path : options.public_paths) public_paths.push_back(view(path));
     config.public_paths = public_paths.data();

@@ -205,6 +205,13 @@ impl Drop for Tracked {
             user_agent: c(5),
             outcome: c(6),
         };
+        self.shared.callbacks.trace(
+            &self.request_id,
+            format_args!(
+                "answer ended: {} {outcome}, {} bytes out, {} us in all",
+                self.status, self.bytes_out, record.micros
+            ),
+        );
         if let Some(f) = self.shared.callbacks.on_request {
             unsafe { f(self.shared.callbacks.user, &record) };
         }
@@ -411,6 +418,10 @@ impl HostAnswer {
             headers: Vec::new(),
             cut: None,
         }
+    }
+
+    pub(super) fn status(&self) -> u16 {
+        self.status.as_u16()
     }
 
     /// A JSON answer the C++ side wrote (host_routes.rs), as it wrote it.

@@ -115,7 +115,7 @@ pub struct ServeConfig {
     pub dir_count: usize,
     pub inherit_stdio: bool,
     pub user: *mut c_void,
-    pub guest_new: unsafe extern "C" fn(*mut c_void, WitStr) -> Guest,
+    pub guest_new: unsafe extern "C" fn(*mut c_void, WitStr, WitStr) -> Guest,
     pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub release: Option<unsafe extern "C" fn(*mut c_void)>,
@@ -149,6 +149,8 @@ pub struct ServeConfig {
     pub host_paths: *const WitStr,
     pub host_path_count: usize,
     pub host_route: Option<HostRouteFn>,
+    /// None: no trace. Else a line per crossing of a request's path, for the log at trace level.
+    pub trace: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
 }
 
 /// serve_host.h's `host_route`: answers a request for one of `host_paths` by calling `answer` once.

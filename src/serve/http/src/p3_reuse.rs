@@ -83,7 +83,7 @@ impl HandlerState for Instances {
         // plain re-wake, runs the thread's other tasks and polls for I/O before the guest's next
         // turn, so health checks and new connections are not left behind busy guests.
         // An instance serves many requests, of any key: none is its own (serve_host.h's guest_new).
-        let mut store = shared.new_store(&[])?;
+        let mut store = shared.new_store(&[], "")?;
         store.epoch_deadline_callback(|_| Ok(UpdateDeadline::YieldCustom(1, Box::pin(tokio::task::yield_now()))));
         store.set_epoch_deadline(1);
         store.data_mut().hand_off_long_calls();

@@ -78,6 +78,15 @@ impl Shared {
         peer: SocketAddr,
     ) -> Result<Response<CountedBody>, Infallible> {
         let mut tracked = Tracked::new(&self, &req, peer);
+        self.callbacks.trace(
+            &tracked.request_id,
+            format_args!(
+                "{} {} arrived from {peer} ({:?})",
+                req.method(),
+                req.uri().path(),
+                req.version()
+            ),
+        );
         if let Some(health) = self.health(req.uri().path()) {
             return Ok(health.respond(tracked));
         }
@@ -92,6 +101,8 @@ impl Shared {
             return Ok(refused.respond(tracked));
         }
         if self.is_host_path(req.uri().path()) {
+            self.callbacks
+                .trace(&tracked.request_id, format_args!("answered by the host (a host path)"));
             let answer = self.answer_by_host(req, &mut tracked).await;
             return Ok(answer.respond(tracked));
         }
@@ -214,10 +225,36 @@ impl Shared {
                 return Ok(answer);
             }
         }
+        let id = tracked.request_id.clone();
         let req = read_whole(req, &self.settings, tracked).await?;
+        self.callbacks
+            .trace(&id, format_args!("body read: {} bytes", tracked.bytes_in));
+        let asked = std::time::Instant::now();
         let worker = self.admit().await?;
-        let guest = self.start_guest(req, worker, tracked.guest_failed.clone())?;
-        self.guest_answer(guest).await
+        self.callbacks
+            .trace(&id, format_args!("admitted after {:.3} ms", ms(asked.elapsed())));
+        let started = std::time::Instant::now();
+        let guest = self.start_guest(req, worker, tracked.guest_failed.clone(), &id)?;
+        let answer = self.guest_answer(guest).await;
+        match &answer {
+            Ok(resp) => self.callbacks.trace(
+                &id,
+                format_args!(
+                    "the guest answered {} after {:.3} ms",
+                    resp.status().as_u16(),
+                    ms(started.elapsed())
+                ),
+            ),
+            Err(host) => self.callbacks.trace(
+                &id,
+                format_args!(
+                    "the host answers {} for the guest after {:.3} ms",
+                    host.status(),
+                    ms(started.elapsed())
+                ),
+            ),
+        }
+        answer
     }
 
     /// A reused 0.3 instance's answer, else the host's 500 (the guest answered an error code, or
@@ -257,6 +294,7 @@ impl Shared {
         req: Request<Full<Bytes>>,
         worker: Worker,
         failed: Arc<AtomicBool>,
+        request_id: &str,
     ) -> Result<RunningGuest, HostAnswer> {
         let could_not_start = |e: wasmtime::Error| {
             HostAnswer::new(
@@ -270,7 +308,11 @@ impl Shared {
             .get::<PresentedKey>()
             .map(|k| k.0.clone())
             .unwrap_or_default();
-        let mut store = self.new_store(&key).map_err(could_not_start)?;
+        let mut store = self.new_store(&key, request_id).map_err(could_not_start)?;
+        self.callbacks.trace(
+            request_id,
+            format_args!("guest state made: a fresh instance handles it"),
+        );
         let shared = self.clone();
         shared.running.fetch_add(1, Relaxed);
         let (task, response) = match self.pre.clone() {
@@ -370,4 +412,9 @@ fn timed_out(limit: std::time::Duration) -> HostAnswer {
         ),
     )
     .cut("cut:timeout")
+}
+
+/// A duration in milliseconds, for trace lines.
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }

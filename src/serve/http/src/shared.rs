@@ -23,13 +23,14 @@ use crate::host::*;
 /// that lives.
 pub(super) struct Callbacks {
     pub(super) user: *mut c_void,
-    pub(super) guest_new: unsafe extern "C" fn(*mut c_void, WitStr) -> Guest,
+    pub(super) guest_new: unsafe extern "C" fn(*mut c_void, WitStr, WitStr) -> Guest,
     pub(super) guest_free: unsafe extern "C" fn(*mut c_void, Guest),
     pub(super) on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
     pub(super) admission: AdmissionTable,
     pub(super) authorize: Option<unsafe extern "C" fn(*mut c_void, WitStr) -> bool>,
     pub(super) host_route: Option<super::HostRouteFn>,
     on_warning: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
+    trace: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
     release: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 unsafe impl Send for Callbacks {}
@@ -47,8 +48,18 @@ impl Callbacks {
             authorize: cfg.authorize,
             host_route: cfg.host_route,
             on_warning: cfg.on_warning,
+            trace: cfg.trace,
             release: cfg.release,
         })
+    }
+
+    /// One crossing of request `id`'s path, for the log at trace level (serve_host.h's `trace`);
+    /// nothing is formatted when the log is not at trace.
+    pub(super) fn trace(&self, id: &str, what: std::fmt::Arguments<'_>) {
+        if let Some(f) = self.trace {
+            let line = format!("serve [{id}] {what}");
+            unsafe { f(self.user, WitStr::of(&line)) }
+        }
     }
 
     /// A line for the server's log at warning level (serve_host.h's `on_warning`).

@@ -87,7 +87,7 @@ impl Shared {
     /// A fresh store for one request, under the config's limits: memory, epoch deadline, hostcall fuel.
     /// `presented_key`: the API key the request showed ("Bearer KEY"), empty for none or for a
     /// reused instance's store, which serves requests of any key.
-    pub(super) fn new_store(&self, presented_key: &[u8]) -> Result<wasmtime::Store<RequestState>> {
+    pub(super) fn new_store(&self, presented_key: &[u8], request_id: &str) -> Result<wasmtime::Store<RequestState>> {
         let s = &self.settings;
         let mut wasi = WasiCtxBuilder::new();
         if s.inherit_stdio {
@@ -103,7 +103,7 @@ impl Shared {
             data: presented_key.as_ptr(),
             len: presented_key.len(),
         };
-        let guest = unsafe { (self.callbacks.guest_new)(self.callbacks.user, key) };
+        let guest = unsafe { (self.callbacks.guest_new)(self.callbacks.user, key, WitStr::of(request_id)) };
         if guest.is_null() {
             return Err(format_err!("the host could not make this request's wasi-nn state"));
         }
