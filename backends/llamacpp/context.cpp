@@ -32,7 +32,7 @@ constexpr size_t kImage = 3;     // input 3: an image file's bytes, for a graph 
 Error no_projector(std::string_view what) {
   return sdk::invalid(std::string(what) +
                       ": the model was loaded without a multimodal projector; give its path as \"mmproj\" in the "
-                      "load config");
+                      "load config, or as the preload's last file (NAME:GGML:AUTO:model.gguf:mmproj.gguf)");
 }
 
 }  // namespace

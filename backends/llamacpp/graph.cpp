@@ -174,9 +174,18 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
     if (Error e = apply_config(config, "load config", graph->options_, ignored)) return e;
   log_ignored(ignored, "load");
 
+  if (!source.projector().empty()) {
+    if (!graph->options_.mmproj.empty()) {
+      return sdk::invalid("load: two projectors: the preload's " + source.projector() +
+                          " and the load config's \"mmproj\" " + graph->options_.mmproj + "; give one");
+    }
+    graph->options_.mmproj = source.projector();
+  }
   const LlamaOptions& o = graph->options_;
-  // A projector is a host path the guest names: the operator's consent, as for "preload:".
-  if (!o.mmproj.empty() && !backend.config().allow_preload_paths) return host_file_refused("mmproj", o.mmproj);
+  // A projector is a host path the guest names: the operator's consent, as for "preload:". One the
+  // preload names is the operator's own.
+  if (!o.mmproj.empty() && source.projector().empty() && !backend.config().allow_preload_paths)
+    return host_file_refused("mmproj", o.mmproj);
   if (Error e = check_tts_options(o, backend.config().allow_preload_paths)) return e;
   if (o.tts) {
     if (Error e = read_speaker(o.tts_speaker_file, graph->speaker_)) return e;

@@ -17,6 +17,11 @@ using sdk::Error;
 // asserts. A header gguf cannot read passes, for llama.cpp to reject.
 Error check_gguf_header(const char* path);
 
+// Whether `path` is a multimodal projector GGUF (general.architecture "clip", what llama.cpp's
+// converters write for an mmproj): read from its header only. False for anything else, a file
+// gguf cannot read included.
+bool is_projector_gguf(const char* path);
+
 // After a load: normalisation epsilons reach ggml_norm/ggml_rms_norm, which assert eps >= 0 at
 // the first compute, long after the load succeeded.
 Error check_loaded_model(const llama_model* model);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "config.h"
+#include "model_checks.h"
 #include "ggml_common/preload_path.hpp"
 
 namespace wasinn::llamacpp {
@@ -67,6 +68,11 @@ Error resolve_model_source(const sdk::LoadRequest& request, bool allow_host_path
       if (!path) return sdk::invalid("load: builder " + std::to_string(i) + " has bytes but no file path");
       if (Error e = check_host_file(path)) return e;
       out.paths_.emplace_back(path);
+    }
+    // model.gguf:mmproj.gguf: the operator's projector (split parts are never a projector).
+    if (out.paths_.size() >= 2 && is_projector_gguf(out.paths_.back().c_str())) {
+      out.projector_ = out.paths_.back();
+      out.paths_.pop_back();
     }
     out.description_ = out.paths_.front();
     return {};

@@ -5,7 +5,9 @@
 //    config allows guests to name host paths;
 //  - GGUF bytes from the guest are copied once into an anonymous in-memory file (memfd) that
 //    llama.cpp then maps, so no temp file touches the disk.
-// A trailing builder holding a JSON object is the load config (WasmEdge's convention).
+// A trailing builder holding a JSON object is the load config (WasmEdge's convention). A preload's
+// last file that is a projector GGUF (--nn-preload NAME:GGML:AUTO:model.gguf:mmproj.gguf) is the
+// graph's projector: the operator named it, so it needs no allow-preload-paths.
 #pragma once
 
 #include <string>
@@ -29,6 +31,8 @@ class ModelSource {
   const std::vector<std::string>& paths() const { return paths_; }
   // JSON config texts in the order to apply them (request config, then a config builder).
   const std::vector<std::string>& configs() const { return configs_; }
+  // The projector the host preloaded with the model ("" when none).
+  const std::string& projector() const { return projector_; }
   // For messages: the file name, or "<N bytes from the guest>".
   const std::string& description() const { return description_; }
 
@@ -38,6 +42,7 @@ class ModelSource {
  private:
   std::vector<std::string> paths_;
   std::vector<std::string> configs_;
+  std::string projector_;
   std::string description_;
   int memfd_ = -1;  // owns the in-memory copy of guest bytes; closed once llama.cpp mapped it
 };

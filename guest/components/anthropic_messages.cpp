@@ -29,10 +29,11 @@ bool image_part(const json& block, const std::string& param, json& out, Refusal&
            {"image_url", {{"url", "data:" + media + ";base64," + source.at("data").get<std::string>()}}}};
     return true;
   }
-  if (is_string(source, "type") && source.at("type") == "url" && is_string(source, "url")) {
-    out = {{"type", "image_url"}, {"image_url", {{"url", source.at("url")}}}};
-    return true;
-  }
+  if (is_string(source, "type") && source.at("type") == "url")
+    return refuse(why, param,
+                  param +
+                      ": an image's source is a URL: this server does not fetch images a request names (remote image "
+                      "URLs are off); send it as {\"type\": \"base64\", \"media_type\": \"image/png\", \"data\": ...}");
   return refuse(why, param, param + ": an image's source must be base64 data or a url");
 }
 

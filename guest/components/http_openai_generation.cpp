@@ -194,15 +194,34 @@ bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t
   return true;
 }
 
+constexpr char kInlineImage[] = "the prompt's inline image";
+
 // Gives the session the request's input (the model's template renders a chat); false after
 // answering when the model refuses it.
 bool start(Model& m, const Generation& g, wh_response_outparam out) {
   wnn_string err{};
   if (!wnx_prompt_start(m.session, g.input.c_str(), g.text.data(), static_cast<uint32_t>(g.text.size()), &err))
     return true;
-  const std::string why = take(err);
-  // too-large: a prompt refused before tokenizing, as it cannot fit the context.
-  if (why.rfind("too-large", 0) == 0)
+  std::string why = take(err);
+  // The plugin names an image_url part's image "the prompt's inline image N" (its WasmEdge form):
+  // the request's Nth image, as the template keeps the messages' order.
+  bool image = false;
+  for (size_t at = why.find(kInlineImage); at != std::string::npos; at = why.find(kInlineImage, at)) {
+    why.replace(at, sizeof kInlineImage - 1, "the request's image");
+    image = true;
+  }
+  if (why.find("without a multimodal projector") != std::string::npos) {
+    respond_error(out, 400,
+                  "model `" + m.name +
+                      "` has no projector (mmproj), so it takes no images: serve it with its projector, e.g. "
+                      "wasinn serve --openai " +
+                      m.name + "=model.gguf --mmproj " + m.name + "=mmproj.gguf (the model said: " + why + ")",
+                  "model_without_projector", "messages");
+  } else if (image && why.rfind("too-large", 0) == 0) {  // pixels past the plugin's bound
+    respond_error(out, 400, "the model refused the input: " + why, "image_too_large", "messages");
+  } else if (image && why.rfind("invalid-argument", 0) == 0) {  // bytes no decoder of the plugin reads
+    respond_error(out, 400, "the model refused the input: " + why, "invalid_image", "messages");
+  } else if (why.rfind("too-large", 0) == 0)  // a prompt refused before tokenizing: it cannot fit the context
     respond_error(out, 400, "the model refused the input: " + why, "context_length_exceeded", "messages");
   else if (timed_out(why))  // the request's deadline came while the input was set (NnSession)
     respond_timed_out(out, g);
@@ -502,9 +521,18 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
 namespace {
 // The body checked as a request of `kind`, the model loaded and its prompt session set up; false
 // after answering when any step refuses.
+// The most bytes a request's images may decode to: MAX_IMAGE_BYTES (the guest's environment) if a
+// whole number above 0, else 20 MiB.
+uint64_t max_image_bytes() {
+  const std::string text = env_value("MAX_IMAGE_BYTES");
+  char* end = nullptr;
+  const unsigned long long v = text.empty() || text[0] == '-' ? 0 : strtoull(text.c_str(), &end, 10);
+  return v > 0 && end && !*end ? v : kMaxImageBytes;
+}
+
 bool open_session(Kind kind, const json& body, wh_response_outparam out, Generation& g, Model& m) {
   Refusal why;
-  if (!parse_request(kind, body, g, why)) {
+  if (!parse_request(kind, body, g, why, max_image_bytes())) {
     respond_refusal(out, why);
     return false;
   }

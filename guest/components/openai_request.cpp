@@ -73,6 +73,157 @@ bool content_text(const json& content, std::string& text) {
   return true;
 }
 
+// Standard base64 (RFC 4648 section 4: A-Z a-z 0-9 + /, '=' padding optional), as the plugin
+// decodes it: the decoded size, and the first bytes (up to `head_size`) for the format's signature.
+bool base64_size(const std::string& text, size_t from, uint64_t& size, std::string& head, size_t head_size) {
+  size_t end = text.size();
+  while (end > from && end - from > 0 && text[end - 1] == '=' && text.size() - end < 2) --end;
+  const size_t n = end - from;
+  if (n % 4 == 1) return false;
+  uint32_t bits = 0;
+  int n_bits = 0;
+  head.clear();
+  for (size_t i = from; i < end; ++i) {
+    const char c = text[i];
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    if (c >= '0' && c <= '9') v = c - '0' + 52;
+    if (c == '+') v = 62;
+    if (c == '/') v = 63;
+    if (v < 0) return false;
+    if (head.size() < head_size) {
+      bits = (bits << 6) | static_cast<uint32_t>(v);
+      n_bits += 6;
+      if (n_bits >= 8) {
+        n_bits -= 8;
+        head.push_back(static_cast<char>((bits >> n_bits) & 0xFF));
+      }
+    }
+  }
+  size = n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0);
+  return true;
+}
+
+bool starts(const std::string& bytes, size_t at, const char* sig, size_t n) {
+  return bytes.size() >= at + n && !bytes.compare(at, n, sig, n);
+}
+
+// The image formats this server's decoder (stb_image, in the llama.cpp plugin's libmtmd) does not
+// read but a client may well send: named in the refusal. Everything else goes to the plugin, which
+// reads PNG, JPEG, GIF, BMP (and TGA, PSD, HDR, PNM) and refuses the rest with stb_image's reason.
+const char* unreadable_format(const std::string& head) {
+  if (starts(head, 0, "RIFF", 4) && starts(head, 8, "WEBP", 4)) return "WebP";
+  if (starts(head, 0, "II*\0", 4) || starts(head, 0, "MM\0*", 4)) return "TIFF";
+  if (starts(head, 4, "ftypavi", 7)) return "AVIF";
+  if (starts(head, 4, "ftyphei", 7) || starts(head, 4, "ftypmif1", 8) || starts(head, 4, "ftyphev", 7)) return "HEIF";
+  if (starts(head, 0, "\0\0\1\0", 4)) return "ICO";
+  if (starts(head, 0, "<svg", 4) || starts(head, 0, "<?xml", 5)) return "SVG";
+  return nullptr;
+}
+
+// The subtype of the image's data URL the plugin gets (it reads the bytes, not the name).
+const char* format_name(const std::string& head) {
+  if (starts(head, 0, "\x89PNG", 4)) return "png";
+  if (starts(head, 0, "\xFF\xD8\xFF", 3)) return "jpeg";
+  if (starts(head, 0, "GIF8", 4)) return "gif";
+  if (starts(head, 0, "BM", 2)) return "bmp";
+  return "unknown";
+}
+
+// An image_url part's URL as the plugin takes an image: WasmEdge's inline tag, <img
+// src="data:image/...;base64,...">, which the plugin's chat layer carries through the template and
+// then decodes where the template put it. Only data: URLs: a server must not fetch what a client
+// names. `bytes` adds the image's decoded size.
+bool image_tag(const json& part, const std::string& where, uint64_t max_bytes, uint64_t& bytes, std::string& tag,
+               Refusal& why) {
+  const json image_url = part.contains("image_url") ? part["image_url"] : json();
+  if (!image_url.is_object() || !is_string(image_url, "url"))
+    return refuse(why, where + ".image_url must be {\"url\": \"data:image/png;base64,...\"}", "messages");
+  for (auto it = image_url.begin(); it != image_url.end(); ++it) {
+    // detail (auto, low, high) picks OpenAI's tiling; a projector has one input size: taken, no effect.
+    const bool detail = it.key() == "detail" && (it->is_null() || *it == "auto" || *it == "low" || *it == "high");
+    if (it.key() != "url" && !detail)
+      return refuse(why, where + ".image_url: unknown or invalid field '" + it.key() + "' (it takes url and detail)",
+                    "messages");
+  }
+  const std::string& url = image_url["url"].get_ref<const std::string&>();
+  std::string scheme;
+  for (size_t i = 0; i < url.size() && i < 16 && url[i] != ':'; ++i)
+    scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  if (scheme == "http" || scheme == "https" || scheme == "file" || scheme == "ftp")
+    return refuse(why,
+                  where + ".image_url.url is a " + scheme +
+                      " URL: this server does not fetch images a request names (remote image URLs are off); "
+                      "send the image itself as a data URL, data:image/png;base64,...",
+                  "messages", "invalid_image_url");
+  const size_t comma = url.find(',');
+  const std::string head = url.substr(0, comma == std::string::npos ? 0 : comma);
+  std::string lower;
+  for (char c : head) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool ends_base64 = lower.size() >= 7 && !lower.compare(lower.size() - 7, 7, ";base64");
+  if (comma == std::string::npos || lower.compare(0, 11, "data:image/") || !ends_base64)
+    return refuse(why,
+                  where +
+                      ".image_url.url must be a base64 data URL of an image, data:image/png;base64,... (PNG, "
+                      "JPEG, GIF or BMP)",
+                  "messages", "invalid_image_url");
+  uint64_t size = 0;
+  std::string first;
+  if (!base64_size(url, comma + 1, size, first, 16))
+    return refuse(why,
+                  where + ".image_url.url: the data after \"base64,\" is not base64 (A-Z a-z 0-9 + /, '=' padding)",
+                  "messages", "invalid_image_url");
+  if (size == 0) return refuse(why, where + ".image_url.url holds no image (no data)", "messages", "invalid_image_url");
+  if (const char* format = unreadable_format(first))
+    return refuse(why,
+                  where + ".image_url.url is a " + format +
+                      " image, which this server's image decoder (stb_image) does not read: send PNG, JPEG, GIF or BMP",
+                  "messages", "invalid_image_format");
+  bytes += size;
+  if (bytes > max_bytes)
+    return refuse(why,
+                  "the request's images are " + std::to_string(bytes) + " bytes (decoded) so far, over this server's " +
+                      "limit of " + std::to_string(max_bytes) + " bytes per request (MAX_IMAGE_BYTES)",
+                  "messages", "image_too_large");
+  tag = "<img src=\"data:image/" + std::string(format_name(first)) + ";base64," + url.substr(comma + 1) + "\">";
+  return true;
+}
+
+// A message's content with images: OpenAI's parts as llama.cpp's chat layer takes them, text parts
+// and each image as a "media_marker" part holding its inline tag. llama.cpp joins them as it joins
+// llama-server's (text parts with a newline between them, none beside an image), so the model's
+// template sees what llama-server's would.
+bool content_parts(const json& content, const std::string& where, uint64_t max_bytes, uint64_t& bytes, json& out,
+                   bool& has_image, Refusal& why) {
+  has_image = false;
+  if (!content.is_array()) return true;
+  json parts = json::array();
+  size_t i = 0;
+  for (const auto& part : content) {
+    const std::string at = where + ".content[" + std::to_string(i++) + "]";
+    const std::string type = is_string(part, "type") ? part["type"].get<std::string>() : "";
+    if (type == "text" && is_string(part, "text")) {
+      parts.push_back({{"type", "text"}, {"text", part["text"]}});
+    } else if (type == "image_url") {
+      std::string tag;
+      if (!image_tag(part, at, max_bytes, bytes, tag, why)) return false;
+      parts.push_back({{"type", "media_marker"}, {"text", tag}});
+      has_image = true;
+    } else if (type == "input_audio" || type == "file" || type == "input_video" || type == "video_url") {
+      return refuse(why, at + ": '" + type + "' parts are not supported here: a message takes text and image_url parts",
+                    "messages", "unsupported_content_type");
+    } else {
+      return refuse(why,
+                    at + " must be {\"type\": \"text\", \"text\": ...} or {\"type\": \"image_url\", \"image_url\": " +
+                        "{\"url\": \"data:image/png;base64,...\"}}",
+                    "messages");
+    }
+  }
+  if (has_image) out = parts;
+  return true;
+}
+
 // An assistant message's tool calls, as OpenAI sends them back: [{id, type, function: {name, arguments}}].
 bool read_tool_calls(const json& calls, const std::string& where, json& out, Refusal& why) {
   const std::string shape = where + ".tool_calls must be a list of {\"id\": ..., \"type\": \"function\", " +
@@ -94,16 +245,24 @@ bool read_messages(const json& v, const char*, Reading& r) {
   if (!v.is_array() || v.empty()) return refuse(r.why, "messages must be a non-empty list", "messages");
   r.messages = json::array();
   size_t i = 0;
+  uint64_t image_bytes = 0;
   for (const auto& msg : v) {
     const std::string where = "messages[" + std::to_string(i++) + "]";
     std::string text;
+    json parts;
+    bool has_image = false;
+    if (msg.is_object() && msg.contains("content") &&
+        !content_parts(msg["content"], where, r.req.max_image_bytes, image_bytes, parts, has_image, r.why))
+      return false;
     const bool has_calls = msg.is_object() && msg.contains("tool_calls") && asks_something(msg["tool_calls"]);
     // An assistant's message that only calls tools has no content (null, or no key), as OpenAI sends it.
-    const bool content_ok = msg.is_object() && msg.contains("content") ? content_text(msg["content"], text) : has_calls;
+    const bool content_ok =
+        msg.is_object() && msg.contains("content") ? has_image || content_text(msg["content"], text) : has_calls;
     if (!is_string(msg, "role") || !content_ok)
-      return refuse(r.why, "each message needs a role and a text content", "messages");
+      return refuse(r.why, where + " needs a role and a content (a string, or a list of text and image_url parts)",
+                    "messages");
     const std::string role = msg["role"].get<std::string>();
-    json out = {{"role", role}, {"content", text}};
+    json out = {{"role", role}, {"content", has_image ? parts : json(text)}};
     for (auto it = msg.begin(); it != msg.end(); ++it) {
       const std::string& key = it.key();
       if (key == "role" || key == "content" || key == "name" || !asks_something(*it)) continue;
@@ -607,9 +766,10 @@ bool parse_body(const std::string& text, json& body, Refusal& why) {
   return true;
 }
 
-bool parse_request(Kind kind, const json& body, Request& req, Refusal& why) {
+bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes) {
   req = Request{};
   req.kind = kind;
+  req.max_image_bytes = max_image_bytes;
   if (!body.is_object()) return refuse(why, "the body must be a JSON object", "");
   Reading r{req, why};
   for (auto it = body.begin(); it != body.end(); ++it) {

@@ -52,7 +52,12 @@ struct Request {
   bool include_usage = false;
   bool logprobs = false;     // each token's log-probability (the plugin's n-probs) ...
   int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
+  // The most bytes a request's images may decode to (the base64 data URLs of image_url parts).
+  uint64_t max_image_bytes = 0;
 };
+
+// The default of Request::max_image_bytes (the guest's MAX_IMAGE_BYTES sets another): 20 MiB.
+constexpr uint64_t kMaxImageBytes = uint64_t{20} << 20;
 
 // The request body's text as a JSON object in its keys' order, or the refusal of one that is not
 // (or whose objects have so many keys that reading them in order would take long).
@@ -65,8 +70,11 @@ std::string field(const json& j, const char* key, const std::string& fallback);
 int64_t field(const json& j, const char* key, int64_t fallback);
 uint64_t field(const json& j, const char* key, uint64_t fallback);
 bool field(const json& j, const char* key, bool fallback);
-// `body` as a request of `kind`: true with `req` filled, false with `why`.
-bool parse_request(Kind kind, const json& body, Request& req, Refusal& why);
+// `body` as a request of `kind`: true with `req` filled, false with `why`. A chat message's
+// image_url parts (base64 data URLs only, at most `max_image_bytes` decoded in all) go to the
+// plugin as WasmEdge's inline <img src="data:image/...;base64,..."> tags in llama.cpp's
+// "media_marker" content parts.
+bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes = kMaxImageBytes);
 
 // The fields each route honours or accepts (docs/serving.md lists them); for the fuzz target's
 // checks and the docs test.

@@ -2,6 +2,8 @@
 #include "cli/openai_models.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <fstream>
 #include <regex>
 #include <stdexcept>
 #include <system_error>
@@ -33,9 +35,64 @@ const char* const kOpenaiHelp =
     "types into it); every other serve option applies. E.g. --openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, "
     "--openai chat=models/model.gguf";
 
+const char* const kMmprojHelp =
+    "With --openai: the multimodal projector (mmproj GGUF) of the model NAME (NAME= may be left out when there is "
+    "one model), so that its chats take images (image_url parts as base64 data: URLs, Responses' input_image, "
+    "Messages' image blocks): a local file, checked at start; repeatable, one per model. The preload becomes "
+    "NAME:GGML:AUTO:model.gguf:mmproj.gguf. E.g. --openai vl=model.gguf --mmproj vl=mmproj-model-f16.gguf";
+
 namespace {
 
 constexpr const char* kComponent = "http_openai.component.wasm";
+
+// general.architecture of the GGUF `file`, "" when it is no GGUF or does not say (read from its
+// header's first keys, skipping values it does not need).
+std::string gguf_architecture(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  auto read = [&](void* p, size_t n) {
+    return static_cast<bool>(in.read(static_cast<char*>(p), static_cast<std::streamsize>(n)));
+  };
+  char magic[4];
+  uint32_t version = 0;
+  uint64_t n_tensors = 0, n_kv = 0;
+  if (!read(magic, 4) || std::string_view(magic, 4) != "GGUF" || !read(&version, 4) || version < 2 ||
+      !read(&n_tensors, 8) || !read(&n_kv, 8))
+    return "";
+  // Sizes of GGUF's fixed-size value types, by type id (8: string, 9: array).
+  const uint64_t sizes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+  auto skip_string = [&]() {
+    uint64_t len = 0;
+    return read(&len, 8) && len < (1ull << 32) &&
+           static_cast<bool>(in.seekg(static_cast<std::streamoff>(len), std::ios::cur));
+  };
+  for (uint64_t i = 0; i < n_kv && i < 256; ++i) {
+    uint64_t key_len = 0;
+    if (!read(&key_len, 8) || key_len > 65536) return "";
+    std::string key(key_len, '\0');
+    uint32_t type = 0;
+    if (!read(key.data(), key_len) || !read(&type, 4) || type > 12) return "";
+    if (type == 8) {
+      uint64_t len = 0;
+      if (!read(&len, 8) || len > 65536) return "";
+      std::string value(len, '\0');
+      if (!read(value.data(), len)) return "";
+      if (key == "general.architecture") return value;
+    } else if (type == 9) {
+      uint32_t elem = 0;
+      uint64_t count = 0;
+      if (!read(&elem, 4) || !read(&count, 8) || elem > 12 || elem == 9) return "";
+      if (elem == 8) {
+        for (uint64_t j = 0; j < count; ++j)
+          if (!skip_string()) return "";
+      } else if (!in.seekg(static_cast<std::streamoff>(count * sizes[elem]), std::ios::cur)) {
+        return "";
+      }
+    } else if (!in.seekg(static_cast<std::streamoff>(sizes[type]), std::ios::cur)) {
+      return "";
+    }
+  }
+  return "";
+}
 
 bool ends_with(const std::string& s, std::string_view tail) {
   if (s.size() < tail.size()) return false;
@@ -180,12 +237,54 @@ void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet) {
   }
 }
 
+void attach_projectors(const std::vector<std::string>& given, std::vector<OpenaiModel>& models) {
+  std::error_code ec;
+  for (const auto& text : given) {
+    std::string name, file = text;
+    const size_t eq = text.find('=');
+    if (!fs::exists(text, ec) && eq != std::string::npos && text.find('/') > eq) {
+      name = text.substr(0, eq);
+      file = text.substr(eq + 1);
+    }
+    OpenaiModel* model = nullptr;
+    if (name.empty()) {
+      if (models.size() != 1)
+        throw UsageError(fmt::format(
+            "--mmproj '{}': which model's projector is it? With {} models give NAME=FILE, e.g. --mmproj {}={}", text,
+            models.size(), models.empty() ? std::string("NAME") : models.front().name, text));
+      model = &models.front();
+    } else {
+      for (auto& m : models) {
+        if (m.name == name) model = &m;
+      }
+      std::string names;
+      for (const auto& m : models) names += (names.empty() ? "" : ", ") + m.name;
+      if (!model)
+        throw UsageError(
+            fmt::format("--mmproj '{}': no --openai model is named '{}' (the models: {})", text, name, names));
+    }
+    if (!model->mmproj.empty())
+      throw UsageError(fmt::format("--mmproj '{}': model '{}' has a projector already ({}): one per model", text,
+                                   model->name, model->mmproj.string()));
+    if (!fs::is_regular_file(file, ec)) throw UsageError(fmt::format("--mmproj '{}': no such file '{}'", text, file));
+    const std::string arch = gguf_architecture(file);
+    if (arch != "clip")
+      throw UsageError(fmt::format(
+          "--mmproj '{}': '{}' is not a multimodal projector GGUF (its general.architecture is {}, not 'clip'): give "
+          "the model's mmproj file",
+          text, file, arch.empty() ? std::string("not readable") : "'" + arch + "'"));
+    model->mmproj = fs::absolute(file);
+    preload_path(model->mmproj, fmt::format("--mmproj '{}'", text));
+  }
+}
+
 void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vector<OpenaiModel>& on_demand,
                          wasinn::HostOptions& host, wasinn::Program& program, wasinn::ServeOptions& serve) {
   std::string names;
   for (const auto& m : models) {
     std::string spec = m.name + ":GGML:AUTO";
     for (const auto& file : m.files) spec += ":" + file.string();
+    if (!m.mmproj.empty()) spec += ":" + m.mmproj.string();
     host.preloads.push_back(spec);
     names += (names.empty() ? "" : ",") + m.name;
   }

@@ -20,6 +20,7 @@ namespace wasinn_cli {
 struct OpenaiModel {
   std::string name;                          // the request's "model"
   std::vector<std::filesystem::path> files;  // a split GGUF: its parts
+  std::filesystem::path mmproj;              // its projector (--mmproj), "" when none
   std::string given;                         // as on the command line
   std::string source;                        // the file or reference, NAME= aside
 };
@@ -38,6 +39,16 @@ std::vector<OpenaiModel> parse_openai_models(const std::vector<std::string>& giv
 // Pulls the models given by reference (their files, their names when not given): a UsageError
 // for a bad reference, one that names no GGUF or a name taken; std::runtime_error for a failed pull.
 void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet);
+
+// --mmproj's [NAME=]FILE each, the projector of the --openai model NAME (without NAME: the only
+// one): set as that model's `mmproj`, which its preload then holds as its last file
+// (NAME:GGML:AUTO:model.gguf:mmproj.gguf, the llama.cpp plugin's form). Throws UsageError for a
+// NAME no --openai model has, no NAME among several models, two projectors for one model, or a
+// FILE that is missing or not a projector GGUF (general.architecture "clip").
+void attach_projectors(const std::vector<std::string>& given, std::vector<OpenaiModel>& models);
+
+// The --mmproj flag's help.
+extern const char* const kMmprojHelp;
 
 // What --openai sets: a preload per model (after host.preloads'), MODELS=NAME,... in the guest's
 // environment (unless --env sets it), and "/" public in `serve` (the chat page).

@@ -189,6 +189,7 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
   serve->add_option("--openai", o.openai, kOpenaiHelp)
       ->type_name("[NAME=]MODEL")
       ->expected(0, CLI::detail::expected_max_vector_size);
+  serve->add_option("--mmproj", o.mmproj, kMmprojHelp)->type_name("[NAME=]FILE")->allow_extra_args(false);
   serve
       ->add_option(
           "--models-dir", o.models_dir,
@@ -399,6 +400,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
           "--openai serves the OpenAI endpoint (a component), --oip-http/--oip-grpc the registered models with the "
           "Open Inference Protocol: one or the other");
     if (!o.public_paths.empty()) throw UsageError("--public-path is for a component's server, not --oip-*");
+    if (!o.mmproj.empty()) throw UsageError("--mmproj is for --openai's models, not --oip-*");
     if (!wasm.empty())
       throw UsageError(
           fmt::format("serve --oip-http/--oip-grpc serves the registered models, not a component: drop "
@@ -428,6 +430,10 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   } else {
     program.wasm_path = wasm;
   }
+  if (!o.mmproj.empty() && openai_served.empty())
+    throw UsageError(
+        "--mmproj gives an --openai model its projector: wasinn serve --openai NAME=model.gguf --mmproj "
+        "NAME=mmproj.gguf");
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};
   // An access log is what a server is run for: info unless the user chose a level.
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);
@@ -466,6 +472,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   pull_preload_refs(o.guest, common);
   if (openai) {
     pull_openai_models(openai_served, common.quiet > 0);
+    attach_projectors(o.mmproj, openai_served);
     for (const auto& m : dir_models) {
       for (const auto& given : openai_served) {
         if (given.name == m.name)

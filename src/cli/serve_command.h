@@ -41,6 +41,8 @@ struct ServeCommandOptions {
   std::string tls_cert, tls_key, tls_client_ca;  // PEM files; none: plain HTTP
   // --openai [NAME=]SOURCE...: the OpenAI endpoint (openai_models.h); given without a MODEL: {""}.
   std::vector<std::string> openai;
+  // --mmproj [NAME=]FILE: a projector for --openai's model NAME (images in chat), repeatable.
+  std::vector<std::string> mmproj;
   // Many models (models_dir.h): DIR's GGUF models, loaded on demand, and the rules that keep them.
   std::string models_dir;
   size_t models_max = 0;             // 0: no limit

@@ -75,12 +75,27 @@ void check_accepted(const Request& r, const std::string& text) {
     const json* messages =
         r.message_form ? (sent.is_object() && sent.contains("messages") ? &sent["messages"] : nullptr) : &sent;
     if (!messages || !messages->is_array() || messages->empty()) fail("messages text " + r.text, text);
+    bool images = false;
     for (const auto& m : *messages) {
-      if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content") ||
-          !m["content"].is_string())
+      if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content"))
         fail("a message sent as " + m.dump(), text);
+      // A message with images: llama.cpp's parts, text and each image's inline tag (a media marker).
+      if (m["content"].is_array()) {
+        images = true;
+        for (const auto& part : m["content"]) {
+          const bool text_part = part.is_object() && part.size() == 2 && part.value("type", "") == "text" &&
+                                 part.contains("text") && part["text"].is_string();
+          const bool image_part = part.is_object() && part.size() == 2 && part.value("type", "") == "media_marker" &&
+                                  part.contains("text") && part["text"].is_string() &&
+                                  part["text"].get<std::string>().rfind("<img src=\"data:image/", 0) == 0;
+          if (!text_part && !image_part) fail("a content part sent as " + part.dump(), text);
+        }
+      } else if (!m["content"].is_string()) {
+        fail("a message sent as " + m.dump(), text);
+      }
       if (!r.message_form && m.size() != 2) fail("a plain message with more than role and content", text);
     }
+    if (images) return;  // the parts are the plugin's, not a request's
   }
   // What the guest sends reads back to the same request.
   Request again;

@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Images in chat through `wasinn serve --openai NAME=model.gguf --mmproj NAME=mmproj.gguf`, driven
+by PyPI's `openai` (and `anthropic`) clients, each answer equal to llama.cpp's own on the same files
+and the same build: llama-server's /v1/chat/completions (`--jinja --mmproj`, the same request) and
+llama-mtmd-cli's greedy answer on the prompt llama-server's /apply-template renders (its media
+marker pinned to llama-mtmd-cli's `<__media__>` by LLAMA_MEDIA_MARKER; the template given to the
+CLI is the prompt itself).
+
+    openai_vision_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --fixtures DIR
+                          --llama-server BIN/llama-server --mtmd-cli BIN/llama-mtmd-cli
+                          --ggml-cpu LIB/libggml-cpu.so [--backend-dir DIR]
+
+Cases (ctest runs each as serve.openai-vision.CASE), on the random-weight pairs of
+scripts/fixtures/export_llava.py:
+  llava, qwen2vl, gemma3
+           a user message of text and an image_url data URL (image.png), greedy, 16 tokens: the answer
+           and its usage equal llama-server's, the answer llama-mtmd-cli's; streamed, the deltas join
+           to it; the second image (image2.png) answers as llama-server does for it, and otherwise
+           than the first (the image matters); the Responses API's input_image and the Messages API's
+           base64 image block answer as the chat; the token metrics count the image's tokens as the
+           usage says, and the access log has each route's 200
+  errors   each a 400 that says what, the server answering correctly after it: a truncated PNG, bytes
+           that are no image, a PNG whose header says 12000x12000 (huge.png), a WebP, a remote
+           http(s) URL (chat, Responses, Messages), a data URL that is not base64, images over
+           MAX_IMAGE_BYTES, an input_audio part, a model served without a projector; at start,
+           --mmproj naming a missing file, a GGUF that is no projector, or no --openai model is a
+           usage error (exit 2) before anything loads
+
+Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+import argparse
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from serve_test import Server, log  # noqa: E402
+
+THREADS, CTX, N_PREDICT = 1, 512, 16
+NN_OPTIONS = json.dumps({"threads": THREADS, "ctx-size": CTX})
+PAIRS = {  # case -> (text model, projector), under the fixtures directory
+    "llava": ("llama/tiny.gguf", "llava/mmproj-tiny.gguf"),
+    "qwen2vl": ("llava/tiny-qwen2vl.gguf", "llava/mmproj-qwen2vl.gguf"),
+    "gemma3": ("llava/tiny-gemma3.gguf", "llava/mmproj-gemma3.gguf"),
+}
+NAME = "vl"
+TEXT = "describe the picture"
+RAW_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
+
+
+def data_url(raw, media="image/png"):
+    return f"data:{media};base64," + base64.b64encode(raw).decode()
+
+
+def chat_messages(url, text=TEXT):
+    return [{"role": "user", "content": [{"type": "text", "text": text},
+                                         {"type": "image_url", "image_url": {"url": url}}]}]
+
+
+class LlamaServer(Server):
+    """llama.cpp's llama-server --jinja --mmproj on 127.0.0.1 (CPU only), ready when /health answers."""
+
+    def __init__(self, binary, model, mmproj):
+        super().__init__([binary], [], model, name="llama-server")
+        self.binary, self.model, self.mmproj = binary, model, mmproj
+
+    def __enter__(self):
+        with socket.socket() as s:  # a free port (llama-server takes no port 0)
+            s.bind(("127.0.0.1", 0))
+            self.host, self.port = "127.0.0.1", s.getsockname()[1]
+        argv = [self.binary, "--jinja", "-m", self.model, "--mmproj", self.mmproj, "--host", "127.0.0.1",
+                "--port", str(self.port), "-t", str(THREADS), "-tb", str(THREADS), "-c", str(CTX), "-np", "1",
+                "--no-webui"]
+        env = dict(os.environ, LLAMA_ARG_DEVICE="none", LLAMA_MEDIA_MARKER="<__media__>")
+        log(f"{self.name}: {' '.join(argv)}")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     env=env)
+        threading.Thread(target=self._drain, args=(self.proc.stdout, False), daemon=True).start()
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise Failure(f"{self.name} exited with status {self.proc.returncode}\n{self.tail()}")
+            try:
+                with urllib.request.urlopen(self.url("/health"), timeout=5) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise Failure(f"{self.name} not healthy within 60 s\n{self.tail()}")
+            time.sleep(0.1)
+
+    def post(self, path, body):
+        req = urllib.request.Request(self.url(path), data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return json.loads(r.read())
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        for path in (args.llama_server, args.mtmd_cli):
+            if not os.access(path, os.X_OK):
+                raise Skipped(f"no {path} (scripts/deps/llamacpp.sh builds it)")
+        component = os.path.join(args.guests, "http_openai.component.wasm")
+        if not os.path.exists(component):
+            raise Skipped(f"no {component} (built with the HTTP component guests)")
+        self.images = {n: self.fixture(f"llava/{n}") for n in ("image.png", "image2.png", "huge.png",
+                                                                "not-an-image.png")}
+        try:
+            import openai  # noqa: F401
+        except ImportError as e:
+            raise Skipped(f"{e.name} is not installed in this Python (scripts/deps/openai.pip)")
+
+    def fixture(self, rel):
+        path = os.path.join(self.args.fixtures, rel)
+        if not os.path.exists(path):
+            raise Skipped(f"no {path} (scripts/make_fixtures.py makes it)")
+        return path
+
+    def image(self, name):
+        with open(self.images[name], "rb") as f:
+            return f.read()
+
+    def wasinn(self, models, extra=()):
+        """wasinn serve --openai for MODELS, [(name, model, mmproj or None)]."""
+        args = ["--env", f"NN_OPTIONS={NN_OPTIONS}", "--metrics-addr", "127.0.0.1:0"] + list(extra)
+        if self.args.backend_dir:
+            args += ["--backend-dir", self.args.backend_dir]
+        for name, _, mmproj in models:
+            if mmproj:
+                args += ["--mmproj", f"{name}={mmproj}"]
+        openai_args = []
+        for name, model, _ in models:
+            openai_args += ["--openai", f"{name}={model}"]
+        # Server puts its last argument last: the final --openai's model.
+        return Server([self.args.wasinn, "serve"], args + openai_args[:-1], openai_args[-1], name="wasinn serve")
+
+
+def client(server):
+    import openai
+    return openai.OpenAI(base_url=server.url("/v1"), api_key="unused", max_retries=0, timeout=120)
+
+
+def chat(c, messages, **kw):
+    r = c.chat.completions.create(model=NAME, messages=messages, max_tokens=N_PREDICT, temperature=0, **kw)
+    return r.choices[0].message.content, r.usage.prompt_tokens, r.usage.completion_tokens
+
+
+def mtmd_answer(ctx, model, mmproj, image, prompt):
+    """llama-mtmd-cli's greedy answer on PROMPT as it is (the template is the message itself)."""
+    argv = [ctx.args.mtmd_cli, "-m", model, "--mmproj", mmproj, "--image", image, "-p", prompt, "--jinja",
+            "--chat-template", RAW_TEMPLATE, "--temp", "0", "-n", str(N_PREDICT), "-t", str(THREADS), "-c", str(CTX),
+            "--seed", "1", "-lv", "4"]
+    env = dict(os.environ, GGML_BACKEND_PATH=ctx.args.ggml_cpu)
+    # Its logger thread may be cut at exit under load (ggml-org/llama.cpp#22142): its timings on
+    # stderr, written after the answer, say the answer is whole.
+    for _ in range(5):
+        p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        check(p.returncode == 0, f"llama-mtmd-cli failed ({p.returncode}): {p.stderr.decode(errors='replace')[-2000:]}")
+        out = p.stdout.decode(errors="replace")  # a random model may end on part of a character
+        if b"llama_perf_context_print:" in p.stderr:
+            check(out.startswith("\n") and out.endswith("\n\n"), f"llama-mtmd-cli's output is not framed: {out!r}")
+            return out[1:-2]
+    raise Failure("llama-mtmd-cli's output was cut in 5 runs")
+
+
+def case_fixture(ctx):
+    from openai_test import sample
+    from serve_test import metrics_url, wait_lines
+    model, mmproj = (ctx.fixture(p) for p in PAIRS[ctx.args.case])
+    one, two = ctx.image("image.png"), ctx.image("image2.png")
+    with LlamaServer(ctx.args.llama_server, model, mmproj) as ls:
+        want = {}
+        for key, raw in (("one", one), ("two", two)):
+            body = {"messages": chat_messages(data_url(raw)), "max_tokens": N_PREDICT, "temperature": 0}
+            r = ls.post("/v1/chat/completions", body)
+            want[key] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
+                         r["usage"]["completion_tokens"])
+        prompt = ls.post("/apply-template", {"messages": chat_messages(data_url(one))})["prompt"]
+    check("<__media__>" in prompt, f"llama-server's rendered prompt has no media marker: {prompt!r}")
+    native = mtmd_answer(ctx, model, mmproj, ctx.images["image.png"], prompt)
+    check(native == want["one"][0], f"llama-mtmd-cli {native!r} != llama-server {want['one'][0]!r} (prompt {prompt!r})")
+    check(want["one"][0] != want["two"][0], f"both images answer {want['one'][0]!r}: the image does not matter")
+    with ctx.wasinn([(NAME, model, mmproj)]) as server:
+        c = client(server)
+        got = chat(c, chat_messages(data_url(one)))
+        check(got == want["one"], f"wasinn {got} != llama-server {want['one']} (answer, prompt and completion tokens)")
+        got2 = chat(c, chat_messages(data_url(two)))
+        check(got2 == want["two"], f"the second image: wasinn {got2} != llama-server {want['two']}")
+        pieces = [ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
+            model=NAME, messages=chat_messages(data_url(one)), max_tokens=N_PREDICT, temperature=0, stream=True)
+            if ch.choices]
+        check("".join(pieces) == want["one"][0], f"streamed {''.join(pieces)!r} != {want['one'][0]!r}")
+        r = c.responses.create(model=NAME, max_output_tokens=N_PREDICT, temperature=0, input=[
+            {"role": "user", "content": [{"type": "input_text", "text": TEXT},
+                                         {"type": "input_image", "image_url": data_url(one)}]}])
+        check(r.output_text == want["one"][0], f"Responses' input_image: {r.output_text!r} != {want['one'][0]!r}")
+        check(r.usage.input_tokens == want["one"][1], f"Responses' input_tokens {r.usage.input_tokens}")
+        messages_text = None
+        try:
+            import anthropic
+            a = anthropic.Anthropic(base_url=server.url(""), api_key="unused", max_retries=0, timeout=120)
+            m = a.messages.create(model=NAME, max_tokens=N_PREDICT, extra_body={"temperature": 0}, messages=[
+                {"role": "user", "content": [
+                    {"type": "text", "text": TEXT},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                 "data": base64.b64encode(one).decode()}}]}])
+            messages_text = "".join(b.text for b in m.content if b.type == "text")
+            check(messages_text == want["one"][0], f"Messages' image block: {messages_text!r} != {want['one'][0]!r}")
+        except ImportError:
+            log("PyPI's anthropic is not installed: the Messages shape is left out")
+        # Counted as chat: the prompt tokens (the images' among them) as the usage said.
+        text = urllib.request.urlopen(metrics_url(server), timeout=10).read().decode()
+        prompt_total = sample(text, "wasinn_nn_prompt_tokens_total", graph=NAME)
+        answers = 4 + (messages_text is not None)
+        expected = want["one"][1] * (answers - 1) + want["two"][1]
+        check(prompt_total == expected, f"wasinn_nn_prompt_tokens_total {prompt_total} != {expected} (the usage's)")
+        for route in ("/v1/chat/completions", "/v1/responses"):
+            lines = wait_lines(server, rf"POST {route} 200 ")
+            check(lines and not any("cut:" in line for line in lines), f"{route}'s access-log lines: {lines}")
+    log(f"{ctx.args.case}: {want['one'][0]!r} ({want['one'][1]} prompt tokens) = llama-server = llama-mtmd-cli; "
+        f"chat, stream, Responses{', Messages' if messages_text is not None else ''} alike")
+
+
+def bad_request(fn, *needles, code=None):
+    """FN raises the client's BadRequestError whose message holds each of NEEDLES (and CODE)."""
+    import openai
+    try:
+        fn()
+    except openai.BadRequestError as e:
+        body = e.body if isinstance(e.body, dict) else {}
+        message = str(body.get("message", e))
+        for n in needles:
+            check(n in message, f"the 400 does not say {n!r}: {message}")
+        if code:
+            check(body.get("code") == code, f"the 400's code is {body.get('code')!r}, not {code!r}: {message}")
+        return message
+    raise Failure(f"no 400 for {needles}")
+
+
+def case_errors(ctx):
+    model, mmproj = (ctx.fixture(p) for p in PAIRS["llava"])
+    one = ctx.image("image.png")
+    # At start: a usage error (2) before anything loads.
+    for extra, says in (([f"{NAME}=/nonexistent/mmproj.gguf"], "no such file"),
+                        ([f"{NAME}={model}"], "not a multimodal projector"),
+                        ([f"other={mmproj}"], "no --openai model is named 'other'")):
+        argv = [ctx.args.wasinn, "serve", "--addr", "127.0.0.1:0", "--mmproj", *extra, "--openai", f"{NAME}={model}"]
+        p = subprocess.run(argv, capture_output=True, timeout=60)
+        err = p.stderr.decode(errors="replace")
+        check(p.returncode == 2 and says in err, f"{argv}: exit {p.returncode}, not 2 saying {says!r}: {err}")
+    p = subprocess.run([ctx.args.wasinn, "serve", "--addr", "127.0.0.1:0", "--mmproj", mmproj, "app.wasm"],
+                       capture_output=True, timeout=60)
+    check(p.returncode == 2 and "--openai" in p.stderr.decode(), f"--mmproj without --openai: {p.stderr.decode()}")
+    limit = 3 * len(one)  # three images fit, four do not
+    with ctx.wasinn([(NAME, model, mmproj), ("text", model, None)], extra=["--env", f"MAX_IMAGE_BYTES={limit}"]) as server:
+        c = client(server)
+        good = chat(c, chat_messages(data_url(one)))
+
+        def still_answers():
+            check(chat(c, chat_messages(data_url(one))) == good, "the server answers otherwise after the error")
+
+        cases = [
+            ("a truncated PNG", lambda: chat(c, chat_messages(data_url(one[: len(one) // 2]))),
+             ("not an image",), "invalid_image"),
+            ("bytes that are no image", lambda: chat(c, chat_messages(data_url(ctx.image("not-an-image.png")))),
+             ("not an image",), "invalid_image"),
+            ("a PNG of 12000x12000 pixels declared", lambda: chat(c, chat_messages(data_url(ctx.image("huge.png")))),
+             ("12000x12000 pixels", "8192x8192"), "image_too_large"),
+            ("a WebP", lambda: chat(c, chat_messages(data_url(b"RIFF\x24\0\0\0WEBPVP8 " + bytes(24), "image/webp"))),
+             ("WebP", "PNG, JPEG, GIF or BMP"), "invalid_image_format"),
+            ("a remote URL", lambda: chat(c, chat_messages("https://example.com/cat.png")),
+             ("remote image URLs are off", "data:image/png;base64"), "invalid_image_url"),
+            ("a data URL that is not base64", lambda: chat(c, chat_messages("data:image/png;base64,@@@@")),
+             ("not base64",), "invalid_image_url"),
+            ("images over MAX_IMAGE_BYTES", lambda: chat(c, [{"role": "user", "content": [
+                {"type": "text", "text": TEXT}] + [{"type": "image_url", "image_url": {"url": data_url(one)}}] * 4}]),
+             (f"limit of {limit} bytes", "MAX_IMAGE_BYTES"), "image_too_large"),
+            ("an input_audio part", lambda: chat(c, [{"role": "user", "content": [
+                {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}]}]),
+             ("input_audio",), "unsupported_content_type"),
+            ("a model without projector", lambda: c.chat.completions.create(
+                model="text", messages=chat_messages(data_url(one)), max_tokens=4),
+             ("has no projector (mmproj)", "--mmproj"), "model_without_projector"),
+            ("Responses' remote input_image", lambda: c.responses.create(model=NAME, input=[
+                {"role": "user", "content": [{"type": "input_image", "image_url": "http://example.com/a.png"}]}]),
+             ("remote image URLs are off",), None),
+        ]
+        for what, fn, needles, code in cases:
+            message = bad_request(fn, *needles, code=code)
+            log(f"{what}: 400 {message}")
+            still_answers()
+        try:
+            import anthropic
+            a = anthropic.Anthropic(base_url=server.url(""), api_key="unused", max_retries=0, timeout=120)
+            try:
+                a.messages.create(model=NAME, max_tokens=4, messages=[{"role": "user", "content": [
+                    {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]}])
+                raise Failure("no 400 for a Messages image by URL")
+            except anthropic.BadRequestError as e:
+                check("remote image URLs are off" in str(e), f"Messages' URL image: {e}")
+                log(f"Messages' image by URL: 400 {e}")
+            still_answers()
+        except ImportError:
+            log("PyPI's anthropic is not installed: the Messages shape is left out")
+        check(server.proc.poll() is None, "the server exited")
+
+
+CASES = {"llava": case_fixture, "qwen2vl": case_fixture, "gemma3": case_fixture, "errors": case_errors}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--wasinn", required=True)
+    p.add_argument("--guests", required=True)
+    p.add_argument("--fixtures", required=True)
+    p.add_argument("--llama-server", required=True)
+    p.add_argument("--mtmd-cli", required=True)
+    p.add_argument("--ggml-cpu", required=True)
+    p.add_argument("--backend-dir")
+    args = p.parse_args()
+    if os.environ.get("WASINN_FIXTURES"):
+        args.fixtures = os.environ["WASINN_FIXTURES"]
+    try:
+        ctx = Ctx(args)
+    except Skipped as e:
+        print(f"SKIP {args.case}: {e}")
+        return SKIP
+    return run_cases(CASES, [args.case], ctx)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
