@@ -335,3 +335,31 @@ TEST(MessagesStream, BlocksOpenAndCloseInOrder) {
 }
 
 }  // namespace
+
+TEST(ImagesInOtherApis, InputImageAndImageBlocksBecomeImageUrlPartsAndRemoteOnesAreRefused) {
+  json chat;
+  Refusal why;
+  ASSERT_TRUE(openai::responses_api::to_chat(json::parse(R"({"input": [{"role": "user", "content": [
+      {"type": "input_text", "text": "what is it"},
+      {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}]}]})"),
+                                             chat, why))
+      << why.message;
+  const auto parts = nlohmann::json::parse(R"([{"type":"text","text":"what is it"},
+      {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}])");
+  EXPECT_EQ(plain(chat["messages"][0]["content"]), parts);
+  EXPECT_FALSE(openai::responses_api::to_chat(json::parse(R"({"input": [{"role": "user", "content": [
+      {"type": "input_image", "image_url": "https://example.com/a.png"}]}]})"),
+                                              chat, why));
+  EXPECT_NE(why.message.find("remote image URLs are off"), std::string::npos) << why.message;
+
+  ASSERT_TRUE(openai::anthropic::to_chat(json::parse(R"({"max_tokens": 8, "messages": [{"role": "user", "content": [
+      {"type": "text", "text": "what is it"},
+      {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}]})"),
+                                         chat, why))
+      << why.message;
+  EXPECT_EQ(plain(chat["messages"][0]["content"]), parts);
+  EXPECT_FALSE(openai::anthropic::to_chat(json::parse(R"({"max_tokens": 8, "messages": [{"role": "user", "content": [
+      {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]}]})"),
+                                          chat, why));
+  EXPECT_NE(why.message.find("remote image URLs are off"), std::string::npos) << why.message;
+}

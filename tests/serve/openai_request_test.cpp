@@ -193,3 +193,58 @@ TEST(OpenAIMessage, DeltasAreLlamaServers) {
   EXPECT_EQ(whole["reasoning_content"], "hm");
   EXPECT_EQ(message_json(m1, "Let me")["content"], "Let me");
 }
+
+TEST(OpenAIRequest, ImagePartsGoToThePluginAsInlineTagsInMediaMarkerParts) {
+  const Request r = accepted(Kind::chat, R"({"messages": [{"role": "system", "content": "terse"},
+      {"role": "user", "content": [{"type": "text", "text": "what is"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo=", "detail": "low"}},
+        {"type": "text", "text": "here"}]}]})");
+  EXPECT_FALSE(r.message_form);
+  EXPECT_EQ(r.text,
+            R"([{"role":"system","content":"terse"},{"role":"user","content":[{"type":"text","text":"what is"},)"
+            R"({"type":"media_marker","text":"<img src=\"data:image/png;base64,iVBORw0KGgo=\">"},)"
+            R"({"type":"text","text":"here"}]}])");
+  // The data URL's own type does not matter: the tag names what the bytes are (JPEG here).
+  const Request j = accepted(Kind::chat, R"({"messages": [{"role": "user", "content": [
+      {"type": "image_url", "image_url": {"url": "DATA:image/x-whatever;BASE64,/9j/4AAQ"}}]}]})");
+  EXPECT_NE(j.text.find(R"(<img src=\"data:image/jpeg;base64,/9j/4AAQ\">)"), std::string::npos) << j.text;
+}
+
+TEST(OpenAIRequest, BadImagesAreRefusedSayingWhat) {
+  auto image = [](const std::string& url) {
+    return R"({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": ")" + url +
+           R"("}}]}]})";
+  };
+  Refusal w = refused(Kind::chat, image("https://example.com/a.png").c_str());
+  EXPECT_NE(w.message.find("remote image URLs are off"), std::string::npos) << w.message;
+  EXPECT_EQ(w.code, "invalid_image_url");
+  EXPECT_EQ(w.param, "messages");
+  w = refused(Kind::chat, image("file:///etc/passwd").c_str());
+  EXPECT_NE(w.message.find("remote image URLs are off"), std::string::npos) << w.message;
+  w = refused(Kind::chat, image("data:text/plain;base64,aGk=").c_str());
+  EXPECT_NE(w.message.find("must be a base64 data URL of an image"), std::string::npos) << w.message;
+  w = refused(Kind::chat, image("data:image/png,rawbytes").c_str());
+  EXPECT_NE(w.message.find("must be a base64 data URL of an image"), std::string::npos) << w.message;
+  w = refused(Kind::chat, image("data:image/png;base64,a b c").c_str());
+  EXPECT_NE(w.message.find("not base64"), std::string::npos) << w.message;
+  w = refused(Kind::chat, image("data:image/png;base64,").c_str());
+  EXPECT_NE(w.message.find("holds no image"), std::string::npos) << w.message;
+  w = refused(Kind::chat, image("data:image/webp;base64,UklGRiQAAABXRUJQVlA4IA==").c_str());
+  EXPECT_NE(w.message.find("WebP"), std::string::npos) << w.message;
+  EXPECT_EQ(w.code, "invalid_image_format");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": "x"}]}]})");
+  EXPECT_NE(w.message.find("messages[0].content[0].image_url must be {\"url\""), std::string::npos) << w.message;
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": [{"type": "input_audio",
+      "input_audio": {"data": "AAAA", "format": "wav"}}]}]})");
+  EXPECT_EQ(w.code, "unsupported_content_type");
+  // Bytes over the limit, counted over the request's images (decoded: 8 bytes each here).
+  Request r;
+  const json two = json::parse(R"({"messages": [{"role": "user", "content": [
+      {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]},
+      {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]})");
+  EXPECT_TRUE(parse_request(Kind::chat, two, r, w, 16)) << w.message;
+  EXPECT_FALSE(parse_request(Kind::chat, two, r, w, 15));
+  EXPECT_NE(w.message.find("16 bytes (decoded) so far, over this server's limit of 15 bytes"), std::string::npos)
+      << w.message;
+  EXPECT_EQ(w.code, "image_too_large");
+}
