@@ -173,37 +173,32 @@ impl Drop for Tracked {
             None if cutting => "cut:shutdown",
             None => "cut:client-left",
         };
-        // The record's strings as C strings in one buffer (a NUL inside one ends it there).
-        let texts = [
-            self.method.as_str(),
-            &self.path,
-            &self.note,
-            &self.client,
-            &self.request_id,
-            &self.user_agent,
-            outcome,
-        ];
-        let mut buf = Vec::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
-        let mut at = [0usize; 7];
-        for (start, text) in at.iter_mut().zip(texts) {
-            *start = buf.len();
+        // The record's strings as C strings in one buffer (a NUL inside one ends it there), each
+        // field given its own by name.
+        let mut buf = Vec::with_capacity(256);
+        let mut put = |text: &str| {
+            let at = buf.len();
             buf.extend_from_slice(text.as_bytes());
             buf.push(0);
-        }
-        let c = |i: usize| buf[at[i]..].as_ptr() as *const std::ffi::c_char;
+            at
+        };
+        let (method, path, note) = (put(self.method.as_str()), put(&self.path), put(&self.note));
+        let (client, request_id, user_agent) = (put(&self.client), put(&self.request_id), put(&self.user_agent));
+        let outcome_at = put(outcome);
+        let c = |at: usize| buf[at..].as_ptr() as *const std::ffi::c_char;
         let record = ServeRecord {
             struct_size: std::mem::size_of::<ServeRecord>() as u32,
             status: i32::from(self.status),
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
             micros: self.start.elapsed().as_micros() as u64,
-            method: c(0),
-            path: c(1),
-            note: c(2),
-            client: c(3),
-            request_id: c(4),
-            user_agent: c(5),
-            outcome: c(6),
+            method: c(method),
+            path: c(path),
+            note: c(note),
+            client: c(client),
+            request_id: c(request_id),
+            user_agent: c(user_agent),
+            outcome: c(outcome_at),
         };
         self.shared.callbacks.trace(
             &self.request_id,
