@@ -31,6 +31,10 @@
  * json_object / json_schema become the plugin's json-schema grammar; logprobs (and top_logprobs)
  * come from the plugin's n-probs metadata, token by token. Tools go to the plugin in the messages'
  * object form; the answer is then the plugin's parsed message (openai_message.cpp: its stream deltas).
+ * Images: a message's image_url parts (base64 data: URLs only, at most MAX_IMAGE_BYTES, default 20
+ * MiB, decoded per request) go to the plugin as WasmEdge's inline <img src="data:..."> tags in
+ * llama.cpp's media_marker parts, which the template renders in place and the plugin decodes with
+ * the model's projector (wasinn serve --mmproj); the plugin's refusals become 400s that say what.
  * Errors are OpenAI's shape, {"error": {"message", "type", "param", "code"}}: 400 for a bad
  * request (context_length_exceeded for a prompt the context cannot hold, unsupported_parameter
  * naming a field this endpoint does not implement, "Unrecognized request argument supplied" for an

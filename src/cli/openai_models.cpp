@@ -32,7 +32,8 @@ const char* const kOpenaiHelp =
     "(hf://owner/repo[:QUANT], owner/repo[:QUANT], owner/repo/FILE.gguf, an https:// URL); NAME (the "
     "requests' \"model\") defaults to the file's name without .gguf. Sets --nn-preload NAME:GGML:AUTO:FILE, "
     "--env MODELS=NAME,... and --public-path / (the chat page loads without --api-key's key, which its user "
-    "types into it); every other serve option applies. E.g. --openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, "
+    "types into it); --mmproj gives a model its projector (images in chat); every other serve option applies. E.g. "
+    "--openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, "
     "--openai chat=models/model.gguf";
 
 const char* const kMmprojHelp =
