@@ -16,7 +16,7 @@ scripts/fixtures/export_llava.py:
   llava, qwen2vl, gemma3
            a user message of text and an image_url data URL (image.png), greedy, 16 tokens: the answer
            and its usage equal llama-server's, the answer llama-mtmd-cli's; streamed, the deltas join
-           to it; the second image (image2.png) answers as llama-server does for it, and otherwise
+           to it; (llava) the picture as JPEG, GIF and BMP (PyPI Pillow) answers as llama-server's; the second image (image2.png) answers as llama-server does for it, and otherwise
            than the first (the image matters); the Responses API's input_image and the Messages API's
            base64 image block answer as the chat; the token metrics count the image's tokens as the
            usage says, and the access log has each route's 200
@@ -65,6 +65,23 @@ def data_url(raw, media="image/png"):
 def chat_messages(url, text=TEXT):
     return [{"role": "user", "content": [{"type": "text", "text": text},
                                          {"type": "image_url", "image_url": {"url": url}}]}]
+
+
+def other_formats(png):
+    """The picture as JPEG, GIF and BMP (PyPI Pillow; none without it)."""
+    try:
+        import io
+        from PIL import Image
+    except ImportError:
+        log("PyPI's Pillow is not installed: JPEG, GIF and BMP are left out")
+        return []
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    out = []
+    for fmt in ("JPEG", "GIF", "BMP"):
+        buf = io.BytesIO()
+        image.save(buf, format=fmt)
+        out.append((fmt, buf.getvalue()))
+    return out
 
 
 class LlamaServer(Server):
@@ -188,6 +205,13 @@ def case_fixture(ctx):
             r = ls.post("/v1/chat/completions", body)
             want[key] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
                          r["usage"]["completion_tokens"])
+        # The other formats stb_image reads (llava: the one case that asks), the same picture in each.
+        for fmt, raw in other_formats(one) if ctx.args.case == "llava" else []:
+            body = {"messages": chat_messages(data_url(raw, f"image/{fmt.lower()}")), "max_tokens": N_PREDICT,
+                    "temperature": 0}
+            r = ls.post("/v1/chat/completions", body)
+            want[fmt] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
+                         r["usage"]["completion_tokens"])
         prompt = ls.post("/apply-template", {"messages": chat_messages(data_url(one))})["prompt"]
     check("<__media__>" in prompt, f"llama-server's rendered prompt has no media marker: {prompt!r}")
     native = mtmd_answer(ctx, model, mmproj, ctx.images["image.png"], prompt)
@@ -199,6 +223,9 @@ def case_fixture(ctx):
         check(got == want["one"], f"wasinn {got} != llama-server {want['one']} (answer, prompt and completion tokens)")
         got2 = chat(c, chat_messages(data_url(two)))
         check(got2 == want["two"], f"the second image: wasinn {got2} != llama-server {want['two']}")
+        for fmt, raw in other_formats(one) if ctx.args.case == "llava" else []:
+            got_fmt = chat(c, chat_messages(data_url(raw, f"image/{fmt.lower()}")))
+            check(got_fmt == want[fmt], f"{fmt}: wasinn {got_fmt} != llama-server {want[fmt]}")
         pieces = [ch.choices[0].delta.content or "" for ch in c.chat.completions.create(
             model=NAME, messages=chat_messages(data_url(one)), max_tokens=N_PREDICT, temperature=0, stream=True)
             if ch.choices]
@@ -224,14 +251,15 @@ def case_fixture(ctx):
         # Counted as chat: the prompt tokens (the images' among them) as the usage said.
         text = urllib.request.urlopen(metrics_url(server), timeout=10).read().decode()
         prompt_total = sample(text, "wasinn_nn_prompt_tokens_total", graph=NAME)
-        answers = 4 + (messages_text is not None)
-        expected = want["one"][1] * (answers - 1) + want["two"][1]
+        answers = 4 + (messages_text is not None)  # the first image's; the second's once; the formats' once each
+        expected = want["one"][1] * (answers - 1) + sum(w[1] for k, w in want.items() if k != "one")
         check(prompt_total == expected, f"wasinn_nn_prompt_tokens_total {prompt_total} != {expected} (the usage's)")
         for route in ("/v1/chat/completions", "/v1/responses"):
             lines = wait_lines(server, rf"POST {route} 200 ")
             check(lines and not any("cut:" in line for line in lines), f"{route}'s access-log lines: {lines}")
     log(f"{ctx.args.case}: {want['one'][0]!r} ({want['one'][1]} prompt tokens) = llama-server = llama-mtmd-cli; "
-        f"chat, stream, Responses{', Messages' if messages_text is not None else ''} alike")
+        f"chat, stream, Responses{', Messages' if messages_text is not None else ''} alike; "
+        f"as {', '.join(k for k in want if k not in ('one', 'two')) or 'PNG only'} = llama-server")
 
 
 def bad_request(fn, *needles, code=None):
