@@ -446,5 +446,35 @@ TEST(LlamaVisionWit, NnExtPromptWithAnInlineImageEqualsNativeMtmdCli) {
 }
 #endif
 
+// The projector as the preload's last file (--nn-preload NAME:GGML:AUTO:model.gguf:mmproj.gguf, what
+// `wasinn serve --mmproj` sets): the operator named it, so it needs no allow-preload-paths. A chat's
+// "media_marker" part carries an inline image where the template renders it (what the OpenAI
+// component sends for an image_url part; tiny.gguf has no template: llama.cpp's ChatML).
+TEST(LlamaVisionPreload, ProjectorAsThePreloadsLastFileAndAnImageInAChatMessage) {
+  const std::string chatml =
+      "<|im_start|>user\n" + std::string(kQuestion) + "<image><|im_end|>\n<|im_start|>assistant\n";
+  const std::string native = native_answer(llava("image.png"), chatml);
+  LoadArgs args = model_args("ggml", {read_file(tiny_model()), read_file(llava("mmproj-tiny.gguf"))});
+  args.paths = {tiny_model(), llava("mmproj-tiny.gguf")};
+  args.config = greedy().dump();
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load(backend(/*allow_paths=*/false), args, g, d), WASINN_OK) << d.detail;
+  Context c(llama(), g.ptr);
+  const std::string tag = "<img src=\"data:image/png;base64," + base64(read_file(llava("image.png"))) + "\">";
+  const json messages = json::array({{{"role", "user"},
+                                      {"content", json::array({{{"type", "text"}, {"text", kQuestion}},
+                                                               {{"type", "media_marker"}, {"text", tag}}})}}});
+  ASSERT_EQ(set_text(c.ptr, 2, messages.dump()), WASINN_OK);
+  EXPECT_EQ(compute_text(c.ptr), native);
+  // And "mmproj" in the load config besides: two projectors, refused.
+  json config = greedy();
+  config["mmproj"] = llava("mmproj-tiny.gguf");
+  args.config = config.dump();
+  Graph two;
+  EXPECT_EQ(load(backend(), args, two, d), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(d.detail.find("two projectors"), std::string::npos) << d.detail;
+}
+
 }  // namespace
 }  // namespace wasinn_test
