@@ -281,7 +281,7 @@ Error LlamaContext::collect_images(std::vector<std::string>& inline_images, cons
 }
 
 // All or nothing: a prompt that fails leaves the previous one in place.
-Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope) {
+Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope, bool chat) {
   std::string text = given;
   std::vector<std::string> inline_images;
   std::vector<BitmapPtr> owned;
@@ -296,8 +296,12 @@ Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& sco
     if (Error e = tokenize_tts_prompt(text, tokens)) return e;
   } else if (images.empty()) {
     if (Error e = tokenize(text, tokens)) return e;
-  } else if (Error e = graph_->projector()->tokenize(text, images, scope, chunks)) {
-    return e;
+  } else {
+    // WasmEdge's "<image>" marks where an image goes, except in a chat whose images came inline
+    // from its messages: their tags mark them, and an "<image>" is what a user wrote (as for
+    // llama-server, whose marker is its own).
+    if (!(chat && !inline_images.empty())) mark_images(text);
+    if (Error e = graph_->projector()->tokenize(text, images, scope, chunks)) return e;
   }
   prompt_text_ = given;
   n_prompt_tokens_ = chunks ? mtmd_helper_get_n_tokens(chunks.get()) : tokens.size();
@@ -360,7 +364,7 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     std::swap(image_, b);
     // Either order: an image set after its prompt joins it (or is refused, and the old one stays).
     if (has_prompt_) {
-      if (Error e = prepare_prompt(prompt_text_, scope)) {
+      if (Error e = prepare_prompt(prompt_text_, scope, chat_.has_value())) {
         std::swap(image_, b);
         return e;
       }
@@ -378,7 +382,7 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
   }
   ChatTurn turn;
   if (Error e = format_chat(*graph_->chat_templates(), graph_->vocab(), bytes, options_, turn)) return e;
-  if (Error e = prepare_prompt(turn.prompt, scope)) return e;
+  if (Error e = prepare_prompt(turn.prompt, scope, /*chat=*/true)) return e;
   chat_ = std::move(turn);
   reply_.reset();
   return {};

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdio>
+#include <random>
 
 #include "ggml_common/log_router.h"
 #include "host_file.h"
@@ -62,11 +64,28 @@ bool decode_base64(std::string_view text, std::string& out) {
 
 }  // namespace
 
+const std::string& media_marker() {
+  static const std::string marker = [] {
+    std::random_device random;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%08x%08x", random(), random());
+    return "<__wasinn_media_" + std::string(hex) + "__>";
+  }();
+  return marker;
+}
+
+void mark_images(std::string& prompt) {
+  for (size_t at = prompt.find(kImageMarker); at != std::string::npos; at = prompt.find(kImageMarker, at)) {
+    prompt.replace(at, kImageMarker.size(), media_marker());
+    at += media_marker().size();
+  }
+}
+
 Error Projector::load(const std::string& path, const llama_model* model, uint32_t threads, ggml_backend_dev_t device,
                       const LogScope& scope, std::unique_ptr<Projector>& out) {
   if (Error e = check_host_file(path, "load config: \"mmproj\": projector file " + path)) return e;
   mtmd_context_params params = mtmd_context_params_default();
-  params.media_marker = kImageMarker.data();  // copied by libmtmd
+  params.media_marker = media_marker().c_str();  // copied by libmtmd
   params.use_gpu = device != nullptr;
   params.device = device;
   params.n_threads = static_cast<int>(threads);
@@ -121,7 +140,7 @@ Error Projector::decode_file(const std::string& path, const LogScope& scope, Bit
 Error Projector::tokenize(const std::string& prompt, const std::vector<const mtmd_bitmap*>& images,
                           const LogScope& scope, ChunksPtr& out) const {
   size_t markers = 0;
-  for (size_t at = prompt.find(kImageMarker); at != std::string::npos; at = prompt.find(kImageMarker, at + 1))
+  for (size_t at = prompt.find(media_marker()); at != std::string::npos; at = prompt.find(media_marker(), at + 1))
     ++markers;
   if (markers != images.size()) {
     return sdk::invalid("the prompt has " + std::to_string(markers) + " image marker(s) \"" +
@@ -203,8 +222,8 @@ Error take_inline_images(std::string& prompt, std::vector<std::string>& images) 
                           " (<img src=\"data:image/...;base64,...\">) is not valid base64");
     }
     images.push_back(std::move(bytes));
-    prompt.replace(begin, end + kTagSuffix.size() - begin, kImageMarker);
-    from = begin + kImageMarker.size();
+    prompt.replace(begin, end + kTagSuffix.size() - begin, media_marker());
+    from = begin + media_marker().size();
   }
 }
 

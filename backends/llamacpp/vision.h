@@ -33,6 +33,12 @@ using ChunksPtr = plugin_common::FunctionHandle<mtmd_input_chunks, mtmd_input_ch
 // WasmEdge's marker of where an image goes in a prompt (its media_marker for libmtmd).
 inline constexpr std::string_view kImageMarker = "<image>";
 
+// The marker libmtmd splits a prompt at: this process's own (random, as llama-server's), so that
+// a chat's text that reads "<image>" can stay text. Inline images become it; mark_images turns
+// WasmEdge's markers into it.
+const std::string& media_marker();
+void mark_images(std::string& prompt);
+
 class Projector {
  public:
   // Loads the projector at `path` for `model`. A missing file is NOT_FOUND; a file libmtmd cannot
@@ -48,8 +54,8 @@ class Projector {
   // The file at `path`; NOT_FOUND when there is none.
   Error decode_file(const std::string& path, const ggml_common::LogScope& scope, BitmapPtr& out) const;
 
-  // The prompt (BOS and special tokens as for text) with each marker replaced by the next image.
-  // One image per marker, or INVALID_ARGUMENT saying how many of each there are.
+  // The prompt (BOS and special tokens as for text) with each media_marker() replaced by the next
+  // image. One image per marker, or INVALID_ARGUMENT saying how many of each there are.
   Error tokenize(const std::string& prompt, const std::vector<const mtmd_bitmap*>& images,
                  const ggml_common::LogScope& scope, ChunksPtr& out) const;
 
@@ -71,7 +77,7 @@ class Projector {
 };
 
 // Takes WasmEdge's inline images, <img src="data:image/<type>;base64,<payload>">, out of the
-// prompt in order: each tag becomes the marker and its decoded bytes are appended to `images`.
+// prompt in order: each tag becomes media_marker() and its decoded bytes are appended to `images`.
 // A tag that is not closed, or has no ";base64,", stays text (as in WasmEdge); a payload that is
 // not base64 is INVALID_ARGUMENT.
 Error take_inline_images(std::string& prompt, std::vector<std::string>& images);

@@ -16,7 +16,8 @@ scripts/fixtures/export_llava.py:
   llava, qwen2vl, gemma3
            a user message of text and an image_url data URL (image.png), greedy, 16 tokens: the answer
            and its usage equal llama-server's, the answer llama-mtmd-cli's; streamed, the deltas join
-           to it; (llava) the picture as JPEG, GIF and BMP (PyPI Pillow) answers as llama-server's; the second image (image2.png) answers as llama-server does for it, and otherwise
+           to it; a text '<image>' beside the image stays text, as llama-server's does; (llava) the
+           picture as JPEG, GIF and BMP (PyPI Pillow) answers as llama-server's; the second image (image2.png) answers as llama-server does for it, and otherwise
            than the first (the image matters); the Responses API's input_image and the Messages API's
            base64 image block answer as the chat; the token metrics count the image's tokens as the
            usage says, and the access log has each route's 200
@@ -212,6 +213,12 @@ def case_fixture(ctx):
             r = ls.post("/v1/chat/completions", body)
             want[fmt] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
                          r["usage"]["completion_tokens"])
+        # Text that reads like WasmEdge's image marker stays text beside a real image, as for llama-server.
+        marked = {"messages": chat_messages(data_url(one), "what is <image> in HTML?"), "max_tokens": N_PREDICT,
+                  "temperature": 0}
+        r = ls.post("/v1/chat/completions", marked)
+        want["marker-text"] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
+                               r["usage"]["completion_tokens"])
         prompt = ls.post("/apply-template", {"messages": chat_messages(data_url(one))})["prompt"]
     check("<__media__>" in prompt, f"llama-server's rendered prompt has no media marker: {prompt!r}")
     native = mtmd_answer(ctx, model, mmproj, ctx.images["image.png"], prompt)
@@ -221,6 +228,9 @@ def case_fixture(ctx):
         c = client(server)
         got = chat(c, chat_messages(data_url(one)))
         check(got == want["one"], f"wasinn {got} != llama-server {want['one']} (answer, prompt and completion tokens)")
+        got_marked = chat(c, chat_messages(data_url(one), "what is <image> in HTML?"))
+        check(got_marked == want["marker-text"], f"text '<image>': wasinn {got_marked} != llama-server "
+              f"{want['marker-text']}")
         got2 = chat(c, chat_messages(data_url(two)))
         check(got2 == want["two"], f"the second image: wasinn {got2} != llama-server {want['two']}")
         for fmt, raw in other_formats(one) if ctx.args.case == "llava" else []:
@@ -259,7 +269,7 @@ def case_fixture(ctx):
             check(lines and not any("cut:" in line for line in lines), f"{route}'s access-log lines: {lines}")
     log(f"{ctx.args.case}: {want['one'][0]!r} ({want['one'][1]} prompt tokens) = llama-server = llama-mtmd-cli; "
         f"chat, stream, Responses{', Messages' if messages_text is not None else ''} alike; "
-        f"as {', '.join(k for k in want if k not in ('one', 'two')) or 'PNG only'} = llama-server")
+        f"as {', '.join(k for k in want if k not in ('one', 'two', 'marker-text')) or 'PNG only'} = llama-server")
 
 
 def bad_request(fn, *needles, code=None):
