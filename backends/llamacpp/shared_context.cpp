@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "devices.h"
+#include "ggml_common/log_router.h"
 
 namespace wasinn::llamacpp {
 namespace {
@@ -31,12 +32,14 @@ size_t common_prefix(const std::vector<llama_token>& a, std::span<const llama_to
 }
 
 // llama_decode's code for a step as a status (as token_stream.cpp's for a context's own decode).
-Error step_status(int32_t rc) {
+// `errors`: what llama.cpp logged as errors during the step.
+Error step_status(int32_t rc, const std::string& errors) {
   if (rc == 0) return {};
   if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in the shared context for this step"};
   if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
-  if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
-  return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
+  const std::string why = errors.empty() ? "" : ": " + errors;
+  if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid" + why);
+  return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc) + why);
 }
 
 // /proc/meminfo's MemAvailable, or 0.
@@ -237,10 +240,11 @@ void SharedContext::finish(Request& r, Error e) {
 }
 
 bool SharedContext::all_cancelled(void* self) {
-  const auto* s = static_cast<const SharedContext*>(self);
+  auto* s = static_cast<SharedContext*>(self);
   if (s->in_step_.empty()) return false;
   for (const Request* r : s->in_step_)
     if (!r->cancel->load(std::memory_order_relaxed)) return false;
+  s->step_aborted_.store(true, std::memory_order_relaxed);  // llama.cpp's complaints about it: debug
   return true;
 }
 
@@ -314,6 +318,10 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
     threads_now_ = threads;
   }
   const auto began = Clock::now();
+  // On this thread, not the callers': llama.cpp's lines about a step every caller cancelled go
+  // to debug (as a context's own decode's do), and its errors are a failed step's detail.
+  step_aborted_.store(false, std::memory_order_relaxed);
+  ggml_common::LogScope log_scope(params_.perf, &step_aborted_);
   int32_t rc = llama_decode(ctx_.get(), batch_);
   try {
     for (Request* r : in_step_) {
@@ -327,7 +335,7 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
   const auto took = Clock::now() - began;
   lock.lock();
   last_step_ = took;
-  const Error failed = step_status(rc);
+  const Error failed = step_status(rc, log_scope.errors());
   for (Request* r : in_step_) {
     const size_t taken = r->taken;
     r->taken = 0;

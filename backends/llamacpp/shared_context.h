@@ -148,6 +148,7 @@ class SharedContext {
   std::vector<Request*> in_step_;  // read by all_cancelled while llama_decode runs
   std::vector<Request*> order_;    // the step's requests by sequence (reserved: a step allocates nothing)
   bool stopping_ = false;
+  std::atomic<bool> step_aborted_{false};  // the running step was aborted: every caller in it cancelled
   std::thread stepper_;
   std::chrono::steady_clock::duration last_step_{};
   uint32_t threads_now_ = 0;
