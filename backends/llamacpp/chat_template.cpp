@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "json_schema.h"
+#include "vision.h"
 
 namespace wasinn::llamacpp {
 namespace {
@@ -196,7 +197,31 @@ Error format_chat(const ChatTemplates& templates, const llama_vocab* vocab, std:
   try {
     // llama.cpp's own JSON keeps the keys' order (a tool's parameters are rendered as given).
     const common_json body = common_json::parse(std::string(input));
-    const common_json msgs = doc.is_array() ? body : body.at("messages");
+    common_json msgs = doc.is_array() ? body : body.at("messages");
+    // Each "media_marker" part holds an image's inline tag: its bytes taken out, the part's text
+    // the plugin's own marker, which the template renders where the part was.
+    std::vector<std::string> images;
+    for (size_t i = 0; i < msgs.size(); ++i) {
+      common_json& m = msgs.at(i);
+      if (!m.is_object() || !m.contains("content") || !m.at("content").is_array()) continue;
+      common_json& content = m.at("content");
+      for (size_t k = 0; k < content.size(); ++k) {
+        common_json& part = content.at(k);
+        if (!part.is_object() || !part.contains("type") || !part.at("type").is_string() ||
+            part.at("type").get<std::string>() != "media_marker")
+          continue;
+        if (!part.contains("text") || !part.at("text").is_string())
+          return refused("a \"media_marker\" content part needs a \"text\": an inline image tag");
+        std::string tag = part.at("text").get<std::string>();
+        const size_t before = images.size();
+        if (Error e = take_inline_images(tag, images)) return refused(e.detail);
+        if (images.size() != before + 1 || tag != media_marker())
+          return refused(
+              "a \"media_marker\" content part's text must be one inline image, <img "
+              "src=\"data:image/...;base64,...\">");
+        part["text"] = tag;
+      }
+    }
     const common_json tools = body.is_object() && body.contains("tools") ? body.at("tools") : common_json();
     // llama-server's checks before it parses the messages.
     for (size_t i = 0; i < msgs.size(); ++i) {
@@ -260,6 +285,7 @@ Error format_chat(const ChatTemplates& templates, const llama_vocab* vocab, std:
 
     ChatTurn turn;
     turn.prompt = params.prompt;
+    turn.images = std::move(images);
     if (Error e = take_sampling(params, vocab, turn.constraints)) return e;
     auto parser = std::make_shared<common_chat_parser_params>(params);
     parser->reasoning_format = in.reasoning_format;

@@ -49,6 +49,10 @@ class ChatTemplates {
 // What the chat layer made of one input 2: the prompt, how to sample its answer and how to parse it.
 struct ChatTurn {
   std::string prompt;
+  // The messages' images (an inline tag's bytes, in order), each a "media_marker" content part's
+  // (llama.cpp's, what the OpenAI component sends for an image_url part); the prompt holds
+  // media_marker() (vision.h) where the template put each. Text is never an image here.
+  std::vector<std::string> images;
   ChatConstraints constraints;
   std::shared_ptr<const common_chat_parser_params> parser;
 };

@@ -281,13 +281,17 @@ Error LlamaContext::collect_images(std::vector<std::string>& inline_images, cons
 }
 
 // All or nothing: a prompt that fails leaves the previous one in place.
-Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope, bool chat) {
+Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope, const ChatTurn* chat) {
   std::string text = given;
   std::vector<std::string> inline_images;
   std::vector<BitmapPtr> owned;
   std::vector<const mtmd_bitmap*> images;
   if (!graph_->vocoder()) {  // text to speech takes the text as it is: no markup is an image
-    if (Error e = take_inline_images(text, inline_images)) return e;
+    if (chat) {
+      inline_images = chat->images;  // a chat's text is text: its images are its media_marker parts'
+    } else if (Error e = take_inline_images(text, inline_images)) {
+      return e;
+    }
     if (Error e = collect_images(inline_images, scope, owned, images)) return e;
   }
   std::vector<llama_token> tokens;
@@ -364,7 +368,7 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
     std::swap(image_, b);
     // Either order: an image set after its prompt joins it (or is refused, and the old one stays).
     if (has_prompt_) {
-      if (Error e = prepare_prompt(prompt_text_, scope, chat_.has_value())) {
+      if (Error e = prepare_prompt(prompt_text_, scope, chat_ ? &*chat_ : nullptr)) {
         std::swap(image_, b);
         return e;
       }
@@ -382,7 +386,7 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
   }
   ChatTurn turn;
   if (Error e = format_chat(*graph_->chat_templates(), graph_->vocab(), bytes, options_, turn)) return e;
-  if (Error e = prepare_prompt(turn.prompt, scope, /*chat=*/true)) return e;
+  if (Error e = prepare_prompt(turn.prompt, scope, &turn)) return e;
   chat_ = std::move(turn);
   reply_.reset();
   return {};

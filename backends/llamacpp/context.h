@@ -61,9 +61,9 @@ class LlamaContext {
   // Text to speech: the generated codes as the WAV of output 0, and the "tts-output-file".
   Error speak();
   // A prompt's text with this context's images, made the prompt to generate from. `chat`: the
-  // text is a chat template's (input 2), whose "<image>" is the user's text when the images came
-  // inline from its messages.
-  Error prepare_prompt(const std::string& text, const ggml_common::LogScope& scope, bool chat = false);
+  // text is a chat template's (input 2), with the messages' images (ChatTurn::images): its text
+  // holds no image, and its "<image>" is the user's text when the messages have images.
+  Error prepare_prompt(const std::string& text, const ggml_common::LogScope& scope, const ChatTurn* chat = nullptr);
   Error collect_images(std::vector<std::string>& inline_images, const ggml_common::LogScope& scope,
                        std::vector<BitmapPtr>& owned, std::vector<const mtmd_bitmap*>& images) const;
   void set_metadata(wasinn_tensor& out);

@@ -16,7 +16,8 @@ scripts/fixtures/export_llava.py:
   llava, qwen2vl, gemma3
            a user message of text and an image_url data URL (image.png), greedy, 16 tokens: the answer
            and its usage equal llama-server's, the answer llama-mtmd-cli's; streamed, the deltas join
-           to it; a text '<image>' beside the image stays text, as llama-server's does; (llava) the
+           to it; text that reads '<image>' or '<img src="data:...">' beside the image stays text, as
+           llama-server's does; (llava) the
            picture as JPEG, GIF and BMP (PyPI Pillow) answers as llama-server's; the second image (image2.png) answers as llama-server does for it, and otherwise
            than the first (the image matters); the Responses API's input_image and the Messages API's
            base64 image block answer as the chat; the token metrics count the image's tokens as the
@@ -24,7 +25,8 @@ scripts/fixtures/export_llava.py:
   errors   each a 400 that says what, the server answering correctly after it: a truncated PNG, bytes
            that are no image, a PNG whose header says 12000x12000 (huge.png), a WebP, a remote
            http(s) URL (chat, Responses, Messages), a data URL that is not base64, images over
-           MAX_IMAGE_BYTES, an input_audio part, a model served without a projector; at start,
+           MAX_IMAGE_BYTES, an input_audio part, a model served without a projector (whose text chat
+           with an inline tag in its text is answered); at start,
            --mmproj naming a missing file, a GGUF that is no projector, or no --openai model is a
            usage error (exit 2) before anything loads
 
@@ -56,6 +58,8 @@ PAIRS = {  # case -> (text model, projector), under the fixtures directory
 }
 NAME = "vl"
 TEXT = "describe the picture"
+# Text that reads like an image's place: WasmEdge's marker and its inline tag, text for the model.
+MARKUP = 'what are <image> and <img src="data:image/png;base64,iVBORw0KGgo="> in HTML?'
 RAW_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
 
 
@@ -213,8 +217,9 @@ def case_fixture(ctx):
             r = ls.post("/v1/chat/completions", body)
             want[fmt] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
                          r["usage"]["completion_tokens"])
-        # Text that reads like WasmEdge's image marker stays text beside a real image, as for llama-server.
-        marked = {"messages": chat_messages(data_url(one), "what is <image> in HTML?"), "max_tokens": N_PREDICT,
+        # Text that reads like WasmEdge's image marker or inline tag stays text beside a real image,
+        # as for llama-server.
+        marked = {"messages": chat_messages(data_url(one), MARKUP), "max_tokens": N_PREDICT,
                   "temperature": 0}
         r = ls.post("/v1/chat/completions", marked)
         want["marker-text"] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
@@ -228,8 +233,8 @@ def case_fixture(ctx):
         c = client(server)
         got = chat(c, chat_messages(data_url(one)))
         check(got == want["one"], f"wasinn {got} != llama-server {want['one']} (answer, prompt and completion tokens)")
-        got_marked = chat(c, chat_messages(data_url(one), "what is <image> in HTML?"))
-        check(got_marked == want["marker-text"], f"text '<image>': wasinn {got_marked} != llama-server "
+        got_marked = chat(c, chat_messages(data_url(one), MARKUP))
+        check(got_marked == want["marker-text"], f"text {MARKUP!r}: wasinn {got_marked} != llama-server "
               f"{want['marker-text']}")
         got2 = chat(c, chat_messages(data_url(two)))
         check(got2 == want["two"], f"the second image: wasinn {got2} != llama-server {want['two']}")
@@ -340,6 +345,9 @@ def case_errors(ctx):
             message = bad_request(fn, *needles, code=code)
             log(f"{what}: 400 {message}")
             still_answers()
+        # A text chat whose text holds an inline tag is text, on a model without projector too.
+        r = c.chat.completions.create(model="text", messages=[{"role": "user", "content": MARKUP}], max_tokens=4)
+        check(r.choices[0].message.content is not None, "a text chat with markup got no answer")
         try:
             import anthropic
             a = anthropic.Anthropic(base_url=server.url(""), api_key="unused", max_retries=0, timeout=120)
