@@ -77,7 +77,7 @@ bool content_text(const json& content, std::string& text) {
 // decodes it: the decoded size, and the first bytes (up to `head_size`) for the format's signature.
 bool base64_size(const std::string& text, size_t from, uint64_t& size, std::string& head, size_t head_size) {
   size_t end = text.size();
-  while (end > from && end - from > 0 && text[end - 1] == '=' && text.size() - end < 2) --end;
+  while (end > from && text[end - 1] == '=' && text.size() - end < 2) --end;  // up to two '='s of padding
   const size_t n = end - from;
   if (n % 4 == 1) return false;
   uint32_t bits = 0;
