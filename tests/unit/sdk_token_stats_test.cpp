@@ -10,7 +10,7 @@
 namespace {
 
 struct CountingContext {
-  wasinn_token_stats next{0, 1, 7, 3, 40, 2, 20};
+  wasinn_token_stats next{0, 1, 7, 3, 40, 2, 20, 0, 0};
   int takes = 0;
   void take_token_stats(wasinn_token_stats& out) noexcept {
     out = next;
