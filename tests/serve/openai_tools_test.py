@@ -37,18 +37,14 @@ Exit status: 0 passed, 1 failed, 77 skipped.
 import argparse
 import json
 import os
-import socket
-import subprocess
 import sys
 import threading
-import time
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
-from serve_test import Server, log  # noqa: E402
+from serve_test import LlamaServer, Server, log  # noqa: E402
 
 FIXTURES = ["qwen2.5", "qwen3", "hermes-2-pro", "llama-3.1", "mistral-nemo"]
 THREADS, CTX, SEED = 1, 4096, 42
@@ -73,37 +69,9 @@ TOOL_RESULT = json.dumps({"temperature": 21, "unit": "celsius"})
 ROUND_TRIP_CHOICE = {"llama-3.1": "required"}
 
 
-class LlamaServer(Server):
-    """llama.cpp's llama-server --jinja on 127.0.0.1, ready when /health answers 200; its output kept
-    and the process stopped as serve_test's Server does."""
-
-    def __init__(self, binary, model, name="llama-server"):
-        super().__init__([binary], [], model, name=name)
-        self.binary, self.model = binary, model
-
-    def __enter__(self):
-        with socket.socket() as s:  # a free port (llama-server takes no port 0)
-            s.bind(("127.0.0.1", 0))
-            self.host, self.port = "127.0.0.1", s.getsockname()[1]
-        argv = [self.binary, "--jinja", "-m", self.model, "--host", "127.0.0.1", "--port", str(self.port),
-                "-t", str(THREADS), "-tb", str(THREADS), "-c", str(CTX), "-np", "1", "--seed", str(SEED),
-                "--no-webui"]
-        log(f"{self.name}: {' '.join(argv)}")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        threading.Thread(target=self._drain, args=(self.proc.stdout, False), daemon=True).start()
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                raise Failure(f"{self.name} exited with status {self.proc.returncode}\n{self.tail()}")
-            try:
-                with urllib.request.urlopen(self.url("/health"), timeout=5) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise Failure(f"{self.name} not healthy within 60 s\n{self.tail()}")
-            time.sleep(0.1)
+def llama_server(binary, model, name="llama-server"):
+    """llama.cpp's llama-server --jinja on the fixture, with the seed of the comparison."""
+    return LlamaServer(binary, model, ["--seed", str(SEED)], threads=THREADS, ctx=CTX, name=name)
 
 
 class Ctx:
@@ -126,7 +94,7 @@ class Ctx:
 
     def subject(self):
         if self.args.subject == "llama-server":
-            return LlamaServer(self.args.llama_server, self.model, name="llama-server (subject)")
+            return llama_server(self.args.llama_server, self.model, name="llama-server (subject)")
         extra = ["--env", f"NN_OPTIONS={NN_OPTIONS}"]
         if self.args.backend_dir:
             extra += ["--backend-dir", self.args.backend_dir]
@@ -281,7 +249,7 @@ def well_formed(answer, tools, what, who="llama-server"):
 def case_fixture(ctx):
     name = ctx.args.case
     report = Report()
-    with LlamaServer(ctx.args.llama_server, ctx.model) as ref, ctx.subject() as sub:
+    with llama_server(ctx.args.llama_server, ctx.model) as ref, ctx.subject() as sub:
         models = {ref: client(ref).models.list().data[0].id, sub: client(sub).models.list().data[0].id}
 
         def on_both(ask, req_ref, req_sub=None):

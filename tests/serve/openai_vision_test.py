@@ -36,18 +36,15 @@ import argparse
 import base64
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
-from serve_test import Server, log  # noqa: E402
+from serve_test import LlamaServer, Server, log  # noqa: E402
 
 THREADS, CTX, N_PREDICT = 1, 512, 16
 NN_OPTIONS = json.dumps({"threads": THREADS, "ctx-size": CTX})
@@ -89,38 +86,12 @@ def other_formats(png):
     return out
 
 
-class LlamaServer(Server):
-    """llama.cpp's llama-server --jinja --mmproj on 127.0.0.1 (CPU only), ready when /health answers."""
+class MtmdServer(LlamaServer):
+    """llama.cpp's llama-server --jinja --mmproj on 127.0.0.1 (CPU only), its media marker pinned."""
 
     def __init__(self, binary, model, mmproj):
-        super().__init__([binary], [], model, name="llama-server")
-        self.binary, self.model, self.mmproj = binary, model, mmproj
-
-    def __enter__(self):
-        with socket.socket() as s:  # a free port (llama-server takes no port 0)
-            s.bind(("127.0.0.1", 0))
-            self.host, self.port = "127.0.0.1", s.getsockname()[1]
-        argv = [self.binary, "--jinja", "-m", self.model, "--mmproj", self.mmproj, "--host", "127.0.0.1",
-                "--port", str(self.port), "-t", str(THREADS), "-tb", str(THREADS), "-c", str(CTX), "-np", "1",
-                "--no-webui"]
-        env = dict(os.environ, LLAMA_ARG_DEVICE="none", LLAMA_MEDIA_MARKER="<__media__>")
-        log(f"{self.name}: {' '.join(argv)}")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     env=env)
-        threading.Thread(target=self._drain, args=(self.proc.stdout, False), daemon=True).start()
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                raise Failure(f"{self.name} exited with status {self.proc.returncode}\n{self.tail()}")
-            try:
-                with urllib.request.urlopen(self.url("/health"), timeout=5) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise Failure(f"{self.name} not healthy within 60 s\n{self.tail()}")
-            time.sleep(0.1)
+        super().__init__(binary, model, ["--mmproj", mmproj], threads=THREADS, ctx=CTX,
+                         env=dict(os.environ, LLAMA_ARG_DEVICE="none", LLAMA_MEDIA_MARKER="<__media__>"))
 
     def post(self, path, body):
         req = urllib.request.Request(self.url(path), data=json.dumps(body).encode(),
@@ -203,7 +174,7 @@ def case_fixture(ctx):
     from serve_test import metrics_url, wait_lines
     model, mmproj = (ctx.fixture(p) for p in PAIRS[ctx.args.case])
     one, two = ctx.image("image.png"), ctx.image("image2.png")
-    with LlamaServer(ctx.args.llama_server, model, mmproj) as ls:
+    with MtmdServer(ctx.args.llama_server, model, mmproj) as ls:
         want = {}
         for key, raw in (("one", one), ("two", two)):
             body = {"messages": chat_messages(data_url(raw)), "max_tokens": N_PREDICT, "temperature": 0}

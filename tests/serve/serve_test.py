@@ -191,6 +191,41 @@ class Server:
             raise Failure(f"{self.name} did not exit within {timeout} s\n{self.tail()}")
 
 
+class LlamaServer(Server):
+    """llama.cpp's llama-server --jinja on 127.0.0.1 with one slot of `ctx` tokens and `threads`
+    threads, plus `args`; ready when /health answers 200; its output kept and the process stopped
+    as Server does."""
+
+    def __init__(self, binary, model, args=(), threads=1, ctx=4096, env=None, name="llama-server"):
+        super().__init__([binary], [], model, env=env, name=name)
+        self.binary, self.model, self.extra, self.threads, self.ctx = binary, model, list(args), threads, ctx
+
+    def __enter__(self):
+        with socket.socket() as s:  # a free port (llama-server takes no port 0)
+            s.bind(("127.0.0.1", 0))
+            self.host, self.port = "127.0.0.1", s.getsockname()[1]
+        argv = [self.binary, "--jinja", "-m", self.model, "--host", "127.0.0.1", "--port", str(self.port),
+                "-t", str(self.threads), "-tb", str(self.threads), "-c", str(self.ctx), "-np", "1", "--no-webui",
+                *self.extra]
+        log(f"{self.name}: {' '.join(argv)}")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     env=self.env)
+        threading.Thread(target=self._drain, args=(self.proc.stdout, False), daemon=True).start()
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise Failure(f"{self.name} exited with status {self.proc.returncode}\n{self.tail()}")
+            try:
+                with urllib.request.urlopen(self.url("/health"), timeout=5) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise Failure(f"{self.name} not healthy within 60 s\n{self.tail()}")
+            time.sleep(0.1)
+
+
 class Response:
     def __init__(self, status, headers, body, elapsed):
         self.status = status
