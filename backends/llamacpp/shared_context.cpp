@@ -31,16 +31,18 @@ size_t common_prefix(const std::vector<llama_token>& a, std::span<const llama_to
   return i;
 }
 
-// llama_decode's code for a step as a status (as token_stream.cpp's for a context's own decode).
-// `errors`: what llama.cpp logged as errors during the step.
-Error step_status(int32_t rc, const std::string& errors) {
+}  // namespace
+
+Error decode_status(int32_t rc, std::string_view no_room_in, const std::string& errors) {
   if (rc == 0) return {};
-  if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in the shared context for this step"};
+  if (rc == 1) return {WASINN_CONTEXT_FULL, "llama_decode found no room in " + std::string(no_room_in)};
   if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
   const std::string why = errors.empty() ? "" : ": " + errors;
   if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid" + why);
   return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc) + why);
 }
+
+namespace {
 
 // /proc/meminfo's MemAvailable, or 0.
 uint64_t memory_available() {
@@ -335,7 +337,7 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
   const auto took = Clock::now() - began;
   lock.lock();
   last_step_ = took;
-  const Error failed = step_status(rc, log_scope.errors());
+  const Error failed = decode_status(rc, "the shared context for this step", log_scope.errors());
   for (Request* r : in_step_) {
     const size_t taken = r->taken;
     r->taken = 0;

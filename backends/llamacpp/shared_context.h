@@ -27,6 +27,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -36,6 +37,10 @@
 namespace wasinn::llamacpp {
 
 using sdk::Error;
+
+// llama_decode's code as a status, for a shared step and a context's own decode alike. no_room_in:
+// what had no room ("the context for 8 tokens"); errors: what llama.cpp logged as errors meanwhile.
+Error decode_status(int32_t rc, std::string_view no_room_in, const std::string& errors = {});
 
 class SharedContext {
  public:

@@ -38,13 +38,8 @@ std::string piece_of(const llama_vocab* vocab, llama_token token, bool special =
 }
 
 // llama_decode's code for a batch of n tokens as a status.
-Error decode_status(int32_t rc, int32_t n) {
-  if (rc == 0) return {};
-  if (rc == 1)
-    return {WASINN_CONTEXT_FULL, "llama_decode found no room in the context for " + std::to_string(n) + " tokens"};
-  if (rc == 2) return {WASINN_TIMEOUT, "generation was cancelled"};
-  if (rc == -1) return sdk::invalid("llama_decode rejected the batch as invalid");
-  return sdk::runtime_error("llama_decode failed with code " + std::to_string(rc));
+Error batch_status(int32_t rc, int32_t n) {
+  return decode_status(rc, "the context for " + std::to_string(n) + " tokens");
 }
 
 // One token at an explicit position: after a prompt with images, the one libmtmd returned (an
@@ -55,7 +50,7 @@ Error decode_at(llama_context* ctx, llama_token token, llama_pos pos) {
   int32_t n_seq = 1;
   int8_t output = 1;
   const llama_batch batch{1, &token, nullptr, &pos, &n_seq, &seqs, &output};
-  return decode_status(llama_decode(ctx, batch), 1);
+  return batch_status(llama_decode(ctx, batch), 1);
 }
 
 }  // namespace
@@ -64,7 +59,7 @@ Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens) {
   const size_t batch = std::max<uint32_t>(1, llama_n_batch(ctx));
   for (size_t at = 0; at < tokens.size(); at += batch) {
     const auto n = static_cast<int32_t>(std::min(batch, tokens.size() - at));
-    if (Error e = decode_status(llama_decode(ctx, llama_batch_get_one(tokens.data() + at, n)), n)) return e;
+    if (Error e = batch_status(llama_decode(ctx, llama_batch_get_one(tokens.data() + at, n)), n)) return e;
   }
   return {};
 }

@@ -17,8 +17,6 @@ bool tracing() { return logger().should_log(spdlog::level::trace); }
 RequestScope::RequestScope(const std::string& request_id) : outer_(current) { current = &request_id; }
 RequestScope::~RequestScope() { current = outer_; }
 
-const std::string& current_request() { return *current; }
-
 void trace_line(std::string_view layer, std::string_view text) {
   const std::string& id = *current;
   log_with_fields(spdlog::level::trace, fmt::format("{} [{}] {}", layer, id.empty() ? "-" : id, text),

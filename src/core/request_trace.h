@@ -14,7 +14,8 @@ namespace wasinn {
 // Whether trace lines are logged now.
 bool tracing();
 
-// The request the thread's current wasi-nn call is for, while it lives ("" for none).
+// The request the thread's current wasi-nn call is for, while it lives ("" for none): the id
+// trace_line writes.
 class RequestScope {
  public:
   explicit RequestScope(const std::string& request_id);
@@ -25,7 +26,6 @@ class RequestScope {
  private:
   const std::string* outer_;
 };
-const std::string& current_request();
 
 // "LAYER [ID] TEXT" at trace, ID the current request's ("-" for none); json logs get the id and
 // the layer as fields.
