@@ -37,9 +37,8 @@ void add_common(CLI::App* cmd, CommonOptions& o, const std::string& default_leve
       cmd->add_option("--log-level", o.log_level,
                       "off, error, warn (failed wasi-nn calls), info (also each model load" +
                           std::string(default_level == "info" ? ", the start, the stop and each request" : "") +
-                          "), debug, or trace (also a line per crossing of each request's path: the server's steps, "
-                          "each wasi-nn "
-                          "call, each backend plugin call, with the request's id); the default: " +
+                          "), debug, or trace (also a line per crossing of each request's path: the server's "
+                          "steps, each wasi-nn call, each backend plugin call, with the request's id); the default: " +
                           default_level)
           ->type_name("LEVEL")
           ->check(CLI::IsMember({"off", "error", "warn", "info", "debug", "trace"}));

@@ -225,20 +225,20 @@ impl Shared {
                 return Ok(answer);
             }
         }
-        let id = tracked.request_id.clone();
         let req = read_whole(req, &self.settings, tracked).await?;
+        let id = &tracked.request_id;
         self.callbacks
-            .trace(&id, format_args!("body read: {} bytes", tracked.bytes_in));
+            .trace(id, format_args!("body read: {} bytes", tracked.bytes_in));
         let asked = std::time::Instant::now();
         let worker = self.admit().await?;
         self.callbacks
-            .trace(&id, format_args!("admitted after {:.3} ms", ms(asked.elapsed())));
+            .trace(id, format_args!("admitted after {:.3} ms", ms(asked.elapsed())));
         let started = std::time::Instant::now();
-        let guest = self.start_guest(req, worker, tracked.guest_failed.clone(), &id)?;
+        let guest = self.start_guest(req, worker, tracked.guest_failed.clone(), id)?;
         let answer = self.guest_answer(guest).await;
         match &answer {
             Ok(resp) => self.callbacks.trace(
-                &id,
+                id,
                 format_args!(
                     "the guest answered {} after {:.3} ms",
                     resp.status().as_u16(),
@@ -246,7 +246,7 @@ impl Shared {
                 ),
             ),
             Err(host) => self.callbacks.trace(
-                &id,
+                id,
                 format_args!(
                     "the host answers {} for the guest after {:.3} ms",
                     host.status(),
