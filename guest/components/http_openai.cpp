@@ -374,10 +374,12 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
   // Each API route answers with and without /v1, as llama-server's and Ollama's do.
   const bool bare = asked == "/chat/completions" || asked == "/completions" || asked == "/embeddings" ||
                     asked == "/models" || asked == "/responses" || asked == "/messages" ||
-                    asked == "/messages/count_tokens";
+                    asked == "/messages/count_tokens" || asked == "/rerank";
   const std::string path = bare ? "/v1" + asked : asked;
   const bool post_path = path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings" ||
-                         path == "/v1/responses" || path == "/v1/messages" || path == "/v1/messages/count_tokens";
+                         path == "/v1/responses" || path == "/v1/messages" || path == "/v1/messages/count_tokens" ||
+                         path == "/v1/audio/transcriptions" || path == "/v1/audio/translations" ||
+                         path == "/v1/audio/speech" || path == "/v1/rerank";
   // HEAD too (--public-path / lets both through): the server sends HEAD's headers without the body.
   if (path == "/" && (r->method == WH_GET || r->method == WH_HEAD)) return chat_page(out);
   if (path == "/v1/models") {
@@ -388,9 +390,10 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
     return respond_error(out, 404,
                          "no route for " + asked +
                              "; this server answers POST /v1/chat/completions, /v1/completions, /v1/embeddings, "
-                             "/v1/responses, /v1/messages and /v1/messages/count_tokens, GET /v1/models (each also "
-                             "without /v1: POST /chat/completions, /completions, /embeddings, /responses, /messages, "
-                             "/messages/count_tokens, GET /models) and GET / (the chat page)",
+                             "/v1/responses, /v1/messages, /v1/messages/count_tokens, /v1/audio/transcriptions, "
+                             "/v1/audio/translations, /v1/audio/speech and /v1/rerank, GET /v1/models (each but "
+                             "audio also without /v1: POST /chat/completions, /completions, /embeddings, /responses, "
+                             "/messages, /messages/count_tokens, /rerank, GET /models) and GET / (the chat page)",
                          "unknown_url");
   }
   if (r->method != WH_POST) return respond_error(out, 405, "use POST " + asked);
@@ -399,15 +402,21 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
     hg_buf_free(&raw);
     return respond_error(out, 400, "the request body could not be read");
   }
+  std::string text(raw.data ? raw.data : "", raw.len);
+  hg_buf_free(&raw);
+  // OpenAI's audio uploads are multipart forms, not JSON (http_openai_transcription.cpp).
+  if (path == "/v1/audio/transcriptions" || path == "/v1/audio/translations")
+    return transcriptions(header_value(req, "content-type"), text, path == "/v1/audio/translations", out, g);
   json body;
   Refusal why;
-  const bool parsed = parse_body(std::string(raw.data ? raw.data : "", raw.len), body, why);
-  hg_buf_free(&raw);
+  const bool parsed = parse_body(text, body, why);
   if (!parsed) return respond_refusal(out, why);
   if (path == "/v1/embeddings") return embeddings(body, out);
   if (path == "/v1/responses") return responses(body, out, g);
   if (path == "/v1/messages") return messages(body, out, g);
   if (path == "/v1/messages/count_tokens") return count_tokens(body, out, g);
+  if (path == "/v1/audio/speech") return speech(body, out, g);
+  if (path == "/v1/rerank") return rerank(body, out, g);
   completions(path == "/v1/chat/completions" ? Kind::chat : Kind::completion, body, out, g);
 }
 

@@ -116,6 +116,16 @@ void responses(const json& body, wh_response_outparam out, Generation g);
 void messages(const json& body, wh_response_outparam out, Generation g);
 void count_tokens(const json& body, wh_response_outparam out, Generation g);
 
+// POST /v1/audio/transcriptions and /v1/audio/translations (`translate`): OpenAI's multipart form
+// (`content_type` its header, `body` the whole form) on a whisper model (http_openai_transcription.cpp).
+void transcriptions(const std::string& content_type, const std::string& body, bool translate, wh_response_outparam out,
+                    Generation g);
+// POST /v1/audio/speech: text to audio on a Piper or OuteTTS model (http_openai_speech.cpp).
+void speech(const json& body, wh_response_outparam out, Generation g);
+// POST /v1/rerank (and /rerank): documents scored against a query by a reranking model
+// (http_openai_rerank.cpp).
+void rerank(const json& body, wh_response_outparam out, Generation g);
+
 // GET /: the chat page (http_openai_page.cpp).
 void chat_page(wh_response_outparam out);
 

@@ -509,7 +509,7 @@ impl HostAnswer {
 
 /// A path OpenAI's clients call: under /v1/, or one of its routes without the prefix.
 fn openai_path(path: &str) -> bool {
-    const BARE: [&str; 4] = ["/chat/completions", "/completions", "/embeddings", "/models"];
+    const BARE: [&str; 5] = ["/chat/completions", "/completions", "/embeddings", "/models", "/rerank"];
     path.starts_with("/v1/") || BARE.contains(&path)
 }
 
@@ -646,6 +646,7 @@ mod unit {
             "/completions",
             "/embeddings",
             "/models",
+            "/rerank",
         ] {
             assert!(openai_path(path), "{path}");
         }
