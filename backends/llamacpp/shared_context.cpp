@@ -180,7 +180,22 @@ void SharedContext::Sequence::release(bool keep) {
   if (!owner_) return;
   SharedContext& s = *owner_;
   {
-    std::lock_guard lock(s.mu_);
+    std::unique_lock lock(s.mu_);
+    if (in_flight_) {
+      Request& r = request_;
+      // Not in a step yet: dropped. In the running one: its end is waited for, as the step
+      // writes into it; what it decoded is then in the KV.
+      const bool dropped = !r.finished && r.taken == 0;
+      if (dropped) s.finish(r, {WASINN_TIMEOUT, "the sequence was released"});
+      while (!r.finished) s.cv_.wait(lock);
+      in_flight_ = false;
+      if (r.result) {
+        if (!dropped) kv_known_ = false;
+      } else {
+        kv_.resize(static_cast<size_t>(r.pos));
+        kv_.insert(kv_.end(), r.tokens.begin(), r.tokens.end());
+      }
+    }
     Slot& slot = s.slots_[static_cast<size_t>(seq_)];
     slot.busy = false;
     slot.last_used = ++s.use_clock_;
@@ -201,37 +216,63 @@ void SharedContext::Sequence::release(bool keep) {
 Error SharedContext::Sequence::decode(std::span<const llama_token> tokens, llama_pos pos,
                                       const std::atomic<bool>& cancel, uint32_t threads) {
   if (!owner_) return sdk::invalid("no sequence is held");
+  if (in_flight_) return sdk::invalid("a submitted token is still in flight");
   if (tokens.empty()) return {};
+  enqueue(tokens, pos, cancel, threads);
+  return wait();
+}
+
+void SharedContext::Sequence::submit(llama_token token, llama_pos pos, const std::atomic<bool>& cancel,
+                                     uint32_t threads) {
+  ahead_ = token;
+  enqueue(std::span<const llama_token>(&ahead_, 1), pos, cancel, threads);
+}
+
+void SharedContext::Sequence::enqueue(std::span<const llama_token> tokens, llama_pos pos,
+                                      const std::atomic<bool>& cancel, uint32_t threads) {
   SharedContext& s = *owner_;
-  Request r;
-  r.seq = seq_;
-  r.tokens = tokens;
-  r.pos = pos;
-  r.cancel = &cancel;
-  r.threads = threads;
-  r.logits = &logits_;
-  std::unique_lock lock(s.mu_);
-  Slot& slot = s.slots_[static_cast<size_t>(seq_)];
-  if (static_cast<size_t>(pos) < kv_.size() || !kv_known_) {
-    slot.trim_from = slot.trim_from < 0 ? pos : std::min(slot.trim_from, pos);
-  }
-  slot.queued_once = true;
-  s.queue_.push_back(&r);
-  s.cv_.notify_all();  // the stepping thread: a step to run, or one more for the step it gathers
-  while (!r.finished) {
-    // Cancelled before a step took it: no step would (run_step skips it), so it ends here.
-    if (r.taken == 0 && cancel.load(std::memory_order_relaxed)) {
-      s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
-      break;
+  request_ = Request{};
+  request_.seq = seq_;
+  request_.tokens = tokens;
+  request_.pos = pos;
+  request_.cancel = &cancel;
+  request_.threads = threads;
+  request_.logits = &logits_;
+  in_flight_ = true;
+  {
+    std::lock_guard lock(s.mu_);
+    Slot& slot = s.slots_[static_cast<size_t>(seq_)];
+    if (static_cast<size_t>(pos) < kv_.size() || !kv_known_) {
+      slot.trim_from = slot.trim_from < 0 ? pos : std::min(slot.trim_from, pos);
     }
-    s.cv_.wait_for(lock, std::chrono::milliseconds(20));
+    slot.queued_once = true;
+    s.queue_.push_back(&request_);
   }
+  s.cv_.notify_all();  // the stepping thread: a step to run, or one more for the step it gathers
+}
+
+Error SharedContext::Sequence::wait() {
+  if (!owner_ || !in_flight_) return sdk::invalid("no token is in flight");
+  SharedContext& s = *owner_;
+  Request& r = request_;
+  {
+    std::unique_lock lock(s.mu_);
+    while (!r.finished) {
+      // Cancelled before a step took it: no step would (run_step skips it), so it ends here.
+      if (r.taken == 0 && r.cancel->load(std::memory_order_relaxed)) {
+        s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
+        break;
+      }
+      s.cv_.wait_for(lock, std::chrono::milliseconds(20));
+    }
+  }
+  in_flight_ = false;
   if (r.result) {
     kv_known_ = false;  // part of it may be in the KV, or a trim of it pending
-    return r.result;
+    return std::move(r.result);
   }
-  kv_.resize(static_cast<size_t>(pos));
-  kv_.insert(kv_.end(), tokens.begin(), tokens.end());
+  kv_.resize(static_cast<size_t>(r.pos));
+  kv_.insert(kv_.end(), r.tokens.begin(), r.tokens.end());
   return {};
 }
 

@@ -57,6 +57,24 @@ class SharedContext {
   // now holds the KV of (f16, as llama.cpp's default), from 1 to 8.
   static uint32_t sequences_for_memory(const llama_model* model, uint32_t n_ctx_seq);
   ~SharedContext();
+
+ private:
+  // One caller's tokens waiting for (or in) steps.
+  struct Request {
+    llama_seq_id seq = 0;
+    std::span<const llama_token> tokens;
+    llama_pos pos = 0;
+    size_t done = 0;       // tokens decoded so far
+    size_t taken = 0;      // tokens of them in the running step
+    int32_t last_at = -1;  // the batch index of the last token, when the running step has it
+    bool finished = false;
+    Error result;
+    const std::atomic<bool>* cancel = nullptr;
+    uint32_t threads = 1;
+    std::vector<float>* logits = nullptr;
+  };
+
+ public:
   SharedContext(const SharedContext&) = delete;
   SharedContext& operator=(const SharedContext&) = delete;
 
@@ -81,19 +99,30 @@ class SharedContext {
     // copies the last one's logits to logits(). Waits for the steps that take them: TIMEOUT once
     // `cancel` is set (a step already running finishes for the others).
     Error decode(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
+    // decode() of one token in two halves: queued now, waited for by wait() (its result). The
+    // sampled token's decode then runs while its caller takes the token out through the guest,
+    // as llama-server decodes the next step while its HTTP threads send the last one. One at a time.
+    void submit(llama_token token, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
+    Error wait();
+    bool in_flight() const { return in_flight_; }
     const float* logits() const { return logits_.data(); }
     // The slot is idle again. keep: its KV (every token decode() took, unless a step failed)
-    // stays for the prompt cache; otherwise (a cancel, an unknown end) it is cleared.
+    // stays for the prompt cache; otherwise (a cancel, an unknown end) it is cleared. A submitted
+    // token not yet in a step is dropped; one in the running step is waited for.
     void release(bool keep);
 
    private:
     friend class SharedContext;
+    void enqueue(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
     SharedContext* owner_ = nullptr;
     llama_seq_id seq_ = 0;
     size_t cached_ = 0;
     std::vector<llama_token> kv_;
     bool kv_known_ = true;  // false after a failed step: the KV may hold part of it
     std::vector<float> logits_;
+    Request request_;  // the tokens in the steps' hands, while in_flight_
+    bool in_flight_ = false;
+    llama_token ahead_ = 0;  // submit()'s token
   };
 
   // llama.cpp's perf counters of the shared context (every sequence's), to its log; between steps.
@@ -106,20 +135,6 @@ class SharedContext {
  private:
   SharedContext() = default;
 
-  // One caller's tokens waiting for (or in) steps.
-  struct Request {
-    llama_seq_id seq = 0;
-    std::span<const llama_token> tokens;
-    llama_pos pos = 0;
-    size_t done = 0;       // tokens decoded so far
-    size_t taken = 0;      // tokens of them in the running step
-    int32_t last_at = -1;  // the batch index of the last token, when the running step has it
-    bool finished = false;
-    Error result;
-    const std::atomic<bool>* cancel = nullptr;
-    uint32_t threads = 1;
-    std::vector<float>* logits = nullptr;
-  };
   struct Slot {
     bool busy = false;
     bool queued_once = false;  // its holder has asked for a step (not just acquired it)

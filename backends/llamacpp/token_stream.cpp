@@ -256,7 +256,11 @@ Error TokenStream::step() {
       ended_ = WASINN_CONTEXT_FULL;
       return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
     }
-    if (Error e = feed_back(tokens_.back(), static_cast<llama_pos>(n_past_))) return e;
+    if (shared_ && shared_->in_flight()) {
+      if (Error e = shared_->wait()) return e;  // decoded ahead, at the end of the last call
+    } else if (Error e = feed_back(tokens_.back(), static_cast<llama_pos>(n_past_))) {
+      return e;
+    }
     ++n_past_;
     pending_ = false;
   }
@@ -309,7 +313,15 @@ Error TokenStream::step() {
       stopped_ = true;
     }
   }
+  decode_ahead();
   return {};
+}
+
+void TokenStream::decode_ahead() {
+  // Only where a token will surely be asked for next: not past the end, n-predict or the context.
+  if (!shared_ || !pending_ || ended_ != WASINN_OK || n_past_ >= n_ctx_) return;
+  if (n_predict_ >= 0 && tokens_.size() >= static_cast<size_t>(n_predict_)) return;
+  shared_->submit(tokens_.back(), static_cast<llama_pos>(n_past_), *cancel_, threads_);
 }
 
 Error TokenStream::grammar_failure(const std::exception& e) const {

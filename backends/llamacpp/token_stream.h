@@ -149,6 +149,8 @@ class TokenStream {
   Error feed_back(llama_token token, llama_pos pos);
   void note_logprobs(const std::vector<float>& logits, llama_token token);
   void count_token() noexcept;  // into stats_, for the token just generated
+  // A shared sequence's token just sampled goes to the steps at once; the next call waits for it.
+  void decode_ahead();
 
   // Grammar work that failed (cancelled, or past llama.cpp's patched stack cap) as a status.
   Error grammar_failure(const std::exception& e) const;

@@ -160,6 +160,35 @@ TEST(LlamaBatch, CachedPrefixGivesTheColdAnswer) {
   EXPECT_GE(two.cached, static_cast<int>(prompt_tokens)) << "the whole first prompt came from the cache";
 }
 
+// A stream its caller leaves midway (as a client that has what it wanted) while its next token is
+// being decoded ahead: the sequence is given back once that decode ends, its KV kept, and the
+// next turn reuses it and gives native's answer.
+TEST(LlamaBatch, AStreamLeftMidwayKeepsItsKVForTheNextTurn) {
+  LoadArgs args = model_args("ggml", {read_file(tiny_model())});
+  args.config =
+      nlohmann::json{{"temp", 0}, {"ctx-size", kCtx}, {"n-predict", -1}, {"threads", 1}, {"parallel", 2}}.dump();
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load(backend(), args, g, d), WASINN_OK) << d.detail;
+  Context c(api(), g.ptr);
+  const std::string first = prompts()[3];
+  ASSERT_EQ(set_text(c.ptr, 0, first), WASINN_OK);
+  std::string text;
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_EQ(api().compute_single(c.ptr, &d), WASINN_OK) << d.detail;
+    const wasinn_tensor_id id = by_index(0);
+    wasinn_tensor t{};
+    ASSERT_EQ(api().get_output_single(c.ptr, &id, &t, &d), WASINN_OK) << d.detail;
+    text.append(static_cast<const char*>(t.data), t.data_length);
+  }
+  ASSERT_EQ(api().fini_single(c.ptr, &d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_text(c.ptr, 1, "{\"n-predict\": 24}"), WASINN_OK);
+  const std::string next = first + text + " And then";
+  const Answer two = generate(c.ptr, next, false);
+  EXPECT_EQ(two.text, native(next));
+  EXPECT_GE(two.cached, static_cast<int>(native_token_count(tiny_model(), first)));
+}
+
 // A partition reuses only its own KV: the same prompt under another partition is evaluated again.
 TEST(LlamaBatch, PartitionsShareNoKV) {
   Graph g = tiny(4);
