@@ -45,6 +45,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["enable-debug-log"] = boolean(&LlamaOptions::enable_debug_log, "enable-debug-log");
     t["stream-stdout"] = boolean(&LlamaOptions::stream_stdout, "stream-stdout");
     t["embedding"] = boolean(&LlamaOptions::embedding, "embedding");
+    t["reranking"] = boolean(&LlamaOptions::reranking, "reranking");
     t["n-predict"] = integer(&LlamaOptions::n_predict, "n-predict", -1, std::numeric_limits<int32_t>::max());
     t["reverse-prompt"] = text(&LlamaOptions::reverse_prompt, "reverse-prompt");
     t["n-probs"] = integer(&LlamaOptions::n_probs, "n-probs", 0, 100);
@@ -183,6 +184,7 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"batch-size", o.batch_size},
                        {"ubatch-size", o.ubatch_size},
                        {"embedding", o.embedding},
+                       {"reranking", o.reranking},
                        {"stream-stdout", o.stream_stdout},
                        {"enable-log", o.enable_log},
                        {"enable-debug-log", o.enable_debug_log}};

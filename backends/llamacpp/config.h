@@ -29,6 +29,8 @@ struct LlamaOptions {
   bool enable_debug_log = false;  // the plugin's step-by-step lines, likewise
   bool stream_stdout = false;     // compute() also prints each token to the host's stdout
   bool embedding = false;         // compute() returns the prompt's embedding instead of text
+  // compute() scores input 0's documents against its query (embedding.h), as llama-server --reranking.
+  bool reranking = false;
   EmbeddingOutput embedding_output = EmbeddingOutput::automatic;
   // Set by the host, never by a guest's JSON: this context's caller gets typed tensors (the
   // property WASINN_PROPERTY_TYPED_OUTPUTS, include/wasinn/backend_plugin.h).

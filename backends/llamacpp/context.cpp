@@ -29,6 +29,8 @@ constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, 
 constexpr size_t kMessages = 2;  // input 2: a chat, which the model's template makes the prompt
 constexpr size_t kImage = 3;     // input 3: an image file's bytes, for a graph with a projector
 
+constexpr uint32_t kRankSequences = 64;  // reranking pairs decoded in one batch at most
+
 Error no_projector(std::string_view what) {
   return sdk::invalid(std::string(what) +
                       ": the model was loaded without a multimodal projector; give its path as \"mmproj\" in the "
@@ -50,8 +52,9 @@ ContextShape LlamaContext::wanted_shape() const {
   s.n_ctx = o.ctx_size > 0 ? o.ctx_size : (graph_->n_ctx_train() > 0 ? graph_->n_ctx_train() : 512);
   s.n_batch = std::min(o.batch_size, s.n_ctx);
   // Pooled embeddings need the whole prompt in one physical batch.
-  s.n_ubatch = o.embedding ? s.n_batch : std::min(o.ubatch_size, s.n_batch);
-  s.embedding = o.embedding;
+  s.embedding = o.embedding || o.reranking;
+  s.n_ubatch = s.embedding ? s.n_batch : std::min(o.ubatch_size, s.n_batch);
+  s.rank = o.reranking;
   return s;
 }
 
@@ -70,6 +73,10 @@ Error LlamaContext::prepare_llama_context(const LogScope& scope) {
   p.n_batch = want.n_batch;
   p.n_ubatch = want.n_ubatch;
   p.n_seq_max = 1;
+  if (want.rank) {  // reranking decodes pairs side by side, each free to use the whole context
+    p.n_seq_max = kRankSequences;
+    p.kv_unified = true;
+  }
   p.n_threads = threads;
   p.n_threads_batch = threads;
   p.embeddings = want.embedding;
@@ -282,6 +289,23 @@ Error LlamaContext::collect_images(std::vector<std::string>& inline_images, cons
 
 // All or nothing: a prompt that fails leaves the previous one in place.
 Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& scope, const ChatTurn* chat) {
+  if (options_.reranking) {
+    if (chat) return sdk::unsupported("\"reranking\": the query and documents go in input 0, not as messages");
+    // A pair must fit one batch: bytes beyond what its tokens could cover are refused untokenized.
+    const uint64_t max_bytes = 4 * uint64_t{wanted_shape().n_batch} * graph_->longest_piece() + 4096;
+    size_t n_tokens = 0;
+    if (Error e = rerank_pairs(graph_->model(), given, max_bytes, rerank_pairs_, n_tokens)) return e;
+    prompt_text_ = given;
+    n_prompt_tokens_ = n_tokens;
+    prompt_.clear();
+    chunks_.reset();
+    has_prompt_ = true;
+    prompt_is_rerank_ = true;
+    stream_.reset();
+    streaming_ = false;
+    output_is_embedding_ = false;
+    return {};
+  }
   std::string text = given;
   std::vector<std::string> inline_images;
   std::vector<BitmapPtr> owned;
@@ -308,6 +332,8 @@ Error LlamaContext::prepare_prompt(const std::string& given, const LogScope& sco
     if (Error e = graph_->projector()->tokenize(text, images, scope, chunks)) return e;
   }
   prompt_text_ = given;
+  prompt_is_rerank_ = false;
+  rerank_pairs_.clear();
   n_prompt_tokens_ = chunks ? mtmd_helper_get_n_tokens(chunks.get()) : tokens.size();
   prompt_ = std::move(tokens);
   chunks_ = std::move(chunks);
@@ -392,11 +418,34 @@ Error LlamaContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
   return {};
 }
 
+Error LlamaContext::prompt_for_mode(const LogScope& scope) {
+  if (!has_prompt_ || prompt_is_rerank_ == options_.reranking) return {};
+  if (chat_) return sdk::unsupported("\"reranking\": the query and documents go in input 0, not as messages");
+  return prepare_prompt(std::string(prompt_text_), scope);
+}
+
+Error LlamaContext::rerank(const LogScope& scope) {
+  if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
+  output_is_embedding_ = false;
+  if (Error e = prepare_llama_context(scope)) return e;
+  stream_.reset();
+  embedding_json_.clear();  // scores are f32 to every caller
+  if (Error e = compute_rank_scores(llama_.get(), rerank_pairs_, embedding_)) return e;
+  output_is_embedding_ = true;
+  debug_note(options_.enable_debug_log, [&] {
+    return "rerank: " + std::to_string(rerank_pairs_.size()) + " pairs, " + std::to_string(n_prompt_tokens_) +
+           " tokens";
+  });
+  return {};
+}
+
 Error LlamaContext::compute() {
   cancel_requested_.store(false);
   LogScope scope(options_.enable_log, &cancel_requested_);
   streaming_ = false;
   wav_.clear();
+  if (Error e = prompt_for_mode(scope)) return e;
+  if (options_.reranking) return rerank(scope);
   if (options_.embedding) {
     if (!has_prompt_) return sdk::invalid("no prompt: set input 0 (\"prompt\") first");
     if (chunks_) return sdk::unsupported("\"embedding\": true embeds text; this prompt has images");
@@ -465,10 +514,11 @@ Error LlamaContext::compute_single() {
   cancel_requested_.store(false);
   LogScope scope(options_.enable_log, &cancel_requested_);
   if (!streaming_) {
-    if (options_.embedding)
-      return sdk::unsupported("compute_single streams text; with \"embedding\": true use compute");
+    if (options_.embedding || options_.reranking)
+      return sdk::unsupported("compute_single streams text; with \"embedding\" or \"reranking\" use compute");
     if (graph_->vocoder())
       return sdk::unsupported("compute_single streams text; text to speech (\"tts\": true) makes its WAV with compute");
+    if (Error e = prompt_for_mode(scope)) return e;
     if (Error e = start_generation(scope)) return e;
     streaming_ = true;
   }

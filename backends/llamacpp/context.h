@@ -66,6 +66,9 @@ class LlamaContext {
   Error prepare_prompt(const std::string& text, const ggml_common::LogScope& scope, const ChatTurn* chat = nullptr);
   Error collect_images(std::vector<std::string>& inline_images, const ggml_common::LogScope& scope,
                        std::vector<BitmapPtr>& owned, std::vector<const mtmd_bitmap*>& images) const;
+  // "reranking" set or cleared after the prompt: the prompt read again as the mode now takes it.
+  Error prompt_for_mode(const ggml_common::LogScope& scope);
+  Error rerank(const ggml_common::LogScope& scope);  // "reranking": true's compute (embedding.h)
   void set_metadata(wasinn_tensor& out);
   void print_perf();  // "enable-log": llama.cpp's perf counters of the context the generation ran on
 
@@ -82,6 +85,10 @@ class LlamaContext {
   BitmapPtr image_;                   // input 3, until replaced or cleared with an empty tensor
   std::vector<llama_token> prompt_;   // a text prompt's tokens
   ChunksPtr chunks_;                  // or a prompt with images: its text and image chunks
+
+  // Or, with "reranking", each document's pair with the query (embedding.h).
+  std::vector<std::vector<llama_token>> rerank_pairs_;
+  bool prompt_is_rerank_ = false;
   size_t n_prompt_tokens_ = 0;
   bool has_prompt_ = false;
   TokenStream stream_;

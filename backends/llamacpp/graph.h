@@ -12,6 +12,8 @@
 //   output 0 "text"       the generated text (u8), or with "embedding": true the embedding: f32
 //                         to a caller of typed tensors (WIT), else WasmEdge's JSON text (u8);
 //                         with "tts": true the speech, a WAV file's bytes (vocoder.h)
+//                         with "reranking": true one f32 score per document of input 0's
+//                         {"query", "documents"} object (embedding.h)
 //   output 1 "metadata"   JSON: token counts and the llama.cpp build
 // Any element type and dims are taken as raw bytes: WasmEdge's guests send u8 with dims [1].
 #pragma once
@@ -46,6 +48,7 @@ struct ContextShape {
   uint32_t n_batch = 0;
   uint32_t n_ubatch = 0;
   bool embedding = false;
+  bool rank = false;  // reranking: pairs decoded as sequences of one batch (embedding.h)
   bool operator==(const ContextShape&) const = default;
 };
 
