@@ -3,11 +3,15 @@
 // by sentence as piper does, and the audio written once at the end.
 #include "context.h"
 
+#include <bit>
+#include <cstring>
+
 #include "graph.h"
 #include "wav.h"
 
 namespace wasinn::piper {
 namespace {
+static_assert(std::endian::native == std::endian::little, "the int16 samples are read back in place");
 constexpr size_t kMaxSamples = size_t{1} << 30;  // 2 GiB of int16: a WAV's sizes are 32-bit
 }  // namespace
 
@@ -34,7 +38,9 @@ Error PiperContext::compute() {
   run_options_.UnsetTerminate();
   Scales scales{};
   OutputType type{};
-  if (Error e = graph_->settle(utterance_->options, scales, type)) return e;
+  SynthesisOptions over = properties_;
+  over.merge(utterance_->options);
+  if (Error e = graph_->settle(over, scales, type)) return e;
   std::vector<std::string> sentences;
   if (Error e = graph_->phonemize(utterance_->text, sentences)) return e;
   std::vector<float> audio;
@@ -53,8 +59,22 @@ Error PiperContext::compute() {
   std::vector<uint8_t> out;
   if (type == OutputType::wav) out = wav_header(graph_->voice().sample_rate, static_cast<uint32_t>(audio.size()));
   append_pcm16(audio, out);
+  if (type != OutputType::wav && type != OutputType::pcm) {
+    // The same int16 samples the WAV holds, encoded: a lossless FLAC decodes back to them.
+    std::vector<int16_t> samples(audio.size());
+    if (!samples.empty()) std::memcpy(samples.data(), out.data(), out.size());  // little-endian int16
+    out.clear();
+    const std::string why = audio_common::encode_audio(type, samples, graph_->voice().sample_rate, out);
+    if (!why.empty())
+      return sdk::runtime_error(std::string("encoding the audio as ") + audio_common::audio_format_name(type) +
+                                " failed: " + why);
+  }
   output_ = std::move(out);
   return {};
+}
+
+Error PiperContext::set_property(std::string_view name, std::string_view value) {
+  return parse_property(name, value, properties_);
 }
 
 void PiperContext::cancel() noexcept {

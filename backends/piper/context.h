@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One execution context of a Piper voice: the text (and, with json_input, the options) of the
-// last set_input, the audio of the last compute, and the ORT run options through which cancel()
-// stops a running compute (the host's compute deadline). Used by one thread at a time, except
-// cancel().
+// last set_input, the properties set on it, the audio of the last compute, and the ORT run options through which
+// cancel() stops a running compute (the host's compute deadline). Used by one thread at a time, except cancel().
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -24,12 +23,15 @@ class PiperContext {
   explicit PiperContext(const PiperGraph& graph) : graph_(&graph) {}
 
   WASINN_SDK_CONTEXT()
+  // A knob (options.h's parse_property; the graph checked it): this context's next computes.
+  Error set_property(std::string_view name, std::string_view value);
   // Any thread, during compute: ORT stops the sentence it runs, compute returns TIMEOUT.
   void cancel() noexcept;
 
  private:
   const PiperGraph* graph_;  // outlives the context (the host releases contexts first)
   std::optional<Utterance> utterance_;
+  SynthesisOptions properties_;                 // set_property's: over the run config, under a JSON input's
   std::optional<std::vector<uint8_t>> output_;  // the last compute's WAV or raw samples
   uint32_t out_dim_ = 0;
   Ort::RunOptions run_options_;

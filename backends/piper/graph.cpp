@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "context.h"
 #include "phonemizer.h"
+#include "wasinn/plugin_sdk/json_config.hpp"
 
 namespace wasinn::piper {
 namespace {
@@ -54,6 +55,34 @@ Error resolve_run_config(const PiperBackend& backend, const sdk::LoadRequest& re
   if (Error e = request.expect_one_builder("load: expected one graph builder, WasmEdge's JSON run config")) return e;
   if (const char* voice = request.path(0)) {
     RunConfig c;
+    const std::string_view file = sdk::builder_text(request.builders()[0]);
+    if (!file.empty() && file.find_first_not_of(" \t\r\n") != std::string_view::npos &&
+        file[file.find_first_not_of(" \t\r\n")] == '{') {
+      // The operator registered a run config file (wasinn serve --openai tts=voice.json): its
+      // host paths are the operator's, relative ones from the file's directory.
+      if (Error e = parse_run_config(file, c, /*model_required=*/true)) return e;
+      const std::filesystem::path dir = std::filesystem::path(voice).parent_path();
+      for (std::string* p : {&c.model, &c.config})
+        if (!p->empty() && std::filesystem::path(*p).is_relative()) *p = (dir / *p).string();
+      if (c.espeak_data && std::filesystem::path(*c.espeak_data).is_relative())
+        c.espeak_data = (dir / *c.espeak_data).string();
+      if (!request.config().empty()) {
+        RunConfig over;
+        if (Error e = parse_run_config(request.config(), over, /*model_required=*/false)) return e;
+        if ((!over.model.empty() || !over.config.empty() || over.espeak_data) && !backend.config().allow_host_paths)
+          return refuse_host_path(!over.model.empty()    ? "model"
+                                  : !over.config.empty() ? "config"
+                                                         : "espeak_data",
+                                  !over.model.empty()    ? over.model
+                                  : !over.config.empty() ? over.config
+                                                         : *over.espeak_data);
+        c.defaults.merge(over.defaults);
+        c.json_input = c.json_input || over.json_input;
+      }
+      if (c.config.empty()) c.config = c.model + ".json";
+      out = std::move(c);
+      return {};
+    }
     if (!request.config().empty())
       if (Error e = parse_run_config(request.config(), c, /*model_required=*/false)) return e;
     const bool names_files = !c.model.empty() || !c.config.empty() || c.espeak_data;
@@ -81,12 +110,41 @@ Error resolve_run_config(const PiperBackend& backend, const sdk::LoadRequest& re
   return {};
 }
 
+// The voices a speech request may name, in speaker id order: speaker_id_map's names (an id it
+// does not name by its number), or a single speaker's voice by its dataset (else its file's stem).
+std::string voice_names(const Voice& v, const RunConfig& run) {
+  nlohmann::json names = nlohmann::json::array();
+  if (v.num_speakers > 1 && !v.speakers.empty()) {
+    for (size_t i = 0; i < v.speakers.size(); ++i)
+      names.push_back(v.speakers[i].empty() ? std::to_string(i) : v.speakers[i]);
+  } else if (v.num_speakers > 1) {
+    for (int64_t i = 0; i < std::min<int64_t>(v.num_speakers, 100000); ++i) names.push_back(std::to_string(i));
+  } else {
+    names.push_back(!v.dataset.empty() ? v.dataset : std::filesystem::path(run.model).stem().string());
+  }
+  return names.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string number(float f) {
+  std::ostringstream s;
+  s << f;
+  return s.str();
+}
+
 std::vector<sdk::Property> voice_properties(const Voice& v, const RunConfig& run) {
+  const SynthesisOptions& d = run.defaults;
   return {{"piper.sample_rate", std::to_string(v.sample_rate), false},
           {"piper.espeak_voice", v.espeak_voice, false},
           {"piper.num_speakers", std::to_string(v.num_speakers), false},
+          {"piper.voices", voice_names(v, run), false},
           {"piper.json_input", run.json_input ? "true" : "false", false},
-          {"device", "cpu", false}};
+          {"device", "cpu", false},
+          // The knobs (parse_property), with the run config's values or the voice's as defaults.
+          {kAudioFormatProperty, audio_common::audio_format_name(d.output_type.value_or(OutputType::wav)), true},
+          {"speaker_id", std::to_string(d.speaker_id.value_or(0)), true},
+          {"noise_scale", number(d.noise_scale.value_or(v.noise_scale)), true},
+          {"length_scale", number(d.length_scale.value_or(v.length_scale)), true},
+          {"noise_w", number(d.noise_w.value_or(v.noise_w)), true}};
 }
 
 }  // namespace
@@ -140,6 +198,15 @@ Error PiperGraph::load(PiperBackend& backend, const sdk::LoadRequest& request, s
                         " is not below num_speakers " + std::to_string(graph->voice_.num_speakers));
   graph->properties_ = voice_properties(graph->voice_, run);
   out = std::move(graph);
+  return {};
+}
+
+Error PiperGraph::check_property(std::string_view name, std::string_view value) const {
+  SynthesisOptions o;
+  if (Error e = parse_property(name, value, o)) return e;
+  if (o.speaker_id && voice_.num_speakers > 1 && *o.speaker_id >= voice_.num_speakers)
+    return sdk::invalid("property \"speaker_id\": " + std::to_string(*o.speaker_id) +
+                        " is not below the voice's num_speakers " + std::to_string(voice_.num_speakers));
   return {};
 }
 

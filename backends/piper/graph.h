@@ -4,7 +4,8 @@
 // after load; ORT's Session::Run is thread-safe, so contexts on any thread share it.
 //
 // The slots guests address are WasmEdge's: input 0 "text" (the text, or with json_input a JSON
-// object), output 0 "audio" (a WAV file, or with output_type "raw" its int16 samples alone).
+// object), output 0 "audio" (a WAV file, or with output_type "raw" its int16 samples alone, or
+// with the property "audio-format" FLAC, MP3 or Ogg Opus).
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -37,7 +38,8 @@ class PiperGraph {
   std::span<const sdk::IoDesc> io(sdk::Side side) const;
   Error create_context(std::unique_ptr<PiperContext>& out);
   std::span<const sdk::Property> properties() const { return properties_; }
-  Error check_property(std::string_view name, std::string_view) const { return sdk::not_settable("piper", name); }
+  // The knobs of options.h's parse_property; a speaker_id must be one of the voice's.
+  Error check_property(std::string_view name, std::string_view value) const;
 
   const Voice& voice() const { return voice_; }
   const RunConfig& run_config() const { return run_; }

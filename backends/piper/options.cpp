@@ -37,7 +37,7 @@ bool synthesis_key(const std::string& key, const json& v, std::string_view sourc
     if (v == "wav")
       o.output_type = OutputType::wav;
     else if (v == "raw")
-      o.output_type = OutputType::raw;
+      o.output_type = OutputType::pcm;
     else
       err = bad_value(source, key, "\"wav\" or \"raw\"", v);
   } else if (key == "speaker_id") {
@@ -90,6 +90,28 @@ void SynthesisOptions::merge(const SynthesisOptions& over) {
   if (over.noise_scale) noise_scale = over.noise_scale;
   if (over.length_scale) length_scale = over.length_scale;
   if (over.noise_w) noise_w = over.noise_w;
+}
+
+Error parse_property(std::string_view name, std::string_view value, SynthesisOptions& o) {
+  const std::string source = "property \"" + std::string(name) + "\"";
+  if (name == kAudioFormatProperty) {
+    // Plain text (NN_OPTIONS gives strings so) or a JSON string.
+    const json quoted = json::parse(value, nullptr, false);
+    const std::string text = quoted.is_string() ? quoted.get<std::string>() : std::string(value);
+    const auto f = audio_common::parse_audio_format(text);
+    if (!f) return sdk::invalid(source + ": \"" + text + "\" is not one of " + audio_common::kAudioFormats);
+    o.output_type = *f;
+    return {};
+  }
+  if (name == "output_type") return sdk::invalid(source + ": use \"audio-format\" (wav, pcm, flac, mp3, opus)");
+  const json v = json::parse(value, nullptr, false);
+  if (v.is_discarded())
+    return sdk::invalid(source + ": \"" + std::string(value) + "\" is not a number (JSON text, e.g. 0.5)");
+  Error err;
+  if (!synthesis_key(std::string(name), v, source, o, err))
+    return sdk::invalid("piper has no property \"" + std::string(name) +
+                        "\" (settable: audio-format, speaker_id, noise_scale, length_scale, noise_w)");
+  return err;
 }
 
 Error parse_run_config(std::string_view text, RunConfig& out, bool model_required) {

@@ -8,17 +8,21 @@
 #include <string>
 #include <string_view>
 
+#include "audio_common/audio_encode.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::piper {
 
 using sdk::Error;
 
-enum class OutputType { wav, raw };
+// WasmEdge's output_type "wav" and "raw" (pcm), and the encoded formats of the property
+// "audio-format" (audio_encode.h).
+using OutputType = audio_common::AudioFormat;
 
 // What a synthesis may override; unset keeps the level below (voice config, then piper's defaults).
 struct SynthesisOptions {
-  std::optional<OutputType> output_type;  // "output_type": "wav" (default) or "raw" (int16 samples)
+  std::optional<OutputType> output_type;  // "output_type": "wav" (default) or "raw" (int16 samples);
+                                          // the property "audio-format" also flac, mp3, opus
   std::optional<int64_t> speaker_id;      // "speaker_id": multi-speaker voices only
   std::optional<float> noise_scale;       // "noise_scale"
   std::optional<float> length_scale;      // "length_scale" (> 0)
@@ -30,6 +34,12 @@ struct SynthesisOptions {
 // Whether a noise_scale or noise_w (0 to 1000) or, `positive`, a length_scale (above 0, at most
 // 1000) holds: the bounds of every level, the voice config's included.
 bool scale_in_range(double v, bool positive);
+
+// A context's (or, as its default, a graph's) property: "audio-format" (wav, pcm, flac, mp3,
+// opus), or a synthesis key of the run config (speaker_id, noise_scale, length_scale, noise_w) as
+// JSON text ("0.5"); INVALID_ARGUMENT naming the property otherwise. Read into `o`.
+Error parse_property(std::string_view name, std::string_view value, SynthesisOptions& o);
+inline constexpr const char* kAudioFormatProperty = "audio-format";
 
 // WasmEdge's run config, builder 0 of load. Paths are host paths, as in WasmEdge.
 struct RunConfig {

@@ -3,6 +3,7 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -73,6 +74,17 @@ Error parse_voice(std::string_view text, std::string_view source, Voice& out) {
   if (!speakers.is_number_integer() || speakers.get<int64_t>() < 1 || speakers.get<int64_t>() > 1000000)
     return bad(source, "num_speakers must be a positive integer");
   v.num_speakers = speakers.get<int64_t>();
+  // What the speech endpoint calls the voices; a name beyond num_speakers or a bad id is left out
+  // (piper itself only looks names up).
+  const json names = doc.value("speaker_id_map", json::object());
+  if (v.num_speakers > 1 && names.is_object() && !names.empty()) {
+    v.speakers.assign(static_cast<size_t>(std::min<int64_t>(v.num_speakers, 100000)), "");
+    for (const auto& [name, id] : names.items())
+      if (id.is_number_integer() && id.get<int64_t>() >= 0 &&
+          id.get<int64_t>() < static_cast<int64_t>(v.speakers.size()))
+        v.speakers[static_cast<size_t>(id.get<int64_t>())] = name;
+  }
+  if (const json d = doc.value("dataset", json()); d.is_string()) v.dataset = d.get<std::string>();
   const json inference = doc.value("inference", json::object());
   if (!inference.is_object()) return bad(source, "inference must be an object");
   for (auto [key, field] : {std::pair{"noise_scale", &v.noise_scale}, std::pair{"length_scale", &v.length_scale},

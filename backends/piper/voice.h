@@ -16,12 +16,14 @@ namespace wasinn::piper {
 using sdk::Error;
 
 struct Voice {
-  int32_t sample_rate = 22050;  // audio.sample_rate
-  std::string espeak_voice;     // espeak.voice ("en-us")
-  int64_t num_speakers = 1;     // num_speakers: above 1, the model takes a speaker id ("sid")
-  float noise_scale = 0.667f;   // inference.noise_scale, piper's default
-  float length_scale = 1.0f;    // inference.length_scale
-  float noise_w = 0.8f;         // inference.noise_w
+  int32_t sample_rate = 22050;        // audio.sample_rate
+  std::string espeak_voice;           // espeak.voice ("en-us")
+  int64_t num_speakers = 1;           // num_speakers: above 1, the model takes a speaker id ("sid")
+  std::vector<std::string> speakers;  // speaker_id_map's names by id ("" where it names none)
+  std::string dataset;                // "dataset": the voice's name in piper's voice list ("lessac")
+  float noise_scale = 0.667f;         // inference.noise_scale, piper's default
+  float length_scale = 1.0f;          // inference.length_scale
+  float noise_w = 0.8f;               // inference.noise_w
   std::unordered_map<char32_t, std::vector<int64_t>> ids;  // phoneme_id_map, one codepoint each
   std::vector<int64_t> bos, eos, pad;                      // the ids of "^", "$" and "_"
 

@@ -191,7 +191,12 @@ Status check_encoding_fits(Encoding requested, std::span<const std::span<const u
 }
 
 Encoding refine_encoding(Encoding requested, std::span<const std::span<const uint8_t>> builders) {
-  if (requested == Encoding::ggml && identify_model(builders) == ModelFormat::whisper_ggml) return Encoding::whisper;
+  if (requested != Encoding::ggml) return requested;
+  // `wasinn serve --openai NAME=FILE` asks GGML of every file: a whisper model or a Piper run
+  // config goes to the backend that reads it.
+  const ModelFormat format = identify_model(builders);
+  if (format == ModelFormat::whisper_ggml) return Encoding::whisper;
+  if (format == ModelFormat::piper_config) return Encoding::piper;
   return requested;
 }
 

@@ -54,7 +54,8 @@ std::optional<Encoding> detect_encoding(std::span<const std::span<const uint8_t>
 Status check_encoding_fits(Encoding requested, std::span<const std::span<const uint8_t>> builders);
 
 // The encoding a load asks for, made exact by the bytes where a guest ABI cannot say it: ggml
-// with a whisper.cpp model is whisper (WIT's graph-encoding has no whisper case). Else `requested`.
+// with a whisper.cpp model is whisper (WIT's graph-encoding has no whisper case), with a Piper run
+// config piper (`wasinn serve --openai NAME=voice.json` asks GGML of every file). Else `requested`.
 Encoding refine_encoding(Encoding requested, std::span<const std::span<const uint8_t>> builders);
 
 }  // namespace wasinn

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // detect_encoding and identify_model: which framework a model's bytes belong to, on hand-made
 // headers and on the real fixture files made by scripts/make_fixtures.py; check_encoding_fits:
-// every wrong encoding for each of the six formats is refused naming what the bytes are.
+// every wrong encoding for each of the six formats is refused naming what the bytes are;
+// refine_encoding: GGML made exact by a whisper model's or a Piper run config's bytes.
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -70,6 +71,20 @@ TEST(CheckEncodingFits, PiperTakesItsRunConfigAndAnOnnxVoice) {
   const Status wrong = check_encoding_fits(Encoding::onnx, std::span(&c, 1));
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.error().detail.find("load them with encoding piper"), std::string::npos) << wrong.error().detail;
+}
+
+// wasinn serve --openai NAME=FILE asks GGML of any file: whisper and Piper files go to their own.
+TEST(RefineEncoding, GgmlOfAWhisperModelOrAPiperRunConfigIsThatBackends) {
+  const std::string_view config(R"({"model": "voice.onnx"})"), whisper("lmgg\x00\x00", 6),
+      gguf("GGUF\x03\x00\x00\x00", 8), not_a_voice(R"({"model": "llama.gguf"})");
+  const std::span<const uint8_t> c = as_bytes(config), w = as_bytes(whisper), g = as_bytes(gguf),
+                                 n = as_bytes(not_a_voice);
+  EXPECT_EQ(refine_encoding(Encoding::ggml, std::span(&c, 1)), Encoding::piper);
+  EXPECT_EQ(refine_encoding(Encoding::ggml, std::span(&w, 1)), Encoding::whisper);
+  EXPECT_EQ(refine_encoding(Encoding::ggml, std::span(&g, 1)), Encoding::ggml);
+  EXPECT_EQ(refine_encoding(Encoding::ggml, std::span(&n, 1)), Encoding::ggml) << "JSON naming no .onnx voice";
+  EXPECT_EQ(refine_encoding(Encoding::onnx, std::span(&c, 1)), Encoding::onnx) << "only GGML is refined";
+  EXPECT_TRUE(check_encoding_fits(refine_encoding(Encoding::ggml, std::span(&c, 1)), std::span(&c, 1)).ok());
 }
 
 TEST(DetectEncoding, OnlyTheFirstBuilderDecides) {
