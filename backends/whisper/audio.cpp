@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plugin's one translation unit that compiles miniaudio.
 #define MINIAUDIO_IMPLEMENTATION
-#include "miniaudio_wav.h"
+#include "miniaudio_decoders.h"
 
-#include "wav.h"
+#include "audio.h"
 #include "wav_layout.h"
 
 #include <cstring>
@@ -13,10 +13,54 @@ namespace wasinn::whisper {
 namespace {
 
 constexpr uint32_t kRate = 16000;
-constexpr char kSend[] = "; send a 16 kHz, 16-bit PCM WAV file (e.g. sox in.wav -r 16000 -b 16 out.wav)";
+constexpr uint64_t kMaxFrames = kMaxAudioSeconds * kRate;
+// A decoded length this far short of what the file's header promised is a cut file, not the
+// resampler's few frames of latency (which whisper-cli pads with silence, and so does this).
+constexpr uint64_t kShortfall = kRate / 10;
+constexpr char kSend[] = "; send a WAV, FLAC or MP3 file";
+
+enum class Container { wav, flac, mp3 };
 
 uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
+bool starts(std::span<const uint8_t> b, size_t at, const char* magic) {
+  const size_t n = std::strlen(magic);
+  return b.size() >= at + n && std::memcmp(b.data() + at, magic, n) == 0;
+}
+// An MPEG audio frame header's first 11 sync bits and a layer (I-III: not AAC's ADTS, layer 0).
+bool mpeg_sync(std::span<const uint8_t> b, size_t at) {
+  return b.size() >= at + 2 && b[at] == 0xFF && (b[at + 1] & 0xE0) == 0xE0 && (b[at + 1] & 0x06) != 0;
+}
+
+// What the file's first bytes say it is; a refusal names the formats that are not taken.
+sdk::Error detect(std::span<const uint8_t> b, Container& out) {
+  if (b.empty()) return sdk::invalid("input 0 is empty: no audio file" + std::string(kSend));
+  if (starts(b, 0, "RIFF") && starts(b, 8, "WAVE")) return out = Container::wav, sdk::Error{};
+  if (starts(b, 0, "fLaC")) return out = Container::flac, sdk::Error{};
+  // An ID3v2 tag (10 bytes and a syncsafe size, a footer of 10 more) starts most MP3 files.
+  size_t at = 0;
+  if (starts(b, 0, "ID3") && b.size() >= 10) {
+    at = 10 + (size_t{b[6] & 0x7Fu} << 21 | size_t{b[7] & 0x7Fu} << 14 | size_t{b[8] & 0x7Fu} << 7 | (b[9] & 0x7Fu)) +
+         ((b[5] & 0x10) ? 10 : 0);
+    if (starts(b, at, "fLaC")) return out = Container::flac, sdk::Error{};
+    if (at >= b.size()) return sdk::invalid("input 0: the MP3 file's ID3 tag runs past its end: it is truncated");
+    return out = Container::mp3, sdk::Error{};  // miniaudio skips the tag and finds the first frame
+  }
+  if (mpeg_sync(b, 0)) return out = Container::mp3, sdk::Error{};
+  const char* named = starts(b, 0, "OggS")                                     ? "Ogg (Vorbis or Opus)"
+                      : starts(b, 0, "FORM")                                   ? "AIFF"
+                      : starts(b, 0, "RF64") || starts(b, 0, "RIFX")           ? "RF64/RIFX (a WAV variant)"
+                      : starts(b, 0, "RIFF")                                   ? "a RIFF file but not WAVE"
+                      : starts(b, 4, "ftyp")                                   ? "MP4/M4A"
+                      : starts(b, 0, "\x1a\x45\xdf\xa3")                       ? "WebM/Matroska"
+                      : b.size() >= 2 && b[0] == 0xFF && (b[1] & 0xF6) == 0xF0 ? "AAC (ADTS)"
+                                                                               : nullptr;
+  if (named) return sdk::invalid("input 0 is " + std::string(named) + ", which this backend does not decode" + kSend);
+  return sdk::invalid("input 0 is not a WAV, FLAC or MP3 file (its first bytes are no header of one)" +
+                      std::string(kSend));
+}
+
+const char* name_of(Container c) { return c == Container::wav ? "WAV" : c == Container::flac ? "FLAC" : "MP3"; }
 
 struct Decoder {
   ma_decoder d{};
@@ -26,66 +70,93 @@ struct Decoder {
   }
 };
 
+// `file` decoded to f32 at 16 kHz in `channels` channels, as whisper-cli reads it: its length
+// asked first, then that many frames read, any shortfall left as silence. Read in blocks, so a
+// length that lies costs no memory before the samples are there.
+sdk::Error decode(std::span<const uint8_t> file, Container c, uint32_t channels, std::vector<float>& out,
+                  uint32_t* native_channels, const std::string& format = "") {
+  Decoder dec;
+  ma_decoder_config config = ma_decoder_config_init(ma_format_f32, channels, kRate);
+  config.encodingFormat = c == Container::wav    ? ma_encoding_format_wav
+                          : c == Container::flac ? ma_encoding_format_flac
+                                                 : ma_encoding_format_mp3;
+  const std::string what = std::string("input 0: the ") + name_of(c) + " file";
+  if (ma_decoder_init_memory(file.data(), file.size(), &config, &dec.d) != MA_SUCCESS)
+    return sdk::invalid(what + " cannot be decoded: its header or first frame is malformed" + format + kSend);
+  dec.open = true;
+  ma_uint32 file_channels = 0, file_rate = 0;
+  if (ma_data_source_get_data_format(dec.d.pBackend, nullptr, &file_channels, &file_rate, nullptr, 0) != MA_SUCCESS ||
+      file_channels == 0 || file_rate == 0)
+    return sdk::invalid(what + " says no channels or no sample rate" + kSend);
+  if (native_channels) *native_channels = file_channels;
+  ma_uint64 declared = 0;
+  if (ma_decoder_get_length_in_pcm_frames(&dec.d, &declared) != MA_SUCCESS) declared = 0;  // unknown: read to the end
+  if (declared > kMaxFrames)
+    return sdk::invalid(what + " is " + std::to_string(declared / kRate) + " s long; at most " +
+                        std::to_string(kMaxAudioSeconds) + " s of audio is taken");
+  const uint64_t limit = declared ? declared : kMaxFrames + 1;
+  constexpr ma_uint64 kBlock = 16384;
+  std::vector<float> block(kBlock * channels);
+  out.clear();
+  uint64_t frames = 0;
+  while (frames < limit) {
+    ma_uint64 read = 0;
+    const ma_result r =
+        ma_decoder_read_pcm_frames(&dec.d, block.data(), std::min<uint64_t>(kBlock, limit - frames), &read);
+    out.insert(out.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(read * channels));
+    frames += read;
+    if (r != MA_SUCCESS || read == 0) break;
+  }
+  if (frames > kMaxFrames)
+    return sdk::invalid(what + " is longer than " + std::to_string(kMaxAudioSeconds) + " s; at most that is taken");
+  if (frames == 0) return sdk::invalid(what + " holds no samples");
+  if (declared > frames + kShortfall)
+    return sdk::invalid(what + " is truncated or its header lies: it promises " + std::to_string(declared) +
+                        " frames at 16 kHz, only " + std::to_string(frames) + " were decoded");
+  out.resize(static_cast<size_t>(declared ? declared : frames) * channels, 0.0f);
+  return {};
+}
+
 }  // namespace
 
-sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio& out) {
-  if (bytes.size() < 12 || std::memcmp(bytes.data(), "RIFF", 4) != 0 || std::memcmp(bytes.data() + 8, "WAVE", 4) != 0)
-    return sdk::invalid("input 0 is not a WAV file: it does not start with a RIFF/WAVE header" + std::string(kSend));
-  const uint64_t riff_end = uint64_t{le32(bytes.data() + 4)} + 8;
-  if (riff_end > bytes.size())
-    return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) + " bytes, " +
-                        std::to_string(bytes.size()) + " were given");
-  // Bytes after the RIFF extent are not the file's. miniaudio sees only the file rebuilt from
-  // the checked "fmt " and "data" chunks: its own chunk reader can loop on a guest's sizes.
-  WavChunks chunks;
-  if (sdk::Error e = find_wav_chunks(bytes.first(static_cast<size_t>(riff_end)), chunks)) return e;
-  const std::vector<uint8_t> file = canonical_wav(chunks);
-  Decoder dec;
-  ma_decoder_config config = ma_decoder_config_init(ma_format_unknown, 0, 0);  // the file's own format
-  config.encodingFormat = ma_encoding_format_wav;
-  if (ma_decoder_init_memory(file.data(), file.size(), &config, &dec.d) != MA_SUCCESS)
-    return sdk::invalid("input 0: the WAV file's format cannot be decoded (format tag " +
-                        std::to_string(le16(chunks.fmt.data())) + ", " + std::to_string(le16(chunks.fmt.data() + 2)) +
-                        " channels, " + std::to_string(le16(chunks.fmt.data() + 14)) + " bits a sample)" +
-                        std::string(kSend));
-  dec.open = true;
-  ma_format format = ma_format_unknown;
-  ma_uint32 channels = 0, rate = 0;
-  if (ma_decoder_get_data_format(&dec.d, &format, &channels, &rate, nullptr, 0) != MA_SUCCESS)
-    return sdk::invalid("input 0: the WAV file's format cannot be read" + std::string(kSend));
-  if (rate != kRate)
-    return sdk::invalid("input 0: the WAV file is " + std::to_string(rate) + " Hz; whisper.cpp takes 16000 Hz" +
-                        std::string(kSend));
-  if (format != ma_format_s16)
-    return sdk::invalid("input 0: the WAV file's samples are " + std::string(ma_get_format_name(format)) +
-                        ", not 16-bit PCM" + std::string(kSend));
-  if (channels != 1 && channels != 2)
-    return sdk::invalid("input 0: the WAV file has " + std::to_string(channels) +
-                        " channels; whisper.cpp takes mono or stereo");
-  // Decoded in blocks: the header's frame count is the file's word, not a size to trust.
-  std::vector<int16_t> pcm;
-  std::vector<int16_t> block(size_t{16384} * channels);
-  for (;;) {
-    ma_uint64 read = 0;
-    const ma_result r = ma_decoder_read_pcm_frames(&dec.d, block.data(), 16384, &read);
-    pcm.insert(pcm.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(read * channels));
-    if (r != MA_SUCCESS || read < 16384) break;
-  }
-  const size_t frames = pcm.size() / channels;
-  if (frames == 0) return sdk::invalid("input 0: the WAV file holds no samples");
-  out = {};
-  out.channels = channels;
-  out.mono.resize(frames);
-  if (channels == 1) {
-    for (size_t i = 0; i < frames; ++i) out.mono[i] = static_cast<float>(pcm[i]) / 32768.0f;
+sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out) {
+  Container c = Container::wav;
+  if (sdk::Error e = detect(bytes, c)) return e;
+  std::span<const uint8_t> file = bytes;
+  std::vector<uint8_t> canonical;
+  if (c == Container::wav) {
+    const uint64_t riff_end = uint64_t{le32(bytes.data() + 4)} + 8;
+    if (riff_end > bytes.size())
+      return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) +
+                          " bytes, " + std::to_string(bytes.size()) + " were given");
+    // Bytes after the RIFF extent are not the file's. miniaudio sees only the file rebuilt from
+    // the checked "fmt " and "data" chunks: its own chunk reader can loop on a guest's sizes.
+    WavChunks chunks;
+    if (sdk::Error e = find_wav_chunks(bytes.first(static_cast<size_t>(riff_end)), chunks)) return e;
+    if (chunks.data.empty()) return sdk::invalid("input 0: the WAV file holds no samples");
+    canonical = canonical_wav(chunks);
+    file = canonical;
+    // miniaudio says only that it failed: the format fields say what the file asked for.
+    const std::string format = " (format tag " + std::to_string(le16(chunks.fmt.data())) + ", " +
+                               std::to_string(le16(chunks.fmt.data() + 2)) + " channels, " +
+                               std::to_string(le16(chunks.fmt.data() + 14)) + " bits a sample, " +
+                               std::to_string(le32(chunks.fmt.data() + 4)) + " Hz)";
+    out = {};
+    if (sdk::Error e = decode(file, c, 1, out.mono, &out.channels, format)) return e;
   } else {
-    out.left.resize(frames);
-    out.right.resize(frames);
-    for (size_t i = 0; i < frames; ++i) {
-      out.left[i] = static_cast<float>(pcm[2 * i]) / 32768.0f;
-      out.right[i] = static_cast<float>(pcm[2 * i + 1]) / 32768.0f;
-      // As WasmEdge and whisper-cli mix stereo: the sum over 65536, in int arithmetic first.
-      out.mono[i] = static_cast<float>(pcm[2 * i] + pcm[2 * i + 1]) / 65536.0f;
+    out = {};
+    if (sdk::Error e = decode(file, c, 1, out.mono, &out.channels)) return e;
+  }
+  if (out.channels == 2) {
+    // Each channel too, for diarize's speaker of a segment (whisper-cli decodes them so with -di).
+    std::vector<float> both;
+    if (sdk::Error e = decode(file, c, 2, both, nullptr)) return e;
+    const size_t n = out.mono.size();
+    out.left.assign(n, 0.0f);
+    out.right.assign(n, 0.0f);
+    for (size_t i = 0; i < n && 2 * i + 1 < both.size(); ++i) {
+      out.left[i] = both[2 * i];
+      out.right[i] = both[2 * i + 1];
     }
   }
   return {};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// A guest's audio: a whole WAV (RIFF) file, 16 kHz, 16-bit PCM, mono or stereo, as WasmEdge's
-// whisper plugin takes it. Decoded with miniaudio (whisper.cpp's own audio reader) from a copy
-// of its "fmt " and "data" chunks that the plugin checked first (wav_layout.h); every other
-// file is refused with what is wrong and what to send instead.
+// A guest's audio: a whole WAV, FLAC or MP3 file, decoded and resampled to 16 kHz mono as
+// whisper-cli does (whisper.cpp's read_audio_data: miniaudio's decoder with f32 samples, one
+// channel, 16000 Hz). A WAV file is checked chunk by chunk first and miniaudio decodes a copy of
+// its "fmt " and "data" chunks (wav_layout.h). Every other file is refused with what is wrong.
 #pragma once
 
 #include <cstddef>
@@ -14,17 +14,22 @@
 
 namespace wasinn::whisper {
 
+// The longest audio taken, decoded: an hour at 16 kHz (230 MB of f32 samples, three times that
+// for a stereo file kept for diarize). Longer audio is refused, not cut.
+constexpr uint64_t kMaxAudioSeconds = 3600;
+
 struct Audio {
-  std::vector<float> mono;         // what whisper.cpp hears: the channels' mean
+  std::vector<float> mono;         // what whisper.cpp hears: the channels' mean, at 16 kHz
   std::vector<float> left, right;  // stereo input only, for diarize
-  uint32_t channels = 0;
+  uint32_t channels = 0;           // the file's own
   double seconds() const { return static_cast<double>(mono.size()) / 16000.0; }
 };
 
-// INVALID_ARGUMENT for: no RIFF/WAVE header, a RIFF size beyond the bytes given (truncated), a
-// chunk past the RIFF extent, no "fmt " chunk of 16 bytes or more before "data", a format
-// miniaudio cannot decode, a rate other than 16 kHz, samples other than 16-bit, more than
-// two channels, or no samples at all.
-sdk::Error decode_wav(std::span<const uint8_t> bytes, Audio& out);
+// INVALID_ARGUMENT, saying what is wrong, for: an empty file; a file that is not WAV
+// (RIFF/WAVE), FLAC or MP3 (Ogg, AIFF, MP4 and the like are named and refused); a WAV whose
+// RIFF size runs past the bytes given (truncated) or whose chunks are malformed (wav_layout.h);
+// a format or file miniaudio cannot decode; a FLAC file whose header promises more samples than
+// it holds; no samples at all; more than kMaxAudioSeconds.
+sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out);
 
 }  // namespace wasinn::whisper

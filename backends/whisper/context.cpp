@@ -63,12 +63,12 @@ Error WhisperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor&
   }
   // WasmEdge's guests send [1, bytes] (one file); [bytes] is the plain form.
   if (!(tensor.rank == 1 || (tensor.rank == 2 && tensor.dims[0] == 1))) {
-    return sdk::invalid("input 0 (\"audio\"): expected dims [1, bytes] or [bytes] holding one WAV file, got rank " +
+    return sdk::invalid("input 0 (\"audio\"): expected dims [1, bytes] or [bytes] holding one audio file, got rank " +
                         std::to_string(tensor.rank) +
                         (tensor.rank >= 1 ? " with dims[0] " + std::to_string(tensor.dims[0]) : ""));
   }
   Audio audio;
-  if (Error e = decode_wav(bytes, audio)) return e;
+  if (Error e = decode_audio(bytes, audio)) return e;
   audio_ = std::move(audio);
   has_audio_ = true;
   has_result_ = false;
@@ -92,7 +92,7 @@ void WhisperContext::on_segments(whisper_state* state, int n_new) {
 }
 
 Error WhisperContext::transcribe(Run& run, bool stream) {
-  if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to a WAV file first");
+  if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to an audio file first");
   if (Error e = prepare_state()) return e;
   const WhisperOptions& o = run.options;
   LogScope scope(o.enable_log);
@@ -163,7 +163,9 @@ Error WhisperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out)
     case kText: sdk::bytes_output(text_, out_dim_, out); return {};
     case kSrt: file_text_ = to_srt(last_.segments, last_.options); break;
     case kLrc: file_text_ = to_lrc(last_.segments); break;
-    case kJson: file_text_ = to_json(graph_->model(), last_.lang_id, last_.segments, last_.options); break;
+    case kJson:
+      file_text_ = to_json(graph_->model(), last_.lang_id, last_.segments, last_.options, audio_.seconds());
+      break;
     default: return sdk::invalid("output " + std::to_string(slot) + " does not exist");
   }
   sdk::bytes_output(file_text_, out_dim_, out);
@@ -172,7 +174,7 @@ Error WhisperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out)
 
 Error WhisperContext::compute_single() {
   if (!streaming_) {
-    if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to a WAV file first");
+    if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to an audio file first");
     cancel_requested_.store(false);  // before the state's set-up, so a cancel during it lands
     if (Error e = prepare_state()) return e;
     stream_run_ = Run{options_, {}, -1};

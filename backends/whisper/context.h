@@ -27,7 +27,7 @@
 #include "plugin_common/c_handles.hpp"
 #include "transcript.h"
 #include "wasinn/plugin_sdk.hpp"
-#include "wav.h"
+#include "audio.h"
 
 namespace wasinn::whisper {
 

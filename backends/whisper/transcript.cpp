@@ -87,7 +87,7 @@ std::string to_lrc(const std::vector<Segment>& segments) {
 }
 
 std::string to_json(whisper_context* model, int lang_id, const std::vector<Segment>& segments,
-                    const WhisperOptions& options) {
+                    const WhisperOptions& options, double audio_seconds) {
   using json = nlohmann::ordered_json;
   json transcription = json::array();
   for (const Segment& s : segments) {
@@ -116,7 +116,7 @@ std::string to_json(whisper_context* model, int lang_id, const std::vector<Segme
         {"mels", whisper_model_n_mels(model)},
         {"ftype", whisper_model_ftype(model)}}},
       {"params", {{"model", "wasi-nn graph"}, {"language", options.language}, {"translate", options.translate}}},
-      {"result", {{"language", lang_id >= 0 ? whisper_lang_str(lang_id) : ""}}},
+      {"result", {{"language", lang_id >= 0 ? whisper_lang_str(lang_id) : ""}, {"duration", audio_seconds}}},
       {"transcription", std::move(transcription)}};
   // Invalid UTF-8 (a token boundary inside a character) is replaced, never thrown about.
   return doc.dump(2, ' ', false, json::error_handler_t::replace);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "options.h"
-#include "wav.h"
+#include "audio.h"
 
 namespace wasinn::whisper {
 
@@ -28,7 +28,9 @@ std::vector<Segment> read_segments(whisper_state* state, int first, const Whispe
 std::string transcript_piece(const Segment& s, const WhisperOptions& options);
 std::string to_srt(const std::vector<Segment>& segments, const WhisperOptions& options);
 std::string to_lrc(const std::vector<Segment>& segments);
+// whisper-cli -oj's document, and one key of wasinn's own: "result"."duration", the audio's
+// seconds (what OpenAI's verbose_json answers as duration).
 std::string to_json(whisper_context* model, int lang_id, const std::vector<Segment>& segments,
-                    const WhisperOptions& options);
+                    const WhisperOptions& options, double audio_seconds);
 
 }  // namespace wasinn::whisper
