@@ -1,11 +1,300 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// POST /v1/audio/speech. Not built yet: answers 501.
+// POST /v1/audio/speech: OpenAI's text to speech on a Piper voice (`wasinn serve --openai
+// tts=voice.json`, a Piper run config). The body's fields become the voice's properties
+// (backends/piper: audio-format, speaker_id, length_scale), the plugin encodes the audio
+// (libsndfile on the host: this guest is wasm), and the answer is the file, whole.
+//
+//   model            the voice's name; without it, the server's only Piper voice
+//   input            the text, 1 to 4096 characters (OpenAI's limit)
+//   voice            one of the voice's speakers (speaker_id_map's names), or a single-speaker
+//                    voice's own name (its dataset); without it, the voice's default speaker
+//   response_format  mp3 (OpenAI's default), opus (Ogg), flac, wav, pcm (16-bit little-endian
+//                    mono at the voice's rate, which the header x-sample-rate gives, as for wav and
+//                    flac; mp3 and opus files say their own, which may be another)
+//   speed            0.25 to 4.0: the voice's length_scale divided by it
+//   stream_format    "audio" (the file, as produced: here whole); "sse" is refused
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "http_openai.h"
 
 namespace openai {
 
-void speech(const json&, wh_response_outparam out, Generation) {
-  respond_error(out, 501, "speech is not built yet", "not_implemented");
+// http_openai.cpp's: a wasi:nn error as "code: data"; drops it.
+std::string nn_error_text(wnn_error err);
+
+namespace {
+
+constexpr size_t kMaxInputChars = 4096;  // OpenAI's
+constexpr double kMinSpeed = 0.25, kMaxSpeed = 4.0;
+
+struct AudioFormat {
+  const char* name;
+  const char* content_type;
+};
+// OpenAI's response_format values this endpoint writes; aac is refused (no AAC encoder).
+constexpr AudioFormat kFormats[] = {{"mp3", "audio/mpeg"},
+                                    {"opus", "audio/ogg; codecs=opus"},
+                                    {"flac", "audio/flac"},
+                                    {"wav", "audio/wav"},
+                                    {"pcm", "audio/pcm"}};
+
+// The graph's property `name`; false when it has none.
+bool graph_property(wnn_graph g, const char* name, std::string& value) {
+  wnn_string s{nullptr, 0};
+  wnn_error err;
+  if (wnx_get_property(g, name, static_cast<uint32_t>(strlen(name)), &s, &err)) {
+    wnn_error_drop(err);
+    return false;
+  }
+  value = take(s);
+  return true;
+}
+
+// "" when the context took the property, else why not.
+std::string set_property(wnn_context ctx, const std::string& name, const std::string& value) {
+  wnn_error err;
+  if (!wnx_set_context_property(ctx, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                                static_cast<uint32_t>(value.size()), &err))
+    return {};
+  return nn_error_text(err);
+}
+
+size_t utf8_chars(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string joined(const json& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + (n.is_string() ? n.get<std::string>() : dump(n));
+  return list;
+}
+
+// The models the server registered with the piper encoding (WASINN_MODELS, NAME:ENCODING,...).
+std::vector<std::string> piper_models() {
+  const std::string text = env_value("WASINN_MODELS");
+  std::vector<std::string> names;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    const size_t colon = item.rfind(':');
+    if (colon != std::string::npos && colon > 0 && item.compare(colon + 1, std::string::npos, "piper") == 0)
+      names.push_back(item.substr(0, colon));
+  }
+  return names;
+}
+
+// A whole answer with its content type and, unless `rate` is "", the audio's sample rate
+// (http_guest.h's hg_respond sends one header only).
+void respond_audio(wh_response_outparam out, const char* content_type, const std::string& rate, const void* data,
+                   size_t len) {
+  const std::string length = std::to_string(len);
+  const wh_field fields[] = {
+      {"content-type", 12, reinterpret_cast<const uint8_t*>(content_type), static_cast<uint32_t>(strlen(content_type))},
+      {"content-length", 14, reinterpret_cast<const uint8_t*>(length.data()), static_cast<uint32_t>(length.size())},
+      {"x-sample-rate", 13, reinterpret_cast<const uint8_t*>(rate.data()), static_cast<uint32_t>(rate.size())}};
+  wh_result_handle_ r;
+  wh_fields_from_list_(fields, rate.empty() ? 2 : 3, &r);
+  if (r.is_err) __builtin_trap();  // a header written here is invalid: a bug here
+  const wh_outgoing_response response = wh_outgoing_response_new(r.handle);
+  if (wh_outgoing_response_set_status_code(response, 200) != 0) __builtin_trap();
+  wh_outgoing_response_body_(response, &r);
+  if (r.is_err) __builtin_trap();
+  const wh_outgoing_body body = r.handle;
+  wh_outparam_set_response(out, response);
+  wh_outgoing_body_write_(body, &r);
+  if (r.is_err) __builtin_trap();
+  wh_write_all(r.handle, data, len);  // a client that left has no one to tell
+  wh_output_stream_drop(r.handle);
+  wh_result_error_code_ finished;
+  wh_outgoing_body_finish_(body, 0, 0, &finished);
+}
+
+// The request's fields, checked; false after answering 400.
+struct SpeechRequest {
+  std::string model, input, voice;
+  const AudioFormat* format = &kFormats[0];
+  double speed = 1.0;
+};
+
+bool read_request(const json& body, wh_response_outparam out, SpeechRequest& r) {
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    const std::string& key = it.key();
+    if (key != "model" && key != "input" && key != "voice" && key != "response_format" && key != "speed" &&
+        key != "stream_format" && key != "instructions") {
+      respond_error(out, 400, "Unrecognized request argument supplied: " + key, nullptr, key.c_str());
+      return false;
+    }
+  }
+  auto string_field = [&](const char* key, std::string& value) {
+    auto f = body.find(key);
+    if (f == body.end() || f->is_null()) return true;
+    if (!f->is_string()) {
+      respond_error(out, 400, std::string(key) + " must be a string", nullptr, key);
+      return false;
+    }
+    value = f->get<std::string>();
+    return true;
+  };
+  std::string format = "mp3", stream_format = "audio", instructions;
+  if (!string_field("model", r.model) || !string_field("input", r.input) || !string_field("voice", r.voice) ||
+      !string_field("response_format", format) || !string_field("stream_format", stream_format) ||
+      !string_field("instructions", instructions))
+    return false;
+  if (body.find("input") == body.end() || r.input.empty()) {
+    respond_error(out, 400, "input must be the text to speak: a string of 1 to 4096 characters",
+                  body.find("input") == body.end() ? "missing_required_parameter" : nullptr, "input");
+    return false;
+  }
+  const size_t chars = utf8_chars(r.input);
+  if (chars > kMaxInputChars) {
+    respond_error(out, 400,
+                  "input is " + std::to_string(chars) + " characters; the most this endpoint speaks at once is " +
+                      std::to_string(kMaxInputChars) + " (split the text)",
+                  "string_above_max_length", "input");
+    return false;
+  }
+  r.format = nullptr;
+  for (const auto& f : kFormats)
+    if (format == f.name) r.format = &f;
+  if (!r.format) {
+    respond_error(out, 400,
+                  "response_format \"" + format + "\" is not served: use mp3, opus, flac, wav or pcm" +
+                      (format == "aac" ? " (there is no AAC encoder here)" : ""),
+                  format == "aac" ? "unsupported_value" : nullptr, "response_format");
+    return false;
+  }
+  auto speed = body.find("speed");
+  if (speed != body.end() && !speed->is_null()) {
+    if (!speed->is_number() || !(speed->get<double>() >= kMinSpeed && speed->get<double>() <= kMaxSpeed)) {
+      respond_error(out, 400, "speed must be a number from 0.25 to 4.0, got " + dump(*speed), nullptr, "speed");
+      return false;
+    }
+    r.speed = speed->get<double>();
+  }
+  if (stream_format != "audio") {
+    respond_error(out, 400,
+                  "stream_format \"" + stream_format +
+                      "\" is not served: this endpoint answers with the audio file (stream_format \"audio\")",
+                  stream_format == "sse" ? "unsupported_value" : nullptr, "stream_format");
+    return false;
+  }
+  if (!instructions.empty()) {
+    respond_error(out, 400, "instructions are not supported: a Piper voice speaks as it was trained",
+                  "unsupported_parameter", "instructions");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void speech(const json& body, wh_response_outparam out, Generation) {
+  SpeechRequest r;
+  if (!read_request(body, out, r)) return;
+  if (r.model.empty()) {
+    // The only voice there is; a chat model beside it is no default for speech.
+    const std::vector<std::string> voices = piper_models();
+    if (voices.size() != 1) {
+      respond_error(out, 400,
+                    voices.empty() ? "you must provide a model parameter: this server has no Piper voice "
+                                     "(wasinn serve --openai NAME=voice.json, a Piper run config)"
+                                   : "you must provide a model parameter: this server has " +
+                                         std::to_string(voices.size()) + " voices (" + joined(json(voices)) + ")",
+                    "missing_required_parameter", "model");
+      return;
+    }
+    r.model = voices[0];
+  }
+  Model m;
+  if (!load_model(r.model, out, m)) return;
+  std::string names_text, rate, length_scale;
+  if (!graph_property(m.graph, "piper.voices", names_text) || !graph_property(m.graph, "piper.sample_rate", rate)) {
+    respond_error(out, 400,
+                  "The model `" + m.name +
+                      "` is not a speech model: /v1/audio/speech speaks with Piper voices (wasinn serve --openai "
+                      "NAME=voice.json, a Piper run config)",
+                  "invalid_model", "model");
+    return;
+  }
+  const json names = json::parse(names_text, nullptr, false);
+  int64_t speaker = -1;  // the voice's default
+  if (!r.voice.empty()) {
+    for (size_t i = 0; names.is_array() && i < names.size(); ++i)
+      if (names[i] == r.voice) speaker = static_cast<int64_t>(i);
+    if (speaker < 0) {
+      respond_error(out, 400, "voice \"" + r.voice + "\" is not one of the model `" + m.name + "`'s: " + joined(names),
+                    "invalid_value", "voice");
+      return;
+    }
+  }
+  wnn_context ctx = 0;
+  wnn_error err;
+  if (wnn_init_execution_context(m.graph, &ctx, &err)) {
+    respond_error(out, 500, "init-execution-context failed: " + nn_error_text(err));
+    return;
+  }
+  // NN_OPTIONS is every model's: a voice takes the knobs it has (a chat model's ctx-size is not one).
+  std::string why;
+  bool ok = apply_env_options(
+      [&](const std::string& name, const std::string& value) {
+        std::string current;
+        if (!graph_property(m.graph, name.c_str(), current)) return std::string();
+        return set_property(ctx, name, value);
+      },
+      why);
+  if (ok && r.speed != 1.0) {
+    // OpenAI's speed is the inverse of Piper's length_scale (phoneme durations), the voice's own scaled.
+    ok = graph_property(m.graph, "length_scale", length_scale);
+    const double scale = ok ? strtod(length_scale.c_str(), nullptr) : 0;
+    ok = ok && scale > 0;
+    why = ok ? set_property(ctx, "length_scale", dump(json(scale / r.speed))) : "the voice has no length_scale";
+    ok = why.empty();
+  }
+  if (ok && speaker >= 0 && names.size() > 1)
+    ok = (why = set_property(ctx, "speaker_id", std::to_string(speaker))).empty();
+  if (ok) ok = (why = set_property(ctx, "audio-format", r.format->name)).empty();
+  if (!ok) {
+    wnn_context_drop(ctx);
+    respond_error(out, 500, "setting up the voice failed: " + why);
+    return;
+  }
+  uint32_t dims[1] = {static_cast<uint32_t>(r.input.size())};
+  wnn_named_tensor text = wnn_named("text", wnn_tensor_new(dims, 1, WNN_TYPE_U8, r.input.data(), dims[0]));
+  wnn_named_tensor_list outputs;
+  if (wnn_compute(ctx, &text, 1, &outputs, &err)) {
+    const int code = wnn_error_get_code(err);
+    const std::string failure = nn_error_text(err);
+    wnn_context_drop(ctx);
+    // The plugin's refusal of the text (a NUL in it) is the request's fault.
+    if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_TOO_LARGE)
+      respond_error(out, 400, "the voice refused the input: " + failure, nullptr, "input");
+    else
+      respond_error(out, 500, "speech failed: " + failure);
+    return;
+  }
+  const int k = wnn_find_output(&outputs, "audio");
+  if (k < 0 || wnn_tensor_ty(outputs.ptr[k].tensor) != WNN_TYPE_U8) {
+    wnn_named_tensor_list_free(&outputs);
+    wnn_context_drop(ctx);
+    respond_error(out, 500, "the voice gave no U8 output named audio");
+    return;
+  }
+  wnn_bytes audio = wnn_tensor_data(outputs.ptr[k].tensor);
+  wnn_named_tensor_list_free(&outputs);
+  wnn_context_drop(ctx);
+  // MP3 and Opus may hold another rate (the plugin resamples where LAME or Opus cannot take the
+  // voice's), which their own headers say.
+  const bool own_rate = !strcmp(r.format->name, "mp3") || !strcmp(r.format->name, "opus");
+  if (own_rate) rate.clear();
+  respond_audio(out, r.format->content_type, rate, audio.ptr, audio.len);
+  free(audio.ptr);
 }
 
 }  // namespace openai
