@@ -29,8 +29,6 @@ constexpr size_t kMetadata = 1;  // input 1 and output 1; slot 0 is the prompt, 
 constexpr size_t kMessages = 2;  // input 2: a chat, which the model's template makes the prompt
 constexpr size_t kImage = 3;     // input 3: an image file's bytes, for a graph with a projector
 
-constexpr uint32_t kRankSequences = 64;  // reranking pairs decoded in one batch at most
-
 Error no_projector(std::string_view what) {
   return sdk::invalid(std::string(what) +
                       ": the model was loaded without a multimodal projector; give its path as \"mmproj\" in the "
@@ -54,7 +52,6 @@ ContextShape LlamaContext::wanted_shape() const {
   // Pooled embeddings need the whole prompt in one physical batch.
   s.embedding = o.embedding || o.reranking;
   s.n_ubatch = s.embedding ? s.n_batch : std::min(o.ubatch_size, s.n_batch);
-  s.rank = o.reranking;
   return s;
 }
 
@@ -73,10 +70,6 @@ Error LlamaContext::prepare_llama_context(const LogScope& scope) {
   p.n_batch = want.n_batch;
   p.n_ubatch = want.n_ubatch;
   p.n_seq_max = 1;
-  if (want.rank) {  // reranking decodes pairs side by side, each free to use the whole context
-    p.n_seq_max = kRankSequences;
-    p.kv_unified = true;
-  }
   p.n_threads = threads;
   p.n_threads_batch = threads;
   p.embeddings = want.embedding;

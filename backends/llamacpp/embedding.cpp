@@ -10,7 +10,6 @@
 #include <cstring>
 #include <string>
 
-#include "shared_context.h"
 #include "token_stream.h"
 
 namespace wasinn::llamacpp {
@@ -176,7 +175,6 @@ Error compute_rank_scores(llama_context* ctx, std::span<const std::vector<llama_
                         "such as bge-reranker's");
   }
   const size_t limit = std::min(llama_n_batch(ctx), llama_n_ctx(ctx));
-  const size_t n_seq = std::max<uint32_t>(1, llama_n_seq_max(ctx));
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].size() > limit) {
       return {WASINN_PROMPT_TOO_LONG, "reranking: documents[" + std::to_string(i) + "] with the query has " +
@@ -184,42 +182,21 @@ Error compute_rank_scores(llama_context* ctx, std::span<const std::vector<llama_
                                           " tokens; a pair takes at most batch-size (" + std::to_string(limit) + ")"};
     }
   }
+  // One pair per decode, as llama-server with one slot: pairs decoded side by side as sequences of
+  // one batch scored up to 2e-3 away from it (the fixture's, on the CPU), alone exactly equal.
   std::vector<float> scores(pairs.size());
-  llama_batch batch = llama_batch_init(static_cast<int32_t>(limit), 0, 1);
+  std::vector<llama_token> tokens;
   Error result;
-  for (size_t first = 0; first < pairs.size() && !result;) {
-    // As many whole pairs as fit one batch: rank pooling reads each sequence in one pass.
-    batch.n_tokens = 0;
-    size_t end = first;
-    while (end < pairs.size() && end - first < n_seq && batch.n_tokens + pairs[end].size() <= limit) {
-      const auto seq = static_cast<llama_seq_id>(end - first);
-      for (size_t p = 0; p < pairs[end].size(); ++p) {
-        const int32_t at = batch.n_tokens++;
-        batch.token[at] = pairs[end][p];
-        batch.pos[at] = static_cast<llama_pos>(p);
-        batch.n_seq_id[at] = 1;
-        batch.seq_id[at][0] = seq;
-        batch.logits[at] = 1;
-      }
-      ++end;
-    }
+  for (size_t i = 0; i < pairs.size() && !result; ++i) {
     llama_memory_clear(llama_get_memory(ctx), true);
-    if (Error e = decode_status(llama_decode(ctx, batch), "the context for " + std::to_string(batch.n_tokens) +
-                                                              " tokens of " + std::to_string(end - first) + " pairs")) {
-      result = e;
-      break;
-    }
-    for (size_t i = first; i < end; ++i) {
-      const float* v = llama_get_embeddings_seq(ctx, static_cast<llama_seq_id>(i - first));
-      if (!v) {
-        result = sdk::runtime_error("llama.cpp returned no score for documents[" + std::to_string(i) + "]");
-        break;
-      }
+    tokens.assign(pairs[i].begin(), pairs[i].end());
+    if ((result = decode_tokens(ctx, tokens))) break;
+    const float* v = llama_get_embeddings_seq(ctx, 0);
+    if (!v)
+      result = sdk::runtime_error("llama.cpp returned no score for documents[" + std::to_string(i) + "]");
+    else
       scores[i] = v[0];
-    }
-    first = end;
   }
-  llama_batch_free(batch);
   llama_memory_clear(llama_get_memory(ctx), true);
   if (result) return result;
   out = std::move(scores);

@@ -40,10 +40,10 @@ inline constexpr size_t kMaxRerankDocuments = 10000;
 Error rerank_pairs(const llama_model* model, std::string_view input, size_t max_bytes,
                    std::vector<std::vector<llama_token>>& out, size_t& n_tokens);
 
-// One score per pair: the classification head's first output, as llama-server's. Pairs are
-// decoded together, up to n_batch tokens and n_seq_max sequences at a time; `ctx` must have been
-// created with embeddings on and n_ubatch == n_batch. INVALID_ARGUMENT when the context does not
-// pool by rank (the model is not a reranker), PROMPT_TOO_LONG for a pair over n_batch tokens.
+// One score per pair: the classification head's first output, as llama-server's, each pair
+// decoded alone; `ctx` must have been created with embeddings on and n_ubatch == n_batch.
+// INVALID_ARGUMENT when the context does not pool by rank (the model is not a reranker),
+// PROMPT_TOO_LONG for a pair over n_batch tokens.
 Error compute_rank_scores(llama_context* ctx, std::span<const std::vector<llama_token>> pairs, std::vector<float>& out);
 
 }  // namespace wasinn::llamacpp

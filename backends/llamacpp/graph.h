@@ -48,7 +48,6 @@ struct ContextShape {
   uint32_t n_batch = 0;
   uint32_t n_ubatch = 0;
   bool embedding = false;
-  bool rank = false;  // reranking: pairs decoded as sequences of one batch (embedding.h)
   bool operator==(const ContextShape&) const = default;
 };
 
