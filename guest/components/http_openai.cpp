@@ -11,6 +11,9 @@
  *                               GGUF's tokenizer.chat_template as llama.cpp does) -> the answer
  *   POST /v1/completions        prompt -> the answer
  *   POST /v1/embeddings         input (a string or a list of strings) -> one embedding each
+ *                               (encoding_format float, or base64: little-endian float32)
+ *   POST /v1/rerank             query and documents -> the documents by a reranker's score
+ *                               (http_openai_rerank.cpp)
  *   GET  /                      a chat page on the above (http_openai_page.cpp)
  *
  * A request without "model" uses the only one (400 when there are several). The environment
@@ -348,7 +351,8 @@ void embeddings(const json& body, wh_response_outparam out) {
   }
   wnn_context_drop(ctx);
   if (!failure.empty()) {
-    respond_error(out, 500, "embedding failed: " + failure);
+    // The model's refusal of this input (a reranker, which gives scores) is the request's mistake.
+    respond_error(out, failure.rfind("invalid-argument", 0) == 0 ? 400 : 500, "embedding failed: " + failure);
     return;
   }
   respond_json(out, 200,

@@ -46,7 +46,7 @@ bool parse(const json& body, RerankRequest& r, wh_response_outparam out) {
   }
   const auto model = body.find("model");
   if (model != body.end() && !model->is_null()) {
-    if (!model->is_string()) return respond_error(out, 400, "model must be a string", nullptr, "model"), false;
+    if (!model->is_string()) return respond_error(out, 400, "model must be a string", "invalid_type", "model"), false;
     r.model = model->get<std::string>();
   }
   const auto query = body.find("query");
