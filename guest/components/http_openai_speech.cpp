@@ -41,11 +41,23 @@ constexpr AudioFormat kFormats[] = {{"mp3", "audio/mpeg"},
                                     {"wav", "audio/wav"},
                                     {"pcm", "audio/pcm"}};
 
-// The graph's property `name`; false when it has none.
-bool graph_property(wnn_graph g, const char* name, std::string& value) {
+// The graph's property names (asked first: the host logs each get-property of a missing one).
+std::vector<std::string> property_names(wnn_graph g) {
+  wnx_string_list l = wnx_list_properties(g);
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < l.len; ++i) names.emplace_back(l.ptr[i].ptr ? l.ptr[i].ptr : "", l.ptr[i].len);
+  wnx_string_list_free(&l);
+  return names;
+}
+
+// The graph's property `name`; false when it has none (not among `names`).
+bool graph_property(wnn_graph g, const std::vector<std::string>& names, const std::string& name, std::string& value) {
+  bool listed = false;
+  for (const auto& n : names) listed = listed || n == name;
   wnn_string s{nullptr, 0};
   wnn_error err;
-  if (wnx_get_property(g, name, static_cast<uint32_t>(strlen(name)), &s, &err)) {
+  if (!listed) return false;
+  if (wnx_get_property(g, name.data(), static_cast<uint32_t>(name.size()), &s, &err)) {
     wnn_error_drop(err);
     return false;
   }
@@ -214,8 +226,10 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   }
   Model m;
   if (!load_model(r.model, out, m)) return;
+  const std::vector<std::string> properties = property_names(m.graph);
   std::string names_text, rate, length_scale;
-  if (!graph_property(m.graph, "piper.voices", names_text) || !graph_property(m.graph, "piper.sample_rate", rate)) {
+  if (!graph_property(m.graph, properties, "piper.voices", names_text) ||
+      !graph_property(m.graph, properties, "piper.sample_rate", rate)) {
     respond_error(out, 400,
                   "The model `" + m.name +
                       "` is not a speech model: /v1/audio/speech speaks with Piper voices (wasinn serve --openai "
@@ -245,13 +259,13 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   bool ok = apply_env_options(
       [&](const std::string& name, const std::string& value) {
         std::string current;
-        if (!graph_property(m.graph, name.c_str(), current)) return std::string();
+        if (!graph_property(m.graph, properties, name, current)) return std::string();
         return set_property(ctx, name, value);
       },
       why);
   if (ok && r.speed != 1.0) {
     // OpenAI's speed is the inverse of Piper's length_scale (phoneme durations), the voice's own scaled.
-    ok = graph_property(m.graph, "length_scale", length_scale);
+    ok = graph_property(m.graph, properties, "length_scale", length_scale);
     const double scale = ok ? strtod(length_scale.c_str(), nullptr) : 0;
     ok = ok && scale > 0;
     why = ok ? set_property(ctx, "length_scale", dump(json(scale / r.speed))) : "the voice has no length_scale";

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Text to speech through `wasinn serve --openai NAME=voice.json` (a Piper run config naming the
+fixture voice), driven by PyPI's `openai` client (`audio.speech.create`), each answer equal to the
+native tool's: piper-tts (PyPI, scripts/deps/piper.pip) run here on the same voice, text and options
+(normalize_audio off, as the plugin; the WAV compared byte for byte, as tests/backends/piper do).
+
+    openai_speech_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --fixtures DIR
+                          [--backend-dir DIR]
+
+Cases (ctest runs each as serve.openai-speech.CASE), on scripts/fixtures/export_piper.py's voices:
+  piper    wav = piper-tts's WAV (a speaker of the 3-speaker voice by its name; the paced voice, whose
+           samples per phoneme follow length_scale, at speed 2 and 0.5 = piper-tts at length_scale 0.5
+           and 2); pcm = that WAV's samples (x-sample-rate 22050); flac decodes (PyPI soundfile) to
+           them; mp3 (the default format) and opus decode to the same duration within the codecs'
+           padding; the access log has the route's 200s
+  errors   each a 400 that says what, the server answering correctly after it: an unknown voice
+           (the 400 lists the voices), an empty, a missing and a too long input (4097 characters;
+           4096 are spoken), response_format aac and ogg, speed 0.1 and 5, stream_format sse,
+           instructions, an unknown field, no model with two voices, a chat model (the llama
+           fixture, when the llamacpp backend is built) named in `model`
+
+Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+import argparse
+import atexit
+import io
+import os
+import shutil
+import sys
+import tempfile
+import wave
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from serve_test import Server, log, wait_lines  # noqa: E402
+
+TEXT = "Welcome to the world of speech synthesis!"  # piper-tts's espeak-ng fork phonemizes it as upstream's
+RATE = 22050
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        component = os.path.join(args.guests, "http_openai.component.wasm")
+        if not os.path.exists(component):
+            raise Skipped(f"no {component} (built with the HTTP component guests)")
+        backend_dir = args.backend_dir or ""
+        if backend_dir and not os.path.exists(os.path.join(backend_dir, "libwasinn_backend_piper.so")):
+            raise Skipped("the piper backend is not built (backends/piper/CMakeLists.txt says why)")
+        for module, pip in (("openai", "openai.pip"), ("piper", "piper.pip"), ("soundfile", "piper.pip")):
+            try:
+                __import__(module)
+            except ImportError:
+                raise Skipped(f"PyPI's {module} is not installed in this Python (scripts/deps/{pip})")
+        self.dir = tempfile.mkdtemp(prefix="wasinn-speech-")  # the run configs naming the fixture voices
+        atexit.register(shutil.rmtree, self.dir, True)
+        self.configs = {}
+        for voice in ("tiny", "speakers", "paced"):
+            onnx = self.fixture(f"piper/{voice}.onnx")
+            path = os.path.join(self.dir, f"{voice}.json")
+            with open(path, "w") as f:
+                f.write('{"model": "%s"}\n' % onnx)
+            self.configs[voice] = path
+
+    def fixture(self, rel):
+        path = os.path.join(self.args.fixtures, rel)
+        if not os.path.exists(path):
+            raise Skipped(f"no {path} (scripts/make_fixtures.py makes it)")
+        return path
+
+    def wasinn(self, models):
+        """wasinn serve --openai NAME=FILE for each of MODELS, [(name, file)]."""
+        args = ["--metrics-addr", "127.0.0.1:0"]
+        if self.args.backend_dir:
+            args += ["--backend-dir", self.args.backend_dir]
+        openai_args = []
+        for name, path in models:
+            openai_args += ["--openai", f"{name}={path}"]
+        return Server([self.args.wasinn, "serve"], args + openai_args[:-1], openai_args[-1], name="wasinn serve")
+
+
+def client(server):
+    import openai
+    return openai.OpenAI(base_url=server.url("/v1"), api_key="unused", max_retries=0, timeout=120)
+
+
+def piper_tts_wav(ctx, voice, **options):
+    """piper-tts's WAV of TEXT on VOICE with OPTIONS (speaker_id, length_scale), normalize_audio off."""
+    from piper import PiperVoice
+    from piper.config import SynthesisConfig
+    v = PiperVoice.load(ctx.fixture(f"piper/{voice}.onnx"))
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        v.synthesize_wav(TEXT, w, syn_config=SynthesisConfig(normalize_audio=False, **options))
+    return buf.getvalue()
+
+
+def speak(c, model, **kw):
+    """The answer's bytes and headers."""
+    kw.setdefault("voice", "wasinn-tiny-random")
+    r = c.audio.speech.with_raw_response.create(model=model, input=kw.pop("input", TEXT), **kw)
+    return r.content, {k.lower(): v for k, v in r.headers.items()}
+
+
+def decode(data):
+    import soundfile
+    samples, rate = soundfile.read(io.BytesIO(data), dtype="int16")
+    return samples, rate
+
+
+def case_piper(ctx):
+    want_speaker = piper_tts_wav(ctx, "speakers", speaker_id=2)
+    want_tiny = piper_tts_wav(ctx, "tiny")
+    want_fast = piper_tts_wav(ctx, "paced", length_scale=0.5)
+    want_slow = piper_tts_wav(ctx, "paced", length_scale=2.0)
+    check(len(want_slow) > 3 * len(want_fast), "the paced voice's length does not follow length_scale")
+    with ctx.wasinn([("tiny", ctx.configs["tiny"]), ("speakers", ctx.configs["speakers"]),
+                     ("paced", ctx.configs["paced"])]) as server:
+        c = client(server)
+        got, headers = speak(c, "speakers", voice="speaker2", response_format="wav")
+        check(got == want_speaker, f"speaker2's WAV ({len(got)} bytes) != piper-tts's speaker_id 2 ({len(want_speaker)})")
+        check(headers.get("content-type") == "audio/wav", f"wav's content-type {headers.get('content-type')}")
+        other, _ = speak(c, "speakers", voice="speaker0", response_format="wav")
+        check(other != got, "speaker0 speaks as speaker2: the voice does not matter")
+        got, _ = speak(c, "tiny", voice="wasinn-tiny-random", response_format="wav")
+        check(got == want_tiny, "the single-speaker voice by its name != piper-tts's WAV")
+        for speed, want in ((2.0, want_fast), (0.5, want_slow)):
+            got, _ = speak(c, "paced", voice="wasinn-paced-random", response_format="wav", speed=speed)
+            check(got == want, f"speed {speed}: {len(got)} bytes != piper-tts's length_scale {1 / speed} ({len(want)})")
+        got, _ = speak(c, "tiny", voice="wasinn-tiny-random", response_format="wav", speed=1.0)
+        check(got == want_tiny, "speed 1 (the default) changes the audio")
+        samples = want_tiny[44:]
+        pcm, headers = speak(c, "tiny", response_format="pcm")
+        check(pcm == samples, "pcm != the WAV's samples")
+        check(headers.get("x-sample-rate") == str(RATE), f"pcm's x-sample-rate {headers.get('x-sample-rate')}")
+        check(headers.get("content-type") == "audio/pcm", f"pcm's content-type {headers.get('content-type')}")
+        flac, headers = speak(c, "tiny", response_format="flac")
+        decoded, rate = decode(flac)
+        check(flac[:4] == b"fLaC" and rate == RATE and decoded.tobytes() == samples,
+              f"flac ({len(flac)} bytes, {rate} Hz) does not decode to the WAV's samples")
+        n = len(samples) // 2
+        mp3, headers = speak(c, "tiny")  # OpenAI's default format
+        check(headers.get("content-type") == "audio/mpeg", f"the default format's content-type is "
+              f"{headers.get('content-type')}, not mp3's")
+        decoded, rate = decode(mp3)
+        check(rate == RATE and abs(len(decoded) - n) <= 2 * 1152,
+              f"mp3 decodes to {len(decoded)} samples at {rate} Hz, not {n} at {RATE} (within 2 MP3 frames)")
+        opus, headers = speak(c, "tiny", response_format="opus")
+        check(opus[:4] == b"OggS" and headers.get("content-type", "").startswith("audio/ogg"),
+              f"opus: {opus[:4]!r}, {headers.get('content-type')}")
+        decoded, rate = decode(opus)
+        want_opus = n * 24000 / RATE  # Opus has no 22050 Hz: resampled to 24 kHz
+        check(rate == 24000 and abs(len(decoded) - want_opus) <= 0.03 * 24000,
+              f"opus decodes to {len(decoded)} samples at {rate} Hz, not {want_opus:.0f} at 24000 (within 30 ms)")
+        lines = wait_lines(server, r"POST /v1/audio/speech 200 ", at_least=10)
+        check(len(lines) >= 10, f"{len(lines)} access-log lines of the route's 200s, not 10")
+    log(f"piper: speaker2, the single voice and speed 2 / 0.5 = piper-tts byte for byte; pcm, flac = its samples; "
+        f"mp3 {len(mp3)} B, opus {len(opus)} B decode to its duration")
+
+
+def bad_request(fn, *needles, code=None, param=None):
+    """FN raises the client's BadRequestError whose message holds each of NEEDLES (and CODE, PARAM)."""
+    import openai
+    try:
+        fn()
+    except openai.BadRequestError as e:
+        body = e.body if isinstance(e.body, dict) else {}
+        message = str(body.get("message", e))
+        for n in needles:
+            check(n in message, f"the 400 does not say {n!r}: {message}")
+        if code:
+            check(body.get("code") == code, f"the 400's code is {body.get('code')!r}, not {code!r}: {message}")
+        if param:
+            check(body.get("param") == param, f"the 400's param is {body.get('param')!r}, not {param!r}: {message}")
+        return message
+    raise Failure(f"no 400 for {needles}")
+
+
+def case_errors(ctx):
+    models = [("speakers", ctx.configs["speakers"]), ("tiny", ctx.configs["tiny"])]
+    chat_model = os.path.join(ctx.args.fixtures, "llama/tiny.gguf")
+    backends = ctx.args.backend_dir or ""
+    has_llama = os.path.exists(chat_model) and (
+        not backends or os.path.exists(os.path.join(backends, "libwasinn_backend_llamacpp.so")))
+    if has_llama:
+        models.append(("chat", chat_model))
+    else:
+        log("no llama fixture or llamacpp backend: the chat model case is left out")
+    want = piper_tts_wav(ctx, "speakers", speaker_id=1)
+    with ctx.wasinn(models) as server:
+        c = client(server)
+
+        def still_answers():
+            got, _ = speak(c, "speakers", voice="speaker1", response_format="wav")
+            check(got == want, "the server answers otherwise after the error")
+
+        def say(**kw):
+            kw.setdefault("model", "speakers")
+            kw.setdefault("voice", "speaker0")
+            return c.audio.speech.create(**kw)
+
+        cases = [
+            ("an unknown voice", lambda: say(voice="alloy", input=TEXT),
+             ('voice "alloy" is not one of', "speaker0, speaker1, speaker2"), "invalid_value", "voice"),
+            ("an empty input", lambda: say(input=""), ("input must be the text",), None, "input"),
+            ("a missing input", lambda: say(extra_body={"input": None}, input=TEXT),
+             ("input must be the text",), None, "input"),
+            ("a too long input", lambda: say(input="é" * 4097),
+             ("4097 characters", "4096"), "string_above_max_length", "input"),
+            ("response_format aac", lambda: say(input=TEXT, response_format="aac"),
+             ("aac", "mp3, opus, flac, wav or pcm"), "unsupported_value", "response_format"),
+            ("response_format ogg", lambda: say(input=TEXT, extra_body={"response_format": "ogg"}),
+             ('"ogg" is not served',), None, "response_format"),
+            ("speed 0.1", lambda: say(input=TEXT, speed=0.1), ("speed must be a number from 0.25 to 4.0",), None,
+             "speed"),
+            ("speed 5", lambda: say(input=TEXT, speed=5), ("from 0.25 to 4.0, got 5",), None, "speed"),
+            ("stream_format sse", lambda: say(input=TEXT, stream_format="sse"), ('"sse" is not served',),
+             "unsupported_value", "stream_format"),
+            ("instructions", lambda: say(input=TEXT, instructions="whisper"), ("instructions are not supported",),
+             "unsupported_parameter", "instructions"),
+            ("an unknown field", lambda: say(input=TEXT, extra_body={"volume": 2}),
+             ("Unrecognized request argument supplied: volume",), None, "volume"),
+            ("no model, two voices", lambda: say(input=TEXT, model=None),
+             ("you must provide a model parameter", "speakers", "tiny"), "missing_required_parameter", "model"),
+        ]
+        if has_llama:
+            cases.append(("a chat model", lambda: say(model="chat", input=TEXT),
+                          ("The model `chat` is not a speech model", "Piper"), "invalid_model", "model"))
+        for what, fn, needles, code, param in cases:
+            message = bad_request(fn, *needles, code=code, param=param)
+            log(f"{what}: 400 {message}")
+            still_answers()
+        # The limit is a limit: 4096 characters are spoken.
+        got, _ = speak(c, "tiny", input=("Hello, world. " * 300)[:4096], response_format="pcm")
+        check(len(got) > 0, "4096 characters got no audio")
+        check(server.proc.poll() is None, "the server exited")
+
+
+CASES = {"piper": case_piper, "errors": case_errors}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--wasinn", required=True)
+    p.add_argument("--guests", required=True)
+    p.add_argument("--fixtures", required=True)
+    p.add_argument("--backend-dir")
+    args = p.parse_args()
+    if os.environ.get("WASINN_FIXTURES"):
+        args.fixtures = os.environ["WASINN_FIXTURES"]
+    try:
+        ctx = Ctx(args)
+    except Skipped as e:
+        print(f"SKIP {args.case}: {e}")
+        return SKIP
+    return run_cases(CASES, [args.case], ctx)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
