@@ -14,6 +14,8 @@
  *                               (encoding_format float, or base64: little-endian float32)
  *   POST /v1/rerank             query and documents -> the documents by a reranker's score
  *                               (http_openai_rerank.cpp)
+ *   POST /v1/audio/speech       input and voice -> the audio file (mp3, opus, flac, wav, pcm) a
+ *                               Piper voice speaks (http_openai_speech.cpp)
  *   GET  /                      a chat page on the above (http_openai_page.cpp)
  *
  * A request without "model" uses the only one (400 when there are several). The environment
