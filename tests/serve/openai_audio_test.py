@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Speech to text through `wasinn serve --openai NAME=whisper-model.bin`: POST /v1/audio/transcriptions
+and /v1/audio/translations driven by PyPI's `openai` client, each answer equal to whisper-cli's (the
+same whisper.cpp build, scripts/deps/whisper.sh) on the same file and options, on the random-weight
+fixture model and audio of scripts/fixtures/export_whisper.py. Greedy, no temperature fallback, two
+threads on both sides (NN_OPTIONS; whisper-cli -t 2 -bs 1 -bo 1 -nf): a random model's transcript is
+the same run after run only so.
+
+    openai_audio_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --fixtures DIR
+                         --whisper-cli BIN/whisper-cli [--backend-dir DIR]
+
+Cases (ctest runs each as serve.openai-audio.CASE):
+  formats    speech.wav in every response_format: json and text (the segments' text), srt (whisper-cli
+             -osrt's file), vtt (-ovtt's), verbose_json (segments' times and texts as -oj's, words as
+             -ml 1 -sow's segments, the duration); prompt, temperature and language as whisper-cli's
+             --prompt, --temperature and -l; speech.flac, speech.mp3, float-44k.wav (44.1 kHz stereo
+             float) and rate-8k.wav as whisper-cli decodes each
+  translate  audio.translations.create (json, text, srt) as whisper-cli -tr (the fixture model is
+             English-only: whisper ignores translate on it, as whisper-cli does)
+  errors     each a 400 that says what, the server answering after it: a truncated WAV, a WAV whose
+             data chunk claims more bytes than it has, garbage bytes, an empty file, an Ogg file, no
+             file part, a bad response_format, an unknown field, stream true, language on
+             translations, timestamp_granularities without verbose_json, a body that is not
+             multipart; a chat model (llama/tiny.gguf, when the llamacpp plugin is built) named in
+             model is a 400 saying it is not a whisper model; an unknown model a 404
+
+Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from serve_test import Server, log  # noqa: E402
+
+NAME = "whisper"
+NN_OPTIONS = json.dumps({"threads": 2, "beam-size": 1, "best-of": 1, "temperature-inc": 0})
+GREEDY_CLI = ["-t", "2", "-bs", "1", "-bo", "1", "-nf"]
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.model = self.fixture("whisper/tiny-en.bin")
+        for path in (args.whisper_cli, args.wasinn, self.model):
+            if not os.path.exists(path):
+                raise Skipped(f"{path} is missing")
+        try:
+            import openai  # noqa: F401
+        except ImportError as e:
+            raise Skipped("PyPI's openai is not installed (scripts/deps/openai.pip)") from e
+        self.component = os.path.join(args.guests, "http_openai.component.wasm")
+        self.tmp = tempfile.mkdtemp(prefix="openai-audio-")
+
+    def fixture(self, rel):
+        return os.path.join(self.args.fixtures, rel)
+
+    def wasinn(self, extra_models=(), nn_options=NN_OPTIONS):
+        args = ["--env", f"NN_OPTIONS={nn_options}"]
+        if self.args.backend_dir:
+            args += ["--backend-dir", self.args.backend_dir]
+        for name, path in extra_models:
+            args += ["--openai", f"{name}={path}"]
+        # Server puts its last argument last: the whisper model's --openai.
+        return Server([self.args.wasinn, "serve"], args + ["--openai"], f"{NAME}={self.model}", name="wasinn serve")
+
+    def whisper_cli(self, audio, extra=(), tag="run"):
+        """whisper-cli's files on AUDIO: {"json": doc, "srt": text, "vtt": text}."""
+        prefix = os.path.join(self.tmp, f"{os.path.basename(audio)}-{tag}")
+        argv = [self.args.whisper_cli, "-m", self.model, "-f", audio, "-np", "-oj", "-osrt", "-ovtt", "-of",
+                prefix] + GREEDY_CLI + list(extra)
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        check(p.returncode == 0, f"whisper-cli failed ({p.returncode}): {p.stderr.decode(errors='replace')[-2000:]}")
+        out = {}
+        for ext in ("json", "srt", "vtt"):
+            with open(f"{prefix}.{ext}", encoding="utf-8", errors="replace") as f:
+                out[ext] = f.read()
+        out["json"] = json.loads(out["json"])
+        return out
+
+
+def client(server):
+    import openai
+    return openai.OpenAI(base_url=server.url("/v1"), api_key="unused", max_retries=0, timeout=120)
+
+
+def cli_text(native):
+    return "".join(s["text"] for s in native["json"]["transcription"]).strip()
+
+
+def cli_segments(native):
+    return [(s["offsets"]["from"] / 1000, s["offsets"]["to"] / 1000, s["text"]) for s in native["json"]["transcription"]]
+
+
+def same(label, ours, theirs):
+    check(ours == theirs, f"{label}: wasinn's answer differs from whisper-cli's:\n--- wasinn\n{ours!r}\n"
+                          f"--- whisper-cli\n{theirs!r}")
+    log(f"{label}: equal to whisper-cli ({len(str(ours))} chars)")
+
+
+def transcribe(c, path, **kw):
+    with open(path, "rb") as f:
+        return c.audio.transcriptions.create(model=NAME, file=(os.path.basename(path), f.read()), **kw)
+
+
+def case_formats(ctx):
+    speech = ctx.fixture("whisper/speech.wav")
+    native = ctx.whisper_cli(speech)
+    check(native["json"]["transcription"], "whisper-cli heard nothing in speech.wav")
+    words = ctx.whisper_cli(speech, ["-ml", "1", "-sow"], tag="words")
+    with ctx.wasinn() as server:
+        c = client(server)
+        same("json", transcribe(c, speech).text, cli_text(native))
+        same("text", transcribe(c, speech, response_format="text").strip(), cli_text(native))
+        same("srt", transcribe(c, speech, response_format="srt"), native["srt"])
+        same("vtt", transcribe(c, speech, response_format="vtt"), native["vtt"])
+        v = transcribe(c, speech, response_format="verbose_json", timestamp_granularities=["word", "segment"])
+        same("verbose_json text", v.text, cli_text(native))
+        same("verbose_json segments", [(s.start, s.end, s.text) for s in v.segments], cli_segments(native))
+        same("verbose_json words", [(w.start, w.end, w.word) for w in v.words],
+             [(a, b, t.strip()) for a, b, t in cli_segments(words) if t.strip()])
+        seconds = (os.path.getsize(speech) - 44) / 32000
+        check(abs(v.duration - seconds) < 0.01 and v.language == "en" and v.task == "transcribe",
+              f"verbose_json: duration {v.duration} (the file is {seconds:.3f} s), language {v.language}, "
+              f"task {v.task}")
+        opts = ctx.whisper_cli(speech, ["--prompt", "a quick fox", "--temperature", "0.4", "-l", "en"], tag="opts")
+        same("prompt, temperature, language",
+             transcribe(c, speech, prompt="a quick fox", temperature=0.4, language="en", response_format="srt"),
+             opts["srt"])
+        for name in ("speech.flac", "speech.mp3", "float-44k.wav", "rate-8k.wav"):
+            path = ctx.fixture(f"whisper/{name}")
+            theirs = ctx.whisper_cli(path)
+            same(f"{name} srt", transcribe(c, path, response_format="srt"), theirs["srt"])
+        check(server.proc.poll() is None, "the server exited")
+
+
+def case_translate(ctx):
+    speech = ctx.fixture("whisper/speech.wav")
+    native = ctx.whisper_cli(speech, ["-tr"], tag="translate")
+    with ctx.wasinn() as server:
+        c = client(server)
+        with open(speech, "rb") as f:
+            audio = f.read()
+        t = c.audio.translations.create(model=NAME, file=("speech.wav", audio))
+        same("translation json", t.text, cli_text(native))
+        t = c.audio.translations.create(model=NAME, file=("speech.wav", audio), response_format="text")
+        same("translation text", t.strip(), cli_text(native))
+        t = c.audio.translations.create(model=NAME, file=("speech.wav", audio), response_format="srt")
+        same("translation srt", t, native["srt"])
+
+
+def form(fields, boundary="wasinnAudioTest"):
+    """A multipart/form-data body of FIELDS, [(name, value bytes, filename or None)]."""
+    out = b""
+    for name, value, filename in fields:
+        out += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"'.encode()
+        if filename is not None:
+            out += f'; filename="{filename}"\r\nContent-Type: application/octet-stream'.encode()
+        out += b"\r\n\r\n" + value + b"\r\n"
+    return out + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def post(server, path, body, content_type):
+    req = urllib.request.Request(server.url(path), data=body, headers={"Content-Type": content_type}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, r.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+
+
+def case_errors(ctx):
+    with open(ctx.fixture("whisper/speech.wav"), "rb") as f:
+        wav = f.read()
+    # The data chunk (at 36 in sox's 44-byte header) claims 1 MB more than the file holds.
+    lying = bytearray(wav)
+    check(lying[36:40] == b"data", "speech.wav's data chunk is not at byte 36")
+    lying[40:44] = struct.pack("<I", struct.unpack("<I", wav[40:44])[0] + 1000000)
+    with open(ctx.fixture("whisper/speech.ogg"), "rb") as f:
+        ogg = f.read()
+    chat = ctx.fixture("llama/tiny.gguf")
+    have_chat = ctx.args.backend_dir is None or os.path.exists(
+        os.path.join(ctx.args.backend_dir, "libwasinn_backend_llamacpp.so"))
+    extra = [("chat", chat)] if have_chat and os.path.exists(chat) else []
+    with ctx.wasinn() as server:
+        good = form([("file", wav, "speech.wav"), ("model", NAME.encode(), None)])
+        status, first = post(server, "/v1/audio/transcriptions", *good)
+        check(status == 200, f"a good request: {status} {first}")
+        file_cases = [
+            ("a truncated WAV", wav[: len(wav) // 2], "truncated"),
+            ("a WAV whose header lies", bytes(lying), "'data' chunk claims"),
+            ("garbage bytes", bytes(range(256)) * 12, "not a WAV, FLAC or MP3"),
+            ("an empty file", b"", "file part is empty"),
+            ("an Ogg file", ogg, "Ogg"),
+        ]
+        cases = [(what, "/v1/audio/transcriptions", *form([("file", data, "a.bin"), ("model", NAME.encode(), None)]), says)
+                 for what, data, says in file_cases]
+        cases += [
+            ("no file part", "/v1/audio/transcriptions", *form([("model", NAME.encode(), None)]), "no file part"),
+            ("a bad response_format", "/v1/audio/transcriptions",
+             *form([("file", wav, "a.wav"), ("response_format", b"mp3", None)]), "response_format must be"),
+            ("an unknown field", "/v1/audio/transcriptions", *form([("file", wav, "a.wav"), ("speed", b"2", None)]),
+             "Unrecognized request argument supplied: speed"),
+            ("stream true", "/v1/audio/transcriptions", *form([("file", wav, "a.wav"), ("stream", b"true", None)]),
+             "stream is not supported"),
+            ("language on translations", "/v1/audio/translations",
+             *form([("file", wav, "a.wav"), ("language", b"de", None)]), "language is not accepted"),
+            ("word timestamps without verbose_json", "/v1/audio/transcriptions",
+             *form([("file", wav, "a.wav"), ("timestamp_granularities[]", b"word", None)]), "needs response_format"),
+            ("a JSON body", "/v1/audio/transcriptions", b'{"file": "x"}', "application/json", "multipart/form-data"),
+            ("a form cut off", "/v1/audio/transcriptions", good[0][: len(good[0]) // 2], good[1], "cut off"),
+        ]
+        for what, path, body, content_type, says in cases:
+            status, text = post(server, path, body, content_type)
+            check(status == 400, f"{what}: {status}, not 400: {text}")
+            message = json.loads(text)["error"]["message"]
+            check(says in message, f"{what}: the message does not say '{says}': {message}")
+            log(f"{what}: 400 {message}")
+            status, again = post(server, "/v1/audio/transcriptions", *good)
+            check(status == 200 and again == first, f"after {what}: {status} {again}")
+        status, text = post(server, "/v1/audio/transcriptions",
+                             *form([("file", wav, "a.wav"), ("model", b"nothing", None)]))
+        check(status == 404 and "nothing" in text, f"an unknown model: {status} {text}")
+        # The client's own error type for one of them.
+        import openai
+        try:
+            transcribe(client(server), ctx.fixture("whisper/speech.ogg"))
+            raise Failure("no 400 for an Ogg file through the client")
+        except openai.BadRequestError as e:
+            check("WAV, FLAC or MP3" in str(e), f"the client's error: {e}")
+        check(server.proc.poll() is None, "the server exited")
+    if not extra:
+        log("the llamacpp plugin or llama/tiny.gguf is missing: the chat-model case is left out")
+        return
+    # NN_OPTIONS is checked against every model: the chat model's llama.cpp takes threads alone.
+    with ctx.wasinn(extra, nn_options=json.dumps({"threads": 2})) as server:
+        status, text = post(server, "/v1/audio/transcriptions", *form([("file", wav, "a.wav"), ("model", b"chat", None)]))
+        check(status == 400 and "not a whisper model" in text, f"a chat model: {status} {text}")
+        log(f"a chat model: 400 {json.loads(text)['error']['message']}")
+        status, text = post(server, "/v1/chat/completions", json.dumps(
+            {"model": "chat", "max_tokens": 2, "messages": [{"role": "user", "content": "hi"}]}).encode(),
+            "application/json")
+        check(status == 200, f"the chat model after it: {status} {text}")
+
+
+CASES = {"formats": case_formats, "translate": case_translate, "errors": case_errors}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--wasinn", required=True)
+    p.add_argument("--guests", required=True)
+    p.add_argument("--fixtures", required=True)
+    p.add_argument("--whisper-cli", required=True)
+    p.add_argument("--backend-dir")
+    args = p.parse_args()
+    if os.environ.get("WASINN_FIXTURES"):
+        args.fixtures = os.environ["WASINN_FIXTURES"]
+    try:
+        ctx = Ctx(args)
+    except Skipped as e:
+        print(f"SKIP {args.case}: {e}")
+        return SKIP
+    return run_cases(CASES, [args.case], ctx)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
