@@ -279,8 +279,13 @@ void speech(const json& body, wh_response_outparam out, Generation) {
     respond_error(out, 500, "setting up the voice failed: " + why);
     return;
   }
-  uint32_t dims[1] = {static_cast<uint32_t>(r.input.size())};
-  wnn_named_tensor text = wnn_named("text", wnn_tensor_new(dims, 1, WNN_TYPE_U8, r.input.data(), dims[0]));
+  // A run config with json_input takes WasmEdge's {"text": ...}.
+  std::string json_input;
+  const std::string input = graph_property(m.graph, properties, "piper.json_input", json_input) && json_input == "true"
+                                ? dump(json{{"text", r.input}})
+                                : r.input;
+  uint32_t dims[1] = {static_cast<uint32_t>(input.size())};
+  wnn_named_tensor text = wnn_named("text", wnn_tensor_new(dims, 1, WNN_TYPE_U8, input.data(), dims[0]));
   wnn_named_tensor_list outputs;
   if (wnn_compute(ctx, &text, 1, &outputs, &err)) {
     const int code = wnn_error_get_code(err);

@@ -13,7 +13,8 @@ Cases (ctest runs each as serve.openai-speech.CASE), on scripts/fixtures/export_
            samples per phoneme follow length_scale, at speed 2 and 0.5 = piper-tts at length_scale 0.5
            and 2); pcm = that WAV's samples (x-sample-rate 22050); flac decodes (PyPI soundfile) to
            them; mp3 (the default format) and opus decode to the same duration within the codecs'
-           padding; the access log has the route's 200s
+           padding; the access log has the route's 200s; a run config's noise_scale and json_input
+           are honoured, and its voice, the only one, answers a request without model
   errors   each a 400 that says what, the server answering correctly after it: an unknown voice
            (the 400 lists the voices), an empty, a missing and a too long input (4097 characters;
            4096 are spoken), response_format aac and ogg, speed 0.1 and 5, stream_format sse,
@@ -157,6 +158,16 @@ def case_piper(ctx):
               f"opus decodes to {len(decoded)} samples at {rate} Hz, not {want_opus:.0f} at 24000 (within 30 ms)")
         lines = wait_lines(server, r"POST /v1/audio/speech 200 ", at_least=10)
         check(len(lines) >= 10, f"{len(lines)} access-log lines of the route's 200s, not 10")
+    # A run config's synthesis keys are the voice's defaults, json_input is honoured, and the only
+    # voice answers a request without model.
+    want_noise = piper_tts_wav(ctx, "tiny", noise_scale=0.3)
+    noisy = os.path.join(ctx.dir, "noisy.json")
+    with open(noisy, "w") as f:
+        f.write('{"model": "%s", "noise_scale": 0.3, "json_input": true}\n' % ctx.fixture("piper/tiny.onnx"))
+    with ctx.wasinn([("noisy", noisy)]) as server:
+        r = client(server).audio.speech.with_raw_response.create(model=None, voice="wasinn-tiny-random", input=TEXT,
+                                                                 response_format="wav")
+        check(r.content == want_noise, "the run config's noise_scale 0.3 != piper-tts's WAV at noise_scale 0.3")
     log(f"piper: speaker2, the single voice and speed 2 / 0.5 = piper-tts byte for byte; pcm, flac = its samples; "
         f"mp3 {len(mp3)} B, opus {len(opus)} B decode to its duration")
 
