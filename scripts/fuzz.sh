@@ -12,7 +12,8 @@
 # speech, text to WAV), fuzz_llama_schema (its JSON schemas to grammars, sampled under a budget),
 # fuzz_piper_input (the
 # piper plugin's text and JSON input, spoken to a WAV), fuzz_load_piper (its run config) and
-# fuzz_openai_request (the OpenAI endpoint's request parser, natively). `all` adds
+# fuzz_openai_request (the OpenAI endpoint's request parser, natively), fuzz_multipart_form (its
+# audio routes' multipart form, natively). `all` adds
 # the model-load targets of the other backends, whose frameworks have known crashes on
 # malformed models (docs/reliability.md). Prints executions and crashes per target, keeps each
 # crash input, and exits 1 if any target crashed, leaked, ran out of memory or hung.
@@ -36,7 +37,7 @@ export WASINN_FIXTURES=$FIXTURES
 ABI_TARGETS=(fuzz_witx_fake fuzz_legacy_fake fuzz_wit_fake fuzz_witx_real fuzz_legacy_real fuzz_wit_real fuzz_sockets)
 DEFAULT_TARGETS=("${ABI_TARGETS[@]}" fuzz_witx_fake@2 fuzz_witx_real@2 fuzz_load_onnxruntime fuzz_remote_codecs
                  fuzz_whisper_audio fuzz_llama_image fuzz_llama_tts fuzz_llama_schema fuzz_piper_input
-                 fuzz_load_piper fuzz_openai_request)
+                 fuzz_load_piper fuzz_openai_request fuzz_multipart_form)
 OTHER_LOAD_TARGETS=(fuzz_load_openvino fuzz_load_pytorch fuzz_load_tensorflowlite fuzz_load_tensorflow
                     fuzz_load_llamacpp fuzz_load_whisper)
 
@@ -112,7 +113,9 @@ EOF
       printf '{"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}' >"$dir/ref-loop"
       printf '{"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 5}' >"$dir/array" ;;
     fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
-      for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done ;;
+      for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done
+      sox "$f/whisper/speech.wav" "$dir/speech.flac" trim 0 0.25  # and the other codecs it decodes
+      head -c 2000 "$f/whisper/speech.mp3" >"$dir/speech.mp3" ;;
     fuzz_load_piper)  # WasmEdge's run configs (the load refuses their host paths: the parser is fuzzed)
       printf '{"model": "%s/piper/tiny.onnx", "json_input": true, "noise_scale": 0.5}' "$f" >"$dir/run.json"
       printf '{"model": "v.onnx", "output_type": "raw", "speaker_id": 2, "sentence_silence": 0.2}' >"$dir/keys.json" ;;
