@@ -82,7 +82,30 @@ class WitSession {
   Status drop_error(uint32_t rep);
 
   size_t live_tensors() const { return tensors_.size(); }
-  NnSession& session() { return *session_; }
+
+  // wasinn:nn-ext (describe, properties, prompt) and wasinn:nn-async's cancel, over the same
+  // session (wit_nn_ext.cpp). A handle the guest does not hold is the canonical ABI's misuse:
+  // borrow_graph and borrow_context say so, and the import layer traps; every other refusal
+  // is the call's own answer.
+  Status borrow_graph(uint32_t graph) const;
+  Status borrow_context(uint32_t context) const;
+  struct Io {
+    std::string_view name;
+    std::string_view type;                         // its WIT case, "" when unknown or i8
+    std::optional<std::span<const int64_t>> dims;  // -1: dynamic; none when the rank is unknown
+  };
+  // The graph's inputs or outputs; the views live as long as the guest holds the graph.
+  Result<std::vector<Io>> describe(uint32_t graph, bool outputs) const;
+  Result<std::vector<GraphProperty>> properties(uint32_t graph) const;
+  Result<std::string> get_property(uint32_t graph, std::string_view name) const;
+  Status set_graph_property(uint32_t graph, std::string_view name, std::string_view value);
+  Status set_context_property(uint32_t context, std::string_view name, std::string_view value);
+  Result<uint32_t> init_prompt_context(uint32_t graph);
+  Result<std::string> prompt(uint32_t context, std::string_view text);
+  Status prompt_start(uint32_t context, std::string_view input, std::string_view text);
+  Result<std::optional<std::string>> prompt_next(uint32_t context);
+  Result<std::string> prompt_metadata(uint32_t context);
+  Status cancel(uint32_t context);
 
  private:
   // What the older versions keep between set-input, compute and get-output, per context.

@@ -265,22 +265,16 @@ wasinn_wit_status drop(void* guest, wasinn_wit_resource kind, uint32_t rep, wasi
   });
 }
 
-// wasinn:nn-ext@0.1.0: graph and context reps are the NnSession's handles, as in wasi:nn.
+// wasinn:nn-ext@0.1.0: graph and context reps are the NnSession's handles, as in wasi:nn. A
+// borrowed handle the guest does not hold traps, as for every borrow.
 wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/describe", outputs ? "outputs" : "inputs", out, [&](const Call& c) {
-    // A borrowed graph the guest holds: an unknown rep is the canonical ABI's misuse, a trap.
-    auto g = must(c.wit->session().graph(graph));
-    const auto& side = outputs ? g->outputs() : g->inputs();
+    const auto io = must(c.wit->describe(graph, outputs != 0));
     lent.io.clear();
-    for (const auto& info : side) {
-      std::string_view type;
-      if (info.type) {
-        if (auto t = wit_nn::tensor_type_case(*info.type)) type = *t;
-      }
-      lent.io.push_back({str(info.name), str(type), info.dims ? info.dims->data() : nullptr,
-                         info.dims ? info.dims->size() : 0, info.dims ? 1 : 0});
+    for (const auto& one : io) {
+      lent.io.push_back({str(one.name), str(one.type), one.dims ? one.dims->data() : nullptr,
+                         one.dims ? one.dims->size() : 0, one.dims ? 1 : 0});
     }
-    // The graph (and so the names and dims) outlives the call: the guest still holds it.
     c.out->data = lent.io.data();
     c.out->len = lent.io.size();
     return WASINN_WIT_OK;
@@ -289,7 +283,7 @@ wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_
 
 wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", "list-properties", out, [&](const Call& c) {
-    lent.properties = must(c.wit->session().properties(graph));
+    lent.properties = must(c.wit->properties(graph));
     lent.strs.clear();
     for (const auto& p : lent.properties) lent.strs.push_back(str(p.name));
     c.out->data = lent.strs.data();
@@ -300,8 +294,8 @@ wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* o
 
 wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", "get-property", out, [&](const Call& c) {
-    must(c.wit->session().graph(graph));  // an unknown handle traps, as for every borrow
-    auto value = c.wit->session().get_property(graph, view(name));
+    must(c.wit->borrow_graph(graph));
+    auto value = c.wit->get_property(graph, view(name));
     if (!value) return c.refuse(value.take_error());
     lent.text = std::move(*value);
     return c.chars(lent.text);
@@ -312,20 +306,19 @@ wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wa
                                wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", on_context ? "set-context-property" : "set-property", out,
                  [&](const Call& c) {
-                   NnSession& s = c.wit->session();
                    if (on_context) {
-                     must(s.check_context(rep));
-                     return c.done(s.set_context_property(rep, view(name), view(value)));
+                     must(c.wit->borrow_context(rep));
+                     return c.done(c.wit->set_context_property(rep, view(name), view(value)));
                    }
-                   must(s.graph(rep));
-                   return c.done(s.set_graph_property(rep, view(name), view(value)));
+                   must(c.wit->borrow_graph(rep));
+                   return c.done(c.wit->set_graph_property(rep, view(name), view(value)));
                  });
 }
 
 wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "init", out, [&](const Call& c) {
-    must(c.wit->session().graph(graph));  // an unknown handle traps, as for every borrow
-    auto ctx = c.wit->session().init_prompt_context(graph);
+    must(c.wit->borrow_graph(graph));
+    auto ctx = c.wit->init_prompt_context(graph);
     if (!ctx) return c.refuse_text(ctx.take_error());
     c.out->rep = *ctx;
     return WASINN_WIT_OK;
@@ -334,9 +327,8 @@ wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) 
 
 wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.compute", out, [&](const Call& c) {
-    NnSession& s = c.wit->session();
-    must(s.check_context(context));
-    auto text = s.prompt(context, view(prompt));
+    must(c.wit->borrow_context(context));
+    auto text = c.wit->prompt(context, view(prompt));
     if (!text) return c.refuse_text(text.take_error());
     lent.text = std::move(*text);
     return c.chars(lent.text);
@@ -346,9 +338,8 @@ wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str p
 wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
                                       wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.set-property", out, [&](const Call& c) {
-    NnSession& s = c.wit->session();
-    must(s.check_context(context));
-    Status set = s.set_context_property(context, view(name), view(value));
+    must(c.wit->borrow_context(context));
+    Status set = c.wit->set_context_property(context, view(name), view(value));
     return set ? WASINN_WIT_OK : c.refuse_text(set.take_error());
   });
 }
@@ -356,18 +347,16 @@ wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_
 wasinn_wit_status prompt_start(void* guest, uint32_t context, wasinn_wit_str input, wasinn_wit_str text,
                                wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.start", out, [&](const Call& c) {
-    NnSession& s = c.wit->session();
-    must(s.check_context(context));
-    Status started = s.prompt_start(context, view(input), view(text));
+    must(c.wit->borrow_context(context));
+    Status started = c.wit->prompt_start(context, view(input), view(text));
     return started ? WASINN_WIT_OK : c.refuse_text(started.take_error());
   });
 }
 
 wasinn_wit_status prompt_next(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.next", out, [&](const Call& c) {
-    NnSession& s = c.wit->session();
-    must(s.check_context(context));
-    auto piece = s.prompt_next(context);
+    must(c.wit->borrow_context(context));
+    auto piece = c.wit->prompt_next(context);
     if (!piece) return c.refuse_text(piece.take_error());
     if (!*piece) {
       c.out->rep = 0;
@@ -381,9 +370,8 @@ wasinn_wit_status prompt_next(void* guest, uint32_t context, wasinn_wit_out* out
 
 wasinn_wit_status prompt_metadata(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.metadata", out, [&](const Call& c) {
-    NnSession& s = c.wit->session();
-    must(s.check_context(context));
-    auto meta = s.prompt_metadata(context);
+    must(c.wit->borrow_context(context));
+    auto meta = c.wit->prompt_metadata(context);
     if (!meta) return c.refuse_text(meta.take_error());
     lent.text = std::move(*meta);
     return c.chars(lent.text);
@@ -416,7 +404,7 @@ void guest_release(void* shared) {
 
 wasinn_wit_status cancel(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-async/inference", "cancel", out, [&](const Call& c) {
-    must(c.wit->session().cancel(context));  // an unknown handle traps, as for every borrow
+    must(c.wit->cancel(context));  // an unknown handle traps, as for every borrow
     return WASINN_WIT_OK;
   });
 }
