@@ -441,7 +441,8 @@ Result<HubRef> parse_ref(std::string_view given, const std::string& endpoint) {
   return ref;
 }
 
-Result<std::vector<fs::path>> pull(const HubRef& ref, const PullOptions& o) {
+Result<std::vector<fs::path>> pull(const HubRef& ref, const PullOptions& o, fs::path* projector) {
+  if (projector) projector->clear();
   if (ref.kind == HubRef::Kind::url) {
     if (o.download_dir.empty()) return make_error(Errc::invalid_argument, "no directory for downloads: set HOME");
     auto file = fetch_url(o, ref.url);
@@ -497,6 +498,11 @@ Result<std::vector<fs::path>> pull(const HubRef& ref, const PullOptions& o) {
   for (const auto& path : s.extra) {
     auto got = fetch_file(r, path);
     if (!got) return got.take_error();
+  }
+  if (projector && !s.projector.empty()) {
+    auto got = fetch_file(r, s.projector);
+    if (!got) return got.take_error();
+    *projector = *got;
   }
   return out;
 }

@@ -88,6 +88,9 @@ PullOptions options_from_environment();
 // cache), security (401/403: gated or private, HF_TOKEN), timeout (the server unreachable, or a
 // download cut: the same pull again resumes it), runtime_error (anything else: a corrupt
 // download, a full disk, an answer that is not the Hub's). Each message is one line for a user.
-wasinn::Result<std::vector<std::filesystem::path>> pull(const HubRef& ref, const PullOptions& o);
+// With `projector`, a GGUF repository's multimodal projector (hub_select.h's best_projector) is
+// pulled too and its path set there ("" when the repository has none, or `ref` names a file).
+wasinn::Result<std::vector<std::filesystem::path>> pull(const HubRef& ref, const PullOptions& o,
+                                                        std::filesystem::path* projector = nullptr);
 
 }  // namespace wasinn_cli::hub

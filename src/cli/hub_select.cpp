@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <optional>
 
 #include <fmt/format.h>
@@ -69,6 +70,22 @@ bool is_gguf_model(const std::string& path) {
   return true;
 }
 
+// The bits of a GGUF's quantization, from the last '-' or '.' part of its name (split suffix
+// aside), as llama.cpp's -hf reads them: Q4_K_M -> 4, F16 -> 16, none -> 0.
+int quant_bits(const std::string& path) {
+  std::string stem = path.size() > 5 ? path.substr(0, path.size() - 5) : path;
+  if (auto split = split_of(path)) stem = split->prefix;
+  const size_t cut = stem.find_last_of("-./");
+  if (cut == std::string::npos || stem[cut] == '/') return 0;
+  const std::string tag = stem.substr(cut + 1);
+  const size_t digit = tag.find_first_of("0123456789");
+  if (digit == std::string::npos) return 0;
+  int bits = 0;
+  for (size_t i = digit; i < tag.size() && std::isdigit(static_cast<unsigned char>(tag[i])) && bits < 1000; ++i)
+    bits = bits * 10 + (tag[i] - '0');
+  return bits;
+}
+
 bool first_part_or_whole(const std::string& path) {
   const auto split = split_of(path);
   return !split || split->index == 1;
@@ -120,6 +137,7 @@ wasinn::Result<Selection> select_gguf(const std::vector<std::string>& files, con
     }
     s.model.push_back(part);
   }
+  s.projector = best_projector(files, chosen);
   return s;
 }
 
@@ -201,6 +219,30 @@ std::vector<std::string> onnx_data_files(const std::vector<std::string>& files, 
     if (rest == "_data" || rest == ".data" || rest.rfind("_data_", 0) == 0) out.push_back(f);
   }
   return out;
+}
+
+std::string best_projector(const std::vector<std::string>& files, const std::string& model) {
+  const size_t slash = model.rfind('/');
+  const std::string model_dir = slash == std::string::npos ? "" : model.substr(0, slash + 1);
+  const int model_bits = quant_bits(model);
+  std::string best;
+  size_t best_depth = 0;
+  int best_diff = 0;
+  for (const auto& f : files) {
+    if (!ends_with_icase(f, ".gguf") || file_name(f).find("mmproj") == std::string::npos) continue;
+    // In the model's folder or one above it: the deeper the folder they share, the better.
+    const size_t f_slash = f.rfind('/');
+    const std::string dir = f_slash == std::string::npos ? "" : f.substr(0, f_slash + 1);
+    if (model_dir.compare(0, dir.size(), dir) != 0) continue;
+    const size_t depth = static_cast<size_t>(std::count(dir.begin(), dir.end(), '/'));
+    const int diff = std::abs(quant_bits(f) - model_bits);
+    if (best.empty() || depth > best_depth || (depth == best_depth && diff < best_diff)) {
+      best = f;
+      best_depth = depth;
+      best_diff = diff;
+    }
+  }
+  return best;
 }
 
 wasinn::Result<Selection> select_files(const std::vector<std::string>& files, const std::string& tag,

@@ -20,7 +20,8 @@ bool is_model_ref(std::string_view path) {
   return false;
 }
 
-std::vector<fs::path> pull_model_ref(const std::string& reference, const std::string& what, bool quiet) {
+std::vector<fs::path> pull_model_ref(const std::string& reference, const std::string& what, bool quiet,
+                                     fs::path* projector) {
   hub::PullOptions options = hub::options_from_environment();
   if (options.endpoint.rfind("https://", 0) != 0 && options.endpoint.rfind("http://", 0) != 0)
     throw UsageError(
@@ -29,7 +30,7 @@ std::vector<fs::path> pull_model_ref(const std::string& reference, const std::st
     throw UsageError(fmt::format("{}: no Hub cache directory to pull {} into: set HF_HOME or HOME", what, reference));
   auto ref = hub::parse_ref(reference, options.endpoint);
   if (!ref) throw UsageError(fmt::format("{}: {}", what, ref.error().detail));
-  auto got = pull_showing_progress(*ref, options, quiet);
+  auto got = pull_showing_progress(*ref, options, quiet, projector);
   if (!got) {
     if (got.error().code == wasinn::Errc::invalid_argument)
       throw UsageError(fmt::format("{}: cannot pull {}: {}", what, reference, got.error().detail));

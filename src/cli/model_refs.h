@@ -25,7 +25,9 @@ bool is_model_ref(std::string_view path);
 // cache lacks. `what` says where it was given ("--nn-preload 'x:GGML:AUTO:hf://o/r'"), for
 // errors: a reference parse_ref refuses (or a Hub endpoint that is no URL) is a UsageError, a
 // failed pull a std::runtime_error, each naming `what` and the reference.
-std::vector<std::filesystem::path> pull_model_ref(const std::string& reference, const std::string& what, bool quiet);
+// With `projector`: a GGUF repository's multimodal projector too, its path set there ("" for none).
+std::vector<std::filesystem::path> pull_model_ref(const std::string& reference, const std::string& what, bool quiet,
+                                                  std::filesystem::path* projector = nullptr);
 
 // FILE as a preload's PATH holds it: absolute, and without a ':' (the spec's separator), else a
 // UsageError naming `what` and saying how to move the file or the Hub's cache.

@@ -39,7 +39,8 @@ const char* const kOpenaiHelp =
 const char* const kMmprojHelp =
     "With --openai: the multimodal projector (mmproj GGUF) of the model NAME (NAME= may be left out when there is "
     "one model), so that its chats take images (image_url parts as base64 data: URLs, Responses' input_image, "
-    "Messages' image blocks): a local file, checked at start; repeatable, one per model. The preload becomes "
+    "Messages' image blocks): a local file, checked at start; repeatable, one per model; it replaces the one a "
+    "Hub model's repository gives (see --no-mmproj). The preload becomes "
     "NAME:GGML:AUTO:model.gguf:mmproj.gguf. E.g. --openai vl=model.gguf --mmproj vl=mmproj-model-f16.gguf";
 
 namespace {
@@ -221,11 +222,25 @@ std::vector<OpenaiModel> parse_openai_models(const std::vector<std::string>& giv
   return models;
 }
 
-void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet) {
+void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet, bool projectors) {
   for (OpenaiModel& m : models) {
     if (!m.files.empty()) continue;  // a local file
-    for (auto& file : pull_model_ref(m.source, fmt::format("--openai '{}'", m.given), quiet)) {
+    fs::path projector;
+    const std::string what = fmt::format("--openai '{}'", m.given);
+    for (auto& file : pull_model_ref(m.source, what, quiet, projectors ? &projector : nullptr)) {
       if (ends_with(file.string(), ".gguf")) m.files.push_back(fs::absolute(file));
+    }
+    if (!projector.empty()) {
+      // A file named mmproj that is no projector would fail the model's load: left out, and said.
+      if (gguf_architecture(projector) == "clip") {
+        m.mmproj = fs::absolute(projector);
+        m.mmproj_pulled = true;
+        preload_path(m.mmproj, what);
+      }
+      if (!quiet)
+        fmt::print(stderr, "{}: {} {}\n", what,
+                   m.mmproj_pulled ? "its multimodal projector:" : "left out, not a projector GGUF:",
+                   projector.filename().string());
     }
     if (m.files.empty())
       throw UsageError(
@@ -264,7 +279,7 @@ void attach_projectors(const std::vector<std::string>& given, std::vector<Openai
         throw UsageError(
             fmt::format("--mmproj '{}': no --openai model is named '{}' (the models: {})", text, name, names));
     }
-    if (!model->mmproj.empty())
+    if (!model->mmproj.empty() && !model->mmproj_pulled)
       throw UsageError(fmt::format("--mmproj '{}': model '{}' has a projector already ({}): one per model", text,
                                    model->name, model->mmproj.string()));
     if (!fs::is_regular_file(file, ec)) throw UsageError(fmt::format("--mmproj '{}': no such file '{}'", text, file));
@@ -275,6 +290,7 @@ void attach_projectors(const std::vector<std::string>& given, std::vector<Openai
           "the model's mmproj file",
           text, file, arch.empty() ? std::string("not readable") : "'" + arch + "'"));
     model->mmproj = fs::absolute(file);
+    model->mmproj_pulled = false;
     preload_path(model->mmproj, fmt::format("--mmproj '{}'", text));
   }
 }

@@ -20,7 +20,8 @@ namespace wasinn_cli {
 struct OpenaiModel {
   std::string name;                          // the request's "model"
   std::vector<std::filesystem::path> files;  // a split GGUF: its parts
-  std::filesystem::path mmproj;              // its projector (--mmproj), "" when none
+  std::filesystem::path mmproj;              // its projector (--mmproj, or its Hub repository's); "" if none
+  bool mmproj_pulled = false;                // mmproj came with the model from the Hub
   std::string given;                         // as on the command line
   std::string source;                        // the file or reference, NAME= aside
 };
@@ -38,12 +39,15 @@ std::filesystem::path openai_component();
 std::vector<OpenaiModel> parse_openai_models(const std::vector<std::string>& given);
 // Pulls the models given by reference (their files, their names when not given): a UsageError
 // for a bad reference, one that names no GGUF or a name taken; std::runtime_error for a failed pull.
-void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet);
+// With `projectors`, a repository's multimodal projector comes along as the model's mmproj (as
+// llama-server's -hf; hub_select.h's best_projector), said on stderr unless `quiet`.
+void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet, bool projectors = true);
 
 // --mmproj's [NAME=]FILE each, the projector of the --openai model NAME (without NAME: the only
 // one): set as that model's `mmproj`, which its preload then holds as its last file
-// (NAME:GGML:AUTO:model.gguf:mmproj.gguf, the llama.cpp plugin's form). Throws UsageError for a
-// NAME no --openai model has, no NAME among several models, two projectors for one model, or a
+// (NAME:GGML:AUTO:model.gguf:mmproj.gguf, the llama.cpp plugin's form), in place of one pulled with
+// it from the Hub. Throws UsageError for a NAME no --openai model has, no NAME among several
+// models, two projectors for one model, or a
 // FILE that is missing or not a projector GGUF (general.architecture "clip").
 void attach_projectors(const std::vector<std::string>& given, std::vector<OpenaiModel>& models);
 

@@ -224,10 +224,11 @@ int pull_command(const PullCommandOptions& o) {
 }
 
 wasinn::Result<std::vector<std::filesystem::path>> pull_showing_progress(const hub::HubRef& ref,
-                                                                         hub::PullOptions options, bool quiet) {
+                                                                         hub::PullOptions options, bool quiet,
+                                                                         std::filesystem::path* projector) {
   ProgressDisplay display(::isatty(STDERR_FILENO) == 1, quiet);
   options.progress = [&display](const PullProgress& p) { display(p); };
-  auto got = hub::pull(ref, options);
+  auto got = hub::pull(ref, options, projector);
   display.end_bar();
   return got;
 }

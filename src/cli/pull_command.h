@@ -30,8 +30,9 @@ int pull_command(const PullCommandOptions& o);
 
 // hub::pull with `wasinn pull`'s progress display on stderr (a bar on a terminal, plain lines
 // otherwise; nothing when `quiet`): for the commands that pull a model where they take a model
-// file (model_refs.h). `options.progress` is the display's.
+// file (model_refs.h). `options.progress` is the display's; `projector` as hub::pull's.
 wasinn::Result<std::vector<std::filesystem::path>> pull_showing_progress(const hub::HubRef& ref,
-                                                                         hub::PullOptions options, bool quiet);
+                                                                         hub::PullOptions options, bool quiet,
+                                                                         std::filesystem::path* projector = nullptr);
 
 }  // namespace wasinn_cli

@@ -190,6 +190,9 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("[NAME=]MODEL")
       ->expected(0, CLI::detail::expected_max_vector_size);
   serve->add_option("--mmproj", o.mmproj, kMmprojHelp)->type_name("[NAME=]FILE")->allow_extra_args(false);
+  serve->add_flag("--no-mmproj", o.no_mmproj,
+                  "With --openai's Hub models: pull no multimodal projector (by default a repository's mmproj "
+                  "GGUF comes with its model, as with llama-server's -hf), so their chats take text only");
   serve
       ->add_option(
           "--models-dir", o.models_dir,
@@ -471,7 +474,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   check_can_listen(listens);  // before the component compiles and any model loads, or is pulled
   pull_preload_refs(o.guest, common);
   if (openai) {
-    pull_openai_models(openai_served, common.quiet > 0);
+    pull_openai_models(openai_served, common.quiet > 0, !o.no_mmproj);
     attach_projectors(o.mmproj, openai_served);
     for (const auto& m : dir_models) {
       for (const auto& given : openai_served) {

@@ -43,6 +43,7 @@ struct ServeCommandOptions {
   std::vector<std::string> openai;
   // --mmproj [NAME=]FILE: a projector for --openai's model NAME (images in chat), repeatable.
   std::vector<std::string> mmproj;
+  bool no_mmproj = false;  // --no-mmproj: a Hub model's projector is not pulled
   // Many models (models_dir.h): DIR's GGUF models, loaded on demand, and the rules that keep them.
   std::string models_dir;
   size_t models_max = 0;             // 0: no limit

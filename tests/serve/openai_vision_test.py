@@ -29,6 +29,9 @@ scripts/fixtures/export_llava.py:
            with an inline tag in its text is answered); at start,
            --mmproj naming a missing file, a GGUF that is no projector, or no --openai model is a
            usage error (exit 2) before anything loads
+  hub      --openai hf://owner/repo:Q8_0 (a fake Hub on 127.0.0.1, tests/pull/fake_hub.py) pulls the
+           repository's projector as llama.cpp's -hf picks it and answers an image as llama-server;
+           --no-mmproj leaves it out, --mmproj replaces it
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -248,6 +251,57 @@ def case_fixture(ctx):
         f"as {', '.join(k for k in want if k not in ('one', 'two', 'marker-text')) or 'PNG only'} = llama-server")
 
 
+def case_hub(ctx):
+    """--openai hf://owner/repo:Q8_0 of a repository that also holds projectors: the one llama.cpp's
+    -hf picks comes along (the model's folder, the nearest quantization: F16 over F32, not one in
+    another folder), so an image is answered as with --mmproj (llama-server's answer); --no-mmproj
+    leaves it out (the image is refused as for a model without one); --mmproj replaces it."""
+    import shutil
+    import tempfile
+    sys.path.insert(0, os.path.join(HERE, "..", "pull"))
+    from fake_hub import FakeHub, Repo
+    model, mmproj = (ctx.fixture(p) for p in PAIRS["llava"])
+    one = ctx.image("image.png")
+    with open(model, "rb") as f:
+        model_bytes = f.read()
+    with open(mmproj, "rb") as f:
+        proj_bytes = f.read()
+    with MtmdServer(ctx.args.llama_server, model, mmproj) as ls:
+        r = ls.post("/v1/chat/completions", {"messages": chat_messages(data_url(one)), "max_tokens": N_PREDICT,
+                                             "temperature": 0})
+        want = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"])
+    hub, tmp = FakeHub(), tempfile.mkdtemp(prefix="wasinn-vision-hub-")
+    try:
+        # Decoys that are no projector: a farther quantization, and one in another folder.
+        hub.add(Repo("tester/vl-GGUF", {"vl-Q8_0.gguf": model_bytes, "mmproj-vl-F16.gguf": proj_bytes,
+                                        "mmproj-vl-F32.gguf": b"not this one", "old/mmproj-vl-Q8_0.gguf": b"nor this"}))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "TRANSFORMERS_"))}
+        env.update(HF_HOME=os.path.join(tmp, "hf"), HF_ENDPOINT=hub.url, HF_HUB_DISABLE_TELEMETRY="1")
+        common = ["--env", f"NN_OPTIONS={NN_OPTIONS}"]
+        if ctx.args.backend_dir:
+            common += ["--backend-dir", ctx.args.backend_dir]
+        ref = f"{NAME}=hf://tester/vl-GGUF:Q8_0"
+        with Server([ctx.args.wasinn, "serve"], common + ["--openai"], ref, env=env, name="wasinn serve") as server:
+            got = chat(client(server), chat_messages(data_url(one)))
+            check(got == want, f"with the pulled projector: wasinn {got} != llama-server {want}")
+            said = [line for line in server.err_lines if "multimodal projector" in line]
+            check(said and "mmproj-vl-F16.gguf" in said[0], f"the pull did not say its projector: {said}")
+        pulled = [e["path"] for e in hub.log if e["method"] == "GET" and "mmproj" in e["path"]]
+        check(not any("F32" in p or "old/" in p for p in pulled), f"a decoy projector was fetched: {pulled}")
+        with Server([ctx.args.wasinn, "serve"], common + ["--no-mmproj", "--openai"], ref, env=env,
+                    name="wasinn serve") as server:
+            bad_request(lambda: chat(client(server), chat_messages(data_url(one))), "projector")
+        with Server([ctx.args.wasinn, "serve"], common + ["--mmproj", f"{NAME}={mmproj}", "--openai"], ref, env=env,
+                    name="wasinn serve") as server:
+            got = chat(client(server), chat_messages(data_url(one)))
+            check(got == want, f"--mmproj over the pulled one: wasinn {got} != llama-server {want}")
+    finally:
+        hub.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    log(f"hub: hf://tester/vl-GGUF:Q8_0 came with mmproj-vl-F16.gguf (not the F32 or the other folder's) and "
+        f"answered the image as llama-server ({want[0]!r}); --no-mmproj refused the image; --mmproj replaced it")
+
+
 def bad_request(fn, *needles, code=None):
     """FN raises the client's BadRequestError whose message holds each of NEEDLES (and CODE)."""
     import openai
@@ -335,7 +389,8 @@ def case_errors(ctx):
         check(server.proc.poll() is None, "the server exited")
 
 
-CASES = {"llava": case_fixture, "qwen2vl": case_fixture, "gemma3": case_fixture, "errors": case_errors}
+CASES = {"llava": case_fixture, "qwen2vl": case_fixture, "gemma3": case_fixture, "errors": case_errors,
+         "hub": case_hub}
 
 
 def main():
