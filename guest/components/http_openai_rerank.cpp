@@ -8,6 +8,7 @@
 // formats each pair and scores them all in one compute with "reranking": true (backends/llamacpp/
 // embedding.h); the scores are the model's raw logits, as llama-server's.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -182,7 +183,9 @@ void rerank(const json& body, wh_response_outparam out, Generation) {
   }
   std::vector<size_t> order(scores.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  // A NaN (a broken model's) sorts last: the comparison must stay a strict weak order.
+  auto key = [&](size_t i) { return std::isnan(scores[i]) ? -INFINITY : scores[i]; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) > key(b); });
   if (r.top_n > 0 && r.top_n < order.size()) order.resize(r.top_n);
   json results = json::array();
   for (size_t i : order) {
