@@ -16,6 +16,9 @@
  *                               (http_openai_rerank.cpp)
  *   POST /v1/audio/speech       input and voice -> the audio file (mp3, opus, flac, wav, pcm) a
  *                               Piper voice speaks (http_openai_speech.cpp)
+ *   POST /v1/audio/transcriptions  a multipart form's audio file (WAV, FLAC, MP3) -> its text
+ *                               (json, text, srt, vtt, verbose_json) by a whisper model
+ *   POST /v1/audio/translations the same, translated to English (http_openai_transcription.cpp)
  *   GET  /                      a chat page on the above (http_openai_page.cpp)
  *
  * A request without "model" uses the only one (400 when there are several). The environment

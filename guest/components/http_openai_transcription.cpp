@@ -5,6 +5,7 @@
 // its "metadata" JSON (NN_OPTIONS first, then the form's language, prompt, temperature and, for
 // translations, translate); each response_format is made from the plugin's outputs: "json" (the
 // segments, as whisper-cli -oj writes them) and "srt" (whisper-cli -osrt's file).
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -55,6 +56,15 @@ bool whisper_model(const std::string& asked, wh_response_outparam out, std::stri
   }
   name = whispers[0];
   return true;
+}
+
+// The graph's property names (wasinn:nn-ext): whisper's options among them.
+std::vector<std::string> property_names(wnn_graph g) {
+  wnx_string_list l = wnx_list_properties(g);
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < l.len; ++i) names.emplace_back(l.ptr[i].ptr ? l.ptr[i].ptr : "", l.ptr[i].len);
+  wnx_string_list_free(&l);
+  return names;
 }
 
 std::string tensor_text(const wnn_named_tensor_list& outputs, const char* name) {
@@ -155,12 +165,16 @@ void transcriptions(const std::string& content_type, const std::string& body, bo
   if (!load_model(name, out, m)) return;
 
   // NN_OPTIONS first (the plugin's metadata replaces the context's options whole), then the form.
+  // NN_OPTIONS is every model's: whisper takes the options it has (a chat model's ctx-size is not one).
   json metadata = json::object();
   const std::string env = env_value("NN_OPTIONS");
   if (!env.empty()) {
-    metadata = json::parse(env, nullptr, false);
-    if (!metadata.is_object())
-      return respond_error(out, 500, "NN_OPTIONS must be a JSON object of whisper options, e.g. {\"threads\": 4}");
+    const json options = json::parse(env, nullptr, false);
+    if (!options.is_object())
+      return respond_error(out, 500, "NN_OPTIONS must be a JSON object of options, e.g. {\"threads\": 4}");
+    const std::vector<std::string> names = property_names(m.graph);
+    for (auto it = options.begin(); it != options.end(); ++it)
+      if (std::find(names.begin(), names.end(), it.key()) != names.end()) metadata[it.key()] = it.value();
   }
   metadata["language"] = req.language.empty() ? "auto" : req.language;
   metadata["translate"] = translate;
