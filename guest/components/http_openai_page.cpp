@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // http_openai's chat page (GET /): a person picks a model, types, and sees the answer stream in
-// from /v1/chat/completions; stop button, system prompt, temperature. Everything is in the
+// from /v1/chat/completions; stop button, system prompt, temperature; a picture attached to a
+// message (an image_url data URL, for a model served with its projector); an answer spoken by a
+// voice model through /v1/audio/speech. Everything is in the
 // component (no CDN, no other request but the API's), so it works where the server is offline.
 // Behind --api-key, its API calls carry the key typed into its key field; the page itself loads
 // without one where the server makes / public (wasinn serve --openai, --public-path /).
@@ -38,6 +40,9 @@ const char kPage[] = R"PAGE(<!doctype html>
   #message { flex: 1; font: inherit; padding: 8px; }
   button { font: inherit; padding: 6px 14px; }
   #status { font-size: 12px; color: #667; max-width: 860px; margin: 4px auto 0; }
+  .thumb { display: block; max-width: 240px; max-height: 180px; margin-top: 6px; border-radius: 4px; }
+  #image { max-width: 190px; font-size: 12px; align-self: center; }
+  .speak { font-size: 12px; padding: 2px 8px; margin-top: 6px; display: block; }
 </style>
 </head>
 <body>
@@ -47,6 +52,7 @@ const char kPage[] = R"PAGE(<!doctype html>
   <label>temperature <input id="temperature" type="number" min="0" max="2" step="0.1" value="0.7"></label>
   <label>max tokens <input id="max-tokens" type="number" min="1" step="1" value="256"></label>
   <label>API key <input id="api-key" type="password" placeholder="if the server needs one"></label>
+  <label>voice <select id="voice"><option value="">(none)</option></select></label>
 </header>
 <main>
   <textarea id="system" placeholder="System prompt (optional)"></textarea>
@@ -55,6 +61,8 @@ const char kPage[] = R"PAGE(<!doctype html>
 <footer>
   <form id="form">
     <input id="message" placeholder="Type a message" autocomplete="off">
+    <input id="image" type="file" accept="image/png,image/jpeg,image/gif,image/bmp"
+           title="a picture (PNG, JPEG, GIF, BMP) for the next message, for a model served with its projector">
     <button id="send" type="submit">Send</button>
     <button id="stop" type="button" disabled>Stop</button>
   </form>
@@ -73,13 +81,57 @@ function headers() {
   return h;
 }
 
-function say(role, text) {
+function say(role, text, image) {
   const div = document.createElement("div");
   div.className = "msg " + role;
   div.textContent = text;
+  if (image) {
+    const img = document.createElement("img");
+    img.className = "thumb";
+    img.src = image;
+    div.appendChild(img);
+  }
   $("log").appendChild(div);
   div.scrollIntoView({ block: "end" });
   return div;
+}
+
+// The picture chosen for the message, as a data URL (what image_url takes).
+function readImage(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+// The answer in `div` spoken by the chosen voice (/v1/audio/speech, WAV), played under it.
+async function speak(div, text, button) {
+  button.disabled = true;
+  $("status").textContent = "speaking...";
+  try {
+    const r = await fetch("/v1/audio/speech", {
+      method: "POST", headers: headers(),
+      body: JSON.stringify({ model: $("voice").value, input: text, response_format: "wav" }),
+    });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({}));
+      throw new Error(keyProblem(r) || (body.error ? body.error.message : r.status + " " + r.statusText));
+    }
+    let audio = div.querySelector("audio");
+    if (!audio) {
+      audio = document.createElement("audio");
+      audio.controls = true;
+      div.appendChild(audio);
+    }
+    audio.src = URL.createObjectURL(await r.blob());
+    await audio.play().catch(() => {});  // a browser may want a gesture first: the controls stay
+    $("status").textContent = "spoken";
+  } catch (e) {
+    $("status").textContent = "cannot speak: " + e.message;
+  }
+  button.disabled = false;
 }
 
 // The server's 401 (wasinn serve --api-key): what the person should do about it.
@@ -95,6 +147,7 @@ async function loadModels() {
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(keyProblem(r) || (body.error ? body.error.message : r.status + " " + r.statusText));
     $("model").replaceChildren(...body.data.map((m) => new Option(m.id, m.id)));
+    $("voice").replaceChildren(new Option("(none)", ""), ...body.data.map((m) => new Option(m.id, m.id)));
     $("status").textContent = body.data.length + " model(s)";
   } catch (e) {
     $("model").replaceChildren();
@@ -104,13 +157,24 @@ async function loadModels() {
 }
 
 async function send(text) {
+  running = new AbortController();  // from here: a second Send waits for this one
   const messages = [];
   const system = $("system").value.trim();
   if (system) messages.push({ role: "system", content: system });
-  history.push({ role: "user", content: text });
-  say("user", text);
+  const file = $("image").files[0];
+  let image = "";
+  try {
+    image = file ? await readImage(file) : "";
+  } catch (e) {
+    $("status").textContent = "cannot read " + file.name + ": " + e.message;
+    running = null;
+    return;
+  }
+  $("image").value = "";
+  history.push({ role: "user", content: image ? [{ type: "text", text: text },
+                                                 { type: "image_url", image_url: { url: image } }] : text });
+  say("user", text, image);
   const out = say("assistant", "");
-  running = new AbortController();
   $("send").disabled = true;
   $("stop").disabled = false;
   $("status").textContent = "answering...";
@@ -147,6 +211,14 @@ async function send(text) {
       }
     }
     $("status").textContent = "done (" + (finish || "stop") + ")";
+    if ($("voice").value && answer) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "speak";
+      button.textContent = "Speak";
+      button.addEventListener("click", () => speak(out, answer, button));
+      out.appendChild(button);
+    }
   } catch (e) {
     if (e.name === "AbortError") {
       $("status").textContent = "stopped";
@@ -171,6 +243,7 @@ $("form").addEventListener("submit", (e) => {
 });
 $("stop").addEventListener("click", () => running && running.abort());
 $("api-key").addEventListener("change", loadModels);
+
 loadModels();
 </script>
 </body>

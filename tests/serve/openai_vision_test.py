@@ -32,6 +32,8 @@ scripts/fixtures/export_llava.py:
   hub      --openai hf://owner/repo:Q8_0 (a fake Hub on 127.0.0.1, tests/pull/fake_hub.py) pulls the
            repository's projector as llama.cpp's -hf picks it and answers an image as llama-server;
            --no-mmproj leaves it out, --mmproj replaces it
+  page     the chat page in headless Chromium: a picture chosen with a message is answered as
+           llama-server answers it; with a Piper voice, Speak plays the answer's speech
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -302,6 +304,77 @@ def case_hub(ctx):
         f"answered the image as llama-server ({want[0]!r}); --no-mmproj refused the image; --mmproj replaced it")
 
 
+def case_page(ctx):
+    """The chat page (GET /) in headless Chromium (tests/serve/openai_test.py's): a picture chosen
+    in its file field goes with the message as an image_url data URL, and the answer shown is
+    llama-server's to that request; with a Piper voice chosen (the piper backend built), Speak
+    plays /v1/audio/speech's WAV of the answer, its length the route's own answer's."""
+    import tempfile
+    import wave
+    from openai_test import headless_chromium
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+    start_browser = headless_chromium()
+    model, mmproj = (ctx.fixture(p) for p in PAIRS["llava"])
+    one = ctx.image("image.png")
+    with MtmdServer(ctx.args.llama_server, model, mmproj) as ls:
+        r = ls.post("/v1/chat/completions", {"messages": chat_messages(data_url(one)), "max_tokens": N_PREDICT,
+                                             "temperature": 0})
+        want = r["choices"][0]["message"]["content"]
+    backends = ctx.args.backend_dir or os.path.join(os.path.dirname(ctx.args.guests), "lib", "wasinn", "backends")
+    voice = None
+    if os.path.exists(os.path.join(backends, "libwasinn_backend_piper.so")):
+        voice = os.path.join(tempfile.mkdtemp(prefix="wasinn-page-"), "tts.json")
+        with open(voice, "w") as f:
+            f.write('{"model": "%s"}\n' % ctx.fixture("piper/tiny.onnx"))
+    models = [(NAME, model, mmproj)] + ([("tts", voice, None)] if voice else [])
+    spoken = None
+    with ctx.wasinn(models) as server:
+        driver = start_browser()
+        try:
+            wait = WebDriverWait(driver, 60)
+            driver.get(server.url("/"))
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#model option")) == len(models))
+            Select(driver.find_element(By.ID, "model")).select_by_value(NAME)
+            if voice:
+                Select(driver.find_element(By.ID, "voice")).select_by_value("tts")
+            for field, value in (("temperature", "0"), ("max-tokens", str(N_PREDICT))):
+                driver.find_element(By.ID, field).clear()
+                driver.find_element(By.ID, field).send_keys(value)
+            driver.find_element(By.ID, "image").send_keys(ctx.images["image.png"])
+            driver.find_element(By.ID, "message").send_keys(TEXT)
+            driver.find_element(By.ID, "send").click()
+            wait.until(lambda d: d.find_element(By.ID, "status").text.startswith(("done", "failed")))
+            shown = driver.execute_script(
+                "const m = [...document.querySelectorAll('.msg.assistant')].pop(); return m.firstChild ? "
+                "m.firstChild.textContent : '';")
+            check(shown == want, f"the page shows {shown!r} for the picture, llama-server answers {want!r}")
+            thumbs = driver.find_elements(By.CSS_SELECTOR, ".msg.user img.thumb")
+            check(len(thumbs) == 1, f"the user's message shows {len(thumbs)} pictures, not 1")
+            if voice:
+                driver.find_element(By.CSS_SELECTOR, ".msg.assistant .speak").click()
+                wait.until(lambda d: d.find_element(By.ID, "status").text in ("spoken",) or
+                           d.find_element(By.ID, "status").text.startswith("cannot speak"))
+                check(driver.find_element(By.ID, "status").text == "spoken",
+                      f"Speak: {driver.find_element(By.ID, 'status').text!r}")
+                wait.until(lambda d: d.execute_script(
+                    "const a = document.querySelector('.msg.assistant audio'); return a && a.duration > 0;"))
+                spoken = driver.execute_script("return document.querySelector('.msg.assistant audio').duration;")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, f"console errors: {errors}")
+        finally:
+            driver.quit()
+        if voice:
+            req = urllib.request.Request(server.url("/v1/audio/speech"), headers={"content-type": "application/json"},
+                                         data=json.dumps({"model": "tts", "input": want,
+                                                          "response_format": "wav"}).encode())
+            with urllib.request.urlopen(req, timeout=120) as resp, wave.open(resp) as w:
+                seconds = w.getnframes() / w.getframerate()
+            check(abs(spoken - seconds) < 0.05, f"the page played {spoken:.3f} s, the route's WAV is {seconds:.3f} s")
+    log(f"page: the picture went with the message and the page showed llama-server's answer {want!r}; "
+        + (f"Speak played {spoken:.2f} s, the route's WAV's length" if voice else "no piper backend: Speak not tried"))
+
+
 def bad_request(fn, *needles, code=None):
     """FN raises the client's BadRequestError whose message holds each of NEEDLES (and CODE)."""
     import openai
@@ -390,7 +463,7 @@ def case_errors(ctx):
 
 
 CASES = {"llava": case_fixture, "qwen2vl": case_fixture, "gemma3": case_fixture, "errors": case_errors,
-         "hub": case_hub}
+         "hub": case_hub, "page": case_page}
 
 
 def main():
