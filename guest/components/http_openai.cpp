@@ -16,6 +16,7 @@
  *                               (http_openai_rerank.cpp)
  *   POST /v1/audio/speech       input and voice -> the audio file (mp3, opus, flac, wav, pcm) a
  *                               Piper voice speaks (http_openai_speech.cpp)
+ *   GET  /v1/audio/voices       each Piper model and the voice names its requests' `voice` takes
  *   POST /v1/audio/transcriptions  a multipart form's audio file (WAV, FLAC, MP3) -> its text
  *                               (json, text, srt, vtt, verbose_json) by a whisper model
  *   POST /v1/audio/translations the same, translated to English (http_openai_transcription.cpp)
@@ -395,14 +396,19 @@ void route(wh_incoming_request req, wh_response_outparam out, const hg_request* 
     if (r->method != WH_GET) return respond_error(out, 405, "use GET " + asked);
     return models(out);
   }
+  if (path == "/v1/audio/voices") {
+    if (r->method != WH_GET) return respond_error(out, 405, "use GET " + asked);
+    return voices(out);
+  }
   if (!post_path) {
     return respond_error(out, 404,
                          "no route for " + asked +
                              "; this server answers POST /v1/chat/completions, /v1/completions, /v1/embeddings, "
                              "/v1/responses, /v1/messages, /v1/messages/count_tokens, /v1/audio/transcriptions, "
-                             "/v1/audio/translations, /v1/audio/speech and /v1/rerank, GET /v1/models (each but "
-                             "audio also without /v1: POST /chat/completions, /completions, /embeddings, /responses, "
-                             "/messages, /messages/count_tokens, /rerank, GET /models) and GET / (the chat page)",
+                             "/v1/audio/translations, /v1/audio/speech and /v1/rerank, GET /v1/models and "
+                             "/v1/audio/voices (each but audio also without /v1: POST /chat/completions, "
+                             "/completions, /embeddings, /responses, /messages, /messages/count_tokens, /rerank, GET "
+                             "/models) and GET / (the chat page)",
                          "unknown_url");
   }
   if (r->method != WH_POST) return respond_error(out, 405, "use POST " + asked);

@@ -122,6 +122,9 @@ void transcriptions(const std::string& content_type, const std::string& body, bo
                     Generation g);
 // POST /v1/audio/speech: text to audio on a Piper or OuteTTS model (http_openai_speech.cpp).
 void speech(const json& body, wh_response_outparam out, Generation g);
+// GET /v1/audio/voices: each Piper model with the voice names `voice` takes, {"object": "list",
+// "data": [{"model", "voices"}]} (http_openai_speech.cpp).
+void voices(wh_response_outparam out);
 // POST /v1/rerank (and /rerank): documents scored against a query by a reranking model
 // (http_openai_rerank.cpp).
 void rerank(const json& body, wh_response_outparam out, Generation g);

@@ -2,7 +2,7 @@
 // http_openai's chat page (GET /): a person picks a model, types, and sees the answer stream in
 // from /v1/chat/completions; stop button, system prompt, temperature; a picture attached to a
 // message (an image_url data URL, for a model served with its projector); an answer spoken by a
-// voice model through /v1/audio/speech. Everything is in the
+// voice (/v1/audio/voices' models) through /v1/audio/speech. Everything is in the
 // component (no CDN, no other request but the API's), so it works where the server is offline.
 // Behind --api-key, its API calls carry the key typed into its key field; the page itself loads
 // without one where the server makes / public (wasinn serve --openai, --public-path /).
@@ -147,7 +147,9 @@ async function loadModels() {
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(keyProblem(r) || (body.error ? body.error.message : r.status + " " + r.statusText));
     $("model").replaceChildren(...body.data.map((m) => new Option(m.id, m.id)));
-    $("voice").replaceChildren(new Option("(none)", ""), ...body.data.map((m) => new Option(m.id, m.id)));
+    // The voices: the models /v1/audio/voices names (Piper's), none when it answers nothing.
+    const v = await fetch("/v1/audio/voices", { headers: headers() }).then((x) => x.json()).catch(() => ({}));
+    $("voice").replaceChildren(new Option("(none)", ""), ...(v.data || []).map((m) => new Option(m.model, m.model)));
     $("status").textContent = body.data.length + " model(s)";
   } catch (e) {
     $("model").replaceChildren();

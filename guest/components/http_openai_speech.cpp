@@ -316,4 +316,18 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   free(audio.ptr);
 }
 
+void voices(wh_response_outparam out) {
+  json data = json::array();
+  // Piper voices are preloads (loaded at start), so asking each for its speakers loads nothing.
+  for (const auto& name : piper_models()) {
+    Model m;
+    if (!load_model(name, out, m)) return;
+    std::string names_text;
+    if (!graph_property(m.graph, property_names(m.graph), "piper.voices", names_text)) continue;
+    const json names = json::parse(names_text, nullptr, false);
+    data.push_back({{"model", name}, {"voices", names.is_array() ? names : json::array()}});
+  }
+  respond_json(out, 200, {{"object", "list"}, {"data", data}});
+}
+
 }  // namespace openai

@@ -26,10 +26,12 @@ Exit status: 0 passed, 1 failed, 77 skipped.
 import argparse
 import atexit
 import io
+import json
 import os
 import shutil
 import sys
 import tempfile
+import urllib.request
 import wave
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -121,6 +123,16 @@ def case_piper(ctx):
     with ctx.wasinn([("tiny", ctx.configs["tiny"]), ("speakers", ctx.configs["speakers"]),
                      ("paced", ctx.configs["paced"])]) as server:
         c = client(server)
+        # The voices each model takes, as piper-tts's voice files name them (speaker_id_map, dataset).
+        with urllib.request.urlopen(server.url("/v1/audio/voices"), timeout=30) as r:
+            listed = {m["model"]: m["voices"] for m in json.loads(r.read())["data"]}
+        want_voices = {}
+        for name in ("tiny", "speakers", "paced"):
+            with open(ctx.fixture(f"piper/{name}.onnx.json")) as f:
+                voice_json = json.load(f)
+            ids = voice_json.get("speaker_id_map") or {}
+            want_voices[name] = sorted(ids, key=ids.get) if ids else [voice_json["dataset"]]
+        check(listed == want_voices, f"GET /v1/audio/voices: {listed} != the voice files' {want_voices}")
         got, headers = speak(c, "speakers", voice="speaker2", response_format="wav")
         check(got == want_speaker, f"speaker2's WAV ({len(got)} bytes) != piper-tts's speaker_id 2 ({len(want_speaker)})")
         check(headers.get("content-type") == "audio/wav", f"wav's content-type {headers.get('content-type')}")

@@ -1084,9 +1084,9 @@ def case_no_v1(ctx):
             want = (f"no route for {path}; this server answers POST /v1/chat/completions, /v1/completions, "
                     "/v1/embeddings, /v1/responses, /v1/messages, /v1/messages/count_tokens, "
                     "/v1/audio/transcriptions, /v1/audio/translations, /v1/audio/speech and /v1/rerank, GET "
-                    "/v1/models (each but audio also without /v1: POST /chat/completions, /completions, "
-                    "/embeddings, /responses, /messages, /messages/count_tokens, /rerank, GET /models) and GET / "
-                    "(the chat page)")
+                    "/v1/models and /v1/audio/voices (each but audio also without /v1: POST /chat/completions, "
+                    "/completions, /embeddings, /responses, /messages, /messages/count_tokens, /rerank, GET "
+                    "/models) and GET / (the chat page)")
             check(err["message"] == want, f"POST {path}: the 404 says {err['message']!r}")
         for method, path, want in (("GET", "/chat/completions", "use POST /chat/completions"),
                                    ("POST", "/models", "use GET /models")):

@@ -336,6 +336,8 @@ def case_page(ctx):
             driver.get(server.url("/"))
             wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#model option")) == len(models))
             Select(driver.find_element(By.ID, "model")).select_by_value(NAME)
+            voices = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#voice option")]
+            check(voices == ["", "tts"] if voice else voices == [""], f"the page's voices: {voices}")
             if voice:
                 Select(driver.find_element(By.ID, "voice")).select_by_value("tts")
             for field, value in (("temperature", "0"), ("max-tokens", str(N_PREDICT))):
