@@ -19,7 +19,7 @@ bool is_string(const json& j, const char* key) { return j.is_object() && j.conta
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// A base64 image block as the chat's data: URL part (the plugin takes or refuses it).
+// A base64 (or URL) image block as the chat's image_url part (the plugin takes or refuses it).
 bool image_part(const json& block, const std::string& param, json& out, Refusal& why) {
   const json source = field(block, "source", json::object());
   if (is_string(source, "type") && source.at("type") == "base64" && is_string(source, "data")) {
@@ -29,11 +29,11 @@ bool image_part(const json& block, const std::string& param, json& out, Refusal&
            {"image_url", {{"url", "data:" + media + ";base64," + source.at("data").get<std::string>()}}}};
     return true;
   }
-  if (is_string(source, "type") && source.at("type") == "url")
-    return refuse(why, param,
-                  param +
-                      ": an image's source is a URL: this server does not fetch images a request names (remote image "
-                      "URLs are off); send it as {\"type\": \"base64\", \"media_type\": \"image/png\", \"data\": ...}");
+  // A URL goes on as chat's image_url: the chat fetches http(s) ones under --image-urls, else refuses.
+  if (is_string(source, "type") && source.at("type") == "url" && is_string(source, "url")) {
+    out = {{"type", "image_url"}, {"image_url", {{"url", source.at("url")}}}};
+    return true;
+  }
   return refuse(why, param, param + ": an image's source must be base64 data or a url");
 }
 

@@ -79,4 +79,21 @@ void hg_stream_end(hg_stream* s);
  * the answer as cut: docs/serving.md); declare it at begin. */
 void hg_stream_end_with_trailer(hg_stream* s, const char* name, const char* value);
 
+/* A GET of SCHEME://AUTHORITY PATH_WITH_QUERY (https when HTTPS) with no credentials and no
+ * redirects followed (a 3xx is its status): hg_fetch's answer. */
+typedef struct {
+  int status;         /* the response's status; 0 when none came */
+  char* content_type; /* its content-type, malloc'd ("" when none) */
+  hg_buf body;        /* the body, read only for a 2xx status */
+  int outcome;        /* HG_FETCH_* */
+  hg_buf error;       /* why not HG_FETCH_OK, as text (the error-code's WIT name and payload) */
+} hg_fetch_result;
+enum { HG_FETCH_OK, HG_FETCH_FAILED, HG_FETCH_TIMEOUT, HG_FETCH_TOO_LARGE };
+/* Stops at DEADLINE_NS (the monotonic clock's now() + the time allowed: TIMEOUT) and past
+ * MAX_BYTES of body (TOO_LARGE: no more is read). Returns r->outcome; free r with
+ * hg_fetch_result_free. */
+int hg_fetch(int https, const char* authority, const char* path_with_query, uint64_t max_bytes, uint64_t deadline_ns,
+             hg_fetch_result* r);
+void hg_fetch_result_free(hg_fetch_result* r);
+
 #endif /* HTTP_GUEST_H_ */

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "http_openai.h"
+#include "openai_image_fetch.h"
 #include "openai_message.h"
 
 namespace openai {
@@ -532,9 +533,19 @@ uint64_t max_image_bytes() {
 
 bool open_session(Kind kind, const json& body, wh_response_outparam out, Generation& g, Model& m) {
   Refusal why;
-  if (!parse_request(kind, body, g, why, max_image_bytes())) {
+  const RemoteImageLimits remote = remote_image_limits();
+  if (!parse_request(kind, body, g, why, max_image_bytes(), remote.max_bytes > 0)) {
     respond_refusal(out, why);
     return false;
+  }
+  if (!g.remote_images.empty()) {
+    // The fetched bytes as data URLs, parsed again: they take a data URL's checks and limits.
+    json fetched = body;
+    if (!fetch_remote_images(g, remote, max_image_bytes(), fetched, out)) return false;
+    if (!parse_request(kind, fetched, g, why, max_image_bytes())) {
+      respond_refusal(out, why);
+      return false;
+    }
   }
   if (!load_model(g.model, out, m)) return false;
   wnn_string err{};

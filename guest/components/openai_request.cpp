@@ -131,12 +131,60 @@ const char* format_name(const std::string& head) {
   return "unknown";
 }
 
+}  // namespace
+
+bool split_remote_url(const std::string& url, RemoteImage& out, std::string& why) {
+  if (url.size() > 8192) {
+    why = "the URL is longer than 8 KiB";
+    return false;
+  }
+  for (char c : url) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F) {
+      why = "the URL holds a space or a control character (percent-encode them)";
+      return false;
+    }
+  }
+  std::string lower;
+  for (size_t i = 0; i < url.size() && i < 8; ++i)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  size_t at;
+  if (!lower.compare(0, 7, "http://")) {
+    out.https = false;
+    at = 7;
+  } else if (!lower.compare(0, 8, "https://")) {
+    out.https = true;
+    at = 8;
+  } else {
+    why = "only http:// and https:// URLs are fetched";
+    return false;
+  }
+  const size_t end = url.find_first_of("/?#", at);
+  out.authority = url.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  if (out.authority.find('@') != std::string::npos) {
+    why = "the URL holds credentials (user:password@), which this server does not send";
+    return false;
+  }
+  if (out.authority.empty() || out.authority[0] == ':') {
+    why = "the URL names no host";
+    return false;
+  }
+  std::string rest = end == std::string::npos ? "" : url.substr(end);
+  const size_t hash = rest.find('#');
+  if (hash != std::string::npos) rest.resize(hash);  // a fragment is the client's, never sent
+  if (rest.empty() || rest[0] == '?') rest = "/" + rest;
+  out.path = rest;
+  out.url = url;
+  return true;
+}
+
+namespace {
+
 // An image_url part's URL as the plugin takes an image: WasmEdge's inline tag, <img
 // src="data:image/...;base64,...">, which the plugin's chat layer carries through the template and
 // then decodes where the template put it. Only data: URLs: a server must not fetch what a client
 // names. `bytes` adds the image's decoded size.
 bool image_tag(const json& part, const std::string& where, uint64_t max_bytes, uint64_t& bytes, std::string& tag,
-               Refusal& why) {
+               Refusal& why, std::vector<RemoteImage>* remote) {
   const json image_url = part.contains("image_url") ? part["image_url"] : json();
   if (!image_url.is_object() || !is_string(image_url, "url"))
     return refuse(why, where + ".image_url must be {\"url\": \"data:image/png;base64,...\"}", "messages");
@@ -151,11 +199,26 @@ bool image_tag(const json& part, const std::string& where, uint64_t max_bytes, u
   std::string scheme;
   for (size_t i = 0; i < url.size() && i < 16 && url[i] != ':'; ++i)
     scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+  if (remote && (scheme == "http" || scheme == "https")) {
+    RemoteImage image;
+    std::string bad;
+    if (!split_remote_url(url, image, bad))
+      return refuse(why, where + ".image_url.url: " + bad, "messages", "invalid_image_url");
+    image.where = where;
+    remote->push_back(std::move(image));
+    return true;  // the tag comes with the fetched bytes, when the request is parsed again
+  }
+  if (remote && (scheme == "file" || scheme == "ftp"))
+    return refuse(why,
+                  where + ".image_url.url is a " + scheme + " URL: this server fetches only http:// and https:// ones",
+                  "messages", "invalid_image_url");
   if (scheme == "http" || scheme == "https" || scheme == "file" || scheme == "ftp")
     return refuse(why,
                   where + ".image_url.url is a " + scheme +
-                      " URL: this server does not fetch images a request names (remote image URLs are off); "
-                      "send the image itself as a data URL, data:image/png;base64,...",
+                      " URL: this server does not fetch images a request names (remote image URLs are off" +
+                      (scheme == "http" || scheme == "https" ? std::string(": wasinn serve --image-urls turns them on")
+                                                             : std::string()) +
+                      "); send the image itself as a data URL, data:image/png;base64,...",
                   "messages", "invalid_image_url");
   const size_t comma = url.find(',');
   const std::string head = url.substr(0, comma == std::string::npos ? 0 : comma);
@@ -195,7 +258,7 @@ bool image_tag(const json& part, const std::string& where, uint64_t max_bytes, u
 // llama-server's (text parts with a newline between them, none beside an image), so the model's
 // template sees what llama-server's would.
 bool content_parts(const json& content, const std::string& where, uint64_t max_bytes, uint64_t& bytes, json& out,
-                   bool& has_image, Refusal& why) {
+                   bool& has_image, Refusal& why, size_t message, std::vector<RemoteImage>* remote) {
   has_image = false;
   if (!content.is_array()) return true;
   json parts = json::array();
@@ -207,7 +270,12 @@ bool content_parts(const json& content, const std::string& where, uint64_t max_b
       parts.push_back({{"type", "text"}, {"text", part["text"]}});
     } else if (type == "image_url") {
       std::string tag;
-      if (!image_tag(part, at, max_bytes, bytes, tag, why)) return false;
+      const size_t listed = remote ? remote->size() : 0;
+      if (!image_tag(part, at, max_bytes, bytes, tag, why, remote)) return false;
+      if (remote && remote->size() > listed) {
+        remote->back().message = message;
+        remote->back().part = i - 1;
+      }
       parts.push_back({{"type", "media_marker"}, {"text", tag}});
       has_image = true;
     } else if (type == "input_audio" || type == "file" || type == "input_video" || type == "video_url") {
@@ -252,7 +320,8 @@ bool read_messages(const json& v, const char*, Reading& r) {
     json parts;
     bool has_image = false;
     if (msg.is_object() && msg.contains("content") &&
-        !content_parts(msg["content"], where, r.req.max_image_bytes, image_bytes, parts, has_image, r.why))
+        !content_parts(msg["content"], where, r.req.max_image_bytes, image_bytes, parts, has_image, r.why, i - 1,
+                       r.req.remote_urls ? &r.req.remote_images : nullptr))
       return false;
     const bool has_calls = msg.is_object() && msg.contains("tool_calls") && asks_something(msg["tool_calls"]);
     // An assistant's message that only calls tools has no content (null, or no key), as OpenAI sends it.
@@ -766,10 +835,12 @@ bool parse_body(const std::string& text, json& body, Refusal& why) {
   return true;
 }
 
-bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes) {
+bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes,
+                   bool remote_urls) {
   req = Request{};
   req.kind = kind;
   req.max_image_bytes = max_image_bytes;
+  req.remote_urls = remote_urls;
   if (!body.is_object()) return refuse(why, "the body must be a JSON object", "");
   Reading r{req, why};
   for (auto it = body.begin(); it != body.end(); ++it) {

@@ -35,6 +35,19 @@ struct Property {
   std::string field;  // the request's field that gave it (the param of its refusal)
 };
 
+// An image_url part's http(s) URL, which the guest fetches (openai_image_fetch.cpp) when remote
+// image URLs are on, then parses the request again with the bytes as a data URL.
+struct RemoteImage {
+  size_t message = 0, part = 0;  // body["messages"][message]["content"][part]
+  std::string url, where;        // as given; "messages[0].content[1]"
+  bool https = false;
+  std::string authority, path;  // host[:port]; the path with its query, the #fragment dropped
+};
+
+// URL's scheme, host and path, or false with why: only http and https, a host, no user:password@
+// (no credentials go out), no spaces or control characters, at most 8 KiB.
+bool split_remote_url(const std::string& url, RemoteImage& out, std::string& why);
+
 struct Request {
   Kind kind = Kind::chat;
   std::string model;  // "" when the body has none (the only model answers)
@@ -54,6 +67,10 @@ struct Request {
   int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
   // The most bytes a request's images may decode to (the base64 data URLs of image_url parts).
   uint64_t max_image_bytes = 0;
+  // Remote image URLs on: http(s) image_url parts are listed in remote_images, not refused (and
+  // count no bytes here: the fetched bytes are counted when the request is parsed again).
+  bool remote_urls = false;
+  std::vector<RemoteImage> remote_images;
 };
 
 // The default of Request::max_image_bytes (the guest's MAX_IMAGE_BYTES sets another): 20 MiB.
@@ -73,8 +90,9 @@ bool field(const json& j, const char* key, bool fallback);
 // `body` as a request of `kind`: true with `req` filled, false with `why`. A chat message's
 // image_url parts (base64 data URLs only, at most `max_image_bytes` decoded in all) go to the
 // plugin as WasmEdge's inline <img src="data:image/...;base64,..."> tags in llama.cpp's
-// "media_marker" content parts.
-bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes = kMaxImageBytes);
+// "media_marker" content parts. With `remote_urls`, http(s) URLs are listed in req.remote_images.
+bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes = kMaxImageBytes,
+                   bool remote_urls = false);
 
 // The fields each route honours or accepts (docs/serving.md lists them); for the fuzz target's
 // checks and the docs test.

@@ -37,13 +37,7 @@ bool content_of(const json& content, const std::string& param, json& out, Refusa
       text += part.at("refusal").get<std::string>();
       parts.push_back({{"type", "text"}, {"text", part.at("refusal")}});
     } else if (type == "input_image" && is_string(part, "image_url")) {
-      const std::string url = part.at("image_url").get<std::string>();
-      if (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0)
-        return refuse(why, param,
-                      param +
-                          ": an input_image's image_url is a remote URL: this server does not fetch images a request "
-                          "names (remote image URLs are off); send the image itself as a data URL, "
-                          "data:image/png;base64,...");
+      // An http(s) URL goes on too: the chat fetches it under --image-urls, else refuses it.
       only_text = false;
       parts.push_back({{"type", "image_url"}, {"image_url", {{"url", part.at("image_url")}}}});
     } else {

@@ -162,6 +162,126 @@ wh_output_stream wh_get_stderr(void);
 WH_IMPORT("wasi:clocks/monotonic-clock", "now")
 uint64_t wh_monotonic_now(void);
 
+/* --- outgoing requests (wasi:http/outgoing-handler), wasi:io/poll --------------------------- */
+typedef int32_t wh_outgoing_request;
+typedef int32_t wh_request_options;
+typedef int32_t wh_future_incoming_response;
+typedef int32_t wh_incoming_response;
+typedef int32_t wh_pollable;
+
+/* error-code: a variant of 39 cases (tag u8 at 0), its payloads aligned to 8 (option<u64>) at 8,
+ * the largest option<field-size-payload> (24 bytes): 32 bytes. Cases with strings own them: see
+ * wh_error_code_free. */
+typedef struct {
+  _Alignas(8) uint8_t tag;
+  uint8_t payload[31];
+} wh_error_code;
+_Static_assert(sizeof(wh_error_code) == 32, "error-code is 32 bytes");
+enum {
+  WH_ERR_DNS_TIMEOUT = 0,
+  WH_ERR_DNS_ERROR = 1,
+  WH_ERR_CONNECTION_REFUSED = 6,
+  WH_ERR_CONNECTION_TIMEOUT = 8,
+  WH_ERR_CONNECTION_READ_TIMEOUT = 9,
+  WH_ERR_TLS_ALERT_RECEIVED = 14,
+  WH_ERR_HTTP_REQUEST_HEADER_SIZE = 22,
+  WH_ERR_HTTP_REQUEST_TRAILER_SIZE = 24,
+  WH_ERR_HTTP_RESPONSE_HEADER_SIZE = 27,
+  WH_ERR_HTTP_RESPONSE_TRAILER_SIZE = 30,
+  WH_ERR_HTTP_RESPONSE_TRANSFER_CODING = 31,
+  WH_ERR_HTTP_RESPONSE_CONTENT_CODING = 32,
+  WH_ERR_HTTP_RESPONSE_TIMEOUT = 33,
+  WH_ERR_INTERNAL_ERROR = 38,
+};
+
+/* result<own<future-incoming-response>, error-code>: 1 = err at 0, the handle or the error-code
+ * at 8; 40 bytes. */
+typedef struct {
+  _Alignas(8) uint8_t is_err;
+  union {
+    int32_t handle;
+    wh_error_code error;
+  } val;
+} wh_result_handle_error_code_;
+_Static_assert(sizeof(wh_result_handle_error_code_) == 40, "result<own<T>, error-code> is 40 bytes");
+
+/* future-incoming-response.get: option<result<result<own<incoming-response>, error-code>>>:
+ * 1 = some at 0; the outer result (1 = err: gotten already) at 8; the inner at 16 (40 bytes). */
+typedef struct {
+  _Alignas(8) uint8_t is_some;
+  _Alignas(8) uint8_t outer_is_err;
+  wh_result_handle_error_code_ inner;
+} wh_future_response_get_;
+_Static_assert(sizeof(wh_future_response_get_) == 56, "option<result<result<own<T>, error-code>>> is 56 bytes");
+
+/* [constructor]fields: empty fields. */
+WH_IMPORT("wasi:http/types", "[constructor]fields")
+wh_fields wh_fields_new(void);
+WH_IMPORT("wasi:http/types", "[resource-drop]fields")
+void wh_fields_drop(wh_fields self);
+/* get(name) -> list<field-value>: (ptr, len) of (ptr, len) pairs at the return pointer. */
+WH_IMPORT("wasi:http/types", "[method]fields.get")
+void wh_fields_get_(wh_fields self, const char* name, size_t name_len, void* ret);
+/* constructor(headers: own<headers>): takes the fields; method GET, no scheme or authority. */
+WH_IMPORT("wasi:http/types", "[constructor]outgoing-request")
+wh_outgoing_request wh_outgoing_request_new(wh_fields headers);
+WH_IMPORT("wasi:http/types", "[resource-drop]outgoing-request")
+void wh_outgoing_request_drop(wh_outgoing_request self);
+/* The setters return result (0 = ok, 1 = refused). scheme: option<scheme> flattens to (is_some,
+ * tag (0 HTTP, 1 HTTPS, 2 other), other's ptr, len). */
+WH_IMPORT("wasi:http/types", "[method]outgoing-request.set-scheme")
+int32_t wh_outgoing_request_set_scheme_(wh_outgoing_request self, int32_t is_some, int32_t tag, const char* other,
+                                        size_t other_len);
+WH_IMPORT("wasi:http/types", "[method]outgoing-request.set-authority")
+int32_t wh_outgoing_request_set_authority_(wh_outgoing_request self, int32_t is_some, const char* ptr, size_t len);
+WH_IMPORT("wasi:http/types", "[method]outgoing-request.set-path-with-query")
+int32_t wh_outgoing_request_set_path_with_query_(wh_outgoing_request self, int32_t is_some, const char* ptr,
+                                                 size_t len);
+WH_IMPORT("wasi:http/types", "[constructor]request-options")
+wh_request_options wh_request_options_new(void);
+WH_IMPORT("wasi:http/types", "[resource-drop]request-options")
+void wh_request_options_drop(wh_request_options self);
+/* set-*-timeout(option<duration>): (is_some, nanoseconds) -> result (0 = ok, 1 = not supported). */
+WH_IMPORT("wasi:http/types", "[method]request-options.set-connect-timeout")
+int32_t wh_request_options_set_connect_timeout_(wh_request_options self, int32_t is_some, uint64_t ns);
+WH_IMPORT("wasi:http/types", "[method]request-options.set-first-byte-timeout")
+int32_t wh_request_options_set_first_byte_timeout_(wh_request_options self, int32_t is_some, uint64_t ns);
+WH_IMPORT("wasi:http/types", "[method]request-options.set-between-bytes-timeout")
+int32_t wh_request_options_set_between_bytes_timeout_(wh_request_options self, int32_t is_some, uint64_t ns);
+WH_IMPORT("wasi:http/types", "[method]future-incoming-response.subscribe")
+wh_pollable wh_future_incoming_response_subscribe(wh_future_incoming_response self);
+WH_IMPORT("wasi:http/types", "[method]future-incoming-response.get")
+void wh_future_incoming_response_get_(wh_future_incoming_response self, wh_future_response_get_* ret);
+WH_IMPORT("wasi:http/types", "[resource-drop]future-incoming-response")
+void wh_future_incoming_response_drop(wh_future_incoming_response self);
+WH_IMPORT("wasi:http/types", "[method]incoming-response.status")
+int32_t wh_incoming_response_status(wh_incoming_response self);
+/* headers() -> own<headers> (immutable; drop it before the response). */
+WH_IMPORT("wasi:http/types", "[method]incoming-response.headers")
+wh_fields wh_incoming_response_headers(wh_incoming_response self);
+WH_IMPORT("wasi:http/types", "[method]incoming-response.consume")
+void wh_incoming_response_consume_(wh_incoming_response self, wh_result_handle_* ret);
+WH_IMPORT("wasi:http/types", "[resource-drop]incoming-response")
+void wh_incoming_response_drop(wh_incoming_response self);
+/* handle(request: own<outgoing-request>, options: option<own<request-options>>): both taken. */
+WH_IMPORT("wasi:http/outgoing-handler", "handle")
+void wh_outgoing_handler_handle_(wh_outgoing_request request, int32_t has_options, wh_request_options options,
+                                 wh_result_handle_error_code_* ret);
+/* read(len: u64): what is there now, maybe nothing; subscribe() is ready when more is (or the end). */
+WH_IMPORT("wasi:io/streams", "[method]input-stream.read")
+void wh_input_stream_read_(wh_input_stream self, int64_t len, wh_stream_result_* ret);
+WH_IMPORT("wasi:io/streams", "[method]input-stream.subscribe")
+wh_pollable wh_input_stream_subscribe(wh_input_stream self);
+/* poll(list<borrow<pollable>>) -> list<u32>: the indexes of the ready ones, at the return pointer
+ * as (ptr, len); blocks until one is. */
+WH_IMPORT("wasi:io/poll", "poll")
+void wh_poll_(const wh_pollable* in, size_t count, void* ret);
+WH_IMPORT("wasi:io/poll", "[resource-drop]pollable")
+void wh_pollable_drop(wh_pollable self);
+/* subscribe-instant(when: instant) -> own<pollable>: ready at the monotonic clock's WHEN. */
+WH_IMPORT("wasi:clocks/monotonic-clock", "subscribe-instant")
+wh_pollable wh_monotonic_subscribe_instant(uint64_t when);
+
 /* --- typed wrappers ------------------------------------------------------------------------ */
 
 /* Drops a stream-error's io-error, if it has one. */

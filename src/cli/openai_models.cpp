@@ -36,6 +36,12 @@ const char* const kOpenaiHelp =
     "--openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, "
     "--openai chat=models/model.gguf";
 
+const char* const kVocoderHelp =
+    "With --openai: the vocoder (a WavTokenizer decoder GGUF) of the OuteTTS model NAME (NAME= may be left out "
+    "when there is one model), so that POST /v1/audio/speech speaks with it: a local file, checked at start; "
+    "repeatable, one per model. The preload becomes NAME:GGML:AUTO:model.gguf:vocoder.gguf. E.g. --openai "
+    "tts=OuteTTS-0.2-500M-Q8_0.gguf --vocoder tts=WavTokenizer-Large-75-F16.gguf";
+
 const char* const kMmprojHelp =
     "With --openai: the multimodal projector (mmproj GGUF) of the model NAME (NAME= may be left out when there is "
     "one model), so that its chats take images (image_url parts as base64 data: URLs, Responses' input_image, "
@@ -253,57 +259,102 @@ void pull_openai_models(std::vector<OpenaiModel>& models, bool quiet, bool proje
   }
 }
 
-void attach_projectors(const std::vector<std::string>& given, std::vector<OpenaiModel>& models) {
+namespace {
+
+// A file an --openai model takes beside it (--mmproj, --vocoder): its flag, what it is, the
+// general.architecture its GGUF has, and what the usage errors suggest.
+struct Companion {
+  const char* flag;      // "--mmproj"
+  const char* what;      // "projector"
+  const char* long_what; // "multimodal projector"
+  const char* arch;      // "clip"
+  const char* example;   // "mmproj"
+};
+
+// The model `text` ([NAME=]FILE) names, and FILE; UsageErrors as attach_projectors' say.
+OpenaiModel& companion_of(const std::string& text, std::vector<OpenaiModel>& models, const Companion& c,
+                          std::string& file) {
   std::error_code ec;
+  std::string name;
+  file = text;
+  const size_t eq = text.find('=');
+  if (!fs::exists(text, ec) && eq != std::string::npos && text.find('/') > eq) {
+    name = text.substr(0, eq);
+    file = text.substr(eq + 1);
+  }
+  if (name.empty()) {
+    if (models.size() != 1)
+      throw UsageError(fmt::format("{} '{}': which model's {} is it? With {} models give NAME=FILE, e.g. {} {}={}",
+                                   c.flag, text, c.what, models.size(), c.flag,
+                                   models.empty() ? std::string("NAME") : models.front().name, text));
+    name = models.front().name;
+  }
+  std::string names;
+  for (auto& m : models) {
+    if (m.name == name) {
+      if (!fs::is_regular_file(file, ec))
+        throw UsageError(fmt::format("{} '{}': no such file '{}'", c.flag, text, file));
+      const std::string arch = gguf_architecture(file);
+      if (arch != c.arch)
+        throw UsageError(fmt::format("{} '{}': '{}' is not a {} GGUF (its general.architecture is {}, not '{}'): give "
+                                     "the model's {} file",
+                                     c.flag, text, file, c.long_what,
+                                     arch.empty() ? std::string("not readable") : "'" + arch + "'", c.arch,
+                                     c.example));
+      return m;
+    }
+    names += (names.empty() ? "" : ", ") + m.name;
+  }
+  throw UsageError(fmt::format("{} '{}': no --openai model is named '{}' (the models: {})", c.flag, text, name, names));
+}
+
+}  // namespace
+
+void attach_projectors(const std::vector<std::string>& given, std::vector<OpenaiModel>& models) {
+  static const Companion kProjector{"--mmproj", "projector", "multimodal projector", "clip", "mmproj"};
   for (const auto& text : given) {
-    std::string name, file = text;
-    const size_t eq = text.find('=');
-    if (!fs::exists(text, ec) && eq != std::string::npos && text.find('/') > eq) {
-      name = text.substr(0, eq);
-      file = text.substr(eq + 1);
-    }
-    OpenaiModel* model = nullptr;
-    if (name.empty()) {
-      if (models.size() != 1)
-        throw UsageError(fmt::format(
-            "--mmproj '{}': which model's projector is it? With {} models give NAME=FILE, e.g. --mmproj {}={}", text,
-            models.size(), models.empty() ? std::string("NAME") : models.front().name, text));
-      model = &models.front();
-    } else {
-      for (auto& m : models) {
-        if (m.name == name) model = &m;
-      }
-      std::string names;
-      for (const auto& m : models) names += (names.empty() ? "" : ", ") + m.name;
-      if (!model)
-        throw UsageError(
-            fmt::format("--mmproj '{}': no --openai model is named '{}' (the models: {})", text, name, names));
-    }
-    if (!model->mmproj.empty() && !model->mmproj_pulled)
+    std::string file;
+    OpenaiModel& model = companion_of(text, models, kProjector, file);
+    if (!model.mmproj.empty() && !model.mmproj_pulled)
       throw UsageError(fmt::format("--mmproj '{}': model '{}' has a projector already ({}): one per model", text,
-                                   model->name, model->mmproj.string()));
-    if (!fs::is_regular_file(file, ec)) throw UsageError(fmt::format("--mmproj '{}': no such file '{}'", text, file));
-    const std::string arch = gguf_architecture(file);
-    if (arch != "clip")
-      throw UsageError(fmt::format(
-          "--mmproj '{}': '{}' is not a multimodal projector GGUF (its general.architecture is {}, not 'clip'): give "
-          "the model's mmproj file",
-          text, file, arch.empty() ? std::string("not readable") : "'" + arch + "'"));
-    model->mmproj = fs::absolute(file);
-    model->mmproj_pulled = false;
-    preload_path(model->mmproj, fmt::format("--mmproj '{}'", text));
+                                   model.name, model.mmproj.string()));
+    model.mmproj = fs::absolute(file);
+    model.mmproj_pulled = false;
+    preload_path(model.mmproj, fmt::format("--mmproj '{}'", text));
+  }
+}
+
+void attach_vocoders(const std::vector<std::string>& given, std::vector<OpenaiModel>& models) {
+  static const Companion kVocoder{"--vocoder", "vocoder", "WavTokenizer decoder (vocoder)", "wavtokenizer-dec",
+                                  "WavTokenizer"};
+  for (const auto& text : given) {
+    std::string file;
+    OpenaiModel& model = companion_of(text, models, kVocoder, file);
+    if (!model.vocoder.empty())
+      throw UsageError(fmt::format("--vocoder '{}': model '{}' has a vocoder already ({}): one per model", text,
+                                   model.name, model.vocoder.string()));
+    model.vocoder = fs::absolute(file);
+    preload_path(model.vocoder, fmt::format("--vocoder '{}'", text));
+  }
+  for (const auto& m : models) {
+    if (!m.vocoder.empty() && !m.mmproj.empty())
+      throw UsageError(fmt::format("--vocoder: model '{}' has a projector too ({}): a speech model takes no images; "
+                                   "give it one or the other (--no-mmproj leaves a Hub model's out)",
+                                   m.name, m.mmproj.string()));
   }
 }
 
 void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vector<OpenaiModel>& on_demand,
                          wasinn::HostOptions& host, wasinn::Program& program, wasinn::ServeOptions& serve) {
-  std::string names;
+  std::string names, speakers;
   for (const auto& m : models) {
     std::string spec = m.name + ":GGML:AUTO";
     for (const auto& file : m.files) spec += ":" + file.string();
     if (!m.mmproj.empty()) spec += ":" + m.mmproj.string();
+    if (!m.vocoder.empty()) spec += ":" + m.vocoder.string();
     host.preloads.push_back(spec);
     names += (names.empty() ? "" : ",") + m.name;
+    if (!m.vocoder.empty()) speakers += (speakers.empty() ? "" : ",") + m.name;
   }
   for (const auto& m : on_demand) {
     wasinn::HostOptions::OnDemandModels::Gguf gguf{m.name, {}};
@@ -314,8 +365,70 @@ void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vect
   const bool models_given =
       std::any_of(program.env.begin(), program.env.end(), [](const auto& kv) { return kv.first == "MODELS"; });
   if (!models_given) program.env.emplace_back("MODELS", names);
+  // The OuteTTS models (GET /v1/audio/voices lists them without loading every GGUF to ask).
+  if (!speakers.empty()) program.env.emplace_back("TTS_MODELS", speakers);
   if (std::find(serve.public_paths.begin(), serve.public_paths.end(), "/") == serve.public_paths.end())
     serve.public_paths.push_back("/");
+}
+
+const char* const kImageUrlsHelp =
+    "With --openai or --models-dir: fetch the images chats name by http:// or https:// URL (image_url parts "
+    "and Responses' input_image; by default such URLs are refused with 400). MAX is the most bytes one image "
+    "may have (e.g. 10MiB; B, KB, MB, GB, KiB, MiB, GiB; at most 1GiB), TIMEOUT the time all of one request's "
+    "fetches may take together (default 10s): past either the request gets 400. A GET with no credentials, "
+    "redirects not followed. Every address is fetched, loopback and private ones included: turn it on only "
+    "where the clients may make this server reach what it can reach. E.g. --image-urls 10MiB,5s";
+
+ImageUrlLimits parse_image_urls(const std::string& text) {
+  const std::string example = "e.g. --image-urls 10MiB or --image-urls 10MiB,5s";
+  ImageUrlLimits limits;
+  const size_t comma = text.find(',');
+  const std::string size = text.substr(0, comma);
+  static const std::regex kSize(R"(([0-9]{1,12})\s*([A-Za-z]*))");
+  std::smatch m;
+  if (!std::regex_match(size, m, kSize))
+    throw UsageError(
+        fmt::format("--image-urls '{}': MAX must be a whole number of bytes with an optional unit (B, KB, "
+                    "MB, GB, KiB, MiB, GiB), {}",
+                    text, example));
+  std::string unit = m[2].str();
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+  uint64_t scale = 0;
+  if (unit.empty() || unit == "b") scale = 1;
+  if (unit == "kb") scale = 1000;
+  if (unit == "mb") scale = 1000 * 1000;
+  if (unit == "gb") scale = 1000 * 1000 * 1000;
+  if (unit == "kib") scale = uint64_t{1} << 10;
+  if (unit == "mib") scale = uint64_t{1} << 20;
+  if (unit == "gib") scale = uint64_t{1} << 30;
+  if (!scale)
+    throw UsageError(fmt::format("--image-urls '{}': unknown unit '{}' (B, KB, MB, GB, KiB, MiB, GiB), {}", text,
+                                 m[2].str(), example));
+  const uint64_t n = std::stoull(m[1].str());
+  if (n == 0 || n > (uint64_t{1} << 30) / scale)
+    throw UsageError(fmt::format("--image-urls '{}': MAX must be from 1 byte to 1GiB, {}", text, example));
+  limits.max_bytes = n * scale;
+  if (comma != std::string::npos) {
+    const std::string time = text.substr(comma + 1);
+    try {
+      limits.timeout_ms = parse_duration_ms(time);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--image-urls '{}': TIMEOUT: {}; {}", text, e.what(), example));
+    }
+    if (limits.timeout_ms == 0 || limits.timeout_ms > 600000)
+      throw UsageError(fmt::format("--image-urls '{}': TIMEOUT must be from 1ms to 10m, {}", text, example));
+  }
+  return limits;
+}
+
+void apply_image_urls(const ImageUrlLimits& limits, wasinn::Program& program) {
+  auto set = [&](const char* name, uint64_t value) {
+    const bool given =
+        std::any_of(program.env.begin(), program.env.end(), [&](const auto& kv) { return kv.first == name; });
+    if (!given) program.env.emplace_back(name, std::to_string(value));
+  };
+  set("IMAGE_URL_MAX_BYTES", limits.max_bytes);
+  set("IMAGE_URL_TIMEOUT_MS", limits.timeout_ms);
 }
 
 void print_openai_urls(const std::string& scheme, const std::string& address, const std::vector<OpenaiModel>& models) {

@@ -22,6 +22,7 @@ struct OpenaiModel {
   std::vector<std::filesystem::path> files;  // a split GGUF: its parts
   std::filesystem::path mmproj;              // its projector (--mmproj, or its Hub repository's); "" if none
   bool mmproj_pulled = false;                // mmproj came with the model from the Hub
+  std::filesystem::path vocoder;             // an OuteTTS model's WavTokenizer decoder (--vocoder); "" if none
   std::string given;                         // as on the command line
   std::string source;                        // the file or reference, NAME= aside
 };
@@ -53,6 +54,28 @@ void attach_projectors(const std::vector<std::string>& given, std::vector<Openai
 
 // The --mmproj flag's help.
 extern const char* const kMmprojHelp;
+
+// --vocoder's [NAME=]FILE each, the WavTokenizer decoder of the OuteTTS --openai model NAME (as
+// --mmproj's: the preload's last file, NAME:GGML:AUTO:model.gguf:vocoder.gguf, which the llama.cpp
+// plugin takes as the vocoder and so speaks). UsageErrors as attach_projectors', for a FILE whose
+// general.architecture is not "wavtokenizer-dec", and for a model given a projector too. Sets
+// TTS_MODELS (apply_openai_models) for GET /v1/audio/voices.
+void attach_vocoders(const std::vector<std::string>& given, std::vector<OpenaiModel>& models);
+extern const char* const kVocoderHelp;
+
+// --image-urls MAX[,TIMEOUT]: the most bytes one fetched image may have and the time a request's
+// fetches may take together.
+struct ImageUrlLimits {
+  uint64_t max_bytes = 0;
+  uint64_t timeout_ms = 10000;
+};
+// MAX is bytes with an optional unit (B, KB, MB, GB of 1000; KiB, MiB, GiB of 1024), 1 B to 1 GiB;
+// TIMEOUT a DURATION from 1ms to 10m (default 10s). Throws UsageError saying what to write.
+ImageUrlLimits parse_image_urls(const std::string& text);
+// Sets the guest's IMAGE_URL_MAX_BYTES and IMAGE_URL_TIMEOUT_MS (each unless --env sets it).
+void apply_image_urls(const ImageUrlLimits& limits, wasinn::Program& program);
+// The --image-urls flag's help.
+extern const char* const kImageUrlsHelp;
 
 // What --openai sets: a preload per model (after host.preloads'), MODELS=NAME,... in the guest's
 // environment (unless --env sets it), and "/" public in `serve` (the chat page).

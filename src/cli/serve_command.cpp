@@ -190,9 +190,11 @@ void add_serve_options(CLI::App* serve, ServeCommandOptions& o, CommonOptions& c
       ->type_name("[NAME=]MODEL")
       ->expected(0, CLI::detail::expected_max_vector_size);
   serve->add_option("--mmproj", o.mmproj, kMmprojHelp)->type_name("[NAME=]FILE")->allow_extra_args(false);
+  serve->add_option("--vocoder", o.vocoder, kVocoderHelp)->type_name("[NAME=]FILE")->allow_extra_args(false);
   serve->add_flag("--no-mmproj", o.no_mmproj,
                   "With --openai's Hub models: pull no multimodal projector (by default a repository's mmproj "
                   "GGUF comes with its model, as with llama-server's -hf), so their chats take text only");
+  serve->add_option("--image-urls", o.image_urls, kImageUrlsHelp)->type_name("MAX[,TIMEOUT]");
   serve
       ->add_option(
           "--models-dir", o.models_dir,
@@ -397,6 +399,13 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     throw UsageError(
         "--models-max, --models-idle-timeout and --models-memory-limit are for the OpenAI endpoint's models: give "
         "--models-dir DIR or --openai MODEL");
+  if (!o.image_urls.empty() && !openai)
+    throw UsageError(
+        "--image-urls lets the OpenAI endpoint's chats name images by http(s) URL: give --openai MODEL or "
+        "--models-dir DIR");
+  // Checked before anything loads: a bad size or time is a usage error at once.
+  const std::optional<ImageUrlLimits> image_urls =
+      o.image_urls.empty() ? std::nullopt : std::optional<ImageUrlLimits>(parse_image_urls(o.image_urls));
   if (!o.oip_http.empty() || !o.oip_grpc.empty()) {
     if (openai)
       throw UsageError(
@@ -476,6 +485,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
   if (openai) {
     pull_openai_models(openai_served, common.quiet > 0, !o.no_mmproj);
     attach_projectors(o.mmproj, openai_served);
+    attach_vocoders(o.vocoder, openai_served);
     for (const auto& m : dir_models) {
       for (const auto& given : openai_served) {
         if (given.name == m.name)
@@ -486,6 +496,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
       }
     }
     apply_openai_models(openai_served, dir_models, o.guest.host, program, serve);
+    if (image_urls) apply_image_urls(*image_urls, program);
     if (on_demand) {
       auto& rules = o.guest.host.on_demand_models;
       for (const auto& m : openai_served) rules.names.push_back(m.name);

@@ -44,6 +44,10 @@ struct ServeCommandOptions {
   // --mmproj [NAME=]FILE: a projector for --openai's model NAME (images in chat), repeatable.
   std::vector<std::string> mmproj;
   bool no_mmproj = false;  // --no-mmproj: a Hub model's projector is not pulled
+  // --vocoder [NAME=]FILE: an OuteTTS --openai model's WavTokenizer decoder (speech), repeatable.
+  std::vector<std::string> vocoder;
+  // --image-urls MAX[,TIMEOUT]: chats' http(s) image URLs fetched (openai_models.h); "": refused.
+  std::string image_urls;
   // Many models (models_dir.h): DIR's GGUF models, loaded on demand, and the rules that keep them.
   std::string models_dir;
   size_t models_max = 0;             // 0: no limit

@@ -210,6 +210,43 @@ TEST(OpenAIRequest, ImagePartsGoToThePluginAsInlineTagsInMediaMarkerParts) {
   EXPECT_NE(j.text.find(R"(<img src=\"data:image/jpeg;base64,/9j/4AAQ\">)"), std::string::npos) << j.text;
 }
 
+TEST(OpenAIRequest, RemoteImageUrlsAreListedForTheGuestToFetchWhenOn) {
+  const json body = json::parse(R"({"messages": [{"role": "system", "content": "terse"},
+      {"role": "user", "content": [{"type": "text", "text": "what"},
+        {"type": "image_url", "image_url": {"url": "HTTPS://Example.com:8443/a.png?x=1#frag"}},
+        {"type": "image_url", "image_url": {"url": "http://10.0.0.1"}}]}]})");
+  Request r;
+  Refusal why;
+  ASSERT_TRUE(openai::parse_request(Kind::chat, body, r, why, openai::kMaxImageBytes, true)) << why.message;
+  ASSERT_EQ(r.remote_images.size(), 2u);
+  EXPECT_EQ(r.remote_images[0].message, 1u);
+  EXPECT_EQ(r.remote_images[0].part, 1u);
+  EXPECT_TRUE(r.remote_images[0].https);
+  EXPECT_EQ(r.remote_images[0].authority, "Example.com:8443");
+  EXPECT_EQ(r.remote_images[0].path, "/a.png?x=1");  // the fragment is not sent
+  EXPECT_EQ(r.remote_images[0].where, "messages[1].content[1]");
+  EXPECT_EQ(r.remote_images[1].part, 2u);
+  EXPECT_FALSE(r.remote_images[1].https);
+  EXPECT_EQ(r.remote_images[1].path, "/");
+  // Off (the default): refused, saying how to turn it on.
+  ASSERT_FALSE(openai::parse_request(Kind::chat, body, r, why));
+  EXPECT_NE(why.message.find("--image-urls"), std::string::npos) << why.message;
+  // Bad URLs are refused before anything is fetched.
+  for (const char* url : {"http://user:pw@example.com/a.png", "http:///a.png", "https://:80/a", "http://a b/c",
+                          "http://example.com/\x01"}) {
+    const json bad = {
+        {"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}, {"image_url", {{"url", url}}}}}}}}}};
+    EXPECT_FALSE(openai::parse_request(Kind::chat, bad, r, why, openai::kMaxImageBytes, true)) << url;
+    EXPECT_EQ(why.code, "invalid_image_url") << url;
+  }
+  // file: and ftp: stay refused when on.
+  const json file = {
+      {"messages",
+       {{{"role", "user"}, {"content", {{{"type", "image_url"}, {"image_url", {{"url", "file:///etc/passwd"}}}}}}}}}};
+  EXPECT_FALSE(openai::parse_request(Kind::chat, file, r, why, openai::kMaxImageBytes, true));
+  EXPECT_NE(why.message.find("only http:// and https://"), std::string::npos) << why.message;
+}
+
 TEST(OpenAIRequest, BadImagesAreRefusedSayingWhat) {
   auto image = [](const std::string& url) {
     return R"({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": ")" + url +

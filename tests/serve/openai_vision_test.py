@@ -32,6 +32,11 @@ scripts/fixtures/export_llava.py:
   hub      --openai hf://owner/repo:Q8_0 (a fake Hub on 127.0.0.1, tests/pull/fake_hub.py) pulls the
            repository's projector as llama.cpp's -hf picks it and answers an image as llama-server;
            --no-mmproj leaves it out, --mmproj replaces it
+  remote   --image-urls MAX,TIMEOUT: a chat's image_url (and Responses' input_image) naming
+           http://127.0.0.1/image.png (a Python http.server) answers as llama-server does for the image as
+           a data URL; a slow server, a body over MAX, a 404, a 302, HTML, a refused connection and a URL with
+           credentials each a 400 that says what, the server answering after; off: refused, nothing
+           fetched; a bad MAX or TIMEOUT, or no --openai, a usage error (exit 2)
   page     the chat page in headless Chromium: a picture chosen with a message is answered as
            llama-server answers it; with a Piper voice, Speak plays the answer's speech
 
@@ -464,8 +469,153 @@ def case_errors(ctx):
         check(server.proc.poll() is None, "the server exited")
 
 
+class ImageHost:
+    """A Python http.server on 127.0.0.1 in a thread: /image.png (the fixture), /slow.png (its headers,
+    then nothing for SLOW seconds), /big.png (BIG bytes), /missing.png (404), /page.html (HTML, 200),
+    /moved.png (302 to /image.png); each GET's path and headers are kept in `seen`."""
+
+    SLOW = 30
+
+    def __init__(self, png, big):
+        import http.server
+        import threading
+        host = self
+        self.seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                host.seen.append((self.path, dict(self.headers)))
+                if self.path == "/image.png":
+                    self.answer(200, "image/png", png)
+                elif self.path == "/big.png":
+                    self.answer(200, "image/png", big)
+                elif self.path == "/page.html":
+                    self.answer(200, "text/html", b"<html><body>no image here</body></html>")
+                elif self.path == "/moved.png":
+                    self.send_response(302)
+                    self.send_header("location", "/image.png")
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                elif self.path == "/slow.png":
+                    self.send_response(200)
+                    self.send_header("content-type", "image/png")
+                    self.send_header("content-length", str(len(png)))
+                    self.end_headers()
+                    self.wfile.write(png[:8])
+                    self.wfile.flush()
+                    host.stop.wait(ImageHost.SLOW)
+                else:
+                    self.answer(404, "text/plain", b"not found")
+
+            def answer(self, status, ctype, body):
+                self.send_response(status)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.stop = threading.Event()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    def close(self):
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def case_remote(ctx):
+    """--image-urls: an http image URL answers as llama-server does for the same image as a data URL;
+    each failure a 400 that says what; off, refused; the flag's usage errors."""
+    import time
+    model, mmproj = (ctx.fixture(p) for p in PAIRS["llava"])
+    one = ctx.image("image.png")
+    limit = 4 * len(one)  # image.png fits; big.png (limit + 1 bytes) does not
+    # At start: a usage error (2) for a bad MAX or TIMEOUT, or without --openai.
+    for value, says in (("10XB", "unknown unit 'XB'"), ("0", "from 1 byte to 1GiB"), ("2GiB", "from 1 byte to 1GiB"),
+                        ("1MiB,soon", "TIMEOUT"), ("1MiB,0s", "from 1ms to 10m")):
+        argv = [ctx.args.wasinn, "serve", "--addr", "127.0.0.1:0", "--image-urls", value, "--openai", f"{NAME}={model}"]
+        p = subprocess.run(argv, capture_output=True, timeout=60)
+        err = p.stderr.decode(errors="replace")
+        check(p.returncode == 2 and says in err and "--image-urls 10MiB" in err,
+              f"{argv}: exit {p.returncode}, not 2 saying {says!r} and an example: {err}")
+    p = subprocess.run([ctx.args.wasinn, "serve", "--addr", "127.0.0.1:0", "--image-urls", "1MiB", "app.wasm"],
+                       capture_output=True, timeout=60)
+    check(p.returncode == 2 and "--openai" in p.stderr.decode(), f"--image-urls without --openai: {p.stderr.decode()}")
+    with MtmdServer(ctx.args.llama_server, model, mmproj) as ls:
+        r = ls.post("/v1/chat/completions", {"messages": chat_messages(data_url(one)), "max_tokens": N_PREDICT,
+                                             "temperature": 0})
+        want = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"])
+    host = ImageHost(one, bytes(limit + 1))
+    try:
+        with ctx.wasinn([(NAME, model, mmproj)], extra=["--image-urls", f"{limit},2s"]) as server:
+            c = client(server)
+            got = chat(c, chat_messages(host.url("/image.png")))
+            check(got == want, f"wasinn by URL {got} != llama-server by data URL {want}")
+            path, headers = host.seen[-1]
+            check(path == "/image.png" and not any(k.lower() in ("authorization", "cookie") for k in headers),
+                  f"the GET: {path} {headers}")
+            r = c.responses.create(model=NAME, max_output_tokens=N_PREDICT, temperature=0, input=[
+                {"role": "user", "content": [{"type": "input_text", "text": TEXT},
+                                             {"type": "input_image", "image_url": host.url("/image.png")}]}])
+            check(r.output_text == want[0], f"Responses' input_image by URL: {r.output_text!r} != {want[0]!r}")
+
+            def still_answers():
+                check(chat(c, chat_messages(host.url("/image.png"))) == want, "the server answers otherwise after")
+
+            started = time.monotonic()
+            cases = [
+                ("a slow server", "/slow.png", ("2000 ms", "--image-urls"), "invalid_image_url"),
+                ("a body over MAX", "/big.png", (f"limit of {limit} bytes", "--image-urls"), "image_too_large"),
+                ("a 404", "/missing.png", ("HTTP 404",), "invalid_image_url"),
+                ("a redirect", "/moved.png", ("HTTP 302", "redirects are not followed"), "invalid_image_url"),
+                ("bytes that are no image", "/page.html", ("not an image",), "invalid_image"),
+            ]
+            for what, path, needles, code in cases:
+                started = time.monotonic()
+                # A failed fetch names its URL; a fetched non-image is refused as a data URL's bytes are.
+                named = (path,) if code != "invalid_image" else ()
+                message = bad_request(lambda: chat(c, chat_messages(host.url(path))), *named, *needles, code=code)
+                took = time.monotonic() - started
+                log(f"{what}: 400 in {took:.1f}s: {message}")
+                check(what != "a slow server" or took < ImageHost.SLOW / 2, f"the slow server held it {took:.1f}s")
+                still_answers()
+            # Nothing listens there: the connection's refusal says so.
+            dead = host.url("/image.png").replace(f":{host.server.server_address[1]}", ":9")
+            message = bad_request(lambda: chat(c, chat_messages(dead)), "the download failed", code="invalid_image_url")
+            log(f"a refused connection: 400 {message}")
+            # Credentials in the URL are refused, never sent.
+            creds = host.url("/image.png").replace("http://", "http://user:secret@")
+            bad_request(lambda: chat(c, chat_messages(creds)), "credentials", code="invalid_image_url")
+            # Two fetched images count against MAX_IMAGE_BYTES as data URLs do (20 MiB: both fit).
+            got = chat(c, [{"role": "user", "content": [{"type": "text", "text": TEXT}] + [
+                {"type": "image_url", "image_url": {"url": host.url("/image.png")}}] * 2}])
+            check(got[1] > want[1], f"two images: prompt tokens {got[1]} not above one's {want[1]}")
+            still_answers()
+            check(server.proc.poll() is None, "the server exited")
+        # Off by default: refused, and nothing fetched.
+        fetched = len(host.seen)
+        with ctx.wasinn([(NAME, model, mmproj)]) as server:
+            c = client(server)
+            bad_request(lambda: chat(c, chat_messages(host.url("/image.png"))), "remote image URLs are off",
+                        "--image-urls", code="invalid_image_url")
+            check(len(host.seen) == fetched, "the server fetched a URL with --image-urls off")
+    finally:
+        host.close()
+    log(f"remote: {want[0]!r} by URL = llama-server by data URL; slow, too large, 404, 302, HTML, refused "
+        "connection and credentials each a 400; off: refused")
+
+
 CASES = {"llava": case_fixture, "qwen2vl": case_fixture, "gemma3": case_fixture, "errors": case_errors,
-         "hub": case_hub, "page": case_page}
+         "hub": case_hub, "page": case_page, "remote": case_remote}
 
 
 def main():
