@@ -264,11 +264,11 @@ namespace {
 // A file an --openai model takes beside it (--mmproj, --vocoder): its flag, what it is, the
 // general.architecture its GGUF has, and what the usage errors suggest.
 struct Companion {
-  const char* flag;      // "--mmproj"
-  const char* what;      // "projector"
-  const char* long_what; // "multimodal projector"
-  const char* arch;      // "clip"
-  const char* example;   // "mmproj"
+  const char* flag;       // "--mmproj"
+  const char* what;       // "projector"
+  const char* long_what;  // "multimodal projector"
+  const char* arch;       // "clip"
+  const char* example;    // "mmproj"
 };
 
 // The model `text` ([NAME=]FILE) names, and FILE; UsageErrors as attach_projectors' say.
@@ -296,11 +296,11 @@ OpenaiModel& companion_of(const std::string& text, std::vector<OpenaiModel>& mod
         throw UsageError(fmt::format("{} '{}': no such file '{}'", c.flag, text, file));
       const std::string arch = gguf_architecture(file);
       if (arch != c.arch)
-        throw UsageError(fmt::format("{} '{}': '{}' is not a {} GGUF (its general.architecture is {}, not '{}'): give "
-                                     "the model's {} file",
-                                     c.flag, text, file, c.long_what,
-                                     arch.empty() ? std::string("not readable") : "'" + arch + "'", c.arch,
-                                     c.example));
+        throw UsageError(
+            fmt::format("{} '{}': '{}' is not a {} GGUF (its general.architecture is {}, not '{}'): give "
+                        "the model's {} file",
+                        c.flag, text, file, c.long_what, arch.empty() ? std::string("not readable") : "'" + arch + "'",
+                        c.arch, c.example));
       return m;
     }
     names += (names.empty() ? "" : ", ") + m.name;
@@ -338,9 +338,10 @@ void attach_vocoders(const std::vector<std::string>& given, std::vector<OpenaiMo
   }
   for (const auto& m : models) {
     if (!m.vocoder.empty() && !m.mmproj.empty())
-      throw UsageError(fmt::format("--vocoder: model '{}' has a projector too ({}): a speech model takes no images; "
-                                   "give it one or the other (--no-mmproj leaves a Hub model's out)",
-                                   m.name, m.mmproj.string()));
+      throw UsageError(
+          fmt::format("--vocoder: model '{}' has a projector too ({}): a speech model takes no images; "
+                      "give it one or the other (--no-mmproj leaves a Hub model's out)",
+                      m.name, m.mmproj.string()));
   }
 }
 
@@ -372,9 +373,10 @@ void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vect
 }
 
 const char* const kImageUrlsHelp =
-    "With --openai or --models-dir: fetch the images chats name by http:// or https:// URL (image_url parts "
-    "and Responses' input_image; by default such URLs are refused with 400). MAX is the most bytes one image "
-    "may have (e.g. 10MiB; B, KB, MB, GB, KiB, MiB, GiB; at most 1GiB), TIMEOUT the time all of one request's "
+    "With --openai or --models-dir: fetch the images chats name by http:// or https:// URL (image_url parts, "
+    "Responses' input_image, Messages' url image sources; by default such URLs are refused with 400). MAX is "
+    "the most bytes one image may have (e.g. 10MiB; B, KB, MB, GB, KiB, MiB, GiB; at most 1GiB), TIMEOUT the "
+    "time all of one request's "
     "fetches may take together (default 10s): past either the request gets 400. A GET with no credentials, "
     "redirects not followed. Every address is fetched, loopback and private ones included: turn it on only "
     "where the clients may make this server reach what it can reach. E.g. --image-urls 10MiB,5s";

@@ -32,7 +32,7 @@ scripts/fixtures/export_llava.py:
   hub      --openai hf://owner/repo:Q8_0 (a fake Hub on 127.0.0.1, tests/pull/fake_hub.py) pulls the
            repository's projector as llama.cpp's -hf picks it and answers an image as llama-server;
            --no-mmproj leaves it out, --mmproj replaces it
-  remote   --image-urls MAX,TIMEOUT: a chat's image_url (and Responses' input_image) naming
+  remote   --image-urls MAX,TIMEOUT: a chat's image_url (Responses' input_image, Messages' url image) naming
            http://127.0.0.1/image.png (a Python http.server) answers as llama-server does for the image as
            a data URL; a slow server, a body over MAX, a 404, a 302, HTML, a refused connection and a URL with
            credentials each a 400 that says what, the server answering after; off: refused, nothing
@@ -567,6 +567,17 @@ def case_remote(ctx):
                 {"role": "user", "content": [{"type": "input_text", "text": TEXT},
                                              {"type": "input_image", "image_url": host.url("/image.png")}]}])
             check(r.output_text == want[0], f"Responses' input_image by URL: {r.output_text!r} != {want[0]!r}")
+            try:
+                import anthropic
+                a = anthropic.Anthropic(base_url=server.url(""), api_key="unused", max_retries=0, timeout=120)
+                m = a.messages.create(model=NAME, max_tokens=N_PREDICT, extra_body={"temperature": 0}, messages=[
+                    {"role": "user", "content": [
+                        {"type": "text", "text": TEXT},
+                        {"type": "image", "source": {"type": "url", "url": host.url("/image.png")}}]}])
+                text = "".join(b.text for b in m.content if b.type == "text")
+                check(text == want[0], f"Messages' image by URL: {text!r} != {want[0]!r}")
+            except ImportError:
+                log("PyPI's anthropic is not installed: the Messages shape is left out")
 
             def still_answers():
                 check(chat(c, chat_messages(host.url("/image.png"))) == want, "the server answers otherwise after")
