@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "audio_common/audio_encode.h"
 #include "json_schema.h"
 #include "ggml_common/option_setters.hpp"
 #include "wasinn/available_cpus.h"
@@ -60,6 +61,12 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["model-vocoder"] = text(&LlamaOptions::model_vocoder, "model-vocoder");
     t["tts-output-file"] = text(&LlamaOptions::tts_output_file, "tts-output-file");
     t["tts-speaker-file"] = text(&LlamaOptions::tts_speaker_file, "tts-speaker-file");
+    t["audio-format"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
+      if (!v.is_string() || !audio_common::parse_audio_format(v.get<std::string>()))
+        return sdk::invalid(std::string(source) + ": \"audio-format\" is one of " + audio_common::kAudioFormats);
+      o.audio_format = v.get<std::string>();
+      return {};
+    };
     t["ctx-size"] = integer(&LlamaOptions::ctx_size, "ctx-size", 0, kMaxTokens);
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
@@ -185,6 +192,8 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"ubatch-size", o.ubatch_size},
                        {"embedding", o.embedding},
                        {"reranking", o.reranking},
+                       {"tts", o.tts},
+                       {"audio-format", o.audio_format},
                        {"stream-stdout", o.stream_stdout},
                        {"enable-log", o.enable_log},
                        {"enable-debug-log", o.enable_debug_log}};

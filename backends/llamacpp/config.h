@@ -53,7 +53,8 @@ struct LlamaOptions {
   bool tts = false;
   std::string model_vocoder;
   std::string tts_output_file;
-  std::string tts_speaker_file;  // an OuteTTS speaker profile; "": OuteTTS's en_female_1
+  std::string tts_speaker_file;      // an OuteTTS speaker profile; "": OuteTTS's en_female_1
+  std::string audio_format = "wav";  // output 0's file: wav, pcm, flac, mp3 or opus (audio_encode.h)
 
   // Images (vision.h): an image file's path for every prompt of the context, as WasmEdge's
   // "image"; "": none. The prompt marks where it goes with "<image>".

@@ -5,6 +5,7 @@
 #include <mtmd-helper.h>
 
 #include <algorithm>
+#include <cstring>
 #include <climits>
 #include <cstdio>
 #include <iterator>
@@ -16,6 +17,7 @@
 #include "devices.h"
 #include "embedding.h"
 #include "graph.h"
+#include "audio_common/audio_encode.h"
 #include "ggml_common/log_router.h"
 
 namespace wasinn::llamacpp {
@@ -155,6 +157,17 @@ Error LlamaContext::speak() {
   std::vector<float> audio;
   if (Error e = graph_->vocoder()->speak(codes, options_.effective_threads(), cancel_requested_, audio)) return e;
   wav_ = tts_wav(audio, kTtsSampleRate);
+  const auto format = audio_common::parse_audio_format(options_.audio_format);
+  if (format && *format != audio_common::AudioFormat::wav) {
+    // The WAV's samples, as they are, in another file ("audio-format"): the same quantization.
+    const size_t header = wav_.size() - 2 * audio.size();
+    std::vector<int16_t> samples(audio.size());
+    std::memcpy(samples.data(), wav_.data() + header, 2 * samples.size());
+    std::vector<uint8_t> encoded;
+    if (std::string why = audio_common::encode_audio(*format, samples, kTtsSampleRate, encoded); !why.empty())
+      return sdk::runtime_error("\"audio-format\" " + options_.audio_format + ": " + why);
+    wav_ = std::move(encoded);
+  }
   debug_note(options_.enable_debug_log, [&] {
     return "tts: " + std::to_string(codes.size()) + " codes of " + std::to_string(stream_.tokens().size()) +
            " tokens, " + std::to_string(audio.size()) + " samples";

@@ -60,8 +60,9 @@ Error host_file_refused(std::string_view key, const std::string& path) {
                                "'); allow it with --backend-config llamacpp={\"allow-preload-paths\":true}"};
 }
 
-// Text to speech's keys, checked before anything loads: they go together, and name host files.
-Error check_tts_options(const LlamaOptions& o, bool allow_host_paths) {
+// Text to speech's keys, checked before anything loads: they go together, and name host files
+// (`preloaded_vocoder`: the vocoder is the operator's preload, no guest's choice).
+Error check_tts_options(const LlamaOptions& o, bool allow_host_paths, bool preloaded_vocoder) {
   if (!o.tts) {
     if (!o.model_vocoder.empty() || !o.tts_output_file.empty() || !o.tts_speaker_file.empty()) {
       return sdk::invalid(
@@ -80,8 +81,10 @@ Error check_tts_options(const LlamaOptions& o, bool allow_host_paths) {
   const std::pair<const char*, const std::string*> files[] = {{"model-vocoder", &o.model_vocoder},
                                                               {"tts-speaker-file", &o.tts_speaker_file},
                                                               {"tts-output-file", &o.tts_output_file}};
-  for (const auto& [key, path] : files)
-    if (!path->empty() && !allow_host_paths) return host_file_refused(key, *path);
+  for (const auto& [key, path] : files) {
+    const bool operators = preloaded_vocoder && path == &o.model_vocoder;
+    if (!path->empty() && !allow_host_paths && !operators) return host_file_refused(key, *path);
+  }
   if (Error e = Vocoder::check_path(o.model_vocoder)) return e;
   if (!o.tts_output_file.empty()) {
     const std::filesystem::path parent = std::filesystem::path(o.tts_output_file).parent_path();
@@ -181,12 +184,20 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
     }
     graph->options_.mmproj = source.projector();
   }
+  if (!source.vocoder().empty()) {
+    if (!graph->options_.model_vocoder.empty() && graph->options_.model_vocoder != source.vocoder()) {
+      return sdk::invalid("load: two vocoders: the preload's " + source.vocoder() +
+                          " and the load config's \"model-vocoder\" " + graph->options_.model_vocoder + "; give one");
+    }
+    graph->options_.model_vocoder = source.vocoder();
+    graph->options_.tts = true;  // a preloaded vocoder makes the graph a speech model
+  }
   const LlamaOptions& o = graph->options_;
   // A projector is a host path the guest names: the operator's consent, as for "preload:". One the
   // preload names is the operator's own.
   if (!o.mmproj.empty() && source.projector().empty() && !backend.config().allow_preload_paths)
     return host_file_refused("mmproj", o.mmproj);
-  if (Error e = check_tts_options(o, backend.config().allow_preload_paths)) return e;
+  if (Error e = check_tts_options(o, backend.config().allow_preload_paths, !source.vocoder().empty())) return e;
   if (o.tts) {
     if (Error e = read_speaker(o.tts_speaker_file, graph->speaker_)) return e;
   }

@@ -80,16 +80,20 @@ Error check_gguf_header(const char* path) {
   return {};
 }
 
-bool is_projector_gguf(const char* path) {
+std::string gguf_architecture(const char* path) {
   gguf_init_params params{};
   params.no_alloc = true;
   params.ctx = nullptr;
   plugin_common::FunctionHandle<gguf_context, gguf_free> ctx(gguf_init_from_file(path, params));
-  if (!ctx) return false;
+  if (!ctx) return {};
   const int64_t arch_key = gguf_find_key(ctx.get(), "general.architecture");
-  if (arch_key < 0 || gguf_get_kv_type(ctx.get(), arch_key) != GGUF_TYPE_STRING) return false;
-  return std::string_view(gguf_get_val_str(ctx.get(), arch_key)) == "clip";
+  if (arch_key < 0 || gguf_get_kv_type(ctx.get(), arch_key) != GGUF_TYPE_STRING) return {};
+  return gguf_get_val_str(ctx.get(), arch_key);
 }
+
+bool is_projector_gguf(const char* path) { return gguf_architecture(path) == "clip"; }
+
+bool is_vocoder_gguf(const char* path) { return gguf_architecture(path) == "wavtokenizer-dec"; }
 
 Error check_loaded_model(const llama_model* model) {
   char key[256], value[64];

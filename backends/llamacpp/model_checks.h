@@ -21,6 +21,9 @@ Error check_gguf_header(const char* path);
 // converters write for an mmproj): read from its header only. False for anything else, a file
 // gguf cannot read included.
 bool is_projector_gguf(const char* path);
+// Whether `path` is a WavTokenizer decoder GGUF (general.architecture "wavtokenizer-dec"), the
+// vocoder of OuteTTS's text to speech; read as is_projector_gguf.
+bool is_vocoder_gguf(const char* path);
 
 // After a load: normalisation epsilons reach ggml_norm/ggml_rms_norm, which assert eps >= 0 at
 // the first compute, long after the load succeeded.

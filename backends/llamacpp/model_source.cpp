@@ -69,9 +69,13 @@ Error resolve_model_source(const sdk::LoadRequest& request, bool allow_host_path
       if (Error e = check_host_file(path)) return e;
       out.paths_.emplace_back(path);
     }
-    // model.gguf:mmproj.gguf: the operator's projector (split parts are never a projector).
+    // model.gguf:mmproj.gguf: the operator's projector; model.gguf:vocoder.gguf, its vocoder (split
+    // parts are neither).
     if (out.paths_.size() >= 2 && is_projector_gguf(out.paths_.back().c_str())) {
       out.projector_ = out.paths_.back();
+      out.paths_.pop_back();
+    } else if (out.paths_.size() >= 2 && is_vocoder_gguf(out.paths_.back().c_str())) {
+      out.vocoder_ = out.paths_.back();
       out.paths_.pop_back();
     }
     out.description_ = out.paths_.front();

@@ -7,7 +7,8 @@
 //    llama.cpp then maps, so no temp file touches the disk.
 // A trailing builder holding a JSON object is the load config (WasmEdge's convention). A preload's
 // last file that is a projector GGUF (--nn-preload NAME:GGML:AUTO:model.gguf:mmproj.gguf) is the
-// graph's projector: the operator named it, so it needs no allow-preload-paths.
+// graph's projector, and one that is a WavTokenizer decoder (model.gguf:vocoder.gguf) its vocoder
+// (text to speech on): the operator named them, so they need no allow-preload-paths.
 #pragma once
 
 #include <string>
@@ -33,6 +34,8 @@ class ModelSource {
   const std::vector<std::string>& configs() const { return configs_; }
   // The projector the host preloaded with the model ("" when none).
   const std::string& projector() const { return projector_; }
+  // The vocoder the host preloaded with the model ("" when none).
+  const std::string& vocoder() const { return vocoder_; }
   // For messages: the file name, or "<N bytes from the guest>".
   const std::string& description() const { return description_; }
 
@@ -43,6 +46,7 @@ class ModelSource {
   std::vector<std::string> paths_;
   std::vector<std::string> configs_;
   std::string projector_;
+  std::string vocoder_;
   std::string description_;
   int memfd_ = -1;  // owns the in-memory copy of guest bytes; closed once llama.cpp mapped it
 };

@@ -14,6 +14,7 @@
 //   speed            0.25 to 4.0: the voice's length_scale divided by it
 //   stream_format    "audio" (the file, as produced: here whole); "sse" is refused
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -205,6 +206,76 @@ bool read_request(const json& body, wh_response_outparam out, SpeechRequest& r) 
   return true;
 }
 
+// OuteTTS (the llama.cpp plugin's text to speech, a model preloaded with its WavTokenizer vocoder):
+// one voice, the plugin's speaker profile (OuteTTS's en_female_1), at its own pace, 24 kHz.
+constexpr char kOuteVoice[] = "en_female_1";
+
+void speak_outetts(Model& m, const SpeechRequest& r, wh_response_outparam out) {
+  if (!r.voice.empty() && r.voice != kOuteVoice) {
+    respond_error(out, 400, "voice \"" + r.voice + "\" is not one of the model `" + m.name + "`'s: " + kOuteVoice,
+                  "invalid_value", "voice");
+    return;
+  }
+  if (r.speed != 1.0) {
+    respond_error(out, 400, "speed is not supported by the model `" + m.name + "`: OuteTTS speaks at its own pace",
+                  "unsupported_parameter", "speed");
+    return;
+  }
+  wnn_context ctx = 0;
+  wnn_error err;
+  if (wnn_init_execution_context(m.graph, &ctx, &err)) {
+    respond_error(out, 500, "init-execution-context failed: " + nn_error_text(err));
+    return;
+  }
+  // llama-tts's defaults (its speaker profile alone is ~1200 tokens), then NN_OPTIONS' keys the
+  // graph has (temp 0 makes it llama-tts's greedy answer), then the format.
+  std::string why;
+  for (const auto& [name, value] :
+       {std::pair<const char*, const char*>{"ctx-size", "8192"}, {"batch-size", "8192"}, {"n-predict", "4096"}})
+    if (why.empty()) why = set_property(ctx, name, value);
+  const std::vector<std::string> properties = property_names(m.graph);
+  bool ok = why.empty() && apply_env_options(
+                               [&](const std::string& name, const std::string& value) {
+                                 std::string current;
+                                 if (!graph_property(m.graph, properties, name, current)) return std::string();
+                                 return set_property(ctx, name, value);
+                               },
+                               why);
+  if (ok) ok = (why = set_property(ctx, "audio-format", r.format->name)).empty();
+  if (!ok) {
+    wnn_context_drop(ctx);
+    respond_error(out, 500, "setting up the voice failed: " + why);
+    return;
+  }
+  uint32_t dims[1] = {static_cast<uint32_t>(r.input.size())};
+  wnn_named_tensor prompt = wnn_named("prompt", wnn_tensor_new(dims, 1, WNN_TYPE_U8, r.input.data(), dims[0]));
+  wnn_named_tensor_list outputs;
+  if (wnn_compute(ctx, &prompt, 1, &outputs, &err)) {
+    const int code = wnn_error_get_code(err);
+    const std::string failure = nn_error_text(err);
+    wnn_context_drop(ctx);
+    if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_TOO_LARGE)
+      respond_error(out, 400, "the model refused the input: " + failure, nullptr, "input");
+    else
+      respond_error(out, 500, "speech failed: " + failure);
+    return;
+  }
+  // Output 0 ("text") holds the audio file of a speech graph.
+  const int k = wnn_find_output(&outputs, "text");
+  if (k < 0) {
+    wnn_named_tensor_list_free(&outputs);
+    wnn_context_drop(ctx);
+    respond_error(out, 500, "the model gave no audio");
+    return;
+  }
+  wnn_bytes audio = wnn_tensor_data(outputs.ptr[k].tensor);
+  wnn_named_tensor_list_free(&outputs);
+  wnn_context_drop(ctx);
+  const bool own_rate = !strcmp(r.format->name, "mp3") || !strcmp(r.format->name, "opus");
+  respond_audio(out, r.format->content_type, own_rate ? "" : "24000", audio.ptr, audio.len);
+  free(audio.ptr);
+}
+
 }  // namespace
 
 void speech(const json& body, wh_response_outparam out, Generation) {
@@ -227,13 +298,15 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   Model m;
   if (!load_model(r.model, out, m)) return;
   const std::vector<std::string> properties = property_names(m.graph);
-  std::string names_text, rate, length_scale;
+  std::string names_text, rate, length_scale, tts;
+  if (graph_property(m.graph, properties, "tts", tts) && tts == "true") return speak_outetts(m, r, out);
   if (!graph_property(m.graph, properties, "piper.voices", names_text) ||
       !graph_property(m.graph, properties, "piper.sample_rate", rate)) {
     respond_error(out, 400,
                   "The model `" + m.name +
                       "` is not a speech model: /v1/audio/speech speaks with Piper voices (wasinn serve --openai "
-                      "NAME=voice.json, a Piper run config)",
+                      "NAME=voice.json, a Piper run config) and OuteTTS (--openai NAME=outetts.gguf --vocoder "
+                      "NAME=wavtokenizer.gguf)",
                   "invalid_model", "model");
     return;
   }
@@ -326,6 +399,13 @@ void voices(wh_response_outparam out) {
     if (!graph_property(m.graph, property_names(m.graph), "piper.voices", names_text)) continue;
     const json names = json::parse(names_text, nullptr, false);
     data.push_back({{"model", name}, {"voices", names.is_array() ? names : json::array()}});
+  }
+  // OuteTTS models: wasinn serve's --vocoder names them (TTS_MODELS), each with its one speaker.
+  const std::string tts = env_value("TTS_MODELS");
+  for (size_t start = 0; start < tts.size();) {
+    const size_t end = std::min(tts.find(',', start), tts.size());
+    if (end > start) data.push_back({{"model", tts.substr(start, end - start)}, {"voices", json::array({kOuteVoice})}});
+    start = end + 1;
   }
   respond_json(out, 200, {{"object", "list"}, {"data", data}});
 }

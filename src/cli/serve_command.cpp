@@ -413,6 +413,7 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
           "Open Inference Protocol: one or the other");
     if (!o.public_paths.empty()) throw UsageError("--public-path is for a component's server, not --oip-*");
     if (!o.mmproj.empty()) throw UsageError("--mmproj is for --openai's models, not --oip-*");
+    if (!o.vocoder.empty()) throw UsageError("--vocoder is for --openai's models, not --oip-*");
     if (!wasm.empty())
       throw UsageError(
           fmt::format("serve --oip-http/--oip-grpc serves the registered models, not a component: drop "
@@ -446,6 +447,10 @@ int serve_command(ServeCommandOptions& o, const CommonOptions& common, const std
     throw UsageError(
         "--mmproj gives an --openai model its projector: wasinn serve --openai NAME=model.gguf --mmproj "
         "NAME=mmproj.gguf");
+  if (!o.vocoder.empty() && openai_served.empty())
+    throw UsageError(
+        "--vocoder gives an --openai OuteTTS model its vocoder: wasinn serve --openai NAME=outetts.gguf --vocoder "
+        "NAME=wavtokenizer.gguf");
   std::vector<ListenAddress> listens{{"--addr", check_address(o.addr)}};
   // An access log is what a server is run for: info unless the user chose a level.
   if (common.log_level.empty() && common.quiet == 0 && common.verbose == 0) spdlog::set_level(spdlog::level::info);

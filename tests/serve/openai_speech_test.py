@@ -20,6 +20,9 @@ Cases (ctest runs each as serve.openai-speech.CASE), on scripts/fixtures/export_
            4096 are spoken), response_format aac and ogg, speed 0.1 and 5, stream_format sse,
            instructions, an unknown field, no model with two voices, a chat model (the llama
            fixture, when the llamacpp backend is built) named in `model`
+  outetts  --openai tts=tiny.gguf --vocoder tts=wavtokenizer.gguf (OuteTTS on the llama.cpp plugin):
+           the WAV = WasmEdge's TTS example's under `wasinn run` (held equal to native llama.cpp by
+           llama_tts_test), flac its samples, its voice listed, a foreign voice and speed refused
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -29,6 +32,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import urllib.request
@@ -262,7 +266,56 @@ def case_errors(ctx):
         check(server.proc.poll() is None, "the server exited")
 
 
-CASES = {"piper": case_piper, "errors": case_errors}
+def case_outetts(ctx):
+    """OuteTTS through `--openai tts=tiny.gguf --vocoder tts=wavtokenizer.gguf` (the llama.cpp
+    plugin's text to speech), greedy (NN_OPTIONS temp 0): its WAV is byte for byte the one WasmEdge's
+    TTS example (compat_wasmedge_ggml_tts.wasm, the same plugin) writes under `wasinn run` with the
+    same settings, which tests/backends/llamacpp/llama_tts_test.cpp holds equal to native llama.cpp
+    and the OuteTTS arithmetic; flac decodes to its samples; /v1/audio/voices lists its speaker."""
+    import soundfile
+    model, vocoder = ctx.fixture("outetts/tiny.gguf"), ctx.fixture("outetts/wavtokenizer.gguf")
+    guest = os.path.join(ctx.args.guests, "compat_wasmedge_ggml_tts.wasm")
+    if not os.path.exists(guest):
+        raise Skipped(f"no {guest} (the Rust guests: scripts/fetch-deps.sh rust-guest)")
+    settings = {"temp": 0, "n-predict": 48, "ctx-size": 2048, "batch-size": 2048, "ubatch-size": 512, "threads": 1}
+    text = "Hello, world 42."
+    work = tempfile.mkdtemp(prefix="wasinn-outetts-", dir=ctx.dir)
+    argv = [ctx.args.wasinn, "run", "--dir", f"{work}::.", "--nn-preload", f"default:GGML:AUTO:{model}",
+            "--backend-config", 'llamacpp={"allow-preload-paths":true}', "--env", f"model_vocoder={vocoder}",
+            "--env", f"tts_output_file={os.path.join(work, 'output.wav')}"]
+    if ctx.args.backend_dir:
+        argv += ["--backend-dir", ctx.args.backend_dir]
+    for key, value in settings.items():
+        argv += ["--env", f"{key.replace('-', '_')}={value}"]
+    p = subprocess.run(argv + [guest, "default", text], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"the WasmEdge TTS example failed ({p.returncode}): {p.stdout[-1500:]}{p.stderr[-1500:]}")
+    with open(os.path.join(work, "output-buffer.wav"), "rb") as f:
+        want = f.read()
+    args = ["--env", "NN_OPTIONS=" + json.dumps(settings), "--vocoder", f"tts={vocoder}"]
+    if ctx.args.backend_dir:
+        args += ["--backend-dir", ctx.args.backend_dir]
+    with Server([ctx.args.wasinn, "serve"], args + ["--openai"], f"tts={model}", name="wasinn serve") as server:
+        c = client(server)
+        got, headers = speak(c, "tts", input=text, response_format="wav", voice="en_female_1")
+        check(got == want, f"the endpoint's WAV ({len(got)} bytes) != the TTS example's ({len(want)} bytes)")
+        check(headers.get("x-sample-rate") == "24000", f"x-sample-rate {headers.get('x-sample-rate')}")
+        flac, _ = speak(c, "tts", input=text, response_format="flac", voice="en_female_1")
+        samples, rate = soundfile.read(io.BytesIO(flac), dtype="int16")
+        with wave.open(io.BytesIO(want)) as w:
+            pcm = w.readframes(w.getnframes())
+        check(rate == 24000 and samples.tobytes() == pcm, "flac does not decode to the WAV's samples")
+        with urllib.request.urlopen(server.url("/v1/audio/voices"), timeout=30) as r:
+            listed = json.loads(r.read())["data"]
+        check(listed == [{"model": "tts", "voices": ["en_female_1"]}], f"GET /v1/audio/voices: {listed}")
+        bad_request(lambda: speak(c, "tts", input=text, voice="alloy"), "en_female_1", param="voice")
+        bad_request(lambda: speak(c, "tts", input=text, speed=2.0, voice="en_female_1"), "own pace", param="speed")
+        got, _ = speak(c, "tts", input=text, response_format="wav", voice="en_female_1")
+        check(got == want, "after the refusals the WAV changed")
+    log(f"outetts: the endpoint's WAV = the WasmEdge TTS example's ({len(want)} bytes); flac = its samples; "
+        "the voice listed; a foreign voice and a speed refused")
+
+
+CASES = {"piper": case_piper, "errors": case_errors, "outetts": case_outetts}
 
 
 def main():
