@@ -34,7 +34,8 @@ scripts/fixtures/export_llava.py:
            --no-mmproj leaves it out, --mmproj replaces it
   remote   --image-urls MAX,TIMEOUT: a chat's image_url (Responses' input_image, Messages' url image) naming
            http://127.0.0.1/image.png (a Python http.server) answers as llama-server does for the image as
-           a data URL; a slow server, a body over MAX, a 404, a 302, HTML, a refused connection and a URL with
+           a data URL; a slow server, a body over MAX, a 404, a 302, HTML, a refused connection, https to a
+           plain HTTP server (TLS fails) and a URL with
            credentials each a 400 that says what, the server answering after; off: refused, nothing
            fetched; a bad MAX or TIMEOUT, or no --openai, a usage error (exit 2)
   page     the chat page in headless Chromium: a picture chosen with a message is answered as
@@ -603,6 +604,11 @@ def case_remote(ctx):
             dead = host.url("/image.png").replace(f":{host.server.server_address[1]}", ":9")
             message = bad_request(lambda: chat(c, chat_messages(dead)), "the download failed", code="invalid_image_url")
             log(f"a refused connection: 400 {message}")
+            # https:// to a server that speaks plain HTTP: the TLS handshake fails, and the 400 says so.
+            tls = host.url("/image.png").replace("http://", "https://")
+            message = bad_request(lambda: chat(c, chat_messages(tls)), "the download failed", code="invalid_image_url")
+            log(f"https to a plain HTTP server: 400 {message}")
+            still_answers()
             # Credentials in the URL are refused, never sent.
             creds = host.url("/image.png").replace("http://", "http://user:secret@")
             bad_request(lambda: chat(c, chat_messages(creds)), "credentials", code="invalid_image_url")
