@@ -2,6 +2,7 @@
 #include "cli/openai_models.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
 #include <regex>
@@ -26,15 +27,17 @@ namespace wasinn_cli {
 namespace fs = std::filesystem;
 
 const char* const kOpenaiHelp =
-    "Serve the OpenAI-compatible endpoint (/v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models) "
-    "and its chat page (GET /) with these GGUF models, no component given: MODEL is [NAME=]SOURCE, SOURCE a "
-    "local .gguf file or a Hugging Face model pulled now into the Hub's cache as `wasinn pull` does "
+    "Serve the OpenAI-compatible endpoint (/v1/chat/completions, /v1/completions, /v1/embeddings, /v1/rerank, "
+    "/v1/audio/*, /v1/models, the Responses and Messages APIs) and its chat page (GET /) with these models, no "
+    "component given: MODEL is [NAME=]SOURCE, SOURCE a local .gguf file (a chat, embedding or reranking model), "
+    "a whisper.cpp model (speech to text), a Piper voice (its .onnx with the .onnx.json beside it, or a run "
+    "config .json naming it), or a Hugging Face GGUF model pulled now into the Hub's cache as `wasinn pull` does "
     "(hf://owner/repo[:QUANT], owner/repo[:QUANT], owner/repo/FILE.gguf, an https:// URL); NAME (the "
-    "requests' \"model\") defaults to the file's name without .gguf. Sets --nn-preload NAME:GGML:AUTO:FILE, "
-    "--env MODELS=NAME,... and --public-path / (the chat page loads without --api-key's key, which its user "
-    "types into it); --mmproj gives a model its projector (images in chat); every other serve option applies. E.g. "
-    "--openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, "
-    "--openai chat=models/model.gguf";
+    "requests' \"model\") defaults to the file's name without .gguf, .bin, .onnx or .json. Sets --nn-preload "
+    "NAME:GGML:AUTO:FILE (a voice's .onnx: NAME:PIPER:AUTO:FILE), --env MODELS=NAME,... and --public-path / (the "
+    "chat page loads without --api-key's key, which its user types into it); --mmproj gives a model its "
+    "projector (images in chat), --vocoder an OuteTTS model its vocoder (speech); every other serve option "
+    "applies. E.g. --openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, --openai chat=models/model.gguf";
 
 const char* const kVocoderHelp =
     "With --openai: the vocoder (a WavTokenizer decoder GGUF) of the OuteTTS model NAME (NAME= may be left out "
@@ -159,7 +162,13 @@ bool valid_model_name(const std::string& name, bool colon) {
 
 std::string model_name_of_file(const fs::path& file) {
   std::string name = file.filename().string();
-  if (ends_with(name, ".gguf")) name.resize(name.size() - 5);
+  // model.gguf, a whisper.cpp model.bin, a Piper voice's voice.onnx or its run config voice.json.
+  for (const char* ext : {".gguf", ".bin", ".onnx", ".json"}) {
+    if (ends_with(name, ext) && name.size() > std::strlen(ext)) {
+      name.resize(name.size() - std::strlen(ext));
+      break;
+    }
+  }
   static const std::regex split("-[0-9]{5}-of-[0-9]{5}$");
   return std::regex_replace(name, split, "");
 }
@@ -209,9 +218,14 @@ std::vector<OpenaiModel> parse_openai_models(const std::vector<std::string>& giv
     }
     if (fs::exists(m.source, ec)) {
       if (!fs::is_regular_file(m.source, ec))
-        throw UsageError(fmt::format("--openai '{}': '{}' is not a file: give a .gguf file", text, m.source));
+        throw UsageError(fmt::format("--openai '{}': '{}' is not a file: give a model file (.gguf)", text, m.source));
       m.files = {fs::absolute(m.source)};
       check_path(m);
+      if (ends_with(m.source, ".onnx") && !fs::exists(m.source + ".json", ec))
+        throw UsageError(
+            fmt::format("--openai '{}': a Piper voice's config must be beside it ({}.json); the "
+                        "OpenAI endpoint serves no other ONNX model",
+                        text, m.source));
       if (m.name.empty()) m.name = name_of_file(m.files.front());
     } else if (looks_local(m.source)) {
       throw UsageError(
@@ -349,7 +363,10 @@ void apply_openai_models(const std::vector<OpenaiModel>& models, const std::vect
                          wasinn::HostOptions& host, wasinn::Program& program, wasinn::ServeOptions& serve) {
   std::string names, speakers;
   for (const auto& m : models) {
-    std::string spec = m.name + ":GGML:AUTO";
+    // A Piper voice (.onnx with its .onnx.json beside it) is the piper backend's; every other file
+    // GGML's, which the core sends on to whisper or Piper where the file is theirs.
+    const bool voice = m.files.size() == 1 && ends_with(m.files[0].string(), ".onnx");
+    std::string spec = m.name + (voice ? ":PIPER:AUTO" : ":GGML:AUTO");
     for (const auto& file : m.files) spec += ":" + file.string();
     if (!m.mmproj.empty()) spec += ":" + m.mmproj.string();
     if (!m.vocoder.empty()) spec += ":" + m.vocoder.string();

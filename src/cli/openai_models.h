@@ -90,7 +90,8 @@ void print_openai_urls(const std::string& scheme, const std::string& address, co
 // A model name as a preload (NAME:...) and MODELS (a,b) hold it, and a request's "model" sends it:
 // 1 to 256 characters, no ',', '=', space or control character, and no ':' unless `colon`.
 bool valid_model_name(const std::string& name, bool colon = false);
-// tiny-Q8_0.gguf -> tiny-Q8_0; a split model's first part, m-Q4_K_M-00001-of-00003.gguf -> m-Q4_K_M.
+// tiny-Q8_0.gguf -> tiny-Q8_0 (.bin, .onnx and .json go too); a split model's first part,
+// m-Q4_K_M-00001-of-00003.gguf -> m-Q4_K_M.
 std::string model_name_of_file(const std::filesystem::path& file);
 
 // The --openai flag's help and the usage error's example.

@@ -184,6 +184,15 @@ def case_piper(ctx):
         r = client(server).audio.speech.with_raw_response.create(model=None, voice="wasinn-tiny-random", input=TEXT,
                                                                  response_format="wav")
         check(r.content == want_noise, "the run config's noise_scale 0.3 != piper-tts's WAV at noise_scale 0.3")
+    # The voice's .onnx itself (its .onnx.json beside it), named by its file: the same voice.
+    with ctx.wasinn([("tiny", ctx.fixture("piper/tiny.onnx"))]) as server:
+        got, _ = speak(client(server), "tiny", response_format="wav")
+        check(got == want_tiny, "--openai tiny=tiny.onnx speaks otherwise than its run config")
+    lone = os.path.join(ctx.dir, "lone.onnx")
+    shutil.copyfile(ctx.fixture("piper/tiny.onnx"), lone)
+    p = subprocess.run([ctx.args.wasinn, "serve", "--addr", "127.0.0.1:0", "--openai", lone], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 2 and "lone.onnx.json" in p.stderr, f"a .onnx without its config: {p.returncode} {p.stderr}")
     log(f"piper: speaker2, the single voice and speed 2 / 0.5 = piper-tts byte for byte; pcm, flac = its samples; "
         f"mp3 {len(mp3)} B, opus {len(opus)} B decode to its duration")
 
