@@ -34,6 +34,8 @@ void respond_error(wh_response_outparam out, int status, const std::string& mess
 void respond_refusal(wh_response_outparam out, const Refusal& why);
 // A WIT string's text; frees it.
 std::string take(wnn_string s);
+// A wasi:nn error as "code-name: the plugin's text"; drops it.
+std::string nn_error_text(wnn_error err);
 std::string new_id(const char* prefix);
 
 // One graph and, for generation, one prompt session on it; both dropped with this.

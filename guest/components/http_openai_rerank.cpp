@@ -18,8 +18,6 @@
 
 namespace openai {
 
-std::string nn_error_text(wnn_error err);  // http_openai.cpp's: "code-name: the plugin's text"
-
 namespace {
 
 // The most documents one request takes (Cohere's limit): each is scored with the query.

@@ -23,9 +23,6 @@
 
 namespace openai {
 
-// http_openai.cpp's: a wasi:nn error as "code: data"; drops it.
-std::string nn_error_text(wnn_error err);
-
 namespace {
 
 constexpr size_t kMaxInputChars = 4096;  // OpenAI's
