@@ -27,7 +27,6 @@ scripts/fixtures/export_reranker.py (one thread, ctx 512):
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
-import argparse
 import base64
 import json
 import os
@@ -39,7 +38,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from case_checks import Skipped, case_main, check  # noqa: E402
 from serve_test import LlamaServer, Server, log  # noqa: E402
 
 THREADS, CTX = 1, 512
@@ -230,22 +229,7 @@ CASES = {"rerank": case_rerank, "template": case_template, "embeddings": case_em
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--guests", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--llama-server", required=True)
-    p.add_argument("--backend-dir")
-    args = p.parse_args()
-    if os.environ.get("WASINN_FIXTURES"):
-        args.fixtures = os.environ["WASINN_FIXTURES"]
-    try:
-        ctx = Ctx(args)
-    except Skipped as e:
-        print(f"SKIP {args.case}: {e}")
-        return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return case_main(__doc__, CASES, Ctx, required=("--llama-server",), optional=("--backend-dir",))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ Cases (ctest runs each as serve.openai-speech.CASE), on scripts/fixtures/export_
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
-import argparse
 import atexit
 import io
 import json
@@ -41,7 +40,7 @@ import wave
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from case_checks import Failure, Skipped, case_main, check  # noqa: E402
 from serve_test import Server, log, wait_lines  # noqa: E402
 
 TEXT = "Welcome to the world of speech synthesis!"  # piper-tts's espeak-ng fork phonemizes it as upstream's
@@ -328,21 +327,7 @@ CASES = {"piper": case_piper, "errors": case_errors, "outetts": case_outetts}
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--guests", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--backend-dir")
-    args = p.parse_args()
-    if os.environ.get("WASINN_FIXTURES"):
-        args.fixtures = os.environ["WASINN_FIXTURES"]
-    try:
-        ctx = Ctx(args)
-    except Skipped as e:
-        print(f"SKIP {args.case}: {e}")
-        return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return case_main(__doc__, CASES, Ctx, optional=("--backend-dir",))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ both servers (greedy: temperature 0, seed 42; one thread, ctx 4096) and compares
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
-import argparse
 import json
 import os
 import sys
@@ -43,7 +42,7 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from case_checks import Failure, Skipped, case_main, check  # noqa: E402
 from serve_test import LlamaServer, Server, log  # noqa: E402
 
 FIXTURES = ["qwen2.5", "qwen3", "hermes-2-pro", "llama-3.1", "mistral-nemo"]
@@ -315,23 +314,8 @@ CASES = {name: case_fixture for name in FIXTURES}
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=FIXTURES)
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--guests", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--llama-server", required=True)
-    p.add_argument("--backend-dir")
-    p.add_argument("--subject", choices=["wasinn", "llama-server"], default="wasinn")
-    args = p.parse_args()
-    if os.environ.get("WASINN_FIXTURES"):
-        args.fixtures = os.environ["WASINN_FIXTURES"]
-    try:
-        ctx = Ctx(args)
-    except Skipped as e:
-        print(f"SKIP {args.case}: {e}")
-        return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return case_main(__doc__, CASES, Ctx, required=("--llama-server",), optional=("--backend-dir",), choices=FIXTURES,
+                     extra=lambda p: p.add_argument("--subject", choices=["wasinn", "llama-server"], default="wasinn"))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ scripts/fixtures/export_llava.py:
            --no-mmproj leaves it out, --mmproj replaces it
   remote   --image-urls MAX,TIMEOUT: a chat's image_url (Responses' input_image, Messages' url image) naming
            http://127.0.0.1/image.png (a Python http.server) answers as llama-server does for the image as
-           a data URL; a slow server, a body over MAX, a 404, a 302, HTML, a refused connection, https to a
+           a data URL; a server silent or slow past TIMEOUT, a body over MAX, a 404, a 302, HTML, a refused connection, https to a
            plain HTTP server (TLS fails) and a URL with
            credentials each a 400 that says what, the server answering after; off: refused, nothing
            fetched; a bad MAX or TIMEOUT, or no --openai, a usage error (exit 2)
@@ -43,7 +43,6 @@ scripts/fixtures/export_llava.py:
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
-import argparse
 import base64
 import json
 import os
@@ -54,7 +53,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from case_checks import Failure, Skipped, case_main, check  # noqa: E402
 from serve_test import LlamaServer, Server, log  # noqa: E402
 
 THREADS, CTX, N_PREDICT = 1, 512, 16
@@ -472,7 +471,7 @@ def case_errors(ctx):
 
 class ImageHost:
     """A Python http.server on 127.0.0.1 in a thread: /image.png (the fixture), /slow.png (its headers,
-    then nothing for SLOW seconds), /big.png (BIG bytes), /missing.png (404), /page.html (HTML, 200),
+    then nothing for SLOW seconds), /silent.png (nothing at all for SLOW seconds), /big.png (BIG bytes), /missing.png (404), /page.html (HTML, 200),
     /moved.png (302 to /image.png); each GET's path and headers are kept in `seen`."""
 
     SLOW = 30
@@ -500,6 +499,8 @@ class ImageHost:
                     self.send_header("location", "/image.png")
                     self.send_header("content-length", "0")
                     self.end_headers()
+                elif self.path == "/silent.png":  # no status line at all
+                    host.stop.wait(ImageHost.SLOW)
                 elif self.path == "/slow.png":
                     self.send_response(200)
                     self.send_header("content-type", "image/png")
@@ -586,6 +587,7 @@ def case_remote(ctx):
             started = time.monotonic()
             cases = [
                 ("a slow server", "/slow.png", ("2000 ms", "--image-urls"), "invalid_image_url"),
+                ("a silent server", "/silent.png", ("2000 ms", "no answer came in time"), "invalid_image_url"),
                 ("a body over MAX", "/big.png", (f"limit of {limit} bytes", "--image-urls"), "image_too_large"),
                 ("a 404", "/missing.png", ("HTTP 404",), "invalid_image_url"),
                 ("a redirect", "/moved.png", ("HTTP 302", "redirects are not followed"), "invalid_image_url"),
@@ -598,7 +600,7 @@ def case_remote(ctx):
                 message = bad_request(lambda: chat(c, chat_messages(host.url(path))), *named, *needles, code=code)
                 took = time.monotonic() - started
                 log(f"{what}: 400 in {took:.1f}s: {message}")
-                check(what != "a slow server" or took < ImageHost.SLOW / 2, f"the slow server held it {took:.1f}s")
+                check("slow" not in what and "silent" not in what or took < ImageHost.SLOW / 2, f"the slow server held it {took:.1f}s")
                 still_answers()
             # Nothing listens there: the connection's refusal says so.
             dead = host.url("/image.png").replace(f":{host.server.server_address[1]}", ":9")
@@ -636,24 +638,8 @@ CASES = {"llava": case_fixture, "qwen2vl": case_fixture, "gemma3": case_fixture,
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--guests", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--llama-server", required=True)
-    p.add_argument("--mtmd-cli", required=True)
-    p.add_argument("--ggml-cpu", required=True)
-    p.add_argument("--backend-dir")
-    args = p.parse_args()
-    if os.environ.get("WASINN_FIXTURES"):
-        args.fixtures = os.environ["WASINN_FIXTURES"]
-    try:
-        ctx = Ctx(args)
-    except Skipped as e:
-        print(f"SKIP {args.case}: {e}")
-        return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return case_main(__doc__, CASES, Ctx, required=("--llama-server", "--mtmd-cli", "--ggml-cpu"),
+                     optional=("--backend-dir",))
 
 
 if __name__ == "__main__":

@@ -38,3 +38,29 @@ def run_cases(cases, names, ctx):
             print(f"FAIL {name}:\n{traceback.format_exc()}", flush=True)
             status = 1
     return status
+
+
+def case_main(doc, cases, make_ctx, required=(), optional=(), choices=None, extra=None):
+    """The main() of a serve test: --case (one of `choices`, else of `cases`), --wasinn, --guests,
+    --fixtures (WASINN_FIXTURES wins), each of `required` ("--llama-server") and `optional`
+    ("--backend-dir"); `extra(parser)` adds its own. Runs the case on make_ctx(args): its exit status."""
+    import argparse
+    import os
+
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", required=True, choices=sorted(choices or cases))
+    for name in ("--wasinn", "--guests", "--fixtures") + tuple(required):
+        p.add_argument(name, required=True)
+    for name in optional:
+        p.add_argument(name)
+    if extra:
+        extra(p)
+    args = p.parse_args()
+    if os.environ.get("WASINN_FIXTURES"):
+        args.fixtures = os.environ["WASINN_FIXTURES"]
+    try:
+        ctx = make_ctx(args)
+    except Skipped as e:
+        print(f"SKIP {args.case}: {e}")
+        return SKIP
+    return run_cases(cases, [args.case], ctx)
