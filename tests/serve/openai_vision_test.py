@@ -35,8 +35,8 @@ scripts/fixtures/export_llava.py:
   remote   --image-urls MAX,TIMEOUT: a chat's image_url (Responses' input_image, Messages' url image)
            naming http://127.0.0.1/image.png (a Python http.server) answers as llama-server does for the
            image as a data URL; a server silent or slow past TIMEOUT, a body over MAX, a 404, a 302, HTML,
-           a refused connection, https to a plain HTTP server (TLS fails) and a URL with credentials each
-           a 400 that says what, the server answering after; off: refused, nothing fetched; a bad MAX or
+           a refused connection, https to a plain HTTP server (TLS fails), a URL with credentials and
+           fetched images over MAX_IMAGE_BYTES each a 400 that says what, the server answering after; off: refused, nothing fetched; a bad MAX or
            TIMEOUT, or no --openai, a usage error (exit 2)
   page     the chat page in headless Chromium: a picture chosen with a message is answered as
            llama-server answers it; with a Piper voice, Speak plays the answer's speech
@@ -559,7 +559,9 @@ def case_remote(ctx):
         want = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"])
     host = ImageHost(one, bytes(limit + 1))
     try:
-        with ctx.wasinn([(NAME, model, mmproj)], extra=["--image-urls", f"{limit},2s"]) as server:
+        total = 2 * len(one) + 16  # MAX_IMAGE_BYTES: two fetched images fit, three do not
+        with ctx.wasinn([(NAME, model, mmproj)],
+                        extra=["--image-urls", f"{limit},2s", "--env", f"MAX_IMAGE_BYTES={total}"]) as server:
             c = client(server)
             got = chat(c, chat_messages(host.url("/image.png")))
             check(got == want, f"wasinn by URL {got} != llama-server by data URL {want}")
@@ -616,10 +618,15 @@ def case_remote(ctx):
             # Credentials in the URL are refused, never sent.
             creds = host.url("/image.png").replace("http://", "http://user:secret@")
             bad_request(lambda: chat(c, chat_messages(creds)), "credentials", code="invalid_image_url")
-            # Two fetched images count against MAX_IMAGE_BYTES as data URLs do (20 MiB: both fit).
-            got = chat(c, [{"role": "user", "content": [{"type": "text", "text": TEXT}] + [
-                {"type": "image_url", "image_url": {"url": host.url("/image.png")}}] * 2}])
+            # Fetched images count against MAX_IMAGE_BYTES as data URLs do: two fit, three do not.
+            def images(n):
+                return [{"role": "user", "content": [{"type": "text", "text": TEXT}] + [
+                    {"type": "image_url", "image_url": {"url": host.url("/image.png")}}] * n}]
+            got = chat(c, images(2))
             check(got[1] > want[1], f"two images: prompt tokens {got[1]} not above one's {want[1]}")
+            message = bad_request(lambda: chat(c, images(3)), f"limit of {total} bytes", "MAX_IMAGE_BYTES",
+                                  code="image_too_large")
+            log(f"three fetched images over MAX_IMAGE_BYTES: 400 {message}")
             still_answers()
             check(server.proc.poll() is None, "the server exited")
         # Off by default: refused, and nothing fetched.
