@@ -4,7 +4,6 @@
 #include "miniaudio_decoders.h"
 
 #include "audio.h"
-#include "ogg.h"
 #include "wav_layout.h"
 
 #include <cstring>
@@ -18,9 +17,9 @@ constexpr uint64_t kMaxFrames = kMaxAudioSeconds * kRate;
 // A decoded length this far short of what the file's header promised is a cut file, not the
 // resampler's few frames of latency (which whisper-cli pads with silence, and so does this).
 constexpr uint64_t kShortfall = kRate / 10;
-constexpr char kSend[] = "; send a WAV, FLAC, MP3 or Ogg (Vorbis, Opus) file";
+constexpr char kSend[] = "; send a WAV, FLAC or MP3 file";
 
-enum class Container { wav, flac, mp3, ogg };
+enum class Container { wav, flac, mp3 };
 
 uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
@@ -38,7 +37,6 @@ sdk::Error detect(std::span<const uint8_t> b, Container& out) {
   if (b.empty()) return sdk::invalid("input 0 is empty: no audio file" + std::string(kSend));
   if (starts(b, 0, "RIFF") && starts(b, 8, "WAVE")) return out = Container::wav, sdk::Error{};
   if (starts(b, 0, "fLaC")) return out = Container::flac, sdk::Error{};
-  if (starts(b, 0, "OggS")) return out = Container::ogg, sdk::Error{};  // Vorbis or Opus: libsndfile (ogg.h)
   // An ID3v2 tag (10 bytes and a syncsafe size, a footer of 10 more) starts most MP3 files.
   size_t at = 0;
   if (starts(b, 0, "ID3") && b.size() >= 10) {
@@ -49,7 +47,8 @@ sdk::Error detect(std::span<const uint8_t> b, Container& out) {
     return out = Container::mp3, sdk::Error{};  // miniaudio skips the tag and finds the first frame
   }
   if (mpeg_sync(b, 0)) return out = Container::mp3, sdk::Error{};
-  const char* named = starts(b, 0, "FORM")                                     ? "AIFF"
+  const char* named = starts(b, 0, "OggS")                                     ? "Ogg (Vorbis or Opus)"
+                      : starts(b, 0, "FORM")                                   ? "AIFF"
                       : starts(b, 0, "RF64") || starts(b, 0, "RIFX")           ? "RF64/RIFX (a WAV variant)"
                       : starts(b, 0, "RIFF")                                   ? "a RIFF file but not WAVE"
                       : starts(b, 4, "ftyp")                                   ? "MP4/M4A"
@@ -57,7 +56,7 @@ sdk::Error detect(std::span<const uint8_t> b, Container& out) {
                       : b.size() >= 2 && b[0] == 0xFF && (b[1] & 0xF6) == 0xF0 ? "AAC (ADTS)"
                                                                                : nullptr;
   if (named) return sdk::invalid("input 0 is " + std::string(named) + ", which this backend does not decode" + kSend);
-  return sdk::invalid("input 0 is not a WAV, FLAC, MP3 or Ogg file (its first bytes are no header of one)" +
+  return sdk::invalid("input 0 is not a WAV, FLAC or MP3 file (its first bytes are no header of one)" +
                       std::string(kSend));
 }
 
@@ -123,12 +122,6 @@ sdk::Error decode(std::span<const uint8_t> file, Container c, uint32_t channels,
 sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out) {
   Container c = Container::wav;
   if (sdk::Error e = detect(bytes, c)) return e;
-  // One decoding of the file to `channels` channels at 16 kHz, whatever its format.
-  const auto run = [&c](std::span<const uint8_t> file, uint32_t channels, std::vector<float>& samples, uint32_t* native,
-                        const std::string& format) {
-    return c == Container::ogg ? decode_ogg(file, channels, kMaxFrames, samples, native)
-                               : decode(file, c, channels, samples, native, format);
-  };
   std::span<const uint8_t> file = bytes;
   std::vector<uint8_t> canonical;
   if (c == Container::wav) {
@@ -149,15 +142,15 @@ sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out) {
                                std::to_string(le16(chunks.fmt.data() + 14)) + " bits a sample, " +
                                std::to_string(le32(chunks.fmt.data() + 4)) + " Hz)";
     out = {};
-    if (sdk::Error e = run(file, 1, out.mono, &out.channels, format)) return e;
+    if (sdk::Error e = decode(file, c, 1, out.mono, &out.channels, format)) return e;
   } else {
     out = {};
-    if (sdk::Error e = run(file, 1, out.mono, &out.channels, "")) return e;
+    if (sdk::Error e = decode(file, c, 1, out.mono, &out.channels)) return e;
   }
   if (out.channels == 2) {
     // Each channel too, for diarize's speaker of a segment (whisper-cli decodes them so with -di).
     std::vector<float> both;
-    if (sdk::Error e = run(file, 2, both, nullptr, "")) return e;
+    if (sdk::Error e = decode(file, c, 2, both, nullptr)) return e;
     const size_t n = out.mono.size();
     out.left.assign(n, 0.0f);
     out.right.assign(n, 0.0f);

@@ -20,7 +20,7 @@ sdk::IoDesc bytes_slot(const char* name, const char* words) {
 
 // Function statics: alive for the process, so the names graph_io_info hands out stay valid.
 const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
-  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("audio", "WAV, FLAC, MP3 or Ogg file"),
+  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("audio", "WAV, FLAC or MP3 file"),
                                                   bytes_slot("metadata", "optional JSON object")};
   static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 transcript"),
                                                    bytes_slot("srt", "SubRip subtitles"),

@@ -4,8 +4,7 @@
 // load.
 //
 // The slots guests address are fixed, the same for every model (WasmEdge's convention):
-//   input 0 "audio"      a whole WAV, FLAC, MP3 or Ogg file (audio.h; any tensor type; dims [1, bytes] as WasmEdge's
-//   guests
+//   input 0 "audio"      a whole WAV, FLAC or MP3 file (audio.h; any tensor type; dims [1, bytes] as WasmEdge's guests
 //                        send it, or [bytes])
 //   input 1 "metadata"   a JSON object of options for the context
 //   output 0 "text"      the transcript as WasmEdge writes it: "[hh:mm:ss.mmm --> hh:mm:ss.mmm] "

@@ -17,7 +17,7 @@
  *   POST /v1/audio/speech       input and voice -> the audio file (mp3, opus, flac, wav, pcm) a
  *                               Piper voice speaks (http_openai_speech.cpp)
  *   GET  /v1/audio/voices       each Piper model and the voice names its requests' `voice` takes
- *   POST /v1/audio/transcriptions  a multipart form's audio file (WAV, FLAC, MP3, Ogg) -> its text
+ *   POST /v1/audio/transcriptions  a multipart form's audio file (WAV, FLAC, MP3) -> its text
  *                               (json, text, srt, vtt, verbose_json) by a whisper model
  *   POST /v1/audio/translations the same, translated to English (http_openai_transcription.cpp)
  *   GET  /                      a chat page on the above (http_openai_page.cpp)

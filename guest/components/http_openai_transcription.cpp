@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // POST /v1/audio/transcriptions and /v1/audio/translations: OpenAI's multipart form
 // (transcription_form.cpp) on a whisper model. The file goes to the whisper plugin whole (input
-// "audio": it decodes WAV, FLAC, MP3 and Ogg to 16 kHz mono as whisper-cli does) with the options as
+// "audio": it decodes WAV, FLAC and MP3 to 16 kHz mono as whisper-cli does) with the options as
 // its "metadata" JSON (NN_OPTIONS first, then the form's language, prompt, temperature and, for
 // translations, translate); each response_format is made from the plugin's outputs: "json" (the
 // segments, as whisper-cli -oj writes them) and "srt" (whisper-cli -osrt's file).

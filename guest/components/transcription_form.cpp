@@ -124,7 +124,7 @@ bool parse_transcription_form(std::string_view content_type, std::string_view bo
     return false;
   }
   if (req.file.empty()) {
-    why = bad("the file part is empty: send a WAV, FLAC, MP3 or Ogg file", "file");
+    why = bad("the file part is empty: send a WAV, FLAC or MP3 file", "file");
     return false;
   }
   if (granularities && req.format != AudioFormat::verbose_json) {

@@ -14,16 +14,15 @@ Cases (ctest runs each as serve.openai-audio.CASE):
   formats    speech.wav in every response_format: json and text (the segments' text), srt (whisper-cli
              -osrt's file), vtt (-ovtt's), verbose_json (segments' times and texts as -oj's, words as
              -ml 1 -sow's segments, the duration); prompt, temperature and language as whisper-cli's
-             --prompt, --temperature and -l; speech.flac, speech.mp3, speech.ogg (Vorbis),
-             float-44k.wav (44.1 kHz stereo float) and rate-8k.wav as whisper-cli decodes each;
-             speech.opus (which whisper-cli cannot decode) transcribed, its duration the WAV's
+             --prompt, --temperature and -l; speech.flac, speech.mp3, float-44k.wav (44.1 kHz stereo
+             float) and rate-8k.wav as whisper-cli decodes each
   translate  audio.translations.create (json, text, srt) as whisper-cli -tr (the fixture model is
              English-only: whisper ignores translate on it, as whisper-cli does)
   errors     each a 400 that says what, the server answering after it: a truncated WAV, a WAV whose
-             data chunk claims more bytes than it has, garbage bytes, an empty file, an AIFF file, an
-             Ogg file cut to its first page, no file part, a bad response_format, an unknown field,
-             stream true, language on translations, timestamp_granularities without verbose_json, a
-             body that is not multipart; a chat model (llama/tiny.gguf, when the llamacpp plugin is built) named in
+             data chunk claims more bytes than it has, garbage bytes, an empty file, an Ogg file, no
+             file part, a bad response_format, an unknown field, stream true, language on
+             translations, timestamp_granularities without verbose_json, a body that is not
+             multipart; a chat model (llama/tiny.gguf, when the llamacpp plugin is built) named in
              model is a 400 saying it is not a whisper model; an unknown model a 404
 
 Exit status: 0 passed, 1 failed, 77 skipped.
@@ -138,14 +137,10 @@ def case_formats(ctx):
         same("prompt, temperature, language",
              transcribe(c, speech, prompt="a quick fox", temperature=0.4, language="en", response_format="srt"),
              opts["srt"])
-        for name in ("speech.flac", "speech.mp3", "speech.ogg", "float-44k.wav", "rate-8k.wav"):
+        for name in ("speech.flac", "speech.mp3", "float-44k.wav", "rate-8k.wav"):
             path = ctx.fixture(f"whisper/{name}")
             theirs = ctx.whisper_cli(path)
             same(f"{name} srt", transcribe(c, path, response_format="srt"), theirs["srt"])
-        # whisper-cli decodes no Opus: its transcript is checked to be there, not compared.
-        opus = transcribe(c, ctx.fixture("whisper/speech.opus"), response_format="verbose_json")
-        check(opus.text and abs(opus.duration - (os.path.getsize(speech) - 44) / 32000) < 0.05,
-              f"speech.opus: text {opus.text[:80]!r}, duration {opus.duration}")
         check(server.proc.poll() is None, "the server exited")
 
 
@@ -204,10 +199,9 @@ def case_errors(ctx):
         file_cases = [
             ("a truncated WAV", wav[: len(wav) // 2], "truncated"),
             ("a WAV whose header lies", bytes(lying), "'data' chunk claims"),
-            ("garbage bytes", bytes(range(256)) * 12, "not a WAV, FLAC, MP3 or Ogg"),
+            ("garbage bytes", bytes(range(256)) * 12, "not a WAV, FLAC or MP3"),
             ("an empty file", b"", "file part is empty"),
-            ("an AIFF file", b"FORM\0\0\0\x04AIFF", "AIFF, which this backend does not decode"),
-            ("an Ogg file cut to its first page", ogg[:200], "the Ogg file"),
+            ("an Ogg file", ogg, "Ogg"),
         ]
         cases = [(what, "/v1/audio/transcriptions", *form([("file", data, "a.bin"), ("model", NAME.encode(), None)]), says)
                  for what, data, says in file_cases]
@@ -240,11 +234,10 @@ def case_errors(ctx):
         # The client's own error type for one of them.
         import openai
         try:
-            c = client(server)
-            c.audio.transcriptions.create(model=NAME, file=("a.bin", bytes(range(256)) * 12))
-            raise Failure("no 400 for garbage bytes through the client")
+            transcribe(client(server), ctx.fixture("whisper/speech.ogg"))
+            raise Failure("no 400 for an Ogg file through the client")
         except openai.BadRequestError as e:
-            check("WAV, FLAC, MP3 or Ogg" in str(e), f"the client's error: {e}")
+            check("WAV, FLAC or MP3" in str(e), f"the client's error: {e}")
         check(server.proc.poll() is None, "the server exited")
     if not extra:
         log("the llamacpp plugin or llama/tiny.gguf is missing: the chat-model case is left out")
