@@ -5,8 +5,9 @@
  * preloads (--nn-preload NAME:GGML:AUTO:model.gguf): a request's "model" is the preload's name.
  *
  *   GET  /v1/models             the names in the guest's environment variable MODELS (comma-
- *                               separated; `wasinn serve --env MODELS=a,b`), else the GGML
- *                               models the server registered (WASINN_MODELS, NAME:ENCODING,...)
+ *                               separated; `wasinn serve --env MODELS=a,b`), else the GGML,
+ *                               whisper and Piper models the server registered (WASINN_MODELS,
+ *                               NAME:ENCODING,...)
  *   POST /v1/chat/completions   messages -> the model's chat template (the plugin applies its
  *                               GGUF's tokenizer.chat_template as llama.cpp does) -> the answer
  *   POST /v1/completions        prompt -> the answer
@@ -206,8 +207,10 @@ std::vector<std::string> known_models() {
       if (!item.empty()) names.push_back(item);
       continue;
     }
+    // The encodings this endpoint serves: llama.cpp's, whisper.cpp's and Piper's.
     const size_t colon = item.rfind(':');
-    if (colon != std::string::npos && colon > 0 && item.compare(colon + 1, std::string::npos, "ggml") == 0)
+    const std::string encoding = colon != std::string::npos ? item.substr(colon + 1) : "";
+    if (colon > 0 && (encoding == "ggml" || encoding == "whisper" || encoding == "piper"))
       names.push_back(item.substr(0, colon));
   }
   return names;
