@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #define MINIAUDIO_IMPLEMENTATION
-#include "miniaudio_wav.h"  // the whisper plugin's cut of miniaudio: the same WAV decoder
+#include "miniaudio_decoders.h"  // the whisper plugin's cut of miniaudio: the same decoders
 #include <whisper.h>
 
 #include "bench_report.h"
