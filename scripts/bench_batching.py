@@ -9,7 +9,9 @@ stdlib (urllib) client, greedy chat completions:
   - the next turn of a conversation: a ~795-token first turn, then the second request (its
     messages, its answer and a short user turn) timed alone, as a cache of the first's prompt makes it.
 Each case runs on both servers back to back (the first alternating by round), --rounds times;
-medians and ranges, and each case's ratio as the median of its rounds' ratios. The answers of both are
+medians and ranges, and each case's ratio as the median of its rounds' ratios. The 8 streams' CPU
+time per token (each server's process, from /proc) is what the machine's noise moves least: both
+servers keep the 2 cores busy, so their tokens/s follow it. The answers of both are
 compared (greedy, the same llama.cpp build and CPU flags). Run by `scripts/bench-openai.sh --batching`."""
 import argparse
 import json
@@ -91,6 +93,12 @@ def next_turn(ep, round_no):
     return text2, seconds, u2, u1
 
 
+def cpu_seconds(proc):
+    """The CPU time (user + system) the process has used so far, from /proc/PID/stat."""
+    fields = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cached(usage):
     return (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
 
@@ -141,8 +149,8 @@ def main():
              "--no-webui"], stdout=log, stderr=log),
     }
     endpoints = [Endpoint("wasinn", wport, "default"), Endpoint("llama-server", lport, Path(args.model).name)]
-    runs = {ep.name: {"concurrent": [], "single": [], "turn": [], "usage": None, "cached": [], "tokens": []}
-            for ep in endpoints}
+    runs = {ep.name: {"concurrent": [], "single": [], "turn": [], "usage": None, "cached": [], "tokens": [],
+                      "cpu": []} for ep in endpoints}
     answers = {ep.name: {} for ep in endpoints}
     try:
         wait_ready(f"http://127.0.0.1:{wport}/v1/models", servers["wasinn"], "wasinn serve", seconds=300)
@@ -154,7 +162,11 @@ def main():
             # the machine's drift then falls on both sides of each pair's ratio alike.
             order = endpoints if r % 2 == 0 else endpoints[::-1]
             for ep in order:
+                before = cpu_seconds(servers[ep.name])
                 texts, rate, results = concurrent(ep, STREAMS)
+                # What the machine's noise does not move: the server's CPU time per token made.
+                used = cpu_seconds(servers[ep.name]) - before
+                runs[ep.name]["cpu"].append(1000 * used / sum(x[1]["completion_tokens"] for x in results))
                 runs[ep.name]["concurrent"].append(rate)
                 runs[ep.name]["tokens"] += [x[1]["completion_tokens"] for x in results]
                 answers[ep.name].setdefault("concurrent", texts)
@@ -195,6 +207,7 @@ def main():
     # Each round's pair as a ratio (above 1 favours wasinn), and their median.
     ratio = {c: statistics.median([a / b for a, b in zip(w[c], l[c])]) for c in ("concurrent", "single")}
     ratio["turn"] = statistics.median([b / a for a, b in zip(w["turn"], l["turn"])])
+    ratio["cpu"] = statistics.median([b / a for a, b in zip(w["cpu"], l["cpu"])])
     cpu = next((x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")), "?")
     first, second = l["usage"]
     body = "\n".join([
@@ -226,6 +239,8 @@ def main():
         "|---|---|---|---|",
         f"| {STREAMS} concurrent requests x {TOKENS} tokens | {spread(w['concurrent'], '{:.1f}')} tok/s | "
         f"{spread(l['concurrent'], '{:.1f}')} tok/s | {ratio['concurrent']:.2f} |",
+        f"| the same, CPU time per token (user + system, the server's process) | {spread(w['cpu'], '{:.2f}')} ms | "
+        f"{spread(l['cpu'], '{:.2f}')} ms | {ratio['cpu']:.2f} |",
         f"| 1 request x {TOKENS} tokens | {spread(w['single'], '{:.1f}')} tok/s | {spread(l['single'], '{:.1f}')} "
         f"tok/s | {ratio['single']:.2f} |",
         f"| the next turn: a {second}-token prompt extending the previous request's {first} | "
