@@ -203,6 +203,40 @@ bool read_request(const json& body, wh_response_outparam out, SpeechRequest& r) 
   return true;
 }
 
+// Computes `input` (as the tensor `input_name`) on `ctx` and answers the output `output_name`, the
+// audio file, with `rate` as its sample rate (none for MP3 and Opus, whose headers say theirs: the
+// plugin may resample for them); drops `ctx`. The plugin's refusal of the text is the request's fault.
+void answer_speech(wnn_context ctx, const char* input_name, const std::string& input, const char* output_name,
+                   const SpeechRequest& r, std::string rate, wh_response_outparam out) {
+  uint32_t dims[1] = {static_cast<uint32_t>(input.size())};
+  wnn_named_tensor text = wnn_named(input_name, wnn_tensor_new(dims, 1, WNN_TYPE_U8, input.data(), dims[0]));
+  wnn_named_tensor_list outputs;
+  wnn_error err;
+  if (wnn_compute(ctx, &text, 1, &outputs, &err)) {
+    const int code = wnn_error_get_code(err);
+    const std::string failure = nn_error_text(err);
+    wnn_context_drop(ctx);
+    if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_TOO_LARGE)
+      respond_error(out, 400, "the model refused the input: " + failure, nullptr, "input");
+    else
+      respond_error(out, 500, "speech failed: " + failure);
+    return;
+  }
+  const int k = wnn_find_output(&outputs, output_name);
+  if (k < 0 || wnn_tensor_ty(outputs.ptr[k].tensor) != WNN_TYPE_U8) {
+    wnn_named_tensor_list_free(&outputs);
+    wnn_context_drop(ctx);
+    respond_error(out, 500, std::string("the model gave no U8 output named ") + output_name);
+    return;
+  }
+  wnn_bytes audio = wnn_tensor_data(outputs.ptr[k].tensor);
+  wnn_named_tensor_list_free(&outputs);
+  wnn_context_drop(ctx);
+  if (!strcmp(r.format->name, "mp3") || !strcmp(r.format->name, "opus")) rate.clear();
+  respond_audio(out, r.format->content_type, rate, audio.ptr, audio.len);
+  free(audio.ptr);
+}
+
 // OuteTTS (the llama.cpp plugin's text to speech, a model preloaded with its WavTokenizer vocoder):
 // one voice, the plugin's speaker profile (OuteTTS's en_female_1), at its own pace, 24 kHz.
 constexpr char kOuteVoice[] = "en_female_1";
@@ -244,33 +278,8 @@ void speak_outetts(Model& m, const SpeechRequest& r, wh_response_outparam out) {
     respond_error(out, 500, "setting up the voice failed: " + why);
     return;
   }
-  uint32_t dims[1] = {static_cast<uint32_t>(r.input.size())};
-  wnn_named_tensor prompt = wnn_named("prompt", wnn_tensor_new(dims, 1, WNN_TYPE_U8, r.input.data(), dims[0]));
-  wnn_named_tensor_list outputs;
-  if (wnn_compute(ctx, &prompt, 1, &outputs, &err)) {
-    const int code = wnn_error_get_code(err);
-    const std::string failure = nn_error_text(err);
-    wnn_context_drop(ctx);
-    if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_TOO_LARGE)
-      respond_error(out, 400, "the model refused the input: " + failure, nullptr, "input");
-    else
-      respond_error(out, 500, "speech failed: " + failure);
-    return;
-  }
-  // Output 0 ("text") holds the audio file of a speech graph.
-  const int k = wnn_find_output(&outputs, "text");
-  if (k < 0) {
-    wnn_named_tensor_list_free(&outputs);
-    wnn_context_drop(ctx);
-    respond_error(out, 500, "the model gave no audio");
-    return;
-  }
-  wnn_bytes audio = wnn_tensor_data(outputs.ptr[k].tensor);
-  wnn_named_tensor_list_free(&outputs);
-  wnn_context_drop(ctx);
-  const bool own_rate = !strcmp(r.format->name, "mp3") || !strcmp(r.format->name, "opus");
-  respond_audio(out, r.format->content_type, own_rate ? "" : "24000", audio.ptr, audio.len);
-  free(audio.ptr);
+  // Output 0 ("text") holds a speech graph's audio file.
+  answer_speech(ctx, "prompt", r.input, "text", r, "24000", out);
 }
 
 }  // namespace
@@ -354,36 +363,7 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   const std::string input = graph_property(m.graph, properties, "piper.json_input", json_input) && json_input == "true"
                                 ? dump(json{{"text", r.input}})
                                 : r.input;
-  uint32_t dims[1] = {static_cast<uint32_t>(input.size())};
-  wnn_named_tensor text = wnn_named("text", wnn_tensor_new(dims, 1, WNN_TYPE_U8, input.data(), dims[0]));
-  wnn_named_tensor_list outputs;
-  if (wnn_compute(ctx, &text, 1, &outputs, &err)) {
-    const int code = wnn_error_get_code(err);
-    const std::string failure = nn_error_text(err);
-    wnn_context_drop(ctx);
-    // The plugin's refusal of the text (a NUL in it) is the request's fault.
-    if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_TOO_LARGE)
-      respond_error(out, 400, "the voice refused the input: " + failure, nullptr, "input");
-    else
-      respond_error(out, 500, "speech failed: " + failure);
-    return;
-  }
-  const int k = wnn_find_output(&outputs, "audio");
-  if (k < 0 || wnn_tensor_ty(outputs.ptr[k].tensor) != WNN_TYPE_U8) {
-    wnn_named_tensor_list_free(&outputs);
-    wnn_context_drop(ctx);
-    respond_error(out, 500, "the voice gave no U8 output named audio");
-    return;
-  }
-  wnn_bytes audio = wnn_tensor_data(outputs.ptr[k].tensor);
-  wnn_named_tensor_list_free(&outputs);
-  wnn_context_drop(ctx);
-  // MP3 and Opus may hold another rate (the plugin resamples where LAME or Opus cannot take the
-  // voice's), which their own headers say.
-  const bool own_rate = !strcmp(r.format->name, "mp3") || !strcmp(r.format->name, "opus");
-  if (own_rate) rate.clear();
-  respond_audio(out, r.format->content_type, rate, audio.ptr, audio.len);
-  free(audio.ptr);
+  answer_speech(ctx, "text", input, "audio", r, rate, out);
 }
 
 void voices(wh_response_outparam out) {
