@@ -175,6 +175,14 @@ std::string take(wnn_string s) {
   return text;
 }
 
+std::vector<std::string> property_names(wnn_graph g) {
+  wnx_string_list l = wnx_list_properties(g);
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < l.len; ++i) names.emplace_back(l.ptr[i].ptr ? l.ptr[i].ptr : "", l.ptr[i].len);
+  wnx_string_list_free(&l);
+  return names;
+}
+
 std::string nn_error_text(wnn_error err) {
   const char* code = wnn_error_code_name(wnn_error_get_code(err));
   std::string data = take(wnn_error_get_data(err));

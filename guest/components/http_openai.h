@@ -36,6 +36,9 @@ void respond_refusal(wh_response_outparam out, const Refusal& why);
 std::string take(wnn_string s);
 // A wasi:nn error as "code-name: the plugin's text"; drops it.
 std::string nn_error_text(wnn_error err);
+// The graph's property names (wasinn:nn-ext). Asked before a get-property: the host logs each
+// get-property of a property the graph lacks.
+std::vector<std::string> property_names(wnn_graph g);
 std::string new_id(const char* prefix);
 
 // One graph and, for generation, one prompt session on it; both dropped with this.

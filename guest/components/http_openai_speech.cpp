@@ -39,15 +39,6 @@ constexpr AudioFormat kFormats[] = {{"mp3", "audio/mpeg"},
                                     {"wav", "audio/wav"},
                                     {"pcm", "audio/pcm"}};
 
-// The graph's property names (asked first: the host logs each get-property of a missing one).
-std::vector<std::string> property_names(wnn_graph g) {
-  wnx_string_list l = wnx_list_properties(g);
-  std::vector<std::string> names;
-  for (uint32_t i = 0; i < l.len; ++i) names.emplace_back(l.ptr[i].ptr ? l.ptr[i].ptr : "", l.ptr[i].len);
-  wnx_string_list_free(&l);
-  return names;
-}
-
 // The graph's property `name`; false when it has none (not among `names`).
 bool graph_property(wnn_graph g, const std::vector<std::string>& names, const std::string& name, std::string& value) {
   bool listed = false;
@@ -70,6 +61,18 @@ std::string set_property(wnn_context ctx, const std::string& name, const std::st
                                 static_cast<uint32_t>(value.size()), &err))
     return {};
   return nn_error_text(err);
+}
+
+// NN_OPTIONS is every model's: a voice takes the keys its graph has (`properties`; a chat model's
+// ctx-size is not one). False with `why` when one it has is refused.
+bool set_env_options(wnn_graph g, const std::vector<std::string>& properties, wnn_context ctx, std::string& why) {
+  return apply_env_options(
+      [&](const std::string& name, const std::string& value) {
+        std::string current;
+        if (!graph_property(g, properties, name, current)) return std::string();
+        return set_property(ctx, name, value);
+      },
+      why);
 }
 
 size_t utf8_chars(const std::string& s) {
@@ -241,7 +244,8 @@ void answer_speech(wnn_context ctx, const char* input_name, const std::string& i
 // one voice, the plugin's speaker profile (OuteTTS's en_female_1), at its own pace, 24 kHz.
 constexpr char kOuteVoice[] = "en_female_1";
 
-void speak_outetts(Model& m, const SpeechRequest& r, wh_response_outparam out) {
+void speak_outetts(Model& m, const std::vector<std::string>& properties, const SpeechRequest& r,
+                   wh_response_outparam out) {
   if (!r.voice.empty() && r.voice != kOuteVoice) {
     respond_error(out, 400, "voice \"" + r.voice + "\" is not one of the model `" + m.name + "`'s: " + kOuteVoice,
                   "invalid_value", "voice");
@@ -261,17 +265,10 @@ void speak_outetts(Model& m, const SpeechRequest& r, wh_response_outparam out) {
   // llama-tts's defaults (its speaker profile alone is ~1200 tokens), then NN_OPTIONS' keys the
   // graph has (temp 0 makes it llama-tts's greedy answer), then the format.
   std::string why;
-  for (const auto& [name, value] :
+  for (const auto& setting :
        {std::pair<const char*, const char*>{"ctx-size", "8192"}, {"batch-size", "8192"}, {"n-predict", "4096"}})
-    if (why.empty()) why = set_property(ctx, name, value);
-  const std::vector<std::string> properties = property_names(m.graph);
-  bool ok = why.empty() && apply_env_options(
-                               [&](const std::string& name, const std::string& value) {
-                                 std::string current;
-                                 if (!graph_property(m.graph, properties, name, current)) return std::string();
-                                 return set_property(ctx, name, value);
-                               },
-                               why);
+    if (why.empty()) why = set_property(ctx, setting.first, setting.second);
+  bool ok = why.empty() && set_env_options(m.graph, properties, ctx, why);
   if (ok) ok = (why = set_property(ctx, "audio-format", r.format->name)).empty();
   if (!ok) {
     wnn_context_drop(ctx);
@@ -305,7 +302,7 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   if (!load_model(r.model, out, m)) return;
   const std::vector<std::string> properties = property_names(m.graph);
   std::string names_text, rate, length_scale, tts;
-  if (graph_property(m.graph, properties, "tts", tts) && tts == "true") return speak_outetts(m, r, out);
+  if (graph_property(m.graph, properties, "tts", tts) && tts == "true") return speak_outetts(m, properties, r, out);
   if (!graph_property(m.graph, properties, "piper.voices", names_text) ||
       !graph_property(m.graph, properties, "piper.sample_rate", rate)) {
     respond_error(out, 400,
@@ -333,15 +330,8 @@ void speech(const json& body, wh_response_outparam out, Generation) {
     respond_error(out, 500, "init-execution-context failed: " + nn_error_text(err));
     return;
   }
-  // NN_OPTIONS is every model's: a voice takes the knobs it has (a chat model's ctx-size is not one).
   std::string why;
-  bool ok = apply_env_options(
-      [&](const std::string& name, const std::string& value) {
-        std::string current;
-        if (!graph_property(m.graph, properties, name, current)) return std::string();
-        return set_property(ctx, name, value);
-      },
-      why);
+  bool ok = set_env_options(m.graph, properties, ctx, why);
   if (ok && r.speed != 1.0) {
     // OpenAI's speed is the inverse of Piper's length_scale (phoneme durations), the voice's own scaled.
     ok = graph_property(m.graph, properties, "length_scale", length_scale);

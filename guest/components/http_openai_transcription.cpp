@@ -58,15 +58,6 @@ bool whisper_model(const std::string& asked, wh_response_outparam out, std::stri
   return true;
 }
 
-// The graph's property names (wasinn:nn-ext): whisper's options among them.
-std::vector<std::string> property_names(wnn_graph g) {
-  wnx_string_list l = wnx_list_properties(g);
-  std::vector<std::string> names;
-  for (uint32_t i = 0; i < l.len; ++i) names.emplace_back(l.ptr[i].ptr ? l.ptr[i].ptr : "", l.ptr[i].len);
-  wnx_string_list_free(&l);
-  return names;
-}
-
 std::string tensor_text(const wnn_named_tensor_list& outputs, const char* name) {
   const int i = wnn_find_output(&outputs, name);
   if (i < 0) return "";
