@@ -27,7 +27,6 @@ Cases (ctest runs each as serve.openai-audio.CASE):
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
-import argparse
 import json
 import os
 import struct
@@ -40,7 +39,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from case_checks import SKIP, Failure, Skipped, check, run_cases  # noqa: E402
+from case_checks import Failure, Skipped, case_main, check  # noqa: E402
 from serve_test import Server, log  # noqa: E402
 
 NAME = "whisper"
@@ -257,22 +256,7 @@ CASES = {"formats": case_formats, "translate": case_translate, "errors": case_er
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--wasinn", required=True)
-    p.add_argument("--guests", required=True)
-    p.add_argument("--fixtures", required=True)
-    p.add_argument("--whisper-cli", required=True)
-    p.add_argument("--backend-dir")
-    args = p.parse_args()
-    if os.environ.get("WASINN_FIXTURES"):
-        args.fixtures = os.environ["WASINN_FIXTURES"]
-    try:
-        ctx = Ctx(args)
-    except Skipped as e:
-        print(f"SKIP {args.case}: {e}")
-        return SKIP
-    return run_cases(CASES, [args.case], ctx)
+    return case_main(__doc__, CASES, Ctx, required=("--whisper-cli",), optional=("--backend-dir",))
 
 
 if __name__ == "__main__":
