@@ -253,13 +253,117 @@ bool image_tag(const json& part, const std::string& where, uint64_t max_bytes, u
   return true;
 }
 
-// A message's content with images: OpenAI's parts as llama.cpp's chat layer takes them, text parts
-// and each image as a "media_marker" part holding its inline tag. llama.cpp joins them as it joins
-// llama-server's (text parts with a newline between them, none beside an image), so the model's
-// template sees what llama-server's would.
+uint32_t le32(const std::string& b, size_t at) {
+  const auto u = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(b[at + i])); };
+  return u(0) | u(1) << 8 | u(2) << 16 | u(3) << 24;
+}
+
+// A WAV file's RIFF chunks, walked as far as `head` (its first decoded bytes) reaches, each size
+// checked against the file's `size`: a truncated file or one whose header lies is refused here,
+// saying how. "" when nothing is wrong as far as the head goes (the plugin walks the whole file).
+std::string wav_fault(const std::string& head, uint64_t size) {
+  const uint64_t riff_end = uint64_t{le32(head, 4)} + 8;
+  if (riff_end > size)
+    return "is a truncated WAV file: its RIFF header says " + std::to_string(riff_end) + " bytes, the data holds " +
+           std::to_string(size);
+  bool fmt = false;
+  uint64_t at = 12;
+  for (; at + 8 <= head.size() && at + 8 <= riff_end;) {
+    const std::string id = head.substr(static_cast<size_t>(at), 4);
+    const uint64_t chunk = le32(head, static_cast<size_t>(at) + 4);
+    std::string shown;
+    for (char c : id) shown += (c >= 32 && c < 127) ? c : '?';
+    if (at + 8 + chunk > riff_end)
+      return "is a WAV file whose '" + shown + "' chunk claims " + std::to_string(chunk) +
+             " bytes, past the file's end (truncated, or its header lies)";
+    if (id == "fmt ") fmt = true;
+    if (id == "data") return fmt ? "" : "is a WAV file with its 'data' chunk before any 'fmt ' chunk";
+    at += 8 + chunk + (chunk & 1);
+  }
+  if (at >= riff_end) return std::string("is a WAV file with no '") + (fmt ? "data" : "fmt ") + "' chunk";
+  return "";
+}
+
+// What an audio file's first bytes say it is, as this server's decoder (miniaudio, in the llama.cpp
+// plugin's libmtmd) tells them apart: "wav", "mp3", "flac", or the name of a format it does not read.
+std::string audio_kind(const std::string& head) {
+  if (starts(head, 0, "RIFF", 4) && starts(head, 8, "WAVE", 4)) return "wav";
+  if (starts(head, 0, "ID3", 3)) return "mp3";
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0xFF &&
+      (static_cast<unsigned char>(head[1]) & 0xE0) == 0xE0)
+    return "mp3";
+  if (starts(head, 0, "fLaC", 4)) return "flac";
+  if (starts(head, 0, "OggS", 4)) return "an Ogg file";
+  if (starts(head, 4, "ftyp", 4)) return "an MP4/M4A file";
+  if (starts(head, 0, "RIFF", 4)) return "a RIFF file that is not WAVE";
+  return "";
+}
+
+// An input_audio part, {"type": "input_audio", "input_audio": {"data": "<base64>", "format": "wav"
+// | "mp3"}} (OpenAI's shape), as the plugin takes audio: an inline tag beside the image's, <audio
+// src="data:audio/...;base64,...">. The bytes count against the request's media limit with its
+// images'; a file that is not what its format says, or whose WAV header is cut or lies, is refused.
+bool audio_tag(const json& part, const std::string& where, uint64_t max_bytes, uint64_t& bytes, std::string& tag,
+               Refusal& why) {
+  const std::string shape = where + ".input_audio must be {\"data\": \"<base64>\", \"format\": \"wav\" or \"mp3\"}";
+  const json audio = part.contains("input_audio") ? part["input_audio"] : json();
+  if (!audio.is_object() || !is_string(audio, "data")) return refuse(why, shape, "messages");
+  for (auto it = audio.begin(); it != audio.end(); ++it) {
+    if (it.key() != "data" && it.key() != "format")
+      return refuse(why, where + ".input_audio: unknown field '" + it.key() + "' (it takes data and format)",
+                    "messages");
+  }
+  const std::string format = is_string(audio, "format") ? audio["format"].get<std::string>() : "";
+  if (format != "wav" && format != "mp3")
+    return refuse(why,
+                  where + ".input_audio.format must be \"wav\" or \"mp3\" (the formats OpenAI's input_audio takes)",
+                  "messages", "invalid_audio_format");
+  const std::string& data = audio["data"].get_ref<const std::string&>();
+  if (!data.compare(0, 5, "data:"))
+    return refuse(why,
+                  where + ".input_audio.data is a data URL: send the file's base64 alone (no \"data:...;base64,\")",
+                  "messages", "invalid_audio");
+  uint64_t size = 0;
+  std::string head;
+  if (!base64_size(data, 0, size, head, 4096))
+    return refuse(why, where + ".input_audio.data is not base64 (A-Z a-z 0-9 + /, '=' padding)", "messages",
+                  "invalid_audio");
+  if (size == 0) return refuse(why, where + ".input_audio.data holds no audio (no data)", "messages", "invalid_audio");
+  const std::string kind = audio_kind(head);
+  if (kind != format) {
+    const std::string upper = format == "wav" ? "WAV" : "MP3";
+    const std::string is = kind == "wav"    ? "a WAV file"
+                           : kind == "mp3"  ? "an MP3 file"
+                           : kind == "flac" ? "a FLAC file"
+                           : kind.empty() ? "no audio file this server reads (its first bytes are no WAV or MP3 header)"
+                                          : kind + ", which this server does not decode";
+    return refuse(why,
+                  where + ".input_audio.data is " + is + ", not the " + upper + " its format says: send " +
+                      "a WAV or MP3 file and name its format",
+                  "messages", "invalid_audio");
+  }
+  if (format == "wav") {
+    const std::string fault = head.size() >= 12 ? wav_fault(head, size) : "is too short to be a WAV file";
+    if (!fault.empty()) return refuse(why, where + ".input_audio.data " + fault, "messages", "invalid_audio");
+  }
+  bytes += size;
+  if (bytes > max_bytes)
+    return refuse(why,
+                  "the request's images and audio are " + std::to_string(bytes) + " bytes (decoded) so far, over " +
+                      "this server's limit of " + std::to_string(max_bytes) + " bytes per request (MAX_IMAGE_BYTES)",
+                  "messages", "audio_too_large");
+  tag = "<audio src=\"data:audio/" + std::string(format == "wav" ? "wav" : "mpeg") + ";base64," + data + "\">";
+  return true;
+}
+
+// A message's content with images and audio: OpenAI's parts as llama.cpp's chat layer takes them,
+// text parts and each image or audio clip as a "media_marker" part holding its inline tag (as
+// llama-server makes one of each). llama.cpp joins them as it joins llama-server's (text parts with a
+// newline between them, none beside a media part), so the model's template sees what llama-server's
+// would.
 bool content_parts(const json& content, const std::string& where, uint64_t max_bytes, uint64_t& bytes, json& out,
-                   bool& has_image, Refusal& why, size_t message, std::vector<RemoteImage>* remote) {
-  has_image = false;
+                   bool& has_media, Refusal& why, size_t message, std::vector<RemoteImage>* remote) {
+  has_media = false;
   if (!content.is_array()) return true;
   json parts = json::array();
   size_t i = 0;
@@ -277,18 +381,26 @@ bool content_parts(const json& content, const std::string& where, uint64_t max_b
         remote->back().part = i - 1;
       }
       parts.push_back({{"type", "media_marker"}, {"text", tag}});
-      has_image = true;
-    } else if (type == "input_audio" || type == "file" || type == "input_video" || type == "video_url") {
-      return refuse(why, at + ": '" + type + "' parts are not supported here: a message takes text and image_url parts",
-                    "messages", "unsupported_content_type");
+      has_media = true;
+    } else if (type == "input_audio") {
+      std::string tag;
+      if (!audio_tag(part, at, max_bytes, bytes, tag, why)) return false;
+      parts.push_back({{"type", "media_marker"}, {"text", tag}});
+      has_media = true;
+    } else if (type == "file" || type == "input_video" || type == "video_url") {
+      return refuse(
+          why,
+          at + ": '" + type + "' parts are not supported here: a message takes text, image_url and input_audio parts",
+          "messages", "unsupported_content_type");
     } else {
       return refuse(why,
-                    at + " must be {\"type\": \"text\", \"text\": ...} or {\"type\": \"image_url\", \"image_url\": " +
-                        "{\"url\": \"data:image/png;base64,...\"}}",
+                    at + " must be {\"type\": \"text\", \"text\": ...}, {\"type\": \"image_url\", \"image_url\": " +
+                        "{\"url\": \"data:image/png;base64,...\"}} or {\"type\": \"input_audio\", \"input_audio\": " +
+                        "{\"data\": \"<base64>\", \"format\": \"wav\"}}",
                     "messages");
     }
   }
-  if (has_image) out = parts;
+  if (has_media) out = parts;
   return true;
 }
 
@@ -318,20 +430,21 @@ bool read_messages(const json& v, const char*, Reading& r) {
     const std::string where = "messages[" + std::to_string(i++) + "]";
     std::string text;
     json parts;
-    bool has_image = false;
+    bool has_media = false;
     if (msg.is_object() && msg.contains("content") &&
-        !content_parts(msg["content"], where, r.req.max_image_bytes, image_bytes, parts, has_image, r.why, i - 1,
+        !content_parts(msg["content"], where, r.req.max_image_bytes, image_bytes, parts, has_media, r.why, i - 1,
                        r.req.remote_urls ? &r.req.remote_images : nullptr))
       return false;
     const bool has_calls = msg.is_object() && msg.contains("tool_calls") && asks_something(msg["tool_calls"]);
     // An assistant's message that only calls tools has no content (null, or no key), as OpenAI sends it.
     const bool content_ok =
-        msg.is_object() && msg.contains("content") ? has_image || content_text(msg["content"], text) : has_calls;
+        msg.is_object() && msg.contains("content") ? has_media || content_text(msg["content"], text) : has_calls;
     if (!is_string(msg, "role") || !content_ok)
-      return refuse(r.why, where + " needs a role and a content (a string, or a list of text and image_url parts)",
-                    "messages");
+      return refuse(
+          r.why, where + " needs a role and a content (a string, or a list of text, image_url and input_audio parts)",
+          "messages");
     const std::string role = msg["role"].get<std::string>();
-    json out = {{"role", role}, {"content", has_image ? parts : json(text)}};
+    json out = {{"role", role}, {"content", has_media ? parts : json(text)}};
     for (auto it = msg.begin(); it != msg.end(); ++it) {
       const std::string& key = it.key();
       if (key == "role" || key == "content" || key == "name" || !asks_something(*it)) continue;

@@ -65,7 +65,8 @@ struct Request {
   bool include_usage = false;
   bool logprobs = false;     // each token's log-probability (the plugin's n-probs) ...
   int64_t top_logprobs = 0;  // ... and that many likeliest candidates'
-  // The most bytes a request's images may decode to (the base64 data URLs of image_url parts).
+  // The most bytes a request's images and audio may decode to (image_url parts' base64 data URLs,
+  // input_audio parts' data).
   uint64_t max_image_bytes = 0;
   // Remote image URLs on: http(s) image_url parts are listed in remote_images, not refused (and
   // count no bytes here: the fetched bytes are counted when the request is parsed again).
@@ -88,9 +89,10 @@ int64_t field(const json& j, const char* key, int64_t fallback);
 uint64_t field(const json& j, const char* key, uint64_t fallback);
 bool field(const json& j, const char* key, bool fallback);
 // `body` as a request of `kind`: true with `req` filled, false with `why`. A chat message's
-// image_url parts (base64 data URLs only, at most `max_image_bytes` decoded in all) go to the
-// plugin as WasmEdge's inline <img src="data:image/...;base64,..."> tags in llama.cpp's
-// "media_marker" content parts. With `remote_urls`, http(s) URLs are listed in req.remote_images.
+// image_url parts (base64 data URLs only) go to the plugin as WasmEdge's inline <img
+// src="data:image/...;base64,..."> tags in llama.cpp's "media_marker" content parts, and its
+// input_audio parts (base64 WAV or MP3) as <audio src="data:audio/...;base64,..."> tags; at most
+// `max_image_bytes` decoded in all. With `remote_urls`, http(s) URLs are listed in req.remote_images.
 bool parse_request(Kind kind, const json& body, Request& req, Refusal& why, uint64_t max_image_bytes = kMaxImageBytes,
                    bool remote_urls = false);
 

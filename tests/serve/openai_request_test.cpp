@@ -271,8 +271,7 @@ TEST(OpenAIRequest, BadImagesAreRefusedSayingWhat) {
   EXPECT_EQ(w.code, "invalid_image_format");
   w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": "x"}]}]})");
   EXPECT_NE(w.message.find("messages[0].content[0].image_url must be {\"url\""), std::string::npos) << w.message;
-  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": [{"type": "input_audio",
-      "input_audio": {"data": "AAAA", "format": "wav"}}]}]})");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": [{"type": "file", "file": {}}]}]})");
   EXPECT_EQ(w.code, "unsupported_content_type");
   // Bytes over the limit, counted over the request's images (decoded: 8 bytes each here).
   Request r;
@@ -284,4 +283,100 @@ TEST(OpenAIRequest, BadImagesAreRefusedSayingWhat) {
   EXPECT_NE(w.message.find("16 bytes (decoded) so far, over this server's limit of 15 bytes"), std::string::npos)
       << w.message;
   EXPECT_EQ(w.code, "image_too_large");
+}
+
+namespace {
+
+std::string base64(const std::string& bytes) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 2]);
+    out += abc[v >> 18 & 63];
+    out += abc[v >> 12 & 63];
+    out += i + 1 < bytes.size() ? abc[v >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? abc[v & 63] : '=';
+  }
+  return out;
+}
+
+std::string le32(uint32_t v) {
+  return {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
+}
+
+// A mono 16-bit 16 kHz WAV of `samples` zero samples; `riff` and `data` override its sizes.
+std::string wav(uint32_t samples, int64_t riff = -1, int64_t data = -1) {
+  std::string fmt =
+      le32(16) + std::string("\x01\x00\x01\x00", 4) + le32(16000) + le32(32000) + std::string("\x02\x00\x10\x00", 4);
+  return "RIFF" + le32(riff >= 0 ? static_cast<uint32_t>(riff) : 36 + 2 * samples) + "WAVEfmt " + fmt + "data" +
+         le32(data >= 0 ? static_cast<uint32_t>(data) : 2 * samples) + std::string(2 * samples, '\0');
+}
+
+std::string audio_chat(const std::string& data, const std::string& format) {
+  return R"({"messages": [{"role": "user", "content": [{"type": "text", "text": "what is said?"},
+      {"type": "input_audio", "input_audio": {"data": ")" +
+         data + R"(", "format": ")" + format + R"("}}]}]})";
+}
+
+}  // namespace
+
+TEST(OpenAIRequest, AudioPartsGoToThePluginAsInlineTagsInMediaMarkerParts) {
+  Request r;
+  Refusal w;
+  const std::string clip = base64(wav(8));
+  ASSERT_TRUE(parse_request(Kind::chat, json::parse(audio_chat(clip, "wav")), r, w)) << w.message;
+  EXPECT_EQ(r.text, R"([{"role":"user","content":[{"type":"text","text":"what is said?"},)"
+                    R"({"type":"media_marker","text":"<audio src=\"data:audio/wav;base64,)" +
+                        clip + R"(\">"}]}])");
+  // An MP3 (an ID3 tag, or a frame's sync bits) goes as audio/mpeg; the plugin reads the bytes.
+  ASSERT_TRUE(parse_request(Kind::chat, json::parse(audio_chat(base64("ID3\x04\0\0\0\0\0\0"), "mp3")), r, w))
+      << w.message;
+  EXPECT_NE(r.text.find(R"(<audio src=\"data:audio/mpeg;base64,SUQz)"), std::string::npos) << r.text;
+  // Images and audio share the request's byte limit (MAX_IMAGE_BYTES): 60 bytes of WAV, 8 of PNG.
+  const json both = json::parse(R"({"messages": [{"role": "user", "content": [
+      {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+      {"type": "input_audio", "input_audio": {"data": ")" +
+                                clip + R"(", "format": "wav"}}]}]})");
+  EXPECT_TRUE(parse_request(Kind::chat, both, r, w, 68)) << w.message;
+  EXPECT_FALSE(parse_request(Kind::chat, both, r, w, 67));
+  EXPECT_NE(w.message.find("images and audio are 68 bytes (decoded) so far, over this server's limit of 67 bytes"),
+            std::string::npos)
+      << w.message;
+  EXPECT_EQ(w.code, "audio_too_large");
+}
+
+TEST(OpenAIRequest, BadAudioIsRefusedSayingWhat) {
+  const std::string clip = base64(wav(8));
+  struct Case {
+    std::string body, says, code;
+  } cases[] = {
+      {audio_chat(clip, "flac"), "format must be \"wav\" or \"mp3\"", "invalid_audio_format"},
+      {audio_chat(clip, "mp3"), "is a WAV file, not the MP3 its format says", "invalid_audio"},
+      {audio_chat("@@@@", "wav"), "input_audio.data is not base64", "invalid_audio"},
+      {audio_chat("", "wav"), "holds no audio", "invalid_audio"},
+      {audio_chat("data:audio/wav;base64," + clip, "wav"), "is a data URL", "invalid_audio"},
+      {audio_chat(base64("this is text, not a sound\n"), "wav"), "no audio file this server reads", "invalid_audio"},
+      {audio_chat(base64("fLaC\0\0\0\x22"), "wav"), "is a FLAC file, not the WAV", "invalid_audio"},
+      {audio_chat(base64("OggS\0\x02\0\0"), "mp3"), "an Ogg file, which this server does not decode", "invalid_audio"},
+      // Cut in half: the RIFF header says more than the data holds.
+      {audio_chat(base64(wav(8).substr(0, 30)), "wav"), "truncated WAV file: its RIFF header says 60 bytes",
+       "invalid_audio"},
+      // A data chunk that claims a gigabyte inside a RIFF of 60 bytes: the header lies.
+      {audio_chat(base64(wav(8, -1, 1 << 30)), "wav"), "'data' chunk claims 1073741824 bytes, past the file's end",
+       "invalid_audio"},
+      {audio_chat(base64("RIFF" + le32(4) + "WAVE"), "wav"), "no 'fmt ' chunk", "invalid_audio"},
+      {R"({"messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": "AAAA"}]}]})",
+       "input_audio must be {\"data\"", ""},
+      {R"({"messages": [{"role": "user", "content": [{"type": "input_audio",
+          "input_audio": {"data": "AAAA", "format": "wav", "rate": 8000}}]}]})",
+       "unknown field 'rate'", ""},
+  };
+  for (const Case& c : cases) {
+    const Refusal w = refused(Kind::chat, c.body.c_str());
+    EXPECT_NE(w.message.find(c.says), std::string::npos) << w.message;
+    EXPECT_EQ(w.code, c.code) << w.message;
+    EXPECT_EQ(w.param, "messages");
+  }
 }
