@@ -48,6 +48,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["embedding"] = boolean(&LlamaOptions::embedding, "embedding");
     t["reranking"] = boolean(&LlamaOptions::reranking, "reranking");
     t["n-predict"] = integer(&LlamaOptions::n_predict, "n-predict", -1, std::numeric_limits<int32_t>::max());
+    t["max-tokens"] = integer(&LlamaOptions::max_tokens, "max-tokens", -1, std::numeric_limits<int32_t>::max());
     t["reverse-prompt"] = text(&LlamaOptions::reverse_prompt, "reverse-prompt");
     t["n-probs"] = integer(&LlamaOptions::n_probs, "n-probs", 0, 100);
     t["n-gpu-layers"] = integer(&LlamaOptions::n_gpu_layers, "n-gpu-layers", -1, 100000);
@@ -177,6 +178,7 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"repeat-last-n", o.repeat_last_n},
                        {"seed", o.seed == 0xFFFFFFFFu ? json(-1) : json(o.seed)},
                        {"n-predict", o.n_predict},
+                       {"max-tokens", o.max_tokens},
                        {"n-probs", o.n_probs},
                        {"reverse-prompt", o.reverse_prompt},
                        {"image", o.image},

@@ -38,7 +38,11 @@ struct LlamaOptions {
   // Set by the host, never by a guest's JSON: whose KV this context's prompts may reuse (the
   // property WASINN_PROPERTY_CACHE_PARTITION; one per API key). "": the host's default partition.
   std::string cache_partition;
-  int64_t n_predict = -1;      // most tokens per generation; -1: until end or full context
+  int64_t n_predict = -1;  // most tokens per generation; -1: until end or full context
+  // OpenAI's max_tokens: n-predict's place when set, within the room the prompt leaves in the
+  // context (-1: all of it), and refused at the generation's start when over the context; 0: unset.
+  // One property where the OpenAI guest asked the context's size first and then set n-predict.
+  int64_t max_tokens = 0;
   std::string reverse_prompt;  // compute() stops once the text contains it
 
   // Model: fixed when the graph is loaded; a context cannot change them.

@@ -187,6 +187,10 @@ Error TokenStream::prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_p
     return {WASINN_PROMPT_TOO_LONG, "the prompt has " + std::to_string(n_pos) + " tokens; the context holds " +
                                         std::to_string(n_ctx) + " (raise ctx-size or shorten the prompt)"};
   }
+  if (options.max_tokens > n_ctx) {
+    return sdk::invalid("max-tokens is " + std::to_string(options.max_tokens) + ", over the context's " +
+                        std::to_string(n_ctx) + " tokens (raise ctx-size or ask fewer)");
+  }
   vocab_ = vocab;
   n_ctx_ = n_ctx;
   threads_ = options.effective_threads();
@@ -204,7 +208,12 @@ void TokenStream::mark_started(uint32_t n_pos, size_t n_tokens, const LlamaOptio
   n_past_ = n_pos;
   n_prompt_ = n_tokens;
   stats_.prompt_tokens += n_tokens;
-  n_predict_ = options.n_predict;
+  // max-tokens: within the room the prompt leaves (-1: all of it), so a full context ends no answer
+  // past what its usage can hold.
+  const int64_t room = static_cast<int64_t>(n_ctx_) - static_cast<int64_t>(n_pos);
+  n_predict_ = options.max_tokens == 0  ? options.n_predict
+               : options.max_tokens < 0 ? room
+                                        : std::min(options.max_tokens, room);
   n_probs_ = options.n_probs;
   reverse_prompt_ = options.reverse_prompt;
 }

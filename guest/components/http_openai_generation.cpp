@@ -123,15 +123,6 @@ Usage usage_of(wnx_prompt_context session) {
   return u;
 }
 
-// The largest max_tokens a request may ask: MAX_TOKENS (the guest's environment) if set, else the
-// context's size.
-int64_t max_tokens_limit(int64_t context) {
-  const std::string text = env_value("MAX_TOKENS");
-  char* end = nullptr;
-  const long long v = text.empty() ? 0 : strtoll(text.c_str(), &end, 10);
-  return v > 0 && end && !*end ? v : context;
-}
-
 uint64_t monotonic_ms() { return wh_monotonic_now() / 1000000; }
 
 // Sets the answer's length (n-predict) to what max_tokens and the context leave room for, so the
@@ -162,37 +153,38 @@ void respond_timed_out(wh_response_outparam out, const Generation& g) {
   hg_stream_end_with_trailer(&s, "wasinn-cut", "timeout");
 }
 
-bool set_length(Model& m, const Generation& g, wh_response_outparam out, int64_t& n_predict) {
-  const Usage at_start = usage_of(m.session);
-  n_predict = g.max_tokens;
-  if (at_start.context > 0) {
-    const int64_t room = at_start.context - at_start.prompt;
-    if (room <= 0) {
-      respond_error(out, 400,
-                    "This model's maximum context length is " + std::to_string(at_start.context) +
-                        " tokens, but the prompt has " + std::to_string(at_start.prompt) +
-                        " tokens (raise ctx-size in NN_OPTIONS or shorten the prompt)",
-                    "context_length_exceeded", "messages");
-      return false;
-    }
-    const int64_t limit = max_tokens_limit(at_start.context);
-    if (g.max_tokens > limit) {
-      respond_error(out, 400,
-                    g.max_tokens_field + " is " + std::to_string(g.max_tokens) + ", over this server's limit of " +
-                        std::to_string(limit) + " tokens" +
-                        (limit == at_start.context ? " (the model's context size)" : " (MAX_TOKENS)"),
-                    "invalid_value", g.max_tokens_field.c_str());
-      return false;
-    }
-    n_predict = g.max_tokens > 0 ? std::min(g.max_tokens, room) : room;
+// The answer's length, set before the prompt is started so the start itself checks it: the plugin
+// refuses a max-tokens over the context (as it refuses a prompt that fills it) and ends the answer
+// at a full context. With MAX_TOKENS, the server's own limit (which needs no model) replaces the
+// context's: n-predict, which a full context ends. False after answering 400.
+bool set_length(Model& m, const Generation& g, wh_response_outparam out) {
+  const std::string limit_text = env_value("MAX_TOKENS");
+  char* end = nullptr;
+  long long limit = limit_text.empty() ? 0 : strtoll(limit_text.c_str(), &end, 10);
+  if (!end || *end) limit = 0;
+  if (limit > 0 && g.max_tokens > limit) {
+    respond_error(out, 400,
+                  g.max_tokens_field + " is " + std::to_string(g.max_tokens) + ", over this server's limit of " +
+                      std::to_string(limit) + " tokens (MAX_TOKENS)",
+                  "invalid_value", g.max_tokens_field.c_str());
+    return false;
   }
-  const std::string value = std::to_string(n_predict);
+  const std::string name = limit > 0 ? "n-predict" : "max-tokens";
+  const std::string value = std::to_string(g.max_tokens > 0 ? g.max_tokens : -1);  // -1: the context's room
   wnn_string err{};
-  if (wnx_prompt_set_property(m.session, "n-predict", 9, value.data(), static_cast<uint32_t>(value.size()), &err)) {
-    respond_error(out, 500, "setting n-predict failed: " + take(err));
+  if (wnx_prompt_set_property(m.session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
+                              static_cast<uint32_t>(value.size()), &err)) {
+    respond_error(out, 500, "setting " + name + " failed: " + take(err));
     return false;
   }
   return true;
+}
+
+// Whether the answer ended at its length: max_tokens, or the context's room after the prompt.
+bool at_length_limit(const Generation& g, const Usage& u) {
+  const int64_t room = u.context > 0 ? u.context - u.prompt : -1;
+  const int64_t cap = g.max_tokens > 0 && (room < 0 || g.max_tokens < room) ? g.max_tokens : room;
+  return cap > 0 && u.completion >= cap;
 }
 
 constexpr char kInlineImage[] = "the prompt's inline image";
@@ -233,10 +225,8 @@ bool start(Model& m, const Generation& g, wh_response_outparam out) {
 
 // Runs one generation and answers it, whole or as server-sent events, in the current format.
 void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out) {
-  if (!start(m, g, out)) return;
+  if (!set_length(m, g, out) || !start(m, g, out)) return;
   AnswerFormat* fmt = FormatScope::current();
-  int64_t n_predict = -1;
-  if (!set_length(m, g, out, n_predict)) return;
   const bool chat = kind == Kind::chat;
   const std::string id = new_id(chat ? "chatcmpl-" : "cmpl-");
   const uint64_t created = now_seconds();
@@ -334,6 +324,11 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
   if (!more && !failure.empty()) {
     if (failure.find("prompt-too-long") != std::string::npos || failure.find("the context holds") != std::string::npos)
       return respond_error(out, 400, failure, "context_length_exceeded", "messages");
+    constexpr char kMaxTokens[] = "invalid-argument: max-tokens is ";  // set_length's, over the context
+    if (failure.rfind(kMaxTokens, 0) == 0) {
+      return respond_error(out, 400, g.max_tokens_field + " is " + failure.substr(sizeof kMaxTokens - 1),
+                           "invalid_value", g.max_tokens_field.c_str());
+    }
     // The request's own mistake (a grammar the sampler refuses: response_format's schema) is a 400.
     if (failure.rfind("invalid-argument", 0) == 0) {
       // The field that gave the grammar: response_format, or llama-server's json_schema or grammar.
@@ -438,7 +433,7 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
   if (g.message_form && !gone && !cut && failure.empty() && !scan.stopped()) {
     const json j = metadata();
     Message last;
-    const bool at_limit = n_predict > 0 && usage_of(m.session).completion >= n_predict;
+    const bool at_limit = at_length_limit(g, usage_of(m.session));
     if (j.is_object() && j.contains("parse_error") && j["parse_error"].is_string() && !at_limit) {
       failure = "the model's answer does not match its chat template's format: " + j["parse_error"].get<std::string>();
     } else if (read_message(j, last)) {
@@ -457,7 +452,7 @@ void generate(Kind kind, Model& m, const Generation& g, wh_response_outparam out
   const Usage usage = usage_of(m.session);
   // "length": max_tokens, the context or the deadline ended it; "stop": the model or a stop text;
   // "tool_calls": the model ended an answer that calls tools (llama-server's rule too).
-  const bool at_length = cut || (!scan.stopped() && n_predict > 0 && usage.completion >= n_predict);
+  const bool at_length = cut || (!scan.stopped() && at_length_limit(g, usage));
   const json finish = at_length ? "length" : !said.tool_calls.empty() ? "tool_calls" : "stop";
   if (!g.stream) {
     if (timed_out(failure)) return respond_timed_out(out, g);

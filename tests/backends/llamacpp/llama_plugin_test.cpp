@@ -548,6 +548,33 @@ TEST(LlamaPlugin, ContextOptionsAreChangedPerContextWithoutTouchingOthers) {
   EXPECT_EQ(output_text(small.ptr, 0), output_text(normal.ptr, 0));
 }
 
+// OpenAI's max_tokens in one property: over the context it is refused at the generation's start
+// with the numbers; within it, it replaces n-predict up to the room the prompt leaves (-1: all).
+TEST(LlamaPlugin, MaxTokensIsRefusedOverTheContextAndEndsAtTheRoomLeft) {
+  Graph g = tiny();  // ctx-size 128, n-predict 16
+  Context c(api(), g.ptr);
+  std::string detail;
+  ASSERT_EQ(set_text(c.ptr, 1, "{\"max-tokens\": 129}"), WASINN_OK);
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  EXPECT_EQ(compute_single(c.ptr, &detail), WASINN_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(detail, "max-tokens is 129, over the context's 128 tokens")) << detail;
+
+  ASSERT_EQ(set_text(c.ptr, 1, "{\"max-tokens\": 20}"), WASINN_OK);  // over n-predict's 16: it replaces it
+  ASSERT_EQ(set_text(c.ptr, 0, kPrompt), WASINN_OK);
+  int end = 0;
+  EXPECT_EQ(stream_all(c.ptr, &end).size(), 20u);
+  EXPECT_EQ(end, WASINN_END_OF_SEQUENCE);
+
+  // -1: the room after the prompt, so the usage never passes the context (a 32-token context).
+  Context room(api(), g.ptr);
+  ASSERT_EQ(set_text(room.ptr, 1, "{\"ctx-size\": 32, \"max-tokens\": -1}"), WASINN_OK);
+  ASSERT_EQ(set_text(room.ptr, 0, kPrompt), WASINN_OK);
+  const size_t pieces = stream_all(room.ptr, &end).size();
+  const auto meta = nlohmann::json::parse(output_text(room.ptr, 1));
+  EXPECT_EQ(meta["input_tokens"].get<size_t>() + pieces, 32u) << meta.dump();
+  EXPECT_EQ(end, WASINN_END_OF_SEQUENCE);
+}
+
 TEST(LlamaPlugin, ReversePromptEndsTheAnswer) {
   Graph g = tiny();
   Context c(api(), g.ptr);
