@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <random>
 
+#include "audio_input.h"
 #include "ggml_common/log_router.h"
 #include "host_file.h"
 
@@ -27,7 +28,7 @@ constexpr int kMaxImageSide = 16384;
 
 using ggml_common::LogScope;
 
-constexpr std::string_view kTagPrefix = "<img src=\"data:image/";
+constexpr std::string_view kTagPrefixes[] = {"<img src=\"data:image/", "<audio src=\"data:audio/"};
 constexpr std::string_view kPayloadPrefix = ";base64,";
 constexpr std::string_view kTagSuffix = "\">";
 
@@ -93,16 +94,48 @@ Error Projector::load(const std::string& path, const llama_model* model, uint32_
   auto projector = std::make_unique<Projector>();
   projector->ctx_.reset(mtmd_init_from_file(path.c_str(), model, params));
   if (!projector->ctx_) return sdk::invalid("load config: \"mmproj\": libmtmd could not load " + path + why(scope));
-  if (!mtmd_support_vision(projector->ctx_.get())) {
-    return sdk::unsupported("load config: \"mmproj\": " + path + " has no vision encoder (an audio projector?)");
+  if (!mtmd_support_vision(projector->ctx_.get()) && !mtmd_support_audio(projector->ctx_.get())) {
+    return sdk::unsupported("load config: \"mmproj\": " + path + " has neither a vision nor an audio encoder");
   }
   projector->path_ = path;
   out = std::move(projector);
   return {};
 }
 
+Error Projector::decode_audio(std::string_view bytes, std::string_view what, const LogScope& scope,
+                              BitmapPtr& out) const {
+  const char* container = container_name(sniff_audio(bytes));
+  if (!mtmd_support_audio(ctx_.get())) {
+    return sdk::invalid(std::string(what) + " is " + container + " audio, and this model's projector (" + path_ +
+                        ") has no audio encoder: it takes images only");
+  }
+  std::string file;
+  if (Error e = check_audio(bytes, what, file)) return e;
+  const mtmd_helper_bitmap_wrapper made =
+      mtmd_helper_bitmap_init_from_buf(ctx_.get(), reinterpret_cast<const unsigned char*>(file.data()), file.size(),
+                                       /*placeholder=*/false, mtmd_helper_init_opt_default());
+  BitmapPtr bitmap(made.bitmap);
+  if (!bitmap || !mtmd_bitmap_is_audio(bitmap.get())) {
+    return sdk::invalid(std::string(what) + " (" + std::to_string(bytes.size()) + " bytes) is " + container +
+                        " audio libmtmd could not decode" + why(scope));
+  }
+  out = std::move(bitmap);
+  return {};
+}
+
 Error Projector::decode(std::string_view bytes, std::string_view what, const LogScope& scope, BitmapPtr& out) const {
   if (bytes.empty()) return sdk::invalid(std::string(what) + " is empty, not an image");
+  // libmtmd's own order: what reads as audio is audio, whatever the rest.
+  if (sniff_audio(bytes) != AudioContainer::none) {
+    std::string named(what);
+    const size_t image = named.find("inline image");
+    if (image != std::string::npos) named.replace(image, 12, "inline audio");
+    return decode_audio(bytes, named, scope, out);
+  }
+  if (!mtmd_support_vision(ctx_.get())) {
+    return sdk::invalid(std::string(what) + ": this model's projector (" + path_ +
+                        ") has no vision encoder: it takes audio only (WAV, MP3, FLAC), no images");
+  }
   int width = 0, height = 0, channels = 0;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
       !stbi_info_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()),
@@ -124,7 +157,6 @@ Error Projector::decode(std::string_view bytes, std::string_view what, const Log
     return sdk::invalid(std::string(what) + " (" + std::to_string(bytes.size()) +
                         " bytes) is not an image libmtmd can read (PNG, JPEG, BMP, GIF, ...)" + why(scope));
   }
-  if (mtmd_bitmap_is_audio(bitmap.get())) return sdk::invalid(std::string(what) + " is audio, not an image");
   out = std::move(bitmap);
   return {};
 }
@@ -209,7 +241,8 @@ Error Projector::check_micro_batch(llama_context* ctx, const mtmd_input_chunks* 
 Error take_inline_images(std::string& prompt, std::vector<std::string>& images) {
   size_t from = 0;
   while (true) {
-    const size_t begin = prompt.find(kTagPrefix, from);
+    size_t begin = std::string::npos;  // the first tag of either kind
+    for (std::string_view prefix : kTagPrefixes) begin = std::min(begin, prompt.find(prefix, from));
     if (begin == std::string::npos) return {};
     const size_t payload = prompt.find(kPayloadPrefix, begin);
     if (payload == std::string::npos) return {};
@@ -219,7 +252,7 @@ Error take_inline_images(std::string& prompt, std::vector<std::string>& images) 
     std::string bytes;
     if (!decode_base64(std::string_view(prompt).substr(data, end - data), bytes)) {
       return sdk::invalid("the prompt's inline image " + std::to_string(images.size() + 1) +
-                          " (<img src=\"data:image/...;base64,...\">) is not valid base64");
+                          " (<img src=\"data:image/...;base64,...\">, or <audio ...>) is not valid base64");
     }
     images.push_back(std::move(bytes));
     prompt.replace(begin, end + kTagSuffix.size() - begin, media_marker());

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Images into text models: a graph's multimodal projector (llama.cpp's libmtmd, loaded from the
-// load config's "mmproj" path with the model) and the images of a prompt, taken as WasmEdge's
-// GGML plugin takes them: the prompt marks where each image goes with "<image>", and the image
-// is inline in the prompt (<img src="data:image/...;base64,...">), a file named by the "image"
-// key, or (wasinn's) the bytes of input 3 "image".
+// Images and audio into text models: a graph's multimodal projector (llama.cpp's libmtmd, loaded
+// from the load config's "mmproj" path with the model) and the media of a prompt, taken as
+// WasmEdge's GGML plugin takes images: the prompt marks where each goes with "<image>", and the
+// image is inline in the prompt (<img src="data:image/...;base64,...">), a file named by the
+// "image" key, or (wasinn's) the bytes of input 3 "image". Audio (WAV, MP3, FLAC; for a projector
+// with an audio encoder) comes the same ways, inline as <audio src="data:audio/...;base64,...">
+// (wasinn's, for OpenAI's input_audio parts); libmtmd tells audio from an image by its bytes.
 #pragma once
 
 #include <llama.h>
@@ -42,14 +44,17 @@ void mark_images(std::string& prompt);
 class Projector {
  public:
   // Loads the projector at `path` for `model`. A missing file is NOT_FOUND; a file libmtmd cannot
-  // load, or one whose output size is not the model's n_embd, INVALID_ARGUMENT with its reason.
+  // load, or one whose output size is not the model's n_embd, INVALID_ARGUMENT with its reason; one
+  // with neither a vision nor an audio encoder, UNSUPPORTED.
   // Every call takes the plugin call's log scope, whose error lines (libmtmd's) end the detail.
   // `device`: a GPU to encode on, or null for the CPU.
   static Error load(const std::string& path, const llama_model* model, uint32_t threads, ggml_backend_dev_t device,
                     const ggml_common::LogScope& scope, std::unique_ptr<Projector>& out);
 
-  // An image file's bytes (PNG, JPEG, BMP, GIF, ...: what stb_image reads) as a bitmap. `what`
-  // names them in the detail. Bytes that are no image are INVALID_ARGUMENT.
+  // An image file's bytes (PNG, JPEG, BMP, GIF, ...: what stb_image reads) or an audio file's (WAV,
+  // MP3, FLAC: checked by audio_input.h first) as a bitmap. `what` names them in the detail (an
+  // "image" in it reads "audio" for audio). INVALID_ARGUMENT for bytes that are neither, for audio
+  // audio_input.h refuses or libmtmd cannot decode, and for media the projector has no encoder for.
   Error decode(std::string_view bytes, std::string_view what, const ggml_common::LogScope& scope, BitmapPtr& out) const;
   // The file at `path`; NOT_FOUND when there is none.
   Error decode_file(const std::string& path, const ggml_common::LogScope& scope, BitmapPtr& out) const;
@@ -68,6 +73,9 @@ class Projector {
   const std::string& path() const { return path_; }
 
  private:
+  // decode's audio: checked (audio_input.h), then libmtmd's decoder on the checked file.
+  Error decode_audio(std::string_view bytes, std::string_view what, const ggml_common::LogScope& scope,
+                     BitmapPtr& out) const;
   // INVALID_ARGUMENT when an image must be decoded in one micro-batch larger than ctx's.
   Error check_micro_batch(llama_context* ctx, const mtmd_input_chunks* chunks) const;
 
@@ -76,10 +84,11 @@ class Projector {
   std::string path_;
 };
 
-// Takes WasmEdge's inline images, <img src="data:image/<type>;base64,<payload>">, out of the
-// prompt in order: each tag becomes media_marker() and its decoded bytes are appended to `images`.
-// A tag that is not closed, or has no ";base64,", stays text (as in WasmEdge); a payload that is
-// not base64 is INVALID_ARGUMENT.
+// Takes WasmEdge's inline images, <img src="data:image/<type>;base64,<payload>">, and wasinn's
+// inline audio, <audio src="data:audio/<type>;base64,<payload>">, out of the prompt in order: each
+// tag becomes media_marker() and its decoded bytes are appended to `images`. A tag that is not
+// closed, or has no ";base64,", stays text (as in WasmEdge); a payload that is not base64 is
+// INVALID_ARGUMENT.
 Error take_inline_images(std::string& prompt, std::vector<std::string>& images);
 
 }  // namespace wasinn::llamacpp

@@ -25,7 +25,8 @@ scripts/fixtures/export_llava.py:
   errors   each a 400 that says what, the server answering correctly after it: a truncated PNG, bytes
            that are no image, a PNG whose header says 12000x12000 (huge.png), a WebP, a remote
            http(s) URL (chat, Responses, Messages), a data URL that is not base64, images over
-           MAX_IMAGE_BYTES, an input_audio part, a model served without a projector (whose text chat
+           MAX_IMAGE_BYTES, an input_audio part that is no audio (openai_audio_chat_test.py has audio's
+           own errors), a model served without a projector (whose text chat
            with an inline tag in its text is answered); at start,
            --mmproj naming a missing file, a GGUF that is no projector, or no --openai model is a
            usage error (exit 2) before anything loads
@@ -436,9 +437,9 @@ def case_errors(ctx):
             ("images over MAX_IMAGE_BYTES", lambda: chat(c, [{"role": "user", "content": [
                 {"type": "text", "text": TEXT}] + [{"type": "image_url", "image_url": {"url": data_url(one)}}] * 4}]),
              (f"limit of {limit} bytes", "MAX_IMAGE_BYTES"), "image_too_large"),
-            ("an input_audio part", lambda: chat(c, [{"role": "user", "content": [
+            ("an input_audio part that is no audio", lambda: chat(c, [{"role": "user", "content": [
                 {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}]}]),
-             ("input_audio",), "unsupported_content_type"),
+             ("input_audio.data is no audio file",), "invalid_audio"),
             ("a model without projector", lambda: c.chat.completions.create(
                 model="text", messages=chat_messages(data_url(one)), max_tokens=4),
              ("has no projector (mmproj)", "--mmproj"), "model_without_projector"),
