@@ -79,15 +79,19 @@ void check_accepted(const Request& r, const std::string& text) {
     for (const auto& m : *messages) {
       if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content"))
         fail("a message sent as " + m.dump(), text);
-      // A message with images: llama.cpp's parts, text and each image's inline tag (a media marker).
+      // A message with images or audio: llama.cpp's parts, text and each clip's or image's inline tag
+      // (a media marker).
       if (m["content"].is_array()) {
         images = true;
         for (const auto& part : m["content"]) {
           const bool text_part = part.is_object() && part.size() == 2 && part.value("type", "") == "text" &&
                                  part.contains("text") && part["text"].is_string();
-          const bool image_part = part.is_object() && part.size() == 2 && part.value("type", "") == "media_marker" &&
-                                  part.contains("text") && part["text"].is_string() &&
-                                  part["text"].get<std::string>().rfind("<img src=\"data:image/", 0) == 0;
+          const std::string tag = part.is_object() && part.contains("text") && part["text"].is_string()
+                                      ? part["text"].get<std::string>()
+                                      : std::string();
+          const bool image_part =
+              part.is_object() && part.size() == 2 && part.value("type", "") == "media_marker" &&
+              (tag.rfind("<img src=\"data:image/", 0) == 0 || tag.rfind("<audio src=\"data:audio/", 0) == 0);
           if (!text_part && !image_part) fail("a content part sent as " + part.dump(), text);
         }
       } else if (!m["content"].is_string()) {
