@@ -36,7 +36,7 @@ const char* const kOpenaiHelp =
     "requests' \"model\") defaults to the file's name without .gguf, .bin, .onnx or .json. Sets --nn-preload "
     "NAME:GGML:AUTO:FILE (a voice's .onnx: NAME:PIPER:AUTO:FILE), --env MODELS=NAME,... and --public-path / (the "
     "chat page loads without --api-key's key, which its user types into it); --mmproj gives a model its "
-    "projector (images in chat), --vocoder an OuteTTS model its vocoder (speech); every other serve option "
+    "projector (images or audio in chat), --vocoder an OuteTTS model its vocoder (speech); every other serve option "
     "applies. E.g. --openai hf://Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M, --openai chat=models/model.gguf";
 
 const char* const kVocoderHelp =
@@ -48,7 +48,8 @@ const char* const kVocoderHelp =
 const char* const kMmprojHelp =
     "With --openai: the multimodal projector (mmproj GGUF) of the model NAME (NAME= may be left out when there is "
     "one model), so that its chats take images (image_url parts as base64 data: URLs, Responses' input_image, "
-    "Messages' image blocks): a local file, checked at start; repeatable, one per model; it replaces the one a "
+    "Messages' image blocks) or, with a projector that has an audio encoder, audio (input_audio parts, WAV or "
+    "MP3): a local file, checked at start; repeatable, one per model; it replaces the one a "
     "Hub model's repository gives (see --no-mmproj). The preload becomes "
     "NAME:GGML:AUTO:model.gguf:mmproj.gguf. E.g. --openai vl=model.gguf --mmproj vl=mmproj-model-f16.gguf";
 
