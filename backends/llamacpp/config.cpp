@@ -72,7 +72,9 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
     t["parallel"] = integer(&LlamaOptions::parallel, "parallel", 0, kMaxParallel);
-    t["n-parallel"] = t["parallel"];  // llama-server's LLAMA_ARG_N_PARALLEL, LlamaEdge's --n-parallel
+    t["n-parallel"] = t["parallel"];
+    t["cache-ram"] = integer(&LlamaOptions::cache_ram, "cache-ram", -1,
+                             1 << 20);  // llama-server's LLAMA_ARG_N_PARALLEL, LlamaEdge's --n-parallel
     // The SDK's rule for every backend's thread counts: an integer from 0 to 4 per hardware thread.
     t["threads"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       std::optional<int> n;
@@ -231,9 +233,9 @@ Error set_context_option(std::string_view key, std::string_view value, LlamaOpti
 
 bool is_load_only_key(std::string_view key) {
   static constexpr std::string_view kKeys[] = {
-      "n-gpu-layers",  "main-gpu",           "use-mmap",        "mmproj",
-      "tts",           "model-vocoder",      "tts-output-file", "tts-speaker-file",
-      "chat-template", "chat-template-file", "parallel",        "n-parallel"};
+      "n-gpu-layers",  "main-gpu",        "use-mmap",         "mmproj",        "tts",
+      "model-vocoder", "tts-output-file", "tts-speaker-file", "chat-template", "chat-template-file",
+      "parallel",      "n-parallel",      "cache-ram"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 

@@ -77,6 +77,10 @@ struct LlamaOptions {
   // Generations decoded together in the graph's shared context (shared_context.h), each with
   // ctx_size tokens: 0, sized from the memory available; fixed at load.
   uint32_t parallel = 0;
+  // The KV of sequences whose slot another prompt took, kept in host memory for their next turn
+  // (saved_prompts.h), in MiB, as llama-server's --cache-ram: -1, an eighth of the memory available
+  // at the first generation, at most 8192; 0: none. Fixed at load.
+  int64_t cache_ram = -1;
 
   // Sampling: the sampler is rebuilt from these at the start of every generation.
   double temp = 0.8;  // 0: greedy

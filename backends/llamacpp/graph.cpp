@@ -279,6 +279,8 @@ SharedContext* LlamaGraph::shared_context(const ContextShape& shape, uint32_t th
     p.n_ubatch = shape.n_ubatch;
     p.threads = threads;
     p.perf = options_.enable_log;
+    p.cache_ram = options_.cache_ram < 0 ? SharedContext::cache_ram_for_memory()
+                                         : static_cast<uint64_t>(options_.cache_ram) << 20;
     LogScope scope(options_.enable_log);
     if (Error e = SharedContext::create(model(), p, shared_)) {
       // Each context makes its own then, as before there was a shared one.
@@ -288,7 +290,7 @@ SharedContext* LlamaGraph::shared_context(const ContextShape& shape, uint32_t th
     shared_shape_ = shape;
     debug_note(options_.enable_debug_log, [&] {
       return "shared context: " + std::to_string(p.n_seq) + " sequences of " + std::to_string(shared_->n_ctx_seq()) +
-             " tokens";
+             " tokens, " + std::to_string(p.cache_ram >> 20) + " MiB of host memory for their saved prompts";
     });
   }
   return shared_ && shared_shape_ == shape ? shared_.get() : nullptr;

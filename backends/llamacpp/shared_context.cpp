@@ -24,6 +24,9 @@ Clock::duration gather_time(Clock::duration last_step) {
   return std::clamp<Clock::duration>(last_step / 8, std::chrono::microseconds(200), std::chrono::milliseconds(3));
 }
 
+// A slot's KV shorter than this is dropped, not saved, when another prompt takes the slot.
+constexpr size_t kSaveAtLeast = 16;
+
 size_t common_prefix(const std::vector<llama_token>& a, std::span<const llama_token> b) {
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;
@@ -68,10 +71,16 @@ uint32_t SharedContext::sequences_for_memory(const llama_model* model, uint32_t 
   return static_cast<uint32_t>(std::clamp<uint64_t>(budget / per_seq, 1, kDefaultMax));
 }
 
+uint64_t SharedContext::cache_ram_for_memory() {
+  constexpr uint64_t kMax = uint64_t{8192} << 20;
+  return std::min(kMax, memory_available() / 8);
+}
+
 Error SharedContext::create(llama_model* model, const Params& params, std::unique_ptr<SharedContext>& out) {
   std::unique_ptr<SharedContext> s(new SharedContext());
   s->params_ = params;
   s->params_.n_batch = std::max(params.n_batch, params.n_seq);  // a step holds every sequence's token
+  s->saved_ = SavedPrompts(params.cache_ram);
   llama_context_params p = llama_context_default_params();
   p.n_ctx = params.n_seq * params.n_ctx_seq;
   p.n_batch = s->params_.n_batch;
@@ -140,31 +149,59 @@ void SharedContext::print_perf() {
 }
 
 bool SharedContext::acquire(std::span<const llama_token> prompt, const std::string& partition, Sequence& out) {
-  std::lock_guard lock(mu_);
-  int best = -1, oldest = -1;
+  std::unique_lock lock(mu_);
+  int best = -1, chosen = -1;
   size_t best_len = 0;
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    const Slot& s = slots_[i];
-    if (s.busy) continue;
-    if (s.partition == partition) {
-      const size_t len = common_prefix(s.tokens, prompt);
-      if (len > best_len) best_len = len, best = static_cast<int>(i);
+  SavedPrompts::Match saved{};
+  bool restores = false, saves = false;
+  // Chosen again after waiting for a running decode, which the saved prompts' calls must not overlap.
+  for (;;) {
+    int oldest = -1;
+    best = -1;
+    best_len = 0;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      const Slot& s = slots_[i];
+      if (s.busy) continue;
+      if (s.partition == partition) {
+        const size_t len = common_prefix(s.tokens, prompt);
+        if (prefix_worth_taking(len, s.prompt_len, s.tokens.size(), prompt.size()) && len > best_len)
+          best_len = len, best = static_cast<int>(i);
+      }
+      // The least recently used, an empty one first.
+      if (oldest < 0 || (s.tokens.empty() && !slots_[oldest].tokens.empty()) ||
+          (s.tokens.empty() == slots_[oldest].tokens.empty() && s.last_used < slots_[oldest].last_used))
+        oldest = static_cast<int>(i);
     }
-    // The least recently used, an empty one first.
-    if (oldest < 0 || (s.tokens.empty() && !slots_[oldest].tokens.empty()) ||
-        (s.tokens.empty() == slots_[oldest].tokens.empty() && s.last_used < slots_[oldest].last_used))
-      oldest = static_cast<int>(i);
+    if (oldest < 0) return false;
+    // A saved prompt that goes further than any slot's goes back into the least recently used one.
+    saved = saved_.best(partition, prompt);
+    restores = saved.length > best_len &&
+               prefix_worth_taking(saved.length, saved.at->prompt_len, saved.at->tokens.size(), prompt.size());
+    chosen = best >= 0 && !restores ? best : oldest;
+    // What the least recently used slot held is saved before it goes, unless it is little.
+    saves = chosen == oldest && saved_.budget() > 0 && slots_[chosen].tokens.size() >= kSaveAtLeast;
+    if (!(restores || saves) || !decoding_) break;
+    cv_.wait(lock, [&] { return !decoding_; });
   }
-  if (oldest < 0) return false;
-  const int chosen = best >= 0 ? best : oldest;
+  SavedPrompts::Entry restored;
+  if (restores) restored = saved_.take(saved.at);  // before save_slot, whose put may drop it
+  if (saves) save_slot(static_cast<size_t>(chosen));
+  if (restores && restore_slot(static_cast<size_t>(chosen), std::move(restored))) {
+    best_len = saved.length;
+  } else if (chosen != best) {
+    // The least recently used slot, with whatever prefix of the prompt it holds.
+    const Slot& s = slots_[static_cast<size_t>(chosen)];
+    best_len = s.partition == partition ? common_prefix(s.tokens, prompt) : 0;
+  }
   // The last prompt token is decoded again, whatever the cache holds: its logits are the first sample's.
-  const size_t reuse = best >= 0 ? std::min(best_len, prompt.empty() ? 0 : prompt.size() - 1) : 0;
+  const size_t reuse = std::min(best_len, prompt.empty() ? 0 : prompt.size() - 1);
   Slot& slot = slots_[chosen];
   slot.busy = true;
   slot.queued_once = false;
   slot.partition = partition;
   slot.last_used = ++use_clock_;
   slot.tokens.resize(reuse);
+  slot.prompt_len = prompt.size();
   slot.trim_from = static_cast<llama_pos>(reuse);
   ++leased_;
   out.release(false);
@@ -173,6 +210,44 @@ bool SharedContext::acquire(std::span<const llama_token> prompt, const std::stri
   out.cached_ = reuse;
   out.kv_.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(reuse));
   out.kv_known_ = true;
+  return true;
+}
+
+void SharedContext::save_slot(size_t i) {
+  Slot& slot = slots_[i];
+  llama_context* ctx = ctx_.get();
+  const auto seq = static_cast<llama_seq_id>(i);
+  if (slot.trim_from >= 0) {  // the KV then holds exactly slot.tokens
+    llama_memory_seq_rm(llama_get_memory(ctx), seq, slot.trim_from, -1);
+    slot.trim_from = -1;
+  }
+  SavedPrompts::Entry e;
+  e.partition = slot.partition;
+  e.tokens = slot.tokens;
+  e.prompt_len = slot.prompt_len;
+  try {
+    e.state.resize(llama_state_seq_get_size(ctx, seq));
+  } catch (const std::bad_alloc&) {
+    return;  // not saved: the slot's prompt is recomputed if it comes back
+  }
+  if (e.state.empty() || llama_state_seq_get_data(ctx, e.state.data(), e.state.size(), seq) != e.state.size()) return;
+  saved_.put(std::move(e));
+}
+
+bool SharedContext::restore_slot(size_t i, SavedPrompts::Entry entry) {
+  Slot& slot = slots_[i];
+  llama_context* ctx = ctx_.get();
+  const auto seq = static_cast<llama_seq_id>(i);
+  llama_memory_seq_rm(llama_get_memory(ctx), seq, 0, -1);
+  slot.trim_from = -1;
+  slot.tokens.clear();
+  if (llama_state_seq_set_data(ctx, entry.state.data(), entry.state.size(), seq) != entry.state.size()) {
+    llama_memory_seq_rm(llama_get_memory(ctx), seq, 0, -1);  // whatever part of it went in
+    return false;
+  }
+  slot.tokens = std::move(entry.tokens);
+  slot.prompt_len = entry.prompt_len;
+  slot.partition = std::move(entry.partition);
   return true;
 }
 
@@ -355,6 +430,7 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
     return;
   }
 
+  decoding_ = true;
   lock.unlock();
   if (threads != threads_now_) {
     llama_set_n_threads(ctx_.get(), static_cast<int32_t>(threads), static_cast<int32_t>(threads));
@@ -377,6 +453,7 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
   }
   const auto took = Clock::now() - began;
   lock.lock();
+  decoding_ = false;
   last_step_ = took;
   const Error failed = decode_status(rc, "the shared context for this step", log_scope.errors());
   for (Request* r : in_step_) {

@@ -9,7 +9,8 @@
 // decodes it and copies each caller's logits out. One thread, not whichever caller came first:
 // ggml's OpenMP keeps a team of threads per calling thread, and the idle teams of changing leaders
 // spun on the cores the running one needed (8 streams: a step 5-10% slower than llama-server's).
-// Every llama_memory_* call happens inside a step, so nothing touches the KV while it decodes.
+// Every llama_memory_* call happens inside a step or, for the saved prompts, in acquire while no
+// step decodes, so nothing touches the KV while it decodes.
 //
 // Isolation: a sequence attends to its own KV cells only (llama.cpp's per-sequence masks; the
 // cache is not unified), and a prompt reuses only KV left in its own partition (the host's
@@ -18,6 +19,7 @@
 
 #include <llama.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "llama_handles.h"
+#include "saved_prompts.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
 namespace wasinn::llamacpp {
@@ -50,12 +53,15 @@ class SharedContext {
     uint32_t n_batch = 0;    // the most tokens one step decodes (generation tokens first)
     uint32_t n_ubatch = 0;
     uint32_t threads = 1;
-    bool perf = false;  // llama.cpp's perf counters (for "enable-log")
+    bool perf = false;       // llama.cpp's perf counters (for "enable-log")
+    uint64_t cache_ram = 0;  // bytes of host memory for saved prompts (saved_prompts.h); 0: none
   };
   static Error create(llama_model* model, const Params& params, std::unique_ptr<SharedContext>& out);
   // "parallel": 0: as many sequences of n_ctx_seq tokens as a quarter of the memory available
   // now holds the KV of (f16, as llama.cpp's default), from 1 to 8.
   static uint32_t sequences_for_memory(const llama_model* model, uint32_t n_ctx_seq);
+  // "cache-ram" -1: an eighth of the memory available now, at most 8 GiB (llama-server's default).
+  static uint64_t cache_ram_for_memory();
   ~SharedContext();
 
  private:
@@ -128,8 +134,9 @@ class SharedContext {
   // llama.cpp's perf counters of the shared context (every sequence's), to its log; between steps.
   void print_perf();
 
-  // An idle sequence for `prompt` in `partition`: the one whose KV shares the longest prefix with
-  // the prompt, else the least recently used one. False when every sequence is busy.
+  // An idle sequence for `prompt` in `partition`: the one whose KV holds the longest prefix of the
+  // prompt when that prefix covers the last prompt it was given or half of this one, else the least
+  // recently used one (an empty one first). False when every sequence is busy.
   bool acquire(std::span<const llama_token> prompt, const std::string& partition, Sequence& out);
 
  private:
@@ -140,6 +147,8 @@ class SharedContext {
     bool queued_once = false;  // its holder has asked for a step (not just acquired it)
     std::string partition;
     std::vector<llama_token> tokens;  // in its KV, positions 0..n-1
+    size_t prompt_len = 0;            // how many of them were its last holder's prompt
+
     uint64_t last_used = 0;
     llama_pos trim_from = -1;  // the KV from here on is dropped before the next step (-1: nothing)
   };
@@ -149,6 +158,10 @@ class SharedContext {
   // Runs one step; `lock` (on mu_) is released while llama_decode runs.
   void run_step(std::unique_lock<std::mutex>& lock);
   bool has_work() const;
+  // acquire's use of the host memory's saved prompts: `slot`'s KV saved there before another
+  // prompt takes it, or an entry's KV put back into it. Only between llama_decode calls.
+  void save_slot(size_t slot);
+  bool restore_slot(size_t slot, SavedPrompts::Entry entry);
   void finish(Request& r, Error e);
   static bool all_cancelled(void* self);
 
@@ -165,6 +178,8 @@ class SharedContext {
   size_t leased_ = 0;  // sequences held
   std::deque<Request*> queue_;
   bool stepping_ = false;
+  bool decoding_ = false;  // llama_decode runs (without mu_): no other llama call may touch the KV
+  SavedPrompts saved_{0};
   std::vector<Request*> in_step_;  // read by all_cancelled while llama_decode runs
   std::vector<Request*> order_;    // the step's requests by sequence (reserved: a step allocates nothing)
   bool stopping_ = false;

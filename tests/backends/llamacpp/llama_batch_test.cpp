@@ -189,6 +189,47 @@ TEST(LlamaBatch, AStreamLeftMidwayKeepsItsKVForTheNextTurn) {
   EXPECT_GE(two.cached, static_cast<int>(native_token_count(tiny_model(), first)));
 }
 
+Graph tiny_with(int parallel, int64_t cache_ram_mib) {
+  LoadArgs args = model_args("ggml", {read_file(tiny_model())});
+  args.config = nlohmann::json{{"temp", 0},    {"ctx-size", kCtx},     {"n-predict", kPredict},
+                               {"threads", 1}, {"parallel", parallel}, {"cache-ram", cache_ram_mib}}
+                    .dump();
+  Graph g;
+  Diag d;
+  EXPECT_EQ(load(backend(), args, g, d), WASINN_OK) << d.detail;
+  return g;
+}
+
+// A conversation whose sequence two other prompts took (two sequences) comes back from host memory
+// ("cache-ram", as llama-server's): its next turn reuses its first turn's KV and answers as a cold
+// run; only in its own partition; with "cache-ram" 0 it is evaluated again.
+TEST(LlamaBatch, ASavedConversationComesBackFromHostMemory) {
+  const std::string first = prompts()[0];
+  for (const int64_t mib : {64, 0}) {
+    Graph g = tiny_with(2, mib);
+    Context a(api(), g.ptr), b(api(), g.ptr), c(api(), g.ptr), other_key(api(), g.ptr);
+    ASSERT_EQ(set_partition(g.ptr, a.ptr, "key-a"), WASINN_OK);
+    ASSERT_EQ(set_partition(g.ptr, b.ptr, "key-a"), WASINN_OK);
+    ASSERT_EQ(set_partition(g.ptr, c.ptr, "key-a"), WASINN_OK);
+    ASSERT_EQ(set_partition(g.ptr, other_key.ptr, "key-b"), WASINN_OK);
+    const Answer one = generate(a.ptr, first, false);
+    ASSERT_EQ(one.status, WASINN_OK);
+    // Two other conversations take both sequences: the first one's KV leaves its sequence.
+    EXPECT_EQ(generate(b.ptr, prompts()[2], false).text, native(prompts()[2]));
+    EXPECT_EQ(generate(c.ptr, prompts()[3], true).text, native(prompts()[3]));
+    const std::string next = first + one.text + " And then";
+    EXPECT_LE(generate(other_key.ptr, next, false).cached, 1) << mib << " MiB: another key's saved prompt";
+    const Answer two = generate(a.ptr, next, true);
+    EXPECT_EQ(two.text, native(next)) << mib << " MiB";
+    if (mib > 0) {
+      EXPECT_GE(two.cached, static_cast<int>(native_token_count(tiny_model(), first)))
+          << "the first turn's KV came back from host memory";
+    } else {
+      EXPECT_LE(two.cached, 1) << "without cache-ram, nothing but a sequence's own KV is reused";
+    }
+  }
+}
+
 // A partition reuses only its own KV: the same prompt under another partition is evaluated again.
 TEST(LlamaBatch, PartitionsShareNoKV) {
   Graph g = tiny(4);
