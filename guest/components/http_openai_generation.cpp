@@ -188,6 +188,7 @@ bool at_length_limit(const Generation& g, const Usage& u) {
 }
 
 constexpr char kInlineImage[] = "the prompt's inline image";
+constexpr char kInlineAudio[] = "the prompt's inline audio";
 
 // Gives the session the request's input (the model's template renders a chat); false after
 // answering when the model refuses it.
@@ -203,10 +204,15 @@ bool start(Model& m, const Generation& g, wh_response_outparam out) {
     why.replace(at, sizeof kInlineImage - 1, "the request's image");
     image = true;
   }
+  bool audio = false;  // an input_audio part's clip, "the prompt's inline audio N" (N counts images too)
+  for (size_t at = why.find(kInlineAudio); at != std::string::npos; at = why.find(kInlineAudio, at)) {
+    why.replace(at, sizeof kInlineAudio - 1, "the request's audio");
+    audio = true;
+  }
   if (why.find("without a multimodal projector") != std::string::npos) {
     respond_error(out, 400,
                   "model `" + m.name +
-                      "` has no projector (mmproj), so it takes no images: serve it with its projector, e.g. "
+                      "` has no projector (mmproj), so it takes no images or audio: serve it with its projector, e.g. "
                       "wasinn serve --openai " +
                       m.name + "=model.gguf --mmproj " + m.name + "=mmproj.gguf (the model said: " + why + ")",
                   "model_without_projector", "messages");
@@ -214,6 +220,13 @@ bool start(Model& m, const Generation& g, wh_response_outparam out) {
     respond_error(out, 400, "the model refused the input: " + why, "image_too_large", "messages");
   } else if (image && why.rfind("invalid-argument", 0) == 0) {  // bytes no decoder of the plugin reads
     respond_error(out, 400, "the model refused the input: " + why, "invalid_image", "messages");
+  } else if (audio && why.find("has no audio encoder") != std::string::npos) {
+    respond_error(
+        out, 400,
+        "model `" + m.name + "`'s projector has no audio encoder, so it takes no audio (the model said: " + why + ")",
+        "model_without_audio_encoder", "messages");
+  } else if (audio && why.rfind("invalid-argument", 0) == 0) {  // a clip the plugin's checks or libmtmd refuse
+    respond_error(out, 400, "the model refused the input: " + why, "invalid_audio", "messages");
   } else if (why.rfind("too-large", 0) == 0)  // a prompt refused before tokenizing: it cannot fit the context
     respond_error(out, 400, "the model refused the input: " + why, "context_length_exceeded", "messages");
   else if (timed_out(why))  // the request's deadline came while the input was set (NnSession)

@@ -184,9 +184,10 @@ def case_errors(ctx):
         junk = b"junk" + struct.pack("<I", 5000) + bytes(5000)
         cases = [
             ("audio to a projector without an audio encoder", on("image", audio_messages(speech, "wav")),
-             ("no audio encoder", "mmproj-tiny.gguf"), None),
+             ("model `image`'s projector has no audio encoder", "the request's audio 1 is WAV audio",
+              "mmproj-tiny.gguf"), "model_without_audio_encoder"),
             ("audio to a model without projector", on("text", audio_messages(speech, "wav")),
-             ("has no projector (mmproj)", "--mmproj"), "model_without_projector"),
+             ("has no projector (mmproj), so it takes no images or audio", "--mmproj"), "model_without_projector"),
             ("an image to the audio projector", on(NAME, chat_messages(data_url(png))),
              ("the request's image 1", "no vision encoder", "takes audio only"), "invalid_image"),
             ("format flac", on(NAME, audio_messages(speech, "flac")), ('"wav" or "mp3"',), "invalid_audio_format"),
@@ -204,11 +205,11 @@ def case_errors(ctx):
              ("truncated WAV file", f"says {len(speech)} bytes"), "invalid_audio"),
             ("a 'data' chunk that lies, behind 5000 bytes", on(NAME, audio_messages(
                 wav_bytes(before_data=junk, data_size=1 << 30), "wav")),
-             ("inline audio 1", "'data' chunk claims 1073741824 bytes, past the file's end"), None),
+             ("the request's audio 1", "'data' chunk claims 1073741824 bytes, past the file's end"), "invalid_audio"),
             ("ADPCM samples", on(NAME, audio_messages(wav_bytes(tag=2, bits=4), "wav")),
-             ("format tag 2 (ADPCM)", "PCM"), None),
+             ("format tag 2 (ADPCM)", "PCM"), "invalid_audio"),
             ("a 1 Hz WAV of 4000 s", on(NAME, audio_messages(wav_bytes(samples=b"\0\0" * 4000, rate=1), "wav")),
-             ("4000 s long", "at most 3600 s"), None),
+             ("4000 s long", "at most 3600 s"), "invalid_audio"),
             ("audio over MAX_IMAGE_BYTES", on(NAME, [{"role": "user", "content": [
                 {"type": "input_audio", "input_audio": {"data": base64.b64encode(speech).decode(), "format": "wav"}}
             ] * 3}]), (f"limit of {limit} bytes", "MAX_IMAGE_BYTES"), "audio_too_large"),
