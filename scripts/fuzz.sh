@@ -8,7 +8,7 @@
 # WASINN_FUZZ_THREADS=2; fuzz_sockets: WasmEdge's socket ABI over loopback sockets),
 # fuzz_load_onnxruntime (the test suite's short run) and
 # fuzz_remote_codecs (the remote backend's response decoders), fuzz_whisper_audio (the whisper
-# plugin's WAV input), fuzz_llama_image (the llama.cpp plugin's images), fuzz_llama_tts (its text to
+# plugin's audio input: WAV, FLAC, MP3, Ogg Vorbis and Opus), fuzz_llama_image (the llama.cpp plugin's images), fuzz_llama_tts (its text to
 # speech, text to WAV), fuzz_llama_schema (its JSON schemas to grammars, sampled under a budget),
 # fuzz_piper_input (the
 # piper plugin's text and JSON input, spoken to a WAV), fuzz_load_piper (its run config) and
@@ -115,7 +115,12 @@ EOF
     fuzz_whisper_audio)  # a quarter second of each WAV fixture: small seeds keep max_len small
       for w in speech stereo rate-8k pcm-8bit; do sox "$f/whisper/$w.wav" "$dir/$w.wav" trim 0 0.25; done
       sox "$f/whisper/speech.wav" "$dir/speech.flac" trim 0 0.25  # and the other codecs it decodes
-      head -c 2000 "$f/whisper/speech.mp3" >"$dir/speech.mp3" ;;
+      head -c 2000 "$f/whisper/speech.mp3" >"$dir/speech.mp3"
+      sox "$f/whisper/speech.wav" "$dir/speech.ogg" trim 0 0.25  # Ogg Vorbis; stereo, and Opus (48 kHz):
+      "$ROOT/.deps/venv/bin/python" -c 'import soundfile as sf, sys
+d, r = sf.read(sys.argv[1], dtype="float32", frames=4000); sf.write(sys.argv[2], d, r, format="OGG", subtype="VORBIS")
+d, r = sf.read(sys.argv[3], dtype="float32", frames=12000); sf.write(sys.argv[4], d, r, format="OGG", subtype="OPUS")' \
+        "$f/whisper/stereo.wav" "$dir/stereo.ogg" "$f/whisper/speech-opus.wav" "$dir/speech.opus" ;;
     fuzz_load_piper)  # WasmEdge's run configs (the load refuses their host paths: the parser is fuzzed)
       printf '{"model": "%s/piper/tiny.onnx", "json_input": true, "noise_scale": 0.5}' "$f" >"$dir/run.json"
       printf '{"model": "v.onnx", "output_type": "raw", "speaker_id": 2, "sentence_silence": 0.2}' >"$dir/keys.json" ;;

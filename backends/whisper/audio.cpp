@@ -4,6 +4,7 @@
 #include "miniaudio_decoders.h"
 
 #include "audio.h"
+#include "ogg.h"
 #include "wav_layout.h"
 
 #include <cstring>
@@ -17,9 +18,9 @@ constexpr uint64_t kMaxFrames = kMaxAudioSeconds * kRate;
 // A decoded length this far short of what the file's header promised is a cut file, not the
 // resampler's few frames of latency (which whisper-cli pads with silence, and so does this).
 constexpr uint64_t kShortfall = kRate / 10;
-constexpr char kSend[] = "; send a WAV, FLAC or MP3 file";
+constexpr char kSend[] = "; send a WAV, FLAC, MP3 or Ogg (Vorbis, Opus) file";
 
-enum class Container { wav, flac, mp3 };
+enum class Container { wav, flac, mp3, ogg };
 
 uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
@@ -37,6 +38,7 @@ sdk::Error detect(std::span<const uint8_t> b, Container& out) {
   if (b.empty()) return sdk::invalid("input 0 is empty: no audio file" + std::string(kSend));
   if (starts(b, 0, "RIFF") && starts(b, 8, "WAVE")) return out = Container::wav, sdk::Error{};
   if (starts(b, 0, "fLaC")) return out = Container::flac, sdk::Error{};
+  if (starts(b, 0, "OggS")) return out = Container::ogg, sdk::Error{};  // Vorbis or Opus: ogg.h
   // An ID3v2 tag (10 bytes and a syncsafe size, a footer of 10 more) starts most MP3 files.
   size_t at = 0;
   if (starts(b, 0, "ID3") && b.size() >= 10) {
@@ -47,8 +49,7 @@ sdk::Error detect(std::span<const uint8_t> b, Container& out) {
     return out = Container::mp3, sdk::Error{};  // miniaudio skips the tag and finds the first frame
   }
   if (mpeg_sync(b, 0)) return out = Container::mp3, sdk::Error{};
-  const char* named = starts(b, 0, "OggS")                                     ? "Ogg (Vorbis or Opus)"
-                      : starts(b, 0, "FORM")                                   ? "AIFF"
+  const char* named = starts(b, 0, "FORM")                                     ? "AIFF"
                       : starts(b, 0, "RF64") || starts(b, 0, "RIFX")           ? "RF64/RIFX (a WAV variant)"
                       : starts(b, 0, "RIFF")                                   ? "a RIFF file but not WAVE"
                       : starts(b, 4, "ftyp")                                   ? "MP4/M4A"
@@ -56,11 +57,14 @@ sdk::Error detect(std::span<const uint8_t> b, Container& out) {
                       : b.size() >= 2 && b[0] == 0xFF && (b[1] & 0xF6) == 0xF0 ? "AAC (ADTS)"
                                                                                : nullptr;
   if (named) return sdk::invalid("input 0 is " + std::string(named) + ", which this backend does not decode" + kSend);
-  return sdk::invalid("input 0 is not a WAV, FLAC or MP3 file (its first bytes are no header of one)" +
+  return sdk::invalid("input 0 is not a WAV, FLAC, MP3 or Ogg file (its first bytes are no header of one)" +
                       std::string(kSend));
 }
 
-const char* name_of(Container c) { return c == Container::wav ? "WAV" : c == Container::flac ? "FLAC" : "MP3"; }
+const char* name_of(Container c, OggCodec codec) {
+  if (c == Container::ogg) return codec == OggCodec::vorbis ? "Ogg Vorbis" : "Ogg Opus";
+  return c == Container::wav ? "WAV" : c == Container::flac ? "FLAC" : "MP3";
+}
 
 struct Decoder {
   ma_decoder d{};
@@ -73,16 +77,28 @@ struct Decoder {
 // `file` decoded to f32 at 16 kHz in `channels` channels, as whisper-cli reads it: its length
 // asked first, then that many frames read, any shortfall left as silence. Read in blocks, so a
 // length that lies costs no memory before the samples are there.
-sdk::Error decode(std::span<const uint8_t> file, Container c, uint32_t channels, std::vector<float>& out,
-                  uint32_t* native_channels, const std::string& format = "") {
+// An Ogg file's codec is a decoding backend of ogg.h: the encoding format named is one miniaudio
+// has no decoder for here (no stb_vorbis), so only that backend is tried, never a stock decoder.
+sdk::Error decode(std::span<const uint8_t> file, Container c, OggCodec codec, uint32_t channels,
+                  std::vector<float>& out, uint32_t* native_channels, const std::string& format = "") {
   Decoder dec;
   ma_decoder_config config = ma_decoder_config_init(ma_format_f32, channels, kRate);
   config.encodingFormat = c == Container::wav    ? ma_encoding_format_wav
                           : c == Container::flac ? ma_encoding_format_flac
-                                                 : ma_encoding_format_mp3;
-  const std::string what = std::string("input 0: the ") + name_of(c) + " file";
-  if (ma_decoder_init_memory(file.data(), file.size(), &config, &dec.d) != MA_SUCCESS)
+                          : c == Container::mp3  ? ma_encoding_format_mp3
+                                                 : ma_encoding_format_vorbis;
+  OggFailure failure;
+  ma_decoding_backend_vtable* backends[1] = {ogg_backend(codec)};
+  if (c == Container::ogg) {
+    config.ppCustomBackendVTables = backends;
+    config.customBackendCount = 1;
+    config.pCustomBackendUserData = &failure;
+  }
+  const std::string what = std::string("input 0: the ") + name_of(c, codec) + " file";
+  if (ma_decoder_init_memory(file.data(), file.size(), &config, &dec.d) != MA_SUCCESS) {
+    if (!failure.what.empty()) return sdk::invalid(what + " " + failure.what + kSend);
     return sdk::invalid(what + " cannot be decoded: its header or first frame is malformed" + format + kSend);
+  }
   dec.open = true;
   ma_uint32 file_channels = 0, file_rate = 0;
   if (ma_data_source_get_data_format(dec.d.pBackend, nullptr, &file_channels, &file_rate, nullptr, 0) != MA_SUCCESS ||
@@ -107,6 +123,7 @@ sdk::Error decode(std::span<const uint8_t> file, Container c, uint32_t channels,
     frames += read;
     if (r != MA_SUCCESS || read == 0) break;
   }
+  if (!failure.what.empty()) return sdk::invalid(what + " " + failure.what + kSend);  // a codec's error midway
   if (frames > kMaxFrames)
     return sdk::invalid(what + " is longer than " + std::to_string(kMaxAudioSeconds) + " s; at most that is taken");
   if (frames == 0) return sdk::invalid(what + " holds no samples");
@@ -122,6 +139,10 @@ sdk::Error decode(std::span<const uint8_t> file, Container c, uint32_t channels,
 sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out) {
   Container c = Container::wav;
   if (sdk::Error e = detect(bytes, c)) return e;
+  OggCodec codec = OggCodec::vorbis;
+  if (c == Container::ogg) {
+    if (sdk::Error e = check_ogg(bytes, codec)) return e;
+  }
   std::span<const uint8_t> file = bytes;
   std::vector<uint8_t> canonical;
   if (c == Container::wav) {
@@ -142,15 +163,15 @@ sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out) {
                                std::to_string(le16(chunks.fmt.data() + 14)) + " bits a sample, " +
                                std::to_string(le32(chunks.fmt.data() + 4)) + " Hz)";
     out = {};
-    if (sdk::Error e = decode(file, c, 1, out.mono, &out.channels, format)) return e;
+    if (sdk::Error e = decode(file, c, codec, 1, out.mono, &out.channels, format)) return e;
   } else {
     out = {};
-    if (sdk::Error e = decode(file, c, 1, out.mono, &out.channels)) return e;
+    if (sdk::Error e = decode(file, c, codec, 1, out.mono, &out.channels)) return e;
   }
   if (out.channels == 2) {
     // Each channel too, for diarize's speaker of a segment (whisper-cli decodes them so with -di).
     std::vector<float> both;
-    if (sdk::Error e = decode(file, c, 2, both, nullptr)) return e;
+    if (sdk::Error e = decode(file, c, codec, 2, both, nullptr)) return e;
     const size_t n = out.mono.size();
     out.left.assign(n, 0.0f);
     out.right.assign(n, 0.0f);

@@ -50,6 +50,7 @@ Error WhisperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor&
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::input), sdk::Side::input, id, slot)) return e;
   stop_stream();  // new input ends a transcription in progress
+  stepping_ = false;
   const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(tensor.data), tensor.data ? tensor.data_length : 0);
   if (slot == kMetadata) {
     // WasmEdge's rule: the context starts again from the graph's options, then takes these.
@@ -139,6 +140,8 @@ Error WhisperContext::transcribe(Run& run, bool stream) {
 }
 
 Error WhisperContext::compute() {
+  if (options_.stream) return compute_step();
+  stepping_ = false;
   stop_stream();
   cancel_requested_.store(false);
   has_result_ = false;
@@ -155,9 +158,45 @@ Error WhisperContext::compute() {
   return {};
 }
 
+// One segment per compute, the stream's end an empty one (its JSON without segments, with the
+// language and duration), after which a compute starts the transcription again.
+Error WhisperContext::compute_step() {
+  has_result_ = false;
+  stepping_ = false;
+  Error e = next_segment();
+  if (e.status == WASINN_END_OF_SEQUENCE) {
+    stop_stream();  // the worker has finished: joined at once, and the next compute starts anew
+    stepping_ = step_end_ = true;
+    return {};
+  }
+  if (e) {
+    stop_stream();
+    return e;
+  }
+  stepping_ = true;
+  step_end_ = false;
+  return {};
+}
+
 Error WhisperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out) {
   size_t slot = 0;
   if (Error e = sdk::resolve_id(graph_->io(sdk::Side::output), sdk::Side::output, id, slot)) return e;
+  if (stepping_) {
+    const Run& run = stream_run_;
+    std::vector<Segment> one;
+    if (!step_end_) one.push_back(segment_);
+    WhisperOptions numbered = run.options;  // SRT numbers count on across the stream
+    numbered.offset_n += handed_ - static_cast<int64_t>(one.size());
+    switch (slot) {
+      case kText: file_text_ = step_end_ ? std::string() : piece_; break;
+      case kSrt: file_text_ = to_srt(one, numbered); break;
+      case kLrc: file_text_ = to_lrc(one); break;
+      case kJson: file_text_ = to_json(graph_->model(), run.lang_id, one, run.options, audio_.seconds()); break;
+      default: return sdk::invalid("output " + std::to_string(slot) + " does not exist");
+    }
+    sdk::bytes_output(file_text_, out_dim_, out);
+    return {};
+  }
   if (!has_result_) return sdk::invalid("no transcription yet: set input 0 and compute first");
   switch (slot) {
     case kText: sdk::bytes_output(text_, out_dim_, out); return {};
@@ -173,6 +212,11 @@ Error WhisperContext::get_output(const wasinn_tensor_id& id, wasinn_tensor& out)
 }
 
 Error WhisperContext::compute_single() {
+  stepping_ = false;
+  return next_segment();
+}
+
+Error WhisperContext::next_segment() {
   if (!streaming_) {
     if (!has_audio_) return sdk::invalid("no audio: set input 0 (\"audio\") to an audio file first");
     cancel_requested_.store(false);  // before the state's set-up, so a cancel during it lands
@@ -181,6 +225,7 @@ Error WhisperContext::compute_single() {
     queue_.clear();
     worker_done_ = false;
     worker_result_ = {};
+    handed_ = 0;
     streaming_ = true;
     worker_ = std::thread([this] {
       Error result = transcribe(stream_run_, /*stream=*/true);
@@ -193,8 +238,10 @@ Error WhisperContext::compute_single() {
   std::unique_lock lock(mu_);
   ready_.wait(lock, [this] { return !queue_.empty() || worker_done_; });
   if (!queue_.empty()) {
-    piece_ = transcript_piece(queue_.front(), stream_run_.options);
+    segment_ = std::move(queue_.front());
     queue_.pop_front();
+    piece_ = transcript_piece(segment_, stream_run_.options);
+    ++handed_;
     return {};
   }
   if (worker_result_) return worker_result_;

@@ -7,7 +7,9 @@
 // Streaming (compute_single / get_output_single / fini_single) hands out the transcript one
 // segment at a time while whisper.cpp is still decoding the rest: the first compute_single
 // starts the transcription on a thread of the context's own, each call waits for the next
-// segment, and WASINN_END_OF_SEQUENCE follows the last.
+// segment, and WASINN_END_OF_SEQUENCE follows the last. WIT guests, whose wasi:nn has no
+// compute_single, get the same stream from compute() with the option "stream" on: each
+// compute is one compute_single and its outputs are that segment's (compute_step).
 #pragma once
 
 #include <whisper.h>
@@ -58,6 +60,8 @@ class WhisperContext {
   };
   Error prepare_state();
   Error transcribe(Run& run, bool stream);  // whisper_full on this context's state
+  Error next_segment();                     // compute_single: starts the stream, waits for a segment
+  Error compute_step();                     // compute() with "stream" on
   void stop_stream();                       // cancels and joins a streaming transcription
   void on_segments(whisper_state* state, int n_new);
   static void segment_callback(whisper_context*, whisper_state* state, int n_new, void* self);
@@ -83,7 +87,12 @@ class WhisperContext {
   Error worker_result_;
   Run stream_run_;
   bool streaming_ = false;
-  std::string piece_;  // the segment of the last compute_single
+  std::string piece_;   // the segment of the last compute_single
+  Segment segment_;     // ... as whisper.cpp gave it
+  int64_t handed_ = 0;  // segments the stream has handed out
+
+  // compute_step's outputs: the last step's segment, or (step_end_) the stream's end.
+  bool stepping_ = false, step_end_ = false;
 };
 
 }  // namespace wasinn::whisper

@@ -20,7 +20,11 @@ sdk::IoDesc bytes_slot(const char* name, const char* words) {
 
 // Function statics: alive for the process, so the names graph_io_info hands out stay valid.
 const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
-  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("audio", "WAV, FLAC or MP3 file"),
+  // The audio is optional to the host's check alone: a compute of a stream ("stream" on) after
+  // its first takes no inputs; a compute without audio is the plugin's own error.
+  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("audio",
+                                                             "WAV, FLAC, MP3 or Ogg file; optional after "
+                                                             "a stream's first compute"),
                                                   bytes_slot("metadata", "optional JSON object")};
   static const std::vector<sdk::IoDesc> outputs = {bytes_slot("text", "UTF-8 transcript"),
                                                    bytes_slot("srt", "SubRip subtitles"),

@@ -4,14 +4,15 @@
 // load.
 //
 // The slots guests address are fixed, the same for every model (WasmEdge's convention):
-//   input 0 "audio"      a whole WAV, FLAC or MP3 file (audio.h; any tensor type; dims [1, bytes] as WasmEdge's guests
-//                        send it, or [bytes])
+//   input 0 "audio"      a whole WAV, FLAC, MP3 or Ogg file (audio.h; any tensor type; dims [1, bytes] as WasmEdge's
+//                        guests send it, or [bytes]); declared optional, for a stream's later computes
 //   input 1 "metadata"   a JSON object of options for the context
 //   output 0 "text"      the transcript as WasmEdge writes it: "[hh:mm:ss.mmm --> hh:mm:ss.mmm] "
 //                        before each segment's text and a newline after it, or with
 //                        no-timestamps the texts alone
 //   output 1 "srt", 2 "lrc", 3 "json"   the same segments in those formats (what WasmEdge's
 //                        output-* keys write to host files)
+// With the option "stream" on, each compute's outputs are the next segment's alone (context.h).
 #pragma once
 
 #include <whisper.h>

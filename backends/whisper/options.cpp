@@ -66,6 +66,7 @@ const gc::SetterTable<O>& setters() {
     t["audio-ctx"] = gc::integer(&O::audio_ctx, "audio-ctx", 0, 1500);
     t["diarize"] = gc::boolean(&O::diarize, "diarize");
     t["offset-n"] = gc::integer(&O::offset_n, "offset-n", 0, kMaxInt);
+    t["stream"] = gc::boolean(&O::stream, "stream");
     return t;
   }();
   return table;
@@ -130,7 +131,8 @@ std::vector<std::pair<std::string, std::string>> option_values(const WhisperOpti
                        {"no-timestamps", o.no_timestamps},
                        {"audio-ctx", o.audio_ctx},
                        {"diarize", o.diarize},
-                       {"offset-n", o.offset_n}};
+                       {"offset-n", o.offset_n},
+                       {"stream", o.stream}};
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, value] : values.items())
     out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());

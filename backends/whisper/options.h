@@ -38,6 +38,7 @@ struct WhisperOptions {
   int64_t audio_ctx = 0;  // 0: the model's
   bool diarize = false;   // stereo input: a speaker per segment by channel energy
   int64_t offset_n = 0;   // added to the segment numbers of the SRT output
+  bool stream = false;    // wasinn's key: each compute hands out the next segment (context.h)
 
   uint32_t effective_threads() const;
 };

@@ -10,7 +10,7 @@ namespace {
 constexpr size_t kPcmFmt = 16;         // format tag, channels, rate, bytes a second, block align, bits
 constexpr size_t kExtensibleFmt = 40;  // WAVEFORMATEXTENSIBLE: 18 + cbSize 22
 constexpr uint16_t kExtensibleTag = 0xFFFE;
-constexpr char kSend[] = "; send a well-formed WAV, FLAC or MP3 file";
+constexpr char kSend[] = "; send a well-formed WAV, FLAC, MP3 or Ogg file";
 
 uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // POST /v1/audio/transcriptions and /v1/audio/translations: OpenAI's multipart form
 // (transcription_form.cpp) on a whisper model. The file goes to the whisper plugin whole (input
-// "audio": it decodes WAV, FLAC and MP3 to 16 kHz mono as whisper-cli does) with the options as
-// its "metadata" JSON (NN_OPTIONS first, then the form's language, prompt, temperature and, for
-// translations, translate); each response_format is made from the plugin's outputs: "json" (the
-// segments, as whisper-cli -oj writes them) and "srt" (whisper-cli -osrt's file).
+// "audio": it decodes WAV, FLAC, MP3 and Ogg Vorbis or Opus to 16 kHz mono as whisper-cli does)
+// with the options as its "metadata" JSON (NN_OPTIONS first, then the form's language, prompt,
+// temperature and, for translations, translate); each response_format is made from the plugin's
+// outputs: "json" (the segments, as whisper-cli -oj writes them) and "srt" (whisper-cli -osrt's
+// file). stream: true answers OpenAI's transcript.text.delta events, a segment each, as the
+// plugin's stream hands them out (stream_transcript).
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -72,47 +74,162 @@ struct Transcript {
   std::string srt;  // output "srt"
 };
 
-// One whisper run of `audio` with `metadata`; false after answering (400 for what the plugin
-// refuses in the request: its audio, a language; 500 for a failed transcription).
+// The inputs of a whisper run: the file and the options, as the plugin's "audio" and "metadata".
+struct Inputs {
+  std::string meta;
+  uint32_t audio_dims[1], meta_dims[1];
+  wnn_named_tensor tensors[2];
+  Inputs(std::string_view audio, const json& metadata) : meta(dump(metadata)) {
+    audio_dims[0] = static_cast<uint32_t>(audio.size());
+    meta_dims[0] = static_cast<uint32_t>(meta.size());
+    tensors[0] = wnn_named("audio", wnn_tensor_new(audio_dims, 1, WNN_TYPE_U8, audio.data(), audio_dims[0]));
+    tensors[1] = wnn_named("metadata", wnn_tensor_new(meta_dims, 1, WNN_TYPE_U8, meta.data(), meta_dims[0]));
+  }
+};
+
+// A failed compute's code and text; drops the error.
+struct Failure {
+  int code = 0;
+  std::string why;
+};
+Failure failure_of(wnn_error err) {
+  Failure f{wnn_error_get_code(err), take(wnn_error_get_data(err))};
+  wnn_error_drop(err);
+  // The host's hint for a guest that sent the wrong tensors; this request's were right.
+  const size_t hint = f.why.find("; the model's inputs are ");
+  if (hint != std::string::npos) f.why.resize(hint);
+  return f;
+}
+
+// 400 for what the plugin refuses in the request (its audio, a language); 500 otherwise.
+void respond_failure(wh_response_outparam out, const Failure& f) {
+  if (f.code == WNN_ERROR_INVALID_ARGUMENT || f.code == WNN_ERROR_UNSUPPORTED_OPERATION)
+    respond_error(out, 400, "the audio cannot be transcribed: " + f.why, "invalid_value", "file");
+  else
+    respond_error(out, 500, "the transcription failed: " + f.why);
+}
+
+std::string text_of(const json& segment) { return field(segment, "text", std::string()); }
+
+bool is_transcript(const json& doc) {
+  return doc.is_object() && doc.contains("transcription") && doc["transcription"].is_array();
+}
+
+struct Context {
+  wnn_context ctx = 0;
+  ~Context() {
+    if (ctx) wnn_context_drop(ctx);  // a stream still running is cancelled by the plugin
+  }
+};
+
+// A new execution context on `graph`; false after answering.
+bool new_context(wnn_graph graph, wh_response_outparam out, Context& c) {
+  wnn_error err;
+  if (!wnn_init_execution_context(graph, &c.ctx, &err)) return true;
+  respond_error(out, 500, "init-execution-context failed: " + take(wnn_error_get_data(err)));
+  wnn_error_drop(err);
+  return false;
+}
+
+// One whisper run of `audio` with `metadata`; false after answering.
 bool transcribe(wnn_graph graph, std::string_view audio, const json& metadata, wh_response_outparam out,
                 Transcript& t) {
-  wnn_context ctx = 0;
-  wnn_error err;
-  if (wnn_init_execution_context(graph, &ctx, &err)) {
-    respond_error(out, 500, "init-execution-context failed: " + take(wnn_error_get_data(err)));
-    wnn_error_drop(err);
-    return false;
-  }
-  const std::string meta = dump(metadata);
-  uint32_t audio_dims[1] = {static_cast<uint32_t>(audio.size())};
-  uint32_t meta_dims[1] = {static_cast<uint32_t>(meta.size())};
-  wnn_named_tensor inputs[2] = {
-      wnn_named("audio", wnn_tensor_new(audio_dims, 1, WNN_TYPE_U8, audio.data(), audio_dims[0])),
-      wnn_named("metadata", wnn_tensor_new(meta_dims, 1, WNN_TYPE_U8, meta.data(), meta_dims[0]))};
+  Context c;
+  if (!new_context(graph, out, c)) return false;
+  Inputs in(audio, metadata);
   wnn_named_tensor_list outputs{nullptr, 0};
-  const bool failed = wnn_compute(ctx, inputs, 2, &outputs, &err);
-  wnn_context_drop(ctx);
-  if (failed) {
-    const int code = wnn_error_get_code(err);
-    std::string why = take(wnn_error_get_data(err));
-    wnn_error_drop(err);
-    // The host's hint for a guest that sent the wrong tensors; this request's were right.
-    const size_t hint = why.find("; the model's inputs are ");
-    if (hint != std::string::npos) why.resize(hint);
-    if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_UNSUPPORTED_OPERATION)
-      respond_error(out, 400, "the audio cannot be transcribed: " + why, "invalid_value", "file");
-    else
-      respond_error(out, 500, "the transcription failed: " + why);
+  wnn_error err;
+  if (wnn_compute(c.ctx, in.tensors, 2, &outputs, &err)) {
+    respond_failure(out, failure_of(err));
     return false;
   }
   t.doc = json::parse(tensor_text(outputs, "json"), nullptr, false);
   t.srt = tensor_text(outputs, "srt");
   wnn_named_tensor_list_free(&outputs);
-  if (!t.doc.is_object() || !t.doc.contains("transcription") || !t.doc["transcription"].is_array()) {
+  if (!is_transcript(t.doc)) {
     respond_error(out, 500, "the model gave no JSON transcript (output json): is it a whisper model?");
     return false;
   }
   return true;
+}
+
+std::string event(const json& j) { return "data: " + dump(j) + "\n\n"; }
+
+// stream: true. The plugin's stream (its "stream" option: each compute is a compute_single,
+// handing out the next segment as whisper.cpp decodes it) as OpenAI's transcript.text.delta
+// events, one per segment, then transcript.text.done with the whole text. The deltas are the
+// segments' texts with the transcript's outer whitespace held back, so they add up to the
+// non-streamed text exactly. The first compute decodes the audio: a file the plugin refuses is
+// still a 400; a failure after the 200 is an error event and the wasinn-cut trailer.
+void stream_transcript(wnn_graph graph, std::string_view audio, json metadata, wh_response_outparam out) {
+  metadata["stream"] = true;
+  Context c;
+  if (!new_context(graph, out, c)) return;
+  Inputs in(audio, metadata);
+  hg_stream s{};
+  bool begun = false, started = false;
+  std::string text, held;  // the text sent so far; whitespace not sent yet
+  auto send = [&](const json& j) {
+    const std::string e = event(j);
+    return hg_stream_write(&s, e.data(), e.size()) == 0;
+  };
+  for (bool first = true;; first = false) {
+    wnn_named_tensor_list outputs{nullptr, 0};
+    wnn_error err;
+    if (wnn_compute(c.ctx, first ? in.tensors : nullptr, first ? 2 : 0, &outputs, &err)) {
+      const Failure f = failure_of(err);
+      if (!begun) return respond_failure(out, f);
+      const bool timeout = f.code == WNN_ERROR_TIMEOUT;
+      send({{"error",
+             {{"message", "the transcription failed midway: " + f.why},
+              {"type", "server_error"},
+              {"param", nullptr},
+              {"code", timeout ? json("timeout") : json(nullptr)}}}});
+      // Its 200 went out: the server logs the answer cut (timeout or error), not completed.
+      hg_stream_end_with_trailer(&s, "wasinn-cut", timeout ? "timeout" : "error");
+      return;
+    }
+    const json doc = json::parse(tensor_text(outputs, "json"), nullptr, false);
+    wnn_named_tensor_list_free(&outputs);
+    if (!is_transcript(doc)) {
+      if (!begun) return respond_error(out, 500, "the model gave no JSON transcript (output json)");
+      send({{"error", {{"message", "the model gave no JSON transcript"}, {"type", "server_error"}}}});
+      hg_stream_end_with_trailer(&s, "wasinn-cut", "error");
+      return;
+    }
+    if (!begun) {
+      // Declared up front, as every stream of this component: how it ends reaches the server.
+      hg_stream_begin_with_trailer(out, 200, "text/event-stream", "wasinn-cut", &s);
+      begun = true;
+    }
+    const json& segments = doc["transcription"];
+    if (segments.empty()) break;  // the plugin's end of the stream
+    for (const json& segment : segments) {
+      std::string piece = text_of(segment);
+      if (!started) {
+        const size_t a = piece.find_first_not_of(" \t\r\n");
+        if (a == std::string::npos) continue;
+        piece.erase(0, a);
+        started = true;
+      }
+      const size_t end = piece.find_last_not_of(" \t\r\n");
+      if (end == std::string::npos) {
+        held += piece;
+        continue;
+      }
+      const std::string delta = held + piece.substr(0, end + 1);
+      held = piece.substr(end + 1);
+      text += delta;
+      if (!send({{"type", "transcript.text.delta"}, {"delta", delta}})) {
+        // The client has left: ~Context drops the context, which stops whisper.cpp; the
+        // server logs the answer cut:client-left.
+        hg_stream_end(&s);
+        return;
+      }
+    }
+  }
+  send({{"type", "transcript.text.done"}, {"text", text}});
+  hg_stream_end(&s);
 }
 
 // whisper-cli -oj's "offsets" in ms as OpenAI's seconds.
@@ -121,8 +238,6 @@ double seconds(const json& segment, const char* end) {
   return offsets.is_object() && offsets.contains(end) && offsets[end].is_number() ? offsets[end].get<double>() / 1000.0
                                                                                   : 0.0;
 }
-
-std::string text_of(const json& segment) { return field(segment, "text", std::string()); }
 
 std::string trimmed(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r\n");
@@ -169,9 +284,11 @@ void transcriptions(const std::string& content_type, const std::string& body, bo
   }
   metadata["language"] = req.language.empty() ? "auto" : req.language;
   metadata["translate"] = translate;
+  metadata["stream"] = false;  // the request's, whatever NN_OPTIONS says
   if (!req.prompt.empty()) metadata["prompt"] = req.prompt;
   if (req.has_temperature) metadata["temperature"] = req.temperature;
 
+  if (req.stream) return stream_transcript(m.graph, req.file, metadata, out);
   Transcript t;
   if (!transcribe(m.graph, req.file, metadata, out, t)) return;
   const json& segments = t.doc["transcription"];

@@ -46,7 +46,7 @@ bool parse_transcription_form(std::string_view content_type, std::string_view bo
     return false;
   }
   std::set<std::string> seen;
-  bool has_file = false, stream = false, segment_granularity = false, granularities = false;
+  bool has_file = false, segment_granularity = false, granularities = false;
   for (const multipart::Part& p : parts) {
     const bool repeatable = p.name == "timestamp_granularities[]" || p.name == "timestamp_granularities";
     if (!repeatable && !seen.insert(p.name).second) {
@@ -111,7 +111,7 @@ bool parse_transcription_form(std::string_view content_type, std::string_view bo
         why = bad("stream must be true or false", "stream");
         return false;
       }
-      stream = value == "true";
+      req.stream = value == "true";
     } else {
       why = bad("Unrecognized request argument supplied: " + p.name.substr(0, 64), p.name.substr(0, 64),
                 "unknown_parameter");
@@ -124,17 +124,24 @@ bool parse_transcription_form(std::string_view content_type, std::string_view bo
     return false;
   }
   if (req.file.empty()) {
-    why = bad("the file part is empty: send a WAV, FLAC or MP3 file", "file");
+    why = bad("the file part is empty: send a WAV, FLAC, MP3 or Ogg (Vorbis, Opus) file", "file");
     return false;
   }
   if (granularities && req.format != AudioFormat::verbose_json) {
     why = bad("timestamp_granularities[] needs response_format verbose_json", "timestamp_granularities[]");
     return false;
   }
-  if (stream) {
+  if (req.stream && translate) {
     why =
-        bad("stream is not supported for whisper models (OpenAI streams only its gpt-4o transcription models); "
+        bad("stream is not supported on /v1/audio/translations (OpenAI's translations API does not stream); "
             "leave it out or send false",
+            "stream", "unsupported_parameter");
+    return false;
+  }
+  if (req.stream && req.format != AudioFormat::json && req.format != AudioFormat::text) {
+    why =
+        bad("stream takes response_format json or text: its events carry the transcript's text, while srt, vtt "
+            "and verbose_json are whole documents; leave stream out for them",
             "stream", "unsupported_parameter");
     return false;
   }

@@ -23,7 +23,8 @@ struct TranscriptionRequest {
   bool has_temperature = false;
   double temperature = 0;
   AudioFormat format = AudioFormat::json;
-  bool words = false;  // timestamp_granularities[] holds "word" (verbose_json only)
+  bool words = false;   // timestamp_granularities[] holds "word" (verbose_json only)
+  bool stream = false;  // stream true: transcript.text.delta events, one per whisper segment
 };
 
 // The most bytes of a form's text field (model, language, prompt, ...): whisper's prompt is cut
@@ -33,8 +34,9 @@ constexpr size_t kMaxFieldBytes = 64 * 1024;
 // `content_type` (the request's header) and `body` (the whole form) as a request; `translate` for
 // /v1/audio/translations, which takes no `language`. false with `why`: a malformed form, no or
 // an empty `file` part, a field given twice, an unknown field (named), a bad value (named),
-// timestamp_granularities[] without verbose_json, or `stream` true (whisper does not stream
-// through this route; OpenAI streams only its gpt-4o transcription models).
+// timestamp_granularities[] without verbose_json, `stream` true on translations (OpenAI's
+// translations API does not stream) or with a response_format other than json and text (srt,
+// vtt and verbose_json are whole documents; OpenAI streams text events only).
 bool parse_transcription_form(std::string_view content_type, std::string_view body, bool translate,
                               TranscriptionRequest& req, Refusal& why);
 

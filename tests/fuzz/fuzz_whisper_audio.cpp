@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// libFuzzer target fuzz_whisper_audio: mutated WAV, FLAC and MP3 files into the whisper plugin's
+// libFuzzer target fuzz_whisper_audio: mutated WAV, FLAC, MP3 and Ogg files into the whisper plugin's
 // input 0 (set_input, as a WasmEdge guest or the OpenAI audio routes send one), on the tiny fixture
-// model loaded once. The audio decoder (miniaudio, with the plugin's WAV checks) is the one parser
-// of guest bytes the whisper backend adds; compute is left out, as whisper.cpp would spend seconds per input.
+// model loaded once. The audio decoder (miniaudio, with the plugin's WAV checks; libogg,
+// libvorbisfile and libopusfile for Ogg) is the one parser of guest bytes the whisper backend
+// adds; compute is left out, as whisper.cpp would spend seconds per input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

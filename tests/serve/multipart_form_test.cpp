@@ -133,6 +133,11 @@ TEST(TranscriptionForm, FieldsAsTheOpenAIClientSendsThem) {
   EXPECT_DOUBLE_EQ(req.temperature, 0.2);
   EXPECT_EQ(req.format, openai::AudioFormat::verbose_json);
   EXPECT_TRUE(req.words);
+  EXPECT_FALSE(req.stream);
+  ASSERT_TRUE(
+      openai::parse_transcription_form(kType, form({{"file", "x", "f"}, {"stream", "true", ""}}), false, req, why))
+      << why.message;
+  EXPECT_TRUE(req.stream);
   // The least a form may be: its file.
   ASSERT_TRUE(openai::parse_transcription_form(kType, form({{"file", "x", "f"}}), true, req, why)) << why.message;
   EXPECT_EQ(req.format, openai::AudioFormat::json);
@@ -159,7 +164,8 @@ TEST(TranscriptionForm, EachBadFieldIsA400NamingIt) {
       {form({file, {"timestamp_granularities[]", "word", ""}}), "timestamp_granularities[]", "verbose_json"},
       {form({file, {"response_format", "verbose_json", ""}, {"timestamp_granularities[]", "char", ""}}),
        "timestamp_granularities[]", "word and segment"},
-      {form({file, {"stream", "true", ""}}), "stream", "not supported"},
+      {form({file, {"stream", "true", ""}}), "stream", "not supported on /v1/audio/translations", true},
+      {form({file, {"stream", "true", ""}, {"response_format", "srt", ""}}), "stream", "json or text"},
       {form({file, {"stream", "yes", ""}}), "stream", "true or false"},
       {form({file, {"language", "", ""}}), "language", "language code"},
       {form({file, {"language", "en", ""}}), "language", "not accepted on /v1/audio/translations", true},

@@ -15,15 +15,26 @@ Cases (ctest runs each as serve.openai-audio.CASE):
              -osrt's file), vtt (-ovtt's), verbose_json (segments' times and texts as -oj's, words as
              -ml 1 -sow's segments, the duration); prompt, temperature and language as whisper-cli's
              --prompt, --temperature and -l; speech.flac, speech.mp3, float-44k.wav (44.1 kHz stereo
-             float) and rate-8k.wav as whisper-cli decodes each
+             float) and rate-8k.wav as whisper-cli decodes each; speech.ogg (Vorbis) and speech.opus
+             (Opus, 48 kHz) as whisper-cli transcribes the same audio decoded by another library
+             (speech-ogg.wav, speech-opus.wav: PyPI soundfile's; whisper-cli decodes no Opus, and
+             its Vorbis is stb_vorbis), whose samples whisper_ogg_test holds equal to the plugin's
+  stream     stream=True: transcript.text.delta events, one per whisper segment, whose concatenation
+             is the non-streamed text and whisper-cli's, then one transcript.text.done with that
+             text, on speech.wav (json and text), long.wav (two 30 s windows) and speech.opus; a
+             client that leaves after the first delta of a 400 s WAV is logged cut:client-left, and
+             the server answers the same after it
   translate  audio.translations.create (json, text, srt) as whisper-cli -tr (the fixture model is
              English-only: whisper ignores translate on it, as whisper-cli does)
   errors     each a 400 that says what, the server answering after it: a truncated WAV, a WAV whose
-             data chunk claims more bytes than it has, garbage bytes, an empty file, an Ogg file, no
-             file part, a bad response_format, an unknown field, stream true, language on
+             data chunk claims more bytes than it has, garbage bytes, an empty file, an AIFF file, a
+             truncated Ogg file, an Ogg Vorbis file whose last granule position lies (ten seconds
+             past its audio), an Ogg Opus file whose OpusHead says no channels, no file part, a bad
+             response_format, an unknown field, stream with srt, stream on translations, language on
              translations, timestamp_granularities without verbose_json, a body that is not
-             multipart; a chat model (llama/tiny.gguf, when the llamacpp plugin is built) named in
-             model is a 400 saying it is not a whisper model; an unknown model a 404
+             multipart; a truncated Ogg file streamed through the client is its BadRequestError
+             before any event; a chat model (llama/tiny.gguf, when the llamacpp plugin is built)
+             named in model is a 400 saying it is not a whisper model; an unknown model a 404
 
 Exit status: 0 passed, 1 failed, 77 skipped.
 """
@@ -33,14 +44,16 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
+import wave
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from case_checks import Failure, Skipped, case_main, check  # noqa: E402
-from serve_test import Server, log  # noqa: E402
+from serve_test import Server, log, wait_line  # noqa: E402
 
 NAME = "whisper"
 NN_OPTIONS = json.dumps({"threads": 2, "beam-size": 1, "best-of": 1, "temperature-inc": 0})
@@ -140,6 +153,75 @@ def case_formats(ctx):
             path = ctx.fixture(f"whisper/{name}")
             theirs = ctx.whisper_cli(path)
             same(f"{name} srt", transcribe(c, path, response_format="srt"), theirs["srt"])
+        # Ogg: whisper-cli on the same audio as another library decodes it.
+        for name, wav in (("speech.ogg", "speech-ogg.wav"), ("speech.opus", "speech-opus.wav")):
+            theirs = ctx.whisper_cli(ctx.fixture(f"whisper/{wav}"))
+            check(theirs["json"]["transcription"], f"whisper-cli heard nothing in {wav}")
+            path = ctx.fixture(f"whisper/{name}")
+            same(f"{name} srt (whisper-cli on {wav})", transcribe(c, path, response_format="srt"), theirs["srt"])
+            same(f"{name} json", transcribe(c, path).text, cli_text(theirs))
+        check(server.proc.poll() is None, "the server exited")
+
+
+def stream_events(c, path, **kw):
+    """The events of a streamed transcription of PATH, each with the seconds it came after the request."""
+    with open(path, "rb") as f:
+        audio = f.read()
+    start = time.monotonic()
+    out = []
+    for e in c.audio.transcriptions.create(model=NAME, file=(os.path.basename(path), audio), stream=True, **kw):
+        out.append((e, time.monotonic() - start))
+    return out
+
+
+def case_stream(ctx):
+    cases = [("speech.wav", "speech.wav", ("json", "text")), ("long.wav", "long.wav", ("json",)),
+             ("speech.opus", "speech-opus.wav", ("json",))]
+    with ctx.wasinn() as server:
+        c = client(server)
+        for name, reference, formats in cases:
+            path = ctx.fixture(f"whisper/{name}")
+            native = ctx.whisper_cli(ctx.fixture(f"whisper/{reference}"))
+            text = cli_text(native)
+            spoken = [s["text"] for s in native["json"]["transcription"] if s["text"].strip()]
+            check(len(spoken) >= 1, f"whisper-cli heard nothing in {reference}")
+            same(f"{name} whole", transcribe(c, path).text, text)
+            for fmt in formats:
+                events = stream_events(c, path, response_format=fmt)
+                kinds = [e.type for e, _ in events]
+                check(len(events) >= 2 and kinds[-1] == "transcript.text.done" and
+                      all(k == "transcript.text.delta" for k in kinds[:-1]),
+                      f"{name} ({fmt}): the events are {kinds}")
+                deltas = [e.delta for e, _ in events[:-1]]
+                # One delta per segment whisper-cli gives (each a segment's text, the outer
+                # whitespace of the transcript held back).
+                check(len(deltas) == len(spoken), f"{name} ({fmt}): {len(deltas)} deltas, whisper-cli has "
+                                                  f"{len(spoken)} segments with text")
+                same(f"{name} stream ({fmt}) deltas", "".join(deltas), text)
+                same(f"{name} stream ({fmt}) done", events[-1][0].text, text)
+                log(f"{name} ({fmt}): {len(deltas)} deltas, the first after {events[0][1]:.1f} s, "
+                    f"done after {events[-1][1]:.1f} s")
+        # A client that leaves after the first delta of long.wav ten times over (400 s: whisper
+        # decodes 13 more 30 s windows after the first, seconds of work): the guest's next write
+        # fails, it drops the context, which cancels whisper.cpp, and the server logs the answer
+        # cut:client-left.
+        with wave.open(ctx.fixture("whisper/long.wav"), "rb") as w:
+            params, frames = w.getparams(), w.readframes(w.getnframes())
+        longer = os.path.join(ctx.tmp, "longer.wav")
+        with wave.open(longer, "wb") as w:
+            w.setparams(params)
+            w.writeframes(frames * 10)
+        with open(longer, "rb") as f:
+            stream = c.audio.transcriptions.create(model=NAME, file=("longer.wav", f.read()), stream=True)
+        start = time.monotonic()
+        first = next(iter(stream))
+        check(first.type == "transcript.text.delta", f"the first event: {first}")
+        stream.close()
+        line = wait_line(server, r"POST /v1/audio/transcriptions 200 .*cut:client-left", timeout=60)
+        check(line, f"the stream left midway is not logged cut:client-left\n{server.tail()}")
+        log(f"left midway, {time.monotonic() - start:.1f} s after the first delta: {line}")
+        same("after it, speech.wav", transcribe(c, ctx.fixture("whisper/speech.wav")).text,
+             cli_text(ctx.whisper_cli(ctx.fixture("whisper/speech.wav"))))
         check(server.proc.poll() is None, "the server exited")
 
 
@@ -169,6 +251,37 @@ def form(fields, boundary="wasinnAudioTest"):
     return out + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
+def ogg_pages(data):
+    """The offsets of DATA's Ogg pages."""
+    out, at = [], 0
+    while at + 27 <= len(data) and data[at:at + 4] == b"OggS":
+        out.append(at)
+        n = data[at + 26]
+        at += 27 + n + sum(data[at + 27:at + 27 + n])
+    return out
+
+
+def ogg_crc(data):
+    """Ogg's page checksum: CRC-32, polynomial 0x04C11DB7, not reflected, from 0."""
+    c = 0
+    for b in data:
+        c ^= b << 24
+        for _ in range(8):
+            c = ((c << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if c & 0x80000000 else (c << 1) & 0xFFFFFFFF
+    return c
+
+
+def ogg_edit(data, page, offset, new):
+    """DATA with NEW written OFFSET bytes into the page at PAGE, its checksum made right again."""
+    n = data[page + 26]
+    size = 27 + n + sum(data[page + 27:page + 27 + n])
+    out = bytearray(data)
+    out[page + offset:page + offset + len(new)] = new
+    out[page + 22:page + 26] = b"\0\0\0\0"
+    out[page + 22:page + 26] = struct.pack("<I", ogg_crc(bytes(out[page:page + size])))
+    return bytes(out)
+
+
 def post(server, path, body, content_type):
     req = urllib.request.Request(server.url(path), data=body, headers={"Content-Type": content_type}, method="POST")
     try:
@@ -187,6 +300,14 @@ def case_errors(ctx):
     lying[40:44] = struct.pack("<I", struct.unpack("<I", wav[40:44])[0] + 1000000)
     with open(ctx.fixture("whisper/speech.ogg"), "rb") as f:
         ogg = f.read()
+    with open(ctx.fixture("whisper/speech.opus"), "rb") as f:
+        opus = f.read()
+    # The last page's granule position (the audio's end, in samples) ten seconds on.
+    last = ogg_pages(ogg)[-1]
+    lying_ogg = ogg_edit(ogg, last, 6, struct.pack("<q", struct.unpack_from("<q", ogg, last + 6)[0] + 160000))
+    # OpusHead's channel count (byte 9 of the first page's body) 0.
+    head = ogg_pages(opus)[0]
+    no_channels = ogg_edit(opus, head, 27 + opus[head + 26] + 9, b"\0")
     chat = ctx.fixture("llama/tiny.gguf")
     have_chat = ctx.args.backend_dir is None or os.path.exists(
         os.path.join(ctx.args.backend_dir, "libwasinn_backend_llamacpp.so"))
@@ -198,9 +319,12 @@ def case_errors(ctx):
         file_cases = [
             ("a truncated WAV", wav[: len(wav) // 2], "truncated"),
             ("a WAV whose header lies", bytes(lying), "'data' chunk claims"),
-            ("garbage bytes", bytes(range(256)) * 12, "not a WAV, FLAC or MP3"),
+            ("garbage bytes", bytes(range(256)) * 12, "not a WAV, FLAC, MP3 or Ogg"),
             ("an empty file", b"", "file part is empty"),
-            ("an Ogg file", ogg, "Ogg"),
+            ("an AIFF file", b"FORM\0\0\0\x04AIFF", "AIFF, which this backend does not decode"),
+            ("a truncated Ogg file", ogg[: len(ogg) // 2], "the Ogg file is truncated"),
+            ("an Ogg file whose last granule position lies", lying_ogg, "truncated or its header lies"),
+            ("an Ogg Opus file whose OpusHead lies", no_channels, "malformed Opus header"),
         ]
         cases = [(what, "/v1/audio/transcriptions", *form([("file", data, "a.bin"), ("model", NAME.encode(), None)]), says)
                  for what, data, says in file_cases]
@@ -210,8 +334,11 @@ def case_errors(ctx):
              *form([("file", wav, "a.wav"), ("response_format", b"mp3", None)]), "response_format must be"),
             ("an unknown field", "/v1/audio/transcriptions", *form([("file", wav, "a.wav"), ("speed", b"2", None)]),
              "Unrecognized request argument supplied: speed"),
-            ("stream true", "/v1/audio/transcriptions", *form([("file", wav, "a.wav"), ("stream", b"true", None)]),
-             "stream is not supported"),
+            ("stream with srt", "/v1/audio/transcriptions",
+             *form([("file", wav, "a.wav"), ("stream", b"true", None), ("response_format", b"srt", None)]),
+             "stream takes response_format json or text"),
+            ("stream on translations", "/v1/audio/translations",
+             *form([("file", wav, "a.wav"), ("stream", b"true", None)]), "not supported on /v1/audio/translations"),
             ("language on translations", "/v1/audio/translations",
              *form([("file", wav, "a.wav"), ("language", b"de", None)]), "language is not accepted"),
             ("word timestamps without verbose_json", "/v1/audio/transcriptions",
@@ -230,13 +357,20 @@ def case_errors(ctx):
         status, text = post(server, "/v1/audio/transcriptions",
                              *form([("file", wav, "a.wav"), ("model", b"nothing", None)]))
         check(status == 404 and "nothing" in text, f"an unknown model: {status} {text}")
-        # The client's own error type for one of them.
+        # The client's own error type for one of them, and for a bad file streamed: the 400 comes
+        # before any event.
         import openai
+        c = client(server)
         try:
-            transcribe(client(server), ctx.fixture("whisper/speech.ogg"))
-            raise Failure("no 400 for an Ogg file through the client")
+            c.audio.transcriptions.create(model=NAME, file=("a.bin", bytes(range(256)) * 12))
+            raise Failure("no 400 for garbage bytes through the client")
         except openai.BadRequestError as e:
-            check("WAV, FLAC or MP3" in str(e), f"the client's error: {e}")
+            check("WAV, FLAC, MP3 or Ogg" in str(e), f"the client's error: {e}")
+        try:
+            list(c.audio.transcriptions.create(model=NAME, file=("a.ogg", ogg[: len(ogg) // 2]), stream=True))
+            raise Failure("no 400 for a truncated Ogg file streamed through the client")
+        except openai.BadRequestError as e:
+            check("truncated" in str(e), f"the client's error: {e}")
         check(server.proc.poll() is None, "the server exited")
     if not extra:
         log("the llamacpp plugin or llama/tiny.gguf is missing: the chat-model case is left out")
@@ -252,7 +386,7 @@ def case_errors(ctx):
         check(status == 200, f"the chat model after it: {status} {text}")
 
 
-CASES = {"formats": case_formats, "translate": case_translate, "errors": case_errors}
+CASES = {"formats": case_formats, "stream": case_stream, "translate": case_translate, "errors": case_errors}
 
 
 def main():

@@ -211,9 +211,10 @@ TEST(WhisperAudio, LayoutsOfRealFilesDecode) {
   }
 }
 
-// Files that are not WAV, FLAC or MP3, or that are cut or lie, are refused saying what they are.
+// Files that are not WAV, FLAC, MP3 or Ogg, or that are cut or lie, are refused saying what they are.
 TEST(WhisperAudio, OtherFormatsAndCutFilesAreRefusedSayingWhat) {
-  const Bytes flac = read_fixture("whisper/speech.flac"), mp3 = read_fixture("whisper/speech.mp3");
+  const Bytes flac = read_fixture("whisper/speech.flac"), mp3 = read_fixture("whisper/speech.mp3"),
+              ogg = read_fixture("whisper/speech.ogg");
   Bytes lying_flac = flac;  // STREAMINFO's 36-bit total samples (bytes 21-25 of the file) raised
   lying_flac[21] = static_cast<uint8_t>((lying_flac[21] & 0xF0) | 0x0F);
   struct Case {
@@ -223,8 +224,8 @@ TEST(WhisperAudio, OtherFormatsAndCutFilesAreRefusedSayingWhat) {
   };
   const std::vector<Case> cases = {
       {"empty", {}, "input 0 is empty"},
-      {"garbage", Bytes(4096, 0x5A), "not a WAV, FLAC or MP3 file"},
-      {"ogg", read_fixture("whisper/speech.ogg"), "Ogg (Vorbis or Opus), which this backend does not decode"},
+      {"garbage", Bytes(4096, 0x5A), "not a WAV, FLAC, MP3 or Ogg file"},
+      {"ogg cut in half", Bytes(ogg.begin(), ogg.begin() + ogg.size() / 2), "the Ogg file is truncated"},
       {"aiff", Bytes{'F', 'O', 'R', 'M', 0, 0, 0, 4, 'A', 'I', 'F', 'F'}, "AIFF"},
       {"flac header only", Bytes(flac.begin(), flac.begin() + 42), "FLAC file"},
       {"flac cut in half", Bytes(flac.begin(), flac.begin() + flac.size() / 2), "truncated or its header lies"},
@@ -236,7 +237,8 @@ TEST(WhisperAudio, OtherFormatsAndCutFilesAreRefusedSayingWhat) {
     EXPECT_EQ(r.status, WASINN_INVALID_ARGUMENT) << c.name << ": " << r.detail;
     EXPECT_CONTAINS(r.detail, c.detail) << c.name;
   }
-  for (const char* ok : {"whisper/speech.flac", "whisper/speech.mp3", "whisper/float-44k.wav", "whisper/rate-8k.wav"}) {
+  for (const char* ok : {"whisper/speech.flac", "whisper/speech.mp3", "whisper/speech.ogg", "whisper/speech.opus",
+                         "whisper/float-44k.wav", "whisper/rate-8k.wav"}) {
     const Result r = set_audio(read_fixture(ok), ok);
     EXPECT_EQ(r.status, WASINN_OK) << ok << ": " << r.detail;
   }

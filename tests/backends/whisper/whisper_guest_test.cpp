@@ -222,7 +222,7 @@ TEST(WhisperGuest, EveryBadInputIsAnErrnoWithADetailThenTheGuestTranscribes) {
       {"config-output-file", 6, "wasinn never does for a guest"},
       {"compute-without-audio", 1, "no audio"},
       {"output-before-compute", 1, "no transcription yet"},
-      {"audio-not-riff", 1, "not a WAV, FLAC or MP3 file"},
+      {"audio-not-riff", 1, "not a WAV, FLAC, MP3 or Ogg file"},
       {"audio-empty", 1, "input 0 is empty"},
       {"audio-truncated", 1, "truncated"},
       {"audio-no-samples", 1, "no samples"},
