@@ -53,6 +53,9 @@ flock 9
 BUILT=$CARGO_TARGET_DIR/workspace
 rsync -r --checksum --delete --delete-excluded --prune-empty-dirs --include='*/' --include=Cargo.toml \
   --include=Cargo.lock --include='*.rs' --include=abi_layouts.def --exclude='*' "$WORKSPACE/" "$BUILT/"
+# The WIT files the engine's bindgen! reads (src/engine/wasmtime/src/bindings.rs), beside the copy
+# as wit/ is beside src/ in the checkout.
+rsync -r --checksum --delete --include='*/' --include='*.wit' --exclude='*' "$ROOT/wit/" "$BUILT/../wit/"
 
 if [[ $OUT == --test ]]; then
   exec "$CARGO" test --release --locked --workspace --exclude wasinn-wasmtime --lib --manifest-path "$BUILT/Cargo.toml" \

@@ -8,6 +8,7 @@
 // Every `#[no_mangle]` function of the C API, exported from this library as from Wasmtime's own.
 pub use wasmtime_c_api::*;
 
+mod bindings;
 mod component_kind;
 pub mod handles;
 pub mod host;

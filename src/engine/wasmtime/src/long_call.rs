@@ -14,7 +14,7 @@ use wasmtime::component::{Accessor, ComponentNamedList, Lift, LinkerInstance, Lo
 use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContextMut};
 
 use crate::host::*;
-use crate::wit_nn::NnStore;
+use crate::wit_nn::{table, Access, NnStore};
 
 /// How a linker's long wasi:nn calls are defined (see the module's comment).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -87,6 +87,62 @@ impl Drop for CancelOnDrop {
 /// A guest state pointer that a long call's work takes to the blocking pool (the share's).
 struct SendGuest(Guest);
 unsafe impl Send for SendGuest {}
+
+/// A long call of `LongCalls::InPlace`: `work` makes the answer on the store's thread.
+pub(crate) fn in_place<T: NnStore, A, R>(
+    access: &Access<'_, T>,
+    args: A,
+    work: fn(WitHost, Guest, A) -> Result<R>,
+) -> Result<R> {
+    work(table(), T::nn_guest(access.as_context()), args)
+}
+
+/// A long call of `LongCalls::OffThread`, `name` the WIT function: `work` makes the answer in place
+/// when the store's recent calls of it were short, else on tokio's blocking pool through a share of
+/// the guest's state while the guest (its whole store) waits, the lane's thread does not. Dropped
+/// before the answer (the store is going: a trap, a deadline, the server's end), the call stops the
+/// framework's work on `context`, if it names one.
+pub(crate) async fn off_thread<T: NnStore, A: Send + 'static, R: Send + 'static>(
+    access: Access<'_, T>,
+    name: &'static str,
+    context: Option<u32>,
+    args: A,
+    work: fn(WitHost, Guest, A) -> Result<R>,
+) -> Result<R> {
+    let host = table();
+    let start = Instant::now();
+    let guest = SendGuest(T::nn_guest(access.as_context()));
+    let in_place = access.as_context().data().long_call_inline(name);
+    let result = if in_place {
+        work(host, guest.0, args)
+    } else {
+        let shared = SharedGuest::of_guest(host, guest.0)?;
+        let mut cancel = context.map(|c| CancelOnDrop {
+            shared: shared.clone(),
+            context: c,
+            done: false,
+        });
+        let guest = SendGuest(shared.guest);
+        let done = tokio::task::spawn_blocking(move || {
+            let guest = guest;
+            let answer = work(host, guest.0, args);
+            // Held to the work's end, even when the caller gave up and its future is gone.
+            drop(shared);
+            answer
+        })
+        .await
+        .map_err(|e| format_err!("wasi:nn {name}: its worker thread failed: {e}"));
+        if let Some(c) = cancel.as_mut() {
+            c.done = true;
+        }
+        done?
+    };
+    access
+        .as_context()
+        .data()
+        .long_call_took(name, start.elapsed(), in_place);
+    result
+}
 
 /// Defines `name` as a long call. `prepare` runs on the store's thread with the store (it reads
 /// guest memory; `off_thread` says whether what it makes must outlive the store's borrow), then

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! `wasi:nn@0.2.0-rc-2024-06-25`, `-08-19` and `-10-28` as typed host functions, added to a
-//! component linker that Wasmtime's C API made. Typed, a `list<u8>` argument is read where it
-//! lies in guest memory and a returned one is lowered with one memcpy; the C API's values cost
-//! one value per byte and cap a call at Wasmtime's hostcall fuel. Every decision (handles,
-//! limits, names, errors) is the C++ side's, reached through the `WitHost` table.
+//! `wasi:nn@0.2.0-rc-2024-06-25`, `-08-19` and `-10-28` on a component linker: the host traits
+//! `bindgen!` generates from wit/ (bindings.rs), implemented once for the three versions over the
+//! C table (`WitHost`, wit_host.h), where every decision is made (handles, limits, names, errors).
+//! The versions differ in two places: 06-25's error constructor and 10-28's compute, which takes
+//! and gives named tensors where the older ones set inputs and get outputs one by one.
 use std::mem::{align_of, size_of};
+use std::sync::OnceLock;
 
-use wasmtime::component::{ComponentType, Lift, Linker, LinkerInstance, Lower, Resource, ResourceType, WasmList};
-use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContext, StoreContextMut};
+use wasmtime::component::{HasData, Linker, Resource};
+use wasmtime::{format_err, AsContext, Result, StoreContext, StoreContextMut};
 use wasmtime_c_api::{
     wasmtime_component_linker_t, wasmtime_context_get_data, wasmtime_error_t, WasmtimeStoreContextMut,
     WasmtimeStoreData,
 };
 
+use crate::bindings::{blocking, off_thread};
 use crate::host::*;
-use crate::long_call::{define_long, LongCalls};
+use crate::long_call::{in_place, off_thread as run_off_thread, LongCalls};
 
 // `wasmtime_component_linker_t` is `#[repr(transparent)]` over this Linker in 48.0.8 and 49.0.5; its field
 // is private to the C API's crate, so the cast below stands on that layout. Checked again here
@@ -43,18 +45,33 @@ impl NnStore for WasmtimeStoreData {
 
 pub(crate) type Cx<'a, T> = StoreContextMut<'a, T>;
 
-/// The versions served, oldest first; a resource type per version keeps one version's handles
-/// from being passed to another's functions.
-const VERSIONS: [&str; 3] = ["0.2.0-rc-2024-06-25", "0.2.0-rc-2024-08-19", "0.2.0-rc-2024-10-28"];
-const V_06_25: u8 = 0;
 pub(crate) const V_10_28: u8 = 2;
 
+/// The resources of one version (V: 0 for 06-25, 1 for 08-19, 2 for 10-28), whose reps are the
+/// C++ session's handles; a type per version keeps one version's handles from another's functions.
 pub struct Tensor<const V: u8>;
 pub struct Graph<const V: u8>;
 pub struct Context<const V: u8>;
 pub struct NnError<const V: u8>;
 
-/// A WIT enum whose cases the C++ side knows by name.
+/// The generated implementations' data (bindgen!'s `HasData`): nothing; every function takes
+/// the store, whose data leads to the guest state, and the table is the process's (`table`).
+pub struct Nn;
+
+impl HasData for Nn {
+    type Data<'a> = Nn;
+}
+
+/// The getter every generated `add_to_linker` takes.
+fn nn<T>(_: &mut T) -> Nn {
+    Nn
+}
+
+/// What a generated function is given of its store.
+pub(crate) type Access<'a, T> = wasmtime::component::Access<'a, T, Nn>;
+
+/// A WIT enum whose cases the C++ side knows by name: bindgen!'s enum and its cases' WIT names,
+/// both from the WIT files (build.rs generates the list).
 pub trait Cases: Sized + Copy + 'static {
     const ALL: &'static [(Self, &'static str)];
     fn name(self) -> &'static str
@@ -68,47 +85,44 @@ pub trait Cases: Sized + Copy + 'static {
     }
 }
 
-/// A WIT enum: the Rust type Wasmtime lifts and lowers (its cases checked against the
-/// component's type at instantiation) and its `Cases`, from one list of names.
-macro_rules! wit_enum {
-    ($ty:ident { $($variant:ident = $name:tt),* $(,)? }) => {
-        #[derive(ComponentType, Lift, Lower, Clone, Copy, PartialEq, Debug)]
-        #[component(enum)]
-        #[repr(u8)]
-        pub enum $ty {
-            $(#[component(name = $name)] $variant,)*
-        }
-        impl Cases for $ty {
-            const ALL: &'static [(Self, &'static str)] = &[$((Self::$variant, $name),)*];
-        }
+include!(concat!(env!("OUT_DIR"), "/wit_cases.rs"));
+
+/// The newest version's enums, for the crates above (a pipeline's tensor-type) and nn-ext.
+pub use blocking::wasi::nn0_2_0_rc_2024_10_28::errors::ErrorCode;
+pub use blocking::wasi::nn0_2_0_rc_2024_10_28::graph::{ExecutionTarget, GraphEncoding};
+pub use blocking::wasi::nn0_2_0_rc_2024_10_28::tensor::TensorType;
+
+/// The table every component linker of the process is given: C++'s one (wit_nn_imports.cpp's
+/// `wit_host_table`, which serving and pipelines get too), kept at the first `define`. The
+/// generated functions reach their host through their store's data alone, which cannot carry it.
+static TABLE: OnceLock<WitHost> = OnceLock::new();
+
+fn keep_table(host: WitHost) -> Result<()> {
+    let kept = TABLE.get_or_init(|| host);
+    let bytes = |t: &WitHost| {
+        unsafe { std::slice::from_raw_parts(t as *const WitHost as *const u8, size_of::<WitHost>()) }.to_vec()
     };
+    if bytes(kept) == bytes(&host) {
+        Ok(())
+    } else {
+        Err(format_err!(
+            "wasi:nn: a second, different wit_host.h table; a process has one"
+        ))
+    }
 }
 
-wit_enum!(TensorType { Fp16 = "FP16", Fp32 = "FP32", Fp64 = "FP64", Bf16 = "BF16", U8 = "U8", I32 = "I32", I64 = "I64" });
-wit_enum!(GraphEncoding {
-    Openvino = "openvino",
-    Onnx = "onnx",
-    Tensorflow = "tensorflow",
-    Pytorch = "pytorch",
-    Tensorflowlite = "tensorflowlite",
-    Ggml = "ggml",
-    Autodetect = "autodetect",
-});
-wit_enum!(ExecutionTarget { Cpu = "cpu", Gpu = "gpu", Tpu = "tpu" });
-wit_enum!(ErrorCode {
-    InvalidArgument = "invalid-argument",
-    InvalidEncoding = "invalid-encoding",
-    Timeout = "timeout",
-    RuntimeError = "runtime-error",
-    UnsupportedOperation = "unsupported-operation",
-    TooLarge = "too-large",
-    NotFound = "not-found",
-    Security = "security",
-    Unknown = "unknown",
-});
+/// The process's table (`define` has kept it before any function can be called).
+pub(crate) fn table() -> WitHost {
+    *TABLE.get().expect("wasi:nn: a call before its linker was defined")
+}
 
 pub(crate) fn guest<T: NnStore>(cx: &Cx<'_, T>) -> Guest {
     T::nn_guest(cx.as_context())
+}
+
+/// The guest state of the store a generated function was given.
+fn guest_of<T: NnStore>(access: &Access<'_, T>) -> Guest {
+    T::nn_guest(access.as_context())
 }
 
 /// One call into the table: OK, an error resource's rep for result::err, or a trap.
@@ -157,11 +171,10 @@ pub(crate) fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
     }
 }
 
-/// `result<R, error>` from a call that makes the resource `R`.
-fn made<R: 'static, const V: u8>(
-    status: WitStatus,
-    out: &WitOut,
-) -> Result<std::result::Result<Resource<R>, Resource<NnError<V>>>> {
+/// `result<R, error>` of a call that makes the resource `R`.
+type Made<R, const V: u8> = std::result::Result<Resource<R>, Resource<NnError<V>>>;
+
+fn made<R: 'static, const V: u8>(status: WitStatus, out: &WitOut) -> Result<Made<R, V>> {
     Ok(call(status, out)?
         .map(|()| Resource::new_own(out.rep))
         .map_err(Resource::new_own))
@@ -193,279 +206,333 @@ pub(crate) fn case_opt<C: Cases + PartialEq>(name: &str, what: &str) -> Result<O
 type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
 
 /// A table function of one handle: its status and what it handed back.
-pub(crate) fn by_rep<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32) -> (WitStatus, WitOut) {
+fn of_rep(f: ByRep, g: Guest, rep: u32) -> (WitStatus, WitOut) {
     let mut out = WitOut::default();
-    // SAFETY: the table's contract; `guest` is this store's data.
-    let status = unsafe { f(guest(cx), rep, &mut out) };
+    // SAFETY: the table's contract; `g` is the store's guest state.
+    let status = unsafe { f(g, rep, &mut out) };
     (status, out)
 }
 
 /// A method WIT gives no error value (tensor.ty, error.data...): what the table handed back.
-pub(crate) fn method<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32, what: &str) -> Result<WitOut> {
-    let (status, out) = by_rep(f, cx, rep);
+fn answer(f: ByRep, g: Guest, rep: u32, what: &str) -> Result<WitOut> {
+    let (status, out) = of_rep(f, g, rep);
     must(status, &out, what)?;
     Ok(out)
 }
 
-pub(crate) fn drop_resource<T: NnStore>(host: WitHost, cx: Cx<'_, T>, kind: WitResource, rep: u32) -> Result<()> {
+pub(crate) fn method<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32, what: &str) -> Result<WitOut> {
+    answer(f, guest(cx), rep, what)
+}
+
+fn drop_rep(g: Guest, kind: WitResource, rep: u32) -> Result<()> {
     let mut out = WitOut::default();
-    // SAFETY: the table's contract; `guest` is this store's data.
-    let status = unsafe { (host.drop)(guest(&cx), kind, rep, &mut out) };
+    // SAFETY: the table's contract; `g` is the store's guest state.
+    let status = unsafe { (table().drop)(g, kind, rep, &mut out) };
     must(status, &out, "resource drop")
 }
 
-fn define_errors<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
-    i.resource("error", ResourceType::host::<NnError<V>>(), move |cx, rep| {
-        drop_resource(host, cx, WitResource::Error, rep)
-    })?;
-    if V == V_06_25 {
-        i.func_wrap(
-            "[constructor]error",
-            move |cx: Cx<'_, T>, (code, data): (ErrorCode, String)| {
-                let mut out = WitOut::default();
-                let status =
-                    unsafe { (host.error_new)(guest(&cx), WitStr::of(code.name()), WitStr::of(&data), &mut out) };
-                must(status, &out, "error constructor")?;
-                Ok((Resource::<NnError<V>>::new_own(out.rep),))
-            },
-        )?;
-    }
-    i.func_wrap(
-        "[method]error.code",
-        move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
-            let out = method(host.error_code, &cx, e.rep(), "error.code")?;
-            Ok((case::<ErrorCode>(&out, "error.code")?,))
-        },
-    )?;
-    i.func_wrap(
-        "[method]error.data",
-        move |cx: Cx<'_, T>, (e,): (Resource<NnError<V>>,)| {
-            let out = method(host.error_data, &cx, e.rep(), "error.data")?;
-            Ok((String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned(),))
-        },
-    )
+pub(crate) fn drop_resource<T: NnStore>(_host: WitHost, cx: Cx<'_, T>, kind: WitResource, rep: u32) -> Result<()> {
+    drop_rep(guest(&cx), kind, rep)
 }
 
-fn define_tensor<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost) -> Result<()> {
-    i.resource("tensor", ResourceType::host::<Tensor<V>>(), move |cx, rep| {
-        drop_resource(host, cx, WitResource::Tensor, rep)
-    })?;
-    i.func_wrap(
-        "[constructor]tensor",
-        move |cx: Cx<'_, T>, (dims, ty, data): (WasmList<u32>, TensorType, WasmList<u8>)| {
-            let g = guest(&cx);
-            let dims = dims.as_le_slice(&cx);
-            // In place: the C++ side copies the bytes once, into the tensor it keeps.
-            let data = data.as_le_slice(&cx);
-            let mut out = WitOut::default();
-            let status = unsafe {
-                (host.tensor_new)(
-                    g,
-                    dims.as_ptr(),
-                    dims.len(),
-                    WitStr::of(ty.name()),
-                    WitBytes {
-                        data: data.as_ptr(),
-                        len: data.len(),
-                    },
-                    &mut out,
-                )
-            };
-            must(status, &out, "tensor constructor")?;
-            Ok((Resource::<Tensor<V>>::new_own(out.rep),))
-        },
-    )?;
-    i.func_wrap(
-        "[method]tensor.dimensions",
-        move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-            let out = method(host.tensor_dimensions, &cx, t.rep(), "tensor.dimensions")?;
-            Ok((unsafe { out.slice::<u32>() }.to_vec(),))
-        },
-    )?;
-    i.func_wrap(
-        "[method]tensor.ty",
-        move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-            let out = method(host.tensor_type, &cx, t.rep(), "tensor.ty")?;
-            Ok((case::<TensorType>(&out, "tensor.ty")?,))
-        },
-    )?;
-    i.func_wrap(
-        "[method]tensor.data",
-        move |cx: Cx<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-            let out = method(host.tensor_data, &cx, t.rep(), "tensor.data")?;
-            // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
-            // store's end, so they outlive the lowering into guest memory that follows this return.
-            let bytes: &'static [u8] = unsafe { out.slice::<u8>() };
-            Ok((bytes,))
-        },
-    )
+/// The chars the table handed back, copied.
+pub(crate) fn chars(out: &WitOut) -> String {
+    String::from_utf8_lossy(unsafe { out.slice::<u8>() }).into_owned()
 }
 
-fn define_graph<T: NnStore, const V: u8>(i: &mut LinkerInstance<'_, T>, host: WitHost, mode: LongCalls) -> Result<()> {
-    i.resource("graph", ResourceType::host::<Graph<V>>(), move |cx, rep| {
-        drop_resource(host, cx, WitResource::Graph, rep)
-    })?;
-    define_long(
-        i,
-        mode,
-        host,
-        "load",
-        |_| None,
-        |mut cx, (builders, encoding, target): (WasmList<WasmList<u8>>, GraphEncoding, ExecutionTarget), off_thread| {
-            let lists = builders
-                .iter(cx.as_context_mut())?
-                .collect::<Result<Vec<WasmList<u8>>>>()?;
-            // Read where they lie (the framework keeps its own copy), unless the load leaves the
-            // store's thread: guest memory is the guest's again once the store's borrow ends.
-            let owned: Vec<Vec<u8>> = match off_thread {
-                true => lists.iter().map(|l| l.as_le_slice(&cx).to_vec()).collect(),
-                false => Vec::new(),
-            };
-            let spans = match off_thread {
-                true => owned.iter().map(|b| WitBytes::of(b)).collect(),
-                false => lists.iter().map(|l| WitBytes::of(l.as_le_slice(&cx))).collect(),
-            };
-            Ok(Builders {
-                spans,
-                _owned: owned,
-                encoding,
-                target,
-            })
-        },
-        |host, g, b| {
-            let mut out = WitOut::default();
-            let status = unsafe {
-                (host.load)(
-                    g,
-                    b.spans.as_ptr(),
-                    b.spans.len(),
-                    WitStr::of(b.encoding.name()),
-                    WitStr::of(b.target.name()),
-                    &mut out,
-                )
-            };
-            Ok((made::<Graph<V>, V>(status, &out)?,))
-        },
-    )?;
-    define_long(
-        i,
-        mode,
-        host,
-        "load-by-name",
-        |_| None,
-        |_, (name,): (String,), _| Ok(name),
-        |host, g, name| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) };
-            Ok((made::<Graph<V>, V>(status, &out)?,))
-        },
-    )?;
-    i.func_wrap(
-        "[method]graph.init-execution-context",
-        move |cx: Cx<'_, T>, (graph,): (Resource<Graph<V>>,)| {
-            let (status, out) = by_rep(host.init_execution_context, &cx, graph.rep());
-            Ok((made::<Context<V>, V>(status, &out)?,))
-        },
-    )
+// What each function does, once for every version; the macros below bind them to bindgen!'s
+// traits of each version.
+
+fn tensor_new<C: Cases + PartialEq>(g: Guest, dims: &[u32], ty: C, data: &[u8]) -> Result<u32> {
+    let mut out = WitOut::default();
+    // The C++ side copies the bytes into the tensor it keeps.
+    let status = unsafe {
+        (table().tensor_new)(
+            g,
+            dims.as_ptr(),
+            dims.len(),
+            WitStr::of(ty.name()),
+            WitBytes::of(data),
+            &mut out,
+        )
+    };
+    must(status, &out, "tensor constructor")?;
+    Ok(out.rep)
+}
+
+fn tensor_dimensions(g: Guest, t: u32) -> Result<Vec<u32>> {
+    let out = answer(table().tensor_dimensions, g, t, "tensor.dimensions")?;
+    Ok(unsafe { out.slice::<u32>() }.to_vec())
+}
+
+fn tensor_data(g: Guest, t: u32) -> Result<Vec<u8>> {
+    let out = answer(table().tensor_data, g, t, "tensor.data")?;
+    Ok(unsafe { out.slice::<u8>() }.to_vec())
+}
+
+fn error_new<C: Cases + PartialEq>(g: Guest, code: C, data: &str) -> Result<u32> {
+    let mut out = WitOut::default();
+    let status = unsafe { (table().error_new)(g, WitStr::of(code.name()), WitStr::of(data), &mut out) };
+    must(status, &out, "error constructor")?;
+    Ok(out.rep)
+}
+
+/// load: its builders, encoding and target.
+type Builders<E, G> = (Vec<Vec<u8>>, E, G);
+
+fn load<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq>(
+    host: WitHost,
+    g: Guest,
+    (builders, encoding, target): Builders<E, G>,
+) -> Result<Made<Graph<V>, V>> {
+    let spans: Vec<WitBytes> = builders.iter().map(|b| WitBytes::of(b)).collect();
+    let mut out = WitOut::default();
+    let status = unsafe {
+        (host.load)(
+            g,
+            spans.as_ptr(),
+            spans.len(),
+            WitStr::of(encoding.name()),
+            WitStr::of(target.name()),
+            &mut out,
+        )
+    };
+    made(status, &out)
+}
+
+fn load_by_name<const V: u8>(host: WitHost, g: Guest, (name,): (String,)) -> Result<Made<Graph<V>, V>> {
+    let mut out = WitOut::default();
+    let status = unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) };
+    made(status, &out)
+}
+
+fn compute<const V: u8>(
+    host: WitHost,
+    g: Guest,
+    (context,): (u32,),
+) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
+    let mut out = WitOut::default();
+    let status = unsafe { (host.compute)(g, context, &mut out) };
+    unit(status, &out)
 }
 
 type NamedTensors<const V: u8> = Vec<(String, Resource<Tensor<V>>)>;
 
-/// load's graph builders: spans of guest memory, or of copies (`_owned`) when the load runs off
-/// the store's thread.
-struct Builders {
-    spans: Vec<WitBytes>,
-    _owned: Vec<Vec<u8>>,
-    encoding: GraphEncoding,
-    target: ExecutionTarget,
-}
-// The spans point into `_owned`, which moves with them, or into guest memory for a call that
-// stays on the store's thread.
-unsafe impl Send for Builders {}
-
-fn define_inference<T: NnStore, const V: u8>(
-    i: &mut LinkerInstance<'_, T>,
+fn compute_tensors<const V: u8>(
     host: WitHost,
-    mode: LongCalls,
-) -> Result<()> {
-    i.resource(
-        "graph-execution-context",
-        ResourceType::host::<Context<V>>(),
-        move |cx, rep| drop_resource(host, cx, WitResource::Context, rep),
-    )?;
-    if V == V_10_28 {
-        define_long(
-            i,
-            mode,
-            host,
-            "[method]graph-execution-context.compute",
-            |(ctx, _)| Some(*ctx),
-            |_, (ctx, inputs): (Resource<Context<V>>, NamedTensors<V>), _| {
-                Ok((
-                    ctx.rep(),
-                    inputs.into_iter().map(|(n, t)| (n, t.rep())).collect::<Vec<_>>(),
-                ))
-            },
-            |host, g, (ctx, inputs)| {
-                let outputs = compute_named(&host, g, ctx, &inputs)?.map(|outputs| {
-                    outputs
-                        .into_iter()
-                        .map(|(n, t)| (n, Resource::<Tensor<V>>::new_own(t)))
-                        .collect::<NamedTensors<V>>()
-                });
-                Ok((outputs.map_err(Resource::<NnError<V>>::new_own),))
-            },
-        )?;
-        return Ok(());
-    }
-    i.func_wrap(
-        "[method]graph-execution-context.set-input",
-        move |cx: Cx<'_, T>, (ctx, name, t): (Resource<Context<V>>, String, Resource<Tensor<V>>)| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.set_input)(guest(&cx), ctx.rep(), WitStr::of(&name), t.rep(), &mut out) };
-            Ok((unit::<V>(status, &out)?,))
-        },
-    )?;
-    define_long(
-        i,
-        mode,
-        host,
-        "[method]graph-execution-context.compute",
-        |ctx| Some(*ctx),
-        |_, (ctx,): (Resource<Context<V>>,), _| Ok(ctx.rep()),
-        |host, g, ctx| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.compute)(g, ctx, &mut out) };
-            Ok((unit::<V>(status, &out)?,))
-        },
-    )?;
-    i.func_wrap(
-        "[method]graph-execution-context.get-output",
-        move |cx: Cx<'_, T>, (ctx, name): (Resource<Context<V>>, String)| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.get_output)(guest(&cx), ctx.rep(), WitStr::of(&name), &mut out) };
-            Ok((made::<Tensor<V>, V>(status, &out)?,))
-        },
-    )
+    g: Guest,
+    (context, inputs): (u32, NamedTensors<V>),
+) -> Result<std::result::Result<NamedTensors<V>, Resource<NnError<V>>>> {
+    let inputs: Vec<(String, u32)> = inputs.into_iter().map(|(n, t)| (n, t.rep())).collect();
+    let outputs = compute_named(&host, g, context, &inputs)?;
+    Ok(outputs
+        .map(|outs| outs.into_iter().map(|(n, t)| (n, Resource::new_own(t))).collect())
+        .map_err(Resource::new_own))
 }
 
-fn define_version<T: NnStore, const V: u8>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
-    let version = VERSIONS[V as usize];
-    define_errors::<T, V>(&mut linker.instance(&format!("wasi:nn/errors@{version}"))?, host)?;
-    define_tensor::<T, V>(&mut linker.instance(&format!("wasi:nn/tensor@{version}"))?, host)?;
-    define_graph::<T, V>(&mut linker.instance(&format!("wasi:nn/graph@{version}"))?, host, mode)?;
-    define_inference::<T, V>(
-        &mut linker.instance(&format!("wasi:nn/inference@{version}"))?,
-        host,
-        mode,
-    )
+/// A long call's function in the expansion `$mode` (bindings.rs): plain in `blocking`, an async
+/// function that may leave the store's thread in `off_thread` (long_call.rs). `$context`: the
+/// execution context a drop of the call cancels, if any.
+macro_rules! long_fn {
+    (blocking, $name:literal, fn $f:ident($host:ident $(, $a:ident: $at:ty)*) -> $r:ty, $context:expr, ($($arg:expr),*), $work:expr) => {
+        fn $f($host: Access<'_, T>, $($a: $at),*) -> Result<$r> {
+            in_place(&$host, ($($arg,)*), $work)
+        }
+    };
+    (off_thread, $name:literal, fn $f:ident($host:ident $(, $a:ident: $at:ty)*) -> $r:ty, $context:expr, ($($arg:expr),*), $work:expr) => {
+        fn $f($host: Access<'_, T>, $($a: $at),*) -> impl std::future::Future<Output = Result<$r>> + Send {
+            let context: Option<u32> = $context;
+            run_off_thread($host, $name, context, ($($arg,)*), $work)
+        }
+    };
 }
+
+/// tensor and errors of one version (in `blocking` only: `off_thread` has them from there).
+macro_rules! tensor_and_errors {
+    ($version:tt, $($m:ident)::+ $(, $error_constructor:ident)?) => {
+        const _: () = {
+            use $($m)::+ as m;
+            use m::errors::{Error, ErrorCode};
+            use m::tensor::{Tensor, TensorType};
+            wit_enum_cases!("wasi:nn", $version, "tensor", "tensor-type", TensorType);
+            wit_enum_cases!("wasi:nn", $version, "errors", "error-code", ErrorCode);
+            impl m::tensor::HostTensor for Nn {}
+            impl m::tensor::Host for Nn {}
+            impl m::errors::HostError for Nn {}
+            impl m::errors::Host for Nn {}
+            impl<T: NnStore> m::tensor::HostTensorWithStore<T> for Nn {
+                fn drop(host: Access<'_, T>, t: Resource<Tensor>) -> Result<()> {
+                    drop_rep(guest_of(&host), WitResource::Tensor, t.rep())
+                }
+                fn new(host: Access<'_, T>, dims: Vec<u32>, ty: TensorType, data: Vec<u8>) -> Result<Resource<Tensor>> {
+                    tensor_new(guest_of(&host), &dims, ty, &data).map(Resource::new_own)
+                }
+                fn dimensions(host: Access<'_, T>, t: Resource<Tensor>) -> Result<Vec<u32>> {
+                    tensor_dimensions(guest_of(&host), t.rep())
+                }
+                fn ty(host: Access<'_, T>, t: Resource<Tensor>) -> Result<TensorType> {
+                    case(&answer(table().tensor_type, guest_of(&host), t.rep(), "tensor.ty")?, "tensor.ty")
+                }
+                fn data(host: Access<'_, T>, t: Resource<Tensor>) -> Result<Vec<u8>> {
+                    tensor_data(guest_of(&host), t.rep())
+                }
+            }
+            impl<T: NnStore> m::errors::HostErrorWithStore<T> for Nn {
+                fn drop(host: Access<'_, T>, e: Resource<Error>) -> Result<()> {
+                    drop_rep(guest_of(&host), WitResource::Error, e.rep())
+                }
+                $(
+                fn $error_constructor(host: Access<'_, T>, code: ErrorCode, data: String) -> Result<Resource<Error>> {
+                    error_new(guest_of(&host), code, &data).map(Resource::new_own)
+                }
+                )?
+                fn code(host: Access<'_, T>, e: Resource<Error>) -> Result<ErrorCode> {
+                    case(&answer(table().error_code, guest_of(&host), e.rep(), "error.code")?, "error.code")
+                }
+                fn data(host: Access<'_, T>, e: Resource<Error>) -> Result<String> {
+                    Ok(chars(&answer(table().error_data, guest_of(&host), e.rep(), "error.data")?))
+                }
+            }
+        };
+    };
+}
+
+/// graph and inference of version `$v` in the expansion `$mode`; `staged`: set-input, compute and
+/// get-output (06-25, 08-19), `named`: compute on named tensors (10-28).
+macro_rules! graph_and_inference {
+    ($mode:ident, $v:literal, $version:tt, $($m:ident)::+, $inference:ident) => {
+        const _: () = {
+            use $($m)::+ as m;
+            use m::errors::Error;
+            use m::graph::{ExecutionTarget, Graph, GraphEncoding};
+            use m::inference::GraphExecutionContext;
+            wit_enum_cases!("wasi:nn", $version, "graph", "graph-encoding", GraphEncoding);
+            wit_enum_cases!("wasi:nn", $version, "graph", "execution-target", ExecutionTarget);
+            impl m::graph::HostGraph for Nn {}
+            impl m::graph::Host for Nn {}
+            impl m::inference::HostGraphExecutionContext for Nn {}
+            impl m::inference::Host for Nn {}
+            impl<T: NnStore> m::graph::HostGraphWithStore<T> for Nn {
+                fn drop(host: Access<'_, T>, g: Resource<Graph>) -> Result<()> {
+                    drop_rep(guest_of(&host), WitResource::Graph, g.rep())
+                }
+                fn init_execution_context(
+                    host: Access<'_, T>,
+                    g: Resource<Graph>,
+                ) -> Result<std::result::Result<Resource<GraphExecutionContext>, Resource<Error>>> {
+                    let (status, out) = of_rep(table().init_execution_context, guest_of(&host), g.rep());
+                    made(status, &out)
+                }
+            }
+            impl<T: NnStore> m::graph::HostWithStore<T> for Nn {
+                long_fn!($mode, "load",
+                    fn load(host, builders: Vec<Vec<u8>>, encoding: GraphEncoding, target: ExecutionTarget)
+                        -> std::result::Result<Resource<Graph>, Resource<Error>>,
+                    None, (builders, encoding, target), load::<$v, GraphEncoding, ExecutionTarget>);
+                long_fn!($mode, "load-by-name",
+                    fn load_by_name(host, name: String) -> std::result::Result<Resource<Graph>, Resource<Error>>,
+                    None, (name), load_by_name::<$v>);
+            }
+            graph_and_inference!(@$inference $mode, $v, m);
+        };
+    };
+    (@staged $mode:ident, $v:literal, $m:ident) => {
+        impl<T: NnStore> $m::inference::HostGraphExecutionContextWithStore<T> for Nn {
+            fn drop(host: Access<'_, T>, c: Resource<$m::inference::GraphExecutionContext>) -> Result<()> {
+                drop_rep(guest_of(&host), WitResource::Context, c.rep())
+            }
+            fn set_input(
+                host: Access<'_, T>,
+                c: Resource<$m::inference::GraphExecutionContext>,
+                name: String,
+                t: Resource<$m::tensor::Tensor>,
+            ) -> Result<std::result::Result<(), Resource<$m::errors::Error>>> {
+                let mut out = WitOut::default();
+                let status =
+                    unsafe { (table().set_input)(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out) };
+                unit(status, &out)
+            }
+            long_fn!($mode, "[method]graph-execution-context.compute",
+                fn compute(host, c: Resource<$m::inference::GraphExecutionContext>)
+                    -> std::result::Result<(), Resource<$m::errors::Error>>,
+                Some(c.rep()), (c.rep()), compute::<$v>);
+            fn get_output(
+                host: Access<'_, T>,
+                c: Resource<$m::inference::GraphExecutionContext>,
+                name: String,
+            ) -> Result<std::result::Result<Resource<$m::tensor::Tensor>, Resource<$m::errors::Error>>> {
+                let mut out = WitOut::default();
+                let status = unsafe { (table().get_output)(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
+                made(status, &out)
+            }
+        }
+    };
+    (@named $mode:ident, $v:literal, $m:ident) => {
+        impl<T: NnStore> $m::inference::HostGraphExecutionContextWithStore<T> for Nn {
+            fn drop(host: Access<'_, T>, c: Resource<$m::inference::GraphExecutionContext>) -> Result<()> {
+                drop_rep(guest_of(&host), WitResource::Context, c.rep())
+            }
+            long_fn!($mode, "[method]graph-execution-context.compute",
+                fn compute(host, c: Resource<$m::inference::GraphExecutionContext>, inputs: NamedTensors<$v>)
+                    -> std::result::Result<NamedTensors<$v>, Resource<$m::errors::Error>>,
+                Some(c.rep()), (c.rep(), inputs), compute_tensors::<$v>);
+        }
+    };
+}
+
+tensor_and_errors!("0.2.0-rc-2024-06-25", blocking::wasi::nn0_2_0_rc_2024_06_25, new);
+tensor_and_errors!("0.2.0-rc-2024-08-19", blocking::wasi::nn0_2_0_rc_2024_08_19);
+tensor_and_errors!("0.2.0-rc-2024-10-28", blocking::wasi::nn0_2_0_rc_2024_10_28);
+graph_and_inference!(
+    blocking,
+    0,
+    "0.2.0-rc-2024-06-25",
+    blocking::wasi::nn0_2_0_rc_2024_06_25,
+    staged
+);
+graph_and_inference!(
+    blocking,
+    1,
+    "0.2.0-rc-2024-08-19",
+    blocking::wasi::nn0_2_0_rc_2024_08_19,
+    staged
+);
+graph_and_inference!(
+    blocking,
+    2,
+    "0.2.0-rc-2024-10-28",
+    blocking::wasi::nn0_2_0_rc_2024_10_28,
+    named
+);
+graph_and_inference!(
+    off_thread,
+    0,
+    "0.2.0-rc-2024-06-25",
+    off_thread::wasi::nn0_2_0_rc_2024_06_25,
+    staged
+);
+graph_and_inference!(
+    off_thread,
+    1,
+    "0.2.0-rc-2024-08-19",
+    off_thread::wasi::nn0_2_0_rc_2024_08_19,
+    staged
+);
+graph_and_inference!(
+    off_thread,
+    2,
+    "0.2.0-rc-2024-10-28",
+    off_thread::wasi::nn0_2_0_rc_2024_10_28,
+    named
+);
 
 /// Adds every served wasi:nn version and wasinn's extensions, their long calls as `mode` says.
 pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
-    define_version::<T, 0>(linker, host, mode)?;
-    define_version::<T, 1>(linker, host, mode)?;
-    define_version::<T, 2>(linker, host, mode)?;
+    keep_table(host)?;
+    match mode {
+        LongCalls::InPlace => blocking::Imports::add_to_linker::<T, Nn>(linker, nn)?,
+        LongCalls::OffThread => off_thread::Imports::add_to_linker::<T, Nn>(linker, nn)?,
+    }
     crate::nn_ext::define(linker, host, mode)?;
     crate::nn_async::define(linker, host)?;
     crate::spin_llm::define(linker, host, mode)
