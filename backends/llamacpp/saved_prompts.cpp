@@ -4,16 +4,6 @@
 #include <algorithm>
 
 namespace wasinn::llamacpp {
-namespace {
-
-size_t common_length(const std::vector<llama_token>& a, std::span<const llama_token> b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
-}
-
-}  // namespace
 
 bool SavedPrompts::put(Entry e) {
   const uint64_t size = e.state.size();
@@ -33,7 +23,7 @@ SavedPrompts::Match SavedPrompts::best(const std::string& partition, std::span<c
   Match m{entries_.end(), 0};
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->partition != partition) continue;
-    const size_t len = common_length(it->tokens, prompt);
+    const size_t len = common_prefix(it->tokens, prompt);
     if (len > m.length) m = {it, len};
   }
   return m;

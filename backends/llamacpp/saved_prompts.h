@@ -20,6 +20,14 @@
 
 namespace wasinn::llamacpp {
 
+// How many tokens a and b share from their start.
+inline size_t common_prefix(std::span<const llama_token> a, std::span<const llama_token> b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
 // Whether a new prompt of `prompt` tokens should take a prefix of `len` tokens from KV that holds
 // `held` tokens, `held_prompt` of them its last prompt, at the cost of the rest: when the prefix
 // goes on from that whole prompt (its conversation's next turn) or is most of the new prompt (a

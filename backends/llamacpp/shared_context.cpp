@@ -27,13 +27,6 @@ Clock::duration gather_time(Clock::duration last_step) {
 // A slot's KV shorter than this is dropped, not saved, when another prompt takes the slot.
 constexpr size_t kSaveAtLeast = 16;
 
-size_t common_prefix(const std::vector<llama_token>& a, std::span<const llama_token> b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
-}
-
 }  // namespace
 
 Error decode_status(int32_t rc, std::string_view no_room_in, const std::string& errors) {

@@ -21,6 +21,17 @@ bool refuse(Refusal& why, const std::string& message, const std::string& param, 
   return false;
 }
 
+// Adds a part's decoded bytes to the request's media so far; false after refusing past MAX_IMAGE_BYTES.
+bool within_media_limit(uint64_t& bytes, uint64_t size, uint64_t max_bytes, const char* what, const char* code,
+                        Refusal& why) {
+  bytes += size;
+  if (bytes <= max_bytes) return true;
+  return refuse(why,
+                std::string("the request's ") + what + " are " + std::to_string(bytes) + " bytes (decoded) so far, " +
+                    "over this server's limit of " + std::to_string(max_bytes) + " bytes per request (MAX_IMAGE_BYTES)",
+                "messages", code);
+}
+
 // Null, false and an empty list or object ask for nothing.
 bool asks_something(const json& v) {
   if (v.is_null() || (v.is_boolean() && !v.get<bool>())) return false;
@@ -243,12 +254,7 @@ bool image_tag(const json& part, const std::string& where, uint64_t max_bytes, u
                   where + ".image_url.url is a " + format +
                       " image, which this server's image decoder (stb_image) does not read: send PNG, JPEG, GIF or BMP",
                   "messages", "invalid_image_format");
-  bytes += size;
-  if (bytes > max_bytes)
-    return refuse(why,
-                  "the request's images are " + std::to_string(bytes) + " bytes (decoded) so far, over this server's " +
-                      "limit of " + std::to_string(max_bytes) + " bytes per request (MAX_IMAGE_BYTES)",
-                  "messages", "image_too_large");
+  if (!within_media_limit(bytes, size, max_bytes, "images", "image_too_large", why)) return false;
   tag = "<img src=\"data:image/" + std::string(format_name(first)) + ";base64," + url.substr(comma + 1) + "\">";
   return true;
 }
@@ -346,12 +352,7 @@ bool audio_tag(const json& part, const std::string& where, uint64_t max_bytes, u
     const std::string fault = head.size() >= 12 ? wav_fault(head, size) : "is too short to be a WAV file";
     if (!fault.empty()) return refuse(why, where + ".input_audio.data " + fault, "messages", "invalid_audio");
   }
-  bytes += size;
-  if (bytes > max_bytes)
-    return refuse(why,
-                  "the request's images and audio are " + std::to_string(bytes) + " bytes (decoded) so far, over " +
-                      "this server's limit of " + std::to_string(max_bytes) + " bytes per request (MAX_IMAGE_BYTES)",
-                  "messages", "audio_too_large");
+  if (!within_media_limit(bytes, size, max_bytes, "images and audio", "audio_too_large", why)) return false;
   tag = "<audio src=\"data:audio/" + std::string(format == "wav" ? "wav" : "mpeg") + ";base64," + data + "\">";
   return true;
 }
