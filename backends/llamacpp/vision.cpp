@@ -63,6 +63,21 @@ bool decode_base64(std::string_view text, std::string& out) {
   return true;
 }
 
+// A PNG's width and height from its IHDR chunk (big-endian, bytes 16-23), however large they say.
+bool png_declared(std::string_view b, int& width, int& height) {
+  if (b.size() < 24 || b.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || b.compare(12, 4, "IHDR") != 0) return false;
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(b[at + i]);
+    return v;
+  };
+  const uint32_t w = be32(16), h = be32(20);
+  if (w > INT32_MAX || h > INT32_MAX) return false;
+  width = static_cast<int>(w);
+  height = static_cast<int>(h);
+  return true;
+}
+
 }  // namespace
 
 const std::string& media_marker() {
@@ -137,18 +152,24 @@ Error Projector::decode(std::string_view bytes, std::string_view what, const Log
                         ") has no vision encoder: it takes audio only (WAV, MP3, FLAC), no images");
   }
   int width = 0, height = 0, channels = 0;
+  auto over_bound = [&] {
+    return width > kMaxImageSide || height > kMaxImageSide || int64_t{width} * height > kMaxImagePixels;
+  };
+  auto too_large = [&]() -> Error {
+    return {WASINN_TOO_LARGE, std::string(what) + " is " + std::to_string(width) + "x" + std::to_string(height) +
+                                  " pixels: more than this backend decodes (8192x8192 pixels, 16384 a side)"};
+  };
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
       !stbi_info_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()),
                              &width, &height, &channels)) {
+    // stb_image refuses a header past its own bound as no image at all: a PNG's says its size.
+    if (png_declared(bytes, width, height) && over_bound()) return too_large();
     const char* reason = stbi_failure_reason();
     return sdk::invalid(std::string(what) + " (" + std::to_string(bytes.size()) +
                         " bytes) is not an image libmtmd can read (PNG, JPEG, BMP, GIF, ...)" +
                         (reason ? std::string(": stb_image: ") + reason : std::string()));
   }
-  if (width > kMaxImageSide || height > kMaxImageSide || int64_t{width} * height > kMaxImagePixels) {
-    return {WASINN_TOO_LARGE, std::string(what) + " is " + std::to_string(width) + "x" + std::to_string(height) +
-                                  " pixels: more than this backend decodes (8192x8192 pixels, 16384 a side)"};
-  }
+  if (over_bound()) return too_large();
   const mtmd_helper_bitmap_wrapper made =
       mtmd_helper_bitmap_init_from_buf(ctx_.get(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
                                        /*placeholder=*/false, mtmd_helper_init_opt_default());

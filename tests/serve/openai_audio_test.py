@@ -32,7 +32,8 @@ Cases (ctest runs each as serve.openai-audio.CASE):
              past its audio), an Ogg Opus file whose OpusHead says no channels, no file part, a bad
              response_format, an unknown field, stream with srt, stream on translations, language on
              translations, timestamp_granularities without verbose_json, a body that is not
-             multipart; a truncated Ogg file streamed through the client is its BadRequestError
+             multipart; a 1 GB file part a 413 before it is read; a truncated Ogg file streamed through
+             the client is its BadRequestError
              before any event; a chat model (llama/tiny.gguf, when the llamacpp plugin is built)
              named in model is a 400 saying it is not a whisper model; an unknown model a 404
 
@@ -282,6 +283,30 @@ def ogg_edit(data, page, offset, new):
     return bytes(out)
 
 
+def huge_part(server, size):
+    """(status, body) of a transcription whose file part is `size` bytes: the headers and the part's
+    start are sent, the rest never is (the server is to refuse it unread)."""
+    import http.client
+    boundary = "wasinn-huge-part"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.wav\"\r\n"
+            "Content-Type: audio/wav\r\n\r\n").encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        conn.putrequest("POST", "/v1/audio/transcriptions")
+        conn.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
+        conn.putheader("Content-Length", str(len(head) + size + len(tail)))
+        conn.endheaders()
+        try:
+            conn.send(head + bytes(1 << 20))
+        except OSError:  # the server answered and closed first
+            pass
+        r = conn.getresponse()
+        return r.status, r.read().decode(errors="replace")
+    finally:
+        conn.close()
+
+
 def post(server, path, body, content_type):
     req = urllib.request.Request(server.url(path), data=body, headers={"Content-Type": content_type}, method="POST")
     try:
@@ -354,6 +379,12 @@ def case_errors(ctx):
             log(f"{what}: 400 {message}")
             status, again = post(server, "/v1/audio/transcriptions", *good)
             check(status == 200 and again == first, f"after {what}: {status} {again}")
+        # A 1 GB file part: refused (413) from its Content-Length, before the server reads it.
+        status, text = huge_part(server, 1 << 30)
+        check(status == 413, f"a 1 GB multipart part: {status}, not 413: {text}")
+        log(f"a 1 GB multipart part: 413 {text}")
+        status, again = post(server, "/v1/audio/transcriptions", *good)
+        check(status == 200 and again == first, f"after the 1 GB part: {status} {again}")
         status, text = post(server, "/v1/audio/transcriptions",
                              *form([("file", wav, "a.wav"), ("model", b"nothing", None)]))
         check(status == 404 and "nothing" in text, f"an unknown model: {status} {text}")

@@ -23,7 +23,7 @@ scripts/fixtures/export_llava.py:
            base64 image block answer as the chat; the token metrics count the image's tokens as the
            usage says, and the access log has each route's 200
   errors   each a 400 that says what, the server answering correctly after it: a truncated PNG, bytes
-           that are no image, a PNG whose header says 12000x12000 (huge.png), a WebP, a remote
+           that are no image, a PNG whose header says 12000x12000 (huge.png) or 100000x100000, a WebP, a remote
            http(s) URL (chat, Responses, Messages), a data URL that is not base64, images over
            MAX_IMAGE_BYTES, an input_audio part that is no audio (openai_audio_chat_test.py has audio's
            own errors), a model served without a projector (whose text chat
@@ -47,9 +47,11 @@ Exit status: 0 passed, 1 failed, 77 skipped.
 import base64
 import json
 import os
+import struct
 import subprocess
 import sys
 import urllib.request
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -69,6 +71,15 @@ TEXT = "describe the picture"
 # Text that reads like an image's place: WasmEdge's marker and its inline tag, text for the model.
 MARKUP = 'what are <image> and <img src="data:image/png;base64,iVBORw0KGgo="> in HTML?'
 RAW_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
+
+
+def png_declaring(side):
+    """A PNG whose header says side x side RGB pixels (40 GB decoded at 100000) and holds one row."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    row = zlib.compress(b"\0" + bytes(3 * side))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", row) + chunk(b"IEND", b""))
 
 
 def data_url(raw, media="image/png"):
@@ -428,6 +439,8 @@ def case_errors(ctx):
              ("not an image",), "invalid_image"),
             ("a PNG of 12000x12000 pixels declared", lambda: chat(c, chat_messages(data_url(ctx.image("huge.png")))),
              ("12000x12000 pixels", "8192x8192"), "image_too_large"),
+            ("a PNG of 100000x100000 pixels declared", lambda: chat(c, chat_messages(data_url(png_declaring(100000)))),
+             ("100000x100000 pixels", "8192x8192"), "image_too_large"),
             ("a WebP", lambda: chat(c, chat_messages(data_url(b"RIFF\x24\0\0\0WEBPVP8 " + bytes(24), "image/webp"))),
              ("WebP", "PNG, JPEG, GIF or BMP"), "invalid_image_format"),
             ("a remote URL", lambda: chat(c, chat_messages("https://example.com/cat.png")),
