@@ -31,15 +31,14 @@ Exit status: 0 passed, 1 failed, 77 skipped.
 import base64
 import os
 import struct
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from case_checks import Failure, Skipped, case_main, check  # noqa: E402
-from openai_vision_test import (CTX, N_PREDICT, NAME, NN_OPTIONS, RAW_TEMPLATE, THREADS, MtmdServer,  # noqa: E402
-                                bad_request, chat, chat_messages, client, data_url)
+from case_checks import Skipped, case_main, check  # noqa: E402
+from openai_vision_test import (N_PREDICT, NAME, NN_OPTIONS, MtmdServer, bad_request, chat,  # noqa: E402
+                                chat_messages, client, data_url, mtmd_answer)
 from serve_test import Server, log  # noqa: E402
 
 MODEL, PROJECTOR = "llama/tiny.gguf", "audio/mmproj-ultravox.gguf"
@@ -110,24 +109,6 @@ class Ctx:
         return Server([self.args.wasinn, "serve"], args + openai_args[:-1], openai_args[-1], name="wasinn serve")
 
 
-def mtmd_audio_answer(ctx, audio, prompt):
-    """llama-mtmd-cli's greedy answer on PROMPT as it is (the template is the message itself)."""
-    argv = [ctx.args.mtmd_cli, "-m", ctx.model, "--mmproj", ctx.projector, "--audio", audio, "-p", prompt, "--jinja",
-            "--chat-template", RAW_TEMPLATE, "--temp", "0", "-n", str(N_PREDICT), "-t", str(THREADS), "-c", str(CTX),
-            "--seed", "1", "-lv", "4"]
-    env = dict(os.environ, GGML_BACKEND_PATH=ctx.args.ggml_cpu)
-    # Its logger thread may be cut at exit under load (ggml-org/llama.cpp#22142): its timings on
-    # stderr, written after the answer, say the answer is whole.
-    for _ in range(5):
-        p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-        check(p.returncode == 0, f"llama-mtmd-cli failed ({p.returncode}): {p.stderr.decode(errors='replace')[-2000:]}")
-        out = p.stdout.decode(errors="replace")  # a random model may end on part of a character
-        if b"llama_perf_context_print:" in p.stderr:
-            check(out.startswith("\n") and out.endswith("\n\n"), f"llama-mtmd-cli's output is not framed: {out!r}")
-            return out[1:-2]
-    raise Failure("llama-mtmd-cli's output was cut in 5 runs")
-
-
 def case_answers(ctx):
     raw = {name: ctx.recording(name) for name in RECORDINGS}
     want, prompts = {}, {}
@@ -141,7 +122,7 @@ def case_answers(ctx):
             prompts[name] = ls.post("/apply-template", {"messages": audio_messages(raw[name], fmt_of(name))})["prompt"]
     for name, prompt in prompts.items():
         check("<__media__>" in prompt, f"llama-server's rendered prompt has no media marker: {prompt!r}")
-        native = mtmd_audio_answer(ctx, ctx.fixture(f"whisper/{name}"), prompt)
+        native = mtmd_answer(ctx, ctx.model, ctx.projector, ctx.fixture(f"whisper/{name}"), prompt, "--audio")
         check(native == want[name][0], f"{name}: llama-mtmd-cli {native!r} != llama-server {want[name][0]!r}")
     check(want["speech.wav"][0] != want["rate-8k.wav"][0],
           f"speech.wav and rate-8k.wav both answer {want['speech.wav'][0]!r}: the audio does not matter")

@@ -173,9 +173,10 @@ def chat(c, messages, **kw):
     return r.choices[0].message.content, r.usage.prompt_tokens, r.usage.completion_tokens
 
 
-def mtmd_answer(ctx, model, mmproj, image, prompt):
-    """llama-mtmd-cli's greedy answer on PROMPT as it is (the template is the message itself)."""
-    argv = [ctx.args.mtmd_cli, "-m", model, "--mmproj", mmproj, "--image", image, "-p", prompt, "--jinja",
+def mtmd_answer(ctx, model, mmproj, media, prompt, kind="--image"):
+    """llama-mtmd-cli's greedy answer on PROMPT as it is (the template is the message itself), with
+    MEDIA given as KIND (--image, --audio)."""
+    argv = [ctx.args.mtmd_cli, "-m", model, "--mmproj", mmproj, kind, media, "-p", prompt, "--jinja",
             "--chat-template", RAW_TEMPLATE, "--temp", "0", "-n", str(N_PREDICT), "-t", str(THREADS), "-c", str(CTX),
             "--seed", "1", "-lv", "4"]
     env = dict(os.environ, GGML_BACKEND_PATH=ctx.args.ggml_cpu)
