@@ -286,13 +286,18 @@ Error parse_backend_config(std::string_view text, BackendConfig& out, std::vecto
   std::optional<bool> allow;
   if (Error e = sdk::read_bool(doc, "allow-preload-paths", source, allow)) return e;
   out.allow_preload_paths = allow.value_or(false);
+  LlamaOptions scratch;  // the graphs' own checks of the defaults given here
   if (doc.contains("parallel")) {
-    LlamaOptions scratch;
     if (Error e = setters().at("parallel")(doc["parallel"], source, scratch)) return e;
     out.parallel = scratch.parallel;
   }
+  if (doc.contains("cache-ram")) {
+    if (Error e = setters().at("cache-ram")(doc["cache-ram"], source, scratch)) return e;
+    out.cache_ram = scratch.cache_ram;
+  }
   for (const auto& [key, value] : doc.items())
-    if (key != "allow-preload-paths" && key != "parallel") ignored.push_back({key, "unknown key"});
+    if (key != "allow-preload-paths" && key != "parallel" && key != "cache-ram")
+      ignored.push_back({key, "unknown key"});
   return {};
 }
 

@@ -142,9 +142,11 @@ bool is_load_only_key(std::string_view key);
 //   a projector ("mmproj"), an image ("image"), a vocoder or speaker profile to read or a WAV to
 //   write ("model-vocoder", "tts-speaker-file", "tts-output-file")?
 //   "parallel": int, 0: the default of every graph's "parallel" load key.
+//   "cache-ram": int MiB, -1: the default of every graph's "cache-ram" load key.
 struct BackendConfig {
   bool allow_preload_paths = false;
   uint32_t parallel = 0;
+  int64_t cache_ram = -1;
 };
 // Parses text ("" means no config); unknown keys are listed in `ignored`.
 Error parse_backend_config(std::string_view text, BackendConfig& out, std::vector<IgnoredKey>& ignored);

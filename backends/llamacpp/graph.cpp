@@ -172,6 +172,7 @@ Error LlamaGraph::load(const LlamaBackend& backend, const sdk::LoadRequest& requ
   if (Error e = resolve_model_source(request, backend.config().allow_preload_paths, source)) return e;
   auto graph = std::make_unique<LlamaGraph>();
   graph->options_.parallel = backend.config().parallel;
+  graph->options_.cache_ram = backend.config().cache_ram;
   std::vector<IgnoredKey> ignored;
   for (const auto& config : source.configs())
     if (Error e = apply_config(config, "load config", graph->options_, ignored)) return e;

@@ -8,7 +8,8 @@ OpenAI-compatible component under `wasinn serve --workers 8` with the plugin's l
     openai_batch_test.py --case CASE --wasinn BUILD/bin/wasinn --guests BUILD/guests --fixtures DIR
                          --reference BUILD/bin/wasinn_llama_reference
 
-Cases (ctest runs them as serve.openai-batch.equal, serve.openai-batch.cancel, serve.openai-cache.turns):
+Cases (ctest runs them as serve.openai-batch.equal, serve.openai-batch.cancel, serve.openai-cache.turns
+and serve.openai-cache.saved):
   equal   8 different greedy chats of 64 tokens on the tiny GGUF, each first alone (and equal to native
           llama.cpp's greedy answer), then all 8 at once: each gives exactly its alone text
   cancel  on the bench GGUF, 8 at once: two clients leave mid-stream, one asks for 2000 tokens and is cut
@@ -19,6 +20,9 @@ Cases (ctest runs them as serve.openai-batch.equal, serve.openai-batch.cancel, s
           input_tokens_details.cached_tokens and Anthropic's cache_read_input_tokens alike), the
           prompt-cache metrics rise by exactly that one hit and its tokens, and its text is the same
           request's on a fresh server; the same turn under another --api-key hits nothing
+  saved   --backend-config 'llamacpp={"parallel":2,"cache-ram":64}': a conversation whose sequence two
+          others took still gets its first turn from the cache (host memory) on its second, answering
+          as a fresh server; with cache-ram 0 it gets nothing
 
 The tiny model's greedy answers are the same in a batch as alone (llama-server -np 8 gives the same
 on these prompts); on the bench model the 16-token answers are too (checked alike with llama-server).
@@ -44,11 +48,11 @@ PROMPTS = [[{"role": "user", "content": f"Tell me a story about the number {i} a
            for i, thing in enumerate(["cat", "dog", "bird", "fish", "tree", "house", "river", "stone"])]
 
 
-def batch_server(ctx, model, nn_options, extra=()):
-    """One model, "default", with --workers 8 and the plugin's {"parallel": 8}."""
+def batch_server(ctx, model, nn_options, extra=(), backend_config=None):
+    """One model, "default", with --workers 8 and the plugin's {"parallel": 8} (or BACKEND_CONFIG)."""
+    config = json.dumps(backend_config or {"parallel": STREAMS}, separators=(",", ":"))
     args = ["--nn-preload", f"default:GGML:AUTO:{model}", "--env", "MODELS=default", "--env",
-            f"NN_OPTIONS={nn_options}", "--workers", str(STREAMS), "--backend-config",
-            f'llamacpp={{"parallel":{STREAMS}}}', *extra]
+            f"NN_OPTIONS={nn_options}", "--workers", str(STREAMS), "--backend-config", f"llamacpp={config}", *extra]
     if ctx.args.backend_dir:
         args += ["--backend-dir", ctx.args.backend_dir]
     return Server([ctx.args.wasinn, "serve"], args, ctx.component, name="wasinn serve (parallel 8)")
@@ -227,7 +231,36 @@ def case_turns(ctx):
         f"{u.cache_read_input_tokens}; streamed and Responses read it too")
 
 
-CASES = {"equal": case_equal, "cancel": case_cancel, "turns": case_turns}
+def case_saved(ctx):
+    """Two sequences, three conversations one after another: the first's sequence goes to the third,
+    and its second turn still takes its first turn's prompt from the cache (host memory, cache-ram)
+    and answers as a fresh server; with cache-ram 0 it takes (almost) nothing."""
+    nn_options = '{"threads": 1, "ctx-size": 1024}'
+    others = [[{"role": "user", "content": f"Say something about the {thing}."}] for thing in ("moon", "sea")]
+    with batch_server(ctx, ctx.model, nn_options) as cold:
+        r = client(cold).chat.completions.create(model="default", messages=FIRST, max_tokens=8, temperature=0)
+        turn2 = second_turn(r.choices[0].message.content)
+        want = client(cold).chat.completions.create(model="default", messages=turn2, max_tokens=16, temperature=0)
+    for mib in (64, 0):
+        with batch_server(ctx, ctx.model, nn_options, backend_config={"parallel": 2, "cache-ram": mib}) as server:
+            c = client(server)
+            first = c.chat.completions.create(model="default", messages=FIRST, max_tokens=8, temperature=0)
+            for messages in others:
+                c.chat.completions.create(model="default", messages=messages, max_tokens=8, temperature=0)
+            got = c.chat.completions.create(model="default", messages=turn2, max_tokens=16, temperature=0)
+            cached = cached_tokens(got.usage)
+            check(got.choices[0].message.content == want.choices[0].message.content,
+                  f"cache-ram {mib}: {got.choices[0].message.content!r} != {want.choices[0].message.content!r}")
+            if mib:
+                check(cached >= first.usage.prompt_tokens // 2, f"cache-ram {mib}: the second turn took {cached} "
+                      f"tokens from the cache (the first turn had {first.usage.prompt_tokens})")
+            else:
+                check(cached < 16, f"cache-ram 0: the second turn took {cached} tokens from a cache")
+            log(f"cache-ram {mib} MiB: the second turn took {cached} of {got.usage.prompt_tokens} prompt tokens "
+                "from the cache, its answer a fresh server's")
+
+
+CASES = {"equal": case_equal, "cancel": case_cancel, "turns": case_turns, "saved": case_saved}
 
 if __name__ == "__main__":
     sys.exit(openai_main(CASES, __doc__))
