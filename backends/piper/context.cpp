@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // set_input / compute / get_output: text -> sentences of phonemes -> ids -> the model, sentence
-// by sentence as piper does, and the audio written once at the end.
+// by sentence as piper does, and the audio written once at the end; or, with "stream" on, one
+// sentence per compute (compute_step).
 #include "context.h"
 
 #include <bit>
@@ -27,6 +28,7 @@ Error PiperContext::set_input(const wasinn_tensor_id& id, const wasinn_tensor& t
   if (Error e = parse_input(bytes, graph_->run_config().json_input, u)) return e;
   utterance_ = std::move(u);
   output_.reset();
+  streaming_ = false;  // new text ends a stream in progress
   return {};
 }
 
@@ -40,6 +42,8 @@ Error PiperContext::compute() {
   OutputType type{};
   SynthesisOptions over = properties_;
   over.merge(utterance_->options);
+  if (over.stream.value_or(graph_->run_config().defaults.stream.value_or(false))) return compute_step(over);
+  streaming_ = false;
   if (Error e = graph_->settle(over, scales, type)) return e;
   std::vector<std::string> sentences;
   if (Error e = graph_->phonemize(utterance_->text, sentences)) return e;
@@ -69,6 +73,49 @@ Error PiperContext::compute() {
       return sdk::runtime_error(std::string("encoding the audio as ") + audio_common::audio_format_name(type) +
                                 " failed: " + why);
   }
+  output_ = std::move(out);
+  return {};
+}
+
+// The stream's first compute phonemizes the whole text (its options are then fixed); each
+// compute after synthesizes the next sentence. piper joins sentences with nothing between them,
+// so the sentences' samples one after another are compute()'s exactly. A failure or cancel ends
+// the stream; the compute after the end-of-stream (an empty output) starts it again.
+Error PiperContext::compute_step(const SynthesisOptions& over) {
+  if (!streaming_) {
+    OutputType type{};
+    if (Error e = graph_->settle(over, stream_scales_, type)) return e;
+    if (type != OutputType::wav && type != OutputType::pcm)
+      return sdk::invalid(std::string("\"stream\" hands out raw PCM sentence by sentence; audio-format ") +
+                          audio_common::audio_format_name(type) +
+                          " is made from the whole audio (use pcm, or stream off)");
+    sentences_.clear();
+    if (Error e = graph_->phonemize(utterance_->text, sentences_)) return e;
+    next_ = 0;
+    streamed_samples_ = 0;
+    streaming_ = true;
+  }
+  std::vector<float> audio;
+  // A sentence of no samples would read as the end: the next one's are handed out instead.
+  while (audio.empty() && next_ < sentences_.size()) {
+    Error e;
+    if (!cancel_requested_.load())
+      e = graph_->synthesize(graph_->voice().phoneme_ids(sentences_[next_++]), stream_scales_, run_options_, audio);
+    if (cancel_requested_.load()) e = {WASINN_TIMEOUT, "compute was cancelled"};
+    if (!e && streamed_samples_ + audio.size() > kMaxSamples)
+      e = {WASINN_TOO_LARGE,
+           "the audio is over 2^30 samples: more than a WAV file holds (speak less text, or a smaller "
+           "length_scale)"};
+    if (e) {
+      streaming_ = false;
+      output_.reset();
+      return e;
+    }
+  }
+  streamed_samples_ += audio.size();
+  if (audio.empty()) streaming_ = false;  // the end: the next compute starts again
+  std::vector<uint8_t> out;
+  append_pcm16(audio, out);
   output_ = std::move(out);
   return {};
 }

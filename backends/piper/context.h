@@ -2,6 +2,9 @@
 // One execution context of a Piper voice: the text (and, with json_input, the options) of the
 // last set_input, the properties set on it, the audio of the last compute, and the ORT run options through which
 // cancel() stops a running compute (the host's compute deadline). Used by one thread at a time, except cancel().
+// With the option "stream" on, each compute synthesizes the next sentence alone and output 0 is
+// its int16 samples (an empty output marks the end): a WIT guest's wasi:nn has no
+// compute_single, and a speech server wants the first sentence out before the last is made.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -11,12 +14,11 @@
 #include <optional>
 #include <vector>
 
+#include "graph.h"
 #include "options.h"
 #include "wasinn/plugin_sdk.hpp"
 
 namespace wasinn::piper {
-
-class PiperGraph;
 
 class PiperContext {
  public:
@@ -33,6 +35,13 @@ class PiperContext {
   std::optional<Utterance> utterance_;
   SynthesisOptions properties_;                 // set_property's: over the run config, under a JSON input's
   std::optional<std::vector<uint8_t>> output_;  // the last compute's WAV or raw samples
+  // The stream in progress: its sentences' phonemes, the next to speak, its scales, its samples so far.
+  Error compute_step(const SynthesisOptions& over);
+  bool streaming_ = false;
+  std::vector<std::string> sentences_;
+  size_t next_ = 0;
+  Scales stream_scales_{};
+  size_t streamed_samples_ = 0;
   uint32_t out_dim_ = 0;
   Ort::RunOptions run_options_;
   // Set by cancel() so compute can tell "ORT stopped because we asked" from a real failure.

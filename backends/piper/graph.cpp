@@ -24,7 +24,10 @@ sdk::IoDesc bytes_slot(const char* name, const char* words) {
 }
 
 const std::vector<sdk::IoDesc>& slots(sdk::Side side) {
-  static const std::vector<sdk::IoDesc> inputs = {bytes_slot("text", "UTF-8 text, or a JSON object with json_input")};
+  // The text is optional to the host's check alone: a stream's later computes ("stream" on) take
+  // no inputs; a compute without text is the plugin's own error.
+  static const std::vector<sdk::IoDesc> inputs = {
+      bytes_slot("text", "UTF-8 text, or a JSON object with json_input; optional after a stream's first compute")};
   static const std::vector<sdk::IoDesc> outputs = {bytes_slot("audio", "WAV file (16-bit PCM, mono), or raw samples")};
   return side == sdk::Side::input ? inputs : outputs;
 }
@@ -144,7 +147,8 @@ std::vector<sdk::Property> voice_properties(const Voice& v, const RunConfig& run
           {"speaker_id", std::to_string(d.speaker_id.value_or(0)), true},
           {"noise_scale", number(d.noise_scale.value_or(v.noise_scale)), true},
           {"length_scale", number(d.length_scale.value_or(v.length_scale)), true},
-          {"noise_w", number(d.noise_w.value_or(v.noise_w)), true}};
+          {"noise_w", number(d.noise_w.value_or(v.noise_w)), true},
+          {"stream", d.stream.value_or(false) ? "true" : "false", true}};
 }
 
 }  // namespace

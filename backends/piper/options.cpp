@@ -51,6 +51,11 @@ bool synthesis_key(const std::string& key, const json& v, std::string_view sourc
     err = read_scale(v, source, "length_scale", true, o.length_scale);
   } else if (key == "noise_w") {
     err = read_scale(v, source, "noise_w", false, o.noise_w);
+  } else if (key == "stream") {
+    if (!v.is_boolean())
+      err = bad_value(source, key, "true or false", v);
+    else
+      o.stream = v.get<bool>();
   } else {
     return false;
   }
@@ -76,7 +81,7 @@ Error read_path(const json& v, std::string_view source, const char* key, std::st
 }
 
 constexpr const char* kRunKeys =
-    "model, config, espeak_data, json_input, output_type, speaker_id, noise_scale, length_scale, noise_w";
+    "model, config, espeak_data, json_input, output_type, speaker_id, noise_scale, length_scale, noise_w, stream";
 
 }  // namespace
 
@@ -90,6 +95,7 @@ void SynthesisOptions::merge(const SynthesisOptions& over) {
   if (over.noise_scale) noise_scale = over.noise_scale;
   if (over.length_scale) length_scale = over.length_scale;
   if (over.noise_w) noise_w = over.noise_w;
+  if (over.stream) stream = over.stream;
 }
 
 Error parse_property(std::string_view name, std::string_view value, SynthesisOptions& o) {
@@ -106,11 +112,12 @@ Error parse_property(std::string_view name, std::string_view value, SynthesisOpt
   if (name == "output_type") return sdk::invalid(source + ": use \"audio-format\" (wav, pcm, flac, mp3, opus)");
   const json v = json::parse(value, nullptr, false);
   if (v.is_discarded())
-    return sdk::invalid(source + ": \"" + std::string(value) + "\" is not a number (JSON text, e.g. 0.5)");
+    return sdk::invalid(source + ": \"" + std::string(value) +
+                        "\" is not a number nor true/false (JSON text, e.g. 0.5)");
   Error err;
   if (!synthesis_key(std::string(name), v, source, o, err))
     return sdk::invalid("piper has no property \"" + std::string(name) +
-                        "\" (settable: audio-format, speaker_id, noise_scale, length_scale, noise_w)");
+                        "\" (settable: audio-format, speaker_id, noise_scale, length_scale, noise_w, stream)");
   return err;
 }
 
@@ -173,7 +180,7 @@ Error parse_input(std::string_view bytes, bool json_input, Utterance& out) {
         warn_ignored(source, key);
       } else {
         return sdk::invalid(std::string(source) + ": unknown key \"" + key +
-                            "\" (known: text, output_type, speaker_id, noise_scale, length_scale, noise_w)");
+                            "\" (known: text, output_type, speaker_id, noise_scale, length_scale, noise_w, stream)");
       }
     }
     if (!has_text) return sdk::invalid(std::string(source) + ": \"text\" is required (json_input is on)");

@@ -27,6 +27,8 @@ struct SynthesisOptions {
   std::optional<float> noise_scale;       // "noise_scale"
   std::optional<float> length_scale;      // "length_scale" (> 0)
   std::optional<float> noise_w;           // "noise_w"
+  std::optional<bool> stream;             // wasinn's "stream": each compute hands out the next
+                                          // sentence's PCM (context.h)
   // Each set field of `over` replaces this one's.
   void merge(const SynthesisOptions& over);
 };
@@ -36,8 +38,8 @@ struct SynthesisOptions {
 bool scale_in_range(double v, bool positive);
 
 // A context's (or, as its default, a graph's) property: "audio-format" (wav, pcm, flac, mp3,
-// opus), or a synthesis key of the run config (speaker_id, noise_scale, length_scale, noise_w) as
-// JSON text ("0.5"); INVALID_ARGUMENT naming the property otherwise. Read into `o`.
+// opus), or a synthesis key of the run config (speaker_id, noise_scale, length_scale, noise_w,
+// stream) as JSON text ("0.5", "true"); INVALID_ARGUMENT naming the property otherwise. Read into `o`.
 Error parse_property(std::string_view name, std::string_view value, SynthesisOptions& o);
 inline constexpr const char* kAudioFormatProperty = "audio-format";
 

@@ -2,7 +2,8 @@
 // POST /v1/audio/speech: OpenAI's text to speech on a Piper voice (`wasinn serve --openai
 // tts=voice.json`, a Piper run config). The body's fields become the voice's properties
 // (backends/piper: audio-format, speaker_id, length_scale), the plugin encodes the audio
-// (libsndfile on the host: this guest is wasm), and the answer is the file, whole.
+// (libsndfile on the host: this guest is wasm), and the answer is the file; a pcm answer goes out a
+// sentence at a time through the plugin's "stream" option (stream_speech).
 //
 //   model            the voice's name; without it, the server's only Piper voice
 //   input            the text, 1 to 4096 characters (OpenAI's limit)
@@ -12,7 +13,9 @@
 //                    mono at the voice's rate, which the header x-sample-rate gives, as for wav and
 //                    flac; mp3 and opus files say their own, which may be another)
 //   speed            0.25 to 4.0: the voice's length_scale divided by it
-//   stream_format    "audio" (the file, as produced: here whole); "sse" is refused
+//   stream_format    "audio" (the file; pcm is written a sentence at a time as the plugin makes
+//                    it, the other formats whole) or "sse" (OpenAI's speech.audio.delta events,
+//                    base64 PCM a sentence each, then speech.audio.done; pcm only)
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
@@ -129,9 +132,46 @@ void respond_audio(wh_response_outparam out, const char* content_type, const std
   wh_outgoing_body_finish_(body, 0, 0, &finished);
 }
 
+// A streamed answer (chunked, wasinn-cut declared as every stream's trailer) with its content type
+// and the audio's sample rate, which hg_stream_begin_with_trailer has no room for.
+void begin_stream(wh_response_outparam out, const char* content_type, const std::string& rate, hg_stream& s) {
+  const wh_field fields[] = {
+      {"trailer", 7, reinterpret_cast<const uint8_t*>("wasinn-cut"), 10},
+      {"content-type", 12, reinterpret_cast<const uint8_t*>(content_type), static_cast<uint32_t>(strlen(content_type))},
+      {"x-sample-rate", 13, reinterpret_cast<const uint8_t*>(rate.data()), static_cast<uint32_t>(rate.size())}};
+  wh_result_handle_ r;
+  wh_fields_from_list_(fields, 3, &r);
+  if (r.is_err) __builtin_trap();  // a header written here is invalid: a bug here
+  const wh_outgoing_response response = wh_outgoing_response_new(r.handle);
+  if (wh_outgoing_response_set_status_code(response, 200) != 0) __builtin_trap();
+  wh_outgoing_response_body_(response, &r);
+  if (r.is_err) __builtin_trap();
+  s.body = r.handle;
+  wh_outparam_set_response(out, response);
+  wh_outgoing_body_write_(s.body, &r);
+  if (r.is_err) __builtin_trap();
+  s.stream = r.handle;
+  s.failed = 0;
+}
+
+std::string base64(const uint8_t* p, size_t n) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((n + 2) / 3 * 4);
+  for (size_t i = 0; i < n; i += 3) {
+    const uint32_t v = (uint32_t{p[i]} << 16) | (i + 1 < n ? uint32_t{p[i + 1]} << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+    out += kDigits[v >> 18];
+    out += kDigits[(v >> 12) & 63];
+    out += i + 1 < n ? kDigits[(v >> 6) & 63] : '=';
+    out += i + 2 < n ? kDigits[v & 63] : '=';
+  }
+  return out;
+}
+
 // The request's fields, checked; false after answering 400.
 struct SpeechRequest {
   std::string model, input, voice;
+  bool sse = false;
   const AudioFormat* format = &kFormats[0];
   double speed = 1.0;
 };
@@ -191,11 +231,18 @@ bool read_request(const json& body, wh_response_outparam out, SpeechRequest& r) 
     }
     r.speed = speed->get<double>();
   }
-  if (stream_format != "audio") {
+  if (stream_format != "audio" && stream_format != "sse") {
+    respond_error(out, 400, "stream_format \"" + stream_format + "\" is not one of audio, sse", "invalid_value",
+                  "stream_format");
+    return false;
+  }
+  r.sse = stream_format == "sse";
+  if (r.sse && format != "pcm") {
+    // A WAV's header holds the length, and the encoders make their files from the whole audio.
     respond_error(out, 400,
-                  "stream_format \"" + stream_format +
-                      "\" is not served: this endpoint answers with the audio file (stream_format \"audio\")",
-                  stream_format == "sse" ? "unsupported_value" : nullptr, "stream_format");
+                  "stream_format \"sse\" streams raw PCM sentence by sentence: response_format must be pcm, not " +
+                      format + " (its file is made from the whole audio; use stream_format \"audio\" for it)",
+                  "unsupported_value", "response_format");
     return false;
   }
   if (!instructions.empty()) {
@@ -240,6 +287,80 @@ void answer_speech(wnn_context ctx, const char* input_name, const std::string& i
   free(audio.ptr);
 }
 
+// A Piper voice's stream (the plugin's "stream" option: each compute synthesizes the next
+// sentence and hands out its PCM, an empty output the end): pcm written as it comes, or with sse
+// OpenAI's speech.audio.delta events, then speech.audio.done. The first compute phonemizes the
+// text: a text the plugin refuses is still a 400; a failure after the 200 ends the answer with
+// the wasinn-cut trailer (and, with sse, an error event). Drops `ctx`.
+void stream_speech(wnn_context ctx, const std::string& input, const SpeechRequest& r, const std::string& rate,
+                   wh_response_outparam out) {
+  uint32_t dims[1] = {static_cast<uint32_t>(input.size())};
+  wnn_named_tensor text = wnn_named("text", wnn_tensor_new(dims, 1, WNN_TYPE_U8, input.data(), dims[0]));
+  hg_stream s{};
+  bool begun = false;
+  auto send_event = [&](const json& j) {
+    const std::string e = "data: " + dump(j) + "\n\n";
+    return hg_stream_write(&s, e.data(), e.size()) == 0;
+  };
+  auto fail = [&](int code, const std::string& failure) {
+    wnn_context_drop(ctx);
+    if (!begun) {
+      if (code == WNN_ERROR_INVALID_ARGUMENT || code == WNN_ERROR_TOO_LARGE)
+        respond_error(out, 400, "the model refused the input: " + failure, nullptr, "input");
+      else
+        respond_error(out, 500, "speech failed: " + failure);
+      return;
+    }
+    const bool timeout = code == WNN_ERROR_TIMEOUT;
+    if (r.sse)
+      send_event({{"error",
+                   {{"message", "speech failed midway: " + failure},
+                    {"type", "server_error"},
+                    {"param", nullptr},
+                    {"code", timeout ? json("timeout") : json(nullptr)}}}});
+    // Its 200 went out: the server logs the answer cut (timeout or error), not completed.
+    hg_stream_end_with_trailer(&s, "wasinn-cut", timeout ? "timeout" : "error");
+  };
+  for (bool first = true;; first = false) {
+    wnn_named_tensor_list outputs{nullptr, 0};
+    wnn_error err;
+    if (wnn_compute(ctx, first ? &text : nullptr, first ? 1 : 0, &outputs, &err)) {
+      const int code = wnn_error_get_code(err);
+      return fail(code, nn_error_text(err));
+    }
+    const int k = wnn_find_output(&outputs, "audio");
+    if (k < 0 || wnn_tensor_ty(outputs.ptr[k].tensor) != WNN_TYPE_U8) {
+      wnn_named_tensor_list_free(&outputs);
+      return fail(WNN_ERROR_RUNTIME_ERROR, "the model gave no U8 output named audio");
+    }
+    wnn_bytes audio = wnn_tensor_data(outputs.ptr[k].tensor);
+    wnn_named_tensor_list_free(&outputs);
+    if (!begun) {
+      begin_stream(out, r.sse ? "text/event-stream" : r.format->content_type, rate, s);
+      begun = true;
+    }
+    const bool end = audio.len == 0;
+    const bool sent =
+        end || (r.sse ? send_event({{"type", "speech.audio.delta"}, {"audio", base64(audio.ptr, audio.len)}})
+                      : hg_stream_write(&s, audio.ptr, audio.len) == 0);
+    free(audio.ptr);
+    if (!sent) {
+      // The client has left: dropping the context stops the synthesis; the server logs the
+      // answer cut:client-left.
+      hg_stream_end(&s);
+      wnn_context_drop(ctx);
+      return;
+    }
+    if (end) break;
+  }
+  wnn_context_drop(ctx);
+  // Piper counts no tokens; the usage is there for clients that read it.
+  if (r.sse)
+    send_event(
+        {{"type", "speech.audio.done"}, {"usage", {{"input_tokens", 0}, {"output_tokens", 0}, {"total_tokens", 0}}}});
+  hg_stream_end(&s);
+}
+
 // OuteTTS (the llama.cpp plugin's text to speech, a model preloaded with its WavTokenizer vocoder):
 // one voice, the plugin's speaker profile (OuteTTS's en_female_1), at its own pace, 24 kHz.
 constexpr char kOuteVoice[] = "en_female_1";
@@ -249,6 +370,13 @@ void speak_outetts(Model& m, const std::vector<std::string>& properties, const S
   if (!r.voice.empty() && r.voice != kOuteVoice) {
     respond_error(out, 400, "voice \"" + r.voice + "\" is not one of the model `" + m.name + "`'s: " + kOuteVoice,
                   "invalid_value", "voice");
+    return;
+  }
+  if (r.sse) {
+    respond_error(out, 400,
+                  "stream_format \"sse\" is not supported by the model `" + m.name +
+                      "`: OuteTTS makes its audio whole (Piper voices stream)",
+                  "unsupported_value", "stream_format");
     return;
   }
   if (r.speed != 1.0) {
@@ -343,6 +471,9 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   if (ok && speaker >= 0 && names.size() > 1)
     ok = (why = set_property(ctx, "speaker_id", std::to_string(speaker))).empty();
   if (ok) ok = (why = set_property(ctx, "audio-format", r.format->name)).empty();
+  // pcm is the one format that can go out a sentence at a time; the request's, whatever NN_OPTIONS says.
+  const bool stream = !strcmp(r.format->name, "pcm");
+  if (ok) ok = (why = set_property(ctx, "stream", stream ? "true" : "false")).empty();
   if (!ok) {
     wnn_context_drop(ctx);
     respond_error(out, 500, "setting up the voice failed: " + why);
@@ -353,6 +484,7 @@ void speech(const json& body, wh_response_outparam out, Generation) {
   const std::string input = graph_property(m.graph, properties, "piper.json_input", json_input) && json_input == "true"
                                 ? dump(json{{"text", r.input}})
                                 : r.input;
+  if (stream) return stream_speech(ctx, input, r, rate, out);
   answer_speech(ctx, "text", input, "audio", r, rate, out);
 }
 

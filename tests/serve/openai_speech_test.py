@@ -17,9 +17,14 @@ Cases (ctest runs each as serve.openai-speech.CASE), on scripts/fixtures/export_
            are honoured, and its voice, the only one, answers a request without model
   errors   each a 400 that says what, the server answering correctly after it: an unknown voice
            (the 400 lists the voices), an empty, a missing and a too long input (4097 characters;
-           4096 are spoken), response_format aac and ogg, speed 0.1 and 5, stream_format sse,
+           4096 are spoken), response_format aac and ogg, speed 0.1 and 5, stream_format sse with wav
+           and stream_format chunks,
            instructions, an unknown field, no model with two voices, a chat model (the llama
            fixture, when the llamacpp backend is built) named in `model`
+  stream   stream_format sse with pcm: the speech.audio.delta events' base64 audio, one per sentence
+           (more than one for a text of three), put together = the whole WAV's samples = piper-tts's
+           (the fixture's ref-sentences.wav), then speech.audio.done; stream_format audio with pcm:
+           the same bytes, sent chunked; the access log has the 200s
   outetts  --openai tts=tiny.gguf --vocoder tts=wavtokenizer.gguf (OuteTTS on the llama.cpp plugin):
            the WAV = WasmEdge's TTS example's under `wasinn run` (held equal to native llama.cpp by
            llama_tts_test), flac its samples, its voice listed, a foreign voice and speed refused
@@ -252,8 +257,11 @@ def case_errors(ctx):
             ("speed 0.1", lambda: say(input=TEXT, speed=0.1), ("speed must be a number from 0.25 to 4.0",), None,
              "speed"),
             ("speed 5", lambda: say(input=TEXT, speed=5), ("from 0.25 to 4.0, got 5",), None, "speed"),
-            ("stream_format sse", lambda: say(input=TEXT, stream_format="sse"), ('"sse" is not served',),
-             "unsupported_value", "stream_format"),
+            ("stream_format sse with wav", lambda: say(input=TEXT, stream_format="sse", response_format="wav"),
+             ('stream_format "sse" streams raw PCM', "response_format must be pcm, not wav"), "unsupported_value",
+             "response_format"),
+            ("stream_format chunks", lambda: say(input=TEXT, extra_body={"stream_format": "chunks"}),
+             ('stream_format "chunks" is not one of audio, sse',), "invalid_value", "stream_format"),
             ("instructions", lambda: say(input=TEXT, instructions="whisper"), ("instructions are not supported",),
              "unsupported_parameter", "instructions"),
             ("an unknown field", lambda: say(input=TEXT, extra_body={"volume": 2}),
@@ -323,7 +331,41 @@ def case_outetts(ctx):
         "the voice listed; a foreign voice and a speed refused")
 
 
-CASES = {"piper": case_piper, "errors": case_errors, "outetts": case_outetts}
+def case_stream(ctx):
+    import base64
+    with open(ctx.fixture("piper/reference.json")) as f:
+        text = json.load(f)["cases"]["sentences"]["text"]  # three sentences
+    with open(ctx.fixture("piper/ref-sentences.wav"), "rb") as f:
+        want = f.read()[44:]  # piper-tts's samples
+    with ctx.wasinn([("tiny", ctx.configs["tiny"])]) as server:
+        c = client(server)
+        wav, _ = speak(c, "tiny", input=text, response_format="wav")
+        check(wav[44:] == want, "the whole WAV != piper-tts's")
+        body = json.dumps({"model": "tiny", "input": text, "voice": "wasinn-tiny-random", "response_format": "pcm",
+                           "stream_format": "sse"}).encode()
+        req = urllib.request.Request(server.url("/v1/audio/speech"), data=body,
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            content_type = r.headers.get("content-type")
+            raw = r.read().decode()
+        check(content_type == "text/event-stream", f"sse's content-type {content_type}")
+        events = [json.loads(e[len("data: "):]) for e in raw.split("\n\n") if e.strip()]
+        deltas = [e for e in events if e.get("type") == "speech.audio.delta"]
+        got = b"".join(base64.b64decode(e["audio"]) for e in deltas)
+        check(got == want, f"the deltas' {len(got)} bytes != piper-tts's {len(want)} samples' bytes")
+        check(len(deltas) > 1, f"{len(deltas)} delta for three sentences")
+        check(events[-1].get("type") == "speech.audio.done" and "usage" in events[-1],
+              f"the last event is {events[-1]}, not speech.audio.done with usage")
+        pcm, headers = speak(c, "tiny", input=text, response_format="pcm")
+        check(pcm == want, f"stream_format audio's pcm ({len(pcm)} bytes) != piper-tts's samples")
+        check(headers.get("transfer-encoding") == "chunked" and headers.get("x-sample-rate") == str(RATE),
+              f"stream_format audio's pcm headers: {headers}")
+        lines = wait_lines(server, r"POST /v1/audio/speech 200 ", at_least=3)
+        check(len(lines) >= 3, f"{len(lines)} access-log lines of the route's 200s, not 3")
+    log(f"stream: {len(deltas)} deltas = piper-tts's {len(want)} bytes; stream_format audio's pcm the same, chunked")
+
+
+CASES = {"piper": case_piper, "errors": case_errors, "stream": case_stream, "outetts": case_outetts}
 
 
 def main():

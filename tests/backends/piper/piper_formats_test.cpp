@@ -4,7 +4,8 @@
 // piper-tts's WAV; mp3 and opus: decode to the same length within the codecs' padding), the
 // synthesis knobs as context properties (speaker_id, length_scale: equal to piper-tts's WAV of
 // the same options), the voices a request may name (piper.voices), bad values refused naming
-// what, and a run config file the operator registered (wasinn serve --openai tts=voice.json).
+// what, a run config file the operator registered (wasinn serve --openai tts=voice.json), and the
+// option "stream" (a sentence's PCM per compute, adding up to piper-tts's samples).
 #include <gtest/gtest.h>
 #include <sndfile.h>
 
@@ -195,6 +196,48 @@ TEST(PiperFormats, ARegisteredRunConfigFileNamesItsVoice) {
   write_file(dir / "missing.json", text_bytes(R"({"model": "nowhere.onnx"})"));
   EXPECT_EQ(load_registered(b, (dir / "missing.json").string(), refused, d), WASINN_NOT_FOUND);
   EXPECT_NE(d.detail.find((dir / "nowhere.onnx").string()), std::string::npos) << d.detail;
+}
+
+// "stream": each compute one sentence's int16 samples, an empty output the end; one after another
+// they are piper-tts's WAV's samples (the speech endpoint's stream_format sse and audio).
+TEST(PiperFormats, StreamHandsOutEachSentenceAndTheyAddUpToPiperTts) {
+  TestBackend b;
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load_registered(b, fixture("tiny.onnx"), g, d), WASINN_OK) << d.detail;
+  EXPECT_EQ(graph_property(g.ptr, "stream"), "false");
+  for (const std::string name : {"sentences", "punctuation", "welcome"}) {
+    const std::vector<uint8_t> wav = read_fixture("piper/ref-" + name + ".wav");
+    const std::vector<uint8_t> want(wav.begin() + 44, wav.end());
+    TestContext ctx(g.ptr);
+    ASSERT_EQ(set_property(g.ptr, ctx.ptr, "stream", "true", d), WASINN_OK) << d.detail;
+    ASSERT_EQ(set_property(g.ptr, ctx.ptr, "audio-format", "pcm", d), WASINN_OK) << d.detail;
+    for (int round = 0; round < 2; ++round) {  // after the end, a compute starts the stream again
+      std::vector<uint8_t> got = speak(ctx.ptr, case_text(name), d);
+      size_t pieces = 0;
+      while (!got.empty() && pieces < 100) {
+        ++pieces;
+        ASSERT_EQ(api().compute(ctx.ptr, &d), WASINN_OK) << d.detail;  // no new input: the next sentence
+        const std::vector<uint8_t> piece = output_bytes(api(), ctx.ptr, by_index(0), WASINN_TYPE_U8);
+        if (piece.empty()) break;
+        got.insert(got.end(), piece.begin(), piece.end());
+      }
+      EXPECT_EQ(got, want) << name << " round " << round;
+      EXPECT_GT(pieces, name == "welcome" ? 0u : 1u) << name << ": one piece per sentence";
+    }
+  }
+  // The encoded formats are made from the whole audio: refused with stream, saying why.
+  TestContext flac(g.ptr);
+  ASSERT_EQ(set_property(g.ptr, flac.ptr, "stream", "true", d), WASINN_OK) << d.detail;
+  ASSERT_EQ(set_property(g.ptr, flac.ptr, "audio-format", "flac", d), WASINN_OK) << d.detail;
+  const std::vector<uint8_t> text = text_bytes("Hello.");
+  ASSERT_EQ(set_input(api(), flac.ptr, by_index(0), WASINN_TYPE_U8, {static_cast<uint32_t>(text.size())}, text, d),
+            WASINN_OK);
+  EXPECT_EQ(api().compute(flac.ptr, &d), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(d.detail.find("audio-format flac is made from the whole audio"), std::string::npos) << d.detail;
+  EXPECT_EQ(set_property(g.ptr, flac.ptr, "stream", "yes", d), WASINN_INVALID_ARGUMENT);
+  EXPECT_EQ(set_property(g.ptr, flac.ptr, "stream", "1", d), WASINN_INVALID_ARGUMENT);
+  EXPECT_NE(d.detail.find("true or false"), std::string::npos) << d.detail;
 }
 
 }  // namespace
