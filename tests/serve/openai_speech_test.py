@@ -24,7 +24,8 @@ Cases (ctest runs each as serve.openai-speech.CASE), on scripts/fixtures/export_
   stream   stream_format sse with pcm: the speech.audio.delta events' base64 audio, one per sentence
            (more than one for a text of three), put together = the whole WAV's samples = piper-tts's
            (the fixture's ref-sentences.wav), then speech.audio.done; stream_format audio with pcm:
-           the same bytes, sent chunked; the access log has the 200s
+           the same bytes, sent chunked; a client that leaves a long text's answer after its first
+           bytes is logged cut:client-left; the access log has the 200s
   outetts  --openai tts=tiny.gguf --vocoder tts=wavtokenizer.gguf (OuteTTS on the llama.cpp plugin):
            the WAV = WasmEdge's TTS example's under `wasinn run` (held equal to native llama.cpp by
            llama_tts_test), flac its samples, its voice listed, a foreign voice and speed refused
@@ -360,8 +361,21 @@ def case_stream(ctx):
         check(pcm == want, f"stream_format audio's pcm ({len(pcm)} bytes) != piper-tts's samples")
         check(headers.get("transfer-encoding") == "chunked" and headers.get("x-sample-rate") == str(RATE),
               f"stream_format audio's pcm headers: {headers}")
-        lines = wait_lines(server, r"POST /v1/audio/speech 200 ", at_least=3)
-        check(len(lines) >= 3, f"{len(lines)} access-log lines of the route's 200s, not 3")
+        # A client that leaves after the first bytes of a long text: the synthesis stops (a few
+        # sentences' bytes went out, not the whole) and the access log says cut:client-left.
+        import http.client
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+        conn.request("POST", "/v1/audio/speech", json.dumps({"model": "tiny", "input": ("Hello there. " * 300)[:4000],
+                                                             "response_format": "pcm"}),
+                     {"content-type": "application/json"})
+        r = conn.getresponse()
+        check(r.status == 200 and len(r.read(1000)) == 1000, f"the long text's answer: {r.status}")
+        conn.sock.close()
+        conn.close()
+        lines = wait_lines(server, r"POST /v1/audio/speech 200 .*cut:client-left", at_least=1)
+        check(len(lines) == 1, "no access-log line says cut:client-left for the client that left")
+        lines = wait_lines(server, r"POST /v1/audio/speech 200 ", at_least=4)
+        check(len(lines) >= 4, f"{len(lines)} access-log lines of the route's 200s, not 4")
     log(f"stream: {len(deltas)} deltas = piper-tts's {len(want)} bytes; stream_format audio's pcm the same, chunked")
 
 
