@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! The host side of the WIT interfaces wasinn serves, generated from wit/ by Wasmtime's `bindgen!`:
-//! their types, and a host trait per interface and resource, implemented over the C table in
-//! wit_nn.rs (wasi:nn). Every function takes the store (`store`: its data leads to the C++ guest
-//! state) and may trap (`trappable`: the table's TRAP). Two expansions of the same WIT, for the two
-//! ways a linker takes the long calls (long_call.rs): in `blocking` every function is a plain host
-//! function; in `off_thread` a load, a compute and a generation step are async host functions, and
-//! the interfaces with no long call are `blocking`'s own (`with`).
+//! The host side of every WIT interface wasinn serves, generated from wit/ by Wasmtime's `bindgen!`:
+//! wasi:nn's three versions, wasinn:nn-ext, wasinn:nn-async and Spin's llm, with their types and a
+//! host trait per interface and resource, implemented over the C table (wit_host.h) in wit_nn.rs,
+//! nn_ext.rs, nn_async.rs and spin_llm.rs. Every function takes the store (`store`: its data leads
+//! to the C++ guest state) and may trap (`trappable`: the table's TRAP). Two expansions of the same
+//! WIT, for the two ways a linker takes the long calls (long_call.rs): in `blocking` every function
+//! is a plain host function; in `off_thread` a load, a compute, a generation step and Spin's calls
+//! are async host functions, and the interfaces with none of those are `blocking`'s own (`with`).
 //!
-//! The resources are wasinn's types (wit_nn.rs), one set per wasi:nn version, so a handle of one
-//! version is never taken by another's functions; a resource's rep is the C++ session's handle.
+//! The resources are wasinn's types (wit_nn.rs, nn_ext.rs), one set per wasi:nn version, so a
+//! handle of one version is never taken by another's functions; a resource's rep is the C++
+//! session's handle.
+pub use crate::nn_ext::PromptContext;
 pub use crate::wit_nn::{Context, Graph, NnError, Tensor};
 
 /// A resource type by name, for `with` (which takes paths without generics).
@@ -36,13 +39,21 @@ macro_rules! served {
                     include wasi:nn/ml@0.2.0-rc-2024-06-25;
                     include wasi:nn/ml@0.2.0-rc-2024-08-19;
                     include wasi:nn/ml@0.2.0-rc-2024-10-28;
+                    include wasinn:nn-ext/imports@0.1.0;
+                    include wasinn:nn-async/guest@0.1.0;
+                    import fermyon:spin/llm@2.0.0;
                 }
             ",
             path: [
                 "../../../wit/wasi-nn/0.2.0-rc-2024-06-25",
                 "../../../wit/wasi-nn/0.2.0-rc-2024-08-19",
                 "../../../wit/wasi-nn/0.2.0-rc-2024-10-28",
+                "../../../wit/wasinn-nn-ext",
+                "../../../wit/wasinn-nn-async",
+                "../../../wit/fermyon-spin",
             ],
+            // Spin's llm error variant is compared in tests.
+            additional_derives: [PartialEq],
             imports: { $($imports)* },
             with: {
                 $($with)*
@@ -67,6 +78,7 @@ pub mod blocking {
         "wasi:nn/inference@0.2.0-rc-2024-06-25.graph-execution-context": Context0625,
         "wasi:nn/inference@0.2.0-rc-2024-08-19.graph-execution-context": Context0819,
         "wasi:nn/inference@0.2.0-rc-2024-10-28.graph-execution-context": Context1028,
+        "wasinn:nn-ext/prompt@0.1.0.context": PromptContext,
     });
 }
 
@@ -78,6 +90,12 @@ pub mod off_thread {
             "wasi:nn/graph.load": async | store | trappable,
             "wasi:nn/graph.load-by-name": async | store | trappable,
             "wasi:nn/inference.[method]graph-execution-context.compute": async | store | trappable,
+            "wasinn:nn-ext/prompt.init": async | store | trappable,
+            "wasinn:nn-ext/prompt.[method]context.compute": async | store | trappable,
+            "wasinn:nn-ext/prompt.[method]context.start": async | store | trappable,
+            "wasinn:nn-ext/prompt.[method]context.next": async | store | trappable,
+            "fermyon:spin/llm.infer": async | store | trappable,
+            "fermyon:spin/llm.generate-embeddings": async | store | trappable,
             default: store | trappable,
         },
         {
@@ -93,6 +111,10 @@ pub mod off_thread {
             "wasi:nn/inference@0.2.0-rc-2024-06-25.graph-execution-context": Context0625,
             "wasi:nn/inference@0.2.0-rc-2024-08-19.graph-execution-context": Context0819,
             "wasi:nn/inference@0.2.0-rc-2024-10-28.graph-execution-context": Context1028,
+            "wasinn:nn-ext/describe": super::blocking::wasinn::nn_ext::describe,
+            "wasinn:nn-ext/properties": super::blocking::wasinn::nn_ext::properties,
+            "wasinn:nn-ext/prompt@0.1.0.context": PromptContext,
+            "wasinn:nn-async": super::blocking::wasinn::nn_async,
         }
     );
 }

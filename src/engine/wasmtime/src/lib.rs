@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! wasinn's Wasmtime binding: Wasmtime's C API, which the C++ engine binding drives (engines, modules,
-//! components, stores, WASI), and the typed `wasi:nn` component imports it cannot express
-//! efficiently (`wit_nn`). The rules behind those imports stay in C++: `host` is the C table
+//! components, stores, WASI), and the typed component imports it cannot express efficiently:
+//! `bindings` (generated from wit/ by `bindgen!`), implemented by `wit_nn` (wasi:nn), `nn_ext`,
+//! `nn_async` and `spin_llm`. The rules behind those imports stay in C++: `host` is the C table
 //! (`src/engine/wit_host.h`) the imports call. Serving's crates (src/serve/http, src/serve/pipeline)
 //! build on `host`, `wit_nn`, `spin_llm` and `handles`; src/wasmtime_library links all into one library.
 
@@ -9,6 +10,7 @@
 pub use wasmtime_c_api::*;
 
 mod bindings;
+mod bytes_in_place;
 mod component_kind;
 pub mod handles;
 pub mod host;

@@ -10,8 +10,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use wasmtime::component::{Accessor, ComponentNamedList, Lift, LinkerInstance, Lower};
-use wasmtime::{format_err, AsContext, AsContextMut, Result, StoreContextMut};
+use wasmtime::component::{Accessor, HasData};
+use wasmtime::{format_err, AsContext, Result};
 
 use crate::host::*;
 use crate::wit_nn::{table, Access, NnStore};
@@ -39,8 +39,8 @@ impl Drop for SharedGuest {
 }
 
 impl SharedGuest {
-    pub(crate) fn of<T: NnStore>(host: WitHost, accessor: &Accessor<T>) -> Result<Arc<SharedGuest>> {
-        accessor.with(|access| SharedGuest::of_guest(host, T::nn_guest(access.as_context())))
+    pub(crate) fn of<T: NnStore, D: HasData>(accessor: &Accessor<T, D>) -> Result<Arc<SharedGuest>> {
+        accessor.with(|access| SharedGuest::of_guest(table(), T::nn_guest(access.as_context())))
     }
 
     /// A share of `guest`, a store's guest state.
@@ -144,66 +144,23 @@ pub(crate) async fn off_thread<T: NnStore, A: Send + 'static, R: Send + 'static>
     result
 }
 
-/// Defines `name` as a long call. `prepare` runs on the store's thread with the store (it reads
-/// guest memory; `off_thread` says whether what it makes must outlive the store's borrow), then
-/// `work` makes the answer from the guest state; `context` names the execution context a drop of
-/// the call cancels, if any.
-pub(crate) fn define_long<T, P, Q, R>(
-    i: &mut LinkerInstance<'_, T>,
-    mode: LongCalls,
-    host: WitHost,
-    name: &'static str,
-    context: fn(&Q) -> Option<u32>,
-    prepare: fn(StoreContextMut<'_, T>, P, bool) -> Result<Q>,
-    work: fn(WitHost, Guest, Q) -> Result<R>,
-) -> Result<()>
-where
-    T: NnStore,
-    P: ComponentNamedList + Lift + Send + 'static,
-    Q: Send + 'static,
-    R: ComponentNamedList + Lower + Send + 'static,
-{
-    if mode == LongCalls::InPlace {
-        return i.func_wrap(name, move |mut cx: StoreContextMut<'_, T>, params: P| {
-            let guest = T::nn_guest(cx.as_context());
-            work(host, guest, prepare(cx.as_context_mut(), params, false)?)
-        });
-    }
-    // An async host function: the guest (its whole store) waits, the lane's thread does not.
-    i.func_wrap_async(name, move |mut cx: StoreContextMut<'_, T>, params: P| {
-        Box::new(async move {
-            let start = Instant::now();
-            let in_place = cx.data().long_call_inline(name);
-            let result = if in_place {
-                let guest = T::nn_guest(cx.as_context());
-                work(host, guest, prepare(cx.as_context_mut(), params, false)?)
-            } else {
-                let q = prepare(cx.as_context_mut(), params, true)?;
-                let shared = SharedGuest::of_guest(host, T::nn_guest(cx.as_context()))?;
-                // Dropped before the answer (the store is going: a trap, a deadline, the
-                // server's end), the call stops the framework's work on its context.
-                let mut cancel = context(&q).map(|c| CancelOnDrop {
-                    shared: shared.clone(),
-                    context: c,
-                    done: false,
-                });
-                let guest = SendGuest(shared.guest);
-                let done = tokio::task::spawn_blocking(move || {
-                    let guest = guest;
-                    let answer = work(host, guest.0, q);
-                    // Held to the work's end, even when the caller gave up and its future is gone.
-                    drop(shared);
-                    answer
-                })
-                .await
-                .map_err(|e| format_err!("wasi:nn {name}: its worker thread failed: {e}"));
-                if let Some(c) = cancel.as_mut() {
-                    c.done = true;
-                }
-                done?
-            };
-            cx.data().long_call_took(name, start.elapsed(), in_place);
-            result
-        })
-    })
+/// A long call's host function in the expansion `$mode` (bindings.rs): `blocking`'s is plain,
+/// `off_thread`'s an async function that may leave the store's thread. `$context`: the execution
+/// context a drop of the call cancels, if any; `$work` makes the answer from the arguments
+/// `($arg, ...)` (`in_place` and `off_thread as run_off_thread` in scope where it is used).
+macro_rules! long_fn {
+    (blocking, $name:literal, fn $f:ident($host:ident $(, $a:ident: $at:ty)*) -> $r:ty, $context:expr,
+     ($($arg:expr),*), $work:expr) => {
+        fn $f($host: Access<'_, T>, $($a: $at),*) -> Result<$r> {
+            in_place(&$host, ($($arg,)*), $work)
+        }
+    };
+    (off_thread, $name:literal, fn $f:ident($host:ident $(, $a:ident: $at:ty)*) -> $r:ty, $context:expr,
+     ($($arg:expr),*), $work:expr) => {
+        fn $f($host: Access<'_, T>, $($a: $at),*) -> impl std::future::Future<Output = Result<$r>> + Send {
+            let context: Option<u32> = $context;
+            run_off_thread($host, $name, context, ($($arg,)*), $work)
+        }
+    };
 }
+pub(crate) use long_fn;

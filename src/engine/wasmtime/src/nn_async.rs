@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `wasinn:nn-async@0.1.0` (wit/wasinn-nn-async/nn-async.wit), for WASI 0.3 guests: compute as an
-//! async function and a text model's answer as a `stream<string>`. The framework's work runs on
-//! tokio's blocking pool through a share of the guest's wasi-nn state (the table's
+//! async function and a text model's answer as a `stream<string>`: bindgen!'s concurrent host
+//! functions (bindings.rs; the same in both expansions) over the `WitHost` table. The framework's
+//! work runs on tokio's blocking pool through a share of the guest's wasi-nn state (the table's
 //! `guest_share`: its session, which outlives the store if it must), so the guest's other tasks
 //! go on; dropping the call, or the stream's reader, cancels through the plugin's cancel.
 use std::pin::Pin;
@@ -9,17 +10,15 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use tokio::sync::{mpsc, oneshot};
-use wasmtime::component::{Accessor, Destination, Linker, Resource, StreamProducer, StreamReader, StreamResult};
+use wasmtime::component::{Accessor, Destination, Resource, StreamProducer, StreamReader, StreamResult};
 use wasmtime::{format_err, Result, StoreContextMut};
 
+use crate::bindings::blocking::wasinn::nn_async::{generate, inference};
+use crate::bindings::{Context1028, Error1028, Tensor1028};
 use crate::host::*;
 use crate::long_call::{CancelOnDrop, SharedGuest};
-use crate::nn_ext::chars;
-use crate::wit_nn::{compute_named, NnStore, V_10_28};
-use crate::wit_nn::{Context, NnError, Tensor};
-
-const VERSION: &str = "0.1.0";
-const V: u8 = V_10_28;
+use crate::nn_ext::text_err;
+use crate::wit_nn::{chars, compute_named, guest_of, must, table, Access, Nn, NnStore};
 
 /// A compute's outcome, copied off the blocking thread: outputs, an error's rep, or a trap's message.
 type Computed = std::result::Result<std::result::Result<Vec<(String, u32)>, u32>, String>;
@@ -83,96 +82,93 @@ fn generate_blocking(shared: Arc<SharedGuest>, context: u32, tx: mpsc::Sender<St
     }
 }
 
-type NamedTensors = Vec<(String, Resource<Tensor<V>>)>;
-type ComputeResult = std::result::Result<NamedTensors, Resource<NnError<V>>>;
+type NamedTensors = Vec<(String, Resource<Tensor1028>)>;
+type ComputeResult = std::result::Result<NamedTensors, Resource<Error1028>>;
 
-pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost) -> Result<()> {
-    let mut i = linker.instance(&format!("wasinn:nn-async/inference@{VERSION}"))?;
-    i.func_wrap_concurrent(
-        "compute",
-        move |accessor: &Accessor<T>, (ctx, inputs): (Resource<Context<V>>, NamedTensors)| {
-            Box::pin(async move {
-                let shared = SharedGuest::of(host, accessor)?;
-                let context = ctx.rep();
-                let inputs: Vec<(String, u32)> = inputs.into_iter().map(|(n, t)| (n, t.rep())).collect();
-                let (tx, rx) = oneshot::channel::<Computed>();
-                let mut cancel = CancelOnDrop {
-                    shared: shared.clone(),
+impl inference::Host for Nn {}
+
+impl<T: NnStore> inference::HostWithStore<T> for Nn {
+    fn compute(
+        accessor: &Accessor<T, Self>,
+        ctx: Resource<Context1028>,
+        inputs: NamedTensors,
+    ) -> impl std::future::Future<Output = Result<ComputeResult>> + Send {
+        async move {
+            let shared = SharedGuest::of(accessor)?;
+            let context = ctx.rep();
+            let inputs: Vec<(String, u32)> = inputs.into_iter().map(|(n, t)| (n, t.rep())).collect();
+            let (tx, rx) = oneshot::channel::<Computed>();
+            let mut cancel = CancelOnDrop {
+                shared: shared.clone(),
+                context,
+                done: false,
+            };
+            let worker = shared.clone();
+            tokio::task::spawn_blocking(move || {
+                let computed = compute_blocking(&worker, context, &inputs);
+                // The caller gave up: its outputs would stay in the guest's table unowned.
+                if let Err(Ok(Ok(outputs))) = tx.send(computed) {
+                    worker.drop_tensors(&outputs);
+                }
+            });
+            let computed = rx
+                .await
+                .map_err(|_| format_err!("nn-async compute: its worker ended early"))?;
+            cancel.done = true;
+            Ok(computed
+                .map_err(|m| format_err!("{m}"))?
+                .map(|outs| outs.into_iter().map(|(n, r)| (n, Resource::new_own(r))).collect())
+                .map_err(Resource::new_own))
+        }
+    }
+
+    fn cancel(host: Access<'_, T>, ctx: Resource<Context1028>) -> Result<()> {
+        let mut out = WitOut::default();
+        let status = unsafe { (table().cancel)(guest_of(&host), ctx.rep(), &mut out) };
+        must(status, &out, "nn-async cancel")
+    }
+}
+
+impl generate::Host for Nn {}
+
+impl<T: NnStore> generate::HostWithStore<T> for Nn {
+    fn generate(
+        accessor: &Accessor<T, Self>,
+        ctx: Resource<Context1028>,
+        input: String,
+        text: String,
+    ) -> impl std::future::Future<Output = Result<std::result::Result<StreamReader<String>, String>>> + Send {
+        async move {
+            let shared = SharedGuest::of(accessor)?;
+            let context = ctx.rep();
+            let starter = shared.clone();
+            // The prompt is read (and a chat template applied) off the guest's thread too.
+            let started = tokio::task::spawn_blocking(move || {
+                let mut out = WitOut::default();
+                let status = unsafe {
+                    (starter.host.prompt_start)(starter.guest, context, WitStr::of(&input), WitStr::of(&text), &mut out)
+                };
+                text_err(status, &out)
+            })
+            .await
+            .map_err(|e| format_err!("nn-async generate: {e}"))??;
+            if let Err(message) = started {
+                return Ok(Err(message));
+            }
+            // One piece ahead at most: the model runs no further than the reader reads.
+            let (tx, rx) = mpsc::channel(1);
+            let worker = shared.clone();
+            tokio::task::spawn_blocking(move || generate_blocking(worker, context, tx));
+            let pieces = Pieces {
+                rx,
+                cancel: CancelOnDrop {
+                    shared,
                     context,
                     done: false,
-                };
-                let worker = shared.clone();
-                tokio::task::spawn_blocking(move || {
-                    let computed = compute_blocking(&worker, context, &inputs);
-                    // The caller gave up: its outputs would stay in the guest's table unowned.
-                    if let Err(Ok(Ok(outputs))) = tx.send(computed) {
-                        worker.drop_tensors(&outputs);
-                    }
-                });
-                let computed = rx
-                    .await
-                    .map_err(|_| format_err!("nn-async compute: its worker ended early"))?;
-                cancel.done = true;
-                let outcome: ComputeResult = computed
-                    .map_err(|m| format_err!("{m}"))?
-                    .map(|outs| outs.into_iter().map(|(n, r)| (n, Resource::new_own(r))).collect())
-                    .map_err(Resource::new_own);
-                Ok((outcome,))
-            })
-        },
-    )?;
-    i.func_wrap(
-        "cancel",
-        move |cx: crate::wit_nn::Cx<'_, T>, (ctx,): (Resource<Context<V>>,)| {
-            let mut out = WitOut::default();
-            let status = unsafe { (host.cancel)(crate::wit_nn::guest(&cx), ctx.rep(), &mut out) };
-            crate::wit_nn::must(status, &out, "nn-async cancel")
-        },
-    )?;
-
-    let mut g = linker.instance(&format!("wasinn:nn-async/generate@{VERSION}"))?;
-    g.func_wrap_concurrent(
-        "generate",
-        move |accessor: &Accessor<T>, (ctx, input, text): (Resource<Context<V>>, String, String)| {
-            Box::pin(async move {
-                let shared = SharedGuest::of(host, accessor)?;
-                let context = ctx.rep();
-                let starter = shared.clone();
-                // The prompt is read (and a chat template applied) off the guest's thread too.
-                let started = tokio::task::spawn_blocking(move || {
-                    let mut out = WitOut::default();
-                    let status = unsafe {
-                        (starter.host.prompt_start)(
-                            starter.guest,
-                            context,
-                            WitStr::of(&input),
-                            WitStr::of(&text),
-                            &mut out,
-                        )
-                    };
-                    crate::nn_ext::text_err(status, &out)
-                })
-                .await
-                .map_err(|e| format_err!("nn-async generate: {e}"))??;
-                if let Err(message) = started {
-                    return Ok((Err(message),));
-                }
-                // One piece ahead at most: the model runs no further than the reader reads.
-                let (tx, rx) = mpsc::channel(1);
-                let worker = shared.clone();
-                tokio::task::spawn_blocking(move || generate_blocking(worker, context, tx));
-                let pieces = Pieces {
-                    rx,
-                    cancel: CancelOnDrop {
-                        shared,
-                        context,
-                        done: false,
-                    },
-                };
-                let reader = accessor.with(|mut access| StreamReader::new(&mut access, pieces))?;
-                Ok((Ok(reader),))
-            })
-        },
-    )?;
-    Ok(())
+                },
+            };
+            let reader = accessor.with(|mut access| StreamReader::new(&mut access, pieces))?;
+            Ok(Ok(reader))
+        }
+    }
 }

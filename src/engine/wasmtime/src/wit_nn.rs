@@ -8,7 +8,7 @@ use std::mem::{align_of, size_of};
 use std::sync::OnceLock;
 
 use wasmtime::component::{HasData, Linker, Resource};
-use wasmtime::{format_err, AsContext, Result, StoreContext, StoreContextMut};
+use wasmtime::{format_err, AsContext, Result, StoreContext};
 use wasmtime_c_api::{
     wasmtime_component_linker_t, wasmtime_context_get_data, wasmtime_error_t, WasmtimeStoreContextMut,
     WasmtimeStoreData,
@@ -16,7 +16,7 @@ use wasmtime_c_api::{
 
 use crate::bindings::{blocking, off_thread};
 use crate::host::*;
-use crate::long_call::{in_place, off_thread as run_off_thread, LongCalls};
+use crate::long_call::{in_place, long_fn, off_thread as run_off_thread, LongCalls};
 
 // `wasmtime_component_linker_t` is `#[repr(transparent)]` over this Linker in 48.0.8 and 49.0.5; its field
 // is private to the C API's crate, so the cast below stands on that layout. Checked again here
@@ -42,10 +42,6 @@ impl NnStore for WasmtimeStoreData {
         wasmtime_context_get_data(cx)
     }
 }
-
-pub(crate) type Cx<'a, T> = StoreContextMut<'a, T>;
-
-pub(crate) const V_10_28: u8 = 2;
 
 /// The resources of one version (V: 0 for 06-25, 1 for 08-19, 2 for 10-28), whose reps are the
 /// C++ session's handles; a type per version keeps one version's handles from another's functions.
@@ -116,12 +112,8 @@ pub(crate) fn table() -> WitHost {
     *TABLE.get().expect("wasi:nn: a call before its linker was defined")
 }
 
-pub(crate) fn guest<T: NnStore>(cx: &Cx<'_, T>) -> Guest {
-    T::nn_guest(cx.as_context())
-}
-
 /// The guest state of the store a generated function was given.
-fn guest_of<T: NnStore>(access: &Access<'_, T>) -> Guest {
+pub(crate) fn guest_of<T: NnStore>(access: &Access<'_, T>) -> Guest {
     T::nn_guest(access.as_context())
 }
 
@@ -172,7 +164,7 @@ pub(crate) fn must(status: WitStatus, out: &WitOut, what: &str) -> Result<()> {
 }
 
 /// `result<R, error>` of a call that makes the resource `R`.
-type Made<R, const V: u8> = std::result::Result<Resource<R>, Resource<NnError<V>>>;
+pub(crate) type Made<R, const V: u8> = std::result::Result<Resource<R>, Resource<NnError<V>>>;
 
 fn made<R: 'static, const V: u8>(status: WitStatus, out: &WitOut) -> Result<Made<R, V>> {
     Ok(call(status, out)?
@@ -214,25 +206,17 @@ fn of_rep(f: ByRep, g: Guest, rep: u32) -> (WitStatus, WitOut) {
 }
 
 /// A method WIT gives no error value (tensor.ty, error.data...): what the table handed back.
-fn answer(f: ByRep, g: Guest, rep: u32, what: &str) -> Result<WitOut> {
+pub(crate) fn answer(f: ByRep, g: Guest, rep: u32, what: &str) -> Result<WitOut> {
     let (status, out) = of_rep(f, g, rep);
     must(status, &out, what)?;
     Ok(out)
 }
 
-pub(crate) fn method<T: NnStore>(f: ByRep, cx: &Cx<'_, T>, rep: u32, what: &str) -> Result<WitOut> {
-    answer(f, guest(cx), rep, what)
-}
-
-fn drop_rep(g: Guest, kind: WitResource, rep: u32) -> Result<()> {
+pub(crate) fn drop_rep(g: Guest, kind: WitResource, rep: u32) -> Result<()> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `g` is the store's guest state.
     let status = unsafe { (table().drop)(g, kind, rep, &mut out) };
     must(status, &out, "resource drop")
-}
-
-pub(crate) fn drop_resource<T: NnStore>(_host: WitHost, cx: Cx<'_, T>, kind: WitResource, rep: u32) -> Result<()> {
-    drop_rep(guest(&cx), kind, rep)
 }
 
 /// The chars the table handed back, copied.
@@ -243,7 +227,7 @@ pub(crate) fn chars(out: &WitOut) -> String {
 // What each function does, once for every version; the macros below bind them to bindgen!'s
 // traits of each version.
 
-fn tensor_new<C: Cases + PartialEq>(g: Guest, dims: &[u32], ty: C, data: &[u8]) -> Result<u32> {
+pub(crate) fn tensor_new<C: Cases + PartialEq>(g: Guest, dims: &[u32], ty: C, data: &[u8]) -> Result<u32> {
     let mut out = WitOut::default();
     // The C++ side copies the bytes into the tensor it keeps.
     let status = unsafe {
@@ -286,6 +270,17 @@ fn load<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq>(
     (builders, encoding, target): Builders<E, G>,
 ) -> Result<Made<Graph<V>, V>> {
     let spans: Vec<WitBytes> = builders.iter().map(|b| WitBytes::of(b)).collect();
+    load_spans(host, g, &spans, encoding, target)
+}
+
+/// load over its builders' bytes, wherever they are (bytes_in_place.rs reads them in guest memory).
+pub(crate) fn load_spans<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq>(
+    host: WitHost,
+    g: Guest,
+    spans: &[WitBytes],
+    encoding: E,
+    target: G,
+) -> Result<Made<Graph<V>, V>> {
     let mut out = WitOut::default();
     let status = unsafe {
         (host.load)(
@@ -328,23 +323,6 @@ fn compute_tensors<const V: u8>(
     Ok(outputs
         .map(|outs| outs.into_iter().map(|(n, t)| (n, Resource::new_own(t))).collect())
         .map_err(Resource::new_own))
-}
-
-/// A long call's function in the expansion `$mode` (bindings.rs): plain in `blocking`, an async
-/// function that may leave the store's thread in `off_thread` (long_call.rs). `$context`: the
-/// execution context a drop of the call cancels, if any.
-macro_rules! long_fn {
-    (blocking, $name:literal, fn $f:ident($host:ident $(, $a:ident: $at:ty)*) -> $r:ty, $context:expr, ($($arg:expr),*), $work:expr) => {
-        fn $f($host: Access<'_, T>, $($a: $at),*) -> Result<$r> {
-            in_place(&$host, ($($arg,)*), $work)
-        }
-    };
-    (off_thread, $name:literal, fn $f:ident($host:ident $(, $a:ident: $at:ty)*) -> $r:ty, $context:expr, ($($arg:expr),*), $work:expr) => {
-        fn $f($host: Access<'_, T>, $($a: $at),*) -> impl std::future::Future<Output = Result<$r>> + Send {
-            let context: Option<u32> = $context;
-            run_off_thread($host, $name, context, ($($arg,)*), $work)
-        }
-    };
 }
 
 /// tensor and errors of one version (in `blocking` only: `off_thread` has them from there).
@@ -483,59 +461,28 @@ macro_rules! graph_and_inference {
 tensor_and_errors!("0.2.0-rc-2024-06-25", blocking::wasi::nn0_2_0_rc_2024_06_25, new);
 tensor_and_errors!("0.2.0-rc-2024-08-19", blocking::wasi::nn0_2_0_rc_2024_08_19);
 tensor_and_errors!("0.2.0-rc-2024-10-28", blocking::wasi::nn0_2_0_rc_2024_10_28);
-graph_and_inference!(
-    blocking,
-    0,
-    "0.2.0-rc-2024-06-25",
-    blocking::wasi::nn0_2_0_rc_2024_06_25,
-    staged
-);
-graph_and_inference!(
-    blocking,
-    1,
-    "0.2.0-rc-2024-08-19",
-    blocking::wasi::nn0_2_0_rc_2024_08_19,
-    staged
-);
-graph_and_inference!(
-    blocking,
-    2,
-    "0.2.0-rc-2024-10-28",
-    blocking::wasi::nn0_2_0_rc_2024_10_28,
-    named
-);
-graph_and_inference!(
-    off_thread,
-    0,
-    "0.2.0-rc-2024-06-25",
-    off_thread::wasi::nn0_2_0_rc_2024_06_25,
-    staged
-);
-graph_and_inference!(
-    off_thread,
-    1,
-    "0.2.0-rc-2024-08-19",
-    off_thread::wasi::nn0_2_0_rc_2024_08_19,
-    staged
-);
-graph_and_inference!(
-    off_thread,
-    2,
-    "0.2.0-rc-2024-10-28",
-    off_thread::wasi::nn0_2_0_rc_2024_10_28,
-    named
-);
 
-/// Adds every served wasi:nn version and wasinn's extensions, their long calls as `mode` says.
+/// graph and inference of the three versions in one expansion.
+macro_rules! versions {
+    ($mode:ident) => {
+        graph_and_inference! { $mode, 0, "0.2.0-rc-2024-06-25", $mode::wasi::nn0_2_0_rc_2024_06_25, staged }
+        graph_and_inference! { $mode, 1, "0.2.0-rc-2024-08-19", $mode::wasi::nn0_2_0_rc_2024_08_19, staged }
+        graph_and_inference! { $mode, 2, "0.2.0-rc-2024-10-28", $mode::wasi::nn0_2_0_rc_2024_10_28, named }
+    };
+}
+
+versions!(blocking);
+versions!(off_thread);
+
+/// Adds every served wasi:nn version, wasinn's extensions and Spin's llm, their long calls as `mode`
+/// says.
 pub fn define<T: NnStore>(linker: &mut Linker<T>, host: WitHost, mode: LongCalls) -> Result<()> {
     keep_table(host)?;
     match mode {
         LongCalls::InPlace => blocking::Imports::add_to_linker::<T, Nn>(linker, nn)?,
         LongCalls::OffThread => off_thread::Imports::add_to_linker::<T, Nn>(linker, nn)?,
     }
-    crate::nn_ext::define(linker, host, mode)?;
-    crate::nn_async::define(linker, host)?;
-    crate::spin_llm::define(linker, host, mode)
+    crate::bytes_in_place::define(linker, mode)
 }
 
 /// Adds every served wasi:nn version to a component linker made by the C API (wit_host.h).
