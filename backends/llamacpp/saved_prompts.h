@@ -49,8 +49,6 @@ class SavedPrompts {
   explicit SavedPrompts(uint64_t budget_bytes) : budget_(budget_bytes) {}
 
   uint64_t budget() const { return budget_; }
-  uint64_t bytes() const { return bytes_; }
-  size_t size() const { return entries_.size(); }
 
   // Keeps `e`, dropping the oldest entries it needs room for; an entry over the whole budget, or
   // holding the same tokens as a kept one, is not kept (false).

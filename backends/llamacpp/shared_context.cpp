@@ -179,16 +179,12 @@ bool SharedContext::acquire(std::span<const llama_token> prompt, const std::stri
   SavedPrompts::Entry restored;
   if (restores) restored = saved_.take(saved.at);  // before save_slot, whose put may drop it
   if (saves) save_slot(static_cast<size_t>(chosen));
-  if (restores && restore_slot(static_cast<size_t>(chosen), std::move(restored))) {
-    best_len = saved.length;
-  } else if (chosen != best) {
-    // The least recently used slot, with whatever prefix of the prompt it holds.
-    const Slot& s = slots_[static_cast<size_t>(chosen)];
-    best_len = s.partition == partition ? common_prefix(s.tokens, prompt) : 0;
-  }
-  // The last prompt token is decoded again, whatever the cache holds: its logits are the first sample's.
-  const size_t reuse = std::min(best_len, prompt.empty() ? 0 : prompt.size() - 1);
+  if (restores) restore_slot(static_cast<size_t>(chosen), std::move(restored));
   Slot& slot = slots_[chosen];
+  // What the chosen slot holds now (a restored prompt, or nothing after a failed restore).
+  const size_t held = slot.partition == partition ? common_prefix(slot.tokens, prompt) : 0;
+  // The last prompt token is decoded again, whatever the cache holds: its logits are the first sample's.
+  const size_t reuse = std::min(held, prompt.empty() ? 0 : prompt.size() - 1);
   slot.busy = true;
   slot.queued_once = false;
   slot.partition = partition;
@@ -227,7 +223,7 @@ void SharedContext::save_slot(size_t i) {
   saved_.put(std::move(e));
 }
 
-bool SharedContext::restore_slot(size_t i, SavedPrompts::Entry entry) {
+void SharedContext::restore_slot(size_t i, SavedPrompts::Entry entry) {
   Slot& slot = slots_[i];
   llama_context* ctx = ctx_.get();
   const auto seq = static_cast<llama_seq_id>(i);
@@ -236,12 +232,11 @@ bool SharedContext::restore_slot(size_t i, SavedPrompts::Entry entry) {
   slot.tokens.clear();
   if (llama_state_seq_set_data(ctx, entry.state.data(), entry.state.size(), seq) != entry.state.size()) {
     llama_memory_seq_rm(llama_get_memory(ctx), seq, 0, -1);  // whatever part of it went in
-    return false;
+    return;                                                  // the slot is empty: its prompt is evaluated whole
   }
   slot.tokens = std::move(entry.tokens);
   slot.prompt_len = entry.prompt_len;
   slot.partition = std::move(entry.partition);
-  return true;
 }
 
 void SharedContext::Sequence::release(bool keep) {

@@ -161,7 +161,7 @@ class SharedContext {
   // acquire's use of the host memory's saved prompts: `slot`'s KV saved there before another
   // prompt takes it, or an entry's KV put back into it. Only between llama_decode calls.
   void save_slot(size_t slot);
-  bool restore_slot(size_t slot, SavedPrompts::Entry entry);
+  void restore_slot(size_t slot, SavedPrompts::Entry entry);
   void finish(Request& r, Error e);
   static bool all_cancelled(void* self);
 
