@@ -72,9 +72,8 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["batch-size"] = integer(&LlamaOptions::batch_size, "batch-size", 1, kMaxTokens);
     t["ubatch-size"] = integer(&LlamaOptions::ubatch_size, "ubatch-size", 1, kMaxTokens);
     t["parallel"] = integer(&LlamaOptions::parallel, "parallel", 0, kMaxParallel);
-    t["n-parallel"] = t["parallel"];
-    t["cache-ram"] = integer(&LlamaOptions::cache_ram, "cache-ram", -1,
-                             1 << 20);  // llama-server's LLAMA_ARG_N_PARALLEL, LlamaEdge's --n-parallel
+    t["n-parallel"] = t["parallel"];  // llama-server's LLAMA_ARG_N_PARALLEL, LlamaEdge's --n-parallel
+    t["cache-ram"] = integer(&LlamaOptions::cache_ram, "cache-ram", -1, 1 << 20);  // MiB, as llama-server's
     // The SDK's rule for every backend's thread counts: an integer from 0 to 4 per hardware thread.
     t["threads"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       std::optional<int> n;
@@ -286,18 +285,22 @@ Error parse_backend_config(std::string_view text, BackendConfig& out, std::vecto
   std::optional<bool> allow;
   if (Error e = sdk::read_bool(doc, "allow-preload-paths", source, allow)) return e;
   out.allow_preload_paths = allow.value_or(false);
-  LlamaOptions scratch;  // the graphs' own checks of the defaults given here
-  if (doc.contains("parallel")) {
-    if (Error e = setters().at("parallel")(doc["parallel"], source, scratch)) return e;
-    out.parallel = scratch.parallel;
+  // The defaults of load keys, checked as a graph's load config checks them; unset, the graphs'
+  // own defaults (BackendConfig's are LlamaOptions').
+  static constexpr std::string_view kGraphDefaults[] = {"parallel", "cache-ram"};
+  LlamaOptions scratch;
+  for (const std::string_view key : kGraphDefaults) {
+    auto given = doc.find(std::string(key));
+    if (given == doc.end()) continue;
+    if (Error e = setters().find(key)->second(*given, source, scratch)) return e;
   }
-  if (doc.contains("cache-ram")) {
-    if (Error e = setters().at("cache-ram")(doc["cache-ram"], source, scratch)) return e;
-    out.cache_ram = scratch.cache_ram;
-  }
-  for (const auto& [key, value] : doc.items())
-    if (key != "allow-preload-paths" && key != "parallel" && key != "cache-ram")
+  out.parallel = scratch.parallel;
+  out.cache_ram = scratch.cache_ram;
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "allow-preload-paths" &&
+        std::find(std::begin(kGraphDefaults), std::end(kGraphDefaults), key) == std::end(kGraphDefaults))
       ignored.push_back({key, "unknown key"});
+  }
   return {};
 }
 
