@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "audio_input.h"
 
+#include "audio_common/wav_chunks.h"
+
 #include <algorithm>
-#include <cstring>
+#include <span>
 
 namespace wasinn::llamacpp {
 namespace {
 
 constexpr char kSend[] = "; send a well-formed WAV or MP3 file";
-constexpr uint16_t kExtensibleTag = 0xFFFE;
 
 uint8_t at(std::string_view b, size_t i) { return static_cast<uint8_t>(b[i]); }
-uint32_t le32(std::string_view b, size_t i) {
-  return at(b, i) | at(b, i + 1) << 8 | at(b, i + 2) << 16 | static_cast<uint32_t>(at(b, i + 3)) << 24;
-}
-uint16_t le16(std::string_view b, size_t i) { return static_cast<uint16_t>(at(b, i) | at(b, i + 1) << 8); }
 bool starts(std::string_view b, size_t i, std::string_view magic) {
   return b.size() >= i + magic.size() && b.substr(i, magic.size()) == magic;
-}
-void put32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
 
 // Where an ID3v2 tag at the start ends (its 10 bytes, a syncsafe size, a footer of 10 more); 0
@@ -37,75 +31,26 @@ sdk::Error too_long(std::string_view what, const std::string& how_long) {
                       " s of audio is taken");
 }
 
-// A chunk id as text for a message: printable ASCII, '?' for any other byte.
-std::string printable_id(std::string_view b, size_t i) {
-  std::string id(b.substr(i, 4));
-  for (char& c : id) c = (c >= 32 && c < 127) ? c : '?';
-  return id;
-}
-
 sdk::Error check_wav(std::string_view bytes, std::string_view what, std::string& file) {
-  const auto bad = [&](const std::string& how) {
-    return sdk::invalid(std::string(what) + " is a WAV file" + how + kSend);
-  };
-  const uint64_t riff_end = uint64_t{le32(bytes, 4)} + 8;
-  if (riff_end > bytes.size())
-    return bad(" cut short: its header says " + std::to_string(riff_end) + " bytes, " + std::to_string(bytes.size()) +
-               " were given");
-  const std::string_view riff = bytes.substr(0, static_cast<size_t>(riff_end));  // what follows is not the file's
-  std::string_view fmt, data;
-  bool found_data = false;
-  for (uint64_t i = 12; i < riff.size() && !found_data;) {
-    if (riff.size() - i < 8) return bad(" that ends inside a chunk header");
-    const uint32_t size = le32(riff, static_cast<size_t>(i) + 4);
-    const uint64_t body = i + 8;
-    if (size > riff.size() - body)
-      return bad(" whose '" + printable_id(riff, static_cast<size_t>(i)) + "' chunk claims " + std::to_string(size) +
-                 " bytes, past the file's end");
-    const std::string_view chunk = riff.substr(static_cast<size_t>(body), size);
-    if (starts(riff, static_cast<size_t>(i), "fmt ") && fmt.empty()) {
-      if (size < 16) return bad(" whose 'fmt ' chunk is " + std::to_string(size) + " bytes; a PCM format takes 16");
-      if (le16(chunk, 0) == kExtensibleTag && size < 40)
-        return bad(" whose 'fmt ' chunk says WAVE_FORMAT_EXTENSIBLE in " + std::to_string(size) +
-                   " bytes; that takes 40");
-      fmt = chunk;
-    } else if (starts(riff, static_cast<size_t>(i), "data")) {
-      if (fmt.empty()) return bad(" with its 'data' chunk before any 'fmt ' chunk");
-      data = chunk;
-      found_data = true;
-    }
-    i = body + size + (size & 1);
-  }
-  if (!found_data) return bad(std::string(" with no '") + (fmt.empty() ? "fmt " : "data") + "' chunk");
-  // miniaudio decodes an extensible file by its sub-format GUID's first two bytes: the tag it means.
-  const uint16_t tag = le16(fmt, 0) == kExtensibleTag ? le16(fmt, 24) : le16(fmt, 0);
-  const uint16_t channels = le16(fmt, 2), block_align = le16(fmt, 12), bits = le16(fmt, 14);
-  const uint32_t rate = le32(fmt, 4);
+  audio_common::WavChunks chunks;
+  const std::span<const uint8_t> raw(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (sdk::Error e = audio_common::find_wav_chunks(raw, what, kSend, chunks)) return e;
+  const audio_common::WavFormat f = audio_common::wav_format(chunks);
   // PCM, IEEE float, A-law, mu-law: a frame is block_align bytes, so the length is the data's.
-  if (tag != 1 && tag != 3 && tag != 6 && tag != 7)
-    return sdk::invalid(std::string(what) + " is a WAV file of format tag " + std::to_string(tag) +
-                        (tag == 2 || tag == 0x11 ? " (ADPCM)" : "") +
+  if (f.tag != 1 && f.tag != 3 && f.tag != 6 && f.tag != 7)
+    return sdk::invalid(std::string(what) + " is a WAV file of format tag " + std::to_string(f.tag) +
+                        (f.tag == 2 || f.tag == 0x11 ? " (ADPCM)" : "") +
                         ", which this backend does not take: send PCM, IEEE float, A-law or mu-law samples");
-  if (channels == 0 || rate == 0 || block_align == 0 || bits == 0)
-    return bad(" whose 'fmt ' chunk says " + std::to_string(channels) + " channels, " + std::to_string(rate) + " Hz, " +
-               std::to_string(bits) + " bits a sample");
-  const uint64_t frames = data.size() / block_align;
-  if (frames == 0) return bad(" that holds no samples");
-  if (frames > kMaxAudioSeconds * rate)
-    return too_long(what, std::to_string(frames / rate) + " s long (" + std::to_string(frames) + " frames at " +
-                              std::to_string(rate) + " Hz)");
-  file.clear();
-  file.reserve(44 + data.size());
-  file += "RIFF";
-  put32(file, static_cast<uint32_t>(36 + data.size()));  // data came from a RIFF extent: it fits
-  file += "WAVEfmt ";
-  put32(file, 16);
-  file += fmt.substr(0, 16);
-  file[20] = static_cast<char>(tag & 0xFF);
-  file[21] = static_cast<char>(tag >> 8);
-  file += "data";
-  put32(file, static_cast<uint32_t>(data.size()));
-  file += data;
+  if (f.channels == 0 || f.rate == 0 || f.block_align == 0 || f.bits == 0)
+    return sdk::invalid(std::string(what) + " is a WAV file whose 'fmt ' chunk says " + std::to_string(f.channels) +
+                        " channels, " + std::to_string(f.rate) + " Hz, " + std::to_string(f.bits) + " bits a sample" +
+                        kSend);
+  const uint64_t frames = chunks.data.size() / f.block_align;
+  if (frames == 0) return sdk::invalid(std::string(what) + " is a WAV file that holds no samples" + kSend);
+  if (frames > kMaxAudioSeconds * f.rate)
+    return too_long(what, std::to_string(frames / f.rate) + " s long (" + std::to_string(frames) + " frames at " +
+                              std::to_string(f.rate) + " Hz)");
+  audio_common::canonical_wav(chunks, file);
   return {};
 }
 

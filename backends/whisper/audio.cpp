@@ -4,8 +4,8 @@
 #include "miniaudio_decoders.h"
 
 #include "audio.h"
+#include "audio_common/wav_chunks.h"
 #include "ogg.h"
-#include "wav_layout.h"
 
 #include <cstring>
 #include <string>
@@ -22,8 +22,6 @@ constexpr char kSend[] = "; send a WAV, FLAC, MP3 or Ogg (Vorbis, Opus) file";
 
 enum class Container { wav, flac, mp3, ogg };
 
-uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
-uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
 bool starts(std::span<const uint8_t> b, size_t at, const char* magic) {
   const size_t n = std::strlen(magic);
   return b.size() >= at + n && std::memcmp(b.data() + at, magic, n) == 0;
@@ -146,22 +144,17 @@ sdk::Error decode_audio(std::span<const uint8_t> bytes, Audio& out) {
   std::span<const uint8_t> file = bytes;
   std::vector<uint8_t> canonical;
   if (c == Container::wav) {
-    const uint64_t riff_end = uint64_t{le32(bytes.data() + 4)} + 8;
-    if (riff_end > bytes.size())
-      return sdk::invalid("input 0: the WAV file is truncated: its header says " + std::to_string(riff_end) +
-                          " bytes, " + std::to_string(bytes.size()) + " were given");
     // Bytes after the RIFF extent are not the file's. miniaudio sees only the file rebuilt from
     // the checked "fmt " and "data" chunks: its own chunk reader can loop on a guest's sizes.
-    WavChunks chunks;
-    if (sdk::Error e = find_wav_chunks(bytes.first(static_cast<size_t>(riff_end)), chunks)) return e;
-    if (chunks.data.empty()) return sdk::invalid("input 0: the WAV file holds no samples");
-    canonical = canonical_wav(chunks);
+    audio_common::WavChunks chunks;
+    if (sdk::Error e = audio_common::find_wav_chunks(bytes, "input 0", kSend, chunks)) return e;
+    audio_common::canonical_wav(chunks, canonical);
     file = canonical;
     // miniaudio says only that it failed: the format fields say what the file asked for.
-    const std::string format = " (format tag " + std::to_string(le16(chunks.fmt.data())) + ", " +
-                               std::to_string(le16(chunks.fmt.data() + 2)) + " channels, " +
-                               std::to_string(le16(chunks.fmt.data() + 14)) + " bits a sample, " +
-                               std::to_string(le32(chunks.fmt.data() + 4)) + " Hz)";
+    const audio_common::WavFormat f = audio_common::wav_format(chunks);
+    const std::string format = " (format tag " + std::to_string(f.tag) + ", " + std::to_string(f.channels) +
+                               " channels, " + std::to_string(f.bits) + " bits a sample, " + std::to_string(f.rate) +
+                               " Hz)";
     out = {};
     if (sdk::Error e = decode(file, c, codec, 1, out.mono, &out.channels, format)) return e;
   } else {

@@ -2,7 +2,7 @@
 // A guest's audio: a whole WAV, FLAC, MP3 or Ogg (Vorbis, Opus) file, decoded and resampled to
 // 16 kHz mono as whisper-cli does (whisper.cpp's read_audio_data: miniaudio's decoder with f32
 // samples, one channel, 16000 Hz). A WAV file is checked chunk by chunk first and miniaudio
-// decodes a copy of its "fmt " and "data" chunks (wav_layout.h); an Ogg file's pages are checked
+// decodes a copy of its "fmt " and "data" chunks (audio_common/wav_chunks.h); an Ogg file's pages are checked
 // by libogg and its codec decoded by libvorbisfile or libopusfile inside miniaudio's decoder
 // (ogg.h). Every other file is refused with what is wrong.
 #pragma once
@@ -29,7 +29,7 @@ struct Audio {
 
 // INVALID_ARGUMENT, saying what is wrong, for: an empty file; a file that is not WAV
 // (RIFF/WAVE), FLAC, MP3 or Ogg (AIFF, MP4 and the like are named and refused); a WAV whose
-// RIFF size runs past the bytes given (truncated) or whose chunks are malformed (wav_layout.h);
+// RIFF size runs past the bytes given (truncated) or whose chunks are malformed (audio_common/wav_chunks.h);
 // an Ogg file that is damaged, cut or of another codec (ogg.h); a format or file miniaudio (or
 // the Ogg codec's library) cannot decode; a FLAC or Ogg file whose header (an Ogg file's last
 // granule position) promises more samples than it holds; no samples at all; more than

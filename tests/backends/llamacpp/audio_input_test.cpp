@@ -73,7 +73,7 @@ TEST(AudioInput, WavLiesAreRefusedSayingWhat) {
   struct Case {
     std::string bytes, says;
   } cases[] = {
-      {good.substr(0, good.size() / 2), "cut short: its header says 364 bytes, 182 were given"},
+      {good.substr(0, good.size() / 2), "truncated WAV file: its header says 364 bytes, 182 were given"},
       {riff(fmt + "data" + le32(1u << 30) + samples), "'data' chunk claims 1073741824 bytes, past the file's end"},
       {riff(fmt + "dat"), "ends inside a chunk header"},
       {riff("fmt " + le32(8) + std::string(8, '\0') + data_chunk(samples)), "'fmt ' chunk is 8 bytes"},
