@@ -105,6 +105,13 @@ std::string env_value(const char* name) {
   return found;
 }
 
+uint64_t env_number(const char* name) {
+  const std::string text = env_value(name);
+  char* end = nullptr;
+  const unsigned long long v = text.empty() || text[0] == '-' ? 0 : strtoull(text.c_str(), &end, 10);
+  return end && !*end ? v : 0;
+}
+
 // wasi:http's request headers: headers() -> own<fields>; fields.get(name) -> list<field-value>.
 struct HeaderValue {
   uint8_t* ptr;
@@ -316,6 +323,7 @@ void embeddings(const json& body, wh_response_outparam out) {
   }
   std::string why;
   const bool env_ok = apply_env_options(
+      property_names(m.graph),
       [&](const std::string& name, const std::string& value) {
         wnn_error e;
         if (!wnx_set_context_property(ctx, name.data(), static_cast<uint32_t>(name.size()), value.data(),

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ using json = nlohmann::ordered_json;  // openai_request.h's: keys in the order t
 
 // The guest's environment variable `name`, "" when unset.
 std::string env_value(const char* name);
+// The guest's environment variable `name` as a whole number above 0, or 0 (unset, 0, or not one).
+uint64_t env_number(const char* name);
 uint64_t now_seconds();
 // JSON text; invalid UTF-8 replaced, never thrown.
 std::string dump(const json& j);
@@ -56,9 +59,12 @@ struct Model {
 // several); on failure answers and returns false.
 bool load_model(const std::string& name, wh_response_outparam out, Model& m);
 
-// NN_OPTIONS's properties, each given to `set` (name, JSON value); false with `why` on failure.
+// NN_OPTIONS's properties, each one of `properties` (the graph's: property_names) given to `set`
+// (name, JSON value); false with `why` on failure. NN_OPTIONS is every model's: a model takes the
+// keys it has (a chat model's ctx-size, a whisper model's beam-size) and skips the others, which
+// `serve` checks at start are some model's.
 template <class Set>
-bool apply_env_options(Set set, std::string& why) {
+bool apply_env_options(const std::vector<std::string>& properties, Set set, std::string& why) {
   const std::string text = env_value("NN_OPTIONS");
   if (text.empty()) return true;
   const json options = json::parse(text, nullptr, false);
@@ -67,6 +73,7 @@ bool apply_env_options(Set set, std::string& why) {
     return false;
   }
   for (auto it = options.begin(); it != options.end(); ++it) {
+    if (std::find(properties.begin(), properties.end(), it.key()) == properties.end()) continue;
     const std::string value = it.value().is_string() ? it.value().get<std::string>() : dump(it.value());
     std::string failed = set(it.key(), value);
     if (!failed.empty()) {

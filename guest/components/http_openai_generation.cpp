@@ -16,9 +16,10 @@
 namespace openai {
 namespace {
 
-// NN_OPTIONS, then the request's own properties, on the session; false after answering when one
-// is refused (a request's json-schema the converter refuses is its 400).
-bool set_properties(wnx_prompt_context session, const Request& req, wh_response_outparam out) {
+// NN_OPTIONS (the keys the model has), then the request's own properties, on the session; false
+// after answering when one is refused (a request's json-schema the converter refuses is its 400).
+bool set_properties(const Model& m, const Request& req, wh_response_outparam out) {
+  const wnx_prompt_context session = m.session;
   auto set = [&](const std::string& name, const std::string& value) {
     wnn_string err{};
     if (!wnx_prompt_set_property(session, name.data(), static_cast<uint32_t>(name.size()), value.data(),
@@ -27,7 +28,7 @@ bool set_properties(wnx_prompt_context session, const Request& req, wh_response_
     return take(err);
   };
   std::string why;
-  if (!apply_env_options(set, why)) {
+  if (!apply_env_options(property_names(m.graph), set, why)) {
     respond_error(out, 500, why);
     return false;
   }
@@ -158,11 +159,8 @@ void respond_timed_out(wh_response_outparam out, const Generation& g) {
 // at a full context. With MAX_TOKENS, the server's own limit (which needs no model) replaces the
 // context's: n-predict, which a full context ends. False after answering 400.
 bool set_length(Model& m, const Generation& g, wh_response_outparam out) {
-  const std::string limit_text = env_value("MAX_TOKENS");
-  char* end = nullptr;
-  long long limit = limit_text.empty() ? 0 : strtoll(limit_text.c_str(), &end, 10);
-  if (!end || *end) limit = 0;
-  if (limit > 0 && g.max_tokens > limit) {
+  const uint64_t limit = env_number("MAX_TOKENS");
+  if (limit > 0 && g.max_tokens > 0 && static_cast<uint64_t>(g.max_tokens) > limit) {
     respond_error(out, 400,
                   g.max_tokens_field + " is " + std::to_string(g.max_tokens) + ", over this server's limit of " +
                       std::to_string(limit) + " tokens (MAX_TOKENS)",
@@ -533,10 +531,8 @@ namespace {
 // The most bytes a request's images may decode to: MAX_IMAGE_BYTES (the guest's environment) if a
 // whole number above 0, else 20 MiB.
 uint64_t max_image_bytes() {
-  const std::string text = env_value("MAX_IMAGE_BYTES");
-  char* end = nullptr;
-  const unsigned long long v = text.empty() || text[0] == '-' ? 0 : strtoull(text.c_str(), &end, 10);
-  return v > 0 && end && !*end ? v : kMaxImageBytes;
+  const uint64_t v = env_number("MAX_IMAGE_BYTES");
+  return v > 0 ? v : kMaxImageBytes;
 }
 
 bool open_session(Kind kind, const json& body, wh_response_outparam out, Generation& g, Model& m) {
@@ -562,7 +558,7 @@ bool open_session(Kind kind, const json& body, wh_response_outparam out, Generat
     respond_error(out, 400, "model `" + m.name + "` cannot generate text: " + take(err), nullptr, "model");
     return false;
   }
-  return set_properties(m.session, g, out);
+  return set_properties(m, g, out);
 }
 }  // namespace
 

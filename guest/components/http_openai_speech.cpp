@@ -66,15 +66,10 @@ std::string set_property(wnn_context ctx, const std::string& name, const std::st
   return nn_error_text(err);
 }
 
-// NN_OPTIONS is every model's: a voice takes the keys its graph has (`properties`; a chat model's
-// ctx-size is not one). False with `why` when one it has is refused.
-bool set_env_options(wnn_graph g, const std::vector<std::string>& properties, wnn_context ctx, std::string& why) {
+// NN_OPTIONS' keys the voice's graph has (`properties`) on `ctx`; false with `why` when one is refused.
+bool set_env_options(const std::vector<std::string>& properties, wnn_context ctx, std::string& why) {
   return apply_env_options(
-      [&](const std::string& name, const std::string& value) {
-        std::string current;
-        if (!graph_property(g, properties, name, current)) return std::string();
-        return set_property(ctx, name, value);
-      },
+      properties, [&](const std::string& name, const std::string& value) { return set_property(ctx, name, value); },
       why);
 }
 
@@ -396,7 +391,7 @@ void speak_outetts(Model& m, const std::vector<std::string>& properties, const S
   for (const auto& setting :
        {std::pair<const char*, const char*>{"ctx-size", "8192"}, {"batch-size", "8192"}, {"n-predict", "4096"}})
     if (why.empty()) why = set_property(ctx, setting.first, setting.second);
-  bool ok = why.empty() && set_env_options(m.graph, properties, ctx, why);
+  bool ok = why.empty() && set_env_options(properties, ctx, why);
   if (ok) ok = (why = set_property(ctx, "audio-format", r.format->name)).empty();
   if (!ok) {
     wnn_context_drop(ctx);
@@ -459,7 +454,7 @@ void speech(const json& body, wh_response_outparam out, Generation) {
     return;
   }
   std::string why;
-  bool ok = set_env_options(m.graph, properties, ctx, why);
+  bool ok = set_env_options(properties, ctx, why);
   if (ok && r.speed != 1.0) {
     // OpenAI's speed is the inverse of Piper's length_scale (phoneme durations), the voice's own scaled.
     ok = graph_property(m.graph, properties, "length_scale", length_scale);

@@ -8,14 +8,6 @@
 namespace openai {
 namespace {
 
-// A whole number above 0, or 0.
-uint64_t env_number(const char* name) {
-  const std::string text = env_value(name);
-  char* end = nullptr;
-  const unsigned long long v = text.empty() || text[0] == '-' ? 0 : strtoull(text.c_str(), &end, 10);
-  return end && !*end ? v : 0;
-}
-
 std::string base64(const char* data, size_t len) {
   static const char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;

@@ -167,9 +167,10 @@ class Host {
   // component (a WASI 0.3 one with HostOptions::wasi_p3 or component_model_async off), else 1.
   std::unique_ptr<Server> serve(const Program& program, const ServeOptions& options, std::string* error,
                                 int* exit_code = nullptr);
-  // The guest's NN_OPTIONS (--env NN_OPTIONS=JSON, the properties http_openai sets on each of a
-  // model's contexts) against every registered GGML model's settable properties, loading them:
-  // false with `error` naming the key and the nearest valid one, or the value a model refuses.
+  // The guest's NN_OPTIONS (--env NN_OPTIONS=JSON, the properties http_openai sets on each
+  // context of a model that has them) against the settable properties of every model loaded at
+  // start, loading them: false with `error` naming a key no model has and the nearest one that
+  // some model has, or the value a model that has the key refuses.
   bool check_nn_options(const Program& program, std::string* error);
   // The directories searched for backend manifests, in order.
   std::vector<std::string> backend_search_dirs() const;

@@ -108,35 +108,46 @@ def requests_to_compare():
     ]
 
 
-def compare(ctx, model):
+def llama_server_answers(ctx, model):
+    """llama-server --reranking's answer to each of requests_to_compare() on MODEL, by its what."""
     want = {}
     with ctx.llama_server(model, ["--reranking"]) as ls:
         for what, path, body in requests_to_compare():
             status, answer = post(ls, path, body)
             check(status == 200, f"llama-server {what}: {status} {answer}")
             want[what] = answer
+    return want
+
+
+def check_answers(server, name, want):
+    """SERVER's answer to each of requests_to_compare() on model NAME equals llama-server's (WANT)."""
+    for what, path, body in requests_to_compare():
+        status, got = post(server, path, dict(body, model=name))
+        check(status == 200, f"wasinn {what}: {status} {got}")
+        ref = want[what]
+        check(got["object"] == "list" and got["model"] == name, f"{what}: {got}")
+        check(got["usage"] == ref["usage"], f"{what}: usage {got['usage']} != llama-server's {ref['usage']}")
+        order, ref_order = [r["index"] for r in got["results"]], [r["index"] for r in ref["results"]]
+        check(order == ref_order, f"{what}: order {order} != llama-server's {ref_order}")
+        worst = max(abs(a["relevance_score"] - b["relevance_score"]) for a, b in zip(got["results"], ref["results"]))
+        check(worst < 1e-4, f"{what}: scores off llama-server's by {worst}")
+        scores = [r["relevance_score"] for r in got["results"]]
+        check(scores == sorted(scores, reverse=True), f"{what}: not sorted by score: {scores}")
+        documents = body["documents"]
+        for r in got["results"]:
+            if body.get("return_documents"):
+                check(r.get("document") == {"text": documents[r["index"]]}, f"{what}: result {r}")
+            else:
+                check("document" not in r, f"{what}: a document without return_documents: {r}")
+        log(f"{what}: {len(order)} results, order = llama-server's, scores within {worst:.2g}, "
+            f"{got['usage']['prompt_tokens']} tokens")
+    check(len({round(r["relevance_score"], 6) for r in got["results"]}) > 1, "every document scores alike")
+
+
+def compare(ctx, model):
+    want = llama_server_answers(ctx, model)
     with ctx.wasinn([(NAME, model)]) as server:
-        for what, path, body in requests_to_compare():
-            status, got = post(server, path, dict(body, model=NAME))
-            check(status == 200, f"wasinn {what}: {status} {got}")
-            ref = want[what]
-            check(got["object"] == "list" and got["model"] == NAME, f"{what}: {got}")
-            check(got["usage"] == ref["usage"], f"{what}: usage {got['usage']} != llama-server's {ref['usage']}")
-            order, ref_order = [r["index"] for r in got["results"]], [r["index"] for r in ref["results"]]
-            check(order == ref_order, f"{what}: order {order} != llama-server's {ref_order}")
-            worst = max(abs(a["relevance_score"] - b["relevance_score"]) for a, b in zip(got["results"], ref["results"]))
-            check(worst < 1e-4, f"{what}: scores off llama-server's by {worst}")
-            scores = [r["relevance_score"] for r in got["results"]]
-            check(scores == sorted(scores, reverse=True), f"{what}: not sorted by score: {scores}")
-            documents = body["documents"]
-            for r in got["results"]:
-                if body.get("return_documents"):
-                    check(r.get("document") == {"text": documents[r["index"]]}, f"{what}: result {r}")
-                else:
-                    check("document" not in r, f"{what}: a document without return_documents: {r}")
-            log(f"{what}: {len(order)} results, order = llama-server's, scores within {worst:.2g}, "
-                f"{got['usage']['prompt_tokens']} tokens")
-        check(len({round(r["relevance_score"], 6) for r in got["results"]}) > 1, "every document scores alike")
+        check_answers(server, NAME, want)
 
 
 def case_rerank(ctx):
