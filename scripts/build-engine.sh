@@ -49,13 +49,17 @@ exec 9>"$CARGO_TARGET_DIR/.build-engine.lock"
 flock 9
 # As images/stage.sh keeps its contexts: no -t, so an unchanged file keeps its time; --delete, so
 # a file the checkout no longer has goes too. Only src/'s Rust parts: the manifests, the lock
-# file, the sources and abi_layouts.def (which build.rs reads).
+# file, the sources, and the C headers the crates generate their mirrors from (their build.rs:
+# the *_host.h contracts).
 BUILT=$CARGO_TARGET_DIR/workspace
 rsync -r --checksum --delete --delete-excluded --prune-empty-dirs --include='*/' --include=Cargo.toml \
-  --include=Cargo.lock --include='*.rs' --include=abi_layouts.def --exclude='*' "$WORKSPACE/" "$BUILT/"
-# The WIT files the engine's bindgen! reads (src/engine/wasmtime/src/bindings.rs), beside the copy
-# as wit/ is beside src/ in the checkout.
+  --include=Cargo.lock --include='*.rs' --include='*_host.h' --exclude='*' "$WORKSPACE/" "$BUILT/"
+# Beside the copy as beside src/ in the checkout: the WIT files the engine's bindgen! reads
+# (src/engine/wasmtime/src/bindings.rs), and the public header serve/http's mirrors include
+# (wasinn/request_record.h).
 rsync -r --checksum --delete --include='*/' --include='*.wit' --exclude='*' "$ROOT/wit/" "$BUILT/../wit/"
+mkdir -p "$BUILT/../include/wasinn"
+rsync --checksum "$ROOT/include/wasinn/request_record.h" "$BUILT/../include/wasinn/"
 
 if [[ $OUT == --test ]]; then
   exec "$CARGO" test --release --locked --workspace --exclude wasinn-wasmtime --lib --manifest-path "$BUILT/Cargo.toml" \

@@ -3,8 +3,8 @@
  * One request a server answered, for an access log: what wasinn serve's HTTP front and the OIP
  * server report, to C++ (ServeOptions::on_request, wasinn/server.h), to C
  * (wasinn_serve_options_set_request_callback, wasinn/wasinn.h) and from serve/http's Rust server
- * (its ServeRecord, its layout checked in the build against src/wasmtime_library/abi_layouts.def).
- * This struct is the one definition; plain C99.
+ * (its ServeRecord, generated from this header in the build by rust-bindgen). This struct is the
+ * one definition; plain C99.
  *
  * struct_size is sizeof the struct the server filled: fields are only ever added at its end, so
  * a reader built against an older header reads only the ones it knows, and a newer reader reads

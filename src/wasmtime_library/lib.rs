@@ -7,14 +7,3 @@ pub use wasinn_serve_http::*;
 pub use wasinn_serve_pipeline::*;
 
 mod rust_heap;
-
-// The rooms abi_layouts.def names the mirrors by, for build.rs's asserts (`host` is the engine's).
-mod serve {
-    pub use wasinn_serve_http::*;
-}
-mod pipeline {
-    pub use wasinn_serve_pipeline::*;
-}
-
-// abi_layouts.def's sizes and field offsets, asserted of the C structs' Rust mirrors (build.rs).
-include!(concat!(env!("OUT_DIR"), "/abi_layouts.rs"));

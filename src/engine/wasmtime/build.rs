@@ -1,14 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! The WIT enums' case names for the C++ side (wit_host.h passes a case by its WIT name), generated
-//! from the same WIT files as bindgen! (src/bindings.rs) reads: `$OUT_DIR/wit_cases.rs` holds
-//! `wit_enum_cases!(PACKAGE, VERSION, INTERFACE, ENUM, TYPE)`, which implements `wit_nn::Cases` for bindgen!'s Rust enum of one WIT enum,
-//! with each case as bindgen! names it (heck's upper camel case, as Wasmtime's generator does) and
-//! as the WIT spells it. A case added to a WIT file is in both at the next build.
+//! What the engine crate generates at build time:
+//! - `$OUT_DIR/wit_host.rs`: the Rust mirrors of src/engine/wit_host.h's types (the table of
+//!   functions the C++ side fills, and what its functions take and give), by rust-bindgen from the
+//!   header (c_mirrors.rs says how), which host.rs includes: the header is the one definition.
+//! - The WIT enums' case names for the C++ side (wit_host.h passes a case by its WIT name), from
+//!   the same WIT files as bindgen! (src/bindings.rs) reads: `$OUT_DIR/wit_cases.rs` holds
+//!   `wit_enum_cases!(PACKAGE, VERSION, INTERFACE, ENUM, TYPE)`, which implements `wit_nn::Cases` for
+//!   bindgen!'s Rust enum of one WIT enum, with each case as bindgen! names it (heck's upper camel
+//!   case, as Wasmtime's generator does) and as the WIT spells it. A case added to a WIT file is in
+//!   both at the next build.
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use heck::ToUpperCamelCase;
 use wit_parser::{Resolve, TypeDefKind, TypeOwner};
+
+mod c_mirrors;
+
+/// wit_host.h's types, generated into `$OUT_DIR/wit_host.rs`. `src` is the checkout's src/ (or
+/// scripts/build-engine.sh's copy of its Rust parts and headers); `wasmtime_include` holds
+/// Wasmtime's C API headers, which wit_host.h includes.
+fn wit_host_mirror(src: &Path, wasmtime_include: &Path) -> c_mirrors::Mirror<'static> {
+    c_mirrors::Mirror {
+        header: src.join("engine/wit_host.h"),
+        include: vec![src.to_path_buf(), wasmtime_include.to_path_buf()],
+        types: &[
+            "wasinn_wit_status",
+            "wasinn_wit_resource",
+            "wasinn_wit_str",
+            "wasinn_wit_bytes",
+            "wasinn_wit_named",
+            "wasinn_wit_io",
+            "wasinn_wit_out",
+            "wasinn_wit_host",
+        ],
+        elsewhere: &[],
+        // The kind of resource drop() is told: from Rust to C only. wasinn_wit_status comes back
+        // from C: a newtype.
+        rust_enums: &["wasinn_wit_resource"],
+        variant_prefix: Some("WASINN_WIT_"),
+    }
+}
 
 /// Every directory below `dir` that holds a WIT package (its `*.wit` files).
 fn packages(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -27,6 +59,12 @@ fn packages(dir: &Path, found: &mut Vec<PathBuf>) {
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    // Wasmtime's C API crate's headers (its build script says where: its `links` key's `include`).
+    let wasmtime_include = PathBuf::from(
+        std::env::var("DEP_WASMTIME_C_API_INCLUDE").expect("wasmtime-c-api-impl's build script gives its include/"),
+    );
+    wit_host_mirror(&manifest.join("../.."), &wasmtime_include).write("wit_host.rs");
+
     // wit/ beside src/, in the checkout and in scripts/build-engine.sh's copy alike.
     let wit = manifest.join("../../../wit");
     let mut dirs = Vec::new();

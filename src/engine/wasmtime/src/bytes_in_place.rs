@@ -42,7 +42,7 @@ fn define_version<T: NnStore, const V: u8, Ty: Case, Enc: Case, Tgt: Case>(
     tensor.func_wrap(
         "[method]tensor.data",
         |cx: StoreContextMut<'_, T>, (t,): (Resource<Tensor<V>>,)| {
-            let out = answer(table().tensor_data, guest(&cx), t.rep(), "tensor.data")?;
+            let out = answer(slot!(table(), tensor_data), guest(&cx), t.rep(), "tensor.data")?;
             // SAFETY: the C++ side keeps these bytes alive until the guest's next tensor.data or the
             // store's end, so they outlive the lowering into guest memory that follows this return.
             let bytes: &'static [u8] = unsafe { out.slice::<u8>() };

@@ -1,38 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! The C table of `src/engine/wit_host.h`, mirrored: ownership, threading and the meaning of
-//! each status are stated there once.
+//! The C table of `src/engine/wit_host.h` and the types its functions take and give, generated from
+//! the header by build.rs (rust-bindgen: the C names, in `c`) and named here as the Rust code
+//! calls them; what this file adds is behaviour. Ownership, threading and the meaning of each
+//! status are stated in the header once.
 use std::ffi::c_void;
+
+/// wit_host.h's types as C names them, generated (build.rs, c_mirrors.rs); serve/http's and
+/// serve/pipeline's headers use them, so their generated code names these.
+pub mod c {
+    #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code)]
+    include!(concat!(env!("OUT_DIR"), "/wit_host.rs"));
+}
+
+pub use c::wasinn_wit_bytes as WitBytes;
+/// The table: every function pointer an `Option` (C lets a slot be NULL); `slot!` calls one.
+pub use c::wasinn_wit_host as WitHost;
+/// wasinn:nn-ext's describe: one tensor-description (its C field `type` is `type_`).
+pub use c::wasinn_wit_io as WitIo;
+pub use c::wasinn_wit_named as WitNamed;
+pub use c::wasinn_wit_out as WitOut;
+/// The kind of resource `drop` is told (a Rust enum: it only goes from Rust to C).
+pub use c::wasinn_wit_resource as WitResource;
+/// What a table function answers: `WitStatus::Ok`, `Err` or `Trap`, or a value wit_host.h may
+/// add one day, which the Rust side must handle (a newtype over the C enum's integer).
+pub use c::wasinn_wit_status as WitStatus;
+pub use c::wasinn_wit_str as WitStr;
 
 pub type Guest = *mut c_void;
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WitStatus {
-    Ok = 0,
-    Err = 1,
-    Trap = 2,
+/// A slot of a C function table (`WitHost`, serve_host.h's admission table, a config's
+/// callbacks): the function, or a panic that names the slot the C++ side left NULL. Every slot a
+/// call needs goes through here: `unsafe { slot!(host, compute)(guest, context, &mut out) }`.
+#[macro_export]
+macro_rules! slot {
+    ($table:expr, $name:ident) => {
+        match $table.$name {
+            Some(f) => f,
+            None => $crate::host::unset_slot(stringify!($name)),
+        }
+    };
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WitResource {
-    Tensor = 0,
-    Graph = 1,
-    Context = 2,
-    Error = 3,
+pub use crate::slot;
+
+#[cold]
+#[track_caller]
+pub fn unset_slot(name: &str) -> ! {
+    panic!("the C++ side's table has no `{name}` (NULL): every slot the Rust side calls must be set")
 }
 
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WitStr {
-    pub data: *const u8,
-    pub len: usize,
+impl WitStatus {
+    /// A status wit_host.h does not define, as the trap it is.
+    pub fn unknown(self) -> String {
+        format!(
+            "wasi:nn: the host answered status {}, which wit_host.h does not define",
+            self.0
+        )
+    }
 }
 
 impl WitStr {
     pub fn of(s: &str) -> WitStr {
         WitStr {
-            data: s.as_ptr(),
+            data: s.as_ptr().cast(),
             len: s.len(),
         }
     }
@@ -44,15 +74,8 @@ impl WitStr {
         if self.len == 0 {
             return String::new();
         }
-        String::from_utf8_lossy(std::slice::from_raw_parts(self.data, self.len)).into_owned()
+        String::from_utf8_lossy(std::slice::from_raw_parts(self.data.cast::<u8>(), self.len)).into_owned()
     }
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WitBytes {
-    pub data: *const u8,
-    pub len: usize,
 }
 
 impl WitBytes {
@@ -62,32 +85,6 @@ impl WitBytes {
             len: b.len(),
         }
     }
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WitNamed {
-    pub name: WitStr,
-    pub tensor: u32,
-}
-
-/// wit_host.h's `wasinn_wit_io`: one tensor-description of wasinn:nn-ext's describe.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WitIo {
-    pub name: WitStr,
-    pub ty: WitStr,
-    pub dims: *const i64,
-    pub rank: usize,
-    pub has_dims: i32,
-}
-
-#[repr(C)]
-pub struct WitOut {
-    pub rep: u32,
-    pub data: *const c_void,
-    pub len: usize,
-    pub message: WitStr,
 }
 
 impl Default for WitOut {
@@ -116,39 +113,4 @@ impl WitOut {
             std::slice::from_raw_parts(self.data as *const T, self.len)
         }
     }
-}
-
-type Out = *mut WitOut;
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WitHost {
-    pub tensor_new: unsafe extern "C" fn(Guest, *const u32, usize, WitStr, WitBytes, Out) -> WitStatus,
-    pub tensor_dimensions: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub tensor_type: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub tensor_data: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub error_new: unsafe extern "C" fn(Guest, WitStr, WitStr, Out) -> WitStatus,
-    pub error_code: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub error_data: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub load: unsafe extern "C" fn(Guest, *const WitBytes, usize, WitStr, WitStr, Out) -> WitStatus,
-    pub load_by_name: unsafe extern "C" fn(Guest, WitStr, Out) -> WitStatus,
-    pub init_execution_context: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub compute_named: unsafe extern "C" fn(Guest, u32, *const WitNamed, usize, Out) -> WitStatus,
-    pub set_input: unsafe extern "C" fn(Guest, u32, WitStr, u32, Out) -> WitStatus,
-    pub compute: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub get_output: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
-    pub drop: unsafe extern "C" fn(Guest, WitResource, u32, Out) -> WitStatus,
-    pub describe: unsafe extern "C" fn(Guest, u32, i32, Out) -> WitStatus,
-    pub list_properties: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub get_property: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
-    pub set_property: unsafe extern "C" fn(Guest, u32, i32, WitStr, WitStr, Out) -> WitStatus,
-    pub prompt_init: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub prompt_compute: unsafe extern "C" fn(Guest, u32, WitStr, Out) -> WitStatus,
-    pub prompt_set_property: unsafe extern "C" fn(Guest, u32, WitStr, WitStr, Out) -> WitStatus,
-    pub prompt_start: unsafe extern "C" fn(Guest, u32, WitStr, WitStr, Out) -> WitStatus,
-    pub prompt_next: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub prompt_metadata: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
-    pub guest_share: unsafe extern "C" fn(Guest, Out) -> WitStatus,
-    pub guest_release: unsafe extern "C" fn(Guest),
-    pub cancel: unsafe extern "C" fn(Guest, u32, Out) -> WitStatus,
 }

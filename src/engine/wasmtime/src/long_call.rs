@@ -34,7 +34,7 @@ unsafe impl Sync for SharedGuest {}
 
 impl Drop for SharedGuest {
     fn drop(&mut self) {
-        unsafe { (self.host.guest_release)(self.guest) }
+        unsafe { slot!(self.host, guest_release)(self.guest) }
     }
 }
 
@@ -46,7 +46,7 @@ impl SharedGuest {
     /// A share of `guest`, a store's guest state.
     pub(crate) fn of_guest(host: WitHost, guest: Guest) -> Result<Arc<SharedGuest>> {
         let mut out = WitOut::default();
-        let status = unsafe { (host.guest_share)(guest, &mut out) };
+        let status = unsafe { slot!(host, guest_share)(guest, &mut out) };
         crate::wit_nn::must(status, &out, "share")?;
         Ok(Arc::new(SharedGuest {
             host,
@@ -57,13 +57,13 @@ impl SharedGuest {
     pub(crate) fn cancel(&self, context: u32) {
         let mut out = WitOut::default();
         // An unknown context (the guest dropped it) has nothing running to stop.
-        let _ = unsafe { (self.host.cancel)(self.guest, context, &mut out) };
+        let _ = unsafe { slot!(self.host, cancel)(self.guest, context, &mut out) };
     }
 
     pub(crate) fn drop_tensors(&self, reps: &[(String, u32)]) {
         for (_, rep) in reps {
             let mut out = WitOut::default();
-            let _ = unsafe { (self.host.drop)(self.guest, WitResource::Tensor, *rep, &mut out) };
+            let _ = unsafe { slot!(self.host, drop)(self.guest, WitResource::Tensor, *rep, &mut out) };
         }
     }
 }

@@ -68,7 +68,7 @@ impl<D> StreamProducer<D> for Pieces {
 fn generate_blocking(shared: Arc<SharedGuest>, context: u32, tx: mpsc::Sender<String>) {
     loop {
         let mut out = WitOut::default();
-        let status = unsafe { (shared.host.prompt_next)(shared.guest, context, &mut out) };
+        let status = unsafe { slot!(shared.host, prompt_next)(shared.guest, context, &mut out) };
         match status {
             WitStatus::Ok if out.rep == 0 => return,
             WitStatus::Ok => {
@@ -124,7 +124,7 @@ impl<T: NnStore> inference::HostWithStore<T> for Nn {
 
     fn cancel(host: Access<'_, T>, ctx: Resource<Context1028>) -> Result<()> {
         let mut out = WitOut::default();
-        let status = unsafe { (table().cancel)(guest_of(&host), ctx.rep(), &mut out) };
+        let status = unsafe { slot!(table(), cancel)(guest_of(&host), ctx.rep(), &mut out) };
         must(status, &out, "nn-async cancel")
     }
 }
@@ -146,7 +146,13 @@ impl<T: NnStore> generate::HostWithStore<T> for Nn {
             let started = tokio::task::spawn_blocking(move || {
                 let mut out = WitOut::default();
                 let status = unsafe {
-                    (starter.host.prompt_start)(starter.guest, context, WitStr::of(&input), WitStr::of(&text), &mut out)
+                    slot!(starter.host, prompt_start)(
+                        starter.guest,
+                        context,
+                        WitStr::of(&input),
+                        WitStr::of(&text),
+                        &mut out,
+                    )
                 };
                 text_err(status, &out)
             })

@@ -19,7 +19,7 @@ pub struct PromptContext;
 fn describe_io(g: Guest, graph: u32, outputs: i32) -> Result<Vec<describe::TensorDescription>> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `g` is the store's guest state.
-    let status = unsafe { (table().describe)(g, graph, outputs, &mut out) };
+    let status = unsafe { slot!(table(), describe)(g, graph, outputs, &mut out) };
     must(status, &out, "describe")?;
     // SAFETY: the table hands back `len` wasinn_wit_io, valid until the next call.
     let ios = unsafe { out.slice::<WitIo>() };
@@ -34,7 +34,7 @@ fn describe_io(g: Guest, graph: u32, outputs: i32) -> Result<Vec<describe::Tenso
             });
             Ok(describe::TensorDescription {
                 name: unsafe { io.name.to_string_lossy() },
-                tensor_type: case_opt::<TensorType>(unsafe { &io.ty.to_string_lossy() }, "describe")?,
+                tensor_type: case_opt::<TensorType>(unsafe { &io.type_.to_string_lossy() }, "describe")?,
                 dimensions: dims,
             })
         })
@@ -58,7 +58,8 @@ type Unit = std::result::Result<(), Resource<Error1028>>;
 fn set_property(g: Guest, rep: u32, on_context: i32, name: &str, value: &str) -> Result<Unit> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `g` is the store's guest state.
-    let status = unsafe { (table().set_property)(g, rep, on_context, WitStr::of(name), WitStr::of(value), &mut out) };
+    let status =
+        unsafe { slot!(table(), set_property)(g, rep, on_context, WitStr::of(name), WitStr::of(value), &mut out) };
     unit(status, &out)
 }
 
@@ -66,7 +67,12 @@ impl properties::Host for Nn {}
 
 impl<T: NnStore> properties::HostWithStore<T> for Nn {
     fn list_properties(host: Access<'_, T>, graph: Resource<Graph1028>) -> Result<Vec<String>> {
-        let out = answer(table().list_properties, guest_of(&host), graph.rep(), "list-properties")?;
+        let out = answer(
+            slot!(table(), list_properties),
+            guest_of(&host),
+            graph.rep(),
+            "list-properties",
+        )?;
         // SAFETY: the table hands back `len` strings, valid until the next call.
         Ok(unsafe { out.slice::<WitStr>() }
             .iter()
@@ -79,7 +85,7 @@ impl<T: NnStore> properties::HostWithStore<T> for Nn {
         name: String,
     ) -> Result<std::result::Result<String, Resource<Error1028>>> {
         let mut out = WitOut::default();
-        let status = unsafe { (table().get_property)(guest_of(&host), graph.rep(), WitStr::of(&name), &mut out) };
+        let status = unsafe { slot!(table(), get_property)(guest_of(&host), graph.rep(), WitStr::of(&name), &mut out) };
         Ok(crate::wit_nn::call(status, &out)?
             .map(|()| chars(&out))
             .map_err(Resource::new_own))
@@ -105,6 +111,7 @@ pub(crate) fn text_err(status: WitStatus, out: &WitOut) -> Result<std::result::R
         // SAFETY: the table's promise for the prompt functions' ERR.
         WitStatus::Err => Ok(Err(unsafe { out.message.to_string_lossy() })),
         WitStatus::Trap => Err(format_err!("{}", unsafe { out.message.to_string_lossy() })),
+        unknown => Err(format_err!("{}", unknown.unknown())),
     }
 }
 
@@ -112,25 +119,25 @@ type Text<R> = std::result::Result<R, String>;
 
 fn prompt_init(host: WitHost, g: Guest, (graph,): (u32,)) -> Result<Text<Resource<PromptContext>>> {
     let mut out = WitOut::default();
-    let status = unsafe { (host.prompt_init)(g, graph, &mut out) };
+    let status = unsafe { slot!(host, prompt_init)(g, graph, &mut out) };
     Ok(text_err(status, &out)?.map(|()| Resource::new_own(out.rep)))
 }
 
 fn prompt_compute(host: WitHost, g: Guest, (context, prompt): (u32, String)) -> Result<Text<String>> {
     let mut out = WitOut::default();
-    let status = unsafe { (host.prompt_compute)(g, context, WitStr::of(&prompt), &mut out) };
+    let status = unsafe { slot!(host, prompt_compute)(g, context, WitStr::of(&prompt), &mut out) };
     Ok(text_err(status, &out)?.map(|()| chars(&out)))
 }
 
 fn prompt_start(host: WitHost, g: Guest, (context, input, text): (u32, String, String)) -> Result<Text<()>> {
     let mut out = WitOut::default();
-    let status = unsafe { (host.prompt_start)(g, context, WitStr::of(&input), WitStr::of(&text), &mut out) };
+    let status = unsafe { slot!(host, prompt_start)(g, context, WitStr::of(&input), WitStr::of(&text), &mut out) };
     text_err(status, &out)
 }
 
 fn prompt_next(host: WitHost, g: Guest, (context,): (u32,)) -> Result<Text<Option<String>>> {
     let mut out = WitOut::default();
-    let status = unsafe { (host.prompt_next)(g, context, &mut out) };
+    let status = unsafe { slot!(host, prompt_next)(g, context, &mut out) };
     // On OK, rep 1 hands back the piece's chars, valid until the next call.
     Ok(text_err(status, &out)?.map(|()| (out.rep == 1).then(|| chars(&out))))
 }
@@ -157,7 +164,7 @@ macro_rules! prompt {
                 ) -> Result<Text<()>> {
                     let mut out = WitOut::default();
                     let status = unsafe {
-                        (table().prompt_set_property)(
+                        slot!(table(), prompt_set_property)(
                             guest_of(&host), c.rep(), WitStr::of(&name), WitStr::of(&value), &mut out,
                         )
                     };
@@ -171,7 +178,7 @@ macro_rules! prompt {
                     Some(c.rep()), (c.rep()), prompt_next);
                 fn metadata(host: Access<'_, T>, c: Resource<PromptContext>) -> Result<Text<String>> {
                     let mut out = WitOut::default();
-                    let status = unsafe { (table().prompt_metadata)(guest_of(&host), c.rep(), &mut out) };
+                    let status = unsafe { slot!(table(), prompt_metadata)(guest_of(&host), c.rep(), &mut out) };
                     Ok(text_err(status, &out)?.map(|()| chars(&out)))
                 }
             }

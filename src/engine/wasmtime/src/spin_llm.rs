@@ -76,7 +76,7 @@ macro_rules! llm_host {
                 for &(kind, rep) in self.owned.iter().rev() {
                     let mut out = WitOut::default();
                     // SAFETY: the table's contract; `rep` is a handle this call made and still owns.
-                    let _ = unsafe { (self.host.drop)(self.guest, kind, rep, &mut out) };
+                    let _ = unsafe { slot!(self.host, drop)(self.guest, kind, rep, &mut out) };
                 }
             }
         }
@@ -108,13 +108,14 @@ macro_rules! llm_host {
                                 _ => String::new(),
                             }
                         };
-                        let code = read(self.host.error_code);
-                        let data = read(self.host.error_data);
+                        let code = read(slot!(self.host, error_code));
+                        let data = read(slot!(self.host, error_data));
                         let mut o = WitOut::default();
                         // SAFETY: the error resource was made for this call and nothing else holds it.
-                        let _ = unsafe { (self.host.drop)(self.guest, WitResource::Error, rep, &mut o) };
+                        let _ = unsafe { slot!(self.host, drop)(self.guest, WitResource::Error, rep, &mut o) };
                         Err(llm_error(&code, &data))
                     }
+                    unknown => Err(LlmError::RuntimeError(format!("{what}: {}", unknown.unknown()))),
                 }
             }
 
@@ -128,13 +129,14 @@ macro_rules! llm_host {
                         let (code, detail) = message.split_once(": ").unwrap_or((message.as_str(), ""));
                         Err(llm_error(code, detail))
                     }
+                    unknown => Err(LlmError::RuntimeError(unknown.unknown())),
                 }
             }
 
             fn load(&mut self, model: &str) -> Answer<u32> {
                 let mut out = WitOut::default();
                 // SAFETY: the table's contract.
-                let status = unsafe { (self.host.load_by_name)(self.guest, WitStr::of(model), &mut out) };
+                let status = unsafe { slot!(self.host, load_by_name)(self.guest, WitStr::of(model), &mut out) };
                 self.nn(status, &out, "load-by-name")?;
                 self.owned.push((WitResource::Graph, out.rep));
                 Ok(out.rep)
@@ -143,7 +145,7 @@ macro_rules! llm_host {
             /// A prompt context on the graph; a graph that is no text model is `model-not-supported`.
             fn prompt_context(&mut self, graph: u32) -> Answer<u32> {
                 let mut out = WitOut::default();
-                let status = unsafe { (self.host.prompt_init)(self.guest, graph, &mut out) };
+                let status = unsafe { slot!(self.host, prompt_init)(self.guest, graph, &mut out) };
                 self.text(status, &out).map_err(|e| match e {
                     LlmError::RuntimeError(m) if m.starts_with("unsupported-operation") => LlmError::ModelNotSupported,
                     other => other,
@@ -155,7 +157,13 @@ macro_rules! llm_host {
             fn set(&self, context: u32, name: &str, value: &str) -> Answer<()> {
                 let mut out = WitOut::default();
                 let status = unsafe {
-                    (self.host.prompt_set_property)(self.guest, context, WitStr::of(name), WitStr::of(value), &mut out)
+                    slot!(self.host, prompt_set_property)(
+                        self.guest,
+                        context,
+                        WitStr::of(name),
+                        WitStr::of(value),
+                        &mut out,
+                    )
                 };
                 self.text(status, &out)
             }
@@ -171,7 +179,9 @@ macro_rules! llm_host {
                     len: prompt.len(),
                 };
                 // SAFETY: the table's contract; `dims` and `bytes` are borrowed for the call.
-                let status = unsafe { (self.host.tensor_new)(self.guest, dims.as_ptr(), 1, WitStr::of("U8"), bytes, &mut out) };
+                let status = unsafe {
+                    slot!(self.host, tensor_new)(self.guest, dims.as_ptr(), 1, WitStr::of("U8"), bytes, &mut out)
+                };
                 self.nn(status, &out, "tensor")?;
                 // The input is consumed by compute, whatever its outcome.
                 let input = [WitNamed {
@@ -179,7 +189,8 @@ macro_rules! llm_host {
                     tensor: out.rep,
                 }];
                 let mut out = WitOut::default();
-                let status = unsafe { (self.host.compute_named)(self.guest, context, input.as_ptr(), 1, &mut out) };
+                let status =
+                    unsafe { slot!(self.host, compute_named)(self.guest, context, input.as_ptr(), 1, &mut out) };
                 self.nn(status, &out, "compute")?;
                 // SAFETY: `len` named outputs, each a new tensor this call owns; copied before the next call.
                 let outputs: Vec<(String, u32)> = unsafe { out.slice::<WitNamed>() }
@@ -190,7 +201,7 @@ macro_rules! llm_host {
                 let mut metadata = String::new();
                 for (name, tensor) in &outputs {
                     let mut data = WitOut::default();
-                    if unsafe { (self.host.tensor_data)(self.guest, *tensor, &mut data) } == WitStatus::Ok {
+                    if unsafe { slot!(self.host, tensor_data)(self.guest, *tensor, &mut data) } == WitStatus::Ok {
                         let bytes = unsafe { data.slice::<u8>() };
                         match name.as_str() {
                             "text" => text = Some(bytes.to_vec()),
@@ -199,7 +210,7 @@ macro_rules! llm_host {
                         }
                     }
                     let mut o = WitOut::default();
-                    let _ = unsafe { (self.host.drop)(self.guest, WitResource::Tensor, *tensor, &mut o) };
+                    let _ = unsafe { slot!(self.host, drop)(self.guest, WitResource::Tensor, *tensor, &mut o) };
                 }
                 let text = text.ok_or_else(|| LlmError::RuntimeError("the model gave no output named 'text'".to_string()))?;
                 Ok((

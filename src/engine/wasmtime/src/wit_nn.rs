@@ -124,6 +124,7 @@ pub(crate) fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Resul
         WitStatus::Err => Ok(Err(out.rep)),
         // SAFETY: the table's promise for TRAP.
         WitStatus::Trap => Err(format_err!("{}", unsafe { out.message.to_string_lossy() })),
+        unknown => Err(format_err!("{}", unknown.unknown())),
     }
 }
 
@@ -143,7 +144,7 @@ pub(crate) fn compute_named(
         })
         .collect();
     let mut out = WitOut::default();
-    let status = unsafe { (host.compute_named)(g, context, named.as_ptr(), named.len(), &mut out) };
+    let status = unsafe { slot!(host, compute_named)(g, context, named.as_ptr(), named.len(), &mut out) };
     Ok(call(status, &out)?.map(|()| {
         // SAFETY: the table's promise for compute_named's OK: wasinn_wit_named[len].
         unsafe { out.slice::<WitNamed>() }
@@ -215,7 +216,7 @@ pub(crate) fn answer(f: ByRep, g: Guest, rep: u32, what: &str) -> Result<WitOut>
 pub(crate) fn drop_rep(g: Guest, kind: WitResource, rep: u32) -> Result<()> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `g` is the store's guest state.
-    let status = unsafe { (table().drop)(g, kind, rep, &mut out) };
+    let status = unsafe { slot!(table(), drop)(g, kind, rep, &mut out) };
     must(status, &out, "resource drop")
 }
 
@@ -231,7 +232,7 @@ pub(crate) fn tensor_new<C: Cases + PartialEq>(g: Guest, dims: &[u32], ty: C, da
     let mut out = WitOut::default();
     // The C++ side copies the bytes into the tensor it keeps.
     let status = unsafe {
-        (table().tensor_new)(
+        slot!(table(), tensor_new)(
             g,
             dims.as_ptr(),
             dims.len(),
@@ -245,18 +246,18 @@ pub(crate) fn tensor_new<C: Cases + PartialEq>(g: Guest, dims: &[u32], ty: C, da
 }
 
 fn tensor_dimensions(g: Guest, t: u32) -> Result<Vec<u32>> {
-    let out = answer(table().tensor_dimensions, g, t, "tensor.dimensions")?;
+    let out = answer(slot!(table(), tensor_dimensions), g, t, "tensor.dimensions")?;
     Ok(unsafe { out.slice::<u32>() }.to_vec())
 }
 
 fn tensor_data(g: Guest, t: u32) -> Result<Vec<u8>> {
-    let out = answer(table().tensor_data, g, t, "tensor.data")?;
+    let out = answer(slot!(table(), tensor_data), g, t, "tensor.data")?;
     Ok(unsafe { out.slice::<u8>() }.to_vec())
 }
 
 fn error_new<C: Cases + PartialEq>(g: Guest, code: C, data: &str) -> Result<u32> {
     let mut out = WitOut::default();
-    let status = unsafe { (table().error_new)(g, WitStr::of(code.name()), WitStr::of(data), &mut out) };
+    let status = unsafe { slot!(table(), error_new)(g, WitStr::of(code.name()), WitStr::of(data), &mut out) };
     must(status, &out, "error constructor")?;
     Ok(out.rep)
 }
@@ -283,7 +284,7 @@ pub(crate) fn load_spans<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq
 ) -> Result<Made<Graph<V>, V>> {
     let mut out = WitOut::default();
     let status = unsafe {
-        (host.load)(
+        slot!(host, load)(
             g,
             spans.as_ptr(),
             spans.len(),
@@ -297,7 +298,7 @@ pub(crate) fn load_spans<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq
 
 fn load_by_name<const V: u8>(host: WitHost, g: Guest, (name,): (String,)) -> Result<Made<Graph<V>, V>> {
     let mut out = WitOut::default();
-    let status = unsafe { (host.load_by_name)(g, WitStr::of(&name), &mut out) };
+    let status = unsafe { slot!(host, load_by_name)(g, WitStr::of(&name), &mut out) };
     made(status, &out)
 }
 
@@ -307,7 +308,7 @@ fn compute<const V: u8>(
     (context,): (u32,),
 ) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
     let mut out = WitOut::default();
-    let status = unsafe { (host.compute)(g, context, &mut out) };
+    let status = unsafe { slot!(host, compute)(g, context, &mut out) };
     unit(status, &out)
 }
 
@@ -349,7 +350,7 @@ macro_rules! tensor_and_errors {
                     tensor_dimensions(guest_of(&host), t.rep())
                 }
                 fn ty(host: Access<'_, T>, t: Resource<Tensor>) -> Result<TensorType> {
-                    case(&answer(table().tensor_type, guest_of(&host), t.rep(), "tensor.ty")?, "tensor.ty")
+                    case(&answer(slot!(table(), tensor_type), guest_of(&host), t.rep(), "tensor.ty")?, "tensor.ty")
                 }
                 fn data(host: Access<'_, T>, t: Resource<Tensor>) -> Result<Vec<u8>> {
                     tensor_data(guest_of(&host), t.rep())
@@ -365,10 +366,10 @@ macro_rules! tensor_and_errors {
                 }
                 )?
                 fn code(host: Access<'_, T>, e: Resource<Error>) -> Result<ErrorCode> {
-                    case(&answer(table().error_code, guest_of(&host), e.rep(), "error.code")?, "error.code")
+                    case(&answer(slot!(table(), error_code), guest_of(&host), e.rep(), "error.code")?, "error.code")
                 }
                 fn data(host: Access<'_, T>, e: Resource<Error>) -> Result<String> {
-                    Ok(chars(&answer(table().error_data, guest_of(&host), e.rep(), "error.data")?))
+                    Ok(chars(&answer(slot!(table(), error_data), guest_of(&host), e.rep(), "error.data")?))
                 }
             }
         };
@@ -398,7 +399,7 @@ macro_rules! graph_and_inference {
                     host: Access<'_, T>,
                     g: Resource<Graph>,
                 ) -> Result<std::result::Result<Resource<GraphExecutionContext>, Resource<Error>>> {
-                    let (status, out) = of_rep(table().init_execution_context, guest_of(&host), g.rep());
+                    let (status, out) = of_rep(slot!(table(), init_execution_context), guest_of(&host), g.rep());
                     made(status, &out)
                 }
             }
@@ -426,8 +427,9 @@ macro_rules! graph_and_inference {
                 t: Resource<$m::tensor::Tensor>,
             ) -> Result<std::result::Result<(), Resource<$m::errors::Error>>> {
                 let mut out = WitOut::default();
-                let status =
-                    unsafe { (table().set_input)(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out) };
+                let status = unsafe {
+                    slot!(table(), set_input)(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out)
+                };
                 unit(status, &out)
             }
             long_fn!($mode, "[method]graph-execution-context.compute",
@@ -440,7 +442,8 @@ macro_rules! graph_and_inference {
                 name: String,
             ) -> Result<std::result::Result<Resource<$m::tensor::Tensor>, Resource<$m::errors::Error>>> {
                 let mut out = WitOut::default();
-                let status = unsafe { (table().get_output)(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
+                let status =
+                    unsafe { slot!(table(), get_output)(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
                 made(status, &out)
             }
         }

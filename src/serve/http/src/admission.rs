@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use super::answer::HostAnswer;
 use super::shared::{Callbacks, Shared};
 use super::{ADMISSION_ADMITTED, ADMISSION_QUEUED};
+use crate::host::slot;
 
 /// A worker held; given back to the policy when dropped (once the guest's state is freed). It
 /// keeps the callbacks, and with them the policy, alive.
@@ -19,7 +20,7 @@ pub(super) struct Worker(Arc<Callbacks>);
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        unsafe { (self.0.admission.leave)(self.0.admission.policy) }
+        unsafe { slot!(self.0.admission, leave)(self.0.admission.policy) }
     }
 }
 
@@ -47,7 +48,7 @@ impl Drop for Waiting {
     fn drop(&mut self) {
         if let Some(waiter) = self.waiter {
             let table = &self.callbacks.admission;
-            if unsafe { (table.withdraw)(table.policy, self.ticket) } {
+            if unsafe { slot!(table, withdraw)(table.policy, self.ticket) } {
                 // Withdrawn before its grant: the box is ours again.
                 drop(unsafe { Box::from_raw(waiter) });
             }
@@ -61,7 +62,7 @@ fn enter(callbacks: &Arc<Callbacks>) -> Result<Worker, Option<(Waiting, oneshot:
     let waiter = Box::into_raw(Box::new((tx, callbacks.clone())));
     let mut ticket = 0u64;
     let table = &callbacks.admission;
-    match unsafe { (table.enter)(table.policy, granted, waiter as *mut c_void, &mut ticket) } {
+    match unsafe { slot!(table, enter)(table.policy, Some(granted), waiter as *mut c_void, &mut ticket) } {
         ADMISSION_QUEUED => Err(Some((
             Waiting {
                 callbacks: callbacks.clone(),

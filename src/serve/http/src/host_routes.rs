@@ -58,10 +58,10 @@ impl Shared {
                         WitStr::of(&method),
                         WitStr::of(&path),
                         WitStr {
-                            data: body.as_ptr(),
+                            data: body.as_ptr().cast(),
                             len: body.len(),
                         },
-                        reply,
+                        Some(reply),
                         &mut answer as *mut Reply as *mut c_void,
                     )
                 };

@@ -17,7 +17,7 @@ use std::ffi::c_void;
 use std::time::Duration;
 
 use wasmtime::format_err;
-use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
+use wasmtime_c_api::wasmtime_error_t;
 
 // The engine crate's parts the server builds on, by the names it had inside that crate.
 use wasinn_engine::handles::{component_of, engine_of};
@@ -44,114 +44,33 @@ mod tls;
 
 pub use server::Server;
 
+/// serve_host.h's types and request_record.h's `wasinn_request_record_t`, as C names them,
+/// generated from the headers by build.rs (rust-bindgen, the engine's c_mirrors.rs): the headers
+/// are the one definition, and say what each field holds. wit_host.h's types are the engine's,
+/// Wasmtime's handles the C API crate's.
+mod c {
+    #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code)]
+    use wasinn_engine::host::c::*;
+    use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t};
+    include!(concat!(env!("OUT_DIR"), "/serve_host.rs"));
+}
+
 /// One finished request, for the access log and the request metrics: `wasinn_request_record_t`
-/// (include/wasinn/request_record.h, the one definition, which says what each field holds). Its
-/// layout is checked against `src/wasmtime_library/abi_layouts.def` in the build (its build.rs). The strings
-/// are NUL-terminated, valid during the call.
-#[repr(C)]
-pub struct ServeRecord {
-    pub struct_size: u32,
-    pub status: i32,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-    pub micros: u64,
-    pub method: *const std::ffi::c_char,
-    pub path: *const std::ffi::c_char,
-    pub note: *const std::ffi::c_char,
-    pub client: *const std::ffi::c_char,
-    pub request_id: *const std::ffi::c_char,
-    pub user_agent: *const std::ffi::c_char,
-    pub outcome: *const std::ffi::c_char,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub struct ServeStats {
-    pub in_flight: u64,
-    pub running: u64,
-    pub connections: u64,
-    pub connections_refused: u64,
-}
-
-/// `wasinn_admission_entry`.
-pub const ADMISSION_ADMITTED: i32 = 0;
-pub const ADMISSION_QUEUED: i32 = 1;
-
+/// (include/wasinn/request_record.h). The strings are NUL-terminated, valid during the call.
+pub use c::wasinn_request_record_t as ServeRecord;
 /// `wasinn_serve_admission`: the C++ side's admission policy (serve/admission.h).
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct AdmissionTable {
-    pub policy: *mut c_void,
-    pub enter: unsafe extern "C" fn(*mut c_void, unsafe extern "C" fn(*mut c_void, bool), *mut c_void, *mut u64) -> i32,
-    pub withdraw: unsafe extern "C" fn(*mut c_void, u64) -> bool,
-    pub leave: unsafe extern "C" fn(*mut c_void),
-    pub close: unsafe extern "C" fn(*mut c_void),
-    pub resize: unsafe extern "C" fn(*mut c_void, usize),
-}
+pub use c::wasinn_serve_admission as AdmissionTable;
+pub use c::wasinn_serve_config as ServeConfig;
+pub use c::wasinn_serve_stats as ServeStats;
+
+/// `wasinn_admission_entry`, as the admission's `enter` returns it (an int); any other value is
+/// refused.
+pub const ADMISSION_ADMITTED: i32 = c::wasinn_admission_entry::WASINN_ADMISSION_ADMITTED.0 as i32;
+pub const ADMISSION_QUEUED: i32 = c::wasinn_admission_entry::WASINN_ADMISSION_QUEUED.0 as i32;
+
 // Its functions may be called from any thread (serve_host.h).
 unsafe impl Send for AdmissionTable {}
 unsafe impl Sync for AdmissionTable {}
-
-#[repr(C)]
-pub struct ServeConfig {
-    pub engine: *const wasm_engine_t,
-    pub component: *const wasmtime_component_t,
-    pub nn: *const WitHost,
-    pub addr: WitStr,
-    pub workers: usize,
-    pub admission: AdmissionTable,
-    pub request_timeout_ms: u64,
-    pub max_request_bytes: u64,
-    pub max_memory_bytes: u64,
-    pub hostcall_fuel: usize,
-    /// The most entries a store's WASI table holds at once (Wasmtime's `-S max-resources`); 0: no bound.
-    pub max_resources: usize,
-    pub timeout_ticks: u64,
-    /// NAME, VALUE pairs: 2 x env_count strings.
-    pub env: *const WitStr,
-    pub env_count: usize,
-    /// HOST_DIR, GUEST_DIR pairs: 2 x dir_count strings.
-    pub dirs: *const WitStr,
-    pub dir_count: usize,
-    pub inherit_stdio: bool,
-    pub user: *mut c_void,
-    pub guest_new: unsafe extern "C" fn(*mut c_void, WitStr, WitStr) -> Guest,
-    pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
-    pub on_request: Option<unsafe extern "C" fn(*mut c_void, *const ServeRecord)>,
-    pub release: Option<unsafe extern "C" fn(*mut c_void)>,
-    /// Whether an Authorization header's value ("" when absent) holds a key; None: no key needed.
-    pub authorize: Option<unsafe extern "C" fn(*mut c_void, WitStr) -> bool>,
-    /// A connection's request headers must have arrived within this; 0: no limit.
-    pub header_timeout_ms: u64,
-    /// Connections open at once; past it a new one is closed at once. 0: no limit.
-    pub max_connections: u64,
-    /// PEM files: the certificate chain and its private key (both empty: plain HTTP), and the
-    /// CAs whose client certificates are required (empty: none asked).
-    pub tls_cert: WitStr,
-    pub tls_key: WitStr,
-    pub tls_client_ca: WitStr,
-    /// A 0.3 component's instance reuse: requests per instance in all (0: 128; 1: one each) and
-    /// at once (0: 16), and how long an idle instance is kept (0: 1000 ms).
-    pub max_instance_reuse_count: usize,
-    pub max_instance_concurrent_reuse_count: usize,
-    pub idle_instance_timeout_ms: u64,
-    /// How long a lane (a reused 0.3 instance's thread) polls its sockets after its last work
-    /// before it sleeps, the most (busy_poll.rs); 0: it sleeps at once.
-    pub busy_poll_us: u64,
-    /// A line for the server's log at warning level (a failure no request's record carries).
-    pub on_warning: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
-    /// Paths a GET or HEAD request reaches without a key (exact matches of the path, its query
-    /// aside): public_path_count strings.
-    pub public_paths: *const WitStr,
-    pub public_path_count: usize,
-    /// Paths the host answers itself, after the key check, through `host_route` (host_routes.rs):
-    /// host_path_count strings; NULL, 0: none.
-    pub host_paths: *const WitStr,
-    pub host_path_count: usize,
-    pub host_route: Option<HostRouteFn>,
-    /// None: no trace. Else a line per crossing of a request's path, for the log at trace level.
-    pub trace: Option<unsafe extern "C" fn(*mut c_void, WitStr)>,
-}
 
 /// serve_host.h's `host_route`: answers a request for one of `host_paths` by calling `answer` once.
 pub type HostRouteFn = unsafe extern "C" fn(
@@ -159,7 +78,7 @@ pub type HostRouteFn = unsafe extern "C" fn(
     WitStr,
     WitStr,
     WitStr,
-    unsafe extern "C" fn(*mut c_void, u32, WitStr),
+    Option<unsafe extern "C" fn(*mut c_void, u32, WitStr)>,
     *mut c_void,
 );
 

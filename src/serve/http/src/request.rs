@@ -192,7 +192,7 @@ impl Shared {
             .or_else(|| x_api_key.map(|v| [&b"Bearer "[..], v.as_bytes()].concat()));
         let value = given.as_deref().unwrap_or(&b""[..]);
         let text = WitStr {
-            data: value.as_ptr(),
+            data: value.as_ptr().cast(),
             len: value.len(),
         };
         if unsafe { check(self.callbacks.user, text) } {

@@ -23,7 +23,7 @@ use super::p3_reuse::Instances;
 use super::shared::{Callbacks, GuestPre, Settings, Shared};
 use super::store::RequestState;
 use super::{component_of, engine_of, ServeConfig, ServeStats};
-use crate::host::WitHost;
+use crate::host::{slot, WitHost};
 use crate::long_call::LongCalls;
 use crate::{spin_llm, wit_nn};
 
@@ -146,7 +146,7 @@ impl Server {
         } else {
             settings.workers
         };
-        unsafe { (callbacks.admission.resize)(callbacks.admission.policy, places) };
+        unsafe { slot!(callbacks.admission, resize)(callbacks.admission.policy, places) };
         let shared = Arc::new_cyclic(|weak| Shared {
             engine,
             p3_instances: match (&pre, &lanes) {
@@ -269,7 +269,7 @@ impl Server {
         let cut = self.shared.in_flight.load(Relaxed);
         self.shared.cutting.store(true, Relaxed);
         // Requests still waiting for a worker are answered 503 (admission.rs).
-        unsafe { (self.shared.callbacks.admission.close)(self.shared.callbacks.admission.policy) };
+        unsafe { slot!(self.shared.callbacks.admission, close)(self.shared.callbacks.admission.policy) };
         if let Some(rt) = self.io_rt.take() {
             rt.shutdown_timeout(Duration::from_millis(100));
         }

@@ -41,8 +41,8 @@ impl Callbacks {
     pub(super) fn of(cfg: &ServeConfig) -> Arc<Callbacks> {
         Arc::new(Callbacks {
             user: cfg.user,
-            guest_new: cfg.guest_new,
-            guest_free: cfg.guest_free,
+            guest_new: slot!(cfg, guest_new),
+            guest_free: slot!(cfg, guest_free),
             on_request: cfg.on_request,
             admission: cfg.admission,
             authorize: cfg.authorize,

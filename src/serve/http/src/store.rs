@@ -100,7 +100,7 @@ impl Shared {
             wasi.preopened_dir(host, guest, wasmtime_wasi::FsPerms::ReadWrite)?;
         }
         let key = WitStr {
-            data: presented_key.as_ptr(),
+            data: presented_key.as_ptr().cast(),
             len: presented_key.len(),
         };
         let guest = unsafe { (self.callbacks.guest_new)(self.callbacks.user, key, WitStr::of(request_id)) };

@@ -11,7 +11,7 @@ use wasmtime::component::{
     ComponentExportIndex, ComponentType, Instance, InstancePre, Lift, Linker, Lower, ResourceTable, TypedFunc,
 };
 use wasmtime::{format_err, AsContextMut, Result, Store, StoreContext};
-use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t, wasmtime_error_t};
+use wasmtime_c_api::wasmtime_error_t;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use wasinn_engine::handles::{component_of, engine_of, one_line};
@@ -74,52 +74,25 @@ type InferResult = (std::result::Result<Vec<TensorOut>, PipelineError>,);
 type DescribeFunc = TypedFunc<(), (Description,)>;
 type ModelsFunc = TypedFunc<(), (Vec<String>,)>;
 
-#[repr(C)]
-pub struct PipelineConfig {
-    pub engine: *const wasm_engine_t,
-    pub component: *const wasmtime_component_t,
-    pub nn: *const WitHost,
-    pub max_memory_bytes: u64,
-    pub hostcall_fuel: usize,
-    pub inherit_stdio: bool,
-    pub user: *mut c_void,
-    pub guest_free: unsafe extern "C" fn(*mut c_void, Guest),
+/// pipeline_host.h's types, as C names them, generated from the header by build.rs (rust-bindgen,
+/// the engine's c_mirrors.rs): the header is the one definition, and says what each field holds.
+/// wit_host.h's types are the engine's, Wasmtime's handles the C API crate's.
+mod c {
+    #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code)]
+    use wasinn_engine::host::c::*;
+    use wasmtime_c_api::{wasm_engine_t, wasmtime_component_t};
+    include!(concat!(env!("OUT_DIR"), "/pipeline_host.rs"));
 }
 
-/// One input of infer, as the C++ side hands it (pipeline_host.h).
-#[repr(C)]
-pub struct PipelineTensor {
-    pub name: WitStr,
-    pub dims: *const u32,
-    pub rank: usize,
-    pub ty: WitStr,
-    pub data: WitBytes,
-}
-
-#[repr(C)]
-pub struct PipelineSpec {
-    pub name: WitStr,
-    pub ty: WitStr,
-    pub dims: *const i64,
-    pub rank: usize,
-}
-
-#[repr(C)]
-pub struct PipelineAnswer {
-    /// 0: ok (`tensors`/`count`, or the description's `specs`); 1: the guest's invalid-input;
-    /// 2: the guest's failed; 3: the instance trapped or the host failed it (`message`), and is
-    /// done.
-    pub status: i32,
-    pub tensors: *const PipelineTensor,
-    pub count: usize,
-    pub specs: *const PipelineSpec,
-    pub inputs: usize,
-    pub outputs: usize,
-    pub message: WitStr,
-    /// describe's: the models the pipeline loads by name (its `models` export; none without it).
-    pub models: *const WitStr,
-    pub model_count: usize,
-}
+/// describe's or infer's answer: `status` 0: ok (`tensors`/`count`, or the description's `specs`);
+/// 1: the guest's invalid-input; 2: the guest's failed; 3: the instance trapped or the host failed
+/// it (`message`), and is done.
+pub use c::wasinn_pipeline_answer as PipelineAnswer;
+pub use c::wasinn_pipeline_config as PipelineConfig;
+pub use c::wasinn_pipeline_spec as PipelineSpec;
+/// One input of infer, or an output of its answer, as the C++ side hands it (its C field `type`
+/// is `type_`).
+pub use c::wasinn_pipeline_tensor as PipelineTensor;
 
 pub struct Pipeline {
     pre: InstancePre<PipelineState>,
@@ -220,7 +193,7 @@ impl Pipeline {
             hostcall_fuel: cfg.hostcall_fuel,
             inherit_stdio: cfg.inherit_stdio,
             user: cfg.user,
-            guest_free: cfg.guest_free,
+            guest_free: slot!(cfg, guest_free),
         })
     }
 
@@ -348,7 +321,7 @@ impl PipelineInstance {
             .iter()
             .map(|s| PipelineSpec {
                 name: WitStr::of(&s.name),
-                ty: WitStr::of(s.tensor_type.name()),
+                type_: WitStr::of(s.tensor_type.name()),
                 dims: s.dimensions.as_ptr(),
                 rank: s.dimensions.len(),
             })
@@ -367,7 +340,7 @@ impl PipelineInstance {
         let mut args = Vec::with_capacity(inputs.len());
         for t in inputs {
             // SAFETY: pipeline_host.h: every pointer is valid for the call.
-            let ty_name = unsafe { t.ty.to_string_lossy() };
+            let ty_name = unsafe { t.type_.to_string_lossy() };
             let Some(ty) = TensorType::from_name(&ty_name) else {
                 self.message = format!("no tensor-type {ty_name}");
                 return self.answer(3);
@@ -380,7 +353,7 @@ impl PipelineInstance {
                 }
             };
             args.push(TensorIn {
-                name: std::str::from_utf8(slice(t.name.data, t.name.len)).unwrap_or(""),
+                name: std::str::from_utf8(slice(t.name.data.cast(), t.name.len)).unwrap_or(""),
                 dimensions: if t.rank == 0 {
                     &[]
                 } else {
@@ -414,7 +387,7 @@ impl PipelineInstance {
                         name: WitStr::of(&t.name),
                         dims: t.dimensions.as_ptr(),
                         rank: t.dimensions.len(),
-                        ty: WitStr::of(t.tensor_type.name()),
+                        type_: WitStr::of(t.tensor_type.name()),
                         data: WitBytes {
                             data: t.data.as_ptr(),
                             len: t.data.len(),

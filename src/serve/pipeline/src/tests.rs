@@ -216,7 +216,7 @@ impl Pipe {
             hostcall_fuel: 129 << 20, // hostcall_fuel_for's least
             inherit_stdio: false,
             user: &*guests_freed as *const AtomicUsize as *mut c_void,
-            guest_free: free_guest,
+            guest_free: Some(free_guest),
         };
         let mut pipeline = std::ptr::null_mut();
         if let Some(e) = unsafe { wasinn_pipeline_new(&config, &mut pipeline) } {
@@ -294,7 +294,7 @@ impl Inst<'_> {
                 name: WitStr::of(&t.name),
                 dims: t.dims.as_ptr(),
                 rank: t.dims.len(),
-                ty: WitStr::of(&t.ty),
+                type_: WitStr::of(&t.ty),
                 data: WitBytes {
                     data: t.data.as_ptr(),
                     len: t.data.len(),
@@ -309,7 +309,7 @@ impl Inst<'_> {
                 .map(|t| Tensor {
                     name: t.name.to_string_lossy(),
                     dims: slice(t.dims, t.rank).to_vec(),
-                    ty: t.ty.to_string_lossy(),
+                    ty: t.type_.to_string_lossy(),
                     data: slice(t.data.data, t.data.len).to_vec(),
                 })
                 .collect();
@@ -358,7 +358,7 @@ impl Inst<'_> {
                 .map(|s| {
                     (
                         s.name.to_string_lossy(),
-                        s.ty.to_string_lossy(),
+                        s.type_.to_string_lossy(),
                         slice(s.dims, s.rank).to_vec(),
                     )
                 })
