@@ -45,7 +45,7 @@ plants=(
   "src/wasmtime_library cli/x.h"
   "backends/shared/ggml_common core/x.h"
   "backends/shared/vulkan_common ggml_common/x.h"
-  "backends/shared/audio_common wasinn/backend_plugin.h"
+  "backends/shared/audio_common wasinn/plugin_sdk.hpp"
   "backends/shared/plugin_common ggml_common/x.h"
   "backends/remote core/x.h"
   "backends/onnxruntime tensorflow/x.h"
