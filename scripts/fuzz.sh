@@ -8,7 +8,7 @@
 # WASINN_FUZZ_THREADS=2; fuzz_sockets: WasmEdge's socket ABI over loopback sockets),
 # fuzz_load_onnxruntime (the test suite's short run) and
 # fuzz_remote_codecs (the remote backend's response decoders), fuzz_whisper_audio (the whisper
-# plugin's audio input: WAV, FLAC, MP3, Ogg Vorbis and Opus), fuzz_llama_image (the llama.cpp plugin's images), fuzz_llama_tts (its text to
+# plugin's audio input: WAV, FLAC, MP3, Ogg Vorbis and Opus), fuzz_llama_image (the llama.cpp plugin's images and audio clips), fuzz_llama_tts (its text to
 # speech, text to WAV), fuzz_llama_schema (its JSON schemas to grammars, sampled under a budget),
 # fuzz_piper_input (the
 # piper plugin's text and JSON input, spoken to a WAV), fuzz_load_piper (its run config) and
@@ -97,12 +97,17 @@ EOF
       "$ROOT/.deps/venv/bin/python" "$ROOT/tests/fuzz/make_gguf_seed.py" "$dir/small.gguf" ;;
     fuzz_load_whisper)
       cp -f "$f/whisper/truncated.bin" "$dir/"; head -c 65536 "$f/whisper/tiny-en.bin" >"$dir/head.bin" ;;
-    fuzz_llama_image)  # the first byte picks the path (fuzz_llama_image.cpp): 0 image bytes, 1 prompt, 2 path
+    fuzz_llama_image)  # the first byte picks the path (fuzz_llama_image.cpp): 0 image bytes, 1 prompt, 2 path, 3 audio
       for img in image image2 not-an-image; do { printf '\x00'; cat "$f/llava/$img.png"; } >"$dir/bytes-$img"; done
       { printf '\x01USER: <img src="data:image/png;base64,'; base64 -w0 "$f/llava/image2.png"
         printf '">what is it?\nASSISTANT:'; } >"$dir/prompt-inline"
       printf '\x01USER: <image><image> two markers\n' >"$dir/prompt-markers"
-      printf '\x02%s' "$f/llava/image2.png" >"$dir/path-image2" ;;
+      printf '\x02%s' "$f/llava/image2.png" >"$dir/path-image2"
+      # 3: an audio clip on the audio projector, a quarter second of WAV, FLAC and MP3 as above
+      sox "$f/whisper/speech.wav" "$dir/clip.wav" trim 0 0.25
+      sox "$f/whisper/speech.wav" "$dir/clip.flac" trim 0 0.25
+      for clip in clip.wav clip.flac; do { printf '\x03'; cat "$dir/$clip"; } >"$dir/audio-$clip"; rm "$dir/$clip"; done
+      { printf '\x03'; head -c 2000 "$f/whisper/speech.mp3"; } >"$dir/audio-clip.mp3" ;;
     fuzz_llama_tts)  # text to speak: numbers, punctuation, markers, bytes beyond ASCII
       printf 'Hello, world 42.' >"$dir/hello"
       printf 'In 2026, 3.14 and 1000000 (2147483648) -- caf\xc3\xa9_\\<|im_end|>\n' >"$dir/numbers" ;;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// libFuzzer target fuzz_llama_image: a guest's images into the llama.cpp plugin (vision.cpp), on
-// the tiny llama loaded once with the tiny LLaVA projector (scripts/fixtures/export_llava.py).
-// The first byte picks the path the rest takes: input 3's image bytes, a prompt (markers and
-// WasmEdge's <img src="data:image/...;base64,..."> tags), or the "image" key's file path in
-// metadata. After a prompt is set, one token is generated, so libmtmd's preprocessing, encoder
-// and decode see every image that decodes.
+// libFuzzer target fuzz_llama_image: a guest's media into the llama.cpp plugin (vision.cpp,
+// audio_input.cpp), on the tiny llama loaded once with the tiny LLaVA projector
+// (scripts/fixtures/export_llava.py) and once with the tiny Ultravox audio projector
+// (export_audio_projector.py). The first byte picks the path the rest takes: input 3's image
+// bytes, a prompt (markers and WasmEdge's <img src="data:image/...;base64,..."> tags), the
+// "image" key's file path in metadata, or input 3's bytes as an audio clip (WAV, MP3, FLAC:
+// check_audio, then libmtmd's miniaudio decoder and the audio encoder). After a prompt is set,
+// one token is generated, so libmtmd's preprocessing, encoder and decode see every clip and
+// image that decodes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -27,12 +30,9 @@ using namespace wasinn;
 
 namespace {
 
-std::shared_ptr<ExecutionContext> make_context() {
-  const nlohmann::json config = {{"mmproj", fuzz::fixture_path("llava/mmproj-tiny.gguf")},
-                                 {"temp", 0},
-                                 {"n-predict", 1},
-                                 {"ctx-size", 256},
-                                 {"threads", 1}};
+std::shared_ptr<ExecutionContext> make_context(const char* projector) {
+  const nlohmann::json config = {
+      {"mmproj", fuzz::fixture_path(projector)}, {"temp", 0}, {"n-predict", 1}, {"ctx-size", 256}, {"threads", 1}};
   // allow-preload-paths: "mmproj" and "image" paths.
   return fuzz::path_context("fuzz_llama_image", Encoding::ggml, fuzz::fixture_path("llama/tiny.gguf"), config.dump(),
                             {{"llamacpp", R"({"allow-preload-paths": true})"}});
@@ -49,20 +49,25 @@ bool set(ExecutionContext& ctx, uint32_t index, const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::shared_ptr<ExecutionContext>& ctx = *new std::shared_ptr<ExecutionContext>(make_context());
+  static const std::shared_ptr<ExecutionContext>& vision =
+      *new std::shared_ptr<ExecutionContext>(make_context("llava/mmproj-tiny.gguf"));
+  static const std::shared_ptr<ExecutionContext>& audio =
+      *new std::shared_ptr<ExecutionContext>(make_context("audio/mmproj-ultravox.gguf"));
   if (size == 0) return 0;
+  ExecutionContext* ctx = data[0] % 4 == 3 ? audio.get() : vision.get();
   const std::span<const uint8_t> rest(data + 1, size - 1);
   const std::string prompt = "USER: <image>what is it?\nASSISTANT:";
   bool prompt_set = false;
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0:  // the bytes of an image file, as input 3
+    case 3:  // the bytes of an audio clip, as input 3 (the audio projector's context)
       if (set(*ctx, 3, rest)) prompt_set = set(*ctx, 0, prompt);
       (void)set(*ctx, 3, std::span<const uint8_t>());  // cleared for the next input
       break;
     case 1:  // a prompt: markers and inline base64 images
       prompt_set = set(*ctx, 0, rest);
       break;
-    default:  // the "image" key's path, then a prompt that uses it
+    case 2:  // the "image" key's path, then a prompt that uses it
       if (set(*ctx, 1,
               nlohmann::json{{"image", std::string(rest.begin(), rest.end())}}.dump(
                   -1, ' ', false, nlohmann::json::error_handler_t::replace)))
