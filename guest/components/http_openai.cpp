@@ -190,6 +190,16 @@ std::vector<std::string> property_names(wnn_graph g) {
   return names;
 }
 
+bool env_options(json& options, std::string& why) {
+  options = json::object();
+  const std::string text = env_value("NN_OPTIONS");
+  if (text.empty()) return true;
+  options = json::parse(text, nullptr, false);
+  if (options.is_object()) return true;
+  why = "NN_OPTIONS must be a JSON object of properties, e.g. {\"ctx-size\": 4096}";
+  return false;
+}
+
 std::string nn_error_text(wnn_error err) {
   const char* code = wnn_error_code_name(wnn_error_get_code(err));
   std::string data = take(wnn_error_get_data(err));
@@ -322,16 +332,16 @@ void embeddings(const json& body, wh_response_outparam out) {
     return;
   }
   std::string why;
-  const bool env_ok = apply_env_options(
-      property_names(m.graph),
-      [&](const std::string& name, const std::string& value) {
-        wnn_error e;
-        if (!wnx_set_context_property(ctx, name.data(), static_cast<uint32_t>(name.size()), value.data(),
-                                      static_cast<uint32_t>(value.size()), &e))
-          return std::string();
-        return nn_error_text(e);
-      },
-      why);
+  const bool env_ok =
+      apply_env_options([&] { return property_names(m.graph); },
+                        [&](const std::string& name, const std::string& value) {
+                          wnn_error e;
+                          if (!wnx_set_context_property(ctx, name.data(), static_cast<uint32_t>(name.size()),
+                                                        value.data(), static_cast<uint32_t>(value.size()), &e))
+                            return std::string();
+                          return nn_error_text(e);
+                        },
+                        why);
   if (!env_ok) {
     wnn_context_drop(ctx);
     respond_error(out, 500, why);

@@ -59,19 +59,20 @@ struct Model {
 // several); on failure answers and returns false.
 bool load_model(const std::string& name, wh_response_outparam out, Model& m);
 
-// NN_OPTIONS's properties, each one of `properties` (the graph's: property_names) given to `set`
-// (name, JSON value); false with `why` on failure. NN_OPTIONS is every model's: a model takes the
-// keys it has (a chat model's ctx-size, a whisper model's beam-size) and skips the others, which
-// `serve` checks at start are some model's.
-template <class Set>
-bool apply_env_options(const std::vector<std::string>& properties, Set set, std::string& why) {
-  const std::string text = env_value("NN_OPTIONS");
-  if (text.empty()) return true;
-  const json options = json::parse(text, nullptr, false);
-  if (!options.is_object()) {
-    why = "NN_OPTIONS must be a JSON object of properties, e.g. {\"ctx-size\": 4096}";
-    return false;
-  }
+// NN_OPTIONS as a JSON object of properties (empty when unset); false with `why` when it is not one.
+bool env_options(json& options, std::string& why);
+
+// NN_OPTIONS's properties that the model has (`names()`: the graph's, as property_names gives
+// them, asked for only when NN_OPTIONS is set), each given to `set` (name, value as text); false
+// with `why` on failure. NN_OPTIONS is every model's: a model takes the keys it has (a chat
+// model's ctx-size, a whisper model's beam-size) and skips the others, which `serve` checks at
+// start are some model's.
+template <class Names, class Set>
+bool apply_env_options(Names names, Set set, std::string& why) {
+  json options;
+  if (!env_options(options, why)) return false;
+  if (options.empty()) return true;
+  const std::vector<std::string> properties = names();
   for (auto it = options.begin(); it != options.end(); ++it) {
     if (std::find(properties.begin(), properties.end(), it.key()) == properties.end()) continue;
     const std::string value = it.value().is_string() ? it.value().get<std::string>() : dump(it.value());

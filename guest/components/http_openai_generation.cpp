@@ -28,7 +28,7 @@ bool set_properties(const Model& m, const Request& req, wh_response_outparam out
     return take(err);
   };
   std::string why;
-  if (!apply_env_options(property_names(m.graph), set, why)) {
+  if (!apply_env_options([&] { return property_names(m.graph); }, set, why)) {
     respond_error(out, 500, why);
     return false;
   }

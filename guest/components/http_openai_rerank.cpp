@@ -131,7 +131,7 @@ void rerank(const json& body, wh_response_outparam out, Generation) {
     return nn_error_text(e);
   };
   std::string why;
-  if (!apply_env_options(property_names(m.graph), set, why)) {
+  if (!apply_env_options([&] { return property_names(m.graph); }, set, why)) {
     wnn_context_drop(ctx);
     respond_error(out, 500, why);
     return;

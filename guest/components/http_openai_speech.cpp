@@ -69,8 +69,8 @@ std::string set_property(wnn_context ctx, const std::string& name, const std::st
 // NN_OPTIONS' keys the voice's graph has (`properties`) on `ctx`; false with `why` when one is refused.
 bool set_env_options(const std::vector<std::string>& properties, wnn_context ctx, std::string& why) {
   return apply_env_options(
-      properties, [&](const std::string& name, const std::string& value) { return set_property(ctx, name, value); },
-      why);
+      [&] { return properties; },
+      [&](const std::string& name, const std::string& value) { return set_property(ctx, name, value); }, why);
 }
 
 size_t utf8_chars(const std::string& s) {

@@ -271,13 +271,12 @@ void transcriptions(const std::string& content_type, const std::string& body, bo
   if (!load_model(name, out, m)) return;
 
   // NN_OPTIONS first (the plugin's metadata replaces the context's options whole), then the form.
-  // NN_OPTIONS is every model's: whisper takes the options it has (a chat model's ctx-size is not one).
-  json metadata = json::object();
-  const std::string env = env_value("NN_OPTIONS");
-  if (!env.empty()) {
-    const json options = json::parse(env, nullptr, false);
-    if (!options.is_object())
-      return respond_error(out, 500, "NN_OPTIONS must be a JSON object of options, e.g. {\"threads\": 4}");
+  // NN_OPTIONS is every model's: whisper takes the options it has (a chat model's ctx-size is not
+  // one), with their JSON values.
+  json options, metadata = json::object();
+  std::string bad_options;
+  if (!env_options(options, bad_options)) return respond_error(out, 500, bad_options);
+  if (!options.empty()) {
     const std::vector<std::string> names = property_names(m.graph);
     for (auto it = options.begin(); it != options.end(); ++it)
       if (std::find(names.begin(), names.end(), it.key()) != names.end()) metadata[it.key()] = it.value();
