@@ -244,7 +244,15 @@ void SharedContext::Sequence::release(bool keep) {
   SharedContext& s = *owner_;
   {
     std::unique_lock lock(s.mu_);
-    if (in_flight_) {
+    if (in_flight_ && request_.sampler) {
+      // The steps keep kv_ themselves; a step running with it finishes first.
+      Request& r = request_;
+      while (!r.finished && r.taken > 0) s.cv_.wait(lock);
+      if (!r.finished) s.finish(r, {WASINN_TIMEOUT, "the sequence was released"});
+      in_flight_ = false;
+      --s.generating_;
+      if (r.failed) kv_known_ = false;
+    } else if (in_flight_) {
       Request& r = request_;
       // Not in a step yet: dropped. In the running one: its end is waited for, as the step
       // writes into it; what it decoded is then in the KV.
@@ -291,12 +299,24 @@ void SharedContext::Sequence::submit(llama_token token, llama_pos pos, const std
   enqueue(std::span<const llama_token>(&ahead_, 1), pos, cancel, threads);
 }
 
+void SharedContext::Sequence::generate(llama_token token, llama_pos pos, StepSampler& sampler,
+                                       const std::atomic<bool>& cancel, uint32_t threads) {
+  ahead_ = token;
+  enqueue(std::span<const llama_token>(&ahead_, 1), pos, cancel, threads, &sampler);
+}
+
 void SharedContext::Sequence::enqueue(std::span<const llama_token> tokens, llama_pos pos,
-                                      const std::atomic<bool>& cancel, uint32_t threads) {
+                                      const std::atomic<bool>& cancel, uint32_t threads, StepSampler* sampler) {
   SharedContext& s = *owner_;
   request_ = Request{};
   request_.seq = seq_;
   request_.tokens = tokens;
+  if (sampler) {  // one token at a time, each the last step's sample
+    request_.next = tokens.front();
+    request_.tokens = std::span<const llama_token>(&request_.next, 1);
+    request_.sampler = sampler;
+    request_.kv = &kv_;
+  }
   request_.pos = pos;
   request_.cancel = &cancel;
   request_.threads = threads;
@@ -309,13 +329,14 @@ void SharedContext::Sequence::enqueue(std::span<const llama_token> tokens, llama
       slot.trim_from = slot.trim_from < 0 ? pos : std::min(slot.trim_from, pos);
     }
     slot.queued_once = true;
+    if (sampler) ++s.generating_;
     s.queue_.push_back(&request_);
   }
   s.cv_.notify_all();  // the stepping thread: a step to run, or one more for the step it gathers
 }
 
 Error SharedContext::Sequence::wait() {
-  if (!owner_ || !in_flight_) return sdk::invalid("no token is in flight");
+  if (!owner_ || !in_flight_ || request_.sampler) return sdk::invalid("no token is in flight");
   SharedContext& s = *owner_;
   Request& r = request_;
   {
@@ -339,7 +360,61 @@ Error SharedContext::Sequence::wait() {
   return {};
 }
 
+Error SharedContext::Sequence::take(llama_token& token) {
+  if (!owner_ || !in_flight_ || !request_.sampler) return sdk::invalid("no generation is in the steps' hands");
+  SharedContext& s = *owner_;
+  Request& r = request_;
+  std::unique_lock lock(s.mu_);
+  while (r.n_ready == 0 && !r.finished) {
+    // Cancelled between steps: no step takes it (run_step skips it), so it ends here.
+    if (r.taken == 0 && r.cancel->load(std::memory_order_relaxed)) {
+      s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
+      break;
+    }
+    s.cv_.wait_for(lock, std::chrono::milliseconds(20));
+  }
+  if (r.n_ready > 0) {
+    token = r.ready[0];
+    std::copy(r.ready + 1, r.ready + r.n_ready, r.ready);
+    --r.n_ready;
+    if (r.parked) {  // room again: its next token goes to the steps
+      r.parked = false;
+      s.queue_.push_back(&r);
+      lock.unlock();
+      s.cv_.notify_all();
+    }
+    return {};
+  }
+  in_flight_ = false;
+  --s.generating_;
+  if (r.failed) kv_known_ = false;
+  if (r.result) return std::move(r.result);
+  return sdk::runtime_error("the generation has no token left to take");
+}
+
+void SharedContext::continue_generation(Request& r) {
+  r.kv->resize(static_cast<size_t>(r.pos));  // the step decoded r.next at r.pos
+  r.kv->push_back(r.next);
+  if (r.sample_error) {
+    finish(r, std::move(r.sample_error));
+    return;
+  }
+  r.ready[r.n_ready++] = r.sampled;  // room: it was queued with fewer than kAhead waiting
+  if (!r.sampled_more) {
+    finish(r, {});  // take() still hands out what is ready
+    return;
+  }
+  r.next = r.sampled;
+  ++r.pos;
+  r.done = 0;
+  if (r.n_ready == kAhead) {
+    r.parked = true;
+    queue_.erase(std::remove(queue_.begin(), queue_.end(), &r), queue_.end());
+  }
+}
+
 void SharedContext::finish(Request& r, Error e) {
+  r.parked = false;
   r.finished = true;
   r.result = std::move(e);
   queue_.erase(std::remove(queue_.begin(), queue_.end(), &r), queue_.end());
@@ -366,7 +441,13 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
   const auto arriving = [&] {
     return std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.busy && !s.queued_once; });
   };
-  while (queue_.size() < leased_) {
+  // The callers that sample on their own thread are waited for; generate()'s sequences, whose
+  // tokens the steps sample, are in the queue already or waiting for their callers.
+  const auto sampled_by_callers = [&] {
+    return static_cast<size_t>(
+        std::count_if(queue_.begin(), queue_.end(), [](const Request* r) { return !r->sampler; }));
+  };
+  while (sampled_by_callers() < leased_ - generating_) {
     const auto until = arriving() ? std::max(gather_until, arrival_until) : gather_until;
     if (Clock::now() >= until) break;
     cv_.wait_until(lock, until);
@@ -434,7 +515,12 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
     for (Request* r : in_step_) {
       if (rc != 0 || r->last_at < 0) continue;
       const float* row = llama_get_logits_ith(ctx_.get(), r->last_at);
-      r->logits->assign(row, row + n_vocab_);
+      if (r->sampler) {
+        r->sample_error =
+            r->sampler->sample(row, r->pos + static_cast<llama_pos>(r->tokens.size()) - 1, r->sampled, r->sampled_more);
+      } else {
+        r->logits->assign(row, row + n_vocab_);
+      }
     }
   } catch (const std::bad_alloc&) {
     rc = -3;  // every caller of the step fails, rather than one step thread ending the process
@@ -452,11 +538,17 @@ void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
       Slot& slot = slots_[static_cast<size_t>(r->seq)];
       const llama_pos from = r->pos + static_cast<llama_pos>(r->done);
       slot.trim_from = slot.trim_from < 0 ? from : std::min(slot.trim_from, from);
+      r->failed = true;
       finish(*r, failed);
       continue;
     }
     r->done += taken;
-    if (r->done == r->tokens.size()) finish(*r, {});
+    if (r->done < r->tokens.size()) continue;
+    if (r->sampler) {
+      continue_generation(*r);
+    } else {
+      finish(*r, {});
+    }
   }
   in_step_.clear();
   stepping_ = false;

@@ -64,6 +64,21 @@ class SharedContext {
   static uint64_t cache_ram_for_memory();
   ~SharedContext();
 
+  // Sampling on the stepping thread (Sequence::generate): after the step that decodes a
+  // sequence's token, its sampler picks the next one from that step's logits, so the next step
+  // need not wait for the caller to wake, sample and queue it (as llama-server samples every slot
+  // in its loop). Called on the stepping thread with no lock held, never while the holder uses it:
+  // the holder hands it over in generate() and has it back once take() ends it or release() returns.
+  class StepSampler {
+   public:
+    virtual ~StepSampler() = default;
+    // The token after the one just decoded at `pos`, from its logits (the vocabulary's, valid
+    // during the call). `more`: it is to be decoded too (not an end, within the limits).
+    virtual Error sample(const float* logits, llama_pos pos, llama_token& token, bool& more) = 0;
+  };
+  // Tokens generate()'s steps sample before take() asks for them: past it, a sequence waits.
+  static constexpr size_t kAhead = 2;
+
  private:
   // One caller's tokens waiting for (or in) steps.
   struct Request {
@@ -78,6 +93,18 @@ class SharedContext {
     const std::atomic<bool>* cancel = nullptr;
     uint32_t threads = 1;
     std::vector<float>* logits = nullptr;
+    bool failed = false;  // a step that held it failed: the KV may hold part of it
+    // generate(): the steps sample with `sampler` and decode `next` too, while it has more.
+    StepSampler* sampler = nullptr;
+    std::vector<llama_token>* kv = nullptr;  // the holder's record of the KV, kept by the steps
+    llama_token next = 0;                    // the token `tokens` shows
+    llama_token ready[kAhead] = {};          // sampled, not yet taken
+    size_t n_ready = 0;
+    bool parked = false;  // kAhead tokens wait: out of the queue until take() makes room
+    // The running step's sample (written with no lock held, read by the stepping thread only).
+    llama_token sampled = 0;
+    bool sampled_more = false;
+    Error sample_error;
   };
 
  public:
@@ -110,6 +137,14 @@ class SharedContext {
     // as llama-server decodes the next step while its HTTP threads send the last one. One at a time.
     void submit(llama_token token, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
     Error wait();
+    // Hands the generation to the steps: `token` is decoded at `pos`, then after each step
+    // `sampler` picks the next token, which the following step decodes while it has more, at
+    // most kAhead tokens ahead of take(). Ends with release(). Not with decode() or submit().
+    void generate(llama_token token, llama_pos pos, StepSampler& sampler, const std::atomic<bool>& cancel,
+                  uint32_t threads);
+    // generate()'s next token (its predecessor is in the KV now), waited for; TIMEOUT once
+    // `cancel` is set, or a failed step's error.
+    Error take(llama_token& token);
     bool in_flight() const { return in_flight_; }
     const float* logits() const { return logits_.data(); }
     // The slot is idle again. keep: its KV (every token decode() took, unless a step failed)
@@ -119,7 +154,8 @@ class SharedContext {
 
    private:
     friend class SharedContext;
-    void enqueue(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
+    void enqueue(std::span<const llama_token> tokens, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads,
+                 StepSampler* sampler = nullptr);
     SharedContext* owner_ = nullptr;
     llama_seq_id seq_ = 0;
     size_t cached_ = 0;
@@ -163,6 +199,9 @@ class SharedContext {
   void save_slot(size_t slot);
   void restore_slot(size_t slot, SavedPrompts::Entry entry);
   void finish(Request& r, Error e);
+  // After the step that decoded a generate() request's token: its sample is ready, and the
+  // request decodes it next (or waits for take(), or ends).
+  void continue_generation(Request& r);
   static bool all_cancelled(void* self);
 
   Params params_;
@@ -175,7 +214,8 @@ class SharedContext {
   std::condition_variable cv_;
   std::vector<Slot> slots_;
   uint64_t use_clock_ = 0;
-  size_t leased_ = 0;  // sequences held
+  size_t leased_ = 0;      // sequences held
+  size_t generating_ = 0;  // of them, in generate()'s hands: never waited for by a step's gathering
   std::deque<Request*> queue_;
   bool stepping_ = false;
   bool decoding_ = false;  // llama_decode runs (without mu_): no other llama call may touch the KV

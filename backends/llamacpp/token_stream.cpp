@@ -37,6 +37,21 @@ std::string piece_of(const llama_vocab* vocab, llama_token token, bool special =
   return big;
 }
 
+// The sampler chain's token from a row of logits (and the chain told it was chosen).
+llama_token sample_token(llama_sampler* sampler, const float* logits, size_t n_vocab,
+                         std::vector<llama_token_data>& candidates) {
+  candidates.resize(n_vocab);
+  for (size_t i = 0; i < n_vocab; ++i) candidates[i] = {static_cast<llama_token>(i), logits[i], 0.0f};
+  llama_token_data_array cur{candidates.data(), candidates.size(), -1, false};
+  llama_sampler_apply(sampler, &cur);
+  if (cur.selected < 0 || static_cast<size_t>(cur.selected) >= cur.size) {
+    throw std::runtime_error("the sampler chain selected no token");
+  }
+  const llama_token token = cur.data[cur.selected].id;
+  llama_sampler_accept(sampler, token);
+  return token;
+}
+
 // llama_decode's code for a batch of n tokens as a status.
 Error batch_status(int32_t rc, int32_t n) {
   return decode_status(rc, "the context for " + std::to_string(n) + " tokens");
@@ -196,6 +211,7 @@ Error TokenStream::prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_p
   threads_ = options.effective_threads();
   if (Error e = build_sampler(options, chat)) return e;
   chat_ = chat != nullptr;
+  steps_may_sample_ = options.grammar.empty() && (!chat || chat->grammar.empty()) && options.n_probs == 0;
   if (chat) {
     preserved_ = chat->preserved;
     stops_ = chat->stops;
@@ -226,22 +242,26 @@ Error TokenStream::feed_back(llama_token token, llama_pos pos) {
 }
 
 llama_token TokenStream::sample(const float* logits) {
-  const auto n_vocab = static_cast<size_t>(llama_vocab_n_tokens(vocab_));
-  candidates_.resize(n_vocab);
-  for (size_t i = 0; i < n_vocab; ++i) candidates_[i] = {static_cast<llama_token>(i), logits[i], 0.0f};
-  llama_token_data_array cur{candidates_.data(), candidates_.size(), -1, false};
-  llama_sampler_apply(sampler_.get(), &cur);
-  if (cur.selected < 0 || static_cast<size_t>(cur.selected) >= cur.size) {
-    throw std::runtime_error("the sampler chain selected no token");
+  return sample_token(sampler_.get(), logits, static_cast<size_t>(llama_vocab_n_tokens(vocab_)), candidates_);
+}
+
+Error TokenStream::StepSampling::sample(const float* logits, llama_pos pos, llama_token& token, bool& more) {
+  try {
+    token = sample_token(sampler, logits, static_cast<size_t>(llama_vocab_n_tokens(vocab)), candidates);
+  } catch (const std::exception& e) {
+    return sdk::runtime_error(std::string("sampling failed: ") + e.what());
   }
-  const llama_token token = cur.data[cur.selected].id;
-  llama_sampler_accept(sampler_.get(), token);
-  return token;
+  ++sampled;
+  // decode_ahead()'s conditions for the token after: not an end, within n-predict and the context.
+  more = !llama_vocab_is_eog(vocab, token) && (n_predict < 0 || sampled < static_cast<size_t>(n_predict)) &&
+         pos + 1 < static_cast<llama_pos>(n_ctx);
+  return {};
 }
 
 void TokenStream::release_sequence(bool keep_kv) {
-  if (shared_) shared_->release(keep_kv);
+  if (shared_) shared_->release(keep_kv);  // after it, the steps no longer touch sampler_
   shared_.reset();
+  generating_ = false;
 }
 
 Error TokenStream::next() {
@@ -260,12 +280,15 @@ Error TokenStream::step() {
     ended_ = WASINN_END_OF_SEQUENCE;
     return {ended_, "n-predict tokens were generated"};
   }
+  llama_token token = LLAMA_TOKEN_NULL;
   if (pending_) {
     if (n_past_ >= n_ctx_) {
       ended_ = WASINN_CONTEXT_FULL;
       return {ended_, "the context is full (" + std::to_string(n_ctx_) + " tokens)"};
     }
-    if (shared_ && shared_->in_flight()) {
+    if (generating_) {
+      if (Error e = shared_->take(token)) return e;  // decoded and sampled by the steps
+    } else if (shared_ && shared_->in_flight()) {
       if (Error e = shared_->wait()) return e;  // decoded ahead, at the end of the last call
     } else if (Error e = feed_back(tokens_.back(), static_cast<llama_pos>(n_past_))) {
       return e;
@@ -274,17 +297,18 @@ Error TokenStream::step() {
     pending_ = false;
   }
   // The raw logits, before the sampler's own changes: what OpenAI's logprobs report.
-  // None when the last decode asked for none (a prompt ending in an image): the sampler would abort.
-  const float* raw = last_logits();
-  if (!raw) return sdk::runtime_error("the model gave no logits to sample the next token from");
   std::vector<float> logits;
-  if (n_probs_ > 0) logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
-  llama_token token = LLAMA_TOKEN_NULL;
-  try {
-    GrammarWork bounded(cancel_);
-    token = sample(raw);
-  } catch (const std::exception& e) {
-    return grammar_failure(e);  // the grammar's state is unknown now: the caller starts over
+  if (token == LLAMA_TOKEN_NULL) {
+    // None when the last decode asked for none (a prompt ending in an image): the sampler would abort.
+    const float* raw = last_logits();
+    if (!raw) return sdk::runtime_error("the model gave no logits to sample the next token from");
+    if (n_probs_ > 0) logits.assign(raw, raw + llama_vocab_n_tokens(vocab_));
+    try {
+      GrammarWork bounded(cancel_);
+      token = sample(raw);
+    } catch (const std::exception& e) {
+      return grammar_failure(e);  // the grammar's state is unknown now: the caller starts over
+    }
   }
   if (llama_vocab_is_eog(vocab_, token)) {
     ended_ = WASINN_END_OF_SEQUENCE;
@@ -330,7 +354,20 @@ void TokenStream::decode_ahead() {
   // Only where a token will surely be asked for next: not past the end, n-predict or the context.
   if (!shared_ || !pending_ || ended_ != WASINN_OK || n_past_ >= n_ctx_) return;
   if (n_predict_ >= 0 && tokens_.size() >= static_cast<size_t>(n_predict_)) return;
-  shared_->submit(tokens_.back(), static_cast<llama_pos>(n_past_), *cancel_, threads_);
+  if (generating_) return;  // the steps went on with it already
+  if (!steps_may_sample_) {
+    shared_->submit(tokens_.back(), static_cast<llama_pos>(n_past_), *cancel_, threads_);
+    return;
+  }
+  if (!step_sampling_) step_sampling_ = std::make_unique<StepSampling>();
+  StepSampling& s = *step_sampling_;
+  s.sampler = sampler_.get();
+  s.vocab = vocab_;
+  s.sampled = tokens_.size();
+  s.n_predict = n_predict_;
+  s.n_ctx = n_ctx_;
+  shared_->generate(tokens_.back(), static_cast<llama_pos>(n_past_), s, *cancel_, threads_);
+  generating_ = true;
 }
 
 Error TokenStream::grammar_failure(const std::exception& e) const {

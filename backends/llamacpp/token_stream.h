@@ -53,6 +53,12 @@ Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens);
 
 class TokenStream {
  public:
+  TokenStream() = default;
+  // The sequence goes back (its KV freed) before the sampler its steps may be using.
+  ~TokenStream() { release_sequence(false); }
+  TokenStream(const TokenStream&) = delete;
+  TokenStream& operator=(const TokenStream&) = delete;
+
   // Clears the context's memory, evaluates the prompt and builds the sampler from `options`.
   // PROMPT_TOO_LONG when the prompt leaves no room in a context of n_ctx tokens.
   // `chat` (may be null): the constraints of a prompt made from input 2.
@@ -150,7 +156,20 @@ class TokenStream {
   void note_logprobs(const std::vector<float>& logits, llama_token token);
   void count_token() noexcept;  // into stats_, for the token just generated
   // A shared sequence's token just sampled goes to the steps at once; the next call waits for it.
+  // Without a grammar or logprobs, the steps then sample the tokens after it too (generating_).
   void decode_ahead();
+
+  // The shared context's stepping thread sampling this stream (SharedContext::StepSampler): the
+  // sampler chain and the limits of decode_ahead(), counted on that thread.
+  struct StepSampling final : SharedContext::StepSampler {
+    llama_sampler* sampler = nullptr;
+    const llama_vocab* vocab = nullptr;
+    std::vector<llama_token_data> candidates;
+    size_t sampled = 0;  // tokens_.size() once each is taken
+    int64_t n_predict = -1;
+    uint32_t n_ctx = 0;
+    Error sample(const float* logits, llama_pos pos, llama_token& token, bool& more) override;
+  };
 
   // Grammar work that failed (cancelled, or past llama.cpp's patched stack cap) as a status.
   Error grammar_failure(const std::exception& e) const;
@@ -161,6 +180,9 @@ class TokenStream {
   uint32_t threads_ = 1;
   bool started_ = false;
   std::vector<llama_token_data> candidates_;
+  bool steps_may_sample_ = false;  // no grammar (whose work a hostile one stretches), no logprobs
+  bool generating_ = false;        // the steps sample: tokens come from shared_->take()
+  std::unique_ptr<StepSampling> step_sampling_;
   const llama_vocab* vocab_ = nullptr;
   SamplerPtr sampler_;
   uint32_t n_ctx_ = 0;

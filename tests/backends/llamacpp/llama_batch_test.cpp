@@ -66,12 +66,15 @@ struct Answer {
   std::string text;
   int cached = -1;
 };
-Answer generate(wasinn_context* c, const std::string& prompt, bool stream) {
+// pause: a streamed generation's reader waits that long before each next token.
+Answer generate(wasinn_context* c, const std::string& prompt, bool stream,
+                std::chrono::milliseconds pause = std::chrono::milliseconds(0)) {
   Answer a;
   if (set_text(c, 0, prompt) != WASINN_OK) return a;
   Diag d;
   if (stream) {
     while ((a.status = api().compute_single(c, &d)) == WASINN_OK) {
+      std::this_thread::sleep_for(pause);
       const wasinn_tensor_id id = by_index(0);
       wasinn_tensor t{};
       if (api().get_output_single(c, &id, &t, &d) != WASINN_OK) break;
@@ -126,6 +129,26 @@ TEST(LlamaBatch, ConcurrentGenerationsEqualNativeAlone) {
       EXPECT_EQ(got[i].text, want[i]) << "round " << round << ", prompt " << i;
       if (round > 0) EXPECT_GT(got[i].cached, 0) << "round " << round << ": its own prompt was left in the cache";
     }
+  }
+}
+
+// The shared context's thread samples each generation's next token and decodes it with the
+// others' (at most two tokens ahead of its reader): a reader that takes its tokens slowly, beside
+// ones that take theirs at once, has its sequence wait for it, and every answer is native's.
+TEST(LlamaBatch, ASlowReaderGetsNativesAnswerBesideFastOnes) {
+  Graph g = tiny(4);
+  std::vector<std::unique_ptr<Context>> contexts;
+  for (size_t i = 0; i < 4; ++i) contexts.push_back(std::make_unique<Context>(api(), g.ptr));
+  std::vector<Answer> got(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      got[i] = generate(contexts[i]->ptr, prompts()[i], i != 1, std::chrono::milliseconds(i == 0 ? 30 : 0));
+    });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(got[i].status, WASINN_OK) << "prompt " << i;
+    EXPECT_EQ(got[i].text, native(prompts()[i])) << "prompt " << i;
   }
 }
 
