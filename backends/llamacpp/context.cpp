@@ -223,8 +223,8 @@ void LlamaContext::set_metadata(wasinn_tensor& out) {
 }
 
 void LlamaContext::print_perf() {
-  if (shared_used_) {
-    shared_used_->print_perf();
+  if (SharedContext* shared = shared_used_.load()) {
+    shared->print_perf();
   } else if (llama_) {
     llama_perf_context_print(llama_.get());
   }

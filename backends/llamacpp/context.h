@@ -42,7 +42,11 @@ class LlamaContext {
   WASINN_SDK_CONTEXT()
   WASINN_SDK_STREAMING()
   // llama_decode polls the flag between graph nodes (its abort callback).
-  void cancel() noexcept { cancel_requested_.store(true); }
+  // A generation waiting for the shared context's steps stops waiting at once.
+  void cancel() noexcept {
+    cancel_requested_.store(true);
+    if (SharedContext* shared = shared_used_.load()) shared->wake();
+  }
   // The token metrics since the last take (context_take_token_stats).
   void take_token_stats(wasinn_token_stats& out) noexcept { stream_.take_stats(out); }
   // A context option as a property (wasinn:nn-ext), for the next compute.
@@ -76,7 +80,8 @@ class LlamaContext {
   LlamaOptions options_;
   ContextPtr llama_;  // made on first use, remade when the shape changes
   ContextShape shape_;
-  SharedContext* shared_used_ = nullptr;  // the graph's, when the last generation ran on it
+  // The graph's, when the last generation ran on it (read by cancel(), on any thread).
+  std::atomic<SharedContext*> shared_used_{nullptr};
   std::atomic<bool> cancel_requested_{false};
 
   std::string prompt_text_;           // the prompt as given (or as the chat template made it)

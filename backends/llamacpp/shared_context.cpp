@@ -5,6 +5,7 @@
 #include <fstream>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include <pthread.h>
 
@@ -23,6 +24,11 @@ using Clock = std::chrono::steady_clock;
 Clock::duration gather_time(Clock::duration last_step) {
   return std::clamp<Clock::duration>(last_step / 8, std::chrono::microseconds(200), std::chrono::milliseconds(3));
 }
+
+// How often a caller waiting for a step looks at its cancel flag when nothing wakes it: cancel()
+// wakes it at once (wake()), so this is a safety net, long enough that 8 waiting callers do not
+// wake every few milliseconds beside the decode.
+constexpr auto kCancelPoll = std::chrono::milliseconds(250);
 
 // A slot's KV shorter than this is dropped, not saved, when another prompt takes the slot.
 constexpr size_t kSaveAtLeast = 16;
@@ -133,6 +139,14 @@ void SharedContext::run_steps() {
     if (stopping_) return;
     run_step(lock);
   }
+}
+
+void SharedContext::wake() noexcept {
+  try {
+    std::lock_guard lock(mu_);  // a waiter between its check and its wait gets the notify too
+  } catch (const std::system_error&) {
+  }
+  cv_.notify_all();
 }
 
 void SharedContext::print_perf() {
@@ -347,7 +361,7 @@ Error SharedContext::Sequence::wait() {
         s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
         break;
       }
-      s.cv_.wait_for(lock, std::chrono::milliseconds(20));
+      s.cv_.wait_for(lock, kCancelPoll);
     }
   }
   in_flight_ = false;
@@ -371,7 +385,7 @@ Error SharedContext::Sequence::take(llama_token& token) {
       s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
       break;
     }
-    s.cv_.wait_for(lock, std::chrono::milliseconds(20));
+    s.cv_.wait_for(lock, kCancelPoll);
   }
   if (r.n_ready > 0) {
     token = r.ready[0];

@@ -169,6 +169,9 @@ class SharedContext {
 
   // llama.cpp's perf counters of the shared context (every sequence's), to its log; between steps.
   void print_perf();
+  // Callers waiting for steps look at their cancel flags now (a cancel() just set one), rather than
+  // at their next poll. Any thread.
+  void wake() noexcept;
 
   // An idle sequence for `prompt` in `partition`: the one whose KV holds the longest prefix of the
   // prompt when that prefix covers the last prompt it was given or half of this one, else the least
