@@ -349,20 +349,24 @@ void SharedContext::Sequence::enqueue(std::span<const llama_token> tokens, llama
   s.cv_.notify_all();  // the stepping thread: a step to run, or one more for the step it gathers
 }
 
+void SharedContext::await_step(std::unique_lock<std::mutex>& lock, Request& r) {
+  while (!r.finished && r.n_ready == 0) {
+    // Cancelled between steps: no step takes it (run_step skips it), so it ends here.
+    if (r.taken == 0 && r.cancel->load(std::memory_order_relaxed)) {
+      finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
+      return;
+    }
+    cv_.wait_for(lock, kCancelPoll);
+  }
+}
+
 Error SharedContext::Sequence::wait() {
   if (!owner_ || !in_flight_ || request_.sampler) return sdk::invalid("no token is in flight");
   SharedContext& s = *owner_;
   Request& r = request_;
   {
     std::unique_lock lock(s.mu_);
-    while (!r.finished) {
-      // Cancelled before a step took it: no step would (run_step skips it), so it ends here.
-      if (r.taken == 0 && r.cancel->load(std::memory_order_relaxed)) {
-        s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
-        break;
-      }
-      s.cv_.wait_for(lock, kCancelPoll);
-    }
+    s.await_step(lock, r);
   }
   in_flight_ = false;
   if (r.result) {
@@ -379,14 +383,7 @@ Error SharedContext::Sequence::take(llama_token& token) {
   SharedContext& s = *owner_;
   Request& r = request_;
   std::unique_lock lock(s.mu_);
-  while (r.n_ready == 0 && !r.finished) {
-    // Cancelled between steps: no step takes it (run_step skips it), so it ends here.
-    if (r.taken == 0 && r.cancel->load(std::memory_order_relaxed)) {
-      s.finish(r, {WASINN_TIMEOUT, "generation was cancelled"});
-      break;
-    }
-    s.cv_.wait_for(lock, kCancelPoll);
-  }
+  s.await_step(lock, r);
   if (r.n_ready > 0) {
     token = r.ready[0];
     std::copy(r.ready + 1, r.ready + r.n_ready, r.ready);

@@ -202,6 +202,9 @@ class SharedContext {
   void save_slot(size_t slot);
   void restore_slot(size_t slot, SavedPrompts::Entry entry);
   void finish(Request& r, Error e);
+  // Waits (on `lock`, over mu_) until `r` is finished or has a token ready for take(); one cancelled
+  // between steps is finished here with TIMEOUT.
+  void await_step(std::unique_lock<std::mutex>& lock, Request& r);
   // After the step that decoded a generate() request's token: its sample is ready, and the
   // request decodes it next (or waits for take(), or ends).
   void continue_generation(Request& r);

@@ -63,18 +63,28 @@ bool load_model(const std::string& name, wh_response_outparam out, Model& m);
 bool env_options(json& options, std::string& why);
 
 // NN_OPTIONS's properties that the model has (`names()`: the graph's, as property_names gives
-// them, asked for only when NN_OPTIONS is set), each given to `set` (name, value as text); false
-// with `why` on failure. NN_OPTIONS is every model's: a model takes the keys it has (a chat
-// model's ctx-size, a whisper model's beam-size) and skips the others, which `serve` checks at
-// start are some model's.
+// them, asked for only when NN_OPTIONS is set), with their JSON values, into `options`; false with
+// `why` when NN_OPTIONS is not an object. NN_OPTIONS is every model's: a model takes the keys it
+// has (a chat model's ctx-size, a whisper model's beam-size) and skips the others, which `serve`
+// checks at start are some model's.
+template <class Names>
+bool model_env_options(Names names, json& options, std::string& why) {
+  json all;
+  if (!env_options(all, why)) return false;
+  options = json::object();
+  if (all.empty()) return true;
+  const std::vector<std::string> properties = names();
+  for (auto it = all.begin(); it != all.end(); ++it)
+    if (std::find(properties.begin(), properties.end(), it.key()) != properties.end()) options[it.key()] = it.value();
+  return true;
+}
+
+// model_env_options' properties, each given to `set` (name, value as text); false with `why` on failure.
 template <class Names, class Set>
 bool apply_env_options(Names names, Set set, std::string& why) {
   json options;
-  if (!env_options(options, why)) return false;
-  if (options.empty()) return true;
-  const std::vector<std::string> properties = names();
+  if (!model_env_options(names, options, why)) return false;
   for (auto it = options.begin(); it != options.end(); ++it) {
-    if (std::find(properties.begin(), properties.end(), it.key()) == properties.end()) continue;
     const std::string value = it.value().is_string() ? it.value().get<std::string>() : dump(it.value());
     std::string failed = set(it.key(), value);
     if (!failed.empty()) {

@@ -273,14 +273,10 @@ void transcriptions(const std::string& content_type, const std::string& body, bo
   // NN_OPTIONS first (the plugin's metadata replaces the context's options whole), then the form.
   // NN_OPTIONS is every model's: whisper takes the options it has (a chat model's ctx-size is not
   // one), with their JSON values.
-  json options, metadata = json::object();
+  json metadata;
   std::string bad_options;
-  if (!env_options(options, bad_options)) return respond_error(out, 500, bad_options);
-  if (!options.empty()) {
-    const std::vector<std::string> names = property_names(m.graph);
-    for (auto it = options.begin(); it != options.end(); ++it)
-      if (std::find(names.begin(), names.end(), it.key()) != names.end()) metadata[it.key()] = it.value();
-  }
+  if (!model_env_options([&] { return property_names(m.graph); }, metadata, bad_options))
+    return respond_error(out, 500, bad_options);
   metadata["language"] = req.language.empty() ? "auto" : req.language;
   metadata["translate"] = translate;
   metadata["stream"] = false;  // the request's, whatever NN_OPTIONS says
