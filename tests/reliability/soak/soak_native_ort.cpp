@@ -106,6 +106,7 @@ bool one_cycle(Ort::Env& env, const Options& o, const std::vector<uint8_t>& mode
 }  // namespace
 
 int main(int argc, char** argv) {
+  wasinn_soak::hold_malloc_thresholds();
   Options o;
   if (!parse(argc, argv, &o)) {
     std::fprintf(stderr,

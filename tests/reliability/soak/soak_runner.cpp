@@ -6,7 +6,7 @@
 //   soak_runner --backend NAME [--component 1] [--cycles N] [--batch N] [--warmup-percent P]
 //               [--max-growth-percent P] [--max-bytes-per-cycle B] [--trace FILE]
 //               [--backend-config JSON] [--isolate-loads never|auto|always]
-//               [--isolated-load-cache DIR|memory|off]
+//               [--isolated-load-cache DIR|memory|off] [--leak-bytes-per-cycle B]
 //
 // --isolate-loads defaults to never: the framework loads in this process, whose memory is what
 // is measured. With auto, loads of the backends marked isolate_load first run in a child process
@@ -16,6 +16,8 @@
 // --component 1 (onnxruntime only) runs the WIT component guest wit_cycles instead: resources
 // created and dropped through wasi:nn@0.2.0-rc-2024-10-28 (init-execution-context, tensor,
 // compute, outputs, drops) in one run, sampled at the "at I" lines it writes every batch.
+// --leak-bytes-per-cycle makes the runner itself keep B touched bytes per cycle: the test that
+// the limits catch a leak of that size (reliability.soak.catches_*).
 // Exit status: 0 when every cycle succeeded and growth stayed within the limits, 1 otherwise,
 // 2 for bad arguments. Only this backend's plugin is loaded, so the RSS is its own.
 #include <algorithm>
@@ -76,13 +78,15 @@ struct Options {
   std::string isolate_loads = "never";
   std::string isolated_load_cache = "off";
   bool component = false;
+  uint64_t leak_bytes_per_cycle = 0;
 };
 
 int usage(const char* why) {
   std::fprintf(stderr,
                "soak_runner: %s\nusage: soak_runner --backend NAME [--cycles N] [--batch N] "
                "[--warmup-percent P] [--max-growth-percent P] [--max-bytes-per-cycle B] "
-               "[--trace FILE] [--backend-config JSON] [--isolate-loads MODE] [--isolated-load-cache C]\n",
+               "[--trace FILE] [--backend-config JSON] [--isolate-loads MODE] [--isolated-load-cache C] "
+               "[--leak-bytes-per-cycle B]\n",
                why);
   return 2;
 }
@@ -111,6 +115,8 @@ bool parse(int argc, char** argv, Options* o) {
       o->isolate_loads = v;
     else if (k == "--isolated-load-cache")
       o->isolated_load_cache = v;
+    else if (k == "--leak-bytes-per-cycle")
+      o->leak_bytes_per_cycle = std::strtoull(v, nullptr, 10);
     else if (k == "--component")
       o->component = std::string(v) == "1";
     else
@@ -178,6 +184,10 @@ bool run_module_cycles(wasinn::Host& host, const Options& o, const BackendCase& 
       return false;
     }
     done += o.batch;
+    if (o.leak_bytes_per_cycle) {  // the deliberate leak: touched, so it is resident
+      static std::vector<std::vector<char>> leaked;
+      leaked.emplace_back(o.leak_bytes_per_cycle * o.batch, '\1');
+    }
     meter.record(done);
   }
   return true;
@@ -276,6 +286,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  wasinn_soak::hold_malloc_thresholds();
   Options o;
   if (!parse(argc, argv, &o)) return usage("bad arguments (cycles must be a multiple of batch)");
   try {
