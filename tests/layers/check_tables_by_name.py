@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The C function tables the C++ side hands the Rust side are filled by name, every slot, so that
+a slot a header gains and the table leaves out, or a slot moved, fails the build rather than
+leaving a NULL or a function in another's place (several slots share a signature). This compiles
+the real sources with a slot dropped and with two slots swapped, as the build compiles them
+(compile_commands.json), and checks that each is refused naming the slot.
+  check_tables_by_name.py BUILD_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# (source, a slot line to drop, two adjacent slot lines to swap, what the compiler must name)
+TABLES = [
+    ("src/engine/wit_nn_imports.cpp", ".prompt_next = prompt_next,",
+     (".tensor_dimensions = tensor_dimensions,", ".tensor_type = tensor_type,"), "prompt_next"),
+    ("src/serve/http/wasi_http_server.cpp", ".close = admission_close,",
+     (".leave = admission_leave,", ".close = admission_close,"), "close"),
+]
+
+
+def compile_command(build, source):
+    for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
+        if entry["file"].endswith(source):
+            return entry
+    sys.exit(f"check_tables_by_name: {source} is not in {build}/compile_commands.json")
+
+
+def syntax_check(entry, text, scratch, name):
+    """The compiler's exit status and output for `text` compiled as `entry` compiles its file."""
+    planted = os.path.join(scratch, name)
+    with open(planted, "w") as f:
+        f.write(text)
+    args = entry["command"].split()
+    out = args.index("-o")
+    del args[out:out + 2]
+    args = [a for a in args if a not in ("-c", entry["file"])]
+    # The file's own directory first, as for the original's quoted includes.
+    args += ["-I", os.path.dirname(entry["file"]), "-fsyntax-only", planted]
+    r = subprocess.run(args, cwd=entry["directory"], capture_output=True, text=True)
+    return r.returncode, r.stderr
+
+
+def main():
+    build = sys.argv[1]
+    failures = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for source, dropped, (first, second), slot in TABLES:
+            entry = compile_command(build, source)
+            text = open(entry["file"]).read()
+            lines = text.splitlines(keepends=True)
+            idx = {key: [i for i, l in enumerate(lines) if key in l] for key in (dropped, first, second)}
+            if any(len(v) != 1 for v in idx.values()):
+                print(f"FAIL {source}: the slots to plant are not each on one line: {idx}")
+                failures += 1
+                continue
+            without = "".join(l for i, l in enumerate(lines) if i != idx[dropped][0])
+            swapped_lines = list(lines)
+            a, b = idx[first][0], idx[second][0]
+            swapped_lines[a], swapped_lines[b] = lines[b], lines[a]
+            swapped = "".join(swapped_lines)
+            # The source as it is compiles: the plants, not the setup, are what fail.
+            for what, planted, expect in (("as it is", text, None), ("a slot dropped", without, slot),
+                                          ("two slots swapped", swapped, "designator order")):
+                code, err = syntax_check(entry, planted, scratch, os.path.basename(source))
+                if expect is None:
+                    ok = code == 0
+                else:
+                    ok = code != 0 and expect in err
+                print(f"{'ok  ' if ok else 'FAIL'} {source}, {what}: exit {code}"
+                      + (f", names '{expect}'" if expect and ok else ""))
+                if not ok:
+                    failures += 1
+                    print(err[-2000:])
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
