@@ -10,7 +10,7 @@ namespace wasinn {
 
 std::optional<std::string> tls_files_problem(const std::string& cert, const std::string& key,
                                              const std::string& client_ca) {
-  auto view = [](const std::string& s) { return wasinn_wit_str{s.data(), s.size()}; };
+  auto view = [](const std::string& s) { return wasinn_wit_str{.data = s.data(), .len = s.size()}; };
   ErrorPtr err(wasinn_tls_check(view(cert), view(key), view(client_ca)));
   if (!err) return std::nullopt;
   return message_of(err.get());

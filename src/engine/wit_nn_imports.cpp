@@ -18,6 +18,12 @@
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
 
+// wit_host.h's records and its table are filled by name, every field: one the header gains and
+// this file leaves out is a build error here, as is one reordered or renamed (designators follow
+// the header), where by position a swap of two fields of one type would compile
+// (layers.tables_by_name).
+#pragma GCC diagnostic error "-Wmissing-field-initializers"
+
 namespace wasinn {
 
 namespace {
@@ -40,7 +46,7 @@ struct Trap {
 };
 
 std::string_view view(wasinn_wit_str s) { return s.len ? std::string_view(s.data, s.len) : std::string_view(); }
-wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
+wasinn_wit_str str(std::string_view s) { return {.data = s.data(), .len = s.size()}; }
 
 template <class T>
 T must(Result<T> r) {
@@ -227,7 +233,8 @@ wasinn_wit_status compute_named(void* guest, uint32_t context, const wasinn_wit_
     lent.names.clear();
     lent.named.clear();
     for (auto& o : *outputs) lent.names.push_back(std::move(o.name));
-    for (size_t k = 0; k < outputs->size(); ++k) lent.named.push_back({str(lent.names[k]), (*outputs)[k].tensor});
+    for (size_t k = 0; k < outputs->size(); ++k)
+      lent.named.push_back({.name = str(lent.names[k]), .tensor = (*outputs)[k].tensor});
     c.out->data = lent.named.data();
     c.out->len = lent.named.size();
     return WASINN_WIT_OK;
@@ -272,8 +279,11 @@ wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_
     const auto io = must(c.wit->describe(graph, outputs != 0));
     lent.io.clear();
     for (const auto& one : io) {
-      lent.io.push_back({str(one.name), str(one.type), one.dims ? one.dims->data() : nullptr,
-                         one.dims ? one.dims->size() : 0, one.dims ? 1 : 0});
+      lent.io.push_back({.name = str(one.name),
+                         .type = str(one.type),
+                         .dims = one.dims ? one.dims->data() : nullptr,
+                         .rank = one.dims ? one.dims->size() : 0,
+                         .has_dims = one.dims ? 1 : 0});
     }
     c.out->data = lent.io.data();
     c.out->len = lent.io.size();
@@ -411,10 +421,6 @@ wasinn_wit_status cancel(void* guest, uint32_t context, wasinn_wit_out* out) {
 
 }  // namespace
 
-// Filled by name, every slot: a slot wit_host.h gains and this table leaves out is a build error
-// here (the warning made one), as is a reordered or renamed slot (designators follow the header).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic error "-Wmissing-field-initializers"
 const wasinn_wit_host& wit_host_table() {
   static const wasinn_wit_host table{.tensor_new = tensor_new,
                                      .tensor_dimensions = tensor_dimensions,
@@ -446,7 +452,6 @@ const wasinn_wit_host& wit_host_table() {
                                      .cancel = cancel};
   return table;
 }
-#pragma GCC diagnostic pop
 
 Status define_wit_nn(wasmtime_component_linker_t* linker) {
   if (ErrorPtr err(wasinn_wit_define(linker, &wit_host_table())); err) {

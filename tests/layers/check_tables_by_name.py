@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The C function tables the C++ side hands the Rust side are filled by name, every slot, so that
-a slot a header gains and the table leaves out, or a slot moved, fails the build rather than
-leaving a NULL or a function in another's place (several slots share a signature). This compiles
-the real sources with a slot dropped and with two slots swapped, as the build compiles them
-(compile_commands.json), and checks that each is refused naming the slot.
+"""The C function tables and records the C++ side hands the Rust side are filled by name, every
+field, so that a field a header gains and the C++ side leaves out, or a field moved, fails the
+build rather than leaving a NULL, or a value in another's place (several slots share a signature,
+several fields a type). This compiles the real sources with a field dropped and with two swapped,
+as the build compiles them (compile_commands.json), and checks that each is refused naming it.
   check_tables_by_name.py BUILD_DIR
 """
 import json
@@ -13,12 +13,14 @@ import subprocess
 import sys
 import tempfile
 
-# (source, a slot line to drop, two adjacent slot lines to swap, what the compiler must name)
+# (source, a field line to drop, two field lines to swap, the field the compiler must name)
 TABLES = [
     ("src/engine/wit_nn_imports.cpp", ".prompt_next = prompt_next,",
      (".tensor_dimensions = tensor_dimensions,", ".tensor_type = tensor_type,"), "prompt_next"),
     ("src/serve/http/wasi_http_server.cpp", ".close = admission_close,",
      (".leave = admission_leave,", ".close = admission_close,"), "close"),
+    ("src/serve/pipeline/component_pipeline.cpp", ".rank = in.tensor.dims.size(),",
+     (".dims = in.tensor.dims.data(),", ".rank = in.tensor.dims.size(),"), "rank"),
 ]
 
 
@@ -54,7 +56,7 @@ def main():
             lines = text.splitlines(keepends=True)
             idx = {key: [i for i, l in enumerate(lines) if key in l] for key in (dropped, first, second)}
             if any(len(v) != 1 for v in idx.values()):
-                print(f"FAIL {source}: the slots to plant are not each on one line: {idx}")
+                print(f"FAIL {source}: the fields to plant are not each on one line: {idx}")
                 failures += 1
                 continue
             without = "".join(l for i, l in enumerate(lines) if i != idx[dropped][0])
@@ -63,8 +65,8 @@ def main():
             swapped_lines[a], swapped_lines[b] = lines[b], lines[a]
             swapped = "".join(swapped_lines)
             # The source as it is compiles: the plants, not the setup, are what fail.
-            for what, planted, expect in (("as it is", text, None), ("a slot dropped", without, slot),
-                                          ("two slots swapped", swapped, "designator order")):
+            for what, planted, expect in (("as it is", text, None), ("a field dropped", without, "::" + slot),
+                                          ("two fields swapped", swapped, "designator order")):
                 code, err = syntax_check(entry, planted, scratch, os.path.basename(source))
                 if expect is None:
                     ok = code == 0

@@ -17,12 +17,17 @@
 #include "engine/wit_nn_imports.h"
 #include "wasinn/host.h"
 
+// pipeline_host.h's records are filled by name, every field: one the header gains and this file
+// leaves out, or one reordered, is a build error here (by position, a swap of name and type would
+// compile).
+#pragma GCC diagnostic error "-Wmissing-field-initializers"
+
 namespace wasinn {
 
 namespace {
 
 std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
-wasinn_wit_str wit_str(std::string_view s) { return {s.data(), s.size()}; }
+wasinn_wit_str wit_str(std::string_view s) { return {.data = s.data(), .len = s.size()}; }
 
 // The store is gone: any nn-async work of its guest is cancelled and waited for first.
 void free_guest(void*, void* guest) noexcept {
@@ -176,11 +181,11 @@ Result<std::vector<NamedTensor>> ComponentPipeline::infer(std::span<const NamedI
   for (const NamedInput& in : inputs) {
     auto type = wit_nn::tensor_type_case(in.tensor.type);
     if (!type) return type.take_error();
-    args.push_back({wit_str(in.name),
-                    in.tensor.dims.data(),
-                    in.tensor.dims.size(),
-                    wit_str(*type),
-                    {in.tensor.data.data(), in.tensor.data.size()}});
+    args.push_back({.name = wit_str(in.name),
+                    .dims = in.tensor.dims.data(),
+                    .rank = in.tensor.dims.size(),
+                    .type = wit_str(*type),
+                    .data = {.data = in.tensor.data.data(), .len = in.tensor.data.size()}});
   }
   wasinn_pipeline_answer a{};
   wasinn_pipeline_infer(instance.get(), args.data(), args.size(), impl_->deadline_ticks(), &a);
