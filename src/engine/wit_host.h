@@ -93,15 +93,17 @@ typedef struct wasinn_wit_host {
   /* the guest dropped its handle */
   wasinn_wit_status (*drop)(void* guest, wasinn_wit_resource kind, uint32_t rep, wasinn_wit_out* out);
 
-  /* wasinn:nn-ext@0.1.0 (beyond the spec; wit/wasinn-nn-ext/nn-ext.wit), over 10-28's resources.
-   * describe: wasinn_wit_io[len], of the inputs (outputs == 0) or the outputs. list_properties:
-   * wasinn_wit_str[len]. get_property: chars. set_property: on a graph handle (on_context == 0)
-   * or a context. */
-  wasinn_wit_status (*describe)(void* guest, uint32_t graph, int32_t outputs, wasinn_wit_out* out);
+  /* wasinn:nn-ext@0.1.0 (beyond the spec; wit/wasinn-nn-ext/nn-ext.wit), over 10-28's resources,
+   * one slot per WIT function. describe_inputs/outputs: wasinn_wit_io[len]. list_properties:
+   * wasinn_wit_str[len]. get_property: chars. */
+  wasinn_wit_status (*describe_inputs)(void* guest, uint32_t graph, wasinn_wit_out* out);
+  wasinn_wit_status (*describe_outputs)(void* guest, uint32_t graph, wasinn_wit_out* out);
   wasinn_wit_status (*list_properties)(void* guest, uint32_t graph, wasinn_wit_out* out);
   wasinn_wit_status (*get_property)(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out);
-  wasinn_wit_status (*set_property)(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name,
-                                    wasinn_wit_str value, wasinn_wit_out* out);
+  wasinn_wit_status (*set_property)(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_str value,
+                                    wasinn_wit_out* out);
+  wasinn_wit_status (*set_context_property)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
+                                            wasinn_wit_out* out);
   /* The prompt interface's errors are strings, not error resources: its ERR hands back
    * `out->message` (the error-code case, a colon, the detail). prompt_init's rep is a context
    * (dropped as WASINN_WIT_CONTEXT); prompt_compute gives chars. */

@@ -274,9 +274,10 @@ wasinn_wit_status drop(void* guest, wasinn_wit_resource kind, uint32_t rep, wasi
 
 // wasinn:nn-ext@0.1.0: graph and context reps are the NnSession's handles, as in wasi:nn. A
 // borrowed handle the guest does not hold traps, as for every borrow.
-wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_wit_out* out) {
+// describe's inputs or outputs, as wasinn_wit_io[len].
+wasinn_wit_status describe(void* guest, uint32_t graph, bool outputs, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/describe", outputs ? "outputs" : "inputs", out, [&](const Call& c) {
-    const auto io = must(c.wit->describe(graph, outputs != 0));
+    const auto io = must(c.wit->describe(graph, outputs));
     lent.io.clear();
     for (const auto& one : io) {
       lent.io.push_back({.name = str(one.name),
@@ -289,6 +290,12 @@ wasinn_wit_status describe(void* guest, uint32_t graph, int32_t outputs, wasinn_
     c.out->len = lent.io.size();
     return WASINN_WIT_OK;
   });
+}
+wasinn_wit_status describe_inputs(void* guest, uint32_t graph, wasinn_wit_out* out) {
+  return describe(guest, graph, false, out);
+}
+wasinn_wit_status describe_outputs(void* guest, uint32_t graph, wasinn_wit_out* out) {
+  return describe(guest, graph, true, out);
 }
 
 wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* out) {
@@ -312,17 +319,20 @@ wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name,
   });
 }
 
-wasinn_wit_status set_property(void* guest, uint32_t rep, int32_t on_context, wasinn_wit_str name, wasinn_wit_str value,
+wasinn_wit_status set_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_str value,
                                wasinn_wit_out* out) {
-  return guarded(guest, "wasinn:nn-ext/properties", on_context ? "set-context-property" : "set-property", out,
-                 [&](const Call& c) {
-                   if (on_context) {
-                     must(c.wit->borrow_context(rep));
-                     return c.done(c.wit->set_context_property(rep, view(name), view(value)));
-                   }
-                   must(c.wit->borrow_graph(rep));
-                   return c.done(c.wit->set_graph_property(rep, view(name), view(value)));
-                 });
+  return guarded(guest, "wasinn:nn-ext/properties", "set-property", out, [&](const Call& c) {
+    must(c.wit->borrow_graph(graph));
+    return c.done(c.wit->set_graph_property(graph, view(name), view(value)));
+  });
+}
+
+wasinn_wit_status set_context_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
+                                       wasinn_wit_out* out) {
+  return guarded(guest, "wasinn:nn-ext/properties", "set-context-property", out, [&](const Call& c) {
+    must(c.wit->borrow_context(context));
+    return c.done(c.wit->set_context_property(context, view(name), view(value)));
+  });
 }
 
 wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) {
@@ -437,10 +447,12 @@ const wasinn_wit_host& wit_host_table() {
                                      .compute = compute,
                                      .get_output = get_output,
                                      .drop = drop,
-                                     .describe = describe,
+                                     .describe_inputs = describe_inputs,
+                                     .describe_outputs = describe_outputs,
                                      .list_properties = list_properties,
                                      .get_property = get_property,
                                      .set_property = set_property,
+                                     .set_context_property = set_context_property,
                                      .prompt_init = prompt_init,
                                      .prompt_compute = prompt_compute,
                                      .prompt_set_property = prompt_set_property,

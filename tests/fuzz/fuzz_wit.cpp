@@ -306,8 +306,8 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kErrorDrop: (void)t.ok(t.t.drop(t.guest(), WASINN_WIT_ERROR, r.arg(), &out), "error drop"); break;
       case kDescribe: {
         const uint32_t graph = r.arg();
-        const int32_t outputs = static_cast<int32_t>(r.arg() % 2);
-        if (t.ok(t.t.describe(t.guest(), graph, outputs, &out), "describe")) {
+        const bool outputs = r.arg() % 2;
+        if (t.ok((outputs ? t.t.describe_outputs : t.t.describe_inputs)(t.guest(), graph, &out), "describe")) {
           for (size_t i = 0; i < out.len; ++i) {
             const auto& io = static_cast<const wasinn_wit_io*>(out.data)[i];
             if (io.type.len && !wit::decode_tensor_type({io.type.data, io.type.len})) {
@@ -332,9 +332,11 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       }
       case kSetProperty: {
         const uint32_t rep = r.arg();
-        const int32_t on_context = static_cast<int32_t>(r.arg() % 2);
+        const bool on_context = r.arg() % 2;
         const std::string name = r.text(), value = r.text();
-        (void)t.ok(t.t.set_property(t.guest(), rep, on_context, str(name), str(value), &out), "set-property");
+        (void)t.ok(
+            (on_context ? t.t.set_context_property : t.t.set_property)(t.guest(), rep, str(name), str(value), &out),
+            "set-property");
         break;
       }
       case kPromptInit: {

@@ -11,16 +11,14 @@ use crate::bindings::blocking::wasinn::nn_ext::{describe, properties};
 use crate::bindings::{Context1028, Error1028, Graph1028};
 use crate::host::*;
 use crate::long_call::{in_place, long_fn, off_thread as run_off_thread};
-use crate::wit_nn::{answer, case_opt, chars, guest_of, must, table, unit, Access, Nn, NnStore, TensorType};
+use crate::wit_nn::{answer, case_opt, chars, guest_of, table, unit, Access, ByRep, Nn, NnStore, TensorType};
 
 /// A prompt session: an execution context of its own (its rep is the NnSession's handle).
 pub struct PromptContext;
 
-fn describe_io(g: Guest, graph: u32, outputs: i32) -> Result<Vec<describe::TensorDescription>> {
-    let mut out = WitOut::default();
-    // SAFETY: the table's contract; `g` is the store's guest state.
-    let status = unsafe { slot!(table(), describe)(g, graph, outputs, &mut out) };
-    must(status, &out, "describe")?;
+/// describe's inputs or outputs: `slot` is describe_inputs or describe_outputs.
+fn describe_io(slot: ByRep, g: Guest, graph: u32, what: &str) -> Result<Vec<describe::TensorDescription>> {
+    let out = answer(slot, g, graph, what)?;
     // SAFETY: the table hands back `len` wasinn_wit_io, valid until the next call.
     let ios = unsafe { out.slice::<WitIo>() };
     ios.iter()
@@ -34,7 +32,7 @@ fn describe_io(g: Guest, graph: u32, outputs: i32) -> Result<Vec<describe::Tenso
             });
             Ok(describe::TensorDescription {
                 name: unsafe { io.name.to_string_lossy() },
-                tensor_type: case_opt::<TensorType>(unsafe { &io.type_.to_string_lossy() }, "describe")?,
+                tensor_type: case_opt::<TensorType>(unsafe { &io.type_.to_string_lossy() }, what)?,
                 dimensions: dims,
             })
         })
@@ -45,21 +43,32 @@ impl describe::Host for Nn {}
 
 impl<T: NnStore> describe::HostWithStore<T> for Nn {
     fn inputs(host: Access<'_, T>, graph: Resource<Graph1028>) -> Result<Vec<describe::TensorDescription>> {
-        describe_io(guest_of(&host), graph.rep(), 0)
+        describe_io(
+            slot!(table(), describe_inputs),
+            guest_of(&host),
+            graph.rep(),
+            "describe.inputs",
+        )
     }
     fn outputs(host: Access<'_, T>, graph: Resource<Graph1028>) -> Result<Vec<describe::TensorDescription>> {
-        describe_io(guest_of(&host), graph.rep(), 1)
+        describe_io(
+            slot!(table(), describe_outputs),
+            guest_of(&host),
+            graph.rep(),
+            "describe.outputs",
+        )
     }
 }
 
 type Unit = std::result::Result<(), Resource<Error1028>>;
 
-/// The table's set_property on a graph (on_context 0) or a context (1).
-fn set_property(g: Guest, rep: u32, on_context: i32, name: &str, value: &str) -> Result<Unit> {
+type ByRepNameValue = unsafe extern "C" fn(Guest, u32, WitStr, WitStr, *mut WitOut) -> WitStatus;
+
+/// set_property (on a graph) or set_context_property (on a context).
+fn set_property(slot: ByRepNameValue, g: Guest, rep: u32, name: &str, value: &str) -> Result<Unit> {
     let mut out = WitOut::default();
     // SAFETY: the table's contract; `g` is the store's guest state.
-    let status =
-        unsafe { slot!(table(), set_property)(g, rep, on_context, WitStr::of(name), WitStr::of(value), &mut out) };
+    let status = unsafe { slot(g, rep, WitStr::of(name), WitStr::of(value), &mut out) };
     unit(status, &out)
 }
 
@@ -91,7 +100,13 @@ impl<T: NnStore> properties::HostWithStore<T> for Nn {
             .map_err(Resource::new_own))
     }
     fn set_property(host: Access<'_, T>, graph: Resource<Graph1028>, name: String, value: String) -> Result<Unit> {
-        set_property(guest_of(&host), graph.rep(), 0, &name, &value)
+        set_property(
+            slot!(table(), set_property),
+            guest_of(&host),
+            graph.rep(),
+            &name,
+            &value,
+        )
     }
     fn set_context_property(
         host: Access<'_, T>,
@@ -99,7 +114,13 @@ impl<T: NnStore> properties::HostWithStore<T> for Nn {
         name: String,
         value: String,
     ) -> Result<Unit> {
-        set_property(guest_of(&host), context.rep(), 1, &name, &value)
+        set_property(
+            slot!(table(), set_context_property),
+            guest_of(&host),
+            context.rep(),
+            &name,
+            &value,
+        )
     }
 }
 

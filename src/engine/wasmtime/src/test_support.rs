@@ -66,12 +66,6 @@ unsafe extern "C" fn named(_: Guest, _: u32, _: WitStr, out: *mut WitOut) -> Wit
 unsafe extern "C" fn set_input(_: Guest, _: u32, _: WitStr, _: u32, out: *mut WitOut) -> WitStatus {
     by_rep(std::ptr::null_mut(), 0, out)
 }
-unsafe extern "C" fn describe(_: Guest, _: u32, _: i32, out: *mut WitOut) -> WitStatus {
-    by_rep(std::ptr::null_mut(), 0, out)
-}
-unsafe extern "C" fn set_property(_: Guest, _: u32, _: i32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
-    by_rep(std::ptr::null_mut(), 0, out)
-}
 unsafe extern "C" fn set_named(_: Guest, _: u32, _: WitStr, _: WitStr, out: *mut WitOut) -> WitStatus {
     by_rep(std::ptr::null_mut(), 0, out)
 }
@@ -105,10 +99,12 @@ pub const TABLE: WitHost = WitHost {
     compute: Some(by_rep),
     get_output: Some(named),
     drop: Some(drop_resource),
-    describe: Some(describe),
+    describe_inputs: Some(by_rep),
+    describe_outputs: Some(by_rep),
     list_properties: Some(by_rep),
     get_property: Some(named),
-    set_property: Some(set_property),
+    set_property: Some(set_named),
+    set_context_property: Some(set_named),
     prompt_init: Some(by_rep),
     prompt_compute: Some(named),
     prompt_set_property: Some(set_named),

@@ -196,7 +196,8 @@ pub(crate) fn case_opt<C: Cases + PartialEq>(name: &str, what: &str) -> Result<O
         .ok_or_else(|| format_err!("{what}: '{name}' is not a case of the WIT enum"))
 }
 
-type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
+/// A table slot of one handle (and the out-parameter).
+pub(crate) type ByRep = unsafe extern "C" fn(Guest, u32, *mut WitOut) -> WitStatus;
 
 /// A table function of one handle: its status and what it handed back.
 fn of_rep(f: ByRep, g: Guest, rep: u32) -> (WitStatus, WitOut) {
