@@ -101,18 +101,13 @@ SoakFigures SoakMeter::figures() const {
   // not stay (llama.cpp's quick soak: 84.0 MB at cycle 120, 88.7 at 160, 84.7 at 180; one CI run
   // ended on such a step, +3.3% with no leak).
   const uint64_t tail_from = last.cycles - (last.cycles - warm->cycles) / 4;
-  auto tail = samples_.end() - 1;
-  while (tail != warm && (tail - 1)->cycles > warm->cycles &&
-         ((tail - 1)->cycles >= tail_from || samples_.end() - tail < 2))
-    --tail;
-  f.settled_rss_kib = tail->rss_kib;
-  for (auto it = tail; it != samples_.end(); ++it) {
-    if (it->rss_kib < f.settled_rss_kib) {
-      f.settled_rss_kib = it->rss_kib;
-      f.settled_cycles = it->cycles;
-    }
-  }
-  if (f.settled_cycles == 0) f.settled_cycles = tail->cycles;
+  auto tail = std::find_if(warm + 1, samples_.end(), [&](const Sample& s) { return s.cycles >= tail_from; });
+  if (samples_.end() - tail < 2 && samples_.end() - (warm + 1) >= 2) tail = samples_.end() - 2;
+  if (tail == samples_.end()) tail = warm;  // no sample after the warm-up
+  const auto settled =
+      std::min_element(tail, samples_.end(), [](const Sample& a, const Sample& b) { return a.rss_kib < b.rss_kib; });
+  f.settled_rss_kib = settled->rss_kib;
+  f.settled_cycles = settled->cycles;
   f.growth_kib = static_cast<int64_t>(f.settled_rss_kib) - static_cast<int64_t>(f.warmup_rss_kib);
   f.growth_percent = f.warmup_rss_kib ? 100.0 * f.growth_kib / f.warmup_rss_kib : 0;
   if (f.settled_cycles > warm->cycles) f.bytes_per_cycle = 1024.0 * f.growth_kib / (f.settled_cycles - warm->cycles);

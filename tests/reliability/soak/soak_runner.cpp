@@ -177,6 +177,7 @@ bool run_module_cycles(wasinn::Host& host, const Options& o, const BackendCase& 
   if (!instance || !call(*instance, "_initialize", &error) || !call(*instance, "soak_setup", &error))
     return std::fprintf(stderr, "soak_runner: %s: %s\n", o.backend.c_str(), error.c_str()), false;
 
+  std::vector<std::vector<char>> leaked;  // --leak-bytes-per-cycle's, kept to the end of the run
   for (uint64_t done = 0; done < o.cycles;) {
     if (!call(*instance, "soak_batch", &error)) {
       std::fprintf(stderr, "soak_runner: %s: after %llu cycles: %s\n", o.backend.c_str(),
@@ -184,10 +185,7 @@ bool run_module_cycles(wasinn::Host& host, const Options& o, const BackendCase& 
       return false;
     }
     done += o.batch;
-    if (o.leak_bytes_per_cycle) {  // the deliberate leak: touched, so it is resident
-      static std::vector<std::vector<char>> leaked;
-      leaked.emplace_back(o.leak_bytes_per_cycle * o.batch, '\1');
-    }
+    if (o.leak_bytes_per_cycle) leaked.emplace_back(o.leak_bytes_per_cycle * o.batch, '\1');  // touched: resident
     meter.record(done);
   }
   return true;
