@@ -53,7 +53,8 @@ flock 9
 # the *_host.h contracts).
 BUILT=$CARGO_TARGET_DIR/workspace
 rsync -r --checksum --delete --delete-excluded --prune-empty-dirs --include='*/' --include=Cargo.toml \
-  --include=Cargo.lock --include='*.rs' --include='*_host.h' --exclude='*' "$WORKSPACE/" "$BUILT/"
+  --include=Cargo.lock --include='*.rs' --include='*_host.h' --include='*_host_table.h' --exclude='*' \
+  "$WORKSPACE/" "$BUILT/"
 # Beside the copy as beside src/ in the checkout: the WIT files the engine's bindgen! reads
 # (src/engine/wasmtime/src/bindings.rs), and the public header serve/http's mirrors include
 # (wasinn/request_record.h).
@@ -66,24 +67,31 @@ if [[ $OUT == --test ]]; then
     -j"${WASINN_CARGO_JOBS:-$(nproc)}"
 fi
 # The C API crate's build script writes its headers (with conf.h for the features built) into
-# its OUT_DIR; cargo's JSON messages say where (a file of this caller's own).
+# its OUT_DIR, and the engine crate's the table's slots generated from the WIT
+# (wasinn_wit_slots.h); cargo's JSON messages say where (a file of this caller's own).
 mkdir -p "$OUT"
 msgs=$OUT/build-messages.json
 "$CARGO" build --release --locked --manifest-path "$BUILT/Cargo.toml" -j"${WASINN_CARGO_JOBS:-$(nproc)}" \
   --message-format=json-render-diagnostics >"$msgs"
-include=$(python3 -c '
+# PACKAGE's build script's include/ (the last one cargo reports).
+generated_include() {
+  python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     if not line.strip():
         continue
     m = json.loads(line)
-    if m.get("reason") == "build-script-executed" and "wasmtime-c-api-impl" in m.get("package_id", ""):
+    if m.get("reason") == "build-script-executed" and sys.argv[2] in m.get("package_id", ""):
         print(m["out_dir"] + "/include")
-' "$msgs" | tail -1)
-if [[ ! -f $include/wasmtime.h ]]; then
-  echo "build-engine.sh: cargo did not report the C API's headers (looked in '$include')" >&2
-  exit 1
-fi
+' "$msgs" "$1" | tail -1
+}
 mkdir -p "$OUT/lib" "$OUT/include"
-cp -a "$include/." "$OUT/include/"
+for found in wasmtime-c-api-impl:wasmtime.h wasinn-engine:wasinn_wit_slots.h; do
+  include=$(generated_include "${found%%:*}")
+  if [[ ! -f $include/${found#*:} ]]; then
+    echo "build-engine.sh: cargo did not report ${found#*:} from ${found%%:*}'s build script (looked in '$include')" >&2
+    exit 1
+  fi
+  cp -a "$include/." "$OUT/include/"
+done
 cp -a "$CARGO_TARGET_DIR/release/libwasinn_wasmtime.so" "$OUT/lib/libwasinn_wasmtime.so"

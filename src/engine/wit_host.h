@@ -53,15 +53,6 @@ typedef struct wasinn_wit_named {
   uint32_t tensor;
 } wasinn_wit_named;
 
-/* One input or output of wasinn:nn-ext's describe (tensor-description). */
-typedef struct wasinn_wit_io {
-  wasinn_wit_str name;
-  wasinn_wit_str type; /* a tensor-type case name, or empty: none */
-  const int64_t* dims; /* -1: dynamic */
-  size_t rank;
-  int32_t has_dims; /* 0: the rank is unknown (none) */
-} wasinn_wit_io;
-
 typedef struct wasinn_wit_out {
   uint32_t rep;           /* OK: the resource made; ERR: the error resource */
   const void* data;       /* by function: uint32_t dims, bytes, chars, or wasinn_wit_named */
@@ -69,70 +60,8 @@ typedef struct wasinn_wit_out {
   wasinn_wit_str message; /* TRAP: why */
 } wasinn_wit_out;
 
-typedef struct wasinn_wit_host {
-  wasinn_wit_status (*tensor_new)(void* guest, const uint32_t* dims, size_t rank, wasinn_wit_str type,
-                                  wasinn_wit_bytes data, wasinn_wit_out* out);
-  wasinn_wit_status (*tensor_dimensions)(void* guest, uint32_t tensor, wasinn_wit_out* out); /* uint32_t[] */
-  wasinn_wit_status (*tensor_type)(void* guest, uint32_t tensor, wasinn_wit_out* out);       /* case name */
-  wasinn_wit_status (*tensor_data)(void* guest, uint32_t tensor, wasinn_wit_out* out);       /* bytes */
-  wasinn_wit_status (*error_new)(void* guest, wasinn_wit_str code, wasinn_wit_str data, wasinn_wit_out* out);
-  wasinn_wit_status (*error_code)(void* guest, uint32_t error, wasinn_wit_out* out); /* case name */
-  wasinn_wit_status (*error_data)(void* guest, uint32_t error, wasinn_wit_out* out); /* chars */
-  wasinn_wit_status (*load)(void* guest, const wasinn_wit_bytes* builders, size_t count, wasinn_wit_str encoding,
-                            wasinn_wit_str target, wasinn_wit_out* out);
-  wasinn_wit_status (*load_by_name)(void* guest, wasinn_wit_str name, wasinn_wit_out* out);
-  wasinn_wit_status (*init_execution_context)(void* guest, uint32_t graph, wasinn_wit_out* out);
-  /* 0.2.0-rc-2024-10-28's compute: the outputs are wasinn_wit_named[len] */
-  wasinn_wit_status (*compute_named)(void* guest, uint32_t context, const wasinn_wit_named* inputs, size_t count,
-                                     wasinn_wit_out* out);
-  /* the older versions' set-input, compute and get-output */
-  wasinn_wit_status (*set_input)(void* guest, uint32_t context, wasinn_wit_str name, uint32_t tensor,
-                                 wasinn_wit_out* out);
-  wasinn_wit_status (*compute)(void* guest, uint32_t context, wasinn_wit_out* out);
-  wasinn_wit_status (*get_output)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_out* out);
-  /* the guest dropped its handle */
-  wasinn_wit_status (*drop)(void* guest, wasinn_wit_resource kind, uint32_t rep, wasinn_wit_out* out);
-
-  /* wasinn:nn-ext@0.1.0 (beyond the spec; wit/wasinn-nn-ext/nn-ext.wit), over 10-28's resources,
-   * one slot per WIT function. describe_inputs/outputs: wasinn_wit_io[len]. list_properties:
-   * wasinn_wit_str[len]. get_property: chars. */
-  wasinn_wit_status (*describe_inputs)(void* guest, uint32_t graph, wasinn_wit_out* out);
-  wasinn_wit_status (*describe_outputs)(void* guest, uint32_t graph, wasinn_wit_out* out);
-  wasinn_wit_status (*list_properties)(void* guest, uint32_t graph, wasinn_wit_out* out);
-  wasinn_wit_status (*get_property)(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out);
-  wasinn_wit_status (*set_property)(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_str value,
-                                    wasinn_wit_out* out);
-  wasinn_wit_status (*set_context_property)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
-                                            wasinn_wit_out* out);
-  /* The prompt interface's errors are strings, not error resources: its ERR hands back
-   * `out->message` (the error-code case, a colon, the detail). prompt_init's rep is a context
-   * (dropped as WASINN_WIT_CONTEXT); prompt_compute gives chars. */
-  wasinn_wit_status (*prompt_init)(void* guest, uint32_t graph, wasinn_wit_out* out);
-  wasinn_wit_status (*prompt_compute)(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out);
-  wasinn_wit_status (*prompt_set_property)(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
-                                           wasinn_wit_out* out);
-  /* The prompt context's streaming (errors as above): prompt_start sets `input` ("prompt" or
-   * "messages") to `text`; prompt_next's rep is 1 with the next piece's chars, or 0 once the answer
-   * is complete; prompt_metadata gives the generation's metadata output as chars. */
-  wasinn_wit_status (*prompt_start)(void* guest, uint32_t context, wasinn_wit_str input, wasinn_wit_str text,
-                                    wasinn_wit_out* out);
-  wasinn_wit_status (*prompt_next)(void* guest, uint32_t context, wasinn_wit_out* out);
-  wasinn_wit_status (*prompt_metadata)(void* guest, uint32_t context, wasinn_wit_out* out);
-  /* wasinn:nn-async (WASI 0.3 guests) and serving's lanes run a call's framework work on another
-   * thread. guest_share: a share of the guest's wasi-nn state (out->data) for ONE call, that any
-   * thread may pass as `guest` to the table's functions that touch no guest memory (nn-async:
-   * compute_named, prompt_start, prompt_next, drop, cancel; the lanes' long calls: load with
-   * copied builders, load_by_name, compute, compute_named, prompt_init, prompt_compute,
-   * prompt_start, prompt_next), concurrently with the store's own calls; it outlives the store
-   * until guest_release. Its calls are the call's steps (core/async_call.h): they wait for a
-   * busy context, a generation holds its context from prompt_start to the end of prompt_next,
-   * and once the store's owner has ended the guest's async calls they TRAP at once. cancel: asks
-   * the compute running on `context` (if any) to stop, callable from any thread; through a
-   * share, it cancels that call alone, even before its compute starts. */
-  wasinn_wit_status (*guest_share)(void* guest, wasinn_wit_out* out);
-  void (*guest_release)(void* shared);
-  wasinn_wit_status (*cancel)(void* guest, uint32_t context, wasinn_wit_out* out);
-} wasinn_wit_host;
+/* The table itself: engine/wit_host_table.h (its slots are generated from the WIT files). */
+typedef struct wasinn_wit_host wasinn_wit_host;
 
 /* Defined by the Rust side. Adds wasi:nn@0.2.0-rc-2024-06-25, -08-19 and -10-28 to a component
  * linker made by the C API; `host` must outlive the linker. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The C++ half of the typed component binding: wit_host.h's table over a guest's WitSession.
+// The C++ half of the typed component binding: wit_host_table.h's table over a guest's WitSession.
 // Wasmtime's typed API (src/engine/wasmtime/src/wit_nn.rs) has lifted the arguments already;
 // this file turns table calls into WitSession calls and their outcomes into statuses.
 #include "engine/wit_nn_imports.h"
@@ -17,11 +17,12 @@
 #include "abi/wit_nn.h"
 #include "engine/guest_state.h"
 #include "engine/wasmtime_ptr.h"
+#include "engine/wit_str.h"
 
-// wit_host.h's records and its table are filled by name, every field: one the header gains and
-// this file leaves out is a build error here, as is one reordered or renamed (designators follow
-// the header), where by position a swap of two fields of one type would compile
-// (layers.tables_by_name).
+// wit_host_table.h's records and its table are filled by name, every field: one the header (or
+// the WIT it is generated from) gains and this file leaves out is a build error here, as is one
+// reordered or renamed (designators follow the header), where by position a swap of two fields
+// of one type would compile (layers.tables_by_name).
 #pragma GCC diagnostic error "-Wmissing-field-initializers"
 
 namespace wasinn {
@@ -33,7 +34,7 @@ struct Lent {
   std::string message;
   std::vector<wasinn_wit_named> named;
   std::vector<std::string> names;
-  std::vector<wasinn_wit_io> io;
+  std::vector<wasinn_wit_tensor_description> io;
   std::vector<wasinn_wit_str> strs;
   std::vector<GraphProperty> properties;
   std::string text;
@@ -44,9 +45,6 @@ thread_local Lent lent;
 struct Trap {
   std::string message;
 };
-
-std::string_view view(wasinn_wit_str s) { return s.len ? std::string_view(s.data, s.len) : std::string_view(); }
-wasinn_wit_str str(std::string_view s) { return {.data = s.data(), .len = s.size()}; }
 
 template <class T>
 T must(Result<T> r) {
@@ -91,7 +89,7 @@ struct Call {
     log_nn_refusal(qualified(interface), function, error, wit_nn::error_code_case(error.code), cancelled());
     trace->set_outcome(wit_nn::error_code_case(error.code));
     lent.message = fmt::format("{}: {}", wit_nn::error_code_case(error.code), error.detail);
-    out->message = str(lent.message);
+    out->message = wit_str(lent.message);
     return WASINN_WIT_ERR;
   }
   wasinn_wit_status chars(std::string_view s) const {
@@ -110,7 +108,7 @@ wasinn_wit_status guarded(void* guest, std::string_view interface, std::string_v
   auto trap = [&](std::string msg) {
     if (trace) trace->set_outcome("trap");
     lent.message = std::move(msg);
-    out->message = str(lent.message);
+    out->message = wit_str(lent.message);
     return WASINN_WIT_TRAP;
   };
   try {
@@ -167,7 +165,7 @@ wasinn_wit_status tensor_dimensions(void* guest, uint32_t tensor, wasinn_wit_out
   });
 }
 
-wasinn_wit_status tensor_type(void* guest, uint32_t tensor, wasinn_wit_out* out) {
+wasinn_wit_status tensor_ty(void* guest, uint32_t tensor, wasinn_wit_out* out) {
   return guarded(guest, "tensor", "[method]tensor.ty", out,
                  [&](const Call& c) { return c.chars(must(wit_nn::tensor_type_case(tensor_of(c, tensor)->type))); });
 }
@@ -202,8 +200,8 @@ wasinn_wit_status error_data(void* guest, uint32_t error, wasinn_wit_out* out) {
   });
 }
 
-wasinn_wit_status load(void* guest, const wasinn_wit_bytes* builders, size_t count, wasinn_wit_str encoding,
-                       wasinn_wit_str target, wasinn_wit_out* out) {
+wasinn_wit_status graph_load(void* guest, const wasinn_wit_bytes* builders, size_t count, wasinn_wit_str encoding,
+                             wasinn_wit_str target, wasinn_wit_out* out) {
   return guarded(guest, "graph", "load", out, [&](const Call& c) {
     std::vector<std::span<const uint8_t>> spans;
     spans.reserve(count);
@@ -212,18 +210,18 @@ wasinn_wit_status load(void* guest, const wasinn_wit_bytes* builders, size_t cou
   });
 }
 
-wasinn_wit_status load_by_name(void* guest, wasinn_wit_str name, wasinn_wit_out* out) {
+wasinn_wit_status graph_load_by_name(void* guest, wasinn_wit_str name, wasinn_wit_out* out) {
   return guarded(guest, "graph", "load-by-name", out,
                  [&](const Call& c) { return c.made(c.wit->load_by_name(view(name))); });
 }
 
-wasinn_wit_status init_execution_context(void* guest, uint32_t graph, wasinn_wit_out* out) {
+wasinn_wit_status graph_init_execution_context(void* guest, uint32_t graph, wasinn_wit_out* out) {
   return guarded(guest, "graph", "[method]graph.init-execution-context", out,
                  [&](const Call& c) { return c.made(c.wit->init_execution_context(graph)); });
 }
 
-wasinn_wit_status compute_named(void* guest, uint32_t context, const wasinn_wit_named* inputs, size_t count,
-                                wasinn_wit_out* out) {
+wasinn_wit_status graph_execution_context_compute_inputs(void* guest, uint32_t context, const wasinn_wit_named* inputs,
+                                                         size_t count, wasinn_wit_out* out) {
   return guarded(guest, "inference", "[method]graph-execution-context.compute", out, [&](const Call& c) {
     std::vector<wit_nn::NamedRep> named;
     named.reserve(count);
@@ -234,24 +232,26 @@ wasinn_wit_status compute_named(void* guest, uint32_t context, const wasinn_wit_
     lent.named.clear();
     for (auto& o : *outputs) lent.names.push_back(std::move(o.name));
     for (size_t k = 0; k < outputs->size(); ++k)
-      lent.named.push_back({.name = str(lent.names[k]), .tensor = (*outputs)[k].tensor});
+      lent.named.push_back({.name = wit_str(lent.names[k]), .tensor = (*outputs)[k].tensor});
     c.out->data = lent.named.data();
     c.out->len = lent.named.size();
     return WASINN_WIT_OK;
   });
 }
 
-wasinn_wit_status set_input(void* guest, uint32_t context, wasinn_wit_str name, uint32_t tensor, wasinn_wit_out* out) {
+wasinn_wit_status graph_execution_context_set_input(void* guest, uint32_t context, wasinn_wit_str name, uint32_t tensor,
+                                                    wasinn_wit_out* out) {
   return guarded(guest, "inference", "[method]graph-execution-context.set-input", out,
                  [&](const Call& c) { return c.done(c.wit->set_input(context, view(name), tensor)); });
 }
 
-wasinn_wit_status compute(void* guest, uint32_t context, wasinn_wit_out* out) {
+wasinn_wit_status graph_execution_context_compute(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "inference", "[method]graph-execution-context.compute", out,
                  [&](const Call& c) { return c.done(c.wit->compute(context)); });
 }
 
-wasinn_wit_status get_output(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_out* out) {
+wasinn_wit_status graph_execution_context_get_output(void* guest, uint32_t context, wasinn_wit_str name,
+                                                     wasinn_wit_out* out) {
   return guarded(guest, "inference", "[method]graph-execution-context.get-output", out,
                  [&](const Call& c) { return c.made(c.wit->get_output(context, view(name))); });
 }
@@ -274,17 +274,18 @@ wasinn_wit_status drop(void* guest, wasinn_wit_resource kind, uint32_t rep, wasi
 
 // wasinn:nn-ext@0.1.0: graph and context reps are the NnSession's handles, as in wasi:nn. A
 // borrowed handle the guest does not hold traps, as for every borrow.
-// describe's inputs or outputs, as wasinn_wit_io[len].
+// describe's inputs or outputs, as wasinn_wit_tensor_description[len].
 wasinn_wit_status describe(void* guest, uint32_t graph, bool outputs, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/describe", outputs ? "outputs" : "inputs", out, [&](const Call& c) {
     const auto io = must(c.wit->describe(graph, outputs));
     lent.io.clear();
     for (const auto& one : io) {
-      lent.io.push_back({.name = str(one.name),
-                         .type = str(one.type),
-                         .dims = one.dims ? one.dims->data() : nullptr,
-                         .rank = one.dims ? one.dims->size() : 0,
-                         .has_dims = one.dims ? 1 : 0});
+      lent.io.push_back({.name = wit_str(one.name),
+                         .has_tensor_type = !one.type.empty(),
+                         .tensor_type = wit_str(one.type),
+                         .has_dimensions = one.dims.has_value(),
+                         .dimensions = one.dims ? one.dims->data() : nullptr,
+                         .dimensions_len = one.dims ? one.dims->size() : 0});
     }
     c.out->data = lent.io.data();
     c.out->len = lent.io.size();
@@ -298,18 +299,18 @@ wasinn_wit_status describe_outputs(void* guest, uint32_t graph, wasinn_wit_out* 
   return describe(guest, graph, true, out);
 }
 
-wasinn_wit_status list_properties(void* guest, uint32_t graph, wasinn_wit_out* out) {
+wasinn_wit_status properties_list_properties(void* guest, uint32_t graph, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", "list-properties", out, [&](const Call& c) {
     lent.properties = must(c.wit->properties(graph));
     lent.strs.clear();
-    for (const auto& p : lent.properties) lent.strs.push_back(str(p.name));
+    for (const auto& p : lent.properties) lent.strs.push_back(wit_str(p.name));
     c.out->data = lent.strs.data();
     c.out->len = lent.strs.size();
     return WASINN_WIT_OK;
   });
 }
 
-wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out) {
+wasinn_wit_status properties_get_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", "get-property", out, [&](const Call& c) {
     must(c.wit->borrow_graph(graph));
     auto value = c.wit->get_property(graph, view(name));
@@ -319,16 +320,16 @@ wasinn_wit_status get_property(void* guest, uint32_t graph, wasinn_wit_str name,
   });
 }
 
-wasinn_wit_status set_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_str value,
-                               wasinn_wit_out* out) {
+wasinn_wit_status properties_set_property(void* guest, uint32_t graph, wasinn_wit_str name, wasinn_wit_str value,
+                                          wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", "set-property", out, [&](const Call& c) {
     must(c.wit->borrow_graph(graph));
     return c.done(c.wit->set_graph_property(graph, view(name), view(value)));
   });
 }
 
-wasinn_wit_status set_context_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
-                                       wasinn_wit_out* out) {
+wasinn_wit_status properties_set_context_property(void* guest, uint32_t context, wasinn_wit_str name,
+                                                  wasinn_wit_str value, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/properties", "set-context-property", out, [&](const Call& c) {
     must(c.wit->borrow_context(context));
     return c.done(c.wit->set_context_property(context, view(name), view(value)));
@@ -345,7 +346,7 @@ wasinn_wit_status prompt_init(void* guest, uint32_t graph, wasinn_wit_out* out) 
   });
 }
 
-wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out) {
+wasinn_wit_status context_compute(void* guest, uint32_t context, wasinn_wit_str prompt, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.compute", out, [&](const Call& c) {
     must(c.wit->borrow_context(context));
     auto text = c.wit->prompt(context, view(prompt));
@@ -355,8 +356,8 @@ wasinn_wit_status prompt_compute(void* guest, uint32_t context, wasinn_wit_str p
   });
 }
 
-wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
-                                      wasinn_wit_out* out) {
+wasinn_wit_status context_set_property(void* guest, uint32_t context, wasinn_wit_str name, wasinn_wit_str value,
+                                       wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.set-property", out, [&](const Call& c) {
     must(c.wit->borrow_context(context));
     Status set = c.wit->set_context_property(context, view(name), view(value));
@@ -364,8 +365,8 @@ wasinn_wit_status prompt_set_property(void* guest, uint32_t context, wasinn_wit_
   });
 }
 
-wasinn_wit_status prompt_start(void* guest, uint32_t context, wasinn_wit_str input, wasinn_wit_str text,
-                               wasinn_wit_out* out) {
+wasinn_wit_status context_start(void* guest, uint32_t context, wasinn_wit_str input, wasinn_wit_str text,
+                                wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.start", out, [&](const Call& c) {
     must(c.wit->borrow_context(context));
     Status started = c.wit->prompt_start(context, view(input), view(text));
@@ -373,7 +374,7 @@ wasinn_wit_status prompt_start(void* guest, uint32_t context, wasinn_wit_str inp
   });
 }
 
-wasinn_wit_status prompt_next(void* guest, uint32_t context, wasinn_wit_out* out) {
+wasinn_wit_status context_next(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.next", out, [&](const Call& c) {
     must(c.wit->borrow_context(context));
     auto piece = c.wit->prompt_next(context);
@@ -388,7 +389,7 @@ wasinn_wit_status prompt_next(void* guest, uint32_t context, wasinn_wit_out* out
   });
 }
 
-wasinn_wit_status prompt_metadata(void* guest, uint32_t context, wasinn_wit_out* out) {
+wasinn_wit_status context_metadata(void* guest, uint32_t context, wasinn_wit_out* out) {
   return guarded(guest, "wasinn:nn-ext/prompt", "[method]context.metadata", out, [&](const Call& c) {
     must(c.wit->borrow_context(context));
     auto meta = c.wit->prompt_metadata(context);
@@ -434,31 +435,31 @@ wasinn_wit_status cancel(void* guest, uint32_t context, wasinn_wit_out* out) {
 const wasinn_wit_host& wit_host_table() {
   static const wasinn_wit_host table{.tensor_new = tensor_new,
                                      .tensor_dimensions = tensor_dimensions,
-                                     .tensor_type = tensor_type,
+                                     .tensor_ty = tensor_ty,
                                      .tensor_data = tensor_data,
                                      .error_new = error_new,
                                      .error_code = error_code,
                                      .error_data = error_data,
-                                     .load = load,
-                                     .load_by_name = load_by_name,
-                                     .init_execution_context = init_execution_context,
-                                     .compute_named = compute_named,
-                                     .set_input = set_input,
-                                     .compute = compute,
-                                     .get_output = get_output,
-                                     .drop = drop,
+                                     .graph_execution_context_set_input = graph_execution_context_set_input,
+                                     .graph_execution_context_compute = graph_execution_context_compute,
+                                     .graph_execution_context_get_output = graph_execution_context_get_output,
+                                     .graph_init_execution_context = graph_init_execution_context,
+                                     .graph_load = graph_load,
+                                     .graph_load_by_name = graph_load_by_name,
+                                     .graph_execution_context_compute_inputs = graph_execution_context_compute_inputs,
                                      .describe_inputs = describe_inputs,
                                      .describe_outputs = describe_outputs,
-                                     .list_properties = list_properties,
-                                     .get_property = get_property,
-                                     .set_property = set_property,
-                                     .set_context_property = set_context_property,
+                                     .properties_list_properties = properties_list_properties,
+                                     .properties_get_property = properties_get_property,
+                                     .properties_set_property = properties_set_property,
+                                     .properties_set_context_property = properties_set_context_property,
+                                     .context_compute = context_compute,
+                                     .context_set_property = context_set_property,
+                                     .context_start = context_start,
+                                     .context_next = context_next,
+                                     .context_metadata = context_metadata,
                                      .prompt_init = prompt_init,
-                                     .prompt_compute = prompt_compute,
-                                     .prompt_set_property = prompt_set_property,
-                                     .prompt_start = prompt_start,
-                                     .prompt_next = prompt_next,
-                                     .prompt_metadata = prompt_metadata,
+                                     .drop = drop,
                                      .guest_share = guest_share,
                                      .guest_release = guest_release,
                                      .cancel = cancel};

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Defines the WIT wasi-nn interfaces (`wasi:nn/{tensor,graph,inference,errors}@V` for every
 // version wit_nn::kVersions lists) on a Wasmtime component linker: typed host functions from the
-// engine's Rust binding (wit_host.h) over wit_nn::WitSession. A store using them carries a
+// engine's Rust binding (wit_host_table.h) over wit_nn::WitSession. A store using them carries a
 // GuestState whose `wit` is set.
 #pragma once
 
 #include <wasmtime.h>
 
 #include "core/error.h"
-#include "engine/wit_host.h"
+#include "engine/wit_host_table.h"
 
 namespace wasinn {
 

@@ -167,7 +167,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       }
       case kTensorRead: {
         const uint32_t rep = r.arg();
-        if (t.ok(t.t.tensor_type(t.guest(), rep, &out), "tensor.ty") &&
+        if (t.ok(t.t.tensor_ty(t.guest(), rep, &out), "tensor.ty") &&
             !wit::decode_tensor_type({static_cast<const char*>(out.data), out.len})) {
           invariant_failed("tensor.ty", "a tensor without a WIT type");
         }
@@ -184,7 +184,8 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         for (uint32_t i = 0; i < count; ++i) builders.push_back(r.bytes(1 << 16));
         std::vector<wasinn_wit_bytes> spans;
         for (const auto& b : builders) spans.push_back({b.data(), b.size()});
-        if (t.ok(t.t.load(t.guest(), spans.data(), spans.size(), str(r.pick(kEncodings)), str(r.pick(kTargets)), &out),
+        if (t.ok(t.t.graph_load(t.guest(), spans.data(), spans.size(), str(r.pick(kEncodings)), str(r.pick(kTargets)),
+                                &out),
                  "load")) {
           script.remember_handle(out.rep);
         }
@@ -192,11 +193,11 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       }
       case kLoadByName: {
         const std::string name = r.text();
-        if (t.ok(t.t.load_by_name(t.guest(), str(name), &out), "load-by-name")) script.remember_handle(out.rep);
+        if (t.ok(t.t.graph_load_by_name(t.guest(), str(name), &out), "load-by-name")) script.remember_handle(out.rep);
         break;
       }
       case kInit: {
-        if (t.ok(t.t.init_execution_context(t.guest(), r.arg(), &out), "init-execution-context")) {
+        if (t.ok(t.t.graph_init_execution_context(t.guest(), r.arg(), &out), "init-execution-context")) {
           script.remember_handle(out.rep);
         }
         break;
@@ -218,7 +219,9 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         const size_t before = wit.live_tensors();
         bool computed = false;
         if (op == kCompute) {
-          computed = t.ok(t.t.compute_named(t.guest(), ctx, inputs.data(), inputs.size(), &out), "compute");
+          computed =
+              t.ok(t.t.graph_execution_context_compute_inputs(t.guest(), ctx, inputs.data(), inputs.size(), &out),
+                   "compute");
         } else {
           // As nn-async runs it: on another thread, through a share of the guest, with a cancel
           // (the guest dropping the call) from the guest's thread when the script says so, at a
@@ -247,7 +250,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           async_names.clear();
           if (cancel && point == 1) drop_call();
           std::thread worker([&] {
-            status = t.t.compute_named(shared, ctx, inputs.data(), inputs.size(), &out);
+            status = t.t.graph_execution_context_compute_inputs(shared, ctx, inputs.data(), inputs.size(), &out);
             for (size_t i = 0; status == WASINN_WIT_OK && i < out.len; ++i) {
               const auto& o = static_cast<const wasinn_wit_named*>(out.data)[i];
               async_names.emplace_back(o.name.data, o.name.len);
@@ -284,14 +287,17 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kSetInput: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text();
-        (void)t.ok(t.t.set_input(t.guest(), ctx, str(name), r.arg(), &out), "set-input");
+        (void)t.ok(t.t.graph_execution_context_set_input(t.guest(), ctx, str(name), r.arg(), &out), "set-input");
         break;
       }
-      case kComputeOld: (void)t.ok(t.t.compute(t.guest(), r.arg(), &out), "compute (08-19)"); break;
+      case kComputeOld:
+        (void)t.ok(t.t.graph_execution_context_compute(t.guest(), r.arg(), &out), "compute (08-19)");
+        break;
       case kGetOutput: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text();
-        if (t.ok(t.t.get_output(t.guest(), ctx, str(name), &out), "get-output")) script.remember_handle(out.rep);
+        if (t.ok(t.t.graph_execution_context_get_output(t.guest(), ctx, str(name), &out), "get-output"))
+          script.remember_handle(out.rep);
         break;
       }
       case kErrorRead: {
@@ -319,7 +325,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         break;
       }
       case kListProperties: {
-        if (t.ok(t.t.list_properties(t.guest(), r.arg(), &out), "list-properties") && out.len && !out.data) {
+        if (t.ok(t.t.properties_list_properties(t.guest(), r.arg(), &out), "list-properties") && out.len && !out.data) {
           invariant_failed("list-properties", "names without an address");
         }
         break;
@@ -327,16 +333,16 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kGetProperty: {
         const uint32_t graph = r.arg();
         const std::string name = r.text();
-        (void)t.ok(t.t.get_property(t.guest(), graph, str(name), &out), "get-property");
+        (void)t.ok(t.t.properties_get_property(t.guest(), graph, str(name), &out), "get-property");
         break;
       }
       case kSetProperty: {
         const uint32_t rep = r.arg();
         const bool on_context = r.arg() % 2;
         const std::string name = r.text(), value = r.text();
-        (void)t.ok(
-            (on_context ? t.t.set_context_property : t.t.set_property)(t.guest(), rep, str(name), str(value), &out),
-            "set-property");
+        (void)t.ok((on_context ? t.t.properties_set_context_property : t.t.properties_set_property)(
+                       t.guest(), rep, str(name), str(value), &out),
+                   "set-property");
         break;
       }
       case kPromptInit: {
@@ -346,19 +352,19 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kPromptCompute: {
         const uint32_t ctx = r.arg();
         const std::string prompt = r.text();
-        (void)t.ok_text(t.t.prompt_compute(t.guest(), ctx, str(prompt), &out), "prompt compute");
+        (void)t.ok_text(t.t.context_compute(t.guest(), ctx, str(prompt), &out), "prompt compute");
         break;
       }
       case kPromptSet: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text(), value = r.text();
-        (void)t.ok_text(t.t.prompt_set_property(t.guest(), ctx, str(name), str(value), &out), "prompt set-property");
+        (void)t.ok_text(t.t.context_set_property(t.guest(), ctx, str(name), str(value), &out), "prompt set-property");
         break;
       }
       case kPromptStart: {
         const uint32_t ctx = r.arg();
         const std::string input = r.text(), text = r.text();
-        (void)t.ok_text(t.t.prompt_start(t.guest(), ctx, str(input), str(text), &out), "prompt start");
+        (void)t.ok_text(t.t.context_start(t.guest(), ctx, str(input), str(text), &out), "prompt start");
         break;
       }
       case kPromptNext: {
@@ -366,14 +372,14 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         const uint32_t ctx = r.arg(), pieces = r.arg() % 4 + 1;
         for (uint32_t i = 0; i < pieces; ++i) {
           out = {};
-          if (!t.ok_text(t.t.prompt_next(t.guest(), ctx, &out), "prompt next")) break;
+          if (!t.ok_text(t.t.context_next(t.guest(), ctx, &out), "prompt next")) break;
           if (out.rep > 1) invariant_failed("prompt next", "neither some (1) nor none (0)");
           if (out.rep == 0) break;
         }
         break;
       }
       case kPromptMetadata: {
-        (void)t.ok_text(t.t.prompt_metadata(t.guest(), r.arg(), &out), "prompt metadata");
+        (void)t.ok_text(t.t.context_metadata(t.guest(), r.arg(), &out), "prompt metadata");
         break;
       }
       case kCancel: (void)t.ok(t.t.cancel(t.guest(), r.arg(), &out), "cancel"); break;

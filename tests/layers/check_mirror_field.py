@@ -17,18 +17,18 @@ import tempfile
 END = "} wasinn_request_record_t;"
 
 
-def build_script(engine_dir):
-    """serve/http's build script, from cargo's messages of the engine's last build."""
+def build_script(engine_dir, package="wasinn-serve-http"):
+    """PACKAGE's build script, from cargo's messages of the engine's last build."""
     found = None
     for line in open(os.path.join(engine_dir, "build-messages.json"), encoding="utf-8"):
         if not line.strip():
             continue
         m = json.loads(line)
-        if (m.get("reason") == "compiler-artifact" and "wasinn-serve-http" in m.get("package_id", "")
+        if (m.get("reason") == "compiler-artifact" and package in m.get("package_id", "")
                 and m.get("target", {}).get("kind") == ["custom-build"]):
             found = m["filenames"][0]
     if not found or not os.access(found, os.X_OK):
-        sys.exit("no serve/http build script in %s/build-messages.json (build the engine first)" % engine_dir)
+        sys.exit("no %s build script in %s/build-messages.json (build the engine first)" % (package, engine_dir))
     return found
 
 

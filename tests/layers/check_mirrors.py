@@ -34,13 +34,16 @@ def generated_names(root):
     sources = {path: open(path, encoding="utf-8").read() for path in rust_files(root)}
     for path, text in sources.items():
         if os.path.basename(path) == "build.rs":
-            for listed in re.findall(r"\btypes:\s*&\[(.*?)\]", text, re.S):
+            # `types: &[...]` in a Mirror, or the engine's `let mut types = vec![...]`.
+            for listed in re.findall(r"\btypes(?::\s*&|\s*=\s*vec!)\[(.*?)\]", text, re.S):
                 c_names.update(re.findall(r'"(\w+)"', listed))
+    # What the crates name from their generated module `c` is generated too (the records
+    # generated from the WIT, which no build.rs lists, among them).
     rust_names = set()
     for text in sources.values():
         for c_name, rust_name in re.findall(r"\bpub use c::(\w+) as (\w+);", text):
-            if c_name in c_names:
-                rust_names.add(rust_name)
+            c_names.add(c_name)
+            rust_names.add(rust_name)
     return c_names, rust_names
 
 

@@ -15,8 +15,8 @@ import tempfile
 
 # (source, a field line to drop, two field lines to swap, the field the compiler must name)
 TABLES = [
-    ("src/engine/wit_nn_imports.cpp", ".prompt_next = prompt_next,",
-     (".tensor_dimensions = tensor_dimensions,", ".tensor_type = tensor_type,"), "prompt_next"),
+    ("src/engine/wit_nn_imports.cpp", ".context_next = context_next,",
+     (".tensor_dimensions = tensor_dimensions,", ".tensor_ty = tensor_ty,"), "context_next"),
     ("src/serve/http/wasi_http_server.cpp", ".close = admission_close,",
      (".leave = admission_leave,", ".close = admission_close,"), "close"),
     ("src/serve/pipeline/component_pipeline.cpp", ".rank = in.tensor.dims.size(),",
@@ -31,8 +31,9 @@ def compile_command(build, source):
     sys.exit(f"check_tables_by_name: {source} is not in {build}/compile_commands.json")
 
 
-def syntax_check(entry, text, scratch, name):
-    """The compiler's exit status and output for `text` compiled as `entry` compiles its file."""
+def syntax_check(entry, text, scratch, name, include_first=None):
+    """The compiler's exit status and output for `text` compiled as `entry` compiles its file
+    (with `include_first` searched before the build's include directories, if given)."""
     planted = os.path.join(scratch, name)
     with open(planted, "w") as f:
         f.write(text)
@@ -42,6 +43,8 @@ def syntax_check(entry, text, scratch, name):
     args = [a for a in args if a not in ("-c", entry["file"])]
     # The file's own directory first, as for the original's quoted includes.
     args += ["-I", os.path.dirname(entry["file"]), "-fsyntax-only", planted]
+    if include_first:
+        args[1:1] = ["-I", include_first]
     r = subprocess.run(args, cwd=entry["directory"], capture_output=True, text=True)
     return r.returncode, r.stderr
 

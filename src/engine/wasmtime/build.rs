@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! What the engine crate generates at build time:
-//! - `$OUT_DIR/wit_host.rs`: the Rust mirrors of src/engine/wit_host.h's types (the table of
+//! - `$OUT_DIR/include/wasinn_wit_slots.h`: the table's slots, one per function of wasi:nn's and
+//!   wasinn:nn-ext's WIT interfaces, and the records they take or give, in C (wit_slots.rs says
+//!   how); engine/wit_host_table.h includes it, and scripts/build-engine.sh copies it into the
+//!   build tree for the C++ side: the WIT files are the one definition of the table.
+//! - `$OUT_DIR/wit_host.rs`: the Rust mirrors of src/engine/wit_host_table.h's types (the table of
 //!   functions the C++ side fills, and what its functions take and give), by rust-bindgen from the
-//!   header (c_mirrors.rs says how), which host.rs includes: the header is the one definition.
+//!   header (c_mirrors.rs says how), which host.rs includes.
 //! - The WIT enums' case names for the C++ side (wit_host.h passes a case by its WIT name), from
 //!   the same WIT files as bindgen! (src/bindings.rs) reads: `$OUT_DIR/wit_cases.rs` holds
 //!   `wit_enum_cases!(PACKAGE, VERSION, INTERFACE, ENUM, TYPE)`, which implements `wit_nn::Cases` for
@@ -16,24 +20,19 @@ use heck::ToUpperCamelCase;
 use wit_parser::{Resolve, TypeDefKind, TypeOwner};
 
 mod c_mirrors;
+mod wit_slots;
 
-/// wit_host.h's types, generated into `$OUT_DIR/wit_host.rs`. `src` is the checkout's src/ (or
-/// scripts/build-engine.sh's copy of its Rust parts and headers); `wasmtime_include` holds
-/// Wasmtime's C API headers, which wit_host.h includes.
-fn wit_host_mirror(src: &Path, wasmtime_include: &Path) -> c_mirrors::Mirror<'static> {
+/// wit_host_table.h's types, generated into `$OUT_DIR/wit_host.rs`. `src` is the checkout's src/
+/// (or scripts/build-engine.sh's copy of its Rust parts and headers); `include`, the generated
+/// wasinn_wit_slots.h's directory (first: a copy elsewhere must not win) and Wasmtime's C API
+/// headers, which the headers include; `types`, the C names mirrored.
+fn wit_host_mirror<'a>(src: &Path, include: &[PathBuf], types: &'a [&'a str]) -> c_mirrors::Mirror<'a> {
+    let mut dirs = vec![src.to_path_buf()];
+    dirs.extend(include.iter().cloned());
     c_mirrors::Mirror {
-        header: src.join("engine/wit_host.h"),
-        include: vec![src.to_path_buf(), wasmtime_include.to_path_buf()],
-        types: &[
-            "wasinn_wit_status",
-            "wasinn_wit_resource",
-            "wasinn_wit_str",
-            "wasinn_wit_bytes",
-            "wasinn_wit_named",
-            "wasinn_wit_io",
-            "wasinn_wit_out",
-            "wasinn_wit_host",
-        ],
+        header: src.join("engine/wit_host_table.h"),
+        include: dirs,
+        types,
         elsewhere: &[],
         // The kind of resource drop() is told: from Rust to C only. wasinn_wit_status comes back
         // from C: a newtype.
@@ -63,8 +62,6 @@ fn main() {
     let wasmtime_include = PathBuf::from(
         std::env::var("DEP_WASMTIME_C_API_INCLUDE").expect("wasmtime-c-api-impl's build script gives its include/"),
     );
-    wit_host_mirror(&manifest.join("../.."), &wasmtime_include).write("wit_host.rs");
-
     // wit/ beside src/, in the checkout and in scripts/build-engine.sh's copy alike.
     let wit = manifest.join("../../../wit");
     let mut dirs = Vec::new();
@@ -81,6 +78,28 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-changed={}", wit.display());
+
+    // The table's slots from the WIT, then the Rust mirrors of the header that includes them.
+    let slots = wit_slots::generate(&resolve).unwrap_or_else(|e| panic!("wasinn_wit_slots.h: {e}"));
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let generated = out_dir.join("include");
+    std::fs::create_dir_all(&generated).expect("creating $OUT_DIR/include");
+    let header = generated.join("wasinn_wit_slots.h");
+    // Rewritten only when it changes, so the C++ files that include it rebuild only then.
+    if std::fs::read_to_string(&header).ok().as_deref() != Some(slots.header.as_str()) {
+        std::fs::write(&header, &slots.header).unwrap_or_else(|e| panic!("writing {}: {e}", header.display()));
+    }
+    let mut types = vec![
+        "wasinn_wit_status",
+        "wasinn_wit_resource",
+        "wasinn_wit_str",
+        "wasinn_wit_bytes",
+        "wasinn_wit_named",
+        "wasinn_wit_out",
+        "wasinn_wit_host",
+    ];
+    types.extend(slots.records.iter().map(String::as_str));
+    wit_host_mirror(&manifest.join("../.."), &[generated, wasmtime_include], &types).write("wit_host.rs");
 
     let mut arms = String::new();
     for (_, ty) in resolve.types.iter() {
@@ -107,7 +126,7 @@ fn main() {
         )
         .unwrap();
     }
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("wit_cases.rs");
+    let out = out_dir.join("wit_cases.rs");
     let text = format!(
         "/// `wit_enum_cases!(PACKAGE, VERSION, INTERFACE, ENUM, TYPE)`: `Cases` for TYPE, \
          bindgen!'s enum of ENUM (generated by build.rs from wit/).\nmacro_rules! wit_enum_cases {{\n{arms}}}\n"

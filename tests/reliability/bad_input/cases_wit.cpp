@@ -52,15 +52,15 @@ struct WitGuest {
     std::vector<wasinn_wit_bytes> raw;
     for (const auto& b : builders) raw.push_back({b.data(), b.size()});
     wasinn_wit_out out{};
-    return outcome(t.load(guest(), raw.data(), raw.size(), str(encoding), str(target), &out), out);
+    return outcome(t.graph_load(guest(), raw.data(), raw.size(), str(encoding), str(target), &out), out);
   }
   Result<uint32_t> load_by_name(std::string_view name) {
     wasinn_wit_out out{};
-    return outcome(t.load_by_name(guest(), str(name), &out), out);
+    return outcome(t.graph_load_by_name(guest(), str(name), &out), out);
   }
   Result<uint32_t> init_execution_context(uint32_t graph) {
     wasinn_wit_out out{};
-    return outcome(t.init_execution_context(guest(), graph, &out), out);
+    return outcome(t.graph_init_execution_context(guest(), graph, &out), out);
   }
   Result<uint32_t> new_tensor(TensorType type, std::vector<uint32_t> dims, std::vector<uint8_t> data) {
     wasinn_wit_out out{};
@@ -81,21 +81,22 @@ struct WitGuest {
   }
   Status set_input(uint32_t ctx, std::string_view name, uint32_t tensor) {
     wasinn_wit_out out{};
-    return status(outcome(t.set_input(guest(), ctx, str(name), tensor, &out), out));
+    return status(outcome(t.graph_execution_context_set_input(guest(), ctx, str(name), tensor, &out), out));
   }
   Status compute(uint32_t ctx) {
     wasinn_wit_out out{};
-    return status(outcome(t.compute(guest(), ctx, &out), out));
+    return status(outcome(t.graph_execution_context_compute(guest(), ctx, &out), out));
   }
   Result<uint32_t> get_output(uint32_t ctx, std::string_view name) {
     wasinn_wit_out out{};
-    return outcome(t.get_output(guest(), ctx, str(name), &out), out);
+    return outcome(t.graph_execution_context_get_output(guest(), ctx, str(name), &out), out);
   }
   Status compute(uint32_t ctx, std::vector<wit_nn::NamedRep> inputs) {
     std::vector<wasinn_wit_named> named;
     for (const auto& in : inputs) named.push_back({str(in.name), in.tensor});
     wasinn_wit_out out{};
-    return status(outcome(t.compute_named(guest(), ctx, named.data(), named.size(), &out), out));
+    return status(
+        outcome(t.graph_execution_context_compute_inputs(guest(), ctx, named.data(), named.size(), &out), out));
   }
 
   uint32_t graph() {
@@ -251,7 +252,7 @@ const CaseList kWitCases{
        WitGuest g;
        // An error resource the guest got from a failed call, dropped, then read.
        wasinn_wit_out out{};
-       EXPECT_EQ(g.t.load_by_name(g.guest(), WitGuest::str("no-such-model"), &out), WASINN_WIT_ERR);
+       EXPECT_EQ(g.t.graph_load_by_name(g.guest(), WitGuest::str("no-such-model"), &out), WASINN_WIT_ERR);
        EXPECT_TRUE(g.drop(WASINN_WIT_ERROR, out.rep).ok());
        return as_wit(g.read_error(out.rep), "invalid-argument");
      }},

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! The C table of `src/engine/wit_host.h` and the types its functions take and give, generated from
+//! The C table of `src/engine/wit_host_table.h` (its slots generated from the WIT) and the types its functions take and give, generated from
 //! the header by build.rs (rust-bindgen: the C names, in `c`) and named here as the Rust code
 //! calls them; what this file adds is behaviour. Ownership, threading and the meaning of each
 //! status are stated in the header once.
@@ -15,8 +15,6 @@ pub mod c {
 pub use c::wasinn_wit_bytes as WitBytes;
 /// The table: every function pointer an `Option` (C lets a slot be NULL); `slot!` calls one.
 pub use c::wasinn_wit_host as WitHost;
-/// wasinn:nn-ext's describe: one tensor-description (its C field `type` is `type_`).
-pub use c::wasinn_wit_io as WitIo;
 pub use c::wasinn_wit_named as WitNamed;
 pub use c::wasinn_wit_out as WitOut;
 /// The kind of resource `drop` is told (a Rust enum: it only goes from Rust to C).
@@ -25,12 +23,14 @@ pub use c::wasinn_wit_resource as WitResource;
 /// add one day, which the Rust side must handle (a newtype over the C enum's integer).
 pub use c::wasinn_wit_status as WitStatus;
 pub use c::wasinn_wit_str as WitStr;
+/// wasinn:nn-ext's describe: one tensor-description (a record generated from the WIT, build.rs).
+pub use c::wasinn_wit_tensor_description as WitTensorDescription;
 
 pub type Guest = *mut c_void;
 
 /// A slot of a C function table (`WitHost`, serve_host.h's admission table, a config's
 /// callbacks): the function, or a panic that names the slot the C++ side left NULL. Every slot a
-/// call needs goes through here: `unsafe { slot!(host, compute)(guest, context, &mut out) }`.
+/// call needs goes through here: `unsafe { slot!(host, graph_load_by_name)(guest, name, &mut out) }`.
 #[macro_export]
 macro_rules! slot {
     ($table:expr, $name:ident) => {

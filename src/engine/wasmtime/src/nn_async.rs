@@ -68,7 +68,7 @@ impl<D> StreamProducer<D> for Pieces {
 fn generate_blocking(shared: Arc<SharedGuest>, context: u32, tx: mpsc::Sender<String>) {
     loop {
         let mut out = WitOut::default();
-        let status = unsafe { slot!(shared.host, prompt_next)(shared.guest, context, &mut out) };
+        let status = unsafe { slot!(shared.host, context_next)(shared.guest, context, &mut out) };
         match status {
             WitStatus::Ok if out.rep == 0 => return,
             WitStatus::Ok => {
@@ -146,7 +146,7 @@ impl<T: NnStore> generate::HostWithStore<T> for Nn {
             let started = tokio::task::spawn_blocking(move || {
                 let mut out = WitOut::default();
                 let status = unsafe {
-                    slot!(starter.host, prompt_start)(
+                    slot!(starter.host, context_start)(
                         starter.guest,
                         context,
                         WitStr::of(&input),

@@ -19,20 +19,24 @@ pub struct PromptContext;
 /// describe's inputs or outputs: `slot` is describe_inputs or describe_outputs.
 fn describe_io(slot: ByRep, g: Guest, graph: u32, what: &str) -> Result<Vec<describe::TensorDescription>> {
     let out = answer(slot, g, graph, what)?;
-    // SAFETY: the table hands back `len` wasinn_wit_io, valid until the next call.
-    let ios = unsafe { out.slice::<WitIo>() };
+    // SAFETY: the table hands back `len` tensor descriptions, valid until the next call.
+    let ios = unsafe { out.slice::<WitTensorDescription>() };
     ios.iter()
         .map(|io| {
-            let dims = (io.has_dims != 0).then(|| {
-                if io.rank == 0 || io.dims.is_null() {
+            let dims = io.has_dimensions.then(|| {
+                if io.dimensions_len == 0 || io.dimensions.is_null() {
                     Vec::new()
                 } else {
-                    unsafe { std::slice::from_raw_parts(io.dims, io.rank) }.to_vec()
+                    unsafe { std::slice::from_raw_parts(io.dimensions, io.dimensions_len) }.to_vec()
                 }
             });
+            let tensor_type = match io.has_tensor_type {
+                true => case_opt::<TensorType>(unsafe { &io.tensor_type.to_string_lossy() }, what)?,
+                false => None,
+            };
             Ok(describe::TensorDescription {
                 name: unsafe { io.name.to_string_lossy() },
-                tensor_type: case_opt::<TensorType>(unsafe { &io.type_.to_string_lossy() }, what)?,
+                tensor_type,
                 dimensions: dims,
             })
         })
@@ -77,7 +81,7 @@ impl properties::Host for Nn {}
 impl<T: NnStore> properties::HostWithStore<T> for Nn {
     fn list_properties(host: Access<'_, T>, graph: Resource<Graph1028>) -> Result<Vec<String>> {
         let out = answer(
-            slot!(table(), list_properties),
+            slot!(table(), properties_list_properties),
             guest_of(&host),
             graph.rep(),
             "list-properties",
@@ -94,14 +98,16 @@ impl<T: NnStore> properties::HostWithStore<T> for Nn {
         name: String,
     ) -> Result<std::result::Result<String, Resource<Error1028>>> {
         let mut out = WitOut::default();
-        let status = unsafe { slot!(table(), get_property)(guest_of(&host), graph.rep(), WitStr::of(&name), &mut out) };
+        let status = unsafe {
+            slot!(table(), properties_get_property)(guest_of(&host), graph.rep(), WitStr::of(&name), &mut out)
+        };
         Ok(crate::wit_nn::call(status, &out)?
             .map(|()| chars(&out))
             .map_err(Resource::new_own))
     }
     fn set_property(host: Access<'_, T>, graph: Resource<Graph1028>, name: String, value: String) -> Result<Unit> {
         set_property(
-            slot!(table(), set_property),
+            slot!(table(), properties_set_property),
             guest_of(&host),
             graph.rep(),
             &name,
@@ -115,7 +121,7 @@ impl<T: NnStore> properties::HostWithStore<T> for Nn {
         value: String,
     ) -> Result<Unit> {
         set_property(
-            slot!(table(), set_context_property),
+            slot!(table(), properties_set_context_property),
             guest_of(&host),
             context.rep(),
             &name,
@@ -146,19 +152,19 @@ fn prompt_init(host: WitHost, g: Guest, (graph,): (u32,)) -> Result<Text<Resourc
 
 fn prompt_compute(host: WitHost, g: Guest, (context, prompt): (u32, String)) -> Result<Text<String>> {
     let mut out = WitOut::default();
-    let status = unsafe { slot!(host, prompt_compute)(g, context, WitStr::of(&prompt), &mut out) };
+    let status = unsafe { slot!(host, context_compute)(g, context, WitStr::of(&prompt), &mut out) };
     Ok(text_err(status, &out)?.map(|()| chars(&out)))
 }
 
 fn prompt_start(host: WitHost, g: Guest, (context, input, text): (u32, String, String)) -> Result<Text<()>> {
     let mut out = WitOut::default();
-    let status = unsafe { slot!(host, prompt_start)(g, context, WitStr::of(&input), WitStr::of(&text), &mut out) };
+    let status = unsafe { slot!(host, context_start)(g, context, WitStr::of(&input), WitStr::of(&text), &mut out) };
     text_err(status, &out)
 }
 
 fn prompt_next(host: WitHost, g: Guest, (context,): (u32,)) -> Result<Text<Option<String>>> {
     let mut out = WitOut::default();
-    let status = unsafe { slot!(host, prompt_next)(g, context, &mut out) };
+    let status = unsafe { slot!(host, context_next)(g, context, &mut out) };
     // On OK, rep 1 hands back the piece's chars, valid until the next call.
     Ok(text_err(status, &out)?.map(|()| (out.rep == 1).then(|| chars(&out))))
 }
@@ -185,7 +191,7 @@ macro_rules! prompt {
                 ) -> Result<Text<()>> {
                     let mut out = WitOut::default();
                     let status = unsafe {
-                        slot!(table(), prompt_set_property)(
+                        slot!(table(), context_set_property)(
                             guest_of(&host), c.rep(), WitStr::of(&name), WitStr::of(&value), &mut out,
                         )
                     };
@@ -199,7 +205,7 @@ macro_rules! prompt {
                     Some(c.rep()), (c.rep()), prompt_next);
                 fn metadata(host: Access<'_, T>, c: Resource<PromptContext>) -> Result<Text<String>> {
                     let mut out = WitOut::default();
-                    let status = unsafe { slot!(table(), prompt_metadata)(guest_of(&host), c.rep(), &mut out) };
+                    let status = unsafe { slot!(table(), context_metadata)(guest_of(&host), c.rep(), &mut out) };
                     Ok(text_err(status, &out)?.map(|()| chars(&out)))
                 }
             }

@@ -136,7 +136,7 @@ macro_rules! llm_host {
             fn load(&mut self, model: &str) -> Answer<u32> {
                 let mut out = WitOut::default();
                 // SAFETY: the table's contract.
-                let status = unsafe { slot!(self.host, load_by_name)(self.guest, WitStr::of(model), &mut out) };
+                let status = unsafe { slot!(self.host, graph_load_by_name)(self.guest, WitStr::of(model), &mut out) };
                 self.nn(status, &out, "load-by-name")?;
                 self.owned.push((WitResource::Graph, out.rep));
                 Ok(out.rep)
@@ -157,7 +157,7 @@ macro_rules! llm_host {
             fn set(&self, context: u32, name: &str, value: &str) -> Answer<()> {
                 let mut out = WitOut::default();
                 let status = unsafe {
-                    slot!(self.host, prompt_set_property)(
+                    slot!(self.host, context_set_property)(
                         self.guest,
                         context,
                         WitStr::of(name),
@@ -190,7 +190,7 @@ macro_rules! llm_host {
                 }];
                 let mut out = WitOut::default();
                 let status =
-                    unsafe { slot!(self.host, compute_named)(self.guest, context, input.as_ptr(), 1, &mut out) };
+                    unsafe { slot!(self.host, graph_execution_context_compute_inputs)(self.guest, context, input.as_ptr(), 1, &mut out) };
                 self.nn(status, &out, "compute")?;
                 // SAFETY: `len` named outputs, each a new tensor this call owns; copied before the next call.
                 let outputs: Vec<(String, u32)> = unsafe { out.slice::<WitNamed>() }

@@ -128,8 +128,9 @@ pub(crate) fn call(status: WitStatus, out: &WitOut) -> Result<std::result::Resul
     }
 }
 
-/// The table's compute_named over (name, tensor rep) inputs: the outputs as (name, tensor rep), an
-/// error resource's rep for result::err, or a trap. Any thread, with a share of the guest.
+/// 10-28's compute (the slot graph_execution_context_compute_inputs) over (name, tensor rep)
+/// inputs: the outputs as (name, tensor rep), an error resource's rep for result::err, or a trap.
+/// Any thread, with a share of the guest.
 pub(crate) fn compute_named(
     host: &WitHost,
     g: Guest,
@@ -144,9 +145,11 @@ pub(crate) fn compute_named(
         })
         .collect();
     let mut out = WitOut::default();
-    let status = unsafe { slot!(host, compute_named)(g, context, named.as_ptr(), named.len(), &mut out) };
+    let status = unsafe {
+        slot!(host, graph_execution_context_compute_inputs)(g, context, named.as_ptr(), named.len(), &mut out)
+    };
     Ok(call(status, &out)?.map(|()| {
-        // SAFETY: the table's promise for compute_named's OK: wasinn_wit_named[len].
+        // SAFETY: the table's promise for that slot's OK: wasinn_wit_named[len].
         unsafe { out.slice::<WitNamed>() }
             .iter()
             .map(|o| (unsafe { o.name.to_string_lossy() }, o.tensor))
@@ -285,7 +288,7 @@ pub(crate) fn load_spans<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq
 ) -> Result<Made<Graph<V>, V>> {
     let mut out = WitOut::default();
     let status = unsafe {
-        slot!(host, load)(
+        slot!(host, graph_load)(
             g,
             spans.as_ptr(),
             spans.len(),
@@ -299,7 +302,7 @@ pub(crate) fn load_spans<const V: u8, E: Cases + PartialEq, G: Cases + PartialEq
 
 fn load_by_name<const V: u8>(host: WitHost, g: Guest, (name,): (String,)) -> Result<Made<Graph<V>, V>> {
     let mut out = WitOut::default();
-    let status = unsafe { slot!(host, load_by_name)(g, WitStr::of(&name), &mut out) };
+    let status = unsafe { slot!(host, graph_load_by_name)(g, WitStr::of(&name), &mut out) };
     made(status, &out)
 }
 
@@ -309,7 +312,7 @@ fn compute<const V: u8>(
     (context,): (u32,),
 ) -> Result<std::result::Result<(), Resource<NnError<V>>>> {
     let mut out = WitOut::default();
-    let status = unsafe { slot!(host, compute)(g, context, &mut out) };
+    let status = unsafe { slot!(host, graph_execution_context_compute)(g, context, &mut out) };
     unit(status, &out)
 }
 
@@ -351,7 +354,7 @@ macro_rules! tensor_and_errors {
                     tensor_dimensions(guest_of(&host), t.rep())
                 }
                 fn ty(host: Access<'_, T>, t: Resource<Tensor>) -> Result<TensorType> {
-                    case(&answer(slot!(table(), tensor_type), guest_of(&host), t.rep(), "tensor.ty")?, "tensor.ty")
+                    case(&answer(slot!(table(), tensor_ty), guest_of(&host), t.rep(), "tensor.ty")?, "tensor.ty")
                 }
                 fn data(host: Access<'_, T>, t: Resource<Tensor>) -> Result<Vec<u8>> {
                     tensor_data(guest_of(&host), t.rep())
@@ -400,7 +403,7 @@ macro_rules! graph_and_inference {
                     host: Access<'_, T>,
                     g: Resource<Graph>,
                 ) -> Result<std::result::Result<Resource<GraphExecutionContext>, Resource<Error>>> {
-                    let (status, out) = of_rep(slot!(table(), init_execution_context), guest_of(&host), g.rep());
+                    let (status, out) = of_rep(slot!(table(), graph_init_execution_context), guest_of(&host), g.rep());
                     made(status, &out)
                 }
             }
@@ -429,7 +432,7 @@ macro_rules! graph_and_inference {
             ) -> Result<std::result::Result<(), Resource<$m::errors::Error>>> {
                 let mut out = WitOut::default();
                 let status = unsafe {
-                    slot!(table(), set_input)(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out)
+                    slot!(table(), graph_execution_context_set_input)(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out)
                 };
                 unit(status, &out)
             }
@@ -444,7 +447,7 @@ macro_rules! graph_and_inference {
             ) -> Result<std::result::Result<Resource<$m::tensor::Tensor>, Resource<$m::errors::Error>>> {
                 let mut out = WitOut::default();
                 let status =
-                    unsafe { slot!(table(), get_output)(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
+                    unsafe { slot!(table(), graph_execution_context_get_output)(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
                 made(status, &out)
             }
         }
