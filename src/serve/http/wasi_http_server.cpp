@@ -32,6 +32,7 @@
 #include "serve/http/serve_host.h"
 #include "engine/wasmtime_ptr.h"
 #include "engine/wit_nn_imports.h"
+#include "engine/wit_str.h"
 #include "wasinn/host.h"
 #include "wasinn/server.h"
 
@@ -93,9 +94,6 @@ struct Server::Impl {
 };
 
 namespace {
-
-wasinn_wit_str view(const std::string& s) { return {.data = s.data(), .len = s.size()}; }
-std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
 
 void* new_guest(void* user, wasinn_wit_str presented_key, wasinn_wit_str request_id) noexcept {
   try {
@@ -207,7 +205,7 @@ void host_route(void* user, wasinn_wit_str method, wasinn_wit_str path, wasinn_w
   try {
     const ModelRouteAnswer a =
         answer_model_route(*static_cast<ServeUser*>(user)->env, view(method), view(path), view(body));
-    answer(answer_ctx, static_cast<uint32_t>(a.status), view(a.json));
+    answer(answer_ctx, static_cast<uint32_t>(a.status), wit_str(a.json));
   } catch (...) {
     // Out of memory for the answer: none given is the server's 500.
   }
@@ -297,7 +295,7 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
           fmt::format("cannot serve {}: the model '{}' does not load: {}", name, model.name, graph.error().detail));
     }
     std::vector<wasinn_wit_str> env, dirs;
-    for (const auto& [k, v] : program.env) env.insert(env.end(), {view(k), view(v)});
+    for (const auto& [k, v] : program.env) env.insert(env.end(), {wit_str(k), wit_str(v)});
     // The guest learns the models it may load by name: WASINN_MODELS=NAME:ENCODING,... (what
     // http_openai's /v1/models lists), unless the command line sets it.
     const std::string models_key = "WASINN_MODELS";
@@ -313,14 +311,15 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     }
     const bool models_given =
         std::any_of(program.env.begin(), program.env.end(), [&](const auto& kv) { return kv.first == models_key; });
-    if (!models_given) env.insert(env.end(), {view(models_key), view(models_value)});
-    for (const auto& [host_dir, guest_dir] : program.dirs) dirs.insert(dirs.end(), {view(host_dir), view(guest_dir)});
+    if (!models_given) env.insert(env.end(), {wit_str(models_key), wit_str(models_value)});
+    for (const auto& [host_dir, guest_dir] : program.dirs)
+      dirs.insert(dirs.end(), {wit_str(host_dir), wit_str(guest_dir)});
     const size_t cores = available_cpus();
     wasinn_serve_config config{};
     config.engine = impl->engine.get();
     config.component = impl->component.get();
     config.nn = &wit_host_table();
-    config.addr = view(options.address);
+    config.addr = wit_str(options.address);
     config.workers = options.workers ? options.workers : cores;
     std::function<bool(std::string_view)> authorize = options.authorize;
     if (!authorize && (!options.api_keys.empty() || !options.api_key_files.empty())) {
@@ -359,9 +358,9 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.authorize = authorize ? authorized : nullptr;
     config.header_timeout_ms = options.header_timeout_ms;
     config.max_connections = options.max_connections;
-    config.tls_cert = view(options.tls_cert);
-    config.tls_key = view(options.tls_key);
-    config.tls_client_ca = view(options.tls_client_ca);
+    config.tls_cert = wit_str(options.tls_cert);
+    config.tls_key = wit_str(options.tls_key);
+    config.tls_client_ca = wit_str(options.tls_client_ca);
     config.max_instance_reuse_count = options.max_instance_reuse_count;
     config.max_instance_concurrent_reuse_count = options.max_instance_concurrent_reuse_count;
     config.idle_instance_timeout_ms = options.idle_instance_timeout_ms;
@@ -369,12 +368,12 @@ std::unique_ptr<Server> Host::serve(const Program& program, const ServeOptions& 
     config.on_warning = warned;
     config.trace = tracing() ? traced : nullptr;
     std::vector<wasinn_wit_str> public_paths;
-    for (const auto& path : options.public_paths) public_paths.push_back(view(path));
+    for (const auto& path : options.public_paths) public_paths.push_back(wit_str(path));
     config.public_paths = public_paths.data();
     config.public_path_count = public_paths.size();
     std::vector<wasinn_wit_str> host_paths;
     if (options.model_routes) {
-      for (const auto& path : model_route_paths()) host_paths.push_back(view(path));
+      for (const auto& path : model_route_paths()) host_paths.push_back(wit_str(path));
       config.host_route = host_route;
     }
     config.host_paths = host_paths.data();

@@ -15,6 +15,7 @@
 #include "serve/pipeline/pipeline_host.h"
 #include "engine/wasmtime_ptr.h"
 #include "engine/wit_nn_imports.h"
+#include "engine/wit_str.h"
 #include "wasinn/host.h"
 
 // pipeline_host.h's records are filled by name, every field: one the header gains and this file
@@ -25,9 +26,6 @@
 namespace wasinn {
 
 namespace {
-
-std::string_view view(wasinn_wit_str s) { return {s.data, s.len}; }
-wasinn_wit_str wit_str(std::string_view s) { return {.data = s.data(), .len = s.size()}; }
 
 // The store is gone: any nn-async work of its guest is cancelled and waited for first.
 void free_guest(void*, void* guest) noexcept {
