@@ -20,6 +20,7 @@
 #include "core/nn_session.h"
 #include "engine/guest_state.h"
 #include "engine/wit_nn_imports.h"
+#include "engine/wit_str.h"
 #include "seed_script.h"
 
 using namespace wasinn;
@@ -68,8 +69,6 @@ constexpr std::string_view kTargets[] = {"cpu", "gpu", "tpu", "CPU", "auto", ""}
 constexpr std::string_view kNames[] = {"input", "x",   "prompt", "metadata", "logits",
                                        "a",     "b",   "",       "backend",  "temp",
                                        "seed",  "0.5", "hot",    "messages", R"([{"role": "user", "content": "hi"}])"};
-
-wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
 
 // The table as the Rust side calls it, for one guest; every status checked on the way back.
 struct Table {
@@ -159,7 +158,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         if (!wit::decode_tensor_type(type)) break;  // the component model never lifts a case the enum lacks
         const size_t before = wit.live_tensors();
         const bool made =
-            t.ok(t.t.tensor_new(t.guest(), dims.data(), dims.size(), str(type), {data.data(), data.size()}, &out),
+            t.ok(t.t.tensor_new(t.guest(), dims.data(), dims.size(), wit_str(type), {data.data(), data.size()}, &out),
                  "tensor constructor");
         if (wit.live_tensors() != before + (made ? 1 : 0)) invariant_failed("tensor constructor", "live tensor count");
         if (made) script.remember_handle(out.rep);
@@ -184,8 +183,8 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         for (uint32_t i = 0; i < count; ++i) builders.push_back(r.bytes(1 << 16));
         std::vector<wasinn_wit_bytes> spans;
         for (const auto& b : builders) spans.push_back({b.data(), b.size()});
-        if (t.ok(t.t.graph_load(t.guest(), spans.data(), spans.size(), str(r.pick(kEncodings)), str(r.pick(kTargets)),
-                                &out),
+        if (t.ok(t.t.graph_load(t.guest(), spans.data(), spans.size(), wit_str(r.pick(kEncodings)),
+                                wit_str(r.pick(kTargets)), &out),
                  "load")) {
           script.remember_handle(out.rep);
         }
@@ -193,7 +192,8 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       }
       case kLoadByName: {
         const std::string name = r.text();
-        if (t.ok(t.t.graph_load_by_name(t.guest(), str(name), &out), "load-by-name")) script.remember_handle(out.rep);
+        if (t.ok(t.t.graph_load_by_name(t.guest(), wit_str(name), &out), "load-by-name"))
+          script.remember_handle(out.rep);
         break;
       }
       case kInit: {
@@ -215,7 +215,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           reps.push_back(r.arg());
         }
         std::vector<wasinn_wit_named> inputs;
-        for (uint32_t i = 0; i < n; ++i) inputs.push_back({str(names[i]), reps[i]});
+        for (uint32_t i = 0; i < n; ++i) inputs.push_back({wit_str(names[i]), reps[i]});
         const size_t before = wit.live_tensors();
         bool computed = false;
         if (op == kCompute) {
@@ -263,8 +263,8 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
           worker.join();
           if (cancel && point == 3) drop_call();
           async_outputs.clear();
-          for (size_t i = 0; i < out_reps.size(); ++i) async_outputs.push_back({str(async_names[i]), out_reps[i]});
-          out.message = str(message);
+          for (size_t i = 0; i < out_reps.size(); ++i) async_outputs.push_back({wit_str(async_names[i]), out_reps[i]});
+          out.message = wit_str(message);
           out.data = async_outputs.data();
           out.len = async_outputs.size();
           computed = t.ok(status, "async compute");
@@ -287,7 +287,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kSetInput: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text();
-        (void)t.ok(t.t.graph_execution_context_set_input(t.guest(), ctx, str(name), r.arg(), &out), "set-input");
+        (void)t.ok(t.t.graph_execution_context_set_input(t.guest(), ctx, wit_str(name), r.arg(), &out), "set-input");
         break;
       }
       case kComputeOld:
@@ -296,7 +296,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kGetOutput: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text();
-        if (t.ok(t.t.graph_execution_context_get_output(t.guest(), ctx, str(name), &out), "get-output"))
+        if (t.ok(t.t.graph_execution_context_get_output(t.guest(), ctx, wit_str(name), &out), "get-output"))
           script.remember_handle(out.rep);
         break;
       }
@@ -315,11 +315,13 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         const bool outputs = r.arg() % 2;
         if (t.ok((outputs ? t.t.describe_outputs : t.t.describe_inputs)(t.guest(), graph, &out), "describe")) {
           for (size_t i = 0; i < out.len; ++i) {
-            const auto& io = static_cast<const wasinn_wit_io*>(out.data)[i];
-            if (io.type.len && !wit::decode_tensor_type({io.type.data, io.type.len})) {
+            const auto& io = static_cast<const wasinn_wit_tensor_description*>(out.data)[i];
+            if (io.has_tensor_type && !wit::decode_tensor_type(view(io.tensor_type))) {
               invariant_failed("describe", "a type outside the WIT enum");
             }
-            if (io.has_dims && io.rank && !io.dims) invariant_failed("describe", "dims without an address");
+            if (io.has_dimensions && io.dimensions_len && !io.dimensions) {
+              invariant_failed("describe", "dims without an address");
+            }
           }
         }
         break;
@@ -333,7 +335,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kGetProperty: {
         const uint32_t graph = r.arg();
         const std::string name = r.text();
-        (void)t.ok(t.t.properties_get_property(t.guest(), graph, str(name), &out), "get-property");
+        (void)t.ok(t.t.properties_get_property(t.guest(), graph, wit_str(name), &out), "get-property");
         break;
       }
       case kSetProperty: {
@@ -341,7 +343,7 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
         const bool on_context = r.arg() % 2;
         const std::string name = r.text(), value = r.text();
         (void)t.ok((on_context ? t.t.properties_set_context_property : t.t.properties_set_property)(
-                       t.guest(), rep, str(name), str(value), &out),
+                       t.guest(), rep, wit_str(name), wit_str(value), &out),
                    "set-property");
         break;
       }
@@ -352,19 +354,20 @@ void run_script(CallScript& script, FuzzGuest& g, Table& t, const std::vector<Gu
       case kPromptCompute: {
         const uint32_t ctx = r.arg();
         const std::string prompt = r.text();
-        (void)t.ok_text(t.t.context_compute(t.guest(), ctx, str(prompt), &out), "prompt compute");
+        (void)t.ok_text(t.t.context_compute(t.guest(), ctx, wit_str(prompt), &out), "prompt compute");
         break;
       }
       case kPromptSet: {
         const uint32_t ctx = r.arg();
         const std::string name = r.text(), value = r.text();
-        (void)t.ok_text(t.t.context_set_property(t.guest(), ctx, str(name), str(value), &out), "prompt set-property");
+        (void)t.ok_text(t.t.context_set_property(t.guest(), ctx, wit_str(name), wit_str(value), &out),
+                        "prompt set-property");
         break;
       }
       case kPromptStart: {
         const uint32_t ctx = r.arg();
         const std::string input = r.text(), text = r.text();
-        (void)t.ok_text(t.t.context_start(t.guest(), ctx, str(input), str(text), &out), "prompt start");
+        (void)t.ok_text(t.t.context_start(t.guest(), ctx, wit_str(input), wit_str(text), &out), "prompt start");
         break;
       }
       case kPromptNext: {

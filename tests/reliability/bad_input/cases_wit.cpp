@@ -9,6 +9,7 @@
 #include "abi/wit_nn.h"
 #include "engine/guest_state.h"
 #include "engine/wit_nn_imports.h"
+#include "engine/wit_str.h"
 #include "matrix_case.h"
 
 namespace wasinn::bad_input {
@@ -28,7 +29,6 @@ struct WitGuest {
     state.wit = std::make_shared<wit_nn::WitSession>(state.session);
   }
   void* guest() { return &state; }
-  static wasinn_wit_str str(std::string_view s) { return {s.data(), s.size()}; }
 
   // The table's outcome as the core's: the rep made, or the error the guest would read.
   Result<uint32_t> outcome(wasinn_wit_status status, const wasinn_wit_out& out) {
@@ -52,11 +52,11 @@ struct WitGuest {
     std::vector<wasinn_wit_bytes> raw;
     for (const auto& b : builders) raw.push_back({b.data(), b.size()});
     wasinn_wit_out out{};
-    return outcome(t.graph_load(guest(), raw.data(), raw.size(), str(encoding), str(target), &out), out);
+    return outcome(t.graph_load(guest(), raw.data(), raw.size(), wit_str(encoding), wit_str(target), &out), out);
   }
   Result<uint32_t> load_by_name(std::string_view name) {
     wasinn_wit_out out{};
-    return outcome(t.graph_load_by_name(guest(), str(name), &out), out);
+    return outcome(t.graph_load_by_name(guest(), wit_str(name), &out), out);
   }
   Result<uint32_t> init_execution_context(uint32_t graph) {
     wasinn_wit_out out{};
@@ -65,7 +65,8 @@ struct WitGuest {
   Result<uint32_t> new_tensor(TensorType type, std::vector<uint32_t> dims, std::vector<uint8_t> data) {
     wasinn_wit_out out{};
     const std::string_view name = wit_nn::tensor_type_case(type).value();
-    return outcome(t.tensor_new(guest(), dims.data(), dims.size(), str(name), {data.data(), data.size()}, &out), out);
+    return outcome(t.tensor_new(guest(), dims.data(), dims.size(), wit_str(name), {data.data(), data.size()}, &out),
+                   out);
   }
   Status read_tensor(uint32_t tensor) {
     wasinn_wit_out out{};
@@ -81,7 +82,7 @@ struct WitGuest {
   }
   Status set_input(uint32_t ctx, std::string_view name, uint32_t tensor) {
     wasinn_wit_out out{};
-    return status(outcome(t.graph_execution_context_set_input(guest(), ctx, str(name), tensor, &out), out));
+    return status(outcome(t.graph_execution_context_set_input(guest(), ctx, wit_str(name), tensor, &out), out));
   }
   Status compute(uint32_t ctx) {
     wasinn_wit_out out{};
@@ -89,11 +90,11 @@ struct WitGuest {
   }
   Result<uint32_t> get_output(uint32_t ctx, std::string_view name) {
     wasinn_wit_out out{};
-    return outcome(t.graph_execution_context_get_output(guest(), ctx, str(name), &out), out);
+    return outcome(t.graph_execution_context_get_output(guest(), ctx, wit_str(name), &out), out);
   }
   Status compute(uint32_t ctx, std::vector<wit_nn::NamedRep> inputs) {
     std::vector<wasinn_wit_named> named;
-    for (const auto& in : inputs) named.push_back({str(in.name), in.tensor});
+    for (const auto& in : inputs) named.push_back({wit_str(in.name), in.tensor});
     wasinn_wit_out out{};
     return status(
         outcome(t.graph_execution_context_compute_inputs(guest(), ctx, named.data(), named.size(), &out), out));
@@ -252,7 +253,7 @@ const CaseList kWitCases{
        WitGuest g;
        // An error resource the guest got from a failed call, dropped, then read.
        wasinn_wit_out out{};
-       EXPECT_EQ(g.t.graph_load_by_name(g.guest(), WitGuest::str("no-such-model"), &out), WASINN_WIT_ERR);
+       EXPECT_EQ(g.t.graph_load_by_name(g.guest(), wit_str("no-such-model"), &out), WASINN_WIT_ERR);
        EXPECT_TRUE(g.drop(WASINN_WIT_ERROR, out.rep).ok());
        return as_wit(g.read_error(out.rep), "invalid-argument");
      }},
