@@ -4,9 +4,12 @@
 # src/engine/wasmtime, with Wasmtime's C API and the typed wasi:nn component imports, and
 # serving's crates src/serve/http and src/serve/pipeline, linked into one shared library by
 # src/wasmtime_library) with cargo, from crates.io only, and installs it for one build tree:
-#   build-engine.sh OUT_DIR    -> OUT_DIR/lib/libwasinn_wasmtime.so and OUT_DIR/include/ (wasmtime.h)
-#   build-engine.sh --test     every member's own tests (cargo test --release: the same objects; not
-#                              wasinn-wasmtime's, which has none and links everything)
+#   build-engine.sh OUT_DIR    -> OUT_DIR/lib/libwasinn_wasmtime.so and OUT_DIR/include/ (wasmtime.h,
+#                              wasinn_wit_slots.h)
+#   build-engine.sh --test [--no-run]  every member's own tests (cargo test --release: the same
+#                              objects; not wasinn-wasmtime's, which has none and links everything);
+#                              --no-run: only build them (the build tree does, so the test engine.rust
+#                              runs them and compiles nothing)
 #   WASINN_ENGINE_TARGET_DIR=DIR  use DIR as cargo's target directory instead of the shared cache
 # Cargo's target directory is cached in ~/.cache/wasinn/engine, keyed by the lock file, the
 # manifests (their features) and the toolchain, so every build tree of a clone (plain, ASan, TSan)
@@ -63,8 +66,13 @@ mkdir -p "$BUILT/../include/wasinn"
 rsync --checksum "$ROOT/include/wasinn/request_record.h" "$BUILT/../include/wasinn/"
 
 if [[ $OUT == --test ]]; then
+  shift
+  if [[ $# -gt 0 && $1 != --no-run ]]; then
+    echo "build-engine.sh: --test takes only --no-run, not '$1'" >&2
+    exit 2
+  fi
   exec "$CARGO" test --release --locked --workspace --exclude wasinn-wasmtime --lib --manifest-path "$BUILT/Cargo.toml" \
-    -j"${WASINN_CARGO_JOBS:-$(nproc)}"
+    -j"${WASINN_CARGO_JOBS:-$(nproc)}" "$@"
 fi
 # The C API crate's build script writes its headers (with conf.h for the features built) into
 # its OUT_DIR, and the engine crate's the table's slots generated from the WIT
