@@ -22,7 +22,7 @@
 use std::fmt::Write;
 
 use heck::ToSnakeCase;
-use wit_parser::{Function, FunctionKind, Handle, Interface, Resolve, Type, TypeDefKind, TypeId};
+use wit_parser::{Function, FunctionKind, Handle, Interface, Param, Resolve, Type, TypeDefKind, TypeId};
 
 /// The packages whose interfaces' functions are the table's (nn-async and Spin's llm are built
 /// over them in Rust).
@@ -54,6 +54,11 @@ struct Lowering<'a> {
 
 fn c_ident(wit: &str) -> String {
     wit.to_snake_case()
+}
+
+/// A method's implicit first parameter, its own resource.
+fn is_self(f: &Function, p: &Param) -> bool {
+    matches!(f.kind, FunctionKind::Method(_)) && p.name == "self"
 }
 
 impl Lowering<'_> {
@@ -260,7 +265,7 @@ impl Lowering<'_> {
         let params: Vec<String> = f
             .params
             .iter()
-            .filter(|p| !matches!(f.kind, FunctionKind::Method(_)) || p.name != "self")
+            .filter(|p| !is_self(f, p))
             .map(|p| format!("{}: {}", p.name, self.wit(&p.ty)))
             .collect();
         let result = f
@@ -312,7 +317,7 @@ pub fn generate(resolve: &Resolve) -> Result<Generated, String> {
             let mut params = Vec::new();
             let mut names = Vec::new();
             for p in &f.params {
-                let name = if matches!(f.kind, FunctionKind::Method(_)) && p.name == "self" {
+                let name = if is_self(f, p) {
                     c_ident(&owner)
                 } else {
                     names.push(c_ident(&p.name));

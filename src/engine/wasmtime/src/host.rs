@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! The C table of `src/engine/wit_host_table.h` (its slots generated from the WIT) and the types its functions take and give, generated from
-//! the header by build.rs (rust-bindgen: the C names, in `c`) and named here as the Rust code
-//! calls them; what this file adds is behaviour. Ownership, threading and the meaning of each
+//! The C table of `src/engine/wit_host_table.h` (its slots generated from the WIT) and the types
+//! its functions take and give, generated from the header by build.rs (rust-bindgen: the C names,
+//! in `c`) and named here as the Rust code calls them; what this file adds is behaviour. Ownership, threading and the meaning of each
 //! status are stated in the header once.
 use std::ffi::c_void;
 

@@ -30,9 +30,10 @@ fn describe_io(slot: ByRep, g: Guest, graph: u32, what: &str) -> Result<Vec<desc
                     unsafe { std::slice::from_raw_parts(io.dimensions, io.dimensions_len) }.to_vec()
                 }
             });
-            let tensor_type = match io.has_tensor_type {
-                true => case_opt::<TensorType>(unsafe { &io.tensor_type.to_string_lossy() }, what)?,
-                false => None,
+            let tensor_type = if io.has_tensor_type {
+                case_opt::<TensorType>(unsafe { &io.tensor_type.to_string_lossy() }, what)?
+            } else {
+                None
             };
             Ok(describe::TensorDescription {
                 name: unsafe { io.name.to_string_lossy() },

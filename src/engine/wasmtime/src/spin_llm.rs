@@ -189,8 +189,8 @@ macro_rules! llm_host {
                     tensor: out.rep,
                 }];
                 let mut out = WitOut::default();
-                let status =
-                    unsafe { slot!(self.host, graph_execution_context_compute_inputs)(self.guest, context, input.as_ptr(), 1, &mut out) };
+                let compute = slot!(self.host, graph_execution_context_compute_inputs);
+                let status = unsafe { compute(self.guest, context, input.as_ptr(), 1, &mut out) };
                 self.nn(status, &out, "compute")?;
                 // SAFETY: `len` named outputs, each a new tensor this call owns; copied before the next call.
                 let outputs: Vec<(String, u32)> = unsafe { out.slice::<WitNamed>() }

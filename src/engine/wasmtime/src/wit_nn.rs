@@ -431,9 +431,8 @@ macro_rules! graph_and_inference {
                 t: Resource<$m::tensor::Tensor>,
             ) -> Result<std::result::Result<(), Resource<$m::errors::Error>>> {
                 let mut out = WitOut::default();
-                let status = unsafe {
-                    slot!(table(), graph_execution_context_set_input)(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out)
-                };
+                let set_input = slot!(table(), graph_execution_context_set_input);
+                let status = unsafe { set_input(guest_of(&host), c.rep(), WitStr::of(&name), t.rep(), &mut out) };
                 unit(status, &out)
             }
             long_fn!($mode, "[method]graph-execution-context.compute",
@@ -446,8 +445,8 @@ macro_rules! graph_and_inference {
                 name: String,
             ) -> Result<std::result::Result<Resource<$m::tensor::Tensor>, Resource<$m::errors::Error>>> {
                 let mut out = WitOut::default();
-                let status =
-                    unsafe { slot!(table(), graph_execution_context_get_output)(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
+                let get_output = slot!(table(), graph_execution_context_get_output);
+                let status = unsafe { get_output(guest_of(&host), c.rep(), WitStr::of(&name), &mut out) };
                 made(status, &out)
             }
         }
