@@ -3,6 +3,7 @@
 // mode, so a bad config is a status, never an exception.
 #include "config.h"
 
+#include <llama.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -93,6 +94,50 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["presence-penalty"] = number(&LlamaOptions::presence_penalty, "presence-penalty", -1e6, 1e6);
     t["frequency-penalty"] = number(&LlamaOptions::frequency_penalty, "frequency-penalty", -1e6, 1e6);
     t["repeat-last-n"] = integer(&LlamaOptions::repeat_last_n, "repeat-last-n", -1, kMaxTokens);
+    t["last-n-penalty"] = t["repeat-last-n"];  // WasmEdge's name for it
+    // WasmEdge reads its "dry-last-n-penalty" into the penalties' window, not DRY's: so does this.
+    t["dry-last-n-penalty"] = t["repeat-last-n"];
+    t["dry-multiplier"] = number(&LlamaOptions::dry_multiplier, "dry-multiplier", 0.0, 1e6);
+    t["dry-multipier"] = t["dry-multiplier"];  // WasmEdge's spelling
+    t["dry-base"] = number(&LlamaOptions::dry_base, "dry-base", 1.0, 1e6);
+    t["dry-allowed-length"] = integer(&LlamaOptions::dry_allowed_length, "dry-allowed-length", 0, kMaxTokens);
+    t["dry-penalty-last-n"] = integer(&LlamaOptions::dry_penalty_last_n, "dry-penalty-last-n", -1, kMaxTokens);
+    t["typ-p"] = number(&LlamaOptions::typ_p, "typ-p", 0.0, 1.0);
+    t["xtc-probability"] = number(&LlamaOptions::xtc_probability, "xtc-probability", 0.0, 1.0);
+    t["xtc-threshold"] = number(&LlamaOptions::xtc_threshold, "xtc-threshold", 0.0, 1.0);
+    t["dynatemp-range"] = number(&LlamaOptions::dynatemp_range, "dynatemp-range", 0.0, 1e6);
+    t["dynatemp-exponent"] = number(&LlamaOptions::dynatemp_exponent, "dynatemp-exponent", 0.0, 1e6);
+    t["mirostat"] = integer(&LlamaOptions::mirostat, "mirostat", 0, 2);
+    t["mirostat-ent"] = number(&LlamaOptions::mirostat_tau, "mirostat-ent", 0.0, 1e6);  // its tau
+    t["mirostat-eta"] = number(&LlamaOptions::mirostat_eta, "mirostat-eta", 0.0, 1.0);
+    t["min-keep"] = integer(&LlamaOptions::min_keep, "min-keep", 0, kMaxTokens);
+    t["ignore-eos"] = boolean(&LlamaOptions::ignore_eos, "ignore-eos");
+    // RoPE and YaRN: WasmEdge's integer llama_rope_scaling_type, or llama.cpp's --rope-scaling names.
+    t["rope-scaling-type"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
+      static constexpr std::pair<const char*, int64_t> kNames[] = {{"none", LLAMA_ROPE_SCALING_TYPE_NONE},
+                                                                   {"linear", LLAMA_ROPE_SCALING_TYPE_LINEAR},
+                                                                   {"yarn", LLAMA_ROPE_SCALING_TYPE_YARN},
+                                                                   {"longrope", LLAMA_ROPE_SCALING_TYPE_LONGROPE}};
+      for (const auto& [name, value] : kNames) {
+        if (v.is_string() && v.get_ref<const std::string&>() == name) {
+          o.rope_scaling_type = value;
+          return {};
+        }
+      }
+      const auto n = as_integer(v);
+      if (!n || *n < LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED || *n > LLAMA_ROPE_SCALING_TYPE_MAX_VALUE)
+        return bad(source, "rope-scaling-type",
+                   "\"none\", \"linear\", \"yarn\", \"longrope\" or an integer from -1 (the model's) to 3", v);
+      o.rope_scaling_type = *n;
+      return {};
+    };
+    t["rope-freq-base"] = number(&LlamaOptions::rope_freq_base, "rope-freq-base", 0.0, 1e12);
+    t["rope-freq-scale"] = number(&LlamaOptions::rope_freq_scale, "rope-freq-scale", 0.0, 1e6);
+    t["yarn-ext-factor"] = number(&LlamaOptions::yarn_ext_factor, "yarn-ext-factor", -1.0, 1e6);
+    t["yarn-attn-factor"] = number(&LlamaOptions::yarn_attn_factor, "yarn-attn-factor", -1.0, 1e6);
+    t["yarn-beta-fast"] = number(&LlamaOptions::yarn_beta_fast, "yarn-beta-fast", -1.0, 1e6);
+    t["yarn-beta-slow"] = number(&LlamaOptions::yarn_beta_slow, "yarn-beta-slow", -1.0, 1e6);
+    t["yarn-orig-ctx"] = integer(&LlamaOptions::yarn_orig_ctx, "yarn-orig-ctx", 0, kMaxTokens);
     t["seed"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
       auto n = as_integer(v);
       if (!n || *n < -1 || *n > 0xFFFFFFFFll)
@@ -140,14 +185,6 @@ constexpr WasmEdgeKey kWasmEdgeKeys[] = {
     {"hf-repo-vocoder", true, "this backend downloads nothing: give the vocoder's path as \"model-vocoder\""},
     {"hf-file-vocoder", true, "this backend downloads nothing: give the vocoder's path as \"model-vocoder\""},
     {"model-url-vocoder", true, "this backend downloads nothing: give the vocoder's path as \"model-vocoder\""},
-    {"rope-freq-base", true, "RoPE scaling is not implemented by this backend"},
-    {"rope-freq-scale", true, "RoPE scaling is not implemented by this backend"},
-    {"rope-scaling-type", true, "RoPE scaling is not implemented by this backend"},
-    {"yarn-ext-factor", true, "YaRN scaling is not implemented by this backend"},
-    {"yarn-attn-factor", true, "YaRN scaling is not implemented by this backend"},
-    {"yarn-beta-fast", true, "YaRN scaling is not implemented by this backend"},
-    {"yarn-beta-slow", true, "YaRN scaling is not implemented by this backend"},
-    {"yarn-orig-ctx", true, "YaRN scaling is not implemented by this backend"},
     {"grp-attn-n", true, "group attention (self-extend) is not implemented by this backend"},
     {"grp-attn-w", true, "group attention (self-extend) is not implemented by this backend"},
     {"tensor-split", false, "finer GPU placement: llama.cpp splits layers evenly, or main-gpu picks one GPU"},
@@ -156,6 +193,19 @@ constexpr WasmEdgeKey kWasmEdgeKeys[] = {
     {"n-cpu-moe", false, "finer GPU placement: experts go where their layer goes"},
     {"warmup", false, "a warm-up run changes no answer"},
     {"always-regenerate-image-embd", false, "an image's embedding is computed at every generation anyway"},
+    // How fast, not what: thread placement and polling, and llama.cpp's own timing counters.
+    {"threads-batch", false, "how fast only: \"threads\" sets both of llama.cpp's thread counts"},
+    {"mask-valid", false, "how fast only: CPU affinity"},
+    {"mask-valid-batch", false, "how fast only: CPU affinity"},
+    {"strict-cpu", false, "how fast only: CPU affinity"},
+    {"strict-cpu-batch", false, "how fast only: CPU affinity"},
+    {"priority", false, "how fast only: thread priority"},
+    {"priority-batch", false, "how fast only: thread priority"},
+    {"poll", false, "how fast only: busy waiting"},
+    {"poll-batch", false, "how fast only: busy waiting"},
+    {"numa", false, "how fast only: NUMA placement"},
+    {"no-perf-sampling", false, "llama.cpp's timing counters (\"enable-log\" shows them)"},
+    {"timing-per-token", false, "llama.cpp's timing counters (\"enable-log\" shows them)"},
 };
 
 const WasmEdgeKey* wasmedge_key(std::string_view key) {
@@ -177,6 +227,28 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"presence-penalty", o.presence_penalty},
                        {"frequency-penalty", o.frequency_penalty},
                        {"repeat-last-n", o.repeat_last_n},
+                       {"dry-multiplier", o.dry_multiplier},
+                       {"dry-base", o.dry_base},
+                       {"dry-allowed-length", o.dry_allowed_length},
+                       {"dry-penalty-last-n", o.dry_penalty_last_n},
+                       {"typ-p", o.typ_p},
+                       {"xtc-probability", o.xtc_probability},
+                       {"xtc-threshold", o.xtc_threshold},
+                       {"dynatemp-range", o.dynatemp_range},
+                       {"dynatemp-exponent", o.dynatemp_exponent},
+                       {"mirostat", o.mirostat},
+                       {"mirostat-ent", o.mirostat_tau},
+                       {"mirostat-eta", o.mirostat_eta},
+                       {"min-keep", o.min_keep},
+                       {"ignore-eos", o.ignore_eos},
+                       {"rope-scaling-type", o.rope_scaling_type},
+                       {"rope-freq-base", o.rope_freq_base},
+                       {"rope-freq-scale", o.rope_freq_scale},
+                       {"yarn-ext-factor", o.yarn_ext_factor},
+                       {"yarn-attn-factor", o.yarn_attn_factor},
+                       {"yarn-beta-fast", o.yarn_beta_fast},
+                       {"yarn-beta-slow", o.yarn_beta_slow},
+                       {"yarn-orig-ctx", o.yarn_orig_ctx},
                        {"seed", o.seed == 0xFFFFFFFFu ? json(-1) : json(o.seed)},
                        {"n-predict", o.n_predict},
                        {"max-tokens", o.max_tokens},

@@ -81,8 +81,20 @@ struct LlamaOptions {
   // (saved_prompts.h), in MiB, as llama-server's --cache-ram: -1, an eighth of the memory available
   // at the first generation, at most 8192; 0: none. Fixed at load.
   int64_t cache_ram = -1;
+  // RoPE and YaRN, as llama_context_params takes them; unset, the model's own (a change recreates
+  // this context's llama_context: graph.h's RopeOptions).
+  int64_t rope_scaling_type = -1;  // llama_rope_scaling_type: -1 the model's, 0 none, 1 linear, 2 yarn, 3 longrope
+  double rope_freq_base = 0;       // 0: the model's
+  double rope_freq_scale = 0;      // 0: the model's
+  double yarn_ext_factor = -1;     // negative: the model's (these four)
+  double yarn_attn_factor = -1;
+  double yarn_beta_fast = -1;
+  double yarn_beta_slow = -1;
+  int64_t yarn_orig_ctx = 0;  // 0: the model's
 
-  // Sampling: the sampler is rebuilt from these at the start of every generation.
+  // Sampling: the sampler is rebuilt from these at the start of every generation, in the order of
+  // llama.cpp's common sampler (llama-server's and WasmEdge's): the penalties, DRY, top-k, typical,
+  // top-p, min-p, XTC, temperature, then a random draw; or temperature then mirostat.
   double temp = 0.8;  // 0: greedy
   double top_p = 0.95;
   double min_p = 0.05;
@@ -91,6 +103,20 @@ struct LlamaOptions {
   double presence_penalty = 0.0;
   double frequency_penalty = 0.0;
   int64_t repeat_last_n = 64;
+  double dry_multiplier = 0.0;  // DRY (repetition of sequences); 0: off
+  double dry_base = 1.75;
+  int64_t dry_allowed_length = 2;
+  int64_t dry_penalty_last_n = -1;  // -1: the context's size
+  double typ_p = 1.0;               // locally typical sampling; 1: off
+  double xtc_probability = 0.0;     // XTC (exclude the top choices); 0: off
+  double xtc_threshold = 0.1;
+  double dynatemp_range = 0.0;  // dynamic temperature: temp +- range; 0: off
+  double dynatemp_exponent = 1.0;
+  int64_t mirostat = 0;  // 1 or 2: mirostat's version in place of the filters; 0: off
+  double mirostat_tau = 5.0;
+  double mirostat_eta = 0.1;
+  int64_t min_keep = 0;         // the fewest candidates a filter leaves
+  bool ignore_eos = false;      // end-of-generation tokens are never sampled (n-predict or the context ends it)
   uint32_t seed = 0xFFFFFFFFu;  // LLAMA_DEFAULT_SEED: a random seed per generation
   std::string grammar;          // GBNF; empty: unconstrained. "json-schema" sets it too
   std::string json_schema;      // the schema "json-schema" was given (JSON text), "" if the grammar is not from one

@@ -54,6 +54,7 @@ ContextShape LlamaContext::wanted_shape() const {
   // Pooled embeddings need the whole prompt in one physical batch.
   s.embedding = o.embedding || o.reranking;
   s.n_ubatch = s.embedding ? s.n_batch : std::min(o.ubatch_size, s.n_batch);
+  s.rope = RopeOptions::of(o);
   return s;
 }
 
@@ -78,6 +79,7 @@ Error LlamaContext::prepare_llama_context(const LogScope& scope) {
   p.abort_callback = abort_requested;
   p.abort_callback_data = &cancel_requested_;
   p.no_perf = !options_.enable_log;
+  want.rope.apply(p);
   llama_context* made = nullptr;
   {
     const auto reading = DeviceSet::get().registry_reader();  // it reads ggml's device registry

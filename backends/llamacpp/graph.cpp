@@ -279,6 +279,7 @@ SharedContext* LlamaGraph::shared_context(const ContextShape& shape, uint32_t th
     p.n_batch = shape.n_batch;
     p.n_ubatch = shape.n_ubatch;
     p.threads = threads;
+    p.rope = shape.rope;
     p.perf = options_.enable_log;
     p.cache_ram = options_.cache_ram < 0 ? SharedContext::cache_ram_for_memory()
                                          : static_cast<uint64_t>(options_.cache_ram) << 20;

@@ -31,6 +31,7 @@
 #include "chat_template.h"
 #include "config.h"
 #include "llama_handles.h"
+#include "rope_options.h"
 #include "shared_context.h"
 #include "tts_prompt.h"
 #include "vision.h"
@@ -48,6 +49,7 @@ struct ContextShape {
   uint32_t n_batch = 0;
   uint32_t n_ubatch = 0;
   bool embedding = false;
+  RopeOptions rope;  // the shared context's too: a context with other values makes its own
   bool operator==(const ContextShape&) const = default;
 };
 

@@ -90,6 +90,7 @@ Error SharedContext::create(llama_model* model, const Params& params, std::uniqu
   p.abort_callback = all_cancelled;
   p.abort_callback_data = s.get();
   p.no_perf = !params.perf;
+  params.rope.apply(p);
   llama_context* made = nullptr;
   {
     const auto reading = DeviceSet::get().registry_reader();  // it reads ggml's device registry

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "llama_handles.h"
+#include "rope_options.h"
 #include "saved_prompts.h"
 #include "wasinn/plugin_sdk/error.hpp"
 
@@ -55,6 +56,7 @@ class SharedContext {
     uint32_t threads = 1;
     bool perf = false;       // llama.cpp's perf counters (for "enable-log")
     uint64_t cache_ram = 0;  // bytes of host memory for saved prompts (saved_prompts.h); 0: none
+    RopeOptions rope;
   };
   static Error create(llama_model* model, const Params& params, std::unique_ptr<SharedContext>& out);
   // "parallel": 0: as many sequences of n_ctx_seq tokens as a quarter of the memory available

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <iterator>
 #include <stdexcept>
+#include <vector>
 
 #include "llama_handles.h"
 
@@ -79,6 +81,69 @@ Error decode_tokens(llama_context* ctx, std::span<llama_token> tokens) {
   return {};
 }
 
+void TokenStream::add_samplers(const LlamaOptions& o, llama_sampler* chain) const {
+  const auto add = [chain](llama_sampler* s) { llama_sampler_chain_add(chain, s); };
+  const auto window = [this](int64_t last_n) {  // -1: the whole context
+    return last_n < 0 ? static_cast<int32_t>(n_ctx_) : static_cast<int32_t>(last_n);
+  };
+  const auto min_keep = static_cast<size_t>(o.min_keep);
+  const auto seed = o.seed;
+  // llama.cpp's common sampler in its default order (llama-server's, WasmEdge's): each filter only
+  // when set, as an unset one passes every candidate on and draws nothing from its RNG.
+  if (o.ignore_eos) {  // as llama-server's ignore_eos: every end-of-generation token at -inf
+    std::vector<llama_logit_bias> never;
+    for (llama_token t = 0; t < llama_vocab_n_tokens(vocab_); ++t)
+      if (llama_vocab_is_eog(vocab_, t)) never.push_back({t, -INFINITY});
+    add(llama_sampler_init_logit_bias(llama_vocab_n_tokens(vocab_), static_cast<int32_t>(never.size()), never.data()));
+  }
+  // Mirostat replaces the whole filter chain, the penalties and DRY included (as in llama.cpp).
+  const bool penalties = o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0;
+  if (penalties && o.mirostat == 0) {
+    add(llama_sampler_init_penalties(llama_vocab_n_tokens(vocab_), window(o.repeat_last_n),
+                                     static_cast<float>(o.repeat_penalty), static_cast<float>(o.frequency_penalty),
+                                     static_cast<float>(o.presence_penalty)));
+  }
+  if (o.dry_multiplier > 0.0 && o.mirostat == 0) {
+    static const char* kBreakers[] = {"\n", ":", "\"", "*"};  // common_params_sampling's
+    add(llama_sampler_init_dry(vocab_, static_cast<float>(o.dry_multiplier), static_cast<float>(o.dry_base),
+                               static_cast<int32_t>(o.dry_allowed_length), window(o.dry_penalty_last_n), kBreakers,
+                               std::size(kBreakers)));
+  }
+  // Greedy (temperature 0 without a dynamic range above it): the filters keep the likeliest token,
+  // so they matter only to XTC, which may take it away from among the candidates they leave.
+  const bool greedy = o.temp <= 0.0 && o.dynatemp_range <= 0.0;
+  const bool filters = !greedy || (o.xtc_probability > 0.0 && o.mirostat == 0);
+  if (greedy && !filters) {
+    add(llama_sampler_init_greedy());
+    return;
+  }
+  if (o.mirostat == 1 && !greedy) {
+    add(llama_sampler_init_temp(static_cast<float>(o.temp)));
+    add(llama_sampler_init_mirostat(llama_vocab_n_tokens(vocab_), seed, static_cast<float>(o.mirostat_tau),
+                                    static_cast<float>(o.mirostat_eta), 100));
+    return;
+  }
+  if (o.mirostat == 2 && !greedy) {
+    add(llama_sampler_init_temp(static_cast<float>(o.temp)));
+    add(llama_sampler_init_mirostat_v2(seed, static_cast<float>(o.mirostat_tau), static_cast<float>(o.mirostat_eta)));
+    return;
+  }
+  if (o.top_k > 0) add(llama_sampler_init_top_k(static_cast<int32_t>(o.top_k)));
+  if (o.typ_p < 1.0) add(llama_sampler_init_typical(static_cast<float>(o.typ_p), min_keep));
+  add(llama_sampler_init_top_p(static_cast<float>(o.top_p), std::max<size_t>(min_keep, 1)));
+  if (o.min_p > 0.0) add(llama_sampler_init_min_p(static_cast<float>(o.min_p), std::max<size_t>(min_keep, 1)));
+  if (o.xtc_probability > 0.0)
+    add(llama_sampler_init_xtc(static_cast<float>(o.xtc_probability), static_cast<float>(o.xtc_threshold), min_keep,
+                               seed));
+  if (greedy) {
+    add(llama_sampler_init_greedy());
+    return;
+  }
+  add(llama_sampler_init_temp_ext(static_cast<float>(o.temp), static_cast<float>(o.dynatemp_range),
+                                  static_cast<float>(o.dynatemp_exponent)));
+  add(llama_sampler_init_dist(seed));
+}
+
 Error TokenStream::build_sampler(const LlamaOptions& o, const ChatConstraints* chat) {
   llama_sampler_chain_params params = llama_sampler_chain_default_params();
   params.no_perf = true;
@@ -127,22 +192,7 @@ Error TokenStream::build_sampler(const LlamaOptions& o, const ChatConstraints* c
     }
     llama_sampler_chain_add(chain.get(), g.release());
   }
-  if (o.repeat_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0) {
-    const int32_t last_n = o.repeat_last_n < 0 ? static_cast<int32_t>(n_ctx_) : static_cast<int32_t>(o.repeat_last_n);
-    llama_sampler_chain_add(
-        chain.get(),
-        llama_sampler_init_penalties(llama_vocab_n_tokens(vocab_), last_n, static_cast<float>(o.repeat_penalty),
-                                     static_cast<float>(o.frequency_penalty), static_cast<float>(o.presence_penalty)));
-  }
-  if (o.temp <= 0.0) {
-    llama_sampler_chain_add(chain.get(), llama_sampler_init_greedy());
-  } else {
-    if (o.top_k > 0) llama_sampler_chain_add(chain.get(), llama_sampler_init_top_k(static_cast<int32_t>(o.top_k)));
-    llama_sampler_chain_add(chain.get(), llama_sampler_init_top_p(static_cast<float>(o.top_p), 1));
-    if (o.min_p > 0.0) llama_sampler_chain_add(chain.get(), llama_sampler_init_min_p(static_cast<float>(o.min_p), 1));
-    llama_sampler_chain_add(chain.get(), llama_sampler_init_temp(static_cast<float>(o.temp)));
-    llama_sampler_chain_add(chain.get(), llama_sampler_init_dist(o.seed));
-  }
+  add_samplers(o, chain.get());
   sampler_ = std::move(chain);
   return {};
 }

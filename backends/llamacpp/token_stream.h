@@ -143,6 +143,8 @@ class TokenStream {
  private:
   Error step();  // next() but for giving the shared sequence back
   Error build_sampler(const LlamaOptions& options, const ChatConstraints* chat);
+  // The sampling chain after the grammar: LlamaOptions' samplers, each only when set.
+  void add_samplers(const LlamaOptions& options, llama_sampler* chain) const;
   // Both begin()s: the checks of a prompt of n_tokens tokens at n_pos positions, and the sampler.
   Error prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_pos, uint32_t n_ctx, const LlamaOptions& options,
                 const ChatConstraints* chat);

@@ -541,7 +541,20 @@ const Knob kKnobs[] = {{"temperature", "temp", 0, 2, false},
                        {"top_k", "top-k", 0, 2147483647.0, true},
                        {"min_p", "min-p", 0, 1, false},
                        {"repeat_penalty", "repeat-penalty", 1e-6, 1e6, false},
-                       {"repeat_last_n", "repeat-last-n", -1, 1048576, true}};
+                       {"repeat_last_n", "repeat-last-n", -1, 1048576, true},
+                       {"typical_p", "typ-p", 0, 1, false},
+                       {"xtc_probability", "xtc-probability", 0, 1, false},
+                       {"xtc_threshold", "xtc-threshold", 0, 1, false},
+                       {"dynatemp_range", "dynatemp-range", 0, 1e6, false},
+                       {"dynatemp_exponent", "dynatemp-exponent", 0, 1e6, false},
+                       {"mirostat", "mirostat", 0, 2, true},
+                       {"mirostat_tau", "mirostat-ent", 0, 1e6, false},
+                       {"mirostat_eta", "mirostat-eta", 0, 1, false},
+                       {"dry_multiplier", "dry-multiplier", 0, 1e6, false},
+                       {"dry_base", "dry-base", 1, 1e6, false},
+                       {"dry_allowed_length", "dry-allowed-length", 0, 1048576, true},
+                       {"dry_penalty_last_n", "dry-penalty-last-n", -1, 1048576, true},
+                       {"min_keep", "min-keep", 0, 1048576, true}};
 
 bool read_knob(const json& v, const char* field, Reading& r) {
   for (const Knob& k : kKnobs) {
@@ -673,6 +686,13 @@ bool read_metadata(const json& v, const char* field, Reading& r) {
 
 bool read_flag(const json& v, const char* field, Reading& r) {
   if (!v.is_boolean()) return refuse(r.why, std::string(field) + " must be true or false", field);
+  return true;
+}
+
+// llama-server's ignore_eos: the plugin's ignore-eos property.
+bool read_ignore_eos(const json& v, const char* field, Reading& r) {
+  if (!read_flag(v, field, r)) return false;
+  r.req.properties.push_back({"ignore-eos", v.dump(), field});
   return true;
 }
 
@@ -820,6 +840,20 @@ const Field kFields[] = {
     {"min_p", kBoth, read_knob},
     {"repeat_penalty", kBoth, read_knob},
     {"repeat_last_n", kBoth, read_knob},
+    {"typical_p", kBoth, read_knob},
+    {"xtc_probability", kBoth, read_knob},
+    {"xtc_threshold", kBoth, read_knob},
+    {"dynatemp_range", kBoth, read_knob},
+    {"dynatemp_exponent", kBoth, read_knob},
+    {"mirostat", kBoth, read_knob},
+    {"mirostat_tau", kBoth, read_knob},
+    {"mirostat_eta", kBoth, read_knob},
+    {"dry_multiplier", kBoth, read_knob},
+    {"dry_base", kBoth, read_knob},
+    {"dry_allowed_length", kBoth, read_knob},
+    {"dry_penalty_last_n", kBoth, read_knob},
+    {"min_keep", kBoth, read_knob},
+    {"ignore_eos", kBoth, read_ignore_eos},
     {"n_probs", kBoth, read_n_probs},
     {"json_schema", kBoth, read_json_schema},
     {"grammar", kBoth, read_grammar},

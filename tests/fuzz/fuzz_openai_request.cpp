@@ -43,6 +43,16 @@ bool property_ok(const Property& p) {
   if (p.name == "repeat-penalty") return in(1e-6, 1e6);
   if (p.name == "repeat-last-n") return whole(-1, 1 << 20);
   if (p.name == "n-probs") return whole(1, 100);
+  if (p.name == "typ-p" || p.name == "xtc-probability" || p.name == "xtc-threshold" || p.name == "mirostat-eta")
+    return in(0, 1);
+  if (p.name == "dynatemp-range" || p.name == "dynatemp-exponent" || p.name == "mirostat-ent" ||
+      p.name == "dry-multiplier")
+    return in(0, 1e6);
+  if (p.name == "dry-base") return in(1, 1e6);
+  if (p.name == "mirostat") return whole(0, 2);
+  if (p.name == "dry-allowed-length" || p.name == "min-keep") return whole(0, 1 << 20);
+  if (p.name == "dry-penalty-last-n") return whole(-1, 1 << 20);
+  if (p.name == "ignore-eos") return v.is_boolean();
   if (p.name == "json-schema") return v.is_string() && json::parse(v.get<std::string>(), nullptr, false).is_object();
   if (p.name == "grammar") return v.is_string() && !v.get<std::string>().empty();
   return false;

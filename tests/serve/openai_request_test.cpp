@@ -68,6 +68,17 @@ TEST(OpenAIRequest, LlamaServerExtrasAreThePluginsProperties) {
   EXPECT_EQ(value_of(r, "n-probs"), "3");
   EXPECT_TRUE(r.logprobs);
   EXPECT_EQ(r.top_logprobs, 3);
+  // The other samplers' fields, each its plugin key.
+  const Request s = accepted(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "typical_p": 0.5,
+      "xtc_probability": 0.4, "xtc_threshold": 0.2, "dynatemp_range": 0.3, "dynatemp_exponent": 2, "mirostat": 2,
+      "mirostat_tau": 4, "mirostat_eta": 0.3, "dry_multiplier": 0.8, "dry_base": 1.5, "dry_allowed_length": 3,
+      "dry_penalty_last_n": -1, "min_keep": 2, "ignore_eos": true})");
+  const std::pair<const char*, const char*> keys[] = {
+      {"typ-p", "0.5"},           {"xtc-probability", "0.4"}, {"xtc-threshold", "0.2"},    {"dynatemp-range", "0.3"},
+      {"dynatemp-exponent", "2"}, {"mirostat", "2"},          {"mirostat-ent", "4"},       {"mirostat-eta", "0.3"},
+      {"dry-multiplier", "0.8"},  {"dry-base", "1.5"},        {"dry-allowed-length", "3"}, {"dry-penalty-last-n", "-1"},
+      {"min-keep", "2"},          {"ignore-eos", "true"}};
+  for (const auto& [key, value] : keys) EXPECT_EQ(value_of(s, key), value) << key;
 }
 
 TEST(OpenAIRequest, UnknownAndInapplicableFieldsAreRefusedNamingThem) {
@@ -75,8 +86,12 @@ TEST(OpenAIRequest, UnknownAndInapplicableFieldsAreRefusedNamingThem) {
   EXPECT_EQ(w.message, "Unrecognized request argument supplied: foo");
   EXPECT_EQ(w.param, "foo");
   EXPECT_EQ(w.status, 400);
-  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "typical_p": 0.9})");
-  EXPECT_EQ(w.param, "typical_p");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "top_n_sigma": 1.5})");
+  EXPECT_EQ(w.param, "top_n_sigma");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "mirostat": 3})");
+  EXPECT_EQ(w.param, "mirostat");
+  w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "ignore_eos": 1})");
+  EXPECT_EQ(w.param, "ignore_eos");
   w = refused(Kind::chat, R"({"messages": [{"role": "user", "content": "hi"}], "audio": {"voice": "alloy"}})");
   EXPECT_EQ(w.param, "audio");
   EXPECT_EQ(w.code, "unsupported_parameter");

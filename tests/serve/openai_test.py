@@ -541,7 +541,7 @@ UNSUPPORTED = {"logit_bias": ({"50256": -100}, "unsupported_parameter"), "n": (2
                "modalities": (["text", "audio"], "unsupported_value"), "store": (True, "unsupported_value")}
 # Fields no route knows (a typo, llama-server's samplers the plugin has no property for): OpenAI's
 # own answer to an unknown field, naming it.
-UNKNOWN = {"foo": 1, "temprature": 0.5, "typical_p": 0.9, "dry_multiplier": 0.8, "mirostat": 2}
+UNKNOWN = {"foo": 1, "temprature": 0.5, "top_n_sigma": 1.5, "dry_sequence_breakers": ["\n"], "samplers": ["top_k"]}
 # Known fields that change nothing about one answer: taken, and the answer is the greedy one.
 NO_EFFECT = {"user": "u-1", "metadata": {"k": "v"}, "store": False, "service_tier": "auto", "modalities": ["text"],
              "prompt_cache_key": "k", "safety_identifier": "s", "n": 1, "response_format": {"type": "text"},
@@ -646,11 +646,19 @@ class LlamaServer:
                              timeout=120)
 
 
+# llama-server's other samplers, each as one request's extras at temperature 1 and one seed.
+SAMPLER_EXTRAS = [{"typical_p": 0.3}, {"xtc_probability": 0.9, "xtc_threshold": 0.02},
+                  {"dynatemp_range": 0.9, "dynatemp_exponent": 2.0},
+                  {"mirostat": 2, "mirostat_tau": 3.0, "mirostat_eta": 0.2}, {"top_p": 0.05, "min_keep": 6},
+                  {"ignore_eos": True}]
+
+
 def case_extras(ctx):
     """llama-server's sampling extras reach the plugin's properties: top_k 1 at temperature 1 is
     native llama.cpp's greedy answer (whatever the seed), min_p and n_probs are taken (n_probs as
     logprobs, native llama.cpp's log-softmax); repeat_penalty over repeat_last_n 32 changes the
-    greedy answer exactly as llama-server's does on the same file and request."""
+    greedy answer exactly as llama-server's does on the same file and request, and so do typical_p,
+    XTC, dynamic temperature, mirostat, min_keep and ignore_eos a seeded sampled one."""
     ref = ctx.reference("--messages", json.dumps(MESSAGES), "--n", 60, "--logprobs", 2)
     with ctx.server(nn_options='{"threads": 1, "ctx-size": 512}') as server:
         c = client(server)
@@ -667,6 +675,8 @@ def case_extras(ctx):
         penalised = {"repeat_penalty": 1.3, "repeat_last_n": 32}
         got = ask(c, temperature=0, extra_body=penalised).choices[0].message.content
         check(got != ref["text"], "repeat_penalty 1.3 left the greedy answer as it was")
+        sampled = ask(c, temperature=1, seed=3).choices[0].message.content
+        samplers = [ask(c, temperature=1, seed=3, extra_body=e).choices[0].message.content for e in SAMPLER_EXTRAS]
         path = llama_server_path(ctx)
         if not path:
             raise Skipped("top_k, min_p and n_probs checked; repeat_penalty needs llama-server "
@@ -674,8 +684,16 @@ def case_extras(ctx):
     with LlamaServer(path, ctx.model, 512) as ls:
         want = ask(ls.client(), temperature=0, extra_body=penalised).choices[0].message.content
         greedy = ask(ls.client(), temperature=0).choices[0].message.content
+        want_sampled = ask(ls.client(), temperature=1, seed=3).choices[0].message.content
+        want_samplers = [ask(ls.client(), temperature=1, seed=3, extra_body=e).choices[0].message.content
+                         for e in SAMPLER_EXTRAS]
     check(greedy == ref["text"], f"llama-server's greedy answer {greedy!r} is not native llama.cpp's {ref['text']!r}")
     check(got == want, f"repeat_penalty 1.3, repeat_last_n 32: {got!r} != llama-server's {want!r}")
+    check(sampled == want_sampled, f"temperature 1, seed 3: {sampled!r} != llama-server's {want_sampled!r}")
+    for extras, mine, theirs in zip(SAMPLER_EXTRAS, samplers, want_samplers):
+        check(mine == theirs, f"{extras}: {mine!r} != llama-server's {theirs!r}")
+        if "ignore_eos" not in extras:  # an answer that never ends early is the same with it
+            check(mine != sampled, f"{extras} left the sampled answer as it was")
     log(f"extras: top_k 1 is the greedy answer at temperature 1; n_probs are native llama.cpp's logprobs; "
         f"repeat_penalty changes the answer as llama-server's does ({got[:40]!r}...)")
 

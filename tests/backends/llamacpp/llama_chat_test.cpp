@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llama_plugin_io.h"
 #include "llama_server_ref.h"
 #include "plugin_harness.h"
 #include "probe_run.h"
@@ -20,13 +21,7 @@
 namespace wasinn_test {
 namespace {
 
-using json = nlohmann::ordered_json;  // a tool's parameters keep their order, as in the request
-
-const wasinn_backend_api& api() { return plugin_api("llamacpp"); }
-Backend& backend() {
-  static Backend b(api());
-  return b;
-}
+using namespace llama_io;  // NOLINT(google-build-using-namespace): the plugin's calls, shared
 
 std::string text_of(const std::filesystem::path& path) {
   std::ifstream f(path, std::ios::binary);
@@ -46,46 +41,6 @@ std::string chat_fixture(const std::string& name) {
   EXPECT_TRUE(std::filesystem::exists(path)) << path << " is missing: run scripts/make_fixtures.py";
   return path.string();
 }
-
-struct Loaded {
-  Graph graph;
-  int status = -1;
-  std::string detail;
-};
-
-Loaded load_path(const std::string& path, const json& config, Backend& b = backend()) {
-  const std::string text = config.dump();
-  LoadArgs args = model_args("ggml", {read_file(path)});
-  args.paths = {path};
-  args.config = text;
-  Loaded r;
-  Diag d;
-  r.status = load(b, args, r.graph, d);
-  r.detail = d.detail;
-  return r;
-}
-
-int set_text(wasinn_context* c, uint32_t index, const std::string& text, std::string* detail = nullptr) {
-  Diag d;
-  const int s = set_input(api(), c, by_index(index), WASINN_TYPE_U8, {static_cast<uint32_t>(text.size())},
-                          std::vector<uint8_t>(text.begin(), text.end()), d);
-  if (detail) *detail = d.detail;
-  return s;
-}
-
-int compute(wasinn_context* c) {
-  Diag d;
-  const int s = api().compute(c, &d);
-  EXPECT_EQ(s, WASINN_OK) << d.detail;
-  return s;
-}
-
-std::string output_text(wasinn_context* c, uint32_t index) {
-  const auto b = output_bytes(api(), c, by_index(index), WASINN_TYPE_U8);
-  return {b.begin(), b.end()};
-}
-
-json metadata(wasinn_context* c) { return json::parse(output_text(c, 1)); }
 
 // Output 1 of the streaming call.
 json metadata_single(wasinn_context* c) {

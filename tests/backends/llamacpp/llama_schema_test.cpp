@@ -179,8 +179,8 @@ TEST(LlamaSchemaPlugin, BadSchemasAreInvalidArgumentNamingTheKey) {
 }
 
 TEST(LlamaSchemaPlugin, KeysThatWouldChangeTheAnswerAreRefusedOthersIgnored) {
-  for (const char* key : {"hf-repo-vocoder", "rope-freq-base"}) {
-    const json value = std::string(key) == "rope-freq-base" ? json(1e4) : json("x/y");
+  for (const char* key : {"hf-repo-vocoder", "grp-attn-n"}) {
+    const json value = std::string(key) == "grp-attn-n" ? json(4) : json("x/y");
     Loaded r = load_tiny(json{{key, value}}.dump());
     EXPECT_EQ(r.status, WASINN_UNSUPPORTED_OPERATION) << key;
     EXPECT_NE(r.detail.find(std::string("\"") + key + "\" cannot be honoured"), std::string::npos) << r.detail;
