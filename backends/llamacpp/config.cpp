@@ -40,6 +40,28 @@ Error bad(std::string_view source, std::string_view key, std::string_view expect
   return ggml_common::bad_value(source, key, expected, v);
 }
 
+// One of llama.cpp's enums (-1: the model's), as WasmEdge's integer or as the name llama.cpp's
+// command line gives its value; names[i] is value i.
+Setter named_or_integer(int64_t LlamaOptions::*field, std::string key, std::vector<std::string> names) {
+  return [=](const json& v, std::string_view source, LlamaOptions& o) -> Error {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (v.is_string() && v.get_ref<const std::string&>() == names[i]) {
+        o.*field = static_cast<int64_t>(i);
+        return {};
+      }
+    }
+    const auto n = as_integer(v);
+    if (!n || *n < -1 || *n >= static_cast<int64_t>(names.size())) {
+      std::string expected;
+      for (const auto& name : names) expected += "\"" + name + "\", ";
+      return bad(source, key, expected + "or an integer from -1 (the model's) to " + std::to_string(names.size() - 1),
+                 v);
+    }
+    o.*field = *n;
+    return {};
+  };
+}
+
 const std::map<std::string, Setter, std::less<>>& setters() {
   static const std::map<std::string, Setter, std::less<>> table = [] {
     std::map<std::string, Setter, std::less<>> t;
@@ -112,25 +134,12 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["mirostat-eta"] = number(&LlamaOptions::mirostat_eta, "mirostat-eta", 0.0, 1.0);
     t["min-keep"] = integer(&LlamaOptions::min_keep, "min-keep", 0, kMaxTokens);
     t["ignore-eos"] = boolean(&LlamaOptions::ignore_eos, "ignore-eos");
-    // RoPE and YaRN: WasmEdge's integer llama_rope_scaling_type, or llama.cpp's --rope-scaling names.
-    t["rope-scaling-type"] = [](const json& v, std::string_view source, LlamaOptions& o) -> Error {
-      static constexpr std::pair<const char*, int64_t> kNames[] = {{"none", LLAMA_ROPE_SCALING_TYPE_NONE},
-                                                                   {"linear", LLAMA_ROPE_SCALING_TYPE_LINEAR},
-                                                                   {"yarn", LLAMA_ROPE_SCALING_TYPE_YARN},
-                                                                   {"longrope", LLAMA_ROPE_SCALING_TYPE_LONGROPE}};
-      for (const auto& [name, value] : kNames) {
-        if (v.is_string() && v.get_ref<const std::string&>() == name) {
-          o.rope_scaling_type = value;
-          return {};
-        }
-      }
-      const auto n = as_integer(v);
-      if (!n || *n < LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED || *n > LLAMA_ROPE_SCALING_TYPE_MAX_VALUE)
-        return bad(source, "rope-scaling-type",
-                   "\"none\", \"linear\", \"yarn\", \"longrope\" or an integer from -1 (the model's) to 3", v);
-      o.rope_scaling_type = *n;
-      return {};
-    };
+    // WasmEdge's integers of llama.cpp's enums, or the names of llama.cpp's command-line options.
+    t["rope-scaling-type"] =
+        named_or_integer(&LlamaOptions::rope_scaling_type, "rope-scaling-type", {"none", "linear", "yarn", "longrope"});
+    // Rank pooling needs a reranker's classifier tensors: a reranker pools so on its own ("reranking").
+    t["pooling-type"] = named_or_integer(&LlamaOptions::pooling_type, "pooling-type", {"none", "mean", "cls", "last"});
+    t["attention-type"] = named_or_integer(&LlamaOptions::attention_type, "attention-type", {"causal", "non-causal"});
     t["rope-freq-base"] = number(&LlamaOptions::rope_freq_base, "rope-freq-base", 0.0, 1e12);
     t["rope-freq-scale"] = number(&LlamaOptions::rope_freq_scale, "rope-freq-scale", 0.0, 1e6);
     t["yarn-ext-factor"] = number(&LlamaOptions::yarn_ext_factor, "yarn-ext-factor", -1.0, 1e6);
@@ -249,6 +258,8 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"yarn-beta-fast", o.yarn_beta_fast},
                        {"yarn-beta-slow", o.yarn_beta_slow},
                        {"yarn-orig-ctx", o.yarn_orig_ctx},
+                       {"pooling-type", o.pooling_type},
+                       {"attention-type", o.attention_type},
                        {"seed", o.seed == 0xFFFFFFFFu ? json(-1) : json(o.seed)},
                        {"n-predict", o.n_predict},
                        {"max-tokens", o.max_tokens},

@@ -91,6 +91,10 @@ struct LlamaOptions {
   double yarn_beta_fast = -1;
   double yarn_beta_slow = -1;
   int64_t yarn_orig_ctx = 0;  // 0: the model's
+  // Embeddings (llama.cpp's --pooling and --attention): -1, the model's. Part of an embedding
+  // context's shape; a generation ignores them, as llama.cpp does.
+  int64_t pooling_type = -1;    // llama_pooling_type: 0 none, 1 mean, 2 cls, 3 last (rank: a reranker's own)
+  int64_t attention_type = -1;  // llama_attention_type: 0 causal, 1 non-causal
 
   // Sampling: the sampler is rebuilt from these at the start of every generation, in the order of
   // llama.cpp's common sampler (llama-server's and WasmEdge's): the penalties, DRY, top-k, typical,

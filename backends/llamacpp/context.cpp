@@ -55,6 +55,10 @@ ContextShape LlamaContext::wanted_shape() const {
   s.embedding = o.embedding || o.reranking;
   s.n_ubatch = s.embedding ? s.n_batch : std::min(o.ubatch_size, s.n_batch);
   s.rope = RopeOptions::of(o);
+  if (s.embedding) {
+    s.pooling = static_cast<int32_t>(o.pooling_type);
+    s.attention = static_cast<int32_t>(o.attention_type);
+  }
   return s;
 }
 
@@ -80,6 +84,8 @@ Error LlamaContext::prepare_llama_context(const LogScope& scope) {
   p.abort_callback_data = &cancel_requested_;
   p.no_perf = !options_.enable_log;
   want.rope.apply(p);
+  p.pooling_type = static_cast<enum llama_pooling_type>(want.pooling);
+  p.attention_type = static_cast<llama_attention_type>(want.attention);
   llama_context* made = nullptr;
   {
     const auto reading = DeviceSet::get().registry_reader();  // it reads ggml's device registry

@@ -50,6 +50,8 @@ struct ContextShape {
   uint32_t n_ubatch = 0;
   bool embedding = false;
   RopeOptions rope;  // the shared context's too: a context with other values makes its own
+  int32_t pooling = LLAMA_POOLING_TYPE_UNSPECIFIED;      // an embedding context's
+  int32_t attention = LLAMA_ATTENTION_TYPE_UNSPECIFIED;  // an embedding context's
   bool operator==(const ContextShape&) const = default;
 };
 

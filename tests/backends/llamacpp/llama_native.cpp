@@ -59,6 +59,8 @@ std::unique_ptr<llama_context, CtxDeleter> make_context(llama_model* m, const Na
   p.n_threads = static_cast<int32_t>(s.threads);
   p.n_threads_batch = static_cast<int32_t>(s.threads);
   p.embeddings = embeddings;
+  p.pooling_type = static_cast<enum llama_pooling_type>(s.pooling);
+  p.attention_type = static_cast<enum llama_attention_type>(s.attention);
   llama_context* c = llama_init_from_model(m, p);
   if (!c) throw std::runtime_error("native llama.cpp could not create a context");
   return std::unique_ptr<llama_context, CtxDeleter>(c);
@@ -182,7 +184,7 @@ std::vector<float> native_embedding(const std::string& model_path, const std::st
   llama_model* m = model_for(model_path);
   auto ctx = make_context(m, s, true);
   decode(ctx.get(), tokenize(llama_model_get_vocab(m), prompt));
-  const float* v = llama_get_embeddings_ith(ctx.get(), -1);
+  const float* v = s.pooling > 0 ? llama_get_embeddings_seq(ctx.get(), 0) : llama_get_embeddings_ith(ctx.get(), -1);
   if (!v) throw std::runtime_error("native llama.cpp returned no embedding");
   const int32_t n = llama_model_n_embd(m);
   double norm = 0;

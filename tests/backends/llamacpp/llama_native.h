@@ -18,6 +18,8 @@ struct NativeSettings {
   uint32_t threads = 1;
   int n_predict = -1;  // -1: until end of generation or a full context
   int n_probs = 0;     // > 0: each token's log-softmax and that many likeliest candidates' (NativeRun)
+  int pooling = -1;    // an embedding's llama_pooling_type and llama_attention_type; -1: the model's
+  int attention = -1;
 };
 
 struct NativeRun {
@@ -41,7 +43,7 @@ std::vector<int32_t> native_tokenize(const std::string& model_path, const std::s
 std::vector<float> native_spectra(const std::string& vocoder_path, const std::vector<int32_t>& codes);
 
 // The embedding as the backend defines it: the last token's hidden state (llama has no pooling),
-// L2-normalised.
+// or the sequence's pooled one with `pooling` set, L2-normalised.
 std::vector<float> native_embedding(const std::string& model_path, const std::string& prompt, const NativeSettings& s);
 
 // The prompt llama-server --jinja makes of (role, content) messages: llama.cpp's chat layer with the

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WasmEdge's sampling keys (typ-p, XTC, dynamic temperature, mirostat, DRY, min-keep,
-// ignore-eos) and its RoPE and YaRN keys through the plugin's C table, each against llama.cpp's own
-// llama-server given the same values (its /completion fields and command-line options) on the
-// same GGUF and seed: the same tokens. And each changes the answer, so no key can be read and dropped.
+// ignore-eos), its RoPE and YaRN keys and its embedding keys (pooling-type, attention-type) through
+// the plugin's C table, each against llama.cpp's own llama-server given the same values (its
+// request fields and command-line options) on the same GGUF and seed: the same tokens, or the same
+// embedding. And each changes the answer, so no key can be read and dropped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <vector>
 
+#include <llama.h>
+
+#include "llama_native.h"
 #include "llama_plugin_io.h"
 #include "llama_server_ref.h"
 #include "plugin_harness.h"
@@ -70,7 +76,7 @@ std::string as_json_text(const std::string& bytes) {
   return json::parse(json(bytes).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
 }
 
-class SamplingTest : public ::testing::Test {
+class OptionsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     server_ = std::make_unique<LlamaServer>(tiny_model(), std::vector<std::string>{"-c", "1024"});
@@ -107,9 +113,9 @@ class SamplingTest : public ::testing::Test {
   }
   static std::unique_ptr<LlamaServer> server_;
 };
-std::unique_ptr<LlamaServer> SamplingTest::server_;
+std::unique_ptr<LlamaServer> OptionsTest::server_;
 
-TEST_F(SamplingTest, EachSamplerEqualsLlamaServersAndChangesTheAnswer) {
+TEST_F(OptionsTest, EachSamplerEqualsLlamaServersAndChangesTheAnswer) {
   ASSERT_TRUE(server_->ready()) << server_->why_not();
   Loaded l = load();
   ASSERT_EQ(l.status, WASINN_OK) << l.detail;
@@ -127,7 +133,7 @@ TEST_F(SamplingTest, EachSamplerEqualsLlamaServersAndChangesTheAnswer) {
 
 // ignore-eos, on the chat fixture steered to end this prompt at once: greedy and sampled answers
 // that end early without it run to n-predict with it, equal to llama-server's with ignore_eos.
-TEST_F(SamplingTest, IgnoreEosRunsToNPredictAsLlamaServer) {
+TEST_F(OptionsTest, IgnoreEosRunsToNPredictAsLlamaServer) {
   const std::string model = (fixtures_dir() / "chat" / "qwen2.5.gguf").string();
   const std::string prompt = "The quick brown fox";
   LlamaServer server(model, {"-c", "1024"});
@@ -155,7 +161,7 @@ TEST_F(SamplingTest, IgnoreEosRunsToNPredictAsLlamaServer) {
 // The RoPE and YaRN keys: a greedy answer equal to llama-server started with the same options,
 // and not the default's. As metadata on a context of a graph loaded without them (it makes its
 // own llama_context), and in the load config (the graph's shared context has them).
-TEST_F(SamplingTest, RopeAndYarnEqualLlamaServersOptions) {
+TEST_F(OptionsTest, RopeAndYarnEqualLlamaServersOptions) {
   struct Rope {
     json plugin;
     std::vector<std::string> server;
@@ -192,7 +198,55 @@ TEST_F(SamplingTest, RopeAndYarnEqualLlamaServersOptions) {
   }
 }
 
-TEST_F(SamplingTest, BadValuesAreInvalidArgumentNamingTheKey) {
+// pooling-type and attention-type: the embedding llama-server --embedding --pooling P gives on
+// /v1/embeddings (both normalized), and native llama.cpp's with a non-causal attention (which
+// llama-server takes no option for); not the model's own pooling's.
+TEST_F(OptionsTest, EmbeddingPoolingAndAttentionEqualLlamaServersAndNatives) {
+  Loaded l = load({{"embedding", true}, {"embedding-output", "f32"}});
+  ASSERT_EQ(l.status, WASINN_OK) << l.detail;
+  const auto embed = [&](const json& keys) {
+    Context c(api(), l.graph.ptr);
+    std::string detail;
+    EXPECT_EQ(set_text(c.ptr, 1, keys.dump(), &detail), WASINN_OK) << detail;
+    EXPECT_EQ(set_text(c.ptr, 0, kPrompt, &detail), WASINN_OK) << detail;
+    EXPECT_EQ(compute(c.ptr), WASINN_OK);
+    return output_as<float>(api(), c.ptr, by_index(0), WASINN_TYPE_F32);
+  };
+  const std::vector<float> own = embed(json::object());
+  const auto compare = [&](const json& keys, const std::vector<float>& want) {
+    const std::vector<float> got = embed(keys);
+    ASSERT_EQ(got.size(), want.size()) << keys.dump();
+    float diff = 0, moved = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      diff = std::max(diff, std::abs(got[i] - want[i]));
+      moved = std::max(moved, std::abs(got[i] - own[i]));
+    }
+    EXPECT_LT(diff, 1e-4) << keys.dump() << ": the reference differs by " << diff;
+    EXPECT_GT(moved, 1e-3) << keys.dump() << " changed nothing";
+  };
+  for (const char* pooling : {"mean", "cls"}) {
+    LlamaServer server(tiny_model(), {"-c", "1024", "--embedding", "--pooling", pooling});
+    ASSERT_TRUE(server.ready()) << server.why_not();
+    std::string out;
+    ASSERT_EQ(server.post("/v1/embeddings", json{{"input", kPrompt}}.dump(), out), 200) << out;
+    compare({{"pooling-type", pooling}}, json::parse(out)["data"][0]["embedding"].get<std::vector<float>>());
+  }
+  NativeSettings s;
+  s.n_ctx = 1024;
+  s.threads = 2;
+  s.pooling = LLAMA_POOLING_TYPE_MEAN;
+  s.attention = LLAMA_ATTENTION_TYPE_NON_CAUSAL;
+  compare({{"pooling-type", 1}, {"attention-type", "non-causal"}}, native_embedding(tiny_model(), kPrompt, s));
+  // The attention's own part: not the causal mean.
+  const std::vector<float> causal = embed({{"pooling-type", 1}}),
+                           bidirectional = embed({{"pooling-type", 1}, {"attention-type", 1}});
+  float moved = 0;
+  for (size_t i = 0; i < causal.size() && i < bidirectional.size(); ++i)
+    moved = std::max(moved, std::abs(causal[i] - bidirectional[i]));
+  EXPECT_GT(moved, 1e-3) << "attention-type non-causal changed nothing";
+}
+
+TEST_F(OptionsTest, BadValuesAreInvalidArgumentNamingTheKey) {
   Loaded l = load();
   ASSERT_EQ(l.status, WASINN_OK) << l.detail;
   const std::pair<const char*, json> bad[] = {
@@ -206,6 +260,9 @@ TEST_F(SamplingTest, BadValuesAreInvalidArgumentNamingTheKey) {
       {"yarn-orig-ctx", -2},
       {"min-keep", "some"},
       {"ignore-eos", 1},
+      {"pooling-type", "rank"},
+      {"pooling-type", 4},
+      {"attention-type", "sideways"},
   };
   for (const auto& [key, value] : bad) {
     Context c(api(), l.graph.ptr);
