@@ -82,7 +82,7 @@ struct LlamaOptions {
   // at the first generation, at most 8192; 0: none. Fixed at load.
   int64_t cache_ram = -1;
   // RoPE and YaRN, as llama_context_params takes them; unset, the model's own (a change recreates
-  // this context's llama_context: graph.h's RopeOptions).
+  // this context's llama_context: rope_options.h).
   int64_t rope_scaling_type = -1;  // llama_rope_scaling_type: -1 the model's, 0 none, 1 linear, 2 yarn, 3 longrope
   double rope_freq_base = 0;       // 0: the model's
   double rope_freq_scale = 0;      // 0: the model's
