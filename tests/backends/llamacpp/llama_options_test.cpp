@@ -198,6 +198,13 @@ TEST_F(OptionsTest, RopeAndYarnEqualLlamaServersOptions) {
   }
 }
 
+// The largest difference between two embeddings' values, over the first's length.
+float max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  float d = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
 // pooling-type and attention-type: the embedding llama-server --embedding --pooling P gives on
 // /v1/embeddings (both normalized), and native llama.cpp's with a non-causal attention (which
 // llama-server takes no option for); not the model's own pooling's.
@@ -216,13 +223,10 @@ TEST_F(OptionsTest, EmbeddingPoolingAndAttentionEqualLlamaServersAndNatives) {
   const auto compare = [&](const json& keys, const std::vector<float>& want) {
     const std::vector<float> got = embed(keys);
     ASSERT_EQ(got.size(), want.size()) << keys.dump();
-    float diff = 0, moved = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-      diff = std::max(diff, std::abs(got[i] - want[i]));
-      moved = std::max(moved, std::abs(got[i] - own[i]));
-    }
+    ASSERT_EQ(got.size(), own.size()) << keys.dump();
+    const float diff = max_diff(got, want);
     EXPECT_LT(diff, 1e-4) << keys.dump() << ": the reference differs by " << diff;
-    EXPECT_GT(moved, 1e-3) << keys.dump() << " changed nothing";
+    EXPECT_GT(max_diff(got, own), 1e-3) << keys.dump() << " changed nothing";
   };
   for (const char* pooling : {"mean", "cls"}) {
     LlamaServer server(tiny_model(), {"-c", "1024", "--embedding", "--pooling", pooling});
@@ -240,10 +244,8 @@ TEST_F(OptionsTest, EmbeddingPoolingAndAttentionEqualLlamaServersAndNatives) {
   // The attention's own part: not the causal mean.
   const std::vector<float> causal = embed({{"pooling-type", 1}}),
                            bidirectional = embed({{"pooling-type", 1}, {"attention-type", 1}});
-  float moved = 0;
-  for (size_t i = 0; i < causal.size() && i < bidirectional.size(); ++i)
-    moved = std::max(moved, std::abs(causal[i] - bidirectional[i]));
-  EXPECT_GT(moved, 1e-3) << "attention-type non-causal changed nothing";
+  ASSERT_EQ(causal.size(), bidirectional.size());
+  EXPECT_GT(max_diff(causal, bidirectional), 1e-3) << "attention-type non-causal changed nothing";
 }
 
 TEST_F(OptionsTest, BadValuesAreInvalidArgumentNamingTheKey) {
