@@ -152,8 +152,10 @@ void SharedContext::wake() noexcept {
 
 void SharedContext::print_perf() {
   std::unique_lock lock(mu_);
+  ++waiting_between_steps_;
   cv_.wait(lock, [&] { return !stepping_; });
   llama_perf_context_print(ctx_.get());
+  if (--waiting_between_steps_ == 0) cv_.notify_all();  // the stepping thread, once the lock goes
 }
 
 bool SharedContext::acquire(std::span<const llama_token> prompt, const std::string& partition, Sequence& out) {
@@ -189,7 +191,13 @@ bool SharedContext::acquire(std::span<const llama_token> prompt, const std::stri
     // What the least recently used slot held is saved before it goes, unless it is little.
     saves = chosen == oldest && saved_.budget() > 0 && slots_[chosen].tokens.size() >= kSaveAtLeast;
     if (!(restores || saves) || !decoding_) break;
+    // The stepping thread lets it in before its next step: steps that follow each other at once
+    // (every sequence generating) would otherwise never leave the context between decodes.
+    ++waiting_between_steps_;
     cv_.wait(lock, [&] { return !decoding_; });
+    // The stepping thread goes on once the lock goes (after the saved prompts' calls below, or a
+    // return for want of an idle sequence).
+    if (--waiting_between_steps_ == 0) cv_.notify_all();
   }
   SavedPrompts::Entry restored;
   if (restores) restored = saved_.take(saved.at);  // before save_slot, whose put may drop it
@@ -314,10 +322,20 @@ void SharedContext::Sequence::submit(llama_token token, llama_pos pos, const std
   enqueue(std::span<const llama_token>(&ahead_, 1), pos, cancel, threads);
 }
 
-void SharedContext::Sequence::generate(llama_token token, llama_pos pos, StepSampler& sampler,
+void SharedContext::Sequence::generate(std::span<const llama_token> tokens, llama_pos pos, StepSampler& sampler,
                                        const std::atomic<bool>& cancel, uint32_t threads) {
-  ahead_ = token;
-  enqueue(std::span<const llama_token>(&ahead_, 1), pos, cancel, threads, &sampler);
+  enqueue(tokens, pos, cancel, threads, &sampler);
+}
+
+Error SharedContext::Sequence::first_ready() {
+  if (!owner_ || !in_flight_ || !request_.sampler) return sdk::invalid("no generation is in the steps' hands");
+  SharedContext& s = *owner_;
+  Request& r = request_;
+  std::unique_lock lock(s.mu_);
+  s.await_step(lock, r);
+  if (r.n_ready > 0) return {};
+  if (r.result) return r.result;
+  return sdk::runtime_error("the generation ended before its first token");
 }
 
 void SharedContext::Sequence::enqueue(std::span<const llama_token> tokens, llama_pos pos,
@@ -326,9 +344,11 @@ void SharedContext::Sequence::enqueue(std::span<const llama_token> tokens, llama
   request_ = Request{};
   request_.seq = seq_;
   request_.tokens = tokens;
-  if (sampler) {  // one token at a time, each the last step's sample
-    request_.next = tokens.front();
-    request_.tokens = std::span<const llama_token>(&request_.next, 1);
+  if (sampler) {  // after these, one token at a time, each the last step's sample
+    if (tokens.size() == 1) {
+      request_.next = tokens.front();
+      request_.tokens = std::span<const llama_token>(&request_.next, 1);
+    }
     request_.sampler = sampler;
     request_.kv = &kv_;
   }
@@ -405,8 +425,8 @@ Error SharedContext::Sequence::take(llama_token& token) {
 }
 
 void SharedContext::continue_generation(Request& r) {
-  r.kv->resize(static_cast<size_t>(r.pos));  // the step decoded r.next at r.pos
-  r.kv->push_back(r.next);
+  r.kv->resize(static_cast<size_t>(r.pos));  // the steps decoded r.tokens from r.pos
+  r.kv->insert(r.kv->end(), r.tokens.begin(), r.tokens.end());
   if (r.sample_error) {
     finish(r, std::move(r.sample_error));
     return;
@@ -416,8 +436,9 @@ void SharedContext::continue_generation(Request& r) {
     finish(r, {});  // take() still hands out what is ready
     return;
   }
+  r.pos += static_cast<llama_pos>(r.tokens.size());
   r.next = r.sampled;
-  ++r.pos;
+  r.tokens = std::span<const llama_token>(&r.next, 1);
   r.done = 0;
   if (r.n_ready == kAhead) {
     r.parked = true;
@@ -442,6 +463,9 @@ bool SharedContext::all_cancelled(void* self) {
 }
 
 void SharedContext::run_step(std::unique_lock<std::mutex>& lock) {
+  // Callers that need the context between steps (acquire's saved prompts, print_perf) first.
+  cv_.wait(lock, [&] { return waiting_between_steps_ == 0 || stopping_; });
+  if (stopping_) return;
   stepping_ = true;
   // A sequence just acquired is a caller about to queue its prompt (its sampler is being made):
   // waiting up to kArrivalWait for it beats a step without it (8 requests at once would otherwise

@@ -99,7 +99,7 @@ class SharedContext {
     // generate(): the steps sample with `sampler` and decode `next` too, while it has more.
     StepSampler* sampler = nullptr;
     std::vector<llama_token>* kv = nullptr;  // the holder's record of the KV, kept by the steps
-    llama_token next = 0;                    // the token `tokens` shows
+    llama_token next = 0;                    // the sampled token `tokens` shows (not a prompt's)
     llama_token ready[kAhead] = {};          // sampled, not yet taken
     size_t n_ready = 0;
     bool parked = false;  // kAhead tokens wait: out of the queue until take() makes room
@@ -139,11 +139,17 @@ class SharedContext {
     // as llama-server decodes the next step while its HTTP threads send the last one. One at a time.
     void submit(llama_token token, llama_pos pos, const std::atomic<bool>& cancel, uint32_t threads);
     Error wait();
-    // Hands the generation to the steps: `token` is decoded at `pos`, then after each step
-    // `sampler` picks the next token, which the following step decodes while it has more, at
-    // most kAhead tokens ahead of take(). Ends with release(). Not with decode() or submit().
-    void generate(llama_token token, llama_pos pos, StepSampler& sampler, const std::atomic<bool>& cancel,
-                  uint32_t threads);
+    // Hands the generation to the steps: `tokens` (a sampled token, or the rest of a prompt, in
+    // steps of what n_batch leaves) are decoded from `pos`, then after each step `sampler` picks
+    // the next token, which the following step decodes while it has more, at most kAhead tokens
+    // ahead of take(). A prompt's first token is sampled on the stepping thread too, so the step
+    // after the prompt's does not wait for its caller. More than one token: the caller keeps them
+    // until first_ready() returns. Ends with release(). Not with decode() or submit().
+    void generate(std::span<const llama_token> tokens, llama_pos pos, StepSampler& sampler,
+                  const std::atomic<bool>& cancel, uint32_t threads);
+    // Waits until generate()'s tokens are decoded and the first sample is ready (not taken): a
+    // prompt's errors, as decode() gives them.
+    Error first_ready();
     // generate()'s next token (its predecessor is in the KV now), waited for; TIMEOUT once
     // `cancel` is set, or a failed step's error.
     Error take(llama_token& token);
@@ -227,6 +233,9 @@ class SharedContext {
   std::deque<Request*> queue_;
   bool stepping_ = false;
   bool decoding_ = false;  // llama_decode runs (without mu_): no other llama call may touch the KV
+  // Callers waiting for a step to end (acquire's saved prompts, print_perf): no step starts before
+  // them, or steps that follow each other at once (every sequence generating) would keep them out.
+  size_t waiting_between_steps_ = 0;
   SavedPrompts saved_{0};
   std::vector<Request*> in_step_;  // read by all_cancelled while llama_decode runs
   std::vector<Request*> order_;    // the step's requests by sequence (reserved: a step allocates nothing)

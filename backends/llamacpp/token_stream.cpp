@@ -230,7 +230,19 @@ Error TokenStream::begin(std::unique_ptr<SharedContext::Sequence> seq, const lla
   if (Error e = prepare(vocab, prompt.size(), prompt.size(), n_ctx, options, chat)) return e;
   // The prompt cache's part of the prompt is in the sequence's KV already.
   const size_t cached = seq->cached();
-  if (Error e = seq->decode(prompt.subspan(cached), static_cast<llama_pos>(cached), *cancel_, threads_)) {
+  const auto rest = prompt.subspan(cached);
+  const int64_t n_predict = predict_limit(static_cast<uint32_t>(prompt.size()), options);
+  Error e;
+  if (steps_may_sample_ && n_predict != 0) {
+    // The steps sample the first token too and go on at once: the step after the prompt's does
+    // not wait for this thread to wake, sample and queue it.
+    generating_ = true;
+    seq->generate(rest, static_cast<llama_pos>(cached), step_sampling(0, n_predict), *cancel_, threads_);
+    e = seq->first_ready();
+  } else {
+    e = seq->decode(rest, static_cast<llama_pos>(cached), *cancel_, threads_);
+  }
+  if (e) {
     seq->release(false);
     reset();
     return e;
@@ -274,14 +286,18 @@ void TokenStream::mark_started(uint32_t n_pos, size_t n_tokens, const LlamaOptio
   n_past_ = n_pos;
   n_prompt_ = n_tokens;
   stats_.prompt_tokens += n_tokens;
+  n_predict_ = predict_limit(n_pos, options);
+  n_probs_ = options.n_probs;
+  reverse_prompt_ = options.reverse_prompt;
+}
+
+int64_t TokenStream::predict_limit(uint32_t n_pos, const LlamaOptions& options) const {
   // max-tokens: within the room the prompt leaves (-1: all of it), so a full context ends no answer
   // past what its usage can hold.
   const int64_t room = static_cast<int64_t>(n_ctx_) - static_cast<int64_t>(n_pos);
-  n_predict_ = options.max_tokens == 0  ? options.n_predict
-               : options.max_tokens < 0 ? room
-                                        : std::min(options.max_tokens, room);
-  n_probs_ = options.n_probs;
-  reverse_prompt_ = options.reverse_prompt;
+  return options.max_tokens == 0  ? options.n_predict
+         : options.max_tokens < 0 ? room
+                                  : std::min(options.max_tokens, room);
 }
 
 const float* TokenStream::last_logits() const { return shared_ ? shared_->logits() : llama_get_logits_ith(ctx_, -1); }
@@ -345,6 +361,8 @@ Error TokenStream::step() {
     }
     ++n_past_;
     pending_ = false;
+  } else if (generating_ && tokens_.empty()) {
+    if (Error e = shared_->take(token)) return e;  // the prompt's first, sampled by its step
   }
   // The raw logits, before the sampler's own changes: what OpenAI's logprobs report.
   std::vector<float> logits;
@@ -409,15 +427,20 @@ void TokenStream::decode_ahead() {
     shared_->submit(tokens_.back(), static_cast<llama_pos>(n_past_), *cancel_, threads_);
     return;
   }
+  shared_->generate(std::span<const llama_token>(&tokens_.back(), 1), static_cast<llama_pos>(n_past_),
+                    step_sampling(tokens_.size(), n_predict_), *cancel_, threads_);
+  generating_ = true;
+}
+
+TokenStream::StepSampling& TokenStream::step_sampling(size_t sampled, int64_t n_predict) {
   if (!step_sampling_) step_sampling_ = std::make_unique<StepSampling>();
   StepSampling& s = *step_sampling_;
   s.sampler = sampler_.get();
   s.vocab = vocab_;
-  s.sampled = tokens_.size();
-  s.n_predict = n_predict_;
+  s.sampled = sampled;
+  s.n_predict = n_predict;
   s.n_ctx = n_ctx_;
-  shared_->generate(tokens_.back(), static_cast<llama_pos>(n_past_), s, *cancel_, threads_);
-  generating_ = true;
+  return s;
 }
 
 Error TokenStream::grammar_failure(const std::exception& e) const {

@@ -150,6 +150,8 @@ class TokenStream {
                 const ChatConstraints* chat);
   // What begin() does once the prompt is in the KV (n_pos positions, n_tokens tokens).
   void mark_started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options);
+  // The most tokens to generate after a prompt of n_pos positions (-1: no limit).
+  int64_t predict_limit(uint32_t n_pos, const LlamaOptions& options) const;
   // The token after the last decoded one: its logits, from the context's or the sequence's.
   const float* last_logits() const;
   // llama_sampler_sample on those logits (the shared context's may be another step's by now).
@@ -172,6 +174,9 @@ class TokenStream {
     uint32_t n_ctx = 0;
     Error sample(const float* logits, llama_pos pos, llama_token& token, bool& more) override;
   };
+
+  // step_sampling_, set for the steps to sample from the token after `sampled` tokens on.
+  StepSampling& step_sampling(size_t sampled, int64_t n_predict);
 
   // Grammar work that failed (cancelled, or past llama.cpp's patched stack cap) as a status.
   Error grammar_failure(const std::exception& e) const;

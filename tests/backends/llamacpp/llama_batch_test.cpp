@@ -253,6 +253,45 @@ TEST(LlamaBatch, ASavedConversationComesBackFromHostMemory) {
   }
 }
 
+// A new prompt whose sequence must first be saved to host memory (which waits for a step to end)
+// gets in while another generation keeps the steps running back to back: it is answered, as
+// native's, before that generation reaches its end (it waited for that end before). On the bench
+// model, whose steps are slow enough that the long generation's reader never lets them pause.
+TEST(LlamaBatch, APromptThatSavesASequenceDoesNotWaitForTheOthersToEnd) {
+  const std::string bench = (fixtures_dir() / "llama/bench.gguf").string();
+  LoadArgs args = model_args("ggml", {read_file(bench)});
+  args.config = nlohmann::json{{"temp", 0},    {"ctx-size", 1024}, {"n-predict", kPredict},
+                               {"threads", 1}, {"parallel", 2},    {"cache-ram", 64}}
+                    .dump();
+  Graph g;
+  Diag d;
+  ASSERT_EQ(load(backend(), args, g, d), WASINN_OK) << d.detail;
+  Context a(api(), g.ptr), b(api(), g.ptr), c(api(), g.ptr);
+  // Both sequences hold a prompt and its answer, more than a save's minimum.
+  ASSERT_EQ(generate(b.ptr, prompts()[2], false).status, WASINN_OK);
+  ASSERT_EQ(generate(c.ptr, prompts()[3], false).status, WASINN_OK);
+  ASSERT_EQ(set_text(a.ptr, 1, "{\"n-predict\": 400}"), WASINN_OK);
+  ASSERT_EQ(set_text(a.ptr, 0, prompts()[4]), WASINN_OK);
+  std::atomic<int> tokens{0};
+  std::atomic<bool> b_done{false};
+  std::atomic<int> a_status{-1};
+  std::thread reader([&] {
+    Diag rd;
+    while (!b_done && (a_status = api().compute_single(a.ptr, &rd)) == WASINN_OK) ++tokens;
+    api().fini_single(a.ptr, &rd);
+  });
+  while (tokens < 4 && a_status <= WASINN_OK) std::this_thread::yield();
+  const Answer other = generate(b.ptr, prompts()[6], false);
+  b_done = true;
+  reader.join();
+  NativeSettings s;
+  s.n_ctx = 1024;
+  s.n_predict = kPredict;
+  EXPECT_EQ(other.text, native_generate(bench, prompts()[6], s).text());
+  EXPECT_EQ(a_status.load(), WASINN_OK) << "the long generation ended (status " << a_status << ", " << tokens
+                                        << " tokens) before the new prompt was answered";
+}
+
 // A partition reuses only its own KV: the same prompt under another partition is evaluated again.
 TEST(LlamaBatch, PartitionsShareNoKV) {
   Graph g = tiny(4);
