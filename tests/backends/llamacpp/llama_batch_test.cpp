@@ -90,11 +90,11 @@ Answer generate(wasinn_context* c, const std::string& prompt, bool stream,
   return a;
 }
 
-std::string native(const std::string& prompt) {
+std::string native(const std::string& prompt, const std::string& model = tiny_model(), uint32_t n_ctx = kCtx) {
   NativeSettings s;
-  s.n_ctx = kCtx;
+  s.n_ctx = n_ctx;
   s.n_predict = kPredict;
-  return native_generate(tiny_model(), prompt, s).text();
+  return native_generate(model, prompt, s).text();
 }
 
 const std::vector<std::string>& prompts() {
@@ -280,14 +280,11 @@ TEST(LlamaBatch, APromptThatSavesASequenceDoesNotWaitForTheOthersToEnd) {
     while (!b_done && (a_status = api().compute_single(a.ptr, &rd)) == WASINN_OK) ++tokens;
     api().fini_single(a.ptr, &rd);
   });
-  while (tokens < 4 && a_status <= WASINN_OK) std::this_thread::yield();
+  while (tokens < 4 && a_status <= WASINN_OK) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const Answer other = generate(b.ptr, prompts()[6], false);
   b_done = true;
   reader.join();
-  NativeSettings s;
-  s.n_ctx = 1024;
-  s.n_predict = kPredict;
-  EXPECT_EQ(other.text, native_generate(bench, prompts()[6], s).text());
+  EXPECT_EQ(other.text, native(prompts()[6], bench, 1024));
   EXPECT_EQ(a_status.load(), WASINN_OK) << "the long generation ended (status " << a_status << ", " << tokens
                                         << " tokens) before the new prompt was answered";
 }
