@@ -134,6 +134,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
     t["mirostat-eta"] = number(&LlamaOptions::mirostat_eta, "mirostat-eta", 0.0, 1.0);
     t["min-keep"] = integer(&LlamaOptions::min_keep, "min-keep", 0, kMaxTokens);
     t["ignore-eos"] = boolean(&LlamaOptions::ignore_eos, "ignore-eos");
+    t["penalize-prompt"] = boolean(&LlamaOptions::penalize_prompt, "penalize-prompt");
     // WasmEdge's integers of llama.cpp's enums, or the names of llama.cpp's command-line options.
     t["rope-scaling-type"] =
         named_or_integer(&LlamaOptions::rope_scaling_type, "rope-scaling-type", {"none", "linear", "yarn", "longrope"});
@@ -250,6 +251,7 @@ std::vector<std::pair<std::string, std::string>> context_settings(const LlamaOpt
                        {"mirostat-eta", o.mirostat_eta},
                        {"min-keep", o.min_keep},
                        {"ignore-eos", o.ignore_eos},
+                       {"penalize-prompt", o.penalize_prompt},
                        {"rope-scaling-type", o.rope_scaling_type},
                        {"rope-freq-base", o.rope_freq_base},
                        {"rope-freq-scale", o.rope_freq_scale},

@@ -119,8 +119,11 @@ struct LlamaOptions {
   int64_t mirostat = 0;  // 1 or 2: mirostat's version in place of the filters; 0: off
   double mirostat_tau = 5.0;
   double mirostat_eta = 0.1;
-  int64_t min_keep = 0;         // the fewest candidates a filter leaves
-  bool ignore_eos = false;      // end-of-generation tokens are never sampled (n-predict or the context ends it)
+  int64_t min_keep = 0;     // the fewest candidates a filter leaves
+  bool ignore_eos = false;  // end-of-generation tokens are never sampled (n-predict or the context ends it)
+  // The penalties and DRY count the prompt's tokens before the answer's, as llama-server's do;
+  // WasmEdge's plugin counts the answer's only (the default, for its guests).
+  bool penalize_prompt = false;
   uint32_t seed = 0xFFFFFFFFu;  // LLAMA_DEFAULT_SEED: a random seed per generation
   std::string grammar;          // GBNF; empty: unconstrained. "json-schema" sets it too
   std::string json_schema;      // the schema "json-schema" was given (JSON text), "" if the grammar is not from one

@@ -266,6 +266,8 @@ Error LlamaContext::start_generation(const LogScope& scope) {
   TokenStream::Feed feed;
   feed.n_tokens = mtmd_helper_get_n_tokens(chunks_.get());
   feed.n_pos = static_cast<size_t>(mtmd_helper_get_n_pos(chunks_.get()));
+  const std::vector<llama_token> text = text_tokens(chunks_.get());
+  feed.text_tokens = text;
   feed.decode = [&](llama_context* c, uint32_t& n_pos) {
     return graph_->projector()->eval(c, chunks_.get(), cancel_requested_, scope, n_pos);
   };

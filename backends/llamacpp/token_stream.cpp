@@ -144,7 +144,8 @@ void TokenStream::add_samplers(const LlamaOptions& o, llama_sampler* chain) cons
   add(llama_sampler_init_dist(seed));
 }
 
-Error TokenStream::build_sampler(const LlamaOptions& o, const ChatConstraints* chat) {
+Error TokenStream::build_sampler(const LlamaOptions& o, const ChatConstraints* chat,
+                                 std::span<const llama_token> seen) {
   llama_sampler_chain_params params = llama_sampler_chain_default_params();
   params.no_perf = true;
   SamplerPtr chain(llama_sampler_chain_init(params));
@@ -192,7 +193,16 @@ Error TokenStream::build_sampler(const LlamaOptions& o, const ChatConstraints* c
     }
     llama_sampler_chain_add(chain.get(), g.release());
   }
+  const int32_t after_grammar = llama_sampler_chain_n(chain.get());
   add_samplers(o, chain.get());
+  // llama-server's init_sampler: every prompt token accepted by the chain but not the grammar,
+  // so the penalties' and DRY's windows begin with the prompt's last tokens.
+  if (o.penalize_prompt) {
+    for (int32_t i = after_grammar; i < llama_sampler_chain_n(chain.get()); ++i) {
+      llama_sampler* s = llama_sampler_chain_get(chain.get(), i);
+      for (llama_token t : seen) llama_sampler_accept(s, t);
+    }
+  }
   sampler_ = std::move(chain);
   return {};
 }
@@ -201,6 +211,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
                          uint32_t n_ctx, const LlamaOptions& options, const ChatConstraints* chat) {
   Feed feed;
   feed.n_tokens = feed.n_pos = prompt.size();
+  feed.text_tokens = prompt;
   feed.decode = [prompt](llama_context* c, uint32_t& n_pos) -> Error {
     std::vector<llama_token> tokens(prompt.begin(), prompt.end());  // llama_batch wants non-const
     if (Error e = decode_tokens(c, tokens)) return e;
@@ -212,7 +223,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, std::span
 
 Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
                          const LlamaOptions& options, const ChatConstraints* chat) {
-  if (Error e = prepare(vocab, prompt.n_tokens, prompt.n_pos, n_ctx, options, chat)) return e;
+  if (Error e = prepare(vocab, prompt.text_tokens, prompt.n_tokens, prompt.n_pos, n_ctx, options, chat)) return e;
   llama_memory_clear(llama_get_memory(ctx), true);
   uint32_t n_pos = 0;
   if (Error e = prompt.decode(ctx, n_pos)) {
@@ -227,7 +238,7 @@ Error TokenStream::begin(llama_context* ctx, const llama_vocab* vocab, const Fee
 Error TokenStream::begin(std::unique_ptr<SharedContext::Sequence> seq, const llama_vocab* vocab,
                          std::span<const llama_token> prompt, uint32_t n_ctx, const LlamaOptions& options,
                          const ChatConstraints* chat) {
-  if (Error e = prepare(vocab, prompt.size(), prompt.size(), n_ctx, options, chat)) return e;
+  if (Error e = prepare(vocab, prompt, prompt.size(), prompt.size(), n_ctx, options, chat)) return e;
   // The prompt cache's part of the prompt is in the sequence's KV already.
   const size_t cached = seq->cached();
   const auto rest = prompt.subspan(cached);
@@ -255,8 +266,8 @@ Error TokenStream::begin(std::unique_ptr<SharedContext::Sequence> seq, const lla
   return {};
 }
 
-Error TokenStream::prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_pos, uint32_t n_ctx,
-                           const LlamaOptions& options, const ChatConstraints* chat) {
+Error TokenStream::prepare(const llama_vocab* vocab, std::span<const llama_token> text, size_t n_tokens, size_t n_pos,
+                           uint32_t n_ctx, const LlamaOptions& options, const ChatConstraints* chat) {
   reset();
   began_at_ = std::chrono::steady_clock::now();
   if (n_tokens == 0) return sdk::invalid("the prompt has no tokens");
@@ -271,7 +282,7 @@ Error TokenStream::prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_p
   vocab_ = vocab;
   n_ctx_ = n_ctx;
   threads_ = options.effective_threads();
-  if (Error e = build_sampler(options, chat)) return e;
+  if (Error e = build_sampler(options, chat, text)) return e;
   chat_ = chat != nullptr;
   steps_may_sample_ = options.grammar.empty() && (!chat || chat->grammar.empty()) && options.n_probs == 0;
   if (chat) {

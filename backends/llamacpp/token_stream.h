@@ -72,6 +72,9 @@ class TokenStream {
     size_t n_tokens = 0;
     size_t n_pos = 0;
     std::function<Error(llama_context* ctx, uint32_t& n_pos)> decode;
+    // Its text tokens in order (the media's positions left out): what penalize-prompt shows the
+    // penalties, as llama-server's skip its prompt's media.
+    std::span<const llama_token> text_tokens;
   };
   Error begin(llama_context* ctx, const llama_vocab* vocab, const Feed& prompt, uint32_t n_ctx,
               const LlamaOptions& options, const ChatConstraints* chat = nullptr);
@@ -142,12 +145,14 @@ class TokenStream {
 
  private:
   Error step();  // next() but for giving the shared sequence back
-  Error build_sampler(const LlamaOptions& options, const ChatConstraints* chat);
+  // `seen`: the prompt's tokens the penalties and DRY count first (penalize-prompt), never the grammar.
+  Error build_sampler(const LlamaOptions& options, const ChatConstraints* chat, std::span<const llama_token> seen);
   // The sampling chain after the grammar: LlamaOptions' samplers, each only when set.
   void add_samplers(const LlamaOptions& options, llama_sampler* chain) const;
-  // Both begin()s: the checks of a prompt of n_tokens tokens at n_pos positions, and the sampler.
-  Error prepare(const llama_vocab* vocab, size_t n_tokens, size_t n_pos, uint32_t n_ctx, const LlamaOptions& options,
-                const ChatConstraints* chat);
+  // Both begin()s: the checks of a prompt of n_tokens tokens at n_pos positions (`text`: its text
+  // tokens), and the sampler.
+  Error prepare(const llama_vocab* vocab, std::span<const llama_token> text, size_t n_tokens, size_t n_pos,
+                uint32_t n_ctx, const LlamaOptions& options, const ChatConstraints* chat);
   // What begin() does once the prompt is in the KV (n_pos positions, n_tokens tokens).
   void mark_started(uint32_t n_pos, size_t n_tokens, const LlamaOptions& options);
   // The most tokens to generate after a prompt of n_pos positions (-1: no limit).

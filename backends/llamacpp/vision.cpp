@@ -97,6 +97,18 @@ void mark_images(std::string& prompt) {
   }
 }
 
+std::vector<llama_token> text_tokens(const mtmd_input_chunks* chunks) {
+  std::vector<llama_token> out;
+  for (size_t i = 0; i < mtmd_input_chunks_size(chunks); ++i) {
+    const mtmd_input_chunk* chunk = mtmd_input_chunks_get(chunks, i);
+    if (mtmd_input_chunk_get_type(chunk) != MTMD_INPUT_CHUNK_TYPE_TEXT) continue;
+    size_t n = 0;
+    const llama_token* tokens = mtmd_input_chunk_get_tokens_text(chunk, &n);
+    out.insert(out.end(), tokens, tokens + n);
+  }
+  return out;
+}
+
 Error Projector::load(const std::string& path, const llama_model* model, uint32_t threads, ggml_backend_dev_t device,
                       const LogScope& scope, std::unique_ptr<Projector>& out) {
   if (Error e = check_host_file(path, "load config: \"mmproj\": projector file " + path)) return e;

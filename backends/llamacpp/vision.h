@@ -41,6 +41,9 @@ inline constexpr std::string_view kImageMarker = "<image>";
 const std::string& media_marker();
 void mark_images(std::string& prompt);
 
+// The text chunks' tokens of a tokenized prompt, in order (its media left out).
+std::vector<llama_token> text_tokens(const mtmd_input_chunks* chunks);
+
 class Projector {
  public:
   // Loads the projector at `path` for `model`. A missing file is NOT_FOUND; a file libmtmd cannot

@@ -16,8 +16,9 @@
 namespace openai {
 namespace {
 
-// NN_OPTIONS (the keys the model has), then the request's own properties, on the session; false
-// after answering when one is refused (a request's json-schema the converter refuses is its 400).
+// llama-server's sampling, then NN_OPTIONS (the keys the model has), then the request's own
+// properties, on the session; false after answering when one is refused (a request's json-schema
+// the converter refuses is its 400).
 bool set_properties(const Model& m, const Request& req, wh_response_outparam out) {
   const wnx_prompt_context session = m.session;
   auto set = [&](const std::string& name, const std::string& value) {
@@ -27,8 +28,19 @@ bool set_properties(const Model& m, const Request& req, wh_response_outparam out
       return std::string();
     return take(err);
   };
+  const std::vector<std::string> names = property_names(m.graph);
+  // llama-server's penalties and DRY count the prompt's tokens before the answer's (WasmEdge's
+  // plugin, whose guests keep its default, counts the answer's only); NN_OPTIONS may turn it off.
+  constexpr char kPenalizePrompt[] = "penalize-prompt";
+  if (std::find(names.begin(), names.end(), kPenalizePrompt) != names.end()) {
+    const std::string failed = set(kPenalizePrompt, "true");
+    if (!failed.empty()) {
+      respond_error(out, 500, std::string("setting ") + kPenalizePrompt + " failed: " + failed);
+      return false;
+    }
+  }
   std::string why;
-  if (!apply_env_options([&] { return property_names(m.graph); }, set, why)) {
+  if (!apply_env_options([&] { return names; }, set, why)) {
     respond_error(out, 500, why);
     return false;
   }

@@ -646,6 +646,11 @@ class LlamaServer:
                              timeout=120)
 
 
+# A frequency_penalty whose window holds the prompt (llama-server refuses repeat_last_n -1). This
+# random model's answers share no token with the prompt: below zero, the penalty favours the
+# tokens it counts, the prompt's if counted.
+PROMPT_WINDOW = (-2.0, {"repeat_last_n": 256})
+
 # llama-server's other samplers, each as one request's extras at temperature 1 and one seed.
 SAMPLER_EXTRAS = [{"typical_p": 0.3}, {"xtc_probability": 0.9, "xtc_threshold": 0.02},
                   {"dynatemp_range": 0.9, "dynatemp_exponent": 2.0},
@@ -657,7 +662,9 @@ def case_extras(ctx):
     """llama-server's sampling extras reach the plugin's properties: top_k 1 at temperature 1 is
     native llama.cpp's greedy answer (whatever the seed), min_p and n_probs are taken (n_probs as
     logprobs, native llama.cpp's log-softmax); repeat_penalty over repeat_last_n 32 changes the
-    greedy answer exactly as llama-server's does on the same file and request, and so do typical_p,
+    greedy answer exactly as llama-server's does on the same file and request, and so does a
+    frequency_penalty whose window holds the prompt, whose tokens it counts as llama-server's does
+    (the plugin's default, counting the answer's only, answers otherwise), and so do typical_p,
     XTC, dynamic temperature, mirostat, min_keep and ignore_eos a seeded sampled one."""
     ref = ctx.reference("--messages", json.dumps(MESSAGES), "--n", 60, "--logprobs", 2)
     with ctx.server(nn_options='{"threads": 1, "ctx-size": 512}') as server:
@@ -665,6 +672,10 @@ def case_extras(ctx):
 
         def ask(cl, **kw):
             return cl.chat.completions.create(model="default", messages=MESSAGES, max_tokens=60, **kw)
+
+        def ask_window(cl):
+            return ask(cl, temperature=0, frequency_penalty=PROMPT_WINDOW[0],
+                       extra_body=PROMPT_WINDOW[1]).choices[0].message.content
         for seed in (1, 2):
             got = ask(c, temperature=1, seed=seed, extra_body={"top_k": 1, "min_p": 0.05}).choices[0].message.content
             check(got == ref["text"], f"top_k 1, seed {seed}: {got!r} != native greedy {ref['text']!r}")
@@ -675,27 +686,37 @@ def case_extras(ctx):
         penalised = {"repeat_penalty": 1.3, "repeat_last_n": 32}
         got = ask(c, temperature=0, extra_body=penalised).choices[0].message.content
         check(got != ref["text"], "repeat_penalty 1.3 left the greedy answer as it was")
+        # A window over the prompt and the answer: llama-server counts the prompt's tokens too.
+        got_window = ask_window(c)
         sampled = ask(c, temperature=1, seed=3).choices[0].message.content
         samplers = [ask(c, temperature=1, seed=3, extra_body=e).choices[0].message.content for e in SAMPLER_EXTRAS]
         path = llama_server_path(ctx)
         if not path:
             raise Skipped("top_k, min_p and n_probs checked; repeat_penalty needs llama-server "
                           "(scripts/deps/llamacpp.sh builds it)")
+    # The plugin's default (WasmEdge's: the answer's tokens only) answers the window otherwise.
+    with ctx.server(nn_options='{"threads": 1, "ctx-size": 512, "penalize-prompt": false}') as server:
+        answer_only = ask_window(client(server))
     with LlamaServer(path, ctx.model, 512) as ls:
         want = ask(ls.client(), temperature=0, extra_body=penalised).choices[0].message.content
+        want_window = ask_window(ls.client())
         greedy = ask(ls.client(), temperature=0).choices[0].message.content
         want_sampled = ask(ls.client(), temperature=1, seed=3).choices[0].message.content
         want_samplers = [ask(ls.client(), temperature=1, seed=3, extra_body=e).choices[0].message.content
                          for e in SAMPLER_EXTRAS]
     check(greedy == ref["text"], f"llama-server's greedy answer {greedy!r} is not native llama.cpp's {ref['text']!r}")
     check(got == want, f"repeat_penalty 1.3, repeat_last_n 32: {got!r} != llama-server's {want!r}")
+    check(got_window == want_window, f"{PROMPT_WINDOW}: {got_window!r} != llama-server's {want_window!r}")
+    check(answer_only != want_window, f"{PROMPT_WINDOW} without the prompt's tokens counted gave llama-server's "
+          f"answer too ({answer_only!r}): the window over the prompt was not attacked")
     check(sampled == want_sampled, f"temperature 1, seed 3: {sampled!r} != llama-server's {want_sampled!r}")
     for extras, mine, theirs in zip(SAMPLER_EXTRAS, samplers, want_samplers):
         check(mine == theirs, f"{extras}: {mine!r} != llama-server's {theirs!r}")
         if "ignore_eos" not in extras:  # an answer that never ends early is the same with it
             check(mine != sampled, f"{extras} left the sampled answer as it was")
     log(f"extras: top_k 1 is the greedy answer at temperature 1; n_probs are native llama.cpp's logprobs; "
-        f"repeat_penalty changes the answer as llama-server's does ({got[:40]!r}...)")
+        f"repeat_penalty changes the answer as llama-server's does ({got[:40]!r}...); so does {PROMPT_WINDOW} "
+        f"over the prompt ({got_window[:40]!r}..., {answer_only[:40]!r}... counting the answer only)")
 
 
 WEATHER_TOOL = {"type": "function", "function": {

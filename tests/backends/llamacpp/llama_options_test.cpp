@@ -131,6 +131,55 @@ TEST_F(OptionsTest, EachSamplerEqualsLlamaServersAndChangesTheAnswer) {
   }
 }
 
+// penalize-prompt: the penalties and DRY count the prompt's tokens first, as llama-server's slots
+// do (init_sampler). This random model's answers share no token with the prompt, so the windows
+// are attacked with penalties below neutral, which favour the tokens they count (the prompt's, if
+// counted): equal to llama-server's answer, and not the plugin's default (the answer's tokens
+// only, WasmEdge's); DRY then sees the sequences those tokens repeat from the prompt.
+TEST_F(OptionsTest, PenalizePromptCountsThePromptAsLlamaServer) {
+  ASSERT_TRUE(server_->ready()) << server_->why_not();
+  Loaded l = load();
+  ASSERT_EQ(l.status, WASINN_OK) << l.detail;
+  const Case windows[] = {
+      {"repeat",
+       {{"temp", 0}, {"repeat-penalty", 0.2}, {"repeat-last-n", 64}},
+       {{"temperature", 0}, {"repeat_penalty", 0.2}, {"repeat_last_n", 64}}},
+      {"frequency",
+       {{"frequency-penalty", -3.0}, {"presence-penalty", -1.0}, {"repeat-last-n", 1024}},
+       {{"frequency_penalty", -3.0}, {"presence_penalty", -1.0}, {"repeat_last_n", 1024}}},
+      {"dry",
+       {{"temp", 0},
+        {"repeat-penalty", 0.2},
+        {"repeat-last-n", 64},
+        {"dry-multiplier", 4.0},
+        {"dry-base", 2.0},
+        {"dry-allowed-length", 0},
+        {"dry-penalty-last-n", 64}},
+       {{"temperature", 0},
+        {"repeat_penalty", 0.2},
+        {"repeat_last_n", 64},
+        {"dry_multiplier", 4.0},
+        {"dry_base", 2.0},
+        {"dry_allowed_length", 0},
+        {"dry_penalty_last_n", 64}}},
+  };
+  // A favoured prompt's BOS is sampled too: the plugin writes its text, "<s>", as WasmEdge's
+  // does, where llama-server's content leaves special tokens out.
+  const auto without_bos = [](std::string text) {
+    for (size_t at = text.find("<s>"); at != std::string::npos; at = text.find("<s>", at)) text.erase(at, 3);
+    return text;
+  };
+  for (const Case& k : windows) {
+    json keys = k.plugin;
+    keys["penalize-prompt"] = true;
+    const std::string got = without_bos(plugin(l.graph, keys));
+    const std::string want = reference(*server_, k.server);
+    std::cout << k.name << ": " << got << "\n";
+    EXPECT_EQ(got, want) << k.name << ": llama-server gives " << want;
+    EXPECT_NE(got, without_bos(plugin(l.graph, k.plugin))) << k.name << ": counting the prompt changed nothing";
+  }
+}
+
 // ignore-eos, on the chat fixture steered to end this prompt at once: greedy and sampled answers
 // that end early without it run to n-predict with it, equal to llama-server's with ignore_eos.
 TEST_F(OptionsTest, IgnoreEosRunsToNPredictAsLlamaServer) {
