@@ -218,6 +218,13 @@ def case_fixture(ctx):
         r = ls.post("/v1/chat/completions", marked)
         want["marker-text"] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
                                r["usage"]["completion_tokens"])
+        # A frequency penalty below zero over a window that holds the prompt favours the prompt's
+        # text tokens, which llama-server counts (its media's positions left out).
+        window = {"messages": chat_messages(data_url(one)), "max_tokens": N_PREDICT, "temperature": 0,
+                  "frequency_penalty": -2.0, "repeat_last_n": 64}
+        r = ls.post("/v1/chat/completions", window)
+        want["window"] = (r["choices"][0]["message"]["content"], r["usage"]["prompt_tokens"],
+                          r["usage"]["completion_tokens"])
         prompt = ls.post("/apply-template", {"messages": chat_messages(data_url(one))})["prompt"]
     check("<__media__>" in prompt, f"llama-server's rendered prompt has no media marker: {prompt!r}")
     native = mtmd_answer(ctx, model, mmproj, ctx.images["image.png"], prompt)
@@ -230,6 +237,10 @@ def case_fixture(ctx):
         got_marked = chat(c, chat_messages(data_url(one), MARKUP))
         check(got_marked == want["marker-text"], f"text {MARKUP!r}: wasinn {got_marked} != llama-server "
               f"{want['marker-text']}")
+        got_window = chat(c, chat_messages(data_url(one)), frequency_penalty=-2.0, extra_body={"repeat_last_n": 64})
+        check(got_window == want["window"], f"a penalty window over the prompt: wasinn {got_window} != "
+              f"llama-server {want['window']}")
+        check(got_window[0] != want["one"][0], f"a penalty window over the prompt left the answer {got_window[0]!r}")
         got2 = chat(c, chat_messages(data_url(two)))
         check(got2 == want["two"], f"the second image: wasinn {got2} != llama-server {want['two']}")
         for fmt, raw in other_formats(one) if ctx.args.case == "llava" else []:
@@ -266,9 +277,11 @@ def case_fixture(ctx):
         for route in ("/v1/chat/completions", "/v1/responses"):
             lines = wait_lines(server, rf"POST {route} 200 ")
             check(lines and not any("cut:" in line for line in lines), f"{route}'s access-log lines: {lines}")
+    formats = ", ".join(k for k in want if k not in ("one", "two", "marker-text", "window"))
     log(f"{ctx.args.case}: {want['one'][0]!r} ({want['one'][1]} prompt tokens) = llama-server = llama-mtmd-cli; "
+        f"a penalty window over the prompt: {want['window'][0]!r} = llama-server; "
         f"chat, stream, Responses{', Messages' if messages_text is not None else ''} alike; "
-        f"as {', '.join(k for k in want if k not in ('one', 'two', 'marker-text')) or 'PNG only'} = llama-server")
+        f"as {formats or 'PNG only'} = llama-server")
 
 
 def case_hub(ctx):
